@@ -1,0 +1,45 @@
+// ESLint flat config. The block for src/core keeps the scheduler core pure: no Node built-ins,
+// no clock, no randomness, no process state (time and randomness are passed in as arguments).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '*.html', 'test-artifacts/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-constant-condition': ['error', { checkLoops: false }],
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    languageOptions: { globals: {} },
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['node:*'], message: 'src/core is pure: no Node built-ins (I/O belongs in adapters).' },
+          { group: ['fs', 'path', 'os', 'child_process', 'http', 'https', 'net', 'worker_threads', 'crypto'], message: 'src/core is pure: no I/O modules.' },
+          { group: ['**/sim/**', '**/cli/**', '**/adapters/**', '**/main/**', '**/app/**'], message: 'src/core depends on nothing outside src/core.' },
+        ],
+      }],
+      'no-restricted-globals': ['error',
+        { name: 'process', message: 'src/core is pure: pass configuration in as arguments.' },
+        { name: 'require', message: 'src/core is pure.' },
+        { name: 'setTimeout', message: 'src/core is pure: time is an argument.' },
+        { name: 'setInterval', message: 'src/core is pure: time is an argument.' },
+      ],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'src/core is pure: pass nowMs in.' },
+        { object: 'Math', property: 'random', message: 'src/core is pure: pass a seeded rng in.' },
+        { object: 'performance', property: 'now', message: 'src/core is pure: pass nowMs in.' },
+      ],
+      'no-restricted-syntax': ['error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'src/core is pure: pass nowMs in.' },
+      ],
+    },
+  },
+);

@@ -1,0 +1,114 @@
+/**
+ * Feasibility, allocation and release of a request on a node. `allocate` and `release` are the
+ * only mutators of `NodeState`; they throw `InvariantViolation` rather than over-commit a GPU's
+ * compute or memory, a node's CPU or its host memory.
+ */
+import { InvariantViolation } from './errors.js';
+import type { NodeState } from './node.js';
+import { GPU_MILLI_PER_GPU } from './quantity.js';
+import type { PodRequest } from './request.js';
+
+/** Why a node cannot take a request (stable reason codes, usable in diagnostics). */
+export const FitReason = {
+  insufficientCpu: 'insufficient cpuMilli',
+  insufficientHostMemory: 'insufficient hostMemoryMiB',
+  noGpu: 'node has no GPU',
+  gpuModelNotAllowed: 'GPU model not in allowedGpuModels',
+  insufficientGpu: 'too few GPUs with enough free gpuMilli and gpuMemoryMiB',
+} as const;
+/** One of the `FitReason` values. */
+export type FitReason = (typeof FitReason)[keyof typeof FitReason];
+
+/** True when GPU `j` of `node` can take `request`'s per-GPU share (compute and memory). */
+export function gpuCanHost(node: NodeState, j: number, request: PodRequest): boolean {
+  if (node.gpuFreeMilli[j]! < request.gpuMilli) return false;
+  if (request.gpuMemoryMiB === 0) return true;
+  const freeMemory = node.gpuFreeMemoryMiB[j]!;
+  return freeMemory >= 0 && freeMemory >= request.gpuMemoryMiB;
+}
+
+/** Number of distinct GPUs of `node` that can each take `request`'s per-GPU share. */
+export function countHostingGpus(node: NodeState, request: PodRequest): number {
+  let n = 0;
+  for (let j = 0; j < node.gpuFreeMilli.length; j++) if (gpuCanHost(node, j, request)) n++;
+  return n;
+}
+
+/** True when the node's GPU model is allowed by the request (empty list = any model). */
+export function isGpuModelAllowed(node: NodeState, request: PodRequest): boolean {
+  const allowed = request.allowedGpuModels;
+  return allowed.length === 0 || (node.spec.gpuModel !== null && allowed.includes(node.spec.gpuModel));
+}
+
+/**
+ * Whether `request` fits on `node` now: CPU, host memory, and — for GPU requests — the model and
+ * `gpuCount` distinct GPUs each with enough free compute and memory.
+ * @returns null when it fits, else the first failing reason
+ */
+export function whyNotFit(node: NodeState, request: PodRequest): FitReason | null {
+  if (request.cpuMilli > node.freeCpuMilli) return FitReason.insufficientCpu;
+  if (request.hostMemoryMiB > node.freeHostMemoryMiB) return FitReason.insufficientHostMemory;
+  if (request.gpuCount === 0) return null;
+  if (node.spec.gpuCount === 0) return FitReason.noGpu;
+  if (!isGpuModelAllowed(node, request)) return FitReason.gpuModelNotAllowed;
+  if (countHostingGpus(node, request) < request.gpuCount) return FitReason.insufficientGpu;
+  return null;
+}
+
+/**
+ * Binds `request` to `node` on the given GPUs (distinct device indices, exactly `gpuCount` of them).
+ * Mutates the node and bumps its version.
+ * @throws InvariantViolation when anything would be over-committed or the GPU list is wrong
+ */
+export function allocate(node: NodeState, request: PodRequest, gpuIndices: readonly number[]): void {
+  const problem = whyNotFit(node, request);
+  if (problem !== null) {
+    throw new InvariantViolation(`allocate on ${node.spec.name}: ${problem}`);
+  }
+  checkGpuList(node, request, gpuIndices);
+  for (const j of gpuIndices) {
+    if (!gpuCanHost(node, j, request)) throw new InvariantViolation(`allocate on ${node.spec.name}: GPU ${j} cannot host the request`);
+  }
+  node.freeCpuMilli -= request.cpuMilli;
+  node.freeHostMemoryMiB -= request.hostMemoryMiB;
+  for (const j of gpuIndices) {
+    node.gpuFreeMilli[j]! -= request.gpuMilli;
+    if (request.gpuMemoryMiB > 0) node.gpuFreeMemoryMiB[j]! -= request.gpuMemoryMiB;
+  }
+  node.podCount++;
+  node.version++;
+}
+
+/**
+ * Returns what `allocate(node, request, gpuIndices)` took.
+ * @throws InvariantViolation when the release would exceed the node's capacity (a double release)
+ */
+export function release(node: NodeState, request: PodRequest, gpuIndices: readonly number[]): void {
+  checkGpuList(node, request, gpuIndices);
+  const spec = node.spec;
+  if (node.freeCpuMilli + request.cpuMilli > spec.cpuMilli || node.freeHostMemoryMiB + request.hostMemoryMiB > spec.hostMemoryMiB || node.podCount === 0) {
+    throw new InvariantViolation(`release on ${spec.name}: more than was allocated`);
+  }
+  for (const j of gpuIndices) {
+    if (node.gpuFreeMilli[j]! + request.gpuMilli > GPU_MILLI_PER_GPU) throw new InvariantViolation(`release on ${spec.name}: GPU ${j} over 1000 milli`);
+  }
+  node.freeCpuMilli += request.cpuMilli;
+  node.freeHostMemoryMiB += request.hostMemoryMiB;
+  for (const j of gpuIndices) {
+    node.gpuFreeMilli[j]! += request.gpuMilli;
+    if (request.gpuMemoryMiB > 0) node.gpuFreeMemoryMiB[j]! += request.gpuMemoryMiB;
+  }
+  node.podCount--;
+  node.version++;
+}
+
+function checkGpuList(node: NodeState, request: PodRequest, gpuIndices: readonly number[]): void {
+  if (gpuIndices.length !== request.gpuCount) {
+    throw new InvariantViolation(`${node.spec.name}: ${gpuIndices.length} GPUs given for gpuCount ${request.gpuCount}`);
+  }
+  for (let i = 0; i < gpuIndices.length; i++) {
+    const j = gpuIndices[i]!;
+    if (!Number.isInteger(j) || j < 0 || j >= node.gpuFreeMilli.length) throw new InvariantViolation(`${node.spec.name}: no GPU ${j}`);
+    if (gpuIndices.indexOf(j) !== i) throw new InvariantViolation(`${node.spec.name}: GPU ${j} listed twice`);
+  }
+}

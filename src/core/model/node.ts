@@ -1,0 +1,80 @@
+/**
+ * A node (server) as the scheduler sees it: static capacity plus mutable free amounts.
+ * Mutated only through `allocation.ts` (allocate/release), which keep every invariant.
+ */
+import { InvariantViolation } from './errors.js';
+import { GPU_MILLI_PER_GPU, isNonNegativeInteger } from './quantity.js';
+
+/** Static description of a node. */
+export interface NodeSpec {
+  /** Unique node name. */
+  readonly name: string;
+  /** CPU capacity in milli-cores. */
+  readonly cpuMilli: number;
+  /** Host memory capacity in MiB (the trace's `memory_mib`). */
+  readonly hostMemoryMiB: number;
+  /** Number of GPUs (all of one model). */
+  readonly gpuCount: number;
+  /** GPU model name (catalog name or trace code); null when the node has no GPU. */
+  readonly gpuModel: string | null;
+  /** Memory of each GPU in MiB; null when unknown (then GPU memory requests cannot be placed here). */
+  readonly gpuMemoryMiB: number | null;
+}
+
+/**
+ * Live state of one node. Fields are public for speed on the scheduling hot path but must only be
+ * changed by `allocate`/`release`. `version` increases on every change so caches can be keyed on it.
+ */
+export class NodeState {
+  freeCpuMilli: number;
+  freeHostMemoryMiB: number;
+  /** Free milli-GPU of each GPU, by device index (0..1000). */
+  readonly gpuFreeMilli: Int32Array;
+  /** Free GPU memory of each GPU in MiB; -1 when the model's memory is unknown (untracked). */
+  readonly gpuFreeMemoryMiB: Float64Array;
+  /** Number of pods bound to this node. */
+  podCount = 0;
+  /** Incremented on every allocate/release. */
+  version = 0;
+
+  /**
+   * @param index position of the node in its cluster (stable id for arrays and caches)
+   * @param spec static capacity; validated here
+   * @throws InvariantViolation when a capacity is not a non-negative integer
+   */
+  constructor(readonly index: number, readonly spec: NodeSpec) {
+    for (const field of ['cpuMilli', 'hostMemoryMiB', 'gpuCount'] as const) {
+      if (!isNonNegativeInteger(spec[field])) {
+        throw new InvariantViolation(`node ${spec.name}: ${field} must be a non-negative integer, got ${spec[field]}`);
+      }
+    }
+    this.freeCpuMilli = spec.cpuMilli;
+    this.freeHostMemoryMiB = spec.hostMemoryMiB;
+    this.gpuFreeMilli = new Int32Array(spec.gpuCount).fill(GPU_MILLI_PER_GPU);
+    this.gpuFreeMemoryMiB = new Float64Array(spec.gpuCount).fill(spec.gpuMemoryMiB ?? -1);
+  }
+
+  /** Σ free milli-GPU over the node's GPUs (the FGD paper's G_n). */
+  idleGpuMilli(): number {
+    let sum = 0;
+    for (let j = 0; j < this.gpuFreeMilli.length; j++) sum += this.gpuFreeMilli[j]!;
+    return sum;
+  }
+
+  /** Number of GPUs with all 1000 milli free. */
+  fullyFreeGpuCount(): number {
+    let n = 0;
+    for (let j = 0; j < this.gpuFreeMilli.length; j++) if (this.gpuFreeMilli[j] === GPU_MILLI_PER_GPU) n++;
+    return n;
+  }
+
+  /** True when no GPU of the node carries any allocation. */
+  isGpuIdle(): boolean {
+    return this.fullyFreeGpuCount() === this.gpuFreeMilli.length;
+  }
+}
+
+/** Builds the live state of each spec, indexed by position. */
+export function createNodeStates(specs: readonly NodeSpec[]): NodeState[] {
+  return specs.map((spec, i) => new NodeState(i, spec));
+}

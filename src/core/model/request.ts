@@ -1,0 +1,57 @@
+/**
+ * What a pod (task, job) asks for. GPU fields are per GPU: a request for `gpuCount` GPUs each with
+ * `gpuMilli` of compute and `gpuMemoryMiB` of device memory.
+ */
+import { GPU_MILLI_PER_GPU, isNonNegativeInteger } from './quantity.js';
+
+/** A resource request. All quantities are integers. */
+export interface PodRequest {
+  /** Host CPU in milli-cores. */
+  readonly cpuMilli: number;
+  /** Host memory in MiB (the trace's `memory_mib`). */
+  readonly hostMemoryMiB: number;
+  /** Number of GPUs; 0 for a CPU-only pod. */
+  readonly gpuCount: number;
+  /** milli-GPU wanted on each GPU, 1..1000 (0 when `gpuCount` is 0). */
+  readonly gpuMilli: number;
+  /** GPU memory wanted on each GPU in MiB; 0 when the request names no GPU memory. */
+  readonly gpuMemoryMiB: number;
+  /** GPU models the pod may run on; empty = any model. */
+  readonly allowedGpuModels: readonly string[];
+}
+
+/** Total GPU compute requested, Σ over GPUs, in milli-GPU (the FGD paper's D_t = k·d). */
+export function totalGpuMilli(request: PodRequest): number {
+  return request.gpuCount * request.gpuMilli;
+}
+
+/** True when the pod shares a GPU: exactly one GPU and less than all of it. */
+export function isSharingRequest(request: PodRequest): boolean {
+  return request.gpuCount === 1 && request.gpuMilli < GPU_MILLI_PER_GPU;
+}
+
+/**
+ * Checks a request's shape. Returns a list of problems, each naming the field and the allowed
+ * values; an empty list means the request is valid.
+ */
+export function validateRequest(request: PodRequest): string[] {
+  const problems: string[] = [];
+  for (const field of ['cpuMilli', 'hostMemoryMiB', 'gpuCount', 'gpuMilli', 'gpuMemoryMiB'] as const) {
+    if (!isNonNegativeInteger(request[field])) problems.push(`${field} must be a non-negative integer, got ${request[field]}`);
+  }
+  if (request.gpuMilli > GPU_MILLI_PER_GPU) problems.push(`gpuMilli must be at most ${GPU_MILLI_PER_GPU} per GPU, got ${request.gpuMilli}`);
+  if (request.gpuCount === 0 && (request.gpuMilli !== 0 || request.gpuMemoryMiB !== 0)) {
+    problems.push('gpuMilli and gpuMemoryMiB must be 0 when gpuCount is 0');
+  }
+  if (request.gpuCount > 0 && request.gpuMilli === 0) problems.push('gpuMilli must be 1..1000 when gpuCount > 0');
+  return problems;
+}
+
+/**
+ * A key identifying the request's scheduling shape: everything a score may depend on
+ * (CPU, per-GPU milli, GPU count, GPU memory, allowed models), but not host memory, which only
+ * filters. Pods with equal keys get equal scores on equal nodes.
+ */
+export function requestShapeKey(request: PodRequest): string {
+  return `${request.cpuMilli}/${request.gpuMilli}/${request.gpuCount}/${request.gpuMemoryMiB}/${request.allowedGpuModels.join('|')}`;
+}

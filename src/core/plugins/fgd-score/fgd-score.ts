@@ -1,0 +1,70 @@
+/**
+ * FGD: fragmentation gradient descent (Weng et al., USENIX ATC'23 §4; authors'
+ * `pkg/simulator/plugin/fgd_score.go`, as restated in docs/fgd-method.md E.2). A node scores
+ * trunc(100·σ((F_n(M) − F_n′(M))/1000)), σ the logistic function, n′ the node after a hypothetical
+ * placement: the placement that increases the expected fragmentation least wins. A sharing pod is
+ * tried on every GPU that can host it and gets the lowest-index GPU reaching the best integer
+ * score; other pods use the best-fit GPU set.
+ */
+import type { NodeState } from '../../model/node.js';
+import { isSharingRequest, type PodRequest } from '../../model/request.js';
+import { gpuCanHost } from '../../model/allocation.js';
+import { nodeFragmentationMilli } from '../../fragmentation/node-fragmentation.js';
+import type { TargetWorkload } from '../../fragmentation/target-workload.js';
+import type { GpuSelectPlugin, ScorePlugin } from '../../framework/extension-points.js';
+import { bestFitGpus } from '../best-fit-gpu/best-fit-gpu.js';
+
+/** Plugin name. */
+export const NAME = 'fgd-score';
+
+/** The FGD score and GPU choice of `pod` on `node`. */
+export interface FgdEvaluation {
+  /** Integer 0..100. */
+  readonly score: number;
+  /** Device indices the pod would get. */
+  readonly gpuIndices: number[];
+}
+
+/** Maps a fragmentation change Δ (milli-GPU, positive = more fragment) to the integer FGD score. */
+export function fgdScoreOfDelta(deltaMilli: number): number {
+  return Math.trunc(100 * (1 / (1 + Math.exp(deltaMilli / 1000))));
+}
+
+/**
+ * Evaluates FGD for one node. Pure: the node is not changed (a scratch copy is used).
+ * @param workload the target workload M
+ */
+export function evaluateFgd(node: NodeState, pod: PodRequest, workload: TargetWorkload): FgdEvaluation {
+  const model = node.spec.gpuModel;
+  const before = nodeFragmentationMilli(node.freeCpuMilli, model, node.gpuFreeMilli, workload);
+  const cpuAfter = node.freeCpuMilli - pod.cpuMilli;
+  const scratch = Int32Array.from(node.gpuFreeMilli);
+  if (isSharingRequest(pod)) {
+    let bestScore = -1;
+    let bestGpu = -1;
+    for (let j = 0; j < scratch.length; j++) {
+      if (!gpuCanHost(node, j, pod)) continue;
+      scratch[j]! -= pod.gpuMilli;
+      const after = nodeFragmentationMilli(cpuAfter, model, scratch, workload);
+      scratch[j]! += pod.gpuMilli;
+      const score = fgdScoreOfDelta(after - before);
+      if (score > bestScore) {
+        bestScore = score;
+        bestGpu = j;
+      }
+    }
+    return { score: bestScore, gpuIndices: [bestGpu] };
+  }
+  const gpuIndices = bestFitGpus(node, pod);
+  for (const j of gpuIndices) scratch[j]! -= pod.gpuMilli;
+  const after = nodeFragmentationMilli(cpuAfter, model, scratch, workload);
+  return { score: fgdScoreOfDelta(after - before), gpuIndices };
+}
+
+/** Creates the FGD score and GPU-selection plugins over a fixed target workload. */
+export function createFgd(workload: TargetWorkload): { score: ScorePlugin; gpuSelect: GpuSelectPlugin } {
+  return {
+    score: { name: NAME, cacheable: true, score: ({ pod }, node) => evaluateFgd(node, pod, workload).score },
+    gpuSelect: { name: NAME, selectGpus: ({ pod }, node) => evaluateFgd(node, pod, workload).gpuIndices },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * One replay of the FGD paper's protocol ("packing": no departures; a pod that fits nowhere fails
+ * for good), recording A(x) and R(x) after every arrival. docs/fgd-method.md E.1–E.5.
+ */
+import {
+  buildTargetWorkload, createNodeStates, findPolicy, nodeFragmentationMilli, nodeWeightedIdleMilli,
+  POLICY_NAMES, Scheduler, SeededRng, totalGpuMilli, type NodeState, type PodRequest, type TargetWorkload,
+} from '../core/index.js';
+import { buildArrivalPlan } from './arrival-plan.js';
+import { nodeSpecOf, podRequestOf, taskShapeOf } from './cluster-from-trace.js';
+import { CurveBinner } from './curve-binning.js';
+import type { RunResult } from './simulation-types.js';
+import type { TraceNode, TracePod } from './traces/trace-types.js';
+
+/** Inputs shared by every run of a grid. */
+export interface ReplayInput {
+  readonly nodes: readonly TraceNode[];
+  /** Pod list sorted by name. */
+  readonly pods: readonly TracePod[];
+  /** Arrived GPU request as a multiple of capacity, e.g. 1.3. */
+  readonly inflation: number;
+}
+
+/** Thrown for a policy name that is not registered. */
+export class UnknownPolicyError extends Error {
+  constructor(name: string) {
+    super(`unknown policy '${name}'; allowed: ${POLICY_NAMES.join(', ')}, all`);
+    this.name = 'UnknownPolicyError';
+  }
+}
+
+/** Tracks the cluster's fragmentation F(M) and weighted idle GPU incrementally. */
+class FragmentationTracker {
+  private readonly fragment: Float64Array;
+  private readonly idle: Float64Array;
+  totalFragment = 0;
+  totalIdle = 0;
+
+  constructor(private readonly nodes: readonly NodeState[], private readonly workload: TargetWorkload) {
+    this.fragment = new Float64Array(nodes.length);
+    this.idle = new Float64Array(nodes.length);
+    for (const node of nodes) this.update(node.index);
+  }
+
+  update(index: number): void {
+    const node = this.nodes[index]!;
+    const f = nodeFragmentationMilli(node.freeCpuMilli, node.spec.gpuModel, node.gpuFreeMilli, this.workload);
+    const i = nodeWeightedIdleMilli(node.gpuFreeMilli, this.workload);
+    this.totalFragment += f - this.fragment[index]!;
+    this.totalIdle += i - this.idle[index]!;
+    this.fragment[index] = f;
+    this.idle[index] = i;
+  }
+
+  ratioPct(): number {
+    return this.totalIdle <= 0 ? 100 : (100 * this.totalFragment) / this.totalIdle;
+  }
+}
+
+/**
+ * Replays `input` with one policy and seed.
+ * @throws UnknownPolicyError for an unregistered policy name
+ */
+export function runPackingReplay(input: ReplayInput, policyName: string, seed: number): RunResult {
+  const started = performance.now();
+  const policy = findPolicy(policyName);
+  if (!policy) throw new UnknownPolicyError(policyName);
+  const nodes = createNodeStates(input.nodes.map(nodeSpecOf));
+  const capacityGpus = nodes.reduce((sum, n) => sum + n.spec.gpuCount, 0);
+  const rng = new SeededRng(seed);
+  const plan = buildArrivalPlan(input.pods, input.nodes.map((n) => n.name), capacityGpus * 1000, input.inflation, rng);
+  const workload = buildTargetWorkload(input.pods.map(taskShapeOf));
+  const profile = policy.create({ nodeCount: nodes.length, targetWorkload: workload });
+  const scheduler = new Scheduler({ nodes, nodeRank: plan.nodeRank }, profile, rng);
+  const requests = new Map<TracePod, PodRequest>(input.pods.map((p) => [p, podRequestOf(p)]));
+  const tracker = new FragmentationTracker(nodes, workload);
+  const binner = new CurveBinner(capacityGpus);
+  let arrived = 0;
+  let used = 0;
+  let failedPods = 0;
+  for (const pod of plan.arrivals) {
+    const request = requests.get(pod)!;
+    arrived += totalGpuMilli(request);
+    const decision = scheduler.schedule(request);
+    if (decision.kind === 'placed') {
+      scheduler.commit(request, decision.nodeIndex, decision.gpuIndices);
+      used += totalGpuMilli(request);
+      tracker.update(decision.nodeIndex);
+    } else {
+      failedPods++;
+    }
+    binner.add(arrived, used, tracker.ratioPct());
+  }
+  const { allocationPct, fragmentRatioPct } = binner.curves();
+  return {
+    policy: policyName,
+    seed,
+    unallocatedPctAt100: unallocated(allocationPct[100]),
+    unallocatedPctAt130: unallocated(allocationPct[130]),
+    failedPods,
+    arrivals: plan.arrivals.length,
+    wallSeconds: (performance.now() - started) / 1000,
+    allocationPct,
+    fragmentRatioPct,
+  };
+}
+
+function unallocated(allocationPct: number | null | undefined): number {
+  return allocationPct === null || allocationPct === undefined ? NaN : Math.round((100 - allocationPct) * 100) / 100;
+}

@@ -1,0 +1,58 @@
+/**
+ * Rows of the Alibaba cluster-trace-gpu-v2023 ("openb") CSV files, after parsing and validation.
+ * Source of the format: alibaba/clusterdata cluster-trace-gpu-v2023 README (see data/README.md).
+ */
+
+/** One row of an `openb_node_list_*.csv` file (`sn,cpu_milli,memory_mib,gpu,model`). */
+export interface TraceNode {
+  /** Node name (`sn`), e.g. `openb-node-0042`. */
+  readonly name: string;
+  /** CPU capacity in milli-cores (`cpu_milli`). */
+  readonly cpuMilli: number;
+  /** Host (main) memory in MiB (`memory_mib`); not GPU memory. */
+  readonly hostMemoryMiB: number;
+  /** Number of GPUs on the node (`gpu`). */
+  readonly gpuCount: number;
+  /** GPU model code (`model`), e.g. `G2`, `T4`; null for a CPU-only node. */
+  readonly gpuModel: string | null;
+}
+
+/** One row of an `openb_pod_list_*.csv` file (11-column or 5-column `multigpu` form). */
+export interface TracePod {
+  /** Pod name (`name`), unique within a file. */
+  readonly name: string;
+  /** CPU request in milli-cores (`cpu_milli`). */
+  readonly cpuMilli: number;
+  /** Host memory request in MiB (`memory_mib`). */
+  readonly hostMemoryMiB: number;
+  /** Number of GPUs (`num_gpu`): 0 for a CPU-only pod. */
+  readonly gpuCount: number;
+  /** Per-GPU request in milli-GPU (`gpu_milli`), 0..1000; 0 when `gpuCount` is 0. */
+  readonly gpuMilli: number;
+  /** Allowed GPU models from `gpu_spec` (split on `|`, empty pieces dropped); empty = any model. */
+  readonly allowedGpuModels: readonly string[];
+  /** `gpu_spec` exactly as written (part of the FGD task-type key); '' when absent. */
+  readonly gpuSpec: string;
+  /** `qos` column (LS, BE, Burstable, Guaranteed) or null when the file has no such column. */
+  readonly qos: string | null;
+  /** `creation_time` in seconds from trace start, or null when absent. */
+  readonly creationTimeSeconds: number | null;
+  /** `deletion_time` in seconds from trace start, or null when absent. */
+  readonly deletionTimeSeconds: number | null;
+}
+
+/**
+ * A problem in a trace file. The message names the file, the 1-based line and the field;
+ * `fileName`, `line` and `field` carry the same facts for programs.
+ */
+export class TraceFormatError extends Error {
+  constructor(
+    readonly fileName: string,
+    readonly line: number | null,
+    readonly field: string | null,
+    detail: string,
+  ) {
+    super(`${fileName}${line === null ? '' : `:${line}`}${field === null ? '' : ` field '${field}'`}: ${detail}`);
+    this.name = 'TraceFormatError';
+  }
+}
