@@ -91,6 +91,12 @@ export function release(node: NodeState, request: PodRequest, gpuIndices: readon
   }
   for (const j of gpuIndices) {
     if (node.gpuFreeMilli[j]! + request.gpuMilli > GPU_MILLI_PER_GPU) throw new InvariantViolation(`release on ${spec.name}: GPU ${j} over 1000 milli`);
+    if (request.gpuMemoryMiB > 0) {
+      const freeMemory = node.gpuFreeMemoryMiB[j]!;
+      if (freeMemory < 0 || spec.gpuMemoryMiB === null || freeMemory + request.gpuMemoryMiB > spec.gpuMemoryMiB) {
+        throw new InvariantViolation(`release on ${spec.name}: GPU ${j} gpuMemoryMiB over capacity`);
+      }
+    }
   }
   node.freeCpuMilli += request.cpuMilli;
   node.freeHostMemoryMiB += request.hostMemoryMiB;

@@ -23,7 +23,7 @@ export interface PolicyOptions {
   readonly nodeCount: number;
   /**
    * A target workload known in advance (the simulator passes the trace's own M, as the FGD paper
-   * does). Required by `fgd`; `default` ignores it and learns the workload online.
+   * does). Required by `fgd`; `default` uses it when given and otherwise learns one online.
    */
   readonly targetWorkload?: TargetWorkload;
 }
@@ -64,7 +64,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
       return single('fgd', score, gpuSelect);
     },
   },
-  { name: 'default', publishedName: null, description: 'gpushare: fragmentation-aware, learns the workload online', create: (options) => createDefaultPolicy(options.nodeCount) },
+  { name: 'default', publishedName: null, description: 'gpushare: FGD gradient plus tie-breaks that keep whole GPUs and nodes free; learns the workload online when none is given', create: ({ targetWorkload }) => createDefaultPolicy(targetWorkload ? { targetWorkload } : {}) },
 ];
 
 /** Names accepted by `findPolicy`. */

@@ -1,0 +1,174 @@
+/**
+ * `gpushare simulate`: replays an Alibaba GPU trace with each policy and seed (the FGD paper's
+ * packing protocol), prints a summary table and optionally writes JSON and an HTML report.
+ */
+import { rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { dirname, isAbsolute, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { POLICY_NAMES } from '../core/index.js';
+import { UnknownPolicyError } from '../sim/packing-replay.js';
+import { formatProgressBar, formatSummaryTable } from '../sim/report/console-table.js';
+import { formatSeeds } from '../sim/report/html-escape.js';
+import { renderHtmlReport } from '../sim/report/html-report.js';
+import { runGrid } from '../sim/run-grid.js';
+import { OutputFileError } from './exit-codes.js';
+import { parseSeeds } from './parse-seeds.js';
+
+const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
+const MAX_INFLATION = 10;
+const REPLAY_MODES = ['packing'] as const;
+
+/** Parsed options of `gpushare simulate`. */
+interface SimulateOptions {
+  nodes: string;
+  pods: string;
+  policy: string[];
+  seeds: number[];
+  inflation: number;
+  json?: string;
+  report?: string;
+  workers: number;
+  replay: (typeof REPLAY_MODES)[number];
+}
+
+/** `--policy`: a comma list of registered names, or `all`. */
+function parsePolicyList(text: string): string[] {
+  const allowed = `allowed: ${POLICY_NAMES.join(', ')}, all`;
+  const items = text.split(',').map((s) => s.trim());
+  if (items.length === 1 && items[0] === 'all') return [...POLICY_NAMES];
+  if (items.some((s) => s === '')) throw new InvalidArgumentError(`empty policy name; ${allowed}`);
+  if (items.includes('all')) throw new InvalidArgumentError(`'all' cannot be combined with other policies; ${allowed}`);
+  for (const item of items) if (!POLICY_NAMES.includes(item)) throw new InvalidArgumentError(new UnknownPolicyError(item).message);
+  const twice = items.find((s, i) => items.indexOf(s) !== i);
+  if (twice !== undefined) throw new InvalidArgumentError(`policy '${twice}' is listed twice; ${allowed}`);
+  return items;
+}
+
+/** `--seeds`: see parseSeeds. */
+function parseSeedOption(text: string): number[] {
+  try {
+    return parseSeeds(text);
+  } catch (err) {
+    throw new InvalidArgumentError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** `--inflation`: a decimal number in (0, 10]. */
+function parseInflation(text: string): number {
+  const value = /^(\d+(\.\d*)?|\.\d+)$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!(value > 0 && value <= MAX_INFLATION)) {
+    throw new InvalidArgumentError(`expected a decimal number > 0 and <= ${MAX_INFLATION} (e.g. 1.3)`);
+  }
+  return value;
+}
+
+/** `--workers`: an integer >= 1. */
+function parseWorkers(text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError('expected an integer >= 1');
+  return value;
+}
+
+/** Fails early, before a long run, when `path` could not be written: its folder is missing or it is a folder. */
+async function checkOutputPath(flag: string, path: string): Promise<void> {
+  const folder = dirname(path);
+  const dirStat = await stat(folder).catch(() => null);
+  if (!dirStat?.isDirectory()) throw new OutputFileError(flag, path, `folder '${folder}' does not exist`);
+  const fileStat = await stat(path).catch(() => null);
+  if (fileStat?.isDirectory()) throw new OutputFileError(flag, path, 'it is a folder');
+}
+
+/** Writes `text` to `path` atomically: to `path.tmp` first, then renamed over `path`. */
+async function writeAtomically(flag: string, path: string, text: string): Promise<void> {
+  const tmp = `${path}.tmp`;
+  try {
+    await writeFile(tmp, text, 'utf8');
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw new OutputFileError(flag, path, err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** A path relative to the working folder when it lies inside it, else as given. */
+function displayPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+async function simulate(opts: SimulateOptions): Promise<void> {
+  if (opts.json !== undefined) await checkOutputPath('--json', opts.json);
+  if (opts.report !== undefined) await checkOutputPath('--report', opts.report);
+  const tty = process.stderr.isTTY === true;
+  const total = opts.policy.length * opts.seeds.length;
+  const started = performance.now();
+  if (tty) process.stderr.write(`\r${formatProgressBar(0, total, 30, '')}`);
+  let report;
+  try {
+    report = await runGrid({
+      nodesFile: opts.nodes,
+      podsFile: opts.pods,
+      policies: opts.policy,
+      seeds: opts.seeds,
+      inflation: opts.inflation,
+      workers: opts.workers,
+      onProgress: tty
+        ? (done, all, last) => process.stderr.write(`\r${formatProgressBar(done, all, 30, `${last.policy} seed ${last.seed}`)}\x1b[K`)
+        : undefined,
+    });
+  } finally {
+    if (tty) process.stderr.write('\n');
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const lines = [
+    `${displayPath(opts.pods)} on ${displayPath(opts.nodes)}: ${report.cluster.nodes} nodes, ${report.cluster.gpus} GPUs, `
+      + `${report.inputs.pods} pods, inflation ${report.inflation}, seeds ${formatSeeds(opts.seeds)}`,
+    '',
+    formatSummaryTable(report.summary),
+    '',
+    `${report.runs.length} runs in ${seconds.toFixed(1)} s (${Math.min(opts.workers, total)} worker(s))`,
+  ];
+  if (opts.json !== undefined) {
+    await writeAtomically('--json', opts.json, `${JSON.stringify(report, null, 2)}\n`);
+    lines.push(`JSON results written to ${opts.json}`);
+  }
+  if (opts.report !== undefined) {
+    await writeAtomically('--report', opts.report, renderHtmlReport(report));
+    lines.push(`HTML report written to ${opts.report}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * Builds the `simulate` subcommand. Flags (public contract): `--nodes FILE`, `--pods FILE`
+ * (default: the shipped openb trace), `--policy LIST|all`, `--seeds LIST` (default 42-51),
+ * `--inflation X` (0 < X ≤ 10, default 1.3), `--json FILE`, `--report FILE.html`, `--workers N`
+ * (default min(available CPUs, 4)), `--replay packing`.
+ *
+ * Bad flag values make commander throw a CommanderError (the message names the flag and the
+ * allowed values); the action rejects with TraceFormatError for a bad trace file and
+ * OutputFileError for an unwritable output. Map both with handleCliError.
+ * @returns A fresh Command; run it with `parseAsync`.
+ */
+export function createSimulateCommand(): Command {
+  return new Command('simulate')
+    .description('replay a GPU trace with each policy and seed (FGD paper protocol) and summarize unallocated GPU %')
+    .addOption(new Option('--nodes <file>', 'node list CSV (openb_node_list_*.csv)')
+      .default(shipped('openb_node_list_gpu_node.csv'), 'shipped openb_node_list_gpu_node.csv'))
+    .addOption(new Option('--pods <file>', 'pod list CSV (openb_pod_list_*.csv)')
+      .default(shipped('openb_pod_list_default.csv'), 'shipped openb_pod_list_default.csv'))
+    .addOption(new Option('--policy <list>', `comma list of policies, or all (${POLICY_NAMES.join(', ')})`)
+      .argParser(parsePolicyList).default([...POLICY_NAMES], 'all'))
+    .addOption(new Option('--seeds <list>', 'seeds: a range a-b, a comma list, or a mix like 42,45-47')
+      .argParser(parseSeedOption).default(parseSeeds('42-51'), '42-51'))
+    .addOption(new Option('--inflation <x>', 'arrived GPU request as a multiple of capacity, > 0 and <= 10')
+      .argParser(parseInflation).default(1.3))
+    .addOption(new Option('--json <file>', 'write the results as JSON'))
+    .addOption(new Option('--report <file>', 'write a self-contained HTML report'))
+    .addOption(new Option('--workers <n>', 'worker threads, integer >= 1')
+      .argParser(parseWorkers).default(Math.min(availableParallelism(), 4)))
+    .addOption(new Option('--replay <mode>', 'replay protocol').choices(REPLAY_MODES).default('packing'))
+    .action((opts: SimulateOptions) => simulate(opts));
+}

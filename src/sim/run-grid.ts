@@ -1,0 +1,157 @@
+/**
+ * Runs a grid of packing replays (every policy × every seed), in process or on a pool of worker
+ * threads, and assembles the {@link SimulationReport}.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { findPolicy } from '../core/index.js';
+import type { GridReply, GridTask, GridWorkerData } from './grid-worker.js';
+import { runPackingReplay, UnknownPolicyError, type ReplayInput } from './packing-replay.js';
+import { loadPublishedFigures } from './published-results.js';
+import type { RunResult, SimulationReport } from './simulation-types.js';
+import { summarizeRuns } from './summarize.js';
+import { readNodeListFile, readPodListFile } from './traces/alibaba-csv.js';
+
+/** What to run. */
+export interface GridOptions {
+  /** Path of an `openb_node_list_*.csv` file. */
+  nodesFile: string;
+  /** Path of an `openb_pod_list_*.csv` file (its basename selects the published figures). */
+  podsFile: string;
+  /** Registered policy names, in display order. */
+  policies: readonly string[];
+  /** Seeds, in display order. */
+  seeds: readonly number[];
+  /** Arrived GPU request as a multiple of cluster capacity, e.g. 1.3. */
+  inflation: number;
+  /** Worker threads to use (integer ≥ 1); 1 runs in process. */
+  workers: number;
+  /** Called after each finished run with the count done so far, the total, and that run. */
+  onProgress?: (done: number, total: number, last: RunResult) => void;
+}
+
+/** Raised in the main thread when a worker thread fails a task or dies. */
+export class GridWorkerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GridWorkerError';
+  }
+}
+
+const WORKER_URL = new URL('./grid-worker.js', import.meta.url);
+
+/** Runs `tasks` in this thread, yielding to the event loop between runs. */
+async function runInProcess(input: ReplayInput, tasks: readonly GridTask[], onDone: (id: number, r: RunResult) => void): Promise<void> {
+  for (const task of tasks) {
+    onDone(task.id, runPackingReplay(input, task.policy, task.seed));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * Runs `tasks` on `size` worker threads, one task per worker at a time. Any failure (a task error,
+ * a worker crash or early exit, or `onDone` throwing) rejects and terminates every worker.
+ */
+function runInWorkers(
+  data: GridWorkerData, tasks: readonly GridTask[], size: number, onDone: (id: number, r: RunResult) => void,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const workers: Worker[] = [];
+    let next = 0;
+    let done = 0;
+    let settled = false;
+    const stopAll = (): Promise<unknown> => Promise.all(workers.map((w) => w.terminate()));
+    const fail = (err: unknown): void => {
+      if (settled) return;
+      settled = true;
+      void stopAll().finally(() => reject(err));
+    };
+    const dispatch = (worker: Worker): void => {
+      const task = tasks[next++];
+      if (task) worker.postMessage(task);
+    };
+    const onReply = (worker: Worker, reply: GridReply): void => {
+      if (settled) return;
+      if (!reply.ok) {
+        const task = tasks[reply.id];
+        const what = task ? `policy ${task.policy}, seed ${task.seed}` : `task ${reply.id}`;
+        fail(new GridWorkerError(`grid worker failed (${what}): ${reply.error.name}: ${reply.error.message}`));
+        return;
+      }
+      try {
+        onDone(reply.id, reply.result);
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      if (++done === tasks.length) {
+        settled = true;
+        stopAll().then(() => resolve(), reject);
+      } else {
+        dispatch(worker);
+      }
+    };
+    for (let i = 0; i < size && !settled; i++) {
+      const worker = new Worker(WORKER_URL, { workerData: data });
+      workers.push(worker);
+      worker.on('message', (reply: GridReply) => onReply(worker, reply));
+      worker.on('error', (err) => fail(err));
+      worker.on('exit', (code) => fail(new GridWorkerError(`grid worker exited early with code ${code}`)));
+      dispatch(worker);
+    }
+  });
+}
+
+/**
+ * Replays every (policy, seed) pair on the given trace and summarizes the results.
+ *
+ * Uses a pool of min(`workers`, runs) worker threads running dist/sim/grid-worker.js when
+ * `workers` > 1 and that compiled file exists (not under vitest from src/), otherwise runs in
+ * process. Results are ordered by policy, then seed, in the order given, whatever the completion
+ * order.
+ *
+ * @returns The report; `cluster.gpus` counts whole GPUs, `generatedAt` is an ISO timestamp.
+ * @throws UnknownPolicyError for an unregistered policy (checked before any file is read)
+ * @throws RangeError for empty `policies`/`seeds`, non-integer `workers` < 1, or `inflation` ≤ 0
+ * @throws TraceFormatError when a trace file cannot be read or is malformed
+ * @throws GridWorkerError when a worker fails (all workers are then terminated)
+ */
+export async function runGrid(options: GridOptions): Promise<SimulationReport> {
+  const { nodesFile, podsFile, policies, seeds, inflation, workers } = options;
+  for (const policy of policies) if (!findPolicy(policy)) throw new UnknownPolicyError(policy);
+  if (policies.length === 0 || seeds.length === 0) throw new RangeError('runGrid needs at least one policy and one seed');
+  if (!Number.isSafeInteger(workers) || workers < 1) throw new RangeError(`workers must be an integer >= 1, got ${workers}`);
+  if (!Number.isFinite(inflation) || inflation <= 0) throw new RangeError(`inflation must be a number > 0, got ${inflation}`);
+
+  const nodes = await readNodeListFile(nodesFile);
+  const pods = await readPodListFile(podsFile);
+  const published = loadPublishedFigures(podsFile);
+
+  const tasks: GridTask[] = policies.flatMap((policy, p) => seeds.map((seed, s) => ({ id: p * seeds.length + s, policy, seed })));
+  const results: (RunResult | undefined)[] = new Array<RunResult | undefined>(tasks.length);
+  let done = 0;
+  const onDone = (id: number, result: RunResult): void => {
+    results[id] = result;
+    options.onProgress?.(++done, tasks.length, result);
+  };
+  const size = Math.min(workers, tasks.length);
+  if (size > 1 && existsSync(fileURLToPath(WORKER_URL))) {
+    await runInWorkers({ nodesFile, podsFile, inflation }, tasks, size, onDone);
+  } else {
+    await runInProcess({ nodes, pods, inflation }, tasks, onDone);
+  }
+
+  const runs = results.map((r, i) => {
+    if (!r) throw new GridWorkerError(`no result for task ${i}`);
+    return r;
+  });
+  return {
+    cluster: { nodes: nodes.length, gpus: nodes.reduce((sum, n) => sum + n.gpuCount, 0) },
+    inputs: { nodesFile, podsFile, pods: pods.length },
+    inflation,
+    runs,
+    summary: summarizeRuns(runs, published),
+    generatedAt: new Date().toISOString(),
+  };
+}
