@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { handleCliError } from '../cli/exit-codes.js';
 import { createSimulateCommand } from '../cli/simulate-command.js';
+import { createSynthTraceCommand } from '../cli/synth-trace-command.js';
 
 /** The package version, read from package.json (two levels above src/main and dist/main). */
 function packageVersion(): string {
@@ -22,7 +23,8 @@ export function createProgram(): Command {
   const program = new Command('gpushare')
     .description('GPU-sharing scheduler toolkit: fractional GPUs, fragmentation-aware scheduling, trace-driven simulator')
     .version(packageVersion(), '-V, --version')
-    .addCommand(createSimulateCommand());
+    .addCommand(createSimulateCommand())
+    .addCommand(createSynthTraceCommand());
   program.exitOverride();
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -1,0 +1,118 @@
+/**
+ * `gpushare synth-trace`: writes a synthesized variant of the openb pod list (cpuNNN, gpushareNN,
+ * multigpuNN or gpuspecNN family of cluster-trace-gpu-v2023) made from a shipped one; see
+ * src/sim/traces/synthesize-variant.ts for what each variant means.
+ */
+import { rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { readNodeListFile, readPodListFile } from '../sim/traces/alibaba-csv.js';
+import {
+  formatPodListCsv, synthesizeVariant, traceShares, VARIANT_FIELDS, VARIANT_KINDS, type VariantKind, type VariantSpec,
+} from '../sim/traces/synthesize-variant.js';
+import { OutputFileError } from './exit-codes.js';
+import { MAX_SEED } from './parse-seeds.js';
+
+const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
+
+/** What each kind's percentage means, for the `--variant` error message and help. */
+const VARIANT_MEANING: { readonly [K in VariantKind]: string } = {
+  cpu: 'CPU-only tasks, % of tasks',
+  gpushare: 'GPU-sharing tasks, % of GPU request',
+  multigpu: 'multi-GPU tasks, % of GPU request',
+  gpuspec: 'GPU tasks with a gpu_spec, % of GPU tasks',
+};
+const VARIANT_ALLOWED = `expected KIND:PCT with PCT a number in 0..100 and KIND one of ${
+  VARIANT_KINDS.map((k) => `${k} (${VARIANT_MEANING[k]})`).join(', ')}; e.g. cpu:25, gpushare:60, multigpu:40, gpuspec:20`;
+
+/** Parsed options of `gpushare synth-trace`. */
+interface SynthTraceOptions {
+  from: string;
+  nodes: string;
+  variant: VariantSpec;
+  seed: number;
+  out: string;
+}
+
+/**
+ * `--variant KIND:PCT`, e.g. `gpushare:60`.
+ * @throws InvalidArgumentError listing the allowed kinds and range
+ */
+export function parseVariant(text: string): VariantSpec {
+  const match = /^\s*([a-z]+)\s*:\s*(\d+(?:\.\d*)?|\.\d+)\s*$/.exec(text);
+  const kind = match?.[1];
+  const value = match === null ? Number.NaN : Number(match[2]);
+  if (kind === undefined || !(VARIANT_KINDS as readonly string[]).includes(kind) || !(value >= 0 && value <= 100)) {
+    throw new InvalidArgumentError(VARIANT_ALLOWED);
+  }
+  switch (kind as VariantKind) {
+    case 'cpu': return { kind: 'cpu', cpuOnlyPct: value };
+    case 'gpushare': return { kind: 'gpushare', sharingGpuPct: value };
+    case 'multigpu': return { kind: 'multigpu', multiGpuPct: value };
+    case 'gpuspec': return { kind: 'gpuspec', constrainedPct: value };
+  }
+}
+
+/** `--seed`: an integer in 0..MAX_SEED. */
+function parseSeed(text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!(Number.isSafeInteger(value) && value <= MAX_SEED)) throw new InvalidArgumentError(`expected an integer in 0..${MAX_SEED}`);
+  return value;
+}
+
+/** `kind:pct` as written on the command line. */
+function variantText(spec: VariantSpec): string {
+  return `${spec.kind}:${(spec as unknown as Record<string, number>)[VARIANT_FIELDS[spec.kind]]}`;
+}
+
+async function synthTrace(opts: SynthTraceOptions): Promise<void> {
+  const folder = dirname(opts.out);
+  if (!(await stat(folder).catch(() => null))?.isDirectory()) throw new OutputFileError('--out', opts.out, `folder '${folder}' does not exist`);
+  if ((await stat(opts.out).catch(() => null))?.isDirectory()) throw new OutputFileError('--out', opts.out, 'it is a folder');
+
+  const [base, nodes] = await Promise.all([readPodListFile(opts.from), readNodeListFile(opts.nodes)]);
+  const pods = synthesizeVariant(base, nodes, opts.variant, opts.seed);
+  const text = formatPodListCsv(pods);
+
+  const tmp = `${opts.out}.tmp`;
+  try {
+    await writeFile(tmp, text, 'utf8');
+    await rename(tmp, opts.out);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw new OutputFileError('--out', opts.out, err instanceof Error ? err.message : String(err));
+  }
+
+  const s = traceShares(pods);
+  process.stdout.write(
+    `${variantText(opts.variant)} seed ${opts.seed}: wrote ${s.pods} pods (${s.gpuTasks} GPU tasks) to ${opts.out}\n`
+    + `CPU-only ${s.cpuOnlyPct.toFixed(2)}% of tasks; GPU request ${(s.totalGpuMilli / 1000).toFixed(1)} GPUs, `
+    + `sharing ${s.sharingGpuPct.toFixed(2)}%, multi-GPU ${s.multiGpuPct.toFixed(2)}%; gpu_spec on ${s.constrainedPct.toFixed(2)}% of GPU tasks\n`,
+  );
+}
+
+/**
+ * Builds the `synth-trace` subcommand. Flags: `--from FILE` (default: shipped default pod list),
+ * `--nodes FILE` (default: shipped GPU node list), `--variant KIND:PCT` (required; KIND cpu,
+ * gpushare, multigpu or gpuspec, PCT in 0..100), `--seed N` (default 1), `--out FILE` (required,
+ * written atomically).
+ *
+ * A bad flag makes commander throw a CommanderError (exit 2 through handleCliError); the action
+ * rejects with TraceFormatError for a bad input file, OutputFileError for an unwritable output,
+ * and Error when the base lacks tasks the variant needs (all exit 1).
+ * @returns A fresh Command; run it with `parseAsync`.
+ */
+export function createSynthTraceCommand(): Command {
+  return new Command('synth-trace')
+    .description('synthesize a cpuNNN / gpushareNN / multigpuNN / gpuspecNN variant of the openb pod list')
+    .addOption(new Option('--from <file>', 'base pod list CSV (openb_pod_list_*.csv)')
+      .default(shipped('openb_pod_list_default.csv'), 'shipped openb_pod_list_default.csv'))
+    .addOption(new Option('--nodes <file>', 'node list CSV, for gpuspec models (openb_node_list_*.csv)')
+      .default(shipped('openb_node_list_gpu_node.csv'), 'shipped openb_node_list_gpu_node.csv'))
+    .addOption(new Option('--variant <kind:pct>', `variant, e.g. cpu:25, gpushare:60, multigpu:40, gpuspec:20 (${VARIANT_KINDS.join(', ')}; pct 0..100)`)
+      .argParser(parseVariant).makeOptionMandatory())
+    .addOption(new Option('--seed <n>', `seed, integer in 0..${MAX_SEED}`).argParser(parseSeed).default(1))
+    .addOption(new Option('--out <file>', 'output pod list CSV (11-column format)').makeOptionMandatory())
+    .action((opts: SynthTraceOptions) => synthTrace(opts));
+}
