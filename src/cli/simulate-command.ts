@@ -19,6 +19,7 @@ import { parseSeeds } from './parse-seeds.js';
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const MAX_INFLATION = 10;
 const REPLAY_MODES = ['packing'] as const;
+const WORKLOAD_SOURCES = ['trace', 'online'] as const;
 
 /** Parsed options of `gpushare simulate`. */
 interface SimulateOptions {
@@ -31,6 +32,7 @@ interface SimulateOptions {
   report?: string;
   workers: number;
   replay: (typeof REPLAY_MODES)[number];
+  workload: (typeof WORKLOAD_SOURCES)[number];
 }
 
 /** `--policy`: a comma list of registered names, or `all`. */
@@ -113,6 +115,7 @@ async function simulate(opts: SimulateOptions): Promise<void> {
       policies: opts.policy,
       seeds: opts.seeds,
       inflation: opts.inflation,
+      workloadSource: opts.workload,
       workers: opts.workers,
       onProgress: tty
         ? (done, all, last) => process.stderr.write(`\r${formatProgressBar(done, all, 30, `${last.policy} seed ${last.seed}`)}\x1b[K`)
@@ -145,7 +148,7 @@ async function simulate(opts: SimulateOptions): Promise<void> {
  * Builds the `simulate` subcommand. Flags (public contract): `--nodes FILE`, `--pods FILE`
  * (default: the shipped openb trace), `--policy LIST|all`, `--seeds LIST` (default 42-51),
  * `--inflation X` (0 < X ≤ 10, default 1.3), `--json FILE`, `--report FILE.html`, `--workers N`
- * (default min(available CPUs, 4)), `--replay packing`.
+ * (default min(available CPUs, 4)), `--replay packing`, `--workload trace|online`.
  *
  * Bad flag values make commander throw a CommanderError (the message names the flag and the
  * allowed values); the action rejects with TraceFormatError for a bad trace file and
@@ -170,5 +173,7 @@ export function createSimulateCommand(): Command {
     .addOption(new Option('--workers <n>', 'worker threads, integer >= 1')
       .argParser(parseWorkers).default(Math.min(availableParallelism(), 4)))
     .addOption(new Option('--replay <mode>', 'replay protocol').choices(REPLAY_MODES).default('packing'))
+    .addOption(new Option('--workload <source>', 'target workload of the default policy: the trace\'s task types, or learned online from arrivals')
+      .choices(WORKLOAD_SOURCES).default('trace'))
     .action((opts: SimulateOptions) => simulate(opts));
 }

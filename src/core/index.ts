@@ -15,3 +15,4 @@ export * from './framework/extension-points.js';
 export * from './framework/scheduler.js';
 export * from './workload/online-workload.js';
 export * from './policies/registry.js';
+export * from './fragmentation/capacity-fragmentation.js';

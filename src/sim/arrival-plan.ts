@@ -1,5 +1,5 @@
 /**
- * The FGD paper's arrival protocol (docs/fgd-method.md 2.1 and E.3–E.4): for a seed, shuffle the
+ * The FGD paper's arrival protocol (docs/simulator.md "Protocol"): for a seed, shuffle the
  * name-sorted pods, append uniformly resampled copies until the GPU request would exceed
  * `inflation` × cluster capacity, and draw one random tie-break rank per node. All draws come from
  * one seeded stream, in that order, which the caller keeps using for the policy's own draws.

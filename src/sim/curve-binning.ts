@@ -1,6 +1,6 @@
 /**
  * Bins per-arrival samples into the curves A(x) and R(x), x = 0..130, exactly as the FGD authors'
- * merge scripts do (docs/fgd-method.md E.5): each sample's arrived % is rounded half-to-even; a
+ * merge scripts do (docs/simulator.md "Metric"): each sample's arrived % is rounded half-to-even; a
  * bin's value is the mean of its samples, or, when it has none, of the samples in x−1..x+1.
  */
 import { CURVE_POINTS } from './simulation-types.js';

@@ -4,7 +4,7 @@
  * Compiled to dist/sim/grid-worker.js; it does nothing when not started as a worker.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { runPackingReplay, type ReplayInput } from './packing-replay.js';
+import { runPackingReplay, type ReplayInput, type WorkloadSource } from './packing-replay.js';
 import type { RunResult } from './simulation-types.js';
 import { readNodeListFile, readPodListFile } from './traces/alibaba-csv.js';
 
@@ -14,6 +14,7 @@ export interface GridWorkerData {
   readonly podsFile: string;
   /** Arrived GPU request as a multiple of capacity, e.g. 1.3. */
   readonly inflation: number;
+  readonly workloadSource: WorkloadSource;
 }
 
 /** One (policy, seed) replay to run; `id` is echoed back in the reply. */
@@ -31,7 +32,7 @@ export type GridReply =
 async function load(data: GridWorkerData): Promise<ReplayInput> {
   const nodes = await readNodeListFile(data.nodesFile);
   const pods = await readPodListFile(data.podsFile);
-  return { nodes, pods, inflation: data.inflation };
+  return { nodes, pods, inflation: data.inflation, workloadSource: data.workloadSource };
 }
 
 const port = parentPort;

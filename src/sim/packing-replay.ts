@@ -1,6 +1,6 @@
 /**
  * One replay of the FGD paper's protocol ("packing": no departures; a pod that fits nowhere fails
- * for good), recording A(x) and R(x) after every arrival. docs/fgd-method.md E.1–E.5.
+ * for good), recording A(x) and R(x) after every arrival. docs/simulator.md "Protocol" and "Metric".
  */
 import {
   buildTargetWorkload, createNodeStates, findPolicy, nodeFragmentationMilli, nodeWeightedIdleMilli,
@@ -19,7 +19,16 @@ export interface ReplayInput {
   readonly pods: readonly TracePod[];
   /** Arrived GPU request as a multiple of capacity, e.g. 1.3. */
   readonly inflation: number;
+  /**
+   * Where policies that use a target workload get it: `trace` = the pod list's own task types, as
+   * the FGD paper does (default); `online` = policies that can learn it from the arrivals so far
+   * do so (`default`); `fgd` always uses the trace's.
+   */
+  readonly workloadSource?: WorkloadSource;
 }
+
+/** See `ReplayInput.workloadSource`. */
+export type WorkloadSource = 'trace' | 'online';
 
 /** Thrown for a policy name that is not registered. */
 export class UnknownPolicyError extends Error {
@@ -70,7 +79,7 @@ export function runPackingReplay(input: ReplayInput, policyName: string, seed: n
   const rng = new SeededRng(seed);
   const plan = buildArrivalPlan(input.pods, input.nodes.map((n) => n.name), capacityGpus * 1000, input.inflation, rng);
   const workload = buildTargetWorkload(input.pods.map(taskShapeOf));
-  const profile = policy.create({ nodeCount: nodes.length, targetWorkload: workload });
+  const profile = policy.create({ nodeCount: nodes.length, targetWorkload: workload, learnWorkloadOnline: input.workloadSource === 'online' });
   const scheduler = new Scheduler({ nodes, nodeRank: plan.nodeRank }, profile, rng);
   const requests = new Map<TracePod, PodRequest>(input.pods.map((p) => [p, podRequestOf(p)]));
   const tracker = new FragmentationTracker(nodes, workload);

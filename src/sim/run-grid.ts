@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { findPolicy } from '../core/index.js';
 import type { GridReply, GridTask, GridWorkerData } from './grid-worker.js';
-import { runPackingReplay, UnknownPolicyError, type ReplayInput } from './packing-replay.js';
+import { runPackingReplay, UnknownPolicyError, type ReplayInput, type WorkloadSource } from './packing-replay.js';
 import { loadPublishedFigures } from './published-results.js';
 import type { RunResult, SimulationReport } from './simulation-types.js';
 import { summarizeRuns } from './summarize.js';
@@ -25,6 +25,8 @@ export interface GridOptions {
   seeds: readonly number[];
   /** Arrived GPU request as a multiple of cluster capacity, e.g. 1.3. */
   inflation: number;
+  /** Target workload of `default`: the trace's task types, or learned online. @defaultValue 'trace' */
+  workloadSource?: WorkloadSource;
   /** Worker threads to use (integer ≥ 1); 1 runs in process. */
   workers: number;
   /** Called after each finished run with the count done so far, the total, and that run. */
@@ -119,6 +121,7 @@ function runInWorkers(
  */
 export async function runGrid(options: GridOptions): Promise<SimulationReport> {
   const { nodesFile, podsFile, policies, seeds, inflation, workers } = options;
+  const workloadSource = options.workloadSource ?? 'trace';
   for (const policy of policies) if (!findPolicy(policy)) throw new UnknownPolicyError(policy);
   if (policies.length === 0 || seeds.length === 0) throw new RangeError('runGrid needs at least one policy and one seed');
   if (!Number.isSafeInteger(workers) || workers < 1) throw new RangeError(`workers must be an integer >= 1, got ${workers}`);
@@ -137,9 +140,9 @@ export async function runGrid(options: GridOptions): Promise<SimulationReport> {
   };
   const size = Math.min(workers, tasks.length);
   if (size > 1 && existsSync(fileURLToPath(WORKER_URL))) {
-    await runInWorkers({ nodesFile, podsFile, inflation }, tasks, size, onDone);
+    await runInWorkers({ nodesFile, podsFile, inflation, workloadSource }, tasks, size, onDone);
   } else {
-    await runInProcess({ nodes, pods, inflation }, tasks, onDone);
+    await runInProcess({ nodes, pods, inflation, workloadSource }, tasks, onDone);
   }
 
   const runs = results.map((r, i) => {

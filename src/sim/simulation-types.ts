@@ -3,7 +3,7 @@
  * the console table and the HTML report.
  */
 
-/** Number of integer arrived-% bins, x = 0..130 (FGD-METHOD E.5). */
+/** Number of integer arrived-% bins, x = 0..130 (docs/simulator.md "Metric"). */
 export const CURVE_POINTS = 131;
 
 /** Result of one (policy, seed) replay. */

@@ -1,5 +1,5 @@
 /**
- * Pins the reproduction of the FGD paper's results (docs/fgd-method.md E.7 and the authors'
+ * Pins the reproduction of the FGD paper's results (docs/simulator.md E.7 and the authors'
  * DERIVED_headline_summary.csv) and the claim that gpushare's `default` policy beats FGD.
  * Runs every policy over seeds 42-51 on the shipped traces (about two minutes on two cores).
  */
@@ -56,7 +56,7 @@ describe('reproduction of the FGD paper on the default trace, seeds 42-51', () =
 
   it('fgd: fragment ratio R(x) is within 3 points of the check values', () => {
     const runs = runSeeds(input, 'fgd');
-    // docs/fgd-method.md E.7, FGD row of R(x).
+    // docs/simulator.md E.7, FGD row of R(x).
     const checks: [number, number][] = [[0, 13.92], [50, 17.86], [70, 23.17], [90, 49.97], [100, 99.07], [110, 99.07], [120, 99.10], [129, 99.10]];
     for (const [x, expected] of checks) {
       const ours = mean(runs.map((r) => r.fragmentRatioPct[x]!));

@@ -16,7 +16,7 @@ const shape = (cpuMilli: number, gpuMilli: number, gpuCount: number, allowedGpuM
 
 const sumBy = <T>(xs: readonly T[], f: (x: T) => number): number => xs.reduce((a, x) => a + f(x), 0);
 
-describe('target workload M of the default trace (FGD-METHOD E.6)', () => {
+describe('target workload M of the default trace (docs/simulator.md "Fragmentation")', () => {
   let workload: TargetWorkload;
   beforeAll(async () => {
     const pods = await readPodListFile(dataFile('openb_pod_list_default.csv'));

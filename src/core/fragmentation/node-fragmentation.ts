@@ -2,7 +2,7 @@
  * The FGD fragmentation of one node, F_n(M): the expected idle milli-GPU of the node that a task
  * drawn from M could not use. Weng et al., USENIX ATC'23 §3.2; numerics follow the authors'
  * `pkg/utils/frag.go` (six buckets summed in a fixed order) so that scores truncate bit-for-bit
- * like theirs (docs/fgd-method.md E.6).
+ * like theirs (docs/simulator.md "Fragmentation").
  */
 import type { TargetWorkload } from './target-workload.js';
 

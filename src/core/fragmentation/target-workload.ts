@@ -2,7 +2,7 @@
  * The target workload M of the FGD fragmentation measure: the popular task types and their shares.
  * Definition from Weng et al., "Beware of Fragmentation" (USENIX ATC'23) §3 and the authors'
  * simulator (`pkg/utils/frag.go`, `podPopularityThreshold: 95`), as restated in
- * docs/fgd-method.md: types keyed by (CPU, per-GPU milli, GPU count, gpu_spec as written), memory
+ * docs/simulator.md: types keyed by (CPU, per-GPU milli, GPU count, gpu_spec as written), memory
  * ignored, CPU-only types included, the most popular types covering 95% of tasks kept.
  */
 

@@ -1,6 +1,6 @@
 /**
  * The scheduling policies, each a profile of plugins. Names are the CLI's `--policy` values.
- * Baselines and FGD follow docs/fgd-method.md exactly; `default` is gpushare's own policy
+ * Baselines and FGD follow docs/simulator.md exactly; `default` is gpushare's own policy
  * (docs/default-policy.md).
  */
 import type { SchedulingProfile } from '../framework/extension-points.js';
@@ -26,6 +26,8 @@ export interface PolicyOptions {
    * does). Required by `fgd`; `default` uses it when given and otherwise learns one online.
    */
   readonly targetWorkload?: TargetWorkload;
+  /** Ask policies that can learn the workload from arrivals to do so even when `targetWorkload` is given. */
+  readonly learnWorkloadOnline?: boolean;
 }
 
 /** A registered policy. */
@@ -64,7 +66,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
       return single('fgd', score, gpuSelect);
     },
   },
-  { name: 'default', publishedName: null, description: 'gpushare: FGD gradient plus tie-breaks that keep whole GPUs and nodes free; learns the workload online when none is given', create: ({ targetWorkload }) => createDefaultPolicy(targetWorkload ? { targetWorkload } : {}) },
+  { name: 'default', publishedName: null, description: 'gpushare: FGD gradient plus tie-breaks that keep whole GPUs and nodes free; learns the workload online when none is given', create: ({ targetWorkload, learnWorkloadOnline }) => createDefaultPolicy(targetWorkload && !learnWorkloadOnline ? { targetWorkload } : {}) },
 ];
 
 /** Names accepted by `findPolicy`. */

@@ -34,7 +34,7 @@ export interface OnlineWorkloadOptions {
   readonly priorWeight?: number;
   /** Rebuild M after this many new requests. @defaultValue 256 */
   readonly refreshEvery?: number;
-  /** Type coverage kept in M, in %. @defaultValue 100 */
+  /** Type coverage kept in M, in % (as FGD's `podPopularityThreshold`). @defaultValue 95 */
   readonly coveragePct?: number;
   /** Prior shapes. @defaultValue DEFAULT_PRIOR_SHAPES */
   readonly priorShapes?: readonly TaskShape[];
@@ -57,7 +57,7 @@ export class OnlineWorkload {
     this.windowSize = options.windowSize ?? 4096;
     this.priorWeight = options.priorWeight ?? 64;
     this.refreshEvery = options.refreshEvery ?? 256;
-    this.coveragePct = options.coveragePct ?? 100;
+    this.coveragePct = options.coveragePct ?? 95;
     this.priorShapes = options.priorShapes ?? DEFAULT_PRIOR_SHAPES;
     this.current = this.rebuild();
   }

@@ -1,7 +1,7 @@
 /**
  * GPU choice: best fit. Of the GPUs that can host the pod, take the `gpuCount` with the least free
  * milli-GPU, lower device index first on ties. For a whole-GPU pod this is the lowest-index fully
- * free GPUs. (FGD-METHOD E.2 "best-fit", used by DotProd, GpuClustering, GpuPacking, BestFit.)
+ * free GPUs. (docs/simulator.md "Policies" "best-fit", used by DotProd, GpuClustering, GpuPacking, BestFit.)
  */
 import { gpuCanHost } from '../../model/allocation.js';
 import type { NodeState } from '../../model/node.js';

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { createBestFitScore } from './best-fit-score.js';
 import { aCluster, aCycleContext, aNode, aPod, occupyGpus, type PodOverrides } from '../../testing/builders.js';
 
-describe('best-fit-score (FGD-METHOD E.2)', () => {
+describe('best-fit-score (docs/simulator.md "Policies")', () => {
   // raw = trunc((1 − r)·100), r = ((c_n − c_t)/128000)·0.5 + ((G_n − D_t)/8000)·0.5.
   it.each<[string, { cpu: number; free: number[] }, PodOverrides, number]>([
     // r = (56000/128000)·0.5 + (3000/8000)·0.5 = 0.21875 + 0.1875 = 0.40625 → 59.375

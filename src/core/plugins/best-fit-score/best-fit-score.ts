@@ -1,5 +1,5 @@
 /**
- * Score of the BestFit baseline (FGD-METHOD E.2): raw = trunc((1 − r)·100) with
+ * Score of the BestFit baseline (docs/simulator.md "Policies"): raw = trunc((1 − r)·100) with
  * r = ((c_n − c_t)/128000)·0.5 + ((G_n − D_t)/8000)·0.5 — the least CPU and GPU left over wins —
  * then integer min–max normalised over the feasible nodes (all 0 when every raw score is equal).
  */

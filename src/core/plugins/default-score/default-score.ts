@@ -1,19 +1,21 @@
 /**
- * gpushare's `default` policy (docs/default-policy.md): FGD's fragmentation gradient with two
- * tie-breaks that keep whole GPUs and whole nodes free, over a target workload that is either
- * given (a trace) or learned online from the requests seen.
+ * gpushare's `default` policy (docs/default-policy.md): fragmentation gradient descent over a
+ * blended fragmentation measure, with a tie-break that keeps whole nodes free, over a target
+ * workload that is either given (a trace) or learned online from the requests seen.
  *
- * Node score, compared lexicographically (encoded as one number, integer part first):
- * 1. the FGD score class trunc(100·σ(−Δ/1000)) of the best GPU choice (Weng et al., ATC'23);
- * 2. +0.5 when a GPU pod would land on a node that already runs GPU work (consolidate, so empty
- *    nodes stay whole for multi-GPU pods; CPU-only pods are steered by the gradient alone);
- * 3. +0.25 when a sharing pod would land on a GPU that is already shared (keep whole GPUs whole).
+ * 1. Fragmentation F = (1 − α)·F_FGD + α·F_capacity (α = 0.1): FGD's one-step measure (Weng et
+ *    al., ATC'23) plus the capacity-aware one, which also counts idle GPU that CPU or slot sizes
+ *    will strand after the next few placements (capacity-fragmentation.ts).
+ * 2. Node score = the FGD score class trunc(100·σ(−Δ/1000)) of the best GPU choice, Δ = F(n′) − F(n).
+ * 3. +0.5 when a GPU pod would land on a node that already runs GPU work: among nodes of the same
+ *    class, consolidate, so empty nodes stay whole for multi-GPU pods (CPU-only pods are steered by
+ *    the gradient alone).
  * Remaining ties go to the lowest seeded node rank, as in FGD.
  */
 import { gpuCanHost } from '../../model/allocation.js';
 import type { NodeState } from '../../model/node.js';
-import { GPU_MILLI_PER_GPU } from '../../model/quantity.js';
 import { isSharingRequest, type PodRequest } from '../../model/request.js';
+import { nodeCapacityFragmentationMilli } from '../../fragmentation/capacity-fragmentation.js';
 import { nodeFragmentationMilli } from '../../fragmentation/node-fragmentation.js';
 import type { TargetWorkload } from '../../fragmentation/target-workload.js';
 import type { SchedulingProfile } from '../../framework/extension-points.js';
@@ -26,10 +28,22 @@ import { createNodeResourcesFit } from '../node-resources-fit/node-resources-fit
 /** Plugin name. */
 export const NAME = 'default-score';
 
-/** Bonus for a GPU pod on a node that already carries GPU work. */
-export const USED_NODE_BONUS = 0.5;
-/** Bonus for a sharing pod on a GPU that is already partly allocated. */
-export const SHARED_GPU_BONUS = 0.25;
+/** Tunable weights of the default policy (the documented defaults are the shipped policy). */
+export interface DefaultWeights {
+  /** Share α of the capacity-aware fragmentation in the blended measure (1 − α is FGD's). @defaultValue 0.1 */
+  readonly capacityShare: number;
+  /** Score bonus (< 1, so it only orders nodes within one FGD score class) for a GPU pod on a node that already carries GPU work. @defaultValue 0.5 */
+  readonly usedNodeBonus: number;
+}
+
+/** The shipped weights. */
+export const DEFAULT_WEIGHTS: DefaultWeights = { capacityShare: 0.1, usedNodeBonus: 0.5 };
+
+/** Blended fragmentation: (1 − α)·FGD + α·capacity-aware, in milli-GPU. */
+function blendedFragmentation(cpu: number, model: string | null, gpus: ArrayLike<number>, workload: TargetWorkload, alpha: number): number {
+  const fgd = nodeFragmentationMilli(cpu, model, gpus, workload);
+  return alpha === 0 ? fgd : (1 - alpha) * fgd + alpha * nodeCapacityFragmentationMilli(cpu, model, gpus, workload);
+}
 
 /** The default policy's score and GPU choice for one node. */
 export interface DefaultEvaluation {
@@ -42,22 +56,22 @@ export interface DefaultEvaluation {
  * Evaluates the default policy on one node without changing it.
  * @param workload the target workload M used for the fragmentation measure
  */
-export function evaluateDefault(node: NodeState, pod: PodRequest, workload: TargetWorkload): DefaultEvaluation {
+export function evaluateDefault(node: NodeState, pod: PodRequest, workload: TargetWorkload, weights: DefaultWeights = DEFAULT_WEIGHTS): DefaultEvaluation {
   const model = node.spec.gpuModel;
-  const before = nodeFragmentationMilli(node.freeCpuMilli, model, node.gpuFreeMilli, workload);
+  const alpha = weights.capacityShare;
+  const before = blendedFragmentation(node.freeCpuMilli, model, node.gpuFreeMilli, workload, alpha);
   const cpuAfter = node.freeCpuMilli - pod.cpuMilli;
   const scratch = Int32Array.from(node.gpuFreeMilli);
-  const nodeBonus = pod.gpuCount > 0 && !node.isGpuIdle() ? USED_NODE_BONUS : 0;
+  const nodeBonus = pod.gpuCount > 0 && !node.isGpuIdle() ? weights.usedNodeBonus : 0;
   if (isSharingRequest(pod)) {
     let bestScore = -1;
     let bestGpu = -1;
     for (let j = 0; j < scratch.length; j++) {
       if (!gpuCanHost(node, j, pod)) continue;
-      const wasShared = scratch[j]! < GPU_MILLI_PER_GPU;
       scratch[j]! -= pod.gpuMilli;
-      const after = nodeFragmentationMilli(cpuAfter, model, scratch, workload);
+      const after = blendedFragmentation(cpuAfter, model, scratch, workload, alpha);
       scratch[j]! += pod.gpuMilli;
-      const score = fgdScoreOfDelta(after - before) + (wasShared ? SHARED_GPU_BONUS : 0);
+      const score = fgdScoreOfDelta(after - before);
       if (score > bestScore) {
         bestScore = score;
         bestGpu = j;
@@ -67,7 +81,7 @@ export function evaluateDefault(node: NodeState, pod: PodRequest, workload: Targ
   }
   const gpuIndices = bestFitGpus(node, pod);
   for (const j of gpuIndices) scratch[j]! -= pod.gpuMilli;
-  const after = nodeFragmentationMilli(cpuAfter, model, scratch, workload);
+  const after = blendedFragmentation(cpuAfter, model, scratch, workload, alpha);
   return { score: fgdScoreOfDelta(after - before) + nodeBonus, gpuIndices };
 }
 
@@ -77,6 +91,8 @@ export interface DefaultPolicyOptions {
   readonly targetWorkload?: TargetWorkload;
   /** Settings of the online learner (used only without `targetWorkload`). */
   readonly online?: OnlineWorkloadOptions;
+  /** @defaultValue DEFAULT_WEIGHTS */
+  readonly weights?: DefaultWeights;
 }
 
 /** Builds the `default` profile. */
@@ -84,6 +100,7 @@ export function createDefaultPolicy(options: DefaultPolicyOptions = {}): Schedul
   const learner = options.targetWorkload ? null : new OnlineWorkload(options.online);
   const fixed = options.targetWorkload;
   const workload = (): TargetWorkload => (learner ? learner.workload() : fixed!);
+  const weights = options.weights ?? DEFAULT_WEIGHTS;
   return {
     name: 'default',
     filters: [createNodeResourcesFit(), createGpuFit()],
@@ -93,10 +110,10 @@ export function createDefaultPolicy(options: DefaultPolicyOptions = {}): Schedul
         name: NAME,
         cacheable: true,
         cacheEpoch: () => learner?.epoch() ?? 0,
-        score: ({ pod }, node) => evaluateDefault(node, pod, workload()).score,
+        score: ({ pod }, node) => evaluateDefault(node, pod, workload(), weights).score,
       },
     }],
-    gpuSelect: { name: NAME, selectGpus: ({ pod }, node) => evaluateDefault(node, pod, workload()).gpuIndices },
+    gpuSelect: { name: NAME, selectGpus: ({ pod }, node) => evaluateDefault(node, pod, workload(), weights).gpuIndices },
     reserve: [],
     ...(learner ? { observe: (pod: PodRequest) => learner.observe(pod) } : {}),
   };

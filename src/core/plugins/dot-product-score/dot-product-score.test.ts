@@ -3,7 +3,7 @@ import { createDotProductScore, MAX_NODE_CPU_MILLI, MAX_NODE_GPU_MILLI } from '.
 import { allocate } from '../../model/allocation.js';
 import { aCluster, aCycleContext, aNode, aPod, occupyGpus, type PodOverrides } from '../../testing/builders.js';
 
-describe('dot-product-score (FGD-METHOD E.2)', () => {
+describe('dot-product-score (docs/simulator.md "Policies")', () => {
   it('uses the 128-vCPU / 8-GPU normalisers', () => {
     expect([MAX_NODE_CPU_MILLI, MAX_NODE_GPU_MILLI]).toEqual([128000, 8000]);
   });

@@ -1,5 +1,5 @@
 /**
- * Score of the DotProd baseline (FGD-METHOD E.2, "dimext merge, norm max"):
+ * Score of the DotProd baseline (docs/simulator.md "Policies", "dimext merge, norm max"):
  * trunc(100·(1 − v/2)) with v = (c_n/128000)·(c_t/128000) + (G_n/8000)·(D_t/8000), where c_n and
  * G_n are the node's free CPU milli and free milli-GPU before placement and c_t, D_t the pod's
  * CPU and total GPU request. Smaller dot product wins.

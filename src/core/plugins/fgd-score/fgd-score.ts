@@ -1,6 +1,6 @@
 /**
  * FGD: fragmentation gradient descent (Weng et al., USENIX ATC'23 §4; authors'
- * `pkg/simulator/plugin/fgd_score.go`, as restated in docs/fgd-method.md E.2). A node scores
+ * `pkg/simulator/plugin/fgd_score.go`, as restated in docs/simulator.md "Policies"). A node scores
  * trunc(100·σ((F_n(M) − F_n′(M))/1000)), σ the logistic function, n′ the node after a hypothetical
  * placement: the placement that increases the expected fragmentation least wins. A sharing pod is
  * tried on every GPU that can host it and gets the lowest-index GPU reaching the best integer

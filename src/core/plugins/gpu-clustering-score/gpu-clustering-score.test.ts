@@ -11,7 +11,7 @@ const share = aPod({ gpuMilli: 500 });
 const oneGpu = aPod();
 const twoGpu = aPod({ gpuCount: 2 });
 
-describe('gpu-clustering-score (FGD-METHOD E.2)', () => {
+describe('gpu-clustering-score (docs/simulator.md "Policies")', () => {
   it('classifies pods by kind', () => {
     expect(gpuTaskKind(share)).toBe('share');
     expect(gpuTaskKind(oneGpu)).toBe('1-gpu');

@@ -1,5 +1,5 @@
 /**
- * Score of the GpuClustering baseline (FGD-METHOD E.2): nodes are tiered by the set of GPU-task
+ * Score of the GpuClustering baseline (docs/simulator.md "Policies"): nodes are tiered by the set of GPU-task
  * kinds already on them ("share", or "k-GPU" for whole-GPU tasks). With b = ⌊25·(8000 − G_n)/8000⌋:
  * only the pod's kind → 75 + b; the pod's kind and others → 50 + b; no GPU task → 25 + b; other
  * kinds only → b. CPU-only pods score 0 everywhere (first fit in rank order).

@@ -11,7 +11,7 @@ function packingScore(free: number[], pod: PodOverrides): number {
   return createGpuPackingScore().score(aCycleContext(cluster, aPod(pod)), cluster.nodes[0]!);
 }
 
-describe('gpu-packing-score (FGD-METHOD E.2)', () => {
+describe('gpu-packing-score (docs/simulator.md "Policies")', () => {
   it.each<[string, number[], PodOverrides, number]>([
     // Case 3: fully GPU-idle node → 33 − K.
     ['idle 1-GPU node', full(1), {}, 32],

@@ -1,5 +1,5 @@
 /**
- * Score of the GpuPacking baseline (FGD-METHOD E.2, with its corrections to 2.5). CPU-only pods
+ * Score of the GpuPacking baseline (docs/simulator.md "Policies"). CPU-only pods
  * score 0. A fully GPU-idle node scores 33 − K_n. Otherwise take the best-fit GPU set; with f of
  * them fully free the score is max(50 − f, 33); with none fully free (a sharing pod on a partly
  * used GPU) it is max(100 − ⌊Σ⌊g_j·100/1000⌋/10⌋, 50): the fuller the shared GPU, the better.

@@ -1,5 +1,5 @@
 /**
- * GPU choice of the Random baseline (FGD-METHOD E.2): a sharing pod gets a uniformly drawn GPU
+ * GPU choice of the Random baseline (docs/simulator.md "Policies"): a sharing pod gets a uniformly drawn GPU
  * among those that can host it (fully free ones included); a whole-GPU pod gets the lowest-index
  * fully free GPUs.
  */

@@ -1,5 +1,5 @@
 /**
- * Score of the Random baseline (FGD-METHOD 2.5): PreScore draws one feasible node uniformly; it
+ * Score of the Random baseline (docs/simulator.md "Policies"): PreScore draws one feasible node uniformly; it
  * scores 100 and every other node 0.
  */
 import { StateKey } from '../../framework/cycle-state.js';
