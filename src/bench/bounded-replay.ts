@@ -4,14 +4,8 @@
  * workload), optionally with every score plugin marked non-cacheable, and records each decision so
  * that two runs can be compared placement by placement.
  */
-import {
-  buildTargetWorkload, createNodeStates, findPolicy, Scheduler, SeededRng,
-  type PodRequest, type SchedulingProfile,
-} from '../core/index.js';
-import { buildArrivalPlan } from '../sim/arrival-plan.js';
-import { nodeSpecOf, podRequestOf, taskShapeOf } from '../sim/cluster-from-trace.js';
-import { UnknownPolicyError, type ReplayInput } from '../sim/packing-replay.js';
-import type { TracePod } from '../sim/traces/trace-types.js';
+import type { SchedulingProfile } from '../core/index.js';
+import { prepareReplay, type ReplayInput } from '../sim/packing-replay.js';
 
 /** One recorded decision: `node:gpu,gpu` for a placement, `-` for unschedulable. */
 export type DecisionKey = string;
@@ -43,18 +37,8 @@ export function withoutScoreCache(profile: SchedulingProfile): SchedulingProfile
 export function runBoundedReplay(
   input: ReplayInput, policyName: string, seed: number, limit: number, cacheable: boolean,
 ): BoundedReplayResult {
-  const policy = findPolicy(policyName);
-  if (!policy) throw new UnknownPolicyError(policyName);
-  const nodes = createNodeStates(input.nodes.map(nodeSpecOf));
-  const capacityGpus = nodes.reduce((sum, n) => sum + n.spec.gpuCount, 0);
-  const rng = new SeededRng(seed);
-  const plan = buildArrivalPlan(input.pods, input.nodes.map((n) => n.name), capacityGpus * 1000, input.inflation, rng);
-  const workload = buildTargetWorkload(input.pods.map(taskShapeOf));
-  const base = policy.create({ nodeCount: nodes.length, targetWorkload: workload });
-  const profile = cacheable ? base : withoutScoreCache(base);
-  const scheduler = new Scheduler({ nodes, nodeRank: plan.nodeRank }, profile, rng);
-  const requests = new Map<TracePod, PodRequest>(input.pods.map((p) => [p, podRequestOf(p)]));
-  const arrivals = plan.arrivals.slice(0, limit).map((pod) => requests.get(pod)!);
+  const { arrivals: all, scheduler } = prepareReplay(input, policyName, seed, cacheable ? undefined : withoutScoreCache);
+  const arrivals = all.slice(0, limit);
   const decisions: DecisionKey[] = [];
   let placed = 0;
 

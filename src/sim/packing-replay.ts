@@ -4,7 +4,7 @@
  */
 import {
   buildTargetWorkload, createNodeStates, findPolicy, nodeFragmentationMilli, nodeWeightedIdleMilli,
-  POLICY_NAMES, Scheduler, SeededRng, totalGpuMilli, type NodeState, type PodRequest, type TargetWorkload,
+  POLICY_NAMES, Scheduler, SeededRng, totalGpuMilli, type NodeState, type PodRequest, type SchedulingProfile, type TargetWorkload,
 } from '../core/index.js';
 import { buildArrivalPlan } from './arrival-plan.js';
 import { nodeSpecOf, podRequestOf, taskShapeOf } from './cluster-from-trace.js';
@@ -66,12 +66,26 @@ class FragmentationTracker {
   }
 }
 
+/** Everything one replay needs, set up for a policy and seed. */
+export interface PreparedReplay {
+  readonly nodes: readonly NodeState[];
+  readonly capacityGpus: number;
+  /** Arrivals as requests, in order. */
+  readonly arrivals: readonly PodRequest[];
+  /** The trace's target workload M (fragmentation is always reported against it). */
+  readonly workload: TargetWorkload;
+  readonly scheduler: Scheduler;
+}
+
 /**
- * Replays `input` with one policy and seed.
+ * Builds the cluster, the seeded arrival plan and the scheduler of one replay. Draws come from one
+ * stream seeded with `seed`: the plan first, then the policy's own draws.
+ * @param adjustProfile optional change to the policy's profile (e.g. a benchmark baseline)
  * @throws UnknownPolicyError for an unregistered policy name
  */
-export function runPackingReplay(input: ReplayInput, policyName: string, seed: number): RunResult {
-  const started = performance.now();
+export function prepareReplay(
+  input: ReplayInput, policyName: string, seed: number, adjustProfile?: (profile: SchedulingProfile) => SchedulingProfile,
+): PreparedReplay {
   const policy = findPolicy(policyName);
   if (!policy) throw new UnknownPolicyError(policyName);
   const nodes = createNodeStates(input.nodes.map(nodeSpecOf));
@@ -80,15 +94,24 @@ export function runPackingReplay(input: ReplayInput, policyName: string, seed: n
   const plan = buildArrivalPlan(input.pods, input.nodes.map((n) => n.name), capacityGpus * 1000, input.inflation, rng);
   const workload = buildTargetWorkload(input.pods.map(taskShapeOf));
   const profile = policy.create({ nodeCount: nodes.length, targetWorkload: workload, learnWorkloadOnline: input.workloadSource === 'online' });
-  const scheduler = new Scheduler({ nodes, nodeRank: plan.nodeRank }, profile, rng);
+  const scheduler = new Scheduler({ nodes, nodeRank: plan.nodeRank }, adjustProfile ? adjustProfile(profile) : profile, rng);
   const requests = new Map<TracePod, PodRequest>(input.pods.map((p) => [p, podRequestOf(p)]));
+  return { nodes, capacityGpus, arrivals: plan.arrivals.map((pod) => requests.get(pod)!), workload, scheduler };
+}
+
+/**
+ * Replays `input` with one policy and seed.
+ * @throws UnknownPolicyError for an unregistered policy name
+ */
+export function runPackingReplay(input: ReplayInput, policyName: string, seed: number): RunResult {
+  const started = performance.now();
+  const { nodes, capacityGpus, arrivals, workload, scheduler } = prepareReplay(input, policyName, seed);
   const tracker = new FragmentationTracker(nodes, workload);
   const binner = new CurveBinner(capacityGpus);
   let arrived = 0;
   let used = 0;
   let failedPods = 0;
-  for (const pod of plan.arrivals) {
-    const request = requests.get(pod)!;
+  for (const request of arrivals) {
     arrived += totalGpuMilli(request);
     const decision = scheduler.schedule(request);
     if (decision.kind === 'placed') {
@@ -107,7 +130,7 @@ export function runPackingReplay(input: ReplayInput, policyName: string, seed: n
     unallocatedPctAt100: unallocated(allocationPct[100]),
     unallocatedPctAt130: unallocated(allocationPct[130]),
     failedPods,
-    arrivals: plan.arrivals.length,
+    arrivals: arrivals.length,
     wallSeconds: (performance.now() - started) / 1000,
     allocationPct,
     fragmentRatioPct,

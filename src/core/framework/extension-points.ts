@@ -39,8 +39,9 @@ export interface FilterPlugin {
 export interface ScorePlugin {
   readonly name: string;
   /**
-   * True when `score` depends only on the node's state and the pod's shape (and `cacheEpoch`), so
-   * the framework may reuse it until the node's version changes.
+   * True when `score` depends only on the node's state, the pod's scoring shape (CPU, GPU count,
+   * per-GPU milli and memory — see `requestShapeKey`; not host memory or allowed models, which only
+   * filter) and `cacheEpoch`, so the framework may reuse it until the node's version changes.
    */
   readonly cacheable: boolean;
   /** Changes whenever something outside node and pod that the score reads changes (e.g. a learned workload). */

@@ -48,10 +48,10 @@ export function validateRequest(request: PodRequest): string[] {
 }
 
 /**
- * A key identifying the request's scheduling shape: everything a score may depend on
- * (CPU, per-GPU milli, GPU count, GPU memory, allowed models), but not host memory, which only
- * filters. Pods with equal keys get equal scores on equal nodes.
+ * A key identifying the request's scoring shape: what a cacheable score may depend on besides the
+ * node (CPU, per-GPU milli, GPU count, GPU memory). Host memory and allowed GPU models only filter
+ * nodes, so pods that differ only in those share a key and their cached scores.
  */
 export function requestShapeKey(request: PodRequest): string {
-  return `${request.cpuMilli}/${request.gpuMilli}/${request.gpuCount}/${request.gpuMemoryMiB}/${request.allowedGpuModels.join('|')}`;
+  return `${request.cpuMilli}/${request.gpuMilli}/${request.gpuCount}/${request.gpuMemoryMiB}`;
 }

@@ -12,16 +12,14 @@
  *    the gradient alone).
  * Remaining ties go to the lowest seeded node rank, as in FGD.
  */
-import { gpuCanHost } from '../../model/allocation.js';
 import type { NodeState } from '../../model/node.js';
-import { isSharingRequest, type PodRequest } from '../../model/request.js';
+import type { PodRequest } from '../../model/request.js';
 import { nodeCapacityFragmentationMilli } from '../../fragmentation/capacity-fragmentation.js';
 import { nodeFragmentationMilli } from '../../fragmentation/node-fragmentation.js';
 import type { TargetWorkload } from '../../fragmentation/target-workload.js';
 import type { SchedulingProfile } from '../../framework/extension-points.js';
 import { OnlineWorkload, type OnlineWorkloadOptions } from '../../workload/online-workload.js';
-import { bestFitGpus } from '../best-fit-gpu/best-fit-gpu.js';
-import { fgdScoreOfDelta } from '../fgd-score/fgd-score.js';
+import { evaluateGradient } from '../fgd-score/fgd-score.js';
 import { createGpuFit } from '../gpu-fit/gpu-fit.js';
 import { createNodeResourcesFit } from '../node-resources-fit/node-resources-fit.js';
 
@@ -57,32 +55,10 @@ export interface DefaultEvaluation {
  * @param workload the target workload M used for the fragmentation measure
  */
 export function evaluateDefault(node: NodeState, pod: PodRequest, workload: TargetWorkload, weights: DefaultWeights = DEFAULT_WEIGHTS): DefaultEvaluation {
-  const model = node.spec.gpuModel;
   const alpha = weights.capacityShare;
-  const before = blendedFragmentation(node.freeCpuMilli, model, node.gpuFreeMilli, workload, alpha);
-  const cpuAfter = node.freeCpuMilli - pod.cpuMilli;
-  const scratch = Int32Array.from(node.gpuFreeMilli);
+  const { score, gpuIndices } = evaluateGradient(node, pod, (cpu, model, gpus) => blendedFragmentation(cpu, model, gpus, workload, alpha));
   const nodeBonus = pod.gpuCount > 0 && !node.isGpuIdle() ? weights.usedNodeBonus : 0;
-  if (isSharingRequest(pod)) {
-    let bestScore = -1;
-    let bestGpu = -1;
-    for (let j = 0; j < scratch.length; j++) {
-      if (!gpuCanHost(node, j, pod)) continue;
-      scratch[j]! -= pod.gpuMilli;
-      const after = blendedFragmentation(cpuAfter, model, scratch, workload, alpha);
-      scratch[j]! += pod.gpuMilli;
-      const score = fgdScoreOfDelta(after - before);
-      if (score > bestScore) {
-        bestScore = score;
-        bestGpu = j;
-      }
-    }
-    return { score: bestScore + nodeBonus, gpuIndices: [bestGpu] };
-  }
-  const gpuIndices = bestFitGpus(node, pod);
-  for (const j of gpuIndices) scratch[j]! -= pod.gpuMilli;
-  const after = blendedFragmentation(cpuAfter, model, scratch, workload, alpha);
-  return { score: fgdScoreOfDelta(after - before) + nodeBonus, gpuIndices };
+  return { score: score + nodeBonus, gpuIndices };
 }
 
 /** Options of the default policy. */

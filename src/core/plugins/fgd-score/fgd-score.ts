@@ -30,13 +30,17 @@ export function fgdScoreOfDelta(deltaMilli: number): number {
   return Math.trunc(100 * (1 / (1 + Math.exp(deltaMilli / 1000))));
 }
 
+/** A fragmentation measure of a node state, in milli-GPU (e.g. F_n(M) for a fixed M). */
+export type NodeFragmentation = (freeCpuMilli: number, gpuModel: string | null, gpuFreeMilli: ArrayLike<number>) => number;
+
 /**
- * Evaluates FGD for one node. Pure: the node is not changed (a scratch copy is used).
- * @param workload the target workload M
+ * Scores one node by the fragmentation gradient of a measure, FGD-style, without changing the node
+ * (a scratch copy is used): a sharing pod is tried on every GPU that can host it and gets the
+ * lowest-index GPU reaching the best integer score; other pods use the best-fit GPU set.
  */
-export function evaluateFgd(node: NodeState, pod: PodRequest, workload: TargetWorkload): FgdEvaluation {
+export function evaluateGradient(node: NodeState, pod: PodRequest, fragmentation: NodeFragmentation): FgdEvaluation {
   const model = node.spec.gpuModel;
-  const before = nodeFragmentationMilli(node.freeCpuMilli, model, node.gpuFreeMilli, workload);
+  const before = fragmentation(node.freeCpuMilli, model, node.gpuFreeMilli);
   const cpuAfter = node.freeCpuMilli - pod.cpuMilli;
   const scratch = Int32Array.from(node.gpuFreeMilli);
   if (isSharingRequest(pod)) {
@@ -45,7 +49,7 @@ export function evaluateFgd(node: NodeState, pod: PodRequest, workload: TargetWo
     for (let j = 0; j < scratch.length; j++) {
       if (!gpuCanHost(node, j, pod)) continue;
       scratch[j]! -= pod.gpuMilli;
-      const after = nodeFragmentationMilli(cpuAfter, model, scratch, workload);
+      const after = fragmentation(cpuAfter, model, scratch);
       scratch[j]! += pod.gpuMilli;
       const score = fgdScoreOfDelta(after - before);
       if (score > bestScore) {
@@ -57,8 +61,15 @@ export function evaluateFgd(node: NodeState, pod: PodRequest, workload: TargetWo
   }
   const gpuIndices = bestFitGpus(node, pod);
   for (const j of gpuIndices) scratch[j]! -= pod.gpuMilli;
-  const after = nodeFragmentationMilli(cpuAfter, model, scratch, workload);
-  return { score: fgdScoreOfDelta(after - before), gpuIndices };
+  return { score: fgdScoreOfDelta(fragmentation(cpuAfter, model, scratch) - before), gpuIndices };
+}
+
+/**
+ * Evaluates FGD for one node with the paper's measure F_n(M). Pure: the node is not changed.
+ * @param workload the target workload M
+ */
+export function evaluateFgd(node: NodeState, pod: PodRequest, workload: TargetWorkload): FgdEvaluation {
+  return evaluateGradient(node, pod, (cpu, model, gpus) => nodeFragmentationMilli(cpu, model, gpus, workload));
 }
 
 /** Creates the FGD score and GPU-selection plugins over a fixed target workload. */
