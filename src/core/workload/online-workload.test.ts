@@ -87,7 +87,7 @@ describe('OnlineWorkload', () => {
     });
   });
 
-  describe('refresh cadence: after each observation, rebuild when (observations since the last rebuild) ≥ min(refreshEvery, max(16, window length))', () => {
+  describe('refresh cadence: rebuild when (observations since the last rebuild) ≥ min(refreshEvery, max(16, min(windowSize, observations at the last rebuild)))', () => {
     /** Epoch after each of the first `n` observations (index i = after i + 1 observations). */
     const epochs = (learner: OnlineWorkload, n: number): number[] => {
       const out: number[] = [];
@@ -101,21 +101,18 @@ describe('OnlineWorkload', () => {
     const refreshPoints = (trace: readonly number[]): number[] =>
       trace.flatMap((e, i) => (e > (i === 0 ? 0 : trace[i - 1]!) ? [i + 1] : []));
 
-    it('defaults (window 4096, refreshEvery 256): first rebuild at 16, then at 272, 528, 784, … (every 256 after 16)', () => {
-      // NOTE: the source comment speaks of "doubling intervals" while learning (16, 32, 64, 128, …);
-      // the code does not do that: once 16 requests are seen the interval becomes the window length,
-      // which grows as fast as the counter, so the next rebuild waits for the refreshEvery cap.
+    it('defaults (window 4096, refreshEvery 256): doubling intervals 16, 32, 64, 128, 256, then every 256', () => {
       const trace = epochs(new OnlineWorkload(), 1100);
-      expect(refreshPoints(trace)).toEqual([16, 272, 528, 784, 1040]);
+      expect(refreshPoints(trace)).toEqual([16, 32, 64, 128, 256, 512, 768, 1024]);
       expect(trace[14]).toBe(0);
       expect(trace[15]).toBe(1);
-      expect(trace[270]).toBe(1);
-      expect(trace[271]).toBe(2);
-      expect(trace[999]).toBe(4);
+      expect(trace[254]).toBe(4);
+      expect(trace[255]).toBe(5);
+      expect(trace[999]).toBe(7);
     });
 
-    it('refreshEvery 64: rebuilds at 16, then every 64 counted from there', () => {
-      expect(refreshPoints(epochs(new OnlineWorkload({ refreshEvery: 64 }), 300))).toEqual([16, 80, 144, 208, 272]);
+    it('refreshEvery 64: rebuilds at 16, 32, 64, then every 64', () => {
+      expect(refreshPoints(epochs(new OnlineWorkload({ refreshEvery: 64 }), 300))).toEqual([16, 32, 64, 128, 192, 256]);
     });
 
     it('refreshEvery ≤ 16: rebuilds every refreshEvery requests from the start', () => {
@@ -136,7 +133,7 @@ describe('OnlineWorkload', () => {
       const first = learner.workload();
       expect(first).not.toBe(initial);
       expect(weightOf(first, A)).toBeGreaterThan(0);
-      observeN(learner, 255, A); // 271 observations: still the M built at 16
+      observeN(learner, 15, A); // 31 observations: still the M built at 16
       expect(learner.epoch()).toBe(1);
       expect(learner.workload()).toBe(first);
     });

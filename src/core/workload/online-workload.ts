@@ -5,7 +5,8 @@
  * Model: the last `windowSize` request shapes, plus a Dirichlet-style prior of `priorWeight`
  * pseudo-tasks spread over `DEFAULT_PRIOR_SHAPES`. With few observations the prior dominates; it
  * fades as real requests arrive (after 10× priorWeight requests it is under 10% of M). M is rebuilt
- * every `refreshEvery` requests; `epoch` changes each time so score caches can be dropped.
+ * after 16, 32, 64, … requests, then every `refreshEvery`; `epoch` changes each time so score
+ * caches can be dropped.
  */
 import { buildTargetWorkload, type TargetWorkload, type TaskShape } from '../fragmentation/target-workload.js';
 
@@ -45,6 +46,8 @@ export class OnlineWorkload {
   private readonly window: TaskShape[] = [];
   private next = 0;
   private sinceRefresh = 0;
+  private seen = 0;
+  private seenAtRefresh = 0;
   private current: TargetWorkload;
   private epochValue = 0;
   private readonly windowSize: number;
@@ -68,11 +71,14 @@ export class OnlineWorkload {
     if (this.window.length < this.windowSize) this.window.push(copy);
     else this.window[this.next] = copy;
     this.next = (this.next + 1) % this.windowSize;
-    // Refresh quickly while learning (doubling intervals), then every `refreshEvery` requests.
+    // Refresh quickly while learning — after 16, 32, 64, … requests (the interval doubles with the
+    // requests seen at the last rebuild) — then every `refreshEvery` requests.
     this.sinceRefresh++;
-    const interval = Math.min(this.refreshEvery, Math.max(16, this.window.length));
+    this.seen++;
+    const interval = Math.min(this.refreshEvery, Math.max(16, Math.min(this.seenAtRefresh, this.windowSize)));
     if (this.sinceRefresh >= interval) {
       this.sinceRefresh = 0;
+      this.seenAtRefresh = this.seen;
       this.current = this.rebuild();
       this.epochValue++;
     }
@@ -95,7 +101,7 @@ export class OnlineWorkload {
 
   private rebuild(): TargetWorkload {
     const tasks: TaskShape[] = [...this.window];
-    const perShape = Math.max(1, Math.round(this.priorWeight / this.priorShapes.length));
+    const perShape = this.priorShapes.length === 0 ? 0 : Math.round(this.priorWeight / this.priorShapes.length);
     for (const shape of this.priorShapes) for (let i = 0; i < perShape; i++) tasks.push(shape);
     return buildTargetWorkload(tasks, this.coveragePct);
   }
