@@ -4,7 +4,7 @@
  */
 import { rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { dirname, isAbsolute, relative } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { POLICY_NAMES } from '../core/index.js';
@@ -13,7 +13,7 @@ import { formatProgressBar, formatSummaryTable } from '../sim/report/console-tab
 import { formatSeeds } from '../sim/report/html-escape.js';
 import { renderHtmlReport } from '../sim/report/html-report.js';
 import { runGrid } from '../sim/run-grid.js';
-import { OutputFileError } from './exit-codes.js';
+import { OutputFileError, UsageError } from './exit-codes.js';
 import { parseSeeds } from './parse-seeds.js';
 
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
@@ -101,6 +101,9 @@ function displayPath(path: string): string {
 }
 
 async function simulate(opts: SimulateOptions): Promise<void> {
+  if (opts.json !== undefined && opts.report !== undefined && resolve(opts.json) === resolve(opts.report)) {
+    throw new UsageError(`--json and --report name the same file (${opts.json}); give each its own path`);
+  }
   if (opts.json !== undefined) await checkOutputPath('--json', opts.json);
   if (opts.report !== undefined) await checkOutputPath('--report', opts.report);
   const tty = process.stderr.isTTY === true;
@@ -127,10 +130,13 @@ async function simulate(opts: SimulateOptions): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   const lines = [
     `${displayPath(opts.pods)} on ${displayPath(opts.nodes)}: ${report.cluster.nodes} nodes, ${report.cluster.gpus} GPUs, `
-      + `${report.inputs.pods} pods, inflation ${report.inflation}, seeds ${formatSeeds(opts.seeds)}`,
+      + `${report.inputs.pods} pods, inflation ${report.inflation}, seeds ${formatSeeds(opts.seeds)}, workload of default: ${report.workloadSource}`,
     '',
     formatSummaryTable(report.summary),
     '',
+    ...(report.summary.some((p) => Number.isNaN(p.unallocatedPctAt100.mean) || Number.isNaN(p.unallocatedPctAt130.mean))
+      ? ['note: n/a = the arrived GPU request never reached that % of the cluster\'s GPU capacity (too few GPU pods, or --inflation below it)', '']
+      : []),
     `${report.runs.length} runs in ${seconds.toFixed(1)} s (${Math.min(opts.workers, total)} worker(s))`,
   ];
   if (opts.json !== undefined) {
@@ -157,6 +163,7 @@ async function simulate(opts: SimulateOptions): Promise<void> {
  */
 export function createSimulateCommand(): Command {
   return new Command('simulate')
+    .allowExcessArguments(false)
     .description('replay a GPU trace with each policy and seed (FGD paper protocol) and summarize unallocated GPU %')
     .addOption(new Option('--nodes <file>', 'node list CSV (openb_node_list_*.csv)')
       .default(shipped('openb_node_list_gpu_node.csv'), 'shipped openb_node_list_gpu_node.csv'))

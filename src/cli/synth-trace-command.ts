@@ -105,6 +105,7 @@ async function synthTrace(opts: SynthTraceOptions): Promise<void> {
  */
 export function createSynthTraceCommand(): Command {
   return new Command('synth-trace')
+    .allowExcessArguments(false)
     .description('synthesize a cpuNNN / gpushareNN / multigpuNN / gpuspecNN variant of the openb pod list')
     .addOption(new Option('--from <file>', 'base pod list CSV (openb_pod_list_*.csv)')
       .default(shipped('openb_pod_list_default.csv'), 'shipped openb_pod_list_default.csv'))

@@ -9,7 +9,10 @@ import { findPolicy } from '../core/index.js';
 import type { GridReply, GridTask, GridWorkerData } from './grid-worker.js';
 import { runPackingReplay, UnknownPolicyError, type ReplayInput, type WorkloadSource } from './packing-replay.js';
 import { loadPublishedFigures } from './published-results.js';
-import type { RunResult, SimulationReport } from './simulation-types.js';
+
+/** The setup of the FGD authors' published runs: the openb GPU node list at 1.3× inflation. */
+const PUBLISHED_CLUSTER = { nodes: 1213, gpus: 6212, inflation: 1.3 } as const;
+import type { PublishedFigure, RunResult, SimulationReport } from './simulation-types.js';
 import { summarizeRuns } from './summarize.js';
 import { readNodeListFile, readPodListFile } from './traces/alibaba-csv.js';
 
@@ -129,7 +132,10 @@ export async function runGrid(options: GridOptions): Promise<SimulationReport> {
 
   const nodes = await readNodeListFile(nodesFile);
   const pods = await readPodListFile(podsFile);
-  const published = loadPublishedFigures(podsFile);
+  const gpus = nodes.reduce((sum, n) => sum + n.gpuCount, 0);
+  // The authors' figures only compare when the setup is theirs: their cluster and 130% inflation.
+  const comparable = nodes.length === PUBLISHED_CLUSTER.nodes && gpus === PUBLISHED_CLUSTER.gpus && inflation === PUBLISHED_CLUSTER.inflation;
+  const published = comparable ? loadPublishedFigures(podsFile) : new Map<string, PublishedFigure>();
 
   const tasks: GridTask[] = policies.flatMap((policy, p) => seeds.map((seed, s) => ({ id: p * seeds.length + s, policy, seed })));
   const results: (RunResult | undefined)[] = new Array<RunResult | undefined>(tasks.length);
@@ -150,9 +156,10 @@ export async function runGrid(options: GridOptions): Promise<SimulationReport> {
     return r;
   });
   return {
-    cluster: { nodes: nodes.length, gpus: nodes.reduce((sum, n) => sum + n.gpuCount, 0) },
+    cluster: { nodes: nodes.length, gpus },
     inputs: { nodesFile, podsFile, pods: pods.length },
     inflation,
+    workloadSource,
     runs,
     summary: summarizeRuns(runs, published),
     generatedAt: new Date().toISOString(),

@@ -60,6 +60,8 @@ export interface SimulationReport {
   /** File names of the inputs, for display. */
   readonly inputs: { readonly nodesFile: string; readonly podsFile: string; readonly pods: number };
   readonly inflation: number;
+  /** Where `default` got its target workload: the trace's task types, or learned online. */
+  readonly workloadSource: 'trace' | 'online';
   readonly runs: readonly RunResult[];
   readonly summary: readonly PolicySummary[];
   /** ISO time the report was made (display only). */

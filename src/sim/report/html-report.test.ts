@@ -48,6 +48,7 @@ const report: SimulationReport = {
   cluster: { nodes: 1213, gpus: 6212 },
   inputs: { nodesFile: 'openb_node_list_gpu_node.csv', podsFile: 'openb_pod_list_default.csv', pods: 8152 },
   inflation: 1.3,
+  workloadSource: 'online',
   runs,
   summary,
   generatedAt: '2024-01-01T00:00:00.000Z',
@@ -72,7 +73,7 @@ describe('renderHtmlReport', () => {
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).toContain('<title>gpushare simulation report</title>');
     expect(html).toContain('<h1>gpushare simulation report</h1>');
-    for (const s of ['openb_node_list_gpu_node.csv', 'openb_pod_list_default.csv', '1213', '6212', '8152', '1.3']) {
+    for (const s of ['openb_node_list_gpu_node.csv', 'openb_pod_list_default.csv', '1213', '6212', '8152', '1.3', '<dd>online</dd>']) {
       expect(html).toContain(s);
     }
     expect(html).toMatch(/<table>\s*<caption>[^<]+<\/caption>/);

@@ -140,6 +140,7 @@ export function renderHtmlReport(report: SimulationReport): string {
     ['GPUs', String(report.cluster.gpus)],
     ['Pods', String(report.inputs.pods)],
     ['Inflation', String(report.inflation)],
+    ['Workload of default', report.workloadSource],
     ['Runs', String(report.runs.length)],
   ];
   return [
