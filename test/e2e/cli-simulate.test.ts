@@ -65,7 +65,7 @@ describe('gpushare simulate (built CLI)', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const out = r.stdout.split('\n');
-    expect(out[0]).toBe(`${podsFile} on ${nodesFile}: 4 nodes, 16 GPUs, 30 pods, inflation 1.3, seeds 1-2`);
+    expect(out[0]).toBe(`${podsFile} on ${nodesFile}: 4 nodes, 16 GPUs, 30 pods, inflation 1.3, seeds 1-2, workload of default: trace`);
     expect(out[2]).toMatch(/^policy\s+seeds\s+unalloc@100\s+unalloc@130\s+published@100\s+failed pods$/);
     expect(out[4]).toMatch(/^best-fit {2}1-2 /);
     expect(out[5]).toMatch(/^fgd {7}1-2 .* — +\d+\.\d\d$/);
@@ -76,6 +76,7 @@ describe('gpushare simulate (built CLI)', () => {
     expect(report.cluster).toEqual({ nodes: 4, gpus: 16 });
     expect(report.inputs).toEqual({ nodesFile, podsFile, pods: 30 });
     expect(report.inflation).toBe(1.3);
+    expect(report.workloadSource).toBe('trace');
     expect(report.runs).toHaveLength(4);
     expect(report.runs.map((x: { policy: string; seed: number }) => `${x.policy}/${x.seed}`))
       .toEqual(['best-fit/1', 'best-fit/2', 'fgd/1', 'fgd/2']);
@@ -145,6 +146,9 @@ describe('gpushare simulate (built CLI)', () => {
     [['--inflation', '10.5'], "option '--inflation <x>' argument '10.5' is invalid. expected a decimal number > 0 and <= 10"],
     [['--workers', '0'], "option '--workers <n>' argument '0' is invalid. expected an integer >= 1"],
     [['--replay', 'churn'], "option '--replay <mode>' argument 'churn' is invalid. Allowed choices are packing."],
+    [['--workload', 'file'], "option '--workload <source>' argument 'file' is invalid. Allowed choices are trace, online."],
+    [['--json', 'same.out', '--report', 'same.out'], '--json and --report name the same file (same.out); give each its own path'],
+    [['extra'], "too many arguments for 'simulate'. Expected 0 arguments but got 1."],
   ])('rejects %j with exit 2', (args, message) => {
     const r = gpushare('simulate', '--nodes', nodesFile, '--pods', podsFile, ...args);
     expect(r.status).toBe(2);
