@@ -2,8 +2,9 @@
  * GPU model catalog: every model of the Alibaba cluster-trace-gpu-v2023 node list plus the current
  * data-centre models gpushare targets.
  *
- * Sources: memory sizes from NVIDIA's product data sheets; MIG support from the NVIDIA MIG User
- * Guide "Supported GPUs" page (A100, H100, H200, A30). `G1`, `G2`, `G3` are undisclosed codes in
+ * Sources: memory sizes from NVIDIA's product data sheets, except H100-80GB and H200-141GB, whose
+ * `memory.total` is what `nvidia-smi --query-gpu` reports (driver 590.48.01: 81559 and 143771 MiB);
+ * MIG support from the NVIDIA MIG User Guide "Supported GPUs" page (A100, H100, H200, A30). `G1`, `G2`, `G3` are undisclosed codes in
  * the Alibaba trace (alibaba/clusterdata cluster-trace-gpu-v2023 README): their memory is unknown.
  */
 
@@ -37,8 +38,8 @@ export const GPU_MODELS: readonly GpuModelSpec[] = [
   { name: 'A30-24GB', gpuMemoryMiB: 24 * GIB, migCapable: true, aliases: ['A30'], description: 'NVIDIA A30 24 GB (MIG: 4 slices)' },
   { name: 'A100-40GB', gpuMemoryMiB: 40 * GIB, migCapable: true, aliases: [], description: 'NVIDIA A100 40 GB (MIG: 7 slices)' },
   { name: 'A100-80GB', gpuMemoryMiB: 80 * GIB, migCapable: true, aliases: [], description: 'NVIDIA A100 80 GB (MIG: 7 slices)' },
-  { name: 'H100-80GB', gpuMemoryMiB: 80 * GIB, migCapable: true, aliases: ['H100'], description: 'NVIDIA H100 80 GB (MIG: 7 slices)' },
-  { name: 'H200-141GB', gpuMemoryMiB: 141 * 1000 * 1000 * 1000 / (1024 * 1024) | 0, migCapable: true, aliases: ['H200'], description: 'NVIDIA H200 141 GB (MIG: 7 slices)' },
+  { name: 'H100-80GB', gpuMemoryMiB: 81559, migCapable: true, aliases: ['H100'], description: 'NVIDIA H100 80 GB HBM3 (MIG: 7 slices)' },
+  { name: 'H200-141GB', gpuMemoryMiB: 143771, migCapable: true, aliases: ['H200'], description: 'NVIDIA H200 141 GB HBM3e (MIG: 7 slices)' },
 ];
 
 /**
