@@ -2,10 +2,8 @@
  * `gpushare simulate`: replays an Alibaba GPU trace with each policy and seed (the FGD paper's
  * packing protocol), prints a summary table and optionally writes JSON and an HTML report.
  */
-import { rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { POLICY_NAMES } from '../core/index.js';
 import { UnknownPolicyError } from '../sim/packing-replay.js';
@@ -13,10 +11,10 @@ import { formatProgressBar, formatSummaryTable } from '../sim/report/console-tab
 import { formatSeeds } from '../sim/report/html-escape.js';
 import { renderHtmlReport } from '../sim/report/html-report.js';
 import { runGrid } from '../sim/run-grid.js';
-import { OutputFileError, UsageError } from './exit-codes.js';
+import { UsageError } from './exit-codes.js';
+import { checkOutputPath, shippedTraceFile, writeAtomically } from './output-files.js';
 import { parseSeeds } from './parse-seeds.js';
 
-const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const MAX_INFLATION = 10;
 const REPLAY_MODES = ['packing'] as const;
 const WORKLOAD_SOURCES = ['trace', 'online'] as const;
@@ -71,27 +69,6 @@ function parseWorkers(text: string): number {
   const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError('expected an integer >= 1');
   return value;
-}
-
-/** Fails early, before a long run, when `path` could not be written: its folder is missing or it is a folder. */
-async function checkOutputPath(flag: string, path: string): Promise<void> {
-  const folder = dirname(path);
-  const dirStat = await stat(folder).catch(() => null);
-  if (!dirStat?.isDirectory()) throw new OutputFileError(flag, path, `folder '${folder}' does not exist`);
-  const fileStat = await stat(path).catch(() => null);
-  if (fileStat?.isDirectory()) throw new OutputFileError(flag, path, 'it is a folder');
-}
-
-/** Writes `text` to `path` atomically: to `path.tmp` first, then renamed over `path`. */
-async function writeAtomically(flag: string, path: string, text: string): Promise<void> {
-  const tmp = `${path}.tmp`;
-  try {
-    await writeFile(tmp, text, 'utf8');
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw new OutputFileError(flag, path, err instanceof Error ? err.message : String(err));
-  }
 }
 
 /** A path relative to the working folder when it lies inside it, else as given. */
@@ -166,9 +143,9 @@ export function createSimulateCommand(): Command {
     .allowExcessArguments(false)
     .description('replay a GPU trace with each policy and seed (FGD paper protocol) and summarize unallocated GPU %')
     .addOption(new Option('--nodes <file>', 'node list CSV (openb_node_list_*.csv)')
-      .default(shipped('openb_node_list_gpu_node.csv'), 'shipped openb_node_list_gpu_node.csv'))
+      .default(shippedTraceFile('openb_node_list_gpu_node.csv'), 'shipped openb_node_list_gpu_node.csv'))
     .addOption(new Option('--pods <file>', 'pod list CSV (openb_pod_list_*.csv)')
-      .default(shipped('openb_pod_list_default.csv'), 'shipped openb_pod_list_default.csv'))
+      .default(shippedTraceFile('openb_pod_list_default.csv'), 'shipped openb_pod_list_default.csv'))
     .addOption(new Option('--policy <list>', `comma list of policies, or all (${POLICY_NAMES.join(', ')})`)
       .argParser(parsePolicyList).default([...POLICY_NAMES], 'all'))
     .addOption(new Option('--seeds <list>', 'seeds: a range a-b, a comma list, or a mix like 42,45-47')

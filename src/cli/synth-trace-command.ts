@@ -3,18 +3,14 @@
  * multigpuNN or gpuspecNN family of cluster-trace-gpu-v2023) made from a shipped one; see
  * src/sim/traces/synthesize-variant.ts for what each variant means.
  */
-import { rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readNodeListFile, readPodListFile } from '../sim/traces/alibaba-csv.js';
 import {
   formatPodListCsv, synthesizeVariant, traceShares, VARIANT_FIELDS, VARIANT_KINDS, type VariantKind, type VariantSpec,
 } from '../sim/traces/synthesize-variant.js';
-import { OutputFileError } from './exit-codes.js';
+import { checkOutputPath, shippedTraceFile, writeAtomically } from './output-files.js';
 import { MAX_SEED } from './parse-seeds.js';
 
-const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 
 /** What each kind's percentage means, for the `--variant` error message and help. */
 const VARIANT_MEANING: { readonly [K in VariantKind]: string } = {
@@ -67,22 +63,11 @@ function variantText(spec: VariantSpec): string {
 }
 
 async function synthTrace(opts: SynthTraceOptions): Promise<void> {
-  const folder = dirname(opts.out);
-  if (!(await stat(folder).catch(() => null))?.isDirectory()) throw new OutputFileError('--out', opts.out, `folder '${folder}' does not exist`);
-  if ((await stat(opts.out).catch(() => null))?.isDirectory()) throw new OutputFileError('--out', opts.out, 'it is a folder');
+  await checkOutputPath('--out', opts.out);
 
   const [base, nodes] = await Promise.all([readPodListFile(opts.from), readNodeListFile(opts.nodes)]);
   const pods = synthesizeVariant(base, nodes, opts.variant, opts.seed);
-  const text = formatPodListCsv(pods);
-
-  const tmp = `${opts.out}.tmp`;
-  try {
-    await writeFile(tmp, text, 'utf8');
-    await rename(tmp, opts.out);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw new OutputFileError('--out', opts.out, err instanceof Error ? err.message : String(err));
-  }
+  await writeAtomically('--out', opts.out, formatPodListCsv(pods));
 
   const s = traceShares(pods);
   process.stdout.write(
@@ -108,9 +93,9 @@ export function createSynthTraceCommand(): Command {
     .allowExcessArguments(false)
     .description('synthesize a cpuNNN / gpushareNN / multigpuNN / gpuspecNN variant of the openb pod list')
     .addOption(new Option('--from <file>', 'base pod list CSV (openb_pod_list_*.csv)')
-      .default(shipped('openb_pod_list_default.csv'), 'shipped openb_pod_list_default.csv'))
+      .default(shippedTraceFile('openb_pod_list_default.csv'), 'shipped openb_pod_list_default.csv'))
     .addOption(new Option('--nodes <file>', 'node list CSV, for gpuspec models (openb_node_list_*.csv)')
-      .default(shipped('openb_node_list_gpu_node.csv'), 'shipped openb_node_list_gpu_node.csv'))
+      .default(shippedTraceFile('openb_node_list_gpu_node.csv'), 'shipped openb_node_list_gpu_node.csv'))
     .addOption(new Option('--variant <kind:pct>', `variant, e.g. cpu:25, gpushare:60, multigpu:40, gpuspec:20 (${VARIANT_KINDS.join(', ')}; pct 0..100)`)
       .argParser(parseVariant).makeOptionMandatory())
     .addOption(new Option('--seed <n>', `seed, integer in 0..${MAX_SEED}`).argParser(parseSeed).default(1))

@@ -9,12 +9,12 @@ import { findPolicy } from '../core/index.js';
 import type { GridReply, GridTask, GridWorkerData } from './grid-worker.js';
 import { runPackingReplay, UnknownPolicyError, type ReplayInput, type WorkloadSource } from './packing-replay.js';
 import { loadPublishedFigures } from './published-results.js';
-
-/** The setup of the FGD authors' published runs: the openb GPU node list at 1.3× inflation. */
-const PUBLISHED_CLUSTER = { nodes: 1213, gpus: 6212, inflation: 1.3 } as const;
 import type { PublishedFigure, RunResult, SimulationReport } from './simulation-types.js';
 import { summarizeRuns } from './summarize.js';
 import { readNodeListFile, readPodListFile } from './traces/alibaba-csv.js';
+
+/** The setup of the FGD authors' published runs: the openb GPU node list at 1.3× inflation. */
+const PUBLISHED_CLUSTER = { nodes: 1213, gpus: 6212, inflation: 1.3 } as const;
 
 /** What to run. */
 export interface GridOptions {
