@@ -4,9 +4,16 @@
  * - 0: success, or `--help` / `--version`.
  * - 1: the run failed: a trace file is missing or malformed, an output file cannot be written, or
  *   an internal error.
- * - 2: usage error: a bad flag value, an unknown option, an unknown policy.
+ * - 2: usage error: a bad flag value, an unknown option, an unknown policy, no server configured.
+ * - 3: the gpushare server cannot be reached (client commands: submit, jobs, ...).
+ * - 1 also when the server answers a client command with an error (ApiError: the message is
+ *   printed), and for a malformed CLI config file.
+ * - `submit --wait` exits with the job's own code instead: its exit code, 128+N for signal N,
+ *   130 when cancelled, 1 when it failed without one ({@link ExitWithCode}).
  */
 import { CommanderError } from 'commander';
+import { ApiError, ApiResponseError, ApiUnreachableError } from '../adapters/http-client/api-errors.js';
+import { CliConfigError } from '../config/cli-config.js';
 import { UnknownPolicyError } from '../sim/packing-replay.js';
 import { TraceFormatError } from '../sim/traces/trace-types.js';
 
@@ -16,6 +23,17 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 /** Exit status for a usage error (bad option value, unknown policy). */
 export const EXIT_USAGE = 2;
+
+/** Exit status when the gpushare server cannot be reached (connection refused, no answer). */
+export const EXIT_UNREACHABLE = 3;
+
+/** Ends a command with a chosen exit status and no message (e.g. `submit --wait` passing on a job's exit code). */
+export class ExitWithCode extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+    this.name = 'ExitWithCode';
+  }
+}
 
 /** A bad option value detected outside commander's own parsing; the message names the flag. */
 export class UsageError extends Error {
@@ -39,7 +57,9 @@ export class OutputFileError extends Error {
  * @param err - Anything thrown while parsing or running a command.
  * @param write - Sink for the message (default: process.stderr); gets whole lines.
  * @returns 0 for help/version, 2 for usage errors (commander errors, {@link UsageError},
- *   UnknownPolicyError), 1 otherwise (TraceFormatError, {@link OutputFileError}, anything else).
+ *   UnknownPolicyError), 3 for ApiUnreachableError, the code of {@link ExitWithCode} (nothing
+ *   printed), 1 otherwise (TraceFormatError, {@link OutputFileError}, ApiError, ApiResponseError,
+ *   CliConfigError, anything else).
  */
 export function handleCliError(err: unknown, write: (text: string) => void = (t) => process.stderr.write(t)): number {
   if (err instanceof CommanderError) {
@@ -51,7 +71,17 @@ export function handleCliError(err: unknown, write: (text: string) => void = (t)
     write(`error: ${err.message}\n`);
     return EXIT_USAGE;
   }
-  if (err instanceof TraceFormatError || err instanceof OutputFileError) {
+  if (err instanceof ExitWithCode) return err.exitCode;
+  if (err instanceof ApiUnreachableError) {
+    write(`error: ${err.message}\n`);
+    return EXIT_UNREACHABLE;
+  }
+  if (err instanceof ApiError) {
+    const hint = err.status === 401 ? ' (check --token, GPUSHARE_TOKEN or the token in the CLI config file)' : '';
+    write(`error: ${err.message}${hint}\n`);
+    return EXIT_FAILURE;
+  }
+  if (err instanceof TraceFormatError || err instanceof OutputFileError || err instanceof ApiResponseError || err instanceof CliConfigError) {
     write(`error: ${err.message}\n`);
     return EXIT_FAILURE;
   }

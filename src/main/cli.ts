@@ -4,9 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { createClientCommands } from '../cli/client-commands.js';
 import { handleCliError } from '../cli/exit-codes.js';
 import { createSimulateCommand } from '../cli/simulate-command.js';
 import { createSynthTraceCommand } from '../cli/synth-trace-command.js';
+import { createServeCommand } from '../cli/serve-command.js';
 
 /** The package version, read from package.json (two levels above src/main and dist/main). */
 function packageVersion(): string {
@@ -24,7 +26,9 @@ export function createProgram(): Command {
     .description('GPU-sharing scheduler toolkit: fractional GPUs, fragmentation-aware scheduling, trace-driven simulator')
     .version(packageVersion(), '-V, --version')
     .addCommand(createSimulateCommand())
-    .addCommand(createSynthTraceCommand());
+    .addCommand(createSynthTraceCommand())
+    .addCommand(createServeCommand(packageVersion()));
+  for (const command of createClientCommands()) program.addCommand(command);
   program.exitOverride();
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -19,8 +19,9 @@ export const FitReason = {
 /** One of the `FitReason` values. */
 export type FitReason = (typeof FitReason)[keyof typeof FitReason];
 
-/** True when GPU `j` of `node` can take `request`'s per-GPU share (compute and memory). */
+/** True when GPU `j` of `node` is not masked out and can take `request`'s per-GPU share (compute and memory). */
 export function gpuCanHost(node: NodeState, j: number, request: PodRequest): boolean {
+  if (node.gpuEligible[j] === 0) return false;
   if (node.gpuFreeMilli[j]! < request.gpuMilli) return false;
   if (request.gpuMemoryMiB === 0) return true;
   const freeMemory = node.gpuFreeMemoryMiB[j]!;

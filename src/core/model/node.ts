@@ -32,6 +32,12 @@ export class NodeState {
   readonly gpuFreeMilli: Int32Array;
   /** Free GPU memory of each GPU in MiB; -1 when the model's memory is unknown (untracked). */
   readonly gpuFreeMemoryMiB: Float64Array;
+  /**
+   * 1 when GPU `j` may take the request being scheduled, 0 when it is masked out (unhealthy,
+   * cordoned, or running another sharing mode). All 1 unless a caller masks GPUs; the simulator
+   * never does. Change only through `setGpuEligible`.
+   */
+  readonly gpuEligible: Uint8Array;
   /** Number of pods bound to this node. */
   podCount = 0;
   /** Incremented on every allocate/release. */
@@ -52,6 +58,18 @@ export class NodeState {
     this.freeHostMemoryMiB = spec.hostMemoryMiB;
     this.gpuFreeMilli = new Int32Array(spec.gpuCount).fill(GPU_MILLI_PER_GPU);
     this.gpuFreeMemoryMiB = new Float64Array(spec.gpuCount).fill(spec.gpuMemoryMiB ?? -1);
+    this.gpuEligible = new Uint8Array(spec.gpuCount).fill(1);
+  }
+
+  /**
+   * Masks GPU `j` in or out for the next placements (filters and GPU selection skip masked GPUs).
+   * Bumps `version` when the mask changes, so cached scores are not reused across masks.
+   */
+  setGpuEligible(j: number, eligible: boolean): void {
+    const value = eligible ? 1 : 0;
+    if (this.gpuEligible[j] === value) return;
+    this.gpuEligible[j] = value;
+    this.version++;
   }
 
   /** Σ free milli-GPU over the node's GPUs (the FGD paper's G_n). */

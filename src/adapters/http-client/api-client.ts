@@ -1,0 +1,194 @@
+/**
+ * Typed client of the standalone server's HTTP API (`src/contract/api.ts`): one method per route,
+ * every answer validated with the contract's schemas. Uses the global fetch (or one passed in).
+ */
+import { z } from 'zod';
+import {
+  ErrorSchema, GpuSchema, JobDetailSchema, JobSchema,
+  LogsSchema, NewTokenSchema, StatusSchema, TenantSchema,
+  type GpuView, type JobDetailView, type JobView, type SubmitJobInput,
+} from '../../contract/api.js';
+import type { JobState } from '../../core/index.js';
+import { ApiError, ApiResponseError, ApiUnreachableError, networkReason } from './api-errors.js';
+
+/** Path prefix of the versioned API. */
+export const API_PREFIX = '/api/v1';
+/** How long one call may take before the server counts as unreachable, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+const JobListSchema = z.object({ jobs: z.array(JobSchema) });
+const GpuListSchema = z.object({ gpus: z.array(GpuSchema) });
+const TenantListSchema = z.object({ tenants: z.array(TenantSchema) });
+const DrainResultSchema = z.object({ draining: z.literal(true), running: z.number().int() });
+const BackupResultSchema = z.object({ path: z.string(), bytes: z.number().int() });
+const HealthSchema = z.object({ status: z.literal('ok') });
+
+/** `GET /jobs/:id/logs` answer. */
+export type LogsView = z.infer<typeof LogsSchema>;
+/** A tenant. */
+export type TenantView = z.infer<typeof TenantSchema>;
+/** A freshly created token (its secret is shown only once). */
+export type NewTokenView = z.infer<typeof NewTokenSchema>;
+/** `GET /status` answer. */
+export type StatusView = z.infer<typeof StatusSchema>;
+/** `POST /drain` answer: the number of jobs still running. */
+export type DrainResult = z.infer<typeof DrainResultSchema>;
+/** `POST /backup` answer: where the backup was written (on the server's machine) and its size in bytes. */
+export type BackupResult = z.infer<typeof BackupResultSchema>;
+
+/** Options of {@link createApiClient}. */
+export interface ApiClientOptions {
+  /** Base URL of the server (`http://host:port`; a trailing `/` or `/api/v1` is accepted). */
+  readonly url: string;
+  /** Bearer token; sent with every call except {@link ApiClient.healthz}. */
+  readonly token: string;
+  /** fetch implementation (default: the global fetch). */
+  readonly fetch?: typeof fetch;
+  /** Per-call timeout in milliseconds (default {@link DEFAULT_TIMEOUT_MS}). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * One method per API route. Every method rejects with {@link ApiError} on a non-2xx answer,
+ * {@link ApiUnreachableError} when the server cannot be reached or does not answer in time, and
+ * {@link ApiResponseError} when a 2xx answer does not match the contract.
+ */
+export interface ApiClient {
+  /** The normalized base URL (no trailing `/`, no `/api/v1`). */
+  readonly url: string;
+  /** `GET /healthz` (no token). */
+  healthz(): Promise<{ status: 'ok' }>;
+  /** `POST /jobs`: submits a job; resolves to the new job. */
+  submitJob(body: SubmitJobInput): Promise<JobView>;
+  /** `GET /jobs`: the caller's jobs (all tenants' for admins); `all` includes finished ones. */
+  listJobs(query?: { all?: boolean; state?: JobState }): Promise<JobView[]>;
+  /** `GET /jobs/:id`: a job with its events, attempts and environment. */
+  getJob(id: number): Promise<JobDetailView>;
+  /** `POST /jobs/:id/cancel`. */
+  cancelJob(id: number): Promise<JobView>;
+  /** `GET /jobs/:id/logs`: text of one stream from byte `offset` (default: stdout of the latest attempt from 0). */
+  getLogs(id: number, query?: { stream?: 'stdout' | 'stderr'; attempt?: number; offset?: number }): Promise<LogsView>;
+  /** `GET /gpus`. */
+  listGpus(): Promise<GpuView[]>;
+  /** `POST /gpus/:index/cordon` (admin): no new jobs on that GPU. */
+  cordonGpu(index: number): Promise<GpuView>;
+  /** `POST /gpus/:index/uncordon` (admin). */
+  uncordonGpu(index: number): Promise<GpuView>;
+  /** `POST /tenants` (admin). */
+  createTenant(name: string): Promise<TenantView>;
+  /** `GET /tenants`. */
+  listTenants(): Promise<TenantView[]>;
+  /** `POST /tokens` (admin): a new token for `tenant`. */
+  createToken(body: { tenant: string; label?: string }): Promise<NewTokenView>;
+  /** `POST /drain` (admin): the server starts no new jobs and exits once none runs. */
+  drain(): Promise<DrainResult>;
+  /** `POST /backup` (admin): writes a backup of the state to `path` (absolute, on the server's machine). */
+  backup(path: string): Promise<BackupResult>;
+  /** `GET /status`. */
+  status(): Promise<StatusView>;
+}
+
+/**
+ * Normalizes a server base URL: `http(s)://host[:port][/prefix]`, without a trailing `/` or `/api/v1`.
+ * @throws Error when `url` is not an absolute http or https URL.
+ */
+export function normalizeBaseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`'${url}' is not a URL; expected e.g. http://127.0.0.1:8750`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new Error(`'${url}' is not an http or https URL; expected e.g. http://127.0.0.1:8750`);
+  }
+  if (parsed.search !== '' || parsed.hash !== '') throw new Error(`'${url}' has a query or fragment; give the server's base URL, e.g. http://127.0.0.1:8750`);
+  let path = parsed.pathname.replace(/\/+$/, '');
+  if (path.endsWith(API_PREFIX)) path = path.slice(0, -API_PREFIX.length);
+  return `${parsed.origin}${path}`;
+}
+
+interface CallOptions {
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  readonly body?: unknown;
+  readonly auth?: boolean;
+}
+
+/**
+ * Creates a client for the server at `options.url`.
+ * @throws Error when the URL is not an http(s) URL (see {@link normalizeBaseUrl}).
+ */
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const base = normalizeBaseUrl(options.url);
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+
+  async function call<S extends z.ZodTypeAny>(method: 'GET' | 'POST', path: string, schema: S, call: CallOptions = {}): Promise<z.infer<S>> {
+    const routePath = call.auth === false ? path : `${API_PREFIX}${path}`;
+    const route = `${method} ${routePath}`;
+    const target = new URL(`${base}${routePath}`);
+    for (const [key, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) target.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (call.auth !== false) headers.authorization = `Bearer ${options.token}`;
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    let text: string;
+    try {
+      response = await doFetch(target, {
+        method,
+        headers,
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      text = await response.text();
+    } catch (err) {
+      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      throw new ApiUnreachableError(base, timedOut ? `no answer within ${timeoutMs / 1000} s` : networkReason(err), { cause: err });
+    }
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (!response.ok) {
+      const parsed = ErrorSchema.safeParse(json);
+      if (parsed.success) throw new ApiError(response.status, parsed.data.error.code, parsed.data.error.message, parsed.data.error.details);
+      const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+      throw new ApiError(response.status, `HTTP_${response.status}`, `${route} failed with HTTP ${status}${text && json === undefined ? `: ${text.slice(0, 200)}` : ''}`);
+    }
+    if (json === undefined) throw new ApiResponseError(route, text === '' ? 'empty body' : 'the body is not JSON');
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ApiResponseError(route, issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body');
+    }
+    return parsed.data as z.infer<S>;
+  }
+
+  const jobPath = (id: number, rest = ''): string => `/jobs/${encodeURIComponent(String(id))}${rest}`;
+  const gpuPath = (index: number, action: string): string => `/gpus/${encodeURIComponent(String(index))}/${action}`;
+
+  return {
+    url: base,
+    healthz: () => call('GET', '/healthz', HealthSchema, { auth: false }),
+    submitJob: (body) => call('POST', '/jobs', JobSchema, { body }),
+    listJobs: async (query = {}) => (await call('GET', '/jobs', JobListSchema, {
+      query: { all: query.all === undefined ? undefined : String(query.all), state: query.state },
+    })).jobs,
+    getJob: (id) => call('GET', jobPath(id), JobDetailSchema),
+    cancelJob: (id) => call('POST', jobPath(id, '/cancel'), JobSchema),
+    getLogs: (id, query = {}) => call('GET', jobPath(id, '/logs'), LogsSchema, { query }),
+    listGpus: async () => (await call('GET', '/gpus', GpuListSchema)).gpus,
+    cordonGpu: (index) => call('POST', gpuPath(index, 'cordon'), GpuSchema),
+    uncordonGpu: (index) => call('POST', gpuPath(index, 'uncordon'), GpuSchema),
+    createTenant: (name) => call('POST', '/tenants', TenantSchema, { body: { name } }),
+    listTenants: async () => (await call('GET', '/tenants', TenantListSchema)).tenants,
+    createToken: (body) => call('POST', '/tokens', NewTokenSchema, { body: body.label === undefined ? { tenant: body.tenant } : { tenant: body.tenant, label: body.label } }),
+    drain: () => call('POST', '/drain', DrainResultSchema),
+    backup: (path) => call('POST', '/backup', BackupResultSchema, { body: { path } }),
+    status: () => call('GET', '/status', StatusSchema),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Builds the Fastify HTTP server (no listen): `/healthz`, `/openapi.json` and the API under
+ * `/api/v1` (bearer token on every call). Request bodies and queries are validated with the zod
+ * schemas of src/contract; failures become 400 with the field path, catalogue errors their status.
+ * Tests use `inject()`; `src/main/serve.ts` listens.
+ */
+import fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Principal } from '../../app/auth/tokens.js';
+import type { AdminService } from '../../app/control-plane/admin-service.js';
+import type { ControlPlane } from '../../app/control-plane/control-plane.js';
+import type { JobService } from '../../app/control-plane/job-service.js';
+import { registerErrorHandler } from './error-handler.js';
+import { registerAdminRoutes } from './routes/admin.js';
+import { registerGpuRoutes } from './routes/gpus.js';
+import { registerJobRoutes } from './routes/jobs.js';
+
+/** What the routes call. */
+export interface ServerServices {
+  readonly plane: ControlPlane;
+  readonly jobs: JobService;
+  readonly admin: AdminService;
+  readonly version: string;
+  /** Called by `POST /api/v1/drain` once no job runs (the server then exits). */
+  readonly onDrained: () => void;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+/** Options of `buildServer`. */
+export interface BuildServerOptions {
+  /** A pino logger or `false`. */
+  readonly logger?: boolean | object;
+}
+
+/** The app with every route registered; call `.listen()` or `.inject()`. */
+export async function buildServer(services: ServerServices, options: BuildServerOptions = {}): Promise<FastifyInstance> {
+  const app = fastify({ logger: options.logger ?? false, bodyLimit: 1 << 20 }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'gpushare API', version: services.version, description: 'Fractional GPU jobs on one server: submit, watch, cancel; GPUs and tenants.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  app.decorateRequest('principal', null as unknown as Principal);
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/api/')) request.principal = services.admin.authenticate(request.headers.authorization);
+  });
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(async (api) => {
+    registerJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+    registerGpuRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+    registerAdminRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+  }, { prefix: '/api/v1' });
+  await app.ready();
+  return app;
+}

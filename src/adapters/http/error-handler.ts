@@ -1,0 +1,30 @@
+/**
+ * One error mapping for the whole API: catalogue errors keep their status and code, validation
+ * failures become 400 naming each field path, anything else is a 500 whose details stay in the log.
+ * Body: `{ error: { code, message, details } }`.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { GpushareError } from '../../app/errors.js';
+
+/** Installs the error and not-found handlers. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | GpushareError, request, reply) => {
+    if (error instanceof GpushareError) {
+      return reply.status(error.httpStatus).send({ error: { code: error.code, message: error.message, details: error.details } });
+    }
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const issues = error.validation.map((v) => {
+        const field = [error.validationContext, ...v.instancePath.split('/').filter(Boolean)].join('.');
+        const params = v.params as { issue?: { message?: string; options?: unknown[]; received?: unknown } };
+        const allowed = Array.isArray(params.issue?.options) ? ` (allowed: ${params.issue!.options!.join(', ')})` : '';
+        return { field, message: `${field}: ${v.message ?? 'invalid'}${allowed}` };
+      });
+      return reply.status(400).send({ error: { code: 'GPUSHARE_INVALID_FIELD', message: issues.map((i) => i.message).join('; '), details: { issues } } });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.status(status).send({ error: { code: error.code ?? 'GPUSHARE_INTERNAL', message: status >= 500 ? 'internal error; see the server log' : error.message } });
+  });
+  app.setNotFoundHandler((request, reply) => reply.status(404).send({ error: { code: 'GPUSHARE_NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } }));
+}

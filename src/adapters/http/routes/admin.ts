@@ -1,0 +1,49 @@
+/**
+ * Admin and status routes: tenants, tokens, drain, backup, status.
+ */
+import { statSync } from 'node:fs';
+import { z } from 'zod';
+import { BackupSchema, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
+import { requireAdmin } from '../../../app/control-plane/admin-service.js';
+import type { ServerServices } from '../build-server.js';
+import type { Api } from './jobs.js';
+
+/** Registers the admin routes. */
+export function registerAdminRoutes(api: Api, services: ServerServices): void {
+  const { admin, plane } = services;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  api.post('/tenants', { schema: { tags: ['admin'], summary: 'Create a tenant (admin)', body: CreateTenantSchema, response: { 201: TenantSchema } } }, async (request, reply) => {
+    const tenant = admin.createTenant(request.principal, request.body.name);
+    return reply.status(201).send({ name: tenant.name, createdAt: iso(tenant.createdAtMs) });
+  });
+  api.get('/tenants', { schema: { tags: ['admin'], summary: 'List tenants', response: { 200: z.object({ tenants: z.array(TenantSchema) }) } } }, async (request) => ({
+    tenants: admin.listTenants(request.principal).map((t) => ({ name: t.name, createdAt: iso(t.createdAtMs) })),
+  }));
+  api.post('/tokens', { schema: { tags: ['admin'], summary: 'Create a tenant token (admin); the secret is shown once', body: CreateTokenSchema, response: { 201: NewTokenSchema } } }, async (request, reply) => {
+    return reply.status(201).send(admin.createToken(request.principal, request.body.tenant, request.body.label));
+  });
+  api.post('/drain', { schema: { tags: ['admin'], summary: 'Stop starting jobs; the server exits once none runs (admin)', response: { 202: z.object({ draining: z.boolean(), running: z.number().int() }) } } }, async (request, reply) => {
+    requireAdmin(request.principal);
+    plane.drain(services.onDrained);
+    return reply.status(202).send({ draining: true, running: plane.runningJobs().length });
+  });
+  api.post('/backup', { schema: { tags: ['admin'], summary: 'Write a consistent copy of the store (admin)', body: BackupSchema, response: { 200: z.object({ path: z.string(), bytes: z.number().int() }) } } }, async (request) => {
+    requireAdmin(request.principal);
+    await plane.deps.store.backup(request.body.path);
+    return { path: request.body.path, bytes: statSync(request.body.path).size };
+  });
+  api.get('/status', { schema: { tags: ['admin'], summary: 'Server status', response: { 200: StatusSchema } } }, async (request) => {
+    const counts: Record<string, number> = {};
+    for (const job of services.jobs.list(request.principal, { all: false })) counts[job.state] = (counts[job.state] ?? 0) + 1;
+    return {
+      version: services.version,
+      draining: plane.draining,
+      gpuSource: plane.deps.inventory.source,
+      jobs: counts,
+      freezer: plane.deps.launcher.freezerKind,
+      enforcement: { ...plane.deps.launcher.enforcement },
+      scheduler: plane.passStats.summary(),
+      you: { role: request.principal.role, tenant: request.principal.tenant },
+    };
+  });
+}

@@ -1,0 +1,34 @@
+/**
+ * Job routes: submit, list, show, cancel, logs.
+ */
+import type { FastifyInstance, RawServerDefault, FastifyBaseLogger, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
+import { z } from 'zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { JobDetailSchema, JobSchema, ListJobsQuerySchema, LogsQuerySchema, LogsSchema, SubmitJobSchema } from '../../../contract/api.js';
+import type { ServerServices } from '../build-server.js';
+
+/** The Fastify instance type the routes are registered on. */
+export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
+
+/** `:id` path parameter. */
+export const IdParams = z.object({ id: z.coerce.number().int().min(1).describe('job id') });
+
+/** Registers the job routes. */
+export function registerJobRoutes(api: Api, { jobs }: ServerServices): void {
+  api.post('/jobs', { schema: { tags: ['jobs'], summary: 'Submit a job', body: SubmitJobSchema, response: { 201: JobSchema } } }, async (request, reply) => {
+    return reply.status(201).send(jobs.submit(request.principal, request.body));
+  });
+  api.get('/jobs', { schema: { tags: ['jobs'], summary: 'List jobs (active only unless all=true)', querystring: ListJobsQuerySchema, response: { 200: z.object({ jobs: z.array(JobSchema) }) } } }, async (request) => {
+    return { jobs: jobs.list(request.principal, { all: request.query.all === 'true', ...(request.query.state ? { state: request.query.state } : {}) }) };
+  });
+  api.get('/jobs/:id', { schema: { tags: ['jobs'], summary: 'A job with its transitions and attempts', params: IdParams, response: { 200: JobDetailSchema } } }, async (request) => {
+    return jobs.get(request.principal, request.params.id);
+  });
+  api.post('/jobs/:id/cancel', { schema: { tags: ['jobs'], summary: 'Cancel a job', params: IdParams, response: { 200: JobSchema } } }, async (request) => {
+    return jobs.cancel(request.principal, request.params.id);
+  });
+  api.get('/jobs/:id/logs', { schema: { tags: ['jobs'], summary: 'Read an attempt\'s output from a byte offset', params: IdParams, querystring: LogsQuerySchema, response: { 200: LogsSchema } } }, async (request) => {
+    const { stream, attempt, offset } = request.query;
+    return jobs.logs(request.principal, request.params.id, { stream, offset, ...(attempt !== undefined ? { attempt } : {}) });
+  });
+}

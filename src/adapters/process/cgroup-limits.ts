@@ -1,0 +1,128 @@
+/**
+ * Host limits of an attempt as cgroup settings: `cpuMilli` becomes a CFS quota (v1
+ * `cpu.cfs_quota_us` / `cpu.cfs_period_us`, v2 `cpu.max`) and `hostMemoryMiB` a memory limit
+ * (v1 `memory.limit_in_bytes`, v2 `memory.max`). Detects which controllers this host offers.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createCgroup, readCgroupFile, writeCgroupFile } from './cgroup-dir.js';
+import type { CgroupLayout } from './cgroup-layout.js';
+
+/** CFS period used for CPU limits, microseconds. */
+export const CPU_PERIOD_US = 100_000;
+/** Smallest CFS quota the kernel accepts, microseconds. */
+export const MIN_CPU_QUOTA_US = 1_000;
+/** Bytes in one MiB. */
+const BYTES_PER_MIB = 1024 * 1024;
+
+/** Where one limit is enforced: a v1 hierarchy or the v2 one, by its `gpushare` parent directory. */
+export interface LimitHierarchy {
+  /** cgroup version of the hierarchy. */
+  version: 'v1' | 'v2';
+  /** The parent directory (`<mount>/gpushare`) under which job cgroups are made. */
+  parentDir: string;
+}
+
+/** Which limits this host can enforce, and where. */
+export interface LimitSupport {
+  /** Hierarchy for `cpuMilli`, null when no CPU controller is usable. */
+  cpu: LimitHierarchy | null;
+  /** Hierarchy for `hostMemoryMiB`, null when no memory controller is usable. */
+  memory: LimitHierarchy | null;
+}
+
+/**
+ * The control-file values that limit a cgroup to `cpuMilli` milli-cores: quota = cpuMilli × 100
+ * µs per 100 000 µs period (at least {@link MIN_CPU_QUOTA_US}). Throws RangeError for a value
+ * that is not a positive integer.
+ */
+export function cpuLimitValues(cpuMilli: number, version: 'v1' | 'v2'): Array<[file: string, value: string]> {
+  if (!Number.isSafeInteger(cpuMilli) || cpuMilli <= 0) throw new RangeError(`cpuMilli must be a positive integer, got ${cpuMilli}`);
+  const quotaUs = Math.max(MIN_CPU_QUOTA_US, Math.round((cpuMilli * CPU_PERIOD_US) / 1000));
+  return version === 'v1'
+    ? [['cpu.cfs_period_us', String(CPU_PERIOD_US)], ['cpu.cfs_quota_us', String(quotaUs)]]
+    : [['cpu.max', `${quotaUs} ${CPU_PERIOD_US}`]];
+}
+
+/**
+ * The control-file values that limit a cgroup to `hostMemoryMiB` MiB (bytes = MiB × 1 048 576).
+ * Throws RangeError for a value that is not a positive integer.
+ */
+export function memoryLimitValues(hostMemoryMiB: number, version: 'v1' | 'v2'): Array<[file: string, value: string]> {
+  if (!Number.isSafeInteger(hostMemoryMiB) || hostMemoryMiB <= 0) {
+    throw new RangeError(`hostMemoryMiB must be a positive integer, got ${hostMemoryMiB}`);
+  }
+  const bytes = String(hostMemoryMiB * BYTES_PER_MIB);
+  return version === 'v1' ? [['memory.limit_in_bytes', bytes]] : [['memory.max', bytes]];
+}
+
+/**
+ * Enables `controller` for the children of every directory from the v2 mount down to
+ * `parentDir` (`cgroup.subtree_control`); false when the kernel refuses.
+ */
+function enableV2Controller(mount: string, parentDir: string, controller: string): boolean {
+  const levels = parentDir.slice(mount.length).split('/').filter((s) => s !== '');
+  let dir = mount;
+  try {
+    for (let i = 0; i <= levels.length; i += 1) {
+      const enabled = readCgroupFile(dir, 'cgroup.subtree_control').split(/\s+/);
+      if (!enabled.includes(controller)) writeCgroupFile(dir, 'cgroup.subtree_control', `+${controller}`);
+      if (i < levels.length) {
+        dir = join(dir, levels[i] ?? '');
+        createCgroup(dir);
+      }
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Finds where `controller` ('cpu' or 'memory') can be limited: the v2 hierarchy when it offers
+ * the controller (enabling it down to the parent), else its v1 hierarchy when the parent can be
+ * made there and has `probeFile`. Null when neither works.
+ */
+function detectController(
+  layout: CgroupLayout, cgroupParent: string, controller: 'cpu' | 'memory', probeFile: string,
+): LimitHierarchy | null {
+  if (layout.v2Mount !== null && layout.v2Controllers.includes(controller)) {
+    const parentDir = join(layout.v2Mount, cgroupParent);
+    if (enableV2Controller(layout.v2Mount, parentDir, controller)) return { version: 'v2', parentDir };
+  }
+  const mount = layout.v1Mounts[controller];
+  if (mount === undefined) return null;
+  const parentDir = join(mount, cgroupParent);
+  try {
+    createCgroup(parentDir);
+    return existsSync(join(parentDir, probeFile)) ? { version: 'v1', parentDir } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Detects which host limits can be enforced under `cgroupParent` (e.g. `gpushare`). Probing
+ * creates the parent directory in the candidate hierarchies (and on v2 enables the controller
+ * for its children).
+ */
+export function detectLimitSupport(layout: CgroupLayout, cgroupParent: string): LimitSupport {
+  return {
+    cpu: detectController(layout, cgroupParent, 'cpu', 'cpu.cfs_quota_us'),
+    memory: detectController(layout, cgroupParent, 'memory', 'memory.limit_in_bytes'),
+  };
+}
+
+/**
+ * Writes limit values (from {@link cpuLimitValues} / {@link memoryLimitValues}) into cgroup
+ * `dir`, in order. Throws naming the file when the kernel refuses one.
+ */
+export function writeLimits(dir: string, values: ReadonlyArray<readonly [string, string]>): void {
+  for (const [file, value] of values) {
+    try {
+      writeCgroupFile(dir, file, value);
+    } catch (error) {
+      throw new Error(`cannot set ${join(dir, file)} to ${value}: ${(error as Error).message}`);
+    }
+  }
+}

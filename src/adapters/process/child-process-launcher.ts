@@ -1,0 +1,265 @@
+/**
+ * The {@link ProcessLauncher} of the standalone server: each attempt runs as a real process tree
+ * under a detached supervisor (`supervisor.ts`), in its own cgroups where the host has them.
+ * See docs/processes.md.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type {
+  FreezerKind, LaunchSpec, LimitEnforcement, ProcessHandle, ProcessLauncher, ProcessOutcome,
+} from '../../app/ports/process-launcher.js';
+import { attemptCgroupKey, attemptFiles, readJobPidFile, readOutcomeFile } from './attempt-files.js';
+import { createCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
+import { detectCgroupLayout, ownCgroupDirectory, type CgroupLayout } from './cgroup-layout.js';
+import { cpuLimitValues, detectLimitSupport, memoryLimitValues, writeLimits, type LimitSupport } from './cgroup-limits.js';
+import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
+import { isSameProcess, readProcessStartTime } from './proc-identity.js';
+import { resolveExecutable } from './resolve-executable.js';
+import type { SupervisorCgroup, SupervisorSpec } from './supervisor-spec.js';
+import { waitUntil } from './wait-until.js';
+
+/** The subset of a pino logger the launcher uses. */
+export interface LauncherLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+/** Options of {@link createChildProcessLauncher}. */
+export interface ChildProcessLauncherOptions {
+  /** Freezer backend, or 'auto' (default) for the best one this host has. A forced backend the host lacks throws. */
+  freezer?: FreezerKind | 'auto';
+  /** Directory under which the cgroup hierarchies are mounted; default `/sys/fs/cgroup`. */
+  cgroupRoot?: string;
+  /** Parent directory of all job cgroups inside each hierarchy; default `gpushare`. */
+  cgroupParent?: string;
+  /** The supervisor script; default `supervisor.js` beside this module (dist/adapters/process/). */
+  supervisorPath?: string;
+  /** Longest wait for a freeze to take effect, milliseconds; default 2000. */
+  freezeTimeoutMs?: number;
+  /** Longest wait in `start` for the supervisor to start the command, milliseconds; default 5000. */
+  startTimeoutMs?: number;
+  /** Logger for warnings (limits not enforced, failed thaws). */
+  logger?: LauncherLogger;
+}
+
+/** One cgroup an attempt joins: its directory and the hierarchy it belongs to. */
+interface AttemptCgroup {
+  dir: string;
+  /** Mount point of its hierarchy, and the v1 controller naming it (null for v2). */
+  mount: string;
+  controller: string | null;
+  limits: Array<[string, string]>;
+}
+
+/** Throws RangeError unless `value` is an integer ≥ `min`. */
+function checkInteger(name: string, value: number, min: number): void {
+  if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
+}
+
+/** {@link ProcessLauncher} on child processes, cgroups and /proc. */
+class ChildProcessLauncher implements ProcessLauncher {
+  readonly freezerKind: FreezerKind;
+  readonly enforcement: LimitEnforcement;
+  private readonly freezers = new Map<FreezerKind, Freezer>();
+  private readonly limits: LimitSupport;
+
+  constructor(
+    private readonly layout: CgroupLayout,
+    private readonly cgroupParent: string,
+    requested: FreezerKind | 'auto',
+    private readonly supervisorPath: string,
+    private readonly freezeTimeoutMs: number,
+    private readonly startTimeoutMs: number,
+    private readonly logger: LauncherLogger | undefined,
+  ) {
+    const available = detectFreezerKinds(layout, cgroupParent);
+    if (requested !== 'auto' && !available.includes(requested)) {
+      throw new Error(`freezer backend ${requested} is not available on this host (available: ${available.join(', ')})`);
+    }
+    this.freezerKind = requested === 'auto' ? (available[0] ?? 'signals') : requested;
+    this.limits = detectLimitSupport(layout, cgroupParent);
+    this.enforcement = { cpuMilli: this.limits.cpu !== null, hostMemoryMiB: this.limits.memory !== null };
+  }
+
+  /** The freezer of `kind` (cached). Throws when this host lacks its hierarchy. */
+  private freezer(kind: FreezerKind): Freezer {
+    let freezer = this.freezers.get(kind);
+    if (freezer === undefined) {
+      freezer = createFreezer(kind, this.layout, this.cgroupParent);
+      this.freezers.set(kind, freezer);
+    }
+    return freezer;
+  }
+
+  /** The cgroups an attempt of `spec` joins, with the limit values to write into each. */
+  private plannedCgroups(spec: LaunchSpec, key: string): AttemptCgroup[] {
+    const byDir = new Map<string, AttemptCgroup>();
+    const add = (parentDir: string, version: 'v1' | 'v2', controller: string, limits: Array<[string, string]>): void => {
+      const dir = join(parentDir, key);
+      const mount = version === 'v2' ? (this.layout.v2Mount ?? '') : (this.layout.v1Mounts[controller] ?? '');
+      const entry = byDir.get(dir) ?? { dir, mount, controller: version === 'v2' ? null : controller, limits: [] };
+      entry.limits.push(...limits);
+      byDir.set(dir, entry);
+    };
+    const freezerDir = this.freezer(this.freezerKind).cgroupDirectory(key);
+    if (freezerDir !== null) add(join(freezerDir, '..'), this.freezerKind === 'cgroup-v2' ? 'v2' : 'v1', 'freezer', []);
+    const { cpu, memory } = this.limits;
+    if (spec.cpuMilli > 0 && cpu !== null) add(cpu.parentDir, cpu.version, 'cpu', cpuLimitValues(spec.cpuMilli, cpu.version));
+    if (spec.hostMemoryMiB > 0 && memory !== null) {
+      add(memory.parentDir, memory.version, 'memory', memoryLimitValues(spec.hostMemoryMiB, memory.version));
+    }
+    if (spec.cpuMilli > 0 && cpu === null) this.logger?.warn({ jobId: spec.jobId }, 'cpuMilli not enforced: no CPU controller');
+    if (spec.hostMemoryMiB > 0 && memory === null) this.logger?.warn({ jobId: spec.jobId }, 'hostMemoryMiB not enforced: no memory controller');
+    return [...byDir.values()];
+  }
+
+  /** Every directory cgroup `key` may have on this host (all hierarchies). */
+  private cgroupDirectories(key: string): string[] {
+    const mounts = [this.layout.v2Mount, ...Object.values(this.layout.v1Mounts)];
+    return [...new Set(mounts.filter((m): m is string => m !== null).map((m) => join(m, this.cgroupParent, key)))];
+  }
+
+  /** {@inheritDoc ProcessLauncher.start} */
+  async start(spec: LaunchSpec): Promise<ProcessHandle> {
+    checkInteger('jobId', spec.jobId, 0);
+    checkInteger('attempt', spec.attempt, 1);
+    checkInteger('cpuMilli', spec.cpuMilli, 0);
+    checkInteger('hostMemoryMiB', spec.hostMemoryMiB, 0);
+    if (spec.argv.length === 0) throw new RangeError('argv must not be empty');
+    if (!existsSync(spec.jobDirectory)) throw new Error(`job directory not found: ${spec.jobDirectory}`);
+    if (!existsSync(this.supervisorPath)) throw new Error(`supervisor not found at ${this.supervisorPath} (run npm run build)`);
+    const files = attemptFiles(spec.jobDirectory, spec.attempt);
+    for (const stale of [files.pidPath, files.outcomePath, files.launchSpecPath]) {
+      try {
+        unlinkSync(stale);
+      } catch (error) {
+        if (errnoCode(error) !== 'ENOENT') throw error;
+      }
+    }
+    const key = attemptCgroupKey(spec.jobId, spec.attempt);
+    const cgroups = this.plannedCgroups(spec, key);
+    const joined: SupervisorCgroup[] = [];
+    for (const cgroup of cgroups) {
+      await removeCgroup(cgroup.dir); // a stale cgroup of the same attempt
+      createCgroup(cgroup.dir);
+      writeLimits(cgroup.dir, cgroup.limits);
+      const own = ownCgroupDirectory(cgroup.mount, cgroup.controller);
+      joined.push({ joinProcsFile: join(cgroup.dir, 'cgroup.procs'), leaveProcsFile: own === null ? null : join(own, 'cgroup.procs') });
+    }
+    const handleBase = {
+      cgroupKey: cgroups.length > 0 ? key : null, freezerKind: this.freezerKind,
+      stdoutPath: files.stdoutPath, stderrPath: files.stderrPath, pidPath: files.pidPath, outcomePath: files.outcomePath,
+    };
+    const supervisorSpec: SupervisorSpec = {
+      argv: [...spec.argv], workingDirectory: spec.workingDirectory, environment: { ...spec.environment },
+      cgroups: joined, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath,
+      pidPath: files.pidPath, outcomePath: files.outcomePath,
+    };
+    writeFileSync(files.launchSpecPath, JSON.stringify(supervisorSpec), { mode: 0o600 });
+    const child = spawn(process.execPath, [this.supervisorPath, files.launchSpecPath], { detached: true, stdio: 'ignore' });
+    const supervisorPid = child.pid;
+    const supervisorStartTime = supervisorPid === undefined ? null : readProcessStartTime(supervisorPid);
+    child.unref();
+    if (supervisorPid === undefined || supervisorStartTime === null) {
+      await this.cleanup({ ...handleBase, supervisorPid: 0, supervisorStartTime: '', jobPid: null });
+      throw new Error(`cannot start the supervisor of job ${spec.jobId} attempt ${spec.attempt}`);
+    }
+    const handle: ProcessHandle = { ...handleBase, supervisorPid, supervisorStartTime, jobPid: null };
+    await waitUntil(() => existsSync(files.pidPath) || existsSync(files.outcomePath) || !this.isAlive(handle), this.startTimeoutMs);
+    handle.jobPid = readJobPidFile(files.pidPath);
+    if (handle.jobPid === null && this.readOutcome(handle) === null && !this.isAlive(handle)) {
+      await this.cleanup(handle);
+      throw new Error(`the supervisor of job ${spec.jobId} attempt ${spec.attempt} exited without starting the command`);
+    }
+    this.logger?.info({ jobId: spec.jobId, attempt: spec.attempt, supervisorPid, jobPid: handle.jobPid }, 'attempt started');
+    return handle;
+  }
+
+  /** {@inheritDoc ProcessLauncher.isAlive} */
+  isAlive(handle: ProcessHandle): boolean {
+    return isSameProcess(handle.supervisorPid, handle.supervisorStartTime);
+  }
+
+  /** {@inheritDoc ProcessLauncher.readOutcome} */
+  readOutcome(handle: ProcessHandle): ProcessOutcome | null {
+    return readOutcomeFile(handle.outcomePath);
+  }
+
+  /** The job's pid: from the handle, else from the pid file (null when not known). */
+  private jobPid(handle: ProcessHandle): number | null {
+    return handle.jobPid ?? readJobPidFile(handle.pidPath);
+  }
+
+  /** {@inheritDoc ProcessLauncher.stop} */
+  async stop(handle: ProcessHandle, signal: NodeJS.Signals, graceMs: number): Promise<void> {
+    const killCgroups = (sig: NodeJS.Signals): void => {
+      if (handle.cgroupKey !== null) for (const dir of this.cgroupDirectories(handle.cgroupKey)) signalCgroup(dir, sig);
+    };
+    try {
+      await this.thaw(handle);
+    } catch (error) {
+      this.logger?.warn({ supervisorPid: handle.supervisorPid, err: error }, 'thaw before stop failed');
+    }
+    if (!this.isAlive(handle)) {
+      killCgroups('SIGKILL'); // an orphaned tree of a dead supervisor
+      return;
+    }
+    const jobPid = this.jobPid(handle);
+    const target = jobPid === null ? handle.supervisorPid : -jobPid; // the supervisor forwards
+    const send = (pid: number, sig: NodeJS.Signals): void => {
+      try {
+        process.kill(pid, sig);
+      } catch (error) {
+        if (errnoCode(error) !== 'ESRCH') throw error;
+      }
+    };
+    send(target, signal);
+    if (await waitUntil(() => !this.isAlive(handle), graceMs, 10)) return;
+    if (jobPid !== null) send(-jobPid, 'SIGKILL');
+    killCgroups('SIGKILL');
+  }
+
+  /** {@inheritDoc ProcessLauncher.freeze} */
+  async freeze(handle: ProcessHandle): Promise<void> {
+    if (!this.isAlive(handle)) return;
+    await this.freezer(handle.freezerKind).freeze({ cgroupKey: handle.cgroupKey, jobPid: this.jobPid(handle) }, this.freezeTimeoutMs);
+  }
+
+  /** {@inheritDoc ProcessLauncher.thaw} */
+  async thaw(handle: ProcessHandle): Promise<void> {
+    // Signals go to a pid: only while the supervisor vouches that it is still the job's.
+    if (handle.freezerKind === 'signals' && !this.isAlive(handle)) return;
+    await this.freezer(handle.freezerKind).thaw({ cgroupKey: handle.cgroupKey, jobPid: this.jobPid(handle) });
+  }
+
+  /** {@inheritDoc ProcessLauncher.cleanup} */
+  async cleanup(handle: ProcessHandle): Promise<void> {
+    if (handle.cgroupKey === null) return;
+    for (const dir of this.cgroupDirectories(handle.cgroupKey)) await removeCgroup(dir);
+  }
+
+  /** {@inheritDoc ProcessLauncher.resolveExecutable} */
+  resolveExecutable(argv0: string, workingDirectory: string, environment: Readonly<Record<string, string>>): string | null {
+    return resolveExecutable(argv0, workingDirectory, environment);
+  }
+}
+
+/**
+ * Creates the launcher. Detects the cgroup layout, the freezer backends and the enforceable
+ * limits once (probing creates `<hierarchy>/<cgroupParent>` directories). Throws when
+ * `options.freezer` names a backend this host lacks.
+ */
+export function createChildProcessLauncher(options: ChildProcessLauncherOptions = {}): ProcessLauncher {
+  const supervisorPath = options.supervisorPath ?? fileURLToPath(new URL('./supervisor.js', import.meta.url));
+  return new ChildProcessLauncher(
+    detectCgroupLayout(options.cgroupRoot),
+    options.cgroupParent ?? 'gpushare',
+    options.freezer ?? 'auto',
+    supervisorPath,
+    options.freezeTimeoutMs ?? 2000,
+    options.startTimeoutMs ?? 5000,
+    options.logger,
+  );
+}

@@ -1,0 +1,36 @@
+/**
+ * The launch spec file the launcher writes for the supervisor (`attempt-<n>.launch.json`, mode
+ * 0600 since it holds the job's environment). Types only: the supervisor imports nothing but
+ * Node built-ins at run time.
+ */
+
+/** One cgroup hierarchy the supervisor joins before starting the command. */
+export interface SupervisorCgroup {
+  /** `cgroup.procs` of the attempt's cgroup: the supervisor writes its pid here first. */
+  joinProcsFile: string;
+  /**
+   * `cgroup.procs` the supervisor moves back to once the command is started (its original
+   * cgroup), so that it is neither frozen nor charged with the job; null to stay.
+   */
+  leaveProcsFile: string | null;
+}
+
+/** Everything the supervisor needs; all paths absolute. */
+export interface SupervisorSpec {
+  /** Command and arguments. */
+  argv: string[];
+  /** Working directory of the command. */
+  workingDirectory: string;
+  /** The complete environment of the command. */
+  environment: Record<string, string>;
+  /** Cgroups to join (possibly none). */
+  cgroups: SupervisorCgroup[];
+  /** File the command's stdout is appended to. */
+  stdoutPath: string;
+  /** File the command's stderr is appended to. */
+  stderrPath: string;
+  /** File to write `{ "jobPid": n }` to once the command runs. */
+  pidPath: string;
+  /** File to write the outcome to (atomically) when the command ends. */
+  outcomePath: string;
+}

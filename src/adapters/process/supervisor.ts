@@ -1,0 +1,140 @@
+/**
+ * The supervisor of one job attempt: `node supervisor.js <attempt-n.launch.json>`.
+ *
+ * Started detached (its own session) by the launcher, so it outlives the server. It reads and
+ * deletes its spec, joins the attempt's cgroups (so the command and all its descendants start
+ * inside them), starts the command in its own process group with stdout/stderr appended to the
+ * log files, moves itself back out of the cgroups, writes the job's pid file, forwards SIGTERM,
+ * SIGINT, SIGUSR1, SIGUSR2 and SIGHUP to the job's process group, and when the command ends
+ * kills what is left of its process group and writes the outcome atomically (tmp + rename).
+ * Exit codes of the supervisor itself: 0 once an outcome is written, 2 when the spec is unreadable.
+ *
+ * Node built-ins only: this file runs on its own from dist/.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import type { SupervisorSpec } from './supervisor-spec.js';
+
+const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGUSR1', 'SIGUSR2', 'SIGHUP'];
+
+/** Writes `data` to `path` atomically: a temporary file in the same directory, then rename. */
+function writeAtomically(path: string, data: string): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}
+
+/** The errno code of an error, or 'unknown'. */
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException | null)?.code ?? 'unknown';
+}
+
+/** Records the outcome and exits 0. */
+function finish(spec: SupervisorSpec, outcome: {
+  exitCode: number | null; signal: string | null; startedAtMs: number; error: string | null;
+}): never {
+  writeAtomically(spec.outcomePath, `${JSON.stringify({ ...outcome, endedAtMs: Date.now() })}\n`);
+  process.exit(0);
+}
+
+/** Reads the spec file named on the command line and deletes it (it holds the environment). */
+function readSpec(): SupervisorSpec {
+  const specPath = process.argv[2];
+  if (specPath === undefined) process.exit(2);
+  try {
+    const spec = JSON.parse(readFileSync(specPath, 'utf8')) as SupervisorSpec;
+    try {
+      unlinkSync(specPath);
+    } catch {
+      // already gone: nothing to protect
+    }
+    return spec;
+  } catch {
+    process.exit(2);
+  }
+}
+
+/** Writes this process's pid to each cgroup of the spec; returns an error message or null. */
+function joinCgroups(spec: SupervisorSpec): string | null {
+  for (const cgroup of spec.cgroups) {
+    try {
+      writeFileSync(cgroup.joinProcsFile, String(process.pid));
+    } catch (error) {
+      return `cannot join cgroup ${cgroup.joinProcsFile}: ${codeOf(error)}`;
+    }
+  }
+  return null;
+}
+
+/** Moves this process back to its original cgroups (best effort). */
+function leaveCgroups(spec: SupervisorSpec): void {
+  for (const cgroup of spec.cgroups) {
+    if (cgroup.leaveProcsFile === null) continue;
+    try {
+      writeFileSync(cgroup.leaveProcsFile, String(process.pid));
+    } catch {
+      // stays in the job's cgroup: still correct, only frozen and charged with the job
+    }
+  }
+}
+
+/** Sends `signal` to process group `pgid`, ignoring a group that is gone. */
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group has exited
+  }
+}
+
+/** Runs the attempt. */
+function main(): void {
+  const spec = readSpec();
+  const startedAtMs = Date.now();
+  process.on('uncaughtException', (error) => {
+    finish(spec, { exitCode: null, signal: null, startedAtMs, error: `supervisor failed: ${error.message}` });
+  });
+  let child: ChildProcess | null = null;
+  for (const signal of FORWARDED_SIGNALS) {
+    process.on(signal, () => {
+      if (child?.pid !== undefined) signalGroup(child.pid, signal);
+    });
+  }
+  const setupError = joinCgroups(spec);
+  if (setupError !== null) finish(spec, { exitCode: null, signal: null, startedAtMs, error: setupError });
+  try {
+    if (!statSync(spec.workingDirectory).isDirectory()) throw new Error('not a directory');
+  } catch {
+    finish(spec, { exitCode: null, signal: null, startedAtMs, error: `working directory not found: ${spec.workingDirectory}` });
+  }
+  const [command, ...args] = spec.argv;
+  if (command === undefined || command === '') {
+    finish(spec, { exitCode: 127, signal: null, startedAtMs, error: 'command not found: empty argv' });
+  }
+  const out = openSync(spec.stdoutPath, 'a');
+  const err = openSync(spec.stderrPath, 'a');
+  const started = spawn(command, args, {
+    cwd: spec.workingDirectory, env: spec.environment, detached: true, stdio: ['ignore', out, err],
+  });
+  child = started;
+  closeSync(out);
+  closeSync(err);
+  leaveCgroups(spec);
+  started.on('error', (error) => {
+    const code = codeOf(error);
+    if (code === 'ENOENT') finish(spec, { exitCode: 127, signal: null, startedAtMs, error: `command not found: ${command}` });
+    finish(spec, {
+      exitCode: 126, signal: null, startedAtMs,
+      error: code === 'EACCES' ? `permission denied: ${command}` : `cannot execute ${command}: ${code}`,
+    });
+  });
+  if (started.pid === undefined) return; // the 'error' event follows
+  const jobPid = started.pid;
+  writeAtomically(spec.pidPath, `${JSON.stringify({ jobPid })}\n`);
+  started.on('exit', (exitCode, signal) => {
+    signalGroup(jobPid, 'SIGKILL'); // the attempt ends with its command: no stragglers
+    finish(spec, { exitCode, signal, startedAtMs, error: null });
+  });
+}
+
+main();

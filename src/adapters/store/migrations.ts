@@ -1,0 +1,148 @@
+/**
+ * Schema migrations of the SQLite state store and the runner that applies them.
+ *
+ * Rule: `MIGRATIONS` only grows. Entry i (0-based) takes a database from schema version i to
+ * i + 1; once an entry has shipped it is never edited, reordered or removed — a schema change is a
+ * new entry appended at the end. The version lives in `PRAGMA user_version`, written in the same
+ * transaction as the migration's SQL, so a database is always at exactly one version.
+ */
+import type Database from 'better-sqlite3';
+
+/** The ordered schema migrations (SQL scripts). Append only; never edit a shipped entry. */
+export const MIGRATIONS: readonly string[] = [
+  // 1: initial schema.
+  `
+  CREATE TABLE tenants (
+    name          TEXT PRIMARY KEY NOT NULL,
+    created_at_ms INTEGER NOT NULL
+  );
+
+  CREATE TABLE tokens (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    digest        TEXT NOT NULL UNIQUE,
+    role          TEXT NOT NULL,
+    tenant        TEXT REFERENCES tenants(name),
+    label         TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL
+  );
+
+  CREATE TABLE jobs (
+    id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+    name               TEXT NOT NULL,
+    tenant             TEXT NOT NULL REFERENCES tenants(name),
+    state              TEXT NOT NULL,
+    reason             TEXT,
+    priority           INTEGER NOT NULL,
+    submitted_at_ms    INTEGER NOT NULL,
+    updated_at_ms      INTEGER NOT NULL,
+    command            TEXT NOT NULL,
+    working_directory  TEXT NOT NULL,
+    environment        TEXT NOT NULL,
+    time_limit_seconds INTEGER,
+    retries            INTEGER NOT NULL,
+    cpu_milli          INTEGER NOT NULL,
+    host_memory_mib    INTEGER NOT NULL,
+    gpu                TEXT NOT NULL,
+    placement          TEXT,
+    attempt            INTEGER NOT NULL,
+    process            TEXT,
+    started_at_ms      INTEGER,
+    ended_at_ms        INTEGER,
+    exit_code          INTEGER,
+    signal             TEXT
+  );
+  CREATE INDEX jobs_by_state ON jobs(state);
+  CREATE INDEX jobs_by_tenant_state ON jobs(tenant, state);
+
+  CREATE TABLE job_events (
+    seq        INTEGER PRIMARY KEY,
+    job_id     INTEGER NOT NULL REFERENCES jobs(id),
+    at_ms      INTEGER NOT NULL,
+    from_state TEXT,
+    to_state   TEXT NOT NULL,
+    reason     TEXT
+  );
+  CREATE INDEX job_events_by_job ON job_events(job_id, seq);
+
+  CREATE TABLE job_attempts (
+    job_id        INTEGER NOT NULL REFERENCES jobs(id),
+    attempt       INTEGER NOT NULL,
+    started_at_ms INTEGER NOT NULL,
+    ended_at_ms   INTEGER,
+    exit_code     INTEGER,
+    signal        TEXT,
+    end_reason    TEXT,
+    PRIMARY KEY (job_id, attempt)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE gpu_cordons (
+    uuid           TEXT PRIMARY KEY NOT NULL,
+    cordoned_at_ms INTEGER NOT NULL
+  );
+  `,
+];
+
+/** The schema version this build reads and writes (the number of migrations). */
+export const SCHEMA_VERSION: number = MIGRATIONS.length;
+
+/** Thrown when a database file's schema version is not one this build can use. */
+export class StoreSchemaVersionError extends Error {
+  override readonly name = 'StoreSchemaVersionError';
+
+  /**
+   * @param file the database file
+   * @param fileVersion the file's `user_version`
+   * @param supportedVersion the version this build knows (`SCHEMA_VERSION`)
+   * @param detail what to do about it
+   */
+  constructor(
+    readonly file: string,
+    readonly fileVersion: number,
+    readonly supportedVersion: number,
+    detail: string,
+  ) {
+    super(`state store ${file} has schema version ${fileVersion}, this gpushare supports version ${supportedVersion}: ${detail}`);
+  }
+}
+
+/** The `user_version` of an open database. */
+export function readSchemaVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Brings the database to `SCHEMA_VERSION`, one migration per `BEGIN IMMEDIATE` transaction (each
+ * re-reads the version under the write lock, so two processes opening the same new file migrate it
+ * once). A read-only connection only checks.
+ * @param file the database file, for error messages
+ * @returns the schema version after migrating (always `SCHEMA_VERSION`)
+ * @throws StoreSchemaVersionError when the file is newer than this build, or older and `readonly`
+ */
+export function migrate(db: Database.Database, file: string, readonly: boolean): number {
+  const checkNotNewer = (version: number): void => {
+    if (version > SCHEMA_VERSION) {
+      throw new StoreSchemaVersionError(file, version, SCHEMA_VERSION, 'it was written by a newer gpushare; upgrade gpushare or restore a backup made by this version');
+    }
+  };
+  const initial = readSchemaVersion(db);
+  checkNotNewer(initial);
+  if (readonly) {
+    if (initial < SCHEMA_VERSION) {
+      throw new StoreSchemaVersionError(file, initial, SCHEMA_VERSION, 'open it read-write once to migrate it');
+    }
+    return initial;
+  }
+  const step = db.transaction((): boolean => {
+    const version = readSchemaVersion(db);
+    checkNotNewer(version);
+    const sql = MIGRATIONS[version];
+    if (sql === undefined) return false;
+    db.exec(sql);
+    db.pragma(`user_version = ${version + 1}`);
+    return true;
+  });
+  while (step.immediate()) {
+    // one migration applied; look for the next
+  }
+  return readSchemaVersion(db);
+}

@@ -1,0 +1,200 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreConflictError } from '../../app/ports/state-store.js';
+import { MIGRATIONS, SCHEMA_VERSION, StoreSchemaVersionError } from './migrations.js';
+import { openSqliteStore, type SqliteStateStore } from './sqlite-store.js';
+import { describeStateStoreContract, sampleJob } from './store.contract.js';
+
+describeStateStoreContract('sqlite', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'gpushare-sqlite-contract-'));
+  const store = openSqliteStore(join(folder, 'gpushare.db'));
+  return {
+    store,
+    cleanup: () => {
+      store.close();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('openSqliteStore', () => {
+  let folder: string;
+  let file: string;
+  const opened: SqliteStateStore[] = [];
+  const open = (path = file, options?: Parameters<typeof openSqliteStore>[1]): SqliteStateStore => {
+    const store = openSqliteStore(path, options);
+    opened.push(store);
+    return store;
+  };
+
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'gpushare-sqlite-'));
+    file = join(folder, 'gpushare.db');
+  });
+  afterEach(() => {
+    for (const store of opened.splice(0)) store.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('uses WAL, synchronous NORMAL, foreign keys, and records the schema version', () => {
+    const store = open();
+    const pragma = (name: string): unknown => store.database.pragma(name, { simple: true });
+    expect(pragma('journal_mode')).toBe('wal');
+    expect(pragma('synchronous')).toBe(1);
+    expect(pragma('foreign_keys')).toBe(1);
+    expect(Number(pragma('busy_timeout'))).toBeGreaterThan(0);
+    expect(pragma('user_version')).toBe(MIGRATIONS.length);
+    expect(store.schemaVersion()).toBe(SCHEMA_VERSION);
+  });
+
+  it('keeps everything across close and reopen', () => {
+    const store = open();
+    store.createTenant('acme', 1);
+    store.createToken({ digest: 'f'.repeat(64), role: 'tenant', tenant: 'acme', label: 'ci', createdAtMs: 2 });
+    const job = store.insertJob(sampleJob('acme'), 3);
+    store.applyJobChanges([{ jobId: job.id, atMs: 4, to: 'scheduled', startAttempt: 1, reason: 'placed', patch: { attempt: 1 } }]);
+    store.setGpuCordoned('GPU-1', true, 5);
+    const before = {
+      tenants: store.listTenants(),
+      token: store.findTokenByDigest('f'.repeat(64)),
+      jobs: store.listJobs(),
+      events: store.listEvents(job.id),
+      attempts: store.listAttempts(job.id),
+      cordons: store.listCordonedGpus(),
+    };
+    store.close();
+    const again = open();
+    expect({
+      tenants: again.listTenants(),
+      token: again.findTokenByDigest('f'.repeat(64)),
+      jobs: again.listJobs(),
+      events: again.listEvents(job.id),
+      attempts: again.listAttempts(job.id),
+      cordons: again.listCordonedGpus(),
+    }).toEqual(before);
+    expect(again.insertJob(sampleJob('acme'), 6).id).toBeGreaterThan(job.id);
+  });
+
+  it('never reuses a job id, even of a deleted row', () => {
+    const store = open();
+    store.createTenant('acme', 1);
+    const ids = [1, 2, 3].map((i) => store.insertJob(sampleJob('acme'), i).id);
+    store.database.exec(`DELETE FROM job_events WHERE job_id = ${ids[2]}; DELETE FROM jobs WHERE id = ${ids[2]}`);
+    expect(store.insertJob(sampleJob('acme'), 4).id).toBeGreaterThan(ids[2] ?? 0);
+  });
+
+  it('opens read-only: reads work, writes throw, a missing file is an error', () => {
+    const writer = open();
+    writer.createTenant('acme', 1);
+    const reader = open(file, { readonly: true });
+    expect(reader.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1 }]);
+    expect(() => reader.createTenant('beta', 2)).toThrow(/readonly/i);
+    expect(() => openSqliteStore(join(folder, 'missing.db'), { readonly: true })).toThrow(/missing\.db/);
+  });
+
+  it('refuses a file written by a newer schema version, naming the file and both versions', () => {
+    open().close();
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 3}`);
+    raw.close();
+    const attempt = (): unknown => openSqliteStore(file);
+    expect(attempt).toThrow(StoreSchemaVersionError);
+    expect(attempt).toThrow(file);
+    expect(attempt).toThrow(`schema version ${SCHEMA_VERSION + 3}, this gpushare supports version ${SCHEMA_VERSION}`);
+  });
+
+  it('rejects a backup into a missing folder and leaves the store usable', async () => {
+    const store = open();
+    await expect(store.backup(join(folder, 'no-such-folder', 'copy.db'))).rejects.toThrow();
+    expect(readdirSync(folder).filter((name) => name.includes('.tmp-'))).toEqual([]);
+    store.createTenant('acme', 1);
+  });
+
+  it('maps a constraint violation that bypassed the explicit checks to StoreConflictError', () => {
+    const store = open();
+    store.database.exec("CREATE TRIGGER no_cordons BEFORE INSERT ON gpu_cordons BEGIN SELECT RAISE(ABORT, 'cordons are frozen'); END");
+    expect(() => store.setGpuCordoned('GPU-1', true, 1)).toThrow(StoreConflictError);
+    expect(() => store.setGpuCordoned('GPU-1', true, 1)).toThrow('cordons are frozen');
+  });
+
+  it('backs up a consistent copy while another connection writes', async () => {
+    const store = open();
+    store.createTenant('acme', 1);
+    const padding = { PAD: 'x'.repeat(2000) };
+    for (let i = 0; i < 2000; i += 1) store.insertJob(sampleJob('acme', { environment: padding }), i);
+    const writer = open();
+    let backupDone = false;
+    let writtenDuringBackup = 0;
+    const writeOne = (): void => {
+      if (backupDone || writtenDuringBackup >= 200) return;
+      writer.insertJob(sampleJob('acme', { name: `during-${writtenDuringBackup}` }), 10_000);
+      writtenDuringBackup += 1;
+      setImmediate(writeOne);
+    };
+    setImmediate(writeOne);
+    const copyFile = join(folder, 'copy.db');
+    writeFileSync(copyFile, 'an older backup');
+    await store.backup(copyFile);
+    backupDone = true;
+    expect(writtenDuringBackup).toBeGreaterThan(0);
+    expect(readdirSync(folder).filter((name) => name.includes('.tmp-'))).toEqual([]);
+    const copy = open(copyFile, { readonly: true });
+    expect(copy.database.pragma('integrity_check', { simple: true })).toBe('ok');
+    const jobs = copy.listJobs();
+    expect(jobs.length).toBeGreaterThanOrEqual(2000);
+    expect(jobs.slice(0, 2000).every((j) => j.environment.PAD === padding.PAD)).toBe(true);
+    for (const job of jobs) expect(copy.listEvents(job.id)).toHaveLength(1);
+  });
+
+  it('leaves nothing of a transaction whose process was killed before COMMIT', () => {
+    const store = open();
+    store.createTenant('acme', 1);
+    store.insertJob(sampleJob('acme', { name: 'before' }), 2);
+    store.close();
+    const script = join(folder, 'crash.mjs');
+    writeFileSync(script, CRASH_SCRIPT);
+    const driverUrl = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
+    const child = spawnSync(process.execPath, [script, driverUrl, file], { encoding: 'utf8', timeout: 60_000 });
+    expect(child.signal).toBe('SIGKILL');
+    const report = JSON.parse(child.stdout.trim()) as { walBytesBefore: number; walBytesAtKill: number; rowsInTransaction: number };
+    expect(report.rowsInTransaction).toBe(3000);
+    // The uncommitted transaction spilled pages into the WAL before the kill: recovery must ignore them.
+    expect(report.walBytesAtKill).toBeGreaterThan(report.walBytesBefore);
+    expect(existsSync(`${file}-wal`) && statSync(`${file}-wal`).size > 0).toBe(true);
+    const reopened = open();
+    expect(reopened.listJobs().map((j) => j.name)).toEqual(['before', 'committed-by-child']);
+    expect(reopened.database.prepare("SELECT count(*) FROM jobs WHERE name LIKE 'crash-%'").pluck().get()).toBe(0);
+    expect(reopened.database.prepare('SELECT count(*) FROM job_events').pluck().get()).toBe(2);
+    expect(reopened.database.pragma('integrity_check', { simple: true })).toBe('ok');
+  });
+});
+
+/** Child process: commits one job, then dies by SIGKILL in the middle of a big transaction. */
+const CRASH_SCRIPT = `
+import { statSync, writeSync } from 'node:fs';
+const [driverUrl, file] = process.argv.slice(2);
+const { default: Database } = await import(driverUrl);
+const db = new Database(file);
+db.pragma('cache_size = 8'); // a tiny page cache makes the open transaction spill pages into the WAL
+const insertJob = db.prepare(\`INSERT INTO jobs (name, tenant, state, priority, submitted_at_ms, updated_at_ms, command,
+  working_directory, environment, retries, cpu_milli, host_memory_mib, gpu, attempt)
+  VALUES (?, 'acme', 'pending', 500, 1, 1, '[]', '/', ?, 0, 0, 0, '{}', 0)\`);
+const insertEvent = db.prepare("INSERT INTO job_events (job_id, at_ms, to_state) VALUES (?, 1, 'pending')");
+const walBytes = () => statSync(file + '-wal', { throwIfNoEntry: false })?.size ?? 0;
+db.transaction(() => insertEvent.run(insertJob.run('committed-by-child', '{}').lastInsertRowid))();
+const walBytesBefore = walBytes();
+db.exec('BEGIN IMMEDIATE');
+let rowsInTransaction = 0;
+for (let i = 0; i < 3000; i += 1) {
+  insertEvent.run(insertJob.run('crash-' + i, JSON.stringify({ PAD: 'y'.repeat(500) })).lastInsertRowid);
+  rowsInTransaction += 1;
+}
+writeSync(1, JSON.stringify({ walBytesBefore, walBytesAtKill: walBytes(), rowsInTransaction }) + '\\n');
+process.kill(process.pid, 'SIGKILL');
+`;

@@ -1,0 +1,74 @@
+/**
+ * Admin operations: tenants, tokens, authentication of bearer tokens, and the admin token a
+ * server creates on its first start.
+ */
+import { conflict, forbidden, invalidField, unauthenticated } from '../errors.js';
+import { generateToken, tokenDigest, type Principal } from '../auth/tokens.js';
+import type { StateStore } from '../ports/state-store.js';
+import { StoreConflictError } from '../ports/state-store.js';
+
+/** Admin operations over a store. */
+export class AdminService {
+  constructor(private readonly store: StateStore, private readonly nowMs: () => number) {}
+
+  /**
+   * Who holds `authorization` (an `Authorization` header value).
+   * @throws GpushareError 401 when the header is missing, malformed or the token unknown
+   */
+  authenticate(authorization: string | undefined): Principal {
+    if (!authorization) throw unauthenticated('missing Authorization header: send "Authorization: Bearer <token>" (see `gpushare serve` output for the admin token)');
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    if (!match) throw unauthenticated('Authorization header must be "Bearer <token>"');
+    const record = this.store.findTokenByDigest(tokenDigest(match[1]!));
+    if (!record) throw unauthenticated('unknown token');
+    return { role: record.role, tenant: record.tenant };
+  }
+
+  /** Creates a tenant. @throws GpushareError 403 (not admin), 409 (exists) */
+  createTenant(principal: Principal, name: string): { name: string; createdAtMs: number } {
+    requireAdmin(principal);
+    try {
+      return this.store.createTenant(name, this.nowMs());
+    } catch (error) {
+      if (error instanceof StoreConflictError) throw conflict(`tenant "${name}" already exists`);
+      throw error;
+    }
+  }
+
+  /** Tenants: all for admins, its own for a tenant. */
+  listTenants(principal: Principal): { name: string; createdAtMs: number }[] {
+    const all = this.store.listTenants();
+    return principal.role === 'admin' ? all : all.filter((t) => t.name === principal.tenant);
+  }
+
+  /** Creates a tenant token; the secret is returned once and only its digest is kept. @throws GpushareError 400, 403 */
+  createToken(principal: Principal, tenant: string, label: string): { id: number; tenant: string; token: string; label: string } {
+    requireAdmin(principal);
+    const known = this.store.listTenants().map((t) => t.name);
+    if (!known.includes(tenant)) throw invalidField('tenant', `unknown tenant "${tenant}"`, known);
+    const token = generateToken();
+    const record = this.store.createToken({ digest: tokenDigest(token), role: 'tenant', tenant, label, createdAtMs: this.nowMs() });
+    return { id: record.id, tenant, token, label };
+  }
+
+  /**
+   * Makes sure `existing` (the admin token file's content, if any) is a valid admin token; creates a
+   * new admin token when it is missing or unknown, and the `default` tenant on a fresh store.
+   * @returns the admin token to use, and whether it is new
+   */
+  ensureAdminToken(existing: string | null): { token: string; created: boolean } {
+    if (this.store.getTenant('default') === null) this.store.createTenant('default', this.nowMs());
+    if (existing) {
+      const record = this.store.findTokenByDigest(tokenDigest(existing));
+      if (record?.role === 'admin') return { token: existing, created: false };
+    }
+    const token = generateToken();
+    this.store.createToken({ digest: tokenDigest(token), role: 'admin', tenant: null, label: 'admin (created by gpushare serve)', createdAtMs: this.nowMs() });
+    return { token, created: true };
+  }
+}
+
+/** @throws GpushareError 403 unless the principal is an admin */
+export function requireAdmin(principal: Principal): void {
+  if (principal.role !== 'admin') throw forbidden('this needs an admin token');
+}

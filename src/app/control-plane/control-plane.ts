@@ -1,0 +1,304 @@
+/**
+ * The standalone control plane: takes jobs, places them with the scheduler core, launches them
+ * through the process launcher, watches them to the end, and keeps every change in the store (the
+ * truth) so a restart loses nothing. Timers and I/O come from the injected ports; see
+ * docs/server.md for the lifecycle.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ServerScheduler, isTerminal, type GpuDevice, type PendingJob, type Placement } from '../../core/index.js';
+import type { InventoryGpu } from '../ports/gpu-inventory.js';
+import type { ProcessHandle, ProcessOutcome } from '../ports/process-launcher.js';
+import type { JobChange, JobRecord } from '../ports/state-store.js';
+import { buildJobEnvironment } from './job-environment.js';
+import type { ControlPlaneDeps } from './ports-bundle.js';
+import { TimesliceRotator } from './timeslice-rotator.js';
+import { visibleDevicesOf } from './visible-devices.js';
+import { PassStats } from './pass-stats.js';
+import { reconcileJobs } from './reconcile.js';
+
+/** Why a running job is being stopped by gpushare (decides its final state). */
+type StopIntent = { readonly kind: 'cancelled'; readonly reason: string } | { readonly kind: 'time-limit' };
+
+/** The control plane of one server. */
+export class ControlPlane {
+  readonly scheduler: ServerScheduler;
+  readonly passStats = new PassStats();
+  private readonly pending = new Map<number, PendingJob>();
+  private readonly waitingReasons = new Map<number, string>();
+  private readonly running = new Map<number, JobRecord>();
+  private readonly intents = new Map<number, StopIntent>();
+  private readonly rotator: TimesliceRotator;
+  private inventory = new Map<number, InventoryGpu>();
+  private cordoned: Set<string>;
+  private timers: NodeJS.Timeout[] = [];
+  private passQueued = false;
+  private stopped = false;
+  private drainingFlag = false;
+  private onDrained: (() => void) | null = null;
+
+  constructor(readonly deps: ControlPlaneDeps) {
+    const { settings } = deps;
+    this.cordoned = new Set(deps.store.listCordonedGpus());
+    for (const gpu of deps.initialGpus) this.inventory.set(gpu.index, gpu);
+    this.scheduler = new ServerScheduler(this.gpuDevices(), { hostCpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB, timesliceOvercommitRatio: settings.timesliceOvercommitRatio, rng: deps.rng });
+    this.rotator = new TimesliceRotator(deps.launcher, { periodMs: settings.timeslicePeriodMs });
+  }
+
+  /** True once `drain` was called. */
+  get draining(): boolean {
+    return this.drainingFlag;
+  }
+
+  /** GPUs as the scheduler sees them: schedulable = healthy and not cordoned. */
+  gpuDevices(): GpuDevice[] {
+    return [...this.inventory.values()].map((g) => ({ index: g.index, uuid: g.uuid, model: g.model, gpuMemoryMiB: g.gpuMemoryMiB, migEnabled: g.migEnabled, schedulable: g.healthy && !this.cordoned.has(g.uuid) }));
+  }
+
+  /** The latest inventory record of each GPU, by index. */
+  inventoryGpus(): InventoryGpu[] {
+    return [...this.inventory.values()].sort((a, b) => a.index - b.index);
+  }
+
+  /** True when GPU `uuid` is cordoned. */
+  isCordoned(uuid: string): boolean {
+    return this.cordoned.has(uuid);
+  }
+
+  /** The waiting reason of a pending job (not stored: recomputed every pass). */
+  waitingReason(jobId: number): string | null {
+    return this.waitingReasons.get(jobId) ?? null;
+  }
+
+  /** Re-adopts or settles every job the store says is active, then starts the timers. */
+  async start(): Promise<void> {
+    const { store } = this.deps;
+    await reconcileJobs(this);
+    for (const job of store.listJobs({ states: ['pending'] })) this.enqueue(job);
+    const { settings } = this.deps;
+    this.timers.push(setInterval(() => this.monitor(), settings.monitorIntervalMs));
+    this.timers.push(setInterval(() => this.requestPass(), settings.scheduleIntervalMs));
+    this.timers.push(setInterval(() => this.sweepRetention(), Math.min(settings.logRetentionMs, 3_600_000)));
+    this.requestPass();
+  }
+
+  /** Stops timers and thaws time-sliced jobs; running jobs keep running (re-adopted on the next start). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await this.rotator.stop();
+  }
+
+  /** Adds a stored pending job to the in-memory queue. */
+  enqueue(job: JobRecord): void {
+    this.pending.set(job.id, { id: job.id, tenant: job.tenant, priority: job.priority, submittedAtMs: job.submittedAtMs, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu });
+  }
+
+  /** Removes a job from the in-memory queue (cancelled while pending). */
+  dequeue(jobId: number): void {
+    this.pending.delete(jobId);
+    this.waitingReasons.delete(jobId);
+  }
+
+  /** Asks for a scheduling pass soon; many requests in one tick make one pass. */
+  requestPass(): void {
+    if (this.passQueued || this.stopped) return;
+    this.passQueued = true;
+    setImmediate(() => {
+      this.passQueued = false;
+      if (!this.stopped) this.runPass();
+    });
+  }
+
+  /** Number of pending jobs in the queue. */
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * One scheduling pass over every pending job; placements are stored (pending → scheduled) in one
+   * transaction and then launched.
+   */
+  runPass(): void {
+    if (this.drainingFlag || this.pending.size === 0) return;
+    const started = performance.now();
+    const { placed, waiting } = this.scheduler.runPass([...this.pending.values()]);
+    this.passStats.record(performance.now() - started, this.pending.size);
+    for (const [id, reason] of waiting) this.waitingReasons.set(id, reason);
+    if (placed.length === 0) return;
+    const now = this.deps.nowMs();
+    const changes: JobChange[] = placed.map(({ jobId, placement }) => ({ jobId, atMs: now, expectState: 'pending', to: 'scheduled', reason: describePlacement(placement), patch: { placement, reason: null } }));
+    try {
+      this.deps.store.applyJobChanges(changes);
+    } catch (error) {
+      for (const { jobId } of placed) this.scheduler.release(jobId);
+      this.deps.logger.error({ err: error }, 'storing placements failed; they were undone');
+      return;
+    }
+    for (const { jobId } of placed) {
+      this.pending.delete(jobId);
+      this.waitingReasons.delete(jobId);
+      void this.launch(jobId);
+    }
+  }
+
+  /** Starts the next attempt of a scheduled job and records it as running. */
+  async launch(jobId: number): Promise<void> {
+    const { store, launcher, logger } = this.deps;
+    const job = store.getJob(jobId)!;
+    const attempt = job.attempt + 1;
+    const placement = job.placement!;
+    const jobDirectory = this.jobDirectory(jobId);
+    const simulated = placement.gpus.some((g) => this.inventory.get(g.index)?.simulated ?? true);
+    const environment = buildJobEnvironment({ jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, this.inventory), jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: join(jobDirectory, 'checkpoint'), ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated });
+    let handle: ProcessHandle;
+    try {
+      mkdirSync(join(jobDirectory, 'checkpoint'), { recursive: true });
+      handle = await launcher.start({ jobId, attempt, argv: job.command, workingDirectory: job.workingDirectory, environment, jobDirectory, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB });
+    } catch (error) {
+      logger.warn({ jobId, err: error }, 'launch failed');
+      this.scheduler.release(jobId);
+      store.applyJobChanges([{ jobId, atMs: this.deps.nowMs(), expectState: 'scheduled', to: 'failed', reason: `launch failed: ${(error as Error).message}`, patch: { attempt, endedAtMs: this.deps.nowMs() } }]);
+      this.requestPass();
+      return;
+    }
+    const now = this.deps.nowMs();
+    store.applyJobChanges([{ jobId, atMs: now, expectState: 'scheduled', to: 'running', reason: `attempt ${attempt} started (pid ${handle.supervisorPid})`, patch: { attempt, process: handle, startedAtMs: now }, startAttempt: attempt }]);
+    this.adoptRunning(store.getJob(jobId)!);
+    if (this.intents.has(jobId)) void this.stopProcess(jobId);
+  }
+
+  /** Tracks a running job (after launch or re-adoption). */
+  adoptRunning(job: JobRecord): void {
+    this.running.set(job.id, job);
+    if (job.placement?.mode === 'timeslice') this.refreshRotation(job.placement);
+  }
+
+  /** Records a stop intent and stops the job's process. */
+  async stopJob(jobId: number, intent: StopIntent): Promise<void> {
+    if (!this.intents.has(jobId)) this.intents.set(jobId, intent);
+    if (this.running.has(jobId)) await this.stopProcess(jobId);
+  }
+
+  /** Checks every running job for exit, lost processes and time limits. */
+  monitor(): void {
+    const { launcher } = this.deps;
+    const now = this.deps.nowMs();
+    for (const job of [...this.running.values()]) {
+      const handle = job.process!;
+      const outcome = launcher.readOutcome(handle);
+      if (outcome) {
+        this.finish(job, outcome);
+        continue;
+      }
+      if (!launcher.isAlive(handle)) {
+        const late = launcher.readOutcome(handle);
+        this.finish(job, late ?? null);
+        continue;
+      }
+      if (job.timeLimitSeconds !== null && job.startedAtMs !== null && now - job.startedAtMs > job.timeLimitSeconds * 1000 && !this.intents.has(job.id)) {
+        this.deps.logger.info({ jobId: job.id }, 'time limit reached');
+        void this.stopJob(job.id, { kind: 'time-limit' });
+      }
+    }
+    if (this.drainingFlag && this.running.size === 0 && this.onDrained) {
+      const done = this.onDrained;
+      this.onDrained = null;
+      done();
+    }
+  }
+
+  /**
+   * Settles a finished attempt: `outcome` null means the process vanished without a record (`lost`).
+   * Failed attempts with retries left go back to the queue.
+   */
+  finish(job: JobRecord, outcome: Pick<ProcessOutcome, 'exitCode' | 'signal'> | null): void {
+    const now = this.deps.nowMs();
+    const intent = this.intents.get(job.id);
+    const attempt = job.attempt;
+    let to: 'succeeded' | 'failed' | 'cancelled' | 'pending';
+    let reason: string;
+    if (intent?.kind === 'cancelled') [to, reason] = ['cancelled', intent.reason];
+    else if (intent?.kind === 'time-limit') [to, reason] = ['failed', 'time-limit'];
+    else if (outcome === null) [to, reason] = ['failed', 'lost'];
+    else if (outcome.exitCode === 0) [to, reason] = ['succeeded', 'exit code 0'];
+    else [to, reason] = ['failed', outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`];
+    const endReason = to === 'succeeded' || (to === 'failed' && reason.startsWith('exit code')) ? 'exited' : reason;
+    if (to === 'failed' && reason !== 'time-limit' && attempt <= job.retries) {
+      to = 'pending';
+      reason = `retry ${attempt} of ${job.retries} after ${reason}`;
+    }
+    const terminal = to !== 'pending';
+    this.deps.store.applyJobChanges([{
+      jobId: job.id, atMs: now, expectState: job.state, to, reason,
+      patch: { process: null, exitCode: outcome?.exitCode ?? null, signal: outcome?.signal ?? null, ...(terminal ? { endedAtMs: now } : {}) },
+      endAttempt: { attempt, exitCode: outcome?.exitCode ?? null, signal: outcome?.signal ?? null, endReason },
+    }]);
+    this.running.delete(job.id);
+    this.intents.delete(job.id);
+    this.scheduler.release(job.id);
+    if (job.placement?.mode === 'timeslice') {
+      this.rotator.remove(job.id);
+      this.refreshRotation(job.placement);
+    }
+    if (job.process) void this.deps.launcher.cleanup(job.process).catch(() => undefined);
+    if (!terminal) this.enqueue(this.deps.store.getJob(job.id)!);
+    this.requestPass();
+  }
+
+  /** Stops taking new jobs; `whenDrained` runs once no job is running. */
+  drain(whenDrained: () => void): void {
+    this.drainingFlag = true;
+    this.onDrained = whenDrained;
+    this.monitor();
+  }
+
+  /** Running jobs, by id. */
+  runningJobs(): JobRecord[] {
+    return [...this.running.values()].sort((a, b) => a.id - b.id);
+  }
+
+  /** `<dataDir>/jobs/<id>`. */
+  jobDirectory(jobId: number): string {
+    return join(this.deps.settings.dataDir, 'jobs', String(jobId));
+  }
+
+  /** Applies a new GPU list (health poll, cordon) to the scheduler and reschedules. */
+  updateGpus(gpus: readonly InventoryGpu[] | null, cordoned?: Iterable<string>): void {
+    if (gpus) {
+      const next = new Map(this.inventory);
+      for (const gpu of gpus) next.set(gpu.index, gpu);
+      this.inventory = next;
+    }
+    if (cordoned) this.cordoned = new Set(cordoned);
+    this.scheduler.setGpus(this.gpuDevices());
+    this.requestPass();
+  }
+
+  private async stopProcess(jobId: number): Promise<void> {
+    const job = this.running.get(jobId);
+    if (!job?.process) return;
+    this.rotator.remove(jobId);
+    await this.deps.launcher.stop(job.process, 'SIGTERM', this.deps.settings.stopGraceMs).catch((error: unknown) => this.deps.logger.warn({ jobId, err: error }, 'stop failed'));
+  }
+
+  private refreshRotation(placement: Placement): void {
+    for (const gpu of placement.gpus) {
+      const jobs = [...this.running.values()].filter((j) => j.placement?.mode === 'timeslice' && j.placement.gpus.some((g) => g.index === gpu.index) && !this.intents.has(j.id));
+      this.rotator.setRunnable(`gpu-${gpu.index}`, jobs.map((j) => ({ jobId: j.id, gpuMilli: j.placement!.gpus.find((g) => g.index === gpu.index)!.gpuMilli, handle: j.process! })));
+    }
+  }
+
+  private sweepRetention(): void {
+    const cutoff = this.deps.nowMs() - this.deps.settings.logRetentionMs;
+    for (const job of this.deps.store.listJobs({ states: ['succeeded', 'failed', 'cancelled'] })) {
+      if (isTerminal(job.state) && job.endedAtMs !== null && job.endedAtMs < cutoff) rmSync(this.jobDirectory(job.id), { recursive: true, force: true });
+    }
+  }
+}
+
+function describePlacement(placement: Placement): string {
+  const gpus = placement.gpus.map((g) => `GPU ${g.index}${g.mig ? ` (${g.mig.profileName})` : ''}`).join(', ');
+  return `placed on ${gpus} in mode ${placement.mode}`;
+}

@@ -1,0 +1,118 @@
+/**
+ * The operations the HTTP API exposes, with authorization: admins see everything; a tenant's token
+ * sees and acts only on its tenant's jobs, and another tenant's job is "not found" (404), never
+ * "forbidden", so job ids leak nothing.
+ */
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { isTerminal, type JobState } from '../../core/index.js';
+import type { GpuView, JobDetailView, JobView, SubmitJob } from '../../contract/api.js';
+import { attemptLogPath } from './log-files.js';
+import { conflict, draining, forbidden, gpuNotFound, jobNotFound } from '../errors.js';
+import type { Principal } from '../auth/tokens.js';
+import type { JobRecord } from '../ports/state-store.js';
+import type { ControlPlane } from './control-plane.js';
+import { normalizeSubmit } from './normalize-submit.js';
+import { CANCEL_REQUESTED } from './reconcile.js';
+import { toGpuViews, toJobDetail, toJobView } from './views.js';
+
+/** Most bytes one logs call returns. */
+export const MAX_LOG_CHUNK_BYTES = 1 << 20;
+
+/** API operations over one control plane. */
+export class JobService {
+  constructor(private readonly plane: ControlPlane) {}
+
+  /** Validates, stores (pending) and queues a job. @throws GpushareError (400/403/422/503) */
+  submit(principal: Principal, body: SubmitJob): JobView {
+    if (this.plane.draining) throw draining();
+    const { store, settings, serverEnvironment, launcher, nowMs } = this.plane.deps;
+    const newJob = normalizeSubmit(body, {
+      principal,
+      knownTenants: store.listTenants().map((t) => t.name),
+      defaultWorkingDirectory: settings.dataDir,
+      directoryExists: (path) => existsSync(path) && statSync(path).isDirectory(),
+      resolveExecutable: (argv0, cwd, env) => launcher.resolveExecutable(argv0, cwd, env),
+      serverPath: serverEnvironment.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      gpus: this.plane.gpuDevices(),
+      host: { cpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB },
+    });
+    const job = store.insertJob(newJob, nowMs());
+    this.plane.enqueue(job);
+    this.plane.requestPass();
+    return toJobView(job, this.plane);
+  }
+
+  /** Jobs the caller may see; only active ones unless `all`. */
+  list(principal: Principal, options: { all: boolean; state?: JobState }): JobView[] {
+    const states: JobState[] | undefined = options.state ? [options.state] : options.all ? undefined : ['pending', 'scheduled', 'running'];
+    const jobs = this.plane.deps.store.listJobs({ ...(principal.role === 'tenant' ? { tenant: principal.tenant! } : {}), ...(states ? { states } : {}) });
+    return jobs.map((j) => toJobView(j, this.plane));
+  }
+
+  /** One job with its history. @throws GpushareError 404 */
+  get(principal: Principal, id: number): JobDetailView {
+    const job = this.visibleJob(principal, id);
+    const { store } = this.plane.deps;
+    return toJobDetail(job, store.listEvents(id), store.listAttempts(id), this.plane);
+  }
+
+  /** Cancels a job: pending jobs at once; running ones are stopped and end as `cancelled`. @throws GpushareError 404, 409 */
+  async cancel(principal: Principal, id: number): Promise<JobView> {
+    const job = this.visibleJob(principal, id);
+    if (isTerminal(job.state)) throw conflict(`job ${id} already ended (${job.state})`);
+    const { store, nowMs } = this.plane.deps;
+    const who = principal.role === 'admin' ? 'an admin' : `tenant ${principal.tenant}`;
+    if (job.state === 'pending') {
+      store.applyJobChanges([{ jobId: id, atMs: nowMs(), expectState: 'pending', to: 'cancelled', reason: `cancelled by ${who}`, patch: { endedAtMs: nowMs() } }]);
+      this.plane.dequeue(id);
+    } else {
+      store.applyJobChanges([{ jobId: id, atMs: nowMs(), expectState: job.state, patch: { reason: `${CANCEL_REQUESTED} by ${who}` } }]);
+      await this.plane.stopJob(id, { kind: 'cancelled', reason: `cancelled by ${who}` });
+    }
+    return toJobView(store.getJob(id)!, this.plane);
+  }
+
+  /** Reads log text of one attempt from a byte offset. @throws GpushareError 404 */
+  logs(principal: Principal, id: number, query: { stream: 'stdout' | 'stderr'; attempt?: number; offset: number }): { attempt: number; text: string; nextOffset: number; ended: boolean } {
+    const job = this.visibleJob(principal, id);
+    const attempt = query.attempt ?? Math.max(1, job.attempt);
+    const path = attemptLogPath(this.plane.jobDirectory(id), attempt, query.stream);
+    const attemptEnded = isTerminal(job.state) || attempt < job.attempt || (attempt === job.attempt && job.state === 'pending');
+    if (!existsSync(path)) return { attempt, text: '', nextOffset: query.offset, ended: attemptEnded };
+    const size = statSync(path).size;
+    const length = Math.max(0, Math.min(size - query.offset, MAX_LOG_CHUNK_BYTES));
+    const buffer = Buffer.alloc(length);
+    if (length > 0) {
+      const fd = openSync(path, 'r');
+      try {
+        readSync(fd, buffer, 0, length, query.offset);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    const nextOffset = query.offset + length;
+    return { attempt, text: buffer.toString('utf8'), nextOffset, ended: attemptEnded && nextOffset >= size };
+  }
+
+  /** Every GPU with its jobs (tenants see other tenants' shares without names? no: all see all GPUs, names included). */
+  gpus(): GpuView[] {
+    return toGpuViews(this.plane, (id) => this.plane.deps.store.getJob(id));
+  }
+
+  /** Takes a GPU out of service (no new jobs) or back. @throws GpushareError 403, 404 */
+  setCordon(principal: Principal, index: number, cordoned: boolean): GpuView {
+    if (principal.role !== 'admin') throw forbidden('only admins may cordon or uncordon GPUs');
+    const gpu = this.plane.inventoryGpus().find((g) => g.index === index);
+    if (!gpu) throw gpuNotFound(index, this.plane.inventoryGpus().map((g) => g.index));
+    const { store, nowMs } = this.plane.deps;
+    store.setGpuCordoned(gpu.uuid, cordoned, nowMs());
+    this.plane.updateGpus(null, store.listCordonedGpus());
+    return this.gpus().find((g) => g.index === index)!;
+  }
+
+  private visibleJob(principal: Principal, id: number): JobRecord {
+    const job = this.plane.deps.store.getJob(id);
+    if (!job || (principal.role === 'tenant' && job.tenant !== principal.tenant)) throw jobNotFound(id);
+    return job;
+  }
+}

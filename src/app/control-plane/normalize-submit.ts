@@ -1,0 +1,73 @@
+/**
+ * Turns a validated submit body into the job to store, applying defaults and the rules that need
+ * the server's context: who may submit for which tenant, that the program exists, that the working
+ * directory exists, and that the job could ever fit on this server.
+ */
+import { basename } from 'node:path';
+import { PRIORITY_CLASSES, whyUnresolvable, type GpuDevice, type HostCapacity } from '../../core/index.js';
+import type { SubmitJob } from '../../contract/api.js';
+import { forbidden, invalidField, unknownTenant, unresolvable } from '../errors.js';
+import type { Principal } from '../auth/tokens.js';
+import type { NewJob } from '../ports/state-store.js';
+
+/** What the rules need to know about the server. */
+export interface SubmitContext {
+  readonly principal: Principal;
+  readonly knownTenants: readonly string[];
+  /** Default working directory when the body gives none. */
+  readonly defaultWorkingDirectory: string;
+  readonly directoryExists: (path: string) => boolean;
+  /** Resolves argv[0] like execvp; null when not found. */
+  readonly resolveExecutable: (argv0: string, workingDirectory: string, environment: Readonly<Record<string, string>>) => string | null;
+  /** PATH used to look the program up (the job's own PATH wins). */
+  readonly serverPath: string;
+  readonly gpus: readonly GpuDevice[];
+  readonly host: HostCapacity;
+}
+
+/**
+ * @returns the job to store
+ * @throws GpushareError: 400 naming the field (tenant, command, workingDirectory, gpu.gpuMilli),
+ *   403 for a tenant token submitting for another tenant, 422 `unresolvable` when it can never fit
+ */
+export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
+  const tenant = resolveTenant(body.tenant, ctx);
+  const workingDirectory = body.workingDirectory ?? ctx.defaultWorkingDirectory;
+  if (!ctx.directoryExists(workingDirectory)) throw invalidField('workingDirectory', `directory "${workingDirectory}" does not exist on the server`);
+  const lookupEnv = { PATH: ctx.serverPath, ...body.environment };
+  const program = body.command[0]!;
+  if (ctx.resolveExecutable(program, workingDirectory, lookupEnv) === null) {
+    throw invalidField('command', `program "${program}" was not found or is not executable (looked up in PATH=${lookupEnv.PATH} from ${workingDirectory})`);
+  }
+  const gpu = body.gpu;
+  if (gpu.mode === 'exclusive' && gpu.gpuMilli !== 1000) {
+    throw invalidField('gpu.gpuMilli', `mode exclusive takes whole GPUs, so gpuMilli must be 1000, got ${gpu.gpuMilli}`);
+  }
+  const priority = typeof body.priority === 'number' ? body.priority : PRIORITY_CLASSES[body.priority];
+  const job: NewJob = {
+    name: body.name ?? basename(program),
+    tenant,
+    command: body.command,
+    workingDirectory,
+    environment: body.environment,
+    priority,
+    timeLimitSeconds: body.timeLimitSeconds,
+    retries: body.retries,
+    cpuMilli: body.cpuMilli,
+    hostMemoryMiB: body.hostMemoryMiB,
+    gpu: { gpuCount: gpu.gpuCount, gpuMilli: gpu.gpuMilli, gpuMemoryMiB: gpu.gpuMemoryMiB, mode: gpu.mode },
+  };
+  const why = whyUnresolvable({ id: 0, tenant, priority, submittedAtMs: 0, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu }, ctx.gpus, ctx.host);
+  if (why !== null) throw unresolvable(why);
+  return job;
+}
+
+function resolveTenant(requested: string | undefined, ctx: SubmitContext): string {
+  if (ctx.principal.role === 'tenant') {
+    if (requested !== undefined && requested !== ctx.principal.tenant) throw forbidden(`tenant: this token belongs to tenant "${ctx.principal.tenant}" and cannot submit for "${requested}"`);
+    return ctx.principal.tenant!;
+  }
+  const tenant = requested ?? 'default';
+  if (!ctx.knownTenants.includes(tenant)) throw unknownTenant(tenant, ctx.knownTenants);
+  return tenant;
+}

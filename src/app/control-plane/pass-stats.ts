@@ -1,0 +1,47 @@
+/**
+ * Durations of recent scheduling passes, for the status API and the benchmark: a bounded ring of
+ * the last 4096 passes with their queue sizes.
+ */
+
+/** Summary of recent passes, ms. */
+export interface PassSummary {
+  readonly passes: number;
+  readonly lastPassMs: number;
+  readonly p50PassMs: number;
+  readonly p99PassMs: number;
+  readonly maxPassMs: number;
+  /** Largest number of pending jobs one recent pass considered. */
+  readonly maxPendingConsidered: number;
+}
+
+const CAPACITY = 4096;
+
+/** Ring buffer of pass durations. */
+export class PassStats {
+  private readonly durations = new Float64Array(CAPACITY);
+  private readonly pendingCounts = new Int32Array(CAPACITY);
+  private count = 0;
+
+  /** Records one pass that took `durationMs` over `pendingJobs` jobs. */
+  record(durationMs: number, pendingJobs: number): void {
+    this.durations[this.count % CAPACITY] = durationMs;
+    this.pendingCounts[this.count % CAPACITY] = pendingJobs;
+    this.count++;
+  }
+
+  /** Percentiles over the passes kept (nearest-rank). */
+  summary(): PassSummary {
+    const n = Math.min(this.count, CAPACITY);
+    if (n === 0) return { passes: 0, lastPassMs: 0, p50PassMs: 0, p99PassMs: 0, maxPassMs: 0, maxPendingConsidered: 0 };
+    const sorted = Array.from(this.durations.subarray(0, n)).sort((a, b) => a - b);
+    const rank = (p: number) => sorted[Math.min(n - 1, Math.ceil((p / 100) * n) - 1)]!;
+    return {
+      passes: this.count,
+      lastPassMs: this.durations[(this.count - 1) % CAPACITY]!,
+      p50PassMs: rank(50),
+      p99PassMs: rank(99),
+      maxPassMs: sorted[n - 1]!,
+      maxPendingConsidered: Math.max(...this.pendingCounts.subarray(0, n)),
+    };
+  }
+}

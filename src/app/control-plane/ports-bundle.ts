@@ -1,0 +1,58 @@
+/**
+ * Everything the control plane is built from: ports, clock and settings. Only `src/main` builds
+ * one, from concrete adapters and the resolved configuration.
+ */
+import type { Rng } from '../../core/index.js';
+import type { GpuInventory, InventoryGpu } from '../ports/gpu-inventory.js';
+import type { ProcessLauncher } from '../ports/process-launcher.js';
+import type { StateStore } from '../ports/state-store.js';
+
+/** A minimal structured logger (pino satisfies it). */
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Settings of the control plane, units in names. */
+export interface ControlPlaneSettings {
+  /** Directory holding `jobs/<id>/` (logs, outcomes, checkpoints). */
+  readonly dataDir: string;
+  /** Host CPU offered to jobs, milli-cores. */
+  readonly hostCpuMilli: number;
+  /** Host memory offered to jobs, MiB. */
+  readonly hostMemoryMiB: number;
+  /** How far time-sliced GPUs may overcommit compute (1 = none). */
+  readonly timesliceOvercommitRatio: number;
+  /** Rotation period of a time-sliced GPU, ms (each job gets its gpuMilli share of it). */
+  readonly timeslicePeriodMs: number;
+  /** How often running processes are checked for exit, ms. */
+  readonly monitorIntervalMs: number;
+  /** Longest time between scheduling passes when nothing triggers one, ms. */
+  readonly scheduleIntervalMs: number;
+  /** Grace between SIGTERM and SIGKILL when stopping a job, ms. */
+  readonly stopGraceMs: number;
+  /** Job directories of jobs finished longer ago than this are deleted, ms. */
+  readonly logRetentionMs: number;
+  /** GPU health poll interval, ms. */
+  readonly healthPollIntervalMs: number;
+}
+
+/** What a control plane needs. */
+export interface ControlPlaneDeps {
+  readonly store: StateStore;
+  readonly launcher: ProcessLauncher;
+  readonly inventory: GpuInventory;
+  readonly logger: Logger;
+  readonly nowMs: () => number;
+  readonly rng: Rng;
+  readonly settings: ControlPlaneSettings;
+  /** The server's environment (PATH and friends are passed on to jobs). */
+  readonly serverEnvironment: Readonly<Record<string, string | undefined>>;
+  /** Kills whatever still runs of an attempt whose launch was never recorded (see reconcile). */
+  readonly killUnrecordedAttempt: (jobDirectory: string, attempt: number) => Promise<void>;
+  /** Reads an attempt's outcome file directly (for attempts whose handle was never stored). */
+  readonly readAttemptOutcome: (jobDirectory: string, attempt: number) => { exitCode: number | null; signal: string | null } | null;
+  /** The initial GPU list (already discovered). */
+  readonly initialGpus: readonly InventoryGpu[];
+}

@@ -1,0 +1,107 @@
+/**
+ * Conversions from stored records to the API's shapes (src/contract/api.ts): jobs, their history,
+ * and GPUs with the jobs sharing them. Times become ISO-8601 strings.
+ */
+import { migGeometry, priorityClassOf, type Placement } from '../../core/index.js';
+import type { GpuView, JobDetailView, JobView } from '../../contract/api.js';
+import type { AttemptRecord, JobEvent, JobRecord } from '../ports/state-store.js';
+import type { ControlPlane } from './control-plane.js';
+import { migDeviceUuid } from './visible-devices.js';
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * How a placement's isolation is enforced: `hardware` for MIG; everything else is scheduler
+ * accounting (plus CUDA_VISIBLE_DEVICES) until an MPS daemon enforces limits in the driver.
+ */
+export function enforcementOf(placement: Placement): 'hardware' | 'driver-limit' | 'scheduler-accounting' {
+  return placement.mode === 'mig' ? 'hardware' : 'scheduler-accounting';
+}
+
+/** A job as the API shows it. */
+export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
+  const inventory = new Map(plane.inventoryGpus().map((g) => [g.index, g]));
+  const placement = job.placement;
+  return {
+    id: job.id,
+    name: job.name,
+    tenant: job.tenant,
+    state: job.state,
+    reason: job.state === 'pending' ? plane.waitingReason(job.id) ?? job.reason : job.reason,
+    priority: job.priority,
+    priorityClass: priorityClassOf(job.priority),
+    command: [...job.command],
+    workingDirectory: job.workingDirectory,
+    timeLimitSeconds: job.timeLimitSeconds,
+    retries: job.retries,
+    attempt: job.attempt,
+    cpuMilli: job.cpuMilli,
+    hostMemoryMiB: job.hostMemoryMiB,
+    gpu: { ...job.gpu },
+    placement: placement && {
+      mode: placement.mode,
+      enforcement: enforcementOf(placement),
+      simulated: placement.gpus.some((g) => inventory.get(g.index)?.simulated ?? false),
+      gpus: placement.gpus.map((g) => ({ index: g.index, uuid: g.uuid, gpuMilli: g.gpuMilli, accountedGpuMilli: g.accountedGpuMilli, gpuMemoryMiB: g.gpuMemoryMiB, migProfile: g.mig?.profileName ?? null, migDeviceUuid: g.mig ? migDeviceUuid(g, inventory.get(g.index)) : null })),
+    },
+    submittedAt: iso(job.submittedAtMs)!,
+    startedAt: iso(job.startedAtMs),
+    endedAt: iso(job.endedAtMs),
+    exitCode: job.exitCode,
+    signal: job.signal,
+  };
+}
+
+/** A job with its transitions and attempts. */
+export function toJobDetail(job: JobRecord, events: readonly JobEvent[], attempts: readonly AttemptRecord[], plane: ControlPlane): JobDetailView {
+  return {
+    ...toJobView(job, plane),
+    environment: { ...job.environment },
+    events: events.map((e) => ({ at: iso(e.atMs)!, from: e.fromState, to: e.toState, reason: e.reason })),
+    attempts: attempts.map((a) => ({ attempt: a.attempt, startedAt: iso(a.startedAtMs)!, endedAt: iso(a.endedAtMs), exitCode: a.exitCode, signal: a.signal, endReason: a.endReason })),
+  };
+}
+
+/** Every GPU with what it holds; `jobsById` resolves the jobs on each GPU. */
+export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRecord | null): GpuView[] {
+  const usage = new Map(plane.scheduler.usage().map((u) => [u.device.index, u]));
+  return plane.inventoryGpus().map((gpu) => {
+    const use = usage.get(gpu.index);
+    const allocatedGpuMilli = gpu.migEnabled ? migMilli(use?.jobIds ?? [], gpu.index, migGeometry(gpu.model)?.computeSlices ?? 7, jobsById) : use?.allocatedGpuMilli ?? 0;
+    const allocatedGpuMemoryMiB = use?.allocatedGpuMemoryMiB ?? 0;
+    const cordoned = plane.isCordoned(gpu.uuid);
+    return {
+      index: gpu.index,
+      uuid: gpu.uuid,
+      name: gpu.name,
+      model: gpu.model,
+      simulated: gpu.simulated,
+      migEnabled: gpu.migEnabled,
+      healthy: gpu.healthy,
+      healthReason: gpu.healthReason,
+      cordoned,
+      schedulable: gpu.healthy && !cordoned,
+      mode: use?.mode ?? (gpu.migEnabled ? 'mig' : null),
+      gpuMemoryMiB: gpu.gpuMemoryMiB,
+      allocatedGpuMilli,
+      freeGpuMilli: Math.max(0, 1000 - allocatedGpuMilli),
+      allocatedGpuMemoryMiB,
+      freeGpuMemoryMiB: Math.max(0, gpu.gpuMemoryMiB - allocatedGpuMemoryMiB),
+      utilizationGpuPct: gpu.utilizationGpuPct,
+      memoryUsedMiB: gpu.memoryUsedMiB,
+      jobs: (use?.jobIds ?? []).flatMap((id) => {
+        const job = jobsById(id);
+        const placed = job?.placement?.gpus.find((g) => g.index === gpu.index);
+        if (!job || !placed) return [];
+        return [{ id, name: job.name, tenant: job.tenant, state: job.state, gpuMilli: placed.gpuMilli, gpuMemoryMiB: placed.gpuMemoryMiB, migProfile: placed.mig?.profileName ?? null }];
+      }),
+    };
+  });
+}
+
+/** Compute of a MIG GPU in use, in milli-GPU: Σ compute slices / the GPU's slices (shown only; MIG is accounted in slices). */
+function migMilli(jobIds: readonly number[], index: number, gpuSlices: number, jobsById: (id: number) => JobRecord | null): number {
+  let slices = 0;
+  for (const id of jobIds) slices += jobsById(id)?.placement?.gpus.find((g) => g.index === index)?.mig?.computeSlices ?? 0;
+  return Math.round((slices * 1000) / gpuSlices);
+}

@@ -1,0 +1,64 @@
+/**
+ * The control plane's error catalogue: every expected failure has a stable `code`, an HTTP status
+ * and a message that names the field and, where there are any, the allowed values. The HTTP error
+ * handler and the CLI map these in one place each.
+ */
+
+/** Base class of every expected (non-bug) error of the app layer. */
+export class GpushareError extends Error {
+  override name = 'GpushareError';
+  /**
+   * @param code stable machine-readable code, e.g. `GPUSHARE_JOB_NOT_FOUND`
+   * @param httpStatus status the HTTP API answers with
+   * @param message human text naming the field and the allowed values
+   * @param details optional structured data (field name, allowed values, limits)
+   */
+  constructor(readonly code: string, readonly httpStatus: number, message: string, readonly details?: Record<string, unknown>, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A field of a request is invalid (400). */
+export function invalidField(field: string, message: string, allowed?: readonly (string | number)[]): GpushareError {
+  return new GpushareError('GPUSHARE_INVALID_FIELD', 400, `${field}: ${message}${allowed ? ` (allowed: ${allowed.join(', ')})` : ''}`, { field, ...(allowed ? { allowed } : {}) });
+}
+
+/** The job could never run on this server, even when it is empty (422, reason `unresolvable`). */
+export function unresolvable(message: string): GpushareError {
+  return new GpushareError('GPUSHARE_UNRESOLVABLE', 422, `unresolvable: ${message}`, { reason: 'unresolvable' });
+}
+
+/** No such job, or one the caller may not see (404 either way, so ids of other tenants leak nothing). */
+export function jobNotFound(id: number | string): GpushareError {
+  return new GpushareError('GPUSHARE_JOB_NOT_FOUND', 404, `job ${id} not found`);
+}
+
+/** No GPU with that index (404). */
+export function gpuNotFound(index: number | string, known: readonly number[]): GpushareError {
+  return new GpushareError('GPUSHARE_GPU_NOT_FOUND', 404, `GPU ${index} not found (GPUs: ${known.join(', ') || 'none'})`, { allowed: known });
+}
+
+/** The tenant does not exist (400 on submit, naming the field). */
+export function unknownTenant(name: string, known: readonly string[]): GpushareError {
+  return new GpushareError('GPUSHARE_UNKNOWN_TENANT', 400, `tenant: unknown tenant "${name}" (known: ${known.join(', ') || 'none; an admin creates tenants with `gpushare tenant create NAME`'})`, { field: 'tenant', allowed: known });
+}
+
+/** Missing or wrong bearer token (401). */
+export function unauthenticated(message: string): GpushareError {
+  return new GpushareError('GPUSHARE_UNAUTHENTICATED', 401, message);
+}
+
+/** The caller's role may not do this (403). */
+export function forbidden(message: string): GpushareError {
+  return new GpushareError('GPUSHARE_FORBIDDEN', 403, message);
+}
+
+/** The request conflicts with the current state (409), e.g. cancelling a finished job. */
+export function conflict(message: string): GpushareError {
+  return new GpushareError('GPUSHARE_CONFLICT', 409, message);
+}
+
+/** The server is draining and takes no new jobs (503). */
+export function draining(): GpushareError {
+  return new GpushareError('GPUSHARE_DRAINING', 503, 'the server is draining: it takes no new jobs until it restarts');
+}

@@ -1,0 +1,126 @@
+/**
+ * Port: how the standalone server (`gpushare serve`) runs one job attempt as a real process tree
+ * on this host, and how it finds that tree again after the server restarts.
+ *
+ * Every attempt runs under a small supervisor process that outlives the server; the supervisor
+ * records the job's pid and, when the job ends, its outcome in files of the job directory. The
+ * server persists the {@link ProcessHandle} and, after a restart, re-adopts the attempt by
+ * checking the supervisor's pid together with its start time (safe against PID reuse).
+ *
+ * Types only; the adapter is `src/adapters/process/child-process-launcher.ts`.
+ */
+
+/** How a launcher stops (freezes) a job's process tree. */
+export type FreezerKind = 'cgroup-v2' | 'cgroup-v1' | 'signals';
+
+/** What to run for one attempt of one job. */
+export interface LaunchSpec {
+  /** Job id (positive integer). */
+  jobId: number;
+  /** Attempt number, 1-based; file names and cgroup names include it. */
+  attempt: number;
+  /** Command and arguments; `argv[0]` is resolved like execvp does (PATH of `environment`). */
+  argv: readonly string[];
+  /** Working directory of the command (absolute). */
+  workingDirectory: string;
+  /** The complete environment of the command: the caller merges any defaults in. */
+  environment: Readonly<Record<string, string>>;
+  /** Existing per-job directory: logs, pid and outcome files of every attempt go here. */
+  jobDirectory: string;
+  /** Host CPU limit in milli-cores (1000 = one vCPU); 0 = no limit. */
+  cpuMilli: number;
+  /** Host memory limit in MiB; 0 = no limit. */
+  hostMemoryMiB: number;
+}
+
+/**
+ * Where a started attempt lives. Plain JSON-serialisable data: the server persists it and hands
+ * it back to the launcher, possibly in a later server process.
+ */
+export interface ProcessHandle {
+  /** Pid of the supervisor process. */
+  supervisorPid: number;
+  /** Start time of the supervisor: field 22 of `/proc/<pid>/stat` (clock ticks since boot), as a string. */
+  supervisorStartTime: string;
+  /** Pid of the job's command, which is also its process group id; null until known. */
+  jobPid: number | null;
+  /** Name of the job's cgroups (`job-<id>-a<attempt>`), null when none were made. */
+  cgroupKey: string | null;
+  /** The freezer the attempt was started with (freeze/thaw keep using it). */
+  freezerKind: FreezerKind;
+  /** File the job's stdout is appended to. */
+  stdoutPath: string;
+  /** File the job's stderr is appended to. */
+  stderrPath: string;
+  /** File the supervisor writes the job's pid to (`{ "jobPid": n }`), once the command runs. */
+  pidPath: string;
+  /** File the supervisor writes the {@link ProcessOutcome} to, atomically, when the command ends. */
+  outcomePath: string;
+}
+
+/** How an attempt ended, as recorded by its supervisor. */
+export interface ProcessOutcome {
+  /** Exit code of the command; 127 = command not found, 126 = not executable; null when killed by a signal or never run. */
+  exitCode: number | null;
+  /** Name of the signal that ended the command (e.g. `SIGKILL`), else null. */
+  signal: string | null;
+  /** When the command was started (or failed to start), epoch milliseconds. */
+  startedAtMs: number;
+  /** When the command ended (or failed to start), epoch milliseconds. */
+  endedAtMs: number;
+  /** Why the command could not run (spawn or setup failure), else null. */
+  error: string | null;
+}
+
+/** Which host limits a launcher enforces (true) or silently cannot (false) on this host. */
+export interface LimitEnforcement {
+  /** `LaunchSpec.cpuMilli` is enforced (CFS quota). */
+  readonly cpuMilli: boolean;
+  /** `LaunchSpec.hostMemoryMiB` is enforced (memory cgroup limit). */
+  readonly hostMemoryMiB: boolean;
+}
+
+/** Starts, observes, signals, freezes and cleans up job attempts as host process trees. */
+export interface ProcessLauncher {
+  /** The freezer used for attempts started by this launcher. */
+  readonly freezerKind: FreezerKind;
+  /** Which limits this host enforces. A limit that is not enforced is ignored by `start`. */
+  readonly enforcement: LimitEnforcement;
+  /**
+   * Starts the supervisor of one attempt, which starts the command. Resolves once the command
+   * runs (the handle's `jobPid` is set) or has failed to start (an outcome is recorded), or after
+   * a bounded wait with `jobPid` still null. Throws when the supervisor cannot be started or the
+   * attempt's cgroups cannot be made.
+   */
+  start(spec: LaunchSpec): Promise<ProcessHandle>;
+  /** True when the supervisor of the handle is alive AND has the recorded start time (PID reuse safe). */
+  isAlive(handle: ProcessHandle): boolean;
+  /** Reads the outcome the supervisor recorded, or null if none yet. Never throws for a missing file; throws for a malformed one. */
+  readOutcome(handle: ProcessHandle): ProcessOutcome | null;
+  /**
+   * Thaws the attempt, sends `signal` to the job's whole process group, and after `graceMs`
+   * sends SIGKILL to the group (and to every process left in the attempt's cgroups) if the
+   * supervisor is still alive. Resolves when the signal(s) are sent; waits no longer than
+   * `graceMs` (milliseconds) for the exit.
+   */
+  stop(handle: ProcessHandle, signal: NodeJS.Signals, graceMs: number): Promise<void>;
+  /**
+   * Stops the whole process tree from running (no new CPU work, hence no new GPU work) and
+   * resolves once the freeze is effective. A finished attempt is a no-op. Throws when the freeze
+   * does not take effect within the launcher's timeout.
+   */
+  freeze(handle: ProcessHandle): Promise<void>;
+  /** Lets a frozen process tree run again. A finished attempt is a no-op. */
+  thaw(handle: ProcessHandle): Promise<void>;
+  /** Removes the cgroups of a finished attempt, killing any process still left in them. Idempotent. */
+  cleanup(handle: ProcessHandle): Promise<void>;
+  /**
+   * Resolves `argv0` like execvp would (PATH of `environment`, relative to `workingDirectory`
+   * when it contains a '/'); returns the absolute path, or null when not found or not executable.
+   */
+  resolveExecutable(
+    argv0: string,
+    workingDirectory: string,
+    environment: Readonly<Record<string, string>>,
+  ): string | null;
+}

@@ -1,0 +1,158 @@
+/**
+ * Port: the control plane's durable state (tenants, tokens, jobs with their transitions and
+ * attempts, GPU cordons). The store is the truth: the server rebuilds everything else from it after
+ * a restart. Every method that writes does so in one transaction: it either fully happens or not
+ * at all. Methods are synchronous (the embedded SQLite store is; a remote store would wrap this
+ * port behind a queue).
+ *
+ * Implementations: adapters/store/sqlite-store.ts (production) and adapters/store/memory-store.ts
+ * (tests, simulator); both pass adapters/store/store.contract.ts.
+ */
+import type { GpuRequest, JobState, Placement } from '../../core/index.js';
+import type { ProcessHandle } from './process-launcher.js';
+
+/** A tenant: a team or user whose jobs and tokens belong together. */
+export interface TenantRecord {
+  readonly name: string;
+  readonly createdAtMs: number;
+}
+
+/** Role of a bearer token: `admin` may do everything; `tenant` acts only on its tenant's jobs. */
+export type TokenRole = 'admin' | 'tenant';
+
+/** A bearer token as stored: only the SHA-256 digest of the secret, never the secret. */
+export interface TokenRecord {
+  readonly id: number;
+  /** Lower-case hex SHA-256 of the token string. */
+  readonly digest: string;
+  readonly role: TokenRole;
+  /** Owning tenant; null for admin tokens. */
+  readonly tenant: string | null;
+  readonly label: string;
+  readonly createdAtMs: number;
+}
+
+/** What a submit stores (validated and defaulted by the app layer). */
+export interface NewJob {
+  readonly name: string;
+  readonly tenant: string;
+  /** argv; `command[0]` was resolved to an executable at submit. */
+  readonly command: readonly string[];
+  /** Absolute path. */
+  readonly workingDirectory: string;
+  readonly environment: Readonly<Record<string, string>>;
+  /** Higher is more important. */
+  readonly priority: number;
+  /** Wall-clock limit of one attempt in seconds; null for none. */
+  readonly timeLimitSeconds: number | null;
+  /** How many times a failed attempt is retried. */
+  readonly retries: number;
+  readonly cpuMilli: number;
+  readonly hostMemoryMiB: number;
+  readonly gpu: GpuRequest;
+}
+
+/** A job with its current state. */
+export interface JobRecord extends NewJob {
+  readonly id: number;
+  readonly state: JobState;
+  /** Why the job is in its state (waiting reason, failure reason such as `time-limit` or `lost`); null when none. */
+  readonly reason: string | null;
+  readonly submittedAtMs: number;
+  readonly updatedAtMs: number;
+  /** Where it runs or ran last; null before its first placement. */
+  readonly placement: Placement | null;
+  /** Attempts started so far (1-based number of the current or last attempt; 0 before the first). */
+  readonly attempt: number;
+  /** The live process of the current attempt; null when none runs. */
+  readonly process: ProcessHandle | null;
+  /** Start of the current or last attempt, ms since the epoch. */
+  readonly startedAtMs: number | null;
+  /** End of the job (terminal states only). */
+  readonly endedAtMs: number | null;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+}
+
+/** One stored state transition. */
+export interface JobEvent {
+  readonly jobId: number;
+  readonly atMs: number;
+  /** null for the submit event. */
+  readonly fromState: JobState | null;
+  readonly toState: JobState;
+  readonly reason: string | null;
+}
+
+/** One attempt (one run of the command). */
+export interface AttemptRecord {
+  readonly jobId: number;
+  /** 1-based. */
+  readonly attempt: number;
+  readonly startedAtMs: number;
+  readonly endedAtMs: number | null;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** Why it ended: `exited`, `time-limit`, `cancelled`, `lost`, ...; null while it runs. */
+  readonly endReason: string | null;
+}
+
+/** Mutable fields of a job a change may set. */
+export type JobPatch = Partial<Pick<JobRecord, 'placement' | 'attempt' | 'process' | 'startedAtMs' | 'endedAtMs' | 'exitCode' | 'signal' | 'reason'>>;
+
+/**
+ * One change to one job. When `to` is given the state changes and a `JobEvent` is stored with
+ * `reason`. When `expectState` is given and the job is in another state, the whole batch fails
+ * with `StoreConflictError` and nothing is written.
+ */
+export interface JobChange {
+  readonly jobId: number;
+  readonly atMs: number;
+  readonly expectState?: JobState;
+  readonly to?: JobState;
+  readonly reason?: string | null;
+  readonly patch?: JobPatch;
+  /** Starts an attempt record (`startedAtMs` = `atMs`). */
+  readonly startAttempt?: number;
+  /** Ends the attempt of that number. */
+  readonly endAttempt?: { readonly attempt: number; readonly exitCode: number | null; readonly signal: string | null; readonly endReason: string };
+}
+
+/** Filter of `listJobs`. */
+export interface JobFilter {
+  /** Only this tenant's jobs. */
+  readonly tenant?: string;
+  /** Only jobs in these states. */
+  readonly states?: readonly JobState[];
+}
+
+/** Thrown when a write conflicts with what is stored (duplicate name, unexpected state). */
+export class StoreConflictError extends Error {
+  override readonly name = 'StoreConflictError';
+}
+
+/** The state store port. */
+export interface StateStore {
+  createTenant(name: string, atMs: number): TenantRecord;
+  getTenant(name: string): TenantRecord | null;
+  listTenants(): TenantRecord[];
+  createToken(token: Omit<TokenRecord, 'id'>): TokenRecord;
+  findTokenByDigest(digest: string): TokenRecord | null;
+  /** Inserts a job in state `pending` with its submit event; ids increase and are never reused. */
+  insertJob(job: NewJob, atMs: number): JobRecord;
+  getJob(id: number): JobRecord | null;
+  /** Jobs by ascending id. */
+  listJobs(filter?: JobFilter): JobRecord[];
+  /** Transitions of one job, oldest first. */
+  listEvents(jobId: number): JobEvent[];
+  /** Attempts of one job, by number. */
+  listAttempts(jobId: number): AttemptRecord[];
+  /** Applies all changes in one transaction. @throws StoreConflictError (nothing written) on a state mismatch or an unknown job */
+  applyJobChanges(changes: readonly JobChange[]): void;
+  /** UUIDs of cordoned GPUs. */
+  listCordonedGpus(): string[];
+  setGpuCordoned(uuid: string, cordoned: boolean, atMs: number): void;
+  /** Writes a consistent copy of the whole store to `path` while it is in use. */
+  backup(path: string): Promise<void>;
+  close(): void;
+}

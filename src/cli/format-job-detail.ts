@@ -1,0 +1,90 @@
+/**
+ * The human view of `gpushare show ID`: the request, the placement (GPU index, uuid, milli, MiB,
+ * MIG profile, mode, enforcement, simulated), the events with times and reasons, the attempts and
+ * how the job ended.
+ */
+import type { JobDetailView } from '../contract/api.js';
+import { formatGpuRequest, jobAge } from './format-jobs.js';
+import { formatGpuMilli } from './parse-quantities.js';
+import { formatTextTable } from './text-table.js';
+
+function orDash(value: string | number | null | undefined): string {
+  return value === null || value === undefined || value === '' ? '-' : String(value);
+}
+
+/** Quotes an argv word for display when it holds spaces or shell characters. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function formatRequest(job: JobDetailView): string {
+  const memory = job.gpu.gpuMemoryMiB === null ? 'memory in proportion' : `${job.gpu.gpuMemoryMiB} MiB each`;
+  const parts = [
+    `gpu ${formatGpuRequest(job.gpu)} (${memory}), mode ${job.gpu.mode}`,
+    `priority ${job.priority} (${job.priorityClass})`,
+    `cpu ${job.cpuMilli === 0 ? 'none reserved' : `${job.cpuMilli} milli`}`,
+    `host memory ${job.hostMemoryMiB === 0 ? 'none reserved' : `${job.hostMemoryMiB} MiB`}`,
+    `time limit ${job.timeLimitSeconds === null ? 'none' : `${job.timeLimitSeconds} s`}`,
+    `retries ${job.retries}`,
+  ];
+  return parts.join(', ');
+}
+
+function formatPlacement(job: JobDetailView): string[] {
+  const placement = job.placement;
+  if (placement === null) return ['placement:   none yet'];
+  const lines = [`placement:   mode ${placement.mode}, enforcement ${placement.enforcement}${placement.simulated ? '  [simulated]' : ''}`];
+  const rows = placement.gpus.map((gpu) => [
+    String(gpu.index), gpu.uuid,
+    `${gpu.gpuMilli} milli (${formatGpuMilli(gpu.gpuMilli)})${gpu.accountedGpuMilli !== gpu.gpuMilli ? `, accounted ${gpu.accountedGpuMilli}` : ''}`,
+    `${gpu.gpuMemoryMiB} MiB`,
+    gpu.migProfile === null ? '-' : `${gpu.migProfile}${gpu.migDeviceUuid ? ` ${gpu.migDeviceUuid}` : ''}`,
+  ]);
+  lines.push(...indent(formatTextTable(['GPU', 'UUID', 'SHARE', 'MEMORY', 'MIG'], rows)));
+  return lines;
+}
+
+function indent(text: string, by = '  '): string[] {
+  return text.split('\n').map((line) => `${by}${line}`);
+}
+
+/**
+ * Formats a job with its history for people.
+ * @param job - The job as `GET /jobs/:id` returns it.
+ * @param nowMs - Current time in epoch milliseconds (for the age).
+ * @returns Lines joined with newlines, without a final newline.
+ */
+export function formatJobDetail(job: JobDetailView, nowMs: number): string {
+  const ended = job.signal !== null ? `signal ${job.signal}` : job.exitCode !== null ? `exit code ${job.exitCode}` : '-';
+  const lines = [
+    `job ${job.id}:    ${job.name}`,
+    `tenant:      ${job.tenant}`,
+    `state:       ${job.state}${job.reason ? ` (${job.reason})` : ''}`,
+    `command:     ${job.command.map(shellWord).join(' ')}`,
+    `workdir:     ${job.workingDirectory}`,
+    `request:     ${formatRequest(job)}`,
+    ...formatPlacement(job),
+    `submitted:   ${job.submittedAt} (${jobAge(job, nowMs)} ago)`,
+    `started:     ${orDash(job.startedAt)}`,
+    `ended:       ${orDash(job.endedAt)}`,
+    `attempt:     ${job.attempt} of at most ${job.retries + 1}`,
+    `exit:        ${ended}`,
+  ];
+  const env = Object.entries(job.environment);
+  if (env.length > 0) {
+    lines.push('environment:');
+    lines.push(...env.map(([key, value]) => `  ${key}=${value}`));
+  }
+  lines.push('events:');
+  lines.push(...(job.events.length === 0
+    ? ['  none']
+    : indent(formatTextTable(['TIME', 'FROM', 'TO', 'REASON'], job.events.map((e) => [e.at, orDash(e.from), e.to, orDash(e.reason)])))));
+  lines.push('attempts:');
+  lines.push(...(job.attempts.length === 0
+    ? ['  none']
+    : indent(formatTextTable(['#', 'STARTED', 'ENDED', 'EXIT', 'REASON'], job.attempts.map((a) => [
+      String(a.attempt), a.startedAt, orDash(a.endedAt),
+      a.signal !== null ? `signal ${a.signal}` : orDash(a.exitCode), orDash(a.endReason),
+    ])))));
+  return lines.join('\n');
+}

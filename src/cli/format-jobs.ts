@@ -1,0 +1,80 @@
+/**
+ * Text views of jobs shared by the client commands: the GPU request, ages, the `jobs` table, and
+ * the exit status `submit --wait` passes on.
+ */
+import { constants } from 'node:os';
+import type { JobView } from '../contract/api.js';
+import { formatGpuMilli } from './parse-quantities.js';
+import { formatTextTable } from './text-table.js';
+
+/** Exit status of `submit --wait` for a cancelled job (as a shell's for Ctrl-C). */
+export const EXIT_CANCELLED = 130;
+
+/** `0.5 × 1`: the share of each GPU and the number of GPUs. */
+export function formatGpuRequest(gpu: JobView['gpu']): string {
+  return `${formatGpuMilli(gpu.gpuMilli)} × ${gpu.gpuCount}`;
+}
+
+/**
+ * A duration in milliseconds as at most two units: `45s`, `12m`, `3h5m`, `2d4h`.
+ * Negative durations (clock skew) count as 0.
+ */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
+  const d = Math.floor(h / 24);
+  return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
+}
+
+/** Age of a job: time since it was submitted, from `nowMs` (epoch milliseconds). */
+export function jobAge(job: Pick<JobView, 'submittedAt'>, nowMs: number): string {
+  const at = Date.parse(job.submittedAt);
+  return Number.isNaN(at) ? '?' : formatAge(nowMs - at);
+}
+
+/** The mode a job runs in (its placement's) or asked for (before placement). */
+export function jobMode(job: JobView): string {
+  return job.placement?.mode ?? job.gpu.mode;
+}
+
+/**
+ * The `jobs` table: ID, NAME, TENANT, STATE, GPU, MODE, AGE/REASON (the age, then the reason
+ * when the job has one, e.g. why it is pending).
+ */
+export function formatJobsTable(jobs: readonly JobView[], nowMs: number): string {
+  if (jobs.length === 0) return 'no jobs';
+  return formatTextTable(
+    ['ID', 'NAME', 'TENANT', 'STATE', 'GPU', 'MODE', 'AGE/REASON'],
+    jobs.map((job) => [
+      String(job.id), job.name, job.tenant, job.state, formatGpuRequest(job.gpu), jobMode(job),
+      job.reason ? `${jobAge(job, nowMs)}  ${job.reason}` : jobAge(job, nowMs),
+    ]),
+  );
+}
+
+/**
+ * The exit status `submit --wait` ends with for a terminal job: 130 when cancelled, 128+N when it
+ * was ended by signal N, its exit code when it has one (a failed job with code 0 gives 1), and 1
+ * when it failed without one.
+ */
+export function jobExitStatus(job: Pick<JobView, 'state' | 'exitCode' | 'signal'>): number {
+  if (job.state === 'cancelled') return EXIT_CANCELLED;
+  if (job.signal !== null) {
+    const number = (constants.signals as Record<string, number | undefined>)[job.signal.toUpperCase()]
+      ?? (/^\d+$/.test(job.signal) ? Number(job.signal) : undefined);
+    return number === undefined ? 1 : 128 + number;
+  }
+  const code = job.exitCode === null ? 0 : job.exitCode & 0xff;
+  return job.state === 'failed' && code === 0 ? 1 : code;
+}
+
+/** One line describing how a terminal job ended, e.g. `job 12 failed (exit code 3)`. */
+export function formatJobEnd(job: JobView): string {
+  const how = job.signal !== null ? `signal ${job.signal}` : job.exitCode !== null ? `exit code ${job.exitCode}` : null;
+  const detail = [how, job.reason].filter((s): s is string => s !== null && s !== '').join(', ');
+  return `job ${job.id} ${job.state}${detail ? ` (${detail})` : ''}`;
+}

@@ -1,0 +1,57 @@
+/**
+ * Commander argument parsers of the client commands: each wraps a parser of parse-quantities.ts so
+ * that a bad value becomes commander's InvalidArgumentError (exit 2, message naming the flag).
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { QuantityError } from './parse-quantities.js';
+
+/**
+ * Turns `parse` into a commander argParser: a {@link QuantityError} becomes an InvalidArgumentError
+ * whose text is the full message (flag, value and allowed values).
+ */
+export function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (err) {
+      if (err instanceof QuantityError) throw new InvalidArgumentError(err.message);
+      throw err;
+    }
+  };
+}
+
+/**
+ * Parses a job id: a whole number ≥ 1.
+ * @throws InvalidArgumentError otherwise.
+ */
+export function parseJobId(text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError(`'${text}' is not a job id; expected a whole number >= 1 (see \`gpushare jobs\`)`);
+  return value;
+}
+
+/**
+ * Parses a GPU index: a whole number ≥ 0.
+ * @throws InvalidArgumentError otherwise.
+ */
+export function parseGpuIndex(text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value)) throw new InvalidArgumentError(`'${text}' is not a GPU index; expected a whole number >= 0 (see \`gpushare gpus\`)`);
+  return value;
+}
+
+/** Appends one repeated option value to the list so far (commander's collector for `--env`). */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/**
+ * Sets commander's exit override on `command` and all its subcommands, so that usage errors are
+ * thrown (and mapped by handleCliError) instead of exiting the process.
+ * @returns `command`, for chaining.
+ */
+export function throwOnExit<C extends Command>(command: C): C {
+  command.exitOverride();
+  for (const sub of command.commands) throwOnExit(sub);
+  return command;
+}

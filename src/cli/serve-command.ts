@@ -1,0 +1,72 @@
+/**
+ * `gpushare serve`: runs the standalone control plane on this machine (see docs/server.md).
+ */
+import { readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { Command, Option } from 'commander';
+import { parseServerConfigFile, resolveServerConfig, type ServerConfigFile } from '../config/server-config.js';
+import { DEFAULT_SIMULATED_GPUS, startServer } from '../main/serve.js';
+import { SimulatedGpuSpecError, parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
+import { UsageError } from './exit-codes.js';
+
+interface ServeFlags {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  config?: string;
+  simulateGpus?: string;
+  demo?: boolean;
+  logLevel: string;
+}
+
+/** Builds the `serve` command. `version` is shown by `/api/v1/status`. */
+export function createServeCommand(version: string): Command {
+  return new Command('serve')
+    .description('run the gpushare server: HTTP API, scheduler and job launcher on this machine')
+    .option('--port <port>', 'TCP port, 0 = any free port (default 7070)')
+    .option('--host <address>', 'listen address (default 127.0.0.1)')
+    .option('--data-dir <dir>', 'store, job logs and admin token (default ~/.local/share/gpushare)')
+    .option('--config <file>', 'YAML config file (flags win over it)')
+    .option('--simulate-gpus <spec>', `simulated GPUs, COUNTxMODEL[:mig],... e.g. ${DEFAULT_SIMULATED_GPUS}`)
+    .option('--demo', 'demo mode: data dir ./.gpushare-demo and a quickstart on start')
+    .addOption(new Option('--log-level <level>', 'server log level (stderr)').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
+    .action(async (flags: ServeFlags) => {
+      const fileSettings: ServerConfigFile = flags.config ? parseServerConfigFile(readFile(flags.config), flags.config) : {};
+      const port = flags.port === undefined ? undefined : Number(flags.port);
+      if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port must be an integer 0-65535 (0 = any free port), got "${flags.port}"`);
+      if (flags.simulateGpus !== undefined) {
+        try {
+          parseSimulatedGpuSpec(flags.simulateGpus);
+        } catch (error) {
+          if (error instanceof SimulatedGpuSpecError) throw new UsageError(error.message);
+          throw error;
+        }
+      }
+      const config = resolveServerConfig(fileSettings, {
+        port, host: flags.host, simulateGpus: flags.simulateGpus,
+        dataDir: flags.dataDir ?? (flags.demo ? '.gpushare-demo' : undefined),
+      }, { cpuMilli: cpus().length * 1000, hostMemoryMiB: Math.floor(totalmem() / 1048576), env: process.env });
+      const server = await startServer(config, { env: process.env, version, logLevel: flags.logLevel });
+      const lines = [
+        `gpushare ${version} listening on ${server.url}`,
+        `GPUs: ${server.gpuSource === 'simulated' ? `simulated (${config.simulateGpus ?? DEFAULT_SIMULATED_GPUS})` : 'real (nvidia-smi)'}; data: ${config.dataDir}`,
+        `admin token: ${server.adminTokenPath}${server.cliConfigPath ? ` (also in ${server.cliConfigPath}, so gpushare commands work without flags)` : ''}`,
+      ];
+      if (flags.demo) {
+        lines.push('', 'Try it (in another terminal):',
+          '  node bin/gpushare submit --gpu 0.5 -- sleep 60',
+          '  node bin/gpushare submit --gpu 0.5 -- sleep 60',
+          '  node bin/gpushare gpus');
+      }
+      process.stdout.write(`${lines.join('\n')}\n`);
+      await server.closed;
+    });
+}
+
+function readFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--config: cannot read ${path}: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * `gpushare status [-o text|json]`: the server's version, GPU source, job counts, enforcement and
+ * who the token belongs to.
+ */
+import { Command, Option } from 'commander';
+import type { StatusView } from '../adapters/http-client/api-client.js';
+import { JOB_STATES } from '../core/index.js';
+import { processIo, type CliIo } from './cli-io.js';
+import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
+
+interface StatusOptions extends ConnectionFlags {
+  output: 'text' | 'json';
+}
+
+/** The status for people; `url` is the server's base URL. Without a final newline. */
+export function formatStatus(status: StatusView, url: string): string {
+  const known = JOB_STATES.filter((s) => status.jobs[s] !== undefined).map((s) => `${s} ${status.jobs[s]}`);
+  const other = Object.entries(status.jobs).filter(([s]) => !(JOB_STATES as readonly string[]).includes(s)).map(([s, n]) => `${s} ${n}`);
+  const yesNo = (b: boolean): string => (b ? 'enforced' : 'not enforced');
+  return [
+    `server:      ${url} (gpushare ${status.version})`,
+    `you:         ${status.you.role}${status.you.tenant !== null ? ` of tenant ${status.you.tenant}` : ''}`,
+    `draining:    ${status.draining ? 'yes: no new jobs start; the server exits once none runs' : 'no'}`,
+    `gpus from:   ${status.gpuSource}`,
+    `jobs:        ${[...known, ...other].join(', ') || 'none'}`,
+    `freezer:     ${status.freezer}`,
+    `host limits: cpu ${yesNo(status.enforcement.cpuMilli)}, memory ${yesNo(status.enforcement.hostMemoryMiB)}`,
+  ].join('\n');
+}
+
+/**
+ * Builds the `status` subcommand. Its action rejects with ApiError or ApiUnreachableError.
+ * @param io - Output, environment and clock (default: the real process).
+ */
+export function createStatusCommand(io: CliIo = processIo()): Command {
+  const command = new Command('status')
+    .description('show the server\'s status: version, GPU source, job counts, enforcement, your role')
+    .allowExcessArguments(false)
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (opts: StatusOptions) => {
+      const client = connect(opts, io);
+      const status = await client.status();
+      io.stdout(opts.output === 'json' ? `${JSON.stringify(status, null, 2)}\n` : `${formatStatus(status, client.url)}\n`);
+    });
+  return addConnectionOptions(command);
+}

@@ -1,0 +1,145 @@
+/**
+ * `gpushare submit [options] -- CMD ARGS...`: submits a job to the gpushare server, prints
+ * `submitted job N (...)` and then the id alone on the last line; with `--wait` it follows the job
+ * and exits with the job's exit status.
+ */
+import { resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import type { ApiClient } from '../adapters/http-client/api-client.js';
+import type { JobView, SubmitJobInput } from '../contract/api.js';
+import { isTerminal, SHARING_MODES, type SharingMode } from '../core/index.js';
+import { processIo, type CliIo } from './cli-io.js';
+import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
+import { ExitWithCode, UsageError } from './exit-codes.js';
+import { formatGpuRequest, formatJobEnd, jobExitStatus } from './format-jobs.js';
+import { asArgParser, collect } from './option-parsers.js';
+import {
+  MAX_GPU_COUNT, MAX_RETRIES, parseCpuMilli, parseDurationSeconds, parseEnvPair, parseGpuShare, parseIntegerInRange,
+  parseMemoryMiB, parsePriority, QuantityError, resolveGpuAmount, type GpuShare,
+} from './parse-quantities.js';
+
+/** How often `--wait` asks for the job's state, in milliseconds. */
+export const WAIT_POLL_MS = 250;
+
+/** Parsed options of `gpushare submit`. */
+interface SubmitOptions extends ConnectionFlags {
+  gpu?: GpuShare;
+  gpuCount?: number;
+  gpuMemory?: number;
+  mode?: SharingMode;
+  priority?: SubmitJobInput['priority'];
+  tenant?: string;
+  name?: string;
+  timeLimit?: number;
+  retries?: number;
+  cpu?: number;
+  hostMemory?: number;
+  env?: string[];
+  workdir?: string;
+  wait?: boolean;
+}
+
+/**
+ * Builds the submit body from the command and the parsed flags.
+ * @param command - argv of the job (at least the program).
+ * @param opts - Parsed flags.
+ * @param cwd - Folder a relative `--workdir` (and the default) resolve against.
+ * @throws UsageError for `--gpu N --gpu-count M` with N ≠ M, or a bad `--env` pair.
+ */
+export function buildSubmitBody(command: readonly string[], opts: SubmitOptions, cwd: string): SubmitJobInput {
+  let environment: Record<string, string>;
+  let amount;
+  try {
+    amount = resolveGpuAmount(opts.gpu, opts.gpuCount);
+    environment = Object.fromEntries((opts.env ?? []).map(parseEnvPair));
+  } catch (err) {
+    if (err instanceof QuantityError) throw new UsageError(err.message);
+    throw err;
+  }
+  const body: SubmitJobInput = {
+    command: [...command],
+    workingDirectory: resolve(cwd, opts.workdir ?? '.'),
+    environment,
+    gpu: {
+      gpuCount: amount.gpuCount,
+      gpuMilli: amount.gpuMilli,
+      ...(opts.gpuMemory !== undefined ? { gpuMemoryMiB: opts.gpuMemory } : {}),
+      mode: opts.mode ?? 'auto',
+    },
+  };
+  if (opts.tenant !== undefined) body.tenant = opts.tenant;
+  if (opts.name !== undefined) body.name = opts.name;
+  if (opts.priority !== undefined) body.priority = opts.priority;
+  if (opts.timeLimit !== undefined) body.timeLimitSeconds = opts.timeLimit;
+  if (opts.retries !== undefined) body.retries = opts.retries;
+  if (opts.cpu !== undefined) body.cpuMilli = opts.cpu;
+  if (opts.hostMemory !== undefined) body.hostMemoryMiB = opts.hostMemory;
+  return body;
+}
+
+/** One line about a job's progress while waiting, e.g. `job 12: running on GPU 0, 3`. */
+function progressLine(job: JobView): string {
+  const where = job.placement !== null && job.state !== 'pending' ? ` on GPU ${job.placement.gpus.map((g) => g.index).join(', ')}` : '';
+  return `job ${job.id}: ${job.state}${where}${job.reason ? ` (${job.reason})` : ''}`;
+}
+
+/**
+ * Polls the job every {@link WAIT_POLL_MS} ms until it is terminal, reporting state changes on stderr.
+ * @returns The terminal job.
+ */
+export async function waitForJob(client: ApiClient, id: number, io: CliIo): Promise<JobView> {
+  let last = '';
+  while (true) {
+    const job = await client.getJob(id);
+    const line = progressLine(job);
+    if (isTerminal(job.state)) return job;
+    if (line !== last) io.stderr(`${line}\n`);
+    last = line;
+    await io.sleep(WAIT_POLL_MS);
+  }
+}
+
+async function submit(command: string[], opts: SubmitOptions, io: CliIo): Promise<void> {
+  const body = buildSubmitBody(command, opts, io.cwd());
+  const client = connect(opts, io);
+  const job = await client.submitJob(body);
+  io.stdout(`submitted job ${job.id} (gpu ${formatGpuRequest(job.gpu)}, mode ${job.gpu.mode})\n${job.id}\n`);
+  if (!opts.wait) return;
+  const done = await waitForJob(client, job.id, io);
+  io.stderr(`${formatJobEnd(done)}\n`);
+  const status = jobExitStatus(done);
+  if (status !== 0) throw new ExitWithCode(status);
+}
+
+/**
+ * Builds the `submit` subcommand. Bad flag values are commander errors (exit 2) naming the flag
+ * and the allowed values; the action rejects with UsageError, ApiError, ApiUnreachableError, or
+ * ExitWithCode (`--wait` with a job that did not succeed).
+ * @param io - Output, environment and clock (default: the real process).
+ * @returns A fresh Command.
+ */
+export function createSubmitCommand(io: CliIo = processIo()): Command {
+  const command = new Command('submit')
+    .description('submit a job to the gpushare server; put the job\'s command after --')
+    .usage('[options] -- CMD [ARGS...]')
+    .argument('<command...>', 'the program to run and its arguments')
+    .addOption(new Option('--gpu <share>', 'a fraction of one GPU in (0,1] (0.5 = half a GPU) or a whole number of GPUs (2)').argParser(asArgParser(parseGpuShare)))
+    .addOption(new Option('--gpu-count <n>', `number of GPUs, 1..${MAX_GPU_COUNT}, each with the --gpu share`)
+      .argParser(asArgParser((t) => parseIntegerInRange('--gpu-count', t, 1, MAX_GPU_COUNT))))
+    .addOption(new Option('--gpu-memory <size>', 'device memory per GPU: MiB, or with unit MiB/GiB (20GiB); default: in proportion to the share')
+      .argParser(asArgParser((t) => parseMemoryMiB('--gpu-memory', t))))
+    .addOption(new Option('--mode <mode>', 'sharing mode').choices(SHARING_MODES))
+    .addOption(new Option('--priority <class-or-n>', 'low, normal, high, critical, or an integer 0..1000000 (higher first)').argParser(asArgParser(parsePriority)))
+    .addOption(new Option('--tenant <tenant>', 'owner tenant (admins must give it; tenant tokens default to their tenant)'))
+    .addOption(new Option('--name <name>', 'display name (default: the program name)'))
+    .addOption(new Option('--time-limit <duration>', 'wall-clock limit per attempt: 90, 90s, 15m, 2h, 1h30m, 1d').argParser(asArgParser((t) => parseDurationSeconds(t))))
+    .addOption(new Option('--retries <n>', `retries of a failed attempt, 0..${MAX_RETRIES}`)
+      .argParser(asArgParser((t) => parseIntegerInRange('--retries', t, 0, MAX_RETRIES))))
+    .addOption(new Option('--cpu <cores>', 'host CPU: cores (2, 0.5) or milli-cores (500m)').argParser(asArgParser(parseCpuMilli)))
+    .addOption(new Option('--host-memory <size>', 'host memory: MiB, or with unit MiB/GiB').argParser(asArgParser((t) => parseMemoryMiB('--host-memory', t, 0))))
+    .addOption(new Option('--env <key=value>', 'environment variable for the job (repeatable)').argParser(collect))
+    .addOption(new Option('--workdir <dir>', 'working folder of the job (default: the current folder)'))
+    .addOption(new Option('--wait', 'follow the job until it ends and exit with its exit status'))
+    .action((args: string[], opts: SubmitOptions) => submit(args, opts, io));
+  return addConnectionOptions(command);
+}

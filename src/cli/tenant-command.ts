@@ -1,0 +1,37 @@
+/**
+ * `gpushare tenant create NAME` (admin) and `gpushare tenant list [-o table|json]`.
+ */
+import { Command, Option } from 'commander';
+import { processIo, type CliIo } from './cli-io.js';
+import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
+import { formatTextTable } from './text-table.js';
+
+interface ListOptions extends ConnectionFlags {
+  output: 'table' | 'json';
+}
+
+/**
+ * Builds the `tenant` command group. Its actions reject with ApiError (400 for a bad or taken
+ * name, 403 for a tenant token) or ApiUnreachableError.
+ * @param io - Output, environment and clock (default: the real process).
+ */
+export function createTenantCommand(io: CliIo = processIo()): Command {
+  const create = addConnectionOptions(new Command('create')
+    .description('create a tenant (admin); then give it a token with `gpushare token create --tenant NAME`')
+    .argument('<name>', 'tenant name: lower-case letters, digits and -, 1-63 characters')
+    .action(async (name: string, opts: ConnectionFlags) => {
+      const tenant = await connect(opts, io).createTenant(name);
+      io.stdout(`created tenant ${tenant.name}\n`);
+    }));
+  const list = addConnectionOptions(new Command('list')
+    .description('list tenants')
+    .allowExcessArguments(false)
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+    .action(async (opts: ListOptions) => {
+      const tenants = await connect(opts, io).listTenants();
+      io.stdout(opts.output === 'json'
+        ? `${JSON.stringify(tenants, null, 2)}\n`
+        : `${tenants.length === 0 ? 'no tenants' : formatTextTable(['NAME', 'CREATED'], tenants.map((t) => [t.name, t.createdAt]))}\n`);
+    }));
+  return new Command('tenant').description('manage tenants: create, list').addCommand(create).addCommand(list);
+}

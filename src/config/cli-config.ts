@@ -1,0 +1,110 @@
+/**
+ * The user's CLI config: where `gpushare` finds the standalone server and its token. The file is
+ * `$XDG_CONFIG_HOME/gpushare/config.yaml`, else `~/.config/gpushare/config.yaml`, a YAML mapping
+ * with `url` and `token`. It holds a secret, so it is written with mode 0600 in a 0700 folder.
+ */
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { parse, stringify } from 'yaml';
+
+/** Connection settings as stored in the config file; each may be missing. */
+export interface CliConfig {
+  /** Base URL of the server, e.g. `http://127.0.0.1:8750`. */
+  readonly url?: string;
+  /** Bearer token for the API. */
+  readonly token?: string;
+}
+
+/** The config file exists but cannot be read or is not a mapping of `url` and `token` strings. */
+export class CliConfigError extends Error {
+  constructor(readonly path: string, reason: string) {
+    super(`config file ${path}: ${reason}`);
+    this.name = 'CliConfigError';
+  }
+}
+
+/** The environment variables the config location depends on. */
+export type ConfigEnv = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Path of the CLI config file: `$XDG_CONFIG_HOME/gpushare/config.yaml` when XDG_CONFIG_HOME is an
+ * absolute path (the XDG spec ignores relative ones), else `$HOME/.config/gpushare/config.yaml`
+ * (the OS home folder when HOME is unset).
+ * @param env - Environment to read (default: process.env).
+ * @returns An absolute path; the file need not exist.
+ */
+export function cliConfigPath(env: ConfigEnv = process.env): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.config');
+  return join(base, 'gpushare', 'config.yaml');
+}
+
+/**
+ * Reads the CLI config file.
+ * @param env - Environment that locates the file (default: process.env).
+ * @returns The settings; empty when the file does not exist or is empty. Unknown keys are ignored.
+ * @throws CliConfigError naming the file when it cannot be read, is not valid YAML, is not a
+ *   mapping, or `url`/`token` are not non-empty strings.
+ */
+export function readCliConfig(env: ConfigEnv = process.env): CliConfig {
+  const path = cliConfigPath(env);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new CliConfigError(path, `cannot read it: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (err) {
+    throw new CliConfigError(path, `not valid YAML: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new CliConfigError(path, 'expected a YAML mapping with keys url and token');
+  }
+  const record = doc as Record<string, unknown>;
+  const config: { url?: string; token?: string } = {};
+  for (const key of ['url', 'token'] as const) {
+    const value = record[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string' || value === '') throw new CliConfigError(path, `${key} must be a non-empty string`);
+    config[key] = value;
+  }
+  return config;
+}
+
+/**
+ * Writes the CLI config file atomically (a temporary file in the same folder, synced, then renamed
+ * over the old one). Creates the folder with mode 0700 when missing; the file ends with mode 0600
+ * even when it existed before with a wider mode.
+ * @param config - The server's base URL and token.
+ * @param env - Environment that locates the file (default: process.env).
+ * @returns The path written.
+ * @throws CliConfigError naming the file when the folder cannot be created or the file written.
+ */
+export function writeCliConfig(config: { readonly url: string; readonly token: string }, env: ConfigEnv = process.env): string {
+  const path = cliConfigPath(env);
+  const tmp = `${path}.${process.pid}.tmp`;
+  const text = stringify({ url: config.url, token: config.token });
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, path);
+    chmodSync(path, 0o600);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw new CliConfigError(path, `cannot write it: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return path;
+}

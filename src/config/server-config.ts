@@ -1,0 +1,104 @@
+/**
+ * Configuration of `gpushare serve`: a YAML file (`--config FILE`), overridden by flags. Every field
+ * is documented with its unit and default; `resolveServerConfig` returns a complete, readonly
+ * config with units in the names.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { parse as parseYaml } from 'yaml';
+
+/** The YAML file's schema (camelCase keys). Unknown keys are errors, so typos are caught. */
+export const ServerConfigFileSchema = z.object({
+  /** TCP port; 0 = any free port. Default 7070. */
+  port: z.number().int().min(0).max(65535).optional(),
+  /** Listen address. Default 127.0.0.1 (only this machine). */
+  host: z.string().min(1).optional(),
+  /** Where the store, job logs and the admin token live. Default `~/.local/share/gpushare` (or `$XDG_DATA_HOME/gpushare`). */
+  dataDir: z.string().min(1).optional(),
+  /** `COUNTxMODEL[:mig],...`; when set, these simulated GPUs are used even if nvidia-smi finds real ones. */
+  simulateGpus: z.string().min(1).optional(),
+  /** How far time-sliced GPUs may overcommit compute: Σ gpuMilli ≤ 1000 × ratio. Default 1 (none). */
+  timesliceOvercommitRatio: z.number().min(1).max(16).optional(),
+  /** Rotation period of a time-sliced GPU in ms; each job runs for its gpuMilli share of it. Default 1000. */
+  timeslicePeriodMs: z.number().int().min(50).max(60_000).optional(),
+  /** How often processes are checked for exit, ms. Default 200. */
+  monitorIntervalMs: z.number().int().min(10).max(10_000).optional(),
+  /** Longest time between scheduling passes, ms (passes also run on every submit and exit). Default 1000. */
+  scheduleIntervalMs: z.number().int().min(10).max(60_000).optional(),
+  /** Grace between SIGTERM and SIGKILL when a job is cancelled or over its time limit, seconds. Default 10. */
+  stopGraceSeconds: z.number().min(0).max(3600).optional(),
+  /** Job directories (logs) of jobs that ended longer ago than this are deleted, days. Default 7. */
+  logRetentionDays: z.number().min(0).max(3650).optional(),
+  /** GPU health poll interval, seconds. Default 10. */
+  healthPollIntervalSeconds: z.number().min(1).max(3600).optional(),
+  /** Host CPU offered to jobs, milli-cores. Default: all cores × 1000. */
+  hostCpuMilli: z.number().int().min(0).optional(),
+  /** Host memory offered to jobs, MiB. Default: all of the machine's memory. */
+  hostMemoryMiB: z.number().int().min(0).optional(),
+  /** How time-sliced jobs are paused: `auto` picks cgroup v2, then cgroup v1 freezer, then SIGSTOP/SIGCONT. */
+  freezer: z.enum(['auto', 'cgroup-v2', 'cgroup-v1', 'signals']).optional(),
+}).strict();
+/** Contents of the YAML file. */
+export type ServerConfigFile = z.infer<typeof ServerConfigFileSchema>;
+
+/** Complete configuration, units in names. */
+export interface ServerConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly simulateGpus: string | null;
+  readonly timesliceOvercommitRatio: number;
+  readonly timeslicePeriodMs: number;
+  readonly monitorIntervalMs: number;
+  readonly scheduleIntervalMs: number;
+  readonly stopGraceMs: number;
+  readonly logRetentionMs: number;
+  readonly healthPollIntervalMs: number;
+  readonly hostCpuMilli: number;
+  readonly hostMemoryMiB: number;
+  readonly freezer: 'auto' | 'cgroup-v2' | 'cgroup-v1' | 'signals';
+}
+
+/** Default data directory: `$XDG_DATA_HOME/gpushare` or `~/.local/share/gpushare`. */
+export function defaultDataDir(env: Readonly<Record<string, string | undefined>>): string {
+  return join(env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share'), 'gpushare');
+}
+
+/**
+ * Parses a YAML config file's text. @throws Error naming the file and each bad key with its allowed values
+ */
+export function parseServerConfigFile(text: string, fileName: string): ServerConfigFile {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (error) {
+    throw new Error(`${fileName}: not valid YAML: ${(error as Error).message}`);
+  }
+  const parsed = ServerConfigFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(`${fileName}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/** Merges file and flag settings (flags win) over the defaults. */
+export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigFile, host: { cpuMilli: number; hostMemoryMiB: number; env: Readonly<Record<string, string | undefined>> }): ServerConfig {
+  const merged: ServerConfigFile = { ...file, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
+  return {
+    port: merged.port ?? 7070,
+    host: merged.host ?? '127.0.0.1',
+    dataDir: resolve(merged.dataDir ?? defaultDataDir(host.env)),
+    simulateGpus: merged.simulateGpus ?? null,
+    timesliceOvercommitRatio: merged.timesliceOvercommitRatio ?? 1,
+    timeslicePeriodMs: merged.timeslicePeriodMs ?? 1000,
+    monitorIntervalMs: merged.monitorIntervalMs ?? 200,
+    scheduleIntervalMs: merged.scheduleIntervalMs ?? 1000,
+    stopGraceMs: Math.round((merged.stopGraceSeconds ?? 10) * 1000),
+    logRetentionMs: Math.round((merged.logRetentionDays ?? 7) * 86_400_000),
+    healthPollIntervalMs: Math.round((merged.healthPollIntervalSeconds ?? 10) * 1000),
+    hostCpuMilli: merged.hostCpuMilli ?? host.cpuMilli,
+    hostMemoryMiB: merged.hostMemoryMiB ?? host.hostMemoryMiB,
+    freezer: merged.freezer ?? 'auto',
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The HTTP API's data shapes (zod), shared by the server's routes, the typed HTTP client, the CLI
+ * and the dashboard. Routes live under `/api/v1`; every call needs `Authorization: Bearer <token>`.
+ * Errors are `{ error: { code, message, details } }` with a 4xx/5xx status.
+ */
+import { z } from 'zod';
+import { JOB_STATES, PRIORITY_CLASSES, SHARING_MODES } from '../core/index.js';
+
+/** Names of the priority classes, for error messages and schemas. */
+export const PRIORITY_CLASS_NAMES = Object.keys(PRIORITY_CLASSES) as [keyof typeof PRIORITY_CLASSES, ...(keyof typeof PRIORITY_CLASSES)[]];
+
+const TENANT_NAME = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'tenant names are 1-63 characters: lower-case letters, digits and "-", starting with a letter or digit');
+
+/** The GPU part of a submit. */
+export const GpuRequestSchema = z.object({
+  gpuCount: z.number().int().min(1).max(64).default(1).describe('number of distinct GPUs'),
+  gpuMilli: z.number().int().min(1).max(1000).default(1000).describe('compute share of each GPU in milli-GPU (1000 = whole GPU)'),
+  gpuMemoryMiB: z.number().int().min(1).nullable().default(null).describe('device memory per GPU in MiB; null = in proportion to gpuMilli of the GPU the job lands on'),
+  mode: z.enum(SHARING_MODES).default('auto').describe('sharing mode: auto, exclusive, mig, mps or timeslice'),
+}).strict();
+
+/** `POST /api/v1/jobs` body. */
+export const SubmitJobSchema = z.object({
+  command: z.array(z.string()).min(1, 'command needs at least the program to run').describe('argv; command[0] must be an executable on PATH or a path'),
+  workingDirectory: z.string().startsWith('/', 'workingDirectory must be an absolute path').optional().describe('absolute directory the job runs in; default: the server\'s data dir for the job'),
+  environment: z.record(z.string()).default({}).describe('extra environment variables'),
+  tenant: TENANT_NAME.optional().describe('owner; tenant tokens may omit it (their tenant) — admins must give it'),
+  name: z.string().min(1).max(200).optional().describe('display name; default: the program name'),
+  priority: z.union([z.number().int().min(0).max(1_000_000), z.enum(PRIORITY_CLASS_NAMES)]).default('normal').describe('a number (higher is more important) or a class: low, normal, high, critical'),
+  timeLimitSeconds: z.number().int().min(1).nullable().default(null).describe('wall-clock limit of one attempt, seconds'),
+  retries: z.number().int().min(0).max(100).default(0).describe('how often a failed attempt is retried'),
+  cpuMilli: z.number().int().min(0).default(0).describe('host CPU in milli-cores (enforced with cgroups where available); 0 = none reserved'),
+  hostMemoryMiB: z.number().int().min(0).default(0).describe('host memory in MiB (enforced with cgroups where available); 0 = none reserved'),
+  gpu: GpuRequestSchema.default({}),
+}).strict();
+/** Parsed submit body (defaults applied). */
+export type SubmitJob = z.infer<typeof SubmitJobSchema>;
+/** Submit body as a client may send it (defaults optional). */
+export type SubmitJobInput = z.input<typeof SubmitJobSchema>;
+
+/** How the isolation of a placement is enforced. */
+export const ENFORCEMENT = ['hardware', 'driver-limit', 'scheduler-accounting'] as const;
+
+/** One GPU of a placement, as the API shows it. */
+export const PlacedGpuSchema = z.object({
+  index: z.number().int(),
+  uuid: z.string(),
+  gpuMilli: z.number().int(),
+  accountedGpuMilli: z.number().int(),
+  gpuMemoryMiB: z.number().int(),
+  migProfile: z.string().nullable(),
+  migDeviceUuid: z.string().nullable(),
+});
+
+/** A job as the API shows it. */
+export const JobSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  tenant: z.string(),
+  state: z.enum(JOB_STATES),
+  reason: z.string().nullable(),
+  priority: z.number().int(),
+  priorityClass: z.string(),
+  command: z.array(z.string()),
+  workingDirectory: z.string(),
+  timeLimitSeconds: z.number().int().nullable(),
+  retries: z.number().int(),
+  attempt: z.number().int(),
+  cpuMilli: z.number().int(),
+  hostMemoryMiB: z.number().int(),
+  gpu: z.object({ gpuCount: z.number().int(), gpuMilli: z.number().int(), gpuMemoryMiB: z.number().int().nullable(), mode: z.enum(SHARING_MODES) }),
+  placement: z.object({
+    mode: z.enum(SHARING_MODES),
+    enforcement: z.enum(ENFORCEMENT),
+    simulated: z.boolean(),
+    gpus: z.array(PlacedGpuSchema),
+  }).nullable(),
+  submittedAt: z.string(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+});
+/** A job as the API shows it. */
+export type JobView = z.infer<typeof JobSchema>;
+
+/** One transition of a job. */
+export const JobEventSchema = z.object({ at: z.string(), from: z.enum(JOB_STATES).nullable(), to: z.enum(JOB_STATES), reason: z.string().nullable() });
+/** One attempt of a job. */
+export const AttemptSchema = z.object({ attempt: z.number().int(), startedAt: z.string(), endedAt: z.string().nullable(), exitCode: z.number().int().nullable(), signal: z.string().nullable(), endReason: z.string().nullable() });
+/** `GET /api/v1/jobs/:id`: the job with its history. */
+export const JobDetailSchema = JobSchema.extend({ events: z.array(JobEventSchema), attempts: z.array(AttemptSchema), environment: z.record(z.string()) });
+/** A job with its history. */
+export type JobDetailView = z.infer<typeof JobDetailSchema>;
+
+/** `GET /api/v1/jobs` query. */
+export const ListJobsQuerySchema = z.object({
+  all: z.enum(['true', 'false']).default('false').describe('include finished jobs'),
+  state: z.enum(JOB_STATES).optional(),
+}).strict();
+
+/** A GPU as the API shows it (like one block of nvidia-smi). */
+export const GpuSchema = z.object({
+  index: z.number().int(),
+  uuid: z.string(),
+  name: z.string(),
+  model: z.string(),
+  simulated: z.boolean(),
+  migEnabled: z.boolean(),
+  healthy: z.boolean(),
+  healthReason: z.string().nullable(),
+  cordoned: z.boolean(),
+  schedulable: z.boolean(),
+  mode: z.enum(SHARING_MODES).nullable(),
+  gpuMemoryMiB: z.number().int(),
+  allocatedGpuMilli: z.number().int(),
+  freeGpuMilli: z.number().int(),
+  allocatedGpuMemoryMiB: z.number().int(),
+  freeGpuMemoryMiB: z.number().int(),
+  utilizationGpuPct: z.number().nullable(),
+  memoryUsedMiB: z.number().nullable(),
+  jobs: z.array(z.object({ id: z.number().int(), name: z.string(), tenant: z.string(), state: z.enum(JOB_STATES), gpuMilli: z.number().int(), gpuMemoryMiB: z.number().int(), migProfile: z.string().nullable() })),
+});
+/** A GPU as the API shows it. */
+export type GpuView = z.infer<typeof GpuSchema>;
+
+/** `GET /api/v1/jobs/:id/logs` query: read from byte `offset` of the chosen stream. */
+export const LogsQuerySchema = z.object({
+  stream: z.enum(['stdout', 'stderr']).default('stdout'),
+  attempt: z.coerce.number().int().min(1).optional().describe('attempt number; default: the latest'),
+  offset: z.coerce.number().int().min(0).default(0),
+}).strict();
+/** Logs response: the text from `offset`, the next offset, and whether the job has ended. */
+export const LogsSchema = z.object({ attempt: z.number().int(), text: z.string(), nextOffset: z.number().int(), ended: z.boolean() });
+
+/** `POST /api/v1/tenants` body. */
+export const CreateTenantSchema = z.object({ name: TENANT_NAME }).strict();
+/** `POST /api/v1/tokens` body. */
+export const CreateTokenSchema = z.object({ tenant: TENANT_NAME, label: z.string().max(200).default('') }).strict();
+/** A new token: the secret is shown once. */
+export const NewTokenSchema = z.object({ id: z.number().int(), tenant: z.string(), token: z.string(), label: z.string() });
+/** A tenant. */
+export const TenantSchema = z.object({ name: z.string(), createdAt: z.string() });
+/** `POST /api/v1/backup` body: absolute path on the server's machine. */
+export const BackupSchema = z.object({ path: z.string().startsWith('/', 'path must be absolute') }).strict();
+/** Server status (`GET /api/v1/status`). */
+export const StatusSchema = z.object({
+  version: z.string(),
+  draining: z.boolean(),
+  gpuSource: z.enum(['nvidia-smi', 'simulated']),
+  jobs: z.record(z.number().int()),
+  freezer: z.string(),
+  enforcement: z.object({ cpuMilli: z.boolean(), hostMemoryMiB: z.boolean() }),
+  scheduler: z.object({ passes: z.number().int(), lastPassMs: z.number(), p50PassMs: z.number(), p99PassMs: z.number(), maxPassMs: z.number(), maxPendingConsidered: z.number().int() }).describe('durations of recent scheduling passes'),
+  you: z.object({ role: z.enum(['admin', 'tenant']), tenant: z.string().nullable() }),
+});
+/** Error body of every failed call. */
+export const ErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }) });

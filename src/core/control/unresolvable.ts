@@ -1,0 +1,45 @@
+/**
+ * Submit-time check: could a job ever run on this server, even with every GPU free and healthy?
+ * A job that could not is rejected (reason `unresolvable`) instead of waiting forever.
+ */
+import { smallestProfileFor } from '../mig/mig-allocator.js';
+import type { GpuDevice } from './gpu-device.js';
+import type { PendingJob } from './job.js';
+import { reservedGpuMemoryMiB, resolveMode } from './share-accounting.js';
+
+/** The server's host capacity. */
+export interface HostCapacity {
+  readonly cpuMilli: number;
+  readonly hostMemoryMiB: number;
+}
+
+/**
+ * Why `job` can never run on `gpus` of this host, naming the field that is too big and what the
+ * server has; null when it fits on an empty server.
+ */
+export function whyUnresolvable(job: PendingJob, gpus: readonly GpuDevice[], host: HostCapacity): string | null {
+  if (job.cpuMilli > host.cpuMilli) return `cpuMilli ${job.cpuMilli} exceeds the server's ${host.cpuMilli}`;
+  if (job.hostMemoryMiB > host.hostMemoryMiB) return `hostMemoryMiB ${job.hostMemoryMiB} exceeds the server's ${host.hostMemoryMiB}`;
+  const mode = resolveMode(job.gpu);
+  const { gpuCount } = job.gpu;
+  if (mode === 'mig') {
+    const migGpus = gpus.filter((g) => g.migEnabled);
+    if (migGpus.length === 0) return 'mode mig needs a GPU in MIG mode; this server has none';
+    const fitting = migGpus.filter((g) => smallestProfileFor(g.model, { gpuMilli: job.gpu.gpuMilli, gpuMemoryMiB: job.gpu.gpuMemoryMiB ?? Math.floor((job.gpu.gpuMilli * g.gpuMemoryMiB) / 1000) }) !== undefined);
+    if (fitting.length === 0) return `gpuMemoryMiB ${job.gpu.gpuMemoryMiB ?? 'requested'} exceeds every MIG profile of this server's MIG GPUs`;
+    if (fitting.length < gpuCount) return `gpuCount ${gpuCount} exceeds the ${fitting.length} MIG GPU(s) of this server that can hold the instance`;
+    return null;
+  }
+  const shared = gpus.filter((g) => !g.migEnabled);
+  if (shared.length === 0) return `mode ${mode} needs a GPU not in MIG mode; every GPU of this server is in MIG mode`;
+  const byModel = new Map<string, GpuDevice[]>();
+  for (const g of shared) byModel.set(g.model, [...(byModel.get(g.model) ?? []), g]);
+  const largest = Math.max(...shared.map((g) => g.gpuMemoryMiB));
+  const memoryFits = [...byModel.values()].filter((group) => Math.max(reservedGpuMemoryMiB(mode, job.gpu, group[0]!.gpuMemoryMiB), job.gpu.gpuMemoryMiB ?? 0) <= Math.min(...group.map((g) => g.gpuMemoryMiB)));
+  if (memoryFits.length === 0) return `gpuMemoryMiB ${job.gpu.gpuMemoryMiB} exceeds the largest GPU of this server (${largest} MiB)`;
+  const most = Math.max(...memoryFits.map((group) => group.length));
+  if (most < gpuCount) {
+    return `gpuCount ${gpuCount} exceeds the ${most} GPU(s) of one model on this server that can hold it (a job's GPUs are distinct GPUs of one model)`;
+  }
+  return null;
+}

@@ -1,0 +1,118 @@
+/**
+ * Composition root of `gpushare serve`: opens the store, discovers GPUs (real nvidia-smi, else
+ * simulated), builds the control plane and the HTTP server, listens, writes the admin token and
+ * the user's CLI config, and shuts down cleanly on SIGTERM/SIGINT (running jobs keep running and
+ * are re-adopted at the next start).
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino from 'pino';
+import { SeededRng } from '../core/index.js';
+import { AdminService } from '../app/control-plane/admin-service.js';
+import { ControlPlane } from '../app/control-plane/control-plane.js';
+import { JobService } from '../app/control-plane/job-service.js';
+import type { GpuInventory } from '../app/ports/gpu-inventory.js';
+import { createGpuHealthPoller } from '../adapters/gpu/gpu-health-poller.js';
+import { createNvidiaSmiInventory, detectNvidiaSmi } from '../adapters/gpu/nvidia-smi-inventory.js';
+import { createSimulatedInventory, parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
+import { buildServer } from '../adapters/http/build-server.js';
+import { attemptFiles, readJobPidFile, readOutcomeFile } from '../adapters/process/attempt-files.js';
+import { createChildProcessLauncher } from '../adapters/process/child-process-launcher.js';
+import { openSqliteStore } from '../adapters/store/sqlite-store.js';
+import { writeCliConfig } from '../config/cli-config.js';
+import type { ServerConfig } from '../config/server-config.js';
+
+/** GPUs simulated when the machine has none and no `--simulate-gpus` is given. */
+export const DEFAULT_SIMULATED_GPUS = '2xA100-80GB,1xA100-80GB:mig,1xT4';
+
+/** A running server. */
+export interface RunningServer {
+  readonly url: string;
+  readonly adminTokenPath: string;
+  readonly cliConfigPath: string | null;
+  readonly gpuSource: 'nvidia-smi' | 'simulated';
+  /** Resolves when the server has stopped (SIGTERM, SIGINT or a finished drain). */
+  readonly closed: Promise<void>;
+  /** Stops the server (jobs keep running). */
+  close(): Promise<void>;
+}
+
+/** Options beyond the config. */
+export interface StartServerOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly version: string;
+  /** Write the URL and admin token to the user's CLI config. Default true. */
+  readonly writeCliConfig?: boolean;
+  /** Install SIGTERM/SIGINT handlers. Default true. */
+  readonly handleSignals?: boolean;
+  /** Log level for pino (stderr). Default `info`. */
+  readonly logLevel?: string;
+}
+
+/** Starts a server; resolves once it listens. @throws Error for a bad GPU spec, an unusable data dir or port */
+export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
+  const logger = pino({ level: options.logLevel ?? 'info' }, pino.destination(2));
+  mkdirSync(join(config.dataDir, 'jobs'), { recursive: true, mode: 0o700 });
+  const store = openSqliteStore(join(config.dataDir, 'gpushare.db'));
+  const inventory = await chooseInventory(config);
+  const initialGpus = await inventory.list();
+  const launcher = createChildProcessLauncher({ freezer: config.freezer, logger });
+  const plane = new ControlPlane({
+    store, launcher, inventory, logger, initialGpus,
+    nowMs: () => Date.now(),
+    rng: new SeededRng(Date.now() >>> 0),
+    serverEnvironment: options.env,
+    settings: { ...config },
+    killUnrecordedAttempt: async (jobDirectory, attempt) => {
+      const jobPid = safe(() => readJobPidFile(attemptFiles(jobDirectory, attempt).pidPath));
+      if (jobPid) safe(() => process.kill(-jobPid, 'SIGKILL'));
+    },
+    readAttemptOutcome: (jobDirectory, attempt) => safe(() => readOutcomeFile(attemptFiles(jobDirectory, attempt).outcomePath)),
+  });
+  const admin = new AdminService(store, () => Date.now());
+  const adminTokenPath = join(config.dataDir, 'admin-token');
+  const existing = existsSync(adminTokenPath) ? readFileSync(adminTokenPath, 'utf8').trim() : null;
+  const { token, created } = admin.ensureAdminToken(existing);
+  if (created) writeFileSync(adminTokenPath, `${token}\n`, { mode: 0o600 });
+  chmodSync(adminTokenPath, 0o600);
+  await plane.start();
+  const poller = createGpuHealthPoller({ inventory, intervalMs: config.healthPollIntervalMs, onChange: (list) => plane.updateGpus(list) });
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await app.close();
+      await poller.stop();
+      await plane.stop();
+      store.close();
+      logger.info('gpushare stopped; running jobs keep running and are re-adopted at the next start');
+      resolveClosed();
+    })();
+    return closing;
+  };
+  const app = await buildServer({ plane, jobs: new JobService(plane), admin, version: options.version, onDrained: () => void close() }, { logger: false });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const cliConfigPath = options.writeCliConfig === false ? null : writeCliConfig({ url, token }, options.env);
+  if (options.handleSignals !== false) {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void close());
+  }
+  return { url, adminTokenPath, cliConfigPath, gpuSource: inventory.source, closed, close };
+}
+
+async function chooseInventory(config: ServerConfig): Promise<GpuInventory> {
+  if (config.simulateGpus === null && (await detectNvidiaSmi())) return createNvidiaSmiInventory();
+  return createSimulatedInventory(parseSimulatedGpuSpec(config.simulateGpus ?? DEFAULT_SIMULATED_GPUS));
+}
+
+function safe<T>(fn: () => T): T | null {
+  try {
+    return fn();
+  } catch {
+    return null;
+  }
+}
