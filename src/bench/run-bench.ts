@@ -8,10 +8,15 @@
  *     and whether the cached and uncached runs take identical decisions;
  *  3. the median wall time of 3 `fgd` replays (seed 42) against a 5 s target;
  *  4. the wall time of the 6-policy × 10-seed grid via runGrid against a 120 s target
- *     (skipped with `--quick`).
+ *     (skipped with `--quick`);
+ *  5. the standalone server (`gpushare serve` as a child process): submits/s and scheduling pass
+ *     durations against a `/healthz` baseline (server-bench.ts).
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
+ *
+ * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only. A partial
+ * run replaces only its own sections of an existing bench-results.json.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +27,7 @@ import type { RunResult } from '../sim/simulation-types.js';
 import { readNodeListFile, readPodListFile } from '../sim/traces/alibaba-csv.js';
 import { firstDifference, runBoundedReplay, type BoundedReplayResult } from './bounded-replay.js';
 import { mean, median, num, table, times } from './format.js';
+import { DEFAULT_SERVER_BENCH_OPTIONS, formatServerBench, runServerBench } from './server-bench.js';
 
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const NODES_FILE = shipped('openb_node_list_gpu_node.csv');
@@ -37,6 +43,8 @@ const GRID_SEEDS = Array.from({ length: 10 }, (_, i) => 42 + i);
 const GRID_TARGET_S = 120;
 const MAX_WORKERS = 4;
 const RESULTS_FILE = 'bench-results.json';
+const BENCHMARKS = ['replay', 'server'] as const;
+type BenchmarkName = (typeof BENCHMARKS)[number];
 
 const progress = (message: string): void => {
   process.stderr.write(`[bench] ${message}\n`);
@@ -74,8 +82,26 @@ function boundedFigure(runs: readonly BoundedReplayResult[]): { arrivals: number
   return { arrivals: first.arrivals, placed: first.placed, loopSeconds, medianLoopSeconds, placementsPerSecond: rate(first.arrivals, medianLoopSeconds) };
 }
 
-async function main(): Promise<void> {
-  const quick = process.argv.slice(2).includes('--quick');
+/** `--quick`, `--only NAME` / `--only=NAME` (repeatable). @throws Error for an unknown flag or name */
+function parseArgs(argv: readonly string[]): { quick: boolean; only: ReadonlySet<BenchmarkName> } {
+  let quick = false;
+  const only = new Set<BenchmarkName>();
+  const addOnly = (name: string | undefined): void => {
+    if (!BENCHMARKS.includes(name as BenchmarkName)) throw new Error(`--only takes one of ${BENCHMARKS.join(', ')}, got ${name === undefined ? 'nothing' : `"${name}"`}`);
+    only.add(name as BenchmarkName);
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--quick') quick = true;
+    else if (arg === '--only') addOnly(argv[++i]);
+    else if (arg.startsWith('--only=')) addOnly(arg.slice('--only='.length));
+    else throw new Error(`unknown argument "${arg}" (flags: --quick, --only ${BENCHMARKS.join('|')})`);
+  }
+  return { quick, only: only.size === 0 ? new Set(BENCHMARKS) : only };
+}
+
+/** Sections 1-4: the packing replay. Returns the report lines and the results' sections. */
+async function replayBench(quick: boolean): Promise<{ out: string[]; results: Record<string, unknown> }> {
   const workers = Math.max(1, Math.min(availableParallelism(), MAX_WORKERS));
   const nodes = await readNodeListFile(NODES_FILE);
   const pods = await readPodListFile(PODS_FILE);
@@ -174,13 +200,9 @@ async function main(): Promise<void> {
   } else {
     out.push('4. Grid: skipped (--quick)');
   }
-  out.push('');
-  out.push(`results written to ${resolve(RESULTS_FILE)}`);
 
   const results = {
-    generatedAt: new Date().toISOString(),
     quick,
-    machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, availableParallelism: availableParallelism() },
     inputs: { nodesFile: NODES_FILE, podsFile: PODS_FILE, nodes: nodes.length, gpus, pods: pods.length, inflation: INFLATION, seed: SEED },
     policies,
     scoreCache: {
@@ -197,7 +219,44 @@ async function main(): Promise<void> {
     fgdWallTime: { runsSeconds: fgdSeconds, medianSeconds: fgdMedian, targetSeconds: FGD_TARGET_S, ratioToTarget: fgdMedian / FGD_TARGET_S },
     grid: grid ? { policies: GRID_POLICIES, seeds: GRID_SEEDS, ...grid, targetSeconds: GRID_TARGET_S } : null,
   };
-  await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+  return { out, results };
+}
+
+/** The sections of an existing results file ({} when there is none or it is not JSON). */
+async function previousResults(): Promise<Record<string, unknown>> {
+  try {
+    const parsed = JSON.parse(await readFile(RESULTS_FILE, 'utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {};
+  } catch {
+    return {};
+  }
+}
+
+async function main(): Promise<void> {
+  const { quick, only } = parseArgs(process.argv.slice(2));
+  const out: string[] = [];
+  let results: Record<string, unknown> = {};
+  if (only.has('replay')) {
+    const replay = await replayBench(quick);
+    out.push(...replay.out, '');
+    results = { ...results, ...replay.results };
+  }
+  if (only.has('server')) {
+    const server = await runServerBench(DEFAULT_SERVER_BENCH_OPTIONS, progress);
+    if (!only.has('replay')) out.push('gpushare benchmark — standalone server', '');
+    out.push(...formatServerBench(server, `${only.has('replay') ? '5' : '1'}. Standalone server`), '');
+    results = { ...results, server };
+  }
+  out.push(`results written to ${resolve(RESULTS_FILE)}`);
+  const partial = only.size < BENCHMARKS.length;
+  const merged = {
+    ...(partial ? await previousResults() : {}),
+    generatedAt: new Date().toISOString(),
+    machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, availableParallelism: availableParallelism() },
+    ...results,
+    ...(partial ? { lastRun: { only: [...only], generatedAt: new Date().toISOString() } } : {}),
+  };
+  await writeFile(RESULTS_FILE, `${JSON.stringify(merged, null, 2)}\n`);
   process.stdout.write(`${out.join('\n')}\n`);
 }
 

@@ -4,6 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import type { ApiClient } from '../adapters/http-client/api-client.js';
+import { isTerminal } from '../core/index.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { asArgParser, parseJobId } from './option-parsers.js';
@@ -29,9 +30,10 @@ export interface LogsRequest {
 
 /**
  * Copies a job's log to `io.stdout`. Without `follow`, reads what is there now and returns. With
- * `follow`, polls every {@link FOLLOW_POLL_MS} ms until the server says the job ended and all was
- * read. Following the latest attempt, a retry is noticed: the rest of the old attempt is read, a
- * note goes to stderr, and the new attempt is read from its start.
+ * `follow`, polls every {@link FOLLOW_POLL_MS} ms until everything was read and the attempt has
+ * ended (a fixed `attempt`) or the job is terminal (the latest attempt). Following the latest
+ * attempt, a retry is noticed: the rest of the old attempt is read, a note goes to stderr, and the
+ * new attempt is read from its start.
  */
 export async function copyLogs(client: ApiClient, request: LogsRequest, io: CliIo): Promise<void> {
   const { id, stream } = request;
@@ -59,7 +61,11 @@ export async function copyLogs(client: ApiClient, request: LogsRequest, io: CliI
     const progressed = chunk.nextOffset !== offset;
     offset = chunk.nextOffset;
     if (progressed) continue;
-    if (chunk.ended || !request.follow) return;
+    if (!request.follow) return;
+    if (chunk.ended) {
+      // The server's `ended` is per attempt: the latest attempt may have ended with a retry queued.
+      if (request.attempt !== undefined || isTerminal((await client.getJob(id)).state)) return;
+    }
     await io.sleep(FOLLOW_POLL_MS);
   }
 }

@@ -25,6 +25,8 @@ export function formatStatus(status: StatusView, url: string): string {
     `jobs:        ${[...known, ...other].join(', ') || 'none'}`,
     `freezer:     ${status.freezer}`,
     `host limits: cpu ${yesNo(status.enforcement.cpuMilli)}, memory ${yesNo(status.enforcement.hostMemoryMiB)}`,
+    `scheduler:   ${status.scheduler.passes} passes; last ${status.scheduler.lastPassMs} ms, p50 ${status.scheduler.p50PassMs} ms, `
+      + `p99 ${status.scheduler.p99PassMs} ms, max ${status.scheduler.maxPassMs} ms; at most ${status.scheduler.maxPendingConsidered} pending jobs considered`,
   ].join('\n');
 }
 

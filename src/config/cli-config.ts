@@ -103,7 +103,11 @@ export function writeCliConfig(config: { readonly url: string; readonly token: s
     renameSync(tmp, path);
     chmodSync(path, 0o600);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // The folder itself is unusable; nothing to clean up.
+    }
     throw new CliConfigError(path, `cannot write it: ${err instanceof Error ? err.message : String(err)}`);
   }
   return path;

@@ -19,7 +19,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const JobListSchema = z.object({ jobs: z.array(JobSchema) });
 const GpuListSchema = z.object({ gpus: z.array(GpuSchema) });
 const TenantListSchema = z.object({ tenants: z.array(TenantSchema) });
-const DrainResultSchema = z.object({ draining: z.literal(true), running: z.number().int() });
+const DrainResultSchema = z.object({ draining: z.boolean(), running: z.number().int() });
 const BackupResultSchema = z.object({ path: z.string(), bytes: z.number().int() });
 const HealthSchema = z.object({ status: z.literal('ok') });
 

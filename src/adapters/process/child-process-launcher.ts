@@ -11,7 +11,7 @@ import type {
   FreezerKind, LaunchSpec, LimitEnforcement, ProcessHandle, ProcessLauncher, ProcessOutcome,
 } from '../../app/ports/process-launcher.js';
 import { attemptCgroupKey, attemptFiles, readJobPidFile, readOutcomeFile } from './attempt-files.js';
-import { createCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
+import { cgroupPids, createCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
 import { detectCgroupLayout, ownCgroupDirectory, type CgroupLayout } from './cgroup-layout.js';
 import { cpuLimitValues, detectLimitSupport, memoryLimitValues, writeLimits, type LimitSupport } from './cgroup-limits.js';
 import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
@@ -142,7 +142,11 @@ class ChildProcessLauncher implements ProcessLauncher {
     const cgroups = this.plannedCgroups(spec, key);
     const joined: SupervisorCgroup[] = [];
     for (const cgroup of cgroups) {
-      await removeCgroup(cgroup.dir); // a stale cgroup of the same attempt
+      const users = cgroupPids(cgroup.dir);
+      if (users.length > 0) {
+        throw new Error(`cgroup ${cgroup.dir} is in use by pid(s) ${users.join(', ')}: another server or a lost attempt (use another cgroupParent or clean it up)`);
+      }
+      await removeCgroup(cgroup.dir); // an empty leftover: may still hold old limits or a frozen state
       createCgroup(cgroup.dir);
       writeLimits(cgroup.dir, cgroup.limits);
       const own = ownCgroupDirectory(cgroup.mount, cgroup.controller);

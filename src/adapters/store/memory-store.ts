@@ -1,8 +1,10 @@
 /**
  * An in-memory state store for tests and the simulator. Behaves like the SQLite store (same
- * checks, same errors, same ordering); values are copied in and out through JSON, as the SQLite
- * store stores them, so callers can never mutate stored state and see exactly what SQLite would
- * give back. A write either fully happens or throws before changing anything.
+ * checks, same errors, same ordering). What goes in is copied through JSON, as the SQLite store
+ * stores it, so a caller sees exactly what SQLite would give back and cannot change stored state
+ * by mutating its own objects later; what comes out is the stored record itself, deep-frozen
+ * (as the SQLite store's records are), and a write replaces records instead of changing them.
+ * A write either fully happens or throws before changing anything.
  */
 import { writeFileSync } from 'node:fs';
 import type { JobState } from '../../core/index.js';
@@ -19,6 +21,7 @@ import {
   type TokenRecord,
 } from '../../app/ports/state-store.js';
 import { replaceFileAtomically } from './atomic-file.js';
+import { deepFreeze } from './deep-freeze.js';
 import { planJobChanges, reasonUpdate } from './plan-job-changes.js';
 
 /** `format` field of a memory-store backup file. */
@@ -36,11 +39,9 @@ export interface MemoryStoreBackup {
   readonly cordonedGpus: { readonly uuid: string; readonly cordonedAtMs: number }[];
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** A deep copy through JSON (what a round trip through the SQLite store's JSON columns gives). */
-function copy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+/** A deep-frozen copy through JSON (what a round trip through the SQLite store's JSON columns gives). */
+function frozenCopy<T>(value: T): T {
+  return deepFreeze(JSON.parse(JSON.stringify(value)) as T);
 }
 
 /** Creates an empty in-memory state store. */
@@ -48,9 +49,9 @@ export function createMemoryStore(): StateStore {
   const tenants = new Map<string, TenantRecord>();
   const tokens = new Map<string, TokenRecord>();
   /** By id; insertion order is id order. */
-  const jobs = new Map<number, Mutable<JobRecord>>();
+  const jobs = new Map<number, JobRecord>();
   const events = new Map<number, JobEvent[]>();
-  const attempts = new Map<number, Map<number, Mutable<AttemptRecord>>>();
+  const attempts = new Map<number, Map<number, AttemptRecord>>();
   const cordons = new Map<string, number>();
   let lastJobId = 0;
   let lastTokenId = 0;
@@ -63,38 +64,45 @@ export function createMemoryStore(): StateStore {
     if (!tenants.has(name)) throw new StoreConflictError(`tenant ${name} does not exist`);
   };
   const byKey = <T>(key: (item: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+  const attemptsOf = (jobId: number): Map<number, AttemptRecord> => {
+    let ofJob = attempts.get(jobId);
+    if (ofJob === undefined) attempts.set(jobId, (ofJob = new Map()));
+    return ofJob;
+  };
 
+  /** Applies one checked change (it cannot fail). */
   const applyChange = (change: JobChange, fromState: JobState, toState: JobState): void => {
-    const job = jobs.get(change.jobId);
-    if (job === undefined) throw new Error(`unreachable: job ${change.jobId} was checked`);
-    const { atMs } = change;
+    const { jobId, atMs } = change;
+    const job = jobs.get(jobId);
+    if (job === undefined) throw new Error(`unreachable: job ${jobId} was checked`);
     if (change.startAttempt !== undefined) {
-      let ofJob = attempts.get(job.id);
-      if (ofJob === undefined) attempts.set(job.id, (ofJob = new Map()));
-      ofJob.set(change.startAttempt, {
-        jobId: job.id, attempt: change.startAttempt, startedAtMs: atMs, endedAtMs: null, exitCode: null, signal: null, endReason: null,
-      });
+      attemptsOf(jobId).set(change.startAttempt, deepFreeze({
+        jobId, attempt: change.startAttempt, startedAtMs: atMs, endedAtMs: null, exitCode: null, signal: null, endReason: null,
+      }));
     }
     if (change.endAttempt !== undefined) {
       const end = change.endAttempt;
-      const attempt = attempts.get(job.id)?.get(end.attempt);
-      if (attempt === undefined) throw new Error(`unreachable: attempt ${end.attempt} of job ${job.id} was checked`);
-      Object.assign(attempt, { endedAtMs: atMs, exitCode: end.exitCode, signal: end.signal, endReason: end.endReason });
+      const attempt = attemptsOf(jobId).get(end.attempt);
+      if (attempt === undefined) throw new Error(`unreachable: attempt ${end.attempt} of job ${jobId} was checked`);
+      attemptsOf(jobId).set(end.attempt, deepFreeze({ ...attempt, endedAtMs: atMs, exitCode: end.exitCode, signal: end.signal, endReason: end.endReason }));
     }
-    const patch = copy(change.patch ?? {});
-    if (patch.placement !== undefined) job.placement = patch.placement;
-    if (patch.attempt !== undefined) job.attempt = patch.attempt;
-    if (patch.process !== undefined) job.process = patch.process;
-    if (patch.startedAtMs !== undefined) job.startedAtMs = patch.startedAtMs;
-    if (patch.endedAtMs !== undefined) job.endedAtMs = patch.endedAtMs;
-    if (patch.exitCode !== undefined) job.exitCode = patch.exitCode;
-    if (patch.signal !== undefined) job.signal = patch.signal;
+    const patch = frozenCopy(change.patch ?? {});
     const reason = reasonUpdate(change);
-    if (reason.set) job.reason = reason.reason;
-    job.state = toState;
-    job.updatedAtMs = atMs;
+    jobs.set(jobId, deepFreeze({
+      ...job,
+      ...(patch.placement !== undefined && { placement: patch.placement }),
+      ...(patch.attempt !== undefined && { attempt: patch.attempt }),
+      ...(patch.process !== undefined && { process: patch.process }),
+      ...(patch.startedAtMs !== undefined && { startedAtMs: patch.startedAtMs }),
+      ...(patch.endedAtMs !== undefined && { endedAtMs: patch.endedAtMs }),
+      ...(patch.exitCode !== undefined && { exitCode: patch.exitCode }),
+      ...(patch.signal !== undefined && { signal: patch.signal }),
+      ...(reason.set && { reason: reason.reason }),
+      state: toState,
+      updatedAtMs: atMs,
+    }));
     if (change.to !== undefined) {
-      events.get(job.id)?.push({ jobId: job.id, atMs, fromState, toState: change.to, reason: change.reason ?? null });
+      events.get(jobId)?.push(deepFreeze({ jobId, atMs, fromState, toState: change.to, reason: change.reason ?? null }));
     }
   };
 
@@ -102,40 +110,39 @@ export function createMemoryStore(): StateStore {
     createTenant(name, atMs) {
       open();
       if (tenants.has(name)) throw new StoreConflictError(`tenant ${name} already exists`);
-      const tenant = { name, createdAtMs: atMs };
+      const tenant = frozenCopy({ name, createdAtMs: atMs });
       tenants.set(name, tenant);
-      return { ...tenant };
+      return tenant;
     },
     getTenant(name) {
       open();
-      const tenant = tenants.get(name);
-      return tenant === undefined ? null : { ...tenant };
+      return tenants.get(name) ?? null;
     },
     listTenants() {
       open();
-      return [...tenants.values()].sort(byKey((t) => t.name)).map((t) => ({ ...t }));
+      return [...tenants.values()].sort(byKey((t) => t.name));
     },
     createToken(token) {
       open();
       if (tokens.has(token.digest)) throw new StoreConflictError('a token with this digest already exists');
       if (token.tenant !== null) requireTenant(token.tenant);
-      const record: TokenRecord = {
-        id: ++lastTokenId, digest: token.digest, role: token.role, tenant: token.tenant, label: token.label, createdAtMs: token.createdAtMs,
-      };
+      const record = frozenCopy<TokenRecord>({
+        id: lastTokenId + 1, digest: token.digest, role: token.role, tenant: token.tenant, label: token.label, createdAtMs: token.createdAtMs,
+      });
+      lastTokenId = record.id;
       tokens.set(record.digest, record);
-      return { ...record };
+      return record;
     },
     findTokenByDigest(digest) {
       open();
-      const token = tokens.get(digest);
-      return token === undefined ? null : { ...token };
+      return tokens.get(digest) ?? null;
     },
     insertJob(job: NewJob, atMs: number) {
       open();
       requireTenant(job.tenant);
-      const spec = copy(job);
-      const record: Mutable<JobRecord> = {
-        id: ++lastJobId,
+      const spec = JSON.parse(JSON.stringify(job)) as NewJob;
+      const record: JobRecord = deepFreeze({
+        id: lastJobId + 1,
         name: spec.name,
         tenant: spec.tenant,
         command: spec.command,
@@ -158,15 +165,15 @@ export function createMemoryStore(): StateStore {
         endedAtMs: null,
         exitCode: null,
         signal: null,
-      };
+      });
+      lastJobId = record.id;
       jobs.set(record.id, record);
-      events.set(record.id, [{ jobId: record.id, atMs, fromState: null, toState: 'pending', reason: null }]);
-      return copy(record);
+      events.set(record.id, [deepFreeze({ jobId: record.id, atMs, fromState: null, toState: 'pending', reason: null })]);
+      return record;
     },
     getJob(id) {
       open();
-      const job = jobs.get(id);
-      return job === undefined ? null : copy(job);
+      return jobs.get(id) ?? null;
     },
     listJobs(filter: JobFilter = {}) {
       open();
@@ -175,17 +182,17 @@ export function createMemoryStore(): StateStore {
       for (const job of jobs.values()) {
         if (filter.tenant !== undefined && job.tenant !== filter.tenant) continue;
         if (states !== null && !states.has(job.state)) continue;
-        out.push(copy(job));
+        out.push(job);
       }
       return out;
     },
     listEvents(jobId) {
       open();
-      return (events.get(jobId) ?? []).map((e) => ({ ...e }));
+      return [...(events.get(jobId) ?? [])];
     },
     listAttempts(jobId) {
       open();
-      return [...(attempts.get(jobId)?.values() ?? [])].sort((a, b) => a.attempt - b.attempt).map((a) => ({ ...a }));
+      return [...(attempts.get(jobId)?.values() ?? [])].sort((a, b) => a.attempt - b.attempt);
     },
     applyJobChanges(changes) {
       open();

@@ -89,6 +89,24 @@ describe('openSqliteStore', () => {
     expect(store.insertJob(sampleJob('acme'), 4).id).toBeGreaterThan(ids[2] ?? 0);
   });
 
+  it('sees what another connection commits, through its cache of active jobs', () => {
+    const a = open();
+    a.createTenant('acme', 1);
+    const ids = Array.from({ length: 300 }, (_, i) => a.insertJob(sampleJob('acme'), i).id);
+    const reader = open(file, { readonly: true });
+    expect(reader.listJobs({ states: ['pending'] })).toHaveLength(300); // cold: one bulk read
+    expect(reader.listJobs({ states: ['pending'] })).toHaveLength(300); // warm: from the cache
+    const first = ids[0] ?? 0;
+    expect(reader.getJob(first)?.state).toBe('pending');
+    const b = open();
+    b.applyJobChanges(ids.filter((_, i) => i % 2 === 0).map((jobId) => ({ jobId, atMs: 1000, to: 'cancelled' as const, reason: 'by b' })));
+    b.applyJobChanges([{ jobId: ids[1] ?? 0, atMs: 1001, to: 'scheduled', patch: { attempt: 1 } }]);
+    expect(reader.getJob(first)).toMatchObject({ state: 'cancelled', reason: 'by b' });
+    expect(reader.listJobs({ states: ['pending'] })).toHaveLength(149);
+    expect(a.listJobs({ states: ['scheduled'] })).toEqual([b.getJob(ids[1] ?? 0)]);
+    expect(a.listJobs()).toEqual(b.listJobs());
+  });
+
   it('opens read-only: reads work, writes throw, a missing file is an error', () => {
     const writer = open();
     writer.createTenant('acme', 1);

@@ -1,7 +1,8 @@
 /**
  * The production state store: one SQLite file (`<data-dir>/gpushare.db`) in WAL mode through
  * better-sqlite3. Every write method is one transaction; statements are prepared once at open.
- * See docs/store.md.
+ * Records it returns are deep-frozen snapshots; active jobs are cached in-process
+ * (sqlite-job-cache.ts) so listing the queue does not re-parse it. See docs/store.md.
  */
 import Database from 'better-sqlite3';
 import type { JobState } from '../../core/index.js';
@@ -19,21 +20,24 @@ import {
 } from '../../app/ports/state-store.js';
 import { replaceFileAtomically } from './atomic-file.js';
 import { migrate, readSchemaVersion } from './migrations.js';
-import { planJobChanges, reasonUpdate } from './plan-job-changes.js';
+import { planJobChanges } from './plan-job-changes.js';
+import { deepFreeze } from './deep-freeze.js';
+import { ActiveJobCache } from './sqlite-job-cache.js';
 import {
   type AttemptRow,
   attemptFromRow,
   type EventRow,
   eventFromRow,
   JOB_COLUMNS,
+  JOB_SELECT_LIST,
   jobFromRow,
   type JobRow,
   newJobParams,
   type TenantRow,
   tenantFromRow,
-  toJsonOrNull,
   type TokenRow,
   tokenFromRow,
+  updateParams,
 } from './sqlite-rows.js';
 
 /** Options of `openSqliteStore`. */
@@ -95,7 +99,11 @@ function asConflict(err: unknown): unknown {
   return err;
 }
 
+/** Above this many uncached jobs, `listJobs` reads rows in one query instead of one by one. */
+const BULK_READ_MISSES = 256;
+
 function createSqliteStore(db: Database.Database, path: string): SqliteStateStore {
+  const insertColumns = JOB_COLUMNS.filter((column) => column !== 'id');
   const sql = {
     tenantGet: db.prepare<[string], TenantRow>('SELECT name, created_at_ms FROM tenants WHERE name = ?'),
     tenantInsert: db.prepare<[string, number]>('INSERT INTO tenants (name, created_at_ms) VALUES (?, ?)'),
@@ -104,10 +112,8 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
     tokenInsert: db.prepare<[string, string, string | null, string, number]>(
       'INSERT INTO tokens (digest, role, tenant, label, created_at_ms) VALUES (?, ?, ?, ?, ?)',
     ),
-    jobInsert: db.prepare(
-      `INSERT INTO jobs (${JOB_COLUMNS.replace('id, ', '')}) VALUES (${JOB_COLUMNS.replace('id, ', '').split(', ').map((c) => `@${c}`).join(', ')})`,
-    ),
-    jobGet: db.prepare<[number], JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`),
+    jobInsert: db.prepare(`INSERT INTO jobs (${insertColumns.join(', ')}) VALUES (${insertColumns.map((c) => `@${c}`).join(', ')})`),
+    jobGet: db.prepare<[number], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs WHERE id = ?`).raw(),
     jobState: db.prepare<[number], string>('SELECT state FROM jobs WHERE id = ?').pluck(),
     jobUpdate: db.prepare(`UPDATE jobs SET
         state = @state,
@@ -137,21 +143,40 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
     cordonSet: db.prepare<[string, number]>('INSERT INTO gpu_cordons (uuid, cordoned_at_ms) VALUES (?, ?) ON CONFLICT (uuid) DO NOTHING'),
     cordonUnset: db.prepare<[string]>('DELETE FROM gpu_cordons WHERE uuid = ?'),
   };
+  const cache = new ActiveJobCache(db);
 
-  /** `listJobs` statements by filter shape (tenant or not × number of states): at most 2 × 7. */
-  const listStatements = new Map<string, Database.Statement<unknown[], JobRow>>();
-  const listStatement = (byTenant: boolean, stateCount: number): Database.Statement<unknown[], JobRow> => {
-    const key = `${byTenant ? 't' : '-'}${stateCount}`;
-    let statement = listStatements.get(key);
-    if (statement === undefined) {
+  /** `listJobs` statements (ids, and whole rows) by filter shape: tenant or not × number of states. */
+  const listStatements = new Map<string, { ids: Database.Statement<unknown[], number>; rows: Database.Statement<unknown[], JobRow> }>();
+  const listStatement = (byTenant: boolean, stateCount: number) => {
+    const key = `${byTenant ? 'tenant' : 'all'}:${stateCount}`;
+    let statements = listStatements.get(key);
+    if (statements === undefined) {
       const where: string[] = [];
       if (byTenant) where.push('tenant = ?');
       if (stateCount > 0) where.push(`state IN (${new Array<string>(stateCount).fill('?').join(', ')})`);
       const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-      statement = db.prepare<unknown[], JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs${whereSql} ORDER BY id`);
-      listStatements.set(key, statement);
+      statements = {
+        ids: db.prepare<unknown[], number>(`SELECT id FROM jobs${whereSql} ORDER BY id`).pluck(),
+        rows: db.prepare<unknown[], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs${whereSql} ORDER BY id`).raw(),
+      };
+      listStatements.set(key, statements);
     }
-    return statement;
+    return statements;
+  };
+
+  /** The frozen record of a row, from the cache when it has one (which is then as new as the row). */
+  const recordOf = (row: JobRow): JobRecord => {
+    const cached = cache.get(row[0]);
+    if (cached !== undefined) return cached;
+    const record = deepFreeze(jobFromRow(row));
+    cache.remember(record);
+    return record;
+  };
+  const readJob = (id: number): JobRecord | null => {
+    const cached = cache.get(id);
+    if (cached !== undefined) return cached;
+    const row = sql.jobGet.get(id);
+    return row === undefined ? null : recordOf(row);
   };
 
   /** Wraps `fn` in one (deferred) transaction; constraint violations become StoreConflictError. */
@@ -173,25 +198,26 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
   const createTenant = write((name: string, atMs: number): TenantRecord => {
     if (sql.tenantGet.get(name) !== undefined) throw new StoreConflictError(`tenant ${name} already exists`);
     sql.tenantInsert.run(name, atMs);
-    return { name, createdAtMs: atMs };
+    return deepFreeze({ name, createdAtMs: atMs });
   });
 
   const createToken = write((token: Omit<TokenRecord, 'id'>): TokenRecord => {
     if (sql.tokenByDigest.get(token.digest) !== undefined) throw new StoreConflictError('a token with this digest already exists');
     if (token.tenant !== null) requireTenant(token.tenant);
     const id = Number(sql.tokenInsert.run(token.digest, token.role, token.tenant, token.label, token.createdAtMs).lastInsertRowid);
-    return { id, digest: token.digest, role: token.role, tenant: token.tenant, label: token.label, createdAtMs: token.createdAtMs };
+    return deepFreeze({ id, digest: token.digest, role: token.role, tenant: token.tenant, label: token.label, createdAtMs: token.createdAtMs });
   });
 
-  const insertJob = write((job: NewJob, atMs: number): JobRecord => {
+  const insertJobTransaction = write((job: NewJob, atMs: number): JobRow => {
     requireTenant(job.tenant);
-    const params = newJobParams(job, atMs);
-    const id = Number(sql.jobInsert.run(params).lastInsertRowid);
+    const id = Number(sql.jobInsert.run(newJobParams(job, atMs)).lastInsertRowid);
     sql.eventInsert.run(id, atMs, null, 'pending', null);
-    return jobFromRow({ id, ...params });
+    const row = sql.jobGet.get(id);
+    if (row === undefined) throw new Error(`job ${id} vanished inside its insert transaction`);
+    return row;
   });
 
-  const applyJobChanges = write((changes: readonly JobChange[]): void => {
+  const applyJobChangesTransaction = write((changes: readonly JobChange[]): void => {
     const planned = planJobChanges(changes, {
       jobState: (jobId) => (sql.jobState.get(jobId) as JobState | undefined) ?? null,
       hasAttempt: (jobId, attempt) => sql.attemptExists.get(jobId, attempt) !== undefined,
@@ -208,6 +234,23 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
     }
   });
 
+  const listJobsTransaction = db.transaction((filter: JobFilter): JobRecord[] => {
+    const states = filter.states === undefined ? [] : [...new Set(filter.states)];
+    if (filter.states !== undefined && states.length === 0) return [];
+    const args: unknown[] = filter.tenant === undefined ? states : [filter.tenant, ...states];
+    const statements = listStatement(filter.tenant !== undefined, states.length);
+    const ids = statements.ids.all(...args);
+    cache.revalidate(); // after the first read: the cache is checked against this transaction's snapshot
+    let misses = 0;
+    for (const id of ids) if (cache.get(id) === undefined) misses += 1;
+    if (misses > BULK_READ_MISSES) return statements.rows.all(...args).map(recordOf);
+    return ids.map((id) => {
+      const record = readJob(id);
+      if (record === null) throw new Error(`job ${id} vanished inside a read transaction`);
+      return record;
+    });
+  });
+
   const setGpuCordoned = write((uuid: string, cordoned: boolean, atMs: number): void => {
     if (cordoned) sql.cordonSet.run(uuid, atMs);
     else sql.cordonUnset.run(uuid);
@@ -220,28 +263,33 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
     createTenant,
     getTenant: (name) => {
       const row = sql.tenantGet.get(name);
-      return row === undefined ? null : tenantFromRow(row);
+      return row === undefined ? null : deepFreeze(tenantFromRow(row));
     },
-    listTenants: () => sql.tenantList.all().map(tenantFromRow),
+    listTenants: () => sql.tenantList.all().map((row) => deepFreeze(tenantFromRow(row))),
     createToken,
     findTokenByDigest: (digest) => {
       const row = sql.tokenByDigest.get(digest);
-      return row === undefined ? null : tokenFromRow(row);
+      return row === undefined ? null : deepFreeze(tokenFromRow(row));
     },
-    insertJob,
+    insertJob: (job, atMs) => {
+      const record = deepFreeze(jobFromRow(insertJobTransaction(job, atMs)));
+      cache.remember(record);
+      return record;
+    },
     getJob: (id) => {
-      const row = sql.jobGet.get(id);
-      return row === undefined ? null : jobFromRow(row);
+      cache.revalidate();
+      return readJob(id);
     },
-    listJobs: (filter: JobFilter = {}) => {
-      const states = filter.states === undefined ? [] : [...new Set(filter.states)];
-      if (filter.states !== undefined && states.length === 0) return [];
-      const args: unknown[] = filter.tenant === undefined ? states : [filter.tenant, ...states];
-      return listStatement(filter.tenant !== undefined, states.length).all(...args).map(jobFromRow);
+    listJobs: (filter: JobFilter = {}) => listJobsTransaction(filter),
+    listEvents: (jobId): JobEvent[] => sql.eventList.all(jobId).map((row) => deepFreeze(eventFromRow(row))),
+    listAttempts: (jobId): AttemptRecord[] => sql.attemptList.all(jobId).map((row) => deepFreeze(attemptFromRow(row))),
+    applyJobChanges: (changes) => {
+      try {
+        applyJobChangesTransaction(changes);
+      } finally {
+        for (const change of changes) cache.forget(change.jobId);
+      }
     },
-    listEvents: (jobId): JobEvent[] => sql.eventList.all(jobId).map(eventFromRow),
-    listAttempts: (jobId): AttemptRecord[] => sql.attemptList.all(jobId).map(attemptFromRow),
-    applyJobChanges,
     listCordonedGpus: () => sql.cordonList.all(),
     setGpuCordoned,
     backup: async (target) => {
@@ -252,33 +300,5 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
     close: () => {
       db.close();
     },
-  };
-}
-
-/** Named parameters of the job update for one change (`set_*` = 1 where the patch sets the field). */
-function updateParams(change: JobChange, toState: JobState): Record<string, string | number | null> {
-  const patch = change.patch ?? {};
-  const reason = reasonUpdate(change);
-  const flag = (value: unknown): number => (value === undefined ? 0 : 1);
-  return {
-    id: change.jobId,
-    state: toState,
-    at_ms: change.atMs,
-    set_reason: reason.set ? 1 : 0,
-    reason: reason.set ? reason.reason : null,
-    set_placement: flag(patch.placement),
-    placement: patch.placement === undefined ? null : toJsonOrNull(patch.placement),
-    set_attempt: flag(patch.attempt),
-    attempt: patch.attempt ?? null,
-    set_process: flag(patch.process),
-    process: patch.process === undefined ? null : toJsonOrNull(patch.process),
-    set_started_at_ms: flag(patch.startedAtMs),
-    started_at_ms: patch.startedAtMs ?? null,
-    set_ended_at_ms: flag(patch.endedAtMs),
-    ended_at_ms: patch.endedAtMs ?? null,
-    set_exit_code: flag(patch.exitCode),
-    exit_code: patch.exitCode ?? null,
-    set_signal: flag(patch.signal),
-    signal: patch.signal ?? null,
   };
 }

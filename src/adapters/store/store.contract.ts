@@ -161,18 +161,40 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(store.listJobs()).toEqual([]);
       });
 
-      it('hands out copies: mutating what goes in or comes out changes nothing stored', () => {
+      it('copies what goes in and hands out deep-frozen snapshots', () => {
         store.createTenant('acme', T0);
         const input = sampleJob('acme');
-        const mutableInput = { ...input, command: [...input.command], environment: { ...input.environment } };
+        const mutableInput = { ...input, command: [...input.command], environment: { ...input.environment }, gpu: { ...input.gpu } };
         const inserted = store.insertJob(mutableInput, T0);
         mutableInput.command.push('--evil');
         mutableInput.environment.EVIL = '1';
-        (inserted.command as string[]).push('--evil');
+        mutableInput.gpu.gpuMilli = 1;
         const read = store.getJob(inserted.id);
-        (read?.environment as Record<string, string>).EVIL = '1';
-        expect(store.getJob(inserted.id)?.command).toEqual(input.command);
-        expect(store.getJob(inserted.id)?.environment).toEqual(input.environment);
+        expect(read?.command).toEqual(input.command);
+        expect(read?.environment).toEqual(input.environment);
+        expect(read?.gpu).toEqual(input.gpu);
+        expect(() => (inserted.command as string[]).push('--evil')).toThrow(TypeError);
+        expect(() => { (read?.environment as Record<string, string>).EVIL = '1'; }).toThrow(TypeError);
+        store.applyJobChanges([{ jobId: inserted.id, atMs: T0 + 1, to: 'scheduled', patch: { placement: MIG_PLACEMENT, process: HANDLE } }]);
+        const placed = store.listJobs({ states: ['scheduled'] })[0];
+        expect(Object.isFrozen(placed)).toBe(true);
+        expect(Object.isFrozen(placed?.placement?.gpus[1]?.mig)).toBe(true);
+        expect(Object.isFrozen(placed?.process)).toBe(true);
+        expect(Object.isFrozen(store.listEvents(inserted.id)[1])).toBe(true);
+        expect(Object.isFrozen(store.listTenants()[0])).toBe(true);
+        // A snapshot read earlier does not change when the job does.
+        expect(read?.state).toBe('pending');
+        expect(read?.placement).toBeNull();
+      });
+
+      it('returns fresh arrays from list methods', () => {
+        const [id = 0] = withJobs(1);
+        const listed = store.listJobs();
+        listed.pop();
+        const events = store.listEvents(id);
+        events.pop();
+        expect(store.listJobs()).toHaveLength(1);
+        expect(store.listEvents(id)).toHaveLength(1);
       });
 
       it('lists jobs by ascending id, filtered by tenant and states', () => {

@@ -89,8 +89,9 @@ export interface ProcessLauncher {
   /**
    * Starts the supervisor of one attempt, which starts the command. Resolves once the command
    * runs (the handle's `jobPid` is set) or has failed to start (an outcome is recorded), or after
-   * a bounded wait with `jobPid` still null. Throws when the supervisor cannot be started or the
-   * attempt's cgroups cannot be made.
+   * a bounded wait with `jobPid` still null. Throws RangeError for a malformed spec, and Error
+   * when the job directory is missing, the supervisor cannot be started, or the attempt's
+   * cgroups cannot be made (or are still in use by processes of an earlier start).
    */
   start(spec: LaunchSpec): Promise<ProcessHandle>;
   /** True when the supervisor of the handle is alive AND has the recorded start time (PID reuse safe). */

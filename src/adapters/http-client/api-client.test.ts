@@ -1,0 +1,143 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiClient, normalizeBaseUrl } from './api-client.js';
+import { ApiError, ApiResponseError, ApiUnreachableError } from './api-errors.js';
+import { sampleGpu, sampleJob, sampleJobDetail } from './testing/api-fixtures.js';
+import { startFakeApiServer, unusedLocalUrl, type FakeApiServer, type FakeResponse, type RecordedRequest } from './testing/fake-api-server.js';
+
+let server: FakeApiServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function clientFor(handler: (r: RecordedRequest) => FakeResponse) {
+  server = await startFakeApiServer(handler);
+  return { client: createApiClient({ url: server.url, token: 'gs_tok' }), server };
+}
+
+describe('normalizeBaseUrl', () => {
+  it.each([
+    ['http://127.0.0.1:8750', 'http://127.0.0.1:8750'],
+    ['http://127.0.0.1:8750/', 'http://127.0.0.1:8750'],
+    ['http://127.0.0.1:8750/api/v1', 'http://127.0.0.1:8750'],
+    ['https://gpus.example/prefix/api/v1/', 'https://gpus.example/prefix'],
+    ['http://[::1]:8750', 'http://[::1]:8750'],
+  ])('%s → %s', (url, base) => {
+    expect(normalizeBaseUrl(url)).toBe(base);
+  });
+
+  it.each(['localhost:8750', 'ftp://host', 'not a url', 'http://h/?q=1'])('rejects %s', (url) => {
+    expect(() => normalizeBaseUrl(url)).toThrow(/e\.g\. http:\/\/127\.0\.0\.1:8750/);
+  });
+});
+
+describe('createApiClient', () => {
+  it('submits a job with the bearer token and JSON body, and validates the 201 answer', async () => {
+    const { client, server } = await clientFor(() => ({ status: 201, body: sampleJob() }));
+    const job = await client.submitJob({ command: ['python', 'train.py'], gpu: { gpuMilli: 500 } });
+    expect(job.id).toBe(12);
+    const [request] = server.requests;
+    expect(request?.method).toBe('POST');
+    expect(request?.path).toBe('/api/v1/jobs');
+    expect(request?.headers.authorization).toBe('Bearer gs_tok');
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.body).toEqual({ command: ['python', 'train.py'], gpu: { gpuMilli: 500 } });
+  });
+
+  it('sends list and log queries, and unwraps list answers', async () => {
+    const { client, server } = await clientFor((r) => {
+      if (r.path === '/api/v1/jobs') return { status: 200, body: { jobs: [sampleJob()] } };
+      if (r.path === '/api/v1/gpus') return { status: 200, body: { gpus: [sampleGpu()] } };
+      if (r.path === '/api/v1/tenants') return { status: 200, body: { tenants: [{ name: 'team-a', createdAt: '2025-01-01T00:00:00.000Z' }] } };
+      return { status: 200, body: { attempt: 2, text: 'hello\n', nextOffset: 6, ended: false } };
+    });
+    expect(await client.listJobs({ all: true, state: 'running' })).toHaveLength(1);
+    expect(await client.listGpus()).toEqual([sampleGpu()]);
+    expect((await client.listTenants())[0]?.name).toBe('team-a');
+    expect(await client.getLogs(12, { stream: 'stderr', attempt: 2, offset: 10 })).toEqual({ attempt: 2, text: 'hello\n', nextOffset: 6, ended: false });
+    expect(server.requests[0]?.query.toString()).toBe('all=true&state=running');
+    expect(server.requests[3]?.path).toBe('/api/v1/jobs/12/logs');
+    expect(server.requests[3]?.query.toString()).toBe('stream=stderr&attempt=2&offset=10');
+  });
+
+  it('calls every route with its method and path', async () => {
+    const { client, server } = await clientFor((r) => {
+      const bodies: Record<string, unknown> = {
+        'GET /healthz': { status: 'ok' },
+        'GET /api/v1/jobs/7': sampleJobDetail({ id: 7 }),
+        'POST /api/v1/jobs/7/cancel': sampleJob({ id: 7, state: 'cancelled' }),
+        'POST /api/v1/gpus/1/cordon': sampleGpu({ index: 1, cordoned: true }),
+        'POST /api/v1/gpus/1/uncordon': sampleGpu({ index: 1 }),
+        'POST /api/v1/tenants': { name: 'team-b', createdAt: '2025-01-01T00:00:00.000Z' },
+        'POST /api/v1/tokens': { id: 3, tenant: 'team-b', token: 'gs_new', label: 'ci' },
+        'POST /api/v1/drain': { draining: true, running: 2 },
+        'POST /api/v1/backup': { path: '/tmp/b.db', bytes: 4096 },
+        'GET /api/v1/status': {
+          version: '0.1.0', draining: false, gpuSource: 'simulated', jobs: { running: 1 }, freezer: 'cgroup-v2',
+          enforcement: { cpuMilli: true, hostMemoryMiB: false }, you: { role: 'admin', tenant: null }, scheduler: { passes: 3, lastPassMs: 0.4, p50PassMs: 0.3, p99PassMs: 1.2, maxPassMs: 2, maxPendingConsidered: 5 },
+        },
+      };
+      const body = bodies[`${r.method} ${r.path}`];
+      return body === undefined ? { status: 404, body: { error: { code: 'NOPE', message: `no route ${r.path}` } } } : { status: r.method === 'POST' && r.path.endsWith('s') ? 201 : 200, body };
+    });
+    expect(await client.healthz()).toEqual({ status: 'ok' });
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
+    expect((await client.getJob(7)).events).toHaveLength(3);
+    expect((await client.cancelJob(7)).state).toBe('cancelled');
+    expect((await client.cordonGpu(1)).cordoned).toBe(true);
+    expect((await client.uncordonGpu(1)).cordoned).toBe(false);
+    expect((await client.createTenant('team-b')).name).toBe('team-b');
+    expect((await client.createToken({ tenant: 'team-b', label: 'ci' })).token).toBe('gs_new');
+    expect(await client.drain()).toEqual({ draining: true, running: 2 });
+    expect(await client.backup('/tmp/b.db')).toEqual({ path: '/tmp/b.db', bytes: 4096 });
+    expect((await client.status()).you.role).toBe('admin');
+    expect(server.requests.map((r) => r.body)).toEqual([
+      undefined, undefined, undefined, undefined, undefined, { name: 'team-b' }, { tenant: 'team-b', label: 'ci' }, undefined, { path: '/tmp/b.db' }, undefined,
+    ]);
+  });
+
+  it('throws ApiError with the status, code and message of an error body', async () => {
+    const { client } = await clientFor(() => ({ status: 404, body: { error: { code: 'GPUSHARE_JOB_NOT_FOUND', message: 'job 99 not found', details: {} } } }));
+    const err = await client.getJob(99).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 404, code: 'GPUSHARE_JOB_NOT_FOUND', message: 'job 99 not found' });
+  });
+
+  it('throws ApiError naming the route and status when the error body is not gpushare\'s', async () => {
+    const { client } = await clientFor(() => ({ status: 502, body: 'Bad Gateway from proxy' }));
+    const err = await client.listGpus().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 502, code: 'HTTP_502' });
+    expect((err as Error).message).toBe('GET /api/v1/gpus failed with HTTP 502 Bad Gateway: Bad Gateway from proxy');
+  });
+
+  it('throws ApiResponseError when a 2xx answer does not match the contract', async () => {
+    const { client } = await clientFor(() => ({ status: 200, body: { jobs: [{ id: 'twelve' }] } }));
+    await expect(client.listJobs()).rejects.toThrow(ApiResponseError);
+    await expect(client.listJobs()).rejects.toThrow(/unexpected answer from the server to GET \/api\/v1\/jobs: jobs\.0\.id: /);
+  });
+
+  it('throws ApiUnreachableError naming the URL when the connection is refused', async () => {
+    const url = await unusedLocalUrl();
+    const err = await createApiClient({ url, token: 't' }).status().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiUnreachableError);
+    expect((err as Error).message).toBe(`cannot reach the gpushare server at ${url}: connection refused (is \`gpushare serve\` running?)`);
+  });
+
+  it('throws ApiUnreachableError when the server does not answer in time', async () => {
+    server = await startFakeApiServer(() => new Promise<FakeResponse>((resolve) => setTimeout(() => resolve({ status: 200, body: { status: 'ok' } }), 2_000)));
+    const client = createApiClient({ url: server.url, token: 't', timeoutMs: 100 });
+    await expect(client.healthz()).rejects.toThrow(`cannot reach the gpushare server at ${server.url}: no answer within 0.1 s`);
+  });
+
+  it('uses an injected fetch', async () => {
+    const calls: string[] = [];
+    const fakeFetch: typeof fetch = async (input) => {
+      calls.push(String(input));
+      return new Response(JSON.stringify({ status: 'ok' }), { status: 200 });
+    };
+    await createApiClient({ url: 'http://example.invalid:1/', token: 't', fetch: fakeFetch }).healthz();
+    expect(calls).toEqual(['http://example.invalid:1/healthz']);
+  });
+});

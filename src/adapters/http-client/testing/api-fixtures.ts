@@ -1,0 +1,47 @@
+/**
+ * Sample API objects (as the contract's schemas describe them) for client and CLI tests.
+ */
+import type { GpuView, JobDetailView, JobView } from '../../../contract/api.js';
+
+/** A running job on GPU 0 with half of it; override any field. */
+export function sampleJob(overrides: Partial<JobView> = {}): JobView {
+  return {
+    id: 12, name: 'train', tenant: 'team-a', state: 'running', reason: null, priority: 500, priorityClass: 'normal',
+    command: ['python', 'train.py'], workingDirectory: '/home/u/proj', timeLimitSeconds: null, retries: 0, attempt: 1,
+    cpuMilli: 0, hostMemoryMiB: 0,
+    gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'auto' },
+    placement: {
+      mode: 'mps', enforcement: 'driver-limit', simulated: true,
+      gpus: [{ index: 0, uuid: 'GPU-sim-0', gpuMilli: 500, accountedGpuMilli: 500, gpuMemoryMiB: 40960, migProfile: null, migDeviceUuid: null }],
+    },
+    submittedAt: '2025-01-01T00:00:00.000Z', startedAt: '2025-01-01T00:00:01.000Z', endedAt: null, exitCode: null, signal: null,
+    ...overrides,
+  };
+}
+
+/** {@link sampleJob} with events, one attempt and an environment. */
+export function sampleJobDetail(overrides: Partial<JobDetailView> = {}): JobDetailView {
+  return {
+    ...sampleJob(),
+    events: [
+      { at: '2025-01-01T00:00:00.000Z', from: null, to: 'pending', reason: null },
+      { at: '2025-01-01T00:00:00.500Z', from: 'pending', to: 'scheduled', reason: 'placed on GPU 0' },
+      { at: '2025-01-01T00:00:01.000Z', from: 'scheduled', to: 'running', reason: null },
+    ],
+    attempts: [{ attempt: 1, startedAt: '2025-01-01T00:00:01.000Z', endedAt: null, exitCode: null, signal: null, endReason: null }],
+    environment: { SEED: '1' },
+    ...overrides,
+  };
+}
+
+/** A simulated 80 GiB GPU with one job on half of it; override any field. */
+export function sampleGpu(overrides: Partial<GpuView> = {}): GpuView {
+  return {
+    index: 0, uuid: 'GPU-sim-0', name: 'NVIDIA A100-SXM4-80GB', model: 'A100-SXM4-80GB', simulated: true, migEnabled: false,
+    healthy: true, healthReason: null, cordoned: false, schedulable: true, mode: 'mps', gpuMemoryMiB: 81920,
+    allocatedGpuMilli: 500, freeGpuMilli: 500, allocatedGpuMemoryMiB: 40960, freeGpuMemoryMiB: 40960,
+    utilizationGpuPct: null, memoryUsedMiB: null,
+    jobs: [{ id: 12, name: 'train', tenant: 'team-a', state: 'running', gpuMilli: 500, gpuMemoryMiB: 40960, migProfile: null }],
+    ...overrides,
+  };
+}

@@ -1,0 +1,328 @@
+/**
+ * The client commands run in-process (through commander, as `gpushare ...` would) against a fake
+ * server built with node:http.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JobView } from '../contract/api.js';
+import { sampleGpu, sampleJob, sampleJobDetail } from '../adapters/http-client/testing/api-fixtures.js';
+import { startFakeApiServer, unusedLocalUrl, type FakeApiServer, type FakeResponse, type RecordedRequest } from '../adapters/http-client/testing/fake-api-server.js';
+import { runClientCli } from './testing/run-client-cli.js';
+
+let server: FakeApiServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(handler: (r: RecordedRequest) => FakeResponse | Promise<FakeResponse>): Promise<{ env: Record<string, string>; server: FakeApiServer }> {
+  server = await startFakeApiServer(handler);
+  return { server, env: { GPUSHARE_URL: server.url, GPUSHARE_TOKEN: 'gs_test', XDG_CONFIG_HOME: '/nonexistent' } };
+}
+
+const notFound = (message: string): FakeResponse => ({ status: 404, body: { error: { code: 'GPUSHARE_JOB_NOT_FOUND', message } } });
+
+describe('gpushare submit', () => {
+  it('sends --gpu 0.6 --gpu-count 2 --gpu-memory 20GiB as 600 milli on each of two GPUs, and prints the id last', async () => {
+    const { env, server } = await serve((r) => ({ status: 201, body: sampleJob({ id: 42, state: 'pending', placement: null, gpu: { ...(r.body as { gpu: JobView['gpu'] }).gpu } }) }));
+    const run = await runClientCli(['submit', '--gpu', '0.6', '--gpu-count', '2', '--gpu-memory', '20GiB', '--env', 'SEED=1', '--env', 'X=a=b',
+      '--priority', 'high', '--time-limit', '1h30m', '--cpu', '500m', '--host-memory', '1GiB', '--retries', '2', '--name', 'tr', '--tenant', 'team-a',
+      '--', 'python', 'train.py', '--lr', '3e-4'], { env, cwd: '/home/u/proj' });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]?.path).toBe('/api/v1/jobs');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer gs_test');
+    expect(server.requests[0]?.body).toEqual({
+      command: ['python', 'train.py', '--lr', '3e-4'],
+      workingDirectory: '/home/u/proj',
+      environment: { SEED: '1', X: 'a=b' },
+      tenant: 'team-a',
+      name: 'tr',
+      priority: 'high',
+      timeLimitSeconds: 5400,
+      retries: 2,
+      cpuMilli: 500,
+      hostMemoryMiB: 1024,
+      gpu: { gpuCount: 2, gpuMilli: 600, gpuMemoryMiB: 20480, mode: 'auto' },
+    });
+    expect(run.stdout).toBe('submitted job 42 (gpu 0.6 × 2, mode auto)\n42\n');
+  });
+
+  it('sends only the --env pairs, a whole GPU by default and the working folder resolved against cwd', async () => {
+    const { env, server } = await serve(() => ({ status: 201, body: sampleJob({ id: 5, gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' } }) }));
+    const run = await runClientCli(['submit', '--workdir', 'sub', '--mode', 'exclusive', '--', 'nvidia-smi'], { env: { ...env, SECRET: 'x' }, cwd: '/home/u' });
+    expect(run.code).toBe(0);
+    expect(server.requests[0]?.body).toEqual({ command: ['nvidia-smi'], workingDirectory: '/home/u/sub', environment: {}, gpu: { gpuCount: 1, gpuMilli: 1000, mode: 'exclusive' } });
+    expect(run.stdout.split('\n').filter(Boolean).at(-1)).toBe('5');
+  });
+
+  it.each([
+    [['--gpu', '1.5'], "option '--gpu <share>' argument '1.5' is invalid. --gpu: '1.5' is not valid; expected a fraction of one GPU in (0,1] with at most 3 decimals (e.g. 0.5), or a whole number of GPUs 1..64 (e.g. 2)"],
+    [['--gpu', '2', '--gpu-count', '3'], "error: --gpu-count: '3' is not valid; expected no --gpu-count, or the same number as --gpu 2 (whole GPUs)"],
+    [['--gpu-memory', '20GB'], "--gpu-memory: '20GB' is not valid; expected a whole number of MiB, or a size with unit MiB or GiB"],
+    [['--time-limit', '1.5h'], "--time-limit: '1.5h' is not valid"],
+    [['--mode', 'shared'], "option '--mode <mode>' argument 'shared' is invalid. Allowed choices are auto, exclusive, mig, mps, timeslice."],
+    [['--env', 'NOEQUALS'], "--env: 'NOEQUALS' is not valid; expected KEY=VALUE"],
+  ])('rejects %j with exit 2 and a message naming the flag, before calling the server', async (flags, message) => {
+    const { env, server } = await serve(() => ({ status: 201, body: sampleJob() }));
+    const run = await runClientCli(['submit', ...flags, '--', 'true'], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('needs a command', async () => {
+    const { env } = await serve(() => ({ status: 201, body: sampleJob() }));
+    const run = await runClientCli(['submit', '--gpu', '0.5'], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("missing required argument 'command'");
+  });
+
+  it.each([
+    ['succeeded', { state: 'succeeded', exitCode: 0 }, 0],
+    ['failed with exit code 3', { state: 'failed', exitCode: 3 }, 3],
+    ['failed without exit code', { state: 'failed', exitCode: null, reason: 'launch failed' }, 1],
+    ['killed by SIGKILL', { state: 'failed', exitCode: null, signal: 'SIGKILL', reason: 'time limit' }, 137],
+    ['cancelled', { state: 'cancelled', exitCode: null, signal: 'SIGTERM' }, 130],
+  ] as const)('--wait follows the job and exits with its status: %s', async (_label, end, status) => {
+    let polls = 0;
+    const { env } = await serve((r) => {
+      if (r.method === 'POST') return { status: 201, body: sampleJob({ id: 9, state: 'pending', placement: null }) };
+      polls += 1;
+      return { status: 200, body: polls < 3 ? sampleJobDetail({ id: 9, state: polls === 1 ? 'pending' : 'running' }) : sampleJobDetail({ id: 9, ...end }) };
+    });
+    const run = await runClientCli(['submit', '--wait', '--gpu', '0.5', '--', 'train'], { env });
+    expect(run.code).toBe(status);
+    expect(run.stdout).toBe('submitted job 9 (gpu 0.5 × 1, mode auto)\n9\n');
+    expect(run.stderr).toContain('job 9: pending\njob 9: running on GPU 0\njob 9 ');
+    expect(polls).toBe(3);
+  });
+});
+
+describe('gpushare jobs', () => {
+  it('-o json prints exactly a JSON array of jobs', async () => {
+    const jobs = [sampleJob({ id: 1 }), sampleJob({ id: 2, state: 'succeeded', exitCode: 0 })];
+    const { env, server } = await serve(() => ({ status: 200, body: { jobs } }));
+    const run = await runClientCli(['jobs', '--all', '-o', 'json'], { env });
+    expect(run.code).toBe(0);
+    const parsed = JSON.parse(run.stdout) as { id: number; state: string }[];
+    expect(Array.isArray(parsed)).toBe(true);
+    expect(parsed.map((j) => [j.id, j.state])).toEqual([[1, 'running'], [2, 'succeeded']]);
+    expect(server.requests[0]?.query.get('all')).toBe('true');
+  });
+
+  it('prints a table with age and reason', async () => {
+    const { env, server } = await serve(() => ({ status: 200, body: { jobs: [
+      sampleJob({ id: 3, name: 'big', state: 'pending', reason: 'no GPU has 800 milli free', placement: null, gpu: { gpuCount: 2, gpuMilli: 800, gpuMemoryMiB: null, mode: 'mps' } }),
+      sampleJob(),
+    ] } }));
+    const run = await runClientCli(['jobs'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe([
+      'ID  NAME   TENANT  STATE    GPU      MODE  AGE/REASON',
+      '3   big    team-a  pending  0.8 × 2  mps   5m  no GPU has 800 milli free',
+      '12  train  team-a  running  0.5 × 1  mps   5m',
+      '',
+    ].join('\n'));
+    expect(server.requests[0]?.query.get('all')).toBe('false');
+  });
+});
+
+describe('gpushare show', () => {
+  it('404 exits 1 with the server\'s message', async () => {
+    const { env } = await serve(() => notFound('job 77 not found'));
+    const run = await runClientCli(['show', '77'], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('error: job 77 not found\n');
+    expect(run.stdout).toBe('');
+  });
+
+  it('shows request, placement, events and attempts; -o json is the JobDetail', async () => {
+    const detail = sampleJobDetail({ gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: 40960, mode: 'auto' } });
+    const { env } = await serve(() => ({ status: 200, body: detail }));
+    const text = await runClientCli(['show', '12'], { env });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('request:     gpu 0.5 × 1 (40960 MiB each), mode auto, priority 500 (normal)');
+    expect(text.stdout).toContain('placement:   mode mps, enforcement driver-limit  [simulated]');
+    expect(text.stdout).toMatch(/ {2}0 {4}GPU-sim-0 {2}500 milli \(0\.5\) {2}40960 MiB {2}-/);
+    expect(text.stdout).toContain('2025-01-01T00:00:00.500Z  pending    scheduled  placed on GPU 0');
+    expect(text.stdout).toContain('environment:\n  SEED=1\n');
+    const json = await runClientCli(['show', '12', '-o', 'json'], { env });
+    expect(JSON.parse(json.stdout)).toEqual(detail);
+  });
+
+  it('rejects a job id that is not a number with exit 2', async () => {
+    const run = await runClientCli(['show', 'abc'], { env: { GPUSHARE_URL: 'http://127.0.0.1:1', GPUSHARE_TOKEN: 't' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("'abc' is not a job id");
+  });
+});
+
+describe('connection problems', () => {
+  it('exits 3 naming the URL when the server is unreachable', async () => {
+    const url = await unusedLocalUrl();
+    const run = await runClientCli(['jobs'], { env: { GPUSHARE_URL: url, GPUSHARE_TOKEN: 't' } });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toBe(`error: cannot reach the gpushare server at ${url}: connection refused (is \`gpushare serve\` running?)\n`);
+  });
+
+  it('exits 2 telling the user to start `gpushare serve` when nothing is configured', async () => {
+    const run = await runClientCli(['status'], { env: { XDG_CONFIG_HOME: '/nonexistent-gpushare-test' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^error: no gpushare server configured: start one with `gpushare serve`/);
+  });
+
+  it('--url and --token override the environment', async () => {
+    const { server } = await serve(() => ({ status: 200, body: { gpus: [] } }));
+    const run = await runClientCli(['gpus', '--url', server.url, '--token', 'flagtok'], { env: { GPUSHARE_URL: 'http://127.0.0.1:1', GPUSHARE_TOKEN: 'envtok' } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('no GPUs\n');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer flagtok');
+  });
+
+  it('a 401 adds a hint about the token', async () => {
+    const { env } = await serve(() => ({ status: 401, body: { error: { code: 'GPUSHARE_UNAUTHENTICATED', message: 'unknown token' } } }));
+    const run = await runClientCli(['jobs'], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('error: unknown token (check --token, GPUSHARE_TOKEN or the token in the CLI config file)\n');
+  });
+});
+
+describe('gpushare logs', () => {
+  it('prints what is there without -f', async () => {
+    const { env, server } = await serve((r) => {
+      const offset = Number(r.query.get('offset'));
+      return { status: 200, body: offset === 0 ? { attempt: 1, text: 'a\n', nextOffset: 2, ended: false } : { attempt: 1, text: '', nextOffset: offset, ended: false } };
+    });
+    const run = await runClientCli(['logs', '12', '--stderr'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('a\n');
+    expect(server.requests.map((r) => r.query.toString())).toEqual(['stream=stderr&offset=0', 'stream=stderr&offset=2']);
+  });
+
+  it('-f follows until the job has ended, across a retry', async () => {
+    // attempt 1 writes "one\n" then fails; a retry (attempt 2) writes "two\n" and the job ends.
+    let step = 0;
+    const { env } = await serve((r) => {
+      if (r.path === '/api/v1/jobs/12') return { status: 200, body: sampleJobDetail({ state: step < 4 ? 'pending' : 'succeeded' }) };
+      const offset = Number(r.query.get('offset'));
+      const attempt = r.query.get('attempt');
+      step += 1;
+      if (attempt === '1' || (attempt === null && step <= 3)) {
+        const log = 'one\n';
+        return { status: 200, body: { attempt: 1, text: log.slice(offset), nextOffset: log.length, ended: step >= 2 } };
+      }
+      const log = 'two\n';
+      return { status: 200, body: { attempt: 2, text: log.slice(offset), nextOffset: log.length, ended: step >= 6 } };
+    });
+    const run = await runClientCli(['logs', '12', '-f'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('one\ntwo\n');
+    expect(run.stderr).toBe('--- job 12: attempt 2 ---\n');
+  });
+});
+
+describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () => {
+  it('gpus prints one block per GPU with bars and jobs; -o json is an array', async () => {
+    const { env } = await serve(() => ({ status: 200, body: { gpus: [sampleGpu(), sampleGpu({ index: 1, uuid: 'GPU-sim-1', cordoned: true, schedulable: false, jobs: [], allocatedGpuMilli: 0, freeGpuMilli: 1000, allocatedGpuMemoryMiB: 0, freeGpuMemoryMiB: 81920 })] } }));
+    const run = await runClientCli(['gpus'], { env });
+    expect(run.stdout).toBe([
+      'GPU 0  NVIDIA A100-SXM4-80GB (A100-SXM4-80GB)  GPU-sim-0  [simulated]',
+      '  mode mps, healthy, schedulable',
+      '  compute [##########..........] 500 / 1000 milli used, 500 free',
+      '  memory  [##########..........] 40960 / 81920 MiB allocated, 40960 free',
+      '  JOB  NAME   TENANT  STATE    SHARE            MEMORY     MIG',
+      '  12   train  team-a  running  0.5 (500 milli)  40960 MiB  -',
+      '',
+      'GPU 1  NVIDIA A100-SXM4-80GB (A100-SXM4-80GB)  GPU-sim-1  [simulated]',
+      '  mode mps, healthy, CORDONED, not schedulable',
+      '  compute [....................] 0 / 1000 milli used, 1000 free',
+      '  memory  [....................] 0 / 81920 MiB allocated, 81920 free',
+      '  no jobs',
+      '',
+    ].join('\n'));
+    const json = await runClientCli(['gpus', '-o', 'json'], { env });
+    expect((JSON.parse(json.stdout) as unknown[]).length).toBe(2);
+  });
+
+  it('gpu cordon / uncordon, cancel, tenant create / list, token create, backup, status', async () => {
+    const { env, server } = await serve((r) => {
+      switch (`${r.method} ${r.path}`) {
+        case 'POST /api/v1/gpus/1/cordon': return { status: 200, body: sampleGpu({ index: 1, cordoned: true }) };
+        case 'POST /api/v1/gpus/1/uncordon': return { status: 200, body: sampleGpu({ index: 1, jobs: [] }) };
+        case 'POST /api/v1/jobs/12/cancel': return { status: 200, body: sampleJob({ state: 'cancelled' }) };
+        case 'POST /api/v1/tenants': return { status: 201, body: { name: 'team-b', createdAt: '2025-01-01T00:00:00.000Z' } };
+        case 'GET /api/v1/tenants': return { status: 200, body: { tenants: [{ name: 'team-b', createdAt: '2025-01-01T00:00:00.000Z' }] } };
+        case 'POST /api/v1/tokens': return { status: 201, body: { id: 4, tenant: 'team-b', token: 'gs_secret', label: 'ci' } };
+        case 'POST /api/v1/backup': return { status: 200, body: { path: (r.body as { path: string }).path, bytes: 8192 } };
+        case 'GET /api/v1/status': return { status: 200, body: {
+          version: '0.1.0', draining: false, gpuSource: 'simulated', jobs: { pending: 1, running: 2 }, freezer: 'cgroup-v2',
+          enforcement: { cpuMilli: true, hostMemoryMiB: false }, you: { role: 'admin', tenant: null },
+          scheduler: { passes: 10, lastPassMs: 0.5, p50PassMs: 0.4, p99PassMs: 2, maxPassMs: 3, maxPendingConsidered: 4 },
+        } };
+        default: return notFound(`no route ${r.method} ${r.path}`);
+      }
+    });
+    const out = async (...args: string[]) => {
+      const run = await runClientCli(args, { env, cwd: '/srv' });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      return run.stdout;
+    };
+    expect(await out('gpu', 'cordon', '1')).toBe('GPU 1 cordoned (1 job(s) on it keep running)\n');
+    expect(await out('gpu', 'uncordon', '1')).toBe('GPU 1 uncordoned\n');
+    expect(await out('cancel', '12')).toBe('cancelled job 12\n');
+    expect(await out('tenant', 'create', 'team-b')).toBe('created tenant team-b\n');
+    expect(await out('tenant', 'list')).toBe('NAME    CREATED\nteam-b  2025-01-01T00:00:00.000Z\n');
+    const token = await out('token', 'create', '--tenant', 'team-b', '--label', 'ci');
+    expect(token.trimEnd().split('\n').at(-1)).toBe('gs_secret');
+    expect(await out('backup', 'backups/state.db')).toBe('backup written to /srv/backups/state.db (8192 bytes)\n');
+    expect(server.requests.find((r) => r.path === '/api/v1/backup')?.body).toEqual({ path: '/srv/backups/state.db' });
+    const status = await out('status');
+    expect(status).toContain('jobs:        pending 1, running 2\n');
+    expect(status).toContain('you:         admin\n');
+  });
+
+  it('gpu cordon needs an index and token create needs --tenant (exit 2)', async () => {
+    const env = { GPUSHARE_URL: 'http://127.0.0.1:1', GPUSHARE_TOKEN: 't' };
+    expect((await runClientCli(['gpu', 'cordon'], { env })).code).toBe(2);
+    expect((await runClientCli(['gpu', 'cordon', 'x'], { env })).code).toBe(2);
+    const run = await runClientCli(['token', 'create'], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("required option '--tenant <tenant>' not specified");
+  });
+
+  it('drain waits until /healthz stops answering, printing progress; --no-wait returns at once', async () => {
+    let healthChecks = 0;
+    let running = 2;
+    const { env, server } = await serve(async (r) => {
+      if (r.path === '/api/v1/drain') return { status: 202, body: { draining: true, running } };
+      if (r.path === '/healthz') {
+        healthChecks += 1;
+        running -= 1;
+        if (running < 0) setImmediate(() => void server.close());
+        return { status: 200, body: { status: 'ok' } };
+      }
+      return { status: 200, body: {
+        version: '0.1.0', draining: true, gpuSource: 'simulated', jobs: { running }, freezer: 'none',
+        enforcement: { cpuMilli: false, hostMemoryMiB: false }, you: { role: 'admin', tenant: null },
+        scheduler: { passes: 1, lastPassMs: 0, p50PassMs: 0, p99PassMs: 0, maxPassMs: 0, maxPendingConsidered: 0 },
+      } };
+    });
+    const noWait = await runClientCli(['drain', '--no-wait'], { env });
+    expect(noWait.code).toBe(0);
+    expect(noWait.stdout).toBe('draining: the server starts no new jobs and exits once none runs; 2 job(s) running\n');
+    expect(healthChecks).toBe(0);
+    const run = await runClientCli(['drain'], { env, sleep: () => new Promise((resolve) => setTimeout(resolve, 20)) });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe([
+      'draining: the server starts no new jobs and exits once none runs; 2 job(s) running',
+      'waiting: 1 job(s) still running',
+      'waiting: 0 job(s) still running',
+      `the server at ${server.url} has stopped`,
+      '',
+    ].join('\n'));
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * End-to-end: a real `gpushare serve` child process with simulated GPUs, real job processes, a real
+ * SQLite file, and the real CLI.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { api, cleanupServe, cli, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+
+let server: ServeHandle | null = null;
+afterEach(async () => {
+  if (server) await cleanupServe(server);
+  server = null;
+});
+
+const terminal = (job: { state: string }) => ['succeeded', 'failed', 'cancelled'].includes(job.state);
+
+describe('gpushare serve: sharing one GPU', () => {
+  it('runs two --gpu 0.5 --gpu-memory 30GiB jobs at once on one A100-80GB; the third waits, then all succeed', async () => {
+    server = await startServe({ simulateGpus: '1xA100-80GB' });
+    const marker = join(server.dataDir, 'concurrency.log');
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { code, stdout, stderr } = cli(server, ['submit', '--gpu', '0.5', '--gpu-memory', '30GiB', '--name', `half-${i}`, '--', 'sh', '-c', `echo "visible=$CUDA_VISIBLE_DEVICES milli=$GPUSHARE_GPU_MILLI mib=$GPUSHARE_GPU_MEMORY_MIB"; echo start >> ${marker}; sleep 2; echo end >> ${marker}`]);
+      expect(code, stderr).toBe(0);
+      ids.push(Number(stdout.trim().split('\n').at(-1)));
+    }
+    expect(ids).toEqual([1, 2, 3]);
+    const first = await waitForJob(server, 2, (j) => j.state === 'running');
+    const third = (await api(server, 'GET', '/api/v1/jobs/3')).body;
+    expect(third.state).toBe('pending');
+    expect(third.reason).toMatch(/waiting for 1 GPU/);
+    const gpus = (await api(server, 'GET', '/api/v1/gpus')).body.gpus;
+    expect(gpus).toHaveLength(1);
+    expect(gpus[0].jobs.map((j: { id: number }) => j.id)).toEqual([1, 2]);
+    expect(gpus[0].allocatedGpuMilli).toBe(1000);
+    expect(gpus[0].allocatedGpuMemoryMiB).toBe(61440);
+    expect(gpus[0].simulated).toBe(true);
+    const jobs = await Promise.all(ids.map((id) => waitForJob(server!, id, terminal)));
+    expect(jobs.map((j) => j.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(jobs.map((j) => j.exitCode)).toEqual([0, 0, 0]);
+    // Jobs 1 and 2 overlapped; job 3 started only after one of them ended.
+    expect(readFileSync(marker, 'utf8').trim().split('\n').slice(0, 3)).toEqual(['start', 'start', 'end']);
+    const uuid = first.placement.gpus[0].uuid as string;
+    expect(uuid).toMatch(/^GPU-[0-9a-f]{8}-/);
+    for (const id of ids) {
+      const { stdout } = cli(server, ['logs', String(id)]);
+      expect(stdout.trim()).toBe(`visible=${uuid} milli=500 mib=30720`);
+    }
+  });
+
+  it('gives --gpu 2 two distinct GPUs, and rejects it as unresolvable on a one-GPU server', async () => {
+    server = await startServe({ simulateGpus: '2xA100-80GB' });
+    const { stdout } = cli(server, ['submit', '--gpu', '2', '--', 'sh', '-c', 'echo $CUDA_VISIBLE_DEVICES']);
+    const id = Number(stdout.trim().split('\n').at(-1));
+    const job = await waitForJob(server, id, terminal);
+    expect(job.state).toBe('succeeded');
+    const indices = job.placement.gpus.map((g: { index: number }) => g.index);
+    expect(indices).toEqual([0, 1]);
+    expect(job.placement.mode).toBe('exclusive');
+    const uuids = job.placement.gpus.map((g: { uuid: string }) => g.uuid);
+    expect(new Set(uuids).size).toBe(2);
+    expect(cli(server, ['logs', String(id)]).stdout.trim()).toBe(uuids.join(','));
+    await cleanupServe(server);
+
+    server = await startServe({ simulateGpus: '1xA100-80GB' });
+    const rejected = await api(server, 'POST', '/api/v1/jobs', shellJob('true', { gpuCount: 2 }));
+    expect(rejected.status).toBe(422);
+    expect(rejected.body.error.details.reason).toBe('unresolvable');
+    expect(rejected.body.error.message).toMatch(/gpuCount 2 exceeds the 1 GPU/);
+    expect((await api(server, 'GET', '/api/v1/jobs?all=true')).body.jobs).toEqual([]);
+  });
+
+  it('stops a job over its time limit and marks it failed with reason time-limit', async () => {
+    server = await startServe({ simulateGpus: '1xT4' });
+    const { status, body } = await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuMilli: 100 }, { timeLimitSeconds: 1 }));
+    expect(status).toBe(201);
+    const job = await waitForJob(server, body.id, terminal, 20_000);
+    expect(job.state).toBe('failed');
+    expect(job.reason).toBe('time-limit');
+    expect(job.signal).toBe('SIGTERM');
+    expect(job.attempts).toEqual([expect.objectContaining({ attempt: 1, endReason: 'time-limit' })]);
+  });
+
+  it('rejects bad input with a 4xx naming the field and stores nothing', async () => {
+    server = await startServe({ simulateGpus: '1xA100-80GB' });
+    const cases: [unknown, number, RegExp][] = [
+      [shellJob('true', { mode: 'turbo' }), 400, /gpu\.mode.*allowed: auto, exclusive, mig, mps, timeslice/],
+      [shellJob('true', { gpuMilli: 1500 }), 400, /gpu\.gpuMilli/],
+      [shellJob('true', { gpuMilli: 500, gpuMemoryMiB: 200_000 }), 422, /gpuMemoryMiB 200000 exceeds the largest GPU of this server \(81920 MiB\)/],
+      [{ command: ['no-such-program-xyz'], workingDirectory: '/tmp' }, 400, /command: program "no-such-program-xyz" was not found/],
+      [shellJob('true', { gpuMilli: 500 }, { tenant: 'nobody' }), 400, /tenant: unknown tenant "nobody"/],
+      [shellJob('true', { gpuMilli: 500 }, { priority: 'urgent' }), 400, /priority/],
+    ];
+    for (const [body, status, message] of cases) {
+      const response = await api(server, 'POST', '/api/v1/jobs', body);
+      expect(response.status, JSON.stringify(response.body)).toBe(status);
+      expect(response.body.error.message).toMatch(message);
+    }
+    const flag = cli(server, ['submit', '--gpu', '1.5', '--', 'true']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/--gpu/);
+    expect((await api(server, 'GET', '/api/v1/jobs?all=true')).body.jobs).toEqual([]);
+  });
+});
+
+describe('gpushare serve: tenants', () => {
+  it("keeps tenant B's job invisible to tenant A (404, not 403) and A's token cannot cancel it", async () => {
+    server = await startServe({ simulateGpus: '1xA100-80GB' });
+    const tokens: Record<string, string> = {};
+    for (const tenant of ['team-a', 'team-b']) {
+      expect((await api(server, 'POST', '/api/v1/tenants', { name: tenant })).status).toBe(201);
+      const created = await api(server, 'POST', '/api/v1/tokens', { tenant });
+      expect(created.status).toBe(201);
+      expect(created.body.token).toMatch(/^gs_[A-Za-z0-9_-]{43}$/);
+      tokens[tenant] = created.body.token;
+    }
+    const bJob = await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 30', { gpuMilli: 200 }), tokens['team-b']);
+    expect(bJob.status).toBe(201);
+    expect(bJob.body.tenant).toBe('team-b');
+    const id = bJob.body.id as number;
+    for (const [method, path] of [['GET', `/api/v1/jobs/${id}`], ['GET', `/api/v1/jobs/${id}/logs`], ['POST', `/api/v1/jobs/${id}/cancel`]] as const) {
+      const response = await api(server, method, path, undefined, tokens['team-a']);
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(response.body.error.code).toBe('GPUSHARE_JOB_NOT_FOUND');
+    }
+    expect((await api(server, 'GET', '/api/v1/jobs?all=true', undefined, tokens['team-a'])).body.jobs).toEqual([]);
+    expect((await api(server, 'GET', '/api/v1/jobs?all=true', undefined, tokens['team-b'])).body.jobs.map((j: { id: number }) => j.id)).toEqual([id]);
+    expect((await api(server, 'POST', '/api/v1/jobs', shellJob('true', { gpuMilli: 200 }, { tenant: 'team-b' }), tokens['team-a'])).status).toBe(403);
+    expect((await api(server, 'POST', '/api/v1/tenants', { name: 'team-c' }, tokens['team-a'])).status).toBe(403);
+    expect((await api(server, 'GET', '/api/v1/jobs', undefined, 'gs_wrong')).status).toBe(401);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const cancelled = await api(server, 'POST', `/api/v1/jobs/${id}/cancel`, undefined, tokens['team-b']);
+    expect(cancelled.status).toBe(200);
+    const job = await waitForJob(server, id, terminal);
+    expect(job.state).toBe('cancelled');
+    expect(job.reason).toBe('cancelled by tenant team-b');
+  });
+});

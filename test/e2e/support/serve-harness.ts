@@ -1,0 +1,111 @@
+/**
+ * Test harness: runs `gpushare serve` as a real child process on 127.0.0.1 (port 0) with its own
+ * data dir and CLI config home, talks to it over HTTP and through the real CLI, and cleans up every
+ * job process it started (jobs outlive the server by design).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'gpushare');
+
+/** A running server under test. */
+export interface ServeHandle {
+  url: string;
+  adminToken: string;
+  readonly dataDir: string;
+  readonly configHome: string;
+  process: ChildProcess;
+  stderr: string;
+}
+
+/** Starts `gpushare serve --port 0` on `dataDir` (made when absent) and waits for its URL line. */
+export async function startServe(options: { simulateGpus: string; dataDir?: string; configHome?: string; extraArgs?: string[] }): Promise<ServeHandle> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
+  const configHome = options.configHome ?? join(dataDir, 'config-home');
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), '--simulate-gpus', options.simulateGpus, '--log-level', 'warn', ...(options.extraArgs ?? [])], {
+    env: { ...process.env, XDG_CONFIG_HOME: configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const handle: ServeHandle = { url: '', adminToken: '', dataDir, configHome, process: child, stderr: '' };
+  child.stderr!.on('data', (d: Buffer) => (handle.stderr += d.toString()));
+  handle.url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start in 20 s: ${out} ${handle.stderr}`)), 20_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}: ${out} ${handle.stderr}`));
+    });
+  });
+  handle.adminToken = readFileSync(join(dataDir, 'data', 'admin-token'), 'utf8').trim();
+  return handle;
+}
+
+/** Sends a signal to the server and waits for it to exit. */
+export async function stopServe(handle: ServeHandle, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (handle.process.exitCode !== null || handle.process.signalCode !== null) return handle.process.exitCode;
+  const exited = new Promise<number | null>((resolve) => handle.process.once('exit', (code) => resolve(code)));
+  handle.process.kill(signal);
+  return exited;
+}
+
+/** Calls the API; returns status and parsed JSON body. */
+export async function api(handle: ServeHandle, method: string, path: string, body?: unknown, token = handle.adminToken): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${handle.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+/** Runs the real CLI with the server's config home (so no flags are needed). */
+export function cli(handle: ServeHandle, args: string[], cwd = handle.dataDir): { code: number; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, XDG_CONFIG_HOME: handle.configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '' }, encoding: 'utf8', timeout: 60_000 });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Polls a job until `predicate` holds (bounded by `timeoutMs`). */
+export async function waitForJob(handle: ServeHandle, id: number, predicate: (job: any) => boolean, timeoutMs = 30_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await api(handle, 'GET', `/api/v1/jobs/${id}`);
+    if (predicate(body)) return body;
+    if (Date.now() > deadline) throw new Error(`job ${id} did not reach the expected state in ${timeoutMs} ms: ${JSON.stringify(body)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Kills every job process group recorded under the data dir, then removes the directory. */
+export async function cleanupServe(handle: ServeHandle): Promise<void> {
+  await stopServe(handle, 'SIGKILL');
+  const jobsDir = join(handle.dataDir, 'data', 'jobs');
+  if (existsSync(jobsDir)) {
+    for (const id of readdirSync(jobsDir)) {
+      for (const file of readdirSync(join(jobsDir, id)).filter((f) => f.endsWith('.pid'))) {
+        try {
+          const { jobPid } = JSON.parse(readFileSync(join(jobsDir, id, file), 'utf8')) as { jobPid: number };
+          process.kill(-jobPid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+  }
+  rmSync(handle.dataDir, { recursive: true, force: true });
+}
+
+/** Submit body for a shell script job. */
+export function shellJob(script: string, gpu: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: ['sh', '-c', script], workingDirectory: '/tmp', gpu, ...extra };
+}
