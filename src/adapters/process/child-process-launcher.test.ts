@@ -203,6 +203,14 @@ describe('child process launcher: cgroups and limits', () => {
     },
   );
 
+  it.skipIf(launcher.freezerKind === 'signals')('start refuses an attempt whose cgroup is still in use (never kills unknown processes)', async () => {
+    const spec = specFor(['sleep', '30']);
+    const first = await startJob(spec);
+    await expect(launcher.start({ ...spec, jobDirectory: makeJobDirectory() }))
+      .rejects.toThrow(`is in use by pid(s) ${first.jobPid}`);
+    expect(launcher.isAlive(first)).toBe(true);
+  });
+
   it('cleanup kills what a finished attempt left in its cgroups (a setsid escapee) and removes them', async () => {
     const spec = specFor(['sh', '-c', 'setsid sleep 1000 & echo $! > bg.pid; sleep 0.2']);
     const handle = await startJob(spec);

@@ -53,7 +53,9 @@ describe('TimesliceRotator (launcher double)', () => {
     await rotator.stop();
     expect(frozen.size).toBe(0);
     expect(log.filter((l) => l.startsWith('freeze')).length).toBeGreaterThanOrEqual(2);
-    expect(() => rotator.setRunnable('gpu-0', [])).toThrow('TimesliceRotator: stopped');
+    await rotator.setRunnable('gpu-0', [job(4, 500), job(5, 500)]); // after stop: nothing happens
+    expect(frozen.size).toBe(0);
+    expect(rotator.stats()).toEqual([]);
   });
 
   it('keeps rotating when a job exits mid-rotation (its freeze fails; its turns are skipped)', async () => {

@@ -64,11 +64,11 @@ export class TimesliceRotator {
   /**
    * Sets the runnable jobs of GPU `gpuKey`. With 0 or 1 job nothing is frozen (a single job is
    * thawed and runs alone); with 2 or more the rotation starts or continues with the new set.
-   * Jobs that left the set are thawed. Resolves once applied. Throws RangeError for a bad
-   * `gpuMilli` or a repeated job, and Error after `stop()`.
+   * Jobs that left the set are thawed. Resolves once applied; after `stop()` it does nothing.
+   * Throws RangeError for a bad `gpuMilli` or a repeated job.
    */
   setRunnable(gpuKey: string, jobs: readonly RotatedJob[]): Promise<void> {
-    if (this.stopped) throw new Error('TimesliceRotator: stopped');
+    if (this.stopped) return Promise.resolve();
     const plan = planTimeslices(jobs, this.periodMs);
     let ring = this.rings.get(gpuKey);
     if (ring === undefined) {
@@ -79,7 +79,7 @@ export class TimesliceRotator {
     return this.enqueue(target, () => this.apply(gpuKey, target, new Map(jobs.map((j) => [j.jobId, j])), plan));
   }
 
-  /** Takes job `jobId` out of every rotation (thawing it). Resolves once applied. */
+  /** Takes job `jobId` out of every rotation (thawing it). Resolves once applied; after `stop()` it does nothing. */
   remove(jobId: number): Promise<void> {
     const pending: Promise<void>[] = [];
     for (const [gpuKey, ring] of this.rings) {
@@ -90,7 +90,7 @@ export class TimesliceRotator {
     return Promise.all(pending).then(() => undefined);
   }
 
-  /** Stops every rotation: clears the timers and thaws every job it froze. Later calls of `setRunnable` throw. */
+  /** Stops every rotation: clears the timers and thaws every job it froze. Later calls do nothing. */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const ring of this.rings.values()) {

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- test harness: API bodies are checked field by field by each test */
 /**
  * Test harness: runs `gpushare serve` as a real child process on 127.0.0.1 (port 0) with its own
  * data dir and CLI config home, talks to it over HTTP and through the real CLI, and cleans up every
