@@ -14,6 +14,8 @@
  *     in `DIR/jobs/<id>/attempt-<n>.pid`, and, as a safety net, any process whose working
  *     directory or command line lies in the temp dir (supervisors still starting); then removes
  *     the temp dir and checks that no `sleep 100000` of ours is left.
+ *
+ * To profile the server: GPUSHARE_BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
@@ -43,6 +45,8 @@ export interface ServerBenchOptions {
   readonly seed: number;
   /** `--simulate-gpus` of the server. */
   readonly simulateGpus: string;
+  /** Extra node flags of the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (the server writes its profile at SIGTERM). */
+  readonly serverNodeArgs: readonly string[];
   /** Targets: submits/s at least, scheduling pass p99 at most (ms). */
   readonly targetSubmitsPerSecond: number;
   readonly targetPassP99Ms: number;
@@ -57,6 +61,8 @@ export const DEFAULT_SERVER_BENCH_OPTIONS: ServerBenchOptions = {
   baselineTimeBoundSeconds: 30,
   seed: 42,
   simulateGpus: '16xA100-80GB',
+  // Node refuses --cpu-prof in NODE_OPTIONS, so profiling flags for the server come from here.
+  serverNodeArgs: (process.env.GPUSHARE_BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== ''),
   targetSubmitsPerSecond: 500,
   targetPassP99Ms: 20,
 };
@@ -291,11 +297,16 @@ class Cleanup {
   private readonly killedGroups = new Set<number>();
   strays = 0;
 
+  /** @param dir the temp dir (the server's data dir is `dir/data`) */
   constructor(readonly dir: string) {}
+
+  get dataDir(): string {
+    return join(this.dir, 'data');
+  }
 
   /** SIGKILL to the process group of every recorded job pid not killed yet. */
   killRecordedJobs(): void {
-    for (const pid of recordedJobPids(this.dir)) {
+    for (const pid of recordedJobPids(this.dataDir)) {
       if (this.killedGroups.has(pid)) continue;
       this.killedGroups.add(pid);
       killQuietly(-pid, 'SIGKILL');
@@ -323,9 +334,9 @@ class Cleanup {
 }
 
 /** Starts the server; resolves with its port once it prints its URL. */
-function startServerProcess(cleanup: Cleanup, simulateGpus: string, stderrTail: { text: string }): Promise<number> {
+function startServerProcess(cleanup: Cleanup, options: ServerBenchOptions, stderrTail: { text: string }): Promise<number> {
   const dir = cleanup.dir;
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', join(dir, 'data'), '--simulate-gpus', simulateGpus], {
+  const child = spawn(process.execPath, [...options.serverNodeArgs, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', cleanup.dataDir, '--simulate-gpus', options.simulateGpus], {
     env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'xdg-data') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -408,9 +419,9 @@ export async function runServerBench(options: ServerBenchOptions, progress: (mes
   let client: Client | null = null;
   try {
     const startedAt = performance.now();
-    const port = await startServerProcess(cleanup, options.simulateGpus, stderrTail);
+    const port = await startServerProcess(cleanup, options, stderrTail);
     const serverStartSeconds = (performance.now() - startedAt) / 1000;
-    const token = readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim();
+    const token = readFileSync(join(cleanup.dataDir, 'admin-token'), 'utf8').trim();
     progress(`server: listening on 127.0.0.1:${port} after ${num(serverStartSeconds, 2)} s (${options.simulateGpus}, data in ${dir})`);
     client = new Client(port, token, options.concurrency);
     const c = client;

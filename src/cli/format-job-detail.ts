@@ -57,7 +57,7 @@ function indent(text: string, by = '  '): string[] {
 export function formatJobDetail(job: JobDetailView, nowMs: number): string {
   const ended = job.signal !== null ? `signal ${job.signal}` : job.exitCode !== null ? `exit code ${job.exitCode}` : '-';
   const lines = [
-    `job ${job.id}:    ${job.name}`,
+    `job ${job.id}: ${job.name}`,
     `tenant:      ${job.tenant}`,
     `state:       ${job.state}${job.reason ? ` (${job.reason})` : ''}`,
     `command:     ${job.command.map(shellWord).join(' ')}`,

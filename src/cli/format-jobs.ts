@@ -75,6 +75,7 @@ export function jobExitStatus(job: Pick<JobView, 'state' | 'exitCode' | 'signal'
 /** One line describing how a terminal job ended, e.g. `job 12 failed (exit code 3)`. */
 export function formatJobEnd(job: JobView): string {
   const how = job.signal !== null ? `signal ${job.signal}` : job.exitCode !== null ? `exit code ${job.exitCode}` : null;
-  const detail = [how, job.reason].filter((s): s is string => s !== null && s !== '').join(', ');
+  const reason = job.reason !== null && job.reason !== '' && job.reason !== how && !job.reason.includes(`by ${job.signal}`) ? job.reason : null;
+  const detail = [how, reason].filter((s): s is string => s !== null).join(', ');
   return `job ${job.id} ${job.state}${detail ? ` (${detail})` : ''}`;
 }

@@ -100,6 +100,12 @@ export async function waitForJob(client: ApiClient, id: number, io: CliIo): Prom
 }
 
 async function submit(command: string[], opts: SubmitOptions, io: CliIo): Promise<void> {
+  // Unknown options are let through for the job's own flags (`submit python -c ...`); one before
+  // the program is a mistyped gpushare flag.
+  const first = command[0] ?? '';
+  if (first.startsWith('-')) {
+    throw new UsageError(`unknown option '${first}' (see \`gpushare submit --help\`; put the job's command after --: gpushare submit [options] -- CMD ARGS...)`);
+  }
   const body = buildSubmitBody(command, opts, io.cwd());
   const client = connect(opts, io);
   const job = await client.submitJob(body);
@@ -123,6 +129,7 @@ export function createSubmitCommand(io: CliIo = processIo()): Command {
     .description('submit a job to the gpushare server; put the job\'s command after --')
     .usage('[options] -- CMD [ARGS...]')
     .argument('<command...>', 'the program to run and its arguments')
+    .allowUnknownOption()
     .addOption(new Option('--gpu <share>', 'a fraction of one GPU in (0,1] (0.5 = half a GPU) or a whole number of GPUs (2)').argParser(asArgParser(parseGpuShare)))
     .addOption(new Option('--gpu-count <n>', `number of GPUs, 1..${MAX_GPU_COUNT}, each with the --gpu share`)
       .argParser(asArgParser((t) => parseIntegerInRange('--gpu-count', t, 1, MAX_GPU_COUNT))))

@@ -4,6 +4,7 @@
  * the user's CLI config, and shuts down cleanly on SIGTERM/SIGINT (running jobs keep running and
  * are re-adopted at the next start).
  */
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -56,7 +57,10 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   const store = openSqliteStore(join(config.dataDir, 'gpushare.db'));
   const inventory = await chooseInventory(config);
   const initialGpus = await inventory.list();
-  const launcher = createChildProcessLauncher({ freezer: config.freezer, logger });
+  // One cgroup parent per data dir: job ids restart in every store, so two servers on one host
+  // (a test run beside a service) must never share cgroup names.
+  const cgroupParent = `gpushare-${createHash('sha256').update(config.dataDir).digest('hex').slice(0, 12)}`;
+  const launcher = createChildProcessLauncher({ freezer: config.freezer, logger, cgroupParent });
   const plane = new ControlPlane({
     store, launcher, inventory, logger, initialGpus,
     nowMs: () => Date.now(),

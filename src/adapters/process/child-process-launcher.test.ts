@@ -6,7 +6,7 @@ import type { LaunchSpec, ProcessHandle } from '../../app/ports/process-launcher
 import { createChildProcessLauncher } from './child-process-launcher.js';
 import { isSameProcess, readProcessStartTime } from './proc-identity.js';
 import {
-  compiledProcessAdapter, compiledSupervisorPath, makeJobDirectory, removeTestCgroupParent, TEST_ENV,
+  compiledProcessAdapter, compiledSupervisorPath, makeJobDirectory, removeTemporaryDirectories, removeTestCgroupParent, TEST_ENV,
   testCgroupParent, waitForOutcome,
 } from './testing/process-test-kit.js';
 import { waitUntil } from './wait-until.js';
@@ -37,6 +37,7 @@ afterAll(async () => {
     await launcher.cleanup(handle);
   }
   removeTestCgroupParent(cgroupParent);
+  removeTemporaryDirectories();
 });
 
 describe('child process launcher: outcomes', () => {
@@ -100,7 +101,9 @@ describe('child process launcher: identity and stop', () => {
   });
 
   it('stop sends SIGKILL after the grace when SIGTERM is ignored', async () => {
-    const handle = await startJob(specFor(['sh', '-c', 'trap "" TERM; sleep 30']));
+    const handle = await startJob(specFor(['sh', '-c', 'trap "" TERM; echo ready; sleep 30']));
+    // SIGTERM before the trap is set would end the job at once: wait until it is ignored
+    expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', 5000)).toBe(true);
     const t0 = Date.now();
     await launcher.stop(handle, 'SIGTERM', 300);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);

@@ -123,7 +123,7 @@ class ChildProcessLauncher implements ProcessLauncher {
 
   /** {@inheritDoc ProcessLauncher.start} */
   async start(spec: LaunchSpec): Promise<ProcessHandle> {
-    checkInteger('jobId', spec.jobId, 0);
+    checkInteger('jobId', spec.jobId, 1);
     checkInteger('attempt', spec.attempt, 1);
     checkInteger('cpuMilli', spec.cpuMilli, 0);
     checkInteger('hostMemoryMiB', spec.hostMemoryMiB, 0);

@@ -8,7 +8,7 @@ import { detectCgroupLayout } from './cgroup-layout.js';
 import { detectFreezerKinds } from './freezer.js';
 import { listProcessGroup, processGroupCpuMs } from './proc-group.js';
 import {
-  compiledSupervisorPath, makeJobDirectory, removeTestCgroupParent, TEST_ENV, testCgroupParent, waitForOutcome,
+  compiledSupervisorPath, makeJobDirectory, removeTemporaryDirectories, removeTestCgroupParent, TEST_ENV, testCgroupParent, waitForOutcome,
 } from './testing/process-test-kit.js';
 
 const cgroupParent = testCgroupParent('freezer');
@@ -19,6 +19,7 @@ const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const cleanup of cleanups) await cleanup();
   removeTestCgroupParent(cgroupParent);
+  removeTemporaryDirectories();
 });
 
 /** What the kernel says about a frozen attempt, per backend. */
@@ -72,7 +73,7 @@ describe.each(['cgroup-v2', 'cgroup-v1', 'signals'] as const)('freezer %s', (kin
     expect(frozenEvidence(kind, handle)).toMatch(FROZEN[kind][1]);
     const thawedAt = processGroupCpuMs(pgid);
     await sleep(600);
-    expect(processGroupCpuMs(pgid) - thawedAt).toBeGreaterThanOrEqual(200);
+    expect(processGroupCpuMs(pgid) - thawedAt).toBeGreaterThanOrEqual(30); // ≥ 3 ticks, even on a loaded host
     // stop of a frozen job: thawed first, so SIGTERM works on every backend
     await l.freeze(handle);
     await l.stop(handle, 'SIGTERM', 2000);

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore, MEMORY_STORE_BACKUP_FORMAT, type MemoryStoreBackup } from './memory-store.js';
-import { describeStateStoreContract, sampleJob } from './store.contract.js';
+import { describeStateStoreContract } from './store.contract.js';
+import { sampleJob } from './store-fixtures.js';
 
 describeStateStoreContract('memory', () => ({ store: createMemoryStore(), cleanup: () => undefined }));
 

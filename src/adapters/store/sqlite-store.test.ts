@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreConflictError } from '../../app/ports/state-store.js';
 import { MIGRATIONS, SCHEMA_VERSION, StoreSchemaVersionError } from './migrations.js';
 import { openSqliteStore, type SqliteStateStore } from './sqlite-store.js';
-import { describeStateStoreContract, sampleJob } from './store.contract.js';
+import { describeStateStoreContract } from './store.contract.js';
+import { sampleJob } from './store-fixtures.js';
 
 describeStateStoreContract('sqlite', () => {
   const folder = mkdtempSync(join(tmpdir(), 'gpushare-sqlite-contract-'));
@@ -21,6 +22,11 @@ describeStateStoreContract('sqlite', () => {
       rmSync(folder, { recursive: true, force: true });
     },
   };
+});
+
+describeStateStoreContract('sqlite :memory:', () => {
+  const store = openSqliteStore(':memory:');
+  return { store, cleanup: () => store.close() };
 });
 
 describe('openSqliteStore', () => {
@@ -114,6 +120,16 @@ describe('openSqliteStore', () => {
     expect(reader.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1 }]);
     expect(() => reader.createTenant('beta', 2)).toThrow(/readonly/i);
     expect(() => openSqliteStore(join(folder, 'missing.db'), { readonly: true })).toThrow(/missing\.db/);
+  });
+
+  it('names the file when it is not a database or needs a migration it may not run', () => {
+    const garbage = join(folder, 'garbage.db');
+    writeFileSync(garbage, 'this is not a SQLite database, just some text that is long enough '.repeat(20));
+    expect(() => openSqliteStore(garbage)).toThrow(`cannot open state store ${garbage}`);
+    const empty = join(folder, 'empty.db');
+    new Database(empty).close();
+    expect(() => openSqliteStore(empty, { readonly: true })).toThrow(StoreSchemaVersionError);
+    expect(() => openSqliteStore(empty, { readonly: true })).toThrow('open it read-write once to migrate it');
   });
 
   it('refuses a file written by a newer schema version, naming the file and both versions', () => {

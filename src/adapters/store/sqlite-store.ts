@@ -19,7 +19,7 @@ import {
   type TokenRecord,
 } from '../../app/ports/state-store.js';
 import { replaceFileAtomically } from './atomic-file.js';
-import { migrate, readSchemaVersion } from './migrations.js';
+import { migrate, readSchemaVersion, StoreSchemaVersionError } from './migrations.js';
 import { planJobChanges } from './plan-job-changes.js';
 import { deepFreeze } from './deep-freeze.js';
 import { ActiveJobCache } from './sqlite-job-cache.js';
@@ -67,7 +67,8 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5000;
  * `busy_timeout`.
  * @param path database file (`:memory:` for a private in-memory database)
  * @throws StoreSchemaVersionError when the file was written by a newer gpushare (or needs a
- *   migration and `readonly` is set); Error naming `path` when the file cannot be opened
+ *   migration and `readonly` is set); Error naming `path` when the file cannot be opened or is
+ *   not a SQLite database
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStateStore {
   const readonly = options.readonly ?? false;
@@ -86,7 +87,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     return createSqliteStore(db, path);
   } catch (err) {
     db.close();
-    throw err;
+    if (err instanceof StoreSchemaVersionError) throw err;
+    throw new Error(`cannot open state store ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
 

@@ -102,7 +102,8 @@ export interface ProcessLauncher {
    * Thaws the attempt, sends `signal` to the job's whole process group, and after `graceMs`
    * sends SIGKILL to the group (and to every process left in the attempt's cgroups) if the
    * supervisor is still alive. Resolves when the signal(s) are sent; waits no longer than
-   * `graceMs` (milliseconds) for the exit.
+   * `graceMs` (milliseconds) for the exit. When the supervisor is already gone, only SIGKILLs
+   * whatever is left in the attempt's cgroups (never a bare pid, which may have been reused).
    */
   stop(handle: ProcessHandle, signal: NodeJS.Signals, graceMs: number): Promise<void>;
   /**

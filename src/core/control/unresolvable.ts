@@ -5,6 +5,7 @@
 import { smallestProfileFor } from '../mig/mig-allocator.js';
 import type { GpuDevice } from './gpu-device.js';
 import type { PendingJob } from './job.js';
+import { migShareOf } from './mig-placement.js';
 import { reservedGpuMemoryMiB, resolveMode } from './share-accounting.js';
 
 /** The server's host capacity. */
@@ -25,9 +26,12 @@ export function whyUnresolvable(job: PendingJob, gpus: readonly GpuDevice[], hos
   if (mode === 'mig') {
     const migGpus = gpus.filter((g) => g.migEnabled);
     if (migGpus.length === 0) return 'mode mig needs a GPU in MIG mode; this server has none';
-    const fitting = migGpus.filter((g) => smallestProfileFor(g.model, { gpuMilli: job.gpu.gpuMilli, gpuMemoryMiB: job.gpu.gpuMemoryMiB ?? Math.floor((job.gpu.gpuMilli * g.gpuMemoryMiB) / 1000) }) !== undefined);
+    const fitting = migGpus.filter((g) => smallestProfileFor(g.model, migShareOf(job.gpu)) !== undefined);
     if (fitting.length === 0) return `gpuMemoryMiB ${job.gpu.gpuMemoryMiB ?? 'requested'} exceeds every MIG profile of this server's MIG GPUs`;
-    if (fitting.length < gpuCount) return `gpuCount ${gpuCount} exceeds the ${fitting.length} MIG GPU(s) of this server that can hold the instance`;
+    const perModel = new Map<string, number>();
+    for (const g of fitting) perModel.set(g.model, (perModel.get(g.model) ?? 0) + 1);
+    const most = Math.max(...perModel.values());
+    if (most < gpuCount) return `gpuCount ${gpuCount} exceeds the ${most} MIG GPU(s) of one model on this server that can hold the instance (a job's GPUs are distinct GPUs of one model)`;
     return null;
   }
   const shared = gpus.filter((g) => !g.migEnabled);

@@ -3,7 +3,7 @@
  * (the supervisor must run as plain JavaScript in its own node process), job directories, and
  * bounded waits for outcomes.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,11 +42,20 @@ export function compiledSupervisorPath(): string {
   return join(compiledProcessAdapter(), 'supervisor.js');
 }
 
-/** A fresh empty job directory under the system temp directory. */
+const temporaryDirectories: string[] = [];
+
+/** A fresh empty job directory under the system temp directory (removed by {@link removeTemporaryDirectories}). */
 export function makeJobDirectory(): string {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-job-'));
-  mkdirSync(dir, { recursive: true });
+  temporaryDirectories.push(dir);
   return dir;
+}
+
+/** Removes the job directories and the compiled adapter made by this test process. */
+export function removeTemporaryDirectories(): void {
+  for (const dir of temporaryDirectories.splice(0)) rmSync(dir, { recursive: true, force: true });
+  if (compiledDir !== null) rmSync(compiledDir, { recursive: true, force: true });
+  compiledDir = null;
 }
 
 /** A cgroup parent name private to this test process, so parallel test files never collide. */

@@ -1,0 +1,109 @@
+/**
+ * `gpushare submit` run in-process (through commander) against a fake server built with node:http.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JobView } from '../contract/api.js';
+import { sampleJob, sampleJobDetail } from '../adapters/http-client/testing/api-fixtures.js';
+import { startFakeApiServer, type FakeApiServer, type FakeResponse, type RecordedRequest } from '../adapters/http-client/testing/fake-api-server.js';
+import { runClientCli } from './testing/run-client-cli.js';
+
+let server: FakeApiServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(handler: (r: RecordedRequest) => FakeResponse | Promise<FakeResponse>): Promise<{ env: Record<string, string>; server: FakeApiServer }> {
+  server = await startFakeApiServer(handler);
+  return { server, env: { GPUSHARE_URL: server.url, GPUSHARE_TOKEN: 'gs_test', XDG_CONFIG_HOME: '/nonexistent' } };
+}
+
+describe('gpushare submit', () => {
+  it('sends --gpu 0.6 --gpu-count 2 --gpu-memory 20GiB as 600 milli on each of two GPUs, and prints the id last', async () => {
+    const { env, server } = await serve((r) => ({ status: 201, body: sampleJob({ id: 42, state: 'pending', placement: null, gpu: { ...(r.body as { gpu: JobView['gpu'] }).gpu } }) }));
+    const run = await runClientCli(['submit', '--gpu', '0.6', '--gpu-count', '2', '--gpu-memory', '20GiB', '--env', 'SEED=1', '--env', 'X=a=b',
+      '--priority', 'high', '--time-limit', '1h30m', '--cpu', '500m', '--host-memory', '1GiB', '--retries', '2', '--name', 'tr', '--tenant', 'team-a',
+      '--', 'python', 'train.py', '--lr', '3e-4'], { env, cwd: '/home/u/proj' });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]?.path).toBe('/api/v1/jobs');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer gs_test');
+    expect(server.requests[0]?.body).toEqual({
+      command: ['python', 'train.py', '--lr', '3e-4'],
+      workingDirectory: '/home/u/proj',
+      environment: { SEED: '1', X: 'a=b' },
+      tenant: 'team-a',
+      name: 'tr',
+      priority: 'high',
+      timeLimitSeconds: 5400,
+      retries: 2,
+      cpuMilli: 500,
+      hostMemoryMiB: 1024,
+      gpu: { gpuCount: 2, gpuMilli: 600, gpuMemoryMiB: 20480, mode: 'auto' },
+    });
+    expect(run.stdout).toBe('submitted job 42 (gpu 0.6 × 2, mode auto)\n42\n');
+  });
+
+  it('sends only the --env pairs, a whole GPU by default and the working folder resolved against cwd', async () => {
+    const { env, server } = await serve(() => ({ status: 201, body: sampleJob({ id: 5, gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' } }) }));
+    const run = await runClientCli(['submit', '--workdir', 'sub', '--mode', 'exclusive', '--', 'nvidia-smi'], { env: { ...env, SECRET: 'x' }, cwd: '/home/u' });
+    expect(run.code).toBe(0);
+    expect(server.requests[0]?.body).toEqual({ command: ['nvidia-smi'], workingDirectory: '/home/u/sub', environment: {}, gpu: { gpuCount: 1, gpuMilli: 1000, mode: 'exclusive' } });
+    expect(run.stdout.split('\n').filter(Boolean).at(-1)).toBe('5');
+  });
+
+  it.each([
+    [['--gpu', '1.5'], "option '--gpu <share>' argument '1.5' is invalid. --gpu: '1.5' is not valid; expected a fraction of one GPU in (0,1] with at most 3 decimals (e.g. 0.5), or a whole number of GPUs 1..64 (e.g. 2)"],
+    [['--gpu', '2', '--gpu-count', '3'], "error: --gpu-count: '3' is not valid; expected no --gpu-count, or the same number as --gpu 2 (whole GPUs)"],
+    [['--gpu-memory', '20GB'], "--gpu-memory: '20GB' is not valid; expected a whole number of MiB, or a size with unit MiB or GiB"],
+    [['--time-limit', '1.5h'], "--time-limit: '1.5h' is not valid"],
+    [['--mode', 'shared'], "option '--mode <mode>' argument 'shared' is invalid. Allowed choices are auto, exclusive, mig, mps, timeslice."],
+    [['--env', 'NOEQUALS'], "--env: 'NOEQUALS' is not valid; expected KEY=VALUE"],
+  ])('rejects %j with exit 2 and a message naming the flag, before calling the server', async (flags, message) => {
+    const { env, server } = await serve(() => ({ status: 201, body: sampleJob() }));
+    const run = await runClientCli(['submit', ...flags, '--', 'true'], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('passes the job\'s own options through, and rejects a mistyped gpushare flag before the program', async () => {
+    const { env, server } = await serve(() => ({ status: 201, body: sampleJob() }));
+    const ok = await runClientCli(['submit', '--gpu', '0.5', 'python', '-c', 'print(1)', '--', '-x'], { env });
+    expect(ok.code).toBe(0);
+    expect((server.requests[0]?.body as { command: string[] }).command).toEqual(['python', '-c', 'print(1)', '--', '-x']);
+    const typo = await runClientCli(['submit', '--gpuu', '0.5', '--', 'python'], { env });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe("error: unknown option '--gpuu' (see `gpushare submit --help`; put the job's command after --: gpushare submit [options] -- CMD ARGS...)\n");
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('needs a command', async () => {
+    const { env } = await serve(() => ({ status: 201, body: sampleJob() }));
+    const run = await runClientCli(['submit', '--gpu', '0.5'], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("missing required argument 'command'");
+  });
+
+  it.each([
+    ['succeeded', { state: 'succeeded', exitCode: 0 }, 0],
+    ['failed with exit code 3', { state: 'failed', exitCode: 3 }, 3],
+    ['failed without exit code', { state: 'failed', exitCode: null, reason: 'launch failed' }, 1],
+    ['killed by SIGKILL', { state: 'failed', exitCode: null, signal: 'SIGKILL', reason: 'time limit' }, 137],
+    ['cancelled', { state: 'cancelled', exitCode: null, signal: 'SIGTERM' }, 130],
+  ] as const)('--wait follows the job and exits with its status: %s', async (_label, end, status) => {
+    let polls = 0;
+    const { env } = await serve((r) => {
+      if (r.method === 'POST') return { status: 201, body: sampleJob({ id: 9, state: 'pending', placement: null }) };
+      polls += 1;
+      return { status: 200, body: polls < 3 ? sampleJobDetail({ id: 9, state: polls === 1 ? 'pending' : 'running' }) : sampleJobDetail({ id: 9, ...end }) };
+    });
+    const run = await runClientCli(['submit', '--wait', '--gpu', '0.5', '--', 'train'], { env });
+    expect(run.code).toBe(status);
+    expect(run.stdout).toBe('submitted job 9 (gpu 0.5 × 1, mode auto)\n9\n');
+    expect(run.stderr).toContain('job 9: pending\njob 9: running on GPU 0\njob 9 ');
+    expect(polls).toBe(3);
+  });
+});
