@@ -112,8 +112,12 @@ export interface ServerBenchResult {
   readonly cleanup: {
     readonly jobProcessGroupsKilled: number;
     readonly strayProcessesKilled: number;
+    /** Processes still in the temp dir after the reaping (cwd or command line). */
     readonly leftoverProcesses: number;
-    readonly sleepProcessesLeft: number;
+    /** Job pids from the pid files still alive after the reaping. */
+    readonly jobPidsAlive: number;
+    /** `sleep 100000` processes on the whole machine afterwards, any owner (what `pgrep -f 'sleep 100000'` finds). */
+    readonly sleepProcessesOnMachine: number;
     readonly tempDirRemoved: boolean;
   };
 }
@@ -282,6 +286,21 @@ function recordedJobPids(dataDir: string): number[] {
   return pids;
 }
 
+/** Blocks the thread for `ms` (only for the synchronous cleanup at exit). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** True when `pid` exists and is not a zombie. */
+function isLive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
 const killQuietly = (pid: number, signal: NodeJS.Signals): boolean => {
   try {
     process.kill(pid, signal);
@@ -295,7 +314,8 @@ const killQuietly = (pid: number, signal: NodeJS.Signals): boolean => {
 class Cleanup {
   server: ChildProcess | null = null;
   private readonly killedGroups = new Set<number>();
-  strays = 0;
+  /** Other processes signalled (supervisors, jobs not yet in a pid file), distinct pids. */
+  private readonly strayPids = new Set<number>();
 
   /** @param dir the temp dir (the server's data dir is `dir/data`) */
   constructor(readonly dir: string) {}
@@ -316,7 +336,7 @@ class Cleanup {
   /** SIGKILL to every process still in the temp dir (supervisors not yet past their launch). */
   killStrays(): number {
     const pids = processesUnder(this.dir).filter((pid) => pid !== this.server?.pid);
-    for (const pid of pids) if (killQuietly(pid, 'SIGKILL')) this.strays++;
+    for (const pid of pids) if (killQuietly(pid, 'SIGKILL')) this.strayPids.add(pid);
     return pids.length;
   }
 
@@ -324,12 +344,28 @@ class Cleanup {
     return this.killedGroups.size;
   }
 
-  /** Synchronous last resort (exit or signal of the benchmark itself). */
+  get straysKilled(): number {
+    return this.strayPids.size;
+  }
+
+  /** Job pids from the pid files that are still alive (not zombies). */
+  liveJobPids(): number[] {
+    return [...this.killedGroups].filter(isLive);
+  }
+
+  /** Synchronous last resort (exit or signal of the benchmark itself): kill everything, remove the dir. */
   emergency(): void {
     if (this.server && this.server.exitCode === null && this.server.signalCode === null) this.server.kill('SIGKILL');
-    this.killRecordedJobs();
-    this.killStrays();
-    rmSync(this.dir, { recursive: true, force: true });
+    for (let sweep = 0; sweep < 20; sweep++) {
+      this.killRecordedJobs();
+      if (this.killStrays() === 0 && sweep > 0) break;
+      sleepSync(100);
+    }
+    try {
+      rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch (error) {
+      process.stderr.write(`[bench] could not remove ${this.dir}: ${(error as Error).message}\n`);
+    }
   }
 }
 
@@ -393,7 +429,7 @@ async function reapJobs(cleanup: Cleanup): Promise<number> {
   let quietSweeps = 0;
   while (performance.now() < deadline) {
     cleanup.killRecordedJobs();
-    const alive = cleanup.killStrays();
+    const alive = cleanup.killStrays() + cleanup.liveJobPids().length;
     quietSweeps = alive === 0 ? quietSweeps + 1 : 0;
     if (quietSweeps >= 2) return 0;
     await sleep(250);
@@ -449,10 +485,11 @@ export async function runServerBench(options: ServerBenchOptions, progress: (mes
     progress('server: stopping (SIGTERM) and killing its jobs…');
     await stopServerProcess(cleanup.server!);
     const leftoverProcesses = await reapJobs(cleanup);
-    const sleepProcessesLeft = sleepProcesses().length;
+    const jobPidsAlive = cleanup.liveJobPids().length;
+    const sleepProcessesOnMachine = sleepProcesses().length;
     rmSync(dir, { recursive: true, force: true });
     const tempDirRemoved = !existsSync(dir);
-    progress(`server: killed ${cleanup.groupsKilled} job process group(s), ${cleanup.strays} stray process(es); ${leftoverProcesses} left in the temp dir; ${sleepProcessesLeft} 'sleep 100000' process(es) left on the machine`);
+    progress(`server: killed ${cleanup.groupsKilled} job process group(s), ${cleanup.straysKilled} other process(es) in the temp dir; ${leftoverProcesses} left in the temp dir, ${jobPidsAlive} job pid(s) alive; ${sleepProcessesOnMachine} 'sleep 100000' process(es) on the machine (any owner)`);
 
     const scheduler = endStatus.scheduler;
     return {
@@ -468,7 +505,7 @@ export async function runServerBench(options: ServerBenchOptions, progress: (mes
         submitsPerSecond: { target: options.targetSubmitsPerSecond, measured: submit.requestsPerSecond, pass: submit.requestsPerSecond >= options.targetSubmitsPerSecond },
         passP99Ms: { target: options.targetPassP99Ms, measured: scheduler.p99PassMs, pass: scheduler.p99PassMs <= options.targetPassP99Ms },
       },
-      cleanup: { jobProcessGroupsKilled: cleanup.groupsKilled, strayProcessesKilled: cleanup.strays, leftoverProcesses, sleepProcessesLeft, tempDirRemoved },
+      cleanup: { jobProcessGroupsKilled: cleanup.groupsKilled, strayProcessesKilled: cleanup.straysKilled, leftoverProcesses, jobPidsAlive, sleepProcessesOnMachine, tempDirRemoved },
     };
   } catch (error) {
     if (stderrTail.text) progress(`server stderr (tail):\n${stderrTail.text.slice(-2000)}`);
@@ -516,8 +553,9 @@ export function formatServerBench(r: ServerBenchResult, heading: string): string
       times(r.targets.passP99Ms.measured / r.targets.passP99Ms.target, 3), verdict(r.targets.passP99Ms.pass)],
   ], [false, true, true, true, false]));
   const c = r.cleanup;
-  out.push(`cleanup: server stopped with SIGTERM; ${c.jobProcessGroupsKilled} job process group(s) and ${c.strayProcessesKilled} stray process(es) killed;`
-    + ` ${c.leftoverProcesses} process(es) left in the temp dir, ${c.sleepProcessesLeft} 'sleep 100000' on the machine; temp dir ${c.tempDirRemoved ? 'removed' : 'NOT removed'}`);
+  out.push(`cleanup: server stopped with SIGTERM; SIGKILL to ${c.jobProcessGroupsKilled} job process group(s) (pid files) and ${c.strayProcessesKilled} other process(es) in the temp dir (supervisors, dying jobs);`
+    + ` ${c.leftoverProcesses} process(es) left in the temp dir, ${c.jobPidsAlive} job pid(s) alive, ${c.sleepProcessesOnMachine} 'sleep 100000' on the machine (any owner);`
+    + ` temp dir ${c.tempDirRemoved ? 'removed' : 'NOT removed'}`);
   out.push(`server start: ${num(r.serverStartSeconds, 2)} s`);
   return out;
 }

@@ -24,3 +24,4 @@ export * from './control/server-scheduler.js';
 export * from './control/unresolvable.js';
 export * from './mig/mig-profiles.js';
 export * from './mig/mig-allocator.js';
+export * from './control/timeslice-plan.js';

@@ -17,7 +17,7 @@ import { createGpuHealthPoller } from '../adapters/gpu/gpu-health-poller.js';
 import { createNvidiaSmiInventory, detectNvidiaSmi } from '../adapters/gpu/nvidia-smi-inventory.js';
 import { createSimulatedInventory, parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
 import { buildServer } from '../adapters/http/build-server.js';
-import { attemptFiles, readJobPidFile, readOutcomeFile } from '../adapters/process/attempt-files.js';
+import { attemptCgroupKey, attemptFiles, readOutcomeFile } from '../adapters/process/attempt-files.js';
 import { createChildProcessLauncher } from '../adapters/process/child-process-launcher.js';
 import { openSqliteStore } from '../adapters/store/sqlite-store.js';
 import { writeCliConfig } from '../config/cli-config.js';
@@ -67,9 +67,10 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     rng: new SeededRng(Date.now() >>> 0),
     serverEnvironment: options.env,
     settings: { ...config },
-    killUnrecordedAttempt: async (jobDirectory, attempt) => {
-      const jobPid = safe(() => readJobPidFile(attemptFiles(jobDirectory, attempt).pidPath));
-      if (jobPid) safe(() => process.kill(-jobPid, 'SIGKILL'));
+    // Killed through the attempt's cgroups, never by a bare pid that may have been reused.
+    killUnrecordedAttempt: async (jobId, jobDirectory, attempt) => {
+      const files = attemptFiles(jobDirectory, attempt);
+      await launcher.cleanup({ supervisorPid: 0, supervisorStartTime: '', jobPid: null, cgroupKey: attemptCgroupKey(jobId, attempt), freezerKind: launcher.freezerKind, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath, pidPath: files.pidPath, outcomePath: files.outcomePath });
     },
     readAttemptOutcome: (jobDirectory, attempt) => safe(() => readOutcomeFile(attemptFiles(jobDirectory, attempt).outcomePath)),
   });

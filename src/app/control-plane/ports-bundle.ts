@@ -50,7 +50,7 @@ export interface ControlPlaneDeps {
   /** The server's environment (PATH and friends are passed on to jobs). */
   readonly serverEnvironment: Readonly<Record<string, string | undefined>>;
   /** Kills whatever still runs of an attempt whose launch was never recorded (see reconcile). */
-  readonly killUnrecordedAttempt: (jobDirectory: string, attempt: number) => Promise<void>;
+  readonly killUnrecordedAttempt: (jobId: number, jobDirectory: string, attempt: number) => Promise<void>;
   /** Reads an attempt's outcome file directly (for attempts whose handle was never stored). */
   readonly readAttemptOutcome: (jobDirectory: string, attempt: number) => { exitCode: number | null; signal: string | null } | null;
   /** The initial GPU list (already discovered). */

@@ -65,7 +65,7 @@ async function settleScheduled(plane: ControlPlane, job: JobRecord): Promise<voi
     plane.finish(store.getJob(job.id)!, outcome);
     return;
   }
-  await plane.deps.killUnrecordedAttempt(directory, attempt);
+  await plane.deps.killUnrecordedAttempt(job.id, directory, attempt);
   plane.scheduler.release(job.id);
   store.applyJobChanges([{ jobId: job.id, atMs: nowMs(), expectState: 'scheduled', to: 'pending', reason: 're-queued: the server stopped while launching it', patch: { attempt, placement: null } }]);
 }

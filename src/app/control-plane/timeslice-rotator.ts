@@ -5,7 +5,7 @@
  * hence new GPU work; kernels already queued on the GPU still finish.
  */
 import { performance } from 'node:perf_hooks';
-import { planTimeslices, type Timeslice } from '../../core/control/timeslice-plan.js';
+import { planTimeslices, type Timeslice } from '../../core/index.js';
 import type { ProcessHandle, ProcessLauncher } from '../ports/process-launcher.js';
 
 /** A runnable job on a time-sliced GPU. */

@@ -110,7 +110,7 @@ export class ServerScheduler {
     this.given = given;
   }
 
-  /** The GPUs as last given. */
+  /** The GPUs as scheduled, by index: as last given, plus those kept for their jobs (see `setGpus`). */
   gpus(): GpuDevice[] {
     return [...this.devices.values()].map((d) => d.device).sort((a, b) => a.index - b.index);
   }
@@ -181,9 +181,9 @@ export class ServerScheduler {
     const ordered = this.queueOrder(pending);
     const placed: { jobId: number; placement: Placement }[] = [];
     const waitingReasons = new Map<number, string>();
-    const failedMig = new Map<string, string>();
+    const failed: FailedSearches = new Map();
     for (const job of ordered) {
-      const outcome = this.attempt(job, failedMig);
+      const outcome = this.attempt(job, failed);
       if (outcome.kind === 'placed') placed.push({ jobId: job.id, placement: outcome.placement });
       else waitingReasons.set(job.id, outcome.reason);
     }
@@ -222,29 +222,33 @@ export class ServerScheduler {
   }
 
   /**
-   * `tryPlace`, with an optional memo of the waiting reasons of `mig` requests that found no room.
-   * A MIG search is costly (layout checks per GPU and start), depends only on the request and the
-   * MIG layouts, and changes nothing when it fails, so an equal request fails again with the same
-   * reason until the next placement (which clears the memo). Non-MIG searches are a scan of the
-   * GPUs' free capacity, cheaper than a memo key.
+   * `tryPlace`, with an optional memo of GPU searches that failed in this pass. A search depends only
+   * on the GPU request (mode, gpuCount, gpuMilli, gpuMemoryMiB) and the GPU state, and one that fails
+   * changes nothing (no policy call, no rng draw), so a request equal to one that failed since the
+   * last placement fails again with the same reason; any placement clears the memo. On a busy server
+   * most of a long queue waits, and its jobs come in few shapes, so this saves most searches (MIG
+   * searches check layouts per GPU and start) and most reason strings.
    */
-  private attempt(job: PendingJob, failedMig: Map<string, string> | null): PlaceOutcome {
+  private attempt(job: PendingJob, failed: FailedSearches | null): PlaceOutcome {
     if (job.cpuMilli > this.freeCpuMilli) return waiting(`waiting for host CPU: needs ${job.cpuMilli} cpuMilli, ${this.freeCpuMilli} free`);
     if (job.hostMemoryMiB > this.freeHostMemoryMiB) return waiting(`waiting for host memory: needs ${job.hostMemoryMiB} MiB, ${this.freeHostMemoryMiB} free`);
     const mode = resolveMode(job.gpu);
-    let placement: Placement | string;
-    if (mode === 'mig') {
-      const key = `${job.gpu.gpuCount}/${job.gpu.gpuMilli}/${job.gpu.gpuMemoryMiB}`;
-      const known = failedMig?.get(key);
-      if (known !== undefined) return waiting(known);
-      placement = this.mig.place(job, this.gpus());
-      if (typeof placement === 'string') failedMig?.set(key, placement);
-    } else {
-      placement = this.placeShared(job, mode);
+    const { gpuCount, gpuMilli, gpuMemoryMiB } = job.gpu;
+    // The key is one number per (gpuCount, gpuMilli, mode), unique for gpuMilli 0..1000; other requests are not memoized.
+    const key = Number.isSafeInteger(gpuCount) && Number.isInteger(gpuMilli) && gpuMilli >= 0 && gpuMilli <= 1000 ? (gpuCount * 1001 + gpuMilli) * 4 + MODE_KEY[mode] : null;
+    const memo = key === null ? undefined : failed?.get(gpuMemoryMiB);
+    const known = key === null ? undefined : memo?.get(key);
+    if (known !== undefined) return waiting(known);
+    const placement = mode === 'mig' ? this.mig.place(job, this.gpus()) : this.placeShared(job, mode);
+    if (typeof placement === 'string') {
+      if (failed && key !== null) {
+        if (memo) memo.set(key, placement);
+        else failed.set(gpuMemoryMiB, new Map([[key, placement]]));
+      }
+      return waiting(placement);
     }
-    if (typeof placement === 'string') return waiting(placement);
     this.hold({ jobId: job.id, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement });
-    failedMig?.clear();
+    failed?.clear();
     return { kind: 'placed', placement };
   }
 
@@ -396,6 +400,11 @@ export class ServerScheduler {
     }
   }
 }
+
+/** Waiting reasons of failed GPU searches, by gpuMemoryMiB (null included), then by `attempt`'s key. */
+type FailedSearches = Map<number | null, Map<number, string>>;
+
+const MODE_KEY: Readonly<Record<EffectiveMode, number>> = { exclusive: 0, mps: 1, timeslice: 2, mig: 3 };
 
 function waiting(reason: string): PlaceOutcome {
   return { kind: 'waiting', reason };

@@ -5,7 +5,8 @@
  * job process it started (jobs outlive the server by design).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -103,7 +104,29 @@ export async function cleanupServe(handle: ServeHandle): Promise<void> {
       }
     }
   }
+  removeJobCgroups(join(handle.dataDir, 'data'));
   rmSync(handle.dataDir, { recursive: true, force: true });
+}
+
+/** Removes the (empty) cgroups the server made for its jobs: `gpushare-<hash of data dir>` in each hierarchy. */
+function removeJobCgroups(dataDir: string): void {
+  const parent = `gpushare-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`;
+  const roots = existsSync('/sys/fs/cgroup') ? readdirSync('/sys/fs/cgroup').map((h) => join('/sys/fs/cgroup', h)) : [];
+  for (const dir of [join('/sys/fs/cgroup'), ...roots].map((root) => join(root, parent))) {
+    if (!existsSync(dir)) continue;
+    for (const child of readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+      try {
+        rmdirSync(join(dir, child.name));
+      } catch {
+        // still busy or already gone
+      }
+    }
+    try {
+      rmdirSync(dir);
+    } catch {
+      // still busy
+    }
+  }
 }
 
 /** Submit body for a shell script job. */
