@@ -23,11 +23,12 @@ export interface ServeHandle {
 }
 
 /** Starts `gpushare serve --port 0` on `dataDir` (made when absent) and waits for its URL line. */
-export async function startServe(options: { simulateGpus: string; dataDir?: string; configHome?: string; extraArgs?: string[] }): Promise<ServeHandle> {
+export async function startServe(options: { simulateGpus?: string; dataDir?: string; configHome?: string; extraArgs?: string[]; env?: Record<string, string> }): Promise<ServeHandle> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
   const configHome = options.configHome ?? join(dataDir, 'config-home');
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), '--simulate-gpus', options.simulateGpus, '--log-level', 'warn', ...(options.extraArgs ?? [])], {
-    env: { ...process.env, XDG_CONFIG_HOME: configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '' },
+  const gpuArgs = options.simulateGpus === undefined ? [] : ['--simulate-gpus', options.simulateGpus];
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), ...gpuArgs, '--log-level', 'warn', ...(options.extraArgs ?? [])], {
+    env: { ...process.env, XDG_CONFIG_HOME: configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const handle: ServeHandle = { url: '', adminToken: '', dataDir, configHome, process: child, stderr: '' };
