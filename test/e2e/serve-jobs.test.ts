@@ -101,6 +101,9 @@ describe('gpushare serve: sharing one GPU', () => {
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/--gpu/);
     expect((await api(server, 'GET', '/api/v1/jobs?all=true')).body.jobs).toEqual([]);
+    const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(openapi.openapi).toBe('3.0.3');
+    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/api/v1/jobs', '/api/v1/jobs/{id}', '/api/v1/jobs/{id}/cancel', '/api/v1/jobs/{id}/logs', '/api/v1/gpus', '/api/v1/tokens', '/api/v1/status']));
   });
 });
 
