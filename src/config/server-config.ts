@@ -38,6 +38,14 @@ export const ServerConfigFileSchema = z.object({
   hostMemoryMiB: z.number().int().min(0).optional(),
   /** How time-sliced jobs are paused: `auto` picks cgroup v2, then cgroup v1 freezer, then SIGSTOP/SIGCONT. */
   freezer: z.enum(['auto', 'cgroup-v2', 'cgroup-v1', 'signals']).optional(),
+  /** Signal a preemption victim receives to checkpoint and exit. Default SIGUSR1. */
+  preemptionSignal: z.enum(['SIGUSR1', 'SIGUSR2', 'SIGTERM', 'SIGINT', 'SIGHUP']).optional(),
+  /** Time a victim has to checkpoint and exit before it is killed, seconds. Default 30. */
+  preemptionGraceSeconds: z.number().min(0).max(3600).optional(),
+  /** A job must have run this long before it may be preempted, seconds. Default 0. */
+  preemptionMinRunSeconds: z.number().min(0).optional(),
+  /** Most times one job is preempted. Default 5. */
+  maxPreemptionsPerJob: z.number().int().min(0).max(1000).optional(),
 }).strict();
 /** Contents of the YAML file. */
 export type ServerConfigFile = z.infer<typeof ServerConfigFileSchema>;
@@ -58,6 +66,10 @@ export interface ServerConfig {
   readonly hostCpuMilli: number;
   readonly hostMemoryMiB: number;
   readonly freezer: 'auto' | 'cgroup-v2' | 'cgroup-v1' | 'signals';
+  readonly preemptionSignal: 'SIGUSR1' | 'SIGUSR2' | 'SIGTERM' | 'SIGINT' | 'SIGHUP';
+  readonly preemptionGraceMs: number;
+  readonly preemptionMinRunMs: number;
+  readonly maxPreemptionsPerJob: number;
 }
 
 /** Default data directory: `$XDG_DATA_HOME/gpushare` or `~/.local/share/gpushare`. */
@@ -100,5 +112,9 @@ export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigF
     hostCpuMilli: merged.hostCpuMilli ?? host.cpuMilli,
     hostMemoryMiB: merged.hostMemoryMiB ?? host.hostMemoryMiB,
     freezer: merged.freezer ?? 'auto',
+    preemptionSignal: merged.preemptionSignal ?? 'SIGUSR1',
+    preemptionGraceMs: Math.round((merged.preemptionGraceSeconds ?? 30) * 1000),
+    preemptionMinRunMs: Math.round((merged.preemptionMinRunSeconds ?? 0) * 1000),
+    maxPreemptionsPerJob: merged.maxPreemptionsPerJob ?? 5,
   };
 }

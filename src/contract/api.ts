@@ -27,6 +27,7 @@ export const SubmitJobSchema = z.object({
   tenant: TENANT_NAME.optional().describe('owner; tenant tokens may omit it (their tenant) — admins must give it'),
   name: z.string().min(1).max(200).optional().describe('display name; default: the program name'),
   priority: z.union([z.number().int().min(0).max(1_000_000), z.enum(PRIORITY_CLASS_NAMES)]).default('normal').describe('a number (higher is more important) or a class: low, normal, high, critical'),
+  preemptible: z.boolean().optional().describe('may be preempted (checkpoint protocol) for a more important job; default: true below priority high (900)'),
   timeLimitSeconds: z.number().int().min(1).nullable().default(null).describe('wall-clock limit of one attempt, seconds'),
   retries: z.number().int().min(0).max(100).default(0).describe('how often a failed attempt is retried'),
   cpuMilli: z.number().int().min(0).default(0).describe('host CPU in milli-cores (enforced with cgroups where available); 0 = none reserved'),
@@ -61,6 +62,7 @@ export const JobSchema = z.object({
   reason: z.string().nullable(),
   priority: z.number().int(),
   priorityClass: z.string(),
+  preemptible: z.boolean(),
   command: z.array(z.string()),
   workingDirectory: z.string(),
   timeLimitSeconds: z.number().int().nullable(),
@@ -152,6 +154,7 @@ export const StatusSchema = z.object({
   freezer: z.string(),
   enforcement: z.object({ cpuMilli: z.boolean(), hostMemoryMiB: z.boolean() }),
   scheduler: z.object({ passes: z.number().int(), lastPassMs: z.number(), p50PassMs: z.number(), p99PassMs: z.number(), maxPassMs: z.number(), maxPendingConsidered: z.number().int() }).describe('durations of recent scheduling passes'),
+  checkpoint: z.object({ method: z.literal('signal'), transparentAvailable: z.boolean(), detail: z.string() }).describe('how preemption victims are checkpointed on this host'),
   you: z.object({ role: z.enum(['admin', 'tenant']), tenant: z.string().nullable() }),
 });
 /** Error body of every failed call. */

@@ -19,6 +19,7 @@ import { createSimulatedInventory, parseSimulatedGpuSpec } from '../adapters/gpu
 import { buildServer } from '../adapters/http/build-server.js';
 import { attemptCgroupKey, attemptFiles, readOutcomeFile } from '../adapters/process/attempt-files.js';
 import { createChildProcessLauncher } from '../adapters/process/child-process-launcher.js';
+import { detectCheckpointSupport } from '../adapters/process/transparent-checkpoint.js';
 import { openSqliteStore } from '../adapters/store/sqlite-store.js';
 import { writeCliConfig } from '../config/cli-config.js';
 import type { ServerConfig } from '../config/server-config.js';
@@ -80,6 +81,8 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   const { token, created } = admin.ensureAdminToken(existing);
   if (created) writeFileSync(adminTokenPath, `${token}\n`, { mode: 0o600 });
   chmodSync(adminTokenPath, 0o600);
+  const checkpoint = detectCheckpointSupport();
+  logger.info({ checkpoint }, `checkpointing: ${checkpoint.detail}`);
   await plane.start();
   const poller = createGpuHealthPoller({ inventory, intervalMs: config.healthPollIntervalMs, onChange: (list) => plane.updateGpus(list) });
 
@@ -97,7 +100,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
     })();
     return closing;
   };
-  const app = await buildServer({ plane, jobs: new JobService(plane), admin, version: options.version, onDrained: () => void close() }, { logger: false });
+  const app = await buildServer({ plane, jobs: new JobService(plane), admin, version: options.version, checkpoint, onDrained: () => void close() }, { logger: false });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -22,6 +22,8 @@ export interface ServerServices {
   readonly jobs: JobService;
   readonly admin: AdminService;
   readonly version: string;
+  /** How preemption victims are checkpointed here (detected at start). */
+  readonly checkpoint: { readonly method: 'signal'; readonly transparentAvailable: boolean; readonly detail: string };
   /** Called by `POST /api/v1/drain` once no job runs (the server then exits). */
   readonly onDrained: () => void;
 }

@@ -110,7 +110,19 @@ export function createMemoryStore(): StateStore {
     createTenant(name, atMs) {
       open();
       if (tenants.has(name)) throw new StoreConflictError(`tenant ${name} already exists`);
-      const tenant = frozenCopy({ name, createdAtMs: atMs });
+      const tenant = frozenCopy<TenantRecord>({ name, createdAtMs: atMs, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
+      tenants.set(name, tenant);
+      return tenant;
+    },
+    setTenantQuota(name, quota) {
+      open();
+      const current = tenants.get(name);
+      if (current === undefined) throw new StoreConflictError(`tenant ${name} does not exist`);
+      const tenant = frozenCopy<TenantRecord>({
+        ...current,
+        guaranteedGpuEquivalents: quota.guaranteedGpuEquivalents,
+        limitGpuEquivalents: quota.limitGpuEquivalents,
+      });
       tenants.set(name, tenant);
       return tenant;
     },
@@ -151,6 +163,7 @@ export function createMemoryStore(): StateStore {
         priority: spec.priority,
         timeLimitSeconds: spec.timeLimitSeconds,
         retries: spec.retries,
+        preemptible: spec.preemptible,
         cpuMilli: spec.cpuMilli,
         hostMemoryMiB: spec.hostMemoryMiB,
         gpu: spec.gpu,

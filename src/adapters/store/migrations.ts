@@ -80,6 +80,12 @@ export const MIGRATIONS: readonly string[] = [
     cordoned_at_ms INTEGER NOT NULL
   );
   `,
+  // 2: tenant quotas (guarantee, limit in GPU-equivalents; NULL limit = none) and preemptible jobs.
+  `
+  ALTER TABLE tenants ADD COLUMN guaranteed_gpu_equivalents REAL NOT NULL DEFAULT 0;
+  ALTER TABLE tenants ADD COLUMN limit_gpu_equivalents REAL;
+  ALTER TABLE jobs ADD COLUMN preemptible INTEGER NOT NULL DEFAULT 1;
+  `,
 ];
 
 /** The schema version this build reads and writes (the number of migrations). */

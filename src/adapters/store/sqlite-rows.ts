@@ -12,7 +12,7 @@ import { reasonUpdate } from './plan-job-changes.js';
 export const JOB_COLUMNS = [
   'id', 'name', 'tenant', 'state', 'reason', 'priority', 'submitted_at_ms', 'updated_at_ms', 'command', 'working_directory',
   'environment', 'time_limit_seconds', 'retries', 'cpu_milli', 'host_memory_mib', 'gpu', 'placement', 'attempt', 'process',
-  'started_at_ms', 'ended_at_ms', 'exit_code', 'signal',
+  'started_at_ms', 'ended_at_ms', 'exit_code', 'signal', 'preemptible',
 ] as const;
 
 /** `JOB_COLUMNS` as a select list. */
@@ -20,14 +20,15 @@ export const JOB_SELECT_LIST = JOB_COLUMNS.join(', ');
 
 /**
  * A row of `jobs` as a raw better-sqlite3 statement returns it (an array in `JOB_COLUMNS` order;
- * raw rows are about twice as fast to read as row objects). JSON columns are text.
+ * raw rows are about twice as fast to read as row objects). JSON columns are text; `preemptible`
+ * is 0 or 1.
  */
 export type JobRow = readonly [
   id: number, name: string, tenant: string, state: string, reason: string | null, priority: number,
   submittedAtMs: number, updatedAtMs: number, command: string, workingDirectory: string, environment: string,
   timeLimitSeconds: number | null, retries: number, cpuMilli: number, hostMemoryMiB: number, gpu: string,
   placement: string | null, attempt: number, process: string | null, startedAtMs: number | null,
-  endedAtMs: number | null, exitCode: number | null, signal: string | null,
+  endedAtMs: number | null, exitCode: number | null, signal: string | null, preemptible: number,
 ];
 
 /** Named parameters of the job insert: every column but `id`, which SQLite assigns. */
@@ -67,6 +68,7 @@ export function newJobParams(job: NewJob, atMs: number): JobInsertParams {
     ended_at_ms: null,
     exit_code: null,
     signal: null,
+    preemptible: job.preemptible ? 1 : 0,
   };
 }
 
@@ -75,7 +77,7 @@ export function jobFromRow(row: JobRow): JobRecord {
   const [
     id, name, tenant, state, reason, priority, submittedAtMs, updatedAtMs, command, workingDirectory, environment,
     timeLimitSeconds, retries, cpuMilli, hostMemoryMiB, gpu, placement, attempt, process, startedAtMs, endedAtMs,
-    exitCode, signal,
+    exitCode, signal, preemptible,
   ] = row;
   return {
     id,
@@ -87,6 +89,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     priority,
     timeLimitSeconds,
     retries,
+    preemptible: preemptible !== 0,
     cpuMilli,
     hostMemoryMiB,
     gpu: JSON.parse(gpu) as GpuRequest,
@@ -104,15 +107,26 @@ export function jobFromRow(row: JobRow): JobRecord {
   };
 }
 
+/** Columns of `tenants`, as a select list (in the order of `TenantRow`). */
+export const TENANT_SELECT_LIST = 'name, created_at_ms, guaranteed_gpu_equivalents, limit_gpu_equivalents';
+
 /** A row of `tenants`. */
 export interface TenantRow {
   name: string;
   created_at_ms: number;
+  guaranteed_gpu_equivalents: number;
+  /** NULL = no limit. */
+  limit_gpu_equivalents: number | null;
 }
 
 /** The tenant record of a row. */
 export function tenantFromRow(row: TenantRow): TenantRecord {
-  return { name: row.name, createdAtMs: row.created_at_ms };
+  return {
+    name: row.name,
+    createdAtMs: row.created_at_ms,
+    guaranteedGpuEquivalents: row.guaranteed_gpu_equivalents,
+    limitGpuEquivalents: row.limit_gpu_equivalents,
+  };
 }
 
 /** A row of `tokens`. */

@@ -117,7 +117,8 @@ describe('openSqliteStore', () => {
     const writer = open();
     writer.createTenant('acme', 1);
     const reader = open(file, { readonly: true });
-    expect(reader.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1 }]);
+    expect(reader.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null }]);
+    expect(() => reader.setTenantQuota('acme', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: null })).toThrow(/readonly/i);
     expect(() => reader.createTenant('beta', 2)).toThrow(/readonly/i);
     expect(() => openSqliteStore(join(folder, 'missing.db'), { readonly: true })).toThrow(/missing\.db/);
   });
@@ -130,6 +131,53 @@ describe('openSqliteStore', () => {
     new Database(empty).close();
     expect(() => openSqliteStore(empty, { readonly: true })).toThrow(StoreSchemaVersionError);
     expect(() => openSqliteStore(empty, { readonly: true })).toThrow('open it read-write once to migrate it');
+  });
+
+  it('migrates a version 1 file: tenants get guarantee 0 and no limit, jobs are preemptible', () => {
+    const v1 = new Database(file);
+    v1.exec(MIGRATIONS[0] ?? '');
+    v1.pragma('user_version = 1');
+    v1.exec(`
+      INSERT INTO tenants (name, created_at_ms) VALUES ('acme', 1);
+      INSERT INTO jobs (name, tenant, state, reason, priority, submitted_at_ms, updated_at_ms, command, working_directory,
+        environment, time_limit_seconds, retries, cpu_milli, host_memory_mib, gpu, attempt)
+        VALUES ('old', 'acme', 'pending', NULL, 900, 2, 3, '["/bin/true"]', '/tmp', '{"A":"b"}', NULL, 1, 500, 1024,
+          '{"gpuCount":1,"gpuMilli":1000,"gpuMemoryMiB":null,"mode":"exclusive"}', 0);
+      INSERT INTO job_events (job_id, at_ms, from_state, to_state, reason) VALUES (1, 2, NULL, 'pending', NULL);
+    `);
+    v1.close();
+    const store = open();
+    expect(store.schemaVersion()).toBe(2);
+    expect(SCHEMA_VERSION).toBe(2);
+    expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null }]);
+    expect(store.listJobs({ states: ['pending', 'preempted'] })).toEqual([{
+      id: 1, name: 'old', tenant: 'acme', command: ['/bin/true'], workingDirectory: '/tmp', environment: { A: 'b' }, priority: 900,
+      timeLimitSeconds: null, retries: 1, preemptible: true, cpuMilli: 500, hostMemoryMiB: 1024,
+      gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' }, state: 'pending', reason: null,
+      submittedAtMs: 2, updatedAtMs: 3, placement: null, attempt: 0, process: null, startedAtMs: null, endedAtMs: null,
+      exitCode: null, signal: null,
+    }]);
+    expect(store.listEvents(1)).toEqual([{ jobId: 1, atMs: 2, fromState: null, toState: 'pending', reason: null }]);
+    // The new columns are writable after the migration, and survive a reopen.
+    store.setTenantQuota('acme', { guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2 });
+    const fresh = store.insertJob(sampleJob('acme', { preemptible: false }), 4);
+    store.close();
+    const again = open();
+    expect(again.schemaVersion()).toBe(2);
+    expect(again.getTenant('acme')).toMatchObject({ guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2 });
+    expect(again.listJobs().map((j) => [j.id, j.preemptible])).toEqual([[1, true], [fresh.id, false]]);
+  });
+
+  it('stores preemptible as 0/1 and quotas as REAL columns (NULL = no limit)', () => {
+    const store = open();
+    store.createTenant('acme', 1);
+    store.createTenant('beta', 1);
+    store.setTenantQuota('acme', { guaranteedGpuEquivalents: 2, limitGpuEquivalents: 3.5 });
+    store.insertJob(sampleJob('acme', { preemptible: true }), 2);
+    store.insertJob(sampleJob('acme', { preemptible: false }), 3);
+    expect(store.database.prepare('SELECT preemptible FROM jobs ORDER BY id').pluck().all()).toEqual([1, 0]);
+    expect(store.database.prepare('SELECT name, guaranteed_gpu_equivalents AS g, limit_gpu_equivalents AS l, typeof(guaranteed_gpu_equivalents) AS t FROM tenants ORDER BY name').all())
+      .toEqual([{ name: 'acme', g: 2, l: 3.5, t: 'real' }, { name: 'beta', g: 0, l: null, t: 'real' }]);
   });
 
   it('refuses a file written by a newer schema version, naming the file and both versions', () => {

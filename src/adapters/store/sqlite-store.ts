@@ -33,6 +33,7 @@ import {
   jobFromRow,
   type JobRow,
   newJobParams,
+  TENANT_SELECT_LIST,
   type TenantRow,
   tenantFromRow,
   type TokenRow,
@@ -107,9 +108,12 @@ const BULK_READ_MISSES = 256;
 function createSqliteStore(db: Database.Database, path: string): SqliteStateStore {
   const insertColumns = JOB_COLUMNS.filter((column) => column !== 'id');
   const sql = {
-    tenantGet: db.prepare<[string], TenantRow>('SELECT name, created_at_ms FROM tenants WHERE name = ?'),
+    tenantGet: db.prepare<[string], TenantRow>(`SELECT ${TENANT_SELECT_LIST} FROM tenants WHERE name = ?`),
     tenantInsert: db.prepare<[string, number]>('INSERT INTO tenants (name, created_at_ms) VALUES (?, ?)'),
-    tenantList: db.prepare<[], TenantRow>('SELECT name, created_at_ms FROM tenants ORDER BY name'),
+    tenantSetQuota: db.prepare<[number, number | null, string]>(
+      'UPDATE tenants SET guaranteed_gpu_equivalents = ?, limit_gpu_equivalents = ? WHERE name = ?',
+    ),
+    tenantList: db.prepare<[], TenantRow>(`SELECT ${TENANT_SELECT_LIST} FROM tenants ORDER BY name`),
     tokenByDigest: db.prepare<[string], TokenRow>('SELECT id, digest, role, tenant, label, created_at_ms FROM tokens WHERE digest = ?'),
     tokenInsert: db.prepare<[string, string, string | null, string, number]>(
       'INSERT INTO tokens (digest, role, tenant, label, created_at_ms) VALUES (?, ?, ?, ?, ?)',
@@ -200,7 +204,17 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
   const createTenant = write((name: string, atMs: number): TenantRecord => {
     if (sql.tenantGet.get(name) !== undefined) throw new StoreConflictError(`tenant ${name} already exists`);
     sql.tenantInsert.run(name, atMs);
-    return deepFreeze({ name, createdAtMs: atMs });
+    return deepFreeze({ name, createdAtMs: atMs, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
+  });
+
+  // Touches no job, so the active-job cache stays valid.
+  const setTenantQuota = write((name: string, quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null }): TenantRecord => {
+    if (sql.tenantSetQuota.run(quota.guaranteedGpuEquivalents, quota.limitGpuEquivalents, name).changes === 0) {
+      throw new StoreConflictError(`tenant ${name} does not exist`);
+    }
+    const row = sql.tenantGet.get(name);
+    if (row === undefined) throw new Error(`tenant ${name} vanished inside its quota transaction`);
+    return deepFreeze(tenantFromRow(row));
   });
 
   const createToken = write((token: Omit<TokenRecord, 'id'>): TokenRecord => {
@@ -263,6 +277,7 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
     database: db,
     schemaVersion: () => readSchemaVersion(db),
     createTenant,
+    setTenantQuota,
     getTenant: (name) => {
       const row = sql.tenantGet.get(name);
       return row === undefined ? null : deepFreeze(tenantFromRow(row));

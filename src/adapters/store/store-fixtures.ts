@@ -17,6 +17,7 @@ export function sampleJob(tenant: string, overrides: Partial<NewJob> = {}): NewJ
     priority: 500,
     timeLimitSeconds: 3600,
     retries: 2,
+    preemptible: true,
     cpuMilli: 4000,
     hostMemoryMiB: 16384,
     gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'auto' },

@@ -48,10 +48,10 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
     });
 
     describe('tenants', () => {
-      it('creates, gets and lists tenants by name', () => {
-        expect(store.createTenant('zeta', T0)).toEqual({ name: 'zeta', createdAtMs: T0 });
+      it('creates, gets and lists tenants by name, with guarantee 0 and no limit', () => {
+        expect(store.createTenant('zeta', T0)).toEqual({ name: 'zeta', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
         store.createTenant('alpha', T0 + 1);
-        expect(store.getTenant('alpha')).toEqual({ name: 'alpha', createdAtMs: T0 + 1 });
+        expect(store.getTenant('alpha')).toEqual({ name: 'alpha', createdAtMs: T0 + 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
         expect(store.getTenant('nobody')).toBeNull();
         expect(store.listTenants().map((t) => t.name)).toEqual(['alpha', 'zeta']);
       });
@@ -59,7 +59,40 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
       it('rejects a duplicate name with StoreConflictError and keeps the first', () => {
         store.createTenant('acme', T0);
         expect(() => store.createTenant('acme', T0 + 5)).toThrow(StoreConflictError);
-        expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: T0 }]);
+        expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null }]);
+      });
+
+      it('sets quotas: get and list read back exactly what was set (fractions, zero, no limit)', () => {
+        store.createTenant('acme', T0);
+        store.createTenant('beta', T0 + 1);
+        const acme = store.setTenantQuota('acme', { guaranteedGpuEquivalents: 2.5, limitGpuEquivalents: 4 });
+        expect(acme).toEqual({ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 2.5, limitGpuEquivalents: 4 });
+        expect(Object.isFrozen(acme)).toBe(true);
+        expect(store.getTenant('acme')).toEqual(acme);
+        expect(store.listTenants()).toEqual([acme, { name: 'beta', createdAtMs: T0 + 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null }]);
+        const again = store.setTenantQuota('acme', { guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
+        expect(again).toEqual({ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
+        expect(store.getTenant('acme')).toEqual(again);
+        store.setTenantQuota('beta', { guaranteedGpuEquivalents: 0.125, limitGpuEquivalents: 0 });
+        expect(store.getTenant('beta')).toMatchObject({ guaranteedGpuEquivalents: 0.125, limitGpuEquivalents: 0 });
+        // An earlier snapshot does not change.
+        expect(acme.guaranteedGpuEquivalents).toBe(2.5);
+      });
+
+      it('rejects a quota of an unknown tenant with StoreConflictError and creates nothing', () => {
+        store.createTenant('acme', T0);
+        expect(() => store.setTenantQuota('ghost', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: 2 })).toThrow(StoreConflictError);
+        expect(store.getTenant('ghost')).toBeNull();
+        expect(store.listTenants().map((t) => t.name)).toEqual(['acme']);
+      });
+
+      it('leaves jobs as they are when a quota changes', () => {
+        const ids = withJobs(2);
+        store.applyJobChanges([{ jobId: ids[0] ?? 0, atMs: T0 + 1, to: 'scheduled' }]);
+        const before = snapshot(ids);
+        store.setTenantQuota('acme', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: 3 });
+        expect(snapshot(ids)).toEqual(before);
+        expect(store.listJobs({ states: ['pending'] }).map((j) => j.id)).toEqual([ids[1]]);
       });
     });
 
@@ -110,6 +143,19 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(store.getJob(second.id + 1000)).toBeNull();
         expect(store.listEvents(first.id)).toEqual([{ jobId: first.id, atMs: T0, fromState: null, toState: 'pending', reason: null }]);
         expect(store.listAttempts(first.id)).toEqual([]);
+      });
+
+      it('round-trips preemptible true and false', () => {
+        store.createTenant('acme', T0);
+        const yes = store.insertJob(sampleJob('acme', { preemptible: true }), T0);
+        const no = store.insertJob(sampleJob('acme', { preemptible: false, priority: 900 }), T0 + 1);
+        expect(yes.preemptible).toBe(true);
+        expect(no.preemptible).toBe(false);
+        expect(store.getJob(yes.id)?.preemptible).toBe(true);
+        expect(store.getJob(no.id)?.preemptible).toBe(false);
+        expect(store.listJobs().map((j) => [j.id, j.preemptible])).toEqual([[yes.id, true], [no.id, false]]);
+        store.applyJobChanges([{ jobId: no.id, atMs: T0 + 2, to: 'scheduled', patch: { placement: SHARED_PLACEMENT } }]);
+        expect(store.getJob(no.id)).toMatchObject({ state: 'scheduled', preemptible: false });
       });
 
       it('rejects a job of an unknown tenant', () => {
@@ -177,6 +223,26 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(ids({ tenant: 'ghost' })).toEqual([]);
         expect(store.listJobs({ states: ['scheduled'] })[0]).toEqual(store.getJob(a1));
       });
+
+      it('lists preempted jobs with pending ones, as queued jobs, by ascending id', () => {
+        const [p1 = 0, q1 = 0, p2 = 0, r1 = 0, q2 = 0] = withJobs(5);
+        const preempt = (jobId: number, atMs: number): JobChange[] => [
+          { jobId, atMs, to: 'scheduled', startAttempt: 1, patch: { attempt: 1 } },
+          { jobId, atMs, to: 'running' },
+          { jobId, atMs: atMs + 1, expectState: 'running', to: 'preempted', reason: 'preempted by job 99', endAttempt: { attempt: 1, exitCode: null, signal: 'SIGTERM', endReason: 'preempted' } },
+        ];
+        const ids = (filter?: Parameters<StateStore['listJobs']>[0]): number[] => store.listJobs(filter).map((j) => j.id);
+        expect(ids({ states: ['pending', 'preempted'] })).toEqual([p1, q1, p2, r1, q2]); // warms any cache
+        store.applyJobChanges([...preempt(p1, T0 + 10), ...preempt(p2, T0 + 20)]);
+        store.applyJobChanges([{ jobId: r1, atMs: T0 + 30, to: 'scheduled' }, { jobId: r1, atMs: T0 + 31, to: 'running' }]);
+        expect(ids({ states: ['pending', 'preempted'] })).toEqual([p1, q1, p2, q2]);
+        expect(ids({ states: ['preempted', 'pending'] })).toEqual([p1, q1, p2, q2]);
+        expect(ids({ states: ['preempted'] })).toEqual([p1, p2]);
+        expect(ids({ tenant: 'acme', states: ['preempted'] })).toEqual([p1, p2]);
+        expect(ids({ states: ['pending'] })).toEqual([q1, q2]);
+        expect(store.listJobs({ states: ['preempted'] })).toEqual([store.getJob(p1), store.getJob(p2)]);
+        expect(store.getJob(p1)).toMatchObject({ state: 'preempted', reason: 'preempted by job 99', attempt: 1 });
+      });
     });
 
     describe('applyJobChanges', () => {
@@ -240,6 +306,37 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(() => store.applyJobChanges([{ jobId: id, atMs: T0 + 40, startAttempt: 2 }])).toThrow(StoreConflictError);
         expect(() => store.applyJobChanges([{ jobId: id, atMs: T0 + 40, endAttempt: { attempt: 3, exitCode: 1, signal: null, endReason: 'exited' } }])).toThrow(StoreConflictError);
         expect(snapshot([id])).toEqual(before);
+      });
+
+      it('moves a job running → preempted → scheduled → running with events and attempts', () => {
+        const [id = 0] = withJobs(1);
+        store.applyJobChanges([{ jobId: id, atMs: T0 + 10, expectState: 'pending', to: 'scheduled', reason: 'placed', startAttempt: 1, patch: { attempt: 1, placement: SHARED_PLACEMENT } }]);
+        store.applyJobChanges([{ jobId: id, atMs: T0 + 11, expectState: 'scheduled', to: 'running', patch: { process: HANDLE, startedAtMs: T0 + 11 } }]);
+        store.applyJobChanges([{
+          jobId: id, atMs: T0 + 20, expectState: 'running', to: 'preempted', reason: 'preempted',
+          endAttempt: { attempt: 1, exitCode: null, signal: 'SIGTERM', endReason: 'preempted' },
+          patch: { process: null, signal: 'SIGTERM' },
+        }]);
+        const preempted = store.getJob(id);
+        expect(preempted).toMatchObject({ state: 'preempted', reason: 'preempted', attempt: 1, process: null, placement: SHARED_PLACEMENT, endedAtMs: null, updatedAtMs: T0 + 20 });
+        expect(store.listJobs({ states: ['preempted'] })).toEqual([preempted]);
+        store.applyJobChanges([{ jobId: id, atMs: T0 + 30, expectState: 'preempted', to: 'scheduled', reason: 'placed', startAttempt: 2, patch: { attempt: 2, placement: MIG_PLACEMENT, signal: null } }]);
+        store.applyJobChanges([{ jobId: id, atMs: T0 + 31, expectState: 'scheduled', to: 'running', patch: { process: HANDLE, startedAtMs: T0 + 31 } }]);
+        expect(store.getJob(id)).toMatchObject({ state: 'running', reason: null, attempt: 2, placement: MIG_PLACEMENT, process: HANDLE, startedAtMs: T0 + 31, signal: null });
+        expect(store.listJobs({ states: ['running'] }).map((j) => j.id)).toEqual([id]);
+        expect(store.listJobs({ states: ['preempted'] })).toEqual([]);
+        expect(store.listEvents(id)).toEqual([
+          { jobId: id, atMs: T0, fromState: null, toState: 'pending', reason: null },
+          { jobId: id, atMs: T0 + 10, fromState: 'pending', toState: 'scheduled', reason: 'placed' },
+          { jobId: id, atMs: T0 + 11, fromState: 'scheduled', toState: 'running', reason: null },
+          { jobId: id, atMs: T0 + 20, fromState: 'running', toState: 'preempted', reason: 'preempted' },
+          { jobId: id, atMs: T0 + 30, fromState: 'preempted', toState: 'scheduled', reason: 'placed' },
+          { jobId: id, atMs: T0 + 31, fromState: 'scheduled', toState: 'running', reason: null },
+        ]);
+        expect(store.listAttempts(id)).toEqual([
+          { jobId: id, attempt: 1, startedAtMs: T0 + 10, endedAtMs: T0 + 20, exitCode: null, signal: 'SIGTERM', endReason: 'preempted' },
+          { jobId: id, attempt: 2, startedAtMs: T0 + 30, endedAtMs: null, exitCode: null, signal: null, endReason: null },
+        ]);
       });
 
       it('applies changes to one job in order within a batch', () => {

@@ -6,10 +6,11 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ServerScheduler, isTerminal, type GpuDevice, type PendingJob, type Placement } from '../../core/index.js';
+import { ServerScheduler, isTerminal, type GpuDevice, type JobState, type PendingJob, type Placement } from '../../core/index.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
 import type { ProcessHandle, ProcessOutcome } from '../ports/process-launcher.js';
 import type { JobChange, JobRecord } from '../ports/state-store.js';
+import { decideAttemptEnd, type StopIntent } from './attempt-end.js';
 import { buildJobEnvironment } from './job-environment.js';
 import type { ControlPlaneDeps } from './ports-bundle.js';
 import { TimesliceRotator } from './timeslice-rotator.js';
@@ -18,7 +19,6 @@ import { PassStats } from './pass-stats.js';
 import { reconcileJobs } from './reconcile.js';
 
 /** Why a running job is being stopped by gpushare (decides its final state). */
-type StopIntent = { readonly kind: 'cancelled'; readonly reason: string } | { readonly kind: 'time-limit' };
 
 /** The control plane of one server. */
 export class ControlPlane {
@@ -26,6 +26,8 @@ export class ControlPlane {
   readonly passStats = new PassStats();
   private readonly pending = new Map<number, PendingJob>();
   private readonly waitingReasons = new Map<number, string>();
+  /** State each queued job is stored in (`pending` or `preempted`), for the pass's expectState. */
+  private readonly queuedStates = new Map<number, JobState>();
   private readonly running = new Map<number, JobRecord>();
   private readonly intents = new Map<number, StopIntent>();
   private readonly rotator: TimesliceRotator;
@@ -74,7 +76,7 @@ export class ControlPlane {
   async start(): Promise<void> {
     const { store } = this.deps;
     await reconcileJobs(this);
-    for (const job of store.listJobs({ states: ['pending'] })) this.enqueue(job);
+    for (const job of store.listJobs({ states: ['pending', 'preempted'] })) this.enqueue(job);
     const { settings } = this.deps;
     this.timers.push(setInterval(() => this.monitor(), settings.monitorIntervalMs));
     this.timers.push(setInterval(() => this.requestPass(), settings.scheduleIntervalMs));
@@ -92,12 +94,14 @@ export class ControlPlane {
 
   /** Adds a stored pending job to the in-memory queue. */
   enqueue(job: JobRecord): void {
+    this.queuedStates.set(job.id, job.state);
     this.pending.set(job.id, { id: job.id, tenant: job.tenant, priority: job.priority, submittedAtMs: job.submittedAtMs, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu });
   }
 
   /** Removes a job from the in-memory queue (cancelled while pending). */
   dequeue(jobId: number): void {
     this.pending.delete(jobId);
+    this.queuedStates.delete(jobId);
     this.waitingReasons.delete(jobId);
   }
 
@@ -128,7 +132,7 @@ export class ControlPlane {
     for (const [id, reason] of waiting) this.waitingReasons.set(id, reason);
     if (placed.length === 0) return;
     const now = this.deps.nowMs();
-    const changes: JobChange[] = placed.map(({ jobId, placement }) => ({ jobId, atMs: now, expectState: 'pending', to: 'scheduled', reason: describePlacement(placement), patch: { placement, reason: null } }));
+    const changes: JobChange[] = placed.map(({ jobId, placement }) => ({ jobId, atMs: now, expectState: this.queuedStates.get(jobId) ?? 'pending', to: 'scheduled', reason: describePlacement(placement), patch: { placement, reason: null } }));
     try {
       this.deps.store.applyJobChanges(changes);
     } catch (error) {
@@ -137,8 +141,7 @@ export class ControlPlane {
       return;
     }
     for (const { jobId } of placed) {
-      this.pending.delete(jobId);
-      this.waitingReasons.delete(jobId);
+      this.dequeue(jobId);
       void this.launch(jobId);
     }
   }
@@ -151,7 +154,8 @@ export class ControlPlane {
     const placement = job.placement!;
     const jobDirectory = this.jobDirectory(jobId);
     const simulated = placement.gpus.some((g) => this.inventory.get(g.index)?.simulated ?? true);
-    const environment = buildJobEnvironment({ jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, this.inventory), jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: join(jobDirectory, 'checkpoint'), ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated });
+    const resume = store.listAttempts(jobId).some((a) => a.endReason === 'preempted');
+    const environment = buildJobEnvironment({ resume, jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, this.inventory), jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: join(jobDirectory, 'checkpoint'), ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated });
     let handle: ProcessHandle;
     try {
       mkdirSync(join(jobDirectory, 'checkpoint'), { recursive: true });
@@ -175,10 +179,15 @@ export class ControlPlane {
     if (job.placement?.mode === 'timeslice') this.refreshRotation(job.placement);
   }
 
-  /** Records a stop intent and stops the job's process. */
+  /** Records a stop intent and stops the job's process (preemption: its signal and grace period). */
   async stopJob(jobId: number, intent: StopIntent): Promise<void> {
     if (!this.intents.has(jobId)) this.intents.set(jobId, intent);
     if (this.running.has(jobId)) await this.stopProcess(jobId);
+  }
+
+  /** Jobs being stopped by gpushare and why (cancel, time limit, preemption), by id. */
+  stopIntent(jobId: number): StopIntent | undefined {
+    return this.intents.get(jobId);
   }
 
   /** Checks every running job for exit, lost processes and time limits. */
@@ -215,25 +224,13 @@ export class ControlPlane {
    */
   finish(job: JobRecord, outcome: Pick<ProcessOutcome, 'exitCode' | 'signal'> | null): void {
     const now = this.deps.nowMs();
-    const intent = this.intents.get(job.id);
-    const attempt = job.attempt;
-    let to: 'succeeded' | 'failed' | 'cancelled' | 'pending';
-    let reason: string;
-    if (intent?.kind === 'cancelled') [to, reason] = ['cancelled', intent.reason];
-    else if (intent?.kind === 'time-limit') [to, reason] = ['failed', 'time-limit'];
-    else if (outcome === null) [to, reason] = ['failed', 'lost'];
-    else if (outcome.exitCode === 0) [to, reason] = ['succeeded', 'exit code 0'];
-    else [to, reason] = ['failed', outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`];
-    const endReason = to === 'succeeded' || (to === 'failed' && reason.startsWith('exit code')) ? 'exited' : reason;
-    if (to === 'failed' && reason !== 'time-limit' && attempt <= job.retries) {
-      to = 'pending';
-      reason = `retry ${attempt} of ${job.retries} after ${reason}`;
-    }
-    const terminal = to !== 'pending';
+    // Every earlier attempt that ended, except by preemption, was a failure (a success ends the job).
+    const failuresBefore = this.deps.store.listAttempts(job.id).filter((a) => a.endReason !== null && a.endReason !== 'preempted').length;
+    const { to, reason, endReason, terminal } = decideAttemptEnd(outcome, this.intents.get(job.id), failuresBefore, job.retries);
     this.deps.store.applyJobChanges([{
       jobId: job.id, atMs: now, expectState: job.state, to, reason,
       patch: { process: null, exitCode: outcome?.exitCode ?? null, signal: outcome?.signal ?? null, ...(terminal ? { endedAtMs: now } : {}) },
-      endAttempt: { attempt, exitCode: outcome?.exitCode ?? null, signal: outcome?.signal ?? null, endReason },
+      endAttempt: { attempt: job.attempt, exitCode: outcome?.exitCode ?? null, signal: outcome?.signal ?? null, endReason },
     }]);
     this.running.delete(job.id);
     this.intents.delete(job.id);
@@ -279,8 +276,10 @@ export class ControlPlane {
   private async stopProcess(jobId: number): Promise<void> {
     const job = this.running.get(jobId);
     if (!job?.process) return;
-    this.rotator.remove(jobId);
-    await this.deps.launcher.stop(job.process, 'SIGTERM', this.deps.settings.stopGraceMs).catch((error: unknown) => this.deps.logger.warn({ jobId, err: error }, 'stop failed'));
+    void this.rotator.remove(jobId);
+    const { settings } = this.deps;
+    const preempting = this.intents.get(jobId)?.kind === 'preempted';
+    await this.deps.launcher.stop(job.process, preempting ? settings.preemptionSignal : 'SIGTERM', preempting ? settings.preemptionGraceMs : settings.stopGraceMs).catch((error: unknown) => this.deps.logger.warn({ jobId, err: error }, 'stop failed'));
   }
 
   private refreshRotation(placement: Placement): void {

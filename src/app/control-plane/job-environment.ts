@@ -22,6 +22,8 @@ export interface JobEnvironmentInput {
   readonly serverEnvironment: Readonly<Record<string, string | undefined>>;
   /** True when the GPUs are simulated. */
   readonly simulated: boolean;
+  /** True when an earlier attempt was preempted: the job should resume from its checkpoint. */
+  readonly resume: boolean;
 }
 
 /** Builds the complete environment of one attempt. */
@@ -42,6 +44,7 @@ export function buildJobEnvironment(input: JobEnvironmentInput): Record<string, 
   env.GPUSHARE_GPU_MEMORY_MIB = String(first.gpuMemoryMiB);
   env.GPUSHARE_GPU_COUNT = String(placement.gpus.length);
   if (input.simulated) env.GPUSHARE_SIMULATED_GPUS = '1';
+  if (input.resume) env.GPUSHARE_RESUME = '1';
   if (placement.mode === 'mps') {
     env.CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = String(Math.ceil(first.gpuMilli / 10));
     env.CUDA_MPS_PINNED_DEVICE_MEM_LIMIT = placement.gpus.map((g, i) => `${input.visibleDevices[i]}=${g.gpuMemoryMiB}M`).join(',');

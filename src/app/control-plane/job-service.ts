@@ -44,7 +44,7 @@ export class JobService {
 
   /** Jobs the caller may see; only active ones unless `all`. */
   list(principal: Principal, options: { all: boolean; state?: JobState }): JobView[] {
-    const states: JobState[] | undefined = options.state ? [options.state] : options.all ? undefined : ['pending', 'scheduled', 'running'];
+    const states: JobState[] | undefined = options.state ? [options.state] : options.all ? undefined : ['pending', 'preempted', 'scheduled', 'running'];
     const jobs = this.plane.deps.store.listJobs({ ...(principal.role === 'tenant' ? { tenant: principal.tenant! } : {}), ...(states ? { states } : {}) });
     return jobs.map((j) => toJobView(j, this.plane));
   }
@@ -62,8 +62,8 @@ export class JobService {
     if (isTerminal(job.state)) throw conflict(`job ${id} already ended (${job.state})`);
     const { store, nowMs } = this.plane.deps;
     const who = principal.role === 'admin' ? 'an admin' : `tenant ${principal.tenant}`;
-    if (job.state === 'pending') {
-      store.applyJobChanges([{ jobId: id, atMs: nowMs(), expectState: 'pending', to: 'cancelled', reason: `cancelled by ${who}`, patch: { endedAtMs: nowMs() } }]);
+    if (job.state === 'pending' || job.state === 'preempted') {
+      store.applyJobChanges([{ jobId: id, atMs: nowMs(), expectState: job.state, to: 'cancelled', reason: `cancelled by ${who}`, patch: { endedAtMs: nowMs() } }]);
       this.plane.dequeue(id);
     } else {
       store.applyJobChanges([{ jobId: id, atMs: nowMs(), expectState: job.state, patch: { reason: `${CANCEL_REQUESTED} by ${who}` } }]);

@@ -53,6 +53,7 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
     priority,
     timeLimitSeconds: body.timeLimitSeconds,
     retries: body.retries,
+    preemptible: body.preemptible ?? priority < PRIORITY_CLASSES.high,
     cpuMilli: body.cpuMilli,
     hostMemoryMiB: body.hostMemoryMiB,
     gpu: { gpuCount: gpu.gpuCount, gpuMilli: gpu.gpuMilli, gpuMemoryMiB: gpu.gpuMemoryMiB, mode: gpu.mode },

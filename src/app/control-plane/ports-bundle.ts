@@ -36,6 +36,14 @@ export interface ControlPlaneSettings {
   readonly logRetentionMs: number;
   /** GPU health poll interval, ms. */
   readonly healthPollIntervalMs: number;
+  /** Signal a preemption victim receives first (checkpoint protocol). */
+  readonly preemptionSignal: NodeJS.Signals;
+  /** Time a victim has to checkpoint and exit before SIGKILL, ms. */
+  readonly preemptionGraceMs: number;
+  /** A job must have run this long before it may be preempted, ms. */
+  readonly preemptionMinRunMs: number;
+  /** A job is preempted at most this many times. */
+  readonly maxPreemptionsPerJob: number;
 }
 
 /** What a control plane needs. */

@@ -30,6 +30,7 @@ export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
     reason: job.state === 'pending' ? plane.waitingReason(job.id) ?? job.reason : job.reason,
     priority: job.priority,
     priorityClass: priorityClassOf(job.priority),
+    preemptible: job.preemptible,
     command: [...job.command],
     workingDirectory: job.workingDirectory,
     timeLimitSeconds: job.timeLimitSeconds,

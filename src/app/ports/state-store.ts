@@ -15,6 +15,10 @@ import type { ProcessHandle } from './process-launcher.js';
 export interface TenantRecord {
   readonly name: string;
   readonly createdAtMs: number;
+  /** GPU-equivalents the tenant is guaranteed (0 by default). */
+  readonly guaranteedGpuEquivalents: number;
+  /** Most GPU-equivalents the tenant may use, borrowing included; null = no limit (the default). */
+  readonly limitGpuEquivalents: number | null;
 }
 
 /** Role of a bearer token: `admin` may do everything; `tenant` acts only on its tenant's jobs. */
@@ -47,6 +51,8 @@ export interface NewJob {
   readonly timeLimitSeconds: number | null;
   /** How many times a failed attempt is retried. */
   readonly retries: number;
+  /** Whether the job may be preempted for a more important one (default: priority below `high`). */
+  readonly preemptible: boolean;
   readonly cpuMilli: number;
   readonly hostMemoryMiB: number;
   readonly gpu: GpuRequest;
@@ -133,7 +139,10 @@ export class StoreConflictError extends Error {
 
 /** The state store port. */
 export interface StateStore {
+  /** Creates a tenant with guarantee 0 and no limit. @throws StoreConflictError when it exists */
   createTenant(name: string, atMs: number): TenantRecord;
+  /** Sets a tenant's quota. @throws StoreConflictError for an unknown tenant */
+  setTenantQuota(name: string, quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null }): TenantRecord;
   getTenant(name: string): TenantRecord | null;
   listTenants(): TenantRecord[];
   createToken(token: Omit<TokenRecord, 'id'>): TokenRecord;

@@ -19,8 +19,9 @@ describe('job states', () => {
   it('allows exactly the documented transitions', () => {
     const allowed: [JobState, JobState][] = [
       ['pending', 'scheduled'], ['pending', 'cancelled'], ['pending', 'failed'],
-      ['scheduled', 'running'], ['scheduled', 'pending'], ['scheduled', 'failed'], ['scheduled', 'cancelled'],
-      ['running', 'succeeded'], ['running', 'failed'], ['running', 'cancelled'], ['running', 'pending'],
+      ['scheduled', 'running'], ['scheduled', 'pending'], ['scheduled', 'preempted'], ['scheduled', 'failed'], ['scheduled', 'cancelled'],
+      ['running', 'succeeded'], ['running', 'failed'], ['running', 'cancelled'], ['running', 'pending'], ['running', 'preempted'],
+      ['preempted', 'scheduled'], ['preempted', 'cancelled'], ['preempted', 'failed'],
     ];
     const key = ([a, b]: [JobState, JobState]) => `${a}→${b}`;
     const expected = new Set(allowed.map(key));

@@ -29,10 +29,16 @@ export function priorityClassOf(priority: number): PriorityClassName {
   return name;
 }
 
-/** Lifecycle states, in order. `succeeded`, `failed` and `cancelled` are terminal. */
-export const JOB_STATES = ['pending', 'scheduled', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+/**
+ * Lifecycle states. `succeeded`, `failed` and `cancelled` are terminal. `preempted` is queued like
+ * `pending` (the job waits to run again, resuming from its checkpoint).
+ */
+export const JOB_STATES = ['pending', 'scheduled', 'running', 'preempted', 'succeeded', 'failed', 'cancelled'] as const;
 /** One of `JOB_STATES`. */
 export type JobState = (typeof JOB_STATES)[number];
+/** States in which a job waits in the queue. */
+export const QUEUED_STATES: readonly JobState[] = ['pending', 'preempted'];
+
 /** States a job never leaves. */
 export const TERMINAL_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
 
@@ -44,9 +50,11 @@ export function isTerminal(state: JobState): boolean {
 const ALLOWED: Readonly<Record<JobState, readonly JobState[]>> = {
   // scheduled → pending: the launch failed before the process existed, or a retry re-queues it.
   pending: ['scheduled', 'cancelled', 'failed'],
-  scheduled: ['running', 'pending', 'failed', 'cancelled'],
-  // running → pending: a failed attempt with retries left goes back to the queue.
-  running: ['succeeded', 'failed', 'cancelled', 'pending'],
+  scheduled: ['running', 'pending', 'preempted', 'failed', 'cancelled'],
+  // running → pending: a failed attempt with retries left goes back to the queue;
+  // running → preempted: stopped for a more important job, queued to resume.
+  running: ['succeeded', 'failed', 'cancelled', 'pending', 'preempted'],
+  preempted: ['scheduled', 'cancelled', 'failed'],
   succeeded: [],
   failed: [],
   cancelled: [],

@@ -43,6 +43,7 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
       freezer: plane.deps.launcher.freezerKind,
       enforcement: { ...plane.deps.launcher.enforcement },
       scheduler: plane.passStats.summary(),
+      checkpoint: { ...services.checkpoint },
       you: { role: request.principal.role, tenant: request.principal.tenant },
     };
   });

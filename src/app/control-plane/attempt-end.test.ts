@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { decideAttemptEnd } from './attempt-end.js';
+
+describe('decideAttemptEnd', () => {
+  it.each([
+    ['exit 0', { exitCode: 0, signal: null }, undefined, 0, 0, { to: 'succeeded', reason: 'exit code 0', endReason: 'exited', terminal: true }],
+    ['exit 3, no retries', { exitCode: 3, signal: null }, undefined, 0, 0, { to: 'failed', reason: 'exit code 3', endReason: 'exited', terminal: true }],
+    ['exit 3, 1 retry left', { exitCode: 3, signal: null }, undefined, 0, 1, { to: 'pending', reason: 'retry 1 of 1 after exit code 3', endReason: 'exited', terminal: false }],
+    ['exit 3, retries used', { exitCode: 3, signal: null }, undefined, 1, 1, { to: 'failed', reason: 'exit code 3', endReason: 'exited', terminal: true }],
+    ['lost, 2 retries', null, undefined, 0, 2, { to: 'pending', reason: 'retry 1 of 2 after lost', endReason: 'lost', terminal: false }],
+    ['killed', { exitCode: null, signal: 'SIGKILL' }, undefined, 0, 0, { to: 'failed', reason: 'killed by SIGKILL', endReason: 'killed by SIGKILL', terminal: true }],
+    ['time limit', { exitCode: null, signal: 'SIGTERM' }, { kind: 'time-limit' }, 0, 3, { to: 'failed', reason: 'time-limit', endReason: 'time-limit', terminal: true }],
+    ['cancel', { exitCode: 143, signal: null }, { kind: 'cancelled', reason: 'cancelled by an admin' }, 0, 3, { to: 'cancelled', reason: 'cancelled by an admin', endReason: 'cancelled by an admin', terminal: true }],
+    ['preempted', { exitCode: 0, signal: null }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 0, { to: 'succeeded', reason: 'exit code 0', endReason: 'exited', terminal: true }],
+    ['preempted after checkpoint exit 1', { exitCode: 1, signal: null }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 0, { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false }],
+    ['preempted, killed after grace', { exitCode: null, signal: 'SIGKILL' }, { kind: 'preempted', reason: 'preempted by job 9' }, 5, 0, { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false }],
+  ] as const)('%s', (_name, outcome, intent, failuresBefore, retries, expected) => {
+    expect(decideAttemptEnd(outcome, intent, failuresBefore, retries)).toEqual(expected);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * The server under benchmark as a child process: `node bin/gpushare serve --port 0` on 127.0.0.1
+ * with simulated GPUs, its data in the benchmark's temp dir and XDG_CONFIG_HOME / XDG_DATA_HOME
+ * pointing into it (so the user's CLI config is left alone). Started until it prints its URL;
+ * stopped with SIGTERM, then SIGKILL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { BenchCleanup } from './bench-cleanup.js';
+import type { ServerBenchOptions } from './server-bench-options.js';
+
+const BIN = fileURLToPath(new URL('../../bin/gpushare', import.meta.url));
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 15_000;
+const STDERR_TAIL_CHARS = 8_000;
+
+/**
+ * Starts the server (recorded as `cleanup.server` at once); resolves with its port once it prints
+ * its URL. Both pipes are drained for the whole run; the last 8,000 characters of stderr are kept
+ * in `stderrTail.text`.
+ * @throws Error with the server's output when it cannot start, exits or does not print its URL within 30 s
+ */
+export function startServerProcess(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus'>, stderrTail: { text: string }): Promise<number> {
+  const dir = cleanup.dir;
+  const child = spawn(process.execPath, [...options.serverNodeArgs, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', cleanup.dataDir, '--simulate-gpus', options.simulateGpus], {
+    env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'xdg-data') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanup.server = child;
+  // Both pipes are drained for the whole run, so the server never blocks on a full pipe.
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderrTail.text = (stderrTail.text + chunk).slice(-STDERR_TAIL_CHARS);
+  });
+  child.stdout!.setEncoding('utf8');
+  return new Promise((resolvePort, rejectPort) => {
+    let stdout = '';
+    let settled = false;
+    const fail = (message: string): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      rejectPort(new Error(`${message}\nserver stdout: ${stdout.slice(-2000)}\nserver stderr: ${stderrTail.text.slice(-2000)}`));
+    };
+    const timer = setTimeout(() => fail(`the server did not print its URL within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
+    child.stdout!.on('data', (chunk: string) => {
+      stdout += chunk;
+      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
+      if (match && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolvePort(Number(match[1]));
+      }
+    });
+    child.once('error', (error) => fail(`cannot start the server: ${error.message}`));
+    child.once('exit', (code, signal) => fail(`the server exited during start (code ${code}, signal ${signal})`));
+  });
+}
+
+/** SIGTERM, then SIGKILL after 15 s; resolves once the server has exited (at once when it already has). */
+export async function stopServerProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const timedOut = await Promise.race([exited.then(() => false), sleep(STOP_TIMEOUT_MS).then(() => true)]);
+  if (timedOut) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Queue order of successive scheduling passes, each sorted starting from the previous pass's
+ * order. The order is total (ids are unique), so the result does not depend on the input's order;
+ * starting from the previous order (jobs still pending, then new ones) makes the sort a
+ * near-linear merge when the queue changed little, instead of n log n comparator calls (about half
+ * of a pass over 10,000 jobs).
+ */
+import type { PendingJob } from './job.js';
+import { compareQueueOrder } from './queue-order.js';
+
+/** The queue order of the last pass, reused to sort the next one. */
+export class QueueOrderCache {
+  private last: readonly PendingJob[] = [];
+
+  /** `pending` in queue order (see queue-order.ts); remembered for the next call unless a job repeats. */
+  order(pending: readonly PendingJob[]): PendingJob[] {
+    const rest = new Set(pending);
+    if (rest.size !== pending.length) return [...pending].sort(compareQueueOrder);
+    const ordered = this.last.filter((job) => rest.delete(job));
+    for (const job of rest) ordered.push(job);
+    ordered.sort(compareQueueOrder);
+    this.last = ordered;
+    return ordered;
+  }
+}
