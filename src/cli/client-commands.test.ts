@@ -3,7 +3,7 @@
  * server built with node:http.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleGpu, sampleJob, sampleJobDetail } from '../adapters/http-client/testing/api-fixtures.js';
+import { sampleGpu, sampleJob, sampleJobDetail, sampleStatus } from '../adapters/http-client/testing/api-fixtures.js';
 import { startFakeApiServer, unusedLocalUrl, type FakeApiServer, type FakeResponse, type RecordedRequest } from '../adapters/http-client/testing/fake-api-server.js';
 import { main } from '../main/cli.js';
 import { runClientCli } from './testing/run-client-cli.js';
@@ -136,6 +136,54 @@ describe('gpushare logs', () => {
     expect(server.requests.map((r) => r.query.toString())).toEqual(['stream=stderr&offset=0', 'stream=stderr&offset=2']);
   });
 
+  it('says on stderr that a job has not started yet, prints nothing on stdout and exits 0', async () => {
+    const { env, server } = await serve((r) => {
+      if (r.path === '/api/v1/jobs/12') return { status: 200, body: sampleJobDetail({ state: 'pending', attempt: 0, placement: null, startedAt: null, attempts: [] }) };
+      return { status: 200, body: { attempt: 1, text: '', nextOffset: 0, ended: false } };
+    });
+    const run = await runClientCli(['logs', '12'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('job 12 has not started yet (state pending)\n');
+    expect(server.requests.map((r) => r.path)).toEqual(['/api/v1/jobs/12/logs', '/api/v1/jobs/12']);
+  });
+
+  it('-f on a job that has not started says it waits; a job cancelled before it started never started', async () => {
+    // Job 12 is pending for the first two log reads, then has run and written "done\n".
+    let reads = 0;
+    const { env } = await serve((r) => {
+      const started = reads > 2;
+      if (r.path === '/api/v1/jobs/12') return { status: 200, body: sampleJobDetail({ state: started ? 'succeeded' : 'pending', attempt: started ? 1 : 0, placement: null, attempts: [] }) };
+      if (r.path === '/api/v1/jobs/13') return { status: 200, body: sampleJobDetail({ id: 13, state: 'cancelled', attempt: 0, placement: null, startedAt: null, attempts: [] }) };
+      if (r.path === '/api/v1/jobs/13/logs') return { status: 200, body: { attempt: 1, text: '', nextOffset: 0, ended: true } };
+      reads += 1;
+      const offset = Number(r.query.get('offset'));
+      const log = reads > 2 ? 'done\n' : '';
+      return { status: 200, body: { attempt: 1, text: log.slice(offset), nextOffset: log.length, ended: reads > 2 } };
+    });
+    const follow = await runClientCli(['logs', '12', '-f'], { env });
+    expect(follow).toEqual({ code: 0, stdout: 'done\n', stderr: 'job 12 has not started yet (state pending); waiting for it to start\n' });
+    const cancelled = await runClientCli(['logs', '13'], { env });
+    expect(cancelled).toEqual({ code: 0, stdout: '', stderr: 'job 13 never started (state cancelled)\n' });
+  });
+
+  it('says nothing more for a started job whose log is still empty', async () => {
+    const { env } = await serve((r) => {
+      if (r.path === '/api/v1/jobs/12') return { status: 200, body: sampleJobDetail() };
+      return { status: 200, body: { attempt: 1, text: '', nextOffset: 0, ended: false } };
+    });
+    const run = await runClientCli(['logs', '12'], { env });
+    expect(run).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('a 400 (an attempt the job does not have) exits 1 with the server\'s message', async () => {
+    const { env } = await serve(() => ({ status: 400, body: { error: { code: 'GPUSHARE_INVALID_FIELD', message: 'attempt: job 12 has 1 attempt(s), not 5' } } }));
+    const run = await runClientCli(['logs', '12', '--attempt', '5'], { env });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('error: attempt: job 12 has 1 attempt(s), not 5\n');
+  });
+
   it('-f follows until the job has ended, across a retry', async () => {
     // attempt 1 writes "one\n" then fails; a retry (attempt 2) writes "two\n" and the job ends.
     let step = 0;
@@ -191,11 +239,7 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
         case 'GET /api/v1/tenants': return { status: 200, body: { tenants: [{ name: 'team-b', createdAt: '2025-01-01T00:00:00.000Z' }] } };
         case 'POST /api/v1/tokens': return { status: 201, body: { id: 4, tenant: 'team-b', token: 'gs_secret', label: 'ci' } };
         case 'POST /api/v1/backup': return { status: 200, body: { path: (r.body as { path: string }).path, bytes: 8192 } };
-        case 'GET /api/v1/status': return { status: 200, body: {
-          version: '0.1.0', draining: false, gpuSource: 'simulated', jobs: { pending: 1, running: 2 }, freezer: 'cgroup-v2',
-          enforcement: { cpuMilli: true, hostMemoryMiB: false }, you: { role: 'admin', tenant: null },
-          scheduler: { passes: 10, lastPassMs: 0.5, p50PassMs: 0.4, p99PassMs: 2, maxPassMs: 3, maxPendingConsidered: 4 },
-        } };
+        case 'GET /api/v1/status': return { status: 200, body: sampleStatus() };
         default: return notFound(`no route ${r.method} ${r.path}`);
       }
     });
@@ -217,6 +261,26 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
     const status = await out('status');
     expect(status).toContain('jobs:        pending 1, running 2\n');
     expect(status).toContain('you:         admin\n');
+    expect(status).toContain('checkpoint:  criu: not installed; cuda-checkpoint: not installed; preemption uses the signal protocol\n');
+  });
+
+  it('cancel: a pending job is cancelled at once; a running one is being stopped', async () => {
+    const { env } = await serve((r) => r.path === '/api/v1/jobs/12/cancel'
+      ? { status: 200, body: sampleJob({ state: 'cancelled', reason: 'cancelled by admin' }) }
+      : { status: 200, body: sampleJob({ id: 13, state: 'running', reason: 'cancel requested by admin' }) });
+    expect(await runClientCli(['cancel', '12'], { env })).toEqual({ code: 0, stdout: 'cancelled job 12\n', stderr: '' });
+    expect(await runClientCli(['cancel', '13'], { env })).toEqual({ code: 0, stdout: 'job 13: cancel requested (it is being stopped)\n', stderr: '' });
+  });
+
+  it('status: "you: tenant T" for a tenant token, pass times rounded to 2 decimals', async () => {
+    const { env } = await serve(() => ({ status: 200, body: sampleStatus({
+      you: { role: 'tenant', tenant: 'team-a' },
+      scheduler: { passes: 3, lastPassMs: 0.2869970000010653, p50PassMs: 0.1, p99PassMs: 1.005, maxPassMs: 12.3456, maxPendingConsidered: 2 },
+    }) }));
+    const run = await runClientCli(['status'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('you:         tenant team-a\n');
+    expect(run.stdout).toContain('scheduler:   3 passes; last 0.29 ms, p50 0.1 ms, p99 1 ms, max 12.35 ms; at most 2 pending jobs considered\n');
   });
 
   it('gpu cordon needs an index and token create needs --tenant (exit 2)', async () => {
@@ -226,6 +290,29 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
     const run = await runClientCli(['token', 'create'], { env });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("required option '--tenant <tenant>' not specified");
+  });
+
+  it.each([
+    [['-1'], "error: IDX '-1' is not a GPU index: expected a whole number >= 0 such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [['-1', '--url', 'http://127.0.0.1:2'], "error: IDX '-1' is not a GPU index: expected a whole number >= 0 such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [['--', '-1'], "error: IDX '-1' is not a GPU index: expected a whole number >= 0 such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [['1.5'], "error: IDX '1.5' is not a GPU index: expected a whole number >= 0 such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [['-0.5'], "error: IDX '-0.5' is not a GPU index: expected a whole number >= 0 such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [[], 'error: missing argument IDX: the GPU index, a whole number >= 0 (see `gpushare gpu cordon --help`; `gpushare gpus` lists the GPUs)\n'],
+    [['1', '2'], 'error: expected one argument IDX, got 2: 1 2 (see `gpushare gpu cordon --help`)\n'],
+    [['--force', '1'], "error: unknown option '--force' (see `gpushare gpu cordon --help`)\n"],
+  ])('gpu cordon %j is a usage error naming IDX (exit 2), before calling the server', async (args, message) => {
+    const { env, server } = await serve(() => ({ status: 200, body: sampleGpu() }));
+    const run = await runClientCli(['gpu', 'cordon', ...args], { env });
+    expect(run).toEqual({ code: 2, stdout: '', stderr: message });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('gpu uncordon 0 --url URL works with the flag after the index', async () => {
+    const { server } = await serve(() => ({ status: 200, body: sampleGpu({ jobs: [] }) }));
+    const run = await runClientCli(['gpu', 'uncordon', '0', '--url', server.url, '--token', 't'], { env: {} });
+    expect(run).toEqual({ code: 0, stdout: 'GPU 0 uncordoned\n', stderr: '' });
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/v1/gpus/0/uncordon']);
   });
 
   it('drain waits until /healthz stops answering, printing progress; --no-wait returns at once', async () => {
@@ -239,11 +326,7 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
         if (running < 0) setImmediate(() => void server.close());
         return { status: 200, body: { status: 'ok' } };
       }
-      return { status: 200, body: {
-        version: '0.1.0', draining: true, gpuSource: 'simulated', jobs: { running }, freezer: 'none',
-        enforcement: { cpuMilli: false, hostMemoryMiB: false }, you: { role: 'admin', tenant: null },
-        scheduler: { passes: 1, lastPassMs: 0, p50PassMs: 0, p99PassMs: 0, maxPassMs: 0, maxPendingConsidered: 0 },
-      } };
+      return { status: 200, body: sampleStatus({ draining: true, jobs: { running: Math.max(running, 0) }, freezer: 'none' }) };
     });
     const noWait = await runClientCli(['drain', '--no-wait'], { env });
     expect(noWait.code).toBe(0);

@@ -33,14 +33,18 @@ export interface LogsRequest {
  * `follow`, polls every {@link FOLLOW_POLL_MS} ms until everything was read and the attempt has
  * ended (a fixed `attempt`) or the job is terminal (the latest attempt). Following the latest
  * attempt, a retry is noticed: the rest of the old attempt is read, a note goes to stderr, and the
- * new attempt is read from its start.
+ * new attempt is read from its start. When the log is empty because the job has not started yet,
+ * a note says so on stderr.
  */
 export async function copyLogs(client: ApiClient, request: LogsRequest, io: CliIo): Promise<void> {
   const { id, stream } = request;
   let attempt = request.attempt;
   let offset = 0;
+  let first = true;
   while (true) {
     const chunk = await client.getLogs(id, { stream, attempt: request.attempt, offset });
+    if (first && chunk.text === '' && offset === 0) await noteNotStarted(client, request, io);
+    first = false;
     if (attempt !== undefined && chunk.attempt !== attempt) {
       // The job was retried: finish the old attempt, then read the new one from its start.
       if (attempt >= 1) {
@@ -71,8 +75,22 @@ export async function copyLogs(client: ApiClient, request: LogsRequest, io: CliI
 }
 
 /**
- * Builds the `logs` subcommand. The action rejects with ApiError (e.g. 404 for an unknown job)
- * or ApiUnreachableError.
+ * When a job's log is empty because no attempt has started yet, says so on stderr:
+ * `job N has not started yet (state pending)`, or `job N never started (state cancelled)` for a
+ * job that ended before its first attempt. Prints nothing for a job that has started.
+ */
+async function noteNotStarted(client: ApiClient, request: LogsRequest, io: CliIo): Promise<void> {
+  if (request.attempt !== undefined) return;
+  const job = await client.getJob(request.id);
+  if (job.attempt > 0) return;
+  if (isTerminal(job.state)) io.stderr(`job ${job.id} never started (state ${job.state})\n`);
+  else io.stderr(`job ${job.id} has not started yet (state ${job.state})${request.follow ? '; waiting for it to start' : ''}\n`);
+}
+
+/**
+ * Builds the `logs` subcommand. The action rejects with ApiError (e.g. 404 for an unknown job, 400
+ * for an attempt the job does not have) or ApiUnreachableError. For a job that has not started,
+ * it prints nothing on stdout and a note on stderr, and succeeds.
  * @param io - Output, environment and clock (default: the real process).
  */
 export function createLogsCommand(io: CliIo = processIo()): Command {

@@ -30,16 +30,6 @@ export function parseJobId(text: string): number {
   return value;
 }
 
-/**
- * Parses a GPU index: a whole number ≥ 0.
- * @throws InvalidArgumentError otherwise.
- */
-export function parseGpuIndex(text: string): number {
-  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value)) throw new InvalidArgumentError(`'${text}' is not a GPU index; expected a whole number >= 0 (see \`gpushare gpus\`)`);
-  return value;
-}
-
 /** Appends one repeated option value to the list so far (commander's collector for `--env`). */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];

@@ -1,6 +1,8 @@
 /**
- * `gpushare simulate`: replays an Alibaba GPU trace with each policy and seed (the FGD paper's
- * packing protocol), prints a summary table and optionally writes JSON and an HTML report.
+ * `gpushare simulate`: replays an Alibaba GPU trace with each policy and seed — the FGD paper's
+ * packing protocol (`--replay packing`), or over simulated time with queueing, departures and
+ * preemption (`--replay timeline`) — prints summary tables and optionally writes JSON and an HTML
+ * report.
  */
 import { availableParallelism } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
@@ -10,14 +12,26 @@ import { UnknownPolicyError } from '../sim/packing-replay.js';
 import { formatProgressBar, formatSummaryTable } from '../sim/report/console-table.js';
 import { formatSeeds } from '../sim/report/html-escape.js';
 import { renderHtmlReport } from '../sim/report/html-report.js';
+import { formatTimelineTables } from '../sim/report/timeline-console-table.js';
+import { renderTimelineHtmlReport } from '../sim/report/timeline-html-report.js';
 import { runGrid } from '../sim/run-grid.js';
+import { runTimelineGrid } from '../sim/timeline/run-timeline.js';
 import { UsageError } from './exit-codes.js';
 import { checkOutputPath, shippedTraceFile, writeAtomically } from './output-files.js';
 import { parseSeeds } from './parse-seeds.js';
 
 const MAX_INFLATION = 10;
-const REPLAY_MODES = ['packing'] as const;
+const MAX_GPUS = 1_000_000;
+const REPLAY_MODES = ['packing', 'timeline'] as const;
 const WORKLOAD_SOURCES = ['trace', 'online'] as const;
+const ON_OFF = ['on', 'off'] as const;
+/** Flags that only `--replay timeline` reads, and those only `--replay packing` reads. */
+const TIMELINE_ONLY = ['arrivalSpeedup', 'gpus', 'preemption', 'checkpointInterval'] as const;
+const PACKING_ONLY = ['inflation', 'workers'] as const;
+const FLAG_NAMES: Readonly<Record<string, string>> = {
+  arrivalSpeedup: '--arrival-speedup', gpus: '--gpus', preemption: '--preemption', checkpointInterval: '--checkpoint-interval',
+  inflation: '--inflation', workers: '--workers',
+};
 
 /** Parsed options of `gpushare simulate`. */
 interface SimulateOptions {
@@ -31,6 +45,10 @@ interface SimulateOptions {
   workers: number;
   replay: (typeof REPLAY_MODES)[number];
   workload: (typeof WORKLOAD_SOURCES)[number];
+  arrivalSpeedup: number;
+  gpus?: number;
+  preemption: (typeof ON_OFF)[number];
+  checkpointInterval: number;
 }
 
 /** `--policy`: a comma list of registered names, or `all`. */
@@ -71,18 +89,121 @@ function parseWorkers(text: string): number {
   return value;
 }
 
+/** A decimal number > 0 (digits, optional fraction; no sign or exponent), else NaN. */
+function positiveDecimal(text: string): number {
+  const value = /^(\d+(\.\d*)?|\.\d+)$/.test(text.trim()) ? Number(text) : Number.NaN;
+  return value > 0 && Number.isFinite(value) ? value : Number.NaN;
+}
+
+/** `--arrival-speedup`: a decimal number > 0. */
+function parseArrivalSpeedup(text: string): number {
+  const value = positiveDecimal(text);
+  if (Number.isNaN(value)) throw new InvalidArgumentError('expected a decimal number > 0 (e.g. 4: arrival gaps divided by 4)');
+  return value;
+}
+
+/** `--checkpoint-interval`: seconds, a decimal number > 0. */
+function parseCheckpointInterval(text: string): number {
+  const value = positiveDecimal(text);
+  if (Number.isNaN(value)) throw new InvalidArgumentError('expected a number of seconds > 0 (e.g. 1800)');
+  return value;
+}
+
+/** `--gpus`: an integer in 1..MAX_GPUS. */
+function parseGpus(text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_GPUS) throw new InvalidArgumentError(`expected a whole number of GPUs in 1..${MAX_GPUS}`);
+  return value;
+}
+
 /** A path relative to the working folder when it lies inside it, else as given. */
 function displayPath(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }
 
-async function simulate(opts: SimulateOptions): Promise<void> {
+/** Fails with a UsageError when `--json` and `--report` clash, or early when either cannot be written. */
+async function checkOutputs(opts: SimulateOptions): Promise<void> {
   if (opts.json !== undefined && opts.report !== undefined && resolve(opts.json) === resolve(opts.report)) {
     throw new UsageError(`--json and --report name the same file (${opts.json}); give each its own path`);
   }
   if (opts.json !== undefined) await checkOutputPath('--json', opts.json);
   if (opts.report !== undefined) await checkOutputPath('--report', opts.report);
+}
+
+/**
+ * Checks the flag combinations of the chosen replay.
+ * @throws UsageError for flags of the other replay mode, or `--gpus` with `--nodes`
+ */
+function checkReplayFlags(opts: SimulateOptions, command: Command): void {
+  const given = (key: string): boolean => {
+    const source = command.getOptionValueSource(key);
+    return source !== undefined && source !== 'default';
+  };
+  const foreign = (opts.replay === 'timeline' ? PACKING_ONLY : TIMELINE_ONLY).filter(given).map((k) => FLAG_NAMES[k]);
+  if (foreign.length > 0) {
+    const other = opts.replay === 'timeline' ? 'packing' : 'timeline';
+    throw new UsageError(`${foreign.join(', ')} ${foreign.length > 1 ? 'apply' : 'applies'} to --replay ${other} only, not --replay ${opts.replay}; `
+      + `allowed with --replay ${opts.replay}: ${(opts.replay === 'timeline' ? TIMELINE_ONLY : PACKING_ONLY).map((k) => FLAG_NAMES[k]).join(', ')}`);
+  }
+  if (opts.gpus !== undefined && given('nodes')) {
+    throw new UsageError('--gpus and --nodes are exclusive: --gpus samples a cluster of N GPUs from the shipped node list; --nodes uses a node list as given');
+  }
+}
+
+async function simulateTimeline(opts: SimulateOptions, policies: readonly string[]): Promise<void> {
+  await checkOutputs(opts);
+  const tty = process.stderr.isTTY === true;
+  const started = performance.now();
+  if (tty) process.stderr.write(`\r${formatProgressBar(0, policies.length * opts.seeds.length, 30, '')}`);
+  let report;
+  try {
+    report = await runTimelineGrid({
+      nodesFile: opts.nodes, podsFile: opts.pods, policies, seeds: opts.seeds,
+      arrivalSpeedup: opts.arrivalSpeedup, gpus: opts.gpus ?? null, preemption: opts.preemption === 'on',
+      checkpointIntervalSeconds: opts.checkpointInterval, workloadSource: opts.workload,
+      onProgress: tty
+        ? (done, all, last) => process.stderr.write(`\r${formatProgressBar(done, all, 30, `${last.policy} seed ${last.seed}`)}\x1b[K`)
+        : undefined,
+    });
+  } finally {
+    if (tty) process.stderr.write('\n');
+  }
+  const { inputs, cluster, settings } = report;
+  const clusterText = cluster.source === 'sampled'
+    ? `${cluster.gpus} GPUs sampled per seed from ${displayPath(opts.nodes)}`
+    : `${displayPath(opts.nodes)}: ${cluster.nodes} nodes, ${cluster.gpus} GPUs`;
+  const loads = report.summary.map((p) => `${p.offeredLoadPct === null ? 'n/a' : `${p.offeredLoadPct.mean.toFixed(1)}%`}${report.summary.length > 1 ? ` (${p.policy})` : ''}`);
+  const lines = [
+    `${displayPath(opts.pods)} on ${clusterText}; replay timeline, policy ${policies.join(',')}, seeds ${formatSeeds(opts.seeds)}, `
+      + `arrival speedup ${settings.arrivalSpeedup}, preemption ${opts.preemption}, checkpoint every ${settings.checkpointIntervalSeconds} s, workload of default: ${settings.workloadSource}`,
+    `${inputs.pods} pods: ${inputs.timedPods} replayed, ${inputs.skippedMissingTimes} skipped without creation/scheduled/deletion time, `
+      + `${inputs.skippedNegativeDuration} skipped with deletion_time < scheduled_time`,
+    `${report.offeredLoadDefinition}: ${loads.join(', ')} (mean over seeds)`,
+    '',
+    formatTimelineTables(report),
+    '',
+    `${report.runs.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s (sequential)`,
+  ];
+  if (opts.json !== undefined) {
+    await writeAtomically('--json', opts.json, `${JSON.stringify(report, null, 2)}\n`);
+    lines.push(`JSON results written to ${opts.json}`);
+  }
+  if (opts.report !== undefined) {
+    await writeAtomically('--report', opts.report, renderTimelineHtmlReport(report));
+    lines.push(`HTML report written to ${opts.report}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function simulate(opts: SimulateOptions, command: Command): Promise<void> {
+  checkReplayFlags(opts, command);
+  if (opts.replay === 'timeline') {
+    const policyGiven = command.getOptionValueSource('policy') !== 'default';
+    await simulateTimeline(opts, policyGiven ? opts.policy : ['default']);
+    return;
+  }
+  await checkOutputs(opts);
   const tty = process.stderr.isTTY === true;
   const total = opts.policy.length * opts.seeds.length;
   const started = performance.now();
@@ -131,7 +252,12 @@ async function simulate(opts: SimulateOptions): Promise<void> {
  * Builds the `simulate` subcommand. Flags (public contract): `--nodes FILE`, `--pods FILE`
  * (default: the shipped openb trace), `--policy LIST|all`, `--seeds LIST` (default 42-51),
  * `--inflation X` (0 < X ≤ 10, default 1.3), `--json FILE`, `--report FILE.html`, `--workers N`
- * (default min(available CPUs, 4)), `--replay packing`, `--workload trace|online`.
+ * (default min(available CPUs, 4)), `--replay packing|timeline` (default packing),
+ * `--workload trace|online`; for `--replay timeline` only (docs/simulator.md "Timeline replay"):
+ * `--arrival-speedup K` (> 0, default 1), `--gpus N` (1..1,000,000; exclusive with `--nodes`),
+ * `--preemption on|off` (default on), `--checkpoint-interval SECONDS` (> 0, default 1800); its
+ * `--policy` defaults to `default`. `--inflation` and `--workers` are for packing only; a flag of
+ * the other mode is a UsageError (exit 2).
  *
  * Bad flag values make commander throw a CommanderError (the message names the flag and the
  * allowed values); the action rejects with TraceFormatError for a bad trace file and
@@ -141,13 +267,13 @@ async function simulate(opts: SimulateOptions): Promise<void> {
 export function createSimulateCommand(): Command {
   return new Command('simulate')
     .allowExcessArguments(false)
-    .description('replay a GPU trace with each policy and seed (FGD paper protocol) and summarize unallocated GPU %')
+    .description('replay a GPU trace with each policy and seed: packing (FGD paper protocol, unallocated GPU %) or timeline (waits, JCT, preemption)')
     .addOption(new Option('--nodes <file>', 'node list CSV (openb_node_list_*.csv)')
       .default(shippedTraceFile('openb_node_list_gpu_node.csv'), 'shipped openb_node_list_gpu_node.csv'))
     .addOption(new Option('--pods <file>', 'pod list CSV (openb_pod_list_*.csv)')
       .default(shippedTraceFile('openb_pod_list_default.csv'), 'shipped openb_pod_list_default.csv'))
     .addOption(new Option('--policy <list>', `comma list of policies, or all (${POLICY_NAMES.join(', ')})`)
-      .argParser(parsePolicyList).default([...POLICY_NAMES], 'all'))
+      .argParser(parsePolicyList).default([...POLICY_NAMES], 'all; default with --replay timeline'))
     .addOption(new Option('--seeds <list>', 'seeds: a range a-b, a comma list, or a mix like 42,45-47')
       .argParser(parseSeedOption).default(parseSeeds('42-51'), '42-51'))
     .addOption(new Option('--inflation <x>', 'arrived GPU request as a multiple of capacity, > 0 and <= 10')
@@ -156,8 +282,16 @@ export function createSimulateCommand(): Command {
     .addOption(new Option('--report <file>', 'write a self-contained HTML report'))
     .addOption(new Option('--workers <n>', 'worker threads, integer >= 1')
       .argParser(parseWorkers).default(Math.min(availableParallelism(), 4)))
-    .addOption(new Option('--replay <mode>', 'replay protocol').choices(REPLAY_MODES).default('packing'))
+    .addOption(new Option('--replay <mode>', 'replay protocol: packing (FGD paper, no departures) or timeline (arrivals over time, queue, departures, preemption)')
+      .choices(REPLAY_MODES).default('packing'))
+    .addOption(new Option('--arrival-speedup <k>', 'timeline: divide the gaps between arrivals by K (> 0); run times are kept')
+      .argParser(parseArrivalSpeedup).default(1))
+    .addOption(new Option('--gpus <n>', 'timeline: a cluster of N GPUs, node shapes sampled per seed from the shipped node list (not with --nodes)')
+      .argParser(parseGpus))
+    .addOption(new Option('--preemption <on|off>', 'timeline: let a job that does not fit preempt lower-priority jobs').choices(ON_OFF).default('on'))
+    .addOption(new Option('--checkpoint-interval <seconds>', 'timeline: run time between checkpoints; preempted work since the last one is lost')
+      .argParser(parseCheckpointInterval).default(1800))
     .addOption(new Option('--workload <source>', 'target workload of the default policy: the trace\'s task types, or learned online from arrivals')
       .choices(WORKLOAD_SOURCES).default('trace'))
-    .action((opts: SimulateOptions) => simulate(opts));
+    .action((opts: SimulateOptions, command: Command) => simulate(opts, command));
 }

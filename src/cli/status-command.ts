@@ -1,6 +1,6 @@
 /**
- * `gpushare status [-o text|json]`: the server's version, GPU source, job counts, enforcement and
- * who the token belongs to.
+ * `gpushare status [-o text|json]`: the server's version, GPU source, job counts, enforcement,
+ * scheduling pass times, how preemption victims are checkpointed, and who the token belongs to.
  */
 import { Command, Option } from 'commander';
 import type { StatusView } from '../adapters/http-client/api-client.js';
@@ -12,21 +12,34 @@ interface StatusOptions extends ConnectionFlags {
   output: 'text' | 'json';
 }
 
+/** A duration in milliseconds rounded to at most 2 decimals, without trailing zeros: `0.29`, `2`. */
+export function formatMs(ms: number): string {
+  return String(Math.round(ms * 100) / 100);
+}
+
+/** Who the token belongs to: `admin`, or `tenant team-a`. */
+export function formatPrincipal(you: StatusView['you']): string {
+  if (you.role === 'admin') return you.tenant === null ? 'admin' : `admin (tenant ${you.tenant})`;
+  return you.tenant === null ? 'tenant' : `tenant ${you.tenant}`;
+}
+
 /** The status for people; `url` is the server's base URL. Without a final newline. */
 export function formatStatus(status: StatusView, url: string): string {
   const known = JOB_STATES.filter((s) => status.jobs[s] !== undefined).map((s) => `${s} ${status.jobs[s]}`);
   const other = Object.entries(status.jobs).filter(([s]) => !(JOB_STATES as readonly string[]).includes(s)).map(([s, n]) => `${s} ${n}`);
   const yesNo = (b: boolean): string => (b ? 'enforced' : 'not enforced');
+  const sched = status.scheduler;
   return [
     `server:      ${url} (gpushare ${status.version})`,
-    `you:         ${status.you.role}${status.you.tenant !== null ? ` of tenant ${status.you.tenant}` : ''}`,
+    `you:         ${formatPrincipal(status.you)}`,
     `draining:    ${status.draining ? 'yes: no new jobs start; the server exits once none runs' : 'no'}`,
     `gpus from:   ${status.gpuSource}`,
     `jobs:        ${[...known, ...other].join(', ') || 'none'}`,
     `freezer:     ${status.freezer}`,
     `host limits: cpu ${yesNo(status.enforcement.cpuMilli)}, memory ${yesNo(status.enforcement.hostMemoryMiB)}`,
-    `scheduler:   ${status.scheduler.passes} passes; last ${status.scheduler.lastPassMs} ms, p50 ${status.scheduler.p50PassMs} ms, `
-      + `p99 ${status.scheduler.p99PassMs} ms, max ${status.scheduler.maxPassMs} ms; at most ${status.scheduler.maxPendingConsidered} pending jobs considered`,
+    `scheduler:   ${sched.passes} passes; last ${formatMs(sched.lastPassMs)} ms, p50 ${formatMs(sched.p50PassMs)} ms, `
+      + `p99 ${formatMs(sched.p99PassMs)} ms, max ${formatMs(sched.maxPassMs)} ms; at most ${sched.maxPendingConsidered} pending jobs considered`,
+    `checkpoint:  ${status.checkpoint.detail}`,
   ].join('\n');
 }
 
@@ -36,7 +49,7 @@ export function formatStatus(status: StatusView, url: string): string {
  */
 export function createStatusCommand(io: CliIo = processIo()): Command {
   const command = new Command('status')
-    .description('show the server\'s status: version, GPU source, job counts, enforcement, your role')
+    .description('show the server\'s status: version, GPU source, job counts, enforcement, checkpointing, your role')
     .allowExcessArguments(false)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (opts: StatusOptions) => {

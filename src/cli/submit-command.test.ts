@@ -106,4 +106,32 @@ describe('gpushare submit', () => {
     expect(run.stderr).toContain('job 9: pending\njob 9: running on GPU 0\njob 9 ');
     expect(polls).toBe(3);
   });
+
+  it('--wait prints a line when a retry starts, even when the poll missed the pending state between attempts', async () => {
+    const polls = [
+      { state: 'running', attempt: 1 },
+      { state: 'running', attempt: 1 },
+      { state: 'running', attempt: 2 },
+      { state: 'running', attempt: 2 },
+      { state: 'succeeded', attempt: 2, exitCode: 0 },
+    ] as const;
+    let poll = 0;
+    const { env } = await serve((r) => {
+      if (r.method === 'POST') return { status: 201, body: sampleJob({ id: 9, state: 'pending', placement: null, retries: 1 }) };
+      const at = polls[Math.min(poll, polls.length - 1)]!;
+      poll += 1;
+      return { status: 200, body: sampleJobDetail({ id: 9, ...at }) };
+    });
+    const run = await runClientCli(['submit', '--wait', '--retries', '1', '--', 'train'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('job 9: running on GPU 0\njob 9: running (attempt 2) on GPU 0\njob 9 succeeded (exit code 0)\n');
+  });
+
+  it('--help says an admin\'s job goes to tenant "default" without --tenant', async () => {
+    const run = await runClientCli(['submit', '--help'], { env: {} });
+    expect(run.code).toBe(0);
+    const help = run.stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('--tenant <tenant> owner tenant (default: the token\'s tenant; for an admin token, tenant "default")');
+    expect(help).not.toContain('admins must give it');
+  });
 });

@@ -77,14 +77,21 @@ export function buildSubmitBody(command: readonly string[], opts: SubmitOptions,
   return body;
 }
 
-/** One line about a job's progress while waiting, e.g. `job 12: running on GPU 0, 3`. */
-function progressLine(job: JobView): string {
+/**
+ * One line about a job's progress while waiting, e.g. `job 12: running on GPU 0, 3`, or
+ * `job 12: running (attempt 2) on GPU 0` for a retry (the attempt is named while it runs, from the
+ * second on).
+ */
+export function progressLine(job: JobView): string {
   const where = job.placement !== null && job.state !== 'pending' ? ` on GPU ${job.placement.gpus.map((g) => g.index).join(', ')}` : '';
-  return `job ${job.id}: ${job.state}${where}${job.reason ? ` (${job.reason})` : ''}`;
+  const attempt = job.state === 'running' && job.attempt > 1 ? ` (attempt ${job.attempt})` : '';
+  return `job ${job.id}: ${job.state}${attempt}${where}${job.reason ? ` (${job.reason})` : ''}`;
 }
 
 /**
- * Polls the job every {@link WAIT_POLL_MS} ms until it is terminal, reporting state changes on stderr.
+ * Polls the job every {@link WAIT_POLL_MS} ms until it is terminal, reporting on stderr each change
+ * of state, placement, reason or (while running) attempt, so a retry shows even when the poll
+ * missed the pending state between two attempts.
  * @returns The terminal job.
  */
 export async function waitForJob(client: ApiClient, id: number, io: CliIo): Promise<JobView> {
@@ -137,7 +144,7 @@ export function createSubmitCommand(io: CliIo = processIo()): Command {
       .argParser(asArgParser((t) => parseMemoryMiB('--gpu-memory', t))))
     .addOption(new Option('--mode <mode>', 'sharing mode').choices(SHARING_MODES))
     .addOption(new Option('--priority <class-or-n>', 'low, normal, high, critical, or an integer 0..1000000 (higher first)').argParser(asArgParser(parsePriority)))
-    .addOption(new Option('--tenant <tenant>', 'owner tenant (admins must give it; tenant tokens default to their tenant)'))
+    .addOption(new Option('--tenant <tenant>', 'owner tenant (default: the token\'s tenant; for an admin token, tenant "default")'))
     .addOption(new Option('--name <name>', 'display name (default: the program name)'))
     .addOption(new Option('--time-limit <duration>', 'wall-clock limit per attempt: 90, 90s, 15m, 2h, 1h30m, 1d').argParser(asArgParser((t) => parseDurationSeconds(t))))
     .addOption(new Option('--retries <n>', `retries of a failed attempt, 0..${MAX_RETRIES}`)

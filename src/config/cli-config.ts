@@ -10,7 +10,7 @@ import { parse, stringify } from 'yaml';
 
 /** Connection settings as stored in the config file; each may be missing. */
 export interface CliConfig {
-  /** Base URL of the server, e.g. `http://127.0.0.1:8750`. */
+  /** Base URL of the server, e.g. `http://127.0.0.1:7070`. */
   readonly url?: string;
   /** Bearer token for the API. */
   readonly token?: string;

@@ -9,6 +9,11 @@ import { JOB_STATES, PRIORITY_CLASSES, SHARING_MODES } from '../core/index.js';
 /** Names of the priority classes, for error messages and schemas. */
 export const PRIORITY_CLASS_NAMES = Object.keys(PRIORITY_CLASSES) as [keyof typeof PRIORITY_CLASSES, ...(keyof typeof PRIORITY_CLASSES)[]];
 
+/** Environment variable names the API accepts (POSIX portable names). */
+const ENV_NAME = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable names are letters, digits and "_", not starting with a digit');
+/** A string without NUL bytes (which no argv, path or environment value can hold). */
+const NO_NUL = z.string().refine((v) => !v.includes('\0'), 'must not contain NUL bytes');
+
 const TENANT_NAME = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'tenant names are 1-63 characters: lower-case letters, digits and "-", starting with a letter or digit');
 
 /** The GPU part of a submit. */
@@ -21,14 +26,14 @@ export const GpuRequestSchema = z.object({
 
 /** `POST /api/v1/jobs` body. */
 export const SubmitJobSchema = z.object({
-  command: z.array(z.string()).min(1, 'command needs at least the program to run').describe('argv; command[0] must be an executable on PATH or a path'),
-  workingDirectory: z.string().startsWith('/', 'workingDirectory must be an absolute path').optional().describe('absolute directory the job runs in; default: the server\'s data dir for the job'),
-  environment: z.record(z.string()).default({}).describe('extra environment variables'),
+  command: z.array(NO_NUL).min(1, 'command needs at least the program to run').max(4096).describe('argv; command[0] must be an executable on PATH or a path'),
+  workingDirectory: NO_NUL.pipe(z.string().startsWith('/', 'workingDirectory must be an absolute path')).optional().describe('absolute directory the job runs in; default: the server\'s data dir for the job'),
+  environment: z.record(ENV_NAME, NO_NUL).default({}).describe('extra environment variables; names matching [A-Za-z_][A-Za-z0-9_]*; CUDA_VISIBLE_DEVICES, CUDA_MPS_* and GPUSHARE_* are set by gpushare and cannot be given'),
   tenant: TENANT_NAME.optional().describe('owner; tenant tokens may omit it (their tenant) — admins must give it'),
-  name: z.string().min(1).max(200).optional().describe('display name; default: the program name'),
-  priority: z.union([z.number().int().min(0).max(1_000_000), z.enum(PRIORITY_CLASS_NAMES)]).default('normal').describe('a number (higher is more important) or a class: low, normal, high, critical'),
+  name: NO_NUL.pipe(z.string().min(1).max(200)).optional().describe('display name; default: the program name'),
+  priority: z.union([z.number().int().min(0).max(1_000_000), z.enum(PRIORITY_CLASS_NAMES)], { errorMap: () => ({ message: 'priority must be an integer 0-1000000 or one of low, normal, high, critical' }) }).default('normal').describe('a number (higher is more important) or a class: low, normal, high, critical'),
   preemptible: z.boolean().optional().describe('may be preempted (checkpoint protocol) for a more important job; default: true below priority high (900)'),
-  timeLimitSeconds: z.number().int().min(1).nullable().default(null).describe('wall-clock limit of one attempt, seconds'),
+  timeLimitSeconds: z.number().int().min(1).max(31_536_000, 'timeLimitSeconds must be at most 31536000 (one year)').nullable().default(null).describe('wall-clock limit of one attempt, seconds'),
   retries: z.number().int().min(0).max(100).default(0).describe('how often a failed attempt is retried'),
   cpuMilli: z.number().int().min(0).default(0).describe('host CPU in milli-cores (enforced with cgroups where available); 0 = none reserved'),
   hostMemoryMiB: z.number().int().min(0).default(0).describe('host memory in MiB (enforced with cgroups where available); 0 = none reserved'),

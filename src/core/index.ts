@@ -34,3 +34,4 @@ export * from './fairness/quota.js';
 export * from './fairness/dominant-share.js';
 export * from './queue/queue-order.js';
 export * from './queue/backfill.js';
+export * from './control/pass-options.js';

@@ -5,7 +5,8 @@
  * are re-adopted at the next start).
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { lockDataDir, makeDataDir } from './data-dir.js';
 import { join } from 'node:path';
 import pino from 'pino';
 import { SeededRng } from '../core/index.js';
@@ -54,8 +55,21 @@ export interface StartServerOptions {
 /** Starts a server; resolves once it listens. @throws Error for a bad GPU spec, an unusable data dir or port */
 export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
   const logger = pino({ level: options.logLevel ?? 'info' }, pino.destination(2));
-  mkdirSync(join(config.dataDir, 'jobs'), { recursive: true, mode: 0o700 });
+  makeDataDir(join(config.dataDir, 'jobs'));
+  const lock = lockDataDir(config.dataDir);
+  process.once('exit', () => lock.release());
+  const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
+  try {
+    return await startLocked(config, options, logger, cleanups);
+  } catch (error) {
+    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startLocked(config: ServerConfig, options: StartServerOptions, logger: pino.Logger, cleanups: (() => Promise<void> | void)[]): Promise<RunningServer> {
   const store = openSqliteStore(join(config.dataDir, 'gpushare.db'));
+  cleanups.push(() => store.close());
   const inventory = await chooseInventory(config);
   const initialGpus = await inventory.list();
   // One cgroup parent per data dir: job ids restart in every store, so two servers on one host
@@ -84,6 +98,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   const checkpoint = detectCheckpointSupport();
   logger.info({ checkpoint }, `checkpointing: ${checkpoint.detail}`);
   await plane.start();
+  cleanups.push(() => plane.stop());
   const poller = createGpuHealthPoller({ inventory, intervalMs: config.healthPollIntervalMs, onChange: (list) => plane.updateGpus(list) });
 
   let resolveClosed!: () => void;
@@ -95,13 +110,22 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
       await poller.stop();
       await plane.stop();
       store.close();
+      cleanups[0]!();
       logger.info('gpushare stopped; running jobs keep running and are re-adopted at the next start');
       resolveClosed();
     })();
     return closing;
   };
+  cleanups.push(() => poller.stop());
   const app = await buildServer({ plane, jobs: new JobService(plane), admin, version: options.version, checkpoint, onDrained: () => void close() }, { logger: false });
-  await app.listen({ port: config.port, host: config.host });
+  cleanups.push(() => app.close());
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? 'the port is already in use' : code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' ? 'no such address on this machine' : (error as Error).message;
+    throw new Error(`--host ${config.host} --port ${config.port}: cannot listen: ${why}`, { cause: error });
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

@@ -140,3 +140,35 @@ describe('gpushare serve: tenants', () => {
     expect(job.reason).toBe('cancelled by tenant team-b');
   });
 });
+
+describe('gpushare serve: hardening', () => {
+  it('refuses environment variables gpushare sets and malformed names, and stores nothing', async () => {
+    server = await startServe({ simulateGpus: '1xT4' });
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ CUDA_VISIBLE_DEVICES: 'GPU-other' }, /environment: CUDA_VISIBLE_DEVICES is set by gpushare/],
+      [{ 'CUDA_VISIBLE_DEVICES=GPU-x,': '' }, /environment.*environment variable names are letters, digits and "_"/],
+      [{ GPUSHARE_JOB_ID: '1' }, /environment: GPUSHARE_JOB_ID is set by gpushare/],
+      [{ OK: 'a\u0000b' }, /must not contain NUL bytes/],
+    ];
+    for (const [environment, message] of cases) {
+      const response = await api(server, 'POST', '/api/v1/jobs', shellJob('true', { gpuMilli: 100 }, { environment }));
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body.error.message).toMatch(message);
+    }
+    expect((await api(server, 'GET', '/api/v1/jobs?all=true')).body.jobs).toEqual([]);
+  });
+
+  it('refuses a second server on the same data dir, and a busy port, with exit code 1', async () => {
+    server = await startServe({ simulateGpus: '1xT4' });
+    const { spawnSync } = await import('node:child_process');
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'gpushare');
+    const env = { ...process.env, XDG_CONFIG_HOME: join(server.dataDir, 'other-config') };
+    const second = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', join(server.dataDir, 'data'), '--simulate-gpus', '1xT4', '--log-level', 'error'], { env, encoding: 'utf8', timeout: 20_000 });
+    expect(second.status).toBe(1);
+    expect(second.stderr).toMatch(/--data-dir: .* is in use by another gpushare server \(pid \d+\)/);
+    const port = new URL(server.url).port;
+    const busy = spawnSync(process.execPath, [bin, 'serve', '--port', port, '--data-dir', join(server.dataDir, 'other-data'), '--simulate-gpus', '1xT4', '--log-level', 'error'], { env, encoding: 'utf8', timeout: 20_000 });
+    expect(busy.status).toBe(1);
+    expect(busy.stderr).toContain(`--host 127.0.0.1 --port ${port}: cannot listen: the port is already in use`);
+  });
+});

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, normalizeBaseUrl } from './api-client.js';
 import { ApiError, ApiResponseError, ApiUnreachableError } from './api-errors.js';
-import { sampleGpu, sampleJob, sampleJobDetail } from './testing/api-fixtures.js';
+import { sampleGpu, sampleJob, sampleJobDetail, sampleStatus } from './testing/api-fixtures.js';
 import { startFakeApiServer, unusedLocalUrl, type FakeApiServer, type FakeResponse, type RecordedRequest } from './testing/fake-api-server.js';
 
 let server: FakeApiServer | undefined;
@@ -18,17 +18,17 @@ async function clientFor(handler: (r: RecordedRequest) => FakeResponse) {
 
 describe('normalizeBaseUrl', () => {
   it.each([
-    ['http://127.0.0.1:8750', 'http://127.0.0.1:8750'],
-    ['http://127.0.0.1:8750/', 'http://127.0.0.1:8750'],
-    ['http://127.0.0.1:8750/api/v1', 'http://127.0.0.1:8750'],
+    ['http://127.0.0.1:7070', 'http://127.0.0.1:7070'],
+    ['http://127.0.0.1:7070/', 'http://127.0.0.1:7070'],
+    ['http://127.0.0.1:7070/api/v1', 'http://127.0.0.1:7070'],
     ['https://gpus.example/prefix/api/v1/', 'https://gpus.example/prefix'],
-    ['http://[::1]:8750', 'http://[::1]:8750'],
+    ['http://[::1]:7070', 'http://[::1]:7070'],
   ])('%s → %s', (url, base) => {
     expect(normalizeBaseUrl(url)).toBe(base);
   });
 
-  it.each(['localhost:8750', 'ftp://host', 'not a url', 'http://h/?q=1'])('rejects %s', (url) => {
-    expect(() => normalizeBaseUrl(url)).toThrow(/e\.g\. http:\/\/127\.0\.0\.1:8750/);
+  it.each(['localhost:7070', 'ftp://host', 'not a url', 'http://h/?q=1'])('rejects %s', (url) => {
+    expect(() => normalizeBaseUrl(url)).toThrow(/e\.g\. http:\/\/127\.0\.0\.1:7070/);
   });
 });
 
@@ -73,10 +73,7 @@ describe('createApiClient', () => {
         'POST /api/v1/tokens': { id: 3, tenant: 'team-b', token: 'gs_new', label: 'ci' },
         'POST /api/v1/drain': { draining: true, running: 2 },
         'POST /api/v1/backup': { path: '/tmp/b.db', bytes: 4096 },
-        'GET /api/v1/status': {
-          version: '0.1.0', draining: false, gpuSource: 'simulated', jobs: { running: 1 }, freezer: 'cgroup-v2',
-          enforcement: { cpuMilli: true, hostMemoryMiB: false }, you: { role: 'admin', tenant: null }, scheduler: { passes: 3, lastPassMs: 0.4, p50PassMs: 0.3, p99PassMs: 1.2, maxPassMs: 2, maxPendingConsidered: 5 },
-        },
+        'GET /api/v1/status': sampleStatus(),
       };
       const body = bodies[`${r.method} ${r.path}`];
       return body === undefined ? { status: 404, body: { error: { code: 'NOPE', message: `no route ${r.path}` } } } : { status: r.method === 'POST' && r.path.endsWith('s') ? 201 : 200, body };
@@ -91,7 +88,9 @@ describe('createApiClient', () => {
     expect((await client.createToken({ tenant: 'team-b', label: 'ci' })).token).toBe('gs_new');
     expect(await client.drain()).toEqual({ draining: true, running: 2 });
     expect(await client.backup('/tmp/b.db')).toEqual({ path: '/tmp/b.db', bytes: 4096 });
-    expect((await client.status()).you.role).toBe('admin');
+    const status = await client.status();
+    expect(status.you.role).toBe('admin');
+    expect(status.checkpoint.method).toBe('signal');
     expect(server.requests.map((r) => r.body)).toEqual([
       undefined, undefined, undefined, undefined, undefined, { name: 'team-b' }, { tenant: 'team-b', label: 'ci' }, undefined, { path: '/tmp/b.db' }, undefined,
     ]);
@@ -110,6 +109,14 @@ describe('createApiClient', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 502, code: 'HTTP_502' });
     expect((err as Error).message).toBe('GET /api/v1/gpus failed with HTTP 502 Bad Gateway: Bad Gateway from proxy');
+  });
+
+  it('throws ApiError with the server\'s message for a 400 on logs (e.g. an attempt that does not exist)', async () => {
+    const { client, server } = await clientFor(() => ({ status: 400, body: { error: { code: 'GPUSHARE_INVALID_FIELD', message: 'job 12 has 1 attempt(s); attempt 5 does not exist' } } }));
+    const err = await client.getLogs(12, { attempt: 5 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 400, code: 'GPUSHARE_INVALID_FIELD', message: 'job 12 has 1 attempt(s); attempt 5 does not exist' });
+    expect(server.requests[0]?.query.toString()).toBe('attempt=5');
   });
 
   it('throws ApiResponseError when a 2xx answer does not match the contract', async () => {

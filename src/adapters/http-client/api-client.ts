@@ -97,12 +97,12 @@ export function normalizeBaseUrl(url: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error(`'${url}' is not a URL; expected e.g. http://127.0.0.1:8750`);
+    throw new Error(`'${url}' is not a URL; expected e.g. http://127.0.0.1:7070`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new Error(`'${url}' is not an http or https URL; expected e.g. http://127.0.0.1:8750`);
+    throw new Error(`'${url}' is not an http or https URL; expected e.g. http://127.0.0.1:7070`);
   }
-  if (parsed.search !== '' || parsed.hash !== '') throw new Error(`'${url}' has a query or fragment; give the server's base URL, e.g. http://127.0.0.1:8750`);
+  if (parsed.search !== '' || parsed.hash !== '') throw new Error(`'${url}' has a query or fragment; give the server's base URL, e.g. http://127.0.0.1:7070`);
   let path = parsed.pathname.replace(/\/+$/, '');
   if (path.endsWith(API_PREFIX)) path = path.slice(0, -API_PREFIX.length);
   return `${parsed.origin}${path}`;

@@ -85,6 +85,8 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tenants ADD COLUMN guaranteed_gpu_equivalents REAL NOT NULL DEFAULT 0;
   ALTER TABLE tenants ADD COLUMN limit_gpu_equivalents REAL;
   ALTER TABLE jobs ADD COLUMN preemptible INTEGER NOT NULL DEFAULT 1;
+  -- Jobs stored before this column existed get the submit default: preemptible below priority high.
+  UPDATE jobs SET preemptible = 0 WHERE priority >= 900;
   `,
 ];
 

@@ -133,7 +133,7 @@ describe('openSqliteStore', () => {
     expect(() => openSqliteStore(empty, { readonly: true })).toThrow('open it read-write once to migrate it');
   });
 
-  it('migrates a version 1 file: tenants get guarantee 0 and no limit, jobs are preemptible', () => {
+  it('migrates a version 1 file: tenants get guarantee 0 and no limit, jobs of priority high or above are not preemptible', () => {
     const v1 = new Database(file);
     v1.exec(MIGRATIONS[0] ?? '');
     v1.pragma('user_version = 1');
@@ -152,7 +152,7 @@ describe('openSqliteStore', () => {
     expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null }]);
     expect(store.listJobs({ states: ['pending', 'preempted'] })).toEqual([{
       id: 1, name: 'old', tenant: 'acme', command: ['/bin/true'], workingDirectory: '/tmp', environment: { A: 'b' }, priority: 900,
-      timeLimitSeconds: null, retries: 1, preemptible: true, cpuMilli: 500, hostMemoryMiB: 1024,
+      timeLimitSeconds: null, retries: 1, preemptible: false, cpuMilli: 500, hostMemoryMiB: 1024,
       gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' }, state: 'pending', reason: null,
       submittedAtMs: 2, updatedAtMs: 3, placement: null, attempt: 0, process: null, startedAtMs: null, endedAtMs: null,
       exitCode: null, signal: null,
@@ -165,7 +165,7 @@ describe('openSqliteStore', () => {
     const again = open();
     expect(again.schemaVersion()).toBe(2);
     expect(again.getTenant('acme')).toMatchObject({ guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2 });
-    expect(again.listJobs().map((j) => [j.id, j.preemptible])).toEqual([[1, true], [fresh.id, false]]);
+    expect(again.listJobs().map((j) => [j.id, j.preemptible])).toEqual([[1, false], [fresh.id, false]]);
   });
 
   it('stores preemptible as 0/1 and quotas as REAL columns (NULL = no limit)', () => {

@@ -192,29 +192,38 @@ export class ControlPlane {
 
   /** Checks every running job for exit, lost processes and time limits. */
   monitor(): void {
-    const { launcher } = this.deps;
     const now = this.deps.nowMs();
     for (const job of [...this.running.values()]) {
-      const handle = job.process!;
-      const outcome = launcher.readOutcome(handle);
-      if (outcome) {
-        this.finish(job, outcome);
-        continue;
-      }
-      if (!launcher.isAlive(handle)) {
-        const late = launcher.readOutcome(handle);
-        this.finish(job, late ?? null);
-        continue;
-      }
-      if (job.timeLimitSeconds !== null && job.startedAtMs !== null && now - job.startedAtMs > job.timeLimitSeconds * 1000 && !this.intents.has(job.id)) {
-        this.deps.logger.info({ jobId: job.id }, 'time limit reached');
-        void this.stopJob(job.id, { kind: 'time-limit' });
+      try {
+        this.monitorJob(job, now);
+      } catch (error) {
+        // One job's trouble (e.g. a store conflict) must not stop the others from being watched.
+        this.deps.logger.error({ jobId: job.id, err: error }, 'watching the job failed');
       }
     }
     if (this.drainingFlag && this.running.size === 0 && this.onDrained) {
       const done = this.onDrained;
       this.onDrained = null;
       done();
+    }
+  }
+
+  private monitorJob(job: JobRecord, now: number): void {
+    const { launcher } = this.deps;
+    const handle = job.process!;
+    const outcome = launcher.readOutcome(handle);
+    if (outcome) {
+      this.finish(job, outcome);
+      return;
+    }
+    if (!launcher.isAlive(handle)) {
+      const late = launcher.readOutcome(handle);
+      this.finish(job, late ?? null);
+      return;
+    }
+    if (job.timeLimitSeconds !== null && job.startedAtMs !== null && now - job.startedAtMs > job.timeLimitSeconds * 1000 && !this.intents.has(job.id)) {
+      this.deps.logger.info({ jobId: job.id }, 'time limit reached');
+      void this.stopJob(job.id, { kind: 'time-limit' });
     }
   }
 

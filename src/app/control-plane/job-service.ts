@@ -7,7 +7,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { isTerminal, type JobState } from '../../core/index.js';
 import type { GpuView, JobDetailView, JobView, SubmitJob } from '../../contract/api.js';
 import { attemptLogPath } from './log-files.js';
-import { conflict, draining, forbidden, gpuNotFound, jobNotFound } from '../errors.js';
+import { conflict, draining, forbidden, gpuNotFound, invalidField, jobNotFound } from '../errors.js';
 import type { Principal } from '../auth/tokens.js';
 import type { JobRecord } from '../ports/state-store.js';
 import type { ControlPlane } from './control-plane.js';
@@ -67,7 +67,8 @@ export class JobService {
       this.plane.dequeue(id);
     } else {
       store.applyJobChanges([{ jobId: id, atMs: nowMs(), expectState: job.state, patch: { reason: `${CANCEL_REQUESTED} by ${who}` } }]);
-      await this.plane.stopJob(id, { kind: 'cancelled', reason: `cancelled by ${who}` });
+      // Answer at once: the stop (signal, grace period, kill) goes on in the background.
+      void this.plane.stopJob(id, { kind: 'cancelled', reason: `cancelled by ${who}` });
     }
     return toJobView(store.getJob(id)!, this.plane);
   }
@@ -75,6 +76,9 @@ export class JobService {
   /** Reads log text of one attempt from a byte offset. @throws GpushareError 404 */
   logs(principal: Principal, id: number, query: { stream: 'stdout' | 'stderr'; attempt?: number; offset: number }): { attempt: number; text: string; nextOffset: number; ended: boolean } {
     const job = this.visibleJob(principal, id);
+    if (query.attempt !== undefined && (query.attempt > job.attempt || query.attempt < 1)) {
+      throw invalidField('attempt', `job ${id} has ${job.attempt === 0 ? 'not started yet' : `attempts 1..${job.attempt}`}, got ${query.attempt}`);
+    }
     const attempt = query.attempt ?? Math.max(1, job.attempt);
     const path = attemptLogPath(this.plane.jobDirectory(id), attempt, query.stream);
     const attemptEnded = isTerminal(job.state) || attempt < job.attempt || (attempt === job.attempt && job.state === 'pending');
@@ -94,9 +98,14 @@ export class JobService {
     return { attempt, text: buffer.toString('utf8'), nextOffset, ended: attemptEnded && nextOffset >= size };
   }
 
-  /** Every GPU with its jobs (tenants see other tenants' shares without names? no: all see all GPUs, names included). */
-  gpus(): GpuView[] {
-    return toGpuViews(this.plane, (id) => this.plane.deps.store.getJob(id));
+  /**
+   * Every GPU with its jobs. A tenant sees every GPU and its totals, but only its own jobs in the
+   * lists: other tenants' jobs are counted in the allocation, never named.
+   */
+  gpus(principal: Principal): GpuView[] {
+    const views = toGpuViews(this.plane, (id) => this.plane.deps.store.getJob(id));
+    if (principal.role === 'admin') return views;
+    return views.map((gpu) => ({ ...gpu, jobs: gpu.jobs.filter((j) => j.tenant === principal.tenant) }));
   }
 
   /** Takes a GPU out of service (no new jobs) or back. @throws GpushareError 403, 404 */
@@ -107,7 +116,7 @@ export class JobService {
     const { store, nowMs } = this.plane.deps;
     store.setGpuCordoned(gpu.uuid, cordoned, nowMs());
     this.plane.updateGpus(null, store.listCordonedGpus());
-    return this.gpus().find((g) => g.index === index)!;
+    return this.gpus(principal).find((g) => g.index === index)!;
   }
 
   private visibleJob(principal: Principal, id: number): JobRecord {

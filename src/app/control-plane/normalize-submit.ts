@@ -32,12 +32,17 @@ export interface SubmitContext {
  */
 export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
   const tenant = resolveTenant(body.tenant, ctx);
+  const reserved = Object.keys(body.environment).filter(isReservedVariable);
+  if (reserved.length > 0) {
+    throw invalidField('environment', `${reserved.join(', ')} ${reserved.length === 1 ? 'is' : 'are'} set by gpushare from the job's placement and cannot be given (reserved: CUDA_VISIBLE_DEVICES, CUDA_MPS_*, GPUSHARE_*)`);
+  }
   const workingDirectory = body.workingDirectory ?? ctx.defaultWorkingDirectory;
   if (!ctx.directoryExists(workingDirectory)) throw invalidField('workingDirectory', `directory "${workingDirectory}" does not exist on the server`);
   const lookupEnv = { PATH: ctx.serverPath, ...body.environment };
   const program = body.command[0]!;
   if (ctx.resolveExecutable(program, workingDirectory, lookupEnv) === null) {
-    throw invalidField('command', `program "${program}" was not found or is not executable (looked up in PATH=${lookupEnv.PATH} from ${workingDirectory})`);
+    const where = program.includes('/') ? `relative to ${workingDirectory}` : 'in the PATH the job gets';
+    throw invalidField('command', `program "${program}" was not found or is not executable on the server (looked up ${where})`);
   }
   const gpu = body.gpu;
   if (gpu.mode === 'exclusive' && gpu.gpuMilli !== 1000) {
@@ -61,6 +66,11 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
   const why = whyUnresolvable({ id: 0, tenant, priority, submittedAtMs: 0, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu }, ctx.gpus, ctx.host);
   if (why !== null) throw unresolvable(why);
   return job;
+}
+
+/** Variables gpushare sets from the placement, which a job may not override. */
+export function isReservedVariable(name: string): boolean {
+  return name === 'CUDA_VISIBLE_DEVICES' || name.startsWith('CUDA_MPS_') || name.startsWith('GPUSHARE_');
 }
 
 function resolveTenant(requested: string | undefined, ctx: SubmitContext): string {

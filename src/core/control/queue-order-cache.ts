@@ -12,13 +12,13 @@ import { compareQueueOrder } from './queue-order.js';
 export class QueueOrderCache {
   private last: readonly PendingJob[] = [];
 
-  /** `pending` in queue order (see queue-order.ts); remembered for the next call unless a job repeats. */
-  order(pending: readonly PendingJob[]): PendingJob[] {
+  /** `pending` sorted by `compare` (default: queue-order.ts); remembered for the next call unless a job repeats. */
+  order(pending: readonly PendingJob[], compare: (a: PendingJob, b: PendingJob) => number = compareQueueOrder): PendingJob[] {
     const rest = new Set(pending);
-    if (rest.size !== pending.length) return [...pending].sort(compareQueueOrder);
+    if (rest.size !== pending.length) return [...pending].sort(compare);
     const ordered = this.last.filter((job) => rest.delete(job));
     for (const job of rest) ordered.push(job);
-    ordered.sort(compareQueueOrder);
+    ordered.sort(compare);
     this.last = ordered;
     return ordered;
   }

@@ -17,6 +17,8 @@ import type { EffectiveMode, PendingJob } from './job.js';
 import { MigLayouts } from './mig-placement.js';
 import { ModelGroups } from './model-groups.js';
 import { QueueOrderCache } from './queue-order-cache.js';
+import type { PassOptions, PassResult } from './pass-options.js';
+import { mayBackfill, NO_BLOCKED_JOB, reservedStartMs, type BackfillReservation } from '../queue/backfill.js';
 import { resolveMode } from './share-accounting.js';
 import { placeShared } from './shared-placement.js';
 
@@ -160,21 +162,45 @@ export class ServerScheduler {
   }
 
   /**
-   * One scheduling pass: every pending job, in queue order (priority, then submit time, then id),
-   * is tried, not only the head, so small jobs use capacity a large blocked job cannot.
-   * @returns placements made (already held) and the waiting reason of every other job
+   * One scheduling pass: every pending job is tried in queue order, not only the head, so small
+   * jobs use capacity a large blocked job cannot. With `options.backfill`, once a job is blocked for
+   * lack of capacity, a later job starts ahead of it only if its time limit ends before the blocked
+   * job's reserved start (EASY backfill); `options.admit` (quotas) is checked before each job.
+   * @returns placements made (already held), the waiting reason of every other job, and the blocked job
    */
-  runPass(pending: readonly PendingJob[]): { placed: { jobId: number; placement: Placement }[]; waiting: Map<number, string> } {
-    const ordered = this.queue.order(pending);
+  runPass(pending: readonly PendingJob[], options: PassOptions = {}): PassResult {
+    const ordered = this.queue.order(pending, options.compare);
     const placed: { jobId: number; placement: Placement }[] = [];
     const waitingReasons = new Map<number, string>();
     const failed = new FailedSearches();
+    let blocked: PendingJob | null = null;
+    let reservation: BackfillReservation = NO_BLOCKED_JOB;
     for (const job of ordered) {
+      const refused = options.admit?.(job) ?? null;
+      if (refused !== null) {
+        waitingReasons.set(job.id, refused);
+        continue;
+      }
+      if (blocked && options.backfill && !mayBackfill({ timeLimitSeconds: options.backfill.timeLimitSecondsOf(job) }, reservation, options.backfill.nowMs)) {
+        waitingReasons.set(job.id, backfillReason(blocked, reservation, options.backfill.timeLimitSecondsOf(job)));
+        continue;
+      }
       const outcome = this.attempt(job, failed);
-      if (outcome.kind === 'placed') placed.push({ jobId: job.id, placement: outcome.placement });
-      else waitingReasons.set(job.id, outcome.reason);
+      if (outcome.kind === 'placed') {
+        placed.push({ jobId: job.id, placement: outcome.placement });
+        options.onPlaced?.(job, outcome.placement);
+        continue;
+      }
+      waitingReasons.set(job.id, outcome.reason);
+      if (!blocked) {
+        blocked = job;
+        if (options.backfill) {
+          const { running, nowMs } = options.backfill;
+          reservation = { blocked: true, reservedStartMs: reservedStartMs(job, running, (released) => this.fitsWithout(job, released), nowMs) };
+        }
+      }
     }
-    return { placed, waiting: waitingReasons };
+    return { placed, waiting: waitingReasons, blockedJobId: blocked?.id ?? null };
   }
 
   /** Per-GPU usage, by device index. */
@@ -228,6 +254,12 @@ export class ServerScheduler {
     failed?.clear();
     return { kind: 'placed', placement };
   }
+}
+
+function backfillReason(blocked: PendingJob, reservation: BackfillReservation, timeLimitSeconds: number | null): string {
+  if (timeLimitSeconds === null) return `waiting behind job ${blocked.id}: only jobs with a time limit may start ahead of a blocked job`;
+  const at = reservation.blocked && reservation.reservedStartMs !== null ? `its reserved start at ${new Date(reservation.reservedStartMs).toISOString()}` : 'its reserved start';
+  return `waiting behind job ${blocked.id}: a ${timeLimitSeconds} s time limit would not end before ${at}`;
 }
 
 function waiting(reason: string): PlaceOutcome {

@@ -13,7 +13,8 @@ export const POLICY_PALETTE: readonly string[] = [
   '#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf',
 ];
 
-const CSS = `
+/** The report pages' inline style sheet (shared with the timeline report). */
+export const REPORT_CSS = `
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;color:#222;background:#fafafa}
 main{max-width:1000px;margin:0 auto;padding:24px}
 h1{font-size:1.6rem;margin:0 0 4px}
@@ -150,7 +151,7 @@ export function renderHtmlReport(report: SimulationReport): string {
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${title}</title>`,
-    `<style>${CSS}</style>`,
+    `<style>${REPORT_CSS}</style>`,
     '</head>',
     '<body>',
     '<main>',

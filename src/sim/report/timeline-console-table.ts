@@ -31,6 +31,8 @@ function mean(v: MeanSd | null): number | null {
 
 const RUN_HEADER = ['policy', 'seed', 'nodes', 'GPUs', 'jobs', 'unplaceable', 'offered load %', 'alloc % (arrivals)', 'alloc % (all)', 'makespan h', 'wall s'];
 const CLASS_HEADER = ['policy', 'seed', 'class', 'jobs', 'completed', 'wait p50/p95/p99 s', 'JCT p50/p95/p99 s', 'preemptions', 'lost GPU-h'];
+const MEAN_HEADER = ['policy', 'seeds', 'class', 'completed', 'wait p50/p95/p99 s', 'JCT p50/p95/p99 s', 'preemptions', 'lost GPU-h'];
+const MEAN_RIGHT = [false, false, false, true, true, true, true, true];
 const RUN_RIGHT = [false, true, true, true, true, true, true, true, true, true, true];
 const CLASS_RIGHT = [false, false, false, true, true, true, true, true, true];
 
@@ -45,7 +47,7 @@ function classRow(policy: string, seed: string, name: string, s: ClassStats): st
 
 function summaryRow(policy: string, seeds: string, name: string, s: ClassSummary): string[] {
   return [
-    policy, seeds, name, '', formatFixed(s.completed.mean, 1),
+    policy, seeds, name, formatFixed(s.completed.mean, 1),
     triple(mean(s.waitP50Seconds), mean(s.waitP95Seconds), mean(s.waitP99Seconds)),
     triple(mean(s.jctP50Seconds), mean(s.jctP95Seconds), mean(s.jctP99Seconds)),
     formatFixed(s.preemptions.mean, 1), formatFixed(s.lostWorkGpuHours.mean, 1),
@@ -82,6 +84,6 @@ export function formatTimelineTables(report: TimelineReport): string {
     alignedTable(CLASS_HEADER, CLASS_RIGHT, classRows),
     '',
     'mean over seeds:',
-    alignedTable(CLASS_HEADER.map((h, i) => (i === 1 ? 'seeds' : i === 3 ? '' : h)), CLASS_RIGHT, meanRows),
+    alignedTable(MEAN_HEADER, MEAN_RIGHT, meanRows),
   ].join('\n');
 }

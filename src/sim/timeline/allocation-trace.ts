@@ -50,13 +50,13 @@ export class AllocationTrace {
 
   /**
    * Time-weighted mean allocation in % of `capacityMilli` over each of `count` equal intervals of
-   * [0, `endSeconds`]. With `endSeconds` ≤ 0 every interval takes the value at time 0.
-   * @returns `count` percentages, interval i covering [i·end/count, (i+1)·end/count)
+   * [`fromSeconds`, `toSeconds`]. With an empty range every interval takes the value at `fromSeconds`.
+   * @returns `count` percentages, interval i covering [from + i·w, from + (i+1)·w), w = (to − from)/count
    */
-  intervalMeansPct(capacityMilli: number, endSeconds: number, count: number): number[] {
+  intervalMeansPct(capacityMilli: number, fromSeconds: number, toSeconds: number, count: number): number[] {
     const cumulative = this.cumulative();
-    const width = endSeconds / count;
-    return Array.from({ length: count }, (_, i) => this.meanPctOver(capacityMilli, i * width, (i + 1) * width, cumulative));
+    const width = (toSeconds - fromSeconds) / count;
+    return Array.from({ length: count }, (_, i) => this.meanPctOver(capacityMilli, fromSeconds + i * width, fromSeconds + (i + 1) * width, cumulative));
   }
 
   /** Time-weighted mean allocation in % of `capacityMilli` over [`fromSeconds`, `toSeconds`]. */

@@ -2,13 +2,16 @@
  * The mutable state of one job during a timeline replay: queued or running, its progress, and
  * what it has cost so far. Also the queue entry the queue order reads.
  */
-import type { QueueEntry } from './pending-core.js';
+import type { QueueEntry } from '../../core/index.js';
 import type { TimelineJob } from './timeline-jobs.js';
 
-/** One job's replay state (the engine's own; read-only to everyone else). */
+/**
+ * One job's replay state (the engine's own; read-only to everyone else). As a queue entry: `id` is
+ * the job id, `submittedAtMs` its first arrival in ms of simulated time (kept when preempted).
+ */
 export interface JobRun extends QueueEntry {
   readonly job: TimelineJob;
-  /** Size in GPU-equivalents (see pending-core `gpuEquivalents`). */
+  /** Size in GPU-equivalents (see trace-gpu-equivalents.ts). */
   readonly gpuEquivalents: number;
   /** Small integer naming the job's full request (equal requests fit equally). */
   readonly shapeId: number;

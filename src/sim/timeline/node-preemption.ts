@@ -4,15 +4,15 @@
  * with an oracle that takes the victims off that node, asks whether the preemptor fits it, and
  * puts them back; the cheapest plan over all nodes wins.
  */
-import { whyNotFit, type Scheduler } from '../../core/index.js';
-import type { JobRun } from './job-run.js';
-import { secondsSinceCheckpoint } from './job-run.js';
-import { defaultPreemptible, planPreemption, type PreemptionCandidate, type PreemptionOptions } from './pending-core.js';
+import {
+  defaultPreemptible, planPreemption, whyNotFit, type PreemptionCandidate, type PreemptionOptions, type Scheduler,
+} from '../../core/index.js';
+import { secondsSinceCheckpoint, type JobRun } from './job-run.js';
 
 /** A chosen preemption: the node and the jobs to evict there. */
 export interface PreemptionChoice {
   readonly nodeIndex: number;
-  /** Jobs to evict, in the planner's order. */
+  /** Jobs to evict, by ascending job id (the planner's order). */
   readonly victims: readonly JobRun[];
   /** Their summed lost work, GPU-seconds. */
   readonly lostWorkGpuSeconds: number;
@@ -32,7 +32,7 @@ export interface PreemptionContext {
 /** A running job as the planner sees it. */
 function candidateOf(run: JobRun, nowSeconds: number, ctx: PreemptionContext): PreemptionCandidate {
   return {
-    jobId: run.jobId,
+    jobId: run.id,
     priority: run.priority,
     tenant: run.tenant,
     preemptible: defaultPreemptible(run.priority),
@@ -59,7 +59,7 @@ export function choosePreemption(preemptor: JobRun, nowSeconds: number, ctx: Pre
     const running = ctx.runningByNode[n]!;
     if (running.size === 0 || !ctx.fitsEmptyNode(preemptor.shapeId, n)) continue;
     const byId = new Map<number, JobRun>();
-    for (const run of running) if (run.priority < preemptor.priority && defaultPreemptible(run.priority)) byId.set(run.jobId, run);
+    for (const run of running) if (run.priority < preemptor.priority && defaultPreemptible(run.priority)) byId.set(run.id, run);
     if (byId.size === 0) continue;
     const node = nodes[n]!;
     const fitsWithout = (victimIds: readonly number[]): boolean => {
@@ -70,7 +70,7 @@ export function choosePreemption(preemptor: JobRun, nowSeconds: number, ctx: Pre
       return fits;
     };
     const plan = planPreemption({
-      preemptor: { jobId: preemptor.jobId, priority: preemptor.priority, tenant: preemptor.tenant, reclaiming: false },
+      preemptor: { jobId: preemptor.id, priority: preemptor.priority, tenant: preemptor.tenant, reclaiming: false },
       candidates: [...byId.values()].map((run) => candidateOf(run, nowSeconds, ctx)),
       fitsWithout,
       options: ctx.options,

@@ -4,13 +4,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import {
-  buildTargetWorkload, createNodeStates, findPolicy, randomPermutation, Scheduler, SeededRng, type TargetWorkload,
+  buildTargetWorkload, createNodeStates, DEFAULT_AGING, DEFAULT_PREEMPTION_OPTIONS, findPolicy, randomPermutation, Scheduler, SeededRng,
+  type PreemptionOptions, type TargetWorkload,
 } from '../../core/index.js';
 import { nodeSpecOf, taskShapeOf } from '../cluster-from-trace.js';
 import { UnknownPolicyError, type WorkloadSource } from '../packing-replay.js';
 import { parsePodListCsv, readNodeListFile } from '../traces/alibaba-csv.js';
 import { TraceFormatError, type TraceNode } from '../traces/trace-types.js';
-import { CORE_API_SOURCE, type PreemptionOptions } from './pending-core.js';
 import { QOS_PRIORITY } from './qos-priority.js';
 import { sampleCluster } from './sample-cluster.js';
 import { readScheduledTimes } from './scheduled-times.js';
@@ -20,8 +20,12 @@ import { offeredLoadPct, statsByClass } from './timeline-stats.js';
 import { summarizeTimelineRuns } from './timeline-summary.js';
 import type { TimelineReport, TimelineRunResult } from './timeline-types.js';
 
-/** Preemption limits of the timeline replay: no minimum run time, at most 5 preemptions per job. */
-export const TIMELINE_PREEMPTION_OPTIONS: PreemptionOptions = { minRunSeconds: 0, maxPreemptionsPerJob: 5 };
+/**
+ * Preemption limits of the timeline replay: the core's defaults (`DEFAULT_PREEMPTION_OPTIONS`, as
+ * the server uses): no minimum run time, at most 5 preemptions per job. docs/simulator.md shows how
+ * the cap changes the results.
+ */
+export const TIMELINE_PREEMPTION_OPTIONS: PreemptionOptions = DEFAULT_PREEMPTION_OPTIONS;
 /** Number of equal intervals of the allocation-over-time output. */
 export const ALLOCATION_INTERVALS = 200;
 /** The offered-load formula, as stated in the outputs. */
@@ -87,7 +91,12 @@ export function runTimelineOnce(input: TimelineInput, policyName: string, seed: 
     makespanSeconds: end,
     meanAllocationPct: outcome.allocation.meanPct(gpus * 1000, 0, end),
     meanAllocationPctDuringArrivals: span > 0 ? outcome.allocation.meanPct(gpus * 1000, first, last) : outcome.allocation.meanPct(gpus * 1000, 0, end),
-    allocation: { intervalSeconds: end / ALLOCATION_INTERVALS, pct: outcome.allocation.intervalMeansPct(gpus * 1000, end, ALLOCATION_INTERVALS) },
+    allocation: { intervalSeconds: end / ALLOCATION_INTERVALS, pct: outcome.allocation.intervalMeansPct(gpus * 1000, 0, end, ALLOCATION_INTERVALS) },
+    allocationDuringArrivals: {
+      startSeconds: span > 0 ? first : 0,
+      intervalSeconds: span / ALLOCATION_INTERVALS,
+      pct: outcome.allocation.intervalMeansPct(gpus * 1000, span > 0 ? first : 0, span > 0 ? last : 0, ALLOCATION_INTERVALS),
+    },
     ...statsByClass(outcome.outcomes),
     passes: outcome.passes,
     wallSeconds: (performance.now() - started) / 1000,
@@ -144,6 +153,7 @@ export async function runTimelineGrid(options: TimelineGridOptions): Promise<Tim
     throw new TraceFormatError(nodesFile, null, 'gpu', 'no node with gpu > 0 to sample --gpus from');
   }
   const input: TimelineInput = { nodes, workload, targetWorkload: buildTargetWorkload(pods.map(taskShapeOf)) };
+  const preemptionOptions = options.preemptionOptions ?? TIMELINE_PREEMPTION_OPTIONS;
 
   const runs: TimelineRunResult[] = [];
   const total = policies.length * seeds.length;
@@ -168,10 +178,11 @@ export async function runTimelineGrid(options: TimelineGridOptions): Promise<Tim
       policies, seeds, arrivalSpeedup,
       preemption: options.preemption,
       checkpointIntervalSeconds: options.checkpointIntervalSeconds,
-      ...(options.preemptionOptions ?? TIMELINE_PREEMPTION_OPTIONS),
+      minRunSeconds: preemptionOptions.minRunSeconds,
+      maxPreemptionsPerJob: Number.isFinite(preemptionOptions.maxPreemptionsPerJob) ? preemptionOptions.maxPreemptionsPerJob : null,
       workloadSource: options.workloadSource,
       qosPriority: Object.fromEntries(QOS_PRIORITY),
-      coreApis: CORE_API_SOURCE,
+      queueAging: DEFAULT_AGING,
     },
     offeredLoadDefinition: OFFERED_LOAD_DEFINITION,
     runs,

@@ -4,13 +4,15 @@
  * depart; with preemption, a job that cannot be placed may evict lower-priority jobs of one node,
  * which go back to the queue and later resume from their last checkpoint.
  */
-import { createNodeStates, totalGpuMilli, whyNotFit, type Scheduler } from '../../core/index.js';
+import {
+  createNodeStates, defaultPreemptible, orderQueue, totalGpuMilli, whyNotFit, type PreemptionOptions, type QueueOrderContext, type Scheduler,
+} from '../../core/index.js';
 import { AllocationTrace } from './allocation-trace.js';
 import { EventHeap } from './event-heap.js';
 import { secondsSinceCheckpoint, type JobRun } from './job-run.js';
 import { choosePreemption, type PreemptionContext } from './node-preemption.js';
-import { defaultPreemptible, gpuEquivalents, orderQueue, type PreemptionOptions } from './pending-core.js';
 import type { TimelineJob } from './timeline-jobs.js';
+import { traceGpuEquivalents } from './trace-gpu-equivalents.js';
 
 /** How a replay runs. */
 export interface TimelineOptions {
@@ -98,8 +100,8 @@ export function runTimeline(jobs: readonly TimelineJob[], scheduler: Scheduler, 
       continue;
     }
     runs.push({
-      jobId: job.id, priority: job.priority, tenant, submittedAtMs: job.arrivalSeconds * 1000,
-      job, gpuEquivalents: gpuEquivalents(job.request), shapeId,
+      id: job.id, priority: job.priority, tenant, submittedAtMs: job.arrivalSeconds * 1000,
+      job, gpuEquivalents: traceGpuEquivalents(job.request), shapeId,
       queuedSinceSeconds: job.arrivalSeconds, waitSeconds: 0, remainingSeconds: job.durationSeconds,
       runStartSeconds: Number.NaN, nodeIndex: -1, gpuIndices: [], attempt: 0,
       firstStartSeconds: Number.NaN, endSeconds: Number.NaN, preemptions: 0, lostWorkGpuSeconds: 0,
@@ -119,6 +121,9 @@ export function runTimeline(jobs: readonly TimelineJob[], scheduler: Scheduler, 
     fitsEmptyNode: (shapeId, n) => emptyFit[shapeId]![n] === 1,
   };
 
+  // One tenant: every dominant share is 0, so the order is aged priority, then arrival, then id.
+  const noShares = new Map<string, number>();
+  const queueContext = (now: number): QueueOrderContext => ({ nowMs: now * 1000, dominantShareByTenant: noShares });
   const countRunning = (run: JobRun, delta: number): void => {
     if (defaultPreemptible(run.priority)) runningPreemptibleByPriority.set(run.priority, (runningPreemptibleByPriority.get(run.priority) ?? 0) + delta);
   };
@@ -203,7 +208,7 @@ export function runTimeline(jobs: readonly TimelineJob[], scheduler: Scheduler, 
     for (let round = 0; ; round++) {
       if (round >= MAX_PASSES_PER_INSTANT) throw new Error(`timeline replay: no fixed point after ${round} passes at t=${now}`);
       passes.full++;
-      const ordered = orderQueue(queue, { nowMs: now * 1000 });
+      const ordered = orderQueue(queue, queueContext(now));
       const evicted = pass(ordered, now);
       queue = ordered.filter((r) => r.nodeIndex < 0);
       for (const v of evicted) queue.push(v);
@@ -231,7 +236,7 @@ export function runTimeline(jobs: readonly TimelineJob[], scheduler: Scheduler, 
       fullPass(now);
     } else if (arrivals.length > 0) {
       passes.arrivalsOnly++;
-      const ordered = orderQueue(arrivals, { nowMs: now * 1000 });
+      const ordered = orderQueue(arrivals, queueContext(now));
       const evicted = pass(ordered, now);
       for (const run of ordered) if (run.nodeIndex < 0) queue.push(run);
       for (const v of evicted) queue.push(v);

@@ -55,6 +55,8 @@ export interface TimelineRunResult {
   readonly meanAllocationPctDuringArrivals: number;
   /** Allocated GPU % over time: the time-weighted mean over each of `pct.length` equal intervals of [0, makespan]. */
   readonly allocation: { readonly intervalSeconds: number; readonly pct: readonly number[] };
+  /** The same over [first arrival, last arrival] (finer while jobs arrive); interval i starts at first arrival + i × `intervalSeconds`. */
+  readonly allocationDuringArrivals: { readonly startSeconds: number; readonly intervalSeconds: number; readonly pct: readonly number[] };
   /** Every job. */
   readonly all: ClassStats;
   /** Per priority class (jobs: 0 for classes absent from the trace). */
@@ -115,12 +117,14 @@ export interface TimelineReport {
     readonly arrivalSpeedup: number;
     readonly preemption: boolean;
     readonly checkpointIntervalSeconds: number;
+    /** Planner option: a job that has run less than this (current run) is not preempted. */
     readonly minRunSeconds: number;
-    readonly maxPreemptionsPerJob: number;
+    /** Planner option: a job preempted this often is not preempted again; null = no limit. */
+    readonly maxPreemptionsPerJob: number | null;
     readonly workloadSource: 'trace' | 'online';
     readonly qosPriority: Readonly<Record<string, number>>;
-    /** Where the queue order, the preemption planner and gpuEquivalents came from. */
-    readonly coreApis: Readonly<Record<string, string>>;
+    /** Aging of the core's queue order: `agingStep` priority per `agingIntervalMs` waited, capped at the next class. */
+    readonly queueAging: { readonly agingIntervalMs: number; readonly agingStep: number };
   };
   /** The formula behind `offeredLoadPct`, in words. */
   readonly offeredLoadDefinition: string;

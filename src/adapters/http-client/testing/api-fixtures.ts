@@ -2,6 +2,7 @@
  * Sample API objects (as the contract's schemas describe them) for client and CLI tests.
  */
 import type { GpuView, JobDetailView, JobView } from '../../../contract/api.js';
+import type { StatusView } from '../api-client.js';
 
 /** A running job on GPU 0 with half of it; override any field. */
 export function sampleJob(overrides: Partial<JobView> = {}): JobView {
@@ -42,6 +43,18 @@ export function sampleGpu(overrides: Partial<GpuView> = {}): GpuView {
     allocatedGpuMilli: 500, freeGpuMilli: 500, allocatedGpuMemoryMiB: 40960, freeGpuMemoryMiB: 40960,
     utilizationGpuPct: null, memoryUsedMiB: null,
     jobs: [{ id: 12, name: 'train', tenant: 'team-a', state: 'running', gpuMilli: 500, gpuMemoryMiB: 40960, migProfile: null }],
+    ...overrides,
+  };
+}
+
+/** An admin's view of a simulated server's status; override any field. */
+export function sampleStatus(overrides: Partial<StatusView> = {}): StatusView {
+  return {
+    version: '0.1.0', draining: false, gpuSource: 'simulated', jobs: { pending: 1, running: 2 }, freezer: 'cgroup-v2',
+    enforcement: { cpuMilli: true, hostMemoryMiB: false },
+    scheduler: { passes: 10, lastPassMs: 0.5, p50PassMs: 0.4, p99PassMs: 2, maxPassMs: 3, maxPendingConsidered: 4 },
+    checkpoint: { method: 'signal', transparentAvailable: false, detail: 'criu: not installed; cuda-checkpoint: not installed; preemption uses the signal protocol' },
+    you: { role: 'admin', tenant: null },
     ...overrides,
   };
 }

@@ -1,7 +1,9 @@
 /**
  * Admin and status routes: tenants, tokens, drain, backup, status.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { invalidField } from '../../../app/errors.js';
 import { z } from 'zod';
 import { BackupSchema, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
 import { requireAdmin } from '../../../app/control-plane/admin-service.js';
@@ -29,7 +31,10 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
   });
   api.post('/backup', { schema: { tags: ['admin'], summary: 'Write a consistent copy of the store (admin)', body: BackupSchema, response: { 200: z.object({ path: z.string(), bytes: z.number().int() }) } } }, async (request) => {
     requireAdmin(request.principal);
-    await plane.deps.store.backup(request.body.path);
+    const { path } = request.body;
+    if (existsSync(path)) throw invalidField('path', `${path} exists; backup never overwrites a file (choose a new name)`);
+    if (!existsSync(dirname(path)) || !statSync(dirname(path)).isDirectory()) throw invalidField('path', `directory ${dirname(path)} does not exist on the server`);
+    await plane.deps.store.backup(path);
     return { path: request.body.path, bytes: statSync(request.body.path).size };
   });
   api.get('/status', { schema: { tags: ['admin'], summary: 'Server status', response: { 200: StatusSchema } } }, async (request) => {

@@ -11,7 +11,7 @@ import type { ServerServices } from '../build-server.js';
 export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
 
 /** `:id` path parameter. */
-export const IdParams = z.object({ id: z.coerce.number().int().min(1).describe('job id') });
+export const IdParams = z.object({ id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('job id') });
 
 /** Registers the job routes. */
 export function registerJobRoutes(api: Api, { jobs }: ServerServices): void {

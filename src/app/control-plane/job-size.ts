@@ -1,0 +1,43 @@
+/**
+ * A job's size in GPU-equivalents (src/core/fairness/gpu-equivalents.ts) on this server: held jobs
+ * by where they run, queued jobs by the smallest GPU model they could run on.
+ */
+import { gpuEquivalents, migGeometry, resolveMode, smallestProfileFor, type GpuDevice, type GpuRequest, type Placement } from '../../core/index.js';
+
+/** Size of a placed job: its mode, memory per GPU and MIG instance as placed. */
+export function placedGpuEquivalents(gpu: GpuRequest, placement: Placement, devices: ReadonlyMap<number, GpuDevice>): number {
+  const first = placement.gpus[0];
+  if (!first) return 0;
+  const device = devices.get(first.index);
+  const modelMemoryMiB = device?.gpuMemoryMiB ?? first.gpuMemoryMiB;
+  return gpuEquivalents({
+    gpuCount: placement.gpus.length,
+    gpuMilli: gpu.gpuMilli,
+    gpuMemoryMiB: placement.mode === 'mig' ? null : first.gpuMemoryMiB,
+    mode: placement.mode,
+    migComputeSlices: first.mig?.computeSlices ?? null,
+    gpuComputeSlices: device ? migGeometry(device.model)?.computeSlices ?? 7 : 7,
+  }, modelMemoryMiB);
+}
+
+/**
+ * Size of a queued job on the smallest GPU model it could run on (MIG GPUs for `mig`, the others
+ * otherwise); with no such GPU, its compute share alone.
+ */
+export function queuedGpuEquivalents(gpu: GpuRequest, devices: readonly GpuDevice[]): number {
+  const mode = resolveMode(gpu);
+  const eligible = devices.filter((d) => (mode === 'mig') === d.migEnabled);
+  if (mode === 'mig') {
+    let best = Number.POSITIVE_INFINITY;
+    for (const d of eligible) {
+      const profile = smallestProfileFor(d.model, { gpuMilli: gpu.gpuMilli, gpuMemoryMiB: gpu.gpuMemoryMiB ?? 0 });
+      const slices = migGeometry(d.model)?.computeSlices ?? 7;
+      if (profile) best = Math.min(best, gpuEquivalents({ ...gpu, gpuMemoryMiB: null, migComputeSlices: profile.computeSlices, gpuComputeSlices: slices }, d.gpuMemoryMiB));
+    }
+    return Number.isFinite(best) ? best : gpuEquivalents({ ...gpu, gpuMemoryMiB: null }, 1);
+  }
+  const fitting = eligible.filter((d) => gpu.gpuMemoryMiB === null || gpu.gpuMemoryMiB <= d.gpuMemoryMiB);
+  if (fitting.length === 0) return gpuEquivalents({ ...gpu, gpuMemoryMiB: null }, 1);
+  const smallest = Math.min(...fitting.map((d) => d.gpuMemoryMiB));
+  return gpuEquivalents({ ...gpu, mode }, smallest);
+}

@@ -1,0 +1,42 @@
+/**
+ * What a scheduling pass of one server can be told beyond the jobs: the queue order (priority, fair
+ * share, aging), an admission rule checked before placement (quotas), and EASY backfill: once a job
+ * is blocked, later jobs may start ahead of it only if they end, by their time limit, before its
+ * reserved start (src/core/queue/backfill.ts).
+ */
+import type { RunningJobEnd } from '../queue/backfill.js';
+import type { Placement } from './gpu-device.js';
+import type { PendingJob } from './job.js';
+
+/** Backfill context: now, and when each running job is expected to end (start + time limit). */
+export interface BackfillContext {
+  readonly nowMs: number;
+  readonly running: readonly RunningJobEnd[];
+  /** Time limit of a queued job, seconds; null when it has none (then it never backfills). */
+  readonly timeLimitSecondsOf: (job: PendingJob) => number | null;
+}
+
+/** Options of `ServerScheduler.runPass`. */
+export interface PassOptions {
+  /** Queue order comparator (default: priority, submit time, id). Must be a total order. */
+  readonly compare?: (a: PendingJob, b: PendingJob) => number;
+  /**
+   * Checked before a job is tried: a reason string keeps it waiting (and it reserves nothing, so
+   * it does not block later jobs), null lets it be placed.
+   */
+  readonly admit?: (job: PendingJob) => string | null;
+  /** Told about each placement as it is made (e.g. to count the tenant's usage for `admit`). */
+  readonly onPlaced?: (job: PendingJob, placement: Placement) => void;
+  /** Turns EASY backfill on; without it every job that fits is placed, in queue order. */
+  readonly backfill?: BackfillContext;
+}
+
+/** Outcome of one pass. */
+export interface PassResult {
+  /** Placements made, already held, in the order they were made. */
+  readonly placed: { jobId: number; placement: Placement }[];
+  /** Why each other job waits. */
+  readonly waiting: Map<number, string>;
+  /** The first job that could not be placed for lack of capacity (the one backfill protects), if any. */
+  readonly blockedJobId: number | null;
+}
