@@ -43,6 +43,11 @@ export function unknownTenant(name: string, known: readonly string[]): GpushareE
   return new GpushareError('GPUSHARE_UNKNOWN_TENANT', 400, `tenant: unknown tenant "${name}" (known: ${known.join(', ') || 'none; an admin creates tenants with `gpushare tenant create NAME`'})`, { field: 'tenant', allowed: known });
 }
 
+/** No tenant of that name (404). */
+export function tenantNotFound(name: string, known: readonly string[]): GpushareError {
+  return new GpushareError('GPUSHARE_TENANT_NOT_FOUND', 404, `tenant "${name}" not found (tenants: ${known.join(', ') || 'none'})`, { allowed: known });
+}
+
 /** Missing or wrong bearer token (401). */
 export function unauthenticated(message: string): GpushareError {
   return new GpushareError('GPUSHARE_UNAUTHENTICATED', 401, message);

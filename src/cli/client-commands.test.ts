@@ -3,7 +3,7 @@
  * server built with node:http.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleGpu, sampleJob, sampleJobDetail, sampleStatus } from '../adapters/http-client/testing/api-fixtures.js';
+import { sampleGpu, sampleJob, sampleJobDetail, sampleStatus, sampleTenant } from '../adapters/http-client/testing/api-fixtures.js';
 import { startFakeApiServer, unusedLocalUrl, type FakeApiServer, type FakeResponse, type RecordedRequest } from '../adapters/http-client/testing/fake-api-server.js';
 import { main } from '../main/cli.js';
 import { runClientCli } from './testing/run-client-cli.js';
@@ -235,8 +235,8 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
         case 'POST /api/v1/gpus/1/cordon': return { status: 200, body: sampleGpu({ index: 1, cordoned: true }) };
         case 'POST /api/v1/gpus/1/uncordon': return { status: 200, body: sampleGpu({ index: 1, jobs: [] }) };
         case 'POST /api/v1/jobs/12/cancel': return { status: 200, body: sampleJob({ state: 'cancelled' }) };
-        case 'POST /api/v1/tenants': return { status: 201, body: { name: 'team-b', createdAt: '2025-01-01T00:00:00.000Z' } };
-        case 'GET /api/v1/tenants': return { status: 200, body: { tenants: [{ name: 'team-b', createdAt: '2025-01-01T00:00:00.000Z' }] } };
+        case 'POST /api/v1/tenants': return { status: 201, body: sampleTenant({ name: 'team-b' }) };
+        case 'GET /api/v1/tenants': return { status: 200, body: { tenants: [sampleTenant({ name: 'team-b' })] } };
         case 'POST /api/v1/tokens': return { status: 201, body: { id: 4, tenant: 'team-b', token: 'gs_secret', label: 'ci' } };
         case 'POST /api/v1/backup': return { status: 200, body: { path: (r.body as { path: string }).path, bytes: 8192 } };
         case 'GET /api/v1/status': return { status: 200, body: sampleStatus() };

@@ -146,8 +146,24 @@ export const CreateTenantSchema = z.object({ name: TENANT_NAME }).strict();
 export const CreateTokenSchema = z.object({ tenant: TENANT_NAME, label: z.string().max(200).default('') }).strict();
 /** A new token: the secret is shown once. */
 export const NewTokenSchema = z.object({ id: z.number().int(), tenant: z.string(), token: z.string(), label: z.string() });
-/** A tenant. */
-export const TenantSchema = z.object({ name: z.string(), createdAt: z.string() });
+/** A tenant with its quota (GPU-equivalents; see docs/fair-share.md). */
+export const TenantSchema = z.object({ name: z.string(), createdAt: z.string(), guaranteedGpuEquivalents: z.number(), limitGpuEquivalents: z.number().nullable() });
+/** `PUT /api/v1/tenants/:name/quota` body. */
+export const SetQuotaSchema = z.object({
+  guaranteedGpuEquivalents: z.number().min(0).max(1_000_000).describe('GPU-equivalents the tenant is guaranteed (reclaimed by preemption from borrowers when it needs them)'),
+  limitGpuEquivalents: z.number().min(0).max(1_000_000).nullable().describe('most GPU-equivalents the tenant may use, borrowing included; null = no limit'),
+}).strict().refine((q) => q.limitGpuEquivalents === null || q.limitGpuEquivalents >= q.guaranteedGpuEquivalents, { message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)', path: ['limitGpuEquivalents'] });
+/** One tenant's use against its quota (`GET /api/v1/quotas`). */
+export const QuotaUseSchema = z.object({
+  tenant: z.string(),
+  guaranteedGpuEquivalents: z.number(),
+  limitGpuEquivalents: z.number().nullable(),
+  usedGpuEquivalents: z.number().describe('held by scheduled and running jobs'),
+  borrowedGpuEquivalents: z.number().describe('used above the guarantee (may be reclaimed)'),
+  queuedGpuEquivalents: z.number().describe('asked by pending and preempted jobs'),
+  runningJobs: z.number().int(),
+  queuedJobs: z.number().int(),
+});
 /** `POST /api/v1/backup` body: absolute path on the server's machine. */
 export const BackupSchema = z.object({ path: z.string().startsWith('/', 'path must be absolute') }).strict();
 /** Server status (`GET /api/v1/status`). */

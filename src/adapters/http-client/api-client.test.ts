@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, normalizeBaseUrl } from './api-client.js';
 import { ApiError, ApiResponseError, ApiUnreachableError } from './api-errors.js';
-import { sampleGpu, sampleJob, sampleJobDetail, sampleStatus } from './testing/api-fixtures.js';
+import { sampleGpu, sampleJob, sampleJobDetail, sampleStatus, sampleTenant } from './testing/api-fixtures.js';
 import { startFakeApiServer, unusedLocalUrl, type FakeApiServer, type FakeResponse, type RecordedRequest } from './testing/fake-api-server.js';
 
 let server: FakeApiServer | undefined;
@@ -49,7 +49,7 @@ describe('createApiClient', () => {
     const { client, server } = await clientFor((r) => {
       if (r.path === '/api/v1/jobs') return { status: 200, body: { jobs: [sampleJob()] } };
       if (r.path === '/api/v1/gpus') return { status: 200, body: { gpus: [sampleGpu()] } };
-      if (r.path === '/api/v1/tenants') return { status: 200, body: { tenants: [{ name: 'team-a', createdAt: '2025-01-01T00:00:00.000Z' }] } };
+      if (r.path === '/api/v1/tenants') return { status: 200, body: { tenants: [sampleTenant()] } };
       return { status: 200, body: { attempt: 2, text: 'hello\n', nextOffset: 6, ended: false } };
     });
     expect(await client.listJobs({ all: true, state: 'running' })).toHaveLength(1);
@@ -69,7 +69,7 @@ describe('createApiClient', () => {
         'POST /api/v1/jobs/7/cancel': sampleJob({ id: 7, state: 'cancelled' }),
         'POST /api/v1/gpus/1/cordon': sampleGpu({ index: 1, cordoned: true }),
         'POST /api/v1/gpus/1/uncordon': sampleGpu({ index: 1 }),
-        'POST /api/v1/tenants': { name: 'team-b', createdAt: '2025-01-01T00:00:00.000Z' },
+        'POST /api/v1/tenants': sampleTenant({ name: 'team-b' }),
         'POST /api/v1/tokens': { id: 3, tenant: 'team-b', token: 'gs_new', label: 'ci' },
         'POST /api/v1/drain': { draining: true, running: 2 },
         'POST /api/v1/backup': { path: '/tmp/b.db', bytes: 4096 },

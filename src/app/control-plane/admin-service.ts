@@ -2,9 +2,9 @@
  * Admin operations: tenants, tokens, authentication of bearer tokens, and the admin token a
  * server creates on its first start.
  */
-import { conflict, forbidden, invalidField, unauthenticated } from '../errors.js';
+import { conflict, forbidden, invalidField, tenantNotFound, unauthenticated } from '../errors.js';
 import { generateToken, tokenDigest, type Principal } from '../auth/tokens.js';
-import type { StateStore } from '../ports/state-store.js';
+import type { StateStore, TenantRecord } from '../ports/state-store.js';
 import { StoreConflictError } from '../ports/state-store.js';
 
 /** Admin operations over a store. */
@@ -25,7 +25,7 @@ export class AdminService {
   }
 
   /** Creates a tenant. @throws GpushareError 403 (not admin), 409 (exists) */
-  createTenant(principal: Principal, name: string): { name: string; createdAtMs: number } {
+  createTenant(principal: Principal, name: string): TenantRecord {
     requireAdmin(principal);
     try {
       return this.store.createTenant(name, this.nowMs());
@@ -35,8 +35,19 @@ export class AdminService {
     }
   }
 
+  /** Sets a tenant's quota. @throws GpushareError 403 (not admin), 404 (unknown tenant) */
+  setQuota(principal: Principal, name: string, quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null }): TenantRecord {
+    requireAdmin(principal);
+    try {
+      return this.store.setTenantQuota(name, quota);
+    } catch (error) {
+      if (error instanceof StoreConflictError) throw tenantNotFound(name, this.store.listTenants().map((t) => t.name));
+      throw error;
+    }
+  }
+
   /** Tenants: all for admins, its own for a tenant. */
-  listTenants(principal: Principal): { name: string; createdAtMs: number }[] {
+  listTenants(principal: Principal): TenantRecord[] {
     const all = this.store.listTenants();
     return principal.role === 'admin' ? all : all.filter((t) => t.name === principal.tenant);
   }

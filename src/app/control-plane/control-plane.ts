@@ -17,6 +17,8 @@ import { TimesliceRotator } from './timeslice-rotator.js';
 import { visibleDevicesOf } from './visible-devices.js';
 import { PassStats } from './pass-stats.js';
 import { reconcileJobs } from './reconcile.js';
+import { buildPassPolicy, type PassPolicy } from './pass-policy.js';
+import { decidePreemption } from './preemption-driver.js';
 
 /** Why a running job is being stopped by gpushare (decides its final state). */
 
@@ -28,6 +30,8 @@ export class ControlPlane {
   private readonly waitingReasons = new Map<number, string>();
   /** State each queued job is stored in (`pending` or `preempted`), for the pass's expectState. */
   private readonly queuedStates = new Map<number, JobState>();
+  /** Time limit of each queued job, seconds (for backfill). */
+  private readonly timeLimits = new Map<number, number | null>();
   private readonly running = new Map<number, JobRecord>();
   private readonly intents = new Map<number, StopIntent>();
   private readonly rotator: TimesliceRotator;
@@ -95,12 +99,14 @@ export class ControlPlane {
   /** Adds a stored pending job to the in-memory queue. */
   enqueue(job: JobRecord): void {
     this.queuedStates.set(job.id, job.state);
+    this.timeLimits.set(job.id, job.timeLimitSeconds);
     this.pending.set(job.id, { id: job.id, tenant: job.tenant, priority: job.priority, submittedAtMs: job.submittedAtMs, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu });
   }
 
   /** Removes a job from the in-memory queue (cancelled while pending). */
   dequeue(jobId: number): void {
     this.pending.delete(jobId);
+    this.timeLimits.delete(jobId);
     this.queuedStates.delete(jobId);
     this.waitingReasons.delete(jobId);
   }
@@ -127,11 +133,15 @@ export class ControlPlane {
   runPass(): void {
     if (this.drainingFlag || this.pending.size === 0) return;
     const started = performance.now();
-    const { placed, waiting } = this.scheduler.runPass([...this.pending.values()]);
-    this.passStats.record(performance.now() - started, this.pending.size);
-    for (const [id, reason] of waiting) this.waitingReasons.set(id, reason);
-    if (placed.length === 0) return;
+    const { store, settings } = this.deps;
     const now = this.deps.nowMs();
+    const active = store.listJobs({ states: ['scheduled', 'running'] });
+    const policy = buildPassPolicy({ active, tenants: store.listTenants(), devices: this.gpuDevices(), hostCpuMilli: settings.hostCpuMilli, nowMs: now, timeLimitSecondsOf: (id) => this.timeLimits.get(id) ?? null });
+    const { placed, waiting } = this.scheduler.runPass([...this.pending.values()], policy.options);
+    for (const [id, reason] of waiting) this.waitingReasons.set(id, reason);
+    this.preemptIfNeeded(policy, waiting, now);
+    this.passStats.record(performance.now() - started, this.pending.size);
+    if (placed.length === 0) return;
     const changes: JobChange[] = placed.map(({ jobId, placement }) => ({ jobId, atMs: now, expectState: this.queuedStates.get(jobId) ?? 'pending', to: 'scheduled', reason: describePlacement(placement), patch: { placement, reason: null } }));
     try {
       this.deps.store.applyJobChanges(changes);
@@ -143,6 +153,34 @@ export class ControlPlane {
     for (const { jobId } of placed) {
       this.dequeue(jobId);
       void this.launch(jobId);
+    }
+  }
+
+  /**
+   * Starts at most one preemption (see preemption-driver.ts) when no other is in flight: victims get
+   * the preemption signal in this pass and their capacity returns when they exit or their grace
+   * period ends.
+   */
+  private preemptIfNeeded(policy: PassPolicy, waiting: ReadonlyMap<number, string>, nowMs: number): void {
+    if (waiting.size === 0 || [...this.intents.values()].some((i) => i.kind === 'preempted')) return;
+    const queued = [...waiting.keys()].map((id) => this.pending.get(id)).filter((j): j is PendingJob => j !== undefined);
+    const running = [...this.running.values()].filter((j) => !this.intents.has(j.id));
+    // Cheap pre-check: preemption needs a strictly lower-priority preemptible job, or a quota reclaim.
+    const top = Math.max(...queued.map((j) => j.priority));
+    const reclaimPossible = [...policy.quotas.values()].some((q) => q.guaranteedGpuEquivalents > 0);
+    if (!reclaimPossible && !running.some((j) => j.priority < top && j.preemptible)) return;
+    const { settings, store } = this.deps;
+    const decision = decidePreemption({
+      waiting: queued, running, policy, scheduler: this.scheduler, devices: this.gpuDevices(), nowMs,
+      preemptionCountOf: (id) => store.listAttempts(id).filter((a) => a.endReason === 'preempted').length,
+      minRunSeconds: settings.preemptionMinRunMs / 1000, maxPreemptionsPerJob: settings.maxPreemptionsPerJob, maxPreemptorsTried: 1,
+    });
+    if (!decision) return;
+    const preemptor = this.pending.get(decision.preemptorId)!;
+    this.deps.logger.info({ ...decision }, 'preempting');
+    this.waitingReasons.set(preemptor.id, `preempting job(s) ${decision.victimIds.join(', ')}: waiting for them to checkpoint and exit`);
+    for (const victimId of decision.victimIds) {
+      void this.stopJob(victimId, { kind: 'preempted', reason: `preempted by job ${preemptor.id} (priority ${preemptor.priority}, tenant ${preemptor.tenant})` });
     }
   }
 

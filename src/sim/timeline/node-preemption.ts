@@ -45,7 +45,9 @@ function candidateOf(run: JobRun, nowSeconds: number, ctx: PreemptionContext): P
 
 /**
  * Finds the cheapest way to make room for `preemptor` (queued) by evicting jobs of one node:
- * fewest victims, then least lost work, then the node with the lowest tie-break rank. Changes no
+ * fewest victims, then least lost work, then the node with the lowest tie-break rank. Candidates
+ * are the node's jobs of lower priority that are preemptible (`defaultPreemptible`) and did not
+ * start at `nowSeconds`; the core's planner applies its guards and cost order on top. Changes no
  * node (the oracle restores what it takes off).
  * @returns the choice, or null when no node has a plan
  */
@@ -59,7 +61,11 @@ export function choosePreemption(preemptor: JobRun, nowSeconds: number, ctx: Pre
     const running = ctx.runningByNode[n]!;
     if (running.size === 0 || !ctx.fitsEmptyNode(preemptor.shapeId, n)) continue;
     const byId = new Map<number, JobRun>();
-    for (const run of running) if (run.priority < preemptor.priority && defaultPreemptible(run.priority)) byId.set(run.id, run);
+    for (const run of running) {
+      // A job started at this very instant is spared: it was placed ahead in this pass by the queue
+      // order (aging), which evicting it at once for a higher base priority would undo.
+      if (run.priority < preemptor.priority && defaultPreemptible(run.priority) && run.runStartSeconds < nowSeconds) byId.set(run.id, run);
+    }
     if (byId.size === 0) continue;
     const node = nodes[n]!;
     const fitsWithout = (victimIds: readonly number[]): boolean => {

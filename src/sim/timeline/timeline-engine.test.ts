@@ -117,6 +117,15 @@ describe('runTimeline queue', () => {
     expect(out).toEqual([0, 130, 110, 100, 120]);
   });
 
+  it('ages waiting jobs: after 30 minutes a low job ranks with normal ones and goes by arrival', () => {
+    const list = jobs(
+      { arrival: 0, duration: 4000, priority: critical },
+      { arrival: 10, duration: 10, priority: low },
+      { arrival: 3000, duration: 10, priority: normal },
+    );
+    expect(replay([node('n0', 1)], list).outcomes.map((o) => o.firstStartSeconds)).toEqual([0, 4000, 4010]);
+  });
+
   it('tries every queued job, not only the head, and the head preempts once its node frees up', () => {
     const list = jobs(
       { arrival: 0, duration: 100, priority: critical }, // holds one of the two GPUs until 100
@@ -184,10 +193,10 @@ describe('runTimeline preemption across nodes', () => {
     expect(out[0]).toMatchObject({ preemptions: 0, end: 5000 });
   });
 
-  it('prefers lower-priority victims on a node', () => {
+  it('prefers lower-priority victims on a node when they lose as much work', () => {
     const list = jobs(
       { arrival: 0, duration: 5000, priority: normal, milli: 500 },
-      { arrival: 10, duration: 5000, priority: low, milli: 500 },
+      { arrival: 0, duration: 5000, priority: low, milli: 500 },
       { arrival: 100, duration: 10, priority: critical, milli: 500 },
     );
     const out = replay([node('n0', 1)], list).outcomes;

@@ -59,9 +59,10 @@ const MAX_PASSES_PER_INSTANT = 100_000;
  * Replays `jobs` (in arrival order) on `scheduler`'s cluster, which must start empty.
  *
  * At each event time: completions first (their resources are released), then arrivals, then one
- * scheduling pass. The pass tries queued jobs in queue order (every one, not only the head);
- * when nothing was released it tries only the new arrivals, since the others did not fit before
- * and nothing got freer. A job that cannot be placed, with preemption on, asks for victims (see
+ * scheduling pass. The pass tries queued jobs in the core's queue order (`orderQueue`: priority
+ * aged by the wait so far, then arrival, then id; one tenant, so fair share plays no part), every
+ * one, not only the head. When nothing was released it tries only the new arrivals, since the
+ * others did not fit before and nothing got freer. A job that cannot be placed, with preemption on, asks for victims (see
  * node-preemption.ts); evicted jobs rejoin the queue with their first arrival time, and another
  * full pass follows (they may fit elsewhere). A job placed later in a pass never gives an earlier
  * job that failed to preempt a new chance: evicting it would only restore the state in which that

@@ -2,7 +2,7 @@
  * Sample API objects (as the contract's schemas describe them) for client and CLI tests.
  */
 import type { GpuView, JobDetailView, JobView } from '../../../contract/api.js';
-import type { StatusView } from '../api-client.js';
+import type { StatusView, TenantView } from '../api-client.js';
 
 /** A running job on GPU 0 with half of it; override any field. */
 export function sampleJob(overrides: Partial<JobView> = {}): JobView {
@@ -57,4 +57,9 @@ export function sampleStatus(overrides: Partial<StatusView> = {}): StatusView {
     you: { role: 'admin', tenant: null },
     ...overrides,
   };
+}
+
+/** A tenant without a quota; override any field. */
+export function sampleTenant(overrides: Partial<TenantView> = {}): TenantView {
+  return { name: 'team-a', createdAt: '2025-01-01T00:00:00.000Z', guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...overrides };
 }

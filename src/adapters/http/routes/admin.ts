@@ -5,7 +5,9 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { invalidField } from '../../../app/errors.js';
 import { z } from 'zod';
-import { BackupSchema, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
+import { BackupSchema, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, QuotaUseSchema, SetQuotaSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
+import { quotaUse } from '../../../app/control-plane/quota-use.js';
+import type { TenantRecord } from '../../../app/ports/state-store.js';
 import { requireAdmin } from '../../../app/control-plane/admin-service.js';
 import type { ServerServices } from '../build-server.js';
 import type { Api } from './jobs.js';
@@ -13,13 +15,21 @@ import type { Api } from './jobs.js';
 /** Registers the admin routes. */
 export function registerAdminRoutes(api: Api, services: ServerServices): void {
   const { admin, plane } = services;
-  const iso = (ms: number) => new Date(ms).toISOString();
+  const tenantView = (t: TenantRecord) => ({ name: t.name, createdAt: new Date(t.createdAtMs).toISOString(), guaranteedGpuEquivalents: t.guaranteedGpuEquivalents, limitGpuEquivalents: t.limitGpuEquivalents });
   api.post('/tenants', { schema: { tags: ['admin'], summary: 'Create a tenant (admin)', body: CreateTenantSchema, response: { 201: TenantSchema } } }, async (request, reply) => {
     const tenant = admin.createTenant(request.principal, request.body.name);
-    return reply.status(201).send({ name: tenant.name, createdAt: iso(tenant.createdAtMs) });
+    return reply.status(201).send(tenantView(tenant));
+  });
+  api.put('/tenants/:name/quota', { schema: { tags: ['admin'], summary: 'Set a tenant\'s quota in GPU-equivalents (admin)', params: z.object({ name: z.string() }), body: SetQuotaSchema, response: { 200: TenantSchema } } }, async (request) => {
+    return tenantView(admin.setQuota(request.principal, request.params.name, request.body));
+  });
+  api.get('/quotas', { schema: { tags: ['admin'], summary: 'Use against quota per tenant (a tenant sees its own)', response: { 200: z.object({ quotas: z.array(QuotaUseSchema) }) } } }, async (request) => {
+    const { store } = plane.deps;
+    const tenants = admin.listTenants(request.principal);
+    return { quotas: quotaUse(tenants, store.listJobs({ states: ['scheduled', 'running'] }), store.listJobs({ states: ['pending', 'preempted'] }), plane.gpuDevices()) };
   });
   api.get('/tenants', { schema: { tags: ['admin'], summary: 'List tenants', response: { 200: z.object({ tenants: z.array(TenantSchema) }) } } }, async (request) => ({
-    tenants: admin.listTenants(request.principal).map((t) => ({ name: t.name, createdAt: iso(t.createdAtMs) })),
+    tenants: admin.listTenants(request.principal).map(tenantView),
   }));
   api.post('/tokens', { schema: { tags: ['admin'], summary: 'Create a tenant token (admin); the secret is shown once', body: CreateTokenSchema, response: { 201: NewTokenSchema } } }, async (request, reply) => {
     return reply.status(201).send(admin.createToken(request.principal, request.body.tenant, request.body.label));
