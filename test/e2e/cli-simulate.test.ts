@@ -145,7 +145,7 @@ describe('gpushare simulate (built CLI)', () => {
     [['--inflation', '0'], "option '--inflation <x>' argument '0' is invalid. expected a decimal number > 0 and <= 10"],
     [['--inflation', '10.5'], "option '--inflation <x>' argument '10.5' is invalid. expected a decimal number > 0 and <= 10"],
     [['--workers', '0'], "option '--workers <n>' argument '0' is invalid. expected an integer >= 1"],
-    [['--replay', 'churn'], "option '--replay <mode>' argument 'churn' is invalid. Allowed choices are packing."],
+    [['--replay', 'churn'], "option '--replay <mode>' argument 'churn' is invalid. Allowed choices are packing, timeline."],
     [['--workload', 'file'], "option '--workload <source>' argument 'file' is invalid. Allowed choices are trace, online."],
     [['--json', 'same.out', '--report', 'same.out'], '--json and --report name the same file (same.out); give each its own path'],
     [['extra'], "too many arguments for 'simulate'. Expected 0 arguments but got 1."],

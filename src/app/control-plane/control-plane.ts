@@ -30,6 +30,8 @@ export class ControlPlane {
   private readonly waitingReasons = new Map<number, string>();
   /** State each queued job is stored in (`pending` or `preempted`), for the pass's expectState. */
   private readonly queuedStates = new Map<number, JobState>();
+  /** Sizes of queued jobs in GPU-equivalents (cleared when the GPUs change). */
+  private readonly sizeCache = new Map<number, number>();
   /** Time limit of each queued job, seconds (for backfill). */
   private readonly timeLimits = new Map<number, number | null>();
   private readonly running = new Map<number, JobRecord>();
@@ -107,6 +109,7 @@ export class ControlPlane {
   dequeue(jobId: number): void {
     this.pending.delete(jobId);
     this.timeLimits.delete(jobId);
+    this.sizeCache.delete(jobId);
     this.queuedStates.delete(jobId);
     this.waitingReasons.delete(jobId);
   }
@@ -136,7 +139,7 @@ export class ControlPlane {
     const { store, settings } = this.deps;
     const now = this.deps.nowMs();
     const active = store.listJobs({ states: ['scheduled', 'running'] });
-    const policy = buildPassPolicy({ active, tenants: store.listTenants(), devices: this.gpuDevices(), hostCpuMilli: settings.hostCpuMilli, nowMs: now, timeLimitSecondsOf: (id) => this.timeLimits.get(id) ?? null });
+    const policy = buildPassPolicy({ active, tenants: store.listTenants(), devices: this.gpuDevices(), hostCpuMilli: settings.hostCpuMilli, nowMs: now, timeLimitSecondsOf: (id) => this.timeLimits.get(id) ?? null, sizeCache: this.sizeCache });
     const { placed, waiting } = this.scheduler.runPass([...this.pending.values()], policy.options);
     for (const [id, reason] of waiting) this.waitingReasons.set(id, reason);
     this.preemptIfNeeded(policy, waiting, now);
@@ -163,12 +166,13 @@ export class ControlPlane {
    */
   private preemptIfNeeded(policy: PassPolicy, waiting: ReadonlyMap<number, string>, nowMs: number): void {
     if (waiting.size === 0 || [...this.intents.values()].some((i) => i.kind === 'preempted')) return;
-    const queued = [...waiting.keys()].map((id) => this.pending.get(id)).filter((j): j is PendingJob => j !== undefined);
     const running = [...this.running.values()].filter((j) => !this.intents.has(j.id));
     // Cheap pre-check: preemption needs a strictly lower-priority preemptible job, or a quota reclaim.
-    const top = Math.max(...queued.map((j) => j.priority));
+    let top = Number.NEGATIVE_INFINITY;
+    for (const id of waiting.keys()) top = Math.max(top, this.pending.get(id)?.priority ?? top);
     const reclaimPossible = [...policy.quotas.values()].some((q) => q.guaranteedGpuEquivalents > 0);
     if (!reclaimPossible && !running.some((j) => j.priority < top && j.preemptible)) return;
+    const queued = [...waiting.keys()].map((id) => this.pending.get(id)).filter((j): j is PendingJob => j !== undefined);
     const { settings, store } = this.deps;
     const decision = decidePreemption({
       waiting: queued, running, policy, scheduler: this.scheduler, devices: this.gpuDevices(), nowMs,
@@ -316,6 +320,7 @@ export class ControlPlane {
       this.inventory = next;
     }
     if (cordoned) this.cordoned = new Set(cordoned);
+    this.sizeCache.clear();
     this.scheduler.setGpus(this.gpuDevices());
     this.requestPass();
   }

@@ -6,7 +6,7 @@
  * runs now.
  */
 import {
-  compareQueueEntries, dominantSharesByTenant, quotaAdmission, type GpuDevice, type PassOptions,
+  createQueueComparator, dominantSharesByTenant, quotaAdmission, type GpuDevice, type PassOptions,
   type PendingJob, type TenantQuota, type TenantUsage,
 } from '../../core/index.js';
 import type { JobRecord, TenantRecord } from '../ports/state-store.js';
@@ -22,6 +22,11 @@ export interface PassPolicyInput {
   readonly nowMs: number;
   /** Time limit of each queued job, seconds (null: none). */
   readonly timeLimitSecondsOf: (jobId: number) => number | null;
+  /**
+   * Sizes of queued jobs kept across passes, by job id (a job's size depends only on its request and
+   * the GPU list): the caller clears it when the GPUs change and drops jobs that leave the queue.
+   */
+  readonly sizeCache: Map<number, number>;
 }
 
 /** The pass options plus the tenant bookkeeping preemption needs afterwards. */
@@ -46,7 +51,7 @@ export function buildPassPolicy(input: PassPolicyInput): PassPolicy {
     usage.set(tenant, { gpuEquivalents: u.gpuEquivalents + gpuEquivalents, cpuMilli: u.cpuMilli + cpuMilli });
   };
   for (const job of input.active) if (job.placement) add(job.tenant, placedGpuEquivalents(job.gpu, job.placement, devices), job.cpuMilli);
-  const sizes = new Map<number, number>();
+  const sizes = input.sizeCache;
   const sizeOf = (job: PendingJob): number => {
     let size = sizes.get(job.id);
     if (size === undefined) sizes.set(job.id, (size = queuedGpuEquivalents(job.gpu, input.devices)));
@@ -58,7 +63,7 @@ export function buildPassPolicy(input: PassPolicyInput): PassPolicy {
   const ctx = { nowMs: input.nowMs, dominantShareByTenant: shares };
   const quotaRefused = new Set<number>();
   const options: PassOptions = {
-    compare: (a, b) => compareQueueEntries(a, b, ctx),
+    compare: createQueueComparator<PendingJob>(ctx),
     admit: (job) => {
       const admission = quotaAdmission(quotas.get(job.tenant), usage.get(job.tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 }, sizeOf(job));
       if (admission.admitted) return null;

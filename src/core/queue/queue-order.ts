@@ -107,6 +107,21 @@ export function orderQueue<T extends QueueEntry>(jobs: readonly T[], ctx: QueueO
     .map(({ job }) => job);
 }
 
+/**
+ * A comparator equal to {@link compareQueueEntries} for one context that computes each entry's key
+ * once (keyed by entry object): for sorting large queues, where every entry is compared many times.
+ * Use a fresh one per context (per pass); it keeps every key it computed.
+ */
+export function createQueueComparator<T extends QueueEntry>(ctx: QueueOrderContext): (a: T, b: T) => number {
+  const keys = new Map<T, SortKey>();
+  const key = (entry: T): SortKey => {
+    let k = keys.get(entry);
+    if (k === undefined) keys.set(entry, (k = keyOf(entry, ctx)));
+    return k;
+  };
+  return (a, b) => compareKeys(key(a), key(b));
+}
+
 interface SortKey {
   readonly entry: QueueEntry;
   readonly effective: number;
