@@ -44,10 +44,40 @@ describe('gpushare jobs', () => {
     expect(run.stdout).toBe([
       'ID  NAME   TENANT  STATE    GPU      MODE  AGE/REASON',
       '3   big    team-a  pending  0.8 × 2  mps   5m  no GPU has 800 milli free',
-      '12  train  team-a  running  0.5 × 1  mps   5m',
+      '12  train  team-a  running  0.5 × 1  mps   5m  on GPU 0',
       '',
     ].join('\n'));
     expect(server.requests[0]?.query.get('all')).toBe('false');
+  });
+
+  it('shows preempted jobs with their reason, and GPUs instead of "attempt N started (pid …)" for running ones', async () => {
+    const twoGpus = { ...sampleJob().placement!, gpus: [0, 1].map((index) => ({ ...sampleJob().placement!.gpus[0]!, index })) };
+    const { env } = await serve(() => ({ status: 200, body: { jobs: [
+      sampleJob({ id: 1, name: 'low', state: 'preempted', reason: 'preempted by job 2 (priority 1000, tenant team-b)', placement: null, attempt: 1 }),
+      sampleJob({ id: 2, name: 'crit', reason: 'attempt 1 started (pid 4242)' }),
+      sampleJob({ id: 3, name: 'resumed', reason: 'attempt 2 started (pid 4343)', attempt: 2, placement: twoGpus }),
+      sampleJob({ id: 4, name: 'old', reason: 'attempt 1 had started before the restart' }),
+      sampleJob({ id: 5, name: 'stopping', reason: 'cancel requested by admin' }),
+    ] } }));
+    const run = await runClientCli(['jobs'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe([
+      'ID  NAME      TENANT  STATE      GPU      MODE  AGE/REASON',
+      '1   low       team-a  preempted  0.5 × 1  auto  5m  preempted by job 2 (priority 1000, tenant team-b)',
+      '2   crit      team-a  running    0.5 × 1  mps   5m  on GPU 0',
+      '3   resumed   team-a  running    0.5 × 1  mps   5m  on GPU 0, 1, attempt 2',
+      '4   old       team-a  running    0.5 × 1  mps   5m  on GPU 0',
+      '5   stopping  team-a  running    0.5 × 1  mps   5m  on GPU 0; cancel requested by admin',
+      '',
+    ].join('\n'));
+    expect(run.stdout).not.toContain('pid');
+  });
+
+  it('--state preempted asks the server for preempted jobs', async () => {
+    const { env, server } = await serve(() => ({ status: 200, body: { jobs: [] } }));
+    const run = await runClientCli(['jobs', '--state', 'preempted'], { env });
+    expect(run).toEqual({ code: 0, stdout: 'no jobs\n', stderr: '' });
+    expect(server.requests[0]?.query.toString()).toBe('all=true&state=preempted');
   });
 });
 
@@ -72,6 +102,30 @@ describe('gpushare show', () => {
     expect(text.stdout).toContain('environment:\n  SEED=1\n');
     const json = await runClientCli(['show', '12', '-o', 'json'], { env });
     expect(JSON.parse(json.stdout)).toEqual(detail);
+  });
+
+  it('says whether the job is preemptible, and lists attempts with why each ended (preempted, running)', async () => {
+    const detail = sampleJobDetail({
+      attempt: 2, preemptible: false, priority: 100, priorityClass: 'low', reason: 'attempt 2 started (pid 4343)',
+      attempts: [
+        { attempt: 1, startedAt: '2025-01-01T00:00:01.000Z', endedAt: '2025-01-01T00:01:00.000Z', exitCode: 75, signal: null, endReason: 'preempted' },
+        { attempt: 2, startedAt: '2025-01-01T00:02:00.000Z', endedAt: null, exitCode: null, signal: null, endReason: null },
+      ],
+    });
+    const { env } = await serve((r) => ({ status: 200, body: r.path === '/api/v1/jobs/12' ? detail : sampleJobDetail({ id: 13 }) }));
+    const run = await runClientCli(['show', '12'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('request:     gpu 0.5 × 1 (memory in proportion), mode auto, priority 100 (low), not preemptible, cpu none reserved,');
+    expect(run.stdout).toContain('attempt:     2 (1 preempted, not counted against retries 0)\n');
+    expect(run.stdout).toContain([
+      'attempts:',
+      '  #  STARTED                   ENDED                     EXIT  REASON',
+      '  1  2025-01-01T00:00:01.000Z  2025-01-01T00:01:00.000Z  75    preempted',
+      '  2  2025-01-01T00:02:00.000Z  -                         -     running',
+    ].join('\n'));
+    const preemptible = await runClientCli(['show', '13'], { env });
+    expect(preemptible.stdout).toContain('priority 500 (normal), preemptible, cpu');
+    expect(preemptible.stdout).toContain('attempt:     1 of at most 1\n');
   });
 
   it('rejects a job id that is not a number with exit 2', async () => {
@@ -236,7 +290,7 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
         case 'POST /api/v1/gpus/1/uncordon': return { status: 200, body: sampleGpu({ index: 1, jobs: [] }) };
         case 'POST /api/v1/jobs/12/cancel': return { status: 200, body: sampleJob({ state: 'cancelled' }) };
         case 'POST /api/v1/tenants': return { status: 201, body: sampleTenant({ name: 'team-b' }) };
-        case 'GET /api/v1/tenants': return { status: 200, body: { tenants: [sampleTenant({ name: 'team-b' })] } };
+        case 'GET /api/v1/tenants': return { status: 200, body: { tenants: [sampleTenant({ name: 'team-b' }), sampleTenant({ name: 'team-c', guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2 })] } };
         case 'POST /api/v1/tokens': return { status: 201, body: { id: 4, tenant: 'team-b', token: 'gs_secret', label: 'ci' } };
         case 'POST /api/v1/backup': return { status: 200, body: { path: (r.body as { path: string }).path, bytes: 8192 } };
         case 'GET /api/v1/status': return { status: 200, body: sampleStatus() };
@@ -253,7 +307,12 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
     expect(await out('gpu', 'uncordon', '1')).toBe('GPU 1 uncordoned\n');
     expect(await out('cancel', '12')).toBe('cancelled job 12\n');
     expect(await out('tenant', 'create', 'team-b')).toBe('created tenant team-b\n');
-    expect(await out('tenant', 'list')).toBe('NAME    CREATED\nteam-b  2025-01-01T00:00:00.000Z\n');
+    expect(await out('tenant', 'list')).toBe([
+      'NAME    GUARANTEED  LIMIT  CREATED',
+      'team-b  0           none   2025-01-01T00:00:00.000Z',
+      'team-c  1.5         2      2025-01-01T00:00:00.000Z',
+      '',
+    ].join('\n'));
     const token = await out('token', 'create', '--tenant', 'team-b', '--label', 'ci');
     expect(token.trimEnd().split('\n').at(-1)).toBe('gs_secret');
     expect(await out('backup', 'backups/state.db')).toBe('backup written to /srv/backups/state.db (8192 bytes)\n');

@@ -12,6 +12,7 @@ import { createGpusCommand } from './gpus-command.js';
 import { createJobsCommand } from './jobs-command.js';
 import { createLogsCommand } from './logs-command.js';
 import { throwOnExit } from './option-parsers.js';
+import { createQuotaCommand } from './quota-command.js';
 import { createShowCommand } from './show-command.js';
 import { createStatusCommand } from './status-command.js';
 import { createSubmitCommand } from './submit-command.js';
@@ -19,15 +20,15 @@ import { createTenantCommand } from './tenant-command.js';
 import { createTokenCommand } from './token-command.js';
 
 /**
- * Builds the client commands: submit, jobs, show, cancel, logs, gpus, gpu, tenant, token, drain,
- * backup, status. Each (and each subcommand) throws instead of exiting on usage errors.
+ * Builds the client commands: submit, jobs, show, cancel, logs, gpus, gpu, tenant, quota, token,
+ * drain, backup, status. Each (and each subcommand) throws instead of exiting on usage errors.
  * @param io - Output, environment and clock shared by all of them (default: the real process).
  * @returns Fresh commands; add them to the root program.
  */
 export function createClientCommands(io: CliIo = processIo()): Command[] {
   return [
     createSubmitCommand(io), createJobsCommand(io), createShowCommand(io), createCancelCommand(io), createLogsCommand(io),
-    createGpusCommand(io), createGpuCommand(io), createTenantCommand(io), createTokenCommand(io),
+    createGpusCommand(io), createGpuCommand(io), createTenantCommand(io), createQuotaCommand(io), createTokenCommand(io),
     createDrainCommand(io), createBackupCommand(io), createStatusCommand(io),
   ].map(throwOnExit);
 }

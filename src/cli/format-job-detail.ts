@@ -1,7 +1,8 @@
 /**
- * The human view of `gpushare show ID`: the request, the placement (GPU index, uuid, milli, MiB,
- * MIG profile, mode, enforcement, simulated), the events with times and reasons, the attempts and
- * how the job ended.
+ * The human view of `gpushare show ID`: the request (with whether the job is preemptible), the
+ * placement (GPU index, uuid, milli, MiB, MIG profile, mode, enforcement, simulated), the events
+ * with times and reasons, the attempts with why each ended (`preempted`, `exited`, `time-limit`,
+ * ...; `running` for one still running) and how the job ended.
  */
 import type { JobDetailView } from '../contract/api.js';
 import { formatGpuRequest, jobAge } from './format-jobs.js';
@@ -22,12 +23,30 @@ function formatRequest(job: JobDetailView): string {
   const parts = [
     `gpu ${formatGpuRequest(job.gpu)} (${memory}), mode ${job.gpu.mode}`,
     `priority ${job.priority} (${job.priorityClass})`,
+    job.preemptible ? 'preemptible' : 'not preemptible',
     `cpu ${job.cpuMilli === 0 ? 'none reserved' : `${job.cpuMilli} milli`}`,
     `host memory ${job.hostMemoryMiB === 0 ? 'none reserved' : `${job.hostMemoryMiB} MiB`}`,
     `time limit ${job.timeLimitSeconds === null ? 'none' : `${job.timeLimitSeconds} s`}`,
     `retries ${job.retries}`,
   ];
   return parts.join(', ');
+}
+
+/**
+ * `2 of at most 3`: the attempt, and how many attempts the retries allow. Preempted attempts do not
+ * count against the retries, so with preemptions the line names them instead:
+ * `3 (2 preempted, not counted against retries 1)`.
+ */
+function formatAttemptCount(job: JobDetailView): string {
+  const preempted = job.attempts.filter((a) => a.endReason === 'preempted').length;
+  if (preempted === 0) return `${job.attempt} of at most ${job.retries + 1}`;
+  return `${job.attempt} (${preempted} preempted, not counted against retries ${job.retries})`;
+}
+
+/** Why an attempt ended (the API's endReason), or `running` while it runs. */
+function attemptReason(attempt: JobDetailView['attempts'][number]): string {
+  if (attempt.endReason !== null && attempt.endReason !== '') return attempt.endReason;
+  return attempt.endedAt === null ? 'running' : '-';
 }
 
 function formatPlacement(job: JobDetailView): string[] {
@@ -67,7 +86,7 @@ export function formatJobDetail(job: JobDetailView, nowMs: number): string {
     `submitted:   ${job.submittedAt} (${jobAge(job, nowMs)} ago)`,
     `started:     ${orDash(job.startedAt)}`,
     `ended:       ${orDash(job.endedAt)}`,
-    `attempt:     ${job.attempt} of at most ${job.retries + 1}`,
+    `attempt:     ${formatAttemptCount(job)}`,
     `exit:        ${ended}`,
   ];
   const env = Object.entries(job.environment);
@@ -84,7 +103,7 @@ export function formatJobDetail(job: JobDetailView, nowMs: number): string {
     ? ['  none']
     : indent(formatTextTable(['#', 'STARTED', 'ENDED', 'EXIT', 'REASON'], job.attempts.map((a) => [
       String(a.attempt), a.startedAt, orDash(a.endedAt),
-      a.signal !== null ? `signal ${a.signal}` : orDash(a.exitCode), orDash(a.endReason),
+      a.signal !== null ? `signal ${a.signal}` : orDash(a.exitCode), attemptReason(a),
     ])))));
   return lines.join('\n');
 }

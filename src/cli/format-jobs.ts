@@ -41,18 +41,45 @@ export function jobMode(job: JobView): string {
   return job.placement?.mode ?? job.gpu.mode;
 }
 
+/** The reason the server gives a job when an attempt starts (`attempt 2 started (pid 123)`, or after a restart `attempt 2 had started before the restart`). */
+const ATTEMPT_STARTED = /^attempt \d+ (?:started|had started)\b/;
+
 /**
- * The `jobs` table: ID, NAME, TENANT, STATE, GPU, MODE, AGE/REASON (the age, then the reason
- * when the job has one, e.g. why it is pending).
+ * A job's reason, or null when it has none or it only says that the running attempt started (the
+ * supervisor's pid is of no use in a listing).
+ */
+export function jobReason(job: Pick<JobView, 'state' | 'reason'>): string | null {
+  if (job.reason === null || job.reason === '') return null;
+  return job.state === 'running' && ATTEMPT_STARTED.test(job.reason) ? null : job.reason;
+}
+
+/**
+ * What the `jobs` table says after the age: for a running job where it runs (`on GPU 0, 1`, with
+ * `attempt N` from the second attempt on), then the reason (e.g. why it is pending or preempted).
+ */
+export function jobNote(job: JobView): string {
+  const parts: string[] = [];
+  if (job.state === 'running' && job.placement !== null) {
+    parts.push(`on GPU ${job.placement.gpus.map((g) => g.index).join(', ')}${job.attempt > 1 ? `, attempt ${job.attempt}` : ''}`);
+  }
+  const reason = jobReason(job);
+  if (reason !== null) parts.push(reason);
+  return parts.join('; ');
+}
+
+/**
+ * The `jobs` table: ID, NAME, TENANT, STATE, GPU, MODE, AGE/REASON (the age, then
+ * {@link jobNote}: where a running job runs, and the reason when the job has one, e.g. why it is
+ * pending).
  */
 export function formatJobsTable(jobs: readonly JobView[], nowMs: number): string {
   if (jobs.length === 0) return 'no jobs';
   return formatTextTable(
     ['ID', 'NAME', 'TENANT', 'STATE', 'GPU', 'MODE', 'AGE/REASON'],
-    jobs.map((job) => [
-      String(job.id), job.name, job.tenant, job.state, formatGpuRequest(job.gpu), jobMode(job),
-      job.reason ? `${jobAge(job, nowMs)}  ${job.reason}` : jobAge(job, nowMs),
-    ]),
+    jobs.map((job) => {
+      const note = jobNote(job);
+      return [String(job.id), job.name, job.tenant, job.state, formatGpuRequest(job.gpu), jobMode(job), note ? `${jobAge(job, nowMs)}  ${note}` : jobAge(job, nowMs)];
+    }),
   );
 }
 

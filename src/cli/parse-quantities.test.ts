@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  formatGpuMilli, parseCpuMilli, parseDurationSeconds, parseEnvPair, parseGpuShare, parseIntegerInRange, parseMemoryMiB,
-  parsePriority, QuantityError, resolveGpuAmount,
+  formatGpuEquivalents, formatGpuMilli, parseCpuMilli, parseDurationSeconds, parseEnvPair, parseGpuEquivalents, parseGpuShare,
+  parseIntegerInRange, parseMemoryMiB, parsePriority, QuantityError, resolveGpuAmount,
 } from './parse-quantities.js';
 
 describe('parseGpuShare (--gpu)', () => {
@@ -142,5 +142,27 @@ describe('parseEnvPair (--env)', () => {
 describe('formatGpuMilli', () => {
   it.each([[500, '0.5'], [1000, '1'], [125, '0.125'], [1, '0.001']])('%d → %s', (milli, text) => {
     expect(formatGpuMilli(milli)).toBe(text);
+  });
+});
+
+describe('parseGpuEquivalents (quota set --guaranteed, --limit)', () => {
+  it.each([['0', 0], ['1', 1], ['0.5', 0.5], ['.25', 0.25], ['2.', 2], [' 1.5 ', 1.5], ['0.4286', 0.4286], ['1000000', 1_000_000]])('%j → %d', (text, value) => {
+    expect(parseGpuEquivalents('--guaranteed', text)).toBe(value);
+    expect(parseGpuEquivalents('--limit', text, true)).toBe(value);
+  });
+
+  it('takes none (any case) as no limit only where allowed', () => {
+    expect(parseGpuEquivalents('--limit', 'none', true)).toBeNull();
+    expect(parseGpuEquivalents('--limit', 'NONE', true)).toBeNull();
+    expect(() => parseGpuEquivalents('--guaranteed', 'none')).toThrow("--guaranteed: 'none' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole GPU; e.g. 1, 0.5, 2.25)");
+  });
+
+  it.each(['-1', '', '.', 'one', '1e3', '0x1', '1,5', '1000000.5', 'Infinity', 'NaN', '1/2'])('rejects %j naming the flag', (text) => {
+    expect(() => parseGpuEquivalents('--limit', text, true)).toThrow(QuantityError);
+    expect(() => parseGpuEquivalents('--limit', text, true)).toThrow(`--limit: '${text}' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole GPU; e.g. 1, 0.5, 2.25), or none for no limit`);
+  });
+
+  it('formats with at most 3 decimals, null as none', () => {
+    expect([formatGpuEquivalents(1), formatGpuEquivalents(0.5), formatGpuEquivalents(3 / 7), formatGpuEquivalents(0), formatGpuEquivalents(null)]).toEqual(['1', '0.5', '0.429', '0', 'none']);
   });
 });

@@ -193,3 +193,35 @@ export function parseEnvPair(text: string): [key: string, value: string] {
 export function formatGpuMilli(gpuMilli: number): string {
   return String(gpuMilli / 1000);
 }
+
+/** Most GPU-equivalents a quota may name (the contract's maximum). */
+export const MAX_GPU_EQUIVALENTS = 1_000_000;
+
+/**
+ * Parses a quota figure in GPU-equivalents (one = one whole GPU): a decimal number ≥ 0 such as
+ * `1`, `0.5`, `2.25` (no sign, no exponent), at most {@link MAX_GPU_EQUIVALENTS}. With
+ * `allowNone`, `none` (any case) means no limit.
+ * @param flag - The flag's name for messages (`--guaranteed`, `--limit`).
+ * @returns The number, or null for `none`.
+ * @throws QuantityError naming `flag` and the allowed values.
+ */
+export function parseGpuEquivalents(flag: string, text: string, allowNone: true): number | null;
+export function parseGpuEquivalents(flag: string, text: string, allowNone?: false): number;
+export function parseGpuEquivalents(flag: string, text: string, allowNone = false): number | null {
+  const trimmed = text.trim();
+  if (allowNone && trimmed.toLowerCase() === 'none') return null;
+  const value = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!(value >= 0 && value <= MAX_GPU_EQUIVALENTS)) {
+    throw new QuantityError(flag, text,
+      `a number of GPU-equivalents 0..${MAX_GPU_EQUIVALENTS} (1 = one whole GPU; e.g. 1, 0.5, 2.25)${allowNone ? ', or none for no limit' : ''}`);
+  }
+  return value;
+}
+
+/**
+ * Formats GPU-equivalents for tables: at most 3 decimals (1 → `1`, 0.4285714 → `0.429`); null
+ * (no limit) → `none`.
+ */
+export function formatGpuEquivalents(value: number | null): string {
+  return value === null ? 'none' : String(Math.round(value * 1000) / 1000);
+}

@@ -69,6 +69,45 @@ describe('gpushare submit', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it.each([
+    [['--preemptible'], true],
+    [['--no-preemptible'], false],
+    [['--priority', 'high', '--preemptible'], true],
+    [[], undefined],
+  ] as const)('%j sends preemptible %j (omitted: not sent, the server decides by priority)', async (flags, preemptible) => {
+    const { env, server } = await serve(() => ({ status: 201, body: sampleJob({ id: 8 }) }));
+    const run = await runClientCli(['submit', ...flags, '--gpu', '0.5', '--', 'train'], { env });
+    expect(run.code).toBe(0);
+    const body = server.requests[0]?.body as Record<string, unknown>;
+    expect(body.preemptible).toBe(preemptible);
+    expect('preemptible' in body).toBe(preemptible !== undefined);
+  });
+
+  it('--wait does not repeat the server\'s "attempt N started (pid …)" and names a resumed attempt', async () => {
+    const polls = [
+      { state: 'running', attempt: 1, reason: 'attempt 1 started (pid 100)' },
+      { state: 'preempted', attempt: 1, reason: 'preempted by job 3 (priority 1000, tenant default)', placement: null },
+      { state: 'running', attempt: 2, reason: 'attempt 2 started (pid 200)' },
+      { state: 'succeeded', attempt: 2, exitCode: 0, reason: 'exit code 0' },
+    ] as const;
+    let poll = 0;
+    const { env } = await serve((r) => {
+      if (r.method === 'POST') return { status: 201, body: sampleJob({ id: 9, state: 'pending', placement: null }) };
+      const at = polls[Math.min(poll, polls.length - 1)]!;
+      poll += 1;
+      return { status: 200, body: sampleJobDetail({ id: 9, ...at }) };
+    });
+    const run = await runClientCli(['submit', '--wait', '--', 'train'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe([
+      'job 9: running on GPU 0',
+      'job 9: preempted (preempted by job 3 (priority 1000, tenant default))',
+      'job 9: running (attempt 2) on GPU 0',
+      'job 9 succeeded (exit code 0)',
+      '',
+    ].join('\n'));
+  });
+
   it('passes the job\'s own options through, and rejects a mistyped gpushare flag before the program', async () => {
     const { env, server } = await serve(() => ({ status: 201, body: sampleJob() }));
     const ok = await runClientCli(['submit', '--gpu', '0.5', 'python', '-c', 'print(1)', '--', '-x'], { env });
@@ -133,5 +172,7 @@ describe('gpushare submit', () => {
     const help = run.stdout.replace(/\s+/g, ' ');
     expect(help).toContain('--tenant <tenant> owner tenant (default: the token\'s tenant; for an admin token, tenant "default")');
     expect(help).not.toContain('admins must give it');
+    expect(help).toContain('--preemptible may be preempted');
+    expect(help).toContain('--no-preemptible not preempted');
   });
 });

@@ -11,7 +11,7 @@ import { isTerminal, SHARING_MODES, type SharingMode } from '../core/index.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { ExitWithCode, UsageError } from './exit-codes.js';
-import { formatGpuRequest, formatJobEnd, jobExitStatus } from './format-jobs.js';
+import { formatGpuRequest, formatJobEnd, jobExitStatus, jobReason } from './format-jobs.js';
 import { asArgParser, collect } from './option-parsers.js';
 import {
   MAX_GPU_COUNT, MAX_RETRIES, parseCpuMilli, parseDurationSeconds, parseEnvPair, parseGpuShare, parseIntegerInRange,
@@ -28,6 +28,8 @@ interface SubmitOptions extends ConnectionFlags {
   gpuMemory?: number;
   mode?: SharingMode;
   priority?: SubmitJobInput['priority'];
+  /** true: --preemptible, false: --no-preemptible, undefined: neither (the server decides). */
+  preemptible?: boolean;
   tenant?: string;
   name?: string;
   timeLimit?: number;
@@ -70,6 +72,7 @@ export function buildSubmitBody(command: readonly string[], opts: SubmitOptions,
   if (opts.tenant !== undefined) body.tenant = opts.tenant;
   if (opts.name !== undefined) body.name = opts.name;
   if (opts.priority !== undefined) body.priority = opts.priority;
+  if (opts.preemptible !== undefined) body.preemptible = opts.preemptible;
   if (opts.timeLimit !== undefined) body.timeLimitSeconds = opts.timeLimit;
   if (opts.retries !== undefined) body.retries = opts.retries;
   if (opts.cpu !== undefined) body.cpuMilli = opts.cpu;
@@ -79,13 +82,15 @@ export function buildSubmitBody(command: readonly string[], opts: SubmitOptions,
 
 /**
  * One line about a job's progress while waiting, e.g. `job 12: running on GPU 0, 3`, or
- * `job 12: running (attempt 2) on GPU 0` for a retry (the attempt is named while it runs, from the
- * second on).
+ * `job 12: running (attempt 2) on GPU 0` for a retry or a resume after preemption (the attempt is
+ * named while it runs, from the second on), then the reason in parentheses unless it only says
+ * that the attempt started.
  */
 export function progressLine(job: JobView): string {
   const where = job.placement !== null && job.state !== 'pending' ? ` on GPU ${job.placement.gpus.map((g) => g.index).join(', ')}` : '';
   const attempt = job.state === 'running' && job.attempt > 1 ? ` (attempt ${job.attempt})` : '';
-  return `job ${job.id}: ${job.state}${attempt}${where}${job.reason ? ` (${job.reason})` : ''}`;
+  const reason = jobReason(job);
+  return `job ${job.id}: ${job.state}${attempt}${where}${reason !== null ? ` (${reason})` : ''}`;
 }
 
 /**
@@ -144,6 +149,8 @@ export function createSubmitCommand(io: CliIo = processIo()): Command {
       .argParser(asArgParser((t) => parseMemoryMiB('--gpu-memory', t))))
     .addOption(new Option('--mode <mode>', 'sharing mode').choices(SHARING_MODES))
     .addOption(new Option('--priority <class-or-n>', 'low, normal, high, critical, or an integer 0..1000000 (higher first)').argParser(asArgParser(parsePriority)))
+    .addOption(new Option('--preemptible', 'may be preempted (checkpoint protocol) for a more important job (default: yes below priority high)'))
+    .addOption(new Option('--no-preemptible', 'not preempted for a more important job (while its tenant borrows above its guarantee it may still be reclaimed)'))
     .addOption(new Option('--tenant <tenant>', 'owner tenant (default: the token\'s tenant; for an admin token, tenant "default")'))
     .addOption(new Option('--name <name>', 'display name (default: the program name)'))
     .addOption(new Option('--time-limit <duration>', 'wall-clock limit per attempt: 90, 90s, 15m, 2h, 1h30m, 1d').argParser(asArgParser((t) => parseDurationSeconds(t))))

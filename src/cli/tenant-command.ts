@@ -1,13 +1,24 @@
 /**
- * `gpushare tenant create NAME` (admin) and `gpushare tenant list [-o table|json]`.
+ * `gpushare tenant create NAME` (admin) and `gpushare tenant list [-o table|json]` (with each
+ * tenant's quota; `gpushare quota` adds its use).
  */
 import { Command, Option } from 'commander';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
+import type { TenantView } from '../adapters/http-client/api-client.js';
+import { formatGpuEquivalents } from './parse-quantities.js';
 import { formatTextTable } from './text-table.js';
 
 interface ListOptions extends ConnectionFlags {
   output: 'table' | 'json';
+}
+
+/** The `tenant list` table: NAME, GUARANTEED, LIMIT (GPU-equivalents; `none` for no limit), CREATED. */
+export function formatTenantsTable(tenants: readonly TenantView[]): string {
+  if (tenants.length === 0) return 'no tenants';
+  return formatTextTable(['NAME', 'GUARANTEED', 'LIMIT', 'CREATED'], tenants.map((t) => [
+    t.name, formatGpuEquivalents(t.guaranteedGpuEquivalents), formatGpuEquivalents(t.limitGpuEquivalents), t.createdAt,
+  ]));
 }
 
 /**
@@ -24,14 +35,14 @@ export function createTenantCommand(io: CliIo = processIo()): Command {
       io.stdout(`created tenant ${tenant.name}\n`);
     }));
   const list = addConnectionOptions(new Command('list')
-    .description('list tenants')
+    .description('list tenants with their quotas (GPU-equivalents; `gpushare quota` shows use)')
     .allowExcessArguments(false)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (opts: ListOptions) => {
       const tenants = await connect(opts, io).listTenants();
       io.stdout(opts.output === 'json'
         ? `${JSON.stringify(tenants, null, 2)}\n`
-        : `${tenants.length === 0 ? 'no tenants' : formatTextTable(['NAME', 'CREATED'], tenants.map((t) => [t.name, t.createdAt]))}\n`);
+        : `${formatTenantsTable(tenants)}\n`);
     }));
-  return new Command('tenant').description('manage tenants: create, list').addCommand(create).addCommand(list);
+  return new Command('tenant').description('manage tenants: create, list (quotas: `gpushare quota`)').addCommand(create).addCommand(list);
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, normalizeBaseUrl } from './api-client.js';
 import { ApiError, ApiResponseError, ApiUnreachableError } from './api-errors.js';
-import { sampleGpu, sampleJob, sampleJobDetail, sampleStatus, sampleTenant } from './testing/api-fixtures.js';
+import { sampleGpu, sampleJob, sampleJobDetail, sampleQuotaUse, sampleStatus, sampleTenant } from './testing/api-fixtures.js';
 import { startFakeApiServer, unusedLocalUrl, type FakeApiServer, type FakeResponse, type RecordedRequest } from './testing/fake-api-server.js';
 
 let server: FakeApiServer | undefined;
@@ -94,6 +94,43 @@ describe('createApiClient', () => {
     expect(server.requests.map((r) => r.body)).toEqual([
       undefined, undefined, undefined, undefined, undefined, { name: 'team-b' }, { tenant: 'team-b', label: 'ci' }, undefined, { path: '/tmp/b.db' }, undefined,
     ]);
+  });
+
+  it('sets a quota with PUT /tenants/:name/quota and lists quotas', async () => {
+    const { client, server } = await clientFor((r) => {
+      if (r.method === 'PUT' && r.path === '/api/v1/tenants/team-a/quota') {
+        const body = r.body as { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null };
+        return { status: 200, body: sampleTenant(body) };
+      }
+      if (r.method === 'GET' && r.path === '/api/v1/quotas') return { status: 200, body: { quotas: [sampleQuotaUse(), sampleQuotaUse({ tenant: 'team-b', limitGpuEquivalents: null })] } };
+      return { status: 404, body: { error: { code: 'NOPE', message: `no route ${r.method} ${r.path}` } } };
+    });
+    expect(await client.setQuota('team-a', { guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: null }))
+      .toEqual(sampleTenant({ guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: null }));
+    expect((await client.setQuota('team-a', { guaranteedGpuEquivalents: 0, limitGpuEquivalents: 2 })).limitGpuEquivalents).toBe(2);
+    const quotas = await client.listQuotas();
+    expect(quotas.map((q) => [q.tenant, q.limitGpuEquivalents])).toEqual([['team-a', 2], ['team-b', null]]);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/v1/tenants/team-a/quota', 'PUT /api/v1/tenants/team-a/quota', 'GET /api/v1/quotas']);
+    expect(server.requests[0]?.headers['content-type']).toBe('application/json');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer gs_tok');
+    expect(server.requests.map((r) => r.body)).toEqual([
+      { guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: null }, { guaranteedGpuEquivalents: 0, limitGpuEquivalents: 2 }, undefined,
+    ]);
+  });
+
+  it('setQuota rejects with the server\'s 404 for an unknown tenant and 400 for a limit below the guarantee', async () => {
+    const { client } = await clientFor((r) => r.path.includes('/nobody/')
+      ? { status: 404, body: { error: { code: 'GPUSHARE_TENANT_NOT_FOUND', message: 'tenant "nobody" not found' } } }
+      : { status: 400, body: { error: { code: 'GPUSHARE_INVALID_FIELD', message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)' } } });
+    await expect(client.setQuota('nobody', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: null })).rejects.toMatchObject({ status: 404, code: 'GPUSHARE_TENANT_NOT_FOUND' });
+    const err = await client.setQuota('team-a', { guaranteedGpuEquivalents: 2, limitGpuEquivalents: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 400, message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)' });
+  });
+
+  it('listQuotas throws ApiResponseError when an entry misses a field', async () => {
+    const { client } = await clientFor(() => ({ status: 200, body: { quotas: [{ tenant: 'team-a' }] } }));
+    await expect(client.listQuotas()).rejects.toThrow(/GET \/api\/v1\/quotas: quotas\.0\.guaranteedGpuEquivalents: /);
   });
 
   it('throws ApiError with the status, code and message of an error body', async () => {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import {
   ErrorSchema, GpuSchema, JobDetailSchema, JobSchema,
-  LogsSchema, NewTokenSchema, StatusSchema, TenantSchema,
+  LogsSchema, NewTokenSchema, QuotaUseSchema, StatusSchema, TenantSchema,
   type GpuView, type JobDetailView, type JobView, type SubmitJobInput,
 } from '../../contract/api.js';
 import type { JobState } from '../../core/index.js';
@@ -19,6 +19,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const JobListSchema = z.object({ jobs: z.array(JobSchema) });
 const GpuListSchema = z.object({ gpus: z.array(GpuSchema) });
 const TenantListSchema = z.object({ tenants: z.array(TenantSchema) });
+const QuotaListSchema = z.object({ quotas: z.array(QuotaUseSchema) });
 const DrainResultSchema = z.object({ draining: z.boolean(), running: z.number().int() });
 const BackupResultSchema = z.object({ path: z.string(), bytes: z.number().int() });
 const HealthSchema = z.object({ status: z.literal('ok') });
@@ -27,6 +28,13 @@ const HealthSchema = z.object({ status: z.literal('ok') });
 export type LogsView = z.infer<typeof LogsSchema>;
 /** A tenant. */
 export type TenantView = z.infer<typeof TenantSchema>;
+/** A tenant's quota as `PUT /tenants/:name/quota` takes it (GPU-equivalents; limit null = none). */
+export interface QuotaInput {
+  readonly guaranteedGpuEquivalents: number;
+  readonly limitGpuEquivalents: number | null;
+}
+/** One tenant's use against its quota (`GET /quotas`). */
+export type QuotaUseView = z.infer<typeof QuotaUseSchema>;
 /** A freshly created token (its secret is shown only once). */
 export type NewTokenView = z.infer<typeof NewTokenSchema>;
 /** `GET /status` answer. */
@@ -78,6 +86,14 @@ export interface ApiClient {
   createTenant(name: string): Promise<TenantView>;
   /** `GET /tenants`. */
   listTenants(): Promise<TenantView[]>;
+  /**
+   * `PUT /tenants/:name/quota` (admin): sets the tenant's guarantee and limit (null = no limit);
+   * resolves to the tenant with its new quota. 404 for an unknown tenant, 400 when the limit is
+   * below the guarantee.
+   */
+  setQuota(tenant: string, quota: QuotaInput): Promise<TenantView>;
+  /** `GET /quotas`: each tenant's use against its quota (a tenant token sees only its own). */
+  listQuotas(): Promise<QuotaUseView[]>;
   /** `POST /tokens` (admin): a new token for `tenant`. */
   createToken(body: { tenant: string; label?: string }): Promise<NewTokenView>;
   /** `POST /drain` (admin): the server starts no new jobs and exits once none runs. */
@@ -123,7 +139,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const doFetch = options.fetch ?? globalThis.fetch;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
-  async function call<S extends z.ZodTypeAny>(method: 'GET' | 'POST', path: string, schema: S, call: CallOptions = {}): Promise<z.infer<S>> {
+  async function call<S extends z.ZodTypeAny>(method: 'GET' | 'POST' | 'PUT', path: string, schema: S, call: CallOptions = {}): Promise<z.infer<S>> {
     const routePath = call.auth === false ? path : `${API_PREFIX}${path}`;
     const route = `${method} ${routePath}`;
     const target = new URL(`${base}${routePath}`);
@@ -186,6 +202,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     uncordonGpu: (index) => call('POST', gpuPath(index, 'uncordon'), GpuSchema),
     createTenant: (name) => call('POST', '/tenants', TenantSchema, { body: { name } }),
     listTenants: async () => (await call('GET', '/tenants', TenantListSchema)).tenants,
+    setQuota: (tenant, quota) => call('PUT', `/tenants/${encodeURIComponent(tenant)}/quota`, TenantSchema, {
+      body: { guaranteedGpuEquivalents: quota.guaranteedGpuEquivalents, limitGpuEquivalents: quota.limitGpuEquivalents },
+    }),
+    listQuotas: async () => (await call('GET', '/quotas', QuotaListSchema)).quotas,
     createToken: (body) => call('POST', '/tokens', NewTokenSchema, { body: body.label === undefined ? { tenant: body.tenant } : { tenant: body.tenant, label: body.label } }),
     drain: () => call('POST', '/drain', DrainResultSchema),
     backup: (path) => call('POST', '/backup', BackupResultSchema, { body: { path } }),

@@ -4,9 +4,9 @@
  * truth) so a restart loses nothing. Timers and I/O come from the injected ports; see
  * docs/server.md for the lifecycle.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ServerScheduler, isTerminal, type GpuDevice, type JobState, type PendingJob, type Placement } from '../../core/index.js';
+import { ServerScheduler, type GpuDevice, type JobState, type PendingJob, type Placement } from '../../core/index.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
 import type { ProcessHandle, ProcessOutcome } from '../ports/process-launcher.js';
 import type { JobChange, JobRecord } from '../ports/state-store.js';
@@ -17,6 +17,7 @@ import { TimesliceRotator } from './timeslice-rotator.js';
 import { visibleDevicesOf } from './visible-devices.js';
 import { PassStats } from './pass-stats.js';
 import { reconcileJobs } from './reconcile.js';
+import { sweepJobDirectories } from './log-files.js';
 import { buildPassPolicy, type PassPolicy } from './pass-policy.js';
 import { decidePreemption } from './preemption-driver.js';
 
@@ -166,16 +167,10 @@ export class ControlPlane {
    */
   private preemptIfNeeded(policy: PassPolicy, waiting: ReadonlyMap<number, string>, nowMs: number): void {
     if (waiting.size === 0 || [...this.intents.values()].some((i) => i.kind === 'preempted')) return;
-    const running = [...this.running.values()].filter((j) => !this.intents.has(j.id));
-    // Cheap pre-check: preemption needs a strictly lower-priority preemptible job, or a quota reclaim.
-    let top = Number.NEGATIVE_INFINITY;
-    for (const id of waiting.keys()) top = Math.max(top, this.pending.get(id)?.priority ?? top);
-    const reclaimPossible = [...policy.quotas.values()].some((q) => q.guaranteedGpuEquivalents > 0);
-    if (!reclaimPossible && !running.some((j) => j.priority < top && j.preemptible)) return;
-    const queued = [...waiting.keys()].map((id) => this.pending.get(id)).filter((j): j is PendingJob => j !== undefined);
     const { settings, store } = this.deps;
     const decision = decidePreemption({
-      waiting: queued, running, policy, scheduler: this.scheduler, devices: this.gpuDevices(), nowMs,
+      waitingIds: [...waiting.keys()], pendingOf: (id) => this.pending.get(id), policy, scheduler: this.scheduler, devices: this.gpuDevices(), nowMs,
+      running: [...this.running.values()].filter((j) => !this.intents.has(j.id)),
       preemptionCountOf: (id) => store.listAttempts(id).filter((a) => a.endReason === 'preempted').length,
       minRunSeconds: settings.preemptionMinRunMs / 1000, maxPreemptionsPerJob: settings.maxPreemptionsPerJob, maxPreemptorsTried: 1,
     });
@@ -342,10 +337,7 @@ export class ControlPlane {
   }
 
   private sweepRetention(): void {
-    const cutoff = this.deps.nowMs() - this.deps.settings.logRetentionMs;
-    for (const job of this.deps.store.listJobs({ states: ['succeeded', 'failed', 'cancelled'] })) {
-      if (isTerminal(job.state) && job.endedAtMs !== null && job.endedAtMs < cutoff) rmSync(this.jobDirectory(job.id), { recursive: true, force: true });
-    }
+    sweepJobDirectories(this.deps.store, (id) => this.jobDirectory(id), this.deps.nowMs() - this.deps.settings.logRetentionMs);
   }
 }
 

@@ -81,7 +81,7 @@ export class JobService {
     }
     const attempt = query.attempt ?? Math.max(1, job.attempt);
     const path = attemptLogPath(this.plane.jobDirectory(id), attempt, query.stream);
-    const attemptEnded = isTerminal(job.state) || attempt < job.attempt || (attempt === job.attempt && job.state === 'pending');
+    const attemptEnded = isTerminal(job.state) || attempt < job.attempt || (attempt === job.attempt && (job.state === 'pending' || job.state === 'preempted'));
     if (!existsSync(path)) return { attempt, text: '', nextOffset: query.offset, ended: attemptEnded };
     const size = statSync(path).size;
     const length = Math.max(0, Math.min(size - query.offset, MAX_LOG_CHUNK_BYTES));

@@ -25,8 +25,10 @@ export interface PreemptionDecision {
 
 /** What the driver looks at. */
 export interface PreemptionDriverInput {
-  /** Waiting jobs in queue order. */
-  readonly waiting: readonly PendingJob[];
+  /** Ids of the waiting jobs, in queue order. */
+  readonly waitingIds: readonly number[];
+  /** The queued job of an id (undefined once it left the queue). */
+  readonly pendingOf: (jobId: number) => PendingJob | undefined;
   /** Running jobs that gpushare is not already stopping. */
   readonly running: readonly JobRecord[];
   /** Earlier preemptions per job. */
@@ -43,8 +45,13 @@ export interface PreemptionDriverInput {
 
 /** The first preemption worth doing now, or null. */
 export function decidePreemption(input: PreemptionDriverInput): PreemptionDecision | null {
-  const devices = new Map(input.devices.map((d) => [d.index, d]));
   const { policy } = input;
+  // Cheap pre-check: preemption needs a strictly lower-priority preemptible job, or a quota reclaim.
+  let top = Number.NEGATIVE_INFINITY;
+  for (const id of input.waitingIds) top = Math.max(top, input.pendingOf(id)?.priority ?? top);
+  const reclaimPossible = [...policy.quotas.values()].some((q) => q.guaranteedGpuEquivalents > 0);
+  if (!reclaimPossible && !input.running.some((j) => j.priority < top && j.preemptible)) return null;
+  const devices = new Map(input.devices.map((d) => [d.index, d]));
   const usageOf = (tenant: string) => policy.usage.get(tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 };
   const candidates = input.running.filter((j) => j.startedAtMs !== null && j.placement !== null).map((j) => {
     const size = placedGpuEquivalents(j.gpu, j.placement!, devices);
@@ -58,7 +65,9 @@ export function decidePreemption(input: PreemptionDriverInput): PreemptionDecisi
   });
   if (candidates.length === 0) return null;
   let tried = 0;
-  for (const job of input.waiting) {
+  for (const id of input.waitingIds) {
+    const job = input.pendingOf(id);
+    if (!job) continue;
     if (policy.quotaRefused.has(job.id)) continue;
     if (tried++ >= (input.maxPreemptorsTried ?? 4)) break;
     const quota = policy.quotas.get(job.tenant);

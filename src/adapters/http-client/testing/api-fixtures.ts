@@ -2,7 +2,7 @@
  * Sample API objects (as the contract's schemas describe them) for client and CLI tests.
  */
 import type { GpuView, JobDetailView, JobView } from '../../../contract/api.js';
-import type { StatusView, TenantView } from '../api-client.js';
+import type { QuotaUseView, StatusView, TenantView } from '../api-client.js';
 
 /** A running job on GPU 0 with half of it; override any field. */
 export function sampleJob(overrides: Partial<JobView> = {}): JobView {
@@ -62,4 +62,13 @@ export function sampleStatus(overrides: Partial<StatusView> = {}): StatusView {
 /** A tenant without a quota; override any field. */
 export function sampleTenant(overrides: Partial<TenantView> = {}): TenantView {
   return { name: 'team-a', createdAt: '2025-01-01T00:00:00.000Z', guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...overrides };
+}
+
+/** Tenant team-a's use against a quota of 1 guaranteed, limit 2: 1.5 used (0.5 borrowed), 1 queued; override any field. */
+export function sampleQuotaUse(overrides: Partial<QuotaUseView> = {}): QuotaUseView {
+  return {
+    tenant: 'team-a', guaranteedGpuEquivalents: 1, limitGpuEquivalents: 2, usedGpuEquivalents: 1.5, borrowedGpuEquivalents: 0.5,
+    queuedGpuEquivalents: 1, runningJobs: 2, queuedJobs: 1,
+    ...overrides,
+  };
 }
