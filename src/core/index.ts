@@ -35,3 +35,4 @@ export * from './fairness/dominant-share.js';
 export * from './queue/queue-order.js';
 export * from './queue/backfill.js';
 export * from './control/pass-options.js';
+export * from './control/select-mode.js';

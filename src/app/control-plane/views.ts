@@ -2,21 +2,13 @@
  * Conversions from stored records to the API's shapes (src/contract/api.ts): jobs, their history,
  * and GPUs with the jobs sharing them. Times become ISO-8601 strings.
  */
-import { migGeometry, priorityClassOf, type Placement } from '../../core/index.js';
+import { enforcementOf, migGeometry, priorityClassOf } from '../../core/index.js';
 import type { GpuView, JobDetailView, JobView } from '../../contract/api.js';
 import type { AttemptRecord, JobEvent, JobRecord } from '../ports/state-store.js';
 import type { ControlPlane } from './control-plane.js';
 import { migDeviceUuid } from './visible-devices.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
-/**
- * How a placement's isolation is enforced: `hardware` for MIG; everything else is scheduler
- * accounting (plus CUDA_VISIBLE_DEVICES) until an MPS daemon enforces limits in the driver.
- */
-export function enforcementOf(placement: Placement): 'hardware' | 'driver-limit' | 'scheduler-accounting' {
-  return placement.mode === 'mig' ? 'hardware' : 'scheduler-accounting';
-}
 
 /** A job as the API shows it. */
 export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
@@ -41,7 +33,8 @@ export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
     gpu: { ...job.gpu },
     placement: placement && {
       mode: placement.mode,
-      enforcement: enforcementOf(placement),
+      // No MPS daemon is started yet, so MPS limits are scheduler accounting (see docs/mps.md).
+      enforcement: enforcementOf(placement.mode, false),
       simulated: placement.gpus.some((g) => inventory.get(g.index)?.simulated ?? false),
       gpus: placement.gpus.map((g) => ({ index: g.index, uuid: g.uuid, gpuMilli: g.gpuMilli, accountedGpuMilli: g.accountedGpuMilli, gpuMemoryMiB: g.gpuMemoryMiB, migProfile: g.mig?.profileName ?? null, migDeviceUuid: g.mig ? migDeviceUuid(g, inventory.get(g.index)) : null })),
     },

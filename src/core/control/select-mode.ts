@@ -1,0 +1,72 @@
+/**
+ * Mode selection for `mode: auto`: the cheapest sharing mode that gives the isolation a job asks
+ * for (docs/sharing-modes.md):
+ * - whole GPUs (`gpuMilli` = 1000, on one or more GPUs) → `exclusive`;
+ * - `strict` → the smallest MIG profile of the GPU model whose usable memory (the profile table's
+ *   figure, not its name) covers `gpuMemoryMiB` and whose compute slices cover
+ *   ceil(gpuMilli × slices / 1000); on a model without MIG, or when no profile is big enough,
+ *   `exclusive` whole GPUs;
+ * - `standard` (the default) → `mps` (driver-enforced memory limit and thread share);
+ * - `none` → `timeslice`.
+ * A request that names only memory gets its compute share from it: gpuMilli = ceil(1000 ×
+ * gpuMemoryMiB / model memory).
+ */
+import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
+import { migGeometry } from '../mig/mig-profiles.js';
+import type { MigProfile } from '../mig/mig-profiles.js';
+import { smallestProfileFor } from '../mig/mig-allocator.js';
+import type { EffectiveMode } from './job.js';
+
+/** Isolation levels a job may ask for. */
+export const ISOLATION_LEVELS = ['strict', 'standard', 'none'] as const;
+/** One of `ISOLATION_LEVELS`. */
+export type IsolationLevel = (typeof ISOLATION_LEVELS)[number];
+/** Isolation of a job that names none. */
+export const DEFAULT_ISOLATION: IsolationLevel = 'standard';
+
+/** How the isolation of a mode is enforced. */
+export type Enforcement = 'hardware' | 'driver-limit' | 'scheduler-accounting';
+
+/** The decision for one request on one GPU model. */
+export interface ModeSelection {
+  readonly mode: EffectiveMode;
+  /** The MIG profile for `mig`; null otherwise. */
+  readonly migProfile: MigProfile | null;
+  /** Why this mode, for `gpushare show` (e.g. `strict isolation: 3g.20gb is the smallest MIG profile with ≥ 15360 MiB and ≥ 2 compute slices`). */
+  readonly reason: string;
+}
+
+/**
+ * compute share per GPU in milli-GPU: as given, or (memory only) the share of the model's memory,
+ * rounded up, at most 1000.
+ */
+export function effectiveGpuMilli(gpuMilli: number | null, gpuMemoryMiB: number | null, modelMemoryMiB: number): number {
+  if (gpuMilli !== null) return gpuMilli;
+  if (gpuMemoryMiB === null || modelMemoryMiB <= 0) return GPU_MILLI_PER_GPU;
+  return Math.min(GPU_MILLI_PER_GPU, Math.max(1, Math.ceil((GPU_MILLI_PER_GPU * gpuMemoryMiB) / modelMemoryMiB)));
+}
+
+/**
+ * Chooses the mode for `mode: auto` on a GPU of `model` (catalog name) with `modelMemoryMiB`.
+ * Pure; never throws for a valid request.
+ */
+export function selectMode(request: { gpuMilli: number; gpuMemoryMiB: number | null; isolation: IsolationLevel }, model: string, modelMemoryMiB: number): ModeSelection {
+  const { gpuMilli, isolation } = request;
+  if (gpuMilli >= GPU_MILLI_PER_GPU) return { mode: 'exclusive', migProfile: null, reason: 'whole GPUs run exclusive' };
+  if (isolation === 'none') return { mode: 'timeslice', migProfile: null, reason: 'isolation none: time-slicing' };
+  if (isolation === 'standard') return { mode: 'mps', migProfile: null, reason: 'isolation standard: MPS with a pinned memory limit' };
+  const geometry = migGeometry(model);
+  if (!geometry) return { mode: 'exclusive', migProfile: null, reason: `strict isolation: ${model} has no MIG, so a whole GPU` };
+  const memory = request.gpuMemoryMiB ?? Math.floor((gpuMilli * modelMemoryMiB) / GPU_MILLI_PER_GPU);
+  const profile = smallestProfileFor(model, { gpuMilli, gpuMemoryMiB: memory });
+  if (!profile) return { mode: 'exclusive', migProfile: null, reason: `strict isolation: no MIG profile of ${model} has ${memory} MiB and enough compute, so a whole GPU` };
+  const slices = Math.ceil((gpuMilli * geometry.computeSlices) / GPU_MILLI_PER_GPU);
+  return { mode: 'mig', migProfile: profile, reason: `strict isolation: ${profile.name} is the smallest MIG profile of ${model} with ≥ ${memory} MiB (${profile.usableMemoryMiB} usable) and ≥ ${slices} compute slice(s)` };
+}
+
+/** What enforces a mode: MIG partitions in hardware, MPS limits in the driver (with a daemon running), the rest is scheduler accounting. */
+export function enforcementOf(mode: EffectiveMode, mpsDaemonRunning: boolean): Enforcement {
+  if (mode === 'mig') return 'hardware';
+  if (mode === 'mps' && mpsDaemonRunning) return 'driver-limit';
+  return 'scheduler-accounting';
+}
