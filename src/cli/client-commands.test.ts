@@ -36,7 +36,7 @@ describe('gpushare jobs', () => {
 
   it('prints a table with age and reason', async () => {
     const { env, server } = await serve(() => ({ status: 200, body: { jobs: [
-      sampleJob({ id: 3, name: 'big', state: 'pending', reason: 'no GPU has 800 milli free', placement: null, gpu: { gpuCount: 2, gpuMilli: 800, gpuMemoryMiB: null, mode: 'mps' } }),
+      sampleJob({ id: 3, name: 'big', state: 'pending', reason: 'no GPU has 800 milli free', placement: null, gpu: { gpuCount: 2, gpuMilli: 800, gpuMemoryMiB: null, mode: 'mps', isolation: 'standard' } }),
       sampleJob(),
     ] } }));
     const run = await runClientCli(['jobs'], { env });
@@ -91,7 +91,7 @@ describe('gpushare show', () => {
   });
 
   it('shows request, placement, events and attempts; -o json is the JobDetail', async () => {
-    const detail = sampleJobDetail({ gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: 40960, mode: 'auto' } });
+    const detail = sampleJobDetail({ gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: 40960, mode: 'auto', isolation: 'standard' } });
     const { env } = await serve(() => ({ status: 200, body: detail }));
     const text = await runClientCli(['show', '12'], { env });
     expect(text.code).toBe(0);

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { ApiClient } from '../adapters/http-client/api-client.js';
 import type { JobView, SubmitJobInput } from '../contract/api.js';
-import { isTerminal, SHARING_MODES, type SharingMode } from '../core/index.js';
+import { isTerminal, ISOLATION_LEVELS, SHARING_MODES, type IsolationLevel, type SharingMode } from '../core/index.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { ExitWithCode, UsageError } from './exit-codes.js';
@@ -27,6 +27,7 @@ interface SubmitOptions extends ConnectionFlags {
   gpuCount?: number;
   gpuMemory?: number;
   mode?: SharingMode;
+  isolation?: IsolationLevel;
   priority?: SubmitJobInput['priority'];
   /** true: --preemptible, false: --no-preemptible, undefined: neither (the server decides). */
   preemptible?: boolean;
@@ -64,9 +65,11 @@ export function buildSubmitBody(command: readonly string[], opts: SubmitOptions,
     environment,
     gpu: {
       gpuCount: amount.gpuCount,
-      gpuMilli: amount.gpuMilli,
+      // Only --gpu-memory given: the server derives the compute share from the memory.
+      ...(opts.gpu === undefined && opts.gpuMemory !== undefined ? {} : { gpuMilli: amount.gpuMilli }),
       ...(opts.gpuMemory !== undefined ? { gpuMemoryMiB: opts.gpuMemory } : {}),
       mode: opts.mode ?? 'auto',
+      ...(opts.isolation !== undefined ? { isolation: opts.isolation } : {}),
     },
   };
   if (opts.tenant !== undefined) body.tenant = opts.tenant;
@@ -148,6 +151,7 @@ export function createSubmitCommand(io: CliIo = processIo()): Command {
     .addOption(new Option('--gpu-memory <size>', 'device memory per GPU: MiB, or with unit MiB/GiB (20GiB); default: in proportion to the share')
       .argParser(asArgParser((t) => parseMemoryMiB('--gpu-memory', t))))
     .addOption(new Option('--mode <mode>', 'sharing mode').choices(SHARING_MODES))
+    .addOption(new Option('--isolation <level>', 'for --mode auto: strict (MIG instance, else whole GPUs), standard (MPS, the default), none (time-slicing)').choices(ISOLATION_LEVELS))
     .addOption(new Option('--priority <class-or-n>', 'low, normal, high, critical, or an integer 0..1000000 (higher first)').argParser(asArgParser(parsePriority)))
     .addOption(new Option('--preemptible', 'may be preempted (checkpoint protocol) for a more important job (default: yes below priority high)'))
     .addOption(new Option('--no-preemptible', 'not preempted for a more important job (while its tenant borrows above its guarantee it may still be reclaimed)'))

@@ -4,7 +4,7 @@
  * Errors are `{ error: { code, message, details } }` with a 4xx/5xx status.
  */
 import { z } from 'zod';
-import { JOB_STATES, PRIORITY_CLASSES, SHARING_MODES } from '../core/index.js';
+import { ISOLATION_LEVELS, JOB_STATES, PRIORITY_CLASSES, SHARING_MODES } from '../core/index.js';
 
 /** Names of the priority classes, for error messages and schemas. */
 export const PRIORITY_CLASS_NAMES = Object.keys(PRIORITY_CLASSES) as [keyof typeof PRIORITY_CLASSES, ...(keyof typeof PRIORITY_CLASSES)[]];
@@ -19,9 +19,10 @@ const TENANT_NAME = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'tenant names 
 /** The GPU part of a submit. */
 export const GpuRequestSchema = z.object({
   gpuCount: z.number().int().min(1).max(64).default(1).describe('number of distinct GPUs'),
-  gpuMilli: z.number().int().min(1).max(1000).default(1000).describe('compute share of each GPU in milli-GPU (1000 = whole GPU)'),
+  gpuMilli: z.number().int().min(1).max(1000).optional().describe('compute share of each GPU in milli-GPU (1000 = whole GPU); default 1000, or, when only gpuMemoryMiB is given, that memory\'s share of the smallest GPU that holds it'),
   gpuMemoryMiB: z.number().int().min(1).nullable().default(null).describe('device memory per GPU in MiB; null = in proportion to gpuMilli of the GPU the job lands on'),
   mode: z.enum(SHARING_MODES).default('auto').describe('sharing mode: auto, exclusive, mig, mps or timeslice'),
+  isolation: z.enum(ISOLATION_LEVELS).default('standard').describe('for mode auto: strict (MIG instance, else whole GPUs), standard (MPS), none (time-slicing)'),
 }).strict();
 
 /** `POST /api/v1/jobs` body. */
@@ -75,7 +76,7 @@ export const JobSchema = z.object({
   attempt: z.number().int(),
   cpuMilli: z.number().int(),
   hostMemoryMiB: z.number().int(),
-  gpu: z.object({ gpuCount: z.number().int(), gpuMilli: z.number().int(), gpuMemoryMiB: z.number().int().nullable(), mode: z.enum(SHARING_MODES) }),
+  gpu: z.object({ gpuCount: z.number().int(), gpuMilli: z.number().int(), gpuMemoryMiB: z.number().int().nullable(), mode: z.enum(SHARING_MODES), isolation: z.enum(ISOLATION_LEVELS) }),
   placement: z.object({
     mode: z.enum(SHARING_MODES),
     enforcement: z.enum(ENFORCEMENT),

@@ -4,7 +4,7 @@
  * directory exists, and that the job could ever fit on this server.
  */
 import { basename } from 'node:path';
-import { PRIORITY_CLASSES, whyUnresolvable, type GpuDevice, type HostCapacity } from '../../core/index.js';
+import { effectiveGpuMilli, PRIORITY_CLASSES, whyUnresolvable, type GpuDevice, type HostCapacity } from '../../core/index.js';
 import type { SubmitJob } from '../../contract/api.js';
 import { forbidden, invalidField, unknownTenant, unresolvable } from '../errors.js';
 import type { Principal } from '../auth/tokens.js';
@@ -44,7 +44,7 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
     const where = program.includes('/') ? `relative to ${workingDirectory}` : 'in the PATH the job gets';
     throw invalidField('command', `program "${program}" was not found or is not executable on the server (looked up ${where})`);
   }
-  const gpu = body.gpu;
+  const gpu = { ...body.gpu, gpuMilli: body.gpu.gpuMilli ?? milliFromMemory(body.gpu.gpuMemoryMiB, ctx.gpus) };
   if (gpu.mode === 'exclusive' && gpu.gpuMilli !== 1000) {
     throw invalidField('gpu.gpuMilli', `mode exclusive takes whole GPUs, so gpuMilli must be 1000, got ${gpu.gpuMilli}`);
   }
@@ -61,11 +61,22 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
     preemptible: body.preemptible ?? priority < PRIORITY_CLASSES.high,
     cpuMilli: body.cpuMilli,
     hostMemoryMiB: body.hostMemoryMiB,
-    gpu: { gpuCount: gpu.gpuCount, gpuMilli: gpu.gpuMilli, gpuMemoryMiB: gpu.gpuMemoryMiB, mode: gpu.mode },
+    gpu: { gpuCount: gpu.gpuCount, gpuMilli: gpu.gpuMilli, gpuMemoryMiB: gpu.gpuMemoryMiB, mode: gpu.mode, isolation: gpu.isolation },
   };
   const why = whyUnresolvable({ id: 0, tenant, priority, submittedAtMs: 0, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu }, ctx.gpus, ctx.host);
   if (why !== null) throw unresolvable(why);
   return job;
+}
+
+/**
+ * compute share of a request that names only memory: that memory's share of the smallest GPU of
+ * this server that can hold it (where such a job is placed first), rounded up; 1000 without memory
+ * or when no GPU holds it (the submit check then rejects it).
+ */
+function milliFromMemory(gpuMemoryMiB: number | null, gpus: readonly GpuDevice[]): number {
+  if (gpuMemoryMiB === null) return 1000;
+  const holding = gpus.filter((g) => g.gpuMemoryMiB >= gpuMemoryMiB).map((g) => g.gpuMemoryMiB);
+  return holding.length === 0 ? 1000 : effectiveGpuMilli(null, gpuMemoryMiB, Math.min(...holding));
 }
 
 /** Variables gpushare sets from the placement, which a job may not override. */

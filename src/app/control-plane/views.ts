@@ -30,7 +30,7 @@ export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
     attempt: job.attempt,
     cpuMilli: job.cpuMilli,
     hostMemoryMiB: job.hostMemoryMiB,
-    gpu: { ...job.gpu },
+    gpu: { ...job.gpu, isolation: job.gpu.isolation ?? 'standard' },
     placement: placement && {
       mode: placement.mode,
       // No MPS daemon is started yet, so MPS limits are scheduler accounting (see docs/mps.md).

@@ -78,6 +78,11 @@ export interface GpuRequest {
   readonly gpuMemoryMiB: number | null;
   /** Requested sharing mode. */
   readonly mode: SharingMode;
+  /**
+   * Isolation for `mode: auto` (select-mode.ts): `strict` (MIG, else whole GPUs), `standard` (MPS,
+   * the default when absent), `none` (time-slicing). Ignored for other modes.
+   */
+  readonly isolation?: 'strict' | 'standard' | 'none';
 }
 
 /** What the scheduler needs to know about a job waiting to be placed. */

@@ -19,7 +19,7 @@ import { ModelGroups } from './model-groups.js';
 import { QueueOrderCache } from './queue-order-cache.js';
 import type { PassOptions, PassResult } from './pass-options.js';
 import { mayBackfill, NO_BLOCKED_JOB, reservedStartMs, type BackfillReservation } from '../queue/backfill.js';
-import { resolveMode } from './share-accounting.js';
+import { fallbackMode, resolveMode } from './share-accounting.js';
 import { placeShared } from './shared-placement.js';
 
 /** Settings of a server scheduler. */
@@ -242,14 +242,27 @@ export class ServerScheduler {
   private attempt(job: PendingJob, failed: FailedSearches | null): PlaceOutcome {
     if (job.cpuMilli > this.freeCpuMilli) return waiting(`waiting for host CPU: needs ${job.cpuMilli} cpuMilli, ${this.freeCpuMilli} free`);
     if (job.hostMemoryMiB > this.freeHostMemoryMiB) return waiting(`waiting for host memory: needs ${job.hostMemoryMiB} MiB, ${this.freeHostMemoryMiB} free`);
-    const mode = resolveMode(job.gpu);
-    const known = failed?.reasonFor(mode, job.gpu);
-    if (known !== undefined) return waiting(known);
-    const placement = mode === 'mig' ? this.mig.place(job, this.gpus()) : placeShared(job, mode, this.groups, this.options.timesliceOvercommitRatio);
+    const placement = this.search(job, resolveMode(job.gpu), failed);
     if (typeof placement === 'string') {
-      failed?.record(mode, job.gpu, placement);
-      return waiting(placement);
+      const fallback = fallbackMode(job.gpu);
+      if (fallback === null) return waiting(placement);
+      const whole = this.search(job, fallback, failed);
+      if (typeof whole === 'string') return waiting(`strict isolation: no MIG instance (${placement}) and no whole GPU (${whole})`);
+      return this.holdPlaced(job, whole, failed);
     }
+    return this.holdPlaced(job, placement, failed);
+  }
+
+  /** Finds a placement in `mode`, using and feeding the pass's memo of failed searches. */
+  private search(job: PendingJob, mode: EffectiveMode, failed: FailedSearches | null): Placement | string {
+    const known = failed?.reasonFor(mode, job.gpu);
+    if (known !== undefined) return known;
+    const placement = mode === 'mig' ? this.mig.place(job, this.gpus()) : placeShared(job, mode, this.groups, this.options.timesliceOvercommitRatio);
+    if (typeof placement === 'string') failed?.record(mode, job.gpu, placement);
+    return placement;
+  }
+
+  private holdPlaced(job: PendingJob, placement: Placement, failed: FailedSearches | null): PlaceOutcome {
     this.hold({ jobId: job.id, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement });
     failed?.clear();
     return { kind: 'placed', placement };

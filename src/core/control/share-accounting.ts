@@ -7,12 +7,24 @@ import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
 import type { EffectiveMode, GpuRequest } from './job.js';
 
 /**
- * The mode a request runs in. `auto` picks `exclusive` for whole GPUs (`gpuMilli` 1000) and `mps`
- * (a driver-enforced memory limit and thread share) for fractions; other modes are kept as asked.
+ * The first mode a request is tried in. `auto` follows the isolation (select-mode.ts): whole GPUs
+ * (`gpuMilli` 1000) → `exclusive`; `strict` → `mig` (the scheduler falls back to whole GPUs when no
+ * MIG instance can hold it: see `fallbackMode`); `standard` or none given → `mps`; `none` →
+ * `timeslice`. Other modes are kept as asked.
  */
 export function resolveMode(gpu: GpuRequest): EffectiveMode {
   if (gpu.mode !== 'auto') return gpu.mode;
-  return gpu.gpuMilli === GPU_MILLI_PER_GPU ? 'exclusive' : 'mps';
+  if (gpu.gpuMilli === GPU_MILLI_PER_GPU) return 'exclusive';
+  if (gpu.isolation === 'strict') return 'mig';
+  return gpu.isolation === 'none' ? 'timeslice' : 'mps';
+}
+
+/**
+ * The mode tried when the first one cannot hold the request: a `strict` `auto` job that no MIG
+ * instance can hold (no MIG GPU, or none free) may take whole GPUs instead; null otherwise.
+ */
+export function fallbackMode(gpu: GpuRequest): EffectiveMode | null {
+  return gpu.mode === 'auto' && gpu.isolation === 'strict' && gpu.gpuMilli < GPU_MILLI_PER_GPU ? 'exclusive' : null;
 }
 
 /**

@@ -6,7 +6,8 @@ import { smallestProfileFor } from '../mig/mig-allocator.js';
 import type { GpuDevice } from './gpu-device.js';
 import type { PendingJob } from './job.js';
 import { migShareOf } from './mig-placement.js';
-import { reservedGpuMemoryMiB, resolveMode } from './share-accounting.js';
+import { fallbackMode, reservedGpuMemoryMiB, resolveMode } from './share-accounting.js';
+import type { EffectiveMode } from './job.js';
 
 /** The server's host capacity. */
 export interface HostCapacity {
@@ -21,7 +22,15 @@ export interface HostCapacity {
 export function whyUnresolvable(job: PendingJob, gpus: readonly GpuDevice[], host: HostCapacity): string | null {
   if (job.cpuMilli > host.cpuMilli) return `cpuMilli ${job.cpuMilli} exceeds the server's ${host.cpuMilli}`;
   if (job.hostMemoryMiB > host.hostMemoryMiB) return `hostMemoryMiB ${job.hostMemoryMiB} exceeds the server's ${host.hostMemoryMiB}`;
-  const mode = resolveMode(job.gpu);
+  const first = whyNotInMode(job, resolveMode(job.gpu), gpus);
+  if (first === null) return null;
+  const fallback = fallbackMode(job.gpu);
+  if (fallback === null) return first;
+  const second = whyNotInMode(job, fallback, gpus);
+  return second === null ? null : `strict isolation: neither a MIG instance (${first}) nor whole GPUs (${second})`;
+}
+
+function whyNotInMode(job: PendingJob, mode: EffectiveMode, gpus: readonly GpuDevice[]): string | null {
   const { gpuCount } = job.gpu;
   if (mode === 'mig') {
     const migGpus = gpus.filter((g) => g.migEnabled);

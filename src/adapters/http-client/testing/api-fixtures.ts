@@ -10,7 +10,7 @@ export function sampleJob(overrides: Partial<JobView> = {}): JobView {
     id: 12, name: 'train', tenant: 'team-a', state: 'running', reason: null, priority: 500, priorityClass: 'normal', preemptible: true,
     command: ['python', 'train.py'], workingDirectory: '/home/u/proj', timeLimitSeconds: null, retries: 0, attempt: 1,
     cpuMilli: 0, hostMemoryMiB: 0,
-    gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'auto' },
+    gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'auto', isolation: 'standard' },
     placement: {
       mode: 'mps', enforcement: 'driver-limit', simulated: true,
       gpus: [{ index: 0, uuid: 'GPU-sim-0', gpuMilli: 500, accountedGpuMilli: 500, gpuMemoryMiB: 40960, migProfile: null, migDeviceUuid: null }],
