@@ -21,7 +21,7 @@ async function serve(handler: (r: RecordedRequest) => FakeResponse | Promise<Fak
 
 describe('gpushare submit', () => {
   it('sends --gpu 0.6 --gpu-count 2 --gpu-memory 20GiB as 600 milli on each of two GPUs, and prints the id last', async () => {
-    const { env, server } = await serve((r) => ({ status: 201, body: sampleJob({ id: 42, state: 'pending', placement: null, gpu: { isolation: 'standard', ...(r.body as { gpu: JobView['gpu'] }).gpu } }) }));
+    const { env, server } = await serve((r) => ({ status: 201, body: sampleJob({ id: 42, state: 'pending', placement: null, gpu: { isolation: 'standard', ...(r.body as { gpu: Partial<JobView['gpu']> }).gpu } as JobView['gpu'] }) }));
     const run = await runClientCli(['submit', '--gpu', '0.6', '--gpu-count', '2', '--gpu-memory', '20GiB', '--env', 'SEED=1', '--env', 'X=a=b',
       '--priority', 'high', '--time-limit', '1h30m', '--cpu', '500m', '--host-memory', '1GiB', '--retries', '2', '--name', 'tr', '--tenant', 'team-a',
       '--', 'python', 'train.py', '--lr', '3e-4'], { env, cwd: '/home/u/proj' });
@@ -179,7 +179,7 @@ describe('gpushare submit', () => {
 
 describe('gpushare submit --isolation and memory-only requests', () => {
   it('sends isolation, and leaves gpuMilli to the server when only --gpu-memory is given', async () => {
-    const { env, server } = await serve((r) => ({ status: 201, body: sampleJob({ id: 9, state: 'pending', placement: null, gpu: { gpuMilli: 188, isolation: 'strict', ...(r.body as { gpu: JobView['gpu'] }).gpu } }) }));
+    const { env, server } = await serve((r) => ({ status: 201, body: sampleJob({ id: 9, state: 'pending', placement: null, gpu: { gpuMilli: 188, isolation: 'strict', ...(r.body as { gpu: Partial<JobView['gpu']> }).gpu } as JobView['gpu'] }) }));
     const run = await runClientCli(['submit', '--gpu-memory', '15GiB', '--isolation', 'strict', '--', 'true'], { env, cwd: '/tmp' });
     expect(run.code).toBe(0);
     expect((server.requests[0]!.body as { gpu: unknown }).gpu).toEqual({ gpuCount: 1, gpuMemoryMiB: 15360, mode: 'auto', isolation: 'strict' });

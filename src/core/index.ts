@@ -36,3 +36,5 @@ export * from './queue/queue-order.js';
 export * from './queue/backfill.js';
 export * from './control/pass-options.js';
 export * from './control/select-mode.js';
+export * from './mig/explain-fit.js';
+export * from './mig/plan-reconfiguration.js';

@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ServerScheduler, type GpuDevice, type JobState, type PendingJob, type Placement } from '../../core/index.js';
+import { migGeometry, selectMode, ServerScheduler, type GpuDevice, type JobState, type PendingJob, type Placement } from '../../core/index.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
 import type { ProcessHandle, ProcessOutcome } from '../ports/process-launcher.js';
 import type { JobChange, JobRecord } from '../ports/state-store.js';
@@ -146,7 +146,7 @@ export class ControlPlane {
     this.preemptIfNeeded(policy, waiting, now);
     this.passStats.record(performance.now() - started, this.pending.size);
     if (placed.length === 0) return;
-    const changes: JobChange[] = placed.map(({ jobId, placement }) => ({ jobId, atMs: now, expectState: this.queuedStates.get(jobId) ?? 'pending', to: 'scheduled', reason: describePlacement(placement), patch: { placement, reason: null } }));
+    const changes: JobChange[] = placed.map(({ jobId, placement }) => ({ jobId, atMs: now, expectState: this.queuedStates.get(jobId) ?? 'pending', to: 'scheduled', reason: describePlacement(placement, this.pending.get(jobId), this.inventory), patch: { placement, reason: null } }));
     try {
       this.deps.store.applyJobChanges(changes);
     } catch (error) {
@@ -341,7 +341,16 @@ export class ControlPlane {
   }
 }
 
-function describePlacement(placement: Placement): string {
+/** The scheduled transition's reason: where, in which mode, and why that mode for `auto` jobs. */
+function describePlacement(placement: Placement, job: PendingJob | undefined, inventory: ReadonlyMap<number, InventoryGpu>): string {
   const gpus = placement.gpus.map((g) => `GPU ${g.index}${g.mig ? ` (${g.mig.profileName})` : ''}`).join(', ');
-  return `placed on ${gpus} in mode ${placement.mode}`;
+  const where = `placed on ${gpus} in mode ${placement.mode}`;
+  if (!job || job.gpu.mode !== 'auto') return where;
+  const device = inventory.get(placement.gpus[0]!.index);
+  if (job.gpu.isolation === 'strict' && placement.mode === 'exclusive' && job.gpu.gpuMilli < 1000) {
+    const why = device && migGeometry(device.model) ? 'no MIG instance could hold it now' : `${device?.model ?? 'the GPU'} has no MIG`;
+    return `${where}: strict isolation: ${why}, so a whole GPU`;
+  }
+  if (!device) return where;
+  return `${where}: ${selectMode({ gpuMilli: job.gpu.gpuMilli, gpuMemoryMiB: job.gpu.gpuMemoryMiB, isolation: job.gpu.isolation ?? 'standard' }, device.model, device.gpuMemoryMiB).reason}`;
 }

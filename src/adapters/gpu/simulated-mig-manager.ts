@@ -1,0 +1,37 @@
+// MigManager for simulated GPUs: the real nvidia-smi MigManager (nvidia-smi-mig-manager.ts), with
+// every nvidia-smi command run as a child process of the stand-in (simulated-nvidia-smi-cli.js)
+// against a state file. Parsing, ordering, error handling and read-back are the same code as on
+// real GPUs; only the program behind the commands differs. See docs/gpus.md.
+import { fileURLToPath } from 'node:url';
+import type { MigManager } from '../../app/ports/mig-manager.js';
+import { createNvidiaSmiMigManager, nodeExecFileWithExitCode, type MigExecFileFn } from './nvidia-smi-mig-manager.js';
+
+/** Options of {@link createSimulatedMigManager}. */
+export interface SimulatedMigManagerOptions {
+  /**
+   * The compiled stand-in entry; default `simulated-nvidia-smi-cli.js` beside this module
+   * (dist/adapters/gpu/). Tests running from src/ pass a compiled copy.
+   */
+  cliPath?: string;
+  /** Node binary that runs the entry; default the running one (process.execPath). */
+  nodePath?: string;
+  /** Limit per command in ms (as for the real manager). */
+  timeoutMs?: number;
+}
+
+/** Default path of the compiled stand-in entry, beside this module. */
+export function defaultSimulatedNvidiaSmiCliPath(): string {
+  return fileURLToPath(new URL('./simulated-nvidia-smi-cli.js', import.meta.url));
+}
+
+/**
+ * MigManager of the simulated GPUs whose state is in `stateFile` (made with
+ * createSimulatedNvidiaSmiState + writeSimulatedNvidiaSmiState, simulated-nvidia-smi.ts). Each
+ * nvidia-smi command becomes `node <cliPath> --state <stateFile> -- <args>`.
+ */
+export function createSimulatedMigManager(stateFile: string, options: SimulatedMigManagerOptions = {}): MigManager {
+  const cli = options.cliPath ?? defaultSimulatedNvidiaSmiCliPath();
+  const node = options.nodePath ?? process.execPath;
+  const execFile: MigExecFileFn = (_file, args, opts) => nodeExecFileWithExitCode(node, [cli, '--state', stateFile, '--', ...args], opts);
+  return createNvidiaSmiMigManager({ nvidiaSmiPath: 'nvidia-smi', execFile, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+}

@@ -1,0 +1,122 @@
+/**
+ * One packing replay with hybrid sharing (docs/simulator.md "Hybrid sharing"): the FGD paper's
+ * protocol — seeded shuffle, inflation to `inflation` × capacity, no departures, A(x) after each
+ * arrival — on a {@link HybridCluster}, where each pod runs in the mode its `--sharing` setting
+ * and isolation give it.
+ */
+import { SeededRng, type EffectiveMode, type IsolationLevel, type TaskShape } from '../../core/index.js';
+import { buildArrivalPlan } from '../arrival-plan.js';
+import { CurveBinner } from '../curve-binning.js';
+import type { TraceNode, TracePod } from '../traces/trace-types.js';
+import { HybridCluster, type HybridPod } from './hybrid-cluster.js';
+import type { HybridRunResult, IsolationOutcome } from './hybrid-types.js';
+import { isolationOfQos, type SharingGpuModel, type SharingSetting } from './pod-mode.js';
+
+/** Inputs shared by every run. */
+export interface HybridReplayInput {
+  readonly nodes: readonly TraceNode[];
+  /** Pod list sorted by name. */
+  readonly pods: readonly TracePod[];
+  /** Arrived GPU request as a multiple of capacity, e.g. 1.3. */
+  readonly inflation: number;
+  /** Model given to every GPU (`--gpu-model`); the trace's models and `gpu_spec` are not used. */
+  readonly gpuModel: SharingGpuModel;
+}
+
+/** The pod as the hybrid cluster sees it (`gpu_spec` dropped: every GPU is of the one model). */
+export function hybridPodOf(pod: TracePod): HybridPod {
+  const gpu = pod.gpuCount > 0;
+  return { cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB, gpuCount: pod.gpuCount, gpuMilli: gpu ? pod.gpuMilli : 0, isolation: isolationOfQos(pod.qos) };
+}
+
+/** Task shape of a pod for the `default` policy's target workload (without `gpu_spec`, as above). */
+function workloadShapeOf(pod: TracePod): TaskShape {
+  return { cpuMilli: pod.cpuMilli, gpuMilli: pod.gpuCount > 0 ? pod.gpuMilli : 0, gpuCount: pod.gpuCount, allowedGpuModels: [] };
+}
+
+function emptyOutcome(): { -readonly [K in keyof IsolationOutcome]: number } {
+  return { pods: 0, mig: 0, exclusive: 0, shared: 0, failed: 0 };
+}
+
+/** 100 − A, rounded to 2 decimals; NaN for an empty bin. */
+function unallocated(allocationPct: number | null | undefined): number {
+  return allocationPct === null || allocationPct === undefined ? Number.NaN : Math.round((100 - allocationPct) * 100) / 100;
+}
+
+/** Replays `input` with one sharing setting and seed. @throws RangeError for `mig` on a model without MIG */
+export function runHybridReplay(input: HybridReplayInput, sharing: SharingSetting, seed: number): HybridRunResult {
+  const started = performance.now();
+  const rng = new SeededRng(seed);
+  const capacityGpus = input.nodes.reduce((sum, n) => sum + n.gpuCount, 0);
+  const plan = buildArrivalPlan(input.pods, input.nodes.map((n) => n.name), capacityGpus * 1000, input.inflation, rng);
+  const cluster = new HybridCluster({
+    nodes: input.nodes, gpuModel: input.gpuModel, sharing, nodeRank: plan.nodeRank, workloadShapes: input.pods.map(workloadShapeOf), rng,
+  });
+  const pods = new Map<TracePod, HybridPod>(input.pods.map((p) => [p, hybridPodOf(p)]));
+  const reserved = new CurveBinner(capacityGpus);
+  const requested = new CurveBinner(capacityGpus);
+  const placedByMode: Record<EffectiveMode, number> = { exclusive: 0, mig: 0, mps: 0, timeslice: 0 };
+  const byIsolation: Record<IsolationLevel, ReturnType<typeof emptyOutcome>> = { strict: emptyOutcome(), standard: emptyOutcome(), none: emptyOutcome() };
+  let arrived = 0;
+  let requestedMilli = 0;
+  let failedPods = 0;
+  let failedGpuPods = 0;
+  let giCreations = 0;
+  let migModeSwitches = sharing === 'mig' ? capacityGpus : 0;
+  for (const tracePod of plan.arrivals) {
+    const pod = pods.get(tracePod)!;
+    const podMilli = pod.gpuCount * pod.gpuMilli;
+    arrived += podMilli;
+    const outcome = cluster.place(pod);
+    const counts = pod.gpuCount > 0 ? byIsolation[pod.isolation] : null;
+    if (counts) counts.pods++;
+    if (outcome.kind === 'failed') {
+      failedPods++;
+      if (counts) {
+        failedGpuPods++;
+        counts.failed++;
+      }
+    } else if (outcome.placement && counts) {
+      const { mode, gpus } = outcome.placement;
+      placedByMode[mode]++;
+      requestedMilli += podMilli;
+      if (mode === 'mig') {
+        giCreations += gpus.length;
+        counts.mig++;
+      } else if (mode === 'exclusive') {
+        counts.exclusive++;
+      } else {
+        counts.shared++;
+      }
+      migModeSwitches += outcome.migSwitches;
+    }
+    reserved.add(arrived, cluster.reservedMilli, 0);
+    requested.add(arrived, requestedMilli, 0);
+  }
+  const allocationPct = reserved.curves().allocationPct;
+  const requestedAllocationPct = requested.curves().allocationPct;
+  const placedGpuPods = Object.values(placedByMode).reduce((s, v) => s + v, 0);
+  const gpusWithMigJobs = cluster.gpuStates().filter((g) => g.mode === 'mig' && g.jobs > 0).length;
+  return {
+    sharing,
+    seed,
+    unallocatedPctAt100: unallocated(allocationPct[100]),
+    unallocatedPctAt130: unallocated(allocationPct[130]),
+    unrequestedPctAt100: unallocated(requestedAllocationPct[100]),
+    failedPods,
+    failedGpuPods,
+    arrivals: plan.arrivals.length,
+    placedGpuPods,
+    placedByMode,
+    hardwareIsolatedPct: placedGpuPods === 0 ? Number.NaN : (100 * placedByMode.mig) / placedGpuPods,
+    giCreations,
+    migModeSwitches,
+    reconfigurations: giCreations + migModeSwitches,
+    gpusWithMigJobs,
+    byIsolation,
+    serverRefusals: cluster.refusals,
+    wallSeconds: (performance.now() - started) / 1000,
+    allocationPct,
+    requestedAllocationPct,
+  };
+}

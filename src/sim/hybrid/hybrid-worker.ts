@@ -1,0 +1,55 @@
+/**
+ * Worker-thread entry of the hybrid-sharing grid (see run-hybrid.ts): reads the trace files named
+ * in `workerData` once, then answers each {@link HybridTask} with a {@link HybridReply}. Compiled
+ * to dist/sim/hybrid/hybrid-worker.js; it does nothing when not started as a worker.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { readNodeListFile, readPodListFile } from '../traces/alibaba-csv.js';
+import { runHybridReplay, type HybridReplayInput } from './hybrid-replay.js';
+import type { HybridRunResult } from './hybrid-types.js';
+import { sharingGpuModel, type SharingSetting } from './pod-mode.js';
+
+/** What the pool passes as `workerData`. */
+export interface HybridWorkerData {
+  readonly nodesFile: string;
+  readonly podsFile: string;
+  readonly inflation: number;
+  /** Catalog name of the GPU model (`--gpu-model`). */
+  readonly gpuModel: string;
+}
+
+/** One (sharing, seed) replay; `id` is echoed back. */
+export interface HybridTask {
+  readonly id: number;
+  readonly sharing: SharingSetting;
+  readonly seed: number;
+}
+
+/** A worker's answer to one task. */
+export type HybridReply =
+  | { readonly id: number; readonly ok: true; readonly result: HybridRunResult }
+  | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string } };
+
+async function load(data: HybridWorkerData): Promise<HybridReplayInput> {
+  const gpuModel = sharingGpuModel(data.gpuModel);
+  if (!gpuModel) throw new RangeError(`unknown GPU model or one without known memory: ${data.gpuModel}`);
+  return { nodes: await readNodeListFile(data.nodesFile), pods: await readPodListFile(data.podsFile), inflation: data.inflation, gpuModel };
+}
+
+const port = parentPort;
+if (port) {
+  const input = load(workerData as HybridWorkerData);
+  input.catch(() => undefined); // reported with the first task instead
+  port.on('message', (task: HybridTask) => {
+    void (async (): Promise<void> => {
+      let reply: HybridReply;
+      try {
+        reply = { id: task.id, ok: true, result: runHybridReplay(await input, task.sharing, task.seed) };
+      } catch (err) {
+        const error = err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) };
+        reply = { id: task.id, ok: false, error };
+      }
+      port.postMessage(reply);
+    })();
+  });
+}
