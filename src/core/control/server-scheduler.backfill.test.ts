@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { SeededRng } from '../random/rng.js';
+import type { GpuDevice } from './gpu-device.js';
+import type { GpuRequest, PendingJob } from './job.js';
+import type { PassOptions } from './pass-options.js';
+import { ServerScheduler } from './server-scheduler.js';
+
+const gpu = (index: number): GpuDevice => ({ index, uuid: `GPU-${index}`, model: 'A100-80GB', gpuMemoryMiB: 81920, migEnabled: false, schedulable: true });
+const job = (id: number, request: Partial<GpuRequest>, priority = 500): PendingJob => ({
+  id, tenant: 't', priority, submittedAtMs: id, cpuMilli: 0, hostMemoryMiB: 0, gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'auto', ...request },
+});
+const NOW = 1_000_000;
+
+/** Two GPUs: job 1 holds GPU 0 until NOW + 600 s (its time limit), job 2 holds 0.5 of GPU 1 with no limit. */
+function busyServer(): { s: ServerScheduler; running: { jobId: number; expectedEndMs: number | null }[] } {
+  const s = new ServerScheduler([gpu(0), gpu(1)], { hostCpuMilli: 8000, hostMemoryMiB: 65536, timesliceOvercommitRatio: 1, rng: new SeededRng(1) });
+  expect(s.tryPlace(job(1, {})).kind).toBe('placed');
+  expect(s.tryPlace(job(2, { gpuMilli: 500 })).kind).toBe('placed');
+  return { s, running: [{ jobId: 1, expectedEndMs: NOW + 600_000 }, { jobId: 2, expectedEndMs: null }] };
+}
+
+describe('ServerScheduler.runPass with EASY backfill', () => {
+  it('lets a job start ahead of a blocked whole-GPU job only if its time limit ends before the reserved start', () => {
+    const { s, running } = busyServer();
+    const limits = new Map<number, number | null>([[10, null], [11, 300], [12, 900], [13, null]]);
+    const options: PassOptions = { backfill: { nowMs: NOW, running, timeLimitSecondsOf: (j) => limits.get(j.id) ?? null } };
+    // 10 (whole GPU) is blocked until job 1 ends at NOW + 600 s; 11 (0.2, 300 s) ends before that;
+    // 12 (0.2, 900 s) would not; 13 (0.2, no limit) never passes a blocked job.
+    const pass = s.runPass([job(10, {}), job(11, { gpuMilli: 200 }), job(12, { gpuMilli: 200 }), job(13, { gpuMilli: 200 })], options);
+    expect(pass.blockedJobId).toBe(10);
+    expect(pass.placed.map((p) => p.jobId)).toEqual([11]);
+    expect(pass.waiting.get(12)).toBe('waiting behind job 10: a 900 s time limit would not end before its reserved start at 1970-01-01T00:26:40.000Z');
+    expect(pass.waiting.get(13)).toBe('waiting behind job 10: only jobs with a time limit may start ahead of a blocked job');
+  });
+
+  it('without backfill, every job that fits is placed in queue order', () => {
+    const { s } = busyServer();
+    const pass = s.runPass([job(10, {}), job(11, { gpuMilli: 200 }), job(12, { gpuMilli: 200 }), job(13, { gpuMilli: 200 })]);
+    expect(pass.placed.map((p) => p.jobId)).toEqual([11, 12]);
+    expect(pass.waiting.has(13)).toBe(true);
+  });
+
+  it('admit refusals (quota) keep a job waiting without blocking later jobs', () => {
+    const { s, running } = busyServer();
+    const options: PassOptions = { admit: (j) => (j.id === 10 ? 'quota: over the limit' : null), backfill: { nowMs: NOW, running, timeLimitSecondsOf: () => null } };
+    const pass = s.runPass([job(10, { gpuMilli: 100 }), job(11, { gpuMilli: 200 })], options);
+    expect(pass.waiting.get(10)).toBe('quota: over the limit');
+    expect(pass.placed.map((p) => p.jobId)).toEqual([11]);
+    expect(pass.blockedJobId).toBeNull();
+  });
+
+  it('uses the given queue order', () => {
+    const { s, running } = busyServer();
+    const byPriority: PassOptions = { compare: (a, b) => b.priority - a.priority || a.id - b.id, backfill: { nowMs: NOW, running, timeLimitSecondsOf: () => null } };
+    const pass = s.runPass([job(20, { gpuMilli: 300 }, 100), job(21, { gpuMilli: 300 }, 900)], byPriority);
+    expect(pass.placed.map((p) => p.jobId)).toEqual([21]);
+    expect(pass.blockedJobId).toBe(20);
+  });
+});
