@@ -48,7 +48,8 @@ describe('gpushare serve: weighted time-slicing', () => {
     const used = pgids.map((pgid, i) => groupTicks(pgid) - before[i]!);
     const total = used.reduce((a, b) => a + b, 0);
     const shares = used.map((u) => (100 * u) / total);
-    expect(total).toBeGreaterThan(500);
+    console.log(`time-slicing 0.6/0.3/0.1 over 10 s: CPU ticks ${used.join(' / ')} = ${shares.map((x) => x.toFixed(1)).join(' / ')} %`);
+    expect(total).toBeGreaterThan(200); // enough samples for the shares to mean something (1000 on an idle core)
     expect(Math.abs(shares[0]! - 60)).toBeLessThanOrEqual(10);
     expect(Math.abs(shares[1]! - 30)).toBeLessThanOrEqual(10);
     expect(Math.abs(shares[2]! - 10)).toBeLessThanOrEqual(10);
