@@ -21,6 +21,7 @@ import { buildServer } from '../adapters/http/build-server.js';
 import { attemptCgroupKey, attemptFiles, readOutcomeFile } from '../adapters/process/attempt-files.js';
 import { createChildProcessLauncher } from '../adapters/process/child-process-launcher.js';
 import { detectCheckpointSupport } from '../adapters/process/transparent-checkpoint.js';
+import { createMpsDaemonManager } from '../adapters/mps/mps-daemon-manager.js';
 import { openSqliteStore } from '../adapters/store/sqlite-store.js';
 import { writeCliConfig } from '../config/cli-config.js';
 import type { ServerConfig } from '../config/server-config.js';
@@ -76,7 +77,11 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   // (a test run beside a service) must never share cgroup names.
   const cgroupParent = `gpushare-${createHash('sha256').update(config.dataDir).digest('hex').slice(0, 12)}`;
   const launcher = createChildProcessLauncher({ freezer: config.freezer, logger, cgroupParent });
+  const mpsManager = createMpsDaemonManager({ baseDirectory: join(config.dataDir, 'mps') });
+  const mps = (await mpsManager.available()) ? mpsManager : null;
+  logger.info({ mps: mps !== null }, mps ? 'MPS: nvidia-cuda-mps-control found; daemons start on demand' : 'MPS: nvidia-cuda-mps-control not found; MPS shares are scheduler accounting only');
   const plane = new ControlPlane({
+    mps,
     store, launcher, inventory, logger, initialGpus,
     nowMs: () => Date.now(),
     rng: new SeededRng(Date.now() >>> 0),

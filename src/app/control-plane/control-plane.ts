@@ -192,7 +192,8 @@ export class ControlPlane {
     const jobDirectory = this.jobDirectory(jobId);
     const simulated = placement.gpus.some((g) => this.inventory.get(g.index)?.simulated ?? true);
     const resume = store.listAttempts(jobId).some((a) => a.endReason === 'preempted');
-    const environment = buildJobEnvironment({ resume, jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, this.inventory), jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: join(jobDirectory, 'checkpoint'), ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated });
+    const mpsPipeDirectory = await this.mpsDaemonFor(placement);
+    const environment = buildJobEnvironment({ resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, this.inventory), jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: join(jobDirectory, 'checkpoint'), ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated });
     let handle: ProcessHandle;
     try {
       mkdirSync(join(jobDirectory, 'checkpoint'), { recursive: true });
@@ -208,6 +209,36 @@ export class ControlPlane {
     store.applyJobChanges([{ jobId, atMs: now, expectState: 'scheduled', to: 'running', reason: `attempt ${attempt} started (pid ${handle.supervisorPid})`, patch: { attempt, process: handle, startedAtMs: now }, startAttempt: attempt }]);
     this.adoptRunning(store.getJob(jobId)!);
     if (this.intents.has(jobId)) void this.stopProcess(jobId);
+  }
+
+  /**
+   * The MPS daemon of a single-GPU `mps` placement, started on demand; null for other placements,
+   * for multi-GPU MPS jobs (one daemon serves one GPU here) or when the host has no MPS.
+   */
+  private async mpsDaemonFor(placement: Placement): Promise<string | null> {
+    const { mps, logger } = this.deps;
+    if (!mps || placement.mode !== 'mps' || placement.gpus.length !== 1) return null;
+    try {
+      return (await mps.ensureDaemon({ key: placement.gpus[0]!.uuid })).pipeDirectory;
+    } catch (error) {
+      logger.warn({ err: error, gpu: placement.gpus[0]!.index }, 'MPS daemon did not start; the job runs without it');
+      return null;
+    }
+  }
+
+  /** True when GPU `uuid` has a running MPS daemon (its MPS limits are enforced by the driver). */
+  hasMpsDaemon(uuid: string): boolean {
+    return this.deps.mps?.running().includes(uuid) ?? false;
+  }
+
+  /** Stops the MPS daemon of every GPU of `placement` that no longer runs an MPS job. */
+  private stopIdleMpsDaemons(placement: Placement): void {
+    const { mps, logger } = this.deps;
+    if (!mps || placement.mode !== 'mps') return;
+    for (const gpu of placement.gpus) {
+      const busy = [...this.running.values()].some((j) => j.placement?.mode === 'mps' && j.placement.gpus.some((g) => g.uuid === gpu.uuid));
+      if (!busy && mps.running().includes(gpu.uuid)) void mps.stopDaemon(gpu.uuid).catch((error: unknown) => logger.warn({ err: error }, 'stopping an MPS daemon failed'));
+    }
   }
 
   /** Tracks a running job (after launch or re-adoption). */
@@ -286,6 +317,7 @@ export class ControlPlane {
       this.refreshRotation(job.placement);
     }
     if (job.process) void this.deps.launcher.cleanup(job.process).catch(() => undefined);
+    if (job.placement) this.stopIdleMpsDaemons(job.placement);
     if (!terminal) this.enqueue(this.deps.store.getJob(job.id)!);
     this.requestPass();
   }

@@ -24,6 +24,8 @@ export interface JobEnvironmentInput {
   readonly simulated: boolean;
   /** True when an earlier attempt was preempted: the job should resume from its checkpoint. */
   readonly resume: boolean;
+  /** The MPS daemon's pipe directory for an `mps` job whose GPU has a daemon; null otherwise. */
+  readonly mpsPipeDirectory?: string | null;
 }
 
 /** Builds the complete environment of one attempt. */
@@ -46,6 +48,7 @@ export function buildJobEnvironment(input: JobEnvironmentInput): Record<string, 
   if (input.simulated) env.GPUSHARE_SIMULATED_GPUS = '1';
   if (input.resume) env.GPUSHARE_RESUME = '1';
   if (placement.mode === 'mps') {
+    if (input.mpsPipeDirectory) env.CUDA_MPS_PIPE_DIRECTORY = input.mpsPipeDirectory;
     env.CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = String(Math.ceil(first.gpuMilli / 10));
     env.CUDA_MPS_PINNED_DEVICE_MEM_LIMIT = placement.gpus.map((g, i) => `${input.visibleDevices[i]}=${g.gpuMemoryMiB}M`).join(',');
   }

@@ -6,6 +6,7 @@ import type { Rng } from '../../core/index.js';
 import type { GpuInventory, InventoryGpu } from '../ports/gpu-inventory.js';
 import type { ProcessLauncher } from '../ports/process-launcher.js';
 import type { StateStore } from '../ports/state-store.js';
+import type { MpsControl } from '../ports/mps-control.js';
 
 /** A minimal structured logger (pino satisfies it). */
 export interface Logger {
@@ -61,6 +62,11 @@ export interface ControlPlaneDeps {
   readonly killUnrecordedAttempt: (jobId: number, jobDirectory: string, attempt: number) => Promise<void>;
   /** Reads an attempt's outcome file directly (for attempts whose handle was never stored). */
   readonly readAttemptOutcome: (jobDirectory: string, attempt: number) => { exitCode: number | null; signal: string | null } | null;
+  /**
+   * MPS control daemons (one per GPU, started on demand); null when the host has no
+   * `nvidia-cuda-mps-control`, and then MPS shares are scheduler accounting only.
+   */
+  readonly mps: MpsControl | null;
   /** The initial GPU list (already discovered). */
   readonly initialGpus: readonly InventoryGpu[];
 }

@@ -33,8 +33,7 @@ export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
     gpu: { ...job.gpu, isolation: job.gpu.isolation ?? 'standard' },
     placement: placement && {
       mode: placement.mode,
-      // No MPS daemon is started yet, so MPS limits are scheduler accounting (see docs/mps.md).
-      enforcement: enforcementOf(placement.mode, false),
+      enforcement: enforcementOf(placement.mode, placement.mode === 'mps' && placement.gpus.length === 1 && plane.hasMpsDaemon(placement.gpus[0]!.uuid)),
       simulated: placement.gpus.some((g) => inventory.get(g.index)?.simulated ?? false),
       gpus: placement.gpus.map((g) => ({ index: g.index, uuid: g.uuid, gpuMilli: g.gpuMilli, accountedGpuMilli: g.accountedGpuMilli, gpuMemoryMiB: g.gpuMemoryMiB, migProfile: g.mig?.profileName ?? null, migDeviceUuid: g.mig ? migDeviceUuid(g, inventory.get(g.index)) : null })),
     },
