@@ -176,6 +176,7 @@ export const StatusSchema = z.object({
   freezer: z.string(),
   enforcement: z.object({ cpuMilli: z.boolean(), hostMemoryMiB: z.boolean() }),
   scheduler: z.object({ passes: z.number().int(), lastPassMs: z.number(), p50PassMs: z.number(), p99PassMs: z.number(), maxPassMs: z.number(), maxPendingConsidered: z.number().int() }).describe('durations of recent scheduling passes'),
+  migReconfigurations: z.number().int().describe('GPUs whose MIG instances were destroyed or created since the server started'),
   checkpoint: z.object({ method: z.literal('signal'), transparentAvailable: z.boolean(), detail: z.string() }).describe('how preemption victims are checkpointed on this host'),
   you: z.object({ role: z.enum(['admin', 'tenant']), tenant: z.string().nullable() }),
 });

@@ -17,6 +17,10 @@ import type { GpuInventory } from '../app/ports/gpu-inventory.js';
 import { createGpuHealthPoller } from '../adapters/gpu/gpu-health-poller.js';
 import { createNvidiaSmiInventory, detectNvidiaSmi } from '../adapters/gpu/nvidia-smi-inventory.js';
 import { createSimulatedInventory, parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
+import { createNvidiaSmiMigManager } from '../adapters/gpu/nvidia-smi-mig-manager.js';
+import { createSimulatedMigManager } from '../adapters/gpu/simulated-mig-manager.js';
+import { createSimulatedNvidiaSmiState, writeSimulatedNvidiaSmiState } from '../adapters/gpu/simulated-nvidia-smi.js';
+import type { MigManager } from '../app/ports/mig-manager.js';
 import { buildServer } from '../adapters/http/build-server.js';
 import { attemptCgroupKey, attemptFiles, readOutcomeFile } from '../adapters/process/attempt-files.js';
 import { createChildProcessLauncher } from '../adapters/process/child-process-launcher.js';
@@ -82,6 +86,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   logger.info({ mps: mps !== null }, mps ? 'MPS: nvidia-cuda-mps-control found; daemons start on demand' : 'MPS: nvidia-cuda-mps-control not found; MPS shares are scheduler accounting only');
   const plane = new ControlPlane({
     mps,
+    mig: chooseMigManager(config, inventory),
     store, launcher, inventory, logger, initialGpus,
     nowMs: () => Date.now(),
     rng: new SeededRng(Date.now() >>> 0),
@@ -144,6 +149,21 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
 async function chooseInventory(config: ServerConfig): Promise<GpuInventory> {
   if (config.simulateGpus === null && (await detectNvidiaSmi())) return createNvidiaSmiInventory();
   return createSimulatedInventory(parseSimulatedGpuSpec(config.simulateGpus ?? DEFAULT_SIMULATED_GPUS));
+}
+
+/**
+ * The MIG manager: `nvidia-smi mig` on real GPUs; for simulated GPUs the same code driving the
+ * stand-in nvidia-smi, whose MIG state lives in `<data-dir>/simulated-nvidia-smi.json` (made from
+ * the GPU spec on first start, kept across restarts like a real GPU's instances).
+ */
+function chooseMigManager(config: ServerConfig, inventory: GpuInventory): MigManager {
+  if (inventory.source === 'nvidia-smi') return createNvidiaSmiMigManager();
+  const stateFile = join(config.dataDir, 'simulated-nvidia-smi.json');
+  if (!existsSync(stateFile)) {
+    const items = parseSimulatedGpuSpec(config.simulateGpus ?? DEFAULT_SIMULATED_GPUS);
+    writeSimulatedNvidiaSmiState(stateFile, createSimulatedNvidiaSmiState(items.map((i) => ({ model: i.model, mig: i.mig, count: i.count }))));
+  }
+  return createSimulatedMigManager(stateFile);
 }
 
 function safe<T>(fn: () => T): T | null {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, shellJob, startServe, stopServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', 'examples', 'checkpoint-job.mjs');
 let server: ServeHandle | null = null;
@@ -92,5 +92,40 @@ describe('gpushare serve: quotas', () => {
     const preemptedOne = await Promise.race(borrowed.map((id) => waitForJob(server!, id, (j) => j.state === 'preempted' || j.attempts.some((a: { endReason: string }) => a.endReason === 'preempted'), 20_000)));
     expect(preemptedOne.events.find((e: { to: string }) => e.to === 'preempted').reason).toBe(`preempted by job ${owner.id} (priority 500, tenant owner)`);
     expect((await waitForJob(server, owner.id, terminal, 40_000)).state).toBe('succeeded');
+  });
+});
+
+describe('gpushare serve: preemption in flight', () => {
+  // A victim that needs 2 s to checkpoint, and finishes at once when resumed.
+  const slowVictim = { command: ['sh', '-c', 'if [ "$GPUSHARE_RESUME" = 1 ]; then echo resumed; exit 0; fi; trap "sleep 2; exit 75" USR1; while :; do sleep 0.1; done'], workingDirectory: '/tmp', gpu: { gpuMilli: 1000 }, priority: 'low' };
+
+  it('shows the preemptor waiting for its victim, and a restart during the checkpoint still ends the attempt as preempted', async () => {
+    server = await startServe({ simulateGpus: '1xT4' });
+    const victim = (await api(server, 'POST', '/api/v1/jobs', slowVictim)).body;
+    await waitForJob(server, victim.id, (j) => j.state === 'running');
+    const critical = (await api(server, 'POST', '/api/v1/jobs', shellJob('echo critical', { gpuMilli: 1000 }, { priority: 'critical' }))).body;
+    await waitForJob(server, victim.id, (j) => (j.reason ?? '').startsWith('preemption requested'));
+    await sleep(300);
+    expect((await api(server, 'GET', `/api/v1/jobs/${critical.id}`)).body.reason).toBe(`preempting job(s) ${victim.id}: waiting for them to checkpoint and exit`);
+    await stopServe(server, 'SIGKILL');
+    await sleep(3000); // the victim checkpoints and exits while the server is down
+    const restarted = await startServe({ simulateGpus: '1xT4', dataDir: server.dataDir, configHome: server.configHome });
+    Object.assign(server, { process: restarted.process, url: restarted.url });
+    expect((await waitForJob(server, critical.id, terminal, 30_000)).state).toBe('succeeded');
+    const done = await waitForJob(server, victim.id, terminal, 30_000);
+    expect(done.state).toBe('succeeded');
+    expect(done.attempts.map((a: { endReason: string; exitCode: number }) => [a.endReason, a.exitCode])).toEqual([['preempted', 75], ['exited', 0]]);
+  });
+
+  it('a cancel during the checkpoint wins: the victim ends cancelled and does not resume', async () => {
+    server = await startServe({ simulateGpus: '1xT4' });
+    const victim = (await api(server, 'POST', '/api/v1/jobs', slowVictim)).body;
+    await waitForJob(server, victim.id, (j) => j.state === 'running');
+    await api(server, 'POST', '/api/v1/jobs', shellJob('echo critical', { gpuMilli: 1000 }, { priority: 'critical' }));
+    await waitForJob(server, victim.id, (j) => (j.reason ?? '').startsWith('preemption requested'));
+    expect((await api(server, 'POST', `/api/v1/jobs/${victim.id}/cancel`)).status).toBe(200);
+    const done = await waitForJob(server, victim.id, terminal, 30_000);
+    expect(done.state).toBe('cancelled');
+    expect(done.attempts).toHaveLength(1);
   });
 });

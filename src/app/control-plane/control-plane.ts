@@ -16,7 +16,8 @@ import type { ControlPlaneDeps } from './ports-bundle.js';
 import { TimesliceRotator } from './timeslice-rotator.js';
 import { visibleDevicesOf } from './visible-devices.js';
 import { PassStats } from './pass-stats.js';
-import { reconcileJobs } from './reconcile.js';
+import { PREEMPTION_REQUESTED, reconcileJobs } from './reconcile.js';
+import { adoptExistingInstances, prepareMigInstances } from './mig-agent.js';
 import { sweepJobDirectories } from './log-files.js';
 import { buildPassPolicy, type PassPolicy } from './pass-policy.js';
 import { decidePreemption } from './preemption-driver.js';
@@ -27,6 +28,8 @@ import { decidePreemption } from './preemption-driver.js';
 export class ControlPlane {
   readonly scheduler: ServerScheduler;
   readonly passStats = new PassStats();
+  /** GPUs reconfigured (MIG instances destroyed or created) since the server started. */
+  migReconfigurations = 0;
   private readonly pending = new Map<number, PendingJob>();
   private readonly waitingReasons = new Map<number, string>();
   /** State each queued job is stored in (`pending` or `preempted`), for the pass's expectState. */
@@ -37,6 +40,8 @@ export class ControlPlane {
   private readonly timeLimits = new Map<number, number | null>();
   private readonly running = new Map<number, JobRecord>();
   private readonly intents = new Map<number, StopIntent>();
+  /** Preemptions in flight: preemptor id → its victims. */
+  private readonly preemptors = new Map<number, readonly number[]>();
   private readonly rotator: TimesliceRotator;
   private inventory = new Map<number, InventoryGpu>();
   private cordoned: Set<string>;
@@ -81,7 +86,8 @@ export class ControlPlane {
 
   /** Re-adopts or settles every job the store says is active, then starts the timers. */
   async start(): Promise<void> {
-    const { store } = this.deps;
+    const { store, mig } = this.deps;
+    if (mig) await adoptExistingInstances(mig, this.scheduler, this.gpuDevices(), (gpu, error) => this.deps.logger.warn({ gpu, err: error }, 'reading the MIG instances failed'));
     await reconcileJobs(this);
     for (const job of store.listJobs({ states: ['pending', 'preempted'] })) this.enqueue(job);
     const { settings } = this.deps;
@@ -143,6 +149,7 @@ export class ControlPlane {
     const policy = buildPassPolicy({ active, tenants: store.listTenants(), devices: this.gpuDevices(), hostCpuMilli: settings.hostCpuMilli, nowMs: now, timeLimitSecondsOf: (id) => this.timeLimits.get(id) ?? null, sizeCache: this.sizeCache });
     const { placed, waiting } = this.scheduler.runPass([...this.pending.values()], policy.options);
     for (const [id, reason] of waiting) this.waitingReasons.set(id, reason);
+    this.refreshPreemptorReasons();
     this.preemptIfNeeded(policy, waiting, now);
     this.passStats.record(performance.now() - started, this.pending.size);
     if (placed.length === 0) return;
@@ -177,18 +184,34 @@ export class ControlPlane {
     if (!decision) return;
     const preemptor = this.pending.get(decision.preemptorId)!;
     this.deps.logger.info({ ...decision }, 'preempting');
-    this.waitingReasons.set(preemptor.id, `preempting job(s) ${decision.victimIds.join(', ')}: waiting for them to checkpoint and exit`);
-    for (const victimId of decision.victimIds) {
-      void this.stopJob(victimId, { kind: 'preempted', reason: `preempted by job ${preemptor.id} (priority ${preemptor.priority}, tenant ${preemptor.tenant})` });
+    this.preemptors.set(preemptor.id, decision.victimIds);
+    const reason = `preempted by job ${preemptor.id} (priority ${preemptor.priority}, tenant ${preemptor.tenant})`;
+    // The intent is stored with the victim (reason `preemption requested: …`) so that a restart
+    // during the checkpoint still ends the attempt as preempted.
+    try {
+      store.applyJobChanges(decision.victimIds.map((jobId) => ({ jobId, atMs: nowMs, expectState: 'running' as const, patch: { reason: `${PREEMPTION_REQUESTED}: ${reason}` } })));
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'recording the preemption failed; the victims are stopped anyway');
+    }
+    for (const victimId of decision.victimIds) void this.stopJob(victimId, { kind: 'preempted', reason });
+    this.refreshPreemptorReasons();
+  }
+
+  /** Shows `preempting job(s) …` on preemptors whose victims are still checkpointing; forgets the others. */
+  private refreshPreemptorReasons(): void {
+    for (const [preemptorId, victims] of this.preemptors) {
+      const stopping = victims.filter((id) => this.intents.get(id)?.kind === 'preempted');
+      if (stopping.length === 0 || !this.pending.has(preemptorId)) this.preemptors.delete(preemptorId);
+      else this.waitingReasons.set(preemptorId, `preempting job(s) ${stopping.join(', ')}: waiting for them to checkpoint and exit`);
     }
   }
 
   /** Starts the next attempt of a scheduled job and records it as running. */
   async launch(jobId: number): Promise<void> {
     const { store, launcher, logger } = this.deps;
-    const job = store.getJob(jobId)!;
+    let job = store.getJob(jobId)!;
     const attempt = job.attempt + 1;
-    const placement = job.placement!;
+    let placement = job.placement!;
     const jobDirectory = this.jobDirectory(jobId);
     const simulated = placement.gpus.some((g) => this.inventory.get(g.index)?.simulated ?? true);
     const resume = store.listAttempts(jobId).some((a) => a.endReason === 'preempted');
@@ -196,6 +219,14 @@ export class ControlPlane {
     const environment = buildJobEnvironment({ resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, this.inventory), jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: join(jobDirectory, 'checkpoint'), ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated });
     let handle: ProcessHandle;
     try {
+      if (placement.mode === 'mig' && this.deps.mig) {
+        const prepared = await prepareMigInstances(this.deps.mig, placement);
+        this.migReconfigurations += prepared.reconfigured;
+        placement = prepared.placement;
+        store.applyJobChanges([{ jobId, atMs: this.deps.nowMs(), expectState: 'scheduled', patch: { placement } }]);
+        job = store.getJob(jobId)!;
+        environment.CUDA_VISIBLE_DEVICES = visibleDevicesOf(placement, this.inventory).join(',');
+      }
       mkdirSync(join(jobDirectory, 'checkpoint'), { recursive: true });
       handle = await launcher.start({ jobId, attempt, argv: job.command, workingDirectory: job.workingDirectory, environment, jobDirectory, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB });
     } catch (error) {
@@ -249,8 +280,21 @@ export class ControlPlane {
 
   /** Records a stop intent and stops the job's process (preemption: its signal and grace period). */
   async stopJob(jobId: number, intent: StopIntent): Promise<void> {
-    if (!this.intents.has(jobId)) this.intents.set(jobId, intent);
+    const current = this.intents.get(jobId);
+    // A cancel wins over a preemption in progress (the job must not resume); otherwise the first intent stands.
+    if (current === undefined || (intent.kind === 'cancelled' && current.kind === 'preempted')) this.intents.set(jobId, intent);
+    else return;
     if (this.running.has(jobId)) await this.stopProcess(jobId);
+  }
+
+  /** Restores a stop intent stored before a restart (no signal is sent here). */
+  restoreIntent(jobId: number, intent: StopIntent): void {
+    this.intents.set(jobId, intent);
+  }
+
+  /** Sends the stop of a restored intent again (a re-adopted job that was being stopped). */
+  async resumeStop(jobId: number): Promise<void> {
+    if (this.running.has(jobId) && this.intents.has(jobId)) await this.stopProcess(jobId);
   }
 
   /** Jobs being stopped by gpushare and why (cancel, time limit, preemption), by id. */
@@ -299,8 +343,9 @@ export class ControlPlane {
    * Settles a finished attempt: `outcome` null means the process vanished without a record (`lost`).
    * Failed attempts with retries left go back to the queue.
    */
-  finish(job: JobRecord, outcome: Pick<ProcessOutcome, 'exitCode' | 'signal'> | null): void {
-    const now = this.deps.nowMs();
+  finish(job: JobRecord, outcome: (Pick<ProcessOutcome, 'exitCode' | 'signal'> & { endedAtMs?: number }) | null): void {
+    // The time the process really ended (recorded by its supervisor), not when the server noticed.
+    const now = outcome?.endedAtMs ?? this.deps.nowMs();
     // Every earlier attempt that ended, except by preemption, was a failure (a success ends the job).
     const failuresBefore = this.deps.store.listAttempts(job.id).filter((a) => a.endReason !== null && a.endReason !== 'preempted').length;
     const { to, reason, endReason, terminal } = decideAttemptEnd(outcome, this.intents.get(job.id), failuresBefore, job.retries);

@@ -7,6 +7,7 @@ import type { GpuInventory, InventoryGpu } from '../ports/gpu-inventory.js';
 import type { ProcessLauncher } from '../ports/process-launcher.js';
 import type { StateStore } from '../ports/state-store.js';
 import type { MpsControl } from '../ports/mps-control.js';
+import type { MigManager } from '../ports/mig-manager.js';
 
 /** A minimal structured logger (pino satisfies it). */
 export interface Logger {
@@ -67,6 +68,8 @@ export interface ControlPlaneDeps {
    * `nvidia-cuda-mps-control`, and then MPS shares are scheduler accounting only.
    */
   readonly mps: MpsControl | null;
+  /** Creates and destroys MIG GPU instances (nvidia-smi mig, or the stand-in for simulated GPUs); null: none. */
+  readonly mig: MigManager | null;
   /** The initial GPU list (already discovered). */
   readonly initialGpus: readonly InventoryGpu[];
 }

@@ -7,13 +7,16 @@
  * 4. `scheduled` (the server stopped while launching): if that attempt left an outcome it is
  *    collected; if it left a running command with no record, the command is killed and the job
  *    re-queued; otherwise the job simply goes back to `pending`.
- * A cancel requested before the restart (reason `cancel requested …`) is carried out.
+ * A cancel or preemption requested before the restart (reason `cancel requested …` or
+ * `preemption requested: …`) is carried out, and decides how the attempt ends.
  */
 import type { JobRecord } from '../ports/state-store.js';
 import type { ControlPlane } from './control-plane.js';
 
 /** Reason recorded on a running job whose cancel was requested (survives restarts). */
 export const CANCEL_REQUESTED = 'cancel requested';
+/** Reason prefix recorded on a running preemption victim (survives restarts): `preemption requested: preempted by job N …`. */
+export const PREEMPTION_REQUESTED = 'preemption requested';
 
 /** Settles every scheduled or running job of the store; see the module comment. */
 export async function reconcileJobs(plane: ControlPlane): Promise<void> {
@@ -29,6 +32,9 @@ export async function reconcileJobs(plane: ControlPlane): Promise<void> {
       plane.finish(job, null);
       continue;
     }
+    // A stop gpushare had asked for before the restart decides how the attempt ends.
+    if (job.reason?.startsWith(PREEMPTION_REQUESTED)) plane.restoreIntent(job.id, { kind: 'preempted', reason: job.reason.slice(PREEMPTION_REQUESTED.length + 2) });
+    if (job.reason?.startsWith(CANCEL_REQUESTED)) plane.restoreIntent(job.id, { kind: 'cancelled', reason: job.reason.replace(CANCEL_REQUESTED, 'cancelled') });
     const outcome = launcher.readOutcome(handle);
     if (outcome) {
       logger.info({ jobId: job.id, exitCode: outcome.exitCode }, 'collected an outcome recorded while the server was down');
@@ -36,7 +42,8 @@ export async function reconcileJobs(plane: ControlPlane): Promise<void> {
     } else if (launcher.isAlive(handle)) {
       logger.info({ jobId: job.id, pid: handle.supervisorPid }, 're-adopted a running job');
       plane.adoptRunning(job);
-      if (job.reason?.startsWith(CANCEL_REQUESTED)) await plane.stopJob(job.id, { kind: 'cancelled', reason: job.reason.replace(CANCEL_REQUESTED, 'cancelled') });
+      const intent = plane.stopIntent(job.id);
+      if (intent) await plane.resumeStop(job.id);
     } else {
       logger.warn({ jobId: job.id, pid: handle.supervisorPid }, 'process vanished without an outcome: lost');
       plane.finish(job, null);

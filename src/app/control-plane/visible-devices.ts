@@ -15,6 +15,7 @@ export function visibleDevicesOf(placement: Placement, inventory: ReadonlyMap<nu
 
 /** The MIG device UUID of a placed MIG instance. */
 export function migDeviceUuid(gpu: PlacedGpu, inventoryGpu: InventoryGpu | undefined): string {
+  if (gpu.migDeviceUuid) return gpu.migDeviceUuid;
   const mig = gpu.mig!;
   if (inventoryGpu && !inventoryGpu.simulated) {
     const match = inventoryGpu.migDevices.find((d) => d.profile === mig.profileName || d.profile.endsWith(`.${mig.profileName}`));

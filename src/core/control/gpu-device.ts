@@ -32,6 +32,15 @@ export interface MigInstance {
   readonly computeSlices: number;
 }
 
+/**
+ * MIG layout changes a placement needs before its job can start: idle GIs to destroy, then GIs to
+ * create (the job's own when it is new). Empty lists when the job reuses an idle GI.
+ */
+export interface MigChanges {
+  readonly destroy: readonly { readonly start: number; readonly profileId: number }[];
+  readonly create: readonly { readonly start: number; readonly profileId: number }[];
+}
+
 /** What a job holds on one GPU. */
 export interface PlacedGpu {
   readonly index: number;
@@ -48,6 +57,10 @@ export interface PlacedGpu {
   readonly gpuMemoryMiB: number;
   /** The MIG instance, for `mig` placements; null otherwise. */
   readonly mig: MigInstance | null;
+  /** For `mig`: the layout changes made for this placement (absent: none). */
+  readonly migChanges?: MigChanges;
+  /** For `mig`: the MIG device UUID, once the agent has created or found the instance. */
+  readonly migDeviceUuid?: string | null;
 }
 
 /** Where and how a job runs. */

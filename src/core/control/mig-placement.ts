@@ -1,12 +1,18 @@
 /**
- * Placement of `mig` jobs on GPUs in MIG mode: each GPU of the job gets one GPU instance of the
- * smallest profile that covers the request, at the start that keeps the largest free block for
- * later (src/core/mig). A job's GPUs are distinct GPUs of one model. MIG GPUs are accounted in
- * slices and placements, never in milli-GPU.
+ * Placement of `mig` jobs on GPUs in MIG mode. GPU instances (GIs) persist: a GI made for a job
+ * stays when the job ends, idle, for the next job of that profile. Each GPU of a job gets one GI of
+ * the smallest profile that covers the request, found in this order of cost:
+ * 1. an idle GI of that profile (nothing changes);
+ * 2. a new GI in free slices, at the start that keeps the largest free block (src/core/mig);
+ * 3. a reconfiguration: idle GIs destroyed to make room, the fewest possible
+ *    (src/core/mig/plan-reconfiguration.ts); GIs in use are never touched.
+ * A job's GPUs are distinct GPUs of one model. MIG GPUs are accounted in slices, never in milli-GPU.
  */
 import { InvariantViolation } from '../model/errors.js';
-import { choosePlacement, isValidLayout, smallestProfileFor, type MigShareRequest } from '../mig/mig-allocator.js';
-import type { GpuDevice, MigInstance, PlacedGpu, Placement } from './gpu-device.js';
+import { choosePlacement, isValidLayout, smallestProfileFor, type MigGpuInstance, type MigShareRequest } from '../mig/mig-allocator.js';
+import { planMigReconfiguration } from '../mig/plan-reconfiguration.js';
+import type { MigProfile } from '../mig/mig-profiles.js';
+import type { GpuDevice, MigChanges, MigInstance, PlacedGpu, Placement } from './gpu-device.js';
 import type { GpuRequest, PendingJob } from './job.js';
 
 /**
@@ -19,27 +25,41 @@ export function migShareOf(gpu: GpuRequest): MigShareRequest {
   return { gpuMilli: gpu.gpuMilli, gpuMemoryMiB: gpu.gpuMemoryMiB ?? 0 };
 }
 
-interface HeldInstance {
-  readonly jobId: number;
-  readonly gpuIndex: number;
+/** One GI of a GPU and the job using it (null: idle). */
+interface GiSlot {
   readonly instance: MigInstance;
+  jobId: number | null;
 }
 
-/** The GPU instances held on every MIG GPU of a server. */
+const NO_CHANGES: MigChanges = { destroy: [], create: [] };
+const sameGi = (a: { start: number; profileId: number }, b: { start: number; profileId: number }) => a.start === b.start && a.profileId === b.profileId;
+const asLayout = (slots: readonly GiSlot[]): MigGpuInstance[] => slots.map((s) => ({ profileId: s.instance.profileId, start: s.instance.start, size: s.instance.size, inUse: s.jobId !== null }));
+
+/** The GPU instances of every MIG GPU of a server, idle and in use. */
 export class MigLayouts {
-  private readonly byGpu = new Map<number, HeldInstance[]>();
+  private readonly byGpu = new Map<number, GiSlot[]>();
+
+  /**
+   * Sets the idle GIs that exist on GPU `index` (read from the GPU at start): replaces the idle ones
+   * known, keeps the ones held by jobs.
+   */
+  adoptIdle(index: number, instances: readonly MigInstance[]): void {
+    const held = (this.byGpu.get(index) ?? []).filter((s) => s.jobId !== null);
+    const idle = instances.filter((i) => !held.some((s) => sameGi(s.instance, i))).map((instance) => ({ instance, jobId: null }));
+    this.byGpu.set(index, [...held, ...idle]);
+  }
 
   /**
    * Throws, changing nothing, when the instances cannot be held: a GPU without an instance, a GPU
-   * not in MIG mode, or an instance that breaks its GPU's layout (overlap, wrong start, too many).
+   * not in MIG mode, a destroy of a GI in use, or a result that breaks the GPU's layout.
    */
   check(jobId: number, gpus: readonly PlacedGpu[], deviceOf: (index: number) => GpuDevice): void {
     for (const gpu of gpus) {
       if (!gpu.mig) throw new InvariantViolation(`job ${jobId}: mig placement without an instance on GPU ${gpu.index}`);
       const device = deviceOf(gpu.index);
       if (!device.migEnabled) throw new InvariantViolation(`job ${jobId}: GPU ${gpu.index} is not in MIG mode`);
-      const layout = [...this.instancesOn(gpu.index), gpu.mig].map((i) => ({ profileId: i.profileId, start: i.start, size: i.size, inUse: true }));
-      if (!isValidLayout(device.model, layout)) {
+      const slots = this.after(gpu, jobId);
+      if (!isValidLayout(device.model, asLayout(slots))) {
         throw new InvariantViolation(`job ${jobId}: MIG instance ${gpu.mig.profileName} at ${gpu.mig.start}:${gpu.mig.size} does not fit the layout of GPU ${gpu.index} (${device.model})`);
       }
     }
@@ -48,29 +68,31 @@ export class MigLayouts {
   /** Records instances that exist (a placement or a re-adopted job). @throws InvariantViolation as `check` (nothing is recorded then) */
   hold(jobId: number, gpus: readonly PlacedGpu[], deviceOf: (index: number) => GpuDevice): void {
     this.check(jobId, gpus, deviceOf);
-    for (const gpu of gpus) {
-      this.byGpu.set(gpu.index, [...(this.byGpu.get(gpu.index) ?? []), { jobId, gpuIndex: gpu.index, instance: gpu.mig! }]);
-    }
+    for (const gpu of gpus) this.byGpu.set(gpu.index, this.after(gpu, jobId));
   }
 
-  /** Frees the instances of `jobId`. */
+  /** Frees the instances of `jobId`: they stay on their GPUs, idle. */
   release(jobId: number): void {
-    for (const [index, held] of this.byGpu) this.byGpu.set(index, held.filter((h) => h.jobId !== jobId));
+    for (const slots of this.byGpu.values()) for (const slot of slots) if (slot.jobId === jobId) slot.jobId = null;
   }
 
-  /** Instances on GPU `index`, by start. */
+  /** Instances on GPU `index` held by jobs, by start. */
   instancesOn(index: number): MigInstance[] {
-    return (this.byGpu.get(index) ?? []).map((h) => h.instance).sort((a, b) => a.start - b.start);
+    return (this.byGpu.get(index) ?? []).filter((s) => s.jobId !== null).map((s) => s.instance).sort((a, b) => a.start - b.start);
+  }
+
+  /** Idle instances on GPU `index`, by start. */
+  idleOn(index: number): MigInstance[] {
+    return (this.byGpu.get(index) ?? []).filter((s) => s.jobId === null).map((s) => s.instance).sort((a, b) => a.start - b.start);
   }
 
   /**
-   * Finds `gpuCount` schedulable MIG GPUs of one model that can each take one more instance for
-   * `job`, preferring the fullest GPUs (most used memory slices, then lower index) so whole GPUs stay
-   * free; the model is that of the first preferred GPU whose model has enough such GPUs.
-   * @returns the placement (not yet held), or the reason it waits
+   * Finds `gpuCount` schedulable MIG GPUs of one model that can each give `job` a GI, cheapest
+   * first (reuse, then create, then fewest idle GIs destroyed), then the fullest GPUs so whole GPUs
+   * stay free. @returns the placement (not yet held; `migChanges` says what to change), or why it waits
    */
   place(job: PendingJob, devices: readonly GpuDevice[]): Placement | string {
-    const options: { device: GpuDevice; instance: MigInstance; usedSlices: number; memoryMiB: number }[] = [];
+    const options: { device: GpuDevice; instance: MigInstance; changes: MigChanges; cost: number; usedSlices: number; memoryMiB: number }[] = [];
     let anyProfile = false;
     const share = migShareOf(job.gpu);
     for (const device of devices) {
@@ -78,13 +100,10 @@ export class MigLayouts {
       const profile = smallestProfileFor(device.model, share);
       if (!profile) continue;
       anyProfile = true;
-      const held = this.instancesOn(device.index);
-      const start = choosePlacement(device.model, held.map((i) => ({ profileId: i.profileId, start: i.start, size: i.size, inUse: true })), profile);
-      if (start === null) continue;
-      const usedSlices = held.reduce((sum, i) => sum + i.size, 0);
-      options.push({ device, usedSlices, instance: { profileId: profile.profileId, profileName: profile.name, start, size: profile.memorySlices, computeSlices: profile.computeSlices }, memoryMiB: profile.usableMemoryMiB });
+      const option = this.optionOn(device, profile, job.id);
+      if (option) options.push({ device, ...option, usedSlices: this.instancesOn(device.index).reduce((sum, i) => sum + i.size, 0), memoryMiB: profile.usableMemoryMiB });
     }
-    options.sort((a, b) => b.usedSlices - a.usedSlices || a.device.index - b.device.index);
+    options.sort((a, b) => a.cost - b.cost || b.usedSlices - a.usedSlices || a.device.index - b.device.index);
     const perModel = new Map<string, number>();
     for (const o of options) perModel.set(o.device.model, (perModel.get(o.device.model) ?? 0) + 1);
     const model = options.find((o) => perModel.get(o.device.model)! >= job.gpu.gpuCount)?.device.model;
@@ -93,7 +112,7 @@ export class MigLayouts {
         ? `waiting for ${job.gpu.gpuCount} MIG GPU(s) of one model with room for the instance; ${Math.max(0, ...perModel.values())} have room now`
         : 'waiting for a schedulable MIG GPU whose profiles cover the request';
     }
-    const gpus = options.filter((o) => o.device.model === model).slice(0, job.gpu.gpuCount).map(({ device, instance, memoryMiB }): PlacedGpu => ({
+    const gpus = options.filter((o) => o.device.model === model).slice(0, job.gpu.gpuCount).map(({ device, instance, changes, memoryMiB }): PlacedGpu => ({
       index: device.index,
       uuid: device.uuid,
       gpuMilli: job.gpu.gpuMilli,
@@ -101,7 +120,47 @@ export class MigLayouts {
       // The whole instance's memory is the job's: MIG partitions memory in hardware.
       gpuMemoryMiB: memoryMiB,
       mig: instance,
+      migChanges: changes,
     }));
     return { mode: 'mig', gpus: gpus.sort((a, b) => a.index - b.index) };
+  }
+
+  /** The cheapest way to get a GI of `profile` on `device`: cost 0 reuse, 1 create, 2 + n destroy n idle GIs. */
+  private optionOn(device: GpuDevice, profile: MigProfile, jobId: number): { instance: MigInstance; changes: MigChanges; cost: number } | null {
+    const slots = this.byGpu.get(device.index) ?? [];
+    const toInstance = (start: number): MigInstance => ({ profileId: profile.profileId, profileName: profile.name, start, size: profile.memorySlices, computeSlices: profile.computeSlices });
+    const idle = slots.filter((s) => s.jobId === null && s.instance.profileId === profile.profileId).sort((a, b) => b.instance.start - a.instance.start)[0];
+    if (idle) return { instance: idle.instance, changes: NO_CHANGES, cost: 0 };
+    const start = choosePlacement(device.model, asLayout(slots), profile);
+    if (start !== null) return { instance: toInstance(start), changes: { destroy: [], create: [{ start, profileId: profile.profileId }] }, cost: 1 };
+    const plan = planMigReconfiguration({ gpus: [{ gpuIndex: device.index, model: device.model, gis: asLayout(slots), schedulable: true }], queue: [{ jobId, profile, gpuEquivalents: 1 }] });
+    const assignment = plan.assignments[0];
+    if (!assignment) return null;
+    return {
+      instance: toInstance(assignment.start),
+      changes: { destroy: plan.destroy.map(({ start: s, profileId }) => ({ start: s, profileId })), create: plan.create.map(({ start: s, profileId }) => ({ start: s, profileId })) },
+      cost: 2 + plan.destroy.length,
+    };
+  }
+
+  /** GPU `gpu.index`'s slots after `gpu.migChanges` and the job taking its GI. */
+  private after(gpu: PlacedGpu, jobId: number): GiSlot[] {
+    const changes = gpu.migChanges ?? NO_CHANGES;
+    const slots: GiSlot[] = [];
+    for (const slot of this.byGpu.get(gpu.index) ?? []) {
+      if (!changes.destroy.some((d) => sameGi(d, slot.instance))) {
+        slots.push({ ...slot });
+        continue;
+      }
+      if (slot.jobId !== null) throw new InvariantViolation(`job ${jobId}: would destroy the GI at ${slot.instance.start} on GPU ${gpu.index}, which job ${slot.jobId} uses`);
+    }
+    const mine = slots.find((s) => sameGi(s.instance, gpu.mig!));
+    if (mine) {
+      if (mine.jobId !== null && mine.jobId !== jobId) throw new InvariantViolation(`job ${jobId}: the GI at ${gpu.mig!.start} on GPU ${gpu.index} is used by job ${mine.jobId}`);
+      mine.jobId = jobId;
+    } else {
+      slots.push({ instance: gpu.mig!, jobId });
+    }
+    return slots;
   }
 }

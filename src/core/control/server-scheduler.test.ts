@@ -300,7 +300,7 @@ describe('ServerScheduler: MIG', () => {
     expect(choosePlacement('A100-80GB', [], oneG20)).toBe(6);
     expect(placed(s.tryPlace(migJob(1, 100, 15 * 1024)))).toEqual({
       mode: 'mig',
-      gpus: [{ index: 0, uuid: 'GPU-0', gpuMilli: 100, accountedGpuMilli: 0, gpuMemoryMiB: 19968, mig: { profileId: 15, profileName: '1g.20gb', start: 6, size: 2, computeSlices: 1 } }],
+      gpus: [{ index: 0, uuid: 'GPU-0', gpuMilli: 100, accountedGpuMilli: 0, gpuMemoryMiB: 19968, mig: { profileId: 15, profileName: '1g.20gb', start: 6, size: 2, computeSlices: 1 }, migChanges: { destroy: [], create: [{ start: 6, profileId: 15 }] } }],
     });
     const second = placed(s.tryPlace(migJob(2, 100, 15 * 1024))).gpus[0]!.mig!;
     expect(second.start).toBe(choosePlacement('A100-80GB', [{ profileId: 15, start: 6, size: 2, inUse: true }], oneG20));
@@ -512,7 +512,7 @@ describe('ServerScheduler: hold and release', () => {
     const p = placed(s.tryPlace(job(1, { gpuMilli: 300, gpuMemoryMiB: 1, mode: 'mig' })));
     const instance = p.gpus[0]!.mig!;
     expect(instance).toMatchObject({ profileName: '3g.40gb', start: 4 });
-    expect(() => s.hold(alloc(2, p))).toThrow('does not fit the layout of GPU 0');
+    expect(() => s.hold(alloc(2, p))).toThrow('the GI at 4 on GPU 0 is used by job 1');
     const oneG = { profileId: 19, profileName: '1g.10gb', size: 1, computeSlices: 1 };
     expect(() => s.hold(alloc(2, { mode: 'mig', gpus: [{ ...share(0, 0, 9728), mig: { ...oneG, start: 5 } }] }))).toThrow(InvariantViolation);
     s.hold(alloc(2, { mode: 'mig', gpus: [{ ...share(0, 0, 9728), mig: { ...oneG, start: 3 } }] }));

@@ -11,7 +11,7 @@
 import { InvariantViolation } from '../model/errors.js';
 import type { Rng } from '../random/rng.js';
 import { FailedSearches } from './failed-searches.js';
-import type { GpuDevice, HeldAllocation, Placement } from './gpu-device.js';
+import type { GpuDevice, HeldAllocation, MigInstance, Placement } from './gpu-device.js';
 import { checkHold } from './hold-check.js';
 import type { EffectiveMode, PendingJob } from './job.js';
 import { MigLayouts } from './mig-placement.js';
@@ -201,6 +201,19 @@ export class ServerScheduler {
       }
     }
     return { placed, waiting: waitingReasons, blockedJobId: blocked?.id ?? null };
+  }
+
+  /**
+   * Tells the scheduler which GPU instances exist on MIG GPU `index` (read from the GPU): those not
+   * held by a job are idle and may be reused or destroyed for other shapes.
+   */
+  adoptMigInstances(index: number, instances: readonly MigInstance[]): void {
+    this.mig.adoptIdle(index, instances);
+  }
+
+  /** Idle MIG instances of GPU `index`, by start. */
+  idleMigInstances(index: number): MigInstance[] {
+    return this.mig.idleOn(index);
   }
 
   /** Per-GPU usage, by device index. */

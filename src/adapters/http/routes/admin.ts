@@ -59,6 +59,7 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
       enforcement: { ...plane.deps.launcher.enforcement },
       scheduler: plane.passStats.summary(),
       checkpoint: { ...services.checkpoint },
+      migReconfigurations: plane.migReconfigurations,
       you: { role: request.principal.role, tenant: request.principal.tenant },
     };
   });
