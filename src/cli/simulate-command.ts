@@ -19,6 +19,8 @@ import { runTimelineGrid } from '../sim/timeline/run-timeline.js';
 import { UsageError } from './exit-codes.js';
 import { checkOutputPath, shippedTraceFile, writeAtomically } from './output-files.js';
 import { parseSeeds } from './parse-seeds.js';
+import { checkHybridFlags, parseGpuModel, parseSharingList, simulateHybrid } from './simulate-hybrid.js';
+import type { SharingSetting } from '../sim/hybrid/pod-mode.js';
 
 const MAX_INFLATION = 10;
 const MAX_GPUS = 1_000_000;
@@ -49,6 +51,10 @@ interface SimulateOptions {
   gpus?: number;
   preemption: (typeof ON_OFF)[number];
   checkpointInterval: number;
+  /** `--sharing`: hybrid sharing settings (packing only; with `--gpu-model`). */
+  sharing?: SharingSetting[];
+  /** `--gpu-model`: the catalog model every GPU gets (with `--sharing`). */
+  gpuModel?: string;
 }
 
 /** `--policy`: a comma list of registered names, or `all`. */
@@ -198,6 +204,12 @@ async function simulateTimeline(opts: SimulateOptions, policies: readonly string
 
 async function simulate(opts: SimulateOptions, command: Command): Promise<void> {
   checkReplayFlags(opts, command);
+  if (opts.sharing !== undefined || opts.gpuModel !== undefined) {
+    checkHybridFlags(opts, command);
+    await checkOutputs(opts);
+    await simulateHybrid(opts, displayPath);
+    return;
+  }
   if (opts.replay === 'timeline') {
     const policyGiven = command.getOptionValueSource('policy') !== 'default';
     await simulateTimeline(opts, policyGiven ? opts.policy : ['default']);
@@ -257,7 +269,9 @@ async function simulate(opts: SimulateOptions, command: Command): Promise<void> 
  * `--arrival-speedup K` (> 0, default 1), `--gpus N` (1..1,000,000; exclusive with `--nodes`),
  * `--preemption on|off` (default on), `--checkpoint-interval SECONDS` (> 0, default 1800); its
  * `--policy` defaults to `default`. `--inflation` and `--workers` are for packing only; a flag of
- * the other mode is a UsageError (exit 2).
+ * the other mode is a UsageError (exit 2). `--sharing LIST|all` with `--gpu-model MODEL`: the
+ * packing replay with per-GPU sharing modes (src/cli/simulate-hybrid.ts, docs/simulator.md
+ * "Hybrid sharing"); without them the packing replay is unchanged.
  *
  * Bad flag values make commander throw a CommanderError (the message names the flag and the
  * allowed values); the action rejects with TraceFormatError for a bad trace file and
@@ -291,6 +305,10 @@ export function createSimulateCommand(): Command {
     .addOption(new Option('--preemption <on|off>', 'timeline: let a job that does not fit preempt lower-priority jobs').choices(ON_OFF).default('on'))
     .addOption(new Option('--checkpoint-interval <seconds>', 'timeline: run time between checkpoints; preempted work since the last one is lost')
       .argParser(parseCheckpointInterval).default(1800))
+    .addOption(new Option('--sharing <list>', 'packing with per-GPU sharing modes: auto, mig, mps, timeslice (comma list) or all; needs --gpu-model')
+      .argParser(parseSharingList))
+    .addOption(new Option('--gpu-model <model>', 'with --sharing: give every GPU this catalog model (e.g. A100-80GB) for its memory and MIG')
+      .argParser(parseGpuModel))
     .addOption(new Option('--workload <source>', 'target workload of the default policy: the trace\'s task types, or learned online from arrivals')
       .choices(WORKLOAD_SOURCES).default('trace'))
     .action((opts: SimulateOptions, command: Command) => simulate(opts, command));

@@ -9,31 +9,38 @@
  *
  * The search (docs/mig.md, "Planning reconfigurations"), a heuristic with a stated bound:
  * - Per GPU, every subset of its idle GIs is tried as the set to destroy (≤ 7 idle GIs on a GPU, so
- *   ≤ 128 subsets). For each, the remaining queue is packed onto the GPU in queue order: a request
- *   takes an idle GI of its profile if one survives (reuse, no change), else a new GI at
- *   {@link choosePlacement}'s start in free slices, else it is skipped. Destroys the packing did not
- *   need (the GI can be put back and the layout stays valid) are dropped. The GPU's best subset
- *   places the most GPU-equivalents (GE), then destroys fewest GIs, then creates fewest, then places
- *   the earliest requests.
+ *   ≤ 128 subsets). For each, the remaining queue is packed onto the GPU: a request takes an idle GI
+ *   of its profile if one survives (reuse, no change), else a new GI at {@link choosePlacement}'s
+ *   start in free slices, else it is skipped. The packing runs in queue order and, when that leaves
+ *   a request out, also largest profile first (the order in which a batch of GIs fits best); the
+ *   better one counts. Destroys the packing did not need (the GI can be put back and the layout
+ *   stays valid) are dropped. The GPU's best subset places the most GPU-equivalents (GE), then
+ *   destroys fewest GIs, then creates fewest, then places the earliest requests.
  * - Across GPUs, greedily: the GPU whose best subset gains the most GE per destroyed GI (none
  *   destroyed = infinitely good), then the most GE per created GI (pure reuse first), then the most
  *   GE, then the lowest GPU index, is applied; the placed requests leave the queue; repeat until no
  *   GPU can place anything.
- * - Which idle GI of a profile a reusing request gets is decided last, so the subset search may
- *   destroy any idle GI of that profile as long as enough stay for the requests that reuse them.
+ * - Which idle GI of a profile a reusing request gets is decided last (lowest start first), so the
+ *   subset search may destroy any idle GI of that profile as long as enough stay for the requests
+ *   that reuse them.
  * - The search runs twice — as above, and after first reserving, in queue order, an idle GI of the
  *   right profile for every request that has one (lowest GPU index first) — and the better plan wins:
  *   most GE, then fewest destroys, then fewest creates, then the earliest requests placed.
- * Cost: per round ≤ (GPUs × 128) packings of ≤ (queue length) steps, each with at most 7 successful
- * {@link choosePlacement} calls (results are memoized per layout); rounds ≤ requests placed. A queue of
- * 50 requests on 8 fully idle GPUs plans in tens of milliseconds at worst (measured in the tests).
+ * Cost: per round ≤ GPUs × 128 subsets × 2 packings of ≤ (queue length) steps, each with at most 7
+ * successful {@link choosePlacement} calls (memoized per layout within a plan); rounds ≤ requests
+ * placed. Packings are shared by GPUs in the same state and kept across rounds while still exact.
+ * Measured (warm, CPU time): 50 requests on 8 H100s with 7 idle GIs each ≈ 25 ms; on 8 GPUs with a
+ * few idle GIs ≈ 5 ms; on 8 empty GPUs ≈ 1 ms.
  *
  * Guarantees (checked by the property tests): no GI in use is destroyed or assigned; every layout
  * met when applying the plan's destroys then creates, in order, is valid ({@link isValidLayout});
  * every destroy is needed (putting any destroyed GI back into the final layout makes it invalid);
- * each request is either assigned to one GI of its profile that exists in the final layout, and no
- * GI is assigned twice, or listed as unplaced with a reason. Not guaranteed: that no other plan
- * places more GE — the packing is greedy in queue order and the choice across GPUs is greedy.
+ * every created GI is assigned; each request is either assigned to one GI of its profile that
+ * exists in the final layout, and no GI is assigned twice, or listed as unplaced with a reason; an
+ * unplaced request fits on no usable GPU even with every idle GI the plan does not use destroyed; a
+ * lone request reuses an idle GI when there is one, else destroys the fewest idle GIs any GPU needs.
+ * Not guaranteed: that no other plan places more GE or destroys fewer GIs for several requests —
+ * the packing is greedy in its order and the choice across GPUs is greedy.
  */
 import { GPU_EQUIVALENT_EPSILON } from '../fairness/gpu-equivalents.js';
 import { choosePlacement, isValidLayout, type MigGpuInstance } from './mig-allocator.js';
@@ -118,8 +125,17 @@ export interface MigReconfigurationPlan {
   readonly placedGpuEquivalents: number;
 }
 
-/** The part of a plan for one GPU; structurally a `MigPlan` of src/app/ports/mig-manager.ts. */
+/**
+ * The part of a plan for one GPU, as {@link migPlanForGpu} returns it: assignable to the node agent's
+ * `MigPlan` (src/app/ports/mig-manager.ts), whose create items ignore `size`.
+ */
 export interface MigGpuPlanPart {
+  destroy: { start: number; profileId: number }[];
+  create: { profileId: number; start: number; size: number }[];
+}
+
+/** What {@link applyMigPlan} reads of a GPU's part of a plan. */
+export interface MigGpuPlanPartView {
   readonly destroy: readonly { readonly start: number; readonly profileId: number }[];
   readonly create: readonly { readonly profileId: number; readonly start: number; readonly size: number }[];
 }
@@ -140,7 +156,7 @@ export function migPlanForGpu(plan: Pick<MigReconfigurationPlan, 'destroy' | 'cr
  *
  * @throws RangeError when a destroy names no GI of `gis` (by start and profile ID) or a GI in use.
  */
-export function applyMigPlanSteps(gis: readonly MigGpuInstance[], part: MigGpuPlanPart): MigGpuInstance[][] {
+export function applyMigPlanSteps(gis: readonly MigGpuInstance[], part: MigGpuPlanPartView): MigGpuInstance[][] {
   const steps: MigGpuInstance[][] = [];
   let layout = [...gis];
   for (const d of part.destroy) {
@@ -162,7 +178,7 @@ export function applyMigPlanSteps(gis: readonly MigGpuInstance[], part: MigGpuPl
  * The layout after applying `part` to `gis` (destroys, then creates; created GIs idle). Pure.
  * @throws RangeError as {@link applyMigPlanSteps}.
  */
-export function applyMigPlan(gis: readonly MigGpuInstance[], part: MigGpuPlanPart): MigGpuInstance[] {
+export function applyMigPlan(gis: readonly MigGpuInstance[], part: MigGpuPlanPartView): MigGpuInstance[] {
   return applyMigPlanSteps(gis, part).at(-1) ?? [...gis];
 }
 
@@ -175,13 +191,18 @@ interface Req {
   readonly jobId: number;
   readonly ge: number;
   readonly profiles: readonly (MigProfile | undefined)[];
+  /** Per GPU state: the index of the profile in the state's `profiles`, or -1. */
+  readonly profileIndexes: readonly number[];
 }
 
 interface IdleGi {
   readonly gi: MigGpuInstance;
   readonly profile: MigProfile;
+  readonly profileIndex: number;
   /** Its bit in a layout key. */
   readonly bit: number;
+  /** Its memory slices as a bit set. */
+  readonly slices: number;
 }
 
 interface Placed {
@@ -196,8 +217,16 @@ interface GpuState {
   readonly gpu: MigPlanGpu;
   /** The model's profiles, `-lgip` order. */
   readonly profiles: readonly MigProfile[];
-  /** Layout key of `fixed`. */
+  /** Per profile, the memory slices of each of its placements as bit sets. */
+  readonly placementSlices: readonly (readonly number[])[];
+  readonly computeSlices: number;
+  readonly maxInstances: number;
+  /** Layout key, memory slices (bit set) and compute slices of `fixed`. */
   fixedKey: number;
+  fixedSlices: number;
+  fixedCompute: number;
+  /** Per profile index, how many requests reuse an idle GI of it (= `reserved` lengths). */
+  reservedCount: number[];
   /** GIs that stay and are not available: in use, or created by the plan. */
   fixed: MigGpuInstance[];
   /** Idle GIs that still exist. */
@@ -206,20 +235,26 @@ interface GpuState {
   created: Placed[];
   /** Requests that reuse an idle GI of a profile; which GI is decided at the end. */
   reserved: Map<MigProfile, number[]>;
+  /** At the end: the idle GI each reusing request gets (request position → GI). */
+  bound: Map<number, MigGpuInstance>;
 }
 
 /** The outcome of packing the queue onto one GPU after destroying a subset of its idle GIs. */
-interface Candidate {
-  readonly state: GpuState;
-  /** Indices into `state.idle` to destroy. */
+interface Packing {
+  /** Indices into the GPU state's `idle` to destroy. */
   readonly destroy: readonly number[];
   readonly placed: readonly Placed[];
   readonly ge: number;
   readonly creates: number;
 }
 
-/** choosePlacement for a GPU state's model, memoized on (layout key, profile). */
-type PlaceFn = (state: GpuState, layoutKey: number, layout: readonly MigGpuInstance[], profile: MigProfile) => number | null;
+/** A GPU's best packing, competing with the other GPUs'. */
+interface Candidate extends Packing {
+  readonly state: GpuState;
+}
+
+/** choosePlacement for a GPU state's model, memoized on (layout key, profile); `layout` builds the layout on a miss. */
+type PlaceFn = (state: GpuState, layoutKey: number, layout: () => MigGpuInstance[], profileIndex: number) => number | null;
 
 /**
  * Layout keys: a GI of the `i`-th profile of its model (in `-lgip` order, ≤ 7 profiles) at start `s`
@@ -236,19 +271,18 @@ function sliceBits(gi: Pick<MigGpuInstance, 'start' | 'size'>): number {
   return ((1 << gi.size) - 1) << gi.start;
 }
 
-export const DBG = { packs: 0, misses: 0, calls: 0, rounds: 0, valid: 0 };
+/** A fresh memo: one per plan, shared by both searches. */
 function memoizedPlace(): PlaceFn {
   const memo = new Map<string, Map<number, number | null>>();
-  return (state, layoutKey, layout, profile) => {
+  return (state, layoutKey, layout, profileIndex) => {
     const model = state.gpu.model;
     let byKey = memo.get(model);
     if (byKey === undefined) { byKey = new Map(); memo.set(model, byKey); }
-    DBG.calls++;
-    const key = layoutKey * 8 + state.profiles.indexOf(profile);
+    const key = layoutKey * 8 + profileIndex;
     const hit = byKey.get(key);
     if (hit !== undefined) return hit;
-    DBG.misses++;
-    const start = choosePlacement(model, layout, profile);
+    const profile = state.profiles[profileIndex];
+    const start = profile === undefined ? null : choosePlacement(model, layout(), profile);
     byKey.set(key, start);
     return start;
   };
@@ -269,7 +303,7 @@ function earlierFirst(a: readonly number[], b: readonly number[]): number {
 const positionsOf = (placed: readonly Placed[]): number[] => placed.map((p) => p.pos).sort((a, b) => a - b);
 
 /** Negative when `a` is the better subset for its GPU: more GE, fewer destroys, fewer creates, earlier requests. */
-function compareOnGpu(a: Candidate, b: Candidate): number {
+function compareOnGpu(a: Packing, b: Packing): number {
   return -geCompare(a.ge, b.ge) || a.destroy.length - b.destroy.length || a.creates - b.creates
     || earlierFirst(positionsOf(a.placed), positionsOf(b.placed));
 }
@@ -285,75 +319,125 @@ function compareAcrossGpus(a: Candidate, b: Candidate): number {
 }
 
 /** Packs `remaining` onto `state` after destroying the idle GIs in `mask`; null when the mask breaks a reservation. */
-function pack(stateIndex: number, state: GpuState, mask: number, remaining: readonly Req[], place: PlaceFn): Candidate | null {
-  DBG.packs++;
-  const model = state.gpu.model;
-  const available = new Map<MigProfile, number>();
-  const surviving: MigGpuInstance[] = [];
+function pack(stateIndex: number, state: GpuState, mask: number, remaining: readonly Req[], place: PlaceFn): Packing | null {
+  const profiles = state.profiles;
+  const available = new Array<number>(profiles.length).fill(0);
   const destroy: number[] = [];
   let layoutKey = state.fixedKey;
+  let occupied = state.fixedSlices;
+  let usedCompute = state.fixedCompute;
+  let count = state.fixed.length;
   state.idle.forEach((idle, i) => {
     if ((mask & (1 << i)) !== 0) { destroy.push(i); return; }
-    surviving.push(idle.gi);
     layoutKey += idle.bit;
-    available.set(idle.profile, (available.get(idle.profile) ?? 0) + 1);
+    occupied |= idle.slices;
+    usedCompute += idle.profile.computeSlices;
+    count++;
+    available[idle.profileIndex] = (available[idle.profileIndex] ?? 0) + 1;
   });
-  for (const [profile, positions] of state.reserved) {
-    const left = (available.get(profile) ?? 0) - positions.length;
+  for (let k = 0; k < profiles.length; k++) {
+    const left = (available[k] ?? 0) - (state.reservedCount[k] ?? 0);
     if (left < 0) return null;
-    available.set(profile, left);
+    available[k] = left;
   }
-  const layout = [...state.fixed, ...surviving];
-  const failed = new Set<MigProfile>();
+  const created: MigGpuInstance[] = [];
+  const layout = (): MigGpuInstance[] => [
+    ...state.fixed, ...state.idle.filter((_, i) => (mask & (1 << i)) === 0).map((g) => g.gi), ...created,
+  ];
+  let failed = 0;
   const placed: Placed[] = [];
   let ge = 0;
-  let creates = 0;
   for (const req of remaining) {
-    const profile = req.profiles[stateIndex];
-    if (profile === undefined || failed.has(profile)) continue;
-    const idle = available.get(profile) ?? 0;
+    const k = req.profileIndexes[stateIndex] ?? -1;
+    const profile = profiles[k];
+    if (profile === undefined || (failed & (1 << k)) !== 0) continue;
+    const idle = available[k] ?? 0;
     if (idle > 0) {
-      available.set(profile, idle - 1);
+      available[k] = idle - 1;
       placed.push({ pos: req.pos, profile, start: null });
       ge += req.ge;
       continue;
     }
-    const start = place(state, layoutKey, layout, profile);
-    if (start === null) { failed.add(profile); continue; }
+    // Necessary conditions first (a GI and compute slices left, a free placement), then choosePlacement.
+    const start = count < state.maxInstances && usedCompute + profile.computeSlices <= state.computeSlices
+      && (state.placementSlices[k] ?? []).some((bits) => (occupied & bits) === 0)
+      ? place(state, layoutKey, layout, k)
+      : null;
+    if (start === null) { failed |= 1 << k; continue; }
     const gi: MigGpuInstance = { profileId: profile.profileId, start, size: profile.memorySlices, inUse: true };
-    layout.push(gi);
-    layoutKey += giBit(state.profiles, gi);
+    created.push(gi);
+    layoutKey += 2 ** (7 * k + start);
+    occupied |= sliceBits(gi);
+    usedCompute += profile.computeSlices;
+    count++;
     placed.push({ pos: req.pos, profile, start });
     ge += req.ge;
-    creates++;
   }
-  // Keep every idle GI the packing did not need (cheap slice test first).
-  let occupied = 0;
-  for (const gi of layout) occupied |= sliceBits(gi);
+  // Keep every idle GI the packing did not need (cheap slice, count and compute tests first).
+  const kept: MigGpuInstance[] = [];
   const needed = destroy.filter((i) => {
-    const gi = state.idle[i]?.gi;
-    if (gi === undefined || (occupied & sliceBits(gi)) !== 0 || !isValidLayout(model, [...layout, gi])) return true;
-    occupied |= sliceBits(gi);
-    layout.push(gi);
+    const idle = state.idle[i];
+    if (idle === undefined || (occupied & idle.slices) !== 0 || count >= state.maxInstances
+      || usedCompute + idle.profile.computeSlices > state.computeSlices
+      || !isValidLayout(state.gpu.model, [...layout(), ...kept, idle.gi])) return true;
+    occupied |= idle.slices;
+    usedCompute += idle.profile.computeSlices;
+    count++;
+    kept.push(idle.gi);
     return false;
   });
-  return { state, destroy: needed, placed, ge, creates };
+  return { destroy: needed, placed, ge, creates: created.length };
 }
 
-/** The best subset to destroy on one GPU for `remaining`; null when nothing can be placed there. */
-function bestOnGpu(stateIndex: number, state: GpuState, remaining: readonly Req[], place: PlaceFn): Candidate | null {
+/** A cached packing of one mask, with every request either packing order placed (to invalidate it). */
+interface CacheEntry {
+  readonly packing: Packing | null;
+  readonly touches: readonly number[];
+}
+
+/**
+ * The best subset to destroy on one GPU for `remaining`; null when nothing can be placed there.
+ * Each subset is packed in queue order and, when that leaves an eligible request out, also largest
+ * profile first (the order in which a batch of GIs fits best); the better packing counts.
+ * `cache[mask]` holds packings from earlier rounds that are still exact (see {@link search}).
+ */
+function bestOnGpu(stateIndex: number, state: GpuState, remaining: readonly Req[], place: PlaceFn, cache: (CacheEntry | undefined)[]): Packing | null {
   const eligible = remaining.filter((r) => r.profiles[stateIndex] !== undefined);
   if (eligible.length === 0) return null;
-  let best: Candidate | null = null;
+  const profileOf = (r: Req): MigProfile => r.profiles[stateIndex] as MigProfile;
+  const bySize = [...eligible].sort((a, b) => largestFirst(profileOf(a), profileOf(b)) || a.pos - b.pos);
+  const sameOrder = bySize.every((r, k) => r === eligible[k]);
+  let best: Packing | null = null;
   const subsets = 1 << state.idle.length;
   for (let mask = 0; mask < subsets; mask++) {
-    const candidate = pack(stateIndex, state, mask, eligible, place);
+    let entry = cache[mask];
+    if (entry === undefined) {
+      const inOrder = pack(stateIndex, state, mask, eligible, place);
+      let packing = inOrder;
+      const touches = inOrder?.placed.map((p) => p.pos) ?? [];
+      if (inOrder !== null && inOrder.placed.length < eligible.length && !sameOrder) {
+        const big = pack(stateIndex, state, mask, bySize, place);
+        if (big !== null) {
+          touches.push(...big.placed.map((p) => p.pos));
+          if (compareOnGpu(big, inOrder) < 0) packing = big;
+        }
+      }
+      entry = { packing, touches };
+      cache[mask] = entry;
+    }
+    const candidate = entry.packing;
     if (candidate === null || candidate.placed.length === 0) continue;
     if (best === null || compareOnGpu(candidate, best) < 0) best = candidate;
     // Nothing beats placing every eligible request without destroying anything.
     if (mask === 0 && candidate.placed.length === eligible.length) break;
   }
   return best;
+}
+
+function reserve(state: GpuState, profile: MigProfile, pos: number): void {
+  state.reserved.set(profile, [...(state.reserved.get(profile) ?? []), pos]);
+  const k = state.profiles.indexOf(profile);
+  state.reservedCount[k] = (state.reservedCount[k] ?? 0) + 1;
 }
 
 function applyCandidate(candidate: Candidate): void {
@@ -363,11 +447,13 @@ function applyCandidate(candidate: Candidate): void {
   state.idle = state.idle.filter((_, i) => !gone.has(i));
   for (const p of candidate.placed) {
     if (p.start === null) {
-      state.reserved.set(p.profile, [...(state.reserved.get(p.profile) ?? []), p.pos]);
+      reserve(state, p.profile, p.pos);
     } else {
       const gi: MigGpuInstance = { profileId: p.profile.profileId, start: p.start, size: p.profile.memorySlices, inUse: true };
       state.fixed.push(gi);
       state.fixedKey += giBit(state.profiles, gi);
+      state.fixedSlices |= sliceBits(gi);
+      state.fixedCompute += p.profile.computeSlices;
       state.created.push(p);
     }
   }
@@ -382,19 +468,46 @@ interface SearchResult {
   readonly creates: number;
 }
 
+/** Search states of the usable GPUs (valid layouts of MIG models), in the order given. */
 function freshStates(usable: readonly MigPlanGpu[]): GpuState[] {
   return usable.map((gpu) => {
     const profiles = migProfilesFor(gpu.model);
+    const geometry = migGeometry(gpu.model);
     const idle: IdleGi[] = [];
     const fixed: MigGpuInstance[] = [];
+    let fixedCompute = 0;
     for (const gi of [...gpu.gis].sort((a, b) => a.start - b.start)) {
-      const profile = profiles.find((p) => p.profileId === gi.profileId && p.memorySlices === gi.size);
-      if (gi.inUse || profile === undefined) fixed.push(gi);
-      else idle.push({ gi, profile, bit: giBit(profiles, gi) });
+      const profileIndex = profiles.findIndex((p) => p.profileId === gi.profileId && p.memorySlices === gi.size);
+      const profile = profiles[profileIndex];
+      if (profile === undefined || gi.inUse) {
+        fixed.push(gi);
+        fixedCompute += profile?.computeSlices ?? 0;
+      } else {
+        idle.push({ gi, profile, profileIndex, bit: giBit(profiles, gi), slices: sliceBits(gi) });
+      }
     }
-    const fixedKey = fixed.reduce((sum, gi) => sum + giBit(profiles, gi), 0);
-    return { gpu, profiles, fixedKey, fixed, idle, destroyed: [], created: [], reserved: new Map() };
+    return {
+      gpu, profiles,
+      placementSlices: profiles.map((p) => p.placementStarts.map((start) => sliceBits({ start, size: p.placementSizeSlices }))),
+      computeSlices: geometry?.computeSlices ?? 0,
+      maxInstances: geometry?.maxInstances ?? 0,
+      fixedKey: fixed.reduce((sum, gi) => sum + giBit(profiles, gi), 0),
+      fixedSlices: fixed.reduce((bits, gi) => bits | sliceBits(gi), 0),
+      fixedCompute,
+      reservedCount: profiles.map(() => 0),
+      fixed, idle, destroyed: [], created: [], reserved: new Map(), bound: new Map(),
+    };
   });
+}
+
+/**
+ * Identifies what a packing of a GPU depends on besides the queue: the model, the fixed GIs, the idle
+ * GIs in order and the reservations per profile. GPUs with one signature pack identically, since
+ * requests choose their profile per model.
+ */
+function signatureOf(state: GpuState): string {
+  const reserved = state.reservedCount.join(',');
+  return `${state.profiles[0]?.gpuModel ?? state.gpu.model}|${state.fixedKey}|${state.idle.map((g) => g.bit).join(',')}|${reserved}`;
 }
 
 function search(usable: readonly MigPlanGpu[], requests: readonly Req[], reuseFirst: boolean, place: PlaceFn): SearchResult {
@@ -413,27 +526,46 @@ function search(usable: readonly MigPlanGpu[], requests: readonly Req[], reuseFi
       const profile = req.profiles[stateIndex];
       if (state === undefined || profile === undefined) continue;
       const p: Placed = { pos: req.pos, profile, start: null };
-      state.reserved.set(profile, [...(state.reserved.get(profile) ?? []), req.pos]);
+      reserve(state, profile, req.pos);
       placed.set(req.pos, { state, placed: p });
     }
     remaining = remaining.filter((r) => !placed.has(r.pos));
   }
+  // Packings per GPU state and mask, shared by GPUs in the same state (signature) and kept across
+  // rounds while exact: a packing depends only on the state and the queue, and it stays the same when
+  // the requests removed from the queue are ones it skipped (a profile that did not fit fits no larger
+  // layout). Applying a candidate changes its GPU's signature.
+  const caches = new Map<string, (CacheEntry | undefined)[]>();
   while (remaining.length > 0) {
     let best: Candidate | null = null;
     states.forEach((state, i) => {
-      const candidate = bestOnGpu(i, state, remaining, place);
+      const signature = signatureOf(state);
+      let cache = caches.get(signature);
+      if (cache === undefined) { cache = []; caches.set(signature, cache); }
+      const packing = bestOnGpu(i, state, remaining, place, cache);
+      const candidate: Candidate | null = packing === null ? null : { ...packing, state };
       if (candidate !== null && (best === null || compareAcrossGpus(candidate, best) < 0)) best = candidate;
     });
-    DBG.rounds++;
     if (best === null) break;
     const chosen: Candidate = best;
     applyCandidate(chosen);
     for (const p of chosen.placed) placed.set(p.pos, { state: chosen.state, placed: p });
     remaining = remaining.filter((r) => !placed.has(r.pos));
+    for (const cache of caches.values()) {
+      cache.forEach((c, mask) => { if (c?.touches.some((pos) => placed.has(pos))) cache[mask] = undefined; });
+    }
   }
-  // Put back any destroyed GI that the final layout no longer needs gone (an earlier round's destroy
-  // that later rounds made unnecessary).
   for (const state of states) {
+    // Bind reusing requests to idle GIs of their profile: in queue order, lowest start first.
+    for (const [profile, positions] of state.reserved) {
+      const gis = state.idle.filter((g) => g.profile === profile).map((g) => g.gi);
+      [...positions].sort((a, b) => a - b).forEach((pos, i) => {
+        const gi = gis[i];
+        if (gi !== undefined) state.bound.set(pos, gi); // always defined: a packing keeps enough idle GIs
+      });
+    }
+    // Put back any destroyed GI that the final layout no longer needs gone (an earlier round's
+    // destroy that later rounds made unnecessary). It stays idle and unassigned.
     const keep: IdleGi[] = [];
     for (const d of state.destroyed) {
       const layout = [...state.fixed, ...state.idle.map((g) => g.gi), ...keep.map((g) => g.gi)];
@@ -504,17 +636,26 @@ export function planMigReconfiguration(input: MigReconfigurationInput): MigRecon
     else usable.push(gpu);
   }
 
-  const requests: Req[] = input.queue.map((r, pos) => ({
-    pos, jobId: r.jobId, ge: r.gpuEquivalents,
-    profiles: usable.map((gpu) => {
-      const profile = typeof r.profile === 'function' ? r.profile(gpu.model) : r.profile;
-      const ofModel = profile !== undefined && migProfilesFor(gpu.model).includes(profile);
+  // A request's profile per model, asked once per model (catalog name), so GPUs of one model agree.
+  const requests: Req[] = input.queue.map((r, pos) => {
+    const byModel = new Map<string, MigProfile | undefined>();
+    const profileOn = (model: string): MigProfile | undefined => {
+      const canonical = migProfilesFor(model)[0]?.gpuModel ?? model;
+      if (byModel.has(canonical)) return byModel.get(canonical);
+      const profile = typeof r.profile === 'function' ? r.profile(canonical) : r.profile;
+      const ofModel = profile !== undefined && migProfilesFor(canonical).includes(profile);
       if (typeof r.profile === 'function' && profile !== undefined && !ofModel) {
-        throw new RangeError(`job ${r.jobId}: the profile chosen for ${gpu.model} (${profile.name} of ${profile.gpuModel}) is not a profile of that model`);
+        throw new RangeError(`job ${r.jobId}: the profile chosen for ${canonical} (${profile.name} of ${profile.gpuModel}) is not a profile of that model`);
       }
-      return ofModel ? profile : undefined;
-    }),
-  }));
+      byModel.set(canonical, ofModel ? profile : undefined);
+      return byModel.get(canonical);
+    };
+    const profiles = usable.map((gpu) => profileOn(gpu.model));
+    return {
+      pos, jobId: r.jobId, ge: r.gpuEquivalents, profiles,
+      profileIndexes: profiles.map((p, i) => (p === undefined ? -1 : migProfilesFor(usable[i]?.model ?? '').indexOf(p))),
+    };
+  });
 
   const place = memoizedPlace();
   let result = search(usable, requests, false, place);
@@ -549,34 +690,24 @@ function toPlan(input: MigReconfigurationInput, requests: readonly Req[], result
       create.push({ gpuIndex, profileId: c.profile.profileId, start, size: c.profile.memorySlices });
       assignmentByPos.set(c.pos, { jobId: jobOf(c.pos), gpuIndex, start, profileId: c.profile.profileId, reused: false });
     }
-    // Bind reusing requests to idle GIs of their profile, in queue order, lowest start first.
-    const reusedGis: MigGpuInstance[] = [];
-    for (const [profile, positions] of state.reserved) {
-      const gis = state.idle.filter((g) => g.profile === profile).map((g) => g.gi);
-      [...positions].sort((a, b) => a - b).forEach((pos, i) => {
-        const gi = gis[i];
-        if (gi === undefined) return; // unreachable: reservations never exceed the idle GIs kept
-        reusedGis.push(gi);
-        assignmentByPos.set(pos, { jobId: jobOf(pos), gpuIndex, start: gi.start, profileId: gi.profileId, reused: true });
-      });
+    const bound = [...state.bound].sort((a, b) => a[0] - b[0]);
+    for (const [pos, gi] of bound) {
+      assignmentByPos.set(pos, { jobId: jobOf(pos), gpuIndex, start: gi.start, profileId: gi.profileId, reused: true });
     }
-    taken.set(state, [...state.fixed, ...reusedGis].map((gi) => ({ ...gi, inUse: true })).sort((a, b) => a.start - b.start));
+    taken.set(state, [...state.fixed, ...bound.map(([, gi]) => gi)].map((gi) => ({ ...gi, inUse: true })).sort((a, b) => a.start - b.start));
 
     const actions = [
       ...destroyed.map((d) => `destroy ${describeMigGi(model, d.gi)}`),
       ...created.map((c) => `create ${c.profile.name} at ${c.start ?? 0}:${c.profile.memorySlices} for job ${jobOf(c.pos)}`),
     ];
-    const reuses = [...state.reserved.values()].flat().sort((a, b) => a - b).map((pos) => {
-      const a = assignmentByPos.get(pos);
-      const gi = reusedGis.find((g) => a !== undefined && g.start === a.start);
-      return a === undefined || gi === undefined ? '' : `job ${a.jobId} reuses ${describeMigGi(model, gi)}`;
-    }).filter((s) => s !== '');
+    const reuses = bound.map(([pos, gi]) => `job ${jobOf(pos)} reuses ${describeMigGi(model, gi)}`);
     if (actions.length > 0 || reuses.length > 0) perGpuLines.push(`GPU ${gpuIndex} (${model}): ${[...actions, ...reuses].join('; ')}`);
   }
 
   const assignments: MigPlanAssignment[] = [];
   const unplaced: MigPlanUnplaced[] = [];
   const unplacedLines: string[] = [];
+  const whyNot = new Map<string, string>();
   for (const req of requests) {
     const a = assignmentByPos.get(req.pos);
     if (a !== undefined) { assignments.push(a); continue; }
@@ -584,10 +715,16 @@ function toPlan(input: MigReconfigurationInput, requests: readonly Req[], result
     result.states.forEach((state, i) => {
       const profile = req.profiles[i];
       if (profile === undefined) return;
-      const fit = explainMigFit(state.gpu.model, taken.get(state) ?? [], profile);
-      reasons.push(fit.fits
-        ? `GPU ${state.gpu.gpuIndex}: ${profile.name} would need idle GIs the plan keeps for other requests`
-        : `GPU ${state.gpu.gpuIndex}: ${fit.reason}`);
+      const key = `${state.gpu.gpuIndex}/${profile.profileId}`;
+      let text = whyNot.get(key);
+      if (text === undefined) {
+        const fit = explainMigFit(state.gpu.model, taken.get(state) ?? [], profile);
+        text = fit.fits
+          ? `GPU ${state.gpu.gpuIndex}: ${profile.name} would need idle GIs the plan keeps for other requests`
+          : `GPU ${state.gpu.gpuIndex}: ${fit.reason}`;
+        whyNot.set(key, text);
+      }
+      reasons.push(text);
     });
     const reason = reasons.length === 0
       ? 'no schedulable MIG GPU with a valid layout offers a profile for it'

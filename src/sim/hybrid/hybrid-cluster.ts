@@ -10,6 +10,11 @@
  * when the server refuses (a MIG layout with free slices but no valid start), the node is masked in
  * the mirror and the next best node is tried, until one accepts or none is feasible.
  *
+ * The server's fallback of a strict `auto` job to whole GPUs when no MIG instance can hold it (the
+ * core's `fallbackMode`) never applies here: whole GPUs need an empty GPU, and under `auto` an empty
+ * GPU can always be switched into MIG mode for the instance. So jobs are given their mode
+ * explicitly.
+ *
  * MIG mode of a GPU: under `--sharing mig` every GPU is in MIG mode from the start; under `auto` a
  * MIG job goes to a GPU already in MIG mode when one has room, else the lowest-index empty GPU of
  * the node is switched into MIG mode (one more if the job needs more GPUs); switches that did not
@@ -57,7 +62,16 @@ export interface HybridClusterOptions {
 
 /** Outcome of placing one pod. */
 export type HybridOutcome =
-  | { readonly kind: 'placed'; readonly nodeIndex: number; readonly decision: ModeDecision | null; readonly placement: Placement | null; readonly migSwitches: number }
+  | {
+    readonly kind: 'placed';
+    readonly nodeIndex: number;
+    /** The mode decision (null for a CPU-only pod). */
+    readonly decision: ModeDecision | null;
+    /** Null for a CPU-only pod. */
+    readonly placement: Placement | null;
+    /** GPUs switched into MIG mode for this placement. */
+    readonly migSwitches: number;
+  }
   | { readonly kind: 'failed'; readonly decision: ModeDecision | null };
 
 /** Which mirror a mode's node choice uses. */
@@ -151,7 +165,10 @@ export class HybridCluster {
     return Math.round((GPU_MILLI_PER_GPU * slices) / this.sliceCount);
   }
 
-  /** Places `pod` for good, or reports that it fits nowhere. */
+  /**
+   * Places `pod` for good, or reports that it fits nowhere: node choice by the `default` policy on
+   * the mirror of the pod's mode, then the node's server scheduler (next best node on a refusal).
+   */
   place(pod: HybridPod): HybridOutcome {
     if (pod.gpuCount === 0) return this.placeCpuOnly(pod);
     const decision = this.decide(pod);

@@ -96,6 +96,8 @@ export function runHybridReplay(input: HybridReplayInput, sharing: SharingSettin
   const allocationPct = reserved.curves().allocationPct;
   const requestedAllocationPct = requested.curves().allocationPct;
   const placedGpuPods = Object.values(placedByMode).reduce((s, v) => s + v, 0);
+  const strict = byIsolation.strict;
+  const strictPlaced = strict.mig + strict.exclusive + strict.shared;
   const gpusWithMigJobs = cluster.gpuStates().filter((g) => g.mode === 'mig' && g.jobs > 0).length;
   return {
     sharing,
@@ -113,6 +115,7 @@ export function runHybridReplay(input: HybridReplayInput, sharing: SharingSettin
     migModeSwitches,
     reconfigurations: giCreations + migModeSwitches,
     gpusWithMigJobs,
+    strictIsolatedPct: strictPlaced === 0 ? Number.NaN : (100 * (strict.mig + strict.exclusive)) / strictPlaced,
     byIsolation,
     serverRefusals: cluster.refusals,
     wallSeconds: (performance.now() - started) / 1000,

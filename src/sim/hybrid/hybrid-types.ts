@@ -48,6 +48,8 @@ export interface HybridRunResult {
   readonly reconfigurations: number;
   /** GPUs that hold at least one MIG instance at the end. */
   readonly gpusWithMigJobs: number;
+  /** % of the placed strict pods that got a MIG instance or whole GPUs of their own (not a shared GPU); NaN when none was placed. */
+  readonly strictIsolatedPct: number;
   /** Placement of the GPU pods per isolation level. */
   readonly byIsolation: Readonly<Record<IsolationLevel, IsolationOutcome>>;
   /** Times a node's server refused a pod its mode's mirror chose (then the next node is tried). */
@@ -68,6 +70,7 @@ export interface HybridSummary {
   readonly unrequestedPctAt100: MeanSd;
   readonly failedPods: MeanSd;
   readonly hardwareIsolatedPct: MeanSd;
+  readonly strictIsolatedPct: MeanSd;
   readonly giCreations: MeanSd;
   readonly migModeSwitches: MeanSd;
   readonly reconfigurations: MeanSd;
