@@ -262,11 +262,11 @@ describe('gpushare logs', () => {
 
 describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () => {
   it('gpus prints one block per GPU with bars and jobs; -o json is an array', async () => {
-    const { env } = await serve(() => ({ status: 200, body: { gpus: [sampleGpu(), sampleGpu({ index: 1, uuid: 'GPU-sim-1', cordoned: true, schedulable: false, jobs: [], allocatedGpuMilli: 0, freeGpuMilli: 1000, allocatedGpuMemoryMiB: 0, freeGpuMemoryMiB: 81920 })] } }));
+    const { env } = await serve(() => ({ status: 200, body: { gpus: [sampleGpu(), sampleGpu({ index: 1, uuid: 'GPU-sim-1', cordoned: true, schedulable: false, jobs: [], allocatedGpuMilli: 0, freeGpuMilli: 1000, allocatedGpuMemoryMiB: 0, freeGpuMemoryMiB: 81920, enforcement: null })] } }));
     const run = await runClientCli(['gpus'], { env });
     expect(run.stdout).toBe([
       'GPU 0  NVIDIA A100-SXM4-80GB (A100-SXM4-80GB)  GPU-sim-0  [simulated]',
-      '  mode mps, healthy, schedulable',
+      '  mode mps (scheduler-accounting), healthy, schedulable',
       '  compute [##########..........] 500 / 1000 milli used, 500 free',
       '  memory  [##########..........] 40960 / 81920 MiB allocated, 40960 free',
       '  JOB  NAME   TENANT  STATE    SHARE            MEMORY     MIG',

@@ -22,7 +22,7 @@ export function formatGpuBlock(gpu: GpuView): string {
   const title = `GPU ${gpu.index}  ${gpu.name}${gpu.model !== gpu.name ? ` (${gpu.model})` : ''}  ${gpu.uuid}${gpu.simulated ? '  [simulated]' : ''}`;
   const lines = [
     title,
-    `  mode ${gpu.mode ?? '-'}, ${gpuFlags(gpu)}`,
+    `  mode ${gpu.mode ?? '-'}${gpu.enforcement ? ` (${gpu.enforcement})` : ''}, ${gpuFlags(gpu)}`,
     `  compute ${formatBar(gpu.allocatedGpuMilli, gpu.allocatedGpuMilli + gpu.freeGpuMilli)} `
       + `${gpu.allocatedGpuMilli} / ${gpu.allocatedGpuMilli + gpu.freeGpuMilli} milli used, ${gpu.freeGpuMilli} free`,
     `  memory  ${formatBar(gpu.allocatedGpuMemoryMiB, gpu.gpuMemoryMiB)} `

@@ -120,6 +120,7 @@ export const GpuSchema = z.object({
   cordoned: z.boolean(),
   schedulable: z.boolean(),
   mode: z.enum(SHARING_MODES).nullable(),
+  enforcement: z.enum(ENFORCEMENT).nullable().describe('what enforces the shares of the jobs on it: hardware (MIG), driver-limit (MPS daemon), scheduler-accounting; null when idle'),
   gpuMemoryMiB: z.number().int(),
   allocatedGpuMilli: z.number().int(),
   freeGpuMilli: z.number().int(),

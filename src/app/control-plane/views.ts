@@ -75,6 +75,7 @@ export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRec
       cordoned,
       schedulable: gpu.healthy && !cordoned,
       mode: use?.mode ?? (gpu.migEnabled ? 'mig' : null),
+      enforcement: use && use.jobIds.length > 0 && use.mode ? enforcementOf(use.mode, use.mode === 'mps' && plane.hasMpsDaemon(gpu.uuid)) : null,
       gpuMemoryMiB: gpu.gpuMemoryMiB,
       allocatedGpuMilli,
       freeGpuMilli: Math.max(0, 1000 - allocatedGpuMilli),

@@ -39,7 +39,7 @@ export function sampleJobDetail(overrides: Partial<JobDetailView> = {}): JobDeta
 export function sampleGpu(overrides: Partial<GpuView> = {}): GpuView {
   return {
     index: 0, uuid: 'GPU-sim-0', name: 'NVIDIA A100-SXM4-80GB', model: 'A100-SXM4-80GB', simulated: true, migEnabled: false,
-    healthy: true, healthReason: null, cordoned: false, schedulable: true, mode: 'mps', gpuMemoryMiB: 81920,
+    healthy: true, healthReason: null, cordoned: false, schedulable: true, mode: 'mps', enforcement: 'scheduler-accounting', gpuMemoryMiB: 81920,
     allocatedGpuMilli: 500, freeGpuMilli: 500, allocatedGpuMemoryMiB: 40960, freeGpuMemoryMiB: 40960,
     utilizationGpuPct: null, memoryUsedMiB: null,
     jobs: [{ id: 12, name: 'train', tenant: 'team-a', state: 'running', gpuMilli: 500, gpuMemoryMiB: 40960, migProfile: null }],
