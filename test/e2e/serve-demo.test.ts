@@ -16,7 +16,7 @@ const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--port', '0', '-
 afterAll(() => {
   child.kill('SIGKILL');
   spawnSync('sh', ['-c', `for f in ${dir}/.gpushare-demo/jobs/*/attempt-*.pid; do kill -9 -$(sed 's/[^0-9]//g' "$f") 2>/dev/null; done; true`]);
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 function run(args: string[]) {

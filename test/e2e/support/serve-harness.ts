@@ -106,7 +106,9 @@ export async function cleanupServe(handle: ServeHandle): Promise<void> {
     }
   }
   removeJobCgroups(join(handle.dataDir, 'data'));
-  rmSync(handle.dataDir, { recursive: true, force: true });
+  // Supervisors may still write an outcome file as their killed jobs exit: retry the removal.
+  await new Promise((r) => setTimeout(r, 200));
+  rmSync(handle.dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 
 /** Removes the (empty) cgroups the server made for its jobs: `gpushare-<hash of data dir>` in each hierarchy. */
