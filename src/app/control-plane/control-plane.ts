@@ -216,6 +216,10 @@ export class ControlPlane {
     const simulated = placement.gpus.some((g) => this.inventory.get(g.index)?.simulated ?? true);
     const resume = store.listAttempts(jobId).some((a) => a.endReason === 'preempted');
     const mpsPipeDirectory = await this.mpsDaemonFor(placement);
+    if (mpsPipeDirectory) {
+      placement = { ...placement, gpus: placement.gpus.map((g) => ({ ...g, mpsClient: true })) };
+      store.applyJobChanges([{ jobId, atMs: this.deps.nowMs(), expectState: 'scheduled', patch: { placement } }]);
+    }
     const environment = buildJobEnvironment({ resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, this.inventory), jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: join(jobDirectory, 'checkpoint'), ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated });
     let handle: ProcessHandle;
     try {
@@ -275,6 +279,10 @@ export class ControlPlane {
   /** Tracks a running job (after launch or re-adoption). */
   adoptRunning(job: JobRecord): void {
     this.running.set(job.id, job);
+    // A re-adopted MPS client: find its GPU's daemon again (a live one is reused, not restarted).
+    if (job.placement?.mode === 'mps' && job.placement.gpus[0]?.mpsClient && this.deps.mps && !this.deps.mps.running().includes(job.placement.gpus[0].uuid)) {
+      void this.deps.mps.ensureDaemon({ key: job.placement.gpus[0].uuid }).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'MPS daemon not found again'));
+    }
     if (job.placement?.mode === 'timeslice') this.refreshRotation(job.placement);
   }
 

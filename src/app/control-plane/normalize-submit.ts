@@ -69,14 +69,15 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
 }
 
 /**
- * compute share of a request that names only memory: that memory's share of the smallest GPU of
- * this server that can hold it (where such a job is placed first), rounded up; 1000 without memory
- * or when no GPU holds it (the submit check then rejects it).
+ * compute share of a request that names only memory: that memory's share of the largest GPU of
+ * this server, rounded up (the least compute the memory implies, so a small GPU model beside a big
+ * one does not inflate it); 1000 without memory or when no GPU holds it (the submit check then
+ * rejects it).
  */
 function milliFromMemory(gpuMemoryMiB: number | null, gpus: readonly GpuDevice[]): number {
   if (gpuMemoryMiB === null) return 1000;
-  const holding = gpus.filter((g) => g.gpuMemoryMiB >= gpuMemoryMiB).map((g) => g.gpuMemoryMiB);
-  return holding.length === 0 ? 1000 : effectiveGpuMilli(null, gpuMemoryMiB, Math.min(...holding));
+  const largest = Math.max(0, ...gpus.map((g) => g.gpuMemoryMiB));
+  return largest < gpuMemoryMiB ? 1000 : effectiveGpuMilli(null, gpuMemoryMiB, largest);
 }
 
 /** Variables gpushare sets from the placement, which a job may not override. */

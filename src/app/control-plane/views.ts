@@ -33,7 +33,7 @@ export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
     gpu: { ...job.gpu, isolation: job.gpu.isolation ?? 'standard' },
     placement: placement && {
       mode: placement.mode,
-      enforcement: enforcementOf(placement.mode, placement.mode === 'mps' && placement.gpus.length === 1 && plane.hasMpsDaemon(placement.gpus[0]!.uuid)),
+      enforcement: enforcementOf(placement.mode, placement.mode === 'mps' && placement.gpus[0]!.mpsClient === true && plane.hasMpsDaemon(placement.gpus[0]!.uuid)),
       simulated: placement.gpus.some((g) => inventory.get(g.index)?.simulated ?? false),
       gpus: placement.gpus.map((g) => ({ index: g.index, uuid: g.uuid, gpuMilli: g.gpuMilli, accountedGpuMilli: g.accountedGpuMilli, gpuMemoryMiB: g.gpuMemoryMiB, migProfile: g.mig?.profileName ?? null, migDeviceUuid: g.mig ? migDeviceUuid(g, inventory.get(g.index)) : null })),
     },
@@ -75,7 +75,7 @@ export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRec
       cordoned,
       schedulable: gpu.healthy && !cordoned,
       mode: use?.mode ?? (gpu.migEnabled ? 'mig' : null),
-      enforcement: use && use.jobIds.length > 0 && use.mode ? enforcementOf(use.mode, use.mode === 'mps' && plane.hasMpsDaemon(gpu.uuid)) : null,
+      enforcement: use && use.jobIds.length > 0 && use.mode ? enforcementOf(use.mode, use.mode === 'mps' && plane.hasMpsDaemon(gpu.uuid) && use.jobIds.every((id) => jobsById(id)?.placement?.gpus[0]?.mpsClient === true)) : null,
       gpuMemoryMiB: gpu.gpuMemoryMiB,
       allocatedGpuMilli,
       freeGpuMilli: Math.max(0, 1000 - allocatedGpuMilli),

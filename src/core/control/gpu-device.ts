@@ -61,6 +61,8 @@ export interface PlacedGpu {
   readonly migChanges?: MigChanges;
   /** For `mig`: the MIG device UUID, once the agent has created or found the instance. */
   readonly migDeviceUuid?: string | null;
+  /** For `mps`: true when the job was started as a client of the GPU's MPS daemon. */
+  readonly mpsClient?: boolean;
 }
 
 /** Where and how a job runs. */

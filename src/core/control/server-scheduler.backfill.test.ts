@@ -57,3 +57,18 @@ describe('ServerScheduler.runPass with EASY backfill', () => {
     expect(pass.blockedJobId).toBe(20);
   });
 });
+
+describe('EASY backfill only protects the GPUs the blocked job can use', () => {
+  it('a job waiting for the T4 does not hold up a MIG job on the MIG GPU', () => {
+    const t4: GpuDevice = { index: 0, uuid: 'GPU-t4', model: 'T4', gpuMemoryMiB: 16384, migEnabled: false, schedulable: true };
+    const mig: GpuDevice = { index: 1, uuid: 'GPU-a', model: 'A100-80GB', gpuMemoryMiB: 81920, migEnabled: true, schedulable: true };
+    const s = new ServerScheduler([t4, mig], { hostCpuMilli: 8000, hostMemoryMiB: 65536, timesliceOvercommitRatio: 1, rng: new SeededRng(1) });
+    expect(s.tryPlace(job(1, { gpuMilli: 300, isolation: 'none' })).kind).toBe('placed'); // the T4 now runs timeslice
+    const options: PassOptions = { backfill: { nowMs: NOW, running: [{ jobId: 1, expectedEndMs: null }], timeLimitSecondsOf: () => null } };
+    const pass = s.runPass([job(2, { gpuMilli: 300 }), job(3, { gpuMilli: 300, mode: 'mig' }), job(4, { gpuMilli: 300, isolation: 'none' })], options);
+    expect(pass.blockedJobId).toBe(2); // mps cannot join the time-sliced T4, and the A100 is in MIG mode
+    expect(s.gpusUsableBy(job(2, { gpuMilli: 300 }))).toEqual(new Set([0]));
+    expect(pass.placed.map((p) => p.jobId)).toEqual([3]); // the MIG GPU is not the blocked job's
+    expect(pass.waiting.get(4)).toBe('waiting behind job 2: only jobs with a time limit may start ahead of a blocked job');
+  });
+});

@@ -14,7 +14,8 @@ import { FailedSearches } from './failed-searches.js';
 import type { GpuDevice, HeldAllocation, MigInstance, Placement } from './gpu-device.js';
 import { checkHold } from './hold-check.js';
 import type { EffectiveMode, PendingJob } from './job.js';
-import { MigLayouts } from './mig-placement.js';
+import { MigLayouts, migShareOf } from './mig-placement.js';
+import { smallestProfileFor } from '../mig/mig-allocator.js';
 import { ModelGroups } from './model-groups.js';
 import { QueueOrderCache } from './queue-order-cache.js';
 import type { PassOptions, PassResult } from './pass-options.js';
@@ -174,6 +175,7 @@ export class ServerScheduler {
     const waitingReasons = new Map<number, string>();
     const failed = new FailedSearches();
     let blocked: PendingJob | null = null;
+    let blockedPool = new Set<number>();
     let reservation: BackfillReservation = NO_BLOCKED_JOB;
     for (const job of ordered) {
       const refused = options.admit?.(job) ?? null;
@@ -181,11 +183,15 @@ export class ServerScheduler {
         waitingReasons.set(job.id, refused);
         continue;
       }
-      if (blocked && options.backfill && !mayBackfill({ timeLimitSeconds: options.backfill.timeLimitSecondsOf(job) }, reservation, options.backfill.nowMs)) {
-        waitingReasons.set(job.id, backfillReason(blocked, reservation, options.backfill.timeLimitSecondsOf(job)));
+      const mustNotDelay = blocked !== null && options.backfill !== undefined && !mayBackfill({ timeLimitSeconds: options.backfill.timeLimitSecondsOf(job) }, reservation, options.backfill.nowMs);
+      const outcome = this.attempt(job, failed);
+      if (outcome.kind === 'placed' && mustNotDelay && outcome.placement.gpus.some((g) => blockedPool.has(g.index))) {
+        // It would take GPUs the blocked job waits for: undo (EASY backfill). A job on GPUs the
+        // blocked job can never use cannot delay it and keeps its place.
+        this.release(job.id);
+        waitingReasons.set(job.id, backfillReason(blocked!, reservation, options.backfill!.timeLimitSecondsOf(job)));
         continue;
       }
-      const outcome = this.attempt(job, failed);
       if (outcome.kind === 'placed') {
         placed.push({ jobId: job.id, placement: outcome.placement });
         options.onPlaced?.(job, outcome.placement);
@@ -194,6 +200,7 @@ export class ServerScheduler {
       waitingReasons.set(job.id, outcome.reason);
       if (!blocked) {
         blocked = job;
+        blockedPool = this.gpusUsableBy(job);
         if (options.backfill) {
           const { running, nowMs } = options.backfill;
           reservation = { blocked: true, reservedStartMs: reservedStartMs(job, running, (released) => this.fitsWithout(job, released), nowMs) };
@@ -214,6 +221,25 @@ export class ServerScheduler {
   /** Idle MIG instances of GPU `index`, by start. */
   idleMigInstances(index: number): MigInstance[] {
     return this.mig.idleOn(index);
+  }
+
+  /**
+   * GPUs `job` could ever run on (whatever they hold now): MIG GPUs whose profiles cover it for
+   * `mig`, GPUs not in MIG mode with enough memory for the other modes (both for a strict job that
+   * may fall back to whole GPUs).
+   */
+  gpusUsableBy(job: PendingJob): Set<number> {
+    const usable = new Set<number>();
+    const modes = [resolveMode(job.gpu), fallbackMode(job.gpu)].filter((m): m is EffectiveMode => m !== null);
+    for (const device of this.gpus()) {
+      for (const mode of modes) {
+        const ok = mode === 'mig'
+          ? device.migEnabled && smallestProfileFor(device.model, migShareOf(job.gpu)) !== undefined
+          : !device.migEnabled && (job.gpu.gpuMemoryMiB ?? 0) <= device.gpuMemoryMiB;
+        if (ok) usable.add(device.index);
+      }
+    }
+    return usable;
   }
 
   /** Per-GPU usage, by device index. */

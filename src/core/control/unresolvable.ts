@@ -49,7 +49,10 @@ function whyNotInMode(job: PendingJob, mode: EffectiveMode, gpus: readonly GpuDe
   for (const g of shared) byModel.set(g.model, [...(byModel.get(g.model) ?? []), g]);
   const largest = Math.max(...shared.map((g) => g.gpuMemoryMiB));
   const memoryFits = [...byModel.values()].filter((group) => Math.max(reservedGpuMemoryMiB(mode, job.gpu, group[0]!.gpuMemoryMiB), job.gpu.gpuMemoryMiB ?? 0) <= Math.min(...group.map((g) => g.gpuMemoryMiB)));
-  if (memoryFits.length === 0) return `gpuMemoryMiB ${job.gpu.gpuMemoryMiB} exceeds the largest GPU of this server (${largest} MiB)`;
+  if (memoryFits.length === 0) {
+    const which = gpus.some((g) => g.migEnabled) ? 'the largest GPU of this server not in MIG mode' : 'the largest GPU of this server';
+    return `gpuMemoryMiB ${job.gpu.gpuMemoryMiB} exceeds ${which} (${largest} MiB)`;
+  }
   const most = Math.max(...memoryFits.map((group) => group.length));
   if (most < gpuCount) {
     return `gpuCount ${gpuCount} exceeds the ${most} GPU(s) of one model on this server that can hold it (a job's GPUs are distinct GPUs of one model)`;
