@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { migGeometry, selectMode, ServerScheduler, type GpuDevice, type JobState, type PendingJob, type Placement } from '../../core/index.js';
+import { ServerScheduler, type GpuDevice, type Placement } from '../../core/index.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
 import type { ProcessHandle, ProcessOutcome } from '../ports/process-launcher.js';
 import type { JobChange, JobRecord } from '../ports/state-store.js';
@@ -14,8 +14,11 @@ import { decideAttemptEnd, type StopIntent } from './attempt-end.js';
 import { buildJobEnvironment } from './job-environment.js';
 import type { ControlPlaneDeps } from './ports-bundle.js';
 import { TimesliceRotator } from './timeslice-rotator.js';
+import { JobQueue } from './job-queue.js';
 import { visibleDevicesOf } from './visible-devices.js';
 import { PassStats } from './pass-stats.js';
+import { describePlacement } from './placement-reason.js';
+import { mpsPipeFor, stopIdleMpsDaemons } from './mps-agent.js';
 import { PREEMPTION_REQUESTED, reconcileJobs } from './reconcile.js';
 import { adoptExistingInstances, prepareMigInstances } from './mig-agent.js';
 import { sweepJobDirectories } from './log-files.js';
@@ -30,14 +33,8 @@ export class ControlPlane {
   readonly passStats = new PassStats();
   /** GPUs reconfigured (MIG instances destroyed or created) since the server started. */
   migReconfigurations = 0;
-  private readonly pending = new Map<number, PendingJob>();
-  private readonly waitingReasons = new Map<number, string>();
-  /** State each queued job is stored in (`pending` or `preempted`), for the pass's expectState. */
-  private readonly queuedStates = new Map<number, JobState>();
-  /** Sizes of queued jobs in GPU-equivalents (cleared when the GPUs change). */
-  private readonly sizeCache = new Map<number, number>();
-  /** Time limit of each queued job, seconds (for backfill). */
-  private readonly timeLimits = new Map<number, number | null>();
+  /** Jobs waiting to run, with their waiting reasons. */
+  private readonly queue = new JobQueue();
   private readonly running = new Map<number, JobRecord>();
   private readonly intents = new Map<number, StopIntent>();
   /** Preemptions in flight: preemptor id → its victims. */
@@ -81,7 +78,7 @@ export class ControlPlane {
 
   /** The waiting reason of a pending job (not stored: recomputed every pass). */
   waitingReason(jobId: number): string | null {
-    return this.waitingReasons.get(jobId) ?? null;
+    return this.queue.reasonOf(jobId);
   }
 
   /** Re-adopts or settles every job the store says is active, then starts the timers. */
@@ -107,18 +104,12 @@ export class ControlPlane {
 
   /** Adds a stored pending job to the in-memory queue. */
   enqueue(job: JobRecord): void {
-    this.queuedStates.set(job.id, job.state);
-    this.timeLimits.set(job.id, job.timeLimitSeconds);
-    this.pending.set(job.id, { id: job.id, tenant: job.tenant, priority: job.priority, submittedAtMs: job.submittedAtMs, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu });
+    this.queue.add(job);
   }
 
   /** Removes a job from the in-memory queue (cancelled while pending). */
   dequeue(jobId: number): void {
-    this.pending.delete(jobId);
-    this.timeLimits.delete(jobId);
-    this.sizeCache.delete(jobId);
-    this.queuedStates.delete(jobId);
-    this.waitingReasons.delete(jobId);
+    this.queue.remove(jobId);
   }
 
   /** Asks for a scheduling pass soon; many requests in one tick make one pass. */
@@ -133,7 +124,7 @@ export class ControlPlane {
 
   /** Number of pending jobs in the queue. */
   pendingCount(): number {
-    return this.pending.size;
+    return this.queue.size;
   }
 
   /**
@@ -141,19 +132,19 @@ export class ControlPlane {
    * transaction and then launched.
    */
   runPass(): void {
-    if (this.drainingFlag || this.pending.size === 0) return;
+    if (this.drainingFlag || this.queue.size === 0) return;
     const started = performance.now();
     const { store, settings } = this.deps;
     const now = this.deps.nowMs();
     const active = store.listJobs({ states: ['scheduled', 'running'] });
-    const policy = buildPassPolicy({ active, tenants: store.listTenants(), devices: this.gpuDevices(), hostCpuMilli: settings.hostCpuMilli, nowMs: now, timeLimitSecondsOf: (id) => this.timeLimits.get(id) ?? null, sizeCache: this.sizeCache });
-    const { placed, waiting } = this.scheduler.runPass([...this.pending.values()], policy.options);
-    for (const [id, reason] of waiting) this.waitingReasons.set(id, reason);
+    const policy = buildPassPolicy({ active, tenants: store.listTenants(), devices: this.gpuDevices(), hostCpuMilli: settings.hostCpuMilli, nowMs: now, timeLimitSecondsOf: (id) => this.queue.timeLimitOf(id), sizeCache: this.queue.sizes });
+    const { placed, waiting } = this.scheduler.runPass(this.queue.all(), policy.options);
+    for (const [id, reason] of waiting) this.queue.setReason(id, reason);
     this.refreshPreemptorReasons();
     this.preemptIfNeeded(policy, waiting, now);
-    this.passStats.record(performance.now() - started, this.pending.size);
+    this.passStats.record(performance.now() - started, this.queue.size);
     if (placed.length === 0) return;
-    const changes: JobChange[] = placed.map(({ jobId, placement }) => ({ jobId, atMs: now, expectState: this.queuedStates.get(jobId) ?? 'pending', to: 'scheduled', reason: describePlacement(placement, this.pending.get(jobId), this.inventory), patch: { placement, reason: null } }));
+    const changes: JobChange[] = placed.map(({ jobId, placement }) => ({ jobId, atMs: now, expectState: this.queue.stateOf(jobId), to: 'scheduled', reason: describePlacement(placement, this.queue.get(jobId), this.inventory), patch: { placement, reason: null } }));
     try {
       this.deps.store.applyJobChanges(changes);
     } catch (error) {
@@ -176,13 +167,13 @@ export class ControlPlane {
     if (waiting.size === 0 || [...this.intents.values()].some((i) => i.kind === 'preempted')) return;
     const { settings, store } = this.deps;
     const decision = decidePreemption({
-      waitingIds: [...waiting.keys()], pendingOf: (id) => this.pending.get(id), policy, scheduler: this.scheduler, devices: this.gpuDevices(), nowMs,
+      waitingIds: [...waiting.keys()], pendingOf: (id) => this.queue.get(id), policy, scheduler: this.scheduler, devices: this.gpuDevices(), nowMs,
       running: [...this.running.values()].filter((j) => !this.intents.has(j.id)),
       preemptionCountOf: (id) => store.listAttempts(id).filter((a) => a.endReason === 'preempted').length,
       minRunSeconds: settings.preemptionMinRunMs / 1000, maxPreemptionsPerJob: settings.maxPreemptionsPerJob, maxPreemptorsTried: 1,
     });
     if (!decision) return;
-    const preemptor = this.pending.get(decision.preemptorId)!;
+    const preemptor = this.queue.get(decision.preemptorId)!;
     this.deps.logger.info({ ...decision }, 'preempting');
     this.preemptors.set(preemptor.id, decision.victimIds);
     const reason = `preempted by job ${preemptor.id} (priority ${preemptor.priority}, tenant ${preemptor.tenant})`;
@@ -201,8 +192,8 @@ export class ControlPlane {
   private refreshPreemptorReasons(): void {
     for (const [preemptorId, victims] of this.preemptors) {
       const stopping = victims.filter((id) => this.intents.get(id)?.kind === 'preempted');
-      if (stopping.length === 0 || !this.pending.has(preemptorId)) this.preemptors.delete(preemptorId);
-      else this.waitingReasons.set(preemptorId, `preempting job(s) ${stopping.join(', ')}: waiting for them to checkpoint and exit`);
+      if (stopping.length === 0 || !this.queue.has(preemptorId)) this.preemptors.delete(preemptorId);
+      else this.queue.setReason(preemptorId, `preempting job(s) ${stopping.join(', ')}: waiting for them to checkpoint and exit`);
     }
   }
 
@@ -215,7 +206,7 @@ export class ControlPlane {
     const jobDirectory = this.jobDirectory(jobId);
     const simulated = placement.gpus.some((g) => this.inventory.get(g.index)?.simulated ?? true);
     const resume = store.listAttempts(jobId).some((a) => a.endReason === 'preempted');
-    const mpsPipeDirectory = await this.mpsDaemonFor(placement);
+    const mpsPipeDirectory = await mpsPipeFor(this.deps.mps, this.deps.logger, placement);
     if (mpsPipeDirectory) {
       placement = { ...placement, gpus: placement.gpus.map((g) => ({ ...g, mpsClient: true })) };
       store.applyJobChanges([{ jobId, atMs: this.deps.nowMs(), expectState: 'scheduled', patch: { placement } }]);
@@ -246,34 +237,9 @@ export class ControlPlane {
     if (this.intents.has(jobId)) void this.stopProcess(jobId);
   }
 
-  /**
-   * The MPS daemon of a single-GPU `mps` placement, started on demand; null for other placements,
-   * for multi-GPU MPS jobs (one daemon serves one GPU here) or when the host has no MPS.
-   */
-  private async mpsDaemonFor(placement: Placement): Promise<string | null> {
-    const { mps, logger } = this.deps;
-    if (!mps || placement.mode !== 'mps' || placement.gpus.length !== 1) return null;
-    try {
-      return (await mps.ensureDaemon({ key: placement.gpus[0]!.uuid })).pipeDirectory;
-    } catch (error) {
-      logger.warn({ err: error, gpu: placement.gpus[0]!.index }, 'MPS daemon did not start; the job runs without it');
-      return null;
-    }
-  }
-
   /** True when GPU `uuid` has a running MPS daemon (its MPS limits are enforced by the driver). */
   hasMpsDaemon(uuid: string): boolean {
     return this.deps.mps?.running().includes(uuid) ?? false;
-  }
-
-  /** Stops the MPS daemon of every GPU of `placement` that no longer runs an MPS job. */
-  private stopIdleMpsDaemons(placement: Placement): void {
-    const { mps, logger } = this.deps;
-    if (!mps || placement.mode !== 'mps') return;
-    for (const gpu of placement.gpus) {
-      const busy = [...this.running.values()].some((j) => j.placement?.mode === 'mps' && j.placement.gpus.some((g) => g.uuid === gpu.uuid));
-      if (!busy && mps.running().includes(gpu.uuid)) void mps.stopDaemon(gpu.uuid).catch((error: unknown) => logger.warn({ err: error }, 'stopping an MPS daemon failed'));
-    }
   }
 
   /** Tracks a running job (after launch or re-adoption). */
@@ -370,7 +336,7 @@ export class ControlPlane {
       this.refreshRotation(job.placement);
     }
     if (job.process) void this.deps.launcher.cleanup(job.process).catch(() => undefined);
-    if (job.placement) this.stopIdleMpsDaemons(job.placement);
+    if (job.placement) stopIdleMpsDaemons(this.deps.mps, this.deps.logger, job.placement, [...this.running.values()]);
     if (!terminal) this.enqueue(this.deps.store.getJob(job.id)!);
     this.requestPass();
   }
@@ -400,7 +366,7 @@ export class ControlPlane {
       this.inventory = next;
     }
     if (cordoned) this.cordoned = new Set(cordoned);
-    this.sizeCache.clear();
+    this.queue.sizes.clear();
     this.scheduler.setGpus(this.gpuDevices());
     this.requestPass();
   }
@@ -424,18 +390,4 @@ export class ControlPlane {
   private sweepRetention(): void {
     sweepJobDirectories(this.deps.store, (id) => this.jobDirectory(id), this.deps.nowMs() - this.deps.settings.logRetentionMs);
   }
-}
-
-/** The scheduled transition's reason: where, in which mode, and why that mode for `auto` jobs. */
-function describePlacement(placement: Placement, job: PendingJob | undefined, inventory: ReadonlyMap<number, InventoryGpu>): string {
-  const gpus = placement.gpus.map((g) => `GPU ${g.index}${g.mig ? ` (${g.mig.profileName})` : ''}`).join(', ');
-  const where = `placed on ${gpus} in mode ${placement.mode}`;
-  if (!job || job.gpu.mode !== 'auto') return where;
-  const device = inventory.get(placement.gpus[0]!.index);
-  if (job.gpu.isolation === 'strict' && placement.mode === 'exclusive' && job.gpu.gpuMilli < 1000) {
-    const why = device && migGeometry(device.model) ? 'no MIG instance could hold it now' : `${device?.model ?? 'the GPU'} has no MIG`;
-    return `${where}: strict isolation: ${why}, so a whole GPU`;
-  }
-  if (!device) return where;
-  return `${where}: ${selectMode({ gpuMilli: job.gpu.gpuMilli, gpuMemoryMiB: job.gpu.gpuMemoryMiB, isolation: job.gpu.isolation ?? 'standard' }, device.model, device.gpuMemoryMiB).reason}`;
 }
