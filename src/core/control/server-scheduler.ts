@@ -176,6 +176,7 @@ export class ServerScheduler {
     const failed = new FailedSearches();
     let blocked: PendingJob | null = null;
     let blockedPool = new Set<number>();
+    let gpusOutsidePool = false;
     let reservation: BackfillReservation = NO_BLOCKED_JOB;
     for (const job of ordered) {
       const refused = options.admit?.(job) ?? null;
@@ -184,6 +185,11 @@ export class ServerScheduler {
         continue;
       }
       const mustNotDelay = blocked !== null && options.backfill !== undefined && !mayBackfill({ timeLimitSeconds: options.backfill.timeLimitSecondsOf(job) }, reservation, options.backfill.nowMs);
+      if (mustNotDelay && !gpusOutsidePool) {
+        // Every GPU is one the blocked job may use: nothing can start ahead of it (no search needed).
+        waitingReasons.set(job.id, backfillReason(blocked!, reservation, options.backfill!.timeLimitSecondsOf(job)));
+        continue;
+      }
       const outcome = this.attempt(job, failed);
       if (outcome.kind === 'placed' && mustNotDelay && outcome.placement.gpus.some((g) => blockedPool.has(g.index))) {
         // It would take GPUs the blocked job waits for: undo (EASY backfill). A job on GPUs the
@@ -201,6 +207,7 @@ export class ServerScheduler {
       if (!blocked) {
         blocked = job;
         blockedPool = this.gpusUsableBy(job);
+        gpusOutsidePool = this.gpus().some((d) => !blockedPool.has(d.index));
         if (options.backfill) {
           const { running, nowMs } = options.backfill;
           reservation = { blocked: true, reservedStartMs: reservedStartMs(job, running, (released) => this.fitsWithout(job, released), nowMs) };
