@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { runPackingReplay, type ReplayInput, type WorkloadSource } from './packing-replay.js';
 import type { RunResult } from './simulation-types.js';
 import { readNodeListFile, readPodListFile } from './traces/alibaba-csv.js';
+import type { WorkerReply } from './worker-pool.js';
 
 /** What the pool passes as `workerData`. */
 export interface GridWorkerData {
@@ -25,9 +26,7 @@ export interface GridTask {
 }
 
 /** A worker's answer to one task. */
-export type GridReply =
-  | { readonly id: number; readonly ok: true; readonly result: RunResult }
-  | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string } };
+export type GridReply = WorkerReply<RunResult>;
 
 async function load(data: GridWorkerData): Promise<ReplayInput> {
   const nodes = await readNodeListFile(data.nodesFile);

@@ -4,14 +4,14 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { findPolicy } from '../core/index.js';
-import type { GridReply, GridTask, GridWorkerData } from './grid-worker.js';
+import type { GridTask, GridWorkerData } from './grid-worker.js';
 import { runPackingReplay, UnknownPolicyError, type ReplayInput, type WorkloadSource } from './packing-replay.js';
 import { loadPublishedFigures } from './published-results.js';
 import type { PublishedFigure, RunResult, SimulationReport } from './simulation-types.js';
 import { summarizeRuns } from './summarize.js';
 import { readNodeListFile, readPodListFile } from './traces/alibaba-csv.js';
+import { runInWorkerPool } from './worker-pool.js';
 
 /** The setup of the FGD authors' published runs: the openb GPU node list at 1.3× inflation. */
 const PUBLISHED_CLUSTER = { nodes: 1213, gpus: 6212, inflation: 1.3 } as const;
@@ -54,57 +54,14 @@ async function runInProcess(input: ReplayInput, tasks: readonly GridTask[], onDo
   }
 }
 
-/**
- * Runs `tasks` on `size` worker threads, one task per worker at a time. Any failure (a task error,
- * a worker crash or early exit, or `onDone` throwing) rejects and terminates every worker.
- */
 function runInWorkers(
   data: GridWorkerData, tasks: readonly GridTask[], size: number, onDone: (id: number, r: RunResult) => void,
 ): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const workers: Worker[] = [];
-    let next = 0;
-    let done = 0;
-    let settled = false;
-    const stopAll = (): Promise<unknown> => Promise.all(workers.map((w) => w.terminate()));
-    const fail = (err: unknown): void => {
-      if (settled) return;
-      settled = true;
-      void stopAll().finally(() => reject(err));
-    };
-    const dispatch = (worker: Worker): void => {
-      const task = tasks[next++];
-      if (task) worker.postMessage(task);
-    };
-    const onReply = (worker: Worker, reply: GridReply): void => {
-      if (settled) return;
-      if (!reply.ok) {
-        const task = tasks[reply.id];
-        const what = task ? `policy ${task.policy}, seed ${task.seed}` : `task ${reply.id}`;
-        fail(new GridWorkerError(`grid worker failed (${what}): ${reply.error.name}: ${reply.error.message}`));
-        return;
-      }
-      try {
-        onDone(reply.id, reply.result);
-      } catch (err) {
-        fail(err);
-        return;
-      }
-      if (++done === tasks.length) {
-        settled = true;
-        stopAll().then(() => resolve(), reject);
-      } else {
-        dispatch(worker);
-      }
-    };
-    for (let i = 0; i < size && !settled; i++) {
-      const worker = new Worker(WORKER_URL, { workerData: data });
-      workers.push(worker);
-      worker.on('message', (reply: GridReply) => onReply(worker, reply));
-      worker.on('error', (err) => fail(err));
-      worker.on('exit', (code) => fail(new GridWorkerError(`grid worker exited early with code ${code}`)));
-      dispatch(worker);
-    }
+  return runInWorkerPool<GridTask, RunResult>({
+    workerUrl: WORKER_URL, data, tasks, size, onDone,
+    error: (task, detail) => new GridWorkerError(task === null
+      ? `grid worker ${detail}`
+      : `grid worker failed (${task ? `policy ${task.policy}, seed ${task.seed}` : 'unknown task'}): ${detail}`),
   });
 }
 

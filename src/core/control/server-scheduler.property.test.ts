@@ -122,7 +122,7 @@ function checkHeld(s: ServerScheduler, held: ReadonlyMap<number, { job: PendingJ
   expect(hostMemory).toBeLessThanOrEqual(HOST.hostMemoryMiB);
   for (const [index, entry] of perGpu) {
     const d = devices.get(index);
-    expect(d, `GPU ${index} holds jobs but is not known`).toBeDefined();
+    expect(devices.has(index), `GPU ${index} holds jobs but is not known`).toBe(true);
     expect(entry.milli).toBeLessThanOrEqual(1000);
     expect(entry.memory).toBeLessThanOrEqual(d!.gpuMemoryMiB);
     expect(entry.modes.size).toBe(1);

@@ -50,7 +50,7 @@ describe('MIG profile table', () => {
   it('keeps every row consistent: size = memory slices, placements inside the GPU, MiB = floor(GiB × 1024)', () => {
     for (const p of MIG_PROFILES) {
       const geometry = migGeometry(p.gpuModel);
-      expect(geometry).toBeDefined();
+      expect(geometry?.computeSlices).toBe(p.gpuModel === 'A30-24GB' ? 4 : 7);
       expect(p.placementSizeSlices).toBe(p.memorySlices);
       expect(p.computeSlices).toBeLessThanOrEqual(geometry?.computeSlices ?? 0);
       for (const start of p.placementStarts) expect(start + p.placementSizeSlices).toBeLessThanOrEqual(geometry?.memorySlices ?? 0);

@@ -8,6 +8,7 @@ import { readNodeListFile, readPodListFile } from '../traces/alibaba-csv.js';
 import { runHybridReplay, type HybridReplayInput } from './hybrid-replay.js';
 import type { HybridRunResult } from './hybrid-types.js';
 import { sharingGpuModel, type SharingSetting } from './pod-mode.js';
+import type { WorkerReply } from '../worker-pool.js';
 
 /** What the pool passes as `workerData`. */
 export interface HybridWorkerData {
@@ -26,9 +27,7 @@ export interface HybridTask {
 }
 
 /** A worker's answer to one task. */
-export type HybridReply =
-  | { readonly id: number; readonly ok: true; readonly result: HybridRunResult }
-  | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string } };
+export type HybridReply = WorkerReply<HybridRunResult>;
 
 async function load(data: HybridWorkerData): Promise<HybridReplayInput> {
   const gpuModel = sharingGpuModel(data.gpuModel);

@@ -4,13 +4,13 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { runInWorkerPool } from '../worker-pool.js';
 import { CURVE_POINTS } from '../simulation-types.js';
 import { meanSd } from '../summarize.js';
 import { readNodeListFile, readPodListFile } from '../traces/alibaba-csv.js';
 import { runHybridReplay, type HybridReplayInput } from './hybrid-replay.js';
 import type { HybridReport, HybridRunResult, HybridSummary } from './hybrid-types.js';
-import type { HybridReply, HybridTask, HybridWorkerData } from './hybrid-worker.js';
+import type { HybridTask, HybridWorkerData } from './hybrid-worker.js';
 import { sharingGpuModel, type SharingSetting } from './pod-mode.js';
 
 /** What to run. */
@@ -98,48 +98,11 @@ export function summarizeHybridRuns(runs: readonly HybridRunResult[]): HybridSum
 const WORKER_URL = new URL('./hybrid-worker.js', import.meta.url);
 
 function runInWorkers(data: HybridWorkerData, tasks: readonly HybridTask[], size: number, onDone: (id: number, r: HybridRunResult) => void): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const workers: Worker[] = [];
-    let next = 0;
-    let done = 0;
-    let settled = false;
-    const stopAll = (): Promise<unknown> => Promise.all(workers.map((w) => w.terminate()));
-    const fail = (err: unknown): void => {
-      if (settled) return;
-      settled = true;
-      void stopAll().finally(() => reject(err));
-    };
-    const dispatch = (worker: Worker): void => {
-      const task = tasks[next++];
-      if (task) worker.postMessage(task);
-    };
-    for (let i = 0; i < size; i++) {
-      const worker = new Worker(WORKER_URL, { workerData: data });
-      workers.push(worker);
-      worker.on('message', (reply: HybridReply) => {
-        if (settled) return;
-        if (!reply.ok) {
-          const task = tasks[reply.id];
-          fail(new HybridWorkerError(`hybrid worker failed (sharing ${task?.sharing}, seed ${task?.seed}): ${reply.error.name}: ${reply.error.message}`));
-          return;
-        }
-        try {
-          onDone(reply.id, reply.result);
-        } catch (err) {
-          fail(err);
-          return;
-        }
-        if (++done === tasks.length) {
-          settled = true;
-          stopAll().then(() => resolve(), reject);
-        } else {
-          dispatch(worker);
-        }
-      });
-      worker.on('error', (err) => fail(err));
-      worker.on('exit', (code) => fail(new HybridWorkerError(`hybrid worker exited early with code ${code}`)));
-      dispatch(worker);
-    }
+  return runInWorkerPool<HybridTask, HybridRunResult>({
+    workerUrl: WORKER_URL, data, tasks, size, onDone,
+    error: (task, detail) => new HybridWorkerError(task === null
+      ? `hybrid worker ${detail}`
+      : `hybrid worker failed (sharing ${task?.sharing}, seed ${task?.seed}): ${detail}`),
   });
 }
 
