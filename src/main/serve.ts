@@ -13,6 +13,8 @@ import { SeededRng } from '../core/index.js';
 import { AdminService } from '../app/control-plane/admin-service.js';
 import { ControlPlane } from '../app/control-plane/control-plane.js';
 import { JobService } from '../app/control-plane/job-service.js';
+import { PlaneEvents } from '../app/control-plane/plane-events.js';
+import { observeStore } from '../app/control-plane/observed-store.js';
 import type { GpuInventory } from '../app/ports/gpu-inventory.js';
 import { createGpuHealthPoller } from '../adapters/gpu/gpu-health-poller.js';
 import { createNvidiaSmiInventory, detectNvidiaSmi } from '../adapters/gpu/nvidia-smi-inventory.js';
@@ -73,8 +75,10 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
 }
 
 async function startLocked(config: ServerConfig, options: StartServerOptions, logger: pino.Logger, cleanups: (() => Promise<void> | void)[]): Promise<RunningServer> {
-  const store = openSqliteStore(join(config.dataDir, 'gpushare.db'));
-  cleanups.push(() => store.close());
+  const events = new PlaneEvents();
+  const rawStore = openSqliteStore(join(config.dataDir, 'gpushare.db'));
+  cleanups.push(() => rawStore.close());
+  const store = observeStore(rawStore, events);
   const inventory = await chooseInventory(config);
   const initialGpus = await inventory.list();
   // One cgroup parent per data dir: job ids restart in every store, so two servers on one host
@@ -87,7 +91,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const plane = new ControlPlane({
     mps,
     mig: chooseMigManager(config, inventory),
-    store, launcher, inventory, logger, initialGpus,
+    store, launcher, inventory, logger, initialGpus, events,
     nowMs: () => Date.now(),
     rng: new SeededRng(Date.now() >>> 0),
     serverEnvironment: options.env,

@@ -24,6 +24,8 @@ import { adoptExistingInstances, prepareMigInstances } from './mig-agent.js';
 import { sweepJobDirectories } from './log-files.js';
 import { buildPassPolicy, type PassPolicy } from './pass-policy.js';
 import { decidePreemption } from './preemption-driver.js';
+import { PlaneEvents } from './plane-events.js';
+import { QosTracker } from '../qos/qos-tracker.js';
 
 /** Why a running job is being stopped by gpushare (decides its final state). */
 
@@ -31,6 +33,10 @@ import { decidePreemption } from './preemption-driver.js';
 export class ControlPlane {
   readonly scheduler: ServerScheduler;
   readonly passStats = new PassStats();
+  /** Passes, MIG reconfigurations and GPU changes (job transitions: see observed-store.ts). */
+  readonly events: PlaneEvents;
+  /** QoS targets and reports of running jobs. */
+  readonly qos = new QosTracker();
   /** GPUs reconfigured (MIG instances destroyed or created) since the server started. */
   migReconfigurations = 0;
   /** Jobs waiting to run, with their waiting reasons. */
@@ -50,6 +56,7 @@ export class ControlPlane {
 
   constructor(readonly deps: ControlPlaneDeps) {
     const { settings } = deps;
+    this.events = deps.events ?? new PlaneEvents();
     this.cordoned = new Set(deps.store.listCordonedGpus());
     for (const gpu of deps.initialGpus) this.inventory.set(gpu.index, gpu);
     this.scheduler = new ServerScheduler(this.gpuDevices(), { hostCpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB, timesliceOvercommitRatio: settings.timesliceOvercommitRatio, rng: deps.rng });
@@ -142,7 +149,9 @@ export class ControlPlane {
     for (const [id, reason] of waiting) this.queue.setReason(id, reason);
     this.refreshPreemptorReasons();
     this.preemptIfNeeded(policy, waiting, now);
-    this.passStats.record(performance.now() - started, this.queue.size);
+    const durationMs = performance.now() - started;
+    this.passStats.record(durationMs, this.queue.size);
+    this.events.emit({ type: 'pass', durationMs, pendingJobs: this.queue.size, placedJobs: placed.length });
     if (placed.length === 0) return;
     const changes: JobChange[] = placed.map(({ jobId, placement }) => ({ jobId, atMs: now, expectState: this.queue.stateOf(jobId), to: 'scheduled', reason: describePlacement(placement, this.queue.get(jobId), this.inventory), patch: { placement, reason: null } }));
     try {
@@ -217,6 +226,7 @@ export class ControlPlane {
       if (placement.mode === 'mig' && this.deps.mig) {
         const prepared = await prepareMigInstances(this.deps.mig, placement);
         this.migReconfigurations += prepared.reconfigured;
+        if (prepared.reconfigured > 0) this.events.emit({ type: 'mig-reconfigured', gpuIndices: placement.gpus.map((g) => g.index), count: prepared.reconfigured });
         placement = prepared.placement;
         store.applyJobChanges([{ jobId, atMs: this.deps.nowMs(), expectState: 'scheduled', patch: { placement } }]);
         job = store.getJob(jobId)!;
@@ -368,6 +378,7 @@ export class ControlPlane {
     if (cordoned) this.cordoned = new Set(cordoned);
     this.queue.sizes.clear();
     this.scheduler.setGpus(this.gpuDevices());
+    this.events.emit({ type: 'gpus' });
     this.requestPass();
   }
 

@@ -8,6 +8,7 @@ import type { ProcessLauncher } from '../ports/process-launcher.js';
 import type { StateStore } from '../ports/state-store.js';
 import type { MpsControl } from '../ports/mps-control.js';
 import type { MigManager } from '../ports/mig-manager.js';
+import type { PlaneEvents } from './plane-events.js';
 
 /** A minimal structured logger (pino satisfies it). */
 export interface Logger {
@@ -70,6 +71,8 @@ export interface ControlPlaneDeps {
   readonly mps: MpsControl | null;
   /** Creates and destroys MIG GPU instances (nvidia-smi mig, or the stand-in for simulated GPUs); null: none. */
   readonly mig: MigManager | null;
+  /** Where the plane reports passes, MIG reconfigurations and GPU changes; job transitions come from a store wrapped by `observeStore` on the same bus. Default: a private bus. */
+  readonly events?: PlaneEvents;
   /** The initial GPU list (already discovered). */
   readonly initialGpus: readonly InventoryGpu[];
 }
