@@ -20,6 +20,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web dashboard: plain ES modules run by the browser; uPlot is loaded as a global script.
+    files: ['web/**/*.js'],
+    languageOptions: { sourceType: 'module', globals: { ...globals.browser, uPlot: 'readonly' } },
+  },
+  {
     files: ['src/core/**/*.ts'],
     languageOptions: { globals: {} },
     rules: {

@@ -13,6 +13,7 @@ import { createJobsCommand } from './jobs-command.js';
 import { createLogsCommand } from './logs-command.js';
 import { throwOnExit } from './option-parsers.js';
 import { createQuotaCommand } from './quota-command.js';
+import { createReportCommand } from './report.js';
 import { createShowCommand } from './show-command.js';
 import { createStatusCommand } from './status-command.js';
 import { createSubmitCommand } from './submit-command.js';
@@ -28,7 +29,7 @@ import { createTokenCommand } from './token-command.js';
 export function createClientCommands(io: CliIo = processIo()): Command[] {
   return [
     createSubmitCommand(io), createJobsCommand(io), createShowCommand(io), createCancelCommand(io), createLogsCommand(io),
-    createGpusCommand(io), createGpuCommand(io), createTenantCommand(io), createQuotaCommand(io), createTokenCommand(io),
+    createGpusCommand(io), createGpuCommand(io), createTenantCommand(io), createQuotaCommand(io), createTokenCommand(io), createReportCommand(io),
     createDrainCommand(io), createBackupCommand(io), createStatusCommand(io),
   ].map(throwOnExit);
 }

@@ -63,6 +63,24 @@ function formatPlacement(job: JobDetailView): string[] {
   return lines;
 }
 
+/**
+ * QoS lines (docs/qos.md): `qos:         step target 0.5 s: latest 0.62 s, VIOLATING, 1 violation(s)
+ * so far`, one per target; `no report yet` before the first report, `not running` when the job
+ * runs no attempt; nothing when the job declares no target.
+ */
+function formatQos(job: JobDetailView): string[] {
+  if (!job.qos) return [];
+  const targets: [string, number | undefined][] = [['step', job.qos.targets.stepSeconds], ['latency', job.qos.targets.latencySeconds]];
+  return targets.filter(([, t]) => t !== undefined).map(([kind, target], i) => {
+    const label = i === 0 ? 'qos:         ' : '             ';
+    const s = job.qos!.status.find((x) => x.kind === kind);
+    if (!s) return `${label}${kind} target ${target} s: not running`;
+    if (s.lastObservedSeconds === null) return `${label}${kind} target ${target} s: no report yet, ${s.violations} violation(s) so far`;
+    const state = s.violating ? 'VIOLATING' : s.missingSince !== null ? `missing since ${s.missingSince}` : 'met';
+    return `${label}${kind} target ${target} s: latest ${s.lastObservedSeconds} s, ${state}, ${s.violations} violation(s) so far`;
+  });
+}
+
 function indent(text: string, by = '  '): string[] {
   return text.split('\n').map((line) => `${by}${line}`);
 }
@@ -82,6 +100,7 @@ export function formatJobDetail(job: JobDetailView, nowMs: number): string {
     `command:     ${job.command.map(shellWord).join(' ')}`,
     `workdir:     ${job.workingDirectory}`,
     `request:     ${formatRequest(job)}`,
+    ...formatQos(job),
     ...formatPlacement(job),
     `submitted:   ${job.submittedAt} (${jobAge(job, nowMs)} ago)`,
     `started:     ${orDash(job.startedAt)}`,

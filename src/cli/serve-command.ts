@@ -16,6 +16,7 @@ interface ServeFlags {
   config?: string;
   simulateGpus?: string;
   demo?: boolean;
+  metricsRequireToken?: boolean;
   logLevel: string;
 }
 
@@ -29,6 +30,7 @@ export function createServeCommand(version: string): Command {
     .option('--config <file>', 'YAML config file (flags win over it)')
     .option('--simulate-gpus <spec>', `simulated GPUs, COUNTxMODEL[:mig],... e.g. ${DEFAULT_SIMULATED_GPUS}`)
     .option('--demo', 'demo mode: data dir ./.gpushare-demo and a quickstart on start')
+    .option('--metrics-require-token', 'GET /metrics needs a bearer token (default: readable without one)')
     .addOption(new Option('--log-level <level>', 'server log level (stderr)').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
     .action(async (flags: ServeFlags) => {
       const fileSettings: ServerConfigFile = flags.config ? parseServerConfigFile(readFile(flags.config), flags.config) : {};
@@ -44,6 +46,7 @@ export function createServeCommand(version: string): Command {
       }
       const config = resolveServerConfig(fileSettings, {
         port, host: flags.host, simulateGpus: flags.simulateGpus,
+        metricsRequireToken: flags.metricsRequireToken,
         dataDir: flags.dataDir ?? (flags.demo ? '.gpushare-demo' : undefined),
       }, { cpuMilli: cpus().length * 1000, hostMemoryMiB: Math.floor(totalmem() / 1048576), env: process.env });
       const server = await startServer(config, { env: process.env, version, logLevel: flags.logLevel });
@@ -51,6 +54,7 @@ export function createServeCommand(version: string): Command {
         `gpushare ${version} listening on ${server.url}`,
         `GPUs: ${server.gpuSource === 'simulated' ? `simulated (${config.simulateGpus ?? DEFAULT_SIMULATED_GPUS})` : 'real (nvidia-smi)'}; data: ${config.dataDir}`,
         `admin token: ${server.adminTokenPath}${server.cliConfigPath ? ` (also in ${server.cliConfigPath}, so gpushare commands work without flags)` : ''}`,
+        `dashboard: ${server.url}/ (sign in with a token); Prometheus metrics: ${server.url}/metrics`,
       ];
       if (flags.demo) {
         lines.push('', 'Try it (in another terminal):',

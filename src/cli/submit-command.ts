@@ -13,6 +13,7 @@ import { addConnectionOptions, connect, type ConnectionFlags } from './connectio
 import { ExitWithCode, UsageError } from './exit-codes.js';
 import { formatGpuRequest, formatJobEnd, jobExitStatus, jobReason } from './format-jobs.js';
 import { asArgParser, collect } from './option-parsers.js';
+import { parseQosSeconds } from './report.js';
 import {
   MAX_GPU_COUNT, MAX_RETRIES, parseCpuMilli, parseDurationSeconds, parseEnvPair, parseGpuShare, parseIntegerInRange,
   parseMemoryMiB, parsePriority, QuantityError, resolveGpuAmount, type GpuShare,
@@ -40,6 +41,8 @@ interface SubmitOptions extends ConnectionFlags {
   env?: string[];
   workdir?: string;
   wait?: boolean;
+  qosStepSeconds?: number;
+  qosLatencySeconds?: number;
 }
 
 /**
@@ -80,6 +83,9 @@ export function buildSubmitBody(command: readonly string[], opts: SubmitOptions,
   if (opts.retries !== undefined) body.retries = opts.retries;
   if (opts.cpu !== undefined) body.cpuMilli = opts.cpu;
   if (opts.hostMemory !== undefined) body.hostMemoryMiB = opts.hostMemory;
+  if (opts.qosStepSeconds !== undefined || opts.qosLatencySeconds !== undefined) {
+    body.qos = { ...(opts.qosStepSeconds !== undefined && { stepSeconds: opts.qosStepSeconds }), ...(opts.qosLatencySeconds !== undefined && { latencySeconds: opts.qosLatencySeconds }) };
+  }
   return body;
 }
 
@@ -165,6 +171,8 @@ export function createSubmitCommand(io: CliIo = processIo()): Command {
     .addOption(new Option('--env <key=value>', 'environment variable for the job (repeatable)').argParser(collect))
     .addOption(new Option('--workdir <dir>', 'working folder of the job (default: the current folder)'))
     .addOption(new Option('--wait', 'follow the job until it ends and exit with its exit status'))
+    .addOption(new Option('--qos-step-seconds <s>', 'QoS target: seconds per training step; the job reports with `gpushare report` (docs/qos.md)').argParser((t) => parseQosSeconds('--qos-step-seconds', t)))
+    .addOption(new Option('--qos-latency-seconds <s>', 'QoS target: seconds per request').argParser((t) => parseQosSeconds('--qos-latency-seconds', t)))
     .action((args: string[], opts: SubmitOptions) => submit(args, opts, io));
   return addConnectionOptions(command);
 }

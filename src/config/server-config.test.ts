@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { defaultDataDir, parseServerConfigFile, resolveServerConfig } from './server-config.js';
 
-const host = { cpuMilli: 8000, hostMemoryMiB: 32768, env: { HOME: '/home/u' } };
+const host = { cpuMilli: 8000, hostMemoryMiB: 32768, env: { HOME: '/home/u' }, hostName: 'gpu-host-1' };
 
 describe('server config', () => {
   it('fills every default with units in the names', () => {
@@ -11,6 +11,9 @@ describe('server config', () => {
       timesliceOvercommitRatio: 1, timeslicePeriodMs: 1000, monitorIntervalMs: 200, scheduleIntervalMs: 1000,
       stopGraceMs: 10_000, logRetentionMs: 7 * 86_400_000, healthPollIntervalMs: 10_000, hostCpuMilli: 8000, hostMemoryMiB: 32768, freezer: 'auto',
       preemptionSignal: 'SIGUSR1', preemptionGraceMs: 30_000, preemptionMinRunMs: 0, maxPreemptionsPerJob: 5,
+      usageHistoryIntervalMs: 5000,
+      nodeName: 'gpu-host-1', usagePollIntervalMs: 5000, metricsRequireToken: false,
+      qosViolationSeconds: 60, qosProtection: 'isolate',
     });
   });
 
@@ -18,6 +21,21 @@ describe('server config', () => {
     const file = parseServerConfigFile('port: 8080\nstopGraceSeconds: 2.5\nfreezer: signals\n', 'c.yaml');
     const config = resolveServerConfig(file, { port: 0, host: undefined }, host);
     expect([config.port, config.stopGraceMs, config.freezer, config.host]).toEqual([0, 2500, 'signals', '127.0.0.1']);
+  });
+
+  it('reads the QoS keys and rejects bad values naming the key', () => {
+    const config = resolveServerConfig(parseServerConfigFile('qosViolationSeconds: 1.5\nqosProtection: none\n', 'c.yaml'), {}, host);
+    expect([config.qosViolationSeconds, config.qosProtection]).toEqual([1.5, 'none']);
+    expect(() => parseServerConfigFile('qosViolationSeconds: 0\n', 'q.yaml')).toThrow(/q\.yaml: qosViolationSeconds: /);
+    expect(() => parseServerConfigFile('qosProtection: evict\n', 'q.yaml')).toThrow(/q\.yaml: qosProtection: .*'isolate' \| 'none'/);
+  });
+
+  it('reads the metrics keys and rejects bad values naming the key', () => {
+    const config = resolveServerConfig(parseServerConfigFile('nodeName: rack-7\nusagePollIntervalSeconds: 0.5\nmetricsRequireToken: true\n', 'c.yaml'), {}, host);
+    expect([config.nodeName, config.usagePollIntervalMs, config.metricsRequireToken]).toEqual(['rack-7', 500, true]);
+    expect(resolveServerConfig({}, { metricsRequireToken: true }, host).metricsRequireToken).toBe(true);
+    expect(() => parseServerConfigFile('usagePollIntervalSeconds: 0\n', 'm.yaml')).toThrow(/m\.yaml: usagePollIntervalSeconds: /);
+    expect(() => parseServerConfigFile('metricsRequireToken: yes please\n', 'm.yaml')).toThrow(/m\.yaml: metricsRequireToken: /);
   });
 
   it('uses XDG_DATA_HOME when set', () => {

@@ -3,7 +3,7 @@
  * is documented with its unit and default; `resolveServerConfig` returns a complete, readonly
  * config with units in the names.
  */
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parse as parseYaml } from 'yaml';
@@ -46,6 +46,18 @@ export const ServerConfigFileSchema = z.object({
   preemptionMinRunSeconds: z.number().min(0).optional(),
   /** Most times one job is preempted. Default 5. */
   maxPreemptionsPerJob: z.number().int().min(0).max(1000).optional(),
+  /** Value of the `node` label of the Prometheus metrics (docs/metrics.md). Default: the host name. */
+  nodeName: z.string().min(1).max(253).optional(),
+  /** How often GPU utilization and memory used are measured (nvidia-smi, or derived for simulated GPUs), seconds. Default 5. */
+  usagePollIntervalSeconds: z.number().min(0.05).max(3600).optional(),
+  /** Whether `GET /metrics` needs a bearer token like `/api/v1` (any valid token). Default false. */
+  metricsRequireToken: z.boolean().optional(),
+  /** A job's QoS target missed for this long is a violation, seconds (docs/qos.md). Default 60. */
+  qosViolationSeconds: z.number().gt(0).max(86_400).optional(),
+  /** What the scheduler does for a job violating its QoS target: `isolate` (its GPUs take no new job of lower priority) or `none`. Default isolate. */
+  qosProtection: z.enum(['isolate', 'none']).optional(),
+  /** How often the dashboard's usage history (allocation and utilization over time) takes a sample, seconds. Default 5. */
+  usageHistoryIntervalSeconds: z.number().min(0.1).max(3600).optional(),
 }).strict();
 /** Contents of the YAML file. */
 export type ServerConfigFile = z.infer<typeof ServerConfigFileSchema>;
@@ -70,6 +82,18 @@ export interface ServerConfig {
   readonly preemptionGraceMs: number;
   readonly preemptionMinRunMs: number;
   readonly maxPreemptionsPerJob: number;
+  /** `node` label of the metrics. */
+  readonly nodeName: string;
+  /** Interval between GPU usage measurements, ms. */
+  readonly usagePollIntervalMs: number;
+  /** `GET /metrics` needs a bearer token. */
+  readonly metricsRequireToken: boolean;
+  /** A QoS target missed for this long is a violation, seconds. */
+  readonly qosViolationSeconds: number;
+  /** Scheduler reaction to a QoS violation. */
+  readonly qosProtection: 'isolate' | 'none';
+  /** Interval between usage-history samples, ms. */
+  readonly usageHistoryIntervalMs: number;
 }
 
 /** Default data directory: `$XDG_DATA_HOME/gpushare` or `~/.local/share/gpushare`. */
@@ -94,8 +118,8 @@ export function parseServerConfigFile(text: string, fileName: string): ServerCon
   return parsed.data;
 }
 
-/** Merges file and flag settings (flags win) over the defaults. */
-export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigFile, host: { cpuMilli: number; hostMemoryMiB: number; env: Readonly<Record<string, string | undefined>> }): ServerConfig {
+/** Merges file and flag settings (flags win) over the defaults; `host.hostName` is the default `nodeName` (else os.hostname()). */
+export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigFile, host: { cpuMilli: number; hostMemoryMiB: number; env: Readonly<Record<string, string | undefined>>; hostName?: string }): ServerConfig {
   const merged: ServerConfigFile = { ...file, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
   return {
     port: merged.port ?? 7070,
@@ -116,5 +140,11 @@ export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigF
     preemptionGraceMs: Math.round((merged.preemptionGraceSeconds ?? 30) * 1000),
     preemptionMinRunMs: Math.round((merged.preemptionMinRunSeconds ?? 0) * 1000),
     maxPreemptionsPerJob: merged.maxPreemptionsPerJob ?? 5,
+    nodeName: merged.nodeName ?? host.hostName ?? hostname(),
+    usagePollIntervalMs: Math.round((merged.usagePollIntervalSeconds ?? 5) * 1000),
+    metricsRequireToken: merged.metricsRequireToken ?? false,
+    qosViolationSeconds: merged.qosViolationSeconds ?? 60,
+    qosProtection: merged.qosProtection ?? 'isolate',
+    usageHistoryIntervalMs: Math.round((merged.usageHistoryIntervalSeconds ?? 5) * 1000),
   };
 }

@@ -25,6 +25,40 @@ export const GpuRequestSchema = z.object({
   isolation: z.enum(ISOLATION_LEVELS).default('standard').describe('for mode auto: strict (MIG instance, else whole GPUs), standard (MPS), none (time-slicing)'),
 }).strict();
 
+/** A QoS target or observed value in seconds: positive and finite. */
+const QOS_SECONDS = z.number({ invalid_type_error: 'must be a number of seconds' }).positive('must be a positive number of seconds').finite('must be a finite number of seconds').max(86_400, 'must be at most 86400 seconds');
+
+/** QoS targets of a job (docs/qos.md): a report above a target misses it. */
+export const QosTargetsSchema = z.object({
+  stepSeconds: QOS_SECONDS.optional().describe('target seconds per training step'),
+  latencySeconds: QOS_SECONDS.optional().describe('target seconds per request'),
+}).strict();
+
+/** `POST /api/v1/jobs/:id/qos-reports` body: at least one observed value. */
+export const QosReportSchema = z.object({
+  stepSeconds: QOS_SECONDS.optional().describe('observed seconds per training step'),
+  latencySeconds: QOS_SECONDS.optional().describe('observed seconds per request'),
+}).strict().refine((r) => r.stepSeconds !== undefined || r.latencySeconds !== undefined, { message: 'a report needs stepSeconds or latencySeconds (or both)' });
+/** A progress report. */
+export type QosReportBody = z.infer<typeof QosReportSchema>;
+
+/** The QoS state of one target of a running job. */
+export const QosStatusSchema = z.object({
+  kind: z.enum(['step', 'latency']),
+  targetSeconds: z.number(),
+  lastObservedSeconds: z.number().nullable().describe('latest reported value; null before the first report'),
+  lastReportAt: z.string().nullable(),
+  reports: z.number().int(),
+  violating: z.boolean().describe('missed for at least qosViolationSeconds'),
+  missingSince: z.string().nullable().describe('first miss of the current run of misses; null while met'),
+  violations: z.number().int().describe('violations raised in this attempt'),
+});
+/** The QoS state of one target. */
+export type QosStatusView = z.infer<typeof QosStatusSchema>;
+
+/** `POST /api/v1/jobs/:id/qos-reports` response: the job's QoS state after the report. */
+export const QosReportResultSchema = z.object({ jobId: z.number().int(), status: z.array(QosStatusSchema) });
+
 /** `POST /api/v1/jobs` body. */
 export const SubmitJobSchema = z.object({
   command: z.array(NO_NUL).min(1, 'command needs at least the program to run').max(4096).describe('argv; command[0] must be an executable on PATH or a path'),
@@ -39,6 +73,7 @@ export const SubmitJobSchema = z.object({
   cpuMilli: z.number().int().min(0).default(0).describe('host CPU in milli-cores (enforced with cgroups where available); 0 = none reserved'),
   hostMemoryMiB: z.number().int().min(0).default(0).describe('host memory in MiB (enforced with cgroups where available); 0 = none reserved'),
   gpu: GpuRequestSchema.default({}),
+  qos: QosTargetsSchema.optional().describe('QoS targets the job reports against (docs/qos.md)'),
 }).strict();
 /** Parsed submit body (defaults applied). */
 export type SubmitJob = z.infer<typeof SubmitJobSchema>;
@@ -88,6 +123,7 @@ export const JobSchema = z.object({
   endedAt: z.string().nullable(),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),
+  qos: z.object({ targets: QosTargetsSchema, status: z.array(QosStatusSchema).describe('one entry per target while the job runs; empty otherwise') }).nullable().optional().describe('QoS targets and state; null when the job declares none'),
 });
 /** A job as the API shows it. */
 export type JobView = z.infer<typeof JobSchema>;
@@ -128,10 +164,29 @@ export const GpuSchema = z.object({
   freeGpuMemoryMiB: z.number().int(),
   utilizationGpuPct: z.number().nullable(),
   memoryUsedMiB: z.number().nullable(),
-  jobs: z.array(z.object({ id: z.number().int(), name: z.string(), tenant: z.string(), state: z.enum(JOB_STATES), gpuMilli: z.number().int(), gpuMemoryMiB: z.number().int(), migProfile: z.string().nullable() })),
+  measuredSource: z.enum(['nvidia-smi', 'simulated']).nullable().optional().describe('where utilizationGpuPct and memoryUsedMiB come from: nvidia-smi, or simulated (derived from the allocations; see docs/metrics.md); null when neither is known'),
+  jobs: z.array(z.object({
+    id: z.number().int(), name: z.string(), tenant: z.string(), state: z.enum(JOB_STATES), gpuMilli: z.number().int(), gpuMemoryMiB: z.number().int(), migProfile: z.string().nullable(),
+    migStart: z.number().int().nullable().describe('MIG: first memory slice of the job\'s GPU instance; null otherwise'),
+    migSlices: z.number().int().nullable().describe('MIG: memory slices the job\'s GPU instance spans; null otherwise'),
+  })),
+  migMemorySlices: z.number().int().nullable().describe('MIG GPUs: memory slices of the whole GPU (8 on A100/H100, 4 on A30), the positions GPU instances start at; null otherwise'),
+  migIdleInstances: z.array(z.object({ profileName: z.string(), start: z.number().int(), size: z.number().int() })).describe('MIG GPUs: GPU instances that exist but hold no job (start and size in memory slices); empty otherwise'),
 });
 /** A GPU as the API shows it. */
 export type GpuView = z.infer<typeof GpuSchema>;
+
+/** One sample of the usage history (`GET /api/v1/usage/history`). */
+export const UsageSampleSchema = z.object({
+  at: z.string().describe('when the sample was taken (ISO-8601)'),
+  allocationRatio: z.number().describe('Σ allocated milli-GPU of the schedulable GPUs / (1000 × schedulable GPUs), 0..1'),
+  meanUtilizationRatio: z.number().nullable().describe('mean measured utilization (0..1) over the GPUs that report one; null when none does'),
+  gpus: z.array(z.object({ index: z.number().int(), allocatedGpuMilli: z.number().int() })),
+});
+/** `GET /api/v1/usage/history`: samples oldest first. */
+export const UsageHistorySchema = z.object({ intervalSeconds: z.number(), capacity: z.number().int(), samples: z.array(UsageSampleSchema) });
+/** A usage sample as the API shows it. */
+export type UsageSampleView = z.infer<typeof UsageSampleSchema>;
 
 /** `GET /api/v1/jobs/:id/logs` query: read from byte `offset` of the chosen stream. */
 export const LogsQuerySchema = z.object({
@@ -179,7 +234,7 @@ export const StatusSchema = z.object({
   scheduler: z.object({ passes: z.number().int(), lastPassMs: z.number(), p50PassMs: z.number(), p99PassMs: z.number(), maxPassMs: z.number(), maxPendingConsidered: z.number().int() }).describe('durations of recent scheduling passes'),
   migReconfigurations: z.number().int().describe('GPUs whose MIG instances were destroyed or created since the server started'),
   checkpoint: z.object({ method: z.literal('signal'), transparentAvailable: z.boolean(), detail: z.string() }).describe('how preemption victims are checkpointed on this host'),
-  you: z.object({ role: z.enum(['admin', 'tenant']), tenant: z.string().nullable() }),
+  you: z.object({ role: z.enum(['admin', 'tenant', 'job']), tenant: z.string().nullable() }),
 });
 /** Error body of every failed call. */
 export const ErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }) });

@@ -15,8 +15,15 @@ import { ControlPlane } from '../app/control-plane/control-plane.js';
 import { JobService } from '../app/control-plane/job-service.js';
 import { PlaneEvents } from '../app/control-plane/plane-events.js';
 import { observeStore } from '../app/control-plane/observed-store.js';
+import { UsageHistory, usageSample } from '../app/control-plane/usage-history.js';
+import { toGpuViews } from '../app/control-plane/views.js';
 import type { GpuInventory } from '../app/ports/gpu-inventory.js';
 import { createGpuHealthPoller } from '../adapters/gpu/gpu-health-poller.js';
+import { createNvidiaSmiUsageSampler } from '../adapters/gpu/nvidia-smi-usage.js';
+import { createServerMetrics } from '../adapters/metrics/server-metrics.js';
+import { createSimulatedUsageSampler } from '../app/usage/simulated-usage.js';
+import { usageInputOf } from '../app/usage/usage-input.js';
+import { UsagePoller } from '../app/usage/usage-poller.js';
 import { createNvidiaSmiInventory, detectNvidiaSmi } from '../adapters/gpu/nvidia-smi-inventory.js';
 import { createSimulatedInventory, parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
 import { createNvidiaSmiMigManager } from '../adapters/gpu/nvidia-smi-mig-manager.js';
@@ -111,9 +118,23 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   chmodSync(adminTokenPath, 0o600);
   const checkpoint = detectCheckpointSupport();
   logger.info({ checkpoint }, `checkpointing: ${checkpoint.detail}`);
+  // Before plane.start(), so that the pass histogram sees every pass `GET /api/v1/status` counts.
+  const metrics = createServerMetrics(plane, { nodeName: config.nodeName, version: options.version });
+  cleanups.push(() => metrics.close());
+  // Jobs get GPUSHARE_URL (docs/qos.md): launches wait until the server listens.
+  plane.awaitServerUrl();
   await plane.start();
+  const usagePoller = new UsagePoller({
+    sampler: inventory.source === 'nvidia-smi' ? createNvidiaSmiUsageSampler() : createSimulatedUsageSampler(() => Date.now()),
+    input: () => usageInputOf(plane), sink: plane.usage, intervalMs: config.usagePollIntervalMs, logger,
+  });
+  usagePoller.start();
+  cleanups.push(() => usagePoller.stop());
   cleanups.push(() => plane.stop());
   const poller = createGpuHealthPoller({ inventory, intervalMs: config.healthPollIntervalMs, onChange: (list) => plane.updateGpus(list) });
+  const usageHistory = new UsageHistory(config.usageHistoryIntervalMs);
+  const stopUsageSampling = usageHistory.startSampling(() => usageSample(toGpuViews(plane, (id) => store.getJob(id)), Date.now()));
+  cleanups.push(stopUsageSampling);
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -121,7 +142,10 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const close = (): Promise<void> => {
     closing ??= (async () => {
       await app.close();
+      stopUsageSampling();
       await poller.stop();
+      await usagePoller.stop();
+      metrics.close();
       await plane.stop();
       store.close();
       cleanups[0]!();
@@ -131,7 +155,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     return closing;
   };
   cleanups.push(() => poller.stop());
-  const app = await buildServer({ plane, jobs: new JobService(plane), admin, version: options.version, checkpoint, onDrained: () => void close() }, { logger: false });
+  const app = await buildServer({ plane, jobs: new JobService(plane), admin, version: options.version, checkpoint, usageHistory, metrics, metricsRequireToken: config.metricsRequireToken, onDrained: () => void close() }, { logger: false });
   cleanups.push(() => app.close());
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -143,6 +167,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  plane.setServerUrl(jobReachableUrl(config.host, port));
   const cliConfigPath = options.writeCliConfig === false ? null : writeCliConfig({ url, token }, options.env);
   if (options.handleSignals !== false) {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void close());
@@ -176,4 +201,13 @@ function safe<T>(fn: () => T): T | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The URL a job on this machine reaches the server at (GPUSHARE_URL): the listen address, or the
+ * loopback address when the server listens on every address (`0.0.0.0`, `::`).
+ */
+export function jobReachableUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }

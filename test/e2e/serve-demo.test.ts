@@ -39,6 +39,8 @@ describe('gpushare serve --demo', () => {
     const lines = out.trim().split('\n');
     expect(lines[0]).toMatch(/^gpushare \S+ listening on http:\/\/127\.0\.0\.1:\d+$/);
     expect(lines[1]).toBe(`GPUs: simulated (2xA100-80GB,1xA100-80GB:mig,1xT4); data: ${join(dir, '.gpushare-demo')}`);
+    const url = /listening on (\S+)$/.exec(lines[0]!)![1]!;
+    expect(lines[3]).toBe(`dashboard: ${url}/ (sign in with a token); Prometheus metrics: ${url}/metrics`);
     expect(lines.slice(-3)).toEqual([
       '  node bin/gpushare submit --gpu 0.5 -- sleep 60',
       '  node bin/gpushare submit --gpu 0.5 -- sleep 60',

@@ -7,6 +7,8 @@ import {
   ErrorSchema, GpuSchema, JobDetailSchema, JobSchema,
   LogsSchema, NewTokenSchema, QuotaUseSchema, StatusSchema, TenantSchema,
   type GpuView, type JobDetailView, type JobView, type SubmitJobInput,
+  QosReportResultSchema,
+  type QosReportBody,
 } from '../../contract/api.js';
 import type { JobState } from '../../core/index.js';
 import { ApiError, ApiResponseError, ApiUnreachableError, networkReason } from './api-errors.js';
@@ -102,6 +104,8 @@ export interface ApiClient {
   backup(path: string): Promise<BackupResult>;
   /** `GET /status`. */
   status(): Promise<StatusView>;
+  /** `POST /jobs/:id/qos-reports`: a running job's progress report (docs/qos.md); returns its QoS state. */
+  reportQos(id: number, body: QosReportBody): Promise<z.infer<typeof QosReportResultSchema>>;
 }
 
 /**
@@ -210,5 +214,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     drain: () => call('POST', '/drain', DrainResultSchema),
     backup: (path) => call('POST', '/backup', BackupResultSchema, { body: { path } }),
     status: () => call('GET', '/status', StatusSchema),
+    reportQos: (id, body) => call('POST', jobPath(id, '/qos-reports'), QosReportResultSchema, { body }),
   };
 }

@@ -1,5 +1,6 @@
 /**
- * Builds the Fastify HTTP server (no listen): `/healthz`, `/openapi.json` and the API under
+ * Builds the Fastify HTTP server (no listen): `/healthz`, `/openapi.json`, `/metrics` (when given), the web dashboard at `/`
+ * (static files, no token; docs/dashboard.md) and the API under
  * `/api/v1` (bearer token on every call). Request bodies and queries are validated with the zod
  * schemas of src/contract; failures become 400 with the field path, catalogue errors their status.
  * Tests use `inject()`; `src/main/serve.ts` listens.
@@ -15,6 +16,14 @@ import { registerErrorHandler } from './error-handler.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerGpuRoutes } from './routes/gpus.js';
 import { registerJobRoutes } from './routes/jobs.js';
+import { registerMetricsRoute } from './routes/metrics.js';
+import type { ServerMetrics } from '../metrics/server-metrics.js';
+import { registerQosRoutes } from './routes/qos.js';
+import { checkJobTokenScope } from '../../app/auth/job-scope.js';
+import type { UsageHistory } from '../../app/control-plane/usage-history.js';
+import { registerDashboard } from './dashboard.js';
+import { registerEventRoutes } from './routes/events.js';
+import { registerUsageHistoryRoutes } from './routes/usage-history.js';
 
 /** What the routes call. */
 export interface ServerServices {
@@ -26,6 +35,12 @@ export interface ServerServices {
   readonly checkpoint: { readonly method: 'signal'; readonly transparentAvailable: boolean; readonly detail: string };
   /** Called by `POST /api/v1/drain` once no job runs (the server then exits). */
   readonly onDrained: () => void;
+  /** Prometheus metrics served at `GET /metrics` (docs/metrics.md); no route when absent. */
+  readonly metrics?: ServerMetrics;
+  /** `GET /metrics` needs a bearer token (config `metricsRequireToken`). Default false. */
+  readonly metricsRequireToken?: boolean;
+  /** Samples of allocation and utilization over time (the dashboard's charts). */
+  readonly usageHistory: UsageHistory;
 }
 
 declare module 'fastify' {
@@ -56,15 +71,24 @@ export async function buildServer(services: ServerServices, options: BuildServer
   });
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/api/')) request.principal = services.admin.authenticate(request.headers.authorization);
+    if (request.url.startsWith('/api/')) {
+      request.principal = services.admin.authenticate(request.headers.authorization);
+      // A job's report token may only report for its own job (403 for anything else).
+      checkJobTokenScope(request.principal, request.method, request.url);
+    }
   });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  if (services.metrics) registerMetricsRoute(app, { metrics: services.metrics, admin: services.admin, requireToken: services.metricsRequireToken ?? false });
   await app.register(async (api) => {
     registerJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerGpuRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerAdminRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+    registerQosRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+    registerUsageHistoryRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+    registerEventRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
   }, { prefix: '/api/v1' });
+  await registerDashboard(app);
   await app.ready();
   return app;
 }

@@ -97,6 +97,7 @@ export function createMemoryStore(): StateStore {
       ...(patch.endedAtMs !== undefined && { endedAtMs: patch.endedAtMs }),
       ...(patch.exitCode !== undefined && { exitCode: patch.exitCode }),
       ...(patch.signal !== undefined && { signal: patch.signal }),
+      ...(patch.reportTokenDigest !== undefined && { reportTokenDigest: patch.reportTokenDigest }),
       ...(reason.set && { reason: reason.reason }),
       state: toState,
       updatedAtMs: atMs,
@@ -167,6 +168,8 @@ export function createMemoryStore(): StateStore {
         cpuMilli: spec.cpuMilli,
         hostMemoryMiB: spec.hostMemoryMiB,
         gpu: spec.gpu,
+        qos: spec.qos ?? null,
+        reportTokenDigest: null,
         state: 'pending',
         reason: null,
         submittedAtMs: atMs,
@@ -214,6 +217,18 @@ export function createMemoryStore(): StateStore {
         hasAttempt: (jobId, attempt) => attempts.get(jobId)?.has(attempt) ?? false,
       });
       for (const { change, fromState, toState } of planned) applyChange(change, fromState, toState);
+    },
+    addJobEvent(jobId, atMs, reason, expectState) {
+      open();
+      const job = jobs.get(jobId);
+      if (job === undefined) throw new StoreConflictError(`job ${jobId} does not exist`);
+      if (expectState !== undefined && job.state !== expectState) throw new StoreConflictError(`job ${jobId} is ${job.state}, expected ${expectState}`);
+      events.get(jobId)?.push(deepFreeze({ jobId, atMs, fromState: job.state, toState: job.state, reason }));
+    },
+    findJobByReportTokenDigest(digest) {
+      open();
+      for (const job of jobs.values()) if (job.reportTokenDigest === digest) return job;
+      return null;
     },
     listCordonedGpus() {
       open();

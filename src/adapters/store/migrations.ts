@@ -88,6 +88,12 @@ export const MIGRATIONS: readonly string[] = [
   -- Jobs stored before this column existed get the submit default: preemptible below priority high.
   UPDATE jobs SET preemptible = 0 WHERE priority >= 900;
   `,
+  // 3: QoS targets (JSON, NULL = none) and the digest of the current attempt's report token.
+  `
+  ALTER TABLE jobs ADD COLUMN qos TEXT;
+  ALTER TABLE jobs ADD COLUMN report_token_digest TEXT;
+  CREATE UNIQUE INDEX jobs_by_report_token ON jobs(report_token_digest) WHERE report_token_digest IS NOT NULL;
+  `,
 ];
 
 /** The schema version this build reads and writes (the number of migrations). */

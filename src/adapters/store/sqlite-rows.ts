@@ -5,14 +5,14 @@
  */
 import type { GpuRequest, JobState, Placement } from '../../core/index.js';
 import type { ProcessHandle } from '../../app/ports/process-launcher.js';
-import type { AttemptRecord, JobChange, JobEvent, JobRecord, NewJob, TenantRecord, TokenRecord, TokenRole } from '../../app/ports/state-store.js';
+import type { AttemptRecord, JobChange, JobEvent, JobRecord, NewJob, QosTargets, TenantRecord, TokenRecord, TokenRole } from '../../app/ports/state-store.js';
 import { reasonUpdate } from './plan-job-changes.js';
 
 /** Columns of `jobs`, in the order of `JobRow`. */
 export const JOB_COLUMNS = [
   'id', 'name', 'tenant', 'state', 'reason', 'priority', 'submitted_at_ms', 'updated_at_ms', 'command', 'working_directory',
   'environment', 'time_limit_seconds', 'retries', 'cpu_milli', 'host_memory_mib', 'gpu', 'placement', 'attempt', 'process',
-  'started_at_ms', 'ended_at_ms', 'exit_code', 'signal', 'preemptible',
+  'started_at_ms', 'ended_at_ms', 'exit_code', 'signal', 'preemptible', 'qos', 'report_token_digest',
 ] as const;
 
 /** `JOB_COLUMNS` as a select list. */
@@ -29,6 +29,7 @@ export type JobRow = readonly [
   timeLimitSeconds: number | null, retries: number, cpuMilli: number, hostMemoryMiB: number, gpu: string,
   placement: string | null, attempt: number, process: string | null, startedAtMs: number | null,
   endedAtMs: number | null, exitCode: number | null, signal: string | null, preemptible: number,
+  qos: string | null, reportTokenDigest: string | null,
 ];
 
 /** Named parameters of the job insert: every column but `id`, which SQLite assigns. */
@@ -69,6 +70,8 @@ export function newJobParams(job: NewJob, atMs: number): JobInsertParams {
     exit_code: null,
     signal: null,
     preemptible: job.preemptible ? 1 : 0,
+    qos: toJsonOrNull(job.qos ?? null),
+    report_token_digest: null,
   };
 }
 
@@ -77,7 +80,7 @@ export function jobFromRow(row: JobRow): JobRecord {
   const [
     id, name, tenant, state, reason, priority, submittedAtMs, updatedAtMs, command, workingDirectory, environment,
     timeLimitSeconds, retries, cpuMilli, hostMemoryMiB, gpu, placement, attempt, process, startedAtMs, endedAtMs,
-    exitCode, signal, preemptible,
+    exitCode, signal, preemptible, qos, reportTokenDigest,
   ] = row;
   return {
     id,
@@ -104,6 +107,8 @@ export function jobFromRow(row: JobRow): JobRecord {
     endedAtMs,
     exitCode,
     signal,
+    qos: parseOrNull<QosTargets>(qos),
+    reportTokenDigest,
   };
 }
 
@@ -213,5 +218,7 @@ export function updateParams(change: JobChange, toState: JobState): Record<strin
     exit_code: patch.exitCode ?? null,
     set_signal: flag(patch.signal),
     signal: patch.signal ?? null,
+    set_report_token_digest: flag(patch.reportTokenDigest),
+    report_token_digest: patch.reportTokenDigest ?? null,
   };
 }

@@ -147,15 +147,15 @@ describe('openSqliteStore', () => {
     `);
     v1.close();
     const store = open();
-    expect(store.schemaVersion()).toBe(2);
-    expect(SCHEMA_VERSION).toBe(2);
+    expect(store.schemaVersion()).toBe(3);
+    expect(SCHEMA_VERSION).toBe(3);
     expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null }]);
     expect(store.listJobs({ states: ['pending', 'preempted'] })).toEqual([{
       id: 1, name: 'old', tenant: 'acme', command: ['/bin/true'], workingDirectory: '/tmp', environment: { A: 'b' }, priority: 900,
       timeLimitSeconds: null, retries: 1, preemptible: false, cpuMilli: 500, hostMemoryMiB: 1024,
       gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' }, state: 'pending', reason: null,
       submittedAtMs: 2, updatedAtMs: 3, placement: null, attempt: 0, process: null, startedAtMs: null, endedAtMs: null,
-      exitCode: null, signal: null,
+      exitCode: null, signal: null, qos: null, reportTokenDigest: null,
     }]);
     expect(store.listEvents(1)).toEqual([{ jobId: 1, atMs: 2, fromState: null, toState: 'pending', reason: null }]);
     // The new columns are writable after the migration, and survive a reopen.
@@ -163,9 +163,33 @@ describe('openSqliteStore', () => {
     const fresh = store.insertJob(sampleJob('acme', { preemptible: false }), 4);
     store.close();
     const again = open();
-    expect(again.schemaVersion()).toBe(2);
+    expect(again.schemaVersion()).toBe(3);
     expect(again.getTenant('acme')).toMatchObject({ guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2 });
     expect(again.listJobs().map((j) => [j.id, j.preemptible])).toEqual([[1, false], [fresh.id, false]]);
+  });
+
+  it('migrates a version 2 file to 3: jobs get no QoS targets and no report token; both are writable after', () => {
+    const v2 = new Database(file);
+    v2.exec(MIGRATIONS[0] ?? '');
+    v2.exec(MIGRATIONS[1] ?? '');
+    v2.pragma('user_version = 2');
+    v2.exec(`
+      INSERT INTO tenants (name, created_at_ms) VALUES ('acme', 1);
+      INSERT INTO jobs (name, tenant, state, reason, priority, submitted_at_ms, updated_at_ms, command, working_directory,
+        environment, time_limit_seconds, retries, cpu_milli, host_memory_mib, gpu, attempt, preemptible)
+        VALUES ('old', 'acme', 'pending', NULL, 500, 2, 3, '["/bin/true"]', '/tmp', '{}', NULL, 0, 0, 0,
+          '{"gpuCount":1,"gpuMilli":500,"gpuMemoryMiB":null,"mode":"mps"}', 0, 1);
+    `);
+    v2.close();
+    const store = open();
+    expect(store.schemaVersion()).toBe(3);
+    expect(store.getJob(1)).toMatchObject({ id: 1, name: 'old', preemptible: true, qos: null, reportTokenDigest: null });
+    const fresh = store.insertJob(sampleJob('acme', { qos: { latencySeconds: 0.2 } }), 4);
+    store.applyJobChanges([{ jobId: 1, atMs: 5, patch: { reportTokenDigest: 'f'.repeat(64) } }]);
+    expect(store.database.prepare('SELECT id, qos, report_token_digest AS d FROM jobs ORDER BY id').all())
+      .toEqual([{ id: 1, qos: null, d: 'f'.repeat(64) }, { id: fresh.id, qos: '{"latencySeconds":0.2}', d: null }]);
+    // Two jobs can never hold the same report token digest.
+    expect(() => store.applyJobChanges([{ jobId: fresh.id, atMs: 6, patch: { reportTokenDigest: 'f'.repeat(64) } }])).toThrow(StoreConflictError);
   });
 
   it('stores preemptible as 0/1 and quotas as REAL columns (NULL = no limit)', () => {

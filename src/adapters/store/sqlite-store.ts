@@ -131,8 +131,10 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
         started_at_ms = CASE WHEN @set_started_at_ms THEN @started_at_ms ELSE started_at_ms END,
         ended_at_ms = CASE WHEN @set_ended_at_ms THEN @ended_at_ms ELSE ended_at_ms END,
         exit_code = CASE WHEN @set_exit_code THEN @exit_code ELSE exit_code END,
-        signal = CASE WHEN @set_signal THEN @signal ELSE signal END
+        signal = CASE WHEN @set_signal THEN @signal ELSE signal END,
+        report_token_digest = CASE WHEN @set_report_token_digest THEN @report_token_digest ELSE report_token_digest END
       WHERE id = @id`),
+    jobByReportToken: db.prepare<[string], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs WHERE report_token_digest = ?`).raw(),
     eventInsert: db.prepare<[number, number, string | null, string, string | null]>(
       'INSERT INTO job_events (job_id, at_ms, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)',
     ),
@@ -250,6 +252,14 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
     }
   });
 
+  // A note changes no job column, so the active-job cache stays valid.
+  const addJobEvent = write((jobId: number, atMs: number, reason: string, expectState?: JobState): void => {
+    const state = sql.jobState.get(jobId) as JobState | undefined;
+    if (state === undefined) throw new StoreConflictError(`job ${jobId} does not exist`);
+    if (expectState !== undefined && state !== expectState) throw new StoreConflictError(`job ${jobId} is ${state}, expected ${expectState}`);
+    sql.eventInsert.run(jobId, atMs, state, state, reason);
+  });
+
   const listJobsTransaction = db.transaction((filter: JobFilter): JobRecord[] => {
     const states = filter.states === undefined ? [] : [...new Set(filter.states)];
     if (filter.states !== undefined && states.length === 0) return [];
@@ -306,6 +316,11 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
       } finally {
         for (const change of changes) cache.forget(change.jobId);
       }
+    },
+    addJobEvent,
+    findJobByReportTokenDigest: (digest) => {
+      const row = sql.jobByReportToken.get(digest);
+      return row === undefined ? null : recordOf(row);
     },
     listCordonedGpus: () => sql.cordonList.all(),
     setGpuCordoned,

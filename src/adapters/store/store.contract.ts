@@ -137,6 +137,8 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
           endedAtMs: null,
           exitCode: null,
           signal: null,
+          qos: null,
+          reportTokenDigest: null,
         });
         expect(store.getJob(first.id)).toEqual(first);
         expect(store.getJob(second.id)).toMatchObject({ timeLimitSeconds: 0.5, environment: {} });
@@ -380,6 +382,56 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         store.applyJobChanges(ids.map((jobId) => ({ jobId, atMs: T0 + 9, expectState: 'pending' as const, to: 'scheduled' as const, patch: { placement: SHARED_PLACEMENT } })));
         expect(store.listJobs({ states: ['scheduled'] }).map((j) => j.id)).toEqual(ids);
         expect(store.listJobs({ states: ['pending'] })).toEqual([]);
+      });
+    });
+
+    describe('QoS targets, report tokens and events without a transition', () => {
+      it('round-trips QoS targets (one, both, none)', () => {
+        store.createTenant('acme', T0);
+        const step = store.insertJob(sampleJob('acme', { qos: { stepSeconds: 0.5 } }), T0);
+        const both = store.insertJob(sampleJob('acme', { qos: { stepSeconds: 1.25, latencySeconds: 0.02 } }), T0 + 1);
+        const none = store.insertJob(sampleJob('acme'), T0 + 2);
+        expect(step.qos).toEqual({ stepSeconds: 0.5 });
+        expect(store.getJob(step.id)?.qos).toEqual({ stepSeconds: 0.5 });
+        expect(store.getJob(both.id)?.qos).toEqual({ stepSeconds: 1.25, latencySeconds: 0.02 });
+        expect(store.getJob(none.id)?.qos).toBeNull();
+        expect(store.listJobs().map((j) => j.qos)).toEqual([{ stepSeconds: 0.5 }, { stepSeconds: 1.25, latencySeconds: 0.02 }, null]);
+      });
+
+      it('sets, finds and clears a job\'s report token digest', () => {
+        const [a, b] = withJobs(2);
+        const digest = 'e'.repeat(64);
+        expect(store.findJobByReportTokenDigest(digest)).toBeNull();
+        store.applyJobChanges([{ jobId: a!, atMs: T0 + 5, to: 'scheduled', patch: { placement: SHARED_PLACEMENT, reportTokenDigest: digest } }]);
+        expect(store.getJob(a!)?.reportTokenDigest).toBe(digest);
+        expect(store.findJobByReportTokenDigest(digest)).toMatchObject({ id: a, state: 'scheduled', reportTokenDigest: digest });
+        expect(store.getJob(b!)?.reportTokenDigest).toBeNull();
+        // A change without reportTokenDigest keeps it.
+        store.applyJobChanges([{ jobId: a!, atMs: T0 + 6, to: 'running', patch: { process: HANDLE } }]);
+        expect(store.findJobByReportTokenDigest(digest)?.id).toBe(a);
+        store.applyJobChanges([{ jobId: a!, atMs: T0 + 7, to: 'succeeded', patch: { process: null, reportTokenDigest: null } }]);
+        expect(store.findJobByReportTokenDigest(digest)).toBeNull();
+        expect(store.getJob(a!)?.reportTokenDigest).toBeNull();
+      });
+
+      it('adds an event without a state change, leaving the job as it was', () => {
+        const [id] = withJobs(1);
+        store.applyJobChanges([{ jobId: id!, atMs: T0 + 5, to: 'scheduled', reason: 'placed', patch: { placement: SHARED_PLACEMENT } }]);
+        const before = store.getJob(id!);
+        store.addJobEvent(id!, T0 + 9, 'QoS violation: step 0.62 s > target 0.5 s for 60 s', 'scheduled');
+        expect(store.getJob(id!)).toEqual(before);
+        expect(store.listEvents(id!).slice(1)).toEqual([
+          { jobId: id, atMs: T0 + 5, fromState: 'pending', toState: 'scheduled', reason: 'placed' },
+          { jobId: id, atMs: T0 + 9, fromState: 'scheduled', toState: 'scheduled', reason: 'QoS violation: step 0.62 s > target 0.5 s for 60 s' },
+        ]);
+      });
+
+      it('rejects an event for an unknown job or a job in another state, writing nothing', () => {
+        const [id] = withJobs(1);
+        const before = snapshot([id!]);
+        expect(() => store.addJobEvent(id! + 99, T0 + 1, 'x')).toThrow(StoreConflictError);
+        expect(() => store.addJobEvent(id!, T0 + 1, 'x', 'running')).toThrow(`job ${id} is pending, expected running`);
+        expect(snapshot([id!])).toEqual(before);
       });
     });
 

@@ -16,9 +16,15 @@ export function tokenDigest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** Who is calling: an admin, or a tenant's token. */
+/**
+ * Who is calling: an admin, a tenant's token, or a job's report token (`GPUSHARE_JOB_TOKEN`), which
+ * may only report progress for its own job (src/app/auth/job-scope.ts) and has no other rights:
+ * every check that grants something tests for `admin` or `tenant` explicitly.
+ */
 export interface Principal {
-  readonly role: 'admin' | 'tenant';
-  /** The token's tenant; null for admins. */
+  readonly role: 'admin' | 'tenant' | 'job';
+  /** The token's tenant; null for admins and job tokens. */
   readonly tenant: string | null;
+  /** The job a report token belongs to; absent for admin and tenant tokens. */
+  readonly jobId?: number;
 }

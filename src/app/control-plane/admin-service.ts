@@ -12,16 +12,21 @@ export class AdminService {
   constructor(private readonly store: StateStore, private readonly nowMs: () => number) {}
 
   /**
-   * Who holds `authorization` (an `Authorization` header value).
-   * @throws GpushareError 401 when the header is missing, malformed or the token unknown
+   * Who holds `authorization` (an `Authorization` header value): an admin or tenant token, or the
+   * report token of a job's current attempt (role `job`, see src/app/auth/job-scope.ts).
+   * @throws GpushareError 401 when the header is missing, malformed or the token unknown (a report
+   *   token is unknown once its attempt ended)
    */
   authenticate(authorization: string | undefined): Principal {
     if (!authorization) throw unauthenticated('missing Authorization header: send "Authorization: Bearer <token>" (see `gpushare serve` output for the admin token)');
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (!match) throw unauthenticated('Authorization header must be "Bearer <token>"');
-    const record = this.store.findTokenByDigest(tokenDigest(match[1]!));
-    if (!record) throw unauthenticated('unknown token');
-    return { role: record.role, tenant: record.tenant };
+    const digest = tokenDigest(match[1]!);
+    const record = this.store.findTokenByDigest(digest);
+    if (record) return { role: record.role, tenant: record.tenant };
+    const job = this.store.findJobByReportTokenDigest(digest);
+    if (job) return { role: 'job', tenant: null, jobId: job.id };
+    throw unauthenticated('unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)');
   }
 
   /** Creates a tenant. @throws GpushareError 403 (not admin), 409 (exists) */

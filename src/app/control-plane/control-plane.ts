@@ -26,6 +26,9 @@ import { buildPassPolicy, type PassPolicy } from './pass-policy.js';
 import { decidePreemption } from './preemption-driver.js';
 import { PlaneEvents } from './plane-events.js';
 import { QosTracker } from '../qos/qos-tracker.js';
+import { publishQosChanges } from '../qos/qos-publish.js';
+import { generateToken, tokenDigest } from '../auth/tokens.js';
+import { LatestUsage } from '../usage/latest-usage.js';
 
 /** Why a running job is being stopped by gpushare (decides its final state). */
 
@@ -35,8 +38,10 @@ export class ControlPlane {
   readonly passStats = new PassStats();
   /** Passes, MIG reconfigurations and GPU changes (job transitions: see observed-store.ts). */
   readonly events: PlaneEvents;
-  /** QoS targets and reports of running jobs. */
-  readonly qos = new QosTracker();
+  /** QoS targets and reports of running jobs (docs/qos.md). */
+  readonly qos: QosTracker;
+  /** The latest measured GPU usage (kept by the usage poller, src/app/usage/usage-poller.ts). */
+  readonly usage = new LatestUsage();
   /** GPUs reconfigured (MIG instances destroyed or created) since the server started. */
   migReconfigurations = 0;
   /** Jobs waiting to run, with their waiting reasons. */
@@ -53,10 +58,15 @@ export class ControlPlane {
   private stopped = false;
   private drainingFlag = false;
   private onDrained: (() => void) | null = null;
+  /** The server's URL, given to jobs as GPUSHARE_URL (known after listen). */
+  private serverUrl: string | null = null;
+  private serverUrlKnown: Promise<void> = Promise.resolve();
+  private resolveServerUrl: (() => void) | null = null;
 
   constructor(readonly deps: ControlPlaneDeps) {
     const { settings } = deps;
     this.events = deps.events ?? new PlaneEvents();
+    this.qos = new QosTracker({ nowMs: deps.nowMs, violationSeconds: settings.qosViolationSeconds ?? 60 });
     this.cordoned = new Set(deps.store.listCordonedGpus());
     for (const gpu of deps.initialGpus) this.inventory.set(gpu.index, gpu);
     this.scheduler = new ServerScheduler(this.gpuDevices(), { hostCpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB, timesliceOvercommitRatio: settings.timesliceOvercommitRatio, rng: deps.rng });
@@ -88,6 +98,18 @@ export class ControlPlane {
     return this.queue.reasonOf(jobId);
   }
 
+  /** From now on, launches wait until `setServerUrl` (so every job gets GPUSHARE_URL); call before `start`. */
+  awaitServerUrl(): void {
+    if (this.serverUrl === null && this.resolveServerUrl === null) this.serverUrlKnown = new Promise((resolve) => (this.resolveServerUrl = resolve));
+  }
+
+  /** The server's URL as jobs reach it (`GPUSHARE_URL`), e.g. `http://127.0.0.1:7070`; releases waiting launches. */
+  setServerUrl(url: string): void {
+    this.serverUrl = url;
+    this.resolveServerUrl?.();
+    this.resolveServerUrl = null;
+  }
+
   /** Re-adopts or settles every job the store says is active, then starts the timers. */
   async start(): Promise<void> {
     const { store, mig } = this.deps;
@@ -97,6 +119,7 @@ export class ControlPlane {
     const { settings } = this.deps;
     this.timers.push(setInterval(() => this.monitor(), settings.monitorIntervalMs));
     this.timers.push(setInterval(() => this.requestPass(), settings.scheduleIntervalMs));
+    this.timers.push(setInterval(() => publishQosChanges(this, this.qos.check()), settings.monitorIntervalMs));
     this.timers.push(setInterval(() => this.sweepRetention(), Math.min(settings.logRetentionMs, 3_600_000)));
     this.requestPass();
   }
@@ -144,11 +167,13 @@ export class ControlPlane {
     const { store, settings } = this.deps;
     const now = this.deps.nowMs();
     const active = store.listJobs({ states: ['scheduled', 'running'] });
-    const policy = buildPassPolicy({ active, tenants: store.listTenants(), devices: this.gpuDevices(), hostCpuMilli: settings.hostCpuMilli, nowMs: now, timeLimitSecondsOf: (id) => this.queue.timeLimitOf(id), sizeCache: this.queue.sizes });
-    const { placed, waiting } = this.scheduler.runPass(this.queue.all(), policy.options);
+    const qosViolators = settings.qosProtection === 'none' ? [] : this.qos.violatingJobs();
+    const policy = buildPassPolicy({ active, tenants: store.listTenants(), devices: this.gpuDevices(), hostCpuMilli: settings.hostCpuMilli, nowMs: now, timeLimitSecondsOf: (id) => this.queue.timeLimitOf(id), sizeCache: this.queue.sizes, qosViolators });
+    const { placed, waiting, protectedWaiting } = this.scheduler.runPass(this.queue.all(), policy.options);
     for (const [id, reason] of waiting) this.queue.setReason(id, reason);
     this.refreshPreemptorReasons();
-    this.preemptIfNeeded(policy, waiting, now);
+    // A job kept off protected GPUs waits for the QoS violation to end, not for a preemption.
+    this.preemptIfNeeded(policy, protectedWaiting.size === 0 ? waiting : new Map([...waiting].filter(([id]) => !protectedWaiting.has(id))), now);
     const durationMs = performance.now() - started;
     this.passStats.record(durationMs, this.queue.size);
     this.events.emit({ type: 'pass', durationMs, pendingJobs: this.queue.size, placedJobs: placed.length });
@@ -209,6 +234,7 @@ export class ControlPlane {
   /** Starts the next attempt of a scheduled job and records it as running. */
   async launch(jobId: number): Promise<void> {
     const { store, launcher, logger } = this.deps;
+    await this.serverUrlKnown;
     let job = store.getJob(jobId)!;
     const attempt = job.attempt + 1;
     let placement = job.placement!;
@@ -220,7 +246,10 @@ export class ControlPlane {
       placement = { ...placement, gpus: placement.gpus.map((g) => ({ ...g, mpsClient: true })) };
       store.applyJobChanges([{ jobId, atMs: this.deps.nowMs(), expectState: 'scheduled', patch: { placement } }]);
     }
-    const environment = buildJobEnvironment({ resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, this.inventory), jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: join(jobDirectory, 'checkpoint'), ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated });
+    // The attempt's report token: only its digest is stored; it stops working when the attempt ends.
+    const reportToken = generateToken();
+    store.applyJobChanges([{ jobId, atMs: this.deps.nowMs(), expectState: 'scheduled', patch: { reportTokenDigest: tokenDigest(reportToken) } }]);
+    const environment = buildJobEnvironment({ reportToken, serverUrl: this.serverUrl, resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, this.inventory), jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: join(jobDirectory, 'checkpoint'), ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated });
     let handle: ProcessHandle;
     try {
       if (placement.mode === 'mig' && this.deps.mig) {
@@ -237,7 +266,7 @@ export class ControlPlane {
     } catch (error) {
       logger.warn({ jobId, err: error }, 'launch failed');
       this.scheduler.release(jobId);
-      store.applyJobChanges([{ jobId, atMs: this.deps.nowMs(), expectState: 'scheduled', to: 'failed', reason: `launch failed: ${(error as Error).message}`, patch: { attempt, endedAtMs: this.deps.nowMs() } }]);
+      store.applyJobChanges([{ jobId, atMs: this.deps.nowMs(), expectState: 'scheduled', to: 'failed', reason: `launch failed: ${(error as Error).message}`, patch: { attempt, endedAtMs: this.deps.nowMs(), reportTokenDigest: null } }]);
       this.requestPass();
       return;
     }
@@ -255,6 +284,7 @@ export class ControlPlane {
   /** Tracks a running job (after launch or re-adoption). */
   adoptRunning(job: JobRecord): void {
     this.running.set(job.id, job);
+    if (job.qos) this.qos.track({ jobId: job.id, tenant: job.tenant, priority: job.priority, gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [], targets: job.qos });
     // A re-adopted MPS client: find its GPU's daemon again (a live one is reused, not restarted).
     if (job.placement?.mode === 'mps' && job.placement.gpus[0]?.mpsClient && this.deps.mps && !this.deps.mps.running().includes(job.placement.gpus[0].uuid)) {
       void this.deps.mps.ensureDaemon({ key: job.placement.gpus[0].uuid }).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'MPS daemon not found again'));
@@ -335,10 +365,11 @@ export class ControlPlane {
     const { to, reason, endReason, terminal } = decideAttemptEnd(outcome, this.intents.get(job.id), failuresBefore, job.retries);
     this.deps.store.applyJobChanges([{
       jobId: job.id, atMs: now, expectState: job.state, to, reason,
-      patch: { process: null, exitCode: outcome?.exitCode ?? null, signal: outcome?.signal ?? null, ...(terminal ? { endedAtMs: now } : {}) },
+      patch: { process: null, exitCode: outcome?.exitCode ?? null, signal: outcome?.signal ?? null, reportTokenDigest: null, ...(terminal ? { endedAtMs: now } : {}) },
       endAttempt: { attempt: job.attempt, exitCode: outcome?.exitCode ?? null, signal: outcome?.signal ?? null, endReason },
     }]);
     this.running.delete(job.id);
+    this.qos.forget(job.id);
     this.intents.delete(job.id);
     this.scheduler.release(job.id);
     if (job.placement?.mode === 'timeslice') {

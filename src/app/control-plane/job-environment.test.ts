@@ -39,4 +39,12 @@ describe('buildJobEnvironment', () => {
     expect(timeslice.GPUSHARE_SIMULATED_GPUS).toBe('1');
     expect(timeslice.GPUSHARE_RESUME).toBeUndefined();
   });
+
+  it('passes the report token and the server URL (not overridable by the job), and omits them when absent', () => {
+    const base = { jobId: 9, attempt: 1, placement: mps, visibleDevices: ['GPU-a', 'GPU-b'], simulated: false, resume: false, serverEnvironment: {} };
+    const env = buildJobEnvironment({ ...base, reportToken: 'gs_abc', serverUrl: 'http://127.0.0.1:7070', jobEnvironment: { GPUSHARE_JOB_TOKEN: 'forged', GPUSHARE_URL: 'http://evil' } });
+    expect([env.GPUSHARE_JOB_TOKEN, env.GPUSHARE_URL, env.GPUSHARE_JOB_ID]).toEqual(['gs_abc', 'http://127.0.0.1:7070', '9']);
+    const without = buildJobEnvironment({ ...base, jobEnvironment: {} });
+    expect([without.GPUSHARE_JOB_TOKEN, without.GPUSHARE_URL]).toEqual([undefined, undefined]);
+  });
 });

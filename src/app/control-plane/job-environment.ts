@@ -26,6 +26,10 @@ export interface JobEnvironmentInput {
   readonly resume: boolean;
   /** The MPS daemon's pipe directory for an `mps` job whose GPU has a daemon; null otherwise. */
   readonly mpsPipeDirectory?: string | null;
+  /** The attempt's report token (`GPUSHARE_JOB_TOKEN`, docs/qos.md); absent or null: not set. */
+  readonly reportToken?: string | null;
+  /** The server's URL (`GPUSHARE_URL`); absent or null: not set. */
+  readonly serverUrl?: string | null;
 }
 
 /** Builds the complete environment of one attempt. */
@@ -45,6 +49,8 @@ export function buildJobEnvironment(input: JobEnvironmentInput): Record<string, 
   env.GPUSHARE_GPU_MILLI = String(first.gpuMilli);
   env.GPUSHARE_GPU_MEMORY_MIB = String(first.gpuMemoryMiB);
   env.GPUSHARE_GPU_COUNT = String(placement.gpus.length);
+  if (input.reportToken) env.GPUSHARE_JOB_TOKEN = input.reportToken;
+  if (input.serverUrl) env.GPUSHARE_URL = input.serverUrl;
   if (input.simulated) env.GPUSHARE_SIMULATED_GPUS = '1';
   if (input.resume) env.GPUSHARE_RESUME = '1';
   if (placement.mode === 'mps') {

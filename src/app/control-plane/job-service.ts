@@ -45,7 +45,9 @@ export class JobService {
   /** Jobs the caller may see; only active ones unless `all`. */
   list(principal: Principal, options: { all: boolean; state?: JobState }): JobView[] {
     const states: JobState[] | undefined = options.state ? [options.state] : options.all ? undefined : ['pending', 'preempted', 'scheduled', 'running'];
-    const jobs = this.plane.deps.store.listJobs({ ...(principal.role === 'tenant' ? { tenant: principal.tenant! } : {}), ...(states ? { states } : {}) });
+    // Anyone but an admin sees only its tenant's jobs (a job token, tenant null, sees none).
+    if (principal.role !== 'admin' && principal.tenant === null) return [];
+    const jobs = this.plane.deps.store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), ...(states ? { states } : {}) });
     return jobs.map((j) => toJobView(j, this.plane));
   }
 
@@ -121,7 +123,7 @@ export class JobService {
 
   private visibleJob(principal: Principal, id: number): JobRecord {
     const job = this.plane.deps.store.getJob(id);
-    if (!job || (principal.role === 'tenant' && job.tenant !== principal.tenant)) throw jobNotFound(id);
+    if (!job || (principal.role !== 'admin' && (principal.tenant === null || job.tenant !== principal.tenant))) throw jobNotFound(id);
     return job;
   }
 }

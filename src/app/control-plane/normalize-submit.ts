@@ -62,6 +62,8 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
     cpuMilli: body.cpuMilli,
     hostMemoryMiB: body.hostMemoryMiB,
     gpu: { gpuCount: gpu.gpuCount, gpuMilli: gpu.gpuMilli, gpuMemoryMiB: gpu.gpuMemoryMiB, mode: gpu.mode, isolation: gpu.isolation },
+    // QoS targets (docs/qos.md); `{}` declares none.
+    qos: body.qos !== undefined && (body.qos.stepSeconds !== undefined || body.qos.latencySeconds !== undefined) ? { ...body.qos } : null,
   };
   const why = whyUnresolvable({ id: 0, tenant, priority, submittedAtMs: 0, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu }, ctx.gpus, ctx.host);
   if (why !== null) throw unresolvable(why);
@@ -86,7 +88,8 @@ export function isReservedVariable(name: string): boolean {
 }
 
 function resolveTenant(requested: string | undefined, ctx: SubmitContext): string {
-  if (ctx.principal.role === 'tenant') {
+  if (ctx.principal.role === 'job') throw forbidden('a job token (GPUSHARE_JOB_TOKEN) cannot submit jobs');
+  if (ctx.principal.role !== 'admin') {
     if (requested !== undefined && requested !== ctx.principal.tenant) throw forbidden(`tenant: this token belongs to tenant "${ctx.principal.tenant}" and cannot submit for "${requested}"`);
     return ctx.principal.tenant!;
   }

@@ -27,6 +27,11 @@ export interface PassPolicyInput {
    * the GPU list): the caller clears it when the GPUs change and drops jobs that leave the queue.
    */
   readonly sizeCache: Map<number, number>;
+  /**
+   * Running jobs violating a QoS target (docs/qos.md): their GPUs take no newly placed job of lower
+   * priority. Absent or empty: no GPU is protected.
+   */
+  readonly qosViolators?: readonly { readonly jobId: number; readonly priority: number; readonly gpuIndices: readonly number[] }[];
 }
 
 /** The pass options plus the tenant bookkeeping preemption needs afterwards. */
@@ -39,6 +44,24 @@ export interface PassPolicy {
   readonly quotaRefused: Set<number>;
   /** Size of a queued job in GPU-equivalents. */
   readonly sizeOf: (job: PendingJob) => number;
+}
+
+/**
+ * GPUs a pending job must keep off: each GPU of a violating job of higher priority than the pending
+ * one, with `job N misses its QoS target` (the lowest such job id names the GPU).
+ */
+function protectedGpusOf(violators: NonNullable<PassPolicyInput['qosViolators']>): PassOptions['protectedGpus'] {
+  if (violators.length === 0) return undefined;
+  const sorted = [...violators].sort((a, b) => a.jobId - b.jobId);
+  return (job) => {
+    let guarded: Map<number, string> | null = null;
+    for (const v of sorted) {
+      if (v.priority <= job.priority) continue;
+      guarded ??= new Map();
+      for (const index of v.gpuIndices) if (!guarded.has(index)) guarded.set(index, `job ${v.jobId} misses its QoS target`);
+    }
+    return guarded;
+  };
 }
 
 /** Builds the rules of one pass. */
@@ -71,6 +94,7 @@ export function buildPassPolicy(input: PassPolicyInput): PassPolicy {
       return `quota: ${admission.message}`;
     },
     onPlaced: (job, placement) => add(job.tenant, placedGpuEquivalents(job.gpu, placement, devices), job.cpuMilli),
+    protectedGpus: protectedGpusOf(input.qosViolators ?? []),
     backfill: {
       nowMs: input.nowMs,
       running: input.active.map((j) => ({ jobId: j.id, expectedEndMs: j.timeLimitSeconds !== null && j.startedAtMs !== null ? j.startedAtMs + j.timeLimitSeconds * 1000 : null })),

@@ -4,6 +4,7 @@
  * in one is caught and ignored so that it can never break scheduling.
  */
 import type { JobState, SharingMode } from '../../core/index.js';
+import type { QosKind } from '../qos/qos-tracker.js';
 
 /** A job moved from one state to another (or was submitted: `from` null, `to` pending). */
 export interface JobTransitionEvent {
@@ -48,6 +49,8 @@ export interface QosEvent {
   readonly tenant: string;
   /** `report`: a progress report; `violation`: the target was missed for the configured time; `recovered`: met again. */
   readonly kind: 'report' | 'violation' | 'recovered';
+  /** Which target: seconds per step or per request. */
+  readonly qosKind: QosKind;
   readonly atMs: number;
 }
 

@@ -47,6 +47,10 @@ export interface ControlPlaneSettings {
   readonly preemptionMinRunMs: number;
   /** A job is preempted at most this many times. */
   readonly maxPreemptionsPerJob: number;
+  /** A QoS target missed for this long is a violation, seconds (default 60; docs/qos.md). */
+  readonly qosViolationSeconds?: number;
+  /** `isolate` (default): a violating job's GPUs take no newly placed job of lower priority; `none`: no reaction. */
+  readonly qosProtection?: 'isolate' | 'none';
 }
 
 /** What a control plane needs. */

@@ -3,10 +3,12 @@
  * and GPUs with the jobs sharing them. Times become ISO-8601 strings.
  */
 import { enforcementOf, migGeometry, priorityClassOf } from '../../core/index.js';
-import type { GpuView, JobDetailView, JobView } from '../../contract/api.js';
+import type { GpuView, JobDetailView, JobView, QosStatusView } from '../../contract/api.js';
+import type { QosJobStatus } from '../qos/qos-tracker.js';
 import type { AttemptRecord, JobEvent, JobRecord } from '../ports/state-store.js';
 import type { ControlPlane } from './control-plane.js';
 import { migDeviceUuid } from './visible-devices.js';
+import { measuredGpu } from '../usage/measured-gpu.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -42,7 +44,13 @@ export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
     endedAt: iso(job.endedAtMs),
     exitCode: job.exitCode,
     signal: job.signal,
+    qos: job.qos && { targets: { ...job.qos }, status: plane.qos.statusesOf(job.id).map(toQosStatusView) },
   };
+}
+
+/** One target's QoS state as the API shows it (docs/qos.md). */
+export function toQosStatusView(s: QosJobStatus): QosStatusView {
+  return { kind: s.kind, targetSeconds: s.targetSeconds, lastObservedSeconds: s.lastObservedSeconds, lastReportAt: iso(s.lastReportAtMs), reports: s.reports, violating: s.violating, missingSince: iso(s.missingSinceMs), violations: s.violations };
 }
 
 /** A job with its transitions and attempts. */
@@ -63,6 +71,8 @@ export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRec
     const allocatedGpuMilli = gpu.migEnabled ? migMilli(use?.jobIds ?? [], gpu.index, migGeometry(gpu.model)?.computeSlices ?? 7, jobsById) : use?.allocatedGpuMilli ?? 0;
     const allocatedGpuMemoryMiB = use?.allocatedGpuMemoryMiB ?? 0;
     const cordoned = plane.isCordoned(gpu.uuid);
+    // nvidia-smi's own figures when the inventory has them, else the usage poller's sample (simulated GPUs).
+    const measured = measuredGpu(gpu, plane.usage.latest(), 'inventory');
     return {
       index: gpu.index,
       uuid: gpu.uuid,
@@ -81,14 +91,17 @@ export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRec
       freeGpuMilli: Math.max(0, 1000 - allocatedGpuMilli),
       allocatedGpuMemoryMiB,
       freeGpuMemoryMiB: Math.max(0, gpu.gpuMemoryMiB - allocatedGpuMemoryMiB),
-      utilizationGpuPct: gpu.utilizationGpuPct,
-      memoryUsedMiB: gpu.memoryUsedMiB,
+      utilizationGpuPct: measured.utilizationRatio === null ? null : Math.round(measured.utilizationRatio * 1000) / 10,
+      memoryUsedMiB: measured.memoryUsedMiB,
+      measuredSource: measured.source,
       jobs: (use?.jobIds ?? []).flatMap((id) => {
         const job = jobsById(id);
         const placed = job?.placement?.gpus.find((g) => g.index === gpu.index);
         if (!job || !placed) return [];
-        return [{ id, name: job.name, tenant: job.tenant, state: job.state, gpuMilli: placed.gpuMilli, gpuMemoryMiB: placed.gpuMemoryMiB, migProfile: placed.mig?.profileName ?? null }];
+        return [{ id, name: job.name, tenant: job.tenant, state: job.state, gpuMilli: placed.gpuMilli, gpuMemoryMiB: placed.gpuMemoryMiB, migProfile: placed.mig?.profileName ?? null, migStart: placed.mig?.start ?? null, migSlices: placed.mig?.size ?? null }];
       }),
+      migMemorySlices: gpu.migEnabled ? migGeometry(gpu.model)?.memorySlices ?? null : null,
+      migIdleInstances: gpu.migEnabled ? plane.scheduler.idleMigInstances(gpu.index).map((i) => ({ profileName: i.profileName, start: i.start, size: i.size })) : [],
     };
   });
 }

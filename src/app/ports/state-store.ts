@@ -36,6 +36,15 @@ export interface TokenRecord {
   readonly createdAtMs: number;
 }
 
+/**
+ * QoS targets a job declares (docs/qos.md), seconds, each positive and finite: `stepSeconds` per
+ * training step, `latencySeconds` per request. A report above a target misses it.
+ */
+export interface QosTargets {
+  readonly stepSeconds?: number;
+  readonly latencySeconds?: number;
+}
+
 /** What a submit stores (validated and defaulted by the app layer). */
 export interface NewJob {
   readonly name: string;
@@ -56,11 +65,20 @@ export interface NewJob {
   readonly cpuMilli: number;
   readonly hostMemoryMiB: number;
   readonly gpu: GpuRequest;
+  /** QoS targets; absent or null for none. */
+  readonly qos?: QosTargets | null;
 }
 
 /** A job with its current state. */
 export interface JobRecord extends NewJob {
   readonly id: number;
+  /** QoS targets; null for none. */
+  readonly qos: QosTargets | null;
+  /**
+   * Lower-case hex SHA-256 of the report token of the current attempt (`GPUSHARE_JOB_TOKEN`), set at
+   * launch and cleared when the attempt ends; null when none is valid. Never shown by the API.
+   */
+  readonly reportTokenDigest: string | null;
   readonly state: JobState;
   /** Why the job is in its state (waiting reason, failure reason such as `time-limit` or `lost`); null when none. */
   readonly reason: string | null;
@@ -80,7 +98,10 @@ export interface JobRecord extends NewJob {
   readonly signal: string | null;
 }
 
-/** One stored state transition. */
+/**
+ * One stored state transition, or a note without one (a QoS violation or recovery, stored by
+ * `addJobEvent`): then `fromState` equals `toState`, the state the job was in.
+ */
 export interface JobEvent {
   readonly jobId: number;
   readonly atMs: number;
@@ -104,7 +125,7 @@ export interface AttemptRecord {
 }
 
 /** Mutable fields of a job a change may set. */
-export type JobPatch = Partial<Pick<JobRecord, 'placement' | 'attempt' | 'process' | 'startedAtMs' | 'endedAtMs' | 'exitCode' | 'signal' | 'reason'>>;
+export type JobPatch = Partial<Pick<JobRecord, 'placement' | 'attempt' | 'process' | 'startedAtMs' | 'endedAtMs' | 'exitCode' | 'signal' | 'reason' | 'reportTokenDigest'>>;
 
 /**
  * One change to one job. When `to` is given the state changes and a `JobEvent` is stored with
@@ -158,6 +179,14 @@ export interface StateStore {
   listAttempts(jobId: number): AttemptRecord[];
   /** Applies all changes in one transaction. @throws StoreConflictError (nothing written) on a state mismatch or an unknown job */
   applyJobChanges(changes: readonly JobChange[]): void;
+  /**
+   * Stores an event that changes nothing (`fromState` = `toState` = the job's state), e.g. a QoS
+   * violation; the job record is left as it is.
+   * @throws StoreConflictError for an unknown job, or when the job is not in `expectState` (when given)
+   */
+  addJobEvent(jobId: number, atMs: number, reason: string, expectState?: JobState): void;
+  /** The job whose current report token has this digest (see `JobRecord.reportTokenDigest`), or null. */
+  findJobByReportTokenDigest(digest: string): JobRecord | null;
   /** UUIDs of cordoned GPUs. */
   listCordonedGpus(): string[];
   setGpuCordoned(uuid: string, cordoned: boolean, atMs: number): void;

@@ -29,6 +29,13 @@ export interface PassOptions {
   readonly onPlaced?: (job: PendingJob, placement: Placement) => void;
   /** Turns EASY backfill on; without it every job that fits is placed, in queue order. */
   readonly backfill?: BackfillContext;
+  /**
+   * GPUs `job` must not be placed on in this pass, by GPU index, each with why (e.g. `job 7 misses
+   * its QoS target`); null or empty for none. Jobs already on those GPUs stay. A job that fits only
+   * on protected GPUs waits with the reason `GPU 0 is protected: job 7 misses its QoS target` and,
+   * like a job refused by `admit`, reserves nothing (it does not block later jobs).
+   */
+  readonly protectedGpus?: (job: PendingJob) => ReadonlyMap<number, string> | null;
 }
 
 /** Outcome of one pass. */
@@ -39,4 +46,6 @@ export interface PassResult {
   readonly waiting: Map<number, string>;
   /** The first job that could not be placed for lack of capacity (the one backfill protects), if any. */
   readonly blockedJobId: number | null;
+  /** Jobs that wait only because the GPUs they fit on are protected (see `PassOptions.protectedGpus`). */
+  readonly protectedWaiting: ReadonlySet<number>;
 }

@@ -166,8 +166,10 @@ export class ServerScheduler {
    * One scheduling pass: every pending job is tried in queue order, not only the head, so small
    * jobs use capacity a large blocked job cannot. With `options.backfill`, once a job is blocked for
    * lack of capacity, a later job starts ahead of it only if its time limit ends before the blocked
-   * job's reserved start (EASY backfill); `options.admit` (quotas) is checked before each job.
-   * @returns placements made (already held), the waiting reason of every other job, and the blocked job
+   * job's reserved start (EASY backfill); `options.admit` (quotas) is checked before each job;
+   * `options.protectedGpus` keeps a job off the GPUs it names.
+   * @returns placements made (already held), the waiting reason of every other job, the blocked job,
+   *   and the jobs that wait only for protected GPUs
    */
   runPass(pending: readonly PendingJob[], options: PassOptions = {}): PassResult {
     const ordered = this.queue.order(pending, options.compare);
@@ -178,6 +180,7 @@ export class ServerScheduler {
     let blockedPool = new Set<number>();
     let gpusOutsidePool = false;
     let reservation: BackfillReservation = NO_BLOCKED_JOB;
+    const protectedWaiting = new Set<number>();
     for (const job of ordered) {
       const refused = options.admit?.(job) ?? null;
       if (refused !== null) {
@@ -190,7 +193,16 @@ export class ServerScheduler {
         waitingReasons.set(job.id, backfillReason(blocked!, reservation, options.backfill!.timeLimitSecondsOf(job)));
         continue;
       }
-      const outcome = this.attempt(job, failed);
+      const guarded = options.protectedGpus?.(job) ?? null;
+      const excluded = guarded !== null && guarded.size > 0 ? guarded : null;
+      // The memo of failed searches assumes every job sees the same GPUs: not kept for exclusions.
+      const outcome = this.attempt(job, excluded === null ? failed : null, excluded);
+      if (outcome.kind === 'waiting' && excluded !== null && this.fitsWithout(job, [])) {
+        // It would fit if the protected GPUs took it: it waits for them, and blocks nobody.
+        waitingReasons.set(job.id, protectionReason(excluded));
+        protectedWaiting.add(job.id);
+        continue;
+      }
       if (outcome.kind === 'placed' && mustNotDelay && outcome.placement.gpus.some((g) => blockedPool.has(g.index))) {
         // It would take GPUs the blocked job waits for: undo (EASY backfill). A job on GPUs the
         // blocked job can never use cannot delay it and keeps its place.
@@ -214,7 +226,7 @@ export class ServerScheduler {
         }
       }
     }
-    return { placed, waiting: waitingReasons, blockedJobId: blocked?.id ?? null };
+    return { placed, waiting: waitingReasons, blockedJobId: blocked?.id ?? null, protectedWaiting };
   }
 
   /**
@@ -285,25 +297,29 @@ export class ServerScheduler {
   }
 
   /** `tryPlace`, with an optional memo of the GPU searches that failed in this pass (see failed-searches.ts). */
-  private attempt(job: PendingJob, failed: FailedSearches | null): PlaceOutcome {
+  private attempt(job: PendingJob, failed: FailedSearches | null, excluded: ReadonlyMap<number, string> | null = null): PlaceOutcome {
     if (job.cpuMilli > this.freeCpuMilli) return waiting(`waiting for host CPU: needs ${job.cpuMilli} cpuMilli, ${this.freeCpuMilli} free`);
     if (job.hostMemoryMiB > this.freeHostMemoryMiB) return waiting(`waiting for host memory: needs ${job.hostMemoryMiB} MiB, ${this.freeHostMemoryMiB} free`);
-    const placement = this.search(job, resolveMode(job.gpu), failed);
+    const placement = this.search(job, resolveMode(job.gpu), failed, excluded);
     if (typeof placement === 'string') {
       const fallback = fallbackMode(job.gpu);
       if (fallback === null) return waiting(placement);
-      const whole = this.search(job, fallback, failed);
+      const whole = this.search(job, fallback, failed, excluded);
       if (typeof whole === 'string') return waiting(`strict isolation: no MIG instance (${placement}) and no whole GPU (${whole})`);
       return this.holdPlaced(job, whole, failed);
     }
     return this.holdPlaced(job, placement, failed);
   }
 
-  /** Finds a placement in `mode`, using and feeding the pass's memo of failed searches. */
-  private search(job: PendingJob, mode: EffectiveMode, failed: FailedSearches | null): Placement | string {
+  /**
+   * Finds a placement in `mode`, using and feeding the pass's memo of failed searches; GPUs in
+   * `excluded` (by index) are not used.
+   */
+  private search(job: PendingJob, mode: EffectiveMode, failed: FailedSearches | null, excluded: ReadonlyMap<number, string> | null): Placement | string {
     const known = failed?.reasonFor(mode, job.gpu);
     if (known !== undefined) return known;
-    const placement = mode === 'mig' ? this.mig.place(job, this.gpus()) : placeShared(job, mode, this.groups, this.options.timesliceOvercommitRatio);
+    const devices = excluded === null ? this.gpus() : this.gpus().map((d) => (excluded.has(d.index) ? { ...d, schedulable: false } : d));
+    const placement = mode === 'mig' ? this.mig.place(job, devices) : placeShared(job, mode, this.groups, this.options.timesliceOvercommitRatio, excluded);
     if (typeof placement === 'string') failed?.record(mode, job.gpu, placement);
     return placement;
   }
@@ -319,6 +335,11 @@ function backfillReason(blocked: PendingJob, reservation: BackfillReservation, t
   if (timeLimitSeconds === null) return `waiting behind job ${blocked.id}: only jobs with a time limit may start ahead of a blocked job`;
   const at = reservation.blocked && reservation.reservedStartMs !== null ? `its reserved start at ${new Date(reservation.reservedStartMs).toISOString()}` : 'its reserved start';
   return `waiting behind job ${blocked.id}: a ${timeLimitSeconds} s time limit would not end before ${at}`;
+}
+
+/** `GPU 0 is protected: job 7 misses its QoS target` (one clause per GPU, by index). */
+function protectionReason(excluded: ReadonlyMap<number, string>): string {
+  return [...excluded].sort(([a], [b]) => a - b).map(([index, why]) => `GPU ${index} is protected: ${why}`).join('; ');
 }
 
 function waiting(reason: string): PlaceOutcome {

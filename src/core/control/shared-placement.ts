@@ -15,10 +15,12 @@ import { accountedGpuMilli, reservedGpuMemoryMiB } from './share-accounting.js';
  * Finds where `job` goes in `mode` (not `mig`). Leaves the groups' GPU eligibility set for this
  * search; holds nothing.
  * @param timesliceOvercommitRatio how far `timeslice` GPUs may overcommit compute (≥ 1)
+ * @param excluded GPUs (by device index) the job must not use; null for none
  * @returns the placement (not yet held), or the reason the job waits
  * @throws InvariantViolation when the core rejects a placement its filter allowed
  */
-export function placeShared(job: PendingJob, mode: EffectiveMode, groups: ModelGroups, timesliceOvercommitRatio: number): Placement | string {
+export function placeShared(job: PendingJob, mode: EffectiveMode, groups: ModelGroups, timesliceOvercommitRatio: number, excluded: ReadonlyMap<number, unknown> | null = null): Placement | string {
+  const qualifies = (g: ModelGroups, index: number, m: EffectiveMode): boolean => excluded?.has(index) !== true && qualifiesNow(g, index, m);
   const { gpuCount, gpuMilli } = job.gpu;
   const accounted = accountedGpuMilli(mode, gpuMilli, timesliceOvercommitRatio);
   // 1. Which model groups have enough GPUs that qualify now (same test as the core's filter).
@@ -63,7 +65,7 @@ export function placeShared(job: PendingJob, mode: EffectiveMode, groups: ModelG
 }
 
 /** Mode and health rules of one non-MIG device (capacity is the core's business). */
-function qualifies(groups: ModelGroups, index: number, mode: EffectiveMode): boolean {
+function qualifiesNow(groups: ModelGroups, index: number, mode: EffectiveMode): boolean {
   const state = groups.devices.get(index)!;
   if (!state.device.schedulable) return false;
   if (mode === 'exclusive') return state.jobs.size === 0;

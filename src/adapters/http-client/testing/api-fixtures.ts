@@ -42,7 +42,8 @@ export function sampleGpu(overrides: Partial<GpuView> = {}): GpuView {
     healthy: true, healthReason: null, cordoned: false, schedulable: true, mode: 'mps', enforcement: 'scheduler-accounting', gpuMemoryMiB: 81920,
     allocatedGpuMilli: 500, freeGpuMilli: 500, allocatedGpuMemoryMiB: 40960, freeGpuMemoryMiB: 40960,
     utilizationGpuPct: null, memoryUsedMiB: null,
-    jobs: [{ id: 12, name: 'train', tenant: 'team-a', state: 'running', gpuMilli: 500, gpuMemoryMiB: 40960, migProfile: null }],
+    jobs: [{ id: 12, name: 'train', tenant: 'team-a', state: 'running', gpuMilli: 500, gpuMemoryMiB: 40960, migProfile: null, migStart: null, migSlices: null }],
+    migMemorySlices: null, migIdleInstances: [],
     ...overrides,
   };
 }

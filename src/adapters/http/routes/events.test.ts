@@ -1,0 +1,147 @@
+/**
+ * `GET /api/v1/events` on a real server (in process, listening on 127.0.0.1, one simulated GPU,
+ * cordoned so that submitted jobs wait as `pending` and no job process starts): the first event is
+ * a snapshot, a tenant's snapshot holds only its own jobs, a submit reaches an open stream as a new
+ * snapshot, and closing the server ends open streams instead of waiting for them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveServerConfig } from '../../../config/server-config.js';
+import { startServer, type RunningServer } from '../../../main/serve.js';
+import { readFileSync } from 'node:fs';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- snapshot bodies are checked field by field */
+
+interface Stream {
+  /** Resolves with the next `event: snapshot`'s data (bounded by `timeoutMs`). */
+  nextSnapshot(timeoutMs?: number): Promise<any>;
+  close(): void;
+}
+
+/** Opens the event stream with `token` and collects its snapshots. */
+async function openStream(url: string, token: string): Promise<Stream> {
+  const controller = new AbortController();
+  const response = await fetch(`${url}/api/v1/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  const snapshots: any[] = [];
+  const wake: { waiter: (() => void) | null } = { waiter: null };
+  void (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (block.startsWith('event: snapshot\n')) {
+            snapshots.push(JSON.parse(block.slice(block.indexOf('data: ') + 6)));
+            wake.waiter?.();
+          }
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return {
+    nextSnapshot: async (timeoutMs = 5000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (snapshots.length === 0) {
+        if (Date.now() > deadline) throw new Error(`no snapshot within ${timeoutMs} ms`);
+        await new Promise<void>((resolve) => {
+          wake.waiter = resolve;
+          setTimeout(resolve, 100);
+        });
+        wake.waiter = null;
+      }
+      return snapshots.shift();
+    },
+    close: () => controller.abort(),
+  };
+}
+
+describe('GET /api/v1/events', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gpushare-events-'));
+  let server: RunningServer;
+  let admin: string;
+  let tenantToken: string;
+  const call = async (method: string, path: string, body: unknown, token: string): Promise<any> => {
+    const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: response.status, body: await response.json() };
+  };
+  const job = (tenant: string, name: string) => ({ command: ['sleep', '30'], workingDirectory: '/tmp', tenant, name, gpu: { gpuMilli: 500 } });
+
+  beforeAll(async () => {
+    const config = resolveServerConfig({}, { port: 0, dataDir: join(dir, 'data'), simulateGpus: '1xA100-80GB', usageHistoryIntervalSeconds: 60 }, { cpuMilli: 4000, hostMemoryMiB: 8192, env: {} });
+    server = await startServer(config, { env: { PATH: process.env.PATH }, version: '9.9.9', writeCliConfig: false, handleSignals: false, logLevel: 'silent' });
+    admin = readFileSync(server.adminTokenPath, 'utf8').trim();
+    expect((await call('POST', '/api/v1/gpus/0/cordon', undefined, admin)).status).toBe(200);
+    expect((await call('POST', '/api/v1/tenants', { name: 'team-a' }, admin)).status).toBe(201);
+    tenantToken = (await call('POST', '/api/v1/tokens', { tenant: 'team-a' }, admin)).body.token;
+    expect((await call('POST', '/api/v1/jobs', job('default', 'admin-job'), admin)).status).toBe(201);
+    expect((await call('POST', '/api/v1/jobs', job('team-a', 'team-job'), admin)).status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a call without a token (401)', async () => {
+    const response = await fetch(`${server.url}/api/v1/events`);
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as any).error.code).toBe('GPUSHARE_UNAUTHENTICATED');
+  });
+
+  it('sends the admin a first snapshot with every job, the GPU, the queue, quotas and status', async () => {
+    const stream = await openStream(server.url, admin);
+    try {
+      const snapshot = await stream.nextSnapshot();
+      expect(snapshot.status).toEqual({ version: '9.9.9', draining: false, gpuSource: 'simulated', jobs: { pending: 2 }, you: { role: 'admin', tenant: null } });
+      expect(snapshot.jobs.map((j: any) => [j.id, j.name, j.tenant, j.state])).toEqual([[1, 'admin-job', 'default', 'pending'], [2, 'team-job', 'team-a', 'pending']]);
+      expect(snapshot.queue.map((j: any) => j.id)).toEqual([1, 2]);
+      expect(snapshot.gpus).toHaveLength(1);
+      expect(snapshot.gpus[0]).toMatchObject({ index: 0, model: 'A100-80GB', cordoned: true, schedulable: false, allocatedGpuMilli: 0, jobs: [], migMemorySlices: null, migIdleInstances: [] });
+      expect(snapshot.quotas.map((q: any) => [q.tenant, q.queuedJobs])).toEqual([['default', 1], ['team-a', 1]]);
+      expect(snapshot.usage).toMatchObject({ allocationRatio: 0, gpus: [{ index: 0, allocatedGpuMilli: 0 }] });
+    } finally {
+      stream.close();
+    }
+  });
+
+  it("sends a tenant only its own jobs and quota, and a new snapshot when one of its jobs is submitted", async () => {
+    const stream = await openStream(server.url, tenantToken);
+    try {
+      const first = await stream.nextSnapshot();
+      expect(first.status.you).toEqual({ role: 'tenant', tenant: 'team-a' });
+      expect(first.status.jobs).toEqual({ pending: 1 });
+      expect(first.jobs.map((j: any) => [j.id, j.tenant])).toEqual([[2, 'team-a']]);
+      expect(first.queue.map((j: any) => j.id)).toEqual([2]);
+      expect(first.quotas.map((q: any) => q.tenant)).toEqual(['team-a']);
+      const submitted = await call('POST', '/api/v1/jobs', job('team-a', 'later'), tenantToken);
+      expect(submitted.status).toBe(201);
+      const next = await stream.nextSnapshot();
+      expect(next.jobs.map((j: any) => [j.id, j.name])).toEqual([[2, 'team-job'], [submitted.body.id, 'later']]);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('ends open streams when the server closes (close does not wait for them)', async () => {
+    const stream = await openStream(server.url, admin);
+    await stream.nextSnapshot();
+    const started = Date.now();
+    await server.close();
+    // Bounded (an open stream alone would hold the close forever); an earlier, client-aborted
+    // stream's connection can hold it up to the client's keep-alive time (undici: 4 s).
+    expect(Date.now() - started).toBeLessThan(10_000);
+    stream.close();
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * `GET /api/v1/events`: the dashboard's live updates as server-sent events (text/event-stream),
+ * authenticated with the bearer token like every `/api/v1` call.
+ *
+ * - `event: snapshot`: the whole dashboard snapshot the caller may see (dashboard-snapshot.ts; a
+ *   tenant's holds only its jobs), once at connect and then at most every `SNAPSHOT_MIN_GAP_MS`
+ *   while the control plane reports events (job transitions, passes, GPU changes, QoS) and after
+ *   each usage sample (measured use changes without a plane event);
+ * - `event: usage`: each new usage-history sample (the chart's next point);
+ * - a `: heartbeat` comment every `HEARTBEAT_MS`, so proxies and clients see the stream is alive.
+ *
+ * Listeners and timers are removed when the client disconnects or the server closes.
+ */
+import type { ServerResponse } from 'node:http';
+import { dashboardSnapshot, toUsageSampleView } from '../../../app/control-plane/dashboard-snapshot.js';
+import { forbidden } from '../../../app/errors.js';
+import type { ServerServices } from '../build-server.js';
+import type { Api } from './jobs.js';
+
+/** Least time between two snapshots of one stream, ms. */
+export const SNAPSHOT_MIN_GAP_MS = 500;
+/** Time between heartbeat comments, ms. */
+export const HEARTBEAT_MS = 15_000;
+
+/** Registers the event-stream route. */
+export function registerEventRoutes(api: Api, services: ServerServices): void {
+  const open = new Set<(destroy: boolean) => void>();
+  // An open stream never ends by itself: end them all so that closing the server does not wait.
+  api.addHook('preClose', async () => {
+    for (const close of [...open]) close(true);
+  });
+  api.get('/events', { schema: { tags: ['dashboard'], summary: 'Live dashboard snapshots (text/event-stream)' } }, async (request, reply) => {
+    const principal = request.principal;
+    if (principal.role !== 'admin' && principal.role !== 'tenant') throw forbidden('the event stream needs an admin or tenant token');
+    const raw: ServerResponse = reply.raw;
+    reply.hijack();
+    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    const write = (text: string): void => {
+      if (!raw.writableEnded && !raw.destroyed) raw.write(text);
+    };
+    let lastSentMs = 0;
+    let pending: NodeJS.Timeout | null = null;
+    const sendSnapshot = (): void => {
+      pending = null;
+      lastSentMs = Date.now();
+      try {
+        write(`event: snapshot\ndata: ${JSON.stringify(dashboardSnapshot(services, principal))}\n\n`);
+      } catch (error) {
+        request.log.warn({ err: error }, 'building a dashboard snapshot failed');
+      }
+    };
+    const schedule = (): void => {
+      if (pending !== null) return;
+      pending = setTimeout(sendSnapshot, Math.max(0, lastSentMs + SNAPSHOT_MIN_GAP_MS - Date.now()));
+    };
+    const offPlane = services.plane.events.on(schedule);
+    // A new usage sample also refreshes the snapshot: measured use changes without any plane event.
+    const offUsage = services.usageHistory.onSample((sample) => {
+      write(`event: usage\ndata: ${JSON.stringify(toUsageSampleView(sample))}\n\n`);
+      schedule();
+    });
+    const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
+    let closed = false;
+    /** Stops this stream; `destroy` also drops the connection (the server is closing). */
+    const close = (destroy = false): void => {
+      if (destroy) raw.socket?.destroySoon();
+      if (closed) return;
+      closed = true;
+      offPlane();
+      offUsage();
+      clearInterval(heartbeat);
+      if (pending !== null) clearTimeout(pending);
+      open.delete(close);
+      if (!raw.writableEnded) raw.end();
+    };
+    open.add(close);
+    raw.on('close', () => close());
+    write('retry: 2000\n\n');
+    sendSnapshot();
+  });
+}

@@ -1,0 +1,23 @@
+/**
+ * QoS route: `POST /api/v1/jobs/:id/qos-reports` (a running job's progress report; the job's own
+ * report token, its tenant's token or an admin token). See docs/qos.md.
+ */
+import { z } from 'zod';
+import { QosReportResultSchema, QosReportSchema } from '../../../contract/api.js';
+import { QosService } from '../../../app/qos/qos-service.js';
+import type { ServerServices } from '../build-server.js';
+import type { Api } from './jobs.js';
+
+/** Registers the QoS routes. */
+export function registerQosRoutes(api: Api, services: ServerServices): void {
+  const qos = new QosService(services.plane);
+  api.post('/jobs/:id/qos-reports', {
+    schema: {
+      tags: ['qos'],
+      summary: 'Report a running job\'s progress against its QoS targets (the job\'s GPUSHARE_JOB_TOKEN, its tenant\'s token, or an admin token)',
+      params: z.object({ id: z.coerce.number().int().min(1) }),
+      body: QosReportSchema,
+      response: { 200: QosReportResultSchema },
+    },
+  }, async (request) => qos.report(request.principal, request.params.id, request.body));
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../../adapters/store/memory-store.js';
+import { HANDLE, sampleJob, SHARED_PLACEMENT } from '../../adapters/store/store-fixtures.js';
+import { AdminService } from '../control-plane/admin-service.js';
+import type { ControlPlane } from '../control-plane/control-plane.js';
+import { JobService } from '../control-plane/job-service.js';
+import { PlaneEvents, type PlaneEvent } from '../control-plane/plane-events.js';
+import { GpushareError } from '../errors.js';
+import { QosService } from '../qos/qos-service.js';
+import { QosTracker } from '../qos/qos-tracker.js';
+import { checkJobTokenScope } from './job-scope.js';
+import { generateToken, tokenDigest } from './tokens.js';
+
+const T0 = 1_750_000_000_000;
+
+/** A store with tenants team-a and team-b, running jobs 1 and 2 (team-a, step target 0.5 s) and 3 (team-b). */
+function setup() {
+  const store = createMemoryStore();
+  store.createTenant('team-a', T0);
+  store.createTenant('team-b', T0);
+  const admin = new AdminService(store, () => T0);
+  const adminToken = admin.ensureAdminToken(null).token;
+  const tenantToken = admin.createToken({ role: 'admin', tenant: null }, 'team-a', 'ci').token;
+  const tokens: string[] = [];
+  for (const tenant of ['team-a', 'team-a', 'team-b']) {
+    const job = store.insertJob(sampleJob(tenant, { qos: { stepSeconds: 0.5 } }), T0);
+    const token = generateToken();
+    tokens.push(token);
+    store.applyJobChanges([
+      { jobId: job.id, atMs: T0 + 1, to: 'scheduled', patch: { placement: SHARED_PLACEMENT, reportTokenDigest: tokenDigest(token) } },
+      { jobId: job.id, atMs: T0 + 2, to: 'running', patch: { process: HANDLE, attempt: 1 }, startAttempt: 1 },
+    ]);
+  }
+  const events: PlaneEvent[] = [];
+  const bus = new PlaneEvents();
+  bus.on((e) => events.push(e));
+  const clock = { now: T0 + 10 };
+  const logged: string[] = [];
+  const logger = { info: (_: object, msg?: string) => logged.push(`info ${msg}`), warn: (_: object, msg?: string) => logged.push(`warn ${msg}`), error: () => undefined };
+  const plane = { deps: { store, logger, nowMs: () => clock.now }, qos: new QosTracker({ nowMs: () => clock.now, violationSeconds: 1 }), events: bus, requestPass: () => undefined } as unknown as ControlPlane;
+  return { store, admin, adminToken, tenantToken, tokens, plane, qos: new QosService(plane), events, clock, logged };
+}
+
+const bearer = (token: string): string => `Bearer ${token}`;
+
+function httpError(fn: () => unknown): { status: number; message: string } {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof GpushareError) return { status: error.httpStatus, message: error.message };
+    throw error;
+  }
+  throw new Error('expected a GpushareError');
+}
+
+describe('job report tokens', () => {
+  it('authenticate as role job with the job id; admin and tenant tokens are unchanged', () => {
+    const { admin, adminToken, tenantToken, tokens } = setup();
+    expect(admin.authenticate(bearer(tokens[0]!))).toEqual({ role: 'job', tenant: null, jobId: 1 });
+    expect(admin.authenticate(bearer(tokens[2]!))).toEqual({ role: 'job', tenant: null, jobId: 3 });
+    expect(admin.authenticate(bearer(adminToken))).toEqual({ role: 'admin', tenant: null });
+    expect(admin.authenticate(bearer(tenantToken))).toEqual({ role: 'tenant', tenant: 'team-a' });
+  });
+
+  it('report for the own job: recorded, judged, violation stored as an event with its reason', () => {
+    const { admin, tokens, qos, clock, store, events, logged } = setup();
+    const principal = admin.authenticate(bearer(tokens[0]!));
+    expect(() => checkJobTokenScope(principal, 'POST', '/api/v1/jobs/1/qos-reports')).not.toThrow();
+    expect(qos.report(principal, 1, { stepSeconds: 0.62 }).status).toEqual([
+      { kind: 'step', targetSeconds: 0.5, lastObservedSeconds: 0.62, lastReportAt: new Date(T0 + 10).toISOString(), reports: 1, violating: false, missingSince: new Date(T0 + 10).toISOString(), violations: 0 },
+    ]);
+    clock.now = T0 + 1_010;
+    expect(qos.report(principal, 1, { stepSeconds: 0.62 }).status[0]).toMatchObject({ violating: true, violations: 1, reports: 2 });
+    expect(store.listEvents(1).at(-1)).toEqual({ jobId: 1, atMs: T0 + 1_010, fromState: 'running', toState: 'running', reason: 'QoS violation: step 0.62 s > target 0.5 s for 1 s' });
+    expect(store.getJob(1)?.state).toBe('running');
+    expect(events.filter((e) => e.type === 'qos').map((e) => e.type === 'qos' && [e.kind, e.atMs])).toEqual([['report', T0 + 10], ['report', T0 + 1_010], ['violation', T0 + 1_010]]);
+    expect(logged).toEqual(['warn QoS violation: step 0.62 s > target 0.5 s for 1 s']);
+  });
+
+  it('answers 403 for another job\'s report route and for every other route', () => {
+    const { admin, tokens, qos } = setup();
+    const principal = admin.authenticate(bearer(tokens[0]!));
+    expect(httpError(() => checkJobTokenScope(principal, 'POST', '/api/v1/jobs/2/qos-reports'))).toEqual({ status: 403, message: 'this job token belongs to job 1 and cannot report for job 2' });
+    expect(httpError(() => qos.report(principal, 2, { stepSeconds: 0.4 }))).toEqual({ status: 403, message: 'this job token belongs to job 1 and cannot report for job 2' });
+    for (const [method, url] of [['GET', '/api/v1/jobs'], ['GET', '/api/v1/jobs/1'], ['POST', '/api/v1/jobs/1/cancel'], ['POST', '/api/v1/jobs'], ['GET', '/api/v1/status'], ['GET', '/api/v1/jobs/1/qos-reports'], ['GET', '/api/v1/events?x=1']]) {
+      expect(httpError(() => checkJobTokenScope(principal, method!, url!))).toEqual({ status: 403, message: `a job token (GPUSHARE_JOB_TOKEN) may only call POST /api/v1/jobs/1/qos-reports; use a tenant or admin token for ${method} ${url!.split('?')[0]}` });
+    }
+  });
+
+  it('gives a job principal no rights in the other services (nothing listed, jobs not found)', () => {
+    const { admin, tokens, plane } = setup();
+    const principal = admin.authenticate(bearer(tokens[0]!));
+    const jobs = new JobService(plane);
+    expect(jobs.list(principal, { all: true })).toEqual([]);
+    expect(httpError(() => jobs.get(principal, 1)).status).toBe(404);
+    expect(admin.listTenants(principal)).toEqual([]);
+    expect(httpError(() => admin.createTenant(principal, 'x'))).toEqual({ status: 403, message: 'this needs an admin token' });
+  });
+
+  it('stops working when the attempt ends (401), and a job that is not running answers 409', () => {
+    const { admin, tokens, store, qos, adminToken } = setup();
+    store.applyJobChanges([{ jobId: 1, atMs: T0 + 20, to: 'succeeded', patch: { process: null, reportTokenDigest: null }, endAttempt: { attempt: 1, exitCode: 0, signal: null, endReason: 'exited' } }]);
+    expect(httpError(() => admin.authenticate(bearer(tokens[0]!)))).toEqual({ status: 401, message: 'unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)' });
+    expect(httpError(() => qos.report(admin.authenticate(bearer(adminToken)), 1, { stepSeconds: 0.4 }))).toEqual({ status: 409, message: 'job 1 is succeeded: reports are accepted only while it runs' });
+  });
+
+  it('lets the tenant\'s token report for its own jobs only, and admins for any job', () => {
+    const { admin, tenantToken, adminToken, qos } = setup();
+    const tenant = admin.authenticate(bearer(tenantToken));
+    expect(qos.report(tenant, 2, { stepSeconds: 0.3 }).status[0]).toMatchObject({ lastObservedSeconds: 0.3, violating: false });
+    expect(httpError(() => qos.report(tenant, 3, { stepSeconds: 0.3 }))).toEqual({ status: 404, message: expect.stringContaining('job 3') as string });
+    expect(qos.report(admin.authenticate(bearer(adminToken)), 3, { stepSeconds: 0.7 }).status[0]).toMatchObject({ lastObservedSeconds: 0.7, reports: 1 });
+    expect(httpError(() => qos.report(tenant, 2, { latencySeconds: 0.3 }))).toEqual({ status: 400, message: expect.stringContaining('job 2 declares no latency target') as string });
+  });
+});

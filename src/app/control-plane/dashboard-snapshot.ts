@@ -1,0 +1,83 @@
+/**
+ * What the web dashboard renders, in one object: GPUs with their jobs, active and recent jobs, the
+ * queue, quotas, a status summary and the newest usage sample. Built through JobService and
+ * AdminService, so a tenant's snapshot holds exactly what the JSON routes show that tenant: only its
+ * own jobs (other tenants' shares count in each GPU's totals, unnamed) and only its own quota.
+ */
+import { TERMINAL_STATES } from '../../core/index.js';
+import type { GpuView, JobView, UsageSampleView } from '../../contract/api.js';
+import type { Principal } from '../auth/tokens.js';
+import type { AdminService } from './admin-service.js';
+import type { ControlPlane } from './control-plane.js';
+import type { JobService } from './job-service.js';
+import { quotaUse, type QuotaUse } from './quota-use.js';
+import type { UsageHistory, UsageSample } from './usage-history.js';
+import { toJobView } from './views.js';
+
+/** Ended jobs a snapshot lists (the newest). */
+export const RECENT_ENDED_JOBS = 20;
+
+/** The dashboard's data at one moment. */
+export interface DashboardSnapshot {
+  /** When it was built (ISO-8601). */
+  readonly at: string;
+  readonly status: {
+    readonly version: string;
+    readonly draining: boolean;
+    readonly gpuSource: 'nvidia-smi' | 'simulated';
+    /** Active jobs the caller may see, by state. */
+    readonly jobs: Record<string, number>;
+    readonly you: { readonly role: Principal['role']; readonly tenant: string | null };
+  };
+  readonly gpus: GpuView[];
+  /** Active jobs, then the newest `RECENT_ENDED_JOBS` ended ones; by ascending id within each. */
+  readonly jobs: JobView[];
+  /** Pending and preempted jobs (with their waiting reason), by ascending id. */
+  readonly queue: JobView[];
+  readonly quotas: QuotaUse[];
+  /** The newest usage sample, or null before the first. */
+  readonly usage: UsageSampleView | null;
+}
+
+/** A usage sample as the API shows it (time as ISO-8601). */
+export function toUsageSampleView(sample: UsageSample): UsageSampleView {
+  return { at: new Date(sample.atMs).toISOString(), allocationRatio: sample.allocationRatio, meanUtilizationRatio: sample.meanUtilizationRatio, gpus: sample.gpus.map((g) => ({ ...g })) };
+}
+
+/** What `dashboardSnapshot` reads. */
+export interface DashboardSources {
+  readonly plane: ControlPlane;
+  readonly jobs: JobService;
+  readonly admin: AdminService;
+  readonly usageHistory: UsageHistory;
+  readonly version: string;
+}
+
+/** Builds the snapshot `principal` may see. */
+export function dashboardSnapshot(sources: DashboardSources, principal: Principal): DashboardSnapshot {
+  const { plane, jobs, admin, usageHistory } = sources;
+  const { store } = plane.deps;
+  const active = jobs.list(principal, { all: false });
+  // Same visibility as JobService.list: anyone but an admin sees its own tenant's jobs only.
+  const ended = principal.role !== 'admin' && principal.tenant === null ? [] : store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), states: TERMINAL_STATES })
+    .slice(-RECENT_ENDED_JOBS)
+    .map((j) => toJobView(j, plane));
+  const counts: Record<string, number> = {};
+  for (const job of active) counts[job.state] = (counts[job.state] ?? 0) + 1;
+  const latest = usageHistory.latest();
+  return {
+    at: new Date(plane.deps.nowMs()).toISOString(),
+    status: {
+      version: sources.version,
+      draining: plane.draining,
+      gpuSource: plane.deps.inventory.source,
+      jobs: counts,
+      you: { role: principal.role, tenant: principal.tenant },
+    },
+    gpus: jobs.gpus(principal),
+    jobs: [...active, ...ended],
+    queue: active.filter((j) => j.state === 'pending' || j.state === 'preempted'),
+    quotas: quotaUse(admin.listTenants(principal), store.listJobs({ states: ['scheduled', 'running'] }), store.listJobs({ states: ['pending', 'preempted'] }), plane.gpuDevices()),
+    usage: latest && toUsageSampleView(latest),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * `gpushare report --step-seconds 0.62` (and/or `--latency-seconds 0.2`): a running job reports its
+ * progress against its QoS targets (docs/qos.md). It needs no configuration inside a job: the
+ * server, the job id and the job's report token come from GPUSHARE_URL, GPUSHARE_JOB_ID and
+ * GPUSHARE_JOB_TOKEN, which gpushare sets for every attempt; `--url`, `--job` and `--token`
+ * override them. Exit 0 on success, 1 with the server's message when it refuses the report, 2 for
+ * a usage error (a missing variable is named), 3 when the server cannot be reached.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { createApiClient, normalizeBaseUrl } from '../adapters/http-client/api-client.js';
+import type { QosReportBody, QosStatusView } from '../contract/api.js';
+import { processIo, type CliIo } from './cli-io.js';
+import { UsageError } from './exit-codes.js';
+import { parseJobId } from './option-parsers.js';
+
+/** Longest QoS target or report value, seconds (one day). */
+export const MAX_QOS_SECONDS = 86_400;
+
+/**
+ * Parses a QoS duration in seconds: a positive, finite decimal number up to one day (`0.5`, `12`).
+ * @param flag the flag, for the message
+ * @throws InvalidArgumentError naming the flag and the allowed values
+ */
+export function parseQosSeconds(flag: string, text: string): number {
+  const value = /^\s*(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(value) || value <= 0 || value > MAX_QOS_SECONDS) {
+    throw new InvalidArgumentError(`${flag}: '${text}' is not a number of seconds; expected a positive number up to ${MAX_QOS_SECONDS} (e.g. 0.5)`);
+  }
+  return value;
+}
+
+/** Parsed options of `gpushare report`. */
+interface ReportOptions {
+  stepSeconds?: number;
+  latencySeconds?: number;
+  job?: number;
+  url?: string;
+  token?: string;
+}
+
+/** One line per target of the answer: `job 7 step: latest 0.62 s, target 0.5 s, violating (1 violation so far)`. */
+export function formatQosStatus(jobId: number, status: readonly QosStatusView[]): string {
+  return status.map((s) => {
+    const latest = s.lastObservedSeconds === null ? 'no report yet' : `latest ${s.lastObservedSeconds} s`;
+    const state = s.violating ? 'violating' : s.missingSince !== null ? `missing since ${s.missingSince}` : 'met';
+    return `job ${jobId} ${s.kind}: ${latest}, target ${s.targetSeconds} s, ${state} (${s.violations} violation${s.violations === 1 ? '' : 's'} so far)\n`;
+  }).join('');
+}
+
+/**
+ * Resolves server, job and token: flags first, then the job's environment.
+ * @throws UsageError naming the missing variable, or a malformed value
+ */
+export function resolveReportTarget(opts: ReportOptions, env: Readonly<Record<string, string | undefined>>): { url: string; jobId: number; token: string } {
+  const need = (flag: string, name: string, value: string | undefined): string => {
+    const text = value ?? env[name];
+    if (text === undefined || text.trim() === '') throw new UsageError(`${name} is not set: gpushare sets it for every job; outside a job pass ${flag}`);
+    return text.trim();
+  };
+  const rawUrl = need('--url', 'GPUSHARE_URL', opts.url);
+  let url: string;
+  try {
+    url = normalizeBaseUrl(rawUrl);
+  } catch (err) {
+    throw new UsageError(`--url / GPUSHARE_URL: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  let jobId = opts.job;
+  if (jobId === undefined) {
+    const text = need('--job', 'GPUSHARE_JOB_ID', undefined);
+    try {
+      jobId = parseJobId(text);
+    } catch (err) {
+      throw new UsageError(`GPUSHARE_JOB_ID: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return { url, jobId, token: need('--token', 'GPUSHARE_JOB_TOKEN', opts.token) };
+}
+
+async function report(opts: ReportOptions, io: CliIo): Promise<void> {
+  if (opts.stepSeconds === undefined && opts.latencySeconds === undefined) throw new UsageError('report needs --step-seconds or --latency-seconds (or both)');
+  const { url, jobId, token } = resolveReportTarget(opts, io.env);
+  const body: QosReportBody = { ...(opts.stepSeconds !== undefined && { stepSeconds: opts.stepSeconds }), ...(opts.latencySeconds !== undefined && { latencySeconds: opts.latencySeconds }) };
+  const answer = await createApiClient({ url, token, fetch: io.fetch }).reportQos(jobId, body);
+  io.stdout(formatQosStatus(answer.jobId, answer.status));
+}
+
+/**
+ * Builds the `report` subcommand.
+ * @param io - Output, environment and clock (default: the real process).
+ * @returns A fresh Command.
+ */
+export function createReportCommand(io: CliIo = processIo()): Command {
+  return new Command('report')
+    .description('report a running job\'s progress against its QoS targets (inside a job: no configuration needed)')
+    .addOption(new Option('--step-seconds <s>', 'seconds the last training step took').argParser((t) => parseQosSeconds('--step-seconds', t)))
+    .addOption(new Option('--latency-seconds <s>', 'seconds a request took (e.g. a recent p99)').argParser((t) => parseQosSeconds('--latency-seconds', t)))
+    .addOption(new Option('--job <id>', 'job id (default: $GPUSHARE_JOB_ID)').argParser(parseJobId))
+    .addOption(new Option('--url <url>', 'server base URL (default: $GPUSHARE_URL)'))
+    .addOption(new Option('--token <token>', 'the job\'s report token, its tenant\'s token or an admin token (default: $GPUSHARE_JOB_TOKEN)'))
+    .action((opts: ReportOptions) => report(opts, io));
+}

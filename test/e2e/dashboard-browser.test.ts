@@ -1,0 +1,140 @@
+/**
+ * The web dashboard in a real browser: Debian's chromium driven by playwright-core against a real
+ * `gpushare serve` with one plain and one MIG A100-80GB (simulated). Logs in with the keyboard,
+ * submits a job through the form and two through the API, and checks by accessible name what the
+ * page draws: job segments on GPU 0 with their exact milli-GPU and memory, the MIG job in GPU 1's
+ * slice layout with its profile, the jobs list, a job's logs, and a live update (a job cancelled
+ * through the API leaves its GPU without a reload). Saves a screenshot to
+ * test-artifacts/dashboard.png and docs/images/dashboard.png.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { requireTool } from '../support/required-tool.js';
+import { api, cleanupServe, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = join(import.meta.dirname, '..', '..');
+const ARTIFACT = join(ROOT, 'test-artifacts', 'dashboard.png');
+const DOC_IMAGE = join(ROOT, 'docs', 'images', 'dashboard.png');
+const LOG_LINE = 'dashboard-log-line-4242';
+/** MiB as the dashboard writes it (web/js/dom.js formatMiB). */
+const gib = (mib: number): string => `${Number.isInteger(mib / 1024) ? mib / 1024 : (mib / 1024).toFixed(1)} GiB`;
+
+describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboard in chromium', () => {
+  let server: ServeHandle;
+  let browser: Browser;
+  let page: Page;
+  const configDir = mkdtempSync(join(tmpdir(), 'gpushare-dashboard-'));
+
+  beforeAll(async () => {
+    // One usage sample a second, so the chart has points within the test.
+    writeFileSync(join(configDir, 'config.yaml'), 'usageHistoryIntervalSeconds: 1\nusagePollIntervalSeconds: 1\n');
+    server = await startServe({ simulateGpus: '1xA100-80GB,1xA100-80GB:mig', extraArgs: ['--config', join(configDir, 'config.yaml')] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      timeout: 30_000,
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    page.setDefaultTimeout(20_000);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (server) await cleanupServe(server);
+    rmSync(configDir, { recursive: true, force: true });
+  });
+
+  it('logs in, draws shared and MIG GPUs with their jobs, shows logs and live updates', async () => {
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('pageerror', (e) => consoleErrors.push(e.message));
+    await page.goto(`${server.url}/`);
+
+    // A wrong token shows the server's message; the right one, typed and sent with Enter, logs in.
+    const token = page.getByLabel('Token', { exact: true });
+    await token.pressSequentially('gs_wrong');
+    await token.press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'token' }).waitFor();
+    await token.fill('');
+    await token.pressSequentially(server.adminToken);
+    await token.press('Enter');
+    await page.getByRole('heading', { name: 'GPUs', exact: true }).waitFor();
+    await page.getByText('Live', { exact: true }).waitFor();
+    await page.evaluate(() => ((globalThis as unknown as { noReload: number }).noReload = 1));
+
+    // Job 1 through the form: 0.4 of a GPU, echoing a known line.
+    await page.getByLabel('Command').fill(`echo ${LOG_LINE}; sleep 60`);
+    await page.getByLabel('Name').fill('form-job');
+    await page.getByLabel('GPU', { exact: true }).fill('0.4');
+    await page.getByRole('button', { name: 'Submit job' }).click();
+    await page.getByRole('status').filter({ hasText: 'Submitted job 1 form-job' }).waitFor();
+    // Job 2 and job 3 through the API: 0.3 of GPU 0 (same mode, mps) and a MIG instance on GPU 1.
+    expect((await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuMilli: 300 }, { tenant: 'default', name: 'api-job' }))).status).toBe(201);
+    expect((await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuMilli: 300, mode: 'mig' }, { tenant: 'default', name: 'mig-job' }))).status).toBe(201);
+    for (const id of [1, 2, 3]) await waitForJob(server, id, (j) => j.state === 'running');
+    const formJob = await waitForJob(server, 1, () => true);
+    expect(formJob.placement.gpus).toMatchObject([{ index: 0, gpuMilli: 400, gpuMemoryMiB: 32768 }]);
+    const migJob = await waitForJob(server, 3, () => true);
+    expect(migJob.placement.gpus[0]).toMatchObject({ index: 1, migProfile: '3g.40gb' });
+    const migOnGpu = (await api(server, 'GET', '/api/v1/gpus')).body.gpus[1].jobs[0];
+    expect(migOnGpu).toMatchObject({ id: 3, migProfile: '3g.40gb', migSlices: 4 });
+
+    // GPU 0: both shares, named with their exact milli-GPU and memory; the free rest.
+    const gpu0 = page.getByRole('group', { name: 'GPU 0 compute: 700 of 1000 milli-GPU allocated', exact: true });
+    await gpu0.getByRole('button', { name: 'GPU 0 A100-80GB: job 1 form-job (default) 400 milli-GPU, 32 GiB', exact: true }).waitFor();
+    await gpu0.getByRole('button', { name: 'GPU 0 A100-80GB: job 2 api-job (default) 300 milli-GPU, 24 GiB', exact: true }).waitFor();
+    await gpu0.getByRole('img', { name: 'GPU 0 A100-80GB: free 300 milli-GPU', exact: true }).waitFor();
+    // GPU 1 (MIG): the job's GPU instance in the slice layout, with its profile name.
+    const last = migOnGpu.migStart + migOnGpu.migSlices - 1;
+    const migLayout = page.getByRole('group', { name: /^GPU 1 MIG layout: 8 memory slices, 1 instance\(s\) in use/ });
+    const gi = migLayout.getByRole('button', { name: `GPU 1 A100-80GB: job 3 mig-job (default) MIG 3g.40gb, slices ${migOnGpu.migStart}–${last}, ${gib(migOnGpu.gpuMemoryMiB)}`, exact: true });
+    await gi.waitFor();
+    expect(await gi.textContent()).toContain('3g.40gb');
+    // The jobs list shows all three running.
+    for (const [id, name] of [[1, 'form-job'], [2, 'api-job'], [3, 'mig-job']] as const) {
+      await page.getByRole('button', { name: `Open job ${id} ${name} (running)`, exact: true }).waitFor();
+    }
+    // Usage history: GPU 0 holds 700 and GPU 1 3 of 7 slices (429 milli-GPU): (700 + 429) / 2000.
+    const deadline = Date.now() + 10_000;
+    let latest: { allocationRatio: number } | undefined;
+    while (Date.now() < deadline) {
+      latest = (await api(server, 'GET', '/api/v1/usage/history')).body.samples.at(-1);
+      if (latest?.allocationRatio === 0.5645) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(latest?.allocationRatio).toBe(0.5645);
+    await page.getByText(/^Now: 56\.\d% of schedulable GPU compute allocated/).waitFor();
+    // Simulated measured use follows the allocation: 700 milli-GPU → 70%.
+    await page.locator('article[data-gpu="0"]').getByText('70% (simulated)', { exact: true }).waitFor();
+    await page.locator('article[data-gpu="1"]').getByText(`${gib(migOnGpu.gpuMemoryMiB)} of 80 GiB`, { exact: true }).waitFor();
+    mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
+    mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
+    await page.screenshot({ path: ARTIFACT, fullPage: true });
+    // The README's picture is refreshed only on request (UPDATE_DOC_IMAGES=1), so test runs leave the tree clean.
+    if (process.env.UPDATE_DOC_IMAGES === '1') copyFileSync(ARTIFACT, DOC_IMAGE);
+    expect(statSync(ARTIFACT).size).toBeGreaterThan(10_000);
+
+    // Keyboard: Enter on job 1's segment opens its panel with the logs; Escape closes it.
+    const segment = gpu0.getByRole('button', { name: /^GPU 0 A100-80GB: job 1 form-job/ });
+    await segment.focus();
+    await page.keyboard.press('Enter');
+    const panel = page.getByRole('dialog', { name: 'Job 1 form-job', exact: true });
+    await panel.waitFor();
+    await panel.getByLabel('Output (stdout) of job 1').filter({ hasText: LOG_LINE }).waitFor();
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'hidden' });
+    expect(await segment.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+
+    // Live: cancelling job 2 through the API removes it from GPU 0 without a reload.
+    expect((await api(server, 'POST', '/api/v1/jobs/2/cancel')).status).toBe(200);
+    await gpu0.getByRole('button', { name: /job 2 api-job/ }).waitFor({ state: 'detached', timeout: 30_000 });
+    await page.getByRole('group', { name: 'GPU 0 compute: 400 of 1000 milli-GPU allocated', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Open job 2 api-job (cancelled)', exact: true }).waitFor();
+    expect(await page.evaluate(() => (globalThis as unknown as { noReload?: number }).noReload)).toBe(1);
+    expect(consoleErrors.filter((e) => !e.includes('401'))).toEqual([]);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * Small DOM and formatting helpers shared by the dashboard's modules. Elements are built with
+ * DOM calls (never innerHTML), so names and commands from the server are always plain text.
+ */
+
+/**
+ * Creates an element. `attrs`: `class`, `text`, `on<Event>` handlers, `hidden`/`disabled` booleans,
+ * `style` objects; every other key is set as an attribute (skipped when null or undefined).
+ * @param {string} tag
+ * @param {Record<string, unknown>} [attrs]
+ * @param {...(Node|string|null|undefined|false)} children
+ * @returns {HTMLElement}
+ */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === 'class') el.className = String(value);
+    else if (key === 'text') el.textContent = String(value);
+    else if (key === 'style') Object.assign(el.style, value);
+    else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2).toLowerCase(), value);
+    else if (value === true) el.setAttribute(key, '');
+    else el.setAttribute(key, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(typeof child === 'string' ? document.createTextNode(child) : child);
+  }
+  return el;
+}
+
+/** Replaces the children of `el`. @param {Element} el @param {...(Node|string)} children */
+export function replaceChildren(el, ...children) {
+  el.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+/**
+ * MiB as GiB text: "20 GiB", "1.5 GiB", or "512 MiB" below 1 GiB.
+ * @param {number} mib
+ */
+export function formatMiB(mib) {
+  if (mib < 1024) return `${Math.round(mib)} MiB`;
+  const gib = mib / 1024;
+  return `${Number.isInteger(gib) ? gib : gib.toFixed(1)} GiB`;
+}
+
+/**
+ * Seconds as a short duration: "45 s", "3 min 5 s", "2 h 4 min".
+ * @param {number} seconds
+ */
+export function formatDuration(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+
+/** A ratio 0..1 as a percentage text, or "—" for null. @param {number|null} ratio */
+export function formatPct(ratio) {
+  return ratio === null || ratio === undefined ? '—' : `${Math.round(ratio * 1000) / 10}%`;
+}
+
+/** An ISO time as local time of day (and date when not today). @param {string|null} iso */
+export function formatTime(iso) {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  const today = new Date().toDateString() === d.toDateString();
+  return today ? d.toLocaleTimeString() : d.toLocaleString();
+}
+
+/**
+ * A stable colour per tenant (hue from a hash of the name). Colour is never the only cue: every
+ * segment also carries the tenant's name in its text and accessible name.
+ * @param {string} tenant
+ */
+export function tenantColor(tenant) {
+  let hash = 0;
+  for (const ch of tenant) hash = (hash * 31 + ch.codePointAt(0)) >>> 0;
+  return `hsl(${hash % 360} 60% 42%)`;
+}
+
+/** "job 3 train-a (alice)": how a job is named in labels. @param {{id:number,name:string,tenant:string}} job */
+export function jobLabel(job) {
+  return `job ${job.id} ${job.name} (${job.tenant})`;
+}
