@@ -40,7 +40,7 @@ function render(snapshot) {
   renderGpus($('gpu-list'), snapshot.gpus, openJob);
   const tenants = [...new Set([...snapshot.quotas.map((q) => q.tenant), ...snapshot.gpus.flatMap((g) => g.jobs.map((j) => j.tenant))])].sort();
   renderLegend($('tenant-legend'), tenants);
-  renderQueue($('queue-body'), snapshot.queue, openJob);
+  renderQueue($('queue-body'), snapshot.queue, openJob, snapshot.queueLength ?? snapshot.queue.length);
   renderJobs($('jobs-body'), snapshot.jobs, openJob);
   renderTenants($('tenants-body'), snapshot.quotas);
   updateTenantChoice(role === 'admin', snapshot.quotas.map((q) => q.tenant));

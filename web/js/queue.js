@@ -8,8 +8,9 @@ import { formatDuration, h, replaceChildren } from './dom.js';
  * @param {HTMLElement} container
  * @param {any[]} queue JobView[] of pending/preempted jobs
  * @param {(jobId: number, opener: HTMLElement) => void} onOpenJob
+ * @param {number} [total] every waiting job (the list may hold only the first of them)
  */
-export function renderQueue(container, queue, onOpenJob) {
+export function renderQueue(container, queue, onOpenJob, total = queue.length) {
   if (queue.length === 0) {
     replaceChildren(container, h('p', { text: 'No job is waiting.' }));
     return;
@@ -26,8 +27,9 @@ export function renderQueue(container, queue, onOpenJob) {
       h('td', { class: 'wait', 'data-since': job.submittedAt, text: formatDuration((Date.now() - Date.parse(job.submittedAt)) / 1000) }),
       h('td', { class: 'reason', text: job.reason ?? '—' }));
   });
-  replaceChildren(container, h('table', { class: 'table' },
-    h('caption', { class: 'visually-hidden', text: `${queue.length} waiting job(s)` }),
+  const more = total > queue.length ? h('p', { class: 'hint', text: `Showing the first ${queue.length} of ${total} waiting jobs (gpushare jobs lists them all).` }) : null;
+  replaceChildren(container, more, h('table', { class: 'table' },
+    h('caption', { class: 'visually-hidden', text: `${total} waiting job(s)` }),
     h('thead', {}, h('tr', {}, ['Job', 'Name', 'Tenant', 'Priority', 'State', 'Waiting', 'Reason'].map((c) => h('th', { scope: 'col', text: c })))),
     h('tbody', {}, rows)));
 }

@@ -14,7 +14,7 @@ import type { ScrapeSnapshot } from './scrape-snapshot.js';
 /** Registers the cluster gauges; returns the function that stops following submits. */
 export function registerClusterMetrics(registry: Registry, plane: ControlPlane, snapshot: () => ScrapeSnapshot): () => void {
   const store = plane.deps.store;
-  const recent: TaskShape[] = store.listJobs().slice(-RECENT_SHAPES_KEPT).flatMap((j) => shapeOfJob(j.gpu) ?? []);
+  const recent: TaskShape[] = store.listJobs({ newest: RECENT_SHAPES_KEPT }).flatMap((j) => shapeOfJob(j.gpu) ?? []);
   let workload = targetWorkloadOf(recent);
   const off = plane.events.on((event) => {
     if (event.type !== 'job' || event.from !== null) return;

@@ -200,7 +200,7 @@ export function createMemoryStore(): StateStore {
         if (states !== null && !states.has(job.state)) continue;
         out.push(job);
       }
-      return out;
+      return filter.newest === undefined ? out : out.slice(-filter.newest);
     },
     listEvents(jobId) {
       open();

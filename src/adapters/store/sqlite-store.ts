@@ -153,19 +153,21 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
   };
   const cache = new ActiveJobCache(db);
 
-  /** `listJobs` statements (ids, and whole rows) by filter shape: tenant or not × number of states. */
+  /** `listJobs` statements (ids, and whole rows) by filter shape: tenant or not × number of states × newest N or all. */
   const listStatements = new Map<string, { ids: Database.Statement<unknown[], number>; rows: Database.Statement<unknown[], JobRow> }>();
-  const listStatement = (byTenant: boolean, stateCount: number) => {
-    const key = `${byTenant ? 'tenant' : 'all'}:${stateCount}`;
+  const listStatement = (byTenant: boolean, stateCount: number, limited: boolean) => {
+    const key = `${byTenant ? 'tenant' : 'all'}:${stateCount}:${limited ? 'newest' : 'every'}`;
     let statements = listStatements.get(key);
     if (statements === undefined) {
       const where: string[] = [];
       if (byTenant) where.push('tenant = ?');
       if (stateCount > 0) where.push(`state IN (${new Array<string>(stateCount).fill('?').join(', ')})`);
       const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+      // The newest N: walk the ids downwards, stop after N, and return them in ascending order.
+      const from = limited ? `(SELECT * FROM jobs${whereSql} ORDER BY id DESC LIMIT ?)` : `jobs${whereSql}`;
       statements = {
-        ids: db.prepare<unknown[], number>(`SELECT id FROM jobs${whereSql} ORDER BY id`).pluck(),
-        rows: db.prepare<unknown[], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs${whereSql} ORDER BY id`).raw(),
+        ids: db.prepare<unknown[], number>(`SELECT id FROM ${from} ORDER BY id`).pluck(),
+        rows: db.prepare<unknown[], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM ${from} ORDER BY id`).raw(),
       };
       listStatements.set(key, statements);
     }
@@ -263,8 +265,9 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
   const listJobsTransaction = db.transaction((filter: JobFilter): JobRecord[] => {
     const states = filter.states === undefined ? [] : [...new Set(filter.states)];
     if (filter.states !== undefined && states.length === 0) return [];
-    const args: unknown[] = filter.tenant === undefined ? states : [filter.tenant, ...states];
-    const statements = listStatement(filter.tenant !== undefined, states.length);
+    const args: unknown[] = filter.tenant === undefined ? [...states] : [filter.tenant, ...states];
+    if (filter.newest !== undefined) args.push(filter.newest);
+    const statements = listStatement(filter.tenant !== undefined, states.length, filter.newest !== undefined);
     const ids = statements.ids.all(...args);
     cache.revalidate(); // after the first read: the cache is checked against this transaction's snapshot
     let misses = 0;

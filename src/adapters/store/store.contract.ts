@@ -117,6 +117,16 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
     });
 
     describe('jobs', () => {
+      it('lists only the newest N matching jobs, in ascending id order', () => {
+        const ids = withJobs(5);
+        const other = store.insertJob(sampleJob('beta'), T0 + 9).id;
+        store.applyJobChanges([ids[1]!, ids[3]!].map((jobId) => ({ jobId, atMs: T0 + 10, to: 'cancelled' as const })));
+        expect(store.listJobs({ newest: 3 }).map((j) => j.id)).toEqual([ids[3], ids[4], other]);
+        expect(store.listJobs({ tenant: 'acme', newest: 2 }).map((j) => j.id)).toEqual([ids[3], ids[4]]);
+        expect(store.listJobs({ states: ['cancelled'], newest: 1 }).map((j) => j.id)).toEqual([ids[3]]);
+        expect(store.listJobs({ tenant: 'acme', states: ['pending'], newest: 10 }).map((j) => j.id)).toEqual([ids[0], ids[2], ids[4]]);
+      });
+
       it('inserts pending jobs with increasing ids, a submit event and the values as written', () => {
         store.createTenant('acme', T0);
         const job = sampleJob('acme', { timeLimitSeconds: null, priority: -7, gpu: { gpuCount: 2, gpuMilli: 1000, gpuMemoryMiB: 81559, mode: 'exclusive' } });

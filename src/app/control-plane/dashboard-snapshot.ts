@@ -4,7 +4,7 @@
  * AdminService, so a tenant's snapshot holds exactly what the JSON routes show that tenant: only its
  * own jobs (other tenants' shares count in each GPU's totals, unnamed) and only its own quota.
  */
-import { TERMINAL_STATES } from '../../core/index.js';
+import { TERMINAL_STATES, type JobState } from '../../core/index.js';
 import type { GpuView, JobView, UsageSampleView } from '../../contract/api.js';
 import type { Principal } from '../auth/tokens.js';
 import type { AdminService } from './admin-service.js';
@@ -16,6 +16,8 @@ import { toJobView } from './views.js';
 
 /** Ended jobs a snapshot lists (the newest). */
 export const RECENT_ENDED_JOBS = 20;
+/** Most waiting jobs one snapshot lists (a deep queue is counted, not sent whole every 500 ms). */
+export const MAX_LISTED_WAITING = 200;
 
 /** The dashboard's data at one moment. */
 export interface DashboardSnapshot {
@@ -32,8 +34,10 @@ export interface DashboardSnapshot {
   readonly gpus: GpuView[];
   /** Active jobs, then the newest `RECENT_ENDED_JOBS` ended ones; by ascending id within each. */
   readonly jobs: JobView[];
-  /** Pending and preempted jobs (with their waiting reason), by ascending id. */
+  /** The first `MAX_LISTED_WAITING` pending and preempted jobs (with their waiting reason), by ascending id. */
   readonly queue: JobView[];
+  /** Every waiting job the caller may see (the queue list may show fewer). */
+  readonly queueLength: number;
   readonly quotas: QuotaUse[];
   /** The newest usage sample, or null before the first. */
   readonly usage: UsageSampleView | null;
@@ -57,13 +61,16 @@ export interface DashboardSources {
 export function dashboardSnapshot(sources: DashboardSources, principal: Principal): DashboardSnapshot {
   const { plane, jobs, admin, usageHistory } = sources;
   const { store } = plane.deps;
-  const active = jobs.list(principal, { all: false });
   // Same visibility as JobService.list: anyone but an admin sees its own tenant's jobs only.
-  const ended = principal.role !== 'admin' && principal.tenant === null ? [] : store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), states: TERMINAL_STATES })
-    .slice(-RECENT_ENDED_JOBS)
-    .map((j) => toJobView(j, plane));
+  const visible = (states: readonly JobState[], newest?: number) => principal.role !== 'admin' && principal.tenant === null ? []
+    : store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), states, ...(newest === undefined ? {} : { newest }) });
+  const placed = visible(['scheduled', 'running']);
+  const waiting = visible(['pending', 'preempted']);
+  const queue = waiting.slice(0, MAX_LISTED_WAITING).map((j) => toJobView(j, plane));
+  const active = [...placed.map((j) => toJobView(j, plane)), ...queue].sort((a, b) => a.id - b.id);
+  const ended = visible(TERMINAL_STATES, RECENT_ENDED_JOBS).map((j) => toJobView(j, plane));
   const counts: Record<string, number> = {};
-  for (const job of active) counts[job.state] = (counts[job.state] ?? 0) + 1;
+  for (const job of [...placed, ...waiting]) counts[job.state] = (counts[job.state] ?? 0) + 1;
   const latest = usageHistory.latest();
   return {
     at: new Date(plane.deps.nowMs()).toISOString(),
@@ -76,7 +83,8 @@ export function dashboardSnapshot(sources: DashboardSources, principal: Principa
     },
     gpus: jobs.gpus(principal),
     jobs: [...active, ...ended],
-    queue: active.filter((j) => j.state === 'pending' || j.state === 'preempted'),
+    queue,
+    queueLength: waiting.length,
     quotas: quotaUse(admin.listTenants(principal), store.listJobs({ states: ['scheduled', 'running'] }), store.listJobs({ states: ['pending', 'preempted'] }), plane.gpuDevices()),
     usage: latest && toUsageSampleView(latest),
   };

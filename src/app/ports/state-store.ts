@@ -151,6 +151,8 @@ export interface JobFilter {
   readonly tenant?: string;
   /** Only jobs in these states. */
   readonly states?: readonly JobState[];
+  /** Only the newest N matching jobs (highest ids), still returned by ascending id. A positive integer. */
+  readonly newest?: number;
 }
 
 /** Thrown when a write conflicts with what is stored (duplicate name, unexpected state). */

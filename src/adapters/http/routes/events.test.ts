@@ -134,6 +134,20 @@ describe('GET /api/v1/events', () => {
     }
   });
 
+  it('lists the first 200 waiting jobs of a deep queue and counts them all', async () => {
+    for (let i = 0; i < 205; i++) expect((await call('POST', '/api/v1/jobs', job('default', `deep-${i}`), admin)).status).toBe(201);
+    const stream = await openStream(server.url, admin);
+    try {
+      const snapshot = await stream.nextSnapshot();
+      // 1 admin-job, 2 team-job, 3 later, then 205 deep ones: 208 waiting, the first 200 listed.
+      expect([snapshot.queueLength, snapshot.queue.length, snapshot.queue[0].id, snapshot.queue.at(-1).id]).toEqual([208, 200, 1, 200]);
+      expect(snapshot.status.jobs).toEqual({ pending: 208 });
+      expect(snapshot.jobs).toHaveLength(200);
+    } finally {
+      stream.close();
+    }
+  });
+
   it('ends open streams when the server closes (close does not wait for them)', async () => {
     const stream = await openStream(server.url, admin);
     await stream.nextSnapshot();
