@@ -13,6 +13,8 @@ export interface ServerBenchOptions {
   readonly baselineWarmupRequests: number;
   /** Wall-clock bound of the baseline loop, s. */
   readonly baselineTimeBoundSeconds: number;
+  /** Scrapes of `GET /metrics` after the submits, one at a time like a Prometheus server. */
+  readonly metricsScrapes: number;
   /** Seed of the job shapes. */
   readonly seed: number;
   /** `--simulate-gpus` of the server. */
@@ -32,6 +34,7 @@ export const DEFAULT_SERVER_BENCH_OPTIONS: ServerBenchOptions = {
   baselineRequests: 10_000,
   baselineWarmupRequests: 1_000,
   baselineTimeBoundSeconds: 30,
+  metricsScrapes: 50,
   seed: 42,
   simulateGpus: '16xA100-80GB',
   // Node refuses --cpu-prof in NODE_OPTIONS, so profiling flags for the server come from here.

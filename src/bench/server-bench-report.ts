@@ -23,6 +23,8 @@ export interface ServerBenchResult {
   readonly submit: LoadFigure;
   /** Submits/s ÷ `/healthz` requests/s. */
   readonly submitToBaselineRatio: number;
+  /** `GET /metrics`, one scrape at a time, after the submits (the whole queue in place). */
+  readonly metrics: LoadFigure;
   readonly scheduler: SchedulerFigure;
   /** Jobs per state at the end of the submit loop (from the status API). */
   readonly jobsByState: Readonly<Record<string, number>>;
@@ -59,7 +61,9 @@ export function formatServerBench(r: ServerBenchResult, heading: string): string
     ['load', 'requests', 'failed', 'wall (s)', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'max (ms)'],
     load('GET /healthz (baseline, HTTP floor)', r.baseline),
     load(`POST /api/v1/jobs (seed ${o.seed}; 1-2 GPUs × 0.1-1.0, 2-40 GiB; sleep 100000)`, r.submit),
+    load('GET /metrics (after the submits, 1 in flight)', r.metrics),
   ], [false, true, true, true, true, true, true, true]));
+  out.push(`/metrics scrape p50 ÷ /healthz p50: ${times(r.metrics.latencyP50Ms / r.baseline.latencyP50Ms, 1)} (${num(r.metrics.latencyP50Ms, 2)} ÷ ${num(r.baseline.latencyP50Ms, 2)} ms)`);
   out.push(`submit throughput ÷ /healthz baseline: ${times(r.submitToBaselineRatio, 3)} (${num(r.submit.requestsPerSecond, 0)} ÷ ${num(r.baseline.requestsPerSecond, 0)} requests/s)`);
   if (r.submit.firstFailure) out.push(`first failed submit: ${r.submit.firstFailure}`);
   out.push(`scheduling passes (GET /api/v1/status at the end; ${s.passes} passes in all, percentiles over the last ${Math.min(s.passes, 4096)}):`

@@ -94,6 +94,10 @@ export async function runServerBench(options: ServerBenchOptions, progress: (mes
     if (submit.firstFailure) progress(`server: first failed submit: ${submit.firstFailure}`);
 
     const endStatus = JSON.parse((await c.call('GET', '/api/v1/status')).body) as { jobs: Record<string, number>; scheduler: SchedulerFigure };
+
+    // Scrapes with the whole queue in place: what a Prometheus server pays every scrape interval.
+    const metrics = await closedLoop(options.metricsScrapes, 1, options.baselineTimeBoundSeconds, () => c.call('GET', '/metrics'));
+    progress(`server: ${metrics.requests} /metrics scrapes, p50 ${num(metrics.latencyP50Ms, 2)} ms, p99 ${num(metrics.latencyP99Ms, 2)} ms`);
     c.close();
     client = null;
 
@@ -115,6 +119,7 @@ export async function runServerBench(options: ServerBenchOptions, progress: (mes
       baseline,
       submit,
       submitToBaselineRatio: submit.requestsPerSecond / baseline.requestsPerSecond,
+      metrics,
       scheduler,
       jobsByState: endStatus.jobs,
       targets: {
