@@ -29,7 +29,9 @@ export function formatGpuBlock(gpu: GpuView): string {
       + `${gpu.allocatedGpuMemoryMiB} / ${gpu.gpuMemoryMiB} MiB allocated, ${gpu.freeGpuMemoryMiB} free`,
   ];
   if (gpu.utilizationGpuPct !== null || gpu.memoryUsedMiB !== null) {
-    lines.push(`  measured: utilization ${gpu.utilizationGpuPct === null ? '-' : `${gpu.utilizationGpuPct}%`}, `
+    // Simulated GPUs have nothing to measure: their figures follow the allocations, and say so.
+    const label = gpu.measuredSource === 'simulated' ? 'simulated' : 'measured';
+    lines.push(`  ${label}: utilization ${gpu.utilizationGpuPct === null ? '-' : `${gpu.utilizationGpuPct}%`}, `
       + `memory used ${gpu.memoryUsedMiB === null ? '-' : `${gpu.memoryUsedMiB} MiB`}`);
   }
   if (gpu.jobs.length === 0) {
