@@ -123,7 +123,7 @@ describe('GET /metrics', () => {
     expect(ended.histogram - base.histogram).toBe(ended.status - base.status);
   });
 
-  it('needs no token by default; with --metrics-require-token answers 401 without a valid one', async () => {
+  it('needs no token by default; with --metrics-require-token only an admin token reads it (401 without a valid one, 403 for a tenant)', async () => {
     const open = await serve('', { simulateGpus: '1xT4' });
     const plain = await scrape(open);
     expect(plain.status).toBe(200);
@@ -134,6 +134,8 @@ describe('GET /metrics', () => {
     const closed = await serve('', { simulateGpus: '1xT4', extraArgs: ['--metrics-require-token'] });
     expect((await scrape(closed)).status).toBe(401);
     expect((await scrape(closed, 'gs_not-a-token')).status).toBe(401);
+    const tenantToken = (await api(closed, 'POST', '/api/v1/tokens', { tenant: 'default' })).body.token as string;
+    expect((await scrape(closed, tenantToken)).status).toBe(403);
     const withToken = await scrape(closed, closed.adminToken);
     expect(withToken.status).toBe(200);
     expect(sampleValue(withToken.samples, 'gpushare_gpu_healthy', { gpu: '0' })).toBe(1);
