@@ -32,7 +32,7 @@ export interface DashboardSnapshot {
     readonly you: { readonly role: Principal['role']; readonly tenant: string | null };
   };
   readonly gpus: GpuView[];
-  /** Active jobs, then the newest `RECENT_ENDED_JOBS` ended ones; by ascending id within each. */
+  /** Scheduled and running jobs, then the newest `RECENT_ENDED_JOBS` ended ones; by ascending id within each (waiting jobs are in `queue`). */
   readonly jobs: JobView[];
   /** The first `MAX_LISTED_WAITING` pending and preempted jobs (with their waiting reason), by ascending id. */
   readonly queue: JobView[];
@@ -67,7 +67,7 @@ export function dashboardSnapshot(sources: DashboardSources, principal: Principa
   const placed = visible(['scheduled', 'running']);
   const waiting = visible(['pending', 'preempted']);
   const queue = waiting.slice(0, MAX_LISTED_WAITING).map((j) => toJobView(j, plane));
-  const active = [...placed.map((j) => toJobView(j, plane)), ...queue].sort((a, b) => a.id - b.id);
+  const running = placed.map((j) => toJobView(j, plane));
   const ended = visible(TERMINAL_STATES, RECENT_ENDED_JOBS).map((j) => toJobView(j, plane));
   const counts: Record<string, number> = {};
   for (const job of [...placed, ...waiting]) counts[job.state] = (counts[job.state] ?? 0) + 1;
@@ -82,7 +82,7 @@ export function dashboardSnapshot(sources: DashboardSources, principal: Principa
       you: { role: principal.role, tenant: principal.tenant },
     },
     gpus: jobs.gpus(principal),
-    jobs: [...active, ...ended],
+    jobs: [...running, ...ended],
     queue,
     queueLength: waiting.length,
     quotas: quotaUse(admin.listTenants(principal), store.listJobs({ states: ['scheduled', 'running'] }), store.listJobs({ states: ['pending', 'preempted'] }), plane.gpuDevices()),

@@ -26,6 +26,17 @@ describe('QosTracker', () => {
     expect(qos.violatingJobs().map((j) => j.jobId)).toEqual([7]);
   });
 
+  it('does not bridge a silence longer than the violation time: the run of misses starts again after it', () => {
+    const { qos } = tracker(2);
+    qos.track(job);
+    expect(qos.report(7, { stepSeconds: 0.9 }, T0)).toEqual([]);
+    // 5 s without a report (> 2 s): this miss starts a new run instead of completing the old one.
+    expect(qos.report(7, { stepSeconds: 0.9 }, T0 + 5_000)).toEqual([]);
+    expect(qos.statusesOf(7)[0]).toMatchObject({ violating: false, missingSinceMs: T0 + 5_000 });
+    expect(qos.report(7, { stepSeconds: 0.9 }, T0 + 6_000)).toEqual([]);
+    expect(qos.report(7, { stepSeconds: 0.9 }, T0 + 7_000).map((c) => [c.change, c.atMs])).toEqual([['violation', T0 + 7_000]]);
+  });
+
   it('recovers on the first met report (equal to the target meets it) and restarts the run after', () => {
     const { qos } = tracker(10);
     qos.track(job);

@@ -153,6 +153,7 @@ export class QosTracker {
     for (const [kind, k] of state.kinds) {
       const value = report[QOS_REPORT_FIELDS[kind]];
       if (value === undefined) continue;
+      const previousReportAtMs = k.lastReportAtMs;
       k.lastObservedSeconds = value;
       k.lastReportAtMs = atMs;
       k.reports += 1;
@@ -164,6 +165,9 @@ export class QosTracker {
         }
         continue;
       }
+      // A run of misses spans reports at most the violation time apart: a job that fell silent for
+      // longer was not judged meanwhile, so its run starts again at this miss.
+      if (!k.violating && previousReportAtMs !== null && atMs - previousReportAtMs > this.options.violationSeconds * 1000) k.missingSinceMs = atMs;
       k.missingSinceMs ??= atMs;
       const raised = this.judge(state.job, kind, k, atMs);
       if (raised) changes.push(raised);

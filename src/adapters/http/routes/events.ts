@@ -4,8 +4,10 @@
  *
  * - `event: snapshot`: the whole dashboard snapshot the caller may see (dashboard-snapshot.ts; a
  *   tenant's holds only its jobs), once at connect and then at most every `SNAPSHOT_MIN_GAP_MS`
- *   while the control plane reports events (job transitions, passes, GPU changes, QoS) and after
- *   each usage sample (measured use changes without a plane event);
+ *   while the control plane reports events (job transitions, passes that placed jobs, GPU changes,
+ *   QoS) and after each usage sample (measured use and waiting reasons change without an event);
+ *   a client that does not read gets the latest snapshot once its socket drains, and is dropped
+ *   when `MAX_BUFFERED_BYTES` wait for it;
  * - `event: usage`: each new usage-history sample (the chart's next point);
  * - a `: heartbeat` comment every `HEARTBEAT_MS`, so proxies and clients see the stream is alive.
  *
@@ -21,6 +23,8 @@ import type { Api } from './jobs.js';
 export const SNAPSHOT_MIN_GAP_MS = 500;
 /** Time between heartbeat comments, ms. */
 export const HEARTBEAT_MS = 15_000;
+/** Bytes a stream may hold unsent for a client that does not read before it is dropped. */
+export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 /** Registers the event-stream route. */
 export function registerEventRoutes(api: Api, services: ServerServices): void {
@@ -35,13 +39,28 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
     const raw: ServerResponse = reply.raw;
     reply.hijack();
     raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    // Backpressure: a client that does not read gets no new snapshot until its socket drains (the
+    // latest state is sent then), and is dropped once MAX_BUFFERED_BYTES are waiting for it.
+    let congested = false;
     const write = (text: string): void => {
-      if (!raw.writableEnded && !raw.destroyed) raw.write(text);
+      if (raw.writableEnded || raw.destroyed) return;
+      if (raw.writableLength > MAX_BUFFERED_BYTES) {
+        close(true);
+        return;
+      }
+      if (!raw.write(text) && !congested) {
+        congested = true;
+        raw.once('drain', () => {
+          congested = false;
+          schedule();
+        });
+      }
     };
     let lastSentMs = 0;
     let pending: NodeJS.Timeout | null = null;
     const sendSnapshot = (): void => {
       pending = null;
+      if (congested) return; // sent when the socket drains
       lastSentMs = Date.now();
       try {
         write(`event: snapshot\ndata: ${JSON.stringify(dashboardSnapshot(services, principal))}\n\n`);
@@ -53,7 +72,10 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
       if (pending !== null) return;
       pending = setTimeout(sendSnapshot, Math.max(0, lastSentMs + SNAPSHOT_MIN_GAP_MS - Date.now()));
     };
-    const offPlane = services.plane.events.on(schedule);
+    // A pass that placed nothing changes only waiting reasons; they follow with the next usage sample.
+    const offPlane = services.plane.events.on((event) => {
+      if (event.type !== 'pass' || event.placedJobs > 0) schedule();
+    });
     // A new usage sample also refreshes the snapshot: measured use changes without any plane event.
     const offUsage = services.usageHistory.onSample((sample) => {
       write(`event: usage\ndata: ${JSON.stringify(toUsageSampleView(sample))}\n\n`);
@@ -63,15 +85,17 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
     let closed = false;
     /** Stops this stream; `destroy` also drops the connection (the server is closing). */
     const close = (destroy = false): void => {
+      if (!closed) {
+        closed = true;
+        offPlane();
+        offUsage();
+        clearInterval(heartbeat);
+        if (pending !== null) clearTimeout(pending);
+        open.delete(close);
+        // End the chunked response first, so that the client sees a complete stream.
+        if (!raw.writableEnded) raw.end();
+      }
       if (destroy) raw.socket?.destroySoon();
-      if (closed) return;
-      closed = true;
-      offPlane();
-      offUsage();
-      clearInterval(heartbeat);
-      if (pending !== null) clearTimeout(pending);
-      open.delete(close);
-      if (!raw.writableEnded) raw.end();
     };
     open.add(close);
     raw.on('close', () => close());
