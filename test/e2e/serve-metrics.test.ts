@@ -79,7 +79,7 @@ describe('GET /metrics', () => {
     expect(sampleValue(samples, 'gpushare_gpu_allocated_milli', gl)).toBe(800);
     expect(sampleValue(samples, 'gpushare_cluster_allocation_ratio')).toBe(0.8);
     expect(sampleValue(samples, 'gpushare_cluster_allocated_milli')).toBe(800);
-    expect(sampleValue(samples, 'gpushare_cluster_gpu_milli_total')).toBe(1000);
+    expect(sampleValue(samples, 'gpushare_cluster_capacity_milli')).toBe(1000);
     expect(sampleValue(samples, 'gpushare_gpu_jobs', gl)).toBe(2);
     expect(sampleValue(samples, 'gpushare_gpu_info', { ...gl, name: 'Simulated A100-80GB', simulated: 'true', mig_enabled: 'false' })).toBe(1);
     const jobs = findSamples(samples, 'gpushare_job_allocated_milli');

@@ -29,9 +29,9 @@ export function registerClusterMetrics(registry: Registry, plane: ControlPlane, 
   const single = (name: string, help: string, value: (u: ReturnType<typeof usage>) => number): void => {
     collectedGauge(registry, { name, help, labelNames: [], fill: (set) => set({}, value(usage())) });
   };
-  single('gpushare_cluster_gpu_milli_total', 'Schedulable capacity, milli-GPU: 1000 × schedulable GPUs.', (u) => u.gpuMilliTotal);
+  single('gpushare_cluster_capacity_milli', 'Schedulable capacity, milli-GPU: 1000 × schedulable GPUs.', (u) => u.gpuMilliTotal);
   single('gpushare_cluster_allocated_milli', 'Compute allocated on schedulable GPUs, milli-GPU (MIG: instances\' compute slices in milli-GPU).', (u) => u.allocatedMilli);
-  single('gpushare_cluster_allocation_ratio', 'gpushare_cluster_allocated_milli / gpushare_cluster_gpu_milli_total, 0..1 (0 when no GPU is schedulable).', (u) => u.allocationRatio);
+  single('gpushare_cluster_allocation_ratio', 'gpushare_cluster_allocated_milli / gpushare_cluster_capacity_milli, 0..1 (0 when no GPU is schedulable).', (u) => u.allocationRatio);
   single('gpushare_cluster_fragmentation_milli', 'FGD fragmentation (Weng et al., ATC\'23) of the schedulable non-MIG GPUs, milli-GPU: idle compute that the recent job shapes could not use.', (u) => u.fragmentationMilli);
   single('gpushare_cluster_fragmentation_ratio', 'gpushare_cluster_fragmentation_milli / idle milli-GPU of those GPUs (weighted by the target workload), 0..1.', (u) => u.fragmentationRatio);
   return off;
