@@ -1,12 +1,48 @@
 import { describe, expect, it } from 'vitest';
 import { buildSubmitBody } from './submit-command.js';
 import { formatQosStatus, parseQosSeconds, resolveReportTarget } from './report.js';
+import { startFakeApiServer } from '../adapters/http-client/testing/fake-api-server.js';
+import { runClientCli } from './testing/run-client-cli.js';
 
 describe('gpushare report', () => {
-  it('parses seconds: positive, finite, at most one day', () => {
-    expect([parseQosSeconds('--step-seconds', '0.62'), parseQosSeconds('--step-seconds', '12'), parseQosSeconds('--step-seconds', '.5')]).toEqual([0.62, 12, 0.5]);
-    for (const bad of ['0', '-1', 'abc', '1e9', 'Infinity', '']) {
+  it('parses seconds: positive, at most one day; a number out of range is named as such', () => {
+    expect([parseQosSeconds('--step-seconds', '0.62'), parseQosSeconds('--step-seconds', '12'), parseQosSeconds('--step-seconds', '.5'), parseQosSeconds('--step-seconds', '86400')]).toEqual([0.62, 12, 0.5, 86400]);
+    for (const bad of ['abc', 'NaN', 'Infinity', '', '1.2.3', '0x10']) {
       expect(() => parseQosSeconds('--step-seconds', bad)).toThrow(`--step-seconds: '${bad}' is not a number of seconds; expected a positive number up to 86400 (e.g. 0.5)`);
+    }
+    for (const low of ['0', '-1', '-0.5', '1e-400']) expect(() => parseQosSeconds('--step-seconds', low)).toThrow(`--step-seconds: must be greater than 0, got '${low}'`);
+    for (const high of ['86401', '1e9', '1e308', '1e999']) expect(() => parseQosSeconds('--step-seconds', high)).toThrow(`--step-seconds: must be at most 86400, got '${high}'`);
+  });
+
+  it('exits 2 naming the range for --step-seconds, --qos-step-seconds and --qos-latency-seconds out of range', async () => {
+    const env = { GPUSHARE_URL: 'http://127.0.0.1:1', GPUSHARE_JOB_ID: '7', GPUSHARE_JOB_TOKEN: 'gs_x', GPUSHARE_TOKEN: 'gs_x', XDG_CONFIG_HOME: '/nonexistent' };
+    const cases: [string[], string][] = [
+      [['report', '--step-seconds', '0'], "error: option '--step-seconds <s>' argument '0' is invalid. --step-seconds: must be greater than 0, got '0'\n"],
+      [['report', '--step-seconds', '86401'], "error: option '--step-seconds <s>' argument '86401' is invalid. --step-seconds: must be at most 86400, got '86401'\n"],
+      [['report', '--step-seconds', 'abc'], "error: option '--step-seconds <s>' argument 'abc' is invalid. --step-seconds: 'abc' is not a number of seconds; expected a positive number up to 86400 (e.g. 0.5)\n"],
+      [['submit', '--qos-step-seconds', '-1', '--', 'true'], "error: option '--qos-step-seconds <s>' argument '-1' is invalid. --qos-step-seconds: must be greater than 0, got '-1'\n"],
+      [['submit', '--qos-latency-seconds', '1e308', '--', 'true'], "error: option '--qos-latency-seconds <s>' argument '1e308' is invalid. --qos-latency-seconds: must be at most 86400, got '1e308'\n"],
+    ];
+    for (const [args, stderr] of cases) {
+      const run = await runClientCli(args, { env });
+      expect([run.code, run.stderr]).toEqual([2, stderr]);
+    }
+  });
+
+  it('on a refused token (401) points at --token and GPUSHARE_JOB_TOKEN, not the CLI config file', async () => {
+    const unknown = 'unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)';
+    let message = unknown;
+    const server = await startFakeApiServer(() => ({ status: 401, body: { error: { code: 'GPUSHARE_UNAUTHENTICATED', message } } }));
+    try {
+      const env = { GPUSHARE_URL: server.url, GPUSHARE_JOB_ID: '7', GPUSHARE_JOB_TOKEN: 'gs_old', XDG_CONFIG_HOME: '/nonexistent' };
+      const run = await runClientCli(['report', '--step-seconds', '0.5'], { env });
+      expect([run.code, run.stderr]).toEqual([1, `error: ${unknown} (check --token or GPUSHARE_JOB_TOKEN)\n`]);
+      expect(server.requests[0]?.headers.authorization).toBe('Bearer gs_old');
+      message = 'missing bearer token';
+      const other = await runClientCli(['report', '--step-seconds', '0.5'], { env });
+      expect([other.code, other.stderr]).toEqual([1, 'error: missing bearer token (check --token or GPUSHARE_JOB_TOKEN; a job\'s token stops working when its attempt ends)\n']);
+    } finally {
+      await server.close();
     }
   });
 

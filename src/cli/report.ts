@@ -3,11 +3,13 @@
  * progress against its QoS targets (docs/qos.md). It needs no configuration inside a job: the
  * server, the job id and the job's report token come from GPUSHARE_URL, GPUSHARE_JOB_ID and
  * GPUSHARE_JOB_TOKEN, which gpushare sets for every attempt; `--url`, `--job` and `--token`
- * override them. Exit 0 on success, 1 with the server's message when it refuses the report, 2 for
+ * override them. Exit 0 on success, 1 with the server's message when it refuses the report (for a
+ * refused token with a hint about --token / GPUSHARE_JOB_TOKEN), 2 for
  * a usage error (a missing variable is named), 3 when the server cannot be reached.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createApiClient, normalizeBaseUrl } from '../adapters/http-client/api-client.js';
+import { ApiError } from '../adapters/http-client/api-errors.js';
 import type { QosReportBody, QosStatusView } from '../contract/api.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { UsageError } from './exit-codes.js';
@@ -17,15 +19,20 @@ import { parseJobId } from './option-parsers.js';
 export const MAX_QOS_SECONDS = 86_400;
 
 /**
- * Parses a QoS duration in seconds: a positive, finite decimal number up to one day (`0.5`, `12`).
+ * Parses a QoS duration in seconds: a positive decimal number up to one day (`0.5`, `12`, `5e-1`).
+ * A number out of range is named as such (`must be greater than 0`, `must be at most 86400`); only
+ * text that is no decimal number (`abc`, `NaN`, `Infinity`, empty) is "not a number of seconds".
  * @param flag the flag, for the message
  * @throws InvalidArgumentError naming the flag and the allowed values
  */
 export function parseQosSeconds(flag: string, text: string): number {
-  const value = /^\s*(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isFinite(value) || value <= 0 || value > MAX_QOS_SECONDS) {
+  if (!/^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(text)) {
     throw new InvalidArgumentError(`${flag}: '${text}' is not a number of seconds; expected a positive number up to ${MAX_QOS_SECONDS} (e.g. 0.5)`);
   }
+  const value = Number(text);
+  if (value <= 0) throw new InvalidArgumentError(`${flag}: must be greater than 0, got '${text}'`);
+  // 1e999 parses as Infinity: too big, like 86401.
+  if (value > MAX_QOS_SECONDS) throw new InvalidArgumentError(`${flag}: must be at most ${MAX_QOS_SECONDS}, got '${text}'`);
   return value;
 }
 
@@ -80,8 +87,28 @@ async function report(opts: ReportOptions, io: CliIo): Promise<void> {
   if (opts.stepSeconds === undefined && opts.latencySeconds === undefined) throw new UsageError('report needs --step-seconds or --latency-seconds (or both)');
   const { url, jobId, token } = resolveReportTarget(opts, io.env);
   const body: QosReportBody = { ...(opts.stepSeconds !== undefined && { stepSeconds: opts.stepSeconds }), ...(opts.latencySeconds !== undefined && { latencySeconds: opts.latencySeconds }) };
-  const answer = await createApiClient({ url, token, fetch: io.fetch }).reportQos(jobId, body);
+  let answer;
+  try {
+    answer = await createApiClient({ url, token, fetch: io.fetch }).reportQos(jobId, body);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) throw new ReportTokenError(err.message);
+    throw err;
+  }
   io.stdout(formatQosStatus(answer.jobId, answer.status));
+}
+
+/**
+ * The server refused `report`'s token (401). Its message gets a hint about where `report` reads its
+ * token (not the CLI config file or GPUSHARE_TOKEN, which other commands read); exit 1 like any
+ * refused call.
+ */
+export class ReportTokenError extends Error {
+  constructor(serverMessage: string) {
+    // The server's "unknown token" already says that a job's token ends with its attempt.
+    const ends = /attempt ends/.test(serverMessage) ? '' : '; a job\'s token stops working when its attempt ends';
+    super(`${serverMessage} (check --token or GPUSHARE_JOB_TOKEN${ends})`);
+    this.name = 'ReportTokenError';
+  }
 }
 
 /**

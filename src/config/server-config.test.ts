@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defaultDataDir, parseServerConfigFile, resolveServerConfig } from './server-config.js';
+import { z } from 'zod';
+import { defaultDataDir, parseServerConfigFile, resolveServerConfig, ServerConfigFileSchema } from './server-config.js';
 
 const host = { cpuMilli: 8000, hostMemoryMiB: 32768, env: { HOME: '/home/u' }, hostName: 'gpu-host-1' };
 
@@ -38,6 +39,26 @@ describe('server config', () => {
     expect(() => parseServerConfigFile('metricsRequireToken: yes please\n', 'm.yaml')).toThrow(/m\.yaml: metricsRequireToken: /);
   });
 
+  it('names the whole allowed range and the value given for a number out of range', () => {
+    expect(() => parseServerConfigFile('usagePollIntervalSeconds: 0\n', 'm.yaml')).toThrow(/^m\.yaml: usagePollIntervalSeconds: must be between 0\.05 and 3600, got 0$/);
+    expect(() => parseServerConfigFile('usagePollIntervalSeconds: 4000\n', 'm.yaml')).toThrow(/^m\.yaml: usagePollIntervalSeconds: must be between 0\.05 and 3600, got 4000$/);
+    expect(() => parseServerConfigFile('qosViolationSeconds: -1\n', 'q.yaml')).toThrow(/^q\.yaml: qosViolationSeconds: must be greater than 0 and at most 86400, got -1$/);
+    expect(() => parseServerConfigFile('qosViolationSeconds: 0\n', 'q.yaml')).toThrow(/^q\.yaml: qosViolationSeconds: must be greater than 0 and at most 86400, got 0$/);
+    expect(() => parseServerConfigFile('port: 70000\n', 'c.yaml')).toThrow(/^c\.yaml: port: must be a whole number between 0 and 65535, got 70000$/);
+    expect(() => parseServerConfigFile('port: 1.5\n', 'c.yaml')).toThrow(/^c\.yaml: port: must be a whole number between 0 and 65535, got 1\.5$/);
+    expect(() => parseServerConfigFile('port: -1.5\n', 'c.yaml')).toThrow(/^c\.yaml: port: must be a whole number between 0 and 65535, got -1\.5$/);
+    expect(() => parseServerConfigFile('preemptionMinRunSeconds: -2\n', 'c.yaml')).toThrow(/^c\.yaml: preemptionMinRunSeconds: must be at least 0, got -2$/);
+    expect(() => parseServerConfigFile('hostCpuMilli: -1\n', 'c.yaml')).toThrow(/^c\.yaml: hostCpuMilli: must be a whole number, at least 0, got -1$/);
+    expect(() => parseServerConfigFile('timesliceOvercommitRatio: 17\nstopGraceSeconds: -1\n', 'c.yaml'))
+      .toThrow(/^c\.yaml: timesliceOvercommitRatio: must be between 1 and 16, got 17; stopGraceSeconds: must be between 0 and 3600, got -1$/);
+  });
+
+  it('trims nodeName and rejects a blank one', () => {
+    expect(resolveServerConfig(parseServerConfigFile('nodeName: "  rack-7 "\n', 'c.yaml'), {}, host).nodeName).toBe('rack-7');
+    expect(() => parseServerConfigFile('nodeName: "   "\n', 'c.yaml')).toThrow(/^c\.yaml: nodeName: must not be blank$/);
+    expect(() => parseServerConfigFile('nodeName: ""\n', 'c.yaml')).toThrow(/^c\.yaml: nodeName: must not be blank$/);
+  });
+
   it('uses XDG_DATA_HOME when set', () => {
     expect(defaultDataDir({ XDG_DATA_HOME: '/data', HOME: '/home/u' })).toBe('/data/gpushare');
   });
@@ -46,6 +67,18 @@ describe('server config', () => {
     expect(() => parseServerConfigFile('prot: 1\n', 'my.yaml')).toThrow(/my\.yaml: .*prot/);
     expect(() => parseServerConfigFile('freezer: ice\n', 'my.yaml')).toThrow(/my\.yaml: freezer: .*'auto' \| 'cgroup-v2' \| 'cgroup-v1' \| 'signals'/);
     expect(() => parseServerConfigFile('port: [', 'my.yaml')).toThrow(/my\.yaml: not valid YAML/);
+  });
+
+  it('docs/server.md lists every key with its range, as the error messages word it', () => {
+    const doc = readFileSync(new URL('../../docs/server.md', import.meta.url), 'utf8');
+    for (const [key, field] of Object.entries(ServerConfigFileSchema.shape)) {
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${key}\` |`));
+      expect(row, key).toBeDefined();
+      const inner = field.unwrap();
+      if (inner instanceof z.ZodNumber) {
+        for (const bound of [inner.minValue, inner.maxValue]) if (bound !== null) expect(row, key).toContain(String(bound));
+      }
+    }
   });
 
   it('accepts the shipped example file', () => {

@@ -46,11 +46,11 @@ export const ServerConfigFileSchema = z.object({
   preemptionMinRunSeconds: z.number().min(0).optional(),
   /** Most times one job is preempted. Default 5. */
   maxPreemptionsPerJob: z.number().int().min(0).max(1000).optional(),
-  /** Value of the `node` label of the Prometheus metrics (docs/metrics.md). Default: the host name. */
-  nodeName: z.string().min(1).max(253).optional(),
+  /** Value of the `node` label of the Prometheus metrics (docs/metrics.md), surrounding whitespace trimmed; not blank, at most 253 characters. Default: the host name. */
+  nodeName: z.string().trim().min(1, 'must not be blank').max(253).optional(),
   /** How often GPU utilization and memory used are measured (nvidia-smi, or derived for simulated GPUs), seconds. Default 5. */
   usagePollIntervalSeconds: z.number().min(0.05).max(3600).optional(),
-  /** Whether `GET /metrics` needs a bearer token like `/api/v1` (any valid token). Default false. */
+  /** Whether `GET /metrics` needs an admin bearer token (its series name every tenant's jobs). Default false. */
   metricsRequireToken: z.boolean().optional(),
   /** A job's QoS target missed for this long is a violation, seconds (docs/qos.md). Default 60. */
   qosViolationSeconds: z.number().gt(0).max(86_400).optional(),
@@ -113,9 +113,44 @@ export function parseServerConfigFile(text: string, fileName: string): ServerCon
   }
   const parsed = ServerConfigFileSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`${fileName}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ')}`);
+    // A key breaking two checks (`port: -1.5`) gets the same range message twice: keep one.
+    const messages = new Set(parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${issueMessage(i, raw)}`));
+    throw new Error(`${fileName}: ${[...messages].join('; ')}`);
   }
   return parsed.data;
+}
+
+/**
+ * The message of one schema issue. A number out of range (or not whole where a whole number is
+ * needed) names the key's whole allowed range, read from the schema, and the value given:
+ * `must be between 0.05 and 3600, got 0`, `must be greater than 0 and at most 86400, got -1`,
+ * `must be a whole number, at least 0, got 1.5`.
+ */
+function issueMessage(issue: z.ZodIssue, raw: unknown): string {
+  const range = issue.code === 'too_small' || issue.code === 'too_big' || issue.code === 'not_finite' || (issue.code === 'invalid_type' && issue.expected === 'integer');
+  if (!range) return issue.message;
+  const key = issue.path.length === 1 ? issue.path[0] : undefined;
+  const field = typeof key === 'string' && Object.hasOwn(ServerConfigFileSchema.shape, key) ? ServerConfigFileSchema.shape[key as keyof ServerConfigFile] : undefined;
+  const inner = field instanceof z.ZodOptional ? (field.unwrap() as z.ZodTypeAny) : field;
+  if (!(inner instanceof z.ZodNumber)) return issue.message;
+  const given = (raw as Record<string, unknown>)[key as string];
+  return `must be ${numberRange(inner)}, got ${String(given)}`;
+}
+
+/** The allowed values of a number schema in words: `between 1 and 16`, `greater than 0 and at most 86400`, `a whole number between 0 and 65535`, `a whole number, at least 0`. */
+function numberRange(schema: z.ZodNumber): string {
+  let min: { value: number; inclusive: boolean } | null = null;
+  let max: { value: number; inclusive: boolean } | null = null;
+  for (const check of schema._def.checks) {
+    if (check.kind === 'min' && (min === null || check.value > min.value || (check.value === min.value && !check.inclusive))) min = { value: check.value, inclusive: check.inclusive };
+    if (check.kind === 'max' && (max === null || check.value < max.value || (check.value === max.value && !check.inclusive))) max = { value: check.value, inclusive: check.inclusive };
+  }
+  const bounds = min !== null && max !== null && min.inclusive && max.inclusive ? `between ${min.value} and ${max.value}` : [
+    ...(min === null ? [] : [min.inclusive ? `at least ${min.value}` : `greater than ${min.value}`]),
+    ...(max === null ? [] : [max.inclusive ? `at most ${max.value}` : `less than ${max.value}`]),
+  ].join(' and ');
+  if (!schema.isInt) return bounds === '' ? 'a number' : bounds;
+  return bounds === '' ? 'a whole number' : bounds.startsWith('between') ? `a whole number ${bounds}` : `a whole number, ${bounds}`;
 }
 
 /** Merges file and flag settings (flags win) over the defaults; `host.hostName` is the default `nodeName` (else os.hostname()). */
