@@ -64,7 +64,7 @@ export const SubmitJobSchema = z.object({
   command: z.array(NO_NUL).min(1, 'command needs at least the program to run').max(4096).describe('argv; command[0] must be an executable on PATH or a path'),
   workingDirectory: NO_NUL.pipe(z.string().startsWith('/', 'workingDirectory must be an absolute path')).optional().describe('absolute directory the job runs in; default: the server\'s data dir for the job'),
   environment: z.record(ENV_NAME, NO_NUL).default({}).describe('extra environment variables; names matching [A-Za-z_][A-Za-z0-9_]*; CUDA_VISIBLE_DEVICES, CUDA_MPS_* and GPUSHARE_* are set by gpushare and cannot be given'),
-  tenant: TENANT_NAME.optional().describe('owner; tenant tokens may omit it (their tenant) — admins must give it'),
+  tenant: TENANT_NAME.optional().describe('owner; tenant tokens may omit it (their tenant); an admin\'s job without it goes to tenant default'),
   name: NO_NUL.pipe(z.string().min(1).max(200)).optional().describe('display name; default: the program name'),
   priority: z.union([z.number().int().min(0).max(1_000_000), z.enum(PRIORITY_CLASS_NAMES)], { errorMap: () => ({ message: 'priority must be an integer 0-1000000 or one of low, normal, high, critical' }) }).default('normal').describe('a number (higher is more important) or a class: low, normal, high, critical'),
   preemptible: z.boolean().optional().describe('may be preempted (checkpoint protocol) for a more important job; default: true below priority high (900)'),

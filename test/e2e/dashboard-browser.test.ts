@@ -4,7 +4,8 @@
  * submits a job through the form and two through the API, and checks by accessible name what the
  * page draws: job segments on GPU 0 with their exact milli-GPU and memory, the MIG job in GPU 1's
  * slice layout with its profile, the jobs list, a job's logs, and a live update (a job cancelled
- * through the API leaves its GPU without a reload). Saves a screenshot to
+ * through the API leaves its GPU without a reload), a job's QoS badge changing live after a report
+ * and its QoS section in the job panel, and tenant colours (spread hues, AA contrast). Saves a screenshot to
  * test-artifacts/dashboard.png and docs/images/dashboard.png.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -121,6 +122,9 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     // Keyboard: Enter on job 1's segment opens its panel with the logs; Escape closes it.
     const segment = gpu0.getByRole('button', { name: /^GPU 0 A100-80GB: job 1 form-job/ });
     await segment.focus();
+    // Live updates (a usage sample a second) re-render the GPUs; focus stays on the same segment.
+    await page.waitForTimeout(1500);
+    expect(await segment.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
     await page.keyboard.press('Enter');
     const panel = page.getByRole('dialog', { name: 'Job 1 form-job', exact: true });
     await panel.waitFor();
@@ -134,6 +138,39 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     await gpu0.getByRole('button', { name: /job 2 api-job/ }).waitFor({ state: 'detached', timeout: 30_000 });
     await page.getByRole('group', { name: 'GPU 0 compute: 400 of 1000 milli-GPU allocated', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Open job 2 api-job (cancelled)', exact: true }).waitFor();
+
+    // QoS: job 4 declares a step target; its row says so in words, and a report turns it to "QoS ok" live.
+    expect((await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuMilli: 100 }, { tenant: 'default', name: 'qos-job', qos: { stepSeconds: 0.5 } }))).status).toBe(201);
+    await waitForJob(server, 4, (j) => j.state === 'running');
+    const qosRow = page.locator('tr[data-job="4"]');
+    await qosRow.getByRole('button', { name: 'Open job 4 qos-job (running)', exact: true }).waitFor();
+    await qosRow.getByText('QoS: no report yet', { exact: true }).waitFor();
+    expect(await page.locator('tr[data-job="1"]').getByRole('cell').nth(4).textContent()).toBe('—');
+    const report = await api(server, 'POST', '/api/v1/jobs/4/qos-reports', { stepSeconds: 0.4 });
+    expect(report.status).toBe(200);
+    expect(report.body.status).toMatchObject([{ kind: 'step', targetSeconds: 0.5, lastObservedSeconds: 0.4, reports: 1, violating: false }]);
+    await qosRow.getByText('QoS ok', { exact: true }).waitFor();
+    await qosRow.getByText('QoS: no report yet', { exact: true }).waitFor({ state: 'detached' });
+    // The job panel lists the target with its latest value, state and violations.
+    await qosRow.getByRole('button', { name: 'Open job 4 qos-job (running)', exact: true }).click();
+    const qosPanel = page.getByRole('dialog', { name: 'Job 4 qos-job', exact: true });
+    const qosSection = qosPanel.getByRole('region', { name: 'QoS', exact: true });
+    const stepRow = qosSection.getByRole('table', { name: 'QoS targets of job 4', exact: true }).getByRole('row', { name: /^step 0\.5 s 0\.4 s/ });
+    await stepRow.waitFor();
+    expect(await stepRow.getByRole('cell').allTextContents()).toEqual([expect.stringMatching(/^0\.5 s$/), expect.stringMatching(/^0\.4 s \(.+, 1 report\(s\)\)$/), 'ok', '0']);
+    await page.keyboard.press('Escape');
+    await qosPanel.waitFor({ state: 'hidden' });
+
+    // Tenant colours: names that differ in one character get clearly different hues, and the
+    // white segment text keeps WCAG AA contrast on every one.
+    const colours = await page.evaluate(`import('/js/dom.js').then((m) => ['team-a', 'team-b', 'team-c', 'default'].map((t) => {
+      const [hue, sat, light] = m.tenantColor(t).match(/[\\d.]+/g).map(Number);
+      return { hue, contrast: m.contrastWithWhite(hue, sat / 100, light / 100) };
+    }))`) as { hue: number; contrast: number }[];
+    const hueGap = (a: number, b: number): number => Math.min(Math.abs(a - b), 360 - Math.abs(a - b));
+    for (const [a, b] of [[0, 1], [1, 2], [0, 2]] as const) expect(hueGap(colours[a]!.hue, colours[b]!.hue)).toBeGreaterThan(60);
+    for (const c of colours) expect(c.contrast).toBeGreaterThanOrEqual(4.5);
+
     expect(await page.evaluate(() => (globalThis as unknown as { noReload?: number }).noReload)).toBe(1);
     expect(consoleErrors.filter((e) => !e.includes('401'))).toEqual([]);
   });

@@ -68,15 +68,43 @@ export function formatTime(iso) {
   return today ? d.toLocaleTimeString() : d.toLocaleString();
 }
 
+/** The golden angle in degrees: consecutive hashes land far apart on the colour wheel. */
+const GOLDEN_ANGLE = 137.508;
+/** Least contrast of segment text (white, `.seg`/`.mig-gi` in style.css) on a tenant colour: WCAG AA (4.5:1) for normal text, with a margin for 8-bit rounding. */
+const MIN_CONTRAST = 4.6;
+
+/** Relative luminance (WCAG 2) of an HSL colour. @param {number} hue @param {number} sat 0..1 @param {number} light 0..1 */
+function hslLuminance(hue, sat, light) {
+  const a = sat * Math.min(light, 1 - light);
+  const channel = (n) => {
+    const k = (n + hue / 30) % 12;
+    const c = light - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(0) + 0.7152 * channel(8) + 0.0722 * channel(4);
+}
+
+/** WCAG contrast ratio of white text on an HSL colour. @param {number} hue @param {number} sat @param {number} light */
+export function contrastWithWhite(hue, sat, light) {
+  return 1.05 / (hslLuminance(hue, sat, light) + 0.05);
+}
+
 /**
- * A stable colour per tenant (hue from a hash of the name). Colour is never the only cue: every
- * segment also carries the tenant's name in its text and accessible name.
+ * A stable colour per tenant: the hue is the name's hash times the golden angle (mod 360), so
+ * names that differ by one character (team-a, team-b, team-c) get hues about 137° apart; the
+ * lightness alternates between two steps, and is lowered where needed until the white segment
+ * text has at least 4.5:1 contrast (WCAG AA). Colour is never the only cue: every segment also
+ * carries the tenant's name in its text and accessible name.
  * @param {string} tenant
  */
 export function tenantColor(tenant) {
   let hash = 0;
   for (const ch of tenant) hash = (hash * 31 + ch.codePointAt(0)) >>> 0;
-  return `hsl(${hash % 360} 60% 42%)`;
+  const hue = Math.round((hash * GOLDEN_ANGLE) % 360);
+  const sat = 65;
+  let light = hash % 2 === 0 ? 44 : 32;
+  while (light > 10 && contrastWithWhite(hue, sat / 100, light / 100) < MIN_CONTRAST) light -= 1;
+  return `hsl(${hue} ${sat}% ${light}%)`;
 }
 
 /** "job 3 train-a (alice)": how a job is named in labels. @param {{id:number,name:string,tenant:string}} job */

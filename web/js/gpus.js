@@ -68,8 +68,8 @@ function renderComputeBar(gpu, onOpenJob) {
     return seg;
   });
   if (othersMilli > 0) {
-    segments.push(h('div', { class: 'seg others', role: 'img', 'aria-label': `GPU ${gpu.index} ${gpu.model}: other tenants' jobs ${othersMilli} milli-GPU`, style: { width: `${(othersMilli / scale) * 100}%` } },
-      h('span', { class: 'seg-text', 'aria-hidden': 'true', text: `others ${othersMilli}` })));
+    segments.push(h('div', { class: 'seg others', role: 'img', 'aria-label': `GPU ${gpu.index} ${gpu.model}: other tenants ${othersMilli} milli-GPU`, style: { width: `${(othersMilli / scale) * 100}%` } },
+      h('span', { class: 'seg-text', 'aria-hidden': 'true', text: `other tenants ${othersMilli}` })));
   }
   const free = Math.max(0, 1000 - gpu.allocatedGpuMilli);
   if (free > 0) {

@@ -1,12 +1,13 @@
 /**
  * The job panel: opened from a GPU segment, the queue or the jobs list (click, or Enter on the
  * focused button). Shows the job's details, transitions and logs (stdout and stderr of the latest
- * attempt, followed every second while the attempt runs); a button cancels the job; Escape or the
+ * attempt, followed every second while the attempt runs) and, for a job with QoS targets, each
+ * target with its latest value, state and violations; a button cancels the job; Escape or the
  * Close button closes it and returns focus to where it was opened from.
  */
 import { apiCall } from './api.js';
 import { formatMiB, formatTime, h, replaceChildren } from './dom.js';
-import { shareText } from './jobs.js';
+import { formatSeconds, qosSummary, shareText } from './jobs.js';
 
 const FOLLOW_INTERVAL_MS = 1000;
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
@@ -67,7 +68,7 @@ export class JobPanel {
   refreshIfChanged(jobs) {
     if (this.jobId === null || !this.shown) return;
     const now = jobs.find((j) => j.id === this.jobId);
-    if (now && now.state !== this.shown.state) void this.reload();
+    if (now && (now.state !== this.shown.state || JSON.stringify(now.qos ?? null) !== JSON.stringify(this.shown.qos ?? null))) void this.reload();
   }
 
   async reload() {
@@ -129,6 +130,7 @@ export class JobPanel {
     replaceChildren(this.details,
       h('dl', { class: 'detail-list' }, facts.map(([k, v]) => h('div', {}, h('dt', { text: k }), h('dd', { text: v })))),
       h('div', { class: 'actions' }, cancel, message),
+      renderQos(job),
       job.events ? h('details', {}, h('summary', { text: `Transitions (${job.events.length})` }),
         h('ol', { class: 'events' }, job.events.map((e) => h('li', { text: `${formatTime(e.at)}: ${e.from ?? 'submitted'} → ${e.to}${e.reason ? ` (${e.reason})` : ''}` })))) : null);
   }
@@ -167,4 +169,39 @@ export class JobPanel {
       if (this.shown?.attempt === 0 && job.attempt === 0) await this.reload();
     }
   }
+}
+
+/**
+ * The panel's "QoS" section: one row per target with its goal, latest value, state and
+ * violations; null for a job without targets.
+ * @param {any} job
+ */
+function renderQos(job) {
+  const summary = qosSummary(job);
+  if (!summary) return null;
+  const headingId = `job-${job.id}-qos`;
+  const status = job.qos.status ?? [];
+  const rows = status.length > 0
+    ? status.map((s) => {
+      const state = s.violating ? `violation since ${formatTime(s.missingSince)}` : s.missingSince ? `missed since ${formatTime(s.missingSince)}` : s.reports === 0 ? 'no report yet' : 'ok';
+      return h('tr', {},
+        h('th', { scope: 'row', text: s.kind }),
+        h('td', { text: formatSeconds(s.targetSeconds) }),
+        h('td', { text: s.lastObservedSeconds === null ? '—' : `${formatSeconds(s.lastObservedSeconds)} (${formatTime(s.lastReportAt)}, ${s.reports} report(s))` }),
+        h('td', {}, h('span', { class: `qos-badge qos-${s.violating ? 'violation' : s.missingSince ? 'missing' : s.reports === 0 ? 'no-report' : 'ok'}`, text: state })),
+        h('td', { text: String(s.violations) }));
+    })
+    : Object.entries(job.qos.targets).map(([key, seconds]) => h('tr', {},
+      h('th', { scope: 'row', text: key === 'stepSeconds' ? 'step' : 'latency' }),
+      h('td', { text: formatSeconds(seconds) }),
+      h('td', { text: '—' }),
+      h('td', { text: 'not running' }),
+      h('td', { text: '—' })));
+  return h('section', { class: 'qos', 'aria-labelledby': headingId },
+    h('h3', { id: headingId, text: 'QoS' }),
+    h('p', {}, h('span', { class: `qos-badge qos-${summary.state}`, text: summary.text })),
+    h('table', { class: 'table' },
+      h('caption', { class: 'visually-hidden', text: `QoS targets of job ${job.id}` }),
+      h('thead', {}, h('tr', {}, ['Target', 'Goal', 'Latest', 'State', 'Violations'].map((c) => h('th', { scope: 'col', text: c })))),
+      h('tbody', {}, rows)));
 }

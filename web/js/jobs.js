@@ -1,6 +1,7 @@
 /**
- * The jobs list: active jobs, then the most recent ended ones, with state (as text, not only
- * colour), tenant, GPU share and placement. Each row's first cell is a button that opens the job.
+ * The jobs list: active jobs, then the most recent ended ones, with state and QoS (as text, not
+ * only colour), tenant, GPU share and placement. Each row's first cell is a button that opens the
+ * job. Built from the snapshot's `queue` and `jobs` together (see `mergeJobs`).
  */
 import { formatMiB, formatTime, h, replaceChildren } from './dom.js';
 
@@ -13,9 +14,57 @@ export function shareText(job) {
   return `${job.gpu.gpuCount} × ${job.gpu.gpuMilli} milli-GPU${memory} · ${job.gpu.mode}`;
 }
 
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+
+/**
+ * The snapshot's waiting jobs (`queue`) and its other jobs (`jobs`) as one list, each job once (by
+ * id; older servers also list the waiting jobs in `jobs`): active jobs by ascending id, then the
+ * ended ones by ascending id.
+ * @param {any[]} queue JobView[] @param {any[]} jobs JobView[]
+ */
+export function mergeJobs(queue, jobs) {
+  const byId = new Map();
+  for (const job of [...queue, ...jobs]) byId.set(job.id, job);
+  const all = [...byId.values()];
+  const byIdAsc = (a, b) => a.id - b.id;
+  return [...all.filter((j) => !TERMINAL.has(j.state)).sort(byIdAsc), ...all.filter((j) => TERMINAL.has(j.state)).sort(byIdAsc)];
+}
+
+/** Seconds as QoS text: "0.5 s", "0.623 s". @param {number} seconds */
+export function formatSeconds(seconds) {
+  return `${Number(seconds.toPrecision(3))} s`;
+}
+
+/**
+ * A job's QoS as one word-state, or null when it declares no targets: `violation` (a target is
+ * violating), `missing` (the latest report misses a target, not yet for qosViolationSeconds),
+ * `ok` (reports meet every reported target), `no-report` (running, nothing reported yet) or
+ * `not-running` (no QoS state: the job waits or has ended).
+ * @param {any} job
+ * @returns {{ state: string, text: string, detail: string } | null}
+ */
+export function qosSummary(job) {
+  if (!job.qos) return null;
+  const status = job.qos.status ?? [];
+  const detail = status.map((s) => `${s.kind} target ${formatSeconds(s.targetSeconds)}: ${s.lastObservedSeconds === null ? 'no report yet' : `latest ${formatSeconds(s.lastObservedSeconds)}`}${s.violating ? ', violating' : s.missingSince ? ', missing' : ''}, ${s.violations} violation(s)`).join('; ');
+  const targets = Object.entries(job.qos.targets).map(([k, v]) => `${k === 'stepSeconds' ? 'step' : 'latency'} target ${formatSeconds(v)}`).join(', ');
+  if (status.length === 0) return { state: 'not-running', text: 'QoS: not running', detail: `${targets}; no QoS state while the job is not running` };
+  if (status.some((s) => s.violating)) return { state: 'violation', text: 'QoS violation', detail };
+  if (status.some((s) => s.missingSince)) return { state: 'missing', text: 'QoS: target missed', detail };
+  if (status.every((s) => s.reports === 0)) return { state: 'no-report', text: 'QoS: no report yet', detail };
+  return { state: 'ok', text: 'QoS ok', detail };
+}
+
+/** The QoS badge of a job (text, not only colour), or "—" without targets. @param {any} job */
+function qosBadge(job) {
+  const qos = qosSummary(job);
+  if (!qos) return h('span', { class: 'hint', text: '—' });
+  return h('span', { class: `qos-badge qos-${qos.state}`, title: qos.detail, 'data-qos': qos.state, text: qos.text });
+}
+
 /**
  * @param {HTMLElement} container
- * @param {any[]} jobs JobView[]
+ * @param {any[]} jobs JobView[] (see `mergeJobs`)
  * @param {(jobId: number, opener: HTMLElement) => void} onOpenJob
  */
 export function renderJobs(container, jobs, onOpenJob) {
@@ -31,6 +80,7 @@ export function renderJobs(container, jobs, onOpenJob) {
       h('td', { text: job.name }),
       h('td', { text: job.tenant }),
       h('td', {}, h('span', { class: `state state-${job.state}`, text: job.state })),
+      h('td', {}, qosBadge(job)),
       h('td', { text: shareText(job) }),
       h('td', { text: formatTime(job.submittedAt) }),
       h('td', { text: job.endedAt ? `${formatTime(job.endedAt)}${job.exitCode !== null ? ` (exit ${job.exitCode})` : job.signal ? ` (${job.signal})` : ''}` : '—' }));
@@ -42,6 +92,6 @@ export function renderJobs(container, jobs, onOpenJob) {
   });
   replaceChildren(container, h('table', { class: 'table jobs-table' },
     h('caption', { class: 'visually-hidden', text: `${jobs.length} job(s)` }),
-    h('thead', {}, h('tr', {}, ['Job', 'Name', 'Tenant', 'State', 'GPU share', 'Submitted', 'Ended'].map((c) => h('th', { scope: 'col', text: c })))),
+    h('thead', {}, h('tr', {}, ['Job', 'Name', 'Tenant', 'State', 'QoS', 'GPU share', 'Submitted', 'Ended'].map((c) => h('th', { scope: 'col', text: c })))),
     h('tbody', {}, rows)));
 }
