@@ -2,7 +2,8 @@
  * Cluster gauges (docs/metrics.md "Cluster"): schedulable capacity, allocation and its ratio, and
  * the FGD fragmentation measure (src/app/control-plane/cluster-usage.ts). The target workload M is
  * built from the shapes of the last RECENT_SHAPES_KEPT submitted jobs: read from the store when
- * the metrics are created, then kept up to date from the plane's submit events.
+ * the metrics are created, then kept up to date from the plane's submit events (and rebuilt at the
+ * first scrape after them).
  */
 import type { Registry } from 'prom-client';
 import type { TaskShape } from '../../core/index.js';
@@ -15,7 +16,8 @@ import type { ScrapeSnapshot } from './scrape-snapshot.js';
 export function registerClusterMetrics(registry: Registry, plane: ControlPlane, snapshot: () => ScrapeSnapshot): () => void {
   const store = plane.deps.store;
   const recent: TaskShape[] = store.listJobs({ newest: RECENT_SHAPES_KEPT }).flatMap((j) => shapeOfJob(j.gpu) ?? []);
-  let workload = targetWorkloadOf(recent);
+  // Rebuilt at the next scrape after submits, not on every submit (submits are the hot path).
+  let workload: ReturnType<typeof targetWorkloadOf> | null = null;
   const off = plane.events.on((event) => {
     if (event.type !== 'job' || event.from !== null) return;
     const job = store.getJob(event.jobId);
@@ -23,9 +25,9 @@ export function registerClusterMetrics(registry: Registry, plane: ControlPlane, 
     if (!shape) return;
     recent.push(shape);
     if (recent.length > RECENT_SHAPES_KEPT) recent.shift();
-    workload = targetWorkloadOf(recent);
+    workload = null;
   });
-  const usage = () => clusterUsage(snapshot().gpus.map((g) => ({ model: g.view.model, migEnabled: g.view.migEnabled, schedulable: g.view.schedulable, allocatedGpuMilli: g.view.allocatedGpuMilli })), workload);
+  const usage = () => clusterUsage(snapshot().gpus.map((g) => ({ model: g.view.model, migEnabled: g.view.migEnabled, schedulable: g.view.schedulable, allocatedGpuMilli: g.view.allocatedGpuMilli })), (workload ??= targetWorkloadOf(recent)));
   const single = (name: string, help: string, value: (u: ReturnType<typeof usage>) => number): void => {
     collectedGauge(registry, { name, help, labelNames: [], fill: (set) => set({}, value(usage())) });
   };
