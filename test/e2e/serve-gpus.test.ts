@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { api, cleanupServe, cli, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { parseMetricsText, sampleValue } from '../../src/adapters/metrics/metrics-text.js';
 
 const FIELDS = 'index,uuid,name,memory.total,memory.used,memory.free,utilization.gpu,utilization.memory,temperature.gpu,power.draw,mig.mode.current,compute_mode,pci.bus_id';
 const T4_UUID = 'GPU-d37e67a5-91dd-3774-a5cb-99096249601a';
@@ -57,12 +58,16 @@ describe('gpushare serve on a host with nvidia-smi', () => {
     const vanished = await waitForGpu(server, (g) => g.healthy === false);
     expect(vanished.schedulable).toBe(false);
     expect(vanished.healthReason).toMatch(/No devices were found/);
+    // What the GpushareGpuUnhealthy alert reads: the vanished GPU keeps its series, at 0.
+    const healthy = async () => sampleValue(parseMetricsText(await (await fetch(`${server!.url}/metrics`)).text()), 'gpushare_gpu_healthy', { gpu: '0', uuid: T4_UUID, model: 'T4' });
+    expect(await healthy()).toBe(0);
     const second = await api(server, 'POST', '/api/v1/jobs', shellJob('echo again', { gpuMilli: 500 }));
     await new Promise((r) => setTimeout(r, 1500));
     expect((await api(server, 'GET', `/api/v1/jobs/${second.body.id}`)).body.state).toBe('pending');
 
     present(true);
     await waitForGpu(server, (g) => g.healthy === true);
+    expect(await healthy()).toBe(1);
     expect((await waitForJob(server, second.body.id, (j) => j.state === 'succeeded')).exitCode).toBe(0);
   });
 
