@@ -10,18 +10,18 @@ describe('gpushare report', () => {
     for (const bad of ['abc', 'NaN', 'Infinity', '', '1.2.3', '0x10']) {
       expect(() => parseQosSeconds('--step-seconds', bad)).toThrow(`--step-seconds: '${bad}' is not a number of seconds; expected a positive number up to 86400 (e.g. 0.5)`);
     }
-    for (const low of ['0', '-1', '-0.5', '1e-400']) expect(() => parseQosSeconds('--step-seconds', low)).toThrow(`--step-seconds: must be greater than 0, got '${low}'`);
-    for (const high of ['86401', '1e9', '1e308', '1e999']) expect(() => parseQosSeconds('--step-seconds', high)).toThrow(`--step-seconds: must be at most 86400, got '${high}'`);
+    for (const low of ['0', '-1', '-0.5', '1e-400']) expect(() => parseQosSeconds('--step-seconds', low)).toThrow(`--step-seconds: must be greater than 0 and at most 86400, got '${low}'`);
+    for (const high of ['86401', '1e9', '1e308', '1e999']) expect(() => parseQosSeconds('--step-seconds', high)).toThrow(`--step-seconds: must be greater than 0 and at most 86400, got '${high}'`);
   });
 
   it('exits 2 naming the range for --step-seconds, --qos-step-seconds and --qos-latency-seconds out of range', async () => {
     const env = { GPUSHARE_URL: 'http://127.0.0.1:1', GPUSHARE_JOB_ID: '7', GPUSHARE_JOB_TOKEN: 'gs_x', GPUSHARE_TOKEN: 'gs_x', XDG_CONFIG_HOME: '/nonexistent' };
     const cases: [string[], string][] = [
-      [['report', '--step-seconds', '0'], "error: option '--step-seconds <s>' argument '0' is invalid. --step-seconds: must be greater than 0, got '0'\n"],
-      [['report', '--step-seconds', '86401'], "error: option '--step-seconds <s>' argument '86401' is invalid. --step-seconds: must be at most 86400, got '86401'\n"],
+      [['report', '--step-seconds', '0'], "error: option '--step-seconds <s>' argument '0' is invalid. --step-seconds: must be greater than 0 and at most 86400, got '0'\n"],
+      [['report', '--step-seconds', '86401'], "error: option '--step-seconds <s>' argument '86401' is invalid. --step-seconds: must be greater than 0 and at most 86400, got '86401'\n"],
       [['report', '--step-seconds', 'abc'], "error: option '--step-seconds <s>' argument 'abc' is invalid. --step-seconds: 'abc' is not a number of seconds; expected a positive number up to 86400 (e.g. 0.5)\n"],
-      [['submit', '--qos-step-seconds', '-1', '--', 'true'], "error: option '--qos-step-seconds <s>' argument '-1' is invalid. --qos-step-seconds: must be greater than 0, got '-1'\n"],
-      [['submit', '--qos-latency-seconds', '1e308', '--', 'true'], "error: option '--qos-latency-seconds <s>' argument '1e308' is invalid. --qos-latency-seconds: must be at most 86400, got '1e308'\n"],
+      [['submit', '--qos-step-seconds', '-1', '--', 'true'], "error: option '--qos-step-seconds <s>' argument '-1' is invalid. --qos-step-seconds: must be greater than 0 and at most 86400, got '-1'\n"],
+      [['submit', '--qos-latency-seconds', '1e308', '--', 'true'], "error: option '--qos-latency-seconds <s>' argument '1e308' is invalid. --qos-latency-seconds: must be greater than 0 and at most 86400, got '1e308'\n"],
     ];
     for (const [args, stderr] of cases) {
       const run = await runClientCli(args, { env });

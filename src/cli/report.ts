@@ -20,7 +20,7 @@ export const MAX_QOS_SECONDS = 86_400;
 
 /**
  * Parses a QoS duration in seconds: a positive decimal number up to one day (`0.5`, `12`, `5e-1`).
- * A number out of range is named as such (`must be greater than 0`, `must be at most 86400`); only
+ * A number out of range is named as such (`must be greater than 0 and at most 86400, got '0'`); only
  * text that is no decimal number (`abc`, `NaN`, `Infinity`, empty) is "not a number of seconds".
  * @param flag the flag, for the message
  * @throws InvalidArgumentError naming the flag and the allowed values
@@ -30,9 +30,8 @@ export function parseQosSeconds(flag: string, text: string): number {
     throw new InvalidArgumentError(`${flag}: '${text}' is not a number of seconds; expected a positive number up to ${MAX_QOS_SECONDS} (e.g. 0.5)`);
   }
   const value = Number(text);
-  if (value <= 0) throw new InvalidArgumentError(`${flag}: must be greater than 0, got '${text}'`);
   // 1e999 parses as Infinity: too big, like 86401.
-  if (value > MAX_QOS_SECONDS) throw new InvalidArgumentError(`${flag}: must be at most ${MAX_QOS_SECONDS}, got '${text}'`);
+  if (value <= 0 || value > MAX_QOS_SECONDS) throw new InvalidArgumentError(`${flag}: must be greater than 0 and at most ${MAX_QOS_SECONDS}, got '${text}'`);
   return value;
 }
 

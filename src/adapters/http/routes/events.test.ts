@@ -17,6 +17,8 @@ import { readFileSync } from 'node:fs';
 interface Stream {
   /** Resolves with the next `event: snapshot`'s data (bounded by `timeoutMs`). */
   nextSnapshot(timeoutMs?: number): Promise<any>;
+  /** Snapshots received and not yet taken. */
+  waiting(): number;
   close(): void;
 }
 
@@ -63,6 +65,7 @@ async function openStream(url: string, token: string): Promise<Stream> {
       }
       return snapshots.shift();
     },
+    waiting: () => snapshots.length,
     close: () => controller.abort(),
   };
 }
@@ -143,6 +146,11 @@ describe('GET /api/v1/events', () => {
       expect([snapshot.queueLength, snapshot.queue.length, snapshot.queue[0].id, snapshot.queue.at(-1).id]).toEqual([208, 200, 1, 200]);
       expect(snapshot.status.jobs).toEqual({ pending: 208 });
       expect(snapshot.jobs).toEqual([]);
+      expect(JSON.stringify(snapshot).length).toBeGreaterThan(16_384); // bigger than the socket's write buffer
+      // Nothing changes (the GPU is cordoned, passes place nothing): no snapshot follows, although
+      // writing this big one reported backpressure and the socket then drained.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(stream.waiting()).toBe(0);
     } finally {
       stream.close();
     }

@@ -41,7 +41,10 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
     raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     // Backpressure: a client that does not read gets no new snapshot until its socket drains (the
     // latest state is sent then), and is dropped once MAX_BUFFERED_BYTES are waiting for it.
+    // A snapshot bigger than the socket's buffer also reports congestion, so the drain resends only
+    // when a snapshot was skipped meanwhile (otherwise every big snapshot would cause the next).
     let congested = false;
+    let skipped = false;
     const write = (text: string): void => {
       if (raw.writableEnded || raw.destroyed) return;
       if (raw.writableLength > MAX_BUFFERED_BYTES) {
@@ -52,7 +55,10 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
         congested = true;
         raw.once('drain', () => {
           congested = false;
-          schedule();
+          if (skipped) {
+            skipped = false;
+            schedule();
+          }
         });
       }
     };
@@ -60,7 +66,10 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
     let pending: NodeJS.Timeout | null = null;
     const sendSnapshot = (): void => {
       pending = null;
-      if (congested) return; // sent when the socket drains
+      if (congested) {
+        skipped = true; // sent when the socket drains
+        return;
+      }
       lastSentMs = Date.now();
       try {
         write(`event: snapshot\ndata: ${JSON.stringify(dashboardSnapshot(services, principal))}\n\n`);
