@@ -14,7 +14,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.status(error.httpStatus).send({ error: { code: error.code, message: error.message, details: error.details } });
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
-      const issues = error.validation.map((v) => {
+      // One issue per field, the first: `{"stepSeconds":1e999}` (JSON reads it as Infinity) breaks
+      // both "finite" and "at most 86400", and saying the first is enough.
+      const seen = new Set<string>();
+      const firstPerField = error.validation.filter((v) => !seen.has(v.instancePath) && seen.add(v.instancePath));
+      const issues = firstPerField.map((v) => {
         const field = [error.validationContext, ...v.instancePath.split('/').filter(Boolean)].join('.');
         const params = v.params as { issue?: { message?: string; options?: unknown[]; received?: unknown } };
         const allowed = Array.isArray(params.issue?.options) ? ` (allowed: ${params.issue!.options!.join(', ')})` : '';

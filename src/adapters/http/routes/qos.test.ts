@@ -54,4 +54,9 @@ describe('POST /api/v1/jobs/:id/qos-reports validation', () => {
     const big = await call('POST', '/api/v1/jobs/1/qos-reports', '{"stepSeconds":86401}');
     expect([big.status, big.body.error.message]).toEqual([400, 'body.stepSeconds: must be at most 86400 seconds']);
   });
+
+  it('does the same for a submit (one error mapping for every route)', async () => {
+    const submit = await call('POST', '/api/v1/jobs', '{"command":["true"],"workingDirectory":"/tmp","qos":{"stepSeconds":1e999}}');
+    expect([submit.status, submit.body.error.details.issues.map((i: any) => i.field)]).toEqual([400, ['body.qos.stepSeconds']]);
+  });
 });
