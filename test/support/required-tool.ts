@@ -4,7 +4,7 @@
  * environment sets `GPUSHARE_REQUIRE_TOOLS=1` (CI does, in `.ci/run`), where a missing program is a
  * failure.
  */
-import { accessSync, constants } from 'node:fs';
+import { isExecutableFile } from '../../src/adapters/process/resolve-executable.js';
 
 /** Environment variable that turns a missing tool into a failure. */
 export const REQUIRE_TOOLS_ENV = 'GPUSHARE_REQUIRE_TOOLS';
@@ -22,7 +22,7 @@ export const REQUIRE_TOOLS_ENV = 'GPUSHARE_REQUIRE_TOOLS';
  * @param env the environment to read `GPUSHARE_REQUIRE_TOOLS` from (default `process.env`)
  */
 export function requireTool(path: string, installHint: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (isExecutable(path)) return true;
+  if (isExecutableFile(path)) return true;
   const message = `${path} not found; install it with: ${installHint}`;
   if (env[REQUIRE_TOOLS_ENV] === '1') {
     throw new Error(`${message} (required because ${REQUIRE_TOOLS_ENV}=1)`);
@@ -31,12 +31,3 @@ export function requireTool(path: string, installHint: string, env: NodeJS.Proce
   return false;
 }
 
-/** True when `path` names a file this process may execute. */
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}

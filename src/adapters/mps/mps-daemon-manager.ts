@@ -6,7 +6,8 @@
 // `nvidia-cuda-mps-control.pid` into that directory; `quit` stops it; NVIDIA's device plugin probes
 // health with `get_default_active_thread_percentage`. See docs/mps.md.
 import { spawn } from 'node:child_process';
-import { accessSync, chmodSync, constants, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { isExecutableFile } from '../process/resolve-executable.js';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { MpsControl, MpsDaemonDirectories, MpsDevice } from '../../app/ports/mps-control.js';
 
@@ -110,14 +111,6 @@ export function mpsKeyDirectoryName(key: string): string {
   return key.replace(/[^A-Za-z0-9.-]/g, '_');
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * True when `pid` names a live process (EPERM: alive, owned by another user). A zombie (state `Z`
@@ -183,12 +176,12 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
   }
 
   function resolveProgram(): string | null {
-    if (program.includes('/')) return isExecutable(program) ? program : null;
+    if (program.includes('/')) return isExecutableFile(program) ? program : null;
     const path = base.PATH ?? '';
     for (const dir of path.split(delimiter)) {
       if (dir === '') continue;
       const candidate = join(dir, program);
-      if (isExecutable(candidate)) return candidate;
+      if (isExecutableFile(candidate)) return candidate;
     }
     return null;
   }

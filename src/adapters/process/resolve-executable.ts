@@ -8,7 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 export const DEFAULT_PATH = '/usr/bin:/bin';
 
 /** True when `path` is a regular file this process may execute. */
-function isExecutableFile(path: string): boolean {
+export function isExecutableFile(path: string): boolean {
   try {
     if (!statSync(path).isFile()) return false;
     accessSync(path, constants.X_OK);

@@ -85,7 +85,8 @@ export function dashboardSnapshot(sources: DashboardSources, principal: Principa
     jobs: [...running, ...ended],
     queue,
     queueLength: waiting.length,
-    quotas: quotaUse(admin.listTenants(principal), store.listJobs({ states: ['scheduled', 'running'] }), store.listJobs({ states: ['pending', 'preempted'] }), plane.gpuDevices()),
+    // The caller's tenants only, so the jobs it may see are all quotaUse needs.
+    quotas: quotaUse(admin.listTenants(principal), placed, waiting, plane.gpuDevices()),
     usage: latest && toUsageSampleView(latest),
   };
 }

@@ -17,7 +17,8 @@ export function observeStore(store: StateStore, events: PlaneEvents): StateStore
     return record;
   };
   const applyJobChanges: StateStore['applyJobChanges'] = (changes) => {
-    const before = new Map(changes.filter((c) => c.to !== undefined).map((c) => [c.jobId, store.getJob(c.jobId)?.state ?? null]));
+    // A change that expects a state names it; only the others need a read.
+    const before = new Map(changes.filter((c) => c.to !== undefined).map((c) => [c.jobId, c.expectState ?? store.getJob(c.jobId)?.state ?? null]));
     store.applyJobChanges(changes);
     for (const change of changes) {
       if (change.to === undefined) continue;
