@@ -29,7 +29,9 @@ function checkpoint() {
 process.on('SIGUSR1', () => {
   checkpoint();
   console.log(`checkpointed at step ${state.step}; exiting for preemption`);
-  process.exit(75); // any exit works; gpushare knows it was preempted
+  // Exit 0, as most checkpointing jobs do: gpushare knows the signal reached the job, so it
+  // requeues it as preempted whatever the exit status.
+  process.exit(0);
 });
 
 const timer = setInterval(() => {

@@ -37,7 +37,9 @@ def checkpoint():
 def on_preempt(_signum, _frame):
     checkpoint()
     print(f"checkpointed at step {state['step']}; exiting for preemption", flush=True)
-    sys.exit(75)
+    # Exit 0, as most checkpointing jobs do: gpushare knows the signal reached the job, so it
+    # requeues it as preempted whatever the exit status.
+    sys.exit(0)
 
 
 signal.signal(signal.SIGUSR1, on_preempt)

@@ -37,7 +37,8 @@ describe('gpushare serve: preemption with checkpoint and resume', () => {
     expect(victim.state).toBe('succeeded');
     expect(victim.events.map((e: { to: string }) => e.to)).toEqual(['pending', 'scheduled', 'running', 'preempted', 'scheduled', 'running', 'succeeded']);
     expect(victim.events[3].reason).toBe(`preempted by job ${critical.id} (priority 1000, tenant default)`);
-    expect(victim.attempts.map((a: { endReason: string }) => a.endReason)).toEqual(['preempted', 'exited']);
+    // The victim saved its checkpoint and exited 0 on the signal: still preempted, not succeeded.
+    expect(victim.attempts.map((a: { endReason: string; exitCode: number }) => [a.endReason, a.exitCode])).toEqual([['preempted', 0], ['exited', 0]]);
     const first = logOf(server, low.id, 1);
     expect(first).toMatch(/^starting from step 0\ncheckpointed at step (\d+); exiting for preemption\n$/);
     const step = Number(/checkpointed at step (\d+)/.exec(first)![1]);

@@ -35,7 +35,7 @@ async function preemptAndResume(command: string, script: string): Promise<{ firs
 describe('checkpoint examples', () => {
   it('examples/checkpoint-job.mjs checkpoints on SIGUSR1 and resumes to the right sum', async () => {
     const { first, second, step, code } = await preemptAndResume(process.execPath, 'checkpoint-job.mjs');
-    expect(code).toBe(75);
+    expect(code).toBe(0);
     expect(step).toBeGreaterThan(0);
     expect(first).toBe(`starting from step 0\ncheckpointed at step ${step}; exiting for preemption\n`);
     expect(second).toBe(`resumed at step ${step} (sum ${(step * (step + 1)) / 2})\ndone: sum of 1..40 = 820\n`);
@@ -43,7 +43,7 @@ describe('checkpoint examples', () => {
 
   it.skipIf(!hasPython)('examples/checkpoint_job.py checkpoints on SIGUSR1 and resumes to the right sum', async () => {
     const { first, second, step, code } = await preemptAndResume('python3', 'checkpoint_job.py');
-    expect(code).toBe(75);
+    expect(code).toBe(0);
     expect(step).toBeGreaterThan(0);
     expect(first).toBe(`starting from step 0\ncheckpointed at step ${step}; exiting for preemption\n`);
     expect(second).toBe(`resumed at step ${step} (sum ${(step * (step + 1)) / 2})\ndone: sum of 1..40 = 820\n`);

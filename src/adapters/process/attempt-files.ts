@@ -62,7 +62,8 @@ export function readOutcomeFile(path: string): ProcessOutcome | null {
   if (value === undefined) return null;
   const o = value as Record<string, unknown>;
   if (typeof o !== 'object' || o === null || !numberOrNull(o.exitCode) || !stringOrNull(o.signal)
-    || typeof o.startedAtMs !== 'number' || typeof o.endedAtMs !== 'number' || !stringOrNull(o.error)) {
+    || typeof o.startedAtMs !== 'number' || typeof o.endedAtMs !== 'number' || !stringOrNull(o.error)
+    || (o.signalDeliveredAtMs !== undefined && !numberOrNull(o.signalDeliveredAtMs))) {
     throw new Error(`malformed attempt file ${path}: not an outcome`);
   }
   return {
@@ -71,6 +72,7 @@ export function readOutcomeFile(path: string): ProcessOutcome | null {
     startedAtMs: o.startedAtMs,
     endedAtMs: o.endedAtMs,
     error: o.error as string | null,
+    ...(o.signalDeliveredAtMs === undefined ? {} : { signalDeliveredAtMs: o.signalDeliveredAtMs as number | null }),
   };
 }
 

@@ -129,6 +129,23 @@ describe('child process launcher: identity and stop', () => {
     process.kill(handle.supervisorPid, 'SIGTERM');
     expect((await waitForOutcome(launcher, handle)).signal).toBe('SIGTERM');
   });
+
+  it('records when a stop signal reached the running command, even when it then exits 0', async () => {
+    const handle = await startJob(specFor(['sh', '-c', 'trap "echo saved; exit 0" USR1; echo ready; while :; do sleep 0.05; done']));
+    expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', 5000)).toBe(true);
+    const before = Date.now();
+    await launcher.stop(handle, 'SIGUSR1', 5000);
+    const outcome = await waitForOutcome(launcher, handle);
+    expect(outcome).toMatchObject({ exitCode: 0, signal: null });
+    expect(outcome.signalDeliveredAtMs).toBeGreaterThanOrEqual(before);
+    expect(outcome.signalDeliveredAtMs).toBeLessThanOrEqual(outcome.endedAtMs);
+    expect(readFileSync(handle.stdoutPath, 'utf8')).toBe('ready\nsaved\n');
+  });
+
+  it('a command that ends on its own records no delivered signal', async () => {
+    const handle = await startJob(specFor(['true']));
+    expect(await waitForOutcome(launcher, handle)).toMatchObject({ exitCode: 0, signal: null, signalDeliveredAtMs: null });
+  });
 });
 
 describe('child process launcher: the job survives the server', () => {

@@ -211,7 +211,9 @@ class ChildProcessLauncher implements ProcessLauncher {
       return;
     }
     const jobPid = this.jobPid(handle);
-    const target = jobPid === null ? handle.supervisorPid : -jobPid; // the supervisor forwards
+    // Through the supervisor: it forwards the signal to the job's process group and records
+    // whether the command was still running when it arrived.
+    const target = handle.supervisorPid;
     const send = (pid: number, sig: NodeJS.Signals): void => {
       try {
         process.kill(pid, sig);

@@ -6,7 +6,10 @@
  * inside them), starts the command in its own process group with stdout/stderr appended to the
  * log files, moves itself back out of the cgroups, writes the job's pid file, forwards SIGTERM,
  * SIGINT, SIGUSR1, SIGUSR2 and SIGHUP to the job's process group, and when the command ends
- * kills what is left of its process group and writes the outcome atomically (tmp + rename).
+ * kills what is left of its process group and writes the outcome atomically (tmp + rename). The
+ * outcome says when the first forwarded signal reached the command while it was still running
+ * (`signalDeliveredAtMs`), so a job that exits 0 after a preemption signal is known to have been
+ * stopped, not to have finished.
  * Exit codes of the supervisor itself: 0 once an outcome is written, 2 when the spec is unreadable.
  *
  * Node built-ins only: this file runs on its own from dist/.
@@ -33,7 +36,7 @@ function codeOf(error: unknown): string {
 function finish(spec: SupervisorSpec, outcome: {
   exitCode: number | null; signal: string | null; startedAtMs: number; error: string | null;
 }): never {
-  writeAtomically(spec.outcomePath, `${JSON.stringify({ ...outcome, endedAtMs: Date.now() })}\n`);
+  writeAtomically(spec.outcomePath, `${JSON.stringify({ ...outcome, endedAtMs: Date.now(), signalDeliveredAtMs })}\n`);
   process.exit(0);
 }
 
@@ -78,12 +81,16 @@ function leaveCgroups(spec: SupervisorSpec): void {
   }
 }
 
-/** Sends `signal` to process group `pgid`, ignoring a group that is gone. */
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+/** When a forwarded signal first reached the running command, epoch ms; null while none has. */
+let signalDeliveredAtMs: number | null = null;
+
+/** Sends `signal` to process group `pgid`; false when the group is gone. */
+function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(-pgid, signal);
+    return true;
   } catch {
-    // ESRCH: the group has exited
+    return false; // ESRCH: the group has exited
   }
 }
 
@@ -95,9 +102,12 @@ function main(): void {
     finish(spec, { exitCode: null, signal: null, startedAtMs, error: `supervisor failed: ${error.message}` });
   });
   let child: ChildProcess | null = null;
+  let exited = false;
   for (const signal of FORWARDED_SIGNALS) {
     process.on(signal, () => {
-      if (child?.pid !== undefined) signalGroup(child.pid, signal);
+      // Delivered only while the command has not been seen to exit: a signal that comes after
+      // its exit stops nothing.
+      if (child?.pid !== undefined && !exited && signalGroup(child.pid, signal)) signalDeliveredAtMs ??= Date.now();
     });
   }
   const setupError = joinCgroups(spec);
@@ -132,6 +142,7 @@ function main(): void {
   const jobPid = started.pid;
   writeAtomically(spec.pidPath, `${JSON.stringify({ jobPid })}\n`);
   started.on('exit', (exitCode, signal) => {
+    exited = true;
     signalGroup(jobPid, 'SIGKILL'); // the attempt ends with its command: no stragglers
     finish(spec, { exitCode, signal, startedAtMs, error: null });
   });

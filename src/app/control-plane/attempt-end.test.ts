@@ -11,9 +11,13 @@ describe('decideAttemptEnd', () => {
     ['killed', { exitCode: null, signal: 'SIGKILL' }, undefined, 0, 0, { to: 'failed', reason: 'killed by SIGKILL', endReason: 'killed by SIGKILL', terminal: true }],
     ['time limit', { exitCode: null, signal: 'SIGTERM' }, { kind: 'time-limit' }, 0, 3, { to: 'failed', reason: 'time-limit', endReason: 'time-limit', terminal: true }],
     ['cancel', { exitCode: 143, signal: null }, { kind: 'cancelled', reason: 'cancelled by an admin' }, 0, 3, { to: 'cancelled', reason: 'cancelled by an admin', endReason: 'cancelled by an admin', terminal: true }],
-    ['preempted', { exitCode: 0, signal: null }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 0, { to: 'succeeded', reason: 'exit code 0', endReason: 'exited', terminal: true }],
-    ['preempted after checkpoint exit 1', { exitCode: 1, signal: null }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 0, { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false }],
-    ['preempted, killed after grace', { exitCode: null, signal: 'SIGKILL' }, { kind: 'preempted', reason: 'preempted by job 9' }, 5, 0, { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false }],
+    ['preempted: checkpointed and exited 0 on the signal', { exitCode: 0, signal: null, signalDeliveredAtMs: 5_000 }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 0, { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false }],
+    ['preempted: exit 1 after the signal', { exitCode: 1, signal: null, signalDeliveredAtMs: 5_000 }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 0, { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false }],
+    ['preempted: killed after grace', { exitCode: null, signal: 'SIGKILL', signalDeliveredAtMs: 5_000 }, { kind: 'preempted', reason: 'preempted by job 9' }, 5, 0, { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false }],
+    ['preempted: vanished without an outcome', null, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 0, { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false }],
+    ['preempted: outcome of an older supervisor (delivery not recorded)', { exitCode: 0, signal: null }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 0, { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false }],
+    ['exited 0 before the preemption signal was sent', { exitCode: 0, signal: null, signalDeliveredAtMs: null }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 0, { to: 'succeeded', reason: 'exit code 0', endReason: 'exited', terminal: true }],
+    ['failed on its own before the preemption signal', { exitCode: 2, signal: null, signalDeliveredAtMs: null }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 1, { to: 'pending', reason: 'retry 1 of 1 after exit code 2', endReason: 'exited', terminal: false }],
   ] as const)('%s', (_name, outcome, intent, failuresBefore, retries, expected) => {
     expect(decideAttemptEnd(outcome, intent, failuresBefore, retries)).toEqual(expected);
   });

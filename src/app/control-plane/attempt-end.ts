@@ -2,6 +2,12 @@
  * How an attempt's end decides the job's next state: the intent gpushare had when it stopped the
  * process (cancel, time limit, preemption) wins over the exit status; a failure with retries left
  * re-queues the job; a preempted job is queued as `preempted` to resume from its checkpoint.
+ *
+ * Preemption (docs/preemption.md): the attempt is `preempted` when the supervisor delivered the
+ * preemption signal while the command was running, whatever the exit status (a job that saves its
+ * checkpoint and exits 0 on the signal has work left), and when the process vanished without an
+ * outcome. Only a command that ended before any signal reached it is judged by its own exit status
+ * (exit 0: `succeeded`).
  */
 import type { JobState } from '../../core/index.js';
 
@@ -22,18 +28,26 @@ export interface AttemptEnd {
   readonly terminal: boolean;
 }
 
+/** An outcome as the supervisor recorded it (see ProcessOutcome). */
+export interface RecordedOutcome {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** When a signal sent through the supervisor reached the running command; null: none did; absent: not recorded (older supervisor). */
+  readonly signalDeliveredAtMs?: number | null;
+}
+
 /**
  * @param outcome exit status the supervisor recorded; null when the process vanished without one (`lost`)
  * @param intent why gpushare stopped it, if it did
  * @param failuresBefore earlier attempts that failed (preemptions do not count)
  * @param retries how many failures the job may retry
  */
-export function decideAttemptEnd(outcome: { exitCode: number | null; signal: string | null } | null, intent: StopIntent | undefined, failuresBefore: number, retries: number): AttemptEnd {
+export function decideAttemptEnd(outcome: RecordedOutcome | null, intent: StopIntent | undefined, failuresBefore: number, retries: number): AttemptEnd {
   if (intent?.kind === 'cancelled') return { to: 'cancelled', reason: intent.reason, endReason: intent.reason, terminal: true };
   if (intent?.kind === 'time-limit') return { to: 'failed', reason: 'time-limit', endReason: 'time-limit', terminal: true };
-  if (intent?.kind === 'preempted') {
-    // A job that finished on its own before the signal arrived simply succeeded.
-    if (outcome?.exitCode === 0) return { to: 'succeeded', reason: 'exit code 0', endReason: 'exited', terminal: true };
+  // Stopped by the preemption signal (or no outcome to say otherwise; an older supervisor that did
+  // not record delivery counts as delivered): requeued to resume, whatever the exit status.
+  if (intent?.kind === 'preempted' && (outcome === null || outcome.signalDeliveredAtMs !== null)) {
     return { to: 'preempted', reason: intent.reason, endReason: 'preempted', terminal: false };
   }
   if (outcome !== null && outcome.exitCode === 0) return { to: 'succeeded', reason: 'exit code 0', endReason: 'exited', terminal: true };

@@ -70,6 +70,12 @@ export interface ProcessOutcome {
   endedAtMs: number;
   /** Why the command could not run (spawn or setup failure), else null. */
   error: string | null;
+  /**
+   * When the first signal sent through the supervisor (`stop`) reached the command while it was
+   * still running, epoch milliseconds; null when none did (the command ended on its own). Absent
+   * in outcomes written by a supervisor of an older gpushare, which did not record it.
+   */
+  signalDeliveredAtMs?: number | null;
 }
 
 /** Which host limits a launcher enforces (true) or silently cannot (false) on this host. */
@@ -99,9 +105,10 @@ export interface ProcessLauncher {
   /** Reads the outcome the supervisor recorded, or null if none yet. Never throws for a missing file; throws for a malformed one. */
   readOutcome(handle: ProcessHandle): ProcessOutcome | null;
   /**
-   * Thaws the attempt, sends `signal` to the job's whole process group, and after `graceMs`
-   * sends SIGKILL to the group (and to every process left in the attempt's cgroups) if the
-   * supervisor is still alive. Resolves when the signal(s) are sent; waits no longer than
+   * Thaws the attempt, sends `signal` to the supervisor, which forwards it to the job's whole
+   * process group and records whether it reached the running command
+   * (`ProcessOutcome.signalDeliveredAtMs`), and after `graceMs` sends SIGKILL to the group (and to
+   * every process left in the attempt's cgroups) if the supervisor is still alive. Resolves when the signal(s) are sent; waits no longer than
    * `graceMs` (milliseconds) for the exit. When the supervisor is already gone, only SIGKILLs
    * whatever is left in the attempt's cgroups (never a bare pid, which may have been reused).
    */
