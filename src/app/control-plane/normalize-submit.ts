@@ -72,9 +72,9 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
 
 /**
  * compute share of a request that names only memory: that memory's share of the largest GPU of
- * this server, rounded up (the least compute the memory implies, so a small GPU model beside a big
- * one does not inflate it); 1000 without memory or when no GPU holds it (the submit check then
- * rejects it).
+ * this server, rounded down (`effectiveGpuMilli`: requests whose memory adds up to one GPU's also
+ * fit its compute, and a small GPU model beside a big one does not inflate it); 1000 without memory
+ * or when no GPU holds it (the submit check then rejects it).
  */
 function milliFromMemory(gpuMemoryMiB: number | null, gpus: readonly GpuDevice[]): number {
   if (gpuMemoryMiB === null) return 1000;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { effectiveGpuMilli, enforcementOf, selectMode } from './select-mode.js';
 
@@ -36,12 +37,30 @@ describe('selectMode', () => {
 });
 
 describe('effectiveGpuMilli', () => {
-  it('derives compute from memory when only memory is given (rounded up)', () => {
+  it('derives compute from memory when only memory is given (rounded down, at least 1)', () => {
     expect(effectiveGpuMilli(null, 20 * GIB, 80 * GIB)).toBe(250);
-    expect(effectiveGpuMilli(null, 10_000, 81559)).toBe(123);
+    expect(effectiveGpuMilli(null, 10_000, 81559)).toBe(122);
+    expect(effectiveGpuMilli(null, 8 * GIB, 24 * GIB)).toBe(333);
+    expect(effectiveGpuMilli(null, 1, 80 * GIB)).toBe(1);
     expect(effectiveGpuMilli(null, 200 * GIB, 80 * GIB)).toBe(1000);
     expect(effectiveGpuMilli(600, 10 * GIB, 80 * GIB)).toBe(600);
     expect(effectiveGpuMilli(null, null, 80 * GIB)).toBe(1000);
+  });
+});
+
+describe('effectiveGpuMilli: memory-only requests that add up to one GPU fit its compute', () => {
+  it('for any split of a GPU\'s memory into requests of at least 1/1000 of it', () => {
+    fc.assert(fc.property(fc.integer({ min: 1000, max: 200_000 }), fc.array(fc.integer({ min: 1, max: 1_000_000 }), { minLength: 1, maxLength: 64 }), (modelMemoryMiB, weights) => {
+      // Split modelMemoryMiB into parts proportional to `weights`, each ≥ ceil(modelMemoryMiB / 1000).
+      const floor = Math.ceil(modelMemoryMiB / 1000);
+      if (weights.length * floor > modelMemoryMiB) return;
+      const spare = modelMemoryMiB - weights.length * floor;
+      const total = weights.reduce((a, b) => a + b, 0);
+      const parts = weights.map((w) => floor + Math.floor((spare * w) / total));
+      parts[0]! += modelMemoryMiB - parts.reduce((a, b) => a + b, 0);
+      const milli = parts.map((m) => effectiveGpuMilli(null, m, modelMemoryMiB));
+      expect(milli.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1000);
+    }));
   });
 });
 

@@ -8,8 +8,8 @@
  *   `exclusive` whole GPUs;
  * - `standard` (the default) → `mps` (driver-enforced memory limit and thread share);
  * - `none` → `timeslice`.
- * A request that names only memory gets its compute share from it: gpuMilli = ceil(1000 ×
- * gpuMemoryMiB / model memory).
+ * A request that names only memory gets its compute share from it: gpuMilli = floor(1000 ×
+ * gpuMemoryMiB / model memory), at least 1.
  */
 import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
 import { migGeometry } from '../mig/mig-profiles.js';
@@ -38,12 +38,14 @@ export interface ModeSelection {
 
 /**
  * compute share per GPU in milli-GPU: as given, or (memory only) the share of the model's memory,
- * rounded up, at most 1000.
+ * rounded down, 1..1000. Rounding down keeps memory-only requests that together ask for exactly
+ * one GPU's memory within its 1000 milli-GPU (three 8 GiB requests on a 24 GiB GPU get 333 each,
+ * not 334), as long as each asks for at least 1/1000 of the memory (below that the share is 1).
  */
 export function effectiveGpuMilli(gpuMilli: number | null, gpuMemoryMiB: number | null, modelMemoryMiB: number): number {
   if (gpuMilli !== null) return gpuMilli;
   if (gpuMemoryMiB === null || modelMemoryMiB <= 0) return GPU_MILLI_PER_GPU;
-  return Math.min(GPU_MILLI_PER_GPU, Math.max(1, Math.ceil((GPU_MILLI_PER_GPU * gpuMemoryMiB) / modelMemoryMiB)));
+  return Math.min(GPU_MILLI_PER_GPU, Math.max(1, Math.floor((GPU_MILLI_PER_GPU * gpuMemoryMiB) / modelMemoryMiB)));
 }
 
 /**
