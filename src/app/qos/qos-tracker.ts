@@ -6,10 +6,12 @@
  * Rule, per (job, kind): a report above the target is a miss, one at or below it is met. A run of
  * misses starts at its first miss and ends at the next met report. The job violates its target
  * once the current run of misses is at least `violationSeconds` old, checked on every report and
- * on `check` (a timer), so a violation is raised on time even between reports. A job that stops
- * reporting is not judged: `check` raises no violation when the latest report is `violationSeconds`
- * old or older, and a violation already raised stays until a met report (or the end of the
- * attempt, when `forget` drops the job). A met report recovers a violation at once.
+ * on `check` (a timer), so a violation is raised on time even between reports. A run lasts until a
+ * met report however far apart its reports are, so a job that reports less often than
+ * `violationSeconds` is flagged at its second miss. The timer judges only jobs that still report:
+ * `check` raises no violation when the latest report is `violationSeconds` old or older. A
+ * violation already raised stays until a met report (or the end of the attempt, when `forget`
+ * drops the job). A met report recovers a violation at once.
  */
 import type { QosTargets } from '../ports/state-store.js';
 
@@ -153,7 +155,6 @@ export class QosTracker {
     for (const [kind, k] of state.kinds) {
       const value = report[QOS_REPORT_FIELDS[kind]];
       if (value === undefined) continue;
-      const previousReportAtMs = k.lastReportAtMs;
       k.lastObservedSeconds = value;
       k.lastReportAtMs = atMs;
       k.reports += 1;
@@ -165,9 +166,6 @@ export class QosTracker {
         }
         continue;
       }
-      // A run of misses spans reports at most the violation time apart: a job that fell silent for
-      // longer was not judged meanwhile, so its run starts again at this miss.
-      if (!k.violating && previousReportAtMs !== null && atMs - previousReportAtMs > this.options.violationSeconds * 1000) k.missingSinceMs = atMs;
       k.missingSinceMs ??= atMs;
       const raised = this.judge(state.job, kind, k, atMs);
       if (raised) changes.push(raised);
