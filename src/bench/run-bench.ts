@@ -10,10 +10,13 @@
  *  4. the wall time of the 6-policy × 10-seed grid via runGrid against a 120 s target
  *     (skipped with `--quick`);
  *  5. the standalone server (`gpushare serve` as a child process): submits/s and scheduling pass
- *     durations against a `/healthz` baseline (server-bench.ts).
+ *     durations against a `/healthz` baseline (server-bench.ts);
+ *  6. start-up of `gpushare --version`, `gpushare submit` and the stand-in nvidia-smi against
+ *     `node -e 0` (cli-start-bench.ts).
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
  *
- * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only. A partial
+ * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
+ * cli` runs 6 only. A partial
  * run replaces only its own sections of an existing bench-results.json.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -28,6 +31,7 @@ import { readNodeListFile, readPodListFile } from '../sim/traces/alibaba-csv.js'
 import { firstDifference, runBoundedReplay, type BoundedReplayResult } from './bounded-replay.js';
 import { mean, median, num, table, times } from './format.js';
 import { DEFAULT_SERVER_BENCH_OPTIONS, formatServerBench, runServerBench } from './server-bench.js';
+import { formatCliStart, runCliStartBench } from './cli-start-bench.js';
 
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const NODES_FILE = shipped('openb_node_list_gpu_node.csv');
@@ -43,7 +47,8 @@ const GRID_SEEDS = Array.from({ length: 10 }, (_, i) => 42 + i);
 const GRID_TARGET_S = 120;
 const MAX_WORKERS = 4;
 const RESULTS_FILE = 'bench-results.json';
-const BENCHMARKS = ['replay', 'server'] as const;
+const BENCHMARKS = ['replay', 'server', 'cli'] as const;
+const CLI_START_ROUNDS = 15;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
 const progress = (message: string): void => {
@@ -246,6 +251,11 @@ async function main(): Promise<void> {
     if (!only.has('replay')) out.push('gpushare benchmark — standalone server', '');
     out.push(...formatServerBench(server, `${only.has('replay') ? '5' : '1'}. Standalone server`), '');
     results = { ...results, server };
+  }
+  if (only.has('cli')) {
+    const cliStart = await runCliStartBench(CLI_START_ROUNDS, progress);
+    out.push(...formatCliStart(cliStart, `${out.length === 0 ? '1' : '6'}. Command start-up`), '');
+    results = { ...results, cliStart };
   }
   out.push(`results written to ${resolve(RESULTS_FILE)}`);
   const partial = only.size < BENCHMARKS.length;

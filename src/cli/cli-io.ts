@@ -4,6 +4,7 @@
  * in-process against a fake server.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import type { HttpFetch } from '../adapters/http-client/node-http-fetch.js';
 
 /** The outside world of a client command. */
 export interface CliIo {
@@ -15,8 +16,8 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The working folder relative paths are resolved against (absolute). */
   readonly cwd: () => string;
-  /** fetch for API calls (default: the global fetch). */
-  readonly fetch?: typeof fetch;
+  /** fetch for API calls (default: node:http requests; the global fetch also fits). */
+  readonly fetch?: HttpFetch;
   /** Waits `ms` milliseconds (polling loops). */
   readonly sleep: (ms: number) => Promise<void>;
   /** Current time in epoch milliseconds (job ages). */

@@ -1,35 +1,44 @@
 /**
  * All commands that talk to a running gpushare server (the client side of `gpushare serve`), in
- * the order `gpushare --help` lists them.
+ * the order `gpushare --help` lists them. Each is loaded only when it runs, so a client call
+ * imports only what it uses.
  */
 import type { Command } from 'commander';
-import { createBackupCommand } from './backup-command.js';
-import { createCancelCommand } from './cancel-command.js';
-import { processIo, type CliIo } from './cli-io.js';
-import { createDrainCommand } from './drain-command.js';
-import { createGpuCommand } from './gpu-command.js';
-import { createGpusCommand } from './gpus-command.js';
-import { createJobsCommand } from './jobs-command.js';
-import { createLogsCommand } from './logs-command.js';
+import type { CliIo } from './cli-io.js';
 import { throwOnExit } from './option-parsers.js';
-import { createQuotaCommand } from './quota-command.js';
-import { createReportCommand } from './report.js';
-import { createShowCommand } from './show-command.js';
-import { createStatusCommand } from './status-command.js';
-import { createSubmitCommand } from './submit-command.js';
-import { createTenantCommand } from './tenant-command.js';
-import { createTokenCommand } from './token-command.js';
+
+/** A client command by name, loaded on demand. */
+export interface ClientCommandEntry {
+  readonly name: string;
+  /** Imports the command's module and builds the command for `io`. */
+  readonly load: (io: CliIo) => Promise<Command>;
+}
+
+/** The client commands, in help order. */
+export const CLIENT_COMMANDS: readonly ClientCommandEntry[] = [
+  { name: 'submit', load: async (io) => (await import('./submit-command.js')).createSubmitCommand(io) },
+  { name: 'jobs', load: async (io) => (await import('./jobs-command.js')).createJobsCommand(io) },
+  { name: 'show', load: async (io) => (await import('./show-command.js')).createShowCommand(io) },
+  { name: 'cancel', load: async (io) => (await import('./cancel-command.js')).createCancelCommand(io) },
+  { name: 'logs', load: async (io) => (await import('./logs-command.js')).createLogsCommand(io) },
+  { name: 'gpus', load: async (io) => (await import('./gpus-command.js')).createGpusCommand(io) },
+  { name: 'gpu', load: async (io) => (await import('./gpu-command.js')).createGpuCommand(io) },
+  { name: 'tenant', load: async (io) => (await import('./tenant-command.js')).createTenantCommand(io) },
+  { name: 'quota', load: async (io) => (await import('./quota-command.js')).createQuotaCommand(io) },
+  { name: 'token', load: async (io) => (await import('./token-command.js')).createTokenCommand(io) },
+  { name: 'report', load: async (io) => (await import('./report.js')).createReportCommand(io) },
+  { name: 'drain', load: async (io) => (await import('./drain-command.js')).createDrainCommand(io) },
+  { name: 'backup', load: async (io) => (await import('./backup-command.js')).createBackupCommand(io) },
+  { name: 'status', load: async (io) => (await import('./status-command.js')).createStatusCommand(io) },
+];
 
 /**
- * Builds the client commands: submit, jobs, show, cancel, logs, gpus, gpu, tenant, quota, token,
- * drain, backup, status. Each (and each subcommand) throws instead of exiting on usage errors.
- * @param io - Output, environment and clock shared by all of them (default: the real process).
- * @returns Fresh commands; add them to the root program.
+ * Builds client commands (all, or those named in `names`). Each (and each subcommand) throws
+ * instead of exiting on usage errors.
+ * @param io - Output, environment and clock shared by all of them.
+ * @returns Fresh commands, in help order; add them to the root program.
  */
-export function createClientCommands(io: CliIo = processIo()): Command[] {
-  return [
-    createSubmitCommand(io), createJobsCommand(io), createShowCommand(io), createCancelCommand(io), createLogsCommand(io),
-    createGpusCommand(io), createGpuCommand(io), createTenantCommand(io), createQuotaCommand(io), createTokenCommand(io), createReportCommand(io),
-    createDrainCommand(io), createBackupCommand(io), createStatusCommand(io),
-  ].map(throwOnExit);
+export async function createClientCommands(io: CliIo, names?: ReadonlySet<string>): Promise<Command[]> {
+  const wanted = CLIENT_COMMANDS.filter((c) => names === undefined || names.has(c.name));
+  return (await Promise.all(wanted.map((c) => c.load(io)))).map(throwOnExit);
 }

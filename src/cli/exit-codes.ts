@@ -11,11 +11,19 @@
  * - `submit --wait` exits with the job's own code instead: its exit code, 128+N for signal N,
  *   130 when cancelled, 1 when it failed without one ({@link ExitWithCode}).
  */
-import { CommanderError } from 'commander';
-import { ApiError, ApiResponseError, ApiUnreachableError } from '../adapters/http-client/api-errors.js';
-import { CliConfigError } from '../config/cli-config.js';
-import { UnknownPolicyError } from '../sim/packing-replay.js';
-import { TraceFormatError } from '../sim/traces/trace-types.js';
+/**
+ * Errors are recognised by name, not by class: the CLI bundle (dist/main/gpushare.js) and the
+ * compiled server-side commands it loads each have their own copy of these classes (and of
+ * commander's CommanderError), and a client command must not load the simulator or the server to
+ * map their errors (UnknownPolicyError, TraceFormatError).
+ */
+const isNamed = (err: unknown, ...names: string[]): err is Error => err instanceof Error && names.includes(err.name);
+
+/** Commander's own errors (help, version, bad usage): a `commander.*` code and an exit code. */
+function commanderExitCode(err: unknown): number | null {
+  const e = err as { code?: unknown; exitCode?: unknown } | null;
+  return err instanceof Error && typeof e?.code === 'string' && e.code.startsWith('commander.') && typeof e.exitCode === 'number' ? e.exitCode : null;
+}
 
 /** Exit status for a successful run. */
 export const EXIT_OK = 0;
@@ -62,26 +70,27 @@ export class OutputFileError extends Error {
  *   CliConfigError, anything else).
  */
 export function handleCliError(err: unknown, write: (text: string) => void = (t) => process.stderr.write(t)): number {
-  if (err instanceof CommanderError) {
+  const commanderExit = commanderExitCode(err);
+  if (commanderExit !== null) {
     // Commander has already written its message (e.g. "error: option '--seeds <list>' argument ...").
     // Help and version requests exit with 0; help shown for a missing command exits with 1 there.
-    return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    return commanderExit === 0 ? EXIT_OK : EXIT_USAGE;
   }
-  if (err instanceof UsageError || err instanceof UnknownPolicyError) {
+  if (isNamed(err, 'UsageError', 'UnknownPolicyError')) {
     write(`error: ${err.message}\n`);
     return EXIT_USAGE;
   }
-  if (err instanceof ExitWithCode) return err.exitCode;
-  if (err instanceof ApiUnreachableError) {
+  if (isNamed(err, 'ExitWithCode')) return (err as ExitWithCode).exitCode;
+  if (isNamed(err, 'ApiUnreachableError')) {
     write(`error: ${err.message}\n`);
     return EXIT_UNREACHABLE;
   }
-  if (err instanceof ApiError) {
-    const hint = err.status === 401 ? ' (check --token, GPUSHARE_TOKEN or the token in the CLI config file)' : '';
+  if (isNamed(err, 'ApiError')) {
+    const hint = (err as { status?: number }).status === 401 ? ' (check --token, GPUSHARE_TOKEN or the token in the CLI config file)' : '';
     write(`error: ${err.message}${hint}\n`);
     return EXIT_FAILURE;
   }
-  if (err instanceof TraceFormatError || err instanceof OutputFileError || err instanceof ApiResponseError || err instanceof CliConfigError) {
+  if (isNamed(err, 'TraceFormatError', 'OutputFileError', 'ApiResponseError', 'CliConfigError')) {
     write(`error: ${err.message}\n`);
     return EXIT_FAILURE;
   }

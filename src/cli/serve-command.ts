@@ -4,9 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { Command, Option } from 'commander';
-import { parseServerConfigFile, resolveServerConfig, type ServerConfigFile } from '../config/server-config.js';
-import { DEFAULT_SIMULATED_GPUS, startServer } from '../main/serve.js';
-import { SimulatedGpuSpecError, parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
+import { DEFAULT_SIMULATED_GPUS, parseServerConfigFile, resolveServerConfig, type ServerConfig, type ServerConfigFile } from '../config/server-config.js';
 import { UsageError } from './exit-codes.js';
 
 interface ServeFlags {
@@ -20,8 +18,24 @@ interface ServeFlags {
   logLevel: string;
 }
 
-/** Builds the `serve` command. `version` is shown by `/api/v1/status`. */
-export function createServeCommand(version: string): Command {
+/** What `serve` needs of a started server (src/main/serve.ts provides it). */
+export interface StartedServer {
+  readonly url: string;
+  readonly gpuSource: 'simulated' | 'nvidia-smi';
+  readonly adminTokenPath: string;
+  readonly cliConfigPath: string | null;
+  /** Resolves when the server has stopped. */
+  readonly closed: Promise<void>;
+}
+
+/** Starts the server for a resolved configuration (wired by the composition root). */
+export type StartServer = (config: ServerConfig, options: { env: NodeJS.ProcessEnv; version: string; logLevel: string }) => Promise<StartedServer>;
+
+/**
+ * Builds the `serve` command. `version` is shown by `/api/v1/status`.
+ * @param checkSimulatedGpus throws a message naming what is wrong with a `--simulate-gpus` spec
+ */
+export function createServeCommand(version: string, start: StartServer, checkSimulatedGpus: (spec: string) => void): Command {
   return new Command('serve')
     .description('run the gpushare server: HTTP API, scheduler and job launcher on this machine')
     .option('--port <port>', 'TCP port, 0 = any free port (default 7070)')
@@ -38,10 +52,9 @@ export function createServeCommand(version: string): Command {
       if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port must be an integer 0-65535 (0 = any free port), got "${flags.port}"`);
       if (flags.simulateGpus !== undefined) {
         try {
-          parseSimulatedGpuSpec(flags.simulateGpus);
+          checkSimulatedGpus(flags.simulateGpus);
         } catch (error) {
-          if (error instanceof SimulatedGpuSpecError) throw new UsageError(error.message);
-          throw error;
+          throw new UsageError((error as Error).message);
         }
       }
       const config = resolveServerConfig(fileSettings, {
@@ -49,7 +62,7 @@ export function createServeCommand(version: string): Command {
         metricsRequireToken: flags.metricsRequireToken,
         dataDir: flags.dataDir ?? (flags.demo ? '.gpushare-demo' : undefined),
       }, { cpuMilli: cpus().length * 1000, hostMemoryMiB: Math.floor(totalmem() / 1048576), env: process.env });
-      const server = await startServer(config, { env: process.env, version, logLevel: flags.logLevel });
+      const server = await start(config, { env: process.env, version, logLevel: flags.logLevel });
       const lines = [
         `gpushare ${version} listening on ${server.url}`,
         `GPUs: ${server.gpuSource === 'simulated' ? `simulated (${config.simulateGpus ?? DEFAULT_SIMULATED_GPUS})` : 'real (nvidia-smi)'}; data: ${config.dataDir}`,

@@ -9,6 +9,9 @@ import { z } from 'zod';
 import { parse as parseYaml } from 'yaml';
 
 /** The YAML file's schema (camelCase keys). Unknown keys are errors, so typos are caught. */
+/** GPUs simulated when the machine has none and no `--simulate-gpus` is given. */
+export const DEFAULT_SIMULATED_GPUS = '2xA100-80GB,1xA100-80GB:mig,1xT4';
+
 export const ServerConfigFileSchema = z.object({
   /** TCP port; 0 = any free port. Default 7070. */
   port: z.number().int().min(0).max(65535).optional(),

@@ -1,14 +1,22 @@
 /**
  * Composition root of the `gpushare` command line: builds the commander program and runs it.
- * bin/gpushare imports this module from dist/ and calls {@link main}.
+ * bin/gpushare runs this module (bundled into dist/main/gpushare.js by `npm run build`, or as
+ * compiled) and calls {@link main}.
+ *
+ * Start-up cost is paid only for what runs: `--version` reads package.json and nothing else, a
+ * client command (submit, jobs, ...) imports only its own module, and the server, store and
+ * simulator (`serve`, `simulate`, `synth-trace`) are imported only by those commands
+ * (server-commands.ts, kept out of the bundle). Help and unknown commands load everything.
  */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { createClientCommands } from '../cli/client-commands.js';
+import { CLIENT_COMMANDS, createClientCommands } from '../cli/client-commands.js';
+import { processIo } from '../cli/cli-io.js';
 import { handleCliError } from '../cli/exit-codes.js';
-import { createSimulateCommand } from '../cli/simulate-command.js';
-import { createSynthTraceCommand } from '../cli/synth-trace-command.js';
-import { createServeCommand } from '../cli/serve-command.js';
+
+/** The server-side commands (see the module comment); the path stays relative to this file in the bundle. */
+const SERVER_COMMANDS_MODULE = './server-commands.js';
+const SERVER_COMMAND_NAMES = new Set(['simulate', 'synth-trace', 'serve']);
 
 /** The package version, read from package.json (two levels above src/main and dist/main). */
 function packageVersion(): string {
@@ -17,18 +25,30 @@ function packageVersion(): string {
 }
 
 /**
- * Builds the `gpushare` program with its subcommands. Commander's process exits are turned into
- * thrown CommanderErrors so that {@link main} decides the exit code.
+ * The command a command line runs: its first argument that is not an option (the root program
+ * has only -h/--help and -V/--version), or the one after `help`; undefined for none.
+ */
+export function commandNameOf(args: readonly string[]): string | undefined {
+  const first = args.findIndex((a) => !a.startsWith('-'));
+  if (first < 0) return undefined;
+  return args[first] === 'help' ? args[first + 1] : args[first];
+}
+
+/**
+ * Builds the `gpushare` program with the subcommands in `names` (all when undefined). Commander's
+ * process exits are turned into thrown CommanderErrors so that {@link main} decides the exit code.
  * @returns A fresh program; run it with `parseAsync`.
  */
-export function createProgram(): Command {
+export async function createProgram(names?: ReadonlySet<string>): Promise<Command> {
+  const version = packageVersion();
   const program = new Command('gpushare')
     .description('GPU-sharing scheduler toolkit: fractional GPUs, fragmentation-aware scheduling, trace-driven simulator')
-    .version(packageVersion(), '-V, --version')
-    .addCommand(createSimulateCommand())
-    .addCommand(createSynthTraceCommand())
-    .addCommand(createServeCommand(packageVersion()));
-  for (const command of createClientCommands()) program.addCommand(command);
+    .version(version, '-V, --version');
+  if (names === undefined || [...names].some((n) => SERVER_COMMAND_NAMES.has(n))) {
+    const { createServerCommands } = (await import(SERVER_COMMANDS_MODULE)) as typeof import('./server-commands.js');
+    for (const command of createServerCommands(version, names)) program.addCommand(command);
+  }
+  for (const command of await createClientCommands(processIo(), names)) program.addCommand(command);
   program.exitOverride();
   for (const command of program.commands) command.exitOverride();
   return program;
@@ -41,8 +61,16 @@ export function createProgram(): Command {
  *   Never throws: errors are reported on stderr.
  */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  const args = argv.slice(2);
+  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
   try {
-    await createProgram().parseAsync([...argv]);
+    const name = commandNameOf(args);
+    const known = name !== undefined && (SERVER_COMMAND_NAMES.has(name) || CLIENT_COMMANDS.some((c) => c.name === name));
+    const program = await createProgram(known ? new Set([name]) : undefined);
+    await program.parseAsync([...argv]);
     return 0;
   } catch (err) {
     return handleCliError(err);

@@ -37,10 +37,7 @@ import { detectCheckpointSupport } from '../adapters/process/transparent-checkpo
 import { createMpsDaemonManager } from '../adapters/mps/mps-daemon-manager.js';
 import { openSqliteStore } from '../adapters/store/sqlite-store.js';
 import { writeCliConfig } from '../config/cli-config.js';
-import type { ServerConfig } from '../config/server-config.js';
-
-/** GPUs simulated when the machine has none and no `--simulate-gpus` is given. */
-export const DEFAULT_SIMULATED_GPUS = '2xA100-80GB,1xA100-80GB:mig,1xT4';
+import { DEFAULT_SIMULATED_GPUS, type ServerConfig } from '../config/server-config.js';
 
 /** A running server. */
 export interface RunningServer {

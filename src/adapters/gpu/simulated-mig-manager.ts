@@ -2,6 +2,7 @@
 // every nvidia-smi command run as a child process of the stand-in (simulated-nvidia-smi-cli.js)
 // against a state file. Parsing, ordering, error handling and read-back are the same code as on
 // real GPUs; only the program behind the commands differs. See docs/gpus.md.
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { MigManager } from '../../app/ports/mig-manager.js';
 import { createNvidiaSmiMigManager, nodeExecFileWithExitCode, type MigExecFileFn } from './nvidia-smi-mig-manager.js';
@@ -9,8 +10,9 @@ import { createNvidiaSmiMigManager, nodeExecFileWithExitCode, type MigExecFileFn
 /** Options of {@link createSimulatedMigManager}. */
 export interface SimulatedMigManagerOptions {
   /**
-   * The compiled stand-in entry; default `simulated-nvidia-smi-cli.js` beside this module
-   * (dist/adapters/gpu/). Tests running from src/ pass a compiled copy.
+   * The compiled stand-in entry; default the bundle `simulated-nvidia-smi.bundle.js` beside this
+   * module (dist/adapters/gpu/, made by `npm run build`), else `simulated-nvidia-smi-cli.js`.
+   * Tests running from src/ pass a compiled copy.
    */
   cliPath?: string;
   /** Node binary that runs the entry; default the running one (process.execPath). */
@@ -19,9 +21,10 @@ export interface SimulatedMigManagerOptions {
   timeoutMs?: number;
 }
 
-/** Default path of the compiled stand-in entry, beside this module. */
+/** Default path of the stand-in entry beside this module: the one-file bundle (starts faster), else the compiled entry. */
 export function defaultSimulatedNvidiaSmiCliPath(): string {
-  return fileURLToPath(new URL('./simulated-nvidia-smi-cli.js', import.meta.url));
+  const bundle = fileURLToPath(new URL('./simulated-nvidia-smi.bundle.js', import.meta.url));
+  return existsSync(bundle) ? bundle : fileURLToPath(new URL('./simulated-nvidia-smi-cli.js', import.meta.url));
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from '../../contract/api.js';
 import type { JobState } from '../../core/index.js';
 import { ApiError, ApiResponseError, ApiUnreachableError, networkReason } from './api-errors.js';
+import { nodeHttpFetch, type HttpFetch, type HttpResponse } from './node-http-fetch.js';
 
 /** Path prefix of the versioned API. */
 export const API_PREFIX = '/api/v1';
@@ -52,8 +53,8 @@ export interface ApiClientOptions {
   readonly url: string;
   /** Bearer token; sent with every call except {@link ApiClient.healthz}. */
   readonly token: string;
-  /** fetch implementation (default: the global fetch). */
-  readonly fetch?: typeof fetch;
+  /** fetch implementation (default: node:http requests, see node-http-fetch.ts; the global fetch also fits). */
+  readonly fetch?: HttpFetch;
   /** Per-call timeout in milliseconds (default {@link DEFAULT_TIMEOUT_MS}). */
   readonly timeoutMs?: number;
 }
@@ -140,7 +141,7 @@ interface CallOptions {
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const base = normalizeBaseUrl(options.url);
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const doFetch = options.fetch ?? nodeHttpFetch;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   async function call<S extends z.ZodTypeAny>(method: 'GET' | 'POST' | 'PUT', path: string, schema: S, call: CallOptions = {}): Promise<z.infer<S>> {
@@ -153,7 +154,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (call.auth !== false) headers.authorization = `Bearer ${options.token}`;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
+    let response: HttpResponse;
     let text: string;
     try {
       response = await doFetch(target, {

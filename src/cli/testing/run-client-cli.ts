@@ -43,7 +43,7 @@ export async function runClientCli(args: readonly string[], options: CliRunOptio
     nowMs: () => options.nowMs ?? Date.parse('2025-01-01T00:05:00.000Z'),
   };
   const program = new Command('gpushare');
-  for (const command of createClientCommands(io)) program.addCommand(command);
+  for (const command of await createClientCommands(io)) program.addCommand(command);
   configure(program, { out: io.stdout, err: io.stderr });
   let code = 0;
   try {

@@ -1,0 +1,24 @@
+/**
+ * The commands that run gpushare itself on this machine rather than call a server: `simulate`,
+ * `synth-trace` and `serve`, wired to their implementations. Loaded only when one of them runs
+ * (the client commands never pay for the server, the store or the simulator).
+ */
+import type { Command } from 'commander';
+import { parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
+import { createServeCommand } from '../cli/serve-command.js';
+import { createSimulateCommand } from '../cli/simulate-command.js';
+import { createSynthTraceCommand } from '../cli/synth-trace-command.js';
+import { startServer } from './serve.js';
+
+/** Names of the commands built here. */
+export const SERVER_COMMAND_NAMES = ['simulate', 'synth-trace', 'serve'] as const;
+
+/** Builds the commands named in `names` (all by default), in help order. */
+export function createServerCommands(version: string, names?: ReadonlySet<string>): Command[] {
+  const all: [string, () => Command][] = [
+    ['simulate', () => createSimulateCommand()],
+    ['synth-trace', () => createSynthTraceCommand()],
+    ['serve', () => createServeCommand(version, startServer, (spec) => void parseSimulatedGpuSpec(spec))],
+  ];
+  return all.filter(([name]) => names === undefined || names.has(name)).map(([, create]) => create());
+}
