@@ -1,7 +1,7 @@
 /**
  * Converts trace rows into the core's node specs and requests.
  */
-import { findGpuModel, type NodeSpec, type PodRequest, type TaskShape } from '../core/index.js';
+import { findGpuModel, type NodeSpec, type ResourceDemand, type TaskShape } from '../core/index.js';
 import type { TraceNode, TracePod } from './traces/trace-types.js';
 
 /** Node spec of a trace node; GPU memory from the model catalog (null for undisclosed codes). */
@@ -17,7 +17,7 @@ export function nodeSpecOf(node: TraceNode): NodeSpec {
 }
 
 /** Request of a trace pod. The trace names no GPU memory, so `gpuMemoryMiB` is 0. */
-export function podRequestOf(pod: TracePod): PodRequest {
+export function podRequestOf(pod: TracePod): ResourceDemand {
   return {
     cpuMilli: pod.cpuMilli,
     hostMemoryMiB: pod.hostMemoryMiB,

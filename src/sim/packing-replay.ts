@@ -4,7 +4,7 @@
  */
 import {
   buildTargetWorkload, createNodeStates, findPolicy, nodeFragmentationMilli, nodeWeightedIdleMilli,
-  POLICY_NAMES, Scheduler, SeededRng, totalGpuMilli, type NodeState, type PodRequest, type SchedulingProfile, type TargetWorkload,
+  POLICY_NAMES, Scheduler, SeededRng, totalGpuMilli, type NodeState, type ResourceDemand, type SchedulingProfile, type TargetWorkload,
 } from '../core/index.js';
 import { buildArrivalPlan } from './arrival-plan.js';
 import { nodeSpecOf, podRequestOf, taskShapeOf } from './cluster-from-trace.js';
@@ -71,7 +71,7 @@ export interface PreparedReplay {
   readonly nodes: readonly NodeState[];
   readonly capacityGpus: number;
   /** Arrivals as requests, in order. */
-  readonly arrivals: readonly PodRequest[];
+  readonly arrivals: readonly ResourceDemand[];
   /** The trace's target workload M (fragmentation is always reported against it). */
   readonly workload: TargetWorkload;
   readonly scheduler: Scheduler;
@@ -95,7 +95,7 @@ export function prepareReplay(
   const workload = buildTargetWorkload(input.pods.map(taskShapeOf));
   const profile = policy.create({ nodeCount: nodes.length, targetWorkload: workload, learnWorkloadOnline: input.workloadSource === 'online' });
   const scheduler = new Scheduler({ nodes, nodeRank: plan.nodeRank }, adjustProfile ? adjustProfile(profile) : profile, rng);
-  const requests = new Map<TracePod, PodRequest>(input.pods.map((p) => [p, podRequestOf(p)]));
+  const requests = new Map<TracePod, ResourceDemand>(input.pods.map((p) => [p, podRequestOf(p)]));
   return { nodes, capacityGpus, arrivals: plan.arrivals.map((pod) => requests.get(pod)!), workload, scheduler };
 }
 

@@ -4,12 +4,12 @@
  * GPU-equivalents (cached until the GPUs change), and the waiting reason each pass recomputes. The
  * store stays the truth; this mirror is rebuilt from it at start.
  */
-import type { JobState, PendingJob } from '../../core/index.js';
+import type { JobState, JobRequest } from '../../core/index.js';
 import type { JobRecord } from '../ports/state-store.js';
 
 /** Queued jobs by id. */
 export class JobQueue {
-  private readonly jobs = new Map<number, PendingJob>();
+  private readonly jobs = new Map<number, JobRequest>();
   private readonly reasons = new Map<number, string>();
   private readonly states = new Map<number, JobState>();
   private readonly timeLimits = new Map<number, number | null>();
@@ -40,12 +40,12 @@ export class JobQueue {
     return this.jobs.has(jobId);
   }
 
-  get(jobId: number): PendingJob | undefined {
+  get(jobId: number): JobRequest | undefined {
     return this.jobs.get(jobId);
   }
 
   /** Every queued job (any order). */
-  all(): PendingJob[] {
+  all(): JobRequest[] {
     return [...this.jobs.values()];
   }
 

@@ -7,7 +7,7 @@
  */
 import {
   createQueueComparator, dominantSharesByTenant, quotaAdmission, type GpuDevice, type PassOptions,
-  type PendingJob, type TenantQuota, type TenantUsage,
+  type JobRequest, type TenantQuota, type TenantUsage,
 } from '../../core/index.js';
 import type { JobRecord, TenantRecord } from '../ports/state-store.js';
 import { placedGpuEquivalents, queuedGpuEquivalents } from './job-size.js';
@@ -43,7 +43,7 @@ export interface PassPolicy {
   /** Jobs the pass kept waiting because of their tenant's quota. */
   readonly quotaRefused: Set<number>;
   /** Size of a queued job in GPU-equivalents. */
-  readonly sizeOf: (job: PendingJob) => number;
+  readonly sizeOf: (job: JobRequest) => number;
 }
 
 /**
@@ -75,7 +75,7 @@ export function buildPassPolicy(input: PassPolicyInput): PassPolicy {
   };
   for (const job of input.active) if (job.placement) add(job.tenant, placedGpuEquivalents(job.gpu, job.placement, devices), job.cpuMilli);
   const sizes = input.sizeCache;
-  const sizeOf = (job: PendingJob): number => {
+  const sizeOf = (job: JobRequest): number => {
     let size = sizes.get(job.id);
     if (size === undefined) sizes.set(job.id, (size = queuedGpuEquivalents(job.gpu, input.devices)));
     return size;
@@ -86,7 +86,7 @@ export function buildPassPolicy(input: PassPolicyInput): PassPolicy {
   const ctx = { nowMs: input.nowMs, dominantShareByTenant: shares };
   const quotaRefused = new Set<number>();
   const options: PassOptions = {
-    compare: createQueueComparator<PendingJob>(ctx),
+    compare: createQueueComparator<JobRequest>(ctx),
     admit: (job) => {
       const admission = quotaAdmission(quotas.get(job.tenant), usage.get(job.tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 }, sizeOf(job));
       if (admission.admitted) return null;

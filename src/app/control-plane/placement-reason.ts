@@ -2,11 +2,11 @@
  * The reason stored with a job's `scheduled` transition: where it was placed, in which mode, and
  * for `auto` jobs why that mode (src/core/control/select-mode.ts).
  */
-import { migGeometry, selectMode, type PendingJob, type Placement } from '../../core/index.js';
+import { migGeometry, selectMode, type JobRequest, type Placement } from '../../core/index.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
 
 /** The scheduled transition's reason: where, in which mode, and why that mode for `auto` jobs. */
-export function describePlacement(placement: Placement, job: PendingJob | undefined, inventory: ReadonlyMap<number, InventoryGpu>): string {
+export function describePlacement(placement: Placement, job: JobRequest | undefined, inventory: ReadonlyMap<number, InventoryGpu>): string {
   const gpus = placement.gpus.map((g) => `GPU ${g.index}${g.mig ? ` (${g.mig.profileName})` : ''}`).join(', ');
   const where = `placed on ${gpus} in mode ${placement.mode}`;
   if (!job || job.gpu.mode !== 'auto') return where;

@@ -9,7 +9,7 @@
  */
 import {
   borrowedGpuEquivalents, fitsInGuarantee, GPU_EQUIVALENT_EPSILON, isUnderGuarantee, planPreemption,
-  type PendingJob, type ServerScheduler,
+  type JobRequest, type ServerScheduler,
 } from '../../core/index.js';
 import type { JobRecord } from '../ports/state-store.js';
 import type { PassPolicy } from './pass-policy.js';
@@ -28,7 +28,7 @@ export interface PreemptionDriverInput {
   /** Ids of the waiting jobs, in queue order. */
   readonly waitingIds: readonly number[];
   /** The queued job of an id (undefined once it left the queue). */
-  readonly pendingOf: (jobId: number) => PendingJob | undefined;
+  readonly pendingOf: (jobId: number) => JobRequest | undefined;
   /** Running jobs that gpushare is not already stopping. */
   readonly running: readonly JobRecord[];
   /** Earlier preemptions per job. */

@@ -6,7 +6,7 @@
  * most of a long queue waits, and its jobs come in few shapes, so this saves most searches (MIG
  * searches check layouts per GPU and start) and most reason strings.
  */
-import type { EffectiveMode, GpuRequest } from './job.js';
+import type { EffectiveMode, GpuRequest } from '../model/request.js';
 
 const MODE_KEY: Readonly<Record<EffectiveMode, number>> = { exclusive: 0, mps: 1, timeslice: 2, mig: 3 };
 

@@ -4,7 +4,7 @@
  * what the GPUs hold now. Nothing here changes any state.
  */
 import { InvariantViolation } from '../model/errors.js';
-import type { HeldAllocation } from './gpu-device.js';
+import type { Assignment } from '../model/assignment.js';
 import type { MigLayouts } from './mig-placement.js';
 import type { DeviceState } from './model-groups.js';
 
@@ -18,7 +18,7 @@ import type { DeviceState } from './model-groups.js';
  * @param mig the MIG instances held now
  * @throws InvariantViolation naming the job and the broken rule
  */
-export function checkHold(allocation: HeldAllocation, held: ReadonlyMap<number, HeldAllocation>, devices: ReadonlyMap<number, DeviceState>, mig: MigLayouts): void {
+export function checkHold(allocation: Assignment, held: ReadonlyMap<number, Assignment>, devices: ReadonlyMap<number, DeviceState>, mig: MigLayouts): void {
   const { jobId, placement } = allocation;
   if (held.has(jobId)) throw new InvariantViolation(`job ${jobId} is already held`);
   const first = placement.gpus[0];

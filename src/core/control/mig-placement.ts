@@ -12,8 +12,9 @@ import { InvariantViolation } from '../model/errors.js';
 import { choosePlacement, isValidLayout, smallestProfileFor, type MigGpuInstance, type MigShareRequest } from '../mig/mig-allocator.js';
 import { planMigReconfiguration } from '../mig/plan-reconfiguration.js';
 import type { MigProfile } from '../mig/mig-profiles.js';
-import type { GpuDevice, MigChanges, MigInstance, PlacedGpu, Placement } from './gpu-device.js';
-import type { GpuRequest, PendingJob } from './job.js';
+import type { GpuDevice, MigInstance } from '../model/gpu-device.js';
+import type { MigChanges, PlacedGpu, Placement } from '../model/assignment.js';
+import type { GpuRequest, JobRequest } from '../model/request.js';
 
 /**
  * What a request asks of a MIG profile. MIG partitions memory together with compute, so a request
@@ -91,7 +92,7 @@ export class MigLayouts {
    * first (reuse, then create, then fewest idle GIs destroyed), then the fullest GPUs so whole GPUs
    * stay free. @returns the placement (not yet held; `migChanges` says what to change), or why it waits
    */
-  place(job: PendingJob, devices: readonly GpuDevice[]): Placement | string {
+  place(job: JobRequest, devices: readonly GpuDevice[]): Placement | string {
     const options: { device: GpuDevice; instance: MigInstance; changes: MigChanges; cost: number; usedSlices: number; memoryMiB: number }[] = [];
     let anyProfile = false;
     const share = migShareOf(job.gpu);

@@ -5,13 +5,14 @@
  * Rebuilt as a whole when the GPU list changes; MIG GPUs are accounted elsewhere (mig-placement.ts).
  */
 import { InvariantViolation } from '../model/errors.js';
-import { NodeState } from '../model/node.js';
-import type { PodRequest } from '../model/request.js';
+import { NodeState } from '../framework/node-state.js';
+import type { ResourceDemand } from '../framework/resource-demand.js';
 import { findPolicy } from '../policies/registry.js';
 import type { Rng } from '../random/rng.js';
 import { Scheduler } from '../framework/scheduler.js';
-import type { GpuDevice, HeldAllocation, Placement } from './gpu-device.js';
-import type { EffectiveMode } from './job.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import type { Assignment, Placement } from '../model/assignment.js';
+import type { EffectiveMode } from '../model/request.js';
 
 /** The GPUs of one model that are not in MIG mode, as one scheduling node of the core. */
 export interface ModelGroup {
@@ -60,7 +61,7 @@ export class ModelGroups {
    * and their mode, and the non-MIG allocations in `held` are applied again to the fresh nodes.
    * @throws InvariantViolation when a device index repeats or a held allocation no longer fits (the previous state is restored then)
    */
-  rebuild(gpus: readonly GpuDevice[], held: Iterable<HeldAllocation>): void {
+  rebuild(gpus: readonly GpuDevice[], held: Iterable<Assignment>): void {
     const previous = new Map(this.devices);
     const previousGroups = this.groupList;
     const previousScheduler = this.core;
@@ -88,14 +89,14 @@ export class ModelGroups {
     }
     const first = placement.gpus[0]!;
     for (const [group, locals] of byGroup) {
-      const request: PodRequest = { cpuMilli: 0, hostMemoryMiB: 0, gpuCount: locals.length, gpuMilli: first.accountedGpuMilli, gpuMemoryMiB: first.gpuMemoryMiB, allowedGpuModels: [] };
+      const request: ResourceDemand = { cpuMilli: 0, hostMemoryMiB: 0, gpuCount: locals.length, gpuMilli: first.accountedGpuMilli, gpuMemoryMiB: first.gpuMemoryMiB, allowedGpuModels: [] };
       for (let local = 0; local < group.deviceIndices.length; local++) group.node.setGpuEligible(local, true);
       if (take) this.core.commit(request, this.groupList.indexOf(group), locals);
       else this.core.uncommit(request, this.groupList.indexOf(group), locals);
     }
   }
 
-  private build(gpus: readonly GpuDevice[], previous: ReadonlyMap<number, DeviceState>, held: Iterable<HeldAllocation>): void {
+  private build(gpus: readonly GpuDevice[], previous: ReadonlyMap<number, DeviceState>, held: Iterable<Assignment>): void {
     this.devices.clear();
     const models = new Map<string, GpuDevice[]>();
     for (const device of [...gpus].sort((a, b) => a.index - b.index)) {

@@ -5,28 +5,28 @@
  * reserved start (src/core/queue/backfill.ts).
  */
 import type { RunningJobEnd } from '../queue/backfill.js';
-import type { Placement } from './gpu-device.js';
-import type { PendingJob } from './job.js';
+import type { Placement } from '../model/assignment.js';
+import type { JobRequest } from '../model/request.js';
 
 /** Backfill context: now, and when each running job is expected to end (start + time limit). */
 export interface BackfillContext {
   readonly nowMs: number;
   readonly running: readonly RunningJobEnd[];
   /** Time limit of a queued job, seconds; null when it has none (then it never backfills). */
-  readonly timeLimitSecondsOf: (job: PendingJob) => number | null;
+  readonly timeLimitSecondsOf: (job: JobRequest) => number | null;
 }
 
 /** Options of `ServerScheduler.runPass`. */
 export interface PassOptions {
   /** Queue order comparator (default: priority, submit time, id). Must be a total order. */
-  readonly compare?: (a: PendingJob, b: PendingJob) => number;
+  readonly compare?: (a: JobRequest, b: JobRequest) => number;
   /**
    * Checked before a job is tried: a reason string keeps it waiting (and it reserves nothing, so
    * it does not block later jobs), null lets it be placed.
    */
-  readonly admit?: (job: PendingJob) => string | null;
+  readonly admit?: (job: JobRequest) => string | null;
   /** Told about each placement as it is made (e.g. to count the tenant's usage for `admit`). */
-  readonly onPlaced?: (job: PendingJob, placement: Placement) => void;
+  readonly onPlaced?: (job: JobRequest, placement: Placement) => void;
   /** Turns EASY backfill on; without it every job that fits is placed, in queue order. */
   readonly backfill?: BackfillContext;
   /**
@@ -35,7 +35,7 @@ export interface PassOptions {
    * on protected GPUs waits with the reason `GPU 0 is protected: job 7 misses its QoS target` and,
    * like a job refused by `admit`, reserves nothing (it does not block later jobs).
    */
-  readonly protectedGpus?: (job: PendingJob) => ReadonlyMap<number, string> | null;
+  readonly protectedGpus?: (job: JobRequest) => ReadonlyMap<number, string> | null;
 }
 
 /** Outcome of one pass. */

@@ -5,15 +5,15 @@
  * near-linear merge when the queue changed little, instead of n log n comparator calls (about half
  * of a pass over 10,000 jobs).
  */
-import type { PendingJob } from './job.js';
-import { compareQueueOrder } from './queue-order.js';
+import type { JobRequest } from '../model/request.js';
+import { compareQueueOrder } from '../queue/queue-order.js';
 
 /** The queue order of the last pass, reused to sort the next one. */
 export class QueueOrderCache {
-  private last: readonly PendingJob[] = [];
+  private last: readonly JobRequest[] = [];
 
   /** `pending` sorted by `compare` (default: queue-order.ts); remembered for the next call unless a job repeats. */
-  order(pending: readonly PendingJob[], compare: (a: PendingJob, b: PendingJob) => number = compareQueueOrder): PendingJob[] {
+  order(pending: readonly JobRequest[], compare: (a: JobRequest, b: JobRequest) => number = compareQueueOrder): JobRequest[] {
     const rest = new Set(pending);
     if (rest.size !== pending.length) return [...pending].sort(compare);
     const ordered = this.last.filter((job) => rest.delete(job));

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRng } from '../random/rng.js';
-import type { GpuDevice } from './gpu-device.js';
-import type { GpuRequest, PendingJob } from './job.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import type { GpuRequest, JobRequest } from '../model/request.js';
 import type { PassOptions } from './pass-options.js';
 import { ServerScheduler } from './server-scheduler.js';
 
 const gpu = (index: number): GpuDevice => ({ index, uuid: `GPU-${index}`, model: 'A100-80GB', gpuMemoryMiB: 81920, migEnabled: false, schedulable: true });
-const job = (id: number, request: Partial<GpuRequest>, priority = 500): PendingJob => ({
+const job = (id: number, request: Partial<GpuRequest>, priority = 500): JobRequest => ({
   id, tenant: 't', priority, submittedAtMs: id, cpuMilli: 0, hostMemoryMiB: 0, gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'auto', ...request },
 });
 const NOW = 1_000_000;

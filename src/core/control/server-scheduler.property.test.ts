@@ -3,11 +3,12 @@ import fc from 'fast-check';
 import { isValidLayout } from '../mig/mig-allocator.js';
 import { findGpuModel } from '../model/gpu-models.js';
 import { SeededRng } from '../random/rng.js';
-import type { GpuDevice, Placement } from './gpu-device.js';
-import type { PendingJob, SharingMode } from './job.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import type { Placement } from '../model/assignment.js';
+import type { JobRequest, SharingMode } from '../model/request.js';
 import { ServerScheduler } from './server-scheduler.js';
-import { accountedGpuMilli, reservedGpuMemoryMiB } from './share-accounting.js';
-import { whyUnresolvable } from './unresolvable.js';
+import { accountedGpuMilli, reservedGpuMemoryMiB } from '../sharing/share-accounting.js';
+import { whyUnresolvable } from '../sharing/unresolvable.js';
 
 const SHARED_MODELS = ['A100-80GB', 'T4', 'H100-80GB', 'A100-40GB', 'V100M32'] as const;
 const MIG_MODELS = ['A100-80GB', 'H100-80GB', 'A100-40GB'] as const;
@@ -69,12 +70,12 @@ function device(index: number, spec: GpuSpec): GpuDevice {
   return { index, uuid: `GPU-${index}`, model: spec.model, gpuMemoryMiB: memoryOf(spec.model), migEnabled: spec.mig, schedulable: spec.schedulable };
 }
 
-function pendingJob(id: number, shape: Shape, priority = 500): PendingJob {
+function pendingJob(id: number, shape: Shape, priority = 500): JobRequest {
   return { id, tenant: 't', priority, submittedAtMs: id, cpuMilli: shape.cpuMilli, hostMemoryMiB: shape.hostMemoryMiB, gpu: { gpuCount: shape.gpuCount, gpuMilli: shape.gpuMilli, gpuMemoryMiB: shape.gpuMemoryMiB, mode: shape.mode } };
 }
 
 /** Checks one new placement of `job` against the GPUs as they were just before it. */
-function checkNewPlacement(job: PendingJob, placement: Placement, before: ReadonlyMap<number, GpuDevice>, ratio: number): void {
+function checkNewPlacement(job: JobRequest, placement: Placement, before: ReadonlyMap<number, GpuDevice>, ratio: number): void {
   const { gpus, mode } = placement;
   expect(gpus).toHaveLength(job.gpu.gpuCount);
   expect(new Set(gpus.map((g) => g.index)).size).toBe(gpus.length);
@@ -100,7 +101,7 @@ function checkNewPlacement(job: PendingJob, placement: Placement, before: Readon
 }
 
 /** Invariants of everything held now, computed from the placements the test saw (not from usage()). */
-function checkHeld(s: ServerScheduler, held: ReadonlyMap<number, { job: PendingJob; placement: Placement }>): void {
+function checkHeld(s: ServerScheduler, held: ReadonlyMap<number, { job: JobRequest; placement: Placement }>): void {
   const devices = new Map(s.gpus().map((g) => [g.index, g]));
   const perGpu = new Map<number, { milli: number; memory: number; modes: Set<string>; jobs: number[]; instances: { profileId: number; start: number; size: number; inUse: boolean }[] }>();
   let cpu = 0;
@@ -148,7 +149,7 @@ describe('ServerScheduler properties', () => {
         const given = specs.map((spec, i) => device(i, spec));
         const present = given.map(() => true);
         const s = new ServerScheduler(given, { hostCpuMilli: HOST.cpuMilli, hostMemoryMiB: HOST.hostMemoryMiB, timesliceOvercommitRatio: ratio, rng: new SeededRng(seed) });
-        const held = new Map<number, { job: PendingJob; placement: Placement }>();
+        const held = new Map<number, { job: JobRequest; placement: Placement }>();
         let nextId = 1;
         const apply = () => s.setGpus(given.filter((_, i) => present[i]));
         for (const op of ops) {

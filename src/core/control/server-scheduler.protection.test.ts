@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRng } from '../random/rng.js';
-import type { GpuDevice } from './gpu-device.js';
-import type { GpuRequest, PendingJob } from './job.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import type { GpuRequest, JobRequest } from '../model/request.js';
 import type { PassOptions } from './pass-options.js';
 import { ServerScheduler } from './server-scheduler.js';
 
 const gpu = (index: number, extra: Partial<GpuDevice> = {}): GpuDevice => ({ index, uuid: `GPU-${index}`, model: 'A100-80GB', gpuMemoryMiB: 81920, migEnabled: false, schedulable: true, ...extra });
 
-function job(id: number, priority: number, request: Partial<GpuRequest>): PendingJob {
+function job(id: number, priority: number, request: Partial<GpuRequest>): JobRequest {
   return { id, tenant: 'team', priority, submittedAtMs: 1_000 + id, cpuMilli: 0, hostMemoryMiB: 0, gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'auto', ...request } };
 }
 

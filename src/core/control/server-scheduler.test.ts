@@ -3,10 +3,11 @@ import { choosePlacement, isValidLayout } from '../mig/mig-allocator.js';
 import { findMigProfile } from '../mig/mig-profiles.js';
 import { InvariantViolation } from '../model/errors.js';
 import { SeededRng } from '../random/rng.js';
-import type { GpuDevice, HeldAllocation, Placement } from './gpu-device.js';
-import type { GpuRequest, PendingJob } from './job.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import type { Assignment, Placement } from '../model/assignment.js';
+import type { GpuRequest, JobRequest } from '../model/request.js';
 import { ServerScheduler, type PlaceOutcome, type ServerSchedulerOptions } from './server-scheduler.js';
-import { whyUnresolvable } from './unresolvable.js';
+import { whyUnresolvable } from '../sharing/unresolvable.js';
 
 const A100 = 81920;
 const T4 = 16384;
@@ -19,7 +20,7 @@ function gpu(index: number, model = 'A100-80GB', extra: Partial<GpuDevice> = {})
 
 const migGpu = (index: number, model = 'A100-80GB'): GpuDevice => gpu(index, model, { migEnabled: true });
 
-function job(id: number, request: Partial<GpuRequest>, extra: Partial<PendingJob> = {}): PendingJob {
+function job(id: number, request: Partial<GpuRequest>, extra: Partial<JobRequest> = {}): JobRequest {
   return {
     id, tenant: 'team', priority: 500, submittedAtMs: 1_000 + id, cpuMilli: 0, hostMemoryMiB: 0,
     gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'auto', ...request },
@@ -416,7 +417,7 @@ describe('ServerScheduler: host resources', () => {
 describe('ServerScheduler: runPass and queue order', () => {
   it('places the higher priority first when only one fits, then the earlier submit, then the lower id', () => {
     const whole = { gpuMilli: 1000 };
-    const cases: { jobs: PendingJob[]; winner: number }[] = [
+    const cases: { jobs: JobRequest[]; winner: number }[] = [
       { jobs: [job(1, whole, { priority: 100 }), job(2, whole, { priority: 900, submittedAtMs: 99_999 })], winner: 2 },
       { jobs: [job(1, whole, { submittedAtMs: 5 }), job(2, whole, { submittedAtMs: 4 })], winner: 2 },
       { jobs: [job(7, whole, { submittedAtMs: 5 }), job(3, whole, { submittedAtMs: 5 })], winner: 3 },
@@ -467,7 +468,7 @@ describe('ServerScheduler: runPass and queue order', () => {
 
 describe('ServerScheduler: hold and release', () => {
   const share = (index: number, accountedGpuMilli: number, gpuMemoryMiB: number, gpuMilli = accountedGpuMilli) => ({ index, uuid: `GPU-${index}`, gpuMilli, accountedGpuMilli, gpuMemoryMiB, mig: null });
-  const alloc = (jobId: number, placement: Placement, cpuMilli = 0): HeldAllocation => ({ jobId, cpuMilli, hostMemoryMiB: 0, placement });
+  const alloc = (jobId: number, placement: Placement, cpuMilli = 0): Assignment => ({ jobId, cpuMilli, hostMemoryMiB: 0, placement });
 
   it('re-adopts an allocation, which later placements respect', () => {
     const s = scheduler([gpu(0), gpu(1)]);
@@ -480,7 +481,7 @@ describe('ServerScheduler: hold and release', () => {
   it('throws InvariantViolation for an allocation that does not fit, changing nothing', () => {
     const s = scheduler([gpu(0), gpu(1), migGpu(2)]);
     s.hold(alloc(1, { mode: 'mps', gpus: [share(0, 600, 1024)] }));
-    const bad: [string, HeldAllocation][] = [
+    const bad: [string, Assignment][] = [
       ['compute over-commit', alloc(2, { mode: 'mps', gpus: [share(0, 600, 1024)] })],
       ['memory over-commit', alloc(2, { mode: 'mps', gpus: [share(0, 100, 81_000)] })],
       ['second GPU over-committed', alloc(2, { mode: 'mps', gpus: [share(1, 500, 1024), share(0, 500, 1024)] })],

@@ -11,16 +11,17 @@
 import { InvariantViolation } from '../model/errors.js';
 import type { Rng } from '../random/rng.js';
 import { FailedSearches } from './failed-searches.js';
-import type { GpuDevice, HeldAllocation, MigInstance, Placement } from './gpu-device.js';
+import type { GpuDevice, MigInstance } from '../model/gpu-device.js';
+import type { Assignment, Placement } from '../model/assignment.js';
 import { checkHold } from './hold-check.js';
-import type { EffectiveMode, PendingJob } from './job.js';
+import type { EffectiveMode, JobRequest } from '../model/request.js';
 import { MigLayouts, migShareOf } from './mig-placement.js';
 import { smallestProfileFor } from '../mig/mig-allocator.js';
 import { ModelGroups } from './model-groups.js';
 import { QueueOrderCache } from './queue-order-cache.js';
 import type { PassOptions, PassResult } from './pass-options.js';
 import { mayBackfill, NO_BLOCKED_JOB, reservedStartMs, type BackfillReservation } from '../queue/backfill.js';
-import { fallbackMode, resolveMode } from './share-accounting.js';
+import { fallbackMode, resolveMode } from '../sharing/share-accounting.js';
 import { placeShared } from './shared-placement.js';
 
 /** Settings of a server scheduler. */
@@ -54,7 +55,7 @@ export interface GpuUsage {
 export class ServerScheduler {
   /** Devices, model groups of the non-MIG GPUs and the core scheduler over them. */
   private readonly groups: ModelGroups;
-  private readonly held = new Map<number, HeldAllocation>();
+  private readonly held = new Map<number, Assignment>();
   private readonly mig = new MigLayouts();
   /** The GPU list as last given (before vanished or mode-changed GPUs with held jobs are kept as they were). */
   private given = new Map<number, GpuDevice>();
@@ -108,7 +109,7 @@ export class ServerScheduler {
    * Records an allocation that already exists (a running job re-adopted after a restart, or a
    * placement just made). @throws InvariantViolation when it does not fit (over-commit) or the job is already held
    */
-  hold(allocation: HeldAllocation): void {
+  hold(allocation: Assignment): void {
     const devices = this.groups.devices;
     checkHold(allocation, this.held, devices, this.mig);
     const { placement } = allocation;
@@ -158,7 +159,7 @@ export class ServerScheduler {
    * Tries to place `job` now; on success the allocation is held at once (so later jobs of the same
    * pass see it). Never throws for a job that does not fit: returns `waiting` with a reason.
    */
-  tryPlace(job: PendingJob): PlaceOutcome {
+  tryPlace(job: JobRequest): PlaceOutcome {
     return this.attempt(job, null);
   }
 
@@ -171,12 +172,12 @@ export class ServerScheduler {
    * @returns placements made (already held), the waiting reason of every other job, the blocked job,
    *   and the jobs that wait only for protected GPUs
    */
-  runPass(pending: readonly PendingJob[], options: PassOptions = {}): PassResult {
+  runPass(pending: readonly JobRequest[], options: PassOptions = {}): PassResult {
     const ordered = this.queue.order(pending, options.compare);
     const placed: { jobId: number; placement: Placement }[] = [];
     const waitingReasons = new Map<number, string>();
     const failed = new FailedSearches();
-    let blocked: PendingJob | null = null;
+    let blocked: JobRequest | null = null;
     let blockedPool = new Set<number>();
     let gpusOutsidePool = false;
     let reservation: BackfillReservation = NO_BLOCKED_JOB;
@@ -247,7 +248,7 @@ export class ServerScheduler {
    * `mig`, GPUs not in MIG mode with enough memory for the other modes (both for a strict job that
    * may fall back to whole GPUs).
    */
-  gpusUsableBy(job: PendingJob): Set<number> {
+  gpusUsableBy(job: JobRequest): Set<number> {
     const usable = new Set<number>();
     const modes = [resolveMode(job.gpu), fallbackMode(job.gpu)].filter((m): m is EffectiveMode => m !== null);
     for (const device of this.gpus()) {
@@ -287,7 +288,7 @@ export class ServerScheduler {
    * conservative false there. Ids that hold nothing are ignored. Costs one `hold` per allocation.
    * @throws InvariantViolation when `job` itself holds resources here
    */
-  fitsWithout(job: PendingJob, victimIds: readonly number[]): boolean {
+  fitsWithout(job: JobRequest, victimIds: readonly number[]): boolean {
     if (this.held.has(job.id)) throw new InvariantViolation(`job ${job.id} holds resources; a what-if places a job that holds none`);
     const constant: Rng = { nextUint32: () => 0, intn: () => 0, nextFloat: () => 0 };
     const scratch = new ServerScheduler(this.gpus(), { ...this.options, rng: constant });
@@ -297,7 +298,7 @@ export class ServerScheduler {
   }
 
   /** `tryPlace`, with an optional memo of the GPU searches that failed in this pass (see failed-searches.ts). */
-  private attempt(job: PendingJob, failed: FailedSearches | null, excluded: ReadonlyMap<number, string> | null = null): PlaceOutcome {
+  private attempt(job: JobRequest, failed: FailedSearches | null, excluded: ReadonlyMap<number, string> | null = null): PlaceOutcome {
     if (job.cpuMilli > this.freeCpuMilli) return waiting(`waiting for host CPU: needs ${job.cpuMilli} cpuMilli, ${this.freeCpuMilli} free`);
     if (job.hostMemoryMiB > this.freeHostMemoryMiB) return waiting(`waiting for host memory: needs ${job.hostMemoryMiB} MiB, ${this.freeHostMemoryMiB} free`);
     const placement = this.search(job, resolveMode(job.gpu), failed, excluded);
@@ -315,7 +316,7 @@ export class ServerScheduler {
    * Finds a placement in `mode`, using and feeding the pass's memo of failed searches; GPUs in
    * `excluded` (by index) are not used.
    */
-  private search(job: PendingJob, mode: EffectiveMode, failed: FailedSearches | null, excluded: ReadonlyMap<number, string> | null): Placement | string {
+  private search(job: JobRequest, mode: EffectiveMode, failed: FailedSearches | null, excluded: ReadonlyMap<number, string> | null): Placement | string {
     const known = failed?.reasonFor(mode, job.gpu);
     if (known !== undefined) return known;
     const devices = excluded === null ? this.gpus() : this.gpus().map((d) => (excluded.has(d.index) ? { ...d, schedulable: false } : d));
@@ -324,14 +325,14 @@ export class ServerScheduler {
     return placement;
   }
 
-  private holdPlaced(job: PendingJob, placement: Placement, failed: FailedSearches | null): PlaceOutcome {
+  private holdPlaced(job: JobRequest, placement: Placement, failed: FailedSearches | null): PlaceOutcome {
     this.hold({ jobId: job.id, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement });
     failed?.clear();
     return { kind: 'placed', placement };
   }
 }
 
-function backfillReason(blocked: PendingJob, reservation: BackfillReservation, timeLimitSeconds: number | null): string {
+function backfillReason(blocked: JobRequest, reservation: BackfillReservation, timeLimitSeconds: number | null): string {
   if (timeLimitSeconds === null) return `waiting behind job ${blocked.id}: only jobs with a time limit may start ahead of a blocked job`;
   const at = reservation.blocked && reservation.reservedStartMs !== null ? `its reserved start at ${new Date(reservation.reservedStartMs).toISOString()}` : 'its reserved start';
   return `waiting behind job ${blocked.id}: a ${timeLimitSeconds} s time limit would not end before ${at}`;

@@ -5,11 +5,11 @@
  * takes any mode; a GPU with jobs takes only jobs of the same mode; `exclusive` needs an empty GPU.
  */
 import { InvariantViolation } from '../model/errors.js';
-import type { PodRequest } from '../model/request.js';
-import type { PlacedGpu, Placement } from './gpu-device.js';
-import type { EffectiveMode, PendingJob } from './job.js';
+import type { ResourceDemand } from '../framework/resource-demand.js';
+import type { PlacedGpu, Placement } from '../model/assignment.js';
+import type { EffectiveMode, JobRequest } from '../model/request.js';
 import type { ModelGroup, ModelGroups } from './model-groups.js';
-import { accountedGpuMilli, reservedGpuMemoryMiB } from './share-accounting.js';
+import { accountedGpuMilli, reservedGpuMemoryMiB } from '../sharing/share-accounting.js';
 
 /**
  * Finds where `job` goes in `mode` (not `mig`). Leaves the groups' GPU eligibility set for this
@@ -19,12 +19,12 @@ import { accountedGpuMilli, reservedGpuMemoryMiB } from './share-accounting.js';
  * @returns the placement (not yet held), or the reason the job waits
  * @throws InvariantViolation when the core rejects a placement its filter allowed
  */
-export function placeShared(job: PendingJob, mode: EffectiveMode, groups: ModelGroups, timesliceOvercommitRatio: number, excluded: ReadonlyMap<number, unknown> | null = null): Placement | string {
+export function placeShared(job: JobRequest, mode: EffectiveMode, groups: ModelGroups, timesliceOvercommitRatio: number, excluded: ReadonlyMap<number, unknown> | null = null): Placement | string {
   const qualifies = (g: ModelGroups, index: number, m: EffectiveMode): boolean => excluded?.has(index) !== true && qualifiesNow(g, index, m);
   const { gpuCount, gpuMilli } = job.gpu;
   const accounted = accountedGpuMilli(mode, gpuMilli, timesliceOvercommitRatio);
   // 1. Which model groups have enough GPUs that qualify now (same test as the core's filter).
-  const candidates: { group: ModelGroup; request: PodRequest }[] = [];
+  const candidates: { group: ModelGroup; request: ResourceDemand }[] = [];
   let bestCount = 0;
   for (const group of groups.groups) {
     const modelMemoryMiB = group.node.spec.gpuMemoryMiB ?? 0;

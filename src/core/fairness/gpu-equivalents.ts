@@ -11,7 +11,7 @@
  * Values are exact floats; compare sums with {@link GPU_EQUIVALENT_EPSILON}.
  */
 import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
-import type { SharingMode } from '../control/job.js';
+import type { SharingMode } from '../model/request.js';
 
 /**
  * Absolute tolerance, in GPU-equivalents, for comparing sums of GPU-equivalents (quota checks):
@@ -22,7 +22,7 @@ export const GPU_EQUIVALENT_EPSILON = 1e-9;
 /** Compute slices of a MIG GPU when the caller does not say (A100, H100, H200; A30 has 4). */
 export const DEFAULT_GPU_COMPUTE_SLICES = 7;
 
-/** The part of a request that determines its size in GPU-equivalents. `PendingJob['gpu']` fits. */
+/** The part of a request that determines its size in GPU-equivalents. `JobRequest['gpu']` fits. */
 export interface GpuEquivalentRequest {
   /** Number of distinct GPUs, a non-negative integer (0 = CPU-only, size 0). */
   readonly gpuCount: number;

@@ -6,7 +6,7 @@ import { nodeSpecOf, taskShapeOf } from '../../sim/cluster-from-trace.js';
 /* eslint-enable no-restricted-imports */
 import { buildTargetWorkload, type TargetWorkload, type TaskShape } from './target-workload.js';
 import { nodeFragmentationMilli, nodeWeightedIdleMilli } from './node-fragmentation.js';
-import { createNodeStates } from '../model/node.js';
+import { createNodeStates } from '../framework/node-state.js';
 
 const dataFile = (name: string): string =>
   fileURLToPath(new URL(`../../../data/alibaba-gpu-v2023/${name}`, import.meta.url));

@@ -6,9 +6,9 @@
  * NormalizeScore → pick the highest total, ties to the lowest node rank → SelectGpus on the
  * winner → (when the caller commits) Reserve.
  */
-import type { FitReason } from '../model/allocation.js';
-import type { NodeState } from '../model/node.js';
-import type { PodRequest } from '../model/request.js';
+import type { FitReason } from './allocation.js';
+import type { NodeState } from './node-state.js';
+import type { ResourceDemand } from './resource-demand.js';
 import type { Rng } from '../random/rng.js';
 import type { CycleState } from './cycle-state.js';
 
@@ -22,7 +22,7 @@ export interface SchedulingCluster {
 /** What every plugin call receives. */
 export interface CycleContext {
   readonly cluster: SchedulingCluster;
-  readonly pod: PodRequest;
+  readonly pod: ResourceDemand;
   /** Small integer identifying `pod`'s scheduling shape (equal shapes score equally on equal nodes). */
   readonly shapeId: number;
   readonly state: CycleState;
@@ -63,8 +63,8 @@ export interface GpuSelectPlugin {
 /** Reserve: told when a placement is committed (and un-committed), to keep plugin-private state. */
 export interface ReservePlugin {
   readonly name: string;
-  reserve(pod: PodRequest, node: NodeState, gpuIndices: readonly number[]): void;
-  unreserve(pod: PodRequest, node: NodeState, gpuIndices: readonly number[]): void;
+  reserve(pod: ResourceDemand, node: NodeState, gpuIndices: readonly number[]): void;
+  unreserve(pod: ResourceDemand, node: NodeState, gpuIndices: readonly number[]): void;
 }
 
 /** A weighted score plugin in a profile. */
@@ -81,5 +81,5 @@ export interface SchedulingProfile {
   readonly gpuSelect: GpuSelectPlugin;
   readonly reserve: readonly ReservePlugin[];
   /** Told about every arriving pod before it is scheduled (e.g. to learn the workload online). */
-  readonly observe?: (pod: PodRequest) => void;
+  readonly observe?: (pod: ResourceDemand) => void;
 }

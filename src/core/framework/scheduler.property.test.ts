@@ -1,10 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { Scheduler } from './scheduler.js';
-import { whyNotFit } from '../model/allocation.js';
+import { whyNotFit } from './allocation.js';
 import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
-import type { NodeSpec } from '../model/node.js';
-import type { PodRequest } from '../model/request.js';
+import type { NodeSpec } from './node-state.js';
+import type { ResourceDemand } from './resource-demand.js';
 import { buildTargetWorkload } from '../fragmentation/target-workload.js';
 import { POLICIES } from '../policies/registry.js';
 import { randomPermutation, SeededRng, shuffleInPlace } from '../random/rng.js';
@@ -39,7 +39,7 @@ const gpuMemoryArb = fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitr
 const cpuArb = fc.oneof(fc.integer({ min: 0, max: 8000 }), fc.integer({ min: 0, max: 32000 }));
 const hostMemoryArb = fc.oneof(fc.integer({ min: 0, max: 16384 }), fc.integer({ min: 0, max: 131072 }));
 
-const podArb: fc.Arbitrary<PodRequest> = fc.oneof(
+const podArb: fc.Arbitrary<ResourceDemand> = fc.oneof(
   fc.record({ cpuMilli: cpuArb, hostMemoryMiB: hostMemoryArb }).map((p) => ({ ...p, gpuCount: 0, gpuMilli: 0, gpuMemoryMiB: 0, allowedGpuModels: [] })),
   fc.record({
     cpuMilli: cpuArb, hostMemoryMiB: hostMemoryArb, gpuMilli: fc.integer({ min: 1, max: 999 }),
@@ -60,7 +60,7 @@ const scenarioArb = fc.record({
 });
 
 interface Placement {
-  readonly pod: PodRequest;
+  readonly pod: ResourceDemand;
   readonly nodeIndex: number;
   readonly gpuIndices: readonly number[];
 }

@@ -1,12 +1,12 @@
 import { describe, it, expect } from 'vitest';
 import { Scheduler } from './scheduler.js';
 import type { ScorePlugin, SchedulingProfile } from './extension-points.js';
-import { FitReason } from '../model/allocation.js';
+import { FitReason } from './allocation.js';
 import { buildTargetWorkload } from '../fragmentation/target-workload.js';
 import { findPolicy, POLICIES } from '../policies/registry.js';
 import { SeededRng } from '../random/rng.js';
 import { aCluster, aCpuPod, aNode, aPod, type TestCluster } from '../testing/builders.js';
-import type { PodRequest } from '../model/request.js';
+import type { ResourceDemand } from './resource-demand.js';
 
 const anyWorkload = buildTargetWorkload([{ cpuMilli: 1000, gpuMilli: 1000, gpuCount: 1, allowedGpuModels: [] }]);
 
@@ -16,7 +16,7 @@ function schedulerFor(policy: string, cluster: TestCluster, workload = anyWorklo
 }
 
 /** Schedules and commits `pod`; returns the chosen node index (throws when unschedulable). */
-function place(scheduler: Scheduler, pod: PodRequest): number {
+function place(scheduler: Scheduler, pod: ResourceDemand): number {
   const d = scheduler.schedule(pod);
   if (d.kind !== 'placed') throw new Error(`unschedulable: ${JSON.stringify(d.reasons)}`);
   scheduler.commit(pod, d.nodeIndex, d.gpuIndices);

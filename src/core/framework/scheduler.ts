@@ -3,9 +3,9 @@
  * applies the decision to the node states. Deterministic given the cluster, the tie-break ranks,
  * the profile and the rng.
  */
-import { allocate, release, type FitReason } from '../model/allocation.js';
-import type { NodeState } from '../model/node.js';
-import { requestShapeKey, type PodRequest } from '../model/request.js';
+import { allocate, release, type FitReason } from './allocation.js';
+import type { NodeState } from './node-state.js';
+import { requestShapeKey, type ResourceDemand } from './resource-demand.js';
 import type { Rng } from '../random/rng.js';
 import { CycleState } from './cycle-state.js';
 import type { CycleContext, SchedulingCluster, SchedulingProfile } from './extension-points.js';
@@ -33,7 +33,7 @@ export class Scheduler {
    * Decides where `pod` goes without changing any node.
    * @returns `placed` with the node and GPU indices, or `unschedulable` with per-reason node counts
    */
-  schedule(pod: PodRequest): Decision {
+  schedule(pod: ResourceDemand): Decision {
     this.profile.observe?.(pod);
     const ctx = this.context(pod);
     const feasible = this.filter(ctx);
@@ -44,20 +44,20 @@ export class Scheduler {
   }
 
   /** Applies a `placed` decision: allocates on the node and runs Reserve plugins. @throws InvariantViolation on over-commit */
-  commit(pod: PodRequest, nodeIndex: number, gpuIndices: readonly number[]): void {
+  commit(pod: ResourceDemand, nodeIndex: number, gpuIndices: readonly number[]): void {
     const node = this.cluster.nodes[nodeIndex]!;
     allocate(node, pod, gpuIndices);
     for (const plugin of this.profile.reserve) plugin.reserve(pod, node, gpuIndices);
   }
 
   /** Reverses `commit` (a departure or an eviction). */
-  uncommit(pod: PodRequest, nodeIndex: number, gpuIndices: readonly number[]): void {
+  uncommit(pod: ResourceDemand, nodeIndex: number, gpuIndices: readonly number[]): void {
     const node = this.cluster.nodes[nodeIndex]!;
     release(node, pod, gpuIndices);
     for (const plugin of this.profile.reserve) plugin.unreserve(pod, node, gpuIndices);
   }
 
-  private context(pod: PodRequest): CycleContext {
+  private context(pod: ResourceDemand): CycleContext {
     const key = requestShapeKey(pod);
     let shapeId = this.shapeIds.get(key);
     if (shapeId === undefined) {

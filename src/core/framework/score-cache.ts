@@ -3,7 +3,7 @@
  * so almost every score of the next cycle can be reused; this is what makes a full-cluster,
  * every-node score affordable (the FGD authors' simulator rescans everything per event).
  */
-import type { NodeState } from '../model/node.js';
+import type { NodeState } from './node-state.js';
 
 /** Flat cache: entry (node, shape) is valid while node.version and the epoch are unchanged. */
 export class ScoreCache {

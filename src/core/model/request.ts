@@ -1,57 +1,58 @@
 /**
- * What a pod (task, job) asks for. GPU fields are per GPU: a request for `gpuCount` GPUs each with
- * `gpuMilli` of compute and `gpuMemoryMiB` of device memory.
+ * What a job asks for, as every part of gpushare sees it: the sharing modes, isolation levels, the
+ * GPU part of a request, and the request of a job waiting to be placed. The server, the simulator
+ * and (next) the Kubernetes extender all describe their work with these types.
  */
-import { GPU_MILLI_PER_GPU, isNonNegativeInteger } from './quantity.js';
 
-/** A resource request. All quantities are integers. */
-export interface PodRequest {
-  /** Host CPU in milli-cores. */
-  readonly cpuMilli: number;
-  /** Host memory in MiB (the trace's `memory_mib`). */
-  readonly hostMemoryMiB: number;
-  /** Number of GPUs; 0 for a CPU-only pod. */
+/** Sharing modes a job may ask for (API, CLI and code use these names). */
+export const SHARING_MODES = ['auto', 'exclusive', 'mig', 'mps', 'timeslice'] as const;
+/** One of `SHARING_MODES`. */
+export type SharingMode = (typeof SHARING_MODES)[number];
+/** A mode a placement actually uses (`auto` resolved). */
+export type EffectiveMode = Exclude<SharingMode, 'auto'>;
+
+/** Isolation levels a job may ask for (docs/sharing-modes.md). */
+export const ISOLATION_LEVELS = ['strict', 'standard', 'none'] as const;
+/** One of `ISOLATION_LEVELS`. */
+export type IsolationLevel = (typeof ISOLATION_LEVELS)[number];
+/** Isolation of a job that names none. */
+export const DEFAULT_ISOLATION: IsolationLevel = 'standard';
+
+/**
+ * The GPU part of a job's request, per GPU. `gpuMemoryMiB` null means "in proportion to
+ * `gpuMilli` of the GPU the job lands on" (resolved at placement).
+ */
+export interface GpuRequest {
+  /** Number of distinct GPUs, ≥ 1 (0 only for the simulator's CPU-only pods). */
   readonly gpuCount: number;
-  /** milli-GPU wanted on each GPU, 1..1000 (0 when `gpuCount` is 0). */
+  /** Compute share of each GPU in milli-GPU, 1..1000 (0 when `gpuCount` is 0). */
   readonly gpuMilli: number;
-  /** GPU memory wanted on each GPU in MiB; 0 when the request names no GPU memory. */
-  readonly gpuMemoryMiB: number;
-  /** GPU models the pod may run on; empty = any model. */
-  readonly allowedGpuModels: readonly string[];
+  /** Device memory of each GPU in MiB, or null for the proportional default. */
+  readonly gpuMemoryMiB: number | null;
+  /** Requested sharing mode. */
+  readonly mode: SharingMode;
+  /**
+   * Isolation for `mode: auto` (sharing/select-mode.ts): `strict` (MIG, else whole GPUs),
+   * `standard` (MPS, the default when absent), `none` (time-slicing). Ignored for other modes.
+   */
+  readonly isolation?: IsolationLevel;
+  /** GPU models the job may run on (catalog names or trace codes); absent or empty = any model. */
+  readonly allowedGpuModels?: readonly string[];
 }
 
-/** Total GPU compute requested, Σ over GPUs, in milli-GPU (the FGD paper's D_t = k·d). */
-export function totalGpuMilli(request: PodRequest): number {
-  return request.gpuCount * request.gpuMilli;
-}
-
-/** True when the pod shares a GPU: exactly one GPU and less than all of it. */
-export function isSharingRequest(request: PodRequest): boolean {
-  return request.gpuCount === 1 && request.gpuMilli < GPU_MILLI_PER_GPU;
-}
-
-/**
- * Checks a request's shape. Returns a list of problems, each naming the field and the allowed
- * values; an empty list means the request is valid.
- */
-export function validateRequest(request: PodRequest): string[] {
-  const problems: string[] = [];
-  for (const field of ['cpuMilli', 'hostMemoryMiB', 'gpuCount', 'gpuMilli', 'gpuMemoryMiB'] as const) {
-    if (!isNonNegativeInteger(request[field])) problems.push(`${field} must be a non-negative integer, got ${request[field]}`);
-  }
-  if (request.gpuMilli > GPU_MILLI_PER_GPU) problems.push(`gpuMilli must be at most ${GPU_MILLI_PER_GPU} per GPU, got ${request.gpuMilli}`);
-  if (request.gpuCount === 0 && (request.gpuMilli !== 0 || request.gpuMemoryMiB !== 0)) {
-    problems.push('gpuMilli and gpuMemoryMiB must be 0 when gpuCount is 0');
-  }
-  if (request.gpuCount > 0 && request.gpuMilli === 0) problems.push('gpuMilli must be 1..1000 when gpuCount > 0');
-  return problems;
-}
-
-/**
- * A key identifying the request's scoring shape: what a cacheable score may depend on besides the
- * node (CPU, per-GPU milli, GPU count, GPU memory). Host memory and allowed GPU models only filter
- * nodes, so pods that differ only in those share a key and their cached scores.
- */
-export function requestShapeKey(request: PodRequest): string {
-  return `${request.cpuMilli}/${request.gpuMilli}/${request.gpuCount}/${request.gpuMemoryMiB}`;
+/** What the scheduler needs to know about a job waiting to be placed. */
+export interface JobRequest {
+  readonly id: number;
+  readonly tenant: string;
+  /** Higher is more important (model/priority.ts). */
+  readonly priority: number;
+  /** Submit time, ms since the epoch; earlier goes first among equal priorities. */
+  readonly submittedAtMs: number;
+  /** Host CPU in milli-cores (0 = none reserved). */
+  readonly cpuMilli: number;
+  /** Host memory in MiB (0 = none reserved). */
+  readonly hostMemoryMiB: number;
+  readonly gpu: GpuRequest;
+  /** Wall-clock limit of one attempt, seconds; null or absent = none (then it never backfills). */
+  readonly timeLimitSeconds?: number | null;
 }

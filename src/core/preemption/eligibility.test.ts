@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PRIORITY_CLASSES } from '../control/job.js';
+import { PRIORITY_CLASSES } from '../model/priority.js';
 import { classifyCandidate, DEFAULT_PREEMPTION_OPTIONS, defaultPreemptible, isEligible, type Eligibility, type PreemptionOptions, type Preemptor } from './eligibility.js';
 import { candidate } from './testing/fixtures.js';
 

@@ -2,7 +2,7 @@
  * Who may be preempted for whom (docs/preemption.md): the victim rules of the preemption planner,
  * one candidate at a time. Pure data and rules; the caller knows the running jobs and the quotas.
  */
-import { PRIORITY_CLASSES } from '../control/job.js';
+import { PRIORITY_CLASSES } from '../model/priority.js';
 
 /** A running job the planner may take resources from, as the caller sees it now. */
 export interface PreemptionCandidate {

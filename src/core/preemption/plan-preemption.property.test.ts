@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { GpuDevice } from '../control/gpu-device.js';
-import { PRIORITY_CLASSES, type PendingJob, type SharingMode } from '../control/job.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import { PRIORITY_CLASSES } from '../model/priority.js';
+import { type JobRequest, type SharingMode } from '../model/request.js';
 import type { ServerScheduler } from '../control/server-scheduler.js';
 import { classifyCandidate, DEFAULT_PREEMPTION_OPTIONS, defaultPreemptible, isEligible, type PreemptionCandidate, type PreemptionOptions, type Preemptor } from './eligibility.js';
 import { maxPreemptionOracleCalls, planPreemption } from './plan-preemption.js';
@@ -138,13 +139,13 @@ const worldOnServerArb: fc.Arbitrary<World> = fc.record({
   preemptorPriority: fc.oneof(fc.constant(PRIORITY_CLASSES.critical), priorityArb),
 });
 
-const toJob = (id: number, shape: Shape, priority: number, tenant: string): PendingJob =>
+const toJob = (id: number, shape: Shape, priority: number, tenant: string): JobRequest =>
   job(id, { gpuCount: shape.gpuCount, gpuMilli: shape.gpuMilli, gpuMemoryMiB: shape.gpuMemoryMiB, mode: shape.mode }, { priority, tenant, cpuMilli: shape.cpuMilli });
 
 /** A server with the world's jobs tried in order (those that fit are held), two of the same world are identical. */
-function build(world: World): { s: ServerScheduler; held: PendingJob[] } {
+function build(world: World): { s: ServerScheduler; held: JobRequest[] } {
   const s = server(world.gpus);
-  const held: PendingJob[] = [];
+  const held: JobRequest[] = [];
   world.running.forEach((shape, i) => {
     const j = toJob(i + 1, shape, world.priorities[i]!, ['b', 'c'][i % 2]!);
     if (s.tryPlace(j).kind === 'placed') held.push(j);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { GpuDevice } from '../control/gpu-device.js';
-import { PRIORITY_CLASSES, type GpuRequest, type PendingJob } from '../control/job.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import { PRIORITY_CLASSES } from '../model/priority.js';
+import { type GpuRequest, type JobRequest } from '../model/request.js';
 import type { PreemptionCandidate, PreemptionOptions } from './eligibility.js';
 import { maxPreemptionOracleCalls, planPreemption, type PreemptionPlan } from './plan-preemption.js';
 import { candidate, candidateOf, gpu, job, placeAll, recording, server, snapshot } from './testing/fixtures.js';
@@ -26,7 +27,7 @@ interface Case {
 }
 
 /** Places the running jobs on a server, then plans for the preemptor with the server's what-if as the oracle. */
-function planOnServer(c: Case): { plan: PreemptionPlan; preemptor: PendingJob; s: ReturnType<typeof server> } {
+function planOnServer(c: Case): { plan: PreemptionPlan; preemptor: JobRequest; s: ReturnType<typeof server> } {
   const s = server(c.gpus);
   const jobs = c.running.map((r) => job(r.id, r.request, { priority: r.priority, tenant: r.tenant ?? 'b' }));
   placeAll(s, jobs);

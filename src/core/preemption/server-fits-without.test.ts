@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { InvariantViolation } from '../model/errors.js';
 import { SeededRng, type Rng } from '../random/rng.js';
-import type { GpuDevice } from '../control/gpu-device.js';
-import type { PendingJob } from '../control/job.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import type { JobRequest } from '../model/request.js';
 import { ServerScheduler } from '../control/server-scheduler.js';
 import { gpu, job, migGpu, placeAll, server, snapshot } from './testing/fixtures.js';
 
 /** A100 ×3 (mps, one exclusive), T4 (timeslice), A100 in MIG mode with three instances. */
 const GPUS: readonly GpuDevice[] = [gpu(0), gpu(1), gpu(2), gpu(3, 'T4'), migGpu(4), gpu(5)];
-const RUNNING: readonly PendingJob[] = [
+const RUNNING: readonly JobRequest[] = [
   job(1, { gpuMilli: 500, gpuMemoryMiB: 30_000 }, { cpuMilli: 8_000, hostMemoryMiB: 16_384 }),
   job(2, { gpuMilli: 300, gpuMemoryMiB: 20_000 }),
   job(3, { gpuMilli: 600, gpuCount: 2 }),
@@ -18,7 +18,7 @@ const RUNNING: readonly PendingJob[] = [
   job(7, { gpuMilli: 200, gpuMemoryMiB: 15_000, mode: 'mig' }),
   job(8, { gpuMilli: 100, gpuMemoryMiB: 5_000, mode: 'mig' }),
 ];
-const TRIALS: readonly PendingJob[] = [
+const TRIALS: readonly JobRequest[] = [
   job(90, { gpuMilli: 1000 }),
   job(91, { gpuMilli: 1000, gpuCount: 3 }),
   job(92, { gpuMilli: 800 }),
@@ -43,7 +43,7 @@ function busyServer(rng?: Rng): ServerScheduler {
 }
 
 /** The real thing: release the victims on a copy of the server, then try the job. */
-function placesAfterRelease(victims: readonly number[], trial: PendingJob): boolean {
+function placesAfterRelease(victims: readonly number[], trial: JobRequest): boolean {
   const s = busyServer();
   for (const id of victims) s.release(id);
   return s.tryPlace(trial).kind === 'placed';

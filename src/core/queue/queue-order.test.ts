@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { PRIORITY_CLASSES } from '../control/job.js';
+import { PRIORITY_CLASSES } from '../model/priority.js';
+import type { JobRequest } from '../model/request.js';
 import {
+  compareQueueOrder,
   agingCap, compareQueueEntries, DEFAULT_AGING, effectivePriority, orderQueue, type QueueEntry, type QueueOrderContext,
 } from './queue-order.js';
 
@@ -123,7 +125,7 @@ describe('orderQueue', () => {
     expect(ordered[0]).toBe(jobs[1]);
   });
 
-  it('keeps extra fields (PendingJob-shaped entries)', () => {
+  it('keeps extra fields (JobRequest-shaped entries)', () => {
     const jobs = [{ ...entry(1, 'a', low, 0), cpuMilli: 5 }, { ...entry(2, 'a', high, 0), cpuMilli: 7 }];
     expect(orderQueue(jobs, ctx()).map((j) => j.cpuMilli)).toEqual([7, 5]);
   });
@@ -149,5 +151,21 @@ describe('compareQueueEntries', () => {
     const agedMid = entry(1, 'a', 400, 10_000 * MIN);
     expect(compareQueueEntries(agedMid, agedLow, ctx())).toBeLessThan(0);
     expect(compareQueueEntries(entry(1, 'a', low, 0), entry(1, 'b', low, 0), ctx())).toBeLessThan(0);
+  });
+});
+
+describe('compareQueueOrder', () => {
+  const job = (id: number, priority: number, submittedAtMs: number): JobRequest => ({ id, tenant: 't', priority, submittedAtMs, cpuMilli: 0, hostMemoryMiB: 0, gpu: { gpuCount: 1, gpuMilli: 100, gpuMemoryMiB: null, mode: 'auto' } });
+
+  it('orders by priority (high first), then submit time, then id', () => {
+    const jobs = [job(5, 500, 20), job(4, 100, 0), job(3, 500, 10), job(2, 900, 99), job(1, 500, 20), job(6, 1000, 1_000)];
+    expect([...jobs].sort(compareQueueOrder).map((j) => j.id)).toEqual([6, 2, 3, 1, 5, 4]);
+    expect([...jobs].reverse().sort(compareQueueOrder).map((j) => j.id)).toEqual([6, 2, 3, 1, 5, 4]);
+  });
+
+  it('is 0 only for the same job', () => {
+    expect(compareQueueOrder(job(1, 500, 0), job(1, 500, 0))).toBe(0);
+    expect(Math.sign(compareQueueOrder(job(1, 500, 0), job(2, 500, 0)))).toBe(-1);
+    expect(Math.sign(compareQueueOrder(job(2, 501, 0), job(1, 500, 0)))).toBe(-1);
   });
 });

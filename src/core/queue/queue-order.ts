@@ -15,9 +15,9 @@
  * Shares are compared exactly (an epsilon would break transitivity). Aging only orders the queue;
  * preemption should compare base priorities.
  */
-import { PRIORITY_CLASSES } from '../control/job.js';
+import { PRIORITY_CLASSES } from '../model/priority.js';
 
-/** What the order needs to know about a queued job. `PendingJob` fits. */
+/** What the order needs to know about a queued job. `JobRequest` fits. */
 export interface QueueEntry {
   readonly id: number;
   readonly tenant: string;
@@ -162,4 +162,12 @@ function checkAging(aging: AgingSettings): void {
   if (!Number.isFinite(aging.agingStep) || aging.agingStep < 0) {
     throw new RangeError(`agingStep must be a non-negative number, got ${aging.agingStep}`);
   }
+}
+
+/**
+ * The order without aging or fair share (a pass given no comparator): priority, highest first,
+ * then submit time, then id. A total order for distinct ids; negative when `a` goes before `b`.
+ */
+export function compareQueueOrder(a: QueueEntry, b: QueueEntry): number {
+  return b.priority - a.priority || a.submittedAtMs - b.submittedAtMs || a.id - b.id;
 }

@@ -2,10 +2,10 @@
  * Tiny builders for tests of the scheduler core (excluded from the build). Every builder returns a
  * plain value with sensible defaults; pass only the fields a test cares about.
  */
-import { allocate } from '../model/allocation.js';
-import { createNodeStates, type NodeSpec, type NodeState } from '../model/node.js';
+import { allocate } from '../framework/allocation.js';
+import { createNodeStates, type NodeSpec, type NodeState } from '../framework/node-state.js';
 import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
-import type { PodRequest } from '../model/request.js';
+import type { ResourceDemand } from '../framework/resource-demand.js';
 import { CycleState } from '../framework/cycle-state.js';
 import type { CycleContext, SchedulingCluster } from '../framework/extension-points.js';
 import { SeededRng, type Rng } from '../random/rng.js';
@@ -58,7 +58,7 @@ export interface PodOverrides {
  * A request: 1 vCPU, 1 GiB host memory, one whole GPU, no GPU memory, any model. A pod with
  * `gpuCount: 0` gets `gpuMilli` 0 unless given.
  */
-export function aPod(overrides: PodOverrides = {}): PodRequest {
+export function aPod(overrides: PodOverrides = {}): ResourceDemand {
   const gpuCount = overrides.gpuCount ?? 1;
   return {
     cpuMilli: overrides.cpuMilli ?? 1000,
@@ -71,7 +71,7 @@ export function aPod(overrides: PodOverrides = {}): PodRequest {
 }
 
 /** A CPU-only request (`aPod` with no GPU). */
-export function aCpuPod(cpuMilli = 1000, hostMemoryMiB = 1024): PodRequest {
+export function aCpuPod(cpuMilli = 1000, hostMemoryMiB = 1024): ResourceDemand {
   return aPod({ cpuMilli, hostMemoryMiB, gpuCount: 0, gpuMilli: 0 });
 }
 
@@ -108,6 +108,6 @@ export function occupyGpus(node: NodeState, freeMilli: readonly number[]): void 
 }
 
 /** A cycle context for calling one plugin directly. */
-export function aCycleContext(cluster: SchedulingCluster, pod: PodRequest, rng: Rng = new SeededRng(42), shapeId = 0): CycleContext {
+export function aCycleContext(cluster: SchedulingCluster, pod: ResourceDemand, rng: Rng = new SeededRng(42), shapeId = 0): CycleContext {
   return { cluster, pod, shapeId, state: new CycleState(), rng };
 }

@@ -27,7 +27,7 @@
  */
 import {
   buildTargetWorkload, findPolicy, GPU_MILLI_PER_GPU, migGeometry, ServerScheduler,
-  type EffectiveMode, type GpuDevice, type NodeSpec, type PendingJob, type Placement, type PodRequest, type Rng, type TaskShape,
+  type EffectiveMode, type GpuDevice, type NodeSpec, type JobRequest, type Placement, type ResourceDemand, type Rng, type TaskShape,
 } from '../../core/index.js';
 import { ModeMirror } from './mode-mirror.js';
 import { decideMode, type HybridGpuShape, type ModeDecision, type SharingGpuModel, type SharingSetting } from './pod-mode.js';
@@ -174,7 +174,7 @@ export class HybridCluster {
     const decision = this.decide(pod);
     const mirror = this.mirrors.get(decision.mode)!;
     const request = this.mirrorRequest(pod, decision);
-    const job: PendingJob = {
+    const job: JobRequest = {
       id: ++this.nextJobId, tenant: 'trace', priority: 0, submittedAtMs: 0, cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB,
       gpu: { gpuCount: pod.gpuCount, gpuMilli: pod.gpuMilli, gpuMemoryMiB: decision.gpuMemoryMiB, mode: decision.mode },
     };
@@ -225,7 +225,7 @@ export class HybridCluster {
   }
 
   /** The request a mirror schedules for `pod` in its mode. */
-  private mirrorRequest(pod: HybridPod, decision: ModeDecision): PodRequest {
+  private mirrorRequest(pod: HybridPod, decision: ModeDecision): ResourceDemand {
     const base = { cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB, gpuCount: pod.gpuCount, allowedGpuModels: [] };
     switch (decision.mode) {
       case 'exclusive': return { ...base, gpuMilli: GPU_MILLI_PER_GPU, gpuMemoryMiB: 0 };
@@ -235,7 +235,7 @@ export class HybridCluster {
   }
 
   /** Asks node `n`'s server to place `job` as it stands. */
-  private placeOn(n: number, job: PendingJob): { placement: Placement; switches: number } | null {
+  private placeOn(n: number, job: JobRequest): { placement: Placement; switches: number } | null {
     const outcome = this.servers[n]!.tryPlace(job);
     return outcome.kind === 'placed' ? { placement: outcome.placement, switches: 0 } : null;
   }
@@ -244,7 +244,7 @@ export class HybridCluster {
    * A MIG job on node `n`: on the GPUs in MIG mode first; under `auto`, then switching empty GPUs
    * into MIG mode one at a time (lowest index first). Undoes the switches when it still fails.
    */
-  private placeMig(n: number, job: PendingJob): { placement: Placement; switches: number } | null {
+  private placeMig(n: number, job: JobRequest): { placement: Placement; switches: number } | null {
     const first = this.placeOn(n, job);
     if (first || this.options.sharing !== 'auto') return first;
     const ledger = this.ledgers[n]!;

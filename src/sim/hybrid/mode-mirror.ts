@@ -8,7 +8,7 @@
  * Mirror nodes change only through the core's `commit`/`uncommit`: `sync` gives back what it took
  * last time and takes the node's new usage, as one CPU/memory request and one request per used GPU.
  */
-import { Scheduler, type NodeSpec, type NodeState, type PodRequest, type Rng, type SchedulingProfile, createNodeStates } from '../../core/index.js';
+import { Scheduler, type NodeSpec, type NodeState, type ResourceDemand, type Rng, type SchedulingProfile, createNodeStates } from '../../core/index.js';
 
 /** What a node's GPUs and host resources look like to one mode. */
 export interface MirrorUsage {
@@ -23,7 +23,7 @@ export interface MirrorUsage {
 }
 
 interface Applied {
-  readonly request: PodRequest;
+  readonly request: ResourceDemand;
   readonly gpus: readonly number[];
 }
 
@@ -49,7 +49,7 @@ export class ModeMirror {
     const applied = this.applied[index]!;
     for (const a of applied) this.scheduler.uncommit(a.request, index, a.gpus);
     applied.length = 0;
-    const take = (request: PodRequest, gpus: readonly number[]): void => {
+    const take = (request: ResourceDemand, gpus: readonly number[]): void => {
       this.scheduler.commit(request, index, gpus);
       applied.push({ request, gpus });
     };

@@ -3,7 +3,7 @@
  * at the pod's creation time compressed by the arrival speedup, priority from `qos`, and run time
  * `deletion_time − scheduled_time`.
  */
-import type { PodRequest } from '../../core/index.js';
+import type { ResourceDemand } from '../../core/index.js';
 import { podRequestOf } from '../cluster-from-trace.js';
 import type { TracePod } from '../traces/trace-types.js';
 import { priorityOfQos } from './qos-priority.js';
@@ -14,7 +14,7 @@ export interface TimelineJob {
   readonly id: number;
   /** Pod name from the trace. */
   readonly name: string;
-  readonly request: PodRequest;
+  readonly request: ResourceDemand;
   /** Priority from `qos` (see qos-priority.ts); higher is more important. */
   readonly priority: number;
   /** Arrival in simulated seconds from the first arrival (0). */

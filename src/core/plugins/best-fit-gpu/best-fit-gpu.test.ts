@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { bestFitGpus, createBestFitGpu } from './best-fit-gpu.js';
-import { allocate } from '../../model/allocation.js';
+import { allocate } from '../../framework/allocation.js';
 import { aCluster, aCycleContext, aNode, aPod, occupyGpus, type PodOverrides } from '../../testing/builders.js';
 
 describe('best-fit-gpu', () => {

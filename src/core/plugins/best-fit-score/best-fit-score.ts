@@ -3,7 +3,7 @@
  * r = ((c_n − c_t)/128000)·0.5 + ((G_n − D_t)/8000)·0.5 — the least CPU and GPU left over wins —
  * then integer min–max normalised over the feasible nodes (all 0 when every raw score is equal).
  */
-import { totalGpuMilli } from '../../model/request.js';
+import { totalGpuMilli } from '../../framework/resource-demand.js';
 import type { ScorePlugin } from '../../framework/extension-points.js';
 import { MAX_NODE_CPU_MILLI, MAX_NODE_GPU_MILLI } from '../dot-product-score/dot-product-score.js';
 

@@ -7,9 +7,9 @@ import { Scheduler } from '../../framework/scheduler.js';
 import { findPolicy } from '../../policies/registry.js';
 import { SeededRng } from '../../random/rng.js';
 import { OnlineWorkload } from '../../workload/online-workload.js';
-import type { NodeState } from '../../model/node.js';
-import type { PodRequest } from '../../model/request.js';
-import { allocate } from '../../model/allocation.js';
+import type { NodeState } from '../../framework/node-state.js';
+import type { ResourceDemand } from '../../framework/resource-demand.js';
+import { allocate } from '../../framework/allocation.js';
 import { aCluster, aCpuPod, aNode, aPod, occupyGpus } from '../../testing/builders.js';
 
 const shape = (cpuMilli: number, gpuMilli: number, gpuCount = 1, allowedGpuModels: readonly string[] = []): TaskShape =>
@@ -41,7 +41,7 @@ describe('evaluateDefault', () => {
       ['8-GPU, low CPU', () => nodeWith([1000, 1000, 1000, 1000, 500, 1000, 1000, 1000], 12000)],
       ['full GPUs', () => nodeWith([0, 0])],
     ];
-    const pods: [string, PodRequest][] = [
+    const pods: [string, ResourceDemand][] = [
       ['whole 1-GPU', aPod({ cpuMilli: 6000 })],
       ['2-GPU', aPod({ cpuMilli: 16000, gpuCount: 2 })],
       ['sharing 200', aPod({ cpuMilli: 2000, gpuMilli: 200 })],

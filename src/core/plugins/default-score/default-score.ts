@@ -12,8 +12,8 @@
  *    the gradient alone).
  * Remaining ties go to the lowest seeded node rank, as in FGD.
  */
-import type { NodeState } from '../../model/node.js';
-import type { PodRequest } from '../../model/request.js';
+import type { NodeState } from '../../framework/node-state.js';
+import type { ResourceDemand } from '../../framework/resource-demand.js';
 import { nodeCapacityFragmentationMilli } from '../../fragmentation/capacity-fragmentation.js';
 import { nodeFragmentationMilli } from '../../fragmentation/node-fragmentation.js';
 import type { TargetWorkload } from '../../fragmentation/target-workload.js';
@@ -54,7 +54,7 @@ export interface DefaultEvaluation {
  * Evaluates the default policy on one node without changing it.
  * @param workload the target workload M used for the fragmentation measure
  */
-export function evaluateDefault(node: NodeState, pod: PodRequest, workload: TargetWorkload, weights: DefaultWeights = DEFAULT_WEIGHTS): DefaultEvaluation {
+export function evaluateDefault(node: NodeState, pod: ResourceDemand, workload: TargetWorkload, weights: DefaultWeights = DEFAULT_WEIGHTS): DefaultEvaluation {
   const alpha = weights.capacityShare;
   const { score, gpuIndices } = evaluateGradient(node, pod, (cpu, model, gpus) => blendedFragmentation(cpu, model, gpus, workload, alpha));
   const nodeBonus = pod.gpuCount > 0 && !node.isGpuIdle() ? weights.usedNodeBonus : 0;
@@ -91,6 +91,6 @@ export function createDefaultPolicy(options: DefaultPolicyOptions = {}): Schedul
     }],
     gpuSelect: { name: NAME, selectGpus: ({ pod }, node) => evaluateDefault(node, pod, workload(), weights).gpuIndices },
     reserve: [],
-    ...(learner ? { observe: (pod: PodRequest) => learner.observe(pod) } : {}),
+    ...(learner ? { observe: (pod: ResourceDemand) => learner.observe(pod) } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { createDotProductScore, MAX_NODE_CPU_MILLI, MAX_NODE_GPU_MILLI } from './dot-product-score.js';
-import { allocate } from '../../model/allocation.js';
+import { allocate } from '../../framework/allocation.js';
 import { aCluster, aCycleContext, aNode, aPod, occupyGpus, type PodOverrides } from '../../testing/builders.js';
 
 describe('dot-product-score (docs/simulator.md "Policies")', () => {

@@ -4,7 +4,7 @@
  * G_n are the node's free CPU milli and free milli-GPU before placement and c_t, D_t the pod's
  * CPU and total GPU request. Smaller dot product wins.
  */
-import { totalGpuMilli } from '../../model/request.js';
+import { totalGpuMilli } from '../../framework/resource-demand.js';
 import type { ScorePlugin } from '../../framework/extension-points.js';
 
 /** Plugin name. */

@@ -6,9 +6,9 @@
  * tried on every GPU that can host it and gets the lowest-index GPU reaching the best integer
  * score; other pods use the best-fit GPU set.
  */
-import type { NodeState } from '../../model/node.js';
-import { isSharingRequest, type PodRequest } from '../../model/request.js';
-import { gpuCanHost } from '../../model/allocation.js';
+import type { NodeState } from '../../framework/node-state.js';
+import { isSharingRequest, type ResourceDemand } from '../../framework/resource-demand.js';
+import { gpuCanHost } from '../../framework/allocation.js';
 import { nodeFragmentationMilli } from '../../fragmentation/node-fragmentation.js';
 import type { TargetWorkload } from '../../fragmentation/target-workload.js';
 import type { GpuSelectPlugin, ScorePlugin } from '../../framework/extension-points.js';
@@ -38,7 +38,7 @@ export type NodeFragmentation = (freeCpuMilli: number, gpuModel: string | null, 
  * (a scratch copy is used): a sharing pod is tried on every GPU that can host it and gets the
  * lowest-index GPU reaching the best integer score; other pods use the best-fit GPU set.
  */
-export function evaluateGradient(node: NodeState, pod: PodRequest, fragmentation: NodeFragmentation): FgdEvaluation {
+export function evaluateGradient(node: NodeState, pod: ResourceDemand, fragmentation: NodeFragmentation): FgdEvaluation {
   const model = node.spec.gpuModel;
   const before = fragmentation(node.freeCpuMilli, model, node.gpuFreeMilli);
   const cpuAfter = node.freeCpuMilli - pod.cpuMilli;
@@ -68,7 +68,7 @@ export function evaluateGradient(node: NodeState, pod: PodRequest, fragmentation
  * Evaluates FGD for one node with the paper's measure F_n(M). Pure: the node is not changed.
  * @param workload the target workload M
  */
-export function evaluateFgd(node: NodeState, pod: PodRequest, workload: TargetWorkload): FgdEvaluation {
+export function evaluateFgd(node: NodeState, pod: ResourceDemand, workload: TargetWorkload): FgdEvaluation {
   return evaluateGradient(node, pod, (cpu, model, gpus) => nodeFragmentationMilli(cpu, model, gpus, workload));
 }
 

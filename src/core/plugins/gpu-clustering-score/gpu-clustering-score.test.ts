@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { createGpuClusteringScore, gpuTaskKind } from './gpu-clustering-score.js';
-import { allocate, release } from '../../model/allocation.js';
-import type { PodRequest } from '../../model/request.js';
+import { allocate, release } from '../../framework/allocation.js';
+import type { ResourceDemand } from '../../framework/resource-demand.js';
 import { aCluster, aCpuPod, aCycleContext, aNode, aPod, type TestCluster } from '../../testing/builders.js';
 
 /** b = ⌊25·(8000 − G)/8000⌋, the in-tier bonus. */
@@ -30,15 +30,15 @@ describe('gpu-clustering-score (docs/simulator.md "Policies")', () => {
     const setup = () => {
       const cluster: TestCluster = aCluster([aNode({ gpuCount: 4 }), aNode({ gpuCount: 4 })]);
       const plugin = createGpuClusteringScore(2);
-      const place = (pod: PodRequest, gpus: number[], nodeIndex = 0): void => {
+      const place = (pod: ResourceDemand, gpus: number[], nodeIndex = 0): void => {
         allocate(cluster.nodes[nodeIndex]!, pod, gpus);
         plugin.reserve(pod, cluster.nodes[nodeIndex]!, gpus);
       };
-      const unplace = (pod: PodRequest, gpus: number[], nodeIndex = 0): void => {
+      const unplace = (pod: ResourceDemand, gpus: number[], nodeIndex = 0): void => {
         release(cluster.nodes[nodeIndex]!, pod, gpus);
         plugin.unreserve(pod, cluster.nodes[nodeIndex]!, gpus);
       };
-      const score = (pod: PodRequest, nodeIndex = 0): number => plugin.score(aCycleContext(cluster, pod), cluster.nodes[nodeIndex]!);
+      const score = (pod: ResourceDemand, nodeIndex = 0): number => plugin.score(aCycleContext(cluster, pod), cluster.nodes[nodeIndex]!);
       return { place, unplace, score };
     };
 

@@ -4,8 +4,8 @@
  * only the pod's kind → 75 + b; the pod's kind and others → 50 + b; no GPU task → 25 + b; other
  * kinds only → b. CPU-only pods score 0 everywhere (first fit in rank order).
  */
-import type { NodeState } from '../../model/node.js';
-import { isSharingRequest, type PodRequest } from '../../model/request.js';
+import type { NodeState } from '../../framework/node-state.js';
+import { isSharingRequest, type ResourceDemand } from '../../framework/resource-demand.js';
 import type { ReservePlugin, ScorePlugin } from '../../framework/extension-points.js';
 import { MAX_NODE_GPU_MILLI } from '../dot-product-score/dot-product-score.js';
 
@@ -13,7 +13,7 @@ import { MAX_NODE_GPU_MILLI } from '../dot-product-score/dot-product-score.js';
 export const NAME = 'gpu-clustering-score';
 
 /** The kind of a GPU pod: 'share' or '<k>-gpu'; null for a CPU-only pod. */
-export function gpuTaskKind(pod: PodRequest): string | null {
+export function gpuTaskKind(pod: ResourceDemand): string | null {
   if (pod.gpuCount === 0) return null;
   return isSharingRequest(pod) ? 'share' : `${pod.gpuCount}-gpu`;
 }
@@ -21,7 +21,7 @@ export function gpuTaskKind(pod: PodRequest): string | null {
 /** Creates the plugin; it is both a score and a reserve plugin (it tracks each node's kinds). */
 export function createGpuClusteringScore(nodeCount: number): ScorePlugin & ReservePlugin {
   const kindsOnNode: Map<string, number>[] = Array.from({ length: nodeCount }, () => new Map());
-  const track = (pod: PodRequest, node: NodeState, delta: number): void => {
+  const track = (pod: ResourceDemand, node: NodeState, delta: number): void => {
     const kind = gpuTaskKind(pod);
     if (kind === null) return;
     const kinds = kindsOnNode[node.index]!;

@@ -3,7 +3,7 @@
  * each have the per-GPU milli and memory free (the FGD simulator's Open-Gpu-Share filter; CPU-only
  * pods pass everywhere).
  */
-import { countHostingGpus, FitReason, isGpuModelAllowed } from '../../model/allocation.js';
+import { countHostingGpus, FitReason, isGpuModelAllowed } from '../../framework/allocation.js';
 import type { FilterPlugin } from '../../framework/extension-points.js';
 
 /** Plugin name. */

@@ -2,7 +2,7 @@
  * Filter: the node has enough free CPU and host memory for the pod (Kubernetes NodeResourcesFit,
  * which the FGD authors' simulator keeps enabled: it checks CPU and memory requests).
  */
-import { FitReason } from '../../model/allocation.js';
+import { FitReason } from '../../framework/allocation.js';
 import type { FilterPlugin } from '../../framework/extension-points.js';
 
 /** Plugin name. */

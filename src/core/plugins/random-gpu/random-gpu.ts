@@ -3,8 +3,8 @@
  * among those that can host it (fully free ones included); a whole-GPU pod gets the lowest-index
  * fully free GPUs.
  */
-import { gpuCanHost } from '../../model/allocation.js';
-import { isSharingRequest } from '../../model/request.js';
+import { gpuCanHost } from '../../framework/allocation.js';
+import { isSharingRequest } from '../../framework/resource-demand.js';
 import type { GpuSelectPlugin } from '../../framework/extension-points.js';
 import { bestFitGpus } from '../best-fit-gpu/best-fit-gpu.js';
 

@@ -3,7 +3,7 @@
  * scores 100 and every other node 0.
  */
 import { StateKey } from '../../framework/cycle-state.js';
-import type { NodeState } from '../../model/node.js';
+import type { NodeState } from '../../framework/node-state.js';
 import type { ScorePlugin } from '../../framework/extension-points.js';
 
 /** Plugin name. */

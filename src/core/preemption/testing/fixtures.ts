@@ -2,8 +2,8 @@
  * Builders for the preemption tests (excluded from the build): GPUs, jobs, a server scheduler,
  * candidates, and an oracle that counts its calls.
  */
-import type { GpuDevice } from '../../control/gpu-device.js';
-import type { GpuRequest, PendingJob } from '../../control/job.js';
+import type { GpuDevice } from '../../model/gpu-device.js';
+import type { GpuRequest, JobRequest } from '../../model/request.js';
 import { ServerScheduler } from '../../control/server-scheduler.js';
 import { SeededRng } from '../../random/rng.js';
 import { defaultPreemptible, type PreemptionCandidate } from '../eligibility.js';
@@ -20,7 +20,7 @@ export function gpu(index: number, model = 'A100-80GB', extra: Partial<GpuDevice
 export const migGpu = (index: number, model = 'A100-80GB'): GpuDevice => gpu(index, model, { migEnabled: true });
 
 /** A pending job: one whole GPU, mode auto, priority normal, tenant `a`, no host resources, unless given. */
-export function job(id: number, request: Partial<GpuRequest> = {}, extra: Partial<PendingJob> = {}): PendingJob {
+export function job(id: number, request: Partial<GpuRequest> = {}, extra: Partial<JobRequest> = {}): JobRequest {
   return {
     id, tenant: 'a', priority: 500, submittedAtMs: 1_000 + id, cpuMilli: 0, hostMemoryMiB: 0,
     gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'auto', ...request },
@@ -34,7 +34,7 @@ export function server(gpus: readonly GpuDevice[], seed = 42): ServerScheduler {
 }
 
 /** Places `jobs` in order. @throws Error when one does not fit (a broken test setup) */
-export function placeAll(s: ServerScheduler, jobs: readonly PendingJob[]): void {
+export function placeAll(s: ServerScheduler, jobs: readonly JobRequest[]): void {
   for (const j of jobs) {
     const outcome = s.tryPlace(j);
     if (outcome.kind !== 'placed') throw new Error(`setup: job ${j.id} did not fit: ${outcome.reason}`);
@@ -48,7 +48,7 @@ export function candidate(jobId: number, extra: Partial<PreemptionCandidate> = {
 }
 
 /** The candidate made from a running job (its priority and tenant), with `extra` on top. */
-export function candidateOf(j: PendingJob, extra: Partial<PreemptionCandidate> = {}): PreemptionCandidate {
+export function candidateOf(j: JobRequest, extra: Partial<PreemptionCandidate> = {}): PreemptionCandidate {
   return candidate(j.id, { priority: j.priority, tenant: j.tenant, preemptible: defaultPreemptible(j.priority), ...extra });
 }
 

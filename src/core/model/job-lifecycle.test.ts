@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canTransition, isTerminal, JOB_STATES, priorityClassOf, TERMINAL_STATES, type JobState } from './job.js';
+import { canTransition, isTerminal, JOB_STATES, TERMINAL_STATES, type JobState } from './job-lifecycle.js';
+import { priorityClassOf } from './priority.js';
 
 describe('priorityClassOf', () => {
   it.each([

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GpuRequest, PendingJob } from './job.js';
-import { compareQueueOrder } from './queue-order.js';
+import type { GpuRequest } from '../model/request.js';
 import { accountedGpuMilli, reservedGpuMemoryMiB, resolveMode } from './share-accounting.js';
 
 const request = (gpuMilli: number, gpuMemoryMiB: number | null, mode: GpuRequest['mode']): GpuRequest => ({ gpuCount: 1, gpuMilli, gpuMemoryMiB, mode });
@@ -47,21 +46,5 @@ describe('reservedGpuMemoryMiB', () => {
     ['timeslice', 100, 90000, 81920, 90000],
   ] as const)('%s %i milli, memory %s on %i MiB → %i', (mode, milli, memory, model, expected) => {
     expect(reservedGpuMemoryMiB(mode, request(milli, memory, mode), model)).toBe(expected);
-  });
-});
-
-describe('compareQueueOrder', () => {
-  const job = (id: number, priority: number, submittedAtMs: number): PendingJob => ({ id, tenant: 't', priority, submittedAtMs, cpuMilli: 0, hostMemoryMiB: 0, gpu: request(100, null, 'auto') });
-
-  it('orders by priority (high first), then submit time, then id', () => {
-    const jobs = [job(5, 500, 20), job(4, 100, 0), job(3, 500, 10), job(2, 900, 99), job(1, 500, 20), job(6, 1000, 1_000)];
-    expect([...jobs].sort(compareQueueOrder).map((j) => j.id)).toEqual([6, 2, 3, 1, 5, 4]);
-    expect([...jobs].reverse().sort(compareQueueOrder).map((j) => j.id)).toEqual([6, 2, 3, 1, 5, 4]);
-  });
-
-  it('is 0 only for the same job', () => {
-    expect(compareQueueOrder(job(1, 500, 0), job(1, 500, 0))).toBe(0);
-    expect(Math.sign(compareQueueOrder(job(1, 500, 0), job(2, 500, 0)))).toBe(-1);
-    expect(Math.sign(compareQueueOrder(job(2, 501, 0), job(1, 500, 0)))).toBe(-1);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { GpuDevice } from './gpu-device.js';
-import type { GpuRequest, PendingJob } from './job.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import type { GpuRequest, JobRequest } from '../model/request.js';
 import { whyUnresolvable, type HostCapacity } from './unresolvable.js';
 
 const MEMORY: Record<string, number> = { 'A100-80GB': 81920, 'H100-80GB': 81559, T4: 16384 };
@@ -9,7 +9,7 @@ function gpu(index: number, model: string, extra: Partial<GpuDevice> = {}): GpuD
   return { index, uuid: `GPU-${index}`, model, gpuMemoryMiB: MEMORY[model]!, migEnabled: false, schedulable: true, ...extra };
 }
 
-function job(request: Partial<GpuRequest>, extra: Partial<PendingJob> = {}): PendingJob {
+function job(request: Partial<GpuRequest>, extra: Partial<JobRequest> = {}): JobRequest {
   return { id: 1, tenant: 't', priority: 500, submittedAtMs: 0, cpuMilli: 1000, hostMemoryMiB: 1024, gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'auto', ...request }, ...extra };
 }
 
@@ -21,7 +21,7 @@ const allMig = [gpu(0, 'A100-80GB', { migEnabled: true }), gpu(1, 'A100-80GB', {
 const migMixedModels = [gpu(0, 'A100-80GB', { migEnabled: true }), gpu(1, 'H100-80GB', { migEnabled: true })];
 
 describe('whyUnresolvable', () => {
-  const cases: { name: string; job: PendingJob; gpus: readonly GpuDevice[]; expected: string | null }[] = [
+  const cases: { name: string; job: JobRequest; gpus: readonly GpuDevice[]; expected: string | null }[] = [
     { name: 'fits', job: job({ gpuMilli: 500, gpuMemoryMiB: 40_000 }), gpus: a100, expected: null },
     { name: 'cpuMilli above the host', job: job({}, { cpuMilli: 64_001 }), gpus: a100, expected: "cpuMilli 64001 exceeds the server's 64000" },
     { name: 'hostMemoryMiB above the host', job: job({}, { hostMemoryMiB: 262_145 }), gpus: a100, expected: "hostMemoryMiB 262145 exceeds the server's 262144" },

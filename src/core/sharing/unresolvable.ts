@@ -3,11 +3,11 @@
  * A job that could not is rejected (reason `unresolvable`) instead of waiting forever.
  */
 import { smallestProfileFor } from '../mig/mig-allocator.js';
-import type { GpuDevice } from './gpu-device.js';
-import type { PendingJob } from './job.js';
-import { migShareOf } from './mig-placement.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import type { JobRequest } from '../model/request.js';
+import { migShareOf } from '../control/mig-placement.js';
 import { fallbackMode, reservedGpuMemoryMiB, resolveMode } from './share-accounting.js';
-import type { EffectiveMode } from './job.js';
+import type { EffectiveMode } from '../model/request.js';
 
 /** The server's host capacity. */
 export interface HostCapacity {
@@ -19,7 +19,7 @@ export interface HostCapacity {
  * Why `job` can never run on `gpus` of this host, naming the field that is too big and what the
  * server has; null when it fits on an empty server.
  */
-export function whyUnresolvable(job: PendingJob, gpus: readonly GpuDevice[], host: HostCapacity): string | null {
+export function whyUnresolvable(job: JobRequest, gpus: readonly GpuDevice[], host: HostCapacity): string | null {
   if (job.cpuMilli > host.cpuMilli) return `cpuMilli ${job.cpuMilli} exceeds the server's ${host.cpuMilli}`;
   if (job.hostMemoryMiB > host.hostMemoryMiB) return `hostMemoryMiB ${job.hostMemoryMiB} exceeds the server's ${host.hostMemoryMiB}`;
   const first = whyNotInMode(job, resolveMode(job.gpu), gpus);
@@ -30,7 +30,7 @@ export function whyUnresolvable(job: PendingJob, gpus: readonly GpuDevice[], hos
   return second === null ? null : `strict isolation: neither a MIG instance (${first}) nor whole GPUs (${second})`;
 }
 
-function whyNotInMode(job: PendingJob, mode: EffectiveMode, gpus: readonly GpuDevice[]): string | null {
+function whyNotInMode(job: JobRequest, mode: EffectiveMode, gpus: readonly GpuDevice[]): string | null {
   const { gpuCount } = job.gpu;
   if (mode === 'mig') {
     const migGpus = gpus.filter((g) => g.migEnabled);

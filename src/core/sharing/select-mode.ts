@@ -15,14 +15,7 @@ import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
 import { migGeometry } from '../mig/mig-profiles.js';
 import type { MigProfile } from '../mig/mig-profiles.js';
 import { smallestProfileFor } from '../mig/mig-allocator.js';
-import type { EffectiveMode } from './job.js';
-
-/** Isolation levels a job may ask for. */
-export const ISOLATION_LEVELS = ['strict', 'standard', 'none'] as const;
-/** One of `ISOLATION_LEVELS`. */
-export type IsolationLevel = (typeof ISOLATION_LEVELS)[number];
-/** Isolation of a job that names none. */
-export const DEFAULT_ISOLATION: IsolationLevel = 'standard';
+import type { EffectiveMode, IsolationLevel } from '../model/request.js';
 
 /** How the isolation of a mode is enforced. */
 export type Enforcement = 'hardware' | 'driver-limit' | 'scheduler-accounting';

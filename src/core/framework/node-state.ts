@@ -1,9 +1,11 @@
 /**
- * A node (server) as the scheduler sees it: static capacity plus mutable free amounts.
- * Mutated only through `allocation.ts` (allocate/release), which keep every invariant.
+ * A scheduling node as the framework's cycle sees it: static capacity plus mutable free amounts.
+ * One per GPU model of a cluster node (framework/unit-groups.ts); the simulator's trace nodes have
+ * one model each. Mutated only through `allocation.ts` (allocate/release), which keep every
+ * invariant.
  */
-import { InvariantViolation } from './errors.js';
-import { GPU_MILLI_PER_GPU, isNonNegativeInteger } from './quantity.js';
+import { InvariantViolation } from '../model/errors.js';
+import { GPU_MILLI_PER_GPU, isNonNegativeInteger } from '../model/quantity.js';
 
 /** Static description of a node. */
 export interface NodeSpec {

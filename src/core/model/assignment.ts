@@ -1,36 +1,10 @@
 /**
- * The GPUs of one server as the control plane schedules them, and what a placement gives a job on
- * each GPU. Plain data, shared by the scheduler core, the store and the API.
+ * What a placement gives a job: the GPUs (and on each its share, memory, MIG instance) in one
+ * sharing mode, and the assignment of a job that holds resources on a node. Plain data, shared by
+ * the scheduler core, the store and the API.
  */
-import type { EffectiveMode } from './job.js';
-
-/** One physical GPU of the server. */
-export interface GpuDevice {
-  /** Device index as nvidia-smi numbers it (0-based). */
-  readonly index: number;
-  /** `GPU-…` UUID (simulated GPUs get stable made-up UUIDs). */
-  readonly uuid: string;
-  /** Catalog model name, e.g. `A100-80GB`. */
-  readonly model: string;
-  /** Total device memory in MiB. */
-  readonly gpuMemoryMiB: number;
-  /** True when the GPU is in MIG mode (it then hosts only `mig` jobs). */
-  readonly migEnabled: boolean;
-  /** False when the GPU is unhealthy, vanished or cordoned: it gets no new jobs. */
-  readonly schedulable: boolean;
-}
-
-/** A MIG GPU instance given to a job. Placement `start`/`size` are in memory slices. */
-export interface MigInstance {
-  /** GI profile ID as `nvidia-smi mig -cgi` takes it. */
-  readonly profileId: number;
-  /** Display name, e.g. `3g.40gb`. */
-  readonly profileName: string;
-  readonly start: number;
-  readonly size: number;
-  /** Compute slices of the profile. */
-  readonly computeSlices: number;
-}
+import type { MigInstance } from './gpu-device.js';
+import type { EffectiveMode } from './request.js';
 
 /**
  * MIG layout changes a placement needs before its job can start: idle GIs to destroy, then GIs to
@@ -71,8 +45,8 @@ export interface Placement {
   readonly gpus: readonly PlacedGpu[];
 }
 
-/** A job that holds resources now (scheduled or running). */
-export interface HeldAllocation {
+/** A job that holds resources now (scheduled or running): what it holds, where. */
+export interface Assignment {
   readonly jobId: number;
   readonly cpuMilli: number;
   readonly hostMemoryMiB: number;

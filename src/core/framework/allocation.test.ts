@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { allocate, FitReason, release, whyNotFit } from './allocation.js';
-import { InvariantViolation } from './errors.js';
-import { NodeState, type NodeSpec } from './node.js';
-import type { PodRequest } from './request.js';
+import { InvariantViolation } from '../model/errors.js';
+import { NodeState, type NodeSpec } from './node-state.js';
+import type { ResourceDemand } from './resource-demand.js';
 import { aCpuPod, aNode, aPod } from '../testing/builders.js';
 
 /** A copy of everything `allocate`/`release` may change. */
@@ -21,7 +21,7 @@ const stateOf = (spec: NodeSpec): NodeState => new NodeState(0, spec);
 describe('whyNotFit', () => {
   const spec = aNode({ cpuMilli: 8000, hostMemoryMiB: 16384, gpuCount: 2, gpuModel: 'V100M32', gpuMemoryMiB: 32768 });
 
-  it.each<[string, NodeSpec, PodRequest, FitReason | null]>([
+  it.each<[string, NodeSpec, ResourceDemand, FitReason | null]>([
     ['fits', spec, aPod({ cpuMilli: 8000, hostMemoryMiB: 16384, gpuCount: 2 }), null],
     ['CPU-only pod on a GPU-less node', aNode({ gpuCount: 0 }), aCpuPod(), null],
     ['allowed model listed', spec, aPod({ allowedGpuModels: ['T4', 'V100M32'] }), null],
@@ -89,7 +89,7 @@ describe('allocate / release', () => {
   });
 
   describe('allocate throws InvariantViolation and changes nothing on', () => {
-    const cases: [string, PodRequest, number[]][] = [
+    const cases: [string, ResourceDemand, number[]][] = [
       ['CPU over-commit', aPod({ cpuMilli: 7001 }), [0]],
       ['host-memory over-commit', aPod({ hostMemoryMiB: 15361 }), [0]],
       ['GPU-milli over-commit of the chosen GPU', aPod({ gpuMilli: 600 }), [0]],

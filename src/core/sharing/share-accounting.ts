@@ -4,7 +4,7 @@
  * submit-time check and the views agree.
  */
 import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
-import type { EffectiveMode, GpuRequest } from './job.js';
+import type { EffectiveMode, GpuRequest } from '../model/request.js';
 
 /**
  * The first mode a request is tried in. `auto` follows the isolation (select-mode.ts): whole GPUs

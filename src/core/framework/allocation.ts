@@ -3,10 +3,10 @@
  * only mutators of `NodeState`; they throw `InvariantViolation` rather than over-commit a GPU's
  * compute or memory, a node's CPU or its host memory.
  */
-import { InvariantViolation } from './errors.js';
-import type { NodeState } from './node.js';
-import { GPU_MILLI_PER_GPU } from './quantity.js';
-import type { PodRequest } from './request.js';
+import { InvariantViolation } from '../model/errors.js';
+import type { NodeState } from './node-state.js';
+import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
+import type { ResourceDemand } from './resource-demand.js';
 
 /** Why a node cannot take a request (stable reason codes, usable in diagnostics). */
 export const FitReason = {
@@ -20,7 +20,7 @@ export const FitReason = {
 export type FitReason = (typeof FitReason)[keyof typeof FitReason];
 
 /** True when GPU `j` of `node` is not masked out and can take `request`'s per-GPU share (compute and memory). */
-export function gpuCanHost(node: NodeState, j: number, request: PodRequest): boolean {
+export function gpuCanHost(node: NodeState, j: number, request: ResourceDemand): boolean {
   if (node.gpuEligible[j] === 0) return false;
   if (node.gpuFreeMilli[j]! < request.gpuMilli) return false;
   if (request.gpuMemoryMiB === 0) return true;
@@ -29,14 +29,14 @@ export function gpuCanHost(node: NodeState, j: number, request: PodRequest): boo
 }
 
 /** Number of distinct GPUs of `node` that can each take `request`'s per-GPU share. */
-export function countHostingGpus(node: NodeState, request: PodRequest): number {
+export function countHostingGpus(node: NodeState, request: ResourceDemand): number {
   let n = 0;
   for (let j = 0; j < node.gpuFreeMilli.length; j++) if (gpuCanHost(node, j, request)) n++;
   return n;
 }
 
 /** True when the node's GPU model is allowed by the request (empty list = any model). */
-export function isGpuModelAllowed(node: NodeState, request: PodRequest): boolean {
+export function isGpuModelAllowed(node: NodeState, request: ResourceDemand): boolean {
   const allowed = request.allowedGpuModels;
   return allowed.length === 0 || (node.spec.gpuModel !== null && allowed.includes(node.spec.gpuModel));
 }
@@ -46,7 +46,7 @@ export function isGpuModelAllowed(node: NodeState, request: PodRequest): boolean
  * `gpuCount` distinct GPUs each with enough free compute and memory.
  * @returns null when it fits, else the first failing reason
  */
-export function whyNotFit(node: NodeState, request: PodRequest): FitReason | null {
+export function whyNotFit(node: NodeState, request: ResourceDemand): FitReason | null {
   if (request.cpuMilli > node.freeCpuMilli) return FitReason.insufficientCpu;
   if (request.hostMemoryMiB > node.freeHostMemoryMiB) return FitReason.insufficientHostMemory;
   if (request.gpuCount === 0) return null;
@@ -61,7 +61,7 @@ export function whyNotFit(node: NodeState, request: PodRequest): FitReason | nul
  * Mutates the node and bumps its version.
  * @throws InvariantViolation when anything would be over-committed or the GPU list is wrong
  */
-export function allocate(node: NodeState, request: PodRequest, gpuIndices: readonly number[]): void {
+export function allocate(node: NodeState, request: ResourceDemand, gpuIndices: readonly number[]): void {
   const problem = whyNotFit(node, request);
   if (problem !== null) {
     throw new InvariantViolation(`allocate on ${node.spec.name}: ${problem}`);
@@ -84,7 +84,7 @@ export function allocate(node: NodeState, request: PodRequest, gpuIndices: reado
  * Returns what `allocate(node, request, gpuIndices)` took.
  * @throws InvariantViolation when the release would exceed the node's capacity (a double release)
  */
-export function release(node: NodeState, request: PodRequest, gpuIndices: readonly number[]): void {
+export function release(node: NodeState, request: ResourceDemand, gpuIndices: readonly number[]): void {
   checkGpuList(node, request, gpuIndices);
   const spec = node.spec;
   if (node.freeCpuMilli + request.cpuMilli > spec.cpuMilli || node.freeHostMemoryMiB + request.hostMemoryMiB > spec.hostMemoryMiB || node.podCount === 0) {
@@ -109,7 +109,7 @@ export function release(node: NodeState, request: PodRequest, gpuIndices: readon
   node.version++;
 }
 
-function checkGpuList(node: NodeState, request: PodRequest, gpuIndices: readonly number[]): void {
+function checkGpuList(node: NodeState, request: ResourceDemand, gpuIndices: readonly number[]): void {
   if (gpuIndices.length !== request.gpuCount) {
     throw new InvariantViolation(`${node.spec.name}: ${gpuIndices.length} GPUs given for gpuCount ${request.gpuCount}`);
   }
