@@ -1,11 +1,11 @@
 /**
- * A bounded replay for the benchmark: drives a {@link Scheduler} over the first `limit` arrivals of
- * the same seeded plan that runPackingReplay builds (same rng stream, same node ranks, same target
- * workload), optionally with every score plugin marked non-cacheable, and records each decision so
+ * A bounded replay for the benchmark: the first `limit` arrivals of the same seeded plan that
+ * runPackingReplay builds (same rng stream, same node ranks, same target workload, same scheduling
+ * session), optionally with every score plugin marked non-cacheable, recording each decision so
  * that two runs can be compared placement by placement.
  */
 import type { SchedulingProfile } from '../core/index.js';
-import { prepareReplay, type ReplayInput } from '../sim/packing-replay.js';
+import { prepareReplay, replayArrivals, type ReplayInput } from '../sim/packing-replay.js';
 
 /** One recorded decision: `node:gpu,gpu` for a placement, `-` for unschedulable. */
 export type DecisionKey = string;
@@ -37,24 +37,22 @@ export function withoutScoreCache(profile: SchedulingProfile): SchedulingProfile
 export function runBoundedReplay(
   input: ReplayInput, policyName: string, seed: number, limit: number, cacheable: boolean,
 ): BoundedReplayResult {
-  const { arrivals: all, scheduler } = prepareReplay(input, policyName, seed, cacheable ? undefined : withoutScoreCache);
-  const arrivals = all.slice(0, limit);
+  const prepared = prepareReplay(input, policyName, seed, cacheable ? undefined : withoutScoreCache);
+  const limited = Math.min(limit, prepared.arrivals.length);
   const decisions: DecisionKey[] = [];
   let placed = 0;
 
   const started = performance.now();
-  for (const request of arrivals) {
-    const decision = scheduler.schedule(request);
-    if (decision.kind === 'placed') {
-      scheduler.commit(request, decision.nodeIndex, decision.gpuIndices);
+  replayArrivals(prepared, (_request, decision) => {
+    if (decision !== null) {
       decisions.push(`${decision.nodeIndex}:${decision.gpuIndices.join(',')}`);
       placed++;
     } else {
       decisions.push('-');
     }
-  }
+  }, limited);
   const loopSeconds = (performance.now() - started) / 1000;
-  return { policy: policyName, cacheable, seed, arrivals: arrivals.length, placed, loopSeconds, decisions };
+  return { policy: policyName, cacheable, seed, arrivals: limited, placed, loopSeconds, decisions };
 }
 
 /** Index of the first differing decision, or -1 when both lists are equal. */

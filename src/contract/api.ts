@@ -101,6 +101,8 @@ export const JobSchema = z.object({
   tenant: z.string(),
   state: z.enum(JOB_STATES),
   reason: z.string().nullable(),
+  /** Code of the waiting reason of a queued job (`gpu-capacity`, `quota`, `backfill`, …: core/framework/status.ts); null otherwise. */
+  reasonCode: z.string().nullable(),
   priority: z.number().int(),
   priorityClass: z.string(),
   preemptible: z.boolean(),

@@ -31,7 +31,11 @@ import { createSimulatedMigManager } from '../adapters/gpu/simulated-mig-manager
 import { createSimulatedNvidiaSmiState, writeSimulatedNvidiaSmiState } from '../adapters/gpu/simulated-nvidia-smi.js';
 import type { MigManager } from '../app/ports/mig-manager.js';
 import { buildServer } from '../adapters/http/build-server.js';
-import { attemptCgroupKey, attemptFiles, readOutcomeFile } from '../adapters/process/attempt-files.js';
+import { createJobFiles } from '../adapters/process/job-files.js';
+import { createSystemClock } from '../adapters/clock/system-clock.js';
+import { serverStatus } from '../app/control-plane/server-status.js';
+import { dashboardSnapshot } from '../app/control-plane/dashboard-snapshot.js';
+import { QosService } from '../app/qos/qos-service.js';
 import { createChildProcessLauncher } from '../adapters/process/child-process-launcher.js';
 import { detectCheckpointSupport } from '../adapters/process/transparent-checkpoint.js';
 import { createMpsDaemonManager } from '../adapters/mps/mps-daemon-manager.js';
@@ -79,6 +83,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
 }
 
 async function startLocked(config: ServerConfig, options: StartServerOptions, logger: pino.Logger, cleanups: (() => Promise<void> | void)[]): Promise<RunningServer> {
+  const clock = createSystemClock();
   const events = new PlaneEvents();
   const rawStore = openSqliteStore(join(config.dataDir, 'gpushare.db'));
   cleanups.push(() => rawStore.close());
@@ -89,25 +94,17 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   // (a test run beside a service) must never share cgroup names.
   const cgroupParent = `gpushare-${createHash('sha256').update(config.dataDir).digest('hex').slice(0, 12)}`;
   const launcher = createChildProcessLauncher({ freezer: config.freezer, logger, cgroupParent });
+  const files = createJobFiles(config.dataDir);
   const mpsManager = createMpsDaemonManager({ baseDirectory: join(config.dataDir, 'mps') });
   const mps = (await mpsManager.available()) ? mpsManager : null;
   logger.info({ mps: mps !== null }, mps ? 'MPS: nvidia-cuda-mps-control found; daemons start on demand' : 'MPS: nvidia-cuda-mps-control not found; MPS shares are scheduler accounting only');
   const plane = new ControlPlane({
-    mps,
-    mig: chooseMigManager(config, inventory),
-    store, launcher, inventory, logger, initialGpus, events,
-    nowMs: () => Date.now(),
-    rng: new SeededRng(Date.now() >>> 0),
+    mps, mig: chooseMigManager(config, inventory), store, launcher, gpuSource: inventory.source, files, logger, initialGpus, events, clock,
+    rng: new SeededRng(clock.nowMs() >>> 0),
     serverEnvironment: options.env,
-    settings: { ...config },
-    // Killed through the attempt's cgroups, never by a bare pid that may have been reused.
-    killUnrecordedAttempt: async (jobId, jobDirectory, attempt) => {
-      const files = attemptFiles(jobDirectory, attempt);
-      await launcher.cleanup({ supervisorPid: 0, supervisorStartTime: '', jobPid: null, cgroupKey: attemptCgroupKey(jobId, attempt), freezerKind: launcher.freezerKind, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath, pidPath: files.pidPath, outcomePath: files.outcomePath });
-    },
-    readAttemptOutcome: (jobDirectory, attempt) => safe(() => readOutcomeFile(attemptFiles(jobDirectory, attempt).outcomePath)),
+    settings: { ...config, defaultWorkingDirectory: config.dataDir },
   });
-  const admin = new AdminService(store, () => Date.now());
+  const admin = new AdminService(store, () => clock.nowMs(), () => plane.gpuDevices());
   const adminTokenPath = join(config.dataDir, 'admin-token');
   const existing = existsSync(adminTokenPath) ? readFileSync(adminTokenPath, 'utf8').trim() : null;
   const { token, created } = admin.ensureAdminToken(existing);
@@ -116,21 +113,21 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const checkpoint = detectCheckpointSupport();
   logger.info({ checkpoint }, `checkpointing: ${checkpoint.detail}`);
   // Before plane.start(), so that the pass histogram sees every pass `GET /api/v1/status` counts.
-  const metrics = createServerMetrics(plane, { nodeName: config.nodeName, version: options.version });
+  const metrics = createServerMetrics(plane, { store, nodeName: config.nodeName, version: options.version });
   cleanups.push(() => metrics.close());
   // Jobs get GPUSHARE_URL (docs/qos.md): launches wait until the server listens.
   plane.awaitServerUrl();
   await plane.start();
   const usagePoller = new UsagePoller({
-    sampler: inventory.source === 'nvidia-smi' ? createNvidiaSmiUsageSampler() : createSimulatedUsageSampler(() => Date.now()),
-    input: () => usageInputOf(plane), sink: plane.usage, intervalMs: config.usagePollIntervalMs, logger,
+    sampler: inventory.source === 'nvidia-smi' ? createNvidiaSmiUsageSampler() : createSimulatedUsageSampler(() => clock.nowMs()),
+    input: () => usageInputOf(plane, store), sink: plane.usage, intervalMs: config.usagePollIntervalMs, clock, logger,
   });
   usagePoller.start();
   cleanups.push(() => usagePoller.stop());
   cleanups.push(() => plane.stop());
   const poller = createGpuHealthPoller({ inventory, intervalMs: config.healthPollIntervalMs, onChange: (list) => plane.updateGpus(list) });
   const usageHistory = new UsageHistory(config.usageHistoryIntervalMs);
-  const stopUsageSampling = usageHistory.startSampling(() => usageSample(toGpuViews(plane, (id) => store.getJob(id)), Date.now()));
+  const stopUsageSampling = usageHistory.startSampling(clock, () => usageSample(toGpuViews(plane, (id) => store.getJob(id)), clock.nowMs()));
   cleanups.push(stopUsageSampling);
 
   let resolveClosed!: () => void;
@@ -152,7 +149,15 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     return closing;
   };
   cleanups.push(() => poller.stop());
-  const app = await buildServer({ plane, jobs: new JobService(plane), admin, version: options.version, checkpoint, usageHistory, metrics, metricsRequireToken: config.metricsRequireToken, onDrained: () => void close() }, { logger: false });
+  const jobs = new JobService({ plane, store, clock, files, launcher, settings: { defaultWorkingDirectory: config.dataDir, hostCpuMilli: config.hostCpuMilli, hostMemoryMiB: config.hostMemoryMiB }, serverEnvironment: options.env });
+  const statusSources = { version: options.version, plane, jobs, gpuSource: inventory.source, freezer: launcher.freezerKind, enforcement: launcher.enforcement, checkpoint };
+  const dashboardSources = { plane, jobs, admin, usageHistory, version: options.version, store, clock, gpuSource: inventory.source };
+  const app = await buildServer({
+    plane, jobs, admin, version: options.version, usageHistory, metrics, metricsRequireToken: config.metricsRequireToken, onDrained: () => void close(),
+    status: (principal) => serverStatus(statusSources, principal),
+    dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
+    qos: new QosService(plane, store, clock, logger),
+  }, { logger: false });
   cleanups.push(() => app.close());
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -190,14 +195,6 @@ function chooseMigManager(config: ServerConfig, inventory: GpuInventory): MigMan
     writeSimulatedNvidiaSmiState(stateFile, createSimulatedNvidiaSmiState(items.map((i) => ({ model: i.model, mig: i.mig, count: i.count }))));
   }
   return createSimulatedMigManager(stateFile);
-}
-
-function safe<T>(fn: () => T): T | null {
-  try {
-    return fn();
-  } catch {
-    return null;
-  }
 }
 
 /**

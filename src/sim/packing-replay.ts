@@ -3,11 +3,11 @@
  * for good), recording A(x) and R(x) after every arrival. docs/simulator.md "Protocol" and "Metric".
  */
 import {
-  buildTargetWorkload, createNodeStates, findPolicy, nodeFragmentationMilli, nodeWeightedIdleMilli,
-  POLICY_NAMES, Scheduler, SeededRng, totalGpuMilli, type NodeState, type ResourceDemand, type SchedulingProfile, type TargetWorkload,
+  buildTargetWorkload, findPolicy, nodeFragmentationMilli, nodeWeightedIdleMilli,
+  POLICY_NAMES, SchedulingSession, SeededRng, type JobRequest, type NodeState, type SchedulingProfile, type TargetWorkload,
 } from '../core/index.js';
 import { buildArrivalPlan } from './arrival-plan.js';
-import { nodeSpecOf, podRequestOf, taskShapeOf } from './cluster-from-trace.js';
+import { clusterNodeOf, jobRequestOf, taskShapeOf } from './cluster-from-trace.js';
 import { CurveBinner } from './curve-binning.js';
 import type { RunResult } from './simulation-types.js';
 import type { TraceNode, TracePod } from './traces/trace-types.js';
@@ -68,35 +68,60 @@ class FragmentationTracker {
 
 /** Everything one replay needs, set up for a policy and seed. */
 export interface PreparedReplay {
+  /** The scheduling unit of each trace node (one per node: a trace node's GPUs are of one model), by node index. */
   readonly nodes: readonly NodeState[];
   readonly capacityGpus: number;
-  /** Arrivals as requests, in order. */
-  readonly arrivals: readonly ResourceDemand[];
+  /** Arrivals as requests, in order (ids 1, 2, …). */
+  readonly arrivals: readonly JobRequest[];
   /** The trace's target workload M (fragmentation is always reported against it). */
   readonly workload: TargetWorkload;
-  readonly scheduler: Scheduler;
+  /** The core's scheduling session over the trace's cluster (the same pass as the server's, one arrival each). */
+  readonly session: SchedulingSession;
 }
 
 /**
- * Builds the cluster, the seeded arrival plan and the scheduler of one replay. Draws come from one
- * stream seeded with `seed`: the plan first, then the policy's own draws.
+ * Builds the cluster, the seeded arrival plan and the scheduling session of one replay. Draws come
+ * from one stream seeded with `seed`: the plan first, then the policy's own draws.
  * @param adjustProfile optional change to the policy's profile (e.g. a benchmark baseline)
  * @throws UnknownPolicyError for an unregistered policy name
  */
 export function prepareReplay(
   input: ReplayInput, policyName: string, seed: number, adjustProfile?: (profile: SchedulingProfile) => SchedulingProfile,
 ): PreparedReplay {
-  const policy = findPolicy(policyName);
-  if (!policy) throw new UnknownPolicyError(policyName);
-  const nodes = createNodeStates(input.nodes.map(nodeSpecOf));
-  const capacityGpus = nodes.reduce((sum, n) => sum + n.spec.gpuCount, 0);
+  if (!findPolicy(policyName)) throw new UnknownPolicyError(policyName);
+  const cluster = input.nodes.map(clusterNodeOf);
+  const capacityGpus = cluster.reduce((sum, n) => sum + n.gpus.length, 0);
   const rng = new SeededRng(seed);
   const plan = buildArrivalPlan(input.pods, input.nodes.map((n) => n.name), capacityGpus * 1000, input.inflation, rng);
   const workload = buildTargetWorkload(input.pods.map(taskShapeOf));
-  const profile = policy.create({ nodeCount: nodes.length, targetWorkload: workload, learnWorkloadOnline: input.workloadSource === 'online' });
-  const scheduler = new Scheduler({ nodes, nodeRank: plan.nodeRank }, adjustProfile ? adjustProfile(profile) : profile, rng);
-  const requests = new Map<TracePod, ResourceDemand>(input.pods.map((p) => [p, podRequestOf(p)]));
-  return { nodes, capacityGpus, arrivals: plan.arrivals.map((pod) => requests.get(pod)!), workload, scheduler };
+  const session = new SchedulingSession({ nodes: cluster, active: [] }, rng, {
+    policy: policyName, targetWorkload: workload, learnWorkloadOnline: input.workloadSource === 'online', nodeRank: plan.nodeRank,
+    ...(adjustProfile ? { adjustProfile } : {}),
+  });
+  const units = session.state.groups.units;
+  if (units.length !== cluster.length) throw new Error(`a trace node has GPUs of several models (${units.length} units for ${cluster.length} nodes)`);
+  const requests = new Map<TracePod, JobRequest>(input.pods.map((p, i) => [p, jobRequestOf(p, i + 1)]));
+  return { nodes: units.map((u) => u.state), capacityGpus, arrivals: plan.arrivals.map((pod, i) => ({ ...requests.get(pod)!, id: i + 1 })), workload, session };
+}
+
+/** One decision of a replay: the node index and GPU indices of a placed arrival, or null for a pod that fits nowhere. */
+export type ReplayDecision = { readonly nodeIndex: number; readonly gpuIndices: readonly number[] } | null;
+
+/**
+ * Places every arrival of `prepared` in order, each in its own pass of the session (no departures;
+ * a pod that fits nowhere fails for good), and reports each decision to `onDecision`.
+ */
+export function replayArrivals(prepared: PreparedReplay, onDecision: (request: JobRequest, decision: ReplayDecision) => void, limit = prepared.arrivals.length): void {
+  const { session } = prepared;
+  const state = session.state;
+  const batch: JobRequest[] = [];
+  const pass = { nowMs: 0 };
+  for (let i = 0; i < limit; i++) {
+    const request = prepared.arrivals[i]!;
+    batch[0] = request;
+    const placed = session.schedule(batch, pass).placements[0];
+    onDecision(request, placed === undefined ? null : { nodeIndex: state.indexOf(placed.node), gpuIndices: placed.placement.gpus.map((g) => g.index) });
+  }
 }
 
 /**
@@ -105,24 +130,24 @@ export function prepareReplay(
  */
 export function runPackingReplay(input: ReplayInput, policyName: string, seed: number): RunResult {
   const started = performance.now();
-  const { nodes, capacityGpus, arrivals, workload, scheduler } = prepareReplay(input, policyName, seed);
+  const prepared = prepareReplay(input, policyName, seed);
+  const { nodes, capacityGpus, arrivals, workload } = prepared;
   const tracker = new FragmentationTracker(nodes, workload);
   const binner = new CurveBinner(capacityGpus);
   let arrived = 0;
   let used = 0;
   let failedPods = 0;
-  for (const request of arrivals) {
-    arrived += totalGpuMilli(request);
-    const decision = scheduler.schedule(request);
-    if (decision.kind === 'placed') {
-      scheduler.commit(request, decision.nodeIndex, decision.gpuIndices);
-      used += totalGpuMilli(request);
+  replayArrivals(prepared, (request, decision) => {
+    const total = request.gpu.gpuCount * request.gpu.gpuMilli;
+    arrived += total;
+    if (decision !== null) {
+      used += total;
       tracker.update(decision.nodeIndex);
     } else {
       failedPods++;
     }
     binner.add(arrived, used, tracker.ratioPct());
-  }
+  });
   const { allocationPct, fragmentRatioPct } = binner.curves();
   return {
     policy: policyName,

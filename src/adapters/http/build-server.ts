@@ -21,6 +21,9 @@ import type { ServerMetrics } from '../metrics/server-metrics.js';
 import { registerQosRoutes } from './routes/qos.js';
 import { checkJobTokenScope } from '../../app/auth/job-scope.js';
 import type { UsageHistory } from '../../app/control-plane/usage-history.js';
+import type { ServerStatus } from '../../app/control-plane/server-status.js';
+import type { DashboardSnapshot } from '../../app/control-plane/dashboard-snapshot.js';
+import type { QosService } from '../../app/qos/qos-service.js';
 import { registerDashboard } from './dashboard.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerUsageHistoryRoutes } from './routes/usage-history.js';
@@ -31,8 +34,12 @@ export interface ServerServices {
   readonly jobs: JobService;
   readonly admin: AdminService;
   readonly version: string;
-  /** How preemption victims are checkpointed here (detected at start). */
-  readonly checkpoint: { readonly method: 'signal'; readonly transparentAvailable: boolean; readonly detail: string };
+  /** `GET /api/v1/status` for a caller (app/control-plane/server-status.ts). */
+  readonly status: (principal: Principal) => ServerStatus;
+  /** The dashboard's data for a caller (app/control-plane/dashboard-snapshot.ts). */
+  readonly dashboard: (principal: Principal) => DashboardSnapshot;
+  /** Progress reports of running jobs (docs/qos.md). */
+  readonly qos: QosService;
   /** Called by `POST /api/v1/drain` once no job runs (the server then exits). */
   readonly onDrained: () => void;
   /** Prometheus metrics served at `GET /metrics` (docs/metrics.md); no route when absent. */

@@ -3,14 +3,13 @@
  * instances. Every series carries the GPU labels node, gpu, uuid, model, mode.
  */
 import type { Registry } from 'prom-client';
-import type { ControlPlane } from '../../app/control-plane/control-plane.js';
 import { collectedGauge } from './collected-gauge.js';
 import { GPU_LABELS, type ScrapeSnapshot } from './scrape-snapshot.js';
 
 const MIB = 1024 * 1024;
 
 /** Registers the per-GPU gauges; `snapshot` gives the current scrape's data. */
-export function registerGpuMetrics(registry: Registry, plane: ControlPlane, snapshot: () => ScrapeSnapshot): void {
+export function registerGpuMetrics(registry: Registry, snapshot: () => ScrapeSnapshot): void {
   collectedGauge(registry, {
     name: 'gpushare_gpu_info', help: 'GPU identity (always 1): name as reported, simulated or real, MIG mode enabled.',
     labelNames: [...GPU_LABELS, 'name', 'simulated', 'mig_enabled'],
@@ -50,7 +49,7 @@ export function registerGpuMetrics(registry: Registry, plane: ControlPlane, snap
         const counts = new Map<string, number>();
         const bump = (profile: string, state: string) => counts.set(`${profile}\u0000${state}`, (counts.get(`${profile}\u0000${state}`) ?? 0) + 1);
         for (const job of g.view.jobs) if (job.migProfile) bump(job.migProfile, 'in_use');
-        for (const idle of plane.scheduler.idleMigInstances(g.view.index)) bump(idle.profileName, 'idle');
+        for (const idle of g.view.migIdleInstances) bump(idle.profileName, 'idle');
         for (const [key, n] of counts) {
           const [profile, state] = key.split('\u0000') as [string, string];
           set({ ...g.labels, mig_profile: profile, state }, n);

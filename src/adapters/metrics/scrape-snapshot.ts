@@ -9,7 +9,7 @@ import type { ControlPlane } from '../../app/control-plane/control-plane.js';
 import { toGpuViews } from '../../app/control-plane/views.js';
 import type { InventoryGpu } from '../../app/ports/gpu-inventory.js';
 import type { GpuUsageSample } from '../../app/ports/gpu-usage.js';
-import type { JobRecord } from '../../app/ports/state-store.js';
+import type { JobRecord, StateStore } from '../../app/ports/state-store.js';
 import { measuredGpu, type MeasuredGpu } from '../../app/usage/measured-gpu.js';
 
 /** Label names every per-GPU series carries. */
@@ -43,8 +43,7 @@ export interface ScrapeSnapshot {
 }
 
 /** Reads the snapshot of `plane` now. */
-export function readSnapshot(plane: ControlPlane, nodeName: string, nowMs: number): ScrapeSnapshot {
-  const store = plane.deps.store;
+export function readSnapshot(plane: ControlPlane, store: StateStore, nodeName: string, nowMs: number): ScrapeSnapshot {
   const activeJobs = store.listJobs({ states: ['pending', 'preempted', 'scheduled', 'running'] });
   const placedJobs = new Map(activeJobs.filter((j) => j.state === 'scheduled' || j.state === 'running').map((j) => [j.id, j]));
   const jobsById = (id: number): JobRecord | null => placedJobs.get(id) ?? store.getJob(id);

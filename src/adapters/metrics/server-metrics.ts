@@ -7,6 +7,7 @@
  */
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ControlPlane } from '../../app/control-plane/control-plane.js';
+import type { StateStore } from '../../app/ports/state-store.js';
 import { registerClusterMetrics } from './cluster-metrics.js';
 import { registerEventCounters } from './event-counters.js';
 import { registerGpuMetrics } from './gpu-metrics.js';
@@ -18,6 +19,8 @@ import { registerTenantMetrics } from './tenant-metrics.js';
 
 /** Options of {@link createServerMetrics}. */
 export interface ServerMetricsOptions {
+  /** The store the plane keeps its jobs and tenants in (read at each scrape). */
+  readonly store: StateStore;
   /** Value of the `node` label (config `nodeName`, default the host name). */
   readonly nodeName: string;
   /** gpushare's version (`gpushare_build_info{version}`). */
@@ -45,15 +48,16 @@ export function createServerMetrics(plane: ControlPlane, options: ServerMetricsO
   const nowMs = options.nowMs ?? Date.now;
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   new Gauge({ name: 'gpushare_build_info', help: 'gpushare build (always 1).', labelNames: ['version'], registers: [registry] }).set({ version: options.version }, 1);
-  const snapshot = perScrape(() => readSnapshot(plane, options.nodeName, nowMs()));
-  registerGpuMetrics(registry, plane, snapshot);
+  const { store } = options;
+  const snapshot = perScrape(() => readSnapshot(plane, store, options.nodeName, nowMs()));
+  registerGpuMetrics(registry, snapshot);
   registerJobMetrics(registry, snapshot);
   registerQueueMetrics(registry, snapshot);
-  registerTenantMetrics(registry, plane, snapshot);
+  registerTenantMetrics(registry, plane, store, snapshot);
+  registerClusterMetrics(registry, plane, snapshot);
   const offs = [
-    registerClusterMetrics(registry, plane, snapshot),
     registerQosMetrics(registry, plane),
-    registerEventCounters(registry, plane.events, plane.deps.store.listTenants().map((t) => t.name)),
+    registerEventCounters(registry, plane.events, store.listTenants().map((t) => t.name)),
   ];
   return {
     registry,

@@ -5,16 +5,17 @@
  */
 import type { Registry } from 'prom-client';
 import type { ControlPlane } from '../../app/control-plane/control-plane.js';
+import type { StateStore } from '../../app/ports/state-store.js';
 import { quotaUse } from '../../app/control-plane/quota-use.js';
 import { collectedGauge } from './collected-gauge.js';
 import type { ScrapeSnapshot } from './scrape-snapshot.js';
 
 /** Registers the quota gauges. */
-export function registerTenantMetrics(registry: Registry, plane: ControlPlane, snapshot: () => ScrapeSnapshot): void {
+export function registerTenantMetrics(registry: Registry, plane: ControlPlane, store: StateStore, snapshot: () => ScrapeSnapshot): void {
   const uses = () => {
     const s = snapshot();
     const queued = s.activeJobs.filter((j) => j.state === 'pending' || j.state === 'preempted');
-    return quotaUse(plane.deps.store.listTenants(), [...s.placedJobs.values()], queued, plane.gpuDevices());
+    return quotaUse(store.listTenants(), [...s.placedJobs.values()], queued, plane.gpuDevices());
   };
   collectedGauge(registry, {
     name: 'gpushare_tenant_quota_used_gpu_equivalents', help: 'GPU-equivalents held by the tenant\'s scheduled and running jobs.',

@@ -4,7 +4,7 @@
  * See docs/processes.md.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
@@ -244,6 +244,30 @@ class ChildProcessLauncher implements ProcessLauncher {
   async cleanup(handle: ProcessHandle): Promise<void> {
     if (handle.cgroupKey === null) return;
     for (const dir of this.cgroupDirectories(handle.cgroupKey)) await removeCgroup(dir);
+  }
+
+  /** {@inheritDoc ProcessLauncher.readAttemptOutcome} */
+  readAttemptOutcome(jobDirectory: string, attempt: number): ProcessOutcome | null {
+    try {
+      return readOutcomeFile(attemptFiles(jobDirectory, attempt).outcomePath);
+    } catch {
+      return null;
+    }
+  }
+
+  /** {@inheritDoc ProcessLauncher.killUnrecordedAttempt} */
+  async killUnrecordedAttempt(jobId: number, jobDirectory: string, attempt: number): Promise<void> {
+    const files = attemptFiles(jobDirectory, attempt);
+    await this.cleanup({ supervisorPid: 0, supervisorStartTime: '', jobPid: null, cgroupKey: attemptCgroupKey(jobId, attempt), freezerKind: this.freezerKind, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath, pidPath: files.pidPath, outcomePath: files.outcomePath });
+  }
+
+  /** {@inheritDoc ProcessLauncher.isDirectory} */
+  isDirectory(path: string): boolean {
+    try {
+      return statSync(path).isDirectory();
+    } catch {
+      return false;
+    }
   }
 
   /** {@inheritDoc ProcessLauncher.resolveExecutable} */

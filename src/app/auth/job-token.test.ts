@@ -1,25 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../../adapters/store/memory-store.js';
 import { HANDLE, sampleJob, SHARED_PLACEMENT } from '../../adapters/store/store-fixtures.js';
-import { AdminService } from '../control-plane/admin-service.js';
-import type { ControlPlane } from '../control-plane/control-plane.js';
-import { JobService } from '../control-plane/job-service.js';
-import { PlaneEvents, type PlaneEvent } from '../control-plane/plane-events.js';
 import { GpushareError } from '../errors.js';
 import { QosService } from '../qos/qos-service.js';
-import { QosTracker } from '../qos/qos-tracker.js';
+import { planeKit } from '../testing/plane-kit.js';
 import { checkJobTokenScope } from './job-scope.js';
 import { generateToken, tokenDigest } from './tokens.js';
 
-const T0 = 1_750_000_000_000;
+const T0 = Date.UTC(2026, 0, 2);
 
-/** A store with tenants team-a and team-b, running jobs 1 and 2 (team-a, step target 0.5 s) and 3 (team-b). */
-function setup() {
-  const store = createMemoryStore();
-  store.createTenant('team-a', T0);
-  store.createTenant('team-b', T0);
-  const admin = new AdminService(store, () => T0);
-  const adminToken = admin.ensureAdminToken(null).token;
+/** A plane with tenants team-a and team-b, running jobs 1 and 2 (team-a, step target 0.5 s) and 3 (team-b), each with its report token. */
+async function setup() {
+  const kit = await planeKit('1xA100-80GB', { qosViolationSeconds: 1 });
+  const { store, admin, clock, plane } = kit;
+  store.createTenant('team-a', clock.nowMs());
+  store.createTenant('team-b', clock.nowMs());
+  const adminToken = generateToken();
+  store.createToken({ digest: tokenDigest(adminToken), role: 'admin', tenant: null, label: 'test', createdAtMs: clock.nowMs() });
   const tenantToken = admin.createToken({ role: 'admin', tenant: null }, 'team-a', 'ci').token;
   const tokens: string[] = [];
   for (const tenant of ['team-a', 'team-a', 'team-b']) {
@@ -31,14 +27,13 @@ function setup() {
       { jobId: job.id, atMs: T0 + 2, to: 'running', patch: { process: HANDLE, attempt: 1 }, startAttempt: 1 },
     ]);
   }
-  const events: PlaneEvent[] = [];
-  const bus = new PlaneEvents();
-  bus.on((e) => events.push(e));
-  const clock = { now: T0 + 10 };
+  clock.advance(T0 + 10 - clock.nowMs());
   const logged: string[] = [];
   const logger = { info: (_: object, msg?: string) => logged.push(`info ${msg}`), warn: (_: object, msg?: string) => logged.push(`warn ${msg}`), error: () => undefined };
-  const plane = { deps: { store, logger, nowMs: () => clock.now }, qos: new QosTracker({ nowMs: () => clock.now, violationSeconds: 1 }), events: bus, requestPass: () => undefined } as unknown as ControlPlane;
-  return { store, admin, adminToken, tenantToken, tokens, plane, qos: new QosService(plane), events, clock, logged };
+  const qos = new QosService(plane, store, clock, logger);
+  const events = kit.events;
+  events.length = 0;
+  return { store, admin, adminToken, tenantToken, tokens, kit, qos, events, clock, logged };
 }
 
 const bearer = (token: string): string => `Bearer ${token}`;
@@ -54,22 +49,22 @@ function httpError(fn: () => unknown): { status: number; message: string } {
 }
 
 describe('job report tokens', () => {
-  it('authenticate as role job with the job id; admin and tenant tokens are unchanged', () => {
-    const { admin, adminToken, tenantToken, tokens } = setup();
+  it('authenticate as role job with the job id; admin and tenant tokens are unchanged', async () => {
+    const { admin, adminToken, tenantToken, tokens } = await setup();
     expect(admin.authenticate(bearer(tokens[0]!))).toEqual({ role: 'job', tenant: null, jobId: 1 });
     expect(admin.authenticate(bearer(tokens[2]!))).toEqual({ role: 'job', tenant: null, jobId: 3 });
     expect(admin.authenticate(bearer(adminToken))).toEqual({ role: 'admin', tenant: null });
     expect(admin.authenticate(bearer(tenantToken))).toEqual({ role: 'tenant', tenant: 'team-a' });
   });
 
-  it('report for the own job: recorded, judged, violation stored as an event with its reason', () => {
-    const { admin, tokens, qos, clock, store, events, logged } = setup();
+  it('report for the own job: recorded, judged, violation stored as an event with its reason', async () => {
+    const { admin, tokens, qos, clock, store, events, logged } = await setup();
     const principal = admin.authenticate(bearer(tokens[0]!));
     expect(() => checkJobTokenScope(principal, 'POST', '/api/v1/jobs/1/qos-reports')).not.toThrow();
     expect(qos.report(principal, 1, { stepSeconds: 0.62 }).status).toEqual([
       { kind: 'step', targetSeconds: 0.5, lastObservedSeconds: 0.62, lastReportAt: new Date(T0 + 10).toISOString(), reports: 1, violating: false, missingSince: new Date(T0 + 10).toISOString(), violations: 0 },
     ]);
-    clock.now = T0 + 1_010;
+    clock.advance(1_000);
     expect(qos.report(principal, 1, { stepSeconds: 0.62 }).status[0]).toMatchObject({ violating: true, violations: 1, reports: 2 });
     expect(store.listEvents(1).at(-1)).toEqual({ jobId: 1, atMs: T0 + 1_010, fromState: 'running', toState: 'running', reason: 'QoS violation: step 0.62 s > target 0.5 s for 1 s' });
     expect(store.getJob(1)?.state).toBe('running');
@@ -77,8 +72,8 @@ describe('job report tokens', () => {
     expect(logged).toEqual(['warn QoS violation: step 0.62 s > target 0.5 s for 1 s']);
   });
 
-  it('answers 403 for another job\'s report route and for every other route', () => {
-    const { admin, tokens, qos } = setup();
+  it('answers 403 for another job\'s report route and for every other route', async () => {
+    const { admin, tokens, qos } = await setup();
     const principal = admin.authenticate(bearer(tokens[0]!));
     expect(httpError(() => checkJobTokenScope(principal, 'POST', '/api/v1/jobs/2/qos-reports'))).toEqual({ status: 403, message: 'this job token belongs to job 1 and cannot report for job 2' });
     expect(httpError(() => qos.report(principal, 2, { stepSeconds: 0.4 }))).toEqual({ status: 403, message: 'this job token belongs to job 1 and cannot report for job 2' });
@@ -87,25 +82,25 @@ describe('job report tokens', () => {
     }
   });
 
-  it('gives a job principal no rights in the other services (nothing listed, jobs not found)', () => {
-    const { admin, tokens, plane } = setup();
+  it('gives a job principal no rights in the other services (nothing listed, jobs not found)', async () => {
+    const { admin, tokens, kit } = await setup();
     const principal = admin.authenticate(bearer(tokens[0]!));
-    const jobs = new JobService(plane);
+    const { jobs } = kit;
     expect(jobs.list(principal, { all: true })).toEqual([]);
     expect(httpError(() => jobs.get(principal, 1)).status).toBe(404);
     expect(admin.listTenants(principal)).toEqual([]);
     expect(httpError(() => admin.createTenant(principal, 'x'))).toEqual({ status: 403, message: 'this needs an admin token' });
   });
 
-  it('stops working when the attempt ends (401), and a job that is not running answers 409', () => {
-    const { admin, tokens, store, qos, adminToken } = setup();
+  it('stops working when the attempt ends (401), and a job that is not running answers 409', async () => {
+    const { admin, tokens, store, qos, adminToken } = await setup();
     store.applyJobChanges([{ jobId: 1, atMs: T0 + 20, to: 'succeeded', patch: { process: null, reportTokenDigest: null }, endAttempt: { attempt: 1, exitCode: 0, signal: null, endReason: 'exited' } }]);
     expect(httpError(() => admin.authenticate(bearer(tokens[0]!)))).toEqual({ status: 401, message: 'unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)' });
     expect(httpError(() => qos.report(admin.authenticate(bearer(adminToken)), 1, { stepSeconds: 0.4 }))).toEqual({ status: 409, message: 'job 1 is succeeded: reports are accepted only while it runs' });
   });
 
-  it('lets the tenant\'s token report for its own jobs only, and admins for any job', () => {
-    const { admin, tenantToken, adminToken, qos } = setup();
+  it('lets the tenant\'s token report for its own jobs only, and admins for any job', async () => {
+    const { admin, tenantToken, adminToken, qos } = await setup();
     const tenant = admin.authenticate(bearer(tenantToken));
     expect(qos.report(tenant, 2, { stepSeconds: 0.3 }).status[0]).toMatchObject({ lastObservedSeconds: 0.3, violating: false });
     expect(httpError(() => qos.report(tenant, 3, { stepSeconds: 0.3 }))).toEqual({ status: 404, message: expect.stringContaining('job 3') as string });

@@ -2,14 +2,32 @@
  * Admin operations: tenants, tokens, authentication of bearer tokens, and the admin token a
  * server creates on its first start.
  */
+import type { GpuDevice } from '../../core/index.js';
 import { conflict, forbidden, invalidField, tenantNotFound, unauthenticated } from '../errors.js';
 import { generateToken, tokenDigest, type Principal } from '../auth/tokens.js';
 import type { StateStore, TenantRecord } from '../ports/state-store.js';
 import { StoreConflictError } from '../ports/state-store.js';
+import { quotaUse, type QuotaUse } from './quota-use.js';
 
 /** Admin operations over a store. */
 export class AdminService {
-  constructor(private readonly store: StateStore, private readonly nowMs: () => number) {}
+  /**
+   * @param nowMs the clock, ms since the epoch
+   * @param gpus the server's GPUs now (quota sizes are measured against them)
+   */
+  constructor(private readonly store: StateStore, private readonly nowMs: () => number, private readonly gpus: () => readonly GpuDevice[] = () => []) {}
+
+  /** Each visible tenant's use against its quota (a tenant sees its own). */
+  quotas(principal: Principal): QuotaUse[] {
+    const tenants = this.listTenants(principal);
+    return quotaUse(tenants, this.store.listJobs({ states: ['scheduled', 'running'] }), this.store.listJobs({ states: ['pending', 'preempted'] }), this.gpus());
+  }
+
+  /** Writes a consistent copy of the store to `path` (checked by the caller: new file, existing directory). @throws GpushareError 403 */
+  async backup(principal: Principal, path: string): Promise<void> {
+    requireAdmin(principal);
+    await this.store.backup(path);
+  }
 
   /**
    * Who holds `authorization` (an `Authorization` header value): an admin or tenant token, or the

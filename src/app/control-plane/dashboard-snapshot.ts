@@ -12,6 +12,8 @@ import type { ControlPlane } from './control-plane.js';
 import type { JobService } from './job-service.js';
 import { quotaUse, type QuotaUse } from './quota-use.js';
 import type { UsageHistory, UsageSample } from './usage-history.js';
+import type { Clock } from '../ports/clock.js';
+import type { StateStore } from '../ports/state-store.js';
 import { toJobView } from './views.js';
 
 /** Ended jobs a snapshot lists (the newest). */
@@ -55,12 +57,14 @@ export interface DashboardSources {
   readonly admin: AdminService;
   readonly usageHistory: UsageHistory;
   readonly version: string;
+  readonly store: StateStore;
+  readonly clock: Clock;
+  readonly gpuSource: 'nvidia-smi' | 'simulated';
 }
 
 /** Builds the snapshot `principal` may see. */
 export function dashboardSnapshot(sources: DashboardSources, principal: Principal): DashboardSnapshot {
-  const { plane, jobs, admin, usageHistory } = sources;
-  const { store } = plane.deps;
+  const { plane, jobs, admin, usageHistory, store } = sources;
   // Same visibility as JobService.list: anyone but an admin sees its own tenant's jobs only.
   const visible = (states: readonly JobState[], newest?: number) => principal.role !== 'admin' && principal.tenant === null ? []
     : store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), states, ...(newest === undefined ? {} : { newest }) });
@@ -73,11 +77,11 @@ export function dashboardSnapshot(sources: DashboardSources, principal: Principa
   for (const job of [...placed, ...waiting]) counts[job.state] = (counts[job.state] ?? 0) + 1;
   const latest = usageHistory.latest();
   return {
-    at: new Date(plane.deps.nowMs()).toISOString(),
+    at: new Date(sources.clock.nowMs()).toISOString(),
     status: {
       version: sources.version,
       draining: plane.draining,
-      gpuSource: plane.deps.inventory.source,
+      gpuSource: sources.gpuSource,
       jobs: counts,
       you: { role: principal.role, tenant: principal.tenant },
     },

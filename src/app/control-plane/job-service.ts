@@ -3,13 +3,14 @@
  * sees and acts only on its tenant's jobs, and another tenant's job is "not found" (404), never
  * "forbidden", so job ids leak nothing.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { isTerminal, type JobState } from '../../core/index.js';
 import type { GpuView, JobDetailView, JobView, SubmitJob } from '../../contract/api.js';
-import { attemptLogPath } from './log-files.js';
 import { conflict, draining, forbidden, gpuNotFound, invalidField, jobNotFound } from '../errors.js';
 import type { Principal } from '../auth/tokens.js';
-import type { JobRecord } from '../ports/state-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { JobFiles } from '../ports/job-files.js';
+import type { ProcessLauncher } from '../ports/process-launcher.js';
+import type { JobRecord, StateStore } from '../ports/state-store.js';
 import type { ControlPlane } from './control-plane.js';
 import { normalizeSubmit } from './normalize-submit.js';
 import { CANCEL_REQUESTED } from './reconcile.js';
@@ -18,27 +19,43 @@ import { toGpuViews, toJobDetail, toJobView } from './views.js';
 /** Most bytes one logs call returns. */
 export const MAX_LOG_CHUNK_BYTES = 1 << 20;
 
+/** What the job operations use. */
+export interface JobServiceDeps {
+  readonly plane: ControlPlane;
+  readonly store: StateStore;
+  readonly clock: Clock;
+  readonly files: JobFiles;
+  /** The host's file system as jobs see it (working directories, programs). */
+  readonly launcher: Pick<ProcessLauncher, 'isDirectory' | 'resolveExecutable'>;
+  readonly settings: { readonly defaultWorkingDirectory: string; readonly hostCpuMilli: number; readonly hostMemoryMiB: number };
+  /** The server's environment (its PATH is where programs are looked up). */
+  readonly serverEnvironment: Readonly<Record<string, string | undefined>>;
+}
+
 /** API operations over one control plane. */
 export class JobService {
-  constructor(private readonly plane: ControlPlane) {}
+  private readonly plane: ControlPlane;
+
+  constructor(private readonly deps: JobServiceDeps) {
+    this.plane = deps.plane;
+  }
 
   /** Validates, stores (pending) and queues a job. @throws GpushareError (400/403/422/503) */
   submit(principal: Principal, body: SubmitJob): JobView {
     if (this.plane.draining) throw draining();
-    const { store, settings, serverEnvironment, launcher, nowMs } = this.plane.deps;
+    const { store, settings, serverEnvironment, launcher, clock } = this.deps;
     const newJob = normalizeSubmit(body, {
       principal,
       knownTenants: store.listTenants().map((t) => t.name),
-      defaultWorkingDirectory: settings.dataDir,
-      directoryExists: (path) => existsSync(path) && statSync(path).isDirectory(),
+      defaultWorkingDirectory: settings.defaultWorkingDirectory,
+      directoryExists: (path) => launcher.isDirectory(path),
       resolveExecutable: (argv0, cwd, env) => launcher.resolveExecutable(argv0, cwd, env),
       serverPath: serverEnvironment.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       gpus: this.plane.gpuDevices(),
       host: { cpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB },
     });
-    const job = store.insertJob(newJob, nowMs());
-    this.plane.enqueue(job);
-    this.plane.requestPass();
+    const job = store.insertJob(newJob, clock.nowMs());
+    this.plane.submitted(job);
     return toJobView(job, this.plane);
   }
 
@@ -47,14 +64,14 @@ export class JobService {
     const states: JobState[] | undefined = options.state ? [options.state] : options.all ? undefined : ['pending', 'preempted', 'scheduled', 'running'];
     // Anyone but an admin sees only its tenant's jobs (a job token, tenant null, sees none).
     if (principal.role !== 'admin' && principal.tenant === null) return [];
-    const jobs = this.plane.deps.store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), ...(states ? { states } : {}) });
+    const jobs = this.deps.store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), ...(states ? { states } : {}) });
     return jobs.map((j) => toJobView(j, this.plane));
   }
 
   /** One job with its history. @throws GpushareError 404 */
   get(principal: Principal, id: number): JobDetailView {
     const job = this.visibleJob(principal, id);
-    const { store } = this.plane.deps;
+    const { store } = this.deps;
     return toJobDetail(job, store.listEvents(id), store.listAttempts(id), this.plane);
   }
 
@@ -62,7 +79,8 @@ export class JobService {
   async cancel(principal: Principal, id: number): Promise<JobView> {
     const job = this.visibleJob(principal, id);
     if (isTerminal(job.state)) throw conflict(`job ${id} already ended (${job.state})`);
-    const { store, nowMs } = this.plane.deps;
+    const { store, clock } = this.deps;
+    const nowMs = () => clock.nowMs();
     const who = principal.role === 'admin' ? 'an admin' : `tenant ${principal.tenant}`;
     if (job.state === 'pending' || job.state === 'preempted') {
       store.applyJobChanges([{ jobId: id, atMs: nowMs(), expectState: job.state, to: 'cancelled', reason: `cancelled by ${who}`, patch: { endedAtMs: nowMs() } }]);
@@ -82,21 +100,12 @@ export class JobService {
       throw invalidField('attempt', `job ${id} has ${job.attempt === 0 ? 'not started yet' : `attempts 1..${job.attempt}`}, got ${query.attempt}`);
     }
     const attempt = query.attempt ?? Math.max(1, job.attempt);
-    const path = attemptLogPath(this.plane.jobDirectory(id), attempt, query.stream);
     const attemptEnded = isTerminal(job.state) || attempt < job.attempt || (attempt === job.attempt && (job.state === 'pending' || job.state === 'preempted'));
-    if (!existsSync(path)) return { attempt, text: '', nextOffset: query.offset, ended: attemptEnded };
-    const size = statSync(path).size;
+    const size = this.deps.files.logSize(id, attempt, query.stream);
+    if (size === null) return { attempt, text: '', nextOffset: query.offset, ended: attemptEnded };
     const length = Math.max(0, Math.min(size - query.offset, MAX_LOG_CHUNK_BYTES));
-    const buffer = Buffer.alloc(length);
-    if (length > 0) {
-      const fd = openSync(path, 'r');
-      try {
-        readSync(fd, buffer, 0, length, query.offset);
-      } finally {
-        closeSync(fd);
-      }
-    }
-    const nextOffset = query.offset + length;
+    const buffer = this.deps.files.readLog(id, attempt, query.stream, query.offset, length);
+    const nextOffset = query.offset + buffer.length;
     return { attempt, text: buffer.toString('utf8'), nextOffset, ended: attemptEnded && nextOffset >= size };
   }
 
@@ -105,7 +114,7 @@ export class JobService {
    * lists: other tenants' jobs are counted in the allocation, never named.
    */
   gpus(principal: Principal): GpuView[] {
-    const views = toGpuViews(this.plane, (id) => this.plane.deps.store.getJob(id));
+    const views = toGpuViews(this.plane, (id) => this.deps.store.getJob(id));
     if (principal.role === 'admin') return views;
     return views.map((gpu) => ({ ...gpu, jobs: gpu.jobs.filter((j) => j.tenant === principal.tenant) }));
   }
@@ -115,14 +124,14 @@ export class JobService {
     if (principal.role !== 'admin') throw forbidden('only admins may cordon or uncordon GPUs');
     const gpu = this.plane.inventoryGpus().find((g) => g.index === index);
     if (!gpu) throw gpuNotFound(index, this.plane.inventoryGpus().map((g) => g.index));
-    const { store, nowMs } = this.plane.deps;
-    store.setGpuCordoned(gpu.uuid, cordoned, nowMs());
+    const { store, clock } = this.deps;
+    store.setGpuCordoned(gpu.uuid, cordoned, clock.nowMs());
     this.plane.updateGpus(null, store.listCordonedGpus());
     return this.gpus(principal).find((g) => g.index === index)!;
   }
 
   private visibleJob(principal: Principal, id: number): JobRecord {
-    const job = this.plane.deps.store.getJob(id);
+    const job = this.deps.store.getJob(id);
     if (!job || (principal.role !== 'admin' && (principal.tenant === null || job.tenant !== principal.tenant))) throw jobNotFound(id);
     return job;
   }

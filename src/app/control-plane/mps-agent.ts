@@ -5,7 +5,7 @@
 import type { Placement } from '../../core/index.js';
 import type { MpsControl } from '../ports/mps-control.js';
 import type { JobRecord } from '../ports/state-store.js';
-import type { Logger } from './ports-bundle.js';
+import type { Logger } from './plane-deps.js';
 
 /**
  * The pipe directory of the MPS daemon for a single-GPU `mps` placement, started on demand; null

@@ -5,7 +5,7 @@
  */
 import { borrowedGpuEquivalents, type GpuDevice } from '../../core/index.js';
 import type { JobRecord, TenantRecord } from '../ports/state-store.js';
-import { placedGpuEquivalents, queuedGpuEquivalents } from './job-size.js';
+import { placedGpuEquivalents, queuedGpuEquivalents } from '../../core/index.js';
 
 /** One tenant's use; GPU-equivalents rounded to 3 decimals. */
 export interface QuotaUse {
@@ -26,7 +26,7 @@ export function quotaUse(tenants: readonly TenantRecord[], active: readonly JobR
   return tenants.map((t) => {
     const mine = active.filter((j) => j.tenant === t.name && j.placement);
     const waiting = queued.filter((j) => j.tenant === t.name);
-    const used = mine.reduce((sum, j) => sum + placedGpuEquivalents(j.gpu, j.placement!, byIndex), 0);
+    const used = mine.reduce((sum, j) => sum + placedGpuEquivalents(j.gpu, j.placement!, byIndex.get(j.placement!.gpus[0]?.index ?? -1)), 0);
     const quota = { tenant: t.name, guaranteedGpuEquivalents: t.guaranteedGpuEquivalents, limitGpuEquivalents: t.limitGpuEquivalents };
     return {
       tenant: t.name,

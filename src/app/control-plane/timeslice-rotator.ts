@@ -4,8 +4,8 @@
  * `planTimeslices`) while every other job of that GPU is frozen. Freezing stops new CPU work,
  * hence new GPU work; kernels already queued on the GPU still finish.
  */
-import { performance } from 'node:perf_hooks';
 import { planTimeslices, type Timeslice } from '../../core/index.js';
+import type { Clock, Timer } from '../ports/clock.js';
 import type { ProcessHandle, ProcessLauncher } from '../ports/process-launcher.js';
 
 /** A runnable job on a time-sliced GPU. */
@@ -42,7 +42,7 @@ interface Ring {
   frozen: Set<number>;
   current: number | null;
   turnStartedMs: number;
-  timer: NodeJS.Timeout | null;
+  timer: Timer | null;
   chain: Promise<void>;
   stats: Map<number, { slices: number; runMs: number }>;
 }
@@ -54,7 +54,7 @@ export class TimesliceRotator {
   private stopped = false;
 
   /** Throws RangeError when `options.periodMs` is not a positive integer. */
-  constructor(private readonly launcher: ProcessLauncher, private readonly options: TimesliceRotatorOptions = {}) {
+  constructor(private readonly launcher: ProcessLauncher, private readonly clock: Clock, private readonly options: TimesliceRotatorOptions = {}) {
     this.periodMs = options.periodMs ?? 1000;
     if (!Number.isSafeInteger(this.periodMs) || this.periodMs <= 0) {
       throw new RangeError(`periodMs must be a positive integer, got ${this.periodMs}`);
@@ -94,7 +94,7 @@ export class TimesliceRotator {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const ring of this.rings.values()) {
-      if (ring.timer !== null) clearTimeout(ring.timer);
+      ring.timer?.cancel();
       ring.timer = null;
       await ring.chain;
       await this.endTurn(ring);
@@ -134,7 +134,7 @@ export class TimesliceRotator {
     ring.jobs = jobs;
     ring.plan = plan;
     if (jobs.size <= 1) {
-      if (ring.timer !== null) clearTimeout(ring.timer);
+      ring.timer?.cancel();
       ring.timer = null;
       await this.endTurn(ring);
       for (const jobId of [...ring.frozen]) await this.thawJob(ring, jobId);
@@ -159,11 +159,11 @@ export class TimesliceRotator {
       for (const other of ring.jobs.keys()) if (other !== slice.jobId && !ring.frozen.has(other)) await this.freezeJob(ring, other);
       await this.thawJob(ring, slice.jobId);
       ring.current = slice.jobId;
-      ring.turnStartedMs = performance.now();
+      ring.turnStartedMs = this.clock.monotonicMs();
       const s = ring.stats.get(slice.jobId) ?? { slices: 0, runMs: 0 };
       s.slices += 1;
       ring.stats.set(slice.jobId, s);
-      ring.timer = setTimeout(() => {
+      ring.timer = this.clock.after(slice.sliceMs, () => {
         ring.timer = null;
         void this.enqueue(ring, async () => {
           if (this.stopped || ring.current === null) return;
@@ -172,8 +172,7 @@ export class TimesliceRotator {
           await this.freezeJob(ring, previous);
           await this.startTurn(ring, previous);
         });
-      }, slice.sliceMs);
-      ring.timer.unref();
+      });
       return;
     }
     ring.current = null; // no live job: the next setRunnable restarts the rotation
@@ -183,7 +182,7 @@ export class TimesliceRotator {
   private async endTurn(ring: Ring): Promise<void> {
     if (ring.current === null) return;
     const s = ring.stats.get(ring.current);
-    if (s !== undefined) s.runMs += performance.now() - ring.turnStartedMs;
+    if (s !== undefined) s.runMs += this.clock.monotonicMs() - ring.turnStartedMs;
     ring.current = null;
   }
 

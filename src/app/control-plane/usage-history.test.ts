@@ -1,3 +1,4 @@
+import { ManualClock } from '../../adapters/memory/manual-clock.js';
 import { describe, expect, it } from 'vitest';
 import { sampleGpu } from '../../adapters/http-client/testing/api-fixtures.js';
 import { UsageHistory, usageSample, type UsageSample } from './usage-history.js';
@@ -51,17 +52,18 @@ describe('UsageHistory', () => {
     expect(history.samples().map((s) => s.atMs)).toEqual([1, 2]);
   });
 
-  it('samples at once and then every interval until stopped', async () => {
+  it('samples at once and then every interval until stopped', () => {
     const history = new UsageHistory(20, 100);
+    const clock = new ManualClock();
     let n = 0;
-    const stop = history.startSampling(() => at((n += 1)));
+    const stop = history.startSampling(clock, () => at((n += 1)));
     expect(history.samples()).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 110));
+    clock.advance(50);
+    // every 20 ms: at 0, 20 and 40 ms
+    expect(history.samples().map((s) => s.atMs)).toEqual([1, 2, 3]);
     stop();
-    const count = history.samples().length;
-    expect(count).toBeGreaterThanOrEqual(3);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(history.samples()).toHaveLength(count);
+    clock.advance(1000);
+    expect(history.samples()).toHaveLength(3);
   });
 
   it('rejects a capacity that is not a positive integer and an interval that is not positive', () => {

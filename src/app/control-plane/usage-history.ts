@@ -4,6 +4,7 @@
  * the GPU views (`toGpuViews`, the same figures `GET /api/v1/gpus` shows) at a fixed interval.
  * Kept in memory only: a restart starts a new history.
  */
+import type { Clock } from '../ports/clock.js';
 import type { GpuView } from '../../contract/api.js';
 
 /** Samples kept by default: 720 × 5 s = one hour. */
@@ -89,10 +90,10 @@ export class UsageHistory {
   }
 
   /**
-   * Records `take()` now and then every `intervalMs` ms (the timer does not keep the process
-   * alive); returns the function that stops it. A `take` that throws skips that sample.
+   * Records `take()` now and then every `intervalMs` ms on `clock`; returns the function that
+   * stops it. A `take` that throws skips that sample.
    */
-  startSampling(take: () => UsageSample): () => void {
+  startSampling(clock: Clock, take: () => UsageSample): () => void {
     const tick = (): void => {
       try {
         this.record(take());
@@ -101,8 +102,7 @@ export class UsageHistory {
       }
     };
     tick();
-    const timer = setInterval(tick, this.intervalMs);
-    timer.unref();
-    return () => clearInterval(timer);
+    const timer = clock.every(this.intervalMs, tick);
+    return () => timer.cancel();
   }
 }

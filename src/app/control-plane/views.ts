@@ -15,13 +15,16 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 /** A job as the API shows it. */
 export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
   const inventory = new Map(plane.inventoryGpus().map((g) => [g.index, g]));
+  // Why a queued job waits, as the last pass found (null before its first pass).
+  const waiting = job.state === 'pending' || job.state === 'preempted' ? plane.waitingReason(job.id) : null;
   const placement = job.placement;
   return {
     id: job.id,
     name: job.name,
     tenant: job.tenant,
     state: job.state,
-    reason: job.state === 'pending' ? plane.waitingReason(job.id) ?? job.reason : job.reason,
+    reason: waiting !== null ? waiting.message : job.reason,
+    reasonCode: waiting !== null ? waiting.code : null,
     priority: job.priority,
     priorityClass: priorityClassOf(job.priority),
     preemptible: job.preemptible,
@@ -65,7 +68,8 @@ export function toJobDetail(job: JobRecord, events: readonly JobEvent[], attempt
 
 /** Every GPU with what it holds; `jobsById` resolves the jobs on each GPU. */
 export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRecord | null): GpuView[] {
-  const usage = new Map(plane.scheduler.usage().map((u) => [u.device.index, u]));
+  const allocations = plane.allocations();
+  const usage = new Map(allocations.usage.map((u) => [u.device.index, u]));
   return plane.inventoryGpus().map((gpu) => {
     const use = usage.get(gpu.index);
     const allocatedGpuMilli = gpu.migEnabled ? migMilli(use?.jobIds ?? [], gpu.index, migGeometry(gpu.model)?.computeSlices ?? 7, jobsById) : use?.allocatedGpuMilli ?? 0;
@@ -101,7 +105,7 @@ export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRec
         return [{ id, name: job.name, tenant: job.tenant, state: job.state, gpuMilli: placed.gpuMilli, gpuMemoryMiB: placed.gpuMemoryMiB, migProfile: placed.mig?.profileName ?? null, migStart: placed.mig?.start ?? null, migSlices: placed.mig?.size ?? null }];
       }),
       migMemorySlices: gpu.migEnabled ? migGeometry(gpu.model)?.memorySlices ?? null : null,
-      migIdleInstances: gpu.migEnabled ? plane.scheduler.idleMigInstances(gpu.index).map((i) => ({ profileName: i.profileName, start: i.start, size: i.size })) : [],
+      migIdleInstances: gpu.migEnabled ? allocations.idleMigInstances(gpu.index).map((i) => ({ profileName: i.profileName, start: i.start, size: i.size })) : [],
     };
   });
 }

@@ -124,6 +124,19 @@ export interface ProcessLauncher {
   /** Removes the cgroups of a finished attempt, killing any process still left in them. Idempotent. */
   cleanup(handle: ProcessHandle): Promise<void>;
   /**
+   * Reads the outcome of attempt `attempt` of the job whose files are in `jobDirectory` directly
+   * from its outcome file (for an attempt whose handle was never stored: the server stopped while
+   * launching it); null when there is none or it is unreadable.
+   */
+  readAttemptOutcome(jobDirectory: string, attempt: number): ProcessOutcome | null;
+  /**
+   * Kills whatever still runs of attempt `attempt` of job `jobId` whose launch was never recorded,
+   * through the attempt's cgroups (never by a bare pid, which may have been reused). Resolves when done.
+   */
+  killUnrecordedAttempt(jobId: number, jobDirectory: string, attempt: number): Promise<void>;
+  /** True when `path` is an existing directory on this host (a job's working directory). */
+  isDirectory(path: string): boolean;
+  /**
    * Resolves `argv0` like execvp would (PATH of `environment`, relative to `workingDirectory`
    * when it contains a '/'); returns the absolute path, or null when not found or not executable.
    */

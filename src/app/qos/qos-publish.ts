@@ -5,13 +5,14 @@
  * is asked for (a recovery may let a waiting job onto the job's GPUs).
  */
 import type { StateStore } from '../ports/state-store.js';
-import type { Logger } from '../control-plane/ports-bundle.js';
+import type { Logger } from '../control-plane/plane-deps.js';
 import type { PlaneEvents } from '../control-plane/plane-events.js';
 import type { QosChange } from './qos-tracker.js';
 
-/** Where QoS changes are published (a ControlPlane satisfies it). */
+/** Where QoS changes are published. */
 export interface QosPublishTarget {
-  readonly deps: { readonly store: StateStore; readonly logger: Logger };
+  readonly store: StateStore;
+  readonly logger: Logger;
   readonly events: PlaneEvents;
   requestPass(): void;
 }
@@ -22,7 +23,7 @@ export interface QosPublishTarget {
  */
 export function publishQosChanges(target: QosPublishTarget, changes: readonly QosChange[]): void {
   if (changes.length === 0) return;
-  const { store, logger } = target.deps;
+  const { store, logger } = target;
   for (const change of changes) {
     try {
       store.addJobEvent(change.jobId, change.atMs, change.reason, 'running');

@@ -7,6 +7,9 @@
 import { conflict, forbidden, invalidField, jobNotFound } from '../errors.js';
 import type { Principal } from '../auth/tokens.js';
 import type { ControlPlane } from '../control-plane/control-plane.js';
+import type { Logger } from '../control-plane/plane-deps.js';
+import type { Clock } from '../ports/clock.js';
+import type { StateStore } from '../ports/state-store.js';
 import { toQosStatusView } from '../control-plane/views.js';
 import type { QosReportBody, QosStatusView } from '../../contract/api.js';
 import { publishQosChanges } from './qos-publish.js';
@@ -14,7 +17,7 @@ import { QOS_KINDS, QOS_REPORT_FIELDS } from './qos-tracker.js';
 
 /** Progress reports of running jobs. */
 export class QosService {
-  constructor(private readonly plane: ControlPlane) {}
+  constructor(private readonly plane: ControlPlane, private readonly store: StateStore, private readonly clock: Clock, private readonly logger: Logger) {}
 
   /**
    * Records a report for job `jobId` and judges it (a violation or recovery is stored as a job event,
@@ -25,8 +28,7 @@ export class QosService {
    */
   report(principal: Principal, jobId: number, body: QosReportBody): { jobId: number; status: QosStatusView[] } {
     if (principal.role === 'job' && principal.jobId !== jobId) throw forbidden(`this job token belongs to job ${principal.jobId} and cannot report for job ${jobId}`);
-    const { store, nowMs } = this.plane.deps;
-    const job = store.getJob(jobId);
+    const job = this.store.getJob(jobId);
     if (!job || (principal.role === 'tenant' && job.tenant !== principal.tenant)) throw jobNotFound(jobId);
     if (job.state !== 'running') throw conflict(`job ${jobId} is ${job.state}: reports are accepted only while it runs`);
     if (!job.qos) throw invalidField('qos', `job ${jobId} declares no QoS target (submit it with --qos-step-seconds or --qos-latency-seconds)`);
@@ -37,10 +39,10 @@ export class QosService {
       const field = QOS_REPORT_FIELDS[kind];
       if (body[field] !== undefined && !declared.includes(kind)) throw invalidField(field, `job ${jobId} declares no ${kind} target; it may report ${declared.map((k) => QOS_REPORT_FIELDS[k]).join(', ')}`, declared.map((k) => QOS_REPORT_FIELDS[k]));
     }
-    const atMs = nowMs();
+    const atMs = this.clock.nowMs();
     const changes = qos.report(jobId, body, atMs);
     for (const kind of QOS_KINDS) if (body[QOS_REPORT_FIELDS[kind]] !== undefined) this.plane.events.emit({ type: 'qos', jobId, tenant: job.tenant, kind: 'report', qosKind: kind, atMs });
-    publishQosChanges(this.plane, changes);
+    publishQosChanges({ store: this.store, logger: this.logger, events: this.plane.events, requestPass: () => this.plane.requestPass() }, changes);
     return { jobId, status: qos.statusesOf(jobId).map(toQosStatusView) };
   }
 }

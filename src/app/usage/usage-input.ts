@@ -5,10 +5,10 @@
 import type { UsageInput } from '../ports/gpu-usage.js';
 import type { ControlPlane } from '../control-plane/control-plane.js';
 import { toGpuViews } from '../control-plane/views.js';
+import type { StateStore } from '../ports/state-store.js';
 
 /** The sampler input of `plane` now. */
-export function usageInputOf(plane: ControlPlane): UsageInput {
-  const store = plane.deps.store;
+export function usageInputOf(plane: ControlPlane, store: StateStore): UsageInput {
   const gpus = toGpuViews(plane, (id) => store.getJob(id)).map((g) => ({ index: g.index, uuid: g.uuid, allocatedGpuMilli: g.allocatedGpuMilli }));
   const jobs = plane.runningJobs().map((job) => ({
     jobId: job.id,

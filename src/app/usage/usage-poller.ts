@@ -4,8 +4,9 @@
  * when the next is due makes that one skip. A failed measurement clears the sample (readers then
  * fall back to the inventory's values) and is logged once until a measurement succeeds again.
  */
+import type { Clock, Timer } from '../ports/clock.js';
 import type { GpuUsageSampler, UsageInput } from '../ports/gpu-usage.js';
-import type { Logger } from '../control-plane/ports-bundle.js';
+import type { Logger } from '../control-plane/plane-deps.js';
 import type { LatestUsage } from './latest-usage.js';
 
 /** What a poller needs. */
@@ -17,12 +18,13 @@ export interface UsagePollerDeps {
   readonly sink: LatestUsage;
   /** Time between polls, ms (> 0). */
   readonly intervalMs: number;
+  readonly clock: Clock;
   readonly logger: Logger;
 }
 
 /** Polls a sampler into a sink. */
 export class UsagePoller {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   private inFlight: Promise<void> | null = null;
   private failing = false;
   private stopped = false;
@@ -36,8 +38,7 @@ export class UsagePoller {
   start(): void {
     if (this.timer || this.stopped) return;
     void this.pollOnce();
-    this.timer = setInterval(() => void this.pollOnce(), this.deps.intervalMs);
-    this.timer.unref();
+    this.timer = this.deps.clock.every(this.deps.intervalMs, () => void this.pollOnce());
   }
 
   /** One measurement into the sink; resolves when it is stored (never rejects). A poll in flight is joined, not repeated. */
@@ -49,7 +50,7 @@ export class UsagePoller {
   /** Stops polling and waits for a poll in flight. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
     await this.inFlight;
   }

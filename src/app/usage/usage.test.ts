@@ -1,3 +1,4 @@
+import { ManualClock } from '../../adapters/memory/manual-clock.js';
 import { describe, expect, it } from 'vitest';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
 import type { GpuUsageSample, GpuUsageSampler } from '../ports/gpu-usage.js';
@@ -63,7 +64,7 @@ describe('UsagePoller', () => {
     const sampler: GpuUsageSampler = { source: 'simulated', sample: async () => { const r = results.shift()!; if (r instanceof Error) throw r; return r; } };
     const sink = new LatestUsage();
     const log = logger();
-    const poller = new UsagePoller({ sampler, input: () => ({ gpus: [], jobs: [] }), sink, intervalMs: 60_000, logger: log });
+    const poller = new UsagePoller({ sampler, input: () => ({ gpus: [], jobs: [] }), sink, intervalMs: 60_000, clock: new ManualClock(), logger: log });
     await poller.pollOnce();
     expect(sink.latest()?.atMs).toBe(1);
     await poller.pollOnce();
@@ -80,13 +81,13 @@ describe('UsagePoller', () => {
     let release!: () => void;
     const sampler: GpuUsageSampler = { source: 'simulated', sample: () => { calls++; return new Promise((r) => (release = () => r({ atMs: 9, source: 'simulated', gpus: [], jobs: [] }))); } };
     const sink = new LatestUsage();
-    const poller = new UsagePoller({ sampler, input: () => ({ gpus: [], jobs: [] }), sink, intervalMs: 60_000, logger: logger() });
+    const poller = new UsagePoller({ sampler, input: () => ({ gpus: [], jobs: [] }), sink, intervalMs: 60_000, clock: new ManualClock(), logger: logger() });
     const a = poller.pollOnce();
     const b = poller.pollOnce();
     release();
     await Promise.all([a, b]);
     expect(calls).toBe(1);
     expect(sink.latest()?.atMs).toBe(9);
-    expect(() => new UsagePoller({ sampler, input: () => ({ gpus: [], jobs: [] }), sink, intervalMs: 0, logger: logger() })).toThrow(new RangeError('usage poll interval must be a positive number of ms, got 0'));
+    expect(() => new UsagePoller({ sampler, input: () => ({ gpus: [], jobs: [] }), sink, intervalMs: 0, clock: new ManualClock(), logger: logger() })).toThrow(new RangeError('usage poll interval must be a positive number of ms, got 0'));
   });
 });

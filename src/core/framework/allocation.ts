@@ -35,6 +35,14 @@ export function countHostingGpus(node: NodeState, request: ResourceDemand): numb
   return n;
 }
 
+/** True when at least `request.gpuCount` GPUs of `node` can each take the per-GPU share (stops counting there). */
+export function hasHostingGpus(node: NodeState, request: ResourceDemand): boolean {
+  const needed = request.gpuCount;
+  let n = 0;
+  for (let j = 0; j < node.gpuFreeMilli.length && n < needed; j++) if (gpuCanHost(node, j, request)) n++;
+  return n >= needed;
+}
+
 /** True when the node's GPU model is allowed by the request (empty list = any model). */
 export function isGpuModelAllowed(node: NodeState, request: ResourceDemand): boolean {
   const allowed = request.allowedGpuModels;
@@ -52,7 +60,7 @@ export function whyNotFit(node: NodeState, request: ResourceDemand): FitReason |
   if (request.gpuCount === 0) return null;
   if (node.spec.gpuCount === 0) return FitReason.noGpu;
   if (!isGpuModelAllowed(node, request)) return FitReason.gpuModelNotAllowed;
-  if (countHostingGpus(node, request) < request.gpuCount) return FitReason.insufficientGpu;
+  if (!hasHostingGpus(node, request)) return FitReason.insufficientGpu;
   return null;
 }
 
@@ -118,4 +126,20 @@ function checkGpuList(node: NodeState, request: ResourceDemand, gpuIndices: read
     if (!Number.isInteger(j) || j < 0 || j >= node.gpuFreeMilli.length) throw new InvariantViolation(`${node.spec.name}: no GPU ${j}`);
     if (gpuIndices.indexOf(j) !== i) throw new InvariantViolation(`${node.spec.name}: GPU ${j} listed twice`);
   }
+}
+
+/**
+ * Sets the free host CPU and memory of `node` (a scheduling unit) to those of the cluster node it
+ * belongs to: the units of one cluster node (one per GPU model) share its host resources, so after
+ * a placement on one of them the others are told what is left. Bumps `version` when they change.
+ * @throws InvariantViolation when a value is negative or above the unit's capacity
+ */
+export function syncFreeHost(node: NodeState, freeCpuMilli: number, freeHostMemoryMiB: number): void {
+  if (freeCpuMilli === node.freeCpuMilli && freeHostMemoryMiB === node.freeHostMemoryMiB) return;
+  if (freeCpuMilli < 0 || freeHostMemoryMiB < 0 || freeCpuMilli > node.spec.cpuMilli || freeHostMemoryMiB > node.spec.hostMemoryMiB) {
+    throw new InvariantViolation(`${node.spec.name}: free host ${freeCpuMilli} cpuMilli / ${freeHostMemoryMiB} MiB outside its capacity`);
+  }
+  node.freeCpuMilli = freeCpuMilli;
+  node.freeHostMemoryMiB = freeHostMemoryMiB;
+  node.version++;
 }

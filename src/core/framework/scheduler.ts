@@ -14,7 +14,11 @@ import { ScoreCache } from './score-cache.js';
 /** Outcome of one cycle: a placement, or why there is none (an expected outcome, not an error). */
 export type Decision =
   | { readonly kind: 'placed'; readonly nodeIndex: number; readonly gpuIndices: readonly number[] }
-  | { readonly kind: 'unschedulable'; readonly reasons: Readonly<Partial<Record<FitReason, number>>> };
+  | {
+    readonly kind: 'unschedulable';
+    /** Nodes refused, per first failing filter; counted when first read, against the nodes as they are then (read it before the next commit). */
+    readonly reasons: Readonly<Partial<Record<FitReason, number>>>;
+  };
 
 /** A stateful scheduler for one cluster and profile (holds the score cache and shape ids). */
 export class Scheduler {
@@ -37,7 +41,18 @@ export class Scheduler {
     this.profile.observe?.(pod);
     const ctx = this.context(pod);
     const feasible = this.filter(ctx);
-    if (feasible.length === 0) return { kind: 'unschedulable', reasons: this.countReasons(ctx) };
+    if (feasible.length === 0) {
+      // Counted when read: most callers only need to know that nothing fits, and counting runs
+      // every filter on every node again.
+      let reasons: Partial<Record<FitReason, number>> | null = null;
+      const count = (): Partial<Record<FitReason, number>> => (reasons ??= this.countReasons(ctx));
+      return {
+        kind: 'unschedulable',
+        get reasons() {
+          return count();
+        },
+      };
+    }
     const winner = feasible.length === 1 ? feasible[0]! : this.pickBest(ctx, feasible);
     const gpuIndices = pod.gpuCount === 0 ? [] : this.profile.gpuSelect.selectGpus(ctx, winner);
     return { kind: 'placed', nodeIndex: winner.index, gpuIndices };

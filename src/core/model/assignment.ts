@@ -48,6 +48,8 @@ export interface Placement {
 /** A job that holds resources now (scheduled or running): what it holds, where. */
 export interface Assignment {
   readonly jobId: number;
+  /** Name of the node it holds resources on (model/cluster.ts). */
+  readonly node: string;
   readonly cpuMilli: number;
   readonly hostMemoryMiB: number;
   readonly placement: Placement;

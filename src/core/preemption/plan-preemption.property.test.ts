@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { GpuDevice } from '../model/gpu-device.js';
 import { PRIORITY_CLASSES } from '../model/priority.js';
 import { type JobRequest, type SharingMode } from '../model/request.js';
-import type { ServerScheduler } from '../control/server-scheduler.js';
+import type { OneNodeCluster } from '../testing/one-node-cluster.js';
 import { classifyCandidate, DEFAULT_PREEMPTION_OPTIONS, defaultPreemptible, isEligible, type PreemptionCandidate, type PreemptionOptions, type Preemptor } from './eligibility.js';
 import { maxPreemptionOracleCalls, planPreemption } from './plan-preemption.js';
 import { compareCandidates, compareVictimCost, victimCost } from './victim-cost.js';
@@ -116,7 +116,7 @@ describe('planPreemption (property, abstract monotone oracle)', () => {
   });
 });
 
-// ---- On a real ServerScheduler: random servers and jobs ------------------------------------------
+// ---- On a real OneNodeCluster: random servers and jobs ------------------------------------------
 
 interface Shape { readonly gpuCount: number; readonly gpuMilli: number; readonly gpuMemoryMiB: number | null; readonly mode: SharingMode; readonly cpuMilli: number }
 const shapeArb: fc.Arbitrary<Shape> = fc.record({
@@ -143,7 +143,7 @@ const toJob = (id: number, shape: Shape, priority: number, tenant: string): JobR
   job(id, { gpuCount: shape.gpuCount, gpuMilli: shape.gpuMilli, gpuMemoryMiB: shape.gpuMemoryMiB, mode: shape.mode }, { priority, tenant, cpuMilli: shape.cpuMilli });
 
 /** A server with the world's jobs tried in order (those that fit are held), two of the same world are identical. */
-function build(world: World): { s: ServerScheduler; held: JobRequest[] } {
+function build(world: World): { s: OneNodeCluster; held: JobRequest[] } {
   const s = server(world.gpus);
   const held: JobRequest[] = [];
   world.running.forEach((shape, i) => {
@@ -153,7 +153,7 @@ function build(world: World): { s: ServerScheduler; held: JobRequest[] } {
   return { s, held };
 }
 
-describe('planPreemption with ServerScheduler.fitsWithout (property)', () => {
+describe('planPreemption with OneNodeCluster.fitsWithout (property)', () => {
   it('the plan leaves the server unchanged, its victims are of lower priority or reclaimed borrowers, are minimal, and the job then places', () => {
     fc.assert(fc.property(worldOnServerArb, fc.array(fc.nat({ max: 1000 }), { minLength: 10, maxLength: 10 }), fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }), fc.boolean(), (world, lost, borrowing, reclaiming) => {
       const { s, held } = build(world);

@@ -47,7 +47,7 @@ function planOnServer(c: Case): { plan: PreemptionPlan; preemptor: JobRequest; s
 
 const whole: Partial<GpuRequest> = { gpuMilli: 1000 };
 
-describe('planPreemption on a ServerScheduler (device-level fit)', () => {
+describe('planPreemption on a OneNodeCluster (device-level fit)', () => {
   const victimCases: [string, Case, number[]][] = [
     ['a critical job and a full GPU with one low job: that job', {
       gpus: [gpu(0)], running: [{ id: 1, request: whole, priority: low }], preemptor: { request: whole, priority: critical },

@@ -3,7 +3,7 @@ import { InvariantViolation } from '../model/errors.js';
 import { SeededRng, type Rng } from '../random/rng.js';
 import type { GpuDevice } from '../model/gpu-device.js';
 import type { JobRequest } from '../model/request.js';
-import { ServerScheduler } from '../control/server-scheduler.js';
+import { OneNodeCluster } from '../testing/one-node-cluster.js';
 import { gpu, job, migGpu, placeAll, server, snapshot } from './testing/fixtures.js';
 
 /** A100 ×3 (mps, one exclusive), T4 (timeslice), A100 in MIG mode with three instances. */
@@ -36,8 +36,8 @@ function victimSets(): number[][] {
   return [...sets, [42], [1, 1, 42]];
 }
 
-function busyServer(rng?: Rng): ServerScheduler {
-  const s = rng ? new ServerScheduler(GPUS, { hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024, timesliceOvercommitRatio: 1, rng }) : server(GPUS);
+function busyServer(rng?: Rng): OneNodeCluster {
+  const s = rng ? new OneNodeCluster(GPUS, { hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024, timesliceOvercommitRatio: 1, rng }) : server(GPUS);
   placeAll(s, RUNNING);
   return s;
 }
@@ -49,7 +49,7 @@ function placesAfterRelease(victims: readonly number[], trial: JobRequest): bool
   return s.tryPlace(trial).kind === 'placed';
 }
 
-describe('ServerScheduler.fitsWithout', () => {
+describe('OneNodeCluster.fitsWithout', () => {
   it('agrees with releasing the victims and placing, for every victim set and trial job (MIG included)', () => {
     const s = busyServer();
     let fits = 0;

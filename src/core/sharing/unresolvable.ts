@@ -5,7 +5,7 @@
 import { smallestProfileFor } from '../mig/mig-allocator.js';
 import type { GpuDevice } from '../model/gpu-device.js';
 import type { JobRequest } from '../model/request.js';
-import { migShareOf } from '../control/mig-placement.js';
+import { migShareOf } from '../framework/mig-layouts.js';
 import { fallbackMode, reservedGpuMemoryMiB, resolveMode } from './share-accounting.js';
 import type { EffectiveMode } from '../model/request.js';
 

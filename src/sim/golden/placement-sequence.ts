@@ -5,7 +5,7 @@
  * GPUs it got (u8: nodes of the openb trace have at most 8 GPUs).
  */
 import { createHash } from 'node:crypto';
-import { prepareReplay, type ReplayInput } from '../packing-replay.js';
+import { prepareReplay, replayArrivals, type ReplayInput } from '../packing-replay.js';
 
 /** Bytes per arrival in a placement sequence. */
 export const BYTES_PER_ARRIVAL = 3;
@@ -19,14 +19,13 @@ export const UNPLACED_NODE = 0xffff;
  * @throws UnknownPolicyError for an unregistered policy name
  */
 export function recordPlacementSequence(input: ReplayInput, policyName: string, seed: number): Buffer {
-  const { arrivals, scheduler } = prepareReplay(input, policyName, seed);
-  const out = Buffer.alloc(arrivals.length * BYTES_PER_ARRIVAL);
-  arrivals.forEach((request, i) => {
-    const decision = scheduler.schedule(request);
+  const prepared = prepareReplay(input, policyName, seed);
+  const out = Buffer.alloc(prepared.arrivals.length * BYTES_PER_ARRIVAL);
+  let i = 0;
+  replayArrivals(prepared, (_request, decision) => {
     let node = UNPLACED_NODE;
     let mask = 0;
-    if (decision.kind === 'placed') {
-      scheduler.commit(request, decision.nodeIndex, decision.gpuIndices);
+    if (decision !== null) {
       node = decision.nodeIndex;
       for (const g of decision.gpuIndices) {
         if (g > 7) throw new RangeError(`GPU index ${g} does not fit the 8-bit mask`);
@@ -36,6 +35,7 @@ export function recordPlacementSequence(input: ReplayInput, policyName: string, 
     if (node > UNPLACED_NODE) throw new RangeError(`node index ${node} does not fit 16 bits`);
     out.writeUInt16LE(node, i * BYTES_PER_ARRIVAL);
     out.writeUInt8(mask, i * BYTES_PER_ARRIVAL + 2);
+    i++;
   });
   return out;
 }

@@ -39,7 +39,7 @@ describe('HybridCluster, --sharing auto', () => {
     expect(o.migSwitches).toBe(1);
     const gpu = o.placement!.gpus[0]!.index;
     expect(c.gpuStates().find((g) => g.gpu === gpu)).toEqual({ node: 0, gpu, mode: 'mig', migEnabled: true, jobs: 1, usedMilli: 143 });
-    expect(c.servers[0]!.gpus().find((d) => d.index === gpu)!.migEnabled).toBe(true);
+    expect(c.nodeGpus(0).find((d) => d.index === gpu)!.migEnabled).toBe(true);
     // The other GPU stays out of MIG mode.
     expect(c.gpuStates().filter((g) => g.migEnabled)).toHaveLength(1);
     expect(c.reservedMilli).toBe(143);

@@ -2,8 +2,8 @@
  * A cluster of GPU servers that share their GPUs in the core's modes — exclusive, MIG, MPS,
  * time-slicing — one mode per GPU at a time (docs/simulator.md "Hybrid sharing").
  *
- * Design: each node is one core `ServerScheduler` (its GPUs, its host CPU and memory), which
- * places a job on the node's GPUs with the core's per-GPU rules: a GPU runs one mode at a time, an
+ * Design: each node is one core `ClusterState` of that node alone (its GPUs, its host CPU and
+ * memory), which places a job on the node's GPUs with the core's per-GPU rules: a GPU runs one mode at a time, an
  * empty GPU takes any mode, `exclusive` needs an empty GPU, MIG GPUs are accounted in slices and
  * get GPU instances from the core's MIG allocator. The node is chosen by the `default` policy on a
  * {@link ModeMirror} of the job's mode, where every GPU shows what that mode can still use of it;
@@ -22,12 +22,12 @@
  * no GPU is switched out of MIG mode.
  *
  * CPU-only pods take host CPU and memory only: they are placed by the `default` policy on the
- * exclusive mirror and never reach a server scheduler (it holds GPU placements only), so the host
+ * exclusive mirror and never reach a node's cluster state (it holds GPU placements only), so the host
  * resources of a node are accounted here, and checked through the mirrors before a server is asked.
  */
 import {
-  buildTargetWorkload, findPolicy, GPU_MILLI_PER_GPU, migGeometry, ServerScheduler,
-  type EffectiveMode, type GpuDevice, type NodeSpec, type JobRequest, type Placement, type ResourceDemand, type Rng, type TaskShape,
+  buildTargetWorkload, ClusterState, findPolicy, GPU_MILLI_PER_GPU, migGeometry,
+  type Assignment, type EffectiveMode, type GpuDevice, type NodeSpec, type JobRequest, type Placement, type ResourceDemand, type Rng, type TaskShape,
 } from '../../core/index.js';
 import { ModeMirror } from './mode-mirror.js';
 import { decideMode, type HybridGpuShape, type ModeDecision, type SharingGpuModel, type SharingSetting } from './pod-mode.js';
@@ -77,7 +77,7 @@ export type HybridOutcome =
 /** Which mirror a mode's node choice uses. */
 type MirrorKey = 'exclusive' | 'mig' | 'mps' | 'timeslice';
 
-/** The usage of one node's GPUs, kept in step with its server scheduler's placements. */
+/** The usage of one node's GPUs, kept in step with its cluster state's placements. */
 class NodeLedger {
   cpuMilli = 0;
   hostMemoryMiB = 0;
@@ -101,7 +101,10 @@ class NodeLedger {
 
 /** The hybrid cluster: server schedulers, their usage, and the mirrors that choose nodes. */
 export class HybridCluster {
-  readonly servers: readonly ServerScheduler[];
+  /** The placement state of each node (replaced when a GPU of the node switches MIG mode). */
+  private readonly servers: ClusterState[];
+  /** What each node holds, to rebuild its state after a MIG switch. */
+  private readonly held: Assignment[][];
   private readonly ledgers: readonly NodeLedger[];
   private readonly devices: GpuDevice[][];
   private readonly mirrors = new Map<MirrorKey, ModeMirror>();
@@ -125,9 +128,8 @@ export class HybridCluster {
     this.devices = nodes.map((node, n) => Array.from({ length: node.gpuCount }, (_, j): GpuDevice => ({
       index: j, uuid: `GPU-sim-${n}-${j}`, model: gpuModel.name, gpuMemoryMiB: gpuModel.gpuMemoryMiB, migEnabled: startInMig, schedulable: true,
     })));
-    this.servers = nodes.map((node, n) => new ServerScheduler(this.devices[n]!, {
-      hostCpuMilli: node.cpuMilli, hostMemoryMiB: node.hostMemoryMiB, timesliceOvercommitRatio: 1, rng: options.rng,
-    }));
+    this.held = nodes.map(() => []);
+    this.servers = nodes.map((_, n) => this.nodeState(n));
     this.ledgers = nodes.map((node) => new NodeLedger(node.gpuCount, startInMig));
 
     const workload = buildTargetWorkload(options.workloadShapes);
@@ -208,6 +210,11 @@ export class HybridCluster {
     })));
   }
 
+  /** The GPUs of node `n` as its placement state sees them (MIG mode included). */
+  nodeGpus(n: number): GpuDevice[] {
+    return [...this.servers[n]!.nodes[0]!.devices.values()].map((d) => d.device).sort((a, b) => a.index - b.index);
+  }
+
   /** Σ reserved milli-GPU over the cluster (MIG GPUs by compute slices, as in the ledgers). */
   get reservedMilli(): number {
     return this.reservedTotal;
@@ -234,10 +241,21 @@ export class HybridCluster {
     }
   }
 
-  /** Asks node `n`'s server to place `job` as it stands. */
+  /** The placement state of node `n` alone: its GPUs as they are now and what it holds. The `default` policy learns its workload online, per node. */
+  private nodeState(n: number): ClusterState {
+    const node = this.options.nodes[n]!;
+    return new ClusterState(
+      { nodes: [{ name: node.name, hostCpuMilli: node.cpuMilli, hostMemoryMiB: node.hostMemoryMiB, gpus: this.devices[n]! }], active: this.held[n]!.map((assignment) => ({ request: { id: assignment.jobId, tenant: 'trace', priority: 0, submittedAtMs: 0, cpuMilli: assignment.cpuMilli, hostMemoryMiB: assignment.hostMemoryMiB, gpu: { gpuCount: assignment.placement.gpus.length, gpuMilli: assignment.placement.gpus[0]!.gpuMilli, gpuMemoryMiB: null, mode: assignment.placement.mode } }, assignment, preemptible: false, startedAtMs: 0, preemptionCount: 0, stopping: false })) },
+      { profile: (unitCount) => findPolicy('default')!.create({ nodeCount: unitCount }), rng: this.options.rng, timesliceOvercommitRatio: 1 },
+    );
+  }
+
+  /** Asks node `n`'s state to place `job` as it stands. */
   private placeOn(n: number, job: JobRequest): { placement: Placement; switches: number } | null {
     const outcome = this.servers[n]!.tryPlace(job);
-    return outcome.kind === 'placed' ? { placement: outcome.placement, switches: 0 } : null;
+    if (outcome.kind !== 'placed') return null;
+    this.held[n]!.push({ jobId: job.id, node: outcome.node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement: outcome.placement });
+    return { placement: outcome.placement, switches: 0 };
   }
 
   /**
@@ -270,7 +288,7 @@ export class HybridCluster {
   private setMig(n: number, j: number, enabled: boolean): void {
     const devices = this.devices[n]!;
     devices[j] = { ...devices[j]!, migEnabled: enabled };
-    this.servers[n]!.setGpus(devices);
+    this.servers[n] = this.nodeState(n);
     const ledger = this.ledgers[n]!;
     ledger.migEnabled[j] = enabled;
     ledger.mode[j] = enabled ? 'mig' : null;

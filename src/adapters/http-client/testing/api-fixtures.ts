@@ -7,7 +7,7 @@ import type { QuotaUseView, StatusView, TenantView } from '../api-client.js';
 /** A running job on GPU 0 with half of it; override any field. */
 export function sampleJob(overrides: Partial<JobView> = {}): JobView {
   return {
-    id: 12, name: 'train', tenant: 'team-a', state: 'running', reason: null, priority: 500, priorityClass: 'normal', preemptible: true,
+    id: 12, name: 'train', tenant: 'team-a', state: 'running', reason: null, reasonCode: null, priority: 500, priorityClass: 'normal', preemptible: true,
     command: ['python', 'train.py'], workingDirectory: '/home/u/proj', timeLimitSeconds: null, retries: 0, attempt: 1,
     cpuMilli: 0, hostMemoryMiB: 0,
     gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'auto', isolation: 'standard' },

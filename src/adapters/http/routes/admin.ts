@@ -6,7 +6,6 @@ import { dirname } from 'node:path';
 import { invalidField } from '../../../app/errors.js';
 import { z } from 'zod';
 import { BackupSchema, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, QuotaUseSchema, SetQuotaSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
-import { quotaUse } from '../../../app/control-plane/quota-use.js';
 import type { TenantRecord } from '../../../app/ports/state-store.js';
 import { requireAdmin } from '../../../app/control-plane/admin-service.js';
 import type { ServerServices } from '../build-server.js';
@@ -24,9 +23,7 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
     return tenantView(admin.setQuota(request.principal, request.params.name, request.body));
   });
   api.get('/quotas', { schema: { tags: ['admin'], summary: 'Use against quota per tenant (a tenant sees its own)', response: { 200: z.object({ quotas: z.array(QuotaUseSchema) }) } } }, async (request) => {
-    const { store } = plane.deps;
-    const tenants = admin.listTenants(request.principal);
-    return { quotas: quotaUse(tenants, store.listJobs({ states: ['scheduled', 'running'] }), store.listJobs({ states: ['pending', 'preempted'] }), plane.gpuDevices()) };
+    return { quotas: admin.quotas(request.principal) };
   });
   api.get('/tenants', { schema: { tags: ['admin'], summary: 'List tenants', response: { 200: z.object({ tenants: z.array(TenantSchema) }) } } }, async (request) => ({
     tenants: admin.listTenants(request.principal).map(tenantView),
@@ -44,23 +41,8 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
     const { path } = request.body;
     if (existsSync(path)) throw invalidField('path', `${path} exists; backup never overwrites a file (choose a new name)`);
     if (!existsSync(dirname(path)) || !statSync(dirname(path)).isDirectory()) throw invalidField('path', `directory ${dirname(path)} does not exist on the server`);
-    await plane.deps.store.backup(path);
+    await admin.backup(request.principal, path);
     return { path: request.body.path, bytes: statSync(request.body.path).size };
   });
-  api.get('/status', { schema: { tags: ['admin'], summary: 'Server status', response: { 200: StatusSchema } } }, async (request) => {
-    const counts: Record<string, number> = {};
-    for (const job of services.jobs.list(request.principal, { all: false })) counts[job.state] = (counts[job.state] ?? 0) + 1;
-    return {
-      version: services.version,
-      draining: plane.draining,
-      gpuSource: plane.deps.inventory.source,
-      jobs: counts,
-      freezer: plane.deps.launcher.freezerKind,
-      enforcement: { ...plane.deps.launcher.enforcement },
-      scheduler: plane.passStats.summary(),
-      checkpoint: { ...services.checkpoint },
-      migReconfigurations: plane.migReconfigurations,
-      you: { role: request.principal.role, tenant: request.principal.tenant },
-    };
-  });
+  api.get('/status', { schema: { tags: ['admin'], summary: 'Server status', response: { 200: StatusSchema } } }, async (request) => services.status(request.principal));
 }

@@ -14,7 +14,7 @@
  * Listeners and timers are removed when the client disconnects or the server closes.
  */
 import type { ServerResponse } from 'node:http';
-import { dashboardSnapshot, toUsageSampleView } from '../../../app/control-plane/dashboard-snapshot.js';
+import { toUsageSampleView } from '../../../app/control-plane/dashboard-snapshot.js';
 import { forbidden } from '../../../app/errors.js';
 import type { ServerServices } from '../build-server.js';
 import type { Api } from './jobs.js';
@@ -72,7 +72,7 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
       }
       lastSentMs = Date.now();
       try {
-        write(`event: snapshot\ndata: ${JSON.stringify(dashboardSnapshot(services, principal))}\n\n`);
+        write(`event: snapshot\ndata: ${JSON.stringify(services.dashboard(principal))}\n\n`);
       } catch (error) {
         request.log.warn({ err: error }, 'building a dashboard snapshot failed');
       }

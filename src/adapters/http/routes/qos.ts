@@ -3,13 +3,12 @@
  * report token, its tenant's token or an admin token). See docs/qos.md.
  */
 import { QosReportResultSchema, QosReportSchema } from '../../../contract/api.js';
-import { QosService } from '../../../app/qos/qos-service.js';
 import type { ServerServices } from '../build-server.js';
 import { IdParams, type Api } from './jobs.js';
 
 /** Registers the QoS routes. */
 export function registerQosRoutes(api: Api, services: ServerServices): void {
-  const qos = new QosService(services.plane);
+  const { qos } = services;
   api.post('/jobs/:id/qos-reports', {
     schema: {
       tags: ['qos'],

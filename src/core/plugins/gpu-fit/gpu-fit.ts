@@ -3,7 +3,7 @@
  * each have the per-GPU milli and memory free (the FGD simulator's Open-Gpu-Share filter; CPU-only
  * pods pass everywhere).
  */
-import { countHostingGpus, FitReason, isGpuModelAllowed } from '../../framework/allocation.js';
+import { FitReason, hasHostingGpus, isGpuModelAllowed } from '../../framework/allocation.js';
 import type { FilterPlugin } from '../../framework/extension-points.js';
 
 /** Plugin name. */
@@ -17,7 +17,7 @@ export function createGpuFit(): FilterPlugin {
       if (pod.gpuCount === 0) return null;
       if (node.spec.gpuCount === 0) return FitReason.noGpu;
       if (!isGpuModelAllowed(node, pod)) return FitReason.gpuModelNotAllowed;
-      if (countHostingGpus(node, pod) < pod.gpuCount) return FitReason.insufficientGpu;
+      if (!hasHostingGpus(node, pod)) return FitReason.insufficientGpu;
       return null;
     },
   };

@@ -4,7 +4,7 @@
  */
 import type { GpuDevice } from '../../model/gpu-device.js';
 import type { GpuRequest, JobRequest } from '../../model/request.js';
-import { ServerScheduler } from '../../control/server-scheduler.js';
+import { OneNodeCluster } from '../../testing/one-node-cluster.js';
 import { SeededRng } from '../../random/rng.js';
 import { defaultPreemptible, type PreemptionCandidate } from '../eligibility.js';
 
@@ -29,12 +29,12 @@ export function job(id: number, request: Partial<GpuRequest> = {}, extra: Partia
 }
 
 /** A server scheduler over `gpus` (64 cores, 256 GiB host, no timeslice overcommit, rng seed 42). */
-export function server(gpus: readonly GpuDevice[], seed = 42): ServerScheduler {
-  return new ServerScheduler(gpus, { hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024, timesliceOvercommitRatio: 1, rng: new SeededRng(seed) });
+export function server(gpus: readonly GpuDevice[], seed = 42): OneNodeCluster {
+  return new OneNodeCluster(gpus, { hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024, timesliceOvercommitRatio: 1, rng: new SeededRng(seed) });
 }
 
 /** Places `jobs` in order. @throws Error when one does not fit (a broken test setup) */
-export function placeAll(s: ServerScheduler, jobs: readonly JobRequest[]): void {
+export function placeAll(s: OneNodeCluster, jobs: readonly JobRequest[]): void {
   for (const j of jobs) {
     const outcome = s.tryPlace(j);
     if (outcome.kind !== 'placed') throw new Error(`setup: job ${j.id} did not fit: ${outcome.reason}`);
@@ -59,6 +59,6 @@ export function recording(oracle: (ids: readonly number[]) => boolean): { oracle
 }
 
 /** What a server holds, comparable with `toEqual`: usage per GPU and the GPU list. */
-export function snapshot(s: ServerScheduler): unknown {
+export function snapshot(s: OneNodeCluster): unknown {
   return { usage: s.usage(), gpus: s.gpus() };
 }

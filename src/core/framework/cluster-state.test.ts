@@ -4,9 +4,9 @@ import { findMigProfile } from '../mig/mig-profiles.js';
 import { InvariantViolation } from '../model/errors.js';
 import { SeededRng } from '../random/rng.js';
 import type { GpuDevice } from '../model/gpu-device.js';
-import type { Assignment, Placement } from '../model/assignment.js';
+import type { Placement } from '../model/assignment.js';
 import type { GpuRequest, JobRequest } from '../model/request.js';
-import { ServerScheduler, type PlaceOutcome, type ServerSchedulerOptions } from './server-scheduler.js';
+import { OneNodeCluster, type OneNodeOptions, type TestAssignment, type TestOutcome } from '../testing/one-node-cluster.js';
 import { whyUnresolvable } from '../sharing/unresolvable.js';
 
 const A100 = 81920;
@@ -28,29 +28,29 @@ function job(id: number, request: Partial<GpuRequest>, extra: Partial<JobRequest
   };
 }
 
-function scheduler(gpus: readonly GpuDevice[], options: Partial<ServerSchedulerOptions> = {}): ServerScheduler {
-  return new ServerScheduler(gpus, { hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024, timesliceOvercommitRatio: 1, rng: new SeededRng(42), ...options });
+function scheduler(gpus: readonly GpuDevice[], options: Partial<OneNodeOptions> = {}): OneNodeCluster {
+  return new OneNodeCluster(gpus, { hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024, timesliceOvercommitRatio: 1, rng: new SeededRng(42), ...options });
 }
 
-function placed(outcome: PlaceOutcome): Placement {
+function placed(outcome: TestOutcome): Placement {
   if (outcome.kind !== 'placed') throw new Error(`expected a placement, got: ${outcome.reason}`);
   return outcome.placement;
 }
 
-function reasonOf(outcome: PlaceOutcome): string {
+function reasonOf(outcome: TestOutcome): string {
   if (outcome.kind !== 'waiting') throw new Error(`expected to wait, got a placement on ${outcome.placement.gpus.map((g) => g.index).join(',')}`);
   return outcome.reason;
 }
 
 const indices = (p: Placement): number[] => p.gpus.map((g) => g.index);
 
-function usageOf(s: ServerScheduler, index: number) {
+function usageOf(s: OneNodeCluster, index: number) {
   const u = s.usage().find((x) => x.device.index === index);
   if (!u) throw new Error(`no GPU ${index}`);
   return { mode: u.mode, milli: u.allocatedGpuMilli, memory: u.allocatedGpuMemoryMiB, jobs: u.jobIds };
 }
 
-describe('ServerScheduler: fractions (auto → mps)', () => {
+describe('OneNodeCluster: fractions (auto → mps)', () => {
   it('places two halves on one A100-80GB, makes the third wait, and places it after a release', () => {
     const s = scheduler([gpu(0)]);
     const half = { gpuMilli: 500, gpuMemoryMiB: 30720 };
@@ -84,7 +84,7 @@ describe('ServerScheduler: fractions (auto → mps)', () => {
   });
 });
 
-describe('ServerScheduler: whole and multiple GPUs', () => {
+describe('OneNodeCluster: whole and multiple GPUs', () => {
   it('gpuCount 2 × 1000 milli gets two distinct GPUs, exclusive, with the whole memory', () => {
     const s = scheduler([gpu(0), gpu(1)]);
     expect(placed(s.tryPlace(job(1, { gpuCount: 2, gpuMilli: 1000 })))).toEqual({
@@ -116,7 +116,7 @@ describe('ServerScheduler: whole and multiple GPUs', () => {
   });
 });
 
-describe('ServerScheduler: proportional memory and the choice of model', () => {
+describe('OneNodeCluster: proportional memory and the choice of model', () => {
   it('reserves gpuMilli/1000 of the GPU memory when gpuMemoryMiB is null', () => {
     expect(placed(scheduler([gpu(0)]).tryPlace(job(1, { gpuMilli: 500 }))).gpus[0]!.gpuMemoryMiB).toBe(40960);
     expect(placed(scheduler([gpu(0, 'T4')]).tryPlace(job(1, { gpuMilli: 500 }))).gpus[0]!.gpuMemoryMiB).toBe(8192);
@@ -149,7 +149,7 @@ describe('ServerScheduler: proportional memory and the choice of model', () => {
   });
 });
 
-describe('ServerScheduler: timeslice', () => {
+describe('OneNodeCluster: timeslice', () => {
   it('fits 600 + 300 + 100 on one GPU at ratio 1; a fourth 100 waits', () => {
     const s = scheduler([gpu(0)]);
     for (const [id, milli] of [[1, 600], [2, 300], [3, 100]] as const) {
@@ -187,7 +187,7 @@ describe('ServerScheduler: timeslice', () => {
   });
 });
 
-describe('ServerScheduler: one sharing mode per GPU', () => {
+describe('OneNodeCluster: one sharing mode per GPU', () => {
   it('an mps GPU refuses timeslice; the timeslice job goes to the other GPU, exclusive waits for an empty one', () => {
     const s = scheduler([gpu(0), gpu(1)]);
     const mps = indices(placed(s.tryPlace(job(1, { gpuMilli: 300, gpuMemoryMiB: 1024, mode: 'mps' }))))[0]!;
@@ -230,7 +230,7 @@ describe('ServerScheduler: one sharing mode per GPU', () => {
   });
 });
 
-describe('ServerScheduler: schedulable flags and GPU list changes', () => {
+describe('OneNodeCluster: schedulable flags and GPU list changes', () => {
   it('gives nothing to an unschedulable GPU', () => {
     const s = scheduler([gpu(0, 'A100-80GB', { schedulable: false }), gpu(1)]);
     expect(indices(placed(s.tryPlace(job(1, { gpuMilli: 100, gpuMemoryMiB: 1024 }))))).toEqual([1]);
@@ -287,7 +287,7 @@ describe('ServerScheduler: schedulable flags and GPU list changes', () => {
   });
 });
 
-describe('ServerScheduler: MIG', () => {
+describe('OneNodeCluster: MIG', () => {
   const profile = (name: string) => {
     const p = findMigProfile('A100-80GB', name);
     if (!p) throw new Error(name);
@@ -402,7 +402,7 @@ describe('ServerScheduler: MIG', () => {
   });
 });
 
-describe('ServerScheduler: host resources', () => {
+describe('OneNodeCluster: host resources', () => {
   it('checks cpuMilli and hostMemoryMiB against the server totals, and frees them on release', () => {
     const s = scheduler([gpu(0), gpu(1)], { hostCpuMilli: 4000, hostMemoryMiB: 8192 });
     placed(s.tryPlace(job(1, { gpuMilli: 100, gpuMemoryMiB: 1 }, { cpuMilli: 3000, hostMemoryMiB: 1024 })));
@@ -414,7 +414,7 @@ describe('ServerScheduler: host resources', () => {
   });
 });
 
-describe('ServerScheduler: runPass and queue order', () => {
+describe('OneNodeCluster: runPass and queue order', () => {
   it('places the higher priority first when only one fits, then the earlier submit, then the lower id', () => {
     const whole = { gpuMilli: 1000 };
     const cases: { jobs: JobRequest[]; winner: number }[] = [
@@ -466,9 +466,9 @@ describe('ServerScheduler: runPass and queue order', () => {
   });
 });
 
-describe('ServerScheduler: hold and release', () => {
+describe('OneNodeCluster: hold and release', () => {
   const share = (index: number, accountedGpuMilli: number, gpuMemoryMiB: number, gpuMilli = accountedGpuMilli) => ({ index, uuid: `GPU-${index}`, gpuMilli, accountedGpuMilli, gpuMemoryMiB, mig: null });
-  const alloc = (jobId: number, placement: Placement, cpuMilli = 0): Assignment => ({ jobId, cpuMilli, hostMemoryMiB: 0, placement });
+  const alloc = (jobId: number, placement: Placement, cpuMilli = 0): TestAssignment => ({ jobId, cpuMilli, hostMemoryMiB: 0, placement });
 
   it('re-adopts an allocation, which later placements respect', () => {
     const s = scheduler([gpu(0), gpu(1)]);
@@ -481,7 +481,7 @@ describe('ServerScheduler: hold and release', () => {
   it('throws InvariantViolation for an allocation that does not fit, changing nothing', () => {
     const s = scheduler([gpu(0), gpu(1), migGpu(2)]);
     s.hold(alloc(1, { mode: 'mps', gpus: [share(0, 600, 1024)] }));
-    const bad: [string, Assignment][] = [
+    const bad: [string, TestAssignment][] = [
       ['compute over-commit', alloc(2, { mode: 'mps', gpus: [share(0, 600, 1024)] })],
       ['memory over-commit', alloc(2, { mode: 'mps', gpus: [share(0, 100, 81_000)] })],
       ['second GPU over-committed', alloc(2, { mode: 'mps', gpus: [share(1, 500, 1024), share(0, 500, 1024)] })],

@@ -4,7 +4,7 @@ import { SeededRng } from '../random/rng.js';
 import type { GpuDevice, MigInstance } from '../model/gpu-device.js';
 import type { Placement } from '../model/assignment.js';
 import type { JobRequest } from '../model/request.js';
-import { ServerScheduler } from './server-scheduler.js';
+import { OneNodeCluster } from '../testing/one-node-cluster.js';
 
 const h100: GpuDevice = { index: 0, uuid: 'GPU-h', model: 'H100-80GB', gpuMemoryMiB: 81559, migEnabled: true, schedulable: true };
 const gi = (name: string, start: number): MigInstance => {
@@ -14,8 +14,8 @@ const gi = (name: string, start: number): MigInstance => {
 const migJob = (id: number, gpuMilli: number, gpuMemoryMiB: number | null): JobRequest => ({
   id, tenant: 't', priority: 500, submittedAtMs: id, cpuMilli: 0, hostMemoryMiB: 0, gpu: { gpuCount: 1, gpuMilli, gpuMemoryMiB, mode: 'mig' },
 });
-const fresh = () => new ServerScheduler([h100], { hostCpuMilli: 8000, hostMemoryMiB: 65536, timesliceOvercommitRatio: 1, rng: new SeededRng(3) });
-function placed(s: ServerScheduler, job: JobRequest): Placement {
+const fresh = () => new OneNodeCluster([h100], { hostCpuMilli: 8000, hostMemoryMiB: 65536, timesliceOvercommitRatio: 1, rng: new SeededRng(3) });
+function placed(s: OneNodeCluster, job: JobRequest): Placement {
   const outcome = s.tryPlace(job);
   if (outcome.kind !== 'placed') throw new Error(outcome.reason);
   return outcome.placement;

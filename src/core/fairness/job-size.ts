@@ -1,14 +1,22 @@
 /**
- * A job's size in GPU-equivalents (src/core/fairness/gpu-equivalents.ts) on this server: held jobs
- * by where they run, queued jobs by the smallest GPU model they could run on.
+ * A job's size in GPU-equivalents (gpu-equivalents.ts) on a cluster: held jobs by where they run,
+ * queued jobs by the smallest GPU model they could run on.
  */
-import { gpuEquivalents, migGeometry, resolveMode, smallestProfileFor, type GpuDevice, type GpuRequest, type Placement } from '../../core/index.js';
+import type { Placement } from '../model/assignment.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import type { GpuRequest } from '../model/request.js';
+import { migGeometry } from '../mig/mig-profiles.js';
+import { smallestProfileFor } from '../mig/mig-allocator.js';
+import { resolveMode } from '../sharing/share-accounting.js';
+import { gpuEquivalents } from './gpu-equivalents.js';
 
-/** Size of a placed job: its mode, memory per GPU and MIG instance as placed. */
-export function placedGpuEquivalents(gpu: GpuRequest, placement: Placement, devices: ReadonlyMap<number, GpuDevice>): number {
+/**
+ * Size of a placed job: its mode, memory per GPU and MIG instance as placed.
+ * @param device the first GPU of the placement (its model and memory); undefined when unknown
+ */
+export function placedGpuEquivalents(gpu: GpuRequest, placement: Placement, device: GpuDevice | undefined): number {
   const first = placement.gpus[0];
   if (!first) return 0;
-  const device = devices.get(first.index);
   const modelMemoryMiB = device?.gpuMemoryMiB ?? first.gpuMemoryMiB;
   return gpuEquivalents({
     gpuCount: placement.gpus.length,

@@ -1,9 +1,12 @@
 /**
  * Everything the control plane is built from: ports, clock and settings. Only `src/main` builds
- * one, from concrete adapters and the resolved configuration.
+ * one from concrete adapters and the resolved configuration; tests build one from the in-memory
+ * adapters (src/adapters/memory) and a manual clock.
  */
 import type { Rng } from '../../core/index.js';
-import type { GpuInventory, InventoryGpu } from '../ports/gpu-inventory.js';
+import type { Clock } from '../ports/clock.js';
+import type { InventoryGpu } from '../ports/gpu-inventory.js';
+import type { JobFiles } from '../ports/job-files.js';
 import type { ProcessLauncher } from '../ports/process-launcher.js';
 import type { StateStore } from '../ports/state-store.js';
 import type { MpsControl } from '../ports/mps-control.js';
@@ -19,8 +22,10 @@ export interface Logger {
 
 /** Settings of the control plane, units in names. */
 export interface ControlPlaneSettings {
-  /** Directory holding `jobs/<id>/` (logs, outcomes, checkpoints). */
-  readonly dataDir: string;
+  /** Name of this server's node (metrics labels, the scheduler's cluster of one node). */
+  readonly nodeName: string;
+  /** Default working directory of a job that gives none. */
+  readonly defaultWorkingDirectory: string;
   /** Host CPU offered to jobs, milli-cores. */
   readonly hostCpuMilli: number;
   /** Host memory offered to jobs, MiB. */
@@ -57,17 +62,16 @@ export interface ControlPlaneSettings {
 export interface ControlPlaneDeps {
   readonly store: StateStore;
   readonly launcher: ProcessLauncher;
-  readonly inventory: GpuInventory;
+  /** Where the GPU facts come from (shown by the status API). */
+  readonly gpuSource: 'nvidia-smi' | 'simulated';
+  readonly files: JobFiles;
   readonly logger: Logger;
-  readonly nowMs: () => number;
+  readonly clock: Clock;
+  /** Tie-break randomness of the scheduler's policy. */
   readonly rng: Rng;
   readonly settings: ControlPlaneSettings;
   /** The server's environment (PATH and friends are passed on to jobs). */
   readonly serverEnvironment: Readonly<Record<string, string | undefined>>;
-  /** Kills whatever still runs of an attempt whose launch was never recorded (see reconcile). */
-  readonly killUnrecordedAttempt: (jobId: number, jobDirectory: string, attempt: number) => Promise<void>;
-  /** Reads an attempt's outcome file directly (for attempts whose handle was never stored). */
-  readonly readAttemptOutcome: (jobDirectory: string, attempt: number) => { exitCode: number | null; signal: string | null } | null;
   /**
    * MPS control daemons (one per GPU, started on demand); null when the host has no
    * `nvidia-cuda-mps-control`, and then MPS shares are scheduler accounting only.
@@ -75,8 +79,8 @@ export interface ControlPlaneDeps {
   readonly mps: MpsControl | null;
   /** Creates and destroys MIG GPU instances (nvidia-smi mig, or the stand-in for simulated GPUs); null: none. */
   readonly mig: MigManager | null;
-  /** Where the plane reports passes, MIG reconfigurations and GPU changes; job transitions come from a store wrapped by `observeStore` on the same bus. Default: a private bus. */
-  readonly events?: PlaneEvents;
+  /** Where the plane reports passes, MIG reconfigurations and GPU changes; job transitions come from a store wrapped by `observeStore` on the same bus. */
+  readonly events: PlaneEvents;
   /** The initial GPU list (already discovered). */
   readonly initialGpus: readonly InventoryGpu[];
 }

@@ -6,7 +6,7 @@ import { SeededRng } from '../random/rng.js';
 import type { GpuDevice } from '../model/gpu-device.js';
 import type { Placement } from '../model/assignment.js';
 import type { JobRequest, SharingMode } from '../model/request.js';
-import { ServerScheduler } from './server-scheduler.js';
+import { OneNodeCluster } from '../testing/one-node-cluster.js';
 import { accountedGpuMilli, reservedGpuMemoryMiB } from '../sharing/share-accounting.js';
 import { whyUnresolvable } from '../sharing/unresolvable.js';
 
@@ -101,7 +101,7 @@ function checkNewPlacement(job: JobRequest, placement: Placement, before: Readon
 }
 
 /** Invariants of everything held now, computed from the placements the test saw (not from usage()). */
-function checkHeld(s: ServerScheduler, held: ReadonlyMap<number, { job: JobRequest; placement: Placement }>): void {
+function checkHeld(s: OneNodeCluster, held: ReadonlyMap<number, { job: JobRequest; placement: Placement }>): void {
   const devices = new Map(s.gpus().map((g) => [g.index, g]));
   const perGpu = new Map<number, { milli: number; memory: number; modes: Set<string>; jobs: number[]; instances: { profileId: number; start: number; size: number; inUse: boolean }[] }>();
   let cpu = 0;
@@ -142,13 +142,13 @@ function checkHeld(s: ServerScheduler, held: ReadonlyMap<number, { job: JobReque
   }
 }
 
-describe('ServerScheduler properties', () => {
+describe('OneNodeCluster properties', () => {
   it('random place / pass / release / cordon / vanish / MIG-toggle sequences never over-commit and respect every placement rule', () => {
     fc.assert(
       fc.property(serverArb, fc.constantFrom(1, 1.5, 2, 4), fc.integer(), fc.array(opArb, { minLength: 1, maxLength: 60 }), (specs, ratio, seed, ops) => {
         const given = specs.map((spec, i) => device(i, spec));
         const present = given.map(() => true);
-        const s = new ServerScheduler(given, { hostCpuMilli: HOST.cpuMilli, hostMemoryMiB: HOST.hostMemoryMiB, timesliceOvercommitRatio: ratio, rng: new SeededRng(seed) });
+        const s = new OneNodeCluster(given, { hostCpuMilli: HOST.cpuMilli, hostMemoryMiB: HOST.hostMemoryMiB, timesliceOvercommitRatio: ratio, rng: new SeededRng(seed) });
         const held = new Map<number, { job: JobRequest; placement: Placement }>();
         let nextId = 1;
         const apply = () => s.setGpus(given.filter((_, i) => present[i]));
@@ -205,7 +205,7 @@ describe('ServerScheduler properties', () => {
         const gpus = specs.map((spec, i) => device(i, { ...spec, schedulable: true }));
         const job = pendingJob(1, shape);
         const why = whyUnresolvable(job, gpus, HOST);
-        const outcome = new ServerScheduler(gpus, { hostCpuMilli: HOST.cpuMilli, hostMemoryMiB: HOST.hostMemoryMiB, timesliceOvercommitRatio: 1, rng: new SeededRng(seed) }).tryPlace(job);
+        const outcome = new OneNodeCluster(gpus, { hostCpuMilli: HOST.cpuMilli, hostMemoryMiB: HOST.hostMemoryMiB, timesliceOvercommitRatio: 1, rng: new SeededRng(seed) }).tryPlace(job);
         expect(outcome.kind, `${why ?? 'resolvable'} / ${outcome.kind === 'waiting' ? outcome.reason : 'placed'}`).toBe(why === null ? 'placed' : 'waiting');
       }),
       { numRuns: 500 },
@@ -217,7 +217,7 @@ describe('ServerScheduler properties', () => {
       fc.property(serverArb, fc.array(fc.tuple(shapeArb, fc.constantFrom(100, 500, 900)), { maxLength: 12 }), fc.integer(), fc.integer(), (specs, entries, seed, shuffleSeed) => {
         const gpus = specs.map((spec, i) => device(i, spec));
         const jobs = entries.map(([shape, priority], i) => pendingJob(i + 1, shape, priority));
-        const make = () => new ServerScheduler(gpus, { hostCpuMilli: HOST.cpuMilli, hostMemoryMiB: HOST.hostMemoryMiB, timesliceOvercommitRatio: 1, rng: new SeededRng(seed) });
+        const make = () => new OneNodeCluster(gpus, { hostCpuMilli: HOST.cpuMilli, hostMemoryMiB: HOST.hostMemoryMiB, timesliceOvercommitRatio: 1, rng: new SeededRng(seed) });
         const ordered = [...jobs].sort((a, b) => b.priority - a.priority || a.submittedAtMs - b.submittedAtMs || a.id - b.id);
         const sequential = make();
         const expected = ordered.flatMap((job) => {

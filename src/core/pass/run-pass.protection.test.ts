@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SeededRng } from '../random/rng.js';
 import type { GpuDevice } from '../model/gpu-device.js';
 import type { GpuRequest, JobRequest } from '../model/request.js';
-import type { PassOptions } from './pass-options.js';
-import { ServerScheduler } from './server-scheduler.js';
+import type { TestPassOptions } from '../testing/one-node-cluster.js';
+import { OneNodeCluster } from '../testing/one-node-cluster.js';
 
 const gpu = (index: number, extra: Partial<GpuDevice> = {}): GpuDevice => ({ index, uuid: `GPU-${index}`, model: 'A100-80GB', gpuMemoryMiB: 81920, migEnabled: false, schedulable: true, ...extra });
 
@@ -11,14 +11,14 @@ function job(id: number, priority: number, request: Partial<GpuRequest>): JobReq
   return { id, tenant: 'team', priority, submittedAtMs: 1_000 + id, cpuMilli: 0, hostMemoryMiB: 0, gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'auto', ...request } };
 }
 
-const scheduler = (gpus: readonly GpuDevice[]): ServerScheduler => new ServerScheduler(gpus, { hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024, timesliceOvercommitRatio: 1, rng: new SeededRng(42) });
+const scheduler = (gpus: readonly GpuDevice[]): OneNodeCluster => new OneNodeCluster(gpus, { hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024, timesliceOvercommitRatio: 1, rng: new SeededRng(42) });
 
 /** Job 1 (priority 900) violates its QoS target on GPU 0: jobs of lower priority keep off GPU 0. */
-const protectGpu0: PassOptions['protectedGpus'] = (j) => (j.priority < 900 ? new Map([[0, 'job 1 misses its QoS target']]) : null);
+const protectGpu0: TestPassOptions['protectedGpus'] = (j) => (j.priority < 900 ? new Map([[0, 'job 1 misses its QoS target']]) : null);
 
 const share = { gpuMilli: 300, gpuMemoryMiB: 20480 };
 
-describe('ServerScheduler: protected GPUs (QoS isolation)', () => {
+describe('OneNodeCluster: protected GPUs (QoS isolation)', () => {
   it('without protection the policy packs a new share onto the busy GPU 0', () => {
     const s = scheduler([gpu(0), gpu(1)]);
     s.runPass([job(1, 900, { gpuMilli: 500, gpuMemoryMiB: 40960 })]);

@@ -1,5 +1,5 @@
 /**
- * Placement of `mig` jobs on GPUs in MIG mode. GPU instances (GIs) persist: a GI made for a job
+ * Placement of `mig` jobs on the GPUs in MIG mode of one node. GPU instances (GIs) persist: a GI made for a job
  * stays when the job ends, idle, for the next job of that profile. Each GPU of a job gets one GI of
  * the smallest profile that covers the request, found in this order of cost:
  * 1. an idle GI of that profile (nothing changes);
@@ -36,9 +36,23 @@ const NO_CHANGES: MigChanges = { destroy: [], create: [] };
 const sameGi = (a: { start: number; profileId: number }, b: { start: number; profileId: number }) => a.start === b.start && a.profileId === b.profileId;
 const asLayout = (slots: readonly GiSlot[]): MigGpuInstance[] => slots.map((s) => ({ profileId: s.instance.profileId, start: s.instance.start, size: s.instance.size, inUse: s.jobId !== null }));
 
-/** The GPU instances of every MIG GPU of a server, idle and in use. */
+/** The cheapest MIG placement a node offers a job, or why it offers none. */
+export type MigOption =
+  | { readonly kind: 'placed'; readonly placement: Placement; readonly cost: number; readonly usedSlices: number }
+  | { readonly kind: 'waiting'; readonly anyProfile: boolean; readonly withRoom: number };
+
+/** The GPU instances of every MIG GPU of one node, idle and in use. */
 export class MigLayouts {
   private readonly byGpu = new Map<number, GiSlot[]>();
+
+  /** A function that puts GPU `index`'s instances back as they are now (for a rollback). */
+  saveGpu(index: number): () => void {
+    const saved = this.byGpu.get(index)?.map((slot) => ({ ...slot }));
+    return () => {
+      if (saved === undefined) this.byGpu.delete(index);
+      else this.byGpu.set(index, saved.map((slot) => ({ ...slot })));
+    };
+  }
 
   /**
    * Sets the idle GIs that exist on GPU `index` (read from the GPU at start): replaces the idle ones
@@ -90,9 +104,10 @@ export class MigLayouts {
   /**
    * Finds `gpuCount` schedulable MIG GPUs of one model that can each give `job` a GI, cheapest
    * first (reuse, then create, then fewest idle GIs destroyed), then the fullest GPUs so whole GPUs
-   * stay free. @returns the placement (not yet held; `migChanges` says what to change), or why it waits
+   * stay free. @returns the placement (not yet held; `migChanges` says what to change) with the
+   * cost and used slices of its first GPU (to compare nodes), or why it waits
    */
-  place(job: JobRequest, devices: readonly GpuDevice[]): Placement | string {
+  place(job: JobRequest, devices: readonly GpuDevice[]): MigOption {
     const options: { device: GpuDevice; instance: MigInstance; changes: MigChanges; cost: number; usedSlices: number; memoryMiB: number }[] = [];
     let anyProfile = false;
     const share = migShareOf(job.gpu);
@@ -108,12 +123,9 @@ export class MigLayouts {
     const perModel = new Map<string, number>();
     for (const o of options) perModel.set(o.device.model, (perModel.get(o.device.model) ?? 0) + 1);
     const model = options.find((o) => perModel.get(o.device.model)! >= job.gpu.gpuCount)?.device.model;
-    if (model === undefined) {
-      return anyProfile
-        ? `waiting for ${job.gpu.gpuCount} MIG GPU(s) of one model with room for the instance; ${Math.max(0, ...perModel.values())} have room now`
-        : 'waiting for a schedulable MIG GPU whose profiles cover the request';
-    }
-    const gpus = options.filter((o) => o.device.model === model).slice(0, job.gpu.gpuCount).map(({ device, instance, changes, memoryMiB }): PlacedGpu => ({
+    if (model === undefined) return { kind: 'waiting', anyProfile, withRoom: Math.max(0, ...perModel.values()) };
+    const chosen = options.filter((o) => o.device.model === model).slice(0, job.gpu.gpuCount);
+    const gpus = chosen.map(({ device, instance, changes, memoryMiB }): PlacedGpu => ({
       index: device.index,
       uuid: device.uuid,
       gpuMilli: job.gpu.gpuMilli,
@@ -123,7 +135,7 @@ export class MigLayouts {
       mig: instance,
       migChanges: changes,
     }));
-    return { mode: 'mig', gpus: gpus.sort((a, b) => a.index - b.index) };
+    return { kind: 'placed', placement: { mode: 'mig', gpus: gpus.sort((a, b) => a.index - b.index) }, cost: chosen[0]!.cost, usedSlices: chosen[0]!.usedSlices };
   }
 
   /** The cheapest way to get a GI of `profile` on `device`: cost 0 reuse, 1 create, 2 + n destroy n idle GIs. */

@@ -6,7 +6,7 @@
  * of a pass over 10,000 jobs).
  */
 import type { JobRequest } from '../model/request.js';
-import { compareQueueOrder } from '../queue/queue-order.js';
+import { compareQueueOrder } from './queue-order.js';
 
 /** The queue order of the last pass, reused to sort the next one. */
 export class QueueOrderCache {

@@ -1,0 +1,97 @@
+/**
+ * Starts the next attempt of a `scheduled` job: its GPU's MPS daemon (on demand), the MIG layout
+ * changes its placement needs, its checkpoint directory, a report token and its environment; then
+ * one store write with the final placement and the token's digest, the process, and one write to
+ * `running`. A launch that fails ends the job `failed` with the reason (its resources return at
+ * the next pass, which reads them from the store).
+ */
+import { generateToken, tokenDigest } from '../auth/tokens.js';
+import type { Clock } from '../ports/clock.js';
+import type { JobFiles } from '../ports/job-files.js';
+import type { MigManager } from '../ports/mig-manager.js';
+import type { MpsControl } from '../ports/mps-control.js';
+import type { ProcessHandle, ProcessLauncher } from '../ports/process-launcher.js';
+import type { StateStore } from '../ports/state-store.js';
+import type { GpuRoster } from './gpu-roster.js';
+import { buildJobEnvironment } from './job-environment.js';
+import { prepareMigInstances } from './mig-agent.js';
+import { mpsPipeFor } from './mps-agent.js';
+import type { Logger } from './plane-deps.js';
+import type { PlaneEvents } from './plane-events.js';
+import { visibleDevicesOf } from './visible-devices.js';
+
+/** What a launch uses. */
+export interface JobLaunchDeps {
+  readonly store: StateStore;
+  readonly launcher: ProcessLauncher;
+  readonly files: JobFiles;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly events: PlaneEvents;
+  readonly roster: GpuRoster;
+  readonly mps: MpsControl | null;
+  readonly mig: MigManager | null;
+  readonly serverEnvironment: Readonly<Record<string, string | undefined>>;
+}
+
+/** How a launch ended. */
+export type LaunchResult =
+  | { readonly kind: 'started'; readonly handle: ProcessHandle }
+  | { readonly kind: 'failed'; readonly reason: string }
+  | { readonly kind: 'skipped' };
+
+/** Launches scheduled jobs. */
+export class JobLaunch {
+  /** GPUs reconfigured (MIG instances destroyed or created) since the server started. */
+  migReconfigurations = 0;
+
+  constructor(private readonly deps: JobLaunchDeps) {}
+
+  /**
+   * Starts the next attempt of job `jobId` and records it as running.
+   * @param serverUrl the URL jobs reach the server at (GPUSHARE_URL), null when unknown
+   * @returns `skipped` when the job is no longer scheduled (cancelled meanwhile)
+   */
+  async launch(jobId: number, serverUrl: string | null): Promise<LaunchResult> {
+    const { store, launcher, logger, clock, roster } = this.deps;
+    const job = store.getJob(jobId);
+    if (!job || job.state !== 'scheduled' || !job.placement) return { kind: 'skipped' };
+    const attempt = job.attempt + 1;
+    let placement = job.placement;
+    const simulated = placement.gpus.some((g) => roster.gpu(g.index)?.simulated ?? true);
+    const resume = store.listAttempts(jobId).some((a) => a.endReason === 'preempted');
+    const reportToken = generateToken();
+    let handle: ProcessHandle;
+    try {
+      const mpsPipeDirectory = await mpsPipeFor(this.deps.mps, logger, placement);
+      if (mpsPipeDirectory) placement = { ...placement, gpus: placement.gpus.map((g) => ({ ...g, mpsClient: true })) };
+      if (placement.mode === 'mig' && this.deps.mig) {
+        const prepared = await prepareMigInstances(this.deps.mig, placement, roster, (index) => roster.gpu(index)?.model ?? '');
+        this.migReconfigurations += prepared.reconfigured;
+        if (prepared.reconfigured > 0) this.deps.events.emit({ type: 'mig-reconfigured', gpuIndices: placement.gpus.map((g) => g.index), count: prepared.reconfigured });
+        placement = prepared.placement;
+      }
+      const checkpointDirectory = this.deps.files.prepareCheckpointDirectory(jobId);
+      const inventory = new Map(roster.inventoryGpus().map((g) => [g.index, g]));
+      const environment = buildJobEnvironment({
+        reportToken, serverUrl, resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, inventory),
+        jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: checkpointDirectory, ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated,
+      });
+      // The attempt's report token: only its digest is stored; it stops working when the attempt ends.
+      store.applyJobChanges([{ jobId, atMs: clock.nowMs(), expectState: 'scheduled', patch: { placement, reportTokenDigest: tokenDigest(reportToken) } }]);
+      handle = await launcher.start({ jobId, attempt, argv: job.command, workingDirectory: job.workingDirectory, environment, jobDirectory: this.deps.files.directory(jobId), cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB });
+    } catch (error) {
+      logger.warn({ jobId, err: error }, 'launch failed');
+      const reason = `launch failed: ${(error as Error).message}`;
+      try {
+        store.applyJobChanges([{ jobId, atMs: clock.nowMs(), expectState: 'scheduled', to: 'failed', reason, patch: { attempt, endedAtMs: clock.nowMs(), reportTokenDigest: null } }]);
+      } catch (storeError) {
+        logger.error({ jobId, err: storeError }, 'recording the failed launch failed');
+      }
+      return { kind: 'failed', reason };
+    }
+    const now = clock.nowMs();
+    store.applyJobChanges([{ jobId, atMs: now, expectState: 'scheduled', to: 'running', reason: `attempt ${attempt} started (pid ${handle.supervisorPid})`, patch: { attempt, process: handle, startedAtMs: now }, startAttempt: attempt }]);
+    return { kind: 'started', handle };
+  }
+}

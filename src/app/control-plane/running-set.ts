@@ -1,0 +1,78 @@
+/**
+ * What the control plane does around a running job besides launching and finishing it: watching
+ * its QoS targets, its GPU's time-slice rotation and MPS daemon, and sending it the stop signal
+ * gpushare decided on (cancel, time limit, preemption with its grace period).
+ */
+import type { Placement } from '../../core/index.js';
+import type { MpsControl } from '../ports/mps-control.js';
+import type { ProcessLauncher } from '../ports/process-launcher.js';
+import type { JobRecord } from '../ports/state-store.js';
+import type { QosTracker } from '../qos/qos-tracker.js';
+import { stopIdleMpsDaemons } from './mps-agent.js';
+import type { ControlPlaneSettings, Logger } from './plane-deps.js';
+import type { RunningJobs } from './running-jobs.js';
+import type { StopIntents } from './stop-intents.js';
+import type { TimesliceRotator } from './timeslice-rotator.js';
+
+/** What the running set uses. */
+export interface RunningSetDeps {
+  readonly launcher: ProcessLauncher;
+  readonly logger: Logger;
+  readonly settings: ControlPlaneSettings;
+  readonly mps: MpsControl | null;
+  readonly running: RunningJobs;
+  readonly intents: StopIntents;
+  readonly qos: QosTracker;
+  readonly rotator: TimesliceRotator;
+}
+
+/** Running jobs with their side arrangements. */
+export class RunningSet {
+  constructor(private readonly deps: RunningSetDeps) {}
+
+  /** Starts watching a running job (after its launch, or re-adopted after a restart). */
+  adopt(job: JobRecord, preemptionCount: number): void {
+    const { running, qos, mps, logger } = this.deps;
+    running.add(job, preemptionCount);
+    if (job.qos) qos.track({ jobId: job.id, tenant: job.tenant, priority: job.priority, gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [], targets: job.qos });
+    // A re-adopted MPS client: find its GPU's daemon again (a live one is reused, not restarted).
+    const first = job.placement?.gpus[0];
+    if (job.placement?.mode === 'mps' && first?.mpsClient && mps && !mps.running().includes(first.uuid)) {
+      void mps.ensureDaemon({ key: first.uuid }).catch((error: unknown) => logger.warn({ err: error }, 'MPS daemon not found again'));
+    }
+    if (job.placement?.mode === 'timeslice') this.refreshRotation(job.placement);
+  }
+
+  /** Stops watching a job whose attempt ended; frees its rotation slot, cgroups and idle MPS daemons. */
+  drop(job: JobRecord): void {
+    const { running, qos, intents, rotator, launcher, mps, logger } = this.deps;
+    running.remove(job.id);
+    qos.forget(job.id);
+    intents.delete(job.id);
+    if (job.placement?.mode === 'timeslice') {
+      void rotator.remove(job.id);
+      this.refreshRotation(job.placement);
+    }
+    if (job.process) void launcher.cleanup(job.process).catch(() => undefined);
+    if (job.placement) stopIdleMpsDaemons(mps, logger, job.placement, running.all());
+  }
+
+  /** Sends the stop signal of the job's intent (preemption: its signal and grace period; else SIGTERM). */
+  async stopProcess(jobId: number): Promise<void> {
+    const job = this.deps.running.get(jobId);
+    if (!job?.process) return;
+    void this.deps.rotator.remove(jobId);
+    const { settings, launcher, logger } = this.deps;
+    const preempting = this.deps.intents.get(jobId)?.kind === 'preempted';
+    await launcher.stop(job.process, preempting ? settings.preemptionSignal : 'SIGTERM', preempting ? settings.preemptionGraceMs : settings.stopGraceMs)
+      .catch((error: unknown) => logger.warn({ jobId, err: error }, 'stop failed'));
+  }
+
+  private refreshRotation(placement: Placement): void {
+    const { running, intents, rotator } = this.deps;
+    for (const gpu of placement.gpus) {
+      const jobs = running.all().filter((j) => j.placement?.mode === 'timeslice' && j.placement.gpus.some((g) => g.index === gpu.index) && !intents.has(j.id));
+      void rotator.setRunnable(`gpu-${gpu.index}`, jobs.map((j) => ({ jobId: j.id, gpuMilli: j.placement!.gpus.find((g) => g.index === gpu.index)!.gpuMilli, handle: j.process! })));
+    }
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * One scheduling pass of the server: builds the cluster snapshot (this node, its GPUs, the jobs
+ * that hold resources, read from the store), asks the scheduler core for a `Plan`
+ * (core/schedule.ts), and applies it in one store transaction: placed jobs go from `pending` (or
+ * `preempted`) to `scheduled`, and each preemption victim gets its stop intent stored
+ * (`preemption requested: …`, so a restart during the checkpoint still ends its attempt as
+ * preempted). Launching the placed jobs and stopping the victims is the caller's business.
+ */
+import { schedule, type ActiveJob, type ClusterSnapshot, type PlannedPreemption } from '../../core/index.js';
+import type { Clock } from '../ports/clock.js';
+import type { JobChange, JobRecord, StateStore } from '../ports/state-store.js';
+import type { QosTracker } from '../qos/qos-tracker.js';
+import type { GpuRoster } from './gpu-roster.js';
+import type { JobQueue } from './job-queue.js';
+import type { ControlPlaneSettings, Logger } from './plane-deps.js';
+import type { PlaneEvents } from './plane-events.js';
+import type { PassStats } from './pass-stats.js';
+import { describePlacement } from './placement-reason.js';
+import type { RecentShapes } from './recent-shapes.js';
+import { PREEMPTION_REQUESTED } from './reconcile.js';
+import type { RunningJobs } from './running-jobs.js';
+import type { StopIntents } from './stop-intents.js';
+import type { Rng } from '../../core/index.js';
+
+/** What a pass reads and writes. */
+export interface SchedulingPassDeps {
+  readonly store: StateStore;
+  readonly clock: Clock;
+  readonly rng: Rng;
+  readonly logger: Logger;
+  readonly settings: ControlPlaneSettings;
+  readonly events: PlaneEvents;
+  readonly stats: PassStats;
+  readonly roster: GpuRoster;
+  readonly queue: JobQueue;
+  readonly intents: StopIntents;
+  readonly running: RunningJobs;
+  readonly qos: QosTracker;
+  readonly recentShapes: RecentShapes;
+}
+
+/** What a pass decided, once stored. */
+export interface PassOutcome {
+  /** Jobs now `scheduled`, to launch. */
+  readonly placedJobIds: readonly number[];
+  /** The preemption started, with the reason its victims are stopped for; null for none. */
+  readonly preemption: (PlannedPreemption & { readonly reason: string }) | null;
+}
+
+const NOTHING: PassOutcome = { placedJobIds: [], preemption: null };
+
+/** Runs passes. */
+export class SchedulingPass {
+  constructor(private readonly deps: SchedulingPassDeps) {}
+
+  /** The cluster as the core sees it now: this node and the jobs that hold resources on it. */
+  snapshot(): ClusterSnapshot {
+    const { store, settings, roster, running, intents } = this.deps;
+    const known = new Set(roster.inventoryGpus().map((g) => g.index));
+    const active: ActiveJob[] = [];
+    for (const job of store.listJobs({ states: ['scheduled', 'running'] })) {
+      if (!job.placement) continue;
+      // A job on a GPU this server never saw (the GPUs changed across a restart) cannot be placed in the snapshot.
+      if (job.placement.gpus.some((g) => !known.has(g.index))) continue;
+      active.push(activeJob(job, settings.nodeName, running.preemptionCount(job.id), intents.has(job.id)));
+    }
+    return { nodes: [{ name: settings.nodeName, hostCpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB, gpus: roster.devices() }], active };
+  }
+
+  /** One pass over every queued job; see the module comment. Never throws: a failed store write is logged and undoes the pass. */
+  run(): PassOutcome {
+    const { store, clock, settings, queue, intents, roster, logger } = this.deps;
+    const started = clock.monotonicMs();
+    const nowMs = clock.nowMs();
+    const qosViolators = settings.qosProtection === 'none' ? [] : this.deps.qos.violatingJobs().map((v) => ({ jobId: v.jobId, priority: v.priority, node: settings.nodeName, gpuIndices: v.gpuIndices }));
+    const plan = schedule({
+      snapshot: this.snapshot(),
+      pending: queue.all(),
+      nowMs,
+      rng: this.deps.rng,
+      queueOrder: queue.order,
+      options: { policy: 'default', targetWorkload: this.deps.recentShapes.targetWorkload(), timesliceOvercommitRatio: settings.timesliceOvercommitRatio },
+      rules: {
+        tenants: store.listTenants().map((t) => ({ tenant: t.name, guaranteedGpuEquivalents: t.guaranteedGpuEquivalents, limitGpuEquivalents: t.limitGpuEquivalents })),
+        qosViolators,
+        backfill: true,
+        sizeCache: queue.sizes,
+        // One preemption in flight at a time: none starts while victims are still checkpointing.
+        preemption: intents.preempting() ? null : { minRunSeconds: settings.preemptionMinRunMs / 1000, maxPreemptionsPerJob: settings.maxPreemptionsPerJob, maxPreemptorsTried: 1 },
+      },
+    });
+    for (const [id, reason] of plan.waiting) queue.setReason(id, reason);
+    const preemptor = plan.preemption === null ? undefined : queue.get(plan.preemption.preemptorId);
+    const reason = preemptor ? `preempted by job ${preemptor.id} (priority ${preemptor.priority}, tenant ${preemptor.tenant})` : '';
+    const changes: JobChange[] = plan.placements.map(({ jobId, placement }) => ({
+      jobId, atMs: nowMs, expectState: queue.stateOf(jobId), to: 'scheduled', reason: describePlacement(placement, queue.get(jobId), roster), patch: { placement, reason: null },
+    }));
+    for (const victimId of plan.preemption?.victimIds ?? []) changes.push({ jobId: victimId, atMs: nowMs, expectState: 'running', patch: { reason: `${PREEMPTION_REQUESTED}: ${reason}` } });
+    let outcome = NOTHING;
+    if (changes.length > 0) {
+      try {
+        store.applyJobChanges(changes);
+        for (const { jobId } of plan.placements) queue.remove(jobId);
+        if (plan.preemption !== null) {
+          logger.info({ ...plan.preemption }, 'preempting');
+          intents.addPreemptor(plan.preemption.preemptorId, plan.preemption.victimIds);
+          for (const victimId of plan.preemption.victimIds) intents.set(victimId, { kind: 'preempted', reason });
+        }
+        outcome = { placedJobIds: plan.placements.map((p) => p.jobId), preemption: plan.preemption && { ...plan.preemption, reason } };
+      } catch (error) {
+        logger.error({ err: error }, 'storing the pass failed; nothing of it was applied');
+      }
+    }
+    for (const [id, why] of intents.preemptorReasons((id) => queue.has(id))) queue.setReason(id, why);
+    const durationMs = clock.monotonicMs() - started;
+    this.deps.stats.record(durationMs, queue.size + outcome.placedJobIds.length);
+    this.deps.events.emit({ type: 'pass', durationMs, pendingJobs: queue.size, placedJobs: outcome.placedJobIds.length });
+    return outcome;
+  }
+}
+
+/** A stored job that holds resources, as the core's pass rules see it. */
+function activeJob(job: JobRecord, node: string, preemptionCount: number, stopping: boolean): ActiveJob {
+  return {
+    request: { id: job.id, tenant: job.tenant, priority: job.priority, submittedAtMs: job.submittedAtMs, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu, timeLimitSeconds: job.timeLimitSeconds },
+    assignment: { jobId: job.id, node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement: job.placement! },
+    preemptible: job.preemptible,
+    startedAtMs: job.state === 'running' ? job.startedAtMs : null,
+    preemptionCount,
+    stopping,
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * `GET /api/v1/status`: the server's version and state, the caller's active jobs by state, how
+ * jobs are enforced and checkpointed on this host, and the durations of recent scheduling passes.
+ */
+import type { z } from 'zod';
+import type { StatusSchema } from '../../contract/api.js';
+import type { Principal } from '../auth/tokens.js';
+import type { FreezerKind, LimitEnforcement } from '../ports/process-launcher.js';
+import type { ControlPlane } from './control-plane.js';
+import type { JobService } from './job-service.js';
+
+/** The status as the API shows it. */
+export type ServerStatus = z.infer<typeof StatusSchema>;
+
+/** What the status is made of. */
+export interface StatusSources {
+  readonly version: string;
+  readonly plane: ControlPlane;
+  readonly jobs: JobService;
+  readonly gpuSource: 'nvidia-smi' | 'simulated';
+  readonly freezer: FreezerKind;
+  readonly enforcement: LimitEnforcement;
+  /** How preemption victims are checkpointed here (detected at start). */
+  readonly checkpoint: { readonly method: 'signal'; readonly transparentAvailable: boolean; readonly detail: string };
+}
+
+/** The status `principal` may see (job counts of its own jobs only, for a tenant). */
+export function serverStatus(sources: StatusSources, principal: Principal): ServerStatus {
+  const counts: Record<string, number> = {};
+  for (const job of sources.jobs.list(principal, { all: false })) counts[job.state] = (counts[job.state] ?? 0) + 1;
+  return {
+    version: sources.version,
+    draining: sources.plane.draining,
+    gpuSource: sources.gpuSource,
+    jobs: counts,
+    freezer: sources.freezer,
+    enforcement: { ...sources.enforcement },
+    scheduler: sources.plane.passStats.summary(),
+    checkpoint: { ...sources.checkpoint },
+    migReconfigurations: sources.plane.migReconfigurations,
+    you: { role: principal.role, tenant: principal.tenant },
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * The outcome of one scheduling pass (core/schedule.ts): what the caller applies, in one store
+ * transaction, and what it shows for the jobs that wait. The core decides; the app acts.
+ */
+import type { MigChanges, Placement } from '../model/assignment.js';
+import type { WaitReason } from './status.js';
+
+/** A job placed by the pass. */
+export interface PlannedPlacement {
+  readonly jobId: number;
+  /** Node it goes to. */
+  readonly node: string;
+  /** GPUs, shares and MIG instances; `gpus[].migChanges` says which GIs to destroy and create first. */
+  readonly placement: Placement;
+}
+
+/** Running jobs to stop (with the preemption signal) so that a waiting job fits. */
+export interface PlannedPreemption {
+  readonly preemptorId: number;
+  /** Ascending job ids, never empty. */
+  readonly victimIds: readonly number[];
+  /** GPU-equivalents × seconds of work the victims lose (counted from their attempts' starts). */
+  readonly lostWorkGpuSeconds: number;
+}
+
+/** A MIG layout change the placements need, per GPU (the same facts as `migChanges`, by GPU). */
+export interface MigReconfiguration {
+  readonly node: string;
+  readonly gpuIndex: number;
+  /** The job whose instance needs it. */
+  readonly jobId: number;
+  readonly changes: MigChanges;
+}
+
+/** Everything one pass decided. */
+export interface Plan {
+  /** In the order they were made. */
+  readonly placements: readonly PlannedPlacement[];
+  /** At most one preemption per pass; null for none. */
+  readonly preemption: PlannedPreemption | null;
+  readonly migReconfigurations: readonly MigReconfiguration[];
+  /** Why each pending job that was not placed waits. */
+  readonly waiting: ReadonlyMap<number, WaitReason>;
+  /** The first job that could not be placed for lack of capacity (the one backfill protects); null when none. */
+  readonly blockedJobId: number | null;
+}

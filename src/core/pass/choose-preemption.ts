@@ -1,0 +1,79 @@
+/**
+ * After a pass, whether a waiting job should preempt running ones (docs/preemption.md): the first
+ * waiting jobs in queue order, kept out by capacity (not by their quota or by QoS protection), for
+ * which the planner finds victims: strictly lower-priority preemptible jobs, or borrowers above
+ * their guarantee when the waiting job's tenant reclaims its guarantee. Fit is the real placement
+ * with the victims evicted, asked on the pass's statement and rolled back. At most one preemption
+ * per pass: while victims are checkpointing and exiting, the caller asks for none.
+ */
+import type { PlannedPreemption } from '../framework/plan.js';
+import type { Statement } from '../framework/statement.js';
+import type { ActiveJob } from '../model/cluster.js';
+import type { JobRequest } from '../model/request.js';
+import { GPU_EQUIVALENT_EPSILON } from '../fairness/gpu-equivalents.js';
+import { placedGpuEquivalents } from '../fairness/job-size.js';
+import { borrowedGpuEquivalents, fitsInGuarantee, isUnderGuarantee } from '../fairness/quota.js';
+import { planPreemption } from '../preemption/plan-preemption.js';
+import type { PassRules } from './pass-rules.js';
+
+/** Limits of preemption. */
+export interface PreemptionSettings {
+  /** A job must have run this long (this attempt) before it may be preempted, seconds. */
+  readonly minRunSeconds: number;
+  /** A job is preempted at most this many times. */
+  readonly maxPreemptionsPerJob: number;
+  /** At most this many waiting jobs are tried per pass (each try may cost a few hundred fit checks). @defaultValue 1 */
+  readonly maxPreemptorsTried?: number;
+}
+
+/** What the choice looks at. */
+export interface PreemptionChoiceInput {
+  /** Waiting jobs that may preempt, in queue order. */
+  readonly waiting: readonly JobRequest[];
+  /** Jobs that hold resources now. */
+  readonly active: readonly ActiveJob[];
+  readonly rules: PassRules;
+  readonly statement: Statement;
+  readonly nowMs: number;
+  readonly settings: PreemptionSettings;
+}
+
+/** The first preemption worth doing now, or null. */
+export function choosePreemption(input: PreemptionChoiceInput): PlannedPreemption | null {
+  const { rules, statement } = input;
+  if (input.waiting.length === 0) return null;
+  // Cheap pre-check: preemption needs a strictly lower-priority preemptible job, or a quota reclaim.
+  const top = Math.max(...input.waiting.map((j) => j.priority));
+  const running = input.active.filter((j) => !j.stopping && j.startedAtMs !== null);
+  const reclaimPossible = [...rules.quotas.values()].some((q) => q.guaranteedGpuEquivalents > 0);
+  if (!reclaimPossible && !running.some((j) => j.request.priority < top && j.preemptible)) return null;
+  const usageOf = (tenant: string) => rules.usage.get(tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 };
+  const candidates = running.map(({ request, assignment, preemptible, startedAtMs, preemptionCount }) => {
+    const first = assignment.placement.gpus[0];
+    const device = first === undefined ? undefined : statement.state.nodes[statement.state.indexOf(assignment.node)]!.devices.get(first.index)?.device;
+    const size = placedGpuEquivalents(request.gpu, assignment.placement, device);
+    return {
+      jobId: assignment.jobId, priority: request.priority, tenant: request.tenant, preemptible, startedAtMs: startedAtMs!, preemptionCount,
+      // Work since the attempt started: gpushare cannot see when the job last checkpointed.
+      lostWorkGpuSeconds: size * Math.max(0, (input.nowMs - startedAtMs!) / 1000),
+      overQuotaBorrower: borrowedGpuEquivalents(rules.quotas.get(request.tenant), usageOf(request.tenant)) > GPU_EQUIVALENT_EPSILON,
+    };
+  });
+  if (candidates.length === 0) return null;
+  let tried = 0;
+  for (const job of input.waiting) {
+    if (rules.quotaRefused.has(job.id)) continue;
+    if (tried++ >= (input.settings.maxPreemptorsTried ?? 1)) break;
+    const quota = rules.quotas.get(job.tenant);
+    const reclaiming = quota !== undefined && isUnderGuarantee(quota, usageOf(job.tenant)) && fitsInGuarantee(quota, usageOf(job.tenant), rules.sizeOf(job));
+    const plan = planPreemption({
+      preemptor: { jobId: job.id, priority: job.priority, tenant: job.tenant, reclaiming },
+      candidates,
+      fitsWithout: (victimIds) => statement.fitsWithout(job, victimIds),
+      options: { minRunSeconds: input.settings.minRunSeconds, maxPreemptionsPerJob: input.settings.maxPreemptionsPerJob },
+      nowMs: input.nowMs,
+    });
+    if (plan.kind === 'victims') return { preemptorId: job.id, victimIds: plan.victimIds, lostWorkGpuSeconds: plan.lostWorkGpuSeconds };
+  }
+  return null;
+}

@@ -1,0 +1,129 @@
+/**
+ * One scheduling pass over the pending jobs (docs/fair-share.md): every job is tried in queue
+ * order, not only the head, so small jobs use capacity a large blocked job cannot. Quotas are
+ * checked before each job; QoS protection keeps a job off the GPUs it names; once a job is blocked
+ * for lack of capacity, a later job starts ahead of it only if its time limit ends before the
+ * blocked job's reserved start (EASY backfill), and a placement that would take GPUs the blocked
+ * job waits for is rolled back.
+ */
+import { gpuKey } from '../framework/cluster-state.js';
+import { FailedSearches } from '../framework/failed-searches.js';
+import type { GpuExclusion } from '../framework/shared-placement.js';
+import type { Statement } from '../framework/statement.js';
+import { waitReason, WAIT_CODES, type WaitReason } from '../framework/status.js';
+import type { JobRequest } from '../model/request.js';
+import { mayBackfill, NO_BLOCKED_JOB, reservedStartMs, type BackfillReservation } from '../queue/backfill.js';
+import type { QueueOrderCache } from '../queue/queue-order-cache.js';
+import { compareQueueOrder } from '../queue/queue-order.js';
+import type { PassRules } from './pass-rules.js';
+
+/** Outcome of one pass (placements are in the statement). */
+export interface PassOutcome {
+  /** The pending jobs in queue order. */
+  readonly order: readonly JobRequest[];
+  /** Why each job that was not placed waits. */
+  readonly waiting: Map<number, WaitReason>;
+  /** The first job that could not be placed for lack of capacity (the one backfill protects); null when none. */
+  readonly blockedJobId: number | null;
+  /** Jobs that wait only because the GPUs they fit on are protected (they are no preemptors). */
+  readonly protectedWaiting: ReadonlySet<number>;
+}
+
+/** What a pass runs with. */
+export interface PassSettings {
+  readonly rules: PassRules | null;
+  /** Turns EASY backfill on (needs `rules`); without it every job that fits is placed, in queue order. */
+  readonly backfill: boolean;
+  /** Reuses the previous pass's order to sort this one (a memo; the order does not depend on it). */
+  readonly queueOrder?: QueueOrderCache;
+}
+
+/** Runs the pass on `statement`. */
+export function runPass(statement: Statement, pending: readonly JobRequest[], settings: PassSettings): PassOutcome {
+  const { rules } = settings;
+  const state = statement.state;
+  const ordered = pending.length <= 1 ? pending : settings.queueOrder ? settings.queueOrder.order(pending, rules?.compare) : [...pending].sort(rules?.compare ?? compareQueueOrder);
+  const waiting = new Map<number, WaitReason>();
+  // A memo helps only when several jobs are tried (a trace replay places one arrival per pass).
+  const failed = ordered.length > 1 ? new FailedSearches() : null;
+  const backfill = settings.backfill && rules !== null ? rules.backfill : null;
+  let blocked: JobRequest | null = null;
+  let blockedPool = new Set<number>();
+  let gpusOutsidePool = false;
+  let reservation: BackfillReservation = NO_BLOCKED_JOB;
+  const protectedWaiting = new Set<number>();
+  for (const job of ordered) {
+    const refused = rules?.admit(job) ?? null;
+    if (refused !== null) {
+      waiting.set(job.id, refused);
+      continue;
+    }
+    const timeLimitSeconds = job.timeLimitSeconds ?? null;
+    const mustNotDelay = blocked !== null && backfill !== null && !mayBackfill({ timeLimitSeconds }, reservation, backfill.nowMs);
+    if (mustNotDelay && !gpusOutsidePool) {
+      // Every GPU is one the blocked job may use: nothing can start ahead of it (no search needed).
+      waiting.set(job.id, backfillReason(blocked!, reservation, timeLimitSeconds));
+      continue;
+    }
+    const guarded = rules?.protectedGpus(job) ?? null;
+    const excluded = guarded === null ? null : exclusionOf(guarded, (name) => state.indexOf(name));
+    const point = statement.checkpoint();
+    // The memo of failed searches assumes every job sees the same GPUs: not kept for exclusions.
+    const outcome = statement.place(job, excluded === null ? failed : null, excluded);
+    if (outcome.kind === 'waiting' && excluded !== null && state.fits(job)) {
+      // It would fit if the protected GPUs took it: it waits for them, and blocks nobody.
+      waiting.set(job.id, protectionReason(guarded!));
+      protectedWaiting.add(job.id);
+      continue;
+    }
+    if (outcome.kind === 'placed' && mustNotDelay && outcome.placement.gpus.some((g) => blockedPool.has(gpuKey(outcome.nodeIndex, g.index)))) {
+      // It would take GPUs the blocked job waits for: undo (EASY backfill). A job on GPUs the
+      // blocked job can never use cannot delay it and keeps its place.
+      statement.rollback(point);
+      waiting.set(job.id, backfillReason(blocked!, reservation, timeLimitSeconds));
+      continue;
+    }
+    if (outcome.kind === 'placed') {
+      rules?.onPlaced(job, outcome.node, outcome.placement);
+      continue;
+    }
+    waiting.set(job.id, outcome.reason);
+    if (!blocked) {
+      blocked = job;
+      if (backfill) {
+        blockedPool = state.gpusUsableBy(job);
+        gpusOutsidePool = blockedPool.size < state.nodes.reduce((sum, n) => sum + n.devices.size, 0);
+        reservation = { blocked: true, reservedStartMs: reservedStartMs(job, backfill.running, (released) => statement.fitsWithout(job, released), backfill.nowMs) };
+      }
+    }
+  }
+  return { order: ordered, waiting, blockedJobId: blocked?.id ?? null, protectedWaiting };
+}
+
+/** The exclusion of protected GPUs, by node index. */
+function exclusionOf(guarded: ReadonlyMap<string, ReadonlyMap<number, string>>, indexOf: (node: string) => number): GpuExclusion {
+  const keys = new Set<number>();
+  for (const [node, gpus] of guarded) for (const index of gpus.keys()) keys.add(gpuKey(indexOf(node), index));
+  return (nodeIndex, gpuIndex) => keys.has(gpuKey(nodeIndex, gpuIndex));
+}
+
+function backfillReason(blocked: JobRequest, reservation: BackfillReservation, timeLimitSeconds: number | null): WaitReason {
+  const details = { blockedJobId: blocked.id, timeLimitSeconds, reservedStartMs: reservation.blocked ? reservation.reservedStartMs : null };
+  if (timeLimitSeconds === null) return waitReason(WAIT_CODES.backfill, `waiting behind job ${blocked.id}: only jobs with a time limit may start ahead of a blocked job`, details);
+  const at = reservation.blocked && reservation.reservedStartMs !== null ? `its reserved start at ${new Date(reservation.reservedStartMs).toISOString()}` : 'its reserved start';
+  return waitReason(WAIT_CODES.backfill, `waiting behind job ${blocked.id}: a ${timeLimitSeconds} s time limit would not end before ${at}`, details);
+}
+
+/** `GPU 0 is protected: job 7 misses its QoS target` (one clause per GPU, by node then index; the node is named when there are several). */
+function protectionReason(guarded: ReadonlyMap<string, ReadonlyMap<number, string>>): WaitReason {
+  const clauses: string[] = [];
+  const gpus: number[] = [];
+  const named = guarded.size > 1;
+  for (const [node, onNode] of [...guarded].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [index, why] of [...onNode].sort(([a], [b]) => a - b)) {
+      clauses.push(`GPU ${index}${named ? ` of node ${node}` : ''} is protected: ${why}`);
+      gpus.push(index);
+    }
+  }
+  return waitReason(WAIT_CODES.qosProtected, clauses.join('; '), { gpuIndices: gpus });
+}

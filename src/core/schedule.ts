@@ -1,0 +1,143 @@
+/**
+ * The scheduler core's one entry: from a cluster snapshot, the pending requests, the time and a
+ * source of randomness to a `Plan` (placements, at most one preemption, MIG changes, and why every
+ * other job waits). Pure: no I/O, no clock, no global state; the same input gives the same plan.
+ * The standalone server calls `schedule` once per pass; the simulator keeps a `SchedulingSession`
+ * (the same pass over a state it keeps between passes, because a trace replay of 10,000 arrivals
+ * on 1,213 nodes cannot rebuild its cluster for each one).
+ */
+import type { SchedulingProfile } from './framework/extension-points.js';
+import { ClusterState } from './framework/cluster-state.js';
+import type { Plan, PlannedPreemption } from './framework/plan.js';
+import { Statement } from './framework/statement.js';
+import type { TargetWorkload } from './fragmentation/target-workload.js';
+import type { TenantQuota } from './fairness/quota.js';
+import type { ActiveJob, ClusterSnapshot } from './model/cluster.js';
+import { InvariantViolation } from './model/errors.js';
+import type { JobRequest } from './model/request.js';
+import { findPolicy, POLICY_NAMES } from './policies/registry.js';
+import { choosePreemption, type PreemptionSettings } from './pass/choose-preemption.js';
+import { buildPassRules, type QosViolator } from './pass/pass-rules.js';
+import { runPass } from './pass/run-pass.js';
+import type { QueueOrderCache } from './queue/queue-order-cache.js';
+import type { Rng } from './random/rng.js';
+
+/** The rules of a control plane's pass (docs/fair-share.md, docs/preemption.md, docs/qos.md). */
+export interface PassRulesOptions {
+  /** Tenants' quotas (and fair-share weights); a tenant not listed has no quota. */
+  readonly tenants: readonly TenantQuota[];
+  /** Running jobs that miss a QoS target: their GPUs take no newly placed job of lower priority. */
+  readonly qosViolators?: readonly QosViolator[];
+  /** EASY backfill against the first blocked job. @defaultValue true */
+  readonly backfill?: boolean;
+  /** Preemption limits; null (the default) when no preemption may start in this pass (e.g. one is in flight). */
+  readonly preemption?: PreemptionSettings | null;
+  /** Sizes of queued jobs kept across passes (a memo; see pass-rules.ts). */
+  readonly sizeCache?: Map<number, number>;
+}
+
+/** How a pass places. */
+export interface ScheduleOptions {
+  /** Placement policy, a name of policies/registry.ts. @defaultValue 'default' */
+  readonly policy?: string;
+  /**
+   * The workload the policy measures fragmentation against (`default`, `fgd`): the cluster's
+   * recent request shapes. Without one, `default` learns it from the requests it sees.
+   */
+  readonly targetWorkload?: TargetWorkload;
+  /** Learn the workload from the requests even when `targetWorkload` is given (`default`). */
+  readonly learnWorkloadOnline?: boolean;
+  /** How far `timeslice` GPUs may overcommit compute (≥ 1). @defaultValue 1 */
+  readonly timesliceOvercommitRatio?: number;
+  /** Tie-break rank per node, lower wins; default: node order. */
+  readonly nodeRank?: Int32Array;
+  /** Changes the policy's profile (e.g. a benchmark baseline without the score cache). */
+  readonly adjustProfile?: (profile: SchedulingProfile) => SchedulingProfile;
+}
+
+/** Per-pass settings. */
+export interface PassInput {
+  /** Now, ms since the epoch (aging, backfill, preemption guards). */
+  readonly nowMs: number;
+  /** The control plane's rules; absent for a plain pass (every job that fits is placed in priority order). */
+  readonly rules?: PassRulesOptions;
+  /** The jobs that hold resources, for the rules (quota use, fair share, backfill, preemption candidates). */
+  readonly active?: readonly ActiveJob[];
+  /** Reuses the previous pass's queue order to sort this one (a memo). */
+  readonly queueOrder?: QueueOrderCache;
+}
+
+/** Everything `schedule` needs. */
+export interface ScheduleInput extends PassInput {
+  readonly snapshot: ClusterSnapshot;
+  /** Jobs waiting to be placed, any order. */
+  readonly pending: readonly JobRequest[];
+  readonly rng: Rng;
+  readonly options?: ScheduleOptions;
+}
+
+/**
+ * Plans one scheduling pass. The plan's placements are to be applied in one transaction; its
+ * preemption's victims are to be stopped with the preemption signal.
+ * @throws InvariantViolation when the snapshot itself breaks a rule (over-commit, unknown GPU) or names an unknown policy
+ */
+export function schedule(input: ScheduleInput): Plan {
+  return new SchedulingSession(input.snapshot, input.rng, input.options).schedule(input.pending, { ...input, active: input.snapshot.active });
+}
+
+/** A cluster state kept between passes: the passes of `schedule`, over one evolving cluster. */
+export class SchedulingSession {
+  readonly state: ClusterState;
+
+  /** @throws InvariantViolation as `schedule` */
+  constructor(snapshot: ClusterSnapshot, rng: Rng, options: ScheduleOptions = {}) {
+    const name = options.policy ?? 'default';
+    const policy = findPolicy(name);
+    if (!policy) throw new InvariantViolation(`unknown policy '${name}'; allowed: ${POLICY_NAMES.join(', ')}`);
+    const profile = (nodeCount: number): SchedulingProfile => {
+      const created = policy.create({ nodeCount, ...(options.targetWorkload ? { targetWorkload: options.targetWorkload } : {}), learnWorkloadOnline: options.learnWorkloadOnline ?? false });
+      return options.adjustProfile ? options.adjustProfile(created) : created;
+    };
+    this.state = new ClusterState(snapshot, { profile, rng, timesliceOvercommitRatio: options.timesliceOvercommitRatio ?? 1, ...(options.nodeRank ? { nodeRank: options.nodeRank } : {}) });
+  }
+
+  /**
+   * Runs one pass over `pending`. Its placements stay held in this session's state (apply them);
+   * a job leaves with `release`.
+   */
+  schedule(pending: readonly JobRequest[], pass: PassInput): Plan {
+    const statement = new Statement(this.state);
+    const rulesOptions = pass.rules;
+    const active = pass.active ?? [];
+    const rules = rulesOptions === undefined ? null : buildPassRules({
+      active,
+      tenants: rulesOptions.tenants,
+      gpus: this.state.nodes.flatMap((n) => [...n.devices.values()].map((d) => ({ node: n.node.name, device: d.device }))),
+      hostCpuMilli: this.state.nodes.reduce((sum, n) => sum + n.node.hostCpuMilli, 0),
+      nowMs: pass.nowMs,
+      ...(rulesOptions.sizeCache ? { sizeCache: rulesOptions.sizeCache } : {}),
+      ...(rulesOptions.qosViolators ? { qosViolators: rulesOptions.qosViolators } : {}),
+    });
+    const outcome = runPass(statement, pending, { rules, backfill: rulesOptions?.backfill ?? true, ...(pass.queueOrder ? { queueOrder: pass.queueOrder } : {}) });
+    let preemption: PlannedPreemption | null = null;
+    if (rules !== null && rulesOptions?.preemption) {
+      // A job kept off protected GPUs waits for the QoS violation to end, not for a preemption.
+      const waiting = outcome.order.filter((j) => outcome.waiting.has(j.id) && !outcome.protectedWaiting.has(j.id));
+      preemption = choosePreemption({ waiting, active, rules, statement, nowMs: pass.nowMs, settings: rulesOptions.preemption });
+    }
+    statement.commit();
+    return {
+      placements: statement.placements(),
+      preemption,
+      migReconfigurations: statement.migReconfigurations(),
+      waiting: outcome.waiting,
+      blockedJobId: outcome.blockedJobId,
+    };
+  }
+
+  /** Frees what job `jobId` holds (it ended or was evicted). */
+  release(jobId: number): void {
+    this.state.release(jobId);
+  }
+}
+
