@@ -25,6 +25,22 @@ export default tseslint.config(
     languageOptions: { sourceType: 'module', globals: { ...globals.browser, uPlot: 'readonly' } },
   },
   {
+    // src/app does no I/O and keeps no time itself: timers and the clock come through its Clock port.
+    files: ['src/app/**/*.ts'],
+    ignores: ['src/app/**/*.test.ts', 'src/app/testing/**'],
+    rules: {
+      'no-restricted-globals': ['error',
+        { name: 'setTimeout', message: 'src/app keeps time through the Clock port (app/ports/clock.ts).' },
+        { name: 'setInterval', message: 'src/app keeps time through the Clock port (app/ports/clock.ts).' },
+        { name: 'setImmediate', message: 'src/app keeps time through the Clock port (app/ports/clock.ts).' },
+      ],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'src/app reads the time from the Clock port.' },
+        { object: 'performance', property: 'now', message: 'src/app measures durations with Clock.monotonicMs.' },
+      ],
+    },
+  },
+  {
     files: ['src/core/**/*.ts'],
     languageOptions: { globals: {} },
     rules: {

@@ -6,7 +6,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { isSameProcess, readProcessStartTime } from '../adapters/process/proc-identity.js';
+import { isSameProcess, readProcessStartTime } from '../host/proc-identity.js';
 
 /**
  * Creates `path` and its missing parents (mode 0700 for the ones made here).

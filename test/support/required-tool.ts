@@ -4,7 +4,7 @@
  * environment sets `GPUSHARE_REQUIRE_TOOLS=1` (CI does, in `.ci/run`), where a missing program is a
  * failure.
  */
-import { isExecutableFile } from '../../src/adapters/process/resolve-executable.js';
+import { isExecutableFile } from '../../src/host/resolve-executable.js';
 
 /** Environment variable that turns a missing tool into a failure. */
 export const REQUIRE_TOOLS_ENV = 'GPUSHARE_REQUIRE_TOOLS';

@@ -10,7 +10,7 @@
  */
 import { clampJobMemory } from '../../app/usage/job-memory-clamp.js';
 import type { GpuUsageSample, GpuUsageSampler, JobGpuUsageMeasurement, UsageInput } from '../../app/ports/gpu-usage.js';
-import { readProcStat } from '../process/proc-identity.js';
+import { readProcStat } from '../../host/proc-identity.js';
 import { DEFAULT_NVIDIA_SMI_TIMEOUT_MS, NvidiaSmiUnavailableError, nodeExecFile, type ExecFileFn } from './nvidia-smi-inventory.js';
 import { USAGE_APP_FIELDS, USAGE_GPU_FIELDS, parseComputeAppsCsv, parseUsageGpuCsv } from './nvidia-smi-usage-parse.js';
 import { jobsOfPids, type ProcessIds } from './nvidia-smi-usage-pids.js';

@@ -9,46 +9,19 @@ import fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Principal } from '../../app/auth/tokens.js';
-import type { AdminService } from '../../app/control-plane/admin-service.js';
-import type { ControlPlane } from '../../app/control-plane/control-plane.js';
-import type { JobService } from '../../app/control-plane/job-service.js';
 import { registerErrorHandler } from './error-handler.js';
+import type { ServerServices } from './server-services.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerGpuRoutes } from './routes/gpus.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerMetricsRoute } from './routes/metrics.js';
-import type { ServerMetrics } from '../metrics/server-metrics.js';
 import { registerQosRoutes } from './routes/qos.js';
 import { checkJobTokenScope } from '../../app/auth/job-scope.js';
-import type { UsageHistory } from '../../app/control-plane/usage-history.js';
-import type { ServerStatus } from '../../app/control-plane/server-status.js';
-import type { DashboardSnapshot } from '../../app/control-plane/dashboard-snapshot.js';
-import type { QosService } from '../../app/qos/qos-service.js';
 import { registerDashboard } from './dashboard.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerUsageHistoryRoutes } from './routes/usage-history.js';
 
-/** What the routes call. */
-export interface ServerServices {
-  readonly plane: ControlPlane;
-  readonly jobs: JobService;
-  readonly admin: AdminService;
-  readonly version: string;
-  /** `GET /api/v1/status` for a caller (app/control-plane/server-status.ts). */
-  readonly status: (principal: Principal) => ServerStatus;
-  /** The dashboard's data for a caller (app/control-plane/dashboard-snapshot.ts). */
-  readonly dashboard: (principal: Principal) => DashboardSnapshot;
-  /** Progress reports of running jobs (docs/qos.md). */
-  readonly qos: QosService;
-  /** Called by `POST /api/v1/drain` once no job runs (the server then exits). */
-  readonly onDrained: () => void;
-  /** Prometheus metrics served at `GET /metrics` (docs/metrics.md); no route when absent. */
-  readonly metrics?: ServerMetrics;
-  /** `GET /metrics` needs a bearer token (config `metricsRequireToken`). Default false. */
-  readonly metricsRequireToken?: boolean;
-  /** Samples of allocation and utilization over time (the dashboard's charts). */
-  readonly usageHistory: UsageHistory;
-}
+export type { ServerServices } from './server-services.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -7,7 +7,7 @@
 // health with `get_default_active_thread_percentage`. See docs/mps.md.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
-import { isExecutableFile } from '../process/resolve-executable.js';
+import { isExecutableFile } from '../../host/resolve-executable.js';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { MpsControl, MpsDaemonDirectories, MpsDevice } from '../../app/ports/mps-control.js';
 

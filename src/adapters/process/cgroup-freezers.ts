@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { FreezerKind } from '../../app/ports/process-launcher.js';
 import { errnoCode, readCgroupFile, writeCgroupFile } from './cgroup-dir.js';
-import type { Freezer, FreezeTarget } from './freezer.js';
+import type { Freezer, FreezeTarget } from './freezer-backend.js';
 import { waitUntil } from './wait-until.js';
 
 /** The attempt's cgroup directory under `parentDir`; throws for a target without cgroup. */

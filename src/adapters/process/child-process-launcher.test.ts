@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LaunchSpec, ProcessHandle } from '../../app/ports/process-launcher.js';
 import { createChildProcessLauncher } from './child-process-launcher.js';
-import { isSameProcess, readProcessStartTime } from './proc-identity.js';
+import { isSameProcess, readProcessStartTime } from '../../host/proc-identity.js';
 import {
   compiledProcessAdapter, compiledSupervisorPath, makeJobDirectory, removeTemporaryDirectories, removeTestCgroupParent, TEST_ENV,
   testCgroupParent, waitForOutcome,

@@ -15,8 +15,8 @@ import { cgroupPids, createCgroup, errnoCode, removeCgroup, signalCgroup } from 
 import { detectCgroupLayout, ownCgroupDirectory, type CgroupLayout } from './cgroup-layout.js';
 import { cpuLimitValues, detectLimitSupport, memoryLimitValues, writeLimits, type LimitSupport } from './cgroup-limits.js';
 import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
-import { isSameProcess, readProcessStartTime } from './proc-identity.js';
-import { resolveExecutable } from './resolve-executable.js';
+import { isSameProcess, readProcessStartTime } from '../../host/proc-identity.js';
+import { resolveExecutable } from '../../host/resolve-executable.js';
 import type { SupervisorCgroup, SupervisorSpec } from './supervisor-spec.js';
 import { waitUntil } from './wait-until.js';
 

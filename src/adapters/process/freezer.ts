@@ -11,30 +11,9 @@ import { CgroupV1Freezer, CgroupV2Freezer } from './cgroup-freezers.js';
 import { createCgroup } from './cgroup-dir.js';
 import type { CgroupLayout } from './cgroup-layout.js';
 import { SignalFreezer } from './signal-freezer.js';
+import type { Freezer } from './freezer-backend.js';
 
-/** What a freezer acts on: the attempt's cgroup name and its job's process group. */
-export interface FreezeTarget {
-  /** Name of the attempt's cgroups (`job-<id>-a<n>`), null when none were made. */
-  cgroupKey: string | null;
-  /** Pid and process group id of the job's command, null when not known (not running). */
-  jobPid: number | null;
-}
-
-/** One freezer backend. */
-export interface Freezer {
-  /** Which backend this is. */
-  readonly kind: FreezerKind;
-  /** The directory of cgroup `cgroupKey` in this backend's hierarchy (the job joins it); null for signals. */
-  cgroupDirectory(cgroupKey: string): string | null;
-  /**
-   * Freezes the target and resolves once the freeze is effective (every process stopped),
-   * waiting at most `timeoutMs` milliseconds. A cgroup or process group that no longer exists is
-   * a no-op. Throws on timeout or when the kernel refuses the write.
-   */
-  freeze(target: FreezeTarget, timeoutMs: number): Promise<void>;
-  /** Thaws the target. A cgroup or process group that no longer exists is a no-op. */
-  thaw(target: FreezeTarget): Promise<void>;
-}
+export type { Freezer, FreezeTarget } from './freezer-backend.js';
 
 /** Preference order of the backends. */
 export const FREEZER_KINDS: readonly FreezerKind[] = ['cgroup-v2', 'cgroup-v1', 'signals'];

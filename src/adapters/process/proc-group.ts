@@ -3,7 +3,7 @@
  * to measure a job's CPU time.
  */
 import { readdirSync } from 'node:fs';
-import { readProcStat, type ProcStat } from './proc-identity.js';
+import { readProcStat, type ProcStat } from '../../host/proc-identity.js';
 
 /** Clock ticks per second of `/proc/<pid>/stat` CPU times (USER_HZ, 100 on Linux). */
 export const CLOCK_TICKS_PER_SECOND = 100;

@@ -5,8 +5,8 @@
  * so it keeps running and still records the outcome.
  */
 import { errnoCode } from './cgroup-dir.js';
-import type { Freezer, FreezeTarget } from './freezer.js';
-import { isExitedState } from './proc-identity.js';
+import type { Freezer, FreezeTarget } from './freezer-backend.js';
+import { isExitedState } from '../../host/proc-identity.js';
 import { listProcessGroup } from './proc-group.js';
 import { waitUntil } from './wait-until.js';
 

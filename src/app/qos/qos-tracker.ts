@@ -104,7 +104,7 @@ export class QosTracker {
   private readonly options: QosTrackerOptions;
 
   /** @throws RangeError when `violationSeconds` is not a positive finite number */
-  constructor(options: QosTrackerOptions = { nowMs: () => Date.now(), violationSeconds: 60 }) {
+  constructor(options: QosTrackerOptions) {
     if (!(Number.isFinite(options.violationSeconds) && options.violationSeconds > 0)) throw new RangeError(`violationSeconds must be a positive number of seconds, got ${options.violationSeconds}`);
     this.options = options;
   }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { BackupSchema, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, QuotaUseSchema, SetQuotaSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
 import type { TenantRecord } from '../../../app/ports/state-store.js';
 import { requireAdmin } from '../../../app/control-plane/admin-service.js';
-import type { ServerServices } from '../build-server.js';
+import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';
 
 /** Registers the admin routes. */

@@ -16,7 +16,7 @@
 import type { ServerResponse } from 'node:http';
 import { toUsageSampleView } from '../../../app/control-plane/dashboard-snapshot.js';
 import { forbidden } from '../../../app/errors.js';
-import type { ServerServices } from '../build-server.js';
+import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';
 
 /** Least time between two snapshots of one stream, ms. */

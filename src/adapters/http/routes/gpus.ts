@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import { GpuSchema } from '../../../contract/api.js';
-import type { ServerServices } from '../build-server.js';
+import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';
 
 const IndexParams = z.object({ index: z.coerce.number().int().min(0).describe('GPU index') });

@@ -5,7 +5,7 @@ import type { FastifyInstance, RawServerDefault, FastifyBaseLogger, RawRequestDe
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { JobDetailSchema, JobSchema, ListJobsQuerySchema, LogsQuerySchema, LogsSchema, SubmitJobSchema } from '../../../contract/api.js';
-import type { ServerServices } from '../build-server.js';
+import type { ServerServices } from '../server-services.js';
 
 /** The Fastify instance type the routes are registered on. */
 export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;

@@ -9,11 +9,11 @@
 import type { FastifyInstance } from 'fastify';
 import { forbidden } from '../../../app/errors.js';
 import type { AdminService } from '../../../app/control-plane/admin-service.js';
-import type { ServerMetrics } from '../../metrics/server-metrics.js';
+import type { MetricsExposition } from '../server-services.js';
 
 /** What the route needs. */
 export interface MetricsRouteOptions {
-  readonly metrics: ServerMetrics;
+  readonly metrics: MetricsExposition;
   readonly admin: AdminService;
   /** Require a bearer token. */
   readonly requireToken: boolean;

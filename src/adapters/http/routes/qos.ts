@@ -3,7 +3,7 @@
  * report token, its tenant's token or an admin token). See docs/qos.md.
  */
 import { QosReportResultSchema, QosReportSchema } from '../../../contract/api.js';
-import type { ServerServices } from '../build-server.js';
+import type { ServerServices } from '../server-services.js';
 import { IdParams, type Api } from './jobs.js';
 
 /** Registers the QoS routes. */

@@ -5,7 +5,7 @@
  */
 import { UsageHistorySchema } from '../../../contract/api.js';
 import { toUsageSampleView } from '../../../app/control-plane/dashboard-snapshot.js';
-import type { ServerServices } from '../build-server.js';
+import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';
 
 /** Registers the usage-history route. */

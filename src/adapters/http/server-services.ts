@@ -1,0 +1,43 @@
+/**
+ * What the HTTP routes call: the application's services, built by the composition root
+ * (src/main/serve.ts) and handed to `buildServer`.
+ */
+import type { Principal } from '../../app/auth/tokens.js';
+import type { AdminService } from '../../app/control-plane/admin-service.js';
+import type { ControlPlane } from '../../app/control-plane/control-plane.js';
+import type { DashboardSnapshot } from '../../app/control-plane/dashboard-snapshot.js';
+import type { JobService } from '../../app/control-plane/job-service.js';
+import type { ServerStatus } from '../../app/control-plane/server-status.js';
+import type { UsageHistory } from '../../app/control-plane/usage-history.js';
+import type { QosService } from '../../app/qos/qos-service.js';
+
+/** The Prometheus exposition `GET /metrics` serves (adapters/metrics provides it). */
+export interface MetricsExposition {
+  /** `text/plain; version=0.0.4; charset=utf-8`. */
+  readonly contentType: string;
+  /** The exposition text of one scrape. */
+  render(): Promise<string>;
+}
+
+/** What the routes call. */
+export interface ServerServices {
+  readonly plane: ControlPlane;
+  readonly jobs: JobService;
+  readonly admin: AdminService;
+  readonly version: string;
+  /** `GET /api/v1/status` for a caller (app/control-plane/server-status.ts). */
+  readonly status: (principal: Principal) => ServerStatus;
+  /** The dashboard's data for a caller (app/control-plane/dashboard-snapshot.ts). */
+  readonly dashboard: (principal: Principal) => DashboardSnapshot;
+  /** Progress reports of running jobs (docs/qos.md). */
+  readonly qos: QosService;
+  /** Called by `POST /api/v1/drain` once no job runs (the server then exits). */
+  readonly onDrained: () => void;
+  /** Prometheus metrics served at `GET /metrics` (docs/metrics.md); no route when absent. */
+  readonly metrics?: MetricsExposition;
+  /** `GET /metrics` needs a bearer token (config `metricsRequireToken`). Default false. */
+  readonly metricsRequireToken?: boolean;
+  /** Samples of allocation and utilization over time (the dashboard's charts). */
+  readonly usageHistory: UsageHistory;
+}
+
