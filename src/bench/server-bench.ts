@@ -34,8 +34,7 @@ import type { SchedulerFigure, ServerBenchResult } from './server-bench-report.j
 import { startServerProcess, stopServerProcess } from './server-process.js';
 
 export { DEFAULT_SERVER_BENCH_OPTIONS, type ServerBenchOptions } from './server-bench-options.js';
-export { formatServerBench, type SchedulerFigure, type ServerBenchResult } from './server-bench-report.js';
-export type { LoadFigure } from './http-load.js';
+export { formatServerBench, type ServerBenchResult } from './server-bench-report.js';
 
 /** `count` seeded job bodies: 1-2 GPUs, 0.1-1.0 of each, 2-40 GiB per GPU, `sleep 100000` in `workDir`. */
 export function jobBodies(count: number, seed: number, workDir: string): string[] {

@@ -19,8 +19,7 @@
 export {
   SIMULATED_SMI_EXIT, SimulatedSmiStateError, checkSimulatedNvidiaSmiState, createSimulatedNvidiaSmiState,
   simulatedMigDeviceUuid,
-  type SimulatedSmiComputeInstance, type SimulatedSmiGpu, type SimulatedSmiGpuInstance, type SimulatedSmiGpuSpec,
-  type SimulatedSmiResult, type SimulatedSmiState,
+  type SimulatedSmiGpuInstance, type SimulatedSmiState,
 } from './simulated-nvidia-smi-state.js';
 export { runSimulatedNvidiaSmi } from './simulated-nvidia-smi-run.js';
 export {

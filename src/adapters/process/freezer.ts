@@ -13,10 +13,7 @@ import type { CgroupLayout } from './cgroup-layout.js';
 import { SignalFreezer } from './signal-freezer.js';
 import type { Freezer } from './freezer-backend.js';
 
-export type { Freezer, FreezeTarget } from './freezer-backend.js';
-
-/** Preference order of the backends. */
-export const FREEZER_KINDS: readonly FreezerKind[] = ['cgroup-v2', 'cgroup-v1', 'signals'];
+export type { Freezer } from './freezer-backend.js';
 
 /** Creates `<mount>/<parent>` and reports whether it has control file `file`; false on any error. */
 function probeParent(mount: string | null | undefined, cgroupParent: string, file: string): boolean {

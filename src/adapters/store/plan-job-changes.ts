@@ -3,7 +3,7 @@
  * what a change does to a job's `reason`. Shared by the SQLite and the in-memory store so both
  * accept and reject exactly the same batches.
  */
-import type { JobState } from '../../core/index.js';
+import { canTransition, type JobState } from '../../core/index.js';
 import { type JobChange, StoreConflictError } from '../../app/ports/state-store.js';
 
 /** What the checks need to know about stored jobs. */
@@ -26,6 +26,7 @@ export interface PlannedJobChange {
  * job sees the state (and the attempts) the earlier ones leave.
  * @returns one planned change per change, in order
  * @throws StoreConflictError when a job does not exist, a job is not in its change's `expectState`,
+ *   its `to` is not a legal transition from the state it is in (core/model/job-lifecycle.ts),
  *   `startAttempt` names an attempt already recorded, or `endAttempt` names one that is not
  */
 export function planJobChanges(changes: readonly JobChange[], lookup: StoredJobLookup): PlannedJobChange[] {
@@ -38,6 +39,9 @@ export function planJobChanges(changes: readonly JobChange[], lookup: StoredJobL
     if (fromState === null) throw new StoreConflictError(`job ${jobId} does not exist`);
     if (change.expectState !== undefined && change.expectState !== fromState) {
       throw new StoreConflictError(`job ${jobId} is ${fromState}, expected ${change.expectState}`);
+    }
+    if (change.to !== undefined && !canTransition(fromState, change.to)) {
+      throw new StoreConflictError(`job ${jobId}: ${fromState} → ${change.to} is not a transition of the job lifecycle`);
     }
     const hasAttempt = (attempt: number): boolean =>
       startedInBatch.has(`${jobId}:${attempt}`) || lookup.hasAttempt(jobId, attempt);

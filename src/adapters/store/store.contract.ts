@@ -386,6 +386,17 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(snapshot(ids)).toEqual(before);
       });
 
+      it('refuses a transition the job lifecycle does not have, writing nothing of the batch', () => {
+        const ids = withJobs(2);
+        const [a = 0, b = 0] = ids;
+        store.applyJobChanges([{ jobId: b, atMs: T0 + 1, to: 'cancelled', reason: 'user' }]);
+        const before = snapshot(ids);
+        // pending → running skips scheduled; cancelled is terminal.
+        expect(() => store.applyJobChanges([{ jobId: a, atMs: T0 + 5, to: 'running' }])).toThrow('is not a transition of the job lifecycle');
+        expect(() => store.applyJobChanges([{ jobId: a, atMs: T0 + 5, to: 'scheduled' }, { jobId: b, atMs: T0 + 5, to: 'pending' }])).toThrow(StoreConflictError);
+        expect(snapshot(ids)).toEqual(before);
+      });
+
       it('accepts an empty batch and hundreds of changes at once', () => {
         const ids = withJobs(300);
         store.applyJobChanges([]);

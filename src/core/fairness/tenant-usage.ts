@@ -14,9 +14,6 @@ export interface TenantUsage {
 /** Capacity shared by the tenants, in the units of {@link TenantUsage} (e.g. a server's GPUs and CPUs). */
 export type ClusterCapacity = TenantUsage;
 
-/** Nothing held. */
-export const ZERO_USAGE: TenantUsage = { gpuEquivalents: 0, cpuMilli: 0 };
-
 /** The sum of two usages (e.g. a tenant's usage plus one job's request). */
 export function addUsage(a: TenantUsage, b: TenantUsage): TenantUsage {
   return { gpuEquivalents: a.gpuEquivalents + b.gpuEquivalents, cpuMilli: a.cpuMilli + b.cpuMilli };

@@ -28,13 +28,6 @@ export function gpuCanHost(node: NodeState, j: number, request: ResourceDemand):
   return freeMemory >= 0 && freeMemory >= request.gpuMemoryMiB;
 }
 
-/** Number of distinct GPUs of `node` that can each take `request`'s per-GPU share. */
-export function countHostingGpus(node: NodeState, request: ResourceDemand): number {
-  let n = 0;
-  for (let j = 0; j < node.gpuFreeMilli.length; j++) if (gpuCanHost(node, j, request)) n++;
-  return n;
-}
-
 /** True when at least `request.gpuCount` GPUs of `node` can each take the per-GPU share (stops counting there). */
 export function hasHostingGpus(node: NodeState, request: ResourceDemand): boolean {
   const needed = request.gpuCount;

@@ -5,7 +5,7 @@
  * its memory). The domain's `JobRequest` (model/request.ts) turns into one with `demandOf`
  * (sharing/share-accounting.ts) once its sharing mode is known.
  */
-import { GPU_MILLI_PER_GPU, isNonNegativeInteger } from '../model/quantity.js';
+import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
 
 /** A resource demand. All quantities are integers. */
 export interface ResourceDemand {
@@ -31,23 +31,6 @@ export function totalGpuMilli(request: ResourceDemand): number {
 /** True when the pod shares a GPU: exactly one GPU and less than all of it. */
 export function isSharingRequest(request: ResourceDemand): boolean {
   return request.gpuCount === 1 && request.gpuMilli < GPU_MILLI_PER_GPU;
-}
-
-/**
- * Checks a request's shape. Returns a list of problems, each naming the field and the allowed
- * values; an empty list means the request is valid.
- */
-export function validateRequest(request: ResourceDemand): string[] {
-  const problems: string[] = [];
-  for (const field of ['cpuMilli', 'hostMemoryMiB', 'gpuCount', 'gpuMilli', 'gpuMemoryMiB'] as const) {
-    if (!isNonNegativeInteger(request[field])) problems.push(`${field} must be a non-negative integer, got ${request[field]}`);
-  }
-  if (request.gpuMilli > GPU_MILLI_PER_GPU) problems.push(`gpuMilli must be at most ${GPU_MILLI_PER_GPU} per GPU, got ${request.gpuMilli}`);
-  if (request.gpuCount === 0 && (request.gpuMilli !== 0 || request.gpuMemoryMiB !== 0)) {
-    problems.push('gpuMilli and gpuMemoryMiB must be 0 when gpuCount is 0');
-  }
-  if (request.gpuCount > 0 && request.gpuMilli === 0) problems.push('gpuMilli must be 1..1000 when gpuCount > 0');
-  return problems;
 }
 
 /**

@@ -54,10 +54,7 @@ import { toPlan } from './plan-output.js';
 import { memoizedPlace, type Req } from './plan-search-state.js';
 import type { MigPlanGpu, MigReconfigurationInput, MigReconfigurationPlan } from './plan-types.js';
 
-export type {
-  MigGpuPlanPart, MigGpuPlanPartView, MigPlanAssignment, MigPlanCreate, MigPlanDestroy, MigPlanGpu, MigPlanRequest,
-  MigPlanUnplaced, MigProfileChoice, MigReconfigurationInput, MigReconfigurationPlan,
-} from './plan-types.js';
+export type { MigPlanGpu, MigPlanRequest, MigReconfigurationInput, MigReconfigurationPlan } from './plan-types.js';
 export { applyMigPlan, applyMigPlanSteps, migPlanForGpu } from './plan-apply.js';
 
 /**

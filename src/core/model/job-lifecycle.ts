@@ -9,8 +9,6 @@
 export const JOB_STATES = ['pending', 'scheduled', 'running', 'preempted', 'succeeded', 'failed', 'cancelled'] as const;
 /** One of `JOB_STATES`. */
 export type JobState = (typeof JOB_STATES)[number];
-/** States in which a job waits in the queue. */
-export const QUEUED_STATES: readonly JobState[] = ['pending', 'preempted'];
 
 /** States a job never leaves. */
 export const TERMINAL_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];

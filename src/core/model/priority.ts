@@ -7,8 +7,6 @@
 export const PRIORITY_CLASSES = { low: 100, normal: 500, high: 900, critical: 1000 } as const;
 /** One of the names of `PRIORITY_CLASSES`. */
 export type PriorityClassName = keyof typeof PRIORITY_CLASSES;
-/** Priority of a job submitted without one (`normal`). */
-export const DEFAULT_PRIORITY = PRIORITY_CLASSES.normal;
 
 /**
  * The name of the class a priority number belongs to: the highest class whose value is at or below
