@@ -6,7 +6,7 @@ import type { LaunchSpec, ProcessHandle } from '../../app/ports/process-launcher
 import { createChildProcessLauncher } from './child-process-launcher.js';
 import { isSameProcess, readProcessStartTime } from '../../host/proc-identity.js';
 import {
-  compiledProcessAdapter, compiledSupervisorPath, makeJobDirectory, removeTemporaryDirectories, removeTestCgroupParent, TEST_ENV,
+  bundledLauncherPath, compiledSupervisorPath, makeJobDirectory, removeTemporaryDirectories, removeTestCgroupParent, TEST_ENV,
   testCgroupParent, waitForOutcome,
 } from './testing/process-test-kit.js';
 import { waitUntil } from './wait-until.js';
@@ -124,6 +124,15 @@ describe('child process launcher: identity and stop', () => {
     expect(await waitUntil(() => !isSameProcess(bgPid, bgStart ?? ''), 2000)).toBe(true);
   });
 
+  it('stop with SIGKILL kills the job itself (the supervisor cannot forward it), leaving no process', async () => {
+    const handle = await startJob(specFor(['sh', '-c', 'trap "" TERM USR1; while :; do :; done']));
+    const jobPid = handle.jobPid!;
+    const jobStart = readProcessStartTime(jobPid)!;
+    await launcher.stop(handle, 'SIGKILL', 2000);
+    expect((await waitForOutcome(launcher, handle)).signal).toBe('SIGKILL');
+    expect(await waitUntil(() => !isSameProcess(jobPid, jobStart), 2000)).toBe(true);
+  });
+
   it('the supervisor forwards SIGTERM it receives to the job', async () => {
     const handle = await startJob(specFor(['sleep', '30']));
     process.kill(handle.supervisorPid, 'SIGTERM');
@@ -151,12 +160,11 @@ describe('child process launcher: identity and stop', () => {
 describe('child process launcher: the job survives the server', () => {
   /** Starts `sh -c 'sleep 1; echo done'` from a separate node process and kills that process. */
   async function startFromDoomedServer(kill: 'self-SIGKILL' | 'group-SIGTERM'): Promise<ProcessHandle> {
-    const dir = compiledProcessAdapter();
     const spec = specFor(['sh', '-c', 'sleep 1; echo done']);
     const script = join(spec.jobDirectory, 'server.mjs');
     writeFileSync(script, [
-      `import { createChildProcessLauncher } from ${JSON.stringify(join(dir, 'child-process-launcher.js'))};`,
-      `const launcher = createChildProcessLauncher({ cgroupParent: ${JSON.stringify(cgroupParent)}, supervisorPath: ${JSON.stringify(join(dir, 'supervisor.js'))} });`,
+      `import { createChildProcessLauncher } from ${JSON.stringify(bundledLauncherPath())};`,
+      `const launcher = createChildProcessLauncher({ cgroupParent: ${JSON.stringify(cgroupParent)}, supervisorPath: ${JSON.stringify(compiledSupervisorPath())} });`,
       `const handle = await launcher.start(${JSON.stringify(spec)});`,
       `process.stdout.write(JSON.stringify(handle) + '\\n', () => {`,
       kill === 'self-SIGKILL' ? `  process.kill(process.pid, 'SIGKILL');` : `  setInterval(() => undefined, 1000);`,

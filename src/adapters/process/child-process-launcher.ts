@@ -211,9 +211,10 @@ class ChildProcessLauncher implements ProcessLauncher {
       return;
     }
     const jobPid = this.jobPid(handle);
-    // Through the supervisor: it forwards the signal to the job's process group and records
-    // whether the command was still running when it arrived.
-    const target = handle.supervisorPid;
+    // Through the supervisor, which forwards the signal to the job's process group and records
+    // whether the command was still running when it arrived; SIGKILL cannot be caught and
+    // forwarded, so it goes to the group itself (the supervisor then records the kill).
+    const target = signal === 'SIGKILL' && jobPid !== null ? -jobPid : handle.supervisorPid;
     const send = (pid: number, sig: NodeJS.Signals): void => {
       try {
         process.kill(pid, sig);

@@ -1,45 +1,27 @@
 /**
- * Test helpers of the process adapter (not built into dist): a compiled copy of the adapter
- * (the supervisor must run as plain JavaScript in its own node process), job directories, and
- * bounded waits for outcomes.
+ * Test helpers of the process adapter (not built into dist): the supervisor and the launcher
+ * bundled from the current source (src/testing/bundle-entry.ts), job directories, and bounded
+ * waits for outcomes.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import type { ProcessHandle, ProcessLauncher, ProcessOutcome } from '../../../app/ports/process-launcher.js';
 import { detectCgroupLayout } from '../cgroup-layout.js';
 import { waitUntil } from '../wait-until.js';
+import { bundleEntry, removeBundles } from '../../../testing/bundle-entry.js';
 
 const SOURCE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-let compiledDir: string | null = null;
 
-/**
- * Transpiles every non-test module of src/adapters/process to JavaScript in a temporary
- * directory (once per test process) and returns that directory: `supervisor.js` and
- * `child-process-launcher.js` are there.
- */
-export function compiledProcessAdapter(): string {
-  if (compiledDir !== null) return compiledDir;
-  const out = mkdtempSync(join(tmpdir(), 'gpushare-process-adapter-'));
-  writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
-  for (const name of readdirSync(SOURCE_DIR)) {
-    if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
-    const source = readFileSync(join(SOURCE_DIR, name), 'utf8');
-    const { outputText } = ts.transpileModule(source, {
-      compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
-      fileName: name,
-    });
-    writeFileSync(join(out, name.replace(/\.ts$/, '.js')), outputText);
-  }
-  compiledDir = out;
-  return out;
+/** The job supervisor bundled from the current source (it must run as plain JavaScript in its own node process). */
+export function compiledSupervisorPath(): string {
+  return bundleEntry(join(SOURCE_DIR, 'supervisor.ts'));
 }
 
-/** Path of the compiled supervisor. */
-export function compiledSupervisorPath(): string {
-  return join(compiledProcessAdapter(), 'supervisor.js');
+/** The process launcher bundled from the current source, for a server run as a separate node process. */
+export function bundledLauncherPath(): string {
+  return bundleEntry(join(SOURCE_DIR, 'child-process-launcher.ts'));
 }
 
 const temporaryDirectories: string[] = [];
@@ -51,11 +33,10 @@ export function makeJobDirectory(): string {
   return dir;
 }
 
-/** Removes the job directories and the compiled adapter made by this test process. */
+/** Removes the job directories and the bundles made by this test process. */
 export function removeTemporaryDirectories(): void {
   for (const dir of temporaryDirectories.splice(0)) rmSync(dir, { recursive: true, force: true });
-  if (compiledDir !== null) rmSync(compiledDir, { recursive: true, force: true });
-  compiledDir = null;
+  removeBundles();
 }
 
 /** A cgroup parent name private to this test process, so parallel test files never collide. */
