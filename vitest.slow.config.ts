@@ -8,5 +8,6 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    globalSetup: ['test/support/build-once.ts'],
   },
 });

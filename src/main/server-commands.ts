@@ -1,14 +1,18 @@
 /**
  * The commands that run gpushare itself on this machine rather than call a server: `simulate`,
  * `synth-trace` and `serve`, wired to their implementations. Loaded only when one of them runs
- * (the client commands never pay for the server, the store or the simulator).
+ * (the client commands never pay for the server, the store or the simulator), and the server
+ * itself only when `serve` runs.
  */
 import type { Command } from 'commander';
 import { parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
 import { createServeCommand } from '../cli/serve-command.js';
 import { createSimulateCommand } from '../cli/simulate-command.js';
 import { createSynthTraceCommand } from '../cli/synth-trace-command.js';
-import { startServer } from './serve.js';
+import type { StartServer } from '../cli/serve-command.js';
+
+/** Starts the server, loading it (Fastify, SQLite, the control plane) only when `serve` runs. */
+const startServer: StartServer = async (config, options) => (await import('./serve.js')).startServer(config, options);
 
 /** Names of the commands built here. */
 export const SERVER_COMMAND_NAMES = ['simulate', 'synth-trace', 'serve'] as const;

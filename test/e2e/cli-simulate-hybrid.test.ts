@@ -2,7 +2,7 @@
  * End-to-end tests of `gpushare simulate --sharing ... --gpu-model ...`: builds the package, then
  * runs the real bin/gpushare on a cut of the shipped trace (the first 400 pods and 100 nodes).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +33,6 @@ let nodesFile: string;
 let podsFile: string;
 
 beforeAll(() => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' });
   dir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-hybrid-'));
   nodesFile = cut('openb_node_list_gpu_node.csv', 100);
   podsFile = cut('openb_pod_list_default.csv', 400);

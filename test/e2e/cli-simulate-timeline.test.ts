@@ -2,7 +2,7 @@
  * End-to-end tests of `gpushare simulate --replay timeline`: builds the package, then runs the
  * real bin/gpushare as a child process on the first 300 pods of the shipped trace.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +28,6 @@ let dir: string;
 let podsFile: string;
 
 beforeAll(() => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' });
   dir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-timeline-'));
   podsFile = join(dir, 'pods-300.csv');
   const lines = readFileSync(SHIPPED_PODS, 'utf8').split('\n');

@@ -2,7 +2,7 @@
  * End-to-end tests of `gpushare simulate`: builds the package, then runs the real bin/gpushare
  * as a child process on tiny trace files.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +44,6 @@ let nodesFile: string;
 let podsFile: string;
 
 beforeAll(() => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' });
   dir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
   nodesFile = join(dir, 'nodes.csv');
   podsFile = join(dir, 'pods.csv');

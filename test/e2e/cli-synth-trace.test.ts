@@ -2,7 +2,7 @@
  * End-to-end test of `gpushare synth-trace`: builds the package, synthesizes a gpuspec variant of
  * the shipped default pod list with the real bin/gpushare, then replays it with `simulate`.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +23,6 @@ function gpushare(...args: string[]): Result {
 let dir: string;
 
 beforeAll(() => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' });
   dir = mkdtempSync(join(tmpdir(), 'gpushare-synth-'));
 });
 

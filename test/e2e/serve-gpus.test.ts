@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, cli, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, cli, shellJob, startServe, waitForJob, waitForPasses, type ServeHandle } from './support/serve-harness.js';
 import { parseMetricsText, sampleValue } from '../../src/adapters/metrics/metrics-text.js';
 
 const FIELDS = 'index,uuid,name,memory.total,memory.used,memory.free,utilization.gpu,utilization.memory,temperature.gpu,power.draw,mig.mode.current,compute_mode,pci.bus_id';
@@ -46,8 +46,7 @@ describe('gpushare serve on a host with nvidia-smi', () => {
   it('uses the real GPU nvidia-smi lists, stops placing on it when nvidia-smi loses it, and resumes when it is back', async () => {
     present(true);
     const dir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
-    writeFileSync(join(dir, 'config.yaml'), 'healthPollIntervalSeconds: 1\n');
-    server = await startServe({ dataDir: dir, extraArgs: ['--config', join(dir, 'config.yaml')], env: { PATH: `${smiDir}:${process.env.PATH}` } });
+    server = await startServe({ dataDir: dir, config: { healthPollIntervalSeconds: 1 }, env: { PATH: `${smiDir}:${process.env.PATH}` } });
     const gpus = JSON.parse(cli(server, ['gpus', '-o', 'json']).stdout);
     expect(gpus.map((g: Record<string, unknown>) => [g.index, g.uuid, g.model, g.name, g.gpuMemoryMiB, g.simulated, g.healthy])).toEqual([[0, T4_UUID, 'T4', 'Tesla T4', 15360, false, true]]);
     const first = await api(server, 'POST', '/api/v1/jobs', shellJob('echo $CUDA_VISIBLE_DEVICES', { gpuMilli: 500 }));
@@ -62,7 +61,7 @@ describe('gpushare serve on a host with nvidia-smi', () => {
     const healthy = async () => sampleValue(parseMetricsText(await (await fetch(`${server!.url}/metrics`)).text()), 'gpushare_gpu_healthy', { gpu: '0', uuid: T4_UUID, model: 'T4' });
     expect(await healthy()).toBe(0);
     const second = await api(server, 'POST', '/api/v1/jobs', shellJob('echo again', { gpuMilli: 500 }));
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitForPasses(server, 3);
     expect((await api(server, 'GET', `/api/v1/jobs/${second.body.id}`)).body.state).toBe('pending');
 
     present(true);
@@ -77,9 +76,8 @@ describe('gpushare serve on a host with nvidia-smi', () => {
     const cordoned = (await api(server, 'GET', '/api/v1/gpus')).body.gpus[0];
     expect([cordoned.cordoned, cordoned.schedulable]).toEqual([true, false]);
     const job = await api(server, 'POST', '/api/v1/jobs', shellJob('true', { gpuMilli: 250 }));
-    await new Promise((r) => setTimeout(r, 1200));
-    const waiting = (await api(server, 'GET', `/api/v1/jobs/${job.body.id}`)).body;
-    expect(waiting.state).toBe('pending');
+    const waiting = await waitForJob(server, job.body.id, (j) => j.reason !== null);
+    expect([waiting.state, waiting.reasonCode]).toEqual(['pending', 'gpu-capacity']);
     expect(waiting.reason).toMatch(/at most 0 qualify now/);
     expect(cli(server, ['gpu', 'uncordon', '0']).code).toBe(0);
     expect((await waitForJob(server, job.body.id, (j) => j.state === 'succeeded')).placement.gpus[0].index).toBe(0);

@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, pollFor, type ServeHandle, shellJob, startServe, waitForJob } from './support/serve-harness.js';
 
 const bin = mkdtempSync(join(tmpdir(), 'gpushare-mps-bin-'));
 const log = join(bin, 'calls.log');
@@ -47,8 +47,11 @@ describe('gpushare serve with MPS', () => {
     const uuid = running.placement.gpus[0].uuid as string;
     const done = await Promise.all([first.id, second.id].map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded')));
     expect(done.length).toBe(2);
-    await new Promise((r) => setTimeout(r, 500));
-    const calls = readFileSync(log, 'utf8').trim().split('\n');
+    // The daemon is told to quit once the GPU has no MPS job left.
+    const calls = await pollFor('the MPS daemon to be told to quit', () => {
+      const lines = readFileSync(log, 'utf8').trim().split('\n');
+      return lines.at(-1) === 'stdin quit' ? lines : undefined;
+    });
     const pipe = join(server.dataDir, 'data', 'mps', uuid, 'pipe');
     expect(calls[0]).toBe(`run [-d] CUDA_VISIBLE_DEVICES=${uuid} pipe=${pipe}`);
     expect(calls.filter((c) => c.startsWith('run [-d]'))).toHaveLength(1); // one daemon for both jobs

@@ -2,10 +2,10 @@
  * End-to-end: priorities, preemption with the checkpoint protocol, and quotas on a real server
  * with real job processes (examples/checkpoint-job.mjs honours the protocol).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, shellJob, startServe, stopServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, pollFor, shellJob, startServe, stopServe, waitForJob, waitForPasses, type ServeHandle } from './support/serve-harness.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', 'examples', 'checkpoint-job.mjs');
 let server: ServeHandle | null = null;
@@ -15,7 +15,6 @@ afterEach(async () => {
 });
 
 const terminal = (job: { state: string }) => ['succeeded', 'failed', 'cancelled'].includes(job.state);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const checkpointJob = (steps: number, gpu: Record<string, unknown>, extra: Record<string, unknown>) => ({ command: [process.execPath, EXAMPLE, String(steps), '50'], workingDirectory: '/tmp', gpu, ...extra });
 const logOf = (handle: ServeHandle, id: number, attempt: number) => readFileSync(join(handle.dataDir, 'data', 'jobs', String(id), `attempt-${attempt}.stdout.log`), 'utf8');
 
@@ -25,9 +24,11 @@ describe('gpushare serve: preemption with checkpoint and resume', () => {
     const low = (await api(server, 'POST', '/api/v1/jobs', checkpointJob(60, { gpuMilli: 1000 }, { priority: 'low', name: 'victim' }))).body;
     expect(low.preemptible).toBe(true);
     await waitForJob(server, low.id, (j) => j.state === 'running');
-    await sleep(1200);
+    // It has made progress: its first checkpoint (every 10 steps) is written.
+    const state = join(server.dataDir, 'data', 'jobs', String(low.id), 'checkpoint', 'state.json');
+    await pollFor('the victim\'s first checkpoint', () => (existsSync(state) ? true : undefined));
     const equal = (await api(server, 'POST', '/api/v1/jobs', shellJob('echo equal', { gpuMilli: 1000 }, { priority: 'low' }))).body;
-    await sleep(800);
+    await waitForPasses(server, 3);
     expect((await api(server, 'GET', `/api/v1/jobs/${low.id}`)).body.state).toBe('running'); // equal priority never preempts
     const critical = (await api(server, 'POST', '/api/v1/jobs', shellJob('echo critical ran', { gpuMilli: 1000 }, { priority: 'critical' }))).body;
     expect(critical.preemptible).toBe(false);
@@ -64,7 +65,8 @@ describe('gpushare serve: preemption with checkpoint and resume', () => {
     expect(afterSecond.attempts.map((a: { endReason: string }) => a.endReason)).toEqual(['preempted', 'preempted', null]);
     const impossible = await api(server, 'POST', '/api/v1/jobs', shellJob('true', { gpuMilli: 500, gpuMemoryMiB: 20480 }, { priority: 'critical' }));
     expect(impossible.status).toBe(422);
-    await sleep(800);
+    // Refused at submit: never stored, so nothing waits for it and no pass preempts for it.
+    expect((await api(server, 'GET', '/api/v1/jobs')).body.jobs.map((j: { id: number }) => j.id)).toEqual([low.id]);
     expect((await api(server, 'GET', `/api/v1/jobs/${low.id}`)).body.attempt).toBe(3);
   });
 });
@@ -78,8 +80,7 @@ describe('gpushare serve: quotas', () => {
     expect((await api(server, 'PUT', '/api/v1/tenants/nobody/quota', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: 2 })).status).toBe(404);
     expect((await api(server, 'PUT', '/api/v1/tenants/owner/quota', { guaranteedGpuEquivalents: 2, limitGpuEquivalents: 1 })).status).toBe(400);
     const capped = (await api(server, 'POST', '/api/v1/jobs', shellJob('true', { gpuMilli: 600, gpuCount: 2 }, { tenant: 'capped' }))).body;
-    await sleep(800);
-    const waiting = (await api(server, 'GET', `/api/v1/jobs/${capped.id}`)).body;
+    const waiting = await waitForJob(server, capped.id, (j) => j.reason !== null);
     expect(waiting.state).toBe('pending');
     expect(waiting.reason).toBe("quota: tenant capped: the request of 1.2 GPU-equivalents exceeds the tenant's limit of 1");
     await api(server, 'POST', `/api/v1/jobs/${capped.id}/cancel`);
@@ -106,10 +107,12 @@ describe('gpushare serve: preemption in flight', () => {
     await waitForJob(server, victim.id, (j) => j.state === 'running');
     const critical = (await api(server, 'POST', '/api/v1/jobs', shellJob('echo critical', { gpuMilli: 1000 }, { priority: 'critical' }))).body;
     await waitForJob(server, victim.id, (j) => (j.reason ?? '').startsWith('preemption requested'));
-    await sleep(300);
-    expect((await api(server, 'GET', `/api/v1/jobs/${critical.id}`)).body.reason).toBe(`preempting job(s) ${victim.id}: waiting for them to checkpoint and exit`);
+    const preemptor = await waitForJob(server, critical.id, (j) => (j.reason ?? '').startsWith('preempting'));
+    expect([preemptor.reason, preemptor.reasonCode]).toEqual([`preempting job(s) ${victim.id}: waiting for them to checkpoint and exit`, 'preempting']);
     await stopServe(server, 'SIGKILL');
-    await sleep(3000); // the victim checkpoints and exits while the server is down
+    // The victim checkpoints and exits while the server is down.
+    const outcome = join(server.dataDir, 'data', 'jobs', String(victim.id), 'attempt-1.outcome.json');
+    await pollFor('the victim\'s outcome', () => (existsSync(outcome) ? true : undefined));
     const restarted = await startServe({ simulateGpus: '1xT4', dataDir: server.dataDir, configHome: server.configHome });
     Object.assign(server, { process: restarted.process, url: restarted.url });
     expect((await waitForJob(server, critical.id, terminal, 30_000)).state).toBe('succeeded');

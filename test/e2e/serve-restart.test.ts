@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, cli, shellJob, startServe, stopServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, cli, pollFor, shellJob, startServe, stopServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
 afterEach(async () => {
@@ -14,7 +14,15 @@ afterEach(async () => {
 });
 
 const terminal = (job: { state: string }) => ['succeeded', 'failed', 'cancelled'].includes(job.state);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** True while a process of group `pgid` is alive (signal 0). */
+const groupAlive = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 describe('gpushare serve: nothing lost', () => {
   it('after kill -9 with 2 running and 3 pending jobs, a restart loses and duplicates nothing', async () => {
@@ -35,7 +43,9 @@ describe('gpushare serve: nothing lost', () => {
     const states = (await api(server, 'GET', '/api/v1/jobs')).body.jobs.map((j: { state: string }) => j.state);
     expect(states).toEqual(['running', 'running', 'pending', 'pending', 'pending']);
     await stopServe(server, 'SIGKILL');
-    await sleep(2500);
+    // Job 2 (sleep 1, exit 7) ends while the server is down: its supervisor records the outcome.
+    const outcome = join(server.dataDir, 'data', 'jobs', '2', 'attempt-1.outcome.json');
+    await pollFor('job 2\'s outcome, recorded while the server is down', () => (existsSync(outcome) ? true : undefined));
     const restarted = await startServe({ simulateGpus: '1xA100-80GB', dataDir: server.dataDir, configHome: server.configHome });
     server.process = restarted.process;
     server.url = restarted.url;
@@ -59,7 +69,7 @@ describe('gpushare serve: nothing lost', () => {
     const supervisorPid = Number(/pid (\d+)/.exec(running.events.at(-1).reason)![1]);
     process.kill(supervisorPid, 'SIGKILL');
     process.kill(-jobPid, 'SIGKILL');
-    await sleep(300);
+    await pollFor('the job\'s process group to be gone', () => (groupAlive(jobPid) ? undefined : true));
     expect(existsSync(join(server.dataDir, 'data', 'jobs', String(body.id), 'attempt-1.outcome.json'))).toBe(false);
     const restarted = await startServe({ simulateGpus: '1xT4', dataDir: server.dataDir, configHome: server.configHome });
     Object.assign(server, { process: restarted.process, url: restarted.url });

@@ -4,7 +4,7 @@
  * with the same result as an uninterrupted run. Real child processes.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,9 +22,10 @@ async function preemptAndResume(command: string, script: string): Promise<{ firs
   let first = '';
   child.stdout.on('data', (d: Buffer) => (first += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  // Wait until it has started (printed its first line) and made progress, then preempt it.
-  for (let i = 0; i < 100 && !first.includes('starting'); i++) await new Promise((r) => setTimeout(r, 50));
-  await new Promise((r) => setTimeout(r, 500));
+  // Wait until it has made progress (its first checkpoint, every 10 steps), then preempt it.
+  const state = join(dir, 'checkpoint', 'state.json');
+  for (let i = 0; i < 600 && !existsSync(state); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(existsSync(state)).toBe(true);
   child.kill('SIGUSR1');
   const code = await exited;
   const step = (JSON.parse(readFileSync(join(dir, 'checkpoint', 'state.json'), 'utf8')) as { step: number }).step;

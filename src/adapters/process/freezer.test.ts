@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FreezerKind, ProcessHandle, ProcessLauncher } from '../../app/ports/process-launcher.js';
 import { createChildProcessLauncher } from './child-process-launcher.js';
@@ -10,6 +9,7 @@ import { listProcessGroup, processGroupCpuMs } from './proc-group.js';
 import {
   compiledSupervisorPath, makeJobDirectory, removeTemporaryDirectories, removeTestCgroupParent, TEST_ENV, testCgroupParent, waitForOutcome,
 } from './testing/process-test-kit.js';
+import { waitUntil } from './wait-until.js';
 
 const cgroupParent = testCgroupParent('freezer');
 const layout = detectCgroupLayout();
@@ -60,26 +60,38 @@ describe.each(['cgroup-v2', 'cgroup-v1', 'signals'] as const)('freezer %s', (kin
       environment: TEST_ENV, jobDirectory: dir, cpuMilli: 0, hostMemoryMiB: 0,
     });
     cleanups.push(async () => { await l.stop(handle, 'SIGKILL', 500); await l.cleanup(handle); });
+    // A second CPU-bound job, never frozen: the yardstick of "the frozen job had its chance to run".
+    const yardstick = await l.start({
+      jobId: 2, attempt: 1, argv: ['sh', '-c', 'while :; do :; done'], workingDirectory: dir,
+      environment: TEST_ENV, jobDirectory: dir, cpuMilli: 0, hostMemoryMiB: 0,
+    });
+    cleanups.push(async () => { await l.stop(yardstick, 'SIGKILL', 500); await l.cleanup(yardstick); });
     const pgid = handle.jobPid ?? -1;
-    await sleep(300);
-    expect(processGroupCpuMs(pgid)).toBeGreaterThan(0);
+    const cpuOf = (group: number): number => processGroupCpuMs(group);
+    /** Waits until `group` has used `ms` more CPU than `from` (bounded), returning its CPU then. */
+    const cpuReaches = async (group: number, from: number, ms: number): Promise<number> => {
+      expect(await waitUntil(() => cpuOf(group) - from >= ms, 20_000, 10)).toBe(true);
+      return cpuOf(group);
+    };
+    await cpuReaches(pgid, 0, 10);
     await l.freeze(handle);
     expect(frozenEvidence(kind, handle)).toBe(FROZEN[kind][0]);
-    const frozenAt = processGroupCpuMs(pgid);
-    await sleep(600);
-    expect(processGroupCpuMs(pgid) - frozenAt).toBe(0);
+    const frozenAt = cpuOf(pgid);
+    // While the yardstick runs 300 ms of CPU, the frozen job runs none.
+    await cpuReaches(yardstick.jobPid ?? -1, cpuOf(yardstick.jobPid ?? -1), 300);
+    expect(cpuOf(pgid) - frozenAt).toBe(0);
     expect(l.isAlive(handle)).toBe(true); // the supervisor is not frozen with the job
     await l.thaw(handle);
     expect(frozenEvidence(kind, handle)).toMatch(FROZEN[kind][1]);
-    const thawedAt = processGroupCpuMs(pgid);
-    await sleep(600);
-    expect(processGroupCpuMs(pgid) - thawedAt).toBeGreaterThanOrEqual(30); // ≥ 3 ticks, even on a loaded host
+    await cpuReaches(pgid, cpuOf(pgid), 30); // runs again: ≥ 3 ticks
     // stop of a frozen job: thawed first, so SIGTERM works on every backend
     await l.freeze(handle);
     await l.stop(handle, 'SIGTERM', 2000);
     expect((await waitForOutcome(l, handle)).signal).toBe('SIGTERM');
     await l.freeze(handle); // a finished attempt: no-op
     await l.thaw(handle);
+    await l.stop(yardstick, 'SIGKILL', 500);
+    await waitForOutcome(l, yardstick);
   });
 
   it.skipIf(!missing)(`forcing ${kind} on a host without it throws`, () => {

@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -22,12 +22,24 @@ export interface ServeHandle {
   stderr: string;
 }
 
-/** Starts `gpushare serve --port 0` on `dataDir` (made when absent) and waits for its URL line. */
-export async function startServe(options: { simulateGpus?: string; dataDir?: string; configHome?: string; extraArgs?: string[]; env?: Record<string, string> }): Promise<ServeHandle> {
+/**
+ * Settings of every server under test unless a test gives its own: passes every 100 ms and exits
+ * noticed within 50 ms, so that waiting on a condition (a state, a number of passes) is quick.
+ */
+export const TEST_SERVER_CONFIG: Readonly<Record<string, string | number | boolean>> = { scheduleIntervalMs: 100, monitorIntervalMs: 50 };
+
+/**
+ * Starts `gpushare serve --port 0` on `dataDir` (made when absent) and waits for its URL line.
+ * `config` (config file keys) is merged over TEST_SERVER_CONFIG and given with `--config`.
+ */
+export async function startServe(options: { simulateGpus?: string; dataDir?: string; configHome?: string; extraArgs?: string[]; env?: Record<string, string>; config?: Record<string, string | number | boolean> }): Promise<ServeHandle> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
   const configHome = options.configHome ?? join(dataDir, 'config-home');
   const gpuArgs = options.simulateGpus === undefined ? [] : ['--simulate-gpus', options.simulateGpus];
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), ...gpuArgs, '--log-level', 'warn', ...(options.extraArgs ?? [])], {
+  const configFile = join(dataDir, 'serve-config.yaml');
+  const config = { ...TEST_SERVER_CONFIG, ...options.config };
+  writeFileSync(configFile, Object.entries(config).map(([key, value]) => `${key}: ${JSON.stringify(value)}\n`).join(''));
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), '--config', configFile, ...gpuArgs, '--log-level', 'warn', ...(options.extraArgs ?? [])], {
     env: { ...process.env, XDG_CONFIG_HOME: configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -89,6 +101,31 @@ export async function waitForJob(handle: ServeHandle, id: number, predicate: (jo
   }
 }
 
+/** Polls until `predicate` returns a value other than undefined (bounded by `timeoutMs`); `describe` explains a timeout. */
+export async function pollFor<T>(what: string, predicate: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await predicate();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Scheduling passes the server has run so far (`GET /api/v1/status`). */
+export async function passCount(handle: ServeHandle): Promise<number> {
+  return (await api(handle, 'GET', '/api/v1/status')).body.scheduler.passes as number;
+}
+
+/**
+ * Waits until the server has run `count` more scheduling passes (a pass runs while jobs wait):
+ * what it would do about the jobs waiting now, it has done.
+ */
+export async function waitForPasses(handle: ServeHandle, count: number): Promise<void> {
+  const start = await passCount(handle);
+  await pollFor(`${count} more scheduling passes`, async () => ((await passCount(handle)) >= start + count ? true : undefined));
+}
+
 /** Kills every job process group recorded under the data dir, then removes the directory. */
 export async function cleanupServe(handle: ServeHandle): Promise<void> {
   await stopServe(handle, 'SIGKILL');
@@ -106,9 +143,8 @@ export async function cleanupServe(handle: ServeHandle): Promise<void> {
     }
   }
   removeJobCgroups(join(handle.dataDir, 'data'));
-  // Supervisors may still write an outcome file as their killed jobs exit: retry the removal.
-  await new Promise((r) => setTimeout(r, 200));
-  rmSync(handle.dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  // Supervisors may still write an outcome file as their killed jobs exit: the removal retries.
+  rmSync(handle.dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 }
 
 /** Removes the (empty) cgroups the server made for its jobs: `gpushare-<hash of data dir>` in each hierarchy. */

@@ -82,7 +82,7 @@ describe('GET /api/v1/events', () => {
   const job = (tenant: string, name: string) => ({ command: ['sleep', '30'], workingDirectory: '/tmp', tenant, name, gpu: { gpuMilli: 500 } });
 
   beforeAll(async () => {
-    const config = resolveServerConfig({}, { port: 0, dataDir: join(dir, 'data'), simulateGpus: '1xA100-80GB', usageHistoryIntervalSeconds: 60 }, { cpuMilli: 4000, hostMemoryMiB: 8192, env: {} });
+    const config = resolveServerConfig({ scheduleIntervalMs: 100 }, { port: 0, dataDir: join(dir, 'data'), simulateGpus: '1xA100-80GB', usageHistoryIntervalSeconds: 60 }, { cpuMilli: 4000, hostMemoryMiB: 8192, env: {} });
     server = await startServer(config, { env: { PATH: process.env.PATH }, version: '9.9.9', writeCliConfig: false, handleSignals: false, logLevel: 'silent' });
     admin = readFileSync(server.adminTokenPath, 'utf8').trim();
     expect((await call('POST', '/api/v1/gpus/0/cordon', undefined, admin)).status).toBe(200);
@@ -148,8 +148,12 @@ describe('GET /api/v1/events', () => {
       expect(snapshot.jobs).toEqual([]);
       expect(JSON.stringify(snapshot).length).toBeGreaterThan(16_384); // bigger than the socket's write buffer
       // Nothing changes (the GPU is cordoned, passes place nothing): no snapshot follows, although
-      // writing this big one reported backpressure and the socket then drained.
-      await new Promise((r) => setTimeout(r, 1_500));
+      // writing this big one reported backpressure and the socket then drained. Ten passes (100 ms
+      // apart) outlast the 500 ms a stream waits between snapshots.
+      const passes = async (): Promise<number> => (await call('GET', '/api/v1/status', undefined, admin)).body.scheduler.passes;
+      const start = await passes();
+      for (let i = 0; i < 600 && (await passes()) < start + 10; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await passes()).toBeGreaterThanOrEqual(start + 10);
       expect(stream.waiting()).toBe(0);
     } finally {
       stream.close();
