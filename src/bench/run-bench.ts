@@ -16,8 +16,10 @@
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
  *
  * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
- * cli` runs 6 only. A partial
- * run replaces only its own sections of an existing bench-results.json.
+ * cli` runs 6 only. A partial run replaces only its own sections of an existing bench-results.json.
+ * `--baseline-ref REF [--rounds N]` instead measures the replay, the grid and the server for the
+ * build of git REF and this one, alternately, N rounds each (default 2), and prints after ÷ before
+ * (before-after.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
@@ -32,6 +34,7 @@ import { firstDifference, runBoundedReplay, type BoundedReplayResult } from './b
 import { mean, median, num, table, times } from './format.js';
 import { DEFAULT_SERVER_BENCH_OPTIONS, formatServerBench, runServerBench } from './server-bench.js';
 import { formatCliStart, runCliStartBench } from './cli-start-bench.js';
+import { runBeforeAfter } from './before-after.js';
 
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const NODES_FILE = shipped('openb_node_list_gpu_node.csv');
@@ -87,9 +90,24 @@ function boundedFigure(runs: readonly BoundedReplayResult[]): { arrivals: number
   return { arrivals: first.arrivals, placed: first.placed, loopSeconds, medianLoopSeconds, placementsPerSecond: rate(first.arrivals, medianLoopSeconds) };
 }
 
-/** `--quick`, `--only NAME` / `--only=NAME` (repeatable). @throws Error for an unknown flag or name */
-function parseArgs(argv: readonly string[]): { quick: boolean; only: ReadonlySet<BenchmarkName> } {
+/** The command line of `npm run bench`. */
+interface BenchArgs {
+  readonly quick: boolean;
+  readonly only: ReadonlySet<BenchmarkName>;
+  /** `--baseline-ref REF`: compare with the build of REF instead (null: no comparison). */
+  readonly baselineRef: string | null;
+  /** `--rounds N` of the comparison, 1-10. */
+  readonly rounds: number;
+}
+
+/**
+ * `--quick`, `--only NAME` / `--only=NAME` (repeatable), `--baseline-ref REF`, `--rounds N`.
+ * @throws Error for an unknown flag or name, or a missing or out-of-range value
+ */
+function parseArgs(argv: readonly string[]): BenchArgs {
   let quick = false;
+  let baselineRef: string | null = null;
+  let rounds = 2;
   const only = new Set<BenchmarkName>();
   const addOnly = (name: string | undefined): void => {
     if (!BENCHMARKS.includes(name as BenchmarkName)) throw new Error(`--only takes one of ${BENCHMARKS.join(', ')}, got ${name === undefined ? 'nothing' : `"${name}"`}`);
@@ -100,9 +118,15 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: ReadonlySet
     if (arg === '--quick') quick = true;
     else if (arg === '--only') addOnly(argv[++i]);
     else if (arg.startsWith('--only=')) addOnly(arg.slice('--only='.length));
-    else throw new Error(`unknown argument "${arg}" (flags: --quick, --only ${BENCHMARKS.join('|')})`);
+    else if (arg === '--baseline-ref') {
+      baselineRef = argv[++i] ?? '';
+      if (baselineRef === '' || baselineRef.startsWith('-')) throw new Error('--baseline-ref takes a git commit, tag or branch, e.g. --baseline-ref main');
+    } else if (arg === '--rounds') {
+      rounds = Number(argv[++i]);
+      if (!Number.isInteger(rounds) || rounds < 1 || rounds > 10) throw new Error(`--rounds takes a whole number from 1 to 10, got "${argv[i] ?? ''}"`);
+    } else throw new Error(`unknown argument "${arg}" (flags: --quick, --only ${BENCHMARKS.join('|')}, --baseline-ref REF, --rounds N)`);
   }
-  return { quick, only: only.size === 0 ? new Set(BENCHMARKS) : only };
+  return { quick, only: only.size === 0 ? new Set(BENCHMARKS) : only, baselineRef, rounds };
 }
 
 /** Sections 1-4: the packing replay. Returns the report lines and the results' sections. */
@@ -238,9 +262,15 @@ async function previousResults(): Promise<Record<string, unknown>> {
 }
 
 async function main(): Promise<void> {
-  const { quick, only } = parseArgs(process.argv.slice(2));
+  const { quick, only: requested, baselineRef, rounds } = parseArgs(process.argv.slice(2));
   const out: string[] = [];
   let results: Record<string, unknown> = {};
+  const only: ReadonlySet<BenchmarkName> = baselineRef === null ? requested : new Set();
+  if (baselineRef !== null) {
+    const comparison = await runBeforeAfter(baselineRef, rounds, DEFAULT_SERVER_BENCH_OPTIONS, progress);
+    out.push('gpushare benchmark — before and after', '', ...comparison.lines, '');
+    results = { beforeAfter: { ref: comparison.ref, commit: comparison.commit, rounds, before: comparison.before, after: comparison.after } };
+  }
   if (only.has('replay')) {
     const replay = await replayBench(quick);
     out.push(...replay.out, '');
@@ -264,7 +294,7 @@ async function main(): Promise<void> {
     generatedAt: new Date().toISOString(),
     machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, availableParallelism: availableParallelism() },
     ...results,
-    ...(partial ? { lastRun: { only: [...only], generatedAt: new Date().toISOString() } } : {}),
+    ...(partial ? { lastRun: { only: baselineRef === null ? [...only] : ['before-after'], generatedAt: new Date().toISOString() } } : {}),
   };
   await writeFile(RESULTS_FILE, `${JSON.stringify(merged, null, 2)}\n`);
   process.stdout.write(`${out.join('\n')}\n`);

@@ -22,9 +22,9 @@ const STDERR_TAIL_CHARS = 8_000;
  * in `stderrTail.text`.
  * @throws Error with the server's output when it cannot start, exits or does not print its URL within 30 s
  */
-export function startServerProcess(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus'>, stderrTail: { text: string }): Promise<number> {
+export function startServerProcess(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>, stderrTail: { text: string }): Promise<number> {
   const dir = cleanup.dir;
-  const child = spawn(process.execPath, [...options.serverNodeArgs, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', cleanup.dataDir, '--simulate-gpus', options.simulateGpus], {
+  const child = spawn(process.execPath, [...options.serverNodeArgs, options.bin ?? BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', cleanup.dataDir, '--simulate-gpus', options.simulateGpus], {
     env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'xdg-data') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,4 +1,4 @@
-// Pure parsers for nvidia-smi output, used by the future node agent for GPU discovery.
+// Pure parsers for nvidia-smi output, used by the nvidia-smi inventory (GPU discovery).
 // No process spawning here: the caller runs nvidia-smi and passes its stdout in.
 
 /**
@@ -10,7 +10,7 @@ export class NvidiaSmiParseError extends Error {
 }
 
 /**
- * The inventory field set, in the order the node agent requests it:
+ * The inventory field set, in the order the inventory requests it:
  * `nvidia-smi --query-gpu=<INVENTORY_FIELDS joined by ","> --format=csv,noheader,nounits`.
  * Field names and meanings: `nvidia-smi --help-query-gpu` (driver 590.48.01, fixture
  * `help/help-query-gpu__590.48.01.txt`). Same set and order as the `inventory13` derived fixtures.

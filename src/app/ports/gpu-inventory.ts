@@ -1,4 +1,4 @@
-// Port: how the node agent learns which GPUs a machine has and whether they are usable.
+// Port: how the server learns which GPUs a machine has and whether they are usable.
 // Adapters: src/adapters/gpu/nvidia-smi-inventory.ts (real GPUs) and simulated-gpus.ts
 // (`--simulate-gpus`). See docs/gpus.md.
 
@@ -17,7 +17,7 @@ export interface InventoryMigDevice {
 }
 
 /**
- * One physical GPU as the node agent sees it now. Memory in MiB, utilisation in percent.
+ * One physical GPU as the server sees it now. Memory in MiB, utilisation in percent.
  * Facts come from nvidia-smi (see docs/gpus.md) or, when `simulated` is true, from the
  * `--simulate-gpus` spec and the GPU model catalog (src/core/model/gpu-models.ts).
  */

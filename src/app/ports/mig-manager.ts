@@ -1,4 +1,4 @@
-// Port: how the node agent reads and changes the MIG layout of one GPU (GPU instances with their
+// Port: how the server reads and changes the MIG layout of one GPU (GPU instances with their
 // compute instances). Adapters: src/adapters/gpu/nvidia-smi-mig-manager.ts on `nvidia-smi mig`
 // (real GPUs), and createSimulatedMigManager in src/adapters/gpu/simulated-nvidia-smi.ts, which
 // runs that same adapter against a stand-in nvidia-smi (simulated GPUs). See docs/gpus.md.

@@ -42,6 +42,8 @@ export interface PlaneKit {
   readonly events: PlaneEvent[];
   readonly gpus: readonly InventoryGpu[];
   readonly adminPrincipal: Principal;
+  /** The admin's bearer token (for HTTP tests). */
+  readonly adminToken: string;
   /** Submits a job as the admin. */
   submit(body: SubmitJobInput): JobView;
   /** Runs everything due now (passes, launches, the monitor), repeatedly, until nothing changes. */
@@ -61,7 +63,7 @@ export async function planeKit(gpuSpec: string, settings: Partial<ControlPlaneSe
   bus.on((e) => events.push(e));
   const store = observeStore(createMemoryStore(), bus);
   const admin = new AdminService(store, () => clock.nowMs());
-  admin.ensureAdminToken(null);
+  const { token: adminToken } = admin.ensureAdminToken(null);
   const gpus = await createSimulatedInventory(parseSimulatedGpuSpec(gpuSpec)).list();
   const launcher = new FakeProcessLauncher(clock);
   const files = new MemoryJobFiles();
@@ -84,7 +86,7 @@ export async function planeKit(gpuSpec: string, settings: Partial<ControlPlaneSe
     throw new Error('planeKit.settle: the plane did not settle after 1000 rounds');
   };
   return {
-    clock, store, launcher, files, plane, jobs, admin, events, gpus, adminPrincipal,
+    clock, store, launcher, files, plane, jobs, admin, events, gpus, adminPrincipal, adminToken,
     submit: (body) => jobs.submit(adminPrincipal, SubmitJobSchema.parse(body)),
     settle,
     advance: async (ms) => {

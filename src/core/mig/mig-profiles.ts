@@ -5,7 +5,7 @@
  * Source of every figure, unless a row says otherwise: NVIDIA MIG User Guide (supported MIG
  * profiles, getting started), as collected in docs/mig.md. Figures that are inferred rather than
  * read from NVIDIA's documentation or a recorded `nvidia-smi` output are listed in each profile's
- * `inferred` field, so the node agent knows what to confirm against `nvidia-smi mig -lgip/-lgipp`.
+ * `inferred` field, so the server knows what to confirm against `nvidia-smi mig -lgip/-lgipp`.
  */
 import { findGpuModel } from '../model/gpu-models.js';
 import { MIB_PER_GIB } from '../model/quantity.js';

@@ -86,7 +86,7 @@ export interface MigReconfigurationPlan {
 }
 
 /**
- * The part of a plan for one GPU, as `migPlanForGpu` (plan-apply.ts) returns it: assignable to the node agent's
+ * The part of a plan for one GPU, as `migPlanForGpu` (plan-apply.ts) returns it: assignable to the server's
  * `MigPlan` (src/app/ports/mig-manager.ts), whose create items ignore `size`.
  */
 export interface MigGpuPlanPart {
