@@ -27,7 +27,7 @@ module.exports = {
       from: { pathNot: TEST_FILES },
       to: { circular: true },
     },
-    layer('core-depends-on-core', 'src/core is the pure scheduler core: it imports nothing outside src/core.', 'core', ['app', 'adapters', 'cli', 'config', 'contract', 'host', 'sim', 'main', 'bench']),
+    layer('core-depends-on-core', 'src/core is the pure scheduler core: it imports nothing outside src/core.', 'core', ['app', 'adapters', 'cli', 'config', 'contract', 'host', 'lib', 'sim', 'main', 'bench']),
     {
       name: 'core-no-node',
       comment: 'src/core does no I/O: no Node built-ins and no packages.',
@@ -52,6 +52,14 @@ module.exports = {
       to: { path: '^src/adapters/([^/]+)/', pathNot: '^src/adapters/$1/' },
     },
     layer('adapters-depend-inward', 'src/adapters implement the ports of src/app over src/core and src/contract; they import no CLI, simulator, config or composition root.', 'adapters', ['cli', 'config', 'sim', 'main', 'bench']),
+    layer('lib-depends-on-nothing', 'src/lib holds pure helpers without a domain (text tables, statistics) that every layer but the core may use; it imports nothing of gpushare.', 'lib', ['core', 'app', 'adapters', 'cli', 'config', 'contract', 'host', 'sim', 'main', 'bench']),
+    {
+      name: 'lib-no-io',
+      comment: 'src/lib is pure: no Node built-ins and no packages.',
+      severity: 'error',
+      from: { path: '^src/lib/', pathNot: TEST_FILES },
+      to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
+    },
     layer('host-depends-on-nothing', 'src/host holds facts of the Linux host (/proc, PATH lookup) shared by adapters; it imports nothing of gpushare.', 'host', ['core', 'app', 'adapters', 'cli', 'config', 'contract', 'sim', 'main', 'bench']),
     layer('sim-depends-on-core', 'src/sim replays traces through the core; it uses no control plane, adapter, CLI or composition root.', 'sim', ['app', 'adapters', 'cli', 'config', 'contract', 'host', 'main', 'bench']),
     layer('config-depends-on-core', 'src/config resolves settings; it uses only the core\'s names.', 'config', ['app', 'adapters', 'cli', 'contract', 'sim', 'main', 'bench']),

@@ -16,7 +16,9 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareBaseline } from './baseline.js';
-import { median, num, table, times } from './format.js';
+import { num, times } from './format.js';
+import { median } from '../lib/statistics.js';
+import { formatTable } from '../lib/text-table.js';
 import { runServerBench, type ServerBenchOptions } from './server-bench.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -103,6 +105,6 @@ function report(ref: string, commit: string, before: readonly RoundFigures[], af
   add('server pending in one pass (max)', (f) => f.maxPendingConsidered, 0, '');
   return [
     `Before/after: ${ref} (${commit.slice(0, 10)}) against this checkout, ${before.length} round(s) each, alternating; medians; ratio = after ÷ before`,
-    table([['figure', 'before', 'after', 'after ÷ before', 'before, each round', 'after, each round'], ...rows], [false, true, true, true, false, false]),
+    formatTable([['figure', 'before', 'after', 'after ÷ before', 'before, each round', 'after, each round'], ...rows], { right: [false, true, true, true, false, false] }),
   ];
 }

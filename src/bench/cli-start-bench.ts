@@ -13,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { defaultSimulatedNvidiaSmiCliPath } from '../adapters/gpu/simulated-mig-manager.js';
 import { createSimulatedNvidiaSmiState, writeSimulatedNvidiaSmiState } from '../adapters/gpu/simulated-nvidia-smi.js';
 import { BenchCleanup, reapJobs } from './bench-cleanup.js';
-import { median, num, table, times } from './format.js';
+import { num, times } from './format.js';
+import { median } from '../lib/statistics.js';
+import { formatTable } from '../lib/text-table.js';
 import { startServerProcess, stopServerProcess } from './server-process.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gpushare', import.meta.url));
@@ -84,9 +86,9 @@ export async function runCliStartBench(rounds: number, progress: (message: strin
 export function formatCliStart(result: CliStartResult, title: string): string[] {
   return [
     `${title}: median wall time over ${result.rounds} rounds (spawn to exit), against node -e 0 in the same rounds`,
-    table([
+    formatTable([
       ['command', 'median (ms)', '÷ node -e 0', `within ${result.targetRatio}×`],
       ...result.figures.map((f) => [f.name, num(f.medianMs, 1), times(f.ratioToNode), f.ratioToNode <= result.targetRatio ? 'yes' : 'no']),
-    ], [false, true, true, false]),
+    ], { right: [false, true, true, false] }),
   ];
 }

@@ -4,6 +4,7 @@
  * (nearest-rank percentiles).
  */
 import { Agent, request } from 'node:http';
+import { nearestRank } from '../lib/statistics.js';
 
 /** One closed-loop run of requests. */
 export interface LoadFigure {
@@ -26,11 +27,8 @@ export interface LoadResponse {
   readonly body: string;
 }
 
-/** Nearest-rank percentile of a sorted list (0 for an empty one). */
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
+/** Nearest-rank percentile, 0 for no sample. */
+const percentileOrZero = (sorted: Float64Array, p: number): number => nearestRank(sorted, p) ?? 0;
 
 /** A keep-alive HTTP/1.1 client for one origin on 127.0.0.1, with a bearer token. */
 export class KeepAliveClient {
@@ -104,8 +102,8 @@ export async function closedLoop(total: number, concurrency: number, timeBoundSe
   return {
     requests: done, ok, failed, firstFailure, wallSeconds,
     requestsPerSecond: done / wallSeconds,
-    latencyP50Ms: percentile(sorted, 50),
-    latencyP99Ms: percentile(sorted, 99),
+    latencyP50Ms: percentileOrZero(sorted, 50),
+    latencyP99Ms: percentileOrZero(sorted, 99),
     latencyMaxMs: done === 0 ? 0 : sorted[done - 1]!,
     hitTimeBound: done < total,
   };

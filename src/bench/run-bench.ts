@@ -31,7 +31,9 @@ import { runGrid } from '../sim/run-grid.js';
 import type { RunResult } from '../sim/simulation-types.js';
 import { readNodeListFile, readPodListFile } from '../sim/traces/alibaba-csv.js';
 import { firstDifference, runBoundedReplay, type BoundedReplayResult } from './bounded-replay.js';
-import { mean, median, num, table, times } from './format.js';
+import { num, times } from './format.js';
+import { mean, median } from '../lib/statistics.js';
+import { formatTable } from '../lib/text-table.js';
 import { DEFAULT_SERVER_BENCH_OPTIONS, formatServerBench, runServerBench } from './server-bench.js';
 import { formatCliStart, runCliStartBench } from './cli-start-bench.js';
 import { runBeforeAfter } from './before-after.js';
@@ -192,20 +194,20 @@ async function replayBench(quick: boolean): Promise<{ out: string[]; results: Re
   out.push(`machine: node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'}), availableParallelism ${availableParallelism()}`);
   out.push('');
   out.push(`1. Throughput per policy (one full replay each, seed ${SEED}; placements/s = arrivals ÷ wall s, wall includes replay setup)`);
-  out.push(table([
+  out.push(formatTable([
     ['policy', 'arrivals', 'failed pods', 'wall (s)', 'placements/s', 'µs/placement', 'vs uncached-FGD baseline'],
     ...policies.map((p) => [
       p.policy, String(p.arrivals), String(p.failedPods), num(p.wallSeconds, 3), num(p.placementsPerSecond, 0),
       num(p.microsecondsPerPlacement, 1), times(p.placementsPerSecond / uncached.placementsPerSecond, 1),
     ]),
-  ], [false, true, true, true, true, true, true]));
+  ], { right: [false, true, true, true, true, true, true] }));
   out.push('');
   out.push(`2. Score-cache baseline: fgd (seed ${SEED}) over the first ${BASELINE_ARRIVALS} arrivals, schedule+commit loop time only`);
-  out.push(table([
+  out.push(formatTable([
     ['variant', 'arrivals', 'placed', 'loop time (s)', 'placements/s'],
     [`fgd, score cache (median of ${CACHED_BOUNDED_REPEATS})`, String(cached.arrivals), String(cached.placed), num(cached.medianLoopSeconds, 3), num(cached.placementsPerSecond, 0)],
     ['fgd, no score cache (cacheable: false)', String(uncached.arrivals), String(uncached.placed), num(uncached.medianLoopSeconds, 3), num(uncached.placementsPerSecond, 0)],
-  ], [false, true, true, true, true]));
+  ], { right: [false, true, true, true, true] }));
   out.push(`speed-up from the score cache (same ${BASELINE_ARRIVALS} arrivals): ${times(speedupSameArrivals, 1)}`
     + ` (${num(cached.placementsPerSecond, 0)} ÷ ${num(uncached.placementsPerSecond, 0)} placements/s)`);
   out.push(`full cached fgd replay vs uncached baseline: ${times(speedupFullRun, 1)}`
@@ -213,18 +215,18 @@ async function replayBench(quick: boolean): Promise<{ out: string[]; results: Re
   out.push(`identical decisions (first ${BASELINE_ARRIVALS}, node + GPUs): ${identical ? 'yes' : `no (first difference at arrival #${mismatch + 1})`}`);
   out.push('');
   out.push(`3. One fgd replay (seed ${SEED}), median of ${FGD_REPEATS} vs target ${FGD_TARGET_S} s`);
-  out.push(table([
+  out.push(formatTable([
     ['runs (s)', 'median (s)', 'target (s)', 'median ÷ target', 'within target'],
     [fgdSeconds.map((s) => num(s, 3)).join(', '), num(fgdMedian, 3), num(FGD_TARGET_S, 0), times(fgdMedian / FGD_TARGET_S, 3), fgdMedian <= FGD_TARGET_S ? 'yes' : 'no'],
-  ], [false, true, true, true, false]));
+  ], { right: [false, true, true, true, false] }));
   out.push('');
   if (grid) {
     out.push(`4. Grid ${GRID_POLICIES.length} policies × ${GRID_SEEDS.length} seeds (${GRID_SEEDS[0]}-${GRID_SEEDS[GRID_SEEDS.length - 1]}) via runGrid, ${grid.workers} worker thread(s), vs target ${GRID_TARGET_S} s`);
-    out.push(table([
+    out.push(formatTable([
       ['runs', 'workers', 'grid wall (s)', 'target (s)', 'wall ÷ target', 'within target', 'mean per run (s)', 'wall ÷ runs (s)'],
       [String(grid.runs), String(grid.workers), num(grid.wallSeconds, 2), num(GRID_TARGET_S, 0), times(grid.ratioToTarget, 3),
         grid.wallSeconds <= GRID_TARGET_S ? 'yes' : 'no', num(grid.meanRunSeconds, 3), num(grid.wallPerRunSeconds, 3)],
-    ], [true, true, true, true, true, false, true, true]));
+    ], { right: [true, true, true, true, true, false, true, true] }));
     out.push('(mean per run = mean replay wall time inside the workers; wall ÷ runs = grid wall time amortized over its runs)');
   } else {
     out.push('4. Grid: skipped (--quick)');

@@ -1,6 +1,8 @@
 /**
- * Plain-text tables for the client commands: left-aligned columns separated by two spaces.
+ * Plain-text tables for the client commands: src/lib/text-table.ts laid out the CLI's way
+ * (left-aligned columns, no rule under the header), and usage bars.
  */
+import { formatTable } from '../lib/text-table.js';
 
 /**
  * Formats rows under a header, each column as wide as its widest cell; trailing spaces are trimmed.
@@ -9,9 +11,7 @@
  * @returns The lines, header first, without a final newline.
  */
 export function formatTextTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: readonly string[]): string => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+  return formatTable([header, ...rows], { rule: false });
 }
 
 /**

@@ -36,6 +36,7 @@ export * from './sharing/unresolvable.js';
 export * from './mig/mig-profiles.js';
 export * from './mig/mig-allocator.js';
 export * from './sharing/timeslice-plan.js';
+export * from './sharing/apportion.js';
 export * from './preemption/eligibility.js';
 export * from './preemption/victim-cost.js';
 export * from './preemption/plan-preemption.js';

@@ -3,11 +3,11 @@
  * `workerData` once, then answers each {@link GridTask} message with a {@link GridReply}.
  * Compiled to dist/sim/grid-worker.js; it does nothing when not started as a worker.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import { runPackingReplay, type ReplayInput, type WorkloadSource } from './packing-replay.js';
 import type { RunResult } from './simulation-types.js';
 import { readNodeListFile, readPodListFile } from './traces/alibaba-csv.js';
 import type { WorkerReply } from './worker-pool.js';
+import { serveWorkerTasks } from './worker-tasks.js';
 
 /** What the pool passes as `workerData`. */
 export interface GridWorkerData {
@@ -34,20 +34,4 @@ async function load(data: GridWorkerData): Promise<ReplayInput> {
   return { nodes, pods, inflation: data.inflation, workloadSource: data.workloadSource };
 }
 
-const port = parentPort;
-if (port) {
-  const input = load(workerData as GridWorkerData);
-  input.catch(() => undefined); // reported with the first task instead
-  port.on('message', (task: GridTask) => {
-    void (async (): Promise<void> => {
-      let reply: GridReply;
-      try {
-        reply = { id: task.id, ok: true, result: runPackingReplay(await input, task.policy, task.seed) };
-      } catch (err) {
-        const error = err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) };
-        reply = { id: task.id, ok: false, error };
-      }
-      port.postMessage(reply);
-    })();
-  });
-}
+serveWorkerTasks(load, (input, task: GridTask) => runPackingReplay(input, task.policy, task.seed));

@@ -2,6 +2,7 @@
  * Result shapes of a simulation grid (policies × seeds), shared by the runner, the JSON writer,
  * the console table and the HTML report.
  */
+import type { MeanSd } from '../lib/statistics.js';
 
 /** Number of integer arrived-% bins, x = 0..130 (docs/simulator.md "Metric"). */
 export const CURVE_POINTS = 131;
@@ -27,10 +28,7 @@ export interface RunResult {
 }
 
 /** Mean and sample standard deviation over seeds. */
-export interface MeanSd {
-  readonly mean: number;
-  readonly sd: number;
-}
+export type { MeanSd };
 
 /** Published reference figures of the FGD authors for one policy on the same trace, if any. */
 export interface PublishedFigure {

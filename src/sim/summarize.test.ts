@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CURVE_POINTS, type PublishedFigure, type RunResult } from './simulation-types.js';
-import { meanSd, summarizeRuns } from './summarize.js';
+import { summarizeRuns } from './summarize.js';
 
 /** A curve with `value(x)` at every x (null where it returns null). */
 function curve(value: (x: number) => number | null): (number | null)[] {
@@ -18,17 +18,6 @@ const fgdFigure: PublishedFigure = {
   unallocatedPctAt100: { mean: 4.773, sd: 0.106 },
   unallocatedPctAt130: { mean: 4.609, sd: 0.082 },
 };
-
-describe('meanSd', () => {
-  it('uses the sample standard deviation (n - 1)', () => {
-    expect(meanSd([2, 4, 4, 4, 5, 5, 7, 9])).toEqual({ mean: 5, sd: Math.sqrt(32 / 7) });
-  });
-
-  it('gives sd 0 for one value and NaN for none', () => {
-    expect(meanSd([3.5])).toEqual({ mean: 3.5, sd: 0 });
-    expect(meanSd([])).toEqual({ mean: NaN, sd: NaN });
-  });
-});
 
 describe('summarizeRuns', () => {
   const runs = [

@@ -2,20 +2,8 @@
  * Aggregation of a grid's runs into one summary per policy (mean and sample SD over seeds).
  */
 import { CURVE_POINTS } from './simulation-types.js';
-import type { MeanSd, PolicySummary, PublishedFigure, RunResult } from './simulation-types.js';
-
-/**
- * Mean and sample standard deviation (divisor n − 1) of `values`; sd is 0 for a single value.
- * An empty list gives NaN for both. A NaN value makes both NaN.
- */
-export function meanSd(values: readonly number[]): MeanSd {
-  const n = values.length;
-  if (n === 0) return { mean: Number.NaN, sd: Number.NaN };
-  const mean = values.reduce((s, v) => s + v, 0) / n;
-  if (n === 1) return { mean, sd: Number.isNaN(mean) ? Number.NaN : 0 };
-  const squares = values.reduce((s, v) => s + (v - mean) ** 2, 0);
-  return { mean, sd: Math.sqrt(squares / (n - 1)) };
-}
+import { meanSd } from '../lib/statistics.js';
+import type { PolicySummary, PublishedFigure, RunResult } from './simulation-types.js';
 
 /** Pointwise mean over curves, ignoring nulls; null where every curve is null at that x. */
 function meanCurve(curves: readonly (readonly (number | null)[])[]): (number | null)[] {

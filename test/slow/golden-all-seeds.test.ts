@@ -3,16 +3,13 @@ import { POLICY_NAMES } from '../../src/core/index.js';
 import { GOLDEN_SETUP } from '../../src/sim/golden/golden-setup.js';
 import { compareWithGolden, loadGoldenContext, type GoldenContext } from '../golden/golden-check.js';
 
-describe('placement decisions are those of the golden file (default trace, seeds 42-51)', () => {
+describe.each(POLICY_NAMES)('placement decisions of %s are those of the golden file (default trace)', (policy) => {
   let ctx: GoldenContext;
   beforeAll(async () => {
     ctx = await loadGoldenContext();
   });
 
-  for (const policy of POLICY_NAMES) {
-    it(`${policy}: every arrival of every seed placed as recorded`, () => {
-      const diverged = GOLDEN_SETUP.seeds.map((seed) => compareWithGolden(ctx, policy, seed)).filter((m) => m !== null);
-      expect(diverged).toEqual([]);
-    });
-  }
+  it.each(GOLDEN_SETUP.seeds)('seed %i: every arrival placed as recorded', (seed) => {
+    expect(compareWithGolden(ctx, policy, seed)).toBeNull();
+  });
 });

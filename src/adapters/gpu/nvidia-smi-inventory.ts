@@ -1,12 +1,14 @@
 // GpuInventory backed by the real nvidia-smi: runs three commands, parses them with the pure
 // parsers (nvidia-smi-parse.ts, nvidia-smi-xml.ts) and merges their views of each GPU by UUID.
-import { execFile as nodeExecFileCb } from 'node:child_process';
 import { findGpuModel } from '../../core/index.js';
 import type { GpuInventory, InventoryGpu, InventoryMigDevice } from '../../app/ports/gpu-inventory.js';
 import {
   INVENTORY_FIELDS, NvidiaSmiParseError, parseListGpus, parseQueryGpuCsv, type DiscoveredGpu, type ListedGpu,
 } from './nvidia-smi-parse.js';
 import { parseNvidiaSmiXml, xmlHealthProblems, type XmlGpuRecord } from './nvidia-smi-xml.js';
+import { execFileOrThrow, type ExecFileFn } from './run-command.js';
+
+export type { ExecFileFn } from './run-command.js';
 
 /**
  * nvidia-smi could not be run or its output could not be read as a whole: not found, timed out,
@@ -17,54 +19,18 @@ export class NvidiaSmiUnavailableError extends Error {
   override readonly name = 'NvidiaSmiUnavailableError';
 }
 
-/** What a successful run printed. */
-export interface ExecFileOutput {
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs `file` with `args` (no shell) and resolves with its output when it exits 0. Rejects with an
- * Error whose message says why otherwise (not found, timed out after `timeoutMs`, exit code and
- * output). Injectable so tests and other hosts can replace process spawning.
- */
-export type ExecFileFn = (file: string, args: readonly string[], options: { timeoutMs: number }) => Promise<ExecFileOutput>;
-
 /** Options of {@link createNvidiaSmiInventory} and {@link detectNvidiaSmi}. */
 export interface NvidiaSmiInventoryOptions {
   /** Program to run; `nvidia-smi` (looked up on PATH) by default. */
   nvidiaSmiPath?: string;
   /** Limit per command in ms; {@link DEFAULT_NVIDIA_SMI_TIMEOUT_MS} by default. */
   timeoutMs?: number;
-  /** Process runner; {@link nodeExecFile} by default. */
+  /** Process runner; {@link execFileOrThrow} by default. */
   execFile?: ExecFileFn;
 }
 
 /** Default per-command limit (ms). `nvidia-smi -q -x` takes about 1 s on an 8-GPU host. */
 export const DEFAULT_NVIDIA_SMI_TIMEOUT_MS = 15_000;
-
-const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
-const OUTPUT_QUOTE_CHARS = 500;
-
-/** {@link ExecFileFn} on node:child_process `execFile`; a timed-out child is killed with SIGKILL. */
-export const nodeExecFile: ExecFileFn = (file, args, { timeoutMs }) => new Promise((resolve, reject) => {
-  nodeExecFileCb(file, [...args], {
-    timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8', windowsHide: true,
-  }, (err, stdout, stderr) => {
-    if (!err) {
-      resolve({ stdout, stderr });
-      return;
-    }
-    const output = (stderr.trim() || stdout.trim()).slice(0, OUTPUT_QUOTE_CHARS);
-    let why: string;
-    if (err.code === 'ENOENT') why = 'not found';
-    else if (err.killed && err.signal === 'SIGKILL') why = `timed out after ${timeoutMs} ms`;
-    else if (typeof err.code === 'number') why = `exited with code ${err.code}`;
-    else if (err.signal) why = `killed by ${err.signal}`;
-    else why = err.message;
-    reject(new Error(output === '' ? why : `${why}: ${output}`));
-  });
-});
 
 /**
  * Reported nvidia-smi product names → catalog model names. From the names in the recorded
@@ -193,7 +159,7 @@ export function mergeNvidiaSmiViews(queryStdout: string, listed: ListedGpu[], xm
 function runner(options: NvidiaSmiInventoryOptions): (args: readonly string[]) => Promise<string> {
   const path = options.nvidiaSmiPath ?? 'nvidia-smi';
   const timeoutMs = options.timeoutMs ?? DEFAULT_NVIDIA_SMI_TIMEOUT_MS;
-  const exec = options.execFile ?? nodeExecFile;
+  const exec = options.execFile ?? execFileOrThrow;
   return async (args) => {
     try {
       return (await exec(path, args, { timeoutMs })).stdout;

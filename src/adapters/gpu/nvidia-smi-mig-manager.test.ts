@@ -7,8 +7,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { MigManager } from '../../app/ports/mig-manager.js';
 import { parseMigComputeInstances, type ParsedComputeInstance } from './nvidia-smi-mig-parse.js';
 import {
-  MigCommandError, buildMigInstanceStates, createNvidiaSmiMigManager, matchMigDevices, type MigExecFileFn,
+  MigCommandError, buildMigInstanceStates, createNvidiaSmiMigManager, matchMigDevices,
 } from './nvidia-smi-mig-manager.js';
+import type { RunCommandFn } from './run-command.js';
 import { parseListGpus } from './nvidia-smi-parse.js';
 import { createSimulatedMigManager } from './simulated-mig-manager.js';
 import {
@@ -24,10 +25,10 @@ const listFixture = (file: string): string =>
 const maskedMig = (n: number): string => `MIG-0000000${n}-0000-0000-0000-00000000000${n}`;
 
 /** An in-process nvidia-smi: the stand-in on an in-memory state, recording every command line. */
-function inProcess(state: SimulatedSmiState): { execFile: MigExecFileFn; commands: string[]; state: () => SimulatedSmiState } {
+function inProcess(state: SimulatedSmiState): { execFile: RunCommandFn; commands: string[]; state: () => SimulatedSmiState } {
   let current = state;
   const commands: string[] = [];
-  const execFile: MigExecFileFn = (file, args) => {
+  const execFile: RunCommandFn = (file, args) => {
     commands.push([file, ...args].join(' '));
     const r = runSimulatedNvidiaSmi(args, current);
     current = r.state;

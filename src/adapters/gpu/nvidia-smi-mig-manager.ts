@@ -2,7 +2,6 @@
 // then reads the layout back (`mig -lgi`, `mig -lci`, `-L`) and reports what exists. The same code
 // drives simulated GPUs, with `execFile` pointed at the stand-in nvidia-smi
 // (simulated-nvidia-smi.ts). See docs/gpus.md, "MIG manager".
-import { execFile as nodeExecFileCb } from 'node:child_process';
 import { findMigProfile, type MigProfile } from '../../core/index.js';
 import type {
   MigApplyResult, MigComputeInstanceState, MigCreateItem, MigDestroyItem, MigInstanceState, MigManager, MigPlan,
@@ -14,29 +13,14 @@ import {
   type ParsedComputeInstance, type ParsedGpuInstance,
 } from './nvidia-smi-mig-parse.js';
 import { NvidiaSmiParseError, parseListGpus, type ListedGpu, type ListedMigDevice } from './nvidia-smi-parse.js';
-
-/** What a command printed and how it exited. */
-export interface MigExecResult {
-  stdout: string;
-  stderr: string;
-  /** The exit code; 0 for success. */
-  exitCode: number;
-}
-
-/**
- * Runs `file` with `args` (no shell) and resolves with its output and exit code, **whatever the
- * exit code** (a non-zero exit of `nvidia-smi mig` carries meaning, e.g. Insufficient Resources).
- * Rejects only when the program cannot be run: not found, killed after `timeoutMs`, killed by a
- * signal. Unlike the inventory's ExecFileFn, which rejects on any non-zero exit.
- */
-export type MigExecFileFn = (file: string, args: readonly string[], options: { timeoutMs: number }) => Promise<MigExecResult>;
+import { runCommand, type CommandResult, type RunCommandFn } from './run-command.js';
 
 /** Options of {@link createNvidiaSmiMigManager}. */
 export interface NvidiaSmiMigManagerOptions {
   /** Program to run; `nvidia-smi` (looked up on PATH) by default. */
   nvidiaSmiPath?: string;
-  /** Process runner; {@link nodeExecFileWithExitCode} by default. */
-  execFile?: MigExecFileFn;
+  /** Process runner; {@link runCommand} by default. */
+  execFile?: RunCommandFn;
   /** Limit per command in ms; {@link DEFAULT_MIG_COMMAND_TIMEOUT_MS} by default. */
   timeoutMs?: number;
 }
@@ -52,32 +36,8 @@ export class MigCommandError extends Error {
   override readonly name = 'MigCommandError';
 }
 
-const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
-
-/** {@link MigExecFileFn} on node:child_process `execFile`; a timed-out child is killed with SIGKILL. */
-export const nodeExecFileWithExitCode: MigExecFileFn = (file, args, { timeoutMs }) => new Promise((resolve, reject) => {
-  nodeExecFileCb(file, [...args], {
-    timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8', windowsHide: true,
-  }, (err, stdout, stderr) => {
-    if (!err) {
-      resolve({ stdout, stderr, exitCode: 0 });
-      return;
-    }
-    if (typeof err.code === 'number') {
-      resolve({ stdout, stderr, exitCode: err.code });
-      return;
-    }
-    let why: string;
-    if (err.code === 'ENOENT') why = 'not found';
-    else if (err.killed && err.signal === 'SIGKILL') why = `timed out after ${timeoutMs} ms`;
-    else if (err.signal) why = `killed by ${err.signal}`;
-    else why = err.message;
-    reject(new Error(why));
-  });
-});
-
 /** stdout then stderr, trimmed, for parsing (nvidia-smi's choice of stream is not relied on) and quoting. */
-function outputOf(result: MigExecResult): string {
+function outputOf(result: CommandResult): string {
   return [result.stdout.trim(), result.stderr.trim()].filter((s) => s !== '').join('\n');
 }
 
@@ -185,13 +145,13 @@ class StopApply extends Error {}
  */
 export function createNvidiaSmiMigManager(options: NvidiaSmiMigManagerOptions = {}): MigManager {
   const program = options.nvidiaSmiPath ?? 'nvidia-smi';
-  const run = options.execFile ?? nodeExecFileWithExitCode;
+  const run = options.execFile ?? runCommand;
   const timeoutMs = options.timeoutMs ?? DEFAULT_MIG_COMMAND_TIMEOUT_MS;
   const queues = new Map<number, Promise<unknown>>();
 
   const commandLine = (args: readonly string[]): string => [program, ...args].join(' ');
 
-  async function exec(args: readonly string[]): Promise<MigExecResult> {
+  async function exec(args: readonly string[]): Promise<CommandResult> {
     try {
       return await run(program, args, { timeoutMs });
     } catch (e) {

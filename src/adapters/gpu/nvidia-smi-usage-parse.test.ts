@@ -44,17 +44,17 @@ describe('parseUsageGpuCsv on recorded --query-gpu (all fields, --format=csv) ou
 describe('parseComputeAppsCsv on recorded --query-compute-apps (--format=csv) output', () => {
   it('H100 under load: three processes with their memory (gpu_burn 15690 MiB)', () => {
     expect(parseComputeAppsCsv(fixture('query-compute-apps__h100-80gb-hbm3__590.48.01__load.csv'))).toEqual([
-      { gpuUuid: ZERO_UUID, pid: 11327, usedMemoryMiB: 2566 },
-      { gpuUuid: ZERO_UUID, pid: 11328, usedMemoryMiB: 1542 },
-      { gpuUuid: ZERO_UUID, pid: 11345, usedMemoryMiB: 15690 },
+      { gpuUuid: ZERO_UUID, pid: 11327, memoryUsedMiB: 2566 },
+      { gpuUuid: ZERO_UUID, pid: 11328, memoryUsedMiB: 1542 },
+      { gpuUuid: ZERO_UUID, pid: 11345, memoryUsedMiB: 15690 },
     ]);
   });
 
   it('H200 with MIG: processes report the parent GPU UUID', () => {
     expect(parseComputeAppsCsv(fixture('query-compute-apps__h200__mig__590.48.01__load.csv'))).toEqual([
-      { gpuUuid: ZERO_UUID, pid: 12249, usedMemoryMiB: 2194 },
-      { gpuUuid: ZERO_UUID, pid: 12250, usedMemoryMiB: 1170 },
-      { gpuUuid: ZERO_UUID, pid: 12267, usedMemoryMiB: 13526 },
+      { gpuUuid: ZERO_UUID, pid: 12249, memoryUsedMiB: 2194 },
+      { gpuUuid: ZERO_UUID, pid: 12250, memoryUsedMiB: 1170 },
+      { gpuUuid: ZERO_UUID, pid: 12267, memoryUsedMiB: 13526 },
     ]);
   });
 
@@ -64,8 +64,8 @@ describe('parseComputeAppsCsv on recorded --query-compute-apps (--format=csv) ou
 
   it('reads the noheader,nounits form, [N/A] memory → null; empty output → none', () => {
     expect(parseComputeAppsCsv('GPU-aaaaaaaa-0000-0000-0000-000000000001, 4242, [N/A]\nGPU-aaaaaaaa-0000-0000-0000-000000000001, 4243, 812\n')).toEqual([
-      { gpuUuid: 'GPU-aaaaaaaa-0000-0000-0000-000000000001', pid: 4242, usedMemoryMiB: null },
-      { gpuUuid: 'GPU-aaaaaaaa-0000-0000-0000-000000000001', pid: 4243, usedMemoryMiB: 812 },
+      { gpuUuid: 'GPU-aaaaaaaa-0000-0000-0000-000000000001', pid: 4242, memoryUsedMiB: null },
+      { gpuUuid: 'GPU-aaaaaaaa-0000-0000-0000-000000000001', pid: 4243, memoryUsedMiB: 812 },
     ]);
     expect(parseComputeAppsCsv('')).toEqual([]);
     expect(() => parseComputeAppsCsv('GPU-a, -3, 1\n')).toThrow(/line 1, field "pid": expected a non-negative integer, got "-3"/);

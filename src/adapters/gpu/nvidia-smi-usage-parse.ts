@@ -30,7 +30,7 @@ export interface ComputeAppRow {
   readonly gpuUuid: string;
   readonly pid: number;
   /** Device memory the process uses, MiB; null when not available. */
-  readonly usedMemoryMiB: number | null;
+  readonly memoryUsedMiB: number | null;
 }
 
 /** Header names (unit stripped) that mean the same field. */
@@ -111,6 +111,6 @@ export function parseComputeAppsCsv(text: string): ComputeAppRow[] {
   return rowsOf(text, USAGE_APP_FIELDS, 'pid').map(({ line, values }) => ({
     gpuUuid: requiredUuid(values, 'gpu_uuid', line),
     pid: requiredInteger(values, 'pid', line),
-    usedMemoryMiB: optionalNumber(values, 'used_memory', line),
+    memoryUsedMiB: optionalNumber(values, 'used_memory', line),
   }));
 }

@@ -11,7 +11,8 @@
 import { clampJobMemory } from '../../app/usage/job-memory-clamp.js';
 import type { GpuUsageSample, GpuUsageSampler, JobGpuUsageMeasurement, UsageInput } from '../../app/ports/gpu-usage.js';
 import { readProcStat } from '../../host/proc-identity.js';
-import { DEFAULT_NVIDIA_SMI_TIMEOUT_MS, NvidiaSmiUnavailableError, nodeExecFile, type ExecFileFn } from './nvidia-smi-inventory.js';
+import { DEFAULT_NVIDIA_SMI_TIMEOUT_MS, NvidiaSmiUnavailableError } from './nvidia-smi-inventory.js';
+import { execFileOrThrow, type ExecFileFn } from './run-command.js';
 import { USAGE_APP_FIELDS, USAGE_GPU_FIELDS, parseComputeAppsCsv, parseUsageGpuCsv } from './nvidia-smi-usage-parse.js';
 import { jobsOfPids, type ProcessIds } from './nvidia-smi-usage-pids.js';
 
@@ -26,7 +27,7 @@ export interface NvidiaSmiUsageOptions {
   readonly nvidiaSmiPath?: string;
   /** Limit per command, ms; {@link DEFAULT_NVIDIA_SMI_TIMEOUT_MS} by default. */
   readonly timeoutMs?: number;
-  /** Process runner; nodeExecFile by default. */
+  /** Process runner; execFileOrThrow by default. */
   readonly execFile?: ExecFileFn;
   /** Reads a process's ids; `/proc/<pid>/stat` by default. */
   readonly readIds?: (pid: number) => ProcessIds | null;
@@ -54,7 +55,7 @@ export function buildNvidiaSmiUsageSample(gpuText: string, appsText: string, inp
   };
   for (const app of apps) {
     const jobId = jobOf.get(app.pid);
-    if (jobId !== undefined && byUuid.has(app.gpuUuid)) add(app.gpuUuid, jobId, app.usedMemoryMiB ?? 0);
+    if (jobId !== undefined && byUuid.has(app.gpuUuid)) add(app.gpuUuid, jobId, app.memoryUsedMiB ?? 0);
   }
   const uuidOfIndex = new Map(gpus.map((g) => [g.index, g.uuid]));
   for (const job of input.jobs) {
@@ -82,7 +83,7 @@ export function buildNvidiaSmiUsageSample(gpuText: string, appsText: string, inp
 export function createNvidiaSmiUsageSampler(options: NvidiaSmiUsageOptions = {}): GpuUsageSampler {
   const path = options.nvidiaSmiPath ?? 'nvidia-smi';
   const timeoutMs = options.timeoutMs ?? DEFAULT_NVIDIA_SMI_TIMEOUT_MS;
-  const execFile = options.execFile ?? nodeExecFile;
+  const execFile = options.execFile ?? execFileOrThrow;
   const readIds = options.readIds ?? readProcStat;
   const nowMs = options.nowMs ?? Date.now;
   const run = async (args: readonly string[]): Promise<string> => {

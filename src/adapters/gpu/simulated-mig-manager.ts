@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { MigManager } from '../../app/ports/mig-manager.js';
-import { createNvidiaSmiMigManager, nodeExecFileWithExitCode, type MigExecFileFn } from './nvidia-smi-mig-manager.js';
+import { createNvidiaSmiMigManager } from './nvidia-smi-mig-manager.js';
+import { runCommand, type RunCommandFn } from './run-command.js';
 
 /** Options of {@link createSimulatedMigManager}. */
 export interface SimulatedMigManagerOptions {
@@ -35,6 +36,6 @@ export function defaultSimulatedNvidiaSmiCliPath(): string {
 export function createSimulatedMigManager(stateFile: string, options: SimulatedMigManagerOptions = {}): MigManager {
   const cli = options.cliPath ?? defaultSimulatedNvidiaSmiCliPath();
   const node = options.nodePath ?? process.execPath;
-  const execFile: MigExecFileFn = (_file, args, opts) => nodeExecFileWithExitCode(node, [cli, '--state', stateFile, '--', ...args], opts);
+  const execFile: RunCommandFn = (_file, args, opts) => runCommand(node, [cli, '--state', stateFile, '--', ...args], opts);
   return createNvidiaSmiMigManager({ nvidiaSmiPath: 'nvidia-smi', execFile, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
 }

@@ -4,7 +4,7 @@
  * jobs per tenant and active state.
  */
 import type { Registry } from 'prom-client';
-import { priorityClassOf } from '../../core/index.js';
+import { apportion, priorityClassOf } from '../../core/index.js';
 import type { JobRecord } from '../../app/ports/state-store.js';
 import { collectedGauge } from './collected-gauge.js';
 import { GPU_LABELS, type ScrapeSnapshot } from './scrape-snapshot.js';
@@ -13,28 +13,6 @@ const MIB = 1024 * 1024;
 /** States `gpushare_jobs` reports (the active ones). */
 export const ACTIVE_JOB_STATES = ['pending', 'preempted', 'scheduled', 'running'] as const;
 const JOB_LABELS = [...GPU_LABELS, 'mig_profile', 'job_id', 'job_name', 'tenant', 'priority_class'] as const;
-
-/**
- * Splits `total` into integers proportional to `weights` that sum exactly to `total` (largest
- * remainder; ties to the earlier entry). All weights 0: all shares 0 but the first, which gets
- * `total`. Used for MIG GPUs, whose allocated milli-GPU is the rounded sum of their instances'
- * slices. @param total a non-negative integer
- */
-export function apportion(total: number, weights: readonly number[]): number[] {
-  if (weights.length === 0) return [];
-  const sum = weights.reduce((a, b) => a + b, 0);
-  if (sum <= 0) return weights.map((_, i) => (i === 0 ? total : 0));
-  const exact = weights.map((w) => (w * total) / sum);
-  const shares = exact.map(Math.floor);
-  let left = total - shares.reduce((a, b) => a + b, 0);
-  const order = exact.map((x, i) => ({ i, rest: x - Math.floor(x) })).sort((a, b) => b.rest - a.rest || a.i - b.i);
-  for (const { i } of order) {
-    if (left <= 0) break;
-    shares[i]!++;
-    left--;
-  }
-  return shares;
-}
 
 /** Registers the per-job gauges. */
 export function registerJobMetrics(registry: Registry, snapshot: () => ScrapeSnapshot): void {

@@ -2,6 +2,7 @@
  * Durations of recent scheduling passes, for the status API and the benchmark: a bounded ring of
  * the last 4096 passes with their queue sizes.
  */
+import { nearestRank } from '../../lib/statistics.js';
 
 /** Summary of recent passes, ms. */
 export interface PassSummary {
@@ -34,12 +35,11 @@ export class PassStats {
     const n = Math.min(this.count, CAPACITY);
     if (n === 0) return { passes: 0, lastPassMs: 0, p50PassMs: 0, p99PassMs: 0, maxPassMs: 0, maxPendingConsidered: 0 };
     const sorted = Array.from(this.durations.subarray(0, n)).sort((a, b) => a - b);
-    const rank = (p: number) => sorted[Math.min(n - 1, Math.ceil((p / 100) * n) - 1)]!;
     return {
       passes: this.count,
       lastPassMs: this.durations[(this.count - 1) % CAPACITY]!,
-      p50PassMs: rank(50),
-      p99PassMs: rank(99),
+      p50PassMs: nearestRank(sorted, 50)!,
+      p99PassMs: nearestRank(sorted, 99)!,
       maxPassMs: sorted[n - 1]!,
       maxPendingConsidered: Math.max(...this.pendingCounts.subarray(0, n)),
     };

@@ -12,16 +12,16 @@ export interface JobMemoryEntry {
 }
 
 /**
- * Returns `entries` with every value made finite and ≥ 0 and, when `gpuMemoryUsedMiB` is known and
- * their sum exceeds it, each value scaled by gpuMemoryUsedMiB / sum and rounded down (MiB), so that
- * the sum is ≤ gpuMemoryUsedMiB. Order and job ids are kept. A negative or non-finite GPU value
- * counts as 0. Pure.
- * @param gpuMemoryUsedMiB the GPU's measured memory used, MiB; null when unknown (then only the ≥ 0 rule applies)
+ * Returns `entries` with every value made finite and ≥ 0 and, when the GPU's `memoryUsedMiB` is
+ * known and their sum exceeds it, each value scaled by gpuMiB / sum and rounded down (MiB), so
+ * that the sum is ≤ gpuMiB. Order and job ids are kept. A negative or non-finite GPU value counts
+ * as 0. Pure.
+ * @param gpuMiB the GPU's measured `memoryUsedMiB`; null when unknown (then only the ≥ 0 rule applies)
  */
-export function clampJobMemory(gpuMemoryUsedMiB: number | null, entries: readonly JobMemoryEntry[]): JobMemoryEntry[] {
+export function clampJobMemory(gpuMiB: number | null, entries: readonly JobMemoryEntry[]): JobMemoryEntry[] {
   const clean = entries.map((e) => ({ jobId: e.jobId, memoryUsedMiB: Number.isFinite(e.memoryUsedMiB) && e.memoryUsedMiB > 0 ? e.memoryUsedMiB : 0 }));
-  if (gpuMemoryUsedMiB === null) return clean;
-  const cap = Number.isFinite(gpuMemoryUsedMiB) && gpuMemoryUsedMiB > 0 ? gpuMemoryUsedMiB : 0;
+  if (gpuMiB === null) return clean;
+  const cap = Number.isFinite(gpuMiB) && gpuMiB > 0 ? gpuMiB : 0;
   const sum = clean.reduce((s, e) => s + e.memoryUsedMiB, 0);
   if (sum <= cap) return clean;
   return clean.map((e) => ({ jobId: e.jobId, memoryUsedMiB: Math.floor((e.memoryUsedMiB * cap) / sum) }));

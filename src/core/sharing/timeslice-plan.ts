@@ -2,6 +2,7 @@
  * Weighted round robin for a time-sliced GPU: in every period each job runs alone for a slice in
  * proportion to its `gpuMilli`. Pure: the rotator in src/app runs the plan with real timers.
  */
+import { apportion } from './apportion.js';
 
 /** Shortest slice a job gets, milliseconds: below this a freeze/thaw costs more than it runs. */
 export const MIN_TIMESLICE_MS = 10;
@@ -16,24 +17,6 @@ export interface TimesliceDemand {
 export interface Timeslice {
   readonly jobId: number;
   readonly sliceMs: number;
-}
-
-/**
- * Splits `total` ms among `weights` in proportion (largest remainder: floors first, then one ms
- * each to the largest fractional parts, ties to the earlier index). The parts sum to `total`.
- */
-function proportionalSplit(total: number, weights: readonly number[]): number[] {
-  const sum = weights.reduce((a, b) => a + b, 0);
-  const exact = weights.map((w) => (total * w) / sum);
-  const parts = exact.map((x) => Math.floor(x));
-  let left = total - parts.reduce((a, b) => a + b, 0);
-  const order = exact.map((x, i) => ({ i, frac: x - Math.floor(x) })).sort((a, b) => b.frac - a.frac || a.i - b.i);
-  for (const { i } of order) {
-    if (left <= 0) break;
-    parts[i] = (parts[i] ?? 0) + 1;
-    left -= 1;
-  }
-  return parts;
 }
 
 /**
@@ -61,7 +44,7 @@ export function planTimeslices(jobs: readonly TimesliceDemand[], periodMs: numbe
   const pinned = new Set<number>();
   for (;;) {
     const free = sorted.filter((j) => !pinned.has(j.jobId));
-    const parts = proportionalSplit(periodMs - pinned.size * MIN_TIMESLICE_MS, free.map((j) => j.gpuMilli));
+    const parts = apportion(periodMs - pinned.size * MIN_TIMESLICE_MS, free.map((j) => j.gpuMilli));
     const tooSmall = free.filter((_, i) => (parts[i] ?? 0) < MIN_TIMESLICE_MS);
     if (tooSmall.length === 0) {
       const byJob = new Map(free.map((j, i) => [j.jobId, parts[i] ?? 0]));

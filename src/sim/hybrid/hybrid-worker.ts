@@ -3,12 +3,12 @@
  * in `workerData` once, then answers each {@link HybridTask} with a {@link HybridReply}. Compiled
  * to dist/sim/hybrid/hybrid-worker.js; it does nothing when not started as a worker.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import { readNodeListFile, readPodListFile } from '../traces/alibaba-csv.js';
 import { runHybridReplay, type HybridReplayInput } from './hybrid-replay.js';
 import type { HybridRunResult } from './hybrid-types.js';
 import { sharingGpuModel, type SharingSetting } from './pod-mode.js';
 import type { WorkerReply } from '../worker-pool.js';
+import { serveWorkerTasks } from '../worker-tasks.js';
 
 /** What the pool passes as `workerData`. */
 export interface HybridWorkerData {
@@ -35,20 +35,4 @@ async function load(data: HybridWorkerData): Promise<HybridReplayInput> {
   return { nodes: await readNodeListFile(data.nodesFile), pods: await readPodListFile(data.podsFile), inflation: data.inflation, gpuModel };
 }
 
-const port = parentPort;
-if (port) {
-  const input = load(workerData as HybridWorkerData);
-  input.catch(() => undefined); // reported with the first task instead
-  port.on('message', (task: HybridTask) => {
-    void (async (): Promise<void> => {
-      let reply: HybridReply;
-      try {
-        reply = { id: task.id, ok: true, result: runHybridReplay(await input, task.sharing, task.seed) };
-      } catch (err) {
-        const error = err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) };
-        reply = { id: task.id, ok: false, error };
-      }
-      port.postMessage(reply);
-    })();
-  });
-}
+serveWorkerTasks(load, (input, task: HybridTask) => runHybridReplay(input, task.sharing, task.seed));

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runInWorkerPool } from '../worker-pool.js';
 import { CURVE_POINTS } from '../simulation-types.js';
-import { meanSd } from '../summarize.js';
+import { meanSd } from '../../lib/statistics.js';
 import { readNodeListFile, readPodListFile } from '../traces/alibaba-csv.js';
 import { runHybridReplay, type HybridReplayInput } from './hybrid-replay.js';
 import type { HybridReport, HybridRunResult, HybridSummary } from './hybrid-types.js';

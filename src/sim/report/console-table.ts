@@ -2,13 +2,9 @@
  * Plain-text rendering of simulation results for the terminal: an aligned summary table and a
  * progress bar line.
  */
-import type { MeanSd, PolicySummary } from '../simulation-types.js';
-import { formatFixed, formatSeeds } from './html-escape.js';
-
-/** `mean ± sd` with 2 decimals. */
-function meanSd(v: MeanSd): string {
-  return `${formatFixed(v.mean)} ± ${formatFixed(v.sd)}`;
-}
+import type { PolicySummary } from '../simulation-types.js';
+import { formatTable } from '../../lib/text-table.js';
+import { formatFixed, formatMeanSd, formatSeeds } from './html-escape.js';
 
 const HEADERS = ['policy', 'seeds', 'unalloc@100', 'unalloc@130', 'published@100', 'failed pods'] as const;
 /** Whether each column is right-aligned (numbers) rather than left-aligned (text). */
@@ -30,20 +26,13 @@ export function formatSummaryTable(summary: readonly PolicySummary[]): string {
     ...summary.map((p) => [
       p.policy,
       formatSeeds(p.seeds),
-      meanSd(p.unallocatedPctAt100),
-      meanSd(p.unallocatedPctAt130),
-      p.published ? meanSd(p.published.unallocatedPctAt100) : '—',
+      formatMeanSd(p.unallocatedPctAt100),
+      formatMeanSd(p.unallocatedPctAt130),
+      p.published ? formatMeanSd(p.published.unallocatedPctAt100) : '—',
       formatFixed(p.failedPods.mean),
     ]),
   ];
-  const widths = HEADERS.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((cell, c) => (RIGHT[c] ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  const [header, ...body] = rows;
-  return [line(header ?? []), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+  return formatTable(rows, { right: RIGHT });
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Escaping and number formatting shared by the HTML report and its SVG charts.
+ * Escaping and number formatting shared by the simulator's reports (HTML, SVG charts, console).
  */
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -32,6 +32,11 @@ export function formatFixed(value: number, decimals = 2): string {
   if (!Number.isFinite(value)) return 'n/a';
   const text = value.toFixed(decimals);
   return /^-0(\.0*)?$/.test(text) ? text.slice(1) : text;
+}
+
+/** `mean ± sd`, both with `decimals` digits (default 2). */
+export function formatMeanSd(v: { readonly mean: number; readonly sd: number }, decimals = 2): string {
+  return `${formatFixed(v.mean, decimals)} ± ${formatFixed(v.sd, decimals)}`;
 }
 
 /**

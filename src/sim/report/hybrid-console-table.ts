@@ -4,17 +4,14 @@
  */
 import type { HybridSummary } from '../hybrid/hybrid-types.js';
 import type { MeanSd } from '../simulation-types.js';
-import { formatFixed, formatSeeds } from './html-escape.js';
+import { formatTable } from '../../lib/text-table.js';
+import { formatFixed, formatMeanSd, formatSeeds } from './html-escape.js';
 
 const HEADERS = [
   'sharing', 'seeds', 'unalloc@100', 'unalloc@130', 'unrequested@100', 'failed pods',
   'HW-isolated %', 'strict isolated %', 'strict MIG/whole/shared/failed', 'GI creations', 'MIG switches', 'reconfig.',
 ] as const;
 const RIGHT = [false, false, true, true, true, true, true, true, true, true, true, true] as const;
-
-function pm(v: MeanSd): string {
-  return `${formatFixed(v.mean)} ± ${formatFixed(v.sd)}`;
-}
 
 /** A mean count with no decimals. */
 function count(v: MeanSd): string {
@@ -34,9 +31,9 @@ export function formatHybridTable(summary: readonly HybridSummary[]): string {
     ...summary.map((s) => [
       s.sharing,
       formatSeeds(s.seeds),
-      pm(s.unallocatedPctAt100),
-      pm(s.unallocatedPctAt130),
-      pm(s.unrequestedPctAt100),
+      formatMeanSd(s.unallocatedPctAt100),
+      formatMeanSd(s.unallocatedPctAt130),
+      formatMeanSd(s.unrequestedPctAt100),
       count(s.failedPods),
       formatFixed(s.hardwareIsolatedPct.mean, 1),
       formatFixed(s.strictIsolatedPct.mean, 1),
@@ -46,11 +43,5 @@ export function formatHybridTable(summary: readonly HybridSummary[]): string {
       count(s.reconfigurations),
     ]),
   ];
-  const widths = HEADERS.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  const line = (cells: readonly string[]): string => cells
-    .map((cell, c) => (RIGHT[c] ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0)))
-    .join('  ')
-    .trimEnd();
-  const [header, ...body] = rows;
-  return [line(header ?? []), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+  return formatTable(rows, { right: RIGHT });
 }

@@ -5,13 +5,9 @@
  */
 import type { HybridReport, HybridSummary } from '../hybrid/hybrid-types.js';
 import { CURVE_POINTS, type MeanSd } from '../simulation-types.js';
-import { escapeHtml, formatFixed, formatSeeds } from './html-escape.js';
-import { POLICY_PALETTE, REPORT_CSS } from './html-report.js';
+import { escapeHtml, formatFixed, formatMeanSd, formatSeeds } from './html-escape.js';
+import { POLICY_PALETTE, htmlFigure, htmlTable, renderReportPage } from './html-page.js';
 import { renderLineChart, type LineSeries } from './svg-line-chart.js';
-
-function pm(v: MeanSd): string {
-  return `${formatFixed(v.mean)} ± ${formatFixed(v.sd)}`;
-}
 
 function resultsTable(summary: readonly HybridSummary[]): string {
   const head = [
@@ -24,20 +20,14 @@ function resultsTable(summary: readonly HybridSummary[]): string {
     const cells = [
       `<th scope="row">${escapeHtml(s.sharing)}</th>`,
       `<td>${escapeHtml(formatSeeds(s.seeds))}</td>`,
-      ...[pm(s.unallocatedPctAt100), pm(s.unallocatedPctAt130), pm(s.unrequestedPctAt100), n(s.failedPods),
+      ...[formatMeanSd(s.unallocatedPctAt100), formatMeanSd(s.unallocatedPctAt130), formatMeanSd(s.unrequestedPctAt100), n(s.failedPods),
         formatFixed(s.hardwareIsolatedPct.mean, 1), formatFixed(s.strictIsolatedPct.mean, 1),
         [s.strictMig, s.strictExclusive, s.strictShared, s.strictFailed].map(n).join(' / '),
         n(s.giCreations), n(s.migModeSwitches), n(s.reconfigurations)].map((v) => `<td class="num">${escapeHtml(v)}</td>`),
     ];
     return `<tr>${cells.join('')}</tr>`;
   });
-  return [
-    '<table>',
-    '<caption>Per sharing setting, mean (± SD) over seeds</caption>',
-    `<thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead>`,
-    `<tbody>${rows.join('\n')}</tbody>`,
-    '</table>',
-  ].join('\n');
+  return htmlTable('Per sharing setting, mean (± SD) over seeds', head, rows);
 }
 
 function series(summary: readonly HybridSummary[], pick: (s: HybridSummary) => readonly (number | null)[]): LineSeries[] {
@@ -46,10 +36,6 @@ function series(summary: readonly HybridSummary[], pick: (s: HybridSummary) => r
     color: POLICY_PALETTE[i % POLICY_PALETTE.length] ?? '#000',
     points: pick(s).slice(0, CURVE_POINTS).map((y, x) => ({ x, y })),
   }));
-}
-
-function figure(svg: string, caption: string): string {
-  return `<figure>\n${svg}\n<figcaption>${escapeHtml(caption)}</figcaption>\n</figure>`;
 }
 
 /**
@@ -65,11 +51,11 @@ export function renderHybridSection(report: HybridReport): string {
     '<dl class="inputs">',
     ...Object.entries(report.definitions).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`),
     '</dl>',
-    figure(renderLineChart({
+    htmlFigure(renderLineChart({
       id: 'chart-hybrid-alloc', title: 'Reserved GPU A(x) vs arrived workload x', xLabel, yLabel: 'A(x) (%)',
       series: series(report.summary, (s) => s.meanAllocationPct), xDomain: [0, CURVE_POINTS - 1], yDomain: [0, 100],
     }), 'A(x): reserved milli-GPU (MIG instances by compute slices) in % of capacity, mean over seeds.'),
-    figure(renderLineChart({
+    htmlFigure(renderLineChart({
       id: 'chart-hybrid-requested', title: 'Requested GPU of placed pods A′(x), zoomed to x = 80..130', xLabel, yLabel: 'A′(x) (%)',
       series: series(report.summary, (s) => s.meanRequestedAllocationPct), xDomain: [80, CURVE_POINTS - 1], height: 300,
     }), 'A′(x): the placed pods\' own requests in % of capacity (what MIG instances hold beyond the request counts as unused), mean over seeds.'),
@@ -85,27 +71,8 @@ export function renderHybridHtmlReport(report: HybridReport): string {
     ['GPUs', String(report.cluster.gpus)], ['Pods', String(report.inputs.pods)], ['Sharing', report.sharing.join(', ')],
     ['GPU model', report.gpuModel], ['Runs', String(report.runs.length)],
   ];
-  return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${title}</title>`,
-    `<style>${REPORT_CSS}</style>`,
-    '</head>',
-    '<body>',
-    '<main>',
-    `<h1>${title}</h1>`,
-    `<p class="meta">Generated ${escapeHtml(report.generatedAt)}. Packing replay (FGD paper protocol) with per-GPU sharing modes.</p>`,
-    '<section aria-labelledby="h-inputs">',
-    '<h2 id="h-inputs">Inputs</h2>',
-    `<dl class="inputs">${inputs.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`,
-    '</section>',
-    renderHybridSection(report),
-    '</main>',
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+  return renderReportPage({
+    title, generatedAt: report.generatedAt, method: 'Packing replay (FGD paper protocol) with per-GPU sharing modes.', inputs,
+    sections: [renderHybridSection(report)],
+  });
 }

@@ -5,16 +5,8 @@
  */
 import type { MeanSd } from '../simulation-types.js';
 import { CLASS_ORDER, type ClassStats, type ClassSummary, type TimelineReport } from '../timeline/timeline-types.js';
+import { formatTable } from '../../lib/text-table.js';
 import { formatFixed, formatSeeds } from './html-escape.js';
-
-/** Aligns rows under a header: numbers (columns flagged in `right`) right-aligned, two spaces apart, a dashed rule under the header. */
-function alignedTable(header: readonly string[], right: readonly boolean[], rows: readonly (readonly string[])[]): string {
-  const all = [header, ...rows];
-  const widths = header.map((_, c) => Math.max(...all.map((r) => (r[c] ?? '').length)));
-  const line = (cells: readonly string[]): string =>
-    cells.map((cell, c) => (right[c] ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join('  ').trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
-}
 
 /** Seconds as a whole number, `—` for null. */
 function secs(value: number | null): string {
@@ -79,11 +71,11 @@ export function formatTimelineTables(report: TimelineReport): string {
       .map((c) => summaryRow(p.policy, formatSeeds(p.seeds), c, p.byClass[c])),
   ]);
   return [
-    alignedTable(RUN_HEADER, RUN_RIGHT, runRows),
+    formatTable([RUN_HEADER, ...runRows], { right: RUN_RIGHT }),
     '',
-    alignedTable(CLASS_HEADER, CLASS_RIGHT, classRows),
+    formatTable([CLASS_HEADER, ...classRows], { right: CLASS_RIGHT }),
     '',
     'mean over seeds:',
-    alignedTable(MEAN_HEADER, MEAN_RIGHT, meanRows),
+    formatTable([MEAN_HEADER, ...meanRows], { right: MEAN_RIGHT }),
   ].join('\n');
 }

@@ -5,8 +5,8 @@
  */
 import type { MeanSd } from '../simulation-types.js';
 import { CLASS_ORDER, type ClassSummary, type TimelineReport } from '../timeline/timeline-types.js';
-import { POLICY_PALETTE, REPORT_CSS } from './html-report.js';
-import { escapeHtml, formatFixed, formatSeeds } from './html-escape.js';
+import { POLICY_PALETTE, htmlFigure, htmlSection, htmlTable, renderReportPage } from './html-page.js';
+import { escapeHtml, formatFixed, formatMeanSd, formatSeeds } from './html-escape.js';
 import { renderLineChart, type LineSeries } from './svg-line-chart.js';
 
 /** Colour of each priority class in the wait chart. */
@@ -15,22 +15,12 @@ const CLASS_COLORS: Readonly<Record<string, string>> = { critical: '#d62728', hi
 const POLICY_DASHES = ['', '6 3', '2 3', '8 3 2 3'];
 
 function secs(v: MeanSd | null): string {
-  return v === null ? '—' : `${formatFixed(v.mean, 0)} ± ${formatFixed(v.sd, 0)}`;
-}
-
-function figure(svg: string, caption: string): string {
-  return `<figure>\n${svg}\n<figcaption>${escapeHtml(caption)}</figcaption>\n</figure>`;
+  return v === null ? '—' : formatMeanSd(v, 0);
 }
 
 function table(caption: string, head: readonly string[], rows: readonly (readonly string[])[]): string {
   const body = rows.map((r) => `<tr>${r.map((c, i) => (i < 3 ? `<td>${escapeHtml(c)}</td>` : `<td class="num">${escapeHtml(c)}</td>`)).join('')}</tr>`);
-  return [
-    '<table>',
-    `<caption>${escapeHtml(caption)}</caption>`,
-    `<thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead>`,
-    `<tbody>${body.join('\n')}</tbody>`,
-    '</table>',
-  ].join('\n');
+  return htmlTable(caption, head, body);
 }
 
 function classRow(policy: string, seeds: string, name: string, s: ClassSummary): string[] {
@@ -108,26 +98,22 @@ export function renderTimelineHtmlReport(report: TimelineReport): string {
   ]);
   const maxMakespanHours = Math.max(0, ...report.runs.map((r) => r.makespanSeconds / 3600));
   const maxArrivalHours = Math.max(0, ...report.runs.map((r) => (r.allocationDuringArrivals.startSeconds + r.arrivalSpanSeconds) / 3600));
-  return [
-    '<!doctype html>', '<html lang="en">', '<head>', '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${title}</title>`, `<style>${REPORT_CSS}</style>`, '</head>', '<body>', '<main>',
-    `<h1>${title}</h1>`,
-    `<p class="meta">Generated ${escapeHtml(report.generatedAt)}. Event-driven replay with arrivals, queueing, departures and preemption (docs/simulator.md "Timeline replay").</p>`,
-    '<section aria-labelledby="h-inputs">', '<h2 id="h-inputs">Inputs and settings</h2>',
-    `<dl class="inputs">${inputs.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`,
-    '</section>',
-    '<section aria-labelledby="h-results">', '<h2 id="h-results">Results</h2>',
-    table('Per priority class, mean ± SD over seeds (seconds)',
-      ['Policy', 'Seeds', 'Class', 'Wait p50', 'Wait p95', 'Wait p99', 'JCT p50', 'JCT p95', 'JCT p99', 'Completed', 'Preemptions', 'Lost GPU-h'], classRows),
-    table('Per run', ['Policy', 'Seed', 'Cluster', 'Jobs', 'Unplaceable', 'Offered load %', 'Alloc % (arrivals)', 'Alloc % (all)', 'Makespan h'], runRows),
-    '</section>',
-    '<section aria-labelledby="h-charts">', '<h2 id="h-charts">Charts</h2>',
-    figure(allocationChart(report, 'chart-alloc-arrivals', 'Allocated GPU % while jobs arrive', maxArrivalHours, true),
-      'Allocated GPU (% of capacity) over simulated time until the last arrival; each point is the time-weighted mean over one interval.'),
-    figure(allocationChart(report, 'chart-alloc-all', 'Allocated GPU % until the last job ends', maxMakespanHours, false),
-      'Allocated GPU (% of capacity) over the whole replay, until the last job completes.'),
-    figure(waitChart(report), 'Wait time (hours) at each percentile p = 50…100 of the jobs of each priority class, mean over seeds.'),
-    '</section>', '</main>', '</body>', '</html>', '',
-  ].join('\n');
+  return renderReportPage({
+    title, generatedAt: report.generatedAt, inputsHeading: 'Inputs and settings', inputs,
+    method: 'Event-driven replay with arrivals, queueing, departures and preemption (docs/simulator.md "Timeline replay").',
+    sections: [
+      htmlSection('h-results', 'Results', [
+        table('Per priority class, mean ± SD over seeds (seconds)',
+          ['Policy', 'Seeds', 'Class', 'Wait p50', 'Wait p95', 'Wait p99', 'JCT p50', 'JCT p95', 'JCT p99', 'Completed', 'Preemptions', 'Lost GPU-h'], classRows),
+        table('Per run', ['Policy', 'Seed', 'Cluster', 'Jobs', 'Unplaceable', 'Offered load %', 'Alloc % (arrivals)', 'Alloc % (all)', 'Makespan h'], runRows),
+      ]),
+      htmlSection('h-charts', 'Charts', [
+        htmlFigure(allocationChart(report, 'chart-alloc-arrivals', 'Allocated GPU % while jobs arrive', maxArrivalHours, true),
+          'Allocated GPU (% of capacity) over simulated time until the last arrival; each point is the time-weighted mean over one interval.'),
+        htmlFigure(allocationChart(report, 'chart-alloc-all', 'Allocated GPU % until the last job ends', maxMakespanHours, false),
+          'Allocated GPU (% of capacity) over the whole replay, until the last job completes.'),
+        htmlFigure(waitChart(report), 'Wait time (hours) at each percentile p = 50…100 of the jobs of each priority class, mean over seeds.'),
+      ]),
+    ],
+  });
 }

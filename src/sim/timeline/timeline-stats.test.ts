@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AllocationTrace } from './allocation-trace.js';
 import type { JobOutcome } from './timeline-engine.js';
-import { classStats, nearestRank, offeredLoadPct, statsByClass } from './timeline-stats.js';
+import { classStats, offeredLoadPct, statsByClass } from './timeline-stats.js';
 
 function outcome(id: number, priority: number, arrival: number, wait: number, duration: number, gpuEquivalents = 1): JobOutcome {
   return {
@@ -11,13 +11,6 @@ function outcome(id: number, priority: number, arrival: number, wait: number, du
 }
 
 describe('timeline statistics', () => {
-  it('uses nearest-rank percentiles', () => {
-    const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
-    expect([0, 50, 95, 99, 100].map((p) => nearestRank(sorted, p))).toEqual([1, 50, 95, 99, 100]);
-    expect(nearestRank([7], 99)).toBe(7);
-    expect(nearestRank([], 50)).toBeNull();
-  });
-
   it('summarizes waits and JCTs per class', () => {
     const outs = [outcome(0, 1000, 0, 0, 10), outcome(1, 1000, 5, 20, 10), outcome(2, 100, 6, 4, 1)];
     const { all, byClass } = statsByClass(outs);

@@ -2,22 +2,10 @@
  * Per-run statistics of the timeline replay: nearest-rank percentiles of wait and completion
  * times, preemptions and lost work, per priority class.
  */
+import { nearestRank } from '../../lib/statistics.js';
 import { priorityClassOf, type PriorityClassName } from '../../core/index.js';
 import type { JobOutcome } from './timeline-engine.js';
 import { CLASS_ORDER, type ClassStats, type Percentiles } from './timeline-types.js';
-
-/**
- * Nearest-rank percentile: the value at rank ⌈p/100 × n⌉ (1-based; rank 1 for p = 0) of the
- * ascending `sorted` sample.
- * @param sorted ascending values
- * @param p percentile in [0, 100]
- * @returns the value, or null for an empty sample
- */
-export function nearestRank(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1]!;
-}
 
 function percentiles(sorted: readonly number[]): Percentiles {
   return { p50: nearestRank(sorted, 50), p95: nearestRank(sorted, 95), p99: nearestRank(sorted, 99) };

@@ -1,7 +1,7 @@
 /**
  * Aggregation of timeline runs into one summary per policy: mean and sample SD over seeds.
  */
-import { meanSd } from '../summarize.js';
+import { meanSd } from '../../lib/statistics.js';
 import type { MeanSd } from '../simulation-types.js';
 import { CLASS_ORDER, type ClassStats, type ClassSummary, type TimelinePolicySummary, type TimelineRunResult } from './timeline-types.js';
 
