@@ -35,6 +35,13 @@ module.exports = {
       from: { path: '^src/core/', pathNot: TEST_FILES },
       to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
     },
+    {
+      name: 'core-through-index',
+      comment: 'Outside src/core, the core is imported only through src/core/index.ts (its public surface).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/core/|${TEST_FILES}` },
+      to: { path: '^src/core/', pathNot: '^src/core/index\\.ts$' },
+    },
     layer('contract-depends-on-core', 'src/contract (API shapes) uses only the core\'s names and values.', 'contract', ['app', 'adapters', 'cli', 'config', 'sim', 'main', 'bench']),
     layer('app-depends-on-core-and-contract', 'src/app (use cases) talks to the world only through its ports: it imports src/core and src/contract, never an adapter.', 'app', ['adapters', 'cli', 'config', 'host', 'sim', 'main', 'bench']),
     {

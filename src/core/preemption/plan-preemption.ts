@@ -3,7 +3,7 @@
  * set of running jobs to stop so that it fits, or says why there is none. Generic over a fit
  * oracle: the caller answers "would the job fit with these jobs removed?" with its real
  * device-level placement (per GPU compute, memory, mode and MIG slices; e.g.
- * `ServerScheduler.fitsWithout`), so the planner never trusts summed scalars.
+ * `Statement.fitsWithout`), so the planner never trusts summed scalars.
  */
 import { classifyCandidate, DEFAULT_PREEMPTION_OPTIONS, isEligible, type Eligibility, type PreemptionCandidate, type PreemptionOptions, type Preemptor } from './eligibility.js';
 import { compareCandidates, compareVictimCost, victimCost } from './victim-cost.js';

@@ -2,7 +2,7 @@
  * A "mirror" of the cluster for node choice in one sharing mode: one core `NodeState` per node and
  * a core `Scheduler` with the `default` policy over them. A mirror node's host CPU and memory are
  * the node's; each GPU shows what a job of this mode could still use of it (0 when the GPU runs
- * another mode). The mirror only picks the node; the node's `ServerScheduler` places the job with
+ * another mode). The mirror only picks the node; the node's `ClusterState` places the job with
  * the core's per-GPU rules (docs/simulator.md "Hybrid sharing").
  *
  * Mirror nodes change only through the core's `commit`/`uncommit`: `sync` gives back what it took

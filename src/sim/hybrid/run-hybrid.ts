@@ -48,7 +48,7 @@ export const HYBRID_DEFINITIONS: Readonly<Record<string, string>> = {
   hardwareIsolated: '% of placed GPU pods on MIG instances',
   strictIsolated: '% of placed strict (LS) pods on a MIG instance or on whole GPUs of their own',
   reconfigurations: 'GPU-instance creations (one per GPU of a MIG placement) + GPUs switched into or out of MIG mode (under mig: every GPU once, before the first arrival)',
-  nodeChoice: 'the default policy over a per-mode view of every node (a GPU running another mode shows no free capacity); the node\'s ServerScheduler places the job on its GPUs',
+  nodeChoice: 'the default policy over a per-mode view of every node (a GPU running another mode shows no free capacity); the node\'s cluster state (the core\'s ClusterState) places the job on its GPUs',
 };
 
 /** Pointwise mean over curves, ignoring nulls. */
