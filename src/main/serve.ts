@@ -157,7 +157,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     status: (principal) => serverStatus(statusSources, principal),
     dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
     qos: new QosService(plane, store, clock, logger),
-  }, { logger: false });
+  }, { logger: false, logInternalError: (err, request) => logger.error({ err, method: request.method, url: request.url }, 'request failed') });
   cleanups.push(() => app.close());
   try {
     await app.listen({ port: config.port, host: config.host });

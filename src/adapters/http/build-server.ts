@@ -9,7 +9,7 @@ import fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Principal } from '../../app/auth/tokens.js';
-import { registerErrorHandler } from './error-handler.js';
+import { registerErrorHandler, type InternalErrorLog } from './error-handler.js';
 import type { ServerServices } from './server-services.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerGpuRoutes } from './routes/gpus.js';
@@ -31,8 +31,21 @@ declare module 'fastify' {
 
 /** Options of `buildServer`. */
 export interface BuildServerOptions {
-  /** A pino logger or `false`. */
+  /** Fastify's own request logging: `false` (default) or a logger configuration. */
   readonly logger?: boolean | object;
+  /** Where the details of a 500 go (the server's log); dropped when absent. */
+  readonly logInternalError?: InternalErrorLog;
+}
+
+/**
+ * The path a request reached, from its route pattern and decoded parameters (`/api/v1/jobs/:id/
+ * qos-reports` with id 7 → `/api/v1/jobs/7/qos-reports`), so that a scope check sees what the
+ * router matched, not how the client spelled it. An unmatched request keeps an empty path.
+ */
+function apiPath(pattern: string | undefined, params: unknown): string {
+  if (pattern === undefined) return '';
+  const values = (params ?? {}) as Record<string, unknown>;
+  return pattern.replace(/:([A-Za-z_]+)/g, (_, name: string) => String(values[name] ?? ''));
 }
 
 /** The app with every route registered; call `.listen()` or `.inject()`. */
@@ -40,7 +53,7 @@ export async function buildServer(services: ServerServices, options: BuildServer
   const app = fastify({ logger: options.logger ?? false, bodyLimit: 1 << 20 }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  registerErrorHandler(app);
+  registerErrorHandler(app, options.logInternalError);
   await app.register(swagger, {
     openapi: {
       info: { title: 'gpushare API', version: services.version, description: 'Fractional GPU jobs on one server: submit, watch, cancel; GPUs and tenants.' },
@@ -50,17 +63,18 @@ export async function buildServer(services: ServerServices, options: BuildServer
     transform: jsonSchemaTransform,
   });
   app.decorateRequest('principal', null as unknown as Principal);
-  app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/api/')) {
-      request.principal = services.admin.authenticate(request.headers.authorization);
-      // A job's report token may only report for its own job (403 for anything else).
-      checkJobTokenScope(request.principal, request.method, request.url);
-    }
-  });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   if (services.metrics) registerMetricsRoute(app, { metrics: services.metrics, admin: services.admin, requireToken: services.metricsRequireToken ?? false });
   await app.register(async (api) => {
+    // Authentication belongs to the API's own scope: it runs for every route of this plugin,
+    // however the request spells the path (`/%61pi/v1/...` reaches these routes too), and for
+    // unknown paths under the prefix.
+    api.addHook('onRequest', async (request) => {
+      request.principal = services.admin.authenticate(request.headers.authorization);
+      // A job's report token may only report for its own job (403 for anything else).
+      checkJobTokenScope(request.principal, request.method, apiPath(request.routeOptions.url, request.params));
+    });
     registerJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerGpuRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerAdminRoutes(api.withTypeProvider<ZodTypeProvider>(), services);

@@ -7,8 +7,11 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { GpushareError } from '../../app/errors.js';
 
+/** Where a 500's details go: the server's log (the response says only "see the server log"). */
+export type InternalErrorLog = (error: Error, request: { readonly method: string; readonly url: string }) => void;
+
 /** Installs the error and not-found handlers. */
-export function registerErrorHandler(app: FastifyInstance): void {
+export function registerErrorHandler(app: FastifyInstance, logInternalError: InternalErrorLog = () => undefined): void {
   app.setErrorHandler((error: FastifyError | GpushareError, request, reply) => {
     if (error instanceof GpushareError) {
       return reply.status(error.httpStatus).send({ error: { code: error.code, message: error.message, details: error.details } });
@@ -27,7 +30,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.status(400).send({ error: { code: 'GPUSHARE_INVALID_FIELD', message: issues.map((i) => i.message).join('; '), details: { issues } } });
     }
     const status = error.statusCode ?? 500;
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status >= 500) logInternalError(error, { method: request.method, url: request.url });
     return reply.status(status).send({ error: { code: error.code ?? 'GPUSHARE_INTERNAL', message: status >= 500 ? 'internal error; see the server log' : error.message } });
   });
   app.setNotFoundHandler((request, reply) => reply.status(404).send({ error: { code: 'GPUSHARE_NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } }));

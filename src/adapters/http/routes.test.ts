@@ -84,6 +84,18 @@ describe('HTTP routes in process (inject, fake time)', () => {
     expect(kit.store.listJobs({}).length).toBe(0);
   });
 
+  it('authenticates every API route however its path is spelled (percent-encoded letters reach the same routes)', async () => {
+    await call('POST', '/api/v1/jobs', { command: ['train'], workingDirectory: '/work', gpu: { gpuMilli: 500 } });
+    for (const url of ['/%61pi/v1/jobs/1', '/%61pi/v1/usage/history', '/api/v1/%6Aobs', '/%61pi/v1/jobs/99999']) {
+      const anonymous = await call('GET', url, undefined, {});
+      expect([url, anonymous.status, anonymous.body.error.code]).toEqual([url, 401, 'GPUSHARE_UNAUTHENTICATED']);
+    }
+    const drained = await call('POST', '/%61pi/v1/drain', undefined, {});
+    expect(drained.status).toBe(401);
+    const spelled = await call('GET', '/%61pi/v1/jobs/1');
+    expect([spelled.status, spelled.body.id]).toEqual([200, 1]);
+  });
+
   it('lists and cordons GPUs, and the next pass avoids the cordoned one', async () => {
     const cordon = await call('POST', '/api/v1/gpus/0/cordon');
     expect(cordon.status).toBe(200);

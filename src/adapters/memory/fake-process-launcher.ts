@@ -47,9 +47,12 @@ export class FakeProcessLauncher implements ProcessLauncher {
     return found;
   }
 
-  /** Ends the latest attempt of job `jobId` on its own (before any signal) with `exitCode` or `signal`. */
-  exit(jobId: number, result: { exitCode: number | null; signal?: string | null }): void {
-    this.end(this.attempt(jobId), result.exitCode, result.signal ?? null);
+  /**
+   * Ends the latest attempt of job `jobId` on its own (before any signal) with `exitCode` or
+   * `signal`, at `endedAtMs` as its supervisor records it (default: now).
+   */
+  exit(jobId: number, result: { exitCode: number | null; signal?: string | null; endedAtMs?: number }): void {
+    this.end(this.attempt(jobId), result.exitCode, result.signal ?? null, result.endedAtMs);
   }
 
   /** Makes the latest attempt of job `jobId` vanish without an outcome (a lost process). */
@@ -116,9 +119,8 @@ export class FakeProcessLauncher implements ProcessLauncher {
     return this.programs(argv0);
   }
 
-  private end(a: FakeAttempt, exitCode: number | null, signal: string | null): void {
-    const now = this.clock.nowMs();
-    a.outcome = { exitCode, signal, startedAtMs: Number(a.handle.supervisorStartTime), endedAtMs: now, error: null, signalDeliveredAtMs: a.signalDeliveredAtMs };
+  private end(a: FakeAttempt, exitCode: number | null, signal: string | null, endedAtMs = this.clock.nowMs()): void {
+    a.outcome = { exitCode, signal, startedAtMs: Number(a.handle.supervisorStartTime), endedAtMs, error: null, signalDeliveredAtMs: a.signalDeliveredAtMs };
   }
 
   private find(handle: ProcessHandle): FakeAttempt | undefined {

@@ -67,6 +67,20 @@ describe('ControlPlane: preemption', () => {
     expect(kit.store.listAttempts(low.id).map((a) => [a.endReason, a.exitCode])).toEqual([['exited', 0]]);
     expect(kit.store.getJob(critical.id)!.state).toBe('running');
   });
+
+  it('never ends a job before it started, when the command exits before the server records it running', async () => {
+    const kit = await planeKit('1xT4');
+    const job = kit.submit({ command: ['true'], gpu: { gpuMilli: 500 } });
+    await kit.settle();
+    const startedAtMs = kit.store.getJob(job.id)!.startedAtMs!;
+    // The supervisor's clock says it ended 12 ms before the server wrote `running`.
+    kit.launcher.exit(job.id, { exitCode: 0, endedAtMs: startedAtMs - 12 });
+    await kit.advance(100);
+    const ended = kit.store.getJob(job.id)!;
+    expect([ended.state, ended.endedAtMs]).toEqual(['succeeded', startedAtMs]);
+    const times = kit.store.listEvents(job.id).map((e) => e.atMs);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
 });
 
 describe('ControlPlane: QoS', () => {

@@ -276,8 +276,10 @@ export class ControlPlane {
    */
   private finish(job: JobRecord, outcome: Pick<ProcessOutcome, 'exitCode' | 'signal' | 'signalDeliveredAtMs'> & { endedAtMs?: number } | null): void {
     const { store, clock } = this.deps;
-    // The time the process really ended (recorded by its supervisor), not when the server noticed.
-    const now = outcome?.endedAtMs ?? clock.nowMs();
+    // The time the process really ended (recorded by its supervisor), not when the server noticed;
+    // never before the job's recorded start (a command that exits at once can end before the
+    // server has written `running`).
+    const now = Math.max(outcome?.endedAtMs ?? clock.nowMs(), job.startedAtMs ?? Number.NEGATIVE_INFINITY);
     // Every earlier attempt that ended, except by preemption, was a failure (a success ends the job).
     const failuresBefore = store.listAttempts(job.id).filter((a) => a.endReason !== null && a.endReason !== 'preempted').length;
     const { to, reason, endReason, terminal } = decideAttemptEnd(outcome, this.intents.get(job.id), failuresBefore, job.retries);
