@@ -172,3 +172,22 @@ function removeJobCgroups(dataDir: string): void {
 export function shellJob(script: string, gpu: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { command: ['sh', '-c', script], workingDirectory: '/tmp', gpu, ...extra };
 }
+
+/**
+ * Submits three CPU-bound `timeslice` jobs of 0.6, 0.3 and 0.1 GPU to a server with one GPU and
+ * waits until all three run on GPU 0. Returns their ids and process groups (from the pid files).
+ */
+export async function startTimesliceTrio(handle: ServeHandle): Promise<{ ids: number[]; pgids: number[] }> {
+  const ids: number[] = [];
+  for (const gpuMilli of [600, 300, 100]) {
+    const { status, body } = await api(handle, 'POST', '/api/v1/jobs', shellJob('while :; do :; done', { gpuMilli, mode: 'timeslice' }));
+    if (status !== 201) throw new Error(`submit of a ${gpuMilli} milli timeslice job: HTTP ${status} ${JSON.stringify(body)}`);
+    ids.push(body.id);
+  }
+  const jobs = await Promise.all(ids.map((id) => waitForJob(handle, id, (j) => j.state === 'running')));
+  const placed = jobs.map((j) => `${j.placement.mode}@${j.placement.gpus[0].index}`);
+  if (placed.some((p) => p !== 'timeslice@0')) throw new Error(`expected three timeslice jobs on GPU 0, got ${placed.join(', ')}`);
+  const pgids = ids.map((id) => (JSON.parse(readFileSync(join(handle.dataDir, 'data', 'jobs', String(id), 'attempt-1.pid'), 'utf8')) as { jobPid: number }).jobPid);
+  return { ids, pgids };
+}
+
