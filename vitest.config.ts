@@ -9,6 +9,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     globalSetup: ['test/support/build-once.ts'],
+    setupFiles: ['test/support/yield-between-tests.ts'],
     // Two test files at a time: most of the time of the end-to-end tests is spent waiting on
     // servers and job processes, and one worker per core keeps the CPU-bound ones on time.
     maxWorkers: 2,

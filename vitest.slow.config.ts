@@ -9,5 +9,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     globalSetup: ['test/support/build-once.ts'],
+    setupFiles: ['test/support/yield-between-tests.ts'],
   },
 });
