@@ -16,7 +16,7 @@ import type { ActiveJob, ClusterSnapshot } from './model/cluster.js';
 import { InvariantViolation } from './model/errors.js';
 import type { JobRequest } from './model/request.js';
 import { findPolicy, POLICY_NAMES } from './policies/registry.js';
-import { choosePreemption, type PreemptionSettings } from './pass/choose-preemption.js';
+import { choosePreemption, preemptionPossible, type PreemptionSettings } from './pass/choose-preemption.js';
 import { buildPassRules, type QosViolator } from './pass/pass-rules.js';
 import { runPass } from './pass/run-pass.js';
 import type { QueueOrderCache } from './queue/queue-order-cache.js';
@@ -120,10 +120,15 @@ export class SchedulingSession {
     });
     const outcome = runPass(statement, pending, { rules, backfill: rulesOptions?.backfill ?? true, ...(pass.queueOrder ? { queueOrder: pass.queueOrder } : {}) });
     let preemption: PlannedPreemption | null = null;
-    if (rules !== null && rulesOptions?.preemption) {
-      // A job kept off protected GPUs waits for the QoS violation to end, not for a preemption.
-      const waiting = outcome.order.filter((j) => outcome.waiting.has(j.id) && !outcome.protectedWaiting.has(j.id));
-      preemption = choosePreemption({ waiting, active, rules, statement, nowMs: pass.nowMs, settings: rulesOptions.preemption });
+    if (rules !== null && rulesOptions?.preemption && outcome.waiting.size > 0) {
+      let top = Number.NEGATIVE_INFINITY;
+      for (const j of pending) if (j.priority > top) top = j.priority;
+      // Listing the waiting jobs costs a walk over the whole queue: only when one could preempt.
+      if (preemptionPossible(top, active, rules)) {
+        // A job kept off protected GPUs waits for the QoS violation to end, not for a preemption.
+        const waiting = outcome.order.filter((j) => outcome.waiting.has(j.id) && !outcome.protectedWaiting.has(j.id));
+        preemption = choosePreemption({ waiting, active, rules, statement, nowMs: pass.nowMs, settings: rulesOptions.preemption });
+      }
     }
     statement.commit();
     return {

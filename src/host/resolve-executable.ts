@@ -10,7 +10,10 @@ export const DEFAULT_PATH = '/usr/bin:/bin';
 /** True when `path` is a regular file this process may execute. */
 export function isExecutableFile(path: string): boolean {
   try {
-    if (!statSync(path).isFile()) return false;
+    // No exception for a missing file: a PATH search misses in most directories, and building an
+    // ENOENT error for each cost a submit more than the rest of its checks.
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat === undefined || !stat.isFile()) return false;
     accessSync(path, constants.X_OK);
     return true;
   } catch {

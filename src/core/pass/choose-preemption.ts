@@ -38,15 +38,24 @@ export interface PreemptionChoiceInput {
   readonly settings: PreemptionSettings;
 }
 
+/**
+ * Whether any job could preempt at all (a cheap check before the waiting jobs are listed): a
+ * running preemptible job of lower priority than `topPendingPriority`, or a tenant with a
+ * guarantee to reclaim.
+ */
+export function preemptionPossible(topPendingPriority: number, active: readonly ActiveJob[], rules: PassRules): boolean {
+  for (const q of rules.quotas.values()) if (q.guaranteedGpuEquivalents > 0) return true;
+  return active.some((j) => !j.stopping && j.startedAtMs !== null && j.preemptible && j.request.priority < topPendingPriority);
+}
+
 /** The first preemption worth doing now, or null. */
 export function choosePreemption(input: PreemptionChoiceInput): PlannedPreemption | null {
   const { rules, statement } = input;
   if (input.waiting.length === 0) return null;
-  // Cheap pre-check: preemption needs a strictly lower-priority preemptible job, or a quota reclaim.
-  const top = Math.max(...input.waiting.map((j) => j.priority));
+  let top = Number.NEGATIVE_INFINITY;
+  for (const j of input.waiting) if (j.priority > top) top = j.priority;
+  if (!preemptionPossible(top, input.active, rules)) return null;
   const running = input.active.filter((j) => !j.stopping && j.startedAtMs !== null);
-  const reclaimPossible = [...rules.quotas.values()].some((q) => q.guaranteedGpuEquivalents > 0);
-  if (!reclaimPossible && !running.some((j) => j.request.priority < top && j.preemptible)) return null;
   const usageOf = (tenant: string) => rules.usage.get(tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 };
   const candidates = running.map(({ request, assignment, preemptible, startedAtMs, preemptionCount }) => {
     const first = assignment.placement.gpus[0];

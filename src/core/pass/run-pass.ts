@@ -52,6 +52,14 @@ export function runPass(statement: Statement, pending: readonly JobRequest[], se
   let gpusOutsidePool = false;
   let reservation: BackfillReservation = NO_BLOCKED_JOB;
   const protectedWaiting = new Set<number>();
+  // Every job behind the blocked one with the same time limit waits for the same reason: one object
+  // per time limit, not one per job (a long queue behind a blocked job is the common case).
+  const backfillReasons = new Map<number | null, WaitReason>();
+  const behindBlocked = (timeLimitSeconds: number | null): WaitReason => {
+    let reason = backfillReasons.get(timeLimitSeconds);
+    if (reason === undefined) backfillReasons.set(timeLimitSeconds, (reason = backfillReason(blocked!, reservation, timeLimitSeconds)));
+    return reason;
+  };
   for (const job of ordered) {
     const refused = rules?.admit(job) ?? null;
     if (refused !== null) {
@@ -62,7 +70,7 @@ export function runPass(statement: Statement, pending: readonly JobRequest[], se
     const mustNotDelay = blocked !== null && backfill !== null && !mayBackfill({ timeLimitSeconds }, reservation, backfill.nowMs);
     if (mustNotDelay && !gpusOutsidePool) {
       // Every GPU is one the blocked job may use: nothing can start ahead of it (no search needed).
-      waiting.set(job.id, backfillReason(blocked!, reservation, timeLimitSeconds));
+      waiting.set(job.id, behindBlocked(timeLimitSeconds));
       continue;
     }
     const guarded = rules?.protectedGpus(job) ?? null;
@@ -80,7 +88,7 @@ export function runPass(statement: Statement, pending: readonly JobRequest[], se
       // It would take GPUs the blocked job waits for: undo (EASY backfill). A job on GPUs the
       // blocked job can never use cannot delay it and keeps its place.
       statement.rollback(point);
-      waiting.set(job.id, backfillReason(blocked!, reservation, timeLimitSeconds));
+      waiting.set(job.id, behindBlocked(timeLimitSeconds));
       continue;
     }
     if (outcome.kind === 'placed') {

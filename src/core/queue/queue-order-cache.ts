@@ -6,7 +6,7 @@
  * of a pass over 10,000 jobs).
  */
 import type { JobRequest } from '../model/request.js';
-import { compareQueueOrder } from './queue-order.js';
+import { compareQueueOrder, type QueueComparator } from './queue-order.js';
 
 /** The queue order of the last pass, reused to sort the next one. */
 export class QueueOrderCache {
@@ -18,8 +18,13 @@ export class QueueOrderCache {
     if (rest.size !== pending.length) return [...pending].sort(compare);
     const ordered = this.last.filter((job) => rest.delete(job));
     for (const job of rest) ordered.push(job);
-    ordered.sort(compare);
+    if (isQueueComparator(compare)) compare.sortInPlace(ordered);
+    else ordered.sort(compare);
     this.last = ordered;
     return ordered;
   }
+}
+
+function isQueueComparator(compare: (a: JobRequest, b: JobRequest) => number): compare is QueueComparator<JobRequest> {
+  return typeof (compare as Partial<QueueComparator<JobRequest>>).sortInPlace === 'function';
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { agingCap, compareQueueEntries, effectivePriority, orderQueue, type QueueEntry, type QueueOrderContext } from './queue-order.js';
+import { agingCap, compareQueueEntries, createQueueComparator, effectivePriority, orderQueue, type QueueEntry, type QueueOrderContext } from './queue-order.js';
+import { QueueOrderCache } from './queue-order-cache.js';
+import type { JobRequest } from '../model/request.js';
 
 const NOW = 10_000_000;
 const TENANTS = ['a', 'b', 'c'] as const;
@@ -78,5 +80,27 @@ describe('queue order properties', () => {
         expect(effectivePriority(job, waited + more, aging)).toBeGreaterThanOrEqual(now);
       },
     ));
+  });
+});
+
+describe('queue order of successive passes (QueueOrderCache with a keyed comparator)', () => {
+  const jobArb = fc.record({
+    id: fc.integer({ min: 1, max: 40 }),
+    tenant: fc.constantFrom(...TENANTS),
+    priority: fc.constantFrom(100, 300, 500, 900, 1000),
+    submittedAtMs: fc.constantFrom(NOW - 100 * 300_000, NOW - 300_000, NOW),
+  }).map((e) => ({ ...e, cpuMilli: 0, hostMemoryMiB: 0, gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'auto', isolation: 'standard' } }) as JobRequest);
+  const queueArb = fc.uniqueArray(jobArb, { selector: (j) => j.id, maxLength: 30 });
+
+  it('gives every pass the order a plain sort gives, whatever the previous pass held', () => {
+    fc.assert(fc.property(queueArb, queueArb, ctxArb, (first, second, ctx) => {
+      const cache = new QueueOrderCache();
+      const expected = (jobs: readonly JobRequest[]): number[] => orderQueue(jobs, ctx).map((j) => j.id);
+      expect(cache.order(first, createQueueComparator<JobRequest>(ctx)).map((j) => j.id)).toEqual(expected(first));
+      // The second pass keeps some jobs of the first (the same objects) and adds others.
+      const kept = first.filter((j) => j.id % 2 === 0);
+      const next = [...second.filter((j) => !kept.some((k) => k.id === j.id)), ...kept];
+      expect(cache.order(next, createQueueComparator<JobRequest>(ctx)).map((j) => j.id)).toEqual(expected(next));
+    }), { numRuns: 500 });
   });
 });

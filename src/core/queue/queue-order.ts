@@ -107,19 +107,33 @@ export function orderQueue<T extends QueueEntry>(jobs: readonly T[], ctx: QueueO
     .map(({ job }) => job);
 }
 
+/** A queue-order comparator that can also sort a whole queue computing each entry's key once. */
+export interface QueueComparator<T> {
+  (a: T, b: T): number;
+  /** Sorts `entries` in place by this order (each key computed once, no lookups while sorting). */
+  sortInPlace(entries: T[]): T[];
+}
+
 /**
  * A comparator equal to {@link compareQueueEntries} for one context that computes each entry's key
  * once (keyed by entry object): for sorting large queues, where every entry is compared many times.
- * Use a fresh one per context (per pass); it keeps every key it computed.
+ * Use a fresh one per context (per pass); it keeps every key it computed. Its `sortInPlace` sorts a
+ * whole queue on precomputed keys, without a lookup per comparison.
  */
-export function createQueueComparator<T extends QueueEntry>(ctx: QueueOrderContext): (a: T, b: T) => number {
+export function createQueueComparator<T extends QueueEntry>(ctx: QueueOrderContext): QueueComparator<T> {
   const keys = new Map<T, SortKey>();
   const key = (entry: T): SortKey => {
     let k = keys.get(entry);
     if (k === undefined) keys.set(entry, (k = keyOf(entry, ctx)));
     return k;
   };
-  return (a, b) => compareKeys(key(a), key(b));
+  const compare = ((a: T, b: T) => compareKeys(key(a), key(b))) as QueueComparator<T>;
+  compare.sortInPlace = (entries) => {
+    const sorted = entries.map((entry) => keyOf(entry, ctx)).sort(compareKeys);
+    for (let i = 0; i < sorted.length; i++) entries[i] = sorted[i]!.entry as T;
+    return entries;
+  };
+  return compare;
 }
 
 interface SortKey {
