@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,6 +40,7 @@ export function prepareBaseline(ref: string, progress: (message: string) => void
       rmSync(root, { recursive: true, force: true });
       git('worktree', 'prune');
     }
+    rmSync(dirname(root), { recursive: true, force: true });
   };
   try {
     symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));

@@ -27,7 +27,7 @@ describe('gpushare serve --demo', () => {
   it('prints the URL, the token location and a 3-line quickstart, and serves the demo GPUs', async () => {
     const out = await new Promise<string>((resolve, reject) => {
       let text = '';
-      const timer = setTimeout(() => reject(new Error(`no quickstart in 20 s: ${text}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`no quickstart in 60 s: ${text}`)), 60_000);
       child.stdout.on('data', (d: Buffer) => {
         text += d.toString();
         if (text.includes('gpushare gpus')) {

@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { isExitedState, readProcStat } from '../../../src/host/proc-identity.js';
 import { join } from 'node:path';
 
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'gpushare');
@@ -45,22 +46,30 @@ export async function startServe(options: { simulateGpus?: string; dataDir?: str
   });
   const handle: ServeHandle = { url: '', adminToken: '', dataDir, configHome, process: child, stderr: '' };
   child.stderr!.on('data', (d: Buffer) => (handle.stderr += d.toString()));
-  handle.url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start in 20 s: ${out} ${handle.stderr}`)), 20_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) {
+  try {
+    handle.url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      // A bound, not a wait: on a loaded machine a start takes seconds, never a minute.
+      const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s: ${out} ${handle.stderr}`)), 60_000);
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const match = /listening on (http:\/\/\S+)/.exec(out);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+      child.once('exit', (code) => {
         clearTimeout(timer);
-        resolve(match[1]!);
-      }
+        reject(new Error(`serve exited with ${code}: ${out} ${handle.stderr}`));
+      });
     });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited with ${code}: ${out} ${handle.stderr}`));
-    });
-  });
+  } catch (error) {
+    // Leave nothing behind: the caller gets no handle to clean up with.
+    child.kill('SIGKILL');
+    if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   handle.adminToken = readFileSync(join(dataDir, 'data', 'admin-token'), 'utf8').trim();
   return handle;
 }
@@ -142,9 +151,40 @@ export async function cleanupServe(handle: ServeHandle): Promise<void> {
       }
     }
   }
+  // The supervisors outlive the server (their own sessions) and write an outcome file when their
+  // job dies: kill them too (their command line names their spec in the data dir), and wait until
+  // they are gone, so nothing writes into the directory while it is removed.
+  const supervisors = processesNaming(handle.dataDir);
+  for (const pid of supervisors) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await pollFor('the supervisors of the test server to exit', () => (supervisors.every(hasExited) ? true : undefined), 30_000);
   removeJobCgroups(join(handle.dataDir, 'data'));
-  // Supervisors may still write an outcome file as their killed jobs exit: the removal retries.
   rmSync(handle.dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+}
+
+/** Pids of the processes (other than this one) whose command line contains `text`. */
+function processesNaming(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return pids;
+}
+
+/** True when `pid` has exited, reaped or not. */
+function hasExited(pid: number): boolean {
+  const stat = readProcStat(pid);
+  return stat === null || isExitedState(stat.state);
 }
 
 /** Removes the (empty) cgroups the server made for its jobs: `gpushare-<hash of data dir>` in each hierarchy. */
