@@ -98,7 +98,7 @@ export function formatJobDetail(job: JobDetailView, nowMs: number): string {
     `tenant:      ${job.tenant}`,
     `state:       ${job.state}${job.reason ? ` (${job.reason})` : ''}`,
     `command:     ${job.command.map(shellWord).join(' ')}`,
-    `workdir:     ${job.workingDirectory}`,
+    `workdir:     ${job.workingDirectory ?? '(private to the job)'}`,
     `request:     ${formatRequest(job)}`,
     ...formatQos(job),
     ...formatPlacement(job),

@@ -15,6 +15,9 @@ interface ServeFlags {
   simulateGpus?: string;
   demo?: boolean;
   metricsRequireToken?: boolean;
+  singleTenant?: boolean;
+  sandboxUidRange?: string;
+  deviceRoot?: string;
   logLevel: string;
 }
 
@@ -45,6 +48,9 @@ export function createServeCommand(version: string, start: StartServer, checkSim
     .option('--simulate-gpus <spec>', `simulated GPUs, COUNTxMODEL[:mig],... e.g. ${DEFAULT_SIMULATED_GPUS}`)
     .option('--demo', 'demo mode: data dir ./.gpushare-demo and a quickstart on start')
     .option('--metrics-require-token', 'GET /metrics needs a bearer token (default: readable without one)')
+    .option('--single-tenant', 'run jobs without a sandbox, as the server\'s user: every tenant trusts every other (the demo does)')
+    .option('--sandbox-uid-range <first-last>', 'uids tenants\' jobs run under, one per tenant (default 200000-265535)')
+    .option('--device-root <dir>', 'folder of the GPU device nodes (default /dev; stand-in files for simulated GPUs)')
     .addOption(new Option('--log-level <level>', 'server log level (stderr)').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
     .action(async (flags: ServeFlags) => {
       const fileSettings: ServerConfigFile = flags.config ? parseServerConfigFile(readFile(flags.config), flags.config) : {};
@@ -60,6 +66,8 @@ export function createServeCommand(version: string, start: StartServer, checkSim
       const config = resolveServerConfig(fileSettings, {
         port, host: flags.host, simulateGpus: flags.simulateGpus,
         metricsRequireToken: flags.metricsRequireToken,
+        singleTenant: flags.singleTenant === true || flags.demo === true ? true : undefined,
+        sandboxUidRange: flags.sandboxUidRange, deviceRoot: flags.deviceRoot,
         dataDir: flags.dataDir ?? (flags.demo ? '.gpushare-demo' : undefined),
       }, { cpuMilli: cpus().length * 1000, hostMemoryMiB: Math.floor(totalmem() / 1048576), env: process.env });
       const server = await start(config, { env: process.env, version, logLevel: flags.logLevel });

@@ -35,6 +35,7 @@ export function formatStatus(status: StatusView, url: string): string {
     `draining:    ${status.draining ? 'yes: no new jobs start; the server exits once none runs' : 'no'}`,
     `gpus from:   ${status.gpuSource}`,
     `jobs:        ${[...known, ...other].join(', ') || 'none'}`,
+    `isolation:   ${status.isolation.sandboxed ? 'sandboxed' : 'NOT sandboxed'}: ${status.isolation.detail}`,
     `freezer:     ${status.freezer}`,
     `host limits: cpu ${yesNo(status.enforcement.cpuMilli)}, memory ${yesNo(status.enforcement.hostMemoryMiB)}`,
     `scheduler:   ${sched.passes} passes; last ${formatMs(sched.lastPassMs)} ms, p50 ${formatMs(sched.p50PassMs)} ms, `

@@ -15,6 +15,7 @@ describe('server config', () => {
       usageHistoryIntervalMs: 5000,
       nodeName: 'gpu-host-1', usagePollIntervalMs: 5000, metricsRequireToken: false,
       qosViolationSeconds: 60, qosProtection: 'isolate',
+      singleTenant: false, sandboxUidRange: { first: 200000, count: 65536 }, tenantUids: {}, deviceRoot: null,
     });
   });
 
@@ -51,6 +52,14 @@ describe('server config', () => {
     expect(() => parseServerConfigFile('hostCpuMilli: -1\n', 'c.yaml')).toThrow(/^c\.yaml: hostCpuMilli: must be a whole number, at least 0, got -1$/);
     expect(() => parseServerConfigFile('timesliceOvercommitRatio: 17\nstopGraceSeconds: -1\n', 'c.yaml'))
       .toThrow(/^c\.yaml: timesliceOvercommitRatio: must be between 1 and 16, got 17; stopGraceSeconds: must be between 0 and 3600, got -1$/);
+  });
+
+  it('reads the sandbox settings and names sandboxUidRange when it is not a range above the system accounts', () => {
+    const config = resolveServerConfig(parseServerConfigFile('sandboxUidRange: 300000-300009\ntenantUids:\n  team-a: 5001\n', 'c.yaml'), { singleTenant: true }, host);
+    expect([config.sandboxUidRange, config.tenantUids, config.singleTenant]).toEqual([{ first: 300000, count: 10 }, { 'team-a': 5001 }, true]);
+    expect(() => resolveServerConfig({ sandboxUidRange: '10-20' }, {}, host)).toThrow('sandboxUidRange must be FIRST-LAST with 1000 <= FIRST <= LAST < 2147483648, got "10-20"');
+    expect(() => parseServerConfigFile('sandboxUidRange: lots\n', 'c.yaml')).toThrow('c.yaml: sandboxUidRange: must be FIRST-LAST, e.g. 200000-265535');
+    expect(() => parseServerConfigFile('tenantUids:\n  a: 0\n', 'c.yaml')).toThrow(/^c\.yaml: tenantUids\.a: /);
   });
 
   it('trims nodeName and rejects a blank one', () => {

@@ -61,6 +61,14 @@ export const ServerConfigFileSchema = z.object({
   qosProtection: z.enum(['isolate', 'none']).optional(),
   /** How often the dashboard's usage history (allocation and utilization over time) takes a sample, seconds. Default 5. */
   usageHistoryIntervalSeconds: z.number().min(0.1).max(3600).optional(),
+  /** Run jobs without a sandbox, as the server's own user (docs/security.md); all tenants then trust each other. Default false. */
+  singleTenant: z.boolean().optional(),
+  /** Uids tenants' jobs run under, `FIRST-LAST`, each tenant its own (docs/security.md). Default 200000-265535. */
+  sandboxUidRange: z.string().regex(/^\d+-\d+$/, 'must be FIRST-LAST, e.g. 200000-265535').optional(),
+  /** Uids chosen per tenant name (each >= 1000); other tenants get one from sandboxUidRange. */
+  tenantUids: z.record(z.string(), z.number().int().min(1000)).optional(),
+  /** Where the GPUs' device nodes are (/dev/nvidiaN); default /dev, or for simulated GPUs stand-in files in the data directory. */
+  deviceRoot: z.string().startsWith('/', 'must be an absolute path').optional(),
 }).strict();
 /** Contents of the YAML file. */
 export type ServerConfigFile = z.infer<typeof ServerConfigFileSchema>;
@@ -97,6 +105,27 @@ export interface ServerConfig {
   readonly qosProtection: 'isolate' | 'none';
   /** Interval between usage-history samples, ms. */
   readonly usageHistoryIntervalMs: number;
+  /** Jobs run unsandboxed as the server's user (`--single-tenant`). */
+  readonly singleTenant: boolean;
+  /** Uid range for tenants' jobs: first uid and how many. */
+  readonly sandboxUidRange: { readonly first: number; readonly count: number };
+  /** Uids chosen per tenant. */
+  readonly tenantUids: Readonly<Record<string, number>>;
+  /** Folder of the GPU device nodes; null: /dev for real GPUs, stand-in files for simulated ones. */
+  readonly deviceRoot: string | null;
+}
+
+/**
+ * Parses `FIRST-LAST` (inclusive). @throws Error naming sandboxUidRange unless 1000 <= FIRST <= LAST < 2^31
+ */
+export function parseUidRange(text: string): { first: number; count: number } {
+  const match = /^(\d+)-(\d+)$/.exec(text.trim());
+  const first = match ? Number(match[1]) : NaN;
+  const last = match ? Number(match[2]) : NaN;
+  if (!match || first < 1000 || last < first || last >= 2 ** 31) {
+    throw new Error(`sandboxUidRange must be FIRST-LAST with 1000 <= FIRST <= LAST < 2147483648, got "${text}"`);
+  }
+  return { first, count: last - first + 1 };
 }
 
 /** Default data directory: `$XDG_DATA_HOME/gpushare` or `~/.local/share/gpushare`. */
@@ -184,5 +213,9 @@ export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigF
     qosViolationSeconds: merged.qosViolationSeconds ?? 60,
     qosProtection: merged.qosProtection ?? 'isolate',
     usageHistoryIntervalMs: Math.round((merged.usageHistoryIntervalSeconds ?? 5) * 1000),
+    singleTenant: merged.singleTenant ?? false,
+    sandboxUidRange: parseUidRange(merged.sandboxUidRange ?? '200000-265535'),
+    tenantUids: merged.tenantUids ?? {},
+    deviceRoot: merged.deviceRoot ?? null,
   };
 }

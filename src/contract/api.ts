@@ -62,7 +62,7 @@ export const QosReportResultSchema = z.object({ jobId: z.number().int(), status:
 /** `POST /api/v1/jobs` body. */
 export const SubmitJobSchema = z.object({
   command: z.array(NO_NUL).min(1, 'command needs at least the program to run').max(4096).describe('argv; command[0] must be an executable on PATH or a path'),
-  workingDirectory: NO_NUL.pipe(z.string().startsWith('/', 'workingDirectory must be an absolute path')).optional().describe('absolute directory the job runs in; default: the server\'s data dir for the job'),
+  workingDirectory: NO_NUL.pipe(z.string().startsWith('/', 'workingDirectory must be an absolute path')).optional().describe('absolute directory the job runs in; default: a private directory of the job\'s own'),
   environment: z.record(ENV_NAME, NO_NUL).default({}).describe('extra environment variables; names matching [A-Za-z_][A-Za-z0-9_]*; CUDA_VISIBLE_DEVICES, CUDA_MPS_* and GPUSHARE_* are set by gpushare and cannot be given'),
   tenant: TENANT_NAME.optional().describe('owner; tenant tokens may omit it (their tenant); an admin\'s job without it goes to tenant default'),
   name: NO_NUL.pipe(z.string().min(1).max(200)).optional().describe('display name; default: the program name'),
@@ -107,7 +107,7 @@ export const JobSchema = z.object({
   priorityClass: z.string(),
   preemptible: z.boolean(),
   command: z.array(z.string()),
-  workingDirectory: z.string(),
+  workingDirectory: z.string().nullable().describe('null: the job\'s private working directory'),
   timeLimitSeconds: z.number().int().nullable(),
   retries: z.number().int(),
   attempt: z.number().int(),
@@ -233,6 +233,7 @@ export const StatusSchema = z.object({
   jobs: z.record(z.number().int()),
   freezer: z.string(),
   enforcement: z.object({ cpuMilli: z.boolean(), hostMemoryMiB: z.boolean() }),
+  isolation: z.object({ sandboxed: z.boolean(), detail: z.string() }).describe('how jobs are kept apart on this host (docs/security.md)'),
   scheduler: z.object({ passes: z.number().int(), lastPassMs: z.number(), p50PassMs: z.number(), p99PassMs: z.number(), maxPassMs: z.number(), maxPendingConsidered: z.number().int() }).describe('durations of recent scheduling passes'),
   migReconfigurations: z.number().int().describe('GPUs whose MIG instances were destroyed or created since the server started'),
   checkpoint: z.object({ method: z.literal('signal'), transparentAvailable: z.boolean(), detail: z.string() }).describe('how preemption victims are checkpointed on this host'),

@@ -41,6 +41,7 @@ import { detectCheckpointSupport } from '../adapters/process/transparent-checkpo
 import { createMpsDaemonManager } from '../adapters/mps/mps-daemon-manager.js';
 import { openSqliteStore } from '../adapters/store/sqlite-store.js';
 import { writeCliConfig } from '../config/cli-config.js';
+import { setUpJobIsolation } from './job-sandbox-setup.js';
 import { DEFAULT_SIMULATED_GPUS, type ServerConfig } from '../config/server-config.js';
 
 /** A running server. */
@@ -93,7 +94,8 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   // One cgroup parent per data dir: job ids restart in every store, so two servers on one host
   // (a test run beside a service) must never share cgroup names.
   const cgroupParent = `gpushare-${createHash('sha256').update(config.dataDir).digest('hex').slice(0, 12)}`;
-  const launcher = createChildProcessLauncher({ freezer: config.freezer, logger, cgroupParent });
+  const isolation = setUpJobIsolation(config, options.env, initialGpus, rawStore.listTenants().map((t) => t.name), logger);
+  const launcher = createChildProcessLauncher({ freezer: config.freezer, logger, cgroupParent, sandbox: isolation.sandbox, unsandboxedDetail: isolation.unsandboxedDetail });
   const files = createJobFiles(config.dataDir);
   const mpsManager = createMpsDaemonManager({ baseDirectory: join(config.dataDir, 'mps') });
   const mps = (await mpsManager.available()) ? mpsManager : null;
@@ -102,9 +104,9 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     mps, mig: chooseMigManager(config, inventory), store, launcher, gpuSource: inventory.source, files, logger, initialGpus, events, clock,
     rng: new SeededRng(clock.nowMs() >>> 0),
     serverEnvironment: options.env,
-    settings: { ...config, defaultWorkingDirectory: config.dataDir },
+    settings: config,
   });
-  const admin = new AdminService(store, () => clock.nowMs(), () => plane.gpuDevices());
+  const admin = new AdminService(store, () => clock.nowMs(), () => plane.gpuDevices(), isolation.maxTenants === null ? null : { max: isolation.maxTenants, why: isolation.unsandboxedDetail });
   const adminTokenPath = join(config.dataDir, 'admin-token');
   const existing = existsSync(adminTokenPath) ? readFileSync(adminTokenPath, 'utf8').trim() : null;
   const { token, created } = admin.ensureAdminToken(existing);
@@ -149,8 +151,8 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     return closing;
   };
   cleanups.push(() => poller.stop());
-  const jobs = new JobService({ plane, store, clock, files, launcher, settings: { defaultWorkingDirectory: config.dataDir, hostCpuMilli: config.hostCpuMilli, hostMemoryMiB: config.hostMemoryMiB }, serverEnvironment: options.env });
-  const statusSources = { version: options.version, plane, jobs, gpuSource: inventory.source, freezer: launcher.freezerKind, enforcement: launcher.enforcement, checkpoint };
+  const jobs = new JobService({ plane, store, clock, files, launcher, settings: { hostCpuMilli: config.hostCpuMilli, hostMemoryMiB: config.hostMemoryMiB }, serverEnvironment: options.env });
+  const statusSources = { version: options.version, plane, jobs, gpuSource: inventory.source, freezer: launcher.freezerKind, enforcement: launcher.enforcement, isolation: launcher.isolation, checkpoint };
   const dashboardSources = { plane, jobs, admin, usageHistory, version: options.version, store, clock, gpuSource: inventory.source };
   const app = await buildServer({
     plane, jobs, admin, version: options.version, usageHistory, metrics, metricsRequireToken: config.metricsRequireToken, onDrained: () => void close(),

@@ -92,7 +92,7 @@ describe('createNvidiaSmiInventory against a stand-in nvidia-smi', () => {
       migEnabled: true,
       migDevices: [['3g.40gb', 2], ['2g.20gb', 3], ['1g.10gb', 9], ['1g.10gb', 10]].map(([profile, gi], n) => ({
         uuid: maskedMig(n), profile, gpuInstanceId: gi, computeInstanceId: 0, deviceIndex: n })),
-      simulated: false, healthy: true, healthReason: null, utilizationGpuPct: null, memoryUsedMiB: 59,
+      simulated: false, deviceMinor: 0, healthy: true, healthReason: null, utilizationGpuPct: null, memoryUsedMiB: 59,
     }]);
   });
 
@@ -101,7 +101,7 @@ describe('createNvidiaSmiInventory against a stand-in nvidia-smi', () => {
     vi.stubEnv('PATH', `${smi.dir}:${process.env['PATH'] ?? ''}`);
     expect(await createNvidiaSmiInventory().list()).toEqual([{
       index: 0, uuid: T4_UUID, name: 'Tesla T4', model: 'T4', gpuMemoryMiB: 15360, migEnabled: false, migDevices: [],
-      simulated: false, healthy: true, healthReason: null, utilizationGpuPct: 0, memoryUsedMiB: 1032,
+      simulated: false, deviceMinor: 0, healthy: true, healthReason: null, utilizationGpuPct: 0, memoryUsedMiB: 1032,
     }]);
     expect(await detectNvidiaSmi()).toBe(true);
   });

@@ -147,6 +147,7 @@ export function mergeNvidiaSmiViews(queryStdout: string, listed: ListedGpu[], xm
       migEnabled: row ? row.migMode === 'enabled' : xml?.migModeCurrent === 'enabled',
       migDevices: joinMigDevices(lst, xml),
       simulated: false,
+      deviceMinor: xml?.minorNumber ?? null,
       healthy: reasons.length === 0,
       healthReason: reasons.length === 0 ? null : reasons.join('; '),
       utilizationGpuPct: row?.utilizationGpuPct ?? null,

@@ -105,7 +105,7 @@ export function createSimulatedInventory(
     if (!spec || spec.gpuMemoryMiB === null) throw specError(it.model, 'model not in the catalog with known memory');
     return {
       index, uuid: simulatedGpuUuid(seed, index, spec.name), name: `Simulated ${spec.name}`, model: spec.name,
-      gpuMemoryMiB: spec.gpuMemoryMiB, migEnabled: it.mig, migDevices: [], simulated: true,
+      gpuMemoryMiB: spec.gpuMemoryMiB, migEnabled: it.mig, migDevices: [], simulated: true, deviceMinor: index,
       healthy: true, healthReason: null, utilizationGpuPct: null, memoryUsedMiB: null,
     };
   });

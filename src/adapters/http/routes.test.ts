@@ -21,7 +21,7 @@ async function serverFor(kit: PlaneKit): Promise<FastifyInstance> {
   return buildServer({
     plane: kit.plane, jobs: kit.jobs, admin: kit.admin, version: '9.9.9', usageHistory, onDrained: () => undefined,
     status: (principal) => serverStatus({
-      version: '9.9.9', plane: kit.plane, jobs: kit.jobs, gpuSource: 'simulated', freezer: kit.launcher.freezerKind, enforcement: kit.launcher.enforcement,
+      version: '9.9.9', plane: kit.plane, jobs: kit.jobs, gpuSource: 'simulated', freezer: kit.launcher.freezerKind, enforcement: kit.launcher.enforcement, isolation: kit.launcher.isolation,
       checkpoint: { method: 'signal', transparentAvailable: false, detail: 'test' },
     }, principal),
     dashboard: (principal) => dashboardSnapshot({ plane: kit.plane, jobs: kit.jobs, admin: kit.admin, usageHistory, version: '9.9.9', store: kit.store, clock: kit.clock, gpuSource: 'simulated' }, principal),

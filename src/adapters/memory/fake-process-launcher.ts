@@ -34,7 +34,7 @@ export class FakeProcessLauncher implements ProcessLauncher {
   onSignal: SignalReaction = (signal) => ({ exitCode: null, signal });
   /** Programs `resolveExecutable` finds (argv[0] → path); default: every program exists as /usr/bin/<name>. */
   programs: ((argv0: string) => string | null) = (argv0) => (argv0.includes('/') ? argv0 : `/usr/bin/${argv0}`);
-  /** Directories `isDirectory` knows; default: every absolute path is one. */
+  /** Directories `workingDirectoryProblem` accepts; default: every absolute path is one. */
   directories: ((path: string) => boolean) = (path) => path.startsWith('/');
   private nextPid = 1000;
 
@@ -111,8 +111,10 @@ export class FakeProcessLauncher implements ProcessLauncher {
     // nothing runs
   }
 
-  isDirectory(path: string): boolean {
-    return this.directories(path);
+  readonly isolation = { sandboxed: false, detail: 'fake processes' };
+
+  workingDirectoryProblem(path: string): string | null {
+    return this.directories(path) ? null : `directory "${path}" does not exist on the server`;
   }
 
   resolveExecutable(argv0: string): string | null {

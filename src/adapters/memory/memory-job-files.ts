@@ -19,6 +19,11 @@ export class MemoryJobFiles implements JobFiles {
     return `${this.directory(jobId)}/checkpoint`;
   }
 
+  prepareWorkDirectory(jobId: number): string {
+    this.prepared.add(jobId);
+    return `${this.directory(jobId)}/work`;
+  }
+
   logSize(jobId: number, attempt: number, stream: LogStream): number | null {
     return this.logs.get(key(jobId, attempt, stream))?.length ?? null;
   }

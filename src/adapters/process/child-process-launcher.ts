@@ -4,11 +4,11 @@
  * See docs/processes.md.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
-  FreezerKind, LaunchSpec, LimitEnforcement, ProcessHandle, ProcessLauncher, ProcessOutcome,
+  FreezerKind, JobIsolation, LaunchSpec, LimitEnforcement, ProcessHandle, ProcessLauncher, ProcessOutcome,
 } from '../../app/ports/process-launcher.js';
 import { attemptCgroupKey, attemptFiles, readJobPidFile, readOutcomeFile } from './attempt-files.js';
 import { cgroupPids, createCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
@@ -17,6 +17,8 @@ import { cpuLimitValues, detectLimitSupport, memoryLimitValues, writeLimits, typ
 import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
 import { isSameProcess, readProcessStartTime } from '../../host/proc-identity.js';
 import { resolveExecutable } from '../../host/resolve-executable.js';
+import type { JobSandbox } from './sandbox.js';
+import { sandboxArgv } from './sandbox-argv.js';
 import type { SupervisorCgroup, SupervisorSpec } from './supervisor-spec.js';
 import { waitUntil } from './wait-until.js';
 
@@ -42,6 +44,10 @@ export interface ChildProcessLauncherOptions {
   startTimeoutMs?: number;
   /** Logger for warnings (limits not enforced, failed thaws). */
   logger?: LauncherLogger;
+  /** Runs every attempt in this sandbox under its tenant's uid (docs/security.md); default none. */
+  sandbox?: JobSandbox | null;
+  /** Without a sandbox: why, for the operator (JobIsolation.detail). */
+  unsandboxedDetail?: string;
 }
 
 /** One cgroup an attempt joins: its directory and the hierarchy it belongs to. */
@@ -62,6 +68,7 @@ function checkInteger(name: string, value: number, min: number): void {
 class ChildProcessLauncher implements ProcessLauncher {
   readonly freezerKind: FreezerKind;
   readonly enforcement: LimitEnforcement;
+  readonly isolation: JobIsolation;
   private readonly freezers = new Map<FreezerKind, Freezer>();
   private readonly limits: LimitSupport;
 
@@ -73,7 +80,12 @@ class ChildProcessLauncher implements ProcessLauncher {
     private readonly freezeTimeoutMs: number,
     private readonly startTimeoutMs: number,
     private readonly logger: LauncherLogger | undefined,
+    private readonly sandbox: JobSandbox | null,
+    unsandboxedDetail: string,
   ) {
+    this.isolation = sandbox !== null
+      ? { sandboxed: true, detail: 'each job runs under its tenant\'s own uid in a bubblewrap sandbox' }
+      : { sandboxed: false, detail: unsandboxedDetail };
     const available = detectFreezerKinds(layout, cgroupParent);
     if (requested !== 'auto' && !available.includes(requested)) {
       throw new Error(`freezer backend ${requested} is not available on this host (available: ${available.join(', ')})`);
@@ -157,7 +169,7 @@ class ChildProcessLauncher implements ProcessLauncher {
       stdoutPath: files.stdoutPath, stderrPath: files.stderrPath, pidPath: files.pidPath, outcomePath: files.outcomePath,
     };
     const supervisorSpec: SupervisorSpec = {
-      argv: [...spec.argv], workingDirectory: spec.workingDirectory, environment: { ...spec.environment },
+      argv: this.commandLine(spec), exitCodeEncodesSignal: this.sandbox !== null, workingDirectory: spec.workingDirectory, environment: { ...spec.environment },
       cgroups: joined, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath,
       pidPath: files.pidPath, outcomePath: files.outcomePath,
     };
@@ -179,6 +191,27 @@ class ChildProcessLauncher implements ProcessLauncher {
     }
     this.logger?.info({ jobId: spec.jobId, attempt: spec.attempt, supervisorPid, jobPid: handle.jobPid }, 'attempt started');
     return handle;
+  }
+
+  /**
+   * The argv the supervisor runs: the command itself, or with a sandbox the command wrapped by
+   * sandboxArgv, after giving the job's own directories to its tenant's uid (0700).
+   */
+  private commandLine(spec: LaunchSpec): string[] {
+    if (this.sandbox === null) return [...spec.argv];
+    if (spec.sandbox === undefined) throw new Error(`job ${spec.jobId}: a sandboxed launch needs the sandbox part of its spec`);
+    const uid = this.sandbox.uidOf(spec.sandbox.tenant);
+    for (const dir of spec.sandbox.ownedDirectories) {
+      chownSync(dir, uid, uid);
+      chmodSync(dir, 0o700);
+    }
+    return sandboxArgv({
+      programs: this.sandbox.programs, uid, gid: uid, argv: spec.argv,
+      hiddenDirectories: this.sandbox.hiddenDirectories,
+      writableDirectories: [...spec.sandbox.ownedDirectories, ...spec.sandbox.sharedDirectories],
+      devices: this.sandbox.devicesFor(spec.sandbox.gpuMinors, spec.sandbox.migInstances),
+      workingDirectory: spec.workingDirectory,
+    });
   }
 
   /** {@inheritDoc ProcessLauncher.isAlive} */
@@ -262,12 +295,13 @@ class ChildProcessLauncher implements ProcessLauncher {
     await this.cleanup({ supervisorPid: 0, supervisorStartTime: '', jobPid: null, cgroupKey: attemptCgroupKey(jobId, attempt), freezerKind: this.freezerKind, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath, pidPath: files.pidPath, outcomePath: files.outcomePath });
   }
 
-  /** {@inheritDoc ProcessLauncher.isDirectory} */
-  isDirectory(path: string): boolean {
+  /** {@inheritDoc ProcessLauncher.workingDirectoryProblem} */
+  workingDirectoryProblem(path: string, tenant: string): string | null {
+    if (this.sandbox !== null) return this.sandbox.workingDirectoryProblem(path, tenant);
     try {
-      return statSync(path).isDirectory();
+      return statSync(path).isDirectory() ? null : `"${path}" is not a directory`;
     } catch {
-      return false;
+      return `directory "${path}" does not exist on the server`;
     }
   }
 
@@ -292,5 +326,7 @@ export function createChildProcessLauncher(options: ChildProcessLauncherOptions 
     options.freezeTimeoutMs ?? 2000,
     options.startTimeoutMs ?? 5000,
     options.logger,
+    options.sandbox ?? null,
+    options.unsandboxedDetail ?? 'jobs run as the server\'s own user, without a sandbox',
   );
 }

@@ -22,6 +22,11 @@ export function createJobFiles(dataDir: string): JobFiles {
       mkdirSync(checkpoint, { recursive: true });
       return checkpoint;
     },
+    prepareWorkDirectory(jobId) {
+      const work = join(directory(jobId), 'work');
+      mkdirSync(work, { recursive: true, mode: 0o700 });
+      return work;
+    },
     logSize(jobId, attempt, stream) {
       try {
         return statSync(logPath(jobId, attempt, stream)).size;

@@ -19,6 +19,11 @@ export interface SupervisorCgroup {
 export interface SupervisorSpec {
   /** Command and arguments. */
   argv: string[];
+  /**
+   * True when argv runs the command through a sandbox that reports a command killed by signal N
+   * as exit code 128 + N (bubblewrap): the outcome then names the signal instead.
+   */
+  exitCodeEncodesSignal?: boolean;
   /** Working directory of the command. */
   workingDirectory: string;
   /** The complete environment of the command. */

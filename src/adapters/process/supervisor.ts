@@ -15,6 +15,7 @@
  * Node built-ins only: this file runs on its own from dist/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
 import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { SupervisorSpec } from './supervisor-spec.js';
 
@@ -94,6 +95,12 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+/** The signal name of a sandbox's exit code 128 + N (N a known signal), else null. */
+function signalOfExitCode(exitCode: number | null): string | null {
+  if (exitCode === null || exitCode <= 128) return null;
+  return Object.entries(constants.signals).find(([, n]) => n === exitCode - 128)?.[0] ?? null;
+}
+
 /** Runs the attempt. */
 function main(): void {
   const spec = readSpec();
@@ -144,7 +151,8 @@ function main(): void {
   started.on('exit', (exitCode, signal) => {
     exited = true;
     signalGroup(jobPid, 'SIGKILL'); // the attempt ends with its command: no stragglers
-    finish(spec, { exitCode, signal, startedAtMs, error: null });
+    const encoded = spec.exitCodeEncodesSignal === true ? signalOfExitCode(exitCode) : null;
+    finish(spec, encoded === null ? { exitCode, signal, startedAtMs, error: null } : { exitCode: null, signal: encoded, startedAtMs, error: null });
   });
 }
 

@@ -55,7 +55,7 @@ export function newJobParams(job: NewJob, atMs: number): JobInsertParams {
     submitted_at_ms: atMs,
     updated_at_ms: atMs,
     command: JSON.stringify(job.command),
-    working_directory: job.workingDirectory,
+    working_directory: job.workingDirectory ?? '', // '' = the job's private directory (column is NOT NULL)
     environment: JSON.stringify(job.environment),
     time_limit_seconds: job.timeLimitSeconds,
     retries: job.retries,
@@ -87,7 +87,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     name,
     tenant,
     command: JSON.parse(command) as string[],
-    workingDirectory,
+    workingDirectory: workingDirectory === '' ? null : workingDirectory,
     environment: JSON.parse(environment) as Record<string, string>,
     priority,
     timeLimitSeconds,

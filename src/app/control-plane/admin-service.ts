@@ -14,8 +14,12 @@ export class AdminService {
   /**
    * @param nowMs the clock, ms since the epoch
    * @param gpus the server's GPUs now (quota sizes are measured against them)
+   * @param tenantLimit most tenants this server may have and why (a server that cannot sandbox jobs), null for none
    */
-  constructor(private readonly store: StateStore, private readonly nowMs: () => number, private readonly gpus: () => readonly GpuDevice[] = () => []) {}
+  constructor(
+    private readonly store: StateStore, private readonly nowMs: () => number, private readonly gpus: () => readonly GpuDevice[] = () => [],
+    private readonly tenantLimit: { readonly max: number; readonly why: string } | null = null,
+  ) {}
 
   /** Each visible tenant's use against its quota (a tenant sees its own). */
   quotas(principal: Principal): QuotaUse[] {
@@ -47,9 +51,13 @@ export class AdminService {
     throw unauthenticated('unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)');
   }
 
-  /** Creates a tenant. @throws GpushareError 403 (not admin), 409 (exists) */
+  /** Creates a tenant. @throws GpushareError 403 (not admin), 409 (exists, or over the server's tenant limit) */
   createTenant(principal: Principal, name: string): TenantRecord {
     requireAdmin(principal);
+    const limit = this.tenantLimit;
+    if (limit !== null && this.store.listTenants().length >= limit.max) {
+      throw conflict(`this server accepts ${limit.max} tenant${limit.max === 1 ? '' : 's'} only: ${limit.why}`);
+    }
     try {
       return this.store.createTenant(name, this.nowMs());
     } catch (error) {

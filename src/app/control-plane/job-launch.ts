@@ -14,6 +14,7 @@ import type { ProcessHandle, ProcessLauncher } from '../ports/process-launcher.j
 import type { StateStore } from '../ports/state-store.js';
 import type { GpuRoster } from './gpu-roster.js';
 import { buildJobEnvironment } from './job-environment.js';
+import { launchSandboxSpec, sandboxBaseEnvironment } from './launch-sandbox.js';
 import { prepareMigInstances } from './mig-agent.js';
 import { mpsPipeFor } from './mps-agent.js';
 import type { Logger } from './plane-deps.js';
@@ -72,14 +73,23 @@ export class JobLaunch {
         placement = prepared.placement;
       }
       const checkpointDirectory = this.deps.files.prepareCheckpointDirectory(jobId);
+      const workingDirectory = job.workingDirectory ?? this.deps.files.prepareWorkDirectory(jobId);
       const inventory = new Map(roster.inventoryGpus().map((g) => [g.index, g]));
+      const visibleDevices = visibleDevicesOf(placement, inventory);
+      const sandboxed = launcher.isolation.sandboxed;
       const environment = buildJobEnvironment({
-        reportToken, serverUrl, resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, inventory),
-        jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: checkpointDirectory, ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated,
+        reportToken, serverUrl, resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices,
+        jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: checkpointDirectory, ...job.environment },
+        serverEnvironment: sandboxed ? sandboxBaseEnvironment(workingDirectory) : this.deps.serverEnvironment, simulated,
+      });
+      const sandbox = launchSandboxSpec({
+        tenant: job.tenant, placement, visibleDevices, inventory,
+        ownedDirectories: job.workingDirectory === null ? [workingDirectory, checkpointDirectory] : [checkpointDirectory],
+        sharedDirectories: [...(job.workingDirectory === null ? [] : [job.workingDirectory]), ...(mpsPipeDirectory ? [mpsPipeDirectory] : [])],
       });
       // The attempt's report token: only its digest is stored; it stops working when the attempt ends.
       store.applyJobChanges([{ jobId, atMs: clock.nowMs(), expectState: 'scheduled', patch: { placement, reportTokenDigest: tokenDigest(reportToken) } }]);
-      handle = await launcher.start({ jobId, attempt, argv: job.command, workingDirectory: job.workingDirectory, environment, jobDirectory: this.deps.files.directory(jobId), cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB });
+      handle = await launcher.start({ jobId, attempt, argv: job.command, workingDirectory, environment, jobDirectory: this.deps.files.directory(jobId), cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, sandbox });
     } catch (error) {
       logger.warn({ jobId, err: error }, 'launch failed');
       const reason = `launch failed: ${(error as Error).message}`;

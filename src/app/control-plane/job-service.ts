@@ -26,8 +26,8 @@ export interface JobServiceDeps {
   readonly clock: Clock;
   readonly files: JobFiles;
   /** The host's file system as jobs see it (working directories, programs). */
-  readonly launcher: Pick<ProcessLauncher, 'isDirectory' | 'resolveExecutable'>;
-  readonly settings: { readonly defaultWorkingDirectory: string; readonly hostCpuMilli: number; readonly hostMemoryMiB: number };
+  readonly launcher: Pick<ProcessLauncher, 'workingDirectoryProblem' | 'resolveExecutable'>;
+  readonly settings: { readonly hostCpuMilli: number; readonly hostMemoryMiB: number };
   /** The server's environment (its PATH is where programs are looked up). */
   readonly serverEnvironment: Readonly<Record<string, string | undefined>>;
 }
@@ -47,8 +47,7 @@ export class JobService {
     const newJob = normalizeSubmit(body, {
       principal,
       knownTenants: store.listTenants().map((t) => t.name),
-      defaultWorkingDirectory: settings.defaultWorkingDirectory,
-      directoryExists: (path) => launcher.isDirectory(path),
+      workingDirectoryProblem: (path, tenant) => launcher.workingDirectoryProblem(path, tenant),
       resolveExecutable: (argv0, cwd, env) => launcher.resolveExecutable(argv0, cwd, env),
       serverPath: serverEnvironment.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       gpus: this.plane.gpuDevices(),

@@ -7,7 +7,7 @@ const A10_MIB = 24 * 1024;
 const gpus: GpuDevice[] = Array.from({ length: 8 }, (_, index) => ({ index, uuid: `GPU-a10-${index}`, model: 'A10', gpuMemoryMiB: A10_MIB, migEnabled: false, schedulable: true }));
 const ctx: SubmitContext = {
   principal: { role: 'admin', tenant: null },
-  knownTenants: ['default'], defaultWorkingDirectory: '/tmp', directoryExists: () => true,
+  knownTenants: ['default'], workingDirectoryProblem: () => null,
   resolveExecutable: () => '/bin/sleep', serverPath: '/bin', gpus, host: { cpuMilli: 64_000, hostMemoryMiB: 256 * 1024 },
 };
 

@@ -14,9 +14,8 @@ import type { NewJob } from '../ports/state-store.js';
 export interface SubmitContext {
   readonly principal: Principal;
   readonly knownTenants: readonly string[];
-  /** Default working directory when the body gives none. */
-  readonly defaultWorkingDirectory: string;
-  readonly directoryExists: (path: string) => boolean;
+  /** Why a directory cannot be a job's working directory for a tenant; null when it can (ProcessLauncher.workingDirectoryProblem). */
+  readonly workingDirectoryProblem: (path: string, tenant: string) => string | null;
   /** Resolves argv[0] like execvp; null when not found. */
   readonly resolveExecutable: (argv0: string, workingDirectory: string, environment: Readonly<Record<string, string>>) => string | null;
   /** PATH used to look the program up (the job's own PATH wins). */
@@ -36,12 +35,19 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
   if (reserved.length > 0) {
     throw invalidField('environment', `${reserved.join(', ')} ${reserved.length === 1 ? 'is' : 'are'} set by gpushare from the job's placement and cannot be given (reserved: CUDA_VISIBLE_DEVICES, CUDA_MPS_*, GPUSHARE_*)`);
   }
-  const workingDirectory = body.workingDirectory ?? ctx.defaultWorkingDirectory;
-  if (!ctx.directoryExists(workingDirectory)) throw invalidField('workingDirectory', `directory "${workingDirectory}" does not exist on the server`);
+  // Without one, the job runs in a private working directory of its own, made at launch.
+  const workingDirectory = body.workingDirectory ?? null;
+  if (workingDirectory !== null) {
+    const problem = ctx.workingDirectoryProblem(workingDirectory, tenant);
+    if (problem !== null) throw invalidField('workingDirectory', problem);
+  }
   const lookupEnv = { PATH: ctx.serverPath, ...body.environment };
   const program = body.command[0]!;
-  if (ctx.resolveExecutable(program, workingDirectory, lookupEnv) === null) {
-    const where = program.includes('/') ? `relative to ${workingDirectory}` : 'in the PATH the job gets';
+  if (workingDirectory === null && program.includes('/') && !program.startsWith('/')) {
+    throw invalidField('command', `program "${program}" is a relative path, but the job gets a private working directory: give an absolute path or a workingDirectory`);
+  }
+  if (ctx.resolveExecutable(program, workingDirectory ?? '/', lookupEnv) === null) {
+    const where = program.includes('/') ? `relative to ${workingDirectory ?? '/'}` : 'in the PATH the job gets';
     throw invalidField('command', `program "${program}" was not found or is not executable on the server (looked up ${where})`);
   }
   const gpu = { ...body.gpu, gpuMilli: body.gpu.gpuMilli ?? milliFromMemory(body.gpu.gpuMemoryMiB, ctx.gpus) };

@@ -24,8 +24,6 @@ export interface Logger {
 export interface ControlPlaneSettings {
   /** Name of this server's node (metrics labels, the scheduler's cluster of one node). */
   readonly nodeName: string;
-  /** Default working directory of a job that gives none. */
-  readonly defaultWorkingDirectory: string;
   /** Host CPU offered to jobs, milli-cores. */
   readonly hostCpuMilli: number;
   /** Host memory offered to jobs, MiB. */

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { StatusSchema } from '../../contract/api.js';
 import type { Principal } from '../auth/tokens.js';
-import type { FreezerKind, LimitEnforcement } from '../ports/process-launcher.js';
+import type { FreezerKind, JobIsolation, LimitEnforcement } from '../ports/process-launcher.js';
 import type { ControlPlane } from './control-plane.js';
 import type { JobService } from './job-service.js';
 
@@ -20,6 +20,7 @@ export interface StatusSources {
   readonly gpuSource: 'nvidia-smi' | 'simulated';
   readonly freezer: FreezerKind;
   readonly enforcement: LimitEnforcement;
+  readonly isolation: JobIsolation;
   /** How preemption victims are checkpointed here (detected at start). */
   readonly checkpoint: { readonly method: 'signal'; readonly transparentAvailable: boolean; readonly detail: string };
 }
@@ -35,6 +36,7 @@ export function serverStatus(sources: StatusSources, principal: Principal): Serv
     jobs: counts,
     freezer: sources.freezer,
     enforcement: { ...sources.enforcement },
+    isolation: { ...sources.isolation },
     scheduler: sources.plane.passStats.summary(),
     checkpoint: { ...sources.checkpoint },
     migReconfigurations: sources.plane.migReconfigurations,

@@ -26,6 +26,11 @@ export interface InventoryGpu {
   index: number;
   /** `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`; the stable identity of the GPU. */
   uuid: string;
+  /**
+   * N of the GPU's device node `/dev/nvidiaN` (`<minor_number>` of `nvidia-smi -q -x`; it need not
+   * equal `index`); the index for simulated GPUs; absent or null when unknown (the index is used).
+   */
+  deviceMinor?: number | null;
   /** Name as reported, e.g. `NVIDIA A100-SXM4-80GB`; `Simulated <model>` for simulated GPUs. */
   name: string;
   /** Catalog model name (findGpuModel), e.g. `A100-80GB`, or the reported name when not in the catalog. */

@@ -14,6 +14,8 @@ export interface JobFiles {
   directory(jobId: number): string;
   /** Makes the job's directory and its checkpoint directory; returns the checkpoint directory's path. */
   prepareCheckpointDirectory(jobId: number): string;
+  /** Makes the job's private working directory (`work/` in its directory; kept across attempts); returns its path. */
+  prepareWorkDirectory(jobId: number): string;
   /** Size in bytes of one stream of attempt `attempt` (1-based); null when there is no such file. */
   logSize(jobId: number, attempt: number, stream: LogStream): number | null;
   /** Reads `length` bytes of that stream from byte `offset` (fewer at its end). */

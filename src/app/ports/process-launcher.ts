@@ -31,6 +31,30 @@ export interface LaunchSpec {
   cpuMilli: number;
   /** Host memory limit in MiB; 0 = no limit. */
   hostMemoryMiB: number;
+  /** What a sandboxing launcher needs (docs/security.md); ignored by a launcher without a sandbox. */
+  sandbox?: LaunchSandboxSpec;
+}
+
+/** The parts of a launch a job sandbox is built from. */
+export interface LaunchSandboxSpec {
+  /** The job's tenant: its jobs run under the tenant's own uid. */
+  readonly tenant: string;
+  /** Minor numbers of the job's GPUs (`/dev/nvidiaN`). */
+  readonly gpuMinors: readonly number[];
+  /** The MIG instances given to the job (their capability device nodes). */
+  readonly migInstances: readonly { readonly gpuMinor: number; readonly gpuInstanceId: number; readonly computeInstanceId: number }[];
+  /** Directories the job owns (its private working directory, its checkpoint directory): given to its uid, writable. */
+  readonly ownedDirectories: readonly string[];
+  /** Further directories it may write without owning them (an MPS daemon's pipe directory). */
+  readonly sharedDirectories: readonly string[];
+}
+
+/** How a launcher keeps jobs apart on the host. */
+export interface JobIsolation {
+  /** True when every attempt runs in a sandbox under its tenant's uid. */
+  readonly sandboxed: boolean;
+  /** One line for the operator: how jobs run, or why they are not sandboxed. */
+  readonly detail: string;
 }
 
 /**
@@ -134,8 +158,13 @@ export interface ProcessLauncher {
    * through the attempt's cgroups (never by a bare pid, which may have been reused). Resolves when done.
    */
   killUnrecordedAttempt(jobId: number, jobDirectory: string, attempt: number): Promise<void>;
-  /** True when `path` is an existing directory on this host (a job's working directory). */
-  isDirectory(path: string): boolean;
+  /** How jobs are kept apart on this host. */
+  readonly isolation: JobIsolation;
+  /**
+   * Why `path` cannot be the working directory of a job of `tenant` (not an existing directory;
+   * with a sandbox also: hidden from jobs, or not writable by the tenant's uid); null when it can.
+   */
+  workingDirectoryProblem(path: string, tenant: string): string | null;
   /**
    * Resolves `argv0` like execvp would (PATH of `environment`, relative to `workingDirectory`
    * when it contains a '/'); returns the absolute path, or null when not found or not executable.

@@ -51,8 +51,8 @@ export interface NewJob {
   readonly tenant: string;
   /** argv; `command[0]` was resolved to an executable at submit. */
   readonly command: readonly string[];
-  /** Absolute path. */
-  readonly workingDirectory: string;
+  /** Absolute path; null: a private working directory of the job's own, made at launch (JobFiles.prepareWorkDirectory). */
+  readonly workingDirectory: string | null;
   readonly environment: Readonly<Record<string, string>>;
   /** Higher is more important. */
   readonly priority: number;

@@ -23,7 +23,7 @@ import type { StateStore } from '../ports/state-store.js';
 
 /** Settings of a test plane: quick timers, no preemption guard. */
 export const TEST_SETTINGS: ControlPlaneSettings = {
-  nodeName: 'test-node', defaultWorkingDirectory: '/work', hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024,
+  nodeName: 'test-node', hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024,
   timesliceOvercommitRatio: 1, timeslicePeriodMs: 1000, monitorIntervalMs: 100, scheduleIntervalMs: 1000, stopGraceMs: 5000,
   logRetentionMs: 7 * 24 * 3_600_000, healthPollIntervalMs: 5000, preemptionSignal: 'SIGUSR1', preemptionGraceMs: 30_000,
   preemptionMinRunMs: 0, maxPreemptionsPerJob: 5, qosViolationSeconds: 60, qosProtection: 'isolate',

@@ -25,15 +25,18 @@ export interface ServeHandle {
 
 /**
  * Settings of every server under test unless a test gives its own: passes every 100 ms and exits
- * noticed within 50 ms, so that waiting on a condition (a state, a number of passes) is quick.
+ * noticed within 50 ms, so that waiting on a condition (a state, a number of passes) is quick; jobs
+ * unsandboxed (`singleTenant`), so that they may use the test's own temporary folders; the sandbox
+ * has its own tests (serve-sandbox.test.ts), which set `singleTenant: false`.
  */
-export const TEST_SERVER_CONFIG: Readonly<Record<string, string | number | boolean>> = { scheduleIntervalMs: 100, monitorIntervalMs: 50 };
+export const TEST_SERVER_CONFIG: Readonly<Record<string, string | number | boolean>> = { scheduleIntervalMs: 100, monitorIntervalMs: 50, singleTenant: true };
 
 /**
  * Starts `gpushare serve --port 0` on `dataDir` (made when absent) and waits for its URL line.
- * `config` (config file keys) is merged over TEST_SERVER_CONFIG and given with `--config`.
+ * `config` (config file keys) is merged over TEST_SERVER_CONFIG and given with `--config`; `uid`
+ * runs the server as that (unprivileged) user, gid the same (the caller makes `dataDir` theirs).
  */
-export async function startServe(options: { simulateGpus?: string; dataDir?: string; configHome?: string; extraArgs?: string[]; env?: Record<string, string>; config?: Record<string, string | number | boolean> }): Promise<ServeHandle> {
+export async function startServe(options: { simulateGpus?: string; dataDir?: string; configHome?: string; extraArgs?: string[]; env?: Record<string, string>; config?: Record<string, string | number | boolean>; uid?: number }): Promise<ServeHandle> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
   const configHome = options.configHome ?? join(dataDir, 'config-home');
   const gpuArgs = options.simulateGpus === undefined ? [] : ['--simulate-gpus', options.simulateGpus];
@@ -43,6 +46,7 @@ export async function startServe(options: { simulateGpus?: string; dataDir?: str
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), '--config', configFile, ...gpuArgs, '--log-level', 'warn', ...(options.extraArgs ?? [])], {
     env: { ...process.env, XDG_CONFIG_HOME: configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
   });
   const handle: ServeHandle = { url: '', adminToken: '', dataDir, configHome, process: child, stderr: '' };
   child.stderr!.on('data', (d: Buffer) => (handle.stderr += d.toString()));

@@ -53,6 +53,7 @@ export function sampleStatus(overrides: Partial<StatusView> = {}): StatusView {
   return {
     version: '0.1.0', draining: false, gpuSource: 'simulated', jobs: { pending: 1, running: 2 }, freezer: 'cgroup-v2',
     enforcement: { cpuMilli: true, hostMemoryMiB: false },
+    isolation: { sandboxed: true, detail: 'each job runs under its tenant\'s own uid in a bubblewrap sandbox' },
     scheduler: { passes: 10, lastPassMs: 0.5, p50PassMs: 0.4, p99PassMs: 2, maxPassMs: 3, maxPendingConsidered: 4 },
     migReconfigurations: 0,
     checkpoint: { method: 'signal', transparentAvailable: false, detail: 'criu: not installed; cuda-checkpoint: not installed; preemption uses the signal protocol' },

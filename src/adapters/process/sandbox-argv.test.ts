@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { isWithin, sandboxArgv } from './sandbox-argv.js';
+
+const programs = { bwrap: '/usr/bin/bwrap', setpriv: '/usr/bin/setpriv', env: '/usr/bin/env', shell: '/bin/sh' };
+const base = {
+  programs, uid: 200001, gid: 200001, argv: ['python3', 'train.py'], hiddenDirectories: ['/srv/gpushare', '/root', '/root/.cache'],
+  writableDirectories: ['/srv/gpushare/jobs/7-ab/work', '/srv/gpushare/jobs/7-ab/checkpoint'],
+  devices: [{ source: '/dev/nvidia1', target: '/dev/nvidia1' }], workingDirectory: '/srv/gpushare/jobs/7-ab/work',
+};
+
+/** The values following each occurrence of `flag` (as many as `arity`). */
+function occurrences(argv: string[], flag: string, arity: number): string[][] {
+  const out: string[][] = [];
+  argv.forEach((a, i) => {
+    if (a === flag) out.push(argv.slice(i + 1, i + 1 + arity));
+  });
+  return out;
+}
+
+describe('sandboxArgv', () => {
+  it('ignores the forwarded signals in the wrapper, restores them for the command, and switches uid last', () => {
+    const argv = sandboxArgv(base);
+    expect(argv.slice(0, 4)).toEqual(['/bin/sh', '-c', `trap '' TERM INT HUP USR1 USR2; exec "$@"`, 'gpushare-sandbox']);
+    expect(argv[4]).toBe('/usr/bin/bwrap');
+    const afterBwrap = argv.slice(argv.indexOf('--') + 1);
+    expect(afterBwrap).toEqual([
+      '/usr/bin/env', '--default-signal=TERM,INT,HUP,USR1,USR2',
+      '/usr/bin/setpriv', '--reuid', '200001', '--regid', '200001', '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--',
+      'python3', 'train.py',
+    ]);
+  });
+
+  it('hides each hidden directory once (nested ones are covered), gives private /tmp, and binds the writable ones back', () => {
+    const argv = sandboxArgv(base);
+    expect(occurrences(argv, '--tmpfs', 1).map(([d]) => d)).toEqual(['/tmp', '/root', '/var/tmp', '/dev/shm', '/srv/gpushare']);
+    expect(occurrences(argv, '--bind', 2)).toEqual([
+      ['/srv/gpushare/jobs/7-ab/work', '/srv/gpushare/jobs/7-ab/work'], ['/srv/gpushare/jobs/7-ab/checkpoint', '/srv/gpushare/jobs/7-ab/checkpoint'],
+    ]);
+    // The folders between the hidden data directory and the binds are made traversable, once each.
+    expect(occurrences(argv, '--dir', 1).map(([d]) => d)).toEqual(['/srv/gpushare/jobs', '/srv/gpushare/jobs/7-ab']);
+    expect(occurrences(argv, '--dev-bind', 2)).toEqual([['/dev/nvidia1', '/dev/nvidia1']]);
+    expect(occurrences(argv, '--chdir', 1)).toEqual([['/srv/gpushare/jobs/7-ab/work']]);
+    expect(argv).toEqual(expect.arrayContaining(['--unshare-pid', '--unshare-ipc', '--die-with-parent', '--ro-bind']));
+    // The mounts come before the command separator; the hidden tmpfs before the binds inside it.
+    expect(argv.indexOf('--tmpfs')).toBeLessThan(argv.indexOf('--bind'));
+  });
+
+  it('refuses root, a relative path and an empty command', () => {
+    expect(() => sandboxArgv({ ...base, uid: 0 })).toThrow('uid must be an integer >= 1, got 0');
+    expect(() => sandboxArgv({ ...base, workingDirectory: 'work' })).toThrow('sandbox paths must be absolute, got work');
+    expect(() => sandboxArgv({ ...base, argv: [] })).toThrow('argv must not be empty');
+  });
+
+  it('isWithin compares whole path components', () => {
+    expect(isWithin('/srv/gpushare/jobs', '/srv/gpushare')).toBe(true);
+    expect(isWithin('/srv/gpushare', '/srv/gpushare')).toBe(true);
+    expect(isWithin('/srv/gpushare2', '/srv/gpushare')).toBe(false);
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * The command line that runs one job attempt in its sandbox (docs/security.md): bubblewrap for the
+ * namespaces and mounts, then setpriv to switch to the tenant's unprivileged uid, then `env
+ * --default-signal` to give the command the default signal dispositions back. Pure: no I/O.
+ *
+ * Why this chain:
+ * - bubblewrap runs as root (the supervisor's uid) so that it can bind the job's own folders out of
+ *   the 0700 data directory; the job's processes then run under the tenant's uid on the host, with
+ *   no capabilities and `no_new_privs` (setuid programs cannot raise them).
+ * - With a PID namespace, bubblewrap's outer process would die of the SIGTERM the supervisor sends
+ *   to the job's process group and take the job with it before it could checkpoint. The wrapper
+ *   shell sets SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to "ignore", which bubblewrap (and its
+ *   PID 1 inside) inherit, and `env --default-signal` restores them for the command alone.
+ * - bubblewrap exits with the command's exit code, or 128 + N when a signal N ended it.
+ */
+
+/** The signals the supervisor forwards (supervisor.ts), ignored by the sandbox's own processes. */
+export const SANDBOX_FORWARDED_SIGNALS = ['TERM', 'INT', 'HUP', 'USR1', 'USR2'] as const;
+
+/** Directories every job gets empty and private (its own tmpfs). */
+const PRIVATE_TMPFS = ['/tmp', '/var/tmp', '/dev/shm'];
+
+/** Host paths of the programs the chain runs. */
+export interface SandboxPrograms {
+  /** bubblewrap, e.g. `/usr/bin/bwrap`. */
+  readonly bwrap: string;
+  /** util-linux setpriv, e.g. `/usr/bin/setpriv`. */
+  readonly setpriv: string;
+  /** coreutils env with `--default-signal` (coreutils 8.31+), e.g. `/usr/bin/env`. */
+  readonly env: string;
+  /** A POSIX shell, e.g. `/bin/sh`. */
+  readonly shell: string;
+}
+
+/** A device node made visible inside the sandbox. */
+export interface SandboxDevice {
+  /** Host path of the node (or of a simulated stand-in file). */
+  readonly source: string;
+  /** Path inside the sandbox, e.g. `/dev/nvidia0`. */
+  readonly target: string;
+}
+
+/** Everything one sandboxed attempt needs. */
+export interface SandboxArgvInput {
+  readonly programs: SandboxPrograms;
+  /** The tenant's unprivileged uid and gid on the host (≥ 1). */
+  readonly uid: number;
+  readonly gid: number;
+  /** The command and its arguments. */
+  readonly argv: readonly string[];
+  /** Host directories hidden behind an empty tmpfs (data directory, the server's HOME, /root). */
+  readonly hiddenDirectories: readonly string[];
+  /** Host directories the job may write, bound read-write at the same path (working directory, checkpoint). */
+  readonly writableDirectories: readonly string[];
+  /** Device nodes the job may use (its GPUs, the NVIDIA control nodes, its MIG capabilities). */
+  readonly devices: readonly SandboxDevice[];
+  /** The command's working directory (one of writableDirectories, or a readable host directory). */
+  readonly workingDirectory: string;
+}
+
+/** True when `path` is `dir` or inside it (both absolute, normalised). */
+export function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
+/**
+ * The directories between `root` (exclusive) and `path` (exclusive), outermost first: what
+ * bubblewrap must create, world-traversable, inside a hidden (tmpfs) directory before it can bind
+ * `path` there.
+ */
+function directoriesBetween(root: string, path: string): string[] {
+  const rest = path.slice(root.length).split('/').filter((p) => p !== '');
+  const out: string[] = [];
+  let current = root;
+  for (const part of rest.slice(0, -1)) {
+    current = `${current.replace(/\/$/, '')}/${part}`;
+    out.push(current);
+  }
+  return out;
+}
+
+/**
+ * The argv that runs `input.argv` sandboxed. Hidden directories nested in another hidden one are
+ * dropped (the outer tmpfs already hides them). Throws RangeError for a uid or gid below 1, a
+ * relative path, or an empty command.
+ */
+export function sandboxArgv(input: SandboxArgvInput): string[] {
+  for (const [name, value] of [['uid', input.uid], ['gid', input.gid]] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be an integer >= 1, got ${value}`);
+  }
+  if (input.argv.length === 0) throw new RangeError('argv must not be empty');
+  const paths = [...input.hiddenDirectories, ...input.writableDirectories, input.workingDirectory, ...input.devices.map((d) => d.target)];
+  const relative = paths.find((p) => !p.startsWith('/'));
+  if (relative !== undefined) throw new RangeError(`sandbox paths must be absolute, got ${relative}`);
+  const hidden = [...new Set([...PRIVATE_TMPFS, ...input.hiddenDirectories])].sort((a, b) => a.length - b.length)
+    .filter((dir, i, all) => dir !== '/' && !all.slice(0, i).some((outer) => isWithin(dir, outer)));
+  const args: string[] = [
+    input.programs.bwrap,
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+    '--die-with-parent',
+  ];
+  // The private /tmp and friends are world-writable with the sticky bit, as on the host.
+  for (const dir of hidden) args.push(...(PRIVATE_TMPFS.includes(dir) ? ['--perms', '1777'] : []), '--tmpfs', dir);
+  const made = new Set<string>();
+  for (const dir of input.writableDirectories) {
+    const outer = hidden.find((h) => isWithin(dir, h) && dir !== h);
+    if (outer !== undefined) {
+      for (const between of directoriesBetween(outer, dir)) {
+        if (!made.has(between)) args.push('--perms', '0755', '--dir', between);
+        made.add(between);
+      }
+    }
+    args.push('--bind', dir, dir);
+  }
+  for (const device of input.devices) args.push('--dev-bind', device.source, device.target);
+  args.push('--chdir', input.workingDirectory, '--');
+  args.push(input.programs.env, `--default-signal=${SANDBOX_FORWARDED_SIGNALS.join(',')}`);
+  args.push(
+    input.programs.setpriv, '--reuid', String(input.uid), '--regid', String(input.gid), '--clear-groups',
+    '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--',
+  );
+  args.push(...input.argv);
+  const ignore = SANDBOX_FORWARDED_SIGNALS.join(' ');
+  return [input.programs.shell, '-c', `trap '' ${ignore}; exec "$@"`, 'gpushare-sandbox', ...args];
+}

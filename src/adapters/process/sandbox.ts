@@ -1,0 +1,134 @@
+/**
+ * The job sandbox of `gpushare serve` (docs/security.md): finds out whether this host can run jobs
+ * under their tenant's uid in a bubblewrap sandbox, and answers what one attempt's sandbox holds
+ * (uid, device nodes, hidden directories) and whether a working directory suits a tenant.
+ *
+ * Device nodes, from NVIDIA's documentation of the driver's device files and of MIG device
+ * capabilities: `/dev/nvidiaN` per GPU (N = the GPU's minor number), the control nodes
+ * `/dev/nvidiactl`, `/dev/nvidia-uvm`, `/dev/nvidia-uvm-tools`, `/dev/nvidia-modeset` that CUDA
+ * opens, and for a MIG instance the capability nodes `/dev/nvidia-caps/nvidia-capM` whose M is the
+ * `DeviceFileMinor` in `/proc/driver/nvidia/capabilities/gpuN/mig/giG/access` and
+ * `.../giG/ciC/access`.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveExecutable } from '../../host/resolve-executable.js';
+import { isWithin, sandboxArgv, type SandboxDevice, type SandboxPrograms } from './sandbox-argv.js';
+import type { TenantUids } from './tenant-uids.js';
+
+/** The NVIDIA control nodes every CUDA process opens, bound when present. */
+const CONTROL_NODES = ['nvidiactl', 'nvidia-uvm', 'nvidia-uvm-tools', 'nvidia-modeset'];
+
+/** A MIG instance given to a job: its GPU's minor number and the instance ids. */
+export interface SandboxMigInstance {
+  readonly gpuMinor: number;
+  readonly gpuInstanceId: number;
+  readonly computeInstanceId: number;
+}
+
+/** Whether this host can sandbox jobs, and why not. */
+export type SandboxSupport =
+  | { readonly available: true; readonly programs: SandboxPrograms }
+  | { readonly available: false; readonly reason: string };
+
+/** Options of {@link createJobSandbox}. */
+export interface JobSandboxOptions {
+  readonly programs: SandboxPrograms;
+  readonly tenantUids: TenantUids;
+  /** Host directories no job may see: the data directory, the server's HOME, /root. */
+  readonly hiddenDirectories: readonly string[];
+  /** Where the GPUs' device nodes are: `/dev`, or a folder of stand-in files for simulated GPUs. */
+  readonly deviceRoot: string;
+  /** The driver's proc folder (MIG capabilities); default `/proc/driver/nvidia`. */
+  readonly procDriverRoot?: string;
+}
+
+/** What the launcher asks of the sandbox. */
+export interface JobSandbox {
+  readonly programs: SandboxPrograms;
+  readonly hiddenDirectories: readonly string[];
+  /** The tenant's uid (allocated on first use). */
+  uidOf(tenant: string): number;
+  /** The device nodes of these GPUs and MIG instances, plus the control nodes; only those that exist. */
+  devicesFor(gpuMinors: readonly number[], migInstances: readonly SandboxMigInstance[]): SandboxDevice[];
+  /**
+   * Why `path` cannot be the working directory of a job of `tenant`, or null when it can: it must
+   * be an existing directory outside every hidden directory that the tenant's uid may write.
+   */
+  workingDirectoryProblem(path: string, tenant: string): string | null;
+}
+
+/** The `DeviceFileMinor` of a capability access file; null when unreadable. */
+function capabilityMinor(path: string): number | null {
+  try {
+    const match = /DeviceFileMinor:\s*(\d+)/.exec(readFileSync(path, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Creates the sandbox of a server. */
+export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
+  const procDriverRoot = options.procDriverRoot ?? '/proc/driver/nvidia';
+  const node = (name: string): SandboxDevice | null => {
+    const source = join(options.deviceRoot, name);
+    return existsSync(source) ? { source, target: join('/dev', name) } : null;
+  };
+  return {
+    programs: options.programs,
+    hiddenDirectories: options.hiddenDirectories,
+    uidOf: (tenant) => options.tenantUids.uidOf(tenant),
+    devicesFor(gpuMinors, migInstances) {
+      const names = [...new Set(gpuMinors)].sort((a, b) => a - b).map((m) => `nvidia${m}`);
+      names.push(...CONTROL_NODES);
+      for (const mig of migInstances) {
+        const gi = join(procDriverRoot, 'capabilities', `gpu${mig.gpuMinor}`, 'mig', `gi${mig.gpuInstanceId}`);
+        for (const access of [join(gi, 'access'), join(gi, `ci${mig.computeInstanceId}`, 'access')]) {
+          const minor = capabilityMinor(access);
+          if (minor !== null) names.push(`nvidia-caps/nvidia-cap${minor}`);
+        }
+      }
+      return [...new Set(names)].map(node).filter((d): d is SandboxDevice => d !== null);
+    },
+    workingDirectoryProblem(path, tenant) {
+      const hidden = options.hiddenDirectories.find((dir) => isWithin(path, dir));
+      if (hidden !== undefined) return `"${path}" is inside ${hidden}, which jobs cannot see`;
+      try {
+        if (!statSync(path).isDirectory()) return `"${path}" is not a directory`;
+      } catch {
+        return `directory "${path}" does not exist on the server`;
+      }
+      const uid = options.tenantUids.uidOf(tenant);
+      // The kernel decides: `test -w -a -x` run as the tenant's uid, without supplementary groups.
+      const probe = spawnSync('/bin/sh', ['-c', 'test -w "$1" && test -x "$1"', 'probe', path], { uid, gid: uid, stdio: 'ignore', timeout: 10_000 });
+      return probe.status === 0 ? null : `"${path}" is not writable by uid ${uid}, which runs tenant ${tenant}'s jobs`;
+    },
+  };
+}
+
+/** Finds a program on the server's PATH (plus the usual system folders); null when absent. */
+function findProgram(name: string, path: string): string | null {
+  return resolveExecutable(name, '/', { PATH: `${path}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin` });
+}
+
+/**
+ * Whether this host can sandbox jobs: the server runs as root (it switches uids), bubblewrap,
+ * setpriv and an `env` with `--default-signal` exist, and a probe (`true` run sandboxed as
+ * `probeUid`) succeeds. Runs a few short processes; call once at start.
+ */
+export function detectSandbox(serverPath: string, probeUid: number): SandboxSupport {
+  if (process.getuid?.() !== 0) return { available: false, reason: 'the server does not run as root, so it cannot run jobs under other uids' };
+  const found = { bwrap: findProgram('bwrap', serverPath), setpriv: findProgram('setpriv', serverPath), env: findProgram('env', serverPath), shell: findProgram('sh', serverPath) };
+  const missing = Object.entries(found).filter(([, p]) => p === null).map(([name]) => (name === 'bwrap' ? 'bwrap (Debian package bubblewrap)' : name));
+  if (missing.length > 0) return { available: false, reason: `not found: ${missing.join(', ')}` };
+  const programs = found as unknown as SandboxPrograms;
+  const argv = sandboxArgv({ programs, uid: probeUid, gid: probeUid, argv: ['/bin/sh', '-c', 'test "$(id -u)" = "$1"', 'probe', String(probeUid)], hiddenDirectories: [], writableDirectories: [], devices: [], workingDirectory: '/' });
+  const probe = spawnSync(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000, encoding: 'utf8' });
+  if (probe.status !== 0) {
+    const why = (probe.stderr ?? '').trim().split('\n')[0] || probe.error?.message || `exit ${probe.status}`;
+    return { available: false, reason: `a sandboxed probe failed: ${why}` };
+  }
+  return { available: true, programs };
+}

@@ -1,0 +1,239 @@
+/**
+ * The job sandbox against a real server (docs/security.md): a job of tenant A tries what an attacker
+ * would — the admin token, the store, the server's HOME, tenant B's folder, B's environment through
+ * /proc, a root-only file, B's checkpoint — and each attempt fails, while A's own folder, its
+ * checkpoint and `gpushare report` work. Its processes run under A's uid on the host, and of the
+ * simulated GPU device nodes it sees only its own.
+ */
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readProcStat } from '../../src/host/proc-identity.js';
+import { requireTool } from '../support/required-tool.js';
+import { api, cleanupServe, pollFor, startServe, stopServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+
+const BIN = resolve('bin/gpushare');
+const isRoot = process.getuid?.() === 0;
+if (!isRoot && process.env.GPUSHARE_REQUIRE_TOOLS === '1') throw new Error('the sandbox tests need root (the server switches uids); required because GPUSHARE_REQUIRE_TOOLS=1');
+const available = isRoot && requireTool('/usr/bin/bwrap', 'apt-get install bubblewrap');
+
+/** The folder of job `id` in the data dir. */
+function jobFolder(handle: ServeHandle, id: number): string {
+  const jobs = join(handle.dataDir, 'data', 'jobs');
+  const name = readdirSync(jobs).find((f) => f === String(id) || f.startsWith(`${id}-`));
+  if (name === undefined) throw new Error(`no folder for job ${id} in ${jobs}`);
+  return join(jobs, name);
+}
+
+/** A job's stdout so far (the admin reads it through the API). */
+async function stdoutOf(handle: ServeHandle, id: number): Promise<string> {
+  const { body } = await api(handle, 'GET', `/api/v1/jobs/${id}/logs?stream=stdout`);
+  return (body?.text as string | undefined) ?? '';
+}
+
+/** Command name and host uid of every process of process group `pgid`, read from /proc. */
+function processGroupUids(pgid: number): { comm: string; uid: number }[] {
+  const out: { comm: string; uid: number }[] = [];
+  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      if (readProcStat(Number(entry))?.pgrp !== pgid) continue;
+      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
+      out.push({ comm: /^Name:\s+(\S+)/m.exec(status)![1]!, uid: Number(/^Uid:\s+(\d+)/m.exec(status)![1]) });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
+describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
+  let handle: ServeHandle;
+  let scratch: string;
+  const tokens: Record<string, string> = {};
+  const token = (tenant: string): string => tokens[tenant]!;
+
+  beforeAll(async () => {
+    // A folder outside every hidden path (the repository's ignored test-artifacts), world-traversable.
+    scratch = resolve('test-artifacts', `sandbox-${randomBytes(4).toString('hex')}`);
+    mkdirSync(join(scratch, 'home'), { recursive: true, mode: 0o755 });
+    chmodSync(scratch, 0o755);
+    writeFileSync(join(scratch, 'root-only'), 'planted secret\n', { mode: 0o600 });
+    writeFileSync(join(scratch, 'home', 'server-secret'), 'server home secret\n', { mode: 0o644 });
+    handle = await startServe({ simulateGpus: '4xA100-80GB', config: { singleTenant: false }, env: { HOME: join(scratch, 'home') } });
+    for (const tenant of ['team-a', 'team-b']) {
+      expect((await api(handle, 'POST', '/api/v1/tenants', { name: tenant })).status).toBe(201);
+      tokens[tenant] = (await api(handle, 'POST', '/api/v1/tokens', { tenant, label: tenant })).body.token as string;
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    if (handle) await cleanupServe(handle);
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }, 60_000);
+
+  it('a status that says jobs are sandboxed', async () => {
+    const { body } = await api(handle, 'GET', '/api/v1/status');
+    expect(body.isolation).toEqual({ sandboxed: true, detail: 'each job runs under its tenant\'s own uid in a bubblewrap sandbox' });
+  });
+
+  it('keeps tenant A from everything but its own, on a host uid of its own and with only its GPU\'s device node', async () => {
+    // Tenant B: a secret in its environment and a checkpoint; it keeps running.
+    const b = await api(handle, 'POST', '/api/v1/jobs', {
+      command: ['/bin/sh', '-c', 'echo "ckpt=$GPUSHARE_CHECKPOINT_DIR"; echo saved > "$GPUSHARE_CHECKPOINT_DIR/state"; exec sleep 600'],
+      environment: { B_SECRET: 'hunter2' }, gpu: { gpuCount: 1, gpuMilli: 1000, mode: 'exclusive' },
+    }, token('team-b'));
+    expect(b.status).toBe(201);
+    await waitForJob(handle, b.body.id, (j) => j.state === 'running');
+    const bCheckpoint = await pollFor('job B to print its checkpoint folder', async () => /ckpt=(\S+)/.exec(await stdoutOf(handle, b.body.id))?.[1]);
+    const bFolder = jobFolder(handle, b.body.id);
+    const bPid = (JSON.parse(readFileSync(join(bFolder, 'attempt-1.pid'), 'utf8')) as { jobPid: number }).jobPid;
+    const data = join(handle.dataDir, 'data');
+
+    // Tenant A: one probe per line, "<name> ok" or "<name> denied", then it waits to be inspected.
+    const script = [
+      'p() { n=$1; shift; if "$@" >/dev/null 2>&1; then echo "$n ok"; else echo "$n denied"; fi; }',
+      `p admin-token cat "${data}/admin-token"`,
+      `p store cat "${data}/gpushare.db"`,
+      `p server-home cat "${join(scratch, 'home', 'server-secret')}"`,
+      `p b-folder ls "${bFolder}"`,
+      `p b-environ grep -q hunter2 "/proc/${bPid}/environ"`,
+      `p b-environ-any sh -c 'grep -qs hunter2 /proc/[0-9]*/environ'`,
+      `p root-only-file cat "${join(scratch, 'root-only')}"`,
+      `p b-checkpoint-write sh -c 'echo evil > "${bCheckpoint}/evil"'`,
+      'p own-workdir sh -c \'echo mine > ./mine && test "$(cat ./mine)" = mine\'',
+      'p own-checkpoint sh -c \'echo mine > "$GPUSHARE_CHECKPOINT_DIR/mine"\'',
+      'p own-tmp sh -c \'echo mine > /tmp/mine\'',
+      `p report ${process.execPath} ${BIN} report --step-seconds 0.5`,
+      'echo "uid $(id -u)"',
+      'echo "devices $(ls /dev | grep "^nvidia" | tr "\\n" " ")"',
+      'echo "env $(env | cut -d= -f1 | sort | tr "\\n" " ")"',
+      'echo probes-done',
+      'exec sleep 600',
+    ].join('\n');
+    const a = await api(handle, 'POST', '/api/v1/jobs', {
+      command: ['/bin/sh', '-c', script], gpu: { gpuCount: 1, gpuMilli: 1000, mode: 'exclusive' }, qos: { stepSeconds: 1 },
+    }, token('team-a'));
+    expect(a.status).toBe(201);
+    const output = await pollFor('job A\'s probes', async () => {
+      const text = await stdoutOf(handle, a.body.id);
+      return text.includes('probes-done') ? text : undefined;
+    }, 60_000);
+    const results = Object.fromEntries(output.split('\n').filter((l) => / (ok|denied)$/.test(l)).map((l) => l.split(' ') as [string, string]));
+    expect(results).toEqual({
+      'admin-token': 'denied', store: 'denied', 'server-home': 'denied', 'b-folder': 'denied', 'b-environ': 'denied', 'b-environ-any': 'denied',
+      'root-only-file': 'denied', 'b-checkpoint-write': 'denied', 'own-workdir': 'ok', 'own-checkpoint': 'ok', 'own-tmp': 'ok', report: 'ok',
+    });
+    // B's checkpoint is untouched and A's own files are where A put them.
+    expect(readdirSync(bCheckpoint)).toEqual(['state']);
+    const aFolder = jobFolder(handle, a.body.id);
+    expect(readFileSync(join(aFolder, 'work', 'mine'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(join(aFolder, 'checkpoint', 'mine'), 'utf8')).toBe('mine\n');
+
+    // The host uid of A's processes, read from /proc outside the sandbox: A's own, not root, not B's.
+    const uids = JSON.parse(readFileSync(join(data, 'tenant-uids.json'), 'utf8')) as Record<string, number>;
+    expect(uids['team-a']).toBeGreaterThanOrEqual(200000);
+    expect(uids['team-b']).not.toBe(uids['team-a']);
+    expect(output).toContain(`uid ${uids['team-a']}\n`);
+    // The group holds bubblewrap (root: it sets the sandbox up, then only waits) and the command.
+    const aPid = (JSON.parse(readFileSync(join(jobFolder(handle, a.body.id), 'attempt-1.pid'), 'utf8')) as { jobPid: number }).jobPid;
+    const group = processGroupUids(aPid);
+    expect(group.filter((p) => p.comm !== 'bwrap')).toEqual([{ comm: 'sleep', uid: uids['team-a'] }]);
+    expect(group.filter((p) => p.comm === 'bwrap').length).toBeGreaterThanOrEqual(1);
+
+    // Only its own GPU's node (plus the control nodes) of the four simulated ones.
+    const view = (await api(handle, 'GET', `/api/v1/jobs/${a.body.id}`)).body;
+    const gpuIndex = view.placement.gpus[0].index as number;
+    expect(/devices (.*)/.exec(output)![1]!.trim().split(' ').sort()).toEqual([`nvidia${gpuIndex}`, 'nvidia-uvm', 'nvidia-uvm-tools', 'nvidiactl'].sort());
+    // A clean environment: nothing of the server's (its HOME was the scratch folder).
+    expect(output).not.toContain(join(scratch, 'home'));
+    expect(/env (.*)/.exec(output)![1]!.trim().split(' ').filter((k) => !k.startsWith('GPUSHARE_') && !k.startsWith('CUDA_'))).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR']);
+
+    for (const id of [a.body.id, b.body.id]) expect((await api(handle, 'POST', `/api/v1/jobs/${id}/cancel`)).status).toBe(200);
+    await waitForJob(handle, a.body.id, (j) => j.state === 'cancelled');
+  }, 120_000);
+
+  it('a sandboxed victim gets the preemption signal, checkpoints, exits 0, is requeued as preempted and resumes; a cancel ends it by SIGTERM', async () => {
+    // Four whole GPUs for the low job of A; B's critical job needs one of them.
+    const victim = (await api(handle, 'POST', '/api/v1/jobs', {
+      command: ['/bin/sh', '-c', [
+        'if [ "$GPUSHARE_RESUME" = 1 ]; then echo "resumed from $(cat "$GPUSHARE_CHECKPOINT_DIR/step")"; exit 0; fi',
+        'trap \'echo 7 > "$GPUSHARE_CHECKPOINT_DIR/step"; echo checkpointed; exit 0\' USR1',
+        'echo started; while :; do sleep 0.1; done',
+      ].join('\n')],
+      gpu: { gpuCount: 4, gpuMilli: 1000, mode: 'exclusive' }, priority: 'low',
+    }, token('team-a'))).body;
+    await pollFor('the victim to start', async () => ((await stdoutOf(handle, victim.id)).includes('started') ? true : undefined));
+    const critical = (await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/true'], gpu: { gpuCount: 1, gpuMilli: 1000, mode: 'exclusive' }, priority: 'critical' }, token('team-b'))).body;
+    const done = await waitForJob(handle, victim.id, (j) => j.state === 'succeeded', 60_000);
+    expect(done.attempts.map((x: { endReason: string; exitCode: number | null }) => [x.endReason, x.exitCode])).toEqual([['preempted', 0], ['exited', 0]]);
+    expect(done.events.find((e: { to: string }) => e.to === 'preempted').reason).toBe(`preempted by job ${critical.id} (priority 1000, tenant team-b)`);
+    const { body } = await api(handle, 'GET', `/api/v1/jobs/${victim.id}/logs?stream=stdout&attempt=2`);
+    expect(body.text).toBe('resumed from 7\n');
+
+    // A command without a handler dies of SIGTERM on cancel; the outcome names the signal, not bubblewrap's 143.
+    const plain = (await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/sleep', '600'], gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'))).body;
+    await waitForJob(handle, plain.id, (j) => j.state === 'running');
+    await pollFor('the sleep to run sandboxed', () => (existsSync(join(jobFolder(handle, plain.id), 'attempt-1.pid')) ? true : undefined));
+    expect((await api(handle, 'POST', `/api/v1/jobs/${plain.id}/cancel`)).status).toBe(200);
+    const cancelled = await waitForJob(handle, plain.id, (j) => j.state === 'cancelled');
+    expect([cancelled.attempts[0].exitCode, cancelled.attempts[0].signal]).toEqual([null, 'SIGTERM']);
+  }, 120_000);
+
+  it('refuses a working directory the tenant\'s uid may not write, or one inside the data directory, naming the field', async () => {
+    const unwritable = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/true'], workingDirectory: scratch, gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
+    expect(unwritable.status).toBe(400);
+    expect(unwritable.body.error.details.field).toBe('workingDirectory');
+    expect(unwritable.body.error.message).toMatch(new RegExp(`^workingDirectory: "${scratch}" is not writable by uid \\d+, which runs tenant team-a's jobs$`));
+    const hidden = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/true'], workingDirectory: join(handle.dataDir, 'data'), gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
+    expect(hidden.status).toBe(400);
+    expect(hidden.body.error.message).toBe(`workingDirectory: "${join(handle.dataDir, 'data')}" is inside ${join(handle.dataDir, 'data')}, which jobs cannot see`);
+    // A folder the uid may write is accepted and stays writable inside.
+    const shared = join(scratch, 'shared');
+    mkdirSync(shared, { mode: 0o777 });
+    chmodSync(shared, 0o777);
+    const ok = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/sh', '-c', 'echo hi > out'], workingDirectory: shared, gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
+    expect(ok.status).toBe(201);
+    await waitForJob(handle, ok.body.id, (j) => j.state === 'succeeded');
+    expect(readFileSync(join(shared, 'out'), 'utf8')).toBe('hi\n');
+  }, 60_000);
+});
+
+describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless --single-tenant', () => {
+  const UID = 60_123;
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gpushare-nosandbox-'));
+    chownSync(dir, UID, UID);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a server that cannot switch uids accepts one tenant, says so, and refuses a data directory of two tenants until --single-tenant', async () => {
+    // An unprivileged server cannot run jobs under other uids: no sandbox.
+    let handle = await startServe({ dataDir: dir, simulateGpus: '1xA100-80GB', config: { singleTenant: false }, uid: UID, env: { HOME: dir } });
+    try {
+      const status = (await api(handle, 'GET', '/api/v1/status')).body;
+      expect(status.isolation).toEqual({ sandboxed: false, detail: 'no sandbox (the server does not run as root, so it cannot run jobs under other uids): one tenant only; --single-tenant allows more without isolation' });
+      expect(handle.stderr).toContain('jobs cannot be sandboxed (the server does not run as root, so it cannot run jobs under other uids): this server accepts one tenant only');
+      const refused = await api(handle, 'POST', '/api/v1/tenants', { name: 'team-a' });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.message).toBe(`this server accepts 1 tenant only: ${status.isolation.detail}`);
+      expect((await api(handle, 'GET', '/api/v1/tenants')).body.tenants.map((t: { name: string }) => t.name)).toEqual(['default']);
+    } finally {
+      await stopServe(handle);
+    }
+    // With --single-tenant (warned) a second tenant is accepted...
+    handle = await startServe({ dataDir: dir, simulateGpus: '1xA100-80GB', uid: UID, env: { HOME: dir }, extraArgs: ['--single-tenant'] });
+    try {
+      expect(handle.stderr).toContain(`--single-tenant: jobs run as this server's user (uid ${UID}) without a sandbox`);
+      expect((await api(handle, 'POST', '/api/v1/tenants', { name: 'team-a' })).status).toBe(201);
+    } finally {
+      await stopServe(handle);
+    }
+    // ...and without it the server refuses to start on that data directory.
+    await expect(startServe({ dataDir: dir, simulateGpus: '1xA100-80GB', config: { singleTenant: false }, uid: UID, env: { HOME: dir } }))
+      .rejects.toThrow('this data directory has 2 tenants (default, team-a), but jobs cannot be sandboxed here: the server does not run as root');
+  }, 120_000);
+});
