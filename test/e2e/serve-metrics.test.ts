@@ -18,10 +18,10 @@ afterEach(async () => {
   servers = [];
 });
 
-/** Starts a server with a config file of `yaml`. */
+/** Starts a server with a config file of `yaml` (jobs unsandboxed, as TEST_SERVER_CONFIG has it). */
 async function serve(yaml: string, options: { simulateGpus?: string; extraArgs?: string[]; env?: Record<string, string> } = {}): Promise<ServeHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
-  writeFileSync(join(dir, 'config.yaml'), yaml);
+  writeFileSync(join(dir, 'config.yaml'), `singleTenant: true\n${yaml}`);
   const server = await startServe({ dataDir: dir, simulateGpus: options.simulateGpus, extraArgs: ['--config', join(dir, 'config.yaml'), ...(options.extraArgs ?? [])], env: options.env });
   servers.push(server);
   return server;

@@ -28,7 +28,7 @@ const submitId = (result: { code: number; stdout: string; stderr: string }): num
 describe('gpushare serve: QoS targets, reports and protection', () => {
   it('raises a violation after 1 s of missed reports, protects the GPU from lower priorities, and recovers on a met report', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-qos-'));
-    writeFileSync(join(dir, 'config.yaml'), 'qosViolationSeconds: 1\n');
+    writeFileSync(join(dir, 'config.yaml'), 'qosViolationSeconds: 1\nsingleTenant: true\n');
     server = await startServe({ simulateGpus: '1xA100-80GB', dataDir: dir, extraArgs: ['--config', join(dir, 'config.yaml')] });
     // The job finds the server, its id and its token in its environment; node and bin/gpushare by absolute paths.
     const script = [
