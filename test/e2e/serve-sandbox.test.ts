@@ -5,7 +5,7 @@
  * checkpoint and `gpushare report` work. Its processes run under A's uid on the host, and of the
  * simulated GPU device nodes it sees only its own.
  */
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -189,6 +189,11 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     const hidden = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/true'], workingDirectory: join(handle.dataDir, 'data'), gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
     expect(hidden.status).toBe(400);
     expect(hidden.body.error.message).toBe(`workingDirectory: "${join(handle.dataDir, 'data')}" is inside ${join(handle.dataDir, 'data')}, which jobs cannot see`);
+    // A symbolic link into the data directory is judged by where it leads.
+    symlinkSync(join(handle.dataDir, 'data', 'jobs'), join(scratch, 'link'));
+    const linked = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/true'], workingDirectory: join(scratch, 'link'), gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
+    expect(linked.status).toBe(400);
+    expect(linked.body.error.message).toBe(`workingDirectory: "${join(scratch, 'link')}" is inside ${join(handle.dataDir, 'data')}, which jobs cannot see`);
     // A folder the uid may write is accepted and stays writable inside.
     const shared = join(scratch, 'shared');
     mkdirSync(shared, { mode: 0o777 });

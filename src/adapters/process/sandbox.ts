@@ -11,7 +11,7 @@
  * `.../giG/ciC/access`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveExecutable } from '../../host/resolve-executable.js';
 import { isWithin, sandboxArgv, type SandboxDevice, type SandboxPrograms } from './sandbox-argv.js';
@@ -93,13 +93,16 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
       return [...new Set(names)].map(node).filter((d): d is SandboxDevice => d !== null);
     },
     workingDirectoryProblem(path, tenant) {
-      const hidden = options.hiddenDirectories.find((dir) => isWithin(path, dir));
-      if (hidden !== undefined) return `"${path}" is inside ${hidden}, which jobs cannot see`;
+      let real: string;
       try {
         if (!statSync(path).isDirectory()) return `"${path}" is not a directory`;
+        real = realpathSync(path);
       } catch {
         return `directory "${path}" does not exist on the server`;
       }
+      // By name and by what it resolves to: a symbolic link must not lead a bind into a hidden folder.
+      const hidden = options.hiddenDirectories.find((dir) => isWithin(path, dir) || isWithin(real, dir));
+      if (hidden !== undefined) return `"${path}" is inside ${hidden}, which jobs cannot see`;
       const uid = options.tenantUids.uidOf(tenant);
       // The kernel decides: `test -w -a -x` run as the tenant's uid, without supplementary groups.
       const probe = spawnSync('/bin/sh', ['-c', 'test -w "$1" && test -x "$1"', 'probe', path], { uid, gid: uid, stdio: 'ignore', timeout: 10_000 });
