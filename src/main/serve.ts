@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { lockDataDir, makeDataDir } from './data-dir.js';
+import { openDataDirStore } from './private-files.js';
 import { join } from 'node:path';
 import pino from 'pino';
 import { SeededRng } from '../core/index.js';
@@ -39,7 +40,6 @@ import { QosService } from '../app/qos/qos-service.js';
 import { createChildProcessLauncher } from '../adapters/process/child-process-launcher.js';
 import { detectCheckpointSupport } from '../adapters/process/transparent-checkpoint.js';
 import { createMpsDaemonManager } from '../adapters/mps/mps-daemon-manager.js';
-import { openSqliteStore } from '../adapters/store/sqlite-store.js';
 import { writeCliConfig } from '../config/cli-config.js';
 import { setUpJobIsolation } from './job-sandbox-setup.js';
 import { DEFAULT_SIMULATED_GPUS, type ServerConfig } from '../config/server-config.js';
@@ -86,7 +86,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
 async function startLocked(config: ServerConfig, options: StartServerOptions, logger: pino.Logger, cleanups: (() => Promise<void> | void)[]): Promise<RunningServer> {
   const clock = createSystemClock();
   const events = new PlaneEvents();
-  const rawStore = openSqliteStore(join(config.dataDir, 'gpushare.db'));
+  const rawStore = openDataDirStore(config.dataDir, logger);
   cleanups.push(() => rawStore.close());
   const store = observeStore(rawStore, events);
   const inventory = await chooseInventory(config);

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, jobFolder, type ServeHandle, startServe, waitForJob } from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
 afterEach(async () => {
@@ -44,7 +44,7 @@ describe('gpushare serve: MIG layouts changed on demand', () => {
     for (const job of jobs.slice(0, 3)) {
       const uuid = job.placement.gpus[0].migDeviceUuid as string;
       expect(uuid).toMatch(/^MIG-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-      expect(readFileSync(join(server.dataDir, 'data', 'jobs', String(job.id), 'attempt-1.stdout.log'), 'utf8')).toBe(`${uuid}\n`);
+      expect(readFileSync(join(jobFolder(server, job.id), 'attempt-1.stdout.log'), 'utf8')).toBe(`${uuid}\n`);
     }
     // The 1g jobs reused instances made by the warm-up jobs; the 3g instance is new.
     const warmUuids = new Set(warmJobs.map((j) => j.placement.gpus[0].migDeviceUuid));

@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, pollFor, type ServeHandle, shellJob, startServe, waitForJob } from './support/serve-harness.js';
+import { api, cleanupServe, jobFolder, pollFor, type ServeHandle, shellJob, startServe, waitForJob } from './support/serve-harness.js';
 
 const bin = mkdtempSync(join(tmpdir(), 'gpushare-mps-bin-'));
 const log = join(bin, 'calls.log');
@@ -56,7 +56,7 @@ describe('gpushare serve with MPS', () => {
     expect(calls[0]).toBe(`run [-d] CUDA_VISIBLE_DEVICES=${uuid} pipe=${pipe}`);
     expect(calls.filter((c) => c.startsWith('run [-d]'))).toHaveLength(1); // one daemon for both jobs
     expect(calls.at(-1)).toBe('stdin quit');
-    const out = readFileSync(join(server.dataDir, 'data', 'jobs', String(first.id), 'attempt-1.stdout.log'), 'utf8');
+    const out = readFileSync(join(jobFolder(server, first.id), 'attempt-1.stdout.log'), 'utf8');
     expect(out).toBe(`pipe=${pipe} threads=25 limit=${uuid}=10240M\n`);
   });
 });

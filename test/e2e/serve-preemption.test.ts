@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, pollFor, shellJob, startServe, stopServe, waitForJob, waitForPasses, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, jobFolder, pollFor, type ServeHandle, shellJob, startServe, stopServe, waitForJob, waitForPasses } from './support/serve-harness.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', 'examples', 'checkpoint-job.mjs');
 let server: ServeHandle | null = null;
@@ -16,7 +16,7 @@ afterEach(async () => {
 
 const terminal = (job: { state: string }) => ['succeeded', 'failed', 'cancelled'].includes(job.state);
 const checkpointJob = (steps: number, gpu: Record<string, unknown>, extra: Record<string, unknown>) => ({ command: [process.execPath, EXAMPLE, String(steps), '50'], workingDirectory: '/tmp', gpu, ...extra });
-const logOf = (handle: ServeHandle, id: number, attempt: number) => readFileSync(join(handle.dataDir, 'data', 'jobs', String(id), `attempt-${attempt}.stdout.log`), 'utf8');
+const logOf = (handle: ServeHandle, id: number, attempt: number) => readFileSync(join(jobFolder(handle, id), `attempt-${attempt}.stdout.log`), 'utf8');
 
 describe('gpushare serve: preemption with checkpoint and resume', () => {
   it('a critical job preempts a low job on a full GPU; the victim checkpoints, is requeued, resumes and finishes right', async () => {
@@ -25,7 +25,7 @@ describe('gpushare serve: preemption with checkpoint and resume', () => {
     expect(low.preemptible).toBe(true);
     await waitForJob(server, low.id, (j) => j.state === 'running');
     // It has made progress: its first checkpoint (every 10 steps) is written.
-    const state = join(server.dataDir, 'data', 'jobs', String(low.id), 'checkpoint', 'state.json');
+    const state = join(jobFolder(server, low.id), 'checkpoint', 'state.json');
     await pollFor('the victim\'s first checkpoint', () => (existsSync(state) ? true : undefined));
     const equal = (await api(server, 'POST', '/api/v1/jobs', shellJob('echo equal', { gpuMilli: 1000 }, { priority: 'low' }))).body;
     await waitForPasses(server, 3);
@@ -111,7 +111,7 @@ describe('gpushare serve: preemption in flight', () => {
     expect([preemptor.reason, preemptor.reasonCode]).toEqual([`preempting job(s) ${victim.id}: waiting for them to checkpoint and exit`, 'preempting']);
     await stopServe(server, 'SIGKILL');
     // The victim checkpoints and exits while the server is down.
-    const outcome = join(server.dataDir, 'data', 'jobs', String(victim.id), 'attempt-1.outcome.json');
+    const outcome = join(jobFolder(server, victim.id), 'attempt-1.outcome.json');
     await pollFor('the victim\'s outcome', () => (existsSync(outcome) ? true : undefined));
     const restarted = await startServe({ simulateGpus: '1xT4', dataDir: server.dataDir, configHome: server.configHome });
     Object.assign(server, { process: restarted.process, url: restarted.url });

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, cli, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, cli, jobFolder, type ServeHandle, startServe, waitForJob } from './support/serve-harness.js';
 import { parseMetricsText, sampleValue } from '../../src/adapters/metrics/metrics-text.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'gpushare');
@@ -51,7 +51,7 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
     expect(shown.stdout).toContain('QoS violation: step 0.62 s > target 0.5 s for 1 s');
 
     // The token reports for its own job only; any other call answers 403.
-    const token = readFileSync(join(dir, 'data', 'jobs', String(trainer), 'checkpoint', 'token'), 'utf8');
+    const token = readFileSync(join(jobFolder({ dataDir: dir }, trainer), 'checkpoint', 'token'), 'utf8');
     expect(token).toMatch(/^gs_[A-Za-z0-9_-]{43}$/);
     const listed = await api(server, 'GET', '/api/v1/jobs', undefined, token);
     expect([listed.status, listed.body.error.message]).toEqual([403, `a job token (GPUSHARE_JOB_TOKEN) may only call POST /api/v1/jobs/${trainer}/qos-reports; use a tenant or admin token for GET /api/v1/jobs`]);
@@ -91,6 +91,6 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
     expect(late.status).toBe(401);
     const notRunning = await api(server, 'POST', `/api/v1/jobs/${trainer}/qos-reports`, { stepSeconds: 0.4 });
     expect([notRunning.status, notRunning.body.error.message]).toEqual([409, `job ${trainer} is cancelled: reports are accepted only while it runs`]);
-    expect(readFileSync(join(dir, 'data', 'jobs', String(trainer), 'attempt-1.stdout.log'), 'utf8')).toContain(`job ${trainer} step: latest 0.62 s, target 0.5 s, violating (1 violation so far)\n`);
+    expect(readFileSync(join(jobFolder({ dataDir: dir }, trainer), 'attempt-1.stdout.log'), 'utf8')).toContain(`job ${trainer} step: latest 0.62 s, target 0.5 s, violating (1 violation so far)\n`);
   }, 90_000);
 });

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, cli, pollFor, shellJob, startServe, stopServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, cli, jobFolder, pollFor, type ServeHandle, shellJob, startServe, stopServe, waitForJob } from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
 afterEach(async () => {
@@ -44,7 +44,7 @@ describe('gpushare serve: nothing lost', () => {
     expect(states).toEqual(['running', 'running', 'pending', 'pending', 'pending']);
     await stopServe(server, 'SIGKILL');
     // Job 2 (sleep 1, exit 7) ends while the server is down: its supervisor records the outcome.
-    const outcome = join(server.dataDir, 'data', 'jobs', '2', 'attempt-1.outcome.json');
+    const outcome = join(jobFolder(server, 2), 'attempt-1.outcome.json');
     await pollFor('job 2\'s outcome, recorded while the server is down', () => (existsSync(outcome) ? true : undefined));
     const restarted = await startServe({ simulateGpus: '1xA100-80GB', dataDir: server.dataDir, configHome: server.configHome });
     server.process = restarted.process;
@@ -64,13 +64,13 @@ describe('gpushare serve: nothing lost', () => {
     const running = await waitForJob(server, body.id, (j) => j.state === 'running');
     await stopServe(server, 'SIGKILL');
     // Kill the supervisor and the job without letting anything record an outcome.
-    const pidFile = join(server.dataDir, 'data', 'jobs', String(body.id), 'attempt-1.pid');
+    const pidFile = join(jobFolder(server, body.id), 'attempt-1.pid');
     const { jobPid } = JSON.parse(readFileSync(pidFile, 'utf8')) as { jobPid: number };
     const supervisorPid = Number(/pid (\d+)/.exec(running.events.at(-1).reason)![1]);
     process.kill(supervisorPid, 'SIGKILL');
     process.kill(-jobPid, 'SIGKILL');
     await pollFor('the job\'s process group to be gone', () => (groupAlive(jobPid) ? undefined : true));
-    expect(existsSync(join(server.dataDir, 'data', 'jobs', String(body.id), 'attempt-1.outcome.json'))).toBe(false);
+    expect(existsSync(join(jobFolder(server, body.id), 'attempt-1.outcome.json'))).toBe(false);
     const restarted = await startServe({ simulateGpus: '1xT4', dataDir: server.dataDir, configHome: server.configHome });
     Object.assign(server, { process: restarted.process, url: restarted.url });
     const job = await waitForJob(server, body.id, (j) => j.attempt === 2 && j.state === 'running');

@@ -5,27 +5,19 @@
  * checkpoint and `gpushare report` work. Its processes run under A's uid on the host, and of the
  * simulated GPU device nodes it sees only its own.
  */
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readProcStat } from '../../src/host/proc-identity.js';
 import { requireTool } from '../support/required-tool.js';
-import { api, cleanupServe, pollFor, startServe, stopServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, jobFolder, pollFor, startServe, stopServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
 
 const BIN = resolve('bin/gpushare');
 const isRoot = process.getuid?.() === 0;
 if (!isRoot && process.env.GPUSHARE_REQUIRE_TOOLS === '1') throw new Error('the sandbox tests need root (the server switches uids); required because GPUSHARE_REQUIRE_TOOLS=1');
 const available = isRoot && requireTool('/usr/bin/bwrap', 'apt-get install bubblewrap');
-
-/** The folder of job `id` in the data dir. */
-function jobFolder(handle: ServeHandle, id: number): string {
-  const jobs = join(handle.dataDir, 'data', 'jobs');
-  const name = readdirSync(jobs).find((f) => f === String(id) || f.startsWith(`${id}-`));
-  if (name === undefined) throw new Error(`no folder for job ${id} in ${jobs}`);
-  return join(jobs, name);
-}
 
 /** A job's stdout so far (the admin reads it through the API). */
 async function stdoutOf(handle: ServeHandle, id: number): Promise<string> {
@@ -173,9 +165,9 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     expect(body.text).toBe('resumed from 7\n');
 
     // A command without a handler dies of SIGTERM on cancel; the outcome names the signal, not bubblewrap's 143.
-    const plain = (await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/sleep', '600'], gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'))).body;
-    await waitForJob(handle, plain.id, (j) => j.state === 'running');
-    await pollFor('the sleep to run sandboxed', () => (existsSync(join(jobFolder(handle, plain.id), 'attempt-1.pid')) ? true : undefined));
+    const plain = (await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/sh', '-c', 'echo started; exec sleep 600'], gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'))).body;
+    // Once the command runs (a signal before that, while the sandbox is set up, is ignored and the stop falls back to SIGKILL).
+    await pollFor('the sleep to run sandboxed', async () => ((await stdoutOf(handle, plain.id)).includes('started') ? true : undefined));
     expect((await api(handle, 'POST', `/api/v1/jobs/${plain.id}/cancel`)).status).toBe(200);
     const cancelled = await waitForJob(handle, plain.id, (j) => j.state === 'cancelled');
     expect([cancelled.attempts[0].exitCode, cancelled.attempts[0].signal]).toEqual([null, 'SIGTERM']);

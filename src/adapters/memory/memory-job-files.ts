@@ -3,51 +3,57 @@
  */
 import type { JobFiles, LogStream } from '../../app/ports/job-files.js';
 
-/** In-memory job files under a made-up root. */
+/** In-memory job files under a made-up root; folders are named `<id>-m<n>` (n counts up). */
 export class MemoryJobFiles implements JobFiles {
   private readonly logs = new Map<string, Buffer>();
-  private readonly prepared = new Set<number>();
+  private readonly prepared = new Set<string>();
+  private made = 0;
 
   constructor(private readonly root = '/memory/jobs') {}
 
-  directory(jobId: number): string {
-    return `${this.root}/${jobId}`;
+  createFolder(jobId: number): string {
+    this.made += 1;
+    return `${jobId}-m${this.made}`;
   }
 
-  prepareCheckpointDirectory(jobId: number): string {
-    this.prepared.add(jobId);
-    return `${this.directory(jobId)}/checkpoint`;
+  directory(folder: string): string {
+    return `${this.root}/${folder}`;
   }
 
-  prepareWorkDirectory(jobId: number): string {
-    this.prepared.add(jobId);
-    return `${this.directory(jobId)}/work`;
+  prepareCheckpointDirectory(folder: string): string {
+    this.prepared.add(folder);
+    return `${this.directory(folder)}/checkpoint`;
   }
 
-  logSize(jobId: number, attempt: number, stream: LogStream): number | null {
-    return this.logs.get(key(jobId, attempt, stream))?.length ?? null;
+  prepareWorkDirectory(folder: string): string {
+    this.prepared.add(folder);
+    return `${this.directory(folder)}/work`;
   }
 
-  readLog(jobId: number, attempt: number, stream: LogStream, offset: number, length: number): Buffer {
-    const log = this.logs.get(key(jobId, attempt, stream)) ?? Buffer.alloc(0);
+  logSize(folder: string, attempt: number, stream: LogStream): number | null {
+    return this.logs.get(key(folder, attempt, stream))?.length ?? null;
+  }
+
+  readLog(folder: string, attempt: number, stream: LogStream, offset: number, length: number): Buffer {
+    const log = this.logs.get(key(folder, attempt, stream)) ?? Buffer.alloc(0);
     return log.subarray(offset, offset + length);
   }
 
-  remove(jobId: number): void {
-    this.prepared.delete(jobId);
-    for (const k of [...this.logs.keys()]) if (k.startsWith(`${jobId}/`)) this.logs.delete(k);
+  remove(folder: string): void {
+    this.prepared.delete(folder);
+    for (const k of [...this.logs.keys()]) if (k.startsWith(`${folder}/`)) this.logs.delete(k);
   }
 
-  /** Appends text to a log (what a job would print). */
-  appendLog(jobId: number, attempt: number, stream: LogStream, text: string): void {
-    const k = key(jobId, attempt, stream);
+  /** Appends text to a log of the job folder `folder` (what a job would print). */
+  appendLog(folder: string, attempt: number, stream: LogStream, text: string): void {
+    const k = key(folder, attempt, stream);
     this.logs.set(k, Buffer.concat([this.logs.get(k) ?? Buffer.alloc(0), Buffer.from(text)]));
   }
 
-  /** True when the job's checkpoint directory was prepared and not removed since. */
-  hasFiles(jobId: number): boolean {
-    return this.prepared.has(jobId);
+  /** True when the folder's checkpoint directory was prepared and not removed since. */
+  hasFiles(folder: string): boolean {
+    return this.prepared.has(folder);
   }
 }
 
-const key = (jobId: number, attempt: number, stream: LogStream): string => `${jobId}/${attempt}/${stream}`;
+const key = (folder: string, attempt: number, stream: LogStream): string => `${folder}/${attempt}/${stream}`;

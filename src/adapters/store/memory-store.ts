@@ -6,7 +6,7 @@
  * (as the SQLite store's records are), and a write replaces records instead of changing them.
  * A write either fully happens or throws before changing anything.
  */
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import type { JobState } from '../../core/index.js';
 import {
   type AttemptRecord,
@@ -21,6 +21,7 @@ import {
   type TokenRecord,
 } from '../../app/ports/state-store.js';
 import { replaceFileAtomically } from './atomic-file.js';
+import { PRIVATE_FILE_MODE } from './private-file.js';
 import { deepFreeze } from './deep-freeze.js';
 import { planJobChanges, reasonUpdate } from './plan-job-changes.js';
 
@@ -98,6 +99,7 @@ export function createMemoryStore(): StateStore {
       ...(patch.exitCode !== undefined && { exitCode: patch.exitCode }),
       ...(patch.signal !== undefined && { signal: patch.signal }),
       ...(patch.reportTokenDigest !== undefined && { reportTokenDigest: patch.reportTokenDigest }),
+      ...(patch.folder !== undefined && { folder: patch.folder }),
       ...(reason.set && { reason: reason.reason }),
       state: toState,
       updatedAtMs: atMs,
@@ -177,6 +179,7 @@ export function createMemoryStore(): StateStore {
         placement: null,
         attempt: 0,
         process: null,
+        folder: null,
         startedAtMs: null,
         endedAtMs: null,
         exitCode: null,
@@ -253,7 +256,8 @@ export function createMemoryStore(): StateStore {
       };
       const text = `${JSON.stringify(document, null, 2)}\n`;
       await replaceFileAtomically(path, (temporary) => {
-        writeFileSync(temporary, text, { flush: true });
+        writeFileSync(temporary, text, { flush: true, mode: PRIVATE_FILE_MODE }); // it holds token digests and job environments
+        chmodSync(temporary, PRIVATE_FILE_MODE);
       });
     },
     close() {

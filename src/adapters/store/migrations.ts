@@ -94,6 +94,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN report_token_digest TEXT;
   CREATE UNIQUE INDEX jobs_by_report_token ON jobs(report_token_digest) WHERE report_token_digest IS NOT NULL;
   `,
+  // 4: the job's private folder under <data-dir>/jobs (NULL before its first launch). Jobs that
+  // were launched before keep their folder, named by their id; a job never launched gets a new one.
+  `
+  ALTER TABLE jobs ADD COLUMN folder TEXT;
+  UPDATE jobs SET folder = CAST(id AS TEXT) WHERE attempt > 0 OR state IN ('scheduled', 'running');
+  CREATE UNIQUE INDEX jobs_by_folder ON jobs(folder) WHERE folder IS NOT NULL;
+  `,
 ];
 
 /** The schema version this build reads and writes (the number of migrations). */

@@ -12,7 +12,7 @@ import { reasonUpdate } from './plan-job-changes.js';
 export const JOB_COLUMNS = [
   'id', 'name', 'tenant', 'state', 'reason', 'priority', 'submitted_at_ms', 'updated_at_ms', 'command', 'working_directory',
   'environment', 'time_limit_seconds', 'retries', 'cpu_milli', 'host_memory_mib', 'gpu', 'placement', 'attempt', 'process',
-  'started_at_ms', 'ended_at_ms', 'exit_code', 'signal', 'preemptible', 'qos', 'report_token_digest',
+  'started_at_ms', 'ended_at_ms', 'exit_code', 'signal', 'preemptible', 'qos', 'report_token_digest', 'folder',
 ] as const;
 
 /** `JOB_COLUMNS` as a select list. */
@@ -29,7 +29,7 @@ export type JobRow = readonly [
   timeLimitSeconds: number | null, retries: number, cpuMilli: number, hostMemoryMiB: number, gpu: string,
   placement: string | null, attempt: number, process: string | null, startedAtMs: number | null,
   endedAtMs: number | null, exitCode: number | null, signal: string | null, preemptible: number,
-  qos: string | null, reportTokenDigest: string | null,
+  qos: string | null, reportTokenDigest: string | null, folder: string | null,
 ];
 
 /** Named parameters of the job insert: every column but `id`, which SQLite assigns. */
@@ -72,6 +72,7 @@ export function newJobParams(job: NewJob, atMs: number): JobInsertParams {
     preemptible: job.preemptible ? 1 : 0,
     qos: toJsonOrNull(job.qos ?? null),
     report_token_digest: null,
+    folder: null,
   };
 }
 
@@ -80,7 +81,7 @@ export function jobFromRow(row: JobRow): JobRecord {
   const [
     id, name, tenant, state, reason, priority, submittedAtMs, updatedAtMs, command, workingDirectory, environment,
     timeLimitSeconds, retries, cpuMilli, hostMemoryMiB, gpu, placement, attempt, process, startedAtMs, endedAtMs,
-    exitCode, signal, preemptible, qos, reportTokenDigest,
+    exitCode, signal, preemptible, qos, reportTokenDigest, folder,
   ] = row;
   return {
     id,
@@ -103,6 +104,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     placement: parseOrNull<Placement>(placement),
     attempt,
     process: parseOrNull<ProcessHandle>(process),
+    folder,
     startedAtMs,
     endedAtMs,
     exitCode,
@@ -220,5 +222,7 @@ export function updateParams(change: JobChange, toState: JobState): Record<strin
     signal: patch.signal ?? null,
     set_report_token_digest: flag(patch.reportTokenDigest),
     report_token_digest: patch.reportTokenDigest ?? null,
+    set_folder: flag(patch.folder),
+    folder: patch.folder ?? null,
   };
 }

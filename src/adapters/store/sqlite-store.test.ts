@@ -147,14 +147,13 @@ describe('openSqliteStore', () => {
     `);
     v1.close();
     const store = open();
-    expect(store.schemaVersion()).toBe(3);
-    expect(SCHEMA_VERSION).toBe(3);
+    expect(store.schemaVersion()).toBe(SCHEMA_VERSION);
     expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null }]);
     expect(store.listJobs({ states: ['pending', 'preempted'] })).toEqual([{
       id: 1, name: 'old', tenant: 'acme', command: ['/bin/true'], workingDirectory: '/tmp', environment: { A: 'b' }, priority: 900,
       timeLimitSeconds: null, retries: 1, preemptible: false, cpuMilli: 500, hostMemoryMiB: 1024,
       gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' }, state: 'pending', reason: null,
-      submittedAtMs: 2, updatedAtMs: 3, placement: null, attempt: 0, process: null, startedAtMs: null, endedAtMs: null,
+      submittedAtMs: 2, updatedAtMs: 3, placement: null, attempt: 0, process: null, folder: null, startedAtMs: null, endedAtMs: null,
       exitCode: null, signal: null, qos: null, reportTokenDigest: null,
     }]);
     expect(store.listEvents(1)).toEqual([{ jobId: 1, atMs: 2, fromState: null, toState: 'pending', reason: null }]);
@@ -163,12 +162,12 @@ describe('openSqliteStore', () => {
     const fresh = store.insertJob(sampleJob('acme', { preemptible: false }), 4);
     store.close();
     const again = open();
-    expect(again.schemaVersion()).toBe(3);
+    expect(again.schemaVersion()).toBe(SCHEMA_VERSION);
     expect(again.getTenant('acme')).toMatchObject({ guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2 });
     expect(again.listJobs().map((j) => [j.id, j.preemptible])).toEqual([[1, false], [fresh.id, false]]);
   });
 
-  it('migrates a version 2 file to 3: jobs get no QoS targets and no report token; both are writable after', () => {
+  it('migrates a version 2 file: jobs get no QoS targets and no report token; both are writable after', () => {
     const v2 = new Database(file);
     v2.exec(MIGRATIONS[0] ?? '');
     v2.exec(MIGRATIONS[1] ?? '');
@@ -182,7 +181,7 @@ describe('openSqliteStore', () => {
     `);
     v2.close();
     const store = open();
-    expect(store.schemaVersion()).toBe(3);
+    expect(store.schemaVersion()).toBe(SCHEMA_VERSION);
     expect(store.getJob(1)).toMatchObject({ id: 1, name: 'old', preemptible: true, qos: null, reportTokenDigest: null });
     const fresh = store.insertJob(sampleJob('acme', { qos: { latencySeconds: 0.2 } }), 4);
     store.applyJobChanges([{ jobId: 1, atMs: 5, patch: { reportTokenDigest: 'f'.repeat(64) } }]);

@@ -19,6 +19,8 @@ import {
   type TokenRecord,
 } from '../../app/ports/state-store.js';
 import { replaceFileAtomically } from './atomic-file.js';
+import { createPrivateFile } from './private-file.js';
+import { type JobIdMark, lastJobId, openJobIdMark, raiseJobIdSequence } from './job-id-mark.js';
 import { migrate, readSchemaVersion, StoreSchemaVersionError } from './migrations.js';
 import { planJobChanges } from './plan-job-changes.js';
 import { deepFreeze } from './deep-freeze.js';
@@ -47,6 +49,13 @@ export interface SqliteStoreOptions {
   readonly?: boolean;
   /** How long a statement waits for another connection's lock before failing, ms (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * The job-id high-water mark file (job-id-mark.ts; made with mode 0600 when missing): written in
+   * every job insert, and the job-id sequence is raised to it at open. Not with `readonly`.
+   */
+  jobIdMarkPath?: string;
+  /** Job ids up to this one were given out before (e.g. seen in job folders): the sequence is raised to it at open. */
+  jobIdFloor?: number;
 }
 
 /** The SQLite state store, with a few extras beyond the port. */
@@ -57,24 +66,28 @@ export interface SqliteStateStore extends StateStore {
   schemaVersion(): number;
   /** The underlying connection, for diagnostics and tests; do not write through it. */
   readonly database: Database.Database;
+  /** The job-id sequence as raised at open (mark file, `jobIdFloor`); null when it was not lower. */
+  readonly jobIdsRaised: { readonly from: number; readonly to: number } | null;
 }
 
 /** Default `busy_timeout`, ms. */
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 /**
- * Opens (creating when missing, unless `readonly`) the SQLite state store at `path` and migrates it
- * to the current schema. Sets WAL journal mode, `synchronous = NORMAL`, `foreign_keys = ON` and
+ * Opens (creating when missing with mode 0600, unless `readonly`) the SQLite state store at `path`
+ * and migrates it to the current schema; with `jobIdMarkPath`/`jobIdFloor`, raises its job-id
+ * sequence (job-id-mark.ts). Sets WAL journal mode, `synchronous = NORMAL`, `foreign_keys = ON` and
  * `busy_timeout`.
  * @param path database file (`:memory:` for a private in-memory database)
  * @throws StoreSchemaVersionError when the file was written by a newer gpushare (or needs a
  *   migration and `readonly` is set); Error naming `path` when the file cannot be opened or is
- *   not a SQLite database
+ *   not a SQLite database; Error naming the mark file when it cannot be opened or is malformed
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStateStore {
   const readonly = options.readonly ?? false;
   let db: Database.Database;
   try {
+    if (!readonly && path !== ':memory:' && path !== '') createPrivateFile(path);
     db = new Database(path, { readonly, fileMustExist: readonly });
   } catch (err) {
     throw new Error(`cannot open state store ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
@@ -85,11 +98,21 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     migrate(db, path, readonly);
-    return createSqliteStore(db, path);
   } catch (err) {
     db.close();
     if (err instanceof StoreSchemaVersionError) throw err;
     throw new Error(`cannot open state store ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  let mark: JobIdMark | null = null;
+  try {
+    mark = !readonly && options.jobIdMarkPath !== undefined ? openJobIdMark(options.jobIdMarkPath) : null;
+    const raised = readonly ? null : raiseJobIdSequence(db, Math.max(options.jobIdFloor ?? 0, mark?.read() ?? 0));
+    mark?.record(lastJobId(db));
+    return createSqliteStore(db, path, mark, raised);
+  } catch (err) {
+    mark?.close();
+    db.close();
+    throw err;
   }
 }
 
@@ -105,7 +128,7 @@ function asConflict(err: unknown): unknown {
 /** Above this many uncached jobs, `listJobs` reads rows in one query instead of one by one. */
 const BULK_READ_MISSES = 256;
 
-function createSqliteStore(db: Database.Database, path: string): SqliteStateStore {
+function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark | null, jobIdsRaised: SqliteStateStore['jobIdsRaised']): SqliteStateStore {
   const insertColumns = JOB_COLUMNS.filter((column) => column !== 'id');
   const sql = {
     tenantGet: db.prepare<[string], TenantRow>(`SELECT ${TENANT_SELECT_LIST} FROM tenants WHERE name = ?`),
@@ -132,7 +155,8 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
         ended_at_ms = CASE WHEN @set_ended_at_ms THEN @ended_at_ms ELSE ended_at_ms END,
         exit_code = CASE WHEN @set_exit_code THEN @exit_code ELSE exit_code END,
         signal = CASE WHEN @set_signal THEN @signal ELSE signal END,
-        report_token_digest = CASE WHEN @set_report_token_digest THEN @report_token_digest ELSE report_token_digest END
+        report_token_digest = CASE WHEN @set_report_token_digest THEN @report_token_digest ELSE report_token_digest END,
+        folder = CASE WHEN @set_folder THEN @folder ELSE folder END
       WHERE id = @id`),
     jobByReportToken: db.prepare<[string], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs WHERE report_token_digest = ?`).raw(),
     eventInsert: db.prepare<[number, number, string | null, string, string | null]>(
@@ -231,6 +255,7 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
   const insertJobTransaction = write((job: NewJob, atMs: number): JobRow => {
     requireTenant(job.tenant);
     const id = Number(sql.jobInsert.run(newJobParams(job, atMs)).lastInsertRowid);
+    mark?.record(id); // before the COMMIT: the mark is never behind the store
     sql.eventInsert.run(id, atMs, null, 'pending', null);
     const row = sql.jobGet.get(id);
     if (row === undefined) throw new Error(`job ${id} vanished inside its insert transaction`);
@@ -288,6 +313,7 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
   return {
     path,
     database: db,
+    jobIdsRaised,
     schemaVersion: () => readSchemaVersion(db),
     createTenant,
     setTenantQuota,
@@ -329,11 +355,13 @@ function createSqliteStore(db: Database.Database, path: string): SqliteStateStor
     setGpuCordoned,
     backup: async (target) => {
       await replaceFileAtomically(target, async (temporary) => {
+        createPrivateFile(temporary); // private before SQLite writes a byte to it
         await db.backup(temporary);
       });
     },
     close: () => {
       db.close();
+      mark?.close();
     },
   };
 }

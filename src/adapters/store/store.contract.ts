@@ -143,6 +143,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
           placement: null,
           attempt: 0,
           process: null,
+          folder: null,
           startedAtMs: null,
           endedAtMs: null,
           exitCode: null,
@@ -303,6 +304,15 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         const done = store.getJob(id);
         expect(done).toMatchObject({ state: 'succeeded', placement: SHARED_PLACEMENT, process: null, endedAtMs: T0 + 4, exitCode: 0, signal: null, startedAtMs: T0 + 2 });
         expect(store.listJobs({ states: ['succeeded'] })).toEqual([done]);
+      });
+
+      it('records a job\'s folder once set and keeps it across later changes; two jobs never share one', () => {
+        const [id = 0, other = 0] = withJobs(2);
+        store.applyJobChanges([{ jobId: id, atMs: T0 + 1, to: 'scheduled', patch: { folder: `${id}-0123456789abcdef` } }]);
+        store.applyJobChanges([{ jobId: id, atMs: T0 + 2, to: 'running', startAttempt: 1, patch: { attempt: 1, process: HANDLE } }]);
+        expect(store.getJob(id)).toMatchObject({ state: 'running', folder: `${id}-0123456789abcdef` });
+        expect(store.getJob(other)?.folder).toBeNull();
+        expect(store.listJobs({ states: ['running'] }).map((j) => j.folder)).toEqual([`${id}-0123456789abcdef`]);
       });
 
       it('starts and ends attempts, listed by number', () => {

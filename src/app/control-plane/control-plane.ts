@@ -226,11 +226,6 @@ export class ControlPlane {
     return this.running.all();
   }
 
-  /** The directory of a job's files. */
-  jobDirectory(jobId: number): string {
-    return this.deps.files.directory(jobId);
-  }
-
   /** Applies a new GPU list (health poll) and/or cordons and reschedules. */
   updateGpus(gpus: readonly InventoryGpu[] | null, cordoned?: Iterable<string>): void {
     this.roster.update(gpus, cordoned);
@@ -300,7 +295,7 @@ export class ControlPlane {
   private sweepRetention(): void {
     const cutoff = this.deps.clock.nowMs() - this.deps.settings.logRetentionMs;
     for (const job of this.deps.store.listJobs({ states: ['succeeded', 'failed', 'cancelled'] })) {
-      if (job.endedAtMs !== null && job.endedAtMs < cutoff) this.deps.files.remove(job.id);
+      if (job.folder !== null && job.endedAtMs !== null && job.endedAtMs < cutoff) this.deps.files.remove(job.folder);
     }
   }
 }

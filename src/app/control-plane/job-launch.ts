@@ -1,6 +1,7 @@
 /**
  * Starts the next attempt of a `scheduled` job: its GPU's MPS daemon (on demand), the MIG layout
- * changes its placement needs, its checkpoint directory, a report token and its environment; then
+ * changes its placement needs, its private folder (made at the first launch) with its checkpoint
+ * directory, a report token and its environment; then
  * one store write with the final placement and the token's digest, the process, and one write to
  * `running`. A launch that fails ends the job `failed` with the reason (its resources return at
  * the next pass, which reads them from the store).
@@ -62,6 +63,8 @@ export class JobLaunch {
     const simulated = placement.gpus.some((g) => roster.gpu(g.index)?.simulated ?? true);
     const resume = store.listAttempts(jobId).some((a) => a.endReason === 'preempted');
     const reportToken = generateToken();
+    // The job's private folder: made at its first launch, kept by later attempts (checkpoints).
+    let folder = job.folder;
     let handle: ProcessHandle;
     try {
       const mpsPipeDirectory = await mpsPipeFor(this.deps.mps, logger, placement);
@@ -72,8 +75,9 @@ export class JobLaunch {
         if (prepared.reconfigured > 0) this.deps.events.emit({ type: 'mig-reconfigured', gpuIndices: placement.gpus.map((g) => g.index), count: prepared.reconfigured });
         placement = prepared.placement;
       }
-      const checkpointDirectory = this.deps.files.prepareCheckpointDirectory(jobId);
-      const workingDirectory = job.workingDirectory ?? this.deps.files.prepareWorkDirectory(jobId);
+      folder ??= this.deps.files.createFolder(jobId);
+      const checkpointDirectory = this.deps.files.prepareCheckpointDirectory(folder);
+      const workingDirectory = job.workingDirectory ?? this.deps.files.prepareWorkDirectory(folder);
       const inventory = new Map(roster.inventoryGpus().map((g) => [g.index, g]));
       const visibleDevices = visibleDevicesOf(placement, inventory);
       const sandboxed = launcher.isolation.sandboxed;
@@ -88,13 +92,15 @@ export class JobLaunch {
         sharedDirectories: [...(job.workingDirectory === null ? [] : [job.workingDirectory]), ...(mpsPipeDirectory ? [mpsPipeDirectory] : [])],
       });
       // The attempt's report token: only its digest is stored; it stops working when the attempt ends.
-      store.applyJobChanges([{ jobId, atMs: clock.nowMs(), expectState: 'scheduled', patch: { placement, reportTokenDigest: tokenDigest(reportToken) } }]);
-      handle = await launcher.start({ jobId, attempt, argv: job.command, workingDirectory, environment, jobDirectory: this.deps.files.directory(jobId), cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, sandbox });
+      // The folder is recorded before anything runs in it: a folder the store does not know was
+      // never used by a job (a start quarantines it).
+      store.applyJobChanges([{ jobId, atMs: clock.nowMs(), expectState: 'scheduled', patch: { placement, reportTokenDigest: tokenDigest(reportToken), folder } }]);
+      handle = await launcher.start({ jobId, attempt, argv: job.command, workingDirectory, environment, jobDirectory: this.deps.files.directory(folder), cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, sandbox });
     } catch (error) {
       logger.warn({ jobId, err: error }, 'launch failed');
       const reason = `launch failed: ${(error as Error).message}`;
       try {
-        store.applyJobChanges([{ jobId, atMs: clock.nowMs(), expectState: 'scheduled', to: 'failed', reason, patch: { attempt, endedAtMs: clock.nowMs(), reportTokenDigest: null } }]);
+        store.applyJobChanges([{ jobId, atMs: clock.nowMs(), expectState: 'scheduled', to: 'failed', reason, patch: { attempt, endedAtMs: clock.nowMs(), reportTokenDigest: null, folder } }]);
       } catch (storeError) {
         logger.error({ jobId, err: storeError }, 'recording the failed launch failed');
       }

@@ -100,10 +100,12 @@ export class JobService {
     }
     const attempt = query.attempt ?? Math.max(1, job.attempt);
     const attemptEnded = isTerminal(job.state) || attempt < job.attempt || (attempt === job.attempt && (job.state === 'pending' || job.state === 'preempted'));
-    const size = this.deps.files.logSize(id, attempt, query.stream);
-    if (size === null) return { attempt, text: '', nextOffset: query.offset, ended: attemptEnded };
+    // Only the folder the store records as this job's own (none before its first launch).
+    const folder = job.folder;
+    const size = folder === null ? null : this.deps.files.logSize(folder, attempt, query.stream);
+    if (folder === null || size === null) return { attempt, text: '', nextOffset: query.offset, ended: attemptEnded };
     const length = Math.max(0, Math.min(size - query.offset, MAX_LOG_CHUNK_BYTES));
-    const buffer = this.deps.files.readLog(id, attempt, query.stream, query.offset, length);
+    const buffer = this.deps.files.readLog(folder, attempt, query.stream, query.offset, length);
     const nextOffset = query.offset + buffer.length;
     return { attempt, text: buffer.toString('utf8'), nextOffset, ended: attemptEnded && nextOffset >= size };
   }

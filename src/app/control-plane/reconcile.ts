@@ -72,13 +72,14 @@ export async function reconcileJobs(deps: ReconcileDeps): Promise<void> {
 async function settleScheduled(deps: ReconcileDeps, job: JobRecord): Promise<void> {
   const { store, clock, files, launcher } = deps;
   const attempt = job.attempt + 1;
-  const directory = files.directory(job.id);
-  const outcome = launcher.readAttemptOutcome(directory, attempt);
+  // No folder recorded: the launch stopped before it (the folder is recorded before the start).
+  const directory = job.folder === null ? null : files.directory(job.folder);
+  const outcome = directory === null ? null : launcher.readAttemptOutcome(directory, attempt);
   if (outcome) {
     store.applyJobChanges([{ jobId: job.id, atMs: clock.nowMs(), expectState: 'scheduled', to: 'running', reason: `attempt ${attempt} had started before the restart`, patch: { attempt }, startAttempt: attempt }]);
     deps.finish(store.getJob(job.id)!, outcome);
     return;
   }
-  await launcher.killUnrecordedAttempt(job.id, directory, attempt);
+  if (directory !== null) await launcher.killUnrecordedAttempt(job.id, directory, attempt);
   store.applyJobChanges([{ jobId: job.id, atMs: clock.nowMs(), expectState: 'scheduled', to: 'pending', reason: 're-queued: the server stopped while launching it', patch: { attempt, placement: null } }]);
 }

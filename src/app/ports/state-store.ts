@@ -90,6 +90,12 @@ export interface JobRecord extends NewJob {
   readonly attempt: number;
   /** The live process of the current attempt; null when none runs. */
   readonly process: ProcessHandle | null;
+  /**
+   * Name of the job's private folder under `<data-dir>/jobs/` (JobFiles), made and recorded at its
+   * first launch: `<id>-<16 hex digits>`, or `<id>` for jobs launched before schema version 4; null
+   * before the first launch.
+   */
+  readonly folder: string | null;
   /** Start of the current or last attempt, ms since the epoch. */
   readonly startedAtMs: number | null;
   /** End of the job (terminal states only). */
@@ -125,7 +131,7 @@ export interface AttemptRecord {
 }
 
 /** Mutable fields of a job a change may set. */
-export type JobPatch = Partial<Pick<JobRecord, 'placement' | 'attempt' | 'process' | 'startedAtMs' | 'endedAtMs' | 'exitCode' | 'signal' | 'reason' | 'reportTokenDigest'>>;
+export type JobPatch = Partial<Pick<JobRecord, 'placement' | 'attempt' | 'process' | 'startedAtMs' | 'endedAtMs' | 'exitCode' | 'signal' | 'reason' | 'reportTokenDigest' | 'folder'>>;
 
 /**
  * One change to one job. When `to` is given the state changes and a `JobEvent` is stored with
@@ -170,7 +176,10 @@ export interface StateStore {
   listTenants(): TenantRecord[];
   createToken(token: Omit<TokenRecord, 'id'>): TokenRecord;
   findTokenByDigest(digest: string): TokenRecord | null;
-  /** Inserts a job in state `pending` with its submit event; ids increase and are never reused. */
+  /**
+   * Inserts a job in state `pending` with its submit event; ids increase and are never reused (the
+   * SQLite store keeps that promise across a restored backup too: docs/store.md).
+   */
   insertJob(job: NewJob, atMs: number): JobRecord;
   getJob(id: number): JobRecord | null;
   /** Jobs by ascending id. */

@@ -142,12 +142,14 @@ export async function waitForPasses(handle: ServeHandle, count: number): Promise
 /** Kills every job process group recorded under the data dir, then removes the directory. */
 export async function cleanupServe(handle: ServeHandle): Promise<void> {
   await stopServe(handle, 'SIGKILL');
-  const jobsDir = join(handle.dataDir, 'data', 'jobs');
-  if (existsSync(jobsDir)) {
-    for (const id of readdirSync(jobsDir)) {
-      for (const file of readdirSync(join(jobsDir, id)).filter((f) => f.endsWith('.pid'))) {
+  const data = join(handle.dataDir, 'data');
+  const quarantine = join(data, 'quarantine');
+  const folders = [join(data, 'jobs'), ...(existsSync(quarantine) ? readdirSync(quarantine).map((time) => join(quarantine, time)) : [])];
+  for (const parent of folders.filter((f) => existsSync(f))) {
+    for (const folder of readdirSync(parent, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+      for (const file of readdirSync(join(parent, folder.name)).filter((f) => f.endsWith('.pid'))) {
         try {
-          const { jobPid } = JSON.parse(readFileSync(join(jobsDir, id, file), 'utf8')) as { jobPid: number };
+          const { jobPid } = JSON.parse(readFileSync(join(parent, folder.name, file), 'utf8')) as { jobPid: number };
           process.kill(-jobPid, 'SIGKILL');
         } catch {
           // already gone
@@ -212,6 +214,17 @@ function removeJobCgroups(dataDir: string): void {
   }
 }
 
+/**
+ * The folder of job `id` in the server's data dir (`<data>/jobs/<id>-<16 hex>`, or `<id>` for a job
+ * of an older release). @throws Error when there is none, or more than one
+ */
+export function jobFolder(handle: Pick<ServeHandle, 'dataDir'>, id: number): string {
+  const jobs = join(handle.dataDir, 'data', 'jobs');
+  const found = existsSync(jobs) ? readdirSync(jobs).filter((name) => new RegExp(`^${id}(-[0-9a-f]{16})?$`).test(name)) : [];
+  if (found.length !== 1) throw new Error(`job ${id}: expected one folder in ${jobs}, found ${JSON.stringify(found)}`);
+  return join(jobs, found[0]!);
+}
+
 /** Submit body for a shell script job. */
 export function shellJob(script: string, gpu: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { command: ['sh', '-c', script], workingDirectory: '/tmp', gpu, ...extra };
@@ -231,7 +244,7 @@ export async function startTimesliceTrio(handle: ServeHandle): Promise<{ ids: nu
   const jobs = await Promise.all(ids.map((id) => waitForJob(handle, id, (j) => j.state === 'running')));
   const placed = jobs.map((j) => `${j.placement.mode}@${j.placement.gpus[0].index}`);
   if (placed.some((p) => p !== 'timeslice@0')) throw new Error(`expected three timeslice jobs on GPU 0, got ${placed.join(', ')}`);
-  const pgids = ids.map((id) => (JSON.parse(readFileSync(join(handle.dataDir, 'data', 'jobs', String(id), 'attempt-1.pid'), 'utf8')) as { jobPid: number }).jobPid);
+  const pgids = ids.map((id) => (JSON.parse(readFileSync(join(jobFolder(handle, id), 'attempt-1.pid'), 'utf8')) as { jobPid: number }).jobPid);
   return { ids, pgids };
 }
 
