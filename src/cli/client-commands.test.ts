@@ -96,7 +96,7 @@ describe('gpushare show', () => {
     const text = await runClientCli(['show', '12'], { env });
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('request:     gpu 0.5 × 1 (40960 MiB each), mode auto, priority 500 (normal)');
-    expect(text.stdout).toContain('placement:   mode mps, enforcement driver-limit  [simulated]');
+    expect(text.stdout).toContain('placement:   mode mps  [simulated]\nenforced:    memory per process (MPS), compute per process (MPS)\n');
     expect(text.stdout).toMatch(/ {2}0 {4}GPU-sim-0 {2}500 milli \(0\.5\) {2}40960 MiB {2}-/);
     expect(text.stdout).toContain('2025-01-01T00:00:00.500Z  pending    scheduled  placed on GPU 0');
     expect(text.stdout).toContain('environment:\n  SEED=1\n');
@@ -266,7 +266,8 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
     const run = await runClientCli(['gpus'], { env });
     expect(run.stdout).toBe([
       'GPU 0  NVIDIA A100-SXM4-80GB (A100-SXM4-80GB)  GPU-sim-0  [simulated]',
-      '  mode mps (scheduler-accounting), healthy, schedulable',
+      '  mode mps, healthy, schedulable',
+      '  enforced: memory not enforced, compute not enforced',
       '  compute [##########..........] 500 / 1000 milli used, 500 free',
       '  memory  [##########..........] 40960 / 81920 MiB allocated, 40960 free',
       '  JOB  NAME   TENANT  STATE    SHARE            MEMORY     MIG',
@@ -340,6 +341,13 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('you:         tenant team-a\n');
     expect(run.stdout).toContain('scheduler:   3 passes; last 0.29 ms, p50 0.1 ms, p99 1 ms, max 12.35 ms; at most 2 pending jobs considered\n');
+    expect(run.stdout).toContain([
+      'host limits: cpu enforced, memory not enforced (cgroup controllers of this host)',
+      'gpu limits:  exclusive  memory exclusive, compute exclusive',
+      '             mig        memory hardware (MIG), compute hardware (MIG)',
+      '             mps        memory not enforced, compute not enforced',
+      '             timeslice  memory not enforced, compute time-slice',
+    ].join('\n'));
   });
 
   it('gpu cordon needs an index and token create needs --tenant (exit 2)', async () => {

@@ -1,9 +1,11 @@
 /**
  * The human view of `gpushare gpus`, like nvidia-smi: one block per GPU with its index, model,
- * uuid, `[simulated]` marker, mode, health and cordon, bars of used/free milli-GPU and MiB, and the
- * jobs on it with their shares.
+ * uuid, `[simulated]` marker, mode, health and cordon, what enforces the shares on it (`enforced:
+ * memory not enforced, compute time-slice`, while it holds jobs), bars of used/free milli-GPU and
+ * MiB, and the jobs on it with their shares.
  */
 import type { GpuView } from '../contract/api.js';
+import { formatShareEnforcement } from './format-enforcement.js';
 import { formatGpuMilli } from './parse-quantities.js';
 import { formatBar, formatTextTable } from './text-table.js';
 
@@ -22,7 +24,8 @@ export function formatGpuBlock(gpu: GpuView): string {
   const title = `GPU ${gpu.index}  ${gpu.name}${gpu.model !== gpu.name ? ` (${gpu.model})` : ''}  ${gpu.uuid}${gpu.simulated ? '  [simulated]' : ''}`;
   const lines = [
     title,
-    `  mode ${gpu.mode ?? '-'}${gpu.enforcement ? ` (${gpu.enforcement})` : ''}, ${gpuFlags(gpu)}`,
+    `  mode ${gpu.mode ?? '-'}, ${gpuFlags(gpu)}`,
+    ...(gpu.enforcement ? [`  enforced: ${formatShareEnforcement(gpu.enforcement)}`] : []),
     `  compute ${formatBar(gpu.allocatedGpuMilli, gpu.allocatedGpuMilli + gpu.freeGpuMilli)} `
       + `${gpu.allocatedGpuMilli} / ${gpu.allocatedGpuMilli + gpu.freeGpuMilli} milli used, ${gpu.freeGpuMilli} free`,
     `  memory  ${formatBar(gpu.allocatedGpuMemoryMiB, gpu.gpuMemoryMiB)} `

@@ -1,11 +1,13 @@
 /**
  * The human view of `gpushare show ID`: the request (with whether the job is preemptible), the
- * placement (GPU index, uuid, milli, MiB, MIG profile, mode, enforcement, simulated), the events
+ * placement (GPU index, uuid, milli, MiB, MIG profile, mode, simulated), what enforces its memory and
+ * compute (`enforced:    memory not enforced, compute time-slice`), the events
  * with times and reasons, the attempts with why each ended (`preempted`, `exited`, `time-limit`,
  * ...; `running` for one still running) and how the job ended.
  */
 import type { JobDetailView } from '../contract/api.js';
 import { formatGpuRequest, jobAge } from './format-jobs.js';
+import { formatShareEnforcement } from './format-enforcement.js';
 import { formatGpuMilli } from './parse-quantities.js';
 import { formatTextTable } from './text-table.js';
 
@@ -52,7 +54,10 @@ function attemptReason(attempt: JobDetailView['attempts'][number]): string {
 function formatPlacement(job: JobDetailView): string[] {
   const placement = job.placement;
   if (placement === null) return ['placement:   none yet'];
-  const lines = [`placement:   mode ${placement.mode}, enforcement ${placement.enforcement}${placement.simulated ? '  [simulated]' : ''}`];
+  const lines = [
+    `placement:   mode ${placement.mode}${placement.simulated ? '  [simulated]' : ''}`,
+    `enforced:    ${formatShareEnforcement(placement.enforcement)}`,
+  ];
   const rows = placement.gpus.map((gpu) => [
     String(gpu.index), gpu.uuid,
     `${gpu.gpuMilli} milli (${formatGpuMilli(gpu.gpuMilli)})${gpu.accountedGpuMilli !== gpu.gpuMilli ? `, accounted ${gpu.accountedGpuMilli}` : ''}`,

@@ -55,6 +55,10 @@ interface SimulateOptions {
   sharing?: SharingSetting[];
   /** `--gpu-model`: the catalog model every GPU gets (with `--sharing`). */
   gpuModel?: string;
+  /** `--tenants`: tenants the pods are spread over (with `--sharing`). */
+  tenants?: number;
+  /** `--mps-any-tenant`: turn the one-tenant-per-MPS-GPU rule off (with `--sharing`). */
+  mpsAnyTenant?: boolean;
 }
 
 /** `--policy`: a comma list of registered names, or `all`. */
@@ -112,6 +116,13 @@ function parseArrivalSpeedup(text: string): number {
 function parseCheckpointInterval(text: string): number {
   const value = positiveDecimal(text);
   if (Number.isNaN(value)) throw new InvalidArgumentError('expected a number of seconds > 0 (e.g. 1800)');
+  return value;
+}
+
+/** `--tenants`: an integer in 1..1000. */
+function parseTenants(text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1 || value > 1000) throw new InvalidArgumentError('expected a whole number of tenants in 1..1000');
   return value;
 }
 
@@ -204,6 +215,9 @@ async function simulateTimeline(opts: SimulateOptions, policies: readonly string
 
 async function simulate(opts: SimulateOptions, command: Command): Promise<void> {
   checkReplayFlags(opts, command);
+  if (opts.sharing === undefined && (opts.tenants !== undefined || opts.mpsAnyTenant !== undefined)) {
+    throw new UsageError(`${opts.tenants !== undefined ? '--tenants' : '--mps-any-tenant'} applies to --sharing only`);
+  }
   if (opts.sharing !== undefined || opts.gpuModel !== undefined) {
     checkHybridFlags(opts, command);
     await checkOutputs(opts);
@@ -309,6 +323,9 @@ export function createSimulateCommand(): Command {
       .argParser(parseSharingList))
     .addOption(new Option('--gpu-model <model>', 'with --sharing: give every GPU this catalog model (e.g. A100-80GB) for its memory and MIG')
       .argParser(parseGpuModel))
+    .addOption(new Option('--tenants <n>', 'with --sharing: spread the pods over N tenants (by pod name); an MPS GPU takes one tenant\'s pods at a time')
+      .argParser(parseTenants))
+    .addOption(new Option('--mps-any-tenant', 'with --sharing: let MPS GPUs take pods of several tenants at once (the cost comparison of docs/mps.md)'))
     .addOption(new Option('--workload <source>', 'target workload of the default policy: the trace\'s task types, or learned online from arrivals')
       .choices(WORKLOAD_SOURCES).default('trace'))
     .action((opts: SimulateOptions, command: Command) => simulate(opts, command));

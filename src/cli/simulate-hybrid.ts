@@ -27,6 +27,8 @@ export interface HybridSimulateOptions {
   readonly workload: string;
   readonly sharing?: readonly SharingSetting[];
   readonly gpuModel?: string;
+  readonly tenants?: number;
+  readonly mpsAnyTenant?: boolean;
 }
 
 /** `--sharing`: a comma list of `auto, mig, mps, timeslice`, or `all`. */
@@ -86,6 +88,7 @@ export async function simulateHybrid(opts: HybridSimulateOptions, display: (path
   try {
     report = await runHybridGrid({
       nodesFile: opts.nodes, podsFile: opts.pods, sharing, seeds: opts.seeds, inflation: opts.inflation, gpuModel: opts.gpuModel!, workers: opts.workers,
+      tenants: opts.tenants ?? 1, mpsOneTenantPerGpu: opts.mpsAnyTenant !== true,
       onProgress: tty ? (done, all, last) => process.stderr.write(`\r${formatProgressBar(done, all, 30, `${last.sharing} seed ${last.seed}`)}\x1b[K`) : undefined,
     });
   } finally {
@@ -94,12 +97,13 @@ export async function simulateHybrid(opts: HybridSimulateOptions, display: (path
   const seconds = (performance.now() - started) / 1000;
   const lines = [
     `${display(opts.pods)} on ${display(opts.nodes)}: ${report.cluster.nodes} nodes, ${report.cluster.gpus} GPUs, ${report.inputs.pods} pods, inflation ${report.inflation}, `
-      + `seeds ${formatSeeds(opts.seeds)}, every GPU a ${report.gpuModel} (${report.gpuMemoryMiB} MiB), sharing ${sharing.join(',')}, node choice: default policy`,
+      + `seeds ${formatSeeds(opts.seeds)}, every GPU a ${report.gpuModel} (${report.gpuMemoryMiB} MiB), sharing ${sharing.join(',')}, node choice: default policy`
+      + (report.tenants > 1 ? `, ${report.tenants} tenants, ${report.mpsOneTenantPerGpu ? 'one tenant per MPS GPU' : 'MPS GPUs shared across tenants'}` : ''),
     '',
     formatHybridTable(report.summary),
     '',
     'unalloc = 100 − reserved GPU % (a MIG instance reserves its compute slices / 7 of its GPU); unrequested = 100 − the placed pods\' requested GPU %;',
-    'HW-isolated = placed GPU pods on MIG; strict = qos LS; reconfig. = GI creations + GPUs switched into/out of MIG mode',
+    'HW-isolated = placed GPU pods on MIG; strict = qos LS; reconfig. = GI creations + GPUs switched into/out of MIG mode; MPS GPUs = GPUs running MPS pods at the end',
     `${report.runs.length} runs in ${seconds.toFixed(1)} s (${Math.min(opts.workers, total)} worker(s))`,
   ];
   if (opts.json !== undefined) {

@@ -1,11 +1,13 @@
 /**
- * `gpushare status [-o text|json]`: the server's version, GPU source, job counts, enforcement,
+ * `gpushare status [-o text|json]`: the server's version, GPU source, job counts, enforcement (host
+ * limits by cgroup controllers, GPU limits per sharing mode),
  * scheduling pass times, how preemption victims are checkpointed, and who the token belongs to.
  */
 import { Command, Option } from 'commander';
 import type { StatusView } from '../adapters/http-client/api-client.js';
 import { JOB_STATES } from '../core/index.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { formatShareEnforcement } from './format-enforcement.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 
 interface StatusOptions extends ConnectionFlags {
@@ -23,6 +25,12 @@ export function formatPrincipal(you: StatusView['you']): string {
   return you.tenant === null ? 'tenant' : `tenant ${you.tenant}`;
 }
 
+/** `gpu limits:  mps        memory per process (MPS), compute per process (MPS)`, one line per mode. */
+function formatGpuLimits(gpu: StatusView['enforcement']['gpu']): string[] {
+  const modes = ['exclusive', 'mig', 'mps', 'timeslice'] as const;
+  return modes.map((mode, i) => `${i === 0 ? 'gpu limits:  ' : '             '}${mode.padEnd(10)} ${formatShareEnforcement(gpu[mode])}`);
+}
+
 /** The status for people; `url` is the server's base URL. Without a final newline. */
 export function formatStatus(status: StatusView, url: string): string {
   const known = JOB_STATES.filter((s) => status.jobs[s] !== undefined).map((s) => `${s} ${status.jobs[s]}`);
@@ -37,7 +45,8 @@ export function formatStatus(status: StatusView, url: string): string {
     `jobs:        ${[...known, ...other].join(', ') || 'none'}`,
     `isolation:   ${status.isolation.sandboxed ? 'sandboxed' : 'NOT sandboxed'}: ${status.isolation.detail}`,
     `freezer:     ${status.freezer}`,
-    `host limits: cpu ${yesNo(status.enforcement.cpuMilli)}, memory ${yesNo(status.enforcement.hostMemoryMiB)}`,
+    `host limits: cpu ${yesNo(status.enforcement.host.cpuMilli)}, memory ${yesNo(status.enforcement.host.hostMemoryMiB)} (cgroup controllers of this host)`,
+    ...formatGpuLimits(status.enforcement.gpu),
     `scheduler:   ${sched.passes} passes; last ${formatMs(sched.lastPassMs)} ms, p50 ${formatMs(sched.p50PassMs)} ms, `
       + `p99 ${formatMs(sched.p99PassMs)} ms, max ${formatMs(sched.maxPassMs)} ms; at most ${sched.maxPendingConsidered} pending jobs considered`,
     `checkpoint:  ${status.checkpoint.detail}`,

@@ -4,7 +4,7 @@
  * Errors are `{ error: { code, message, details } }` with a 4xx/5xx status.
  */
 import { z } from 'zod';
-import { ISOLATION_LEVELS, JOB_STATES, PRIORITY_CLASSES, SHARING_MODES } from '../core/index.js';
+import { ENFORCEMENT_LEVELS, ISOLATION_LEVELS, JOB_STATES, PRIORITY_CLASSES, SHARING_MODES } from '../core/index.js';
 
 /** Names of the priority classes, for error messages and schemas. */
 export const PRIORITY_CLASS_NAMES = Object.keys(PRIORITY_CLASSES) as [keyof typeof PRIORITY_CLASSES, ...(keyof typeof PRIORITY_CLASSES)[]];
@@ -80,8 +80,19 @@ export type SubmitJob = z.infer<typeof SubmitJobSchema>;
 /** Submit body as a client may send it (defaults optional). */
 export type SubmitJobInput = z.input<typeof SubmitJobSchema>;
 
-/** How the isolation of a placement is enforced. */
-export const ENFORCEMENT = ['hardware', 'driver-limit', 'scheduler-accounting'] as const;
+/**
+ * What holds a GPU share to its size, per resource (docs/sharing-modes.md "What is enforced"):
+ * `hardware` (MIG instance), `exclusive` (the whole GPU is the job's), `driver-per-process` (MPS
+ * with a running daemon: the limit applies to each CUDA process of the job, not to the job as a
+ * whole), `time-slice` (compute only: the server freezes the GPU's other jobs in turn),
+ * `not-enforced` (accounted by the scheduler only).
+ */
+export const ShareEnforcementSchema = z.object({
+  gpuMemory: z.enum(ENFORCEMENT_LEVELS).describe('what caps the GPU memory the job can allocate'),
+  compute: z.enum(ENFORCEMENT_LEVELS).describe('what holds the job to its compute share'),
+});
+/** What enforces a share's memory and compute. */
+export type ShareEnforcementView = z.infer<typeof ShareEnforcementSchema>;
 
 /** One GPU of a placement, as the API shows it. */
 export const PlacedGpuSchema = z.object({
@@ -116,7 +127,7 @@ export const JobSchema = z.object({
   gpu: z.object({ gpuCount: z.number().int(), gpuMilli: z.number().int(), gpuMemoryMiB: z.number().int().nullable(), mode: z.enum(SHARING_MODES), isolation: z.enum(ISOLATION_LEVELS) }),
   placement: z.object({
     mode: z.enum(SHARING_MODES),
-    enforcement: z.enum(ENFORCEMENT),
+    enforcement: ShareEnforcementSchema.describe('what enforces the share on each of its GPUs (memory and compute)'),
     simulated: z.boolean(),
     gpus: z.array(PlacedGpuSchema),
   }).nullable(),
@@ -158,7 +169,7 @@ export const GpuSchema = z.object({
   cordoned: z.boolean(),
   schedulable: z.boolean(),
   mode: z.enum(SHARING_MODES).nullable(),
-  enforcement: z.enum(ENFORCEMENT).nullable().describe('what enforces the shares of the jobs on it: hardware (MIG), driver-limit (MPS daemon), scheduler-accounting; null when idle'),
+  enforcement: ShareEnforcementSchema.nullable().describe('what enforces the shares of the jobs on it, the weakest level over its jobs per resource; null when idle'),
   gpuMemoryMiB: z.number().int(),
   allocatedGpuMilli: z.number().int(),
   freeGpuMilli: z.number().int(),
@@ -232,7 +243,18 @@ export const StatusSchema = z.object({
   gpuSource: z.enum(['nvidia-smi', 'simulated']),
   jobs: z.record(z.number().int()),
   freezer: z.string(),
-  enforcement: z.object({ cpuMilli: z.boolean(), hostMemoryMiB: z.boolean() }),
+  enforcement: z.object({
+    host: z.object({
+      cpuMilli: z.boolean().describe('true: a job\'s cpuMilli is a cgroup CPU limit; false: accounted by the scheduler only'),
+      hostMemoryMiB: z.boolean().describe('true: a job\'s hostMemoryMiB is a cgroup memory limit; false: accounted by the scheduler only'),
+    }).describe('host limits: enforced when the host has the cgroup controllers'),
+    gpu: z.object({
+      exclusive: ShareEnforcementSchema,
+      mig: ShareEnforcementSchema,
+      mps: ShareEnforcementSchema.describe('driver-per-process when nvidia-cuda-mps-control is on this host, else not-enforced'),
+      timeslice: ShareEnforcementSchema,
+    }).describe('GPU limits on this host, per sharing mode'),
+  }),
   isolation: z.object({ sandboxed: z.boolean(), detail: z.string() }).describe('how jobs are kept apart on this host (docs/security.md)'),
   scheduler: z.object({ passes: z.number().int(), lastPassMs: z.number(), p50PassMs: z.number(), p99PassMs: z.number(), maxPassMs: z.number(), maxPendingConsidered: z.number().int() }).describe('durations of recent scheduling passes'),
   migReconfigurations: z.number().int().describe('GPUs whose MIG instances were destroyed or created since the server started'),

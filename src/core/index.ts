@@ -47,5 +47,6 @@ export * from './fairness/dominant-share.js';
 export * from './queue/queue-order.js';
 export * from './queue/backfill.js';
 export * from './sharing/select-mode.js';
+export * from './sharing/enforcement.js';
 export * from './mig/explain-fit.js';
 export * from './mig/plan-reconfiguration.js';

@@ -53,6 +53,8 @@ export interface ScheduleOptions {
   readonly nodeRank?: Int32Array;
   /** Changes the policy's profile (e.g. a benchmark baseline without the score cache). */
   readonly adjustProfile?: (profile: SchedulingProfile) => SchedulingProfile;
+  /** One tenant per MPS GPU (cluster-state.ts, docs/decisions/0014). @defaultValue true */
+  readonly mpsOneTenantPerGpu?: boolean;
 }
 
 /** Per-pass settings. */
@@ -98,7 +100,10 @@ export class SchedulingSession {
       const created = policy.create({ nodeCount, ...(options.targetWorkload ? { targetWorkload: options.targetWorkload } : {}), learnWorkloadOnline: options.learnWorkloadOnline ?? false });
       return options.adjustProfile ? options.adjustProfile(created) : created;
     };
-    this.state = new ClusterState(snapshot, { profile, rng, timesliceOvercommitRatio: options.timesliceOvercommitRatio ?? 1, ...(options.nodeRank ? { nodeRank: options.nodeRank } : {}) });
+    this.state = new ClusterState(snapshot, {
+      profile, rng, timesliceOvercommitRatio: options.timesliceOvercommitRatio ?? 1, mpsOneTenantPerGpu: options.mpsOneTenantPerGpu ?? true,
+      ...(options.nodeRank ? { nodeRank: options.nodeRank } : {}),
+    });
   }
 
   /**

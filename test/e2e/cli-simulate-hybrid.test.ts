@@ -66,7 +66,7 @@ describe('gpushare simulate --sharing (built CLI)', () => {
     expect(r.status).toBe(0);
     const out = r.stdout.split('\n');
     expect(out[0]).toBe(`${podsFile} on ${nodesFile}: 100 nodes, 544 GPUs, 400 pods, inflation 1.3, seeds 1-2, every GPU a A100-80GB (81920 MiB), sharing auto, node choice: default policy`);
-    expect(out[2]).toMatch(/^sharing\s+seeds\s+unalloc@100\s+unalloc@130\s+unrequested@100\s+failed pods\s+HW-isolated %/);
+    expect(out[2]).toMatch(/^sharing\s+seeds\s+unalloc@100\s+unalloc@130\s+unrequested@100\s+failed pods\s+GPU pods placed %\s+MPS GPUs\s+HW-isolated %/);
     expect(out[4]).toMatch(/^auto +1-2 +\d+\.\d\d ± /);
     expect(out.at(-2)).toBe(`JSON results written to ${json}`);
 
@@ -89,6 +89,22 @@ describe('gpushare simulate --sharing (built CLI)', () => {
     }
     expect(report.summary).toHaveLength(1);
     expect(report.summary[0].sharing).toBe('auto');
+  });
+
+  it('spreads pods over tenants: one tenant per MPS GPU, or (--mps-any-tenant) exactly the single-tenant packing', () => {
+    const run = (...extra: string[]): HybridRunJson & { tenants: number; mpsOneTenantPerGpu: boolean; mpsGpus: number; placedGpuPodsPct: number } => {
+      const json = join(dir, `tenants${extra.join('')}.json`);
+      const r = gpushare('simulate', '--nodes', nodesFile, '--pods', podsFile, '--gpu-model', 'A100-80GB', '--sharing', 'mps', '--seeds', '5', '--json', json, ...extra);
+      expect([r.status, r.stderr]).toEqual([0, '']);
+      return JSON.parse(readFileSync(json, 'utf8')).runs[0];
+    };
+    const single = run();
+    const ruled = run('--tenants', '4');
+    const anyTenant = run('--tenants', '4', '--mps-any-tenant');
+    expect([single.tenants, single.mpsOneTenantPerGpu, ruled.tenants, ruled.mpsOneTenantPerGpu, anyTenant.mpsOneTenantPerGpu]).toEqual([1, true, 4, true, false]);
+    expect([anyTenant.placedGpuPods, anyTenant.mpsGpus, anyTenant.unallocatedPctAt100]).toEqual([single.placedGpuPods, single.mpsGpus, single.unallocatedPctAt100]);
+    expect(ruled.mpsGpus).toBeGreaterThan(single.mpsGpus);
+    expect(ruled.placedGpuPodsPct).toBeGreaterThan(0);
   });
 
   it('compares settings on worker threads and writes an HTML report', () => {
@@ -118,6 +134,9 @@ describe('gpushare simulate --sharing (built CLI)', () => {
     [['--sharing', 'exclusive', '--gpu-model', 'A100-80GB'], /error: option '--sharing <list>' argument 'exclusive' is invalid\. unknown sharing setting 'exclusive'; allowed: auto, mig, mps, timeslice/],
     [['--sharing', 'mig', '--gpu-model', 'T4'], /error: --sharing mig needs a MIG-capable --gpu-model; T4 has no MIG/],
     [['--sharing', 'auto', '--gpu-model', 'A100-80GB', '--replay', 'timeline'], /error: --sharing applies to --replay packing only/],
+    [['--tenants', '3'], /error: --tenants applies to --sharing only/],
+    [['--mps-any-tenant'], /error: --mps-any-tenant applies to --sharing only/],
+    [['--sharing', 'mps', '--gpu-model', 'A100-80GB', '--tenants', '0'], /error: option '--tenants <n>' argument '0' is invalid\. expected a whole number of tenants in 1\.\.1000/],
   ])('exits 2 for %j', (args, message) => {
     const r = gpushare('simulate', '--nodes', nodesFile, '--pods', podsFile, ...args);
     expect(r.status).toBe(2);

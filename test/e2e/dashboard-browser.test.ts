@@ -112,6 +112,12 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     // Simulated measured use follows the allocation: 700 milli-GPU → 70%.
     await page.locator('article[data-gpu="0"]').getByText('70% (simulated)', { exact: true }).waitFor();
     await page.locator('article[data-gpu="1"]').getByText(`${gib(migOnGpu.gpuMemoryMiB)} of 80 GiB`, { exact: true }).waitFor();
+    // What enforces the shares: MIG in hardware; GPU 0's MPS shares as the API says (per process with a daemon, else not enforced).
+    await page.locator('article[data-gpu="1"]').getByText('memory hardware (MIG), compute hardware (MIG)', { exact: true }).waitFor();
+    const gpu0Enforcement = (await api(server, 'GET', '/api/v1/gpus')).body.gpus[0].enforcement;
+    const mpsText = gpu0Enforcement.gpuMemory === 'driver-per-process' ? 'memory per process (MPS), compute per process (MPS)' : 'memory not enforced, compute not enforced';
+    expect(gpu0Enforcement).toEqual(mpsText.startsWith('memory per') ? { gpuMemory: 'driver-per-process', compute: 'driver-per-process' } : { gpuMemory: 'not-enforced', compute: 'not-enforced' });
+    await page.locator('article[data-gpu="0"]').getByText(mpsText, { exact: true }).waitFor();
     mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
     mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
     await page.screenshot({ path: ARTIFACT, fullPage: true });
@@ -129,6 +135,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     const panel = page.getByRole('dialog', { name: 'Job 1 form-job', exact: true });
     await panel.waitFor();
     await panel.getByLabel('Output (stdout) of job 1').filter({ hasText: LOG_LINE }).waitFor();
+    await panel.getByText(`${mpsText} (simulated GPU)`, { exact: true }).waitFor();
     await page.keyboard.press('Escape');
     await panel.waitFor({ state: 'hidden' });
     expect(await segment.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);

@@ -58,7 +58,7 @@ describe('gpushare serve --demo', () => {
     const submitted = run(['submit', '--mode', 'mig', '--gpu', '0.3', '--gpu-memory', '15GiB', '--', 'sh', '-c', 'echo $CUDA_VISIBLE_DEVICES']);
     expect(submitted.status, submitted.stderr).toBe(0);
     const id = submitted.stdout.trim().split('\n').at(-1)!;
-    let job: { state: string; placement: { mode: string; enforcement: string; gpus: { index: number; migProfile: string; migDeviceUuid: string; gpuMemoryMiB: number }[] } } | undefined;
+    let job: { state: string; placement: { mode: string; enforcement: { gpuMemory: string; compute: string }; gpus: { index: number; migProfile: string; migDeviceUuid: string; gpuMemoryMiB: number }[] } } | undefined;
     for (let i = 0; i < 100; i++) {
       job = JSON.parse(run(['show', id, '-o', 'json']).stdout);
       if (job!.state === 'succeeded') break;
@@ -68,7 +68,7 @@ describe('gpushare serve --demo', () => {
     // ceil(300 × 7 / 1000) = 3 compute slices and 15 GiB → 3g.40gb (39.25 GiB usable).
     expect(job!.placement.gpus.map((g) => [g.index, g.migProfile, g.gpuMemoryMiB])).toEqual([[2, '3g.40gb', 40192]]);
     expect(job!.placement.mode).toBe('mig');
-    expect(job!.placement.enforcement).toBe('hardware');
+    expect(job!.placement.enforcement).toEqual({ gpuMemory: 'hardware', compute: 'hardware' });
     expect(run(['logs', id]).stdout.trim()).toBe(job!.placement.gpus[0]!.migDeviceUuid);
     expect(job!.placement.gpus[0]!.migDeviceUuid).toMatch(/^MIG-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });

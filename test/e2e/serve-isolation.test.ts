@@ -24,7 +24,7 @@ describe('gpushare serve: isolation picks the mode', () => {
     const id = submit(server, ['--isolation', 'strict', '--gpu-memory', '15GiB']);
     const job = await waitForJob(server, id, (j) => j.state === 'succeeded');
     expect(job.placement.mode).toBe('mig');
-    expect(job.placement.enforcement).toBe('hardware');
+    expect(job.placement.enforcement).toEqual({ gpuMemory: 'hardware', compute: 'hardware' });
     expect(job.placement.gpus.map((g: { migProfile: string }) => g.migProfile)).toEqual(['3g.20gb']);
     expect(job.gpu.gpuMilli).toBe(375); // compute share from memory: floor(1000 × 15360 / 40960)
     expect(job.events.find((e: { to: string }) => e.to === 'scheduled').reason).toBe('placed on GPU 0 (3g.20gb) in mode mig: strict isolation: 3g.20gb is the smallest MIG profile of A100-40GB with ≥ 15360 MiB (20090 usable) and ≥ 3 compute slice(s)');

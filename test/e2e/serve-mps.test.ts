@@ -2,7 +2,7 @@
  * End-to-end: MPS control daemons through a stand-in `nvidia-cuda-mps-control` on PATH that records
  * every invocation. The first `mps` job on a GPU starts that GPU's daemon (its own pipe and log
  * directories), the job gets CUDA_MPS_PIPE_DIRECTORY and its limits, enforcement says
- * driver-limit, and the daemon is told to `quit` when the GPU has no MPS job left.
+ * driver-per-process (memory and compute), and the daemon is told to `quit` when the GPU has no MPS job left.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +43,7 @@ describe('gpushare serve with MPS', () => {
     const running = await waitForJob(server, first.id, (j) => j.state === 'running');
     await waitForJob(server, second.id, (j) => j.state === 'running');
     expect(running.placement.mode).toBe('mps');
-    expect(running.placement.enforcement).toBe('driver-limit');
+    expect(running.placement.enforcement).toEqual({ gpuMemory: 'driver-per-process', compute: 'driver-per-process' });
     const uuid = running.placement.gpus[0].uuid as string;
     const done = await Promise.all([first.id, second.id].map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded')));
     expect(done.length).toBe(2);

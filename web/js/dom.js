@@ -44,6 +44,25 @@ export function formatMiB(mib) {
   return `${Number.isInteger(gib) ? gib : gib.toFixed(1)} GiB`;
 }
 
+/** Enforcement levels as people read them (src/cli/format-enforcement.ts says the same). */
+const ENFORCEMENT_LABELS = {
+  hardware: 'hardware (MIG)',
+  exclusive: 'exclusive',
+  'driver-per-process': 'per process (MPS)',
+  'time-slice': 'time-slice',
+  'not-enforced': 'not enforced',
+};
+
+/**
+ * What enforces a share: "memory not enforced, compute time-slice"; "—" for none (an idle GPU).
+ * @param {{ gpuMemory: string, compute: string } | null | undefined} enforcement
+ */
+export function enforcementText(enforcement) {
+  if (!enforcement) return '—';
+  const label = (/** @type {string} */ level) => ENFORCEMENT_LABELS[/** @type {keyof typeof ENFORCEMENT_LABELS} */ (level)] ?? level;
+  return `memory ${label(enforcement.gpuMemory)}, compute ${label(enforcement.compute)}`;
+}
+
 /**
  * Seconds as a short duration: "45 s", "3 min 5 s", "2 h 4 min".
  * @param {number} seconds

@@ -5,7 +5,7 @@
  * part; a thin bar below shows memory. A MIG GPU is drawn as its slice layout: each GPU instance
  * at its start slice with its profile name, idle instances hatched and labelled "idle".
  */
-import { formatMiB, h, jobLabel, replaceChildren, tenantColor } from './dom.js';
+import { enforcementText, formatMiB, h, jobLabel, replaceChildren, tenantColor } from './dom.js';
 
 /**
  * "GPU 0 A100-80GB: job 3 train-a (alice) 400 milli-GPU, 20 GiB": the accessible name of a segment.
@@ -41,12 +41,12 @@ function renderGpu(gpu, onOpenJob) {
   );
 }
 
-/** Model, mode, enforcement, health, cordon and measured use as a line of facts. @param {any} gpu */
+/** Model, mode, what enforces its shares (memory, compute), health, cordon and measured use as a line of facts. @param {any} gpu */
 function renderFacts(gpu) {
   const health = !gpu.healthy ? `unhealthy${gpu.healthReason ? `: ${gpu.healthReason}` : ''}` : gpu.cordoned ? 'cordoned' : 'healthy';
   const facts = [
     ['mode', gpu.mode ?? 'idle'],
-    ['enforcement', gpu.enforcement ?? '—'],
+    ['enforced', enforcementText(gpu.enforcement)],
     ['state', health],
     ['allocated', gpu.migEnabled ? `${gpu.allocatedGpuMilli} milli-GPU (MIG slices)` : `${gpu.allocatedGpuMilli} of 1000 milli-GPU`],
     ['utilization', gpu.utilizationGpuPct === null ? 'not measured' : `${gpu.utilizationGpuPct}%${gpu.simulated ? ' (simulated)' : ''}`],

@@ -6,7 +6,7 @@
  * Close button closes it and returns focus to where it was opened from.
  */
 import { apiCall } from './api.js';
-import { formatMiB, formatTime, h, replaceChildren } from './dom.js';
+import { enforcementText, formatMiB, formatTime, h, replaceChildren } from './dom.js';
 import { formatSeconds, qosSummary, shareText } from './jobs.js';
 
 const FOLLOW_INTERVAL_MS = 1000;
@@ -120,7 +120,7 @@ export class JobPanel {
       ['Command', job.command.join(' ')],
       ['Working directory', job.workingDirectory],
       ['GPU', shareText(job)],
-      ['Enforcement', job.placement ? `${job.placement.enforcement}${job.placement.simulated ? ' (simulated GPU)' : ''}` : '—'],
+      ['Enforced', job.placement ? `${enforcementText(job.placement.enforcement)}${job.placement.simulated ? ' (simulated GPU)' : ''}` : '—'],
       ['Host', `${job.cpuMilli} milli-CPU, ${formatMiB(job.hostMemoryMiB)}`],
       ['Attempt', `${job.attempt} (retries ${job.retries})`],
       ['Submitted', formatTime(job.submittedAt)],

@@ -113,6 +113,13 @@ export class FakeProcessLauncher implements ProcessLauncher {
 
   readonly isolation = { sandboxed: false, detail: 'fake processes' };
 
+  /** The Unix user of a tenant's jobs (`jobUser`); default none (jobs run as the server's user). */
+  users: (tenant: string) => { uid: number; gid: number } | null = () => null;
+
+  jobUser(tenant: string): { uid: number; gid: number } | null {
+    return this.users(tenant);
+  }
+
   workingDirectoryProblem(path: string): string | null {
     return this.directories(path) ? null : `directory "${path}" does not exist on the server`;
   }

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  MPS_PID_FILE, MpsDaemonError, MpsUnavailableError, createMpsDaemonManager, mpsKeyDirectoryName, processAlive,
+  MPS_OWNER_SUFFIX, MPS_PID_FILE, MpsDaemonError, MpsUnavailableError, createMpsDaemonManager, mpsKeyDirectoryName, processAlive, spawnMpsCommand,
+  type MpsCommandRunner,
 } from './mps-daemon-manager.js';
 
 const GPU = 'GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77';
@@ -200,5 +201,64 @@ describe('MPS daemon manager with a stand-in nvidia-cuda-mps-control', () => {
     });
     for (const key of ['', '..', 'GPU-1\n']) await expect(mps.ensureDaemon({ key })).rejects.toThrow(RangeError);
     expect(() => createMpsDaemonManager({ baseDirectory: 'relative/dir' })).toThrow(RangeError);
+  });
+
+  it('runs a device\'s daemon as the user it is given; the same user reuses it, another user restarts it (quit as the old user, start as the new)', async () => {
+    const t = setUp();
+    const self = { uid: process.getuid!(), gid: process.getgid!() };
+    // Another tenant's uid: the runner records it and runs the stand-in as this user (no privilege to switch here).
+    const other = { uid: self.uid + 1, gid: self.gid + 1 };
+    const users: string[] = [];
+    const run: MpsCommandRunner = (file, args, options) => {
+      users.push(`${args.join(' ') || options.input?.trim()} as ${options.user === null ? 'server' : `${options.user.uid}:${options.user.gid}`}`);
+      return spawnMpsCommand(file, args, { ...options, user: options.user && options.user.uid === self.uid ? options.user : null });
+    };
+    const mps = createMpsDaemonManager({ baseDirectory: t.base, mpsControlPath: t.control, environment: { PATH: process.env.PATH }, run });
+    const ownerFile = join(t.base, `${GPU}${MPS_OWNER_SUFFIX}`);
+
+    // Tenant A (this uid, really switched to with spawn's uid/gid): its daemon, its directories.
+    const dirs = await mps.ensureDaemon({ key: GPU, user: self });
+    expect(users).toEqual([`-d as ${self.uid}:${self.gid}`, `get_default_active_thread_percentage as ${self.uid}:${self.gid}`]);
+    expect(readFileSync(ownerFile, 'utf8')).toBe(`${self.uid}:${self.gid}\n`);
+    for (const d of [dirs.pipeDirectory, dirs.logDirectory]) expect([statSync(d).uid, statSync(d).gid, statSync(d).mode & 0o777]).toEqual([self.uid, self.gid, 0o700]);
+    const first = pidIn(t.base, GPU);
+
+    // A's next job: the same daemon, no command.
+    users.length = 0;
+    await mps.ensureDaemon({ key: GPU, user: self });
+    expect(users).toEqual([]);
+
+    // The GPU emptied and tenant B comes: quit as A, then B's directories and daemon. Giving the
+    // directories to B needs root; without it the start is refused, naming why.
+    const outcome = mps.ensureDaemon({ key: GPU, user: other });
+    if (self.uid === 0) {
+      await outcome;
+      expect(users).toEqual(['quit as 0:0', `-d as ${other.uid}:${other.gid}`, `get_default_active_thread_percentage as ${other.uid}:${other.gid}`]);
+      expect([statSync(dirs.pipeDirectory).uid, statSync(dirs.pipeDirectory).gid]).toEqual([other.uid, other.gid]);
+      expect(readFileSync(ownerFile, 'utf8')).toBe(`${other.uid}:${other.gid}\n`);
+      expect(await waitGone(first)).toBe(true);
+      const forB = pidIn(t.base, GPU);
+      users.length = 0;
+      await mps.stopDaemon(GPU);
+      expect(users).toEqual([`quit as ${other.uid}:${other.gid}`]);
+      expect(await waitGone(forB)).toBe(true);
+    } else {
+      await expect(outcome).rejects.toThrow(new RegExp(`^MPS daemon for ${GPU}: cannot give .* to uid ${other.uid} gid ${other.gid}: EPERM`));
+      expect(users).toEqual([`quit as ${self.uid}:${self.gid}`]);
+      expect(await waitGone(first)).toBe(true);
+    }
+
+    // Back to the server's own user: a fresh daemon without an owner file.
+    users.length = 0;
+    await mps.ensureDaemon({ key: GPU });
+    expect(users).toEqual(['-d as server', 'get_default_active_thread_percentage as server']);
+    expect(() => readFileSync(ownerFile)).toThrow(/ENOENT/);
+    const second = pidIn(t.base, GPU);
+    users.length = 0;
+    await mps.ensureDaemon({ key: GPU, user: self });
+    expect(users).toEqual(['quit as server', `-d as ${self.uid}:${self.gid}`, `get_default_active_thread_percentage as ${self.uid}:${self.gid}`]);
+    expect(await waitGone(second)).toBe(true);
+    pidIn(t.base, GPU);
+    await mps.stopDaemon(GPU);
   });
 });

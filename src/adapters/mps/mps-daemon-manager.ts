@@ -6,10 +6,10 @@
 // `nvidia-cuda-mps-control.pid` into that directory; `quit` stops it; NVIDIA's device plugin probes
 // health with `get_default_active_thread_percentage`. See docs/mps.md.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isExecutableFile } from '../../host/resolve-executable.js';
 import { delimiter, isAbsolute, join } from 'node:path';
-import type { MpsControl, MpsDaemonDirectories, MpsDevice } from '../../app/ports/mps-control.js';
+import type { MpsControl, MpsDaemonDirectories, MpsDevice, MpsUser } from '../../app/ports/mps-control.js';
 
 /** MPS cannot be used here: the control binary is missing or not executable. */
 export class MpsUnavailableError extends Error {
@@ -31,12 +31,13 @@ export interface MpsCommandResult {
 
 /**
  * Runs the control binary with `args`, the complete environment `env`, and `input` on stdin (stdin
- * closed at once when null). Resolves when the process exits (not when its output closes: a
- * daemonising child may keep inherited pipes open) or after `timeoutMs` (process killed, exitCode
- * null). Rejects when it cannot be started (e.g. ENOENT).
+ * closed at once when null), as `user` (null: the server's own user). Resolves when the process
+ * exits (not when its output closes: a daemonising child may keep inherited pipes open) or after
+ * `timeoutMs` (process killed, exitCode null). Rejects when it cannot be started (e.g. ENOENT, or
+ * EPERM for another user without the privilege).
  */
 export type MpsCommandRunner = (
-  file: string, args: readonly string[], options: { env: Readonly<Record<string, string>>; input: string | null; timeoutMs: number },
+  file: string, args: readonly string[], options: { env: Readonly<Record<string, string>>; input: string | null; timeoutMs: number; user: MpsUser | null },
 ) => Promise<MpsCommandResult>;
 
 /** Options of {@link createMpsDaemonManager}. */
@@ -68,14 +69,21 @@ export interface MpsDaemonManager extends MpsControl {
 /** Name of the pid file the daemon writes into its pipe directory. */
 export const MPS_PID_FILE = 'nvidia-cuda-mps-control.pid';
 
+/**
+ * Suffix of the file `<baseDirectory>/<key directory>.owner` that records the user a key's daemon
+ * runs as (`uid:gid`; absent: the server's user). It lies outside the key's directory, which
+ * belongs to that user.
+ */
+export const MPS_OWNER_SUFFIX = '.owner';
+
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_START_PROBE_MS = 5_000;
 const PROBE_COMMAND = 'get_default_active_thread_percentage';
 const OUTPUT_GRACE_MS = 200;
 
 /** {@link MpsCommandRunner} on node:child_process `spawn` (no shell). */
-export const spawnMpsCommand: MpsCommandRunner = (file, args, { env, input, timeoutMs }) => new Promise((resolve, reject) => {
-  const child = spawn(file, [...args], { env: { ...env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+export const spawnMpsCommand: MpsCommandRunner = (file, args, { env, input, timeoutMs, user }) => new Promise((resolve, reject) => {
+  const child = spawn(file, [...args], { env: { ...env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, ...(user ? { uid: user.uid, gid: user.gid } : {}) });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
@@ -186,12 +194,28 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
     return null;
   }
 
-  async function control(key: string, args: readonly string[], input: string | null): Promise<MpsCommandResult> {
+  /** Runs a control command for `key` as `user` (default: the user its daemon runs as). */
+  async function control(key: string, args: readonly string[], input: string | null, user: MpsUser | null = ownerOf(key)): Promise<MpsCommandResult> {
     const dirs = directoriesFor(key);
     const file = resolveProgram();
     if (file === null) throw new MpsUnavailableError(`${program} not found or not executable: MPS limits are scheduler accounting only`);
-    return run(file, args, { env: environmentFor(key, dirs), input, timeoutMs });
+    return run(file, args, { env: environmentFor(key, dirs), input, timeoutMs, user });
   }
+
+  const ownerPath = (key: string): string => join(options.baseDirectory, `${mpsKeyDirectoryName(key)}${MPS_OWNER_SUFFIX}`);
+
+  /** The user the key's daemon was started as (its owner file); null: the server's own user. */
+  function ownerOf(key: string): MpsUser | null {
+    try {
+      const m = /^(\d+):(\d+)$/.exec(readFileSync(ownerPath(key), 'utf8').trim());
+      return m ? { uid: Number(m[1]), gid: Number(m[2]) } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  const sameUser = (a: MpsUser | null, b: MpsUser | null): boolean => (a === null || b === null ? a === b : a.uid === b.uid && a.gid === b.gid);
+  const userText = (u: MpsUser | null): string => (u === null ? 'the server\'s user' : `uid ${u.uid} gid ${u.gid}`);
 
   const describe = (args: readonly string[], input: string | null, r: MpsCommandResult): string => {
     const output = [r.stdout.trim(), r.stderr.trim()].filter((s) => s !== '').join('\n').slice(0, 500);
@@ -229,25 +253,50 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
     return known.includes(key) ? probe(key) : false;
   }
 
-  function makeDirectories(key: string, dirs: MpsDaemonDirectories): void {
+  /**
+   * The key's directories, mode 0700, owned by `user` when given (the daemon and its clients run as
+   * that user; the base directory stays the server's, traversable). @throws MpsDaemonError when they cannot be given to `user`
+   */
+  function makeDirectories(key: string, dirs: MpsDaemonDirectories, user: MpsUser | null): void {
     const keyDir = join(options.baseDirectory, mpsKeyDirectoryName(key));
     mkdirSync(options.baseDirectory, { recursive: true, mode: 0o700 });
+    if (user !== null) chmodSync(options.baseDirectory, 0o711);
+    const target = user ?? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
     for (const dir of [keyDir, dirs.pipeDirectory, dirs.logDirectory]) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       chmodSync(dir, 0o700);
+      const stat = statSync(dir);
+      if (stat.uid === target.uid && stat.gid === target.gid) continue;
+      try {
+        chownSync(dir, target.uid, target.gid);
+      } catch (e) {
+        throw new MpsDaemonError(`MPS daemon for ${key}: cannot give ${dir} to ${userText(user)}: ${(e as Error).message}`);
+      }
     }
   }
 
   async function ensure(device: MpsDevice): Promise<MpsDaemonDirectories> {
     const { key } = device;
+    const user = device.user ?? null;
     const dirs = directoriesFor(key);
     if (resolveProgram() === null) throw new MpsUnavailableError(`${program} not found or not executable: MPS limits are scheduler accounting only`);
-    makeDirectories(key, dirs);
     if (await alive(key)) {
-      if (!known.includes(key)) known.push(key);
-      return dirs;
+      if (sameUser(ownerOf(key), user)) {
+        if (!known.includes(key)) known.push(key);
+        return dirs;
+      }
+      // The device's tenant changed (its MPS clients are gone): the old user's daemon quits first.
+      await stop(key);
+      const quitBy = Date.now() + startProbeMs;
+      for (let delay = 25; await alive(key); delay = Math.min(delay * 2, 500)) {
+        if (Date.now() >= quitBy) throw new MpsDaemonError(`MPS daemon for ${key} runs as ${userText(ownerOf(key))} and did not quit within ${startProbeMs} ms; it cannot be started as ${userText(user)}`);
+        await sleep(delay);
+      }
     }
-    const start = await control(key, ['-d'], null);
+    makeDirectories(key, dirs, user);
+    if (user === null) rmSync(ownerPath(key), { force: true });
+    else writeFileSync(ownerPath(key), `${user.uid}:${user.gid}\n`, { mode: 0o600 });
+    const start = await control(key, ['-d'], null, user);
     if (start.exitCode !== 0) throw new MpsDaemonError(`MPS daemon for ${key} did not start: ${describe(['-d'], null, start)}`);
     const deadline = Date.now() + startProbeMs;
     for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {

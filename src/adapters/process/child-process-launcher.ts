@@ -295,6 +295,13 @@ class ChildProcessLauncher implements ProcessLauncher {
     await this.cleanup({ supervisorPid: 0, supervisorStartTime: '', jobPid: null, cgroupKey: attemptCgroupKey(jobId, attempt), freezerKind: this.freezerKind, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath, pidPath: files.pidPath, outcomePath: files.outcomePath });
   }
 
+  /** {@inheritDoc ProcessLauncher.jobUser} */
+  jobUser(tenant: string): { uid: number; gid: number } | null {
+    if (this.sandbox === null) return null;
+    const uid = this.sandbox.uidOf(tenant);
+    return { uid, gid: uid };
+  }
+
   /** {@inheritDoc ProcessLauncher.workingDirectoryProblem} */
   workingDirectoryProblem(path: string, tenant: string): string | null {
     if (this.sandbox !== null) return this.sandbox.workingDirectoryProblem(path, tenant);

@@ -185,6 +185,11 @@ export class ControlPlane {
     for (const victimId of outcome.preemption?.victimIds ?? []) if (this.running.has(victimId)) void this.runningSet.stopProcess(victimId);
   }
 
+  /** True when the host runs MPS control daemons (nvidia-cuda-mps-control found): `mps` shares are then driver limits per process. */
+  get mpsAvailable(): boolean {
+    return this.deps.mps != null;
+  }
+
   /** True when GPU `uuid` has a running MPS daemon (its MPS limits are enforced by the driver). */
   hasMpsDaemon(uuid: string): boolean {
     return this.deps.mps?.running().includes(uuid) ?? false;

@@ -1,8 +1,11 @@
 /**
  * `GET /api/v1/status`: the server's version and state, the caller's active jobs by state, how
- * jobs are enforced and checkpointed on this host, and the durations of recent scheduling passes.
+ * jobs are enforced (host limits: cgroup controllers; GPU limits: per sharing mode, MPS by whether
+ * the host has nvidia-cuda-mps-control) and checkpointed on this host, and the durations of recent
+ * scheduling passes.
  */
 import type { z } from 'zod';
+import { enforcementOf } from '../../core/index.js';
 import type { StatusSchema } from '../../contract/api.js';
 import type { Principal } from '../auth/tokens.js';
 import type { FreezerKind, JobIsolation, LimitEnforcement } from '../ports/process-launcher.js';
@@ -35,7 +38,15 @@ export function serverStatus(sources: StatusSources, principal: Principal): Serv
     gpuSource: sources.gpuSource,
     jobs: counts,
     freezer: sources.freezer,
-    enforcement: { ...sources.enforcement },
+    enforcement: {
+      host: { cpuMilli: sources.enforcement.cpuMilli, hostMemoryMiB: sources.enforcement.hostMemoryMiB },
+      gpu: {
+        exclusive: enforcementOf('exclusive', false),
+        mig: enforcementOf('mig', false),
+        mps: enforcementOf('mps', sources.plane.mpsAvailable),
+        timeslice: enforcementOf('timeslice', false),
+      },
+    },
     isolation: { ...sources.isolation },
     scheduler: sources.plane.passStats.summary(),
     checkpoint: { ...sources.checkpoint },

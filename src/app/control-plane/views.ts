@@ -2,7 +2,7 @@
  * Conversions from stored records to the API's shapes (src/contract/api.ts): jobs, their history,
  * and GPUs with the jobs sharing them. Times become ISO-8601 strings.
  */
-import { enforcementOf, migGeometry, priorityClassOf } from '../../core/index.js';
+import { enforcementOf, migGeometry, priorityClassOf, weakestEnforcement, type Placement, type ShareEnforcement } from '../../core/index.js';
 import type { GpuView, JobDetailView, JobView, QosStatusView } from '../../contract/api.js';
 import type { QosJobStatus } from '../qos/qos-tracker.js';
 import type { AttemptRecord, JobEvent, JobRecord } from '../ports/state-store.js';
@@ -38,7 +38,7 @@ export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
     gpu: { ...job.gpu, isolation: job.gpu.isolation ?? 'standard' },
     placement: placement && {
       mode: placement.mode,
-      enforcement: enforcementOf(placement.mode, placement.mode === 'mps' && placement.gpus[0]!.mpsClient === true && plane.hasMpsDaemon(placement.gpus[0]!.uuid)),
+      enforcement: placementEnforcement(placement, plane),
       simulated: placement.gpus.some((g) => inventory.get(g.index)?.simulated ?? false),
       gpus: placement.gpus.map((g) => ({ index: g.index, uuid: g.uuid, gpuMilli: g.gpuMilli, accountedGpuMilli: g.accountedGpuMilli, gpuMemoryMiB: g.gpuMemoryMiB, migProfile: g.mig?.profileName ?? null, migDeviceUuid: g.mig ? migDeviceUuid(g, inventory.get(g.index)) : null })),
     },
@@ -49,6 +49,17 @@ export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
     signal: job.signal,
     qos: job.qos && { targets: { ...job.qos }, status: plane.qos.statusesOf(job.id).map(toQosStatusView) },
   };
+}
+
+/**
+ * What enforces a placement's share (core/sharing/enforcement.ts): an `mps` job counts as
+ * `driver-per-process` only when it was started as a client of its GPU's daemon and that daemon
+ * still runs (multi-GPU MPS jobs have no daemon here).
+ */
+function placementEnforcement(placement: Placement, plane: ControlPlane): ShareEnforcement {
+  const first = placement.gpus[0];
+  const client = placement.mode === 'mps' && first !== undefined && first.mpsClient === true && plane.hasMpsDaemon(first.uuid);
+  return enforcementOf(placement.mode, client);
 }
 
 /** One target's QoS state as the API shows it (docs/qos.md). */
@@ -89,7 +100,10 @@ export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRec
       cordoned,
       schedulable: gpu.healthy && !cordoned,
       mode: use?.mode ?? (gpu.migEnabled ? 'mig' : null),
-      enforcement: use && use.jobIds.length > 0 && use.mode ? enforcementOf(use.mode, use.mode === 'mps' && plane.hasMpsDaemon(gpu.uuid) && use.jobIds.every((id) => jobsById(id)?.placement?.gpus[0]?.mpsClient === true)) : null,
+      enforcement: use && use.mode ? weakestEnforcement(use.jobIds.flatMap((id) => {
+        const placement = jobsById(id)?.placement;
+        return placement ? [placementEnforcement(placement, plane)] : [];
+      })) : null,
       gpuMemoryMiB: gpu.gpuMemoryMiB,
       allocatedGpuMilli,
       freeGpuMilli: Math.max(0, 1000 - allocatedGpuMilli),

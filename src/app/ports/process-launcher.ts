@@ -161,6 +161,11 @@ export interface ProcessLauncher {
   /** How jobs are kept apart on this host. */
   readonly isolation: JobIsolation;
   /**
+   * The Unix user (uid and gid) the jobs of `tenant` run as in the sandbox, allocated on first use;
+   * null without a sandbox (jobs run as the server's user).
+   */
+  jobUser(tenant: string): { readonly uid: number; readonly gid: number } | null;
+  /**
    * Why `path` cannot be the working directory of a job of `tenant` (not an existing directory;
    * with a sandbox also: hidden from jobs, or not writable by the tenant's uid); null when it can.
    */

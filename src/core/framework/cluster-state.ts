@@ -9,7 +9,8 @@
  * Rules (docs/sharing-modes.md): each GPU runs one sharing mode at a time: an empty GPU takes any
  * mode; a GPU with jobs takes only jobs of the same mode; `exclusive` needs an empty GPU; MIG GPUs
  * are placed by slices (mig-layouts.ts). A GPU that holds jobs of another MIG mode than it has now
- * (its mode was changed while in use) keeps the mode of its jobs and takes no new job.
+ * (its mode was changed while in use) keeps the mode of its jobs and takes no new job. A GPU holding
+ * `mps` jobs takes `mps` jobs of their tenant only (`mpsOneTenantPerGpu`, docs/decisions/0014).
  */
 import { InvariantViolation } from '../model/errors.js';
 import type { Assignment, Placement } from '../model/assignment.js';
@@ -25,7 +26,7 @@ import { checkHold } from './hold-check.js';
 import { MigLayouts, migShareOf } from './mig-layouts.js';
 import { placeShared, sharedFits, type GpuExclusion } from './shared-placement.js';
 import { waitReason, WAIT_CODES, type WaitReason } from './status.js';
-import { UnitGroups, type NodeEntry } from './unit-groups.js';
+import { MIXED_MPS_TENANTS, UnitGroups, type NodeEntry } from './unit-groups.js';
 
 /** How a cluster state is built. */
 export interface ClusterStateOptions {
@@ -37,6 +38,12 @@ export interface ClusterStateOptions {
   readonly timesliceOvercommitRatio: number;
   /** Tie-break rank per node, lower wins (the simulator's seeded ranks); default: node order. */
   readonly nodeRank?: Int32Array;
+  /**
+   * One tenant per MPS GPU (an MPS control daemon serves one Unix user at a time, and jobs run under
+   * their tenant's uid): a GPU holding `mps` jobs of tenant A takes `mps` jobs of A only until it
+   * is empty; a job kept off such GPUs waits with `mps-tenant`. @defaultValue true
+   */
+  readonly mpsOneTenantPerGpu?: boolean;
 }
 
 /** Outcome of trying one job now. */
@@ -67,6 +74,8 @@ export class ClusterState {
   readonly groups: UnitGroups;
   private readonly migs: MigLayouts[];
   private readonly held = new Map<number, Assignment>();
+  /** Tenant of every held job (the one-tenant-per-MPS-GPU rule). */
+  private readonly tenantOf = new Map<number, string>();
   private readonly nodeIndex = new Map<string, number>();
   private readonly undo: (() => void)[] = [];
   private recording = false;
@@ -94,13 +103,13 @@ export class ClusterState {
         return mig !== undefined && mig !== g.migEnabled ? { ...g, migEnabled: mig, schedulable: false } : g;
       }),
     }));
-    this.groups = new UnitGroups(nodes, options.profile, options.rng, options.nodeRank);
+    this.groups = new UnitGroups(nodes, options.profile, options.rng, options.nodeRank, options.mpsOneTenantPerGpu ?? true);
     this.migs = nodes.map(({ gpus }) => {
       const layouts = new MigLayouts();
       for (const g of gpus) if (g.migEnabled && g.migInstances) layouts.adoptIdle(g.index, g.migInstances);
       return layouts;
     });
-    for (const { assignment } of snapshot.active) this.hold(assignment);
+    for (const { request, assignment } of snapshot.active) this.hold(assignment, request.tenant);
   }
 
   /** The node entries (devices, units, free host), in snapshot order. */
@@ -134,26 +143,28 @@ export class ClusterState {
   }
 
   /**
-   * Records an assignment that already exists (a running job, or a placement just made).
+   * Records an assignment that already exists (a running job, or a placement just made) of a job of
+   * `tenant`. Jobs of several tenants on one MPS GPU (placed without the one-tenant rule) are held;
+   * that GPU then takes no new `mps` job until they are gone.
    * @throws InvariantViolation when it does not fit (over-commit), names an unknown node or GPU, or the job is already held
    */
-  hold(assignment: Assignment): void {
+  hold(assignment: Assignment, tenant: string): void {
     const n = this.indexOf(assignment.node);
     const entry = this.groups.nodes[n]!;
     checkHold(assignment, this.held, entry.devices, this.migs[n]!);
     if (entry.freeCpuMilli < assignment.cpuMilli || entry.freeHostMemoryMiB < assignment.hostMemoryMiB) {
       throw new InvariantViolation(`job ${assignment.jobId}: node ${assignment.node} has ${entry.freeCpuMilli} cpuMilli and ${entry.freeHostMemoryMiB} MiB host memory free, the job holds ${assignment.cpuMilli} and ${assignment.hostMemoryMiB}`);
     }
-    this.holdOn(n, assignment);
+    this.holdOn(n, assignment, tenant);
   }
 
   /** Holds an assignment known to fit (a placement this state just found), without checking it again. */
-  private holdOn(n: number, assignment: Assignment): void {
+  private holdOn(n: number, assignment: Assignment, tenant: string): void {
     const entry = this.groups.nodes[n]!;
     const mig = assignment.placement.mode === 'mig';
     const restore = mig && this.recording ? assignment.placement.gpus.map((g) => this.migs[n]!.saveGpu(g.index)) : NOTHING_TO_RESTORE;
     if (mig) this.migs[n]!.hold(assignment.jobId, assignment.placement.gpus, (i) => entry.devices.get(i)!.device);
-    this.take(n, assignment);
+    this.take(n, assignment, tenant);
     if (this.recording) {
       this.undo.push(() => {
         this.give(n, assignment);
@@ -169,12 +180,13 @@ export class ClusterState {
     const n = this.indexOf(assignment.node);
     const mig = assignment.placement.mode === 'mig';
     const restore = mig && this.recording ? assignment.placement.gpus.map((g) => this.migs[n]!.saveGpu(g.index)) : NOTHING_TO_RESTORE;
+    const tenant = this.tenantOf.get(jobId)!;
     this.give(n, assignment);
     if (mig) this.migs[n]!.release(jobId);
     if (this.recording) {
       this.undo.push(() => {
         for (const r of restore) r();
-        this.take(n, assignment);
+        this.take(n, assignment, tenant);
       });
     }
   }
@@ -209,7 +221,7 @@ export class ClusterState {
     }
     const { nodeIndex, placement } = found as { nodeIndex: number; placement: Placement };
     const node = this.groups.nodes[nodeIndex]!.node.name;
-    this.holdOn(nodeIndex, { jobId: job.id, node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement });
+    this.holdOn(nodeIndex, { jobId: job.id, node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement }, job.tenant);
     failed?.clear();
     return { kind: 'placed', node, nodeIndex, placement };
   }
@@ -268,8 +280,8 @@ export class ClusterState {
     }));
   }
 
-  /** Takes what `assignment` holds on node `n` (MIG slots are the caller's business). */
-  private take(n: number, assignment: Assignment): void {
+  /** Takes what `assignment` (a job of `tenant`) holds on node `n` (MIG slots are the caller's business). */
+  private take(n: number, assignment: Assignment, tenant: string): void {
     const entry = this.groups.nodes[n]!;
     const { placement } = assignment;
     if (placement.mode === 'mig') {
@@ -279,12 +291,15 @@ export class ClusterState {
     } else {
       this.groups.commit(n, placement, assignment, true);
     }
+    const mps = placement.mode === 'mps';
     for (const gpu of placement.gpus) {
       const state = entry.devices.get(gpu.index)!;
       this.groups.setMode(state, placement.mode);
+      if (mps) this.groups.setMpsTenant(state, state.jobs.size === 0 || state.mpsTenant === tenant ? tenant : MIXED_MPS_TENANTS);
       state.jobs.add(assignment.jobId);
     }
     this.held.set(assignment.jobId, assignment);
+    this.tenantOf.set(assignment.jobId, tenant);
   }
 
   /** Gives back what `assignment` holds on node `n` (MIG slots are the caller's business). */
@@ -292,6 +307,7 @@ export class ClusterState {
     const entry = this.groups.nodes[n]!;
     const { placement } = assignment;
     this.held.delete(assignment.jobId);
+    this.tenantOf.delete(assignment.jobId);
     if (placement.mode === 'mig') {
       entry.freeCpuMilli += assignment.cpuMilli;
       entry.freeHostMemoryMiB += assignment.hostMemoryMiB;
@@ -303,7 +319,19 @@ export class ClusterState {
       const state = entry.devices.get(gpu.index)!;
       state.jobs.delete(assignment.jobId);
       if (state.jobs.size === 0 && !state.device.migEnabled) this.groups.setMode(state, null);
+      if (state.mpsTenant !== null && (state.jobs.size === 0 || state.mpsTenant === MIXED_MPS_TENANTS)) this.groups.setMpsTenant(state, this.mpsTenantOf(state.jobs));
     }
+  }
+
+  /** The tenant of the jobs `jobs` (of one MPS GPU): null for none, `MIXED_MPS_TENANTS` for several. */
+  private mpsTenantOf(jobs: ReadonlySet<number>): string | null {
+    let tenant: string | null = null;
+    for (const id of jobs) {
+      const t = this.tenantOf.get(id)!;
+      if (tenant !== null && t !== tenant) return MIXED_MPS_TENANTS;
+      tenant = t;
+    }
+    return tenant;
   }
 
   /** Finds a placement in `mode`, using and feeding the pass's memo of failed searches. */

@@ -3,7 +3,9 @@
  * (GPUs of one model on one node) with enough GPUs that qualify now (capacity, host resources,
  * health, mode, not excluded), then lets the cluster's policy choose the unit and the GPUs. Each
  * GPU runs one sharing mode at a time: an empty GPU takes any mode; a GPU with jobs takes only jobs
- * of the same mode; `exclusive` needs an empty GPU.
+ * of the same mode; `exclusive` needs an empty GPU. With the one-tenant-per-MPS-GPU rule
+ * (`UnitGroups.mpsOneTenantPerGpu`, docs/decisions/0014), a GPU holding `mps` jobs takes `mps` jobs
+ * of their tenant only; a job that fits only on such GPUs of other tenants waits with `mps-tenant`.
  *
  * When every GPU may take the mode as far as health and modes go and nothing is excluded, only
  * capacity decides, which the cycle's own filters check: the search is then one cycle, with no
@@ -15,7 +17,7 @@ import type { EffectiveMode, JobRequest } from '../model/request.js';
 import { accountedGpuMilli, reservedGpuMemoryMiB } from '../sharing/share-accounting.js';
 import type { ResourceDemand } from './resource-demand.js';
 import { lazyWaitReason, WAIT_CODES, type WaitReason } from './status.js';
-import type { DeviceState, SchedulingUnit, UnitGroups } from './unit-groups.js';
+import { MIXED_MPS_TENANTS, type DeviceState, type SchedulingUnit, type UnitGroups } from './unit-groups.js';
 
 /** GPUs a job must not use: true for (node index, GPU index) pairs that are excluded. */
 export type GpuExclusion = (nodeIndex: number, gpuIndex: number) => boolean;
@@ -40,15 +42,15 @@ export function placeShared(job: JobRequest, mode: EffectiveMode, groups: UnitGr
   const allowed = job.gpu.allowedGpuModels ?? [];
   // Requests whose memory follows the GPU (proportional, or the whole GPU) differ per model.
   const perModel = mode === 'exclusive' || job.gpu.gpuMemoryMiB === null;
-  if (!perModel && excluded === null && groups.noneBlocked(mode)) {
+  const tenant = groups.mpsTenantFor(mode, job.tenant);
+  if (!perModel && excluded === null && groups.noneBlocked(mode, tenant)) {
     groups.unmask();
     const memory = job.gpu.gpuMemoryMiB!;
     const decision = groups.scheduler.schedule({ cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpuCount, gpuMilli: accounted, gpuMemoryMiB: memory, allowedGpuModels: allowed });
-    return decision.kind === 'placed' ? placedOn(groups.units[decision.nodeIndex]!, decision.gpuIndices, groups, gpuMilli, accounted, memory, mode) : capacityReason(job, mode, accounted, groups, excluded);
+    return decision.kind === 'placed' ? placedOn(groups.units[decision.nodeIndex]!, decision.gpuIndices, groups, gpuMilli, accounted, memory, mode) : capacityReason(job, mode, accounted, groups, excluded, tenant);
   }
   const demandOf = (memory: number): ResourceDemand => ({ cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpuCount, gpuMilli: accounted, gpuMemoryMiB: memory, allowedGpuModels: allowed });
-  const waiting = (): WaitReason => capacityReason(job, mode, accounted, groups, excluded);
-
+  const waiting = (): WaitReason => (tenant !== null && groups.mpsGpusOfOthers(tenant) > 0 && sharedFitsFor(job, mode, groups, accounted, excluded, null) ? mpsTenantReason(job, groups) : capacityReason(job, mode, accounted, groups, excluded, tenant));
 
   // 1. Units with enough GPUs that qualify now (the same test as the cycle's filters, plus modes).
   const candidates: { unit: SchedulingUnit; memory: number }[] = [];
@@ -58,7 +60,7 @@ export function placeShared(job: JobRequest, mode: EffectiveMode, groups: UnitGr
     // An explicit memory request must fit the model also where the whole GPU is reserved (exclusive).
     if (job.gpu.gpuMemoryMiB !== null && job.gpu.gpuMemoryMiB > modelMemoryMiB) continue;
     const memory = reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB);
-    if (qualifyingGpus(unit, groups, job, mode, accounted, memory, excluded) >= gpuCount) candidates.push({ unit, memory });
+    if (qualifyingGpus(unit, groups, job, mode, accounted, memory, excluded, tenant) >= gpuCount) candidates.push({ unit, memory });
   }
   if (candidates.length === 0) return waiting();
   // 2. A request whose memory follows the GPU takes the smallest model that fits; otherwise the
@@ -66,7 +68,7 @@ export function placeShared(job: JobRequest, mode: EffectiveMode, groups: UnitGr
   const smallest = Math.min(...candidates.map((c) => c.unit.state.spec.gpuMemoryMiB ?? 0));
   const chosen = perModel ? candidates.filter((c) => (c.unit.state.spec.gpuMemoryMiB ?? 0) === smallest) : candidates;
   const chosenUnits = new Set(chosen.map((c) => c.unit));
-  groups.mask((unit, local) => chosenUnits.has(unit) && qualifies(groups, unit, local, mode, excluded));
+  groups.mask((unit, local) => chosenUnits.has(unit) && qualifies(groups, unit, local, mode, excluded, tenant));
   const demand = demandOf(chosen[0]!.memory);
   const decision = groups.scheduler.schedule(demand);
   if (decision.kind !== 'placed') throw new InvariantViolation(`job ${job.id}: the cycle rejected a placement its filter allowed`);
@@ -83,35 +85,63 @@ function placedOn(unit: SchedulingUnit, locals: readonly number[], groups: UnitG
   return { nodeIndex: unit.nodeIndex, placement: { mode, gpus } };
 }
 
-/** GPUs of `unit` that could take the share now (0 when the node lacks the host resources). */
-function qualifyingGpus(unit: SchedulingUnit, groups: UnitGroups, job: JobRequest, mode: EffectiveMode, accounted: number, memory: number, excluded: GpuExclusion | null): number {
+/** GPUs of `unit` that could take the share now (0 when the node lacks the host resources); `tenant` non-null applies the one-tenant-per-MPS-GPU rule. */
+function qualifyingGpus(unit: SchedulingUnit, groups: UnitGroups, job: JobRequest, mode: EffectiveMode, accounted: number, memory: number, excluded: GpuExclusion | null, tenant: string | null): number {
   const node = unit.state;
   if (node.freeCpuMilli < job.cpuMilli || node.freeHostMemoryMiB < job.hostMemoryMiB) return 0;
   let count = 0;
   for (let local = 0; local < unit.deviceIndices.length; local++) {
     // Capacity first: it is two array reads, and on a busy cluster it rules most GPUs out.
     const memoryFits = memory === 0 || node.gpuFreeMemoryMiB[local]! >= memory;
-    if (node.gpuFreeMilli[local]! >= accounted && memoryFits && qualifies(groups, unit, local, mode, excluded)) count++;
+    if (node.gpuFreeMilli[local]! >= accounted && memoryFits && qualifies(groups, unit, local, mode, excluded, tenant)) count++;
   }
   return count;
 }
 
-/** Mode, health and exclusion rules of one GPU (capacity is the cycle's business). */
-function qualifies(groups: UnitGroups, unit: SchedulingUnit, local: number, mode: EffectiveMode, excluded: GpuExclusion | null): boolean {
+/** Mode, health, tenant and exclusion rules of one GPU (capacity is the cycle's business). */
+function qualifies(groups: UnitGroups, unit: SchedulingUnit, local: number, mode: EffectiveMode, excluded: GpuExclusion | null, tenant: string | null): boolean {
   const index = unit.deviceIndices[local]!;
   if (excluded?.(unit.nodeIndex, index) === true) return false;
-  return qualifiesNow(groups.device(unit.nodeIndex, index)!, mode);
+  return qualifiesNow(groups.device(unit.nodeIndex, index)!, mode, tenant);
 }
 
-/** True when a GPU's health and mode let it take a job of `mode` now. */
-export function qualifiesNow(state: DeviceState, mode: EffectiveMode): boolean {
+/**
+ * True when a GPU's health and mode let it take a job of `mode` now; with `tenant` non-null (an
+ * `mps` job under the one-tenant rule) a GPU holding `mps` jobs must hold only that tenant's.
+ */
+function qualifiesNow(state: DeviceState, mode: EffectiveMode, tenant: string | null): boolean {
   if (!state.device.schedulable) return false;
   if (mode === 'exclusive') return state.jobs.size === 0;
+  if (tenant !== null && state.mpsTenant !== null && state.mpsTenant !== tenant) return false;
   return state.mode === null || state.mode === mode;
 }
 
+/**
+ * `mps-tenant`: the job would fit but for GPUs whose MPS jobs belong to other tenants; names those
+ * GPUs (by node, then index) and their tenants (worked out when read).
+ */
+function mpsTenantReason(job: JobRequest, groups: UnitGroups): WaitReason {
+  return lazyWaitReason(WAIT_CODES.mpsTenant, () => {
+    const held: { node: number; index: number; tenant: string }[] = [];
+    for (const entry of groups.nodes) {
+      for (const state of entry.devices.values()) {
+        if (state.mpsTenant !== null && state.mpsTenant !== job.tenant) held.push({ node: entry.index, index: state.device.index, tenant: state.mpsTenant });
+      }
+    }
+    held.sort((a, b) => a.node - b.node || a.index - b.index);
+    const named = groups.nodes.length > 1;
+    const tenantName = (t: string): string => (t === MIXED_MPS_TENANTS ? 'several tenants' : `tenant ${t}`);
+    const clauses = held.map((h) => `GPU ${h.index}${named ? ` of node ${groups.nodes[h.node]!.node.name}` : ''} runs MPS jobs of ${tenantName(h.tenant)}`);
+    const tenants = [...new Set(held.map((h) => h.tenant).filter((t) => t !== MIXED_MPS_TENANTS))].sort();
+    return {
+      message: `waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): ${clauses.join('; ')}`,
+      details: { tenant: job.tenant, gpuIndices: held.map((h) => h.index), otherTenants: tenants.join(',') },
+    };
+  });
+}
+
 /** Why no unit takes the job: how many GPUs of one unit qualify at most (worked out when read). */
-function capacityReason(job: JobRequest, mode: EffectiveMode, accounted: number, groups: UnitGroups, excluded: GpuExclusion | null): WaitReason {
+function capacityReason(job: JobRequest, mode: EffectiveMode, accounted: number, groups: UnitGroups, excluded: GpuExclusion | null, tenant: string | null): WaitReason {
   const memoryText = job.gpu.gpuMemoryMiB === null ? 'proportional' : `${job.gpu.gpuMemoryMiB} MiB`;
   return lazyWaitReason(WAIT_CODES.gpuCapacity, () => {
     let best = 0;
@@ -120,7 +150,7 @@ function capacityReason(job: JobRequest, mode: EffectiveMode, accounted: number,
       if (unit.model === null || (allowed.length > 0 && !allowed.includes(unit.model))) continue;
       const modelMemoryMiB = unit.state.spec.gpuMemoryMiB ?? 0;
       if (job.gpu.gpuMemoryMiB !== null && job.gpu.gpuMemoryMiB > modelMemoryMiB) continue;
-      best = Math.max(best, qualifyingGpus(unit, groups, job, mode, accounted, reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB), excluded));
+      best = Math.max(best, qualifyingGpus(unit, groups, job, mode, accounted, reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB), excluded, tenant));
     }
     return {
       message: `waiting for ${job.gpu.gpuCount} GPU(s) of one model with ${accounted} free milli-GPU and ${memoryText} free memory in mode ${mode}; at most ${best} qualify now`,
@@ -135,13 +165,17 @@ function capacityReason(job: JobRequest, mode: EffectiveMode, accounted: number,
  * with no rng draw and nothing learned (for what-if questions).
  */
 export function sharedFits(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, timesliceOvercommitRatio: number, excluded: GpuExclusion | null): boolean {
-  const accounted = accountedGpuMilli(mode, job.gpu.gpuMilli, timesliceOvercommitRatio);
+  return sharedFitsFor(job, mode, groups, accountedGpuMilli(mode, job.gpu.gpuMilli, timesliceOvercommitRatio), excluded, groups.mpsTenantFor(mode, job.tenant));
+}
+
+/** `sharedFits` with the accounted share given, and the one-tenant rule applied for `tenant` (null: not applied). */
+function sharedFitsFor(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, accounted: number, excluded: GpuExclusion | null, tenant: string | null): boolean {
   const allowed = job.gpu.allowedGpuModels ?? [];
   for (const unit of groups.units) {
     if (unit.model === null || (allowed.length > 0 && !allowed.includes(unit.model))) continue;
     const modelMemoryMiB = unit.state.spec.gpuMemoryMiB ?? 0;
     if (job.gpu.gpuMemoryMiB !== null && job.gpu.gpuMemoryMiB > modelMemoryMiB) continue;
-    if (qualifyingGpus(unit, groups, job, mode, accounted, reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB), excluded) >= job.gpu.gpuCount) return true;
+    if (qualifyingGpus(unit, groups, job, mode, accounted, reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB), excluded, tenant) >= job.gpu.gpuCount) return true;
   }
   return false;
 }

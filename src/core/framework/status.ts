@@ -24,6 +24,8 @@ export const WAIT_CODES = {
   backfill: 'backfill',
   /** It fits only on GPUs protected for a job that misses its QoS target. */
   qosProtected: 'qos-protected',
+  /** MPS: it fits only on GPUs whose MPS daemon serves another tenant's jobs (one tenant per MPS GPU, docs/mps.md). */
+  mpsTenant: 'mps-tenant',
   /** Its victims are checkpointing and exiting; it starts when they are gone. */
   preempting: 'preempting',
 } as const;

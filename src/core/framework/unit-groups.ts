@@ -40,6 +40,12 @@ export interface DeviceState {
   mode: EffectiveMode | null;
   /** Ids of the jobs it holds. */
   readonly jobs: Set<number>;
+  /**
+   * Tenant of the `mps` jobs on it (one MPS daemon serves one Unix user, so one tenant per MPS GPU);
+   * `MIXED_MPS_TENANTS` when jobs of several tenants hold it (placed before the rule), null when it
+   * holds no `mps` job. Change with `UnitGroups.setMpsTenant`.
+   */
+  mpsTenant: string | null;
   /** Its unit; null for a GPU in MIG mode. */
   readonly unit: SchedulingUnit | null;
   /** Position of the GPU inside its unit's `NodeState`. */
@@ -57,6 +63,9 @@ export interface NodeEntry {
   freeHostMemoryMiB: number;
 }
 
+/** `DeviceState.mpsTenant` of a GPU whose `mps` jobs belong to several tenants: it takes no tenant's new job. */
+export const MIXED_MPS_TENANTS = '\u0000mixed';
+
 /** Modes a GPU outside MIG mode can run. */
 const SHARED_MODES = ['exclusive', 'mps', 'timeslice'] as const;
 
@@ -69,14 +78,18 @@ export class UnitGroups {
   private readonly blocked = { exclusive: 0, mps: 0, timeslice: 0 };
   /** True after a search masked GPUs out (`NodeState.setGpuEligible`): the next search that needs no mask unmasks them. */
   private masked = false;
+  /** GPUs outside MIG mode that hold `mps` jobs, in all and by `mpsTenant` (the fast path's test of the one-tenant rule). */
+  private mpsGpus = 0;
+  private readonly mpsGpusByTenant = new Map<string, number>();
 
   /**
    * @param nodes each node with the GPUs to schedule (already adjusted for held jobs: see cluster-state.ts)
    * @param profileOf the policy for a cluster of that many units
    * @param nodeRank tie-break rank per node (lower wins); default: node order. Units of one node rank in unit order.
+   * @param mpsOneTenantPerGpu the one-tenant-per-MPS-GPU rule (docs/decisions/0014): a GPU holding `mps` jobs of one tenant takes `mps` jobs of that tenant only
    * @throws InvariantViolation when a GPU index repeats on a node
    */
-  constructor(nodes: readonly { node: ClusterNode; gpus: readonly GpuDevice[] }[], profileOf: (unitCount: number) => SchedulingProfile, rng: Rng, nodeRank?: Int32Array) {
+  constructor(nodes: readonly { node: ClusterNode; gpus: readonly GpuDevice[] }[], profileOf: (unitCount: number) => SchedulingProfile, rng: Rng, nodeRank?: Int32Array, readonly mpsOneTenantPerGpu = true) {
     const units: SchedulingUnit[] = [];
     const ranks: number[] = [];
     const maxUnits = Math.max(1, ...nodes.map(({ gpus }) => new Set(gpus.filter((g) => !g.migEnabled).map((g) => g.model)).size));
@@ -85,7 +98,7 @@ export class UnitGroups {
       const byModel = new Map<string, GpuDevice[]>();
       for (const device of [...gpus].sort((a, b) => a.index - b.index)) {
         if (devices.has(device.index)) throw new InvariantViolation(`node ${node.name}: GPU index ${device.index} listed twice`);
-        devices.set(device.index, { device, nodeIndex, mode: device.migEnabled ? 'mig' : null, jobs: new Set(), unit: null, local: 0 });
+        devices.set(device.index, { device, nodeIndex, mode: device.migEnabled ? 'mig' : null, jobs: new Set(), mpsTenant: null, unit: null, local: 0 });
         if (!device.migEnabled) byModel.set(device.model, [...(byModel.get(device.model) ?? []), device]);
       }
       const groups = [...byModel.entries()]
@@ -127,9 +140,43 @@ export class UnitGroups {
     state.mode = mode;
   }
 
-  /** True when every GPU outside MIG mode may take `mode` now as far as health and modes go (only capacity decides). */
-  noneBlocked(mode: EffectiveMode): boolean {
-    return mode === 'mig' || this.blocked[mode] === 0;
+  /** Sets the tenant of a GPU's `mps` jobs (see `DeviceState.mpsTenant`), keeping the counts of the fast path. */
+  setMpsTenant(state: DeviceState, tenant: string | null): void {
+    if (state.mpsTenant === tenant) return;
+    if (state.mpsTenant !== null) {
+      this.mpsGpus--;
+      const left = this.mpsGpusByTenant.get(state.mpsTenant)! - 1;
+      if (left === 0) this.mpsGpusByTenant.delete(state.mpsTenant);
+      else this.mpsGpusByTenant.set(state.mpsTenant, left);
+    }
+    if (tenant !== null) {
+      this.mpsGpus++;
+      this.mpsGpusByTenant.set(tenant, (this.mpsGpusByTenant.get(tenant) ?? 0) + 1);
+    }
+    state.mpsTenant = tenant;
+  }
+
+  /**
+   * The tenant whose `mps` jobs the one-tenant rule applies to for `tenant`'s job in `mode`: `tenant`
+   * for an `mps` job while the rule is on, null (no tenant check) otherwise.
+   */
+  mpsTenantFor(mode: EffectiveMode, tenant: string): string | null {
+    return mode === 'mps' && this.mpsOneTenantPerGpu ? tenant : null;
+  }
+
+  /**
+   * True when every GPU outside MIG mode may take `mode` now as far as health, modes and (for `mps`
+   * with `tenant` non-null) the tenant of its MPS jobs go: only capacity decides.
+   */
+  noneBlocked(mode: EffectiveMode, tenant: string | null = null): boolean {
+    if (mode === 'mig') return true;
+    if (this.blocked[mode] !== 0) return false;
+    return tenant === null || this.mpsGpusOfOthers(tenant) === 0;
+  }
+
+  /** GPUs holding `mps` jobs of tenants other than `tenant` (or of several tenants). */
+  mpsGpusOfOthers(tenant: string): number {
+    return this.mpsGpus - (this.mpsGpusByTenant.get(tenant) ?? 0);
   }
 
   /** Masks GPUs in or out for the next cycle (`eligible(unit, local)`), and remembers that a mask is set. */

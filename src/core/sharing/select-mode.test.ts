@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { effectiveGpuMilli, enforcementOf, selectMode } from './select-mode.js';
+import { effectiveGpuMilli, selectMode } from './select-mode.js';
 
 const GIB = 1024;
 
@@ -61,12 +61,5 @@ describe('effectiveGpuMilli: memory-only requests that add up to one GPU fit its
       const milli = parts.map((m) => effectiveGpuMilli(null, m, modelMemoryMiB));
       expect(milli.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1000);
     }));
-  });
-});
-
-describe('enforcementOf', () => {
-  it('says what enforces each mode', () => {
-    expect([enforcementOf('mig', false), enforcementOf('mps', true), enforcementOf('mps', false), enforcementOf('timeslice', true), enforcementOf('exclusive', true)])
-      .toEqual(['hardware', 'driver-limit', 'scheduler-accounting', 'scheduler-accounting', 'scheduler-accounting']);
   });
 });

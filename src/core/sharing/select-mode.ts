@@ -17,9 +17,6 @@ import type { MigProfile } from '../mig/mig-profiles.js';
 import { smallestProfileFor } from '../mig/mig-allocator.js';
 import type { EffectiveMode, IsolationLevel } from '../model/request.js';
 
-/** How the isolation of a mode is enforced. */
-export type Enforcement = 'hardware' | 'driver-limit' | 'scheduler-accounting';
-
 /** The decision for one request on one GPU model. */
 export interface ModeSelection {
   readonly mode: EffectiveMode;
@@ -57,11 +54,4 @@ export function selectMode(request: { gpuMilli: number; gpuMemoryMiB: number | n
   if (!profile) return { mode: 'exclusive', migProfile: null, reason: `strict isolation: no MIG profile of ${model} has ${memory} MiB and enough compute, so a whole GPU` };
   const slices = Math.ceil((gpuMilli * geometry.computeSlices) / GPU_MILLI_PER_GPU);
   return { mode: 'mig', migProfile: profile, reason: `strict isolation: ${profile.name} is the smallest MIG profile of ${model} with ≥ ${memory} MiB (${profile.usableMemoryMiB} usable) and ≥ ${slices} compute slice(s)` };
-}
-
-/** What enforces a mode: MIG partitions in hardware, MPS limits in the driver (with a daemon running), the rest is scheduler accounting. */
-export function enforcementOf(mode: EffectiveMode, mpsDaemonRunning: boolean): Enforcement {
-  if (mode === 'mig') return 'hardware';
-  if (mode === 'mps' && mpsDaemonRunning) return 'driver-limit';
-  return 'scheduler-accounting';
 }

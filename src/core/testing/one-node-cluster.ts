@@ -56,6 +56,8 @@ export class OneNodeCluster {
   private state: ClusterState;
   private given: GpuDevice[];
   private readonly held = new Map<number, Assignment>();
+  /** Tenant of each held job (`team` unless given). */
+  private readonly tenants = new Map<number, string>();
   private readonly idle = new Map<number, readonly MigInstance[]>();
 
   constructor(gpus: readonly GpuDevice[], private readonly options: OneNodeOptions) {
@@ -81,17 +83,19 @@ export class OneNodeCluster {
     return [...this.state.nodes[0]!.devices.values()].map(({ device: { migInstances: _instances, ...device } }) => device).sort((a, b) => a.index - b.index);
   }
 
-  /** Holds an existing assignment. */
-  hold(assignment: TestAssignment): void {
+  /** Holds an existing assignment of a job of `tenant`. */
+  hold(assignment: TestAssignment, tenant = 'team'): void {
     const full = { ...assignment, node: TEST_NODE };
-    this.state.hold(full);
+    this.state.hold(full, tenant);
     this.held.set(full.jobId, full);
+    this.tenants.set(full.jobId, tenant);
   }
 
   /** Frees what a job holds. */
   release(jobId: number): void {
     this.state.release(jobId);
     this.held.delete(jobId);
+    this.tenants.delete(jobId);
     // A GPU kept only for its jobs (vanished, or its MIG mode changed) takes its given state once they are gone.
     const given = new Map(this.given.map((g) => [g.index, g]));
     const stale = [...this.state.nodes[0]!.devices.values()].some((d) => d.jobs.size === 0 && (given.get(d.device.index)?.migEnabled ?? !d.device.migEnabled) !== d.device.migEnabled || (d.jobs.size === 0 && !given.has(d.device.index)));
@@ -107,6 +111,7 @@ export class OneNodeCluster {
     const outcome = this.state.tryPlace(job);
     if (outcome.kind === 'waiting') return { kind: 'waiting', reason: outcome.reason.message };
     this.held.set(job.id, { jobId: job.id, node: TEST_NODE, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement: outcome.placement });
+    this.tenants.set(job.id, job.tenant);
     return { kind: 'placed', placement: outcome.placement };
   }
 
@@ -134,6 +139,7 @@ export class OneNodeCluster {
     for (const { jobId, node, placement } of statement.placements()) {
       const job = jobs.find((j) => j.id === jobId)!;
       this.held.set(jobId, { jobId, node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement });
+      this.tenants.set(jobId, job.tenant);
     }
     return { placed, waiting: new Map([...outcome.waiting].map(([id, r]) => [id, r.message])), blockedJobId: outcome.blockedJobId, protectedWaiting: outcome.protectedWaiting };
   }
@@ -191,7 +197,7 @@ export class OneNodeCluster {
       if (!listed.has(device.device.index) && device.jobs.size > 0) gpus.push({ ...device.device, schedulable: false });
     }
     const active = [...this.held.values()].map((assignment) => ({
-      request: { id: assignment.jobId, tenant: 'team', priority: 0, submittedAtMs: 0, cpuMilli: assignment.cpuMilli, hostMemoryMiB: assignment.hostMemoryMiB, gpu: { gpuCount: assignment.placement.gpus.length, gpuMilli: assignment.placement.gpus[0]?.gpuMilli ?? 0, gpuMemoryMiB: null, mode: assignment.placement.mode } },
+      request: { id: assignment.jobId, tenant: this.tenants.get(assignment.jobId) ?? 'team', priority: 0, submittedAtMs: 0, cpuMilli: assignment.cpuMilli, hostMemoryMiB: assignment.hostMemoryMiB, gpu: { gpuCount: assignment.placement.gpus.length, gpuMilli: assignment.placement.gpus[0]?.gpuMilli ?? 0, gpuMemoryMiB: null, mode: assignment.placement.mode } },
       assignment, preemptible: false, startedAtMs: 0, preemptionCount: 0, stopping: false,
     }));
     return new ClusterState(

@@ -146,3 +146,41 @@ describe('HybridCluster, other settings', () => {
     expect(placed(c.place(pod(1000, 'strict'))).placement!.mode).toBe('exclusive');
   });
 });
+
+describe('HybridCluster, one tenant per MPS GPU', () => {
+  function tenantCluster(mpsOneTenantPerGpu: boolean): HybridCluster {
+    return new HybridCluster({
+      nodes: [0, 1].map((i) => ({ name: `node-${i}`, cpuMilli: 64_000, hostMemoryMiB: 262_144, gpuCount: 2 })),
+      gpuModel: A100, sharing: 'mps', nodeRank: Int32Array.from([0, 1]),
+      workloadShapes: [{ cpuMilli: 1000, gpuMilli: 250, gpuCount: 1, allowedGpuModels: [] }],
+      rng: new SeededRng(7), tenants: ['a', 'b', 'c', 'd', 'e'], mpsOneTenantPerGpu,
+    });
+  }
+  const where = (o: HybridOutcome): string => {
+    const p = placed(o);
+    return `${p.nodeIndex}/${p.placement!.gpus[0]!.index}`;
+  };
+
+  it('gives each tenant\'s MPS pods GPUs of their own, packed, and fails a tenant when every GPU runs another tenant\'s pods', () => {
+    const c = tenantCluster(true);
+    const tenants = ['a', 'b', 'a', 'c', 'b', 'a'];
+    const spots = tenants.map((tenant) => where(c.place({ ...pod(250, 'standard'), tenant })));
+    const byGpu = new Map<string, Set<string>>();
+    spots.forEach((spot, i) => byGpu.set(spot, new Set([...(byGpu.get(spot) ?? []), tenants[i]!])));
+    expect([...byGpu.values()].every((owners) => owners.size === 1)).toBe(true);
+    expect(byGpu.size).toBe(3);
+    // The fourth GPU goes to tenant d; tenant e finds no GPU free of other tenants.
+    where(c.place({ ...pod(250, 'standard'), tenant: 'd' }));
+    expect(c.place({ ...pod(250, 'standard'), tenant: 'e' }).kind).toBe('failed');
+    expect(c.refusals).toBe(0);
+    expect(() => c.place({ ...pod(250, 'standard'), tenant: 'z' })).toThrow('pod of tenant z: not one of the cluster\'s tenants (a, b, c, d, e)');
+  });
+
+  it('without the rule, tenants share MPS GPUs as one tenant would', () => {
+    const shared = tenantCluster(false);
+    const single = tenantCluster(false);
+    const tenants = ['a', 'b', 'a', 'c', 'b', 'a'];
+    expect(tenants.map((tenant) => where(shared.place({ ...pod(250, 'standard'), tenant }))))
+      .toEqual(tenants.map(() => where(single.place(pod(250, 'standard')))));
+  });
+});

@@ -21,6 +21,9 @@
  * lead to a placement are undone and not counted. Without departures a MIG GPU never empties, so
  * no GPU is switched out of MIG mode.
  *
+ * Tenants (`tenants`, `mpsOneTenantPerGpu`): an MPS GPU takes MPS pods of one tenant at a time
+ * (docs/decisions/0014), so with several tenants MPS node choice uses one mirror per tenant.
+ *
  * CPU-only pods take host CPU and memory only: they are placed by the `default` policy on the
  * exclusive mirror and never reach a node's cluster state (it holds GPU placements only), so the host
  * resources of a node are accounted here, and checked through the mirrors before a server is asked.
@@ -45,7 +48,12 @@ export interface HybridPod extends Omit<HybridGpuShape, 'gpuCount'> {
   readonly cpuMilli: number;
   readonly hostMemoryMiB: number;
   readonly gpuCount: number;
+  /** Owner (one of `HybridClusterOptions.tenants`); `trace` when absent. */
+  readonly tenant?: string;
 }
+
+/** Tenant of a pod that names none. */
+const DEFAULT_TENANT = 'trace';
 
 /** Settings of a hybrid cluster. */
 export interface HybridClusterOptions {
@@ -58,6 +66,10 @@ export interface HybridClusterOptions {
   /** Target workload shapes of the `default` policy (the trace's pods). */
   readonly workloadShapes: readonly TaskShape[];
   readonly rng: Rng;
+  /** The tenants pods belong to; default `['trace']`. */
+  readonly tenants?: readonly string[];
+  /** One tenant per MPS GPU (docs/decisions/0014); default true. */
+  readonly mpsOneTenantPerGpu?: boolean;
 }
 
 /** Outcome of placing one pod. */
@@ -74,8 +86,8 @@ export type HybridOutcome =
   }
   | { readonly kind: 'failed'; readonly decision: ModeDecision | null };
 
-/** Which mirror a mode's node choice uses. */
-type MirrorKey = 'exclusive' | 'mig' | 'mps' | 'timeslice';
+/** Which mirror a mode's node choice uses (`mps:<tenant>`: the MPS view of one tenant, under the one-tenant rule). */
+type MirrorKey = 'exclusive' | 'mig' | 'mps' | 'timeslice' | `mps:${string}`;
 
 /** The usage of one node's GPUs, kept in step with its cluster state's placements. */
 class NodeLedger {
@@ -88,8 +100,11 @@ class NodeLedger {
   readonly jobs: Int32Array;
   readonly mode: (EffectiveMode | null)[];
   readonly migEnabled: boolean[];
+  /** Tenant of the `mps` jobs per GPU (null: none); one per GPU under the one-tenant rule. */
+  readonly mpsTenant: (string | null)[];
 
   constructor(gpuCount: number, migEnabled: boolean) {
+    this.mpsTenant = new Array<string | null>(gpuCount).fill(null);
     this.usedMilli = new Int32Array(gpuCount);
     this.computeSlices = new Int32Array(gpuCount);
     this.memorySlices = new Int32Array(gpuCount);
@@ -103,8 +118,10 @@ class NodeLedger {
 export class HybridCluster {
   /** The placement state of each node (replaced when a GPU of the node switches MIG mode). */
   private readonly servers: ClusterState[];
-  /** What each node holds, to rebuild its state after a MIG switch. */
-  private readonly held: Assignment[][];
+  /** What each node holds (with the job's tenant), to rebuild its state after a MIG switch. */
+  private readonly held: { assignment: Assignment; tenant: string }[][];
+  /** True when MPS node choice uses one mirror per tenant (the one-tenant rule with several tenants). */
+  private readonly mpsPerTenant: boolean;
   private readonly ledgers: readonly NodeLedger[];
   private readonly devices: GpuDevice[][];
   private readonly mirrors = new Map<MirrorKey, ModeMirror>();
@@ -134,7 +151,10 @@ export class HybridCluster {
 
     const workload = buildTargetWorkload(options.workloadShapes);
     const policy = findPolicy('default')!;
+    const tenants = options.tenants ?? [DEFAULT_TENANT];
+    this.mpsPerTenant = (options.mpsOneTenantPerGpu ?? true) && tenants.length > 1 && (sharing === 'auto' || sharing === 'mps');
     const keys: MirrorKey[] = sharing === 'auto' ? ['exclusive', 'mig', 'mps', 'timeslice'] : sharing === 'mig' ? ['exclusive', 'mig'] : ['exclusive'];
+    if (this.mpsPerTenant) keys.push(...tenants.map((t): MirrorKey => `mps:${t}`));
     for (const key of keys) {
       const specs: NodeSpec[] = nodes.map((node) => ({
         name: node.name, cpuMilli: node.cpuMilli, hostMemoryMiB: node.hostMemoryMiB, gpuCount: node.gpuCount, gpuModel: gpuModel.name,
@@ -169,15 +189,20 @@ export class HybridCluster {
 
   /**
    * Places `pod` for good, or reports that it fits nowhere: node choice by the `default` policy on
-   * the mirror of the pod's mode, then the node's server scheduler (next best node on a refusal).
+   * the mirror of the pod's mode (for `mps` under the one-tenant rule, the mirror of its tenant,
+   * where GPUs running other tenants' MPS pods show no room), then the node's server scheduler
+   * (next best node on a refusal).
+   * @throws RangeError for a pod of a tenant not in `options.tenants`
    */
   place(pod: HybridPod): HybridOutcome {
     if (pod.gpuCount === 0) return this.placeCpuOnly(pod);
     const decision = this.decide(pod);
-    const mirror = this.mirrors.get(decision.mode)!;
+    const tenant = pod.tenant ?? DEFAULT_TENANT;
+    const mirror = this.mirrors.get(decision.mode === 'mps' && this.mpsPerTenant ? `mps:${tenant}` : decision.mode);
+    if (!mirror) throw new RangeError(`pod of tenant ${tenant}: not one of the cluster's tenants (${(this.options.tenants ?? [DEFAULT_TENANT]).join(', ')})`);
     const request = this.mirrorRequest(pod, decision);
     const job: JobRequest = {
-      id: ++this.nextJobId, tenant: 'trace', priority: 0, submittedAtMs: 0, cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB,
+      id: ++this.nextJobId, tenant, priority: 0, submittedAtMs: 0, cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB,
       gpu: { gpuCount: pod.gpuCount, gpuMilli: pod.gpuMilli, gpuMemoryMiB: decision.gpuMemoryMiB, mode: decision.mode },
     };
     const masked: number[] = [];
@@ -197,7 +222,7 @@ export class HybridCluster {
     }
     for (const n of masked) mirror.setNodeEligible(n, true);
     if (outcome.kind === 'placed') {
-      this.record(outcome.nodeIndex, pod, outcome.placement!);
+      this.record(outcome.nodeIndex, pod, outcome.placement!, tenant);
       this.syncMirrors(outcome.nodeIndex);
     }
     return outcome;
@@ -245,8 +270,8 @@ export class HybridCluster {
   private nodeState(n: number): ClusterState {
     const node = this.options.nodes[n]!;
     return new ClusterState(
-      { nodes: [{ name: node.name, hostCpuMilli: node.cpuMilli, hostMemoryMiB: node.hostMemoryMiB, gpus: this.devices[n]! }], active: this.held[n]!.map((assignment) => ({ request: { id: assignment.jobId, tenant: 'trace', priority: 0, submittedAtMs: 0, cpuMilli: assignment.cpuMilli, hostMemoryMiB: assignment.hostMemoryMiB, gpu: { gpuCount: assignment.placement.gpus.length, gpuMilli: assignment.placement.gpus[0]!.gpuMilli, gpuMemoryMiB: null, mode: assignment.placement.mode } }, assignment, preemptible: false, startedAtMs: 0, preemptionCount: 0, stopping: false })) },
-      { profile: (unitCount) => findPolicy('default')!.create({ nodeCount: unitCount }), rng: this.options.rng, timesliceOvercommitRatio: 1 },
+      { nodes: [{ name: node.name, hostCpuMilli: node.cpuMilli, hostMemoryMiB: node.hostMemoryMiB, gpus: this.devices[n]! }], active: this.held[n]!.map(({ assignment, tenant }) => ({ request: { id: assignment.jobId, tenant, priority: 0, submittedAtMs: 0, cpuMilli: assignment.cpuMilli, hostMemoryMiB: assignment.hostMemoryMiB, gpu: { gpuCount: assignment.placement.gpus.length, gpuMilli: assignment.placement.gpus[0]!.gpuMilli, gpuMemoryMiB: null, mode: assignment.placement.mode } }, assignment, preemptible: false, startedAtMs: 0, preemptionCount: 0, stopping: false })) },
+      { profile: (unitCount) => findPolicy('default')!.create({ nodeCount: unitCount }), rng: this.options.rng, timesliceOvercommitRatio: 1, mpsOneTenantPerGpu: this.options.mpsOneTenantPerGpu ?? true },
     );
   }
 
@@ -254,7 +279,7 @@ export class HybridCluster {
   private placeOn(n: number, job: JobRequest): { placement: Placement; switches: number } | null {
     const outcome = this.servers[n]!.tryPlace(job);
     if (outcome.kind !== 'placed') return null;
-    this.held[n]!.push({ jobId: job.id, node: outcome.node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement: outcome.placement });
+    this.held[n]!.push({ assignment: { jobId: job.id, node: outcome.node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement: outcome.placement }, tenant: job.tenant });
     return { placement: outcome.placement, switches: 0 };
   }
 
@@ -294,8 +319,8 @@ export class HybridCluster {
     ledger.mode[j] = enabled ? 'mig' : null;
   }
 
-  /** Books a placement on node `n`'s ledger. */
-  private record(n: number, pod: HybridPod, placement: Placement): void {
+  /** Books a placement of a job of `tenant` on node `n`'s ledger. */
+  private record(n: number, pod: HybridPod, placement: Placement, tenant: string): void {
     const ledger = this.ledgers[n]!;
     ledger.cpuMilli += pod.cpuMilli;
     ledger.hostMemoryMiB += pod.hostMemoryMiB;
@@ -304,6 +329,7 @@ export class HybridCluster {
       const before = ledger.usedMilli[j]!;
       ledger.mode[j] = placement.mode;
       ledger.jobs[j]!++;
+      if (placement.mode === 'mps') ledger.mpsTenant[j] = ledger.mpsTenant[j] === null || ledger.mpsTenant[j] === tenant ? tenant : '';
       if (gpu.mig) {
         ledger.computeSlices[j]! += gpu.mig.computeSlices;
         ledger.memorySlices[j]! += gpu.mig.size;
@@ -331,6 +357,9 @@ export class HybridCluster {
           const usable = ledger.migEnabled[j] || (canSwitch && ledger.jobs[j] === 0);
           taken[j] = usable ? ledger.usedMilli[j]! : GPU_MILLI_PER_GPU;
           takenMemory[j] = usable ? ledger.memorySlices[j]! : this.memorySliceCount;
+        } else if (key.startsWith('mps:')) {
+          const owner = ledger.mpsTenant[j];
+          taken[j] = (mode === null || mode === 'mps') && (owner === null || owner === key.slice(4)) ? ledger.usedMilli[j]! : GPU_MILLI_PER_GPU;
         } else {
           taken[j] = mode === null || mode === key ? ledger.usedMilli[j]! : GPU_MILLI_PER_GPU;
         }

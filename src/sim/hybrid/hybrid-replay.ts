@@ -21,12 +21,33 @@ export interface HybridReplayInput {
   readonly inflation: number;
   /** Model given to every GPU (`--gpu-model`); the trace's models and `gpu_spec` are not used. */
   readonly gpuModel: SharingGpuModel;
+  /** Tenants the pods are spread over (`--tenants`, ≥ 1; default 1: every pod of tenant `trace`). */
+  readonly tenants?: number;
+  /** One tenant per MPS GPU (docs/decisions/0014; `--mps-any-tenant` turns it off); default true. */
+  readonly mpsOneTenantPerGpu?: boolean;
 }
 
-/** The pod as the hybrid cluster sees it (`gpu_spec` dropped: every GPU is of the one model). */
-export function hybridPodOf(pod: TracePod): HybridPod {
+/** Names of `count` tenants: `trace` for one, `t0` … `t<count−1>` otherwise. */
+export function tenantNames(count: number): string[] {
+  return count <= 1 ? ['trace'] : Array.from({ length: count }, (_, i) => `t${i}`);
+}
+
+/** 32-bit FNV-1a of a string. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
+/**
+ * The pod as the hybrid cluster sees it (`gpu_spec` dropped: every GPU is of the one model). With
+ * `tenants` > 1 its tenant is `t<FNV-1a(pod name) mod tenants>`: fixed per pod (its inflation
+ * copies share it), the same for every seed.
+ */
+export function hybridPodOf(pod: TracePod, tenants = 1): HybridPod {
   const gpu = pod.gpuCount > 0;
-  return { cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB, gpuCount: pod.gpuCount, gpuMilli: gpu ? pod.gpuMilli : 0, isolation: isolationOfQos(pod.qos) };
+  const base = { cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB, gpuCount: pod.gpuCount, gpuMilli: gpu ? pod.gpuMilli : 0, isolation: isolationOfQos(pod.qos) };
+  return tenants <= 1 ? base : { ...base, tenant: `t${fnv1a(pod.name) % tenants}` };
 }
 
 /** Task shape of a pod for the `default` policy's target workload (without `gpu_spec`, as above). */
@@ -49,10 +70,13 @@ export function runHybridReplay(input: HybridReplayInput, sharing: SharingSettin
   const rng = new SeededRng(seed);
   const capacityGpus = input.nodes.reduce((sum, n) => sum + n.gpuCount, 0);
   const plan = buildArrivalPlan(input.pods, input.nodes.map((n) => n.name), capacityGpus * 1000, input.inflation, rng);
+  const tenants = input.tenants ?? 1;
+  const mpsOneTenantPerGpu = input.mpsOneTenantPerGpu ?? true;
   const cluster = new HybridCluster({
     nodes: input.nodes, gpuModel: input.gpuModel, sharing, nodeRank: plan.nodeRank, workloadShapes: input.pods.map(workloadShapeOf), rng,
+    tenants: tenantNames(tenants), mpsOneTenantPerGpu,
   });
-  const pods = new Map<TracePod, HybridPod>(input.pods.map((p) => [p, hybridPodOf(p)]));
+  const pods = new Map<TracePod, HybridPod>(input.pods.map((p) => [p, hybridPodOf(p, tenants)]));
   const reserved = new CurveBinner(capacityGpus);
   const requested = new CurveBinner(capacityGpus);
   const placedByMode: Record<EffectiveMode, number> = { exclusive: 0, mig: 0, mps: 0, timeslice: 0 };
@@ -99,9 +123,14 @@ export function runHybridReplay(input: HybridReplayInput, sharing: SharingSettin
   const strict = byIsolation.strict;
   const strictPlaced = strict.mig + strict.exclusive + strict.shared;
   const gpusWithMigJobs = cluster.gpuStates().filter((g) => g.mode === 'mig' && g.jobs > 0).length;
+  const gpuPods = byIsolation.strict.pods + byIsolation.standard.pods + byIsolation.none.pods;
   return {
     sharing,
     seed,
+    tenants,
+    mpsOneTenantPerGpu,
+    placedGpuPodsPct: gpuPods === 0 ? Number.NaN : (100 * placedGpuPods) / gpuPods,
+    mpsGpus: cluster.gpuStates().filter((g) => g.mode === 'mps' && g.jobs > 0).length,
     unallocatedPctAt100: unallocated(allocationPct[100]),
     unallocatedPctAt130: unallocated(allocationPct[130]),
     unrequestedPctAt100: unallocated(requestedAllocationPct[100]),

@@ -23,6 +23,14 @@ export interface IsolationOutcome {
 export interface HybridRunResult {
   readonly sharing: SharingSetting;
   readonly seed: number;
+  /** Tenants the pods were spread over (`--tenants`). */
+  readonly tenants: number;
+  /** Whether an MPS GPU took one tenant's jobs only (false with `--mps-any-tenant`). */
+  readonly mpsOneTenantPerGpu: boolean;
+  /** % of the arrived GPU pods that were placed. */
+  readonly placedGpuPodsPct: number;
+  /** GPUs running MPS jobs at the end. */
+  readonly mpsGpus: number;
   /** 100 − A(100), A = reserved milli-GPU / capacity (a MIG instance reserves its compute slices / 7 of its GPU). */
   readonly unallocatedPctAt100: number;
   /** 100 − A(130). */
@@ -69,6 +77,8 @@ export interface HybridSummary {
   readonly unallocatedPctAt130: MeanSd;
   readonly unrequestedPctAt100: MeanSd;
   readonly failedPods: MeanSd;
+  readonly placedGpuPodsPct: MeanSd;
+  readonly mpsGpus: MeanSd;
   readonly hardwareIsolatedPct: MeanSd;
   readonly strictIsolatedPct: MeanSd;
   readonly giCreations: MeanSd;
@@ -96,6 +106,9 @@ export interface HybridReport {
   readonly cluster: { readonly nodes: number; readonly gpus: number };
   readonly inputs: { readonly nodesFile: string; readonly podsFile: string; readonly pods: number };
   readonly inflation: number;
+  /** Tenants the pods were spread over, and whether the one-tenant-per-MPS-GPU rule applied. */
+  readonly tenants: number;
+  readonly mpsOneTenantPerGpu: boolean;
   /** How the trace's columns map to jobs, and how each figure is counted (plain text). */
   readonly definitions: Readonly<Record<string, string>>;
   readonly runs: readonly HybridRunResult[];

@@ -17,6 +17,10 @@ export interface HybridWorkerData {
   readonly inflation: number;
   /** Catalog name of the GPU model (`--gpu-model`). */
   readonly gpuModel: string;
+  /** Tenants the pods are spread over. */
+  readonly tenants: number;
+  /** One tenant per MPS GPU. */
+  readonly mpsOneTenantPerGpu: boolean;
 }
 
 /** One (sharing, seed) replay; `id` is echoed back. */
@@ -32,7 +36,7 @@ export type HybridReply = WorkerReply<HybridRunResult>;
 async function load(data: HybridWorkerData): Promise<HybridReplayInput> {
   const gpuModel = sharingGpuModel(data.gpuModel);
   if (!gpuModel) throw new RangeError(`unknown GPU model or one without known memory: ${data.gpuModel}`);
-  return { nodes: await readNodeListFile(data.nodesFile), pods: await readPodListFile(data.podsFile), inflation: data.inflation, gpuModel };
+  return { nodes: await readNodeListFile(data.nodesFile), pods: await readPodListFile(data.podsFile), inflation: data.inflation, gpuModel, tenants: data.tenants, mpsOneTenantPerGpu: data.mpsOneTenantPerGpu };
 }
 
 serveWorkerTasks(load, (input, task: HybridTask) => runHybridReplay(input, task.sharing, task.seed));

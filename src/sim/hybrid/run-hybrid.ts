@@ -25,6 +25,10 @@ export interface HybridGridOptions {
   readonly gpuModel: string;
   /** Worker threads (integer ≥ 1); 1 runs in process. */
   readonly workers: number;
+  /** Tenants the pods are spread over (integer ≥ 1; default 1). */
+  readonly tenants?: number;
+  /** One tenant per MPS GPU (default true). */
+  readonly mpsOneTenantPerGpu?: boolean;
   /** Called after each finished run. */
   readonly onProgress?: (done: number, total: number, last: HybridRunResult) => void;
 }
@@ -48,6 +52,7 @@ export const HYBRID_DEFINITIONS: Readonly<Record<string, string>> = {
   hardwareIsolated: '% of placed GPU pods on MIG instances',
   strictIsolated: '% of placed strict (LS) pods on a MIG instance or on whole GPUs of their own',
   reconfigurations: 'GPU-instance creations (one per GPU of a MIG placement) + GPUs switched into or out of MIG mode (under mig: every GPU once, before the first arrival)',
+  tenants: 'with --tenants N > 1 a pod belongs to tenant t<FNV-1a(pod name) mod N>; an MPS GPU takes MPS pods of one tenant only (an MPS daemon serves one Unix user) unless --mps-any-tenant',
   nodeChoice: 'the default policy over a per-mode view of every node (a GPU running another mode shows no free capacity); the node\'s cluster state (the core\'s ClusterState) places the job on its GPUs',
 };
 
@@ -80,6 +85,8 @@ export function summarizeHybridRuns(runs: readonly HybridRunResult[]): HybridSum
       unallocatedPctAt130: of((r) => r.unallocatedPctAt130),
       unrequestedPctAt100: of((r) => r.unrequestedPctAt100),
       failedPods: of((r) => r.failedPods),
+      placedGpuPodsPct: of((r) => r.placedGpuPodsPct),
+      mpsGpus: of((r) => r.mpsGpus),
       hardwareIsolatedPct: of((r) => r.hardwareIsolatedPct),
       strictIsolatedPct: of((r) => r.strictIsolatedPct),
       giCreations: of((r) => r.giCreations),
@@ -122,6 +129,9 @@ export async function runHybridGrid(options: HybridGridOptions): Promise<HybridR
   if (sharing.length === 0 || seeds.length === 0) throw new RangeError('runHybridGrid needs at least one sharing setting and one seed');
   if (!Number.isSafeInteger(workers) || workers < 1) throw new RangeError(`workers must be an integer >= 1, got ${workers}`);
   if (!Number.isFinite(inflation) || inflation <= 0) throw new RangeError(`inflation must be a number > 0, got ${inflation}`);
+  const tenants = options.tenants ?? 1;
+  const mpsOneTenantPerGpu = options.mpsOneTenantPerGpu ?? true;
+  if (!Number.isSafeInteger(tenants) || tenants < 1) throw new RangeError(`tenants must be an integer >= 1, got ${tenants}`);
   const nodes = await readNodeListFile(nodesFile);
   const pods = await readPodListFile(podsFile);
   const tasks: HybridTask[] = sharing.flatMap((s, i) => seeds.map((seed, k) => ({ id: i * seeds.length + k, sharing: s, seed })));
@@ -133,9 +143,9 @@ export async function runHybridGrid(options: HybridGridOptions): Promise<HybridR
   };
   const size = Math.min(workers, tasks.length);
   if (size > 1 && existsSync(fileURLToPath(WORKER_URL))) {
-    await runInWorkers({ nodesFile, podsFile, inflation, gpuModel: gpuModel.name }, tasks, size, onDone);
+    await runInWorkers({ nodesFile, podsFile, inflation, gpuModel: gpuModel.name, tenants, mpsOneTenantPerGpu }, tasks, size, onDone);
   } else {
-    const input: HybridReplayInput = { nodes, pods, inflation, gpuModel };
+    const input: HybridReplayInput = { nodes, pods, inflation, gpuModel, tenants, mpsOneTenantPerGpu };
     for (const task of tasks) {
       onDone(task.id, runHybridReplay(input, task.sharing, task.seed));
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -154,6 +164,8 @@ export async function runHybridGrid(options: HybridGridOptions): Promise<HybridR
     cluster: { nodes: nodes.length, gpus: nodes.reduce((s, n) => s + n.gpuCount, 0) },
     inputs: { nodesFile, podsFile, pods: pods.length },
     inflation,
+    tenants,
+    mpsOneTenantPerGpu,
     definitions: HYBRID_DEFINITIONS,
     runs,
     summary: summarizeHybridRuns(runs),

@@ -12,7 +12,7 @@ export function sampleJob(overrides: Partial<JobView> = {}): JobView {
     cpuMilli: 0, hostMemoryMiB: 0,
     gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'auto', isolation: 'standard' },
     placement: {
-      mode: 'mps', enforcement: 'driver-limit', simulated: true,
+      mode: 'mps', enforcement: { gpuMemory: 'driver-per-process', compute: 'driver-per-process' }, simulated: true,
       gpus: [{ index: 0, uuid: 'GPU-sim-0', gpuMilli: 500, accountedGpuMilli: 500, gpuMemoryMiB: 40960, migProfile: null, migDeviceUuid: null }],
     },
     submittedAt: '2025-01-01T00:00:00.000Z', startedAt: '2025-01-01T00:00:01.000Z', endedAt: null, exitCode: null, signal: null,
@@ -39,7 +39,7 @@ export function sampleJobDetail(overrides: Partial<JobDetailView> = {}): JobDeta
 export function sampleGpu(overrides: Partial<GpuView> = {}): GpuView {
   return {
     index: 0, uuid: 'GPU-sim-0', name: 'NVIDIA A100-SXM4-80GB', model: 'A100-SXM4-80GB', simulated: true, migEnabled: false,
-    healthy: true, healthReason: null, cordoned: false, schedulable: true, mode: 'mps', enforcement: 'scheduler-accounting', gpuMemoryMiB: 81920,
+    healthy: true, healthReason: null, cordoned: false, schedulable: true, mode: 'mps', enforcement: { gpuMemory: 'not-enforced', compute: 'not-enforced' }, gpuMemoryMiB: 81920,
     allocatedGpuMilli: 500, freeGpuMilli: 500, allocatedGpuMemoryMiB: 40960, freeGpuMemoryMiB: 40960,
     utilizationGpuPct: null, memoryUsedMiB: null,
     jobs: [{ id: 12, name: 'train', tenant: 'team-a', state: 'running', gpuMilli: 500, gpuMemoryMiB: 40960, migProfile: null, migStart: null, migSlices: null }],
@@ -52,7 +52,13 @@ export function sampleGpu(overrides: Partial<GpuView> = {}): GpuView {
 export function sampleStatus(overrides: Partial<StatusView> = {}): StatusView {
   return {
     version: '0.1.0', draining: false, gpuSource: 'simulated', jobs: { pending: 1, running: 2 }, freezer: 'cgroup-v2',
-    enforcement: { cpuMilli: true, hostMemoryMiB: false },
+    enforcement: {
+      host: { cpuMilli: true, hostMemoryMiB: false },
+      gpu: {
+        exclusive: { gpuMemory: 'exclusive', compute: 'exclusive' }, mig: { gpuMemory: 'hardware', compute: 'hardware' },
+        mps: { gpuMemory: 'not-enforced', compute: 'not-enforced' }, timeslice: { gpuMemory: 'not-enforced', compute: 'time-slice' },
+      },
+    },
     isolation: { sandboxed: true, detail: 'each job runs under its tenant\'s own uid in a bubblewrap sandbox' },
     scheduler: { passes: 10, lastPassMs: 0.5, p50PassMs: 0.4, p99PassMs: 2, maxPassMs: 3, maxPendingConsidered: 4 },
     migReconfigurations: 0,
