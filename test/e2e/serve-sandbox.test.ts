@@ -82,6 +82,13 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     const bFolder = jobFolder(handle, b.body.id);
     const bPid = (JSON.parse(readFileSync(join(bFolder, 'attempt-1.pid'), 'utf8')) as { jobPid: number }).jobPid;
     const data = join(handle.dataDir, 'data');
+    // The job's variables never reach the root processes that set the sandbox up, and no secret is in any argv.
+    // (bubblewrap's own: the supervisor's PATH, and PWD that the wrapper shell sets.)
+    expect(readFileSync(`/proc/${bPid}/environ`, 'utf8').split('\0').filter(Boolean).map((v) => v.split('=')[0])).toEqual(['PATH', 'PWD']);
+    expect(readFileSync(`/proc/${bPid}/environ`, 'utf8')).toContain('PATH=/usr/sbin:/usr/bin:/sbin:/bin\0');
+    const bGroup = readdirSync('/proc').filter((e) => /^\d+$/.test(e) && readProcStat(Number(e))?.pgrp === bPid);
+    expect(bGroup.length).toBeGreaterThanOrEqual(2);
+    for (const pid of bGroup) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain('hunter2');
 
     // Tenant A: one probe per line, "<name> ok" or "<name> denied", then it waits to be inspected.
     const script = [

@@ -18,7 +18,7 @@ import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
 import { isSameProcess, readProcessStartTime } from '../../host/proc-identity.js';
 import { resolveExecutable } from '../../host/resolve-executable.js';
 import type { JobSandbox } from './sandbox.js';
-import { sandboxArgv } from './sandbox-argv.js';
+import { SANDBOX_ENVIRONMENT_FD, sandboxArgv } from './sandbox-argv.js';
 import type { SupervisorCgroup, SupervisorSpec } from './supervisor-spec.js';
 import { waitUntil } from './wait-until.js';
 
@@ -169,7 +169,8 @@ class ChildProcessLauncher implements ProcessLauncher {
       stdoutPath: files.stdoutPath, stderrPath: files.stderrPath, pidPath: files.pidPath, outcomePath: files.outcomePath,
     };
     const supervisorSpec: SupervisorSpec = {
-      argv: this.commandLine(spec), exitCodeEncodesSignal: this.sandbox !== null, workingDirectory: spec.workingDirectory, environment: { ...spec.environment },
+      argv: this.commandLine(spec), exitCodeEncodesSignal: this.sandbox !== null,
+      ...(this.sandbox !== null ? { environmentFd: SANDBOX_ENVIRONMENT_FD } : {}), workingDirectory: spec.workingDirectory, environment: { ...spec.environment },
       cgroups: joined, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath,
       pidPath: files.pidPath, outcomePath: files.outcomePath,
     };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isWithin, sandboxArgv } from './sandbox-argv.js';
+import { spawnSync } from 'node:child_process';
+import { isWithin, sandboxArgv, shellEnvironmentFile } from './sandbox-argv.js';
 
 const programs = { bwrap: '/usr/bin/bwrap', setpriv: '/usr/bin/setpriv', env: '/usr/bin/env', shell: '/bin/sh' };
 const base = {
@@ -24,10 +25,12 @@ describe('sandboxArgv', () => {
     expect(argv[4]).toBe('/usr/bin/bwrap');
     const afterBwrap = argv.slice(argv.indexOf('--') + 1);
     expect(afterBwrap).toEqual([
-      '/usr/bin/env', '--default-signal=TERM,INT,HUP,USR1,USR2',
       '/usr/bin/setpriv', '--reuid', '200001', '--regid', '200001', '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--',
+      '/bin/sh', '-c', `. "$0" && exec '/usr/bin/env' --default-signal=TERM,INT,HUP,USR1,USR2 "$@"`, '/tmp/.gpushare-environment',
       'python3', 'train.py',
     ]);
+    // The environment arrives on descriptor 3 as a read-only file in the job's own /tmp.
+    expect(occurrences(argv, '--ro-bind-data', 2)).toEqual([['3', '/tmp/.gpushare-environment']]);
   });
 
   it('hides each hidden directory once (nested ones are covered), gives private /tmp, and binds the writable ones back', () => {
@@ -43,6 +46,14 @@ describe('sandboxArgv', () => {
     expect(argv).toEqual(expect.arrayContaining(['--unshare-pid', '--unshare-ipc', '--die-with-parent', '--ro-bind']));
     // The mounts come before the command separator; the hidden tmpfs before the binds inside it.
     expect(argv.indexOf('--tmpfs')).toBeLessThan(argv.indexOf('--bind'));
+  });
+
+  it('writes the environment as a shell file that reads back every value exactly', () => {
+    expect(shellEnvironmentFile({ A: 'plain', B: "it's $HOME `x` \\ \"q\"\nline2", 'not-a-name': 'x' }))
+      .toBe("export A='plain'\nexport B='it'\\''s $HOME `x` \\ \"q\"\nline2'\n");
+    const file = shellEnvironmentFile({ B: "it's $HOME `x` \\ \"q\"\nline2" });
+    const read = spawnSync('/bin/sh', ['-c', `${file}printf %s "$B"`], { encoding: 'utf8', env: {} });
+    expect(read.stdout).toBe("it's $HOME `x` \\ \"q\"\nline2");
   });
 
   it('refuses root, a relative path and an empty command', () => {

@@ -12,7 +12,29 @@
  *   shell sets SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to "ignore", which bubblewrap (and its
  *   PID 1 inside) inherit, and `env --default-signal` restores them for the command alone.
  * - bubblewrap exits with the command's exit code, or 128 + N when a signal N ended it.
+ * - Everything that runs as root (the wrapper shell, bubblewrap, setpriv) gets a clean environment
+ *   from the supervisor: a job's variables (LD_PRELOAD, BASH_ENV, ...) must never reach a root
+ *   process. They reach the command through a file bubblewrap copies into the private /tmp from
+ *   {@link SANDBOX_ENVIRONMENT_FD}, which a shell sources after the switch to the tenant's uid
+ *   (the supervisor writes it with {@link shellEnvironmentFile}). Nothing secret is in any argv.
  */
+
+/** The file descriptor the supervisor passes the job's environment on (a shell file). */
+export const SANDBOX_ENVIRONMENT_FD = 3;
+
+/** Where the environment file appears inside the sandbox (read-only, the job's own /tmp). */
+const ENVIRONMENT_FILE = '/tmp/.gpushare-environment';
+
+/**
+ * The job's environment as a shell file: one `export NAME='value'` line per variable, values in
+ * single quotes (a quote written `'\''`). Names that are not shell identifiers are left out (the API
+ * allows only identifiers).
+ */
+export function shellEnvironmentFile(environment: Readonly<Record<string, string>>): string {
+  return Object.entries(environment)
+    .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    .map(([name, value]) => `export ${name}='${value.replaceAll("'", "'\\''")}'\n`).join('');
+}
 
 /** The signals the supervisor forwards (supervisor.ts), ignored by the sandbox's own processes. */
 export const SANDBOX_FORWARDED_SIGNALS = ['TERM', 'INT', 'HUP', 'USR1', 'USR2'] as const;
@@ -92,6 +114,8 @@ export function sandboxArgv(input: SandboxArgvInput): string[] {
   const paths = [...input.hiddenDirectories, ...input.writableDirectories, input.workingDirectory, ...input.devices.map((d) => d.target)];
   const relative = paths.find((p) => !p.startsWith('/'));
   if (relative !== undefined) throw new RangeError(`sandbox paths must be absolute, got ${relative}`);
+  const oddProgram = Object.values(input.programs).find((p) => !/^\/[\w./+-]+$/.test(p));
+  if (oddProgram !== undefined) throw new RangeError(`sandbox programs must be plain absolute paths, got ${oddProgram}`);
   const hidden = [...new Set([...PRIVATE_TMPFS, ...input.hiddenDirectories])].sort((a, b) => a.length - b.length)
     .filter((dir, i, all) => dir !== '/' && !all.slice(0, i).some((outer) => isWithin(dir, outer)));
   const args: string[] = [
@@ -116,12 +140,15 @@ export function sandboxArgv(input: SandboxArgvInput): string[] {
     args.push('--bind', dir, dir);
   }
   for (const device of input.devices) args.push('--dev-bind', device.source, device.target);
+  args.push('--perms', '0444', '--ro-bind-data', String(SANDBOX_ENVIRONMENT_FD), ENVIRONMENT_FILE);
   args.push('--chdir', input.workingDirectory, '--');
-  args.push(input.programs.env, `--default-signal=${SANDBOX_FORWARDED_SIGNALS.join(',')}`);
   args.push(
     input.programs.setpriv, '--reuid', String(input.uid), '--regid', String(input.gid), '--clear-groups',
     '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--',
   );
+  // Now the tenant's uid: take the job's environment, give the signals their defaults, run it.
+  const defaults = `--default-signal=${SANDBOX_FORWARDED_SIGNALS.join(',')}`;
+  args.push(input.programs.shell, '-c', `. "$0" && exec '${input.programs.env}' ${defaults} "$@"`, ENVIRONMENT_FILE);
   args.push(...input.argv);
   const ignore = SANDBOX_FORWARDED_SIGNALS.join(' ');
   return [input.programs.shell, '-c', `trap '' ${ignore}; exec "$@"`, 'gpushare-sandbox', ...args];

@@ -11,7 +11,7 @@
  * `.../giG/ciC/access`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveExecutable } from '../../host/resolve-executable.js';
 import { isWithin, sandboxArgv, type SandboxDevice, type SandboxPrograms } from './sandbox-argv.js';
@@ -128,9 +128,15 @@ export function detectSandbox(serverPath: string, probeUid: number): SandboxSupp
   if (missing.length > 0) return { available: false, reason: `not found: ${missing.join(', ')}` };
   const programs = found as unknown as SandboxPrograms;
   const argv = sandboxArgv({ programs, uid: probeUid, gid: probeUid, argv: ['/bin/sh', '-c', 'test "$(id -u)" = "$1"', 'probe', String(probeUid)], hiddenDirectories: [], writableDirectories: [], devices: [], workingDirectory: '/' });
-  const probe = spawnSync(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000, encoding: 'utf8' });
+  const emptyEnvironment = openSync('/dev/null', 'r');
+  let probe: ReturnType<typeof spawnSync>;
+  try {
+    probe = spawnSync(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe', emptyEnvironment], env: { PATH: '/usr/bin:/bin' }, timeout: 10_000, encoding: 'utf8' });
+  } finally {
+    closeSync(emptyEnvironment);
+  }
   if (probe.status !== 0) {
-    const why = (probe.stderr ?? '').trim().split('\n')[0] || probe.error?.message || `exit ${probe.status}`;
+    const why = String(probe.stderr ?? '').trim().split('\n')[0] || probe.error?.message || `exit ${probe.status}`;
     return { available: false, reason: `a sandboxed probe failed: ${why}` };
   }
   return { available: true, programs };

@@ -24,6 +24,12 @@ export interface SupervisorSpec {
    * as exit code 128 + N (bubblewrap): the outcome then names the signal instead.
    */
   exitCodeEncodesSignal?: boolean;
+  /**
+   * Set for a sandboxed command: argv then runs with a clean environment (nothing of the job's
+   * reaches a root process), and `environment` is passed as a shell file (`export NAME='value'`
+   * lines) on this file descriptor, for the sandbox to hand to the command under the tenant's uid.
+   */
+  environmentFd?: number;
   /** Working directory of the command. */
   workingDirectory: string;
   /** The complete environment of the command. */

@@ -12,11 +12,12 @@
  * stopped, not to have finished.
  * Exit codes of the supervisor itself: 0 once an outcome is written, 2 when the spec is unreadable.
  *
- * Node built-ins only: this file runs on its own from dist/.
+ * Node built-ins only, and sandbox-argv.js (which has no imports): this file runs on its own from dist/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { shellEnvironmentFile } from './sandbox-argv.js';
 import type { SupervisorSpec } from './supervisor-spec.js';
 
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGUSR1', 'SIGUSR2', 'SIGHUP'];
@@ -95,6 +96,21 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+/** PATH of the root processes that set a sandbox up (the job's own PATH never reaches them). */
+const CLEAN_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
+
+/**
+ * The job's environment as a shell file (`export NAME='value'` lines), opened for reading and
+ * already unlinked (it holds the job's secrets): a descriptor for the sandbox to copy in.
+ */
+function openEnvironmentFile(spec: SupervisorSpec): number {
+  const path = `${spec.outcomePath}.env-${process.pid}`;
+  writeFileSync(path, shellEnvironmentFile(spec.environment), { mode: 0o600 });
+  const fd = openSync(path, 'r');
+  unlinkSync(path);
+  return fd;
+}
+
 /** The signal name of a sandbox's exit code 128 + N (N a known signal), else null. */
 function signalOfExitCode(exitCode: number | null): string | null {
   if (exitCode === null || exitCode <= 128) return null;
@@ -130,12 +146,20 @@ function main(): void {
   }
   const out = openSync(spec.stdoutPath, 'a');
   const err = openSync(spec.stderrPath, 'a');
+  const sandboxed = spec.environmentFd !== undefined;
+  const environmentFile = sandboxed ? openEnvironmentFile(spec) : null;
+  const stdio: (number | 'ignore')[] = ['ignore', out, err];
+  if (environmentFile !== null) {
+    while (stdio.length < spec.environmentFd!) stdio.push('ignore');
+    stdio[spec.environmentFd!] = environmentFile;
+  }
   const started = spawn(command, args, {
-    cwd: spec.workingDirectory, env: spec.environment, detached: true, stdio: ['ignore', out, err],
+    cwd: spec.workingDirectory, env: sandboxed ? { PATH: CLEAN_PATH } : spec.environment, detached: true, stdio,
   });
   child = started;
   closeSync(out);
   closeSync(err);
+  if (environmentFile !== null) closeSync(environmentFile);
   leaveCgroups(spec);
   started.on('error', (error) => {
     const code = codeOf(error);
