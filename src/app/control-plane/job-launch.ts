@@ -50,9 +50,10 @@ export class JobLaunch {
   /**
    * Starts the next attempt of job `jobId` and records it as running.
    * @param serverUrl the URL jobs reach the server at (GPUSHARE_URL), null when unknown
+   * @param serverCaCert PEM of the CA jobs trust for that URL (GPUSHARE_CA_CERT), null when none
    * @returns `skipped` when the job is no longer scheduled (cancelled meanwhile)
    */
-  async launch(jobId: number, serverUrl: string | null): Promise<LaunchResult> {
+  async launch(jobId: number, serverUrl: string | null, serverCaCert: string | null = null): Promise<LaunchResult> {
     const { store, launcher, logger, clock, roster } = this.deps;
     const job = store.getJob(jobId);
     if (!job || job.state !== 'scheduled' || !job.placement) return { kind: 'skipped' };
@@ -74,7 +75,7 @@ export class JobLaunch {
       const checkpointDirectory = this.deps.files.prepareCheckpointDirectory(jobId);
       const inventory = new Map(roster.inventoryGpus().map((g) => [g.index, g]));
       const environment = buildJobEnvironment({
-        reportToken, serverUrl, resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, inventory),
+        reportToken, serverUrl, serverCaCert, resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices: visibleDevicesOf(placement, inventory),
         jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: checkpointDirectory, ...job.environment }, serverEnvironment: this.deps.serverEnvironment, simulated,
       });
       // The attempt's report token: only its digest is stored; it stops working when the attempt ends.
