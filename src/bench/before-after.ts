@@ -7,7 +7,8 @@
  *     (replay-probe.ts);
  *  2. the 7 policies × seeds 42-51 grid through runGrid on two worker threads (replay-probe.ts);
  *  3. the standalone server benchmark (server-bench.ts: 10,000 submits, pass p50/p99 with the
- *     queue in place), each build's own `bin/gpushare serve`.
+ *     queue in place), each build's own `bin/gpushare serve` with its defaults (a build from
+ *     before TLS serves plain HTTP; the report says which side spoke what).
  *
  * Each figure is the median over the rounds of its build; the ratio is after ÷ before (for times,
  * below 1 is faster; for submits/s, above 1 is faster).
@@ -32,6 +33,8 @@ interface RoundFigures {
   readonly passP50Ms: number;
   readonly passP99Ms: number;
   readonly maxPendingConsidered: number;
+  /** How the server benchmark's client spoke to this build's server. */
+  readonly scheme: 'http' | 'https';
 }
 
 /** The comparison: every round's figures per build, and the report lines. */
@@ -61,6 +64,7 @@ async function measure(root: string, server: ServerBenchOptions, progress: (mess
   return {
     policySeconds: policies.policies, gridSeconds: grid.gridSeconds, submitsPerSecond: s.submit.requestsPerSecond,
     passP50Ms: s.scheduler.p50PassMs, passP99Ms: s.scheduler.p99PassMs, maxPendingConsidered: s.scheduler.maxPendingConsidered,
+    scheme: s.scheme,
   };
 }
 
@@ -103,8 +107,10 @@ function report(ref: string, commit: string, before: readonly RoundFigures[], af
   add('server pass p50 (ms)', (f) => f.passP50Ms, 2, '');
   add('server pass p99 (ms)', (f) => f.passP99Ms, 2, '');
   add('server pending in one pass (max)', (f) => f.maxPendingConsidered, 0, '');
+  const schemes = (figures: readonly RoundFigures[]): string => [...new Set(figures.map((f) => f.scheme.toUpperCase()))].join('/');
   return [
     `Before/after: ${ref} (${commit.slice(0, 10)}) against this checkout, ${before.length} round(s) each, alternating; medians; ratio = after ÷ before`,
+    `server transport: before ${schemes(before)}, after ${schemes(after)} (each build's default)`,
     formatTable([['figure', 'before', 'after', 'after ÷ before', 'before, each round', 'after, each round'], ...rows], { right: [false, true, true, true, false, false] }),
   ];
 }

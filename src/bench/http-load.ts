@@ -1,9 +1,10 @@
 /**
- * The load side of the server benchmark: a keep-alive HTTP/1.1 client for one origin, and a closed
- * loop that keeps a fixed number of requests in flight and measures each request's latency
- * (nearest-rank percentiles).
+ * The load side of the server benchmark: a keep-alive HTTP/1.1 client for one origin (HTTPS
+ * trusting one CA, or plain HTTP), and a closed loop that keeps a fixed number of requests in
+ * flight and measures each request's latency (nearest-rank percentiles).
  */
-import { Agent, request } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { nearestRank } from '../lib/statistics.js';
 
 /** One closed-loop run of requests. */
@@ -30,13 +31,19 @@ export interface LoadResponse {
 /** Nearest-rank percentile, 0 for no sample. */
 const percentileOrZero = (sorted: Float64Array, p: number): number => nearestRank(sorted, p) ?? 0;
 
-/** A keep-alive HTTP/1.1 client for one origin on 127.0.0.1, with a bearer token. */
+/** A keep-alive HTTP/1.1 client for one origin on 127.0.0.1, with a bearer token; HTTPS when given a CA (PEM) to trust. */
 export class KeepAliveClient {
-  private readonly agent: Agent;
+  private readonly agent: HttpAgent | HttpsAgent;
+  private readonly request: typeof httpRequest;
 
-  /** @param concurrency sockets kept open (and the most in use at once) */
-  constructor(private readonly port: number, private readonly token: string, concurrency: number) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
+  /**
+   * @param concurrency sockets kept open (and the most in use at once)
+   * @param caCert PEM of the CA of an HTTPS server's certificate; null: plain HTTP
+   */
+  constructor(private readonly port: number, private readonly token: string, concurrency: number, caCert: string | null = null) {
+    const agentOptions = { keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency };
+    this.agent = caCert === null ? new HttpAgent(agentOptions) : new HttpsAgent({ ...agentOptions, ca: caCert });
+    this.request = caCert === null ? httpRequest : (httpsRequest as typeof httpRequest);
   }
 
   /** One request; resolves with the status and body (never rejects for an HTTP status). */
@@ -47,7 +54,7 @@ export class KeepAliveClient {
         headers['content-type'] = 'application/json';
         headers['content-length'] = Buffer.byteLength(body);
       }
-      const req = request({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers }, (res) => {
+      const req = this.request({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolveCall({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));

@@ -20,6 +20,8 @@ export interface ServerBenchResult {
   readonly measuredAt: string;
   readonly options: ServerBenchOptions;
   readonly serverStartSeconds: number;
+  /** How the client spoke to the server: `https` (this build's default) or `http` (a baseline build from before TLS). */
+  readonly scheme: 'http' | 'https';
   readonly baseline: LoadFigure;
   readonly submit: LoadFigure;
   /** Submits/s ÷ `/healthz` requests/s. */
@@ -57,7 +59,7 @@ export function formatServerBench(r: ServerBenchResult, heading: string): string
   ];
   const states = Object.entries(r.jobsByState).filter(([, n]) => n > 0).map(([state, n]) => `${state} ${n}`).join(', ') || 'none';
   const out: string[] = [];
-  out.push(`${heading} (\`gpushare serve\` child process, ${o.simulateGpus} simulated, 127.0.0.1, node:http keep-alive client, ${o.concurrency} requests in flight)`);
+  out.push(`${heading} (\`gpushare serve\` child process, ${o.simulateGpus} simulated, 127.0.0.1, ${r.scheme === 'https' ? 'HTTPS (local CA), node:https' : 'plain HTTP, node:http'} keep-alive client, ${o.concurrency} requests in flight)`);
   out.push(formatTable([
     ['load', 'requests', 'failed', 'wall (s)', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'max (ms)'],
     load('GET /healthz (baseline, HTTP floor)', r.baseline),

@@ -70,11 +70,11 @@ export async function runServerBench(options: ServerBenchOptions, progress: (mes
   let client: KeepAliveClient | null = null;
   try {
     const startedAt = performance.now();
-    const port = await startServerProcess(cleanup, options, stderrTail);
+    const { port, scheme, caCert } = await startServerProcess(cleanup, options, stderrTail);
     const serverStartSeconds = (performance.now() - startedAt) / 1000;
     const token = readFileSync(join(cleanup.dataDir, 'admin-token'), 'utf8').trim();
-    progress(`server: listening on 127.0.0.1:${port} after ${num(serverStartSeconds, 2)} s (${options.simulateGpus}, data in ${dir})`);
-    client = new KeepAliveClient(port, token, options.concurrency);
+    progress(`server: listening on ${scheme}://127.0.0.1:${port} after ${num(serverStartSeconds, 2)} s (${options.simulateGpus}, data in ${dir})`);
+    client = new KeepAliveClient(port, token, options.concurrency, caCert);
     const c = client;
 
     const status = JSON.parse((await c.call('GET', '/api/v1/status')).body) as { gpuSource?: string };
@@ -115,6 +115,7 @@ export async function runServerBench(options: ServerBenchOptions, progress: (mes
       measuredAt: new Date().toISOString(),
       options,
       serverStartSeconds,
+      scheme,
       baseline,
       submit,
       submitToBaselineRatio: submit.requestsPerSecond / baseline.requestsPerSecond,

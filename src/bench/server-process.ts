@@ -2,9 +2,11 @@
  * The server under benchmark as a child process: `node bin/gpushare serve --port 0` on 127.0.0.1
  * with simulated GPUs, its data in the benchmark's temp dir and XDG_CONFIG_HOME / XDG_DATA_HOME
  * pointing into it (so the user's CLI config is left alone). Started until it prints its URL;
- * stopped with SIGTERM, then SIGKILL.
+ * stopped with SIGTERM, then SIGKILL. It is started with its defaults: HTTPS with its local CA
+ * for this checkout, plain HTTP for a baseline build from before TLS (which prints an http URL).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -16,13 +18,25 @@ const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 const STDERR_TAIL_CHARS = 8_000;
 
+/** Where the started server listens: port, scheme, and for https the PEM of the CA to trust (`<data-dir>/tls/ca.crt`). */
+export interface ServerEndpoint {
+  readonly port: number;
+  readonly scheme: 'http' | 'https';
+  readonly caCert: string | null;
+}
+
 /**
- * Starts the server (recorded as `cleanup.server` at once); resolves with its port once it prints
- * its URL. Both pipes are drained for the whole run; the last 8,000 characters of stderr are kept
- * in `stderrTail.text`.
+ * Starts the server (recorded as `cleanup.server` at once); resolves with its endpoint once it
+ * prints its URL. Both pipes are drained for the whole run; the last 8,000 characters of stderr
+ * are kept in `stderrTail.text`.
  * @throws Error with the server's output when it cannot start, exits or does not print its URL within 30 s
  */
-export function startServerProcess(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>, stderrTail: { text: string }): Promise<number> {
+export async function startServerProcess(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>, stderrTail: { text: string }): Promise<ServerEndpoint> {
+  const { port, scheme } = await startAndReadUrl(cleanup, options, stderrTail);
+  return { port, scheme, caCert: scheme === 'https' ? readFileSync(join(cleanup.dataDir, 'tls', 'ca.crt'), 'utf8') : null };
+}
+
+function startAndReadUrl(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>, stderrTail: { text: string }): Promise<{ port: number; scheme: 'http' | 'https' }> {
   const dir = cleanup.dir;
   const child = spawn(process.execPath, [...options.serverNodeArgs, options.bin ?? BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', cleanup.dataDir, '--simulate-gpus', options.simulateGpus], {
     env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'xdg-data') },
@@ -47,11 +61,11 @@ export function startServerProcess(cleanup: BenchCleanup, options: Pick<ServerBe
     const timer = setTimeout(() => fail(`the server did not print its URL within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
     child.stdout!.on('data', (chunk: string) => {
       stdout += chunk;
-      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
+      const match = /listening on (https?):\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
       if (match && !settled) {
         settled = true;
         clearTimeout(timer);
-        resolvePort(Number(match[1]));
+        resolvePort({ port: Number(match[2]), scheme: match[1] as 'http' | 'https' });
       }
     });
     child.once('error', (error) => fail(`cannot start the server: ${error.message}`));

@@ -48,8 +48,11 @@ describe('gpushare report', () => {
 
   it('takes server, job and token from the job environment; flags win; a missing variable is named', () => {
     const env = { GPUSHARE_URL: 'http://127.0.0.1:7070/', GPUSHARE_JOB_ID: '7', GPUSHARE_JOB_TOKEN: 'gs_x' };
-    expect(resolveReportTarget({}, env)).toEqual({ url: 'http://127.0.0.1:7070', jobId: 7, token: 'gs_x' });
-    expect(resolveReportTarget({ job: 9, token: 'gs_admin', url: 'http://h:1' }, env)).toEqual({ url: 'http://h:1', jobId: 9, token: 'gs_admin' });
+    expect(resolveReportTarget({}, env)).toEqual({ url: 'http://127.0.0.1:7070', jobId: 7, token: 'gs_x', ca: null });
+    expect(resolveReportTarget({ job: 9, token: 'gs_admin', url: 'http://h:1' }, env)).toEqual({ url: 'http://h:1', jobId: 9, token: 'gs_admin', ca: null });
+    // an https server's CA comes from GPUSHARE_CA_CERT, which gpushare sets for every job
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    expect(resolveReportTarget({}, { ...env, GPUSHARE_URL: 'https://127.0.0.1:7070', GPUSHARE_CA_CERT: pem })).toEqual({ url: 'https://127.0.0.1:7070', jobId: 7, token: 'gs_x', ca: { pem, source: 'GPUSHARE_CA_CERT' } });
     expect(() => resolveReportTarget({}, { ...env, GPUSHARE_JOB_TOKEN: undefined })).toThrow('GPUSHARE_JOB_TOKEN is not set: gpushare sets it for every job; outside a job pass --token');
     expect(() => resolveReportTarget({}, { ...env, GPUSHARE_URL: '' })).toThrow('GPUSHARE_URL is not set');
     expect(() => resolveReportTarget({}, { ...env, GPUSHARE_JOB_ID: 'x' })).toThrow("GPUSHARE_JOB_ID: 'x' is not a job id");

@@ -1,9 +1,9 @@
 /**
  * `gpushare report --step-seconds 0.62` (and/or `--latency-seconds 0.2`): a running job reports its
  * progress against its QoS targets (docs/qos.md). It needs no configuration inside a job: the
- * server, the job id and the job's report token come from GPUSHARE_URL, GPUSHARE_JOB_ID and
- * GPUSHARE_JOB_TOKEN, which gpushare sets for every attempt; `--url`, `--job` and `--token`
- * override them. Exit 0 on success, 1 with the server's message when it refuses the report (for a
+ * server, the job id, the job's report token and the CA of the server's certificate come from
+ * GPUSHARE_URL, GPUSHARE_JOB_ID, GPUSHARE_JOB_TOKEN and GPUSHARE_CA_CERT, which gpushare sets for
+ * every attempt; `--url`, `--job`, `--token` and `--ca FILE` (or GPUSHARE_CA_FILE) override them. Exit 0 on success, 1 with the server's message when it refuses the report (for a
  * refused token with a hint about --token / GPUSHARE_JOB_TOKEN), 2 for
  * a usage error (a missing variable is named), 3 when the server cannot be reached.
  */
@@ -14,6 +14,7 @@ import type { QosReportBody, QosStatusView } from '../contract/api.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { UsageError } from './exit-codes.js';
 import { parseJobId } from './option-parsers.js';
+import { caFromFlagOrEnv, type ServerCa } from './server-ca.js';
 
 /** Longest QoS target or report value, seconds (one day). */
 export const MAX_QOS_SECONDS = 86_400;
@@ -42,6 +43,7 @@ interface ReportOptions {
   job?: number;
   url?: string;
   token?: string;
+  ca?: string;
 }
 
 /** One line per target of the answer: `job 7 step: latest 0.62 s, target 0.5 s, violating (1 violation so far)`. */
@@ -54,10 +56,10 @@ export function formatQosStatus(jobId: number, status: readonly QosStatusView[])
 }
 
 /**
- * Resolves server, job and token: flags first, then the job's environment.
+ * Resolves server, job, token and (for an https URL) the CA: flags first, then the job's environment.
  * @throws UsageError naming the missing variable, or a malformed value
  */
-export function resolveReportTarget(opts: ReportOptions, env: Readonly<Record<string, string | undefined>>): { url: string; jobId: number; token: string } {
+export function resolveReportTarget(opts: ReportOptions, env: Readonly<Record<string, string | undefined>>): { url: string; jobId: number; token: string; ca: ServerCa | null } {
   const need = (flag: string, name: string, value: string | undefined): string => {
     const text = value ?? env[name];
     if (text === undefined || text.trim() === '') throw new UsageError(`${name} is not set: gpushare sets it for every job; outside a job pass ${flag}`);
@@ -79,16 +81,19 @@ export function resolveReportTarget(opts: ReportOptions, env: Readonly<Record<st
       throw new UsageError(`GPUSHARE_JOB_ID: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  return { url, jobId, token: need('--token', 'GPUSHARE_JOB_TOKEN', opts.token) };
+  const token = need('--token', 'GPUSHARE_JOB_TOKEN', opts.token);
+  return { url, jobId, token, ca: url.startsWith('https:') ? caFromFlagOrEnv(opts.ca, env) : null };
 }
 
 async function report(opts: ReportOptions, io: CliIo): Promise<void> {
   if (opts.stepSeconds === undefined && opts.latencySeconds === undefined) throw new UsageError('report needs --step-seconds or --latency-seconds (or both)');
-  const { url, jobId, token } = resolveReportTarget(opts, io.env);
+  const { url, jobId, token, ca } = resolveReportTarget(opts, io.env);
+  const hint = ca === null ? 'no CA is given: gpushare sets GPUSHARE_CA_CERT for every job; outside a job pass --ca FILE or set GPUSHARE_CA_FILE'
+    : `it was checked against the CA from ${ca.source}; pass --ca FILE with this server's CA`;
   const body: QosReportBody = { ...(opts.stepSeconds !== undefined && { stepSeconds: opts.stepSeconds }), ...(opts.latencySeconds !== undefined && { latencySeconds: opts.latencySeconds }) };
   let answer;
   try {
-    answer = await createApiClient({ url, token, fetch: io.fetch }).reportQos(jobId, body);
+    answer = await createApiClient({ url, token, fetch: io.fetch, ca: ca?.pem ?? null, certificateHint: hint }).reportQos(jobId, body);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) throw new ReportTokenError(err.message);
     throw err;
@@ -123,5 +128,6 @@ export function createReportCommand(io: CliIo = processIo()): Command {
     .addOption(new Option('--job <id>', 'job id (default: $GPUSHARE_JOB_ID)').argParser(parseJobId))
     .addOption(new Option('--url <url>', 'server base URL (default: $GPUSHARE_URL)'))
     .addOption(new Option('--token <token>', 'the job\'s report token, its tenant\'s token or an admin token (default: $GPUSHARE_JOB_TOKEN)'))
+    .addOption(new Option('--ca <file>', 'CA certificate (PEM) of an https server (default: $GPUSHARE_CA_FILE, then $GPUSHARE_CA_CERT)'))
     .action((opts: ReportOptions) => report(opts, io));
 }

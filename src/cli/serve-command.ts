@@ -18,6 +18,10 @@ interface ServeFlags {
   singleTenant?: boolean;
   sandboxUidRange?: string;
   deviceRoot?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsCa?: string;
+  insecureHttp?: boolean;
   logLevel: string;
 }
 
@@ -27,6 +31,8 @@ export interface StartedServer {
   readonly gpuSource: 'simulated' | 'nvidia-smi';
   readonly adminTokenPath: string;
   readonly cliConfigPath: string | null;
+  /** The CA certificate the CLI trusts for this server (PEM file), null without one (own certificate without --tls-ca, or plain HTTP). */
+  readonly caCertPath: string | null;
   /** Resolves when the server has stopped. */
   readonly closed: Promise<void>;
 }
@@ -40,7 +46,7 @@ export type StartServer = (config: ServerConfig, options: { env: NodeJS.ProcessE
  */
 export function createServeCommand(version: string, start: StartServer, checkSimulatedGpus: (spec: string) => void): Command {
   return new Command('serve')
-    .description('run the gpushare server: HTTP API, scheduler and job launcher on this machine')
+    .description('run the gpushare server: HTTPS API, scheduler and job launcher on this machine')
     .option('--port <port>', 'TCP port, 0 = any free port (default 7070)')
     .option('--host <address>', 'listen address (default 127.0.0.1)')
     .option('--data-dir <dir>', 'store, job logs and admin token (default ~/.local/share/gpushare)')
@@ -51,6 +57,10 @@ export function createServeCommand(version: string, start: StartServer, checkSim
     .option('--single-tenant', 'run jobs without a sandbox, as the server\'s user: every tenant trusts every other (the demo does)')
     .option('--sandbox-uid-range <first-last>', 'uids tenants\' jobs run under, one per tenant (default 200000-265535)')
     .option('--device-root <dir>', 'folder of the GPU device nodes (default /dev; stand-in files for simulated GPUs)')
+    .option('--tls-cert <file>', 'own TLS certificate (PEM) instead of one of the local CA in <data-dir>/tls; needs --tls-key')
+    .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
+    .option('--tls-ca <file>', 'CA certificate (PEM) of --tls-cert, written into the CLI config for the CLI to trust')
+    .option('--insecure-http', 'serve plain HTTP instead of HTTPS (tokens travel in clear text)')
     .addOption(new Option('--log-level <level>', 'server log level (stderr)').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
     .action(async (flags: ServeFlags) => {
       const fileSettings: ServerConfigFile = flags.config ? parseServerConfigFile(readFile(flags.config), flags.config) : {};
@@ -63,19 +73,27 @@ export function createServeCommand(version: string, start: StartServer, checkSim
           throw new UsageError((error as Error).message);
         }
       }
-      const config = resolveServerConfig(fileSettings, {
-        port, host: flags.host, simulateGpus: flags.simulateGpus,
-        metricsRequireToken: flags.metricsRequireToken,
-        singleTenant: flags.singleTenant === true || flags.demo === true ? true : undefined,
-        sandboxUidRange: flags.sandboxUidRange, deviceRoot: flags.deviceRoot,
-        dataDir: flags.dataDir ?? (flags.demo ? '.gpushare-demo' : undefined),
-      }, { cpuMilli: cpus().length * 1000, hostMemoryMiB: Math.floor(totalmem() / 1048576), env: process.env });
+      let config: ServerConfig;
+      try {
+        config = resolveServerConfig(fileSettings, {
+          port, host: flags.host, simulateGpus: flags.simulateGpus,
+          metricsRequireToken: flags.metricsRequireToken,
+          singleTenant: flags.singleTenant === true || flags.demo === true ? true : undefined,
+          sandboxUidRange: flags.sandboxUidRange, deviceRoot: flags.deviceRoot,
+          dataDir: flags.dataDir ?? (flags.demo ? '.gpushare-demo' : undefined),
+          tlsCert: flags.tlsCert, tlsKey: flags.tlsKey, tlsCa: flags.tlsCa, insecureHttp: flags.insecureHttp,
+        }, { cpuMilli: cpus().length * 1000, hostMemoryMiB: Math.floor(totalmem() / 1048576), env: process.env });
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
       const server = await start(config, { env: process.env, version, logLevel: flags.logLevel });
       const lines = [
         `gpushare ${version} listening on ${server.url}`,
         `GPUs: ${server.gpuSource === 'simulated' ? `simulated (${config.simulateGpus ?? DEFAULT_SIMULATED_GPUS})` : 'real (nvidia-smi)'}; data: ${config.dataDir}`,
         `admin token: ${server.adminTokenPath}${server.cliConfigPath ? ` (also in ${server.cliConfigPath}, so gpushare commands work without flags)` : ''}`,
         `dashboard: ${server.url}/ (sign in with a token); Prometheus metrics: ${server.url}/metrics`,
+        config.tls.kind === 'off' ? 'TLS: off (--insecure-http): tokens travel in clear text'
+          : server.caCertPath ? `TLS CA: ${server.caCertPath} (curl --cacert ${server.caCertPath}; browsers: docs/dashboard.md)` : 'TLS: own certificate (--tls-cert), no --tls-ca: clients use the system\'s CAs',
       ];
       if (flags.demo) {
         lines.push('', 'Try it (in another terminal):',

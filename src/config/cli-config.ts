@@ -1,11 +1,13 @@
 /**
- * The user's CLI config: where `gpushare` finds the standalone server and its token. The file is
- * `$XDG_CONFIG_HOME/gpushare/config.yaml`, else `~/.config/gpushare/config.yaml`, a YAML mapping
- * with `url` and `token`. It holds a secret, so it is written with mode 0600 in a 0700 folder.
+ * The user's CLI config: where `gpushare` finds the standalone server, its token and the CA its
+ * certificate is checked against. The file is `$XDG_CONFIG_HOME/gpushare/config.yaml`, else
+ * `~/.config/gpushare/config.yaml`, a YAML mapping with `url`, `token`, and `ca` (the CA
+ * certificate's PEM text, what `gpushare serve` writes) or `caFile` (a path to it, relative to the
+ * config file's folder). It holds a secret, so it is written with mode 0600 in a 0700 folder.
  */
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 
 /** Connection settings as stored in the config file; each may be missing. */
@@ -14,9 +16,16 @@ export interface CliConfig {
   readonly url?: string;
   /** Bearer token for the API. */
   readonly token?: string;
+  /** PEM text of the CA certificate the server's certificate must chain to. */
+  readonly ca?: string;
+  /** Absolute path of a PEM file of that CA certificate (the file's `caFile`, resolved against its folder). */
+  readonly caFile?: string;
 }
 
-/** The config file exists but cannot be read or is not a mapping of `url` and `token` strings. */
+/** How a PEM certificate starts. */
+const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
+
+/** The config file exists but cannot be read or is not a mapping of `url`, `token`, `ca`, `caFile` strings. */
 export class CliConfigError extends Error {
   constructor(readonly path: string, reason: string) {
     super(`config file ${path}: ${reason}`);
@@ -45,7 +54,7 @@ export function cliConfigPath(env: ConfigEnv = process.env): string {
  * @param env - Environment that locates the file (default: process.env).
  * @returns The settings; empty when the file does not exist or is empty. Unknown keys are ignored.
  * @throws CliConfigError naming the file when it cannot be read, is not valid YAML, is not a
- *   mapping, or `url`/`token` are not non-empty strings.
+ *   mapping, `url`/`token`/`caFile` are not non-empty strings, or `ca` is no PEM certificate.
  */
 export function readCliConfig(env: ConfigEnv = process.env): CliConfig {
   const path = cliConfigPath(env);
@@ -67,13 +76,17 @@ export function readCliConfig(env: ConfigEnv = process.env): CliConfig {
     throw new CliConfigError(path, 'expected a YAML mapping with keys url and token');
   }
   const record = doc as Record<string, unknown>;
-  const config: { url?: string; token?: string } = {};
-  for (const key of ['url', 'token'] as const) {
+  const config: { url?: string; token?: string; ca?: string; caFile?: string } = {};
+  for (const key of ['url', 'token', 'ca', 'caFile'] as const) {
     const value = record[key];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string' || value === '') throw new CliConfigError(path, `${key} must be a non-empty string`);
     config[key] = value;
   }
+  if (config.ca !== undefined && !config.ca.includes(PEM_CERTIFICATE)) {
+    throw new CliConfigError(path, `ca must be the PEM text of a CA certificate (${PEM_CERTIFICATE} ...); for a file use caFile: PATH`);
+  }
+  if (config.caFile !== undefined) config.caFile = resolve(dirname(path), config.caFile);
   return config;
 }
 
@@ -81,15 +94,16 @@ export function readCliConfig(env: ConfigEnv = process.env): CliConfig {
  * Writes the CLI config file atomically (a temporary file in the same folder, synced, then renamed
  * over the old one). Creates the folder with mode 0700 when missing; the file ends with mode 0600
  * even when it existed before with a wider mode.
- * @param config - The server's base URL and token.
+ * @param config - The server's base URL, token, and the PEM of the CA its certificate chains to
+ *   (written as `ca`; null or absent: no `ca` key, e.g. a plain-HTTP server).
  * @param env - Environment that locates the file (default: process.env).
  * @returns The path written.
  * @throws CliConfigError naming the file when the folder cannot be created or the file written.
  */
-export function writeCliConfig(config: { readonly url: string; readonly token: string }, env: ConfigEnv = process.env): string {
+export function writeCliConfig(config: { readonly url: string; readonly token: string; readonly ca?: string | null }, env: ConfigEnv = process.env): string {
   const path = cliConfigPath(env);
   const tmp = `${path}.${process.pid}.tmp`;
-  const text = stringify({ url: config.url, token: config.token });
+  const text = stringify({ url: config.url, token: config.token, ...(config.ca ? { ca: config.ca } : {}) });
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const fd = openSync(tmp, 'w', 0o600);

@@ -14,9 +14,21 @@ describe('server config', () => {
       preemptionSignal: 'SIGUSR1', preemptionGraceMs: 30_000, preemptionMinRunMs: 0, maxPreemptionsPerJob: 5,
       usageHistoryIntervalMs: 5000,
       nodeName: 'gpu-host-1', usagePollIntervalMs: 5000, metricsRequireToken: false,
-      qosViolationSeconds: 60, qosProtection: 'isolate',
+      qosViolationSeconds: 60, qosProtection: 'isolate', tls: { kind: 'local' },
       singleTenant: false, sandboxUidRange: { first: 200000, count: 65536 }, tenantUids: {}, deviceRoot: null,
     });
+  });
+
+  it('serves HTTPS with the local CA by default, the given files, or plain HTTP only when asked', () => {
+    expect(resolveServerConfig({}, {}, host).tls).toEqual({ kind: 'local' });
+    const file = parseServerConfigFile('tlsCert: /etc/gs/server.crt\ntlsKey: /etc/gs/server.key\n', 'c.yaml');
+    expect(resolveServerConfig(file, {}, host).tls).toEqual({ kind: 'files', certFile: '/etc/gs/server.crt', keyFile: '/etc/gs/server.key', caFile: null });
+    expect(resolveServerConfig(file, { tlsCa: '/etc/gs/ca.crt' }, host).tls).toEqual({ kind: 'files', certFile: '/etc/gs/server.crt', keyFile: '/etc/gs/server.key', caFile: '/etc/gs/ca.crt' });
+    expect(resolveServerConfig(parseServerConfigFile('insecureHttp: true\n', 'c.yaml'), {}, host).tls).toEqual({ kind: 'off' });
+    expect(() => resolveServerConfig({}, { tlsCert: '/c.pem' }, host)).toThrow(/^tlsCert and tlsKey \(--tls-cert, --tls-key\) must be given together$/);
+    expect(() => resolveServerConfig({}, { tlsCa: '/ca.pem' }, host)).toThrow(/^tlsCa \(--tls-ca\) needs tlsCert and tlsKey/);
+    expect(() => resolveServerConfig(file, { insecureHttp: true }, host)).toThrow(/^insecureHttp \(--insecure-http\) cannot be combined with tlsCert, tlsKey/);
+    expect(() => parseServerConfigFile('insecureHttp: "yes"\n', 'c.yaml')).toThrow(/^c\.yaml: insecureHttp: /);
   });
 
   it('lets flags win over the file and the file over defaults', () => {

@@ -69,6 +69,14 @@ export const ServerConfigFileSchema = z.object({
   tenantUids: z.record(z.string(), z.number().int().min(1000)).optional(),
   /** Where the GPUs' device nodes are (/dev/nvidiaN); default /dev, or for simulated GPUs stand-in files in the data directory. */
   deviceRoot: z.string().startsWith('/', 'must be an absolute path').optional(),
+  /** The server's own TLS certificate (PEM file, may hold the chain); needs `tlsKey`. Default: a certificate of the local CA in `<dataDir>/tls/` (docs/server.md). */
+  tlsCert: z.string().min(1).optional(),
+  /** The private key of `tlsCert` (PEM file). */
+  tlsKey: z.string().min(1).optional(),
+  /** The CA certificate (PEM file) the CLI should trust for `tlsCert`; written into the CLI config. Default: none (the CLI then uses the system's CAs). */
+  tlsCa: z.string().min(1).optional(),
+  /** Serve plain HTTP instead of HTTPS (tokens travel in clear text). Default false. */
+  insecureHttp: z.boolean().optional(),
 }).strict();
 /** Contents of the YAML file. */
 export type ServerConfigFile = z.infer<typeof ServerConfigFileSchema>;
@@ -113,6 +121,8 @@ export interface ServerConfig {
   readonly tenantUids: Readonly<Record<string, number>>;
   /** Folder of the GPU device nodes; null: /dev for real GPUs, stand-in files for simulated ones. */
   readonly deviceRoot: string | null;
+  /** TLS: the local CA in `<dataDir>/tls/` (`local`), the given files (`files`, absolute paths), or plain HTTP (`off`). */
+  readonly tls: ServerTlsConfig;
 }
 
 /**
@@ -126,6 +136,31 @@ export function parseUidRange(text: string): { first: number; count: number } {
     throw new Error(`sandboxUidRange must be FIRST-LAST with 1000 <= FIRST <= LAST < 2147483648, got "${text}"`);
   }
   return { first, count: last - first + 1 };
+}
+
+/** How the server does TLS. */
+export type ServerTlsConfig =
+  | { readonly kind: 'local' }
+  | { readonly kind: 'files'; readonly certFile: string; readonly keyFile: string; readonly caFile: string | null }
+  | { readonly kind: 'off' };
+
+/**
+ * The TLS setting of merged settings.
+ * @throws Error naming the keys when only one of tlsCert/tlsKey is given, tlsCa comes without
+ *   them, or insecureHttp comes with any of them
+ */
+function resolveTls(merged: ServerConfigFile): ServerTlsConfig {
+  const given = (['tlsCert', 'tlsKey', 'tlsCa'] as const).filter((k) => merged[k] !== undefined);
+  if (merged.insecureHttp === true) {
+    if (given.length > 0) throw new Error(`insecureHttp (--insecure-http) cannot be combined with ${given.join(', ')} (--tls-cert, --tls-key, --tls-ca): choose HTTPS or plain HTTP`);
+    return { kind: 'off' };
+  }
+  if (merged.tlsCert === undefined && merged.tlsKey === undefined) {
+    if (merged.tlsCa !== undefined) throw new Error('tlsCa (--tls-ca) needs tlsCert and tlsKey (--tls-cert, --tls-key): it names the CA of your own certificate');
+    return { kind: 'local' };
+  }
+  if (merged.tlsCert === undefined || merged.tlsKey === undefined) throw new Error('tlsCert and tlsKey (--tls-cert, --tls-key) must be given together');
+  return { kind: 'files', certFile: resolve(merged.tlsCert), keyFile: resolve(merged.tlsKey), caFile: merged.tlsCa === undefined ? null : resolve(merged.tlsCa) };
 }
 
 /** Default data directory: `$XDG_DATA_HOME/gpushare` or `~/.local/share/gpushare`. */
@@ -185,7 +220,10 @@ function numberRange(schema: z.ZodNumber): string {
   return bounds === '' ? 'a whole number' : bounds.startsWith('between') ? `a whole number ${bounds}` : `a whole number, ${bounds}`;
 }
 
-/** Merges file and flag settings (flags win) over the defaults; `host.hostName` is the default `nodeName` (else os.hostname()). */
+/**
+ * Merges file and flag settings (flags win) over the defaults; `host.hostName` is the default `nodeName` (else os.hostname()).
+ * @throws Error naming the keys of a contradictory TLS setting (see `tls`)
+ */
 export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigFile, host: { cpuMilli: number; hostMemoryMiB: number; env: Readonly<Record<string, string | undefined>>; hostName?: string }): ServerConfig {
   const merged: ServerConfigFile = { ...file, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
   return {
@@ -217,5 +255,6 @@ export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigF
     sandboxUidRange: parseUidRange(merged.sandboxUidRange ?? '200000-265535'),
     tenantUids: merged.tenantUids ?? {},
     deviceRoot: merged.deviceRoot ?? null,
+    tls: resolveTls(merged),
   };
 }

@@ -43,12 +43,16 @@ import { createMpsDaemonManager } from '../adapters/mps/mps-daemon-manager.js';
 import { writeCliConfig } from '../config/cli-config.js';
 import { setUpJobIsolation } from './job-sandbox-setup.js';
 import { DEFAULT_SIMULATED_GPUS, type ServerConfig } from '../config/server-config.js';
+import { prepareServerTls } from './server-tls.js';
 
 /** A running server. */
 export interface RunningServer {
+  /** `https://host:port` (`http://` with --insecure-http). */
   readonly url: string;
   readonly adminTokenPath: string;
   readonly cliConfigPath: string | null;
+  /** The CA certificate clients trust (PEM file); null with --insecure-http or an own certificate without --tls-ca. */
+  readonly caCertPath: string | null;
   readonly gpuSource: 'nvidia-smi' | 'simulated';
   /** Resolves when the server has stopped (SIGTERM, SIGINT or a finished drain). */
   readonly closed: Promise<void>;
@@ -60,7 +64,7 @@ export interface RunningServer {
 export interface StartServerOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly version: string;
-  /** Write the URL and admin token to the user's CLI config. Default true. */
+  /** Write the URL, admin token and CA certificate to the user's CLI config. Default true. */
   readonly writeCliConfig?: boolean;
   /** Install SIGTERM/SIGINT handlers. Default true. */
   readonly handleSignals?: boolean;
@@ -85,6 +89,7 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
 
 async function startLocked(config: ServerConfig, options: StartServerOptions, logger: pino.Logger, cleanups: (() => Promise<void> | void)[]): Promise<RunningServer> {
   const clock = createSystemClock();
+  const tls = await prepareServerTls(config, logger, clock.nowMs());
   const events = new PlaneEvents();
   const rawStore = openDataDirStore(config.dataDir, logger);
   cleanups.push(() => rawStore.close());
@@ -159,7 +164,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     status: (principal) => serverStatus(statusSources, principal),
     dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
     qos: new QosService(plane, store, clock, logger),
-  }, { logger: false, logInternalError: (err, request) => logger.error({ err, method: request.method, url: request.url }, 'request failed') });
+  }, { https: tls.https, logger: false, logInternalError: (err, request) => logger.error({ err, method: request.method, url: request.url }, 'request failed') });
   cleanups.push(() => app.close());
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -170,13 +175,14 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  plane.setServerUrl(jobReachableUrl(config.host, port));
-  const cliConfigPath = options.writeCliConfig === false ? null : writeCliConfig({ url, token }, options.env);
+  const scheme = tls.https === null ? 'http' : 'https';
+  const url = `${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  plane.setServerUrl(jobReachableUrl(config.host, port, scheme), tls.caCertPem);
+  const cliConfigPath = options.writeCliConfig === false ? null : writeCliConfig({ url, token, ca: tls.caCertPem }, options.env);
   if (options.handleSignals !== false) {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void close());
   }
-  return { url, adminTokenPath, cliConfigPath, gpuSource: inventory.source, closed, close };
+  return { url, adminTokenPath, cliConfigPath, caCertPath: tls.caCertPath, gpuSource: inventory.source, closed, close };
 }
 
 async function chooseInventory(config: ServerConfig): Promise<GpuInventory> {
@@ -201,9 +207,10 @@ function chooseMigManager(config: ServerConfig, inventory: GpuInventory): MigMan
 
 /**
  * The URL a job on this machine reaches the server at (GPUSHARE_URL): the listen address, or the
- * loopback address when the server listens on every address (`0.0.0.0`, `::`).
+ * loopback address when the server listens on every address (`0.0.0.0`, `::`); both are names of
+ * the local CA's server certificate.
  */
-export function jobReachableUrl(host: string, port: number): string {
+export function jobReachableUrl(host: string, port: number, scheme: 'http' | 'https'): string {
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
-  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+  return `${scheme}://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }

@@ -5,14 +5,20 @@
  * page draws: job segments on GPU 0 with their exact milli-GPU and memory, the MIG job in GPU 1's
  * slice layout with its profile, the jobs list, a job's logs, and a live update (a job cancelled
  * through the API leaves its GPU without a reload), a job's QoS badge changing live after a report
- * and its QoS section in the job panel, and tenant colours (spread hues, AA contrast). Saves a screenshot to
+ * and its QoS section in the job panel, and tenant colours (spread hues, AA contrast). The page is
+ * served over HTTPS: chromium trusts exactly the server's certificate (its public key's SHA-256,
+ * `--ignore-certificate-errors-spki-list`), every other certificate error still fails. Saves a screenshot to
  * test-artifacts/dashboard.png and docs/images/dashboard.png.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, X509Certificate } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { createLocalCa, issueServerCert } from '../../src/adapters/tls/local-ca.js';
 import { requireTool } from '../support/required-tool.js';
 import { api, cleanupServe, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
 
@@ -21,6 +27,9 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const ARTIFACT = join(ROOT, 'test-artifacts', 'dashboard.png');
 const DOC_IMAGE = join(ROOT, 'docs', 'images', 'dashboard.png');
 const LOG_LINE = 'dashboard-log-line-4242';
+/** base64 SHA-256 of a certificate's SubjectPublicKeyInfo, as chromium's --ignore-certificate-errors-spki-list takes it. */
+const spkiHash = (certPem: string): string => createHash('sha256').update(new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
+
 /** MiB as the dashboard writes it (web/js/dom.js formatMiB). */
 const gib = (mib: number): string => `${Number.isInteger(mib / 1024) ? mib / 1024 : (mib / 1024).toFixed(1)} GiB`;
 
@@ -36,7 +45,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     server = await startServe({ simulateGpus: '1xA100-80GB,1xA100-80GB:mig', extraArgs: ['--config', join(configDir, 'config.yaml')] });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [`--ignore-certificate-errors-spki-list=${spkiHash(readFileSync(join(server.dataDir, 'data', 'tls', 'server.crt'), 'utf8'))}`, '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
       timeout: 30_000,
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
@@ -53,6 +62,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     const consoleErrors: string[] = [];
     page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
     page.on('pageerror', (e) => consoleErrors.push(e.message));
+    expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     await page.goto(`${server.url}/`);
 
     // A wrong token shows the server's message; the right one, typed and sent with Enter, logs in.
@@ -180,5 +190,20 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
 
     expect(await page.evaluate(() => (globalThis as unknown as { noReload?: number }).noReload)).toBe(1);
     expect(consoleErrors.filter((e) => !e.includes('401'))).toEqual([]);
+  });
+
+  it('still refuses a certificate other than the server\'s (the trust is one public key, not a blanket ignore)', async () => {
+    const ca = await createLocalCa('another CA', Date.now());
+    const other = await issueServerCert(ca, ['127.0.0.1'], Date.now());
+    const impostor = createHttpsServer({ key: other.keyPem, cert: other.certPem }, (_, res) => res.end('impostor'));
+    await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = impostor.address() as AddressInfo;
+      const probe = await browser.newPage();
+      await expect(probe.goto(`https://127.0.0.1:${port}/`)).rejects.toThrow(/net::ERR_CERT_AUTHORITY_INVALID/);
+      await probe.close();
+    } finally {
+      await new Promise<void>((resolve) => impostor.close(() => resolve()));
+    }
   });
 });

@@ -37,10 +37,12 @@ describe('gpushare serve --demo', () => {
       });
     });
     const lines = out.trim().split('\n');
-    expect(lines[0]).toMatch(/^gpushare \S+ listening on http:\/\/127\.0\.0\.1:\d+$/);
+    expect(lines[0]).toMatch(/^gpushare \S+ listening on https:\/\/127\.0\.0\.1:\d+$/);
     expect(lines[1]).toBe(`GPUs: simulated (2xA100-80GB,1xA100-80GB:mig,1xT4); data: ${join(dir, '.gpushare-demo')}`);
     const url = /listening on (\S+)$/.exec(lines[0]!)![1]!;
     expect(lines[3]).toBe(`dashboard: ${url}/ (sign in with a token); Prometheus metrics: ${url}/metrics`);
+    const ca = join(dir, '.gpushare-demo', 'tls', 'ca.crt');
+    expect(lines[4]).toBe(`TLS CA: ${ca} (curl --cacert ${ca}; browsers: docs/dashboard.md)`);
     expect(lines.slice(-3)).toEqual([
       '  node bin/gpushare submit --gpu 0.5 -- sleep 60',
       '  node bin/gpushare submit --gpu 0.5 -- sleep 60',
@@ -48,6 +50,7 @@ describe('gpushare serve --demo', () => {
     ]);
     expect(statSync(join(dir, 'config', 'gpushare', 'config.yaml')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, '.gpushare-demo', 'admin-token')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, '.gpushare-demo', 'tls', 'ca.key')).mode & 0o777).toBe(0o600);
     const gpus = JSON.parse(run(['gpus', '-o', 'json']).stdout) as { index: number; model: string; migEnabled: boolean; simulated: boolean }[];
     expect(gpus.map((g) => [g.index, g.model, g.migEnabled, g.simulated])).toEqual([
       [0, 'A100-80GB', false, true], [1, 'A100-80GB', false, true], [2, 'A100-80GB', true, true], [3, 'T4', false, true],

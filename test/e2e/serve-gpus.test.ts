@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, cli, shellJob, startServe, waitForJob, waitForPasses, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, cli, shellJob, startServe, waitForJob, waitForPasses, type ServeHandle, serverFetch } from './support/serve-harness.js';
 import { parseMetricsText, sampleValue } from '../../src/adapters/metrics/metrics-text.js';
 
 const FIELDS = 'index,uuid,name,memory.total,memory.used,memory.free,utilization.gpu,utilization.memory,temperature.gpu,power.draw,mig.mode.current,compute_mode,pci.bus_id';
@@ -58,7 +58,7 @@ describe('gpushare serve on a host with nvidia-smi', () => {
     expect(vanished.schedulable).toBe(false);
     expect(vanished.healthReason).toMatch(/No devices were found/);
     // What the GpushareGpuUnhealthy alert reads: the vanished GPU keeps its series, at 0.
-    const healthy = async () => sampleValue(parseMetricsText(await (await fetch(`${server!.url}/metrics`)).text()), 'gpushare_gpu_healthy', { gpu: '0', uuid: T4_UUID, model: 'T4' });
+    const healthy = async () => sampleValue(parseMetricsText(await (await serverFetch(server!, '/metrics')).text()), 'gpushare_gpu_healthy', { gpu: '0', uuid: T4_UUID, model: 'T4' });
     expect(await healthy()).toBe(0);
     const second = await api(server, 'POST', '/api/v1/jobs', shellJob('echo again', { gpuMilli: 500 }));
     await waitForPasses(server, 3);

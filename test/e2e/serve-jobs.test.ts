@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, cli, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, cli, shellJob, startServe, waitForJob, type ServeHandle, serverFetch } from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
 afterEach(async () => {
@@ -101,7 +101,7 @@ describe('gpushare serve: sharing one GPU', () => {
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/--gpu/);
     expect((await api(server, 'GET', '/api/v1/jobs?all=true')).body.jobs).toEqual([]);
-    const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+    const openapi = (await (await serverFetch(server, '/openapi.json')).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(openapi.openapi).toBe('3.0.3');
     expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/api/v1/jobs', '/api/v1/jobs/{id}', '/api/v1/jobs/{id}/cancel', '/api/v1/jobs/{id}/logs', '/api/v1/gpus', '/api/v1/tokens', '/api/v1/status']));
   });
@@ -132,7 +132,7 @@ describe('gpushare serve: tenants', () => {
     expect((await api(server, 'POST', '/api/v1/jobs', shellJob('true', { gpuMilli: 200 }, { tenant: 'team-b' }), tokens['team-a'])).status).toBe(403);
     expect((await api(server, 'POST', '/api/v1/tenants', { name: 'team-c' }, tokens['team-a'])).status).toBe(403);
     expect((await api(server, 'GET', '/api/v1/jobs', undefined, 'gs_wrong')).status).toBe(401);
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await serverFetch(server, '/healthz')).status).toBe(200);
     const cancelled = await api(server, 'POST', `/api/v1/jobs/${id}/cancel`, undefined, tokens['team-b']);
     expect(cancelled.status).toBe(200);
     const job = await waitForJob(server, id, terminal);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { findSamples, parseMetricsText, sampleValue, type MetricSample } from '../../src/adapters/metrics/metrics-text.js';
-import { api, cleanupServe, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { api, cleanupServe, shellJob, startServe, waitForJob, type ServeHandle, serverFetch } from './support/serve-harness.js';
 
 const GIB = 1024 ** 3;
 let servers: ServeHandle[] = [];
@@ -29,9 +29,9 @@ async function serve(yaml: string, options: { simulateGpus?: string; extraArgs?:
 
 /** GET /metrics: status, content type and parsed samples. */
 async function scrape(server: ServeHandle, token?: string): Promise<{ status: number; contentType: string | null; samples: MetricSample[] }> {
-  const response = await fetch(`${server.url}/metrics`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+  const response = await serverFetch(server, '/metrics', { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
   const text = await response.text();
-  return { status: response.status, contentType: response.headers.get('content-type'), samples: response.status === 200 ? parseMetricsText(text) : [] };
+  return { status: response.status, contentType: (response.headers['content-type'] as string | undefined) ?? null, samples: response.status === 200 ? parseMetricsText(text) : [] };
 }
 
 /** Polls /metrics until `predicate` holds (at most 15 s). */

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, cli, jobFolder, type ServeHandle, startServe, waitForJob } from './support/serve-harness.js';
+import { api, cleanupServe, cli, jobFolder, serverFetch, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
 import { parseMetricsText, sampleValue } from '../../src/adapters/metrics/metrics-text.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'gpushare');
@@ -33,6 +33,7 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
     // The job finds the server, its id and its token in its environment; node and bin/gpushare by absolute paths.
     const script = [
       'printf "%s" "$GPUSHARE_JOB_TOKEN" > "$GPUSHARE_CHECKPOINT_DIR/token"',
+      'printf "%s" "$GPUSHARE_CA_CERT" > "$GPUSHARE_CHECKPOINT_DIR/ca"',
       'for i in 1 2 3 4 5; do "$GS_NODE" "$GS_BIN" report --step-seconds 0.62 || exit 9; sleep 0.3; done',
       'echo reported; sleep 120',
     ].join('; ');
@@ -53,6 +54,9 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
     // The token reports for its own job only; any other call answers 403.
     const token = readFileSync(join(jobFolder({ dataDir: dir }, trainer), 'checkpoint', 'token'), 'utf8');
     expect(token).toMatch(/^gs_[A-Za-z0-9_-]{43}$/);
+    // The job trusts the server through the CA's PEM text in its environment (not a file of the data dir).
+    expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(readFileSync(join(dir, 'data', 'jobs', String(trainer), 'checkpoint', 'ca'), 'utf8')).toBe(readFileSync(join(dir, 'data', 'tls', 'ca.crt'), 'utf8'));
     const listed = await api(server, 'GET', '/api/v1/jobs', undefined, token);
     expect([listed.status, listed.body.error.message]).toEqual([403, `a job token (GPUSHARE_JOB_TOKEN) may only call POST /api/v1/jobs/${trainer}/qos-reports; use a tenant or admin token for GET /api/v1/jobs`]);
     const other = await api(server, 'POST', `/api/v1/jobs/${trainer + 1}/qos-reports`, { stepSeconds: 0.1 }, token);
@@ -69,7 +73,7 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
     // Usage errors name what is missing (exit 2); a met report by the admin recovers the job (exit 0).
     const noToken = cli(server, ['report', '--step-seconds', '0.4', '--url', server.url, '--job', String(trainer)]);
     expect([noToken.code, noToken.stderr]).toEqual([2, expect.stringContaining('GPUSHARE_JOB_TOKEN is not set')]);
-    const met = cli(server, ['report', '--step-seconds', '0.4', '--url', server.url, '--job', String(trainer), '--token', server.adminToken]);
+    const met = cli(server, ['report', '--step-seconds', '0.4', '--url', server.url, '--job', String(trainer), '--token', server.adminToken, '--ca', join(dir, 'data', 'tls', 'ca.crt')]);
     expect([met.code, met.stdout]).toEqual([0, `job ${trainer} step: latest 0.4 s, target 0.5 s, met (1 violation so far)\n`]);
     const placed = await waitForJob(server, low, (j) => j.state === 'running', 15_000);
     expect(placed.placement.gpus[0].index).toBe(0);
@@ -77,7 +81,7 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
     expect(recovered.events.filter((e: any) => e.from === e.to).map((e: any) => e.reason)).toEqual(['QoS violation: step 0.62 s > target 0.5 s for 1 s', 'QoS recovered: step 0.4 s ≤ target 0.5 s']);
     expect(recovered.qos.status[0]).toMatchObject({ violating: false, violations: 1, lastObservedSeconds: 0.4 });
     // The same story in /metrics: 5 reports by the job + 1 by the admin, one violation, now met.
-    const samples = parseMetricsText(await (await fetch(`${server.url}/metrics`)).text());
+    const samples = parseMetricsText(await (await serverFetch(server, '/metrics')).text());
     const jobLabels = { job_id: String(trainer), tenant: 'default', kind: 'step' };
     expect(sampleValue(samples, 'gpushare_qos_reports_total', { tenant: 'default', kind: 'step' })).toBe(6);
     expect(sampleValue(samples, 'gpushare_qos_violations_total', { tenant: 'default', kind: 'step' })).toBe(1);

@@ -93,6 +93,9 @@ describe.skipIf(!requireTool(PROMTOOL_BIN, PROMETHEUS_INSTALL_HINT))('promtool',
     expect(result.status, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('SUCCESS: prometheus.yml is valid prometheus config file syntax');
     expect(result.stdout).toContain('SUCCESS: 1 rule files found');
+    // It scrapes over HTTPS and trusts the server's local CA (the server's default).
+    const config = parse(readFileSync(join(PROMETHEUS_DIR, 'prometheus.yml'), 'utf8')) as { scrape_configs: { job_name: string; scheme: string; tls_config: { ca_file: string } }[] };
+    expect(config.scrape_configs.map((c) => [c.job_name, c.scheme, c.tls_config.ca_file])).toEqual([['gpushare', 'https', '/var/lib/gpushare/tls/ca.crt']]);
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupServe, shellJob, startServe, waitForJob, type ServeHandle } from '../e2e/support/serve-harness.js';
+import { api, cleanupServe, shellJob, startServe, waitForJob, type ServeHandle, serverFetch } from '../e2e/support/serve-harness.js';
 import { requireTool } from '../support/required-tool.js';
 import { PROMETHEUS_INSTALL_HINT, PROMTOOL_BIN } from './support/prometheus.js';
 
@@ -28,7 +28,7 @@ describe.skipIf(!requireTool(PROMTOOL_BIN, PROMETHEUS_INSTALL_HINT))('promtool c
     }
     for (const id of ids) await waitForJob(server, id, (j) => j.state === 'running');
     expect((await api(server, 'POST', `/api/v1/jobs/${ids[3]}/qos-reports`, { stepSeconds: 0.6 })).status).toBe(200);
-    text = await (await fetch(`${server.url}/metrics`)).text();
+    text = await (await serverFetch(server, '/metrics')).text();
   });
   afterAll(async () => {
     if (server) await cleanupServe(server);

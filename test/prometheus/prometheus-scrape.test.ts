@@ -2,7 +2,8 @@
 /**
  * Integration test with a real Prometheus: a real gpushare server (one simulated A100-80GB) runs
  * two 0.4-GPU jobs and a QoS job that reports steps slower than its target; Prometheus scrapes the
- * server every second and evaluates deploy/prometheus/alerts.yml every second. Through
+ * server every second over HTTPS (trusting the server's local CA, as deploy/prometheus/prometheus.yml
+ * does) and evaluates deploy/prometheus/alerts.yml every second. Through
  * Prometheus's HTTP API the test reads the GPU's allocation and waits for GpushareQosViolation to
  * fire for the QoS job.
  */
@@ -70,6 +71,10 @@ describe.skipIf(!requireTool(PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT))('a real P
         'scrape_configs:',
         '  - job_name: gpushare',
         '    metrics_path: /metrics',
+        // As deploy/prometheus/prometheus.yml: HTTPS, trusting the server's local CA.
+        '    scheme: https',
+        '    tls_config:',
+        `      ca_file: ${JSON.stringify(join(server.dataDir, 'data', 'tls', 'ca.crt'))}`,
         '    static_configs:',
         `      - targets: ['127.0.0.1:${port}']`,
         '',

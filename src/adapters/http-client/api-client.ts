@@ -11,8 +11,8 @@ import {
   type QosReportBody,
 } from '../../contract/api.js';
 import type { JobState } from '../../core/index.js';
-import { ApiError, ApiResponseError, ApiUnreachableError, networkReason } from './api-errors.js';
-import { nodeHttpFetch, type HttpFetch, type HttpResponse } from './node-http-fetch.js';
+import { ApiError, ApiResponseError, ApiUnreachableError, failureCode, isCertificateError, networkReason } from './api-errors.js';
+import { createNodeHttpFetch, type HttpFetch, type HttpResponse } from './node-http-fetch.js';
 
 /** Path prefix of the versioned API. */
 export const API_PREFIX = '/api/v1';
@@ -53,8 +53,12 @@ export interface ApiClientOptions {
   readonly url: string;
   /** Bearer token; sent with every call except {@link ApiClient.healthz}. */
   readonly token: string;
-  /** fetch implementation (default: node:http requests, see node-http-fetch.ts; the global fetch also fits). */
+  /** fetch implementation (default: node:http(s) requests trusting `ca`, see node-http-fetch.ts; the global fetch also fits). */
   readonly fetch?: HttpFetch;
+  /** PEM of the CA an https server's certificate must chain to (default fetch only); null or absent: Node's built-in CAs. */
+  readonly ca?: string | null;
+  /** Appended to the reason when the server's certificate is not trusted: where the CA comes from and how to set it. */
+  readonly certificateHint?: string;
   /** Per-call timeout in milliseconds (default {@link DEFAULT_TIMEOUT_MS}). */
   readonly timeoutMs?: number;
 }
@@ -141,7 +145,7 @@ interface CallOptions {
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const base = normalizeBaseUrl(options.url);
-  const doFetch = options.fetch ?? nodeHttpFetch;
+  const doFetch = options.fetch ?? createNodeHttpFetch({ ca: options.ca });
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   async function call<S extends z.ZodTypeAny>(method: 'GET' | 'POST' | 'PUT', path: string, schema: S, call: CallOptions = {}): Promise<z.infer<S>> {
@@ -166,7 +170,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       text = await response.text();
     } catch (err) {
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-      throw new ApiUnreachableError(base, timedOut ? `no answer within ${timeoutMs / 1000} s` : networkReason(err), { cause: err });
+      // An HTTPS server closes a plain-HTTP connection without an answer.
+      const hint = options.certificateHint !== undefined && isCertificateError(err) ? `; ${options.certificateHint}`
+        : base.startsWith('http:') && failureCode(err) === 'ECONNRESET' ? '; if the server uses TLS (the default), use its https:// URL' : '';
+      throw new ApiUnreachableError(base, timedOut ? `no answer within ${timeoutMs / 1000} s` : `${networkReason(err)}${hint}`, { cause: err });
     }
     let json: unknown;
     try {

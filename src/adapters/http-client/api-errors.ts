@@ -55,16 +55,46 @@ const NETWORK_REASONS: Readonly<Record<string, string>> = {
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
 };
 
-/**
- * Describes why fetch rejected: the socket error code of its cause when there is one.
- * @returns A short human reason, e.g. `connection refused (is ...)`.
- */
-export function networkReason(err: unknown): string {
+/** OpenSSL and Node codes of a server certificate the client refused to trust. */
+const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_SIGNATURE_FAILURE', 'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_REVOKED', 'INVALID_CA', 'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** The first error `code` along `err`'s cause chain, or null. */
+function errorCode(err: unknown): { code: string; message: string } | null {
   let current: unknown = err;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return NETWORK_REASONS[code] ?? `${code}: ${current.message}`;
+    if (typeof code === 'string') return { code, message: current.message };
     current = current.cause;
   }
-  return err instanceof Error ? err.message : String(err);
+  return null;
+}
+
+/** The socket or TLS error code (`ECONNRESET`, `SELF_SIGNED_CERT_IN_CHAIN`, ...) fetch rejected with, or null. */
+export function failureCode(err: unknown): string | null {
+  return errorCode(err)?.code ?? null;
+}
+
+/** True when fetch rejected because the server's TLS certificate was not trusted (unknown CA, expired, wrong host name). */
+export function isCertificateError(err: unknown): boolean {
+  const code = failureCode(err);
+  return code !== null && CERTIFICATE_CODES.has(code);
+}
+
+/**
+ * Describes why fetch rejected: the socket or TLS error code of its cause when there is one.
+ * @returns A short human reason, e.g. `connection refused (is ...)` or `the server's TLS
+ *   certificate is not trusted: self-signed certificate in certificate chain (SELF_SIGNED_CERT_IN_CHAIN)`.
+ */
+export function networkReason(err: unknown): string {
+  const found = errorCode(err);
+  if (found === null) return err instanceof Error ? err.message : String(err);
+  if (CERTIFICATE_CODES.has(found.code)) return `the server's TLS certificate is not trusted: ${found.message} (${found.code})`;
+  if (found.code === 'EPROTO' && /wrong version number|packet length too long|http request/i.test(found.message)) {
+    return 'the server does not answer TLS (a server started with --insecure-http? use its http:// URL)';
+  }
+  return NETWORK_REASONS[found.code] ?? `${found.code}: ${found.message}`;
 }

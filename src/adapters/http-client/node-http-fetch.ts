@@ -25,15 +25,30 @@ export interface HttpResponse {
 /** A fetch-like function (the global fetch is one). */
 export type HttpFetch = (url: URL, init: HttpRequestInit) => Promise<HttpResponse>;
 
+/** TLS settings of {@link createNodeHttpFetch}. */
+export interface NodeHttpFetchOptions {
+  /**
+   * PEM of the CA certificate(s) an https server's certificate must chain to, instead of Node's
+   * built-in public CAs; null or absent: the built-in ones. The host name is checked either way.
+   */
+  readonly ca?: string | null;
+}
+
 /**
- * Sends one request and reads the whole body.
- * @throws the socket error (its `code`, e.g. ECONNREFUSED, is kept) or an AbortError when `signal` fires
+ * A fetch that sends one request over node:http or node:https and reads the whole body.
+ * Its calls throw the socket or TLS error (its `code`, e.g. ECONNREFUSED or
+ * SELF_SIGNED_CERT_IN_CHAIN, is kept) or an AbortError when `signal` fires.
  */
-export const nodeHttpFetch: HttpFetch = (url, init) => new Promise((resolve, reject) => {
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): HttpFetch {
+  const tls = options.ca ? { ca: options.ca } : {};
+  return (url, init) => send(url, init, tls);
+}
+
+const send = (url: URL, init: HttpRequestInit, tls: { ca?: string }): Promise<HttpResponse> => new Promise((resolve, reject) => {
   const headers: Record<string, string> = { ...init.headers };
   if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
-  const req = send(url, { method: init.method, headers, signal: init.signal }, (res: IncomingMessage) => {
+  const options = { method: init.method, headers, signal: init.signal };
+  const onResponse = (res: IncomingMessage): void => {
     const chunks: Buffer[] = [];
     res.on('data', (chunk: Buffer) => chunks.push(chunk));
     res.on('error', reject);
@@ -42,7 +57,8 @@ export const nodeHttpFetch: HttpFetch = (url, init) => new Promise((resolve, rej
       const text = Buffer.concat(chunks).toString('utf8');
       resolve({ ok: status >= 200 && status < 300, status, statusText: res.statusMessage ?? '', text: () => Promise.resolve(text) });
     });
-  });
+  };
+  const req = url.protocol === 'https:' ? httpsRequest(url, { ...options, ...tls }, onResponse) : httpRequest(url, options, onResponse);
   req.on('error', reject);
   req.end(init.body);
 });

@@ -35,6 +35,8 @@ export interface BuildServerOptions {
   readonly logger?: boolean | object;
   /** Where the details of a 500 go (the server's log); dropped when absent. */
   readonly logInternalError?: InternalErrorLog;
+  /** Serve HTTPS with this PEM key and certificate (chain); absent or null: plain HTTP. */
+  readonly https?: { readonly key: string; readonly cert: string } | null;
 }
 
 /**
@@ -50,7 +52,9 @@ function apiPath(pattern: string | undefined, params: unknown): string {
 
 /** The app with every route registered; call `.listen()` or `.inject()`. */
 export async function buildServer(services: ServerServices, options: BuildServerOptions = {}): Promise<FastifyInstance> {
-  const app = fastify({ logger: options.logger ?? false, bodyLimit: 1 << 20 }).withTypeProvider<ZodTypeProvider>();
+  // Fastify types an HTTPS instance apart; routes and listen() are the same for both.
+  const base = options.https ? (fastify({ logger: options.logger ?? false, bodyLimit: 1 << 20, https: { ...options.https } }) as unknown as FastifyInstance) : fastify({ logger: options.logger ?? false, bodyLimit: 1 << 20 });
+  const app = base.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app, options.logInternalError);

@@ -62,6 +62,7 @@ export class ControlPlane {
   private onDrained: (() => void) | null = null;
   /** The server's URL, given to jobs as GPUSHARE_URL (known after listen). */
   private serverUrl: string | null = null;
+  private serverCaCert: string | null = null;
   private serverUrlKnown: Promise<void> = Promise.resolve();
   private resolveServerUrl: (() => void) | null = null;
 
@@ -122,9 +123,14 @@ export class ControlPlane {
     if (this.serverUrl === null && this.resolveServerUrl === null) this.serverUrlKnown = new Promise((resolve) => (this.resolveServerUrl = resolve));
   }
 
-  /** The server's URL as jobs reach it (`GPUSHARE_URL`), e.g. `http://127.0.0.1:7070`; releases waiting launches. */
-  setServerUrl(url: string): void {
+  /**
+   * The server's URL as jobs reach it (`GPUSHARE_URL`), e.g. `https://127.0.0.1:7070`, and the PEM
+   * of the CA that signed its certificate (`GPUSHARE_CA_CERT`; null: none, e.g. plain HTTP);
+   * releases waiting launches.
+   */
+  setServerUrl(url: string, caCertPem: string | null = null): void {
     this.serverUrl = url;
+    this.serverCaCert = caCertPem;
     this.resolveServerUrl?.();
     this.resolveServerUrl = null;
   }
@@ -241,7 +247,7 @@ export class ControlPlane {
 
   private async launchJob(jobId: number): Promise<void> {
     await this.serverUrlKnown;
-    const result = await this.launch.launch(jobId, this.serverUrl);
+    const result = await this.launch.launch(jobId, this.serverUrl, this.serverCaCert);
     if (result.kind === 'failed') this.requestPass();
     if (result.kind !== 'started') return;
     this.adoptRunning(this.deps.store.getJob(jobId)!);

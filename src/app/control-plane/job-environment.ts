@@ -30,6 +30,8 @@ export interface JobEnvironmentInput {
   readonly reportToken?: string | null;
   /** The server's URL (`GPUSHARE_URL`); absent or null: not set. */
   readonly serverUrl?: string | null;
+  /** PEM text of the CA of the server's certificate (`GPUSHARE_CA_CERT`); absent or null: not set. */
+  readonly serverCaCert?: string | null;
 }
 
 /** Builds the complete environment of one attempt. */
@@ -51,6 +53,7 @@ export function buildJobEnvironment(input: JobEnvironmentInput): Record<string, 
   env.GPUSHARE_GPU_COUNT = String(placement.gpus.length);
   if (input.reportToken) env.GPUSHARE_JOB_TOKEN = input.reportToken;
   if (input.serverUrl) env.GPUSHARE_URL = input.serverUrl;
+  if (input.serverCaCert) env.GPUSHARE_CA_CERT = input.serverCaCert;
   if (input.simulated) env.GPUSHARE_SIMULATED_GPUS = '1';
   if (input.resume) env.GPUSHARE_RESUME = '1';
   if (placement.mode === 'mps') {

@@ -52,9 +52,10 @@ export class JobLaunch {
   /**
    * Starts the next attempt of job `jobId` and records it as running.
    * @param serverUrl the URL jobs reach the server at (GPUSHARE_URL), null when unknown
+   * @param serverCaCert PEM of the CA jobs trust for that URL (GPUSHARE_CA_CERT), null when none
    * @returns `skipped` when the job is no longer scheduled (cancelled meanwhile)
    */
-  async launch(jobId: number, serverUrl: string | null): Promise<LaunchResult> {
+  async launch(jobId: number, serverUrl: string | null, serverCaCert: string | null = null): Promise<LaunchResult> {
     const { store, launcher, logger, clock, roster } = this.deps;
     const job = store.getJob(jobId);
     if (!job || job.state !== 'scheduled' || !job.placement) return { kind: 'skipped' };
@@ -83,7 +84,7 @@ export class JobLaunch {
       const visibleDevices = visibleDevicesOf(placement, inventory);
       const sandboxed = launcher.isolation.sandboxed;
       const environment = buildJobEnvironment({
-        reportToken, serverUrl, resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices,
+        reportToken, serverUrl, serverCaCert, resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices,
         jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: checkpointDirectory, ...job.environment },
         serverEnvironment: sandboxed ? sandboxBaseEnvironment(workingDirectory) : this.deps.serverEnvironment, simulated,
       });

@@ -1,12 +1,15 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test harness: API bodies are checked field by field by each test */
 /**
  * Test harness: runs `gpushare serve` as a real child process on 127.0.0.1 (port 0) with its own
- * data dir and CLI config home, talks to it over HTTP and through the real CLI, and cleans up every
- * job process it started (jobs outlive the server by design).
+ * data dir and CLI config home, talks to it over HTTPS (trusting only the server's local CA, as
+ * the CLI does; plain HTTP for a server started with --insecure-http) and through the real CLI,
+ * and cleans up every job process it started (jobs outlive the server by design).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { isExitedState, readProcStat } from '../../../src/host/proc-identity.js';
 import { join } from 'node:path';
@@ -15,8 +18,11 @@ const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'gpushare');
 
 /** A running server under test. */
 export interface ServeHandle {
+  /** `https://127.0.0.1:PORT` (`http://` with --insecure-http). */
   url: string;
   adminToken: string;
+  /** PEM of the CA the server's certificate chains to: `<data>/tls/ca.crt`, or `--tls-ca`'s; null for plain HTTP. */
+  caCert: string | null;
   readonly dataDir: string;
   readonly configHome: string;
   process: ChildProcess;
@@ -44,11 +50,11 @@ export async function startServe(options: { simulateGpus?: string; dataDir?: str
   const config = { ...TEST_SERVER_CONFIG, ...options.config };
   writeFileSync(configFile, Object.entries(config).map(([key, value]) => `${key}: ${JSON.stringify(value)}\n`).join(''));
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), '--config', configFile, ...gpuArgs, '--log-level', 'warn', ...(options.extraArgs ?? [])], {
-    env: { ...process.env, XDG_CONFIG_HOME: configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '', ...options.env },
+    env: { ...process.env, XDG_CONFIG_HOME: configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '', GPUSHARE_CA_FILE: '', GPUSHARE_CA_CERT: '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
   });
-  const handle: ServeHandle = { url: '', adminToken: '', dataDir, configHome, process: child, stderr: '' };
+  const handle: ServeHandle = { url: '', adminToken: '', caCert: null, dataDir, configHome, process: child, stderr: '' };
   child.stderr!.on('data', (d: Buffer) => (handle.stderr += d.toString()));
   try {
     handle.url = await new Promise<string>((resolve, reject) => {
@@ -57,7 +63,7 @@ export async function startServe(options: { simulateGpus?: string; dataDir?: str
       const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s: ${out} ${handle.stderr}`)), 60_000);
       child.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(out);
+        const match = /listening on (https?:\/\/\S+)/.exec(out);
         if (match) {
           clearTimeout(timer);
           resolve(match[1]!);
@@ -75,7 +81,50 @@ export async function startServe(options: { simulateGpus?: string; dataDir?: str
     throw error;
   }
   handle.adminToken = readFileSync(join(dataDir, 'data', 'admin-token'), 'utf8').trim();
+  handle.caCert = caCertOf(handle, options.extraArgs ?? []);
   return handle;
+}
+
+/** The CA a started server's clients trust: `--tls-ca`'s file, else the local CA; null for plain HTTP or an own certificate without --tls-ca. */
+function caCertOf(handle: ServeHandle, extraArgs: readonly string[]): string | null {
+  if (!handle.url.startsWith('https:')) return null;
+  const flag = extraArgs.indexOf('--tls-ca');
+  if (flag >= 0) return readFileSync(extraArgs[flag + 1]!, 'utf8');
+  if (extraArgs.includes('--tls-cert')) return null;
+  return readFileSync(join(handle.dataDir, 'data', 'tls', 'ca.crt'), 'utf8');
+}
+
+/** The answer of {@link serverFetch}: as much of a fetch Response as the tests read. */
+export interface ServerResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+/**
+ * One request to the server at `path` (e.g. `/metrics`), over HTTPS trusting only `handle.caCert`
+ * (host name checked), or plain HTTP for an http URL; reads the whole body.
+ * @throws the socket or TLS error (with its `code`)
+ */
+export function serverFetch(handle: Pick<ServeHandle, 'url' | 'caCert'>, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<ServerResponse> {
+  const url = new URL(`${handle.url}${path}`);
+  const headers: Record<string, string> = { ...init.headers, ...(init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) }) };
+  return new Promise((resolve, reject) => {
+    const onResponse = (res: IncomingMessage): void => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: () => Promise.resolve(text), json: () => Promise.resolve(JSON.parse(text) as unknown) });
+      });
+    };
+    const options = { method: init.method ?? 'GET', headers };
+    const req = url.protocol === 'https:' ? httpsRequest(url, { ...options, ca: handle.caCert ?? undefined }, onResponse) : httpRequest(url, options, onResponse);
+    req.on('error', reject);
+    req.end(init.body);
+  });
 }
 
 /** Sends a signal to the server and waits for it to exit. */
@@ -88,7 +137,7 @@ export async function stopServe(handle: ServeHandle, signal: NodeJS.Signals = 'S
 
 /** Calls the API; returns status and parsed JSON body. */
 export async function api(handle: ServeHandle, method: string, path: string, body?: unknown, token = handle.adminToken): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${handle.url}${path}`, {
+  const response = await serverFetch(handle, path, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -99,7 +148,7 @@ export async function api(handle: ServeHandle, method: string, path: string, bod
 
 /** Runs the real CLI with the server's config home (so no flags are needed). */
 export function cli(handle: ServeHandle, args: string[], cwd = handle.dataDir): { code: number; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, XDG_CONFIG_HOME: handle.configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '' }, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, XDG_CONFIG_HOME: handle.configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '', GPUSHARE_CA_FILE: '', GPUSHARE_CA_CERT: '' }, encoding: 'utf8', timeout: 60_000 });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 

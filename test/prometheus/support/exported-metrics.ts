@@ -3,7 +3,7 @@
  * of its `GET /metrics` (one simulated A100-80GB, no jobs: every family is registered at start,
  * so its `# TYPE` line is there even before it has a series).
  */
-import { cleanupServe, startServe } from '../../e2e/support/serve-harness.js';
+import { cleanupServe, startServe, serverFetch } from '../../e2e/support/serve-harness.js';
 import { parseMetricFamilies } from './promql-metric-names.js';
 
 /**
@@ -15,7 +15,7 @@ import { parseMetricFamilies } from './promql-metric-names.js';
 export async function serverMetricFamilies(): Promise<Map<string, string>> {
   const server = await startServe({ simulateGpus: '1xA100-80GB' });
   try {
-    const response = await fetch(`${server.url}/metrics`);
+    const response = await serverFetch(server, '/metrics');
     const text = await response.text();
     if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${text.slice(0, 500)}`);
     return parseMetricFamilies(text);
