@@ -53,7 +53,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     chmodSync(scratch, 0o755);
     writeFileSync(join(scratch, 'root-only'), 'planted secret\n', { mode: 0o600 });
     writeFileSync(join(scratch, 'home', 'server-secret'), 'server home secret\n', { mode: 0o644 });
-    handle = await startServe({ simulateGpus: '4xA100-80GB', config: { singleTenant: false }, env: { HOME: join(scratch, 'home') } });
+    handle = await startServe({ simulateGpus: '4xA100-80GB', config: { singleTenant: false }, env: { HOME: join(scratch, 'home') }, inheritedPipe: true });
     for (const tenant of ['team-a', 'team-b']) {
       expect((await api(handle, 'POST', '/api/v1/tenants', { name: tenant })).status).toBe(201);
       tokens[tenant] = (await api(handle, 'POST', '/api/v1/tokens', { tenant, label: tenant })).body.token as string;
@@ -106,8 +106,9 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       'p own-tmp sh -c \'echo mine > /tmp/mine\'',
       `p report ${process.execPath} ${BIN} report --step-seconds 0.5`,
       'echo "uid $(id -u)"',
+      'echo "fds $(ls /proc/self/fd | sort -n | tr "\\n" " ")"',
       'echo "devices $(ls /dev | grep "^nvidia" | tr "\\n" " ")"',
-      'echo "env $(env | cut -d= -f1 | sort | tr "\\n" " ")"',
+      'echo "env $(sed -z "s/=.*//" /proc/self/environ | tr "\\0" "\\n" | sort | tr "\\n" " ")"',
       'echo probes-done',
       'exec sleep 600',
     ].join('\n');
@@ -124,6 +125,8 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       'admin-token': 'denied', store: 'denied', 'server-home': 'denied', 'b-folder': 'denied', 'b-environ': 'denied', 'b-environ-any': 'denied',
       'root-only-file': 'denied', 'b-checkpoint-write': 'denied', 'own-workdir': 'ok', 'own-checkpoint': 'ok', 'own-tmp': 'ok', report: 'ok',
     });
+    // Nothing the server inherited reaches the job: stdin, stdout, stderr, and the descriptor ls reads /proc with.
+    expect(/fds (.*)/.exec(output)![1]!.trim().split(' ')).toEqual(['0', '1', '2', '3']);
     // B's checkpoint is untouched and A's own files are where A put them.
     expect(readdirSync(bCheckpoint)).toEqual(['state']);
     const aFolder = jobFolder(handle, a.body.id);
@@ -180,27 +183,51 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     expect([cancelled.attempts[0].exitCode, cancelled.attempts[0].signal]).toEqual([null, 'SIGTERM']);
   }, 120_000);
 
-  it('refuses a working directory the tenant\'s uid may not write, or one inside the data directory, naming the field', async () => {
-    const unwritable = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/true'], workingDirectory: scratch, gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
-    expect(unwritable.status).toBe(400);
-    expect(unwritable.body.error.details.field).toBe('workingDirectory');
-    expect(unwritable.body.error.message).toMatch(new RegExp(`^workingDirectory: "${scratch}" is not writable by uid \\d+, which runs tenant team-a's jobs$`));
-    const hidden = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/true'], workingDirectory: join(handle.dataDir, 'data'), gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
-    expect(hidden.status).toBe(400);
-    expect(hidden.body.error.message).toBe(`workingDirectory: "${join(handle.dataDir, 'data')}" is inside ${join(handle.dataDir, 'data')}, which jobs cannot see`);
-    // A symbolic link into the data directory is judged by where it leads.
-    symlinkSync(join(handle.dataDir, 'data', 'jobs'), join(scratch, 'link'));
-    const linked = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/true'], workingDirectory: join(scratch, 'link'), gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
-    expect(linked.status).toBe(400);
-    expect(linked.body.error.message).toBe(`workingDirectory: "${join(scratch, 'link')}" is inside ${join(handle.dataDir, 'data')}, which jobs cannot see`);
-    // A folder the uid may write is accepted and stays writable inside.
+  it('takes only a working directory whose bind cannot be redirected: writable by the tenant\'s uid, written as it resolves, under folders only root may change; each refusal a 400 naming the field', async () => {
+    const submitIn = async (workingDirectory: string): Promise<{ status: number; body: any }> =>
+      api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/sh', '-c', 'echo hi > out'], workingDirectory, gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
+    const refusal = async (workingDirectory: string): Promise<string> => {
+      const { status, body } = await submitIn(workingDirectory);
+      expect([status, body.error.details.field]).toEqual([400, 'workingDirectory']);
+      return body.error.message as string;
+    };
+    const data = join(handle.dataDir, 'data');
+    const unusable = (p: string): string => `workingDirectory: "${p}" is not a folder that jobs can use`;
+    const readOnly = join(scratch, 'read-only');
+    mkdirSync(readOnly, { mode: 0o755 });
+    expect(await refusal(readOnly)).toMatch(new RegExp(`^workingDirectory: "${readOnly}" is not writable by uid \\d+, which runs tenant team-a's jobs$`));
+    // Hidden and private folders, what lies inside them and what holds them: refused by name, nothing probed.
+    expect(await refusal(data)).toBe(`${unusable(data)}: it is, holds or lies inside ${data}, which jobs cannot see or get a private copy of`);
+    expect(await refusal(join(data, 'no-such-folder'))).toBe(`${unusable(join(data, 'no-such-folder'))}: it is, holds or lies inside ${data}, which jobs cannot see or get a private copy of`);
+    expect(await refusal('/tmp')).toMatch(/^workingDirectory: "\/tmp" is not a folder that jobs can use: it is, holds or lies inside \/tmp(\/\S+)?, which jobs cannot see or get a private copy of$/);
+    expect(await refusal('/dev/shm/x')).toBe(`${unusable('/dev/shm/x')}: it is, holds or lies inside /dev/shm, which jobs cannot see or get a private copy of`);
+    expect(await refusal('/')).toMatch(new RegExp(`^${unusable('/')}: it is, holds or lies inside `));
+    // A symbolic link, or "..", could make bubblewrap bind one folder on the host and another inside the sandbox.
     const shared = join(scratch, 'shared');
-    mkdirSync(shared, { mode: 0o777 });
+    mkdirSync(join(shared, 'sub'), { recursive: true, mode: 0o777 });
     chmodSync(shared, 0o777);
-    const ok = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/sh', '-c', 'echo hi > out'], workingDirectory: shared, gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
+    chmodSync(join(shared, 'sub'), 0o777);
+    symlinkSync(shared, join(scratch, 'link'));
+    expect(await refusal(join(scratch, 'link'))).toBe(`${unusable(join(scratch, 'link'))}: give it as it resolves, without symbolic links, "." or ".."`);
+    expect(await refusal(`${shared}/sub/..`)).toBe(`${unusable(`${shared}/sub/..`)}: give it as it resolves, without symbolic links, "." or ".."`);
+    symlinkSync(join(data, 'jobs'), join(scratch, 'into-data'));
+    expect(await refusal(join(scratch, 'into-data'))).toMatch(/^workingDirectory: directory ".*into-data" does not exist, or uid \d+ \(tenant team-a\) cannot reach it$/);
+    // A folder under one the tenant may change: it could swap it for a link after the check.
+    expect(await refusal(join(shared, 'sub'))).toBe(`${unusable(join(shared, 'sub'))}: ${shared} above it may be changed by uid 0 or by others (mode 777); every folder above a working directory must be root's and writable only by root`);
+    // A shared scratch folder (sticky) is nobody's own.
+    const sticky = join(scratch, 'sticky');
+    mkdirSync(sticky);
+    chmodSync(sticky, 0o1777);
+    expect(await refusal(sticky)).toBe(`${unusable(sticky)}: it is a shared folder (sticky bit), not one tenant's`);
+    // A folder the uid may write, under root's folders, is accepted and stays writable inside.
+    const ok = await submitIn(shared);
     expect(ok.status).toBe(201);
     await waitForJob(handle, ok.body.id, (j) => j.state === 'succeeded');
     expect(readFileSync(join(shared, 'out'), 'utf8')).toBe('hi\n');
+    // A program in a hidden folder is as absent as a missing one.
+    const hiddenProgram = await api(handle, 'POST', '/api/v1/jobs', { command: [join(scratch, 'home', 'server-secret')], gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
+    expect(hiddenProgram.status).toBe(400);
+    expect(hiddenProgram.body.error.details.field).toBe('command');
   }, 60_000);
 });
 

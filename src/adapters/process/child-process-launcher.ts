@@ -18,7 +18,7 @@ import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
 import { isSameProcess, readProcessStartTime } from '../../host/proc-identity.js';
 import { resolveExecutable } from '../../host/resolve-executable.js';
 import type { JobSandbox } from './sandbox.js';
-import { SANDBOX_ENVIRONMENT_FD, sandboxArgv } from './sandbox-argv.js';
+import { isWithin, SANDBOX_ENVIRONMENT_FD, sandboxArgv } from './sandbox-argv.js';
 import type { SupervisorCgroup, SupervisorSpec } from './supervisor-spec.js';
 import { waitUntil } from './wait-until.js';
 
@@ -202,6 +202,11 @@ class ChildProcessLauncher implements ProcessLauncher {
     if (this.sandbox === null) return [...spec.argv];
     if (spec.sandbox === undefined) throw new Error(`job ${spec.jobId}: a sandboxed launch needs the sandbox part of its spec`);
     const uid = this.sandbox.uidOf(spec.sandbox.tenant);
+    // Checked again now: the folder, or what lies above it, may have changed since the submit.
+    if (!spec.sandbox.ownedDirectories.includes(spec.workingDirectory)) {
+      const problem = this.sandbox.workingDirectoryProblem(spec.workingDirectory, spec.sandbox.tenant);
+      if (problem !== null) throw new Error(`workingDirectory: ${problem}`);
+    }
     for (const dir of spec.sandbox.ownedDirectories) {
       chownSync(dir, uid, uid);
       chmodSync(dir, 0o700);
@@ -315,7 +320,11 @@ class ChildProcessLauncher implements ProcessLauncher {
 
   /** {@inheritDoc ProcessLauncher.resolveExecutable} */
   resolveExecutable(argv0: string, workingDirectory: string, environment: Readonly<Record<string, string>>): string | null {
-    return resolveExecutable(argv0, workingDirectory, environment);
+    const found = resolveExecutable(argv0, workingDirectory, environment);
+    // A program inside a hidden folder is as absent for a sandboxed job as a missing one (and the
+    // answer must not tell a tenant what the server's folders hold).
+    if (found !== null && this.sandbox !== null && this.sandbox.hiddenDirectories.some((dir) => isWithin(found, dir))) return null;
+    return found;
   }
 }
 

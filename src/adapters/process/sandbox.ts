@@ -11,8 +11,8 @@
  * `.../giG/ciC/access`.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { resolveExecutable } from '../../host/resolve-executable.js';
 import { isWithin, sandboxArgv, type SandboxDevice, type SandboxPrograms } from './sandbox-argv.js';
 import type { TenantUids } from './tenant-uids.js';
@@ -69,6 +69,49 @@ function capabilityMinor(path: string): number | null {
   }
 }
 
+/** Host folders every job gets a private, empty copy of: never a job's working directory. */
+const PRIVATE_DIRECTORIES = ['/tmp', '/var/tmp', '/dev/shm'];
+
+/** What the tenant's uid finds at a path, by a probe run as that uid (the kernel decides access). */
+const PROBE_SCRIPT = [
+  'p=$1',
+  '[ -d "$p" ] || { echo missing; exit 0; }',
+  '[ "$(realpath -e -- "$p")" = "$p" ] || { echo indirect; exit 0; }',
+  '[ -w "$p" ] && [ -x "$p" ] || { echo unwritable; exit 0; }',
+  'echo ok',
+].join('\n');
+
+/**
+ * Why `path` cannot be a sandboxed job's working directory (bound read-write at the same path), or
+ * null. The rules make the bind race-free: bubblewrap, as root, resolves the path twice (on the
+ * host and inside the sandbox), so no part of it may change meaning in between or differ inside.
+ * - Not a hidden or private folder, not one that holds a hidden folder (checked by name first, so
+ *   nothing inside a hidden folder is probed).
+ * - As the tenant's uid: an existing folder, written exactly as it resolves (absolute, no `.` or
+ *   `..`, no symbolic link in it), that the uid may write and enter.
+ * - Every folder above it owned by root and writable by no one else (the tenant could otherwise
+ *   swap a part of the path for a symbolic link after this check); the folder itself not sticky
+ *   (a shared scratch folder such as /tmp is not one job's).
+ */
+function workingDirectoryProblem(path: string, tenant: string, uid: number, hidden: readonly string[]): string | null {
+  const unusable = `"${path}" is not a folder that jobs can use`;
+  const inside = hidden.find((dir) => isWithin(path, dir) || isWithin(dir, path));
+  if (inside !== undefined) return `${unusable}: it is, holds or lies inside ${inside}, which jobs cannot see or get a private copy of`;
+  const probe = spawnSync('/bin/sh', ['-c', PROBE_SCRIPT, 'probe', path], { uid, gid: uid, encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' } });
+  const verdict = String(probe.stdout ?? '').trim();
+  if (verdict === 'missing') return `directory "${path}" does not exist, or uid ${uid} (tenant ${tenant}) cannot reach it`;
+  if (verdict === 'indirect') return `${unusable}: give it as it resolves, without symbolic links, "." or ".."`;
+  if (verdict === 'unwritable') return `"${path}" is not writable by uid ${uid}, which runs tenant ${tenant}'s jobs`;
+  if (verdict !== 'ok') return `${unusable}: it could not be checked (${probe.error?.message ?? `exit ${probe.status}`})`;
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    const stat = lstatSync(dir);
+    if (stat.uid !== 0 || (stat.mode & 0o022) !== 0) return `${unusable}: ${dir} above it may be changed by uid ${stat.uid} or by others (mode ${(stat.mode & 0o7777).toString(8)}); every folder above a working directory must be root's and writable only by root`;
+    if (dir === '/') break;
+  }
+  if ((lstatSync(path).mode & 0o1000) !== 0) return `${unusable}: it is a shared folder (sticky bit), not one tenant's`;
+  return null;
+}
+
 /** Creates the sandbox of a server. */
 export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
   const procDriverRoot = options.procDriverRoot ?? '/proc/driver/nvidia';
@@ -93,20 +136,7 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
       return [...new Set(names)].map(node).filter((d): d is SandboxDevice => d !== null);
     },
     workingDirectoryProblem(path, tenant) {
-      let real: string;
-      try {
-        if (!statSync(path).isDirectory()) return `"${path}" is not a directory`;
-        real = realpathSync(path);
-      } catch {
-        return `directory "${path}" does not exist on the server`;
-      }
-      // By name and by what it resolves to: a symbolic link must not lead a bind into a hidden folder.
-      const hidden = options.hiddenDirectories.find((dir) => isWithin(path, dir) || isWithin(real, dir));
-      if (hidden !== undefined) return `"${path}" is inside ${hidden}, which jobs cannot see`;
-      const uid = options.tenantUids.uidOf(tenant);
-      // The kernel decides: `test -w -a -x` run as the tenant's uid, without supplementary groups.
-      const probe = spawnSync('/bin/sh', ['-c', 'test -w "$1" && test -x "$1"', 'probe', path], { uid, gid: uid, stdio: 'ignore', timeout: 10_000 });
-      return probe.status === 0 ? null : `"${path}" is not writable by uid ${uid}, which runs tenant ${tenant}'s jobs`;
+      return workingDirectoryProblem(path, tenant, options.tenantUids.uidOf(tenant), [...options.hiddenDirectories, ...PRIVATE_DIRECTORIES]);
     },
   };
 }

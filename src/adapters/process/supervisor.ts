@@ -16,7 +16,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
-import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { shellEnvironmentFile } from './sandbox-argv.js';
 import type { SupervisorSpec } from './supervisor-spec.js';
 
@@ -117,8 +117,33 @@ function signalOfExitCode(exitCode: number | null): string | null {
   return Object.entries(constants.signals).find(([, n]) => n === exitCode - 128)?.[0] ?? null;
 }
 
+/**
+ * Closes the descriptors this process inherited from whoever started the server (a log pipe, a
+ * socket): they are not close-on-exec, so the job would get them. Node's own descriptors are
+ * close-on-exec (O_CLOEXEC, 02000000 in the octal `flags:` of /proc/self/fdinfo) and stay open.
+ */
+function closeInheritedDescriptors(): void {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc/self/fdinfo');
+  } catch {
+    return; // no /proc: nothing to learn from
+  }
+  for (const entry of entries) {
+    const fd = Number(entry);
+    if (!Number.isInteger(fd) || fd <= 2) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
+      if (flags !== undefined && (parseInt(flags, 8) & 0o2000000) === 0) closeSync(fd);
+    } catch {
+      // closed meanwhile
+    }
+  }
+}
+
 /** Runs the attempt. */
 function main(): void {
+  closeInheritedDescriptors();
   const spec = readSpec();
   const startedAtMs = Date.now();
   process.on('uncaughtException', (error) => {

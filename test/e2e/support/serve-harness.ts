@@ -40,9 +40,10 @@ export const TEST_SERVER_CONFIG: Readonly<Record<string, string | number | boole
 /**
  * Starts `gpushare serve --port 0` on `dataDir` (made when absent) and waits for its URL line.
  * `config` (config file keys) is merged over TEST_SERVER_CONFIG and given with `--config`; `uid`
- * runs the server as that (unprivileged) user, gid the same (the caller makes `dataDir` theirs).
+ * runs the server as that (unprivileged) user, gid the same (the caller makes `dataDir` theirs);
+ * `inheritedPipe` gives it an extra inherited descriptor (4).
  */
-export async function startServe(options: { simulateGpus?: string; dataDir?: string; configHome?: string; extraArgs?: string[]; env?: Record<string, string>; config?: Record<string, string | number | boolean>; uid?: number }): Promise<ServeHandle> {
+export async function startServe(options: { simulateGpus?: string; dataDir?: string; configHome?: string; extraArgs?: string[]; env?: Record<string, string>; config?: Record<string, string | number | boolean>; uid?: number; inheritedPipe?: boolean }): Promise<ServeHandle> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
   const configHome = options.configHome ?? join(dataDir, 'config-home');
   const gpuArgs = options.simulateGpus === undefined ? [] : ['--simulate-gpus', options.simulateGpus];
@@ -51,7 +52,8 @@ export async function startServe(options: { simulateGpus?: string; dataDir?: str
   writeFileSync(configFile, Object.entries(config).map(([key, value]) => `${key}: ${JSON.stringify(value)}\n`).join(''));
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), '--config', configFile, ...gpuArgs, '--log-level', 'warn', ...(options.extraArgs ?? [])], {
     env: { ...process.env, XDG_CONFIG_HOME: configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '', GPUSHARE_CA_FILE: '', GPUSHARE_CA_CERT: '', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // `inheritedPipe`: one more open descriptor (4) the server inherits, as from a log pipe of whoever starts it.
+    stdio: options.inheritedPipe === true ? ['ignore', 'pipe', 'pipe', 'ignore', 'pipe'] : ['ignore', 'pipe', 'pipe'],
     ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
   });
   const handle: ServeHandle = { url: '', adminToken: '', caCert: null, dataDir, configHome, process: child, stderr: '' };
