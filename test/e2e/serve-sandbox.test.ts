@@ -184,7 +184,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
   }, 120_000);
 
   it('takes only a working directory whose bind cannot be redirected: writable by the tenant\'s uid, written as it resolves, under folders only root may change; each refusal a 400 naming the field', async () => {
-    const submitIn = async (workingDirectory: string): Promise<{ status: number; body: any }> =>
+    const submitIn = async (workingDirectory: string): ReturnType<typeof api> =>
       api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/sh', '-c', 'echo hi > out'], workingDirectory, gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
     const refusal = async (workingDirectory: string): Promise<string> => {
       const { status, body } = await submitIn(workingDirectory);
