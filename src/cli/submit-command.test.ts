@@ -54,6 +54,16 @@ describe('gpushare submit', () => {
     expect(run.stdout.split('\n').filter(Boolean).at(-1)).toBe('5');
   });
 
+  it('--private-workdir sends no working folder (the job gets its own on the server) and makes a relative program absolute; with --workdir it is a usage error', async () => {
+    const { env, server } = await serve(() => ({ status: 201, body: sampleJob({ id: 6 }) }));
+    const run = await runClientCli(['submit', '--private-workdir', '--', './train.sh', '--fast'], { env, cwd: '/home/u/proj' });
+    expect(run.code).toBe(0);
+    expect(server.requests[0]?.body).toEqual({ command: ['/home/u/proj/train.sh', '--fast'], environment: {}, gpu: { gpuCount: 1, gpuMilli: 1000, mode: 'auto' } });
+    const both = await runClientCli(['submit', '--private-workdir', '--workdir', 'x', '--', 'true'], { env, cwd: '/home/u' });
+    expect([both.code, both.stderr.trim()]).toEqual([2, 'error: --private-workdir and --workdir exclude each other: choose one working folder']);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it.each([
     [['--gpu', '1.5'], "option '--gpu <share>' argument '1.5' is invalid. --gpu: '1.5' is not valid; expected a fraction of one GPU in (0,1] with at most 3 decimals (e.g. 0.5), or a whole number of GPUs 1..64 (e.g. 2)"],
     [['--gpu', '2', '--gpu-count', '3'], "error: --gpu-count: '3' is not valid; expected no --gpu-count, or the same number as --gpu 2 (whole GPUs)"],

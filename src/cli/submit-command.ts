@@ -40,6 +40,7 @@ interface SubmitOptions extends ConnectionFlags {
   hostMemory?: number;
   env?: string[];
   workdir?: string;
+  privateWorkdir?: boolean;
   wait?: boolean;
   qosStepSeconds?: number;
   qosLatencySeconds?: number;
@@ -62,9 +63,12 @@ export function buildSubmitBody(command: readonly string[], opts: SubmitOptions,
     if (err instanceof QuantityError) throw new UsageError(err.message);
     throw err;
   }
+  if (opts.privateWorkdir === true && opts.workdir !== undefined) throw new UsageError('--private-workdir and --workdir exclude each other: choose one working folder');
+  const program = command[0] ?? '';
   const body: SubmitJobInput = {
-    command: [...command],
-    workingDirectory: resolve(cwd, opts.workdir ?? '.'),
+    // With a private working folder a relative program path means the current folder here.
+    command: opts.privateWorkdir === true && program.includes('/') ? [resolve(cwd, program), ...command.slice(1)] : [...command],
+    ...(opts.privateWorkdir === true ? {} : { workingDirectory: resolve(cwd, opts.workdir ?? '.') }),
     environment,
     gpu: {
       gpuCount: amount.gpuCount,
@@ -170,6 +174,7 @@ export function createSubmitCommand(io: CliIo = processIo()): Command {
     .addOption(new Option('--host-memory <size>', 'host memory: MiB, or with unit MiB/GiB').argParser(asArgParser((t) => parseMemoryMiB('--host-memory', t, 0))))
     .addOption(new Option('--env <key=value>', 'environment variable for the job (repeatable)').argParser(collect))
     .addOption(new Option('--workdir <dir>', 'working folder of the job (default: the current folder)'))
+    .addOption(new Option('--private-workdir', 'run in a private working folder of the job\'s own on the server (what a sandboxed server needs when the current folder is not the tenant\'s)'))
     .addOption(new Option('--wait', 'follow the job until it ends and exit with its exit status'))
     .addOption(new Option('--qos-step-seconds <s>', 'QoS target: seconds per training step; the job reports with `gpushare report` (docs/qos.md)').argParser((t) => parseQosSeconds('--qos-step-seconds', t)))
     .addOption(new Option('--qos-latency-seconds <s>', 'QoS target: seconds per request').argParser((t) => parseQosSeconds('--qos-latency-seconds', t)))
