@@ -11,10 +11,9 @@
  * test-artifacts/dashboard.png and docs/images/dashboard.png.
  */
 import { createHash, X509Certificate } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -37,12 +36,10 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
   let server: ServeHandle;
   let browser: Browser;
   let page: Page;
-  const configDir = mkdtempSync(join(tmpdir(), 'gpushare-dashboard-'));
 
   beforeAll(async () => {
     // One usage sample a second, so the chart has points within the test.
-    writeFileSync(join(configDir, 'config.yaml'), 'usageHistoryIntervalSeconds: 1\nusagePollIntervalSeconds: 1\n');
-    server = await startServe({ simulateGpus: '1xA100-80GB,1xA100-80GB:mig', extraArgs: ['--config', join(configDir, 'config.yaml')] });
+    server = await startServe({ simulateGpus: '1xA100-80GB,1xA100-80GB:mig', config: { usageHistoryIntervalSeconds: 1, usagePollIntervalSeconds: 1 } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [`--ignore-certificate-errors-spki-list=${spkiHash(readFileSync(join(server.dataDir, 'data', 'tls', 'server.crt'), 'utf8'))}`, '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -55,7 +52,6 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
   afterAll(async () => {
     await browser?.close();
     if (server) await cleanupServe(server);
-    rmSync(configDir, { recursive: true, force: true });
   });
 
   it('logs in, draws shared and MIG GPUs with their jobs, shows logs and live updates', async () => {

@@ -24,7 +24,7 @@ afterEach(async () => {
 /** Restarts `server` on its data dir (same config home), keeping the handle. */
 async function restart(handle: ServeHandle, simulateGpus: string): Promise<void> {
   const restarted = await startServe({ simulateGpus, dataDir: handle.dataDir, configHome: handle.configHome });
-  Object.assign(handle, { process: restarted.process, url: restarted.url, adminToken: restarted.adminToken, stderr: restarted.stderr });
+  Object.assign(handle, { process: restarted.process, url: restarted.url, adminToken: restarted.adminToken, caCert: restarted.caCert, stderr: restarted.stderr });
   restarted.process.stderr!.on('data', (d: Buffer) => (handle.stderr += d.toString()));
 }
 

@@ -56,7 +56,7 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
     expect(token).toMatch(/^gs_[A-Za-z0-9_-]{43}$/);
     // The job trusts the server through the CA's PEM text in its environment (not a file of the data dir).
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    expect(readFileSync(join(dir, 'data', 'jobs', String(trainer), 'checkpoint', 'ca'), 'utf8')).toBe(readFileSync(join(dir, 'data', 'tls', 'ca.crt'), 'utf8'));
+    expect(readFileSync(join(jobFolder({ dataDir: dir }, trainer), 'checkpoint', 'ca'), 'utf8')).toBe(readFileSync(join(dir, 'data', 'tls', 'ca.crt'), 'utf8'));
     const listed = await api(server, 'GET', '/api/v1/jobs', undefined, token);
     expect([listed.status, listed.body.error.message]).toEqual([403, `a job token (GPUSHARE_JOB_TOKEN) may only call POST /api/v1/jobs/${trainer}/qos-reports; use a tenant or admin token for GET /api/v1/jobs`]);
     const other = await api(server, 'POST', `/api/v1/jobs/${trainer + 1}/qos-reports`, { stepSeconds: 0.1 }, token);

@@ -7,8 +7,6 @@
  * Prometheus's HTTP API the test reads the GPU's allocation and waits for GpushareQosViolation to
  * fire for the QoS job.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cleanupServe, cli, startServe, type ServeHandle } from '../e2e/support/serve-harness.js';
@@ -43,16 +41,9 @@ describe.skipIf(!requireTool(PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT))('a real P
   let prometheus: PrometheusHandle | undefined;
   const jobIds: number[] = [];
   let qosJobId = 0;
-  let configDir: string | undefined;
 
   beforeAll(async () => {
-    configDir = mkdtempSync(join(tmpdir(), 'gpushare-prom-it-'));
-    const configFile = join(configDir, 'gpushare.yaml');
-    writeFileSync(
-      configFile,
-      [`nodeName: ${NODE_NAME}`, 'qosViolationSeconds: 1', 'scheduleIntervalMs: 100', 'monitorIntervalMs: 50', 'healthPollIntervalSeconds: 1', 'stopGraceSeconds: 1', ''].join('\n'),
-    );
-    server = await startServe({ simulateGpus: '1xA100-80GB', extraArgs: ['--config', configFile] });
+    server = await startServe({ simulateGpus: '1xA100-80GB', config: { nodeName: NODE_NAME, qosViolationSeconds: 1, healthPollIntervalSeconds: 1, stopGraceSeconds: 1 } });
 
     for (let i = 0; i < 2; i++) jobIds.push(submittedId(cli(server, ['submit', '--gpu', '0.4', '--name', `sleeper-${i}`, '--', 'sleep', '300'])));
     // Reports a 0.62 s step every 0.5 s (at most 600 times) through the job's own token and URL.
@@ -88,7 +79,6 @@ describe.skipIf(!requireTool(PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT))('a real P
     }
     if (prometheus) await stopPrometheus(prometheus);
     if (server) await cleanupServe(server);
-    if (configDir) rmSync(configDir, { recursive: true, force: true });
   });
 
   it('scrapes the GPU allocation of the running jobs: 400 + 400 + 100 milli-GPU', async () => {

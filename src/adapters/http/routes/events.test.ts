@@ -82,7 +82,7 @@ describe('GET /api/v1/events', () => {
   const job = (tenant: string, name: string) => ({ command: ['sleep', '30'], workingDirectory: '/tmp', tenant, name, gpu: { gpuMilli: 500 } });
 
   beforeAll(async () => {
-    const config = resolveServerConfig({ scheduleIntervalMs: 100 }, { port: 0, dataDir: join(dir, 'data'), simulateGpus: '1xA100-80GB', usageHistoryIntervalSeconds: 60, insecureHttp: true }, { cpuMilli: 4000, hostMemoryMiB: 8192, env: {} });
+    const config = resolveServerConfig({ scheduleIntervalMs: 100 }, { port: 0, dataDir: join(dir, 'data'), simulateGpus: '1xA100-80GB', usageHistoryIntervalSeconds: 60, insecureHttp: true, singleTenant: true }, { cpuMilli: 4000, hostMemoryMiB: 8192, env: {} });
     server = await startServer(config, { env: { PATH: process.env.PATH }, version: '9.9.9', writeCliConfig: false, handleSignals: false, logLevel: 'silent' });
     admin = readFileSync(server.adminTokenPath, 'utf8').trim();
     expect((await call('POST', '/api/v1/gpus/0/cordon', undefined, admin)).status).toBe(200);

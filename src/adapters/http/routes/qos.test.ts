@@ -23,7 +23,7 @@ describe('POST /api/v1/jobs/:id/qos-reports validation', () => {
   };
 
   beforeAll(async () => {
-    const config = resolveServerConfig({}, { port: 0, dataDir: join(dir, 'data'), simulateGpus: '1xA100-80GB', usageHistoryIntervalSeconds: 60, insecureHttp: true }, { cpuMilli: 4000, hostMemoryMiB: 8192, env: {} });
+    const config = resolveServerConfig({}, { port: 0, dataDir: join(dir, 'data'), simulateGpus: '1xA100-80GB', usageHistoryIntervalSeconds: 60, insecureHttp: true, singleTenant: true }, { cpuMilli: 4000, hostMemoryMiB: 8192, env: {} });
     server = await startServer(config, { env: { PATH: process.env.PATH }, version: '9.9.9', writeCliConfig: false, handleSignals: false, logLevel: 'silent' });
     admin = readFileSync(server.adminTokenPath, 'utf8').trim();
   });
