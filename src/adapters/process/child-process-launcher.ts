@@ -4,7 +4,7 @@
  * See docs/processes.md.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
@@ -18,7 +18,7 @@ import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
 import { isSameProcess, readProcessStartTime } from '../../host/proc-identity.js';
 import { resolveExecutable } from '../../host/resolve-executable.js';
 import type { JobSandbox } from './sandbox.js';
-import { isWithin, SANDBOX_ENVIRONMENT_FD, sandboxArgv } from './sandbox-argv.js';
+import { isWithin, SANDBOX_ENVIRONMENT_FD } from './sandbox-argv.js';
 import type { SupervisorCgroup, SupervisorSpec } from './supervisor-spec.js';
 import { waitUntil } from './wait-until.js';
 
@@ -169,7 +169,7 @@ class ChildProcessLauncher implements ProcessLauncher {
       stdoutPath: files.stdoutPath, stderrPath: files.stderrPath, pidPath: files.pidPath, outcomePath: files.outcomePath,
     };
     const supervisorSpec: SupervisorSpec = {
-      argv: this.commandLine(spec), exitCodeEncodesSignal: this.sandbox !== null,
+      argv: this.sandbox === null ? [...spec.argv] : this.sandbox.commandLine(spec), exitCodeEncodesSignal: this.sandbox !== null,
       ...(this.sandbox !== null ? { environmentFd: SANDBOX_ENVIRONMENT_FD } : {}), workingDirectory: spec.workingDirectory, environment: { ...spec.environment },
       cgroups: joined, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath,
       pidPath: files.pidPath, outcomePath: files.outcomePath,
@@ -192,32 +192,6 @@ class ChildProcessLauncher implements ProcessLauncher {
     }
     this.logger?.info({ jobId: spec.jobId, attempt: spec.attempt, supervisorPid, jobPid: handle.jobPid }, 'attempt started');
     return handle;
-  }
-
-  /**
-   * The argv the supervisor runs: the command itself, or with a sandbox the command wrapped by
-   * sandboxArgv, after giving the job's own directories to its tenant's uid (0700).
-   */
-  private commandLine(spec: LaunchSpec): string[] {
-    if (this.sandbox === null) return [...spec.argv];
-    if (spec.sandbox === undefined) throw new Error(`job ${spec.jobId}: a sandboxed launch needs the sandbox part of its spec`);
-    const uid = this.sandbox.uidOf(spec.sandbox.tenant);
-    // Checked again now: the folder, or what lies above it, may have changed since the submit.
-    if (!spec.sandbox.ownedDirectories.includes(spec.workingDirectory)) {
-      const problem = this.sandbox.workingDirectoryProblem(spec.workingDirectory, spec.sandbox.tenant);
-      if (problem !== null) throw new Error(`workingDirectory: ${problem}`);
-    }
-    for (const dir of spec.sandbox.ownedDirectories) {
-      chownSync(dir, uid, uid);
-      chmodSync(dir, 0o700);
-    }
-    return sandboxArgv({
-      programs: this.sandbox.programs, uid, gid: uid, argv: spec.argv,
-      hiddenDirectories: this.sandbox.hiddenDirectories,
-      writableDirectories: [...spec.sandbox.ownedDirectories, ...spec.sandbox.sharedDirectories],
-      devices: this.sandbox.devicesFor(spec.sandbox.gpuMinors, spec.sandbox.migInstances),
-      workingDirectory: spec.workingDirectory,
-    });
   }
 
   /** {@inheritDoc ProcessLauncher.isAlive} */

@@ -11,8 +11,9 @@
  * `.../giG/ciC/access`.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { LaunchSpec } from '../../app/ports/process-launcher.js';
 import { resolveExecutable } from '../../host/resolve-executable.js';
 import { isWithin, sandboxArgv, type SandboxDevice, type SandboxPrograms } from './sandbox-argv.js';
 import type { TenantUids } from './tenant-uids.js';
@@ -57,6 +58,12 @@ export interface JobSandbox {
    * be an existing directory outside every hidden directory that the tenant's uid may write.
    */
   workingDirectoryProblem(path: string, tenant: string): string | null;
+  /**
+   * The argv that runs `spec.argv` sandboxed (sandboxArgv), after checking a named working
+   * directory again (it may have changed since the submit) and giving the job's own folders to
+   * its tenant's uid (0700). Throws naming `workingDirectory`, or when `spec.sandbox` is missing.
+   */
+  commandLine(spec: LaunchSpec): string[];
 }
 
 /** The `DeviceFileMinor` of a capability access file; null when unreadable. */
@@ -137,6 +144,24 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
     },
     workingDirectoryProblem(path, tenant) {
       return workingDirectoryProblem(path, tenant, options.tenantUids.uidOf(tenant), [...options.hiddenDirectories, ...PRIVATE_DIRECTORIES]);
+    },
+    commandLine(spec) {
+      const part = spec.sandbox;
+      if (part === undefined) throw new Error(`job ${spec.jobId}: a sandboxed launch needs the sandbox part of its spec`);
+      const uid = options.tenantUids.uidOf(part.tenant);
+      if (!part.ownedDirectories.includes(spec.workingDirectory)) {
+        const problem = this.workingDirectoryProblem(spec.workingDirectory, part.tenant);
+        if (problem !== null) throw new Error(`workingDirectory: ${problem}`);
+      }
+      for (const dir of part.ownedDirectories) {
+        chownSync(dir, uid, uid);
+        chmodSync(dir, 0o700);
+      }
+      return sandboxArgv({
+        programs: options.programs, uid, gid: uid, argv: spec.argv, hiddenDirectories: options.hiddenDirectories,
+        writableDirectories: [...part.ownedDirectories, ...part.sharedDirectories],
+        devices: this.devicesFor(part.gpuMinors, part.migInstances), workingDirectory: spec.workingDirectory,
+      });
     },
   };
 }
