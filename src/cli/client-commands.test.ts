@@ -291,7 +291,7 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
         case 'POST /api/v1/gpus/1/uncordon': return { status: 200, body: sampleGpu({ index: 1, jobs: [] }) };
         case 'POST /api/v1/jobs/12/cancel': return { status: 200, body: sampleJob({ state: 'cancelled' }) };
         case 'POST /api/v1/tenants': return { status: 201, body: sampleTenant({ name: 'team-b' }) };
-        case 'GET /api/v1/tenants': return { status: 200, body: { tenants: [sampleTenant({ name: 'team-b' }), sampleTenant({ name: 'team-c', guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2 })] } };
+        case 'GET /api/v1/tenants': return { status: 200, body: { tenants: [sampleTenant({ name: 'team-b' }), sampleTenant({ name: 'team-c', guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2, unixUid: null })] } };
         case 'POST /api/v1/tokens': return { status: 201, body: { id: 4, tenant: 'team-b', token: 'gs_secret', label: 'ci' } };
         case 'POST /api/v1/backup': return { status: 200, body: { path: (r.body as { path: string }).path, bytes: 8192 } };
         case 'GET /api/v1/status': return { status: 200, body: sampleStatus() };
@@ -307,11 +307,11 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
     expect(await out('gpu', 'cordon', '1')).toBe('GPU 1 cordoned (1 job(s) on it keep running)\n');
     expect(await out('gpu', 'uncordon', '1')).toBe('GPU 1 uncordoned\n');
     expect(await out('cancel', '12')).toBe('cancelled job 12\n');
-    expect(await out('tenant', 'create', 'team-b')).toBe('created tenant team-b\n');
+    expect(await out('tenant', 'create', 'team-b')).toBe('created tenant team-b (its jobs run as uid 200000)\n');
     expect(await out('tenant', 'list')).toBe([
-      'NAME    GUARANTEED  LIMIT  CREATED',
-      'team-b  0           none   2025-01-01T00:00:00.000Z',
-      'team-c  1.5         2      2025-01-01T00:00:00.000Z',
+      'NAME    GUARANTEED  LIMIT  UID     CREATED',
+      'team-b  0           none   200000  2025-01-01T00:00:00.000Z',
+      'team-c  1.5         2      -       2025-01-01T00:00:00.000Z',
       '',
     ].join('\n'));
     const token = await out('token', 'create', '--tenant', 'team-b', '--label', 'ci');

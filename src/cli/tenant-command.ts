@@ -13,11 +13,14 @@ interface ListOptions extends ConnectionFlags {
   output: 'table' | 'json';
 }
 
-/** The `tenant list` table: NAME, GUARANTEED, LIMIT (GPU-equivalents; `none` for no limit), CREATED. */
+/**
+ * The `tenant list` table: NAME, GUARANTEED, LIMIT (GPU-equivalents; `none` for no limit), UID (its
+ * jobs' uid in the sandbox; `-` without one), CREATED.
+ */
 export function formatTenantsTable(tenants: readonly TenantView[]): string {
   if (tenants.length === 0) return 'no tenants';
-  return formatTextTable(['NAME', 'GUARANTEED', 'LIMIT', 'CREATED'], tenants.map((t) => [
-    t.name, formatGpuEquivalents(t.guaranteedGpuEquivalents), formatGpuEquivalents(t.limitGpuEquivalents), t.createdAt,
+  return formatTextTable(['NAME', 'GUARANTEED', 'LIMIT', 'UID', 'CREATED'], tenants.map((t) => [
+    t.name, formatGpuEquivalents(t.guaranteedGpuEquivalents), formatGpuEquivalents(t.limitGpuEquivalents), t.unixUid === null ? '-' : String(t.unixUid), t.createdAt,
   ]));
 }
 
@@ -32,7 +35,7 @@ export function createTenantCommand(io: CliIo = processIo()): Command {
     .argument('<name>', 'tenant name: lower-case letters, digits and -, 1-63 characters')
     .action(async (name: string, opts: ConnectionFlags) => {
       const tenant = await connect(opts, io).createTenant(name);
-      io.stdout(`created tenant ${tenant.name}\n`);
+      io.stdout(`created tenant ${tenant.name}${tenant.unixUid === null ? '' : ` (its jobs run as uid ${tenant.unixUid})`}\n`);
     }));
   const list = addConnectionOptions(new Command('list')
     .description('list tenants with their quotas (GPU-equivalents; `gpushare quota` shows use)')

@@ -217,7 +217,10 @@ export const CreateTokenSchema = z.object({ tenant: TENANT_NAME, label: z.string
 /** A new token: the secret is shown once. */
 export const NewTokenSchema = z.object({ id: z.number().int(), tenant: z.string(), token: z.string(), label: z.string() });
 /** A tenant with its quota (GPU-equivalents; see docs/fair-share.md). */
-export const TenantSchema = z.object({ name: z.string(), createdAt: z.string(), guaranteedGpuEquivalents: z.number(), limitGpuEquivalents: z.number().nullable() });
+export const TenantSchema = z.object({
+  name: z.string(), createdAt: z.string(), guaranteedGpuEquivalents: z.number(), limitGpuEquivalents: z.number().nullable(),
+  unixUid: z.number().int().nullable().describe('the uid its jobs run under in the sandbox (docs/security.md); null when jobs are not sandboxed'),
+});
 /** `PUT /api/v1/tenants/:name/quota` body. */
 export const SetQuotaSchema = z.object({
   guaranteedGpuEquivalents: z.number().min(0).max(1_000_000).describe('GPU-equivalents the tenant is guaranteed (reclaimed by preemption from borrowers when it needs them)'),

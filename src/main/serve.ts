@@ -148,6 +148,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
       await usagePoller.stop();
       metrics.close();
       await plane.stop();
+      launcher.close();
       store.close();
       cleanups[0]!();
       logger.info('gpushare stopped; running jobs keep running and are re-adopted at the next start');
@@ -160,7 +161,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const statusSources = { version: options.version, plane, jobs, gpuSource: inventory.source, freezer: launcher.freezerKind, enforcement: launcher.enforcement, isolation: launcher.isolation, checkpoint };
   const dashboardSources = { plane, jobs, admin, usageHistory, version: options.version, store, clock, gpuSource: inventory.source };
   const app = await buildServer({
-    plane, jobs, admin, version: options.version, usageHistory, metrics, metricsRequireToken: config.metricsRequireToken, onDrained: () => void close(),
+    plane, jobs, admin, version: options.version, usageHistory, metrics, metricsRequireToken: config.metricsRequireToken, tenantUid: (tenant) => launcher.jobUser(tenant)?.uid ?? null, onDrained: () => void close(),
     status: (principal) => serverStatus(statusSources, principal),
     dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
     qos: new QosService(plane, store, clock, logger),

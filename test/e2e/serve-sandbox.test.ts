@@ -5,8 +5,8 @@
  * checkpoint and `gpushare report` work. Its processes run under A's uid on the host, and of the
  * simulated GPU device nodes it sees only its own.
  */
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -189,7 +189,9 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     const refusal = async (workingDirectory: string): Promise<string> => {
       const { status, body } = await submitIn(workingDirectory);
       expect([status, body.error.details.field]).toEqual([400, 'workingDirectory']);
-      return body.error.message as string;
+      const hint = ' (give a folder jobs may use, or none for a private one: gpushare submit --private-workdir)';
+      expect((body.error.message as string).endsWith(hint)).toBe(true);
+      return (body.error.message as string).slice(0, -hint.length);
     };
     const data = join(handle.dataDir, 'data');
     const unusable = (p: string): string => `workingDirectory: "${p}" is not a folder that jobs can use`;
@@ -224,10 +226,17 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     expect(ok.status).toBe(201);
     await waitForJob(handle, ok.body.id, (j) => j.state === 'succeeded');
     expect(readFileSync(join(shared, 'out'), 'utf8')).toBe('hi\n');
-    // A program in a hidden folder is as absent as a missing one.
-    const hiddenProgram = await api(handle, 'POST', '/api/v1/jobs', { command: [join(scratch, 'home', 'server-secret')], gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
-    expect(hiddenProgram.status).toBe(400);
-    expect(hiddenProgram.body.error.details.field).toBe('command');
+    // A program in a hidden folder, or in the host's /tmp (jobs have their own), is as absent as a missing one.
+    writeFileSync(join(tmpdir(), `gpushare-sandbox-prog-${process.pid}`), '#!/bin/sh\n', { mode: 0o755 });
+    for (const program of [join(scratch, 'home', 'server-secret'), join(tmpdir(), `gpushare-sandbox-prog-${process.pid}`)]) {
+      const refused = await api(handle, 'POST', '/api/v1/jobs', { command: [program], gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
+      expect([refused.status, refused.body.error.message]).toEqual([400, `command: program "${program}" was not found, is not executable, or lies where jobs cannot see it on the server (looked up relative to /)`]);
+    }
+    rmSync(join(tmpdir(), `gpushare-sandbox-prog-${process.pid}`));
+    // The admin sees each tenant's uid, the one a working directory must be writable by.
+    const uids = JSON.parse(readFileSync(join(data, 'tenant-uids.json'), 'utf8')) as Record<string, number>;
+    const tenants = (await api(handle, 'GET', '/api/v1/tenants')).body.tenants as { name: string; unixUid: number }[];
+    expect(tenants.find((t) => t.name === 'team-a')?.unixUid).toBe(uids['team-a']);
   }, 60_000);
 });
 
@@ -267,4 +276,21 @@ describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless -
     await expect(startServe({ dataDir: dir, simulateGpus: '1xA100-80GB', config: { singleTenant: false }, uid: UID, env: { HOME: dir } }))
       .rejects.toThrow('this data directory has 2 tenants (default, team-a), but jobs cannot be sandboxed here: the server does not run as root');
   }, 120_000);
+});
+
+describe.skipIf(!isRoot)('gpushare serve: nothing left on the host', () => {
+  it('a stopped server removes the cgroup folder it made for its jobs once none of them runs', async () => {
+    const handle = await startServe({ simulateGpus: '1xT4' });
+    try {
+      const parent = join('/sys/fs/cgroup', `gpushare-${createHash('sha256').update(join(handle.dataDir, 'data')).digest('hex').slice(0, 12)}`);
+      const made = existsSync(parent);
+      const done = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/true'], workingDirectory: '/tmp', gpu: { gpuCount: 1, gpuMilli: 100 } });
+      await waitForJob(handle, done.body.id, (j) => j.state === 'succeeded');
+      expect(await stopServe(handle)).toBe(0);
+      // Where the host has a cgroup v2 hierarchy the server could write, it made the folder and removed it.
+      if (made) expect(existsSync(parent)).toBe(false);
+    } finally {
+      await cleanupServe(handle);
+    }
+  }, 60_000);
 });

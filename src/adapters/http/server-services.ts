@@ -37,6 +37,8 @@ export interface ServerServices {
   readonly metrics?: MetricsExposition;
   /** `GET /metrics` needs a bearer token (config `metricsRequireToken`). Default false. */
   readonly metricsRequireToken?: boolean;
+  /** The uid a tenant's jobs run under in the sandbox (allocated on first use); absent or null: no sandbox. */
+  readonly tenantUid?: (tenant: string) => number | null;
   /** Samples of allocation and utilization over time (the dashboard's charts). */
   readonly usageHistory: UsageHistory;
 }

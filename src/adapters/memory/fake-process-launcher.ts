@@ -116,6 +116,10 @@ export class FakeProcessLauncher implements ProcessLauncher {
   /** The Unix user of a tenant's jobs (`jobUser`); default none (jobs run as the server's user). */
   users: (tenant: string) => { uid: number; gid: number } | null = () => null;
 
+  close(): void {
+    // nothing made on a host
+  }
+
   jobUser(tenant: string): { uid: number; gid: number } | null {
     return this.users(tenant);
   }

@@ -4,7 +4,7 @@
  * See docs/processes.md.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
@@ -18,7 +18,7 @@ import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
 import { isSameProcess, readProcessStartTime } from '../../host/proc-identity.js';
 import { resolveExecutable } from '../../host/resolve-executable.js';
 import type { JobSandbox } from './sandbox.js';
-import { isWithin, SANDBOX_ENVIRONMENT_FD } from './sandbox-argv.js';
+import { SANDBOX_ENVIRONMENT_FD } from './sandbox-argv.js';
 import type { SupervisorCgroup, SupervisorSpec } from './supervisor-spec.js';
 import { waitUntil } from './wait-until.js';
 
@@ -254,6 +254,18 @@ class ChildProcessLauncher implements ProcessLauncher {
     await this.freezer(handle.freezerKind).thaw({ cgroupKey: handle.cgroupKey, jobPid: this.jobPid(handle) });
   }
 
+  /** {@inheritDoc ProcessLauncher.close} */
+  close(): void {
+    const mounts = [this.layout.v2Mount, ...Object.values(this.layout.v1Mounts)].filter((m): m is string => m !== null);
+    for (const dir of new Set(mounts.map((m) => join(m, this.cgroupParent)))) {
+      try {
+        rmdirSync(dir); // fails while any attempt's cgroup is still in it: those stay
+      } catch {
+        // busy, or never made
+      }
+    }
+  }
+
   /** {@inheritDoc ProcessLauncher.cleanup} */
   async cleanup(handle: ProcessHandle): Promise<void> {
     if (handle.cgroupKey === null) return;
@@ -295,9 +307,9 @@ class ChildProcessLauncher implements ProcessLauncher {
   /** {@inheritDoc ProcessLauncher.resolveExecutable} */
   resolveExecutable(argv0: string, workingDirectory: string, environment: Readonly<Record<string, string>>): string | null {
     const found = resolveExecutable(argv0, workingDirectory, environment);
-    // A program inside a hidden folder is as absent for a sandboxed job as a missing one (and the
-    // answer must not tell a tenant what the server's folders hold).
-    if (found !== null && this.sandbox !== null && this.sandbox.hiddenDirectories.some((dir) => isWithin(found, dir))) return null;
+    // A program inside a hidden folder, or the host's /tmp, is as absent for a sandboxed job as a
+    // missing one (and the answer must not tell a tenant what the server's folders hold).
+    if (found !== null && this.sandbox?.isInvisible(found) === true) return null;
     return found;
   }
 }

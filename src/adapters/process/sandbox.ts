@@ -49,6 +49,8 @@ export interface JobSandboxOptions {
 export interface JobSandbox {
   readonly programs: SandboxPrograms;
   readonly hiddenDirectories: readonly string[];
+  /** True when jobs cannot see `path` on the host: inside a hidden folder or a private one (/tmp). */
+  isInvisible(path: string): boolean;
   /** The tenant's uid (allocated on first use). */
   uidOf(tenant: string): number;
   /** The device nodes of these GPUs and MIG instances, plus the control nodes; only those that exist. */
@@ -130,6 +132,7 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
     programs: options.programs,
     hiddenDirectories: options.hiddenDirectories,
     uidOf: (tenant) => options.tenantUids.uidOf(tenant),
+    isInvisible: (path) => [...options.hiddenDirectories, ...PRIVATE_DIRECTORIES].some((dir) => isWithin(path, dir)),
     devicesFor(gpuMinors, migInstances) {
       const names = [...new Set(gpuMinors)].sort((a, b) => a - b).map((m) => `nvidia${m}`);
       names.push(...CONTROL_NODES);

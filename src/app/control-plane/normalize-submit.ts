@@ -39,7 +39,7 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
   const workingDirectory = body.workingDirectory ?? null;
   if (workingDirectory !== null) {
     const problem = ctx.workingDirectoryProblem(workingDirectory, tenant);
-    if (problem !== null) throw invalidField('workingDirectory', problem);
+    if (problem !== null) throw invalidField('workingDirectory', `${problem} (give a folder jobs may use, or none for a private one: gpushare submit --private-workdir)`);
   }
   const lookupEnv = { PATH: ctx.serverPath, ...body.environment };
   const program = body.command[0]!;
@@ -48,7 +48,7 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
   }
   if (ctx.resolveExecutable(program, workingDirectory ?? '/', lookupEnv) === null) {
     const where = program.includes('/') ? `relative to ${workingDirectory ?? '/'}` : 'in the PATH the job gets';
-    throw invalidField('command', `program "${program}" was not found or is not executable on the server (looked up ${where})`);
+    throw invalidField('command', `program "${program}" was not found, is not executable, or lies where jobs cannot see it on the server (looked up ${where})`);
   }
   const gpu = { ...body.gpu, gpuMilli: body.gpu.gpuMilli ?? milliFromMemory(body.gpu.gpuMemoryMiB, ctx.gpus) };
   if (gpu.mode === 'exclusive' && gpu.gpuMilli !== 1000) {

@@ -145,6 +145,11 @@ export interface ProcessLauncher {
   freeze(handle: ProcessHandle): Promise<void>;
   /** Lets a frozen process tree run again. A finished attempt is a no-op. */
   thaw(handle: ProcessHandle): Promise<void>;
+  /**
+   * Removes what the launcher made on the host for itself and no attempt uses any more (its empty
+   * cgroup parent folders), when the server stops. Running attempts are untouched. Never throws.
+   */
+  close(): void;
   /** Removes the cgroups of a finished attempt, killing any process still left in them. Idempotent. */
   cleanup(handle: ProcessHandle): Promise<void>;
   /**

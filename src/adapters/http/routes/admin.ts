@@ -14,7 +14,10 @@ import type { Api } from './jobs.js';
 /** Registers the admin routes. */
 export function registerAdminRoutes(api: Api, services: ServerServices): void {
   const { admin, plane } = services;
-  const tenantView = (t: TenantRecord) => ({ name: t.name, createdAt: new Date(t.createdAtMs).toISOString(), guaranteedGpuEquivalents: t.guaranteedGpuEquivalents, limitGpuEquivalents: t.limitGpuEquivalents });
+  const tenantView = (t: TenantRecord) => ({
+    name: t.name, createdAt: new Date(t.createdAtMs).toISOString(), guaranteedGpuEquivalents: t.guaranteedGpuEquivalents, limitGpuEquivalents: t.limitGpuEquivalents,
+    unixUid: services.tenantUid?.(t.name) ?? null,
+  });
   api.post('/tenants', { schema: { tags: ['admin'], summary: 'Create a tenant (admin)', body: CreateTenantSchema, response: { 201: TenantSchema } } }, async (request, reply) => {
     const tenant = admin.createTenant(request.principal, request.body.name);
     return reply.status(201).send(tenantView(tenant));
