@@ -5,11 +5,11 @@
  * checkpoint and `gpushare report` work. Its processes run under A's uid on the host, and of the
  * simulated GPU device nodes it sees only its own.
  */
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readProcStat } from '../../src/host/proc-identity.js';
 import { requireTool } from '../support/required-tool.js';
 import { api, cleanupServe, jobFolder, pollFor, startServe, stopServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
@@ -47,10 +47,18 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
   const token = (tenant: string): string => tokens[tenant]!;
 
   beforeAll(async () => {
-    // A folder outside every hidden path (the repository's ignored test-artifacts), world-traversable.
-    scratch = resolve('test-artifacts', `sandbox-${randomBytes(4).toString('hex')}`);
-    mkdirSync(join(scratch, 'home'), { recursive: true, mode: 0o755 });
+    // A folder outside every hidden and private path (the repository may lie in /tmp, which jobs do
+    // not see), under root's folders, world-traversable; with a copy of the CLI a job's uid can run.
+    scratch = mkdtempSync('/var/lib/gpushare-e2e-sandbox-');
     chmodSync(scratch, 0o755);
+    mkdirSync(join(scratch, 'home'), { mode: 0o755 });
+    mkdirSync(join(scratch, 'cli', 'bin'), { recursive: true, mode: 0o755 });
+    mkdirSync(join(scratch, 'cli', 'dist', 'main'), { recursive: true, mode: 0o755 });
+    copyFileSync(BIN, join(scratch, 'cli', 'bin', 'gpushare'));
+    copyFileSync(resolve('dist/main/gpushare.js'), join(scratch, 'cli', 'dist', 'main', 'gpushare.js'));
+    copyFileSync(resolve('package.json'), join(scratch, 'cli', 'package.json'));
+    for (const dir of ['cli', 'cli/bin', 'cli/dist', 'cli/dist/main']) chmodSync(join(scratch, dir), 0o755);
+    for (const file of ['cli/bin/gpushare', 'cli/dist/main/gpushare.js', 'cli/package.json']) chmodSync(join(scratch, file), 0o755);
     writeFileSync(join(scratch, 'root-only'), 'planted secret\n', { mode: 0o600 });
     writeFileSync(join(scratch, 'home', 'server-secret'), 'server home secret\n', { mode: 0o644 });
     handle = await startServe({ simulateGpus: '4xA100-80GB', config: { singleTenant: false }, env: { HOME: join(scratch, 'home') }, inheritedPipe: true });
@@ -63,6 +71,13 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
   afterAll(async () => {
     if (handle) await cleanupServe(handle);
     if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }, 60_000);
+
+  // Each test starts from idle GPUs, whatever the one before left running.
+  afterEach(async () => {
+    const active = (await api(handle, 'GET', '/api/v1/jobs')).body.jobs as { id: number }[];
+    for (const job of active) await api(handle, 'POST', `/api/v1/jobs/${job.id}/cancel`);
+    for (const job of active) await waitForJob(handle, job.id, (j) => ['cancelled', 'succeeded', 'failed'].includes(j.state));
   }, 60_000);
 
   it('a status that says jobs are sandboxed', async () => {
@@ -104,7 +119,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       'p own-workdir sh -c \'echo mine > ./mine && test "$(cat ./mine)" = mine\'',
       'p own-checkpoint sh -c \'echo mine > "$GPUSHARE_CHECKPOINT_DIR/mine"\'',
       'p own-tmp sh -c \'echo mine > /tmp/mine\'',
-      `p report ${process.execPath} ${BIN} report --step-seconds 0.5`,
+      `p report ${process.execPath} ${join(scratch, 'cli', 'bin', 'gpushare')} report --step-seconds 0.5`,
       'echo "uid $(id -u)"',
       'echo "fds $(ls /proc/self/fd | sort -n | tr "\\n" " ")"',
       'echo "devices $(ls /dev | grep "^nvidia" | tr "\\n" " ")"',
