@@ -46,7 +46,7 @@ export function selectMode(request: { gpuMilli: number; gpuMemoryMiB: number | n
   const { gpuMilli, isolation } = request;
   if (gpuMilli >= GPU_MILLI_PER_GPU) return { mode: 'exclusive', migProfile: null, reason: 'whole GPUs run exclusive' };
   if (isolation === 'none') return { mode: 'timeslice', migProfile: null, reason: 'isolation none: time-slicing' };
-  if (isolation === 'standard') return { mode: 'mps', migProfile: null, reason: 'isolation standard: MPS with a pinned memory limit' };
+  if (isolation === 'standard') return { mode: 'mps', migProfile: null, reason: 'isolation standard: MPS (memory limit per process where the GPU\'s MPS daemon runs)' };
   const geometry = migGeometry(model);
   if (!geometry) return { mode: 'exclusive', migProfile: null, reason: `strict isolation: ${model} has no MIG, so a whole GPU` };
   const memory = request.gpuMemoryMiB ?? Math.floor((gpuMilli * modelMemoryMiB) / GPU_MILLI_PER_GPU);
