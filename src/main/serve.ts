@@ -103,8 +103,14 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const launcher = createChildProcessLauncher({ freezer: config.freezer, logger, cgroupParent, sandbox: isolation.sandbox, unsandboxedDetail: isolation.unsandboxedDetail });
   const files = createJobFiles(config.dataDir);
   const mpsManager = createMpsDaemonManager({ baseDirectory: join(config.dataDir, 'mps') });
-  const mps = (await mpsManager.available()) ? mpsManager : null;
-  logger.info({ mps: mps !== null }, mps ? 'MPS: nvidia-cuda-mps-control found; daemons start on demand' : 'MPS: nvidia-cuda-mps-control not found; MPS shares are scheduler accounting only');
+  // MPS daemons keep their pipe folders in the data directory (0700), which a sandboxed tenant's
+  // daemon cannot reach, and would read files a tenant's job may write: with the sandbox, MPS
+  // shares are scheduler accounting only, and say so (docs/security.md).
+  const mpsFound = await mpsManager.available();
+  const mps = mpsFound && isolation.sandbox === null ? mpsManager : null;
+  logger.info({ mps: mps !== null }, mps
+    ? 'MPS: nvidia-cuda-mps-control found; daemons start on demand'
+    : mpsFound ? 'MPS: daemons are not used with the job sandbox; MPS shares are scheduler accounting only' : 'MPS: nvidia-cuda-mps-control not found; MPS shares are scheduler accounting only');
   const plane = new ControlPlane({
     mps, mig: chooseMigManager(config, inventory), store, launcher, gpuSource: inventory.source, files, logger, initialGpus, events, clock,
     rng: new SeededRng(clock.nowMs() >>> 0),

@@ -5,7 +5,7 @@
  * checkpoint and `gpushare report` work. Its processes run under A's uid on the host, and of the
  * simulated GPU device nodes it sees only its own.
  */
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -236,14 +236,26 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     mkdirSync(sticky);
     chmodSync(sticky, 0o1777);
     expect(await refusal(sticky)).toBe(`${unusable(sticky)}: it is a shared folder (sticky bit), not one tenant's`);
-    // A folder the uid may write, under root's folders, is accepted and stays writable inside.
-    const ok = await submitIn(shared);
+    // The tenant's own folder (an admin made it under root's folders), but others may read it: every tenant sees the host read-only.
+    const uidA = ((await api(handle, 'GET', '/api/v1/tenants')).body.tenants as { name: string; unixUid: number }[]).find((t) => t.name === 'team-a')!.unixUid;
+    const own = join(scratch, 'team-a');
+    mkdirSync(own, { mode: 0o755 });
+    chmodSync(own, 0o755);
+    chownSync(own, uidA, uidA);
+    expect(await refusal(own)).toBe(`${unusable(own)}: others may read or enter it (mode 755); make it the tenant's own, e.g. chown ${uidA} and chmod 700`);
+    // Made private, it is accepted and stays writable inside; what the job writes is its own (umask 077).
+    chmodSync(own, 0o700);
+    const ok = await submitIn(own);
     expect(ok.status).toBe(201);
     await waitForJob(handle, ok.body.id, (j) => j.state === 'succeeded');
-    expect(readFileSync(join(shared, 'out'), 'utf8')).toBe('hi\n');
+    expect(readFileSync(join(own, 'out'), 'utf8')).toBe('hi\n');
+    expect([statSync(join(own, 'out')).uid, statSync(join(own, 'out')).mode & 0o777]).toEqual([uidA, 0o600]);
     // A program in a hidden folder, or in the host's /tmp (jobs have their own), is as absent as a missing one.
+    // Nor does a submit tell whether a program exists in a folder the tenant's uid cannot enter.
     writeFileSync(join(tmpdir(), `gpushare-sandbox-prog-${process.pid}`), '#!/bin/sh\n', { mode: 0o755 });
-    for (const program of [join(scratch, 'home', 'server-secret'), join(tmpdir(), `gpushare-sandbox-prog-${process.pid}`)]) {
+    mkdirSync(join(scratch, 'closed'), { mode: 0o700 });
+    writeFileSync(join(scratch, 'closed', 'tool'), '#!/bin/sh\n', { mode: 0o755 });
+    for (const program of [join(scratch, 'home', 'server-secret'), join(tmpdir(), `gpushare-sandbox-prog-${process.pid}`), join(scratch, 'closed', 'tool')]) {
       const refused = await api(handle, 'POST', '/api/v1/jobs', { command: [program], gpu: { gpuCount: 1, gpuMilli: 100 } }, token('team-a'));
       expect([refused.status, refused.body.error.message]).toEqual([400, `command: program "${program}" was not found, is not executable, or lies where jobs cannot see it on the server (looked up relative to /)`]);
     }

@@ -305,11 +305,13 @@ class ChildProcessLauncher implements ProcessLauncher {
   }
 
   /** {@inheritDoc ProcessLauncher.resolveExecutable} */
-  resolveExecutable(argv0: string, workingDirectory: string, environment: Readonly<Record<string, string>>): string | null {
+  resolveExecutable(argv0: string, workingDirectory: string, environment: Readonly<Record<string, string>>, tenant?: string): string | null {
     const found = resolveExecutable(argv0, workingDirectory, environment);
-    // A program inside a hidden folder, or the host's /tmp, is as absent for a sandboxed job as a
-    // missing one (and the answer must not tell a tenant what the server's folders hold).
-    if (found !== null && this.sandbox?.isInvisible(found) === true) return null;
+    // With the sandbox, a program the tenant's uid cannot run, or one inside a hidden folder or the
+    // host's /tmp, is as absent as a missing one (the answer must not tell a tenant what folders it
+    // cannot enter hold).
+    if (found === null || this.sandbox === null) return found;
+    if (this.sandbox.isInvisible(found) || (tenant !== undefined && !this.sandbox.canRun(found, tenant))) return null;
     return found;
   }
 }

@@ -26,7 +26,7 @@ describe('sandboxArgv', () => {
     const afterBwrap = argv.slice(argv.indexOf('--') + 1);
     expect(afterBwrap).toEqual([
       '/usr/bin/setpriv', '--reuid', '200001', '--regid', '200001', '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--',
-      '/bin/sh', '-c', `. "$0" && exec '/usr/bin/env' --default-signal=TERM,INT,HUP,USR1,USR2 "$@"`, '/tmp/.gpushare-environment',
+      '/bin/sh', '-c', `. "$0" && umask 077 && exec '/usr/bin/env' --default-signal=TERM,INT,HUP,USR1,USR2 -- "$@"`, '/tmp/.gpushare-environment',
       'python3', 'train.py',
     ]);
     // The environment arrives on descriptor 3 as a read-only file in the job's own /tmp.

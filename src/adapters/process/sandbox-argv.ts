@@ -148,7 +148,8 @@ export function sandboxArgv(input: SandboxArgvInput): string[] {
   );
   // Now the tenant's uid: take the job's environment, give the signals their defaults, run it.
   const defaults = `--default-signal=${SANDBOX_FORWARDED_SIGNALS.join(',')}`;
-  args.push(input.programs.shell, '-c', `. "$0" && exec '${input.programs.env}' ${defaults} "$@"`, ENVIRONMENT_FILE);
+  // umask 077: what the job writes is its own, even in a working directory others may read.
+  args.push(input.programs.shell, '-c', `. "$0" && umask 077 && exec '${input.programs.env}' ${defaults} -- "$@"`, ENVIRONMENT_FILE);
   args.push(...input.argv);
   const ignore = SANDBOX_FORWARDED_SIGNALS.join(' ');
   return [input.programs.shell, '-c', `trap '' ${ignore}; exec "$@"`, 'gpushare-sandbox', ...args];

@@ -51,6 +51,12 @@ export interface JobSandbox {
   readonly hiddenDirectories: readonly string[];
   /** True when jobs cannot see `path` on the host: inside a hidden folder or a private one (/tmp). */
   isInvisible(path: string): boolean;
+  /**
+   * True when a job of `tenant` can run the program at host path `path`: visible to jobs (also where
+   * it resolves to) and an executable file for the tenant's uid (a probe run as that uid: nothing
+   * about folders the uid cannot reach is learnt).
+   */
+  canRun(path: string, tenant: string): boolean;
   /** The tenant's uid (allocated on first use). */
   uidOf(tenant: string): number;
   /** The device nodes of these GPUs and MIG instances, plus the control nodes; only those that exist. */
@@ -100,7 +106,8 @@ const PROBE_SCRIPT = [
  *   `..`, no symbolic link in it), that the uid may write and enter.
  * - Every folder above it owned by root and writable by no one else (the tenant could otherwise
  *   swap a part of the path for a symbolic link after this check); the folder itself not sticky
- *   (a shared scratch folder such as /tmp is not one job's).
+ *   (a shared scratch folder such as /tmp is not one job's), and private to its owner (mode
+ *   0700: every tenant's job sees the host read-only, so a readable folder is readable by all).
  */
 function workingDirectoryProblem(path: string, tenant: string, uid: number, hidden: readonly string[]): string | null {
   const unusable = `"${path}" is not a folder that jobs can use`;
@@ -117,7 +124,9 @@ function workingDirectoryProblem(path: string, tenant: string, uid: number, hidd
     if (stat.uid !== 0 || (stat.mode & 0o022) !== 0) return `${unusable}: ${dir} above it may be changed by uid ${stat.uid} or by others (mode ${(stat.mode & 0o7777).toString(8)}); every folder above a working directory must be root's and writable only by root`;
     if (dir === '/') break;
   }
-  if ((lstatSync(path).mode & 0o1000) !== 0) return `${unusable}: it is a shared folder (sticky bit), not one tenant's`;
+  const mode = lstatSync(path).mode;
+  if ((mode & 0o1000) !== 0) return `${unusable}: it is a shared folder (sticky bit), not one tenant's`;
+  if ((mode & 0o077) !== 0) return `${unusable}: others may read or enter it (mode ${(mode & 0o777).toString(8)}); make it the tenant's own, e.g. chown ${uid} and chmod 700`;
   return null;
 }
 
@@ -133,6 +142,12 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
     hiddenDirectories: options.hiddenDirectories,
     uidOf: (tenant) => options.tenantUids.uidOf(tenant),
     isInvisible: (path) => [...options.hiddenDirectories, ...PRIVATE_DIRECTORIES].some((dir) => isWithin(path, dir)),
+    canRun(path, tenant) {
+      const uid = options.tenantUids.uidOf(tenant);
+      const probe = spawnSync('/bin/sh', ['-c', 'test -f "$1" && test -x "$1" && realpath -e -- "$1"', 'probe', path], { uid, gid: uid, encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' } });
+      const real = String(probe.stdout ?? '').trim();
+      return probe.status === 0 && real !== '' && !this.isInvisible(path) && !this.isInvisible(real);
+    },
     devicesFor(gpuMinors, migInstances) {
       const names = [...new Set(gpuMinors)].sort((a, b) => a - b).map((m) => `nvidia${m}`);
       names.push(...CONTROL_NODES);

@@ -48,7 +48,7 @@ export class JobService {
       principal,
       knownTenants: store.listTenants().map((t) => t.name),
       workingDirectoryProblem: (path, tenant) => launcher.workingDirectoryProblem(path, tenant),
-      resolveExecutable: (argv0, cwd, env) => launcher.resolveExecutable(argv0, cwd, env),
+      resolveExecutable: (argv0, cwd, env, tenant) => launcher.resolveExecutable(argv0, cwd, env, tenant),
       serverPath: serverEnvironment.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       gpus: this.plane.gpuDevices(),
       host: { cpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB },

@@ -17,7 +17,7 @@ export interface SubmitContext {
   /** Why a directory cannot be a job's working directory for a tenant; null when it can (ProcessLauncher.workingDirectoryProblem). */
   readonly workingDirectoryProblem: (path: string, tenant: string) => string | null;
   /** Resolves argv[0] like execvp; null when not found. */
-  readonly resolveExecutable: (argv0: string, workingDirectory: string, environment: Readonly<Record<string, string>>) => string | null;
+  readonly resolveExecutable: (argv0: string, workingDirectory: string, environment: Readonly<Record<string, string>>, tenant: string) => string | null;
   /** PATH used to look the program up (the job's own PATH wins). */
   readonly serverPath: string;
   readonly gpus: readonly GpuDevice[];
@@ -46,7 +46,7 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
   if (workingDirectory === null && program.includes('/') && !program.startsWith('/')) {
     throw invalidField('command', `program "${program}" is a relative path, but the job gets a private working directory: give an absolute path or a workingDirectory`);
   }
-  if (ctx.resolveExecutable(program, workingDirectory ?? '/', lookupEnv) === null) {
+  if (ctx.resolveExecutable(program, workingDirectory ?? '/', lookupEnv, tenant) === null) {
     const where = program.includes('/') ? `relative to ${workingDirectory ?? '/'}` : 'in the PATH the job gets';
     throw invalidField('command', `program "${program}" was not found, is not executable, or lies where jobs cannot see it on the server (looked up ${where})`);
   }

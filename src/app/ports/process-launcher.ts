@@ -183,5 +183,6 @@ export interface ProcessLauncher {
     argv0: string,
     workingDirectory: string,
     environment: Readonly<Record<string, string>>,
+    tenant?: string,
   ): string | null;
 }
