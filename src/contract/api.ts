@@ -254,7 +254,7 @@ export const StatusSchema = z.object({
     gpu: z.object({
       exclusive: ShareEnforcementSchema,
       mig: ShareEnforcementSchema,
-      mps: ShareEnforcementSchema.describe('driver-per-process when nvidia-cuda-mps-control is on this host, else not-enforced'),
+      mps: ShareEnforcementSchema.describe('driver-per-process when this server runs MPS daemons (nvidia-cuda-mps-control on the host, no job sandbox), else not-enforced'),
       timeslice: ShareEnforcementSchema,
     }).describe('GPU limits on this host, per sharing mode'),
   }),
