@@ -135,7 +135,12 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     const segment = gpu0.getByRole('button', { name: /^GPU 0 A100-80GB: job 1 form-job/ });
     await segment.focus();
     // Live updates (a usage sample a second) re-render the GPUs; focus stays on the same segment.
-    await page.waitForTimeout(1500);
+    // Wait for the next live update of the page (any DOM change), not for a fixed time.
+    await page.evaluate(`new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no live update within 10 s')), 10000);
+      new MutationObserver((_, observer) => { observer.disconnect(); clearTimeout(timer); resolve(); })
+        .observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    })`);
     expect(await segment.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
     await page.keyboard.press('Enter');
     const panel = page.getByRole('dialog', { name: 'Job 1 form-job', exact: true });
