@@ -54,7 +54,7 @@ export interface JobSandbox {
   /**
    * True when a job of `tenant` can run the program at host path `path`: visible to jobs (also where
    * it resolves to) and an executable file for the tenant's uid (a probe run as that uid: nothing
-   * about folders the uid cannot reach is learnt).
+   * about folders the uid cannot reach is learnt). A "yes" is reused for SUBMIT_CHECK_TTL_MS.
    */
   canRun(path: string, tenant: string): boolean;
   /** The tenant's uid (allocated on first use). */
@@ -64,6 +64,7 @@ export interface JobSandbox {
   /**
    * Why `path` cannot be the working directory of a job of `tenant`, or null when it can: it must
    * be an existing directory outside every hidden directory that the tenant's uid may write.
+   * A "yes" is reused for SUBMIT_CHECK_TTL_MS (launches check again, through commandLine).
    */
   workingDirectoryProblem(path: string, tenant: string): string | null;
   /**
@@ -83,6 +84,9 @@ function capabilityMinor(path: string): number | null {
     return null;
   }
 }
+
+/** How long a submit-time "yes" about a tenant's program or working directory is reused, ms. */
+const SUBMIT_CHECK_TTL_MS = 5000;
 
 /** Host folders every job gets a private, empty copy of: never a job's working directory. */
 const PRIVATE_DIRECTORIES = ['/tmp', '/var/tmp', '/dev/shm'];
@@ -137,17 +141,34 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
     const source = join(options.deviceRoot, name);
     return existsSync(source) ? { source, target: join('/dev', name) } : null;
   };
+  const isInvisible = (path: string): boolean => [...options.hiddenDirectories, ...PRIVATE_DIRECTORIES].some((dir) => isWithin(path, dir));
+  const checkWorkingDirectory = (path: string, tenant: string): string | null =>
+    workingDirectoryProblem(path, tenant, options.tenantUids.uidOf(tenant), [...options.hiddenDirectories, ...PRIVATE_DIRECTORIES]);
+  // A submit's checks run a probe process as the tenant's uid (about 3 ms, blocking the server):
+  // a batch of submits of one program in one folder probes once per SUBMIT_CHECK_TTL_MS. Only a
+  // "yes" is reused (a fixed folder is accepted at once); the launch checks the folder again.
+  const yeses = new Map<string, number>();
+  const remembered = <T>(key: string, compute: () => T, yes: T): T => {
+    const now = Date.now();
+    const at = yeses.get(key);
+    if (at !== undefined && now - at < SUBMIT_CHECK_TTL_MS) return yes;
+    const value = compute();
+    if (yeses.size >= 1000) yeses.clear();
+    if (value === yes) yeses.set(key, now);
+    else yeses.delete(key);
+    return value;
+  };
   return {
     programs: options.programs,
     hiddenDirectories: options.hiddenDirectories,
     uidOf: (tenant) => options.tenantUids.uidOf(tenant),
-    isInvisible: (path) => [...options.hiddenDirectories, ...PRIVATE_DIRECTORIES].some((dir) => isWithin(path, dir)),
-    canRun(path, tenant) {
+    isInvisible,
+    canRun: (path, tenant) => remembered(`run\0${tenant}\0${path}`, () => {
       const uid = options.tenantUids.uidOf(tenant);
       const probe = spawnSync('/bin/sh', ['-c', 'test -f "$1" && test -x "$1" && realpath -e -- "$1"', 'probe', path], { uid, gid: uid, encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' } });
       const real = String(probe.stdout ?? '').trim();
-      return probe.status === 0 && real !== '' && !this.isInvisible(path) && !this.isInvisible(real);
-    },
+      return probe.status === 0 && real !== '' && !isInvisible(path) && !isInvisible(real);
+    }, true),
     devicesFor(gpuMinors, migInstances) {
       const names = [...new Set(gpuMinors)].sort((a, b) => a - b).map((m) => `nvidia${m}`);
       names.push(...CONTROL_NODES);
@@ -160,15 +181,13 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
       }
       return [...new Set(names)].map(node).filter((d): d is SandboxDevice => d !== null);
     },
-    workingDirectoryProblem(path, tenant) {
-      return workingDirectoryProblem(path, tenant, options.tenantUids.uidOf(tenant), [...options.hiddenDirectories, ...PRIVATE_DIRECTORIES]);
-    },
+    workingDirectoryProblem: (path, tenant) => remembered<string | null>(`dir\0${tenant}\0${path}`, () => checkWorkingDirectory(path, tenant), null),
     commandLine(spec) {
       const part = spec.sandbox;
       if (part === undefined) throw new Error(`job ${spec.jobId}: a sandboxed launch needs the sandbox part of its spec`);
       const uid = options.tenantUids.uidOf(part.tenant);
       if (!part.ownedDirectories.includes(spec.workingDirectory)) {
-        const problem = this.workingDirectoryProblem(spec.workingDirectory, part.tenant);
+        const problem = checkWorkingDirectory(spec.workingDirectory, part.tenant); // never the remembered answer
         if (problem !== null) throw new Error(`workingDirectory: ${problem}`);
       }
       for (const dir of part.ownedDirectories) {

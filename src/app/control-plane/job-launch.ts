@@ -68,8 +68,7 @@ export class JobLaunch {
     let folder = job.folder;
     let handle: ProcessHandle;
     try {
-      // In the sandbox the job runs as its tenant's uid, and an MPS daemon serves one user: its tenant's.
-      const mpsPipeDirectory = await mpsPipeFor(this.deps.mps, logger, placement, launcher.jobUser(job.tenant));
+      const mpsPipeDirectory = await mpsPipeFor(this.deps.mps, logger, placement);
       if (mpsPipeDirectory) placement = { ...placement, gpus: placement.gpus.map((g) => ({ ...g, mpsClient: true })) };
       if (placement.mode === 'mig' && this.deps.mig) {
         const prepared = await prepareMigInstances(this.deps.mig, placement, roster, (index) => roster.gpu(index)?.model ?? '');

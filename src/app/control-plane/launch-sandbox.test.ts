@@ -22,7 +22,7 @@ function recordingMps(): MpsControl & { readonly asked: MpsDevice[] } {
 }
 
 describe('JobLaunch: the sandbox part of a launch', () => {
-  it('starts an MPS GPU\'s daemon as the tenant\'s Unix user and lets the job write its pipe directory; a private working directory is the job\'s own', async () => {
+  it('gives the job its GPU minors, its private working and checkpoint directories to own, and its MPS pipe directory to write', async () => {
     const mps = recordingMps();
     const kit = await planeKit('1xA100-80GB', {}, { mps });
     kit.launcher.users = (tenant) => (tenant === 'team-a' ? { uid: 200001, gid: 200001 } : null);
@@ -30,7 +30,7 @@ describe('JobLaunch: the sandbox part of a launch', () => {
     const job = kit.submit({ command: ['python3', 'serve.py'], tenant: 'team-a', gpu: { gpuMilli: 300, mode: 'mps' } });
     await kit.settle();
     const uuid = kit.gpus[0]!.uuid;
-    expect(mps.asked).toEqual([{ key: uuid, user: { uid: 200001, gid: 200001 } }]);
+    expect(mps.asked).toEqual([{ key: uuid }]);
     const spec = kit.launcher.attempt(job.id).spec;
     expect(spec.workingDirectory).toMatch(new RegExp(`^/memory/jobs/${job.id}-m\\d+/work$`));
     expect(spec.sandbox).toEqual({

@@ -3,21 +3,20 @@
  * daemon, started on demand, and the daemon is told to quit when the GPU has no MPS job left.
  */
 import type { Placement } from '../../core/index.js';
-import type { MpsControl, MpsUser } from '../ports/mps-control.js';
+import type { MpsControl } from '../ports/mps-control.js';
 import type { JobRecord } from '../ports/state-store.js';
 import type { Logger } from './plane-deps.js';
 
 /**
- * The pipe directory of the MPS daemon for a single-GPU `mps` placement, started on demand as
- * `user` (the job's tenant's Unix user; null: the server's user); null for other placements, for
- * multi-GPU MPS jobs (one daemon serves one GPU here), when the host has no MPS, or when the daemon
- * does not start (logged; the job then runs without it). The scheduler gives an MPS GPU one
- * tenant's jobs at a time, so a daemon of another user is restarted only on an empty GPU.
+ * The pipe directory of the MPS daemon for a single-GPU `mps` placement, started on demand as the
+ * server's user; null for other placements, for multi-GPU MPS jobs (one daemon serves one GPU
+ * here), when the server runs no MPS daemons (none on the host, or the job sandbox), or when the
+ * daemon does not start (logged; the job then runs without it).
  */
-export async function mpsPipeFor(mps: MpsControl | null, logger: Logger, placement: Placement, user: MpsUser | null = null): Promise<string | null> {
+export async function mpsPipeFor(mps: MpsControl | null, logger: Logger, placement: Placement): Promise<string | null> {
   if (!mps || placement.mode !== 'mps' || placement.gpus.length !== 1) return null;
   try {
-    return (await mps.ensureDaemon({ key: placement.gpus[0]!.uuid, ...(user ? { user } : {}) })).pipeDirectory;
+    return (await mps.ensureDaemon({ key: placement.gpus[0]!.uuid })).pipeDirectory;
   } catch (error) {
     logger.warn({ err: error, gpu: placement.gpus[0]!.index }, 'MPS daemon did not start; the job runs without it');
     return null;

@@ -32,14 +32,13 @@ export class RunningSet {
 
   /** Starts watching a running job (after its launch, or re-adopted after a restart). */
   adopt(job: JobRecord, preemptionCount: number): void {
-    const { running, qos, mps, logger, launcher } = this.deps;
+    const { running, qos, mps, logger } = this.deps;
     running.add(job, preemptionCount);
     if (job.qos) qos.track({ jobId: job.id, tenant: job.tenant, priority: job.priority, gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [], targets: job.qos });
     // A re-adopted MPS client: find its GPU's daemon again (a live one is reused, not restarted).
     const first = job.placement?.gpus[0];
     if (job.placement?.mode === 'mps' && first?.mpsClient && mps && !mps.running().includes(first.uuid)) {
-      const user = launcher.jobUser(job.tenant);
-      void mps.ensureDaemon({ key: first.uuid, ...(user ? { user } : {}) }).catch((error: unknown) => logger.warn({ err: error }, 'MPS daemon not found again'));
+      void mps.ensureDaemon({ key: first.uuid }).catch((error: unknown) => logger.warn({ err: error }, 'MPS daemon not found again'));
     }
     if (job.placement?.mode === 'timeslice') this.refreshRotation(job.placement);
   }
