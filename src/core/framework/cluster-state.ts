@@ -24,6 +24,7 @@ import type { SchedulingProfile } from './extension-points.js';
 import type { FailedSearches } from './failed-searches.js';
 import { checkHold } from './hold-check.js';
 import { MigLayouts, migShareOf } from './mig-layouts.js';
+import { rankNodes, type NodeRanking } from './node-ranking.js';
 import { placeShared, sharedFits, type GpuExclusion } from './shared-placement.js';
 import { waitReason, WAIT_CODES, type WaitReason } from './status.js';
 import { MIXED_MPS_TENANTS, UnitGroups, type NodeEntry } from './unit-groups.js';
@@ -237,6 +238,15 @@ export class ClusterState {
       const found = this.placeMig(job, excluded);
       return found !== null && 'placement' in found;
     });
+  }
+
+  /**
+   * Which of the nodes `nodeIndices` could take `job` now, each with the policy's score, and why the
+   * others cannot (node-ranking.ts). Holds nothing and draws nothing from the rng.
+   * @param migReuseOnly only idle MIG instances count (agents that do not reconfigure MIG)
+   */
+  rankNodes(job: JobRequest, nodeIndices: readonly number[], migReuseOnly = false): NodeRanking {
+    return rankNodes(job, this.groups, nodeIndices, { timesliceOvercommitRatio: this.options.timesliceOvercommitRatio, migs: this.migs, migReuseOnly });
   }
 
   /**

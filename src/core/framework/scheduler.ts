@@ -108,7 +108,34 @@ export class Scheduler {
     return reasons;
   }
 
+  /**
+   * Every node `pod` fits on now with the profile's total score there (higher is better), without
+   * changing any node or drawing from the rng: the ranking `schedule` picks its winner from (the
+   * Kubernetes extender's filter and prioritize). Does not feed the profile's `observe`.
+   * @returns feasible nodes by index, in node order, with their totals
+   */
+  rank(pod: ResourceDemand): { readonly nodeIndex: number; readonly total: number }[] {
+    const ctx = this.context(pod);
+    const feasible = this.filter(ctx);
+    if (feasible.length === 0) return [];
+    const totals = this.totals(ctx, feasible);
+    return feasible.map((node, i) => ({ nodeIndex: node.index, total: totals[i]! }));
+  }
+
   private pickBest(ctx: CycleContext, feasible: readonly NodeState[]): NodeState {
+    const n = feasible.length;
+    const totals = this.totals(ctx, feasible);
+    const rank = this.cluster.nodeRank;
+    let best = 0;
+    for (let i = 1; i < n; i++) {
+      const d = totals[i]! - totals[best]!;
+      if (d > 0 || (d === 0 && rank[feasible[i]!.index]! < rank[feasible[best]!.index]!)) best = i;
+    }
+    return feasible[best]!;
+  }
+
+  /** The weighted score total of each feasible node (a view of a buffer reused by the next call). */
+  private totals(ctx: CycleContext, feasible: readonly NodeState[]): Float64Array {
     const n = feasible.length;
     if (this.totalBuffer.length < n) {
       this.totalBuffer = new Float64Array(this.cluster.nodes.length);
@@ -134,12 +161,6 @@ export class Scheduler {
       plugin.normalize?.(ctx, feasible, scores);
       for (let i = 0; i < n; i++) totals[i]! += weight * scores[i]!;
     }
-    const rank = this.cluster.nodeRank;
-    let best = 0;
-    for (let i = 1; i < n; i++) {
-      const d = totals[i]! - totals[best]!;
-      if (d > 0 || (d === 0 && rank[feasible[i]!.index]! < rank[feasible[best]!.index]!)) best = i;
-    }
-    return feasible[best]!;
+    return totals.subarray(0, n);
   }
 }

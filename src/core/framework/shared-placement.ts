@@ -86,7 +86,7 @@ function placedOn(unit: SchedulingUnit, locals: readonly number[], groups: UnitG
 }
 
 /** GPUs of `unit` that could take the share now (0 when the node lacks the host resources); `tenant` non-null applies the one-tenant-per-MPS-GPU rule. */
-function qualifyingGpus(unit: SchedulingUnit, groups: UnitGroups, job: JobRequest, mode: EffectiveMode, accounted: number, memory: number, excluded: GpuExclusion | null, tenant: string | null): number {
+export function qualifyingGpus(unit: SchedulingUnit, groups: UnitGroups, job: JobRequest, mode: EffectiveMode, accounted: number, memory: number, excluded: GpuExclusion | null, tenant: string | null): number {
   const node = unit.state;
   if (node.freeCpuMilli < job.cpuMilli || node.freeHostMemoryMiB < job.hostMemoryMiB) return 0;
   let count = 0;
@@ -99,7 +99,7 @@ function qualifyingGpus(unit: SchedulingUnit, groups: UnitGroups, job: JobReques
 }
 
 /** Mode, health, tenant and exclusion rules of one GPU (capacity is the cycle's business). */
-function qualifies(groups: UnitGroups, unit: SchedulingUnit, local: number, mode: EffectiveMode, excluded: GpuExclusion | null, tenant: string | null): boolean {
+export function qualifies(groups: UnitGroups, unit: SchedulingUnit, local: number, mode: EffectiveMode, excluded: GpuExclusion | null, tenant: string | null): boolean {
   const index = unit.deviceIndices[local]!;
   if (excluded?.(unit.nodeIndex, index) === true) return false;
   return qualifiesNow(groups.device(unit.nodeIndex, index)!, mode, tenant);
