@@ -12,11 +12,14 @@
  *  5. the standalone server (`gpushare serve` as a child process): submits/s and scheduling pass
  *     durations against a `/healthz` baseline (server-bench.ts);
  *  6. start-up of `gpushare --version`, `gpushare submit` and the stand-in nvidia-smi against
- *     `node -e 0` (cli-start-bench.ts).
+ *     `node -e 0` (cli-start-bench.ts);
+ *  7. Kubernetes (kubernetes-bench.ts): the extender's filter + prioritize latency with 500 and
+ *     5,000 nodes, and pods bound per second through a real kube-scheduler with the extender
+ *     against the same scheduler without it.
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
  *
  * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
- * cli` runs 6 only. A partial run replaces only its own sections of an existing bench-results.json.
+ * cli` runs 6 only, `--only kubernetes` runs 7 only. A partial run replaces only its own sections of an existing bench-results.json.
  * `--baseline-ref REF [--rounds N]` instead measures the replay, the grid and the server for the
  * build of git REF and this one, alternately, N rounds each (default 2), and prints after ÷ before
  * (before-after.ts).
@@ -37,6 +40,7 @@ import { formatTable } from '../lib/text-table.js';
 import { DEFAULT_SERVER_BENCH_OPTIONS, formatServerBench, runServerBench } from './server-bench.js';
 import { formatCliStart, runCliStartBench } from './cli-start-bench.js';
 import { runBeforeAfter } from './before-after.js';
+import { runKubernetesBench } from './kubernetes-bench.js';
 
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const NODES_FILE = shipped('openb_node_list_gpu_node.csv');
@@ -52,7 +56,7 @@ const GRID_SEEDS = Array.from({ length: 10 }, (_, i) => 42 + i);
 const GRID_TARGET_S = 120;
 const MAX_WORKERS = 4;
 const RESULTS_FILE = 'bench-results.json';
-const BENCHMARKS = ['replay', 'server', 'cli'] as const;
+const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes'] as const;
 const CLI_START_ROUNDS = 15;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
@@ -288,6 +292,11 @@ async function main(): Promise<void> {
     const cliStart = await runCliStartBench(CLI_START_ROUNDS, progress);
     out.push(...formatCliStart(cliStart, `${out.length === 0 ? '1' : '6'}. Command start-up`), '');
     results = { ...results, cliStart };
+  }
+  if (only.has('kubernetes')) {
+    const kubernetes = await runKubernetesBench(progress);
+    out.push(...kubernetes.lines, '');
+    results = { ...results, kubernetes: kubernetes.results };
   }
   out.push(`results written to ${resolve(RESULTS_FILE)}`);
   const partial = only.size < BENCHMARKS.length;

@@ -9,13 +9,14 @@ import { parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
 import { createServeCommand } from '../cli/serve-command.js';
 import { createSimulateCommand } from '../cli/simulate-command.js';
 import { createSynthTraceCommand } from '../cli/synth-trace-command.js';
+import { createExtenderCommand } from './extender-command.js';
 import type { StartServer } from '../cli/serve-command.js';
 
 /** Starts the server, loading it (Fastify, SQLite, the control plane) only when `serve` runs. */
 const startServer: StartServer = async (config, options) => (await import('./serve.js')).startServer(config, options);
 
 /** Names of the commands built here. */
-export const SERVER_COMMAND_NAMES = ['simulate', 'synth-trace', 'serve'] as const;
+export const SERVER_COMMAND_NAMES = ['simulate', 'synth-trace', 'serve', 'extender'] as const;
 
 /** Builds the commands named in `names` (all by default), in help order. */
 export function createServerCommands(version: string, names?: ReadonlySet<string>): Command[] {
@@ -23,6 +24,7 @@ export function createServerCommands(version: string, names?: ReadonlySet<string
     ['simulate', () => createSimulateCommand()],
     ['synth-trace', () => createSynthTraceCommand()],
     ['serve', () => createServeCommand(version, startServer, (spec) => void parseSimulatedGpuSpec(spec))],
+    ['extender', () => createExtenderCommand(version)],
   ];
   return all.filter(([name]) => names === undefined || names.has(name)).map(([, create]) => create());
 }

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { ClusterView } from './cluster-view.js';
+import { gpuNode, gpuPod, gpusOf } from '../testing/kube-fixtures.js';
+
+function viewWith(nodes: Record<string, number>): ClusterView {
+  const view = new ClusterView();
+  for (const [name, count] of Object.entries(nodes)) expect(view.upsertNode(gpuNode(name, gpusOf(name, count)))).toBeNull();
+  return view;
+}
+
+describe('ClusterView', () => {
+  it('puts two half-GPU pods on the one free GPU and refuses a third, with a reason', () => {
+    const view = viewWith({ n1: 1 });
+    for (const uid of ['a', 'b']) {
+      const pod = gpuPod(uid, { gpuMilli: 500, mode: 'mps' });
+      expect([...view.evaluate(pod, ['n1']).scores.keys()]).toEqual(['n1']);
+      const reserved = view.reserve(uid, 'n1');
+      expect('assignment' in reserved && reserved.assignment.gpus.map((g) => [g.uuid, g.gpuMilli])).toEqual([['GPU-n1-0', 500]]);
+    }
+    const third = view.evaluate(gpuPod('c', { gpuMilli: 500, mode: 'mps' }), ['n1']);
+    expect(third.scores.size).toBe(0);
+    expect(third.failed.get('n1')).toEqual({ reason: 'gpushare: 0 of the 1 GPU(s) needed have 500 milli-GPU and their share of memory free for a mps share (one tenant per MPS GPU)', resolvable: true });
+  });
+
+  it('gives a pod asking 2 × 0.5 GPU two distinct GPUs, and never a node with one GPU', () => {
+    const view = viewWith({ one: 1, two: 2 });
+    const pod = gpuPod('p', { gpuCount: 2, gpuMilli: 500, mode: 'mps' });
+    const evaluation = view.evaluate(pod, ['one', 'two']);
+    expect([...evaluation.scores.keys()]).toEqual(['two']);
+    expect(evaluation.failed.get('one')?.resolvable).toBe(true);
+    const reserved = view.reserve('p', 'two');
+    expect('assignment' in reserved && reserved.assignment.gpus.map((g) => g.uuid)).toEqual(['GPU-two-0', 'GPU-two-1']);
+    expect('error' in view.reserve('p', 'one')).toBe(true);
+  });
+
+  it('holds bound pods from the watch, ignores an assignment on a pod that never bound, and frees finished and deleted pods', () => {
+    const view = viewWith({ n1: 1 });
+    view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }));
+    const reserved = view.reserve('x', 'n1');
+    if (!('assignment' in reserved)) throw new Error(reserved.error);
+    const assignment = reserved.assignment;
+    // A crash: the reservation is gone, the pod carries the assignment but never bound.
+    const fresh = viewWith({ n1: 1 });
+    fresh.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment }));
+    expect(fresh.holdings().size).toBe(0);
+    // Bound: held.
+    fresh.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment, nodeName: 'n1' }));
+    expect([...fresh.holdings().keys()]).toEqual(['x']);
+    expect(fresh.evaluate(gpuPod('y', { gpuMilli: 100, mode: 'mps' }), ['n1']).scores.size).toBe(0);
+    // Finished: freed.
+    fresh.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment, nodeName: 'n1', phase: 'Succeeded' }));
+    expect(fresh.holdings().size).toBe(0);
+    expect(fresh.evaluate(gpuPod('y', { gpuMilli: 100, mode: 'mps' }), ['n1']).scores.size).toBe(1);
+    // Deleted: freed too.
+    fresh.upsertPod(gpuPod('z', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: { ...assignment }, nodeName: 'n1' }));
+    expect(fresh.holdings().size).toBe(1);
+    fresh.deletePod('z');
+    expect(fresh.holdings().size).toBe(0);
+  });
+
+  it('keeps holdings across a node change (the state is rebuilt), and rollback frees a reservation', () => {
+    const view = viewWith({ n1: 2 });
+    view.upsertPod(gpuPod('a', { gpuMilli: 1000, mode: 'exclusive' }));
+    expect('assignment' in view.reserve('a', 'n1')).toBe(true);
+    view.upsertNode(gpuNode('n2', gpusOf('n2', 1)));
+    const evaluation = view.evaluate(gpuPod('b', { gpuCount: 2, gpuMilli: 1000, mode: 'exclusive' }), ['n1', 'n2']);
+    expect(evaluation.scores.size).toBe(0);
+    view.rollback('a');
+    expect([...view.evaluate(gpuPod('b', { gpuCount: 2, gpuMilli: 1000, mode: 'exclusive' }), ['n1', 'n2']).scores.keys()]).toEqual(['n1']);
+  });
+
+  it('fails nodes without an inventory as unresolvable, and a pod without a valid request on every node', () => {
+    const view = viewWith({ n1: 1 });
+    const evaluation = view.evaluate(gpuPod('a', {}), ['n1', 'cpu-only']);
+    expect(evaluation.failed.get('cpu-only')).toEqual({ reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)', resolvable: false });
+    const bad = gpuPod('b', {});
+    const annotations = { ...bad.metadata!.annotations!, 'gpushare.io/gpu-milli': '1500' };
+    const invalid = view.evaluate({ ...bad, metadata: { ...bad.metadata, annotations } }, ['n1']);
+    expect(invalid.error).toBe('annotation gpushare.io/gpu-milli must be an integer from 1 to 1000, got 1500');
+    expect(invalid.failed.get('n1')?.resolvable).toBe(false);
+  });
+
+  it('rejects a memory request larger than any GPU as unresolvable', () => {
+    const view = viewWith({ n1: 1 });
+    const evaluation = view.evaluate(gpuPod('a', { gpuMilli: 500, gpuMemoryMiB: 100_000, mode: 'mps' }), ['n1']);
+    expect(evaluation.failed.get('n1')).toEqual({ reason: 'gpushare: no GPU with 100000 MiB of memory (largest: 81920 MiB)', resolvable: false });
+  });
+});

@@ -1,0 +1,377 @@
+/**
+ * The extender's view of a Kubernetes cluster, kept in memory: the gpushare nodes (their published
+ * GPU inventory) and the pods that hold GPU shares, as the scheduler core's `ClusterState`. Fed by
+ * the API server's watch (`upsertNode`, `upsertPod`, `deletePod`, ...) and by the extender's own
+ * binds (`reserve`, `rollback`). No I/O: the extender service does the API calls.
+ *
+ * A pod holds its share while it is reserved by a bind of this process (until the watch shows it
+ * bound), or while it is bound to the node its assignment names and neither finished nor deleted.
+ * An assignment on a pod that never bound (a bind that failed half-way, or a crash) holds nothing.
+ * A change of the nodes (added, removed, inventory or cordon changed) rebuilds the state from the
+ * nodes and the holding pods; a pod change only holds or releases that pod.
+ */
+import { SeededRng, findPolicy, InvariantViolation, type ClusterNode, type ClusterSnapshot, type GpuUsage, type JobRequest, type NodeRanking } from '../../../core/index.js';
+import { ClusterState } from '../../../core/index.js';
+import { clusterNodeOf, parseInventory, type NodeInventory } from '../schema/node-inventory.js';
+import { assignmentOf, parseAssignment, placementOf, type PodAssignment } from '../schema/pod-assignment.js';
+import { parsePodRequest } from '../schema/pod-request.js';
+import type { KubeNode, KubePod } from '../schema/kube-objects.js';
+
+/** A memoised answer for one node, request shape and tenant. */
+interface MemoEntry {
+  readonly epoch: number;
+  /** Until when (ms) the entry stays valid after the policy's learned workload changed. */
+  readonly staleUntilMs: number;
+  readonly generation: number;
+  readonly score: number | null;
+  readonly failed: { readonly reason: string; readonly resolvable: boolean } | null;
+}
+
+/**
+ * How long a memoised answer outlives a rebuild of the policy's learned workload, ms (each entry
+ * gets this to twice this, at random, so the nodes are scored again spread over time instead of
+ * all in one filter call: at 5,000 nodes that is a 100 ms pause). A node that changes is scored
+ * again at once.
+ */
+const MEMO_STALE_MS = 30_000;
+
+/** Request shapes (with tenant) remembered per node; the oldest is forgotten first. */
+const MEMO_SHAPES_PER_NODE = 16;
+
+/** A pod the view knows. */
+export interface PodEntry {
+  /** The core's job id for this pod (a counter: pod UIDs are strings). */
+  readonly jobId: number;
+  readonly uid: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** The core request; null for a pod without a (valid) gpushare request. */
+  readonly request: JobRequest | null;
+  /** Why the request is invalid; null when valid or absent. */
+  readonly requestError: string | null;
+  readonly assignment: PodAssignment | null;
+  readonly nodeName: string | null;
+  /** The pod's PriorityClass name; empty when none. */
+  readonly priorityClassName: string;
+  /** Succeeded, Failed, or being deleted. */
+  readonly finished: boolean;
+  readonly resourceVersion: string;
+}
+
+/** One node of the view. */
+interface NodeEntry {
+  readonly inventory: NodeInventory;
+  readonly cordoned: boolean;
+  /** The raw values the entry came from, to tell real changes from heartbeats. */
+  readonly fingerprint: string;
+}
+
+/** What `evaluate` answers for a pod over candidate nodes. */
+export interface PodEvaluation {
+  /** The pod's request, or why the pod cannot be placed at all. */
+  readonly request: JobRequest | null;
+  readonly error: string | null;
+  /** Candidate nodes that can take it now, with the policy's score (higher is better). */
+  readonly scores: ReadonlyMap<string, number>;
+  /** Candidate nodes that cannot: a shortage that could end (resolvable) or not. */
+  readonly failed: ReadonlyMap<string, { readonly reason: string; readonly resolvable: boolean }>;
+}
+
+/** The in-memory cluster of the extender. */
+export class ClusterView {
+  private readonly nodes = new Map<string, NodeEntry>();
+  private readonly pods = new Map<string, PodEntry>();
+  /** Assignments reserved by this process's binds, until the watch shows the pod bound. */
+  private readonly reserved = new Map<string, PodAssignment>();
+  /** Pods whose share the state holds now, by UID. */
+  private readonly holding = new Map<string, PodAssignment>();
+  private state: ClusterState | null = null;
+  /** Per node: how often what it holds has changed (memo keys). */
+  private readonly generation = new Map<string, number>();
+  /** Per node, per request shape and tenant: the last answer, valid while the node's generation and the policy's epoch hold. */
+  private readonly memo = new Map<string, Map<string, MemoEntry>>();
+  private nodeOrder: string[] = [];
+  private nextJobId = 1;
+  /** Counts every change, so a caller can tell whether an answer it cached is still current. */
+  version = 0;
+
+  /**
+   * @param policy placement policy of the core (policies/registry.ts)
+   * @param nowMs the clock of memo expiry
+   */
+  constructor(private readonly policy = 'default', private readonly nowMs: () => number = Date.now) {
+    if (!findPolicy(policy)) throw new InvariantViolation(`unknown policy '${policy}'`);
+  }
+
+  /** Adds or updates a node; a node without a gpushare inventory is removed from the view. @returns an error message for a malformed inventory, else null */
+  upsertNode(node: KubeNode): string | null {
+    const name = node.metadata?.name;
+    if (!name) return null;
+    const parsed = parseInventory(node.metadata?.annotations);
+    if (parsed === null || 'error' in parsed) {
+      this.deleteNode(name);
+      return parsed === null ? null : `node ${name}: ${parsed.error}`;
+    }
+    const cordoned = node.spec?.unschedulable === true;
+    const fingerprint = `${cordoned}\u0000${JSON.stringify(parsed)}`;
+    if (this.nodes.get(name)?.fingerprint === fingerprint) return null;
+    this.nodes.set(name, { inventory: parsed, cordoned, fingerprint });
+    this.invalidate();
+    return null;
+  }
+
+  /** Removes a node (its pods' shares are dropped with it). */
+  deleteNode(name: string): void {
+    if (this.nodes.delete(name)) this.invalidate();
+  }
+
+  /** Adds or updates a pod from the watch. */
+  upsertPod(pod: KubePod): void {
+    const uid = pod.metadata?.uid;
+    if (!uid) return;
+    const previous = this.pods.get(uid);
+    const parsed = parsePodRequest(pod.metadata?.annotations);
+    const assignment = parseAssignment(pod.metadata?.annotations);
+    const phase = pod.status?.phase;
+    const entry: PodEntry = {
+      jobId: previous?.jobId ?? this.nextJobId++,
+      uid,
+      namespace: pod.metadata?.namespace ?? '',
+      name: pod.metadata?.name ?? '',
+      request: null,
+      requestError: parsed.kind === 'invalid' ? parsed.message : null,
+      assignment: assignment !== null && !('error' in assignment) ? assignment : null,
+      nodeName: pod.spec?.nodeName || null,
+      priorityClassName: pod.spec?.priorityClassName ?? '',
+      finished: phase === 'Succeeded' || phase === 'Failed' || pod.metadata?.deletionTimestamp != null,
+      resourceVersion: pod.metadata?.resourceVersion ?? '',
+    };
+    const created = pod.metadata?.creationTimestamp;
+    const request: JobRequest | null = parsed.kind !== 'request' ? null : {
+      id: entry.jobId, tenant: entry.namespace, priority: pod.spec?.priority ?? 0,
+      submittedAtMs: created ? new Date(created).getTime() : 0, cpuMilli: 0, hostMemoryMiB: 0, gpu: parsed.request.gpu,
+    };
+    const next = { ...entry, request };
+    this.pods.set(uid, next);
+    // Bound where its assignment says: the reservation has become a binding.
+    if (next.nodeName !== null && next.assignment?.node === next.nodeName) this.reserved.delete(uid);
+    this.sync(next);
+  }
+
+  /** Removes a pod (deleted): its share is freed. */
+  deletePod(uid: string): void {
+    const entry = this.pods.get(uid);
+    if (!entry) return;
+    this.pods.delete(uid);
+    this.reserved.delete(uid);
+    this.release(uid);
+  }
+
+  /** The pod with `uid`, as last seen. */
+  pod(uid: string): PodEntry | undefined {
+    return this.pods.get(uid);
+  }
+
+  /** Names of the gpushare nodes, sorted. */
+  nodeNames(): string[] {
+    return [...this.nodes.keys()].sort();
+  }
+
+  /**
+   * Which of `candidates` can take the pod now and how well (the core's `rankNodes` with the
+   * policy), and why the others cannot. A pod the view has not seen yet is read from `pod`.
+   */
+  evaluate(pod: KubePod, candidates: readonly string[]): PodEvaluation {
+    const uid = pod.metadata?.uid ?? '';
+    if (!this.pods.has(uid)) this.upsertPod(pod);
+    const entry = this.pods.get(uid);
+    const failed = new Map<string, { reason: string; resolvable: boolean }>();
+    const scores = new Map<string, number>();
+    if (!entry?.request) {
+      const error = entry?.requestError ?? 'the pod has no gpushare request (annotation gpushare.io/gpu-count)';
+      for (const name of candidates) failed.set(name, { reason: `gpushare: ${error}`, resolvable: false });
+      return { request: null, error, scores, failed };
+    }
+    const state = this.current();
+    // A pod that holds a share already (a retried bind) is ranked as if it held none.
+    const held = this.holding.get(uid);
+    if (held) this.release(uid);
+    try {
+      const key = `${entry.namespace}\u0000${JSON.stringify(entry.request.gpu)}`;
+      const epoch = this.policyEpoch(state);
+      const nowMs = this.nowMs();
+      const misses: number[] = [];
+      for (const name of candidates) {
+        if (!this.nodes.has(name)) {
+          failed.set(name, { reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)', resolvable: false });
+          continue;
+        }
+        const memo = this.memo.get(name)?.get(key);
+        if (memo !== undefined && memo.generation === (this.generation.get(name) ?? 0) && (memo.epoch === epoch || memo.staleUntilMs > nowMs)) {
+          if (memo.score !== null) scores.set(name, memo.score);
+          else failed.set(name, memo.failed!);
+        } else {
+          misses.push(state.indexOf(name));
+        }
+      }
+      if (misses.length > 0) {
+        const ranking: NodeRanking = state.rankNodes(entry.request, misses, true);
+        for (const index of misses) {
+          const name = this.nodeOrder[index]!;
+          const score = ranking.scores.get(index);
+          const reason = ranking.reasons.get(index) ?? 'no room';
+          const miss = score !== undefined ? null : { reason: `gpushare: ${reason}`, resolvable: !/^no (GPU|MIG profile)/.test(reason) };
+          if (score !== undefined) scores.set(name, score);
+          else failed.set(name, miss!);
+          let perNode = this.memo.get(name);
+          if (perNode === undefined) this.memo.set(name, (perNode = new Map()));
+          else if (perNode.size >= MEMO_SHAPES_PER_NODE && !perNode.has(key)) perNode.delete(perNode.keys().next().value!);
+          perNode.set(key, { epoch, staleUntilMs: nowMs + MEMO_STALE_MS * (1 + Math.random()), generation: this.generation.get(name) ?? 0, score: score ?? null, failed: miss });
+        }
+      }
+    } finally {
+      if (held) this.hold(uid, held, entry.namespace);
+    }
+    return { request: entry.request, error: null, scores, failed };
+  }
+
+  /**
+   * Places the pod on `node` with the core (device choice by the policy) and holds the share at
+   * once: the first step of a bind. @returns the assignment, or why it cannot be placed there
+   */
+  reserve(uid: string, node: string): { assignment: PodAssignment } | { error: string } {
+    const entry = this.pods.get(uid);
+    if (!entry) return { error: `pod ${uid} is not in the extender's view yet` };
+    if (!entry.request) return { error: `pod ${entry.namespace}/${entry.name}: ${entry.requestError ?? 'no gpushare request'}` };
+    if (!this.nodes.has(node)) return { error: `node ${node} is not a gpushare node` };
+    const state = this.current();
+    this.release(uid);
+    const n = state.indexOf(node);
+    const outcome = state.tryPlace(entry.request, null, (nodeIndex) => nodeIndex !== n);
+    if (outcome.kind !== 'placed') return { error: `pod ${entry.namespace}/${entry.name} does not fit on node ${node}: ${outcome.reason.message}` };
+    if (outcome.placement.gpus.some((g) => (g.migChanges?.create.length ?? 0) > 0)) {
+      state.release(entry.jobId);
+      return { error: `pod ${entry.namespace}/${entry.name} needs a MIG instance that does not exist on node ${node}` };
+    }
+    const inventory = this.nodes.get(node)!.inventory;
+    const assignment = assignmentOf(node, outcome.placement, (gpuIndex, start) => inventory.gpus.find((g) => g.index === gpuIndex)?.migInstances.find((m) => m.start === start)?.uuid);
+    this.holding.set(uid, assignment);
+    this.reserved.set(uid, assignment);
+    this.touch(node);
+    return { assignment };
+  }
+
+  /** Undoes `reserve` (a later step of the bind failed). */
+  rollback(uid: string): void {
+    this.reserved.delete(uid);
+    const entry = this.pods.get(uid);
+    if (entry) this.sync(entry);
+    else this.release(uid);
+  }
+
+  /** Per-GPU usage of every gpushare node, and the pod holding each job id (metrics). */
+  usage(): { gpus: GpuUsage[]; podOf: (jobId: number) => PodEntry | undefined; assignmentOf: (uid: string) => PodAssignment | undefined } {
+    const byJob = new Map<number, PodEntry>();
+    for (const p of this.pods.values()) byJob.set(p.jobId, p);
+    return { gpus: this.current().usage(), podOf: (id) => byJob.get(id), assignmentOf: (uid) => this.holding.get(uid) };
+  }
+
+  /** The published inventory of gpushare node `name` and whether the Node is cordoned. */
+  nodeInfo(name: string): { inventory: NodeInventory; cordoned: boolean } | undefined {
+    const entry = this.nodes.get(name);
+    return entry && { inventory: entry.inventory, cordoned: entry.cordoned };
+  }
+
+  /** Pods holding shares now, by UID, with their assignments. */
+  holdings(): ReadonlyMap<string, PodAssignment> {
+    return this.holding;
+  }
+
+  /** Whether `entry` should hold a share now (see the module comment). */
+  private wanted(entry: PodEntry): PodAssignment | null {
+    const reserved = this.reserved.get(entry.uid);
+    if (reserved) return reserved;
+    if (entry.finished || entry.nodeName === null || entry.assignment === null || entry.assignment.node !== entry.nodeName) return null;
+    return this.nodes.has(entry.nodeName) ? entry.assignment : null;
+  }
+
+  /** Holds or releases `entry`'s share to match `wanted`. */
+  private sync(entry: PodEntry): void {
+    const want = this.wanted(entry);
+    const have = this.holding.get(entry.uid);
+    if (want === have || (want !== null && have !== undefined && JSON.stringify(want) === JSON.stringify(have))) return;
+    this.release(entry.uid);
+    if (want !== null) this.hold(entry.uid, want, entry.namespace);
+  }
+
+  private hold(uid: string, assignment: PodAssignment, tenant: string): void {
+    const entry = this.pods.get(uid);
+    if (!entry) return;
+    this.holding.set(uid, assignment);
+    this.touch(assignment.node);
+    if (this.state === null) return;
+    try {
+      this.state.hold({ jobId: entry.jobId, node: assignment.node, cpuMilli: 0, hostMemoryMiB: 0, placement: placementOf(assignment) }, tenant);
+    } catch (err) {
+      // An assignment the nodes cannot hold (the inventory changed under it): kept, and counted
+      // again at the next rebuild; never placed over.
+      this.holding.delete(uid);
+      this.rejected.push(`${entry.namespace}/${entry.name}: ${(err as Error).message}`);
+      if (this.rejected.length > 100) this.rejected.shift();
+    }
+  }
+
+  private release(uid: string): void {
+    const had = this.holding.get(uid);
+    if (!had) return;
+    this.holding.delete(uid);
+    this.touch(had.node);
+    const entry = this.pods.get(uid);
+    if (this.state !== null && entry && this.state.isHeld(entry.jobId)) this.state.release(entry.jobId);
+  }
+
+  /** Assignments the state refused to hold (over capacity after an inventory change), newest last; for the log. */
+  readonly rejected: string[] = [];
+
+  private invalidate(): void {
+    this.state = null;
+    this.memo.clear();
+    this.version++;
+  }
+
+  /** Records a change of what node `name` holds: its memoised answers are stale. */
+  private touch(name: string): void {
+    this.generation.set(name, (this.generation.get(name) ?? 0) + 1);
+    this.version++;
+  }
+
+  /** Changes when the policy's scores change for every node (the learned workload was rebuilt). */
+  private policyEpoch(state: ClusterState): number {
+    let epoch = 0;
+    for (const { plugin } of state.groups.scheduler.profile.scores) epoch += plugin.cacheEpoch?.() ?? 0;
+    return epoch;
+  }
+
+  /** The core state, rebuilt from the nodes and the holding pods when the nodes changed. */
+  private current(): ClusterState {
+    if (this.state !== null) return this.state;
+    this.nodeOrder = this.nodeNames();
+    const nodes: ClusterNode[] = this.nodeOrder.map((name) => {
+      const entry = this.nodes.get(name)!;
+      return clusterNodeOf(name, entry.inventory, entry.cordoned);
+    });
+    const snapshot: ClusterSnapshot = { nodes, active: [] };
+    const policy = findPolicy(this.policy)!;
+    this.state = new ClusterState(snapshot, {
+      profile: (unitCount) => policy.create({ nodeCount: unitCount, learnWorkloadOnline: true }),
+      rng: new SeededRng(1),
+      timesliceOvercommitRatio: 1,
+    });
+    this.holding.clear();
+    for (const entry of this.pods.values()) {
+      const want = this.wanted(entry);
+      if (want !== null) this.hold(entry.uid, want, entry.namespace);
+    }
+    return this.state;
+  }
+}

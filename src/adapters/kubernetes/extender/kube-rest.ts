@@ -1,0 +1,75 @@
+/**
+ * A small client for the Kubernetes REST calls the extender makes on its hot path (patch a pod,
+ * create a Binding, read and write a Lease, post an Event): JSON over HTTPS with one keep-alive
+ * connection pool, credentials from a kubeconfig (or the in-cluster ServiceAccount) through
+ * @kubernetes/client-node's `KubeConfig`, re-applied on every call so rotated tokens are used.
+ */
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+
+/** An API answer: HTTP status and the parsed JSON body (null when empty or not JSON). */
+export interface KubeResponse {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** The calls the extender needs; a test may fake it. */
+export interface KubeRest {
+  /**
+   * Sends one request. @param contentType of `body` (default application/json)
+   * @throws Error on a transport failure (connection refused, TLS), never for an HTTP status
+   */
+  request(method: string, path: string, body?: unknown, contentType?: string): Promise<KubeResponse>;
+  /** Closes idle connections. */
+  close(): void;
+}
+
+/** The message of a `Status` body, or the HTTP status when there is none. */
+export function statusMessage(response: KubeResponse): string {
+  const body = response.body as { message?: unknown } | null;
+  return typeof body?.message === 'string' ? `${response.status}: ${body.message}` : `HTTP ${response.status}`;
+}
+
+/** A `KubeRest` over `kubeconfig`'s current context. @throws Error when the context names no cluster */
+export function kubeRestFrom(kubeconfig: KubeConfig, timeoutMs = 10_000): KubeRest {
+  const cluster = kubeconfig.getCurrentCluster();
+  if (!cluster) throw new Error('the kubeconfig has no current cluster');
+  const base = new URL(cluster.server);
+  let agent: https.Agent | null = null;
+  return {
+    async request(method, path, body, contentType = 'application/json') {
+      const options: https.RequestOptions = { method, headers: {} };
+      await kubeconfig.applyToHTTPSOptions(options);
+      const pool = (agent ??= new https.Agent({ keepAlive: true, maxSockets: 16, ca: options.ca, cert: options.cert, key: options.key, ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}) }));
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const headers: Record<string, string | number> = { ...(options.headers as Record<string, string>), accept: 'application/json' };
+      if (payload) {
+        headers['content-type'] = contentType;
+        headers['content-length'] = payload.length;
+      }
+      return await new Promise<KubeResponse>((resolve, reject) => {
+        const req = https.request({ protocol: base.protocol, hostname: base.hostname, port: base.port, path: `${base.pathname.replace(/\/$/, '')}${path}`, method, headers, agent: pool, timeout: timeoutMs, ...(options.auth ? { auth: options.auth } : {}) }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown = null;
+            try {
+              parsed = text ? JSON.parse(text) : null;
+            } catch {
+              parsed = null;
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed });
+          });
+          res.on('error', reject);
+        });
+        req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`)));
+        req.on('error', reject);
+        req.end(payload);
+      });
+    },
+    close() {
+      agent?.destroy();
+    },
+  };
+}

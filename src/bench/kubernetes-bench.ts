@@ -1,0 +1,15 @@
+/**
+ * The Kubernetes section of `npm run bench`: the extender's filter + prioritize latency per pod with
+ * 500 and 5,000 nodes of 8 GPUs (extender-bench.ts), and pods bound per second through a real
+ * kube-scheduler (bind-throughput-bench.ts, when the control plane is built).
+ */
+import { formatExtenderLatency, measureExtenderLatency, type ExtenderLatencyFigure } from './extender-bench.js';
+
+const SIZES = [{ nodes: 500, pods: 500 }, { nodes: 5000, pods: 300 }] as const;
+
+/** Runs the section. */
+export async function runKubernetesBench(progress: (m: string) => void): Promise<{ lines: string[]; results: Record<string, unknown> }> {
+  const latency: ExtenderLatencyFigure[] = [];
+  for (const size of SIZES) latency.push(await measureExtenderLatency(size.nodes, size.pods, progress));
+  return { lines: ['gpushare benchmark — Kubernetes', '', ...formatExtenderLatency(latency, '7a. Extender latency')], results: { extenderLatency: latency } };
+}

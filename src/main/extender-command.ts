@@ -1,0 +1,70 @@
+/**
+ * The `gpushare extender` command line: flags, their checks, and a run that lasts until SIGTERM or
+ * SIGINT (then the server closes and the Lease is left to expire).
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { POLICY_NAMES } from '../core/index.js';
+import { defaultIdentity, type ExtenderSettings } from './extender.js';
+
+/** A whole number in [min, max] for flag `flag`. @throws InvalidArgumentError naming the flag and the range */
+export function integerFlag(flag: string, min: number, max: number): (text: string) => number {
+  return (text) => {
+    const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}, got '${text}'`);
+    return value;
+  };
+}
+
+interface ExtenderFlags {
+  kubeconfig?: string;
+  host: string;
+  port: number;
+  tlsCert?: string;
+  tlsKey?: string;
+  insecureHttp?: boolean;
+  urlPrefix: string;
+  policy: string;
+  leaseNamespace: string;
+  leaseName: string;
+  leaseDurationSeconds: number;
+  identity?: string;
+  logLevel: string;
+}
+
+/** Builds the command. @param version the package version (metrics) */
+export function createExtenderCommand(version: string): Command {
+  return new Command('extender')
+    .description('Run the kube-scheduler extender: filter, prioritize and bind GPU pods with the gpushare core (docs/kubernetes/extender.md)')
+    .option('--kubeconfig <file>', 'kubeconfig to reach the API server (default: the in-cluster ServiceAccount)')
+    .option('--host <address>', 'address to listen on', '0.0.0.0')
+    .option('--port <port>', 'port to listen on (0 = any free port)', integerFlag('--port', 0, 65535), 8443)
+    .option('--tls-cert <file>', 'serving certificate (PEM) for HTTPS')
+    .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
+    .option('--insecure-http', 'serve plain HTTP (only for a scheduler on the same host)')
+    .option('--url-prefix <path>', 'path prefix of the verbs (the urlPrefix path of the scheduler configuration)', '/scheduler')
+    .option('--policy <name>', `placement policy (${POLICY_NAMES.join(', ')})`, (v) => {
+      if (!POLICY_NAMES.includes(v)) throw new InvalidArgumentError(`--policy must be one of ${POLICY_NAMES.join(', ')}, got '${v}'`);
+      return v;
+    }, 'default')
+    .option('--lease-namespace <namespace>', 'namespace of the Lease that elects the active replica', 'gpushare-system')
+    .option('--lease-name <name>', 'name of that Lease', 'gpushare-extender')
+    .option('--lease-duration-seconds <n>', 'how long a Lease holder may go without renewing before another replica takes over', integerFlag('--lease-duration-seconds', 2, 600), 15)
+    .option('--identity <id>', 'this replica\'s name in the Lease (default: $POD_NAME or the host name, and the process id)')
+    .option('--log-level <level>', 'log level (stderr)', 'info')
+    .action(async (flags: ExtenderFlags) => {
+      const settings: ExtenderSettings = {
+        kubeconfig: flags.kubeconfig ?? null, host: flags.host, port: flags.port,
+        tlsCertFile: flags.tlsCert ?? null, tlsKeyFile: flags.tlsKey ?? null, insecureHttp: flags.insecureHttp === true,
+        urlPrefix: flags.urlPrefix, policy: flags.policy, leaseNamespace: flags.leaseNamespace, leaseName: flags.leaseName,
+        leaseDurationSeconds: flags.leaseDurationSeconds, identity: flags.identity ?? defaultIdentity(), version, logLevel: flags.logLevel,
+      };
+      const { startExtender } = await import('./extender.js');
+      const running = await startExtender(settings);
+      process.stdout.write(`gpushare extender listening on ${running.url}${settings.urlPrefix}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => void running.close().then(resolve, resolve);
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+      });
+    });
+}
