@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // The slow suite runs with vitest.slow.config.ts (npm run test:slow).
-    exclude: ['test/slow/**', '**/node_modules/**'],
+    // The slow suite runs with vitest.slow.config.ts (npm run test:slow), the tests on a real
+    // Kubernetes control plane with vitest.kubernetes.config.ts (npm run test:kubernetes).
+    exclude: ['test/slow/**', 'test/kubernetes/**', '**/node_modules/**'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
