@@ -1,0 +1,95 @@
+/**
+ * The real `gpushare extender` as a child process for tests on the test control plane: HTTPS on
+ * 127.0.0.1 with a certificate from its own CA, the kubeconfig it is given (a ServiceAccount token
+ * under deploy/kubernetes/rbac-extender.yaml), a short Lease so a restarted extender takes over
+ * quickly. `writeSchedulerConfig` points deploy/'s KubeSchedulerConfiguration at it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLocalCa, issueServerCert } from '../../../src/adapters/tls/local-ca.js';
+import { writeTestSchedulerConfig } from './scheduler-config.js';
+
+const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'gpushare');
+
+/** A running extender process. */
+export interface ExtenderProcess {
+  readonly urlPrefix: string;
+  readonly caFile: string;
+  readonly child: ChildProcess;
+  /** Everything it wrote to stderr (its log). */
+  log(): string;
+  /** Ends it with `signal` and waits for the exit. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Options of {@link startExtenderProcess}. */
+export interface ExtenderProcessOptions {
+  readonly dir: string;
+  readonly kubeconfig: string;
+  /** Keep the port of a previous process (a restart: the scheduler's configuration names it). */
+  readonly port?: number;
+  /** Reuse the TLS files of a previous process. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly caFile: string };
+  readonly leaseDurationSeconds?: number;
+  readonly identity?: string;
+}
+
+/** Makes a CA and a serving certificate for 127.0.0.1 in `dir`. */
+export async function extenderTls(dir: string): Promise<{ certFile: string; keyFile: string; caFile: string }> {
+  const now = Date.now();
+  const ca = await createLocalCa('gpushare-test-extender-ca', now);
+  const serving = await issueServerCert(ca, ['127.0.0.1'], now);
+  const files = { certFile: join(dir, 'extender.crt'), keyFile: join(dir, 'extender.key'), caFile: join(dir, 'extender-ca.crt') };
+  writeFileSync(files.certFile, serving.certPem);
+  writeFileSync(files.keyFile, serving.keyPem, { mode: 0o600 });
+  writeFileSync(files.caFile, ca.certPem);
+  return files;
+}
+
+/** Starts `gpushare extender` and waits until it listens (bounded by `timeoutMs`). */
+export async function startExtenderProcess(options: ExtenderProcessOptions, timeoutMs = 60_000): Promise<ExtenderProcess & { tls: { certFile: string; keyFile: string; caFile: string }; port: number }> {
+  const tls = options.tls ?? (await extenderTls(options.dir));
+  const child = spawn(process.execPath, [BIN, 'extender', '--kubeconfig', options.kubeconfig, '--host', '127.0.0.1', '--port', String(options.port ?? 0),
+    '--tls-cert', tls.certFile, '--tls-key', tls.keyFile, '--lease-duration-seconds', String(options.leaseDurationSeconds ?? 3),
+    '--identity', options.identity ?? `test-extender-${process.pid}-${Date.now()}`, '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gpushare extender did not listen within ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
+    child.stdout!.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+      const match = /listening on (https:\/\/\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gpushare extender exited (${code}) before listening:\n${stderr}`));
+    });
+  });
+  const port = Number(new URL(url).port);
+  return {
+    urlPrefix: url.replace(/\/$/, ''),
+    caFile: tls.caFile,
+    child,
+    tls,
+    port,
+    log: () => stderr,
+    async kill(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** Writes deploy/'s scheduler configuration pointed at `extender` to `<dir>/scheduler-config.yaml` and returns the path. */
+export function writeSchedulerConfig(dir: string, extender: { urlPrefix: string; caFile: string }): string {
+  const path = join(dir, 'scheduler-config.yaml');
+  writeTestSchedulerConfig(path, extender.urlPrefix, extender.caFile);
+  return path;
+}
