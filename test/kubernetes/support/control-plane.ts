@@ -10,170 +10,22 @@
  * `default` (the controller manager's controllers are working). Each wait is bounded and fails
  * with the component's log when it exits or times out. `stop()` ends every process group.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { binaryPath, type KubernetesBinary } from './binaries.js';
+import { apiServerArgs, BOOTSTRAP_ROLES, controllerManagerArgs, etcdArgs, PKI_FILES, schedulerArgs, TEST_CONTROLLERS, writePki, type ControllerName } from './component-flags.js';
 import { freePort, logTail, spawnComponent, stopComponent, waitUntilReady, type ComponentProcess } from './component-process.js';
+import type { ComponentIdentity, ControlPlane, ControlPlaneOptions, ControlPlaneTimings, SchedulerOptions } from './control-plane-types.js';
 import { kubeRequest, PATCH_TYPES, writeKubeconfig, type KubeCredentials, type KubeResponse } from './kube-client.js';
+import { runKubectl, type KubectlResult } from './kubectl.js';
 import { nodeObject, nodeSpecPatch, nodeStatusPatch, type KubeNode, type NodeInput } from './nodes.js';
 import { createControlPlanePki, type ControlPlanePki } from './pki.js';
 import { startPodReaper, type PodReaper } from './pod-reaper.js';
 
-/**
- * Whom a component authenticates as: `admin` (group system:masters, the default), `component`
- * (a client certificate for `system:kube-scheduler` or `system:kube-controller-manager`, the users
- * the bootstrap RBAC policy binds, as kubeadm runs them) or `serviceAccount` (a token of the
- * ServiceAccount `kube-system/gpushare-test-<component>` bound to the same bootstrap ClusterRoles).
- */
-export type ComponentIdentity = 'admin' | 'component' | 'serviceAccount';
-
-/** How kube-scheduler runs. */
-export interface SchedulerOptions {
-  /**
-   * A KubeSchedulerConfiguration file (e.g. deploy/kubernetes/scheduler-config.yaml rewritten by
-   * scheduler-config.ts). Its `clientConnection.kubeconfig` is replaced by the identity's kubeconfig
-   * (with --config, kube-scheduler ignores --kubeconfig). Default: no file, the built-in profile.
-   */
-  readonly configPath?: string;
-  readonly identity?: ComponentIdentity;
-}
-
-/** What {@link startControlPlane} starts. */
-export interface ControlPlaneOptions {
-  /** false: no kube-scheduler. */
-  readonly scheduler?: SchedulerOptions | false;
-  /**
-   * false: no kube-controller-manager (no Deployments, no ServiceAccounts). `controllers`: its
-   * `--controllers` list (default {@link TEST_CONTROLLERS}).
-   */
-  readonly controllerManager?: { readonly identity?: ComponentIdentity; readonly controllers?: readonly string[] } | false;
-  /**
-   * Stand in for the kubelets at pod deletion (default true): a pod bound to a node and being
-   * deleted is removed (grace period 0) within about 250 ms, as a kubelet does once its
-   * containers have stopped. Without it such pods stay Terminating for ever.
-   */
-  readonly reapTerminatingPods?: boolean;
-  /** Extra kube-apiserver flags (e.g. `--feature-gates=...`). */
-  readonly apiServerArgs?: readonly string[];
-  /** Bound of each component's wait (default 120 s). */
-  readonly startTimeoutMs?: number;
-}
-
-/** Milliseconds each step of the start took. */
-export interface ControlPlaneTimings {
-  readonly certificatesMs: number;
-  readonly etcdMs: number;
-  readonly apiServerMs: number;
-  /** Controller manager and scheduler, started together: until both are healthy. */
-  readonly controllersMs: number;
-  /** Until the `default` ServiceAccount exists (0 without a controller manager). */
-  readonly serviceAccountMs: number;
-  readonly totalMs: number;
-}
-
-/** Result of a kubectl run. */
-export interface KubectlResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** A running control plane. */
-export interface ControlPlane {
-  /** Temporary folder: certificates, kubeconfigs, etcd data, `logs/<component>.log`. */
-  readonly dir: string;
-  /** `https://127.0.0.1:PORT`. */
-  readonly serverUrl: string;
-  /** The CA of every certificate, PEM (also `<dir>/pki/ca.crt`). */
-  readonly caPem: string;
-  readonly caPath: string;
-  /** Kubeconfig of the admin (group system:masters). */
-  readonly kubeconfigPath: string;
-  readonly admin: KubeCredentials;
-  readonly timings: ControlPlaneTimings;
-  /** `https://127.0.0.1:PORT` of kube-scheduler (/healthz, /metrics, /configz); '' when none runs. */
-  readonly schedulerUrl: string;
-  /** The same for kube-controller-manager. */
-  readonly controllerManagerUrl: string;
-  /** Admin API request (see kube-client.ts): returns whatever status comes. */
-  request<T = unknown>(method: string, path: string, body?: unknown, contentType?: string): Promise<KubeResponse<T>>;
-  /**
-   * Runs the built kubectl with the admin kubeconfig (`--kubeconfig` in `args` overrides it),
-   * asynchronously (the test may serve a webhook meanwhile); `input` goes to stdin. Killed after
-   * `timeoutMs` (default 60 s).
-   */
-  kubectl(args: readonly string[], options?: { input?: string; timeoutMs?: number }): Promise<KubectlResult>;
-  /** Creates a Ready node (nodes.ts) and returns it as stored after the status update. */
-  createNode(input: NodeInput): Promise<KubeNode>;
-  /** Creates a namespace (unless it exists) and waits for its `default` ServiceAccount (pods need it). */
-  createNamespace(name: string): Promise<void>;
-  /** Creates the namespace and ServiceAccount unless they exist, and returns a token for it (TokenRequest, 1 h). */
-  serviceAccountCredentials(namespace: string, name: string): Promise<KubeCredentials>;
-  /** The same as a kubeconfig file (path returned), for kubectl and the gpushare components. */
-  serviceAccountKubeconfig(namespace: string, name: string): Promise<string>;
-  /** Stops kube-scheduler and starts it again with `options` (e.g. another configuration). */
-  restartScheduler(options?: SchedulerOptions): Promise<void>;
-  /** Log files by component name. */
-  logPaths(): Record<string, string>;
-  /** Writes the last `lines` lines of every component's log to stderr. */
-  printLogs(lines?: number): void;
-  /**
-   * Stops every component (SIGTERM to its process group, SIGKILL after 3 s; scheduler and
-   * controller manager, then kube-apiserver, then etcd), then removes `dir` unless `keepDir` (or
-   * GPUSHARE_KEEP_KUBERNETES_DIR=1).
-   */
-  stop(options?: { keepDir?: boolean }): Promise<void>;
-}
-
-/**
- * The controllers the test controller manager runs (names of kube-controller-manager v1.37
- * `--controllers`): workloads make ReplicaSets and Pods, ServiceAccounts and their tokens and the
- * `kube-root-ca.crt` ConfigMap appear in every namespace, deletions cascade, quotas are counted.
- * Not the node-lifecycle controller: it would mark Nodes without a kubelet NotReady and evict their
- * pods. Starting these takes about 1 s where all controllers (`*`) take about 5 s.
- */
-export const TEST_CONTROLLERS: readonly string[] = [
-  'deployment-controller', 'replicaset-controller', 'statefulset-controller', 'daemonset-controller',
-  'job-controller', 'cronjob-controller', 'ttl-after-finished-controller',
-  'garbage-collector-controller', 'namespace-controller', 'pod-garbage-collector-controller',
-  'serviceaccount-controller', 'serviceaccount-token-controller', 'root-ca-certificate-publisher-controller',
-  'resourcequota-controller', 'taint-eviction-controller',
-];
-
-const BOOTSTRAP_ROLES = {
-  'kube-scheduler': ['system:kube-scheduler', 'system:volume-scheduler'],
-  'kube-controller-manager': ['system:kube-controller-manager'],
-} as const;
-type ControllerName = keyof typeof BOOTSTRAP_ROLES;
-
-/** Flags that make a component serve on 127.0.0.1:`port` with the test's serving certificate. */
-function servingArgs(pkiDir: string, port: number): string[] {
-  return [
-    '--bind-address=127.0.0.1', `--secure-port=${port}`,
-    `--tls-cert-file=${join(pkiDir, 'serving.crt')}`, `--tls-private-key-file=${join(pkiDir, 'serving.key')}`,
-  ];
-}
-
-/**
- * The same for the controller manager and the scheduler, whose health, metrics and configuration
- * (/configz) endpoints then need no authorization: they run without --authentication-kubeconfig and
- * --authorization-kubeconfig, so that they call the API server for nothing but their work.
- */
-function componentServingArgs(pkiDir: string, port: number): string[] {
-  return [...servingArgs(pkiDir, port), '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics,/configz'];
-}
-
-function writePki(pkiDir: string, pki: ControlPlanePki): void {
-  mkdirSync(pkiDir, { recursive: true, mode: 0o700 });
-  const files: Record<string, string> = {
-    'ca.crt': pki.ca.certPem, 'serving.crt': pki.serving.certPem, 'serving.key': pki.serving.keyPem,
-    'sa.key': pki.serviceAccountKeyPem, 'sa.pub': pki.serviceAccountPublicKeyPem,
-  };
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(pkiDir, name), text, { mode: 0o600 });
-}
+// The shapes are in control-plane-types.ts; the two every test file needs are here too.
+export type { ControlPlane, ControlPlaneOptions } from './control-plane-types.js';
 
 /** Starts a component, retrying with new ports (at most 3 tries) when a port was taken meanwhile. */
 async function startWithFreshPorts<T extends { component: ComponentProcess }>(start: () => Promise<T>): Promise<T> {
@@ -231,7 +83,7 @@ class TestControlPlane implements ControlPlane {
     this.pkiDir = join(dir, 'pki');
     this.logDir = join(dir, 'logs');
     this.kubeconfigDir = join(dir, 'kubeconfigs');
-    this.caPath = join(this.pkiDir, 'ca.crt');
+    this.caPath = join(this.pkiDir, PKI_FILES.ca);
     this.kubeconfigPath = join(this.kubeconfigDir, 'admin.kubeconfig');
     mkdirSync(this.logDir);
     mkdirSync(this.kubeconfigDir, { mode: 0o700 });
@@ -276,12 +128,7 @@ class TestControlPlane implements ControlPlane {
       const [client, peer] = [await freePort(), await freePort()];
       const url = `http://127.0.0.1:${client}`;
       const peerUrl = `http://127.0.0.1:${peer}`;
-      const component = this.spawn('etcd', [
-        '--name=gpushare-test', `--data-dir=${join(this.dir, 'etcd')}`,
-        `--listen-client-urls=${url}`, `--advertise-client-urls=${url}`,
-        `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=gpushare-test=${peerUrl}`,
-        '--unsafe-no-fsync', '--log-level=warn',
-      ]);
+      const component = this.spawn('etcd', etcdArgs(join(this.dir, 'etcd'), url, peerUrl));
       await waitUntilReady(component, 'healthy', async () => {
         const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) });
         return res.ok && ((await res.json()) as { health?: string }).health === 'true';
@@ -296,22 +143,7 @@ class TestControlPlane implements ControlPlane {
       const port = await freePort();
       this.serverUrl = `https://127.0.0.1:${port}`;
       this.admin = { serverUrl: this.serverUrl, caPem: this.caPem, client: this.pki.admin };
-      const component = this.spawn('kube-apiserver', [
-        `--etcd-servers=${etcdUrl}`,
-        '--advertise-address=127.0.0.1', ...servingArgs(this.pkiDir, port), `--cert-dir=${this.pkiDir}`,
-        `--client-ca-file=${this.caPath}`,
-        '--authorization-mode=Node,RBAC',
-        '--enable-admission-plugins=MutatingAdmissionWebhook,ValidatingAdmissionWebhook',
-        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-        `--service-account-key-file=${join(this.pkiDir, 'sa.pub')}`,
-        `--service-account-signing-key-file=${join(this.pkiDir, 'sa.key')}`,
-        '--service-cluster-ip-range=10.96.0.0/16',
-        '--endpoint-reconciler-type=none',
-        '--allow-privileged=true',
-        '--profiling=false',
-        '--v=1',
-        ...extraArgs,
-      ]);
+      const component = this.spawn('kube-apiserver', apiServerArgs(this.pkiDir, port, etcdUrl, extraArgs));
       await waitUntilReady(component, 'ready (/readyz)', () => healthy('/readyz', this.admin), this.timeoutMs);
       return { component };
     });
@@ -344,14 +176,7 @@ class TestControlPlane implements ControlPlane {
     const kubeconfig = await this.kubeconfigFor('kube-controller-manager', identity);
     await startWithFreshPorts(async () => {
       const port = await freePort();
-      const component = this.spawn('kube-controller-manager', [
-        `--kubeconfig=${kubeconfig}`, '--leader-elect=false', ...componentServingArgs(this.pkiDir, port),
-        `--controllers=${controllers.join(',')}`,
-        `--service-account-private-key-file=${join(this.pkiDir, 'sa.key')}`,
-        `--root-ca-file=${this.caPath}`,
-        `--use-service-account-credentials=${identity !== 'admin'}`,
-        '--v=1',
-      ]);
+      const component = this.spawn('kube-controller-manager', controllerManagerArgs(this.pkiDir, port, kubeconfig, controllers, identity !== 'admin'));
       const credentials = { ...this.admin, serverUrl: `https://127.0.0.1:${port}` };
       await waitUntilReady(component, 'healthy (/healthz)', () => healthy('/healthz', credentials), this.timeoutMs);
       this.controllerManagerUrl = credentials.serverUrl;
@@ -366,19 +191,16 @@ class TestControlPlane implements ControlPlane {
     if (previous !== undefined) await stopComponent(previous, 3_000);
     const run = ++this.schedulerRuns;
     const kubeconfig = await this.kubeconfigFor('kube-scheduler', options.identity ?? 'admin');
-    const configArgs: string[] = [];
-    if (options.configPath === undefined) {
-      configArgs.push(`--kubeconfig=${kubeconfig}`);
-    } else {
+    let source: { configPath: string } | { kubeconfig: string } = { kubeconfig };
+    if (options.configPath !== undefined) {
       const config = parse(readFileSync(options.configPath, 'utf8')) as Record<string, unknown>;
       config.clientConnection = { ...(config.clientConnection as object | undefined), kubeconfig };
-      const path = join(this.dir, `scheduler-config-${run}.yaml`);
-      writeFileSync(path, stringify(config));
-      configArgs.push(`--config=${path}`);
+      source = { configPath: join(this.dir, `scheduler-config-${run}.yaml`) };
+      writeFileSync(source.configPath, stringify(config));
     }
     await startWithFreshPorts(async () => {
       const port = await freePort();
-      const component = this.spawn('kube-scheduler', [...configArgs, '--leader-elect=false', ...componentServingArgs(this.pkiDir, port), '--v=2']);
+      const component = this.spawn('kube-scheduler', schedulerArgs(this.pkiDir, port, source));
       const credentials = { ...this.admin, serverUrl: `https://127.0.0.1:${port}` };
       await waitUntilReady(component, 'ready (/readyz)', () => healthy('/readyz', credentials), this.timeoutMs);
       this.schedulerUrl = credentials.serverUrl;
@@ -405,26 +227,7 @@ class TestControlPlane implements ControlPlane {
   }
 
   kubectl(args: readonly string[], options: { input?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(binaryPath('kubectl'), args, {
-        env: { ...process.env, KUBECONFIG: this.kubeconfigPath, HOME: join(this.dir, 'home') },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-      child.once('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      child.once('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-      child.stdin.end(options.input ?? '');
-    });
+    return runKubectl(binaryPath('kubectl'), args, { ...process.env, KUBECONFIG: this.kubeconfigPath, HOME: join(this.dir, 'home') }, options);
   }
 
   async createNode(input: NodeInput): Promise<KubeNode> {
