@@ -34,12 +34,13 @@ export function workloadOf(kind: KindName, name: string, template: Json, options
   const info = KIND_INFO[kind];
   const meta = { name, namespace: 'ml' };
   if (kind === 'Pod') return { apiVersion: info.apiVersion, kind, metadata: { ...meta, ...((template.metadata as Json | undefined) ?? {}) }, spec: template.spec! };
-  const withLabels = options.selector === false || info.group !== 'apps'
+  const withLabels: Json = options.selector === false || info.group !== 'apps'
     ? template
     : { ...template, metadata: { ...((template.metadata as Json | undefined) ?? {}), labels: { app: name } } };
-  const selector = options.selector === false || info.group !== 'apps' ? {} : { selector: { matchLabels: { app: name } } };
+  const selector: Json = options.selector === false || info.group !== 'apps' ? {} : { selector: { matchLabels: { app: name } } };
   if (kind === 'CronJob') return { apiVersion: info.apiVersion, kind, metadata: meta, spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: withLabels } } } };
-  return { apiVersion: info.apiVersion, kind, metadata: meta, spec: { ...(kind === 'Job' ? {} : { replicas: 2 }), ...selector, template: withLabels } };
+  const replicas: Json = kind === 'Job' ? {} : { replicas: 2 };
+  return { apiVersion: info.apiVersion, kind, metadata: meta, spec: { ...replicas, ...selector, template: withLabels } };
 }
 
 /** An AdmissionReview v1 request for `object`. */
