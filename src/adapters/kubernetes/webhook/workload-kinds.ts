@@ -34,7 +34,3 @@ export function workloadKindOf(group: string, kind: string): WorkloadKind | unde
   return KINDS[`${group}/${kind}`];
 }
 
-/** How a field path is written in messages: `spec.template.spec.containers[0]` style. */
-export function fieldPath(tokens: readonly (string | number)[]): string {
-  return tokens.map((t, i) => (typeof t === 'number' ? `[${t}]` : i === 0 ? t : `.${t}`)).join('');
-}
