@@ -5,7 +5,8 @@
  *
  * Start-up cost is paid only for what runs: `--version` reads package.json and nothing else, a
  * client command (submit, jobs, ...) imports only its own module, and the server, store and
- * simulator (`serve`, `simulate`, `synth-trace`) are imported only by those commands
+ * simulator (`serve`, `simulate`, `synth-trace`) and the Kubernetes webhook (`webhook`) are imported
+ * only by those commands
  * (server-commands.ts, kept out of the bundle). Help and unknown commands load everything.
  */
 import { readFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { handleCliError } from '../cli/exit-codes.js';
 
 /** The server-side commands (see the module comment); the path stays relative to this file in the bundle. */
 const SERVER_COMMANDS_MODULE = './server-commands.js';
-const SERVER_COMMAND_NAMES = new Set(['simulate', 'synth-trace', 'serve', 'extender']);
+const SERVER_COMMAND_NAMES = new Set(['simulate', 'synth-trace', 'serve', 'extender', 'webhook']);
 
 /** The package version, read from package.json (two levels above src/main and dist/main). */
 function packageVersion(): string {

@@ -46,6 +46,15 @@ export const NODE_LABELS = {
   gpuCount: 'gpushare.io/gpu-count',
 } as const;
 
+/** Labels on workloads and their pod templates. */
+export const WORKLOAD_LABELS = {
+  /**
+   * The webhook's selector fix-up: on an apps/v1 workload that has neither `spec.selector` nor
+   * template labels, the template label and `spec.selector.matchLabels` `gpushare.io/workload: <name>`.
+   */
+  workload: 'gpushare.io/workload',
+} as const;
+
 /** Node annotations the node agent sets. */
 export const NODE_ANNOTATIONS = {
   /** JSON inventory of the node's GPUs (node-inventory.ts). */
