@@ -1,6 +1,6 @@
 /**
  * The commands that run gpushare itself on this machine rather than call a server: `simulate`,
- * `synth-trace` and `serve`, wired to their implementations. Loaded only when one of them runs
+ * `synth-trace`, `serve` and `node-agent`, wired to their implementations. Loaded only when one of them runs
  * (the client commands never pay for the server, the store or the simulator), and the server
  * itself only when `serve` runs.
  */
@@ -9,13 +9,14 @@ import { parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
 import { createServeCommand } from '../cli/serve-command.js';
 import { createSimulateCommand } from '../cli/simulate-command.js';
 import { createSynthTraceCommand } from '../cli/synth-trace-command.js';
+import { createNodeAgentCommand } from './node-agent-command.js';
 import type { StartServer } from '../cli/serve-command.js';
 
 /** Starts the server, loading it (Fastify, SQLite, the control plane) only when `serve` runs. */
 const startServer: StartServer = async (config, options) => (await import('./serve.js')).startServer(config, options);
 
 /** Names of the commands built here. */
-export const SERVER_COMMAND_NAMES = ['simulate', 'synth-trace', 'serve'] as const;
+export const SERVER_COMMAND_NAMES = ['simulate', 'synth-trace', 'serve', 'node-agent'] as const;
 
 /** Builds the commands named in `names` (all by default), in help order. */
 export function createServerCommands(version: string, names?: ReadonlySet<string>): Command[] {
@@ -23,6 +24,7 @@ export function createServerCommands(version: string, names?: ReadonlySet<string
     ['simulate', () => createSimulateCommand()],
     ['synth-trace', () => createSynthTraceCommand()],
     ['serve', () => createServeCommand(version, startServer, (spec) => void parseSimulatedGpuSpec(spec))],
+    ['node-agent', () => createNodeAgentCommand()],
   ];
   return all.filter(([name]) => names === undefined || names.has(name)).map(([, create]) => create());
 }

@@ -23,7 +23,7 @@ import { SeededRng, shuffleInPlace, type Rng } from '../../../src/core/index.js'
 import { loadDevicePluginApi, loadPodResourcesApi, unixTarget } from '../../../src/adapters/kubernetes/device-plugin/protos.js';
 import {
   DEVICE_HEALTH, DEVICE_PLUGIN_API_VERSION, KUBELET_PRE_START_TIMEOUT_MS, KUBELET_SOCKET_NAME,
-  type AllocateResponse, type ContainerAllocateResponse, type Device, type DevicePluginOptions, type ListAndWatchResponse,
+  type AllocatableResourcesResponse, type AllocateResponse, type ContainerAllocateResponse, type Device, type DevicePluginOptions, type ListAndWatchResponse,
   type PodResources, type RegisterRequest,
 } from '../../../src/adapters/kubernetes/device-plugin/wire-types.js';
 
@@ -207,7 +207,7 @@ export class StandInKubelet {
     const podResources = new grpc.Server();
     podResources.addService(podApi.PodResourcesLister.service, {
       List: (_c: unknown, cb: grpc.sendUnaryData<object>) => cb(null, { pod_resources: this.podResources() }),
-      GetAllocatableResources: (_c: unknown, cb: grpc.sendUnaryData<object>) => cb(null, {
+      GetAllocatableResources: (_c: unknown, cb: grpc.sendUnaryData<AllocatableResourcesResponse>) => cb(null, {
         devices: [...this.plugins.entries()].map(([resource, p]) => ({ resource_name: resource, device_ids: p.devices.filter((d) => d.health === DEVICE_HEALTH.healthy).map((d) => d.ID) })),
         cpu_ids: [], memory: [],
       }),

@@ -20,8 +20,6 @@ export const KUBELET_PRE_START_TIMEOUT_MS = 30_000;
 
 /** Device health strings of ListAndWatch. */
 export const DEVICE_HEALTH = { healthy: 'Healthy', unhealthy: 'Unhealthy' } as const;
-/** `Healthy` or `Unhealthy`. */
-export type DeviceHealth = (typeof DEVICE_HEALTH)[keyof typeof DEVICE_HEALTH];
 
 /** `v1beta1.DevicePluginOptions`. */
 export interface DevicePluginOptions {
