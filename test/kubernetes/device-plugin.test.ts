@@ -3,7 +3,7 @@
  * registration, ListAndWatch with health, re-registration after a kubelet restart, and
  * PreStartContainer writing each container's CDI spec from its own pod's assignment.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cdiSpecFileName } from '../../src/adapters/kubernetes/device-plugin/cdi-writer.js';
 import type { CdiSpec } from '../../src/adapters/kubernetes/device-plugin/cdi-spec.js';
 import { startDevicePlugin, type RunningDevicePlugin } from '../../src/adapters/kubernetes/device-plugin/device-plugin.js';
+import { registerWithKubelet } from '../../src/adapters/kubernetes/device-plugin/kubelet-registration.js';
 import { createGpuHealthState, type GpuHealthState } from '../../src/adapters/kubernetes/device-plugin/gpu-health.js';
 import type { PodInfo, PodSource } from '../../src/adapters/kubernetes/device-plugin/pod-source.js';
 import { slotId } from '../../src/adapters/kubernetes/device-plugin/slots.js';
@@ -183,9 +184,15 @@ describe('device plugin with the stand-in kubelet', () => {
     for (const pod of standInPods) kubelet.removePod(pod.namespace, pod.name);
   });
 
-  it('fails PreStartContainer of a pod without an assignment, naming the pod', async () => {
+  it('fails PreStartContainer of a pod without an assignment, naming the pod, and removes the slot\'s earlier spec', async () => {
+    pods.set('default', 'earlier', assignmentAnnotations(assignmentOn(NODE, 'exclusive', [{ index: 4, gpuMilli: 1000, gpuMemoryMiB: 81920 }])));
+    const [earlier] = (await kubelet.admitPod(RESOURCES.gpuSlot, { namespace: 'default', name: 'earlier', containers: [{ name: 'main', slotCount: 1 }] })).containers;
+    expect(envOf(readSpec(cdiDir, earlier!.deviceIds[0]!)).CUDA_VISIBLE_DEVICES).toBe(uuidOf(4));
+    kubelet.removePod('default', 'earlier');
     pods.set('default', 'plain', { [POD_ANNOTATIONS.container]: 'main' });
     const [main] = (await kubelet.admitPod(RESOURCES.gpuSlot, { namespace: 'default', name: 'plain', containers: [{ name: 'main', slotCount: 1 }] })).containers;
+    expect(main!.deviceIds).toEqual(earlier!.deviceIds);
+    expect(existsSync(join(cdiDir, cdiSpecFileName(main!.deviceIds[0]!)))).toBe(false);
     expect(main!.allocateError).toBeNull();
     expect(main!.preStartError!.code).toBe(status.FAILED_PRECONDITION);
     expect(main!.preStartError!.details).toContain('pod default/plain was not placed by the gpushare extender');
@@ -252,6 +259,23 @@ describe('device plugin without fs.watch', () => {
       console.log(`poll only: re-registered ${ms} ms after the kubelet restart`);
     } finally {
       await plugin.stop();
+      await kubelet.stop();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('the stand-in kubelet refuses an unsupported version and a resource name under kubernetes.io, as the kubelet does', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'gpushare-dp-refuse-'));
+    const kubelet = await startStandInKubelet({ dir: join(tmp, 'device-plugins') });
+    try {
+      const options = { pre_start_required: false, get_preferred_allocation_available: false };
+      await expect(registerWithKubelet(kubelet.kubeletSocket, { version: 'v1alpha', endpoint: 'x.sock', resource_name: 'gpushare.io/gpu-slot', options }, 5000))
+        .rejects.toThrow('requested API version "v1alpha" is not supported by kubelet. Supported versions are ["v1beta1"]');
+      await expect(registerWithKubelet(kubelet.kubeletSocket, { version: 'v1beta1', endpoint: 'x.sock', resource_name: 'kubernetes.io/gpu', options }, 5000))
+        .rejects.toThrow('the ResourceName "kubernetes.io/gpu" is invalid');
+      expect(kubelet.completedRegistrations).toBe(0);
+      expect(kubelet.registrations).toHaveLength(2);
+    } finally {
       await kubelet.stop();
       rmSync(tmp, { recursive: true, force: true });
     }

@@ -16,29 +16,19 @@
  *   restart does (pod records survive, like the kubelet's checkpoint).
  */
 import { EventEmitter } from 'node:events';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { SeededRng, shuffleInPlace, type Rng } from '../../../src/core/index.js';
 import { loadDevicePluginApi, loadPodResourcesApi, unixTarget } from '../../../src/adapters/kubernetes/device-plugin/protos.js';
 import {
   DEVICE_HEALTH, DEVICE_PLUGIN_API_VERSION, KUBELET_PRE_START_TIMEOUT_MS, KUBELET_SOCKET_NAME,
-  type AllocatableResourcesResponse, type AllocateResponse, type ContainerAllocateResponse, type Device, type DevicePluginOptions, type ListAndWatchResponse,
-  type PodResources, type RegisterRequest,
+  type AllocateResponse, type ContainerAllocateResponse, type Device, type DevicePluginOptions, type ListAndWatchResponse, type RegisterRequest,
 } from '../../../src/adapters/kubernetes/device-plugin/wire-types.js';
+import { bindUnix, callUnary as call, isExtendedResourceName, isSocket, serviceError } from './stand-in-grpc.js';
+import { PodRecords, podResourcesService, type StandInContainer, type StandInPod } from './stand-in-pod-records.js';
 
-/** A container of a pod to admit: how many devices of the resource it requests. */
-export interface StandInContainer {
-  readonly name: string;
-  readonly slotCount: number;
-}
-
-/** A pod to admit. */
-export interface StandInPod {
-  readonly namespace: string;
-  readonly name: string;
-  readonly containers: readonly StandInContainer[];
-}
+export type { StandInContainer, StandInPod } from './stand-in-pod-records.js';
 
 /** What happened to one container at admission. */
 export interface AdmittedContainer {
@@ -92,32 +82,6 @@ export interface AdmitOptions {
   readonly randomOrder?: boolean;
 }
 
-type Unary<Req, Res> = (request: Req, options: grpc.CallOptions, callback: grpc.requestCallback<Res>) => void;
-
-function call<Req, Res>(client: grpc.Client, method: string, request: Req, timeoutMs: number): Promise<Res> {
-  const fn = (client as unknown as Record<string, Unary<Req, Res>>)[method]!.bind(client);
-  return new Promise((resolve, reject) => fn(request, { deadline: Date.now() + timeoutMs }, (error, response) => (error ? reject(error) : resolve(response as Res))));
-}
-
-function isExtendedResourceName(name: string): boolean {
-  const slash = name.indexOf('/');
-  if (slash <= 0 || slash !== name.lastIndexOf('/') || slash === name.length - 1) return false;
-  const domain = name.slice(0, slash);
-  return !(domain === 'kubernetes.io' || domain.endsWith('.kubernetes.io') || name.startsWith('requests.'));
-}
-
-function serviceError(code: grpc.status, message: string): grpc.ServiceError {
-  return Object.assign(new Error(message), { code, details: message, metadata: new grpc.Metadata() });
-}
-
-function isSocket(path: string): boolean {
-  try {
-    return statSync(path).isSocket();
-  } catch {
-    return false;
-  }
-}
-
 /** A running stand-in kubelet; see the module comment. */
 export class StandInKubelet {
   readonly kubeletSocket: string;
@@ -127,7 +91,7 @@ export class StandInKubelet {
   /** Successful registrations (the plugin was reached and Register answered OK). */
   completedRegistrations = 0;
   private readonly plugins = new Map<string, RegisteredPlugin>();
-  private readonly pods = new Map<string, { pod: StandInPod; devices: Map<string, { resource: string; ids: string[] }> }>();
+  private readonly pods = new PodRecords();
   private readonly changes = new EventEmitter();
   private readonly rng: Rng;
   private registrationServer: grpc.Server | null = null;
@@ -202,23 +166,12 @@ export class StandInKubelet {
       },
     });
     rmSync(this.kubeletSocket, { force: true });
-    await bind(registration, this.kubeletSocket);
+    await bindUnix(registration, this.kubeletSocket);
     this.registrationServer = registration;
     const podResources = new grpc.Server();
-    podResources.addService(podApi.PodResourcesLister.service, {
-      List: (_c: unknown, cb: grpc.sendUnaryData<object>) => cb(null, { pod_resources: this.podResources() }),
-      GetAllocatableResources: (_c: unknown, cb: grpc.sendUnaryData<AllocatableResourcesResponse>) => cb(null, {
-        devices: [...this.plugins.entries()].map(([resource, p]) => ({ resource_name: resource, device_ids: p.devices.filter((d) => d.health === DEVICE_HEALTH.healthy).map((d) => d.ID) })),
-        cpu_ids: [], memory: [],
-      }),
-      Get: (c: grpc.ServerUnaryCall<{ pod_name: string; pod_namespace: string }, object>, cb: grpc.sendUnaryData<object>) => {
-        const found = this.podResources().find((p) => p.name === c.request.pod_name && p.namespace === c.request.pod_namespace);
-        if (found) cb(null, { pod_resources: found });
-        else cb(serviceError(grpc.status.NOT_FOUND, `pod ${c.request.pod_namespace}/${c.request.pod_name} not found`));
-      },
-    });
+    podResources.addService(podApi.PodResourcesLister.service, podResourcesService(this.pods, () => new Map([...this.plugins].map(([r, p]) => [r, p.devices]))));
     rmSync(this.podResourcesSocket, { force: true });
-    await bind(podResources, this.podResourcesSocket);
+    await bindUnix(podResources, this.podResourcesSocket);
     this.podResourcesServer = podResources;
   }
 
@@ -264,23 +217,6 @@ export class StandInKubelet {
     old.client.close();
   }
 
-  private podResources(): PodResources[] {
-    return [...this.pods.values()].map(({ pod, devices }) => ({
-      name: pod.name,
-      namespace: pod.namespace,
-      containers: pod.containers.map((c) => {
-        const held = devices.get(c.name);
-        return { name: c.name, devices: held ? [{ resource_name: held.resource, device_ids: [...held.ids] }] : [], cpu_ids: [], memory: [], dynamic_resources: [] };
-      }),
-    }));
-  }
-
-  private heldIds(resource: string): Set<string> {
-    const held = new Set<string>();
-    for (const { devices } of this.pods.values()) for (const d of devices.values()) if (d.resource === resource) for (const id of d.ids) held.add(id);
-    return held;
-  }
-
   /** Admits one pod (see {@link admitPods}). */
   async admitPod(resource: string, pod: StandInPod, options: AdmitOptions = {}): Promise<AdmittedPod> {
     return (await this.admitPods(resource, [pod], options))[0]!;
@@ -300,11 +236,10 @@ export class StandInKubelet {
     if (!plugin || !plugin.connected) throw new Error(`no device plugin is connected for ${resource}`);
     type Work = { pod: StandInPod; container: StandInContainer; ids: string[]; allocate: ContainerAllocateResponse | null; allocateError: grpc.ServiceError | null; preStartError: grpc.ServiceError | null; preStartCalled: boolean };
     const work: Work[] = [];
-    const taken = this.heldIds(resource);
+    const taken = this.pods.heldIds(resource);
     for (const pod of pods) {
       const key = `${pod.namespace}/${pod.name}`;
-      if (this.pods.has(key)) throw new Error(`pod ${key} is already admitted`);
-      this.pods.set(key, { pod, devices: new Map() });
+      this.pods.add(pod);
       for (const container of pod.containers) {
         let free = plugin.devices.filter((d) => d.health === DEVICE_HEALTH.healthy && !taken.has(d.ID)).map((d) => d.ID);
         if (free.length < container.slotCount) throw new Error(`pod ${key} container ${container.name}: requested ${container.slotCount} ${resource}, available ${free.length}`);
@@ -320,7 +255,7 @@ export class StandInKubelet {
       try {
         const response = await call<object, AllocateResponse>(plugin.client, 'Allocate', { container_requests: [{ devices_ids: w.ids }] }, 10_000);
         w.allocate = response.container_responses[0] ?? null;
-        this.pods.get(`${w.pod.namespace}/${w.pod.name}`)!.devices.set(w.container.name, { resource, ids: [...w.ids] });
+        this.pods.hold(w.pod, w.container.name, resource, w.ids);
       } catch (error) {
         w.allocateError = error as grpc.ServiceError;
       }
@@ -347,7 +282,7 @@ export class StandInKubelet {
 
   /** Forgets a pod: its devices are free again and PodResources no longer lists it. */
   removePod(namespace: string, name: string): void {
-    this.pods.delete(`${namespace}/${name}`);
+    this.pods.remove(namespace, name);
   }
 
   /**
@@ -379,10 +314,6 @@ export class StandInKubelet {
   async stop(): Promise<void> {
     await this.shutdown();
   }
-}
-
-function bind(server: grpc.Server, socketPath: string): Promise<void> {
-  return new Promise((resolve, reject) => server.bindAsync(unixTarget(socketPath), grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
 }
 
 /** Starts a stand-in kubelet serving in `options.dir`. */

@@ -96,6 +96,11 @@ export function createDevicePluginService(options: DevicePluginServiceOptions): 
     },
     PreStartContainer(call: grpc.ServerUnaryCall<PreStartContainerRequest, object>, callback: grpc.sendUnaryData<object>) {
       const ids = call.request.devices_ids;
+      const unknown = ids.find((id) => !known.has(id));
+      if (unknown !== undefined) {
+        callback(callError(new DevicePluginCallError(grpc.status.INVALID_ARGUMENT, `PreStartContainer names device ${unknown}, which this plugin does not advertise`)));
+        return;
+      }
       options.prepare(ids).then((prepared) => {
         options.onPreStart?.(ids, prepared);
         callback(null, {});

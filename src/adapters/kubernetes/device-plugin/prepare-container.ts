@@ -4,11 +4,13 @@
  * not the pod, so the pod is found through the kubelet's own record of who holds those ids (the
  * PodResources API), never by a node-wide lock, a timer or by matching amounts.
  */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { POD_ANNOTATIONS } from '../schema/names.js';
 import { assignedDeviceIds, parseAssignment, type PodAssignment } from '../schema/pod-assignment.js';
 import { cdiSpecFor, containerEditsFor, type MpsPipeDirectories } from './cdi-spec.js';
-import { writeCdiSpec } from './cdi-writer.js';
+import { cdiSpecFileName, writeCdiSpec } from './cdi-writer.js';
 import { findDeviceHolders, type PodResourcesLister, type SlotHolder } from './pod-resources-client.js';
 import type { PodSource } from './pod-source.js';
 
@@ -38,6 +40,8 @@ export interface PrepareContainerDeps {
   readonly cdiDir: string;
   /** MPS daemons; null where MPS is not offered (an `mps` pod then fails with a message saying so). */
   readonly mps: MpsDaemons | null;
+  /** Limit on reading the pod, ms (the kubelet gives PreStartContainer 30 s in all). @defaultValue 20000 */
+  readonly podReadTimeoutMs?: number;
 }
 
 /** A container made ready to start. */
@@ -73,6 +77,28 @@ async function pipeDirectories(deps: PrepareContainerDeps, holder: SlotHolder, a
   return { byDevice };
 }
 
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Prepares the container holding `slotIds` (see {@link prepareSlots}); when that fails, the slots'
+ * spec files are removed, so that no spec written for an earlier holder of a slot outlives a
+ * refusal.
+ */
+export async function prepareContainer(deps: PrepareContainerDeps, slotIds: readonly string[]): Promise<PreparedContainer> {
+  try {
+    return await prepareSlots(deps, slotIds);
+  } catch (error) {
+    await Promise.all(slotIds.map((slot) => rm(join(deps.cdiDir, cdiSpecFileName(slot)), { force: true }).catch(() => undefined)));
+    throw error;
+  }
+}
+
 /**
  * Steps: (1) List the kubelet's PodResources and find the one container holding every id in
  * `slotIds`; (2) read its pod; (3) check the pod's assignment exists, is readable and names this
@@ -83,7 +109,7 @@ async function pipeDirectories(deps: PrepareContainerDeps, holder: SlotHolder, a
  *   FAILED_PRECONDITION (ids held twice, no or foreign assignment, wrong container, MPS not
  *   offered), INTERNAL (spec not written)
  */
-export async function prepareContainer(deps: PrepareContainerDeps, slotIds: readonly string[]): Promise<PreparedContainer> {
+async function prepareSlots(deps: PrepareContainerDeps, slotIds: readonly string[]): Promise<PreparedContainer> {
   if (slotIds.length === 0) throw new DevicePluginCallError(status.INVALID_ARGUMENT, 'PreStartContainer named no devices');
   let pods;
   try {
@@ -100,7 +126,7 @@ export async function prepareContainer(deps: PrepareContainerDeps, slotIds: read
   const name = `${holder.namespace}/${holder.pod}`;
   let pod;
   try {
-    pod = await deps.pods.getPod(holder.namespace, holder.pod);
+    pod = await withTimeout(deps.pods.getPod(holder.namespace, holder.pod), deps.podReadTimeoutMs ?? 20_000);
   } catch (error) {
     throw new DevicePluginCallError(status.UNAVAILABLE, `cannot read pod ${name}: ${messageOf(error)}`);
   }
