@@ -157,8 +157,12 @@ describe('device plugin with the stand-in kubelet', () => {
       expected.set(name, [...shares].sort((a, b) => a.index - b.index).map((s) => uuidOf(s.index)).join(','));
       return { namespace: 'team-a', name, containers: [{ name: 'sidecar', slotCount: 0 }, { name: 'main', slotCount: 1 }] };
     });
+    const callsBefore = { ...kubelet.podResourcesCalls };
     const admitted = await kubelet.admitPods(RESOURCES.gpuSlot, standInPods, { randomOrder: true, randomDevices: true });
     expect(admitted).toHaveLength(20);
+    const lists = kubelet.podResourcesCalls.served - callsBefore.served;
+    console.log(`20 parallel PreStartContainer calls: ${lists} PodResources List calls served, ${kubelet.podResourcesCalls.rejected - callsBefore.rejected} refused by the kubelet's rate limit`);
+    expect(lists).toBeLessThanOrEqual(20);
     const slotsUsed = new Set<string>();
     for (const pod of admitted) {
       const main = pod.containers.find((c) => c.name === 'main')!;

@@ -26,7 +26,7 @@ import {
   type AllocateResponse, type ContainerAllocateResponse, type Device, type DevicePluginOptions, type ListAndWatchResponse, type RegisterRequest,
 } from '../../../src/adapters/kubernetes/device-plugin/wire-types.js';
 import { bindUnix, callUnary as call, isExtendedResourceName, isSocket, serviceError } from './stand-in-grpc.js';
-import { PodRecords, podResourcesService, type StandInContainer, type StandInPod } from './stand-in-pod-records.js';
+import { KUBELET_POD_RESOURCES_LIMIT, PodRecords, podResourcesService, type PodResourcesCalls, type StandInContainer, type StandInPod } from './stand-in-pod-records.js';
 
 export type { StandInContainer, StandInPod } from './stand-in-pod-records.js';
 
@@ -72,6 +72,8 @@ export interface StandInKubeletOptions {
   readonly podResourcesSocket?: string;
   /** Seed of the random orders. @defaultValue 1 */
   readonly seed?: number;
+  /** Rate limit of the PodResources socket; null: none. @defaultValue the kubelet's, 100/s with a burst of 10 */
+  readonly podResourcesLimit?: { qps: number; burst: number } | null;
 }
 
 /** Options of one admission. */
@@ -90,6 +92,8 @@ export class StandInKubelet {
   readonly registrations: RegisterRequest[] = [];
   /** Successful registrations (the plugin was reached and Register answered OK). */
   completedRegistrations = 0;
+  /** PodResources calls served and refused by the rate limit. */
+  readonly podResourcesCalls: PodResourcesCalls = { served: 0, rejected: 0 };
   private readonly plugins = new Map<string, RegisteredPlugin>();
   private readonly pods = new PodRecords();
   private readonly changes = new EventEmitter();
@@ -97,7 +101,7 @@ export class StandInKubelet {
   private registrationServer: grpc.Server | null = null;
   private podResourcesServer: grpc.Server | null = null;
 
-  constructor(readonly dir: string, podResourcesSocket: string | undefined, seed: number) {
+  constructor(readonly dir: string, podResourcesSocket: string | undefined, seed: number, private readonly podResourcesLimit: { qps: number; burst: number } | null = KUBELET_POD_RESOURCES_LIMIT) {
     this.kubeletSocket = join(dir, KUBELET_SOCKET_NAME);
     this.podResourcesSocket = podResourcesSocket ?? join(dir, 'pod-resources', KUBELET_SOCKET_NAME);
     this.rng = new SeededRng(seed);
@@ -169,7 +173,7 @@ export class StandInKubelet {
     await bindUnix(registration, this.kubeletSocket);
     this.registrationServer = registration;
     const podResources = new grpc.Server();
-    podResources.addService(podApi.PodResourcesLister.service, podResourcesService(this.pods, () => new Map([...this.plugins].map(([r, p]) => [r, p.devices]))));
+    podResources.addService(podApi.PodResourcesLister.service, podResourcesService(this.pods, () => new Map([...this.plugins].map(([r, p]) => [r, p.devices])), this.podResourcesLimit, this.podResourcesCalls));
     rmSync(this.podResourcesSocket, { force: true });
     await bindUnix(podResources, this.podResourcesSocket);
     this.podResourcesServer = podResources;
@@ -318,7 +322,7 @@ export class StandInKubelet {
 
 /** Starts a stand-in kubelet serving in `options.dir`. */
 export async function startStandInKubelet(options: StandInKubeletOptions): Promise<StandInKubelet> {
-  const kubelet = new StandInKubelet(options.dir, options.podResourcesSocket, options.seed ?? 1);
+  const kubelet = new StandInKubelet(options.dir, options.podResourcesSocket, options.seed ?? 1, options.podResourcesLimit === undefined ? KUBELET_POD_RESOURCES_LIMIT : options.podResourcesLimit);
   await kubelet.serve();
   return kubelet;
 }

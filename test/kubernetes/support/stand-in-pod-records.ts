@@ -60,18 +60,55 @@ export class PodRecords {
   }
 }
 
-/** Handlers of `v1.PodResourcesLister` over `records` and the plugins' device lists. */
-export function podResourcesService(records: PodRecords, devicesByResource: () => ReadonlyMap<string, Device[]>): grpc.UntypedServiceImplementation {
+/** The kubelet's limit on its PodResources socket (pkg/kubelet/apis/podresources/constants.go). */
+export const KUBELET_POD_RESOURCES_LIMIT = { qps: 100, burst: 10 } as const;
+
+/** Counts of PodResources calls. */
+export interface PodResourcesCalls {
+  served: number;
+  /** Refused with RESOURCE_EXHAUSTED "rejected by rate limit". */
+  rejected: number;
+}
+
+/** A token bucket of `burst` tokens refilled at `qps` per second. */
+function tokenBucket(limit: { qps: number; burst: number }): () => boolean {
+  let tokens: number = limit.burst;
+  let lastMs = performance.now();
+  return () => {
+    const now = performance.now();
+    tokens = Math.min(limit.burst, tokens + ((now - lastMs) / 1000) * limit.qps);
+    lastMs = now;
+    if (tokens < 1) return false;
+    tokens--;
+    return true;
+  };
+}
+
+/**
+ * Handlers of `v1.PodResourcesLister` over `records` and the plugins' device lists, rate-limited as
+ * the kubelet's (`limit` null: unlimited); `calls` counts what was served and refused.
+ */
+export function podResourcesService(records: PodRecords, devicesByResource: () => ReadonlyMap<string, Device[]>, limit: { qps: number; burst: number } | null, calls: PodResourcesCalls): grpc.UntypedServiceImplementation {
+  const allow = limit === null ? () => true : tokenBucket(limit);
+  const limited = <Req, Res>(handler: (c: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>) => void) => (c: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
+    if (!allow()) {
+      calls.rejected++;
+      cb(serviceError(grpc.status.RESOURCE_EXHAUSTED, 'rejected by rate limit'));
+      return;
+    }
+    calls.served++;
+    handler(c, cb);
+  };
   return {
-    List: (_c: unknown, cb: grpc.sendUnaryData<object>) => cb(null, { pod_resources: records.list() }),
-    GetAllocatableResources: (_c: unknown, cb: grpc.sendUnaryData<AllocatableResourcesResponse>) => cb(null, {
+    List: limited((_c, cb: grpc.sendUnaryData<object>) => cb(null, { pod_resources: records.list() })),
+    GetAllocatableResources: limited((_c, cb: grpc.sendUnaryData<AllocatableResourcesResponse>) => cb(null, {
       devices: [...devicesByResource().entries()].map(([resource, devices]) => ({ resource_name: resource, device_ids: devices.filter((d) => d.health === DEVICE_HEALTH.healthy).map((d) => d.ID) })),
       cpu_ids: [], memory: [],
-    }),
-    Get: (c: grpc.ServerUnaryCall<{ pod_name: string; pod_namespace: string }, object>, cb: grpc.sendUnaryData<object>) => {
+    })),
+    Get: limited((c: grpc.ServerUnaryCall<{ pod_name: string; pod_namespace: string }, object>, cb: grpc.sendUnaryData<object>) => {
       const found = records.list().find((p) => p.name === c.request.pod_name && p.namespace === c.request.pod_namespace);
       if (found) cb(null, { pod_resources: found });
       else cb(serviceError(grpc.status.NOT_FOUND, `pod ${c.request.pod_namespace}/${c.request.pod_name} not found`));
-    },
+    }),
   };
 }

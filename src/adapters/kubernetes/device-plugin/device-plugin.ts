@@ -16,7 +16,7 @@ import { DEFAULT_CDI_DIR } from './cdi-writer.js';
 import { createDevicePluginService, GPU_SLOT_PLUGIN_OPTIONS, type DevicePluginService } from './device-plugin-service.js';
 import type { GpuHealthSource } from './gpu-health.js';
 import { registerWithKubelet } from './kubelet-registration.js';
-import { createPodResourcesLister, type PodResourcesLister } from './pod-resources-client.js';
+import { coalescingLister, createPodResourcesLister, type PodResourcesLister } from './pod-resources-client.js';
 import type { PodSource } from './pod-source.js';
 import { DevicePluginCallError, prepareContainer, type MpsDaemons, type PreparedContainer } from './prepare-container.js';
 import { loadDevicePluginApi, unixTarget } from './protos.js';
@@ -38,7 +38,7 @@ export interface DevicePluginConfig {
   readonly health: GpuHealthSource;
   /** Reads pods' annotations (their assignments). */
   readonly pods: PodSource;
-  /** The kubelet's PodResources API. @defaultValue a lister on `podResourcesSocket` */
+  /** The kubelet's PodResources API (calls are coalesced and retried, see coalescingLister). @defaultValue a lister on `podResourcesSocket` */
   readonly podResources?: PodResourcesLister;
   /** @defaultValue /var/lib/kubelet/pod-resources/kubelet.sock */
   readonly podResourcesSocket?: string;
@@ -115,7 +115,7 @@ export async function startDevicePlugin(config: DevicePluginConfig): Promise<Run
   const registerTimeoutMs = config.registerTimeoutMs ?? 5000;
   const registerRetryMs = config.registerRetryMs ?? 2000;
   const api = loadDevicePluginApi();
-  const podResources = config.podResources ?? createPodResourcesLister(config.podResourcesSocket ?? DEFAULT_POD_RESOURCES_SOCKET);
+  const podResources = coalescingLister(config.podResources ?? createPodResourcesLister(config.podResourcesSocket ?? DEFAULT_POD_RESOURCES_SOCKET));
   const deps = { nodeName: config.nodeName, resourceName: RESOURCES.gpuSlot, podResources, pods: config.pods, cdiDir: config.cdiDir ?? DEFAULT_CDI_DIR, mps: config.mps ?? null };
 
   const service: DevicePluginService = createDevicePluginService({

@@ -1,8 +1,13 @@
 /**
  * The device plugin's view of the kubelet's PodResources API (v1, `v1.PodResourcesLister/List` on
  * the kubelet's pod-resources socket): which pod and container hold given device ids. The kubelet
- * records a container's devices right after its Allocate succeeds and before it calls
- * PreStartContainer, so the holder of a PreStartContainer's ids is listed by then.
+ * records a container's devices right after its Allocate succeeds and calls PreStartContainer with
+ * the devices it recorded (pkg/kubelet/cm/devicemanager/manager.go: allocateContainerResources,
+ * callPreStartContainerIfNeeded), so the holder of a PreStartContainer's ids is listed by then.
+ *
+ * The kubelet rate-limits this socket (100 calls/s, burst 10; beyond it RESOURCE_EXHAUSTED "rejected
+ * by rate limit": pkg/kubelet/apis/podresources/constants.go DefaultQPS, DefaultBurstTokens), and
+ * containers start in parallel, so calls are coalesced and a rejected call is retried.
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadPodResourcesApi, unixTarget } from './protos.js';
@@ -31,6 +36,51 @@ export function createPodResourcesLister(socketPath: string, timeoutMs = 10_000)
             else resolve(response?.pod_resources ?? []);
           });
       });
+    },
+  };
+}
+
+const RETRY_DELAYS_MS = [50, 100, 200, 400, 800] as const;
+
+/**
+ * A lister that runs at most one List at a time: a call made while one is in flight waits for the
+ * next one, which starts when the current ends and serves every call that arrived meanwhile (each
+ * caller gets a List that started after its call). A List refused with RESOURCE_EXHAUSTED is retried
+ * after 50, 100, 200, 400 and 800 ms; other errors reach every waiting caller.
+ */
+export function coalescingLister(inner: PodResourcesLister, sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))): PodResourcesLister {
+  let inFlight: Promise<PodResources[]> | null = null;
+  let next: Promise<PodResources[]> | null = null;
+  async function listWithRetry(): Promise<PodResources[]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await inner.list();
+      } catch (error) {
+        const delay = RETRY_DELAYS_MS[attempt];
+        if ((error as { code?: unknown }).code !== grpc.status.RESOURCE_EXHAUSTED || delay === undefined) throw error;
+        await sleep(delay);
+      }
+    }
+  }
+  function start(): Promise<PodResources[]> {
+    const current = listWithRetry();
+    inFlight = current;
+    const clear = (): void => {
+      if (inFlight === current) inFlight = null;
+    };
+    current.then(clear, clear);
+    return current;
+  }
+  return {
+    list() {
+      if (inFlight === null) return start();
+      if (next === null) {
+        next = inFlight.then(() => undefined, () => undefined).then(() => {
+          next = null;
+          return start();
+        });
+      }
+      return next;
     },
   };
 }
