@@ -28,7 +28,7 @@ import {
 import { bindUnix, callUnary as call, isExtendedResourceName, isSocket, serviceError } from './stand-in-grpc.js';
 import { KUBELET_POD_RESOURCES_LIMIT, PodRecords, podResourcesService, type PodResourcesCalls, type StandInContainer, type StandInPod } from './stand-in-pod-records.js';
 
-export type { StandInContainer, StandInPod } from './stand-in-pod-records.js';
+export type { StandInPod } from './stand-in-pod-records.js';
 
 /** What happened to one container at admission. */
 export interface AdmittedContainer {
