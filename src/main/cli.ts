@@ -17,7 +17,7 @@ import { handleCliError } from '../cli/exit-codes.js';
 
 /** The server-side commands (see the module comment); the path stays relative to this file in the bundle. */
 const SERVER_COMMANDS_MODULE = './server-commands.js';
-const SERVER_COMMAND_NAMES = new Set(['simulate', 'synth-trace', 'serve', 'extender', 'webhook']);
+const SERVER_COMMAND_NAMES = new Set(['simulate', 'synth-trace', 'serve', 'extender', 'webhook', 'node-agent']);
 
 /** The package version, read from package.json (two levels above src/main and dist/main). */
 function packageVersion(): string {
