@@ -3,6 +3,7 @@
  * 500 and 5,000 nodes of 8 GPUs (extender-bench.ts), and pods bound per second through a real
  * kube-scheduler (bind-throughput-bench.ts, when the control plane is built).
  */
+import { formatBindThroughput, measureBindThroughput } from './bind-throughput.js';
 import { formatExtenderLatency, measureExtenderLatency, type ExtenderLatencyFigure } from './extender-bench.js';
 
 const SIZES = [{ nodes: 500, pods: 500 }, { nodes: 5000, pods: 300 }] as const;
@@ -11,5 +12,9 @@ const SIZES = [{ nodes: 500, pods: 500 }, { nodes: 5000, pods: 300 }] as const;
 export async function runKubernetesBench(progress: (m: string) => void): Promise<{ lines: string[]; results: Record<string, unknown> }> {
   const latency: ExtenderLatencyFigure[] = [];
   for (const size of SIZES) latency.push(await measureExtenderLatency(size.nodes, size.pods, progress));
-  return { lines: ['gpushare benchmark — Kubernetes', '', ...formatExtenderLatency(latency, '7a. Extender latency')], results: { extenderLatency: latency } };
+  const throughput = measureBindThroughput(progress);
+  return {
+    lines: ['gpushare benchmark — Kubernetes', '', ...formatExtenderLatency(latency, '7a. Extender latency'), '', ...formatBindThroughput(throughput, '7b. Bind throughput')],
+    results: { extenderLatency: latency, bindThroughput: throughput },
+  };
 }

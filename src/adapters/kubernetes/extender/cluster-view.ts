@@ -248,7 +248,7 @@ export class ClusterView {
     this.release(uid);
     const n = state.indexOf(node);
     const outcome = state.tryPlace(entry.request, null, (nodeIndex) => nodeIndex !== n);
-    if (outcome.kind !== 'placed') return { error: `pod ${entry.namespace}/${entry.name} does not fit on node ${node}: ${outcome.reason.message}` };
+    if (outcome.kind !== 'placed') return { error: `gpushare: pod ${entry.namespace}/${entry.name} no longer fits on node ${node} (a pod bound since its filter took the room): ${outcome.reason.message}` };
     if (outcome.placement.gpus.some((g) => (g.migChanges?.create.length ?? 0) > 0)) {
       state.release(entry.jobId);
       return { error: `pod ${entry.namespace}/${entry.name} needs a MIG instance that does not exist on node ${node}` };

@@ -34,8 +34,3 @@ export interface KubeNode {
   readonly metadata?: KubeMeta;
   readonly spec?: { readonly unschedulable?: boolean };
 }
-
-/** `namespace/name` of an object, for messages. */
-export function objectKey(meta: KubeMeta | undefined): string {
-  return `${meta?.namespace ?? ''}/${meta?.name ?? ''}`;
-}

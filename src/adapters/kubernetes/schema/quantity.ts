@@ -30,9 +30,3 @@ export function quantityMilli(value: unknown): number | null {
   const v = quantityValue(value);
   return v === null ? null : Math.round(v * 1000);
 }
-
-/** A memory quantity in MiB, rounded down (`1Gi` → 1024, `1G` → 953); null when invalid. */
-export function quantityMiB(value: unknown): number | null {
-  const v = quantityValue(value);
-  return v === null ? null : Math.floor(v / 2 ** 20);
-}
