@@ -95,7 +95,11 @@ describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control p
       await poll(`${name} gone`, async () => ((await listPods(p, NS, `app=${name}`)).length === 0 ? true : undefined));
       // The next round starts once the extender's view has freed the GPU too: a pod it refuses
       // while its watch still shows the old pods waits for the scheduler's next cluster event.
-      await poll('GPU 7 free in the extender\'s view', async () => (/gpushare_gpu_jobs\{node="a10-node",gpu="7",[^}]*\} 0$/m.test(await fetchText(metricsUrl, extender.caFile)) ? true : undefined));
+      await poll('GPU 7 free in the extender\'s view', async () => (/gpushare_gpu_jobs\{node="a10-node",gpu="7",[^}]*\} 0$/m.test(await fetchText(metricsUrl, extender.caFile)) ? true : undefined)).catch(async (err: Error) => {
+        const lines = (await fetchText(metricsUrl, extender.caFile)).split('\n').filter((l) => l.includes('gpu="7"') && (l.startsWith('gpushare_job_allocated_memory') || l.startsWith('gpushare_gpu_jobs')));
+        const pods = JSON.stringify((await p.request<{ items: unknown[] }>('GET', `/api/v1/namespaces/${NS}/pods`)).body?.items.map((x) => { const q = x as { metadata: { name: string; uid: string; deletionTimestamp?: string }; spec: { nodeName?: string } }; return [q.metadata.name, q.metadata.uid, q.spec.nodeName ?? null, q.metadata.deletionTimestamp ?? null]; }));
+        throw new Error(`${err.message}\n${lines.join('\n')}\npods: ${pods}\nextender log:\n${extender.log().split('\n').slice(-30).join('\n')}`);
+      });
     }
   });
 

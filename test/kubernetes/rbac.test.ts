@@ -199,7 +199,7 @@ describe.skipIf(!kubernetesAvailable())('the shipped RBAC and scheduler configur
       expect(configz.body.componentconfig.extenders).toEqual([{
         urlPrefix: extender.urlPrefix, filterVerb: 'filter', prioritizeVerb: 'prioritize', weight: 10, bindVerb: 'bind',
         enableHTTPS: true, tlsConfig: { caFile: extender.caFile }, httpTimeout: '5s', nodeCacheCapable: true,
-        managedResources: [{ name: 'gpushare.io/gpu-slot' }, { name: 'gpushare.io/gpu' }, { name: 'gpushare.io/gpu-milli' }, { name: 'gpushare.io/gpu-memory-mib' }],
+        managedResources: [{ name: 'gpushare.io/gpu-slot' }, { name: 'gpushare.io/gpu', ignoredByScheduler: true }, { name: 'gpushare.io/gpu-milli', ignoredByScheduler: true }, { name: 'gpushare.io/gpu-memory-mib', ignoredByScheduler: true }],
       }]);
 
       expect((await plane().request('POST', `/api/v1/namespaces/${TENANT}/pods`, podManifest('half-gpu', { 'gpushare.io/gpu-milli': '500', 'gpushare.io/gpu-slot': '1' }))).status).toBe(201);

@@ -86,3 +86,17 @@ describe('ClusterView', () => {
     expect(evaluation.failed.get('n1')).toEqual({ reason: 'gpushare: no GPU with 100000 MiB of memory (largest: 81920 MiB)', resolvable: false });
   });
 });
+
+describe('ClusterView deletions', () => {
+  it('frees the share of a bound pod deleted at once (grace period 0: no update before the delete)', () => {
+    const view = viewWith({ n1: 1 });
+    view.upsertPod(gpuPod('a', { gpuMilli: 1000, mode: 'exclusive' }));
+    const reserved = view.reserve('a', 'n1');
+    if (!('assignment' in reserved)) throw new Error(reserved.error);
+    view.upsertPod(gpuPod('a', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' }));
+    expect(view.usage().gpus.map((g) => g.jobIds.length)).toEqual([1]);
+    view.deletePod('a');
+    expect(view.usage().gpus.map((g) => g.jobIds.length)).toEqual([0]);
+    expect([...view.evaluate(gpuPod('b', { gpuMilli: 1000, mode: 'exclusive' }), ['n1']).scores.keys()]).toEqual(['n1']);
+  });
+});

@@ -162,9 +162,10 @@ export class ClusterView {
   deletePod(uid: string): void {
     const entry = this.pods.get(uid);
     if (!entry) return;
-    this.pods.delete(uid);
+    // Release while the entry (its job id) is still known, then forget it.
     this.reserved.delete(uid);
     this.release(uid);
+    this.pods.delete(uid);
   }
 
   /** The pod with `uid`, as last seen. */
