@@ -207,14 +207,15 @@ export class ClusterState {
    * pass see it). Never throws for a job that does not fit: returns `waiting` with a reason.
    * @param failed the pass's memo of failed searches (fed and used; cleared by a placement)
    * @param excluded GPUs the job must not use
+   * @param onlyNode place on this node (snapshot index) only, looking at no other (the Kubernetes extender's bind)
    */
-  tryPlace(job: JobRequest, failed: FailedSearches | null = null, excluded: GpuExclusion | null = null): PlaceOutcome {
-    const first = this.search(job, resolveMode(job.gpu), failed, excluded);
+  tryPlace(job: JobRequest, failed: FailedSearches | null = null, excluded: GpuExclusion | null = null, onlyNode: number | null = null): PlaceOutcome {
+    const first = this.search(job, resolveMode(job.gpu), failed, excluded, onlyNode);
     let found = first;
     if (!('placement' in first)) {
       const fallback = fallbackMode(job.gpu);
       if (fallback === null) return { kind: 'waiting', reason: first };
-      const whole = this.search(job, fallback, failed, excluded);
+      const whole = this.search(job, fallback, failed, excluded, onlyNode);
       if (!('placement' in whole)) {
         return { kind: 'waiting', reason: waitReason(WAIT_CODES.strictIsolation, `strict isolation: no MIG instance (${first.message}) and no whole GPU (${whole.message})`, { mig: first.code, whole: whole.code }) };
       }
@@ -345,10 +346,10 @@ export class ClusterState {
   }
 
   /** Finds a placement in `mode`, using and feeding the pass's memo of failed searches. */
-  private search(job: JobRequest, mode: EffectiveMode, failed: FailedSearches | null, excluded: GpuExclusion | null): { nodeIndex: number; placement: Placement } | WaitReason {
+  private search(job: JobRequest, mode: EffectiveMode, failed: FailedSearches | null, excluded: GpuExclusion | null, onlyNode: number | null = null): { nodeIndex: number; placement: Placement } | WaitReason {
     const known = failed?.reasonFor(mode, job);
     if (known !== undefined) return known;
-    const found = mode === 'mig' ? this.placeMig(job, excluded) : placeShared(job, mode, this.groups, this.options.timesliceOvercommitRatio, excluded);
+    const found = mode === 'mig' ? this.placeMig(job, excluded, onlyNode) : placeShared(job, mode, this.groups, this.options.timesliceOvercommitRatio, excluded, onlyNode === null ? null : this.groups.nodes[onlyNode]!.units);
     if (found !== null && 'placement' in found) return found;
     // Worked out when read: a long queue or a trace replay makes many reasons nobody reads.
     let decided: WaitReason | null = null;
@@ -369,11 +370,11 @@ export class ClusterState {
   }
 
   /** The best MIG placement over all nodes (cheapest, then fullest GPUs, then node order), or why none. */
-  private placeMig(job: JobRequest, excluded: GpuExclusion | null): { nodeIndex: number; placement: Placement } | WaitReason | null {
+  private placeMig(job: JobRequest, excluded: GpuExclusion | null, onlyNode: number | null = null): { nodeIndex: number; placement: Placement } | WaitReason | null {
     let best: { nodeIndex: number; placement: Placement; cost: number; usedSlices: number } | null = null;
     let anyProfile = false;
     let withRoom = 0;
-    for (const entry of this.groups.nodes) {
+    for (const entry of onlyNode === null ? this.groups.nodes : [this.groups.nodes[onlyNode]!]) {
       if (entry.freeCpuMilli < job.cpuMilli || entry.freeHostMemoryMiB < job.hostMemoryMiB) continue;
       const devices = [...entry.devices.values()].map((s) => (excluded?.(entry.index, s.device.index) === true ? { ...s.device, schedulable: false } : s.device));
       const option = this.migs[entry.index]!.place(job, devices);

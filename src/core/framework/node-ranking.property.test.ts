@@ -30,7 +30,7 @@ const requestArb = fc.record({
 });
 
 describe('rankNodes', () => {
-  it('scores exactly the nodes where a placement restricted to that node succeeds, and gives every other node a reason', () => {
+  it('scores exactly the nodes where a placement restricted to that node succeeds (the same with onlyNode), and gives every other node a reason', () => {
     fc.assert(fc.property(
       fc.array(fc.record({ gpus: fc.integer({ min: 1, max: 4 }), model: fc.integer({ min: 0, max: 1 }), unhealthy: fc.integer({ min: -1, max: 3 }) }), { minLength: 1, maxLength: 5 }),
       fc.array(requestArb, { minLength: 1, maxLength: 12 }),
@@ -50,6 +50,11 @@ describe('rankNodes', () => {
             const outcome = s.tryPlace(job, null, (nodeIndex) => nodeIndex !== n);
             s.undoTo(mark);
             expect(outcome.kind === 'placed').toBe(ranking.scores.has(n));
+            // Placing on that node only gives the same placement as excluding every other node.
+            const onlyMark = s.mark();
+            const only = s.tryPlace(job, null, null, n);
+            s.undoTo(onlyMark);
+            expect(only.kind === 'placed' ? only.placement : null).toEqual(outcome.kind === 'placed' ? outcome.placement : null);
           }
           // Hold the job on the best node, as a bind would, so later requests see a fuller cluster.
           let best = -1;

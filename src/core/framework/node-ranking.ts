@@ -35,7 +35,8 @@ export interface RankOptions {
 
 /**
  * Ranks `nodeIndices` for `job` (its first mode, then the fallback of a strict `auto` request).
- * Changes no holding; leaves GPUs masked (the next search unmasks them).
+ * Changes no holding; leaves the GPUs of those nodes masked (the next search sets every mask). Its
+ * cost follows the number of nodes asked about, not the cluster's size.
  */
 export function rankNodes(job: JobRequest, groups: UnitGroups, nodeIndices: readonly number[], options: RankOptions): NodeRanking {
   const scores = new Map<number, number>();
@@ -84,8 +85,8 @@ function rankShared(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, no
     else if (best < gpuCount) reasons.set(n, `${best} of the ${gpuCount} GPU(s) needed have ${accounted} milli-GPU and ${job.gpu.gpuMemoryMiB === null ? 'their share of' : `${job.gpu.gpuMemoryMiB} MiB of`} memory free for a ${mode} share${tenant !== null ? ` (one tenant per MPS GPU)` : ''}`);
   }
   for (const [memory, units] of byMemory) {
-    groups.mask((unit, local) => units.has(unit) && qualifies(groups, unit, local, mode, null, tenant));
-    const ranked = groups.scheduler.rank({ cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpuCount, gpuMilli: accounted, gpuMemoryMiB: memory, allowedGpuModels: allowed });
+    groups.maskOnly(units, (unit, local) => qualifies(groups, unit, local, mode, null, tenant));
+    const ranked = groups.scheduler.rankAmong({ cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpuCount, gpuMilli: accounted, gpuMemoryMiB: memory, allowedGpuModels: allowed }, [...units].map((u) => u.state));
     for (const { nodeIndex, total } of ranked) {
       const n = groups.units[nodeIndex]!.nodeIndex;
       const previous = scores.get(n);

@@ -109,14 +109,35 @@ export class Scheduler {
   }
 
   /**
-   * Every node `pod` fits on now with the profile's total score there (higher is better), without
-   * changing any node or drawing from the rng: the ranking `schedule` picks its winner from (the
-   * Kubernetes extender's filter and prioritize). Does not feed the profile's `observe`.
-   * @returns feasible nodes by index, in node order, with their totals
+   * `schedule` among `nodes` only (a placement restricted to one node of a large cluster, such as
+   * the Kubernetes extender's bind): its cost follows their number, not the cluster's.
+   * @returns `placed`, or `unschedulable` without per-reason counts
    */
-  rank(pod: ResourceDemand): { readonly nodeIndex: number; readonly total: number }[] {
+  scheduleAmong(pod: ResourceDemand, nodes: readonly NodeState[]): Decision {
+    this.profile.observe?.(pod);
     const ctx = this.context(pod);
-    const feasible = this.filter(ctx);
+    const filters = this.profile.filters;
+    const feasible = nodes.filter((node) => filters.every((f) => f.filter(ctx, node) === null));
+    if (feasible.length === 0) return { kind: 'unschedulable', reasons: {} };
+    const winner = feasible.length === 1 ? feasible[0]! : this.pickBest(ctx, feasible);
+    const gpuIndices = pod.gpuCount === 0 ? [] : this.profile.gpuSelect.selectGpus(ctx, winner);
+    return { kind: 'placed', nodeIndex: winner.index, gpuIndices };
+  }
+
+  /**
+   * Which of `nodes` `pod` fits on now, each with the profile's total score there (higher is
+   * better), without changing any node or drawing from the rng: the ranking `schedule` picks its
+   * winner from (the Kubernetes extender's filter and prioritize). Looks at `nodes` only, so its
+   * cost follows their number, not the cluster's. Does not feed the profile's `observe`.
+   * @returns the feasible ones among `nodes`, in the order given, with their totals
+   */
+  rankAmong(pod: ResourceDemand, nodes: readonly NodeState[]): { readonly nodeIndex: number; readonly total: number }[] {
+    const ctx = this.context(pod);
+    const filters = this.profile.filters;
+    const feasible = nodes.filter((node) => {
+      for (const f of filters) if (f.filter(ctx, node) !== null) return false;
+      return true;
+    });
     if (feasible.length === 0) return [];
     const totals = this.totals(ctx, feasible);
     return feasible.map((node, i) => ({ nodeIndex: node.index, total: totals[i]! }));

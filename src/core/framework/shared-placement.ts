@@ -33,17 +33,18 @@ export interface SharedPlacement {
  * search (the next search unmasks them when it needs no mask).
  * @param timesliceOvercommitRatio how far `timeslice` GPUs may overcommit compute (≥ 1)
  * @param excluded GPUs the job must not use; null for none
+ * @param onlyUnits look at these units only (a placement on one node); null for all
  * @returns the placement (not yet held), or why the job waits
  * @throws InvariantViolation when the cycle rejects a placement its filter allowed
  */
-export function placeShared(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, timesliceOvercommitRatio: number, excluded: GpuExclusion | null): SharedPlacement | WaitReason {
+export function placeShared(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, timesliceOvercommitRatio: number, excluded: GpuExclusion | null, onlyUnits: readonly SchedulingUnit[] | null = null): SharedPlacement | WaitReason {
   const { gpuCount, gpuMilli } = job.gpu;
   const accounted = accountedGpuMilli(mode, gpuMilli, timesliceOvercommitRatio);
   const allowed = job.gpu.allowedGpuModels ?? [];
   // Requests whose memory follows the GPU (proportional, or the whole GPU) differ per model.
   const perModel = mode === 'exclusive' || job.gpu.gpuMemoryMiB === null;
   const tenant = groups.mpsTenantFor(mode, job.tenant);
-  if (!perModel && excluded === null && groups.noneBlocked(mode, tenant)) {
+  if (onlyUnits === null && !perModel && excluded === null && groups.noneBlocked(mode, tenant)) {
     groups.unmask();
     const memory = job.gpu.gpuMemoryMiB!;
     const decision = groups.scheduler.schedule({ cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpuCount, gpuMilli: accounted, gpuMemoryMiB: memory, allowedGpuModels: allowed });
@@ -54,7 +55,7 @@ export function placeShared(job: JobRequest, mode: EffectiveMode, groups: UnitGr
 
   // 1. Units with enough GPUs that qualify now (the same test as the cycle's filters, plus modes).
   const candidates: { unit: SchedulingUnit; memory: number }[] = [];
-  for (const unit of groups.units) {
+  for (const unit of onlyUnits ?? groups.units) {
     if (unit.model === null || (allowed.length > 0 && !allowed.includes(unit.model))) continue;
     const modelMemoryMiB = unit.state.spec.gpuMemoryMiB ?? 0;
     // An explicit memory request must fit the model also where the whole GPU is reserved (exclusive).
@@ -68,9 +69,15 @@ export function placeShared(job: JobRequest, mode: EffectiveMode, groups: UnitGr
   const smallest = Math.min(...candidates.map((c) => c.unit.state.spec.gpuMemoryMiB ?? 0));
   const chosen = perModel ? candidates.filter((c) => (c.unit.state.spec.gpuMemoryMiB ?? 0) === smallest) : candidates;
   const chosenUnits = new Set(chosen.map((c) => c.unit));
-  groups.mask((unit, local) => chosenUnits.has(unit) && qualifies(groups, unit, local, mode, excluded, tenant));
   const demand = demandOf(chosen[0]!.memory);
-  const decision = groups.scheduler.schedule(demand);
+  let decision;
+  if (onlyUnits === null) {
+    groups.mask((unit, local) => chosenUnits.has(unit) && qualifies(groups, unit, local, mode, excluded, tenant));
+    decision = groups.scheduler.schedule(demand);
+  } else {
+    groups.maskOnly(chosenUnits, (unit, local) => qualifies(groups, unit, local, mode, excluded, tenant));
+    decision = groups.scheduler.scheduleAmong(demand, chosen.map((c) => c.unit.state));
+  }
   if (decision.kind !== 'placed') throw new InvariantViolation(`job ${job.id}: the cycle rejected a placement its filter allowed`);
   return placedOn(groups.units[decision.nodeIndex]!, decision.gpuIndices, groups, gpuMilli, accounted, demand.gpuMemoryMiB, mode);
 }

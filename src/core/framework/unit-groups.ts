@@ -185,6 +185,16 @@ export class UnitGroups {
     this.masked = true;
   }
 
+  /**
+   * Masks the GPUs of `units` only (`eligible(unit, local)`), for a cycle that looks at those units
+   * alone (`Scheduler.rankAmong`); the other units keep whatever mask they had, and the next search
+   * sets or clears the mask of every unit.
+   */
+  maskOnly(units: Iterable<SchedulingUnit>, eligible: (unit: SchedulingUnit, local: number) => boolean): void {
+    for (const unit of units) for (let local = 0; local < unit.deviceIndices.length; local++) unit.state.setGpuEligible(local, eligible(unit, local));
+    this.masked = true;
+  }
+
   /** Makes every GPU eligible again after a masked search (a no-op when none is masked). */
   unmask(): void {
     if (!this.masked) return;

@@ -51,11 +51,12 @@ describe('ClusterView', () => {
     fresh.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment, nodeName: 'n1', phase: 'Succeeded' }));
     expect(fresh.holdings().size).toBe(0);
     expect(fresh.evaluate(gpuPod('y', { gpuMilli: 100, mode: 'mps' }), ['n1']).scores.size).toBe(1);
-    // Deleted: freed too.
+    // Deleted: freed too (y, only filtered and assumed, goes first).
+    fresh.deletePod('y');
     fresh.upsertPod(gpuPod('z', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: { ...assignment }, nodeName: 'n1' }));
-    expect(fresh.holdings().size).toBe(1);
+    expect(fresh.holdings().has('z')).toBe(true);
     fresh.deletePod('z');
-    expect(fresh.holdings().size).toBe(0);
+    expect(fresh.holdings().has('z')).toBe(false);
   });
 
   it('keeps holdings across a node change (the state is rebuilt), and rollback frees a reservation', () => {
@@ -98,5 +99,23 @@ describe('ClusterView deletions', () => {
     view.deletePod('a');
     expect(view.usage().gpus.map((g) => g.jobIds.length)).toEqual([0]);
     expect([...view.evaluate(gpuPod('b', { gpuMilli: 1000, mode: 'exclusive' }), ['n1']).scores.keys()]).toEqual(['n1']);
+  });
+});
+
+describe('ClusterView assumed placements', () => {
+  it('holds a filtered pod on its best node until its bind, so the next pod\'s filter sees it; releases it after 30 s without a bind', () => {
+    let now = 0;
+    const view = new ClusterView('default', () => now);
+    view.upsertNode(gpuNode('n1', gpusOf('n1', 1)));
+    // A and B (600 milli each) are filtered before either binds: B must not fit.
+    expect([...view.evaluate(gpuPod('a', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.keys()]).toEqual(['n1']);
+    expect(view.evaluate(gpuPod('b', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.size).toBe(0);
+    // A filtered again (the scheduler's retry) is ranked without its own assumed share.
+    expect([...view.evaluate(gpuPod('a', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.keys()]).toEqual(['n1']);
+    now += 30_001;
+    expect([...view.evaluate(gpuPod('b', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.keys()]).toEqual(['n1']);
+    // Now B is assumed; A's bind must fail, B's succeeds.
+    expect('error' in view.reserve('a', 'n1')).toBe(true);
+    expect('assignment' in view.reserve('b', 'n1')).toBe(true);
   });
 });

@@ -5,7 +5,8 @@
  * binds (`reserve`, `rollback`). No I/O: the extender service does the API calls.
  *
  * A pod holds its share while it is reserved by a bind of this process (until the watch shows it
- * bound), or while it is bound to the node its assignment names and neither finished nor deleted.
+ * bound), while it is assumed on the best node of its last filter (until its bind, its next filter,
+ * or 30 s), or while it is bound to the node its assignment names and neither finished nor deleted.
  * An assignment on a pod that never bound (a bind that failed half-way, or a crash) holds nothing.
  * A change of the nodes (added, removed, inventory or cordon changed) rebuilds the state from the
  * nodes and the holding pods; a pod change only holds or releases that pod.
@@ -16,27 +17,10 @@ import { clusterNodeOf, parseInventory, type NodeInventory } from '../schema/nod
 import { assignmentOf, parseAssignment, placementOf, type PodAssignment } from '../schema/pod-assignment.js';
 import { parsePodRequest } from '../schema/pod-request.js';
 import type { KubeNode, KubePod } from '../schema/kube-objects.js';
+import { NodeAnswerMemo } from './node-answer-memo.js';
 
-/** A memoised answer for one node, request shape and tenant. */
-interface MemoEntry {
-  readonly epoch: number;
-  /** Until when (ms) the entry stays valid after the policy's learned workload changed. */
-  readonly staleUntilMs: number;
-  readonly generation: number;
-  readonly score: number | null;
-  readonly failed: { readonly reason: string; readonly resolvable: boolean } | null;
-}
-
-/**
- * How long a memoised answer outlives a rebuild of the policy's learned workload, ms (each entry
- * gets this to twice this, at random, so the nodes are scored again spread over time instead of
- * all in one filter call: at 5,000 nodes that is a 100 ms pause). A node that changes is scored
- * again at once.
- */
-const MEMO_STALE_MS = 30_000;
-
-/** Request shapes (with tenant) remembered per node; the oldest is forgotten first. */
-const MEMO_SHAPES_PER_NODE = 16;
+/** How long a filtered pod's assumed placement is held when no bind comes, ms. */
+const TENTATIVE_HOLD_MS = 30_000;
 
 /** A pod the view knows. */
 export interface PodEntry {
@@ -83,13 +67,17 @@ export class ClusterView {
   private readonly pods = new Map<string, PodEntry>();
   /** Assignments reserved by this process's binds, until the watch shows the pod bound. */
   private readonly reserved = new Map<string, PodAssignment>();
+  /**
+   * Assumed placements: the best node of a pod's last filter, held until its bind, its next filter,
+   * or `TENTATIVE_HOLD_MS` (the kube-scheduler assumes its choice the same way, and sends the next
+   * pod to filter before the previous pod's bind arrives).
+   */
+  private readonly tentative = new Map<string, { assignment: PodAssignment; expiresAtMs: number }>();
   /** Pods whose share the state holds now, by UID. */
   private readonly holding = new Map<string, PodAssignment>();
   private state: ClusterState | null = null;
-  /** Per node: how often what it holds has changed (memo keys). */
-  private readonly generation = new Map<string, number>();
-  /** Per node, per request shape and tenant: the last answer, valid while the node's generation and the policy's epoch hold. */
-  private readonly memo = new Map<string, Map<string, MemoEntry>>();
+  /** Filter answers per node, request shape and tenant (node-answer-memo.ts). */
+  private readonly memo = new NodeAnswerMemo();
   private nodeOrder: string[] = [];
   private nextJobId = 1;
   /** Counts every change, so a caller can tell whether an answer it cached is still current. */
@@ -155,6 +143,7 @@ export class ClusterView {
     this.pods.set(uid, next);
     // Bound where its assignment says: the reservation has become a binding.
     if (next.nodeName !== null && next.assignment?.node === next.nodeName) this.reserved.delete(uid);
+    if (next.nodeName !== null || next.finished) this.tentative.delete(uid);
     this.sync(next);
   }
 
@@ -164,6 +153,7 @@ export class ClusterView {
     if (!entry) return;
     // Release while the entry (its job id) is still known, then forget it.
     this.reserved.delete(uid);
+    this.tentative.delete(uid);
     this.release(uid);
     this.pods.delete(uid);
   }
@@ -194,23 +184,24 @@ export class ClusterView {
       return { request: null, error, scores, failed };
     }
     const state = this.current();
+    this.sweepTentative();
+    if (this.tentative.delete(uid)) this.sync(entry);
     // A pod that holds a share already (a retried bind) is ranked as if it held none.
     const held = this.holding.get(uid);
     if (held) this.release(uid);
     try {
-      const key = `${entry.namespace}\u0000${JSON.stringify(entry.request.gpu)}`;
+      const key = this.memo.shapeId(`${entry.namespace}\u0000${JSON.stringify(entry.request.gpu)}`);
       const epoch = this.policyEpoch(state);
       const nowMs = this.nowMs();
       const misses: number[] = [];
       for (const name of candidates) {
-        if (!this.nodes.has(name)) {
-          failed.set(name, { reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)', resolvable: false });
-          continue;
-        }
-        const memo = this.memo.get(name)?.get(key);
-        if (memo !== undefined && memo.generation === (this.generation.get(name) ?? 0) && (memo.epoch === epoch || memo.staleUntilMs > nowMs)) {
+        // A memoised answer is for a gpushare node (the memo is cleared when the nodes change).
+        const memo = this.memo.get(name, key, epoch, nowMs);
+        if (memo !== undefined) {
           if (memo.score !== null) scores.set(name, memo.score);
           else failed.set(name, memo.failed!);
+        } else if (!this.nodes.has(name)) {
+          failed.set(name, { reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)', resolvable: false });
         } else {
           misses.push(state.indexOf(name));
         }
@@ -224,15 +215,13 @@ export class ClusterView {
           const miss = score !== undefined ? null : { reason: `gpushare: ${reason}`, resolvable: !/^no (GPU|MIG profile)/.test(reason) };
           if (score !== undefined) scores.set(name, score);
           else failed.set(name, miss!);
-          let perNode = this.memo.get(name);
-          if (perNode === undefined) this.memo.set(name, (perNode = new Map()));
-          else if (perNode.size >= MEMO_SHAPES_PER_NODE && !perNode.has(key)) perNode.delete(perNode.keys().next().value!);
-          perNode.set(key, { epoch, staleUntilMs: nowMs + MEMO_STALE_MS * (1 + Math.random()), generation: this.generation.get(name) ?? 0, score: score ?? null, failed: miss });
+          this.memo.set(name, key, epoch, nowMs, { score: score ?? null, failed: miss });
         }
       }
     } finally {
       if (held) this.hold(uid, held, entry.namespace);
     }
+    if (!held) this.assume(entry, candidates, scores);
     return { request: entry.request, error: null, scores, failed };
   }
 
@@ -246,9 +235,10 @@ export class ClusterView {
     if (!entry.request) return { error: `pod ${entry.namespace}/${entry.name}: ${entry.requestError ?? 'no gpushare request'}` };
     if (!this.nodes.has(node)) return { error: `node ${node} is not a gpushare node` };
     const state = this.current();
+    this.tentative.delete(uid);
     this.release(uid);
     const n = state.indexOf(node);
-    const outcome = state.tryPlace(entry.request, null, (nodeIndex) => nodeIndex !== n);
+    const outcome = state.tryPlace(entry.request, null, null, n);
     if (outcome.kind !== 'placed') return { error: `gpushare: pod ${entry.namespace}/${entry.name} no longer fits on node ${node} (a pod bound since its filter took the room): ${outcome.reason.message}` };
     if (outcome.placement.gpus.some((g) => (g.migChanges?.create.length ?? 0) > 0)) {
       state.release(entry.jobId);
@@ -288,10 +278,52 @@ export class ClusterView {
     return this.holding;
   }
 
+  /**
+   * Holds `entry` on its best node of this filter (highest score, then candidate order) as the
+   * kube-scheduler's assumed placement, until its bind or its next filter.
+   */
+  private assume(entry: PodEntry, candidates: readonly string[], scores: ReadonlyMap<string, number>): void {
+    if (entry.nodeName !== null || this.reserved.has(entry.uid) || entry.request === null) return;
+    let best: string | null = null;
+    for (const name of candidates) {
+      const score = scores.get(name);
+      if (score !== undefined && (best === null || score > scores.get(best)!)) best = name;
+    }
+    if (best === null) return;
+    const state = this.current();
+    const n = state.indexOf(best);
+    const outcome = state.tryPlace(entry.request, null, null, n);
+    if (outcome.kind !== 'placed') return;
+    const inventory = this.nodes.get(best)!.inventory;
+    const migUuid = (gpuIndex: number, start: number): string | undefined => inventory.gpus.find((g) => g.index === gpuIndex)?.migInstances.find((m) => m.start === start)?.uuid;
+    if (outcome.placement.gpus.some((g) => (g.migChanges?.create.length ?? 0) > 0 || (g.mig !== null && migUuid(g.index, g.mig.start) === undefined))) {
+      state.release(entry.jobId);
+      return;
+    }
+    const assignment = assignmentOf(best, outcome.placement, migUuid);
+    this.tentative.set(entry.uid, { assignment, expiresAtMs: this.nowMs() + TENTATIVE_HOLD_MS });
+    this.holding.set(entry.uid, assignment);
+    this.touch(best);
+  }
+
+  /** Releases assumed placements whose bind never came. */
+  private sweepTentative(): void {
+    if (this.tentative.size === 0) return;
+    const now = this.nowMs();
+    for (const [uid, { expiresAtMs }] of this.tentative) {
+      if (expiresAtMs > now) continue;
+      this.tentative.delete(uid);
+      const entry = this.pods.get(uid);
+      if (entry) this.sync(entry);
+    }
+  }
+
   /** Whether `entry` should hold a share now (see the module comment). */
   private wanted(entry: PodEntry): PodAssignment | null {
     const reserved = this.reserved.get(entry.uid);
     if (reserved) return reserved;
+    const assumed = this.tentative.get(entry.uid);
+    if (assumed && entry.nodeName === null && !entry.finished) return assumed.assignment;
     if (entry.finished || entry.nodeName === null || entry.assignment === null || entry.assignment.node !== entry.nodeName) return null;
     return this.nodes.has(entry.nodeName) ? entry.assignment : null;
   }
@@ -342,7 +374,7 @@ export class ClusterView {
 
   /** Records a change of what node `name` holds: its memoised answers are stale. */
   private touch(name: string): void {
-    this.generation.set(name, (this.generation.get(name) ?? 0) + 1);
+    this.memo.touch(name);
     this.version++;
   }
 
