@@ -21,6 +21,7 @@ interface ExtenderFlags {
   port: number;
   tlsCert?: string;
   tlsKey?: string;
+  clientCa?: string;
   insecureHttp?: boolean;
   urlPrefix: string;
   policy: string;
@@ -40,7 +41,8 @@ export function createExtenderCommand(version: string): Command {
     .option('--port <port>', 'port to listen on (0 = any free port)', integerFlag('--port', 0, 65535), 8443)
     .option('--tls-cert <file>', 'serving certificate (PEM) for HTTPS')
     .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
-    .option('--insecure-http', 'serve plain HTTP (only for a scheduler on the same host)')
+    .option('--client-ca <file>', 'serve only callers with a client certificate this CA (PEM) signed: the kube-scheduler\'s tlsConfig certFile/keyFile')
+    .option('--insecure-http', 'serve plain HTTP (only for a scheduler on the same host; use --host 127.0.0.1)')
     .option('--url-prefix <path>', 'path prefix of the verbs (the urlPrefix path of the scheduler configuration)', '/scheduler')
     .option('--policy <name>', `placement policy (${POLICY_NAMES.join(', ')})`, (v) => {
       if (!POLICY_NAMES.includes(v)) throw new InvalidArgumentError(`--policy must be one of ${POLICY_NAMES.join(', ')}, got '${v}'`);
@@ -54,7 +56,7 @@ export function createExtenderCommand(version: string): Command {
     .action(async (flags: ExtenderFlags) => {
       const settings: ExtenderSettings = {
         kubeconfig: flags.kubeconfig ?? null, host: flags.host, port: flags.port,
-        tlsCertFile: flags.tlsCert ?? null, tlsKeyFile: flags.tlsKey ?? null, insecureHttp: flags.insecureHttp === true,
+        tlsCertFile: flags.tlsCert ?? null, tlsKeyFile: flags.tlsKey ?? null, clientCaFile: flags.clientCa ?? null, insecureHttp: flags.insecureHttp === true,
         urlPrefix: flags.urlPrefix, policy: flags.policy, leaseNamespace: flags.leaseNamespace, leaseName: flags.leaseName,
         leaseDurationSeconds: flags.leaseDurationSeconds, identity: flags.identity ?? defaultIdentity(), version, logLevel: flags.logLevel,
       };

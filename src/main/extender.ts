@@ -25,6 +25,8 @@ export interface ExtenderSettings {
   /** Certificate and key files for HTTPS; both null = plain HTTP (`insecureHttp` must then be true). */
   readonly tlsCertFile: string | null;
   readonly tlsKeyFile: string | null;
+  /** CA (PEM file) of the client certificates callers must present; null: any caller. */
+  readonly clientCaFile: string | null;
   readonly insecureHttp: boolean;
   readonly urlPrefix: string;
   readonly policy: string;
@@ -59,7 +61,8 @@ export async function startExtender(settings: ExtenderSettings): Promise<Running
   const kubeconfig = new KubeConfig();
   if (settings.kubeconfig !== null) kubeconfig.loadFromFile(settings.kubeconfig);
   else kubeconfig.loadFromCluster();
-  const rest = kubeRestFrom(kubeconfig);
+  // Each API call of a bind gets 5 s, so a bind ends well within the scheduler's httpTimeout (30 s).
+  const rest = kubeRestFrom(kubeconfig, 5_000);
   const view = new ClusterView(settings.policy);
   const lease = new LeaderLease(rest, {
     namespace: settings.leaseNamespace, name: settings.leaseName, identity: settings.identity, leaseDurationSeconds: settings.leaseDurationSeconds,
@@ -73,7 +76,12 @@ export async function startExtender(settings: ExtenderSettings): Promise<Running
     return null;
   };
   const metrics = createExtenderMetrics(view, () => ({ active: lease.active, synced: watch.synced() }), settings.version);
-  const tls = settings.tlsCertFile !== null ? { certPem: readFileSync(settings.tlsCertFile, 'utf8'), keyPem: readFileSync(settings.tlsKeyFile!, 'utf8') } : undefined;
+  if (settings.clientCaFile !== null && settings.tlsCertFile === null) throw new Error('--client-ca needs HTTPS: give --tls-cert and --tls-key');
+  const tls = settings.tlsCertFile !== null ? {
+    certPem: readFileSync(settings.tlsCertFile, 'utf8'), keyPem: readFileSync(settings.tlsKeyFile!, 'utf8'),
+    ...(settings.clientCaFile !== null ? { clientCaPem: readFileSync(settings.clientCaFile, 'utf8') } : {}),
+  } : undefined;
+  if (settings.clientCaFile === null) log.warn('no --client-ca: any caller that reaches the port may call filter, prioritize and bind');
   const app = buildExtenderServer({ view, binder: new PodBinder(view, rest), metrics, notReady, urlPrefix: settings.urlPrefix, ...(tls ? { tls } : {}) });
   await app.listen({ host: settings.host, port: settings.port });
   const address = app.server.address();

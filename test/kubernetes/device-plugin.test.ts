@@ -208,6 +208,13 @@ describe('device plugin with the stand-in kubelet', () => {
     expect(other!.preStartError!.code).toBe(status.FAILED_PRECONDITION);
     expect(other!.preStartError!.details).toContain('pod default/elsewhere was not placed by the gpushare extender (its assignment names node gpu-node-b, this is node gpu-node-a)');
     kubelet.removePod('default', 'elsewhere');
+
+    const foreign = assignmentOn(NODE, 'exclusive', [{ index: 1, gpuMilli: 1000, gpuMemoryMiB: 81920 }]);
+    pods.set('default', 'foreign', assignmentAnnotations({ ...foreign, gpus: foreign.gpus.map((g) => ({ ...g, uuid: 'GPU-of-another-tenant' })) }));
+    const [stolen] = (await kubelet.admitPod(RESOURCES.gpuSlot, { namespace: 'default', name: 'foreign', containers: [{ name: 'main', slotCount: 1 }] })).containers;
+    expect(stolen!.preStartError!.code).toBe(status.FAILED_PRECONDITION);
+    expect(stolen!.preStartError!.details).toContain('pod default/foreign was not placed by the gpushare extender (its assignment names GPU 1 GPU-of-another-tenant, which is not a GPU of node gpu-node-a)');
+    kubelet.removePod('default', 'foreign');
   });
 
   it('gives an mps pod the thread percentage, pinned memory limit and pipe directory of its assignment', async () => {

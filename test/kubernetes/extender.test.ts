@@ -35,7 +35,7 @@ function gpuAllocatable(gpus: number, memoryMiB: number): Record<string, string>
 
 describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control plane', () => {
   const plane = useControlPlane({ scheduler: false });
-  let extender: ExtenderProcess & { tls: { certFile: string; keyFile: string; caFile: string }; port: number };
+  let extender: Awaited<ReturnType<typeof startExtenderProcess>>;
   let kubeconfig = '';
   const poll = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000) => pollFor(what, check, timeoutMs);
 
@@ -81,7 +81,7 @@ describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control p
         const events = await failedSchedulingMessages(p, NS, pending[0]!.metadata.name);
         return events.length > 0 ? { bound, pending: pending[0]!, events } : undefined;
       }).catch(async (err: Error) => {
-        const held = (await fetchText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/metrics`, extender.caFile)).split('\n').filter((l) => l.startsWith('gpushare_job_allocated_memory_bytes')).join('\n');
+        const held = (await fetchText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/metrics`, extender)).split('\n').filter((l) => l.startsWith('gpushare_job_allocated_memory_bytes')).join('\n');
         throw new Error(`${err.message}; last seen: ${seen}; extender holds:\n${held}\nextender log:\n${extender.log().split('\n').slice(-40).join('\n')}`);
       });
       expect(pods.bound.map((x) => boundAssignment(x)!.gpus.map((g) => g.uuid))).toEqual([['GPU-a10-node-7'], ['GPU-a10-node-7']]);
@@ -95,8 +95,8 @@ describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control p
       await poll(`${name} gone`, async () => ((await listPods(p, NS, `app=${name}`)).length === 0 ? true : undefined));
       // The next round starts once the extender's view has freed the GPU too: a pod it refuses
       // while its watch still shows the old pods waits for the scheduler's next cluster event.
-      await poll('GPU 7 free in the extender\'s view', async () => (/gpushare_gpu_jobs\{node="a10-node",gpu="7",[^}]*\} 0$/m.test(await fetchText(metricsUrl, extender.caFile)) ? true : undefined)).catch(async (err: Error) => {
-        const lines = (await fetchText(metricsUrl, extender.caFile)).split('\n').filter((l) => l.includes('gpu="7"') && (l.startsWith('gpushare_job_allocated_memory') || l.startsWith('gpushare_gpu_jobs')));
+      await poll('GPU 7 free in the extender\'s view', async () => (/gpushare_gpu_jobs\{node="a10-node",gpu="7",[^}]*\} 0$/m.test(await fetchText(metricsUrl, extender)) ? true : undefined)).catch(async (err: Error) => {
+        const lines = (await fetchText(metricsUrl, extender)).split('\n').filter((l) => l.includes('gpu="7"') && (l.startsWith('gpushare_job_allocated_memory') || l.startsWith('gpushare_gpu_jobs')));
         const pods = JSON.stringify((await p.request<{ items: unknown[] }>('GET', `/api/v1/namespaces/${NS}/pods`)).body?.items.map((x) => { const q = x as { metadata: { name: string; uid: string; deletionTimestamp?: string }; spec: { nodeName?: string } }; return [q.metadata.name, q.metadata.uid, q.spec.nodeName ?? null, q.metadata.deletionTimestamp ?? null]; }));
         throw new Error(`${err.message}\n${lines.join('\n')}\npods: ${pods}\nextender log:\n${extender.log().split('\n').slice(-30).join('\n')}`);
       });
@@ -107,7 +107,7 @@ describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control p
     const p = plane();
     await p.createNode({ name: 'a100-node', gpuInventory: gpusOf('a100-node', 8), allocatable: gpuAllocatable(8, A100_MIB) });
     const metricsUrl = `${extender.urlPrefix.replace(/\/scheduler$/, '')}/metrics`;
-    const bindsBefore = { ok: counter(await fetchText(metricsUrl, extender.caFile), 'bind', 'ok'), error: counter(await fetchText(metricsUrl, extender.caFile), 'bind', 'error') };
+    const bindsBefore = { ok: counter(await fetchText(metricsUrl, extender), 'bind', 'ok'), error: counter(await fetchText(metricsUrl, extender), 'bind', 'error') };
     await create(p, NS, gpuDeployment('mem8', 20, gpuRequest({ gpuMilli: 100, gpuMemoryMiB: 8192, mode: 'mps' })));
     const pods = await poll('20 pods bound', async () => {
       const list = await listPods(p, NS, 'app=mem8');
@@ -153,7 +153,7 @@ describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control p
       await plugin.stop();
       await kubelet.stop();
     }
-    const metrics = await fetchText(metricsUrl, extender.caFile);
+    const metrics = await fetchText(metricsUrl, extender);
     // 20 binds, none failed.
     expect(counter(metrics, 'bind', 'ok') - bindsBefore.ok).toBe(20);
     expect(counter(metrics, 'bind', 'error') - bindsBefore.error).toBe(0);
@@ -162,6 +162,17 @@ describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control p
       const gpu = uuid.slice(uuid.lastIndexOf('-') + 1);
       expect(metrics).toContain(`gpushare_gpu_allocated_memory_bytes{node="a100-node",gpu="${gpu}",uuid="${uuid}",model="A100-80GB",mode="mps"} ${t.memoryMiB * 1024 * 1024}`);
     }
+  });
+
+  it('serves only callers with the scheduler\'s client certificate', async () => {
+    const https = await import('node:https');
+    const refused = await new Promise<string>((resolve) => {
+      const req = https.request(`${extender.urlPrefix}/filter`, { method: 'POST', ca: readFileSync(extender.caFile), headers: { 'content-type': 'application/json' } }, (res) => resolve(`answered ${res.statusCode}`));
+      req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+      req.end('{}');
+    });
+    expect(refused).not.toMatch(/^answered/);
+    expect(await fetchText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/healthz`, extender)).toBe('{"status":"ok"}');
   });
 
   it('gives a pod asking 2 × 0.5 GPU two distinct GPUs, never on a node with one GPU', async () => {
@@ -227,12 +238,11 @@ function counter(metrics: string, verb: string, outcome: string): number {
   return match ? Number(match[1]) : 0;
 }
 
-/** GET over HTTPS trusting `caFile`. */
-async function fetchText(url: string, caFile: string): Promise<string> {
+/** GET over HTTPS trusting the extender's CA, with the scheduler's client certificate (the extender asks for one). */
+async function fetchText(url: string, tls: { caFile: string; clientCertFile: string; clientKeyFile: string }): Promise<string> {
   const https = await import('node:https');
-  const { readFileSync } = await import('node:fs');
   return await new Promise((resolve, reject) => {
-    https.get(url, { ca: readFileSync(caFile) }, (res) => {
+    https.get(url, { ca: readFileSync(tls.caFile), cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile) }, (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString('utf8')));
       res.on('end', () => resolve(text));

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLocalCa, issueServerCert } from '../../../src/adapters/tls/local-ca.js';
+import { issueClientCert } from './pki.js';
 import { writeTestSchedulerConfig } from './scheduler-config.js';
 
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'gpushare');
@@ -16,6 +17,9 @@ const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'gpushare');
 export interface ExtenderProcess {
   readonly urlPrefix: string;
   readonly caFile: string;
+  /** The kube-scheduler's client certificate and key for the extender (signed by the same CA). */
+  readonly clientCertFile: string;
+  readonly clientKeyFile: string;
   readonly child: ChildProcess;
   /** Everything it wrote to stderr (its log). */
   log(): string;
@@ -30,28 +34,40 @@ export interface ExtenderProcessOptions {
   /** Keep the port of a previous process (a restart: the scheduler's configuration names it). */
   readonly port?: number;
   /** Reuse the TLS files of a previous process. */
-  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly caFile: string };
+  readonly tls?: ExtenderTls;
   readonly leaseDurationSeconds?: number;
   readonly identity?: string;
 }
 
-/** Makes a CA and a serving certificate for 127.0.0.1 in `dir`. */
-export async function extenderTls(dir: string): Promise<{ certFile: string; keyFile: string; caFile: string }> {
+/** The extender's TLS files: serving certificate and key, the CA, and the scheduler's client certificate. */
+export interface ExtenderTls {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly caFile: string;
+  readonly clientCertFile: string;
+  readonly clientKeyFile: string;
+}
+
+/** Makes a CA, a serving certificate for 127.0.0.1 and a client certificate for the kube-scheduler in `dir`. */
+export async function extenderTls(dir: string): Promise<ExtenderTls> {
   const now = Date.now();
   const ca = await createLocalCa('gpushare-test-extender-ca', now);
   const serving = await issueServerCert(ca, ['127.0.0.1'], now);
-  const files = { certFile: join(dir, 'extender.crt'), keyFile: join(dir, 'extender.key'), caFile: join(dir, 'extender-ca.crt') };
+  const client = await issueClientCert(ca, 'kube-scheduler', [], now);
+  const files = { certFile: join(dir, 'extender.crt'), keyFile: join(dir, 'extender.key'), caFile: join(dir, 'extender-ca.crt'), clientCertFile: join(dir, 'scheduler-client.crt'), clientKeyFile: join(dir, 'scheduler-client.key') };
   writeFileSync(files.certFile, serving.certPem);
   writeFileSync(files.keyFile, serving.keyPem, { mode: 0o600 });
   writeFileSync(files.caFile, ca.certPem);
+  writeFileSync(files.clientCertFile, client.certPem);
+  writeFileSync(files.clientKeyFile, client.keyPem, { mode: 0o600 });
   return files;
 }
 
 /** Starts `gpushare extender` and waits until it listens (bounded by `timeoutMs`). */
-export async function startExtenderProcess(options: ExtenderProcessOptions, timeoutMs = 60_000): Promise<ExtenderProcess & { tls: { certFile: string; keyFile: string; caFile: string }; port: number }> {
+export async function startExtenderProcess(options: ExtenderProcessOptions, timeoutMs = 60_000): Promise<ExtenderProcess & { tls: ExtenderTls; port: number }> {
   const tls = options.tls ?? (await extenderTls(options.dir));
   const child = spawn(process.execPath, [BIN, 'extender', '--kubeconfig', options.kubeconfig, '--host', '127.0.0.1', '--port', String(options.port ?? 0),
-    '--tls-cert', tls.certFile, '--tls-key', tls.keyFile, '--lease-duration-seconds', String(options.leaseDurationSeconds ?? 3),
+    '--tls-cert', tls.certFile, '--tls-key', tls.keyFile, '--client-ca', tls.caFile, '--lease-duration-seconds', String(options.leaseDurationSeconds ?? 3),
     '--identity', options.identity ?? `test-extender-${process.pid}-${Date.now()}`, '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
@@ -76,6 +92,8 @@ export async function startExtenderProcess(options: ExtenderProcessOptions, time
   return {
     urlPrefix: url.replace(/\/$/, ''),
     caFile: tls.caFile,
+    clientCertFile: tls.clientCertFile,
+    clientKeyFile: tls.clientKeyFile,
     child,
     tls,
     port,
@@ -88,8 +106,8 @@ export async function startExtenderProcess(options: ExtenderProcessOptions, time
 }
 
 /** Writes deploy/'s scheduler configuration pointed at `extender` to `<dir>/scheduler-config.yaml` and returns the path. */
-export function writeSchedulerConfig(dir: string, extender: { urlPrefix: string; caFile: string }): string {
+export function writeSchedulerConfig(dir: string, extender: { urlPrefix: string; caFile: string; clientCertFile: string; clientKeyFile: string }): string {
   const path = join(dir, 'scheduler-config.yaml');
-  writeTestSchedulerConfig(path, extender.urlPrefix, extender.caFile);
+  writeTestSchedulerConfig(path, extender.urlPrefix, extender.caFile, { certFile: extender.clientCertFile, keyFile: extender.clientKeyFile });
   return path;
 }

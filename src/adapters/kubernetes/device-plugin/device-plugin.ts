@@ -116,7 +116,7 @@ export async function startDevicePlugin(config: DevicePluginConfig): Promise<Run
   const registerRetryMs = config.registerRetryMs ?? 2000;
   const api = loadDevicePluginApi();
   const podResources = coalescingLister(config.podResources ?? createPodResourcesLister(config.podResourcesSocket ?? DEFAULT_POD_RESOURCES_SOCKET));
-  const deps = { nodeName: config.nodeName, resourceName: RESOURCES.gpuSlot, podResources, pods: config.pods, cdiDir: config.cdiDir ?? DEFAULT_CDI_DIR, mps: config.mps ?? null };
+  const deps = { nodeName: config.nodeName, resourceName: RESOURCES.gpuSlot, podResources, pods: config.pods, cdiDir: config.cdiDir ?? DEFAULT_CDI_DIR, mps: config.mps ?? null, gpus: config.gpus };
 
   const service: DevicePluginService = createDevicePluginService({
     gpus: config.gpus, slotsPerGpu, health: config.health, prepare: (ids) => prepareContainer(deps, ids), ...(config.onPreStart ? { onPreStart: config.onPreStart } : {}),

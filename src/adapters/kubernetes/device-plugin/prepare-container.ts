@@ -42,6 +42,8 @@ export interface PrepareContainerDeps {
   readonly mps: MpsDaemons | null;
   /** Limit on reading the pod, ms (the kubelet gives PreStartContainer 30 s in all). @defaultValue 20000 */
   readonly podReadTimeoutMs?: number;
+  /** This node's GPUs (index → UUID): an assignment naming a GPU the node does not have is refused. */
+  readonly gpus?: readonly { readonly index: number; readonly uuid: string }[];
 }
 
 /** A container made ready to start. */
@@ -136,6 +138,13 @@ async function prepareSlots(deps: PrepareContainerDeps, slotIds: readonly string
   if ('error' in parsed) throw new DevicePluginCallError(status.FAILED_PRECONDITION, notPlacedMessage(holder.namespace, holder.pod, parsed.error));
   if (parsed.node !== deps.nodeName) {
     throw new DevicePluginCallError(status.FAILED_PRECONDITION, notPlacedMessage(holder.namespace, holder.pod, `its assignment names node ${parsed.node}, this is node ${deps.nodeName}`));
+  }
+  if (deps.gpus !== undefined) {
+    const uuidOf = new Map(deps.gpus.map((g) => [g.index, g.uuid]));
+    const foreign = parsed.gpus.find((g) => uuidOf.get(g.index) !== g.uuid);
+    if (foreign !== undefined) {
+      throw new DevicePluginCallError(status.FAILED_PRECONDITION, notPlacedMessage(holder.namespace, holder.pod, `its assignment names GPU ${foreign.index} ${foreign.uuid}, which is not a GPU of node ${deps.nodeName}`));
+    }
   }
   const gpuContainer = pod.annotations[POD_ANNOTATIONS.container];
   if (gpuContainer !== undefined && gpuContainer !== holder.container) {

@@ -13,6 +13,7 @@ describe('ClusterView', () => {
     const view = viewWith({ n1: 1 });
     for (const uid of ['a', 'b']) {
       const pod = gpuPod(uid, { gpuMilli: 500, mode: 'mps' });
+      view.upsertPod(pod);
       expect([...view.evaluate(pod, ['n1']).scores.keys()]).toEqual(['n1']);
       const reserved = view.reserve(uid, 'n1');
       expect('assignment' in reserved && reserved.assignment.gpus.map((g) => [g.uuid, g.gpuMilli])).toEqual([['GPU-n1-0', 500]]);
@@ -25,6 +26,7 @@ describe('ClusterView', () => {
   it('gives a pod asking 2 × 0.5 GPU two distinct GPUs, and never a node with one GPU', () => {
     const view = viewWith({ one: 1, two: 2 });
     const pod = gpuPod('p', { gpuCount: 2, gpuMilli: 500, mode: 'mps' });
+    view.upsertPod(pod);
     const evaluation = view.evaluate(pod, ['one', 'two']);
     expect([...evaluation.scores.keys()]).toEqual(['two']);
     expect(evaluation.failed.get('one')?.resolvable).toBe(true);
@@ -88,6 +90,46 @@ describe('ClusterView', () => {
   });
 });
 
+describe('ClusterView against forged and repeated calls', () => {
+  it('neither keeps nor holds a pod it only saw in a filter call (bound or not, with an assignment or not)', () => {
+    const view = viewWith({ n1: 1 });
+    view.upsertPod(gpuPod('real', { gpuMilli: 1000, mode: 'exclusive' }));
+    const reserved = view.reserve('real', 'n1');
+    if (!('assignment' in reserved)) throw new Error(reserved.error);
+    view.rollback('real');
+    const ghost = gpuPod('ghost', { gpuMilli: 1000, mode: 'exclusive' }, { nodeName: 'n1', assignment: reserved.assignment });
+    expect([...view.evaluate(ghost, ['n1']).scores.keys()]).toEqual(['n1']);
+    expect(view.pod('ghost')).toBeUndefined();
+    expect(view.holdings().size).toBe(0);
+    expect('error' in view.reserve('ghost', 'n1')).toBe(true);
+  });
+
+  it('refuses to bind a pod that is bound already, and keeps its share', () => {
+    const view = viewWith({ n1: 2 });
+    view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }));
+    const reserved = view.reserve('x', 'n1');
+    if (!('assignment' in reserved)) throw new Error(reserved.error);
+    view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' }));
+    expect(view.reserve('x', 'n1')).toEqual({ error: 'pod team-a/pod-x is already bound to n1' });
+    expect(view.usage().gpus.map((g) => g.jobIds.length)).toEqual([1, 0]);
+  });
+
+  it('keeps the share of a bind that fails to place, and of a terminating pod until it is gone', () => {
+    const view = viewWith({ n1: 1 });
+    view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }));
+    const reserved = view.reserve('x', 'n1');
+    if (!('assignment' in reserved)) throw new Error(reserved.error);
+    view.upsertPod(gpuPod('y', { gpuMilli: 1000, mode: 'exclusive' }));
+    expect('error' in view.reserve('y', 'n1')).toBe(true);
+    expect([...view.holdings().keys()]).toEqual(['x']);
+    const bound = gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' });
+    view.upsertPod({ ...bound, metadata: { ...bound.metadata, deletionTimestamp: '2026-12-01T00:00:10Z' } });
+    expect([...view.holdings().keys()]).toEqual(['x']);
+    view.deletePod('x');
+    expect(view.holdings().size).toBe(0);
+  });
+});
+
 describe('ClusterView deletions', () => {
   it('frees the share of a bound pod deleted at once (grace period 0: no update before the delete)', () => {
     const view = viewWith({ n1: 1 });
@@ -107,6 +149,8 @@ describe('ClusterView assumed placements', () => {
     let now = 0;
     const view = new ClusterView('default', () => now);
     view.upsertNode(gpuNode('n1', gpusOf('n1', 1)));
+    view.upsertPod(gpuPod('a', { gpuMilli: 600, mode: 'mps' }));
+    view.upsertPod(gpuPod('b', { gpuMilli: 600, mode: 'mps' }));
     // A and B (600 milli each) are filtered before either binds: B must not fit.
     expect([...view.evaluate(gpuPod('a', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.keys()]).toEqual(['n1']);
     expect(view.evaluate(gpuPod('b', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.size).toBe(0);

@@ -6,7 +6,8 @@
  *
  * A pod holds its share while it is reserved by a bind of this process (until the watch shows it
  * bound), while it is assumed on the best node of its last filter (until its bind, its next filter,
- * or 30 s), or while it is bound to the node its assignment names and neither finished nor deleted.
+ * or 30 s), or while it is bound to the node its assignment names, until it has finished (Succeeded,
+ * Failed) or is deleted (a terminating pod keeps its share through its grace period).
  * An assignment on a pod that never bound (a bind that failed half-way, or a crash) holds nothing.
  * A change of the nodes (added, removed, inventory or cordon changed) rebuilds the state from the
  * nodes and the holding pods; a pod change only holds or releases that pod.
@@ -14,33 +15,15 @@
 import { SeededRng, findPolicy, InvariantViolation, type ClusterNode, type ClusterSnapshot, type GpuUsage, type JobRequest, type NodeRanking } from '../../../core/index.js';
 import { ClusterState } from '../../../core/index.js';
 import { clusterNodeOf, parseInventory, type NodeInventory } from '../schema/node-inventory.js';
-import { assignmentOf, parseAssignment, placementOf, type PodAssignment } from '../schema/pod-assignment.js';
-import { parsePodRequest } from '../schema/pod-request.js';
+import { assignmentOf, placementOf, type PodAssignment } from '../schema/pod-assignment.js';
 import type { KubeNode, KubePod } from '../schema/kube-objects.js';
 import { NodeAnswerMemo } from './node-answer-memo.js';
+import { podEntryOf, type PodEntry } from './pod-entry.js';
+
+export type { PodEntry } from './pod-entry.js';
 
 /** How long a filtered pod's assumed placement is held when no bind comes, ms. */
 const TENTATIVE_HOLD_MS = 30_000;
-
-/** A pod the view knows. */
-export interface PodEntry {
-  /** The core's job id for this pod (a counter: pod UIDs are strings). */
-  readonly jobId: number;
-  readonly uid: string;
-  readonly namespace: string;
-  readonly name: string;
-  /** The core request; null for a pod without a (valid) gpushare request. */
-  readonly request: JobRequest | null;
-  /** Why the request is invalid; null when valid or absent. */
-  readonly requestError: string | null;
-  readonly assignment: PodAssignment | null;
-  readonly nodeName: string | null;
-  /** The pod's PriorityClass name; empty when none. */
-  readonly priorityClassName: string;
-  /** Succeeded, Failed, or being deleted. */
-  readonly finished: boolean;
-  readonly resourceVersion: string;
-}
 
 /** One node of the view. */
 interface NodeEntry {
@@ -117,29 +100,7 @@ export class ClusterView {
   upsertPod(pod: KubePod): void {
     const uid = pod.metadata?.uid;
     if (!uid) return;
-    const previous = this.pods.get(uid);
-    const parsed = parsePodRequest(pod.metadata?.annotations);
-    const assignment = parseAssignment(pod.metadata?.annotations);
-    const phase = pod.status?.phase;
-    const entry: PodEntry = {
-      jobId: previous?.jobId ?? this.nextJobId++,
-      uid,
-      namespace: pod.metadata?.namespace ?? '',
-      name: pod.metadata?.name ?? '',
-      request: null,
-      requestError: parsed.kind === 'invalid' ? parsed.message : null,
-      assignment: assignment !== null && !('error' in assignment) ? assignment : null,
-      nodeName: pod.spec?.nodeName || null,
-      priorityClassName: pod.spec?.priorityClassName ?? '',
-      finished: phase === 'Succeeded' || phase === 'Failed' || pod.metadata?.deletionTimestamp != null,
-      resourceVersion: pod.metadata?.resourceVersion ?? '',
-    };
-    const created = pod.metadata?.creationTimestamp;
-    const request: JobRequest | null = parsed.kind !== 'request' ? null : {
-      id: entry.jobId, tenant: entry.namespace, priority: pod.spec?.priority ?? 0,
-      submittedAtMs: created ? new Date(created).getTime() : 0, cpuMilli: 0, hostMemoryMiB: 0, gpu: parsed.request.gpu,
-    };
-    const next = { ...entry, request };
+    const next = podEntryOf(pod, uid, this.pods.get(uid)?.jobId ?? this.nextJobId++);
     this.pods.set(uid, next);
     // Bound where its assignment says: the reservation has become a binding.
     if (next.nodeName !== null && next.assignment?.node === next.nodeName) this.reserved.delete(uid);
@@ -174,8 +135,10 @@ export class ClusterView {
    */
   evaluate(pod: KubePod, candidates: readonly string[]): PodEvaluation {
     const uid = pod.metadata?.uid ?? '';
-    if (!this.pods.has(uid)) this.upsertPod(pod);
-    const entry = this.pods.get(uid);
+    // A pod the watch has not shown yet is ranked from the scheduler's copy, but neither kept nor
+    // held: only the API server's pods hold shares (a caller cannot plant one).
+    const known = this.pods.get(uid);
+    const entry = known ?? (uid === '' ? undefined : podEntryOf({ ...pod, spec: { ...pod.spec, nodeName: '' } }, uid, 0));
     const failed = new Map<string, { reason: string; resolvable: boolean }>();
     const scores = new Map<string, number>();
     if (!entry?.request) {
@@ -185,9 +148,9 @@ export class ClusterView {
     }
     const state = this.current();
     this.sweepTentative();
-    if (this.tentative.delete(uid)) this.sync(entry);
+    if (known && this.tentative.delete(uid)) this.sync(known);
     // A pod that holds a share already (a retried bind) is ranked as if it held none.
-    const held = this.holding.get(uid);
+    const held = known ? this.holding.get(uid) : undefined;
     if (held) this.release(uid);
     try {
       const key = this.memo.shapeId(`${entry.namespace}\u0000${JSON.stringify(entry.request.gpu)}`);
@@ -221,7 +184,7 @@ export class ClusterView {
     } finally {
       if (held) this.hold(uid, held, entry.namespace);
     }
-    if (!held) this.assume(entry, candidates, scores);
+    if (known && !held) this.assume(known, candidates, scores);
     return { request: entry.request, error: null, scores, failed };
   }
 
@@ -234,12 +197,18 @@ export class ClusterView {
     if (!entry) return { error: `pod ${uid} is not in the extender's view yet` };
     if (!entry.request) return { error: `pod ${entry.namespace}/${entry.name}: ${entry.requestError ?? 'no gpushare request'}` };
     if (!this.nodes.has(node)) return { error: `node ${node} is not a gpushare node` };
+    if (entry.nodeName !== null) return { error: `pod ${entry.namespace}/${entry.name} is already bound to ${entry.nodeName}` };
+    if (entry.finished) return { error: `pod ${entry.namespace}/${entry.name} has finished` };
+    if (this.reserved.has(uid)) return { error: `pod ${entry.namespace}/${entry.name} is being bound already` };
     const state = this.current();
     this.tentative.delete(uid);
     this.release(uid);
     const n = state.indexOf(node);
     const outcome = state.tryPlace(entry.request, null, null, n);
-    if (outcome.kind !== 'placed') return { error: `gpushare: pod ${entry.namespace}/${entry.name} no longer fits on node ${node} (a pod bound since its filter took the room): ${outcome.reason.message}` };
+    if (outcome.kind !== 'placed') {
+      this.sync(entry);
+      return { error: `gpushare: pod ${entry.namespace}/${entry.name} no longer fits on node ${node} (a pod bound since its filter took the room): ${outcome.reason.message}` };
+    }
     if (outcome.placement.gpus.some((g) => (g.migChanges?.create.length ?? 0) > 0)) {
       state.release(entry.jobId);
       return { error: `pod ${entry.namespace}/${entry.name} needs a MIG instance that does not exist on node ${node}` };

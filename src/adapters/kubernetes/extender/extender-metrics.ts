@@ -23,15 +23,24 @@ export interface ExtenderMetrics {
 /** Builds the registry. @param state whether this replica is active and its cache synced, read at scrape time */
 export function createExtenderMetrics(view: ClusterView, state: () => { active: boolean; synced: boolean }, version: string): ExtenderMetrics {
   const registry = new Registry();
-  const gpus = () => {
-    const { gpus: usage, podOf } = view.usage();
+  // One snapshot per scrape: prom-client calls every collect in the same tick.
+  let cached: ReturnType<typeof snapshot> | null = null;
+  const gpus = (): ReturnType<typeof snapshot> => {
+    if (cached === null) {
+      cached = snapshot();
+      setImmediate(() => (cached = null));
+    }
+    return cached;
+  };
+  function snapshot() {
+    const { gpus: usage, podOf, assignmentOf } = view.usage();
     return usage.map((u) => {
       const info = view.nodeInfo(u.node);
       const healthy = info?.inventory.gpus.find((g) => g.index === u.device.index)?.healthy ?? false;
       const labels = { node: u.node, gpu: String(u.device.index), uuid: u.device.uuid, model: u.device.model, mode: u.mode ?? 'none' };
-      return { u, labels, healthy, podOf };
+      return { u, labels, healthy, podOf, assignmentOf };
     });
-  };
+  }
   const gauge = (name: string, help: string, labelNames: readonly string[], fill: (set: (labels: Record<string, string>, value: number) => void) => void): void => {
     new Gauge({ name, help, labelNames, registers: [registry], collect() { this.reset(); fill((labels, value) => this.set(labels, value)); } });
   };
@@ -48,7 +57,7 @@ export function createExtenderMetrics(view: ClusterView, state: () => { active: 
   perGpu('gpushare_gpu_jobs', 'Pods holding a share of the GPU.', (g) => g.u.jobIds.length);
   const shares = () => gpus().flatMap((g) => g.u.jobIds.flatMap((id) => {
     const pod = g.podOf(id);
-    const placed = pod && view.usage().assignmentOf(pod.uid)?.gpus.find((p) => p.index === g.u.device.index);
+    const placed = pod && g.assignmentOf(pod.uid)?.gpus.find((p) => p.index === g.u.device.index);
     if (!pod || !placed) return [];
     return [{ labels: { ...g.labels, mig_profile: placed.mig?.profileName ?? '', job_id: pod.uid, job_name: pod.name, tenant: pod.namespace, priority_class: pod.priorityClassName }, milli: placed.accountedGpuMilli, memoryMiB: placed.gpuMemoryMiB }];
   }));

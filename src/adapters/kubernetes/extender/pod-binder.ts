@@ -43,6 +43,13 @@ export class PodBinder {
 
   /** Runs one bind. @returns the assignment, or the error to answer (the pod's share is then released) */
   async bind(args: BindingArgs): Promise<{ assignment: PodAssignment } | { error: string }> {
+    if (this.view.pod(args.PodUID) === undefined) {
+      // The scheduler saw the pod before this view's watch did: read it from the API server (never
+      // from the caller), then place it.
+      const read = await this.rest.request('GET', podPath(args)).catch(() => null);
+      const pod = read?.status === 200 ? read.body as KubePod : null;
+      if (pod?.metadata?.uid === args.PodUID) this.view.upsertPod(pod);
+    }
     const reserved = this.view.reserve(args.PodUID, args.Node);
     if ('error' in reserved) return reserved;
     const { assignment } = reserved;
@@ -56,8 +63,15 @@ export class PodBinder {
       if (bound.status !== 201 && bound.status !== 200) throw new Error(`creating the Binding of ${args.PodNamespace}/${args.PodName} to ${args.Node} failed: ${statusMessage(bound)}`);
       return { assignment };
     } catch (err) {
+      // A step failed, or its answer was lost (a timeout after the API server acted): roll back only
+      // what the API server shows was not done.
+      const now = await this.rest.request('GET', podPath(args)).catch(() => null);
+      const pod = now?.status === 200 ? now.body as KubePod : null;
+      const sameNode = pod?.metadata?.uid === args.PodUID && pod.spec?.nodeName === args.Node && pod.metadata?.annotations?.[POD_ANNOTATIONS.assignment] === JSON.stringify(assignment);
+      if (sameNode) return { assignment };
       this.view.rollback(args.PodUID);
-      if (annotated) await this.removeAssignment(args).catch(() => undefined);
+      const unbound = pod?.metadata?.uid === args.PodUID && !pod.spec?.nodeName;
+      if (annotated && unbound) await this.removeAssignment(args).catch(() => undefined);
       return { error: (err as Error).message };
     }
   }

@@ -23,6 +23,7 @@ const requestSchema = z.object({
   object: jsonObject.nullable().optional(),
   oldObject: jsonObject.nullable().optional(),
   dryRun: z.boolean().optional(),
+  userInfo: z.object({ username: z.string().optional() }).passthrough().optional(),
 });
 
 const reviewSchema = z.object({
@@ -41,6 +42,8 @@ export interface AdmissionRequest {
   readonly operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
   readonly object: Record<string, JsonValue> | null;
   readonly oldObject: Record<string, JsonValue> | null;
+  /** Who made the request (`userInfo.username`); empty when not sent. */
+  readonly username: string;
 }
 
 /** A well-formed AdmissionReview, or what is wrong with the input (answered with HTTP 400). */
@@ -67,7 +70,7 @@ export function parseAdmissionReview(body: unknown): ParsedReview {
   if (r.operation === 'UPDATE' && oldObject === null) return { ok: false, message: 'AdmissionReview request.oldObject: required for operation UPDATE' };
   return {
     ok: true,
-    request: { uid: r.uid, kind: r.kind, subResource: r.subResource ?? '', name: r.name ?? '', namespace: r.namespace ?? '', operation: r.operation, object, oldObject },
+    request: { uid: r.uid, kind: r.kind, subResource: r.subResource ?? '', name: r.name ?? '', namespace: r.namespace ?? '', operation: r.operation, object, oldObject, username: r.userInfo?.username ?? '' },
   };
 }
 

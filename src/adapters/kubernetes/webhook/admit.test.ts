@@ -424,7 +424,21 @@ describe('admit: UPDATE of a Pod only re-validates', () => {
     const old = created();
     const next = structuredClone(old);
     ((next.metadata as Json).annotations as Json)['gpushare.io/assignment'] = '{"schema":"v1"}';
-    expect(respond(reviewOf(next, { operation: 'UPDATE', oldObject: old }), config({ schedulerName: 'other' }))).toEqual({ uid: '705ab4f5-6393-11e8-b7cc-42010a800002', allowed: true });
+    expect(respond(reviewOf(next, { operation: 'UPDATE', oldObject: old, username: 'system:serviceaccount:gpushare-system:gpushare-extender' }), config({ schedulerName: 'other' }))).toEqual({ uid: '705ab4f5-6393-11e8-b7cc-42010a800002', allowed: true });
+  });
+  it('only the extender may set, change or remove an assignment', () => {
+    const old = created();
+    const assigned = structuredClone(old);
+    ((assigned.metadata as Json).annotations as Json)['gpushare.io/assignment'] = '{"schema":"v1"}';
+    const forged = structuredClone(assigned);
+    ((forged.metadata as Json).annotations as Json)['gpushare.io/assignment'] = '{"schema":"v1","forged":true}';
+    const removed = structuredClone(old);
+    for (const [before, after] of [[old, assigned], [assigned, forged], [assigned, removed]] as const) {
+      const response = respond(reviewOf(after, { operation: 'UPDATE', oldObject: before, username: 'alice' }));
+      expect(response.allowed).toBe(false);
+      expect(response.status?.message).toBe('metadata.annotations[gpushare.io/assignment]: only the gpushare extender (system:serviceaccount:gpushare-system:gpushare-extender) may set, change or remove a pod\'s assignment; alice may not');
+    }
+    expect(respond(reviewOf(removed, { operation: 'UPDATE', oldObject: assigned, username: 'system:serviceaccount:gpushare-system:gpushare-extender' })).allowed).toBe(true);
   });
   it('nvidia.com/gpu sent again (kubectl apply) is rewritten back to the stored form', () => {
     const old = created();

@@ -24,7 +24,15 @@ export interface WebhookConfig {
   readonly schedulerName: string | null;
   /** Largest GPU memory of any gpushare node, MiB (the NodeGpuMemory port); null: unknown, no check. */
   maxGpuMemoryMiB(): number | null;
+  /**
+   * Users who may change a pod's assignment annotations (`userInfo.username`): the extender's
+   * ServiceAccount. @defaultValue [DEFAULT_ASSIGNMENT_WRITER]
+   */
+  readonly assignmentWriters?: readonly string[];
 }
+
+/** The extender's ServiceAccount as deploy/kubernetes/rbac-extender.yaml creates it. */
+export const DEFAULT_ASSIGNMENT_WRITER = 'system:serviceaccount:gpushare-system:gpushare-extender';
 
 /** The HTTP answer to a POST of an AdmissionReview: 200 with the review, or 400 naming the bad field. */
 export type AdmissionOutcome =
@@ -50,6 +58,11 @@ function decide(request: AdmissionRequest, config: WebhookConfig): AdmissionRevi
   const template = objectAtPath(object, kind.templatePath);
   if (template === undefined) return denyResponse(uid, 400, `${kind.templatePath.join('.')}: required: the ${kind.kind}'s pod template`);
   const podUpdate = kind.kind === 'Pod' && operation === 'UPDATE';
+  // A pod's assignment says which GPUs its containers get and what its share counts for: only the
+  // extender writes it (on create the rewrite strips it).
+  if (podUpdate && assignmentOf(request.oldObject!) !== assignmentOf(original) && !(config.assignmentWriters ?? [DEFAULT_ASSIGNMENT_WRITER]).includes(request.username)) {
+    return denyResponse(uid, 422, `metadata.annotations[${POD_ANNOTATIONS.assignment}]: only the gpushare extender (${(config.assignmentWriters ?? [DEFAULT_ASSIGNMENT_WRITER]).join(', ')}) may set, change or remove a pod's assignment; ${request.username || 'this user'} may not`);
+  }
   const oldRequest = podUpdate ? parsePodRequest(annotationsOf(request.oldObject!)) : null;
   if (oldRequest !== null && oldRequest.kind !== 'request') {
     // A pod admitted before the webhook ran, or without a GPU: its spec cannot change, so it is left
@@ -99,6 +112,12 @@ function annotationsOf(object: JsonObject): Record<string, string> {
 function templateMemory(object: JsonObject, path: readonly string[]): string | undefined {
   const template = objectAtPath(object, path);
   return template === undefined ? undefined : annotationsOf(template)[POD_ANNOTATIONS.gpuMemoryMiB];
+}
+
+/** The assignment annotations of an object, as comparable text. */
+function assignmentOf(object: JsonObject): string {
+  const annotations = annotationsOf(object);
+  return JSON.stringify([annotations[POD_ANNOTATIONS.assignment] ?? null, annotations[POD_ANNOTATIONS.assignedGpus] ?? null]);
 }
 
 /** The gpushare annotations of an object, as comparable text. */

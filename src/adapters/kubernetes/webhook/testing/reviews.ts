@@ -44,7 +44,7 @@ export function workloadOf(kind: KindName, name: string, template: Json, options
 }
 
 /** An AdmissionReview v1 request for `object`. */
-export function reviewOf(object: Json, options: { operation?: 'CREATE' | 'UPDATE' | 'DELETE'; oldObject?: Json; uid?: string; subResource?: string } = {}): Json {
+export function reviewOf(object: Json, options: { operation?: 'CREATE' | 'UPDATE' | 'DELETE'; oldObject?: Json; uid?: string; subResource?: string; username?: string } = {}): Json {
   const kind = object.kind as KindName;
   const info = KIND_INFO[kind] ?? { group: '', apiVersion: 'v1', resource: `${String(object.kind).toLowerCase()}s` };
   const version = info.apiVersion.includes('/') ? info.apiVersion.split('/')[1]! : info.apiVersion;
@@ -61,7 +61,7 @@ export function reviewOf(object: Json, options: { operation?: 'CREATE' | 'UPDATE
       name: ((object.metadata as Json | undefined)?.name as string | undefined) ?? '',
       namespace: 'ml',
       operation,
-      userInfo: { username: 'alice', groups: ['system:authenticated'] },
+      userInfo: { username: options.username ?? 'alice', groups: ['system:authenticated'] },
       object: operation === 'DELETE' ? null : object,
       oldObject: options.oldObject ?? null,
       dryRun: false,
