@@ -63,7 +63,7 @@ export async function startExtender(settings: ExtenderSettings): Promise<Running
   else kubeconfig.loadFromCluster();
   // Each API call of a bind gets 5 s, so a bind ends well within the scheduler's httpTimeout (30 s).
   const rest = kubeRestFrom(kubeconfig, 5_000);
-  const view = new ClusterView(settings.policy);
+  const view = new ClusterView(settings.policy, Date.now, (message) => log.warn(message));
   const lease = new LeaderLease(rest, {
     namespace: settings.leaseNamespace, name: settings.leaseName, identity: settings.identity, leaseDurationSeconds: settings.leaseDurationSeconds,
     onChange: (active, holder) => log.info({ active, holder }, active ? 'this replica is the active extender' : 'this replica is not the active extender'),

@@ -163,3 +163,24 @@ describe('ClusterView assumed placements', () => {
     expect('assignment' in view.reserve('b', 'n1')).toBe(true);
   });
 });
+
+describe('ClusterView when a node shrinks under its pods', () => {
+  it('blocks the GPU of a running pod the node can no longer hold, and says so', () => {
+    const rejected: string[] = [];
+    const view = new ClusterView('default', Date.now, (m) => rejected.push(m));
+    view.upsertNode(gpuNode('n1', gpusOf('n1', 2)));
+    view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }));
+    const reserved = view.reserve('x', 'n1');
+    if (!('assignment' in reserved)) throw new Error(reserved.error);
+    view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' }));
+    const gpu = reserved.assignment.gpus[0]!.index;
+    // The GPU now reports less memory than the running pod reserved.
+    view.upsertNode(gpuNode('n1', gpusOf('n1', 2).map((g) => (g.index === gpu ? { ...g, gpuMemoryMiB: 76_000 } : g))));
+    view.upsertPod(gpuPod('y', { gpuMilli: 1000, mode: 'exclusive' }));
+    const placed = view.reserve('y', 'n1');
+    expect('assignment' in placed && placed.assignment.gpus.map((g) => g.index)).toEqual([1 - gpu]);
+    view.upsertPod(gpuPod('z', { gpuMilli: 1000, mode: 'exclusive' }));
+    expect('error' in view.reserve('z', 'n1')).toBe(true);
+    expect(rejected[0]).toMatch(/^pod team-a\/pod-x holds more than node n1 can hold now \(.*\): its GPUs take no new pod until it ends$/);
+  });
+});

@@ -69,8 +69,9 @@ export class ClusterView {
   /**
    * @param policy placement policy of the core (policies/registry.ts)
    * @param nowMs the clock of memo expiry
+   * @param onRejected told when a pod's assignment cannot be held (the log)
    */
-  constructor(private readonly policy = 'default', private readonly nowMs: () => number = Date.now) {
+  constructor(private readonly policy = 'default', private readonly nowMs: () => number = Date.now, private readonly onRejected?: (message: string) => void) {
     if (!findPolicy(policy)) throw new InvariantViolation(`unknown policy '${policy}'`);
   }
 
@@ -318,8 +319,18 @@ export class ClusterView {
       // An assignment the nodes cannot hold (the inventory changed under it): kept, and counted
       // again at the next rebuild; never placed over.
       this.holding.delete(uid);
-      this.rejected.push(`${entry.namespace}/${entry.name}: ${(err as Error).message}`);
+      const message = `pod ${entry.namespace}/${entry.name} holds more than node ${assignment.node} can hold now (${(err as Error).message}): its GPUs take no new pod until it ends`;
+      this.rejected.push(message);
       if (this.rejected.length > 100) this.rejected.shift();
+      this.onRejected?.(message);
+      let added = false;
+      for (const g of assignment.gpus) {
+        const key = `${assignment.node}\u0000${g.index}`;
+        if (!this.blocked.has(key)) added = true;
+        this.blocked.add(key);
+      }
+      // Outside a rebuild: rebuild at the next call, with those GPUs blocked.
+      if (added && !this.rebuilding) this.invalidate();
     }
   }
 
@@ -332,8 +343,11 @@ export class ClusterView {
     if (this.state !== null && entry && this.state.isHeld(entry.jobId)) this.state.release(entry.jobId);
   }
 
-  /** Assignments the state refused to hold (over capacity after an inventory change), newest last; for the log. */
+  /** Assignments the state refused to hold (over capacity after an inventory change), newest last. */
   readonly rejected: string[] = [];
+  /** GPUs (`node\u0000index`) named by an assignment the state refused: they take no new pod. */
+  private readonly blocked = new Set<string>();
+  private rebuilding = false;
 
   private invalidate(): void {
     this.state = null;
@@ -358,22 +372,39 @@ export class ClusterView {
   private current(): ClusterState {
     if (this.state !== null) return this.state;
     this.nodeOrder = this.nodeNames();
+    // Rebuilt from scratch; a pod whose assignment the nodes cannot hold (its GPU now reports less
+    // memory, say) blocks the GPUs it names: they take no new pod until it is gone.
+    this.blocked.clear();
+    for (let attempt = 0; ; attempt++) {
+      const blockedBefore = this.blocked.size;
+      this.state = this.build();
+      this.holding.clear();
+      this.rebuilding = true;
+      try {
+        for (const entry of this.pods.values()) {
+          const want = this.wanted(entry);
+          if (want !== null) this.hold(entry.uid, want, entry.namespace);
+        }
+      } finally {
+        this.rebuilding = false;
+      }
+      if (this.blocked.size === blockedBefore || attempt === 2) return this.state;
+    }
+  }
+
+  /** A core state of the nodes (blocked GPUs unschedulable), holding nothing. */
+  private build(): ClusterState {
     const nodes: ClusterNode[] = this.nodeOrder.map((name) => {
       const entry = this.nodes.get(name)!;
-      return clusterNodeOf(name, entry.inventory, entry.cordoned);
+      const node = clusterNodeOf(name, entry.inventory, entry.cordoned);
+      return { ...node, gpus: node.gpus.map((g) => (this.blocked.has(`${name}\u0000${g.index}`) ? { ...g, schedulable: false } : g)) };
     });
     const snapshot: ClusterSnapshot = { nodes, active: [] };
     const policy = findPolicy(this.policy)!;
-    this.state = new ClusterState(snapshot, {
+    return new ClusterState(snapshot, {
       profile: (unitCount) => policy.create({ nodeCount: unitCount, learnWorkloadOnline: true }),
       rng: new SeededRng(1),
       timesliceOvercommitRatio: 1,
     });
-    this.holding.clear();
-    for (const entry of this.pods.values()) {
-      const want = this.wanted(entry);
-      if (want !== null) this.hold(entry.uid, want, entry.namespace);
-    }
-    return this.state;
   }
 }

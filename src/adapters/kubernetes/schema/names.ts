@@ -59,7 +59,6 @@ export const WORKLOAD_LABELS = {
 export const NODE_ANNOTATIONS = {
   /** JSON inventory of the node's GPUs (node-inventory.ts). */
   gpus: 'gpushare.io/gpus',
-  /** Host CPU (milli-cores) and memory (MiB) the node offers pods: taken from node allocatable. */
 } as const;
 
 /** Pod annotations: the request (webhook or user) and the assignment (extender, at bind). */

@@ -17,11 +17,14 @@ const migInstanceSchema = z.object({
   computeSlices: z.number().int().positive(),
 });
 
+/** GPU indices a node may use (the core numbers a node's GPUs below 4096). */
+const MAX_GPU_INDEX = 4095;
+
 const gpuSchema = z.object({
-  index: z.number().int().nonnegative(),
-  uuid: z.string().min(1),
-  model: z.string().min(1),
-  gpuMemoryMiB: z.number().int().nonnegative(),
+  index: z.number().int().nonnegative().max(MAX_GPU_INDEX),
+  uuid: z.string().min(1).max(128),
+  model: z.string().min(1).max(128),
+  gpuMemoryMiB: z.number().int().positive(),
   healthy: z.boolean(),
   migEnabled: z.boolean(),
   migInstances: z.array(migInstanceSchema).default([]),
@@ -64,9 +67,12 @@ export function parseInventory(annotations: Readonly<Record<string, string>> | u
     return { error: `annotation ${NODE_ANNOTATIONS.gpus}: ${issue.path.join('.') || '(root)'}: ${issue.message}` };
   }
   const seen = new Set<number>();
+  const uuids = new Set<string>();
   for (const g of parsed.data.gpus) {
     if (seen.has(g.index)) return { error: `annotation ${NODE_ANNOTATIONS.gpus}: GPU index ${g.index} listed twice` };
+    if (uuids.has(g.uuid)) return { error: `annotation ${NODE_ANNOTATIONS.gpus}: GPU UUID ${g.uuid} listed twice` };
     seen.add(g.index);
+    uuids.add(g.uuid);
   }
   return parsed.data;
 }
