@@ -17,7 +17,7 @@ import { ClusterState } from '../../../core/index.js';
 import { clusterNodeOf, parseInventory, type NodeInventory } from '../schema/node-inventory.js';
 import { assignmentOf, placementOf, type PodAssignment } from '../schema/pod-assignment.js';
 import type { KubeNode, KubePod } from '../schema/kube-objects.js';
-import { NodeAnswerMemo } from './node-answer-memo.js';
+import { NodeAnswerMemo, type Failure } from './node-answer-memo.js';
 import { podEntryOf, type PodEntry } from './pod-entry.js';
 
 export type { PodEntry } from './pod-entry.js';
@@ -140,8 +140,8 @@ export class ClusterView {
     // held: only the API server's pods hold shares (a caller cannot plant one).
     const known = this.pods.get(uid);
     const entry = known ?? (uid === '' ? undefined : podEntryOf({ ...pod, spec: { ...pod.spec, nodeName: '' } }, uid, 0));
-    const failed = new Map<string, { reason: string; resolvable: boolean }>();
-    const scores = new Map<string, number>();
+    let failed = new Map<string, Failure>();
+    let scores = new Map<string, number>();
     if (!entry?.request) {
       const error = entry?.requestError ?? 'the pod has no gpushare request (annotation gpushare.io/gpu-count)';
       for (const name of candidates) failed.set(name, { reason: `gpushare: ${error}`, resolvable: false });
@@ -157,36 +157,57 @@ export class ClusterView {
       const key = this.memo.shapeId(`${entry.namespace}\u0000${JSON.stringify(entry.request.gpu)}`);
       const epoch = this.policyEpoch(state);
       const nowMs = this.nowMs();
-      const misses: number[] = [];
-      for (const name of candidates) {
-        // A memoised answer is for a gpushare node (the memo is cleared when the nodes change).
-        const memo = this.memo.get(name, key, epoch, nowMs);
-        if (memo !== undefined) {
-          if (memo.score !== null) scores.set(name, memo.score);
-          else failed.set(name, memo.failed!);
-        } else if (!this.nodes.has(name)) {
-          failed.set(name, { reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)', resolvable: false });
-        } else {
-          misses.push(state.indexOf(name));
+      const whole = this.memo.whole(key, candidates, epoch);
+      if (whole !== undefined) {
+        // The same shape over the same candidates: answer again for the nodes touched since only.
+        for (const name of whole.changed) {
+          if (whole.scores.delete(name) || whole.failed.delete(name)) this.answerNodes([name], key, epoch, nowMs, entry.request, state, whole.scores, whole.failed);
         }
-      }
-      if (misses.length > 0) {
-        const ranking: NodeRanking = state.rankNodes(entry.request, misses, true);
-        for (const index of misses) {
-          const name = this.nodeOrder[index]!;
-          const score = ranking.scores.get(index);
-          const reason = ranking.reasons.get(index) ?? 'no room';
-          const miss = score !== undefined ? null : { reason: `gpushare: ${reason}`, resolvable: !/^no (GPU|MIG profile)/.test(reason) };
-          if (score !== undefined) scores.set(name, score);
-          else failed.set(name, miss!);
-          this.memo.set(name, key, epoch, nowMs, { score: score ?? null, failed: miss });
+        scores = whole.scores;
+        failed = whole.failed;
+        this.memo.storeWhole(key, candidates, epoch, scores, failed);
+      } else {
+        const misses: string[] = [];
+        const slots = this.memo.slotsOf(candidates);
+        for (let i = 0; i < candidates.length; i++) {
+          const name = candidates[i]!;
+          // A memoised answer is for a gpushare node (the memo is cleared when the nodes change).
+          const memo = this.memo.get(slots[i], key, epoch, nowMs);
+          if (memo !== undefined) {
+            if (memo.score !== null) scores.set(name, memo.score);
+            else failed.set(name, memo.failed!);
+          } else {
+            misses.push(name);
+          }
         }
+        this.answerNodes(misses, key, epoch, nowMs, entry.request, state, scores, failed);
+        this.memo.storeWhole(key, candidates, epoch, scores, failed);
       }
     } finally {
       if (held) this.hold(uid, held, entry.namespace);
     }
     if (known && !held) this.assume(known, candidates, scores);
     return { request: entry.request, error: null, scores, failed };
+  }
+
+  /** Answers for `names` (not memoised): gpushare nodes are ranked by the core, others fail. */
+  private answerNodes(names: readonly string[], key: number, epoch: number, nowMs: number, request: JobRequest, state: ClusterState, scores: Map<string, number>, failed: Map<string, Failure>): void {
+    const indices: number[] = [];
+    for (const name of names) {
+      if (this.nodes.has(name)) indices.push(state.indexOf(name));
+      else failed.set(name, { reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)', resolvable: false });
+    }
+    if (indices.length === 0) return;
+    const ranking: NodeRanking = state.rankNodes(request, indices, true);
+    for (const index of indices) {
+      const name = this.nodeOrder[index]!;
+      const score = ranking.scores.get(index);
+      const reason = ranking.reasons.get(index) ?? 'no room';
+      const miss = score !== undefined ? null : { reason: `gpushare: ${reason}`, resolvable: !/^no (GPU|MIG profile)/.test(reason) };
+      if (score !== undefined) scores.set(name, score);
+      else failed.set(name, miss!);
+      this.memo.set(name, key, epoch, nowMs, { score: score ?? null, failed: miss });
+    }
   }
 
   /**

@@ -61,19 +61,27 @@ export function filterResult(args: ExtenderArgs, evaluation: PodEvaluation): Rec
 /**
  * Scores 0..10 from the policy's totals: the best node gets 10 (so the core's own choice wins
  * whenever the extender's weight outweighs the scheduler's plugins), the others 0..9 in proportion
- * between the worst and the best; nodes that cannot take the pod get 0.
+ * between the worst and the best; nodes that cannot take the pod, and those scaled to 0, are left
+ * out (the scheduler gives a node missing from the list no extender score, as it would for 0).
  */
 export function priorityList(args: ExtenderArgs, evaluation: PodEvaluation): { Host: string; Score: number }[] {
-  const totals = [...evaluation.scores.values()];
-  const best = Math.max(...totals);
-  const worst = Math.min(...totals);
-  return args.nodeNames.map((host) => {
+  let best = Number.NEGATIVE_INFINITY;
+  let worst = Number.POSITIVE_INFINITY;
+  for (const host of args.nodeNames) {
     const total = evaluation.scores.get(host);
-    if (total === undefined) return { Host: host, Score: 0 };
-    if (total >= best) return { Host: host, Score: MAX_EXTENDER_SCORE };
-    const scaled = best === worst ? MAX_EXTENDER_SCORE - 1 : Math.round(((total - worst) / (best - worst)) * (MAX_EXTENDER_SCORE - 1));
-    return { Host: host, Score: Math.min(MAX_EXTENDER_SCORE - 1, Math.max(0, scaled)) };
-  });
+    if (total === undefined) continue;
+    if (total > best) best = total;
+    if (total < worst) worst = total;
+  }
+  // A node left out gets no extender score, as a 0 would: only the others are listed.
+  const list: { Host: string; Score: number }[] = [];
+  for (const host of args.nodeNames) {
+    const total = evaluation.scores.get(host);
+    if (total === undefined) continue;
+    const score = total >= best ? MAX_EXTENDER_SCORE : best === worst ? MAX_EXTENDER_SCORE - 1 : Math.min(MAX_EXTENDER_SCORE - 1, Math.max(0, Math.round(((total - worst) / (best - worst)) * (MAX_EXTENDER_SCORE - 1))));
+    if (score > 0) list.push({ Host: host, Score: score });
+  }
+  return list;
 }
 
 /**

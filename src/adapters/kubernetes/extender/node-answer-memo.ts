@@ -5,14 +5,24 @@
  * the same (its epoch); after the workload is rebuilt, an answer is kept for 30 to 60 s (at random
  * per answer), so that the nodes are scored again spread over time instead of all in one filter call
  * (at 5,000 nodes that is a pause of about 100 ms). A node that changes is scored again at once.
+ *
+ * The whole answer of a filter is kept per request shape too: the next filter of that shape over
+ * the same candidate list (the kube-scheduler sends the same list pod after pod) answers again only
+ * for the nodes touched since, so its cost follows what changed, not the number of nodes.
  */
+
+/** Why a node cannot take a pod; `resolvable` when the shortage could end. */
+export interface Failure {
+  readonly reason: string;
+  readonly resolvable: boolean;
+}
 
 /** A memoised answer. */
 export interface NodeAnswer {
   /** The policy's score when the pod fits; null when it does not. */
   readonly score: number | null;
   /** Why it does not fit; null when it fits. */
-  readonly failed: { readonly reason: string; readonly resolvable: boolean } | null;
+  readonly failed: Failure | null;
 }
 
 interface StoredAnswer extends NodeAnswer {
@@ -31,11 +41,20 @@ interface NodeSlot {
 const STALE_MS = 30_000;
 /** Request shapes (with tenant) remembered per node; the oldest is forgotten first. */
 const SHAPES_PER_NODE = 16;
+/** Touches remembered for whole answers; beyond, they are dropped. */
+const MAX_TOUCH_LOG = 65_536;
 
 /** The memo of one cluster view. */
 export class NodeAnswerMemo {
   private readonly slots = new Map<string, NodeSlot>();
   private readonly shapeIds = new Map<string, number>();
+  private lastNames: readonly string[] = [];
+  private lastSlots: (NodeSlot | undefined)[] = [];
+  /** Nodes touched, in order (since `touchBase` touches). */
+  private readonly touched: string[] = [];
+  private touchBase = 0;
+  /** The last whole answer per request shape. */
+  private readonly wholes = new Map<number, { names: readonly string[]; epoch: number; scores: Map<string, number>; failed: Map<string, Failure>; touchedUpTo: number }>();
 
   /** A small integer for a request key (shape and tenant), to look answers up by (once per filter call). */
   shapeId(key: string): number {
@@ -48,18 +67,59 @@ export class NodeAnswerMemo {
   touch(name: string): void {
     const slot = this.slots.get(name);
     if (slot) slot.generation++;
-    else this.slots.set(name, { generation: 1, answers: new Map() });
+    this.touched.push(name);
+    // A long log is dropped with every whole answer built on it.
+    if (this.touched.length > MAX_TOUCH_LOG) this.clearWhole();
   }
 
-  /** The answer for node `name` and request shape `key` (`shapeId`), when still valid. */
-  get(name: string, key: number, epoch: number, nowMs: number): NodeAnswer | undefined {
-    const slot = this.slots.get(name);
-    const answer = slot?.answers.get(key);
-    if (answer === undefined || answer.generation !== slot!.generation) return undefined;
+  /**
+   * The whole answer of the last filter for request shape `key`, when it was for the same candidate
+   * list and policy epoch, with the names of the nodes touched since (to answer again); undefined
+   * otherwise. The caller updates the answer's maps for those nodes and stores it back with `storeWhole`.
+   */
+  whole(key: number, candidates: readonly string[], epoch: number): { scores: Map<string, number>; failed: Map<string, Failure>; changed: Set<string> } | undefined {
+    const cached = this.wholes.get(key);
+    if (cached === undefined || cached.epoch !== epoch || cached.names.length !== candidates.length) return undefined;
+    for (let i = 0; i < candidates.length; i++) if (cached.names[i] !== candidates[i]) return undefined;
+    return { scores: cached.scores, failed: cached.failed, changed: new Set(this.touched.slice(cached.touchedUpTo - this.touchBase)) };
+  }
+
+  /** Stores the whole answer of a filter (the maps are kept and updated in place by later filters). */
+  storeWhole(key: number, candidates: readonly string[], epoch: number, scores: Map<string, number>, failed: Map<string, Failure>): void {
+    this.wholes.set(key, { names: candidates, epoch, scores, failed, touchedUpTo: this.touchBase + this.touched.length });
+  }
+
+  private clearWhole(): void {
+    this.wholes.clear();
+    this.touchBase += this.touched.length;
+    this.touched.length = 0;
+  }
+
+  /**
+   * The memo slots of `names` (undefined for a node with none yet), in order. The kube-scheduler
+   * sends the same candidate list pod after pod, as fresh strings: the slots of the last list are
+   * reused where the names are equal, which saves hashing thousands of names per call.
+   */
+  slotsOf(names: readonly string[]): (NodeSlotRef | undefined)[] {
+    const same = names.length === this.lastNames.length;
+    const slots = new Array<NodeSlot | undefined>(names.length);
+    for (let i = 0; i < names.length; i++) {
+      const cached = same && this.lastNames[i] === names[i] ? this.lastSlots[i] : undefined;
+      slots[i] = cached ?? this.slots.get(names[i]!);
+    }
+    this.lastNames = names;
+    this.lastSlots = slots;
+    return slots;
+  }
+
+  /** The answer in `slot` for request shape `key` (`shapeId`), when still valid. */
+  get(slot: NodeSlotRef | undefined, key: number, epoch: number, nowMs: number): NodeAnswer | undefined {
+    const answer = (slot as NodeSlot | undefined)?.answers.get(key);
+    if (answer === undefined || answer.generation !== (slot as NodeSlot).generation) return undefined;
     return answer.epoch === epoch || answer.staleUntilMs > nowMs ? answer : undefined;
   }
 
-  /** Stores an answer computed now. */
+  /** Stores an answer for node `name` computed now. */
   set(name: string, key: number, epoch: number, nowMs: number, answer: NodeAnswer): void {
     let slot = this.slots.get(name);
     if (slot === undefined) this.slots.set(name, (slot = { generation: 0, answers: new Map() }));
@@ -70,5 +130,11 @@ export class NodeAnswerMemo {
   /** Forgets every answer (the nodes changed). */
   clear(): void {
     this.slots.clear();
+    this.lastNames = [];
+    this.lastSlots = [];
+    this.clearWhole();
   }
 }
+
+/** A node's memo slot, as `slotsOf` hands it out (opaque). */
+export type NodeSlotRef = object;
