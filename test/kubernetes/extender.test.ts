@@ -19,7 +19,7 @@ import { startStandInKubelet } from './support/stand-in-kubelet.js';
 import { gpusOf } from '../../src/adapters/kubernetes/testing/kube-fixtures.js';
 import { pollFor } from '../e2e/support/serve-harness.js';
 import { kubernetesAvailable } from './support/binaries.js';
-import { startExtenderProcess, writeSchedulerConfig, type ExtenderProcess } from './support/gpushare-extender.js';
+import { startExtenderProcess, writeSchedulerConfig } from './support/gpushare-extender.js';
 import { boundAssignment, clearNamespace, create, failedSchedulingMessages, gpuDeployment, gpuPod, gpuRequest, gpuTotals, listPods } from './support/gpu-workloads.js';
 import { useControlPlane } from './support/use-control-plane.js';
 
