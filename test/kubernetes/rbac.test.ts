@@ -39,8 +39,8 @@ function podManifest(name: string, limits: Record<string, string>): object {
   };
 }
 
-function binding(name: string, node: string): object {
-  return { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace: TENANT }, target: { apiVersion: 'v1', kind: 'Node', name: node } };
+function binding(name: string, node: string, annotations: Record<string, string> = {}): object {
+  return { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace: TENANT, annotations }, target: { apiVersion: 'v1', kind: 'Node', name: node } };
 }
 
 async function expectCalls(credentials: KubeCredentials, calls: readonly Call[]): Promise<void> {
@@ -84,7 +84,7 @@ describe.skipIf(!kubernetesAvailable())('the shipped RBAC and scheduler configur
     ]);
   });
 
-  it('the extender reads pods and nodes, annotates and binds a pod, and writes its Lease', async () => {
+  it('the extender reads pods and nodes, binds a pod with its assignment, and writes its Lease', async () => {
     expect((await plane().request('POST', `/api/v1/namespaces/${TENANT}/pods`, podManifest('bind-me', {}))).status).toBe(201);
     const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'gpushare-extender' }, spec: { holderIdentity: 'extender-0', leaseDurationSeconds: 15 } };
     const leases = `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases`;
@@ -95,8 +95,9 @@ describe.skipIf(!kubernetesAvailable())('the shipped RBAC and scheduler configur
       ['GET', '/api/v1/nodes', 200],
       ['GET', '/api/v1/nodes?watch=true&timeoutSeconds=1', 200],
       ['GET', `/api/v1/nodes/${GPU_NODE}`, 200],
-      ['PATCH', `/api/v1/namespaces/${TENANT}/pods/bind-me`, 200, { metadata: { annotations: { [POD_ANNOTATIONS.assignedGpus]: 'GPU-0' } } }, PATCH_TYPES.merge],
-      ['POST', `/api/v1/namespaces/${TENANT}/pods/bind-me/binding`, 201, binding('bind-me', GPU_NODE)],
+      // The assignment goes onto the pod with its Binding; the extender may not patch pods.
+      ['PATCH', `/api/v1/namespaces/${TENANT}/pods/bind-me`, 403, { metadata: { annotations: { [POD_ANNOTATIONS.assignedGpus]: 'GPU-0' } } }, PATCH_TYPES.merge],
+      ['POST', `/api/v1/namespaces/${TENANT}/pods/bind-me/binding`, 201, binding('bind-me', GPU_NODE, { [POD_ANNOTATIONS.assignedGpus]: 'GPU-0' })],
       ['POST', leases, 201, lease],
       // It writes no Events (the kube-scheduler reports its reasons), so it may not.
       ['POST', `/api/v1/namespaces/${TENANT}/events`, 403, {
@@ -169,7 +170,7 @@ describe.skipIf(!kubernetesAvailable())('the shipped RBAC and scheduler configur
   it('kubectl auth can-i agrees, for each ServiceAccount', async () => {
     const checks: [account: string, args: string[], answer: 'yes' | 'no'][] = [
       ['gpushare-extender', ['create', 'pods', '--subresource=binding', '--namespace', TENANT], 'yes'],
-      ['gpushare-extender', ['patch', 'pods', '--namespace', TENANT], 'yes'],
+      ['gpushare-extender', ['patch', 'pods', '--namespace', TENANT], 'no'],
       ['gpushare-extender', ['update', 'leases/gpushare-extender', '--namespace', NAMESPACE], 'yes'],
       ['gpushare-extender', ['delete', 'nodes'], 'no'],
       ['gpushare-webhook', ['watch', 'nodes'], 'yes'],

@@ -1,7 +1,7 @@
 /**
  * A stand-in scheduler extender for tests of the scheduler's configuration and of the extender's
  * RBAC: HTTPS on 127.0.0.1 with its own CA, it passes every node at filter, gives every node the
- * same score, and binds as the real extender does (annotate the pod, then create the Binding) with
+ * same score, and binds as the real extender does (create the Binding with the assignment annotations) with
  * the credentials it is given. It records every call. The wire format (Go field names, no JSON
  * tags) is kube-scheduler's extender/v1 (k8s.io/kube-scheduler/extender/v1/types.go).
  */
@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:https';
 import { writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createLocalCa, issueServerCert } from '../../../src/adapters/tls/local-ca.js';
-import { kubeRequest, PATCH_TYPES, type KubeCredentials } from './kube-client.js';
+import { kubeRequest, type KubeCredentials } from './kube-client.js';
 
 /** One call the scheduler made: the verb (`filter`, `prioritize`, `bind`) and the request body. */
 export interface ExtenderCall {
@@ -30,8 +30,9 @@ export interface FakeExtender {
 }
 
 /**
- * Starts the stand-in. At bind it merge-patches `annotations` onto the pod, then POSTs its
- * Binding, both with `credentials` (the extender's ServiceAccount in the RBAC test).
+ * Starts the stand-in. At bind it POSTs the pod's Binding with `annotations` on it (the API server
+ * writes them into the pod with its node), with `credentials` (the extender's ServiceAccount in the
+ * RBAC test), as the real extender does.
  */
 export async function startFakeExtender(caFile: string, credentials: KubeCredentials, annotations: Record<string, string>): Promise<FakeExtender> {
   const now = Date.now();
@@ -46,10 +47,8 @@ export async function startFakeExtender(caFile: string, credentials: KubeCredent
     if (verb !== 'bind') return { Error: `unknown verb ${verb}` };
     const { PodName: name, PodNamespace: namespace, PodUID: uid, Node: node } = args as Record<string, string>;
     const pod = `/api/v1/namespaces/${namespace}/pods/${name}`;
-    const patched = await kubeRequest(credentials, 'PATCH', pod, { metadata: { annotations } }, PATCH_TYPES.merge);
-    if (patched.status !== 200) bindErrors.push(`patch ${patched.status} ${patched.text}`);
     const bound = await kubeRequest(credentials, 'POST', `${pod}/binding`, {
-      apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { apiVersion: 'v1', kind: 'Node', name: node },
+      apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid, annotations }, target: { apiVersion: 'v1', kind: 'Node', name: node },
     });
     if (bound.status !== 201) bindErrors.push(`binding ${bound.status} ${bound.text}`);
     return { Error: bound.status === 201 ? '' : `binding failed: ${bound.status}` };

@@ -1,8 +1,8 @@
 /**
  * The extender's bind verb: commit the allocation in memory first (so every later filter sees it),
- * record the assignment on the pod with a resourceVersion precondition, then create the Binding.
- * A step that fails rolls back the ones before it: the share is released and the annotation the
- * pod got is removed. Wire format: `ExtenderBindingArgs {PodName, PodNamespace, PodUID, Node}` in,
+ * then create the Binding with the assignment as its annotations, which the API server writes into
+ * the pod together with its node in one update, only if that pod (by UID) is still unbound. A
+ * failed Binding releases the share; nothing is left on the pod to undo. Wire format: `ExtenderBindingArgs {PodName, PodNamespace, PodUID, Node}` in,
  * `ExtenderBindingResult {Error}` out (k8s.io/kube-scheduler extender/v1).
  */
 import { z } from 'zod';
@@ -30,11 +30,6 @@ export function parseBindingArgs(body: unknown): BindingArgs | { error: string }
   return { error: `ExtenderBindingArgs.${issue.path.join('.')}: ${issue.message}` };
 }
 
-/** JSON Pointer escaping of one path segment (RFC 6901). */
-function pointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 const podPath = (args: BindingArgs): string => `/api/v1/namespaces/${encodeURIComponent(args.PodNamespace)}/pods/${encodeURIComponent(args.PodName)}`;
 
 /** Binds pods for the kube-scheduler. */
@@ -53,60 +48,24 @@ export class PodBinder {
     const reserved = this.view.reserve(args.PodUID, args.Node);
     if ('error' in reserved) return reserved;
     const { assignment } = reserved;
-    let annotated = false;
+    const annotations = assignmentAnnotations(assignment);
     try {
-      const recorded = await this.recordAssignment(args, assignment);
-      if (recorded !== null) throw new Error(recorded);
-      annotated = true;
-      const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: args.PodName, namespace: args.PodNamespace, uid: args.PodUID }, target: { apiVersion: 'v1', kind: 'Node', name: args.Node } };
+      // One write: the API server sets spec.nodeName and merges the Binding's annotations into the
+      // pod together, only if the pod (this UID) is not bound yet (pkg/registry/core/pod/storage
+      // setPodHostAndAnnotations). No pod ever carries an assignment without its binding.
+      const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: args.PodName, namespace: args.PodNamespace, uid: args.PodUID, annotations }, target: { apiVersion: 'v1', kind: 'Node', name: args.Node } };
       const bound = await this.rest.request('POST', `${podPath(args)}/binding`, binding);
       if (bound.status !== 201 && bound.status !== 200) throw new Error(`creating the Binding of ${args.PodNamespace}/${args.PodName} to ${args.Node} failed: ${statusMessage(bound)}`);
       return { assignment };
     } catch (err) {
-      // A step failed, or its answer was lost (a timeout after the API server acted): roll back only
-      // what the API server shows was not done.
+      // Refused, or its answer was lost (a timeout after the API server acted): read the pod, and
+      // release the share only if it is not bound here with this assignment.
       const now = await this.rest.request('GET', podPath(args)).catch(() => null);
       const pod = now?.status === 200 ? now.body as KubePod : null;
-      const sameNode = pod?.metadata?.uid === args.PodUID && pod.spec?.nodeName === args.Node && pod.metadata?.annotations?.[POD_ANNOTATIONS.assignment] === JSON.stringify(assignment);
-      if (sameNode) return { assignment };
+      const boundHere = pod?.metadata?.uid === args.PodUID && pod.spec?.nodeName === args.Node && pod.metadata?.annotations?.[POD_ANNOTATIONS.assignment] === annotations[POD_ANNOTATIONS.assignment];
+      if (boundHere) return { assignment };
       this.view.rollback(args.PodUID);
-      const unbound = pod?.metadata?.uid === args.PodUID && !pod.spec?.nodeName;
-      if (annotated && unbound) await this.removeAssignment(args).catch(() => undefined);
       return { error: (err as Error).message };
     }
-  }
-
-  /** Writes the assignment annotations with the pod's resourceVersion as precondition; retried once on a conflict. @returns null, or what went wrong */
-  private async recordAssignment(args: BindingArgs, assignment: PodAssignment): Promise<string | null> {
-    const annotations = assignmentAnnotations(assignment);
-    let resourceVersion = this.view.pod(args.PodUID)?.resourceVersion ?? '';
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const patch = [
-        { op: 'test', path: '/metadata/uid', value: args.PodUID },
-        { op: 'test', path: '/metadata/resourceVersion', value: resourceVersion },
-        ...Object.entries(annotations).map(([key, value]) => ({ op: 'add', path: `/metadata/annotations/${pointer(key)}`, value })),
-      ];
-      const answer = await this.rest.request('PATCH', podPath(args), patch, 'application/json-patch+json');
-      if (answer.status === 200) {
-        this.view.upsertPod(answer.body as KubePod);
-        return null;
-      }
-      if (answer.status !== 409 && answer.status !== 422) return `recording the assignment on ${args.PodNamespace}/${args.PodName} failed: ${statusMessage(answer)}`;
-      // The pod changed since the view saw it: read it again and check it is still ours to bind.
-      const fresh = await this.rest.request('GET', podPath(args));
-      if (fresh.status !== 200) return `reading ${args.PodNamespace}/${args.PodName} failed: ${statusMessage(fresh)}`;
-      const pod = fresh.body as KubePod;
-      if (pod.metadata?.uid !== args.PodUID) return `pod ${args.PodNamespace}/${args.PodName} was replaced (uid ${pod.metadata?.uid ?? 'none'})`;
-      if (pod.spec?.nodeName) return `pod ${args.PodNamespace}/${args.PodName} is already bound to ${pod.spec.nodeName}`;
-      this.view.upsertPod(pod);
-      resourceVersion = pod.metadata?.resourceVersion ?? '';
-    }
-    return `pod ${args.PodNamespace}/${args.PodName} kept changing while its assignment was recorded`;
-  }
-
-  /** Removes the assignment annotations (rollback after a failed Binding). */
-  private async removeAssignment(args: BindingArgs): Promise<void> {
-    const patch = [POD_ANNOTATIONS.assignment, POD_ANNOTATIONS.assignedGpus].map((key) => ({ op: 'remove', path: `/metadata/annotations/${pointer(key)}` }));
-    await this.rest.request('PATCH', podPath(args), [{ op: 'test', path: '/metadata/uid', value: args.PodUID }, ...patch], 'application/json-patch+json');
   }
 }
