@@ -29,7 +29,6 @@ export interface PodEntry {
    * counts it.
    */
   readonly finished: boolean;
-  readonly resourceVersion: string;
 }
 
 /** The entry of `pod` (with UID `uid`) under core job id `jobId`. */
@@ -54,6 +53,5 @@ export function podEntryOf(pod: KubePod, uid: string, jobId: number): PodEntry {
     nodeName: pod.spec?.nodeName || null,
     priorityClassName: pod.spec?.priorityClassName ?? '',
     finished: phase === 'Succeeded' || phase === 'Failed',
-    resourceVersion: pod.metadata?.resourceVersion ?? '',
   };
 }
