@@ -3,26 +3,14 @@
  * binaries are missing; and a start that makes Deployments into bound pods on a created Node,
  * finishes pod deletions as a kubelet would, and a stop that leaves no process and no folder.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { pollFor } from '../e2e/support/serve-harness.js';
 import { binaryPath, kubernetesAvailable, kubernetesDir } from './support/binaries.js';
 import { startControlPlane } from './support/control-plane.js';
 import { PATCH_TYPES } from './support/kube-client.js';
+import { processesNaming } from '../support/local-process.js';
 
-/** Pids of the processes whose command line contains `text`. */
-function processesNaming(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return pids;
-}
 
 interface PodList {
   items: { metadata: { name: string; deletionTimestamp?: string }; spec: { nodeName?: string } }[];

@@ -13,6 +13,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { isExitedState, readProcStat } from '../../../src/host/proc-identity.js';
 import { join } from 'node:path';
+import { processesNaming } from '../../support/local-process.js';
 
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'gpushare');
 
@@ -224,19 +225,6 @@ export async function cleanupServe(handle: ServeHandle): Promise<void> {
   rmSync(handle.dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 }
 
-/** Pids of the processes (other than this one) whose command line contains `text`. */
-function processesNaming(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return pids;
-}
 
 /** True when `pid` has exited, reaped or not. */
 function hasExited(pid: number): boolean {

@@ -7,7 +7,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 /** A started component. */
 export interface ComponentProcess {
@@ -101,15 +100,3 @@ export async function stopComponent(component: ComponentProcess, graceMs = 5_000
   await Promise.race([component.exited, timeout(5_000)]);
 }
 
-/** A TCP port free on 127.0.0.1 now (the kernel's choice for port 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}

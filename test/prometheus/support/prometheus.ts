@@ -4,9 +4,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../support/local-process.js';
 
 /** Path of the Prometheus server binary. */
 export const PROMETHEUS_BIN = '/usr/bin/prometheus';
@@ -26,18 +26,6 @@ export interface PrometheusHandle {
   log: string;
 }
 
-/** A free TCP port on 127.0.0.1 (the OS picks it; a tiny race until Prometheus binds it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts Prometheus with `configYaml` as its prometheus.yml (written to a new temporary

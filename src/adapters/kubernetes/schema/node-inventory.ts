@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ClusterNode, GpuDevice } from '../../../core/index.js';
+import { parseJsonAnnotation } from './json-annotation.js';
 import { NODE_ANNOTATIONS, SCHEMA_VERSION } from './names.js';
 
 const migInstanceSchema = z.object({
@@ -53,28 +54,17 @@ export function formatInventory(gpus: readonly InventoryGpu[]): string {
  *   naming the annotation when it is malformed
  */
 export function parseInventory(annotations: Readonly<Record<string, string>> | undefined): NodeInventory | null | { error: string } {
-  const raw = annotations?.[NODE_ANNOTATIONS.gpus];
-  if (raw === undefined) return null;
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    return { error: `annotation ${NODE_ANNOTATIONS.gpus} is not JSON` };
-  }
-  const parsed = inventorySchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { error: `annotation ${NODE_ANNOTATIONS.gpus}: ${issue.path.join('.') || '(root)'}: ${issue.message}` };
-  }
+  const parsed = parseJsonAnnotation(annotations, NODE_ANNOTATIONS.gpus, inventorySchema);
+  if (parsed === null || 'error' in parsed) return parsed;
   const seen = new Set<number>();
   const uuids = new Set<string>();
-  for (const g of parsed.data.gpus) {
+  for (const g of parsed.gpus) {
     if (seen.has(g.index)) return { error: `annotation ${NODE_ANNOTATIONS.gpus}: GPU index ${g.index} listed twice` };
     if (uuids.has(g.uuid)) return { error: `annotation ${NODE_ANNOTATIONS.gpus}: GPU UUID ${g.uuid} listed twice` };
     seen.add(g.index);
     uuids.add(g.uuid);
   }
-  return parsed.data;
+  return parsed;
 }
 
 /** Host capacity given to every node: the kube-scheduler checks CPU and memory, not gpushare. */

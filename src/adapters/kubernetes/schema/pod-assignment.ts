@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { Placement } from '../../../core/index.js';
+import { parseJsonAnnotation } from './json-annotation.js';
 import { POD_ANNOTATIONS, SCHEMA_VERSION } from './names.js';
 
 const assignedGpuSchema = z.object({
@@ -93,18 +94,5 @@ export function assignedDeviceIds(assignment: PodAssignment): string[] {
 
 /** Reads a pod's assignment: null when it has none, an error message naming the annotation when malformed. */
 export function parseAssignment(annotations: Readonly<Record<string, string>> | undefined): PodAssignment | null | { error: string } {
-  const raw = annotations?.[POD_ANNOTATIONS.assignment];
-  if (raw === undefined) return null;
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    return { error: `annotation ${POD_ANNOTATIONS.assignment} is not JSON` };
-  }
-  const parsed = assignmentSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { error: `annotation ${POD_ANNOTATIONS.assignment}: ${issue.path.join('.') || '(root)'}: ${issue.message}` };
-  }
-  return parsed.data;
+  return parseJsonAnnotation(annotations, POD_ANNOTATIONS.assignment, assignmentSchema);
 }
