@@ -13,7 +13,7 @@ module="${here}/kubernetes"
 version="v1.37.2"
 out="${GPUSHARE_KUBERNETES_DIR:-${HOME}/.cache/gpushare/kubernetes/${version}}"
 stamp="${out}/.built-from"
-want="$(sha256sum "${module}/go.sum" "${module}/go.mod" "$0" | sha256sum | cut -d' ' -f1)"
+want="$(cat "${module}/go.sum" "${module}/go.mod" "$0" | sha256sum | cut -d' ' -f1)"
 
 if [ -f "${stamp}" ] && [ "$(cat "${stamp}")" = "${want}" ]; then
   echo "kubernetes ${version} components are up to date in ${out}"
