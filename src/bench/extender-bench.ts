@@ -10,7 +10,7 @@
  */
 import http from 'node:http';
 import { ClusterView } from '../adapters/kubernetes/extender/cluster-view.js';
-import { createExtenderMetrics } from '../adapters/kubernetes/extender/extender-metrics.js';
+import { createExtenderMetrics } from '../adapters/metrics/extender-metrics.js';
 import { buildExtenderServer } from '../adapters/kubernetes/extender/extender-server.js';
 import type { KubeRest } from '../adapters/kubernetes/extender/kube-rest.js';
 import { PodBinder } from '../adapters/kubernetes/extender/pod-binder.js';
@@ -100,7 +100,7 @@ export async function measureExtenderLatency(nodeCount: number, pods: number, pr
     return window;
   };
   const unusedRest: KubeRest = { request: () => Promise.reject(new Error('no API server in this benchmark')), close: () => undefined };
-  const metrics = createExtenderMetrics(view, () => ({ active: true, synced: true }), 'bench');
+  const metrics = createExtenderMetrics(() => ({ gpus: view.gpuSnapshot(), active: true, synced: true }), 'bench');
   const app = buildExtenderServer({ view, binder: new PodBinder(view, unusedRest), metrics, notReady: () => null });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;

@@ -26,7 +26,6 @@ export * from './framework/status.js';
 export * from './framework/plan.js';
 export * from './framework/cluster-state.js';
 export * from './framework/statement.js';
-export type { NodeRanking } from './framework/node-ranking.js';
 export * from './pass/pass-rules.js';
 export * from './pass/choose-preemption.js';
 export * from './fairness/job-size.js';

@@ -3,17 +3,10 @@
  * SIGINT (then the server closes and the Lease is left to expire).
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { asArgParser } from '../cli/option-parsers.js';
+import { parseIntegerInRange } from '../cli/parse-quantities.js';
 import { POLICY_NAMES } from '../core/index.js';
 import { defaultIdentity, type ExtenderSettings } from './extender.js';
-
-/** A whole number in [min, max] for flag `flag`. @throws InvalidArgumentError naming the flag and the range */
-export function integerFlag(flag: string, min: number, max: number): (text: string) => number {
-  return (text) => {
-    const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-    if (!Number.isSafeInteger(value) || value < min || value > max) throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}, got '${text}'`);
-    return value;
-  };
-}
 
 interface ExtenderFlags {
   kubeconfig?: string;
@@ -38,7 +31,7 @@ export function createExtenderCommand(version: string): Command {
     .description('Run the kube-scheduler extender: filter, prioritize and bind GPU pods with the gpushare core (docs/kubernetes/extender.md)')
     .option('--kubeconfig <file>', 'kubeconfig to reach the API server (default: the in-cluster ServiceAccount)')
     .option('--host <address>', 'address to listen on', '0.0.0.0')
-    .option('--port <port>', 'port to listen on (0 = any free port)', integerFlag('--port', 0, 65535), 8443)
+    .option('--port <port>', 'port to listen on (0 = any free port)', asArgParser((t) => parseIntegerInRange('--port', t, 0, 65535)), 8443)
     .option('--tls-cert <file>', 'serving certificate (PEM) for HTTPS')
     .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
     .option('--client-ca <file>', 'serve only callers with a client certificate this CA (PEM) signed: the kube-scheduler\'s tlsConfig certFile/keyFile')
@@ -50,7 +43,7 @@ export function createExtenderCommand(version: string): Command {
     }, 'default')
     .option('--lease-namespace <namespace>', 'namespace of the Lease that elects the active replica', 'gpushare-system')
     .option('--lease-name <name>', 'name of that Lease', 'gpushare-extender')
-    .option('--lease-duration-seconds <n>', 'how long a Lease holder may go without renewing before another replica takes over', integerFlag('--lease-duration-seconds', 2, 600), 15)
+    .option('--lease-duration-seconds <n>', 'how long a Lease holder may go without renewing before another replica takes over', asArgParser((t) => parseIntegerInRange('--lease-duration-seconds', t, 2, 600)), 15)
     .option('--identity <id>', 'this replica\'s name in the Lease (default: $POD_NAME or the host name, and the process id)')
     .option('--log-level <level>', 'log level (stderr)', 'info')
     .action(async (flags: ExtenderFlags) => {

@@ -10,7 +10,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { ClusterView } from '../adapters/kubernetes/extender/cluster-view.js';
 import { watchCluster } from '../adapters/kubernetes/extender/cluster-watch.js';
-import { createExtenderMetrics } from '../adapters/kubernetes/extender/extender-metrics.js';
+import { createExtenderMetrics } from '../adapters/metrics/extender-metrics.js';
 import { buildExtenderServer } from '../adapters/kubernetes/extender/extender-server.js';
 import { kubeRestFrom } from '../adapters/kubernetes/extender/kube-rest.js';
 import { LeaderLease } from '../adapters/kubernetes/extender/leader-lease.js';
@@ -75,7 +75,7 @@ export async function startExtender(settings: ExtenderSettings): Promise<Running
     if (!lease.active) return `not the active replica (Lease ${settings.leaseNamespace}/${settings.leaseName} held by ${lease.currentHolder ?? 'nobody yet'})`;
     return null;
   };
-  const metrics = createExtenderMetrics(view, () => ({ active: lease.active, synced: watch.synced() }), settings.version);
+  const metrics = createExtenderMetrics(() => ({ gpus: view.gpuSnapshot(), active: lease.active, synced: watch.synced() }), settings.version);
   if (settings.clientCaFile !== null && settings.tlsCertFile === null) throw new Error('--client-ca needs HTTPS: give --tls-cert and --tls-key');
   const tls = settings.tlsCertFile !== null ? {
     certPem: readFileSync(settings.tlsCertFile, 'utf8'), keyPem: readFileSync(settings.tlsKeyFile!, 'utf8'),

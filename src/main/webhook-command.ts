@@ -7,6 +7,7 @@
  */
 import { Command, Option } from 'commander';
 import { UsageError } from '../cli/exit-codes.js';
+import { parseIntegerInRange } from '../cli/parse-quantities.js';
 
 interface WebhookFlags {
   port: string;
@@ -25,10 +26,13 @@ export const WEBHOOK_DEFAULT_PORT = 8443;
 /** A label value or DNS subdomain: what a kube-scheduler profile name may be (schedulerName). */
 const SCHEDULER_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
+/** A whole number in [min, max] for `flag`. @throws UsageError naming the flag and the range */
 function integerFlag(flag: string, raw: string, min: number, max: number): number {
-  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be an integer ${min}-${max}, got "${raw}"`);
-  return value;
+  try {
+    return parseIntegerInRange(flag, raw, min, max);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /** Builds the `webhook` command. */

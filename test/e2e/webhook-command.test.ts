@@ -57,7 +57,7 @@ describe('gpushare webhook (built CLI)', () => {
     const noBound = run('--tls-cert', join(dir, 'tls.crt'), '--tls-key', join(dir, 'tls.key'));
     expect([noBound.status, noBound.stderr]).toEqual([2, 'error: not running in a cluster: give --kubeconfig (to watch the nodes\' GPU memory) or --max-gpu-memory-mib\n']);
     const badPort = run('--port', '70000', '--max-gpu-memory-mib', '81920');
-    expect([badPort.status, badPort.stderr]).toEqual([2, 'error: --port must be an integer 0-65535, got "70000"\n']);
+    expect([badPort.status, badPort.stderr]).toEqual([2, "error: --port: '70000' is not valid; expected an integer 0..65535\n"]);
   });
 
   it('serves AdmissionReviews over HTTPS with the configured schedulerName and memory bound, and stops on SIGTERM', async () => {

@@ -19,9 +19,23 @@ import type { SchedulingUnit, UnitGroups } from './unit-groups.js';
 export interface NodeRanking {
   /** Nodes (snapshot index) that can take the job now, with the policy's total: higher is better. */
   readonly scores: ReadonlyMap<number, number>;
-  /** Nodes that cannot, with why (one sentence). */
-  readonly reasons: ReadonlyMap<number, string>;
+  /** Nodes that cannot, with why. */
+  readonly reasons: ReadonlyMap<number, NodeRefusal>;
 }
+
+/** Why a node cannot take a job now. */
+export interface NodeRefusal {
+  /** One sentence. */
+  readonly message: string;
+  /**
+   * True when nothing but a change of the node itself can make it fit (no GPU of that memory or
+   * model, no MIG mode or profile for it); false for a shortage that ends when jobs leave.
+   */
+  readonly lasting: boolean;
+}
+
+const lasting = (message: string): NodeRefusal => ({ message, lasting: true });
+const shortage = (message: string): NodeRefusal => ({ message, lasting: false });
 
 /** How `rankNodes` treats MIG. */
 export interface RankOptions {
@@ -40,7 +54,7 @@ export interface RankOptions {
  */
 export function rankNodes(job: JobRequest, groups: UnitGroups, nodeIndices: readonly number[], options: RankOptions): NodeRanking {
   const scores = new Map<number, number>();
-  const reasons = new Map<number, string>();
+  const reasons = new Map<number, NodeRefusal>();
   const modes = [resolveMode(job.gpu), fallbackMode(job.gpu)].filter((m): m is EffectiveMode => m !== null);
   for (const mode of modes) {
     const left = nodeIndices.filter((n) => !scores.has(n));
@@ -61,7 +75,7 @@ function rankShared(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, no
   const allowed = job.gpu.allowedGpuModels ?? [];
   const tenant = groups.mpsTenantFor(mode, job.tenant);
   const scores = new Map<number, number>();
-  const reasons = new Map<number, string>();
+  const reasons = new Map<number, NodeRefusal>();
   const byMemory = new Map<number, Set<SchedulingUnit>>();
   for (const n of nodeIndices) {
     const entry = groups.nodes[n]!;
@@ -81,8 +95,8 @@ function rankShared(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, no
         byMemory.set(memory, set);
       }
     }
-    if (!any) reasons.set(n, noGpuReason(job, entry.units.flatMap((u) => u.deviceIndices.map((i) => entry.devices.get(i)!.device))));
-    else if (best < gpuCount) reasons.set(n, `${best} of the ${gpuCount} GPU(s) needed have ${accounted} milli-GPU and ${job.gpu.gpuMemoryMiB === null ? 'their share of' : `${job.gpu.gpuMemoryMiB} MiB of`} memory free for a ${mode} share${tenant !== null ? ` (one tenant per MPS GPU)` : ''}`);
+    if (!any) reasons.set(n, lasting(noGpuReason(job, entry.units.flatMap((u) => u.deviceIndices.map((i) => entry.devices.get(i)!.device)))));
+    else if (best < gpuCount) reasons.set(n, shortage(`${best} of the ${gpuCount} GPU(s) needed have ${accounted} milli-GPU and ${job.gpu.gpuMemoryMiB === null ? 'their share of' : `${job.gpu.gpuMemoryMiB} MiB of`} memory free for a ${mode} share${tenant !== null ? ` (one tenant per MPS GPU)` : ''}`));
   }
   for (const [memory, units] of byMemory) {
     groups.maskOnly(units, (unit, local) => qualifies(groups, unit, local, mode, null, tenant));
@@ -98,17 +112,17 @@ function rankShared(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, no
 
 function rankMig(job: JobRequest, groups: UnitGroups, nodeIndices: readonly number[], options: RankOptions): NodeRanking {
   const scores = new Map<number, number>();
-  const reasons = new Map<number, string>();
+  const reasons = new Map<number, NodeRefusal>();
   for (const n of nodeIndices) {
     const entry = groups.nodes[n]!;
     const devices = [...entry.devices.values()].map((s) => s.device);
     if (!devices.some((d) => d.migEnabled)) {
-      reasons.set(n, 'no GPU in MIG mode');
+      reasons.set(n, lasting('no GPU in MIG mode'));
       continue;
     }
     const option = options.migs[n]!.place(job, devices);
-    if (option.kind === 'waiting') reasons.set(n, option.anyProfile ? `no MIG GPU with room for the instance (${option.withRoom} have room)` : 'no MIG profile of its GPUs covers the request');
-    else if (options.migReuseOnly && option.cost > 0) reasons.set(n, 'no idle MIG instance of a profile that covers the request (instances are not created on demand here)');
+    if (option.kind === 'waiting') reasons.set(n, option.anyProfile ? shortage(`no MIG GPU with room for the instance (${option.withRoom} have room)`) : lasting('no MIG profile of its GPUs covers the request'));
+    else if (options.migReuseOnly && option.cost > 0) reasons.set(n, shortage('no idle MIG instance of a profile that covers the request (instances are not created on demand here)'));
     // Cheapest first, then the fullest GPU (as mig-layouts.ts orders options).
     else scores.set(n, -option.cost * 1000 + option.usedSlices);
   }

@@ -111,7 +111,7 @@ describe('ClusterView against forged and repeated calls', () => {
     if (!('assignment' in reserved)) throw new Error(reserved.error);
     view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' }));
     expect(view.reserve('x', 'n1')).toEqual({ error: 'pod team-a/pod-x is already bound to n1' });
-    expect(view.usage().gpus.map((g) => g.jobIds.length)).toEqual([1, 0]);
+    expect(view.gpuSnapshot().map((g) => g.pods.length)).toEqual([1, 0]);
   });
 
   it('keeps the share of a bind that fails to place, and of a terminating pod until it is gone', () => {
@@ -137,9 +137,9 @@ describe('ClusterView deletions', () => {
     const reserved = view.reserve('a', 'n1');
     if (!('assignment' in reserved)) throw new Error(reserved.error);
     view.upsertPod(gpuPod('a', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' }));
-    expect(view.usage().gpus.map((g) => g.jobIds.length)).toEqual([1]);
+    expect(view.gpuSnapshot().map((g) => g.pods.length)).toEqual([1]);
     view.deletePod('a');
-    expect(view.usage().gpus.map((g) => g.jobIds.length)).toEqual([0]);
+    expect(view.gpuSnapshot().map((g) => g.pods.length)).toEqual([0]);
     expect([...view.evaluate(gpuPod('b', { gpuMilli: 1000, mode: 'exclusive' }), ['n1']).scores.keys()]).toEqual(['n1']);
   });
 });

@@ -12,11 +12,12 @@
  * A change of the nodes (added, removed, inventory or cordon changed) rebuilds the state from the
  * nodes and the holding pods; a pod change only holds or releases that pod.
  */
-import { SeededRng, findPolicy, InvariantViolation, type ClusterNode, type ClusterSnapshot, type GpuUsage, type JobRequest, type NodeRanking } from '../../../core/index.js';
+import { SeededRng, findPolicy, InvariantViolation, type ClusterNode, type ClusterSnapshot, type JobRequest } from '../../../core/index.js';
 import { ClusterState } from '../../../core/index.js';
 import { clusterNodeOf, parseInventory, type NodeInventory } from '../schema/node-inventory.js';
 import { assignmentOf, placementOf, type PodAssignment } from '../schema/pod-assignment.js';
 import type { KubeNode, KubePod } from '../schema/kube-objects.js';
+import { answerFilter } from './filter-answers.js';
 import { NodeAnswerMemo, type Failure } from './node-answer-memo.js';
 import { podEntryOf, type PodEntry } from './pod-entry.js';
 
@@ -154,60 +155,12 @@ export class ClusterView {
     const held = known ? this.holding.get(uid) : undefined;
     if (held) this.release(uid);
     try {
-      const key = this.memo.shapeId(`${entry.namespace}\u0000${JSON.stringify(entry.request.gpu)}`);
-      const epoch = this.policyEpoch(state);
-      const nowMs = this.nowMs();
-      const whole = this.memo.whole(key, candidates, epoch);
-      if (whole !== undefined) {
-        // The same shape over the same candidates: answer again for the nodes touched since only.
-        for (const name of whole.changed) {
-          if (whole.scores.delete(name) || whole.failed.delete(name)) this.answerNodes([name], key, epoch, nowMs, entry.request, state, whole.scores, whole.failed);
-        }
-        scores = whole.scores;
-        failed = whole.failed;
-        this.memo.storeWhole(key, candidates, epoch, scores, failed);
-      } else {
-        const misses: string[] = [];
-        const slots = this.memo.slotsOf(candidates);
-        for (let i = 0; i < candidates.length; i++) {
-          const name = candidates[i]!;
-          // A memoised answer is for a gpushare node (the memo is cleared when the nodes change).
-          const memo = this.memo.get(slots[i], key, epoch, nowMs);
-          if (memo !== undefined) {
-            if (memo.score !== null) scores.set(name, memo.score);
-            else failed.set(name, memo.failed!);
-          } else {
-            misses.push(name);
-          }
-        }
-        this.answerNodes(misses, key, epoch, nowMs, entry.request, state, scores, failed);
-        this.memo.storeWhole(key, candidates, epoch, scores, failed);
-      }
+      ({ scores, failed } = answerFilter({ memo: this.memo, state, isGpushareNode: (name) => this.nodes.has(name), nodeName: (index) => this.nodeOrder[index]!, nowMs: this.nowMs() }, entry.request, entry.namespace, candidates));
     } finally {
       if (held) this.hold(uid, held, entry.namespace);
     }
     if (known && !held) this.assume(known, candidates, scores);
     return { request: entry.request, error: null, scores, failed };
-  }
-
-  /** Answers for `names` (not memoised): gpushare nodes are ranked by the core, others fail. */
-  private answerNodes(names: readonly string[], key: number, epoch: number, nowMs: number, request: JobRequest, state: ClusterState, scores: Map<string, number>, failed: Map<string, Failure>): void {
-    const indices: number[] = [];
-    for (const name of names) {
-      if (this.nodes.has(name)) indices.push(state.indexOf(name));
-      else failed.set(name, { reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)', resolvable: false });
-    }
-    if (indices.length === 0) return;
-    const ranking: NodeRanking = state.rankNodes(request, indices, true);
-    for (const index of indices) {
-      const name = this.nodeOrder[index]!;
-      const score = ranking.scores.get(index);
-      const reason = ranking.reasons.get(index) ?? 'no room';
-      const miss = score !== undefined ? null : { reason: `gpushare: ${reason}`, resolvable: !/^no (GPU|MIG profile)/.test(reason) };
-      if (score !== undefined) scores.set(name, score);
-      else failed.set(name, miss!);
-      this.memo.set(name, key, epoch, nowMs, { score: score ?? null, failed: miss });
-    }
   }
 
   /**
@@ -225,18 +178,12 @@ export class ClusterView {
     const state = this.current();
     this.tentative.delete(uid);
     this.release(uid);
-    const n = state.indexOf(node);
-    const outcome = state.tryPlace(entry.request, null, null, n);
-    if (outcome.kind !== 'placed') {
+    const placed = this.placeOn(entry, entry.request, node, state);
+    if (typeof placed === 'string') {
       this.sync(entry);
-      return { error: `gpushare: pod ${entry.namespace}/${entry.name} no longer fits on node ${node} (a pod bound since its filter took the room): ${outcome.reason.message}` };
+      return { error: `gpushare: pod ${entry.namespace}/${entry.name} no longer fits on node ${node} (a pod bound since its filter took the room): ${placed}` };
     }
-    if (outcome.placement.gpus.some((g) => (g.migChanges?.create.length ?? 0) > 0)) {
-      state.release(entry.jobId);
-      return { error: `pod ${entry.namespace}/${entry.name} needs a MIG instance that does not exist on node ${node}` };
-    }
-    const inventory = this.nodes.get(node)!.inventory;
-    const assignment = assignmentOf(node, outcome.placement, (gpuIndex, start) => inventory.gpus.find((g) => g.index === gpuIndex)?.migInstances.find((m) => m.start === start)?.uuid);
+    const assignment = placed;
     this.holding.set(uid, assignment);
     this.reserved.set(uid, assignment);
     this.touch(node);
@@ -251,17 +198,30 @@ export class ClusterView {
     else this.release(uid);
   }
 
-  /** Per-GPU usage of every gpushare node, and the pod holding each job id (metrics). */
-  usage(): { gpus: GpuUsage[]; podOf: (jobId: number) => PodEntry | undefined; assignmentOf: (uid: string) => PodAssignment | undefined } {
+  /**
+   * Every GPU of the gpushare nodes with what it holds and the pods holding it, as plain data
+   * (the extender's metrics).
+   */
+  gpuSnapshot(): {
+    node: string; index: number; uuid: string; model: string; mode: string | null; migEnabled: boolean; healthy: boolean; schedulable: boolean;
+    gpuMemoryMiB: number; allocatedGpuMilli: number; allocatedGpuMemoryMiB: number;
+    pods: { uid: string; name: string; namespace: string; priorityClassName: string; migProfile: string | null; gpuMilli: number; gpuMemoryMiB: number }[];
+  }[] {
     const byJob = new Map<number, PodEntry>();
     for (const p of this.pods.values()) byJob.set(p.jobId, p);
-    return { gpus: this.current().usage(), podOf: (id) => byJob.get(id), assignmentOf: (uid) => this.holding.get(uid) };
-  }
-
-  /** The published inventory of gpushare node `name` and whether the Node is cordoned. */
-  nodeInfo(name: string): { inventory: NodeInventory; cordoned: boolean } | undefined {
-    const entry = this.nodes.get(name);
-    return entry && { inventory: entry.inventory, cordoned: entry.cordoned };
+    return this.current().usage().map((u) => {
+      const healthy = this.nodes.get(u.node)?.inventory.gpus.find((g) => g.index === u.device.index)?.healthy ?? false;
+      const pods = u.jobIds.flatMap((id) => {
+        const pod = byJob.get(id);
+        const placed = pod && this.holding.get(pod.uid)?.gpus.find((g) => g.index === u.device.index);
+        if (!pod || !placed) return [];
+        return [{ uid: pod.uid, name: pod.name, namespace: pod.namespace, priorityClassName: pod.priorityClassName, migProfile: placed.mig?.profileName ?? null, gpuMilli: placed.accountedGpuMilli, gpuMemoryMiB: placed.gpuMemoryMiB }];
+      });
+      return {
+        node: u.node, index: u.device.index, uuid: u.device.uuid, model: u.device.model, mode: u.mode, migEnabled: u.device.migEnabled, healthy,
+        schedulable: u.device.schedulable, gpuMemoryMiB: u.device.gpuMemoryMiB, allocatedGpuMilli: u.allocatedGpuMilli, allocatedGpuMemoryMiB: u.allocatedGpuMemoryMiB, pods,
+      };
+    });
   }
 
   /** Pods holding shares now, by UID, with their assignments. */
@@ -281,20 +241,27 @@ export class ClusterView {
       if (score !== undefined && (best === null || score > scores.get(best)!)) best = name;
     }
     if (best === null) return;
-    const state = this.current();
-    const n = state.indexOf(best);
-    const outcome = state.tryPlace(entry.request, null, null, n);
-    if (outcome.kind !== 'placed') return;
-    const inventory = this.nodes.get(best)!.inventory;
-    const migUuid = (gpuIndex: number, start: number): string | undefined => inventory.gpus.find((g) => g.index === gpuIndex)?.migInstances.find((m) => m.start === start)?.uuid;
-    if (outcome.placement.gpus.some((g) => (g.migChanges?.create.length ?? 0) > 0 || (g.mig !== null && migUuid(g.index, g.mig.start) === undefined))) {
-      state.release(entry.jobId);
-      return;
-    }
-    const assignment = assignmentOf(best, outcome.placement, migUuid);
+    const assignment = this.placeOn(entry, entry.request, best, this.current());
+    if (typeof assignment === 'string') return;
     this.tentative.set(entry.uid, { assignment, expiresAtMs: this.nowMs() + TENTATIVE_HOLD_MS });
     this.holding.set(entry.uid, assignment);
     this.touch(best);
+  }
+
+  /**
+   * Places `entry` on `node` with the core (the policy chooses the GPUs) and holds it in `state`.
+   * @returns the assignment, or why it cannot go there (also a MIG instance the node does not have)
+   */
+  private placeOn(entry: PodEntry, request: JobRequest, node: string, state: ClusterState): PodAssignment | string {
+    const outcome = state.tryPlace(request, null, null, state.indexOf(node));
+    if (outcome.kind !== 'placed') return outcome.reason.message;
+    const inventory = this.nodes.get(node)!.inventory;
+    const migUuid = (gpuIndex: number, start: number): string | undefined => inventory.gpus.find((g) => g.index === gpuIndex)?.migInstances.find((m) => m.start === start)?.uuid;
+    if (outcome.placement.gpus.some((g) => (g.migChanges?.create.length ?? 0) > 0 || (g.mig !== null && migUuid(g.index, g.mig.start) === undefined))) {
+      state.release(entry.jobId);
+      return `it needs a MIG instance that does not exist on node ${node}`;
+    }
+    return assignmentOf(node, outcome.placement, migUuid);
   }
 
   /** Releases assumed placements whose bind never came. */
@@ -341,8 +308,6 @@ export class ClusterView {
       // again at the next rebuild; never placed over.
       this.holding.delete(uid);
       const message = `pod ${entry.namespace}/${entry.name} holds more than node ${assignment.node} can hold now (${(err as Error).message}): its GPUs take no new pod until it ends`;
-      this.rejected.push(message);
-      if (this.rejected.length > 100) this.rejected.shift();
       this.onRejected?.(message);
       let added = false;
       for (const g of assignment.gpus) {
@@ -364,8 +329,6 @@ export class ClusterView {
     if (this.state !== null && entry && this.state.isHeld(entry.jobId)) this.state.release(entry.jobId);
   }
 
-  /** Assignments the state refused to hold (over capacity after an inventory change), newest last. */
-  readonly rejected: string[] = [];
   /** GPUs (`node\u0000index`) named by an assignment the state refused: they take no new pod. */
   private readonly blocked = new Set<string>();
   private rebuilding = false;
@@ -380,13 +343,6 @@ export class ClusterView {
   private touch(name: string): void {
     this.memo.touch(name);
     this.version++;
-  }
-
-  /** Changes when the policy's scores change for every node (the learned workload was rebuilt). */
-  private policyEpoch(state: ClusterState): number {
-    let epoch = 0;
-    for (const { plugin } of state.groups.scheduler.profile.scores) epoch += plugin.cacheEpoch?.() ?? 0;
-    return epoch;
   }
 
   /** The core state, rebuilt from the nodes and the holding pods when the nodes changed. */

@@ -7,14 +7,19 @@
 import fastify, { type FastifyInstance } from 'fastify';
 import type { ClusterView } from './cluster-view.js';
 import { EvaluationCache, filterResult, parseExtenderArgs, priorityList } from './extender-verbs.js';
-import type { ExtenderMetrics } from './extender-metrics.js';
 import { parseBindingArgs, type PodBinder } from './pod-binder.js';
+
+/** Where the server counts its calls and whose registry /metrics serves (adapters/metrics/extender-metrics.ts). */
+export interface ExtenderServerMetrics {
+  readonly registry: { readonly contentType: string; metrics(): Promise<string> };
+  observe(verb: string, outcome: string, durationSeconds: number): void;
+}
 
 /** How the server is put together. */
 export interface ExtenderServerOptions {
   readonly view: ClusterView;
   readonly binder: PodBinder;
-  readonly metrics: ExtenderMetrics;
+  readonly metrics: ExtenderServerMetrics;
   /** null when this replica may answer; else why not (cache not synced, not the active replica). */
   readonly notReady: () => string | null;
   /** Path prefix of the verbs (the scheduler's `urlPrefix` path). @defaultValue '/scheduler' */

@@ -1,0 +1,81 @@
+/**
+ * The extender's answer for one pod over its candidate nodes: per node, the core's score or why it
+ * cannot take the pod, with the memo (node-answer-memo.ts) doing as little as what changed allows:
+ * the whole answer of the last filter of the same shape, then per-node answers, then the core's
+ * `rankNodes` for the rest.
+ */
+import type { ClusterState, JobRequest } from '../../../core/index.js';
+import type { Failure, NodeAnswerMemo } from './node-answer-memo.js';
+
+/** A filter's answer: scores of the nodes that can take the pod, failures of the others. */
+export interface FilterAnswer {
+  readonly scores: Map<string, number>;
+  readonly failed: Map<string, Failure>;
+}
+
+/** What the answer needs of the cluster view. */
+export interface AnswerContext {
+  readonly memo: NodeAnswerMemo;
+  readonly state: ClusterState;
+  /** Whether `name` is a gpushare node. */
+  isGpushareNode(name: string): boolean;
+  /** The node at snapshot index `index`. */
+  nodeName(index: number): string;
+  readonly nowMs: number;
+}
+
+const NOT_GPUSHARE: Failure = { reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)', resolvable: false };
+
+/**
+ * Answers the filter for `request` of `tenant` over `candidates`. The maps returned may be kept by
+ * the memo and updated in place by the next filter of the same shape: read them before that.
+ */
+export function answerFilter(ctx: AnswerContext, request: JobRequest, tenant: string, candidates: readonly string[]): FilterAnswer {
+  const { memo, state, nowMs } = ctx;
+  const key = memo.shapeId(`${tenant}\u0000${JSON.stringify(request.gpu)}`);
+  let epoch = 0;
+  for (const { plugin } of state.groups.scheduler.profile.scores) epoch += plugin.cacheEpoch?.() ?? 0;
+  const whole = memo.whole(key, candidates, epoch);
+  if (whole !== undefined) {
+    // The same shape over the same candidates: answer again for the nodes touched since only.
+    for (const name of whole.changed) {
+      if (whole.scores.delete(name) || whole.failed.delete(name)) answerNodes(ctx, [name], key, epoch, request, whole);
+    }
+    memo.storeWhole(key, candidates, epoch, whole.scores, whole.failed);
+    return whole;
+  }
+  const answer: FilterAnswer = { scores: new Map(), failed: new Map() };
+  const misses: string[] = [];
+  const slots = memo.slotsOf(candidates);
+  for (let i = 0; i < candidates.length; i++) {
+    const name = candidates[i]!;
+    // A memoised answer is for a gpushare node (the memo is cleared when the nodes change).
+    const known = memo.get(slots[i], key, epoch, nowMs);
+    if (known === undefined) misses.push(name);
+    else if (known.score !== null) answer.scores.set(name, known.score);
+    else answer.failed.set(name, known.failed!);
+  }
+  answerNodes(ctx, misses, key, epoch, request, answer);
+  memo.storeWhole(key, candidates, epoch, answer.scores, answer.failed);
+  return answer;
+}
+
+/** Answers for `names` with the core (gpushare nodes) and memoises them. */
+function answerNodes(ctx: AnswerContext, names: readonly string[], key: number, epoch: number, request: JobRequest, answer: FilterAnswer): void {
+  const indices: number[] = [];
+  for (const name of names) {
+    if (ctx.isGpushareNode(name)) indices.push(ctx.state.indexOf(name));
+    else answer.failed.set(name, NOT_GPUSHARE);
+  }
+  if (indices.length === 0) return;
+  const ranking = ctx.state.rankNodes(request, indices, true);
+  for (const index of indices) {
+    const name = ctx.nodeName(index);
+    const score = ranking.scores.get(index);
+    const refusal = ranking.reasons.get(index) ?? { message: 'no room', lasting: false };
+    const failed = score !== undefined ? null : { reason: `gpushare: ${refusal.message}`, resolvable: !refusal.lasting };
+    if (score !== undefined) answer.scores.set(name, score);
+    else answer.failed.set(name, failed!);
+    ctx.memo.set(name, key, epoch, ctx.nowMs, { score: score ?? null, failed });
+  }
+}
