@@ -27,4 +27,6 @@ export interface Principal {
   readonly tenant: string | null;
   /** The job a report token belongs to; absent for admin and tenant tokens. */
   readonly jobId?: number;
+  /** The stored token's id (admin and tenant tokens); absent for a job's report token. */
+  readonly tokenId?: number;
 }

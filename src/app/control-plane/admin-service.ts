@@ -45,7 +45,7 @@ export class AdminService {
     if (!match) throw unauthenticated('Authorization header must be "Bearer <token>"');
     const digest = tokenDigest(match[1]!);
     const record = this.store.findTokenByDigest(digest);
-    if (record) return { role: record.role, tenant: record.tenant };
+    if (record) return { role: record.role, tenant: record.tenant, tokenId: record.id };
     const job = this.store.findJobByReportTokenDigest(digest);
     if (job) return { role: 'job', tenant: null, jobId: job.id };
     throw unauthenticated('unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)');
