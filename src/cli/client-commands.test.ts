@@ -334,7 +334,7 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
 
   it('status: "you: tenant T" for a tenant token, pass times rounded to 2 decimals', async () => {
     const { env } = await serve(() => ({ status: 200, body: sampleStatus({
-      you: { role: 'tenant', tenant: 'team-a' },
+      you: { role: 'tenant-admin', tenant: 'team-a' },
       scheduler: { passes: 3, lastPassMs: 0.2869970000010653, p50PassMs: 0.1, p99PassMs: 1.005, maxPassMs: 12.3456, maxPendingConsidered: 2 },
     }) }));
     const run = await runClientCli(['status'], { env });

@@ -262,7 +262,7 @@ export const StatusSchema = z.object({
   scheduler: z.object({ passes: z.number().int(), lastPassMs: z.number(), p50PassMs: z.number(), p99PassMs: z.number(), maxPassMs: z.number(), maxPendingConsidered: z.number().int() }).describe('durations of recent scheduling passes'),
   migReconfigurations: z.number().int().describe('GPUs whose MIG instances were destroyed or created since the server started'),
   checkpoint: z.object({ method: z.literal('signal'), transparentAvailable: z.boolean(), detail: z.string() }).describe('how preemption victims are checkpointed on this host'),
-  you: z.object({ role: z.enum(['admin', 'tenant', 'job']), tenant: z.string().nullable() }),
+  you: z.object({ role: z.enum(['admin', 'tenant-admin', 'member', 'viewer', 'job']), tenant: z.string().nullable() }),
 });
 /** Error body of every failed call. */
 export const ErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }) });

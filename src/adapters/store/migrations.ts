@@ -101,6 +101,10 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE jobs SET folder = CAST(id AS TEXT) WHERE attempt > 0 OR state IN ('scheduled', 'running');
   CREATE UNIQUE INDEX jobs_by_folder ON jobs(folder) WHERE folder IS NOT NULL;
   `,
+  // 5: token roles. A tenant token of before keeps what it could do as a tenant-admin.
+  `
+  UPDATE tokens SET role = 'tenant-admin' WHERE role = 'tenant';
+  `,
 ];
 
 /** The schema version this build reads and writes (the number of migrations). */

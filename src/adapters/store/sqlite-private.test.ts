@@ -57,7 +57,7 @@ describe('SQLite store: private files, folders and job ids', () => {
     expect(modeOf(join(folder, 'other.db'))).toBe(0o644);
   });
 
-  it('migrates a version 3 file to 4: jobs launched before keep a folder named by their id; others get none', () => {
+  it('migrates a version 3 file to the current version: jobs launched before keep a folder named by their id; others get none', () => {
     const v3 = new Database(file);
     for (const script of MIGRATIONS.slice(0, 3)) v3.exec(script);
     v3.pragma('user_version = 3');
@@ -72,8 +72,8 @@ describe('SQLite store: private files, folders and job ids', () => {
     insert.run('re-queued after a lost attempt', 'pending', 1, null);
     v3.close();
     const store = open();
-    expect(SCHEMA_VERSION).toBe(4);
-    expect(store.schemaVersion()).toBe(4);
+    expect(SCHEMA_VERSION).toBe(5);
+    expect(store.schemaVersion()).toBe(5);
     expect(store.listJobs().map((j) => [j.id, j.name, j.folder])).toEqual([
       [1, 'done', '1'], [2, 'running', '2'], [3, 'launching', '3'], [4, 'waiting', null], [5, 'cancelled before it ran', null],
       [6, 're-queued after a lost attempt', '6'],

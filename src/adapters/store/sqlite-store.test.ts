@@ -62,7 +62,7 @@ describe('openSqliteStore', () => {
   it('keeps everything across close and reopen', () => {
     const store = open();
     store.createTenant('acme', 1);
-    store.createToken({ digest: 'f'.repeat(64), role: 'tenant', tenant: 'acme', label: 'ci', createdAtMs: 2 });
+    store.createToken({ digest: 'f'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: 2 });
     const job = store.insertJob(sampleJob('acme'), 3);
     store.applyJobChanges([{ jobId: job.id, atMs: 4, to: 'scheduled', startAttempt: 1, reason: 'placed', patch: { attempt: 1 } }]);
     store.setGpuCordoned('GPU-1', true, 5);

@@ -54,7 +54,7 @@ describe('job report tokens', () => {
     expect(admin.authenticate(bearer(tokens[0]!))).toEqual({ role: 'job', tenant: null, jobId: 1 });
     expect(admin.authenticate(bearer(tokens[2]!))).toEqual({ role: 'job', tenant: null, jobId: 3 });
     expect(admin.authenticate(bearer(adminToken))).toMatchObject({ role: 'admin', tenant: null, tokenId: expect.any(Number) });
-    expect(admin.authenticate(bearer(tenantToken))).toMatchObject({ role: 'tenant', tenant: 'team-a', tokenId: expect.any(Number) });
+    expect(admin.authenticate(bearer(tenantToken))).toMatchObject({ role: 'tenant-admin', tenant: 'team-a', tokenId: expect.any(Number) });
   });
 
   it('report for the own job: recorded, judged, violation stored as an event with its reason', async () => {

@@ -2,6 +2,7 @@
  * Bearer tokens: 256 random bits, shown to the user once, stored only as a SHA-256 digest.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { TokenRole } from '../ports/state-store.js';
 
 /** Prefix that makes gpushare tokens recognisable (e.g. by secret scanners). */
 export const TOKEN_PREFIX = 'gs_';
@@ -22,7 +23,7 @@ export function tokenDigest(token: string): string {
  * every check that grants something tests for `admin` or `tenant` explicitly.
  */
 export interface Principal {
-  readonly role: 'admin' | 'tenant' | 'job';
+  readonly role: TokenRole | 'job';
   /** The token's tenant; null for admins and job tokens. */
   readonly tenant: string | null;
   /** The job a report token belongs to; absent for admin and tenant tokens. */

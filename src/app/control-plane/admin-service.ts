@@ -89,7 +89,7 @@ export class AdminService {
     const known = this.store.listTenants().map((t) => t.name);
     if (!known.includes(tenant)) throw invalidField('tenant', `unknown tenant "${tenant}"`, known);
     const token = generateToken();
-    const record = this.store.createToken({ digest: tokenDigest(token), role: 'tenant', tenant, label, createdAtMs: this.nowMs() });
+    const record = this.store.createToken({ digest: tokenDigest(token), role: 'tenant-admin', tenant, label, createdAtMs: this.nowMs() });
     return { id: record.id, tenant, token, label };
   }
 

@@ -21,8 +21,16 @@ export interface TenantRecord {
   readonly limitGpuEquivalents: number | null;
 }
 
-/** Role of a bearer token: `admin` may do everything; `tenant` acts only on its tenant's jobs. */
-export type TokenRole = 'admin' | 'tenant';
+/**
+ * Role of a bearer token (docs/security.md has the table of what each may do): `admin` everything;
+ * `tenant-admin` its tenant's jobs and tokens; `member` submits and acts on its own jobs, reads its
+ * tenant's; `viewer` reads its tenant's jobs. Tokens stored before roles existed (`tenant`) became
+ * `tenant-admin`, which keeps what they could do.
+ */
+export type TokenRole = 'admin' | 'tenant-admin' | 'member' | 'viewer';
+
+/** Every token role, in order of decreasing rights. */
+export const TOKEN_ROLES: readonly TokenRole[] = ['admin', 'tenant-admin', 'member', 'viewer'];
 
 /** A bearer token as stored: only the SHA-256 digest of the secret, never the secret. */
 export interface TokenRecord {

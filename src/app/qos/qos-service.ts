@@ -29,7 +29,7 @@ export class QosService {
   report(principal: Principal, jobId: number, body: QosReportBody): { jobId: number; status: QosStatusView[] } {
     if (principal.role === 'job' && principal.jobId !== jobId) throw forbidden(`this job token belongs to job ${principal.jobId} and cannot report for job ${jobId}`);
     const job = this.store.getJob(jobId);
-    if (!job || (principal.role === 'tenant' && job.tenant !== principal.tenant)) throw jobNotFound(jobId);
+    if (!job || (principal.role !== 'admin' && principal.role !== 'job' && job.tenant !== principal.tenant)) throw jobNotFound(jobId);
     if (job.state !== 'running') throw conflict(`job ${jobId} is ${job.state}: reports are accepted only while it runs`);
     if (!job.qos) throw invalidField('qos', `job ${jobId} declares no QoS target (submit it with --qos-step-seconds or --qos-latency-seconds)`);
     const { qos } = this.plane;

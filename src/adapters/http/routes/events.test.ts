@@ -123,7 +123,7 @@ describe('GET /api/v1/events', () => {
     const stream = await openStream(server.url, tenantToken);
     try {
       const first = await stream.nextSnapshot();
-      expect(first.status.you).toEqual({ role: 'tenant', tenant: 'team-a' });
+      expect(first.status.you).toEqual({ role: 'tenant-admin', tenant: 'team-a' });
       expect(first.status.jobs).toEqual({ pending: 1 });
       expect(first.queue.map((j: any) => [j.id, j.tenant])).toEqual([[2, 'team-a']]);
       expect(first.jobs).toEqual([]);

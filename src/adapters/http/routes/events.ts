@@ -35,7 +35,7 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
   });
   api.get('/events', { schema: { tags: ['dashboard'], summary: 'Live dashboard snapshots (text/event-stream)' } }, async (request, reply) => {
     const principal = request.principal;
-    if (principal.role !== 'admin' && principal.role !== 'tenant') throw forbidden('the event stream needs an admin or tenant token');
+    if (principal.role === 'job') throw forbidden('the event stream needs an admin or tenant token');
     const raw: ServerResponse = reply.raw;
     reply.hijack();
     raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
