@@ -172,6 +172,7 @@ export function createMemoryStore(): StateStore {
         gpu: spec.gpu,
         qos: spec.qos ?? null,
         reportTokenDigest: null,
+        submittedByTokenId: spec.submittedByTokenId ?? null,
         state: 'pending',
         reason: null,
         submittedAtMs: atMs,

@@ -105,6 +105,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   UPDATE tokens SET role = 'tenant-admin' WHERE role = 'tenant';
   `,
+  // 6: the token that submitted a job (its owner for a member's token); NULL for jobs stored before.
+  `
+  ALTER TABLE jobs ADD COLUMN submitted_by_token_id INTEGER;
+  `,
 ];
 
 /** The schema version this build reads and writes (the number of migrations). */

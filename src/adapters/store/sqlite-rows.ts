@@ -13,6 +13,7 @@ export const JOB_COLUMNS = [
   'id', 'name', 'tenant', 'state', 'reason', 'priority', 'submitted_at_ms', 'updated_at_ms', 'command', 'working_directory',
   'environment', 'time_limit_seconds', 'retries', 'cpu_milli', 'host_memory_mib', 'gpu', 'placement', 'attempt', 'process',
   'started_at_ms', 'ended_at_ms', 'exit_code', 'signal', 'preemptible', 'qos', 'report_token_digest', 'folder',
+  'submitted_by_token_id',
 ] as const;
 
 /** `JOB_COLUMNS` as a select list. */
@@ -29,7 +30,7 @@ export type JobRow = readonly [
   timeLimitSeconds: number | null, retries: number, cpuMilli: number, hostMemoryMiB: number, gpu: string,
   placement: string | null, attempt: number, process: string | null, startedAtMs: number | null,
   endedAtMs: number | null, exitCode: number | null, signal: string | null, preemptible: number,
-  qos: string | null, reportTokenDigest: string | null, folder: string | null,
+  qos: string | null, reportTokenDigest: string | null, folder: string | null, submittedByTokenId: number | null,
 ];
 
 /** Named parameters of the job insert: every column but `id`, which SQLite assigns. */
@@ -73,6 +74,7 @@ export function newJobParams(job: NewJob, atMs: number): JobInsertParams {
     qos: toJsonOrNull(job.qos ?? null),
     report_token_digest: null,
     folder: null,
+    submitted_by_token_id: job.submittedByTokenId ?? null,
   };
 }
 
@@ -81,7 +83,7 @@ export function jobFromRow(row: JobRow): JobRecord {
   const [
     id, name, tenant, state, reason, priority, submittedAtMs, updatedAtMs, command, workingDirectory, environment,
     timeLimitSeconds, retries, cpuMilli, hostMemoryMiB, gpu, placement, attempt, process, startedAtMs, endedAtMs,
-    exitCode, signal, preemptible, qos, reportTokenDigest, folder,
+    exitCode, signal, preemptible, qos, reportTokenDigest, folder, submittedByTokenId,
   ] = row;
   return {
     id,
@@ -111,6 +113,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     signal,
     qos: parseOrNull<QosTargets>(qos),
     reportTokenDigest,
+    submittedByTokenId,
   };
 }
 

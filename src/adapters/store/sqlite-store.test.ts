@@ -154,7 +154,7 @@ describe('openSqliteStore', () => {
       timeLimitSeconds: null, retries: 1, preemptible: false, cpuMilli: 500, hostMemoryMiB: 1024,
       gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' }, state: 'pending', reason: null,
       submittedAtMs: 2, updatedAtMs: 3, placement: null, attempt: 0, process: null, folder: null, startedAtMs: null, endedAtMs: null,
-      exitCode: null, signal: null, qos: null, reportTokenDigest: null,
+      exitCode: null, signal: null, qos: null, reportTokenDigest: null, submittedByTokenId: null,
     }]);
     expect(store.listEvents(1)).toEqual([{ jobId: 1, atMs: 2, fromState: null, toState: 'pending', reason: null }]);
     // The new columns are writable after the migration, and survive a reopen.

@@ -150,6 +150,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
           signal: null,
           qos: null,
           reportTokenDigest: null,
+          submittedByTokenId: null,
         });
         expect(store.getJob(first.id)).toEqual(first);
         expect(store.getJob(second.id)).toMatchObject({ timeLimitSeconds: 0.5, environment: {} });

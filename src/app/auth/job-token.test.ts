@@ -82,14 +82,15 @@ describe('job report tokens', () => {
     }
   });
 
-  it('gives a job principal no rights in the other services (nothing listed, jobs not found)', async () => {
+  it('gives a job principal no rights in the other services (403 naming its one right)', async () => {
     const { admin, tokens, kit } = await setup();
     const principal = admin.authenticate(bearer(tokens[0]!));
     const { jobs } = kit;
-    expect(jobs.list(principal, { all: true })).toEqual([]);
-    expect(httpError(() => jobs.get(principal, 1)).status).toBe(404);
-    expect(admin.listTenants(principal)).toEqual([]);
-    expect(httpError(() => admin.createTenant(principal, 'x'))).toEqual({ status: 403, message: 'this needs an admin token' });
+    const only = { status: 403, message: 'a job token (GPUSHARE_JOB_TOKEN) may only report for its own job 1' };
+    expect(httpError(() => jobs.list(principal, { all: true }))).toEqual(only);
+    expect(httpError(() => jobs.get(principal, 1))).toEqual(only);
+    expect(httpError(() => admin.listTenants(principal))).toEqual(only);
+    expect(httpError(() => admin.createTenant(principal, 'x'))).toEqual(only);
   });
 
   it('stops working when the attempt ends (401), and a job that is not running answers 409', async () => {

@@ -4,6 +4,7 @@
  */
 import type { GpuDevice } from '../../core/index.js';
 import { conflict, forbidden, invalidField, tenantNotFound, unauthenticated } from '../errors.js';
+import { authorize } from '../auth/authorize.js';
 import { generateToken, tokenDigest, type Principal } from '../auth/tokens.js';
 import type { StateStore, TenantRecord } from '../ports/state-store.js';
 import { StoreConflictError } from '../ports/state-store.js';
@@ -23,13 +24,14 @@ export class AdminService {
 
   /** Each visible tenant's use against its quota (a tenant sees its own). */
   quotas(principal: Principal): QuotaUse[] {
+    authorize(principal, 'quota.read');
     const tenants = this.listTenants(principal);
     return quotaUse(tenants, this.store.listJobs({ states: ['scheduled', 'running'] }), this.store.listJobs({ states: ['pending', 'preempted'] }), this.gpus());
   }
 
   /** Writes a consistent copy of the store to `path` (checked by the caller: new file, existing directory). @throws GpushareError 403 */
   async backup(principal: Principal, path: string): Promise<void> {
-    requireAdmin(principal);
+    authorize(principal, 'server.backup');
     await this.store.backup(path);
   }
 
@@ -53,7 +55,7 @@ export class AdminService {
 
   /** Creates a tenant. @throws GpushareError 403 (not admin), 409 (exists, or over the server's tenant limit) */
   createTenant(principal: Principal, name: string): TenantRecord {
-    requireAdmin(principal);
+    authorize(principal, 'tenant.create');
     const limit = this.tenantLimit;
     if (limit !== null && this.store.listTenants().length >= limit.max) {
       throw conflict(`this server accepts ${limit.max} tenant${limit.max === 1 ? '' : 's'} only: ${limit.why}`);
@@ -68,7 +70,7 @@ export class AdminService {
 
   /** Sets a tenant's quota. @throws GpushareError 403 (not admin), 404 (unknown tenant) */
   setQuota(principal: Principal, name: string, quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null }): TenantRecord {
-    requireAdmin(principal);
+    authorize(principal, 'quota.set', { tenant: name });
     try {
       return this.store.setTenantQuota(name, quota);
     } catch (error) {
@@ -79,13 +81,14 @@ export class AdminService {
 
   /** Tenants: all for admins, its own for a tenant. */
   listTenants(principal: Principal): TenantRecord[] {
+    authorize(principal, 'tenant.read');
     const all = this.store.listTenants();
     return principal.role === 'admin' ? all : all.filter((t) => t.name === principal.tenant);
   }
 
   /** Creates a tenant token; the secret is returned once and only its digest is kept. @throws GpushareError 400, 403 */
   createToken(principal: Principal, tenant: string, label: string): { id: number; tenant: string; token: string; label: string } {
-    requireAdmin(principal);
+    authorize(principal, 'token.create', { tenant, tokenRole: 'tenant-admin' });
     const known = this.store.listTenants().map((t) => t.name);
     if (!known.includes(tenant)) throw invalidField('tenant', `unknown tenant "${tenant}"`, known);
     const token = generateToken();

@@ -5,7 +5,8 @@
  */
 import { isTerminal, type JobState } from '../../core/index.js';
 import type { GpuView, JobDetailView, JobView, SubmitJob } from '../../contract/api.js';
-import { conflict, draining, forbidden, gpuNotFound, invalidField, jobNotFound } from '../errors.js';
+import { conflict, draining, gpuNotFound, invalidField, jobNotFound } from '../errors.js';
+import { authorize, type Action } from '../auth/authorize.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobFiles } from '../ports/job-files.js';
@@ -42,6 +43,7 @@ export class JobService {
 
   /** Validates, stores (pending) and queues a job. @throws GpushareError (400/403/422/503) */
   submit(principal: Principal, body: SubmitJob): JobView {
+    authorize(principal, 'job.submit', { tenant: body.tenant ?? principal.tenant });
     if (this.plane.draining) throw draining();
     const { store, settings, serverEnvironment, launcher, clock } = this.deps;
     const newJob = normalizeSubmit(body, {
@@ -61,22 +63,22 @@ export class JobService {
   /** Jobs the caller may see; only active ones unless `all`. */
   list(principal: Principal, options: { all: boolean; state?: JobState }): JobView[] {
     const states: JobState[] | undefined = options.state ? [options.state] : options.all ? undefined : ['pending', 'preempted', 'scheduled', 'running'];
-    // Anyone but an admin sees only its tenant's jobs (a job token, tenant null, sees none).
-    if (principal.role !== 'admin' && principal.tenant === null) return [];
+    authorize(principal, 'job.read');
+    // Anyone but an admin sees only its tenant's jobs.
     const jobs = this.deps.store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), ...(states ? { states } : {}) });
     return jobs.map((j) => toJobView(j, this.plane));
   }
 
   /** One job with its history. @throws GpushareError 404 */
   get(principal: Principal, id: number): JobDetailView {
-    const job = this.visibleJob(principal, id);
+    const job = this.visibleJob(principal, id, 'job.read');
     const { store } = this.deps;
     return toJobDetail(job, store.listEvents(id), store.listAttempts(id), this.plane);
   }
 
   /** Cancels a job: pending jobs at once; running ones are stopped and end as `cancelled`. @throws GpushareError 404, 409 */
   async cancel(principal: Principal, id: number): Promise<JobView> {
-    const job = this.visibleJob(principal, id);
+    const job = this.visibleJob(principal, id, 'job.cancel');
     if (isTerminal(job.state)) throw conflict(`job ${id} already ended (${job.state})`);
     const { store, clock } = this.deps;
     const nowMs = () => clock.nowMs();
@@ -94,7 +96,7 @@ export class JobService {
 
   /** Reads log text of one attempt from a byte offset. @throws GpushareError 404 */
   logs(principal: Principal, id: number, query: { stream: 'stdout' | 'stderr'; attempt?: number; offset: number }): { attempt: number; text: string; nextOffset: number; ended: boolean } {
-    const job = this.visibleJob(principal, id);
+    const job = this.visibleJob(principal, id, 'job.logs');
     if (query.attempt !== undefined && (query.attempt > job.attempt || query.attempt < 1)) {
       throw invalidField('attempt', `job ${id} has ${job.attempt === 0 ? 'not started yet' : `attempts 1..${job.attempt}`}, got ${query.attempt}`);
     }
@@ -115,6 +117,7 @@ export class JobService {
    * lists: other tenants' jobs are counted in the allocation, never named.
    */
   gpus(principal: Principal): GpuView[] {
+    authorize(principal, 'gpu.read');
     const views = toGpuViews(this.plane, (id) => this.deps.store.getJob(id));
     if (principal.role === 'admin') return views;
     return views.map((gpu) => ({ ...gpu, jobs: gpu.jobs.filter((j) => j.tenant === principal.tenant) }));
@@ -122,7 +125,7 @@ export class JobService {
 
   /** Takes a GPU out of service (no new jobs) or back. @throws GpushareError 403, 404 */
   setCordon(principal: Principal, index: number, cordoned: boolean): GpuView {
-    if (principal.role !== 'admin') throw forbidden('only admins may cordon or uncordon GPUs');
+    authorize(principal, 'gpu.cordon');
     const gpu = this.plane.inventoryGpus().find((g) => g.index === index);
     if (!gpu) throw gpuNotFound(index, this.plane.inventoryGpus().map((g) => g.index));
     const { store, clock } = this.deps;
@@ -131,9 +134,11 @@ export class JobService {
     return this.gpus(principal).find((g) => g.index === index)!;
   }
 
-  private visibleJob(principal: Principal, id: number): JobRecord {
+  /** The job, when `principal` may do `action` to it. @throws GpushareError 404 (unknown or another tenant's), 403 */
+  private visibleJob(principal: Principal, id: number, action: Action): JobRecord {
     const job = this.deps.store.getJob(id);
-    if (!job || (principal.role !== 'admin' && (principal.tenant === null || job.tenant !== principal.tenant))) throw jobNotFound(id);
+    if (!job) throw jobNotFound(id);
+    authorize(principal, action, { jobId: id, tenant: job.tenant, ownerTokenId: job.submittedByTokenId });
     return job;
   }
 }

@@ -70,6 +70,7 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
     gpu: { gpuCount: gpu.gpuCount, gpuMilli: gpu.gpuMilli, gpuMemoryMiB: gpu.gpuMemoryMiB, mode: gpu.mode, isolation: gpu.isolation },
     // QoS targets (docs/qos.md); `{}` declares none.
     qos: body.qos !== undefined && (body.qos.stepSeconds !== undefined || body.qos.latencySeconds !== undefined) ? { ...body.qos } : null,
+    submittedByTokenId: ctx.principal.tokenId ?? null,
   };
   const why = whyUnresolvable({ id: 0, tenant, priority, submittedAtMs: 0, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu }, ctx.gpus, ctx.host);
   if (why !== null) throw unresolvable(why);

@@ -75,6 +75,8 @@ export interface NewJob {
   readonly gpu: GpuRequest;
   /** QoS targets; absent or null for none. */
   readonly qos?: QosTargets | null;
+  /** The stored token (its id) that submitted the job: its owner for a `member`; absent or null when unknown (an admin's or a job stored before owners were recorded). */
+  readonly submittedByTokenId?: number | null;
 }
 
 /** A job with its current state. */
@@ -82,6 +84,8 @@ export interface JobRecord extends NewJob {
   readonly id: number;
   /** QoS targets; null for none. */
   readonly qos: QosTargets | null;
+  /** The token that submitted the job; null when unknown. */
+  readonly submittedByTokenId: number | null;
   /**
    * Lower-case hex SHA-256 of the report token of the current attempt (`GPUSHARE_JOB_TOKEN`), set at
    * launch and cleared when the attempt ends; null when none is valid. Never shown by the API.

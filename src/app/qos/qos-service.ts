@@ -5,6 +5,7 @@
  * as everywhere); an admin token for any job. See docs/qos.md.
  */
 import { conflict, forbidden, invalidField, jobNotFound } from '../errors.js';
+import { authorize } from '../auth/authorize.js';
 import type { Principal } from '../auth/tokens.js';
 import type { ControlPlane } from '../control-plane/control-plane.js';
 import type { Logger } from '../control-plane/plane-deps.js';
@@ -29,7 +30,8 @@ export class QosService {
   report(principal: Principal, jobId: number, body: QosReportBody): { jobId: number; status: QosStatusView[] } {
     if (principal.role === 'job' && principal.jobId !== jobId) throw forbidden(`this job token belongs to job ${principal.jobId} and cannot report for job ${jobId}`);
     const job = this.store.getJob(jobId);
-    if (!job || (principal.role !== 'admin' && principal.role !== 'job' && job.tenant !== principal.tenant)) throw jobNotFound(jobId);
+    if (!job) throw jobNotFound(jobId);
+    authorize(principal, 'job.report', { jobId, tenant: job.tenant, ownerTokenId: job.submittedByTokenId });
     if (job.state !== 'running') throw conflict(`job ${jobId} is ${job.state}: reports are accepted only while it runs`);
     if (!job.qos) throw invalidField('qos', `job ${jobId} declares no QoS target (submit it with --qos-step-seconds or --qos-latency-seconds)`);
     const { qos } = this.plane;

@@ -7,7 +7,7 @@ import { invalidField } from '../../../app/errors.js';
 import { z } from 'zod';
 import { BackupSchema, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, QuotaUseSchema, SetQuotaSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
 import type { TenantRecord } from '../../../app/ports/state-store.js';
-import { requireAdmin } from '../../../app/control-plane/admin-service.js';
+import { authorize } from '../../../app/auth/authorize.js';
 import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';
 
@@ -35,17 +35,20 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
     return reply.status(201).send(admin.createToken(request.principal, request.body.tenant, request.body.label));
   });
   api.post('/drain', { schema: { tags: ['admin'], summary: 'Stop starting jobs; the server exits once none runs (admin)', response: { 202: z.object({ draining: z.boolean(), running: z.number().int() }) } } }, async (request, reply) => {
-    requireAdmin(request.principal);
+    authorize(request.principal, 'server.drain');
     plane.drain(services.onDrained);
     return reply.status(202).send({ draining: true, running: plane.runningJobs().length });
   });
   api.post('/backup', { schema: { tags: ['admin'], summary: 'Write a consistent copy of the store (admin)', body: BackupSchema, response: { 200: z.object({ path: z.string(), bytes: z.number().int() }) } } }, async (request) => {
-    requireAdmin(request.principal);
+    authorize(request.principal, 'server.backup');
     const { path } = request.body;
     if (existsSync(path)) throw invalidField('path', `${path} exists; backup never overwrites a file (choose a new name)`);
     if (!existsSync(dirname(path)) || !statSync(dirname(path)).isDirectory()) throw invalidField('path', `directory ${dirname(path)} does not exist on the server`);
     await admin.backup(request.principal, path);
     return { path: request.body.path, bytes: statSync(request.body.path).size };
   });
-  api.get('/status', { schema: { tags: ['admin'], summary: 'Server status', response: { 200: StatusSchema } } }, async (request) => services.status(request.principal));
+  api.get('/status', { schema: { tags: ['admin'], summary: 'Server status', response: { 200: StatusSchema } } }, async (request) => {
+    authorize(request.principal, 'server.status');
+    return services.status(request.principal);
+  });
 }

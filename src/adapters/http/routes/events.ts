@@ -15,7 +15,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { toUsageSampleView } from '../../../app/control-plane/dashboard-snapshot.js';
-import { forbidden } from '../../../app/errors.js';
+import { authorize } from '../../../app/auth/authorize.js';
 import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';
 
@@ -35,7 +35,7 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
   });
   api.get('/events', { schema: { tags: ['dashboard'], summary: 'Live dashboard snapshots (text/event-stream)' } }, async (request, reply) => {
     const principal = request.principal;
-    if (principal.role === 'job') throw forbidden('the event stream needs an admin or tenant token');
+    authorize(principal, 'events.read');
     const raw: ServerResponse = reply.raw;
     reply.hijack();
     raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });

@@ -5,14 +5,18 @@
  */
 import { UsageHistorySchema } from '../../../contract/api.js';
 import { toUsageSampleView } from '../../../app/control-plane/dashboard-snapshot.js';
+import { authorize } from '../../../app/auth/authorize.js';
 import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';
 
 /** Registers the usage-history route. */
 export function registerUsageHistoryRoutes(api: Api, { usageHistory }: ServerServices): void {
-  api.get('/usage/history', { schema: { tags: ['dashboard'], summary: 'Cluster allocation and utilization over time', response: { 200: UsageHistorySchema } } }, async () => ({
+  api.get('/usage/history', { schema: { tags: ['dashboard'], summary: 'Cluster allocation and utilization over time', response: { 200: UsageHistorySchema } } }, async (request) => {
+    authorize(request.principal, 'usage.read');
+    return {
     intervalSeconds: usageHistory.intervalMs / 1000,
     capacity: usageHistory.capacity,
     samples: usageHistory.samples().map(toUsageSampleView),
-  }));
+    };
+  });
 }
