@@ -37,6 +37,8 @@ export interface BuildServerOptions {
   readonly logInternalError?: InternalErrorLog;
   /** Serve HTTPS with this PEM key and certificate (chain); absent or null: plain HTTP. */
   readonly https?: { readonly key: string; readonly cert: string } | null;
+  /** Told every route as it is registered (method and URL pattern), e.g. to check each has a documented rule. */
+  readonly onRoute?: (route: { readonly method: string; readonly url: string }) => void;
 }
 
 /**
@@ -55,6 +57,12 @@ export async function buildServer(services: ServerServices, options: BuildServer
   // Fastify types an HTTPS instance apart; routes and listen() are the same for both.
   const base = options.https ? (fastify({ logger: options.logger ?? false, bodyLimit: 1 << 20, https: { ...options.https } }) as unknown as FastifyInstance) : fastify({ logger: options.logger ?? false, bodyLimit: 1 << 20 });
   const app = base.withTypeProvider<ZodTypeProvider>();
+  const { onRoute } = options;
+  if (onRoute) {
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) onRoute({ method: String(method), url: route.url });
+    });
+  }
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app, options.logInternalError);

@@ -43,13 +43,12 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
   };
   // wildcard: false registers one route per file found at start, so unknown paths stay plain 404s.
   await app.register(fastifyStatic, { root: dashboardWebRoot(), prefix: '/', wildcard: false, index: 'index.html', setHeaders, cacheControl: true, maxAge: 0 });
-  await app.register(fastifyStatic, {
-    root: uplotDistDir(),
-    prefix: '/assets/vendor/',
-    decorateReply: false,
-    wildcard: false,
-    allowedPath: (pathName) => (VENDOR_FILES as readonly string[]).includes(pathName.replace(/^\//, '')),
-    setHeaders,
-    maxAge: 3_600_000,
-  });
+  // The chart library's two files, each its own route: the package's other files are not served.
+  const vendorRoot = uplotDistDir();
+  for (const file of VENDOR_FILES) {
+    app.get(`/assets/vendor/${file}`, { schema: { hide: true } }, (_request, reply) => {
+      setHeaders({ setHeader: (name, value) => reply.header(name, value) });
+      return reply.sendFile(file, vendorRoot, { maxAge: 3_600_000 });
+    });
+  }
 }
