@@ -104,7 +104,7 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
     const endedBeforeMs = Date.now();
 
     // A submit finds no room (the first, or a later one when SQLite still had room in its log).
-    let refused: { status: number; body: any } | null = null;
+    let refused: { status: number; body: { error: { code: string; message: string } } } | null = null;
     for (let i = 0; i < 20 && refused === null; i++) {
       const answer = await api(server, 'POST', '/api/v1/jobs', shellJob('true', { gpuMilli: 100, mode: 'timeslice' }));
       if (answer.status === 201) before.push(answer.body.id as number);
