@@ -67,3 +67,26 @@ export function conflict(message: string): GpushareError {
 export function draining(): GpushareError {
   return new GpushareError('GPUSHARE_DRAINING', 503, 'the server is draining: it takes no new jobs until it restarts');
 }
+
+/**
+ * The disk holding the data directory is full (507 Insufficient Storage): nothing of the request
+ * was stored. `detail` names what failed (e.g. `SQLITE_FULL`, `ENOSPC`).
+ */
+export function diskFull(dataDir: string, detail: string, cause?: unknown): GpushareError {
+  return new GpushareError('GPUSHARE_DISK_FULL', 507, `the disk holding ${dataDir} is full: free space there (${detail}); nothing of this request was stored`, { dataDir, reason: 'disk-full' }, { cause });
+}
+
+/** Error codes that mean "no space left": errno of a file write, SQLite's result code. */
+const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+
+/**
+ * True when `error` (or an error in its `cause` chain) says the disk is full: a `diskFull`
+ * GpushareError, a file write that failed with ENOSPC/EDQUOT, or SQLite's SQLITE_FULL.
+ */
+export function isDiskFullError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'GPUSHARE_DISK_FULL' || (typeof code === 'string' && DISK_FULL_CODES.has(code))) return true;
+  }
+  return false;
+}

@@ -22,6 +22,7 @@ interface ServeFlags {
   tlsKey?: string;
   tlsCa?: string;
   insecureHttp?: boolean;
+  jobLogCapBytes?: string;
   logLevel: string;
 }
 
@@ -61,6 +62,7 @@ export function createServeCommand(version: string, start: StartServer, checkSim
     .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
     .option('--tls-ca <file>', 'CA certificate (PEM) of --tls-cert, written into the CLI config for the CLI to trust')
     .option('--insecure-http', 'serve plain HTTP instead of HTTPS (tokens travel in clear text)')
+    .option('--job-log-cap-bytes <bytes>', 'most bytes kept of each attempt\'s stdout and of its stderr: head and tail, the cut marked (default 67108864 = 64 MiB)')
     .addOption(new Option('--log-level <level>', 'server log level (stderr)').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
     .action(async (flags: ServeFlags) => {
       const fileSettings: ServerConfigFile = flags.config ? parseServerConfigFile(readFile(flags.config), flags.config) : {};
@@ -73,6 +75,10 @@ export function createServeCommand(version: string, start: StartServer, checkSim
           throw new UsageError((error as Error).message);
         }
       }
+      const jobLogCapBytes = flags.jobLogCapBytes === undefined ? undefined : Number(flags.jobLogCapBytes);
+      if (jobLogCapBytes !== undefined && (!/^\d+$/.test(flags.jobLogCapBytes!) || !Number.isSafeInteger(jobLogCapBytes) || jobLogCapBytes < 4096 || jobLogCapBytes > 2 ** 40)) {
+        throw new UsageError(`--job-log-cap-bytes must be a whole number of bytes between 4096 and 1099511627776, got "${flags.jobLogCapBytes}"`);
+      }
       let config: ServerConfig;
       try {
         config = resolveServerConfig(fileSettings, {
@@ -81,7 +87,7 @@ export function createServeCommand(version: string, start: StartServer, checkSim
           singleTenant: flags.singleTenant === true || flags.demo === true ? true : undefined,
           sandboxUidRange: flags.sandboxUidRange, deviceRoot: flags.deviceRoot,
           dataDir: flags.dataDir ?? (flags.demo ? '.gpushare-demo' : undefined),
-          tlsCert: flags.tlsCert, tlsKey: flags.tlsKey, tlsCa: flags.tlsCa, insecureHttp: flags.insecureHttp,
+          tlsCert: flags.tlsCert, tlsKey: flags.tlsKey, tlsCa: flags.tlsCa, insecureHttp: flags.insecureHttp, jobLogCapBytes,
         }, { cpuMilli: cpus().length * 1000, hostMemoryMiB: Math.floor(totalmem() / 1048576), env: process.env });
       } catch (error) {
         throw new UsageError((error as Error).message);

@@ -15,7 +15,7 @@ describe('server config', () => {
       usageHistoryIntervalMs: 5000,
       nodeName: 'gpu-host-1', usagePollIntervalMs: 5000, metricsRequireToken: false,
       qosViolationSeconds: 60, qosProtection: 'isolate', tls: { kind: 'local' },
-      singleTenant: false, sandboxUidRange: { first: 200000, count: 65536 }, tenantUids: {}, deviceRoot: null,
+      singleTenant: false, sandboxUidRange: { first: 200000, count: 65536 }, tenantUids: {}, deviceRoot: null, jobLogCapBytes: 67_108_864,
     });
   });
 
@@ -50,6 +50,12 @@ describe('server config', () => {
     expect(resolveServerConfig({}, { metricsRequireToken: true }, host).metricsRequireToken).toBe(true);
     expect(() => parseServerConfigFile('usagePollIntervalSeconds: 0\n', 'm.yaml')).toThrow(/m\.yaml: usagePollIntervalSeconds: /);
     expect(() => parseServerConfigFile('metricsRequireToken: yes please\n', 'm.yaml')).toThrow(/m\.yaml: metricsRequireToken: /);
+  });
+
+  it('reads jobLogCapBytes and rejects one out of range, naming the range', () => {
+    expect(resolveServerConfig(parseServerConfigFile('jobLogCapBytes: 65536\n', 'c.yaml'), {}, host).jobLogCapBytes).toBe(65_536);
+    expect(resolveServerConfig({ jobLogCapBytes: 65_536 }, { jobLogCapBytes: 8192 }, host).jobLogCapBytes).toBe(8192);
+    expect(() => parseServerConfigFile('jobLogCapBytes: 100\n', 'c.yaml')).toThrow(/^c\.yaml: jobLogCapBytes: must be a whole number between 4096 and 1099511627776, got 100$/);
   });
 
   it('names the whole allowed range and the value given for a number out of range', () => {

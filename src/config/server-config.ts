@@ -12,6 +12,12 @@ import { parse as parseYaml } from 'yaml';
 /** GPUs simulated when the machine has none and no `--simulate-gpus` is given. */
 export const DEFAULT_SIMULATED_GPUS = '2xA100-80GB,1xA100-80GB:mig,1xT4';
 
+/** Default of `jobLogCapBytes`: 64 MiB per stream. */
+export const DEFAULT_JOB_LOG_CAP_BYTES = 64 << 20;
+/** Smallest `jobLogCapBytes` (4 KiB) and largest (1 TiB). */
+const JOB_LOG_CAP_MIN_BYTES = 4096;
+const JOB_LOG_CAP_MAX_BYTES = 2 ** 40;
+
 export const ServerConfigFileSchema = z.object({
   /** TCP port; 0 = any free port. Default 7070. */
   port: z.number().int().min(0).max(65535).optional(),
@@ -77,6 +83,8 @@ export const ServerConfigFileSchema = z.object({
   tlsCa: z.string().min(1).optional(),
   /** Serve plain HTTP instead of HTTPS (tokens travel in clear text). Default false. */
   insecureHttp: z.boolean().optional(),
+  /** Most bytes kept of each attempt's stdout and of its stderr: the first half and the last half, the cut marked (docs/processes.md). Default 64 MiB. */
+  jobLogCapBytes: z.number().int().min(JOB_LOG_CAP_MIN_BYTES).max(JOB_LOG_CAP_MAX_BYTES).optional(),
 }).strict();
 /** Contents of the YAML file. */
 export type ServerConfigFile = z.infer<typeof ServerConfigFileSchema>;
@@ -123,6 +131,8 @@ export interface ServerConfig {
   readonly deviceRoot: string | null;
   /** TLS: the local CA in `<dataDir>/tls/` (`local`), the given files (`files`, absolute paths), or plain HTTP (`off`). */
   readonly tls: ServerTlsConfig;
+  /** Most bytes kept of each attempt's stdout and of its stderr (head and tail, the cut marked). */
+  readonly jobLogCapBytes: number;
 }
 
 /**
@@ -256,5 +266,6 @@ export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigF
     tenantUids: merged.tenantUids ?? {},
     deviceRoot: merged.deviceRoot ?? null,
     tls: resolveTls(merged),
+    jobLogCapBytes: merged.jobLogCapBytes ?? DEFAULT_JOB_LOG_CAP_BYTES,
   };
 }

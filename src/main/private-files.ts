@@ -114,13 +114,14 @@ function rebaseProcessHandles(store: StateStore, files: JobFiles, nowMs: number)
 /**
  * Opens the store of a locked data directory after making the directory private, raises its job
  * ids above every id given out before, quarantines unknown job folders and rebases process handles
- * (the module comment, 1-4), logging each change.
+ * (the module comment, 1-4), logging each change. `onDiskFull` hears of every write that fails
+ * because the disk is full (sqlite-store.ts).
  * @throws Error naming the file when the store or the job-id mark cannot be opened
  */
-export function openDataDirStore(dataDir: string, logger: Logger, nowMs: number = Date.now()): SqliteStateStore {
+export function openDataDirStore(dataDir: string, logger: Logger, nowMs: number = Date.now(), onDiskFull?: (error: Error) => void): SqliteStateStore {
   const tightened = tightenDataDir(dataDir);
   if (tightened.length > 0) logger.warn({ tightened }, `data directory: made private to this user: ${tightened.join(', ')}`);
-  const store = openSqliteStore(join(dataDir, 'gpushare.db'), { jobIdMarkPath: join(dataDir, JOB_ID_MARK_FILE), jobIdFloor: highestJobIdOnDisk(dataDir) });
+  const store = openSqliteStore(join(dataDir, 'gpushare.db'), { jobIdMarkPath: join(dataDir, JOB_ID_MARK_FILE), jobIdFloor: highestJobIdOnDisk(dataDir), ...(onDiskFull ? { onDiskFull } : {}) });
   try {
     const raised = store.jobIdsRaised;
     if (raised) logger.warn({ from: raised.from, to: raised.to }, `job ids continue above ${raised.to}: ids up to ${raised.to} were given out before, the store only knew up to ${raised.from} (a restored backup); an id is never reused`);

@@ -32,6 +32,7 @@ import { createSimulatedMigManager } from '../adapters/gpu/simulated-mig-manager
 import { createSimulatedNvidiaSmiState, writeSimulatedNvidiaSmiState } from '../adapters/gpu/simulated-nvidia-smi.js';
 import type { MigManager } from '../app/ports/mig-manager.js';
 import { buildServer } from '../adapters/http/build-server.js';
+import { createDiskSpaceWatch } from '../adapters/disk/disk-space-watch.js';
 import { createJobFiles } from '../adapters/process/job-files.js';
 import { createSystemClock } from '../adapters/clock/system-clock.js';
 import { serverStatus } from '../app/control-plane/server-status.js';
@@ -91,7 +92,10 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const clock = createSystemClock();
   const tls = await prepareServerTls(config, logger, clock.nowMs());
   const events = new PlaneEvents();
-  const rawStore = openDataDirStore(config.dataDir, logger);
+  // A write that fails because the disk is full makes the server unhealthy until a recheck finds room (docs/server.md).
+  const disk = createDiskSpaceWatch({ dataDir: config.dataDir, logger });
+  cleanups.push(() => disk.close());
+  const rawStore = openDataDirStore(config.dataDir, logger, clock.nowMs(), (error) => disk.noteError(error));
   cleanups.push(() => rawStore.close());
   const store = observeStore(rawStore, events);
   const inventory = await chooseInventory(config);
@@ -100,7 +104,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   // (a test run beside a service) must never share cgroup names.
   const cgroupParent = `gpushare-${createHash('sha256').update(config.dataDir).digest('hex').slice(0, 12)}`;
   const isolation = setUpJobIsolation(config, options.env, initialGpus, rawStore.listTenants().map((t) => t.name), logger);
-  const launcher = createChildProcessLauncher({ freezer: config.freezer, logger, cgroupParent, sandbox: isolation.sandbox, unsandboxedDetail: isolation.unsandboxedDetail });
+  const launcher = createChildProcessLauncher({ freezer: config.freezer, logger, cgroupParent, sandbox: isolation.sandbox, unsandboxedDetail: isolation.unsandboxedDetail, logCapBytes: config.jobLogCapBytes });
   const files = createJobFiles(config.dataDir);
   const mpsManager = createMpsDaemonManager({ baseDirectory: join(config.dataDir, 'mps') });
   // MPS daemons keep their pipe folders in the data directory (0700), which a sandboxed tenant's
@@ -112,7 +116,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     ? 'MPS: nvidia-cuda-mps-control found; daemons start on demand'
     : mpsFound ? 'MPS: daemons are not used with the job sandbox; MPS shares are scheduler accounting only' : 'MPS: nvidia-cuda-mps-control not found; MPS shares are scheduler accounting only');
   const plane = new ControlPlane({
-    mps, mig: chooseMigManager(config, inventory), store, launcher, gpuSource: inventory.source, files, logger, initialGpus, events, clock,
+    mps, mig: chooseMigManager(config, inventory), store, launcher, disk, gpuSource: inventory.source, files, logger, initialGpus, events, clock,
     rng: new SeededRng(clock.nowMs() >>> 0),
     serverEnvironment: options.env,
     settings: config,
@@ -150,6 +154,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     closing ??= (async () => {
       await app.close();
       stopUsageSampling();
+      disk.close();
       await poller.stop();
       await usagePoller.stop();
       metrics.close();
@@ -169,6 +174,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const app = await buildServer({
     plane, jobs, admin, version: options.version, usageHistory, metrics, metricsRequireToken: config.metricsRequireToken, tenantUid: (tenant) => launcher.jobUser(tenant)?.uid ?? null, onDrained: () => void close(),
     status: (principal) => serverStatus(statusSources, principal),
+    unhealthyReason: () => disk.fullReason(),
     dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
     qos: new QosService(plane, store, clock, logger),
   }, { https: tls.https, logger: false, logInternalError: (err, request) => logger.error({ err, method: request.method, url: request.url }, 'request failed') });

@@ -75,7 +75,11 @@ export async function buildServer(services: ServerServices, options: BuildServer
     transform: jsonSchemaTransform,
   });
   app.decorateRequest('principal', null as unknown as Principal);
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // 200 `{ status: 'ok' }`; 503 `{ status: 'unhealthy', reason }` while the server cannot work (a full disk).
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    const reason = services.unhealthyReason?.() ?? null;
+    return reason === null ? { status: 'ok' } : reply.status(503).send({ status: 'unhealthy', reason });
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   if (services.metrics) registerMetricsRoute(app, { metrics: services.metrics, admin: services.admin, requireToken: services.metricsRequireToken ?? false });
   await app.register(async (api) => {

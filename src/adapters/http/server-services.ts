@@ -39,6 +39,8 @@ export interface ServerServices {
   readonly metricsRequireToken?: boolean;
   /** The uid a tenant's jobs run under in the sandbox (allocated on first use); absent or null: no sandbox. */
   readonly tenantUid?: (tenant: string) => number | null;
+  /** Why the server cannot do its work now (e.g. its data directory's disk is full), null when healthy: `/healthz` then answers 503. */
+  readonly unhealthyReason?: () => string | null;
   /** Samples of allocation and utilization over time (the dashboard's charts). */
   readonly usageHistory: UsageHistory;
 }

@@ -48,6 +48,8 @@ export interface ChildProcessLauncherOptions {
   sandbox?: JobSandbox | null;
   /** Without a sandbox: why, for the operator (JobIsolation.detail). */
   unsandboxedDetail?: string;
+  /** Most bytes kept of each attempt's stdout and of its stderr (capped-log.ts); default 64 MiB. */
+  logCapBytes?: number;
 }
 
 /** One cgroup an attempt joins: its directory and the hierarchy it belongs to. */
@@ -82,6 +84,7 @@ class ChildProcessLauncher implements ProcessLauncher {
     private readonly logger: LauncherLogger | undefined,
     private readonly sandbox: JobSandbox | null,
     unsandboxedDetail: string,
+    private readonly logCapBytes: number | undefined,
   ) {
     this.isolation = sandbox !== null
       ? { sandboxed: true, detail: 'each job runs under its tenant\'s own uid in a bubblewrap sandbox' }
@@ -173,6 +176,7 @@ class ChildProcessLauncher implements ProcessLauncher {
       ...(this.sandbox !== null ? { environmentFd: SANDBOX_ENVIRONMENT_FD } : {}), workingDirectory: spec.workingDirectory, environment: { ...spec.environment },
       cgroups: joined, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath,
       pidPath: files.pidPath, outcomePath: files.outcomePath,
+      ...(this.logCapBytes === undefined ? {} : { logCapBytes: this.logCapBytes }),
     };
     writeFileSync(files.launchSpecPath, JSON.stringify(supervisorSpec), { mode: 0o600 });
     const child = spawn(process.execPath, [this.supervisorPath, files.launchSpecPath], { detached: true, stdio: 'ignore' });
@@ -333,5 +337,6 @@ export function createChildProcessLauncher(options: ChildProcessLauncherOptions 
     options.logger,
     options.sandbox ?? null,
     options.unsandboxedDetail ?? 'jobs run as the server\'s own user, without a sandbox',
+    options.logCapBytes,
   );
 }

@@ -40,6 +40,8 @@ export interface SupervisorSpec {
   stdoutPath: string;
   /** File the command's stderr is appended to. */
   stderrPath: string;
+  /** Most bytes kept of each of stdout and stderr (capped-log.ts); absent: 64 MiB. */
+  logCapBytes?: number;
   /** File to write `{ "jobPid": n }` to once the command runs. */
   pidPath: string;
   /** File to write the outcome to (atomically) when the command ends. */

@@ -7,17 +7,24 @@
  * log files, moves itself back out of the cgroups, writes the job's pid file, forwards SIGTERM,
  * SIGINT, SIGUSR1, SIGUSR2 and SIGHUP to the job's process group, and when the command ends
  * kills what is left of its process group and writes the outcome atomically (tmp + rename). The
+ * command's stdout and stderr come through pipes and are written with a size cap (capped-log.ts:
+ * head and tail kept, the cut marked). A full disk stops nothing: log bytes without room are
+ * counted and marked, and the pid and outcome files are written again until they fit (the
+ * supervisor stays alive meanwhile, so the server waits for the outcome instead of taking the
+ * attempt for lost). The
  * outcome says when the first forwarded signal reached the command while it was still running
  * (`signalDeliveredAtMs`), so a job that exits 0 after a preemption signal is known to have been
  * stopped, not to have finished.
  * Exit codes of the supervisor itself: 0 once an outcome is written, 2 when the spec is unreadable.
  *
- * Node built-ins only, and sandbox-argv.js (which has no imports): this file runs on its own from dist/.
+ * Node built-ins only, sandbox-argv.js and capped-log.js (which import only Node built-ins): this
+ * file runs on its own from dist/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { closeSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { shellEnvironmentFile } from './sandbox-argv.js';
+import { CappedLog, DEFAULT_LOG_CAP_BYTES } from './capped-log.js';
 import type { SupervisorSpec } from './supervisor-spec.js';
 
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGUSR1', 'SIGUSR2', 'SIGHUP'];
@@ -34,12 +41,45 @@ function codeOf(error: unknown): string {
   return (error as NodeJS.ErrnoException | null)?.code ?? 'unknown';
 }
 
-/** Records the outcome and exits 0. */
+/** First and longest wait between tries of a write that found the disk full, ms. */
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 5000;
+
+/** Sleeps `ms` without returning to the event loop (nothing is left to do meanwhile). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** The capped logs of the command's stdout and stderr, once it runs. */
+const logs: CappedLog[] = [];
+
+/**
+ * Records the outcome and exits 0. The logs get their tails first. A write that fails (the disk
+ * is full) is tried again, 0.5 s then doubling up to 5 s apart, until it succeeds: the outcome
+ * (end, exit code, times) is never lost, and the process stays alive until it is written.
+ */
 function finish(spec: SupervisorSpec, outcome: {
   exitCode: number | null; signal: string | null; startedAtMs: number; error: string | null;
 }): never {
-  writeAtomically(spec.outcomePath, `${JSON.stringify({ ...outcome, endedAtMs: Date.now(), signalDeliveredAtMs })}\n`);
-  process.exit(0);
+  for (const log of logs.splice(0)) log.end();
+  const text = `${JSON.stringify({ ...outcome, endedAtMs: Date.now(), signalDeliveredAtMs })}\n`;
+  for (let waitMs = RETRY_FIRST_MS; ; waitMs = Math.min(RETRY_MAX_MS, waitMs * 2)) {
+    try {
+      writeAtomically(spec.outcomePath, text);
+      process.exit(0);
+    } catch {
+      sleepSync(waitMs);
+    }
+  }
+}
+
+/** Writes the pid file; tried again later (while the command runs) when the disk has no room. */
+function writePidFile(spec: SupervisorSpec, jobPid: number, waitMs = RETRY_FIRST_MS): void {
+  try {
+    writeAtomically(spec.pidPath, `${JSON.stringify({ jobPid })}\n`);
+  } catch {
+    setTimeout(() => writePidFile(spec, jobPid, Math.min(RETRY_MAX_MS, waitMs * 2)), waitMs).unref();
+  }
 }
 
 /** Reads the spec file named on the command line and deletes it (it holds the environment). */
@@ -173,7 +213,7 @@ function main(): void {
   const err = openSync(spec.stderrPath, 'a');
   const sandboxed = spec.environmentFd !== undefined;
   const environmentFile = sandboxed ? openEnvironmentFile(spec) : null;
-  const stdio: (number | 'ignore')[] = ['ignore', out, err];
+  const stdio: (number | 'ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe'];
   if (environmentFile !== null) {
     while (stdio.length < spec.environmentFd!) stdio.push('ignore');
     stdio[spec.environmentFd!] = environmentFile;
@@ -182,8 +222,12 @@ function main(): void {
     cwd: spec.workingDirectory, env: sandboxed ? { PATH: CLEAN_PATH } : spec.environment, detached: true, stdio,
   });
   child = started;
-  closeSync(out);
-  closeSync(err);
+  const capBytes = spec.logCapBytes ?? DEFAULT_LOG_CAP_BYTES;
+  const outLog = new CappedLog(out, capBytes);
+  const errLog = new CappedLog(err, capBytes);
+  logs.push(outLog, errLog);
+  started.stdout?.on('data', (chunk: Buffer) => outLog.write(chunk));
+  started.stderr?.on('data', (chunk: Buffer) => errLog.write(chunk));
   if (environmentFile !== null) closeSync(environmentFile);
   leaveCgroups(spec);
   started.on('error', (error) => {
@@ -196,12 +240,30 @@ function main(): void {
   });
   if (started.pid === undefined) return; // the 'error' event follows
   const jobPid = started.pid;
-  writeAtomically(spec.pidPath, `${JSON.stringify({ jobPid })}\n`);
+  writePidFile(spec, jobPid);
   started.on('exit', (exitCode, signal) => {
     exited = true;
     signalGroup(jobPid, 'SIGKILL'); // the attempt ends with its command: no stragglers
     const encoded = spec.exitCodeEncodesSignal === true ? signalOfExitCode(exitCode) : null;
-    finish(spec, encoded === null ? { exitCode, signal, startedAtMs, error: null } : { exitCode: null, signal: encoded, startedAtMs, error: null });
+    const outcome = encoded === null ? { exitCode, signal, startedAtMs, error: null } : { exitCode: null, signal: encoded, startedAtMs, error: null };
+    // The pipes hold the command's last output: read them to their end (every writer of the group
+    // is dead now), at most 2 s in case a process that left the group still holds them.
+    let done = false;
+    const settle = (): void => {
+      if (done) return;
+      done = true;
+      finish(spec, outcome);
+    };
+    let open = [started.stdout, started.stderr].filter((s) => s !== null && !s.readableEnded).length;
+    if (open === 0) settle();
+    for (const stream of [started.stdout, started.stderr]) {
+      if (stream === null || stream.readableEnded) continue;
+      stream.once('end', () => {
+        open -= 1;
+        if (open === 0) settle();
+      });
+    }
+    setTimeout(settle, 2000).unref();
   });
 }
 

@@ -4,7 +4,10 @@
  * Records it returns are deep-frozen snapshots; active jobs are cached in-process
  * (sqlite-job-cache.ts) so listing the queue does not re-parse it. See docs/store.md.
  */
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { diskFull, type GpushareError } from '../../app/errors.js';
 import type { JobState } from '../../core/index.js';
 import {
   type AttemptRecord,
@@ -56,6 +59,8 @@ export interface SqliteStoreOptions {
   jobIdMarkPath?: string;
   /** Job ids up to this one were given out before (e.g. seen in job folders): the sequence is raised to it at open. */
   jobIdFloor?: number;
+  /** Called with the 507 error each time a write fails because the disk is full (see `asDiskFull`). */
+  onDiskFull?: (error: GpushareError) => void;
 }
 
 /** The SQLite state store, with a few extras beyond the port. */
@@ -108,7 +113,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     mark = !readonly && options.jobIdMarkPath !== undefined ? openJobIdMark(options.jobIdMarkPath) : null;
     const raised = readonly ? null : raiseJobIdSequence(db, Math.max(options.jobIdFloor ?? 0, mark?.read() ?? 0));
     mark?.record(lastJobId(db));
-    return createSqliteStore(db, path, mark, raised);
+    return createSqliteStore(db, path, mark, raised, options.onDiskFull ?? (() => undefined));
   } catch (err) {
     mark?.close();
     db.close();
@@ -125,10 +130,34 @@ function asConflict(err: unknown): unknown {
   return err;
 }
 
+/** Below this many free bytes, an I/O error of a write is taken to be the disk filling up. */
+const NEARLY_FULL_BYTES = 1 << 20;
+
+/**
+ * A write that failed because the disk is full, as the 507 `diskFull` error naming the database's
+ * folder: SQLITE_FULL, ENOSPC/EDQUOT (the job-id mark), or an SQLITE_IOERR while the file system
+ * has less than 1 MiB free (SQLite reports some ENOSPC, e.g. growing its shared memory file, as
+ * I/O errors). Null for any other error.
+ */
+function asDiskFull(err: unknown, path: string): GpushareError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || path === ':memory:' || path === '') return null;
+  const folder = dirname(path);
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return diskFull(folder, code, err);
+  if (!code.startsWith('SQLITE_IOERR')) return null;
+  try {
+    const stats = statfsSync(folder);
+    const free = (process.getuid?.() === 0 ? stats.bfree : stats.bavail) * stats.bsize;
+    return free < NEARLY_FULL_BYTES ? diskFull(folder, `${code} with ${free} bytes free`, err) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Above this many uncached jobs, `listJobs` reads rows in one query instead of one by one. */
 const BULK_READ_MISSES = 256;
 
-function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark | null, jobIdsRaised: SqliteStateStore['jobIdsRaised']): SqliteStateStore {
+function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark | null, jobIdsRaised: SqliteStateStore['jobIdsRaised'], onDiskFull: (error: GpushareError) => void): SqliteStateStore {
   const insertColumns = JOB_COLUMNS.filter((column) => column !== 'id');
   const sql = {
     tenantGet: db.prepare<[string], TenantRow>(`SELECT ${TENANT_SELECT_LIST} FROM tenants WHERE name = ?`),
@@ -213,13 +242,22 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
     return row === undefined ? null : recordOf(row);
   };
 
-  /** Wraps `fn` in one (deferred) transaction; constraint violations become StoreConflictError. */
+  /**
+   * Wraps `fn` in one (deferred) transaction; constraint violations become StoreConflictError, a
+   * full disk the 507 `diskFull` error (reported to `onDiskFull`). A failed transaction is rolled
+   * back whole: nothing of it is stored.
+   */
   function write<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
     const transaction = db.transaction(fn);
     return (...args: A): R => {
       try {
         return transaction(...args);
       } catch (err) {
+        const full = asDiskFull(err, path);
+        if (full !== null) {
+          onDiskFull(full);
+          throw full;
+        }
         throw asConflict(err);
       }
     };

@@ -18,7 +18,9 @@ import type { JobRecord } from '../ports/state-store.js';
 import { publishQosChanges } from '../qos/qos-publish.js';
 import { QosTracker } from '../qos/qos-tracker.js';
 import { LatestUsage } from '../usage/latest-usage.js';
+import { isDiskFullError } from '../errors.js';
 import { decideAttemptEnd, type StopIntent } from './attempt-end.js';
+import { PendingWrites } from './pending-writes.js';
 import { GpuRoster } from './gpu-roster.js';
 import { JobLaunch } from './job-launch.js';
 import { JobQueue } from './job-queue.js';
@@ -55,6 +57,8 @@ export class ControlPlane {
   private readonly runningSet: RunningSet;
   private readonly pass: SchedulingPass;
   private readonly launch: JobLaunch;
+  /** Store writes held back by a full disk (pending-writes.ts). */
+  private readonly pendingWrites = new PendingWrites();
   private timers: Timer[] = [];
   private passQueued = false;
   private stopped = false;
@@ -76,6 +80,25 @@ export class ControlPlane {
     this.runningSet = new RunningSet({ launcher, logger, settings, mps: deps.mps, running: this.running, intents: this.intents, qos: this.qos, rotator: this.rotator });
     this.pass = new SchedulingPass({ store, clock, rng: deps.rng, logger, settings, events: this.events, stats: this.passStats, roster: this.roster, queue: this.queue, intents: this.intents, running: this.running, qos: this.qos, recentShapes: this.recentShapes });
     this.launch = new JobLaunch({ store, launcher, files: deps.files, clock, logger, events: this.events, roster: this.roster, mps: deps.mps, mig: deps.mig, serverEnvironment: deps.serverEnvironment });
+    deps.disk?.onRecovered(() => {
+      this.monitor();
+      this.requestPass();
+    });
+  }
+
+  /** True while the data directory's disk is known to be full: passes wait, ended attempts are settled later. */
+  private get diskFull(): boolean {
+    return (this.deps.disk?.fullReason() ?? null) !== null;
+  }
+
+  /** True when `error` is a full disk (then reported, and not logged here: the disk watch logs each change once). */
+  private isDiskFull(error: unknown): boolean {
+    return this.deps.disk?.noteError(error) ?? isDiskFullError(error);
+  }
+
+  /** Store writes waiting for room on the disk (launches to record). */
+  get pendingWriteCount(): number {
+    return this.pendingWrites.size;
   }
 
   /** True once `drain` was called. */
@@ -185,7 +208,8 @@ export class ControlPlane {
 
   /** One scheduling pass (see scheduling-pass.ts), then the launches and stops it decided. */
   runPass(): void {
-    if (this.drainingFlag || this.queue.size === 0) return;
+    // A full disk: the pass could store nothing; it runs again when space returns.
+    if (this.drainingFlag || this.queue.size === 0 || this.diskFull) return;
     const outcome = this.pass.run();
     for (const jobId of outcome.placedJobIds) void this.launchJob(jobId);
     for (const victimId of outcome.preemption?.victimIds ?? []) if (this.running.has(victimId)) void this.runningSet.stopProcess(victimId);
@@ -210,10 +234,14 @@ export class ControlPlane {
   /** Checks every running job for exit, lost processes and time limits. */
   monitor(): void {
     const now = this.deps.clock.nowMs();
+    if (!this.diskFull && this.pendingWrites.size > 0) this.pendingWrites.retry(this.deps.logger);
     for (const job of this.running.all()) {
       try {
         this.monitorJob(job, now);
       } catch (error) {
+        // A full disk: the attempt is settled on a later tick, once there is room (its outcome
+        // stays in its folder meanwhile); logged once by the disk watch, not per job and tick.
+        if (this.isDiskFull(error)) continue;
         // One job's trouble (e.g. a store conflict) must not stop the others from being watched.
         this.deps.logger.error({ jobId: job.id, err: error }, 'watching the job failed');
       }
@@ -248,6 +276,21 @@ export class ControlPlane {
   private async launchJob(jobId: number): Promise<void> {
     await this.serverUrlKnown;
     const result = await this.launch.launch(jobId, this.serverUrl, this.serverCaCert);
+    if (result.kind === 'disk-full') {
+      this.isDiskFull(result.error);
+      this.pendingWrites.add(jobId, result.label, () => {
+        result.write();
+        const job = this.deps.store.getJob(jobId)!;
+        if (result.started) {
+          this.adoptRunning(job);
+          if (this.intents.has(jobId)) void this.runningSet.stopProcess(jobId);
+        } else {
+          this.queue.add(job);
+        }
+        this.requestPass();
+      });
+      return;
+    }
     if (result.kind === 'failed') this.requestPass();
     if (result.kind !== 'started') return;
     this.adoptRunning(this.deps.store.getJob(jobId)!);
@@ -262,11 +305,14 @@ export class ControlPlane {
     const { launcher } = this.deps;
     const handle = job.process!;
     const outcome = launcher.readOutcome(handle);
+    // With the disk full, an ended attempt waits (its outcome file keeps its end, exit code and
+    // times) until a write can record it: settled on the first tick after space returns.
     if (outcome) {
-      this.finish(job, outcome);
+      if (!this.diskFull) this.finish(job, outcome);
       return;
     }
     if (!launcher.isAlive(handle)) {
+      if (this.diskFull) return;
       this.finish(job, launcher.readOutcome(handle));
       return;
     }

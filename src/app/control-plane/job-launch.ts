@@ -4,8 +4,11 @@
  * directory, a report token and its environment; then
  * one store write with the final placement and the token's digest, the process, and one write to
  * `running`. A launch that fails ends the job `failed` with the reason (its resources return at
- * the next pass, which reads them from the store).
+ * the next pass, which reads them from the store). A launch that fails because the disk is full is
+ * not the job's fault: it answers `disk-full` with the store write still to do (back to `pending`,
+ * or, when the command did start, `running`), for the control plane to retry when space returns.
  */
+import { isDiskFullError } from '../errors.js';
 import { generateToken, tokenDigest } from '../auth/tokens.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobFiles } from '../ports/job-files.js';
@@ -40,6 +43,8 @@ export interface JobLaunchDeps {
 export type LaunchResult =
   | { readonly kind: 'started'; readonly handle: ProcessHandle }
   | { readonly kind: 'failed'; readonly reason: string }
+  /** The disk is full: `write` records the launch (`running` when `started`, else back to `pending`) once it has room; it throws while it has none. */
+  | { readonly kind: 'disk-full'; readonly error: unknown; readonly started: boolean; readonly label: string; readonly write: () => void }
   | { readonly kind: 'skipped' };
 
 /** Launches scheduled jobs. */
@@ -98,6 +103,10 @@ export class JobLaunch {
       store.applyJobChanges([{ jobId, atMs: clock.nowMs(), expectState: 'scheduled', patch: { placement, reportTokenDigest: tokenDigest(reportToken), folder } }]);
       handle = await launcher.start({ jobId, attempt, argv: job.command, workingDirectory, environment, jobDirectory: this.deps.files.directory(folder), cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, sandbox });
     } catch (error) {
+      if (isDiskFullError(error)) {
+        const requeue = { jobId, atMs: clock.nowMs(), expectState: 'scheduled' as const, to: 'pending' as const, reason: 're-queued: the disk was full at launch', patch: { placement: null, reportTokenDigest: null, folder } };
+        return { kind: 'disk-full', error, started: false, label: `job ${jobId} back to pending`, write: () => store.applyJobChanges([requeue]) };
+      }
       logger.warn({ jobId, err: error }, 'launch failed');
       const reason = `launch failed: ${(error as Error).message}`;
       try {
@@ -108,7 +117,13 @@ export class JobLaunch {
       return { kind: 'failed', reason };
     }
     const now = clock.nowMs();
-    store.applyJobChanges([{ jobId, atMs: now, expectState: 'scheduled', to: 'running', reason: `attempt ${attempt} started (pid ${handle.supervisorPid})`, patch: { attempt, process: handle, startedAtMs: now }, startAttempt: attempt }]);
+    const running = { jobId, atMs: now, expectState: 'scheduled' as const, to: 'running' as const, reason: `attempt ${attempt} started (pid ${handle.supervisorPid})`, patch: { attempt, process: handle, startedAtMs: now }, startAttempt: attempt };
+    try {
+      store.applyJobChanges([running]);
+    } catch (error) {
+      if (!isDiskFullError(error)) throw error;
+      return { kind: 'disk-full', error, started: true, label: `job ${jobId} attempt ${attempt} started`, write: () => store.applyJobChanges([running]) };
+    }
     return { kind: 'started', handle };
   }
 }

@@ -12,6 +12,7 @@ import type { StateStore } from '../ports/state-store.js';
 import type { MpsControl } from '../ports/mps-control.js';
 import type { MigManager } from '../ports/mig-manager.js';
 import type { PlaneEvents } from './plane-events.js';
+import type { DiskSpace } from '../ports/disk-space.js';
 
 /** A minimal structured logger (pino satisfies it). */
 export interface Logger {
@@ -81,4 +82,6 @@ export interface ControlPlaneDeps {
   readonly events: PlaneEvents;
   /** The initial GPU list (already discovered). */
   readonly initialGpus: readonly InventoryGpu[];
+  /** Whether the data directory's disk has room (adapters/disk); absent: writes are simply tried. */
+  readonly disk?: DiskSpace;
 }

@@ -7,6 +7,7 @@
  * preempted). Launching the placed jobs and stopping the victims is the caller's business.
  */
 import { schedule, type ActiveJob, type ClusterSnapshot, type PlannedPreemption } from '../../core/index.js';
+import { isDiskFullError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobChange, JobRecord, StateStore } from '../ports/state-store.js';
 import type { QosTracker } from '../qos/qos-tracker.js';
@@ -108,7 +109,8 @@ export class SchedulingPass {
         }
         outcome = { placedJobIds: plan.placements.map((p) => p.jobId), preemption: plan.preemption && { ...plan.preemption, reason } };
       } catch (error) {
-        logger.error({ err: error }, 'storing the pass failed; nothing of it was applied');
+        // A full disk is logged once by the disk watch (docs/server.md), not on every pass.
+        if (!isDiskFullError(error)) logger.error({ err: error }, 'storing the pass failed; nothing of it was applied');
       }
     }
     for (const [id, why] of intents.preemptorReasons((id) => queue.has(id))) queue.setReason(id, why);

@@ -5,6 +5,7 @@
  * moves the clock; nothing sleeps.
  */
 import type { MpsControl } from '../ports/mps-control.js';
+import type { DiskSpace } from '../ports/disk-space.js';
 import { ManualClock } from '../../adapters/memory/manual-clock.js';
 import { FakeProcessLauncher } from '../../adapters/memory/fake-process-launcher.js';
 import { MemoryJobFiles } from '../../adapters/memory/memory-job-files.js';
@@ -56,9 +57,9 @@ export interface PlaneKit {
 /**
  * Builds and starts a plane over simulated GPUs (`--simulate-gpus` syntax, e.g. `8xA10`).
  * @param settings overrides of TEST_SETTINGS
- * @param ports optional ports instead of none (an MPS control)
+ * @param ports optional ports instead of none (an MPS control, the disk's state)
  */
-export async function planeKit(gpuSpec: string, settings: Partial<ControlPlaneSettings> = {}, ports: { mps?: MpsControl } = {}): Promise<PlaneKit> {
+export async function planeKit(gpuSpec: string, settings: Partial<ControlPlaneSettings> = {}, ports: { mps?: MpsControl; disk?: DiskSpace } = {}): Promise<PlaneKit> {
   const clock = new ManualClock();
   const bus = new PlaneEvents();
   const events: PlaneEvent[] = [];
@@ -73,7 +74,7 @@ export async function planeKit(gpuSpec: string, settings: Partial<ControlPlaneSe
   const full = { ...TEST_SETTINGS, ...settings };
   const plane = new ControlPlane({
     store, launcher, gpuSource: 'simulated', files, logger, clock, rng: new SeededRng(7), settings: full, serverEnvironment: { PATH: '/usr/bin:/bin' },
-    mps: ports.mps ?? null, mig: null, events: bus, initialGpus: gpus,
+    mps: ports.mps ?? null, mig: null, events: bus, initialGpus: gpus, ...(ports.disk ? { disk: ports.disk } : {}),
   });
   const jobs = new JobService({ plane, store, clock, files, launcher, settings: full, serverEnvironment: { PATH: '/usr/bin:/bin' } });
   const adminPrincipal: Principal = { role: 'admin', tenant: null };
