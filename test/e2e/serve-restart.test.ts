@@ -2,7 +2,7 @@
  * End-to-end: the server is killed (SIGKILL) or stopped (SIGTERM) while jobs run, then restarted
  * on the same data dir. Nothing is lost or run twice, and outcomes are the real ones.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, cleanupServe, cli, jobFolder, pollFor, type ServeHandle, shellJob, startServe, stopServe, waitForJob } from './support/serve-harness.js';
@@ -81,13 +81,16 @@ describe('gpushare serve: nothing lost', () => {
 
   it('SIGTERM stops the server but not its jobs; the next start re-adopts them; drain waits for them', async () => {
     server = await startServe({ simulateGpus: '1xT4' });
-    const { body } = await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 3; echo done', { gpuMilli: 500 }));
+    // The job runs until the test lets it end (a file appears), however slow the restart is.
+    const go = join(server.dataDir, 'let-the-job-end');
+    const { body } = await api(server, 'POST', '/api/v1/jobs', shellJob(`while [ ! -e ${go} ]; do sleep 0.1; done; echo done`, { gpuMilli: 500 }));
     await waitForJob(server, body.id, (j) => j.state === 'running');
     expect(await stopServe(server, 'SIGTERM')).toBe(0);
     const restarted = await startServe({ simulateGpus: '1xT4', dataDir: server.dataDir, configHome: server.configHome });
     Object.assign(server, { process: restarted.process, url: restarted.url });
     const adopted = (await api(server, 'GET', `/api/v1/jobs/${body.id}`)).body;
     expect(adopted.state).toBe('running');
+    writeFileSync(go, '');
     const backupPath = join(server.dataDir, 'backup.db');
     const backup = cli(server, ['backup', backupPath]);
     expect(backup.code, backup.stderr).toBe(0);
