@@ -3,8 +3,8 @@
  * log"): an `onSend` hook of the API's scope, so the entry is stored before the caller sees the
  * answer, for calls that succeeded and for calls refused after authentication (403 `denied`,
  * another 4xx `rejected`, 5xx `failed`, with the status and the error message). Calls without a
- * valid token (401) are not recorded (they reach no principal); nor are the routes of
- * `UNAUDITED_ROUTES`. The action, target and tenant come from `AUDITED_ROUTES`.
+ * valid token (401) are not recorded (they reach no principal); nor are paths that match no route
+ * (404 before authentication: nothing changed) and the routes of `UNAUDITED_ROUTES`. The action, target and tenant come from `AUDITED_ROUTES`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { auditActor, auditResultOf } from '../../app/audit/audit-recorder.js';
@@ -38,18 +38,18 @@ function recordCall(audit: AuditServices, request: FastifyRequest, reply: Fastif
   const principal = request.principal as FastifyRequest['principal'] | null;
   if (principal === null) return; // 401: no token, nobody to record
   const pattern = request.routeOptions.url;
-  const key = `${request.method} ${pattern ?? ''}`;
-  if (pattern !== undefined && key in UNAUDITED_ROUTES) return;
+  if (pattern === undefined) return; // no route: nothing changed
+  const key = `${request.method} ${pattern}`;
+  if (key in UNAUDITED_ROUTES) return;
   const status = reply.statusCode;
   const answer = answerObject(payload);
   const body = request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
   const context: AuditRouteContext = {
     params: (request.params ?? {}) as Record<string, unknown>, body, created: status < 400 ? answer : null, jobTenant: audit.jobTenant,
   };
-  const path = request.url.split('?')[0] ?? '';
-  const row = pattern === undefined ? null : AUDITED_ROUTES[key];
-  const action = pattern === undefined ? 'api.unknown-route' : row?.action ?? `api.${request.method.toLowerCase()}`;
-  const target = row ? row.target(context) : cutString(pattern ?? path);
+  const row = AUDITED_ROUTES[key];
+  const action = row?.action ?? `api.${request.method.toLowerCase()}`;
+  const target = row ? row.target(context) : cutString(pattern);
   audit.record({
     atMs: audit.nowMs(),
     actor: auditActor(principal, audit.tokenLabel),
@@ -57,7 +57,7 @@ function recordCall(audit: AuditServices, request: FastifyRequest, reply: Fastif
     tenant: principal.tenant ?? row?.tenant?.(context) ?? null,
     action,
     target,
-    summary: requestSummary({ method: request.method, route: pattern ?? path, params: pattern === undefined ? {} : request.params, query: request.query, body: request.body }),
+    summary: requestSummary({ method: request.method, route: pattern, params: request.params, query: request.query, body: request.body }),
     outcome: { result: auditResultOf(status), httpStatus: status, message: status < 400 ? null : errorMessage(answer) },
   });
 }
