@@ -94,25 +94,25 @@ export function openAuditHeadJournal(path: string, options: AuditHeadJournalOpti
 export function readAuditHeadJournal(path: string): AuditJournal | null {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // latin1: a journal is ASCII, and a byte that is not stays one character (and fails the line check).
+    text = readFileSync(path, 'latin1');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
   const hashes = new Map<number, string>();
   let lastSeq = 0;
-  const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
+  const complete = text.endsWith('\n') ? text.length : text.lastIndexOf('\n') + 1;
+  const lineShape = /^\d{1,15} [0-9a-f]{64}$/;
   let start = 0;
-  let lineNumber = 0;
-  while (start < complete.length) {
-    const end = complete.indexOf('\n', start);
-    const line = complete.slice(start, end);
+  for (let lineNumber = 1; start < complete; lineNumber++) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end);
     start = end + 1;
-    lineNumber += 1;
-    const match = /^(\d{1,15}) ([0-9a-f]{64})$/.exec(line);
-    if (match === null) throw new Error(`${path} line ${lineNumber} is not "seq hash": ${JSON.stringify(line.slice(0, 100))}`);
-    const seq = Number(match[1]);
-    if (!hashes.has(seq)) hashes.set(seq, match[2]!);
+    if (!lineShape.test(line)) throw new Error(`${path} line ${lineNumber} is not "seq hash": ${JSON.stringify(line.slice(0, 100))}`);
+    const space = line.indexOf(' ');
+    const seq = Number(line.slice(0, space));
+    if (!hashes.has(seq)) hashes.set(seq, line.slice(space + 1));
     if (seq > lastSeq) lastSeq = seq;
   }
   return { hashes, lastSeq };
