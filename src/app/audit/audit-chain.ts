@@ -2,12 +2,13 @@
  * The audit log's hash chain (docs/security.md "Audit log", decision 0016).
  *
  * Entry `seq` stores `prev_hash` (the hash of entry `seq - 1`; 64 zeros for entry 1) and
- * `hash = SHA-256(prev_hash + "\n" + JSON.stringify([seq, atMs, actor, role, tenant, action,
- * target, summary, outcome]))` in lower-case hex, where `summary` and `outcome` are written with
- * their object keys sorted (canonical JSON, exactly the text the store keeps in their columns) and
- * `tenant` is null when absent. Editing an entry breaks its own hash; deleting or moving one breaks
- * the next entry's `prev_hash`; re-hashing everything after an edit is caught by the head journal
- * kept outside the store (`<data-dir>/audit-head`, one `seq hash` line per entry).
+ * `hash = SHA-256(prev_hash + "\n" + "[" + seq + "," + at_ms + "," + json(actor) + "," + json(role)
+ * + "," + json(tenant) + "," + json(action) + "," + json(target) + "," + summary + "," + outcome
+ * + "]")` in lower-case hex, where `json` is `JSON.stringify` (`null` for a missing tenant) and
+ * `summary` and `outcome` are the texts of their columns as stored (canonical JSON: object keys
+ * sorted, no whitespace). Editing an entry breaks its own hash; deleting or moving one breaks the
+ * next entry's `prev_hash`; re-hashing everything after an edit is caught by the head journal kept
+ * outside the store (`<data-dir>/audit-head`, one `seq hash` line per entry).
  */
 import * as crypto from 'node:crypto';
 import type { AuditEntry, AuditOutcome, JsonValue, NewAuditEntry } from '../ports/audit-log.js';
