@@ -50,6 +50,7 @@ export function parseSince(text: string, nowMs: number): string {
 
 /** `text` with control characters shown as `\xNN`, so that a stored value cannot forge terminal output. */
 function visible(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 

@@ -96,7 +96,11 @@ describe('audit log of API calls and GPU actions', () => {
     // The token's secret and the environment's values are nowhere in the log; the variable's name is.
     expect(JSON.stringify(all)).not.toContain(token.token);
     expect(JSON.stringify(all)).not.toContain('sk-secret-value');
-    expect(all[2]!.summary).toEqual({ method: 'POST', route: '/api/v1/jobs', body: { command: ['train', '--lr', '0.1'], workingDirectory: '/work', tenant: 'team-a', environment: ['WANDB_API_KEY'] } });
+    // The body as the route acted on it (defaults applied).
+    expect(all[2]!.summary).toEqual({ method: 'POST', route: '/api/v1/jobs', body: {
+      command: ['train', '--lr', '0.1'], workingDirectory: '/work', tenant: 'team-a', environment: ['WANDB_API_KEY'], cpuMilli: 0, hostMemoryMiB: 0, priority: 'normal', retries: 0,
+      timeLimitSeconds: null, gpu: { gpuCount: 1, gpuMemoryMiB: null, isolation: 'standard', mode: 'auto' },
+    } });
     expect(all[3]!.outcome).toEqual({ result: 'rejected', httpStatus: 400, message: 'body.command: command needs at least the program to run' });
     expect(all[4]!.outcome.message).toMatch(/admin/);
     expect(all[5]!.summary).toEqual({ method: 'POST', route: '/api/v1/jobs/:id/cancel', params: { id: 1 } });
