@@ -15,11 +15,12 @@
  *     `node -e 0` (cli-start-bench.ts);
  *  7. Kubernetes (kubernetes-bench.ts): the extender's filter + prioritize latency with 500 and
  *     5,000 nodes, and pods bound per second through a real kube-scheduler with the extender
- *     against the same scheduler without it.
+ *     against the same scheduler without it;
+ *  8. the audit log (audit-bench.ts): `audit verify` over 100,000 entries against reading them.
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
  *
  * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
- * cli` runs 6 only, `--only kubernetes` runs 7 only. A partial run replaces only its own sections of an existing bench-results.json.
+ * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only. A partial run replaces only its own sections of an existing bench-results.json.
  * `--baseline-ref REF [--rounds N]` instead measures the replay, the grid and the server for the
  * build of git REF and this one, alternately, N rounds each (default 2), and prints after ÷ before
  * (before-after.ts).
@@ -41,6 +42,7 @@ import { DEFAULT_SERVER_BENCH_OPTIONS, formatServerBench, runServerBench } from 
 import { formatCliStart, runCliStartBench } from './cli-start-bench.js';
 import { runBeforeAfter } from './before-after.js';
 import { runKubernetesBench } from './kubernetes-bench.js';
+import { runAuditBench } from './audit-bench.js';
 
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const NODES_FILE = shipped('openb_node_list_gpu_node.csv');
@@ -56,7 +58,7 @@ const GRID_SEEDS = Array.from({ length: 10 }, (_, i) => 42 + i);
 const GRID_TARGET_S = 120;
 const MAX_WORKERS = 4;
 const RESULTS_FILE = 'bench-results.json';
-const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes'] as const;
+const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit'] as const;
 const CLI_START_ROUNDS = 15;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
@@ -297,6 +299,11 @@ async function main(): Promise<void> {
     const kubernetes = await runKubernetesBench(progress);
     out.push(...kubernetes.lines, '');
     results = { ...results, kubernetes: kubernetes.results };
+  }
+  if (only.has('audit')) {
+    const audit = runAuditBench(progress);
+    out.push(...audit.lines, '');
+    results = { ...results, audit: audit.results };
   }
   out.push(`results written to ${resolve(RESULTS_FILE)}`);
   const partial = only.size < BENCHMARKS.length;

@@ -14,10 +14,15 @@ import { Command } from 'commander';
 import { CLIENT_COMMANDS, createClientCommands } from '../cli/client-commands.js';
 import { processIo } from '../cli/cli-io.js';
 import { handleCliError } from '../cli/exit-codes.js';
+import type { VerifyAudit } from '../cli/audit-command.js';
+import { throwOnExit } from '../cli/option-parsers.js';
 
 /** The server-side commands (see the module comment); the path stays relative to this file in the bundle. */
 const SERVER_COMMANDS_MODULE = './server-commands.js';
 const SERVER_COMMAND_NAMES = new Set(['simulate', 'synth-trace', 'serve', 'extender', 'webhook', 'node-agent']);
+/** `audit verify` reads the store on this machine: loaded only when it runs, like the server commands. */
+const AUDIT_VERIFY_MODULE = './audit-verify.js';
+const verifyAudit: VerifyAudit = async (dataDir) => ((await import(AUDIT_VERIFY_MODULE)) as typeof import('./audit-verify.js')).verifyDataDirAudit(dataDir);
 
 /** The package version, read from package.json (two levels above src/main and dist/main). */
 function packageVersion(): string {
@@ -50,6 +55,7 @@ export async function createProgram(names?: ReadonlySet<string>): Promise<Comman
     for (const command of createServerCommands(version, names)) program.addCommand(command);
   }
   for (const command of await createClientCommands(processIo(), names)) program.addCommand(command);
+  if (names === undefined || names.has('audit')) program.addCommand(throwOnExit((await import('../cli/audit-command.js')).createAuditCommand(verifyAudit)));
   program.exitOverride();
   for (const command of program.commands) command.exitOverride();
   return program;
@@ -69,7 +75,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   }
   try {
     const name = commandNameOf(args);
-    const known = name !== undefined && (SERVER_COMMAND_NAMES.has(name) || CLIENT_COMMANDS.some((c) => c.name === name));
+    const known = name !== undefined && (SERVER_COMMAND_NAMES.has(name) || name === 'audit' || CLIENT_COMMANDS.some((c) => c.name === name));
     const program = await createProgram(known ? new Set([name]) : undefined);
     await program.parseAsync([...argv]);
     return 0;

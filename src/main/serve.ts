@@ -45,6 +45,7 @@ import { writeCliConfig } from '../config/cli-config.js';
 import { setUpJobIsolation } from './job-sandbox-setup.js';
 import { DEFAULT_SIMULATED_GPUS, type ServerConfig } from '../config/server-config.js';
 import { prepareServerTls } from './server-tls.js';
+import { openServerAuditLog } from './server-audit.js';
 
 /** A running server. */
 export interface RunningServer {
@@ -98,6 +99,9 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const rawStore = openDataDirStore(config.dataDir, logger, clock.nowMs(), (error) => disk.noteError(error));
   cleanups.push(() => rawStore.close());
   const store = observeStore(rawStore, events);
+  // Before the control plane starts, so that its first GPU actions are recorded.
+  const audit = openServerAuditLog(config.dataDir, rawStore, events, clock, logger);
+  cleanups.push(() => audit.close());
   const inventory = await chooseInventory(config);
   const initialGpus = await inventory.list();
   // One cgroup parent per data dir: job ids restart in every store, so two servers on one host
@@ -160,6 +164,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
       metrics.close();
       await plane.stop();
       launcher.close();
+      audit.close();
       store.close();
       cleanups[0]!();
       logger.info('gpushare stopped; running jobs keep running and are re-adopted at the next start');
@@ -177,6 +182,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     unhealthyReason: () => disk.fullReason(),
     dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
     qos: new QosService(plane, store, clock, logger),
+    audit: audit.services,
   }, { https: tls.https, logger: false, logInternalError: (err, request) => logger.error({ err, method: request.method, url: request.url }, 'request failed') });
   cleanups.push(() => app.close());
   try {

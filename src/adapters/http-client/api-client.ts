@@ -11,6 +11,7 @@ import {
   type QosReportBody,
 } from '../../contract/api.js';
 import type { JobState } from '../../core/index.js';
+import { AuditListSchema, type AuditEntryView } from '../../contract/audit.js';
 import { ApiError, ApiResponseError, ApiUnreachableError, failureCode, isCertificateError, networkReason } from './api-errors.js';
 import { createNodeHttpFetch, type HttpFetch, type HttpResponse } from './node-http-fetch.js';
 
@@ -111,6 +112,17 @@ export interface ApiClient {
   status(): Promise<StatusView>;
   /** `POST /jobs/:id/qos-reports`: a running job's progress report (docs/qos.md); returns its QoS state. */
   reportQos(id: number, body: QosReportBody): Promise<z.infer<typeof QosReportResultSchema>>;
+  /** `GET /audit` (admin): audit log entries in seq order (docs/security.md "Audit log"). */
+  listAudit(query: AuditQuery): Promise<AuditEntryView[]>;
+}
+
+/** `GET /audit` query: `since` an ISO 8601 time; `newest` the newest `limit` entries instead of the oldest after `afterSeq`. */
+export interface AuditQuery {
+  readonly since?: string;
+  readonly afterSeq?: number;
+  readonly limit?: number;
+  readonly newest?: boolean;
+  readonly tenant?: string;
 }
 
 /**
@@ -223,5 +235,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     backup: (path) => call('POST', '/backup', BackupResultSchema, { body: { path } }),
     status: () => call('GET', '/status', StatusSchema),
     reportQos: (id, body) => call('POST', jobPath(id, '/qos-reports'), QosReportResultSchema, { body }),
+    listAudit: async (query) => (await call('GET', '/audit', AuditListSchema, {
+      query: { since: query.since, afterSeq: query.afterSeq, limit: query.limit, newest: query.newest === undefined ? undefined : String(query.newest), tenant: query.tenant },
+    })).entries,
   };
 }

@@ -20,6 +20,8 @@ import { checkJobTokenScope } from '../../app/auth/job-scope.js';
 import { registerDashboard } from './dashboard.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerUsageHistoryRoutes } from './routes/usage-history.js';
+import { registerAuditHook } from './audit-hook.js';
+import { registerAuditRoutes } from './routes/audit.js';
 
 export type { ServerServices } from './server-services.js';
 
@@ -97,6 +99,10 @@ export async function buildServer(services: ServerServices, options: BuildServer
     registerQosRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerUsageHistoryRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerEventRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+    if (services.audit) {
+      registerAuditHook(api, services.audit);
+      registerAuditRoutes(api.withTypeProvider<ZodTypeProvider>(), services.audit);
+    }
   }, { prefix: '/api/v1' });
   await registerDashboard(app);
   await app.ready();

@@ -10,6 +10,24 @@ import type { JobService } from '../../app/control-plane/job-service.js';
 import type { ServerStatus } from '../../app/control-plane/server-status.js';
 import type { UsageHistory } from '../../app/control-plane/usage-history.js';
 import type { QosService } from '../../app/qos/qos-service.js';
+import type { AuditRecord } from '../../app/audit/audit-recorder.js';
+import type { AuditLog } from '../../app/ports/audit-log.js';
+
+/** The audit log as the API uses it: records calls (audit-hook.ts) and lists entries (`GET /api/v1/audit`). */
+export interface AuditServices {
+  /** The log, for listing. */
+  readonly log: AuditLog;
+  /** Records an entry; never throws (a failure goes to the server's log). */
+  readonly record: AuditRecord;
+  /** The tenant of job `id`, null when unknown. */
+  readonly jobTenant: (id: number) => string | null;
+  /** A stored token's label (named in the actor), null when none. */
+  readonly tokenLabel?: (tokenId: number) => string | null;
+  /** The clock, ms since the epoch. */
+  readonly nowMs: () => number;
+  /** Where an error while building an entry goes (the server's log). */
+  readonly logError: (error: Error, call: string) => void;
+}
 
 /** The Prometheus exposition `GET /metrics` serves (adapters/metrics provides it). */
 export interface MetricsExposition {
@@ -43,5 +61,7 @@ export interface ServerServices {
   readonly unhealthyReason?: () => string | null;
   /** Samples of allocation and utilization over time (the dashboard's charts). */
   readonly usageHistory: UsageHistory;
+  /** The audit log (docs/security.md "Audit log"); absent: calls are not recorded and `GET /api/v1/audit` does not exist. */
+  readonly audit?: AuditServices;
 }
 

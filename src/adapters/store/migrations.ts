@@ -109,6 +109,27 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN submitted_by_token_id INTEGER;
   `,
+  // 7: the audit log: append-only (triggers refuse UPDATE and DELETE), each entry chained to the
+  // previous one by its hash (src/app/audit/audit-chain.ts, decision 0016).
+  `
+  CREATE TABLE audit_log (
+    seq       INTEGER PRIMARY KEY NOT NULL,
+    at_ms     INTEGER NOT NULL,
+    actor     TEXT NOT NULL,
+    role      TEXT NOT NULL,
+    tenant    TEXT,
+    action    TEXT NOT NULL,
+    target    TEXT NOT NULL,
+    summary   TEXT NOT NULL,
+    outcome   TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash      TEXT NOT NULL
+  );
+  CREATE INDEX audit_log_by_tenant ON audit_log(tenant, seq);
+  CREATE INDEX audit_log_by_time ON audit_log(at_ms);
+  CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+  CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+  `,
 ];
 
 /** The schema version this build reads and writes (the number of migrations). */

@@ -78,7 +78,7 @@ export class JobLaunch {
       if (placement.mode === 'mig' && this.deps.mig) {
         const prepared = await prepareMigInstances(this.deps.mig, placement, roster, (index) => roster.gpu(index)?.model ?? '');
         this.migReconfigurations += prepared.reconfigured;
-        if (prepared.reconfigured > 0) this.deps.events.emit({ type: 'mig-reconfigured', gpuIndices: placement.gpus.map((g) => g.index), count: prepared.reconfigured });
+        if (prepared.reconfigured > 0) this.deps.events.emit({ type: 'mig-reconfigured', gpuIndices: placement.gpus.map((g) => g.index), count: prepared.reconfigured, jobId });
         placement = prepared.placement;
       }
       folder ??= this.deps.files.createFolder(jobId);

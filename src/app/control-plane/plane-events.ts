@@ -35,6 +35,18 @@ export interface MigReconfiguredEvent {
   readonly gpuIndices: readonly number[];
   /** GPUs reconfigured by this launch. */
   readonly count: number;
+  /** The job whose launch needed the change. */
+  readonly jobId?: number;
+}
+
+/** A pass chose jobs to preempt for a more important one (stored as their stop intents). */
+export interface PreemptionEvent {
+  readonly type: 'preemption';
+  readonly preemptorId: number;
+  readonly victimIds: readonly number[];
+  /** The reason the victims are stopped for. */
+  readonly reason: string;
+  readonly atMs: number;
 }
 
 /** The GPU list changed (health poll, cordon). */
@@ -55,7 +67,7 @@ export interface QosEvent {
 }
 
 /** Every event a control plane emits. */
-export type PlaneEvent = JobTransitionEvent | PassEvent | MigReconfiguredEvent | GpusChangedEvent | QosEvent;
+export type PlaneEvent = JobTransitionEvent | PassEvent | MigReconfiguredEvent | GpusChangedEvent | QosEvent | PreemptionEvent;
 
 /** A synchronous, in-process event bus. */
 export class PlaneEvents {

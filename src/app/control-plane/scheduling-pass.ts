@@ -106,6 +106,7 @@ export class SchedulingPass {
           logger.info({ ...plan.preemption }, 'preempting');
           intents.addPreemptor(plan.preemption.preemptorId, plan.preemption.victimIds);
           for (const victimId of plan.preemption.victimIds) intents.set(victimId, { kind: 'preempted', reason });
+          this.deps.events.emit({ type: 'preemption', preemptorId: plan.preemption.preemptorId, victimIds: plan.preemption.victimIds, reason, atMs: nowMs });
         }
         outcome = { placedJobIds: plan.placements.map((p) => p.jobId), preemption: plan.preemption && { ...plan.preemption, reason } };
       } catch (error) {

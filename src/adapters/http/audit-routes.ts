@@ -1,0 +1,53 @@
+/**
+ * The one table of audited API routes: for every state-changing route under `/api/v1`, the audit
+ * action it records and how its target and tenant are named (docs/security.md "Audit log"). A
+ * state-changing route without a row is recorded as `api.<method>` with its pattern as the target,
+ * and fails `audit-routes.test.ts`. Not recorded: `POST /jobs/:id/qos-reports` (a job's own
+ * progress reports, docs/qos.md).
+ */
+
+/** What a row may read to name the target and tenant. */
+export interface AuditRouteContext {
+  /** Path parameters as the router decoded them. */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The request body when it is an object, else `{}`. */
+  readonly body: Readonly<Record<string, unknown>>;
+  /** The answer's body when the call succeeded (the created job's or token's id), else null. */
+  readonly created: Readonly<Record<string, unknown>> | null;
+  /** The tenant of a job, null when unknown. */
+  readonly jobTenant: (id: number) => string | null;
+}
+
+/** A row of the table. */
+export interface AuditedRoute {
+  readonly action: string;
+  readonly target: (c: AuditRouteContext) => string;
+  /** The tenant acted on, when the caller's own tenant does not say (admin calls). */
+  readonly tenant?: (c: AuditRouteContext) => string | null;
+}
+
+/** HTTP methods whose calls change state. */
+export const STATE_CHANGING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** State-changing routes that are not recorded, and why. */
+export const UNAUDITED_ROUTES: Readonly<Record<string, string>> = {
+  'POST /api/v1/jobs/:id/qos-reports': 'a job\'s own progress reports (docs/qos.md)',
+};
+
+const text = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '?');
+const jobId = (c: AuditRouteContext): number => Number(c.params.id);
+const ofJob = (c: AuditRouteContext): string | null => (Number.isSafeInteger(jobId(c)) ? c.jobTenant(jobId(c)) : null);
+const bodyTenant = (c: AuditRouteContext): string | null => (typeof c.body.tenant === 'string' ? c.body.tenant : null);
+
+/** `METHOD /api/v1/pattern` → its row. */
+export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
+  'POST /api/v1/jobs': { action: 'job.submit', target: (c) => (c.created?.id === undefined ? 'job (none created)' : `job ${text(c.created.id)}`), tenant: (c) => (typeof c.created?.tenant === 'string' ? c.created.tenant : bodyTenant(c)) },
+  'POST /api/v1/jobs/:id/cancel': { action: 'job.cancel', target: (c) => `job ${text(c.params.id)}`, tenant: ofJob },
+  'POST /api/v1/gpus/:index/cordon': { action: 'gpu.cordon', target: (c) => `gpu ${text(c.params.index)}` },
+  'POST /api/v1/gpus/:index/uncordon': { action: 'gpu.uncordon', target: (c) => `gpu ${text(c.params.index)}` },
+  'POST /api/v1/tenants': { action: 'tenant.create', target: (c) => `tenant ${text(c.body.name)}`, tenant: (c) => (typeof c.body.name === 'string' ? c.body.name : null) },
+  'PUT /api/v1/tenants/:name/quota': { action: 'quota.set', target: (c) => `tenant ${text(c.params.name)}`, tenant: (c) => text(c.params.name) },
+  'POST /api/v1/tokens': { action: 'token.create', target: (c) => (c.created?.id === undefined ? 'token (none created)' : `token ${text(c.created.id)}`), tenant: bodyTenant },
+  'POST /api/v1/drain': { action: 'server.drain', target: () => 'server' },
+  'POST /api/v1/backup': { action: 'server.backup', target: () => 'server' },
+};

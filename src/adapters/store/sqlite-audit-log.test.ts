@@ -1,0 +1,113 @@
+/**
+ * The audit log on a real SQLite file and in memory (same listing results), the append-only
+ * triggers, and the head journal file (batches, the delay, close, reading it back).
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GENESIS_HASH, verifyAuditChain } from '../../app/audit/audit-chain.js';
+import type { AuditLog, NewAuditEntry } from '../../app/ports/audit-log.js';
+import { openAuditHeadJournal, readAuditHeadJournal } from './audit-head-journal.js';
+import { createMemoryAuditLog } from './memory-audit-log.js';
+import { createSqliteAuditLog, readAuditRows } from './sqlite-audit-log.js';
+import { openSqliteStore, type SqliteStateStore } from './sqlite-store.js';
+
+const entry = (i: number): NewAuditEntry => ({
+  atMs: 1000 * i, actor: `tenant-admin token ${i} of t${i % 3}`, role: 'tenant-admin', tenant: `t${i % 3}`, action: i % 2 === 0 ? 'job.cancel' : 'job.submit', target: `job ${i}`,
+  summary: { method: 'POST', route: '/api/v1/jobs', body: { environment: ['A', 'B'], quota: 0.25 } }, outcome: { result: i === 4 ? 'denied' : 'ok', httpStatus: i === 4 ? 403 : 200, message: i === 4 ? 'not yours' : null },
+});
+
+describe('audit log storage', () => {
+  let dir: string;
+  let store: SqliteStateStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gpushare-audit-'));
+    store = openSqliteStore(join(dir, 'gpushare.db'));
+  });
+  afterEach(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const fill = (log: AuditLog): void => {
+    for (let i = 1; i <= 9; i++) log.append(entry(i));
+  };
+
+  it('lists by tenant, time and seq, the oldest or the newest N, the same in SQLite and in memory', () => {
+    const logs = [createSqliteAuditLog(store.database), createMemoryAuditLog()];
+    for (const log of logs) fill(log);
+    for (const log of logs) {
+      expect(log.list({ limit: 100 }).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(log.list({ limit: 100, tenant: 't1' }).map((e) => e.seq)).toEqual([1, 4, 7]);
+      expect(log.list({ limit: 2, sinceMs: 5000 }).map((e) => e.seq)).toEqual([5, 6]);
+      expect(log.list({ limit: 3, newest: true }).map((e) => e.seq)).toEqual([7, 8, 9]);
+      expect(log.list({ limit: 2, afterSeq: 6, tenant: 't0' }).map((e) => e.seq)).toEqual([9]);
+      expect(log.list({ limit: 1, afterSeq: 3 })[0]).toMatchObject({ seq: 4, tenant: 't1', outcome: { result: 'denied', httpStatus: 403, message: 'not yours' }, summary: { body: { environment: ['A', 'B'], quota: 0.25 } } });
+    }
+    // Same fields, same chain: the two implementations agree on every hash.
+    expect(logs[0]!.list({ limit: 100 })).toEqual(logs[1]!.list({ limit: 100 }));
+  });
+
+  it('chains across a reopen, and the rows verify', () => {
+    fill(createSqliteAuditLog(store.database));
+    store.close();
+    store = openSqliteStore(join(dir, 'gpushare.db'));
+    const log = createSqliteAuditLog(store.database);
+    const tenth = log.append(entry(10));
+    expect([tenth.seq, tenth.prevHash]).toEqual([10, log.list({ limit: 1, afterSeq: 8 })[0]!.hash]);
+    expect(log.head()).toEqual({ seq: 10, hash: tenth.hash });
+    const result = verifyAuditChain(readAuditRows(store.database), { hashes: new Map(), lastSeq: 0 });
+    expect([result.ok, result.entries, result.head.seq]).toEqual([true, 10, 10]);
+    expect(createSqliteAuditLog(openSqliteStore(':memory:').database).head()).toEqual({ seq: 0, hash: GENESIS_HASH });
+  });
+
+  it('refuses UPDATE and DELETE of audit rows (append-only triggers)', () => {
+    fill(createSqliteAuditLog(store.database));
+    expect(() => store.database.prepare("UPDATE audit_log SET target = 'job 99' WHERE seq = 3").run()).toThrow(/audit_log is append-only/);
+    expect(() => store.database.prepare('DELETE FROM audit_log WHERE seq = 9').run()).toThrow(/audit_log is append-only/);
+    expect(store.database.prepare('SELECT count(*) AS n, max(seq) AS last FROM audit_log').get()).toEqual({ n: 9, last: 9 });
+  });
+});
+
+describe('audit head journal', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gpushare-audit-head-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const hash = (n: number): string => n.toString(16).padStart(64, '0');
+
+  it('writes a batch once N entries wait, the rest on close; the file is private', () => {
+    const path = join(dir, 'audit-head');
+    const journal = openAuditHeadJournal(path, { batchEntries: 3, maxDelayMs: 60_000 });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    for (let seq = 1; seq <= 2; seq++) journal.record(seq, hash(seq));
+    expect(readFileSync(path, 'utf8')).toBe('');
+    journal.record(3, hash(3));
+    expect(readFileSync(path, 'utf8')).toBe(`1 ${hash(1)}\n2 ${hash(2)}\n3 ${hash(3)}\n`);
+    journal.record(4, hash(4));
+    journal.close();
+    journal.record(5, hash(5));
+    expect(readAuditHeadJournal(path)).toEqual({ hashes: new Map([1, 2, 3, 4].map((s) => [s, hash(s)])), lastSeq: 4 });
+  });
+
+  it('writes a lone entry within maxDelayMs', async () => {
+    const path = join(dir, 'audit-head');
+    const journal = openAuditHeadJournal(path, { batchEntries: 100, maxDelayMs: 20 });
+    journal.record(1, hash(1));
+    const deadline = Date.now() + 5000;
+    while (readFileSync(path, 'utf8') === '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(readFileSync(path, 'utf8')).toBe(`1 ${hash(1)}\n`);
+    journal.close();
+  });
+
+  it('reads the first hash of a seq, ignores a torn last line, and names a malformed line', () => {
+    const path = join(dir, 'audit-head');
+    expect(readAuditHeadJournal(path)).toBeNull();
+    writeFileSync(path, `1 ${hash(1)}\n2 ${hash(2)}\n2 ${hash(7)}\n3 ${hash(3).slice(0, 20)}`);
+    expect(readAuditHeadJournal(path)).toEqual({ hashes: new Map([[1, hash(1)], [2, hash(2)]]), lastSeq: 2 });
+    writeFileSync(path, `1 ${hash(1)}\nx y\n`);
+    expect(() => readAuditHeadJournal(path)).toThrow(`${path} line 2 is not "seq hash": "x y"`);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * The server's audit log (docs/security.md "Audit log"): the `audit_log` table of the store
+ * database, the head journal `<data-dir>/audit-head`, the control plane's GPU actions recorded from
+ * its events, and what the HTTP API needs to record calls and list entries.
+ */
+import { join } from 'node:path';
+import type { Logger } from '../app/control-plane/plane-deps.js';
+import type { PlaneEvents } from '../app/control-plane/plane-events.js';
+import { safeAuditRecorder } from '../app/audit/audit-recorder.js';
+import { auditPlaneEvents } from '../app/audit/plane-audit.js';
+import type { Clock } from '../app/ports/clock.js';
+import type { AuditServices } from '../adapters/http/server-services.js';
+import { openAuditHeadJournal, readAuditHeadJournal } from '../adapters/store/audit-head-journal.js';
+import { createSqliteAuditLog } from '../adapters/store/sqlite-audit-log.js';
+import type { SqliteStateStore } from '../adapters/store/sqlite-store.js';
+
+/** The head journal's file name in the data directory. */
+export const AUDIT_HEAD_FILE = 'audit-head';
+
+/** The open audit log of a server. */
+export interface ServerAuditLog {
+  readonly services: AuditServices;
+  /** Stops recording plane events, writes the journal's last lines (fsync) and closes it. Idempotent. */
+  close(): void;
+}
+
+/**
+ * Opens the audit log on the store's connection and its journal, and subscribes to `events`. A
+ * journal whose last entry the store does not have (or has with another hash) is logged as an
+ * error: the store lost or rewrote entries (`gpushare audit verify` names the first).
+ */
+export function openServerAuditLog(dataDir: string, store: SqliteStateStore, events: PlaneEvents, clock: Clock, logger: Logger): ServerAuditLog {
+  const journalPath = join(dataDir, AUDIT_HEAD_FILE);
+  const witnessed = readAuditHeadJournal(journalPath);
+  const journal = openAuditHeadJournal(journalPath, { onError: (err) => logger.error({ err }, `audit log: cannot write ${journalPath}`) });
+  const log = createSqliteAuditLog(store.database, { onAppend: (entry) => journal.record(entry.seq, entry.hash) });
+  if (witnessed !== null && witnessed.lastSeq > 0) {
+    const head = log.head();
+    const stored = log.list({ afterSeq: witnessed.lastSeq - 1, limit: 1 })[0];
+    if (head.seq < witnessed.lastSeq || stored?.hash !== witnessed.hashes.get(witnessed.lastSeq)) {
+      logger.error({ journalSeq: witnessed.lastSeq, storeSeq: head.seq }, 'audit log: the store does not match the audit-head journal (entries deleted or rewritten, or a backup restored); run `gpushare audit verify`');
+    }
+  }
+  const record = safeAuditRecorder(log, logger);
+  const unsubscribe = events.on(auditPlaneEvents({ record, job: (id) => store.getJob(id), nowMs: () => clock.nowMs() }));
+  let closed = false;
+  return {
+    services: {
+      log, record, nowMs: () => clock.nowMs(),
+      jobTenant: (id) => store.getJob(id)?.tenant ?? null,
+      logError: (err, call) => logger.error({ err, call }, 'audit log: could not build the entry of a call'),
+    },
+    close: () => {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      journal.close();
+    },
+  };
+}
