@@ -1,7 +1,8 @@
 /**
- * `GET /api/v1/audit`: audit log entries (docs/security.md "Audit log"), admin only.
+ * `GET /api/v1/audit`: audit log entries (docs/security.md "Audit log"): every entry for an admin,
+ * its own tenant's for a tenant-admin.
  */
-import { requireAdmin } from '../../../app/control-plane/admin-service.js';
+import { authorize } from '../../../app/auth/authorize.js';
 import type { AuditEntry } from '../../../app/ports/audit-log.js';
 import { AuditListSchema, AuditQuerySchema, type AuditEntryView } from '../../../contract/audit.js';
 import type { AuditServices } from '../server-services.js';
@@ -18,10 +19,13 @@ function entryView(entry: AuditEntry): AuditEntryView {
 /** Registers the audit route. */
 export function registerAuditRoutes(api: Api, audit: AuditServices): void {
   api.get('/audit', {
-    schema: { tags: ['admin'], summary: 'Audit log entries in seq order (admin): the newest `limit`, or pages with afterSeq', querystring: AuditQuerySchema, response: { 200: AuditListSchema } },
+    schema: { tags: ['admin'], summary: 'Audit log entries in seq order (admin; a tenant-admin its tenant\'s): the newest `limit`, or pages with afterSeq', querystring: AuditQuerySchema, response: { 200: AuditListSchema } },
   }, async (request) => {
-    requireAdmin(request.principal);
-    const { since, afterSeq, limit, newest, tenant } = request.query;
+    const { principal } = request;
+    authorize(principal, 'audit.read', { tenant: request.query.tenant ?? principal.tenant });
+    const { since, afterSeq, limit, newest } = request.query;
+    // A tenant-admin reads its own tenant's entries only, whatever it asks for.
+    const tenant = principal.role === 'admin' ? request.query.tenant : principal.tenant!;
     const entries = audit.log.list({
       limit, newest: newest === 'true',
       ...(since === undefined ? {} : { sinceMs: Date.parse(since) }),
