@@ -4,8 +4,9 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // The slow suite runs with vitest.slow.config.ts (npm run test:slow), the tests on a real
-    // Kubernetes control plane with vitest.kubernetes.config.ts (npm run test:kubernetes).
-    exclude: ['test/slow/**', 'test/kubernetes/**', '**/node_modules/**'],
+    // Kubernetes control plane with vitest.kubernetes.config.ts (npm run test:kubernetes), the API
+    // fuzzing with vitest.api.config.ts (npm run test:api).
+    exclude: ['test/slow/**', 'test/kubernetes/**', 'test/api/**', '**/node_modules/**'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',

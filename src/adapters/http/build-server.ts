@@ -10,6 +10,7 @@ import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Principal } from '../../app/auth/tokens.js';
 import { registerErrorHandler, type InternalErrorLog } from './error-handler.js';
+import { registerErrorResponses } from './error-responses.js';
 import type { ServerServices } from './server-services.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerGpuRoutes } from './routes/gpus.js';
@@ -68,6 +69,7 @@ export async function buildServer(services: ServerServices, options: BuildServer
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app, options.logInternalError);
+  registerErrorResponses(app);
   await app.register(swagger, {
     openapi: {
       info: { title: 'gpushare API', version: services.version, description: 'Fractional GPU jobs on one server: submit, watch, cancel; GPUs and tenants.' },

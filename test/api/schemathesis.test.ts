@@ -1,0 +1,221 @@
+/**
+ * The HTTP API fuzzed by Schemathesis (`npm run test:api`; docs/testing.md): a real `gpushare
+ * serve` (HTTPS, two simulated GPUs, a temporary data dir) and every operation its /openapi.json
+ * lists, except the three below, fuzzed once with the admin token and once with a tenant-admin
+ * token made through the API:
+ *
+ * - no answer is a server error, every answer matches the schema and content type of its status,
+ *   and every status is one the document declares (checks not_a_server_error,
+ *   response_schema_conformance, content_type_conformance, status_code_conformance);
+ * - with the admin token every operation answers 2xx at least once; with the tenant's token every
+ *   operation not marked "(admin)" in its summary does, and those marked never do;
+ * - a run of invalid requests only (`--mode negative`) is refused every time (negative_data_rejection)
+ *   and leaves every row of every store table, the job-id mark and the job folders as they were.
+ *
+ * Left out of the fuzzing, and tested by hand at the end: `POST /backup` (writes files wherever a
+ * path points) and `POST /drain` (stops the server), and `GET /events` (a stream that never ends,
+ * with its own tests in src/adapters/http/routes/events.test.ts).
+ *
+ * Random data cannot name an existing job or a program on the server, so the document Schemathesis
+ * reads carries examples for those inputs (openapi-examples.ts): job ids made for each run, a
+ * command that exists. The server's PATH holds only `sleep` and `true`, so that random commands
+ * never find a program to run.
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, cleanupServe, pollFor, serverFetch, startServe, waitForJob, type ServeHandle } from '../e2e/support/serve-harness.js';
+import { requireTool } from '../support/required-tool.js';
+import { listOperations, withExamples, type OperationExample } from './support/openapi-examples.js';
+import { runSchemathesis, schemathesisExecutable, type SchemathesisRun } from './support/schemathesis-runner.js';
+import { snapshotStore } from './support/store-snapshot.js';
+import { resolveExecutable } from '../../src/host/resolve-executable.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- API bodies are checked field by field */
+
+const PREFIX = '/api/v1';
+/** Operations left out of the fuzzing (tested by hand below). */
+const EXCLUDED_PATHS = [`${PREFIX}/backup`, `${PREFIX}/drain`, `${PREFIX}/events`];
+const CHECKS = ['not_a_server_error', 'response_schema_conformance', 'status_code_conformance', 'content_type_conformance'];
+/** Cases per operation and phase; `GPUSHARE_SCHEMATHESIS_MAX_EXAMPLES` raises it for a longer local run. */
+const MAX_EXAMPLES = Number(process.env.GPUSHARE_SCHEMATHESIS_MAX_EXAMPLES ?? 20);
+/** Seed of every run, so that a failure repeats; `GPUSHARE_SCHEMATHESIS_SEED` picks another. */
+const SEED = Number(process.env.GPUSHARE_SCHEMATHESIS_SEED ?? 14);
+const RUN_TIMEOUT_MS = 240_000;
+const TENANT = 'team-a';
+/**
+ * Store tables that record requests rather than hold what requests create: an audit log writes an
+ * entry for a refused call too, so it is left out of the "nothing stored" comparison.
+ */
+const REQUEST_RECORD_TABLES = /^audit/;
+
+const available = requireTool(schemathesisExecutable(), 'scripts/install-schemathesis.sh');
+
+describe.skipIf(!available)('the API under Schemathesis', () => {
+  let server: ServeHandle;
+  let work: string;
+  let tenantToken: string;
+  let openapi: any;
+  let caFile: string | null;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'gpushare-schemathesis-'));
+    // The server looks programs up in a PATH of two: random commands never find one to run.
+    const bin = join(work, 'bin');
+    mkdirSync(bin);
+    for (const program of ['sleep', 'true']) symlinkSync(resolveExecutable(program, '/', { PATH: process.env.PATH ?? '/usr/bin:/bin' })!, join(bin, program));
+    server = await startServe({ simulateGpus: '2xA100-80GB', env: { PATH: bin } });
+    caFile = server.caCert === null ? null : join(work, 'ca.crt');
+    if (caFile !== null) writeFileSync(caFile, server.caCert!);
+    expect((await api(server, 'POST', `${PREFIX}/tenants`, { name: TENANT })).status).toBe(201);
+    const token = await api(server, 'POST', `${PREFIX}/tokens`, { tenant: TENANT, label: 'schemathesis' });
+    expect(token.status).toBe(201);
+    tenantToken = token.body.token;
+    openapi = await (await serverFetch(server, '/openapi.json')).json();
+  });
+
+  afterAll(async () => {
+    if (server) await cleanupServe(server);
+    // GPUSHARE_SCHEMATHESIS_KEEP=1 keeps the documents and NDJSON reports for a look afterwards.
+    if (work && process.env.GPUSHARE_SCHEMATHESIS_KEEP !== '1') rmSync(work, { recursive: true, force: true });
+    else if (work) process.stderr.write(`schemathesis documents and reports kept in ${work}\n`);
+  });
+
+  /** Operations the fuzzing covers: all of /openapi.json but the excluded paths. */
+  const fuzzed = (): { key: string; summary: string }[] => listOperations(openapi).filter((op) => !EXCLUDED_PATHS.includes(op.key.split(' ')[1]!));
+
+  /**
+   * Puts the server back in a state where every example can succeed (the last run may have
+   * cordoned GPUs, capped the tenant, cancelled the jobs), then starts two jobs of the tenant: one
+   * to cancel, and one running with a QoS target (reports need a running job).
+   */
+  async function prepareJobs(): Promise<{ cancelId: number; runningId: number }> {
+    for (const index of [0, 1]) expect((await api(server, 'POST', `${PREFIX}/gpus/${index}/uncordon`)).status).toBe(200);
+    expect((await api(server, 'PUT', `${PREFIX}/tenants/${TENANT}/quota`, { guaranteedGpuEquivalents: 0, limitGpuEquivalents: null })).status).toBe(200);
+    const submit = async (name: string, extra: Record<string, unknown>): Promise<number> => {
+      const { status, body } = await api(server, 'POST', `${PREFIX}/jobs`, { command: ['sleep', '600'], tenant: TENANT, name, priority: 'high', preemptible: false, gpu: { gpuMilli: 100 }, ...extra });
+      expect(status, JSON.stringify(body)).toBe(201);
+      return body.id as number;
+    };
+    const runningId = await submit('qos-reporter', { qos: { stepSeconds: 1 } });
+    const cancelId = await submit('to-cancel', {});
+    await waitForJob(server, runningId, (job) => job.state === 'running');
+    return { cancelId, runningId };
+  }
+
+  /** The examples of one run: inputs random data cannot hit (see the file's comment). */
+  function examplesFor(jobs: { cancelId: number; runningId: number }, run: string): Record<string, OperationExample> {
+    return {
+      [`POST ${PREFIX}/jobs`]: { body: { command: ['true'], name: `example-${run}`, gpu: { gpuMilli: 100 } } },
+      [`GET ${PREFIX}/jobs/{id}`]: { parameters: { id: jobs.runningId } },
+      [`GET ${PREFIX}/jobs/{id}/logs`]: { parameters: { id: jobs.runningId } },
+      [`POST ${PREFIX}/jobs/{id}/cancel`]: { parameters: { id: jobs.cancelId } },
+      [`POST ${PREFIX}/jobs/{id}/qos-reports`]: { parameters: { id: jobs.runningId }, body: { stepSeconds: 0.5 } },
+      [`PUT ${PREFIX}/tenants/{name}/quota`]: { parameters: { name: TENANT }, body: { guaranteedGpuEquivalents: 0, limitGpuEquivalents: null } },
+      [`POST ${PREFIX}/tenants`]: { body: { name: `example-${run}` } },
+      [`POST ${PREFIX}/tokens`]: { body: { tenant: TENANT, label: `example-${run}` } },
+    };
+  }
+
+  /** Writes the document with `examples` and runs Schemathesis on it with `token`. */
+  async function fuzz(token: string, mode: 'all' | 'negative', examples: Record<string, OperationExample>, checks = CHECKS, phases?: string[]): Promise<SchemathesisRun> {
+    const spec = join(work, `openapi-${mode}-${Date.now()}.json`);
+    writeFileSync(spec, JSON.stringify(withExamples(openapi, examples)));
+    return runSchemathesis({ spec, baseUrl: server.url, token, caFile, mode, checks, maxExamples: MAX_EXAMPLES, excludePaths: EXCLUDED_PATHS, seed: SEED, workDir: work, timeoutMs: RUN_TIMEOUT_MS, ...(phases === undefined ? {} : { phases }) });
+  }
+
+  /** `{ operation: { status: count } }` of the operations `keys`, to show what they answered instead. */
+  const answers = (run: SchemathesisRun, keys: readonly string[]): Record<string, Record<number, number>> =>
+    Object.fromEntries(keys.map((key) => [key, (run.statuses.get(key) ?? []).reduce<Record<number, number>>((counts, s) => ({ ...counts, [s]: (counts[s] ?? 0) + 1 }), {})]));
+
+  /** Operations of `run` that answered 2xx at least once. */
+  const succeeded = (run: SchemathesisRun): Set<string> => new Set([...run.statuses].filter(([, statuses]) => statuses.some((s) => s >= 200 && s < 300)).map(([key]) => key));
+
+  it('lists the excluded operations in /openapi.json, and more than a dozen others', () => {
+    const paths = new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]));
+    expect(EXCLUDED_PATHS.filter((path) => !paths.has(path))).toEqual([]);
+    expect(fuzzed().length).toBeGreaterThanOrEqual(16);
+  });
+
+  it('admin token: every operation answers 2xx at least once; no server error; every answer as documented', async () => {
+    const run = await fuzz(server.adminToken, 'all', examplesFor(await prepareJobs(), 'admin'));
+    expect(run.failures).toEqual([]);
+    expect(run.exitCode, run.output.slice(-6000)).toBe(0);
+    const ok = succeeded(run);
+    const missing = fuzzed().map((op) => op.key).filter((key) => !ok.has(key));
+    expect(missing, JSON.stringify(answers(run, missing))).toEqual([]);
+    expect(run.requests).toBeGreaterThan(fuzzed().length * 10);
+  });
+
+  it("tenant-admin token: every operation but the admin's answers 2xx at least once, those never; no server error; every answer as documented", async () => {
+    const run = await fuzz(tenantToken, 'all', examplesFor(await prepareJobs(), 'tenant'));
+    expect(run.failures).toEqual([]);
+    expect(run.exitCode, run.output.slice(-6000)).toBe(0);
+    const ok = succeeded(run);
+    const adminOnly = (summary: string): boolean => summary.includes('(admin)');
+    const missing = fuzzed().filter((op) => !adminOnly(op.summary) && !ok.has(op.key)).map((op) => op.key);
+    expect(missing, JSON.stringify(answers(run, missing))).toEqual([]);
+    const allowed = fuzzed().filter((op) => adminOnly(op.summary) && ok.has(op.key)).map((op) => op.key);
+    expect(allowed, JSON.stringify(answers(run, allowed))).toEqual([]);
+  });
+
+  it('invalid requests only (negative mode), admin and tenant token: each refused with a 4xx, and nothing stored', async () => {
+    // Quiet first: no job left to start or end, so that the store changes only by requests.
+    const active = (await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs as { id: number }[];
+    for (const job of active) expect([200, 409]).toContain((await api(server, 'POST', `${PREFIX}/jobs/${job.id}/cancel`)).status);
+    await pollFor('every job ended', async () => ((await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs.length === 0 ? true : undefined));
+    const dataDir = join(server.dataDir, 'data');
+    const before = snapshotStore(dataDir, REQUEST_RECORD_TABLES);
+    expect(Object.keys(before.tables)).toEqual(expect.arrayContaining(['jobs', 'job_events', 'tenants', 'tokens']));
+    expect(before.tables.tenants!.length).toBeGreaterThanOrEqual(2); // default and team-a
+    // No examples phase (an example is a valid request) and no stateful phase (its chains send
+    // valid requests between the invalid ones): coverage and fuzzing of invalid data only.
+    for (const token of [server.adminToken, tenantToken]) {
+      const run = await fuzz(token, 'negative', {}, [...CHECKS, 'negative_data_rejection'], ['coverage', 'fuzzing']);
+      expect(run.failures).toEqual([]);
+      expect(run.exitCode, run.output.slice(-6000)).toBe(0);
+      expect(run.requests).toBeGreaterThan(fuzzed().length * 5);
+      // A read may answer 200 to a request Schemathesis counts as invalid (a GET with a bad
+      // Content-Type and no body); a change never may.
+      const changes = run.cases.filter((c) => !['GET', 'HEAD'].includes(c.operation.split(' ')[0]!) && c.status < 300);
+      expect(changes.map((c) => `${c.phase} ${c.generationMode}: ${c.request}`)).toEqual([]);
+    }
+    expect(snapshotStore(dataDir, REQUEST_RECORD_TABLES)).toEqual(before);
+  });
+
+  it('POST /backup by hand: refused paths and tokens store nothing; a new path gets a copy', async () => {
+    const dataDir = join(server.dataDir, 'data');
+    const before = snapshotStore(dataDir, REQUEST_RECORD_TABLES);
+    const existing = join(work, 'ca-or-any-file');
+    writeFileSync(existing, 'keep me');
+    const refused = [
+      { token: tenantToken, body: { path: join(work, 'by-tenant.db') }, status: 403, code: 'GPUSHARE_FORBIDDEN' },
+      { token: server.adminToken, body: { path: 'relative.db' }, status: 400, code: 'GPUSHARE_INVALID_FIELD' },
+      { token: server.adminToken, body: { path: existing }, status: 400, code: 'GPUSHARE_INVALID_FIELD' },
+      { token: server.adminToken, body: { path: join(work, 'no-such-dir', 'x.db') }, status: 400, code: 'GPUSHARE_INVALID_FIELD' },
+      { token: server.adminToken, body: { path: join(work, 'x.db'), extra: 1 }, status: 400, code: 'GPUSHARE_INVALID_FIELD' },
+    ];
+    for (const { token, body, status, code } of refused) {
+      const answer = await api(server, 'POST', `${PREFIX}/backup`, body, token);
+      expect([answer.status, answer.body.error.code], JSON.stringify(body)).toEqual([status, code]);
+    }
+    expect(snapshotStore(dataDir, REQUEST_RECORD_TABLES)).toEqual(before);
+    const path = join(work, 'backup.db');
+    const done = await api(server, 'POST', `${PREFIX}/backup`, { path });
+    expect(done.status).toBe(200);
+    expect(done.body.path).toBe(path);
+    expect(done.body.bytes).toBeGreaterThan(4096);
+    expect(snapshotStore(dataDir, REQUEST_RECORD_TABLES)).toEqual(before);
+  });
+
+  it('POST /drain by hand: a tenant is refused and nothing changes; the admin drains, and the idle server exits', async () => {
+    const refused = await api(server, 'POST', `${PREFIX}/drain`, undefined, tenantToken);
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'GPUSHARE_FORBIDDEN']);
+    expect((await api(server, 'GET', `${PREFIX}/status`)).body.draining).toBe(false);
+    const drained = await api(server, 'POST', `${PREFIX}/drain`);
+    expect([drained.status, drained.body]).toEqual([202, { draining: true, running: 0 }]);
+    const exitCode = await pollFor('the drained server to exit', () => server.process.exitCode ?? undefined, 30_000);
+    expect(exitCode).toBe(0);
+  });
+});
