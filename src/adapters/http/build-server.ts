@@ -10,6 +10,7 @@ import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Principal } from '../../app/auth/tokens.js';
 import { registerErrorHandler, type InternalErrorLog } from './error-handler.js';
+import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './json-body.js';
 import type { ServerServices } from './server-services.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerGpuRoutes } from './routes/gpus.js';
@@ -53,11 +54,12 @@ function apiPath(pattern: string | undefined, params: unknown): string {
 /** The app with every route registered; call `.listen()` or `.inject()`. */
 export async function buildServer(services: ServerServices, options: BuildServerOptions = {}): Promise<FastifyInstance> {
   // Fastify types an HTTPS instance apart; routes and listen() are the same for both.
-  const base = options.https ? (fastify({ logger: options.logger ?? false, bodyLimit: 1 << 20, https: { ...options.https } }) as unknown as FastifyInstance) : fastify({ logger: options.logger ?? false, bodyLimit: 1 << 20 });
+  const base = options.https ? (fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT_BYTES, https: { ...options.https } }) as unknown as FastifyInstance) : fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT_BYTES });
   const app = base.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app, options.logInternalError);
+  registerJsonBodyParser(app);
   await app.register(swagger, {
     openapi: {
       info: { title: 'gpushare API', version: services.version, description: 'Fractional GPU jobs on one server: submit, watch, cancel; GPUs and tenants.' },

@@ -34,6 +34,33 @@ function codeOf(error: unknown): string {
   return (error as NodeJS.ErrnoException | null)?.code ?? 'unknown';
 }
 
+/** Why exec fails, in words, for the errno codes a command that cannot start gives. */
+const START_ERRORS: Readonly<Record<string, string>> = {
+  E2BIG: 'the argument list is too long',
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  ENOEXEC: 'not an executable format',
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the file name is too long',
+  ETXTBSY: 'the file is being written',
+  ENOMEM: 'out of memory',
+  EAGAIN: 'a process limit is reached',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files on the system',
+};
+
+/**
+ * `could not start python: E2BIG (the argument list is too long)`: an outcome's error for a failed
+ * exec of `program` (its first 100 characters).
+ */
+function couldNotStart(program: string, error: unknown): string {
+  const code = codeOf(error);
+  const words = START_ERRORS[code];
+  const name = program.length > 100 ? `${program.slice(0, 100)}...` : program;
+  return `could not start ${name}: ${code}${words === undefined ? '' : ` (${words})`}`;
+}
+
 /** Records the outcome and exits 0. */
 function finish(spec: SupervisorSpec, outcome: {
   exitCode: number | null; signal: string | null; startedAtMs: number; error: string | null;
@@ -178,22 +205,22 @@ function main(): void {
     while (stdio.length < spec.environmentFd!) stdio.push('ignore');
     stdio[spec.environmentFd!] = environmentFile;
   }
-  const started = spawn(command, args, {
-    cwd: spec.workingDirectory, env: sandboxed ? { PATH: CLEAN_PATH } : spec.environment, detached: true, stdio,
-  });
+  let started: ChildProcess;
+  try {
+    started = spawn(command, args, {
+      cwd: spec.workingDirectory, env: sandboxed ? { PATH: CLEAN_PATH } : spec.environment, detached: true, stdio,
+    });
+  } catch (error) {
+    // Node throws at once for most exec failures (E2BIG: the argument list is too long, ...).
+    finish(spec, { exitCode: null, signal: null, startedAtMs, error: couldNotStart(command, error) });
+  }
   child = started;
   closeSync(out);
   closeSync(err);
   if (environmentFile !== null) closeSync(environmentFile);
   leaveCgroups(spec);
-  started.on('error', (error) => {
-    const code = codeOf(error);
-    if (code === 'ENOENT') finish(spec, { exitCode: 127, signal: null, startedAtMs, error: `command not found: ${command}` });
-    finish(spec, {
-      exitCode: 126, signal: null, startedAtMs,
-      error: code === 'EACCES' ? `permission denied: ${command}` : `cannot execute ${command}: ${code}`,
-    });
-  });
+  // ... and reports a few (ENOENT, EACCES, EAGAIN, EMFILE) as an event instead.
+  started.on('error', (error) => finish(spec, { exitCode: null, signal: null, startedAtMs, error: couldNotStart(command, error) }));
   if (started.pid === undefined) return; // the 'error' event follows
   const jobPid = started.pid;
   writeAtomically(spec.pidPath, `${JSON.stringify({ jobPid })}\n`);

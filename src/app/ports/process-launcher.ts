@@ -84,7 +84,7 @@ export interface ProcessHandle {
 
 /** How an attempt ended, as recorded by its supervisor. */
 export interface ProcessOutcome {
-  /** Exit code of the command; 127 = command not found, 126 = not executable; null when killed by a signal or never run. */
+  /** Exit code of the command; null when killed by a signal or never run (then `error` says why). */
   exitCode: number | null;
   /** Name of the signal that ended the command (e.g. `SIGKILL`), else null. */
   signal: string | null;
@@ -92,7 +92,11 @@ export interface ProcessOutcome {
   startedAtMs: number;
   /** When the command ended (or failed to start), epoch milliseconds. */
   endedAtMs: number;
-  /** Why the command could not run (spawn or setup failure), else null. */
+  /**
+   * Why the command never ran, else null: a setup failure, or an exec that failed, with its errno
+   * code in words (`could not start python: E2BIG (the argument list is too long)`, `ENOENT (no such
+   * file or directory)`, `EACCES (permission denied)`).
+   */
   error: string | null;
   /**
    * When the first signal sent through the supervisor (`stop`) reached the command while it was

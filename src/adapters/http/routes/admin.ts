@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { invalidField } from '../../../app/errors.js';
 import { z } from 'zod';
-import { BackupSchema, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, QuotaUseSchema, SetQuotaSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
+import { BackupSchema, NoBodySchema, TENANT_NAME, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, QuotaUseSchema, SetQuotaSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
 import type { TenantRecord } from '../../../app/ports/state-store.js';
 import { requireAdmin } from '../../../app/control-plane/admin-service.js';
 import type { ServerServices } from '../server-services.js';
@@ -22,7 +22,7 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
     const tenant = admin.createTenant(request.principal, request.body.name);
     return reply.status(201).send(tenantView(tenant));
   });
-  api.put('/tenants/:name/quota', { schema: { tags: ['admin'], summary: 'Set a tenant\'s quota in GPU-equivalents (admin)', params: z.object({ name: z.string() }), body: SetQuotaSchema, response: { 200: TenantSchema } } }, async (request) => {
+  api.put('/tenants/:name/quota', { schema: { tags: ['admin'], summary: 'Set a tenant\'s quota in GPU-equivalents (admin)', params: z.object({ name: TENANT_NAME }), body: SetQuotaSchema, response: { 200: TenantSchema } } }, async (request) => {
     return tenantView(admin.setQuota(request.principal, request.params.name, request.body));
   });
   api.get('/quotas', { schema: { tags: ['admin'], summary: 'Use against quota per tenant (a tenant sees its own)', response: { 200: z.object({ quotas: z.array(QuotaUseSchema) }) } } }, async (request) => {
@@ -34,7 +34,7 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
   api.post('/tokens', { schema: { tags: ['admin'], summary: 'Create a tenant token (admin); the secret is shown once', body: CreateTokenSchema, response: { 201: NewTokenSchema } } }, async (request, reply) => {
     return reply.status(201).send(admin.createToken(request.principal, request.body.tenant, request.body.label));
   });
-  api.post('/drain', { schema: { tags: ['admin'], summary: 'Stop starting jobs; the server exits once none runs (admin)', response: { 202: z.object({ draining: z.boolean(), running: z.number().int() }) } } }, async (request, reply) => {
+  api.post('/drain', { schema: { tags: ['admin'], summary: 'Stop starting jobs; the server exits once none runs (admin)', body: NoBodySchema, response: { 202: z.object({ draining: z.boolean(), running: z.number().int() }) } } }, async (request, reply) => {
     requireAdmin(request.principal);
     plane.drain(services.onDrained);
     return reply.status(202).send({ draining: true, running: plane.runningJobs().length });
