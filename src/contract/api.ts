@@ -203,6 +203,7 @@ export const JobSchema = z.object({
   endedAt: z.string().nullable(),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),
+  pid: z.number().int().nullable().optional().describe('while the job runs: its command\'s pid on the host, as ps shows it (in the sandbox the process bubblewrap starts the command in, not bubblewrap or the supervisor); null otherwise or when not known'),
   qos: z.object({ targets: QosTargetsSchema, status: z.array(QosStatusSchema).describe('one entry per target while the job runs; empty otherwise') }).nullable().optional().describe('QoS targets and state; null when the job declares none'),
 });
 /** A job as the API shows it. */

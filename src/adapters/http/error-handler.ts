@@ -19,6 +19,8 @@ function frameworkRefusal(error: FastifyError, request: FastifyRequest): Gpushar
       return new GpushareError('GPUSHARE_BODY_TOO_LARGE', 413, `body: larger than the limit of ${BODY_LIMIT_BYTES} bytes (1 MiB)`, { field: 'body', limitBytes: BODY_LIMIT_BYTES });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new GpushareError('GPUSHARE_UNSUPPORTED_MEDIA_TYPE', 415, `Content-Type: ${JSON.stringify(request.headers['content-type'] ?? '')} is not accepted; send application/json`, { field: 'content-type', allowed: ['application/json'] });
+    case 'FST_ERR_BAD_URL':
+      return new GpushareError('GPUSHARE_INVALID_FIELD', 400, 'url: not valid percent-encoded UTF-8', { field: 'url' });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new GpushareError('GPUSHARE_INVALID_FIELD', 400, 'Content-Length: does not match the body\'s length', { field: 'content-length' });
     default:
@@ -56,7 +58,9 @@ export function registerErrorHandler(app: FastifyInstance, logInternalError: Int
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) logInternalError(error, { method: request.method, url: request.url });
-    return reply.status(status).send({ error: { code: error.code ?? 'GPUSHARE_INTERNAL', message: status >= 500 ? 'internal error; see the server log' : error.message } });
+    // A 500's code and text are the server's business (a Node errno code, a path): the log has them.
+    if (status >= 500) return reply.status(500).send({ error: { code: 'GPUSHARE_INTERNAL', message: 'internal error; see the server log' } });
+    return reply.status(status).send({ error: { code: 'GPUSHARE_BAD_REQUEST', message: error.message } });
   });
   app.setNotFoundHandler((request, reply) => reply.status(404).send({ error: { code: 'GPUSHARE_NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } }));
 }

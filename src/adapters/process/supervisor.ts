@@ -4,7 +4,9 @@
  * Started detached (its own session) by the launcher, so it outlives the server. It reads and
  * deletes its spec, joins the attempt's cgroups (so the command and all its descendants start
  * inside them), starts the command in its own process group with stdout/stderr appended to the
- * log files, moves itself back out of the cgroups, writes the job's pid file, forwards SIGTERM,
+ * log files, moves itself back out of the cgroups, writes the job's pid file (the process group it
+ * signals, and the command's own host pid: in the sandbox the process bubblewrap's init starts),
+ * forwards SIGTERM,
  * SIGINT, SIGUSR1, SIGUSR2 and SIGHUP to the job's process group, and when the command ends
  * kills what is left of its process group and writes the outcome atomically (tmp + rename). The
  * outcome says when the first forwarded signal reached the command while it was still running
@@ -123,6 +125,42 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+/** Longest wait for a sandboxed command to appear before the pid file is written without its pid. */
+const COMMAND_PID_WAIT_MS = 2000;
+
+/** The pids whose parent is `parentPid`, from /proc/<pid>/stat (ascending). */
+function childPids(parentPid: number): number[] {
+  const children: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return children;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, ...
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parentPid) children.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return children.sort((a, b) => a - b);
+}
+
+/**
+ * The host pid of a sandboxed command: bubblewrap (`bwrapPid`, which the wrapper shell became)
+ * starts its init process (pid 1 of the job's PID namespace), which starts the command (pid 2 there,
+ * after setpriv, the environment shell and env have exec'd into it); null until that process exists.
+ */
+function sandboxedCommandPid(bwrapPid: number): number | null {
+  const init = childPids(bwrapPid)[0];
+  return init === undefined ? null : (childPids(init)[0] ?? null);
+}
+
 /** PATH of the root processes that set a sandbox up (the job's own PATH never reaches them). */
 const CLEAN_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -223,7 +261,18 @@ function main(): void {
   started.on('error', (error) => finish(spec, { exitCode: null, signal: null, startedAtMs, error: couldNotStart(command, error) }));
   if (started.pid === undefined) return; // the 'error' event follows
   const jobPid = started.pid;
-  writeAtomically(spec.pidPath, `${JSON.stringify({ jobPid })}\n`);
+  // The pid file names the command's own host pid too: in the sandbox it is not jobPid (bubblewrap)
+  // but the process bubblewrap starts it in, found once it exists (at most COMMAND_PID_WAIT_MS).
+  const sandboxDeadlineMs = Date.now() + COMMAND_PID_WAIT_MS;
+  const writePidFile = (): void => {
+    const commandPid = sandboxed ? sandboxedCommandPid(jobPid) : jobPid;
+    if (commandPid === null && !exited && Date.now() < sandboxDeadlineMs) {
+      setTimeout(writePidFile, 5);
+      return;
+    }
+    writeAtomically(spec.pidPath, `${JSON.stringify({ jobPid, commandPid })}\n`);
+  };
+  writePidFile();
   started.on('exit', (exitCode, signal) => {
     exited = true;
     signalGroup(jobPid, 'SIGKILL'); // the attempt ends with its command: no stragglers

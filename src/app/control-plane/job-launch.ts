@@ -108,7 +108,7 @@ export class JobLaunch {
       return { kind: 'failed', reason };
     }
     const now = clock.nowMs();
-    store.applyJobChanges([{ jobId, atMs: now, expectState: 'scheduled', to: 'running', reason: `attempt ${attempt} started (pid ${handle.supervisorPid})`, patch: { attempt, process: handle, startedAtMs: now }, startAttempt: attempt }]);
+    store.applyJobChanges([{ jobId, atMs: now, expectState: 'scheduled', to: 'running', reason: `attempt ${attempt} started${handle.commandPid ? ` (pid ${handle.commandPid})` : ''}`, patch: { attempt, process: handle, startedAtMs: now }, startAttempt: attempt }]);
     return { kind: 'started', handle };
   }
 }

@@ -11,6 +11,9 @@ import { requireAdmin } from '../../../app/control-plane/admin-service.js';
 import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';
 
+/** errno codes of a backup path the server cannot write. */
+const UNWRITABLE_PATH_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOENT', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG']);
+
 /** Registers the admin routes. */
 export function registerAdminRoutes(api: Api, services: ServerServices): void {
   const { admin, plane } = services;
@@ -44,7 +47,15 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
     const { path } = request.body;
     if (existsSync(path)) throw invalidField('path', `${path} exists; backup never overwrites a file (choose a new name)`);
     if (!existsSync(dirname(path)) || !statSync(dirname(path)).isDirectory()) throw invalidField('path', `directory ${dirname(path)} does not exist on the server`);
-    await admin.backup(request.principal, path);
+    try {
+      await admin.backup(request.principal, path);
+    } catch (error) {
+      // A place the server may not write (a read-only or pseudo file system, no permission) is the
+      // caller's choice of path, not a server failure.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== undefined && UNWRITABLE_PATH_CODES.has(code)) throw invalidField('path', `the server cannot write ${path}: ${code}`);
+      throw error;
+    }
     return { path: request.body.path, bytes: statSync(request.body.path).size };
   });
   api.get('/status', { schema: { tags: ['admin'], summary: 'Server status', response: { 200: StatusSchema } } }, async (request) => services.status(request.principal));
