@@ -51,7 +51,8 @@ describe('child process launcher: outcomes', () => {
     expect(outcome.endedAtMs).toBeGreaterThanOrEqual(outcome.startedAtMs);
     expect(readFileSync(handle.stdoutPath, 'utf8')).toBe('hi\n');
     expect(readFileSync(handle.stderrPath, 'utf8')).toBe('err\n');
-    expect(JSON.parse(readFileSync(handle.pidPath, 'utf8'))).toEqual({ jobPid: handle.jobPid });
+    expect(JSON.parse(readFileSync(handle.pidPath, 'utf8'))).toEqual({ jobPid: handle.jobPid, commandPid: handle.jobPid });
+    expect(handle.commandPid).toBe(handle.jobPid);
     expect(existsSync(join(spec.jobDirectory, 'attempt-1.launch.json'))).toBe(false); // holds the environment
     await waitUntil(() => !launcher.isAlive(handle), 2000);
     expect(launcher.isAlive(handle)).toBe(false);
