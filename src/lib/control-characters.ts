@@ -8,6 +8,7 @@
  */
 
 /** Matches one such character. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
