@@ -128,6 +128,14 @@ describe('gpushare show', () => {
     expect(preemptible.stdout).toContain('attempt:     1 of at most 1\n');
   });
 
+  it.each([['show', ''], ['cancel', ''], ['logs', ' '], ['show', '01'], ['cancel', '0x1']])('%s %j: a job id that is not decimal digits is a usage error (exit 2), before calling the server', async (command, id) => {
+    const { env, server } = await serve(() => ({ status: 200, body: sampleJob() }));
+    const run = await runClientCli([command, id], { env });
+    expect([run.code, run.stdout]).toEqual([2, '']);
+    expect(run.stderr).toContain(`error: command-argument value '${id}' is invalid for argument 'id'. '${id}' is not a job id; expected a whole number >= 1 in decimal digits (see \`gpushare jobs\`)`);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('rejects a job id that is not a number with exit 2', async () => {
     const run = await runClientCli(['show', 'abc'], { env: { GPUSHARE_URL: 'http://127.0.0.1:1', GPUSHARE_TOKEN: 't' } });
     expect(run.code).toBe(2);
@@ -360,11 +368,15 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
   });
 
   it.each([
-    [['-1'], "error: IDX '-1' is not a GPU index: expected a whole number >= 0 such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
-    [['-1', '--url', 'http://127.0.0.1:2'], "error: IDX '-1' is not a GPU index: expected a whole number >= 0 such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
-    [['--', '-1'], "error: IDX '-1' is not a GPU index: expected a whole number >= 0 such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
-    [['1.5'], "error: IDX '1.5' is not a GPU index: expected a whole number >= 0 such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
-    [['-0.5'], "error: IDX '-0.5' is not a GPU index: expected a whole number >= 0 such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [['-1'], "error: IDX '-1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [['-1', '--url', 'http://127.0.0.1:2'], "error: IDX '-1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [['--', '-1'], "error: IDX '-1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [['1.5'], "error: IDX '1.5' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [['-0.5'], "error: IDX '-0.5' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [[''], "error: IDX '' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [[' '], "error: IDX ' ' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [['01'], "error: IDX '01' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
+    [['0x1'], "error: IDX '0x1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n"],
     [[], 'error: missing argument IDX: the GPU index, a whole number >= 0 (see `gpushare gpu cordon --help`; `gpushare gpus` lists the GPUs)\n'],
     [['1', '2'], 'error: expected one argument IDX, got 2: 1 2 (see `gpushare gpu cordon --help`)\n'],
     [['--force', '1'], "error: unknown option '--force' (see `gpushare gpu cordon --help`)\n"],

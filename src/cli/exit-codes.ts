@@ -11,6 +11,7 @@
  * - `submit --wait` exits with the job's own code instead: its exit code, 128+N for signal N,
  *   130 when cancelled, 1 when it failed without one ({@link ExitWithCode}).
  */
+import { escapeControlCharacters } from '../lib/control-characters.js';
 /**
  * Errors are recognised by name, not by class: the CLI bundle (dist/main/gpushare.js) and the
  * compiled server-side commands it loads each have their own copy of these classes (and of
@@ -69,7 +70,9 @@ export class OutputFileError extends Error {
  *   printed), 1 otherwise (TraceFormatError, {@link OutputFileError}, ApiError, ApiResponseError,
  *   CliConfigError, anything else).
  */
-export function handleCliError(err: unknown, write: (text: string) => void = (t) => process.stderr.write(t)): number {
+export function handleCliError(err: unknown, writeRaw: (text: string) => void = (t) => process.stderr.write(t)): number {
+  // Messages may quote what a server or a file said: shown with control characters escaped.
+  const write = (text: string): void => writeRaw(`${escapeControlCharacters(text.replace(/\n$/, ''))}\n`);
   const commanderExit = commanderExitCode(err);
   if (commanderExit !== null) {
     // Commander has already written its message (e.g. "error: option '--seeds <list>' argument ...").

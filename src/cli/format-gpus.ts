@@ -8,6 +8,7 @@ import type { GpuView } from '../contract/api.js';
 import { formatShareEnforcement } from './format-enforcement.js';
 import { formatGpuMilli } from './parse-quantities.js';
 import { formatBar, formatTextTable } from './text-table.js';
+import { escapeControlCharactersDeep } from '../lib/control-characters.js';
 
 function gpuFlags(gpu: GpuView): string {
   const flags = [
@@ -20,7 +21,8 @@ function gpuFlags(gpu: GpuView): string {
 }
 
 /** One GPU's block, without a final newline. */
-export function formatGpuBlock(gpu: GpuView): string {
+export function formatGpuBlock(received: GpuView): string {
+  const gpu = escapeControlCharactersDeep(received);
   const title = `GPU ${gpu.index}  ${gpu.name}${gpu.model !== gpu.name ? ` (${gpu.model})` : ''}  ${gpu.uuid}${gpu.simulated ? '  [simulated]' : ''}`;
   const lines = [
     title,

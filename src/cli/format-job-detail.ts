@@ -10,6 +10,7 @@ import { formatGpuRequest, jobAge } from './format-jobs.js';
 import { formatShareEnforcement } from './format-enforcement.js';
 import { formatGpuMilli } from './parse-quantities.js';
 import { formatTextTable } from './text-table.js';
+import { escapeControlCharactersDeep } from '../lib/control-characters.js';
 
 function orDash(value: string | number | null | undefined): string {
   return value === null || value === undefined || value === '' ? '-' : String(value);
@@ -96,7 +97,9 @@ function indent(text: string, by = '  '): string[] {
  * @param nowMs - Current time in epoch milliseconds (for the age).
  * @returns Lines joined with newlines, without a final newline.
  */
-export function formatJobDetail(job: JobDetailView, nowMs: number): string {
+export function formatJobDetail(received: JobDetailView, nowMs: number): string {
+  // Every value as the terminal cannot act on it: a name stored before names were checked cannot forge lines.
+  const job = escapeControlCharactersDeep(received);
   const ended = job.signal !== null ? `signal ${job.signal}` : job.exitCode !== null ? `exit code ${job.exitCode}` : '-';
   const lines = [
     `job ${job.id}: ${job.name}`,
@@ -111,6 +114,7 @@ export function formatJobDetail(job: JobDetailView, nowMs: number): string {
     `started:     ${orDash(job.startedAt)}`,
     `ended:       ${orDash(job.endedAt)}`,
     `attempt:     ${formatAttemptCount(job)}`,
+    ...(job.pid !== null && job.pid !== undefined ? [`pid:         ${job.pid} (the command, on the host)`] : []),
     `exit:        ${ended}`,
   ];
   const env = Object.entries(job.environment);

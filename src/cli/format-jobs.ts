@@ -6,6 +6,7 @@ import { constants } from 'node:os';
 import type { JobView } from '../contract/api.js';
 import { formatGpuMilli } from './parse-quantities.js';
 import { formatTextTable } from './text-table.js';
+import { escapeControlCharactersDeep } from '../lib/control-characters.js';
 
 /** Exit status of `submit --wait` for a cancelled job (as a shell's for Ctrl-C). */
 export const EXIT_CANCELLED = 130;
@@ -72,7 +73,8 @@ export function jobNote(job: JobView): string {
  * {@link jobNote}: where a running job runs, and the reason when the job has one, e.g. why it is
  * pending).
  */
-export function formatJobsTable(jobs: readonly JobView[], nowMs: number): string {
+export function formatJobsTable(received: readonly JobView[], nowMs: number): string {
+  const jobs = escapeControlCharactersDeep(received);
   if (jobs.length === 0) return 'no jobs';
   return formatTextTable(
     ['ID', 'NAME', 'TENANT', 'STATE', 'GPU', 'MODE', 'AGE/REASON'],
@@ -100,7 +102,8 @@ export function jobExitStatus(job: Pick<JobView, 'state' | 'exitCode' | 'signal'
 }
 
 /** One line describing how a terminal job ended, e.g. `job 12 failed (exit code 3)`. */
-export function formatJobEnd(job: JobView): string {
+export function formatJobEnd(received: JobView): string {
+  const job = escapeControlCharactersDeep(received);
   const how = job.signal !== null ? `signal ${job.signal}` : job.exitCode !== null ? `exit code ${job.exitCode}` : null;
   const reason = job.reason !== null && job.reason !== '' && job.reason !== how && !job.reason.includes(`by ${job.signal}`) ? job.reason : null;
   const detail = [how, reason].filter((s): s is string => s !== null).join(', ');

@@ -23,9 +23,10 @@ export function parseGpuIndexArgs(args: readonly string[], name: string): number
   if (args.length === 0) throw new UsageError(`missing argument IDX: the GPU index, a whole number >= 0 (${help}; \`gpushare gpus\` lists the GPUs)`);
   if (args.length > 1) throw new UsageError(`expected one argument IDX, got ${args.length}: ${args.join(' ')} (${help})`);
   const text = args[0]!;
-  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  // Decimal digits only: an empty shell variable ('') or ' ' must never mean GPU 0.
+  const value = /^(?:0|[1-9]\d*)$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value)) {
-    throw new UsageError(`IDX '${text}' is not a GPU index: expected a whole number >= 0 such as 0 or 1 (\`gpushare gpus\` lists the GPUs)`);
+    throw new UsageError(`IDX '${text}' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (\`gpushare gpus\` lists the GPUs)`);
   }
   return value;
 }

@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { formatGpus } from './format-gpus.js';
+import { jsonForTerminal } from '../lib/control-characters.js';
 
 interface GpusOptions extends ConnectionFlags {
   output: 'text' | 'json';
@@ -21,7 +22,7 @@ export function createGpusCommand(io: CliIo = processIo()): Command {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (opts: GpusOptions) => {
       const gpus = await connect(opts, io).listGpus();
-      io.stdout(opts.output === 'json' ? `${JSON.stringify(gpus, null, 2)}\n` : `${formatGpus(gpus)}\n`);
+      io.stdout(opts.output === 'json' ? `${jsonForTerminal(gpus)}\n` : `${formatGpus(gpus)}\n`);
     });
   return addConnectionOptions(command);
 }

@@ -7,6 +7,7 @@ import { JOB_STATES, type JobState } from '../core/index.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { formatJobsTable } from './format-jobs.js';
+import { jsonForTerminal } from '../lib/control-characters.js';
 
 interface JobsOptions extends ConnectionFlags {
   all?: boolean;
@@ -28,7 +29,7 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (opts: JobsOptions) => {
       const jobs = await connect(opts, io).listJobs({ all: opts.all === true || opts.state !== undefined, state: opts.state });
-      io.stdout(opts.output === 'json' ? `${JSON.stringify(jobs, null, 2)}\n` : `${formatJobsTable(jobs, io.nowMs())}\n`);
+      io.stdout(opts.output === 'json' ? `${jsonForTerminal(jobs)}\n` : `${formatJobsTable(jobs, io.nowMs())}\n`);
     });
   return addConnectionOptions(command);
 }

@@ -11,6 +11,7 @@ import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { asArgParser, parseJobId } from './option-parsers.js';
 import { parseIntegerInRange } from './parse-quantities.js';
+import { escapeControlCharacters } from '../lib/control-characters.js';
 
 /** How long `-f` waits before asking again when no new text came, in milliseconds. */
 export const FOLLOW_POLL_MS = 500;
@@ -103,7 +104,7 @@ export function attemptHeader(attempt: number, of: number, job: Pick<JobDetailVi
   else if (record.endReason === null) why = 'ended';
   else if (record.endReason === 'exited' && record.exitCode !== null) why = `exited, exit code ${record.exitCode}`;
   else why = record.endReason;
-  return `==> attempt ${attempt} of ${Math.max(attempt, of)} (${why}) <==\n`;
+  return `==> attempt ${attempt} of ${Math.max(attempt, of)} (${escapeControlCharacters(why)}) <==\n`;
 }
 
 /** Prints attempts 1 .. latest-1 of the job, each after its header, then the latest's header. */

@@ -21,12 +21,13 @@ export function asArgParser<T>(parse: (text: string) => T): (text: string) => T 
 }
 
 /**
- * Parses a job id: a whole number ≥ 1.
+ * Parses a job id: a whole number ≥ 1 in decimal digits, no sign, spaces or leading zero (an empty
+ * shell variable gives '' and is refused, never some job).
  * @throws InvalidArgumentError otherwise.
  */
 export function parseJobId(text: string): number {
-  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError(`'${text}' is not a job id; expected a whole number >= 1 (see \`gpushare jobs\`)`);
+  const value = /^[1-9]\d*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value)) throw new InvalidArgumentError(`'${text}' is not a job id; expected a whole number >= 1 in decimal digits (see \`gpushare jobs\`)`);
   return value;
 }
 

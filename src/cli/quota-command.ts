@@ -11,6 +11,7 @@ import { UsageError } from './exit-codes.js';
 import { asArgParser } from './option-parsers.js';
 import { formatGpuEquivalents, parseGpuEquivalents } from './parse-quantities.js';
 import { formatTextTable } from './text-table.js';
+import { escapeControlCharactersDeep, jsonForTerminal } from '../lib/control-characters.js';
 
 interface ListOptions extends ConnectionFlags {
   output: 'table' | 'json';
@@ -26,7 +27,8 @@ interface SetOptions extends ConnectionFlags {
  * The `quota` table: TENANT, GUARANTEED, LIMIT (`none` for no limit), USED, BORROWED, QUEUED (all
  * GPU-equivalents) and RUNNING/QUEUED (numbers of jobs, e.g. `2/1`).
  */
-export function formatQuotaTable(quotas: readonly QuotaUseView[]): string {
+export function formatQuotaTable(received: readonly QuotaUseView[]): string {
+  const quotas = escapeControlCharactersDeep(received);
   if (quotas.length === 0) return 'no tenants';
   return formatTextTable(
     ['TENANT', 'GUARANTEED', 'LIMIT', 'USED', 'BORROWED', 'QUEUED', 'RUNNING/QUEUED'],
@@ -52,7 +54,7 @@ export function createQuotaCommand(io: CliIo = processIo()): Command {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (opts: ListOptions) => {
       const quotas = await connect(opts, io).listQuotas();
-      io.stdout(opts.output === 'json' ? `${JSON.stringify(quotas, null, 2)}\n` : `${formatQuotaTable(quotas)}\n`);
+      io.stdout(opts.output === 'json' ? `${jsonForTerminal(quotas)}\n` : `${formatQuotaTable(quotas)}\n`);
     }));
   const set = addConnectionOptions(new Command('set')
     .description('set a tenant\'s quota in GPU-equivalents (admin); without --limit the tenant has no limit')
@@ -69,7 +71,7 @@ export function createQuotaCommand(io: CliIo = processIo()): Command {
         throw new UsageError(`--limit ${formatGpuEquivalents(limit)} is below --guaranteed ${formatGpuEquivalents(opts.guaranteed)}; the limit must be at least the guarantee, or none`);
       }
       const updated = await connect(opts, io).setQuota(tenant, { guaranteedGpuEquivalents: opts.guaranteed, limitGpuEquivalents: limit });
-      io.stdout(`quota of tenant ${updated.name}: guaranteed ${formatGpuEquivalents(updated.guaranteedGpuEquivalents)}, `
+      io.stdout(`quota of tenant ${escapeControlCharactersDeep(updated.name)}: guaranteed ${formatGpuEquivalents(updated.guaranteedGpuEquivalents)}, `
         + `limit ${formatGpuEquivalents(updated.limitGpuEquivalents)} (GPU-equivalents)\n`);
     }));
   return new Command('quota')

@@ -6,6 +6,7 @@ import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { formatJobDetail } from './format-job-detail.js';
 import { parseJobId } from './option-parsers.js';
+import { jsonForTerminal } from '../lib/control-characters.js';
 
 interface ShowOptions extends ConnectionFlags {
   output: 'text' | 'json';
@@ -23,7 +24,7 @@ export function createShowCommand(io: CliIo = processIo()): Command {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (id: number, opts: ShowOptions) => {
       const job = await connect(opts, io).getJob(id);
-      io.stdout(opts.output === 'json' ? `${JSON.stringify(job, null, 2)}\n` : `${formatJobDetail(job, io.nowMs())}\n`);
+      io.stdout(opts.output === 'json' ? `${jsonForTerminal(job)}\n` : `${formatJobDetail(job, io.nowMs())}\n`);
     });
   return addConnectionOptions(command);
 }

@@ -9,6 +9,7 @@ import { JOB_STATES } from '../core/index.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { formatShareEnforcement } from './format-enforcement.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
+import { escapeControlCharactersDeep, jsonForTerminal } from '../lib/control-characters.js';
 
 interface StatusOptions extends ConnectionFlags {
   output: 'text' | 'json';
@@ -32,7 +33,8 @@ function formatGpuLimits(gpu: StatusView['enforcement']['gpu']): string[] {
 }
 
 /** The status for people; `url` is the server's base URL. Without a final newline. */
-export function formatStatus(status: StatusView, url: string): string {
+export function formatStatus(received: StatusView, url: string): string {
+  const status = escapeControlCharactersDeep(received);
   const known = JOB_STATES.filter((s) => status.jobs[s] !== undefined).map((s) => `${s} ${status.jobs[s]}`);
   const other = Object.entries(status.jobs).filter(([s]) => !(JOB_STATES as readonly string[]).includes(s)).map(([s, n]) => `${s} ${n}`);
   const yesNo = (b: boolean): string => (b ? 'enforced' : 'not enforced');
@@ -65,7 +67,7 @@ export function createStatusCommand(io: CliIo = processIo()): Command {
     .action(async (opts: StatusOptions) => {
       const client = connect(opts, io);
       const status = await client.status();
-      io.stdout(opts.output === 'json' ? `${JSON.stringify(status, null, 2)}\n` : `${formatStatus(status, client.url)}\n`);
+      io.stdout(opts.output === 'json' ? `${jsonForTerminal(status)}\n` : `${formatStatus(status, client.url)}\n`);
     });
   return addConnectionOptions(command);
 }

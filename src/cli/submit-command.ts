@@ -18,6 +18,7 @@ import {
   MAX_GPU_COUNT, MAX_RETRIES, parseCpuMilli, parseDurationSeconds, parseEnvPair, parseGpuShare, parseIntegerInRange,
   parseMemoryMiB, parsePriority, QuantityError, resolveGpuAmount, type GpuShare,
 } from './parse-quantities.js';
+import { escapeControlCharacters } from '../lib/control-characters.js';
 
 /** How often `--wait` asks for the job's state, in milliseconds. */
 export const WAIT_POLL_MS = 250;
@@ -118,7 +119,7 @@ export async function waitForJob(client: ApiClient, id: number, io: CliIo): Prom
     const job = await client.getJob(id);
     const line = progressLine(job);
     if (isTerminal(job.state)) return job;
-    if (line !== last) io.stderr(`${line}\n`);
+    if (line !== last) io.stderr(`${escapeControlCharacters(line)}\n`);
     last = line;
     await io.sleep(WAIT_POLL_MS);
   }

@@ -8,6 +8,7 @@ import { addConnectionOptions, connect, type ConnectionFlags } from './connectio
 import type { TenantView } from '../adapters/http-client/api-client.js';
 import { formatGpuEquivalents } from './parse-quantities.js';
 import { formatTextTable } from './text-table.js';
+import { escapeControlCharactersDeep, jsonForTerminal } from '../lib/control-characters.js';
 
 interface ListOptions extends ConnectionFlags {
   output: 'table' | 'json';
@@ -17,7 +18,8 @@ interface ListOptions extends ConnectionFlags {
  * The `tenant list` table: NAME, GUARANTEED, LIMIT (GPU-equivalents; `none` for no limit), UID (its
  * jobs' uid in the sandbox; `-` without one), CREATED.
  */
-export function formatTenantsTable(tenants: readonly TenantView[]): string {
+export function formatTenantsTable(received: readonly TenantView[]): string {
+  const tenants = escapeControlCharactersDeep(received);
   if (tenants.length === 0) return 'no tenants';
   return formatTextTable(['NAME', 'GUARANTEED', 'LIMIT', 'UID', 'CREATED'], tenants.map((t) => [
     t.name, formatGpuEquivalents(t.guaranteedGpuEquivalents), formatGpuEquivalents(t.limitGpuEquivalents), t.unixUid === null ? '-' : String(t.unixUid), t.createdAt,
@@ -34,7 +36,7 @@ export function createTenantCommand(io: CliIo = processIo()): Command {
     .description('create a tenant (admin); then give it a token with `gpushare token create --tenant NAME`')
     .argument('<name>', 'tenant name: lower-case letters, digits and -, 1-63 characters')
     .action(async (name: string, opts: ConnectionFlags) => {
-      const tenant = await connect(opts, io).createTenant(name);
+      const tenant = escapeControlCharactersDeep(await connect(opts, io).createTenant(name));
       io.stdout(`created tenant ${tenant.name}${tenant.unixUid === null ? '' : ` (its jobs run as uid ${tenant.unixUid})`}\n`);
     }));
   const list = addConnectionOptions(new Command('list')
@@ -44,7 +46,7 @@ export function createTenantCommand(io: CliIo = processIo()): Command {
     .action(async (opts: ListOptions) => {
       const tenants = await connect(opts, io).listTenants();
       io.stdout(opts.output === 'json'
-        ? `${JSON.stringify(tenants, null, 2)}\n`
+        ? `${jsonForTerminal(tenants)}\n`
         : `${formatTenantsTable(tenants)}\n`);
     }));
   return new Command('tenant').description('manage tenants: create, list (quotas: `gpushare quota`)').addCommand(create).addCommand(list);

@@ -5,6 +5,7 @@
 import { Command, Option } from 'commander';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
+import { escapeControlCharactersDeep } from '../lib/control-characters.js';
 
 interface CreateOptions extends ConnectionFlags {
   tenant: string;
@@ -23,7 +24,7 @@ export function createTokenCommand(io: CliIo = processIo()): Command {
     .addOption(new Option('--tenant <tenant>', 'the tenant the token acts for').makeOptionMandatory())
     .addOption(new Option('--label <label>', 'a note to tell tokens apart (e.g. who has it)'))
     .action(async (opts: CreateOptions) => {
-      const token = await connect(opts, io).createToken({ tenant: opts.tenant, label: opts.label });
+      const token = escapeControlCharactersDeep(await connect(opts, io).createToken({ tenant: opts.tenant, label: opts.label }));
       io.stdout(`created token ${token.id} for tenant ${token.tenant}${token.label ? ` (${token.label})` : ''}; it is shown only this once:\n${token.token}\n`);
     }));
   return new Command('token').description('manage API tokens: create').addCommand(create);

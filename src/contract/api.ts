@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ENFORCEMENT_LEVELS, ISOLATION_LEVELS, JOB_STATES, PRIORITY_CLASSES, SHARING_MODES } from '../core/index.js';
+import { CONTROL_CHARACTER, CONTROL_CHARACTERS_IN_WORDS, codePointName } from '../lib/control-characters.js';
 
 /** Names of the priority classes, for error messages and schemas. */
 export const PRIORITY_CLASS_NAMES = Object.keys(PRIORITY_CLASSES) as [keyof typeof PRIORITY_CLASSES, ...(keyof typeof PRIORITY_CLASSES)[]];
@@ -14,7 +15,68 @@ const ENV_NAME = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment varia
 /** A string without NUL bytes (which no argv, path or environment value can hold). */
 const NO_NUL = z.string().refine((v) => !v.includes('\0'), 'must not contain NUL bytes');
 
-const TENANT_NAME = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'tenant names are 1-63 characters: lower-case letters, digits and "-", starting with a letter or digit');
+/**
+ * A name or label people read in listings (a job's name, a token's label): 1 to `maxLength`
+ * characters, not only white space, and none of the control characters of
+ * src/lib/control-characters.ts (C0, DEL, C1, bidirectional and line-separator controls), which
+ * could forge rows or hide text on an admin's terminal. The value is kept as given (not trimmed).
+ * Messages say what is allowed and what was found, e.g. `must be 1-200 printable characters, not
+ * only spaces, without control characters (...): got U+001B at character 4`.
+ */
+export function printableName(maxLength: number): z.ZodEffects<z.ZodString, string, string> {
+  const allowed = `must be 1-${maxLength} printable characters, not only spaces, without ${CONTROL_CHARACTERS_IN_WORDS}`;
+  return z.string({ invalid_type_error: `${allowed}: got no text` }).superRefine((value, ctx) => {
+    const control = CONTROL_CHARACTER.exec(value);
+    if (control !== null) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${allowed}: got ${codePointName(control[0])} at character ${[...value.slice(0, control.index)].length + 1}` });
+    } else if (value.trim() === '') {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${allowed}: got ${value === '' ? 'an empty text' : 'only white space'}` });
+    } else if ([...value].length > maxLength) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${allowed}: got ${[...value].length} characters` });
+    }
+  });
+}
+
+/**
+ * The most bytes one argument or one `NAME=value` environment entry may have, its terminating NUL
+ * included: Linux's MAX_ARG_STRLEN (32 pages of 4 KiB). A longer one cannot be passed to a program
+ * (execve fails with E2BIG), so submit refuses it.
+ */
+export const MAX_ARG_BYTES = 131_072;
+
+/** UTF-8 length of `text` in bytes. */
+function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/**
+ * A path parameter that is a whole number from `min` to `max`, written in decimal: digits only, no
+ * sign, spaces, `0x`, exponent or leading zero (`/gpus//cordon`, `/gpus/%20/cordon`, `/gpus/0x1/cordon`,
+ * `/gpus/01/cordon` are 400, never GPU 0 or 1). Parses to a number.
+ */
+export function decimalParameter(min: number, max: number, what: string) {
+  const allowed = `must be a decimal integer ${min}-${max} (digits only, no sign, spaces or leading zeros)`;
+  return z.string().regex(/^(?:0|[1-9][0-9]*)$/, `${allowed}; ${what}`)
+    .transform(Number)
+    .pipe(z.number().min(min, `${allowed}; ${what}`).max(max, `${allowed}; ${what}`))
+    .describe(what);
+}
+
+/**
+ * Body of the POST routes that take none (drain, cordon, uncordon, cancel): no body, or the empty
+ * JSON object `{}`. An object with fields is a 400 that says so, rather than being ignored.
+ */
+export const NoBodySchema = z.unknown().superRefine((body, ctx) => {
+  // No body reaches a schema as null (Fastify); a JSON null never gets this far (json-body.ts).
+  if (body === undefined || body === null) return;
+  const isObject = typeof body === 'object' && !Array.isArray(body);
+  if (isObject && Object.keys(body).length === 0) return;
+  const got = isObject ? `the field(s) ${Object.keys(body).join(', ')}` : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
+  ctx.addIssue({ code: z.ZodIssueCode.custom, message: `this call takes no body fields: send no body or {}, got ${got}` });
+}).describe('none: send no body, or {}');
+
+/** Tenant names: lower-case letters, digits and "-". */
+export const TENANT_NAME = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'tenant names are 1-63 characters: lower-case letters, digits and "-", starting with a letter or digit');
 
 /** The GPU part of a submit. */
 export const GpuRequestSchema = z.object({
@@ -61,11 +123,16 @@ export const QosReportResultSchema = z.object({ jobId: z.number().int(), status:
 
 /** `POST /api/v1/jobs` body. */
 export const SubmitJobSchema = z.object({
-  command: z.array(NO_NUL).min(1, 'command needs at least the program to run').max(4096).describe('argv; command[0] must be an executable on PATH or a path'),
+  command: z.array(NO_NUL.refine((arg) => utf8Bytes(arg) < MAX_ARG_BYTES, (arg) => ({ message: `an argument may have at most ${MAX_ARG_BYTES - 1} bytes (the kernel's limit for one argument, MAX_ARG_STRLEN), got ${utf8Bytes(arg)}` }))).min(1, 'command needs at least the program to run').max(4096).describe('argv; command[0] must be an executable on PATH or a path'),
   workingDirectory: NO_NUL.pipe(z.string().startsWith('/', 'workingDirectory must be an absolute path')).optional().describe('absolute directory the job runs in; default: a private directory of the job\'s own'),
-  environment: z.record(ENV_NAME, NO_NUL).default({}).describe('extra environment variables; names matching [A-Za-z_][A-Za-z0-9_]*; CUDA_VISIBLE_DEVICES, CUDA_MPS_* and GPUSHARE_* are set by gpushare and cannot be given'),
+  environment: z.record(ENV_NAME, NO_NUL).superRefine((env, ctx) => {
+    for (const [name, value] of Object.entries(env)) {
+      const bytes = utf8Bytes(`${name}=${value}`);
+      if (bytes >= MAX_ARG_BYTES) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [name], message: `NAME=value may have at most ${MAX_ARG_BYTES - 1} bytes (the kernel's limit for one environment entry, MAX_ARG_STRLEN), got ${bytes}` });
+    }
+  }).default({}).describe('extra environment variables; names matching [A-Za-z_][A-Za-z0-9_]*; CUDA_VISIBLE_DEVICES, CUDA_MPS_* and GPUSHARE_* are set by gpushare and cannot be given'),
   tenant: TENANT_NAME.optional().describe('owner; tenant tokens may omit it (their tenant); an admin\'s job without it goes to tenant default'),
-  name: NO_NUL.pipe(z.string().min(1).max(200)).optional().describe('display name; default: the program name'),
+  name: printableName(200).optional().describe('display name; default: the program name'),
   priority: z.union([z.number().int().min(0).max(1_000_000), z.enum(PRIORITY_CLASS_NAMES)], { errorMap: () => ({ message: 'priority must be an integer 0-1000000 or one of low, normal, high, critical' }) }).default('normal').describe('a number (higher is more important) or a class: low, normal, high, critical'),
   preemptible: z.boolean().optional().describe('may be preempted (checkpoint protocol) for a more important job; default: true below priority high (900)'),
   timeLimitSeconds: z.number().int().min(1).max(31_536_000, 'timeLimitSeconds must be at most 31536000 (one year)').nullable().default(null).describe('wall-clock limit of one attempt, seconds'),
@@ -136,6 +203,7 @@ export const JobSchema = z.object({
   endedAt: z.string().nullable(),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),
+  pid: z.number().int().nullable().optional().describe('while the job runs: its command\'s pid on the host, as ps shows it (in the sandbox the process bubblewrap starts the command in, not bubblewrap or the supervisor); null otherwise or when not known'),
   qos: z.object({ targets: QosTargetsSchema, status: z.array(QosStatusSchema).describe('one entry per target while the job runs; empty otherwise') }).nullable().optional().describe('QoS targets and state; null when the job declares none'),
 });
 /** A job as the API shows it. */
@@ -213,7 +281,10 @@ export const LogsSchema = z.object({ attempt: z.number().int(), text: z.string()
 /** `POST /api/v1/tenants` body. */
 export const CreateTenantSchema = z.object({ name: TENANT_NAME }).strict();
 /** `POST /api/v1/tokens` body. */
-export const CreateTokenSchema = z.object({ tenant: TENANT_NAME, label: z.string().max(200).default('') }).strict();
+export const CreateTokenSchema = z.object({
+  tenant: TENANT_NAME,
+  label: printableName(200).optional().transform((label) => label ?? '').describe('a note to tell tokens apart; absent: none'),
+}).strict();
 /** A new token: the secret is shown once. */
 export const NewTokenSchema = z.object({ id: z.number().int(), tenant: z.string(), token: z.string(), label: z.string() });
 /** A tenant with its quota (GPU-equivalents; see docs/fair-share.md). */
@@ -238,7 +309,11 @@ export const QuotaUseSchema = z.object({
   queuedJobs: z.number().int(),
 });
 /** `POST /api/v1/backup` body: absolute path on the server's machine. */
-export const BackupSchema = z.object({ path: z.string().startsWith('/', 'path must be absolute') }).strict();
+export const BackupSchema = z.object({
+  path: z.string().startsWith('/', 'path must be absolute').refine((path) => !CONTROL_CHARACTER.test(path), (path) => ({
+    message: `must be an absolute path without ${CONTROL_CHARACTERS_IN_WORDS}: got ${codePointName(CONTROL_CHARACTER.exec(path)![0])}`,
+  })),
+}).strict();
 /** Server status (`GET /api/v1/status`). */
 export const StatusSchema = z.object({
   version: z.string(),

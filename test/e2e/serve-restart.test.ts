@@ -66,7 +66,10 @@ describe('gpushare serve: nothing lost', () => {
     // Kill the supervisor and the job without letting anything record an outcome.
     const pidFile = join(jobFolder(server, body.id), 'attempt-1.pid');
     const { jobPid } = JSON.parse(readFileSync(pidFile, 'utf8')) as { jobPid: number };
-    const supervisorPid = Number(/pid (\d+)/.exec(running.events.at(-1).reason)![1]);
+    // The reason names the command's pid; the supervisor is its parent.
+    expect(running.events.at(-1).reason).toBe(`attempt 1 started (pid ${jobPid})`);
+    const stat = readFileSync(`/proc/${jobPid}/stat`, 'utf8');
+    const supervisorPid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     process.kill(supervisorPid, 'SIGKILL');
     process.kill(-jobPid, 'SIGKILL');
     await pollFor('the job\'s process group to be gone', () => (groupAlive(jobPid) ? undefined : true));

@@ -80,6 +80,21 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     for (const job of active) await waitForJob(handle, job.id, (j) => ['cancelled', 'succeeded', 'failed'].includes(j.state));
   }, 60_000);
 
+  it('gives the command\'s host pid: the process bubblewrap\'s init started (pid 2 inside), under the tenant\'s uid, not bubblewrap', async () => {
+    const job = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/sleep', '600.5'], gpu: { gpuCount: 1, gpuMilli: 500, mode: 'timeslice' } }, token('team-a'));
+    expect(job.status).toBe(201);
+    const running = await waitForJob(handle, job.body.id, (j) => j.state === 'running');
+    const pid = running.pid as number;
+    const jobPid = (JSON.parse(readFileSync(join(jobFolder(handle, job.body.id), 'attempt-1.pid'), 'utf8')) as { jobPid: number }).jobPid;
+    expect(pid).not.toBe(jobPid);
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toBe('/bin/sleep\u0000600.5\u0000');
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    expect(/^NSpid:\s+(\d+)\s+(\d+)$/m.exec(status)?.slice(1)).toEqual([String(pid), '2']);
+    const uid = (await api(handle, 'GET', '/api/v1/tenants')).body.tenants.find((t: { name: string }) => t.name === 'team-a').unixUid as number;
+    expect(/^Uid:\s+(\d+)/m.exec(status)?.[1]).toBe(String(uid));
+    expect(running.events.at(-1).reason).toBe(`attempt 1 started (pid ${pid})`);
+  });
+
   it('a status that says jobs are sandboxed', async () => {
     const { body } = await api(handle, 'GET', '/api/v1/status');
     expect(body.isolation).toEqual({ sandboxed: true, detail: 'each job runs under its tenant\'s own uid in a bubblewrap sandbox' });

@@ -11,6 +11,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { Principal } from '../../app/auth/tokens.js';
 import { registerErrorHandler, type InternalErrorLog } from './error-handler.js';
 import { registerErrorResponses } from './error-responses.js';
+import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './json-body.js';
 import type { ServerServices } from './server-services.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerGpuRoutes } from './routes/gpus.js';
@@ -58,7 +59,7 @@ function apiPath(pattern: string | undefined, params: unknown): string {
 /** The app with every route registered; call `.listen()` or `.inject()`. */
 export async function buildServer(services: ServerServices, options: BuildServerOptions = {}): Promise<FastifyInstance> {
   // Fastify types an HTTPS instance apart; routes and listen() are the same for both.
-  const base = options.https ? (fastify({ logger: options.logger ?? false, bodyLimit: 1 << 20, https: { ...options.https } }) as unknown as FastifyInstance) : fastify({ logger: options.logger ?? false, bodyLimit: 1 << 20 });
+  const base = options.https ? (fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT_BYTES, https: { ...options.https } }) as unknown as FastifyInstance) : fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT_BYTES });
   const app = base.withTypeProvider<ZodTypeProvider>();
   const { onRoute } = options;
   if (onRoute) {
@@ -70,6 +71,7 @@ export async function buildServer(services: ServerServices, options: BuildServer
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app, options.logInternalError);
   registerErrorResponses(app);
+  registerJsonBodyParser(app);
   await app.register(swagger, {
     openapi: {
       info: { title: 'gpushare API', version: services.version, description: 'Fractional GPU jobs on one server: submit, watch, cancel; GPUs and tenants.' },

@@ -1,11 +1,32 @@
 /**
  * One error mapping for the whole API: catalogue errors keep their status and code, validation
- * failures become 400 naming each field path, anything else is a 500 whose details stay in the log.
- * Body: `{ error: { code, message, details } }`.
+ * failures become 400 naming each field path, Fastify's own refusals (body too large, wrong content
+ * type, bad Content-Length) get the API's codes and words, anything else is a 500 whose details go
+ * to the server's log. Body: `{ error: { code, message, details } }`.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { GpushareError } from '../../app/errors.js';
+import { BODY_LIMIT_BYTES } from './json-body.js';
+
+/**
+ * The API's own error for a refusal Fastify makes before a route runs; null for any other error.
+ * Fastify's texts name no limit or allowed value, so none of them reaches a client.
+ */
+function frameworkRefusal(error: FastifyError, request: FastifyRequest): GpushareError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GpushareError('GPUSHARE_BODY_TOO_LARGE', 413, `body: larger than the limit of ${BODY_LIMIT_BYTES} bytes (1 MiB)`, { field: 'body', limitBytes: BODY_LIMIT_BYTES });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GpushareError('GPUSHARE_UNSUPPORTED_MEDIA_TYPE', 415, `Content-Type: ${JSON.stringify(request.headers['content-type'] ?? '')} is not accepted; send application/json`, { field: 'content-type', allowed: ['application/json'] });
+    case 'FST_ERR_BAD_URL':
+      return new GpushareError('GPUSHARE_INVALID_FIELD', 400, 'url: not valid percent-encoded UTF-8', { field: 'url' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GpushareError('GPUSHARE_INVALID_FIELD', 400, 'Content-Length: does not match the body\'s length', { field: 'content-length' });
+    default:
+      return null;
+  }
+}
 
 /** Where a 500's details go: the server's log (the response says only "see the server log"). */
 export type InternalErrorLog = (error: Error, request: { readonly method: string; readonly url: string }) => void;
@@ -16,6 +37,8 @@ export function registerErrorHandler(app: FastifyInstance, logInternalError: Int
     if (error instanceof GpushareError) {
       return reply.status(error.httpStatus).send({ error: { code: error.code, message: error.message, details: error.details } });
     }
+    const refusal = frameworkRefusal(error, request);
+    if (refusal !== null) return reply.status(refusal.httpStatus).send({ error: { code: refusal.code, message: refusal.message, details: refusal.details } });
     if (hasZodFastifySchemaValidationErrors(error)) {
       // One issue per field, the first: `{"stepSeconds":1e999}` (JSON reads it as Infinity) breaks
       // both "finite" and "at most 86400", and saying the first is enough.
@@ -23,7 +46,11 @@ export function registerErrorHandler(app: FastifyInstance, logInternalError: Int
       const firstPerField = error.validation.filter((v) => !seen.has(v.instancePath) && seen.add(v.instancePath));
       const issues = firstPerField.map((v) => {
         const field = [error.validationContext, ...v.instancePath.split('/').filter(Boolean)].join('.');
-        const params = v.params as { issue?: { message?: string; options?: unknown[]; received?: unknown } };
+        const params = v.params as { issue?: { code?: string; message?: string; options?: unknown[]; received?: unknown } };
+        // No body where one is needed (a body that is not an object never gets here: json-body.ts).
+        if (field === 'body' && params.issue?.code === 'invalid_type') {
+          return { field, message: 'body: must be a JSON object (Content-Type: application/json), got no body' };
+        }
         const allowed = Array.isArray(params.issue?.options) ? ` (allowed: ${params.issue!.options!.join(', ')})` : '';
         return { field, message: `${field}: ${v.message ?? 'invalid'}${allowed}` };
       });
@@ -31,7 +58,9 @@ export function registerErrorHandler(app: FastifyInstance, logInternalError: Int
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) logInternalError(error, { method: request.method, url: request.url });
-    return reply.status(status).send({ error: { code: error.code ?? 'GPUSHARE_INTERNAL', message: status >= 500 ? 'internal error; see the server log' : error.message } });
+    // A 500's code and text are the server's business (a Node errno code, a path): the log has them.
+    if (status >= 500) return reply.status(500).send({ error: { code: 'GPUSHARE_INTERNAL', message: 'internal error; see the server log' } });
+    return reply.status(status).send({ error: { code: 'GPUSHARE_BAD_REQUEST', message: error.message } });
   });
   app.setNotFoundHandler((request, reply) => reply.status(404).send({ error: { code: 'GPUSHARE_NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } }));
 }

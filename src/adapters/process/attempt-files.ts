@@ -15,7 +15,7 @@ export interface AttemptFiles {
   stdoutPath: string;
   /** `attempt-<n>.stderr.log`: the command's stderr, appended. */
   stderrPath: string;
-  /** `attempt-<n>.pid`: `{ "jobPid": n }` once the command runs. */
+  /** `attempt-<n>.pid`: `{ "jobPid": n, "commandPid": m }` once the command runs. */
   pidPath: string;
   /** `attempt-<n>.outcome.json`: the outcome, written atomically when the command ends. */
   outcomePath: string;
@@ -85,4 +85,15 @@ export function readJobPidFile(path: string): number | null {
     throw new Error(`malformed attempt file ${path}: no jobPid`);
   }
   return jobPid;
+}
+
+/**
+ * The command's own host pid from a pid file (`commandPid`; in the sandbox bubblewrap's grandchild,
+ * else the same as `jobPid`); null when the file does not exist (yet), predates this field, or the
+ * supervisor did not find the command in time.
+ */
+export function readCommandPidFile(path: string): number | null {
+  const value = readJsonFile(path);
+  const commandPid = (value as { commandPid?: unknown } | null | undefined)?.commandPid;
+  return typeof commandPid === 'number' && Number.isSafeInteger(commandPid) && commandPid > 0 ? commandPid : null;
 }

@@ -51,7 +51,8 @@ describe('child process launcher: outcomes', () => {
     expect(outcome.endedAtMs).toBeGreaterThanOrEqual(outcome.startedAtMs);
     expect(readFileSync(handle.stdoutPath, 'utf8')).toBe('hi\n');
     expect(readFileSync(handle.stderrPath, 'utf8')).toBe('err\n');
-    expect(JSON.parse(readFileSync(handle.pidPath, 'utf8'))).toEqual({ jobPid: handle.jobPid });
+    expect(JSON.parse(readFileSync(handle.pidPath, 'utf8'))).toEqual({ jobPid: handle.jobPid, commandPid: handle.jobPid });
+    expect(handle.commandPid).toBe(handle.jobPid);
     expect(existsSync(join(spec.jobDirectory, 'attempt-1.launch.json'))).toBe(false); // holds the environment
     await waitUntil(() => !launcher.isAlive(handle), 2000);
     expect(launcher.isAlive(handle)).toBe(false);
@@ -67,18 +68,27 @@ describe('child process launcher: outcomes', () => {
     expect(readFileSync(join(spec.jobDirectory, 'attempt-1.stdout.log'), 'utf8')).toBe(`bar baz\nunset\n${cwd}\n`);
   });
 
-  it('a command that does not exist ends with 127 and an error naming it', async () => {
+  it('a command that does not exist ends without exit code, the error naming it and ENOENT in words', async () => {
     const handle = await startJob(specFor(['no-such-command-gpushare']));
     expect(handle.jobPid).toBeNull();
     const outcome = await waitForOutcome(launcher, handle);
-    expect(outcome).toMatchObject({ exitCode: 127, signal: null, error: 'command not found: no-such-command-gpushare' });
+    expect(outcome).toMatchObject({ exitCode: null, signal: null, error: 'could not start no-such-command-gpushare: ENOENT (no such file or directory)' });
+    expect(outcome.endedAtMs).toBeGreaterThanOrEqual(outcome.startedAtMs);
   });
 
-  it('a file that is not executable ends with 126', async () => {
+  it('a file that is not executable ends without exit code: EACCES in words', async () => {
     const spec = specFor(['./not-executable.sh']);
     writeFileSync(join(spec.workingDirectory, 'not-executable.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o644 });
     const outcome = await waitForOutcome(launcher, await startJob(spec));
-    expect(outcome).toMatchObject({ exitCode: 126, signal: null, error: 'permission denied: ./not-executable.sh' });
+    expect(outcome).toMatchObject({ exitCode: null, signal: null, error: 'could not start ./not-executable.sh: EACCES (permission denied)' });
+  });
+
+  it('a command line longer than the kernel takes (3 MiB of arguments) ends without exit code: E2BIG in words', async () => {
+    const handle = await startJob(specFor(['true', ...Array.from({ length: 30 }, () => 'x'.repeat(100_000))]));
+    expect(handle.jobPid).toBeNull();
+    const outcome = await waitForOutcome(launcher, handle);
+    expect(outcome).toMatchObject({ exitCode: null, signal: null, error: 'could not start true: E2BIG (the argument list is too long)' });
+    expect(outcome.endedAtMs).toBeGreaterThanOrEqual(outcome.startedAtMs);
   });
 
   it('a missing working directory is an error outcome without exit code', async () => {

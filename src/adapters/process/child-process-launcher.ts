@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type {
   FreezerKind, JobIsolation, LaunchSpec, LimitEnforcement, ProcessHandle, ProcessLauncher, ProcessOutcome,
 } from '../../app/ports/process-launcher.js';
-import { attemptCgroupKey, attemptFiles, readJobPidFile, readOutcomeFile } from './attempt-files.js';
+import { attemptCgroupKey, attemptFiles, readCommandPidFile, readJobPidFile, readOutcomeFile } from './attempt-files.js';
 import { cgroupPids, createCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
 import { detectCgroupLayout, ownCgroupDirectory, type CgroupLayout } from './cgroup-layout.js';
 import { cpuLimitValues, detectLimitSupport, memoryLimitValues, writeLimits, type LimitSupport } from './cgroup-limits.js';
@@ -190,11 +190,12 @@ class ChildProcessLauncher implements ProcessLauncher {
     const handle: ProcessHandle = { ...handleBase, supervisorPid, supervisorStartTime, jobPid: null };
     await waitUntil(() => existsSync(files.pidPath) || existsSync(files.outcomePath) || !this.isAlive(handle), this.startTimeoutMs);
     handle.jobPid = readJobPidFile(files.pidPath);
+    handle.commandPid = readCommandPidFile(files.pidPath);
     if (handle.jobPid === null && this.readOutcome(handle) === null && !this.isAlive(handle)) {
       await this.cleanup(handle);
       throw new Error(`the supervisor of job ${spec.jobId} attempt ${spec.attempt} exited without starting the command`);
     }
-    this.logger?.info({ jobId: spec.jobId, attempt: spec.attempt, supervisorPid, jobPid: handle.jobPid }, 'attempt started');
+    this.logger?.info({ jobId: spec.jobId, attempt: spec.attempt, supervisorPid, jobPid: handle.jobPid, commandPid: handle.commandPid }, 'attempt started');
     return handle;
   }
 

@@ -5,9 +5,12 @@
  * The random part makes a folder name unguessable and never the name of an earlier folder, so a
  * job can never be handed the files of another one, even when a restored store has forgotten jobs
  * whose folders are still on disk (docs/store.md).
+ *
+ * Logs are read only from the file the store's folder name names: never through a symbolic link a
+ * job planted in place of a log file or of its folder (see {@link openLogFile}).
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobFiles, LogStream } from '../../app/ports/job-files.js';
 import { attemptFiles } from './attempt-files.js';
@@ -36,16 +39,45 @@ function makePrivateFolder(path: string): void {
   chmodSync(path, JOB_FOLDER_MODE);
 }
 
+/**
+ * Opens `path` for reading when it is a regular file reached through no symbolic link: the last
+ * component is opened with O_NOFOLLOW (and O_NONBLOCK, so a FIFO cannot hang the server), and the
+ * path the kernel says the open file has (`/proc/self/fd/N`) must be `path` itself, which a link
+ * in any folder above it (a job folder swapped for a link) changes. Returns the descriptor, or
+ * null for a missing file, a link, a folder that moved, or anything but a regular file.
+ * @param path absolute path with no link in it (its data directory resolved)
+ */
+export function openLogFile(path: string): number | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    // ELOOP: the file is a link; ENOTDIR: a folder on the way is not one; ENXIO: a socket.
+    if (['ENOENT', 'ELOOP', 'ENOTDIR', 'ENXIO'].includes(errnoCode(error) ?? '')) return null;
+    throw error;
+  }
+  try {
+    if (fstatSync(fd).isFile() && readlinkSync(`/proc/self/fd/${fd}`) === path) return fd;
+  } catch {
+    // no /proc answer: not shown
+  }
+  closeSync(fd);
+  return null;
+}
+
 /** Job files under `<dataDir>/jobs`. */
 export function createJobFiles(dataDir: string): JobFiles {
   const root = join(dataDir, 'jobs');
+  // Log paths are compared with what the kernel reports: the data directory as it resolves, once.
+  let resolvedRoot: string | null = null;
+  const resolvedLogPath = (folder: string, attempt: number, stream: LogStream): string => {
+    resolvedRoot ??= join(realpathSync(dataDir), 'jobs');
+    const files = attemptFiles(join(resolvedRoot, directory(folder).slice(root.length + 1)), attempt);
+    return stream === 'stdout' ? files.stdoutPath : files.stderrPath;
+  };
   const directory = (folder: string): string => {
     if (jobIdOfFolder(folder) === null) throw new RangeError(`not a job folder name: ${JSON.stringify(folder)}`);
     return join(root, folder);
-  };
-  const logPath = (folder: string, attempt: number, stream: LogStream): string => {
-    const files = attemptFiles(directory(folder), attempt);
-    return stream === 'stdout' ? files.stdoutPath : files.stderrPath;
   };
   return {
     createFolder(jobId) {
@@ -66,17 +98,19 @@ export function createJobFiles(dataDir: string): JobFiles {
       return work;
     },
     logSize(folder, attempt, stream) {
+      const fd = openLogFile(resolvedLogPath(folder, attempt, stream));
+      if (fd === null) return null;
       try {
-        return statSync(logPath(folder, attempt, stream)).size;
-      } catch (error) {
-        if (errnoCode(error) === 'ENOENT') return null;
-        throw error;
+        return fstatSync(fd).size;
+      } finally {
+        closeSync(fd);
       }
     },
     readLog(folder, attempt, stream, offset, length) {
       const buffer = Buffer.alloc(length);
       if (length === 0) return buffer;
-      const fd = openSync(logPath(folder, attempt, stream), 'r');
+      const fd = openLogFile(resolvedLogPath(folder, attempt, stream));
+      if (fd === null) return buffer.subarray(0, 0);
       try {
         const read = readSync(fd, buffer, 0, length, offset);
         return buffer.subarray(0, read);

@@ -4,7 +4,9 @@
  * Started detached (its own session) by the launcher, so it outlives the server. It reads and
  * deletes its spec, joins the attempt's cgroups (so the command and all its descendants start
  * inside them), starts the command in its own process group with stdout/stderr appended to the
- * log files, moves itself back out of the cgroups, writes the job's pid file, forwards SIGTERM,
+ * log files, moves itself back out of the cgroups, writes the job's pid file (the process group it
+ * signals, and the command's own host pid: in the sandbox the process bubblewrap's init starts),
+ * forwards SIGTERM,
  * SIGINT, SIGUSR1, SIGUSR2 and SIGHUP to the job's process group, and when the command ends
  * kills what is left of its process group and writes the outcome atomically (tmp + rename). The
  * command's stdout and stderr come through pipes and are written with a size cap (capped-log.ts:
@@ -41,6 +43,33 @@ function codeOf(error: unknown): string {
   return (error as NodeJS.ErrnoException | null)?.code ?? 'unknown';
 }
 
+/** Why exec fails, in words, for the errno codes a command that cannot start gives. */
+const START_ERRORS: Readonly<Record<string, string>> = {
+  E2BIG: 'the argument list is too long',
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  ENOEXEC: 'not an executable format',
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the file name is too long',
+  ETXTBSY: 'the file is being written',
+  ENOMEM: 'out of memory',
+  EAGAIN: 'a process limit is reached',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files on the system',
+};
+
+/**
+ * `could not start python: E2BIG (the argument list is too long)`: an outcome's error for a failed
+ * exec of `program` (its first 100 characters).
+ */
+function couldNotStart(program: string, error: unknown): string {
+  const code = codeOf(error);
+  const words = START_ERRORS[code];
+  const name = program.length > 100 ? `${program.slice(0, 100)}...` : program;
+  return `could not start ${name}: ${code}${words === undefined ? '' : ` (${words})`}`;
+}
+
 /** First and longest wait between tries of a write that found the disk full, ms. */
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 5000;
@@ -74,11 +103,11 @@ function finish(spec: SupervisorSpec, outcome: {
 }
 
 /** Writes the pid file; tried again later (while the command runs) when the disk has no room. */
-function writePidFile(spec: SupervisorSpec, jobPid: number, waitMs = RETRY_FIRST_MS): void {
+function writePidFile(spec: SupervisorSpec, jobPid: number, commandPid: number | null, waitMs = RETRY_FIRST_MS): void {
   try {
-    writeAtomically(spec.pidPath, `${JSON.stringify({ jobPid })}\n`);
+    writeAtomically(spec.pidPath, `${JSON.stringify({ jobPid, commandPid })}\n`);
   } catch {
-    setTimeout(() => writePidFile(spec, jobPid, Math.min(RETRY_MAX_MS, waitMs * 2)), waitMs).unref();
+    setTimeout(() => writePidFile(spec, jobPid, commandPid, Math.min(RETRY_MAX_MS, waitMs * 2)), waitMs).unref();
   }
 }
 
@@ -134,6 +163,42 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   } catch {
     return false; // ESRCH: the group has exited
   }
+}
+
+/** Longest wait for a sandboxed command to appear before the pid file is written without its pid. */
+const COMMAND_PID_WAIT_MS = 2000;
+
+/** The pids whose parent is `parentPid`, from /proc/<pid>/stat (ascending). */
+function childPids(parentPid: number): number[] {
+  const children: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return children;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, ...
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parentPid) children.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return children.sort((a, b) => a - b);
+}
+
+/**
+ * The host pid of a sandboxed command: bubblewrap (`bwrapPid`, which the wrapper shell became)
+ * starts its init process (pid 1 of the job's PID namespace), which starts the command (pid 2 there,
+ * after setpriv, the environment shell and env have exec'd into it); null until that process exists.
+ */
+function sandboxedCommandPid(bwrapPid: number): number | null {
+  const init = childPids(bwrapPid)[0];
+  return init === undefined ? null : (childPids(init)[0] ?? null);
 }
 
 /** PATH of the root processes that set a sandbox up (the job's own PATH never reaches them). */
@@ -218,9 +283,15 @@ function main(): void {
     while (stdio.length < spec.environmentFd!) stdio.push('ignore');
     stdio[spec.environmentFd!] = environmentFile;
   }
-  const started = spawn(command, args, {
-    cwd: spec.workingDirectory, env: sandboxed ? { PATH: CLEAN_PATH } : spec.environment, detached: true, stdio,
-  });
+  let started: ChildProcess;
+  try {
+    started = spawn(command, args, {
+      cwd: spec.workingDirectory, env: sandboxed ? { PATH: CLEAN_PATH } : spec.environment, detached: true, stdio,
+    });
+  } catch (error) {
+    // Node throws at once for most exec failures (E2BIG: the argument list is too long, ...).
+    finish(spec, { exitCode: null, signal: null, startedAtMs, error: couldNotStart(command, error) });
+  }
   child = started;
   const capBytes = spec.logCapBytes ?? DEFAULT_LOG_CAP_BYTES;
   const outLog = new CappedLog(out, capBytes);
@@ -230,17 +301,22 @@ function main(): void {
   started.stderr?.on('data', (chunk: Buffer) => errLog.write(chunk));
   if (environmentFile !== null) closeSync(environmentFile);
   leaveCgroups(spec);
-  started.on('error', (error) => {
-    const code = codeOf(error);
-    if (code === 'ENOENT') finish(spec, { exitCode: 127, signal: null, startedAtMs, error: `command not found: ${command}` });
-    finish(spec, {
-      exitCode: 126, signal: null, startedAtMs,
-      error: code === 'EACCES' ? `permission denied: ${command}` : `cannot execute ${command}: ${code}`,
-    });
-  });
+  // ... and reports a few (ENOENT, EACCES, EAGAIN, EMFILE) as an event instead.
+  started.on('error', (error) => finish(spec, { exitCode: null, signal: null, startedAtMs, error: couldNotStart(command, error) }));
   if (started.pid === undefined) return; // the 'error' event follows
   const jobPid = started.pid;
-  writePidFile(spec, jobPid);
+  // The pid file names the command's own host pid too: in the sandbox it is not jobPid (bubblewrap)
+  // but the process bubblewrap starts it in, found once it exists (at most COMMAND_PID_WAIT_MS).
+  const sandboxDeadlineMs = Date.now() + COMMAND_PID_WAIT_MS;
+  const writePidAndCommand = (): void => {
+    const commandPid = sandboxed ? sandboxedCommandPid(jobPid) : jobPid;
+    if (commandPid === null && !exited && Date.now() < sandboxDeadlineMs) {
+      setTimeout(writePidAndCommand, 5);
+      return;
+    }
+    writePidFile(spec, jobPid, commandPid);
+  };
+  writePidAndCommand();
   started.on('exit', (exitCode, signal) => {
     exited = true;
     signalGroup(jobPid, 'SIGKILL'); // the attempt ends with its command: no stragglers

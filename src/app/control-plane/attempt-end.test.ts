@@ -18,6 +18,8 @@ describe('decideAttemptEnd', () => {
     ['preempted: outcome of an older supervisor (delivery not recorded)', { exitCode: 0, signal: null }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 0, { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false }],
     ['exited 0 before the preemption signal was sent', { exitCode: 0, signal: null, signalDeliveredAtMs: null }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 0, { to: 'succeeded', reason: 'exit code 0', endReason: 'exited', terminal: true }],
     ['failed on its own before the preemption signal', { exitCode: 2, signal: null, signalDeliveredAtMs: null }, { kind: 'preempted', reason: 'preempted by job 9' }, 0, 1, { to: 'pending', reason: 'retry 1 of 1 after exit code 2', endReason: 'exited', terminal: false }],
+    ['could not start (E2BIG)', { exitCode: null, signal: null, error: 'could not start: E2BIG (the argument list is too long)' }, undefined, 0, 0, { to: 'failed', reason: 'could not start: E2BIG (the argument list is too long)', endReason: 'could not start: E2BIG (the argument list is too long)', terminal: true }],
+    ['could not start (ENOENT), 1 retry left', { exitCode: null, signal: null, error: 'could not start: ENOENT (no such file or directory)' }, undefined, 0, 1, { to: 'pending', reason: 'retry 1 of 1 after could not start: ENOENT (no such file or directory)', endReason: 'could not start: ENOENT (no such file or directory)', terminal: false }],
   ] as const)('%s', (_name, outcome, intent, failuresBefore, retries, expected) => {
     expect(decideAttemptEnd(outcome, intent, failuresBefore, retries)).toEqual(expected);
   });

@@ -34,6 +34,11 @@ export interface RecordedOutcome {
   readonly signal: string | null;
   /** When a signal sent through the supervisor reached the running command; null: none did; absent: not recorded (older supervisor). */
   readonly signalDeliveredAtMs?: number | null;
+  /**
+   * Why the command never ran, when it did not (`could not start: E2BIG (the argument list is too
+   * long)`); absent or null otherwise. Such an attempt fails with this reason.
+   */
+  readonly error?: string | null;
 }
 
 /**
@@ -51,7 +56,9 @@ export function decideAttemptEnd(outcome: RecordedOutcome | null, intent: StopIn
     return { to: 'preempted', reason: intent.reason, endReason: 'preempted', terminal: false };
   }
   if (outcome !== null && outcome.exitCode === 0) return { to: 'succeeded', reason: 'exit code 0', endReason: 'exited', terminal: true };
-  const failure = outcome === null ? 'lost' : outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`;
+  const failure = outcome === null ? 'lost'
+    : outcome.signal ? `killed by ${outcome.signal}`
+      : outcome.exitCode === null && outcome.error ? outcome.error : `exit code ${outcome.exitCode}`;
   const endReason = failure.startsWith('exit code') ? 'exited' : failure;
   if (failuresBefore < retries) return { to: 'pending', reason: `retry ${failuresBefore + 1} of ${retries} after ${failure}`, endReason, terminal: false };
   return { to: 'failed', reason: failure, endReason, terminal: true };

@@ -326,7 +326,7 @@ export class ControlPlane {
    * Settles a finished attempt: `outcome` null means the process vanished without a record (`lost`).
    * Failed attempts with retries left and preempted attempts go back to the queue.
    */
-  private finish(job: JobRecord, outcome: Pick<ProcessOutcome, 'exitCode' | 'signal' | 'signalDeliveredAtMs'> & { endedAtMs?: number } | null): void {
+  private finish(job: JobRecord, outcome: Pick<ProcessOutcome, 'exitCode' | 'signal' | 'signalDeliveredAtMs'> & { endedAtMs?: number; error?: string | null } | null): void {
     const { store, clock } = this.deps;
     // The time the process really ended (recorded by its supervisor), not when the server noticed;
     // never before the job's recorded start (a command that exits at once can end before the

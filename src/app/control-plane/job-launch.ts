@@ -117,7 +117,7 @@ export class JobLaunch {
       return { kind: 'failed', reason };
     }
     const now = clock.nowMs();
-    const running = { jobId, atMs: now, expectState: 'scheduled' as const, to: 'running' as const, reason: `attempt ${attempt} started (pid ${handle.supervisorPid})`, patch: { attempt, process: handle, startedAtMs: now }, startAttempt: attempt };
+    const running = { jobId, atMs: now, expectState: 'scheduled' as const, to: 'running' as const, reason: `attempt ${attempt} started${handle.commandPid ? ` (pid ${handle.commandPid})` : ''}`, patch: { attempt, process: handle, startedAtMs: now }, startAttempt: attempt };
     try {
       store.applyJobChanges([running]);
     } catch (error) {

@@ -47,6 +47,7 @@ export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
     endedAt: iso(job.endedAtMs),
     exitCode: job.exitCode,
     signal: job.signal,
+    pid: job.state === 'running' ? (job.process?.commandPid ?? null) : null,
     qos: job.qos && { targets: { ...job.qos }, status: plane.qos.statusesOf(job.id).map(toQosStatusView) },
   };
 }

@@ -24,9 +24,12 @@ export interface JobFiles {
   prepareCheckpointDirectory(folder: string): string;
   /** Makes the folder's private working directory (`work/`, kept across attempts); returns its path. */
   prepareWorkDirectory(folder: string): string;
-  /** Size in bytes of one stream of attempt `attempt` (1-based); null when there is no such file. */
+  /**
+   * Size in bytes of one stream of attempt `attempt` (1-based); null when there is no such file, or
+   * when it is not a regular file reached through no symbolic link (a job may have planted one).
+   */
   logSize(folder: string, attempt: number, stream: LogStream): number | null;
-  /** Reads `length` bytes of that stream from byte `offset` (fewer at its end). */
+  /** Reads `length` bytes of that stream from byte `offset` (fewer at its end; none when logSize would be null). */
   readLog(folder: string, attempt: number, stream: LogStream, offset: number, length: number): Buffer;
   /** Deletes the folder and every file in it (retention); a no-op when there is none. */
   remove(folder: string): void;

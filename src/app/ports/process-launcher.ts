@@ -66,8 +66,18 @@ export interface ProcessHandle {
   supervisorPid: number;
   /** Start time of the supervisor: field 22 of `/proc/<pid>/stat` (clock ticks since boot), as a string. */
   supervisorStartTime: string;
-  /** Pid of the job's command, which is also its process group id; null until known. */
+  /**
+   * Pid of the process the supervisor started, which leads the job's process group (signals go to
+   * it); null until known. Without a sandbox it is the command; in the sandbox it is bubblewrap.
+   */
   jobPid: number | null;
+  /**
+   * The command's own pid on the host, as `ps` shows it: `jobPid` without a sandbox; in the sandbox
+   * the process bubblewrap's init starts (pid 2 in the job's PID namespace), which setpriv, the
+   * environment shell and env exec into. Null or absent when not known (not started yet, an
+   * attempt of an older gpushare, or not found within 2 s).
+   */
+  commandPid?: number | null;
   /** Name of the job's cgroups (`job-<id>-a<attempt>`), null when none were made. */
   cgroupKey: string | null;
   /** The freezer the attempt was started with (freeze/thaw keep using it). */
@@ -76,7 +86,7 @@ export interface ProcessHandle {
   stdoutPath: string;
   /** File the job's stderr is appended to. */
   stderrPath: string;
-  /** File the supervisor writes the job's pid to (`{ "jobPid": n }`), once the command runs. */
+  /** File the supervisor writes the job's pids to (`{ "jobPid": n, "commandPid": m }`), once the command runs. */
   pidPath: string;
   /** File the supervisor writes the {@link ProcessOutcome} to, atomically, when the command ends. */
   outcomePath: string;
@@ -84,7 +94,7 @@ export interface ProcessHandle {
 
 /** How an attempt ended, as recorded by its supervisor. */
 export interface ProcessOutcome {
-  /** Exit code of the command; 127 = command not found, 126 = not executable; null when killed by a signal or never run. */
+  /** Exit code of the command; null when killed by a signal or never run (then `error` says why). */
   exitCode: number | null;
   /** Name of the signal that ended the command (e.g. `SIGKILL`), else null. */
   signal: string | null;
@@ -92,7 +102,11 @@ export interface ProcessOutcome {
   startedAtMs: number;
   /** When the command ended (or failed to start), epoch milliseconds. */
   endedAtMs: number;
-  /** Why the command could not run (spawn or setup failure), else null. */
+  /**
+   * Why the command never ran, else null: a setup failure, or an exec that failed, with its errno
+   * code in words (`could not start python: E2BIG (the argument list is too long)`, `ENOENT (no such
+   * file or directory)`, `EACCES (permission denied)`).
+   */
   error: string | null;
   /**
    * When the first signal sent through the supervisor (`stop`) reached the command while it was

@@ -5,11 +5,14 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { invalidField } from '../../../app/errors.js';
 import { z } from 'zod';
-import { BackupSchema, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, QuotaUseSchema, SetQuotaSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
+import { BackupSchema, NoBodySchema, TENANT_NAME, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, QuotaUseSchema, SetQuotaSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
 import type { TenantRecord } from '../../../app/ports/state-store.js';
 import { authorize } from '../../../app/auth/authorize.js';
 import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';
+
+/** errno codes of a backup path the server cannot write. */
+const UNWRITABLE_PATH_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOENT', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG']);
 
 /** Registers the admin routes. */
 export function registerAdminRoutes(api: Api, services: ServerServices): void {
@@ -22,7 +25,7 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
     const tenant = admin.createTenant(request.principal, request.body.name);
     return reply.status(201).send(tenantView(tenant));
   });
-  api.put('/tenants/:name/quota', { schema: { tags: ['admin'], summary: 'Set a tenant\'s quota in GPU-equivalents (admin)', params: z.object({ name: z.string() }), body: SetQuotaSchema, response: { 200: TenantSchema } } }, async (request) => {
+  api.put('/tenants/:name/quota', { schema: { tags: ['admin'], summary: 'Set a tenant\'s quota in GPU-equivalents (admin)', params: z.object({ name: TENANT_NAME }), body: SetQuotaSchema, response: { 200: TenantSchema } } }, async (request) => {
     return tenantView(admin.setQuota(request.principal, request.params.name, request.body));
   });
   api.get('/quotas', { schema: { tags: ['admin'], summary: 'Use against quota per tenant (a tenant sees its own)', response: { 200: z.object({ quotas: z.array(QuotaUseSchema) }) } } }, async (request) => {
@@ -34,7 +37,7 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
   api.post('/tokens', { schema: { tags: ['admin'], summary: 'Create a tenant token (admin); the secret is shown once', body: CreateTokenSchema, response: { 201: NewTokenSchema } } }, async (request, reply) => {
     return reply.status(201).send(admin.createToken(request.principal, request.body.tenant, request.body.label));
   });
-  api.post('/drain', { schema: { tags: ['admin'], summary: 'Stop starting jobs; the server exits once none runs (admin)', response: { 202: z.object({ draining: z.boolean(), running: z.number().int() }) } } }, async (request, reply) => {
+  api.post('/drain', { schema: { tags: ['admin'], summary: 'Stop starting jobs; the server exits once none runs (admin)', body: NoBodySchema, response: { 202: z.object({ draining: z.boolean(), running: z.number().int() }) } } }, async (request, reply) => {
     authorize(request.principal, 'server.drain');
     plane.drain(services.onDrained);
     return reply.status(202).send({ draining: true, running: plane.runningJobs().length });
@@ -44,7 +47,15 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
     const { path } = request.body;
     if (existsSync(path)) throw invalidField('path', `${path} exists; backup never overwrites a file (choose a new name)`);
     if (!existsSync(dirname(path)) || !statSync(dirname(path)).isDirectory()) throw invalidField('path', `directory ${dirname(path)} does not exist on the server`);
-    await admin.backup(request.principal, path);
+    try {
+      await admin.backup(request.principal, path);
+    } catch (error) {
+      // A place the server may not write (a read-only or pseudo file system, no permission) is the
+      // caller's choice of path, not a server failure.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== undefined && UNWRITABLE_PATH_CODES.has(code)) throw invalidField('path', `the server cannot write ${path}: ${code}`);
+      throw error;
+    }
     return { path: request.body.path, bytes: statSync(request.body.path).size };
   });
   api.get('/status', { schema: { tags: ['admin'], summary: 'Server status', response: { 200: StatusSchema } } }, async (request) => {

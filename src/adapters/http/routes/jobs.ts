@@ -4,14 +4,14 @@
 import type { FastifyInstance, RawServerDefault, FastifyBaseLogger, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { JobDetailSchema, JobSchema, ListJobsQuerySchema, LogsQuerySchema, LogsSchema, SubmitJobSchema } from '../../../contract/api.js';
+import { decimalParameter, JobDetailSchema, NoBodySchema, JobSchema, ListJobsQuerySchema, LogsQuerySchema, LogsSchema, SubmitJobSchema } from '../../../contract/api.js';
 import type { ServerServices } from '../server-services.js';
 
 /** The Fastify instance type the routes are registered on. */
 export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
 
 /** `:id` path parameter. */
-export const IdParams = z.object({ id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('job id') });
+export const IdParams = z.object({ id: decimalParameter(1, Number.MAX_SAFE_INTEGER, 'the job id') });
 
 /** Registers the job routes. */
 export function registerJobRoutes(api: Api, { jobs }: ServerServices): void {
@@ -24,7 +24,7 @@ export function registerJobRoutes(api: Api, { jobs }: ServerServices): void {
   api.get('/jobs/:id', { schema: { tags: ['jobs'], summary: 'A job with its transitions and attempts', params: IdParams, response: { 200: JobDetailSchema } } }, async (request) => {
     return jobs.get(request.principal, request.params.id);
   });
-  api.post('/jobs/:id/cancel', { schema: { tags: ['jobs'], summary: 'Cancel a job', params: IdParams, response: { 200: JobSchema } } }, async (request) => {
+  api.post('/jobs/:id/cancel', { schema: { tags: ['jobs'], summary: 'Cancel a job', params: IdParams, body: NoBodySchema, response: { 200: JobSchema } } }, async (request) => {
     return jobs.cancel(request.principal, request.params.id);
   });
   api.get('/jobs/:id/logs', { schema: { tags: ['jobs'], summary: 'Read an attempt\'s output from a byte offset', params: IdParams, querystring: LogsQuerySchema, response: { 200: LogsSchema } } }, async (request) => {

@@ -34,13 +34,13 @@ describe('POST /api/v1/jobs/:id/qos-reports validation', () => {
   });
 
   it('answers an id above 2^53-1 with the same 400 as GET /api/v1/jobs/:id', async () => {
-    const message = 'params.id: Number must be less than or equal to 9007199254740991';
+    const message = 'params.id: must be a decimal integer 1-9007199254740991 (digits only, no sign, spaces or leading zeros); the job id';
     const get = await call('GET', '/api/v1/jobs/99999999999999999999');
     expect([get.status, get.body.error.code, get.body.error.message]).toEqual([400, 'GPUSHARE_INVALID_FIELD', message]);
     const report = await call('POST', '/api/v1/jobs/99999999999999999999/qos-reports', '{"stepSeconds":0.5}');
     expect([report.status, report.body.error.code, report.body.error.message]).toEqual([400, 'GPUSHARE_INVALID_FIELD', message]);
     const zero = await call('POST', '/api/v1/jobs/0/qos-reports', '{"stepSeconds":0.5}');
-    expect([zero.status, zero.body.error.message]).toEqual([400, 'params.id: Number must be greater than or equal to 1']);
+    expect([zero.status, zero.body.error.message]).toEqual([400, message]);
     const unknown = await call('POST', '/api/v1/jobs/9007199254740991/qos-reports', '{"stepSeconds":0.5}');
     expect([unknown.status, unknown.body.error.message]).toEqual([404, 'job 9007199254740991 not found']);
   });

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { CONTROL_CHARACTER, escapeControlCharacters, escapeControlCharactersDeep, jsonForTerminal } from './control-characters.js';
+
+describe('control characters', () => {
+  it('matches C0, DEL, C1 and the bidirectional and line-separator controls, nothing printable', () => {
+    for (const code of [0x00, 0x09, 0x0a, 0x1b, 0x1f, 0x7f, 0x80, 0x9b, 0x9f, 0x061c, 0x200e, 0x200f, 0x2028, 0x2029, 0x202a, 0x202e, 0x2066, 0x2069]) {
+      expect([code, CONTROL_CHARACTER.test(String.fromCharCode(code))]).toEqual([code, true]);
+    }
+    for (const text of [' ', 'a', '~', '\u00a0', 'é', '日本', '\u2030', '\u206a', '🙂']) expect([text, CONTROL_CHARACTER.test(text)]).toEqual([text, false]);
+  });
+
+  it('escapes each as \\xHH below U+0100 and \\uHHHH above, leaving the rest', () => {
+    expect(escapeControlCharacters('a\u001b[2Jb\nc\u009bd\u202eé\u2066')).toBe('a\\x1b[2Jb\\x0ac\\x9bd\\u202eé\\u2066');
+    expect(escapeControlCharacters('plain text')).toBe('plain text');
+  });
+
+  it('escapes every string of a JSON value, keys too, and keeps numbers, booleans and null', () => {
+    expect(escapeControlCharactersDeep({ 'k\u0007': ['x\u001b', 1, true, null, { n: 'y\u202e' }] })).toEqual({ 'k\\x07': ['x\\x1b', 1, true, null, { n: 'y\\u202e' }] });
+  });
+
+  it('prints JSON whose DEL, C1 and bidirectional controls are \\u escapes: the same value, nothing raw', () => {
+    const value = { name: 'a\u001b\u007f\u009b\u202e' };
+    const text = jsonForTerminal(value);
+    expect(text).toBe('{\n  "name": "a\\u001b\\u007f\\u009b\\u202e"\n}');
+    expect(JSON.parse(text)).toEqual(value);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * Characters that change how a terminal shows text instead of being shown: C0 controls (U+0000 to
+ * U+001F: NUL, ESC, newline, tab, ...), DEL (U+007F), C1 controls (U+0080 to U+009F: CSI, ...), the
+ * Unicode bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) and
+ * the line and paragraph separators (U+2028, U+2029). Names and labels may not hold them
+ * (src/contract/api.ts), and the CLI escapes them in every value it shows, so that a row stored
+ * before cannot forge output.
+ */
+
+/** Matches one such character. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
+
+/** The same set in words, for error messages. */
+export const CONTROL_CHARACTERS_IN_WORDS = 'control characters (U+0000-U+001F, U+007F-U+009F) or bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069)';
+
+/** `U+001B`: the code point of a character in the usual notation. */
+export function codePointName(character: string): string {
+  return `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/**
+ * `text` with each control character written as an escape: `\x1b` for one below U+0100, `\u202e`
+ * above. Other characters are unchanged.
+ */
+export function escapeControlCharacters(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * A copy of `value` (JSON-like: objects, arrays, strings, numbers, booleans, null) with every
+ * string, object keys included, passed through {@link escapeControlCharacters}.
+ */
+export function escapeControlCharactersDeep<T>(value: T): T {
+  if (typeof value === 'string') return escapeControlCharacters(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => escapeControlCharactersDeep(v)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [escapeControlCharacters(k), escapeControlCharactersDeep(v as unknown)])) as T;
+  }
+  return value;
+}
+
+/**
+ * `JSON.stringify(value, null, indent)` with the control characters JSON leaves as they are (DEL,
+ * C1, the bidirectional controls) written as `\uXXXX` escapes: the same JSON value, safe to print
+ * on a terminal (JSON already escapes U+0000 to U+001F).
+ */
+export function jsonForTerminal(value: unknown, indent = 2): string {
+  // Only characters from U+007F on: the text's own newlines and indentation are JSON's layout.
+  return JSON.stringify(value, null, indent).replace(CONTROL_CHARACTERS, (c) => (c.charCodeAt(0) < 0x7f ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
