@@ -7,6 +7,7 @@ import { isTerminal, type JobState } from '../../core/index.js';
 import type { GpuView, JobDetailView, JobView, SubmitJob } from '../../contract/api.js';
 import { conflict, draining, gpuNotFound, invalidField, jobNotFound } from '../errors.js';
 import { authorize, type Action } from '../auth/authorize.js';
+import { checkPriorityCap } from '../auth/priority-cap.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobFiles } from '../ports/job-files.js';
@@ -41,7 +42,7 @@ export class JobService {
     this.plane = deps.plane;
   }
 
-  /** Validates, stores (pending) and queues a job. @throws GpushareError (400/403/422/503) */
+  /** Validates, stores (pending) and queues a job; a non-admin's priority is capped by its tenant's `maxPriorityClass`. @throws GpushareError (400/403/422/503) */
   submit(principal: Principal, body: SubmitJob): JobView {
     authorize(principal, 'job.submit', { tenant: body.tenant ?? principal.tenant });
     if (this.plane.draining) throw draining();
@@ -55,6 +56,8 @@ export class JobService {
       gpus: this.plane.gpuDevices(),
       host: { cpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB },
     });
+    const tenant = store.getTenant(newJob.tenant);
+    if (tenant !== null) checkPriorityCap(principal, tenant, newJob.priority);
     const job = store.insertJob(newJob, clock.nowMs());
     this.plane.submitted(job);
     return toJobView(job, this.plane);
