@@ -129,7 +129,7 @@ function numberFlag(flag: string, text: string | undefined, min: number, max: nu
   const value = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : Number.NaN;
   const aboveMin = integer ? value >= min : value > min;
   if (!aboveMin || !(value <= max) || (integer && !Number.isInteger(value))) {
-    throw new UsageError(`${flag} must be ${integer ? `a whole number from ${min}` : `a number above ${min}`} to ${max}, got "${text}"`);
+    throw new UsageError(`${flag} must be ${integer ? `a whole number from ${min} to ${max}` : `a number greater than ${min} and at most ${max}`}, got "${text}"`);
   }
   return value;
 }
