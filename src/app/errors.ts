@@ -58,6 +58,14 @@ export function forbidden(message: string): GpushareError {
   return new GpushareError('GPUSHARE_FORBIDDEN', 403, message);
 }
 
+/**
+ * Over a per-token limit (429): `message` names the limit; `retryAfterSeconds` (whole seconds,
+ * at least 1) becomes the `Retry-After` header when given.
+ */
+export function tooManyRequests(message: string, limit: string, retryAfterSeconds?: number): GpushareError {
+  return new GpushareError('GPUSHARE_TOO_MANY_REQUESTS', 429, message, { limit, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) });
+}
+
 /** The request conflicts with the current state (409), e.g. cancelling a finished job. */
 export function conflict(message: string): GpushareError {
   return new GpushareError('GPUSHARE_CONFLICT', 409, message);

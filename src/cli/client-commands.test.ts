@@ -299,8 +299,9 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
         case 'POST /api/v1/gpus/1/uncordon': return { status: 200, body: sampleGpu({ index: 1, jobs: [] }) };
         case 'POST /api/v1/jobs/12/cancel': return { status: 200, body: sampleJob({ state: 'cancelled' }) };
         case 'POST /api/v1/tenants': return { status: 201, body: sampleTenant({ name: 'team-b' }) };
-        case 'GET /api/v1/tenants': return { status: 200, body: { tenants: [sampleTenant({ name: 'team-b' }), sampleTenant({ name: 'team-c', guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2, unixUid: null })] } };
+        case 'GET /api/v1/tenants': return { status: 200, body: { tenants: [sampleTenant({ name: 'team-b' }), sampleTenant({ name: 'team-c', guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2, unixUid: null, maxPriorityClass: 'high' })] } };
         case 'POST /api/v1/tokens': return { status: 201, body: { id: 4, tenant: 'team-b', token: 'gs_secret', label: 'ci' } };
+        case 'PUT /api/v1/tenants/team-b/limits': return { status: 200, body: sampleTenant({ name: 'team-b', ...(r.body as object) }) };
         case 'POST /api/v1/backup': return { status: 200, body: { path: (r.body as { path: string }).path, bytes: 8192 } };
         case 'GET /api/v1/status': return { status: 200, body: sampleStatus() };
         default: return notFound(`no route ${r.method} ${r.path}`);
@@ -317,11 +318,17 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
     expect(await out('cancel', '12')).toBe('cancelled job 12\n');
     expect(await out('tenant', 'create', 'team-b')).toBe('created tenant team-b (its jobs run as uid 200000)\n');
     expect(await out('tenant', 'list')).toBe([
-      'NAME    GUARANTEED  LIMIT  UID     CREATED',
-      'team-b  0           none   200000  2025-01-01T00:00:00.000Z',
-      'team-c  1.5         2      -       2025-01-01T00:00:00.000Z',
+      'NAME    GUARANTEED  LIMIT  MAX PRIORITY  UID     CREATED',
+      'team-b  0           none   normal        200000  2025-01-01T00:00:00.000Z',
+      'team-c  1.5         2      high          -       2025-01-01T00:00:00.000Z',
       '',
     ].join('\n'));
+    expect(await out('tenant', 'set-limits', 'team-b', '--max-priority', 'critical', '--requests-per-second', '5', '--event-streams', 'default'))
+      .toBe('limits of tenant team-b: max priority critical, requests/s per token 5 (burst default), event streams per token default\n');
+    const noFlags = await runClientCli(['tenant', 'set-limits', 'team-b'], { env });
+    expect([noFlags.code, noFlags.stderr]).toEqual([2, expect.stringContaining('give at least one of --max-priority')]);
+    const badRate = await runClientCli(['tenant', 'set-limits', 'team-b', '--request-burst', '1.5'], { env });
+    expect([badRate.code, badRate.stderr]).toEqual([2, expect.stringContaining("--request-burst must be a whole number from 1 to 100000, or default (the server's), got '1.5'")]);
     const token = await out('token', 'create', '--tenant', 'team-b', '--label', 'ci');
     expect(token.trimEnd().split('\n').at(-1)).toBe('gs_secret');
     expect(await out('backup', 'backups/state.db')).toBe('backup written to /srv/backups/state.db (8192 bytes)\n');

@@ -15,6 +15,11 @@ interface ServeFlags {
   simulateGpus?: string;
   demo?: boolean;
   metricsRequireToken?: boolean;
+  metricsOpen?: boolean;
+  requestsPerSecond?: string;
+  requestBurst?: string;
+  eventStreamsPerToken?: string;
+  eventStreamsTotal?: string;
   singleTenant?: boolean;
   sandboxUidRange?: string;
   deviceRoot?: string;
@@ -54,7 +59,12 @@ export function createServeCommand(version: string, start: StartServer, checkSim
     .option('--config <file>', 'YAML config file (flags win over it)')
     .option('--simulate-gpus <spec>', `simulated GPUs, COUNTxMODEL[:mig],... e.g. ${DEFAULT_SIMULATED_GPUS}`)
     .option('--demo', 'demo mode: data dir ./.gpushare-demo and a quickstart on start')
-    .option('--metrics-require-token', 'GET /metrics needs a bearer token (default: readable without one)')
+    .option('--metrics-open', 'serve GET /metrics without a token (default: it needs an admin token, since its series name every tenant\'s jobs)')
+    .option('--metrics-require-token', 'GET /metrics needs an admin token (the default; kept for scripts of before)')
+    .option('--requests-per-second <n>', 'requests per second each non-admin token may make (default 20; admins are never throttled)')
+    .option('--request-burst <n>', 'requests a non-admin token may make at once above that rate (default 40)')
+    .option('--event-streams-per-token <n>', 'open event streams per non-admin token (default 4; admin tokens: adminEventStreamsPerToken, 16)')
+    .option('--event-streams-total <n>', 'open event streams in all (default 64)')
     .option('--single-tenant', 'run jobs without a sandbox, as the server\'s user: every tenant trusts every other (the demo does)')
     .option('--sandbox-uid-range <first-last>', 'uids tenants\' jobs run under, one per tenant (default 200000-265535)')
     .option('--device-root <dir>', 'folder of the GPU device nodes (default /dev; stand-in files for simulated GPUs)')
@@ -83,7 +93,11 @@ export function createServeCommand(version: string, start: StartServer, checkSim
       try {
         config = resolveServerConfig(fileSettings, {
           port, host: flags.host, simulateGpus: flags.simulateGpus,
-          metricsRequireToken: flags.metricsRequireToken,
+          metricsRequireToken: flags.metricsRequireToken, metricsOpen: flags.metricsOpen,
+          requestsPerSecond: numberFlag('--requests-per-second', flags.requestsPerSecond, 0, 100_000, false),
+          requestBurst: numberFlag('--request-burst', flags.requestBurst, 1, 100_000, true),
+          eventStreamsPerToken: numberFlag('--event-streams-per-token', flags.eventStreamsPerToken, 0, 1000, true),
+          eventStreamsTotal: numberFlag('--event-streams-total', flags.eventStreamsTotal, 0, 100_000, true),
           singleTenant: flags.singleTenant === true || flags.demo === true ? true : undefined,
           sandboxUidRange: flags.sandboxUidRange, deviceRoot: flags.deviceRoot,
           dataDir: flags.dataDir ?? (flags.demo ? '.gpushare-demo' : undefined),
@@ -110,6 +124,20 @@ export function createServeCommand(version: string, start: StartServer, checkSim
       process.stdout.write(`${lines.join('\n')}\n`);
       await server.closed;
     });
+}
+
+/**
+ * A numeric flag: undefined when not given. @throws UsageError naming the flag and its range unless
+ * a number in (min, max] (`min` 0 for a rate, which must be positive) or [min, max], whole when `integer`
+ */
+function numberFlag(flag: string, text: string | undefined, min: number, max: number, integer: boolean): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : Number.NaN;
+  const aboveMin = integer ? value >= min : value > min;
+  if (!aboveMin || !(value <= max) || (integer && !Number.isInteger(value))) {
+    throw new UsageError(`${flag} must be ${integer ? `a whole number from ${min} to ${max}` : `a number greater than ${min} and at most ${max}`}, got "${text}"`);
+  }
+  return value;
 }
 
 function readFile(path: string): string {

@@ -13,7 +13,8 @@ describe('server config', () => {
       stopGraceMs: 10_000, logRetentionMs: 7 * 86_400_000, healthPollIntervalMs: 10_000, hostCpuMilli: 8000, hostMemoryMiB: 32768, freezer: 'auto',
       preemptionSignal: 'SIGUSR1', preemptionGraceMs: 30_000, preemptionMinRunMs: 0, maxPreemptionsPerJob: 5,
       usageHistoryIntervalMs: 5000,
-      nodeName: 'gpu-host-1', usagePollIntervalMs: 5000, metricsRequireToken: false,
+      nodeName: 'gpu-host-1', usagePollIntervalMs: 5000, metricsOpen: false,
+      apiLimits: { requestsPerSecond: 20, requestBurst: 40, eventStreamsPerToken: 4, adminEventStreamsPerToken: 16, eventStreamsTotal: 64 },
       qosViolationSeconds: 60, qosProtection: 'isolate', tls: { kind: 'local' },
       singleTenant: false, sandboxUidRange: { first: 200000, count: 65536 }, tenantUids: {}, deviceRoot: null, jobLogCapBytes: 67_108_864,
     });
@@ -46,8 +47,12 @@ describe('server config', () => {
 
   it('reads the metrics keys and rejects bad values naming the key', () => {
     const config = resolveServerConfig(parseServerConfigFile('nodeName: rack-7\nusagePollIntervalSeconds: 0.5\nmetricsRequireToken: true\n', 'c.yaml'), {}, host);
-    expect([config.nodeName, config.usagePollIntervalMs, config.metricsRequireToken]).toEqual(['rack-7', 500, true]);
-    expect(resolveServerConfig({}, { metricsRequireToken: true }, host).metricsRequireToken).toBe(true);
+    expect([config.nodeName, config.usagePollIntervalMs, config.metricsOpen]).toEqual(['rack-7', 500, false]);
+    // /metrics needs an admin token unless configured open; metricsRequireToken: false is the old spelling of open.
+    expect(resolveServerConfig({}, {}, host).metricsOpen).toBe(false);
+    expect(resolveServerConfig({}, { metricsOpen: true }, host).metricsOpen).toBe(true);
+    expect(resolveServerConfig({ metricsRequireToken: false }, {}, host).metricsOpen).toBe(true);
+    expect(() => resolveServerConfig({ metricsOpen: true }, { metricsRequireToken: true }, host)).toThrow(/metricsOpen \(--metrics-open\) and metricsRequireToken \(--metrics-require-token\) contradict/);
     expect(() => parseServerConfigFile('usagePollIntervalSeconds: 0\n', 'm.yaml')).toThrow(/m\.yaml: usagePollIntervalSeconds: /);
     expect(() => parseServerConfigFile('metricsRequireToken: yes please\n', 'm.yaml')).toThrow(/m\.yaml: metricsRequireToken: /);
   });
@@ -56,6 +61,14 @@ describe('server config', () => {
     expect(resolveServerConfig(parseServerConfigFile('jobLogCapBytes: 65536\n', 'c.yaml'), {}, host).jobLogCapBytes).toBe(65_536);
     expect(resolveServerConfig({ jobLogCapBytes: 65_536 }, { jobLogCapBytes: 8192 }, host).jobLogCapBytes).toBe(8192);
     expect(() => parseServerConfigFile('jobLogCapBytes: 100\n', 'c.yaml')).toThrow(/^c\.yaml: jobLogCapBytes: must be a whole number between 4096 and 1099511627776, got 100$/);
+  });
+
+  it('reads the per-token limits, with defaults 20/s burst 40, 4 streams per token, 16 per admin token, 64 in all', () => {
+    expect(resolveServerConfig({}, {}, host).apiLimits).toEqual({ requestsPerSecond: 20, requestBurst: 40, eventStreamsPerToken: 4, adminEventStreamsPerToken: 16, eventStreamsTotal: 64 });
+    const config = resolveServerConfig(parseServerConfigFile('requestsPerSecond: 2.5\nrequestBurst: 5\neventStreamsPerToken: 1\nadminEventStreamsPerToken: 2\neventStreamsTotal: 3\n', 'c.yaml'), { requestBurst: 7 }, host);
+    expect(config.apiLimits).toEqual({ requestsPerSecond: 2.5, requestBurst: 7, eventStreamsPerToken: 1, adminEventStreamsPerToken: 2, eventStreamsTotal: 3 });
+    expect(() => parseServerConfigFile('requestsPerSecond: 0\n', 'r.yaml')).toThrow(/^r\.yaml: requestsPerSecond: must be greater than 0 and at most 100000, got 0$/);
+    expect(() => parseServerConfigFile('requestBurst: 1.5\n', 'r.yaml')).toThrow(/^r\.yaml: requestBurst: must be a whole number between 1 and 100000, got 1.5$/);
   });
 
   it('names the whole allowed range and the value given for a number out of range', () => {

@@ -59,8 +59,20 @@ export const ServerConfigFileSchema = z.object({
   nodeName: z.string().trim().min(1, 'must not be blank').max(253).optional(),
   /** How often GPU utilization and memory used are measured (nvidia-smi, or derived for simulated GPUs), seconds. Default 5. */
   usagePollIntervalSeconds: z.number().min(0.05).max(3600).optional(),
-  /** Whether `GET /metrics` needs an admin bearer token (its series name every tenant's jobs). Default false. */
+  /** Serve `GET /metrics` without a token (its series name every tenant's jobs). Default false: it needs an admin token. */
+  metricsOpen: z.boolean().optional(),
+  /** Kept for configs of before: `true` is now the default; `false` is the same as `metricsOpen: true`. */
   metricsRequireToken: z.boolean().optional(),
+  /** Requests per second each non-admin token may make (a tenant's own value wins; admins are never throttled). Default 20. */
+  requestsPerSecond: z.number().gt(0).max(100_000).optional(),
+  /** Requests a non-admin token may make at once above requestsPerSecond. Default 40. */
+  requestBurst: z.number().int().min(1).max(100_000).optional(),
+  /** Open event streams (`GET /api/v1/events`) per non-admin token (a tenant's own value wins). Default 4. */
+  eventStreamsPerToken: z.number().int().min(0).max(1000).optional(),
+  /** Open event streams per admin token. Default 16. */
+  adminEventStreamsPerToken: z.number().int().min(0).max(1000).optional(),
+  /** Open event streams in all, admins' included. Default 64. */
+  eventStreamsTotal: z.number().int().min(0).max(100_000).optional(),
   /** A job's QoS target missed for this long is a violation, seconds (docs/qos.md). Default 60. */
   qosViolationSeconds: z.number().gt(0).max(86_400).optional(),
   /** What the scheduler does for a job violating its QoS target: `isolate` (its GPUs take no new job of lower priority) or `none`. Default isolate. */
@@ -113,8 +125,18 @@ export interface ServerConfig {
   readonly nodeName: string;
   /** Interval between GPU usage measurements, ms. */
   readonly usagePollIntervalMs: number;
-  /** `GET /metrics` needs a bearer token. */
-  readonly metricsRequireToken: boolean;
+  /** `GET /metrics` is served without a token (else it needs an admin token). */
+  readonly metricsOpen: boolean;
+  /** Per-token request-rate and event-stream limits. */
+  readonly apiLimits: {
+    /** Requests per second per non-admin token. */
+    readonly requestsPerSecond: number;
+    /** Requests per non-admin token at once above the rate. */
+    readonly requestBurst: number;
+    readonly eventStreamsPerToken: number;
+    readonly adminEventStreamsPerToken: number;
+    readonly eventStreamsTotal: number;
+  };
   /** A QoS target missed for this long is a violation, seconds. */
   readonly qosViolationSeconds: number;
   /** Scheduler reaction to a QoS violation. */
@@ -171,6 +193,17 @@ function resolveTls(merged: ServerConfigFile): ServerTlsConfig {
   }
   if (merged.tlsCert === undefined || merged.tlsKey === undefined) throw new Error('tlsCert and tlsKey (--tls-cert, --tls-key) must be given together');
   return { kind: 'files', certFile: resolve(merged.tlsCert), keyFile: resolve(merged.tlsKey), caFile: merged.tlsCa === undefined ? null : resolve(merged.tlsCa) };
+}
+
+/**
+ * Whether `/metrics` is open: `metricsOpen`, or `metricsRequireToken: false` (its old spelling);
+ * by default it needs an admin token. @throws Error naming both keys when they contradict
+ */
+function resolveMetricsOpen(merged: ServerConfigFile): boolean {
+  if (merged.metricsOpen === true && merged.metricsRequireToken === true) {
+    throw new Error('metricsOpen (--metrics-open) and metricsRequireToken (--metrics-require-token) contradict each other: choose one');
+  }
+  return merged.metricsOpen ?? (merged.metricsRequireToken === false);
 }
 
 /** Default data directory: `$XDG_DATA_HOME/gpushare` or `~/.local/share/gpushare`. */
@@ -232,7 +265,7 @@ function numberRange(schema: z.ZodNumber): string {
 
 /**
  * Merges file and flag settings (flags win) over the defaults; `host.hostName` is the default `nodeName` (else os.hostname()).
- * @throws Error naming the keys of a contradictory TLS setting (see `tls`)
+ * @throws Error naming the keys of a contradictory TLS setting (see `tls`) or metrics setting
  */
 export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigFile, host: { cpuMilli: number; hostMemoryMiB: number; env: Readonly<Record<string, string | undefined>>; hostName?: string }): ServerConfig {
   const merged: ServerConfigFile = { ...file, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
@@ -257,7 +290,14 @@ export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigF
     maxPreemptionsPerJob: merged.maxPreemptionsPerJob ?? 5,
     nodeName: merged.nodeName ?? host.hostName ?? hostname(),
     usagePollIntervalMs: Math.round((merged.usagePollIntervalSeconds ?? 5) * 1000),
-    metricsRequireToken: merged.metricsRequireToken ?? false,
+    metricsOpen: resolveMetricsOpen(merged),
+    apiLimits: {
+      requestsPerSecond: merged.requestsPerSecond ?? 20,
+      requestBurst: merged.requestBurst ?? 40,
+      eventStreamsPerToken: merged.eventStreamsPerToken ?? 4,
+      adminEventStreamsPerToken: merged.adminEventStreamsPerToken ?? 16,
+      eventStreamsTotal: merged.eventStreamsTotal ?? 64,
+    },
     qosViolationSeconds: merged.qosViolationSeconds ?? 60,
     qosProtection: merged.qosProtection ?? 'isolate',
     usageHistoryIntervalMs: Math.round((merged.usageHistoryIntervalSeconds ?? 5) * 1000),

@@ -291,7 +291,20 @@ export const NewTokenSchema = z.object({ id: z.number().int(), tenant: z.string(
 export const TenantSchema = z.object({
   name: z.string(), createdAt: z.string(), guaranteedGpuEquivalents: z.number(), limitGpuEquivalents: z.number().nullable(),
   unixUid: z.number().int().nullable().describe('the uid its jobs run under in the sandbox (docs/security.md); null when jobs are not sandboxed'),
+  maxPriorityClass: z.enum(PRIORITY_CLASS_NAMES).describe('highest priority class its tokens may submit at (a number above the class\'s value is refused; critical allows any); admins\' jobs are not capped'),
+  requestsPerSecond: z.number().nullable().describe('requests per second each of its tokens may make; null = the server\'s default'),
+  requestBurst: z.number().int().nullable().describe('requests each of its tokens may make at once above that rate; null = the server\'s default'),
+  eventStreamsPerToken: z.number().int().nullable().describe('event streams each of its tokens may hold open; null = the server\'s default'),
 });
+/** `PUT /api/v1/tenants/:name/limits` body: the fields to change (null = back to the server's default). */
+export const SetTenantLimitsSchema = z.object({
+  maxPriorityClass: z.enum(PRIORITY_CLASS_NAMES).optional().describe('highest priority class the tenant\'s tokens may submit at: low, normal, high, critical'),
+  requestsPerSecond: z.number().gt(0).max(100_000).nullable().optional().describe('requests per second per token; null = the server\'s default'),
+  requestBurst: z.number().int().min(1).max(100_000).nullable().optional().describe('requests per token at once above the rate; null = the server\'s default'),
+  eventStreamsPerToken: z.number().int().min(0).max(1000).nullable().optional().describe('open event streams per token; null = the server\'s default'),
+}).strict().refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'give at least one of maxPriorityClass, requestsPerSecond, requestBurst, eventStreamsPerToken' });
+/** A limits change. */
+export type SetTenantLimits = z.infer<typeof SetTenantLimitsSchema>;
 /** `PUT /api/v1/tenants/:name/quota` body. */
 export const SetQuotaSchema = z.object({
   guaranteedGpuEquivalents: z.number().min(0).max(1_000_000).describe('GPU-equivalents the tenant is guaranteed (reclaimed by preemption from borrowers when it needs them)'),

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { SeededRng } from '../core/index.js';
 import { AdminService } from '../app/control-plane/admin-service.js';
+import { ApiLimits } from '../app/auth/api-limits.js';
 import { ControlPlane } from '../app/control-plane/control-plane.js';
 import { JobService } from '../app/control-plane/job-service.js';
 import { PlaneEvents } from '../app/control-plane/plane-events.js';
@@ -176,8 +177,10 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const jobs = new JobService({ plane, store, clock, files, launcher, settings: { hostCpuMilli: config.hostCpuMilli, hostMemoryMiB: config.hostMemoryMiB }, serverEnvironment: options.env });
   const statusSources = { version: options.version, plane, jobs, gpuSource: inventory.source, freezer: launcher.freezerKind, enforcement: launcher.enforcement, isolation: launcher.isolation, checkpoint };
   const dashboardSources = { plane, jobs, admin, usageHistory, version: options.version, store, clock, gpuSource: inventory.source };
+  const limits = new ApiLimits(config.apiLimits, (name) => store.getTenant(name), () => clock.nowMs());
+  if (config.metricsOpen) logger.warn('GET /metrics is served without a token (metricsOpen): its series name every tenant\'s jobs');
   const app = await buildServer({
-    plane, jobs, admin, version: options.version, usageHistory, metrics, metricsRequireToken: config.metricsRequireToken, tenantUid: (tenant) => launcher.jobUser(tenant)?.uid ?? null, onDrained: () => void close(),
+    plane, jobs, admin, version: options.version, usageHistory, metrics, metricsOpen: config.metricsOpen, limits, tenantUid: (tenant) => launcher.jobUser(tenant)?.uid ?? null, onDrained: () => void close(),
     status: (principal) => serverStatus(statusSources, principal),
     unhealthyReason: () => disk.fullReason(),
     dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),

@@ -58,7 +58,7 @@ describe('gpushare serve on a host with nvidia-smi', () => {
     expect(vanished.schedulable).toBe(false);
     expect(vanished.healthReason).toMatch(/No devices were found/);
     // What the GpushareGpuUnhealthy alert reads: the vanished GPU keeps its series, at 0.
-    const healthy = async () => sampleValue(parseMetricsText(await (await serverFetch(server!, '/metrics')).text()), 'gpushare_gpu_healthy', { gpu: '0', uuid: T4_UUID, model: 'T4' });
+    const healthy = async () => sampleValue(parseMetricsText(await (await serverFetch(server!, '/metrics', { headers: { authorization: `Bearer ${server!.adminToken}` } })).text()), 'gpushare_gpu_healthy', { gpu: '0', uuid: T4_UUID, model: 'T4' });
     expect(await healthy()).toBe(0);
     const second = await api(server, 'POST', '/api/v1/jobs', shellJob('echo again', { gpuMilli: 500 }));
     await waitForPasses(server, 3);

@@ -2,7 +2,7 @@
  * End-to-end: `GET /metrics` of a real server. Two `--gpu 0.4` jobs on an idle one-GPU server show
  * both allocations with their labels, and the values sum; the pass histogram counts exactly the
  * passes `GET /api/v1/status` counts; after both jobs end the allocation is 0 and the outcomes are
- * counted. The token option, and per-job memory from a stand-in nvidia-smi's per-process data.
+ * counted. The admin token /metrics needs (or --metrics-open), and per-job memory from a stand-in nvidia-smi's per-process data.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,9 +27,9 @@ async function serve(yaml: string, options: { simulateGpus?: string; extraArgs?:
   return server;
 }
 
-/** GET /metrics: status, content type and parsed samples. */
-async function scrape(server: ServeHandle, token?: string): Promise<{ status: number; contentType: string | null; samples: MetricSample[] }> {
-  const response = await serverFetch(server, '/metrics', { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+/** GET /metrics with `token` (default: the admin's; null: none): status, content type and parsed samples. */
+async function scrape(server: ServeHandle, token: string | null = server.adminToken): Promise<{ status: number; contentType: string | null; samples: MetricSample[] }> {
+  const response = await serverFetch(server, '/metrics', { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
   const text = await response.text();
   return { status: response.status, contentType: (response.headers['content-type'] as string | undefined) ?? null, samples: response.status === 200 ? parseMetricsText(text) : [] };
 }
@@ -123,22 +123,24 @@ describe('GET /metrics', () => {
     expect(ended.histogram - base.histogram).toBe(ended.status - base.status);
   });
 
-  it('needs no token by default; with --metrics-require-token only an admin token reads it (401 without a valid one, 403 for a tenant)', async () => {
-    const open = await serve('', { simulateGpus: '1xT4' });
-    const plain = await scrape(open);
+  it('needs an admin token by default (401 without a valid one, 403 for a tenant), as with --metrics-require-token; --metrics-open serves it without', async () => {
+    for (const extraArgs of [[], ['--metrics-require-token']]) {
+      const closed = await serve('', { simulateGpus: '1xT4', extraArgs });
+      expect((await scrape(closed, null)).status).toBe(401);
+      expect((await scrape(closed, 'gs_not-a-token')).status).toBe(401);
+      const tenantToken = (await api(closed, 'POST', '/api/v1/tokens', { tenant: 'default' })).body.token as string;
+      expect((await scrape(closed, tenantToken)).status).toBe(403);
+      const withToken = await scrape(closed);
+      expect([withToken.status, withToken.contentType]).toEqual([200, 'text/plain; version=0.0.4; charset=utf-8']);
+      expect(sampleValue(withToken.samples, 'gpushare_gpu_healthy', { gpu: '0' })).toBe(1);
+    }
+
+    const open = await serve('', { simulateGpus: '1xT4', extraArgs: ['--metrics-open'] });
+    const plain = await scrape(open, null);
     expect(plain.status).toBe(200);
-    expect(plain.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(sampleValue(plain.samples, 'gpushare_gpu_allocated_milli', { gpu: '0', model: 'T4', mode: 'none' })).toBe(0);
     expect(findSamples(plain.samples, 'process_cpu_seconds_total')).toHaveLength(1);
-
-    const closed = await serve('', { simulateGpus: '1xT4', extraArgs: ['--metrics-require-token'] });
-    expect((await scrape(closed)).status).toBe(401);
-    expect((await scrape(closed, 'gs_not-a-token')).status).toBe(401);
-    const tenantToken = (await api(closed, 'POST', '/api/v1/tokens', { tenant: 'default' })).body.token as string;
-    expect((await scrape(closed, tenantToken)).status).toBe(403);
-    const withToken = await scrape(closed, closed.adminToken);
-    expect(withToken.status).toBe(200);
-    expect(sampleValue(withToken.samples, 'gpushare_gpu_healthy', { gpu: '0' })).toBe(1);
+    expect(open.stderr).toContain('GET /metrics is served without a token (metricsOpen)');
   });
 });
 

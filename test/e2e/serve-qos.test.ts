@@ -81,7 +81,7 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
     expect(recovered.events.filter((e: any) => e.from === e.to).map((e: any) => e.reason)).toEqual(['QoS violation: step 0.62 s > target 0.5 s for 1 s', 'QoS recovered: step 0.4 s ≤ target 0.5 s']);
     expect(recovered.qos.status[0]).toMatchObject({ violating: false, violations: 1, lastObservedSeconds: 0.4 });
     // The same story in /metrics: 5 reports by the job + 1 by the admin, one violation, now met.
-    const samples = parseMetricsText(await (await serverFetch(server, '/metrics')).text());
+    const samples = parseMetricsText(await (await serverFetch(server, '/metrics', { headers: { authorization: `Bearer ${server.adminToken}` } })).text());
     const jobLabels = { job_id: String(trainer), tenant: 'default', kind: 'step' };
     expect(sampleValue(samples, 'gpushare_qos_reports_total', { tenant: 'default', kind: 'step' })).toBe(6);
     expect(sampleValue(samples, 'gpushare_qos_violations_total', { tenant: 'default', kind: 'step' })).toBe(1);

@@ -197,10 +197,17 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       gpu: { gpuCount: 4, gpuMilli: 1000, mode: 'exclusive' }, priority: 'low',
     }, token('team-a'))).body;
     await pollFor('the victim to start', async () => ((await stdoutOf(handle, victim.id)).includes('started') ? true : undefined));
-    const critical = (await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/true'], gpu: { gpuCount: 1, gpuMilli: 1000, mode: 'exclusive' }, priority: 'critical' }, token('team-b'))).body;
+    // A new tenant may submit up to normal: an admin lets team-b submit at critical.
+    expect((await api(handle, 'PUT', '/api/v1/tenants/team-b/limits', { maxPriorityClass: 'critical' })).status).toBe(200);
+    const submitted = await api(handle, 'POST', '/api/v1/jobs', { command: ['/bin/true'], gpu: { gpuCount: 1, gpuMilli: 1000, mode: 'exclusive' }, priority: 'critical' }, token('team-b'));
+    expect(submitted.status).toBe(201);
+    const critical = submitted.body;
     const done = await waitForJob(handle, victim.id, (j) => j.state === 'succeeded', 60_000);
     expect(done.attempts.map((x: { endReason: string; exitCode: number | null }) => [x.endReason, x.exitCode])).toEqual([['preempted', 0], ['exited', 0]]);
     expect(done.events.find((e: { to: string }) => e.to === 'preempted').reason).toBe(`preempted by job ${critical.id} (priority 1000, tenant team-b)`);
+    // Team-a's own view never names team-b's job.
+    const seenByA = (await api(handle, 'GET', `/api/v1/jobs/${victim.id}`, undefined, token('team-a'))).body;
+    expect(seenByA.events.find((e: { to: string }) => e.to === 'preempted').reason).toBe('preempted by another tenant\'s job (priority 1000, tenant team-b)');
     const { body } = await api(handle, 'GET', `/api/v1/jobs/${victim.id}/logs?stream=stdout&attempt=2`);
     expect(body.text).toBe('resumed from 7\n');
 

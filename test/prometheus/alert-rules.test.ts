@@ -4,7 +4,8 @@
  * there, and that the rules read only metrics the server exports.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -88,14 +89,26 @@ describe.skipIf(!requireTool(PROMTOOL_BIN, PROMETHEUS_INSTALL_HINT))('promtool',
     expect(result.stdout).not.toContain('FAILED');
   });
 
-  it('check config accepts the example prometheus.yml and the rules it loads', () => {
-    const result = spawnSync(PROMTOOL_BIN, ['check', 'config', 'prometheus.yml'], { cwd: PROMETHEUS_DIR, encoding: 'utf8', timeout: 60_000 });
-    expect(result.status, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain('SUCCESS: prometheus.yml is valid prometheus config file syntax');
-    expect(result.stdout).toContain('SUCCESS: 1 rule files found');
-    // It scrapes over HTTPS and trusts the server's local CA (the server's default).
-    const config = parse(readFileSync(join(PROMETHEUS_DIR, 'prometheus.yml'), 'utf8')) as { scrape_configs: { job_name: string; scheme: string; tls_config: { ca_file: string } }[] };
-    expect(config.scrape_configs.map((c) => [c.job_name, c.scheme, c.tls_config.ca_file])).toEqual([['gpushare', 'https', '/var/lib/gpushare/tls/ca.crt']]);
+  it('check config accepts the example prometheus.yml and the rules it loads, once its admin token file exists', () => {
+    const tokenFile = '/etc/prometheus/gpushare-admin-token';
+    // It scrapes over HTTPS, trusts the server's local CA and sends the admin token (/metrics needs it).
+    const text = readFileSync(join(PROMETHEUS_DIR, 'prometheus.yml'), 'utf8');
+    const config = parse(text) as { scrape_configs: { job_name: string; scheme: string; tls_config: { ca_file: string }; authorization: { type: string; credentials_file: string } }[] };
+    expect(config.scrape_configs.map((c) => [c.job_name, c.scheme, c.tls_config.ca_file, c.authorization.type, c.authorization.credentials_file]))
+      .toEqual([['gpushare', 'https', '/var/lib/gpushare/tls/ca.crt', 'Bearer', tokenFile]]);
+    // promtool checks that the credentials file exists: check a copy that names a file that does.
+    const dir = mkdtempSync(join(tmpdir(), 'gpushare-promtool-'));
+    try {
+      writeFileSync(join(dir, 'admin-token'), 'gs_example\n', { mode: 0o600 });
+      writeFileSync(join(dir, 'prometheus.yml'), text.replace(tokenFile, join(dir, 'admin-token')));
+      copyFileSync(join(PROMETHEUS_DIR, 'alerts.yml'), join(dir, 'alerts.yml'));
+      const result = spawnSync(PROMTOOL_BIN, ['check', 'config', 'prometheus.yml'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      expect(result.status, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toContain('SUCCESS: prometheus.yml is valid prometheus config file syntax');
+      expect(result.stdout).toContain('SUCCESS: 1 rule files found');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

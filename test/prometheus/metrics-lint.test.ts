@@ -28,7 +28,7 @@ describe.skipIf(!requireTool(PROMTOOL_BIN, PROMETHEUS_INSTALL_HINT))('promtool c
     }
     for (const id of ids) await waitForJob(server, id, (j) => j.state === 'running');
     expect((await api(server, 'POST', `/api/v1/jobs/${ids[3]}/qos-reports`, { stepSeconds: 0.6 })).status).toBe(200);
-    text = await (await serverFetch(server, '/metrics')).text();
+    text = await (await serverFetch(server, '/metrics', { headers: { authorization: `Bearer ${server.adminToken}` } })).text();
   });
   afterAll(async () => {
     if (server) await cleanupServe(server);

@@ -3,7 +3,7 @@
  * Integration test with a real Prometheus: a real gpushare server (one simulated A100-80GB) runs
  * two 0.4-GPU jobs and a QoS job that reports steps slower than its target; Prometheus scrapes the
  * server every second over HTTPS (trusting the server's local CA, as deploy/prometheus/prometheus.yml
- * does) and evaluates deploy/prometheus/alerts.yml every second. Through
+ * does, with the admin token as its bearer credentials) and evaluates deploy/prometheus/alerts.yml every second. Through
  * Prometheus's HTTP API the test reads the GPU's allocation and waits for GpushareQosViolation to
  * fire for the QoS job.
  */
@@ -66,6 +66,9 @@ describe.skipIf(!requireTool(PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT))('a real P
         '    scheme: https',
         '    tls_config:',
         `      ca_file: ${JSON.stringify(join(server.dataDir, 'data', 'tls', 'ca.crt'))}`,
+        // /metrics needs an admin token: Prometheus reads it from the admin token file.
+        '    authorization:',
+        `      credentials_file: ${JSON.stringify(join(server.dataDir, 'data', 'admin-token'))}`,
         '    static_configs:',
         `      - targets: ['127.0.0.1:${port}']`,
         '',

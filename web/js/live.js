@@ -70,7 +70,11 @@ export class LiveStream {
         this.handlers.onUnauthorized(body?.error?.message ?? 'the token is not valid');
         return;
       }
-      if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+      if (!response.ok || !response.body) {
+        // e.g. 429: this token holds too many open streams (another tab); the message names the limit.
+        const body = await response.json().catch(() => null);
+        throw new Error(body?.error?.message ?? `HTTP ${response.status}`);
+      }
       this.handlers.onState('live', 'Live');
       this.backoffMs = MIN_BACKOFF_MS;
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import {
   ErrorSchema, GpuSchema, JobDetailSchema, JobSchema,
-  LogsSchema, NewTokenSchema, QuotaUseSchema, StatusSchema, TenantSchema,
+  LogsSchema, NewTokenSchema, QuotaUseSchema, StatusSchema, TenantSchema, type SetTenantLimits,
   type GpuView, type JobDetailView, type JobView, type SubmitJobInput,
   QosReportResultSchema,
   type QosReportBody,
@@ -100,6 +100,11 @@ export interface ApiClient {
    * below the guarantee.
    */
   setQuota(tenant: string, quota: QuotaInput): Promise<TenantView>;
+  /**
+   * `PUT /tenants/:name/limits` (admin): changes the given caps and limits (null = back to the
+   * server's default); resolves to the tenant with its new limits. 404 for an unknown tenant.
+   */
+  setTenantLimits(tenant: string, limits: SetTenantLimits): Promise<TenantView>;
   /** `GET /quotas`: each tenant's use against its quota (a tenant token sees only its own). */
   listQuotas(): Promise<QuotaUseView[]>;
   /** `POST /tokens` (admin): a new token for `tenant`. */
@@ -229,6 +234,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     setQuota: (tenant, quota) => call('PUT', `/tenants/${encodeURIComponent(tenant)}/quota`, TenantSchema, {
       body: { guaranteedGpuEquivalents: quota.guaranteedGpuEquivalents, limitGpuEquivalents: quota.limitGpuEquivalents },
     }),
+    setTenantLimits: (tenant, limits) => call('PUT', `/tenants/${encodeURIComponent(tenant)}/limits`, TenantSchema, { body: limits }),
     listQuotas: async () => (await call('GET', '/quotas', QuotaListSchema)).quotas,
     createToken: (body) => call('POST', '/tokens', NewTokenSchema, { body: body.label === undefined ? { tenant: body.tenant } : { tenant: body.tenant, label: body.label } }),
     drain: () => call('POST', '/drain', DrainResultSchema),

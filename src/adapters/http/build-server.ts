@@ -1,7 +1,7 @@
 /**
  * Builds the Fastify HTTP server (no listen): `/healthz`, `/openapi.json`, `/metrics` (when given), the web dashboard at `/`
  * (static files, no token; docs/dashboard.md) and the API under
- * `/api/v1` (bearer token on every call). Request bodies and queries are validated with the zod
+ * `/api/v1` (bearer token on every call, then the token's request rate: app/auth/api-limits.ts). Request bodies and queries are validated with the zod
  * schemas of src/contract; failures become 400 with the field path, catalogue errors their status.
  * Tests use `inject()`; `src/main/serve.ts` listens.
  */
@@ -87,7 +87,7 @@ export async function buildServer(services: ServerServices, options: BuildServer
     return reason === null ? { status: 'ok' } : reply.status(503).send({ status: 'unhealthy', reason });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  if (services.metrics) registerMetricsRoute(app, { metrics: services.metrics, admin: services.admin, requireToken: services.metricsRequireToken ?? false });
+  if (services.metrics) registerMetricsRoute(app, { metrics: services.metrics, admin: services.admin, open: services.metricsOpen ?? false });
   await app.register(async (api) => {
     // Authentication belongs to the API's own scope: it runs for every route of this plugin,
     // however the request spells the path (`/%61pi/v1/...` reaches these routes too), and for
@@ -96,6 +96,8 @@ export async function buildServer(services: ServerServices, options: BuildServer
       request.principal = services.admin.authenticate(request.headers.authorization);
       // A job's report token may only report for its own job (403 for anything else).
       checkJobTokenScope(request.principal, request.method, apiPath(request.routeOptions.url, request.params));
+      // Per-token request rate (429 with Retry-After); admins are never throttled.
+      services.limits?.admitRequest(request.principal);
     });
     registerJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerGpuRoutes(api.withTypeProvider<ZodTypeProvider>(), services);

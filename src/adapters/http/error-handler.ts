@@ -35,6 +35,8 @@ export type InternalErrorLog = (error: Error, request: { readonly method: string
 export function registerErrorHandler(app: FastifyInstance, logInternalError: InternalErrorLog = () => undefined): void {
   app.setErrorHandler((error: FastifyError | GpushareError, request, reply) => {
     if (error instanceof GpushareError) {
+      const retryAfter = error.details?.retryAfterSeconds;
+      if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
       return reply.status(error.httpStatus).send({ error: { code: error.code, message: error.message, details: error.details } });
     }
     const refusal = frameworkRefusal(error, request);

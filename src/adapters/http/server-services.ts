@@ -2,6 +2,7 @@
  * What the HTTP routes call: the application's services, built by the composition root
  * (src/main/serve.ts) and handed to `buildServer`.
  */
+import type { ApiLimits } from '../../app/auth/api-limits.js';
 import type { Principal } from '../../app/auth/tokens.js';
 import type { AdminService } from '../../app/control-plane/admin-service.js';
 import type { ControlPlane } from '../../app/control-plane/control-plane.js';
@@ -53,8 +54,10 @@ export interface ServerServices {
   readonly onDrained: () => void;
   /** Prometheus metrics served at `GET /metrics` (docs/metrics.md); no route when absent. */
   readonly metrics?: MetricsExposition;
-  /** `GET /metrics` needs a bearer token (config `metricsRequireToken`). Default false. */
-  readonly metricsRequireToken?: boolean;
+  /** `GET /metrics` is served without a token (config `metricsOpen`). Default false: it needs an admin token. */
+  readonly metricsOpen?: boolean;
+  /** Per-token request-rate and event-stream limits (app/auth/api-limits.ts); none when absent. */
+  readonly limits?: ApiLimits;
   /** The uid a tenant's jobs run under in the sandbox (allocated on first use); absent or null: no sandbox. */
   readonly tenantUid?: (tenant: string) => number | null;
   /** Why the server cannot do its work now (e.g. its data directory's disk is full), null when healthy: `/healthz` then answers 503. */

@@ -17,6 +17,7 @@ import {
   type NewJob,
   type StateStore,
   StoreConflictError,
+  DEFAULT_TENANT_LIMITS,
   type TenantRecord,
   type TokenRecord,
 } from '../../app/ports/state-store.js';
@@ -113,7 +114,21 @@ export function createMemoryStore(): StateStore {
     createTenant(name, atMs) {
       open();
       if (tenants.has(name)) throw new StoreConflictError(`tenant ${name} already exists`);
-      const tenant = frozenCopy<TenantRecord>({ name, createdAtMs: atMs, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
+      const tenant = frozenCopy<TenantRecord>({ name, createdAtMs: atMs, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS });
+      tenants.set(name, tenant);
+      return tenant;
+    },
+    setTenantLimits(name, limits) {
+      open();
+      const current = tenants.get(name);
+      if (current === undefined) throw new StoreConflictError(`tenant ${name} does not exist`);
+      const tenant = frozenCopy<TenantRecord>({
+        ...current,
+        maxPriorityClass: limits.maxPriorityClass,
+        requestsPerSecond: limits.requestsPerSecond,
+        requestBurst: limits.requestBurst,
+        eventStreamsPerToken: limits.eventStreamsPerToken,
+      });
       tenants.set(name, tenant);
       return tenant;
     },

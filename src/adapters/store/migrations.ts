@@ -8,6 +8,19 @@
  */
 import type Database from 'better-sqlite3';
 
+/**
+ * Tenant caps and per-token limits: the highest priority class a tenant may submit at (tenants that
+ * exist when it runs get `high`, which the server logs at that start; new tenants `normal`), and
+ * its tokens' request rate, burst and event streams (NULL = the server's defaults).
+ */
+export const TENANT_LIMITS_MIGRATION = `
+  ALTER TABLE tenants ADD COLUMN max_priority_class TEXT NOT NULL DEFAULT 'normal';
+  ALTER TABLE tenants ADD COLUMN requests_per_second REAL;
+  ALTER TABLE tenants ADD COLUMN request_burst INTEGER;
+  ALTER TABLE tenants ADD COLUMN event_streams_per_token INTEGER;
+  UPDATE tenants SET max_priority_class = 'high';
+  `;
+
 /** The ordered schema migrations (SQL scripts). Append only; never edit a shipped entry. */
 export const MIGRATIONS: readonly string[] = [
   // 1: initial schema.
@@ -130,6 +143,8 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
   CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
   `,
+  // 8: tenant caps and per-token limits (TENANT_LIMITS_MIGRATION).
+  TENANT_LIMITS_MIGRATION,
 ];
 
 /** The schema version this build reads and writes (the number of migrations). */

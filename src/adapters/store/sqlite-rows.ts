@@ -3,7 +3,7 @@
  * columns for what is filtered or sorted, JSON text for nested values (command, environment, gpu
  * request, placement, process handle).
  */
-import type { GpuRequest, JobState, Placement } from '../../core/index.js';
+import type { GpuRequest, JobState, Placement, PriorityClassName } from '../../core/index.js';
 import type { ProcessHandle } from '../../app/ports/process-launcher.js';
 import type { AttemptRecord, JobChange, JobEvent, JobRecord, NewJob, QosTargets, TenantRecord, TokenRecord, TokenRole } from '../../app/ports/state-store.js';
 import { reasonUpdate } from './plan-job-changes.js';
@@ -118,7 +118,7 @@ export function jobFromRow(row: JobRow): JobRecord {
 }
 
 /** Columns of `tenants`, as a select list (in the order of `TenantRow`). */
-export const TENANT_SELECT_LIST = 'name, created_at_ms, guaranteed_gpu_equivalents, limit_gpu_equivalents';
+export const TENANT_SELECT_LIST = 'name, created_at_ms, guaranteed_gpu_equivalents, limit_gpu_equivalents, max_priority_class, requests_per_second, request_burst, event_streams_per_token';
 
 /** A row of `tenants`. */
 export interface TenantRow {
@@ -127,6 +127,11 @@ export interface TenantRow {
   guaranteed_gpu_equivalents: number;
   /** NULL = no limit. */
   limit_gpu_equivalents: number | null;
+  max_priority_class: string;
+  /** NULL = the server's default (also for the next two). */
+  requests_per_second: number | null;
+  request_burst: number | null;
+  event_streams_per_token: number | null;
 }
 
 /** The tenant record of a row. */
@@ -136,6 +141,10 @@ export function tenantFromRow(row: TenantRow): TenantRecord {
     createdAtMs: row.created_at_ms,
     guaranteedGpuEquivalents: row.guaranteed_gpu_equivalents,
     limitGpuEquivalents: row.limit_gpu_equivalents,
+    maxPriorityClass: row.max_priority_class as PriorityClassName,
+    requestsPerSecond: row.requests_per_second,
+    requestBurst: row.request_burst,
+    eventStreamsPerToken: row.event_streams_per_token,
   };
 }
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreConflictError } from '../../app/ports/state-store.js';
+import { DEFAULT_TENANT_LIMITS, StoreConflictError } from '../../app/ports/state-store.js';
 import { MIGRATIONS, SCHEMA_VERSION, StoreSchemaVersionError } from './migrations.js';
 import { openSqliteStore, type SqliteStateStore } from './sqlite-store.js';
 import { describeStateStoreContract } from './store.contract.js';
@@ -117,7 +117,7 @@ describe('openSqliteStore', () => {
     const writer = open();
     writer.createTenant('acme', 1);
     const reader = open(file, { readonly: true });
-    expect(reader.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null }]);
+    expect(reader.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS }]);
     expect(() => reader.setTenantQuota('acme', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: null })).toThrow(/readonly/i);
     expect(() => reader.createTenant('beta', 2)).toThrow(/readonly/i);
     expect(() => openSqliteStore(join(folder, 'missing.db'), { readonly: true })).toThrow(/missing\.db/);
@@ -148,7 +148,10 @@ describe('openSqliteStore', () => {
     v1.close();
     const store = open();
     expect(store.schemaVersion()).toBe(SCHEMA_VERSION);
-    expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null }]);
+    expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS, maxPriorityClass: 'high' }]);
+    // Tenants that existed before priority caps get `high`, reported once (for the server's log).
+    expect(store.tenantsGivenHighCap).toEqual(['acme']);
+    expect(store.createTenant('newer', 2).maxPriorityClass).toBe('normal');
     expect(store.listJobs({ states: ['pending', 'preempted'] })).toEqual([{
       id: 1, name: 'old', tenant: 'acme', command: ['/bin/true'], workingDirectory: '/tmp', environment: { A: 'b' }, priority: 900,
       timeLimitSeconds: null, retries: 1, preemptible: false, cpuMilli: 500, hostMemoryMiB: 1024,
@@ -163,7 +166,8 @@ describe('openSqliteStore', () => {
     store.close();
     const again = open();
     expect(again.schemaVersion()).toBe(SCHEMA_VERSION);
-    expect(again.getTenant('acme')).toMatchObject({ guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2 });
+    expect(again.getTenant('acme')).toMatchObject({ guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2, maxPriorityClass: 'high' });
+    expect(again.tenantsGivenHighCap).toEqual([]);
     expect(again.listJobs().map((j) => [j.id, j.preemptible])).toEqual([[1, false], [fresh.id, false]]);
   });
 

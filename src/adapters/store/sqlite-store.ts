@@ -18,13 +18,15 @@ import {
   type NewJob,
   type StateStore,
   StoreConflictError,
+  DEFAULT_TENANT_LIMITS,
+  type TenantLimits,
   type TenantRecord,
   type TokenRecord,
 } from '../../app/ports/state-store.js';
 import { replaceFileAtomically } from './atomic-file.js';
 import { createPrivateFile } from './private-file.js';
 import { type JobIdMark, lastJobId, openJobIdMark, raiseJobIdSequence } from './job-id-mark.js';
-import { migrate, readSchemaVersion, StoreSchemaVersionError } from './migrations.js';
+import { migrate, MIGRATIONS, readSchemaVersion, StoreSchemaVersionError, TENANT_LIMITS_MIGRATION } from './migrations.js';
 import { planJobChanges } from './plan-job-changes.js';
 import { deepFreeze } from './deep-freeze.js';
 import { ActiveJobCache } from './sqlite-job-cache.js';
@@ -73,6 +75,8 @@ export interface SqliteStateStore extends StateStore {
   readonly database: Database.Database;
   /** The job-id sequence as raised at open (mark file, `jobIdFloor`); null when it was not lower. */
   readonly jobIdsRaised: { readonly from: number; readonly to: number } | null;
+  /** The tenants this open's migration gave the priority cap `high` (they existed before caps did); empty on every other open. */
+  readonly tenantsGivenHighCap: readonly string[];
 }
 
 /** Default `busy_timeout`, ms. */
@@ -91,6 +95,7 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStateStore {
   const readonly = options.readonly ?? false;
   let db: Database.Database;
+  let tenantsGivenHighCap: readonly string[] = [];
   try {
     if (!readonly && path !== ':memory:' && path !== '') createPrivateFile(path);
     db = new Database(path, { readonly, fileMustExist: readonly });
@@ -102,7 +107,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     if (!readonly) db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    const before = readSchemaVersion(db);
     migrate(db, path, readonly);
+    const capsVersion = MIGRATIONS.indexOf(TENANT_LIMITS_MIGRATION) + 1;
+    if (before > 0 && before < capsVersion) {
+      tenantsGivenHighCap = db.prepare<[], { name: string }>("SELECT name FROM tenants WHERE max_priority_class = 'high' ORDER BY name").all().map((r) => r.name);
+    }
   } catch (err) {
     db.close();
     if (err instanceof StoreSchemaVersionError) throw err;
@@ -113,7 +123,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     mark = !readonly && options.jobIdMarkPath !== undefined ? openJobIdMark(options.jobIdMarkPath) : null;
     const raised = readonly ? null : raiseJobIdSequence(db, Math.max(options.jobIdFloor ?? 0, mark?.read() ?? 0));
     mark?.record(lastJobId(db));
-    return createSqliteStore(db, path, mark, raised, options.onDiskFull ?? (() => undefined));
+    return createSqliteStore(db, path, mark, { jobIdsRaised: raised, tenantsGivenHighCap }, options.onDiskFull ?? (() => undefined));
   } catch (err) {
     mark?.close();
     db.close();
@@ -157,13 +167,16 @@ function asDiskFull(err: unknown, path: string): GpushareError | null {
 /** Above this many uncached jobs, `listJobs` reads rows in one query instead of one by one. */
 const BULK_READ_MISSES = 256;
 
-function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark | null, jobIdsRaised: SqliteStateStore['jobIdsRaised'], onDiskFull: (error: GpushareError) => void): SqliteStateStore {
+function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark | null, { jobIdsRaised, tenantsGivenHighCap }: Pick<SqliteStateStore, 'jobIdsRaised' | 'tenantsGivenHighCap'>, onDiskFull: (error: GpushareError) => void): SqliteStateStore {
   const insertColumns = JOB_COLUMNS.filter((column) => column !== 'id');
   const sql = {
     tenantGet: db.prepare<[string], TenantRow>(`SELECT ${TENANT_SELECT_LIST} FROM tenants WHERE name = ?`),
     tenantInsert: db.prepare<[string, number]>('INSERT INTO tenants (name, created_at_ms) VALUES (?, ?)'),
     tenantSetQuota: db.prepare<[number, number | null, string]>(
       'UPDATE tenants SET guaranteed_gpu_equivalents = ?, limit_gpu_equivalents = ? WHERE name = ?',
+    ),
+    tenantSetLimits: db.prepare<[string, number | null, number | null, number | null, string]>(
+      'UPDATE tenants SET max_priority_class = ?, requests_per_second = ?, request_burst = ?, event_streams_per_token = ? WHERE name = ?',
     ),
     tenantList: db.prepare<[], TenantRow>(`SELECT ${TENANT_SELECT_LIST} FROM tenants ORDER BY name`),
     tokenByDigest: db.prepare<[string], TokenRow>('SELECT id, digest, role, tenant, label, created_at_ms FROM tokens WHERE digest = ?'),
@@ -270,7 +283,16 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
   const createTenant = write((name: string, atMs: number): TenantRecord => {
     if (sql.tenantGet.get(name) !== undefined) throw new StoreConflictError(`tenant ${name} already exists`);
     sql.tenantInsert.run(name, atMs);
-    return deepFreeze({ name, createdAtMs: atMs, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
+    return deepFreeze({ name, createdAtMs: atMs, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS });
+  });
+
+  const setTenantLimits = write((name: string, limits: TenantLimits): TenantRecord => {
+    if (sql.tenantSetLimits.run(limits.maxPriorityClass, limits.requestsPerSecond, limits.requestBurst, limits.eventStreamsPerToken, name).changes === 0) {
+      throw new StoreConflictError(`tenant ${name} does not exist`);
+    }
+    const row = sql.tenantGet.get(name);
+    if (row === undefined) throw new Error(`tenant ${name} vanished inside its limits transaction`);
+    return deepFreeze(tenantFromRow(row));
   });
 
   // Touches no job, so the active-job cache stays valid.
@@ -354,7 +376,9 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
     jobIdsRaised,
     schemaVersion: () => readSchemaVersion(db),
     createTenant,
+    setTenantLimits,
     setTenantQuota,
+    tenantsGivenHighCap,
     getTenant: (name) => {
       const row = sql.tenantGet.get(name);
       return row === undefined ? null : deepFreeze(tenantFromRow(row));

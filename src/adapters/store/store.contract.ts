@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type JobChange, type StateStore, StoreConflictError } from '../../app/ports/state-store.js';
+import { DEFAULT_TENANT_LIMITS, type JobChange, type StateStore, StoreConflictError } from '../../app/ports/state-store.js';
 import { HANDLE, MIG_PLACEMENT, sampleJob, SHARED_PLACEMENT } from './store-fixtures.js';
 
 /** A fresh store and how to dispose of it (close it, remove its files). */
@@ -49,9 +49,9 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
 
     describe('tenants', () => {
       it('creates, gets and lists tenants by name, with guarantee 0 and no limit', () => {
-        expect(store.createTenant('zeta', T0)).toEqual({ name: 'zeta', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
+        expect(store.createTenant('zeta', T0)).toEqual({ name: 'zeta', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS });
         store.createTenant('alpha', T0 + 1);
-        expect(store.getTenant('alpha')).toEqual({ name: 'alpha', createdAtMs: T0 + 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
+        expect(store.getTenant('alpha')).toEqual({ name: 'alpha', createdAtMs: T0 + 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS });
         expect(store.getTenant('nobody')).toBeNull();
         expect(store.listTenants().map((t) => t.name)).toEqual(['alpha', 'zeta']);
       });
@@ -59,19 +59,19 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
       it('rejects a duplicate name with StoreConflictError and keeps the first', () => {
         store.createTenant('acme', T0);
         expect(() => store.createTenant('acme', T0 + 5)).toThrow(StoreConflictError);
-        expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null }]);
+        expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS }]);
       });
 
       it('sets quotas: get and list read back exactly what was set (fractions, zero, no limit)', () => {
         store.createTenant('acme', T0);
         store.createTenant('beta', T0 + 1);
         const acme = store.setTenantQuota('acme', { guaranteedGpuEquivalents: 2.5, limitGpuEquivalents: 4 });
-        expect(acme).toEqual({ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 2.5, limitGpuEquivalents: 4 });
+        expect(acme).toEqual({ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 2.5, limitGpuEquivalents: 4, ...DEFAULT_TENANT_LIMITS });
         expect(Object.isFrozen(acme)).toBe(true);
         expect(store.getTenant('acme')).toEqual(acme);
-        expect(store.listTenants()).toEqual([acme, { name: 'beta', createdAtMs: T0 + 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null }]);
+        expect(store.listTenants()).toEqual([acme, { name: 'beta', createdAtMs: T0 + 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS }]);
         const again = store.setTenantQuota('acme', { guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
-        expect(again).toEqual({ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
+        expect(again).toEqual({ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS });
         expect(store.getTenant('acme')).toEqual(again);
         store.setTenantQuota('beta', { guaranteedGpuEquivalents: 0.125, limitGpuEquivalents: 0 });
         expect(store.getTenant('beta')).toMatchObject({ guaranteedGpuEquivalents: 0.125, limitGpuEquivalents: 0 });
@@ -84,6 +84,19 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(() => store.setTenantQuota('ghost', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: 2 })).toThrow(StoreConflictError);
         expect(store.getTenant('ghost')).toBeNull();
         expect(store.listTenants().map((t) => t.name)).toEqual(['acme']);
+      });
+
+      it('sets caps and limits: read back exactly, unknown tenant refused, quota untouched', () => {
+        store.createTenant('acme', T0);
+        store.setTenantQuota('acme', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: 2 });
+        const limits = { maxPriorityClass: 'critical', requestsPerSecond: 2.5, requestBurst: 5, eventStreamsPerToken: 0 } as const;
+        const acme = store.setTenantLimits('acme', limits);
+        expect(acme).toEqual({ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 1, limitGpuEquivalents: 2, ...limits });
+        expect(Object.isFrozen(acme)).toBe(true);
+        expect(store.getTenant('acme')).toEqual(acme);
+        expect(store.setTenantLimits('acme', DEFAULT_TENANT_LIMITS)).toMatchObject(DEFAULT_TENANT_LIMITS);
+        expect(() => store.setTenantLimits('ghost', limits)).toThrow(StoreConflictError);
+        expect(store.getTenant('ghost')).toBeNull();
       });
 
       it('leaves jobs as they are when a quota changes', () => {

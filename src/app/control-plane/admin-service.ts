@@ -6,7 +6,7 @@ import type { GpuDevice } from '../../core/index.js';
 import { conflict, forbidden, invalidField, tenantNotFound, unauthenticated } from '../errors.js';
 import { authorize } from '../auth/authorize.js';
 import { generateToken, tokenDigest, type Principal } from '../auth/tokens.js';
-import type { StateStore, TenantRecord } from '../ports/state-store.js';
+import type { StateStore, TenantLimits, TenantRecord } from '../ports/state-store.js';
 import { StoreConflictError } from '../ports/state-store.js';
 import { quotaUse, type QuotaUse } from './quota-use.js';
 
@@ -73,6 +73,25 @@ export class AdminService {
     authorize(principal, 'quota.set', { tenant: name });
     try {
       return this.store.setTenantQuota(name, quota);
+    } catch (error) {
+      if (error instanceof StoreConflictError) throw tenantNotFound(name, this.store.listTenants().map((t) => t.name));
+      throw error;
+    }
+  }
+
+  /**
+   * Changes a tenant's caps and limits: fields absent keep their value, null returns to the
+   * server's default. @throws GpushareError 403 (not admin), 404 (unknown tenant)
+   */
+  setLimits(principal: Principal, name: string, change: Partial<TenantLimits>): TenantRecord {
+    authorize(principal, 'tenant.update', { tenant: name });
+    const current = this.store.getTenant(name);
+    if (current === null) throw tenantNotFound(name, this.store.listTenants().map((t) => t.name));
+    const pick = <K extends keyof TenantLimits>(key: K): TenantLimits[K] => (change[key] === undefined ? current[key] : change[key]!);
+    try {
+      return this.store.setTenantLimits(name, {
+        maxPriorityClass: pick('maxPriorityClass'), requestsPerSecond: pick('requestsPerSecond'), requestBurst: pick('requestBurst'), eventStreamsPerToken: pick('eventStreamsPerToken'),
+      });
     } catch (error) {
       if (error instanceof StoreConflictError) throw tenantNotFound(name, this.store.listTenants().map((t) => t.name));
       throw error;

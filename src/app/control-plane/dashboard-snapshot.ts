@@ -13,7 +13,8 @@ import type { JobService } from './job-service.js';
 import { quotaUse, type QuotaUse } from './quota-use.js';
 import type { UsageHistory, UsageSample } from './usage-history.js';
 import type { Clock } from '../ports/clock.js';
-import type { StateStore } from '../ports/state-store.js';
+import type { JobRecord, StateStore } from '../ports/state-store.js';
+import { redactJobView } from './reason-redaction.js';
 import { toJobView } from './views.js';
 
 /** Ended jobs a snapshot lists (the newest). */
@@ -70,9 +71,12 @@ export function dashboardSnapshot(sources: DashboardSources, principal: Principa
     : store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), states, ...(newest === undefined ? {} : { newest }) });
   const placed = visible(['scheduled', 'running']);
   const waiting = visible(['pending', 'preempted']);
-  const queue = waiting.slice(0, MAX_LISTED_WAITING).map((j) => toJobView(j, plane));
-  const running = placed.map((j) => toJobView(j, plane));
-  const ended = visible(TERMINAL_STATES, RECENT_ENDED_JOBS).map((j) => toJobView(j, plane));
+  // Reasons never name another tenant's job for anyone but an admin (reason-redaction.ts).
+  const redact = jobs.redactorFor(principal);
+  const view = (j: JobRecord) => redactJobView(toJobView(j, plane), redact);
+  const queue = waiting.slice(0, MAX_LISTED_WAITING).map(view);
+  const running = placed.map(view);
+  const ended = visible(TERMINAL_STATES, RECENT_ENDED_JOBS).map(view);
   const counts: Record<string, number> = {};
   for (const job of [...placed, ...waiting]) counts[job.state] = (counts[job.state] ?? 0) + 1;
   const latest = usageHistory.latest();

@@ -1,12 +1,14 @@
 /**
  * The operations the HTTP API exposes, with authorization: admins see everything; a tenant's token
  * sees and acts only on its tenant's jobs, and another tenant's job is "not found" (404), never
- * "forbidden", so job ids leak nothing.
+ * "forbidden", so job ids leak nothing; nor do reasons, which name another tenant's job only as
+ * "another tenant's job" for anyone but an admin.
  */
 import { isTerminal, type JobState } from '../../core/index.js';
 import type { GpuView, JobDetailView, JobView, SubmitJob } from '../../contract/api.js';
 import { conflict, draining, gpuNotFound, invalidField, jobNotFound } from '../errors.js';
 import { authorize, type Action } from '../auth/authorize.js';
+import { checkPriorityCap } from '../auth/priority-cap.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobFiles } from '../ports/job-files.js';
@@ -16,6 +18,7 @@ import type { ControlPlane } from './control-plane.js';
 import { normalizeSubmit } from './normalize-submit.js';
 import { CANCEL_REQUESTED } from './reconcile.js';
 import { toGpuViews, toJobDetail, toJobView } from './views.js';
+import { reasonRedactor, redactJobDetail, redactJobView, type ReasonRedactor } from './reason-redaction.js';
 
 /** Most bytes one logs call returns. */
 export const MAX_LOG_CHUNK_BYTES = 1 << 20;
@@ -41,7 +44,7 @@ export class JobService {
     this.plane = deps.plane;
   }
 
-  /** Validates, stores (pending) and queues a job. @throws GpushareError (400/403/422/503) */
+  /** Validates, stores (pending) and queues a job; a non-admin's priority is capped by its tenant's `maxPriorityClass`. @throws GpushareError (400/403/422/503) */
   submit(principal: Principal, body: SubmitJob): JobView {
     authorize(principal, 'job.submit', { tenant: body.tenant ?? principal.tenant });
     if (this.plane.draining) throw draining();
@@ -55,9 +58,11 @@ export class JobService {
       gpus: this.plane.gpuDevices(),
       host: { cpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB },
     });
+    const tenant = store.getTenant(newJob.tenant);
+    if (tenant !== null) checkPriorityCap(principal, tenant, newJob.priority);
     const job = store.insertJob(newJob, clock.nowMs());
     this.plane.submitted(job);
-    return toJobView(job, this.plane);
+    return redactJobView(toJobView(job, this.plane), this.redactorFor(principal));
   }
 
   /** Jobs the caller may see; only active ones unless `all`. */
@@ -66,14 +71,15 @@ export class JobService {
     authorize(principal, 'job.read');
     // Anyone but an admin sees only its tenant's jobs.
     const jobs = this.deps.store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), ...(states ? { states } : {}) });
-    return jobs.map((j) => toJobView(j, this.plane));
+    const redact = this.redactorFor(principal);
+    return jobs.map((j) => redactJobView(toJobView(j, this.plane), redact));
   }
 
   /** One job with its history. @throws GpushareError 404 */
   get(principal: Principal, id: number): JobDetailView {
     const job = this.visibleJob(principal, id, 'job.read');
     const { store } = this.deps;
-    return toJobDetail(job, store.listEvents(id), store.listAttempts(id), this.plane);
+    return redactJobDetail(toJobDetail(job, store.listEvents(id), store.listAttempts(id), this.plane), this.redactorFor(principal));
   }
 
   /** Cancels a job: pending jobs at once; running ones are stopped and end as `cancelled`. @throws GpushareError 404, 409 */
@@ -91,7 +97,15 @@ export class JobService {
       // Answer at once: the stop (signal, grace period, kill) goes on in the background.
       void this.plane.stopJob(id, { kind: 'cancelled', reason: `cancelled by ${who}` });
     }
-    return toJobView(store.getJob(id)!, this.plane);
+    return redactJobView(toJobView(store.getJob(id)!, this.plane), this.redactorFor(principal));
+  }
+
+  /**
+   * How reasons read for `principal`: the stored truth for an admin; for anyone else another
+   * tenant's job is "another tenant's job" (reason-redaction.ts).
+   */
+  redactorFor(principal: Principal): ReasonRedactor {
+    return reasonRedactor(principal, (id) => this.deps.store.getJob(id)?.tenant ?? null);
   }
 
   /** Reads log text of one attempt from a byte offset. @throws GpushareError 404 */

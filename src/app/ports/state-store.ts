@@ -8,7 +8,7 @@
  * Implementations: adapters/store/sqlite-store.ts (production) and adapters/store/memory-store.ts
  * (tests, simulator); both pass adapters/store/store.contract.ts.
  */
-import type { GpuRequest, JobState, Placement } from '../../core/index.js';
+import type { GpuRequest, JobState, Placement, PriorityClassName } from '../../core/index.js';
 import type { ProcessHandle } from './process-launcher.js';
 
 /** A tenant: a team or user whose jobs and tokens belong together. */
@@ -19,7 +19,25 @@ export interface TenantRecord {
   readonly guaranteedGpuEquivalents: number;
   /** Most GPU-equivalents the tenant may use, borrowing included; null = no limit (the default). */
   readonly limitGpuEquivalents: number | null;
+  /** The tenant's caps and per-token limits (docs/security.md, "Caps and limits"). */
+  readonly maxPriorityClass: PriorityClassName;
+  /** Requests per second each of its tokens may make; null = the server's default. */
+  readonly requestsPerSecond: number | null;
+  /** Requests each of its tokens may make at once above the rate (the bucket's size); null = the server's default. */
+  readonly requestBurst: number | null;
+  /** Event streams (`GET /api/v1/events`) each of its tokens may hold open; null = the server's default. */
+  readonly eventStreamsPerToken: number | null;
 }
+
+/**
+ * A tenant's caps and limits: the highest priority class its tokens may submit at (a number above
+ * that class's value is refused; `critical` allows any), and per-token request rate, burst and
+ * event-stream limits (null = the server's defaults). New tenants get `normal` and the defaults.
+ */
+export type TenantLimits = Pick<TenantRecord, 'maxPriorityClass' | 'requestsPerSecond' | 'requestBurst' | 'eventStreamsPerToken'>;
+
+/** The limits of a new tenant. */
+export const DEFAULT_TENANT_LIMITS: TenantLimits = { maxPriorityClass: 'normal', requestsPerSecond: null, requestBurst: null, eventStreamsPerToken: null };
 
 /**
  * Role of a bearer token (docs/security.md has the table of what each may do): `admin` everything;
@@ -180,8 +198,10 @@ export class StoreConflictError extends Error {
 
 /** The state store port. */
 export interface StateStore {
-  /** Creates a tenant with guarantee 0 and no limit. @throws StoreConflictError when it exists */
+  /** Creates a tenant with guarantee 0, no limit and `DEFAULT_TENANT_LIMITS`. @throws StoreConflictError when it exists */
   createTenant(name: string, atMs: number): TenantRecord;
+  /** Sets a tenant's caps and limits (all of them). @throws StoreConflictError for an unknown tenant */
+  setTenantLimits(name: string, limits: TenantLimits): TenantRecord;
   /** Sets a tenant's quota. @throws StoreConflictError for an unknown tenant */
   setTenantQuota(name: string, quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null }): TenantRecord;
   getTenant(name: string): TenantRecord | null;

@@ -70,7 +70,7 @@ export function sampleStatus(overrides: Partial<StatusView> = {}): StatusView {
 
 /** A tenant without a quota; override any field. */
 export function sampleTenant(overrides: Partial<TenantView> = {}): TenantView {
-  return { name: 'team-a', createdAt: '2025-01-01T00:00:00.000Z', guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, unixUid: 200000, ...overrides };
+  return { name: 'team-a', createdAt: '2025-01-01T00:00:00.000Z', guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, unixUid: 200000, maxPriorityClass: 'normal', requestsPerSecond: null, requestBurst: null, eventStreamsPerToken: null, ...overrides };
 }
 
 /** Tenant team-a's use against a quota of 1 guaranteed, limit 2: 1.5 used (0.5 borrowed), 1 queued; override any field. */

@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { invalidField } from '../../../app/errors.js';
 import { z } from 'zod';
-import { BackupSchema, NoBodySchema, TENANT_NAME, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, QuotaUseSchema, SetQuotaSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
+import { BackupSchema, NoBodySchema, TENANT_NAME, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, QuotaUseSchema, SetQuotaSchema, SetTenantLimitsSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
 import type { TenantRecord } from '../../../app/ports/state-store.js';
 import { authorize } from '../../../app/auth/authorize.js';
 import type { ServerServices } from '../server-services.js';
@@ -20,6 +20,7 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
   const tenantView = (t: TenantRecord) => ({
     name: t.name, createdAt: new Date(t.createdAtMs).toISOString(), guaranteedGpuEquivalents: t.guaranteedGpuEquivalents, limitGpuEquivalents: t.limitGpuEquivalents,
     unixUid: services.tenantUid?.(t.name) ?? null,
+    maxPriorityClass: t.maxPriorityClass, requestsPerSecond: t.requestsPerSecond, requestBurst: t.requestBurst, eventStreamsPerToken: t.eventStreamsPerToken,
   });
   api.post('/tenants', { schema: { tags: ['admin'], summary: 'Create a tenant (admin)', body: CreateTenantSchema, response: { 201: TenantSchema } } }, async (request, reply) => {
     const tenant = admin.createTenant(request.principal, request.body.name);
@@ -27,6 +28,9 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
   });
   api.put('/tenants/:name/quota', { schema: { tags: ['admin'], summary: 'Set a tenant\'s quota in GPU-equivalents (admin)', params: z.object({ name: TENANT_NAME }), body: SetQuotaSchema, response: { 200: TenantSchema } } }, async (request) => {
     return tenantView(admin.setQuota(request.principal, request.params.name, request.body));
+  });
+  api.put('/tenants/:name/limits', { schema: { tags: ['admin'], summary: 'Set a tenant\'s highest priority class and per-token request and event-stream limits (admin)', params: z.object({ name: z.string() }), body: SetTenantLimitsSchema, response: { 200: TenantSchema } } }, async (request) => {
+    return tenantView(admin.setLimits(request.principal, request.params.name, request.body));
   });
   api.get('/quotas', { schema: { tags: ['admin'], summary: 'Use against quota per tenant (a tenant sees its own)', response: { 200: z.object({ quotas: z.array(QuotaUseSchema) }) } } }, async (request) => {
     return { quotas: admin.quotas(request.principal) };

@@ -11,7 +11,9 @@
  * - `event: usage`: each new usage-history sample (the chart's next point);
  * - a `: heartbeat` comment every `HEARTBEAT_MS`, so proxies and clients see the stream is alive.
  *
- * Listeners and timers are removed when the client disconnects or the server closes.
+ * A token may hold only so many open streams, and the server only so many in all (429 naming the
+ * limit; app/auth/api-limits.ts); a closed stream frees its slot. Listeners and timers are removed
+ * when the client disconnects or the server closes.
  */
 import type { ServerResponse } from 'node:http';
 import { toUsageSampleView } from '../../../app/control-plane/dashboard-snapshot.js';
@@ -36,6 +38,8 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
   api.get('/events', { schema: { tags: ['dashboard'], summary: 'Live dashboard snapshots (text/event-stream)' } }, async (request, reply) => {
     const principal = request.principal;
     authorize(principal, 'events.read');
+    // At most so many open streams per token and in all (429 naming the limit); freed on close.
+    const release = services.limits?.openStream(principal) ?? (() => undefined);
     const raw: ServerResponse = reply.raw;
     reply.hijack();
     raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
@@ -101,6 +105,7 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
         clearInterval(heartbeat);
         if (pending !== null) clearTimeout(pending);
         open.delete(close);
+        release();
         // End the chunked response first, so that the client sees a complete stream.
         if (!raw.writableEnded) raw.end();
       }
