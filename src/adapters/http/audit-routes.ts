@@ -47,6 +47,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
   'POST /api/v1/gpus/:index/uncordon': { action: 'gpu.uncordon', target: (c) => `gpu ${text(c.params.index)}` },
   'POST /api/v1/tenants': { action: 'tenant.create', target: (c) => `tenant ${text(c.body.name)}`, tenant: (c) => (typeof c.body.name === 'string' ? c.body.name : null) },
   'PUT /api/v1/tenants/:name/quota': { action: 'quota.set', target: (c) => `tenant ${text(c.params.name)}`, tenant: (c) => text(c.params.name) },
+  'PUT /api/v1/tenants/:name/limits': { action: 'tenant.limits', target: (c) => `tenant ${text(c.params.name)}`, tenant: (c) => text(c.params.name) },
   'POST /api/v1/tokens': { action: 'token.create', target: (c) => (c.created?.id === undefined ? 'token (none created)' : `token ${text(c.created.id)}`), tenant: bodyTenant },
   'POST /api/v1/drain': { action: 'server.drain', target: () => 'server' },
   'POST /api/v1/backup': { action: 'server.backup', target: () => 'server' },
