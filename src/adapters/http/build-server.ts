@@ -12,6 +12,7 @@ import type { Principal } from '../../app/auth/tokens.js';
 import { registerErrorHandler, type InternalErrorLog } from './error-handler.js';
 import type { ServerServices } from './server-services.js';
 import { registerAdminRoutes } from './routes/admin.js';
+import { registerTokenRoutes } from './routes/tokens.js';
 import { registerGpuRoutes } from './routes/gpus.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerMetricsRoute } from './routes/metrics.js';
@@ -82,6 +83,7 @@ export async function buildServer(services: ServerServices, options: BuildServer
     registerJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerGpuRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerAdminRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+    registerTokenRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerQosRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerUsageHistoryRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerEventRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
