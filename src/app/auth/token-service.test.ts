@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../adapters/store/memory-store.js';
-import { MAX_TOKEN_LIFETIME_SECONDS } from '../../contract/api.js';
+import { MAX_TOKEN_LIFETIME_SECONDS, TokenRoleSchema } from '../../contract/api.js';
 import { AdminService } from '../control-plane/admin-service.js';
 import { GpushareError } from '../errors.js';
-import type { TokenRecord } from '../ports/state-store.js';
+import { TOKEN_ROLES, type TokenRecord } from '../ports/state-store.js';
 import { SERVER_ADMIN_TOKEN_LABEL } from './token-service.js';
 import { tokenDigest, type Principal } from './tokens.js';
 
@@ -38,6 +38,10 @@ function failure(fn: () => unknown): { status: number; message: string } {
 }
 
 describe('TokenService', () => {
+  it('speaks the same roles as the store, in the same order', () => {
+    expect([...TokenRoleSchema.options]).toEqual(TOKEN_ROLES);
+  });
+
   it('creates a member token by default, with no expiry; the view never shows a secret or digest', () => {
     const { admin, rootPrincipal, store } = setup();
     const created = admin.tokens.create(rootPrincipal, { tenant: 'acme', label: 'alice' });
