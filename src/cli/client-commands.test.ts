@@ -3,7 +3,7 @@
  * server built with node:http.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleGpu, sampleJob, sampleJobDetail, sampleStatus, sampleTenant } from '../adapters/http-client/testing/api-fixtures.js';
+import { sampleGpu, sampleJob, sampleJobDetail, sampleStatus, sampleTenant, sampleToken } from '../adapters/http-client/testing/api-fixtures.js';
 import { startFakeApiServer, unusedLocalUrl, type FakeApiServer, type FakeResponse, type RecordedRequest } from '../adapters/http-client/testing/fake-api-server.js';
 import { main } from '../main/cli.js';
 import { runClientCli } from './testing/run-client-cli.js';
@@ -300,7 +300,7 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
         case 'POST /api/v1/jobs/12/cancel': return { status: 200, body: sampleJob({ state: 'cancelled' }) };
         case 'POST /api/v1/tenants': return { status: 201, body: sampleTenant({ name: 'team-b' }) };
         case 'GET /api/v1/tenants': return { status: 200, body: { tenants: [sampleTenant({ name: 'team-b' }), sampleTenant({ name: 'team-c', guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2, unixUid: null, maxPriorityClass: 'high' })] } };
-        case 'POST /api/v1/tokens': return { status: 201, body: { id: 4, tenant: 'team-b', token: 'gs_secret', label: 'ci' } };
+        case 'POST /api/v1/tokens': return { status: 201, body: { ...sampleToken({ id: 4 }), token: 'gs_secret' } };
         case 'PUT /api/v1/tenants/team-b/limits': return { status: 200, body: sampleTenant({ name: 'team-b', ...(r.body as object) }) };
         case 'POST /api/v1/backup': return { status: 200, body: { path: (r.body as { path: string }).path, bytes: 8192 } };
         case 'GET /api/v1/status': return { status: 200, body: sampleStatus() };
@@ -365,13 +365,13 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
     ].join('\n'));
   });
 
-  it('gpu cordon needs an index and token create needs --tenant (exit 2)', async () => {
+  it('gpu cordon needs an index and token create a known role (exit 2)', async () => {
     const env = { GPUSHARE_URL: 'http://127.0.0.1:1', GPUSHARE_TOKEN: 't' };
     expect((await runClientCli(['gpu', 'cordon'], { env })).code).toBe(2);
     expect((await runClientCli(['gpu', 'cordon', 'x'], { env })).code).toBe(2);
-    const run = await runClientCli(['token', 'create'], { env });
+    const run = await runClientCli(['token', 'create', '--tenant', 'a', '--role', 'root'], { env });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("required option '--tenant <tenant>' not specified");
+    expect(run.stderr).toContain("option '--role <role>' argument 'root' is invalid. Allowed choices are member, viewer, tenant-admin, admin.");
   });
 
   it.each([

@@ -24,6 +24,8 @@ export interface Connection {
   readonly url: string;
   /** Bearer token. */
   readonly token: string;
+  /** Where the token came from: `--token`, GPUSHARE_TOKEN, or the config file. */
+  readonly tokenSource: 'flag' | 'env' | 'config';
   /** The CA for an https URL, null when none is configured (Node's built-in CAs are used then) or the URL is http. */
   readonly ca: ServerCa | null;
   /** What a "certificate not trusted" error adds: the CA's origin, or the key to set. */
@@ -50,6 +52,7 @@ export function addConnectionOptions(command: Command): Command {
 export function resolveConnection(flags: ConnectionFlags, io: Pick<CliIo, 'env'>): Connection {
   let url = nonEmpty(flags.url) ?? nonEmpty(io.env.GPUSHARE_URL);
   let token = nonEmpty(flags.token) ?? nonEmpty(io.env.GPUSHARE_TOKEN);
+  const tokenSource = nonEmpty(flags.token) !== undefined ? 'flag' : token !== undefined ? 'env' : 'config';
   let ca = caFromFlagOrEnv(flags.ca, io.env);
   const path = cliConfigPath(io.env);
   const https = (u: string | undefined): boolean => u !== undefined && /^https:/i.test(u);
@@ -73,7 +76,7 @@ export function resolveConnection(flags: ConnectionFlags, io: Pick<CliIo, 'env'>
     throw new UsageError(`--url / GPUSHARE_URL: ${err instanceof Error ? err.message : String(err)}`);
   }
   const secure = https(normalized);
-  return { url: normalized, token, ca: secure ? ca : null, certificateHint: certificateHint(secure ? ca : null, path) };
+  return { url: normalized, token, tokenSource, ca: secure ? ca : null, certificateHint: certificateHint(secure ? ca : null, path) };
 }
 
 /**

@@ -102,8 +102,36 @@ export function readCliConfig(env: ConfigEnv = process.env): CliConfig {
  */
 export function writeCliConfig(config: { readonly url: string; readonly token: string; readonly ca?: string | null }, env: ConfigEnv = process.env): string {
   const path = cliConfigPath(env);
+  writeConfigText(path, stringify({ url: config.url, token: config.token, ...(config.ca ? { ca: config.ca } : {}) }));
+  return path;
+}
+
+/**
+ * Replaces the `token` of the CLI config file, keeping its other keys (url, ca, caFile, and any
+ * others), atomically and with mode 0600 as {@link writeCliConfig}; e.g. after `gpushare token
+ * rotate` of the CLI's own token.
+ * @param token - The new token.
+ * @param env - Environment that locates the file (default: process.env).
+ * @returns The path written.
+ * @throws CliConfigError naming the file when it cannot be read, is not a mapping, or cannot be written.
+ */
+export function updateCliConfigToken(token: string, env: ConfigEnv = process.env): string {
+  const path = cliConfigPath(env);
+  readCliConfig(env); // the same checks as every read
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new CliConfigError(path, `cannot read it: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const mapping = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? doc as Record<string, unknown> : {};
+  writeConfigText(path, stringify({ ...mapping, token }));
+  return path;
+}
+
+/** Writes `text` to `path` atomically (temporary file, fsync, rename), folder 0700, file 0600. @throws CliConfigError */
+function writeConfigText(path: string, text: string): void {
   const tmp = `${path}.${process.pid}.tmp`;
-  const text = stringify({ url: config.url, token: config.token, ...(config.ca ? { ca: config.ca } : {}) });
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const fd = openSync(tmp, 'w', 0o600);
@@ -124,5 +152,4 @@ export function writeCliConfig(config: { readonly url: string; readonly token: s
     }
     throw new CliConfigError(path, `cannot write it: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return path;
 }

@@ -280,13 +280,37 @@ export const LogsSchema = z.object({ attempt: z.number().int(), text: z.string()
 
 /** `POST /api/v1/tenants` body. */
 export const CreateTenantSchema = z.object({ name: TENANT_NAME }).strict();
-/** `POST /api/v1/tokens` body. */
+/** Longest lifetime a token may be given: 10 years of 365 days, in seconds. */
+export const MAX_TOKEN_LIFETIME_SECONDS = 10 * 365 * 86_400;
+/** A token's role (docs/security.md, "Roles"). */
+export const TokenRoleSchema = z.enum(['admin', 'tenant-admin', 'member', 'viewer']);
+/** `POST /api/v1/tokens` body: role `member` unless given; no expiry unless `expiresInSeconds` or `expiresAt`. */
 export const CreateTokenSchema = z.object({
-  tenant: TENANT_NAME,
+  tenant: TENANT_NAME.optional().describe('the tenant the token acts for; leave out for an admin token (and with a tenant-admin token: its own tenant)'),
+  role: TokenRoleSchema.default('member').describe('default member (least privilege)'),
   label: printableName(200).optional().transform((label) => label ?? '').describe('a note to tell tokens apart; absent: none'),
+  expiresInSeconds: z.number().int().min(1).max(MAX_TOKEN_LIFETIME_SECONDS).optional().describe('lifetime from now, seconds (1 s to 10 years)'),
+  expiresAt: z.string().max(64).optional().describe('ISO 8601 time in the future (up to 10 years ahead), e.g. 2030-01-31T12:00:00Z'),
 }).strict();
-/** A new token: the secret is shown once. */
-export const NewTokenSchema = z.object({ id: z.number().int(), tenant: z.string(), token: z.string(), label: z.string() });
+/** A token as the API shows it: never its secret or digest. Times are ISO 8601. */
+export const TokenSchema = z.object({
+  id: z.number().int(),
+  tenant: z.string().nullable().describe('null for an admin token'),
+  role: TokenRoleSchema,
+  label: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable().describe('null: never expires'),
+  revokedAt: z.string().nullable(),
+  rotatedAt: z.string().nullable().describe('when its secret was last replaced'),
+  state: z.enum(['active', 'expired', 'revoked']),
+  self: z.boolean().describe('whether this is the token making the request'),
+});
+/** A new or rotated token: the view and its secret, shown only this once. */
+export const NewTokenSchema = TokenSchema.extend({ token: z.string().describe('the secret, shown only this once') });
+/** A token as the API shows it. */
+export type TokenView = z.infer<typeof TokenSchema>;
+/** A token with its new secret. */
+export type NewTokenView = z.infer<typeof NewTokenSchema>;
 /** A tenant with its quota (GPU-equivalents; see docs/fair-share.md). */
 export const TenantSchema = z.object({
   name: z.string(), createdAt: z.string(), guaranteedGpuEquivalents: z.number(), limitGpuEquivalents: z.number().nullable(),

@@ -5,7 +5,7 @@
  * are re-adopted at the next start).
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { lockDataDir, makeDataDir } from './data-dir.js';
 import { openDataDirStore } from './private-files.js';
 import { join } from 'node:path';
@@ -47,6 +47,8 @@ import { setUpJobIsolation } from './job-sandbox-setup.js';
 import { DEFAULT_SIMULATED_GPUS, type ServerConfig } from '../config/server-config.js';
 import { prepareServerTls } from './server-tls.js';
 import { openServerAuditLog } from './server-audit.js';
+import { readAdminTokenFile, writeAdminTokenFile } from './admin-token-file.js';
+import type { TokenRecord } from '../app/ports/state-store.js';
 
 /** A running server. */
 export interface RunningServer {
@@ -126,12 +128,27 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     serverEnvironment: options.env,
     settings: config,
   });
-  const admin = new AdminService(store, () => clock.nowMs(), () => plane.gpuDevices(), isolation.maxTenants === null ? null : { max: isolation.maxTenants, why: isolation.unsandboxedDetail });
   const adminTokenPath = join(config.dataDir, 'admin-token');
-  const existing = existsSync(adminTokenPath) ? readFileSync(adminTokenPath, 'utf8').trim() : null;
-  const { token, created } = admin.ensureAdminToken(existing);
-  if (created) writeFileSync(adminTokenPath, `${token}\n`, { mode: 0o600 });
+  /** The id of the token the admin token file holds: rotating it through the API rewrites the file. */
+  let adminTokenId = 0;
+  const onRotated = (rotated: TokenRecord, secret: string): void => {
+    if (rotated.id !== adminTokenId) return;
+    try {
+      writeAdminTokenFile(adminTokenPath, secret);
+      logger.info({ tokenId: rotated.id, path: adminTokenPath }, `admin token ${rotated.id} rotated: ${adminTokenPath} holds the new one`);
+    } catch (error) {
+      logger.error({ err: error, tokenId: rotated.id, path: adminTokenPath }, `admin token ${rotated.id} rotated but ${adminTokenPath} could not be rewritten; the next start makes a new admin token`);
+    }
+  };
+  const admin = new AdminService(store, () => clock.nowMs(), () => plane.gpuDevices(), isolation.maxTenants === null ? null : { max: isolation.maxTenants, why: isolation.unsandboxedDetail }, { onRotated });
+  const existing = readAdminTokenFile(adminTokenPath);
+  const { token, created, id, revokedIds } = admin.ensureAdminToken(existing);
+  adminTokenId = id;
+  if (created) writeAdminTokenFile(adminTokenPath, token);
   chmodSync(adminTokenPath, 0o600);
+  if (revokedIds.length > 0) {
+    logger.warn({ tokenId: id, revokedTokenIds: revokedIds }, `${adminTokenPath} was ${existing === null ? 'missing' : 'not an active admin token'}: made admin token ${id} and revoked the earlier server admin token${revokedIds.length === 1 ? '' : 's'} ${revokedIds.join(', ')}`);
+  }
   const checkpoint = detectCheckpointSupport();
   logger.info({ checkpoint }, `checkpointing: ${checkpoint.detail}`);
   // Before plane.start(), so that the pass histogram sees every pass `GET /api/v1/status` counts.

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, normalizeBaseUrl } from './api-client.js';
 import { ApiError, ApiResponseError, ApiUnreachableError } from './api-errors.js';
-import { sampleGpu, sampleJob, sampleJobDetail, sampleQuotaUse, sampleStatus, sampleTenant } from './testing/api-fixtures.js';
+import { sampleGpu, sampleJob, sampleJobDetail, sampleQuotaUse, sampleStatus, sampleTenant, sampleToken } from './testing/api-fixtures.js';
 import { startFakeApiServer, unusedLocalUrl, type FakeApiServer, type FakeResponse, type RecordedRequest } from './testing/fake-api-server.js';
 
 let server: FakeApiServer | undefined;
@@ -70,7 +70,7 @@ describe('createApiClient', () => {
         'POST /api/v1/gpus/1/cordon': sampleGpu({ index: 1, cordoned: true }),
         'POST /api/v1/gpus/1/uncordon': sampleGpu({ index: 1 }),
         'POST /api/v1/tenants': sampleTenant({ name: 'team-b' }),
-        'POST /api/v1/tokens': { id: 3, tenant: 'team-b', token: 'gs_new', label: 'ci' },
+        'POST /api/v1/tokens': { ...sampleToken(), token: 'gs_new' },
         'POST /api/v1/drain': { draining: true, running: 2 },
         'POST /api/v1/backup': { path: '/tmp/b.db', bytes: 4096 },
         'GET /api/v1/status': sampleStatus(),
@@ -93,6 +93,29 @@ describe('createApiClient', () => {
     expect(status.checkpoint.method).toBe('signal');
     expect(server.requests.map((r) => r.body)).toEqual([
       undefined, undefined, undefined, undefined, undefined, { name: 'team-b' }, { tenant: 'team-b', label: 'ci' }, undefined, { path: '/tmp/b.db' }, undefined,
+    ]);
+  });
+
+  it('creates, lists, revokes and rotates tokens, sending only the fields given', async () => {
+    const { client, server } = await clientFor((r) => {
+      const bodies: Record<string, unknown> = {
+        'POST /api/v1/tokens': { ...sampleToken({ role: 'viewer', expiresAt: '2025-01-31T00:00:00.000Z' }), token: 'gs_new' },
+        'GET /api/v1/tokens': { tokens: [sampleToken({ id: 1, tenant: null, role: 'admin', self: true }), sampleToken()] },
+        'POST /api/v1/tokens/3/revoke': sampleToken({ state: 'revoked', revokedAt: '2025-01-02T00:00:00.000Z' }),
+        'POST /api/v1/tokens/3/rotate': { ...sampleToken({ rotatedAt: '2025-01-02T00:00:00.000Z' }), token: 'gs_rotated' },
+      };
+      const body = bodies[`${r.method} ${r.path}`];
+      return body === undefined ? { status: 404, body: { error: { code: 'NOPE', message: `no route ${r.path}` } } } : { status: 200, body };
+    });
+    expect(await client.createToken({ tenant: 'team-b', role: 'viewer', expiresInSeconds: 3600 })).toMatchObject({ role: 'viewer', token: 'gs_new' });
+    expect((await client.listTokens()).map((t) => [t.id, t.role, t.self])).toEqual([[1, 'admin', true], [3, 'member', false]]);
+    expect((await client.revokeToken(3)).state).toBe('revoked');
+    expect((await client.rotateToken(3)).token).toBe('gs_rotated');
+    expect(server.requests.map((r) => [r.method, r.path, r.body])).toEqual([
+      ['POST', '/api/v1/tokens', { tenant: 'team-b', role: 'viewer', expiresInSeconds: 3600 }],
+      ['GET', '/api/v1/tokens', undefined],
+      ['POST', '/api/v1/tokens/3/revoke', undefined],
+      ['POST', '/api/v1/tokens/3/rotate', undefined],
     ]);
   });
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import {
   ErrorSchema, GpuSchema, JobDetailSchema, JobSchema,
-  LogsSchema, NewTokenSchema, QuotaUseSchema, StatusSchema, TenantSchema, type SetTenantLimits,
+  LogsSchema, NewTokenSchema, QuotaUseSchema, StatusSchema, TenantSchema, TokenSchema, type SetTenantLimits,
   type GpuView, type JobDetailView, type JobView, type SubmitJobInput,
   QosReportResultSchema,
   type QosReportBody,
@@ -23,6 +23,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const JobListSchema = z.object({ jobs: z.array(JobSchema) });
 const GpuListSchema = z.object({ gpus: z.array(GpuSchema) });
 const TenantListSchema = z.object({ tenants: z.array(TenantSchema) });
+const TokenListSchema = z.object({ tokens: z.array(TokenSchema) });
 const QuotaListSchema = z.object({ quotas: z.array(QuotaUseSchema) });
 const DrainResultSchema = z.object({ draining: z.boolean(), running: z.number().int() });
 const BackupResultSchema = z.object({ path: z.string(), bytes: z.number().int() });
@@ -39,8 +40,18 @@ export interface QuotaInput {
 }
 /** One tenant's use against its quota (`GET /quotas`). */
 export type QuotaUseView = z.infer<typeof QuotaUseSchema>;
-/** A freshly created token (its secret is shown only once). */
+/** A freshly created or rotated token (its secret is shown only once). */
 export type NewTokenView = z.infer<typeof NewTokenSchema>;
+/** A token as `GET /tokens` shows it (no secret). */
+export type TokenView = z.infer<typeof TokenSchema>;
+/** `POST /tokens` body as the client sends it (absent fields take the server's defaults: role member, no expiry). */
+export interface CreateTokenInput {
+  readonly tenant?: string;
+  readonly role?: 'admin' | 'tenant-admin' | 'member' | 'viewer';
+  readonly label?: string;
+  readonly expiresInSeconds?: number;
+  readonly expiresAt?: string;
+}
 /** `GET /status` answer. */
 export type StatusView = z.infer<typeof StatusSchema>;
 /** `POST /drain` answer: the number of jobs still running. */
@@ -107,8 +118,14 @@ export interface ApiClient {
   setTenantLimits(tenant: string, limits: SetTenantLimits): Promise<TenantView>;
   /** `GET /quotas`: each tenant's use against its quota (a tenant token sees only its own). */
   listQuotas(): Promise<QuotaUseView[]>;
-  /** `POST /tokens` (admin): a new token for `tenant`. */
-  createToken(body: { tenant: string; label?: string }): Promise<NewTokenView>;
+  /** `POST /tokens`: a new token (role member unless given); its secret is in the answer only. */
+  createToken(body: CreateTokenInput): Promise<NewTokenView>;
+  /** `GET /tokens`: the tokens the caller may see. */
+  listTokens(): Promise<TokenView[]>;
+  /** `POST /tokens/:id/revoke`: the token gets 401 from its next request on. */
+  revokeToken(id: number): Promise<TokenView>;
+  /** `POST /tokens/:id/rotate`: a new secret for the token (the old one gets 401). */
+  rotateToken(id: number): Promise<NewTokenView>;
   /** `POST /drain` (admin): the server starts no new jobs and exits once none runs. */
   drain(): Promise<DrainResult>;
   /** `POST /backup` (admin): writes a backup of the state to `path` (absolute, on the server's machine). */
@@ -236,7 +253,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }),
     setTenantLimits: (tenant, limits) => call('PUT', `/tenants/${encodeURIComponent(tenant)}/limits`, TenantSchema, { body: limits }),
     listQuotas: async () => (await call('GET', '/quotas', QuotaListSchema)).quotas,
-    createToken: (body) => call('POST', '/tokens', NewTokenSchema, { body: body.label === undefined ? { tenant: body.tenant } : { tenant: body.tenant, label: body.label } }),
+    createToken: (body) => call('POST', '/tokens', NewTokenSchema, { body: Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) }),
+    listTokens: async () => (await call('GET', '/tokens', TokenListSchema)).tokens,
+    revokeToken: (id) => call('POST', `/tokens/${encodeURIComponent(String(id))}/revoke`, TokenSchema),
+    rotateToken: (id) => call('POST', `/tokens/${encodeURIComponent(String(id))}/rotate`, NewTokenSchema),
     drain: () => call('POST', '/drain', DrainResultSchema),
     backup: (path) => call('POST', '/backup', BackupResultSchema, { body: { path } }),
     status: () => call('GET', '/status', StatusSchema),

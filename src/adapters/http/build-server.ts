@@ -14,6 +14,7 @@ import { registerErrorResponses } from './error-responses.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './json-body.js';
 import type { ServerServices } from './server-services.js';
 import { registerAdminRoutes } from './routes/admin.js';
+import { registerTokenRoutes } from './routes/tokens.js';
 import { registerGpuRoutes } from './routes/gpus.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerMetricsRoute } from './routes/metrics.js';
@@ -102,6 +103,7 @@ export async function buildServer(services: ServerServices, options: BuildServer
     registerJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerGpuRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerAdminRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+    registerTokenRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerQosRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerUsageHistoryRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerEventRoutes(api.withTypeProvider<ZodTypeProvider>(), services);

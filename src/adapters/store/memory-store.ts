@@ -49,7 +49,10 @@ function frozenCopy<T>(value: T): T {
 /** Creates an empty in-memory state store. */
 export function createMemoryStore(): StateStore {
   const tenants = new Map<string, TenantRecord>();
-  const tokens = new Map<string, TokenRecord>();
+  /** By id; insertion order is id order. */
+  const tokens = new Map<number, TokenRecord>();
+  /** Token id by current digest. */
+  const tokenIdByDigest = new Map<string, number>();
   /** By id; insertion order is id order. */
   const jobs = new Map<number, JobRecord>();
   const events = new Map<number, JobEvent[]>();
@@ -154,18 +157,50 @@ export function createMemoryStore(): StateStore {
     },
     createToken(token) {
       open();
-      if (tokens.has(token.digest)) throw new StoreConflictError('a token with this digest already exists');
+      if (tokenIdByDigest.has(token.digest)) throw new StoreConflictError('a token with this digest already exists');
       if (token.tenant !== null) requireTenant(token.tenant);
       const record = frozenCopy<TokenRecord>({
         id: lastTokenId + 1, digest: token.digest, role: token.role, tenant: token.tenant, label: token.label, createdAtMs: token.createdAtMs,
+        expiresAtMs: token.expiresAtMs ?? null, revokedAtMs: null, rotatedAtMs: null, createdByServer: token.createdByServer === true,
       });
       lastTokenId = record.id;
-      tokens.set(record.digest, record);
+      tokens.set(record.id, record);
+      tokenIdByDigest.set(record.digest, record.id);
       return record;
     },
     findTokenByDigest(digest) {
       open();
-      return tokens.get(digest) ?? null;
+      const id = tokenIdByDigest.get(digest);
+      return id === undefined ? null : tokens.get(id) ?? null;
+    },
+    getToken(id) {
+      open();
+      return tokens.get(id) ?? null;
+    },
+    listTokens(filter = {}) {
+      open();
+      return [...tokens.values()].filter((t) => filter.tenant === undefined || t.tenant === filter.tenant);
+    },
+    revokeToken(id, atMs) {
+      open();
+      const current = tokens.get(id);
+      if (current === undefined) throw new StoreConflictError(`token ${id} does not exist`);
+      if (current.revokedAtMs !== null) return current;
+      const record = frozenCopy<TokenRecord>({ ...current, revokedAtMs: atMs });
+      tokens.set(id, record);
+      return record;
+    },
+    rotateToken(id, newDigest, atMs) {
+      open();
+      const current = tokens.get(id);
+      const other = tokenIdByDigest.get(newDigest);
+      if (other !== undefined) throw new StoreConflictError(`a token with this digest already exists (token ${other})`);
+      if (current === undefined) throw new StoreConflictError(`token ${id} does not exist`);
+      const record = frozenCopy<TokenRecord>({ ...current, digest: newDigest, rotatedAtMs: atMs });
+      tokens.set(id, record);
+      tokenIdByDigest.delete(current.digest);
+      tokenIdByDigest.set(newDigest, id);
+      return record;
     },
     insertJob(job: NewJob, atMs: number) {
       open();
@@ -264,7 +299,7 @@ export function createMemoryStore(): StateStore {
         format: MEMORY_STORE_BACKUP_FORMAT,
         version: 1,
         tenants: store.listTenants(),
-        tokens: [...tokens.values()].sort((a, b) => a.id - b.id),
+        tokens: [...tokens.values()],
         jobs: store.listJobs(),
         events: [...events.values()].flat(),
         attempts: [...attempts.keys()].flatMap((jobId) => store.listAttempts(jobId)),

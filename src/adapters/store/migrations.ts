@@ -145,6 +145,16 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 8: tenant caps and per-token limits (TENANT_LIMITS_MIGRATION).
   TENANT_LIMITS_MIGRATION,
+  // 9: token expiry, revocation and rotation (ms since the epoch; NULL = never/not), and which
+  // admin tokens the server made for its admin token file (those of before carry its label).
+  `
+  ALTER TABLE tokens ADD COLUMN expires_at_ms INTEGER;
+  ALTER TABLE tokens ADD COLUMN revoked_at_ms INTEGER;
+  ALTER TABLE tokens ADD COLUMN rotated_at_ms INTEGER;
+  ALTER TABLE tokens ADD COLUMN created_by_server INTEGER NOT NULL DEFAULT 0;
+  UPDATE tokens SET created_by_server = 1 WHERE role = 'admin' AND label = 'admin (created by gpushare serve)';
+  CREATE INDEX tokens_by_tenant ON tokens(tenant, id);
+  `,
 ];
 
 /** The schema version this build reads and writes (the number of migrations). */

@@ -156,11 +156,21 @@ export interface TokenRow {
   tenant: string | null;
   label: string;
   created_at_ms: number;
+  expires_at_ms: number | null;
+  revoked_at_ms: number | null;
+  rotated_at_ms: number | null;
+  created_by_server: number;
 }
+
+/** The columns of a `TokenRow`, for SELECT. */
+export const TOKEN_SELECT_LIST = 'id, digest, role, tenant, label, created_at_ms, expires_at_ms, revoked_at_ms, rotated_at_ms, created_by_server';
 
 /** The token record of a row. */
 export function tokenFromRow(row: TokenRow): TokenRecord {
-  return { id: row.id, digest: row.digest, role: row.role as TokenRole, tenant: row.tenant, label: row.label, createdAtMs: row.created_at_ms };
+  return {
+    id: row.id, digest: row.digest, role: row.role as TokenRole, tenant: row.tenant, label: row.label, createdAtMs: row.created_at_ms,
+    expiresAtMs: row.expires_at_ms, revokedAtMs: row.revoked_at_ms, rotatedAtMs: row.rotated_at_ms, createdByServer: row.created_by_server === 1,
+  };
 }
 
 /** A row of `job_events` (without its sequence number). */

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_LIMITS, type JobChange, type StateStore, StoreConflictError } from '../../app/ports/state-store.js';
 import { HANDLE, MIG_PLACEMENT, sampleJob, SHARED_PLACEMENT } from './store-fixtures.js';
+import { describeTokenLifecycle } from './token-store.contract.js';
 
 /** A fresh store and how to dispose of it (close it, remove its files). */
 export interface StoreUnderTest {
@@ -116,7 +117,10 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         const tenant = store.createToken({ digest: 'b'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: T0 + 1 });
         expect(tenant.id).toBeGreaterThan(admin.id);
         expect(store.findTokenByDigest('a'.repeat(64))).toEqual(admin);
-        expect(store.findTokenByDigest('b'.repeat(64))).toEqual({ id: tenant.id, digest: 'b'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: T0 + 1 });
+        expect(store.findTokenByDigest('b'.repeat(64))).toEqual({
+          id: tenant.id, digest: 'b'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: T0 + 1,
+          expiresAtMs: null, revokedAtMs: null, rotatedAtMs: null, createdByServer: false,
+        });
         expect(store.findTokenByDigest('c'.repeat(64))).toBeNull();
       });
 
@@ -127,6 +131,8 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(store.findTokenByDigest('a'.repeat(64))?.label).toBe('root');
         expect(store.findTokenByDigest('d'.repeat(64))).toBeNull();
       });
+
+      describeTokenLifecycle(() => store, T0);
     });
 
     describe('jobs', () => {

@@ -59,7 +59,10 @@ export function denial(principal: Principal, action: Action, target: AuthTarget 
   const ownTenant = target.tenant === undefined || target.tenant === principal.tenant;
   if (JOB_ACTIONS.has(action) && !ownTenant) return { status: 404, message: `job ${target.jobId ?? '?'} not found` };
   if (READ_ANY.has(action)) return null;
-  if (!ownTenant) return { status: 403, message: `this ${role} token belongs to tenant "${principal.tenant}" and cannot act on tenant "${target.tenant}"` };
+  if (!ownTenant) {
+    const other = target.tenant === null ? 'admin tokens, which belong to no tenant (an admin may)' : `tenant "${target.tenant}"`;
+    return { status: 403, message: `this ${role} token belongs to tenant "${principal.tenant}" and cannot act on ${other}` };
+  }
   if (TENANT_READ.has(action)) return null;
   if (role === 'tenant-admin') {
     if (['job.submit', 'job.logs', 'job.cancel', 'job.report', 'audit.read'].includes(action)) return null;

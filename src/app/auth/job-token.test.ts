@@ -16,7 +16,7 @@ async function setup() {
   store.createTenant('team-b', clock.nowMs());
   const adminToken = generateToken();
   store.createToken({ digest: tokenDigest(adminToken), role: 'admin', tenant: null, label: 'test', createdAtMs: clock.nowMs() });
-  const tenantToken = admin.createToken({ role: 'admin', tenant: null }, 'team-a', 'ci').token;
+  const tenantToken = admin.tokens.create({ role: 'admin', tenant: null }, { tenant: 'team-a', role: 'tenant-admin', label: 'ci' }).token;
   const tokens: string[] = [];
   for (const tenant of ['team-a', 'team-a', 'team-b']) {
     const job = store.insertJob(sampleJob(tenant, { qos: { stepSeconds: 0.5 } }), T0);

@@ -1,26 +1,34 @@
 /**
- * Admin operations: tenants, tokens, authentication of bearer tokens, and the admin token a
- * server creates on its first start.
+ * Admin operations: tenants, quotas, backup, authentication of bearer tokens, and the admin token
+ * a server creates on its first start; tokens themselves are `tokens` (token-service.ts).
  */
 import type { GpuDevice } from '../../core/index.js';
-import { conflict, forbidden, invalidField, tenantNotFound, unauthenticated } from '../errors.js';
+import { conflict, forbidden, tenantNotFound, unauthenticated } from '../errors.js';
 import { authorize } from '../auth/authorize.js';
 import { generateToken, tokenDigest, type Principal } from '../auth/tokens.js';
+import { type EnsuredAdminToken, TokenService, type TokenServiceOptions } from '../auth/token-service.js';
 import type { StateStore, TenantLimits, TenantRecord } from '../ports/state-store.js';
 import { StoreConflictError } from '../ports/state-store.js';
 import { quotaUse, type QuotaUse } from './quota-use.js';
 
 /** Admin operations over a store. */
 export class AdminService {
+  /** Tokens: create, list, revoke, rotate (src/app/auth/token-service.ts). */
+  readonly tokens: TokenService;
+
   /**
    * @param nowMs the clock, ms since the epoch
    * @param gpus the server's GPUs now (quota sizes are measured against them)
    * @param tenantLimit most tenants this server may have and why (a server that cannot sandbox jobs), null for none
+   * @param tokenOptions what happens when a token is rotated (see TokenServiceOptions)
    */
   constructor(
     private readonly store: StateStore, private readonly nowMs: () => number, private readonly gpus: () => readonly GpuDevice[] = () => [],
     private readonly tenantLimit: { readonly max: number; readonly why: string } | null = null,
-  ) {}
+    tokenOptions: TokenServiceOptions = {},
+  ) {
+    this.tokens = new TokenService(store, nowMs, tokenOptions);
+  }
 
   /** Each visible tenant's use against its quota (a tenant sees its own). */
   quotas(principal: Principal): QuotaUse[] {
@@ -39,16 +47,15 @@ export class AdminService {
    * Who holds `authorization` (an `Authorization` header value): an admin or tenant token, or the
    * report token of a job's current attempt (role `job`, see src/app/auth/job-scope.ts).
    * @throws GpushareError 401 when the header is missing, malformed or the token unknown (a report
-   *   token is unknown once its attempt ended)
+   *   token is unknown once its attempt ended; so is a rotated token's old secret), revoked or expired
    */
   authenticate(authorization: string | undefined): Principal {
     if (!authorization) throw unauthenticated('missing Authorization header: send "Authorization: Bearer <token>" (see `gpushare serve` output for the admin token)');
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (!match) throw unauthenticated('Authorization header must be "Bearer <token>"');
-    const digest = tokenDigest(match[1]!);
-    const record = this.store.findTokenByDigest(digest);
-    if (record) return { role: record.role, tenant: record.tenant, tokenId: record.id };
-    const job = this.store.findJobByReportTokenDigest(digest);
+    const principal = this.tokens.principalOf(match[1]!);
+    if (principal !== null) return principal;
+    const job = this.store.findJobByReportTokenDigest(tokenDigest(match[1]!));
     if (job) return { role: 'job', tenant: null, jobId: job.id };
     throw unauthenticated('unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)');
   }
@@ -105,30 +112,14 @@ export class AdminService {
     return principal.role === 'admin' ? all : all.filter((t) => t.name === principal.tenant);
   }
 
-  /** Creates a tenant token; the secret is returned once and only its digest is kept. @throws GpushareError 400, 403 */
-  createToken(principal: Principal, tenant: string, label: string): { id: number; tenant: string; token: string; label: string } {
-    authorize(principal, 'token.create', { tenant, tokenRole: 'tenant-admin' });
-    const known = this.store.listTenants().map((t) => t.name);
-    if (!known.includes(tenant)) throw invalidField('tenant', `unknown tenant "${tenant}"`, known);
-    const token = generateToken();
-    const record = this.store.createToken({ digest: tokenDigest(token), role: 'tenant-admin', tenant, label, createdAtMs: this.nowMs() });
-    return { id: record.id, tenant, token, label };
-  }
-
   /**
-   * Makes sure `existing` (the admin token file's content, if any) is a valid admin token; creates a
-   * new admin token when it is missing or unknown, and the `default` tenant on a fresh store.
-   * @returns the admin token to use, and whether it is new
+   * Makes sure `existing` (the admin token file's content, if any) is an active admin token (see
+   * `TokenService.ensureAdminToken`: a new one revokes the server's earlier ones), and creates the
+   * `default` tenant on a fresh store.
    */
-  ensureAdminToken(existing: string | null): { token: string; created: boolean } {
+  ensureAdminToken(existing: string | null): EnsuredAdminToken {
     if (this.store.getTenant('default') === null) this.store.createTenant('default', this.nowMs());
-    if (existing) {
-      const record = this.store.findTokenByDigest(tokenDigest(existing));
-      if (record?.role === 'admin') return { token: existing, created: false };
-    }
-    const token = generateToken();
-    this.store.createToken({ digest: tokenDigest(token), role: 'admin', tenant: null, label: 'admin (created by gpushare serve)', createdAtMs: this.nowMs() });
-    return { token, created: true };
+    return this.tokens.ensureAdminToken(existing);
   }
 }
 

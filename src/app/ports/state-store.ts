@@ -60,6 +60,26 @@ export interface TokenRecord {
   readonly tenant: string | null;
   readonly label: string;
   readonly createdAtMs: number;
+  /** When the token stops working, ms since the epoch; null: never. */
+  readonly expiresAtMs: number | null;
+  /** When it was revoked, ms since the epoch; null while it is not. A revoked token never works again. */
+  readonly revokedAtMs: number | null;
+  /** When its secret was last replaced (same id and label, new digest), ms since the epoch; null: never. */
+  readonly rotatedAtMs: number | null;
+  /** Whether `gpushare serve` made it as the admin token of its admin token file (see `AdminService.ensureAdminToken`). */
+  readonly createdByServer: boolean;
+}
+
+/** What `createToken` stores: a token without id; expiry and server origin default to none and false. */
+export type NewToken = Omit<TokenRecord, 'id' | 'revokedAtMs' | 'rotatedAtMs' | 'expiresAtMs' | 'createdByServer'> & {
+  readonly expiresAtMs?: number | null;
+  readonly createdByServer?: boolean;
+};
+
+/** Filter of `listTokens`. */
+export interface TokenFilter {
+  /** Only this tenant's tokens. */
+  readonly tenant?: string;
 }
 
 /**
@@ -206,8 +226,25 @@ export interface StateStore {
   setTenantQuota(name: string, quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null }): TenantRecord;
   getTenant(name: string): TenantRecord | null;
   listTenants(): TenantRecord[];
-  createToken(token: Omit<TokenRecord, 'id'>): TokenRecord;
+  /** Stores a token (ids increase, never reused). @throws StoreConflictError for a duplicate digest or an unknown tenant */
+  createToken(token: NewToken): TokenRecord;
+  /** The token whose current digest this is (revoked and expired ones too: the caller decides), or null. */
   findTokenByDigest(digest: string): TokenRecord | null;
+  getToken(id: number): TokenRecord | null;
+  /** Tokens by ascending id. */
+  listTokens(filter?: TokenFilter): TokenRecord[];
+  /**
+   * Marks a token revoked at `atMs`; a token revoked before keeps its first time.
+   * @returns the token as stored now
+   * @throws StoreConflictError for an unknown id
+   */
+  revokeToken(id: number, atMs: number): TokenRecord;
+  /**
+   * Replaces a token's digest (same id, label, role, expiry) and sets `rotatedAtMs`: the old
+   * digest stops matching at once.
+   * @throws StoreConflictError for an unknown id or a digest another token has
+   */
+  rotateToken(id: number, newDigest: string, atMs: number): TokenRecord;
   /**
    * Inserts a job in state `pending` with its submit event; ids increase and are never reused (the
    * SQLite store keeps that promise across a restored backup too: docs/store.md).

@@ -2,7 +2,7 @@
  * Sample API objects (as the contract's schemas describe them) for client and CLI tests.
  */
 import type { GpuView, JobDetailView, JobView } from '../../../contract/api.js';
-import type { QuotaUseView, StatusView, TenantView } from '../api-client.js';
+import type { QuotaUseView, StatusView, TenantView, TokenView } from '../api-client.js';
 
 /** A running job on GPU 0 with half of it; override any field. */
 export function sampleJob(overrides: Partial<JobView> = {}): JobView {
@@ -79,5 +79,13 @@ export function sampleQuotaUse(overrides: Partial<QuotaUseView> = {}): QuotaUseV
     tenant: 'team-a', guaranteedGpuEquivalents: 1, limitGpuEquivalents: 2, usedGpuEquivalents: 1.5, borrowedGpuEquivalents: 0.5,
     queuedGpuEquivalents: 1, runningJobs: 2, queuedJobs: 1,
     ...overrides,
+  };
+}
+
+/** An active member token of team-b that never expires; override any field. */
+export function sampleToken(overrides: Partial<TokenView> = {}): TokenView {
+  return {
+    id: 3, tenant: 'team-b', role: 'member', label: 'ci', createdAt: '2025-01-01T00:00:00.000Z', expiresAt: null, revokedAt: null, rotatedAt: null,
+    state: 'active', self: false, ...overrides,
   };
 }

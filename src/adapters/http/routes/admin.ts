@@ -1,11 +1,11 @@
 /**
- * Admin and status routes: tenants, tokens, drain, backup, status.
+ * Admin and status routes: tenants, quotas, drain, backup, status (tokens: tokens.ts).
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { invalidField } from '../../../app/errors.js';
 import { z } from 'zod';
-import { BackupSchema, NoBodySchema, TENANT_NAME, CreateTenantSchema, CreateTokenSchema, NewTokenSchema, QuotaUseSchema, SetQuotaSchema, SetTenantLimitsSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
+import { BackupSchema, NoBodySchema, TENANT_NAME, CreateTenantSchema, QuotaUseSchema, SetQuotaSchema, SetTenantLimitsSchema, StatusSchema, TenantSchema } from '../../../contract/api.js';
 import type { TenantRecord } from '../../../app/ports/state-store.js';
 import { authorize } from '../../../app/auth/authorize.js';
 import type { ServerServices } from '../server-services.js';
@@ -38,9 +38,6 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
   api.get('/tenants', { schema: { tags: ['admin'], summary: 'List tenants', response: { 200: z.object({ tenants: z.array(TenantSchema) }) } } }, async (request) => ({
     tenants: admin.listTenants(request.principal).map(tenantView),
   }));
-  api.post('/tokens', { schema: { tags: ['admin'], summary: 'Create a tenant token (admin); the secret is shown once', body: CreateTokenSchema, response: { 201: NewTokenSchema } } }, async (request, reply) => {
-    return reply.status(201).send(admin.createToken(request.principal, request.body.tenant, request.body.label));
-  });
   api.post('/drain', { schema: { tags: ['admin'], summary: 'Stop starting jobs; the server exits once none runs (admin)', body: NoBodySchema, response: { 202: z.object({ draining: z.boolean(), running: z.number().int() }) } } }, async (request, reply) => {
     authorize(request.principal, 'server.drain');
     plane.drain(services.onDrained);

@@ -87,7 +87,7 @@ describe('GET /api/v1/events', () => {
     admin = readFileSync(server.adminTokenPath, 'utf8').trim();
     expect((await call('POST', '/api/v1/gpus/0/cordon', undefined, admin)).status).toBe(200);
     expect((await call('POST', '/api/v1/tenants', { name: 'team-a' }, admin)).status).toBe(201);
-    tenantToken = (await call('POST', '/api/v1/tokens', { tenant: 'team-a' }, admin)).body.token;
+    tenantToken = (await call('POST', '/api/v1/tokens', { tenant: 'team-a', role: 'tenant-admin' }, admin)).body.token;
     expect((await call('POST', '/api/v1/jobs', job('default', 'admin-job'), admin)).status).toBe(201);
     expect((await call('POST', '/api/v1/jobs', job('team-a', 'team-job'), admin)).status).toBe(201);
   });
