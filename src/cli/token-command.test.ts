@@ -77,7 +77,7 @@ describe('gpushare token', () => {
     expect(await runClientCli(['token', 'list'], { env })).toEqual({ code: 0, stderr: '', stdout: [
       'ID  TENANT  ROLE    LABEL                              STATE                         CREATED               EXPIRES',
       '1*  -       admin   admin (created by gpushare serve)  active                        2025-01-01T00:00:00Z  never',
-      '3   team-b  member  ci\\u001b[2J                        active                        2025-01-01T00:00:00Z  2025-02-01T00:00:00Z',
+      '3   team-b  member  ci\\x1b[2J                          active                        2025-01-01T00:00:00Z  2025-02-01T00:00:00Z',
       '4   team-a  viewer  -                                  revoked 2025-01-05T10:00:00Z  2025-01-01T00:00:00Z  never',
       '',
     ].join('\n') });

@@ -11,6 +11,7 @@ import { updateCliConfigToken } from '../config/cli-config.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, resolveConnection, type ConnectionFlags } from './connection.js';
 import { formatTextTable } from './text-table.js';
+import { escapeControlCharacters } from '../lib/control-characters.js';
 
 interface CreateOptions extends ConnectionFlags {
   tenant?: string;
@@ -39,11 +40,8 @@ export function parseExpiresIn(text: string): number {
   return seconds;
 }
 
-/** Control characters and escape codes shown as `\u001b`, so that a label cannot forge rows. */
-function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+/** Control characters, escape codes and bidi controls shown escaped (`\x1b`), so a label cannot forge rows. */
+const printable = escapeControlCharacters;
 
 const shortTime = (iso: string | null): string => (iso === null ? '-' : iso.replace(/\.\d{3}Z$/, 'Z'));
 

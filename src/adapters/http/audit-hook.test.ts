@@ -73,7 +73,7 @@ describe('audit log of API calls and GPU actions', () => {
 
   it('records calls that succeed and calls refused after authentication, with actor, tenant, target and outcome; not 401s', async () => {
     expect((await call('POST', '/api/v1/tenants', { name: 'team-a' })).status).toBe(201);
-    const token = (await call('POST', '/api/v1/tokens', { tenant: 'team-a', label: 'ci' })).body;
+    const token = (await call('POST', '/api/v1/tokens', { tenant: 'team-a', role: 'tenant-admin', label: 'ci' })).body;
     const submitted = await call('POST', '/api/v1/jobs', { command: ['train', '--lr', '0.1'], workingDirectory: '/work', tenant: 'team-a', environment: { WANDB_API_KEY: 'sk-secret-value' } });
     expect(submitted.status).toBe(201);
     expect((await call('POST', '/api/v1/jobs', { command: [], workingDirectory: '/work' }, token.token)).status).toBe(400);
@@ -129,7 +129,7 @@ describe('audit log of API calls and GPU actions', () => {
     expect(log.list({ limit: 100 }).find((e) => e.action === 'job.preempt')!.summary).toMatchObject({ preemptorJobId: high.id });
   });
 
-  it('lists entries to an admin only (GET /api/v1/audit), newest or paged', async () => {
+  it('lists entries to an admin, to a tenant-admin its own tenant\'s, to no one else (GET /api/v1/audit), newest or paged', async () => {
     for (const name of ['t1', 't2', 't3']) await call('POST', '/api/v1/tenants', { name });
     const newest = await call('GET', '/api/v1/audit?newest=true&limit=2');
     expect([newest.status, newest.body.entries.map((e: any) => e.target)]).toEqual([200, ['tenant t2', 'tenant t3']]);
@@ -138,8 +138,13 @@ describe('audit log of API calls and GPU actions', () => {
     expect((await call('GET', '/api/v1/audit?tenant=t3')).body.entries.map((e: any) => e.seq)).toEqual([3]);
     const bad = await call('GET', '/api/v1/audit?since=yesterday');
     expect([bad.status, bad.body.error.message]).toEqual([400, 'querystring.since: since must be an ISO 8601 time, e.g. 2025-01-31T12:00:00Z']);
-    const token = (await call('POST', '/api/v1/tokens', { tenant: 't1' })).body.token;
-    expect((await call('GET', '/api/v1/audit', undefined, token)).status).toBe(403);
+    const member = (await call('POST', '/api/v1/tokens', { tenant: 't1' })).body.token;
+    expect((await call('GET', '/api/v1/audit', undefined, member)).status).toBe(403);
+    // A tenant-admin reads its own tenant's entries only, and is refused another tenant's.
+    const tenantAdmin = (await call('POST', '/api/v1/tokens', { tenant: 't1', role: 'tenant-admin' })).body.token;
+    const own = await call('GET', '/api/v1/audit', undefined, tenantAdmin);
+    expect([own.status, own.body.entries.map((e: any) => [e.tenant, e.action, e.target])]).toEqual([200, [['t1', 'tenant.create', 'tenant t1'], ['t1', 'token.create', 'token 2'], ['t1', 'token.create', 'token 3']]]);
+    expect((await call('GET', '/api/v1/audit?tenant=t3', undefined, tenantAdmin)).status).toBe(403);
   });
 
   it('never fails a call because the audit append failed, and logs the failure', async () => {

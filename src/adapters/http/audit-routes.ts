@@ -37,6 +37,8 @@ export const UNAUDITED_ROUTES: Readonly<Record<string, string>> = {
 const text = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '?');
 const jobId = (c: AuditRouteContext): number => Number(c.params.id);
 const ofJob = (c: AuditRouteContext): string | null => (Number.isSafeInteger(jobId(c)) ? c.jobTenant(jobId(c)) : null);
+/** The tenant of the token or job the call answered with, null when none (or an admin token's). */
+const createdTenant = (c: AuditRouteContext): string | null => (typeof c.created?.tenant === 'string' ? c.created.tenant : null);
 const bodyTenant = (c: AuditRouteContext): string | null => (typeof c.body.tenant === 'string' ? c.body.tenant : null);
 
 /** `METHOD /api/v1/pattern` → its row. */
@@ -48,7 +50,9 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
   'POST /api/v1/tenants': { action: 'tenant.create', target: (c) => `tenant ${text(c.body.name)}`, tenant: (c) => (typeof c.body.name === 'string' ? c.body.name : null) },
   'PUT /api/v1/tenants/:name/quota': { action: 'quota.set', target: (c) => `tenant ${text(c.params.name)}`, tenant: (c) => text(c.params.name) },
   'PUT /api/v1/tenants/:name/limits': { action: 'tenant.limits', target: (c) => `tenant ${text(c.params.name)}`, tenant: (c) => text(c.params.name) },
-  'POST /api/v1/tokens': { action: 'token.create', target: (c) => (c.created?.id === undefined ? 'token (none created)' : `token ${text(c.created.id)}`), tenant: bodyTenant },
+  'POST /api/v1/tokens': { action: 'token.create', target: (c) => (c.created?.id === undefined ? 'token (none created)' : `token ${text(c.created.id)}`), tenant: (c) => createdTenant(c) ?? bodyTenant(c) },
+  'POST /api/v1/tokens/:id/revoke': { action: 'token.revoke', target: (c) => `token ${text(c.params.id)}`, tenant: createdTenant },
+  'POST /api/v1/tokens/:id/rotate': { action: 'token.rotate', target: (c) => `token ${text(c.params.id)}`, tenant: createdTenant },
   'POST /api/v1/drain': { action: 'server.drain', target: () => 'server' },
   'POST /api/v1/backup': { action: 'server.backup', target: () => 'server' },
 };

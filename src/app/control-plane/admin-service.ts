@@ -3,9 +3,9 @@
  * a server creates on its first start; tokens themselves are `tokens` (token-service.ts).
  */
 import type { GpuDevice } from '../../core/index.js';
-import { conflict, forbidden, tenantNotFound, unauthenticated } from '../errors.js';
+import { conflict, tenantNotFound, unauthenticated } from '../errors.js';
 import { authorize } from '../auth/authorize.js';
-import { generateToken, tokenDigest, type Principal } from '../auth/tokens.js';
+import { tokenDigest, type Principal } from '../auth/tokens.js';
 import { type EnsuredAdminToken, TokenService, type TokenServiceOptions } from '../auth/token-service.js';
 import type { StateStore, TenantLimits, TenantRecord } from '../ports/state-store.js';
 import { StoreConflictError } from '../ports/state-store.js';
@@ -121,9 +121,4 @@ export class AdminService {
     if (this.store.getTenant('default') === null) this.store.createTenant('default', this.nowMs());
     return this.tokens.ensureAdminToken(existing);
   }
-}
-
-/** @throws GpushareError 403 unless the principal is an admin */
-export function requireAdmin(principal: Principal): void {
-  if (principal.role !== 'admin') throw forbidden('this needs an admin token');
 }

@@ -3,7 +3,7 @@
  * who may). Secrets appear only in the answer that creates or rotates them; digests never.
  */
 import { z } from 'zod';
-import { CreateTokenSchema, NewTokenSchema, TokenSchema } from '../../../contract/api.js';
+import { CreateTokenSchema, NewTokenSchema, NoBodySchema, TokenSchema } from '../../../contract/api.js';
 import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';
 
@@ -24,10 +24,10 @@ export function registerTokenRoutes(api: Api, { admin }: ServerServices): void {
       role, label, ...(tenant !== undefined && { tenant }), ...(expiresInSeconds !== undefined && { expiresInSeconds }), ...(expiresAt !== undefined && { expiresAt }),
     }));
   });
-  api.post('/tokens/:id/revoke', { schema: { tags: ['tokens'], summary: 'Revoke a token: its next request gets 401', params: TokenIdParams, response: { 200: TokenSchema } } }, async (request) => {
+  api.post('/tokens/:id/revoke', { schema: { tags: ['tokens'], summary: 'Revoke a token: its next request gets 401', params: TokenIdParams, body: NoBodySchema, response: { 200: TokenSchema } } }, async (request) => {
     return tokens.revoke(request.principal, request.params.id);
   });
-  api.post('/tokens/:id/rotate', { schema: { tags: ['tokens'], summary: 'Give a token a new secret (shown once); the old one gets 401 from now on', params: TokenIdParams, response: { 200: NewTokenSchema } } }, async (request) => {
+  api.post('/tokens/:id/rotate', { schema: { tags: ['tokens'], summary: 'Give a token a new secret (shown once); the old one gets 401 from now on', params: TokenIdParams, body: NoBodySchema, response: { 200: NewTokenSchema } } }, async (request) => {
     return tokens.rotate(request.principal, request.params.id);
   });
 }
