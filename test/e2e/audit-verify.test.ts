@@ -44,7 +44,7 @@ const verify = (dir: string, ...args: string[]) => cli(server!, ['audit', 'verif
 beforeAll(async () => {
   server = await startServe({ simulateGpus: '2xA100-80GB' });
   expect((await api(server, 'POST', '/api/v1/tenants', { name: 'team-a' })).status).toBe(201);
-  const token = (await api(server, 'POST', '/api/v1/tokens', { tenant: 'team-a', label: 'ci' })).body;
+  const token = (await api(server, 'POST', '/api/v1/tokens', { tenant: 'team-a', role: 'tenant-admin', label: 'ci' })).body;
   tokenSecret = token.token;
   for (let i = 0; i < 3; i++) {
     expect((await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuCount: 1 }, { environment: { SECRET_KEY: 'hunter2' } }), token.token)).status).toBe(201);
