@@ -56,9 +56,11 @@ function utf8Bytes(text: string): number {
  */
 export function decimalParameter(min: number, max: number, what: string) {
   const allowed = `must be a decimal integer ${min}-${max} (digits only, no sign, spaces or leading zeros)`;
+  // A string check, then the number: the OpenAPI document shows a string of digits (a pipe would
+  // show a string and a number at once, which no value is).
   return z.string().regex(/^(?:0|[1-9][0-9]*)$/, `${allowed}; ${what}`)
+    .refine((digits) => Number(digits) >= min && Number(digits) <= max, `${allowed}; ${what}`)
     .transform(Number)
-    .pipe(z.number().min(min, `${allowed}; ${what}`).max(max, `${allowed}; ${what}`))
     .describe(what);
 }
 

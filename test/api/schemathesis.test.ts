@@ -37,6 +37,11 @@ import { resolveExecutable } from '../../src/host/resolve-executable.js';
 const PREFIX = '/api/v1';
 /** Operations left out of the fuzzing (tested by hand below). */
 const EXCLUDED_PATHS = [`${PREFIX}/backup`, `${PREFIX}/drain`, `${PREFIX}/events`];
+/**
+ * Operations that can revoke or rotate the very token a run calls with (random ids hit it): fuzzed
+ * last, each run with a token of its own and examples naming throwaway tokens.
+ */
+const TOKEN_CHANGE_PATHS = [`${PREFIX}/tokens/{id}/revoke`, `${PREFIX}/tokens/{id}/rotate`];
 const CHECKS = ['not_a_server_error', 'response_schema_conformance', 'status_code_conformance', 'content_type_conformance'];
 /** Cases per operation and phase; `GPUSHARE_SCHEMATHESIS_MAX_EXAMPLES` raises it for a longer local run. */
 const MAX_EXAMPLES = Number(process.env.GPUSHARE_SCHEMATHESIS_MAX_EXAMPLES ?? 20);
@@ -49,6 +54,8 @@ const TENANT = 'team-a';
  * entry for a refused call too, so it is left out of the "nothing stored" comparison.
  */
 const REQUEST_RECORD_TABLES = /^audit/;
+/** Per-token request limits far above what a run sends: the runs check answers, not throttling (its own tests: limits.test.ts). */
+const UNTHROTTLED = { requestsPerSecond: 100_000, requestBurst: 100_000 };
 
 const available = requireTool(schemathesisExecutable(), 'scripts/install-schemathesis.sh');
 
@@ -65,11 +72,11 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
     const bin = join(work, 'bin');
     mkdirSync(bin);
     for (const program of ['sleep', 'true']) symlinkSync(resolveExecutable(program, '/', { PATH: process.env.PATH ?? '/usr/bin:/bin' })!, join(bin, program));
-    server = await startServe({ simulateGpus: '2xA100-80GB', env: { PATH: bin } });
+    server = await startServe({ simulateGpus: '2xA100-80GB', env: { PATH: bin }, config: UNTHROTTLED });
     caFile = server.caCert === null ? null : join(work, 'ca.crt');
     if (caFile !== null) writeFileSync(caFile, server.caCert!);
     expect((await api(server, 'POST', `${PREFIX}/tenants`, { name: TENANT })).status).toBe(201);
-    const token = await api(server, 'POST', `${PREFIX}/tokens`, { tenant: TENANT, label: 'schemathesis' });
+    const token = await api(server, 'POST', `${PREFIX}/tokens`, { tenant: TENANT, role: 'tenant-admin', label: 'schemathesis' });
     expect(token.status).toBe(201);
     tenantToken = token.body.token;
     openapi = await (await serverFetch(server, '/openapi.json')).json();
@@ -83,16 +90,17 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
   });
 
   /** Operations the fuzzing covers: all of /openapi.json but the excluded paths. */
-  const fuzzed = (): { key: string; summary: string }[] => listOperations(openapi).filter((op) => !EXCLUDED_PATHS.includes(op.key.split(' ')[1]!));
+  const fuzzed = (): { key: string; summary: string }[] => listOperations(openapi).filter((op) => ![...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS].includes(op.key.split(' ')[1]!));
 
   /**
    * Puts the server back in a state where every example can succeed (the last run may have
-   * cordoned GPUs, capped the tenant, cancelled the jobs), then starts two jobs of the tenant: one
-   * to cancel, and one running with a QoS target (reports need a running job).
+   * cordoned GPUs, set the tenant's quota and limits, cancelled the jobs), then starts two jobs of
+   * the tenant: one to cancel, and one running with a QoS target (reports need a running job).
    */
   async function prepareJobs(): Promise<{ cancelId: number; runningId: number }> {
     for (const index of [0, 1]) expect((await api(server, 'POST', `${PREFIX}/gpus/${index}/uncordon`)).status).toBe(200);
     expect((await api(server, 'PUT', `${PREFIX}/tenants/${TENANT}/quota`, { guaranteedGpuEquivalents: 0, limitGpuEquivalents: null })).status).toBe(200);
+    expect((await api(server, 'PUT', `${PREFIX}/tenants/${TENANT}/limits`, { maxPriorityClass: 'high', requestsPerSecond: null, requestBurst: null, eventStreamsPerToken: null })).status).toBe(200);
     const submit = async (name: string, extra: Record<string, unknown>): Promise<number> => {
       const { status, body } = await api(server, 'POST', `${PREFIX}/jobs`, { command: ['sleep', '600'], tenant: TENANT, name, priority: 'high', preemptible: false, gpu: { gpuMilli: 100 }, ...extra });
       expect(status, JSON.stringify(body)).toBe(201);
@@ -108,10 +116,10 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
   function examplesFor(jobs: { cancelId: number; runningId: number }, run: string): Record<string, OperationExample> {
     return {
       [`POST ${PREFIX}/jobs`]: { body: { command: ['true'], name: `example-${run}`, gpu: { gpuMilli: 100 } } },
-      [`GET ${PREFIX}/jobs/{id}`]: { parameters: { id: jobs.runningId } },
-      [`GET ${PREFIX}/jobs/{id}/logs`]: { parameters: { id: jobs.runningId } },
-      [`POST ${PREFIX}/jobs/{id}/cancel`]: { parameters: { id: jobs.cancelId } },
-      [`POST ${PREFIX}/jobs/{id}/qos-reports`]: { parameters: { id: jobs.runningId }, body: { stepSeconds: 0.5 } },
+      [`GET ${PREFIX}/jobs/{id}`]: { parameters: { id: String(jobs.runningId) } },
+      [`GET ${PREFIX}/jobs/{id}/logs`]: { parameters: { id: String(jobs.runningId) } },
+      [`POST ${PREFIX}/jobs/{id}/cancel`]: { parameters: { id: String(jobs.cancelId) }, body: {} },
+      [`POST ${PREFIX}/jobs/{id}/qos-reports`]: { parameters: { id: String(jobs.runningId) }, body: { stepSeconds: 0.5 } },
       [`PUT ${PREFIX}/tenants/{name}/quota`]: { parameters: { name: TENANT }, body: { guaranteedGpuEquivalents: 0, limitGpuEquivalents: null } },
       [`POST ${PREFIX}/tenants`]: { body: { name: `example-${run}` } },
       [`POST ${PREFIX}/tokens`]: { body: { tenant: TENANT, label: `example-${run}` } },
@@ -119,10 +127,10 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
   }
 
   /** Writes the document with `examples` and runs Schemathesis on it with `token`. */
-  async function fuzz(token: string, mode: 'all' | 'negative', examples: Record<string, OperationExample>, checks = CHECKS, phases?: string[]): Promise<SchemathesisRun> {
+  async function fuzz(token: string, mode: 'all' | 'negative', examples: Record<string, OperationExample>, checks = CHECKS, phases?: string[], excludePaths = [...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS]): Promise<SchemathesisRun> {
     const spec = join(work, `openapi-${mode}-${Date.now()}.json`);
     writeFileSync(spec, JSON.stringify(withExamples(openapi, examples)));
-    return runSchemathesis({ spec, baseUrl: server.url, token, caFile, mode, checks, maxExamples: MAX_EXAMPLES, excludePaths: EXCLUDED_PATHS, seed: SEED, workDir: work, timeoutMs: RUN_TIMEOUT_MS, ...(phases === undefined ? {} : { phases }) });
+    return runSchemathesis({ spec, baseUrl: server.url, token, caFile, mode, checks, maxExamples: MAX_EXAMPLES, excludePaths, seed: SEED, workDir: work, timeoutMs: RUN_TIMEOUT_MS, ...(phases === undefined ? {} : { phases }) });
   }
 
   /** `{ operation: { status: count } }` of the operations `keys`, to show what they answered instead. */
@@ -182,6 +190,57 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
       expect(changes.map((c) => `${c.phase} ${c.generationMode}: ${c.request}`)).toEqual([]);
     }
     expect(snapshotStore(dataDir, REQUEST_RECORD_TABLES)).toEqual(before);
+  });
+
+  it('token revoke and rotate, on a server of their own: 2xx on throwaway tokens, no server error, every answer as documented; invalid requests change nothing', async () => {
+    // Random ids revoke and rotate whatever tokens exist, the caller's included: a second server
+    // takes that, so the runs above and below keep their tokens.
+    const scratch = await startServe({ simulateGpus: '1xA100-80GB', config: UNTHROTTLED });
+    try {
+      const scratchCa = scratch.caCert === null ? null : join(work, 'scratch-ca.crt');
+      if (scratchCa !== null) writeFileSync(scratchCa, scratch.caCert!);
+      expect((await api(scratch, 'POST', `${PREFIX}/tenants`, { name: TENANT })).status).toBe(201);
+      const newToken = async (body: Record<string, unknown>): Promise<{ id: number; token: string }> => {
+        const { status, body: created } = await api(scratch, 'POST', `${PREFIX}/tokens`, body);
+        expect(status, JSON.stringify(created)).toBe(201);
+        return created as { id: number; token: string };
+      };
+      const onlyTokenChanges = [...new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]!))].filter((path) => !TOKEN_CHANGE_PATHS.includes(path));
+      const keys = TOKEN_CHANGE_PATHS.map((path) => `POST ${path}`);
+      // Every token first: a tenant-admin cannot revoke an admin's or another tenant-admin's, so it
+      // goes first; the admin's run may then revoke anything.
+      const runs = [];
+      for (const role of ['tenant-admin', 'admin'] as const) {
+        runs.push({
+          role,
+          caller: await newToken(role === 'admin' ? { role: 'admin', label: 'fuzz caller' } : { tenant: TENANT, role: 'tenant-admin', label: 'fuzz caller' }),
+          victims: [await newToken({ tenant: TENANT, label: 'to revoke' }), await newToken({ tenant: TENANT, label: 'to rotate' })],
+        });
+      }
+      const scratchData = join(scratch.dataDir, 'data');
+      for (const { role, caller, victims } of runs) {
+        const run = async (mode: 'all' | 'negative', examples: Record<string, OperationExample>, checks: string[], phases?: string[]): Promise<SchemathesisRun> => {
+          const spec = join(work, `openapi-tokens-${role}-${mode}.json`);
+          writeFileSync(spec, JSON.stringify(withExamples(openapi, examples)));
+          return runSchemathesis({ spec, baseUrl: scratch.url, token: caller.token, caFile: scratchCa, mode, checks, maxExamples: MAX_EXAMPLES, excludePaths: onlyTokenChanges, seed: SEED, workDir: work, timeoutMs: RUN_TIMEOUT_MS, ...(phases === undefined ? {} : { phases }) });
+        };
+        const before = snapshotStore(scratchData, REQUEST_RECORD_TABLES);
+        const negative = await run('negative', {}, [...CHECKS, 'negative_data_rejection'], ['coverage', 'fuzzing']);
+        expect(negative.failures).toEqual([]);
+        expect(negative.exitCode, negative.output.slice(-6000)).toBe(0);
+        expect(negative.cases.filter((c) => c.status < 300).map((c) => c.request)).toEqual([]);
+        expect(snapshotStore(scratchData, REQUEST_RECORD_TABLES)).toEqual(before);
+        const all = await run('all', { [keys[0]!]: { parameters: { id: String(victims[0]!.id) }, body: {} }, [keys[1]!]: { parameters: { id: String(victims[1]!.id) }, body: {} } }, CHECKS);
+        expect(all.failures).toEqual([]);
+        expect(all.exitCode, all.output.slice(-6000)).toBe(0);
+        const ok = succeeded(all);
+        expect(keys.filter((key) => !ok.has(key)), `${role}: ${JSON.stringify(answers(all, keys))}`).toEqual([]);
+        // The throwaway tokens changed as asked: the revoked one, and the rotated one's old secret, get 401.
+        for (const victim of victims) expect((await api(scratch, 'GET', `${PREFIX}/jobs`, undefined, victim.token)).status).toBe(401);
+      }
+    } finally {
+      await cleanupServe(scratch);
+    }
   });
 
   it('POST /backup by hand: refused paths and tokens store nothing; a new path gets a copy', async () => {
