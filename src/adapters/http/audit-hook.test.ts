@@ -9,32 +9,24 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditPlaneEvents } from '../../app/audit/plane-audit.js';
 import { safeAuditRecorder } from '../../app/audit/audit-recorder.js';
-import { dashboardSnapshot } from '../../app/control-plane/dashboard-snapshot.js';
-import { serverStatus } from '../../app/control-plane/server-status.js';
-import { UsageHistory } from '../../app/control-plane/usage-history.js';
 import type { AuditLog } from '../../app/ports/audit-log.js';
 import { QosService } from '../../app/qos/qos-service.js';
 import { planeKit, type PlaneKit } from '../../app/testing/plane-kit.js';
 import { createMemoryAuditLog, type MemoryAuditLog } from '../store/memory-audit-log.js';
 import { AUDITED_ROUTES, STATE_CHANGING_METHODS, UNAUDITED_ROUTES } from './audit-routes.js';
 import { buildServer } from './build-server.js';
+import { kitServices } from './testing/kit-services.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are checked field by field */
 
 interface Logged { readonly obj: any; readonly msg: string | undefined }
 
 async function serverFor(kit: PlaneKit, log: AuditLog, logged: Logged[]): Promise<FastifyInstance> {
-  const usageHistory = new UsageHistory(60_000);
   const logger = { info: () => undefined, warn: () => undefined, error: (obj: object, msg?: string) => void logged.push({ obj, msg }) };
   const record = safeAuditRecorder(log, logger);
   kit.plane.events.on(auditPlaneEvents({ record, job: (id) => kit.store.getJob(id), nowMs: () => kit.clock.nowMs() }));
   return buildServer({
-    plane: kit.plane, jobs: kit.jobs, admin: kit.admin, version: '9.9.9', usageHistory, onDrained: () => undefined,
-    status: (principal) => serverStatus({
-      version: '9.9.9', plane: kit.plane, jobs: kit.jobs, gpuSource: 'simulated', freezer: kit.launcher.freezerKind, enforcement: kit.launcher.enforcement, isolation: kit.launcher.isolation,
-      checkpoint: { method: 'signal', transparentAvailable: false, detail: 'test' },
-    }, principal),
-    dashboard: (principal) => dashboardSnapshot({ plane: kit.plane, jobs: kit.jobs, admin: kit.admin, usageHistory, version: '9.9.9', store: kit.store, clock: kit.clock, gpuSource: 'simulated' }, principal),
+    ...kitServices(kit),
     qos: new QosService(kit.plane, kit.store, kit.clock, logger),
     audit: { log, record, jobTenant: (id) => kit.store.getJob(id)?.tenant ?? null, nowMs: () => kit.clock.nowMs(), logError: (err, call) => logger.error({ err, call }, 'audit') },
   });

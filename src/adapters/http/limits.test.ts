@@ -9,28 +9,17 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiLimits, DEFAULT_API_LIMITS, type ApiLimitSettings } from '../../app/auth/api-limits.js';
 import { generateToken, tokenDigest } from '../../app/auth/tokens.js';
-import { dashboardSnapshot } from '../../app/control-plane/dashboard-snapshot.js';
-import { serverStatus } from '../../app/control-plane/server-status.js';
-import { UsageHistory } from '../../app/control-plane/usage-history.js';
 import type { TokenRole } from '../../app/ports/state-store.js';
-import { QosService } from '../../app/qos/qos-service.js';
 import { planeKit, type PlaneKit } from '../../app/testing/plane-kit.js';
 import { buildServer } from './build-server.js';
+import { kitServices } from './testing/kit-services.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are checked field by field */
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 async function serverFor(kit: PlaneKit, settings: ApiLimitSettings, metricsOpen = false): Promise<FastifyInstance> {
-  const usageHistory = new UsageHistory(60_000);
   return buildServer({
-    plane: kit.plane, jobs: kit.jobs, admin: kit.admin, version: '9.9.9', usageHistory, onDrained: () => undefined,
-    status: (principal) => serverStatus({
-      version: '9.9.9', plane: kit.plane, jobs: kit.jobs, gpuSource: 'simulated', freezer: kit.launcher.freezerKind, enforcement: kit.launcher.enforcement, isolation: kit.launcher.isolation,
-      checkpoint: { method: 'signal', transparentAvailable: false, detail: 'test' },
-    }, principal),
-    dashboard: (principal) => dashboardSnapshot({ plane: kit.plane, jobs: kit.jobs, admin: kit.admin, usageHistory, version: '9.9.9', store: kit.store, clock: kit.clock, gpuSource: 'simulated' }, principal),
-    qos: new QosService(kit.plane, kit.store, kit.clock, silent),
+    ...kitServices(kit),
     metrics: { contentType: 'text/plain; version=0.0.4; charset=utf-8', render: async () => 'gpushare_up 1\n' },
     metricsOpen,
     limits: new ApiLimits(settings, (name) => kit.store.getTenant(name), () => kit.clock.nowMs()),

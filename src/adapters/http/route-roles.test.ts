@@ -11,16 +11,13 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDLE, sampleJob } from '../store/store-fixtures.js';
 import type { Placement } from '../../core/index.js';
-import { dashboardSnapshot } from '../../app/control-plane/dashboard-snapshot.js';
-import { serverStatus } from '../../app/control-plane/server-status.js';
-import { UsageHistory } from '../../app/control-plane/usage-history.js';
-import { QosService } from '../../app/qos/qos-service.js';
 import { generateToken, tokenDigest, type Principal } from '../../app/auth/tokens.js';
 import type { TokenRole } from '../../app/ports/state-store.js';
 import { planeKit, type PlaneKit } from '../../app/testing/plane-kit.js';
 import { createMemoryAuditLog } from '../store/memory-audit-log.js';
 import { ApiLimits, DEFAULT_API_LIMITS } from '../../app/auth/api-limits.js';
 import { buildServer } from './build-server.js';
+import { kitServices } from './testing/kit-services.js';
 
 const CALLERS = ['admin', 'tenant-admin', 'member', 'viewer', 'report token', 'revoked', 'expired', 'none'] as const;
 type Caller = (typeof CALLERS)[number];
@@ -71,7 +68,6 @@ interface CaseContext {
   readonly backupDir: string;
 }
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const PENDING_JOB = { command: ['train'], workingDirectory: '/work', gpu: { gpuMilli: 500 } };
 
 function storedToken(kit: PlaneKit, role: TokenRole, tenant: string | null): { token: string; id: number } {
@@ -177,15 +173,8 @@ describe('every route × every caller, as docs/security.md says', () => {
     kit.store.createTenant('team-a', kit.clock.nowMs());
     kit.store.createTenant('team-b', kit.clock.nowMs());
     backupDir = mkdtempSync(join(tmpdir(), 'gpushare-route-roles-'));
-    const usageHistory = new UsageHistory(60_000);
     app = await buildServer({
-      plane: kit.plane, jobs: kit.jobs, admin: kit.admin, version: '9.9.9', usageHistory, onDrained: () => undefined,
-      status: (principal) => serverStatus({
-        version: '9.9.9', plane: kit.plane, jobs: kit.jobs, gpuSource: 'simulated', freezer: kit.launcher.freezerKind, enforcement: kit.launcher.enforcement, isolation: kit.launcher.isolation,
-        checkpoint: { method: 'signal', transparentAvailable: false, detail: 'test' },
-      }, principal),
-      dashboard: (principal) => dashboardSnapshot({ plane: kit.plane, jobs: kit.jobs, admin: kit.admin, usageHistory, version: '9.9.9', store: kit.store, clock: kit.clock, gpuSource: 'simulated' }, principal),
-      qos: new QosService(kit.plane, kit.store, kit.clock, silent),
+      ...kitServices(kit),
       metrics: { contentType: 'text/plain; version=0.0.4; charset=utf-8', render: async () => 'gpushare_up 1\n' },
       limits: new ApiLimits(DEFAULT_API_LIMITS, (name) => kit.store.getTenant(name), () => kit.clock.nowMs()),
       audit: { log: createMemoryAuditLog(), record: () => undefined, jobTenant: (id) => kit.store.getJob(id)?.tenant ?? null, nowMs: () => kit.clock.nowMs(), logError: () => undefined },

@@ -5,27 +5,16 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dashboardSnapshot } from '../../app/control-plane/dashboard-snapshot.js';
-import { serverStatus } from '../../app/control-plane/server-status.js';
-import { UsageHistory } from '../../app/control-plane/usage-history.js';
-import { QosService } from '../../app/qos/qos-service.js';
 import { planeKit, type PlaneKit } from '../../app/testing/plane-kit.js';
 import { buildServer } from './build-server.js';
+import { kitServices } from './testing/kit-services.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are checked field by field */
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 async function serverFor(kit: PlaneKit): Promise<FastifyInstance> {
-  const usageHistory = new UsageHistory(60_000);
   return buildServer({
-    plane: kit.plane, jobs: kit.jobs, admin: kit.admin, version: '9.9.9', usageHistory, onDrained: () => undefined,
-    status: (principal) => serverStatus({
-      version: '9.9.9', plane: kit.plane, jobs: kit.jobs, gpuSource: 'simulated', freezer: kit.launcher.freezerKind, enforcement: kit.launcher.enforcement, isolation: kit.launcher.isolation,
-      checkpoint: { method: 'signal', transparentAvailable: false, detail: 'test' },
-    }, principal),
-    dashboard: (principal) => dashboardSnapshot({ plane: kit.plane, jobs: kit.jobs, admin: kit.admin, usageHistory, version: '9.9.9', store: kit.store, clock: kit.clock, gpuSource: 'simulated' }, principal),
-    qos: new QosService(kit.plane, kit.store, kit.clock, silent),
+    ...kitServices(kit),
   });
 }
 

@@ -17,14 +17,8 @@ import type { AuditEntry, AuditOutcome, JsonValue, NewAuditEntry } from '../port
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** An entry as stored: the hashed fields, `summary` and `outcome` as canonical JSON text. */
-export interface StoredAuditRow {
+export interface StoredAuditRow extends Pick<NewAuditEntry, 'atMs' | 'actor' | 'role' | 'tenant' | 'action' | 'target'> {
   readonly seq: number;
-  readonly atMs: number;
-  readonly actor: string;
-  readonly role: string;
-  readonly tenant: string | null;
-  readonly action: string;
-  readonly target: string;
   /** Canonical JSON text of the summary object. */
   readonly summaryJson: string;
   /** Canonical JSON text of the outcome object. */

@@ -1,6 +1,6 @@
+import { httpFailure } from '../testing/http-failure.js';
 import { describe, expect, it } from 'vitest';
 import { HANDLE, sampleJob, SHARED_PLACEMENT } from '../../adapters/store/store-fixtures.js';
-import { GpushareError } from '../errors.js';
 import { QosService } from '../qos/qos-service.js';
 import { planeKit } from '../testing/plane-kit.js';
 import { checkJobTokenScope } from './job-scope.js';
@@ -38,15 +38,6 @@ async function setup() {
 
 const bearer = (token: string): string => `Bearer ${token}`;
 
-function httpError(fn: () => unknown): { status: number; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof GpushareError) return { status: error.httpStatus, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a GpushareError');
-}
 
 describe('job report tokens', () => {
   it('authenticate as role job with the job id; admin and tenant tokens are unchanged', async () => {
@@ -75,10 +66,10 @@ describe('job report tokens', () => {
   it('answers 403 for another job\'s report route and for every other route', async () => {
     const { admin, tokens, qos } = await setup();
     const principal = admin.authenticate(bearer(tokens[0]!));
-    expect(httpError(() => checkJobTokenScope(principal, 'POST', '/api/v1/jobs/2/qos-reports'))).toEqual({ status: 403, message: 'this job token belongs to job 1 and cannot report for job 2' });
-    expect(httpError(() => qos.report(principal, 2, { stepSeconds: 0.4 }))).toEqual({ status: 403, message: 'this job token belongs to job 1 and cannot report for job 2' });
+    expect(httpFailure(() => checkJobTokenScope(principal, 'POST', '/api/v1/jobs/2/qos-reports'))).toEqual({ status: 403, message: 'this job token belongs to job 1 and cannot report for job 2' });
+    expect(httpFailure(() => qos.report(principal, 2, { stepSeconds: 0.4 }))).toEqual({ status: 403, message: 'this job token belongs to job 1 and cannot report for job 2' });
     for (const [method, url] of [['GET', '/api/v1/jobs'], ['GET', '/api/v1/jobs/1'], ['POST', '/api/v1/jobs/1/cancel'], ['POST', '/api/v1/jobs'], ['GET', '/api/v1/status'], ['GET', '/api/v1/jobs/1/qos-reports'], ['GET', '/api/v1/events?x=1']]) {
-      expect(httpError(() => checkJobTokenScope(principal, method!, url!))).toEqual({ status: 403, message: `a job token (GPUSHARE_JOB_TOKEN) may only call POST /api/v1/jobs/1/qos-reports; use a tenant or admin token for ${method} ${url!.split('?')[0]}` });
+      expect(httpFailure(() => checkJobTokenScope(principal, method!, url!))).toEqual({ status: 403, message: `a job token (GPUSHARE_JOB_TOKEN) may only call POST /api/v1/jobs/1/qos-reports; use a tenant or admin token for ${method} ${url!.split('?')[0]}` });
     }
   });
 
@@ -87,25 +78,25 @@ describe('job report tokens', () => {
     const principal = admin.authenticate(bearer(tokens[0]!));
     const { jobs } = kit;
     const only = { status: 403, message: 'a job token (GPUSHARE_JOB_TOKEN) may only report for its own job 1' };
-    expect(httpError(() => jobs.list(principal, { all: true }))).toEqual(only);
-    expect(httpError(() => jobs.get(principal, 1))).toEqual(only);
-    expect(httpError(() => admin.listTenants(principal))).toEqual(only);
-    expect(httpError(() => admin.createTenant(principal, 'x'))).toEqual(only);
+    expect(httpFailure(() => jobs.list(principal, { all: true }))).toEqual(only);
+    expect(httpFailure(() => jobs.get(principal, 1))).toEqual(only);
+    expect(httpFailure(() => admin.listTenants(principal))).toEqual(only);
+    expect(httpFailure(() => admin.createTenant(principal, 'x'))).toEqual(only);
   });
 
   it('stops working when the attempt ends (401), and a job that is not running answers 409', async () => {
     const { admin, tokens, store, qos, adminToken } = await setup();
     store.applyJobChanges([{ jobId: 1, atMs: T0 + 20, to: 'succeeded', patch: { process: null, reportTokenDigest: null }, endAttempt: { attempt: 1, exitCode: 0, signal: null, endReason: 'exited' } }]);
-    expect(httpError(() => admin.authenticate(bearer(tokens[0]!)))).toEqual({ status: 401, message: 'unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)' });
-    expect(httpError(() => qos.report(admin.authenticate(bearer(adminToken)), 1, { stepSeconds: 0.4 }))).toEqual({ status: 409, message: 'job 1 is succeeded: reports are accepted only while it runs' });
+    expect(httpFailure(() => admin.authenticate(bearer(tokens[0]!)))).toEqual({ status: 401, message: 'unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)' });
+    expect(httpFailure(() => qos.report(admin.authenticate(bearer(adminToken)), 1, { stepSeconds: 0.4 }))).toEqual({ status: 409, message: 'job 1 is succeeded: reports are accepted only while it runs' });
   });
 
   it('lets the tenant\'s token report for its own jobs only, and admins for any job', async () => {
     const { admin, tenantToken, adminToken, qos } = await setup();
     const tenant = admin.authenticate(bearer(tenantToken));
     expect(qos.report(tenant, 2, { stepSeconds: 0.3 }).status[0]).toMatchObject({ lastObservedSeconds: 0.3, violating: false });
-    expect(httpError(() => qos.report(tenant, 3, { stepSeconds: 0.3 }))).toEqual({ status: 404, message: expect.stringContaining('job 3') as string });
+    expect(httpFailure(() => qos.report(tenant, 3, { stepSeconds: 0.3 }))).toEqual({ status: 404, message: expect.stringContaining('job 3') as string });
     expect(qos.report(admin.authenticate(bearer(adminToken)), 3, { stepSeconds: 0.7 }).status[0]).toMatchObject({ lastObservedSeconds: 0.7, reports: 1 });
-    expect(httpError(() => qos.report(tenant, 2, { latencySeconds: 0.3 }))).toEqual({ status: 400, message: expect.stringContaining('job 2 declares no latency target') as string });
+    expect(httpFailure(() => qos.report(tenant, 2, { latencySeconds: 0.3 }))).toEqual({ status: 400, message: expect.stringContaining('job 2 declares no latency target') as string });
   });
 });

@@ -1,8 +1,8 @@
+import { httpFailure } from '../testing/http-failure.js';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../adapters/store/memory-store.js';
 import { MAX_TOKEN_LIFETIME_SECONDS, TokenRoleSchema } from '../../contract/api.js';
 import { AdminService } from '../control-plane/admin-service.js';
-import { GpushareError } from '../errors.js';
 import { TOKEN_ROLES, type TokenRecord } from '../ports/state-store.js';
 import { SERVER_ADMIN_TOKEN_LABEL } from './token-service.js';
 import { tokenDigest, type Principal } from './tokens.js';
@@ -26,16 +26,6 @@ function setup() {
   return { store, admin, root, rootPrincipal, make, rotated, advance: (ms: number) => (nowMs += ms), now: () => nowMs };
 }
 
-/** The status and message of what `fn` throws. */
-function failure(fn: () => unknown): { status: number; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof GpushareError) return { status: error.httpStatus, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a GpushareError');
-}
 
 describe('TokenService', () => {
   it('speaks the same roles as the store, in the same order', () => {
@@ -58,20 +48,20 @@ describe('TokenService', () => {
   it('lets an admin create an admin token (no tenant) and refuses one with a tenant or a tenant token without one', () => {
     const { admin, rootPrincipal } = setup();
     expect(admin.tokens.create(rootPrincipal, { role: 'admin', label: 'ci' })).toMatchObject({ tenant: null, role: 'admin' });
-    expect(failure(() => admin.tokens.create(rootPrincipal, { role: 'admin', tenant: 'acme' }))).toEqual({ status: 400, message: 'tenant: an admin token belongs to no tenant: leave tenant out' });
-    expect(failure(() => admin.tokens.create(rootPrincipal, { role: 'viewer' }))).toEqual({ status: 400, message: 'tenant: a viewer token needs a tenant (allowed: acme, beta, default)' });
-    expect(failure(() => admin.tokens.create(rootPrincipal, { tenant: 'ghost' }))).toEqual({ status: 400, message: 'tenant: unknown tenant "ghost" (allowed: acme, beta, default)' });
+    expect(httpFailure(() => admin.tokens.create(rootPrincipal, { role: 'admin', tenant: 'acme' }))).toEqual({ status: 400, message: 'tenant: an admin token belongs to no tenant: leave tenant out' });
+    expect(httpFailure(() => admin.tokens.create(rootPrincipal, { role: 'viewer' }))).toEqual({ status: 400, message: 'tenant: a viewer token needs a tenant (allowed: acme, beta, default)' });
+    expect(httpFailure(() => admin.tokens.create(rootPrincipal, { tenant: 'ghost' }))).toEqual({ status: 400, message: 'tenant: unknown tenant "ghost" (allowed: acme, beta, default)' });
   });
 
   it('lets a tenant-admin create its tenant\'s member and viewer tokens only (its tenant by default)', () => {
     const { admin, make } = setup();
     const lead = make('acme', 'tenant-admin', 'lead');
     expect(admin.tokens.create(lead.principal, { role: 'viewer', label: 'dash' })).toMatchObject({ tenant: 'acme', role: 'viewer' });
-    expect(failure(() => admin.tokens.create(lead.principal, { role: 'tenant-admin' })).status).toBe(403);
-    expect(failure(() => admin.tokens.create(lead.principal, { tenant: 'beta' })).message).toBe('this tenant-admin token belongs to tenant "acme" and cannot act on tenant "beta"');
-    expect(failure(() => admin.tokens.create(lead.principal, { role: 'admin' })).message).toBe('this tenant-admin token belongs to tenant "acme" and cannot act on admin tokens, which belong to no tenant (an admin may)');
+    expect(httpFailure(() => admin.tokens.create(lead.principal, { role: 'tenant-admin' })).status).toBe(403);
+    expect(httpFailure(() => admin.tokens.create(lead.principal, { tenant: 'beta' })).message).toBe('this tenant-admin token belongs to tenant "acme" and cannot act on tenant "beta"');
+    expect(httpFailure(() => admin.tokens.create(lead.principal, { role: 'admin' })).message).toBe('this tenant-admin token belongs to tenant "acme" and cannot act on admin tokens, which belong to no tenant (an admin may)');
     const member = make('acme', 'member', 'm');
-    expect(failure(() => admin.tokens.create(member.principal, {})).status).toBe(403);
+    expect(httpFailure(() => admin.tokens.create(member.principal, {})).status).toBe(403);
   });
 
   it('takes an expiry in seconds or as an ISO time, within 10 years in the future, and refuses anything else naming the field', () => {
@@ -79,7 +69,7 @@ describe('TokenService', () => {
     expect(admin.tokens.create(rootPrincipal, { tenant: 'acme', expiresInSeconds: 3600 }).expiresAt).toBe('2026-01-02T13:00:00.000Z');
     expect(admin.tokens.create(rootPrincipal, { tenant: 'acme', expiresAt: '2026-02-01T00:00:00+01:00' }).expiresAt).toBe('2026-01-31T23:00:00.000Z');
     expect(admin.tokens.create(rootPrincipal, { tenant: 'acme', expiresInSeconds: MAX_TOKEN_LIFETIME_SECONDS }).expiresAt).toBe('2035-12-31T12:00:00.000Z');
-    const bad = (input: object) => failure(() => admin.tokens.create(rootPrincipal, { tenant: 'acme', ...input })).message;
+    const bad = (input: object) => httpFailure(() => admin.tokens.create(rootPrincipal, { tenant: 'acme', ...input })).message;
     expect(bad({ expiresInSeconds: 0 })).toBe(`expiresInSeconds: must be a whole number of seconds from 1 to ${MAX_TOKEN_LIFETIME_SECONDS} (10 years), got 0`);
     expect(bad({ expiresInSeconds: 1.5 })).toContain('got 1.5');
     expect(bad({ expiresInSeconds: MAX_TOKEN_LIFETIME_SECONDS + 1 })).toContain('expiresInSeconds: must be a whole number');
@@ -102,7 +92,7 @@ describe('TokenService', () => {
     expect(ids(bob.principal)).toEqual([bob.id]);
     expect(admin.tokens.list(alice.principal)[0]).toMatchObject({ label: 'alice', self: true });
     expect(admin.tokens.list(lead.principal).map((t) => t.self)).toEqual([true, false]);
-    expect(failure(() => admin.tokens.list({ role: 'job', tenant: null, jobId: 1 })).status).toBe(403);
+    expect(httpFailure(() => admin.tokens.list({ role: 'job', tenant: null, jobId: 1 })).status).toBe(403);
   });
 
   it('revokes: the next authentication is 401 naming the token and the time; a second revoke keeps the first time', () => {
@@ -110,7 +100,7 @@ describe('TokenService', () => {
     const alice = make('acme', 'member', 'alice');
     advance(5000);
     expect(admin.tokens.revoke(rootPrincipal, alice.id)).toMatchObject({ state: 'revoked', revokedAt: '2026-01-02T12:00:05.000Z' });
-    expect(failure(() => admin.authenticate(`Bearer ${alice.token}`))).toEqual({ status: 401, message: `token ${alice.id} (alice) was revoked at 2026-01-02T12:00:05.000Z` });
+    expect(httpFailure(() => admin.authenticate(`Bearer ${alice.token}`))).toEqual({ status: 401, message: `token ${alice.id} (alice) was revoked at 2026-01-02T12:00:05.000Z` });
     advance(5000);
     expect(admin.tokens.revoke(rootPrincipal, alice.id).revokedAt).toBe('2026-01-02T12:00:05.000Z');
   });
@@ -121,10 +111,10 @@ describe('TokenService', () => {
     const lead2 = make('acme', 'tenant-admin', 'lead2');
     const alice = make('acme', 'member', 'alice');
     const carol = make('acme', 'member', 'carol');
-    expect(failure(() => admin.tokens.revoke(alice.principal, carol.id))).toEqual({ status: 404, message: `token ${carol.id} not found` });
-    expect(failure(() => admin.tokens.revoke(alice.principal, 999))).toEqual({ status: 404, message: 'token 999 not found' });
-    expect(failure(() => admin.tokens.revoke(lead.principal, 1))).toEqual({ status: 404, message: 'token 1 not found' });
-    expect(failure(() => admin.tokens.revoke(lead.principal, lead2.id)).status).toBe(403);
+    expect(httpFailure(() => admin.tokens.revoke(alice.principal, carol.id))).toEqual({ status: 404, message: `token ${carol.id} not found` });
+    expect(httpFailure(() => admin.tokens.revoke(alice.principal, 999))).toEqual({ status: 404, message: 'token 999 not found' });
+    expect(httpFailure(() => admin.tokens.revoke(lead.principal, 1))).toEqual({ status: 404, message: 'token 1 not found' });
+    expect(httpFailure(() => admin.tokens.revoke(lead.principal, lead2.id)).status).toBe(403);
     expect(admin.tokens.revoke(lead.principal, carol.id).state).toBe('revoked');
     expect(admin.tokens.revoke(alice.principal, alice.id).state).toBe('revoked');
   });
@@ -135,9 +125,9 @@ describe('TokenService', () => {
     advance(999);
     expect(admin.authenticate(`Bearer ${created.token}`).tokenId).toBe(created.id);
     advance(1);
-    expect(failure(() => admin.authenticate(`Bearer ${created.token}`))).toEqual({ status: 401, message: `token ${created.id} (short) expired at 2026-01-02T12:00:01.000Z` });
+    expect(httpFailure(() => admin.authenticate(`Bearer ${created.token}`))).toEqual({ status: 401, message: `token ${created.id} (short) expired at 2026-01-02T12:00:01.000Z` });
     expect(admin.tokens.list(rootPrincipal).find((t) => t.id === created.id)?.state).toBe('expired');
-    expect(failure(() => admin.tokens.rotate(rootPrincipal, created.id))).toEqual({ status: 409, message: `token ${created.id} (short) is expired: create a new token instead of rotating it` });
+    expect(httpFailure(() => admin.tokens.rotate(rootPrincipal, created.id))).toEqual({ status: 409, message: `token ${created.id} (short) is expired: create a new token instead of rotating it` });
   });
 
   it('rotates: same id, label, role, expiry; the old secret is an unknown token at once, the new one works; the hook hears of it', () => {
@@ -147,11 +137,11 @@ describe('TokenService', () => {
     const next = admin.tokens.rotate(alice.principal, alice.id);
     expect(next).toMatchObject({ id: alice.id, label: 'alice', role: 'member', tenant: 'acme', state: 'active', rotatedAt: '2026-01-02T12:00:02.000Z', self: true });
     expect(next.token).not.toBe(alice.token);
-    expect(failure(() => admin.authenticate(`Bearer ${alice.token}`))).toEqual({ status: 401, message: 'unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)' });
+    expect(httpFailure(() => admin.authenticate(`Bearer ${alice.token}`))).toEqual({ status: 401, message: 'unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)' });
     expect(admin.authenticate(`Bearer ${next.token}`)).toEqual({ role: 'member', tenant: 'acme', tokenId: alice.id });
     expect(rotated).toEqual([{ id: alice.id, secret: next.token }]);
     admin.tokens.revoke(rootPrincipal, alice.id);
-    expect(failure(() => admin.tokens.rotate(rootPrincipal, alice.id)).status).toBe(409);
+    expect(httpFailure(() => admin.tokens.rotate(rootPrincipal, alice.id)).status).toBe(409);
   });
 
   it('keeps a valid admin token file; a missing, unknown or revoked one gets a new admin token and revokes the server\'s earlier ones only', () => {
@@ -162,7 +152,7 @@ describe('TokenService', () => {
     const ci = admin.tokens.create(rootPrincipal, { role: 'admin', label: 'ci' });
     const fresh = admin.ensureAdminToken('gs_not-a-token');
     expect(fresh).toMatchObject({ id: 3, created: true, revokedIds: [1] });
-    expect(failure(() => admin.authenticate(`Bearer ${root.token}`)).status).toBe(401);
+    expect(httpFailure(() => admin.authenticate(`Bearer ${root.token}`)).status).toBe(401);
     expect(admin.authenticate(`Bearer ${ci.token}`).role).toBe('admin');
     // A file holding a revoked token counts as unknown.
     expect(admin.ensureAdminToken(root.token)).toMatchObject({ id: 4, created: true, revokedIds: [3] });
