@@ -213,7 +213,7 @@ describe('caps and limits over HTTP', () => {
 
   it('holds N event streams per token: the (N+1)th gets 429 while another token connects, and a closed stream lets a new one in', async () => {
     await app.close();
-    app = await serverFor(kit, { ...DEFAULT_API_LIMITS, eventStreamsPerToken: 2, eventStreamsTotal: 3 });
+    app = await serverFor(kit, { ...DEFAULT_API_LIMITS, eventStreamsPerToken: 2, eventStreamsTotal: 4 });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -223,11 +223,19 @@ describe('caps and limits over HTTP', () => {
     expect(open.map((s) => s.status)).toEqual([200, 200]);
     const third = await openStream(url, a.token);
     expect([third.status, JSON.parse(third.body).error.details]).toEqual([429, { limit: '2 event streams per token' }]);
+    // team-a holds half the total (2 of 4): another of its tokens waits.
+    const sameTenant = await openStream(url, tokenOf('team-a').token);
+    expect([sameTenant.status, JSON.parse(sameTenant.body).error.details]).toEqual([429, { limit: '2 event streams per tenant (half of eventStreamsTotal)' }]);
     const other = await openStream(url, b.token);
     expect(other.status).toBe(200);
-    // The server's total (3) is reached: even the admin waits for a slot.
-    const full = await openStream(url, kit.adminToken);
-    expect([full.status, JSON.parse(full.body).error.details]).toEqual([429, { limit: '3 event streams in all' }]);
+    const otherToo = await openStream(url, tokenOf('team-b').token);
+    expect(otherToo.status).toBe(200);
+    // The tenants' total (4) is reached: a third tenant waits, the admin does not.
+    kit.store.createTenant('team-c', 0);
+    const full = await openStream(url, tokenOf('team-c').token);
+    expect([full.status, JSON.parse(full.body).error.details]).toEqual([429, { limit: '4 event streams in all' }]);
+    const adminStream = await openStream(url, kit.adminToken);
+    expect(adminStream.status).toBe(200);
     await open[0]!.close();
     // The server notices the closed socket on its own time: poll (bounded) until the slot is free.
     let again = await openStream(url, a.token);
@@ -236,6 +244,6 @@ describe('caps and limits over HTTP', () => {
       again = await openStream(url, a.token);
     }
     expect(again.status).toBe(200);
-    for (const s of [open[1]!, other, again]) await s.close();
+    for (const s of [open[1]!, other, otherToo, adminStream, again]) await s.close();
   });
 });

@@ -79,26 +79,32 @@ describe('ApiLimits', () => {
     api.admitRequest(job(4));
   });
 
-  it('holds at most N streams per token and M in all; admins have their own allowance but count in the total; a closed stream frees its slot', () => {
+  it('holds at most N streams per token, half of M per tenant and M in all for tenants\' tokens; admins have their own allowance and are never shut out; a closed stream frees its slot', () => {
     tenants.set('team-a', tenantRecord('team-a'));
     tenants.set('team-b', tenantRecord('team-b', { eventStreamsPerToken: 1 }));
+    tenants.set('team-c', tenantRecord('team-c'));
     const api = limits({ ...DEFAULT_API_LIMITS, eventStreamsPerToken: 2, adminEventStreamsPerToken: 3, eventStreamsTotal: 5 });
     const a = [api.openStream(member(1)), api.openStream(member(1))];
     const perToken = thrown(() => api.openStream(member(1)));
     expect([perToken.httpStatus, perToken.details]).toEqual([429, { limit: '2 event streams per token' }]);
     expect(perToken.message).toBe('too many event streams: this token holds 2 open, the limit is 2 event streams per token; close one (another tab or client) and retry');
-    // Tenant team-b's own limit is 1.
+    // team-a holds 2 of 5: half the total (rounded down), so another of its tokens waits.
+    const perTenant = thrown(() => api.openStream(member(4)));
+    expect([perTenant.httpStatus, perTenant.details]).toEqual([429, { limit: '2 event streams per tenant (half of eventStreamsTotal)' }]);
+    // Tenant team-b's own per-token limit is 1.
     api.openStream(member(2, 'team-b'));
     expect(thrown(() => api.openStream(member(2, 'team-b'))).details).toEqual({ limit: '1 event streams per token' });
-    api.openStream(admin);
-    api.openStream(admin);
+    api.openStream(member(5, 'team-c'));
+    api.openStream(member(6, 'team-c'));
     expect(api.openStreamCount).toBe(5);
-    const total = thrown(() => api.openStream(member(3)));
-    expect([total.httpStatus, total.details]).toEqual([429, { limit: '5 event streams in all' }]);
+    expect(thrown(() => api.openStream(member(7, 'team-b'))).details).toEqual({ limit: '5 event streams in all' });
+    // Admins are not counted in the total: the tenants' streams never shut them out.
+    for (let i = 0; i < 3; i++) api.openStream(admin);
+    expect(thrown(() => api.openStream(admin)).details).toEqual({ limit: '3 event streams per admin token' });
+    expect(api.openStreamCount).toBe(5);
     a[0]!();
     a[0]!(); // freeing twice frees one slot
     expect(api.openStreamCount).toBe(4);
     api.openStream(member(3));
-    expect(thrown(() => api.openStream(admin)).details).toEqual({ limit: '5 event streams in all' });
   });
 });

@@ -6,7 +6,9 @@
  *   tokens are never throttled. Over it: 429 with `Retry-After` naming the limit.
  * - **Event streams** (`GET /api/v1/events`): at most `eventStreamsPerToken` (4; a tenant's own
  *   value when set) open streams per token, `adminEventStreamsPerToken` (16) per admin token, and
- *   `eventStreamsTotal` (64) in all, admins included. A closed stream frees its slot.
+ *   `eventStreamsTotal` (64) in all for tokens of tenants, of which one tenant's tokens hold at most
+ *   half: a tenant that makes many tokens cannot shut the others out, and admins (not counted in the
+ *   total) are never shut out. A closed stream frees its slot.
  */
 import { tooManyRequests } from '../errors.js';
 import type { TenantRecord } from '../ports/state-store.js';
@@ -41,6 +43,7 @@ export class ApiLimits {
   private readonly buckets: TokenBuckets;
   private readonly streams = new Map<string, number>();
   private openStreams = 0;
+  private readonly tenantStreams = new Map<string, number>();
 
   /**
    * @param tenantOf the tenant record of a name (its own limits), null when unknown
@@ -84,17 +87,34 @@ export class ApiLimits {
       const limit = `${perToken} event streams per ${principal.role === 'admin' ? 'admin ' : ''}token`;
       throw tooManyRequests(`too many event streams: this token holds ${held} open, the limit is ${limit}; close one (another tab or client) and retry`, limit);
     }
-    if (this.openStreams >= this.settings.eventStreamsTotal) {
+    // Admins count against their own per-token allowance only.
+    const counted = principal.role !== 'admin';
+    if (counted && this.openStreams >= this.settings.eventStreamsTotal) {
       const limit = `${this.settings.eventStreamsTotal} event streams in all`;
-      throw tooManyRequests(`too many event streams: the server holds ${this.openStreams} open, the limit is ${limit} (eventStreamsTotal); retry later`, limit);
+      throw tooManyRequests(`too many event streams: tenants' tokens hold ${this.openStreams} open, the limit is ${limit} (eventStreamsTotal); retry later`, limit);
+    }
+    const tenantName = principal.tenant ?? '';
+    const perTenant = Math.max(1, Math.floor(this.settings.eventStreamsTotal / 2));
+    const tenantHeld = this.tenantStreams.get(tenantName) ?? 0;
+    if (counted && tenantHeld >= perTenant) {
+      const limit = `${perTenant} event streams per tenant (half of eventStreamsTotal)`;
+      throw tooManyRequests(`too many event streams: tenant ${tenantName}'s tokens hold ${tenantHeld} open, the limit is ${limit}; close some and retry`, limit);
     }
     this.streams.set(key, held + 1);
-    this.openStreams++;
+    if (counted) {
+      this.openStreams++;
+      this.tenantStreams.set(tenantName, tenantHeld + 1);
+    }
     let freed = false;
     return () => {
       if (freed) return;
       freed = true;
-      this.openStreams--;
+      if (counted) {
+        this.openStreams--;
+        const tenantLeft = (this.tenantStreams.get(tenantName) ?? 1) - 1;
+        if (tenantLeft <= 0) this.tenantStreams.delete(tenantName);
+        else this.tenantStreams.set(tenantName, tenantLeft);
+      }
       const left = (this.streams.get(key) ?? 1) - 1;
       if (left <= 0) this.streams.delete(key);
       else this.streams.set(key, left);

@@ -137,6 +137,27 @@ describe('GET /api/v1/events', () => {
     }
   });
 
+  it('ends an open stream, saying why, once its token is revoked', async () => {
+    const created = await call('POST', '/api/v1/tokens', { tenant: 'team-a', role: 'viewer', label: 'watcher' }, admin);
+    expect(created.status).toBe(201);
+    const response = await fetch(`${server.url}/api/v1/events`, { headers: { authorization: `Bearer ${created.body.token}` } });
+    expect(response.status).toBe(200);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('event: snapshot')) text += (await reader.read()).value ?? '';
+    const revoked = await call('POST', `/api/v1/tokens/${created.body.id}/revoke`, undefined, admin);
+    expect(revoked.status).toBe(200);
+    // The stream ends by itself (bounded by the test's timeout), its last event naming the revocation.
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const last = text.trim().split('\n\n').at(-1)!;
+    expect(last.split('\n')[0]).toBe('event: unauthorized');
+    expect(JSON.parse(last.split('\n')[1]!.slice('data: '.length))).toEqual({ status: 401, message: `token ${created.body.id} (watcher) was revoked at ${revoked.body.revokedAt}` });
+  }, 20_000);
+
   it('lists the first 200 waiting jobs of a deep queue and counts them all', async () => {
     for (let i = 0; i < 205; i++) expect((await call('POST', '/api/v1/jobs', job('default', `deep-${i}`), admin)).status).toBe(201);
     const stream = await openStream(server.url, admin);

@@ -9,7 +9,10 @@
  *   a client that does not read gets the latest snapshot once its socket drains, and is dropped
  *   when `MAX_BUFFERED_BYTES` wait for it;
  * - `event: usage`: each new usage-history sample (the chart's next point);
- * - a `: heartbeat` comment every `HEARTBEAT_MS`, so proxies and clients see the stream is alive.
+ * - a `: heartbeat` comment every `HEARTBEAT_MS`, so proxies and clients see the stream is alive;
+ * - `event: unauthorized` with the reason, and the end of the stream, within `TOKEN_CHECK_MS` of its
+ *   token being revoked, rotated or expiring (the token is checked again then and before each
+ *   snapshot, as every request checks it).
  *
  * A token may hold only so many open streams, and the server only so many in all (429 naming the
  * limit; app/auth/api-limits.ts); a closed stream frees its slot. Listeners and timers are removed
@@ -25,6 +28,8 @@ import type { Api } from './jobs.js';
 export const SNAPSHOT_MIN_GAP_MS = 500;
 /** Time between heartbeat comments, ms. */
 export const HEARTBEAT_MS = 15_000;
+/** Time between checks that an open stream's token is still valid, ms. */
+export const TOKEN_CHECK_MS = 1000;
 /** Bytes a stream may hold unsent for a client that does not read before it is dropped. */
 export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
@@ -37,6 +42,7 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
   });
   api.get('/events', { schema: { tags: ['dashboard'], summary: 'Live dashboard snapshots (text/event-stream)' } }, async (request, reply) => {
     const principal = request.principal;
+    const authorization = request.headers.authorization;
     authorize(principal, 'events.read');
     // At most so many open streams per token and in all (429 naming the limit); freed on close.
     const release = services.limits?.openStream(principal) ?? (() => undefined);
@@ -68,8 +74,20 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
     };
     let lastSentMs = 0;
     let pending: NodeJS.Timeout | null = null;
+    /** Whether the stream's token still authenticates; if not, says why and ends the stream. */
+    const tokenValid = (): boolean => {
+      try {
+        services.admin.authenticate(authorization);
+        return true;
+      } catch (error) {
+        write(`event: unauthorized\ndata: ${JSON.stringify({ status: 401, message: error instanceof Error ? error.message : 'unauthorized' })}\n\n`);
+        close();
+        return false;
+      }
+    };
     const sendSnapshot = (): void => {
       pending = null;
+      if (!tokenValid()) return;
       if (congested) {
         skipped = true; // sent when the socket drains
         return;
@@ -95,6 +113,7 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
       schedule();
     });
     const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
+    const tokenCheck = setInterval(tokenValid, TOKEN_CHECK_MS);
     let closed = false;
     /** Stops this stream; `destroy` also drops the connection (the server is closing). */
     const close = (destroy = false): void => {
@@ -103,6 +122,7 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
         offPlane();
         offUsage();
         clearInterval(heartbeat);
+        clearInterval(tokenCheck);
         if (pending !== null) clearTimeout(pending);
         open.delete(close);
         release();
