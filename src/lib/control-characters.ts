@@ -2,19 +2,21 @@
  * Characters that change how a terminal shows text instead of being shown: C0 controls (U+0000 to
  * U+001F: NUL, ESC, newline, tab, ...), DEL (U+007F), C1 controls (U+0080 to U+009F: CSI, ...), the
  * Unicode bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) and
- * the line and paragraph separators (U+2028, U+2029). Names and labels may not hold them
+ * the line and paragraph separators (U+2028, U+2029), and the invisible format characters that make
+ * two names look alike (U+00AD soft hyphen, U+180E, U+200B to U+200D zero-width, U+2060 to U+2064,
+ * U+FEFF), and lone surrogates (half a character). Names and labels may not hold them
  * (src/contract/api.ts), and the CLI escapes them in every value it shows, so that a row stored
  * before cannot forge output.
  */
 
 /** Matches one such character. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
 
 /** The same set in words, for error messages. */
-export const CONTROL_CHARACTERS_IN_WORDS = 'control characters (U+0000-U+001F, U+007F-U+009F) or bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069)';
+export const CONTROL_CHARACTERS_IN_WORDS = 'control characters (U+0000-U+001F, U+007F-U+009F), bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, U+180E, U+200B-U+200D, U+2060-U+2064, U+FEFF) or lone surrogates';
 
 /** `U+001B`: the code point of a character in the usual notation. */
 export function codePointName(character: string): string {

@@ -13,7 +13,7 @@ import { buildServer } from './build-server.js';
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are checked field by field */
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const NAME_RULE = 'must be 1-200 printable characters, not only spaces, without control characters (U+0000-U+001F, U+007F-U+009F) or bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069)';
+const NAME_RULE = 'must be 1-200 printable characters, not only spaces, without control characters (U+0000-U+001F, U+007F-U+009F), bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, U+180E, U+200B-U+200D, U+2060-U+2064, U+FEFF) or lone surrogates';
 const INDEX_RULE = 'params.index: must be a decimal integer 0-1000000 (digits only, no sign, spaces or leading zeros); the GPU index (see GET /gpus)';
 const ID_RULE = 'params.id: must be a decimal integer 1-9007199254740991 (digits only, no sign, spaces or leading zeros); the job id';
 
@@ -165,7 +165,7 @@ describe('hostile input at the HTTP API', () => {
   it('refuses a NUL or another control character in a backup path: 400 naming path', async () => {
     for (const [path, got] of [['/tmp/a\u0000b.db', 'U+0000'], ['/tmp/a\nb.db', 'U+000A']]) {
       const response = await json('POST', '/api/v1/backup', { path });
-      expect([response.status, response.body.error.message]).toEqual([400, `body.path: must be an absolute path without control characters (U+0000-U+001F, U+007F-U+009F) or bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069): got ${got}`]);
+      expect([response.status, response.body.error.message]).toEqual([400, `body.path: must be an absolute path without control characters (U+0000-U+001F, U+007F-U+009F), bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, U+180E, U+200B-U+200D, U+2060-U+2064, U+FEFF) or lone surrogates: got ${got}`]);
     }
   });
 

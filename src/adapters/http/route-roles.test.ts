@@ -77,9 +77,9 @@ function storedToken(kit: PlaneKit, role: TokenRole, tenant: string | null): { t
 }
 
 /** A pending job of `tenant` submitted by the token `submitter` (id) through the job service. */
-function pendingJob(kit: PlaneKit, tenant: string, submitter: number | null): number {
+function pendingJob(kit: PlaneKit, tenant: string, submitter: number | null, environment: Record<string, string> = {}): number {
   const principal: Principal = { role: submitter === null ? 'admin' : 'member', tenant: submitter === null ? null : tenant, ...(submitter === null ? {} : { tokenId: submitter }) };
-  return kit.jobs.submit(principal, { ...PENDING_JOB, tenant, environment: {}, priority: 'normal', timeLimitSeconds: null, retries: 0, cpuMilli: 0, hostMemoryMiB: 0, gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'auto', isolation: 'standard' } }).id;
+  return kit.jobs.submit(principal, { ...PENDING_JOB, tenant, environment, priority: 'normal', timeLimitSeconds: null, retries: 0, cpuMilli: 0, hostMemoryMiB: 0, gpu: { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'auto', isolation: 'standard' } }).id;
 }
 
 /** A running job of `tenant` with a step-time target, submitted by `submitter`, and its report token. */
@@ -216,15 +216,19 @@ describe('every route × every caller, as docs/security.md says', () => {
     expect(rows.filter((r) => r !== DASHBOARD_ROW && !routes.includes(r.replace(' (event stream)', '')))).toEqual([]);
   });
 
-  it('lets a member read a fellow member\'s job but not read its logs or cancel it; a tenant-admin may all three', async () => {
+  it('lets a member read a fellow member\'s job (its environment\'s values hidden) but not read its logs or cancel it; a tenant-admin may all three', async () => {
     const member = contextFor('member');
     const tenantAdmin = contextFor('tenant-admin');
-    const fellow = pendingJob(kit, 'team-a', storedToken(kit, 'member', 'team-a').id);
+    const fellow = pendingJob(kit, 'team-a', storedToken(kit, 'member', 'team-a').id, { API_KEY: 'sk-value' });
     const statuses = async (token: string) => [
       await send(base, { method: 'GET', url: `/api/v1/jobs/${fellow}` }, token),
       await send(base, { method: 'GET', url: `/api/v1/jobs/${fellow}/logs` }, token),
     ];
     expect(await statuses(member.token!)).toEqual([200, 403]);
+    // Its environment's values (often secrets) go with its logs: a fellow member sees the names only.
+    const seen = async (token: string) => (await (await fetch(`${base}/api/v1/jobs/${fellow}`, { headers: { authorization: `Bearer ${token}` } })).json() as { environment: Record<string, string> }).environment;
+    expect(await seen(member.token!)).toEqual({ API_KEY: '(hidden)' });
+    expect(await seen(tenantAdmin.token!)).toEqual({ API_KEY: 'sk-value' });
     expect(await send(base, { method: 'POST', url: `/api/v1/jobs/${fellow}/cancel` }, member.token)).toBe(403);
     expect(await statuses(tenantAdmin.token!)).toEqual([200, 200]);
     expect(await send(base, { method: 'POST', url: `/api/v1/jobs/${fellow}/cancel` }, tenantAdmin.token)).toBe(200);

@@ -92,9 +92,18 @@ const ROLE_HINT: Partial<Record<Action, string>> = {
   'audit.read': ' (a tenant-admin reads its tenant\'s entries)',
 };
 
+/** What each action does, in words, for refusals ("a viewer token may not read job logs"). */
+const ACTION_WORDS: Record<Action, string> = {
+  'job.submit': 'submit jobs', 'job.read': 'read jobs', 'job.logs': 'read job logs', 'job.cancel': 'cancel jobs', 'job.report': 'report job progress',
+  'gpu.read': 'read GPUs', 'gpu.cordon': 'cordon or uncordon GPUs',
+  'tenant.read': 'read tenants', 'tenant.create': 'create tenants', 'tenant.update': 'change tenants\' limits', 'quota.read': 'read quotas', 'quota.set': 'set quotas',
+  'token.read': 'list tokens', 'token.create': 'create tokens', 'token.revoke': 'revoke tokens', 'token.rotate': 'rotate tokens',
+  'audit.read': 'read the audit log',
+  'server.status': 'read the server status', 'server.drain': 'drain the server', 'server.backup': 'back up the server', 'usage.read': 'read usage history', 'events.read': 'open event streams', 'metrics.read': 'read metrics',
+};
+
 function describe(action: Action): string {
-  const [what, verb] = action.split('.') as [string, string];
-  return `${verb} ${what === 'server' ? 'the server' : what === 'job' ? 'jobs' : `${what}s`}`;
+  return ACTION_WORDS[action];
 }
 
 /**

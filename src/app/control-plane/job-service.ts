@@ -7,7 +7,7 @@
 import { isTerminal, type JobState } from '../../core/index.js';
 import type { GpuView, JobDetailView, JobView, SubmitJob } from '../../contract/api.js';
 import { conflict, draining, gpuNotFound, invalidField, jobNotFound } from '../errors.js';
-import { authorize, type Action } from '../auth/authorize.js';
+import { authorize, isAllowed, type Action } from '../auth/authorize.js';
 import { checkPriorityCap } from '../auth/priority-cap.js';
 import type { Principal } from '../auth/tokens.js';
 import type { Clock } from '../ports/clock.js';
@@ -19,6 +19,9 @@ import { normalizeSubmit } from './normalize-submit.js';
 import { CANCEL_REQUESTED } from './reconcile.js';
 import { toGpuViews, toJobDetail, toJobView } from './views.js';
 import { reasonRedactor, redactJobDetail, redactJobView, type ReasonRedactor } from './reason-redaction.js';
+
+/** What a job's environment values read as for a caller who may not read its logs. */
+export const HIDDEN_VALUE = '(hidden)';
 
 /** Most bytes one logs call returns. */
 export const MAX_LOG_CHUNK_BYTES = 1 << 20;
@@ -75,11 +78,17 @@ export class JobService {
     return jobs.map((j) => redactJobView(toJobView(j, this.plane), redact));
   }
 
-  /** One job with its history. @throws GpushareError 404 */
+  /**
+   * One job with its history. Its environment's values (often secrets) only to those who may read
+   * its logs (an admin, its tenant's tenant-admin, the member who submitted it); others see the
+   * names, each value `(hidden)`. @throws GpushareError 404
+   */
   get(principal: Principal, id: number): JobDetailView {
     const job = this.visibleJob(principal, id, 'job.read');
     const { store } = this.deps;
-    return redactJobDetail(toJobDetail(job, store.listEvents(id), store.listAttempts(id), this.plane), this.redactorFor(principal));
+    const detail = redactJobDetail(toJobDetail(job, store.listEvents(id), store.listAttempts(id), this.plane), this.redactorFor(principal));
+    if (isAllowed(principal, 'job.logs', { jobId: id, tenant: job.tenant, ownerTokenId: job.submittedByTokenId })) return detail;
+    return { ...detail, environment: Object.fromEntries(Object.keys(detail.environment).map((name) => [name, HIDDEN_VALUE])) };
   }
 
   /** Cancels a job: pending jobs at once; running ones are stopped and end as `cancelled`. @throws GpushareError 404, 409 */
