@@ -67,7 +67,7 @@ export interface AuditJournal {
 
 /** What is wrong with the first bad entry. */
 export type AuditProblem =
-  /** The entry's fields do not hash to its stored hash: it was edited. */
+  /** The entry's fields do not hash to its stored hash, or its summary or outcome is not a JSON object in canonical form (text moved across their boundary keeps the hash): it was edited. */
   | 'edited'
   /** The seq is not in the store although a later one (or the journal) is: the entry was deleted. */
   | 'missing'
@@ -93,6 +93,25 @@ export interface AuditVerification {
   readonly firstBad: { readonly seq: number; readonly problem: AuditProblem; readonly message: string } | null;
 }
 
+/** The parsed JSON object of `text`, or null when `text` is not JSON or not an object. */
+function jsonObjectOf(text: string): Record<string, JsonValue> | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, JsonValue>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `'summary'` or `'outcome'` when that column is not a JSON object whose canonical form is its text; null when both are. */
+function malformedColumn(row: StoredAuditRow): 'summary' | 'outcome' | null {
+  for (const [name, text] of [['summary', row.summaryJson], ['outcome', row.outcomeJson]] as const) {
+    const parsed = jsonObjectOf(text);
+    if (parsed === null || canonicalJson(parsed) !== text) return name;
+  }
+  return null;
+}
+
 /**
  * Recomputes the chain over `rows` (in seq order) and checks it against `journal` (null: no
  * journal file). Stops at the first bad entry.
@@ -114,6 +133,10 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
     const computed = auditEntryHash(prev, row);
     if (computed !== row.hash) {
       return fail(row.seq, 'edited', `entry ${row.seq} was edited: its fields hash to ${computed.slice(0, 16)}…, the stored hash is ${row.hash.slice(0, 16)}…`);
+    }
+    const malformed = malformedColumn(row);
+    if (malformed !== null) {
+      return fail(row.seq, 'edited', `entry ${row.seq} was edited: its ${malformed} is not a JSON object in canonical form (sorted keys, no whitespace)`);
     }
     const witnessed = journal?.hashes.get(row.seq);
     if (witnessed !== undefined && witnessed !== row.hash) {
@@ -158,10 +181,17 @@ export function chainAuditEntry(head: { readonly seq: number; readonly hash: str
   return { ...fields, prevHash: head.hash, hash: auditEntryHash(head.hash, fields) };
 }
 
-/** The entry a stored row holds (summary and outcome parsed). */
+/**
+ * The entry a stored row holds (summary and outcome parsed). A column that is not a JSON object
+ * (an edited row) never throws: the summary becomes `{ unreadable: <text> }`, the outcome
+ * `{ result: 'unreadable', httpStatus: null, message: <text> }` (`gpushare audit verify` names the entry).
+ */
 export function auditEntryOfRow(row: StoredAuditRow): AuditEntry {
+  const summary = jsonObjectOf(row.summaryJson) ?? { unreadable: row.summaryJson };
+  const parsedOutcome = jsonObjectOf(row.outcomeJson);
+  const outcome: AuditOutcome = parsedOutcome !== null && typeof parsedOutcome.result === 'string' ? (parsedOutcome as unknown as AuditOutcome) : { result: 'unreadable', httpStatus: null, message: row.outcomeJson };
   return {
     seq: row.seq, atMs: row.atMs, actor: row.actor, role: row.role, tenant: row.tenant, action: row.action, target: row.target,
-    summary: JSON.parse(row.summaryJson) as AuditEntry['summary'], outcome: JSON.parse(row.outcomeJson) as AuditOutcome, prevHash: row.prevHash, hash: row.hash,
+    summary, outcome, prevHash: row.prevHash, hash: row.hash,
   };
 }
