@@ -119,6 +119,18 @@ describe('the audit hash chain', () => {
     expect([shown.summary, shown.outcome]).toEqual([{ unreadable: summaryJson }, { result: 'unreadable', httpStatus: null, message: outcomeJson }]);
   });
 
+  it('names an entry the journal skips inside its range as unwitnessed (a forged entry appended while the journal went on)', () => {
+    const { rows, journal } = tenRows();
+    const hashes = new Map(journal.hashes);
+    hashes.delete(6);
+    const result = verifyAuditChain(rows, { hashes, lastSeq: 10 });
+    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([false, 6, 'unwitnessed', 5]);
+    expect(result.firstBad?.message).toBe('entry 6 is missing from the audit-head journal, which records entries 1–10: it was not written by the server (forged entry)');
+    // A journal started after entry 3 (deleted and recreated) witnesses 4–10 only: 1–3 before its first line are not an error.
+    const late = new Map([...journal.hashes].filter(([seq]) => seq >= 4));
+    expect(verifyAuditChain(rows, { hashes: late, lastSeq: 10 }).ok).toBe(true);
+  });
+
   it('fails a log with entries whose journal was deleted', () => {
     const { rows } = tenRows();
     const result = verifyAuditChain(rows, null);

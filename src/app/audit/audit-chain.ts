@@ -75,6 +75,8 @@ export type AuditProblem =
   | 'broken-link'
   /** The entry is consistent in the store but the journal recorded another hash for its seq: the chain was rewritten. */
   | 'rewritten'
+  /** The seq lies between the journal's first and last lines but has no line: the server did not write it (forged entry). */
+  | 'unwitnessed'
   /** The journal records entries after the store's last: the newest entries were deleted. */
   | 'truncated'
   /** The store has entries but the journal file is missing. */
@@ -120,6 +122,8 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
   let expectedSeq = 1;
   let prev = GENESIS_HASH;
   let entries = 0;
+  let journalFirstSeq = Infinity;
+  for (const seq of journal?.hashes.keys() ?? []) if (seq < journalFirstSeq) journalFirstSeq = seq;
   const fail = (seq: number, problem: AuditProblem, message: string): AuditVerification => ({
     ok: false, entries, head: { seq: expectedSeq - 1, hash: prev }, witnessedThroughSeq: Math.min(journal?.lastSeq ?? 0, expectedSeq - 1), firstBad: { seq, problem, message },
   });
@@ -139,6 +143,9 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
       return fail(row.seq, 'edited', `entry ${row.seq} was edited: its ${malformed} is not a JSON object in canonical form (sorted keys, no whitespace)`);
     }
     const witnessed = journal?.hashes.get(row.seq);
+    if (witnessed === undefined && row.seq >= journalFirstSeq && row.seq <= (journal?.lastSeq ?? 0)) {
+      return fail(row.seq, 'unwitnessed', `entry ${row.seq} is missing from the audit-head journal, which records entries ${journalFirstSeq}–${journal!.lastSeq}: it was not written by the server (forged entry)`);
+    }
     if (witnessed !== undefined && witnessed !== row.hash) {
       return fail(row.seq, 'rewritten', `entry ${row.seq} differs from the audit-head journal (journal ${witnessed.slice(0, 16)}…, store ${row.hash.slice(0, 16)}…): the chain was rewritten from here`);
     }
