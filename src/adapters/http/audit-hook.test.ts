@@ -98,6 +98,20 @@ describe('audit log of API calls and GPU actions', () => {
     expect(all[5]!.summary).toEqual({ method: 'POST', route: '/api/v1/jobs/:id/cancel', params: { id: 1 } });
   });
 
+  it('records no environment values of a refused submit (a list or a string), and no value of a secret-named field anywhere', async () => {
+    const submit = (body: object) => call('POST', '/api/v1/jobs', { command: ['x'], workingDirectory: '/work', ...body });
+    expect((await submit({ environment: ['PASSWORD=leak1', 'B=leak2'] })).status).toBe(400);
+    expect((await submit({ environment: 'PASSWORD=leak3' })).status).toBe(400);
+    expect((await submit({ environment: 42 })).status).toBe(400);
+    expect((await submit({ apiKey: 'leak4', nested: { Credentials: { user: 'leak5' }, db_password: 1234, sshKeys: ['leak6'] } })).status).toBe(400);
+    const bodies = log.list({ limit: 100 }).map((e) => (e.summary.body as Record<string, unknown>));
+    expect(bodies.map((b) => b.environment)).toEqual([
+      '[not an object: 2 items, values not recorded]', '[not an object: 14 characters, values not recorded]', '[not an object: number, value not recorded]', undefined,
+    ]);
+    expect([bodies[3]!.apiKey, bodies[3]!.nested]).toEqual(['[redacted]', { Credentials: '[redacted]', db_password: '[redacted]', sshKeys: '[redacted]' }]);
+    expect(JSON.stringify(log.rows().map((r) => [r.summaryJson, r.outcomeJson]))).not.toMatch(/leak|1234/);
+  });
+
   it('records the GPU actions of the control plane: allocate, launch, preempt, checkpoint; not a job\'s progress reports', async () => {
     const low = kit.submit({ command: ['low'], workingDirectory: '/work', priority: 'low', gpu: { gpuCount: 1 }, qos: { stepSeconds: 1 } });
     await kit.advance(1000);
