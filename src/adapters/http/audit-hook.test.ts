@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiLimits, DEFAULT_API_LIMITS } from '../../app/auth/api-limits.js';
 import { auditPlaneEvents } from '../../app/audit/plane-audit.js';
 import { safeAuditRecorder } from '../../app/audit/audit-recorder.js';
 import type { AuditLog } from '../../app/ports/audit-log.js';
@@ -21,12 +22,13 @@ import { kitServices } from './testing/kit-services.js';
 
 interface Logged { readonly obj: any; readonly msg: string | undefined }
 
-async function serverFor(kit: PlaneKit, log: AuditLog, logged: Logged[]): Promise<FastifyInstance> {
+async function serverFor(kit: PlaneKit, log: AuditLog, logged: Logged[], limits?: ApiLimits): Promise<FastifyInstance> {
   const logger = { info: () => undefined, warn: () => undefined, error: (obj: object, msg?: string) => void logged.push({ obj, msg }) };
   const record = safeAuditRecorder(log, logger);
   kit.plane.events.on(auditPlaneEvents({ record, job: (id) => kit.store.getJob(id), nowMs: () => kit.clock.nowMs() }));
   return buildServer({
     ...kitServices(kit),
+    ...(limits === undefined ? {} : { limits }),
     qos: new QosService(kit.plane, kit.store, kit.clock, logger),
     audit: { log, record, jobTenant: (id) => kit.store.getJob(id)?.tenant ?? null, nowMs: () => kit.clock.nowMs(), logError: (err, call) => logger.error({ err, call }, 'audit') },
   });
@@ -110,6 +112,17 @@ describe('audit log of API calls and GPU actions', () => {
     ]);
     expect([bodies[3]!.apiKey, bodies[3]!.nested]).toEqual(['[redacted]', { Credentials: '[redacted]', db_password: '[redacted]', sshKeys: '[redacted]' }]);
     expect(JSON.stringify(log.rows().map((r) => [r.summaryJson, r.outcomeJson]))).not.toMatch(/leak|1234/);
+  });
+
+  it('does not record calls refused by the request rate (429), so a throttled token cannot grow the log', async () => {
+    await app.close();
+    app = await serverFor(kit, log, logged, new ApiLimits({ ...DEFAULT_API_LIMITS, requestsPerSecond: 0.001, requestBurst: 2 }, (name) => kit.store.getTenant(name), () => kit.clock.nowMs()));
+    expect((await call('POST', '/api/v1/tenants', { name: 'team-a' })).status).toBe(201);
+    const member = (await call('POST', '/api/v1/tokens', { tenant: 'team-a' })).body.token;
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await call('POST', '/api/v1/jobs/1/cancel', undefined, member)).status);
+    expect(statuses).toEqual([404, 404, 429, 429, 429, 429]);
+    expect(entries().map((e) => `${e.action} ${e.status}`)).toEqual(['tenant.create 201', 'token.create 201', 'job.cancel 404', 'job.cancel 404']);
   });
 
   it('records the GPU actions of the control plane: allocate, launch, preempt, checkpoint; not a job\'s progress reports', async () => {
