@@ -148,6 +148,30 @@ describe('audit log of API calls and GPU actions', () => {
     expect(log.list({ limit: 100 }).find((e) => e.action === 'job.preempt')!.summary).toMatchObject({ preemptorJobId: high.id });
   });
 
+  it('shows a tenant-admin no other tenant\'s job id after a cross-tenant preemption; an admin sees the entries unchanged', async () => {
+    for (const name of ['team-a', 'team-b']) expect((await call('POST', '/api/v1/tenants', { name })).status).toBe(201);
+    const low = kit.submit({ command: ['low'], workingDirectory: '/work', tenant: 'team-a', priority: 'low', gpu: { gpuCount: 1 } });
+    await kit.advance(1000);
+    const high = kit.submit({ command: ['high'], workingDirectory: '/work', tenant: 'team-b', priority: 'critical', gpu: { gpuCount: 1 } });
+    await kit.advance(1000);
+    await kit.advance(1000);
+    expect([kit.store.getJob(low.id)!.tenant, kit.store.getJob(high.id)!.state]).toEqual(['team-a', 'running']);
+    const adminView = (await call('GET', '/api/v1/audit?tenant=team-a')).body.entries as any[];
+    const preempt = adminView.find((e) => e.action === 'job.preempt');
+    expect(preempt.summary.preemptorJobId).toBe(high.id);
+    expect(JSON.stringify(adminView)).toContain(`job ${high.id}`);
+    const tenantAdmin = (await call('POST', '/api/v1/tokens', { tenant: 'team-a', role: 'tenant-admin' })).body.token;
+    const seen = (await call('GET', '/api/v1/audit', undefined, tenantAdmin)).body.entries as any[];
+    // The same entries, and the token.create of the tenant-admin's own token.
+    expect(seen.map((e) => `${e.action} ${e.target}`)).toEqual([...adminView.map((e) => `${e.action} ${e.target}`), 'token.create token 2']);
+    const seenPreempt = seen.find((e) => e.action === 'job.preempt');
+    expect(seenPreempt.summary).toEqual({ preemptorJobId: null, reason: preempt.summary.reason.replace(`job ${high.id}`, 'another tenant\'s job') });
+    expect(seenPreempt.summary.reason).toMatch(/another tenant's job/);
+    const texts = JSON.stringify(seen.map((e) => [e.target, e.summary, e.outcome]));
+    expect(texts).not.toMatch(new RegExp(`job #?${high.id}\\b|JobId":${high.id}\\b`));
+    expect(texts).toContain(`job ${low.id}`);
+  });
+
   it('lists entries to an admin, to a tenant-admin its own tenant\'s, to no one else (GET /api/v1/audit), newest or paged', async () => {
     for (const name of ['t1', 't2', 't3']) await call('POST', '/api/v1/tenants', { name });
     const newest = await call('GET', '/api/v1/audit?newest=true&limit=2');
