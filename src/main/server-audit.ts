@@ -26,6 +26,21 @@ export interface ServerAuditLog {
 }
 
 /**
+ * Records the server's own token actions at start (actor and role `server`): `token.create` for
+ * an admin token it made (the first start, or the admin-token file missing or not an active admin
+ * token) and `token.revoke` for each earlier server admin token that new one replaced.
+ */
+export function recordServerAdminToken(audit: AuditServices, made: { readonly id: number; readonly created: boolean; readonly revokedIds: readonly number[]; readonly fileState: 'missing' | 'unknown' | 'valid' }): void {
+  if (!made.created) return;
+  const OK = { result: 'ok', httpStatus: null, message: null } as const;
+  const because = made.fileState === 'missing' ? 'the admin-token file was missing' : 'the admin-token file held no active admin token';
+  audit.record({ atMs: audit.nowMs(), actor: 'server', role: 'server', tenant: null, action: 'token.create', target: `token ${made.id}`, summary: { role: 'admin', reason: `server start: ${because}` }, outcome: OK });
+  for (const revokedId of made.revokedIds) {
+    audit.record({ atMs: audit.nowMs(), actor: 'server', role: 'server', tenant: null, action: 'token.revoke', target: `token ${revokedId}`, summary: { reason: `replaced by admin token ${made.id} at server start` }, outcome: OK });
+  }
+}
+
+/**
  * Writes the journal lines of the store's entries after `lastSeq` (the batch a crash kept from the
  * journal), so that later lines leave no gap: verify names a seq the journal skips `unwitnessed`.
  */
