@@ -26,7 +26,7 @@ export const AuditEntrySchema = z.object({
   action: z.string(),
   target: z.string(),
   summary: z.record(z.unknown()),
-  outcome: z.object({ result: z.enum(['ok', 'denied', 'rejected', 'failed']), httpStatus: z.number().int().nullable(), message: z.string().nullable() }),
+  outcome: z.object({ result: z.enum(['ok', 'denied', 'rejected', 'failed', 'unreadable']).describe('unreadable: the stored outcome is not a JSON object (an edited row); message holds its text'), httpStatus: z.number().int().nullable(), message: z.string().nullable() }),
   prevHash: z.string(),
   hash: z.string(),
 });

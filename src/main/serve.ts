@@ -46,7 +46,7 @@ import { writeCliConfig } from '../config/cli-config.js';
 import { setUpJobIsolation } from './job-sandbox-setup.js';
 import { DEFAULT_SIMULATED_GPUS, type ServerConfig } from '../config/server-config.js';
 import { prepareServerTls } from './server-tls.js';
-import { openServerAuditLog } from './server-audit.js';
+import { openServerAuditLog, recordServerAdminToken } from './server-audit.js';
 import { readAdminTokenFile, writeAdminTokenFile } from './admin-token-file.js';
 import type { TokenRecord } from '../app/ports/state-store.js';
 
@@ -144,6 +144,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const existing = readAdminTokenFile(adminTokenPath);
   const { token, created, id, revokedIds } = admin.ensureAdminToken(existing);
   adminTokenId = id;
+  recordServerAdminToken(audit.services, { id, created, revokedIds, fileState: existing === null ? 'missing' : created ? 'unknown' : 'valid' });
   if (created) writeAdminTokenFile(adminTokenPath, token);
   chmodSync(adminTokenPath, 0o600);
   if (revokedIds.length > 0) {

@@ -73,6 +73,9 @@ describe('gpushare audit', () => {
     for (const expected of ['tenant.create tenant team-a ok', 'token.create token 2 ok', 'job.submit job 1 ok', 'job.submit job 3 ok', 'gpu.allocate job 1 ok', 'job.launch job 2 ok',
       'job.cancel job 3 ok', 'gpu.cordon gpu 1 ok', 'gpu.cordon gpu 0 denied', 'job.cancel job 1 ok']) expect(actions).toContain(expected);
     expect(list.map((e) => e.seq)).toEqual(list.map((_, i) => i + 1));
+    // The first start made admin token 1: the server's own action, the first entry.
+    expect([list[0].seq, list[0].actor, list[0].role, list[0].tenant, list[0].action, list[0].target, list[0].summary, list[0].outcome])
+      .toEqual([1, 'server', 'server', null, 'token.create', 'token 1', { reason: 'server start: the admin-token file was missing', role: 'admin' }, { result: 'ok', httpStatus: null, message: null }]);
     expect(list.find((e) => e.action === 'job.submit').actor).toBe('tenant-admin token 2 of team-a');
     expect(listed.stdout).not.toContain('hunter2');
     expect(listed.stdout).not.toContain(tokenSecret);

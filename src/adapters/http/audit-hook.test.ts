@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiLimits, DEFAULT_API_LIMITS } from '../../app/auth/api-limits.js';
 import { auditPlaneEvents } from '../../app/audit/plane-audit.js';
 import { safeAuditRecorder } from '../../app/audit/audit-recorder.js';
 import type { AuditLog } from '../../app/ports/audit-log.js';
@@ -21,12 +22,13 @@ import { kitServices } from './testing/kit-services.js';
 
 interface Logged { readonly obj: any; readonly msg: string | undefined }
 
-async function serverFor(kit: PlaneKit, log: AuditLog, logged: Logged[]): Promise<FastifyInstance> {
+async function serverFor(kit: PlaneKit, log: AuditLog, logged: Logged[], limits?: ApiLimits): Promise<FastifyInstance> {
   const logger = { info: () => undefined, warn: () => undefined, error: (obj: object, msg?: string) => void logged.push({ obj, msg }) };
   const record = safeAuditRecorder(log, logger);
   kit.plane.events.on(auditPlaneEvents({ record, job: (id) => kit.store.getJob(id), nowMs: () => kit.clock.nowMs() }));
   return buildServer({
     ...kitServices(kit),
+    ...(limits === undefined ? {} : { limits }),
     qos: new QosService(kit.plane, kit.store, kit.clock, logger),
     audit: { log, record, jobTenant: (id) => kit.store.getJob(id)?.tenant ?? null, nowMs: () => kit.clock.nowMs(), logError: (err, call) => logger.error({ err, call }, 'audit') },
   });
@@ -98,6 +100,31 @@ describe('audit log of API calls and GPU actions', () => {
     expect(all[5]!.summary).toEqual({ method: 'POST', route: '/api/v1/jobs/:id/cancel', params: { id: 1 } });
   });
 
+  it('records no environment values of a refused submit (a list or a string), and no value of a secret-named field anywhere', async () => {
+    const submit = (body: object) => call('POST', '/api/v1/jobs', { command: ['x'], workingDirectory: '/work', ...body });
+    expect((await submit({ environment: ['PASSWORD=leak1', 'B=leak2'] })).status).toBe(400);
+    expect((await submit({ environment: 'PASSWORD=leak3' })).status).toBe(400);
+    expect((await submit({ environment: 42 })).status).toBe(400);
+    expect((await submit({ apiKey: 'leak4', nested: { Credentials: { user: 'leak5' }, db_password: 1234, sshKeys: ['leak6'] } })).status).toBe(400);
+    const bodies = log.list({ limit: 100 }).map((e) => (e.summary.body as Record<string, unknown>));
+    expect(bodies.map((b) => b.environment)).toEqual([
+      '[not an object: 2 items, values not recorded]', '[not an object: 14 characters, values not recorded]', '[not an object: number, value not recorded]', undefined,
+    ]);
+    expect([bodies[3]!.apiKey, bodies[3]!.nested]).toEqual(['[redacted]', { Credentials: '[redacted]', db_password: '[redacted]', sshKeys: '[redacted]' }]);
+    expect(JSON.stringify(log.rows().map((r) => [r.summaryJson, r.outcomeJson]))).not.toMatch(/leak|1234/);
+  });
+
+  it('does not record calls refused by the request rate (429), so a throttled token cannot grow the log', async () => {
+    await app.close();
+    app = await serverFor(kit, log, logged, new ApiLimits({ ...DEFAULT_API_LIMITS, requestsPerSecond: 0.001, requestBurst: 2 }, (name) => kit.store.getTenant(name), () => kit.clock.nowMs()));
+    expect((await call('POST', '/api/v1/tenants', { name: 'team-a' })).status).toBe(201);
+    const member = (await call('POST', '/api/v1/tokens', { tenant: 'team-a' })).body.token;
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await call('POST', '/api/v1/jobs/1/cancel', undefined, member)).status);
+    expect(statuses).toEqual([404, 404, 429, 429, 429, 429]);
+    expect(entries().map((e) => `${e.action} ${e.status}`)).toEqual(['tenant.create 201', 'token.create 201', 'job.cancel 404', 'job.cancel 404']);
+  });
+
   it('records the GPU actions of the control plane: allocate, launch, preempt, checkpoint; not a job\'s progress reports', async () => {
     const low = kit.submit({ command: ['low'], workingDirectory: '/work', priority: 'low', gpu: { gpuCount: 1 }, qos: { stepSeconds: 1 } });
     await kit.advance(1000);
@@ -119,6 +146,30 @@ describe('audit log of API calls and GPU actions', () => {
     ]);
     expect(log.list({ limit: 100 }).find((e) => e.action === 'gpu.allocate')!.summary).toMatchObject({ gpus: [0], mode: 'exclusive' });
     expect(log.list({ limit: 100 }).find((e) => e.action === 'job.preempt')!.summary).toMatchObject({ preemptorJobId: high.id });
+  });
+
+  it('shows a tenant-admin no other tenant\'s job id after a cross-tenant preemption; an admin sees the entries unchanged', async () => {
+    for (const name of ['team-a', 'team-b']) expect((await call('POST', '/api/v1/tenants', { name })).status).toBe(201);
+    const low = kit.submit({ command: ['low'], workingDirectory: '/work', tenant: 'team-a', priority: 'low', gpu: { gpuCount: 1 } });
+    await kit.advance(1000);
+    const high = kit.submit({ command: ['high'], workingDirectory: '/work', tenant: 'team-b', priority: 'critical', gpu: { gpuCount: 1 } });
+    await kit.advance(1000);
+    await kit.advance(1000);
+    expect([kit.store.getJob(low.id)!.tenant, kit.store.getJob(high.id)!.state]).toEqual(['team-a', 'running']);
+    const adminView = (await call('GET', '/api/v1/audit?tenant=team-a')).body.entries as any[];
+    const preempt = adminView.find((e) => e.action === 'job.preempt');
+    expect(preempt.summary.preemptorJobId).toBe(high.id);
+    expect(JSON.stringify(adminView)).toContain(`job ${high.id}`);
+    const tenantAdmin = (await call('POST', '/api/v1/tokens', { tenant: 'team-a', role: 'tenant-admin' })).body.token;
+    const seen = (await call('GET', '/api/v1/audit', undefined, tenantAdmin)).body.entries as any[];
+    // The same entries, and the token.create of the tenant-admin's own token.
+    expect(seen.map((e) => `${e.action} ${e.target}`)).toEqual([...adminView.map((e) => `${e.action} ${e.target}`), 'token.create token 2']);
+    const seenPreempt = seen.find((e) => e.action === 'job.preempt');
+    expect(seenPreempt.summary).toEqual({ preemptorJobId: null, reason: preempt.summary.reason.replace(`job ${high.id}`, 'another tenant\'s job') });
+    expect(seenPreempt.summary.reason).toMatch(/another tenant's job/);
+    const texts = JSON.stringify(seen.map((e) => [e.target, e.summary, e.outcome]));
+    expect(texts).not.toMatch(new RegExp(`job #?${high.id}\\b|JobId":${high.id}\\b`));
+    expect(texts).toContain(`job ${low.id}`);
   });
 
   it('lists entries to an admin, to a tenant-admin its own tenant\'s, to no one else (GET /api/v1/audit), newest or paged', async () => {

@@ -3,7 +3,8 @@
  * log"): an `onSend` hook of the API's scope, so the entry is stored before the caller sees the
  * answer, for calls that succeeded and for calls refused after authentication (403 `denied`,
  * another 4xx `rejected`, 5xx `failed`, with the status and the error message). Calls without a
- * valid token (401) are not recorded (they reach no principal); nor are paths that match no route
+ * valid token (401) are not recorded (they reach no principal), nor calls refused by the request
+ * rate (429: else a throttled token could still grow the log without bound); nor are paths that match no route
  * (404 before authentication: nothing changed) and the routes of `UNAUDITED_ROUTES`. The action, target and tenant come from `AUDITED_ROUTES`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -42,6 +43,7 @@ function recordCall(audit: AuditServices, request: FastifyRequest, reply: Fastif
   const key = `${request.method} ${pattern}`;
   if (key in UNAUDITED_ROUTES) return;
   const status = reply.statusCode;
+  if (status === 429) return; // throttled: recording it would let the throttled token grow the log
   const answer = answerObject(payload);
   const body = request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
   const context: AuditRouteContext = {

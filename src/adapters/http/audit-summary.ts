@@ -1,8 +1,10 @@
 /**
  * The summary of a request as the audit log keeps it: method, route pattern, path parameters,
- * query and body, with secrets removed. Token secrets and fields named like a secret
- * (`token`, `secret`, `password`, `authorization`) become `[redacted]`; a job's `environment`
- * becomes the list of its variable names (never their values); strings longer than 256 characters,
+ * query and body, with secrets removed. The value of every field named like a secret (its name
+ * contains `token`, `secret`, `password`, `authorization`, `key` or `credential`, in any case:
+ * `apiKey`, `AWS_SECRET`) becomes `[redacted]`, whatever its type; a job's `environment` becomes
+ * the list of its variable names (never their values), and an `environment` that is not an object
+ * becomes `[not an object: N characters|items, values not recorded]`; strings longer than 256 characters,
  * arrays longer than 64 items and nesting deeper than 6 are cut, saying how much was cut.
  */
 import type { JsonValue } from '../../app/ports/audit-log.js';
@@ -11,7 +13,7 @@ const MAX_STRING = 256;
 const MAX_ITEMS = 64;
 const MAX_KEYS = 64;
 const MAX_DEPTH = 6;
-const SECRET_KEY = /token|secret|password|authorization/i;
+const SECRET_KEY = /token|secret|password|authorization|key|credential/i;
 
 /** A string cut to {@link MAX_STRING} characters, saying how many were left out. */
 export function cutString(text: string, max = MAX_STRING): string {
@@ -20,13 +22,19 @@ export function cutString(text: string, max = MAX_STRING): string {
 
 /** `value` made safe to record (see the module comment); `key` is the field it is the value of. */
 export function auditValue(value: unknown, key = '', depth = 0): JsonValue {
-  if (typeof value === 'string') return SECRET_KEY.test(key) ? '[redacted]' : cutString(value);
+  if (value !== null && value !== undefined && SECRET_KEY.test(key)) return '[redacted]';
+  if (key === 'environment') {
+    if (typeof value === 'string') return `[not an object: ${value.length} characters, values not recorded]`;
+    if (Array.isArray(value)) return `[not an object: ${value.length} items, values not recorded]`;
+    if (value === null || typeof value !== 'object') return value === null || value === undefined ? null : `[not an object: ${typeof value}, value not recorded]`;
+  }
+  if (typeof value === 'string') return cutString(value);
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (typeof value === 'boolean' || value === null) return value;
   if (value === undefined) return null;
   if (typeof value !== 'object') return String(typeof value);
   if (depth >= MAX_DEPTH) return '[nested too deep]';
-  if (key === 'environment' && !Array.isArray(value)) return Object.keys(value).sort().slice(0, MAX_ITEMS).map((name) => cutString(name));
+  if (key === 'environment') return Object.keys(value).sort().slice(0, MAX_ITEMS).map((name) => cutString(name));
   if (Array.isArray(value)) {
     const items: JsonValue[] = value.slice(0, MAX_ITEMS).map((item) => auditValue(item, key, depth + 1));
     if (value.length > MAX_ITEMS) items.push(`…(+${value.length - MAX_ITEMS} items)`);
@@ -36,8 +44,8 @@ export function auditValue(value: unknown, key = '', depth = 0): JsonValue {
   const keys = Object.keys(value);
   for (const name of keys.slice(0, MAX_KEYS)) {
     const field = (value as Record<string, unknown>)[name];
-    // A secret-named field holding an object (`{ token: { value } }`) is dropped whole.
-    out[cutString(name, 64)] = SECRET_KEY.test(name) && field !== null && typeof field === 'object' ? '[redacted]' : auditValue(field, name, depth + 1);
+    // A secret-named field is dropped whole, whatever it holds (`{ token: { value } }`, `{ password: 1234 }`).
+    out[cutString(name, 64)] = auditValue(field, name, depth + 1);
   }
   if (keys.length > MAX_KEYS) out['…'] = `+${keys.length - MAX_KEYS} fields`;
   return out;

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createMemoryAuditLog } from '../../adapters/store/memory-audit-log.js';
 import type { NewAuditEntry } from '../ports/audit-log.js';
-import { auditEntryHash, canonicalJson, chainAuditEntry, GENESIS_HASH, verifyAuditChain, type AuditJournal, type StoredAuditRow } from './audit-chain.js';
+import { auditEntryHash, auditEntryOfRow, canonicalJson, chainAuditEntry, GENESIS_HASH, verifyAuditChain, type AuditJournal, type StoredAuditRow } from './audit-chain.js';
 
 const entry = (i: number, overrides: Partial<NewAuditEntry> = {}): NewAuditEntry => ({
   atMs: 1_700_000_000_000 + i, actor: 'admin token 1', role: 'admin', tenant: i % 2 === 0 ? 'team-a' : null, action: 'job.submit', target: `job ${i}`,
@@ -101,6 +101,34 @@ describe('the audit hash chain', () => {
     expect(verifyAuditChain(forged, null).firstBad?.problem).toBe('journal-missing');
     const result = verifyAuditChain(forged, journal);
     expect([result.firstBad?.seq, result.firstBad?.problem]).toEqual([5, 'rewritten']);
+  });
+
+  it('names an entry whose text was moved between summary and outcome (same hash) as edited, and lists it without throwing', () => {
+    const { rows, journal } = tenRows();
+    const row = rows[3]!;
+    // The hash input joins summary and outcome with a comma: moving the summary's last fields to the outcome's start keeps it.
+    const summaryJson = row.summaryJson.slice(0, row.summaryJson.lastIndexOf(',"route"'));
+    const outcomeJson = `${row.summaryJson.slice(row.summaryJson.lastIndexOf(',"route"') + 1)},${row.outcomeJson}`;
+    const moved = { ...row, summaryJson, outcomeJson };
+    expect(auditEntryHash(row.prevHash, moved)).toBe(row.hash);
+    rows[3] = moved;
+    const result = verifyAuditChain(rows, journal);
+    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([false, 4, 'edited', 3]);
+    expect(result.firstBad?.message).toBe('entry 4 was edited: its summary is not a JSON object in canonical form (sorted keys, no whitespace)');
+    const shown = auditEntryOfRow(moved);
+    expect([shown.summary, shown.outcome]).toEqual([{ unreadable: summaryJson }, { result: 'unreadable', httpStatus: null, message: outcomeJson }]);
+  });
+
+  it('names an entry the journal skips inside its range as unwitnessed (a forged entry appended while the journal went on)', () => {
+    const { rows, journal } = tenRows();
+    const hashes = new Map(journal.hashes);
+    hashes.delete(6);
+    const result = verifyAuditChain(rows, { hashes, lastSeq: 10 });
+    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([false, 6, 'unwitnessed', 5]);
+    expect(result.firstBad?.message).toBe('entry 6 is missing from the audit-head journal, which records entries 1–10: it was not written by the server (forged entry)');
+    // A journal started after entry 3 (deleted and recreated) witnesses 4–10 only: 1–3 before its first line are not an error.
+    const late = new Map([...journal.hashes].filter(([seq]) => seq >= 4));
+    expect(verifyAuditChain(rows, { hashes: late, lastSeq: 10 }).ok).toBe(true);
   });
 
   it('fails a log with entries whose journal was deleted', () => {

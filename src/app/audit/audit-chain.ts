@@ -67,7 +67,7 @@ export interface AuditJournal {
 
 /** What is wrong with the first bad entry. */
 export type AuditProblem =
-  /** The entry's fields do not hash to its stored hash: it was edited. */
+  /** The entry's fields do not hash to its stored hash, or its summary or outcome is not a JSON object in canonical form (text moved across their boundary keeps the hash): it was edited. */
   | 'edited'
   /** The seq is not in the store although a later one (or the journal) is: the entry was deleted. */
   | 'missing'
@@ -75,6 +75,8 @@ export type AuditProblem =
   | 'broken-link'
   /** The entry is consistent in the store but the journal recorded another hash for its seq: the chain was rewritten. */
   | 'rewritten'
+  /** The seq lies between the journal's first and last lines but has no line: the server did not write it (forged entry). */
+  | 'unwitnessed'
   /** The journal records entries after the store's last: the newest entries were deleted. */
   | 'truncated'
   /** The store has entries but the journal file is missing. */
@@ -93,6 +95,25 @@ export interface AuditVerification {
   readonly firstBad: { readonly seq: number; readonly problem: AuditProblem; readonly message: string } | null;
 }
 
+/** The parsed JSON object of `text`, or null when `text` is not JSON or not an object. */
+function jsonObjectOf(text: string): Record<string, JsonValue> | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, JsonValue>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `'summary'` or `'outcome'` when that column is not a JSON object whose canonical form is its text; null when both are. */
+function malformedColumn(row: StoredAuditRow): 'summary' | 'outcome' | null {
+  for (const [name, text] of [['summary', row.summaryJson], ['outcome', row.outcomeJson]] as const) {
+    const parsed = jsonObjectOf(text);
+    if (parsed === null || canonicalJson(parsed) !== text) return name;
+  }
+  return null;
+}
+
 /**
  * Recomputes the chain over `rows` (in seq order) and checks it against `journal` (null: no
  * journal file). Stops at the first bad entry.
@@ -101,6 +122,8 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
   let expectedSeq = 1;
   let prev = GENESIS_HASH;
   let entries = 0;
+  let journalFirstSeq = Infinity;
+  for (const seq of journal?.hashes.keys() ?? []) if (seq < journalFirstSeq) journalFirstSeq = seq;
   const fail = (seq: number, problem: AuditProblem, message: string): AuditVerification => ({
     ok: false, entries, head: { seq: expectedSeq - 1, hash: prev }, witnessedThroughSeq: Math.min(journal?.lastSeq ?? 0, expectedSeq - 1), firstBad: { seq, problem, message },
   });
@@ -115,7 +138,14 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
     if (computed !== row.hash) {
       return fail(row.seq, 'edited', `entry ${row.seq} was edited: its fields hash to ${computed.slice(0, 16)}…, the stored hash is ${row.hash.slice(0, 16)}…`);
     }
+    const malformed = malformedColumn(row);
+    if (malformed !== null) {
+      return fail(row.seq, 'edited', `entry ${row.seq} was edited: its ${malformed} is not a JSON object in canonical form (sorted keys, no whitespace)`);
+    }
     const witnessed = journal?.hashes.get(row.seq);
+    if (witnessed === undefined && row.seq >= journalFirstSeq && row.seq <= (journal?.lastSeq ?? 0)) {
+      return fail(row.seq, 'unwitnessed', `entry ${row.seq} is missing from the audit-head journal, which records entries ${journalFirstSeq}–${journal!.lastSeq}: it was not written by the server (forged entry)`);
+    }
     if (witnessed !== undefined && witnessed !== row.hash) {
       return fail(row.seq, 'rewritten', `entry ${row.seq} differs from the audit-head journal (journal ${witnessed.slice(0, 16)}…, store ${row.hash.slice(0, 16)}…): the chain was rewritten from here`);
     }
@@ -158,10 +188,17 @@ export function chainAuditEntry(head: { readonly seq: number; readonly hash: str
   return { ...fields, prevHash: head.hash, hash: auditEntryHash(head.hash, fields) };
 }
 
-/** The entry a stored row holds (summary and outcome parsed). */
+/**
+ * The entry a stored row holds (summary and outcome parsed). A column that is not a JSON object
+ * (an edited row) never throws: the summary becomes `{ unreadable: <text> }`, the outcome
+ * `{ result: 'unreadable', httpStatus: null, message: <text> }` (`gpushare audit verify` names the entry).
+ */
 export function auditEntryOfRow(row: StoredAuditRow): AuditEntry {
+  const summary = jsonObjectOf(row.summaryJson) ?? { unreadable: row.summaryJson };
+  const parsedOutcome = jsonObjectOf(row.outcomeJson);
+  const outcome: AuditOutcome = parsedOutcome !== null && typeof parsedOutcome.result === 'string' ? (parsedOutcome as unknown as AuditOutcome) : { result: 'unreadable', httpStatus: null, message: row.outcomeJson };
   return {
     seq: row.seq, atMs: row.atMs, actor: row.actor, role: row.role, tenant: row.tenant, action: row.action, target: row.target,
-    summary: JSON.parse(row.summaryJson) as AuditEntry['summary'], outcome: JSON.parse(row.outcomeJson) as AuditOutcome, prevHash: row.prevHash, hash: row.hash,
+    summary, outcome, prevHash: row.prevHash, hash: row.hash,
   };
 }

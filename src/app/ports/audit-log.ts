@@ -11,9 +11,10 @@ export type JsonValue = string | number | boolean | null | readonly JsonValue[] 
 
 /**
  * How an action ended: `ok` (done), `denied` (403: the caller may not), `rejected` (another 4xx: bad
- * input, unknown target, conflict), `failed` (5xx: the server could not).
+ * input, unknown target, conflict), `failed` (5xx: the server could not); `unreadable` only when
+ * listing a stored row whose outcome text is not a JSON object (an edited row; never recorded).
  */
-export type AuditResult = 'ok' | 'denied' | 'rejected' | 'failed';
+export type AuditResult = 'ok' | 'denied' | 'rejected' | 'failed' | 'unreadable';
 
 /** The outcome of an audited action. */
 export interface AuditOutcome {

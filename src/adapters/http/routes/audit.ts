@@ -1,10 +1,12 @@
 /**
  * `GET /api/v1/audit`: audit log entries (docs/security.md "Audit log"): every entry for an admin,
- * its own tenant's for a tenant-admin.
+ * its own tenant's for a tenant-admin, with other tenants' job ids redacted (audit-view-redaction.ts).
  */
 import { authorize } from '../../../app/auth/authorize.js';
+import { reasonRedactor } from '../../../app/control-plane/reason-redaction.js';
 import type { AuditEntry } from '../../../app/ports/audit-log.js';
 import { AuditListSchema, AuditQuerySchema, type AuditEntryView } from '../../../contract/audit.js';
+import { redactAuditView } from '../audit-view-redaction.js';
 import type { AuditServices } from '../server-services.js';
 import type { Api } from './jobs.js';
 
@@ -19,7 +21,7 @@ function entryView(entry: AuditEntry): AuditEntryView {
 /** Registers the audit route. */
 export function registerAuditRoutes(api: Api, audit: AuditServices): void {
   api.get('/audit', {
-    schema: { tags: ['admin'], summary: 'Audit log entries in seq order (admin; a tenant-admin its tenant\'s): the newest `limit`, or pages with afterSeq', querystring: AuditQuerySchema, response: { 200: AuditListSchema } },
+    schema: { tags: ['admin'], summary: 'Audit log entries in seq order (admin; a tenant-admin its tenant\'s): the oldest `limit` matching entries (paging with afterSeq), or the newest `limit` with newest=true; a tenant-admin sees no other tenant\'s job ids', querystring: AuditQuerySchema, response: { 200: AuditListSchema } },
   }, async (request) => {
     const { principal } = request;
     authorize(principal, 'audit.read', { tenant: request.query.tenant ?? principal.tenant });
@@ -32,6 +34,9 @@ export function registerAuditRoutes(api: Api, audit: AuditServices): void {
       ...(afterSeq === undefined ? {} : { afterSeq }),
       ...(tenant === undefined ? {} : { tenant }),
     });
-    return { entries: entries.map(entryView) };
+    if (principal.role === 'admin') return { entries: entries.map(entryView) };
+    // Anyone else: no other tenant's job ids, in reasons or in fields (audit-view-redaction.ts).
+    const redaction = { redact: reasonRedactor(principal, audit.jobTenant), ownJob: (id: number) => principal.tenant !== null && audit.jobTenant(id) === principal.tenant };
+    return { entries: entries.map((e) => redactAuditView(entryView(e), redaction)) };
   });
 }
