@@ -123,7 +123,8 @@ export async function runServerBench(options: ServerBenchOptions, progress: (mes
       scheduler,
       jobsByState: endStatus.jobs,
       targets: {
-        submitsPerSecond: { target: options.targetSubmitsPerSecond, measured: submit.requestsPerSecond, pass: submit.requestsPerSecond >= options.targetSubmitsPerSecond },
+        // A refused submit is no submit: any failure fails the target.
+        submitsPerSecond: { target: options.targetSubmitsPerSecond, measured: submit.requestsPerSecond, pass: submit.failed === 0 && submit.requestsPerSecond >= options.targetSubmitsPerSecond },
         passP99Ms: { target: options.targetPassP99Ms, measured: scheduler.p99PassMs, pass: scheduler.p99PassMs <= options.targetPassP99Ms },
       },
       cleanup: { jobProcessGroupsKilled: cleanup.groupsKilled, strayProcessesKilled: cleanup.straysKilled, leftoverProcesses, jobPidsAlive, sleepProcessesOnMachine, tempDirRemoved },

@@ -38,7 +38,9 @@ export async function startServerProcess(cleanup: BenchCleanup, options: Pick<Se
 
 function startAndReadUrl(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>, stderrTail: { text: string }): Promise<{ port: number; scheme: 'http' | 'https' }> {
   const dir = cleanup.dir;
-  const child = spawn(process.execPath, [...options.serverNodeArgs, options.bin ?? BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', cleanup.dataDir, '--simulate-gpus', options.simulateGpus], {
+  const child = spawn(process.execPath, [...options.serverNodeArgs, options.bin ?? BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', cleanup.dataDir, '--simulate-gpus', options.simulateGpus,
+    // The bench's jobs (`sleep` in a folder under the temp dir) are the machine owner's own: no sandbox.
+    '--single-tenant'], {
     env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'xdg-data') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
