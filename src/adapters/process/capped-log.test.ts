@@ -4,15 +4,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CappedLog, capParts, cutMarker } from './capped-log.js';
 
-let dir: string | null = null;
+/** Folders the test made (a test may write several logs). */
+const dirs: string[] = [];
 afterEach(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = null;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Writes `chunks` through a CappedLog of `capBytes` into a new file; returns the file's bytes. */
 function written(capBytes: number, chunks: Buffer[]): Buffer {
-  dir = mkdtempSync(join(tmpdir(), 'gpushare-capped-log-'));
+  const dir = mkdtempSync(join(tmpdir(), 'gpushare-capped-log-'));
+  dirs.push(dir);
   const path = join(dir, 'out.log');
   const fd = openSync(path, 'a');
   const log = new CappedLog(fd, capBytes);
