@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // The API fuzzing (`npm run test:api`, also run by .ci/run after scripts/install-schemathesis.sh):
-// Schemathesis against a real `gpushare serve` (test/api; docs/testing.md). One file, its tests in
+// Schemathesis against a real `gpushare serve` (test/api; docs/api-fuzzing.md). One file, its tests in
 // order on one server.
 export default defineConfig({
   test: {

@@ -21,8 +21,6 @@ import {
   DEFAULT_TENANT_LIMITS,
   type TenantLimits,
   type TenantRecord,
-  type NewToken,
-  type TokenRecord,
 } from '../../app/ports/state-store.js';
 import { replaceFileAtomically } from './atomic-file.js';
 import { createPrivateFile } from './private-file.js';
@@ -31,6 +29,7 @@ import { migrate, MIGRATIONS, readSchemaVersion, StoreSchemaVersionError, TENANT
 import { planJobChanges } from './plan-job-changes.js';
 import { deepFreeze } from './deep-freeze.js';
 import { ActiveJobCache } from './sqlite-job-cache.js';
+import { sqliteTokenMethods } from './sqlite-tokens.js';
 import {
   type AttemptRow,
   attemptFromRow,
@@ -44,9 +43,6 @@ import {
   TENANT_SELECT_LIST,
   type TenantRow,
   tenantFromRow,
-  TOKEN_SELECT_LIST,
-  type TokenRow,
-  tokenFromRow,
   updateParams,
 } from './sqlite-rows.js';
 
@@ -181,15 +177,6 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
       'UPDATE tenants SET max_priority_class = ?, requests_per_second = ?, request_burst = ?, event_streams_per_token = ? WHERE name = ?',
     ),
     tenantList: db.prepare<[], TenantRow>(`SELECT ${TENANT_SELECT_LIST} FROM tenants ORDER BY name`),
-    tokenByDigest: db.prepare<[string], TokenRow>(`SELECT ${TOKEN_SELECT_LIST} FROM tokens WHERE digest = ?`),
-    tokenById: db.prepare<[number], TokenRow>(`SELECT ${TOKEN_SELECT_LIST} FROM tokens WHERE id = ?`),
-    tokenList: db.prepare<[], TokenRow>(`SELECT ${TOKEN_SELECT_LIST} FROM tokens ORDER BY id`),
-    tokenListByTenant: db.prepare<[string], TokenRow>(`SELECT ${TOKEN_SELECT_LIST} FROM tokens WHERE tenant = ? ORDER BY id`),
-    tokenInsert: db.prepare<[string, string, string | null, string, number, number | null, number]>(
-      'INSERT INTO tokens (digest, role, tenant, label, created_at_ms, expires_at_ms, created_by_server) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ),
-    tokenRevoke: db.prepare<[number, number]>('UPDATE tokens SET revoked_at_ms = coalesce(revoked_at_ms, ?) WHERE id = ?'),
-    tokenRotate: db.prepare<[string, number, number]>('UPDATE tokens SET digest = ?, rotated_at_ms = ? WHERE id = ?'),
     jobInsert: db.prepare(`INSERT INTO jobs (${insertColumns.join(', ')}) VALUES (${insertColumns.map((c) => `@${c}`).join(', ')})`),
     jobGet: db.prepare<[number], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs WHERE id = ?`).raw(),
     jobState: db.prepare<[number], string>('SELECT state FROM jobs WHERE id = ?').pluck(),
@@ -312,31 +299,6 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
     return deepFreeze(tenantFromRow(row));
   });
 
-  const readToken = (id: number): TokenRecord => {
-    const row = sql.tokenById.get(id);
-    if (row === undefined) throw new StoreConflictError(`token ${id} does not exist`);
-    return deepFreeze(tokenFromRow(row));
-  };
-
-  const createToken = write((token: NewToken): TokenRecord => {
-    if (sql.tokenByDigest.get(token.digest) !== undefined) throw new StoreConflictError('a token with this digest already exists');
-    if (token.tenant !== null) requireTenant(token.tenant);
-    const id = Number(sql.tokenInsert.run(token.digest, token.role, token.tenant, token.label, token.createdAtMs, token.expiresAtMs ?? null, token.createdByServer === true ? 1 : 0).lastInsertRowid);
-    return readToken(id);
-  });
-
-  const revokeToken = write((id: number, atMs: number): TokenRecord => {
-    if (sql.tokenRevoke.run(atMs, id).changes === 0) throw new StoreConflictError(`token ${id} does not exist`);
-    return readToken(id);
-  });
-
-  const rotateToken = write((id: number, newDigest: string, atMs: number): TokenRecord => {
-    const other = sql.tokenByDigest.get(newDigest);
-    if (other !== undefined) throw new StoreConflictError(`a token with this digest already exists (token ${other.id})`);
-    if (sql.tokenRotate.run(newDigest, atMs, id).changes === 0) throw new StoreConflictError(`token ${id} does not exist`);
-    return readToken(id);
-  });
-
   const insertJobTransaction = write((job: NewJob, atMs: number): JobRow => {
     requireTenant(job.tenant);
     const id = Number(sql.jobInsert.run(newJobParams(job, atMs)).lastInsertRowid);
@@ -409,18 +371,7 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
       return row === undefined ? null : deepFreeze(tenantFromRow(row));
     },
     listTenants: () => sql.tenantList.all().map((row) => deepFreeze(tenantFromRow(row))),
-    createToken,
-    findTokenByDigest: (digest) => {
-      const row = sql.tokenByDigest.get(digest);
-      return row === undefined ? null : deepFreeze(tokenFromRow(row));
-    },
-    getToken: (id) => {
-      const row = sql.tokenById.get(id);
-      return row === undefined ? null : deepFreeze(tokenFromRow(row));
-    },
-    listTokens: (filter = {}) => (filter.tenant === undefined ? sql.tokenList.all() : sql.tokenListByTenant.all(filter.tenant)).map((row) => deepFreeze(tokenFromRow(row))),
-    revokeToken,
-    rotateToken,
+    ...sqliteTokenMethods(db, write, requireTenant),
     insertJob: (job, atMs) => {
       const record = deepFreeze(jobFromRow(insertJobTransaction(job, atMs)));
       cache.remember(record);

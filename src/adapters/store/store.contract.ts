@@ -111,27 +111,6 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
     });
 
     describe('tokens', () => {
-      it('creates tokens with increasing ids and finds them by digest', () => {
-        store.createTenant('acme', T0);
-        const admin = store.createToken({ digest: 'a'.repeat(64), role: 'admin', tenant: null, label: 'root', createdAtMs: T0 });
-        const tenant = store.createToken({ digest: 'b'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: T0 + 1 });
-        expect(tenant.id).toBeGreaterThan(admin.id);
-        expect(store.findTokenByDigest('a'.repeat(64))).toEqual(admin);
-        expect(store.findTokenByDigest('b'.repeat(64))).toEqual({
-          id: tenant.id, digest: 'b'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: T0 + 1,
-          expiresAtMs: null, revokedAtMs: null, rotatedAtMs: null, createdByServer: false,
-        });
-        expect(store.findTokenByDigest('c'.repeat(64))).toBeNull();
-      });
-
-      it('rejects a duplicate digest and a token of an unknown tenant', () => {
-        store.createToken({ digest: 'a'.repeat(64), role: 'admin', tenant: null, label: 'root', createdAtMs: T0 });
-        expect(() => store.createToken({ digest: 'a'.repeat(64), role: 'admin', tenant: null, label: 'again', createdAtMs: T0 })).toThrow(StoreConflictError);
-        expect(() => store.createToken({ digest: 'd'.repeat(64), role: 'tenant-admin', tenant: 'ghost', label: 'x', createdAtMs: T0 })).toThrow(StoreConflictError);
-        expect(store.findTokenByDigest('a'.repeat(64))?.label).toBe('root');
-        expect(store.findTokenByDigest('d'.repeat(64))).toBeNull();
-      });
-
       describeTokenLifecycle(() => store, T0);
     });
 

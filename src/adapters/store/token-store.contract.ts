@@ -1,6 +1,6 @@
 /**
  * The token part of the StateStore contract (store.contract.ts calls it inside its `tokens`
- * suite): expiry, listing by tenant, revocation and rotation.
+ * suite): creation, lookup by digest, expiry, listing by tenant, revocation and rotation.
  */
 import { expect, it } from 'vitest';
 import { type StateStore, StoreConflictError } from '../../app/ports/state-store.js';
@@ -11,6 +11,27 @@ import { type StateStore, StoreConflictError } from '../../app/ports/state-store
  * @param t0 a base time, ms since the epoch
  */
 export function describeTokenLifecycle(store: () => StateStore, t0: number): void {
+  it('creates tokens with increasing ids and finds them by digest', () => {
+    store().createTenant('acme', t0);
+    const admin = store().createToken({ digest: 'a'.repeat(64), role: 'admin', tenant: null, label: 'root', createdAtMs: t0 });
+    const tenant = store().createToken({ digest: 'b'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: t0 + 1 });
+    expect(tenant.id).toBeGreaterThan(admin.id);
+    expect(store().findTokenByDigest('a'.repeat(64))).toEqual(admin);
+    expect(store().findTokenByDigest('b'.repeat(64))).toEqual({
+      id: tenant.id, digest: 'b'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: t0 + 1,
+      expiresAtMs: null, revokedAtMs: null, rotatedAtMs: null, createdByServer: false,
+    });
+    expect(store().findTokenByDigest('c'.repeat(64))).toBeNull();
+  });
+
+  it('rejects a duplicate digest and a token of an unknown tenant', () => {
+    store().createToken({ digest: 'a'.repeat(64), role: 'admin', tenant: null, label: 'root', createdAtMs: t0 });
+    expect(() => store().createToken({ digest: 'a'.repeat(64), role: 'admin', tenant: null, label: 'again', createdAtMs: t0 })).toThrow(StoreConflictError);
+    expect(() => store().createToken({ digest: 'd'.repeat(64), role: 'tenant-admin', tenant: 'ghost', label: 'x', createdAtMs: t0 })).toThrow(StoreConflictError);
+    expect(store().findTokenByDigest('a'.repeat(64))?.label).toBe('root');
+    expect(store().findTokenByDigest('d'.repeat(64))).toBeNull();
+  });
+
   const digest = (c: string): string => c.repeat(64);
   const seed = (s: StateStore) => {
     s.createTenant('acme', t0);
