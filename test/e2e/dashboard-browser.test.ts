@@ -141,7 +141,8 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
       new MutationObserver((_, observer) => { observer.disconnect(); clearTimeout(timer); resolve(); })
         .observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
     })`);
-    expect(await segment.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    // The first change seen may be mid-render: wait (bounded) until the page settles with focus kept.
+    await expect.poll(() => segment.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: 5000 }).toBe(true);
     await page.keyboard.press('Enter');
     const panel = page.getByRole('dialog', { name: 'Job 1 form-job', exact: true });
     await panel.waitFor();
