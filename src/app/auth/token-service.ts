@@ -89,9 +89,10 @@ export class TokenService {
     authorize(principal, 'token.create', { tenant, tokenRole: role });
     if (tenant === undefined) throw invalidField('tenant', `a ${role} token needs a tenant`, this.store.listTenants().map((t) => t.name));
     if (tenant !== null && this.store.getTenant(tenant) === null) throw invalidField('tenant', `unknown tenant "${tenant}"`, this.store.listTenants().map((t) => t.name));
-    const expiresAtMs = this.expiry(input);
+    const createdAtMs = this.nowMs();
+    const expiresAtMs = this.expiry(input, createdAtMs);
     const secret = generateToken();
-    const record = this.store.createToken({ digest: tokenDigest(secret), role, tenant, label: input.label ?? '', createdAtMs: this.nowMs(), expiresAtMs });
+    const record = this.store.createToken({ digest: tokenDigest(secret), role, tenant, label: input.label ?? '', createdAtMs, expiresAtMs });
     return { ...this.view(record, principal), token: secret };
   }
 
@@ -167,9 +168,8 @@ export class TokenService {
     return token;
   }
 
-  /** The expiry of `input`, ms since the epoch; null for none. @throws GpushareError 400 naming the field */
-  private expiry(input: CreateTokenInput): number | null {
-    const nowMs = this.nowMs();
+  /** The expiry of `input`, ms since the epoch, counted from `nowMs` (the token's creation time); null for none. @throws GpushareError 400 naming the field */
+  private expiry(input: CreateTokenInput, nowMs: number): number | null {
     const maxMs = nowMs + MAX_TOKEN_LIFETIME_SECONDS * 1000;
     if (input.expiresInSeconds !== undefined && input.expiresAt !== undefined) throw invalidField('expiresAt', 'give expiresInSeconds or expiresAt, not both');
     if (input.expiresInSeconds !== undefined) {
