@@ -350,12 +350,12 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
   it('status: "you: tenant T" for a tenant token, pass times rounded to 2 decimals', async () => {
     const { env } = await serve(() => ({ status: 200, body: sampleStatus({
       you: { role: 'tenant-admin', tenant: 'team-a' },
-      scheduler: { passes: 3, lastPassMs: 0.2869970000010653, p50PassMs: 0.1, p99PassMs: 1.005, maxPassMs: 12.3456, maxPendingConsidered: 2 },
+      scheduler: { passes: 3, lastPassMs: 0.2869970000010653, p50PassMs: 0.1, p99PassMs: 1.005, maxPassMs: 12.3456, maxPendingConsidered: 2, passesSkipped: 40, maxSkippedCheckMs: 0.05 },
     }) }));
     const run = await runClientCli(['status'], { env });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('you:         tenant team-a\n');
-    expect(run.stdout).toContain('scheduler:   3 passes; last 0.29 ms, p50 0.1 ms, p99 1 ms, max 12.35 ms; at most 2 pending jobs considered\n');
+    expect(run.stdout).toContain('scheduler:   3 passes; last 0.29 ms, p50 0.1 ms, p99 1 ms, max 12.35 ms; at most 2 pending jobs considered; 40 skipped (nothing changed)\n');
     expect(run.stdout).toContain([
       'host limits: cpu enforced, memory not enforced (cgroup controllers of this host)',
       'gpu limits:  exclusive  memory exclusive, compute exclusive',

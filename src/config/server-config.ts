@@ -35,6 +35,7 @@ export const ServerConfigFileSchema = z.object({
   monitorIntervalMs: z.number().int().min(10).max(10_000).optional(),
   /** Longest time between scheduling passes, ms (passes also run on every submit and exit). Default 1000. */
   scheduleIntervalMs: z.number().int().min(10).max(60_000).optional(),
+  launchConcurrency: z.number().int().min(1).max(256).optional(),
   /** Grace between SIGTERM and SIGKILL when a job is cancelled or over its time limit, seconds. Default 10. */
   stopGraceSeconds: z.number().min(0).max(3600).optional(),
   /** Job directories (logs) of jobs that ended longer ago than this are deleted, days. Default 7. */
@@ -111,6 +112,8 @@ export interface ServerConfig {
   readonly timeslicePeriodMs: number;
   readonly monitorIntervalMs: number;
   readonly scheduleIntervalMs: number;
+  /** Most job launches in flight at once (1-256; default 8). */
+  readonly launchConcurrency: number;
   readonly stopGraceMs: number;
   readonly logRetentionMs: number;
   readonly healthPollIntervalMs: number;
@@ -278,6 +281,7 @@ export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigF
     timeslicePeriodMs: merged.timeslicePeriodMs ?? 1000,
     monitorIntervalMs: merged.monitorIntervalMs ?? 200,
     scheduleIntervalMs: merged.scheduleIntervalMs ?? 1000,
+    launchConcurrency: merged.launchConcurrency ?? 8,
     stopGraceMs: Math.round((merged.stopGraceSeconds ?? 10) * 1000),
     logRetentionMs: Math.round((merged.logRetentionDays ?? 7) * 86_400_000),
     healthPollIntervalMs: Math.round((merged.healthPollIntervalSeconds ?? 10) * 1000),

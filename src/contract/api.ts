@@ -373,7 +373,7 @@ export const StatusSchema = z.object({
     }).describe('GPU limits on this host, per sharing mode'),
   }),
   isolation: z.object({ sandboxed: z.boolean(), detail: z.string() }).describe('how jobs are kept apart on this host (docs/security.md)'),
-  scheduler: z.object({ passes: z.number().int(), lastPassMs: z.number(), p50PassMs: z.number(), p99PassMs: z.number(), maxPassMs: z.number(), maxPendingConsidered: z.number().int() }).describe('durations of recent scheduling passes'),
+  scheduler: z.object({ passes: z.number().int(), lastPassMs: z.number(), p50PassMs: z.number(), p99PassMs: z.number(), maxPassMs: z.number(), maxPendingConsidered: z.number().int(), passesSkipped: z.number().int().describe('timer passes skipped since the start: nothing that could change their outcome happened'), maxSkippedCheckMs: z.number().describe('the longest check that skipped a pass, ms') }).describe('durations of recent scheduling passes'),
   migReconfigurations: z.number().int().describe('GPUs whose MIG instances were destroyed or created since the server started'),
   checkpoint: z.object({ method: z.literal('signal'), transparentAvailable: z.boolean(), detail: z.string() }).describe('how preemption victims are checkpointed on this host'),
   you: z.object({ role: z.enum(['admin', 'tenant-admin', 'member', 'viewer', 'job']), tenant: z.string().nullable() }),

@@ -4,7 +4,7 @@
  * nothing. It composes parts with one job each (see docs/architecture.md):
  * - `JobQueue`: the jobs waiting to run and why;
  * - `SchedulingPass`: snapshot → core `schedule` → one store transaction;
- * - `JobLaunch`: starting an attempt;
+ * - `JobLaunch`: starting an attempt; `LaunchQueue`: launches off the request path, bounded;
  * - `RunningSet` and `RunningJobs`: the live attempts (QoS, time-slicing, MPS, stop signals);
  * - `StopIntents`: why gpushare stops a job (cancel, time limit, preemption);
  * - `GpuRoster`: GPUs, cordons, MIG instances;
@@ -23,10 +23,12 @@ import { decideAttemptEnd, type StopIntent } from './attempt-end.js';
 import { PendingWrites } from './pending-writes.js';
 import { GpuRoster } from './gpu-roster.js';
 import { JobLaunch } from './job-launch.js';
+import { DEFAULT_LAUNCH_CONCURRENCY, LaunchQueue } from './launch-queue.js';
 import { JobQueue } from './job-queue.js';
 import { adoptExistingInstances } from './mig-agent.js';
 import type { ControlPlaneDeps } from './plane-deps.js';
 import type { PlaneEvents } from './plane-events.js';
+import { PassHints, type PassCause } from './pass-hints.js';
 import { PassStats } from './pass-stats.js';
 import { RecentShapes } from './recent-shapes.js';
 import { RECENT_SHAPES_KEPT } from './cluster-usage.js';
@@ -57,8 +59,12 @@ export class ControlPlane {
   private readonly runningSet: RunningSet;
   private readonly pass: SchedulingPass;
   private readonly launch: JobLaunch;
+  /** Launches of placed jobs, bounded and off the request path (launch-queue.ts). */
+  private readonly launches: LaunchQueue;
   /** Store writes held back by a full disk (pending-writes.ts). */
   private readonly pendingWrites = new PendingWrites();
+  /** What happened since the last pass (pass-hints.ts): a timer pass with nothing noted is skipped. */
+  private readonly hints = new PassHints();
   private timers: Timer[] = [];
   private passQueued = false;
   private stopped = false;
@@ -80,9 +86,10 @@ export class ControlPlane {
     this.runningSet = new RunningSet({ launcher, logger, settings, mps: deps.mps, running: this.running, intents: this.intents, qos: this.qos, rotator: this.rotator });
     this.pass = new SchedulingPass({ store, clock, rng: deps.rng, logger, settings, events: this.events, stats: this.passStats, roster: this.roster, queue: this.queue, intents: this.intents, running: this.running, qos: this.qos, recentShapes: this.recentShapes });
     this.launch = new JobLaunch({ store, launcher, files: deps.files, clock, logger, events: this.events, roster: this.roster, mps: deps.mps, mig: deps.mig, serverEnvironment: deps.serverEnvironment });
+    this.launches = new LaunchQueue(settings.launchConcurrency ?? DEFAULT_LAUNCH_CONCURRENCY, clock, (jobId) => this.launchJob(jobId), (jobId, error) => logger.error({ jobId, err: error }, 'launching the job failed'));
     deps.disk?.onRecovered(() => {
       this.monitor();
-      this.requestPass();
+      this.reschedule('disk-recovered');
     });
   }
 
@@ -174,6 +181,7 @@ export class ControlPlane {
   /** Stops timers and thaws time-sliced jobs; running jobs keep running (re-adopted on the next start). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.launches.stop();
     for (const t of this.timers) t.cancel();
     this.timers = [];
     await this.rotator.stop();
@@ -183,15 +191,23 @@ export class ControlPlane {
   submitted(job: JobRecord): void {
     this.recentShapes.add(job.gpu);
     this.queue.add(job);
+    this.reschedule('submitted');
+  }
+
+  /** Removes a job from the queue (cancelled while pending) and asks for a pass (it may have been the job backfill protected). */
+  dequeue(jobId: number): void {
+    if (!this.queue.has(jobId)) return;
+    this.queue.remove(jobId);
+    this.reschedule('dequeued');
+  }
+
+  /** Notes that `cause` happened (pass-hints.ts) and asks for a pass soon. */
+  reschedule(cause: PassCause): void {
+    this.hints.note(cause);
     this.requestPass();
   }
 
-  /** Removes a job from the queue (cancelled while pending). */
-  dequeue(jobId: number): void {
-    this.queue.remove(jobId);
-  }
-
-  /** Asks for a scheduling pass soon; many requests in one tick make one pass. */
+  /** Asks for a scheduling pass soon; many requests in one tick make one pass. It runs only if something was noted since the last one (pass-hints.ts). */
   requestPass(): void {
     if (this.passQueued || this.stopped) return;
     this.passQueued = true;
@@ -201,18 +217,52 @@ export class ControlPlane {
     });
   }
 
+  /** Placed jobs waiting for a launch slot, and launches in flight. */
+  launchBacklog(): { queued: number; active: number } {
+    return { queued: this.launches.queued, active: this.launches.active };
+  }
+
   /** Number of pending jobs in the queue. */
   pendingCount(): number {
     return this.queue.size;
   }
 
-  /** One scheduling pass (see scheduling-pass.ts), then the launches and stops it decided. */
+  /**
+   * One scheduling pass (see scheduling-pass.ts), then the launches and stops it decided; skipped
+   * (counted in `passStats`) when nothing was noted since the last one (pass-hints.ts).
+   */
   runPass(): void {
+    this.passIfDue(false);
+  }
+
+  /** A full pass now, whatever the hints say (the benchmark's baseline). */
+  forcePass(): void {
+    this.passIfDue(true);
+  }
+
+  private passIfDue(force: boolean): void {
     // A full disk: the pass could store nothing; it runs again when space returns.
-    if (this.drainingFlag || this.queue.size === 0 || this.diskFull) return;
+    if (this.drainingFlag || this.diskFull) return;
+    const { clock } = this.deps;
+    const nowMs = clock.nowMs();
+    if (this.queue.size === 0) {
+      this.hints.ran(nowMs, null); // nothing waits: whatever happened needs no pass
+      return;
+    }
+    const started = clock.monotonicMs();
+    if (!force && this.hints.due(nowMs, this.quotaKey()) === null) {
+      this.passStats.recordSkipped(clock.monotonicMs() - started);
+      return;
+    }
     const outcome = this.pass.run();
-    for (const jobId of outcome.placedJobIds) void this.launchJob(jobId);
+    if (!outcome.failed) this.hints.ran(nowMs, outcome.wakeAtMs);
+    this.launches.enqueue(outcome.placedJobIds);
     for (const victimId of outcome.preemption?.victimIds ?? []) if (this.running.has(victimId)) void this.runningSet.stopProcess(victimId);
+  }
+
+  /** The tenants' quotas as one string: a change makes a pass due. */
+  private quotaKey(): string {
+    return this.deps.store.listTenants().map((t) => `${t.name}:${t.guaranteedGpuEquivalents}:${t.limitGpuEquivalents}`).join(',');
   }
 
   /** True when the host runs MPS control daemons (nvidia-cuda-mps-control found): `mps` shares are then driver limits per process. */
@@ -270,12 +320,14 @@ export class ControlPlane {
     this.roster.update(gpus, cordoned);
     this.queue.sizes.clear();
     this.events.emit({ type: 'gpus' });
-    this.requestPass();
+    this.reschedule('gpus-changed');
   }
 
   private async launchJob(jobId: number): Promise<void> {
     await this.serverUrlKnown;
+    const reconfigurationsBefore = this.launch.migReconfigurations;
     const result = await this.launch.launch(jobId, this.serverUrl, this.serverCaCert);
+    if (this.launch.migReconfigurations !== reconfigurationsBefore) this.hints.note('gpus-changed');
     if (result.kind === 'disk-full') {
       this.isDiskFull(result.error);
       this.pendingWrites.add(jobId, result.label, () => {
@@ -284,14 +336,15 @@ export class ControlPlane {
         if (result.started) {
           this.adoptRunning(job);
           if (this.intents.has(jobId)) void this.runningSet.stopProcess(jobId);
+          this.requestPass();
         } else {
           this.queue.add(job);
+          this.reschedule('requeued');
         }
-        this.requestPass();
       });
       return;
     }
-    if (result.kind === 'failed') this.requestPass();
+    if (result.kind === 'failed') this.reschedule('launch-failed');
     if (result.kind !== 'started') return;
     this.adoptRunning(this.deps.store.getJob(jobId)!);
     if (this.intents.has(jobId)) void this.runningSet.stopProcess(jobId);
@@ -342,11 +395,11 @@ export class ControlPlane {
     }]);
     this.runningSet.drop(job);
     if (!terminal) this.queue.add(store.getJob(job.id)!);
-    this.requestPass();
+    this.reschedule(terminal ? 'job-ended' : 'requeued');
   }
 
   private qosTarget() {
-    return { store: this.deps.store, logger: this.deps.logger, events: this.events, requestPass: () => this.requestPass() };
+    return { store: this.deps.store, logger: this.deps.logger, events: this.events, requestPass: () => this.reschedule('qos-changed') };
   }
 
   private sweepRetention(): void {

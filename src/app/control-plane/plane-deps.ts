@@ -51,6 +51,8 @@ export interface ControlPlaneSettings {
   readonly preemptionMinRunMs: number;
   /** A job is preempted at most this many times. */
   readonly maxPreemptionsPerJob: number;
+  /** Most launches in flight at once (launch-queue.ts); default 8. */
+  readonly launchConcurrency?: number;
   /** A QoS target missed for this long is a violation, seconds (default 60; docs/qos.md). */
   readonly qosViolationSeconds?: number;
   /** `isolate` (default): a violating job's GPUs take no newly placed job of lower priority; `none`: no reaction. */

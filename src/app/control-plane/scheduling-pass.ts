@@ -46,9 +46,15 @@ export interface PassOutcome {
   readonly placedJobIds: readonly number[];
   /** The preemption started, with the reason its victims are stopped for; null for none. */
   readonly preemption: (PlannedPreemption & { readonly reason: string }) | null;
+  /**
+   * When a pass is due again with nothing else happening, ms since the epoch: the first time a
+   * running preemptible job passes the preemption guard's minimum run time while jobs wait (it may
+   * become a victim then); null for never.
+   */
+  readonly wakeAtMs: number | null;
+  /** True when storing the pass failed (nothing of it was applied). */
+  readonly failed?: boolean;
 }
-
-const NOTHING: PassOutcome = { placedJobIds: [], preemption: null };
 
 /** Runs passes. */
 export class SchedulingPass {
@@ -74,8 +80,9 @@ export class SchedulingPass {
     const started = clock.monotonicMs();
     const nowMs = clock.nowMs();
     const qosViolators = settings.qosProtection === 'none' ? [] : this.deps.qos.violatingJobs().map((v) => ({ jobId: v.jobId, priority: v.priority, node: settings.nodeName, gpuIndices: v.gpuIndices }));
+    const snapshot = this.snapshot();
     const plan = schedule({
-      snapshot: this.snapshot(),
+      snapshot,
       pending: queue.all(),
       nowMs,
       rng: this.deps.rng,
@@ -97,7 +104,8 @@ export class SchedulingPass {
       jobId, atMs: nowMs, expectState: queue.stateOf(jobId), to: 'scheduled', reason: describePlacement(placement, queue.get(jobId), roster), patch: { placement, reason: null },
     }));
     for (const victimId of plan.preemption?.victimIds ?? []) changes.push({ jobId: victimId, atMs: nowMs, expectState: 'running', patch: { reason: `${PREEMPTION_REQUESTED}: ${reason}` } });
-    let outcome = NOTHING;
+    const wakeAtMs = plan.waiting.size === 0 ? null : minRunWake(snapshot.active, nowMs, settings.preemptionMinRunMs);
+    let outcome: PassOutcome = { placedJobIds: [], preemption: null, wakeAtMs };
     if (changes.length > 0) {
       try {
         store.applyJobChanges(changes);
@@ -108,10 +116,11 @@ export class SchedulingPass {
           for (const victimId of plan.preemption.victimIds) intents.set(victimId, { kind: 'preempted', reason });
           this.deps.events.emit({ type: 'preemption', preemptorId: plan.preemption.preemptorId, victimIds: plan.preemption.victimIds, reason, atMs: nowMs });
         }
-        outcome = { placedJobIds: plan.placements.map((p) => p.jobId), preemption: plan.preemption && { ...plan.preemption, reason } };
+        outcome = { placedJobIds: plan.placements.map((p) => p.jobId), preemption: plan.preemption && { ...plan.preemption, reason }, wakeAtMs };
       } catch (error) {
         // A full disk is logged once by the disk watch (docs/server.md), not on every pass.
         if (!isDiskFullError(error)) logger.error({ err: error }, 'storing the pass failed; nothing of it was applied');
+        outcome = { ...outcome, failed: true };
       }
     }
     for (const [id, why] of intents.preemptorReasons((id) => queue.has(id))) queue.setReason(id, why);
@@ -120,6 +129,17 @@ export class SchedulingPass {
     this.deps.events.emit({ type: 'pass', durationMs, pendingJobs: queue.size, placedJobs: outcome.placedJobIds.length });
     return outcome;
   }
+}
+
+/** The first time after `nowMs` a running preemptible job has run `minRunMs` (it may be preempted from then on); null for none. */
+function minRunWake(active: readonly ActiveJob[], nowMs: number, minRunMs: number): number | null {
+  let wake: number | null = null;
+  for (const job of active) {
+    if (!job.preemptible || job.stopping || job.startedAtMs === null) continue;
+    const at = job.startedAtMs + minRunMs;
+    if (at > nowMs && (wake === null || at < wake)) wake = at;
+  }
+  return wake;
 }
 
 /** A stored job that holds resources, as the core's pass rules see it. */

@@ -44,7 +44,7 @@ export class QosService {
     const atMs = this.clock.nowMs();
     const changes = qos.report(jobId, body, atMs);
     for (const kind of QOS_KINDS) if (body[QOS_REPORT_FIELDS[kind]] !== undefined) this.plane.events.emit({ type: 'qos', jobId, tenant: job.tenant, kind: 'report', qosKind: kind, atMs });
-    publishQosChanges({ store: this.store, logger: this.logger, events: this.plane.events, requestPass: () => this.plane.requestPass() }, changes);
+    publishQosChanges({ store: this.store, logger: this.logger, events: this.plane.events, requestPass: () => this.plane.reschedule('qos-changed') }, changes);
     return { jobId, status: qos.statusesOf(jobId).map(toQosStatusView) };
   }
 }

@@ -60,7 +60,7 @@ export function sampleStatus(overrides: Partial<StatusView> = {}): StatusView {
       },
     },
     isolation: { sandboxed: true, detail: 'each job runs under its tenant\'s own uid in a bubblewrap sandbox' },
-    scheduler: { passes: 10, lastPassMs: 0.5, p50PassMs: 0.4, p99PassMs: 2, maxPassMs: 3, maxPendingConsidered: 4 },
+    scheduler: { passes: 10, lastPassMs: 0.5, p50PassMs: 0.4, p99PassMs: 2, maxPassMs: 3, maxPendingConsidered: 4, passesSkipped: 0, maxSkippedCheckMs: 0 },
     migReconfigurations: 0,
     checkpoint: { method: 'signal', transparentAvailable: false, detail: 'criu: not installed; cuda-checkpoint: not installed; preemption uses the signal protocol' },
     you: { role: 'admin', tenant: null },

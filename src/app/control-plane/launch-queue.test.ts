@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../adapters/memory/manual-clock.js';
+import { LaunchQueue } from './launch-queue.js';
+
+describe('launch queue', () => {
+  it('runs at most `concurrency` launches at once, in order, each in its own turn, and reports failures', async () => {
+    const clock = new ManualClock();
+    const started: number[] = [];
+    const finish = new Map<number, () => void>();
+    const errors: Array<[number, string]> = [];
+    const queue = new LaunchQueue(2, clock, (id) => new Promise<void>((resolve, reject) => {
+      started.push(id);
+      finish.set(id, id === 3 ? () => reject(new Error('no room')) : resolve);
+    }), (id, error) => errors.push([id, (error as Error).message]));
+    queue.enqueue([1, 2, 3, 4, 5]);
+    expect(started).toEqual([]); // nothing runs inside the caller's turn
+    expect([queue.active, queue.queued]).toEqual([2, 3]);
+    clock.runPending();
+    expect(started).toEqual([1, 2]);
+    finish.get(1)!();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    clock.runPending();
+    expect(started).toEqual([1, 2, 3]);
+    finish.get(3)!();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    clock.runPending();
+    expect(started).toEqual([1, 2, 3, 4]);
+    expect(errors).toEqual([[3, 'no room']]);
+    queue.stop();
+    finish.get(2)!();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    clock.runPending();
+    expect(started).toEqual([1, 2, 3, 4]);
+    expect(queue.queued).toBe(1);
+  });
+
+  it('refuses a concurrency below 1, naming the setting', () => {
+    expect(() => new LaunchQueue(0, new ManualClock(), async () => undefined, () => undefined)).toThrow('launchConcurrency must be an integer >= 1, got 0');
+  });
+});
