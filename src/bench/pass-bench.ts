@@ -11,7 +11,9 @@
  *  3. "one job ends": `rounds` times, one running job (seeded choice) exits, the monitor settles
  *     it, and the pass that follows is timed; its placements start before the next round;
  *  4. the baseline of the same run: the same "nothing changed" passes with the queueing hints
- *     ignored (`forcePass`), i.e. a full pass over every waiting job.
+ *     ignored and every waiting job visited (`forcePass`), as every pass was before.
+ * Wall time is the target's measure; the process's CPU time is printed beside it, since on a busy
+ * machine a pass of a fraction of a millisecond can wait tens of milliseconds for a core.
  * Targets: nothing changed p99 < 2 ms, one job ended p99 < 20 ms.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -43,12 +45,14 @@ export interface PassBenchOptions {
 /** Default: 10,000 waiting jobs, 200 passes per phase. */
 export const DEFAULT_PASS_BENCH_OPTIONS: PassBenchOptions = { pendingJobs: 10_000, rounds: 200 };
 
-/** Percentiles of one phase, ms. */
+/** Percentiles of one phase, ms: wall time, and the process's CPU time (immune to a busy machine's waits). */
 export interface PassPhase {
   readonly passes: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
+  readonly cpuP50Ms: number;
+  readonly cpuP99Ms: number;
 }
 
 /** What the pass benchmark measured. */
@@ -66,9 +70,19 @@ export interface PassBenchResult {
 const NOTHING_CHANGED_TARGET_MS = 2;
 const ONE_JOB_ENDED_TARGET_MS = 20;
 
-function phase(durations: number[]): PassPhase {
-  const sorted = [...durations].sort((a, b) => a - b);
-  return { passes: sorted.length, p50Ms: nearestRank(sorted, 50) ?? 0, p99Ms: nearestRank(sorted, 99) ?? 0, maxMs: sorted[sorted.length - 1] ?? 0 };
+/** One timed pass: wall and CPU milliseconds. */
+interface Timing {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+}
+
+function phase(timings: readonly Timing[]): PassPhase {
+  const wall = timings.map((t) => t.wallMs).sort((a, b) => a - b);
+  const cpu = timings.map((t) => t.cpuMs).sort((a, b) => a - b);
+  return {
+    passes: wall.length, p50Ms: nearestRank(wall, 50) ?? 0, p99Ms: nearestRank(wall, 99) ?? 0, maxMs: wall[wall.length - 1] ?? 0,
+    cpuP50Ms: nearestRank(cpu, 50) ?? 0, cpuP99Ms: nearestRank(cpu, 99) ?? 0,
+  };
 }
 
 /** Runs the pass benchmark; `progress` gets one line per step. */
@@ -116,16 +130,19 @@ export async function runPassBench(options: PassBenchOptions, progress: (message
     await settle();
     const running = (): number[] => plane.runningJobs().map((j) => j.id);
     progress(`pass: ${plane.pendingCount()} waiting, ${running().length} running on 16 GPUs`);
-    const timed = (run: () => void): number => {
+    const timed = (run: () => void): Timing => {
+      const cpu = process.cpuUsage();
       const started = performance.now();
       run();
-      return performance.now() - started;
+      const wallMs = performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      return { wallMs, cpuMs: (used.user + used.system) / 1000 };
     };
-    const idle: number[] = [];
+    const idle: Timing[] = [];
     for (let i = 0; i < options.rounds; i++) idle.push(timed(() => plane.runPass()));
-    const full: number[] = [];
+    const full: Timing[] = [];
     for (let i = 0; i < options.rounds; i++) full.push(timed(() => plane.forcePass()));
-    const ended: number[] = [];
+    const ended: Timing[] = [];
     let placed = 0;
     for (let i = 0; i < options.rounds; i++) {
       const ids = running();
@@ -151,13 +168,13 @@ export async function runPassBench(options: PassBenchOptions, progress: (message
 
 /** The report lines of the pass benchmark. */
 export function formatPassBench(r: PassBenchResult): string[] {
-  const row = (name: string, p: PassPhase): string => `  ${name.padEnd(34)} ${String(p.passes).padStart(6)} passes  p50 ${num(p.p50Ms, 3)} ms  p99 ${num(p.p99Ms, 3)} ms  max ${num(p.maxMs, 3)} ms`;
+  const row = (name: string, p: PassPhase): string => `  ${name.padEnd(38)} ${String(p.passes).padStart(4)} passes  wall p50 ${num(p.p50Ms, 3)} ms  p99 ${num(p.p99Ms, 3)} ms  max ${num(p.maxMs, 3)} ms;  CPU p50 ${num(p.cpuP50Ms, 3)} ms  p99 ${num(p.cpuP99Ms, 3)} ms`;
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
   return [
     `Scheduling pass at depth (${r.pendingJobs} waiting, ${r.runningJobs} running, 16 simulated A100-80GB, SQLite store)`,
     row('nothing changed', r.nothingChanged),
     row('one job ended', r.oneJobEnded),
-    row('baseline: full pass, nothing changed', r.fullPassBaseline),
+    row('baseline: every job visited, nothing changed', r.fullPassBaseline),
     `  nothing changed p99 < ${NOTHING_CHANGED_TARGET_MS} ms: ${verdict(r.nothingChanged.p99Ms < NOTHING_CHANGED_TARGET_MS)} (${num(r.nothingChanged.p99Ms / r.fullPassBaseline.p99Ms, 4)}× the full pass)`,
     `  one job ended p99 < ${ONE_JOB_ENDED_TARGET_MS} ms: ${verdict(r.oneJobEnded.p99Ms < ONE_JOB_ENDED_TARGET_MS)} (${num(r.oneJobEnded.p99Ms / r.fullPassBaseline.p99Ms, 3)}× the full pass; ${r.placedAfterEnds} jobs placed into the freed room)`,
   ];

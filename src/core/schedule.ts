@@ -19,6 +19,7 @@ import { findPolicy, POLICY_NAMES } from './policies/registry.js';
 import { choosePreemption, preemptionPossible, type PreemptionSettings } from './pass/choose-preemption.js';
 import { buildPassRules, type QosViolator } from './pass/pass-rules.js';
 import { runPass } from './pass/run-pass.js';
+import type { QueueIndex } from './queue/queue-index.js';
 import type { QueueOrderCache } from './queue/queue-order-cache.js';
 import type { Rng } from './random/rng.js';
 
@@ -34,6 +35,8 @@ export interface PassRulesOptions {
   readonly preemption?: PreemptionSettings | null;
   /** Sizes of queued jobs kept across passes (a memo; see pass-rules.ts). */
   readonly sizeCache?: Map<number, number>;
+  /** With a QueueIndex: visit every job even when the rest can only wait (a benchmark's baseline). @defaultValue false */
+  readonly visitEveryJob?: boolean;
 }
 
 /** How a pass places. */
@@ -69,11 +72,14 @@ export interface PassInput {
   readonly queueOrder?: QueueOrderCache;
 }
 
+/** Jobs waiting to be placed: a list in any order, or a control plane's QueueIndex (taken lazily in queue order; run-pass.ts). */
+export type PendingJobs = readonly JobRequest[] | QueueIndex;
+
 /** Everything `schedule` needs. */
 export interface ScheduleInput extends PassInput {
   readonly snapshot: ClusterSnapshot;
-  /** Jobs waiting to be placed, any order. */
-  readonly pending: readonly JobRequest[];
+  /** Jobs waiting to be placed. */
+  readonly pending: PendingJobs;
   readonly rng: Rng;
   readonly options?: ScheduleOptions;
 }
@@ -110,7 +116,7 @@ export class SchedulingSession {
    * Runs one pass over `pending`. Its placements stay held in this session's state (apply them);
    * a job leaves with `release`.
    */
-  schedule(pending: readonly JobRequest[], pass: PassInput): Plan {
+  schedule(pending: PendingJobs, pass: PassInput): Plan {
     const statement = new Statement(this.state);
     const rulesOptions = pass.rules;
     const active = pass.active ?? [];
@@ -123,13 +129,15 @@ export class SchedulingSession {
       ...(rulesOptions.sizeCache ? { sizeCache: rulesOptions.sizeCache } : {}),
       ...(rulesOptions.qosViolators ? { qosViolators: rulesOptions.qosViolators } : {}),
     });
-    const outcome = runPass(statement, pending, { rules, backfill: rulesOptions?.backfill ?? true, ...(pass.queueOrder ? { queueOrder: pass.queueOrder } : {}) });
+    let top = Number.NEGATIVE_INFINITY;
+    if (Array.isArray(pending)) for (const j of pending as readonly JobRequest[]) top = Math.max(top, j.priority);
+    else top = (pending as QueueIndex).maxPriority();
+    // A preemption needs every waiting job in order: a pass that may start one visits them all.
+    const mayPreempt = rules !== null && rulesOptions?.preemption != null && preemptionPossible(top, active, rules);
+    const outcome = runPass(statement, pending, { rules, backfill: rulesOptions?.backfill ?? true, stopEarly: !mayPreempt && rulesOptions?.visitEveryJob !== true, ...(pass.queueOrder ? { queueOrder: pass.queueOrder } : {}) });
     let preemption: PlannedPreemption | null = null;
     if (rules !== null && rulesOptions?.preemption && outcome.waiting.size > 0) {
-      let top = Number.NEGATIVE_INFINITY;
-      for (const j of pending) if (j.priority > top) top = j.priority;
-      // Listing the waiting jobs costs a walk over the whole queue: only when one could preempt.
-      if (preemptionPossible(top, active, rules)) {
+      if (mayPreempt) {
         // A job kept off protected GPUs waits for the QoS violation to end, not for a preemption.
         const waiting = outcome.order.filter((j) => outcome.waiting.has(j.id) && !outcome.protectedWaiting.has(j.id));
         preemption = choosePreemption({ waiting, active, rules, statement, nowMs: pass.nowMs, settings: rulesOptions.preemption });
@@ -141,6 +149,7 @@ export class SchedulingSession {
       preemption,
       migReconfigurations: statement.migReconfigurations(),
       waiting: outcome.waiting,
+      unvisitedReason: outcome.unvisitedReason,
       blockedJobId: outcome.blockedJobId,
     };
   }

@@ -235,7 +235,7 @@ export class ControlPlane {
     this.passIfDue(false);
   }
 
-  /** A full pass now, whatever the hints say (the benchmark's baseline). */
+  /** A pass now over every queued job, whatever the hints say (the benchmark's baseline). */
   forcePass(): void {
     this.passIfDue(true);
   }
@@ -254,7 +254,7 @@ export class ControlPlane {
       this.passStats.recordSkipped(clock.monotonicMs() - started);
       return;
     }
-    const outcome = this.pass.run();
+    const outcome = this.pass.run(force);
     if (!outcome.failed) this.hints.ran(nowMs, outcome.wakeAtMs);
     this.launches.enqueue(outcome.placedJobIds);
     for (const victimId of outcome.preemption?.victimIds ?? []) if (this.running.has(victimId)) void this.runningSet.stopProcess(victimId);

@@ -1,52 +1,57 @@
 /**
  * The in-memory queue of jobs waiting to run (stored `pending` or `preempted`), with what every pass
  * needs about them: the state they are stored in, their requests (time limits included, for
- * backfill), their sizes in GPU-equivalents (cached until the GPUs change), the queue order of the
- * last pass, and the waiting reason each pass recomputes. The store stays the truth; this mirror is
+ * backfill) in the core's QueueIndex (queue order without sorting; a pass may stop early), their
+ * sizes in GPU-equivalents (cached until the GPUs change), and why each waits as the last pass
+ * found: the jobs it visited get their own reason, the ones it did not visit (it stopped early)
+ * get theirs on read, from the pass's `unvisitedReason`. The store stays the truth; this mirror is
  * rebuilt from it at start and kept in step by submit, cancel, placement and requeue.
  */
-import { QueueOrderCache, type JobRequest, type JobState, type WaitReason } from '../../core/index.js';
+import { QueueIndex, type JobRequest, type JobState, type WaitReason } from '../../core/index.js';
 import type { JobRecord } from '../ports/state-store.js';
 
 /** Queued jobs by id. */
 export class JobQueue {
-  private readonly jobs = new Map<number, JobRequest>();
-  private readonly reasons = new Map<number, WaitReason>();
+  /** The queued requests, in queue order on demand (core/queue/queue-index.ts). */
+  readonly index = new QueueIndex();
   private readonly states = new Map<number, JobState>();
   /** Sizes in GPU-equivalents (see core/pass/pass-rules.ts); clear when the GPUs change. */
   readonly sizes = new Map<number, number>();
-  /** The queue order of the last pass (a memo for the next one). */
-  readonly order = new QueueOrderCache();
+  /** Reasons the last pass gave the jobs it visited (and preemptors' reasons set after it). */
+  private reasons = new Map<number, WaitReason>();
+  /** Why a job the last pass did not visit waits; null when it visited every job. */
+  private unvisited: ((job: JobRequest) => WaitReason) | null = null;
+  /** Passes begun; a job remembers the count when it was queued (a job queued after the last pass has no reason yet). */
+  private passes = 0;
+  private readonly queuedAtPass = new Map<number, number>();
 
   /** Adds (or refreshes) a stored queued job. */
   add(job: JobRecord): void {
     this.states.set(job.id, job.state);
-    this.jobs.set(job.id, { id: job.id, tenant: job.tenant, priority: job.priority, submittedAtMs: job.submittedAtMs, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu, timeLimitSeconds: job.timeLimitSeconds });
+    this.queuedAtPass.set(job.id, this.passes);
+    this.reasons.delete(job.id);
+    this.index.add({ id: job.id, tenant: job.tenant, priority: job.priority, submittedAtMs: job.submittedAtMs, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu, timeLimitSeconds: job.timeLimitSeconds });
   }
 
   /** Removes a job (placed or cancelled). */
   remove(jobId: number): void {
-    this.jobs.delete(jobId);
+    this.index.remove(jobId);
     this.sizes.delete(jobId);
     this.states.delete(jobId);
     this.reasons.delete(jobId);
+    this.queuedAtPass.delete(jobId);
   }
 
   get size(): number {
-    return this.jobs.size;
+    return this.index.size;
   }
 
   has(jobId: number): boolean {
-    return this.jobs.has(jobId);
+    return this.index.has(jobId);
   }
 
   get(jobId: number): JobRequest | undefined {
-    return this.jobs.get(jobId);
-  }
-
-  /** Every queued job (any order). */
-  all(): JobRequest[] {
-    return [...this.jobs.values()];
+    return this.index.get(jobId);
   }
 
   /** The state the job is stored in (`pending` or `preempted`). */
@@ -54,9 +59,25 @@ export class JobQueue {
     return this.states.get(jobId) ?? 'pending';
   }
 
-  /** Why the job waits, as the last pass found. */
+  /** Why the job waits, as the last pass found; null before a pass has considered it. */
   reasonOf(jobId: number): WaitReason | null {
-    return this.reasons.get(jobId) ?? null;
+    const reason = this.reasons.get(jobId);
+    if (reason !== undefined) return reason;
+    const job = this.index.get(jobId);
+    const queuedAt = this.queuedAtPass.get(jobId);
+    if (job === undefined || this.unvisited === null || queuedAt === undefined || queuedAt >= this.passes) return null;
+    return this.unvisited(job);
+  }
+
+  /** A pass begins: jobs queued from now on are new to it. */
+  beginPass(): void {
+    this.passes++;
+  }
+
+  /** The reasons of a pass: `visited` for the jobs it visited, `unvisited` (null: none) for the others. */
+  setPassReasons(visited: ReadonlyMap<number, WaitReason>, unvisited: ((job: JobRequest) => WaitReason) | null): void {
+    this.reasons = new Map(visited);
+    this.unvisited = unvisited;
   }
 
   setReason(jobId: number, reason: WaitReason): void {

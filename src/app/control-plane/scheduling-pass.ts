@@ -74,30 +74,35 @@ export class SchedulingPass {
     return { nodes: [{ name: settings.nodeName, hostCpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB, gpus: roster.devices() }], active };
   }
 
-  /** One pass over every queued job; see the module comment. Never throws: a failed store write is logged and undoes the pass. */
-  run(): PassOutcome {
+  /**
+   * One pass over the queue; see the module comment. Never throws: a failed store write is logged
+   * and undoes the pass.
+   * @param visitEveryJob visit every queued job even when the rest can only wait (the benchmark's baseline)
+   */
+  run(visitEveryJob = false): PassOutcome {
     const { store, clock, settings, queue, intents, roster, logger } = this.deps;
     const started = clock.monotonicMs();
     const nowMs = clock.nowMs();
     const qosViolators = settings.qosProtection === 'none' ? [] : this.deps.qos.violatingJobs().map((v) => ({ jobId: v.jobId, priority: v.priority, node: settings.nodeName, gpuIndices: v.gpuIndices }));
     const snapshot = this.snapshot();
+    queue.beginPass();
     const plan = schedule({
       snapshot,
-      pending: queue.all(),
+      pending: queue.index,
       nowMs,
       rng: this.deps.rng,
-      queueOrder: queue.order,
       options: { policy: 'default', targetWorkload: this.deps.recentShapes.targetWorkload(), timesliceOvercommitRatio: settings.timesliceOvercommitRatio },
       rules: {
         tenants: store.listTenants().map((t) => ({ tenant: t.name, guaranteedGpuEquivalents: t.guaranteedGpuEquivalents, limitGpuEquivalents: t.limitGpuEquivalents })),
         qosViolators,
         backfill: true,
         sizeCache: queue.sizes,
+        visitEveryJob,
         // One preemption in flight at a time: none starts while victims are still checkpointing.
         preemption: intents.preempting() ? null : { minRunSeconds: settings.preemptionMinRunMs / 1000, maxPreemptionsPerJob: settings.maxPreemptionsPerJob, maxPreemptorsTried: 1 },
       },
     });
-    for (const [id, reason] of plan.waiting) queue.setReason(id, reason);
+    queue.setPassReasons(plan.waiting, plan.unvisitedReason);
     const preemptor = plan.preemption === null ? undefined : queue.get(plan.preemption.preemptorId);
     const reason = preemptor ? `preempted by job ${preemptor.id} (priority ${preemptor.priority}, tenant ${preemptor.tenant})` : '';
     const changes: JobChange[] = plan.placements.map(({ jobId, placement }) => ({

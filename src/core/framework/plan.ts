@@ -4,6 +4,7 @@
  */
 import type { MigChanges, Placement } from '../model/assignment.js';
 import type { WaitReason } from './status.js';
+import type { JobRequest } from '../model/request.js';
 
 /** A job placed by the pass. */
 export interface PlannedPlacement {
@@ -41,6 +42,11 @@ export interface Plan {
   readonly migReconfigurations: readonly MigReconfiguration[];
   /** Why each pending job that was not placed waits. */
   readonly waiting: ReadonlyMap<number, WaitReason>;
+  /**
+   * Null when `waiting` holds every job that waits; else (a pass over a QueueIndex that stopped
+   * early, run-pass.ts) why a waiting job missing from `waiting` waits.
+   */
+  readonly unvisitedReason: ((job: JobRequest) => WaitReason) | null;
   /** The first job that could not be placed for lack of capacity (the one backfill protects); null when none. */
   readonly blockedJobId: number | null;
 }

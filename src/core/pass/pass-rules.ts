@@ -14,7 +14,7 @@ import { placedGpuEquivalents, queuedGpuEquivalents } from '../fairness/job-size
 import { quotaAdmission, type TenantQuota } from '../fairness/quota.js';
 import type { TenantUsage } from '../fairness/tenant-usage.js';
 import type { RunningJobEnd } from '../queue/backfill.js';
-import { createQueueComparator } from '../queue/queue-order.js';
+import { createQueueComparator, type QueueOrderContext } from '../queue/queue-order.js';
 import { waitReason, WAIT_CODES, type WaitReason } from '../framework/status.js';
 
 /** A running job that misses a QoS target (docs/qos.md). */
@@ -49,8 +49,12 @@ export interface PassRulesInput {
 export interface PassRules {
   /** Queue order comparator (a total order). */
   readonly compare: (a: JobRequest, b: JobRequest) => number;
-  /** Checked before a job is tried: a reason keeps it waiting (it reserves nothing), null lets it be placed. */
+  /** What the queue order of this pass depends on (for a QueueIndex's lazy order). */
+  readonly orderContext: QueueOrderContext;
+  /** Checked before a job is tried: a reason keeps it waiting (it reserves nothing), null lets it be placed. Records the refusal in `quotaRefused`. */
   readonly admit: (job: JobRequest) => WaitReason | null;
+  /** `admit` without recording anything: why `job` would be refused with its tenant's `usage` (default: now), or null. */
+  readonly admission: (job: JobRequest, usage?: TenantUsage) => WaitReason | null;
   /** Told about each placement as it is made (the tenant's usage grows). */
   readonly onPlaced: (job: JobRequest, node: string, placement: ActiveJob['assignment']['placement']) => void;
   /**
@@ -92,14 +96,20 @@ export function buildPassRules(input: PassRulesInput): PassRules {
   const capacity = { gpuEquivalents: Math.max(1, devices.length), cpuMilli: Math.max(1, input.hostCpuMilli) };
   const shares = dominantSharesByTenant(usage, capacity, (tenant) => Math.max(1, quotas.get(tenant)?.guaranteedGpuEquivalents ?? 0));
   const quotaRefused = new Set<number>();
+  const orderContext: QueueOrderContext = { nowMs: input.nowMs, dominantShareByTenant: shares };
+  const admission = (job: JobRequest, tenantUsage?: TenantUsage): WaitReason | null => {
+    const verdict = quotaAdmission(quotas.get(job.tenant), tenantUsage ?? usage.get(job.tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 }, sizeOf(job));
+    return verdict.admitted ? null : waitReason(WAIT_CODES.quota, `quota: ${verdict.message}`, { tenant: job.tenant, sizeGpuEquivalents: sizeOf(job) });
+  };
   return {
-    compare: createQueueComparator<JobRequest>({ nowMs: input.nowMs, dominantShareByTenant: shares }),
+    compare: createQueueComparator<JobRequest>(orderContext),
+    orderContext,
     admit: (job) => {
-      const admission = quotaAdmission(quotas.get(job.tenant), usage.get(job.tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 }, sizeOf(job));
-      if (admission.admitted) return null;
-      quotaRefused.add(job.id);
-      return waitReason(WAIT_CODES.quota, `quota: ${admission.message}`, { tenant: job.tenant, sizeGpuEquivalents: sizeOf(job) });
+      const refused = admission(job);
+      if (refused !== null) quotaRefused.add(job.id);
+      return refused;
     },
+    admission,
     onPlaced: (job, node, placement) => add(job.tenant, placedSize(job, node, placement), job.cpuMilli),
     protectedGpus: protectedGpusOf(input.qosViolators ?? []),
     backfill: {

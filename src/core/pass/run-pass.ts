@@ -5,6 +5,12 @@
  * for lack of capacity, a later job starts ahead of it only if its time limit ends before the
  * blocked job's reserved start (EASY backfill), and a placement that would take GPUs the blocked
  * job waits for is rolled back.
+ *
+ * Given the control plane's QueueIndex, the pass takes the jobs one at a time in queue order and,
+ * when allowed (`stopEarly`), stops visiting jobs without a time limit once a job is blocked and
+ * every GPU is one the blocked job may use: from there on such a job could only wait behind it
+ * (the same outcome, without the visit); the jobs with a time limit are still visited in order,
+ * since they may backfill. The pass then costs what changed, not the depth of the queue.
  */
 import { gpuKey } from '../framework/cluster-state.js';
 import { FailedSearches } from '../framework/failed-searches.js';
@@ -13,8 +19,10 @@ import type { Statement } from '../framework/statement.js';
 import { waitReason, WAIT_CODES, type WaitReason } from '../framework/status.js';
 import type { JobRequest } from '../model/request.js';
 import { mayBackfill, NO_BLOCKED_JOB, reservedStartMs, type BackfillReservation } from '../queue/backfill.js';
+import type { QueueIndex } from '../queue/queue-index.js';
 import type { QueueOrderCache } from '../queue/queue-order-cache.js';
-import { compareQueueOrder } from '../queue/queue-order.js';
+import { compareQueueOrder, compareSortKeys, queueSortKey, type QueueOrderContext, type SortKey } from '../queue/queue-order.js';
+import type { TenantUsage } from '../fairness/tenant-usage.js';
 import type { PassRules } from './pass-rules.js';
 
 /** Outcome of one pass (placements are in the statement). */
@@ -27,7 +35,15 @@ export interface PassOutcome {
   readonly blockedJobId: number | null;
   /** Jobs that wait only because the GPUs they fit on are protected (they are no preemptors). */
   readonly protectedWaiting: ReadonlySet<number>;
+  /**
+   * Null when every job was visited (`order` and `waiting` hold them all); else why a job the pass
+   * did not visit waits (its quota, checked at the end of the pass, or the blocked job).
+   */
+  readonly unvisitedReason: ((job: JobRequest) => WaitReason) | null;
 }
+
+/** The order of a pass without rules: priority, submit time, id (compareQueueOrder). */
+const PLAIN_ORDER: QueueOrderContext = { nowMs: 0, dominantShareByTenant: new Map(), aging: { agingIntervalMs: 1, agingStep: 0 } };
 
 /** What a pass runs with. */
 export interface PassSettings {
@@ -36,16 +52,32 @@ export interface PassSettings {
   readonly backfill: boolean;
   /** Reuses the previous pass's order to sort this one (a memo; the order does not depend on it). */
   readonly queueOrder?: QueueOrderCache;
+  /** With a QueueIndex as the pending jobs: stop visiting jobs that can only wait (see the file comment). @defaultValue false */
+  readonly stopEarly?: boolean;
 }
 
-/** Runs the pass on `statement`. */
-export function runPass(statement: Statement, pending: readonly JobRequest[], settings: PassSettings): PassOutcome {
+/** Runs the pass on `statement` over `pending`: a list (any order), or a QueueIndex taken lazily in queue order. */
+export function runPass(statement: Statement, pending: readonly JobRequest[] | QueueIndex, settings: PassSettings): PassOutcome {
   const { rules } = settings;
   const state = statement.state;
-  const ordered = pending.length <= 1 ? pending : settings.queueOrder ? settings.queueOrder.order(pending, rules?.compare) : [...pending].sort(rules?.compare ?? compareQueueOrder);
+  const ctx = rules?.orderContext ?? PLAIN_ORDER;
+  const lazy = Array.isArray(pending) ? null : (pending as QueueIndex);
+  const list = lazy === null ? (pending as readonly JobRequest[]) : null;
+  const sorted = list === null ? null : list.length <= 1 ? list : settings.queueOrder ? settings.queueOrder.order(list, rules?.compare) : [...list].sort(rules?.compare ?? compareQueueOrder);
+  let merge = lazy?.inOrder(ctx) ?? null;
+  let position = 0;
+  let lastKey: SortKey | null = null;
+  const next = (): JobRequest | undefined => {
+    if (sorted !== null) return sorted[position++];
+    const taken = merge!.next();
+    if (taken === null) return undefined;
+    lastKey = taken.key;
+    return taken.job;
+  };
+  const order: JobRequest[] = lazy === null ? (sorted as JobRequest[]) : [];
   const waiting = new Map<number, WaitReason>();
   // A memo helps only when several jobs are tried (a trace replay places one arrival per pass).
-  const failed = ordered.length > 1 ? new FailedSearches() : null;
+  const failed = (list?.length ?? lazy!.size) > 1 ? new FailedSearches() : null;
   const backfill = settings.backfill && rules !== null ? rules.backfill : null;
   let blocked: JobRequest | null = null;
   let blockedPool = new Set<number>();
@@ -60,7 +92,24 @@ export function runPass(statement: Statement, pending: readonly JobRequest[], se
     if (reason === undefined) backfillReasons.set(timeLimitSeconds, (reason = backfillReason(blocked!, reservation, timeLimitSeconds)));
     return reason;
   };
-  for (const job of ordered) {
+  let stopped = false;
+  // After the stop: each tenant's usage when the pass stopped, and after each later placement (by
+  // the sort key of the job placed), so an unvisited job's quota is checked with the usage it
+  // would have met at its place in the queue.
+  let usageAtStop: ReadonlyMap<string, TenantUsage> = new Map();
+  const usageTrail = new Map<string, Array<{ key: SortKey; usage: TenantUsage }>>();
+  for (let job = next(); job !== undefined; job = next()) {
+    if (lazy !== null) order.push(job);
+    if (!stopped && lazy !== null && settings.stopEarly === true && blocked !== null && backfill !== null && !gpusOutsidePool) {
+      // Only jobs with a time limit may still start ahead of the blocked job: visit those alone.
+      stopped = true;
+      usageAtStop = new Map(rules?.usage ?? []);
+      merge = lazy.timeLimitedAfter(ctx, lastKey!);
+      if (job.timeLimitSeconds == null) {
+        order.pop();
+        continue;
+      }
+    }
     const refused = rules?.admit(job) ?? null;
     if (refused !== null) {
       waiting.set(job.id, refused);
@@ -93,6 +142,11 @@ export function runPass(statement: Statement, pending: readonly JobRequest[], se
     }
     if (outcome.kind === 'placed') {
       rules?.onPlaced(job, outcome.node, outcome.placement);
+      if (stopped && rules !== null) {
+        const trail = usageTrail.get(job.tenant) ?? [];
+        trail.push({ key: lastKey!, usage: rules.usage.get(job.tenant)! });
+        usageTrail.set(job.tenant, trail);
+      }
       continue;
     }
     waiting.set(job.id, outcome.reason);
@@ -105,7 +159,18 @@ export function runPass(statement: Statement, pending: readonly JobRequest[], se
       }
     }
   }
-  return { order: ordered, waiting, blockedJobId: blocked?.id ?? null, protectedWaiting };
+  const blockedJob = blocked as JobRequest | null;
+  const usageAt = (job: JobRequest): TenantUsage => {
+    const key = queueSortKey(job, ctx);
+    let usage = usageAtStop.get(job.tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 };
+    for (const entry of usageTrail.get(job.tenant) ?? []) {
+      if (compareSortKeys(entry.key, key) >= 0) break;
+      usage = entry.usage;
+    }
+    return usage;
+  };
+  const unvisitedReason = !stopped ? null : (job: JobRequest): WaitReason => rules?.admission(job, usageAt(job)) ?? behindBlocked(job.timeLimitSeconds ?? null);
+  return { order, waiting, blockedJobId: blockedJob?.id ?? null, protectedWaiting, unvisitedReason };
 }
 
 /** The exclusion of protected GPUs, by node index. */

@@ -136,10 +136,21 @@ export function createQueueComparator<T extends QueueEntry>(ctx: QueueOrderConte
   return compare;
 }
 
-interface SortKey {
+/** An entry with what the order compares, computed once (see {@link queueSortKey}). */
+export interface SortKey {
   readonly entry: QueueEntry;
   readonly effective: number;
   readonly share: number;
+}
+
+/** The sort key of `entry` in context `ctx`. @throws RangeError as {@link compareQueueEntries} */
+export function queueSortKey(entry: QueueEntry, ctx: QueueOrderContext): SortKey {
+  return keyOf(entry, ctx);
+}
+
+/** Negative when the entry of `x` goes before that of `y` (the order in the file comment). */
+export function compareSortKeys(x: SortKey, y: SortKey): number {
+  return compareKeys(x, y);
 }
 
 function keyOf(entry: QueueEntry, ctx: QueueOrderContext): SortKey {

@@ -120,7 +120,12 @@ export class OneNodeCluster {
     const jobs = options.backfill ? pending.map((j) => ({ ...j, timeLimitSeconds: options.backfill!.timeLimitSecondsOf(j) })) : pending;
     const rules: PassRules = {
       compare: options.compare ?? ((a, b) => b.priority - a.priority || a.submittedAtMs - b.submittedAtMs || a.id - b.id),
+      orderContext: { nowMs: 0, dominantShareByTenant: new Map(), aging: { agingIntervalMs: 1, agingStep: 0 } },
       admit: (job) => {
+        const refused = options.admit?.(job) ?? null;
+        return refused === null ? null : waitReason(WAIT_CODES.quota, refused);
+      },
+      admission: (job) => {
         const refused = options.admit?.(job) ?? null;
         return refused === null ? null : waitReason(WAIT_CODES.quota, refused);
       },

@@ -177,14 +177,16 @@ export async function pollFor<T>(what: string, predicate: () => Promise<T | unde
   }
 }
 
-/** Scheduling passes the server has run so far (`GET /api/v1/status`). */
+/** Scheduling passes the server has run or skipped (nothing changed since the last) so far (`GET /api/v1/status`). */
 export async function passCount(handle: ServeHandle): Promise<number> {
-  return (await api(handle, 'GET', '/api/v1/status')).body.scheduler.passes as number;
+  const { scheduler } = (await api(handle, 'GET', '/api/v1/status')).body as { scheduler: { passes: number; passesSkipped: number } };
+  return scheduler.passes + scheduler.passesSkipped;
 }
 
 /**
- * Waits until the server has run `count` more scheduling passes (a pass runs while jobs wait):
- * what it would do about the jobs waiting now, it has done.
+ * Waits until the server has had `count` more scheduling passes, run or skipped because nothing
+ * changed (one per timer tick while jobs wait): what it would do about the jobs waiting now, it
+ * has done.
  */
 export async function waitForPasses(handle: ServeHandle, count: number): Promise<void> {
   const start = await passCount(handle);
