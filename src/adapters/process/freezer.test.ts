@@ -49,7 +49,7 @@ describe.each(['cgroup-v2', 'cgroup-v1', 'signals'] as const)('freezer %s', (kin
   const missing = !available.includes(kind);
   let launcher: ProcessLauncher | null = null;
   const getLauncher = (): ProcessLauncher =>
-    (launcher ??= createChildProcessLauncher({ freezer: kind, cgroupParent, supervisorPath: compiledSupervisorPath() }));
+    (launcher ??= createChildProcessLauncher({ freezer: kind, cgroupParent, supervisorPath: compiledSupervisorPath(), supervisorDirectory: makeJobDirectory(), supervisorIdleExitMs: 2000 }));
 
   it.skipIf(missing)(`a CPU-bound job's CPU time stops while frozen and grows after thaw${missing ? ` (skipped: this host has no ${kind} freezer)` : ''}`, async () => {
     const l = getLauncher();
