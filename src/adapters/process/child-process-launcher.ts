@@ -71,6 +71,15 @@ interface AttemptCgroup {
   limits: Array<[string, string]>;
 }
 
+/** True when `path` is a regular file (an outcome written). */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** Throws RangeError unless `value` is an integer ≥ `min`. */
 function checkInteger(name: string, value: number, min: number): void {
   if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
@@ -233,7 +242,7 @@ class ChildProcessLauncher implements ProcessLauncher {
   isAlive(handle: ProcessHandle): boolean {
     if (!isSameProcess(handle.supervisorPid, handle.supervisorStartTime)) return false;
     // The shared supervisor outlives the attempt: it vouches for it until the outcome is written.
-    return handle.supervisorShared !== true || !existsSync(handle.outcomePath);
+    return handle.supervisorShared !== true || !isFile(handle.outcomePath);
   }
 
   /** {@inheritDoc ProcessLauncher.readOutcome} */

@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createConnection, type Socket } from 'node:net';
+import { isSameProcess } from '../../host/proc-identity.js';
 import {
   ensurePrivateDirectory, openSocketAddress, readMessages, sendMessage, type SocketAddress, type SupervisorAnswer,
   type SupervisorRequest,
@@ -83,6 +84,12 @@ export class SupervisorClient {
   }
 
   private connect(): Promise<Connection> {
+    if (this.live !== null && !isSameProcess(this.live.identity.pid, this.live.identity.startTime)) {
+      // Died, and its connection's end is not seen yet: connect anew (starting a new supervisor).
+      this.live.socket.destroy();
+      this.live = null;
+      this.connection = null;
+    }
     this.connection ??= this.open().catch((error: unknown) => {
       this.connection = null;
       throw error;
