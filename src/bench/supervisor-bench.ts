@@ -159,7 +159,7 @@ export async function runSupervisorBench(jobs: number, progress: (message: strin
 
 /** The report lines of a result, under `title`. */
 export function formatSupervisorBench(r: SupervisorBenchResult, title: string): string[] {
-  const line = (label: string, m: MemoryKiB | null): string => `  ${label.padEnd(44)} ${m === null ? 'n/a' : `RSS ${mib(m.rssKiB).padStart(6)} MiB   PSS ${mib(m.pssKiB).padStart(6)} MiB`}`;
+  const line = (label: string, m: MemoryKiB | null): string => `  ${label.padEnd(54)} ${m === null ? 'n/a' : `RSS ${mib(m.rssKiB).padStart(6)} MiB   PSS ${mib(m.pssKiB).padStart(6)} MiB`}`;
   return [
     title,
     `  ${r.jobs} jobs waiting for a file, ${r.sandboxed ? 'sandboxed (bubblewrap)' : 'without a sandbox (--single-tenant)'}; all running after ${num(r.secondsUntilAllRunning, 1)} s`,
