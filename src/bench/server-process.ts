@@ -29,18 +29,19 @@ export interface ServerEndpoint {
  * Starts the server (recorded as `cleanup.server` at once); resolves with its endpoint once it
  * prints its URL. Both pipes are drained for the whole run; the last 8,000 characters of stderr
  * are kept in `stderrTail.text`.
+ * With `singleTenant` false the server runs its jobs in its sandbox when the host has one.
  * @throws Error with the server's output when it cannot start, exits or does not print its URL within 30 s
  */
-export async function startServerProcess(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>, stderrTail: { text: string }): Promise<ServerEndpoint> {
-  const { port, scheme } = await startAndReadUrl(cleanup, options, stderrTail);
+export async function startServerProcess(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>, stderrTail: { text: string }, singleTenant = true): Promise<ServerEndpoint> {
+  const { port, scheme } = await startAndReadUrl(cleanup, options, stderrTail, singleTenant);
   return { port, scheme, caCert: scheme === 'https' ? readFileSync(join(cleanup.dataDir, 'tls', 'ca.crt'), 'utf8') : null };
 }
 
-function startAndReadUrl(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>, stderrTail: { text: string }): Promise<{ port: number; scheme: 'http' | 'https' }> {
+function startAndReadUrl(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>, stderrTail: { text: string }, singleTenant: boolean): Promise<{ port: number; scheme: 'http' | 'https' }> {
   const dir = cleanup.dir;
   const child = spawn(process.execPath, [...options.serverNodeArgs, options.bin ?? BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', cleanup.dataDir, '--simulate-gpus', options.simulateGpus,
-    // The bench's jobs (`sleep` in a folder under the temp dir) are the machine owner's own: no sandbox.
-    '--single-tenant'], {
+    // The server bench's jobs (`sleep` in a folder under the temp dir) are the machine owner's own: no sandbox.
+    ...(singleTenant ? ['--single-tenant'] : [])], {
     env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'xdg-data') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

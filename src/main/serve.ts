@@ -111,7 +111,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   // (a test run beside a service) must never share cgroup names.
   const cgroupParent = `gpushare-${createHash('sha256').update(config.dataDir).digest('hex').slice(0, 12)}`;
   const isolation = setUpJobIsolation(config, options.env, initialGpus, rawStore.listTenants().map((t) => t.name), logger);
-  const launcher = createChildProcessLauncher({ freezer: config.freezer, logger, cgroupParent, sandbox: isolation.sandbox, unsandboxedDetail: isolation.unsandboxedDetail, logCapBytes: config.jobLogCapBytes });
+  const launcher = createChildProcessLauncher({ freezer: config.freezer, logger, cgroupParent, supervisorDirectory: join(config.dataDir, 'supervisor'), sandbox: isolation.sandbox, unsandboxedDetail: isolation.unsandboxedDetail, logCapBytes: config.jobLogCapBytes });
   const files = createJobFiles(config.dataDir);
   const mpsManager = createMpsDaemonManager({ baseDirectory: join(config.dataDir, 'mps') });
   // MPS daemons keep their pipe folders in the data directory (0700), which a sandboxed tenant's

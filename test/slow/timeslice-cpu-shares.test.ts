@@ -30,7 +30,7 @@ describe('TimesliceRotator with real processes', () => {
   const launcherFor = (freezer: FreezerKind | 'auto'): ProcessLauncher => {
     let launcher = launchers.get(freezer);
     if (launcher === undefined) {
-      launcher = createChildProcessLauncher({ freezer, cgroupParent, supervisorPath: compiledSupervisorPath() });
+      launcher = createChildProcessLauncher({ freezer, cgroupParent, supervisorPath: compiledSupervisorPath(), supervisorDirectory: makeJobDirectory(), supervisorIdleExitMs: 2000 });
       launchers.set(freezer, launcher);
     }
     return launcher;

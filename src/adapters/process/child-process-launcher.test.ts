@@ -12,7 +12,8 @@ import {
 import { waitUntil } from './wait-until.js';
 
 const cgroupParent = testCgroupParent('launcher');
-const launcher = createChildProcessLauncher({ cgroupParent, supervisorPath: compiledSupervisorPath() });
+const supervisorDirectory = makeJobDirectory();
+const launcher = createChildProcessLauncher({ cgroupParent, supervisorPath: compiledSupervisorPath(), supervisorDirectory, supervisorIdleExitMs: 2000 });
 const started: ProcessHandle[] = [];
 let nextJobId = 1;
 
@@ -143,10 +144,17 @@ describe('child process launcher: identity and stop', () => {
     expect(await waitUntil(() => !isSameProcess(jobPid, jobStart), 2000)).toBe(true);
   });
 
-  it('the supervisor forwards SIGTERM it receives to the job', async () => {
-    const handle = await startJob(specFor(['sleep', '30']));
-    process.kill(handle.supervisorPid, 'SIGTERM');
-    expect((await waitForOutcome(launcher, handle)).signal).toBe('SIGTERM');
+  it('one supervisor holds every attempt; isAlive ends with each attempt\'s outcome, not with the supervisor', async () => {
+    const first = await startJob(specFor(['sleep', '30']));
+    const second = await startJob(specFor(['true']));
+    expect(second.supervisorPid).toBe(first.supervisorPid);
+    expect(second.supervisorShared).toBe(true);
+    await waitForOutcome(launcher, second);
+    expect(launcher.isAlive(second)).toBe(false);
+    expect(launcher.isAlive(first)).toBe(true);
+    expect(isSameProcess(first.supervisorPid, first.supervisorStartTime)).toBe(true);
+    await launcher.stop(first, 'SIGTERM', 2000);
+    expect((await waitForOutcome(launcher, first)).signal).toBe('SIGTERM');
   });
 
   it('records when a stop signal reached the running command, even when it then exits 0', async () => {
@@ -174,7 +182,7 @@ describe('child process launcher: the job survives the server', () => {
     const script = join(spec.jobDirectory, 'server.mjs');
     writeFileSync(script, [
       `import { createChildProcessLauncher } from ${JSON.stringify(bundledLauncherPath())};`,
-      `const launcher = createChildProcessLauncher({ cgroupParent: ${JSON.stringify(cgroupParent)}, supervisorPath: ${JSON.stringify(compiledSupervisorPath())} });`,
+      `const launcher = createChildProcessLauncher({ cgroupParent: ${JSON.stringify(cgroupParent)}, supervisorPath: ${JSON.stringify(compiledSupervisorPath())}, supervisorDirectory: ${JSON.stringify(supervisorDirectory)}, supervisorIdleExitMs: 2000 });`,
       `const handle = await launcher.start(${JSON.stringify(spec)});`,
       `process.stdout.write(JSON.stringify(handle) + '\\n', () => {`,
       kill === 'self-SIGKILL' ? `  process.kill(process.pid, 'SIGKILL');` : `  setInterval(() => undefined, 1000);`,

@@ -1,9 +1,10 @@
 /**
  * The {@link ProcessLauncher} of the standalone server: each attempt runs as a real process tree
- * under a detached supervisor (`supervisor.ts`), in its own cgroups where the host has them.
+ * under the one detached supervisor of the data directory (`supervisor.ts`, reached through
+ * `supervisor-client.ts`), in its own cgroups where the host has them. Handles of attempts started
+ * by an older gpushare, one supervisor per attempt, keep working (signalled directly).
  * See docs/processes.md.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,13 +13,14 @@ import type {
 } from '../../app/ports/process-launcher.js';
 import { attemptCgroupKey, attemptFiles, readCommandPidFile, readJobPidFile, readOutcomeFile } from './attempt-files.js';
 import { cgroupPids, createCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
-import { detectCgroupLayout, ownCgroupDirectory, type CgroupLayout } from './cgroup-layout.js';
+import { detectCgroupLayout, type CgroupLayout } from './cgroup-layout.js';
 import { cpuLimitValues, detectLimitSupport, memoryLimitValues, writeLimits, type LimitSupport } from './cgroup-limits.js';
 import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
-import { isSameProcess, readProcessStartTime } from '../../host/proc-identity.js';
+import { isSameProcess } from '../../host/proc-identity.js';
 import { resolveExecutable } from '../../host/resolve-executable.js';
 import type { JobSandbox } from './sandbox.js';
 import { SANDBOX_ENVIRONMENT_FD } from './sandbox-argv.js';
+import { SupervisorClient } from './supervisor-client.js';
 import type { SupervisorCgroup, SupervisorSpec } from './supervisor-spec.js';
 import { waitUntil } from './wait-until.js';
 
@@ -38,9 +40,17 @@ export interface ChildProcessLauncherOptions {
   cgroupParent?: string;
   /** The supervisor script; default `supervisor.js` beside this module (dist/adapters/process/). */
   supervisorPath?: string;
+  /**
+   * The supervisor's directory (its socket, start lock and log; made with mode 0700): one
+   * supervisor serves every launcher of the same directory. `gpushare serve` uses
+   * `<data dir>/supervisor`.
+   */
+  supervisorDirectory: string;
+  /** How long a supervisor with no attempt and no launcher connected waits before it exits, ms; default 30000. */
+  supervisorIdleExitMs?: number;
   /** Longest wait for a freeze to take effect, milliseconds; default 2000. */
   freezeTimeoutMs?: number;
-  /** Longest wait in `start` for the supervisor to start the command, milliseconds; default 5000. */
+  /** Longest wait in `start` for the supervisor to start the command (and, once, for a new supervisor to answer), milliseconds; default 5000. */
   startTimeoutMs?: number;
   /** Logger for warnings (limits not enforced, failed thaws). */
   logger?: LauncherLogger;
@@ -61,6 +71,15 @@ interface AttemptCgroup {
   limits: Array<[string, string]>;
 }
 
+/** True when `path` is a regular file (an outcome written). */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** Throws RangeError unless `value` is an integer ≥ `min`. */
 function checkInteger(name: string, value: number, min: number): void {
   if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
@@ -73,6 +92,7 @@ class ChildProcessLauncher implements ProcessLauncher {
   readonly isolation: JobIsolation;
   private readonly freezers = new Map<FreezerKind, Freezer>();
   private readonly limits: LimitSupport;
+  private readonly supervisor: SupervisorClient;
 
   constructor(
     private readonly layout: CgroupLayout,
@@ -85,7 +105,12 @@ class ChildProcessLauncher implements ProcessLauncher {
     private readonly sandbox: JobSandbox | null,
     unsandboxedDetail: string,
     private readonly logCapBytes: number | undefined,
+    supervisorDirectory: string,
+    supervisorIdleExitMs: number,
   ) {
+    this.supervisor = new SupervisorClient({
+      directory: supervisorDirectory, supervisorPath, idleExitMs: supervisorIdleExitMs, connectTimeoutMs: Math.max(startTimeoutMs, 10_000),
+    });
     this.isolation = sandbox !== null
       ? { sandboxed: true, detail: 'each job runs under its tenant\'s own uid in a bubblewrap sandbox' }
       : { sandboxed: false, detail: unsandboxedDetail };
@@ -164,8 +189,7 @@ class ChildProcessLauncher implements ProcessLauncher {
       await removeCgroup(cgroup.dir); // an empty leftover: may still hold old limits or a frozen state
       createCgroup(cgroup.dir);
       writeLimits(cgroup.dir, cgroup.limits);
-      const own = ownCgroupDirectory(cgroup.mount, cgroup.controller);
-      joined.push({ joinProcsFile: join(cgroup.dir, 'cgroup.procs'), leaveProcsFile: own === null ? null : join(own, 'cgroup.procs') });
+      joined.push({ joinProcsFile: join(cgroup.dir, 'cgroup.procs'), mount: cgroup.mount, controller: cgroup.controller });
     }
     const handleBase = {
       cgroupKey: cgroups.length > 0 ? key : null, freezerKind: this.freezerKind,
@@ -178,30 +202,47 @@ class ChildProcessLauncher implements ProcessLauncher {
       pidPath: files.pidPath, outcomePath: files.outcomePath,
       ...(this.logCapBytes === undefined ? {} : { logCapBytes: this.logCapBytes }),
     };
-    writeFileSync(files.launchSpecPath, JSON.stringify(supervisorSpec), { mode: 0o600 });
-    const child = spawn(process.execPath, [this.supervisorPath, files.launchSpecPath], { detached: true, stdio: 'ignore' });
-    const supervisorPid = child.pid;
-    const supervisorStartTime = supervisorPid === undefined ? null : readProcessStartTime(supervisorPid);
-    child.unref();
-    if (supervisorPid === undefined || supervisorStartTime === null) {
+    const fail = async (why: string): Promise<never> => {
       await this.cleanup({ ...handleBase, supervisorPid: 0, supervisorStartTime: '', jobPid: null });
-      throw new Error(`cannot start the supervisor of job ${spec.jobId} attempt ${spec.attempt}`);
+      try {
+        unlinkSync(files.launchSpecPath);
+      } catch {
+        // read and deleted by the supervisor
+      }
+      throw new Error(`cannot start job ${spec.jobId} attempt ${spec.attempt}: ${why}`);
+    };
+    let identity: { pid: number; startTime: string };
+    try {
+      identity = await this.supervisor.identity();
+    } catch (error) {
+      return fail((error as Error).message);
     }
-    const handle: ProcessHandle = { ...handleBase, supervisorPid, supervisorStartTime, jobPid: null };
-    await waitUntil(() => existsSync(files.pidPath) || existsSync(files.outcomePath) || !this.isAlive(handle), this.startTimeoutMs);
-    handle.jobPid = readJobPidFile(files.pidPath);
-    handle.commandPid = readCommandPidFile(files.pidPath);
-    if (handle.jobPid === null && this.readOutcome(handle) === null && !this.isAlive(handle)) {
-      await this.cleanup(handle);
-      throw new Error(`the supervisor of job ${spec.jobId} attempt ${spec.attempt} exited without starting the command`);
+    writeFileSync(files.launchSpecPath, JSON.stringify(supervisorSpec), { mode: 0o600 });
+    const handle: ProcessHandle = {
+      ...handleBase, supervisorPid: identity.pid, supervisorStartTime: identity.startTime, supervisorShared: true, jobPid: null,
+    };
+    const answer = await this.supervisor.request({ op: 'start', specPath: files.launchSpecPath }, this.startTimeoutMs);
+    if (answer !== null && !answer.ok) return fail(answer.error);
+    if (answer !== null && answer.op === 'start') {
+      handle.jobPid = answer.jobPid;
+      handle.commandPid = answer.commandPid;
+    } else {
+      // No answer in time (a full disk holds the pid file back) or the supervisor went away.
+      handle.jobPid = readJobPidFile(files.pidPath);
+      handle.commandPid = readCommandPidFile(files.pidPath);
+      if (handle.jobPid === null && this.readOutcome(handle) === null && !this.isAlive(handle)) {
+        return fail(`the supervisor (pid ${identity.pid}) went away before starting the command`);
+      }
     }
-    this.logger?.info({ jobId: spec.jobId, attempt: spec.attempt, supervisorPid, jobPid: handle.jobPid, commandPid: handle.commandPid }, 'attempt started');
+    this.logger?.info({ jobId: spec.jobId, attempt: spec.attempt, supervisorPid: identity.pid, jobPid: handle.jobPid, commandPid: handle.commandPid }, 'attempt started');
     return handle;
   }
 
   /** {@inheritDoc ProcessLauncher.isAlive} */
   isAlive(handle: ProcessHandle): boolean {
-    return isSameProcess(handle.supervisorPid, handle.supervisorStartTime);
+    if (!isSameProcess(handle.supervisorPid, handle.supervisorStartTime)) return false;
+    // The shared supervisor outlives the attempt: it vouches for it until the outcome is written.
+    return handle.supervisorShared !== true || !isFile(handle.outcomePath);
   }
 
   /** {@inheritDoc ProcessLauncher.readOutcome} */
@@ -229,10 +270,6 @@ class ChildProcessLauncher implements ProcessLauncher {
       return;
     }
     const jobPid = this.jobPid(handle);
-    // Through the supervisor, which forwards the signal to the job's process group and records
-    // whether the command was still running when it arrived; SIGKILL cannot be caught and
-    // forwarded, so it goes to the group itself (the supervisor then records the kill).
-    const target = signal === 'SIGKILL' && jobPid !== null ? -jobPid : handle.supervisorPid;
     const send = (pid: number, sig: NodeJS.Signals): void => {
       try {
         process.kill(pid, sig);
@@ -240,7 +277,15 @@ class ChildProcessLauncher implements ProcessLauncher {
         if (errnoCode(error) !== 'ESRCH') throw error;
       }
     };
-    send(target, signal);
+    // Through the supervisor, which forwards the signal to the job's process group and records
+    // whether the command was still running when it arrived. SIGKILL goes to the group itself
+    // (the supervisor then records the kill), as does a signal the supervisor did not take.
+    if (signal === 'SIGKILL' && jobPid !== null) send(-jobPid, signal);
+    else if (handle.supervisorShared !== true) send(handle.supervisorPid, signal); // a supervisor of an older gpushare forwards what it gets
+    else {
+      const answer = await this.supervisor.request({ op: 'signal', outcomePath: handle.outcomePath, signal }, Math.max(1000, graceMs));
+      if ((answer === null || !answer.ok) && jobPid !== null) send(-jobPid, signal);
+    }
     if (await waitUntil(() => !this.isAlive(handle), graceMs, 10)) return;
     if (jobPid !== null) send(-jobPid, 'SIGKILL');
     killCgroups('SIGKILL');
@@ -261,6 +306,7 @@ class ChildProcessLauncher implements ProcessLauncher {
 
   /** {@inheritDoc ProcessLauncher.close} */
   close(): void {
+    this.supervisor.close();
     const mounts = [this.layout.v2Mount, ...Object.values(this.layout.v1Mounts)].filter((m): m is string => m !== null);
     for (const dir of new Set(mounts.map((m) => join(m, this.cgroupParent)))) {
       try {
@@ -326,7 +372,7 @@ class ChildProcessLauncher implements ProcessLauncher {
  * limits once (probing creates `<hierarchy>/<cgroupParent>` directories). Throws when
  * `options.freezer` names a backend this host lacks.
  */
-export function createChildProcessLauncher(options: ChildProcessLauncherOptions = {}): ProcessLauncher {
+export function createChildProcessLauncher(options: ChildProcessLauncherOptions): ProcessLauncher {
   const supervisorPath = options.supervisorPath ?? fileURLToPath(new URL('./supervisor.js', import.meta.url));
   return new ChildProcessLauncher(
     detectCgroupLayout(options.cgroupRoot),
@@ -339,5 +385,7 @@ export function createChildProcessLauncher(options: ChildProcessLauncherOptions 
     options.sandbox ?? null,
     options.unsandboxedDetail ?? 'jobs run as the server\'s own user, without a sandbox',
     options.logCapBytes,
+    options.supervisorDirectory,
+    options.supervisorIdleExitMs ?? 30_000,
   );
 }

@@ -49,7 +49,7 @@ describe.each(['cgroup-v2', 'cgroup-v1', 'signals'] as const)('freezer %s', (kin
   const missing = !available.includes(kind);
   let launcher: ProcessLauncher | null = null;
   const getLauncher = (): ProcessLauncher =>
-    (launcher ??= createChildProcessLauncher({ freezer: kind, cgroupParent, supervisorPath: compiledSupervisorPath() }));
+    (launcher ??= createChildProcessLauncher({ freezer: kind, cgroupParent, supervisorPath: compiledSupervisorPath(), supervisorDirectory: makeJobDirectory(), supervisorIdleExitMs: 2000 }));
 
   it.skipIf(missing)(`a CPU-bound job's CPU time stops while frozen and grows after thaw${missing ? ` (skipped: this host has no ${kind} freezer)` : ''}`, async () => {
     const l = getLauncher();
@@ -61,9 +61,10 @@ describe.each(['cgroup-v2', 'cgroup-v1', 'signals'] as const)('freezer %s', (kin
     });
     cleanups.push(async () => { await l.stop(handle, 'SIGKILL', 500); await l.cleanup(handle); });
     // A second CPU-bound job, never frozen: the yardstick of "the frozen job had its chance to run".
+    const yardstickDir = makeJobDirectory(); // its own attempt files
     const yardstick = await l.start({
-      jobId: 2, attempt: 1, argv: ['sh', '-c', 'while :; do :; done'], workingDirectory: dir,
-      environment: TEST_ENV, jobDirectory: dir, cpuMilli: 0, hostMemoryMiB: 0,
+      jobId: 2, attempt: 1, argv: ['sh', '-c', 'while :; do :; done'], workingDirectory: yardstickDir,
+      environment: TEST_ENV, jobDirectory: yardstickDir, cpuMilli: 0, hostMemoryMiB: 0,
     });
     cleanups.push(async () => { await l.stop(yardstick, 'SIGKILL', 500); await l.cleanup(yardstick); });
     const pgid = handle.jobPid ?? -1;

@@ -1,18 +1,21 @@
 /**
  * The launch spec file the launcher writes for the supervisor (`attempt-<n>.launch.json`, mode
- * 0600 since it holds the job's environment). Types only: the supervisor imports nothing but
- * Node built-ins at run time.
+ * 0600 since it holds the job's environment), which the supervisor reads and deletes when the
+ * launcher asks it to start the attempt. Types only.
  */
 
-/** One cgroup hierarchy the supervisor joins before starting the command. */
+/**
+ * One cgroup hierarchy the supervisor joins for the spawn of the command, then leaves for its own
+ * cgroup in that hierarchy (read from /proc/self/cgroup just before), so that it is neither frozen
+ * nor charged with the job.
+ */
 export interface SupervisorCgroup {
   /** `cgroup.procs` of the attempt's cgroup: the supervisor writes its pid here first. */
   joinProcsFile: string;
-  /**
-   * `cgroup.procs` the supervisor moves back to once the command is started (its original
-   * cgroup), so that it is neither frozen nor charged with the job; null to stay.
-   */
-  leaveProcsFile: string | null;
+  /** Mount point of the hierarchy. */
+  mount: string;
+  /** The v1 controller naming the hierarchy; null for cgroup v2. */
+  controller: string | null;
 }
 
 /** Everything the supervisor needs; all paths absolute. */

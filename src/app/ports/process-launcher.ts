@@ -2,8 +2,8 @@
  * Port: how the standalone server (`gpushare serve`) runs one job attempt as a real process tree
  * on this host, and how it finds that tree again after the server restarts.
  *
- * Every attempt runs under a small supervisor process that outlives the server; the supervisor
- * records the job's pid and, when the job ends, its outcome in files of the job directory. The
+ * Every attempt runs under a supervisor process (one for all attempts of a server) that outlives
+ * the server; the supervisor records the job's pid and, when the job ends, its outcome in files of the job directory. The
  * server persists the {@link ProcessHandle} and, after a restart, re-adopts the attempt by
  * checking the supervisor's pid together with its start time (safe against PID reuse).
  *
@@ -66,6 +66,12 @@ export interface ProcessHandle {
   supervisorPid: number;
   /** Start time of the supervisor: field 22 of `/proc/<pid>/stat` (clock ticks since boot), as a string. */
   supervisorStartTime: string;
+  /**
+   * True when the supervisor is the one of the whole server, which outlives the attempt and is
+   * reached through its channel; absent for an attempt of an older gpushare, whose supervisor ran
+   * that attempt only and took signals directly.
+   */
+  supervisorShared?: boolean;
   /**
    * Pid of the process the supervisor started, which leads the job's process group (signals go to
    * it); null until known. Without a sandbox it is the command; in the sandbox it is bubblewrap.
@@ -138,7 +144,11 @@ export interface ProcessLauncher {
    * cgroups cannot be made (or are still in use by processes of an earlier start).
    */
   start(spec: LaunchSpec): Promise<ProcessHandle>;
-  /** True when the supervisor of the handle is alive AND has the recorded start time (PID reuse safe). */
+  /**
+   * True while the supervisor of the handle vouches for the attempt: it is alive AND has the
+   * recorded start time (PID reuse safe), and (a supervisor shared by all attempts) the attempt's
+   * outcome is not written yet.
+   */
   isAlive(handle: ProcessHandle): boolean;
   /** Reads the outcome the supervisor recorded, or null if none yet. Never throws for a missing file; throws for a malformed one. */
   readOutcome(handle: ProcessHandle): ProcessOutcome | null;

@@ -211,9 +211,9 @@ export async function cleanupServe(handle: ServeHandle): Promise<void> {
       }
     }
   }
-  // The supervisors outlive the server (their own sessions) and write an outcome file when their
-  // job dies: kill them too (their command line names their spec in the data dir), and wait until
-  // they are gone, so nothing writes into the directory while it is removed.
+  // The supervisor outlives the server (its own session) and writes an outcome file when a job
+  // dies: kill it too (its command line names its folder in the data dir), and wait until it is
+  // gone, so nothing writes into the directory while it is removed.
   const supervisors = processesNaming(handle.dataDir);
   for (const pid of supervisors) {
     try {

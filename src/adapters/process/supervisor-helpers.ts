@@ -1,0 +1,138 @@
+/**
+ * Helpers of the supervisor (supervisor.ts, supervised-attempt.ts): exec errors in words, the
+ * signal of a sandbox's exit code, the sandboxed command's host pid, inherited descriptors, and
+ * atomic file writes retried (asynchronously) while the disk is full.
+ *
+ * Node built-ins only: the supervisor runs on its own from dist/.
+ */
+import { closeSync, readdirSync, readFileSync } from 'node:fs';
+import { rename, unlink, writeFile } from 'node:fs/promises';
+import { constants } from 'node:os';
+
+/** The errno code of an error, or 'unknown'. */
+export function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException | null)?.code ?? 'unknown';
+}
+
+/** Why exec fails, in words, for the errno codes a command that cannot start gives. */
+const START_ERRORS: Readonly<Record<string, string>> = {
+  E2BIG: 'the argument list is too long',
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  ENOEXEC: 'not an executable format',
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the file name is too long',
+  ETXTBSY: 'the file is being written',
+  ENOMEM: 'out of memory',
+  EAGAIN: 'a process limit is reached',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files on the system',
+};
+
+/**
+ * `could not start python: E2BIG (the argument list is too long)`: an outcome's error for a failed
+ * exec of `program` (its first 100 characters).
+ */
+export function couldNotStart(program: string, error: unknown): string {
+  const code = codeOf(error);
+  const words = START_ERRORS[code];
+  const name = program.length > 100 ? `${program.slice(0, 100)}...` : program;
+  return `could not start ${name}: ${code}${words === undefined ? '' : ` (${words})`}`;
+}
+
+/** The signal name of a sandbox's exit code 128 + N (N a known signal), else null. */
+export function signalOfExitCode(exitCode: number | null): string | null {
+  if (exitCode === null || exitCode <= 128) return null;
+  return Object.entries(constants.signals).find(([, n]) => n === exitCode - 128)?.[0] ?? null;
+}
+
+/** The pids whose parent is `parentPid`, from /proc/<pid>/stat (ascending). */
+function childPids(parentPid: number): number[] {
+  const children: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return children;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, ...
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parentPid) children.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return children.sort((a, b) => a - b);
+}
+
+/**
+ * The host pid of a sandboxed command: bubblewrap (`bwrapPid`, which the wrapper shell became)
+ * starts its init process (pid 1 of the job's PID namespace), which starts the command (pid 2 there,
+ * after setpriv, the environment shell and env have exec'd into it); null until that process exists.
+ */
+export function sandboxedCommandPid(bwrapPid: number): number | null {
+  const init = childPids(bwrapPid)[0];
+  return init === undefined ? null : (childPids(init)[0] ?? null);
+}
+
+/**
+ * Closes the descriptors this process inherited from whoever started it (a log pipe, a socket of
+ * the server): they are not close-on-exec, so every job would get them. Node's own descriptors are
+ * close-on-exec (O_CLOEXEC, 02000000 in the octal `flags:` of /proc/self/fdinfo) and stay open.
+ */
+export function closeInheritedDescriptors(): void {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc/self/fdinfo');
+  } catch {
+    return; // no /proc: nothing to learn from
+  }
+  for (const entry of entries) {
+    const fd = Number(entry);
+    if (!Number.isInteger(fd) || fd <= 2) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
+      if (flags !== undefined && (parseInt(flags, 8) & 0o2000000) === 0) closeSync(fd);
+    } catch {
+      // closed meanwhile
+    }
+  }
+}
+
+/** First and longest wait between tries of a write that found the disk full, ms. */
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 5000;
+
+/** Unique suffix of temporary files of this process. */
+let tmpCounter = 0;
+
+/**
+ * Writes `data` to `path` atomically: a temporary file in the same directory, then rename. One
+ * try, asynchronous; resolves false (the temporary file removed) when it failed, e.g. on a full disk.
+ */
+export async function tryWriteAtomically(path: string, data: string): Promise<boolean> {
+  const tmp = `${path}.tmp-${process.pid}-${tmpCounter++}`;
+  try {
+    await writeFile(tmp, data);
+    await rename(tmp, path);
+    return true;
+  } catch {
+    await unlink(tmp).catch(() => undefined);
+    return false;
+  }
+}
+
+/**
+ * {@link tryWriteAtomically} until it succeeds: a try that fails is repeated 0.5 s, then doubling
+ * up to 5 s, later. Other work of the process goes on meanwhile. Resolves once written.
+ */
+export async function writeAtomicallyUntilDone(path: string, data: string): Promise<void> {
+  for (let waitMs = RETRY_FIRST_MS; !(await tryWriteAtomically(path, data)); waitMs = Math.min(RETRY_MAX_MS, waitMs * 2)) {
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
+}
