@@ -20,11 +20,13 @@
  *  9. the scheduling pass at depth (pass-bench.ts): 10,000 waiting jobs, nothing changed and one job ended, against a full pass;
  * 10. what the server runs beside its jobs (supervisor-bench.ts): the resident memory per job of
  *     the supervisor and the sandbox helpers with 50 jobs running, against 10 MiB and the
- *     per-attempt supervisors of the earlier design; the jobs through a kill -9 of the server.
+ *     per-attempt supervisors of the earlier design; the jobs through a kill -9 of the server;
+ * 11. submitting while jobs launch (launch-bench.ts): submit p99 while 40 jobs launch against idle
+ *     submits, and 2,000 submits that each start a job, in jobs started per second.
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
  *
  * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
- * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only pass` runs 9 only, `--only supervisor` runs 10 only. A partial run replaces only its own sections of an existing bench-results.json.
+ * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only pass` runs 9 only, `--only supervisor` runs 10 only, `--only launch` runs 11 only. A partial run replaces only its own sections of an existing bench-results.json.
  * `--baseline-ref REF [--rounds N]` instead measures the replay, the grid and the server for the
  * build of git REF and this one, alternately, N rounds each (default 2), and prints after ÷ before
  * (before-after.ts).
@@ -49,6 +51,7 @@ import { runKubernetesBench } from './kubernetes-bench.js';
 import { runAuditBench } from './audit-bench.js';
 import { DEFAULT_PASS_BENCH_OPTIONS, formatPassBench, runPassBench } from './pass-bench.js';
 import { formatSupervisorBench, runSupervisorBench } from './supervisor-bench.js';
+import { DEFAULT_LAUNCH_BENCH_OPTIONS, formatLaunchBench, runLaunchBench } from './launch-bench.js';
 
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const NODES_FILE = shipped('openb_node_list_gpu_node.csv');
@@ -64,7 +67,7 @@ const GRID_SEEDS = Array.from({ length: 10 }, (_, i) => 42 + i);
 const GRID_TARGET_S = 120;
 const MAX_WORKERS = 4;
 const RESULTS_FILE = 'bench-results.json';
-const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit', 'pass', 'supervisor'] as const;
+const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit', 'pass', 'supervisor', 'launch'] as const;
 /** Jobs of the supervisor benchmark. */
 const SUPERVISOR_BENCH_JOBS = 50;
 const CLI_START_ROUNDS = 15;
@@ -322,6 +325,11 @@ async function main(): Promise<void> {
     const supervisor = await runSupervisorBench(SUPERVISOR_BENCH_JOBS, progress);
     out.push(...formatSupervisorBench(supervisor, `${out.length === 0 ? '1' : '10'}. Supervisor memory per job`), '');
     results = { ...results, supervisor };
+  }
+  if (only.has('launch')) {
+    const launch = await runLaunchBench(DEFAULT_LAUNCH_BENCH_OPTIONS, progress);
+    out.push(...formatLaunchBench(launch), '');
+    results = { ...results, launch };
   }
   out.push(`results written to ${resolve(RESULTS_FILE)}`);
   const partial = only.size < BENCHMARKS.length;
