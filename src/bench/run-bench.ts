@@ -16,11 +16,13 @@
  *  7. Kubernetes (kubernetes-bench.ts): the extender's filter + prioritize latency with 500 and
  *     5,000 nodes, and pods bound per second through a real kube-scheduler with the extender
  *     against the same scheduler without it;
- *  8. the audit log (audit-bench.ts): `audit verify` over 100,000 entries against reading them.
+ *  8. the audit log (audit-bench.ts): `audit verify` over 100,000 entries against reading them;
+ *  9. bulk cancel (bulk-cancel-bench.ts): one `POST /api/v1/jobs/cancel` of 2,000 pending jobs
+ *     against listing them and single cancels, then checks the jobs and the one audit entry.
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
  *
  * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
- * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only. A partial run replaces only its own sections of an existing bench-results.json.
+ * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only bulk` runs 9 only. A partial run replaces only its own sections of an existing bench-results.json.
  * `--baseline-ref REF [--rounds N]` instead measures the replay, the grid and the server for the
  * build of git REF and this one, alternately, N rounds each (default 2), and prints after ÷ before
  * (before-after.ts).
@@ -43,6 +45,7 @@ import { formatCliStart, runCliStartBench } from './cli-start-bench.js';
 import { runBeforeAfter } from './before-after.js';
 import { runKubernetesBench } from './kubernetes-bench.js';
 import { runAuditBench } from './audit-bench.js';
+import { runBulkCancelBench } from './bulk-cancel-bench.js';
 
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const NODES_FILE = shipped('openb_node_list_gpu_node.csv');
@@ -58,7 +61,7 @@ const GRID_SEEDS = Array.from({ length: 10 }, (_, i) => 42 + i);
 const GRID_TARGET_S = 120;
 const MAX_WORKERS = 4;
 const RESULTS_FILE = 'bench-results.json';
-const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit'] as const;
+const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit', 'bulk'] as const;
 const CLI_START_ROUNDS = 15;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
@@ -304,6 +307,11 @@ async function main(): Promise<void> {
     const audit = runAuditBench(progress);
     out.push(...audit.lines, '');
     results = { ...results, audit: audit.results };
+  }
+  if (only.has('bulk')) {
+    const bulk = await runBulkCancelBench(progress);
+    out.push(...bulk.lines, '');
+    results = { ...results, bulkCancel: bulk.results };
   }
   out.push(`results written to ${resolve(RESULTS_FILE)}`);
   const partial = only.size < BENCHMARKS.length;

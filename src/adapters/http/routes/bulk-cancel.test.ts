@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiLimits } from '../../../app/auth/api-limits.js';
+import { ApiLimits, DEFAULT_API_LIMITS } from '../../../app/auth/api-limits.js';
 import { safeAuditRecorder } from '../../../app/audit/audit-recorder.js';
 import { generateToken, tokenDigest } from '../../../app/auth/tokens.js';
 import type { AuditLog } from '../../../app/ports/audit-log.js';
@@ -40,7 +40,7 @@ describe('POST /api/v1/jobs/cancel over HTTP', () => {
     const record = safeAuditRecorder(log, { error: () => undefined });
     app = await buildServer({
       ...kitServices(kit),
-      limits: new ApiLimits({ requestsPerSecond: 100_000, requestBurst: 100_000, eventStreamsPerToken: 4 }, (name) => kit.store.getTenant(name), () => kit.clock.nowMs()),
+      limits: new ApiLimits({ ...DEFAULT_API_LIMITS, requestsPerSecond: 100_000, requestBurst: 100_000 }, (name) => kit.store.getTenant(name), () => kit.clock.nowMs()),
       audit: { log, record, jobTenant: (id) => kit.store.getJob(id)?.tenant ?? null, nowMs: () => kit.clock.nowMs(), logError: () => undefined },
     });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
