@@ -45,7 +45,7 @@ function visible(text: string): string {
 function formatAuditTable(entries: readonly AuditEntryView[]): string {
   const rows = entries.map((e) => [
     String(e.seq), e.at, e.actor, e.tenant ?? '-', e.action, e.target,
-    e.outcome.result === 'ok' ? 'ok' : `${e.outcome.result} ${e.outcome.httpStatus ?? ''}${e.outcome.message ? `: ${e.outcome.message.slice(0, 80)}` : ''}`.trim(),
+    e.outcome.result === 'ok' ? (e.outcome.message ? `ok: ${e.outcome.message.slice(0, 80)}` : 'ok') : `${e.outcome.result} ${e.outcome.httpStatus ?? ''}${e.outcome.message ? `: ${e.outcome.message.slice(0, 80)}` : ''}`.trim(),
   ].map(visible));
   return formatTextTable(['SEQ', 'TIME', 'ACTOR', 'TENANT', 'ACTION', 'TARGET', 'OUTCOME'], rows);
 }
