@@ -13,6 +13,8 @@
  *   {@link OUTCOME_IDS_LENGTH} characters, saying how many ids it leaves out, so that an entry
  *   stays bounded in size;
  * - a dry run (`dryRun: true`) changes nothing and is not recorded.
+ *
+ * The row itself, which uses these, is in audit-routes.ts.
  */
 import { formatIdRanges } from '../../lib/id-ranges.js';
 
