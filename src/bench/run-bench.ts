@@ -22,11 +22,13 @@
  *     the supervisor and the sandbox helpers with 50 jobs running, against 10 MiB and the
  *     per-attempt supervisors of the earlier design; the jobs through a kill -9 of the server;
  * 11. submitting while jobs launch (launch-bench.ts): submit p99 while 40 jobs launch against idle
- *     submits, and 2,000 submits that each start a job, in jobs started per second.
+ *     submits, and 2,000 submits that each start a job, in jobs started per second;
+ * 12. bulk cancel (bulk-cancel-bench.ts): one `POST /api/v1/jobs/cancel` of 2,000 pending jobs
+ *     against listing them and single cancels, then checks the jobs and the one audit entry.
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
  *
  * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
- * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only pass` runs 9 only, `--only supervisor` runs 10 only, `--only launch` runs 11 only. A partial run replaces only its own sections of an existing bench-results.json.
+ * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only pass` runs 9 only, `--only supervisor` runs 10 only, `--only launch` runs 11 only, `--only bulk` runs 12 only. A partial run replaces only its own sections of an existing bench-results.json.
  * `--baseline-ref REF [--rounds N]` instead measures the replay, the grid and the server for the
  * build of git REF and this one, alternately, N rounds each (default 2), and prints after ÷ before
  * (before-after.ts).
@@ -52,6 +54,7 @@ import { runAuditBench } from './audit-bench.js';
 import { DEFAULT_PASS_BENCH_OPTIONS, formatPassBench, runPassBench } from './pass-bench.js';
 import { formatSupervisorBench, runSupervisorBench } from './supervisor-bench.js';
 import { DEFAULT_LAUNCH_BENCH_OPTIONS, formatLaunchBench, runLaunchBench } from './launch-bench.js';
+import { runBulkCancelBench } from './bulk-cancel-bench.js';
 
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const NODES_FILE = shipped('openb_node_list_gpu_node.csv');
@@ -67,7 +70,7 @@ const GRID_SEEDS = Array.from({ length: 10 }, (_, i) => 42 + i);
 const GRID_TARGET_S = 120;
 const MAX_WORKERS = 4;
 const RESULTS_FILE = 'bench-results.json';
-const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit', 'pass', 'supervisor', 'launch'] as const;
+const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit', 'pass', 'supervisor', 'launch', 'bulk'] as const;
 /** Jobs of the supervisor benchmark. */
 const SUPERVISOR_BENCH_JOBS = 50;
 const CLI_START_ROUNDS = 15;
@@ -330,6 +333,11 @@ async function main(): Promise<void> {
     const launch = await runLaunchBench(DEFAULT_LAUNCH_BENCH_OPTIONS, progress);
     out.push(...formatLaunchBench(launch), '');
     results = { ...results, launch };
+  }
+  if (only.has('bulk')) {
+    const bulk = await runBulkCancelBench(progress);
+    out.push(...bulk.lines, '');
+    results = { ...results, bulkCancel: bulk.results };
   }
   out.push(`results written to ${resolve(RESULTS_FILE)}`);
   const partial = only.size < BENCHMARKS.length;

@@ -12,6 +12,9 @@
  * - a run of invalid requests only (`--mode negative`) is refused every time (negative_data_rejection)
  *   and leaves every row of every store table, the job-id mark and the job folders as they were.
  *
+ * `POST /jobs/cancel` (many jobs) is fuzzed on its own after the other runs (its valid requests
+ * would cancel the jobs their examples need), and in the negative run with the others.
+ *
  * Left out of the fuzzing, and tested by hand at the end: `POST /backup` (writes files wherever a
  * path points) and `POST /drain` (stops the server), and `GET /events` (a stream that never ends,
  * with its own tests in src/adapters/http/routes/events.test.ts).
@@ -42,6 +45,12 @@ const EXCLUDED_PATHS = [`${PREFIX}/backup`, `${PREFIX}/drain`, `${PREFIX}/events
  * last, each run with a token of its own and examples naming throwaway tokens.
  */
 const TOKEN_CHANGE_PATHS = [`${PREFIX}/tokens/{id}/revoke`, `${PREFIX}/tokens/{id}/rotate`];
+/**
+ * Operations whose valid requests cancel jobs other operations need (a random selector such as
+ * `{ state: [running] }` ends the running job the QoS reports need): fuzzed after the runs of
+ * every other operation, with examples naming jobs made for them. The negative run includes them.
+ */
+const BULK_PATHS = [`${PREFIX}/jobs/cancel`];
 const CHECKS = ['not_a_server_error', 'response_schema_conformance', 'status_code_conformance', 'content_type_conformance'];
 /** Cases per operation and phase; `GPUSHARE_SCHEMATHESIS_MAX_EXAMPLES` raises it for a longer local run. */
 const MAX_EXAMPLES = Number(process.env.GPUSHARE_SCHEMATHESIS_MAX_EXAMPLES ?? 20);
@@ -90,7 +99,7 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
   });
 
   /** Operations the fuzzing covers: all of /openapi.json but the excluded paths. */
-  const fuzzed = (): { key: string; summary: string }[] => listOperations(openapi).filter((op) => ![...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS].includes(op.key.split(' ')[1]!));
+  const fuzzed = (): { key: string; summary: string }[] => listOperations(openapi).filter((op) => ![...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS, ...BULK_PATHS].includes(op.key.split(' ')[1]!));
 
   /**
    * Puts the server back in a state where every example can succeed (the last run may have
@@ -127,7 +136,7 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
   }
 
   /** Writes the document with `examples` and runs Schemathesis on it with `token`. */
-  async function fuzz(token: string, mode: 'all' | 'negative', examples: Record<string, OperationExample>, checks = CHECKS, phases?: string[], excludePaths = [...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS]): Promise<SchemathesisRun> {
+  async function fuzz(token: string, mode: 'all' | 'negative', examples: Record<string, OperationExample>, checks = CHECKS, phases?: string[], excludePaths = [...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS, ...BULK_PATHS]): Promise<SchemathesisRun> {
     const spec = join(work, `openapi-${mode}-${Date.now()}.json`);
     writeFileSync(spec, JSON.stringify(withExamples(openapi, examples)));
     return runSchemathesis({ spec, baseUrl: server.url, token, caFile, mode, checks, maxExamples: MAX_EXAMPLES, excludePaths, seed: SEED, workDir: work, timeoutMs: RUN_TIMEOUT_MS, ...(phases === undefined ? {} : { phases }) });
@@ -180,16 +189,34 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
     // No examples phase (an example is a valid request) and no stateful phase (its chains send
     // valid requests between the invalid ones): coverage and fuzzing of invalid data only.
     for (const token of [server.adminToken, tenantToken]) {
-      const run = await fuzz(token, 'negative', {}, [...CHECKS, 'negative_data_rejection'], ['coverage', 'fuzzing']);
+      const run = await fuzz(token, 'negative', {}, [...CHECKS, 'negative_data_rejection'], ['coverage', 'fuzzing'], [...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS]);
       expect(run.failures).toEqual([]);
       expect(run.exitCode, run.output.slice(-6000)).toBe(0);
       expect(run.requests).toBeGreaterThan(fuzzed().length * 5);
+      expect(run.statuses.get(`POST ${BULK_PATHS[0]}`)?.length ?? 0, 'the bulk cancel is in the negative run').toBeGreaterThan(0);
       // A read may answer 200 to a request Schemathesis counts as invalid (a GET with a bad
       // Content-Type and no body); a change never may.
       const changes = run.cases.filter((c) => !['GET', 'HEAD'].includes(c.operation.split(' ')[0]!) && c.status < 300);
       expect(changes.map((c) => `${c.phase} ${c.generationMode}: ${c.request}`)).toEqual([]);
     }
     expect(snapshotStore(dataDir, REQUEST_RECORD_TABLES)).toEqual(before);
+  });
+
+  it('bulk cancel, after the other runs: 2xx with the admin and the tenant token, no server error, every answer as documented', async () => {
+    const onlyBulk = [...new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]!))].filter((path) => !BULK_PATHS.includes(path));
+    const keys = BULK_PATHS.map((path) => `POST ${path}`);
+    for (const [token, run] of [[server.adminToken, 'admin'], [tenantToken, 'tenant']] as const) {
+      const jobs = await prepareJobs();
+      const result = await fuzz(token, 'all', { [keys[0]!]: { body: { ids: [jobs.cancelId], reason: `example ${run}` } } }, CHECKS, undefined, onlyBulk);
+      expect(result.failures).toEqual([]);
+      expect(result.exitCode, result.output.slice(-6000)).toBe(0);
+      expect(keys.filter((key) => !succeeded(result).has(key)), `${run}: ${JSON.stringify(answers(result, keys))}`).toEqual([]);
+      expect((await api(server, 'GET', `${PREFIX}/jobs/${jobs.cancelId}`)).body.state).toBe('cancelled');
+    }
+    // Quiet again for the runs below (the drain expects no running job).
+    const left = await api(server, 'POST', `${PREFIX}/jobs/cancel`, { state: ['pending', 'preempted', 'scheduled', 'running'] });
+    expect(left.status).toBe(200);
+    await pollFor('every job ended', async () => ((await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs.length === 0 ? true : undefined));
   });
 
   it('token revoke and rotate, on a server of their own: 2xx on throwaway tokens, no server error, every answer as documented; invalid requests change nothing', async () => {

@@ -12,6 +12,7 @@ import {
 } from '../../contract/api.js';
 import type { JobState } from '../../core/index.js';
 import { AuditListSchema, type AuditEntryView } from '../../contract/audit.js';
+import { BulkCancelResultSchema, type BulkCancelInput, type BulkCancelResult } from '../../contract/bulk-cancel.js';
 import { ApiError, ApiResponseError, ApiUnreachableError, failureCode, isCertificateError, networkReason } from './api-errors.js';
 import { createNodeHttpFetch, type HttpFetch, type HttpResponse } from './node-http-fetch.js';
 
@@ -93,6 +94,8 @@ export interface ApiClient {
   getJob(id: number): Promise<JobDetailView>;
   /** `POST /jobs/:id/cancel`. */
   cancelJob(id: number): Promise<JobView>;
+  /** `POST /jobs/cancel`: cancels the jobs a selector names (at least one of ids, state, tenant, name, since). */
+  cancelJobs(body: BulkCancelInput): Promise<BulkCancelResult>;
   /** `GET /jobs/:id/logs`: text of one stream from byte `offset` (default: stdout of the latest attempt from 0). */
   getLogs(id: number, query?: { stream?: 'stdout' | 'stderr'; attempt?: number; offset?: number }): Promise<LogsView>;
   /** `GET /gpus`. */
@@ -242,6 +245,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     })).jobs,
     getJob: (id) => call('GET', jobPath(id), JobDetailSchema),
     cancelJob: (id) => call('POST', jobPath(id, '/cancel'), JobSchema),
+    cancelJobs: (body) => call('POST', '/jobs/cancel', BulkCancelResultSchema, { body }),
     getLogs: (id, query = {}) => call('GET', jobPath(id, '/logs'), LogsSchema, { query }),
     listGpus: async () => (await call('GET', '/gpus', GpuListSchema)).gpus,
     cordonGpu: (index) => call('POST', gpuPath(index, 'cordon'), GpuSchema),

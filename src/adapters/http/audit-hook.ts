@@ -5,7 +5,9 @@
  * another 4xx `rejected`, 5xx `failed`, with the status and the error message). Calls without a
  * valid token (401) are not recorded (they reach no principal), nor calls refused by the request
  * rate (429: else a throttled token could still grow the log without bound); nor are paths that match no route
- * (404 before authentication: nothing changed) and the routes of `UNAUDITED_ROUTES`. The action, target and tenant come from `AUDITED_ROUTES`.
+ * (404 before authentication: nothing changed), the routes of `UNAUDITED_ROUTES` and calls a row
+ * says change nothing (a bulk cancel's dry run). The action, target, tenant, and for a bulk action
+ * the summary's ids and the outcome's message, come from `AUDITED_ROUTES`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { auditActor, auditResultOf } from '../../app/audit/audit-recorder.js';
@@ -50,6 +52,7 @@ function recordCall(audit: AuditServices, request: FastifyRequest, reply: Fastif
     params: (request.params ?? {}) as Record<string, unknown>, body, created: status < 400 ? answer : null, jobTenant: audit.jobTenant,
   };
   const row = AUDITED_ROUTES[key];
+  if (row?.recorded !== undefined && !row.recorded(context)) return; // changes nothing (a dry run)
   const action = row?.action ?? `api.${request.method.toLowerCase()}`;
   const target = row ? row.target(context) : cutString(pattern);
   audit.record({
@@ -59,8 +62,8 @@ function recordCall(audit: AuditServices, request: FastifyRequest, reply: Fastif
     tenant: principal.tenant ?? row?.tenant?.(context) ?? null,
     action,
     target,
-    summary: requestSummary({ method: request.method, route: pattern, params: request.params, query: request.query, body: request.body }),
-    outcome: { result: auditResultOf(status), httpStatus: status, message: status < 400 ? null : errorMessage(answer) },
+    summary: requestSummary({ method: request.method, route: pattern, params: request.params, query: request.query, body: row?.summaryBody ? row.summaryBody(context) : request.body }),
+    outcome: { result: auditResultOf(status), httpStatus: status, message: status < 400 ? (row?.doneMessage?.(context) ?? null) : errorMessage(answer) },
   });
 }
 

@@ -6,6 +6,8 @@
  * progress reports, docs/qos.md).
  */
 
+import { bulkCancelDoneMessage, bulkCancelSummaryBody, bulkCancelTarget } from './audit-bulk-cancel.js';
+
 /** What a row may read to name the target and tenant. */
 export interface AuditRouteContext {
   /** Path parameters as the router decoded them. */
@@ -24,6 +26,12 @@ export interface AuditedRoute {
   readonly target: (c: AuditRouteContext) => string;
   /** The tenant acted on, when the caller's own tenant does not say (admin calls). */
   readonly tenant?: (c: AuditRouteContext) => string | null;
+  /** False for a call that changes nothing and is not recorded (a dry run); recorded when absent. */
+  readonly recorded?: (c: AuditRouteContext) => boolean;
+  /** The body as the summary records it, when it is not the body as sent (ids as ranges). */
+  readonly summaryBody?: (c: AuditRouteContext) => Record<string, unknown>;
+  /** The outcome's message of a call that succeeded (what a bulk action did); null when absent. */
+  readonly doneMessage?: (c: AuditRouteContext) => string | null;
 }
 
 /** HTTP methods whose calls change state. */
@@ -45,6 +53,11 @@ const bodyTenant = (c: AuditRouteContext): string | null => (typeof c.body.tenan
 export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
   'POST /api/v1/jobs': { action: 'job.submit', target: (c) => (c.created?.id === undefined ? 'job (none created)' : `job ${text(c.created.id)}`), tenant: (c) => (typeof c.created?.tenant === 'string' ? c.created.tenant : bodyTenant(c)) },
   'POST /api/v1/jobs/:id/cancel': { action: 'job.cancel', target: (c) => `job ${text(c.params.id)}`, tenant: ofJob },
+  // One entry per call, however many jobs (audit-bulk-cancel.ts); a dry run is not recorded.
+  'POST /api/v1/jobs/cancel': {
+    action: 'job.cancel-bulk', target: (c) => bulkCancelTarget(c.created), tenant: bodyTenant, recorded: (c) => c.body.dryRun !== true,
+    summaryBody: (c) => bulkCancelSummaryBody(c.body), doneMessage: (c) => (c.created === null ? null : bulkCancelDoneMessage(c.created)),
+  },
   'POST /api/v1/gpus/:index/cordon': { action: 'gpu.cordon', target: (c) => `gpu ${text(c.params.index)}` },
   'POST /api/v1/gpus/:index/uncordon': { action: 'gpu.uncordon', target: (c) => `gpu ${text(c.params.index)}` },
   'POST /api/v1/tenants': { action: 'tenant.create', target: (c) => `tenant ${text(c.body.name)}`, tenant: (c) => (typeof c.body.name === 'string' ? c.body.name : null) },

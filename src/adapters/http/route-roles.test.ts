@@ -121,6 +121,8 @@ const CALLS: Record<string, (ctx: CaseContext, which: Which) => Call> = {
   'GET /api/v1/jobs': () => ({ method: 'GET', url: '/api/v1/jobs' }),
   'GET /api/v1/jobs/:id': (ctx, which) => ({ method: 'GET', url: `/api/v1/jobs/${jobTarget(ctx, which, false)}` }),
   'POST /api/v1/jobs/:id/cancel': (ctx, which) => ({ method: 'POST', url: `/api/v1/jobs/${jobTarget(ctx, which, false)}/cancel` }),
+  // Many jobs: another tenant's job is skipped as "not found" inside a 200, never a 404 of the call.
+  'POST /api/v1/jobs/cancel': (ctx, which) => ({ method: 'POST', url: '/api/v1/jobs/cancel', body: { ids: [jobTarget(ctx, which, false)] } }),
   'GET /api/v1/jobs/:id/logs': (ctx, which) => ({ method: 'GET', url: `/api/v1/jobs/${jobTarget(ctx, which, false)}/logs` }),
   'POST /api/v1/jobs/:id/qos-reports': (ctx, which) => ({ method: 'POST', url: `/api/v1/jobs/${jobTarget(ctx, which, true)}/qos-reports`, body: { stepSeconds: 1 } }),
   'GET /api/v1/gpus': () => ({ method: 'GET', url: '/api/v1/gpus' }),

@@ -6,6 +6,7 @@
  */
 import { isTerminal, type JobState } from '../../core/index.js';
 import type { GpuView, JobDetailView, JobView, SubmitJob } from '../../contract/api.js';
+import type { BulkCancel, BulkCancelResult } from '../../contract/bulk-cancel.js';
 import { conflict, draining, gpuNotFound, invalidField, jobNotFound } from '../errors.js';
 import { authorize, isAllowed, type Action } from '../auth/authorize.js';
 import { checkPriorityCap } from '../auth/priority-cap.js';
@@ -17,6 +18,7 @@ import type { JobRecord, StateStore } from '../ports/state-store.js';
 import type { ControlPlane } from './control-plane.js';
 import { normalizeSubmit } from './normalize-submit.js';
 import { CANCEL_REQUESTED } from './reconcile.js';
+import { bulkCancel, cancellerWords } from './bulk-cancel.js';
 import { toGpuViews, toJobDetail, toJobView } from './views.js';
 import { reasonRedactor, redactJobDetail, redactJobView, type ReasonRedactor } from './reason-redaction.js';
 
@@ -97,7 +99,7 @@ export class JobService {
     if (isTerminal(job.state)) throw conflict(`job ${id} already ended (${job.state})`);
     const { store, clock } = this.deps;
     const nowMs = () => clock.nowMs();
-    const who = principal.role === 'admin' ? 'an admin' : `tenant ${principal.tenant}`;
+    const who = cancellerWords(principal);
     if (job.state === 'pending' || job.state === 'preempted') {
       store.applyJobChanges([{ jobId: id, atMs: nowMs(), expectState: job.state, to: 'cancelled', reason: `cancelled by ${who}`, patch: { endedAtMs: nowMs() } }]);
       this.plane.dequeue(id);
@@ -107,6 +109,14 @@ export class JobService {
       void this.plane.stopJob(id, { kind: 'cancelled', reason: `cancelled by ${who}` });
     }
     return redactJobView(toJobView(store.getJob(id)!, this.plane), this.redactorFor(principal));
+  }
+
+  /**
+   * Cancels the jobs a selector names, each as {@link cancel} would, in one store transaction
+   * (bulk-cancel.ts). @throws GpushareError 403 (a caller who may cancel nothing), 409
+   */
+  cancelMany(principal: Principal, request: BulkCancel): BulkCancelResult {
+    return bulkCancel({ plane: this.plane, store: this.deps.store, clock: this.deps.clock }, principal, request);
   }
 
   /**

@@ -21,7 +21,7 @@ export interface AuditOutcome {
   readonly result: AuditResult;
   /** The HTTP status answered; null for actions of the control plane itself. */
   readonly httpStatus: number | null;
-  /** The error message answered (cut to a few hundred characters); null when `ok`. */
+  /** The error message answered (cut to a few hundred characters); when `ok`, null, or for a bulk action what it did (docs/security.md "Audit log"). */
   readonly message: string | null;
 }
 

@@ -57,14 +57,15 @@ export interface PlaneKit {
 /**
  * Builds and starts a plane over simulated GPUs (`--simulate-gpus` syntax, e.g. `8xA10`).
  * @param settings overrides of TEST_SETTINGS
- * @param ports optional ports instead of none (an MPS control, the disk's state)
+ * @param ports optional ports instead of none (an MPS control, the disk's state) or instead of the
+ *   memory store (a SQLite store)
  */
-export async function planeKit(gpuSpec: string, settings: Partial<ControlPlaneSettings> = {}, ports: { mps?: MpsControl; disk?: DiskSpace } = {}): Promise<PlaneKit> {
+export async function planeKit(gpuSpec: string, settings: Partial<ControlPlaneSettings> = {}, ports: { mps?: MpsControl; disk?: DiskSpace; store?: StateStore } = {}): Promise<PlaneKit> {
   const clock = new ManualClock();
   const bus = new PlaneEvents();
   const events: PlaneEvent[] = [];
   bus.on((e) => events.push(e));
-  const store = observeStore(createMemoryStore(), bus);
+  const store = observeStore(ports.store ?? createMemoryStore(), bus);
   const admin = new AdminService(store, () => clock.nowMs());
   const { token: adminToken } = admin.ensureAdminToken(null);
   const gpus = await createSimulatedInventory(parseSimulatedGpuSpec(gpuSpec)).list();

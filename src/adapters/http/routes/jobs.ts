@@ -1,10 +1,11 @@
 /**
- * Job routes: submit, list, show, cancel, logs.
+ * Job routes: submit, list, show, cancel (one, or many by a selector), logs.
  */
 import type { FastifyInstance, RawServerDefault, FastifyBaseLogger, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { decimalParameter, JobDetailSchema, NoBodySchema, JobSchema, ListJobsQuerySchema, LogsQuerySchema, LogsSchema, SubmitJobSchema } from '../../../contract/api.js';
+import { BulkCancelResultSchema, BulkCancelSchema } from '../../../contract/bulk-cancel.js';
 import type { ServerServices } from '../server-services.js';
 
 /** The Fastify instance type the routes are registered on. */
@@ -20,6 +21,9 @@ export function registerJobRoutes(api: Api, { jobs }: ServerServices): void {
   });
   api.get('/jobs', { schema: { tags: ['jobs'], summary: 'List jobs (active only unless all=true)', querystring: ListJobsQuerySchema, response: { 200: z.object({ jobs: z.array(JobSchema) }) } } }, async (request) => {
     return { jobs: jobs.list(request.principal, { all: request.query.all === 'true', ...(request.query.state ? { state: request.query.state } : {}) }) };
+  });
+  api.post('/jobs/cancel', { schema: { tags: ['jobs'], summary: 'Cancel the jobs a selector names (ids, states, tenant, name pattern, submitted since)', body: BulkCancelSchema, response: { 200: BulkCancelResultSchema } } }, async (request) => {
+    return jobs.cancelMany(request.principal, request.body);
   });
   api.get('/jobs/:id', { schema: { tags: ['jobs'], summary: 'A job with its transitions and attempts', params: IdParams, response: { 200: JobDetailSchema } } }, async (request) => {
     return jobs.get(request.principal, request.params.id);

@@ -1,0 +1,77 @@
+/**
+ * Cancelling many jobs in one call (`POST /api/v1/jobs/cancel`, `gpushare cancel --state ...`;
+ * docs/server.md "Cancelling many jobs"), as the single cancel does each job, authorized per job
+ * with the same policy (`job.cancel`):
+ *
+ * - pending and preempted jobs end `cancelled` at once, all in ONE store transaction, each with the
+ *   same reason (`cancelled by <who>` or `cancelled by <who>: <reason>`); they leave the queue and
+ *   one scheduling pass is asked for afterwards (a cancelled job may have held back others);
+ * - scheduled and running jobs are marked `cancel requested by <who>` in that same transaction and
+ *   then stopped in the background; they end `cancelled` with the same reason;
+ * - a dry run selects and answers alike, and changes nothing.
+ *
+ * When the transaction fails (a job changed state meanwhile, a full disk) nothing is changed.
+ */
+import type { BulkCancel, BulkCancelResult } from '../../contract/bulk-cancel.js';
+import { authorize } from '../auth/authorize.js';
+import type { Principal } from '../auth/tokens.js';
+import { conflict } from '../errors.js';
+import type { Clock } from '../ports/clock.js';
+import { StoreConflictError, type JobChange, type StateStore } from '../ports/state-store.js';
+import type { ControlPlane } from './control-plane.js';
+import { selectJobs } from './job-selection.js';
+import { CANCEL_REQUESTED } from './reconcile.js';
+
+/** What a bulk cancel uses. */
+export interface BulkCancelDeps {
+  readonly plane: Pick<ControlPlane, 'dequeue' | 'stopJob' | 'requestPass'>;
+  readonly store: StateStore;
+  readonly clock: Clock;
+}
+
+/** Who cancels, in a reason's words: `an admin` or `tenant team-a` (as the single cancel says). */
+export function cancellerWords(principal: Principal): string {
+  return principal.role === 'admin' ? 'an admin' : `tenant ${principal.tenant}`;
+}
+
+/**
+ * Cancels the jobs `request` selects that `principal` may cancel (see the module comment).
+ * @returns the ids cancelled, stopping and skipped (each list ascending), and the reason given
+ * @throws GpushareError 403 when the caller may cancel no job at all (a viewer, a report token);
+ *   409 when a job changed state during the call (nothing was changed)
+ */
+export function bulkCancel(deps: BulkCancelDeps, principal: Principal, request: BulkCancel): BulkCancelResult {
+  // A caller who may not cancel even a job of its own is refused as a whole.
+  authorize(principal, 'job.cancel', { tenant: principal.tenant, ownerTokenId: principal.tokenId ?? null });
+  const { store, clock, plane } = deps;
+  const { jobs, skipped } = selectJobs(store, principal, 'job.cancel', {
+    ...(request.ids === undefined ? {} : { ids: request.ids }),
+    ...(request.state === undefined ? {} : { states: request.state }),
+    ...(request.tenant === undefined ? {} : { tenant: request.tenant }),
+    ...(request.name === undefined ? {} : { name: request.name }),
+    ...(request.since === undefined ? {} : { submittedSinceMs: Date.parse(request.since) }),
+  });
+  const who = cancellerWords(principal);
+  const reason = request.reason === undefined ? `cancelled by ${who}` : `cancelled by ${who}: ${request.reason}`;
+  const cancelled = jobs.filter((j) => j.state === 'pending' || j.state === 'preempted');
+  const stopping = jobs.filter((j) => j.state === 'scheduled' || j.state === 'running');
+  const result: BulkCancelResult = { dryRun: request.dryRun, cancelled: cancelled.map((j) => j.id), stopping: stopping.map((j) => j.id), skipped, reason };
+  if (request.dryRun || jobs.length === 0) return result;
+
+  const atMs = clock.nowMs();
+  const changes: JobChange[] = [
+    ...cancelled.map((j): JobChange => ({ jobId: j.id, atMs, expectState: j.state, to: 'cancelled', reason, patch: { endedAtMs: atMs } })),
+    ...stopping.map((j): JobChange => ({ jobId: j.id, atMs, expectState: j.state, patch: { reason: `${CANCEL_REQUESTED} by ${who}` } })),
+  ];
+  try {
+    store.applyJobChanges(changes);
+  } catch (error) {
+    if (error instanceof StoreConflictError) throw conflict(`a selected job changed state during the cancel, so nothing was cancelled; try again (${error.message})`);
+    throw error;
+  }
+  for (const job of cancelled) plane.dequeue(job.id);
+  // Answer at once: the stops (signal, grace period, kill) go on in the background.
+  for (const job of stopping) void plane.stopJob(job.id, { kind: 'cancelled', reason });
+  if (cancelled.length > 0) plane.requestPass();
+  return result;
+}
