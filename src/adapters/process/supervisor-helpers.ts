@@ -5,7 +5,7 @@
  *
  * Node built-ins only: the supervisor runs on its own from dist/.
  */
-import { closeSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import { constants } from 'node:os';
 
@@ -47,8 +47,24 @@ export function signalOfExitCode(exitCode: number | null): string | null {
   return Object.entries(constants.signals).find(([, n]) => n === exitCode - 128)?.[0] ?? null;
 }
 
-/** The pids whose parent is `parentPid`, from /proc/<pid>/stat (ascending). */
+/**
+ * The pids whose parent is `parentPid` (ascending): from `/proc/<pid>/task/<pid>/children` (the
+ * children of its main thread, which is all of them for bubblewrap's single-threaded processes),
+ * else, on a kernel without that file, by reading every `/proc/<pid>/stat` (a cost that grows with
+ * the number of processes on the host).
+ */
 function childPids(parentPid: number): number[] {
+  try {
+    const text = readFileSync(`/proc/${parentPid}/task/${parentPid}/children`, 'utf8').trim();
+    return text === '' ? [] : text.split(' ').map(Number).sort((a, b) => a - b);
+  } catch {
+    if (!existsSync(`/proc/${parentPid}`)) return [];
+  }
+  return scanChildPids(parentPid);
+}
+
+/** The pids whose parent is `parentPid`, from every /proc/<pid>/stat (ascending). */
+function scanChildPids(parentPid: number): number[] {
   const children: number[] = [];
   let entries: string[];
   try {
