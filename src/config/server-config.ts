@@ -112,7 +112,7 @@ export interface ServerConfig {
   readonly timeslicePeriodMs: number;
   readonly monitorIntervalMs: number;
   readonly scheduleIntervalMs: number;
-  /** Most job launches in flight at once (1-256; default 8). */
+  /** Most job launches in flight at once (1-256; default 32). */
   readonly launchConcurrency: number;
   readonly stopGraceMs: number;
   readonly logRetentionMs: number;
