@@ -24,7 +24,7 @@ import { CANCEL_REQUESTED } from './reconcile.js';
 
 /** What a bulk cancel uses. */
 export interface BulkCancelDeps {
-  readonly plane: Pick<ControlPlane, 'dequeue' | 'stopJob' | 'requestPass'>;
+  readonly plane: Pick<ControlPlane, 'dequeueMany' | 'stopJob'>;
   readonly store: StateStore;
   readonly clock: Clock;
 }
@@ -69,9 +69,9 @@ export function bulkCancel(deps: BulkCancelDeps, principal: Principal, request: 
     if (error instanceof StoreConflictError) throw conflict(`a selected job changed state during the cancel, so nothing was cancelled; try again (${error.message})`);
     throw error;
   }
-  for (const job of cancelled) plane.dequeue(job.id);
+  // Out of the queue, and one pass asked for (a cancelled job may have been the one backfill protected).
+  plane.dequeueMany(cancelled.map((job) => job.id));
   // Answer at once: the stops (signal, grace period, kill) go on in the background.
   for (const job of stopping) void plane.stopJob(job.id, { kind: 'cancelled', reason });
-  if (cancelled.length > 0) plane.requestPass();
   return result;
 }

@@ -196,9 +196,18 @@ export class ControlPlane {
 
   /** Removes a job from the queue (cancelled while pending) and asks for a pass (it may have been the job backfill protected). */
   dequeue(jobId: number): void {
-    if (!this.queue.has(jobId)) return;
-    this.queue.remove(jobId);
-    this.reschedule('dequeued');
+    this.dequeueMany([jobId]);
+  }
+
+  /** Removes jobs from the queue (cancelled while pending) and asks for one pass when any was queued. */
+  dequeueMany(jobIds: readonly number[]): void {
+    let removed = false;
+    for (const jobId of jobIds) {
+      if (!this.queue.has(jobId)) continue;
+      this.queue.remove(jobId);
+      removed = true;
+    }
+    if (removed) this.reschedule('dequeued');
   }
 
   /** Notes that `cause` happened (pass-hints.ts) and asks for a pass soon. */
