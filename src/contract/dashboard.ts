@@ -30,6 +30,7 @@ export const DashboardJobsQuerySchema = z.object({
 /** `GET /api/v1/dashboard/jobs` answer. */
 export const DashboardJobPageSchema = z.object({
   total: z.number().int().describe('jobs matching the filter (the caller may see), all pages together'),
+  unfiltered: z.number().int().describe('every job the caller may see, the filter aside'),
   offset: z.number().int().describe('matching jobs skipped before this page'),
   limit: z.number().int().describe('the most jobs this page may hold'),
   jobs: z.array(JobSchema).describe('the page: active jobs by ascending id, then ended jobs newest first'),

@@ -35,6 +35,8 @@ export interface DashboardJobFilter {
 export interface DashboardJobPage {
   /** Every job that matches (the caller may see), all pages together. */
   readonly total: number;
+  /** Every job the caller may see, the filter aside (the "of" of "1 of 10,000"). */
+  readonly unfiltered: number;
   readonly offset: number;
   readonly limit: number;
   /** Active jobs by ascending id, then ended jobs newest first; `limit` at most. */
@@ -81,7 +83,7 @@ export function dashboardJobs(sources: DashboardJobSources, principal: Principal
   if (!Number.isInteger(filter.offset) || filter.offset < 0) throw invalidField('offset', `must be an integer ≥ 0, got ${filter.offset}`);
   if (!Number.isInteger(filter.limit) || filter.limit < 1) throw invalidField('limit', `must be an integer ≥ 1, got ${filter.limit}`);
   if (filter.states !== undefined && filter.states !== null && filter.states.length === 0) throw invalidField('states', 'name at least one state');
-  const empty: DashboardJobPage = { total: 0, offset: filter.offset, limit: filter.limit, jobs: [] };
+  const empty: DashboardJobPage = { total: 0, unfiltered: 0, offset: filter.offset, limit: filter.limit, jobs: [] };
   // Same visibility as JobService.list: a non-admin without a tenant sees no job.
   if (principal.role !== 'admin' && principal.tenant === null) return empty;
   const own = principal.role === 'admin' ? null : principal.tenant;
@@ -98,6 +100,9 @@ export function dashboardJobs(sources: DashboardJobSources, principal: Principal
   const active = matching.filter((job) => !isTerminal(job.state));
   const ended = matching.filter((job) => isTerminal(job.state)).reverse();
   const page = [...active, ...ended].slice(filter.offset, filter.offset + filter.limit);
+  // Counted without building views; a second read only when the filter narrowed the list.
+  const filtered = Boolean(filter.namePattern) || Boolean(filter.states) || (own === null && Boolean(filter.tenant));
+  const unfiltered = filtered ? sources.store.listJobs(own === null ? {} : { tenant: own }).length : matching.length;
   const redact = sources.jobs.redactorFor(principal);
-  return { total: matching.length, offset: filter.offset, limit: filter.limit, jobs: page.map((job) => redactJobView(toJobView(job, sources.plane), redact)) };
+  return { total: matching.length, unfiltered, offset: filter.offset, limit: filter.limit, jobs: page.map((job) => redactJobView(toJobView(job, sources.plane), redact)) };
 }

@@ -53,7 +53,7 @@ describe('GET /api/v1/dashboard/jobs', () => {
   it('lists every job the admin may see: active by ascending id, then ended newest first, with the count', async () => {
     const all = await get('');
     expect(all.status).toBe(200);
-    expect([all.body.total, all.body.offset, all.body.limit, ids(all.body)]).toEqual([6, 0, 50, [1, 3, 4, 5, 6, 2]]);
+    expect([all.body.total, all.body.unfiltered, all.body.offset, all.body.limit, ids(all.body)]).toEqual([6, 6, 0, 50, [1, 3, 4, 5, 6, 2]]);
     expect(all.body.jobs.map((j: any) => `${j.name} ${j.state}`)).toEqual(['train-1 running', 'train-2 pending', 'eval-3 pending', 'train-eval-4 pending', 'eval-5 cancelled', 'old-train cancelled']);
   });
 
@@ -66,8 +66,8 @@ describe('GET /api/v1/dashboard/jobs', () => {
     expect(ids((await get('?states=cancelled')).body)).toEqual([6, 2]);
     expect(ids((await get('?tenant=team-b')).body)).toEqual([4, 5, 6]);
     const combined = await get(`?name=${encodeURIComponent('*eval*')}&states=pending&tenant=team-b`);
-    expect([combined.body.total, ids(combined.body)]).toEqual([2, [4, 5]]);
-    expect((await get('?tenant=default')).body).toEqual({ total: 0, offset: 0, limit: 50, jobs: [] });
+    expect([combined.body.total, combined.body.unfiltered, ids(combined.body)]).toEqual([2, 6, [4, 5]]);
+    expect((await get('?tenant=default')).body).toEqual({ total: 0, unfiltered: 6, offset: 0, limit: 50, jobs: [] });
   });
 
   it('pages with offset and limit; the count stays that of every match', async () => {
@@ -79,8 +79,9 @@ describe('GET /api/v1/dashboard/jobs', () => {
 
   it('shows a tenant token its own jobs only, and refuses another tenant by name', async () => {
     const own = await get('', memberToken);
-    expect([own.status, own.body.total, ids(own.body)]).toEqual([200, 3, [1, 3, 2]]);
-    expect(ids((await get('?tenant=team-a&name=train-*', memberToken)).body)).toEqual([1, 3]);
+    expect([own.status, own.body.total, own.body.unfiltered, ids(own.body)]).toEqual([200, 3, 3, [1, 3, 2]]);
+    const trains = await get('?tenant=team-a&name=train-*', memberToken);
+    expect([trains.body.total, trains.body.unfiltered, ids(trains.body)]).toEqual([2, 3, [1, 3]]);
     const other = await get('?tenant=team-b', memberToken);
     expect([other.status, other.body.error.code, other.body.error.message]).toEqual([403, 'GPUSHARE_FORBIDDEN', 'this member token belongs to tenant "team-a" and sees only its jobs; tenant "team-b" needs an admin token']);
   });
