@@ -171,7 +171,9 @@ export class JobList {
     const { body, more } = this.parts;
     const filtered = this.query() !== new URLSearchParams({ limit: String(this.shown) }).toString();
     const showing = page.jobs.length < page.total ? ` · showing the first ${count.format(page.jobs.length)}` : '';
-    this.parts.count.textContent = `${filtered ? `${count.format(page.total)} of ${count.format(page.unfiltered)}` : count.format(page.total)} job${page.unfiltered === 1 ? '' : 's'}${showing}`;
+    const text = `${filtered ? `${count.format(page.total)} of ${count.format(page.unfiltered)}` : count.format(page.total)} job${page.unfiltered === 1 ? '' : 's'}${showing}`;
+    // A live region: written only when the count changes, so that updates are not read out again and again.
+    if (this.parts.count.textContent !== text) this.parts.count.textContent = text;
     const focused = rememberFocus([body]);
     const scrollTop = body.scrollTop;
     if (page.jobs.length === 0 && filtered) replaceChildren(body, h('p', { class: 'hint', text: 'No job matches the filter.' }));
