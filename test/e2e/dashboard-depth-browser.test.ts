@@ -164,4 +164,22 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     await page.screenshot({ path: join(ROOT, 'test-artifacts', 'dashboard-64-gpus.png'), fullPage: true });
     expect(consoleErrors).toEqual([]);
   });
+
+  it('gives a tenant\'s token no tenant filter: it lists its own tenant\'s jobs, whatever the address names', async () => {
+    const created = await api(server, 'POST', '/api/v1/tokens', { tenant: 'default', role: 'viewer', label: 'watcher' });
+    expect(created.status).toBe(201);
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    try {
+      await tab.goto(`${server.url}/?tenant=deep&q=r`);
+      const token = tab.getByLabel('Token', { exact: true });
+      await token.fill(created.body.token);
+      await token.press('Enter');
+      // Only job 10001 "runner" of tenant default holds an "r"; the deep jobs are not the viewer's.
+      await tab.locator('#job-count').getByText('1 of 1 job', { exact: true }).waitFor();
+      expect(await tab.locator('#jobs-body tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job')))).toEqual([String(DEEP_JOBS + 1)]);
+      expect(await tab.locator('#job-tenant-field').isHidden()).toBe(true);
+    } finally {
+      await tab.close();
+    }
+  });
 });
