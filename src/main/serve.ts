@@ -38,6 +38,7 @@ import { createJobFiles } from '../adapters/process/job-files.js';
 import { createSystemClock } from '../adapters/clock/system-clock.js';
 import { serverStatus } from '../app/control-plane/server-status.js';
 import { dashboardSnapshot } from '../app/control-plane/dashboard-snapshot.js';
+import { dashboardJobs } from '../app/control-plane/dashboard-jobs.js';
 import { QosService } from '../app/qos/qos-service.js';
 import { createChildProcessLauncher } from '../adapters/process/child-process-launcher.js';
 import { detectCheckpointSupport } from '../adapters/process/transparent-checkpoint.js';
@@ -202,6 +203,7 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     status: (principal) => serverStatus(statusSources, principal),
     unhealthyReason: () => disk.fullReason(),
     dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
+    dashboardJobs: (principal, filter) => dashboardJobs(dashboardSources, principal, filter),
     qos: new QosService(plane, store, clock, logger),
     audit: audit.services,
   }, { https: tls.https, logger: false, logInternalError: (err, request) => logger.error({ err, method: request.method, url: request.url }, 'request failed') });

@@ -75,7 +75,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
 
     // Job 1 through the form: 0.4 of a GPU, echoing a known line.
     await page.getByLabel('Command').fill(`echo ${LOG_LINE}; sleep 60`);
-    await page.getByLabel('Name').fill('form-job');
+    await page.getByLabel('Name', { exact: true }).fill('form-job');
     await page.getByLabel('GPU', { exact: true }).fill('0.4');
     await page.getByRole('button', { name: 'Submit job' }).click();
     await page.getByRole('status').filter({ hasText: 'Submitted job 1 form-job' }).waitFor();
@@ -115,15 +115,22 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     }
     expect(latest?.allocationRatio).toBe(0.5645);
     await page.getByText(/^Now: 56\.\d% of schedulable GPU compute allocated/).waitFor();
+    // A tile's details (hidden until it is hovered or focused; its accessible description).
     // Simulated measured use follows the allocation: 700 milli-GPU → 70%.
-    await page.locator('article[data-gpu="0"]').getByText('70% (simulated)', { exact: true }).waitFor();
-    await page.locator('article[data-gpu="1"]').getByText(`${gib(migOnGpu.gpuMemoryMiB)} of 80 GiB`, { exact: true }).waitFor();
+    const fact = (gpu: number, name: string) => page.locator(`#gpu-${gpu}-details > div`).filter({ has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd');
+    await expect.poll(() => fact(0, 'utilization').textContent(), { timeout: 10_000 }).toBe('70% (simulated)');
+    await expect.poll(() => fact(1, 'memory used').textContent(), { timeout: 10_000 }).toBe(`${gib(migOnGpu.gpuMemoryMiB)} of 80 GiB`);
+    expect(await fact(1, 'mode').textContent()).toBe('MIG');
     // What enforces the shares: MIG in hardware; GPU 0's MPS shares as the API says (per process with a daemon, else not enforced).
-    await page.locator('article[data-gpu="1"]').getByText('memory hardware (MIG), compute hardware (MIG)', { exact: true }).waitFor();
+    expect(await fact(1, 'enforced').textContent()).toBe('memory hardware (MIG), compute hardware (MIG)');
     const gpu0Enforcement = (await api(server, 'GET', '/api/v1/gpus')).body.gpus[0].enforcement;
     const mpsText = gpu0Enforcement.gpuMemory === 'driver-per-process' ? 'memory per process (MPS), compute per process (MPS)' : 'memory not enforced, compute not enforced';
     expect(gpu0Enforcement).toEqual(mpsText.startsWith('memory per') ? { gpuMemory: 'driver-per-process', compute: 'driver-per-process' } : { gpuMemory: 'not-enforced', compute: 'not-enforced' });
-    await page.locator('article[data-gpu="0"]').getByText(mpsText, { exact: true }).waitFor();
+    expect(await fact(0, 'enforced').textContent()).toBe(mpsText);
+    // Hovering a tile shows its details.
+    await page.locator('article[data-gpu="1"] .gpu-summary').hover();
+    await page.locator('#gpu-1-details').getByText('memory hardware (MIG), compute hardware (MIG)', { exact: true }).waitFor();
+    await page.mouse.move(0, 0);
     mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
     mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
     await page.screenshot({ path: ARTIFACT, fullPage: true });

@@ -130,3 +130,30 @@ export function tenantColor(tenant) {
 export function jobLabel(job) {
   return `job ${job.id} ${job.name} (${job.tenant})`;
 }
+
+/**
+ * Notes the focused element inside one of `containers` (by its job or GPU and its tag and class,
+ * else its accessible name), so that a re-render can give focus back to the element that replaces
+ * it; null when focus is elsewhere.
+ * @param {HTMLElement[]} containers
+ */
+export function rememberFocus(containers) {
+  const el = document.activeElement;
+  if (!(el instanceof HTMLElement)) return null;
+  const section = containers.find((c) => c.contains(el) && c !== el);
+  if (!section) return null;
+  const key = (/** @type {Element} */ e) => e.closest('[data-job]')?.getAttribute('data-job') ?? (e.hasAttribute('data-gpu') ? `gpu:${e.getAttribute('data-gpu')}` : null);
+  return { section, key: key(el), keyOf: key, tag: el.tagName, cls: el.className, label: el.getAttribute('aria-label') };
+}
+
+/**
+ * Focuses the new element that stands for the remembered one, if the re-render dropped focus.
+ * @param {ReturnType<typeof rememberFocus>} was
+ */
+export function restoreFocus(was) {
+  if (!was || (document.activeElement instanceof HTMLElement && document.activeElement !== document.body)) return;
+  const same = [...was.section.getElementsByTagName(was.tag)].find((el) => was.key !== null
+    ? el.className === was.cls && was.keyOf(el) === was.key
+    : was.label !== null && el.getAttribute('aria-label') === was.label);
+  if (same instanceof HTMLElement) same.focus({ preventScroll: true });
+}

@@ -1,9 +1,11 @@
 /**
- * GPUs as bars. A GPU not in MIG mode is one horizontal bar of its 1000 milli-GPU, split into one
+ * GPUs as compact tiles in a responsive grid (many GPUs stay readable: 64 fit a 1280-pixel-wide
+ * page without horizontal scrolling). A GPU not in MIG mode is one horizontal bar of its 1000 milli-GPU, split into one
  * segment per job (width = the job's gpuMilli / 1000, colour per tenant, labelled with the job and
  * tenant), a segment for other tenants' jobs (a tenant sees their total, unnamed) and the free
  * part; a thin bar below shows memory. A MIG GPU is drawn as its slice layout: each GPU instance
- * at its start slice with its profile name, idle instances hatched and labelled "idle".
+ * at its start slice with its profile name, idle instances hatched and labelled "idle". A tile's
+ * details (enforcement, measured use, its jobs) show on hover or focus.
  */
 import { enforcementText, formatMiB, h, jobLabel, replaceChildren, tenantColor } from './dom.js';
 
@@ -16,6 +18,9 @@ export function segmentLabel(gpu, job) {
   return `GPU ${gpu.index} ${gpu.model}: ${jobLabel(job)} ${job.gpuMilli} milli-GPU, ${formatMiB(job.gpuMemoryMiB)}`;
 }
 
+/** The most GPUs drawn as wide tiles; more are drawn as compact tiles (8 to a row at 1280 px). */
+const ROOMY_GPUS = 8;
+
 /**
  * Renders every GPU into `container`.
  * @param {HTMLElement} container
@@ -27,32 +32,69 @@ export function renderGpus(container, gpus, onOpenJob) {
     replaceChildren(container, h('p', { text: 'No GPUs found.' }));
     return;
   }
+  // Up to ROOMY_GPUS GPUs get wide tiles (readable segment labels); more get compact ones.
+  container.dataset.density = gpus.length <= ROOMY_GPUS ? 'roomy' : 'compact';
   replaceChildren(container, gpus.map((gpu) => renderGpu(gpu, onOpenJob)));
 }
 
-/** @param {any} gpu @param {(jobId: number, opener: HTMLElement) => void} onOpenJob */
+/**
+ * The sharing mode of a GPU in one word: `MIG` (MIG mode), `MPS`, `time-slice`, `exclusive` (the
+ * mode of its jobs), or `free` (no job).
+ * @param {any} gpu
+ */
+function modeText(gpu) {
+  if (gpu.migEnabled) return 'MIG';
+  if (gpu.mode === null || gpu.mode === undefined) return 'free';
+  return { mps: 'MPS', timeslice: 'time-slice', exclusive: 'exclusive', mig: 'MIG' }[gpu.mode] ?? String(gpu.mode);
+}
+
+/** "healthy", "cordoned" or "unhealthy: reason". @param {any} gpu */
+function healthText(gpu) {
+  return !gpu.healthy ? `unhealthy${gpu.healthReason ? `: ${gpu.healthReason}` : ''}` : gpu.cordoned ? 'cordoned' : 'healthy';
+}
+
+/**
+ * One GPU as a compact tile: index, model, mode and health badges, the compute bar (or MIG slice
+ * layout) and the memory bar, allocated milli-GPU and memory in one line; the other facts in a
+ * details box shown while the tile is hovered or holds focus (and named by aria-describedby).
+ * @param {any} gpu @param {(jobId: number, opener: HTMLElement) => void} onOpenJob
+ */
 function renderGpu(gpu, onOpenJob) {
   const titleId = `gpu-${gpu.index}-title`;
-  return h('article', { class: `gpu${gpu.schedulable ? '' : ' unschedulable'}`, 'aria-labelledby': titleId, 'data-gpu': gpu.index },
-    h('h3', { id: titleId }, `GPU ${gpu.index} · ${gpu.model}`, gpu.simulated ? h('span', { class: 'tag', text: 'simulated' }) : null),
-    renderFacts(gpu),
+  const detailsId = `gpu-${gpu.index}-details`;
+  const health = healthText(gpu);
+  const mode = modeText(gpu);
+  const gib = (/** @type {number} */ mib) => { const g = mib / 1024; return String(Number.isInteger(g) ? g : g.toFixed(1)); };
+  return h('article', { class: `gpu gpu-tile${gpu.schedulable ? '' : ' unschedulable'}`, 'aria-labelledby': titleId, 'aria-describedby': detailsId, 'data-gpu': gpu.index, tabindex: '0' },
+    h('div', { class: 'gpu-head' },
+      h('h3', { id: titleId, title: `GPU ${gpu.index} ${gpu.model}` }, `GPU ${gpu.index}`, h('span', { class: 'gpu-model', text: ` ${gpu.model}` })),
+      h('span', { class: `badge mode-${mode.replace(/[^a-zA-Z-]/g, '').toLowerCase()}`, 'data-mode': mode, text: mode }),
+      health === 'healthy' ? null : h('span', { class: 'badge warn', title: health, text: gpu.healthy ? 'cordoned' : 'unhealthy' })),
     gpu.migEnabled && gpu.migMemorySlices ? renderMigLayout(gpu, onOpenJob) : renderComputeBar(gpu, onOpenJob),
     renderMemoryBar(gpu),
+    h('p', { class: 'gpu-summary', title: 'allocated milli-GPU of 1000, allocated GPU memory of the total' }, h('span', { text: `${gpu.allocatedGpuMilli}/1000 m` }), h('span', { text: `${gib(gpu.allocatedGpuMemoryMiB)}/${gib(gpu.gpuMemoryMiB)} GiB` })),
+    renderFacts(gpu, detailsId, mode, health),
   );
 }
 
-/** Model, mode, what enforces its shares (memory, compute), health, cordon and measured use as a line of facts. @param {any} gpu */
-function renderFacts(gpu) {
-  const health = !gpu.healthy ? `unhealthy${gpu.healthReason ? `: ${gpu.healthReason}` : ''}` : gpu.cordoned ? 'cordoned' : 'healthy';
+/**
+ * Every fact of a GPU (model, mode, what enforces its shares, health and cordon, allocation,
+ * measured use): the tile's details box.
+ * @param {any} gpu @param {string} id @param {string} mode @param {string} health
+ */
+function renderFacts(gpu, id, mode, health) {
   const facts = [
-    ['mode', gpu.mode ?? 'idle'],
+    ['model', `${gpu.model}${gpu.simulated ? ' (simulated)' : ''}`],
+    ['mode', mode],
     ['enforced', enforcementText(gpu.enforcement)],
     ['state', health],
     ['allocated', gpu.migEnabled ? `${gpu.allocatedGpuMilli} milli-GPU (MIG slices)` : `${gpu.allocatedGpuMilli} of 1000 milli-GPU`],
+    ['memory allocated', `${formatMiB(gpu.allocatedGpuMemoryMiB)} of ${formatMiB(gpu.gpuMemoryMiB)}`],
     ['utilization', gpu.utilizationGpuPct === null ? 'not measured' : `${gpu.utilizationGpuPct}%${gpu.simulated ? ' (simulated)' : ''}`],
     ['memory used', gpu.memoryUsedMiB === null ? 'not measured' : `${formatMiB(gpu.memoryUsedMiB)} of ${formatMiB(gpu.gpuMemoryMiB)}`],
+    ['jobs', gpu.jobs.length === 0 ? 'none' : gpu.jobs.map((j) => `#${j.id} ${j.name} (${j.tenant})`).join(', ')],
   ];
-  return h('dl', { class: 'facts' }, facts.map(([k, v]) => h('div', { class: k === 'state' && health !== 'healthy' ? 'warn' : null }, h('dt', { text: k }), h('dd', { text: v }))));
+  return h('dl', { class: 'facts gpu-details', id }, facts.map(([k, v]) => h('div', { class: k === 'state' && health !== 'healthy' ? 'warn' : null }, h('dt', { text: k }), h('dd', { text: v }))));
 }
 
 /** @param {any} gpu @param {(jobId: number, opener: HTMLElement) => void} onOpenJob */

@@ -1,14 +1,16 @@
 /**
  * Entry point of the dashboard: wires login, the live stream and the sections. Every snapshot
- * (at connect and on each change) re-renders GPUs, queue, jobs and quotas, keeping keyboard focus
- * on the same segment or button; changes of job state are announced politely in a live region.
+ * (at connect and on each change) re-renders GPUs, queue and quotas, keeping keyboard focus on the
+ * same tile, segment or button, and fetches the Jobs list again with the user's filter (kept, with
+ * its scroll position and focus); changes of job state are announced politely in a live region.
  */
 import { apiCall, clearToken } from './api.js';
-import { h } from './dom.js';
+import { h, rememberFocus, restoreFocus } from './dom.js';
 import { UsageChart } from './charts.js';
 import { renderGpus, renderLegend } from './gpus.js';
 import { JobPanel } from './job-panel.js';
-import { mergeJobs, renderJobs } from './jobs.js';
+import { JobList } from './job-list.js';
+import { mergeJobs } from './jobs.js';
 import { LiveStream } from './live.js';
 import { setupLogin } from './login.js';
 import { renderQueue, tickWaits } from './queue.js';
@@ -30,31 +32,18 @@ let knownStates = null;
 const panel = new JobPanel({ announce });
 const chart = new UsageChart($('usage-chart'), $('usage-summary'));
 const openJob = (id, opener) => void panel.open(id, opener);
+const jobList = new JobList({
+  form: /** @type {HTMLFormElement} */ ($('job-filter')), search: /** @type {HTMLInputElement} */ ($('job-search')),
+  state: /** @type {HTMLSelectElement} */ ($('job-state')), tenant: /** @type {HTMLSelectElement} */ ($('job-tenant')), tenantField: $('job-tenant-field'),
+  count: $('job-count'), body: $('jobs-body'), more: /** @type {HTMLButtonElement} */ ($('jobs-more')), onOpenJob: openJob,
+});
 
 /** The sections a snapshot re-renders, where keyboard focus must survive the re-render. */
-const RERENDERED = ['gpu-list', 'queue-body', 'jobs-body', 'tenants-body'];
-
-/** Notes the focused element inside a re-rendered section (by job, tag and class, else its accessible name). */
-function rememberFocus() {
-  const el = document.activeElement;
-  if (!(el instanceof HTMLElement)) return null;
-  const section = RERENDERED.map($).find((c) => c.contains(el) && c !== el);
-  if (!section) return null;
-  return { section, job: el.closest('[data-job]')?.getAttribute('data-job') ?? null, tag: el.tagName, cls: el.className, label: el.getAttribute('aria-label') };
-}
-
-/** Focuses the new element that stands for the remembered one, if the re-render dropped focus. @param {ReturnType<typeof rememberFocus>} was */
-function restoreFocus(was) {
-  if (!was || (document.activeElement instanceof HTMLElement && document.activeElement !== document.body)) return;
-  const same = [...was.section.getElementsByTagName(was.tag)].find((el) => was.job !== null
-    ? el.className === was.cls && el.closest('[data-job]')?.getAttribute('data-job') === was.job
-    : was.label !== null && el.getAttribute('aria-label') === was.label);
-  if (same instanceof HTMLElement) same.focus();
-}
+const RERENDERED = ['gpu-list', 'queue-body', 'tenants-body'];
 
 /** @param {any} snapshot */
 function render(snapshot) {
-  const focused = rememberFocus();
+  const focused = rememberFocus(RERENDERED.map($));
   role = snapshot.status.you.role;
   const who = role === 'admin' ? 'admin' : `tenant ${snapshot.status.you.tenant}`;
   const counts = Object.entries(snapshot.status.jobs).map(([state, n]) => `${n} ${state}`).join(', ') || 'no active jobs';
@@ -65,7 +54,9 @@ function render(snapshot) {
   renderQueue($('queue-body'), snapshot.queue, openJob, snapshot.queueLength ?? snapshot.queue.length);
   // Newer servers send waiting jobs only in `queue`, older ones in both: merge, each job once.
   const jobs = mergeJobs(snapshot.queue, snapshot.jobs);
-  renderJobs($('jobs-body'), jobs, openJob);
+  // The Jobs list is filtered on the server: fetched again (with the user's filter) on every update.
+  jobList.setTenants(role === 'admin', snapshot.quotas.map((q) => q.tenant));
+  jobList.refresh();
   renderTenants($('tenants-body'), snapshot.quotas);
   updateTenantChoice(role === 'admin', snapshot.quotas.map((q) => q.tenant));
   if (snapshot.usage) chart.push(snapshot.usage);

@@ -22,6 +22,7 @@ import { registerQosRoutes } from './routes/qos.js';
 import { checkJobTokenScope } from '../../app/auth/job-scope.js';
 import { registerDashboard } from './dashboard.js';
 import { registerEventRoutes } from './routes/events.js';
+import { registerDashboardJobRoutes } from './routes/dashboard-jobs.js';
 import { registerUsageHistoryRoutes } from './routes/usage-history.js';
 import { registerAuditHook } from './audit-hook.js';
 import { registerAuditRoutes } from './routes/audit.js';
@@ -107,6 +108,7 @@ export async function buildServer(services: ServerServices, options: BuildServer
     registerQosRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerUsageHistoryRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     registerEventRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+    registerDashboardJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
     if (services.audit) {
       registerAuditHook(api, services.audit);
       registerAuditRoutes(api.withTypeProvider<ZodTypeProvider>(), services.audit);

@@ -38,6 +38,7 @@ describe('hostile input at the HTTP API', () => {
         throw new Error('status broke: /secret/path');
       },
       dashboard: () => ({}) as never,
+      dashboardJobs: () => ({}) as never,
       qos: new QosService(kit.plane, kit.store, kit.clock, silent),
     }, { logInternalError: (error, request) => internalErrors.push({ message: error.message, method: request.method, url: request.url }) });
     auth = { authorization: `Bearer ${kit.adminToken}` };

@@ -142,6 +142,7 @@ const CALLS: Record<string, (ctx: CaseContext, which: Which) => Call> = {
   'GET /api/v1/status': () => ({ method: 'GET', url: '/api/v1/status' }),
   'GET /api/v1/usage/history': () => ({ method: 'GET', url: '/api/v1/usage/history' }),
   'GET /api/v1/events (event stream)': () => ({ method: 'GET', url: '/api/v1/events' }),
+  'GET /api/v1/dashboard/jobs': (_, which) => ({ method: 'GET', url: `/api/v1/dashboard/jobs?tenant=${tenantOf(which)}` }),
   'GET /api/v1/audit': (_, which) => ({ method: 'GET', url: `/api/v1/audit?tenant=${tenantOf(which)}` }),
 };
 

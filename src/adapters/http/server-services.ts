@@ -7,6 +7,7 @@ import type { Principal } from '../../app/auth/tokens.js';
 import type { AdminService } from '../../app/control-plane/admin-service.js';
 import type { ControlPlane } from '../../app/control-plane/control-plane.js';
 import type { DashboardSnapshot } from '../../app/control-plane/dashboard-snapshot.js';
+import type { DashboardJobFilter, DashboardJobPage } from '../../app/control-plane/dashboard-jobs.js';
 import type { JobService } from '../../app/control-plane/job-service.js';
 import type { ServerStatus } from '../../app/control-plane/server-status.js';
 import type { UsageHistory } from '../../app/control-plane/usage-history.js';
@@ -48,6 +49,8 @@ export interface ServerServices {
   readonly status: (principal: Principal) => ServerStatus;
   /** The dashboard's data for a caller (app/control-plane/dashboard-snapshot.ts). */
   readonly dashboard: (principal: Principal) => DashboardSnapshot;
+  /** The dashboard's filtered, paged job list for a caller (app/control-plane/dashboard-jobs.ts). */
+  readonly dashboardJobs: (principal: Principal, filter: DashboardJobFilter) => DashboardJobPage;
   /** Progress reports of running jobs (docs/qos.md). */
   readonly qos: QosService;
   /** Called by `POST /api/v1/drain` once no job runs (the server then exits). */

@@ -19,8 +19,8 @@ import { toJobView } from './views.js';
 
 /** Ended jobs a snapshot lists (the newest). */
 export const RECENT_ENDED_JOBS = 20;
-/** Most waiting jobs one snapshot lists (a deep queue is counted, not sent whole every 500 ms). */
-export const MAX_LISTED_WAITING = 200;
+/** Most waiting jobs one snapshot lists (a deep queue is counted, not sent whole every 500 ms; the dashboard's job list, dashboard-jobs.ts, filters and pages them all). */
+export const MAX_LISTED_WAITING = 50;
 
 /** The dashboard's data at one moment. */
 export interface DashboardSnapshot {

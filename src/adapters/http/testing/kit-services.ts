@@ -4,6 +4,7 @@
  * (version `9.9.9`, simulated GPUs, a signal checkpoint), with `extra` added or replacing.
  */
 import { dashboardSnapshot } from '../../../app/control-plane/dashboard-snapshot.js';
+import { dashboardJobs } from '../../../app/control-plane/dashboard-jobs.js';
 import { serverStatus } from '../../../app/control-plane/server-status.js';
 import { UsageHistory } from '../../../app/control-plane/usage-history.js';
 import { QosService } from '../../../app/qos/qos-service.js';
@@ -26,6 +27,7 @@ export function kitServices(kit: PlaneKit, extra: Partial<ServerServices> = {}):
       checkpoint: { method: 'signal', transparentAvailable: false, detail: 'test' },
     }, principal),
     dashboard: (principal) => dashboardSnapshot({ plane: kit.plane, jobs: kit.jobs, admin: kit.admin, usageHistory, version: '9.9.9', store: kit.store, clock: kit.clock, gpuSource: 'simulated' }, principal),
+    dashboardJobs: (principal, filter) => dashboardJobs({ plane: kit.plane, jobs: kit.jobs, store: kit.store }, principal, filter),
     qos: new QosService(kit.plane, kit.store, kit.clock, silent),
     ...extra,
   };
