@@ -72,8 +72,8 @@ describe('SQLite store: private files, folders and job ids', () => {
     insert.run('re-queued after a lost attempt', 'pending', 1, null);
     v3.close();
     const store = open();
-    expect(SCHEMA_VERSION).toBe(9);
-    expect(store.schemaVersion()).toBe(9);
+    expect(SCHEMA_VERSION).toBe(10);
+    expect(store.schemaVersion()).toBe(10);
     expect(store.listJobs().map((j) => [j.id, j.name, j.folder])).toEqual([
       [1, 'done', '1'], [2, 'running', '2'], [3, 'launching', '3'], [4, 'waiting', null], [5, 'cancelled before it ran', null],
       [6, 're-queued after a lost attempt', '6'],
