@@ -12,6 +12,7 @@ import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { ExitWithCode, OutputFileError } from './exit-codes.js';
 import { formatTextTable } from './text-table.js';
+import { parseSince } from './option-parsers.js';
 
 /** Exit status of `audit verify` when the log fails verification. */
 export const EXIT_AUDIT_TAMPERED = 4;
@@ -33,20 +34,6 @@ export interface AuditVerifyReport {
 
 /** Verifies the audit log of a data directory (null: the default one). */
 export type VerifyAudit = (dataDir: string | null) => Promise<AuditVerifyReport>;
-
-const UNITS_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/**
- * `--since`: an ISO 8601 time (`2025-01-31T12:00:00Z`) or a duration back from now (`90s`, `30m`, `1h`, `7d`).
- * @returns the ISO 8601 time
- * @throws InvalidArgumentError naming the accepted forms
- */
-export function parseSince(text: string, nowMs: number): string {
-  const duration = /^(\d{1,9})([smhd])$/.exec(text.trim());
-  if (duration) return new Date(nowMs - Number(duration[1]) * UNITS_MS[duration[2]!]!).toISOString();
-  if (/^\d{4}-\d\d-\d\dT/.test(text) && !Number.isNaN(Date.parse(text))) return new Date(Date.parse(text)).toISOString();
-  throw new InvalidArgumentError(`'${text}' is neither an ISO 8601 time (e.g. 2025-01-31T12:00:00Z) nor a duration (e.g. 90s, 30m, 1h, 7d)`);
-}
 
 /** `text` with control characters shown as `\xNN`, so that a stored value cannot forge terminal output. */
 function visible(text: string): string {

@@ -11,6 +11,7 @@ import {
   type QosReportBody,
 } from '../../contract/api.js';
 import type { JobState } from '../../core/index.js';
+import type { JobField, JobPage } from '../../contract/job-list.js';
 import { AuditListSchema, type AuditEntryView } from '../../contract/audit.js';
 import { ApiError, ApiResponseError, ApiUnreachableError, failureCode, isCertificateError, networkReason } from './api-errors.js';
 import { createNodeHttpFetch, type HttpFetch, type HttpResponse } from './node-http-fetch.js';
@@ -89,6 +90,12 @@ export interface ApiClient {
   submitJob(body: SubmitJobInput): Promise<JobView>;
   /** `GET /jobs`: the caller's jobs (all tenants' for admins); `all` includes finished ones. */
   listJobs(query?: { all?: boolean; state?: JobState }): Promise<JobView[]>;
+  /**
+   * `GET /jobs` one page at a time: the selectors, page size (`limit`), cursor (`after`) and fields
+   * of docs/server.md; resolves to the page and `nextAfter` (null when no more jobs match). With
+   * `fields`, each job is checked to hold those fields (and `id`) as JobSchema types them.
+   */
+  listJobsPage(query: JobPageQuery): Promise<JobPage>;
   /** `GET /jobs/:id`: a job with its events, attempts and environment. */
   getJob(id: number): Promise<JobDetailView>;
   /** `POST /jobs/:id/cancel`. */
@@ -136,6 +143,31 @@ export interface ApiClient {
   reportQos(id: number, body: QosReportBody): Promise<z.infer<typeof QosReportResultSchema>>;
   /** `GET /audit` (admin): audit log entries in seq order (docs/security.md "Audit log"). */
   listAudit(query: AuditQuery): Promise<AuditEntryView[]>;
+}
+
+/** `GET /jobs` query of one page (absent: not sent); `since` an ISO 8601 time with a zone. */
+export interface JobPageQuery {
+  readonly all?: boolean;
+  readonly states?: readonly JobState[];
+  readonly tenant?: string;
+  readonly name?: string;
+  readonly since?: string;
+  readonly limit?: number;
+  readonly after?: number;
+  readonly fields?: readonly JobField[];
+}
+
+/** The answer schema of a page with these fields (every field when undefined), made once per set of fields. */
+const pageSchemas = new Map<string, z.ZodType<JobPage>>();
+function pageSchemaFor(fields: readonly JobField[] | undefined): z.ZodType<JobPage> {
+  const key = fields === undefined ? '*' : [...fields].sort().join(',');
+  let schema = pageSchemas.get(key);
+  if (schema === undefined) {
+    const job = fields === undefined ? JobSchema : JobSchema.pick(Object.fromEntries(['id', ...fields].map((f) => [f, true])) as Partial<Record<JobField, true>>);
+    schema = z.object({ jobs: z.array(job), nextAfter: z.number().int().nullable() }) as z.ZodType<JobPage>;
+    pageSchemas.set(key, schema);
+  }
+  return schema;
 }
 
 /** `GET /audit` query: `since` an ISO 8601 time; `newest` the newest `limit` entries instead of the oldest after `afterSeq`. */
@@ -240,6 +272,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     listJobs: async (query = {}) => (await call('GET', '/jobs', JobListSchema, {
       query: { all: query.all === undefined ? undefined : String(query.all), state: query.state },
     })).jobs,
+    listJobsPage: (query) => call('GET', '/jobs', pageSchemaFor(query.fields), {
+      query: {
+        all: query.all === undefined ? undefined : String(query.all),
+        state: query.states?.join(','),
+        tenant: query.tenant,
+        name: query.name,
+        since: query.since,
+        limit: query.limit,
+        after: query.after,
+        fields: query.fields?.join(','),
+      },
+    }),
     getJob: (id) => call('GET', jobPath(id), JobDetailSchema),
     cancelJob: (id) => call('POST', jobPath(id, '/cancel'), JobSchema),
     getLogs: (id, query = {}) => call('GET', jobPath(id, '/logs'), LogsSchema, { query }),
