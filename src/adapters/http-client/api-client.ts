@@ -12,6 +12,7 @@ import {
 } from '../../contract/api.js';
 import type { JobState } from '../../core/index.js';
 import type { JobField, JobPage } from '../../contract/job-list.js';
+import { checkJobPage } from '../../contract/job-page-check.js';
 import { AuditListSchema, type AuditEntryView } from '../../contract/audit.js';
 import { ApiError, ApiResponseError, ApiUnreachableError, failureCode, isCertificateError, networkReason } from './api-errors.js';
 import { createNodeHttpFetch, type HttpFetch, type HttpResponse } from './node-http-fetch.js';
@@ -93,7 +94,8 @@ export interface ApiClient {
   /**
    * `GET /jobs` one page at a time: the selectors, page size (`limit`), cursor (`after`) and fields
    * of docs/server.md; resolves to the page and `nextAfter` (null when no more jobs match). With
-   * `fields`, each job is checked to hold those fields (and `id`) as JobSchema types them.
+   * `fields`, each job is checked to hold those fields (and `id`) as JobSchema types them
+   * (contract/job-page-check.ts, a fast check for thousands of jobs).
    */
   listJobsPage(query: JobPageQuery): Promise<JobPage>;
   /** `GET /jobs/:id`: a job with its events, attempts and environment. */
@@ -157,19 +159,6 @@ export interface JobPageQuery {
   readonly fields?: readonly JobField[];
 }
 
-/** The answer schema of a page with these fields (every field when undefined), made once per set of fields. */
-const pageSchemas = new Map<string, z.ZodType<JobPage>>();
-function pageSchemaFor(fields: readonly JobField[] | undefined): z.ZodType<JobPage> {
-  const key = fields === undefined ? '*' : [...fields].sort().join(',');
-  let schema = pageSchemas.get(key);
-  if (schema === undefined) {
-    const job = fields === undefined ? JobSchema : JobSchema.pick(Object.fromEntries(['id', ...fields].map((f) => [f, true])) as Partial<Record<JobField, true>>);
-    schema = z.object({ jobs: z.array(job), nextAfter: z.number().int().nullable() }) as z.ZodType<JobPage>;
-    pageSchemas.set(key, schema);
-  }
-  return schema;
-}
-
 /** `GET /audit` query: `since` an ISO 8601 time; `newest` the newest `limit` entries instead of the oldest after `afterSeq`. */
 export interface AuditQuery {
   readonly since?: string;
@@ -214,7 +203,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const doFetch = options.fetch ?? createNodeHttpFetch({ ca: options.ca });
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
-  async function call<S extends z.ZodTypeAny>(method: 'GET' | 'POST' | 'PUT', path: string, schema: S, call: CallOptions = {}): Promise<z.infer<S>> {
+  /** {@link callChecked} with a zod schema as the check. */
+  function call<S extends z.ZodTypeAny>(method: 'GET' | 'POST' | 'PUT', path: string, schema: S, options: CallOptions = {}): Promise<z.infer<S>> {
+    return callChecked(method, path, (json) => {
+      const parsed = schema.safeParse(json);
+      if (parsed.success) return { value: parsed.data as z.infer<S> };
+      const issue = parsed.error.issues[0];
+      return { problem: issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body' };
+    }, options);
+  }
+
+  /** One call; a 2xx answer's JSON must pass `check` (else ApiResponseError naming the problem). */
+  async function callChecked<T>(method: 'GET' | 'POST' | 'PUT', path: string, check: (json: unknown) => { value: T } | { problem: string }, call: CallOptions = {}): Promise<T> {
     const routePath = call.auth === false ? path : `${API_PREFIX}${path}`;
     const route = `${method} ${routePath}`;
     const target = new URL(`${base}${routePath}`);
@@ -254,12 +254,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       throw new ApiError(response.status, `HTTP_${response.status}`, `${route} failed with HTTP ${status}${text && json === undefined ? `: ${text.slice(0, 200)}` : ''}`);
     }
     if (json === undefined) throw new ApiResponseError(route, text === '' ? 'empty body' : 'the body is not JSON');
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new ApiResponseError(route, issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body');
-    }
-    return parsed.data as z.infer<S>;
+    const checked = check(json);
+    if ('problem' in checked) throw new ApiResponseError(route, checked.problem);
+    return checked.value;
   }
 
   const jobPath = (id: number, rest = ''): string => `/jobs/${encodeURIComponent(String(id))}${rest}`;
@@ -272,7 +269,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     listJobs: async (query = {}) => (await call('GET', '/jobs', JobListSchema, {
       query: { all: query.all === undefined ? undefined : String(query.all), state: query.state },
     })).jobs,
-    listJobsPage: (query) => call('GET', '/jobs', pageSchemaFor(query.fields), {
+    listJobsPage: (query) => callChecked('GET', '/jobs', (json) => {
+      const checked = checkJobPage(json, query.fields);
+      return 'page' in checked ? { value: checked.page } : checked;
+    }, {
       query: {
         all: query.all === undefined ? undefined : String(query.all),
         state: query.states?.join(','),
