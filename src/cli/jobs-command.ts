@@ -60,13 +60,13 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
     .addOption(new Option('--state <states>', `only jobs in these states (comma-separated: ${JOB_STATES.join(', ')})`).argParser(listOf('--state', JOB_STATES)))
     .addOption(new Option('--tenant <tenant>', 'only this tenant\'s jobs (a tenant\'s token sees only its own)'))
     .addOption(new Option('--name <pattern>', 'only jobs whose whole name matches; * matches any run of characters'))
-    .addOption(new Option('--since <time>', 'only jobs submitted at or after an ISO 8601 time, or a duration back from now (90s, 30m, 1h, 7d)'))
+    .addOption(new Option('--since <time>', 'only jobs submitted at or after an ISO 8601 time, or a duration back from now (90s, 30m, 1h, 7d)').argParser((text) => parseSince(text, io.nowMs())))
     .addOption(new Option('--fields <fields>', `only these fields, id always (comma-separated: ${JOB_FIELDS.join(', ')})`).argParser(listOf('--fields', JOB_FIELDS)))
     .addOption(new Option('--limit <n>', 'print at most N jobs').argParser(wholeNumber('--limit', 1, Number.MAX_SAFE_INTEGER)))
     .addOption(new Option('--page-size <n>', `jobs per request (1-${MAX_JOB_PAGE})`).argParser(wholeNumber('--page-size', 1, MAX_JOB_PAGE)).default(DEFAULT_PAGE_SIZE))
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (opts: JobsOptions) => {
-      const since = opts.since === undefined ? undefined : parseSince(opts.since, io.nowMs());
+      const since = opts.since; // an ISO time already (parseSince)
       const client = connect(opts, io);
       const fields = opts.fields === undefined ? undefined : JOB_FIELDS.filter((f) => f === 'id' || opts.fields!.includes(f));
       const writer = opts.output === 'json' ? jsonWriter(io.stdout) : tableWriter(fields, io.nowMs(), io.stdout);
