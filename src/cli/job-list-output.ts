@@ -2,8 +2,8 @@
  * Output of `gpushare jobs`, written page by page as the pages arrive:
  * - the table: ID, NAME, TENANT, STATE, GPU, MODE, AGE/REASON (or one column per `--fields` field).
  *   A listing of one page is laid out like every CLI table (each column as wide as its widest
- *   cell). When more pages follow, the column widths are decided by the first page (STATE and MODE
- *   at least 9, ID at least 7) and kept: a later cell that is wider is cut to the width, its last
+ *   cell). When more pages follow, the column widths are decided by the first page (at least: ID 7,
+ *   NAME 16, TENANT 8, STATE and MODE 9) and kept: a later cell that is wider is cut to the width, its last
  *   character replaced by `…` (ID is never cut, and the last column never is);
  * - JSON (`-o json`): exactly one JSON array of jobs, the same text as printing the whole array at
  *   once with two-space indentation.
@@ -21,7 +21,7 @@ export const TABLE_FIELDS: readonly JobField[] = ['id', 'name', 'tenant', 'state
 export type TableJob = Pick<JobView, 'id' | 'name' | 'tenant' | 'state' | 'gpu' | 'placement' | 'submittedAt' | 'reason' | 'attempt'>;
 
 /** Widths columns get at least in a listing of several pages (by header). */
-const MIN_WIDTHS: Readonly<Record<string, number>> = { ID: 7, STATE: 9, MODE: 9, id: 7, state: 9 };
+const MIN_WIDTHS: Readonly<Record<string, number>> = { ID: 7, NAME: 16, TENANT: 8, STATE: 9, MODE: 9, id: 7, name: 16, tenant: 8, state: 9 };
 
 /** The mark that ends a cut cell. */
 export const CUT_MARK = '…';

@@ -38,10 +38,10 @@ describe('gpushare jobs: pages', () => {
     const run = await runClientCli(['jobs', '--page-size', '4'], { env });
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('ID       NAME   TENANT  STATE      GPU      MODE       AGE/REASON');
+    expect(lines[0]).toBe('ID       NAME              TENANT    STATE      GPU      MODE       AGE/REASON');
     expect(lines.slice(1).map((l) => Number(l.split(' ')[0]))).toEqual(jobs.map((j) => j.id));
-    expect(lines[1]).toBe('1        job-1  team-a  pending    0.5 × 1  auto       5m');
-    expect(lines[10]).toBe('10       a-mu…  team-a  pending    0.5 × 1  auto       5m');
+    expect(lines[1]).toBe('1        job-1             team-a    pending    0.5 × 1  auto       5m');
+    expect(lines[10]).toBe('10       a-much-longer-n…  team-a    pending    0.5 × 1  auto       5m');
     expect(server.requests.map((r) => [r.query.get('limit'), r.query.get('after')])).toEqual([['4', null], ['4', '4'], ['4', '8']]);
   });
 

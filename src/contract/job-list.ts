@@ -51,8 +51,6 @@ export const ListJobsQuerySchema = z.object({
   after: decimalParameter(0, Number.MAX_SAFE_INTEGER, 'only jobs with an id above this one (nextAfter of the previous page)').optional(),
   fields: commaList('fields', JOB_FIELDS, 'only these job fields (id is always included)').optional(),
 }).strict();
-/** The parsed query of `GET /api/v1/jobs`. */
-export type ListJobsQuery = z.infer<typeof ListJobsQuerySchema>;
 
 /** A job of a listing: every field of JobSchema, or with `fields` only those (and `id`). */
 export const ListedJobSchema = JobSchema.partial().required({ id: true })
