@@ -16,11 +16,13 @@
  *  7. Kubernetes (kubernetes-bench.ts): the extender's filter + prioritize latency with 500 and
  *     5,000 nodes, and pods bound per second through a real kube-scheduler with the extender
  *     against the same scheduler without it;
- *  8. the audit log (audit-bench.ts): `audit verify` over 100,000 entries against reading them.
+ *  8. the audit log (audit-bench.ts): `audit verify` over 100,000 entries against reading them;
+ *  9. job listing (listing-bench.ts): `gpushare jobs` with 2,000 jobs against one `GET /api/v1/jobs`
+ *     and curl, and the time to its first page.
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
  *
  * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
- * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only. A partial run replaces only its own sections of an existing bench-results.json.
+ * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only listing` runs 9 only. A partial run replaces only its own sections of an existing bench-results.json.
  * `--baseline-ref REF [--rounds N]` instead measures the replay, the grid and the server for the
  * build of git REF and this one, alternately, N rounds each (default 2), and prints after ÷ before
  * (before-after.ts).
@@ -43,6 +45,7 @@ import { formatCliStart, runCliStartBench } from './cli-start-bench.js';
 import { runBeforeAfter } from './before-after.js';
 import { runKubernetesBench } from './kubernetes-bench.js';
 import { runAuditBench } from './audit-bench.js';
+import { formatListingBench, runListingBench } from './listing-bench.js';
 
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const NODES_FILE = shipped('openb_node_list_gpu_node.csv');
@@ -58,7 +61,8 @@ const GRID_SEEDS = Array.from({ length: 10 }, (_, i) => 42 + i);
 const GRID_TARGET_S = 120;
 const MAX_WORKERS = 4;
 const RESULTS_FILE = 'bench-results.json';
-const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit'] as const;
+const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit', 'listing'] as const;
+const LISTING_ROUNDS = 7;
 const CLI_START_ROUNDS = 15;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
@@ -304,6 +308,11 @@ async function main(): Promise<void> {
     const audit = runAuditBench(progress);
     out.push(...audit.lines, '');
     results = { ...results, audit: audit.results };
+  }
+  if (only.has('listing')) {
+    const listing = await runListingBench(LISTING_ROUNDS, progress);
+    out.push(...formatListingBench(listing, `${out.length === 0 ? '1' : '9'}. Job listing`), '');
+    results = { ...results, listing };
   }
   out.push(`results written to ${resolve(RESULTS_FILE)}`);
   const partial = only.size < BENCHMARKS.length;

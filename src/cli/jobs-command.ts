@@ -3,11 +3,12 @@
  * [--fields f1,f2] [--limit N] [--page-size N] [-o table|json]`: lists the caller's jobs (every
  * tenant's for an admin); without `--all` or `--state` only jobs that have not finished. Fetches
  * the listing a page at a time (`GET /api/v1/jobs?limit=&after=`) and prints each page as it
- * arrives (job-list-output.ts).
+ * arrives (job-list-output.ts): the first page before anything more is asked for; later pages
+ * while the next one is on its way.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { JOB_STATES, type JobState } from '../core/index.js';
-import { JOB_FIELDS, MAX_JOB_PAGE, type JobField } from '../contract/job-list.js';
+import { JOB_FIELDS, MAX_JOB_PAGE, type JobField, type JobPage } from '../contract/job-list.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { jsonWriter, TABLE_FIELDS, tableWriter } from './job-list-output.js';
@@ -72,12 +73,8 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
       const writer = opts.output === 'json' ? jsonWriter(io.stdout) : tableWriter(fields, io.nowMs(), io.stdout);
       // The table needs only its own fields; JSON gets every field unless --fields chooses.
       const asked = fields ?? (opts.output === 'table' ? TABLE_FIELDS : undefined);
-      let after: number | undefined;
-      let left = opts.limit ?? Number.POSITIVE_INFINITY;
-      // Each page is printed before the next is asked for; ids only grow, so the loop ends.
-      while (left > 0) {
-        const limit = Math.min(opts.pageSize, left);
-        const page = await client.listJobsPage({
+      const ask = (after: number | undefined, limit: number): Promise<JobPage> => {
+        const page = client.listJobsPage({
           all: opts.all === true || opts.state !== undefined,
           ...(opts.state === undefined ? {} : { states: opts.state }),
           ...(opts.tenant === undefined ? {} : { tenant: opts.tenant }),
@@ -87,11 +84,23 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
           limit,
           ...(after === undefined ? {} : { after }),
         });
+        page.catch(() => undefined); // awaited below; a page left unread when printing fails is no unhandled rejection
+        return page;
+      };
+      let left = opts.limit ?? Number.POSITIVE_INFINITY;
+      let after: number | undefined;
+      let next: Promise<JobPage> | null = ask(undefined, Math.min(opts.pageSize, left));
+      // The first page is printed before the second is asked for; from then on the next page is
+      // asked for while the current one is printed. Ids only grow, so the loop ends.
+      for (let pageNumber = 1; next !== null; pageNumber++) {
+        const page: JobPage = await next;
+        next = null;
         left -= page.jobs.length;
-        const more = page.nextAfter !== null && left > 0;
+        const more = page.nextAfter !== null && left > 0 && page.nextAfter > (after ?? -1);
+        after = page.nextAfter ?? after;
+        if (more && pageNumber > 1) next = ask(after, Math.min(opts.pageSize, left));
         writer.page(page.jobs, more);
-        if (!more || page.nextAfter! <= (after ?? -1)) break;
-        after = page.nextAfter!;
+        if (more && pageNumber === 1) next = ask(after, Math.min(opts.pageSize, left));
       }
       writer.end();
     });
