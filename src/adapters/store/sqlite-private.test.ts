@@ -103,6 +103,22 @@ describe('SQLite store: private files, folders and job ids', () => {
     ]);
   });
 
+  it('migrates a version 9 file to the listing indexes; its jobs list by name pattern and submit time', () => {
+    const v9 = new Database(file);
+    for (const script of MIGRATIONS.slice(0, 9)) v9.exec(script);
+    v9.pragma('user_version = 9');
+    v9.close();
+    const store = open();
+    expect(store.schemaVersion()).toBe(10);
+    const indexes = store.database.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' ORDER BY name").pluck().all();
+    expect(indexes).toEqual(expect.arrayContaining(['jobs_by_name', 'jobs_by_submitted']));
+    store.createTenant('acme', 1);
+    for (const [name, at] of [['train-1', 10], ['eval-1', 20], ['train-2', 30]] as const) store.insertJob(sampleJob('acme', { name }), at);
+    expect(store.listJobs({ namePattern: 'train-*', submittedSinceMs: 20 }).map((j) => j.name)).toEqual(['train-2']);
+    const plan = store.database.prepare("EXPLAIN QUERY PLAN SELECT id, name FROM jobs WHERE name GLOB 'train-*' ORDER BY id").all() as { detail: string }[];
+    expect(plan.map((row) => row.detail).join(' ')).toContain('jobs_by_name');
+  });
+
   it('never gives out a job id again after an older copy of the database is restored, thanks to the mark', async () => {
     const store = open({ jobIdMarkPath: mark });
     store.createTenant('acme', 1);
