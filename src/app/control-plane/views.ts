@@ -48,7 +48,8 @@ function buildJobView(job: JobRecord, plane: ControlPlane, inventory: ReadonlyMa
     attempt: job.attempt,
     cpuMilli: job.cpuMilli,
     hostMemoryMiB: job.hostMemoryMiB,
-    gpu: { ...job.gpu, isolation: job.gpu.isolation ?? 'standard' },
+    // Field by field: the listing serializes views as they are (no zod strip), so nothing beyond JobSchema.
+    gpu: { gpuCount: job.gpu.gpuCount, gpuMilli: job.gpu.gpuMilli, gpuMemoryMiB: job.gpu.gpuMemoryMiB, mode: job.gpu.mode, isolation: job.gpu.isolation ?? 'standard' },
     placement: placement && {
       mode: placement.mode,
       enforcement: placementEnforcement(placement, plane),
