@@ -24,11 +24,13 @@
  * 11. submitting while jobs launch (launch-bench.ts): submit p99 while 40 jobs launch against idle
  *     submits, and 2,000 submits that each start a job, in jobs started per second;
  * 12. bulk cancel (bulk-cancel-bench.ts): one `POST /api/v1/jobs/cancel` of 2,000 pending jobs
- *     against listing them and single cancels, then checks the jobs and the one audit entry.
+ *     against listing them and single cancels, then checks the jobs and the one audit entry;
+ * 13. job listing (listing-bench.ts): `gpushare jobs` with 2,000 jobs against one `GET /api/v1/jobs`
+ *     and curl, and the time to its first page.
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
  *
  * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
- * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only pass` runs 9 only, `--only supervisor` runs 10 only, `--only launch` runs 11 only, `--only bulk` runs 12 only. A partial run replaces only its own sections of an existing bench-results.json.
+ * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only pass` runs 9 only, `--only supervisor` runs 10 only, `--only launch` runs 11 only, `--only bulk` runs 12 only, `--only listing` runs 13 only. A partial run replaces only its own sections of an existing bench-results.json.
  * `--baseline-ref REF [--rounds N]` instead measures the replay, the grid and the server for the
  * build of git REF and this one, alternately, N rounds each (default 2), and prints after ÷ before
  * (before-after.ts).
@@ -55,6 +57,7 @@ import { DEFAULT_PASS_BENCH_OPTIONS, formatPassBench, runPassBench } from './pas
 import { formatSupervisorBench, runSupervisorBench } from './supervisor-bench.js';
 import { DEFAULT_LAUNCH_BENCH_OPTIONS, formatLaunchBench, runLaunchBench } from './launch-bench.js';
 import { runBulkCancelBench } from './bulk-cancel-bench.js';
+import { formatListingBench, runListingBench } from './listing-bench.js';
 
 const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const NODES_FILE = shipped('openb_node_list_gpu_node.csv');
@@ -70,9 +73,10 @@ const GRID_SEEDS = Array.from({ length: 10 }, (_, i) => 42 + i);
 const GRID_TARGET_S = 120;
 const MAX_WORKERS = 4;
 const RESULTS_FILE = 'bench-results.json';
-const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit', 'pass', 'supervisor', 'launch', 'bulk'] as const;
+const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit', 'pass', 'supervisor', 'launch', 'bulk', 'listing'] as const;
 /** Jobs of the supervisor benchmark. */
 const SUPERVISOR_BENCH_JOBS = 50;
+const LISTING_ROUNDS = 7;
 const CLI_START_ROUNDS = 15;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
@@ -338,6 +342,11 @@ async function main(): Promise<void> {
     const bulk = await runBulkCancelBench(progress);
     out.push(...bulk.lines, '');
     results = { ...results, bulkCancel: bulk.results };
+  }
+  if (only.has('listing')) {
+    const listing = await runListingBench(LISTING_ROUNDS, progress);
+    out.push(...formatListingBench(listing, `${out.length === 0 ? '1' : '13'}. Job listing`), '');
+    results = { ...results, listing };
   }
   out.push(`results written to ${resolve(RESULTS_FILE)}`);
   const partial = only.size < BENCHMARKS.length;

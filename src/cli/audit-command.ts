@@ -11,8 +11,8 @@ import type { AuditEntryView } from '../contract/audit.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { ExitWithCode, OutputFileError } from './exit-codes.js';
-import { parseSince } from './parse-since.js';
 import { formatTextTable } from './text-table.js';
+import { parseSince } from './option-parsers.js';
 
 /** Exit status of `audit verify` when the log fails verification. */
 export const EXIT_AUDIT_TAMPERED = 4;

@@ -17,7 +17,7 @@ import { addConnectionOptions, connect, type ConnectionFlags } from './connectio
 import { ExitWithCode, UsageError } from './exit-codes.js';
 import { formatBulkCancel } from './format-bulk-cancel.js';
 import { parseJobId } from './option-parsers.js';
-import { parseSince } from './parse-since.js';
+import { parseSince } from './option-parsers.js';
 
 /** Exit status of `cancel` when some ids it named were skipped (not found, not allowed, already ended, not matched). */
 export const EXIT_CANCEL_SKIPPED = 4;

@@ -25,20 +25,20 @@ const notFound = (message: string): FakeResponse => ({ status: 404, body: { erro
 describe('gpushare jobs', () => {
   it('-o json prints exactly a JSON array of jobs', async () => {
     const jobs = [sampleJob({ id: 1 }), sampleJob({ id: 2, state: 'succeeded', exitCode: 0 })];
-    const { env, server } = await serve(() => ({ status: 200, body: { jobs } }));
+    const { env, server } = await serve(() => ({ status: 200, body: { jobs, nextAfter: null } }));
     const run = await runClientCli(['jobs', '--all', '-o', 'json'], { env });
     expect(run.code).toBe(0);
     const parsed = JSON.parse(run.stdout) as { id: number; state: string }[];
     expect(Array.isArray(parsed)).toBe(true);
     expect(parsed.map((j) => [j.id, j.state])).toEqual([[1, 'running'], [2, 'succeeded']]);
-    expect(server.requests[0]?.query.get('all')).toBe('true');
+    expect(server.requests[0]?.query.toString()).toBe('all=true&limit=500');
   });
 
   it('prints a table with age and reason', async () => {
     const { env, server } = await serve(() => ({ status: 200, body: { jobs: [
       sampleJob({ id: 3, name: 'big', state: 'pending', reason: 'no GPU has 800 milli free', placement: null, gpu: { gpuCount: 2, gpuMilli: 800, gpuMemoryMiB: null, mode: 'mps', isolation: 'standard' } }),
       sampleJob(),
-    ] } }));
+    ], nextAfter: null } }));
     const run = await runClientCli(['jobs'], { env });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe([
@@ -47,7 +47,7 @@ describe('gpushare jobs', () => {
       '12  train  team-a  running  0.5 × 1  mps   5m  on GPU 0',
       '',
     ].join('\n'));
-    expect(server.requests[0]?.query.get('all')).toBe('false');
+    expect(server.requests[0]?.query.toString()).toBe('all=false&limit=500&fields=id%2Cname%2Ctenant%2Cstate%2Cgpu%2Cplacement%2CsubmittedAt%2Creason%2Cattempt');
   });
 
   it('shows preempted jobs with their reason, and GPUs instead of "attempt N started (pid …)" for running ones', async () => {
@@ -58,7 +58,7 @@ describe('gpushare jobs', () => {
       sampleJob({ id: 3, name: 'resumed', reason: 'attempt 2 started (pid 4343)', attempt: 2, placement: twoGpus }),
       sampleJob({ id: 4, name: 'old', reason: 'attempt 1 had started before the restart' }),
       sampleJob({ id: 5, name: 'stopping', reason: 'cancel requested by admin' }),
-    ] } }));
+    ], nextAfter: null } }));
     const run = await runClientCli(['jobs'], { env });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe([
@@ -74,10 +74,11 @@ describe('gpushare jobs', () => {
   });
 
   it('--state preempted asks the server for preempted jobs', async () => {
-    const { env, server } = await serve(() => ({ status: 200, body: { jobs: [] } }));
+    const { env, server } = await serve(() => ({ status: 200, body: { jobs: [], nextAfter: null } }));
     const run = await runClientCli(['jobs', '--state', 'preempted'], { env });
     expect(run).toEqual({ code: 0, stdout: 'no jobs\n', stderr: '' });
-    expect(server.requests[0]?.query.toString()).toBe('all=true&state=preempted');
+    expect(server.requests[0]?.query.get('all')).toBe('true');
+    expect(server.requests[0]?.query.get('state')).toBe('preempted');
   });
 });
 

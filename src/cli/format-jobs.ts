@@ -1,11 +1,10 @@
 /**
- * Text views of jobs shared by the client commands: the GPU request, ages, the `jobs` table, and
- * the exit status `submit --wait` passes on.
+ * Text views of jobs shared by the client commands: the GPU request, ages, the cells of the `jobs`
+ * table (job-list-output.ts lays it out), and the exit status `submit --wait` passes on.
  */
 import { constants } from 'node:os';
 import type { JobView } from '../contract/api.js';
 import { formatGpuMilli } from './parse-quantities.js';
-import { formatTextTable } from './text-table.js';
 import { escapeControlCharactersDeep } from '../lib/control-characters.js';
 
 /** Exit status of `submit --wait` for a cancelled job (as a shell's for Ctrl-C). */
@@ -38,7 +37,7 @@ export function jobAge(job: Pick<JobView, 'submittedAt'>, nowMs: number): string
 }
 
 /** The mode a job runs in (its placement's) or asked for (before placement). */
-export function jobMode(job: JobView): string {
+export function jobMode(job: Pick<JobView, 'placement' | 'gpu'>): string {
   return job.placement?.mode ?? job.gpu.mode;
 }
 
@@ -58,7 +57,7 @@ export function jobReason(job: Pick<JobView, 'state' | 'reason'>): string | null
  * What the `jobs` table says after the age: for a running job where it runs (`on GPU 0, 1`, with
  * `attempt N` from the second attempt on), then the reason (e.g. why it is pending or preempted).
  */
-export function jobNote(job: JobView): string {
+export function jobNote(job: Pick<JobView, 'state' | 'placement' | 'attempt' | 'reason'>): string {
   const parts: string[] = [];
   if (job.state === 'running' && job.placement !== null) {
     parts.push(`on GPU ${job.placement.gpus.map((g) => g.index).join(', ')}${job.attempt > 1 ? `, attempt ${job.attempt}` : ''}`);
@@ -66,23 +65,6 @@ export function jobNote(job: JobView): string {
   const reason = jobReason(job);
   if (reason !== null) parts.push(reason);
   return parts.join('; ');
-}
-
-/**
- * The `jobs` table: ID, NAME, TENANT, STATE, GPU, MODE, AGE/REASON (the age, then
- * {@link jobNote}: where a running job runs, and the reason when the job has one, e.g. why it is
- * pending).
- */
-export function formatJobsTable(received: readonly JobView[], nowMs: number): string {
-  const jobs = escapeControlCharactersDeep(received);
-  if (jobs.length === 0) return 'no jobs';
-  return formatTextTable(
-    ['ID', 'NAME', 'TENANT', 'STATE', 'GPU', 'MODE', 'AGE/REASON'],
-    jobs.map((job) => {
-      const note = jobNote(job);
-      return [String(job.id), job.name, job.tenant, job.state, formatGpuRequest(job.gpu), jobMode(job), note ? `${jobAge(job, nowMs)}  ${note}` : jobAge(job, nowMs)];
-    }),
-  );
 }
 
 /**

@@ -220,12 +220,6 @@ export const JobDetailSchema = JobSchema.extend({ events: z.array(JobEventSchema
 /** A job with its history. */
 export type JobDetailView = z.infer<typeof JobDetailSchema>;
 
-/** `GET /api/v1/jobs` query. */
-export const ListJobsQuerySchema = z.object({
-  all: z.enum(['true', 'false']).default('false').describe('include finished jobs'),
-  state: z.enum(JOB_STATES).optional(),
-}).strict();
-
 /** A GPU as the API shows it (like one block of nvidia-smi). */
 export const GpuSchema = z.object({
   index: z.number().int(),

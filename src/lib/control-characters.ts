@@ -15,6 +15,9 @@ export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\
 
 const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
 
+/** Text of printable ASCII characters only (U+0020 to U+007E), which holds none of them. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** The same set in words, for error messages. */
 export const CONTROL_CHARACTERS_IN_WORDS = 'control characters (U+0000-U+001F, U+007F-U+009F), bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, U+180E, U+200B-U+200D, U+2060-U+2064, U+FEFF) or lone surrogates';
 
@@ -28,6 +31,8 @@ export function codePointName(character: string): string {
  * above. Other characters are unchanged.
  */
 export function escapeControlCharacters(text: string): string {
+  // Most text is printable ASCII: one cheap test instead of the full pattern's search.
+  if (PRINTABLE_ASCII.test(text)) return text;
   return text.replace(CONTROL_CHARACTERS, (c) => {
     const code = c.charCodeAt(0);
     return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;

@@ -61,6 +61,21 @@ export async function createProgram(names?: ReadonlySet<string>): Promise<Comman
   return program;
 }
 
+let stdoutGuarded = false;
+
+/**
+ * A reader that stops early (`gpushare jobs | head`) closes the pipe while pages are still being
+ * written: exit 0 quietly, as other Unix tools do, instead of an unhandled EPIPE.
+ */
+function quietOnClosedStdout(): void {
+  if (stdoutGuarded) return;
+  stdoutGuarded = true;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
 /**
  * Runs the command line.
  * @param argv - Full argv as in `process.argv` (node, script, then arguments).
@@ -68,6 +83,7 @@ export async function createProgram(names?: ReadonlySet<string>): Promise<Comman
  *   Never throws: errors are reported on stderr.
  */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  quietOnClosedStdout();
   const args = argv.slice(2);
   if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     process.stdout.write(`${packageVersion()}\n`);

@@ -11,6 +11,8 @@ import {
   type QosReportBody,
 } from '../../contract/api.js';
 import type { JobState } from '../../core/index.js';
+import type { JobField, JobPage } from '../../contract/job-list.js';
+import { checkJobPage } from '../../contract/job-page-check.js';
 import { AuditListSchema, type AuditEntryView } from '../../contract/audit.js';
 import { BulkCancelResultSchema, type BulkCancelInput, type BulkCancelResult } from '../../contract/bulk-cancel.js';
 import { ApiError, ApiResponseError, ApiUnreachableError, failureCode, isCertificateError, networkReason } from './api-errors.js';
@@ -90,6 +92,13 @@ export interface ApiClient {
   submitJob(body: SubmitJobInput): Promise<JobView>;
   /** `GET /jobs`: the caller's jobs (all tenants' for admins); `all` includes finished ones. */
   listJobs(query?: { all?: boolean; state?: JobState }): Promise<JobView[]>;
+  /**
+   * `GET /jobs` one page at a time: the selectors, page size (`limit`), cursor (`after`) and fields
+   * of docs/server.md; resolves to the page and `nextAfter` (null when no more jobs match). With
+   * `fields`, each job is checked to hold those fields (and `id`) as JobSchema types them
+   * (contract/job-page-check.ts, a fast check for thousands of jobs).
+   */
+  listJobsPage(query: JobPageQuery): Promise<JobPage>;
   /** `GET /jobs/:id`: a job with its events, attempts and environment. */
   getJob(id: number): Promise<JobDetailView>;
   /** `POST /jobs/:id/cancel`. */
@@ -141,6 +150,18 @@ export interface ApiClient {
   listAudit(query: AuditQuery): Promise<AuditEntryView[]>;
 }
 
+/** `GET /jobs` query of one page (absent: not sent); `since` an ISO 8601 time with a zone. */
+export interface JobPageQuery {
+  readonly all?: boolean;
+  readonly states?: readonly JobState[];
+  readonly tenant?: string;
+  readonly name?: string;
+  readonly since?: string;
+  readonly limit?: number;
+  readonly after?: number;
+  readonly fields?: readonly JobField[];
+}
+
 /** `GET /audit` query: `since` an ISO 8601 time; `newest` the newest `limit` entries instead of the oldest after `afterSeq`. */
 export interface AuditQuery {
   readonly since?: string;
@@ -185,7 +206,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const doFetch = options.fetch ?? createNodeHttpFetch({ ca: options.ca });
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
-  async function call<S extends z.ZodTypeAny>(method: 'GET' | 'POST' | 'PUT', path: string, schema: S, call: CallOptions = {}): Promise<z.infer<S>> {
+  /** {@link callChecked} with a zod schema as the check. */
+  function call<S extends z.ZodTypeAny>(method: 'GET' | 'POST' | 'PUT', path: string, schema: S, options: CallOptions = {}): Promise<z.infer<S>> {
+    return callChecked(method, path, (json) => {
+      const parsed = schema.safeParse(json);
+      if (parsed.success) return { value: parsed.data as z.infer<S> };
+      const issue = parsed.error.issues[0];
+      return { problem: issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body' };
+    }, options);
+  }
+
+  /** One call; a 2xx answer's JSON must pass `check` (else ApiResponseError naming the problem). */
+  async function callChecked<T>(method: 'GET' | 'POST' | 'PUT', path: string, check: (json: unknown) => { value: T } | { problem: string }, call: CallOptions = {}): Promise<T> {
     const routePath = call.auth === false ? path : `${API_PREFIX}${path}`;
     const route = `${method} ${routePath}`;
     const target = new URL(`${base}${routePath}`);
@@ -225,12 +257,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       throw new ApiError(response.status, `HTTP_${response.status}`, `${route} failed with HTTP ${status}${text && json === undefined ? `: ${text.slice(0, 200)}` : ''}`);
     }
     if (json === undefined) throw new ApiResponseError(route, text === '' ? 'empty body' : 'the body is not JSON');
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new ApiResponseError(route, issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body');
-    }
-    return parsed.data as z.infer<S>;
+    const checked = check(json);
+    if ('problem' in checked) throw new ApiResponseError(route, checked.problem);
+    return checked.value;
   }
 
   const jobPath = (id: number, rest = ''): string => `/jobs/${encodeURIComponent(String(id))}${rest}`;
@@ -243,6 +272,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     listJobs: async (query = {}) => (await call('GET', '/jobs', JobListSchema, {
       query: { all: query.all === undefined ? undefined : String(query.all), state: query.state },
     })).jobs,
+    listJobsPage: (query) => callChecked('GET', '/jobs', (json) => {
+      const checked = checkJobPage(json, query.fields);
+      return 'page' in checked ? { value: checked.page } : checked;
+    }, {
+      query: {
+        all: query.all === undefined ? undefined : String(query.all),
+        state: query.states?.join(','),
+        tenant: query.tenant,
+        name: query.name,
+        since: query.since,
+        limit: query.limit,
+        after: query.after,
+        fields: query.fields?.join(','),
+      },
+    }),
     getJob: (id) => call('GET', jobPath(id), JobDetailSchema),
     cancelJob: (id) => call('POST', jobPath(id, '/cancel'), JobSchema),
     cancelJobs: (body) => call('POST', '/jobs/cancel', BulkCancelResultSchema, { body }),

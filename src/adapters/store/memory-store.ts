@@ -25,6 +25,7 @@ import { replaceFileAtomically } from './atomic-file.js';
 import { PRIVATE_FILE_MODE } from './private-file.js';
 import { deepFreeze } from './deep-freeze.js';
 import { planJobChanges, reasonUpdate } from './plan-job-changes.js';
+import { compileNamePattern } from '../../lib/name-pattern.js';
 
 /** `format` field of a memory-store backup file. */
 export const MEMORY_STORE_BACKUP_FORMAT = 'gpushare-memory-store';
@@ -248,13 +249,20 @@ export function createMemoryStore(): StateStore {
     listJobs(filter: JobFilter = {}) {
       open();
       const states = filter.states === undefined ? null : new Set(filter.states);
+      const name = filter.namePattern === undefined ? null : compileNamePattern(filter.namePattern);
       const out: JobRecord[] = [];
+      // Ids increase, so the map's insertion order is ascending id order.
       for (const job of jobs.values()) {
         if (filter.tenant !== undefined && job.tenant !== filter.tenant) continue;
         if (states !== null && !states.has(job.state)) continue;
+        if (filter.submittedSinceMs !== undefined && job.submittedAtMs < filter.submittedSinceMs) continue;
+        if (filter.afterId !== undefined && job.id <= filter.afterId) continue;
+        if (name !== null && !name.matches(job.name)) continue;
         out.push(job);
+        if (filter.newest === undefined && filter.limit !== undefined && out.length >= filter.limit) break;
       }
-      return filter.newest === undefined ? out : out.slice(-filter.newest);
+      const newest = filter.newest === undefined ? out : out.slice(-filter.newest);
+      return filter.limit === undefined ? newest : newest.slice(0, filter.limit);
     },
     listEvents(jobId) {
       open();

@@ -155,6 +155,12 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE tokens SET created_by_server = 1 WHERE role = 'admin' AND label = 'admin (created by gpushare serve)';
   CREATE INDEX tokens_by_tenant ON tokens(tenant, id);
   `,
+  // 10: job listings by name pattern (its literal prefix is a range of this index) and by submit
+  // time (`since`); tenant and state already have theirs (1).
+  `
+  CREATE INDEX jobs_by_name ON jobs(name);
+  CREATE INDEX jobs_by_submitted ON jobs(submitted_at_ms);
+  `,
 ];
 
 /** The schema version this build reads and writes (the number of migrations). */

@@ -72,8 +72,8 @@ describe('SQLite store: private files, folders and job ids', () => {
     insert.run('re-queued after a lost attempt', 'pending', 1, null);
     v3.close();
     const store = open();
-    expect(SCHEMA_VERSION).toBe(9);
-    expect(store.schemaVersion()).toBe(9);
+    expect(SCHEMA_VERSION).toBe(10);
+    expect(store.schemaVersion()).toBe(10);
     expect(store.listJobs().map((j) => [j.id, j.name, j.folder])).toEqual([
       [1, 'done', '1'], [2, 'running', '2'], [3, 'launching', '3'], [4, 'waiting', null], [5, 'cancelled before it ran', null],
       [6, 're-queued after a lost attempt', '6'],
@@ -101,6 +101,22 @@ describe('SQLite store: private files, folders and job ids', () => {
       [2, 'ci admin', false, null, null, null],
       [3, 'admin (created by gpushare serve)', false, null, null, null],
     ]);
+  });
+
+  it('migrates a version 9 file to the listing indexes; its jobs list by name pattern and submit time', () => {
+    const v9 = new Database(file);
+    for (const script of MIGRATIONS.slice(0, 9)) v9.exec(script);
+    v9.pragma('user_version = 9');
+    v9.close();
+    const store = open();
+    expect(store.schemaVersion()).toBe(10);
+    const indexes = store.database.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' ORDER BY name").pluck().all();
+    expect(indexes).toEqual(expect.arrayContaining(['jobs_by_name', 'jobs_by_submitted']));
+    store.createTenant('acme', 1);
+    for (const [name, at] of [['train-1', 10], ['eval-1', 20], ['train-2', 30]] as const) store.insertJob(sampleJob('acme', { name }), at);
+    expect(store.listJobs({ namePattern: 'train-*', submittedSinceMs: 20 }).map((j) => j.name)).toEqual(['train-2']);
+    const plan = store.database.prepare("EXPLAIN QUERY PLAN SELECT id, name FROM jobs WHERE name GLOB 'train-*' ORDER BY id").all() as { detail: string }[];
+    expect(plan.map((row) => row.detail).join(' ')).toContain('jobs_by_name');
   });
 
   it('never gives out a job id again after an older copy of the database is restored, thanks to the mark', async () => {

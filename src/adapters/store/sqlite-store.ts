@@ -29,6 +29,7 @@ import { migrate, MIGRATIONS, readSchemaVersion, StoreSchemaVersionError, TENANT
 import { planJobChanges } from './plan-job-changes.js';
 import { deepFreeze } from './deep-freeze.js';
 import { ActiveJobCache } from './sqlite-job-cache.js';
+import { sqliteJobLister } from './sqlite-job-list.js';
 import { sqliteTokenMethods } from './sqlite-tokens.js';
 import {
   type AttemptRow,
@@ -162,9 +163,6 @@ function asDiskFull(err: unknown, path: string): GpushareError | null {
   }
 }
 
-/** Above this many uncached jobs, `listJobs` reads rows in one query instead of one by one. */
-const BULK_READ_MISSES = 256;
-
 function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark | null, { jobIdsRaised, tenantsGivenHighCap }: Pick<SqliteStateStore, 'jobIdsRaised' | 'tenantsGivenHighCap'>, onDiskFull: (error: GpushareError) => void): SqliteStateStore {
   const insertColumns = JOB_COLUMNS.filter((column) => column !== 'id');
   const sql = {
@@ -212,27 +210,6 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
     cordonUnset: db.prepare<[string]>('DELETE FROM gpu_cordons WHERE uuid = ?'),
   };
   const cache = new ActiveJobCache(db);
-
-  /** `listJobs` statements (ids, and whole rows) by filter shape: tenant or not × number of states × newest N or all. */
-  const listStatements = new Map<string, { ids: Database.Statement<unknown[], number>; rows: Database.Statement<unknown[], JobRow> }>();
-  const listStatement = (byTenant: boolean, stateCount: number, limited: boolean) => {
-    const key = `${byTenant ? 'tenant' : 'all'}:${stateCount}:${limited ? 'newest' : 'every'}`;
-    let statements = listStatements.get(key);
-    if (statements === undefined) {
-      const where: string[] = [];
-      if (byTenant) where.push('tenant = ?');
-      if (stateCount > 0) where.push(`state IN (${new Array<string>(stateCount).fill('?').join(', ')})`);
-      const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-      // The newest N: walk the ids downwards, stop after N, and return them in ascending order.
-      const from = limited ? `(SELECT * FROM jobs${whereSql} ORDER BY id DESC LIMIT ?)` : `jobs${whereSql}`;
-      statements = {
-        ids: db.prepare<unknown[], number>(`SELECT id FROM ${from} ORDER BY id`).pluck(),
-        rows: db.prepare<unknown[], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM ${from} ORDER BY id`).raw(),
-      };
-      listStatements.set(key, statements);
-    }
-    return statements;
-  };
 
   /** The frozen record of a row, from the cache when it has one (which is then as new as the row). */
   const recordOf = (row: JobRow): JobRecord => {
@@ -334,23 +311,7 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
     sql.eventInsert.run(jobId, atMs, state, state, reason);
   });
 
-  const listJobsTransaction = db.transaction((filter: JobFilter): JobRecord[] => {
-    const states = filter.states === undefined ? [] : [...new Set(filter.states)];
-    if (filter.states !== undefined && states.length === 0) return [];
-    const args: unknown[] = filter.tenant === undefined ? [...states] : [filter.tenant, ...states];
-    if (filter.newest !== undefined) args.push(filter.newest);
-    const statements = listStatement(filter.tenant !== undefined, states.length, filter.newest !== undefined);
-    const ids = statements.ids.all(...args);
-    cache.revalidate(); // after the first read: the cache is checked against this transaction's snapshot
-    let misses = 0;
-    for (const id of ids) if (cache.get(id) === undefined) misses += 1;
-    if (misses > BULK_READ_MISSES) return statements.rows.all(...args).map(recordOf);
-    return ids.map((id) => {
-      const record = readJob(id);
-      if (record === null) throw new Error(`job ${id} vanished inside a read transaction`);
-      return record;
-    });
-  });
+  const listJobs = sqliteJobLister(db, cache, recordOf);
 
   const setGpuCordoned = write((uuid: string, cordoned: boolean, atMs: number): void => {
     if (cordoned) sql.cordonSet.run(uuid, atMs);
@@ -381,7 +342,7 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
       cache.revalidate();
       return readJob(id);
     },
-    listJobs: (filter: JobFilter = {}) => listJobsTransaction(filter),
+    listJobs: (filter: JobFilter = {}) => listJobs(filter),
     listEvents: (jobId): JobEvent[] => sql.eventList.all(jobId).map((row) => deepFreeze(eventFromRow(row))),
     listAttempts: (jobId): AttemptRecord[] => sql.attemptList.all(jobId).map((row) => deepFreeze(attemptFromRow(row))),
     applyJobChanges: (changes) => {

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_LIMITS, type JobChange, type StateStore, StoreConflictError } from '../../app/ports/state-store.js';
 import { HANDLE, MIG_PLACEMENT, sampleJob, SHARED_PLACEMENT } from './store-fixtures.js';
 import { describeTokenLifecycle } from './token-store.contract.js';
+import { describeJobListing } from './job-list.contract.js';
 
 /** A fresh store and how to dispose of it (close it, remove its files). */
 export interface StoreUnderTest {
@@ -112,6 +113,10 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
 
     describe('tokens', () => {
       describeTokenLifecycle(() => store, T0);
+    });
+
+    describe('job listing', () => {
+      describeJobListing(() => store, factory, T0);
     });
 
     describe('jobs', () => {

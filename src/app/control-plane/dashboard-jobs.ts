@@ -58,19 +58,21 @@ export interface MatchingJobsQuery {
 }
 
 /**
- * The stored jobs that match `query`, by ascending id. The name pattern is applied here, over the
- * store's tenant and state filter, until the store filters names itself.
+ * The stored jobs that match `query`, by ascending id, selected by the store (tenant, states, name
+ * pattern).
  * @throws GpushareError 400 naming `name` for a pattern of 0 or over 256 characters
  */
 export function listMatchingJobs(store: StateStore, query: MatchingJobsQuery): JobRecord[] {
-  let pattern;
   try {
-    pattern = query.namePattern === undefined ? null : compileNamePattern(query.namePattern);
+    if (query.namePattern !== undefined) compileNamePattern(query.namePattern);
   } catch (error) {
     throw invalidField('name', (error as Error).message);
   }
-  const jobs = store.listJobs({ ...(query.tenant === undefined ? {} : { tenant: query.tenant }), ...(query.states === undefined ? {} : { states: query.states }) });
-  return pattern === null ? jobs : jobs.filter((job) => pattern.matches(job.name));
+  // The store matches the pattern (its literal prefix on the name index).
+  return store.listJobs({
+    ...(query.tenant === undefined ? {} : { tenant: query.tenant }), ...(query.states === undefined ? {} : { states: query.states }),
+    ...(query.namePattern === undefined ? {} : { namePattern: query.namePattern }),
+  });
 }
 
 /**

@@ -73,6 +73,11 @@ export function selectJobs(store: Pick<StateStore, 'listJobs' | 'getJob'>, princ
   // Anyone but an admin selects only among its tenant's jobs.
   const tenant = principal.role === 'admin' ? selector.tenant : principal.tenant ?? undefined;
   if (principal.role !== 'admin' && selector.tenant !== undefined && selector.tenant !== tenant) return { jobs: [], skipped: [] };
-  const candidates = store.listJobs({ ...(tenant === undefined ? {} : { tenant }), states: [...states] });
+  // The store selects (name prefix and submit time on its indexes); `matches` is a no-op check here.
+  const candidates = store.listJobs({
+    ...(tenant === undefined ? {} : { tenant }), states: [...states],
+    ...(selector.name === undefined ? {} : { namePattern: selector.name }),
+    ...(selector.submittedSinceMs === undefined ? {} : { submittedSinceMs: selector.submittedSinceMs }),
+  });
   return { jobs: candidates.filter((job) => matches(job) && allowed(job) === null), skipped: [] };
 }

@@ -20,6 +20,8 @@ import { normalizeSubmit } from './normalize-submit.js';
 import { CANCEL_REQUESTED } from './reconcile.js';
 import { bulkCancel, cancellerWords } from './bulk-cancel.js';
 import { toGpuViews, toJobDetail, toJobView } from './views.js';
+import { listJobPage, type JobListQuery } from './job-listing.js';
+import type { JobPage } from '../../contract/job-list.js';
 import { reasonRedactor, redactJobDetail, redactJobView, type ReasonRedactor } from './reason-redaction.js';
 
 /** What a job's environment values read as for a caller who may not read its logs. */
@@ -70,14 +72,17 @@ export class JobService {
     return redactJobView(toJobView(job, this.plane), this.redactorFor(principal));
   }
 
-  /** Jobs the caller may see; only active ones unless `all`. */
+  /** Jobs the caller may see, every field; only active ones unless `all`. */
   list(principal: Principal, options: { all: boolean; state?: JobState }): JobView[] {
-    const states: JobState[] | undefined = options.state ? [options.state] : options.all ? undefined : ['pending', 'preempted', 'scheduled', 'running'];
-    authorize(principal, 'job.read');
-    // Anyone but an admin sees only its tenant's jobs.
-    const jobs = this.deps.store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), ...(states ? { states } : {}) });
-    const redact = this.redactorFor(principal);
-    return jobs.map((j) => redactJobView(toJobView(j, this.plane), redact));
+    return this.listPage(principal, { all: options.all, ...(options.state ? { states: [options.state] } : {}) }).jobs as JobView[];
+  }
+
+  /**
+   * A page of the jobs the caller may see (job-listing.ts: selectors, page, fields; another
+   * tenant's jobs are an empty page for anyone but an admin). @throws GpushareError 403
+   */
+  listPage(principal: Principal, query: JobListQuery): JobPage {
+    return listJobPage(this.deps, principal, query, this.redactorFor(principal));
   }
 
   /**

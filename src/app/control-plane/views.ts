@@ -6,6 +6,7 @@ import { enforcementOf, migGeometry, priorityClassOf, weakestEnforcement, type P
 import type { GpuView, JobDetailView, JobView, QosStatusView } from '../../contract/api.js';
 import type { QosJobStatus } from '../qos/qos-tracker.js';
 import type { AttemptRecord, JobEvent, JobRecord } from '../ports/state-store.js';
+import type { InventoryGpu } from '../ports/gpu-inventory.js';
 import type { ControlPlane } from './control-plane.js';
 import { migDeviceUuid } from './visible-devices.js';
 import { measuredGpu } from '../usage/measured-gpu.js';
@@ -14,7 +15,19 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 
 /** A job as the API shows it. */
 export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
+  return jobViewBuilder(plane)(job);
+}
+
+/**
+ * A function from job records to job views that reads the GPU inventory once (for listings: one
+ * builder for the whole page).
+ */
+export function jobViewBuilder(plane: ControlPlane): (job: JobRecord) => JobView {
   const inventory = new Map(plane.inventoryGpus().map((g) => [g.index, g]));
+  return (job) => buildJobView(job, plane, inventory);
+}
+
+function buildJobView(job: JobRecord, plane: ControlPlane, inventory: ReadonlyMap<number, InventoryGpu>): JobView {
   // Why a queued job waits, as the last pass found (null before its first pass).
   const waiting = job.state === 'pending' || job.state === 'preempted' ? plane.waitingReason(job.id) : null;
   const placement = job.placement;
@@ -35,7 +48,8 @@ export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
     attempt: job.attempt,
     cpuMilli: job.cpuMilli,
     hostMemoryMiB: job.hostMemoryMiB,
-    gpu: { ...job.gpu, isolation: job.gpu.isolation ?? 'standard' },
+    // Field by field: the listing serializes views as they are (no zod strip), so nothing beyond JobSchema.
+    gpu: { gpuCount: job.gpu.gpuCount, gpuMilli: job.gpu.gpuMilli, gpuMemoryMiB: job.gpu.gpuMemoryMiB, mode: job.gpu.mode, isolation: job.gpu.isolation ?? 'standard' },
     placement: placement && {
       mode: placement.mode,
       enforcement: placementEnforcement(placement, plane),

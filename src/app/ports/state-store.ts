@@ -201,14 +201,30 @@ export interface JobChange {
   readonly endAttempt?: { readonly attempt: number; readonly exitCode: number | null; readonly signal: string | null; readonly endReason: string };
 }
 
-/** Filter of `listJobs`. */
+/**
+ * Filter of `listJobs` (and of every other listing or bulk action over jobs). Every field is
+ * optional and they combine with AND; the answer is always by ascending id. Order of application:
+ * the selectors (`tenant`, `states`, `namePattern`, `submittedSinceMs`, `afterId`), then `newest`,
+ * then `limit`. Paging: pass the last id of a page as `afterId` of the next.
+ */
 export interface JobFilter {
   /** Only this tenant's jobs. */
   readonly tenant?: string;
-  /** Only jobs in these states. */
+  /** Only jobs in these states (an empty list matches nothing). */
   readonly states?: readonly JobState[];
+  /**
+   * Only jobs whose name matches this pattern (src/lib/name-pattern.ts: the whole name, `*` any run
+   * of characters, case-sensitive; 1 to 256 characters, else `listJobs` throws RangeError).
+   */
+  readonly namePattern?: string;
+  /** Only jobs submitted at or after this time, ms since the epoch. */
+  readonly submittedSinceMs?: number;
+  /** Only jobs with an id greater than this (the cursor of the next page). */
+  readonly afterId?: number;
   /** Only the newest N matching jobs (highest ids), still returned by ascending id. A positive integer. */
   readonly newest?: number;
+  /** At most this many jobs, the lowest ids first (a page). A positive integer. */
+  readonly limit?: number;
 }
 
 /** Thrown when a write conflicts with what is stored (duplicate name, unexpected state). */

@@ -20,6 +20,8 @@ export interface CliRunOptions {
   /** Replaces the polling waits (default: resolve at once). */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly nowMs?: number;
+  /** Told each piece of standard output as it is written. */
+  readonly onStdout?: (text: string) => void;
 }
 
 function configure(command: Command, write: { out: (s: string) => void; err: (s: string) => void }): void {
@@ -35,7 +37,7 @@ export async function runClientCli(args: readonly string[], options: CliRunOptio
   let stdout = '';
   let stderr = '';
   const io = {
-    stdout: (text: string) => { stdout += text; },
+    stdout: (text: string) => { stdout += text; options.onStdout?.(text); },
     stderr: (text: string) => { stderr += text; },
     env: options.env ?? {},
     cwd: () => options.cwd ?? '/work/dir',

@@ -1,0 +1,110 @@
+/**
+ * `gpushare jobs` in process against a fake server that pages like the real one (`limit`, `after`,
+ * `nextAfter`): every job printed once and in order across pages, the first page printed before the
+ * next is asked for, aligned tables across pages, one JSON array, and the flags as query parameters.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { sampleJob } from '../adapters/http-client/testing/api-fixtures.js';
+import { startFakeApiServer, type FakeApiServer, type RecordedRequest } from '../adapters/http-client/testing/fake-api-server.js';
+import type { JobView } from '../contract/api.js';
+import { runClientCli } from './testing/run-client-cli.js';
+
+let server: FakeApiServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A fake server holding `jobs`, answering pages as `GET /api/v1/jobs` does; `onPage` sees each request first. */
+async function pagingServer(jobs: readonly JobView[], onPage: (request: RecordedRequest) => void = () => undefined): Promise<{ env: Record<string, string>; server: FakeApiServer }> {
+  server = await startFakeApiServer((request) => {
+    onPage(request);
+    const after = Number(request.query.get('after') ?? 0);
+    const limit = Number(request.query.get('limit') ?? jobs.length);
+    const left = jobs.filter((j) => j.id > after);
+    const page = left.slice(0, limit);
+    return { status: 200, body: { jobs: page, nextAfter: left.length > limit ? page[page.length - 1]!.id : null } };
+  });
+  return { server, env: { GPUSHARE_URL: server.url, GPUSHARE_TOKEN: 'gs_test', XDG_CONFIG_HOME: '/nonexistent' } };
+}
+
+const manyJobs = (count: number): JobView[] => Array.from({ length: count }, (_, i) => sampleJob({ id: i + 1, name: `job-${i + 1}`, state: 'pending', placement: null, reason: null }));
+
+describe('gpushare jobs: pages', () => {
+  it('prints every job once, in order, across pages; the header once; columns aligned by the first page', async () => {
+    const jobs = manyJobs(11);
+    jobs[9] = { ...jobs[9]!, name: 'a-much-longer-name-than-the-first-page-had' };
+    const { env, server } = await pagingServer(jobs);
+    const run = await runClientCli(['jobs', '--page-size', '4'], { env });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('ID       NAME              TENANT    STATE      GPU      MODE       AGE/REASON');
+    expect(lines.slice(1).map((l) => Number(l.split(' ')[0]))).toEqual(jobs.map((j) => j.id));
+    expect(lines[1]).toBe('1        job-1             team-a    pending    0.5 × 1  auto       5m');
+    expect(lines[10]).toBe('10       a-much-longer-n…  team-a    pending    0.5 × 1  auto       5m');
+    expect(server.requests.map((r) => [r.query.get('limit'), r.query.get('after')])).toEqual([['4', null], ['4', '4'], ['4', '8']]);
+  });
+
+  it('prints the first page before it asks for the next one (and so before the last)', async () => {
+    let printed = '';
+    const printedAtRequest: string[] = [];
+    const { env } = await pagingServer(manyJobs(5), () => printedAtRequest.push(printed));
+    const run = await runClientCli(['jobs', '--page-size', '2'], { env, onStdout: (text) => { printed += text; } });
+    expect(run.code).toBe(0);
+    expect(printedAtRequest).toHaveLength(3);
+    expect(printedAtRequest[0]).toBe('');
+    const printedIds = (text: string): number[] => text.trimEnd().split('\n').slice(1).map((l) => Number(l.split(' ')[0]));
+    expect(printedIds(printedAtRequest[1]!)).toEqual([1, 2]);
+    // Later pages are asked for while the one before is printed: the first page is out by then.
+    expect(printedIds(printedAtRequest[2]!).slice(0, 2)).toEqual([1, 2]);
+    expect(printedIds(printed)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('-o json prints one JSON array of every job, the same text as the whole array at once', async () => {
+    const jobs = manyJobs(7);
+    const { env } = await pagingServer(jobs);
+    const run = await runClientCli(['jobs', '-o', 'json', '--page-size', '3'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${JSON.stringify(jobs, null, 2)}\n`);
+    const none = await runClientCli(['jobs', '-o', 'json', '--state', 'failed'], { env: { ...env, GPUSHARE_URL: (await pagingServer([])).env.GPUSHARE_URL! } });
+    expect(none.stdout).toBe('[]\n');
+  });
+
+  it('--limit stops after N jobs, asking for no more than it prints', async () => {
+    const { env, server } = await pagingServer(manyJobs(20));
+    const run = await runClientCli(['jobs', '--limit', '7', '--page-size', '3', '-o', 'json'], { env });
+    expect((JSON.parse(run.stdout) as JobView[]).map((j) => j.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(server.requests.map((r) => r.query.get('limit'))).toEqual(['3', '3', '1']);
+  });
+});
+
+describe('gpushare jobs: selectors and fields', () => {
+  it('passes --state, --tenant, --name, --since (a duration back from now) and --fields as query parameters', async () => {
+    const { env, server } = await pagingServer([]);
+    const run = await runClientCli(['jobs', '--state', 'pending,running', '--tenant', 'team-a', '--name', 'train-*', '--since', '1h', '--fields', 'state,name'], { env });
+    expect(run).toEqual({ code: 0, stdout: 'no jobs\n', stderr: '' });
+    expect(Object.fromEntries(server.requests[0]!.query)).toEqual({
+      all: 'true', state: 'pending,running', tenant: 'team-a', name: 'train-*', since: '2024-12-31T23:05:00.000Z', fields: 'id,name,state', limit: '500',
+    });
+  });
+
+  it('--fields prints a column per field, id first', async () => {
+    const { env } = await pagingServer([sampleJob({ id: 3, name: 'x', command: ['a', 'b'], placement: null })]);
+    const run = await runClientCli(['jobs', '--fields', 'command,placement,name'], { env });
+    expect(run.stdout).toBe('id  name  command  placement\n3   x     a b      -\n');
+  });
+
+  it.each([
+    [['--state', 'pending,bogus'], "--state takes one or more of pending, scheduled, running, preempted, succeeded, failed, cancelled, comma-separated; got 'bogus'"],
+    [['--fields', 'name,secret'], "--fields takes one or more of id, name"],
+    [['--page-size', '0'], '--page-size takes a whole number from 1 to 5000'],
+    [['--limit', 'ten'], '--limit takes a whole number from 1'],
+    [['--since', 'yesterday'], "'yesterday' is neither an ISO 8601 time"],
+  ])('refuses %j with exit 2 naming the flag', async (args, message) => {
+    const { env, server } = await pagingServer([]);
+    const run = await runClientCli(['jobs', ...args], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(server.requests).toEqual([]);
+  });
+});
