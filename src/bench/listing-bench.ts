@@ -8,8 +8,10 @@
  *      handshake included), request to the body's end;
  *  (c) the same through a fresh `curl` process, when curl is installed;
  *  (d) the time from spawning `gpushare jobs` until its first page (500 jobs) is printed;
- *  and `node -e 0` for scale. Reports median and worst, the ratios a/b and a/c, and PASS/FAIL of
- * (a) against 0.5 s and of a/b against 3×.
+ *  (e) the same GET from a fresh `node` process of a dozen lines (node:https): what any client
+ *      written for Node pays before its first byte of work;
+ *  and `node -e 0` for scale. Reports median and worst, the ratios a/b, a/c and a/e, and
+ * PASS/FAIL of (a) against 0.5 s and of a/b against 3×.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,10 +49,13 @@ export interface ListingBenchResult {
   readonly cli: Spread;
   readonly api: Spread;
   readonly curl: Spread | null;
+  /** The same GET from a fresh `node` process (a dozen lines of node:https): the floor of any client written for Node. */
+  readonly nodeClient: Spread;
   readonly cliFirstPage: Spread;
   readonly nodeStart: Spread;
   readonly ratioCliToApi: number;
   readonly ratioCliToCurl: number | null;
+  readonly ratioCliToNodeClient: number;
   readonly targets: {
     readonly cliWallMs: { readonly target: number; readonly measured: number; readonly pass: boolean };
     readonly cliToApi: { readonly target: number; readonly measured: number; readonly pass: boolean };
@@ -98,13 +103,24 @@ function timeApi(port: number, token: string, ca: string): Promise<{ ms: number;
 }
 
 /** Wall ms of a command run to its exit. @throws Error when it exits non-zero */
-function timeCommand(argv: readonly string[]): number {
+function timeCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): number {
   const started = performance.now();
-  const result = spawnSync(argv[0]!, argv.slice(1), { stdio: 'ignore' });
+  const result = spawnSync(argv[0]!, argv.slice(1), { stdio: 'ignore', env });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`${argv.join(' ')} exited ${result.status}`);
   return ms;
 }
+
+/** A one-request Node client: GET argv[2] trusting the CA file argv[3], token from GPUSHARE_BENCH_TOKEN; exits 0 on 200. */
+const NODE_CLIENT = `import { request } from 'node:https';
+import { readFileSync } from 'node:fs';
+const req = request(process.argv[2], { ca: readFileSync(process.argv[3]), headers: { authorization: 'Bearer ' + process.env.GPUSHARE_BENCH_TOKEN } }, (res) => {
+  res.resume();
+  res.on('end', () => process.exit(res.statusCode === 200 ? 0 : 1));
+});
+req.on('error', () => process.exit(2));
+req.end();
+`;
 
 /** True when `curl --version` runs. */
 function hasCurl(): boolean {
@@ -137,14 +153,19 @@ export async function runListingBench(rounds: number, progress: (message: string
     writeFileSync(caFile, caCert);
     writeFileSync(headerFile, `Authorization: Bearer ${token}\n`, { mode: 0o600 });
     const curl = hasCurl() ? ['curl', '-sf', '--cacert', caFile, '-H', `@${headerFile}`, '-o', '/dev/null', `https://127.0.0.1:${port}/api/v1/jobs`] : null;
-    const runs = { cli: [] as number[], firstPage: [] as number[], api: [] as number[], curl: [] as number[], node: [] as number[] };
+    const nodeClientFile = join(dir, 'get.mjs');
+    writeFileSync(nodeClientFile, NODE_CLIENT);
+    const nodeClient = [process.execPath, nodeClientFile, `https://127.0.0.1:${port}/api/v1/jobs`, caFile];
+    const runs = { cli: [] as number[], firstPage: [] as number[], api: [] as number[], curl: [] as number[], node: [] as number[], nodeClient: [] as number[] };
     let bytes = 0;
     for (let round = 0; round <= rounds; round++) {
       const cli = await timeCli(env);
       const api = await timeApi(port, token, caCert);
       const curlMs = curl === null ? null : timeCommand(curl);
       const nodeMs = timeCommand([process.execPath, '-e', '0']);
+      const nodeClientMs = timeCommand(nodeClient, { ...process.env, GPUSHARE_BENCH_TOKEN: token });
       if (round === 0) continue;
+      runs.nodeClient.push(nodeClientMs);
       runs.cli.push(cli.wallMs);
       runs.firstPage.push(cli.firstPageMs);
       runs.api.push(api.ms);
@@ -157,8 +178,9 @@ export async function runListingBench(rounds: number, progress: (message: string
     const api = spread(runs.api);
     const curlSpread = curl === null ? null : spread(runs.curl);
     const ratioCliToApi = cli.medianMs / api.medianMs;
+    const nodeClientSpread = spread(runs.nodeClient);
     return {
-      jobs: JOBS, rounds, bytes, cli, api, curl: curlSpread, cliFirstPage: spread(runs.firstPage), nodeStart: spread(runs.node),
+      jobs: JOBS, rounds, bytes, cli, api, curl: curlSpread, nodeClient: nodeClientSpread, ratioCliToNodeClient: cli.medianMs / nodeClientSpread.medianMs, cliFirstPage: spread(runs.firstPage), nodeStart: spread(runs.node),
       ratioCliToApi, ratioCliToCurl: curlSpread === null ? null : cli.medianMs / curlSpread.medianMs,
       targets: {
         cliWallMs: { target: TARGET_WALL_MS, measured: cli.medianMs, pass: cli.medianMs <= TARGET_WALL_MS },
@@ -185,9 +207,10 @@ export function formatListingBench(result: ListingBenchResult, title: string): s
       row('(b) GET /api/v1/jobs (new connection)', result.api),
       row('(c) curl GET /api/v1/jobs (fresh process)', result.curl),
       row('(d) gpushare jobs: first page printed', result.cliFirstPage),
+      row('(e) the same GET from a fresh node process (node:https)', result.nodeClient),
       row('node -e 0', result.nodeStart),
     ], { right: [false, true, true] }),
-    `a/b ${times(result.ratioCliToApi)}${result.ratioCliToCurl === null ? '' : `, a/c ${times(result.ratioCliToCurl)}`}`,
+    `a/b ${times(result.ratioCliToApi)}${result.ratioCliToCurl === null ? '' : `, a/c ${times(result.ratioCliToCurl)}`}, a/e ${times(result.ratioCliToNodeClient)}`,
     `${verdict(result.targets.cliWallMs.pass)} gpushare jobs within ${result.targets.cliWallMs.target} ms (median ${num(result.cli.medianMs, 1)} ms)`,
     `${verdict(result.targets.cliToApi.pass)} gpushare jobs within ${result.targets.cliToApi.target}× GET /api/v1/jobs (${times(result.ratioCliToApi)})`,
   ];
