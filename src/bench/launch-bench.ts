@@ -31,6 +31,8 @@ export interface LaunchBenchOptions {
   readonly launchingSubmits: number;
   readonly throughputJobs: number;
   readonly throughputClients: number;
+  /** Run jobs in the sandbox: 'auto' (default) when the host can (root and bubblewrap). */
+  readonly sandbox?: 'auto' | boolean;
 }
 
 /** Default: 200 idle submits, 5 rounds of 40 while launching, 2,000 jobs from 8 clients. */
@@ -75,7 +77,7 @@ export async function runLaunchBench(options: LaunchBenchOptions, progress: (mes
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-launch-bench-'));
   const cleanup = new BenchCleanup(dir);
   const stderrTail = { text: '' };
-  const sandboxed = process.getuid?.() === 0 && ['/usr/bin/bwrap', '/bin/bwrap'].some(existsSync);
+  const sandboxed = options.sandbox === undefined || options.sandbox === 'auto' ? process.getuid?.() === 0 && ['/usr/bin/bwrap', '/bin/bwrap'].some(existsSync) : options.sandbox;
   let client: KeepAliveClient | null = null;
   try {
     const { port, caCert } = await startServerProcess(cleanup, { ...DEFAULT_SERVER_BENCH_OPTIONS, simulateGpus: `${GPUS}xA100-80GB` }, stderrTail, !sandboxed);
