@@ -90,7 +90,7 @@ export class SupervisorClient {
       this.live = null;
       this.connection = null;
     }
-    this.connection ??= this.open().catch((error: unknown) => {
+    this.connection ??= this.openWithRetries().catch((error: unknown) => {
       this.connection = null;
       throw error;
     });
@@ -111,6 +111,22 @@ export class SupervisorClient {
       connection.socket.ref(); // an answer is awaited: keep the process alive for it
       sendMessage(connection.socket, { id, ...request } as SupervisorRequest);
     });
+  }
+
+  /**
+   * {@link open}, tried up to 3 times: a supervisor can go away between the connect and its hello
+   * (killed, or one that found another answering and exited), and the next try starts or finds the
+   * one that stays.
+   */
+  private async openWithRetries(): Promise<Connection> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.open();
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
   }
 
   /** Connects, starting the supervisor when none answers, and says hello. */

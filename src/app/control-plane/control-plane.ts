@@ -334,6 +334,7 @@ export class ControlPlane {
 
   private async launchJob(jobId: number): Promise<void> {
     await this.serverUrlKnown;
+    if (this.cancelBeforeLaunch(jobId)) return;
     const reconfigurationsBefore = this.launch.migReconfigurations;
     const result = await this.launch.launch(jobId, this.serverUrl, this.serverCaCert);
     if (this.launch.migReconfigurations !== reconfigurationsBefore) this.hints.note('gpus-changed');
@@ -357,6 +358,29 @@ export class ControlPlane {
     if (result.kind !== 'started') return;
     this.adoptRunning(this.deps.store.getJob(jobId)!);
     if (this.intents.has(jobId)) void this.runningSet.stopProcess(jobId);
+  }
+
+  /**
+   * A job cancelled while it waited for its launch (still `scheduled`, with a cancel intent) ends
+   * `cancelled` without starting; true when it did. Its resources return at the next pass.
+   */
+  private cancelBeforeLaunch(jobId: number): boolean {
+    const intent = this.intents.get(jobId);
+    if (intent?.kind !== 'cancelled') return false;
+    const { store, clock } = this.deps;
+    const job = store.getJob(jobId);
+    if (job === null || job.state !== 'scheduled') return false;
+    const nowMs = clock.nowMs();
+    try {
+      store.applyJobChanges([{ jobId, atMs: nowMs, expectState: 'scheduled', to: 'cancelled', reason: intent.reason, patch: { endedAtMs: nowMs, reportTokenDigest: null } }]);
+    } catch (error) {
+      // A full disk or a conflict: launch as usual; the stop intent then ends it `cancelled`.
+      this.deps.logger.warn({ jobId, err: error }, 'recording a cancel before the launch failed; launching and stopping instead');
+      return false;
+    }
+    this.intents.delete(jobId);
+    this.reschedule('job-ended');
+    return true;
   }
 
   private adoptRunning(job: JobRecord): void {

@@ -38,3 +38,21 @@ describe('launch queue', () => {
     expect(() => new LaunchQueue(0, new ManualClock(), async () => undefined, () => undefined)).toThrow('launchConcurrency must be an integer >= 1, got 0');
   });
 });
+
+describe('a job cancelled while it waits for its launch', () => {
+  it('ends cancelled without starting, and its GPU goes to the next job', async () => {
+    const { planeKit } = await import('../testing/plane-kit.js');
+    const kit = await planeKit('1xA100-80GB');
+    const first = kit.submit({ command: ['sleep', '9'], workingDirectory: '/tmp', gpu: { gpuCount: 1, gpuMilli: 1000 } });
+    const second = kit.submit({ command: ['sleep', '9'], workingDirectory: '/tmp', gpu: { gpuCount: 1, gpuMilli: 1000 } });
+    kit.plane.runPass(); // places the first job; its launch waits for its turn
+    expect(kit.store.getJob(first.id)!.state).toBe('scheduled');
+    const answer = await kit.jobs.cancel(kit.adminPrincipal, first.id);
+    expect(answer.state).toBe('scheduled');
+    await kit.settle();
+    expect(kit.launcher.attempts.map((a) => a.spec.jobId)).toEqual([second.id]);
+    const cancelled = kit.store.getJob(first.id)!;
+    expect([cancelled.state, cancelled.reason, cancelled.attempt]).toEqual(['cancelled', 'cancelled by an admin', 0]);
+    expect(kit.store.getJob(second.id)!.state).toBe('running');
+  });
+});
