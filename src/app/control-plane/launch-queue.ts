@@ -4,9 +4,9 @@
  * once, each started in its own turn of the event loop (the clock's `after(0)`), so an API request
  * waits for at most one launch's synchronous part (a store write, the job's folder, the
  * supervisor's start message), never for a whole batch of them. Jobs launch in the order they were
- * placed. A job cancelled while it waits here is skipped by the launch itself (no longer
- * `scheduled`); one the server stops before launching stays `scheduled` and is settled by the next
- * start's reconcile.
+ * placed. A job cancelled while it waits here ends `cancelled` without starting (the control
+ * plane checks its stop intent first); one the server stops before launching stays `scheduled` and
+ * is settled by the next start's reconcile.
  */
 import type { Clock } from '../ports/clock.js';
 
