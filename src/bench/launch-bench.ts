@@ -10,7 +10,7 @@
  *     round launch; a round ends once its jobs all run; then every one of them is cancelled;
  *  3. throughput: `throughputJobs` (2,000) submits from `throughputClients` clients, each job
  *     `true` (a 0.01 GPU share, it ends at once), timed from the first submit until the last job
- *     has started (`GET /api/v1/status`: none pending or scheduled); then every job must end
+ *     has started (none pending or scheduled: `GET /api/v1/jobs?state=pending,scheduled&limit=1`); then every job must end
  *     `succeeded`.
  * Targets: submit p99 while launching within 3× the idle p99 and under 50 ms; ≥ 150 jobs/s.
  */
@@ -93,12 +93,13 @@ export async function runLaunchBench(options: LaunchBenchOptions, progress: (mes
       const job = await call('POST', '/api/v1/jobs', { command, name, gpu: { gpuCount: 1, gpuMilli, gpuMemoryMiB: 512 } }) as { id: number };
       return { id: job.id, ms: performance.now() - started };
     };
-    const states = async (): Promise<Record<string, number>> => ((await call('GET', '/api/v1/status')) as { jobs: Record<string, number> }).jobs;
-    const waitFor = async (what: string, done: (jobs: Record<string, number>) => boolean, timeoutMs: number): Promise<void> => {
+    // One job id at most per check (GET /api/v1/jobs?state=…&limit=1&fields=id): the polling costs the server next to nothing.
+    const noneIn = async (states: string): Promise<boolean> => ((await call('GET', `/api/v1/jobs?state=${states}&limit=1&fields=id`)) as { jobs: unknown[] }).jobs.length === 0;
+    const waitFor = async (what: string, states: string, timeoutMs: number): Promise<void> => {
       const deadline = Date.now() + timeoutMs;
-      for (let jobs = await states(); !done(jobs); jobs = await states()) {
-        if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s (${JSON.stringify(jobs)})`);
-        await sleep(100);
+      while (!(await noneIn(states))) {
+        if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s (jobs still ${states})`);
+        await sleep(50);
       }
     };
     progress(`launch: server up (${sandboxed ? 'sandboxed jobs' : 'single-tenant, no sandbox'})`);
@@ -125,11 +126,11 @@ export async function runLaunchBench(options: LaunchBenchOptions, progress: (mes
         launched.push(id);
         launchingMs.push(ms);
       }
-      await waitFor(`round ${round + 1}: ${options.launchingSubmits} jobs running`, (jobs) => (jobs.pending ?? 0) + (jobs.scheduled ?? 0) === 0, 120_000);
+      await waitFor(`round ${round + 1}: ${options.launchingSubmits} jobs running`, 'pending,scheduled', 120_000);
       roundSeconds.push((performance.now() - started) / 1000);
     }
     for (const id of launched) await call('POST', `/api/v1/jobs/${id}/cancel`);
-    await waitFor('the launched jobs cancelled', (jobs) => (jobs.running ?? 0) === 0, 120_000);
+    await waitFor('the launched jobs cancelled', 'running', 120_000);
     progress(`launch: submits while 40 jobs launch p99 ${num(latency(launchingMs).p99Ms, 2)} ms`);
 
     const throughputStarted = performance.now();
@@ -141,9 +142,9 @@ export async function runLaunchBench(options: LaunchBenchOptions, progress: (mes
       }
     };
     await Promise.all(Array.from({ length: options.throughputClients }, worker));
-    await waitFor(`${options.throughputJobs} jobs started`, (jobs) => (jobs.pending ?? 0) + (jobs.scheduled ?? 0) === 0, 300_000);
+    await waitFor(`${options.throughputJobs} jobs started`, 'pending,scheduled', 300_000);
     const throughputSeconds = (performance.now() - throughputStarted) / 1000;
-    await waitFor(`${options.throughputJobs} jobs ended`, (jobs) => (jobs.running ?? 0) === 0, 300_000);
+    await waitFor(`${options.throughputJobs} jobs ended`, 'running', 300_000);
     const listed = (await call('GET', '/api/v1/jobs?all=true')) as { jobs: Array<{ name: string; state: string }> };
     const succeeded = listed.jobs.filter((j) => j.name.startsWith('many-') && j.state === 'succeeded').length;
     progress(`launch: ${options.throughputJobs} jobs started in ${num(throughputSeconds, 2)} s; ${succeeded} succeeded`);

@@ -9,7 +9,7 @@ describe('server config', () => {
   it('fills every default with units in the names', () => {
     expect(resolveServerConfig({}, {}, host)).toEqual({
       port: 7070, host: '127.0.0.1', dataDir: '/home/u/.local/share/gpushare', simulateGpus: null,
-      timesliceOvercommitRatio: 1, timeslicePeriodMs: 1000, monitorIntervalMs: 200, scheduleIntervalMs: 1000, launchConcurrency: 32,
+      timesliceOvercommitRatio: 1, timeslicePeriodMs: 1000, monitorIntervalMs: 200, scheduleIntervalMs: 1000, launchConcurrency: 16,
       stopGraceMs: 10_000, logRetentionMs: 7 * 86_400_000, healthPollIntervalMs: 10_000, hostCpuMilli: 8000, hostMemoryMiB: 32768, freezer: 'auto',
       preemptionSignal: 'SIGUSR1', preemptionGraceMs: 30_000, preemptionMinRunMs: 0, maxPreemptionsPerJob: 5,
       usageHistoryIntervalMs: 5000,

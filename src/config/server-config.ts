@@ -112,7 +112,7 @@ export interface ServerConfig {
   readonly timeslicePeriodMs: number;
   readonly monitorIntervalMs: number;
   readonly scheduleIntervalMs: number;
-  /** Most job launches in flight at once (1-256; default 32). */
+  /** Most job launches in flight at once (1-256; default 16). */
   readonly launchConcurrency: number;
   readonly stopGraceMs: number;
   readonly logRetentionMs: number;
@@ -281,7 +281,7 @@ export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigF
     timeslicePeriodMs: merged.timeslicePeriodMs ?? 1000,
     monitorIntervalMs: merged.monitorIntervalMs ?? 200,
     scheduleIntervalMs: merged.scheduleIntervalMs ?? 1000,
-    launchConcurrency: merged.launchConcurrency ?? 32,
+    launchConcurrency: merged.launchConcurrency ?? 16,
     stopGraceMs: Math.round((merged.stopGraceSeconds ?? 10) * 1000),
     logRetentionMs: Math.round((merged.logRetentionDays ?? 7) * 86_400_000),
     healthPollIntervalMs: Math.round((merged.healthPollIntervalSeconds ?? 10) * 1000),

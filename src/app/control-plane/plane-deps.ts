@@ -51,7 +51,7 @@ export interface ControlPlaneSettings {
   readonly preemptionMinRunMs: number;
   /** A job is preempted at most this many times. */
   readonly maxPreemptionsPerJob: number;
-  /** Most launches in flight at once (launch-queue.ts); default 32. */
+  /** Most launches in flight at once (launch-queue.ts); default 16. */
   readonly launchConcurrency?: number;
   /** A QoS target missed for this long is a violation, seconds (default 60; docs/qos.md). */
   readonly qosViolationSeconds?: number;
