@@ -109,14 +109,6 @@ export async function runPassBench(options: PassBenchOptions, progress: (message
     const jobs = new JobService({ plane, store: observed, clock, files, launcher, settings, serverEnvironment: { PATH: '/usr/bin:/bin' } });
     const admin: Principal = { role: 'admin', tenant: null };
     await plane.start();
-    const settle = async (): Promise<void> => {
-      for (let round = 0; round < 1000; round++) {
-        const ran = clock.runPending();
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        if (ran === 0 && clock.runPending() === 0) return;
-      }
-      throw new Error('the control plane did not settle');
-    };
     const tenants = ['team-a', 'team-b', 'team-c', 'team-d'];
     for (const name of tenants) observed.createTenant(name, clock.nowMs());
     const rng = new SeededRng(42);
@@ -127,7 +119,7 @@ export async function runPassBench(options: PassBenchOptions, progress: (message
         gpu: { gpuCount: 1 + rng.intn(2), gpuMilli: 100 * (1 + rng.intn(10)), gpuMemoryMiB: 1024 * (2 + rng.intn(39)) },
       }));
     }
-    await settle();
+    await clock.settle();
     const running = (): number[] => plane.runningJobs().map((j) => j.id);
     progress(`pass: ${plane.pendingCount()} waiting, ${running().length} running on 16 GPUs`);
     const timed = (run: () => void): Timing => {
@@ -152,7 +144,7 @@ export async function runPassBench(options: PassBenchOptions, progress: (message
       const before = plane.pendingCount();
       ended.push(timed(() => plane.runPass()));
       placed += before - plane.pendingCount();
-      await settle();
+      await clock.settle();
     }
     const result: PassBenchResult = {
       pendingJobs: plane.pendingCount(), runningJobs: running().length,

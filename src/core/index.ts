@@ -29,7 +29,6 @@ export * from './framework/statement.js';
 export * from './pass/pass-rules.js';
 export * from './pass/choose-preemption.js';
 export * from './fairness/job-size.js';
-export * from './queue/queue-order-cache.js';
 export * from './queue/queue-index.js';
 export * from './schedule.js';
 export * from './sharing/share-accounting.js';

@@ -20,7 +20,6 @@ import { choosePreemption, preemptionPossible, type PreemptionSettings } from '.
 import { buildPassRules, type QosViolator } from './pass/pass-rules.js';
 import { runPass } from './pass/run-pass.js';
 import type { QueueIndex } from './queue/queue-index.js';
-import type { QueueOrderCache } from './queue/queue-order-cache.js';
 import type { Rng } from './random/rng.js';
 
 /** The rules of a control plane's pass (docs/fair-share.md, docs/preemption.md, docs/qos.md). */
@@ -68,8 +67,6 @@ export interface PassInput {
   readonly rules?: PassRulesOptions;
   /** The jobs that hold resources, for the rules (quota use, fair share, backfill, preemption candidates). */
   readonly active?: readonly ActiveJob[];
-  /** Reuses the previous pass's queue order to sort this one (a memo). */
-  readonly queueOrder?: QueueOrderCache;
 }
 
 /** Jobs waiting to be placed: a list in any order, or a control plane's QueueIndex (taken lazily in queue order; run-pass.ts). */
@@ -134,7 +131,7 @@ export class SchedulingSession {
     else top = (pending as QueueIndex).maxPriority();
     // A preemption needs every waiting job in order: a pass that may start one visits them all.
     const mayPreempt = rules !== null && rulesOptions?.preemption != null && preemptionPossible(top, active, rules);
-    const outcome = runPass(statement, pending, { rules, backfill: rulesOptions?.backfill ?? true, stopEarly: !mayPreempt && rulesOptions?.visitEveryJob !== true, ...(pass.queueOrder ? { queueOrder: pass.queueOrder } : {}) });
+    const outcome = runPass(statement, pending, { rules, backfill: rulesOptions?.backfill ?? true, stopEarly: !mayPreempt && rulesOptions?.visitEveryJob !== true });
     let preemption: PlannedPreemption | null = null;
     if (rules !== null && rulesOptions?.preemption && outcome.waiting.size > 0) {
       if (mayPreempt) {

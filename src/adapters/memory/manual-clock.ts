@@ -53,6 +53,19 @@ export class ManualClock implements Clock {
     return ran;
   }
 
+  /**
+   * Runs everything due now, letting promises the tasks started settle in between (a turn of the
+   * event loop), until nothing is due. @throws Error when tasks are still due after 1,000 rounds
+   */
+  async settle(): Promise<void> {
+    for (let round = 0; round < 1000; round++) {
+      const ran = this.runPending();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (ran === 0 && this.runPending() === 0) return;
+    }
+    throw new Error('ManualClock.settle: tasks were still due after 1000 rounds');
+  }
+
   /** Moves time forward by `ms`, running each task at its due time, in order. */
   advance(ms: number): void {
     const end = this.now + ms;

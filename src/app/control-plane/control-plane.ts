@@ -3,8 +3,9 @@
  * watches them to the end, and keeps every change in the store (the truth) so a restart loses
  * nothing. It composes parts with one job each (see docs/architecture.md):
  * - `JobQueue`: the jobs waiting to run and why;
- * - `SchedulingPass`: snapshot → core `schedule` → one store transaction;
- * - `JobLaunch`: starting an attempt; `LaunchQueue`: launches off the request path, bounded;
+ * - `SchedulingPass`: snapshot → core `schedule` → one store transaction, when one is due (pass-hints.ts);
+ * - `JobLaunch`: starting an attempt (or cancelling one that waited for it); `LaunchQueue`:
+ *   launches off the request path, bounded; `ServerUrl`: what jobs reach the server at;
  * - `RunningSet` and `RunningJobs`: the live attempts (QoS, time-slicing, MPS, stop signals);
  * - `StopIntents`: why gpushare stops a job (cancel, time limit, preemption);
  * - `GpuRoster`: GPUs, cordons, MIG instances;
@@ -28,7 +29,7 @@ import { JobQueue } from './job-queue.js';
 import { adoptExistingInstances } from './mig-agent.js';
 import type { ControlPlaneDeps } from './plane-deps.js';
 import type { PlaneEvents } from './plane-events.js';
-import { PassHints, type PassCause } from './pass-hints.js';
+import type { PassCause } from './pass-hints.js';
 import { PassStats } from './pass-stats.js';
 import { RecentShapes } from './recent-shapes.js';
 import { RECENT_SHAPES_KEPT } from './cluster-usage.js';
@@ -36,6 +37,7 @@ import { reconcileJobs } from './reconcile.js';
 import { RunningJobs } from './running-jobs.js';
 import { RunningSet } from './running-set.js';
 import { SchedulingPass } from './scheduling-pass.js';
+import { ServerUrl } from './server-url.js';
 import { StopIntents } from './stop-intents.js';
 import { TimesliceRotator } from './timeslice-rotator.js';
 
@@ -63,18 +65,13 @@ export class ControlPlane {
   private readonly launches: LaunchQueue;
   /** Store writes held back by a full disk (pending-writes.ts). */
   private readonly pendingWrites = new PendingWrites();
-  /** What happened since the last pass (pass-hints.ts): a timer pass with nothing noted is skipped. */
-  private readonly hints = new PassHints();
   private timers: Timer[] = [];
   private passQueued = false;
   private stopped = false;
   private drainingFlag = false;
   private onDrained: (() => void) | null = null;
   /** The server's URL, given to jobs as GPUSHARE_URL (known after listen). */
-  private serverUrl: string | null = null;
-  private serverCaCert: string | null = null;
-  private serverUrlKnown: Promise<void> = Promise.resolve();
-  private resolveServerUrl: (() => void) | null = null;
+  private readonly serverUrl = new ServerUrl();
 
   constructor(private readonly deps: ControlPlaneDeps) {
     const { settings, store, clock, logger, launcher } = deps;
@@ -150,7 +147,7 @@ export class ControlPlane {
 
   /** From now on, launches wait until `setServerUrl` (so every job gets GPUSHARE_URL); call before `start`. */
   awaitServerUrl(): void {
-    if (this.serverUrl === null && this.resolveServerUrl === null) this.serverUrlKnown = new Promise((resolve) => (this.resolveServerUrl = resolve));
+    this.serverUrl.awaitIt();
   }
 
   /**
@@ -159,10 +156,7 @@ export class ControlPlane {
    * releases waiting launches.
    */
   setServerUrl(url: string, caCertPem: string | null = null): void {
-    this.serverUrl = url;
-    this.serverCaCert = caCertPem;
-    this.resolveServerUrl?.();
-    this.resolveServerUrl = null;
+    this.serverUrl.set(url, caCertPem);
   }
 
   /** Reads the MIG instances, re-adopts or settles every job the store says is active, then starts the timers. */
@@ -212,7 +206,7 @@ export class ControlPlane {
 
   /** Notes that `cause` happened (pass-hints.ts) and asks for a pass soon. */
   reschedule(cause: PassCause): void {
-    this.hints.note(cause);
+    this.pass.note(cause);
     this.requestPass();
   }
 
@@ -224,11 +218,6 @@ export class ControlPlane {
       this.passQueued = false;
       if (!this.stopped) this.runPass();
     });
-  }
-
-  /** Placed jobs waiting for a launch slot, and launches in flight. */
-  launchBacklog(): { queued: number; active: number } {
-    return { queued: this.launches.queued, active: this.launches.active };
   }
 
   /** Number of pending jobs in the queue. */
@@ -252,26 +241,10 @@ export class ControlPlane {
   private passIfDue(force: boolean): void {
     // A full disk: the pass could store nothing; it runs again when space returns.
     if (this.drainingFlag || this.diskFull) return;
-    const { clock } = this.deps;
-    const nowMs = clock.nowMs();
-    if (this.queue.size === 0) {
-      this.hints.ran(nowMs, null); // nothing waits: whatever happened needs no pass
-      return;
-    }
-    const started = clock.monotonicMs();
-    if (!force && this.hints.due(nowMs, this.quotaKey()) === null) {
-      this.passStats.recordSkipped(clock.monotonicMs() - started);
-      return;
-    }
-    const outcome = this.pass.run(force);
-    if (!outcome.failed) this.hints.ran(nowMs, outcome.wakeAtMs);
+    const outcome = this.pass.runIfDue(force);
+    if (outcome === null) return;
     this.launches.enqueue(outcome.placedJobIds);
     for (const victimId of outcome.preemption?.victimIds ?? []) if (this.running.has(victimId)) void this.runningSet.stopProcess(victimId);
-  }
-
-  /** The tenants' quotas as one string: a change makes a pass due. */
-  private quotaKey(): string {
-    return this.deps.store.listTenants().map((t) => `${t.name}:${t.guaranteedGpuEquivalents}:${t.limitGpuEquivalents}`).join(',');
   }
 
   /** True when the host runs MPS control daemons (nvidia-cuda-mps-control found): `mps` shares are then driver limits per process. */
@@ -333,11 +306,16 @@ export class ControlPlane {
   }
 
   private async launchJob(jobId: number): Promise<void> {
-    await this.serverUrlKnown;
-    if (this.cancelBeforeLaunch(jobId)) return;
+    const { url, caCert } = await this.serverUrl.whenKnown();
+    const intent = this.intents.get(jobId);
+    if (intent?.kind === 'cancelled' && this.launch.cancelInstead(jobId, intent.reason)) {
+      this.intents.delete(jobId);
+      this.reschedule('job-ended');
+      return;
+    }
     const reconfigurationsBefore = this.launch.migReconfigurations;
-    const result = await this.launch.launch(jobId, this.serverUrl, this.serverCaCert);
-    if (this.launch.migReconfigurations !== reconfigurationsBefore) this.hints.note('gpus-changed');
+    const result = await this.launch.launch(jobId, url, caCert);
+    if (this.launch.migReconfigurations !== reconfigurationsBefore) this.pass.note('gpus-changed');
     if (result.kind === 'disk-full') {
       this.isDiskFull(result.error);
       this.pendingWrites.add(jobId, result.label, () => {
@@ -358,29 +336,6 @@ export class ControlPlane {
     if (result.kind !== 'started') return;
     this.adoptRunning(this.deps.store.getJob(jobId)!);
     if (this.intents.has(jobId)) void this.runningSet.stopProcess(jobId);
-  }
-
-  /**
-   * A job cancelled while it waited for its launch (still `scheduled`, with a cancel intent) ends
-   * `cancelled` without starting; true when it did. Its resources return at the next pass.
-   */
-  private cancelBeforeLaunch(jobId: number): boolean {
-    const intent = this.intents.get(jobId);
-    if (intent?.kind !== 'cancelled') return false;
-    const { store, clock } = this.deps;
-    const job = store.getJob(jobId);
-    if (job === null || job.state !== 'scheduled') return false;
-    const nowMs = clock.nowMs();
-    try {
-      store.applyJobChanges([{ jobId, atMs: nowMs, expectState: 'scheduled', to: 'cancelled', reason: intent.reason, patch: { endedAtMs: nowMs, reportTokenDigest: null } }]);
-    } catch (error) {
-      // A full disk or a conflict: launch as usual; the stop intent then ends it `cancelled`.
-      this.deps.logger.warn({ jobId, err: error }, 'recording a cancel before the launch failed; launching and stopping instead');
-      return false;
-    }
-    this.intents.delete(jobId);
-    this.reschedule('job-ended');
-    return true;
   }
 
   private adoptRunning(job: JobRecord): void {

@@ -55,6 +55,24 @@ export class JobLaunch {
   constructor(private readonly deps: JobLaunchDeps) {}
 
   /**
+   * Ends job `jobId`, cancelled while it waited for its launch, `cancelled` with `reason` instead
+   * of starting it; false when it is no longer `scheduled` or the write fails (then it is launched
+   * and its stop intent ends it).
+   */
+  cancelInstead(jobId: number, reason: string): boolean {
+    const { store, clock, logger } = this.deps;
+    if (store.getJob(jobId)?.state !== 'scheduled') return false;
+    const nowMs = clock.nowMs();
+    try {
+      store.applyJobChanges([{ jobId, atMs: nowMs, expectState: 'scheduled', to: 'cancelled', reason, patch: { endedAtMs: nowMs, reportTokenDigest: null } }]);
+      return true;
+    } catch (error) {
+      logger.warn({ jobId, err: error }, 'recording a cancel before the launch failed; launching and stopping instead');
+      return false;
+    }
+  }
+
+  /**
    * Starts the next attempt of job `jobId` and records it as running.
    * @param serverUrl the URL jobs reach the server at (GPUSHARE_URL), null when unknown
    * @param serverCaCert PEM of the CA jobs trust for that URL (GPUSHARE_CA_CERT), null when none

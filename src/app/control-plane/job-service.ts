@@ -21,7 +21,7 @@ import { CANCEL_REQUESTED } from './reconcile.js';
 import { bulkCancel, cancellerWords } from './bulk-cancel.js';
 import { toGpuViews, toJobDetail, toJobView } from './views.js';
 import { listJobPage, type JobListQuery } from './job-listing.js';
-import type { JobPage } from '../../contract/job-list.js';
+import { ACTIVE_JOB_STATES, type JobPage } from '../../contract/job-list.js';
 import { reasonRedactor, redactJobDetail, redactJobView, type ReasonRedactor } from './reason-redaction.js';
 
 /** What a job's environment values read as for a caller who may not read its logs. */
@@ -72,9 +72,16 @@ export class JobService {
     return redactJobView(toJobView(job, this.plane), this.redactorFor(principal));
   }
 
-  /** Jobs the caller may see, every field; only active ones unless `all`. */
-  list(principal: Principal, options: { all: boolean; state?: JobState }): JobView[] {
-    return this.listPage(principal, { all: options.all, ...(options.state ? { states: [options.state] } : {}) }).jobs as JobView[];
+  /**
+   * How many of the jobs the caller may see are in each active state (its tenant's, for anyone
+   * but an admin): counted over the stored records, no view built. @throws GpushareError 403
+   */
+  activeCounts(principal: Principal): Partial<Record<JobState, number>> {
+    authorize(principal, 'job.read');
+    const counts: Partial<Record<JobState, number>> = {};
+    const tenant = principal.role === 'admin' ? undefined : principal.tenant ?? undefined;
+    for (const job of this.deps.store.listJobs({ ...(tenant === undefined ? {} : { tenant }), states: ACTIVE_JOB_STATES })) counts[job.state] = (counts[job.state] ?? 0) + 1;
+    return counts;
   }
 
   /**

@@ -16,6 +16,7 @@ import type { JobQueue } from './job-queue.js';
 import type { ControlPlaneSettings, Logger } from './plane-deps.js';
 import type { PlaneEvents } from './plane-events.js';
 import type { PassStats } from './pass-stats.js';
+import { PassHints, type PassCause } from './pass-hints.js';
 import { describePlacement } from './placement-reason.js';
 import type { RecentShapes } from './recent-shapes.js';
 import { PREEMPTION_REQUESTED } from './reconcile.js';
@@ -58,7 +59,41 @@ export interface PassOutcome {
 
 /** Runs passes. */
 export class SchedulingPass {
+  /** What happened since the last pass (pass-hints.ts): a timer pass with nothing noted is skipped. */
+  private readonly hints = new PassHints();
+
   constructor(private readonly deps: SchedulingPassDeps) {}
+
+  /** Notes that `cause` happened: the next pass runs (pass-hints.ts). */
+  note(cause: PassCause): void {
+    this.hints.note(cause);
+  }
+
+  /**
+   * A pass when one is due (something was noted, a wake-up time came, a quota changed) or `force`;
+   * null when it was skipped (counted in the stats) or nothing waits.
+   */
+  runIfDue(force: boolean): PassOutcome | null {
+    const { clock, queue } = this.deps;
+    const nowMs = clock.nowMs();
+    if (queue.size === 0) {
+      this.hints.ran(nowMs, null); // nothing waits: whatever happened needs no pass
+      return null;
+    }
+    const started = clock.monotonicMs();
+    if (!force && this.hints.due(nowMs, this.quotaKey()) === null) {
+      this.deps.stats.recordSkipped(clock.monotonicMs() - started);
+      return null;
+    }
+    const outcome = this.run(force);
+    if (!outcome.failed) this.hints.ran(nowMs, outcome.wakeAtMs);
+    return outcome;
+  }
+
+  /** The tenants' quotas as one string: a change makes a pass due. */
+  private quotaKey(): string {
+    return this.deps.store.listTenants().map((t) => `${t.name}:${t.guaranteedGpuEquivalents}:${t.limitGpuEquivalents}`).join(',');
+  }
 
   /** The cluster as the core sees it now: this node and the jobs that hold resources on it. */
   snapshot(): ClusterSnapshot {

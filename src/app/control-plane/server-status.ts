@@ -30,8 +30,7 @@ export interface StatusSources {
 
 /** The status `principal` may see (job counts of its own jobs only, for a tenant). */
 export function serverStatus(sources: StatusSources, principal: Principal): ServerStatus {
-  const counts: Record<string, number> = {};
-  for (const job of sources.jobs.list(principal, { all: false })) counts[job.state] = (counts[job.state] ?? 0) + 1;
+  const counts = sources.jobs.activeCounts(principal);
   return {
     version: sources.version,
     draining: sources.plane.draining,

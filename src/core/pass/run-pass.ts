@@ -20,7 +20,6 @@ import { waitReason, WAIT_CODES, type WaitReason } from '../framework/status.js'
 import type { JobRequest } from '../model/request.js';
 import { mayBackfill, NO_BLOCKED_JOB, reservedStartMs, type BackfillReservation } from '../queue/backfill.js';
 import type { QueueIndex } from '../queue/queue-index.js';
-import type { QueueOrderCache } from '../queue/queue-order-cache.js';
 import { compareQueueOrder, compareSortKeys, queueSortKey, type QueueOrderContext, type SortKey } from '../queue/queue-order.js';
 import type { TenantUsage } from '../fairness/tenant-usage.js';
 import type { PassRules } from './pass-rules.js';
@@ -50,8 +49,6 @@ export interface PassSettings {
   readonly rules: PassRules | null;
   /** Turns EASY backfill on (needs `rules`); without it every job that fits is placed, in queue order. */
   readonly backfill: boolean;
-  /** Reuses the previous pass's order to sort this one (a memo; the order does not depend on it). */
-  readonly queueOrder?: QueueOrderCache;
   /** With a QueueIndex as the pending jobs: stop visiting jobs that can only wait (see the file comment). @defaultValue false */
   readonly stopEarly?: boolean;
 }
@@ -63,7 +60,7 @@ export function runPass(statement: Statement, pending: readonly JobRequest[] | Q
   const ctx = rules?.orderContext ?? PLAIN_ORDER;
   const lazy = Array.isArray(pending) ? null : (pending as QueueIndex);
   const list = lazy === null ? (pending as readonly JobRequest[]) : null;
-  const sorted = list === null ? null : list.length <= 1 ? list : settings.queueOrder ? settings.queueOrder.order(list, rules?.compare) : [...list].sort(rules?.compare ?? compareQueueOrder);
+  const sorted = list === null ? null : list.length <= 1 ? list : [...list].sort(rules?.compare ?? compareQueueOrder);
   let merge = lazy?.inOrder(ctx) ?? null;
   let position = 0;
   let lastKey: SortKey | null = null;

@@ -163,11 +163,6 @@ export class QueueIndex {
     return this.jobs.get(id);
   }
 
-  /** Every queued job, in no particular order. */
-  values(): IterableIterator<JobRequest> {
-    return this.jobs.values();
-  }
-
   /** The highest base priority queued; −Infinity when the queue is empty. */
   maxPriority(): number {
     let top = Number.NEGATIVE_INFINITY;

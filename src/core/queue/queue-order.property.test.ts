@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { agingCap, compareQueueEntries, createQueueComparator, effectivePriority, orderQueue, type QueueEntry, type QueueOrderContext } from './queue-order.js';
-import { QueueOrderCache } from './queue-order-cache.js';
+import { agingCap, compareQueueEntries, effectivePriority, orderQueue, type QueueEntry, type QueueOrderContext } from './queue-order.js';
+import { QueueIndex } from './queue-index.js';
 import type { JobRequest } from '../model/request.js';
 
 const NOW = 10_000_000;
@@ -83,7 +83,7 @@ describe('queue order properties', () => {
   });
 });
 
-describe('queue order of successive passes (QueueOrderCache with a keyed comparator)', () => {
+describe('queue order of successive passes (the QueueIndex kept between them)', () => {
   const jobArb = fc.record({
     id: fc.integer({ min: 1, max: 40 }),
     tenant: fc.constantFrom(...TENANTS),
@@ -94,13 +94,22 @@ describe('queue order of successive passes (QueueOrderCache with a keyed compara
 
   it('gives every pass the order a plain sort gives, whatever the previous pass held', () => {
     fc.assert(fc.property(queueArb, queueArb, ctxArb, (first, second, ctx) => {
-      const cache = new QueueOrderCache();
+      const index = new QueueIndex();
+      const inOrder = (): number[] => {
+        const merge = index.inOrder(ctx);
+        const ids: number[] = [];
+        for (let next = merge.next(); next !== null; next = merge.next()) ids.push(next.job.id);
+        return ids;
+      };
       const expected = (jobs: readonly JobRequest[]): number[] => orderQueue(jobs, ctx).map((j) => j.id);
-      expect(cache.order(first, createQueueComparator<JobRequest>(ctx)).map((j) => j.id)).toEqual(expected(first));
-      // The second pass keeps some jobs of the first (the same objects) and adds others.
+      for (const job of first) index.add(job);
+      expect(inOrder()).toEqual(expected(first));
+      // Between passes some jobs leave (placed, cancelled) and others come (submitted, requeued).
       const kept = first.filter((j) => j.id % 2 === 0);
-      const next = [...second.filter((j) => !kept.some((k) => k.id === j.id)), ...kept];
-      expect(cache.order(next, createQueueComparator<JobRequest>(ctx)).map((j) => j.id)).toEqual(expected(next));
+      for (const job of first) if (job.id % 2 !== 0) index.remove(job.id);
+      const added = second.filter((j) => !kept.some((k) => k.id === j.id));
+      for (const job of added) index.add(job);
+      expect(inOrder()).toEqual(expected([...added, ...kept]));
     }), { numRuns: 500 });
   });
 });
