@@ -29,12 +29,14 @@ export default tseslint.config(
     files: ['src/app/**/*.ts'],
     ignores: ['src/app/**/*.test.ts', 'src/app/testing/**'],
     rules: {
-      'no-restricted-globals': ['error',
+      'no-restricted-globals': [
+        'error',
         { name: 'setTimeout', message: 'src/app keeps time through the Clock port (app/ports/clock.ts).' },
         { name: 'setInterval', message: 'src/app keeps time through the Clock port (app/ports/clock.ts).' },
         { name: 'setImmediate', message: 'src/app keeps time through the Clock port (app/ports/clock.ts).' },
       ],
-      'no-restricted-properties': ['error',
+      'no-restricted-properties': [
+        'error',
         { object: 'Date', property: 'now', message: 'src/app reads the time from the Clock port.' },
         { object: 'performance', property: 'now', message: 'src/app measures durations with Clock.monotonicMs.' },
       ],
@@ -44,26 +46,41 @@ export default tseslint.config(
     files: ['src/core/**/*.ts'],
     languageOptions: { globals: {} },
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['node:*'], message: 'src/core is pure: no Node built-ins (I/O belongs in adapters).' },
-          { group: ['fs', 'path', 'os', 'child_process', 'http', 'https', 'net', 'worker_threads', 'crypto'], message: 'src/core is pure: no I/O modules.' },
-          { group: ['**/sim/**', '**/cli/**', '**/adapters/**', '**/main/**', '**/app/**'], message: 'src/core depends on nothing outside src/core.' },
-        ],
-      }],
-      'no-restricted-globals': ['error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'src/core is pure: no Node built-ins (I/O belongs in adapters).' },
+            {
+              group: ['fs', 'path', 'os', 'child_process', 'http', 'https', 'net', 'worker_threads', 'crypto'],
+              message: 'src/core is pure: no I/O modules.',
+            },
+            {
+              group: ['**/sim/**', '**/cli/**', '**/adapters/**', '**/main/**', '**/app/**'],
+              message: 'src/core depends on nothing outside src/core.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
         { name: 'process', message: 'src/core is pure: pass configuration in as arguments.' },
         { name: 'require', message: 'src/core is pure.' },
         { name: 'setTimeout', message: 'src/core is pure: time is an argument.' },
         { name: 'setInterval', message: 'src/core is pure: time is an argument.' },
       ],
-      'no-restricted-properties': ['error',
+      'no-restricted-properties': [
+        'error',
         { object: 'Date', property: 'now', message: 'src/core is pure: pass nowMs in.' },
         { object: 'Math', property: 'random', message: 'src/core is pure: pass a seeded rng in.' },
         { object: 'performance', property: 'now', message: 'src/core is pure: pass nowMs in.' },
       ],
-      'no-restricted-syntax': ['error',
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'src/core is pure: pass nowMs in.' },
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'src/core is pure: pass nowMs in.',
+        },
       ],
     },
   },

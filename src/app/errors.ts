@@ -13,14 +13,25 @@ export class GpushareError extends Error {
    * @param message human text naming the field and the allowed values
    * @param details optional structured data (field name, allowed values, limits)
    */
-  constructor(readonly code: string, readonly httpStatus: number, message: string, readonly details?: Record<string, unknown>, options?: { cause?: unknown }) {
+  constructor(
+    readonly code: string,
+    readonly httpStatus: number,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }
 
 /** A field of a request is invalid (400). */
 export function invalidField(field: string, message: string, allowed?: readonly (string | number)[]): GpushareError {
-  return new GpushareError('GPUSHARE_INVALID_FIELD', 400, `${field}: ${message}${allowed ? ` (allowed: ${allowed.join(', ')})` : ''}`, { field, ...(allowed ? { allowed } : {}) });
+  return new GpushareError(
+    'GPUSHARE_INVALID_FIELD',
+    400,
+    `${field}: ${message}${allowed ? ` (allowed: ${allowed.join(', ')})` : ''}`,
+    { field, ...(allowed ? { allowed } : {}) },
+  );
 }
 
 /** The job could never run on this server, even when it is empty (422, reason `unresolvable`). */
@@ -35,17 +46,32 @@ export function jobNotFound(id: number | string): GpushareError {
 
 /** No GPU with that index (404). */
 export function gpuNotFound(index: number | string, known: readonly number[]): GpushareError {
-  return new GpushareError('GPUSHARE_GPU_NOT_FOUND', 404, `GPU ${index} not found (GPUs: ${known.join(', ') || 'none'})`, { allowed: known });
+  return new GpushareError(
+    'GPUSHARE_GPU_NOT_FOUND',
+    404,
+    `GPU ${index} not found (GPUs: ${known.join(', ') || 'none'})`,
+    { allowed: known },
+  );
 }
 
 /** The tenant does not exist (400 on submit, naming the field). */
 export function unknownTenant(name: string, known: readonly string[]): GpushareError {
-  return new GpushareError('GPUSHARE_UNKNOWN_TENANT', 400, `tenant: unknown tenant "${name}" (known: ${known.join(', ') || 'none; an admin creates tenants with `gpushare tenant create NAME`'})`, { field: 'tenant', allowed: known });
+  return new GpushareError(
+    'GPUSHARE_UNKNOWN_TENANT',
+    400,
+    `tenant: unknown tenant "${name}" (known: ${known.join(', ') || 'none; an admin creates tenants with `gpushare tenant create NAME`'})`,
+    { field: 'tenant', allowed: known },
+  );
 }
 
 /** No tenant of that name (404). */
 export function tenantNotFound(name: string, known: readonly string[]): GpushareError {
-  return new GpushareError('GPUSHARE_TENANT_NOT_FOUND', 404, `tenant "${name}" not found (tenants: ${known.join(', ') || 'none'})`, { allowed: known });
+  return new GpushareError(
+    'GPUSHARE_TENANT_NOT_FOUND',
+    404,
+    `tenant "${name}" not found (tenants: ${known.join(', ') || 'none'})`,
+    { allowed: known },
+  );
 }
 
 /** Missing or wrong bearer token (401). */
@@ -63,7 +89,10 @@ export function forbidden(message: string): GpushareError {
  * at least 1) becomes the `Retry-After` header when given.
  */
 export function tooManyRequests(message: string, limit: string, retryAfterSeconds?: number): GpushareError {
-  return new GpushareError('GPUSHARE_TOO_MANY_REQUESTS', 429, message, { limit, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) });
+  return new GpushareError('GPUSHARE_TOO_MANY_REQUESTS', 429, message, {
+    limit,
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+  });
 }
 
 /** The request conflicts with the current state (409), e.g. cancelling a finished job. */
@@ -81,7 +110,13 @@ export function draining(): GpushareError {
  * was stored. `detail` names what failed (e.g. `SQLITE_FULL`, `ENOSPC`).
  */
 export function diskFull(dataDir: string, detail: string, cause?: unknown): GpushareError {
-  return new GpushareError('GPUSHARE_DISK_FULL', 507, `the disk holding ${dataDir} is full: free space there (${detail}); nothing of this request was stored`, { dataDir, reason: 'disk-full' }, { cause });
+  return new GpushareError(
+    'GPUSHARE_DISK_FULL',
+    507,
+    `the disk holding ${dataDir} is full: free space there (${detail}); nothing of this request was stored`,
+    { dataDir, reason: 'disk-full' },
+    { cause },
+  );
 }
 
 /** Error codes that mean "no space left": errno of a file write, SQLite's result code. */
@@ -92,7 +127,11 @@ const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
  * GpushareError, a file write that failed with ENOSPC/EDQUOT, or SQLite's SQLITE_FULL.
  */
 export function isDiskFullError(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let e: unknown = error, depth = 0;
+    e !== null && typeof e === 'object' && depth < 8;
+    e = (e as { cause?: unknown }).cause, depth += 1
+  ) {
     const code = (e as { code?: unknown }).code;
     if (code === 'GPUSHARE_DISK_FULL' || (typeof code === 'string' && DISK_FULL_CODES.has(code))) return true;
   }

@@ -42,8 +42,22 @@ export interface AuditBenchResult {
 
 /** An entry shaped like a recorded submit. */
 const entryOf = (i: number): NewAuditEntry => ({
-  atMs: 1_700_000_000_000 + i * 10, actor: `tenant-admin token ${i % 50} of team-${i % 7}`, role: 'tenant-admin', tenant: `team-${i % 7}`, action: 'job.submit', target: `job ${i}`,
-  summary: { method: 'POST', route: '/api/v1/jobs', body: { command: ['python', 'train.py', '--epochs', String(i % 100)], environment: ['WANDB_API_KEY', 'HF_HOME'], gpu: { gpuMilli: 500, gpuMemoryMiB: 20480 }, priority: 'normal' } },
+  atMs: 1_700_000_000_000 + i * 10,
+  actor: `tenant-admin token ${i % 50} of team-${i % 7}`,
+  role: 'tenant-admin',
+  tenant: `team-${i % 7}`,
+  action: 'job.submit',
+  target: `job ${i}`,
+  summary: {
+    method: 'POST',
+    route: '/api/v1/jobs',
+    body: {
+      command: ['python', 'train.py', '--epochs', String(i % 100)],
+      environment: ['WANDB_API_KEY', 'HF_HOME'],
+      gpu: { gpuMilli: 500, gpuMemoryMiB: 20480 },
+      priority: 'normal',
+    },
+  },
   outcome: { result: 'ok', httpStatus: 201, message: null },
 });
 
@@ -75,24 +89,37 @@ export function runAuditBench(progress: (message: string) => void): { lines: str
     const verifyCpuMs: number[] = [];
     const readRowsMs: number[] = [];
     for (let run = 0; run < RUNS; run++) {
-      readRowsMs.push(timed(() => {
-        const reader = openSqliteStore(join(dir, 'gpushare.db'), { readonly: true });
-        let count = 0;
-        for (const row of readAuditRows(reader.database)) count += row.seq > 0 ? 1 : 0;
-        reader.close();
-        if (count !== ENTRIES) throw new Error(`audit bench: read ${count} rows, expected ${ENTRIES}`);
-      }));
+      readRowsMs.push(
+        timed(() => {
+          const reader = openSqliteStore(join(dir, 'gpushare.db'), { readonly: true });
+          let count = 0;
+          for (const row of readAuditRows(reader.database)) count += row.seq > 0 ? 1 : 0;
+          reader.close();
+          if (count !== ENTRIES) throw new Error(`audit bench: read ${count} rows, expected ${ENTRIES}`);
+        }),
+      );
       const verifyTime = timedCpu(() => {
         const report = verifyDataDirAudit(dir);
-        if (!report.ok || report.entries !== ENTRIES) throw new Error(`audit bench: verify failed: ${JSON.stringify(report.firstBad)}`);
+        if (!report.ok || report.entries !== ENTRIES)
+          throw new Error(`audit bench: verify failed: ${JSON.stringify(report.firstBad)}`);
       });
       verifyMs.push(verifyTime.wallMs);
       verifyCpuMs.push(verifyTime.cpuMs);
-      progress(`audit: verify ${num(verifyTime.wallMs, 0)} ms (CPU ${num(verifyTime.cpuMs, 0)} ms), read ${num(readRowsMs.at(-1)!, 0)} ms`);
+      progress(
+        `audit: verify ${num(verifyTime.wallMs, 0)} ms (CPU ${num(verifyTime.cpuMs, 0)} ms), read ${num(readRowsMs.at(-1)!, 0)} ms`,
+      );
     }
     const results: AuditBenchResult = {
-      entries: ENTRIES, appendsPerSecond: ENTRIES / (fillMs / 1000), verifyMs, medianVerifyMs: median(verifyMs), verifyCpuMs, medianVerifyCpuMs: median(verifyCpuMs), readRowsMs, medianReadRowsMs: median(readRowsMs),
-      ratioToRead: median(verifyMs) / median(readRowsMs), targetMs: TARGET_MS,
+      entries: ENTRIES,
+      appendsPerSecond: ENTRIES / (fillMs / 1000),
+      verifyMs,
+      medianVerifyMs: median(verifyMs),
+      verifyCpuMs,
+      medianVerifyCpuMs: median(verifyCpuMs),
+      readRowsMs,
+      medianReadRowsMs: median(readRowsMs),
+      ratioToRead: median(verifyMs) / median(readRowsMs),
+      targetMs: TARGET_MS,
     };
     return { lines: formatAuditBench(results), results };
   } finally {

@@ -45,7 +45,11 @@ export function prepareBaseline(ref: string, progress: (message: string) => void
   try {
     symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
     progress('baseline: building (tsc)…');
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: root, stdio: 'pipe' },
+    );
   } catch (error) {
     remove();
     throw error;

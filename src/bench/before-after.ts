@@ -50,11 +50,19 @@ export interface BeforeAfterResult {
 type Probe = { policies: Record<string, number> } | { gridSeconds: number };
 
 function probe(dist: string, mode: 'policies' | 'grid'): Probe {
-  const out = execFileSync(process.execPath, [PROBE, dist, mode], { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(process.execPath, [PROBE, dist, mode], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return JSON.parse(out.trim().split('\n').pop()!) as Probe;
 }
 
-async function measure(root: string, server: ServerBenchOptions, progress: (message: string) => void): Promise<RoundFigures> {
+async function measure(
+  root: string,
+  server: ServerBenchOptions,
+  progress: (message: string) => void,
+): Promise<RoundFigures> {
   const dist = join(root, 'dist');
   const policies = probe(dist, 'policies');
   if (!('policies' in policies)) throw new Error('replay-probe: expected policies');
@@ -62,8 +70,12 @@ async function measure(root: string, server: ServerBenchOptions, progress: (mess
   if (!('gridSeconds' in grid)) throw new Error('replay-probe: expected gridSeconds');
   const s = await runServerBench({ ...server, bin: join(root, 'bin', 'gpushare') }, progress);
   return {
-    policySeconds: policies.policies, gridSeconds: grid.gridSeconds, submitsPerSecond: s.submit.requestsPerSecond,
-    passP50Ms: s.scheduler.p50PassMs, passP99Ms: s.scheduler.p99PassMs, maxPendingConsidered: s.scheduler.maxPendingConsidered,
+    policySeconds: policies.policies,
+    gridSeconds: grid.gridSeconds,
+    submitsPerSecond: s.submit.requestsPerSecond,
+    passP50Ms: s.scheduler.p50PassMs,
+    passP99Ms: s.scheduler.p99PassMs,
+    maxPendingConsidered: s.scheduler.maxPendingConsidered,
     scheme: s.scheme,
   };
 }
@@ -73,7 +85,12 @@ async function measure(root: string, server: ServerBenchOptions, progress: (mess
  * times each.
  * @throws Error when the ref cannot be built or a probe fails
  */
-export async function runBeforeAfter(ref: string, rounds: number, server: ServerBenchOptions, progress: (message: string) => void): Promise<BeforeAfterResult> {
+export async function runBeforeAfter(
+  ref: string,
+  rounds: number,
+  server: ServerBenchOptions,
+  progress: (message: string) => void,
+): Promise<BeforeAfterResult> {
   const baseline = prepareBaseline(ref, progress);
   const before: RoundFigures[] = [];
   const after: RoundFigures[] = [];
@@ -84,7 +101,9 @@ export async function runBeforeAfter(ref: string, rounds: number, server: Server
         progress(`before/after round ${round + 1}/${rounds}: ${which}…`);
         const figures = await measure(which === 'before' ? baseline.root : ROOT, server, progress);
         (which === 'before' ? before : after).push(figures);
-        progress(`${which}: grid ${num(figures.gridSeconds, 1)} s, ${num(figures.submitsPerSecond, 0)} submits/s, pass p50 ${num(figures.passP50Ms, 2)} ms, p99 ${num(figures.passP99Ms, 2)} ms`);
+        progress(
+          `${which}: grid ${num(figures.gridSeconds, 1)} s, ${num(figures.submitsPerSecond, 0)} submits/s, pass p50 ${num(figures.passP50Ms, 2)} ms, p99 ${num(figures.passP99Ms, 2)} ms`,
+        );
       }
     }
   } finally {
@@ -93,24 +112,46 @@ export async function runBeforeAfter(ref: string, rounds: number, server: Server
   return { ref, commit: baseline.commit, rounds, before, after, lines: report(ref, baseline.commit, before, after) };
 }
 
-function report(ref: string, commit: string, before: readonly RoundFigures[], after: readonly RoundFigures[]): string[] {
+function report(
+  ref: string,
+  commit: string,
+  before: readonly RoundFigures[],
+  after: readonly RoundFigures[],
+): string[] {
   const rows: string[][] = [];
   const add = (name: string, pick: (f: RoundFigures) => number, digits: number, unit: string): void => {
     const b = median(before.map(pick));
     const a = median(after.map(pick));
-    rows.push([name, `${num(b, digits)}${unit}`, `${num(a, digits)}${unit}`, times(a / b, 3), before.map(pick).map((v) => num(v, digits)).join(', '), after.map(pick).map((v) => num(v, digits)).join(', ')]);
+    rows.push([
+      name,
+      `${num(b, digits)}${unit}`,
+      `${num(a, digits)}${unit}`,
+      times(a / b, 3),
+      before
+        .map(pick)
+        .map((v) => num(v, digits))
+        .join(', '),
+      after
+        .map(pick)
+        .map((v) => num(v, digits))
+        .join(', '),
+    ]);
   };
-  for (const policy of Object.keys(before[0]!.policySeconds)) add(`replay ${policy} (s)`, (f) => f.policySeconds[policy] ?? Number.NaN, 3, '');
+  for (const policy of Object.keys(before[0]!.policySeconds))
+    add(`replay ${policy} (s)`, (f) => f.policySeconds[policy] ?? Number.NaN, 3, '');
   add('replay, all 7 policies (s)', (f) => Object.values(f.policySeconds).reduce((s, v) => s + v, 0), 2, '');
   add('grid 7 × 10, 2 workers (s)', (f) => f.gridSeconds, 1, '');
   add('server submits/s', (f) => f.submitsPerSecond, 0, '');
   add('server pass p50 (ms)', (f) => f.passP50Ms, 2, '');
   add('server pass p99 (ms)', (f) => f.passP99Ms, 2, '');
   add('server pending in one pass (max)', (f) => f.maxPendingConsidered, 0, '');
-  const schemes = (figures: readonly RoundFigures[]): string => [...new Set(figures.map((f) => f.scheme.toUpperCase()))].join('/');
+  const schemes = (figures: readonly RoundFigures[]): string =>
+    [...new Set(figures.map((f) => f.scheme.toUpperCase()))].join('/');
   return [
     `Before/after: ${ref} (${commit.slice(0, 10)}) against this checkout, ${before.length} round(s) each, alternating; medians; ratio = after ÷ before`,
     `server transport: before ${schemes(before)}, after ${schemes(after)} (each build's default)`,
-    formatTable([['figure', 'before', 'after', 'after ÷ before', 'before, each round', 'after, each round'], ...rows], { right: [false, true, true, true, false, false] }),
+    formatTable([['figure', 'before', 'after', 'after ÷ before', 'before, each round', 'after, each round'], ...rows], {
+      right: [false, true, true, true, false, false],
+    }),
   ];
 }

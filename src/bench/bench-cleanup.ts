@@ -39,7 +39,8 @@ export function sleepProcesses(): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').includes('sleep 100000')) found.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').includes('sleep 100000'))
+        found.push(Number(entry));
     } catch {
       // gone
     }

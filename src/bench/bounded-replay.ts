@@ -35,7 +35,11 @@ export function withoutScoreCache(profile: SchedulingProfile): SchedulingProfile
  * @throws UnknownPolicyError for an unregistered policy name
  */
 export function runBoundedReplay(
-  input: ReplayInput, policyName: string, seed: number, limit: number, cacheable: boolean,
+  input: ReplayInput,
+  policyName: string,
+  seed: number,
+  limit: number,
+  cacheable: boolean,
 ): BoundedReplayResult {
   const prepared = prepareReplay(input, policyName, seed, cacheable ? undefined : withoutScoreCache);
   const limited = Math.min(limit, prepared.arrivals.length);
@@ -43,14 +47,18 @@ export function runBoundedReplay(
   let placed = 0;
 
   const started = performance.now();
-  replayArrivals(prepared, (_request, decision) => {
-    if (decision !== null) {
-      decisions.push(`${decision.nodeIndex}:${decision.gpuIndices.join(',')}`);
-      placed++;
-    } else {
-      decisions.push('-');
-    }
-  }, limited);
+  replayArrivals(
+    prepared,
+    (_request, decision) => {
+      if (decision !== null) {
+        decisions.push(`${decision.nodeIndex}:${decision.gpuIndices.join(',')}`);
+        placed++;
+      } else {
+        decisions.push('-');
+      }
+    },
+    limited,
+  );
   const loopSeconds = (performance.now() - started) / 1000;
   return { policy: policyName, cacheable, seed, arrivals: limited, placed, loopSeconds, decisions };
 }

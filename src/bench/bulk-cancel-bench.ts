@@ -40,7 +40,12 @@ export interface BulkCancelBenchResult {
   readonly bulkToListRatio: number;
   readonly targetMs: number;
   /** What the checks afterwards found. */
-  readonly verified: { readonly cancelledWithReason: number; readonly auditEntries: number; readonly auditMessage: string | null; readonly expectedMessage: string };
+  readonly verified: {
+    readonly cancelledWithReason: number;
+    readonly auditEntries: number;
+    readonly auditMessage: string | null;
+    readonly expectedMessage: string;
+  };
   readonly pass: boolean;
 }
 
@@ -52,7 +57,9 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 }
 
 /** Runs the benchmark; progress goes to `progress`. */
-export async function runBulkCancelBench(progress: (message: string) => void): Promise<{ lines: string[]; results: BulkCancelBenchResult }> {
+export async function runBulkCancelBench(
+  progress: (message: string) => void,
+): Promise<{ lines: string[]; results: BulkCancelBenchResult }> {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-bulk-bench-'));
   const workDir = join(dir, 'work');
   mkdirSync(workDir);
@@ -60,7 +67,11 @@ export async function runBulkCancelBench(progress: (message: string) => void): P
   const stderrTail = { text: '' };
   let client: KeepAliveClient | null = null;
   try {
-    const { port, caCert } = await startServerProcess(cleanup, { ...DEFAULT_SERVER_BENCH_OPTIONS, simulateGpus: '1xA100-80GB' }, stderrTail);
+    const { port, caCert } = await startServerProcess(
+      cleanup,
+      { ...DEFAULT_SERVER_BENCH_OPTIONS, simulateGpus: '1xA100-80GB' },
+      stderrTail,
+    );
     const token = readFileSync(join(cleanup.dataDir, 'admin-token'), 'utf8').trim();
     const c = new KeepAliveClient(port, token, 8, caCert);
     client = c;
@@ -70,14 +81,23 @@ export async function runBulkCancelBench(progress: (message: string) => void): P
       return JSON.parse(answer.body) as unknown;
     };
     await ok('POST', '/api/v1/gpus/0/cordon');
-    const submit = (name: string) => JSON.stringify({ command: ['sleep', '100000'], workingDirectory: workDir, name, gpu: { gpuMilli: 100 } });
+    const submit = (name: string) =>
+      JSON.stringify({ command: ['sleep', '100000'], workingDirectory: workDir, name, gpu: { gpuMilli: 100 } });
     progress(`bulk: submitting ${JOBS} + ${SINGLE_CANCELS} jobs to a server whose GPU is cordoned…`);
-    const submitted = await closedLoop(JOBS + SINGLE_CANCELS, 8, 300, (i) => c.call('POST', '/api/v1/jobs', submit(i < JOBS ? `bulk-${i}` : `single-${i}`)));
+    const submitted = await closedLoop(JOBS + SINGLE_CANCELS, 8, 300, (i) =>
+      c.call('POST', '/api/v1/jobs', submit(i < JOBS ? `bulk-${i}` : `single-${i}`)),
+    );
     if (submitted.failed > 0) throw new Error(`bulk: ${submitted.failed} submits failed: ${submitted.firstFailure}`);
-    const pending = (await ok('GET', '/api/v1/jobs?state=pending') as { jobs: { id: number; name: string }[] }).jobs;
-    const bulkIds = pending.filter((j) => j.name.startsWith('bulk-')).map((j) => j.id).sort((a, b) => a - b);
+    const pending = ((await ok('GET', '/api/v1/jobs?state=pending')) as { jobs: { id: number; name: string }[] }).jobs;
+    const bulkIds = pending
+      .filter((j) => j.name.startsWith('bulk-'))
+      .map((j) => j.id)
+      .sort((a, b) => a - b);
     const singleIds = pending.filter((j) => j.name.startsWith('single-')).map((j) => j.id);
-    if (bulkIds.length !== JOBS || singleIds.length !== SINGLE_CANCELS) throw new Error(`bulk: expected ${JOBS} + ${SINGLE_CANCELS} pending jobs, found ${bulkIds.length} + ${singleIds.length}`);
+    if (bulkIds.length !== JOBS || singleIds.length !== SINGLE_CANCELS)
+      throw new Error(
+        `bulk: expected ${JOBS} + ${SINGLE_CANCELS} pending jobs, found ${bulkIds.length} + ${singleIds.length}`,
+      );
 
     // Baselines of the same run, warm connection.
     const healthzMs: number[] = [];
@@ -90,25 +110,56 @@ export async function runBulkCancelBench(progress: (message: string) => void): P
       for (const id of singleIds) await ok('POST', `/api/v1/jobs/${id}/cancel`);
     });
     const meanSingleCancelMs = single.ms / SINGLE_CANCELS;
-    progress(`bulk: /healthz ${num(median(healthzMs), 1)} ms, list ${JOBS} jobs ${num(median(listMs), 1)} ms, one single cancel ${num(meanSingleCancelMs, 2)} ms`);
+    progress(
+      `bulk: /healthz ${num(median(healthzMs), 1)} ms, list ${JOBS} jobs ${num(median(listMs), 1)} ms, one single cancel ${num(meanSingleCancelMs, 2)} ms`,
+    );
 
-    const bulk = await timed(() => ok('POST', '/api/v1/jobs/cancel', { state: ['pending'], name: 'bulk-*', reason: REASON }));
+    const bulk = await timed(() =>
+      ok('POST', '/api/v1/jobs/cancel', { state: ['pending'], name: 'bulk-*', reason: REASON }),
+    );
     const answer = bulk.value as { cancelled: number[]; stopping: number[]; skipped: unknown[]; reason: string };
     progress(`bulk: one bulk cancel of ${answer.cancelled.length} jobs in ${num(bulk.ms, 1)} ms`);
 
     // Checks from the API: every job cancelled with the same reason; exactly one audit entry.
-    const all = (await ok('GET', '/api/v1/jobs?all=true') as { jobs: { id: number; state: string; reason: string | null }[] }).jobs;
+    const all = (
+      (await ok('GET', '/api/v1/jobs?all=true')) as { jobs: { id: number; state: string; reason: string | null }[] }
+    ).jobs;
     const wanted = new Set(bulkIds);
     const reason = `cancelled by an admin: ${REASON}`;
-    const cancelledWithReason = all.filter((j) => wanted.has(j.id) && j.state === 'cancelled' && j.reason === reason).length;
-    const entries = (await ok('GET', '/api/v1/audit?limit=10000') as { entries: { action: string; outcome: { message: string | null } }[] }).entries.filter((e) => e.action === 'job.cancel-bulk');
+    const cancelledWithReason = all.filter(
+      (j) => wanted.has(j.id) && j.state === 'cancelled' && j.reason === reason,
+    ).length;
+    const entries = (
+      (await ok('GET', '/api/v1/audit?limit=10000')) as {
+        entries: { action: string; outcome: { message: string | null } }[];
+      }
+    ).entries.filter((e) => e.action === 'job.cancel-bulk');
     const expectedMessage = `cancelled ${JOBS} (${bulkIds[0]}-${bulkIds[JOBS - 1]}); stopping 0; skipped 0`;
-    const verified = { cancelledWithReason, auditEntries: entries.length, auditMessage: entries[0]?.outcome.message ?? null, expectedMessage };
-    const pass = bulk.ms < TARGET_MS && answer.cancelled.length === JOBS && answer.skipped.length === 0 && answer.reason === reason
-      && cancelledWithReason === JOBS && entries.length === 1 && verified.auditMessage === expectedMessage;
+    const verified = {
+      cancelledWithReason,
+      auditEntries: entries.length,
+      auditMessage: entries[0]?.outcome.message ?? null,
+      expectedMessage,
+    };
+    const pass =
+      bulk.ms < TARGET_MS &&
+      answer.cancelled.length === JOBS &&
+      answer.skipped.length === 0 &&
+      answer.reason === reason &&
+      cancelledWithReason === JOBS &&
+      entries.length === 1 &&
+      verified.auditMessage === expectedMessage;
     const results: BulkCancelBenchResult = {
-      jobs: JOBS, bulkCancelMs: bulk.ms, medianHealthzMs: median(healthzMs), medianListJobsMs: median(listMs), meanSingleCancelMs, projectedSingleCancelsMs: meanSingleCancelMs * JOBS,
-      bulkToListRatio: bulk.ms / median(listMs), targetMs: TARGET_MS, verified, pass,
+      jobs: JOBS,
+      bulkCancelMs: bulk.ms,
+      medianHealthzMs: median(healthzMs),
+      medianListJobsMs: median(listMs),
+      meanSingleCancelMs,
+      projectedSingleCancelsMs: meanSingleCancelMs * JOBS,
+      bulkToListRatio: bulk.ms / median(listMs),
+      targetMs: TARGET_MS,
+      verified,
+      pass,
     };
     return { lines: formatBulkCancelBench(results), results };
   } catch (error) {
@@ -129,8 +180,8 @@ function formatBulkCancelBench(r: BulkCancelBenchResult): string[] {
   return [
     `Bulk cancel (gpushare serve, ${r.jobs.toLocaleString('en-US')} pending jobs, one POST /api/v1/jobs/cancel)`,
     `  bulk cancel: ${num(r.bulkCancelMs, 1)} ms end to end; target < ${r.targetMs} ms: ${r.bulkCancelMs < r.targetMs ? 'met' : 'MISSED'}`,
-    `  baselines (same run): GET /healthz ${num(r.medianHealthzMs, 2)} ms; listing the ${r.jobs} jobs ${num(r.medianListJobsMs, 1)} ms (bulk cancel = ${times(r.bulkToListRatio)} that);`
-      + ` one single cancel ${num(r.meanSingleCancelMs, 2)} ms, so ${r.jobs} single cancels ≈ ${num(r.projectedSingleCancelsMs / 1000, 1)} s (${times(r.projectedSingleCancelsMs / r.bulkCancelMs, 0)} the bulk call)`,
+    `  baselines (same run): GET /healthz ${num(r.medianHealthzMs, 2)} ms; listing the ${r.jobs} jobs ${num(r.medianListJobsMs, 1)} ms (bulk cancel = ${times(r.bulkToListRatio)} that);` +
+      ` one single cancel ${num(r.meanSingleCancelMs, 2)} ms, so ${r.jobs} single cancels ≈ ${num(r.projectedSingleCancelsMs / 1000, 1)} s (${times(r.projectedSingleCancelsMs / r.bulkCancelMs, 0)} the bulk call)`,
     `  afterwards: ${r.verified.cancelledWithReason}/${r.jobs} jobs cancelled with the same reason; ${r.verified.auditEntries} job.cancel-bulk audit entry: ${JSON.stringify(r.verified.auditMessage)}`,
     `  ${r.pass ? 'PASS' : 'FAIL'}`,
   ];

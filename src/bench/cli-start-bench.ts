@@ -56,13 +56,22 @@ export async function runCliStartBench(rounds: number, progress: (message: strin
     // The server wrote its URL and admin token to the CLI config under this XDG_CONFIG_HOME.
     const env = { ...process.env, XDG_CONFIG_HOME: join(dir, 'config') };
     const stateFile = join(dir, 'stand-in-state.json');
-    writeSimulatedNvidiaSmiState(stateFile, createSimulatedNvidiaSmiState([{ model: 'A100-80GB', mig: true }, { model: 'A100-80GB', mig: false }]));
+    writeSimulatedNvidiaSmiState(
+      stateFile,
+      createSimulatedNvidiaSmiState([
+        { model: 'A100-80GB', mig: true },
+        { model: 'A100-80GB', mig: false },
+      ]),
+    );
     const node = process.execPath;
     const commands: { name: string; argv: string[] }[] = [
       { name: 'node -e 0', argv: [node, '-e', '0'] },
       { name: 'gpushare --version', argv: [node, BIN, '--version'] },
       { name: 'gpushare submit --gpu 0.1 -- true', argv: [node, BIN, 'submit', '--gpu', '0.1', '--', 'true'] },
-      { name: 'stand-in nvidia-smi -L', argv: [node, defaultSimulatedNvidiaSmiCliPath(), '--state', stateFile, '--', '-L'] },
+      {
+        name: 'stand-in nvidia-smi -L',
+        argv: [node, defaultSimulatedNvidiaSmiCliPath(), '--state', stateFile, '--', '-L'],
+      },
     ];
     const runs = commands.map(() => [] as number[]);
     for (let round = 0; round <= rounds; round++) {
@@ -72,8 +81,15 @@ export async function runCliStartBench(rounds: number, progress: (message: strin
       });
     }
     const nodeMedian = median(runs[0]!);
-    const figures = commands.map((c, i) => ({ name: c.name, argv: c.argv, runsMs: runs[i]!, medianMs: median(runs[i]!), ratioToNode: median(runs[i]!) / nodeMedian }));
-    for (const f of figures) progress(`cli start: ${f.name}: median ${num(f.medianMs, 1)} ms (${times(f.ratioToNode)} node -e 0)`);
+    const figures = commands.map((c, i) => ({
+      name: c.name,
+      argv: c.argv,
+      runsMs: runs[i]!,
+      medianMs: median(runs[i]!),
+      ratioToNode: median(runs[i]!) / nodeMedian,
+    }));
+    for (const f of figures)
+      progress(`cli start: ${f.name}: median ${num(f.medianMs, 1)} ms (${times(f.ratioToNode)} node -e 0)`);
     return { rounds, figures, targetRatio: 3 };
   } finally {
     if (cleanup.server) await stopServerProcess(cleanup.server);
@@ -86,9 +102,17 @@ export async function runCliStartBench(rounds: number, progress: (message: strin
 export function formatCliStart(result: CliStartResult, title: string): string[] {
   return [
     `${title}: median wall time over ${result.rounds} rounds (spawn to exit), against node -e 0 in the same rounds`,
-    formatTable([
-      ['command', 'median (ms)', '÷ node -e 0', `within ${result.targetRatio}×`],
-      ...result.figures.map((f) => [f.name, num(f.medianMs, 1), times(f.ratioToNode), f.ratioToNode <= result.targetRatio ? 'yes' : 'no']),
-    ], { right: [false, true, true, false] }),
+    formatTable(
+      [
+        ['command', 'median (ms)', '÷ node -e 0', `within ${result.targetRatio}×`],
+        ...result.figures.map((f) => [
+          f.name,
+          num(f.medianMs, 1),
+          times(f.ratioToNode),
+          f.ratioToNode <= result.targetRatio ? 'yes' : 'no',
+        ]),
+      ],
+      { right: [false, true, true, false] },
+    ),
   ];
 }

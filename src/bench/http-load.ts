@@ -40,7 +40,12 @@ export class KeepAliveClient {
    * @param concurrency sockets kept open (and the most in use at once)
    * @param caCert PEM of the CA of an HTTPS server's certificate; null: plain HTTP
    */
-  constructor(private readonly port: number, private readonly token: string, concurrency: number, caCert: string | null = null) {
+  constructor(
+    private readonly port: number,
+    private readonly token: string,
+    concurrency: number,
+    caCert: string | null = null,
+  ) {
     const agentOptions = { keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency };
     this.agent = caCert === null ? new HttpAgent(agentOptions) : new HttpsAgent({ ...agentOptions, ca: caCert });
     this.request = caCert === null ? httpRequest : (httpsRequest as typeof httpRequest);
@@ -54,12 +59,17 @@ export class KeepAliveClient {
         headers['content-type'] = 'application/json';
         headers['content-length'] = Buffer.byteLength(body);
       }
-      const req = this.request({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolveCall({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', rejectCall);
-      });
+      const req = this.request(
+        { host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolveCall({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+          );
+          res.on('error', rejectCall);
+        },
+      );
       req.on('error', rejectCall);
       req.end(body);
     });
@@ -76,7 +86,12 @@ export class KeepAliveClient {
  * `timeBoundSeconds` have passed; measures each request's latency. A non-2xx status or a rejected
  * request counts as failed (the first failure is kept).
  */
-export async function closedLoop(total: number, concurrency: number, timeBoundSeconds: number, send: (i: number) => Promise<LoadResponse>): Promise<LoadFigure> {
+export async function closedLoop(
+  total: number,
+  concurrency: number,
+  timeBoundSeconds: number,
+  send: (i: number) => Promise<LoadResponse>,
+): Promise<LoadFigure> {
   const latencies = new Float64Array(total);
   let next = 0;
   let ok = 0;
@@ -107,7 +122,11 @@ export async function closedLoop(total: number, concurrency: number, timeBoundSe
   const done = next;
   const sorted = latencies.slice(0, done).sort();
   return {
-    requests: done, ok, failed, firstFailure, wallSeconds,
+    requests: done,
+    ok,
+    failed,
+    firstFailure,
+    wallSeconds,
     requestsPerSecond: done / wallSeconds,
     latencyP50Ms: percentileOrZero(sorted, 50),
     latencyP99Ms: percentileOrZero(sorted, 99),

@@ -36,7 +36,13 @@ export interface LaunchBenchOptions {
 }
 
 /** Default: 200 idle submits, 5 rounds of 40 while launching, 2,000 jobs from 8 clients. */
-export const DEFAULT_LAUNCH_BENCH_OPTIONS: LaunchBenchOptions = { idleSubmits: 200, rounds: 5, launchingSubmits: 40, throughputJobs: 2000, throughputClients: 8 };
+export const DEFAULT_LAUNCH_BENCH_OPTIONS: LaunchBenchOptions = {
+  idleSubmits: 200,
+  rounds: 5,
+  launchingSubmits: 40,
+  throughputJobs: 2000,
+  throughputClients: 8,
+};
 
 /** Latencies of a set of submits, ms. */
 export interface SubmitLatency {
@@ -69,32 +75,59 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 function latency(samples: readonly number[]): SubmitLatency {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { submits: sorted.length, p50Ms: nearestRank(sorted, 50) ?? 0, p99Ms: nearestRank(sorted, 99) ?? 0, maxMs: sorted[sorted.length - 1] ?? 0 };
+  return {
+    submits: sorted.length,
+    p50Ms: nearestRank(sorted, 50) ?? 0,
+    p99Ms: nearestRank(sorted, 99) ?? 0,
+    maxMs: sorted[sorted.length - 1] ?? 0,
+  };
 }
 
 /** Runs the benchmark; `progress` gets one line per step. */
-export async function runLaunchBench(options: LaunchBenchOptions, progress: (message: string) => void): Promise<LaunchBenchResult> {
+export async function runLaunchBench(
+  options: LaunchBenchOptions,
+  progress: (message: string) => void,
+): Promise<LaunchBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-launch-bench-'));
   const cleanup = new BenchCleanup(dir);
   const stderrTail = { text: '' };
-  const sandboxed = options.sandbox === undefined || options.sandbox === 'auto' ? process.getuid?.() === 0 && ['/usr/bin/bwrap', '/bin/bwrap'].some(existsSync) : options.sandbox;
+  const sandboxed =
+    options.sandbox === undefined || options.sandbox === 'auto'
+      ? process.getuid?.() === 0 && ['/usr/bin/bwrap', '/bin/bwrap'].some(existsSync)
+      : options.sandbox;
   let client: KeepAliveClient | null = null;
   try {
-    const { port, caCert } = await startServerProcess(cleanup, { ...DEFAULT_SERVER_BENCH_OPTIONS, simulateGpus: `${GPUS}xA100-80GB` }, stderrTail, !sandboxed);
-    client = new KeepAliveClient(port, readFileSync(join(cleanup.dataDir, 'admin-token'), 'utf8').trim(), options.throughputClients, caCert);
+    const { port, caCert } = await startServerProcess(
+      cleanup,
+      { ...DEFAULT_SERVER_BENCH_OPTIONS, simulateGpus: `${GPUS}xA100-80GB` },
+      stderrTail,
+      !sandboxed,
+    );
+    client = new KeepAliveClient(
+      port,
+      readFileSync(join(cleanup.dataDir, 'admin-token'), 'utf8').trim(),
+      options.throughputClients,
+      caCert,
+    );
     const c = client;
     const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
       const response = await c.call(method, path, body === undefined ? undefined : JSON.stringify(body));
-      if (response.status >= 300) throw new Error(`${method} ${path}: HTTP ${response.status} ${response.body.slice(0, 300)}`);
+      if (response.status >= 300)
+        throw new Error(`${method} ${path}: HTTP ${response.status} ${response.body.slice(0, 300)}`);
       return JSON.parse(response.body) as unknown;
     };
     const submit = async (command: string[], gpuMilli: number, name: string): Promise<{ id: number; ms: number }> => {
       const started = performance.now();
-      const job = await call('POST', '/api/v1/jobs', { command, name, gpu: { gpuCount: 1, gpuMilli, gpuMemoryMiB: 512 } }) as { id: number };
+      const job = (await call('POST', '/api/v1/jobs', {
+        command,
+        name,
+        gpu: { gpuCount: 1, gpuMilli, gpuMemoryMiB: 512 },
+      })) as { id: number };
       return { id: job.id, ms: performance.now() - started };
     };
     // One job id at most per check (GET /api/v1/jobs?state=…&limit=1&fields=id): the polling costs the server next to nothing.
-    const noneIn = async (states: string): Promise<boolean> => ((await call('GET', `/api/v1/jobs?state=${states}&limit=1&fields=id`)) as { jobs: unknown[] }).jobs.length === 0;
+    const noneIn = async (states: string): Promise<boolean> =>
+      ((await call('GET', `/api/v1/jobs?state=${states}&limit=1&fields=id`)) as { jobs: unknown[] }).jobs.length === 0;
     const waitFor = async (what: string, states: string, timeoutMs: number): Promise<void> => {
       const deadline = Date.now() + timeoutMs;
       while (!(await noneIn(states))) {
@@ -147,10 +180,18 @@ export async function runLaunchBench(options: LaunchBenchOptions, progress: (mes
     await waitFor(`${options.throughputJobs} jobs ended`, 'running', 300_000);
     const listed = (await call('GET', '/api/v1/jobs?all=true')) as { jobs: Array<{ name: string; state: string }> };
     const succeeded = listed.jobs.filter((j) => j.name.startsWith('many-') && j.state === 'succeeded').length;
-    progress(`launch: ${options.throughputJobs} jobs started in ${num(throughputSeconds, 2)} s; ${succeeded} succeeded`);
+    progress(
+      `launch: ${options.throughputJobs} jobs started in ${num(throughputSeconds, 2)} s; ${succeeded} succeeded`,
+    );
     return {
-      sandboxed, idle: latency(idleMs), whileLaunching: latency(launchingMs), roundSeconds,
-      throughputJobs: options.throughputJobs, throughputSeconds, jobsStartedPerSecond: options.throughputJobs / throughputSeconds, throughputSucceeded: succeeded,
+      sandboxed,
+      idle: latency(idleMs),
+      whileLaunching: latency(launchingMs),
+      roundSeconds,
+      throughputJobs: options.throughputJobs,
+      throughputSeconds,
+      jobsStartedPerSecond: options.throughputJobs / throughputSeconds,
+      throughputSucceeded: succeeded,
     };
   } catch (error) {
     throw new Error(`${(error as Error).message}\nserver stderr (tail): ${stderrTail.text.slice(-2000)}`);
@@ -164,7 +205,8 @@ export async function runLaunchBench(options: LaunchBenchOptions, progress: (mes
 
 /** The report lines of the launch benchmark. */
 export function formatLaunchBench(r: LaunchBenchResult): string[] {
-  const row = (name: string, l: SubmitLatency): string => `  ${name.padEnd(34)} ${String(l.submits).padStart(5)} submits  p50 ${num(l.p50Ms, 2)} ms  p99 ${num(l.p99Ms, 2)} ms  max ${num(l.maxMs, 2)} ms`;
+  const row = (name: string, l: SubmitLatency): string =>
+    `  ${name.padEnd(34)} ${String(l.submits).padStart(5)} submits  p50 ${num(l.p50Ms, 2)} ms  p99 ${num(l.p99Ms, 2)} ms  max ${num(l.maxMs, 2)} ms`;
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
   const ratio = r.whileLaunching.p99Ms / r.idle.p99Ms;
   return [

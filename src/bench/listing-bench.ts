@@ -62,7 +62,11 @@ export interface ListingBenchResult {
   };
 }
 
-const spread = (runs: readonly number[]): Spread => ({ runsMs: runs, medianMs: median(runs), worstMs: Math.max(...runs) });
+const spread = (runs: readonly number[]): Spread => ({
+  runsMs: runs,
+  medianMs: median(runs),
+  worstMs: Math.max(...runs),
+});
 
 /** `gpushare jobs` once: wall ms to exit and to the first page on stdout. @throws Error unless it exits 0 having printed every job */
 function timeCli(env: NodeJS.ProcessEnv): Promise<{ wallMs: number; firstPageMs: number }> {
@@ -77,11 +81,14 @@ function timeCli(env: NodeJS.ProcessEnv): Promise<{ wallMs: number; firstPageMs:
       // The header and the first page's rows.
       if (Number.isNaN(firstPageMs) && lines >= FIRST_PAGE_JOBS + 1) firstPageMs = performance.now() - started;
     });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.once('error', reject);
     child.once('close', (code) => {
       const wallMs = performance.now() - started;
-      if (code !== 0 || lines !== JOBS + 1) reject(new Error(`gpushare jobs exited ${code} after ${lines} lines: ${stderr.slice(-500)}`));
+      if (code !== 0 || lines !== JOBS + 1)
+        reject(new Error(`gpushare jobs exited ${code} after ${lines} lines: ${stderr.slice(-500)}`));
       else resolve({ wallMs, firstPageMs });
     });
   });
@@ -91,12 +98,28 @@ function timeCli(env: NodeJS.ProcessEnv): Promise<{ wallMs: number; firstPageMs:
 function timeApi(port: number, token: string, ca: string): Promise<{ ms: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const req = request({ host: '127.0.0.1', port, path: '/api/v1/jobs', ca, agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => { bytes += chunk.length; });
-      res.on('end', () => (res.statusCode === 200 ? resolve({ ms: performance.now() - started, bytes }) : reject(new Error(`GET /api/v1/jobs answered ${res.statusCode}`))));
-      res.on('error', reject);
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/v1/jobs',
+        ca,
+        agent: false,
+        headers: { authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve({ ms: performance.now() - started, bytes })
+            : reject(new Error(`GET /api/v1/jobs answered ${res.statusCode}`)),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -128,21 +151,35 @@ function hasCurl(): boolean {
 }
 
 /** Runs the listing benchmark with `rounds` rounds (one warm-up round first, not counted). */
-export async function runListingBench(rounds: number, progress: (message: string) => void): Promise<ListingBenchResult> {
+export async function runListingBench(
+  rounds: number,
+  progress: (message: string) => void,
+): Promise<ListingBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-listing-bench-'));
   const workDir = join(dir, 'work');
   mkdirSync(workDir);
   const cleanup = new BenchCleanup(dir);
   let client: KeepAliveClient | null = null;
   try {
-    const { port, caCert } = await startServerProcess(cleanup, { serverNodeArgs: [], simulateGpus: GPUS }, { text: '' });
+    const { port, caCert } = await startServerProcess(
+      cleanup,
+      { serverNodeArgs: [], simulateGpus: GPUS },
+      { text: '' },
+    );
     if (caCert === null) throw new Error('the listing benchmark expects an HTTPS server');
     const token = readFileSync(join(cleanup.dataDir, 'admin-token'), 'utf8').trim();
     client = new KeepAliveClient(port, token, 8, caCert);
     const c = client;
-    const body = (i: number): string => JSON.stringify({ command: ['sleep', '100000'], workingDirectory: workDir, name: `bench-${i}`, gpu: { gpuCount: 1, gpuMilli: 1000 } });
+    const body = (i: number): string =>
+      JSON.stringify({
+        command: ['sleep', '100000'],
+        workingDirectory: workDir,
+        name: `bench-${i}`,
+        gpu: { gpuCount: 1, gpuMilli: 1000 },
+      });
     const submit = await closedLoop(JOBS, 8, 300, (i) => c.call('POST', '/api/v1/jobs', body(i)));
-    if (submit.ok !== JOBS) throw new Error(`submitted ${submit.ok} of ${JOBS} jobs: ${submit.firstFailure ?? 'time bound reached'}`);
+    if (submit.ok !== JOBS)
+      throw new Error(`submitted ${submit.ok} of ${JOBS} jobs: ${submit.firstFailure ?? 'time bound reached'}`);
     progress(`listing: ${JOBS} jobs submitted in ${num(submit.wallSeconds, 1)} s`);
     c.close();
     client = null;
@@ -152,11 +189,30 @@ export async function runListingBench(rounds: number, progress: (message: string
     const headerFile = join(dir, 'auth-header');
     writeFileSync(caFile, caCert);
     writeFileSync(headerFile, `Authorization: Bearer ${token}\n`, { mode: 0o600 });
-    const curl = hasCurl() ? ['curl', '-sf', '--cacert', caFile, '-H', `@${headerFile}`, '-o', '/dev/null', `https://127.0.0.1:${port}/api/v1/jobs`] : null;
+    const curl = hasCurl()
+      ? [
+          'curl',
+          '-sf',
+          '--cacert',
+          caFile,
+          '-H',
+          `@${headerFile}`,
+          '-o',
+          '/dev/null',
+          `https://127.0.0.1:${port}/api/v1/jobs`,
+        ]
+      : null;
     const nodeClientFile = join(dir, 'get.mjs');
     writeFileSync(nodeClientFile, NODE_CLIENT);
     const nodeClient = [process.execPath, nodeClientFile, `https://127.0.0.1:${port}/api/v1/jobs`, caFile];
-    const runs = { cli: [] as number[], firstPage: [] as number[], api: [] as number[], curl: [] as number[], node: [] as number[], nodeClient: [] as number[] };
+    const runs = {
+      cli: [] as number[],
+      firstPage: [] as number[],
+      api: [] as number[],
+      curl: [] as number[],
+      node: [] as number[],
+      nodeClient: [] as number[],
+    };
     let bytes = 0;
     for (let round = 0; round <= rounds; round++) {
       const cli = await timeCli(env);
@@ -172,7 +228,9 @@ export async function runListingBench(rounds: number, progress: (message: string
       if (curlMs !== null) runs.curl.push(curlMs);
       runs.node.push(nodeMs);
       bytes = api.bytes;
-      progress(`listing: round ${round}/${rounds}: gpushare jobs ${num(cli.wallMs, 1)} ms (first page ${num(cli.firstPageMs, 1)} ms), GET ${num(api.ms, 1)} ms${curlMs === null ? '' : `, curl ${num(curlMs, 1)} ms`}`);
+      progress(
+        `listing: round ${round}/${rounds}: gpushare jobs ${num(cli.wallMs, 1)} ms (first page ${num(cli.firstPageMs, 1)} ms), GET ${num(api.ms, 1)} ms${curlMs === null ? '' : `, curl ${num(curlMs, 1)} ms`}`,
+      );
     }
     const cli = spread(runs.cli);
     const api = spread(runs.api);
@@ -180,8 +238,18 @@ export async function runListingBench(rounds: number, progress: (message: string
     const ratioCliToApi = cli.medianMs / api.medianMs;
     const nodeClientSpread = spread(runs.nodeClient);
     return {
-      jobs: JOBS, rounds, bytes, cli, api, curl: curlSpread, nodeClient: nodeClientSpread, ratioCliToNodeClient: cli.medianMs / nodeClientSpread.medianMs, cliFirstPage: spread(runs.firstPage), nodeStart: spread(runs.node),
-      ratioCliToApi, ratioCliToCurl: curlSpread === null ? null : cli.medianMs / curlSpread.medianMs,
+      jobs: JOBS,
+      rounds,
+      bytes,
+      cli,
+      api,
+      curl: curlSpread,
+      nodeClient: nodeClientSpread,
+      ratioCliToNodeClient: cli.medianMs / nodeClientSpread.medianMs,
+      cliFirstPage: spread(runs.firstPage),
+      nodeStart: spread(runs.node),
+      ratioCliToApi,
+      ratioCliToCurl: curlSpread === null ? null : cli.medianMs / curlSpread.medianMs,
       targets: {
         cliWallMs: { target: TARGET_WALL_MS, measured: cli.medianMs, pass: cli.medianMs <= TARGET_WALL_MS },
         cliToApi: { target: TARGET_RATIO, measured: ratioCliToApi, pass: ratioCliToApi <= TARGET_RATIO },
@@ -197,19 +265,23 @@ export async function runListingBench(rounds: number, progress: (message: string
 
 /** Report lines of the listing benchmark. */
 export function formatListingBench(result: ListingBenchResult, title: string): string[] {
-  const row = (what: string, s: Spread | null): string[] => (s === null ? [what, '-', '-'] : [what, num(s.medianMs, 1), num(s.worstMs, 1)]);
+  const row = (what: string, s: Spread | null): string[] =>
+    s === null ? [what, '-', '-'] : [what, num(s.medianMs, 1), num(s.worstMs, 1)];
   const verdict = (pass: boolean): string => (pass ? 'PASS' : 'FAIL');
   return [
     `${title}: ${result.jobs} jobs (${num(result.bytes / 1024, 0)} KiB as one GET), ${result.rounds} rounds, wall time`,
-    formatTable([
-      ['measurement', 'median (ms)', 'worst (ms)'],
-      row('(a) gpushare jobs (fresh process, every job printed)', result.cli),
-      row('(b) GET /api/v1/jobs (new connection)', result.api),
-      row('(c) curl GET /api/v1/jobs (fresh process)', result.curl),
-      row('(d) gpushare jobs: first page printed', result.cliFirstPage),
-      row('(e) the same GET from a fresh node process (node:https)', result.nodeClient),
-      row('node -e 0', result.nodeStart),
-    ], { right: [false, true, true] }),
+    formatTable(
+      [
+        ['measurement', 'median (ms)', 'worst (ms)'],
+        row('(a) gpushare jobs (fresh process, every job printed)', result.cli),
+        row('(b) GET /api/v1/jobs (new connection)', result.api),
+        row('(c) curl GET /api/v1/jobs (fresh process)', result.curl),
+        row('(d) gpushare jobs: first page printed', result.cliFirstPage),
+        row('(e) the same GET from a fresh node process (node:https)', result.nodeClient),
+        row('node -e 0', result.nodeStart),
+      ],
+      { right: [false, true, true] },
+    ),
     `a/b ${times(result.ratioCliToApi)}${result.ratioCliToCurl === null ? '' : `, a/c ${times(result.ratioCliToCurl)}`}, a/e ${times(result.ratioCliToNodeClient)}`,
     `${verdict(result.targets.cliWallMs.pass)} gpushare jobs within ${result.targets.cliWallMs.target} ms (median ${num(result.cli.medianMs, 1)} ms)`,
     `${verdict(result.targets.cliToApi.pass)} gpushare jobs within ${result.targets.cliToApi.target}× GET /api/v1/jobs (${times(result.ratioCliToApi)})`,

@@ -24,21 +24,44 @@ export async function measureOldSupervisor(dir: string): Promise<MemoryKiB | str
   mkdirSync(source, { recursive: true });
   try {
     for (const file of FILES) {
-      writeFileSync(join(source, file), execFileSync('git', ['show', `${OLD_SUPERVISOR_COMMIT}:src/adapters/process/${file}`], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+      writeFileSync(
+        join(source, file),
+        execFileSync('git', ['show', `${OLD_SUPERVISOR_COMMIT}:src/adapters/process/${file}`], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        }),
+      );
     }
     const { buildSync } = await import('esbuild');
-    buildSync({ entryPoints: [join(source, 'supervisor.ts')], outfile: join(source, 'supervisor.mjs'), bundle: true, platform: 'node', format: 'esm', logLevel: 'error' });
+    buildSync({
+      entryPoints: [join(source, 'supervisor.ts')],
+      outfile: join(source, 'supervisor.mjs'),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      logLevel: 'error',
+    });
   } catch (error) {
     return `the supervisor of ${OLD_SUPERVISOR_COMMIT} could not be built: ${(error as Error).message.split('\n')[0]}`;
   }
   const job = join(dir, 'old-job');
   mkdirSync(job, { recursive: true });
   const spec = {
-    argv: ['sleep', '60'], workingDirectory: job, environment: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cgroups: [],
-    stdoutPath: join(job, 'out.log'), stderrPath: join(job, 'err.log'), pidPath: join(job, 'job.pid'), outcomePath: join(job, 'outcome.json'),
+    argv: ['sleep', '60'],
+    workingDirectory: job,
+    environment: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    cgroups: [],
+    stdoutPath: join(job, 'out.log'),
+    stderrPath: join(job, 'err.log'),
+    pidPath: join(job, 'job.pid'),
+    outcomePath: join(job, 'outcome.json'),
   };
   writeFileSync(join(job, 'spec.json'), JSON.stringify(spec), { mode: 0o600 });
-  const child = spawn(process.execPath, [join(source, 'supervisor.mjs'), join(job, 'spec.json')], { detached: true, stdio: 'ignore' });
+  const child = spawn(process.execPath, [join(source, 'supervisor.mjs'), join(job, 'spec.json')], {
+    detached: true,
+    stdio: 'ignore',
+  });
   child.unref();
   try {
     for (let i = 0; i < 200 && !existsSync(spec.pidPath); i++) await sleep(50);

@@ -80,13 +80,20 @@ function phase(timings: readonly Timing[]): PassPhase {
   const wall = timings.map((t) => t.wallMs).sort((a, b) => a - b);
   const cpu = timings.map((t) => t.cpuMs).sort((a, b) => a - b);
   return {
-    passes: wall.length, p50Ms: nearestRank(wall, 50) ?? 0, p99Ms: nearestRank(wall, 99) ?? 0, maxMs: wall[wall.length - 1] ?? 0,
-    cpuP50Ms: nearestRank(cpu, 50) ?? 0, cpuP99Ms: nearestRank(cpu, 99) ?? 0,
+    passes: wall.length,
+    p50Ms: nearestRank(wall, 50) ?? 0,
+    p99Ms: nearestRank(wall, 99) ?? 0,
+    maxMs: wall[wall.length - 1] ?? 0,
+    cpuP50Ms: nearestRank(cpu, 50) ?? 0,
+    cpuP99Ms: nearestRank(cpu, 99) ?? 0,
   };
 }
 
 /** Runs the pass benchmark; `progress` gets one line per step. */
-export async function runPassBench(options: PassBenchOptions, progress: (message: string) => void): Promise<PassBenchResult> {
+export async function runPassBench(
+  options: PassBenchOptions,
+  progress: (message: string) => void,
+): Promise<PassBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-pass-bench-'));
   const store = openSqliteStore(join(dir, 'state.db'));
   try {
@@ -98,15 +105,45 @@ export async function runPassBench(options: PassBenchOptions, progress: (message
     const files = new MemoryJobFiles();
     const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
     const settings = {
-      nodeName: 'bench', hostCpuMilli: 1_000_000, hostMemoryMiB: 16 * 1024 * 1024, timesliceOvercommitRatio: 1, timeslicePeriodMs: 1000,
-      monitorIntervalMs: 200, scheduleIntervalMs: 1000, stopGraceMs: 5000, logRetentionMs: 7 * 86_400_000, healthPollIntervalMs: 5000,
-      preemptionSignal: 'SIGUSR1' as const, preemptionGraceMs: 30_000, preemptionMinRunMs: 60_000, maxPreemptionsPerJob: 5,
+      nodeName: 'bench',
+      hostCpuMilli: 1_000_000,
+      hostMemoryMiB: 16 * 1024 * 1024,
+      timesliceOvercommitRatio: 1,
+      timeslicePeriodMs: 1000,
+      monitorIntervalMs: 200,
+      scheduleIntervalMs: 1000,
+      stopGraceMs: 5000,
+      logRetentionMs: 7 * 86_400_000,
+      healthPollIntervalMs: 5000,
+      preemptionSignal: 'SIGUSR1' as const,
+      preemptionGraceMs: 30_000,
+      preemptionMinRunMs: 60_000,
+      maxPreemptionsPerJob: 5,
     };
     const plane = new ControlPlane({
-      store: observed, launcher, gpuSource: 'simulated', files, logger, clock, rng: new SeededRng(7), settings,
-      serverEnvironment: { PATH: '/usr/bin:/bin' }, mps: null, mig: null, events: bus, initialGpus: gpus,
+      store: observed,
+      launcher,
+      gpuSource: 'simulated',
+      files,
+      logger,
+      clock,
+      rng: new SeededRng(7),
+      settings,
+      serverEnvironment: { PATH: '/usr/bin:/bin' },
+      mps: null,
+      mig: null,
+      events: bus,
+      initialGpus: gpus,
     });
-    const jobs = new JobService({ plane, store: observed, clock, files, launcher, settings, serverEnvironment: { PATH: '/usr/bin:/bin' } });
+    const jobs = new JobService({
+      plane,
+      store: observed,
+      clock,
+      files,
+      launcher,
+      settings,
+      serverEnvironment: { PATH: '/usr/bin:/bin' },
+    });
     const admin: Principal = { role: 'admin', tenant: null };
     await plane.start();
     const tenants = ['team-a', 'team-b', 'team-c', 'team-d'];
@@ -114,10 +151,20 @@ export async function runPassBench(options: PassBenchOptions, progress: (message
     const rng = new SeededRng(42);
     const total = options.pendingJobs + 400;
     for (let i = 0; i < total; i++) {
-      jobs.submit(admin, SubmitJobSchema.parse({
-        command: ['sleep', '100000'], workingDirectory: '/tmp', name: `pass-bench-${i}`, tenant: tenants[i % tenants.length],
-        gpu: { gpuCount: 1 + rng.intn(2), gpuMilli: 100 * (1 + rng.intn(10)), gpuMemoryMiB: 1024 * (2 + rng.intn(39)) },
-      }));
+      jobs.submit(
+        admin,
+        SubmitJobSchema.parse({
+          command: ['sleep', '100000'],
+          workingDirectory: '/tmp',
+          name: `pass-bench-${i}`,
+          tenant: tenants[i % tenants.length],
+          gpu: {
+            gpuCount: 1 + rng.intn(2),
+            gpuMilli: 100 * (1 + rng.intn(10)),
+            gpuMemoryMiB: 1024 * (2 + rng.intn(39)),
+          },
+        }),
+      );
     }
     await clock.settle();
     const running = (): number[] => plane.runningJobs().map((j) => j.id);
@@ -147,8 +194,12 @@ export async function runPassBench(options: PassBenchOptions, progress: (message
       await clock.settle();
     }
     const result: PassBenchResult = {
-      pendingJobs: plane.pendingCount(), runningJobs: running().length,
-      nothingChanged: phase(idle), oneJobEnded: phase(ended), fullPassBaseline: phase(full), placedAfterEnds: placed,
+      pendingJobs: plane.pendingCount(),
+      runningJobs: running().length,
+      nothingChanged: phase(idle),
+      oneJobEnded: phase(ended),
+      fullPassBaseline: phase(full),
+      placedAfterEnds: placed,
     };
     await plane.stop();
     return result;
@@ -160,7 +211,8 @@ export async function runPassBench(options: PassBenchOptions, progress: (message
 
 /** The report lines of the pass benchmark. */
 export function formatPassBench(r: PassBenchResult): string[] {
-  const row = (name: string, p: PassPhase): string => `  ${name.padEnd(38)} ${String(p.passes).padStart(4)} passes  wall p50 ${num(p.p50Ms, 3)} ms  p99 ${num(p.p99Ms, 3)} ms  max ${num(p.maxMs, 3)} ms;  CPU p50 ${num(p.cpuP50Ms, 3)} ms  p99 ${num(p.cpuP99Ms, 3)} ms`;
+  const row = (name: string, p: PassPhase): string =>
+    `  ${name.padEnd(38)} ${String(p.passes).padStart(4)} passes  wall p50 ${num(p.p50Ms, 3)} ms  p99 ${num(p.p99Ms, 3)} ms  max ${num(p.maxMs, 3)} ms;  CPU p50 ${num(p.cpuP50Ms, 3)} ms  p99 ${num(p.cpuP99Ms, 3)} ms`;
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
   return [
     `Scheduling pass at depth (${r.pendingJobs} waiting, ${r.runningJobs} running, 16 simulated A100-80GB, SQLite store)`,

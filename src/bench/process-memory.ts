@@ -32,7 +32,9 @@ export function processMemory(pid: number): MemoryKiB {
 
 /** The sum of the memory of `pids`. */
 export function sumMemory(pids: readonly number[]): MemoryKiB {
-  return pids.map(processMemory).reduce((a, b) => ({ rssKiB: a.rssKiB + b.rssKiB, pssKiB: a.pssKiB + b.pssKiB }), { rssKiB: 0, pssKiB: 0 });
+  return pids
+    .map(processMemory)
+    .reduce((a, b) => ({ rssKiB: a.rssKiB + b.rssKiB, pssKiB: a.pssKiB + b.pssKiB }), { rssKiB: 0, pssKiB: 0 });
 }
 
 /**

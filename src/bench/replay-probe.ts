@@ -22,7 +22,8 @@ interface SimModules {
 }
 
 async function load(dist: string): Promise<SimModules> {
-  const module = async (path: string): Promise<Record<string, unknown>> => (await import(pathToFileURL(`${dist}/${path}`).href)) as Record<string, unknown>;
+  const module = async (path: string): Promise<Record<string, unknown>> =>
+    (await import(pathToFileURL(`${dist}/${path}`).href)) as Record<string, unknown>;
   const replay = await module('sim/packing-replay.js');
   const grid = await module('sim/run-grid.js');
   const csv = await module('sim/traces/alibaba-csv.js');
@@ -35,11 +36,22 @@ async function main(): Promise<void> {
   const sim = await load(dist);
   if (mode === 'grid') {
     const started = performance.now();
-    await sim.runGrid({ nodesFile: NODES_FILE, podsFile: PODS_FILE, policies: POLICIES, seeds: SEEDS, inflation: 1.3, workers: 2 });
+    await sim.runGrid({
+      nodesFile: NODES_FILE,
+      podsFile: PODS_FILE,
+      policies: POLICIES,
+      seeds: SEEDS,
+      inflation: 1.3,
+      workers: 2,
+    });
     process.stdout.write(`${JSON.stringify({ gridSeconds: (performance.now() - started) / 1000 })}\n`);
     return;
   }
-  const input = { nodes: await sim.readNodeListFile(NODES_FILE), pods: await sim.readPodListFile(PODS_FILE), inflation: 1.3 };
+  const input = {
+    nodes: await sim.readNodeListFile(NODES_FILE),
+    pods: await sim.readPodListFile(PODS_FILE),
+    inflation: 1.3,
+  };
   const policies: Record<string, number> = {};
   for (const policy of POLICIES) policies[policy] = sim.runPackingReplay(input, policy, 42).wallSeconds;
   process.stdout.write(`${JSON.stringify({ policies })}\n`);

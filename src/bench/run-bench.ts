@@ -60,7 +60,8 @@ import { DEFAULT_LAUNCH_BENCH_OPTIONS, formatLaunchBench, runLaunchBench } from 
 import { runBulkCancelBench } from './bulk-cancel-bench.js';
 import { formatListingBench, runListingBench } from './listing-bench.js';
 
-const shipped = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
+const shipped = (name: string): string =>
+  fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const NODES_FILE = shipped('openb_node_list_gpu_node.csv');
 const PODS_FILE = shipped('openb_pod_list_default.csv');
 const INFLATION = 1.3;
@@ -74,7 +75,18 @@ const GRID_SEEDS = Array.from({ length: 10 }, (_, i) => 42 + i);
 const GRID_TARGET_S = 120;
 const MAX_WORKERS = 4;
 const RESULTS_FILE = 'bench-results.json';
-const BENCHMARKS = ['replay', 'server', 'cli', 'kubernetes', 'audit', 'pass', 'supervisor', 'launch', 'bulk', 'listing'] as const;
+const BENCHMARKS = [
+  'replay',
+  'server',
+  'cli',
+  'kubernetes',
+  'audit',
+  'pass',
+  'supervisor',
+  'launch',
+  'bulk',
+  'listing',
+] as const;
 /** Jobs of the supervisor benchmark. */
 const SUPERVISOR_BENCH_JOBS = 50;
 const LISTING_ROUNDS = 7;
@@ -110,11 +122,23 @@ function measurePolicies(input: ReplayInput): PolicyFigure[] {
   });
 }
 
-function boundedFigure(runs: readonly BoundedReplayResult[]): { arrivals: number; placed: number; loopSeconds: number[]; medianLoopSeconds: number; placementsPerSecond: number } {
+function boundedFigure(runs: readonly BoundedReplayResult[]): {
+  arrivals: number;
+  placed: number;
+  loopSeconds: number[];
+  medianLoopSeconds: number;
+  placementsPerSecond: number;
+} {
   const first = runs[0]!;
   const loopSeconds = runs.map((r) => r.loopSeconds);
   const medianLoopSeconds = median(loopSeconds);
-  return { arrivals: first.arrivals, placed: first.placed, loopSeconds, medianLoopSeconds, placementsPerSecond: rate(first.arrivals, medianLoopSeconds) };
+  return {
+    arrivals: first.arrivals,
+    placed: first.placed,
+    loopSeconds,
+    medianLoopSeconds,
+    placementsPerSecond: rate(first.arrivals, medianLoopSeconds),
+  };
 }
 
 /** The command line of `npm run bench`. */
@@ -137,7 +161,10 @@ function parseArgs(argv: readonly string[]): BenchArgs {
   let rounds = 2;
   const only = new Set<BenchmarkName>();
   const addOnly = (name: string | undefined): void => {
-    if (!BENCHMARKS.includes(name as BenchmarkName)) throw new Error(`--only takes one of ${BENCHMARKS.join(', ')}, got ${name === undefined ? 'nothing' : `"${name}"`}`);
+    if (!BENCHMARKS.includes(name as BenchmarkName))
+      throw new Error(
+        `--only takes one of ${BENCHMARKS.join(', ')}, got ${name === undefined ? 'nothing' : `"${name}"`}`,
+      );
     only.add(name as BenchmarkName);
   };
   for (let i = 0; i < argv.length; i++) {
@@ -147,11 +174,16 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     else if (arg.startsWith('--only=')) addOnly(arg.slice('--only='.length));
     else if (arg === '--baseline-ref') {
       baselineRef = argv[++i] ?? '';
-      if (baselineRef === '' || baselineRef.startsWith('-')) throw new Error('--baseline-ref takes a git commit, tag or branch, e.g. --baseline-ref main');
+      if (baselineRef === '' || baselineRef.startsWith('-'))
+        throw new Error('--baseline-ref takes a git commit, tag or branch, e.g. --baseline-ref main');
     } else if (arg === '--rounds') {
       rounds = Number(argv[++i]);
-      if (!Number.isInteger(rounds) || rounds < 1 || rounds > 10) throw new Error(`--rounds takes a whole number from 1 to 10, got "${argv[i] ?? ''}"`);
-    } else throw new Error(`unknown argument "${arg}" (flags: --quick, --only ${BENCHMARKS.join('|')}, --baseline-ref REF, --rounds N)`);
+      if (!Number.isInteger(rounds) || rounds < 1 || rounds > 10)
+        throw new Error(`--rounds takes a whole number from 1 to 10, got "${argv[i] ?? ''}"`);
+    } else
+      throw new Error(
+        `unknown argument "${arg}" (flags: --quick, --only ${BENCHMARKS.join('|')}, --baseline-ref REF, --rounds N)`,
+      );
   }
   return { quick, only: only.size === 0 ? new Set(BENCHMARKS) : only, baselineRef, rounds };
 }
@@ -170,14 +202,18 @@ async function replayBench(quick: boolean): Promise<{ out: string[]; results: Re
 
   // 2. FGD with vs without the score cache, same first arrivals, loop time only.
   const cachedRuns: BoundedReplayResult[] = [];
-  for (let i = 0; i < CACHED_BOUNDED_REPEATS; i++) cachedRuns.push(runBoundedReplay(input, 'fgd', SEED, BASELINE_ARRIVALS, true));
-  progress(`fgd cached, first ${BASELINE_ARRIVALS} arrivals: ${cachedRuns.map((r) => num(r.loopSeconds, 3)).join(', ')} s`);
+  for (let i = 0; i < CACHED_BOUNDED_REPEATS; i++)
+    cachedRuns.push(runBoundedReplay(input, 'fgd', SEED, BASELINE_ARRIVALS, true));
+  progress(
+    `fgd cached, first ${BASELINE_ARRIVALS} arrivals: ${cachedRuns.map((r) => num(r.loopSeconds, 3)).join(', ')} s`,
+  );
   const uncachedRun = runBoundedReplay(input, 'fgd', SEED, BASELINE_ARRIVALS, false);
   progress(`fgd uncached, first ${BASELINE_ARRIVALS} arrivals: ${num(uncachedRun.loopSeconds, 3)} s`);
   const cached = boundedFigure(cachedRuns);
   const uncached = boundedFigure([uncachedRun]);
   const mismatch = firstDifference(cachedRuns[0]!.decisions, uncachedRun.decisions);
-  const identical = mismatch === -1 && cachedRuns.every((r) => firstDifference(r.decisions, cachedRuns[0]!.decisions) === -1);
+  const identical =
+    mismatch === -1 && cachedRuns.every((r) => firstDifference(r.decisions, cachedRuns[0]!.decisions) === -1);
   const fgdFull = policies.find((p) => p.policy === 'fgd')!;
   const speedupSameArrivals = cached.placementsPerSecond / uncached.placementsPerSecond;
   const speedupFullRun = fgdFull.placementsPerSecond / uncached.placementsPerSecond;
@@ -192,14 +228,28 @@ async function replayBench(quick: boolean): Promise<{ out: string[]; results: Re
   const fgdMedian = median(fgdSeconds);
 
   // 4. The 6 × 10 grid.
-  let grid: { wallSeconds: number; runs: number; workers: number; meanRunSeconds: number; wallPerRunSeconds: number; ratioToTarget: number } | null = null;
+  let grid: {
+    wallSeconds: number;
+    runs: number;
+    workers: number;
+    meanRunSeconds: number;
+    wallPerRunSeconds: number;
+    ratioToTarget: number;
+  } | null = null;
   if (!quick) {
     const total = GRID_POLICIES.length * GRID_SEEDS.length;
     progress(`grid: ${GRID_POLICIES.length} policies × ${GRID_SEEDS.length} seeds on ${workers} worker(s)…`);
     const started = performance.now();
     const report = await runGrid({
-      nodesFile: NODES_FILE, podsFile: PODS_FILE, policies: GRID_POLICIES, seeds: GRID_SEEDS, inflation: INFLATION, workers,
-      onProgress: (done) => { if (done % 10 === 0 || done === total) progress(`grid: ${done}/${total} runs done`); },
+      nodesFile: NODES_FILE,
+      podsFile: PODS_FILE,
+      policies: GRID_POLICIES,
+      seeds: GRID_SEEDS,
+      inflation: INFLATION,
+      workers,
+      onProgress: (done) => {
+        if (done % 10 === 0 || done === total) progress(`grid: ${done}/${total} runs done`);
+      },
     });
     const wallSeconds = (performance.now() - started) / 1000;
     grid = {
@@ -215,51 +265,137 @@ async function replayBench(quick: boolean): Promise<{ out: string[]; results: Re
   // Report.
   const out: string[] = [];
   out.push('gpushare benchmark — packing replay on the shipped Alibaba cluster');
-  out.push(`cluster: ${nodes.length} nodes, ${gpus} GPUs; pods: ${pods.length} (openb_pod_list_default.csv); inflation ${INFLATION}; seed ${SEED}`);
-  out.push(`machine: node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'}), availableParallelism ${availableParallelism()}`);
+  out.push(
+    `cluster: ${nodes.length} nodes, ${gpus} GPUs; pods: ${pods.length} (openb_pod_list_default.csv); inflation ${INFLATION}; seed ${SEED}`,
+  );
+  out.push(
+    `machine: node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'}), availableParallelism ${availableParallelism()}`,
+  );
   out.push('');
-  out.push(`1. Throughput per policy (one full replay each, seed ${SEED}; placements/s = arrivals ÷ wall s, wall includes replay setup)`);
-  out.push(formatTable([
-    ['policy', 'arrivals', 'failed pods', 'wall (s)', 'placements/s', 'µs/placement', 'vs uncached-FGD baseline'],
-    ...policies.map((p) => [
-      p.policy, String(p.arrivals), String(p.failedPods), num(p.wallSeconds, 3), num(p.placementsPerSecond, 0),
-      num(p.microsecondsPerPlacement, 1), times(p.placementsPerSecond / uncached.placementsPerSecond, 1),
-    ]),
-  ], { right: [false, true, true, true, true, true, true] }));
+  out.push(
+    `1. Throughput per policy (one full replay each, seed ${SEED}; placements/s = arrivals ÷ wall s, wall includes replay setup)`,
+  );
+  out.push(
+    formatTable(
+      [
+        ['policy', 'arrivals', 'failed pods', 'wall (s)', 'placements/s', 'µs/placement', 'vs uncached-FGD baseline'],
+        ...policies.map((p) => [
+          p.policy,
+          String(p.arrivals),
+          String(p.failedPods),
+          num(p.wallSeconds, 3),
+          num(p.placementsPerSecond, 0),
+          num(p.microsecondsPerPlacement, 1),
+          times(p.placementsPerSecond / uncached.placementsPerSecond, 1),
+        ]),
+      ],
+      { right: [false, true, true, true, true, true, true] },
+    ),
+  );
   out.push('');
-  out.push(`2. Score-cache baseline: fgd (seed ${SEED}) over the first ${BASELINE_ARRIVALS} arrivals, schedule+commit loop time only`);
-  out.push(formatTable([
-    ['variant', 'arrivals', 'placed', 'loop time (s)', 'placements/s'],
-    [`fgd, score cache (median of ${CACHED_BOUNDED_REPEATS})`, String(cached.arrivals), String(cached.placed), num(cached.medianLoopSeconds, 3), num(cached.placementsPerSecond, 0)],
-    ['fgd, no score cache (cacheable: false)', String(uncached.arrivals), String(uncached.placed), num(uncached.medianLoopSeconds, 3), num(uncached.placementsPerSecond, 0)],
-  ], { right: [false, true, true, true, true] }));
-  out.push(`speed-up from the score cache (same ${BASELINE_ARRIVALS} arrivals): ${times(speedupSameArrivals, 1)}`
-    + ` (${num(cached.placementsPerSecond, 0)} ÷ ${num(uncached.placementsPerSecond, 0)} placements/s)`);
-  out.push(`full cached fgd replay vs uncached baseline: ${times(speedupFullRun, 1)}`
-    + ` (${num(fgdFull.placementsPerSecond, 0)} ÷ ${num(uncached.placementsPerSecond, 0)} placements/s; different arrival mix, includes setup)`);
-  out.push(`identical decisions (first ${BASELINE_ARRIVALS}, node + GPUs): ${identical ? 'yes' : `no (first difference at arrival #${mismatch + 1})`}`);
+  out.push(
+    `2. Score-cache baseline: fgd (seed ${SEED}) over the first ${BASELINE_ARRIVALS} arrivals, schedule+commit loop time only`,
+  );
+  out.push(
+    formatTable(
+      [
+        ['variant', 'arrivals', 'placed', 'loop time (s)', 'placements/s'],
+        [
+          `fgd, score cache (median of ${CACHED_BOUNDED_REPEATS})`,
+          String(cached.arrivals),
+          String(cached.placed),
+          num(cached.medianLoopSeconds, 3),
+          num(cached.placementsPerSecond, 0),
+        ],
+        [
+          'fgd, no score cache (cacheable: false)',
+          String(uncached.arrivals),
+          String(uncached.placed),
+          num(uncached.medianLoopSeconds, 3),
+          num(uncached.placementsPerSecond, 0),
+        ],
+      ],
+      { right: [false, true, true, true, true] },
+    ),
+  );
+  out.push(
+    `speed-up from the score cache (same ${BASELINE_ARRIVALS} arrivals): ${times(speedupSameArrivals, 1)}` +
+      ` (${num(cached.placementsPerSecond, 0)} ÷ ${num(uncached.placementsPerSecond, 0)} placements/s)`,
+  );
+  out.push(
+    `full cached fgd replay vs uncached baseline: ${times(speedupFullRun, 1)}` +
+      ` (${num(fgdFull.placementsPerSecond, 0)} ÷ ${num(uncached.placementsPerSecond, 0)} placements/s; different arrival mix, includes setup)`,
+  );
+  out.push(
+    `identical decisions (first ${BASELINE_ARRIVALS}, node + GPUs): ${identical ? 'yes' : `no (first difference at arrival #${mismatch + 1})`}`,
+  );
   out.push('');
   out.push(`3. One fgd replay (seed ${SEED}), median of ${FGD_REPEATS} vs target ${FGD_TARGET_S} s`);
-  out.push(formatTable([
-    ['runs (s)', 'median (s)', 'target (s)', 'median ÷ target', 'within target'],
-    [fgdSeconds.map((s) => num(s, 3)).join(', '), num(fgdMedian, 3), num(FGD_TARGET_S, 0), times(fgdMedian / FGD_TARGET_S, 3), fgdMedian <= FGD_TARGET_S ? 'yes' : 'no'],
-  ], { right: [false, true, true, true, false] }));
+  out.push(
+    formatTable(
+      [
+        ['runs (s)', 'median (s)', 'target (s)', 'median ÷ target', 'within target'],
+        [
+          fgdSeconds.map((s) => num(s, 3)).join(', '),
+          num(fgdMedian, 3),
+          num(FGD_TARGET_S, 0),
+          times(fgdMedian / FGD_TARGET_S, 3),
+          fgdMedian <= FGD_TARGET_S ? 'yes' : 'no',
+        ],
+      ],
+      { right: [false, true, true, true, false] },
+    ),
+  );
   out.push('');
   if (grid) {
-    out.push(`4. Grid ${GRID_POLICIES.length} policies × ${GRID_SEEDS.length} seeds (${GRID_SEEDS[0]}-${GRID_SEEDS[GRID_SEEDS.length - 1]}) via runGrid, ${grid.workers} worker thread(s), vs target ${GRID_TARGET_S} s`);
-    out.push(formatTable([
-      ['runs', 'workers', 'grid wall (s)', 'target (s)', 'wall ÷ target', 'within target', 'mean per run (s)', 'wall ÷ runs (s)'],
-      [String(grid.runs), String(grid.workers), num(grid.wallSeconds, 2), num(GRID_TARGET_S, 0), times(grid.ratioToTarget, 3),
-        grid.wallSeconds <= GRID_TARGET_S ? 'yes' : 'no', num(grid.meanRunSeconds, 3), num(grid.wallPerRunSeconds, 3)],
-    ], { right: [true, true, true, true, true, false, true, true] }));
-    out.push('(mean per run = mean replay wall time inside the workers; wall ÷ runs = grid wall time amortized over its runs)');
+    out.push(
+      `4. Grid ${GRID_POLICIES.length} policies × ${GRID_SEEDS.length} seeds (${GRID_SEEDS[0]}-${GRID_SEEDS[GRID_SEEDS.length - 1]}) via runGrid, ${grid.workers} worker thread(s), vs target ${GRID_TARGET_S} s`,
+    );
+    out.push(
+      formatTable(
+        [
+          [
+            'runs',
+            'workers',
+            'grid wall (s)',
+            'target (s)',
+            'wall ÷ target',
+            'within target',
+            'mean per run (s)',
+            'wall ÷ runs (s)',
+          ],
+          [
+            String(grid.runs),
+            String(grid.workers),
+            num(grid.wallSeconds, 2),
+            num(GRID_TARGET_S, 0),
+            times(grid.ratioToTarget, 3),
+            grid.wallSeconds <= GRID_TARGET_S ? 'yes' : 'no',
+            num(grid.meanRunSeconds, 3),
+            num(grid.wallPerRunSeconds, 3),
+          ],
+        ],
+        { right: [true, true, true, true, true, false, true, true] },
+      ),
+    );
+    out.push(
+      '(mean per run = mean replay wall time inside the workers; wall ÷ runs = grid wall time amortized over its runs)',
+    );
   } else {
     out.push('4. Grid: skipped (--quick)');
   }
 
   const results = {
     quick,
-    inputs: { nodesFile: NODES_FILE, podsFile: PODS_FILE, nodes: nodes.length, gpus, pods: pods.length, inflation: INFLATION, seed: SEED },
+    inputs: {
+      nodesFile: NODES_FILE,
+      podsFile: PODS_FILE,
+      nodes: nodes.length,
+      gpus,
+      pods: pods.length,
+      inflation: INFLATION,
+      seed: SEED,
+    },
     policies,
     scoreCache: {
       policy: 'fgd',
@@ -272,7 +408,12 @@ async function replayBench(quick: boolean): Promise<{ out: string[]; results: Re
       identicalDecisions: identical,
       firstDifferenceIndex: mismatch,
     },
-    fgdWallTime: { runsSeconds: fgdSeconds, medianSeconds: fgdMedian, targetSeconds: FGD_TARGET_S, ratioToTarget: fgdMedian / FGD_TARGET_S },
+    fgdWallTime: {
+      runsSeconds: fgdSeconds,
+      medianSeconds: fgdMedian,
+      targetSeconds: FGD_TARGET_S,
+      ratioToTarget: fgdMedian / FGD_TARGET_S,
+    },
     grid: grid ? { policies: GRID_POLICIES, seeds: GRID_SEEDS, ...grid, targetSeconds: GRID_TARGET_S } : null,
   };
   return { out, results };
@@ -282,7 +423,9 @@ async function replayBench(quick: boolean): Promise<{ out: string[]; results: Re
 async function previousResults(): Promise<Record<string, unknown>> {
   try {
     const parsed = JSON.parse(await readFile(RESULTS_FILE, 'utf8')) as unknown;
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {};
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
@@ -296,7 +439,15 @@ async function main(): Promise<void> {
   if (baselineRef !== null) {
     const comparison = await runBeforeAfter(baselineRef, rounds, DEFAULT_SERVER_BENCH_OPTIONS, progress);
     out.push('gpushare benchmark — before and after', '', ...comparison.lines, '');
-    results = { beforeAfter: { ref: comparison.ref, commit: comparison.commit, rounds, before: comparison.before, after: comparison.after } };
+    results = {
+      beforeAfter: {
+        ref: comparison.ref,
+        commit: comparison.commit,
+        rounds,
+        before: comparison.before,
+        after: comparison.after,
+      },
+    };
   }
   if (only.has('replay')) {
     const replay = await replayBench(quick);
@@ -357,9 +508,18 @@ async function main(): Promise<void> {
   const merged = {
     ...(partial ? await previousResults() : {}),
     generatedAt: new Date().toISOString(),
-    machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, availableParallelism: availableParallelism() },
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? null,
+      availableParallelism: availableParallelism(),
+    },
     ...results,
-    ...(partial ? { lastRun: { only: baselineRef === null ? [...only] : ['before-after'], generatedAt: new Date().toISOString() } } : {}),
+    ...(partial
+      ? {
+          lastRun: { only: baselineRef === null ? [...only] : ['before-after'], generatedAt: new Date().toISOString() },
+        }
+      : {}),
   };
   await writeFile(RESULTS_FILE, `${JSON.stringify(merged, null, 2)}\n`);
   process.stdout.write(`${out.join('\n')}\n`);

@@ -54,35 +54,75 @@ export function formatServerBench(r: ServerBenchResult, heading: string): string
   const s = r.scheduler;
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
   const load = (name: string, f: LoadFigure): string[] => [
-    name, `${f.requests}${f.hitTimeBound ? ' (time bound)' : ''}`, String(f.failed), num(f.wallSeconds, 2), num(f.requestsPerSecond, 0),
-    num(f.latencyP50Ms, 2), num(f.latencyP99Ms, 2), num(f.latencyMaxMs, 1),
+    name,
+    `${f.requests}${f.hitTimeBound ? ' (time bound)' : ''}`,
+    String(f.failed),
+    num(f.wallSeconds, 2),
+    num(f.requestsPerSecond, 0),
+    num(f.latencyP50Ms, 2),
+    num(f.latencyP99Ms, 2),
+    num(f.latencyMaxMs, 1),
   ];
-  const states = Object.entries(r.jobsByState).filter(([, n]) => n > 0).map(([state, n]) => `${state} ${n}`).join(', ') || 'none';
+  const states =
+    Object.entries(r.jobsByState)
+      .filter(([, n]) => n > 0)
+      .map(([state, n]) => `${state} ${n}`)
+      .join(', ') || 'none';
   const out: string[] = [];
-  out.push(`${heading} (\`gpushare serve\` child process, ${o.simulateGpus} simulated, 127.0.0.1, ${r.scheme === 'https' ? 'HTTPS (local CA), node:https' : 'plain HTTP, node:http'} keep-alive client, ${o.concurrency} requests in flight)`);
-  out.push(formatTable([
-    ['load', 'requests', 'failed', 'wall (s)', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'max (ms)'],
-    load('GET /healthz (baseline, HTTP floor)', r.baseline),
-    load(`POST /api/v1/jobs (seed ${o.seed}; 1-2 GPUs × 0.1-1.0, 2-40 GiB; sleep 100000)`, r.submit),
-    load('GET /metrics (after the submits, 1 in flight)', r.metrics),
-  ], { right: [false, true, true, true, true, true, true, true] }));
-  out.push(`/metrics scrape p50 ÷ /healthz p50: ${times(r.metrics.latencyP50Ms / r.baseline.latencyP50Ms, 1)} (${num(r.metrics.latencyP50Ms, 2)} ÷ ${num(r.baseline.latencyP50Ms, 2)} ms)`);
-  out.push(`submit throughput ÷ /healthz baseline: ${times(r.submitToBaselineRatio, 3)} (${num(r.submit.requestsPerSecond, 0)} ÷ ${num(r.baseline.requestsPerSecond, 0)} requests/s)`);
+  out.push(
+    `${heading} (\`gpushare serve\` child process, ${o.simulateGpus} simulated, 127.0.0.1, ${r.scheme === 'https' ? 'HTTPS (local CA), node:https' : 'plain HTTP, node:http'} keep-alive client, ${o.concurrency} requests in flight)`,
+  );
+  out.push(
+    formatTable(
+      [
+        ['load', 'requests', 'failed', 'wall (s)', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'max (ms)'],
+        load('GET /healthz (baseline, HTTP floor)', r.baseline),
+        load(`POST /api/v1/jobs (seed ${o.seed}; 1-2 GPUs × 0.1-1.0, 2-40 GiB; sleep 100000)`, r.submit),
+        load('GET /metrics (after the submits, 1 in flight)', r.metrics),
+      ],
+      { right: [false, true, true, true, true, true, true, true] },
+    ),
+  );
+  out.push(
+    `/metrics scrape p50 ÷ /healthz p50: ${times(r.metrics.latencyP50Ms / r.baseline.latencyP50Ms, 1)} (${num(r.metrics.latencyP50Ms, 2)} ÷ ${num(r.baseline.latencyP50Ms, 2)} ms)`,
+  );
+  out.push(
+    `submit throughput ÷ /healthz baseline: ${times(r.submitToBaselineRatio, 3)} (${num(r.submit.requestsPerSecond, 0)} ÷ ${num(r.baseline.requestsPerSecond, 0)} requests/s)`,
+  );
   if (r.submit.firstFailure) out.push(`first failed submit: ${r.submit.firstFailure}`);
-  out.push(`scheduling passes (GET /api/v1/status at the end; ${s.passes} passes in all, percentiles over the last ${Math.min(s.passes, 4096)}):`
-    + ` p50 ${num(s.p50PassMs, 2)} ms, p99 ${num(s.p99PassMs, 2)} ms, max ${num(s.maxPassMs, 2)} ms, last ${num(s.lastPassMs, 2)} ms; at most ${s.maxPendingConsidered} pending jobs in one pass`);
+  out.push(
+    `scheduling passes (GET /api/v1/status at the end; ${s.passes} passes in all, percentiles over the last ${Math.min(s.passes, 4096)}):` +
+      ` p50 ${num(s.p50PassMs, 2)} ms, p99 ${num(s.p99PassMs, 2)} ms, max ${num(s.maxPassMs, 2)} ms, last ${num(s.lastPassMs, 2)} ms; at most ${s.maxPendingConsidered} pending jobs in one pass`,
+  );
   out.push(`jobs at the end: ${states}`);
-  out.push(formatTable([
-    ['target', 'measured', 'target value', 'measured ÷ target', 'verdict'],
-    ['submits/s ≥', num(r.targets.submitsPerSecond.measured, 0), num(r.targets.submitsPerSecond.target, 0),
-      times(r.targets.submitsPerSecond.measured / r.targets.submitsPerSecond.target, 3), verdict(r.targets.submitsPerSecond.pass)],
-    ['scheduling pass p99 (ms) ≤', num(r.targets.passP99Ms.measured, 2), num(r.targets.passP99Ms.target, 0),
-      times(r.targets.passP99Ms.measured / r.targets.passP99Ms.target, 3), verdict(r.targets.passP99Ms.pass)],
-  ], { right: [false, true, true, true, false] }));
+  out.push(
+    formatTable(
+      [
+        ['target', 'measured', 'target value', 'measured ÷ target', 'verdict'],
+        [
+          'submits/s ≥',
+          num(r.targets.submitsPerSecond.measured, 0),
+          num(r.targets.submitsPerSecond.target, 0),
+          times(r.targets.submitsPerSecond.measured / r.targets.submitsPerSecond.target, 3),
+          verdict(r.targets.submitsPerSecond.pass),
+        ],
+        [
+          'scheduling pass p99 (ms) ≤',
+          num(r.targets.passP99Ms.measured, 2),
+          num(r.targets.passP99Ms.target, 0),
+          times(r.targets.passP99Ms.measured / r.targets.passP99Ms.target, 3),
+          verdict(r.targets.passP99Ms.pass),
+        ],
+      ],
+      { right: [false, true, true, true, false] },
+    ),
+  );
   const c = r.cleanup;
-  out.push(`cleanup: server stopped with SIGTERM; SIGKILL to ${c.jobProcessGroupsKilled} job process group(s) (pid files) and ${c.strayProcessesKilled} other process(es) in the temp dir (supervisors, dying jobs);`
-    + ` ${c.leftoverProcesses} process(es) left in the temp dir, ${c.jobPidsAlive} job pid(s) alive, ${c.sleepProcessesOnMachine} 'sleep 100000' on the machine (any owner);`
-    + ` temp dir ${c.tempDirRemoved ? 'removed' : 'NOT removed'}`);
+  out.push(
+    `cleanup: server stopped with SIGTERM; SIGKILL to ${c.jobProcessGroupsKilled} job process group(s) (pid files) and ${c.strayProcessesKilled} other process(es) in the temp dir (supervisors, dying jobs);` +
+      ` ${c.leftoverProcesses} process(es) left in the temp dir, ${c.jobPidsAlive} job pid(s) alive, ${c.sleepProcessesOnMachine} 'sleep 100000' on the machine (any owner);` +
+      ` temp dir ${c.tempDirRemoved ? 'removed' : 'NOT removed'}`,
+  );
   out.push(`server start: ${num(r.serverStartSeconds, 2)} s`);
   return out;
 }

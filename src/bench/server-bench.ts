@@ -53,7 +53,10 @@ export function jobBodies(count: number, seed: number, workDir: string): string[
 }
 
 /** Runs the server benchmark; `progress` gets one line per step. */
-export async function runServerBench(options: ServerBenchOptions, progress: (message: string) => void): Promise<ServerBenchResult> {
+export async function runServerBench(
+  options: ServerBenchOptions,
+  progress: (message: string) => void,
+): Promise<ServerBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-server-bench-'));
   const workDir = join(dir, 'work');
   mkdirSync(workDir);
@@ -73,30 +76,55 @@ export async function runServerBench(options: ServerBenchOptions, progress: (mes
     const { port, scheme, caCert } = await startServerProcess(cleanup, options, stderrTail);
     const serverStartSeconds = (performance.now() - startedAt) / 1000;
     const token = readFileSync(join(cleanup.dataDir, 'admin-token'), 'utf8').trim();
-    progress(`server: listening on ${scheme}://127.0.0.1:${port} after ${num(serverStartSeconds, 2)} s (${options.simulateGpus}, data in ${dir})`);
+    progress(
+      `server: listening on ${scheme}://127.0.0.1:${port} after ${num(serverStartSeconds, 2)} s (${options.simulateGpus}, data in ${dir})`,
+    );
     client = new KeepAliveClient(port, token, options.concurrency, caCert);
     const c = client;
 
     const status = JSON.parse((await c.call('GET', '/api/v1/status')).body) as { gpuSource?: string };
-    if (status.gpuSource !== 'simulated') throw new Error(`expected simulated GPUs, the server reports ${String(status.gpuSource)}`);
+    if (status.gpuSource !== 'simulated')
+      throw new Error(`expected simulated GPUs, the server reports ${String(status.gpuSource)}`);
 
     // Baseline: the HTTP floor with the same client, warm connections.
-    await closedLoop(options.baselineWarmupRequests, options.concurrency, options.baselineTimeBoundSeconds, () => c.call('GET', '/healthz'));
-    const baseline = await closedLoop(options.baselineRequests, options.concurrency, options.baselineTimeBoundSeconds, () => c.call('GET', '/healthz'));
-    progress(`server: /healthz ${baseline.requests} requests in ${num(baseline.wallSeconds, 2)} s = ${num(baseline.requestsPerSecond, 0)}/s`);
+    await closedLoop(options.baselineWarmupRequests, options.concurrency, options.baselineTimeBoundSeconds, () =>
+      c.call('GET', '/healthz'),
+    );
+    const baseline = await closedLoop(
+      options.baselineRequests,
+      options.concurrency,
+      options.baselineTimeBoundSeconds,
+      () => c.call('GET', '/healthz'),
+    );
+    progress(
+      `server: /healthz ${baseline.requests} requests in ${num(baseline.wallSeconds, 2)} s = ${num(baseline.requestsPerSecond, 0)}/s`,
+    );
 
     // Submits.
     const bodies = jobBodies(options.jobs, options.seed, workDir);
-    progress(`server: submitting up to ${options.jobs} jobs, ${options.concurrency} in flight, bound ${options.timeBoundSeconds} s…`);
-    const submit = await closedLoop(options.jobs, options.concurrency, options.timeBoundSeconds, (i) => c.call('POST', '/api/v1/jobs', bodies[i]));
-    progress(`server: ${submit.requests} submits (${submit.failed} failed) in ${num(submit.wallSeconds, 2)} s = ${num(submit.requestsPerSecond, 0)}/s`);
+    progress(
+      `server: submitting up to ${options.jobs} jobs, ${options.concurrency} in flight, bound ${options.timeBoundSeconds} s…`,
+    );
+    const submit = await closedLoop(options.jobs, options.concurrency, options.timeBoundSeconds, (i) =>
+      c.call('POST', '/api/v1/jobs', bodies[i]),
+    );
+    progress(
+      `server: ${submit.requests} submits (${submit.failed} failed) in ${num(submit.wallSeconds, 2)} s = ${num(submit.requestsPerSecond, 0)}/s`,
+    );
     if (submit.firstFailure) progress(`server: first failed submit: ${submit.firstFailure}`);
 
-    const endStatus = JSON.parse((await c.call('GET', '/api/v1/status')).body) as { jobs: Record<string, number>; scheduler: SchedulerFigure };
+    const endStatus = JSON.parse((await c.call('GET', '/api/v1/status')).body) as {
+      jobs: Record<string, number>;
+      scheduler: SchedulerFigure;
+    };
 
     // Scrapes with the whole queue in place: what a Prometheus server pays every scrape interval.
-    const metrics = await closedLoop(options.metricsScrapes, 1, options.baselineTimeBoundSeconds, () => c.call('GET', '/metrics'));
-    progress(`server: ${metrics.requests} /metrics scrapes, p50 ${num(metrics.latencyP50Ms, 2)} ms, p99 ${num(metrics.latencyP99Ms, 2)} ms`);
+    const metrics = await closedLoop(options.metricsScrapes, 1, options.baselineTimeBoundSeconds, () =>
+      c.call('GET', '/metrics'),
+    );
+    progress(
+      `server: ${metrics.requests} /metrics scrapes, p50 ${num(metrics.latencyP50Ms, 2)} ms, p99 ${num(metrics.latencyP99Ms, 2)} ms`,
+    );
     c.close();
     client = null;
 
@@ -108,7 +136,9 @@ export async function runServerBench(options: ServerBenchOptions, progress: (mes
     const sleepProcessesOnMachine = sleepProcesses().length;
     rmSync(dir, { recursive: true, force: true });
     const tempDirRemoved = !existsSync(dir);
-    progress(`server: killed ${cleanup.groupsKilled} job process group(s), ${cleanup.straysKilled} other process(es) in the temp dir; ${leftoverProcesses} left in the temp dir, ${jobPidsAlive} job pid(s) alive; ${sleepProcessesOnMachine} 'sleep 100000' process(es) on the machine (any owner)`);
+    progress(
+      `server: killed ${cleanup.groupsKilled} job process group(s), ${cleanup.straysKilled} other process(es) in the temp dir; ${leftoverProcesses} left in the temp dir, ${jobPidsAlive} job pid(s) alive; ${sleepProcessesOnMachine} 'sleep 100000' process(es) on the machine (any owner)`,
+    );
 
     const scheduler = endStatus.scheduler;
     return {
@@ -124,10 +154,25 @@ export async function runServerBench(options: ServerBenchOptions, progress: (mes
       jobsByState: endStatus.jobs,
       targets: {
         // A refused submit is no submit: any failure fails the target.
-        submitsPerSecond: { target: options.targetSubmitsPerSecond, measured: submit.requestsPerSecond, pass: submit.failed === 0 && submit.requestsPerSecond >= options.targetSubmitsPerSecond },
-        passP99Ms: { target: options.targetPassP99Ms, measured: scheduler.p99PassMs, pass: scheduler.p99PassMs <= options.targetPassP99Ms },
+        submitsPerSecond: {
+          target: options.targetSubmitsPerSecond,
+          measured: submit.requestsPerSecond,
+          pass: submit.failed === 0 && submit.requestsPerSecond >= options.targetSubmitsPerSecond,
+        },
+        passP99Ms: {
+          target: options.targetPassP99Ms,
+          measured: scheduler.p99PassMs,
+          pass: scheduler.p99PassMs <= options.targetPassP99Ms,
+        },
       },
-      cleanup: { jobProcessGroupsKilled: cleanup.groupsKilled, strayProcessesKilled: cleanup.straysKilled, leftoverProcesses, jobPidsAlive, sleepProcessesOnMachine, tempDirRemoved },
+      cleanup: {
+        jobProcessGroupsKilled: cleanup.groupsKilled,
+        strayProcessesKilled: cleanup.straysKilled,
+        leftoverProcesses,
+        jobPidsAlive,
+        sleepProcessesOnMachine,
+        tempDirRemoved,
+      },
     };
   } catch (error) {
     if (stderrTail.text) progress(`server stderr (tail):\n${stderrTail.text.slice(-2000)}`);

@@ -32,19 +32,49 @@ export interface ServerEndpoint {
  * With `singleTenant` false the server runs its jobs in its sandbox when the host has one.
  * @throws Error with the server's output when it cannot start, exits or does not print its URL within 30 s
  */
-export async function startServerProcess(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>, stderrTail: { text: string }, singleTenant = true): Promise<ServerEndpoint> {
+export async function startServerProcess(
+  cleanup: BenchCleanup,
+  options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>,
+  stderrTail: { text: string },
+  singleTenant = true,
+): Promise<ServerEndpoint> {
   const { port, scheme } = await startAndReadUrl(cleanup, options, stderrTail, singleTenant);
-  return { port, scheme, caCert: scheme === 'https' ? readFileSync(join(cleanup.dataDir, 'tls', 'ca.crt'), 'utf8') : null };
+  return {
+    port,
+    scheme,
+    caCert: scheme === 'https' ? readFileSync(join(cleanup.dataDir, 'tls', 'ca.crt'), 'utf8') : null,
+  };
 }
 
-function startAndReadUrl(cleanup: BenchCleanup, options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>, stderrTail: { text: string }, singleTenant: boolean): Promise<{ port: number; scheme: 'http' | 'https' }> {
+function startAndReadUrl(
+  cleanup: BenchCleanup,
+  options: Pick<ServerBenchOptions, 'serverNodeArgs' | 'simulateGpus' | 'bin'>,
+  stderrTail: { text: string },
+  singleTenant: boolean,
+): Promise<{ port: number; scheme: 'http' | 'https' }> {
   const dir = cleanup.dir;
-  const child = spawn(process.execPath, [...options.serverNodeArgs, options.bin ?? BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', cleanup.dataDir, '--simulate-gpus', options.simulateGpus,
-    // The server bench's jobs (`sleep` in a folder under the temp dir) are the machine owner's own: no sandbox.
-    ...(singleTenant ? ['--single-tenant'] : [])], {
-    env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'xdg-data') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...options.serverNodeArgs,
+      options.bin ?? BIN,
+      'serve',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      cleanup.dataDir,
+      '--simulate-gpus',
+      options.simulateGpus,
+      // The server bench's jobs (`sleep` in a folder under the temp dir) are the machine owner's own: no sandbox.
+      ...(singleTenant ? ['--single-tenant'] : []),
+    ],
+    {
+      env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'xdg-data') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   cleanup.server = child;
   // Both pipes are drained for the whole run, so the server never blocks on a full pipe.
   child.stderr!.setEncoding('utf8');
@@ -59,9 +89,14 @@ function startAndReadUrl(cleanup: BenchCleanup, options: Pick<ServerBenchOptions
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      rejectPort(new Error(`${message}\nserver stdout: ${stdout.slice(-2000)}\nserver stderr: ${stderrTail.text.slice(-2000)}`));
+      rejectPort(
+        new Error(`${message}\nserver stdout: ${stdout.slice(-2000)}\nserver stderr: ${stderrTail.text.slice(-2000)}`),
+      );
     };
-    const timer = setTimeout(() => fail(`the server did not print its URL within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(`the server did not print its URL within ${START_TIMEOUT_MS / 1000} s`),
+      START_TIMEOUT_MS,
+    );
     child.stdout!.on('data', (chunk: string) => {
       stdout += chunk;
       const match = /listening on (https?):\/\/127\.0\.0\.1:(\d+)/.exec(stdout);

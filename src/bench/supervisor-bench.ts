@@ -49,7 +49,11 @@ export interface SupervisorBenchResult {
   targets: { rssMiBPerJob: { target: number; measured: number; pass: boolean }; noneLost: { pass: boolean } };
 }
 
-interface JobView { id: number; state: string; pid?: number | null }
+interface JobView {
+  id: number;
+  state: string;
+  pid?: number | null;
+}
 
 /** GET a job. */
 async function job(client: KeepAliveClient, id: number): Promise<JobView> {
@@ -57,12 +61,19 @@ async function job(client: KeepAliveClient, id: number): Promise<JobView> {
 }
 
 /** Polls until `predicate` holds for every job (bounded); returns them. */
-async function waitForAll(client: KeepAliveClient, ids: readonly number[], predicate: (j: JobView) => boolean, timeoutMs: number, what: string): Promise<JobView[]> {
+async function waitForAll(
+  client: KeepAliveClient,
+  ids: readonly number[],
+  predicate: (j: JobView) => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<JobView[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const jobs = await Promise.all(ids.map((id) => job(client, id)));
     if (jobs.every(predicate)) return jobs;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s (states: ${jobs.map((j) => j.state).join(', ')})`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not within ${timeoutMs / 1000} s (states: ${jobs.map((j) => j.state).join(', ')})`);
     await sleep(200);
   }
 }
@@ -75,7 +86,10 @@ function folderOf(dataDir: string, id: number): string {
 }
 
 /** Runs the benchmark with `jobs` jobs; `progress` gets one line per step. */
-export async function runSupervisorBench(jobs: number, progress: (message: string) => void): Promise<SupervisorBenchResult> {
+export async function runSupervisorBench(
+  jobs: number,
+  progress: (message: string) => void,
+): Promise<SupervisorBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-supervisor-bench-'));
   const cleanup = new BenchCleanup(dir);
   const stderrTail = { text: '' };
@@ -88,16 +102,28 @@ export async function runSupervisorBench(jobs: number, progress: (message: strin
   };
   try {
     client = await connect();
-    progress(`supervisor: server up (${sandboxed ? 'sandboxed jobs' : 'single-tenant, no sandbox'}); submitting ${jobs} jobs`);
+    progress(
+      `supervisor: server up (${sandboxed ? 'sandboxed jobs' : 'single-tenant, no sandbox'}); submitting ${jobs} jobs`,
+    );
     const startedAt = performance.now();
     const ids: number[] = [];
     for (let i = 0; i < jobs; i++) {
-      const body = { command: ['sh', '-c', WAIT_SCRIPT], name: `wait-${i}`, gpu: { gpuCount: 1, gpuMilli: 100, gpuMemoryMiB: 1024 } };
+      const body = {
+        command: ['sh', '-c', WAIT_SCRIPT],
+        name: `wait-${i}`,
+        gpu: { gpuCount: 1, gpuMilli: 100, gpuMemoryMiB: 1024 },
+      };
       const response = await client.call('POST', '/api/v1/jobs', JSON.stringify(body));
       if (response.status !== 201) throw new Error(`submit ${i}: HTTP ${response.status} ${response.body}`);
       ids.push((JSON.parse(response.body) as { id: number }).id);
     }
-    const running = await waitForAll(client, ids, (j) => j.state === 'running' && typeof j.pid === 'number', 120_000, 'all jobs running');
+    const running = await waitForAll(
+      client,
+      ids,
+      (j) => j.state === 'running' && typeof j.pid === 'number',
+      120_000,
+      'all jobs running',
+    );
     const secondsUntilAllRunning = (performance.now() - startedAt) / 1000;
     progress(`supervisor: ${jobs} jobs running after ${num(secondsUntilAllRunning, 1)} s`);
     await sleep(1000); // settled
@@ -106,15 +132,24 @@ export async function runSupervisorBench(jobs: number, progress: (message: strin
     const supervisorPids = processesWithArguments('--serve', supervisorDir);
     const supervisor = sumMemory(supervisorPids);
     const helpers = ids.map((id) => {
-      const pids = JSON.parse(readFileSync(join(folderOf(cleanup.dataDir, id), 'attempt-1.pid'), 'utf8')) as { jobPid: number; commandPid: number | null };
+      const pids = JSON.parse(readFileSync(join(folderOf(cleanup.dataDir, id), 'attempt-1.pid'), 'utf8')) as {
+        jobPid: number;
+        commandPid: number | null;
+      };
       return helperPids(pids.jobPid, pids.commandPid ?? pids.jobPid);
     });
     const helperMemory = sumMemory(helpers.flat());
     const helpersPerJob = { rssKiB: helperMemory.rssKiB / jobs, pssKiB: helperMemory.pssKiB / jobs };
-    const perJob = { rssKiB: (supervisor.rssKiB + helperMemory.rssKiB) / jobs, pssKiB: (supervisor.pssKiB + helperMemory.pssKiB) / jobs };
+    const perJob = {
+      rssKiB: (supervisor.rssKiB + helperMemory.rssKiB) / jobs,
+      pssKiB: (supervisor.pssKiB + helperMemory.pssKiB) / jobs,
+    };
     const old = await measureOldSupervisor(dir);
     const oldSupervisor = typeof old === 'string' ? null : old;
-    const oldPerJob = oldSupervisor === null ? null : { rssKiB: oldSupervisor.rssKiB + helpersPerJob.rssKiB, pssKiB: oldSupervisor.pssKiB + helpersPerJob.pssKiB };
+    const oldPerJob =
+      oldSupervisor === null
+        ? null
+        : { rssKiB: oldSupervisor.rssKiB + helpersPerJob.rssKiB, pssKiB: oldSupervisor.pssKiB + helpersPerJob.pssKiB };
 
     progress('supervisor: killing the server (SIGKILL) and starting it again');
     cleanup.server?.kill('SIGKILL');
@@ -124,12 +159,22 @@ export async function runSupervisorBench(jobs: number, progress: (message: strin
     const readopted = await waitForAll(client, ids, (j) => j.state === 'running', 60_000, 'all jobs re-adopted');
     const samePidsAfterServerKill = readopted.filter((j, i) => j.pid === running[i]!.pid).length;
     const sameSupervisor = processesWithArguments('--serve', supervisorDir).join() === supervisorPids.join();
-    progress(`supervisor: ${samePidsAfterServerKill}/${jobs} running with the same pid after the restart; same supervisor: ${sameSupervisor}`);
+    progress(
+      `supervisor: ${samePidsAfterServerKill}/${jobs} running with the same pid after the restart; same supervisor: ${sameSupervisor}`,
+    );
 
     for (const id of ids) writeFileSync(join(folderOf(cleanup.dataDir, id), 'work', 'release'), '');
-    const ended = await waitForAll(client, ids, (j) => ['succeeded', 'failed', 'cancelled', 'lost'].includes(j.state), 120_000, 'all jobs ended');
+    const ended = await waitForAll(
+      client,
+      ids,
+      (j) => ['succeeded', 'failed', 'cancelled', 'lost'].includes(j.state),
+      120_000,
+      'all jobs ended',
+    );
     const succeeded = ended.filter((j) => j.state === 'succeeded').length;
-    const releasedInLog = ids.filter((id) => readFileSync(join(folderOf(cleanup.dataDir, id), 'attempt-1.stdout.log'), 'utf8') === 'released\n').length;
+    const releasedInLog = ids.filter(
+      (id) => readFileSync(join(folderOf(cleanup.dataDir, id), 'attempt-1.stdout.log'), 'utf8') === 'released\n',
+    ).length;
     progress(`supervisor: ${succeeded}/${jobs} succeeded, ${releasedInLog} with their output in their log`);
     client.close();
     client = null;
@@ -137,13 +182,25 @@ export async function runSupervisorBench(jobs: number, progress: (message: strin
     await reapJobs(cleanup);
     const measuredMiB = perJob.rssKiB / 1024;
     return {
-      jobs, sandboxed, secondsUntilAllRunning, supervisors: supervisorPids.length, supervisor, helpersPerJob, perJob,
-      oldSupervisor, oldBaselineNote: typeof old === 'string' ? old : null, oldPerJob,
+      jobs,
+      sandboxed,
+      secondsUntilAllRunning,
+      supervisors: supervisorPids.length,
+      supervisor,
+      helpersPerJob,
+      perJob,
+      oldSupervisor,
+      oldBaselineNote: typeof old === 'string' ? old : null,
+      oldPerJob,
       rssRatio: oldPerJob === null ? null : perJob.rssKiB / oldPerJob.rssKiB,
-      samePidsAfterServerKill, succeeded, releasedInLog,
+      samePidsAfterServerKill,
+      succeeded,
+      releasedInLog,
       targets: {
         rssMiBPerJob: { target: TARGET_MIB_PER_JOB, measured: measuredMiB, pass: measuredMiB <= TARGET_MIB_PER_JOB },
-        noneLost: { pass: sameSupervisor && samePidsAfterServerKill === jobs && succeeded === jobs && releasedInLog === jobs },
+        noneLost: {
+          pass: sameSupervisor && samePidsAfterServerKill === jobs && succeeded === jobs && releasedInLog === jobs,
+        },
       },
     };
   } catch (error) {
@@ -159,7 +216,8 @@ export async function runSupervisorBench(jobs: number, progress: (message: strin
 
 /** The report lines of a result, under `title`. */
 export function formatSupervisorBench(r: SupervisorBenchResult, title: string): string[] {
-  const line = (label: string, m: MemoryKiB | null): string => `  ${label.padEnd(54)} ${m === null ? 'n/a' : `RSS ${mib(m.rssKiB).padStart(6)} MiB   PSS ${mib(m.pssKiB).padStart(6)} MiB`}`;
+  const line = (label: string, m: MemoryKiB | null): string =>
+    `  ${label.padEnd(54)} ${m === null ? 'n/a' : `RSS ${mib(m.rssKiB).padStart(6)} MiB   PSS ${mib(m.pssKiB).padStart(6)} MiB`}`;
   return [
     title,
     `  ${r.jobs} jobs waiting for a file, ${r.sandboxed ? 'sandboxed (bubblewrap)' : 'without a sandbox (--single-tenant)'}; all running after ${num(r.secondsUntilAllRunning, 1)} s`,

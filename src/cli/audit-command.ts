@@ -43,10 +43,21 @@ function visible(text: string): string {
 
 /** One line per entry: seq, time, actor, tenant, action, target, outcome. */
 function formatAuditTable(entries: readonly AuditEntryView[]): string {
-  const rows = entries.map((e) => [
-    String(e.seq), e.at, e.actor, e.tenant ?? '-', e.action, e.target,
-    e.outcome.result === 'ok' ? (e.outcome.message ? `ok: ${e.outcome.message.slice(0, 80)}` : 'ok') : `${e.outcome.result} ${e.outcome.httpStatus ?? ''}${e.outcome.message ? `: ${e.outcome.message.slice(0, 80)}` : ''}`.trim(),
-  ].map(visible));
+  const rows = entries.map((e) =>
+    [
+      String(e.seq),
+      e.at,
+      e.actor,
+      e.tenant ?? '-',
+      e.action,
+      e.target,
+      e.outcome.result === 'ok'
+        ? e.outcome.message
+          ? `ok: ${e.outcome.message.slice(0, 80)}`
+          : 'ok'
+        : `${e.outcome.result} ${e.outcome.httpStatus ?? ''}${e.outcome.message ? `: ${e.outcome.message.slice(0, 80)}` : ''}`.trim(),
+    ].map(visible),
+  );
   return formatTextTable(['SEQ', 'TIME', 'ACTOR', 'TENANT', 'ACTION', 'TARGET', 'OUTCOME'], rows);
 }
 
@@ -58,17 +69,29 @@ function formatVerifyReport(report: AuditVerifyReport): string {
   }
   const lines = [`${report.entries} entries verified, head ${report.head.seq} ${report.head.hash}`];
   if (report.witnessedThroughSeq < report.head.seq) {
-    lines.push(`entries ${report.witnessedThroughSeq + 1}-${report.head.seq} not yet witnessed by the journal (it is written in batches; not an error)`);
+    lines.push(
+      `entries ${report.witnessedThroughSeq + 1}-${report.head.seq} not yet witnessed by the journal (it is written in batches; not an error)`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
 
-interface ListOptions extends ConnectionFlags { since?: string; limit: number; tenant?: string; output: 'table' | 'json' }
-interface ExportOptions extends ConnectionFlags { since?: string; tenant?: string; output?: string }
+interface ListOptions extends ConnectionFlags {
+  since?: string;
+  limit: number;
+  tenant?: string;
+  output: 'table' | 'json';
+}
+interface ExportOptions extends ConnectionFlags {
+  since?: string;
+  tenant?: string;
+  output?: string;
+}
 
 const parseLimit = (text: string): number => {
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < 1 || value > 10_000) throw new InvalidArgumentError(`'${text}' is not a limit; expected a whole number from 1 to 10000`);
+  if (!Number.isSafeInteger(value) || value < 1 || value > 10_000)
+    throw new InvalidArgumentError(`'${text}' is not a limit; expected a whole number from 1 to 10000`);
   return value;
 };
 
@@ -79,53 +102,76 @@ const parseLimit = (text: string): number => {
  * @param verify checks a data directory's audit log on this machine (wired by the composition root)
  */
 export function createAuditCommand(verify: VerifyAudit, io: CliIo = processIo()): Command {
-  const since = new Option('--since <time>', 'only entries since an ISO 8601 time or a duration back from now (90s, 30m, 1h, 7d)');
-  const list = addConnectionOptions(new Command('list')
-    .description('the newest audit log entries (admin)')
-    .allowExcessArguments(false)
-    .addOption(since)
-    .addOption(new Option('--limit <n>', 'at most this many entries (1-10000)').argParser(parseLimit).default(50))
-    .addOption(new Option('--tenant <tenant>', 'only entries of this tenant'))
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
-    .action(async (opts: ListOptions) => {
-      const entries = await connect(opts, io).listAudit({ newest: true, limit: opts.limit, ...(opts.since === undefined ? {} : { since: parseSince(opts.since, io.nowMs()) }), ...(opts.tenant === undefined ? {} : { tenant: opts.tenant }) });
-      io.stdout(opts.output === 'json' ? `${JSON.stringify(entries, null, 2)}\n` : `${formatAuditTable(entries)}\n`);
-    }));
-  const exportCommand = addConnectionOptions(new Command('export')
-    .description('every audit log entry as JSON lines, oldest first, with its hashes (admin)')
-    .allowExcessArguments(false)
-    .addOption(new Option('--since <time>', 'only entries since an ISO 8601 time or a duration back from now'))
-    .addOption(new Option('--tenant <tenant>', 'only entries of this tenant'))
-    .addOption(new Option('--output <file>', 'write to this file (mode 0600) instead of standard output'))
-    .action(async (opts: ExportOptions) => {
-      const client = connect(opts, io);
-      const sinceIso = opts.since === undefined ? undefined : parseSince(opts.since, io.nowMs());
-      const lines: string[] = [];
-      let afterSeq = 0;
-      // Bounded: every page moves afterSeq forward, and a short page ends the export.
-      for (;;) {
-        const page = await client.listAudit({ afterSeq, limit: EXPORT_PAGE, ...(sinceIso === undefined ? {} : { since: sinceIso }), ...(opts.tenant === undefined ? {} : { tenant: opts.tenant }) });
-        for (const entry of page) lines.push(`${JSON.stringify(entry)}\n`);
-        if (page.length < EXPORT_PAGE || page.at(-1)!.seq <= afterSeq) break;
-        afterSeq = page.at(-1)!.seq;
-      }
-      if (opts.output === undefined) io.stdout(lines.join(''));
-      else {
-        await writeFile(opts.output, lines.join(''), { mode: 0o600, flag: 'w' }).catch((err: Error) => {
-          throw new OutputFileError('--output', opts.output!, err.message);
+  const since = new Option(
+    '--since <time>',
+    'only entries since an ISO 8601 time or a duration back from now (90s, 30m, 1h, 7d)',
+  );
+  const list = addConnectionOptions(
+    new Command('list')
+      .description('the newest audit log entries (admin)')
+      .allowExcessArguments(false)
+      .addOption(since)
+      .addOption(new Option('--limit <n>', 'at most this many entries (1-10000)').argParser(parseLimit).default(50))
+      .addOption(new Option('--tenant <tenant>', 'only entries of this tenant'))
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+      .action(async (opts: ListOptions) => {
+        const entries = await connect(opts, io).listAudit({
+          newest: true,
+          limit: opts.limit,
+          ...(opts.since === undefined ? {} : { since: parseSince(opts.since, io.nowMs()) }),
+          ...(opts.tenant === undefined ? {} : { tenant: opts.tenant }),
         });
-        io.stderr(`exported ${lines.length} entries to ${opts.output}\n`);
-      }
-    }));
+        io.stdout(opts.output === 'json' ? `${JSON.stringify(entries, null, 2)}\n` : `${formatAuditTable(entries)}\n`);
+      }),
+  );
+  const exportCommand = addConnectionOptions(
+    new Command('export')
+      .description('every audit log entry as JSON lines, oldest first, with its hashes (admin)')
+      .allowExcessArguments(false)
+      .addOption(new Option('--since <time>', 'only entries since an ISO 8601 time or a duration back from now'))
+      .addOption(new Option('--tenant <tenant>', 'only entries of this tenant'))
+      .addOption(new Option('--output <file>', 'write to this file (mode 0600) instead of standard output'))
+      .action(async (opts: ExportOptions) => {
+        const client = connect(opts, io);
+        const sinceIso = opts.since === undefined ? undefined : parseSince(opts.since, io.nowMs());
+        const lines: string[] = [];
+        let afterSeq = 0;
+        // Bounded: every page moves afterSeq forward, and a short page ends the export.
+        for (;;) {
+          const page = await client.listAudit({
+            afterSeq,
+            limit: EXPORT_PAGE,
+            ...(sinceIso === undefined ? {} : { since: sinceIso }),
+            ...(opts.tenant === undefined ? {} : { tenant: opts.tenant }),
+          });
+          for (const entry of page) lines.push(`${JSON.stringify(entry)}\n`);
+          if (page.length < EXPORT_PAGE || page.at(-1)!.seq <= afterSeq) break;
+          afterSeq = page.at(-1)!.seq;
+        }
+        if (opts.output === undefined) io.stdout(lines.join(''));
+        else {
+          await writeFile(opts.output, lines.join(''), { mode: 0o600, flag: 'w' }).catch((err: Error) => {
+            throw new OutputFileError('--output', opts.output!, err.message);
+          });
+          io.stderr(`exported ${lines.length} entries to ${opts.output}\n`);
+        }
+      }),
+  );
   const verifyCommand = new Command('verify')
-    .description('recompute the audit log\'s hash chain in the store file on this machine and check it against the head journal; exit 4 naming the first bad entry')
+    .description(
+      "recompute the audit log's hash chain in the store file on this machine and check it against the head journal; exit 4 naming the first bad entry",
+    )
     .allowExcessArguments(false)
-    .option('--data-dir <dir>', 'the server\'s data directory (default ~/.local/share/gpushare)')
+    .option('--data-dir <dir>', "the server's data directory (default ~/.local/share/gpushare)")
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (opts: { dataDir?: string; output: 'text' | 'json' }) => {
       const report = await verify(opts.dataDir ?? null);
       io.stdout(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatVerifyReport(report));
       if (!report.ok) throw new ExitWithCode(EXIT_AUDIT_TAMPERED);
     });
-  return new Command('audit').description('the audit log: list, export, verify').addCommand(list).addCommand(exportCommand).addCommand(verifyCommand);
+  return new Command('audit')
+    .description('the audit log: list, export, verify')
+    .addCommand(list)
+    .addCommand(exportCommand)
+    .addCommand(verifyCommand);
 }

@@ -14,7 +14,7 @@ import { addConnectionOptions, connect, type ConnectionFlags } from './connectio
  */
 export function createBackupCommand(io: CliIo = processIo()): Command {
   const command = new Command('backup')
-    .description('write a backup of the server\'s state to FILE (admin; FILE is on the server\'s machine)')
+    .description("write a backup of the server's state to FILE (admin; FILE is on the server's machine)")
     .argument('<file>', 'backup file; a relative path is taken from the current folder')
     .action(async (file: string, opts: ConnectionFlags) => {
       const result = await connect(opts, io).backup(resolve(io.cwd(), file));

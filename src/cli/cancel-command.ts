@@ -38,14 +38,19 @@ interface CancelOptions extends ConnectionFlags {
  * stops a running job afterwards).
  */
 export function formatCancelResult(job: Pick<JobView, 'id' | 'state'>): string {
-  return job.state === 'cancelled' ? `cancelled job ${job.id}` : `job ${job.id}: cancel requested (it is being stopped)`;
+  return job.state === 'cancelled'
+    ? `cancelled job ${job.id}`
+    : `job ${job.id}: cancel requested (it is being stopped)`;
 }
 
 /** `--state pending,preempted`: a comma list of cancellable states. @throws InvalidArgumentError naming the allowed ones */
 export function parseCancelStates(text: string): JobState[] {
   const states = text.split(',').map((s) => s.trim());
   const bad = states.filter((s) => !(CANCELLABLE_STATES as readonly string[]).includes(s));
-  if (states.length === 0 || bad.length > 0) throw new InvalidArgumentError(`'${text}': ${bad.map((b) => `'${b}'`).join(', ') || 'no state'} is not a state a job can be cancelled in (allowed: ${CANCELLABLE_STATES.join(', ')})`);
+  if (states.length === 0 || bad.length > 0)
+    throw new InvalidArgumentError(
+      `'${text}': ${bad.map((b) => `'${b}'`).join(', ') || 'no state'} is not a state a job can be cancelled in (allowed: ${CANCELLABLE_STATES.join(', ')})`,
+    );
   return [...new Set(states as JobState[])];
 }
 
@@ -66,18 +71,42 @@ function sinceOption(text: string, nowMs: number): string {
  */
 export function createCancelCommand(io: CliIo = processIo()): Command {
   const command = new Command('cancel')
-    .description('cancel jobs: by id (one or several), or every job a selector names (a running job is stopped; `gpushare show ID` tells when it has ended)')
-    .argument('[id...]', 'job ids', (value: string, previous: number[] | undefined) => [...(previous ?? []), parseJobId(value)])
-    .addOption(new Option('--state <states>', `only jobs in these states, comma-separated (${CANCELLABLE_STATES.join(', ')})`).argParser(parseCancelStates))
-    .addOption(new Option('--tenant <tenant>', 'only this tenant\'s jobs'))
-    .addOption(new Option('--name <pattern>', 'only jobs whose whole name matches; * matches any run of characters (quote it)'))
-    .addOption(new Option('--since <time>', 'only jobs submitted at or after an ISO 8601 time, or a duration back from now (90s, 30m, 1h, 7d)'))
+    .description(
+      'cancel jobs: by id (one or several), or every job a selector names (a running job is stopped; `gpushare show ID` tells when it has ended)',
+    )
+    .argument('[id...]', 'job ids', (value: string, previous: number[] | undefined) => [
+      ...(previous ?? []),
+      parseJobId(value),
+    ])
+    .addOption(
+      new Option(
+        '--state <states>',
+        `only jobs in these states, comma-separated (${CANCELLABLE_STATES.join(', ')})`,
+      ).argParser(parseCancelStates),
+    )
+    .addOption(new Option('--tenant <tenant>', "only this tenant's jobs"))
+    .addOption(
+      new Option('--name <pattern>', 'only jobs whose whole name matches; * matches any run of characters (quote it)'),
+    )
+    .addOption(
+      new Option(
+        '--since <time>',
+        'only jobs submitted at or after an ISO 8601 time, or a duration back from now (90s, 30m, 1h, 7d)',
+      ),
+    )
     .addOption(new Option('--reason <text>', 'why: each job\'s reason becomes "cancelled by <who>: <text>"'))
     .addOption(new Option('--dry-run', 'show what would be cancelled; change nothing'))
     .addOption(new Option('-o, --output <format>', 'output format of a bulk cancel').choices(['table', 'json']))
     .action(async (ids: number[] | undefined, opts: CancelOptions) => {
       const client = connect(opts, io);
-      const flags = opts.state !== undefined || opts.tenant !== undefined || opts.name !== undefined || opts.since !== undefined || opts.reason !== undefined || opts.dryRun === true || opts.output !== undefined;
+      const flags =
+        opts.state !== undefined ||
+        opts.tenant !== undefined ||
+        opts.name !== undefined ||
+        opts.since !== undefined ||
+        opts.reason !== undefined ||
+        opts.dryRun === true ||
+        opts.output !== undefined;
       if (ids?.length === 1 && !flags) {
         io.stdout(`${formatCancelResult(await client.cancelJob(ids[0]!))}\n`);
         return;
@@ -92,7 +121,9 @@ export function createCancelCommand(io: CliIo = processIo()): Command {
         ...(opts.dryRun === true ? { dryRun: true } : {}),
       };
       if (BULK_CANCEL_SELECTORS.every((field) => body[field] === undefined)) {
-        throw new UsageError('cancel: name job ids or at least one of --state, --tenant, --name, --since (nothing cancels every job)');
+        throw new UsageError(
+          'cancel: name job ids or at least one of --state, --tenant, --name, --since (nothing cancels every job)',
+        );
       }
       const result = await client.cancelJobs(body);
       io.stdout(opts.output === 'json' ? `${jsonForTerminal(result)}\n` : `${formatBulkCancel(result)}\n`);

@@ -40,7 +40,12 @@ export function addConnectionOptions(command: Command): Command {
   return command
     .addOption(new Option('--url <url>', 'server base URL (default: $GPUSHARE_URL, then the config file)'))
     .addOption(new Option('--token <token>', 'API token (default: $GPUSHARE_TOKEN, then the config file)'))
-    .addOption(new Option('--ca <file>', 'CA certificate (PEM) of an https server (default: $GPUSHARE_CA_FILE, $GPUSHARE_CA_CERT, then ca/caFile of the config file)'));
+    .addOption(
+      new Option(
+        '--ca <file>',
+        'CA certificate (PEM) of an https server (default: $GPUSHARE_CA_FILE, $GPUSHARE_CA_CERT, then ca/caFile of the config file)',
+      ),
+    );
 }
 
 /**
@@ -63,8 +68,10 @@ export function resolveConnection(flags: ConnectionFlags, io: Pick<CliIo, 'env'>
     if (ca === null && https(url)) ca = caFromConfig(config, path);
   }
   if (url === undefined) {
-    throw new UsageError(`no gpushare server configured: start one with \`gpushare serve\` (it writes ${path}), `
-      + 'or set GPUSHARE_URL and GPUSHARE_TOKEN, or pass --url and --token');
+    throw new UsageError(
+      `no gpushare server configured: start one with \`gpushare serve\` (it writes ${path}), ` +
+        'or set GPUSHARE_URL and GPUSHARE_TOKEN, or pass --url and --token',
+    );
   }
   if (token === undefined) {
     throw new UsageError(`no API token for ${url}: pass --token, set GPUSHARE_TOKEN, or put token: in ${path}`);
@@ -76,7 +83,13 @@ export function resolveConnection(flags: ConnectionFlags, io: Pick<CliIo, 'env'>
     throw new UsageError(`--url / GPUSHARE_URL: ${err instanceof Error ? err.message : String(err)}`);
   }
   const secure = https(normalized);
-  return { url: normalized, token, tokenSource, ca: secure ? ca : null, certificateHint: certificateHint(secure ? ca : null, path) };
+  return {
+    url: normalized,
+    token,
+    tokenSource,
+    ca: secure ? ca : null,
+    certificateHint: certificateHint(secure ? ca : null, path),
+  };
 }
 
 /**

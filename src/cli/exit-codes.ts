@@ -23,7 +23,12 @@ const isNamed = (err: unknown, ...names: string[]): err is Error => err instance
 /** Commander's own errors (help, version, bad usage): a `commander.*` code and an exit code. */
 function commanderExitCode(err: unknown): number | null {
   const e = err as { code?: unknown; exitCode?: unknown } | null;
-  return err instanceof Error && typeof e?.code === 'string' && e.code.startsWith('commander.') && typeof e.exitCode === 'number' ? e.exitCode : null;
+  return err instanceof Error &&
+    typeof e?.code === 'string' &&
+    e.code.startsWith('commander.') &&
+    typeof e.exitCode === 'number'
+    ? e.exitCode
+    : null;
 }
 
 /** Exit status for a successful run. */
@@ -54,7 +59,11 @@ export class UsageError extends Error {
 
 /** An output file (`--json`, `--report`) that cannot be written. */
 export class OutputFileError extends Error {
-  constructor(readonly flag: string, readonly path: string, reason: string) {
+  constructor(
+    readonly flag: string,
+    readonly path: string,
+    reason: string,
+  ) {
     super(`cannot write ${flag} file '${path}': ${reason}`);
     this.name = 'OutputFileError';
   }
@@ -70,7 +79,10 @@ export class OutputFileError extends Error {
  *   printed), 1 otherwise (TraceFormatError, {@link OutputFileError}, ApiError, ApiResponseError,
  *   CliConfigError, anything else).
  */
-export function handleCliError(err: unknown, writeRaw: (text: string) => void = (t) => process.stderr.write(t)): number {
+export function handleCliError(
+  err: unknown,
+  writeRaw: (text: string) => void = (t) => process.stderr.write(t),
+): number {
   // Messages may quote what a server or a file said: shown with control characters escaped.
   const write = (text: string): void => writeRaw(`${escapeControlCharacters(text.replace(/\n$/, ''))}\n`);
   const commanderExit = commanderExitCode(err);
@@ -89,7 +101,10 @@ export function handleCliError(err: unknown, writeRaw: (text: string) => void = 
     return EXIT_UNREACHABLE;
   }
   if (isNamed(err, 'ApiError')) {
-    const hint = (err as { status?: number }).status === 401 ? ' (check --token, GPUSHARE_TOKEN or the token in the CLI config file)' : '';
+    const hint =
+      (err as { status?: number }).status === 401
+        ? ' (check --token, GPUSHARE_TOKEN or the token in the CLI config file)'
+        : '';
     write(`error: ${err.message}${hint}\n`);
     return EXIT_FAILURE;
   }
@@ -97,7 +112,8 @@ export function handleCliError(err: unknown, writeRaw: (text: string) => void = 
     write(`error: ${err.message}\n`);
     return EXIT_FAILURE;
   }
-  const detail = err instanceof Error ? (process.env.GPUSHARE_DEBUG ? (err.stack ?? err.message) : err.message) : String(err);
+  const detail =
+    err instanceof Error ? (process.env.GPUSHARE_DEBUG ? (err.stack ?? err.message) : err.message) : String(err);
   write(`error: ${detail}\n`);
   return EXIT_FAILURE;
 }

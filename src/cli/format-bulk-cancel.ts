@@ -23,11 +23,21 @@ import { formatTextTable } from './text-table.js';
  * shown with its control characters escaped.
  */
 export function formatBulkCancel(result: BulkCancelResult): string {
-  const [cancel, stop, skip] = result.dryRun ? ['would cancel', 'would stop', 'would skip'] : ['cancelled', 'stopping', 'skipped'];
-  const list = (label: string, ids: readonly number[]): string => `${label} ${ids.length}${ids.length === 0 ? '' : `: ${formatIdRanges(ids)}`}`;
-  const lines = [list(cancel, result.cancelled), list(stop, result.stopping), `${skip} ${result.skipped.length}${result.skipped.length === 0 ? '' : ':'}`];
+  const [cancel, stop, skip] = result.dryRun
+    ? ['would cancel', 'would stop', 'would skip']
+    : ['cancelled', 'stopping', 'skipped'];
+  const list = (label: string, ids: readonly number[]): string =>
+    `${label} ${ids.length}${ids.length === 0 ? '' : `: ${formatIdRanges(ids)}`}`;
+  const lines = [
+    list(cancel, result.cancelled),
+    list(stop, result.stopping),
+    `${skip} ${result.skipped.length}${result.skipped.length === 0 ? '' : ':'}`,
+  ];
   if (result.skipped.length > 0) {
-    const table = formatTextTable(['ID', 'REASON', 'MESSAGE'], result.skipped.map((s) => [String(s.id), s.reason, escapeControlCharacters(s.message)]));
+    const table = formatTextTable(
+      ['ID', 'REASON', 'MESSAGE'],
+      result.skipped.map((s) => [String(s.id), s.reason, escapeControlCharacters(s.message)]),
+    );
     lines.push(...table.split('\n').map((line) => `  ${line}`));
   }
   lines.push(`reason: ${escapeControlCharacters(result.reason)}`);

@@ -28,24 +28,34 @@ export function formatGpuBlock(received: GpuView): string {
     title,
     `  mode ${gpu.mode ?? '-'}, ${gpuFlags(gpu)}`,
     ...(gpu.enforcement ? [`  enforced: ${formatShareEnforcement(gpu.enforcement)}`] : []),
-    `  compute ${formatBar(gpu.allocatedGpuMilli, gpu.allocatedGpuMilli + gpu.freeGpuMilli)} `
-      + `${gpu.allocatedGpuMilli} / ${gpu.allocatedGpuMilli + gpu.freeGpuMilli} milli used, ${gpu.freeGpuMilli} free`,
-    `  memory  ${formatBar(gpu.allocatedGpuMemoryMiB, gpu.gpuMemoryMiB)} `
-      + `${gpu.allocatedGpuMemoryMiB} / ${gpu.gpuMemoryMiB} MiB allocated, ${gpu.freeGpuMemoryMiB} free`,
+    `  compute ${formatBar(gpu.allocatedGpuMilli, gpu.allocatedGpuMilli + gpu.freeGpuMilli)} ` +
+      `${gpu.allocatedGpuMilli} / ${gpu.allocatedGpuMilli + gpu.freeGpuMilli} milli used, ${gpu.freeGpuMilli} free`,
+    `  memory  ${formatBar(gpu.allocatedGpuMemoryMiB, gpu.gpuMemoryMiB)} ` +
+      `${gpu.allocatedGpuMemoryMiB} / ${gpu.gpuMemoryMiB} MiB allocated, ${gpu.freeGpuMemoryMiB} free`,
   ];
   if (gpu.utilizationGpuPct !== null || gpu.memoryUsedMiB !== null) {
     // Simulated GPUs have nothing to measure: their figures follow the allocations, and say so.
     const label = gpu.measuredSource === 'simulated' ? 'simulated' : 'measured';
-    lines.push(`  ${label}: utilization ${gpu.utilizationGpuPct === null ? '-' : `${gpu.utilizationGpuPct}%`}, `
-      + `memory used ${gpu.memoryUsedMiB === null ? '-' : `${gpu.memoryUsedMiB} MiB`}`);
+    lines.push(
+      `  ${label}: utilization ${gpu.utilizationGpuPct === null ? '-' : `${gpu.utilizationGpuPct}%`}, ` +
+        `memory used ${gpu.memoryUsedMiB === null ? '-' : `${gpu.memoryUsedMiB} MiB`}`,
+    );
   }
   if (gpu.jobs.length === 0) {
     lines.push('  no jobs');
   } else {
-    const table = formatTextTable(['JOB', 'NAME', 'TENANT', 'STATE', 'SHARE', 'MEMORY', 'MIG'], gpu.jobs.map((job) => [
-      String(job.id), job.name, job.tenant, job.state, `${formatGpuMilli(job.gpuMilli)} (${job.gpuMilli} milli)`,
-      `${job.gpuMemoryMiB} MiB`, job.migProfile ?? '-',
-    ]));
+    const table = formatTextTable(
+      ['JOB', 'NAME', 'TENANT', 'STATE', 'SHARE', 'MEMORY', 'MIG'],
+      gpu.jobs.map((job) => [
+        String(job.id),
+        job.name,
+        job.tenant,
+        job.state,
+        `${formatGpuMilli(job.gpuMilli)} (${job.gpuMilli} milli)`,
+        `${job.gpuMemoryMiB} MiB`,
+        job.migProfile ?? '-',
+      ]),
+    );
     lines.push(...table.split('\n').map((line) => `  ${line}`));
   }
   return lines.join('\n');

@@ -60,7 +60,8 @@ function formatPlacement(job: JobDetailView): string[] {
     `enforced:    ${formatShareEnforcement(placement.enforcement)}`,
   ];
   const rows = placement.gpus.map((gpu) => [
-    String(gpu.index), gpu.uuid,
+    String(gpu.index),
+    gpu.uuid,
     `${gpu.gpuMilli} milli (${formatGpuMilli(gpu.gpuMilli)})${gpu.accountedGpuMilli !== gpu.gpuMilli ? `, accounted ${gpu.accountedGpuMilli}` : ''}`,
     `${gpu.gpuMemoryMiB} MiB`,
     gpu.migProfile === null ? '-' : `${gpu.migProfile}${gpu.migDeviceUuid ? ` ${gpu.migDeviceUuid}` : ''}`,
@@ -76,15 +77,21 @@ function formatPlacement(job: JobDetailView): string[] {
  */
 function formatQos(job: JobDetailView): string[] {
   if (!job.qos) return [];
-  const targets: [string, number | undefined][] = [['step', job.qos.targets.stepSeconds], ['latency', job.qos.targets.latencySeconds]];
-  return targets.filter(([, t]) => t !== undefined).map(([kind, target], i) => {
-    const label = i === 0 ? 'qos:         ' : '             ';
-    const s = job.qos!.status.find((x) => x.kind === kind);
-    if (!s) return `${label}${kind} target ${target} s: not running`;
-    if (s.lastObservedSeconds === null) return `${label}${kind} target ${target} s: no report yet, ${s.violations} violation(s) so far`;
-    const state = s.violating ? 'VIOLATING' : s.missingSince !== null ? `missing since ${s.missingSince}` : 'met';
-    return `${label}${kind} target ${target} s: latest ${s.lastObservedSeconds} s, ${state}, ${s.violations} violation(s) so far`;
-  });
+  const targets: [string, number | undefined][] = [
+    ['step', job.qos.targets.stepSeconds],
+    ['latency', job.qos.targets.latencySeconds],
+  ];
+  return targets
+    .filter(([, t]) => t !== undefined)
+    .map(([kind, target], i) => {
+      const label = i === 0 ? 'qos:         ' : '             ';
+      const s = job.qos!.status.find((x) => x.kind === kind);
+      if (!s) return `${label}${kind} target ${target} s: not running`;
+      if (s.lastObservedSeconds === null)
+        return `${label}${kind} target ${target} s: no report yet, ${s.violations} violation(s) so far`;
+      const state = s.violating ? 'VIOLATING' : s.missingSince !== null ? `missing since ${s.missingSince}` : 'met';
+      return `${label}${kind} target ${target} s: latest ${s.lastObservedSeconds} s, ${state}, ${s.violations} violation(s) so far`;
+    });
 }
 
 function indent(text: string, by = '  '): string[] {
@@ -100,7 +107,8 @@ function indent(text: string, by = '  '): string[] {
 export function formatJobDetail(received: JobDetailView, nowMs: number): string {
   // Every value as the terminal cannot act on it: a name stored before names were checked cannot forge lines.
   const job = escapeControlCharactersDeep(received);
-  const ended = job.signal !== null ? `signal ${job.signal}` : job.exitCode !== null ? `exit code ${job.exitCode}` : '-';
+  const ended =
+    job.signal !== null ? `signal ${job.signal}` : job.exitCode !== null ? `exit code ${job.exitCode}` : '-';
   const lines = [
     `job ${job.id}: ${job.name}`,
     `tenant:      ${job.tenant}`,
@@ -123,15 +131,32 @@ export function formatJobDetail(received: JobDetailView, nowMs: number): string 
     lines.push(...env.map(([key, value]) => `  ${key}=${value}`));
   }
   lines.push('events:');
-  lines.push(...(job.events.length === 0
-    ? ['  none']
-    : indent(formatTextTable(['TIME', 'FROM', 'TO', 'REASON'], job.events.map((e) => [e.at, orDash(e.from), e.to, orDash(e.reason)])))));
+  lines.push(
+    ...(job.events.length === 0
+      ? ['  none']
+      : indent(
+          formatTextTable(
+            ['TIME', 'FROM', 'TO', 'REASON'],
+            job.events.map((e) => [e.at, orDash(e.from), e.to, orDash(e.reason)]),
+          ),
+        )),
+  );
   lines.push('attempts:');
-  lines.push(...(job.attempts.length === 0
-    ? ['  none']
-    : indent(formatTextTable(['#', 'STARTED', 'ENDED', 'EXIT', 'REASON'], job.attempts.map((a) => [
-      String(a.attempt), a.startedAt, orDash(a.endedAt),
-      a.signal !== null ? `signal ${a.signal}` : orDash(a.exitCode), attemptReason(a),
-    ])))));
+  lines.push(
+    ...(job.attempts.length === 0
+      ? ['  none']
+      : indent(
+          formatTextTable(
+            ['#', 'STARTED', 'ENDED', 'EXIT', 'REASON'],
+            job.attempts.map((a) => [
+              String(a.attempt),
+              a.startedAt,
+              orDash(a.endedAt),
+              a.signal !== null ? `signal ${a.signal}` : orDash(a.exitCode),
+              attemptReason(a),
+            ]),
+          ),
+        )),
+  );
   return lines.join('\n');
 }

@@ -21,23 +21,47 @@ describe('jobExitStatus (submit --wait)', () => {
 });
 
 describe('formatAge', () => {
-  it.each([[-5_000, '0s'], [0, '0s'], [59_999, '59s'], [60_000, '1m'], [3_599_000, '59m'], [3_600_000, '1h'], [5_400_000, '1h30m'], [86_400_000, '1d'], [93_600_000, '1d2h']])('%d ms → %s', (ms, text) => {
+  it.each([
+    [-5_000, '0s'],
+    [0, '0s'],
+    [59_999, '59s'],
+    [60_000, '1m'],
+    [3_599_000, '59m'],
+    [3_600_000, '1h'],
+    [5_400_000, '1h30m'],
+    [86_400_000, '1d'],
+    [93_600_000, '1d2h'],
+  ])('%d ms → %s', (ms, text) => {
     expect(formatAge(ms)).toBe(text);
   });
 });
 
 describe('formatJobEnd', () => {
   it('names the exit code or signal and a reason that adds something', () => {
-    expect(formatJobEnd(sampleJob({ state: 'failed', exitCode: 3, reason: 'exit code 3' }))).toBe('job 12 failed (exit code 3)');
-    expect(formatJobEnd(sampleJob({ state: 'failed', signal: 'SIGKILL', reason: 'killed by SIGKILL' }))).toBe('job 12 failed (signal SIGKILL)');
-    expect(formatJobEnd(sampleJob({ state: 'failed', signal: 'SIGKILL', reason: 'time limit of 60 s reached' }))).toBe('job 12 failed (signal SIGKILL, time limit of 60 s reached)');
+    expect(formatJobEnd(sampleJob({ state: 'failed', exitCode: 3, reason: 'exit code 3' }))).toBe(
+      'job 12 failed (exit code 3)',
+    );
+    expect(formatJobEnd(sampleJob({ state: 'failed', signal: 'SIGKILL', reason: 'killed by SIGKILL' }))).toBe(
+      'job 12 failed (signal SIGKILL)',
+    );
+    expect(formatJobEnd(sampleJob({ state: 'failed', signal: 'SIGKILL', reason: 'time limit of 60 s reached' }))).toBe(
+      'job 12 failed (signal SIGKILL, time limit of 60 s reached)',
+    );
     expect(formatJobEnd(sampleJob({ state: 'cancelled', reason: null }))).toBe('job 12 cancelled');
   });
 });
 
 describe('text tables and bars', () => {
   it('pads columns to the widest cell and trims line ends', () => {
-    expect(formatTextTable(['A', 'LONG'], [['xyz', ''], ['1', '2']])).toBe('A    LONG\nxyz\n1    2');
+    expect(
+      formatTextTable(
+        ['A', 'LONG'],
+        [
+          ['xyz', ''],
+          ['1', '2'],
+        ],
+      ),
+    ).toBe('A    LONG\nxyz\n1    2');
   });
 
   it('fills a bar in proportion, clamped', () => {

@@ -60,7 +60,9 @@ export function jobReason(job: Pick<JobView, 'state' | 'reason'>): string | null
 export function jobNote(job: Pick<JobView, 'state' | 'placement' | 'attempt' | 'reason'>): string {
   const parts: string[] = [];
   if (job.state === 'running' && job.placement !== null) {
-    parts.push(`on GPU ${job.placement.gpus.map((g) => g.index).join(', ')}${job.attempt > 1 ? `, attempt ${job.attempt}` : ''}`);
+    parts.push(
+      `on GPU ${job.placement.gpus.map((g) => g.index).join(', ')}${job.attempt > 1 ? `, attempt ${job.attempt}` : ''}`,
+    );
   }
   const reason = jobReason(job);
   if (reason !== null) parts.push(reason);
@@ -75,8 +77,9 @@ export function jobNote(job: Pick<JobView, 'state' | 'placement' | 'attempt' | '
 export function jobExitStatus(job: Pick<JobView, 'state' | 'exitCode' | 'signal'>): number {
   if (job.state === 'cancelled') return EXIT_CANCELLED;
   if (job.signal !== null) {
-    const number = (constants.signals as Record<string, number | undefined>)[job.signal.toUpperCase()]
-      ?? (/^\d+$/.test(job.signal) ? Number(job.signal) : undefined);
+    const number =
+      (constants.signals as Record<string, number | undefined>)[job.signal.toUpperCase()] ??
+      (/^\d+$/.test(job.signal) ? Number(job.signal) : undefined);
     return number === undefined ? 1 : 128 + number;
   }
   const code = job.exitCode === null ? 0 : job.exitCode & 0xff;
@@ -87,7 +90,10 @@ export function jobExitStatus(job: Pick<JobView, 'state' | 'exitCode' | 'signal'
 export function formatJobEnd(received: JobView): string {
   const job = escapeControlCharactersDeep(received);
   const how = job.signal !== null ? `signal ${job.signal}` : job.exitCode !== null ? `exit code ${job.exitCode}` : null;
-  const reason = job.reason !== null && job.reason !== '' && job.reason !== how && !job.reason.includes(`by ${job.signal}`) ? job.reason : null;
+  const reason =
+    job.reason !== null && job.reason !== '' && job.reason !== how && !job.reason.includes(`by ${job.signal}`)
+      ? job.reason
+      : null;
   const detail = [how, reason].filter((s): s is string => s !== null).join(', ');
   return `job ${job.id} ${job.state}${detail ? ` (${detail})` : ''}`;
 }

@@ -20,13 +20,19 @@ export function parseGpuIndexArgs(args: readonly string[], name: string): number
   const help = `see \`gpushare gpu ${name} --help\``;
   const unknownOption = args.find((a) => a.startsWith('-') && !/^-\d/.test(a));
   if (unknownOption !== undefined) throw new UsageError(`unknown option '${unknownOption}' (${help})`);
-  if (args.length === 0) throw new UsageError(`missing argument IDX: the GPU index, a whole number >= 0 (${help}; \`gpushare gpus\` lists the GPUs)`);
-  if (args.length > 1) throw new UsageError(`expected one argument IDX, got ${args.length}: ${args.join(' ')} (${help})`);
+  if (args.length === 0)
+    throw new UsageError(
+      `missing argument IDX: the GPU index, a whole number >= 0 (${help}; \`gpushare gpus\` lists the GPUs)`,
+    );
+  if (args.length > 1)
+    throw new UsageError(`expected one argument IDX, got ${args.length}: ${args.join(' ')} (${help})`);
   const text = args[0]!;
   // Decimal digits only: an empty shell variable ('') or ' ' must never mean GPU 0.
   const value = /^(?:0|[1-9]\d*)$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value)) {
-    throw new UsageError(`IDX '${text}' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (\`gpushare gpus\` lists the GPUs)`);
+    throw new UsageError(
+      `IDX '${text}' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (\`gpushare gpus\` lists the GPUs)`,
+    );
   }
   return value;
 }
@@ -43,7 +49,9 @@ function cordonCommand(name: 'cordon' | 'uncordon', io: CliIo): Command {
       const client = connect(opts, io);
       const gpu = name === 'cordon' ? await client.cordonGpu(index) : await client.uncordonGpu(index);
       const running = gpu.jobs.length;
-      io.stdout(`GPU ${gpu.index} ${gpu.cordoned ? 'cordoned' : 'uncordoned'}${gpu.cordoned && running > 0 ? ` (${running} job(s) on it keep running)` : ''}\n`);
+      io.stdout(
+        `GPU ${gpu.index} ${gpu.cordoned ? 'cordoned' : 'uncordoned'}${gpu.cordoned && running > 0 ? ` (${running} job(s) on it keep running)` : ''}\n`,
+      );
     });
   return addConnectionOptions(command);
 }

@@ -15,13 +15,36 @@ import { escapeControlCharacters, jsonForTerminal } from '../lib/control-charact
 import { formatGpuRequest, jobAge, jobMode, jobNote } from './format-jobs.js';
 
 /** The fields the default table shows. */
-export const TABLE_FIELDS: readonly JobField[] = ['id', 'name', 'tenant', 'state', 'gpu', 'placement', 'submittedAt', 'reason', 'attempt'];
+export const TABLE_FIELDS: readonly JobField[] = [
+  'id',
+  'name',
+  'tenant',
+  'state',
+  'gpu',
+  'placement',
+  'submittedAt',
+  'reason',
+  'attempt',
+];
 
 /** A job with the fields of the default table. */
-export type TableJob = Pick<JobView, 'id' | 'name' | 'tenant' | 'state' | 'gpu' | 'placement' | 'submittedAt' | 'reason' | 'attempt'>;
+export type TableJob = Pick<
+  JobView,
+  'id' | 'name' | 'tenant' | 'state' | 'gpu' | 'placement' | 'submittedAt' | 'reason' | 'attempt'
+>;
 
 /** Widths columns get at least in a listing of several pages (by header). */
-const MIN_WIDTHS: Readonly<Record<string, number>> = { ID: 7, NAME: 16, TENANT: 8, STATE: 9, MODE: 9, id: 7, name: 16, tenant: 8, state: 9 };
+const MIN_WIDTHS: Readonly<Record<string, number>> = {
+  ID: 7,
+  NAME: 16,
+  TENANT: 8,
+  STATE: 9,
+  MODE: 9,
+  id: 7,
+  name: 16,
+  tenant: 8,
+  state: 9,
+};
 
 /** The mark that ends a cut cell. */
 export const CUT_MARK = '…';
@@ -51,7 +74,15 @@ function fieldCell(value: unknown): string {
 function tableRow(job: TableJob, nowMs: number): string[] {
   const note = jobNote(job);
   const age = jobAge(job, nowMs);
-  return [String(job.id), job.name, job.tenant, job.state, formatGpuRequest(job.gpu), jobMode(job), note ? `${age}  ${note}` : age];
+  return [
+    String(job.id),
+    job.name,
+    job.tenant,
+    job.state,
+    formatGpuRequest(job.gpu),
+    jobMode(job),
+    note ? `${age}  ${note}` : age,
+  ];
 }
 
 /**
@@ -59,22 +90,35 @@ function tableRow(job: TableJob, nowMs: number): string[] {
  * @param fields `--fields` (one column each, `id` first), or undefined for the default table
  * @param write where the text goes (whole lines)
  */
-export function tableWriter(fields: readonly JobField[] | undefined, nowMs: number, write: (text: string) => void): JobListWriter {
-  const header = fields === undefined ? ['ID', 'NAME', 'TENANT', 'STATE', 'GPU', 'MODE', 'AGE/REASON'] : fields.map((f) => f);
-  const cells = (job: ListedJob): string[] => (fields === undefined ? tableRow(job as TableJob, nowMs) : fields.map((f) => fieldCell(job[f])))
-    .map(escapeControlCharacters);
+export function tableWriter(
+  fields: readonly JobField[] | undefined,
+  nowMs: number,
+  write: (text: string) => void,
+): JobListWriter {
+  const header =
+    fields === undefined ? ['ID', 'NAME', 'TENANT', 'STATE', 'GPU', 'MODE', 'AGE/REASON'] : fields.map((f) => f);
+  const cells = (job: ListedJob): string[] =>
+    (fields === undefined ? tableRow(job as TableJob, nowMs) : fields.map((f) => fieldCell(job[f]))).map(
+      escapeControlCharacters,
+    );
   let widths: number[] | null = null;
   let rows = 0;
-  const line = (row: readonly string[]): string => row.map((cell, i) => {
-    if (i === row.length - 1) return cell;
-    const width = widths![i]!;
-    return (i === 0 ? cell : cut(cell, width)).padEnd(width);
-  }).join('  ').trimEnd();
+  const line = (row: readonly string[]): string =>
+    row
+      .map((cell, i) => {
+        if (i === row.length - 1) return cell;
+        const width = widths![i]!;
+        return (i === 0 ? cell : cut(cell, width)).padEnd(width);
+      })
+      .join('  ')
+      .trimEnd();
   return {
     page(jobs, more) {
       const body = jobs.map(cells);
       if (widths === null) {
-        widths = header.map((title, i) => Math.max(title.length, more ? (MIN_WIDTHS[title] ?? 0) : 0, ...body.map((row) => row[i]!.length)));
+        widths = header.map((title, i) =>
+          Math.max(title.length, more ? (MIN_WIDTHS[title] ?? 0) : 0, ...body.map((row) => row[i]!.length)),
+        );
         if (body.length === 0) return;
         write(`${line(header)}\n`);
       }

@@ -5,7 +5,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleJob } from '../adapters/http-client/testing/api-fixtures.js';
-import { startFakeApiServer, type FakeApiServer, type RecordedRequest } from '../adapters/http-client/testing/fake-api-server.js';
+import {
+  startFakeApiServer,
+  type FakeApiServer,
+  type RecordedRequest,
+} from '../adapters/http-client/testing/fake-api-server.js';
 import type { JobView } from '../contract/api.js';
 import { runClientCli } from './testing/run-client-cli.js';
 
@@ -16,7 +20,10 @@ afterEach(async () => {
 });
 
 /** A fake server holding `jobs`, answering pages as `GET /api/v1/jobs` does; `onPage` sees each request first. */
-async function pagingServer(jobs: readonly JobView[], onPage: (request: RecordedRequest) => void = () => undefined): Promise<{ env: Record<string, string>; server: FakeApiServer }> {
+async function pagingServer(
+  jobs: readonly JobView[],
+  onPage: (request: RecordedRequest) => void = () => undefined,
+): Promise<{ env: Record<string, string>; server: FakeApiServer }> {
   server = await startFakeApiServer((request) => {
     onPage(request);
     const after = Number(request.query.get('after') ?? 0);
@@ -28,7 +35,10 @@ async function pagingServer(jobs: readonly JobView[], onPage: (request: Recorded
   return { server, env: { GPUSHARE_URL: server.url, GPUSHARE_TOKEN: 'gs_test', XDG_CONFIG_HOME: '/nonexistent' } };
 }
 
-const manyJobs = (count: number): JobView[] => Array.from({ length: count }, (_, i) => sampleJob({ id: i + 1, name: `job-${i + 1}`, state: 'pending', placement: null, reason: null }));
+const manyJobs = (count: number): JobView[] =>
+  Array.from({ length: count }, (_, i) =>
+    sampleJob({ id: i + 1, name: `job-${i + 1}`, state: 'pending', placement: null, reason: null }),
+  );
 
 describe('gpushare jobs: pages', () => {
   it('prints every job once, in order, across pages; the header once; columns aligned by the first page', async () => {
@@ -42,18 +52,32 @@ describe('gpushare jobs: pages', () => {
     expect(lines.slice(1).map((l) => Number(l.split(' ')[0]))).toEqual(jobs.map((j) => j.id));
     expect(lines[1]).toBe('1        job-1             team-a    pending    0.5 × 1  auto       5m');
     expect(lines[10]).toBe('10       a-much-longer-n…  team-a    pending    0.5 × 1  auto       5m');
-    expect(server.requests.map((r) => [r.query.get('limit'), r.query.get('after')])).toEqual([['4', null], ['4', '4'], ['4', '8']]);
+    expect(server.requests.map((r) => [r.query.get('limit'), r.query.get('after')])).toEqual([
+      ['4', null],
+      ['4', '4'],
+      ['4', '8'],
+    ]);
   });
 
   it('prints the first page before it asks for the next one (and so before the last)', async () => {
     let printed = '';
     const printedAtRequest: string[] = [];
     const { env } = await pagingServer(manyJobs(5), () => printedAtRequest.push(printed));
-    const run = await runClientCli(['jobs', '--page-size', '2'], { env, onStdout: (text) => { printed += text; } });
+    const run = await runClientCli(['jobs', '--page-size', '2'], {
+      env,
+      onStdout: (text) => {
+        printed += text;
+      },
+    });
     expect(run.code).toBe(0);
     expect(printedAtRequest).toHaveLength(3);
     expect(printedAtRequest[0]).toBe('');
-    const printedIds = (text: string): number[] => text.trimEnd().split('\n').slice(1).map((l) => Number(l.split(' ')[0]));
+    const printedIds = (text: string): number[] =>
+      text
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((l) => Number(l.split(' ')[0]));
     expect(printedIds(printedAtRequest[1]!)).toEqual([1, 2]);
     // Later pages are asked for while the one before is printed: the first page is out by then.
     expect(printedIds(printedAtRequest[2]!).slice(0, 2)).toEqual([1, 2]);
@@ -66,7 +90,9 @@ describe('gpushare jobs: pages', () => {
     const run = await runClientCli(['jobs', '-o', 'json', '--page-size', '3'], { env });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${JSON.stringify(jobs, null, 2)}\n`);
-    const none = await runClientCli(['jobs', '-o', 'json', '--state', 'failed'], { env: { ...env, GPUSHARE_URL: (await pagingServer([])).env.GPUSHARE_URL! } });
+    const none = await runClientCli(['jobs', '-o', 'json', '--state', 'failed'], {
+      env: { ...env, GPUSHARE_URL: (await pagingServer([])).env.GPUSHARE_URL! },
+    });
     expect(none.stdout).toBe('[]\n');
   });
 
@@ -81,10 +107,31 @@ describe('gpushare jobs: pages', () => {
 describe('gpushare jobs: selectors and fields', () => {
   it('passes --state, --tenant, --name, --since (a duration back from now) and --fields as query parameters', async () => {
     const { env, server } = await pagingServer([]);
-    const run = await runClientCli(['jobs', '--state', 'pending,running', '--tenant', 'team-a', '--name', 'train-*', '--since', '1h', '--fields', 'state,name'], { env });
+    const run = await runClientCli(
+      [
+        'jobs',
+        '--state',
+        'pending,running',
+        '--tenant',
+        'team-a',
+        '--name',
+        'train-*',
+        '--since',
+        '1h',
+        '--fields',
+        'state,name',
+      ],
+      { env },
+    );
     expect(run).toEqual({ code: 0, stdout: 'no jobs\n', stderr: '' });
     expect(Object.fromEntries(server.requests[0]!.query)).toEqual({
-      all: 'true', state: 'pending,running', tenant: 'team-a', name: 'train-*', since: '2024-12-31T23:05:00.000Z', fields: 'id,name,state', limit: '500',
+      all: 'true',
+      state: 'pending,running',
+      tenant: 'team-a',
+      name: 'train-*',
+      since: '2024-12-31T23:05:00.000Z',
+      fields: 'id,name,state',
+      limit: '500',
     });
   });
 
@@ -95,8 +142,11 @@ describe('gpushare jobs: selectors and fields', () => {
   });
 
   it.each([
-    [['--state', 'pending,bogus'], "--state takes one or more of pending, scheduled, running, preempted, succeeded, failed, cancelled, comma-separated; got 'bogus'"],
-    [['--fields', 'name,secret'], "--fields takes one or more of id, name"],
+    [
+      ['--state', 'pending,bogus'],
+      "--state takes one or more of pending, scheduled, running, preempted, succeeded, failed, cancelled, comma-separated; got 'bogus'",
+    ],
+    [['--fields', 'name,secret'], '--fields takes one or more of id, name'],
     [['--page-size', '0'], '--page-size takes a whole number from 1 to 5000'],
     [['--limit', 'ten'], '--limit takes a whole number from 1'],
     [['--since', 'yesterday'], "'yesterday' is neither an ISO 8601 time"],

@@ -34,7 +34,10 @@ function listOf<T extends string>(flag: string, allowed: readonly T[]): (text: s
   return (text) => {
     const items = text.split(',').map((s) => s.trim());
     const unknown = items.filter((item) => !(allowed as readonly string[]).includes(item));
-    if (unknown.length > 0) throw new InvalidArgumentError(`${flag} takes one or more of ${allowed.join(', ')}, comma-separated; got ${unknown.map((u) => `'${u}'`).join(', ')}`);
+    if (unknown.length > 0)
+      throw new InvalidArgumentError(
+        `${flag} takes one or more of ${allowed.join(', ')}, comma-separated; got ${unknown.map((u) => `'${u}'`).join(', ')}`,
+      );
     return [...new Set(items)] as T[];
   };
 }
@@ -43,7 +46,8 @@ function listOf<T extends string>(flag: string, allowed: readonly T[]): (text: s
 function wholeNumber(flag: string, min: number, max: number): (text: string) => number {
   return (text) => {
     const value = Number(text);
-    if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max) throw new InvalidArgumentError(`${flag} takes a whole number from ${min} to ${max}, got '${text}'`);
+    if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max)
+      throw new InvalidArgumentError(`${flag} takes a whole number from ${min} to ${max}, got '${text}'`);
     return value;
   };
 }
@@ -58,18 +62,39 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
     .description('list jobs, a page at a time: the table, or -o json for a JSON array')
     .allowExcessArguments(false)
     .addOption(new Option('--all', 'include finished jobs (succeeded, failed, cancelled)'))
-    .addOption(new Option('--state <states>', `only jobs in these states (comma-separated: ${JOB_STATES.join(', ')})`).argParser(listOf('--state', JOB_STATES)))
-    .addOption(new Option('--tenant <tenant>', 'only this tenant\'s jobs (a tenant\'s token sees only its own)'))
+    .addOption(
+      new Option('--state <states>', `only jobs in these states (comma-separated: ${JOB_STATES.join(', ')})`).argParser(
+        listOf('--state', JOB_STATES),
+      ),
+    )
+    .addOption(new Option('--tenant <tenant>', "only this tenant's jobs (a tenant's token sees only its own)"))
     .addOption(new Option('--name <pattern>', 'only jobs whose whole name matches; * matches any run of characters'))
-    .addOption(new Option('--since <time>', 'only jobs submitted at or after an ISO 8601 time, or a duration back from now (90s, 30m, 1h, 7d)').argParser((text) => parseSince(text, io.nowMs())))
-    .addOption(new Option('--fields <fields>', `only these fields, id always (comma-separated: ${JOB_FIELDS.join(', ')})`).argParser(listOf('--fields', JOB_FIELDS)))
-    .addOption(new Option('--limit <n>', 'print at most N jobs').argParser(wholeNumber('--limit', 1, Number.MAX_SAFE_INTEGER)))
-    .addOption(new Option('--page-size <n>', `jobs per request (1-${MAX_JOB_PAGE})`).argParser(wholeNumber('--page-size', 1, MAX_JOB_PAGE)).default(DEFAULT_PAGE_SIZE))
+    .addOption(
+      new Option(
+        '--since <time>',
+        'only jobs submitted at or after an ISO 8601 time, or a duration back from now (90s, 30m, 1h, 7d)',
+      ).argParser((text) => parseSince(text, io.nowMs())),
+    )
+    .addOption(
+      new Option(
+        '--fields <fields>',
+        `only these fields, id always (comma-separated: ${JOB_FIELDS.join(', ')})`,
+      ).argParser(listOf('--fields', JOB_FIELDS)),
+    )
+    .addOption(
+      new Option('--limit <n>', 'print at most N jobs').argParser(wholeNumber('--limit', 1, Number.MAX_SAFE_INTEGER)),
+    )
+    .addOption(
+      new Option('--page-size <n>', `jobs per request (1-${MAX_JOB_PAGE})`)
+        .argParser(wholeNumber('--page-size', 1, MAX_JOB_PAGE))
+        .default(DEFAULT_PAGE_SIZE),
+    )
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (opts: JobsOptions) => {
       const since = opts.since; // an ISO time already (parseSince)
       const client = connect(opts, io);
-      const fields = opts.fields === undefined ? undefined : JOB_FIELDS.filter((f) => f === 'id' || opts.fields!.includes(f));
+      const fields =
+        opts.fields === undefined ? undefined : JOB_FIELDS.filter((f) => f === 'id' || opts.fields!.includes(f));
       const writer = opts.output === 'json' ? jsonWriter(io.stdout) : tableWriter(fields, io.nowMs(), io.stdout);
       // The table needs only its own fields; JSON gets every field unless --fields chooses.
       const asked = fields ?? (opts.output === 'table' ? TABLE_FIELDS : undefined);

@@ -37,25 +37,43 @@ async function serveJob(job: FakeJob): Promise<{ env: Record<string, string>; se
       return {
         status: 200,
         body: sampleJobDetail({
-          state: job.state, attempt: job.attempts.length,
+          state: job.state,
+          attempt: job.attempts.length,
           attempts: job.attempts.map((a, i) => ({
-            attempt: i + 1, startedAt: '2025-01-01T00:00:01.000Z', endedAt: a.end === null ? null : '2025-01-01T00:01:00.000Z',
-            exitCode: a.end?.exitCode ?? null, signal: null, endReason: a.end?.reason ?? null,
+            attempt: i + 1,
+            startedAt: '2025-01-01T00:00:01.000Z',
+            endedAt: a.end === null ? null : '2025-01-01T00:01:00.000Z',
+            exitCode: a.end?.exitCode ?? null,
+            signal: null,
+            endReason: a.end?.reason ?? null,
           })),
         }),
       };
     }
-    if (r.path !== '/api/v1/jobs/12/logs') return { status: 404, body: { error: { code: 'NOPE', message: `no route ${r.path}` } } };
+    if (r.path !== '/api/v1/jobs/12/logs')
+      return { status: 404, body: { error: { code: 'NOPE', message: `no route ${r.path}` } } };
     reads += 1;
     job.onLogsRead?.(reads);
     const latest = job.attempts.length;
     const attempt = r.query.get('attempt') === null ? latest : Number(r.query.get('attempt'));
     const record = job.attempts[attempt - 1];
-    if (record === undefined) return { status: 400, body: { error: { code: 'GPUSHARE_INVALID_FIELD', message: `attempt: job 12 has attempts 1..${latest}, got ${attempt}` } } };
+    if (record === undefined)
+      return {
+        status: 400,
+        body: {
+          error: {
+            code: 'GPUSHARE_INVALID_FIELD',
+            message: `attempt: job 12 has attempts 1..${latest}, got ${attempt}`,
+          },
+        },
+      };
     const text = r.query.get('stream') === 'stderr' ? record.stderr : record.stdout;
     const offset = Number(r.query.get('offset'));
     const ended = record.end !== null || ['succeeded', 'failed', 'cancelled'].includes(job.state);
-    return { status: 200, body: { attempt, text: text.slice(offset), nextOffset: text.length, ended: ended && offset >= text.length } };
+    return {
+      status: 200,
+      body: { attempt, text: text.slice(offset), nextOffset: text.length, ended: ended && offset >= text.length },
+    };
   });
   return { server, env: { GPUSHARE_URL: server.url, GPUSHARE_TOKEN: 'gs_test', XDG_CONFIG_HOME: '/nonexistent' } };
 }
@@ -63,7 +81,11 @@ async function serveJob(job: FakeJob): Promise<{ env: Record<string, string>; se
 const preemptedThenDone = (): FakeJob => ({
   state: 'succeeded',
   attempts: [
-    { stdout: 'starting from step 0\ncheckpointed at step 42\n', stderr: 'warn 1\n', end: { reason: 'preempted', exitCode: 75 } },
+    {
+      stdout: 'starting from step 0\ncheckpointed at step 42\n',
+      stderr: 'warn 1\n',
+      end: { reason: 'preempted', exitCode: 75 },
+    },
     { stdout: 'resumed at step 42\ndone\n', stderr: '', end: { reason: 'exited', exitCode: 0 } },
   ],
 });
@@ -97,17 +119,30 @@ describe('gpushare logs with several attempts', () => {
   it('--stderr does the same with standard error; an empty attempt has just its header', async () => {
     const { env } = await serveJob(preemptedThenDone());
     const run = await runClientCli(['logs', '12', '--stderr'], { env });
-    expect(run.stdout).toBe('==> attempt 1 of 2 (preempted) <==\nwarn 1\n==> attempt 2 of 2 (exited, exit code 0) <==\n');
+    expect(run.stdout).toBe(
+      '==> attempt 1 of 2 (preempted) <==\nwarn 1\n==> attempt 2 of 2 (exited, exit code 0) <==\n',
+    );
   });
 
   it('--attempt N prints only that attempt, without a header', async () => {
     const { env } = await serveJob(preemptedThenDone());
-    expect(await runClientCli(['logs', '12', '--attempt', '1'], { env })).toEqual({ code: 0, stdout: 'starting from step 0\ncheckpointed at step 42\n', stderr: '' });
-    expect(await runClientCli(['logs', '12', '--attempt', '2'], { env })).toEqual({ code: 0, stdout: 'resumed at step 42\ndone\n', stderr: '' });
+    expect(await runClientCli(['logs', '12', '--attempt', '1'], { env })).toEqual({
+      code: 0,
+      stdout: 'starting from step 0\ncheckpointed at step 42\n',
+      stderr: '',
+    });
+    expect(await runClientCli(['logs', '12', '--attempt', '2'], { env })).toEqual({
+      code: 0,
+      stdout: 'resumed at step 42\ndone\n',
+      stderr: '',
+    });
   });
 
   it('a job with one attempt gets just its text, no header', async () => {
-    const { env } = await serveJob({ state: 'succeeded', attempts: [{ stdout: 'only\n', stderr: '', end: { reason: 'exited', exitCode: 0 } }] });
+    const { env } = await serveJob({
+      state: 'succeeded',
+      attempts: [{ stdout: 'only\n', stderr: '', end: { reason: 'exited', exitCode: 0 } }],
+    });
     expect(await runClientCli(['logs', '12'], { env })).toEqual({ code: 0, stdout: 'only\n', stderr: '' });
   });
 
@@ -169,15 +204,26 @@ describe('gpushare logs with several attempts', () => {
 
 describe('gpushare logs -f when attempts come and go between two polls', () => {
   const jumpingJob = (first: number): FakeJob => {
-    const done = (text: string, reason: string): FakeAttempt => ({ stdout: text, stderr: '', end: { reason, exitCode: 75 } });
+    const done = (text: string, reason: string): FakeAttempt => ({
+      stdout: text,
+      stderr: '',
+      end: { reason, exitCode: 75 },
+    });
     const job: FakeJob = {
       state: 'running',
-      attempts: [...Array.from({ length: first - 1 }, (_, i) => done(`a${i + 1}\n`, 'preempted')), { stdout: `a${first}\n`, stderr: '', end: null }],
+      attempts: [
+        ...Array.from({ length: first - 1 }, (_, i) => done(`a${i + 1}\n`, 'preempted')),
+        { stdout: `a${first}\n`, stderr: '', end: null },
+      ],
       onLogsRead: (read) => {
         if (read !== 4) return;
         // Before the 4th read: the running attempt was preempted, the next one too, and one more runs to the end.
         job.attempts[first - 1] = done(`a${first}\nmore\n`, 'preempted');
-        job.attempts.push(done(`a${first + 1}\n`, 'preempted'), { stdout: `a${first + 2}\n`, stderr: '', end: { reason: 'exited', exitCode: 0 } });
+        job.attempts.push(done(`a${first + 1}\n`, 'preempted'), {
+          stdout: `a${first + 2}\n`,
+          stderr: '',
+          end: { reason: 'exited', exitCode: 0 },
+        });
         job.state = 'succeeded';
       },
     };
@@ -190,8 +236,16 @@ describe('gpushare logs -f when attempts come and go between two polls', () => {
     expect(run).toEqual({
       code: 0,
       stdout: [
-        '==> attempt 1 of 2 (preempted) <==', 'a1', '==> attempt 2 of 2 (running) <==', 'a2', 'more',
-        '==> attempt 3 of 4 (preempted) <==', 'a3', '==> attempt 4 of 4 (exited, exit code 0) <==', 'a4', '',
+        '==> attempt 1 of 2 (preempted) <==',
+        'a1',
+        '==> attempt 2 of 2 (running) <==',
+        'a2',
+        'more',
+        '==> attempt 3 of 4 (preempted) <==',
+        'a3',
+        '==> attempt 4 of 4 (exited, exit code 0) <==',
+        'a4',
+        '',
       ].join('\n'),
       stderr: '',
     });
@@ -200,7 +254,11 @@ describe('gpushare logs -f when attempts come and go between two polls', () => {
   it('without headers (one attempt when it started): a note on stderr for each new attempt', async () => {
     const { env } = await serveJob(jumpingJob(1));
     const run = await runClientCli(['logs', '12', '-f'], { env });
-    expect(run).toEqual({ code: 0, stdout: 'a1\nmore\na2\na3\n', stderr: '--- job 12: attempt 2 ---\n--- job 12: attempt 3 ---\n' });
+    expect(run).toEqual({
+      code: 0,
+      stdout: 'a1\nmore\na2\na3\n',
+      stderr: '--- job 12: attempt 2 ---\n--- job 12: attempt 3 ---\n',
+    });
   });
 });
 
@@ -211,7 +269,11 @@ describe('attemptHeader', () => {
 
   it.each([
     ['preempted', attempts('preempted', '2025-01-01T00:01:00.000Z', 75), '==> attempt 1 of 2 (preempted) <==\n'],
-    ['exited with a code', attempts('exited', '2025-01-01T00:01:00.000Z', 3), '==> attempt 1 of 2 (exited, exit code 3) <==\n'],
+    [
+      'exited with a code',
+      attempts('exited', '2025-01-01T00:01:00.000Z', 3),
+      '==> attempt 1 of 2 (exited, exit code 3) <==\n',
+    ],
     ['lost', attempts('lost', '2025-01-01T00:01:00.000Z'), '==> attempt 1 of 2 (lost) <==\n'],
     ['running', attempts(null, null), '==> attempt 1 of 2 (running) <==\n'],
     ['ended without a reason', attempts(null, '2025-01-01T00:01:00.000Z'), '==> attempt 1 of 2 (ended) <==\n'],

@@ -108,7 +108,13 @@ export function attemptHeader(attempt: number, of: number, job: Pick<JobDetailVi
 }
 
 /** Prints attempts 1 .. latest-1 of the job, each after its header, then the latest's header. */
-async function copyEarlierAttempts(client: ApiClient, id: number, stream: 'stdout' | 'stderr', latest: number, io: CliIo): Promise<void> {
+async function copyEarlierAttempts(
+  client: ApiClient,
+  id: number,
+  stream: 'stdout' | 'stderr',
+  latest: number,
+  io: CliIo,
+): Promise<void> {
   const job = await client.getJob(id);
   for (let n = 1; n < latest; n++) {
     io.stdout(attemptHeader(n, latest, job));
@@ -118,7 +124,14 @@ async function copyEarlierAttempts(client: ApiClient, id: number, stream: 'stdou
 }
 
 /** Prints what attempt `attempt` has from byte `offset` on, until a read brings nothing new. */
-async function copyAttempt(client: ApiClient, id: number, stream: 'stdout' | 'stderr', attempt: number, offset: number, io: CliIo): Promise<void> {
+async function copyAttempt(
+  client: ApiClient,
+  id: number,
+  stream: 'stdout' | 'stderr',
+  attempt: number,
+  offset: number,
+  io: CliIo,
+): Promise<void> {
   let at = offset;
   while (true) {
     const rest = await client.getLogs(id, { stream, attempt, offset: at });
@@ -138,7 +151,10 @@ async function noteNotStarted(client: ApiClient, request: LogsRequest, io: CliIo
   const job = await client.getJob(request.id);
   if (job.attempt > 0) return;
   if (isTerminal(job.state)) io.stderr(`job ${job.id} never started (state ${job.state})\n`);
-  else io.stderr(`job ${job.id} has not started yet (state ${job.state})${request.follow ? '; waiting for it to start' : ''}\n`);
+  else
+    io.stderr(
+      `job ${job.id} has not started yet (state ${job.state})${request.follow ? '; waiting for it to start' : ''}\n`,
+    );
 }
 
 /**
@@ -149,13 +165,21 @@ async function noteNotStarted(client: ApiClient, request: LogsRequest, io: CliIo
  */
 export function createLogsCommand(io: CliIo = processIo()): Command {
   const command = new Command('logs')
-    .description('print a job\'s output (stdout, or --stderr), every attempt; -f follows it until the job ends')
+    .description("print a job's output (stdout, or --stderr), every attempt; -f follows it until the job ends")
     .argument('<id>', 'job id', parseJobId)
     .addOption(new Option('-f, --follow', 'keep printing new output until the job has ended'))
-    .addOption(new Option('--stderr', 'the job\'s standard error instead of its standard output'))
-    .addOption(new Option('--attempt <n>', 'only this attempt, without a header (default: all attempts)').argParser(asArgParser((t) => parseIntegerInRange('--attempt', t, 1, 1_000))))
+    .addOption(new Option('--stderr', "the job's standard error instead of its standard output"))
+    .addOption(
+      new Option('--attempt <n>', 'only this attempt, without a header (default: all attempts)').argParser(
+        asArgParser((t) => parseIntegerInRange('--attempt', t, 1, 1_000)),
+      ),
+    )
     .action(async (id: number, opts: LogsOptions) => {
-      await copyLogs(connect(opts, io), { id, stream: opts.stderr ? 'stderr' : 'stdout', attempt: opts.attempt, follow: opts.follow === true }, io);
+      await copyLogs(
+        connect(opts, io),
+        { id, stream: opts.stderr ? 'stderr' : 'stdout', attempt: opts.attempt, follow: opts.follow === true },
+        io,
+      );
     });
   return addConnectionOptions(command);
 }

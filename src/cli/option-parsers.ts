@@ -27,7 +27,10 @@ export function asArgParser<T>(parse: (text: string) => T): (text: string) => T 
  */
 export function parseJobId(text: string): number {
   const value = /^[1-9]\d*$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value)) throw new InvalidArgumentError(`'${text}' is not a job id; expected a whole number >= 1 in decimal digits (see \`gpushare jobs\`)`);
+  if (!Number.isSafeInteger(value))
+    throw new InvalidArgumentError(
+      `'${text}' is not a job id; expected a whole number >= 1 in decimal digits (see \`gpushare jobs\`)`,
+    );
   return value;
 }
 
@@ -57,6 +60,9 @@ const UNITS_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_60
 export function parseSince(text: string, nowMs: number): string {
   const duration = /^(\d{1,9})([smhd])$/.exec(text.trim());
   if (duration) return new Date(nowMs - Number(duration[1]) * UNITS_MS[duration[2]!]!).toISOString();
-  if (/^\d{4}-\d\d-\d\dT/.test(text) && !Number.isNaN(Date.parse(text))) return new Date(Date.parse(text)).toISOString();
-  throw new InvalidArgumentError(`'${text}' is neither an ISO 8601 time (e.g. 2025-01-31T12:00:00Z) nor a duration (e.g. 90s, 30m, 1h, 7d)`);
+  if (/^\d{4}-\d\d-\d\dT/.test(text) && !Number.isNaN(Date.parse(text)))
+    return new Date(Date.parse(text)).toISOString();
+  throw new InvalidArgumentError(
+    `'${text}' is neither an ISO 8601 time (e.g. 2025-01-31T12:00:00Z) nor a duration (e.g. 90s, 30m, 1h, 7d)`,
+  );
 }

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
-  formatGpuEquivalents, formatGpuMilli, parseCpuMilli, parseDurationSeconds, parseEnvPair, parseGpuEquivalents, parseGpuShare,
-  parseIntegerInRange, parseMemoryMiB, parsePriority, QuantityError, resolveGpuAmount,
+  formatGpuEquivalents,
+  formatGpuMilli,
+  parseCpuMilli,
+  parseDurationSeconds,
+  parseEnvPair,
+  parseGpuEquivalents,
+  parseGpuShare,
+  parseIntegerInRange,
+  parseMemoryMiB,
+  parsePriority,
+  QuantityError,
+  resolveGpuAmount,
 } from './parse-quantities.js';
 
 describe('parseGpuShare (--gpu)', () => {
@@ -21,10 +31,15 @@ describe('parseGpuShare (--gpu)', () => {
     expect(parseGpuShare(text)).toEqual(expected);
   });
 
-  it.each(['1.5', '2.5', '0', '0.0', '0.0005', '65', '-1', 'half', '', '.', '50%', '1e3', '0x1'])('rejects %j naming the flag and the allowed values', (text) => {
-    expect(() => parseGpuShare(text)).toThrow(QuantityError);
-    expect(() => parseGpuShare(text)).toThrow(`--gpu: '${text}' is not valid; expected a fraction of one GPU in (0,1] with at most 3 decimals (e.g. 0.5), or a whole number of GPUs 1..64 (e.g. 2)`);
-  });
+  it.each(['1.5', '2.5', '0', '0.0', '0.0005', '65', '-1', 'half', '', '.', '50%', '1e3', '0x1'])(
+    'rejects %j naming the flag and the allowed values',
+    (text) => {
+      expect(() => parseGpuShare(text)).toThrow(QuantityError);
+      expect(() => parseGpuShare(text)).toThrow(
+        `--gpu: '${text}' is not valid; expected a fraction of one GPU in (0,1] with at most 3 decimals (e.g. 0.5), or a whole number of GPUs 1..64 (e.g. 2)`,
+      );
+    },
+  );
 });
 
 describe('resolveGpuAmount (--gpu with --gpu-count)', () => {
@@ -41,7 +56,9 @@ describe('resolveGpuAmount (--gpu with --gpu-count)', () => {
   });
 
   it('rejects --gpu 2 --gpu-count 3, naming --gpu-count', () => {
-    expect(() => resolveGpuAmount(parseGpuShare('2'), 3)).toThrow(/^--gpu-count: '3' is not valid; expected no --gpu-count, or the same number as --gpu 2/);
+    expect(() => resolveGpuAmount(parseGpuShare('2'), 3)).toThrow(
+      /^--gpu-count: '3' is not valid; expected no --gpu-count, or the same number as --gpu 2/,
+    );
   });
 });
 
@@ -60,15 +77,21 @@ describe('parseMemoryMiB (--gpu-memory, --host-memory)', () => {
     expect(parseMemoryMiB('--gpu-memory', text)).toBe(mib);
   });
 
-  it.each(['20GB', '20G', '20M', '20MB', '1TiB', '', 'lots', '-1', '0', '1.5', '1.5MiB', '0.3GiB', '20 GiBs'])('rejects %j naming the flag and the units', (text) => {
-    expect(() => parseMemoryMiB('--gpu-memory', text)).toThrow(QuantityError);
-    expect(() => parseMemoryMiB('--gpu-memory', text)).toThrow(
-      `--gpu-memory: '${text}' is not valid; expected a whole number of MiB, or a size with unit MiB or GiB (e.g. 512MiB, 20GiB, 20480), at least 1 MiB`);
-  });
+  it.each(['20GB', '20G', '20M', '20MB', '1TiB', '', 'lots', '-1', '0', '1.5', '1.5MiB', '0.3GiB', '20 GiBs'])(
+    'rejects %j naming the flag and the units',
+    (text) => {
+      expect(() => parseMemoryMiB('--gpu-memory', text)).toThrow(QuantityError);
+      expect(() => parseMemoryMiB('--gpu-memory', text)).toThrow(
+        `--gpu-memory: '${text}' is not valid; expected a whole number of MiB, or a size with unit MiB or GiB (e.g. 512MiB, 20GiB, 20480), at least 1 MiB`,
+      );
+    },
+  );
 
   it('allows 0 when the minimum is 0 (--host-memory)', () => {
     expect(parseMemoryMiB('--host-memory', '0', 0)).toBe(0);
-    expect(() => parseMemoryMiB('--host-memory', '4GB', 0)).toThrow(/^--host-memory: '4GB' is not valid; expected .* MiB or GiB/);
+    expect(() => parseMemoryMiB('--host-memory', '4GB', 0)).toThrow(
+      /^--host-memory: '4GB' is not valid; expected .* MiB or GiB/,
+    );
   });
 });
 
@@ -88,14 +111,26 @@ describe('parseDurationSeconds (--time-limit)', () => {
     expect(parseDurationSeconds(text)).toBe(seconds);
   });
 
-  it.each(['', '0', '0s', '0h0m', '1.5h', '30m1h', '1h1h', '1w', 'h', 'soon', '-5', '1 h'])('rejects %j naming --time-limit', (text) => {
-    expect(() => parseDurationSeconds(text)).toThrow(QuantityError);
-    expect(() => parseDurationSeconds(text)).toThrow(`--time-limit: '${text}' is not valid; expected seconds (90), or whole numbers with units d, h, m, s in that order`);
-  });
+  it.each(['', '0', '0s', '0h0m', '1.5h', '30m1h', '1h1h', '1w', 'h', 'soon', '-5', '1 h'])(
+    'rejects %j naming --time-limit',
+    (text) => {
+      expect(() => parseDurationSeconds(text)).toThrow(QuantityError);
+      expect(() => parseDurationSeconds(text)).toThrow(
+        `--time-limit: '${text}' is not valid; expected seconds (90), or whole numbers with units d, h, m, s in that order`,
+      );
+    },
+  );
 });
 
 describe('parseCpuMilli (--cpu)', () => {
-  it.each([['2', 2000], ['0.5', 500], ['0.25', 250], ['500m', 500], ['1500M', 1500], ['0', 0]])('%j → %d milli', (text, milli) => {
+  it.each([
+    ['2', 2000],
+    ['0.5', 500],
+    ['0.25', 250],
+    ['500m', 500],
+    ['1500M', 1500],
+    ['0', 0],
+  ])('%j → %d milli', (text, milli) => {
     expect(parseCpuMilli(text)).toBe(milli);
   });
 
@@ -105,12 +140,21 @@ describe('parseCpuMilli (--cpu)', () => {
 });
 
 describe('parsePriority (--priority)', () => {
-  it.each([['low', 'low'], ['HIGH', 'high'], ['critical', 'critical'], ['0', 0], ['750', 750], ['1000000', 1_000_000]] as const)('%j → %j', (text, value) => {
+  it.each([
+    ['low', 'low'],
+    ['HIGH', 'high'],
+    ['critical', 'critical'],
+    ['0', 0],
+    ['750', 750],
+    ['1000000', 1_000_000],
+  ] as const)('%j → %j', (text, value) => {
     expect(parsePriority(text)).toBe(value);
   });
 
   it.each(['urgent', '-1', '1000001', '1.5', ''])('rejects %j listing the classes', (text) => {
-    expect(() => parsePriority(text)).toThrow(`--priority: '${text}' is not valid; expected a class (low, normal, high, critical) or an integer 0..1000000`);
+    expect(() => parsePriority(text)).toThrow(
+      `--priority: '${text}' is not valid; expected a class (low, normal, high, critical) or an integer 0..1000000`,
+    );
   });
 });
 
@@ -119,7 +163,9 @@ describe('parseIntegerInRange', () => {
     expect(parseIntegerInRange('--retries', '0', 0, 100)).toBe(0);
     expect(parseIntegerInRange('--retries', '100', 0, 100)).toBe(100);
     for (const bad of ['101', '-1', '1.0', 'x', '']) {
-      expect(() => parseIntegerInRange('--retries', bad, 0, 100)).toThrow(`--retries: '${bad}' is not valid; expected an integer 0..100`);
+      expect(() => parseIntegerInRange('--retries', bad, 0, 100)).toThrow(
+        `--retries: '${bad}' is not valid; expected an integer 0..100`,
+      );
     }
   });
 });
@@ -140,13 +186,27 @@ describe('parseEnvPair (--env)', () => {
 });
 
 describe('formatGpuMilli', () => {
-  it.each([[500, '0.5'], [1000, '1'], [125, '0.125'], [1, '0.001']])('%d → %s', (milli, text) => {
+  it.each([
+    [500, '0.5'],
+    [1000, '1'],
+    [125, '0.125'],
+    [1, '0.001'],
+  ])('%d → %s', (milli, text) => {
     expect(formatGpuMilli(milli)).toBe(text);
   });
 });
 
 describe('parseGpuEquivalents (quota set --guaranteed, --limit)', () => {
-  it.each([['0', 0], ['1', 1], ['0.5', 0.5], ['.25', 0.25], ['2.', 2], [' 1.5 ', 1.5], ['0.4286', 0.4286], ['1000000', 1_000_000]])('%j → %d', (text, value) => {
+  it.each([
+    ['0', 0],
+    ['1', 1],
+    ['0.5', 0.5],
+    ['.25', 0.25],
+    ['2.', 2],
+    [' 1.5 ', 1.5],
+    ['0.4286', 0.4286],
+    ['1000000', 1_000_000],
+  ])('%j → %d', (text, value) => {
     expect(parseGpuEquivalents('--guaranteed', text)).toBe(value);
     expect(parseGpuEquivalents('--limit', text, true)).toBe(value);
   });
@@ -154,15 +214,28 @@ describe('parseGpuEquivalents (quota set --guaranteed, --limit)', () => {
   it('takes none (any case) as no limit only where allowed', () => {
     expect(parseGpuEquivalents('--limit', 'none', true)).toBeNull();
     expect(parseGpuEquivalents('--limit', 'NONE', true)).toBeNull();
-    expect(() => parseGpuEquivalents('--guaranteed', 'none')).toThrow("--guaranteed: 'none' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole GPU; e.g. 1, 0.5, 2.25)");
+    expect(() => parseGpuEquivalents('--guaranteed', 'none')).toThrow(
+      "--guaranteed: 'none' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole GPU; e.g. 1, 0.5, 2.25)",
+    );
   });
 
-  it.each(['-1', '', '.', 'one', '1e3', '0x1', '1,5', '1000000.5', 'Infinity', 'NaN', '1/2'])('rejects %j naming the flag', (text) => {
-    expect(() => parseGpuEquivalents('--limit', text, true)).toThrow(QuantityError);
-    expect(() => parseGpuEquivalents('--limit', text, true)).toThrow(`--limit: '${text}' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole GPU; e.g. 1, 0.5, 2.25), or none for no limit`);
-  });
+  it.each(['-1', '', '.', 'one', '1e3', '0x1', '1,5', '1000000.5', 'Infinity', 'NaN', '1/2'])(
+    'rejects %j naming the flag',
+    (text) => {
+      expect(() => parseGpuEquivalents('--limit', text, true)).toThrow(QuantityError);
+      expect(() => parseGpuEquivalents('--limit', text, true)).toThrow(
+        `--limit: '${text}' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole GPU; e.g. 1, 0.5, 2.25), or none for no limit`,
+      );
+    },
+  );
 
   it('formats with at most 3 decimals, null as none', () => {
-    expect([formatGpuEquivalents(1), formatGpuEquivalents(0.5), formatGpuEquivalents(3 / 7), formatGpuEquivalents(0), formatGpuEquivalents(null)]).toEqual(['1', '0.5', '0.429', '0', 'none']);
+    expect([
+      formatGpuEquivalents(1),
+      formatGpuEquivalents(0.5),
+      formatGpuEquivalents(3 / 7),
+      formatGpuEquivalents(0),
+      formatGpuEquivalents(null),
+    ]).toEqual(['1', '0.5', '0.429', '0', 'none']);
   });
 });

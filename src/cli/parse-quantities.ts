@@ -7,7 +7,11 @@ import { PRIORITY_CLASS_NAMES } from '../contract/api.js';
 
 /** A flag value that does not parse; the message names the flag and what it accepts. */
 export class QuantityError extends Error {
-  constructor(readonly flag: string, readonly value: string, allowed: string) {
+  constructor(
+    readonly flag: string,
+    readonly value: string,
+    allowed: string,
+  ) {
     super(`${flag}: '${value}' is not valid; expected ${allowed}`);
     this.name = 'QuantityError';
   }
@@ -27,8 +31,7 @@ const CPU_ALLOWED = 'CPU cores with at most 3 decimals (e.g. 2, 0.5) or milli-co
 
 /** What `--gpu` says: a share of one GPU, or a number of whole GPUs. */
 export type GpuShare =
-  | { readonly kind: 'fraction'; readonly gpuMilli: number }
-  | { readonly kind: 'whole'; readonly gpuCount: number };
+  { readonly kind: 'fraction'; readonly gpuMilli: number } | { readonly kind: 'whole'; readonly gpuCount: number };
 
 /**
  * Parses a decimal number with at most three decimals into thousandths (`0.5` → 500, `2` → 2000).
@@ -55,7 +58,8 @@ export function parseGpuShare(text: string): GpuShare {
   const thousandths = parseThousandths(text.trim());
   if (thousandths === null || thousandths <= 0) throw new QuantityError('--gpu', text, GPU_ALLOWED);
   if (thousandths <= 1000) return { kind: 'fraction', gpuMilli: thousandths };
-  if (thousandths % 1000 !== 0 || thousandths / 1000 > MAX_GPU_COUNT) throw new QuantityError('--gpu', text, GPU_ALLOWED);
+  if (thousandths % 1000 !== 0 || thousandths / 1000 > MAX_GPU_COUNT)
+    throw new QuantityError('--gpu', text, GPU_ALLOWED);
   return { kind: 'whole', gpuCount: thousandths / 1000 };
 }
 
@@ -78,8 +82,11 @@ export function resolveGpuAmount(share: GpuShare | undefined, gpuCount: number |
   if (share === undefined) return { gpuCount: gpuCount ?? 1, gpuMilli: 1000 };
   if (share.kind === 'fraction') return { gpuCount: gpuCount ?? 1, gpuMilli: share.gpuMilli };
   if (gpuCount !== undefined && gpuCount !== share.gpuCount) {
-    throw new QuantityError('--gpu-count', String(gpuCount),
-      `no --gpu-count, or the same number as --gpu ${share.gpuCount} (whole GPUs); for a share of each of several GPUs use --gpu 0.5 --gpu-count ${gpuCount}`);
+    throw new QuantityError(
+      '--gpu-count',
+      String(gpuCount),
+      `no --gpu-count, or the same number as --gpu ${share.gpuCount} (whole GPUs); for a share of each of several GPUs use --gpu 0.5 --gpu-count ${gpuCount}`,
+    );
   }
   return { gpuCount: share.gpuCount, gpuMilli: 1000 };
 }
@@ -127,9 +134,14 @@ export function parseDurationSeconds(text: string, flag = '--time-limit'): numbe
     const match = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(trimmed);
     if (match === null || trimmed === '') throw new QuantityError(flag, text, DURATION_ALLOWED);
     const [, d, h, m, s] = match;
-    seconds = Number(d ?? 0) * UNIT_SECONDS.d + Number(h ?? 0) * UNIT_SECONDS.h + Number(m ?? 0) * UNIT_SECONDS.m + Number(s ?? 0);
+    seconds =
+      Number(d ?? 0) * UNIT_SECONDS.d +
+      Number(h ?? 0) * UNIT_SECONDS.h +
+      Number(m ?? 0) * UNIT_SECONDS.m +
+      Number(s ?? 0);
   }
-  if (!Number.isSafeInteger(seconds) || seconds < 1) throw new QuantityError(flag, text, `${DURATION_ALLOWED}, at least 1 second`);
+  if (!Number.isSafeInteger(seconds) || seconds < 1)
+    throw new QuantityError(flag, text, `${DURATION_ALLOWED}, at least 1 second`);
   return seconds;
 }
 
@@ -156,7 +168,11 @@ export function parsePriority(text: string): number | (typeof PRIORITY_CLASS_NAM
   if (named !== undefined) return named;
   const value = /^\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!(value >= 0 && value <= MAX_PRIORITY)) {
-    throw new QuantityError('--priority', text, `a class (${PRIORITY_CLASS_NAMES.join(', ')}) or an integer 0..${MAX_PRIORITY}`);
+    throw new QuantityError(
+      '--priority',
+      text,
+      `a class (${PRIORITY_CLASS_NAMES.join(', ')}) or an integer 0..${MAX_PRIORITY}`,
+    );
   }
   return value;
 }
@@ -182,7 +198,11 @@ export function parseEnvPair(text: string): [key: string, value: string] {
   const eq = text.indexOf('=');
   const key = eq < 0 ? '' : text.slice(0, eq);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
-    throw new QuantityError('--env', text, 'KEY=VALUE with KEY made of letters, digits and _, not starting with a digit');
+    throw new QuantityError(
+      '--env',
+      text,
+      'KEY=VALUE with KEY made of letters, digits and _, not starting with a digit',
+    );
   }
   return [key, text.slice(eq + 1)];
 }
@@ -212,8 +232,11 @@ export function parseGpuEquivalents(flag: string, text: string, allowNone = fals
   if (allowNone && trimmed.toLowerCase() === 'none') return null;
   const value = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!(value >= 0 && value <= MAX_GPU_EQUIVALENTS)) {
-    throw new QuantityError(flag, text,
-      `a number of GPU-equivalents 0..${MAX_GPU_EQUIVALENTS} (1 = one whole GPU; e.g. 1, 0.5, 2.25)${allowNone ? ', or none for no limit' : ''}`);
+    throw new QuantityError(
+      flag,
+      text,
+      `a number of GPU-equivalents 0..${MAX_GPU_EQUIVALENTS} (1 = one whole GPU; e.g. 1, 0.5, 2.25)${allowNone ? ', or none for no limit' : ''}`,
+    );
   }
   return value;
 }

@@ -10,7 +10,9 @@ export const MAX_SEED_COUNT = 10_000;
 /** Thrown for a malformed seed list; the message says what is allowed. */
 export class SeedListError extends Error {
   constructor(detail: string) {
-    super(`${detail}; expected integers in 0..${MAX_SEED} as a range a-b (a <= b), a comma list, or a mix like 42,45-47`);
+    super(
+      `${detail}; expected integers in 0..${MAX_SEED} as a range a-b (a <= b), a comma list, or a mix like 42,45-47`,
+    );
     this.name = 'SeedListError';
   }
 }

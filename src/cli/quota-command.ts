@@ -33,8 +33,12 @@ export function formatQuotaTable(received: readonly QuotaUseView[]): string {
   return formatTextTable(
     ['TENANT', 'GUARANTEED', 'LIMIT', 'USED', 'BORROWED', 'QUEUED', 'RUNNING/QUEUED'],
     quotas.map((q) => [
-      q.tenant, formatGpuEquivalents(q.guaranteedGpuEquivalents), formatGpuEquivalents(q.limitGpuEquivalents),
-      formatGpuEquivalents(q.usedGpuEquivalents), formatGpuEquivalents(q.borrowedGpuEquivalents), formatGpuEquivalents(q.queuedGpuEquivalents),
+      q.tenant,
+      formatGpuEquivalents(q.guaranteedGpuEquivalents),
+      formatGpuEquivalents(q.limitGpuEquivalents),
+      formatGpuEquivalents(q.usedGpuEquivalents),
+      formatGpuEquivalents(q.borrowedGpuEquivalents),
+      formatGpuEquivalents(q.queuedGpuEquivalents),
       `${q.runningJobs}/${q.queuedJobs}`,
     ]),
   );
@@ -48,34 +52,56 @@ export function formatQuotaTable(received: readonly QuotaUseView[]): string {
  * @param io - Output, environment and clock (default: the real process).
  */
 export function createQuotaCommand(io: CliIo = processIo()): Command {
-  const list = addConnectionOptions(new Command('list')
-    .description('each tenant\'s quota and use in GPU-equivalents (the default; a tenant token sees its own)')
-    .allowExcessArguments(false)
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
-    .action(async (opts: ListOptions) => {
-      const quotas = await connect(opts, io).listQuotas();
-      io.stdout(opts.output === 'json' ? `${jsonForTerminal(quotas)}\n` : `${formatQuotaTable(quotas)}\n`);
-    }));
-  const set = addConnectionOptions(new Command('set')
-    .description('set a tenant\'s quota in GPU-equivalents (admin); without --limit the tenant has no limit')
-    .argument('<tenant>', 'tenant name')
-    .allowExcessArguments(false)
-    .addOption(new Option('--guaranteed <gpu-eq>', 'GPU-equivalents the tenant is guaranteed (>= 0; 1 = one whole GPU, 0.5 = half)')
-      .argParser(asArgParser((t) => parseGpuEquivalents('--guaranteed', t))).makeOptionMandatory())
-    .addOption(new Option('--limit <gpu-eq|none>', 'most GPU-equivalents the tenant may hold, borrowing included (>= --guaranteed), or none (default: none)')
-      // Not null for none: commander would take a parser's null for a flag given without a value.
-      .argParser(asArgParser((t) => parseGpuEquivalents('--limit', t, true) ?? 'none')))
-    .action(async (tenant: string, opts: SetOptions) => {
-      const limit = opts.limit === undefined || opts.limit === 'none' ? null : opts.limit;
-      if (limit !== null && limit < opts.guaranteed) {
-        throw new UsageError(`--limit ${formatGpuEquivalents(limit)} is below --guaranteed ${formatGpuEquivalents(opts.guaranteed)}; the limit must be at least the guarantee, or none`);
-      }
-      const updated = await connect(opts, io).setQuota(tenant, { guaranteedGpuEquivalents: opts.guaranteed, limitGpuEquivalents: limit });
-      io.stdout(`quota of tenant ${escapeControlCharactersDeep(updated.name)}: guaranteed ${formatGpuEquivalents(updated.guaranteedGpuEquivalents)}, `
-        + `limit ${formatGpuEquivalents(updated.limitGpuEquivalents)} (GPU-equivalents)\n`);
-    }));
+  const list = addConnectionOptions(
+    new Command('list')
+      .description("each tenant's quota and use in GPU-equivalents (the default; a tenant token sees its own)")
+      .allowExcessArguments(false)
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+      .action(async (opts: ListOptions) => {
+        const quotas = await connect(opts, io).listQuotas();
+        io.stdout(opts.output === 'json' ? `${jsonForTerminal(quotas)}\n` : `${formatQuotaTable(quotas)}\n`);
+      }),
+  );
+  const set = addConnectionOptions(
+    new Command('set')
+      .description("set a tenant's quota in GPU-equivalents (admin); without --limit the tenant has no limit")
+      .argument('<tenant>', 'tenant name')
+      .allowExcessArguments(false)
+      .addOption(
+        new Option(
+          '--guaranteed <gpu-eq>',
+          'GPU-equivalents the tenant is guaranteed (>= 0; 1 = one whole GPU, 0.5 = half)',
+        )
+          .argParser(asArgParser((t) => parseGpuEquivalents('--guaranteed', t)))
+          .makeOptionMandatory(),
+      )
+      .addOption(
+        new Option(
+          '--limit <gpu-eq|none>',
+          'most GPU-equivalents the tenant may hold, borrowing included (>= --guaranteed), or none (default: none)',
+        )
+          // Not null for none: commander would take a parser's null for a flag given without a value.
+          .argParser(asArgParser((t) => parseGpuEquivalents('--limit', t, true) ?? 'none')),
+      )
+      .action(async (tenant: string, opts: SetOptions) => {
+        const limit = opts.limit === undefined || opts.limit === 'none' ? null : opts.limit;
+        if (limit !== null && limit < opts.guaranteed) {
+          throw new UsageError(
+            `--limit ${formatGpuEquivalents(limit)} is below --guaranteed ${formatGpuEquivalents(opts.guaranteed)}; the limit must be at least the guarantee, or none`,
+          );
+        }
+        const updated = await connect(opts, io).setQuota(tenant, {
+          guaranteedGpuEquivalents: opts.guaranteed,
+          limitGpuEquivalents: limit,
+        });
+        io.stdout(
+          `quota of tenant ${escapeControlCharactersDeep(updated.name)}: guaranteed ${formatGpuEquivalents(updated.guaranteedGpuEquivalents)}, ` +
+            `limit ${formatGpuEquivalents(updated.limitGpuEquivalents)} (GPU-equivalents)\n`,
+        );
+      }),
+  );
   return new Command('quota')
-    .description('tenants\' GPU quotas and use: list (the default), set')
+    .description("tenants' GPU quotas and use: list (the default), set")
     .addCommand(list, { isDefault: true })
     .addCommand(set);
 }

@@ -28,11 +28,14 @@ export const MAX_QOS_SECONDS = 86_400;
  */
 export function parseQosSeconds(flag: string, text: string): number {
   if (!/^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(text)) {
-    throw new InvalidArgumentError(`${flag}: '${text}' is not a number of seconds; expected a positive number up to ${MAX_QOS_SECONDS} (e.g. 0.5)`);
+    throw new InvalidArgumentError(
+      `${flag}: '${text}' is not a number of seconds; expected a positive number up to ${MAX_QOS_SECONDS} (e.g. 0.5)`,
+    );
   }
   const value = Number(text);
   // 1e999 parses as Infinity: too big, like 86401.
-  if (value <= 0 || value > MAX_QOS_SECONDS) throw new InvalidArgumentError(`${flag}: must be greater than 0 and at most ${MAX_QOS_SECONDS}, got '${text}'`);
+  if (value <= 0 || value > MAX_QOS_SECONDS)
+    throw new InvalidArgumentError(`${flag}: must be greater than 0 and at most ${MAX_QOS_SECONDS}, got '${text}'`);
   return value;
 }
 
@@ -48,21 +51,27 @@ interface ReportOptions {
 
 /** One line per target of the answer: `job 7 step: latest 0.62 s, target 0.5 s, violating (1 violation so far)`. */
 export function formatQosStatus(jobId: number, status: readonly QosStatusView[]): string {
-  return status.map((s) => {
-    const latest = s.lastObservedSeconds === null ? 'no report yet' : `latest ${s.lastObservedSeconds} s`;
-    const state = s.violating ? 'violating' : s.missingSince !== null ? `missing since ${s.missingSince}` : 'met';
-    return `job ${jobId} ${s.kind}: ${latest}, target ${s.targetSeconds} s, ${state} (${s.violations} violation${s.violations === 1 ? '' : 's'} so far)\n`;
-  }).join('');
+  return status
+    .map((s) => {
+      const latest = s.lastObservedSeconds === null ? 'no report yet' : `latest ${s.lastObservedSeconds} s`;
+      const state = s.violating ? 'violating' : s.missingSince !== null ? `missing since ${s.missingSince}` : 'met';
+      return `job ${jobId} ${s.kind}: ${latest}, target ${s.targetSeconds} s, ${state} (${s.violations} violation${s.violations === 1 ? '' : 's'} so far)\n`;
+    })
+    .join('');
 }
 
 /**
  * Resolves server, job, token and (for an https URL) the CA: flags first, then the job's environment.
  * @throws UsageError naming the missing variable, or a malformed value
  */
-export function resolveReportTarget(opts: ReportOptions, env: Readonly<Record<string, string | undefined>>): { url: string; jobId: number; token: string; ca: ServerCa | null } {
+export function resolveReportTarget(
+  opts: ReportOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): { url: string; jobId: number; token: string; ca: ServerCa | null } {
   const need = (flag: string, name: string, value: string | undefined): string => {
     const text = value ?? env[name];
-    if (text === undefined || text.trim() === '') throw new UsageError(`${name} is not set: gpushare sets it for every job; outside a job pass ${flag}`);
+    if (text === undefined || text.trim() === '')
+      throw new UsageError(`${name} is not set: gpushare sets it for every job; outside a job pass ${flag}`);
     return text.trim();
   };
   const rawUrl = need('--url', 'GPUSHARE_URL', opts.url);
@@ -86,14 +95,26 @@ export function resolveReportTarget(opts: ReportOptions, env: Readonly<Record<st
 }
 
 async function report(opts: ReportOptions, io: CliIo): Promise<void> {
-  if (opts.stepSeconds === undefined && opts.latencySeconds === undefined) throw new UsageError('report needs --step-seconds or --latency-seconds (or both)');
+  if (opts.stepSeconds === undefined && opts.latencySeconds === undefined)
+    throw new UsageError('report needs --step-seconds or --latency-seconds (or both)');
   const { url, jobId, token, ca } = resolveReportTarget(opts, io.env);
-  const hint = ca === null ? 'no CA is given: gpushare sets GPUSHARE_CA_CERT for every job; outside a job pass --ca FILE or set GPUSHARE_CA_FILE'
-    : `it was checked against the CA from ${ca.source}; pass --ca FILE with this server's CA`;
-  const body: QosReportBody = { ...(opts.stepSeconds !== undefined && { stepSeconds: opts.stepSeconds }), ...(opts.latencySeconds !== undefined && { latencySeconds: opts.latencySeconds }) };
+  const hint =
+    ca === null
+      ? 'no CA is given: gpushare sets GPUSHARE_CA_CERT for every job; outside a job pass --ca FILE or set GPUSHARE_CA_FILE'
+      : `it was checked against the CA from ${ca.source}; pass --ca FILE with this server's CA`;
+  const body: QosReportBody = {
+    ...(opts.stepSeconds !== undefined && { stepSeconds: opts.stepSeconds }),
+    ...(opts.latencySeconds !== undefined && { latencySeconds: opts.latencySeconds }),
+  };
   let answer;
   try {
-    answer = await createApiClient({ url, token, fetch: io.fetch, ca: ca?.pem ?? null, certificateHint: hint }).reportQos(jobId, body);
+    answer = await createApiClient({
+      url,
+      token,
+      fetch: io.fetch,
+      ca: ca?.pem ?? null,
+      certificateHint: hint,
+    }).reportQos(jobId, body);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) throw new ReportTokenError(err.message);
     throw err;
@@ -109,7 +130,7 @@ async function report(opts: ReportOptions, io: CliIo): Promise<void> {
 export class ReportTokenError extends Error {
   constructor(serverMessage: string) {
     // The server's "unknown token" already says that a job's token ends with its attempt.
-    const ends = /attempt ends/.test(serverMessage) ? '' : '; a job\'s token stops working when its attempt ends';
+    const ends = /attempt ends/.test(serverMessage) ? '' : "; a job's token stops working when its attempt ends";
     super(`${serverMessage} (check --token or GPUSHARE_JOB_TOKEN${ends})`);
     this.name = 'ReportTokenError';
   }
@@ -122,12 +143,30 @@ export class ReportTokenError extends Error {
  */
 export function createReportCommand(io: CliIo = processIo()): Command {
   return new Command('report')
-    .description('report a running job\'s progress against its QoS targets (inside a job: no configuration needed)')
-    .addOption(new Option('--step-seconds <s>', 'seconds the last training step took').argParser((t) => parseQosSeconds('--step-seconds', t)))
-    .addOption(new Option('--latency-seconds <s>', 'seconds a request took (e.g. a recent p99)').argParser((t) => parseQosSeconds('--latency-seconds', t)))
+    .description("report a running job's progress against its QoS targets (inside a job: no configuration needed)")
+    .addOption(
+      new Option('--step-seconds <s>', 'seconds the last training step took').argParser((t) =>
+        parseQosSeconds('--step-seconds', t),
+      ),
+    )
+    .addOption(
+      new Option('--latency-seconds <s>', 'seconds a request took (e.g. a recent p99)').argParser((t) =>
+        parseQosSeconds('--latency-seconds', t),
+      ),
+    )
     .addOption(new Option('--job <id>', 'job id (default: $GPUSHARE_JOB_ID)').argParser(parseJobId))
     .addOption(new Option('--url <url>', 'server base URL (default: $GPUSHARE_URL)'))
-    .addOption(new Option('--token <token>', 'the job\'s report token, its tenant\'s token or an admin token (default: $GPUSHARE_JOB_TOKEN)'))
-    .addOption(new Option('--ca <file>', 'CA certificate (PEM) of an https server (default: $GPUSHARE_CA_FILE, then $GPUSHARE_CA_CERT)'))
+    .addOption(
+      new Option(
+        '--token <token>',
+        "the job's report token, its tenant's token or an admin token (default: $GPUSHARE_JOB_TOKEN)",
+      ),
+    )
+    .addOption(
+      new Option(
+        '--ca <file>',
+        'CA certificate (PEM) of an https server (default: $GPUSHARE_CA_FILE, then $GPUSHARE_CA_CERT)',
+      ),
+    )
     .action((opts: ReportOptions) => report(opts, io));
 }

@@ -8,9 +8,19 @@ async function configOf(args: string[]): Promise<ServerConfig> {
   let seen: ServerConfig | null = null;
   const start: StartServer = async (config) => {
     seen = config;
-    return { url: 'https://127.0.0.1:1', gpuSource: 'simulated', adminTokenPath: '/x', cliConfigPath: null, caCertPath: null, closed: Promise.resolve() };
+    return {
+      url: 'https://127.0.0.1:1',
+      gpuSource: 'simulated',
+      adminTokenPath: '/x',
+      cliConfigPath: null,
+      caCertPath: null,
+      closed: Promise.resolve(),
+    };
   };
-  const command = throwOnExit(createServeCommand('0.0.0', start, () => undefined)).configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
+  const command = throwOnExit(createServeCommand('0.0.0', start, () => undefined)).configureOutput({
+    writeOut: () => undefined,
+    writeErr: () => undefined,
+  });
   const write = process.stdout.write;
   process.stdout.write = (() => true) as typeof process.stdout.write;
   try {
@@ -25,15 +35,47 @@ async function configOf(args: string[]): Promise<ServerConfig> {
 describe('gpushare serve: limit and /metrics flags', () => {
   it('takes the per-token limits and --metrics-open; /metrics needs a token by default and with --metrics-require-token', async () => {
     const defaults = await configOf([]);
-    expect([defaults.metricsOpen, defaults.apiLimits]).toEqual([false, { requestsPerSecond: 20, requestBurst: 40, eventStreamsPerToken: 4, adminEventStreamsPerToken: 16, eventStreamsTotal: 64 }]);
-    const set = await configOf(['--requests-per-second', '2.5', '--request-burst', '5', '--event-streams-per-token', '1', '--event-streams-total', '8', '--metrics-open']);
-    expect([set.metricsOpen, set.apiLimits]).toEqual([true, { requestsPerSecond: 2.5, requestBurst: 5, eventStreamsPerToken: 1, adminEventStreamsPerToken: 16, eventStreamsTotal: 8 }]);
+    expect([defaults.metricsOpen, defaults.apiLimits]).toEqual([
+      false,
+      {
+        requestsPerSecond: 20,
+        requestBurst: 40,
+        eventStreamsPerToken: 4,
+        adminEventStreamsPerToken: 16,
+        eventStreamsTotal: 64,
+      },
+    ]);
+    const set = await configOf([
+      '--requests-per-second',
+      '2.5',
+      '--request-burst',
+      '5',
+      '--event-streams-per-token',
+      '1',
+      '--event-streams-total',
+      '8',
+      '--metrics-open',
+    ]);
+    expect([set.metricsOpen, set.apiLimits]).toEqual([
+      true,
+      {
+        requestsPerSecond: 2.5,
+        requestBurst: 5,
+        eventStreamsPerToken: 1,
+        adminEventStreamsPerToken: 16,
+        eventStreamsTotal: 8,
+      },
+    ]);
     expect((await configOf(['--metrics-require-token'])).metricsOpen).toBe(false);
   });
 
   it('refuses a bad value naming the flag and its range, and contradictory /metrics flags', async () => {
-    await expect(configOf(['--request-burst', '1.5'])).rejects.toThrow('--request-burst must be a whole number from 1 to 100000, got "1.5"');
-    await expect(configOf(['--requests-per-second', '0'])).rejects.toThrow('--requests-per-second must be a number greater than 0 and at most 100000, got "0"');
+    await expect(configOf(['--request-burst', '1.5'])).rejects.toThrow(
+      '--request-burst must be a whole number from 1 to 100000, got "1.5"',
+    );
+    await expect(configOf(['--requests-per-second', '0'])).rejects.toThrow(
+      '--requests-per-second must be a number greater than 0 and at most 100000, got "0"',
+    );
     await expect(configOf(['--metrics-open', '--metrics-require-token'])).rejects.toThrow(/contradict each other/);
   });
 });

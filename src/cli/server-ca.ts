@@ -19,14 +19,23 @@ const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
  * The CA from the `--ca` flag or the environment, or null when none is given there.
  * @throws UsageError naming the flag or variable when the file cannot be read or holds no PEM certificate
  */
-export function caFromFlagOrEnv(flagFile: string | undefined, env: Readonly<Record<string, string | undefined>>): ServerCa | null {
+export function caFromFlagOrEnv(
+  flagFile: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): ServerCa | null {
   const file = nonEmpty(flagFile);
-  if (file !== undefined) return { pem: readCaFile(file, (reason) => new UsageError(`--ca: ${reason}`)), source: `--ca ${file}` };
+  if (file !== undefined)
+    return { pem: readCaFile(file, (reason) => new UsageError(`--ca: ${reason}`)), source: `--ca ${file}` };
   const envFile = nonEmpty(env.GPUSHARE_CA_FILE);
-  if (envFile !== undefined) return { pem: readCaFile(envFile, (reason) => new UsageError(`GPUSHARE_CA_FILE: ${reason}`)), source: `GPUSHARE_CA_FILE (${envFile})` };
+  if (envFile !== undefined)
+    return {
+      pem: readCaFile(envFile, (reason) => new UsageError(`GPUSHARE_CA_FILE: ${reason}`)),
+      source: `GPUSHARE_CA_FILE (${envFile})`,
+    };
   const pem = env.GPUSHARE_CA_CERT;
   if (pem === undefined || pem.trim() === '') return null;
-  if (!pem.includes(PEM_CERTIFICATE)) throw new UsageError(`GPUSHARE_CA_CERT: expected the PEM text of a CA certificate (${PEM_CERTIFICATE} ...)`);
+  if (!pem.includes(PEM_CERTIFICATE))
+    throw new UsageError(`GPUSHARE_CA_CERT: expected the PEM text of a CA certificate (${PEM_CERTIFICATE} ...)`);
   return { pem, source: 'GPUSHARE_CA_CERT' };
 }
 
@@ -37,7 +46,10 @@ export function caFromFlagOrEnv(flagFile: string | undefined, env: Readonly<Reco
 export function caFromConfig(config: CliConfig, path: string): ServerCa | null {
   if (config.ca !== undefined) return { pem: config.ca, source: `ca in ${path}` };
   if (config.caFile === undefined) return null;
-  return { pem: readCaFile(config.caFile, (reason) => new CliConfigError(path, `caFile: ${reason}`)), source: `caFile ${config.caFile} in ${path}` };
+  return {
+    pem: readCaFile(config.caFile, (reason) => new CliConfigError(path, `caFile: ${reason}`)),
+    source: `caFile ${config.caFile} in ${path}`,
+  };
 }
 
 /**
@@ -46,8 +58,10 @@ export function caFromConfig(config: CliConfig, path: string): ServerCa | null {
  */
 export function certificateHint(ca: ServerCa | null, configPath: string): string {
   if (ca === null) {
-    return `no CA is configured for this https server: set ca: (the CA certificate's PEM text; \`gpushare serve\` writes it) or caFile: (its path) in ${configPath}, `
-      + 'or pass --ca FILE or set GPUSHARE_CA_FILE';
+    return (
+      `no CA is configured for this https server: set ca: (the CA certificate's PEM text; \`gpushare serve\` writes it) or caFile: (its path) in ${configPath}, ` +
+      'or pass --ca FILE or set GPUSHARE_CA_FILE'
+    );
   }
   return `it was checked against the CA from ${ca.source}; if that is not this server's CA, point ca: or caFile: in ${configPath}, --ca or GPUSHARE_CA_FILE at the right one`;
 }

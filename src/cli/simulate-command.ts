@@ -31,8 +31,12 @@ const ON_OFF = ['on', 'off'] as const;
 const TIMELINE_ONLY = ['arrivalSpeedup', 'gpus', 'preemption', 'checkpointInterval'] as const;
 const PACKING_ONLY = ['inflation', 'workers'] as const;
 const FLAG_NAMES: Readonly<Record<string, string>> = {
-  arrivalSpeedup: '--arrival-speedup', gpus: '--gpus', preemption: '--preemption', checkpointInterval: '--checkpoint-interval',
-  inflation: '--inflation', workers: '--workers',
+  arrivalSpeedup: '--arrival-speedup',
+  gpus: '--gpus',
+  preemption: '--preemption',
+  checkpointInterval: '--checkpoint-interval',
+  inflation: '--inflation',
+  workers: '--workers',
 };
 
 /** Parsed options of `gpushare simulate`. */
@@ -68,7 +72,8 @@ function parsePolicyList(text: string): string[] {
   if (items.length === 1 && items[0] === 'all') return [...POLICY_NAMES];
   if (items.some((s) => s === '')) throw new InvalidArgumentError(`empty policy name; ${allowed}`);
   if (items.includes('all')) throw new InvalidArgumentError(`'all' cannot be combined with other policies; ${allowed}`);
-  for (const item of items) if (!POLICY_NAMES.includes(item)) throw new InvalidArgumentError(new UnknownPolicyError(item).message);
+  for (const item of items)
+    if (!POLICY_NAMES.includes(item)) throw new InvalidArgumentError(new UnknownPolicyError(item).message);
   const twice = items.find((s, i) => items.indexOf(s) !== i);
   if (twice !== undefined) throw new InvalidArgumentError(`policy '${twice}' is listed twice; ${allowed}`);
   return items;
@@ -108,7 +113,8 @@ function positiveDecimal(text: string): number {
 /** `--arrival-speedup`: a decimal number > 0. */
 function parseArrivalSpeedup(text: string): number {
   const value = positiveDecimal(text);
-  if (Number.isNaN(value)) throw new InvalidArgumentError('expected a decimal number > 0 (e.g. 4: arrival gaps divided by 4)');
+  if (Number.isNaN(value))
+    throw new InvalidArgumentError('expected a decimal number > 0 (e.g. 4: arrival gaps divided by 4)');
   return value;
 }
 
@@ -122,14 +128,16 @@ function parseCheckpointInterval(text: string): number {
 /** `--tenants`: an integer in 1..1000. */
 function parseTenants(text: string): number {
   const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < 1 || value > 1000) throw new InvalidArgumentError('expected a whole number of tenants in 1..1000');
+  if (!Number.isSafeInteger(value) || value < 1 || value > 1000)
+    throw new InvalidArgumentError('expected a whole number of tenants in 1..1000');
   return value;
 }
 
 /** `--gpus`: an integer in 1..MAX_GPUS. */
 function parseGpus(text: string): number {
   const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_GPUS) throw new InvalidArgumentError(`expected a whole number of GPUs in 1..${MAX_GPUS}`);
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_GPUS)
+    throw new InvalidArgumentError(`expected a whole number of GPUs in 1..${MAX_GPUS}`);
   return value;
 }
 
@@ -160,11 +168,15 @@ function checkReplayFlags(opts: SimulateOptions, command: Command): void {
   const foreign = (opts.replay === 'timeline' ? PACKING_ONLY : TIMELINE_ONLY).filter(given).map((k) => FLAG_NAMES[k]);
   if (foreign.length > 0) {
     const other = opts.replay === 'timeline' ? 'packing' : 'timeline';
-    throw new UsageError(`${foreign.join(', ')} ${foreign.length > 1 ? 'apply' : 'applies'} to --replay ${other} only, not --replay ${opts.replay}; `
-      + `allowed with --replay ${opts.replay}: ${(opts.replay === 'timeline' ? TIMELINE_ONLY : PACKING_ONLY).map((k) => FLAG_NAMES[k]).join(', ')}`);
+    throw new UsageError(
+      `${foreign.join(', ')} ${foreign.length > 1 ? 'apply' : 'applies'} to --replay ${other} only, not --replay ${opts.replay}; ` +
+        `allowed with --replay ${opts.replay}: ${(opts.replay === 'timeline' ? TIMELINE_ONLY : PACKING_ONLY).map((k) => FLAG_NAMES[k]).join(', ')}`,
+    );
   }
   if (opts.gpus !== undefined && given('nodes')) {
-    throw new UsageError('--gpus and --nodes are exclusive: --gpus samples a cluster of N GPUs from the shipped node list; --nodes uses a node list as given');
+    throw new UsageError(
+      '--gpus and --nodes are exclusive: --gpus samples a cluster of N GPUs from the shipped node list; --nodes uses a node list as given',
+    );
   }
 }
 
@@ -176,26 +188,37 @@ async function simulateTimeline(opts: SimulateOptions, policies: readonly string
   let report;
   try {
     report = await runTimelineGrid({
-      nodesFile: opts.nodes, podsFile: opts.pods, policies, seeds: opts.seeds,
-      arrivalSpeedup: opts.arrivalSpeedup, gpus: opts.gpus ?? null, preemption: opts.preemption === 'on',
-      checkpointIntervalSeconds: opts.checkpointInterval, workloadSource: opts.workload,
+      nodesFile: opts.nodes,
+      podsFile: opts.pods,
+      policies,
+      seeds: opts.seeds,
+      arrivalSpeedup: opts.arrivalSpeedup,
+      gpus: opts.gpus ?? null,
+      preemption: opts.preemption === 'on',
+      checkpointIntervalSeconds: opts.checkpointInterval,
+      workloadSource: opts.workload,
       onProgress: tty
-        ? (done, all, last) => process.stderr.write(`\r${formatProgressBar(done, all, 30, `${last.policy} seed ${last.seed}`)}\x1b[K`)
+        ? (done, all, last) =>
+            process.stderr.write(`\r${formatProgressBar(done, all, 30, `${last.policy} seed ${last.seed}`)}\x1b[K`)
         : undefined,
     });
   } finally {
     if (tty) process.stderr.write('\n');
   }
   const { inputs, cluster, settings } = report;
-  const clusterText = cluster.source === 'sampled'
-    ? `${cluster.gpus} GPUs sampled per seed from ${displayPath(opts.nodes)}`
-    : `${displayPath(opts.nodes)}: ${cluster.nodes} nodes, ${cluster.gpus} GPUs`;
-  const loads = report.summary.map((p) => `${p.offeredLoadPct === null ? 'n/a' : `${p.offeredLoadPct.mean.toFixed(1)}%`}${report.summary.length > 1 ? ` (${p.policy})` : ''}`);
+  const clusterText =
+    cluster.source === 'sampled'
+      ? `${cluster.gpus} GPUs sampled per seed from ${displayPath(opts.nodes)}`
+      : `${displayPath(opts.nodes)}: ${cluster.nodes} nodes, ${cluster.gpus} GPUs`;
+  const loads = report.summary.map(
+    (p) =>
+      `${p.offeredLoadPct === null ? 'n/a' : `${p.offeredLoadPct.mean.toFixed(1)}%`}${report.summary.length > 1 ? ` (${p.policy})` : ''}`,
+  );
   const lines = [
-    `${displayPath(opts.pods)} on ${clusterText}; replay timeline, policy ${policies.join(',')}, seeds ${formatSeeds(opts.seeds)}, `
-      + `arrival speedup ${settings.arrivalSpeedup}, preemption ${opts.preemption}, checkpoint every ${settings.checkpointIntervalSeconds} s, workload of default: ${settings.workloadSource}`,
-    `${inputs.pods} pods: ${inputs.timedPods} replayed, ${inputs.skippedMissingTimes} skipped without creation/scheduled/deletion time, `
-      + `${inputs.skippedNegativeDuration} skipped with deletion_time < scheduled_time`,
+    `${displayPath(opts.pods)} on ${clusterText}; replay timeline, policy ${policies.join(',')}, seeds ${formatSeeds(opts.seeds)}, ` +
+      `arrival speedup ${settings.arrivalSpeedup}, preemption ${opts.preemption}, checkpoint every ${settings.checkpointIntervalSeconds} s, workload of default: ${settings.workloadSource}`,
+    `${inputs.pods} pods: ${inputs.timedPods} replayed, ${inputs.skippedMissingTimes} skipped without creation/scheduled/deletion time, ` +
+      `${inputs.skippedNegativeDuration} skipped with deletion_time < scheduled_time`,
     `${report.offeredLoadDefinition}: ${loads.join(', ')} (mean over seeds)`,
     '',
     formatTimelineTables(report),
@@ -245,7 +268,8 @@ async function simulate(opts: SimulateOptions, command: Command): Promise<void> 
       workloadSource: opts.workload,
       workers: opts.workers,
       onProgress: tty
-        ? (done, all, last) => process.stderr.write(`\r${formatProgressBar(done, all, 30, `${last.policy} seed ${last.seed}`)}\x1b[K`)
+        ? (done, all, last) =>
+            process.stderr.write(`\r${formatProgressBar(done, all, 30, `${last.policy} seed ${last.seed}`)}\x1b[K`)
         : undefined,
     });
   } finally {
@@ -253,13 +277,16 @@ async function simulate(opts: SimulateOptions, command: Command): Promise<void> 
   }
   const seconds = (performance.now() - started) / 1000;
   const lines = [
-    `${displayPath(opts.pods)} on ${displayPath(opts.nodes)}: ${report.cluster.nodes} nodes, ${report.cluster.gpus} GPUs, `
-      + `${report.inputs.pods} pods, inflation ${report.inflation}, seeds ${formatSeeds(opts.seeds)}, workload of default: ${report.workloadSource}`,
+    `${displayPath(opts.pods)} on ${displayPath(opts.nodes)}: ${report.cluster.nodes} nodes, ${report.cluster.gpus} GPUs, ` +
+      `${report.inputs.pods} pods, inflation ${report.inflation}, seeds ${formatSeeds(opts.seeds)}, workload of default: ${report.workloadSource}`,
     '',
     formatSummaryTable(report.summary),
     '',
     ...(report.summary.some((p) => Number.isNaN(p.unallocatedPctAt100.mean) || Number.isNaN(p.unallocatedPctAt130.mean))
-      ? ['note: n/a = the arrived GPU request never reached that % of the cluster\'s GPU capacity (too few GPU pods, or --inflation below it)', '']
+      ? [
+          "note: n/a = the arrived GPU request never reached that % of the cluster's GPU capacity (too few GPU pods, or --inflation below it)",
+          '',
+        ]
       : []),
     `${report.runs.length} runs in ${seconds.toFixed(1)} s (${Math.min(opts.workers, total)} worker(s))`,
   ];
@@ -295,38 +322,106 @@ async function simulate(opts: SimulateOptions, command: Command): Promise<void> 
 export function createSimulateCommand(): Command {
   return new Command('simulate')
     .allowExcessArguments(false)
-    .description('replay a GPU trace with each policy and seed: packing (FGD paper protocol, unallocated GPU %) or timeline (waits, JCT, preemption)')
-    .addOption(new Option('--nodes <file>', 'node list CSV (openb_node_list_*.csv)')
-      .default(shippedTraceFile('openb_node_list_gpu_node.csv'), 'shipped openb_node_list_gpu_node.csv'))
-    .addOption(new Option('--pods <file>', 'pod list CSV (openb_pod_list_*.csv)')
-      .default(shippedTraceFile('openb_pod_list_default.csv'), 'shipped openb_pod_list_default.csv'))
-    .addOption(new Option('--policy <list>', `comma list of policies, or all (${POLICY_NAMES.join(', ')})`)
-      .argParser(parsePolicyList).default([...POLICY_NAMES], 'all; default with --replay timeline'))
-    .addOption(new Option('--seeds <list>', 'seeds: a range a-b, a comma list, or a mix like 42,45-47')
-      .argParser(parseSeedOption).default(parseSeeds('42-51'), '42-51'))
-    .addOption(new Option('--inflation <x>', 'arrived GPU request as a multiple of capacity, > 0 and <= 10')
-      .argParser(parseInflation).default(1.3))
+    .description(
+      'replay a GPU trace with each policy and seed: packing (FGD paper protocol, unallocated GPU %) or timeline (waits, JCT, preemption)',
+    )
+    .addOption(
+      new Option('--nodes <file>', 'node list CSV (openb_node_list_*.csv)').default(
+        shippedTraceFile('openb_node_list_gpu_node.csv'),
+        'shipped openb_node_list_gpu_node.csv',
+      ),
+    )
+    .addOption(
+      new Option('--pods <file>', 'pod list CSV (openb_pod_list_*.csv)').default(
+        shippedTraceFile('openb_pod_list_default.csv'),
+        'shipped openb_pod_list_default.csv',
+      ),
+    )
+    .addOption(
+      new Option('--policy <list>', `comma list of policies, or all (${POLICY_NAMES.join(', ')})`)
+        .argParser(parsePolicyList)
+        .default([...POLICY_NAMES], 'all; default with --replay timeline'),
+    )
+    .addOption(
+      new Option('--seeds <list>', 'seeds: a range a-b, a comma list, or a mix like 42,45-47')
+        .argParser(parseSeedOption)
+        .default(parseSeeds('42-51'), '42-51'),
+    )
+    .addOption(
+      new Option('--inflation <x>', 'arrived GPU request as a multiple of capacity, > 0 and <= 10')
+        .argParser(parseInflation)
+        .default(1.3),
+    )
     .addOption(new Option('--json <file>', 'write the results as JSON'))
     .addOption(new Option('--report <file>', 'write a self-contained HTML report'))
-    .addOption(new Option('--workers <n>', 'worker threads, integer >= 1')
-      .argParser(parseWorkers).default(Math.min(availableParallelism(), 4)))
-    .addOption(new Option('--replay <mode>', 'replay protocol: packing (FGD paper, no departures) or timeline (arrivals over time, queue, departures, preemption)')
-      .choices(REPLAY_MODES).default('packing'))
-    .addOption(new Option('--arrival-speedup <k>', 'timeline: divide the gaps between arrivals by K (> 0); run times are kept')
-      .argParser(parseArrivalSpeedup).default(1))
-    .addOption(new Option('--gpus <n>', 'timeline: a cluster of N GPUs, node shapes sampled per seed from the shipped node list (not with --nodes)')
-      .argParser(parseGpus))
-    .addOption(new Option('--preemption <on|off>', 'timeline: let a job that does not fit preempt lower-priority jobs').choices(ON_OFF).default('on'))
-    .addOption(new Option('--checkpoint-interval <seconds>', 'timeline: run time between checkpoints; preempted work since the last one is lost')
-      .argParser(parseCheckpointInterval).default(1800))
-    .addOption(new Option('--sharing <list>', 'packing with per-GPU sharing modes: auto, mig, mps, timeslice (comma list) or all; needs --gpu-model')
-      .argParser(parseSharingList))
-    .addOption(new Option('--gpu-model <model>', 'with --sharing: give every GPU this catalog model (e.g. A100-80GB) for its memory and MIG')
-      .argParser(parseGpuModel))
-    .addOption(new Option('--tenants <n>', 'with --sharing: spread the pods over N tenants (by pod name); an MPS GPU takes one tenant\'s pods at a time')
-      .argParser(parseTenants))
-    .addOption(new Option('--mps-any-tenant', 'with --sharing: let MPS GPUs take pods of several tenants at once (the cost comparison of docs/mps.md)'))
-    .addOption(new Option('--workload <source>', 'target workload of the default policy: the trace\'s task types, or learned online from arrivals')
-      .choices(WORKLOAD_SOURCES).default('trace'))
+    .addOption(
+      new Option('--workers <n>', 'worker threads, integer >= 1')
+        .argParser(parseWorkers)
+        .default(Math.min(availableParallelism(), 4)),
+    )
+    .addOption(
+      new Option(
+        '--replay <mode>',
+        'replay protocol: packing (FGD paper, no departures) or timeline (arrivals over time, queue, departures, preemption)',
+      )
+        .choices(REPLAY_MODES)
+        .default('packing'),
+    )
+    .addOption(
+      new Option('--arrival-speedup <k>', 'timeline: divide the gaps between arrivals by K (> 0); run times are kept')
+        .argParser(parseArrivalSpeedup)
+        .default(1),
+    )
+    .addOption(
+      new Option(
+        '--gpus <n>',
+        'timeline: a cluster of N GPUs, node shapes sampled per seed from the shipped node list (not with --nodes)',
+      ).argParser(parseGpus),
+    )
+    .addOption(
+      new Option('--preemption <on|off>', 'timeline: let a job that does not fit preempt lower-priority jobs')
+        .choices(ON_OFF)
+        .default('on'),
+    )
+    .addOption(
+      new Option(
+        '--checkpoint-interval <seconds>',
+        'timeline: run time between checkpoints; preempted work since the last one is lost',
+      )
+        .argParser(parseCheckpointInterval)
+        .default(1800),
+    )
+    .addOption(
+      new Option(
+        '--sharing <list>',
+        'packing with per-GPU sharing modes: auto, mig, mps, timeslice (comma list) or all; needs --gpu-model',
+      ).argParser(parseSharingList),
+    )
+    .addOption(
+      new Option(
+        '--gpu-model <model>',
+        'with --sharing: give every GPU this catalog model (e.g. A100-80GB) for its memory and MIG',
+      ).argParser(parseGpuModel),
+    )
+    .addOption(
+      new Option(
+        '--tenants <n>',
+        "with --sharing: spread the pods over N tenants (by pod name); an MPS GPU takes one tenant's pods at a time",
+      ).argParser(parseTenants),
+    )
+    .addOption(
+      new Option(
+        '--mps-any-tenant',
+        'with --sharing: let MPS GPUs take pods of several tenants at once (the cost comparison of docs/mps.md)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--workload <source>',
+        "target workload of the default policy: the trace's task types, or learned online from arrivals",
+      )
+        .choices(WORKLOAD_SOURCES)
+        .default('trace'),
+    )
     .action((opts: SimulateOptions, command: Command) => simulate(opts, command));
 }

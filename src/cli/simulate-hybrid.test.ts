@@ -6,7 +6,9 @@ import { parseGpuModel, parseSharingList } from './simulate-hybrid.js';
 
 /** Parses `simulate` with `args`; returns what it threw (nothing is run: every case fails a flag check). */
 async function failure(...args: string[]): Promise<unknown> {
-  const command = createSimulateCommand().exitOverride().configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  const command = createSimulateCommand()
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
   try {
     await command.parseAsync(args, { from: 'user' });
   } catch (err) {
@@ -23,7 +25,11 @@ describe('--sharing', () => {
   });
 
   it('refuses unknown, empty or repeated settings, naming the allowed values', () => {
-    expect(() => parseSharingList('exclusive')).toThrow(new InvalidArgumentError("unknown sharing setting 'exclusive'; allowed: auto, mig, mps, timeslice (a comma list), or all"));
+    expect(() => parseSharingList('exclusive')).toThrow(
+      new InvalidArgumentError(
+        "unknown sharing setting 'exclusive'; allowed: auto, mig, mps, timeslice (a comma list), or all",
+      ),
+    );
     expect(() => parseSharingList('auto,')).toThrow(InvalidArgumentError);
     expect(() => parseSharingList('mps,mps')).toThrow(/listed twice/);
     expect(() => parseSharingList('all,mig')).toThrow(/unknown sharing setting 'all'/);
@@ -38,7 +44,9 @@ describe('--gpu-model', () => {
   });
 
   it('refuses unknown models and the trace codes without memory, listing the allowed ones', () => {
-    expect(() => parseGpuModel('B200')).toThrow(/^expected a GPU model of the catalog with known memory; allowed: P100, T4, .*A100-80GB, H100-80GB, H200-141GB$/);
+    expect(() => parseGpuModel('B200')).toThrow(
+      /^expected a GPU model of the catalog with known memory; allowed: P100, T4, .*A100-80GB, H100-80GB, H200-141GB$/,
+    );
     expect(() => parseGpuModel('G2')).toThrow(InvalidArgumentError);
   });
 
@@ -53,11 +61,23 @@ describe('flag combinations', () => {
   it.each([
     [['--sharing', 'auto'], /^--sharing needs --gpu-model MODEL .*allowed: P100/],
     [['--gpu-model', 'A100-80GB'], /^--gpu-model applies to --sharing only/],
-    [['--sharing', 'auto', '--gpu-model', 'A100-80GB', '--replay', 'timeline'], /^--sharing applies to --replay packing only/],
-    [['--sharing', 'auto', '--gpu-model', 'A100-80GB', '--policy', 'fgd'], /^--sharing chooses nodes with the default policy; --policy fgd is not allowed/],
+    [
+      ['--sharing', 'auto', '--gpu-model', 'A100-80GB', '--replay', 'timeline'],
+      /^--sharing applies to --replay packing only/,
+    ],
+    [
+      ['--sharing', 'auto', '--gpu-model', 'A100-80GB', '--policy', 'fgd'],
+      /^--sharing chooses nodes with the default policy; --policy fgd is not allowed/,
+    ],
     [['--sharing', 'auto', '--gpu-model', 'A100-80GB', '--workload', 'online'], /--workload online is not allowed/],
-    [['--sharing', 'mps,mig', '--gpu-model', 'T4'], /^--sharing mig needs a MIG-capable --gpu-model; T4 has no MIG; allowed: A30-24GB, A100-40GB, A100-80GB, H100-80GB, H200-141GB$/],
-    [['--sharing', 'auto', '--gpu-model', 'A100-80GB', '--arrival-speedup', '2'], /^--arrival-speedup applies to --replay timeline only/],
+    [
+      ['--sharing', 'mps,mig', '--gpu-model', 'T4'],
+      /^--sharing mig needs a MIG-capable --gpu-model; T4 has no MIG; allowed: A30-24GB, A100-40GB, A100-80GB, H100-80GB, H200-141GB$/,
+    ],
+    [
+      ['--sharing', 'auto', '--gpu-model', 'A100-80GB', '--arrival-speedup', '2'],
+      /^--arrival-speedup applies to --replay timeline only/,
+    ],
   ])('%j is refused', async (args, message) => {
     const err = await failure(...args);
     expect(err).toBeInstanceOf(UsageError);

@@ -29,14 +29,19 @@ export function formatPrincipal(you: StatusView['you']): string {
 /** `gpu limits:  mps        memory per process (MPS), compute per process (MPS)`, one line per mode. */
 function formatGpuLimits(gpu: StatusView['enforcement']['gpu']): string[] {
   const modes = ['exclusive', 'mig', 'mps', 'timeslice'] as const;
-  return modes.map((mode, i) => `${i === 0 ? 'gpu limits:  ' : '             '}${mode.padEnd(10)} ${formatShareEnforcement(gpu[mode])}`);
+  return modes.map(
+    (mode, i) =>
+      `${i === 0 ? 'gpu limits:  ' : '             '}${mode.padEnd(10)} ${formatShareEnforcement(gpu[mode])}`,
+  );
 }
 
 /** The status for people; `url` is the server's base URL. Without a final newline. */
 export function formatStatus(received: StatusView, url: string): string {
   const status = escapeControlCharactersDeep(received);
   const known = JOB_STATES.filter((s) => status.jobs[s] !== undefined).map((s) => `${s} ${status.jobs[s]}`);
-  const other = Object.entries(status.jobs).filter(([s]) => !(JOB_STATES as readonly string[]).includes(s)).map(([s, n]) => `${s} ${n}`);
+  const other = Object.entries(status.jobs)
+    .filter(([s]) => !(JOB_STATES as readonly string[]).includes(s))
+    .map(([s, n]) => `${s} ${n}`);
   const yesNo = (b: boolean): string => (b ? 'enforced' : 'not enforced');
   const sched = status.scheduler;
   return [
@@ -49,9 +54,9 @@ export function formatStatus(received: StatusView, url: string): string {
     `freezer:     ${status.freezer}`,
     `host limits: cpu ${yesNo(status.enforcement.host.cpuMilli)}, memory ${yesNo(status.enforcement.host.hostMemoryMiB)} (cgroup controllers of this host)`,
     ...formatGpuLimits(status.enforcement.gpu),
-    `scheduler:   ${sched.passes} passes; last ${formatMs(sched.lastPassMs)} ms, p50 ${formatMs(sched.p50PassMs)} ms, `
-      + `p99 ${formatMs(sched.p99PassMs)} ms, max ${formatMs(sched.maxPassMs)} ms; at most ${sched.maxPendingConsidered} pending jobs considered; `
-      + `${sched.passesSkipped} skipped (nothing changed)`,
+    `scheduler:   ${sched.passes} passes; last ${formatMs(sched.lastPassMs)} ms, p50 ${formatMs(sched.p50PassMs)} ms, ` +
+      `p99 ${formatMs(sched.p99PassMs)} ms, max ${formatMs(sched.maxPassMs)} ms; at most ${sched.maxPendingConsidered} pending jobs considered; ` +
+      `${sched.passesSkipped} skipped (nothing changed)`,
     `checkpoint:  ${status.checkpoint.detail}`,
   ].join('\n');
 }
@@ -62,7 +67,7 @@ export function formatStatus(received: StatusView, url: string): string {
  */
 export function createStatusCommand(io: CliIo = processIo()): Command {
   const command = new Command('status')
-    .description('show the server\'s status: version, GPU source, job counts, enforcement, checkpointing, your role')
+    .description("show the server's status: version, GPU source, job counts, enforcement, checkpointing, your role")
     .allowExcessArguments(false)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (opts: StatusOptions) => {

@@ -15,8 +15,18 @@ import { formatGpuRequest, formatJobEnd, jobExitStatus, jobReason } from './form
 import { asArgParser, collect } from './option-parsers.js';
 import { parseQosSeconds } from './report.js';
 import {
-  MAX_GPU_COUNT, MAX_RETRIES, parseCpuMilli, parseDurationSeconds, parseEnvPair, parseGpuShare, parseIntegerInRange,
-  parseMemoryMiB, parsePriority, QuantityError, resolveGpuAmount, type GpuShare,
+  MAX_GPU_COUNT,
+  MAX_RETRIES,
+  parseCpuMilli,
+  parseDurationSeconds,
+  parseEnvPair,
+  parseGpuShare,
+  parseIntegerInRange,
+  parseMemoryMiB,
+  parsePriority,
+  QuantityError,
+  resolveGpuAmount,
+  type GpuShare,
 } from './parse-quantities.js';
 import { escapeControlCharacters } from '../lib/control-characters.js';
 
@@ -64,11 +74,15 @@ export function buildSubmitBody(command: readonly string[], opts: SubmitOptions,
     if (err instanceof QuantityError) throw new UsageError(err.message);
     throw err;
   }
-  if (opts.privateWorkdir === true && opts.workdir !== undefined) throw new UsageError('--private-workdir and --workdir exclude each other: choose one working folder');
+  if (opts.privateWorkdir === true && opts.workdir !== undefined)
+    throw new UsageError('--private-workdir and --workdir exclude each other: choose one working folder');
   const program = command[0] ?? '';
   const body: SubmitJobInput = {
     // With a private working folder a relative program path means the current folder here.
-    command: opts.privateWorkdir === true && program.includes('/') ? [resolve(cwd, program), ...command.slice(1)] : [...command],
+    command:
+      opts.privateWorkdir === true && program.includes('/')
+        ? [resolve(cwd, program), ...command.slice(1)]
+        : [...command],
     ...(opts.privateWorkdir === true ? {} : { workingDirectory: resolve(cwd, opts.workdir ?? '.') }),
     environment,
     gpu: {
@@ -89,7 +103,10 @@ export function buildSubmitBody(command: readonly string[], opts: SubmitOptions,
   if (opts.cpu !== undefined) body.cpuMilli = opts.cpu;
   if (opts.hostMemory !== undefined) body.hostMemoryMiB = opts.hostMemory;
   if (opts.qosStepSeconds !== undefined || opts.qosLatencySeconds !== undefined) {
-    body.qos = { ...(opts.qosStepSeconds !== undefined && { stepSeconds: opts.qosStepSeconds }), ...(opts.qosLatencySeconds !== undefined && { latencySeconds: opts.qosLatencySeconds }) };
+    body.qos = {
+      ...(opts.qosStepSeconds !== undefined && { stepSeconds: opts.qosStepSeconds }),
+      ...(opts.qosLatencySeconds !== undefined && { latencySeconds: opts.qosLatencySeconds }),
+    };
   }
   return body;
 }
@@ -101,7 +118,10 @@ export function buildSubmitBody(command: readonly string[], opts: SubmitOptions,
  * that the attempt started.
  */
 export function progressLine(job: JobView): string {
-  const where = job.placement !== null && job.state !== 'pending' ? ` on GPU ${job.placement.gpus.map((g) => g.index).join(', ')}` : '';
+  const where =
+    job.placement !== null && job.state !== 'pending'
+      ? ` on GPU ${job.placement.gpus.map((g) => g.index).join(', ')}`
+      : '';
   const attempt = job.state === 'running' && job.attempt > 1 ? ` (attempt ${job.attempt})` : '';
   const reason = jobReason(job);
   return `job ${job.id}: ${job.state}${attempt}${where}${reason !== null ? ` (${reason})` : ''}`;
@@ -130,7 +150,9 @@ async function submit(command: string[], opts: SubmitOptions, io: CliIo): Promis
   // the program is a mistyped gpushare flag.
   const first = command[0] ?? '';
   if (first.startsWith('-')) {
-    throw new UsageError(`unknown option '${first}' (see \`gpushare submit --help\`; put the job's command after --: gpushare submit [options] -- CMD ARGS...)`);
+    throw new UsageError(
+      `unknown option '${first}' (see \`gpushare submit --help\`; put the job's command after --: gpushare submit [options] -- CMD ARGS...)`,
+    );
   }
   const body = buildSubmitBody(command, opts, io.cwd());
   const client = connect(opts, io);
@@ -152,33 +174,99 @@ async function submit(command: string[], opts: SubmitOptions, io: CliIo): Promis
  */
 export function createSubmitCommand(io: CliIo = processIo()): Command {
   const command = new Command('submit')
-    .description('submit a job to the gpushare server; put the job\'s command after --')
+    .description("submit a job to the gpushare server; put the job's command after --")
     .usage('[options] -- CMD [ARGS...]')
     .argument('<command...>', 'the program to run and its arguments')
     .allowUnknownOption()
-    .addOption(new Option('--gpu <share>', 'a fraction of one GPU in (0,1] (0.5 = half a GPU) or a whole number of GPUs (2)').argParser(asArgParser(parseGpuShare)))
-    .addOption(new Option('--gpu-count <n>', `number of GPUs, 1..${MAX_GPU_COUNT}, each with the --gpu share`)
-      .argParser(asArgParser((t) => parseIntegerInRange('--gpu-count', t, 1, MAX_GPU_COUNT))))
-    .addOption(new Option('--gpu-memory <size>', 'device memory per GPU: MiB, or with unit MiB/GiB (20GiB); default: in proportion to the share')
-      .argParser(asArgParser((t) => parseMemoryMiB('--gpu-memory', t))))
+    .addOption(
+      new Option(
+        '--gpu <share>',
+        'a fraction of one GPU in (0,1] (0.5 = half a GPU) or a whole number of GPUs (2)',
+      ).argParser(asArgParser(parseGpuShare)),
+    )
+    .addOption(
+      new Option('--gpu-count <n>', `number of GPUs, 1..${MAX_GPU_COUNT}, each with the --gpu share`).argParser(
+        asArgParser((t) => parseIntegerInRange('--gpu-count', t, 1, MAX_GPU_COUNT)),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--gpu-memory <size>',
+        'device memory per GPU: MiB, or with unit MiB/GiB (20GiB); default: in proportion to the share',
+      ).argParser(asArgParser((t) => parseMemoryMiB('--gpu-memory', t))),
+    )
     .addOption(new Option('--mode <mode>', 'sharing mode').choices(SHARING_MODES))
-    .addOption(new Option('--isolation <level>', 'for --mode auto: strict (MIG instance, else whole GPUs), standard (MPS, the default), none (time-slicing)').choices(ISOLATION_LEVELS))
-    .addOption(new Option('--priority <class-or-n>', 'low, normal, high, critical, or an integer 0..1000000 (higher first)').argParser(asArgParser(parsePriority)))
-    .addOption(new Option('--preemptible', 'may be preempted (checkpoint protocol) for a more important job (default: yes below priority high)'))
-    .addOption(new Option('--no-preemptible', 'not preempted for a more important job (while its tenant borrows above its guarantee it may still be reclaimed)'))
-    .addOption(new Option('--tenant <tenant>', 'owner tenant (default: the token\'s tenant; for an admin token, tenant "default")'))
+    .addOption(
+      new Option(
+        '--isolation <level>',
+        'for --mode auto: strict (MIG instance, else whole GPUs), standard (MPS, the default), none (time-slicing)',
+      ).choices(ISOLATION_LEVELS),
+    )
+    .addOption(
+      new Option(
+        '--priority <class-or-n>',
+        'low, normal, high, critical, or an integer 0..1000000 (higher first)',
+      ).argParser(asArgParser(parsePriority)),
+    )
+    .addOption(
+      new Option(
+        '--preemptible',
+        'may be preempted (checkpoint protocol) for a more important job (default: yes below priority high)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--no-preemptible',
+        'not preempted for a more important job (while its tenant borrows above its guarantee it may still be reclaimed)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--tenant <tenant>',
+        'owner tenant (default: the token\'s tenant; for an admin token, tenant "default")',
+      ),
+    )
     .addOption(new Option('--name <name>', 'display name (default: the program name)'))
-    .addOption(new Option('--time-limit <duration>', 'wall-clock limit per attempt: 90, 90s, 15m, 2h, 1h30m, 1d').argParser(asArgParser((t) => parseDurationSeconds(t))))
-    .addOption(new Option('--retries <n>', `retries of a failed attempt, 0..${MAX_RETRIES}`)
-      .argParser(asArgParser((t) => parseIntegerInRange('--retries', t, 0, MAX_RETRIES))))
-    .addOption(new Option('--cpu <cores>', 'host CPU: cores (2, 0.5) or milli-cores (500m)').argParser(asArgParser(parseCpuMilli)))
-    .addOption(new Option('--host-memory <size>', 'host memory: MiB, or with unit MiB/GiB').argParser(asArgParser((t) => parseMemoryMiB('--host-memory', t, 0))))
+    .addOption(
+      new Option('--time-limit <duration>', 'wall-clock limit per attempt: 90, 90s, 15m, 2h, 1h30m, 1d').argParser(
+        asArgParser((t) => parseDurationSeconds(t)),
+      ),
+    )
+    .addOption(
+      new Option('--retries <n>', `retries of a failed attempt, 0..${MAX_RETRIES}`).argParser(
+        asArgParser((t) => parseIntegerInRange('--retries', t, 0, MAX_RETRIES)),
+      ),
+    )
+    .addOption(
+      new Option('--cpu <cores>', 'host CPU: cores (2, 0.5) or milli-cores (500m)').argParser(
+        asArgParser(parseCpuMilli),
+      ),
+    )
+    .addOption(
+      new Option('--host-memory <size>', 'host memory: MiB, or with unit MiB/GiB').argParser(
+        asArgParser((t) => parseMemoryMiB('--host-memory', t, 0)),
+      ),
+    )
     .addOption(new Option('--env <key=value>', 'environment variable for the job (repeatable)').argParser(collect))
     .addOption(new Option('--workdir <dir>', 'working folder of the job (default: the current folder)'))
-    .addOption(new Option('--private-workdir', 'run in a private working folder of the job\'s own on the server (what a sandboxed server needs when the current folder is not the tenant\'s)'))
+    .addOption(
+      new Option(
+        '--private-workdir',
+        "run in a private working folder of the job's own on the server (what a sandboxed server needs when the current folder is not the tenant's)",
+      ),
+    )
     .addOption(new Option('--wait', 'follow the job until it ends and exit with its exit status'))
-    .addOption(new Option('--qos-step-seconds <s>', 'QoS target: seconds per training step; the job reports with `gpushare report` (docs/qos.md)').argParser((t) => parseQosSeconds('--qos-step-seconds', t)))
-    .addOption(new Option('--qos-latency-seconds <s>', 'QoS target: seconds per request').argParser((t) => parseQosSeconds('--qos-latency-seconds', t)))
+    .addOption(
+      new Option(
+        '--qos-step-seconds <s>',
+        'QoS target: seconds per training step; the job reports with `gpushare report` (docs/qos.md)',
+      ).argParser((t) => parseQosSeconds('--qos-step-seconds', t)),
+    )
+    .addOption(
+      new Option('--qos-latency-seconds <s>', 'QoS target: seconds per request').argParser((t) =>
+        parseQosSeconds('--qos-latency-seconds', t),
+      ),
+    )
     .action((args: string[], opts: SubmitOptions) => submit(args, opts, io));
   return addConnectionOptions(command);
 }

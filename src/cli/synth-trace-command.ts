@@ -6,11 +6,16 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readNodeListFile, readPodListFile } from '../sim/traces/alibaba-csv.js';
 import {
-  formatPodListCsv, synthesizeVariant, traceShares, VARIANT_FIELDS, VARIANT_KINDS, type VariantKind, type VariantSpec,
+  formatPodListCsv,
+  synthesizeVariant,
+  traceShares,
+  VARIANT_FIELDS,
+  VARIANT_KINDS,
+  type VariantKind,
+  type VariantSpec,
 } from '../sim/traces/synthesize-variant.js';
 import { checkOutputPath, shippedTraceFile, writeAtomically } from './output-files.js';
 import { MAX_SEED } from './parse-seeds.js';
-
 
 /** What each kind's percentage means, for the `--variant` error message and help. */
 const VARIANT_MEANING: { readonly [K in VariantKind]: string } = {
@@ -19,8 +24,9 @@ const VARIANT_MEANING: { readonly [K in VariantKind]: string } = {
   multigpu: 'multi-GPU tasks, % of GPU request',
   gpuspec: 'GPU tasks with a gpu_spec, % of GPU tasks',
 };
-const VARIANT_ALLOWED = `expected KIND:PCT with PCT a number in 0..100 and KIND one of ${
-  VARIANT_KINDS.map((k) => `${k} (${VARIANT_MEANING[k]})`).join(', ')}; e.g. cpu:25, gpushare:60, multigpu:40, gpuspec:20`;
+const VARIANT_ALLOWED = `expected KIND:PCT with PCT a number in 0..100 and KIND one of ${VARIANT_KINDS.map(
+  (k) => `${k} (${VARIANT_MEANING[k]})`,
+).join(', ')}; e.g. cpu:25, gpushare:60, multigpu:40, gpuspec:20`;
 
 /** Parsed options of `gpushare synth-trace`. */
 interface SynthTraceOptions {
@@ -43,17 +49,22 @@ export function parseVariant(text: string): VariantSpec {
     throw new InvalidArgumentError(VARIANT_ALLOWED);
   }
   switch (kind as VariantKind) {
-    case 'cpu': return { kind: 'cpu', cpuOnlyPct: value };
-    case 'gpushare': return { kind: 'gpushare', sharingGpuPct: value };
-    case 'multigpu': return { kind: 'multigpu', multiGpuPct: value };
-    case 'gpuspec': return { kind: 'gpuspec', constrainedPct: value };
+    case 'cpu':
+      return { kind: 'cpu', cpuOnlyPct: value };
+    case 'gpushare':
+      return { kind: 'gpushare', sharingGpuPct: value };
+    case 'multigpu':
+      return { kind: 'multigpu', multiGpuPct: value };
+    case 'gpuspec':
+      return { kind: 'gpuspec', constrainedPct: value };
   }
 }
 
 /** `--seed`: an integer in 0..MAX_SEED. */
 function parseSeed(text: string): number {
   const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!(Number.isSafeInteger(value) && value <= MAX_SEED)) throw new InvalidArgumentError(`expected an integer in 0..${MAX_SEED}`);
+  if (!(Number.isSafeInteger(value) && value <= MAX_SEED))
+    throw new InvalidArgumentError(`expected an integer in 0..${MAX_SEED}`);
   return value;
 }
 
@@ -71,9 +82,9 @@ async function synthTrace(opts: SynthTraceOptions): Promise<void> {
 
   const s = traceShares(pods);
   process.stdout.write(
-    `${variantText(opts.variant)} seed ${opts.seed}: wrote ${s.pods} pods (${s.gpuTasks} GPU tasks) to ${opts.out}\n`
-    + `CPU-only ${s.cpuOnlyPct.toFixed(2)}% of tasks; GPU request ${(s.totalGpuMilli / 1000).toFixed(1)} GPUs, `
-    + `sharing ${s.sharingGpuPct.toFixed(2)}%, multi-GPU ${s.multiGpuPct.toFixed(2)}%; gpu_spec on ${s.constrainedPct.toFixed(2)}% of GPU tasks\n`,
+    `${variantText(opts.variant)} seed ${opts.seed}: wrote ${s.pods} pods (${s.gpuTasks} GPU tasks) to ${opts.out}\n` +
+      `CPU-only ${s.cpuOnlyPct.toFixed(2)}% of tasks; GPU request ${(s.totalGpuMilli / 1000).toFixed(1)} GPUs, ` +
+      `sharing ${s.sharingGpuPct.toFixed(2)}%, multi-GPU ${s.multiGpuPct.toFixed(2)}%; gpu_spec on ${s.constrainedPct.toFixed(2)}% of GPU tasks\n`,
   );
 }
 
@@ -92,12 +103,26 @@ export function createSynthTraceCommand(): Command {
   return new Command('synth-trace')
     .allowExcessArguments(false)
     .description('synthesize a cpuNNN / gpushareNN / multigpuNN / gpuspecNN variant of the openb pod list')
-    .addOption(new Option('--from <file>', 'base pod list CSV (openb_pod_list_*.csv)')
-      .default(shippedTraceFile('openb_pod_list_default.csv'), 'shipped openb_pod_list_default.csv'))
-    .addOption(new Option('--nodes <file>', 'node list CSV, for gpuspec models (openb_node_list_*.csv)')
-      .default(shippedTraceFile('openb_node_list_gpu_node.csv'), 'shipped openb_node_list_gpu_node.csv'))
-    .addOption(new Option('--variant <kind:pct>', `variant, e.g. cpu:25, gpushare:60, multigpu:40, gpuspec:20 (${VARIANT_KINDS.join(', ')}; pct 0..100)`)
-      .argParser(parseVariant).makeOptionMandatory())
+    .addOption(
+      new Option('--from <file>', 'base pod list CSV (openb_pod_list_*.csv)').default(
+        shippedTraceFile('openb_pod_list_default.csv'),
+        'shipped openb_pod_list_default.csv',
+      ),
+    )
+    .addOption(
+      new Option('--nodes <file>', 'node list CSV, for gpuspec models (openb_node_list_*.csv)').default(
+        shippedTraceFile('openb_node_list_gpu_node.csv'),
+        'shipped openb_node_list_gpu_node.csv',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--variant <kind:pct>',
+        `variant, e.g. cpu:25, gpushare:60, multigpu:40, gpuspec:20 (${VARIANT_KINDS.join(', ')}; pct 0..100)`,
+      )
+        .argParser(parseVariant)
+        .makeOptionMandatory(),
+    )
     .addOption(new Option('--seed <n>', `seed, integer in 0..${MAX_SEED}`).argParser(parseSeed).default(1))
     .addOption(new Option('--out <file>', 'output pod list CSV (11-column format)').makeOptionMandatory())
     .action((opts: SynthTraceOptions) => synthTrace(opts));

@@ -35,7 +35,9 @@ export function parseExpiresIn(text: string): number {
   const match = /^([1-9][0-9]{0,9})([smhd])$/.exec(text.trim());
   const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2]!]! : Number.NaN;
   if (!(seconds >= 1 && seconds <= MAX_TOKEN_LIFETIME_SECONDS)) {
-    throw new InvalidArgumentError(`--expires-in '${text}': expected a whole number with a unit s, m, h or d (e.g. 30d, 12h, 3600s), at most 10 years (3650d)`);
+    throw new InvalidArgumentError(
+      `--expires-in '${text}': expected a whole number with a unit s, m, h or d (e.g. 30d, 12h, 3600s), at most 10 years (3650d)`,
+    );
   }
   return seconds;
 }
@@ -51,14 +53,22 @@ export function formatTokenTable(tokens: readonly TokenView[]): string {
   return formatTextTable(
     ['ID', 'TENANT', 'ROLE', 'LABEL', 'STATE', 'CREATED', 'EXPIRES'],
     tokens.map((t) => [
-      `${t.id}${t.self ? '*' : ''}`, t.tenant ?? '-', t.role, printable(t.label) || '-',
-      t.state === 'revoked' ? `revoked ${shortTime(t.revokedAt)}` : t.state, shortTime(t.createdAt), t.expiresAt === null ? 'never' : shortTime(t.expiresAt),
+      `${t.id}${t.self ? '*' : ''}`,
+      t.tenant ?? '-',
+      t.role,
+      printable(t.label) || '-',
+      t.state === 'revoked' ? `revoked ${shortTime(t.revokedAt)}` : t.state,
+      shortTime(t.createdAt),
+      t.expiresAt === null ? 'never' : shortTime(t.expiresAt),
     ]),
   );
 }
 
 function parseTokenId(text: string): number {
-  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new InvalidArgumentError(`'${text}' is not a token id; expected a whole number >= 1 (see \`gpushare token list\`)`);
+  if (!/^[1-9][0-9]{0,14}$/.test(text))
+    throw new InvalidArgumentError(
+      `'${text}' is not a token id; expected a whole number >= 1 (see \`gpushare token list\`)`,
+    );
   return Number(text);
 }
 
@@ -69,50 +79,87 @@ function parseTokenId(text: string): number {
  * @param io - Output, environment and clock (default: the real process).
  */
 export function createTokenCommand(io: CliIo = processIo()): Command {
-  const create = addConnectionOptions(new Command('create')
-    .description('create an API token (role member unless --role); the token is printed alone on the last line')
-    .allowExcessArguments(false)
-    .addOption(new Option('--tenant <tenant>', 'the tenant the token acts for (leave out for --role admin; a tenant-admin\'s own tenant by default)'))
-    .addOption(new Option('--role <role>', 'what the token may do (docs/security.md)').choices(['member', 'viewer', 'tenant-admin', 'admin']).default('member'))
-    .addOption(new Option('--label <label>', 'a note to tell tokens apart (e.g. who has it)'))
-    .addOption(new Option('--expires-in <duration>', 'lifetime: 30d, 12h, 90m or 3600s (default: never expires)').argParser(parseExpiresIn))
-    .action(async (opts: CreateOptions) => {
-      const token = await connect(opts, io).createToken({ tenant: opts.tenant, role: opts.role, label: opts.label, expiresInSeconds: opts.expiresIn });
-      const tenant = token.tenant === null ? '' : ` for tenant ${token.tenant}`;
-      const expiry = token.expiresAt === null ? '' : `, expires ${shortTime(token.expiresAt)}`;
-      io.stdout(`created ${token.role} token ${token.id}${tenant}${token.label ? ` (${printable(token.label)})` : ''}${expiry}; it is shown only this once:\n${token.token}\n`);
-    }));
-  const list = addConnectionOptions(new Command('list')
-    .description('the tokens you may see (admin: all; tenant-admin: its tenant\'s; others: their own, marked *)')
-    .allowExcessArguments(false)
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
-    .action(async (opts: ListOptions) => {
-      const tokens = await connect(opts, io).listTokens();
-      io.stdout(opts.output === 'json' ? `${JSON.stringify(tokens, null, 2)}\n` : `${formatTokenTable(tokens)}\n`);
-    }));
-  const revoke = addConnectionOptions(new Command('revoke')
-    .description('revoke a token: its next request gets 401')
-    .argument('<id>', 'token id (see `gpushare token list`)', parseTokenId)
-    .allowExcessArguments(false)
-    .action(async (id: number, opts: ConnectionFlags) => {
-      const token = await connect(opts, io).revokeToken(id);
-      io.stdout(`token ${token.id}${token.label ? ` (${printable(token.label)})` : ''} revoked at ${shortTime(token.revokedAt)}\n`);
-    }));
-  const rotate = addConnectionOptions(new Command('rotate')
-    .description('give a token a new secret (printed alone on the last line); the old one gets 401 from now on')
-    .argument('<id>', 'token id (see `gpushare token list`)', parseTokenId)
-    .allowExcessArguments(false)
-    .action(async (id: number, opts: ConnectionFlags) => {
-      const { tokenSource } = resolveConnection(opts, io);
-      const token = await connect(opts, io).rotateToken(id);
-      let note = '';
-      if (token.self) {
-        note = tokenSource === 'config'
-          ? `this is the token this CLI uses: ${updateCliConfigToken(token.token, io.env)} now holds the new one\n`
-          : `this is the token this CLI uses: update ${tokenSource === 'env' ? 'GPUSHARE_TOKEN' : '--token'} with the new one\n`;
-      }
-      io.stdout(`rotated token ${token.id}${token.label ? ` (${printable(token.label)})` : ''}; the old secret no longer works. ${note === '' ? '' : note}The new one is shown only this once:\n${token.token}\n`);
-    }));
-  return new Command('token').description('manage API tokens: create, list, revoke, rotate')
-    .addCommand(create).addCommand(list).addCommand(revoke).addCommand(rotate);
+  const create = addConnectionOptions(
+    new Command('create')
+      .description('create an API token (role member unless --role); the token is printed alone on the last line')
+      .allowExcessArguments(false)
+      .addOption(
+        new Option(
+          '--tenant <tenant>',
+          "the tenant the token acts for (leave out for --role admin; a tenant-admin's own tenant by default)",
+        ),
+      )
+      .addOption(
+        new Option('--role <role>', 'what the token may do (docs/security.md)')
+          .choices(['member', 'viewer', 'tenant-admin', 'admin'])
+          .default('member'),
+      )
+      .addOption(new Option('--label <label>', 'a note to tell tokens apart (e.g. who has it)'))
+      .addOption(
+        new Option('--expires-in <duration>', 'lifetime: 30d, 12h, 90m or 3600s (default: never expires)').argParser(
+          parseExpiresIn,
+        ),
+      )
+      .action(async (opts: CreateOptions) => {
+        const token = await connect(opts, io).createToken({
+          tenant: opts.tenant,
+          role: opts.role,
+          label: opts.label,
+          expiresInSeconds: opts.expiresIn,
+        });
+        const tenant = token.tenant === null ? '' : ` for tenant ${token.tenant}`;
+        const expiry = token.expiresAt === null ? '' : `, expires ${shortTime(token.expiresAt)}`;
+        io.stdout(
+          `created ${token.role} token ${token.id}${tenant}${token.label ? ` (${printable(token.label)})` : ''}${expiry}; it is shown only this once:\n${token.token}\n`,
+        );
+      }),
+  );
+  const list = addConnectionOptions(
+    new Command('list')
+      .description("the tokens you may see (admin: all; tenant-admin: its tenant's; others: their own, marked *)")
+      .allowExcessArguments(false)
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+      .action(async (opts: ListOptions) => {
+        const tokens = await connect(opts, io).listTokens();
+        io.stdout(opts.output === 'json' ? `${JSON.stringify(tokens, null, 2)}\n` : `${formatTokenTable(tokens)}\n`);
+      }),
+  );
+  const revoke = addConnectionOptions(
+    new Command('revoke')
+      .description('revoke a token: its next request gets 401')
+      .argument('<id>', 'token id (see `gpushare token list`)', parseTokenId)
+      .allowExcessArguments(false)
+      .action(async (id: number, opts: ConnectionFlags) => {
+        const token = await connect(opts, io).revokeToken(id);
+        io.stdout(
+          `token ${token.id}${token.label ? ` (${printable(token.label)})` : ''} revoked at ${shortTime(token.revokedAt)}\n`,
+        );
+      }),
+  );
+  const rotate = addConnectionOptions(
+    new Command('rotate')
+      .description('give a token a new secret (printed alone on the last line); the old one gets 401 from now on')
+      .argument('<id>', 'token id (see `gpushare token list`)', parseTokenId)
+      .allowExcessArguments(false)
+      .action(async (id: number, opts: ConnectionFlags) => {
+        const { tokenSource } = resolveConnection(opts, io);
+        const token = await connect(opts, io).rotateToken(id);
+        let note = '';
+        if (token.self) {
+          note =
+            tokenSource === 'config'
+              ? `this is the token this CLI uses: ${updateCliConfigToken(token.token, io.env)} now holds the new one\n`
+              : `this is the token this CLI uses: update ${tokenSource === 'env' ? 'GPUSHARE_TOKEN' : '--token'} with the new one\n`;
+        }
+        io.stdout(
+          `rotated token ${token.id}${token.label ? ` (${printable(token.label)})` : ''}; the old secret no longer works. ${note === '' ? '' : note}The new one is shown only this once:\n${token.token}\n`,
+        );
+      }),
+  );
+  return new Command('token')
+    .description('manage API tokens: create, list, revoke, rotate')
+    .addCommand(create)
+    .addCommand(list)
+    .addCommand(revoke)
+    .addCommand(rotate);
 }

@@ -49,7 +49,10 @@ describe('readCliConfig', () => {
     ['just text', 'expected a YAML mapping with keys url and token'],
     ['url: 8750\n', 'url must be a non-empty string'],
     ['token: ""\n', 'token must be a non-empty string'],
-    ['ca: /etc/ca.crt\n', 'ca must be the PEM text of a CA certificate (-----BEGIN CERTIFICATE----- ...); for a file use caFile: PATH'],
+    [
+      'ca: /etc/ca.crt\n',
+      'ca must be the PEM text of a CA certificate (-----BEGIN CERTIFICATE----- ...); for a file use caFile: PATH',
+    ],
     ['caFile: 7\n', 'caFile must be a non-empty string'],
   ])('rejects %j with an error naming the file', (text, reason) => {
     mkdirSync(join(dir, 'xdg', 'gpushare'), { recursive: true });
@@ -72,12 +75,18 @@ describe('writeCliConfig', () => {
   it('writes the CA as PEM text under ca (a block scalar) and reads it back; resolves caFile against the config folder', () => {
     const pem = '-----BEGIN CERTIFICATE-----\nMIIBkTCCATeg\n-----END CERTIFICATE-----\n';
     const path = writeCliConfig({ url: 'https://127.0.0.1:8750', token: 'gs_secret', ca: pem }, env);
-    expect(readFileSync(path, 'utf8')).toBe(`url: https://127.0.0.1:8750\ntoken: gs_secret\nca: |\n  -----BEGIN CERTIFICATE-----\n  MIIBkTCCATeg\n  -----END CERTIFICATE-----\n`);
+    expect(readFileSync(path, 'utf8')).toBe(
+      `url: https://127.0.0.1:8750\ntoken: gs_secret\nca: |\n  -----BEGIN CERTIFICATE-----\n  MIIBkTCCATeg\n  -----END CERTIFICATE-----\n`,
+    );
     expect(readCliConfig(env)).toEqual({ url: 'https://127.0.0.1:8750', token: 'gs_secret', ca: pem });
     writeCliConfig({ url: 'http://127.0.0.1:8750', token: 'gs_secret', ca: null }, env);
     expect(readCliConfig(env)).toEqual({ url: 'http://127.0.0.1:8750', token: 'gs_secret' });
     writeFileSync(path, 'url: https://h:1\ntoken: t\ncaFile: certs/ca.crt\n');
-    expect(readCliConfig(env)).toEqual({ url: 'https://h:1', token: 't', caFile: join(dir, 'xdg', 'gpushare', 'certs', 'ca.crt') });
+    expect(readCliConfig(env)).toEqual({
+      url: 'https://h:1',
+      token: 't',
+      caFile: join(dir, 'xdg', 'gpushare', 'certs', 'ca.crt'),
+    });
   });
 
   it('ends with mode 0600 when the file existed with a wider mode, and replaces its content', () => {
@@ -100,6 +109,8 @@ describe('writeCliConfig', () => {
   it('throws a CliConfigError naming the file when the folder cannot be created', () => {
     writeFileSync(join(dir, 'blocker'), '');
     const blocked = { XDG_CONFIG_HOME: join(dir, 'blocker') };
-    expect(() => writeCliConfig({ url: 'http://h:1', token: 't' }, blocked)).toThrow(`config file ${join(dir, 'blocker', 'gpushare', 'config.yaml')}: cannot write it`);
+    expect(() => writeCliConfig({ url: 'http://h:1', token: 't' }, blocked)).toThrow(
+      `config file ${join(dir, 'blocker', 'gpushare', 'config.yaml')}: cannot write it`,
+    );
   });
 });

@@ -5,7 +5,17 @@
  * certificate's PEM text, what `gpushare serve` writes) or `caFile` (a path to it, relative to the
  * config file's folder). It holds a secret, so it is written with mode 0600 in a 0700 folder.
  */
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -27,7 +37,10 @@ const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
 
 /** The config file exists but cannot be read or is not a mapping of `url`, `token`, `ca`, `caFile` strings. */
 export class CliConfigError extends Error {
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`config file ${path}: ${reason}`);
     this.name = 'CliConfigError';
   }
@@ -69,7 +82,10 @@ export function readCliConfig(env: ConfigEnv = process.env): CliConfig {
   try {
     doc = parse(text);
   } catch (err) {
-    throw new CliConfigError(path, `not valid YAML: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    throw new CliConfigError(
+      path,
+      `not valid YAML: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+    );
   }
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== 'object' || Array.isArray(doc)) {
@@ -84,7 +100,10 @@ export function readCliConfig(env: ConfigEnv = process.env): CliConfig {
     config[key] = value;
   }
   if (config.ca !== undefined && !config.ca.includes(PEM_CERTIFICATE)) {
-    throw new CliConfigError(path, `ca must be the PEM text of a CA certificate (${PEM_CERTIFICATE} ...); for a file use caFile: PATH`);
+    throw new CliConfigError(
+      path,
+      `ca must be the PEM text of a CA certificate (${PEM_CERTIFICATE} ...); for a file use caFile: PATH`,
+    );
   }
   if (config.caFile !== undefined) config.caFile = resolve(dirname(path), config.caFile);
   return config;
@@ -100,7 +119,10 @@ export function readCliConfig(env: ConfigEnv = process.env): CliConfig {
  * @returns The path written.
  * @throws CliConfigError naming the file when the folder cannot be created or the file written.
  */
-export function writeCliConfig(config: { readonly url: string; readonly token: string; readonly ca?: string | null }, env: ConfigEnv = process.env): string {
+export function writeCliConfig(
+  config: { readonly url: string; readonly token: string; readonly ca?: string | null },
+  env: ConfigEnv = process.env,
+): string {
   const path = cliConfigPath(env);
   writeConfigText(path, stringify({ url: config.url, token: config.token, ...(config.ca ? { ca: config.ca } : {}) }));
   return path;
@@ -124,7 +146,8 @@ export function updateCliConfigToken(token: string, env: ConfigEnv = process.env
   } catch (err) {
     throw new CliConfigError(path, `cannot read it: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const mapping = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? doc as Record<string, unknown> : {};
+  const mapping =
+    doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : {};
   writeConfigText(path, stringify({ ...mapping, token }));
   return path;
 }

@@ -18,87 +18,92 @@ export const DEFAULT_JOB_LOG_CAP_BYTES = 64 << 20;
 const JOB_LOG_CAP_MIN_BYTES = 4096;
 const JOB_LOG_CAP_MAX_BYTES = 2 ** 40;
 
-export const ServerConfigFileSchema = z.object({
-  /** TCP port; 0 = any free port. Default 7070. */
-  port: z.number().int().min(0).max(65535).optional(),
-  /** Listen address. Default 127.0.0.1 (only this machine). */
-  host: z.string().min(1).optional(),
-  /** Where the store, job logs and the admin token live. Default `~/.local/share/gpushare` (or `$XDG_DATA_HOME/gpushare`). */
-  dataDir: z.string().min(1).optional(),
-  /** `COUNTxMODEL[:mig],...`; when set, these simulated GPUs are used even if nvidia-smi finds real ones. */
-  simulateGpus: z.string().min(1).optional(),
-  /** How far time-sliced GPUs may overcommit compute: Σ gpuMilli ≤ 1000 × ratio. Default 1 (none). */
-  timesliceOvercommitRatio: z.number().min(1).max(16).optional(),
-  /** Rotation period of a time-sliced GPU in ms; each job runs for its gpuMilli share of it. Default 1000. */
-  timeslicePeriodMs: z.number().int().min(50).max(60_000).optional(),
-  /** How often processes are checked for exit, ms. Default 200. */
-  monitorIntervalMs: z.number().int().min(10).max(10_000).optional(),
-  /** Longest time between scheduling passes, ms (passes also run on every submit and exit). Default 1000. */
-  scheduleIntervalMs: z.number().int().min(10).max(60_000).optional(),
-  launchConcurrency: z.number().int().min(1).max(256).optional(),
-  /** Grace between SIGTERM and SIGKILL when a job is cancelled or over its time limit, seconds. Default 10. */
-  stopGraceSeconds: z.number().min(0).max(3600).optional(),
-  /** Job directories (logs) of jobs that ended longer ago than this are deleted, days. Default 7. */
-  logRetentionDays: z.number().min(0).max(3650).optional(),
-  /** GPU health poll interval, seconds. Default 10. */
-  healthPollIntervalSeconds: z.number().min(1).max(3600).optional(),
-  /** Host CPU offered to jobs, milli-cores. Default: all cores × 1000. */
-  hostCpuMilli: z.number().int().min(0).optional(),
-  /** Host memory offered to jobs, MiB. Default: all of the machine's memory. */
-  hostMemoryMiB: z.number().int().min(0).optional(),
-  /** How time-sliced jobs are paused: `auto` picks cgroup v2, then cgroup v1 freezer, then SIGSTOP/SIGCONT. */
-  freezer: z.enum(['auto', 'cgroup-v2', 'cgroup-v1', 'signals']).optional(),
-  /** Signal a preemption victim receives to checkpoint and exit. Default SIGUSR1. */
-  preemptionSignal: z.enum(['SIGUSR1', 'SIGUSR2', 'SIGTERM', 'SIGINT', 'SIGHUP']).optional(),
-  /** Time a victim has to checkpoint and exit before it is killed, seconds. Default 30. */
-  preemptionGraceSeconds: z.number().min(0).max(3600).optional(),
-  /** A job must have run this long before it may be preempted, seconds. Default 0. */
-  preemptionMinRunSeconds: z.number().min(0).optional(),
-  /** Most times one job is preempted. Default 5. */
-  maxPreemptionsPerJob: z.number().int().min(0).max(1000).optional(),
-  /** Value of the `node` label of the Prometheus metrics (docs/metrics.md), surrounding whitespace trimmed; not blank, at most 253 characters. Default: the host name. */
-  nodeName: z.string().trim().min(1, 'must not be blank').max(253).optional(),
-  /** How often GPU utilization and memory used are measured (nvidia-smi, or derived for simulated GPUs), seconds. Default 5. */
-  usagePollIntervalSeconds: z.number().min(0.05).max(3600).optional(),
-  /** Serve `GET /metrics` without a token (its series name every tenant's jobs). Default false: it needs an admin token. */
-  metricsOpen: z.boolean().optional(),
-  /** Kept for configs of before: `true` is now the default; `false` is the same as `metricsOpen: true`. */
-  metricsRequireToken: z.boolean().optional(),
-  /** Requests per second each non-admin token may make (a tenant's own value wins; admins are never throttled). Default 20. */
-  requestsPerSecond: z.number().gt(0).max(100_000).optional(),
-  /** Requests a non-admin token may make at once above requestsPerSecond. Default 40. */
-  requestBurst: z.number().int().min(1).max(100_000).optional(),
-  /** Open event streams (`GET /api/v1/events`) per non-admin token (a tenant's own value wins). Default 4. */
-  eventStreamsPerToken: z.number().int().min(0).max(1000).optional(),
-  /** Open event streams per admin token. Default 16. */
-  adminEventStreamsPerToken: z.number().int().min(0).max(1000).optional(),
-  /** Open event streams in all, admins' included. Default 64. */
-  eventStreamsTotal: z.number().int().min(0).max(100_000).optional(),
-  /** A job's QoS target missed for this long is a violation, seconds (docs/qos.md). Default 60. */
-  qosViolationSeconds: z.number().gt(0).max(86_400).optional(),
-  /** What the scheduler does for a job violating its QoS target: `isolate` (its GPUs take no new job of lower priority) or `none`. Default isolate. */
-  qosProtection: z.enum(['isolate', 'none']).optional(),
-  /** How often the dashboard's usage history (allocation and utilization over time) takes a sample, seconds. Default 5. */
-  usageHistoryIntervalSeconds: z.number().min(0.1).max(3600).optional(),
-  /** Run jobs without a sandbox, as the server's own user (docs/security.md); all tenants then trust each other. Default false. */
-  singleTenant: z.boolean().optional(),
-  /** Uids tenants' jobs run under, `FIRST-LAST`, each tenant its own (docs/security.md). Default 200000-265535. */
-  sandboxUidRange: z.string().regex(/^\d+-\d+$/, 'must be FIRST-LAST, e.g. 200000-265535').optional(),
-  /** Uids chosen per tenant name (each >= 1000); other tenants get one from sandboxUidRange. */
-  tenantUids: z.record(z.string(), z.number().int().min(1000)).optional(),
-  /** Where the GPUs' device nodes are (/dev/nvidiaN); default /dev, or for simulated GPUs stand-in files in the data directory. */
-  deviceRoot: z.string().startsWith('/', 'must be an absolute path').optional(),
-  /** The server's own TLS certificate (PEM file, may hold the chain); needs `tlsKey`. Default: a certificate of the local CA in `<dataDir>/tls/` (docs/server.md). */
-  tlsCert: z.string().min(1).optional(),
-  /** The private key of `tlsCert` (PEM file). */
-  tlsKey: z.string().min(1).optional(),
-  /** The CA certificate (PEM file) the CLI should trust for `tlsCert`; written into the CLI config. Default: none (the CLI then uses the system's CAs). */
-  tlsCa: z.string().min(1).optional(),
-  /** Serve plain HTTP instead of HTTPS (tokens travel in clear text). Default false. */
-  insecureHttp: z.boolean().optional(),
-  /** Most bytes kept of each attempt's stdout and of its stderr: the first half and the last half, the cut marked (docs/processes.md). Default 64 MiB. */
-  jobLogCapBytes: z.number().int().min(JOB_LOG_CAP_MIN_BYTES).max(JOB_LOG_CAP_MAX_BYTES).optional(),
-}).strict();
+export const ServerConfigFileSchema = z
+  .object({
+    /** TCP port; 0 = any free port. Default 7070. */
+    port: z.number().int().min(0).max(65535).optional(),
+    /** Listen address. Default 127.0.0.1 (only this machine). */
+    host: z.string().min(1).optional(),
+    /** Where the store, job logs and the admin token live. Default `~/.local/share/gpushare` (or `$XDG_DATA_HOME/gpushare`). */
+    dataDir: z.string().min(1).optional(),
+    /** `COUNTxMODEL[:mig],...`; when set, these simulated GPUs are used even if nvidia-smi finds real ones. */
+    simulateGpus: z.string().min(1).optional(),
+    /** How far time-sliced GPUs may overcommit compute: Σ gpuMilli ≤ 1000 × ratio. Default 1 (none). */
+    timesliceOvercommitRatio: z.number().min(1).max(16).optional(),
+    /** Rotation period of a time-sliced GPU in ms; each job runs for its gpuMilli share of it. Default 1000. */
+    timeslicePeriodMs: z.number().int().min(50).max(60_000).optional(),
+    /** How often processes are checked for exit, ms. Default 200. */
+    monitorIntervalMs: z.number().int().min(10).max(10_000).optional(),
+    /** Longest time between scheduling passes, ms (passes also run on every submit and exit). Default 1000. */
+    scheduleIntervalMs: z.number().int().min(10).max(60_000).optional(),
+    launchConcurrency: z.number().int().min(1).max(256).optional(),
+    /** Grace between SIGTERM and SIGKILL when a job is cancelled or over its time limit, seconds. Default 10. */
+    stopGraceSeconds: z.number().min(0).max(3600).optional(),
+    /** Job directories (logs) of jobs that ended longer ago than this are deleted, days. Default 7. */
+    logRetentionDays: z.number().min(0).max(3650).optional(),
+    /** GPU health poll interval, seconds. Default 10. */
+    healthPollIntervalSeconds: z.number().min(1).max(3600).optional(),
+    /** Host CPU offered to jobs, milli-cores. Default: all cores × 1000. */
+    hostCpuMilli: z.number().int().min(0).optional(),
+    /** Host memory offered to jobs, MiB. Default: all of the machine's memory. */
+    hostMemoryMiB: z.number().int().min(0).optional(),
+    /** How time-sliced jobs are paused: `auto` picks cgroup v2, then cgroup v1 freezer, then SIGSTOP/SIGCONT. */
+    freezer: z.enum(['auto', 'cgroup-v2', 'cgroup-v1', 'signals']).optional(),
+    /** Signal a preemption victim receives to checkpoint and exit. Default SIGUSR1. */
+    preemptionSignal: z.enum(['SIGUSR1', 'SIGUSR2', 'SIGTERM', 'SIGINT', 'SIGHUP']).optional(),
+    /** Time a victim has to checkpoint and exit before it is killed, seconds. Default 30. */
+    preemptionGraceSeconds: z.number().min(0).max(3600).optional(),
+    /** A job must have run this long before it may be preempted, seconds. Default 0. */
+    preemptionMinRunSeconds: z.number().min(0).optional(),
+    /** Most times one job is preempted. Default 5. */
+    maxPreemptionsPerJob: z.number().int().min(0).max(1000).optional(),
+    /** Value of the `node` label of the Prometheus metrics (docs/metrics.md), surrounding whitespace trimmed; not blank, at most 253 characters. Default: the host name. */
+    nodeName: z.string().trim().min(1, 'must not be blank').max(253).optional(),
+    /** How often GPU utilization and memory used are measured (nvidia-smi, or derived for simulated GPUs), seconds. Default 5. */
+    usagePollIntervalSeconds: z.number().min(0.05).max(3600).optional(),
+    /** Serve `GET /metrics` without a token (its series name every tenant's jobs). Default false: it needs an admin token. */
+    metricsOpen: z.boolean().optional(),
+    /** Kept for configs of before: `true` is now the default; `false` is the same as `metricsOpen: true`. */
+    metricsRequireToken: z.boolean().optional(),
+    /** Requests per second each non-admin token may make (a tenant's own value wins; admins are never throttled). Default 20. */
+    requestsPerSecond: z.number().gt(0).max(100_000).optional(),
+    /** Requests a non-admin token may make at once above requestsPerSecond. Default 40. */
+    requestBurst: z.number().int().min(1).max(100_000).optional(),
+    /** Open event streams (`GET /api/v1/events`) per non-admin token (a tenant's own value wins). Default 4. */
+    eventStreamsPerToken: z.number().int().min(0).max(1000).optional(),
+    /** Open event streams per admin token. Default 16. */
+    adminEventStreamsPerToken: z.number().int().min(0).max(1000).optional(),
+    /** Open event streams in all, admins' included. Default 64. */
+    eventStreamsTotal: z.number().int().min(0).max(100_000).optional(),
+    /** A job's QoS target missed for this long is a violation, seconds (docs/qos.md). Default 60. */
+    qosViolationSeconds: z.number().gt(0).max(86_400).optional(),
+    /** What the scheduler does for a job violating its QoS target: `isolate` (its GPUs take no new job of lower priority) or `none`. Default isolate. */
+    qosProtection: z.enum(['isolate', 'none']).optional(),
+    /** How often the dashboard's usage history (allocation and utilization over time) takes a sample, seconds. Default 5. */
+    usageHistoryIntervalSeconds: z.number().min(0.1).max(3600).optional(),
+    /** Run jobs without a sandbox, as the server's own user (docs/security.md); all tenants then trust each other. Default false. */
+    singleTenant: z.boolean().optional(),
+    /** Uids tenants' jobs run under, `FIRST-LAST`, each tenant its own (docs/security.md). Default 200000-265535. */
+    sandboxUidRange: z
+      .string()
+      .regex(/^\d+-\d+$/, 'must be FIRST-LAST, e.g. 200000-265535')
+      .optional(),
+    /** Uids chosen per tenant name (each >= 1000); other tenants get one from sandboxUidRange. */
+    tenantUids: z.record(z.string(), z.number().int().min(1000)).optional(),
+    /** Where the GPUs' device nodes are (/dev/nvidiaN); default /dev, or for simulated GPUs stand-in files in the data directory. */
+    deviceRoot: z.string().startsWith('/', 'must be an absolute path').optional(),
+    /** The server's own TLS certificate (PEM file, may hold the chain); needs `tlsKey`. Default: a certificate of the local CA in `<dataDir>/tls/` (docs/server.md). */
+    tlsCert: z.string().min(1).optional(),
+    /** The private key of `tlsCert` (PEM file). */
+    tlsKey: z.string().min(1).optional(),
+    /** The CA certificate (PEM file) the CLI should trust for `tlsCert`; written into the CLI config. Default: none (the CLI then uses the system's CAs). */
+    tlsCa: z.string().min(1).optional(),
+    /** Serve plain HTTP instead of HTTPS (tokens travel in clear text). Default false. */
+    insecureHttp: z.boolean().optional(),
+    /** Most bytes kept of each attempt's stdout and of its stderr: the first half and the last half, the cut marked (docs/processes.md). Default 64 MiB. */
+    jobLogCapBytes: z.number().int().min(JOB_LOG_CAP_MIN_BYTES).max(JOB_LOG_CAP_MAX_BYTES).optional(),
+  })
+  .strict();
 /** Contents of the YAML file. */
 export type ServerConfigFile = z.infer<typeof ServerConfigFileSchema>;
 
@@ -187,15 +192,27 @@ export type ServerTlsConfig =
 function resolveTls(merged: ServerConfigFile): ServerTlsConfig {
   const given = (['tlsCert', 'tlsKey', 'tlsCa'] as const).filter((k) => merged[k] !== undefined);
   if (merged.insecureHttp === true) {
-    if (given.length > 0) throw new Error(`insecureHttp (--insecure-http) cannot be combined with ${given.join(', ')} (--tls-cert, --tls-key, --tls-ca): choose HTTPS or plain HTTP`);
+    if (given.length > 0)
+      throw new Error(
+        `insecureHttp (--insecure-http) cannot be combined with ${given.join(', ')} (--tls-cert, --tls-key, --tls-ca): choose HTTPS or plain HTTP`,
+      );
     return { kind: 'off' };
   }
   if (merged.tlsCert === undefined && merged.tlsKey === undefined) {
-    if (merged.tlsCa !== undefined) throw new Error('tlsCa (--tls-ca) needs tlsCert and tlsKey (--tls-cert, --tls-key): it names the CA of your own certificate');
+    if (merged.tlsCa !== undefined)
+      throw new Error(
+        'tlsCa (--tls-ca) needs tlsCert and tlsKey (--tls-cert, --tls-key): it names the CA of your own certificate',
+      );
     return { kind: 'local' };
   }
-  if (merged.tlsCert === undefined || merged.tlsKey === undefined) throw new Error('tlsCert and tlsKey (--tls-cert, --tls-key) must be given together');
-  return { kind: 'files', certFile: resolve(merged.tlsCert), keyFile: resolve(merged.tlsKey), caFile: merged.tlsCa === undefined ? null : resolve(merged.tlsCa) };
+  if (merged.tlsCert === undefined || merged.tlsKey === undefined)
+    throw new Error('tlsCert and tlsKey (--tls-cert, --tls-key) must be given together');
+  return {
+    kind: 'files',
+    certFile: resolve(merged.tlsCert),
+    keyFile: resolve(merged.tlsKey),
+    caFile: merged.tlsCa === undefined ? null : resolve(merged.tlsCa),
+  };
 }
 
 /**
@@ -204,9 +221,11 @@ function resolveTls(merged: ServerConfigFile): ServerTlsConfig {
  */
 function resolveMetricsOpen(merged: ServerConfigFile): boolean {
   if (merged.metricsOpen === true && merged.metricsRequireToken === true) {
-    throw new Error('metricsOpen (--metrics-open) and metricsRequireToken (--metrics-require-token) contradict each other: choose one');
+    throw new Error(
+      'metricsOpen (--metrics-open) and metricsRequireToken (--metrics-require-token) contradict each other: choose one',
+    );
   }
-  return merged.metricsOpen ?? (merged.metricsRequireToken === false);
+  return merged.metricsOpen ?? merged.metricsRequireToken === false;
 }
 
 /** Default data directory: `$XDG_DATA_HOME/gpushare` or `~/.local/share/gpushare`. */
@@ -227,7 +246,9 @@ export function parseServerConfigFile(text: string, fileName: string): ServerCon
   const parsed = ServerConfigFileSchema.safeParse(raw);
   if (!parsed.success) {
     // A key breaking two checks (`port: -1.5`) gets the same range message twice: keep one.
-    const messages = new Set(parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${issueMessage(i, raw)}`));
+    const messages = new Set(
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${issueMessage(i, raw)}`),
+    );
     throw new Error(`${fileName}: ${[...messages].join('; ')}`);
   }
   return parsed.data;
@@ -240,10 +261,17 @@ export function parseServerConfigFile(text: string, fileName: string): ServerCon
  * `must be a whole number, at least 0, got 1.5`.
  */
 function issueMessage(issue: z.ZodIssue, raw: unknown): string {
-  const range = issue.code === 'too_small' || issue.code === 'too_big' || issue.code === 'not_finite' || (issue.code === 'invalid_type' && issue.expected === 'integer');
+  const range =
+    issue.code === 'too_small' ||
+    issue.code === 'too_big' ||
+    issue.code === 'not_finite' ||
+    (issue.code === 'invalid_type' && issue.expected === 'integer');
   if (!range) return issue.message;
   const key = issue.path.length === 1 ? issue.path[0] : undefined;
-  const field = typeof key === 'string' && Object.hasOwn(ServerConfigFileSchema.shape, key) ? ServerConfigFileSchema.shape[key as keyof ServerConfigFile] : undefined;
+  const field =
+    typeof key === 'string' && Object.hasOwn(ServerConfigFileSchema.shape, key)
+      ? ServerConfigFileSchema.shape[key as keyof ServerConfigFile]
+      : undefined;
   const inner = field instanceof z.ZodOptional ? (field.unwrap() as z.ZodTypeAny) : field;
   if (!(inner instanceof z.ZodNumber)) return issue.message;
   const given = (raw as Record<string, unknown>)[key as string];
@@ -255,23 +283,50 @@ function numberRange(schema: z.ZodNumber): string {
   let min: { value: number; inclusive: boolean } | null = null;
   let max: { value: number; inclusive: boolean } | null = null;
   for (const check of schema._def.checks) {
-    if (check.kind === 'min' && (min === null || check.value > min.value || (check.value === min.value && !check.inclusive))) min = { value: check.value, inclusive: check.inclusive };
-    if (check.kind === 'max' && (max === null || check.value < max.value || (check.value === max.value && !check.inclusive))) max = { value: check.value, inclusive: check.inclusive };
+    if (
+      check.kind === 'min' &&
+      (min === null || check.value > min.value || (check.value === min.value && !check.inclusive))
+    )
+      min = { value: check.value, inclusive: check.inclusive };
+    if (
+      check.kind === 'max' &&
+      (max === null || check.value < max.value || (check.value === max.value && !check.inclusive))
+    )
+      max = { value: check.value, inclusive: check.inclusive };
   }
-  const bounds = min !== null && max !== null && min.inclusive && max.inclusive ? `between ${min.value} and ${max.value}` : [
-    ...(min === null ? [] : [min.inclusive ? `at least ${min.value}` : `greater than ${min.value}`]),
-    ...(max === null ? [] : [max.inclusive ? `at most ${max.value}` : `less than ${max.value}`]),
-  ].join(' and ');
+  const bounds =
+    min !== null && max !== null && min.inclusive && max.inclusive
+      ? `between ${min.value} and ${max.value}`
+      : [
+          ...(min === null ? [] : [min.inclusive ? `at least ${min.value}` : `greater than ${min.value}`]),
+          ...(max === null ? [] : [max.inclusive ? `at most ${max.value}` : `less than ${max.value}`]),
+        ].join(' and ');
   if (!schema.isInt) return bounds === '' ? 'a number' : bounds;
-  return bounds === '' ? 'a whole number' : bounds.startsWith('between') ? `a whole number ${bounds}` : `a whole number, ${bounds}`;
+  return bounds === ''
+    ? 'a whole number'
+    : bounds.startsWith('between')
+      ? `a whole number ${bounds}`
+      : `a whole number, ${bounds}`;
 }
 
 /**
  * Merges file and flag settings (flags win) over the defaults; `host.hostName` is the default `nodeName` (else os.hostname()).
  * @throws Error naming the keys of a contradictory TLS setting (see `tls`) or metrics setting
  */
-export function resolveServerConfig(file: ServerConfigFile, flags: ServerConfigFile, host: { cpuMilli: number; hostMemoryMiB: number; env: Readonly<Record<string, string | undefined>>; hostName?: string }): ServerConfig {
-  const merged: ServerConfigFile = { ...file, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
+export function resolveServerConfig(
+  file: ServerConfigFile,
+  flags: ServerConfigFile,
+  host: {
+    cpuMilli: number;
+    hostMemoryMiB: number;
+    env: Readonly<Record<string, string | undefined>>;
+    hostName?: string;
+  },
+): ServerConfig {
+  const merged: ServerConfigFile = {
+    ...file,
+    ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)),
+  };
   return {
     port: merged.port ?? 7070,
     host: merged.host ?? '127.0.0.1',

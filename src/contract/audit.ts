@@ -7,14 +7,37 @@ import { z } from 'zod';
 export const AUDIT_PAGE_MAX = 10_000;
 
 /** `GET /api/v1/audit` query. */
-export const AuditQuerySchema = z.object({
-  since: z.string().refine((v) => /^\d{4}-\d\d-\d\dT/.test(v) && !Number.isNaN(Date.parse(v)), 'since must be an ISO 8601 time, e.g. 2025-01-31T12:00:00Z')
-    .optional().describe('only entries at or after this time'),
-  afterSeq: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('only entries with a larger seq (paging)'),
-  limit: z.coerce.number().int().min(1).max(AUDIT_PAGE_MAX).default(100).describe(`at most this many entries (1-${AUDIT_PAGE_MAX}, default 100)`),
-  newest: z.enum(['true', 'false']).default('false').describe('true: the newest `limit` matching entries; false: the oldest (paging with afterSeq)'),
-  tenant: z.string().max(63).optional().describe('only entries of this tenant'),
-}).strict();
+export const AuditQuerySchema = z
+  .object({
+    since: z
+      .string()
+      .refine(
+        (v) => /^\d{4}-\d\d-\d\dT/.test(v) && !Number.isNaN(Date.parse(v)),
+        'since must be an ISO 8601 time, e.g. 2025-01-31T12:00:00Z',
+      )
+      .optional()
+      .describe('only entries at or after this time'),
+    afterSeq: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .describe('only entries with a larger seq (paging)'),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(AUDIT_PAGE_MAX)
+      .default(100)
+      .describe(`at most this many entries (1-${AUDIT_PAGE_MAX}, default 100)`),
+    newest: z
+      .enum(['true', 'false'])
+      .default('false')
+      .describe('true: the newest `limit` matching entries; false: the oldest (paging with afterSeq)'),
+    tenant: z.string().max(63).optional().describe('only entries of this tenant'),
+  })
+  .strict();
 
 /** One audit entry as the API shows it. */
 export const AuditEntrySchema = z.object({
@@ -26,7 +49,13 @@ export const AuditEntrySchema = z.object({
   action: z.string(),
   target: z.string(),
   summary: z.record(z.unknown()),
-  outcome: z.object({ result: z.enum(['ok', 'denied', 'rejected', 'failed', 'unreadable']).describe('unreadable: the stored outcome is not a JSON object (an edited row); message holds its text'), httpStatus: z.number().int().nullable(), message: z.string().nullable() }),
+  outcome: z.object({
+    result: z
+      .enum(['ok', 'denied', 'rejected', 'failed', 'unreadable'])
+      .describe('unreadable: the stored outcome is not a JSON object (an edited row); message holds its text'),
+    httpStatus: z.number().int().nullable(),
+    message: z.string().nullable(),
+  }),
   prevHash: z.string(),
   hash: z.string(),
 });

@@ -17,15 +17,33 @@ export const DASHBOARD_JOB_OFFSET_MAX = 10_000_000;
 const STATE = `(?:${JOB_STATES.join('|')})`;
 
 /** `GET /api/v1/dashboard/jobs` query. */
-export const DashboardJobsQuerySchema = z.object({
-  name: z.string().min(1, `a name pattern has 1 to ${MAX_NAME_PATTERN_LENGTH} characters`).max(MAX_NAME_PATTERN_LENGTH, `a name pattern has 1 to ${MAX_NAME_PATTERN_LENGTH} characters`)
-    .optional().describe('whole-name pattern: `*` matches any run of characters, every other character itself (case-sensitive), e.g. `train-*` or `*eval*`'),
-  states: z.string().regex(new RegExp(`^${STATE}(?:,${STATE})*$`), `a comma-separated list of job states (allowed: ${JOB_STATES.join(', ')})`)
-    .optional().describe(`only jobs in these states, comma-separated (${JOB_STATES.join(', ')}); default: every state`),
-  tenant: TENANT_NAME.optional().describe('only this tenant\'s jobs (a tenant\'s token: its own tenant only)'),
-  limit: decimalParameter(1, DASHBOARD_JOB_PAGE_MAX, `the most jobs of the page (default ${DASHBOARD_JOB_PAGE_DEFAULT})`).optional(),
-  offset: decimalParameter(0, DASHBOARD_JOB_OFFSET_MAX, 'matching jobs to skip (default 0)').optional(),
-}).strict();
+export const DashboardJobsQuerySchema = z
+  .object({
+    name: z
+      .string()
+      .min(1, `a name pattern has 1 to ${MAX_NAME_PATTERN_LENGTH} characters`)
+      .max(MAX_NAME_PATTERN_LENGTH, `a name pattern has 1 to ${MAX_NAME_PATTERN_LENGTH} characters`)
+      .optional()
+      .describe(
+        'whole-name pattern: `*` matches any run of characters, every other character itself (case-sensitive), e.g. `train-*` or `*eval*`',
+      ),
+    states: z
+      .string()
+      .regex(
+        new RegExp(`^${STATE}(?:,${STATE})*$`),
+        `a comma-separated list of job states (allowed: ${JOB_STATES.join(', ')})`,
+      )
+      .optional()
+      .describe(`only jobs in these states, comma-separated (${JOB_STATES.join(', ')}); default: every state`),
+    tenant: TENANT_NAME.optional().describe("only this tenant's jobs (a tenant's token: its own tenant only)"),
+    limit: decimalParameter(
+      1,
+      DASHBOARD_JOB_PAGE_MAX,
+      `the most jobs of the page (default ${DASHBOARD_JOB_PAGE_DEFAULT})`,
+    ).optional(),
+    offset: decimalParameter(0, DASHBOARD_JOB_OFFSET_MAX, 'matching jobs to skip (default 0)').optional(),
+  })
+  .strict();
 
 /** `GET /api/v1/dashboard/jobs` answer. */
 export const DashboardJobPageSchema = z.object({

@@ -25,10 +25,18 @@ export const ACTIVE_JOB_STATES: readonly JobState[] = ['pending', 'preempted', '
  */
 function commaList<T extends string>(parameter: string, allowed: readonly T[], what: string) {
   const words = `${parameter}: must be one or more of ${allowed.join(', ')}, comma-separated`;
-  return z.string().superRefine((text, ctx) => {
-    const unknown = text.split(',').filter((item) => !(allowed as readonly string[]).includes(item));
-    if (unknown.length > 0) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${words}; got ${unknown.map((u) => JSON.stringify(u)).join(', ')}` });
-  }).transform((text) => [...new Set(text.split(','))] as T[]).describe(`${what}: ${allowed.join(', ')}, comma-separated`);
+  return z
+    .string()
+    .superRefine((text, ctx) => {
+      const unknown = text.split(',').filter((item) => !(allowed as readonly string[]).includes(item));
+      if (unknown.length > 0)
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: `${words}; got ${unknown.map((u) => JSON.stringify(u)).join(', ')}`,
+        });
+    })
+    .transform((text) => [...new Set(text.split(','))] as T[])
+    .describe(`${what}: ${allowed.join(', ')}, comma-separated`);
 }
 
 /**
@@ -38,22 +46,44 @@ function commaList<T extends string>(parameter: string, allowed: readonly T[], w
 const ISO_TIME_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /** `GET /api/v1/jobs` query. */
-export const ListJobsQuerySchema = z.object({
-  all: z.enum(['true', 'false']).default('false').describe('include finished jobs (ignored when state is given)'),
-  state: commaList('state', JOB_STATES, 'only jobs in these states').optional(),
-  tenant: TENANT_NAME.optional().describe('only this tenant\'s jobs; a token of another tenant gets an empty list'),
-  name: z.string().min(1, `name: a pattern of 1-${MAX_NAME_PATTERN_LENGTH} characters`).max(MAX_NAME_PATTERN_LENGTH, `name: a pattern of 1-${MAX_NAME_PATTERN_LENGTH} characters`).optional()
-    .describe('job name pattern: the whole name, * matches any run of characters, case-sensitive'),
-  since: z.string().regex(ISO_TIME_WITH_ZONE, 'since: must be an ISO 8601 time with a zone, e.g. 2025-01-31T12:00:00Z')
-    .refine((text) => !Number.isNaN(Date.parse(text)), 'since: must be an ISO 8601 time with a zone, e.g. 2025-01-31T12:00:00Z')
-    .transform((text) => Date.parse(text)).optional().describe('only jobs submitted at or after this ISO 8601 time (with a zone)'),
-  limit: decimalParameter(1, MAX_JOB_PAGE, 'page size: at most this many jobs; absent: every matching job').optional(),
-  after: decimalParameter(0, Number.MAX_SAFE_INTEGER, 'only jobs with an id above this one (nextAfter of the previous page)').optional(),
-  fields: commaList('fields', JOB_FIELDS, 'only these job fields (id is always included)').optional(),
-}).strict();
+export const ListJobsQuerySchema = z
+  .object({
+    all: z.enum(['true', 'false']).default('false').describe('include finished jobs (ignored when state is given)'),
+    state: commaList('state', JOB_STATES, 'only jobs in these states').optional(),
+    tenant: TENANT_NAME.optional().describe("only this tenant's jobs; a token of another tenant gets an empty list"),
+    name: z
+      .string()
+      .min(1, `name: a pattern of 1-${MAX_NAME_PATTERN_LENGTH} characters`)
+      .max(MAX_NAME_PATTERN_LENGTH, `name: a pattern of 1-${MAX_NAME_PATTERN_LENGTH} characters`)
+      .optional()
+      .describe('job name pattern: the whole name, * matches any run of characters, case-sensitive'),
+    since: z
+      .string()
+      .regex(ISO_TIME_WITH_ZONE, 'since: must be an ISO 8601 time with a zone, e.g. 2025-01-31T12:00:00Z')
+      .refine(
+        (text) => !Number.isNaN(Date.parse(text)),
+        'since: must be an ISO 8601 time with a zone, e.g. 2025-01-31T12:00:00Z',
+      )
+      .transform((text) => Date.parse(text))
+      .optional()
+      .describe('only jobs submitted at or after this ISO 8601 time (with a zone)'),
+    limit: decimalParameter(
+      1,
+      MAX_JOB_PAGE,
+      'page size: at most this many jobs; absent: every matching job',
+    ).optional(),
+    after: decimalParameter(
+      0,
+      Number.MAX_SAFE_INTEGER,
+      'only jobs with an id above this one (nextAfter of the previous page)',
+    ).optional(),
+    fields: commaList('fields', JOB_FIELDS, 'only these job fields (id is always included)').optional(),
+  })
+  .strict();
 
 /** A job of a listing: every field of JobSchema, or with `fields` only those (and `id`). */
-export const ListedJobSchema = JobSchema.partial().required({ id: true })
+export const ListedJobSchema = JobSchema.partial()
+  .required({ id: true })
   .describe('a job; with fields= it holds only the chosen fields and id, else every field of a job');
 /** A job of a listing (some fields absent when `fields` was given). */
 export type ListedJob = z.infer<typeof ListedJobSchema>;

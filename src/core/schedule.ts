@@ -87,7 +87,10 @@ export interface ScheduleInput extends PassInput {
  * @throws InvariantViolation when the snapshot itself breaks a rule (over-commit, unknown GPU) or names an unknown policy
  */
 export function schedule(input: ScheduleInput): Plan {
-  return new SchedulingSession(input.snapshot, input.rng, input.options).schedule(input.pending, { ...input, active: input.snapshot.active });
+  return new SchedulingSession(input.snapshot, input.rng, input.options).schedule(input.pending, {
+    ...input,
+    active: input.snapshot.active,
+  });
 }
 
 /** A cluster state kept between passes: the passes of `schedule`, over one evolving cluster. */
@@ -100,11 +103,18 @@ export class SchedulingSession {
     const policy = findPolicy(name);
     if (!policy) throw new InvariantViolation(`unknown policy '${name}'; allowed: ${POLICY_NAMES.join(', ')}`);
     const profile = (nodeCount: number): SchedulingProfile => {
-      const created = policy.create({ nodeCount, ...(options.targetWorkload ? { targetWorkload: options.targetWorkload } : {}), learnWorkloadOnline: options.learnWorkloadOnline ?? false });
+      const created = policy.create({
+        nodeCount,
+        ...(options.targetWorkload ? { targetWorkload: options.targetWorkload } : {}),
+        learnWorkloadOnline: options.learnWorkloadOnline ?? false,
+      });
       return options.adjustProfile ? options.adjustProfile(created) : created;
     };
     this.state = new ClusterState(snapshot, {
-      profile, rng, timesliceOvercommitRatio: options.timesliceOvercommitRatio ?? 1, mpsOneTenantPerGpu: options.mpsOneTenantPerGpu ?? true,
+      profile,
+      rng,
+      timesliceOvercommitRatio: options.timesliceOvercommitRatio ?? 1,
+      mpsOneTenantPerGpu: options.mpsOneTenantPerGpu ?? true,
       ...(options.nodeRank ? { nodeRank: options.nodeRank } : {}),
     });
   }
@@ -117,27 +127,43 @@ export class SchedulingSession {
     const statement = new Statement(this.state);
     const rulesOptions = pass.rules;
     const active = pass.active ?? [];
-    const rules = rulesOptions === undefined ? null : buildPassRules({
-      active,
-      tenants: rulesOptions.tenants,
-      gpus: this.state.nodes.flatMap((n) => [...n.devices.values()].map((d) => ({ node: n.node.name, device: d.device }))),
-      hostCpuMilli: this.state.nodes.reduce((sum, n) => sum + n.node.hostCpuMilli, 0),
-      nowMs: pass.nowMs,
-      ...(rulesOptions.sizeCache ? { sizeCache: rulesOptions.sizeCache } : {}),
-      ...(rulesOptions.qosViolators ? { qosViolators: rulesOptions.qosViolators } : {}),
-    });
+    const rules =
+      rulesOptions === undefined
+        ? null
+        : buildPassRules({
+            active,
+            tenants: rulesOptions.tenants,
+            gpus: this.state.nodes.flatMap((n) =>
+              [...n.devices.values()].map((d) => ({ node: n.node.name, device: d.device })),
+            ),
+            hostCpuMilli: this.state.nodes.reduce((sum, n) => sum + n.node.hostCpuMilli, 0),
+            nowMs: pass.nowMs,
+            ...(rulesOptions.sizeCache ? { sizeCache: rulesOptions.sizeCache } : {}),
+            ...(rulesOptions.qosViolators ? { qosViolators: rulesOptions.qosViolators } : {}),
+          });
     let top = Number.NEGATIVE_INFINITY;
     if (Array.isArray(pending)) for (const j of pending as readonly JobRequest[]) top = Math.max(top, j.priority);
     else top = (pending as QueueIndex).maxPriority();
     // A preemption needs every waiting job in order: a pass that may start one visits them all.
     const mayPreempt = rules !== null && rulesOptions?.preemption != null && preemptionPossible(top, active, rules);
-    const outcome = runPass(statement, pending, { rules, backfill: rulesOptions?.backfill ?? true, stopEarly: !mayPreempt && rulesOptions?.visitEveryJob !== true });
+    const outcome = runPass(statement, pending, {
+      rules,
+      backfill: rulesOptions?.backfill ?? true,
+      stopEarly: !mayPreempt && rulesOptions?.visitEveryJob !== true,
+    });
     let preemption: PlannedPreemption | null = null;
     if (rules !== null && rulesOptions?.preemption && outcome.waiting.size > 0) {
       if (mayPreempt) {
         // A job kept off protected GPUs waits for the QoS violation to end, not for a preemption.
         const waiting = outcome.order.filter((j) => outcome.waiting.has(j.id) && !outcome.protectedWaiting.has(j.id));
-        preemption = choosePreemption({ waiting, active, rules, statement, nowMs: pass.nowMs, settings: rulesOptions.preemption });
+        preemption = choosePreemption({
+          waiting,
+          active,
+          rules,
+          statement,
+          nowMs: pass.nowMs,
+          settings: rulesOptions.preemption,
+        });
       }
     }
     statement.commit();
@@ -156,4 +182,3 @@ export class SchedulingSession {
     this.state.release(jobId);
   }
 }
-

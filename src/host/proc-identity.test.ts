@@ -6,7 +6,14 @@ const FIELDS_AFTER_COMM = 'S 1 4242 4242 0 -1 4194560 100 0 0 0 250 17 0 0 20 0 
 describe('parseProcStat', () => {
   it('reads state, process group, CPU ticks and start time (field 22)', () => {
     expect(parseProcStat(`4242 (sleep) ${FIELDS_AFTER_COMM}`)).toEqual({
-      pid: 4242, state: 'S', ppid: 1, pgrp: 4242, session: 4242, utimeTicks: 250, stimeTicks: 17, startTime: '987654',
+      pid: 4242,
+      state: 'S',
+      ppid: 1,
+      pgrp: 4242,
+      session: 4242,
+      utimeTicks: 250,
+      stimeTicks: 17,
+      startTime: '987654',
     });
   });
 

@@ -35,7 +35,10 @@ export function parseProcStat(text: string): ProcStat | null {
   if (open < 1 || close < open) return null;
   const pid = Number(text.slice(0, open).trim());
   // Fields from 3 (state) on; index i holds field i + 3.
-  const rest = text.slice(close + 1).trim().split(/\s+/);
+  const rest = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   if (!Number.isSafeInteger(pid) || rest.length < 20) return null;
   const int = (i: number): number => Number(rest[i]);
   const startTime = rest[19] ?? '';

@@ -10,8 +10,9 @@
  */
 
 /** Matches one such character. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const CONTROL_CHARACTER =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
 
@@ -19,7 +20,8 @@ const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** The same set in words, for error messages. */
-export const CONTROL_CHARACTERS_IN_WORDS = 'control characters (U+0000-U+001F, U+007F-U+009F), bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, U+180E, U+200B-U+200D, U+2060-U+2064, U+FEFF) or lone surrogates';
+export const CONTROL_CHARACTERS_IN_WORDS =
+  'control characters (U+0000-U+001F, U+007F-U+009F), bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, U+180E, U+200B-U+200D, U+2060-U+2064, U+FEFF) or lone surrogates';
 
 /** `U+001B`: the code point of a character in the usual notation. */
 export function codePointName(character: string): string {
@@ -47,7 +49,9 @@ export function escapeControlCharactersDeep<T>(value: T): T {
   if (typeof value === 'string') return escapeControlCharacters(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => escapeControlCharactersDeep(v)) as T;
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [escapeControlCharacters(k), escapeControlCharactersDeep(v as unknown)])) as T;
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [escapeControlCharacters(k), escapeControlCharactersDeep(v as unknown)]),
+    ) as T;
   }
   return value;
 }
@@ -59,5 +63,7 @@ export function escapeControlCharactersDeep<T>(value: T): T {
  */
 export function jsonForTerminal(value: unknown, indent = 2): string {
   // Only characters from U+007F on: the text's own newlines and indentation are JSON's layout.
-  return JSON.stringify(value, null, indent).replace(CONTROL_CHARACTERS, (c) => (c.charCodeAt(0) < 0x7f ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return JSON.stringify(value, null, indent).replace(CONTROL_CHARACTERS, (c) =>
+    c.charCodeAt(0) < 0x7f ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -33,9 +33,12 @@ export function compileNamePattern(pattern: string): NamePattern {
   const suffix = parts[parts.length - 1]!;
   const middle = parts.slice(1, -1).filter((p) => p.length > 0);
   return {
-    pattern, prefix, exact: false,
+    pattern,
+    prefix,
+    exact: false,
     matches(name: string): boolean {
-      if (name.length < prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix)) return false;
+      if (name.length < prefix.length + suffix.length || !name.startsWith(prefix) || !name.endsWith(suffix))
+        return false;
       // Greedy-free scan: each middle part at its earliest place after the previous one.
       let at = prefix.length;
       const end = name.length - suffix.length;

@@ -12,7 +12,13 @@ describe('statistics', () => {
   });
 
   it('mean and median', () => {
-    expect([mean([1, 2, 6]), median([6, 1, 2]), median([4, 1, 3, 2]), mean([]), median([])]).toEqual([3, 2, 2.5, NaN, NaN]);
+    expect([mean([1, 2, 6]), median([6, 1, 2]), median([4, 1, 3, 2]), mean([]), median([])]).toEqual([
+      3,
+      2,
+      2.5,
+      NaN,
+      NaN,
+    ]);
   });
 
   it('uses nearest-rank percentiles, on arrays and typed arrays', () => {

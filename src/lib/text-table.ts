@@ -23,7 +23,10 @@ export function formatTable(rows: readonly (readonly string[])[], layout: TableL
   const right = layout.right ?? [];
   const widths = header.map((title, i) => Math.max(title.length, ...body.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>
-    widths.map((width, i) => (right[i] ? (cells[i] ?? '').padStart(width) : (cells[i] ?? '').padEnd(width))).join('  ').trimEnd();
+    widths
+      .map((width, i) => (right[i] ? (cells[i] ?? '').padStart(width) : (cells[i] ?? '').padEnd(width)))
+      .join('  ')
+      .trimEnd();
   const lines = [line(header)];
   if (layout.rule ?? true) lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
   return [...lines, ...body.map(line)].join('\n');

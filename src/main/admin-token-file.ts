@@ -3,7 +3,17 @@
  * line, mode 0600. `gpushare serve` reads it at start (AdminService.ensureAdminToken decides
  * whether it is still good) and rewrites it when that token is rotated through the API.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync, chmodSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+  chmodSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { syncFolder, temporaryPathNextTo } from '../adapters/store/atomic-file.js';
 import { PRIVATE_FILE_MODE } from '../adapters/store/private-file.js';

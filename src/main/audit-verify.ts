@@ -17,7 +17,10 @@ import { AUDIT_HEAD_FILE } from './server-audit.js';
  * Verifies the audit log of `dataDir` (null: the default data directory).
  * @throws Error naming the file when the store is missing or cannot be read, or a journal line is malformed
  */
-export function verifyDataDirAudit(dataDir: string | null, env: Readonly<Record<string, string | undefined>> = process.env): AuditVerifyReport {
+export function verifyDataDirAudit(
+  dataDir: string | null,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): AuditVerifyReport {
   const dir = resolve(dataDir ?? defaultDataDir(env));
   const storePath = join(dir, 'gpushare.db');
   const journalPath = join(dir, AUDIT_HEAD_FILE);

@@ -22,7 +22,8 @@ const SERVER_COMMANDS_MODULE = './server-commands.js';
 const SERVER_COMMAND_NAMES = new Set(['simulate', 'synth-trace', 'serve', 'extender', 'webhook', 'node-agent']);
 /** `audit verify` reads the store on this machine: loaded only when it runs, like the server commands. */
 const AUDIT_VERIFY_MODULE = './audit-verify.js';
-const verifyAudit: VerifyAudit = async (dataDir) => ((await import(AUDIT_VERIFY_MODULE)) as typeof import('./audit-verify.js')).verifyDataDirAudit(dataDir);
+const verifyAudit: VerifyAudit = async (dataDir) =>
+  ((await import(AUDIT_VERIFY_MODULE)) as typeof import('./audit-verify.js')).verifyDataDirAudit(dataDir);
 
 /** The package version, read from package.json (two levels above src/main and dist/main). */
 function packageVersion(): string {
@@ -48,14 +49,17 @@ export function commandNameOf(args: readonly string[]): string | undefined {
 export async function createProgram(names?: ReadonlySet<string>): Promise<Command> {
   const version = packageVersion();
   const program = new Command('gpushare')
-    .description('GPU-sharing scheduler toolkit: fractional GPUs, fragmentation-aware scheduling, trace-driven simulator')
+    .description(
+      'GPU-sharing scheduler toolkit: fractional GPUs, fragmentation-aware scheduling, trace-driven simulator',
+    )
     .version(version, '-V, --version');
   if (names === undefined || [...names].some((n) => SERVER_COMMAND_NAMES.has(n))) {
     const { createServerCommands } = (await import(SERVER_COMMANDS_MODULE)) as typeof import('./server-commands.js');
     for (const command of createServerCommands(version, names)) program.addCommand(command);
   }
   for (const command of await createClientCommands(processIo(), names)) program.addCommand(command);
-  if (names === undefined || names.has('audit')) program.addCommand(throwOnExit((await import('../cli/audit-command.js')).createAuditCommand(verifyAudit)));
+  if (names === undefined || names.has('audit'))
+    program.addCommand(throwOnExit((await import('../cli/audit-command.js')).createAuditCommand(verifyAudit)));
   program.exitOverride();
   for (const command of program.commands) command.exitOverride();
   return program;
@@ -91,7 +95,9 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   }
   try {
     const name = commandNameOf(args);
-    const known = name !== undefined && (SERVER_COMMAND_NAMES.has(name) || name === 'audit' || CLIENT_COMMANDS.some((c) => c.name === name));
+    const known =
+      name !== undefined &&
+      (SERVER_COMMAND_NAMES.has(name) || name === 'audit' || CLIENT_COMMANDS.some((c) => c.name === name));
     const program = await createProgram(known ? new Set([name]) : undefined);
     await program.parseAsync([...argv]);
     return 0;

@@ -22,7 +22,9 @@ export function makeDataDir(path: string): void {
     try {
       mkdirSync(p, { mode: 0o700 });
     } catch (error) {
-      throw new Error(`--data-dir: cannot create ${p}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new Error(
+        `--data-dir: cannot create ${p}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
   if (!statSync(path).isDirectory()) throw new Error(`--data-dir: ${path} exists and is not a directory`);
@@ -47,12 +49,22 @@ export function lockDataDir(dataDir: string): DataDirLock {
       writeSync(fd, me);
       closeSync(fd);
       let released = false;
-      return { release: () => { if (!released) { released = true; rmSync(path, { force: true }); } } };
+      return {
+        release: () => {
+          if (!released) {
+            released = true;
+            rmSync(path, { force: true });
+          }
+        },
+      };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`--data-dir: cannot lock ${dataDir}: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new Error(`--data-dir: cannot lock ${dataDir}: ${(error as Error).message}`);
       const owner = readOwner(path);
       if (owner && owner.startTime !== null && isSameProcess(owner.pid, owner.startTime)) {
-        throw new Error(`--data-dir: ${dataDir} is in use by another gpushare server (pid ${owner.pid}); stop it first or choose another --data-dir`);
+        throw new Error(
+          `--data-dir: ${dataDir} is in use by another gpushare server (pid ${owner.pid}); stop it first or choose another --data-dir`,
+        );
       }
       rmSync(path, { force: true }); // stale: its owner is gone
     }
@@ -63,7 +75,9 @@ export function lockDataDir(dataDir: string): DataDirLock {
 function readOwner(path: string): { pid: number; startTime: string | null } | null {
   try {
     const value = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; startTime?: unknown };
-    return typeof value.pid === 'number' ? { pid: value.pid, startTime: typeof value.startTime === 'string' ? value.startTime : null } : null;
+    return typeof value.pid === 'number'
+      ? { pid: value.pid, startTime: typeof value.startTime === 'string' ? value.startTime : null }
+      : null;
   } catch {
     return null;
   }

@@ -28,30 +28,69 @@ interface ExtenderFlags {
 /** Builds the command. @param version the package version (metrics) */
 export function createExtenderCommand(version: string): Command {
   return new Command('extender')
-    .description('Run the kube-scheduler extender: filter, prioritize and bind GPU pods with the gpushare core (docs/kubernetes/extender.md)')
+    .description(
+      'Run the kube-scheduler extender: filter, prioritize and bind GPU pods with the gpushare core (docs/kubernetes/extender.md)',
+    )
     .option('--kubeconfig <file>', 'kubeconfig to reach the API server (default: the in-cluster ServiceAccount)')
     .option('--host <address>', 'address to listen on', '0.0.0.0')
-    .option('--port <port>', 'port to listen on (0 = any free port)', asArgParser((t) => parseIntegerInRange('--port', t, 0, 65535)), 8443)
+    .option(
+      '--port <port>',
+      'port to listen on (0 = any free port)',
+      asArgParser((t) => parseIntegerInRange('--port', t, 0, 65535)),
+      8443,
+    )
     .option('--tls-cert <file>', 'serving certificate (PEM) for HTTPS')
     .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
-    .option('--client-ca <file>', 'serve only callers with a client certificate this CA (PEM) signed: the kube-scheduler\'s tlsConfig certFile/keyFile')
+    .option(
+      '--client-ca <file>',
+      "serve only callers with a client certificate this CA (PEM) signed: the kube-scheduler's tlsConfig certFile/keyFile",
+    )
     .option('--insecure-http', 'serve plain HTTP (only for a scheduler on the same host; use --host 127.0.0.1)')
-    .option('--url-prefix <path>', 'path prefix of the verbs (the urlPrefix path of the scheduler configuration)', '/scheduler')
-    .option('--policy <name>', `placement policy (${POLICY_NAMES.join(', ')})`, (v) => {
-      if (!POLICY_NAMES.includes(v)) throw new InvalidArgumentError(`--policy must be one of ${POLICY_NAMES.join(', ')}, got '${v}'`);
-      return v;
-    }, 'default')
+    .option(
+      '--url-prefix <path>',
+      'path prefix of the verbs (the urlPrefix path of the scheduler configuration)',
+      '/scheduler',
+    )
+    .option(
+      '--policy <name>',
+      `placement policy (${POLICY_NAMES.join(', ')})`,
+      (v) => {
+        if (!POLICY_NAMES.includes(v))
+          throw new InvalidArgumentError(`--policy must be one of ${POLICY_NAMES.join(', ')}, got '${v}'`);
+        return v;
+      },
+      'default',
+    )
     .option('--lease-namespace <namespace>', 'namespace of the Lease that elects the active replica', 'gpushare-system')
     .option('--lease-name <name>', 'name of that Lease', 'gpushare-extender')
-    .option('--lease-duration-seconds <n>', 'how long a Lease holder may go without renewing before another replica takes over', asArgParser((t) => parseIntegerInRange('--lease-duration-seconds', t, 2, 600)), 15)
-    .option('--identity <id>', 'this replica\'s name in the Lease (default: $POD_NAME or the host name, and the process id)')
+    .option(
+      '--lease-duration-seconds <n>',
+      'how long a Lease holder may go without renewing before another replica takes over',
+      asArgParser((t) => parseIntegerInRange('--lease-duration-seconds', t, 2, 600)),
+      15,
+    )
+    .option(
+      '--identity <id>',
+      "this replica's name in the Lease (default: $POD_NAME or the host name, and the process id)",
+    )
     .option('--log-level <level>', 'log level (stderr)', 'info')
     .action(async (flags: ExtenderFlags) => {
       const settings: ExtenderSettings = {
-        kubeconfig: flags.kubeconfig ?? null, host: flags.host, port: flags.port,
-        tlsCertFile: flags.tlsCert ?? null, tlsKeyFile: flags.tlsKey ?? null, clientCaFile: flags.clientCa ?? null, insecureHttp: flags.insecureHttp === true,
-        urlPrefix: flags.urlPrefix, policy: flags.policy, leaseNamespace: flags.leaseNamespace, leaseName: flags.leaseName,
-        leaseDurationSeconds: flags.leaseDurationSeconds, identity: flags.identity ?? defaultIdentity(), version, logLevel: flags.logLevel,
+        kubeconfig: flags.kubeconfig ?? null,
+        host: flags.host,
+        port: flags.port,
+        tlsCertFile: flags.tlsCert ?? null,
+        tlsKeyFile: flags.tlsKey ?? null,
+        clientCaFile: flags.clientCa ?? null,
+        insecureHttp: flags.insecureHttp === true,
+        urlPrefix: flags.urlPrefix,
+        policy: flags.policy,
+        leaseNamespace: flags.leaseNamespace,
+        leaseName: flags.leaseName,
+        leaseDurationSeconds: flags.leaseDurationSeconds,
+        identity: flags.identity ?? defaultIdentity(),
+        version,
+        logLevel: flags.logLevel,
       };
       const { startExtender } = await import('./extender.js');
       const running = await startExtender(settings);

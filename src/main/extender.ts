@@ -56,8 +56,12 @@ export function defaultIdentity(env: NodeJS.ProcessEnv = process.env): string {
  */
 export async function startExtender(settings: ExtenderSettings): Promise<RunningExtender> {
   const log = pino({ level: settings.logLevel ?? 'info', base: { component: 'extender' } }, pino.destination(2));
-  if ((settings.tlsCertFile === null) !== (settings.tlsKeyFile === null)) throw new Error('--tls-cert and --tls-key go together: give both or neither');
-  if (settings.tlsCertFile === null && !settings.insecureHttp) throw new Error('the extender serves HTTPS: give --tls-cert and --tls-key (or --insecure-http for a scheduler on the same host)');
+  if ((settings.tlsCertFile === null) !== (settings.tlsKeyFile === null))
+    throw new Error('--tls-cert and --tls-key go together: give both or neither');
+  if (settings.tlsCertFile === null && !settings.insecureHttp)
+    throw new Error(
+      'the extender serves HTTPS: give --tls-cert and --tls-key (or --insecure-http for a scheduler on the same host)',
+    );
   const kubeconfig = new KubeConfig();
   if (settings.kubeconfig !== null) kubeconfig.loadFromFile(settings.kubeconfig);
   else kubeconfig.loadFromCluster();
@@ -65,24 +69,48 @@ export async function startExtender(settings: ExtenderSettings): Promise<Running
   const rest = kubeRestFrom(kubeconfig, 5_000);
   const view = new ClusterView(settings.policy, Date.now, (message) => log.warn(message));
   const lease = new LeaderLease(rest, {
-    namespace: settings.leaseNamespace, name: settings.leaseName, identity: settings.identity, leaseDurationSeconds: settings.leaseDurationSeconds,
-    onChange: (active, holder) => log.info({ active, holder }, active ? 'this replica is the active extender' : 'this replica is not the active extender'),
+    namespace: settings.leaseNamespace,
+    name: settings.leaseName,
+    identity: settings.identity,
+    leaseDurationSeconds: settings.leaseDurationSeconds,
+    onChange: (active, holder) =>
+      log.info(
+        { active, holder },
+        active ? 'this replica is the active extender' : 'this replica is not the active extender',
+      ),
   });
   const watch = await watchCluster(kubeconfig, rest, view, { info: (m) => log.info(m), warn: (m) => log.warn(m) });
   lease.start();
   const notReady = (): string | null => {
     if (!watch.synced()) return 'the cache of nodes and pods has not synced with the API server yet';
-    if (!lease.active) return `not the active replica (Lease ${settings.leaseNamespace}/${settings.leaseName} held by ${lease.currentHolder ?? 'nobody yet'})`;
+    if (!lease.active)
+      return `not the active replica (Lease ${settings.leaseNamespace}/${settings.leaseName} held by ${lease.currentHolder ?? 'nobody yet'})`;
     return null;
   };
-  const metrics = createExtenderMetrics(() => ({ gpus: view.gpuSnapshot(), active: lease.active, synced: watch.synced() }), settings.version);
-  if (settings.clientCaFile !== null && settings.tlsCertFile === null) throw new Error('--client-ca needs HTTPS: give --tls-cert and --tls-key');
-  const tls = settings.tlsCertFile !== null ? {
-    certPem: readFileSync(settings.tlsCertFile, 'utf8'), keyPem: readFileSync(settings.tlsKeyFile!, 'utf8'),
-    ...(settings.clientCaFile !== null ? { clientCaPem: readFileSync(settings.clientCaFile, 'utf8') } : {}),
-  } : undefined;
-  if (settings.clientCaFile === null) log.warn('no --client-ca: any caller that reaches the port may call filter, prioritize and bind');
-  const app = buildExtenderServer({ view, binder: new PodBinder(view, rest), metrics, notReady, urlPrefix: settings.urlPrefix, ...(tls ? { tls } : {}) });
+  const metrics = createExtenderMetrics(
+    () => ({ gpus: view.gpuSnapshot(), active: lease.active, synced: watch.synced() }),
+    settings.version,
+  );
+  if (settings.clientCaFile !== null && settings.tlsCertFile === null)
+    throw new Error('--client-ca needs HTTPS: give --tls-cert and --tls-key');
+  const tls =
+    settings.tlsCertFile !== null
+      ? {
+          certPem: readFileSync(settings.tlsCertFile, 'utf8'),
+          keyPem: readFileSync(settings.tlsKeyFile!, 'utf8'),
+          ...(settings.clientCaFile !== null ? { clientCaPem: readFileSync(settings.clientCaFile, 'utf8') } : {}),
+        }
+      : undefined;
+  if (settings.clientCaFile === null)
+    log.warn('no --client-ca: any caller that reaches the port may call filter, prioritize and bind');
+  const app = buildExtenderServer({
+    view,
+    binder: new PodBinder(view, rest),
+    metrics,
+    notReady,
+    urlPrefix: settings.urlPrefix,
+    ...(tls ? { tls } : {}),
+  });
   await app.listen({ host: settings.host, port: settings.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : settings.port;

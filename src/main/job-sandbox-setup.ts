@@ -36,7 +36,12 @@ export interface JobIsolationSetup {
 export function writeSimulatedDeviceFiles(dataDir: string, gpus: readonly InventoryGpu[]): string {
   const root = join(dataDir, 'simulated-dev');
   mkdirSync(root, { recursive: true, mode: 0o755 });
-  const names = [...gpus.map((g) => `nvidia${g.deviceMinor ?? g.index}`), 'nvidiactl', 'nvidia-uvm', 'nvidia-uvm-tools'];
+  const names = [
+    ...gpus.map((g) => `nvidia${g.deviceMinor ?? g.index}`),
+    'nvidiactl',
+    'nvidia-uvm',
+    'nvidia-uvm-tools',
+  ];
   for (const name of names) writeFileSync(join(root, name), '', { mode: 0o666 });
   return root;
 }
@@ -47,26 +52,50 @@ export function writeSimulatedDeviceFiles(dataDir: string, gpus: readonly Invent
  * Else no sandbox and at most one tenant. Throws when the store already has more tenants than that
  * allows, naming them and the two ways out.
  */
-export function setUpJobIsolation(config: ServerConfig, env: Readonly<Record<string, string | undefined>>, gpus: readonly InventoryGpu[], tenantNames: readonly string[], logger: SetupLogger): JobIsolationSetup {
+export function setUpJobIsolation(
+  config: ServerConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  gpus: readonly InventoryGpu[],
+  tenantNames: readonly string[],
+  logger: SetupLogger,
+): JobIsolationSetup {
   if (config.singleTenant) {
-    const detail = 'single-tenant: jobs run as the server\'s own user without a sandbox (--single-tenant)';
-    logger.warn({}, `--single-tenant: jobs run as this server's user (uid ${process.getuid?.() ?? '?'}) without a sandbox; every tenant's jobs can read every other's files, the store and the admin token`);
+    const detail = "single-tenant: jobs run as the server's own user without a sandbox (--single-tenant)";
+    logger.warn(
+      {},
+      `--single-tenant: jobs run as this server's user (uid ${process.getuid?.() ?? '?'}) without a sandbox; every tenant's jobs can read every other's files, the store and the admin token`,
+    );
     return { sandbox: null, unsandboxedDetail: detail, maxTenants: null };
   }
   const support = detectSandbox(env.PATH ?? '/usr/bin:/bin', config.sandboxUidRange.first);
   if (!support.available) {
     const detail = `no sandbox (${support.reason}): one tenant only; --single-tenant allows more without isolation`;
     if (tenantNames.length > 1) {
-      throw new Error(`this data directory has ${tenantNames.length} tenants (${tenantNames.join(', ')}), but jobs cannot be sandboxed here: ${support.reason}. Install bubblewrap and run the server as root, or pass --single-tenant if every tenant trusts every other`);
+      throw new Error(
+        `this data directory has ${tenantNames.length} tenants (${tenantNames.join(', ')}), but jobs cannot be sandboxed here: ${support.reason}. Install bubblewrap and run the server as root, or pass --single-tenant if every tenant trusts every other`,
+      );
     }
-    logger.warn({}, `jobs cannot be sandboxed (${support.reason}): this server accepts one tenant only; --single-tenant lifts that without isolating tenants`);
+    logger.warn(
+      {},
+      `jobs cannot be sandboxed (${support.reason}): this server accepts one tenant only; --single-tenant lifts that without isolating tenants`,
+    );
     return { sandbox: null, unsandboxedDetail: detail, maxTenants: 1 };
   }
   const home = resolve(env.HOME || homedir());
   const hidden = [...new Set([config.dataDir, home, '/root'])].filter((dir) => dir !== '/');
   const simulated = gpus.length > 0 && gpus.every((g) => g.simulated);
   const deviceRoot = config.deviceRoot ?? (simulated ? writeSimulatedDeviceFiles(config.dataDir, gpus) : '/dev');
-  const tenantUids = openTenantUids(join(config.dataDir, 'tenant-uids.json'), { configured: config.tenantUids, range: config.sandboxUidRange });
-  logger.info({ hidden, deviceRoot }, `jobs run sandboxed (bubblewrap), each tenant under its own uid from ${config.sandboxUidRange.first}`);
-  return { sandbox: createJobSandbox({ programs: support.programs, tenantUids, hiddenDirectories: hidden, deviceRoot }), unsandboxedDetail: '', maxTenants: null };
+  const tenantUids = openTenantUids(join(config.dataDir, 'tenant-uids.json'), {
+    configured: config.tenantUids,
+    range: config.sandboxUidRange,
+  });
+  logger.info(
+    { hidden, deviceRoot },
+    `jobs run sandboxed (bubblewrap), each tenant under its own uid from ${config.sandboxUidRange.first}`,
+  );
+  return {
+    sandbox: createJobSandbox({ programs: support.programs, tenantUids, hiddenDirectories: hidden, deviceRoot }),
+    unsandboxedDetail: '',
+    maxTenants: null,
+  };
 }

@@ -58,7 +58,9 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Running
   else kubeConfig.loadFromCluster();
 
   const simulated = options.simulateGpus !== null;
-  const inventory: GpuInventory = simulated ? createSimulatedInventory(parseSimulatedGpuSpec(options.simulateGpus!)) : createNvidiaSmiInventory();
+  const inventory: GpuInventory = simulated
+    ? createSimulatedInventory(parseSimulatedGpuSpec(options.simulateGpus!))
+    : createNvidiaSmiInventory();
   const discovered = await inventory.list();
   const migInstances = new Map<number, MigInstanceState[]>();
   if (!simulated) {
@@ -83,7 +85,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Running
     retry = null;
     try {
       await publishNodeInventory(patcher, options.nodeName, published().gpus);
-      logger.info({ node: options.nodeName, why }, 'published the node\'s GPUs');
+      logger.info({ node: options.nodeName, why }, "published the node's GPUs");
     } catch (error) {
       logger.error({ err: error }, `publishing the node's GPUs failed; retrying in ${REPUBLISH_RETRY_MS / 1000} s`);
       if (!stopped) retry = setTimeout(() => void publish('retry'), REPUBLISH_RETRY_MS);
@@ -93,27 +95,54 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Running
   const health = createGpuHealthState(discovered.map((g) => [g.index, g.healthy] as const));
   const mps = simulated ? null : createMpsDaemonManager({ baseDirectory: options.mpsDir });
   const plugin = await startDevicePlugin({
-    nodeName: options.nodeName, gpus: discovered, slotsPerGpu: options.slotsPerGpu, health, pods: createApiPodSource(kubeConfig),
-    podResourcesSocket: options.podResourcesSocket, pluginDir: options.kubeletDir, cdiDir: options.cdiDir, mps,
+    nodeName: options.nodeName,
+    gpus: discovered,
+    slotsPerGpu: options.slotsPerGpu,
+    health,
+    pods: createApiPodSource(kubeConfig),
+    podResourcesSocket: options.podResourcesSocket,
+    pluginDir: options.kubeletDir,
+    cdiDir: options.cdiDir,
+    mps,
     onRegistered: (count) => {
       logger.info({ registrations: count }, 'registered gpushare.io/gpu-slot with the kubelet');
       void publish('registered with the kubelet');
     },
     onPreStart: (ids, outcome) => {
       if (outcome instanceof Error) logger.warn({ slots: ids, code: outcome.code }, outcome.message);
-      else logger.info({ slots: ids, pod: `${outcome.holder.namespace}/${outcome.holder.pod}`, container: outcome.holder.container, devices: outcome.deviceIds }, 'container prepared');
+      else
+        logger.info(
+          {
+            slots: ids,
+            pod: `${outcome.holder.namespace}/${outcome.holder.pod}`,
+            container: outcome.holder.container,
+            devices: outcome.deviceIds,
+          },
+          'container prepared',
+        );
     },
     onError: (error) => logger.warn(error.message),
   });
   await publish('start');
 
   const poller = createGpuHealthPoller({
-    inventory, intervalMs: options.healthIntervalSeconds * 1000,
+    inventory,
+    intervalMs: options.healthIntervalSeconds * 1000,
     onChange: async (list, changes) => {
       latest = list;
       for (const gpu of list) health.set(gpu.index, gpu.healthy);
       if (changes.some((c) => c.previous !== null)) {
-        logger.warn({ changes: changes.map((c) => ({ kind: c.kind, gpu: c.gpu.index, healthy: c.gpu.healthy, reason: c.gpu.healthReason })) }, 'GPU health changed');
+        logger.warn(
+          {
+            changes: changes.map((c) => ({
+              kind: c.kind,
+              gpu: c.gpu.index,
+              healthy: c.gpu.healthy,
+              reason: c.gpu.healthReason,
+            })),
+          },
+          'GPU health changed',
+        );
         await publish('GPU health changed');
       }
     },
@@ -131,6 +160,9 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Running
     resolveClosed();
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void stop());
-  logger.info({ node: options.nodeName, gpus: discovered.length, source: inventory.source, socket: plugin.socketPath }, 'node agent running');
+  logger.info(
+    { node: options.nodeName, gpus: discovered.length, source: inventory.source, socket: plugin.socketPath },
+    'node agent running',
+  );
   return { closed, stop };
 }

@@ -39,14 +39,16 @@ describe('openDataDirStore', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('makes a new data directory\'s store files 0600 and logs nothing', () => {
+  it("makes a new data directory's store files 0600 and logs nothing", () => {
     chmodSync(dir, 0o700);
     folder('jobs');
     chmodSync(join(dir, 'jobs'), 0o700);
     const store = openDataDirStore(dir, logger, 0);
     store.createTenant('acme', 1);
     store.insertJob(sampleJob('acme'), 2);
-    expect(['gpushare.db', 'gpushare.db-wal', 'gpushare.db-shm', 'last-job-id'].map((f) => modeOf(join(dir, f)))).toEqual([0o600, 0o600, 0o600, 0o600]);
+    expect(
+      ['gpushare.db', 'gpushare.db-wal', 'gpushare.db-shm', 'last-job-id'].map((f) => modeOf(join(dir, f))),
+    ).toEqual([0o600, 0o600, 0o600, 0o600]);
     store.close();
     expect(logged).toEqual([]);
   });
@@ -64,7 +66,10 @@ describe('openDataDirStore', () => {
     expect(modeOf(join(dir, 'admin-token'))).toBe(0o600);
     expect(modeOf(join(dir, 'gpushare.db'))).toBe(0o600);
     expect(modeOf(join(dir, 'jobs'))).toBe(0o700);
-    expect(logged[0]).toEqual({ level: 'warn', msg: `data directory: made private to this user: ${join(dir, 'gpushare.db')} (0644 → 0600), ${join(dir, 'jobs')} (0755 → 0700), ${join(dir, 'jobs', '1')} (0755 → 0700)` });
+    expect(logged[0]).toEqual({
+      level: 'warn',
+      msg: `data directory: made private to this user: ${join(dir, 'gpushare.db')} (0644 → 0600), ${join(dir, 'jobs')} (0755 → 0700), ${join(dir, 'jobs', '1')} (0755 → 0700)`,
+    });
   });
 
   it('quarantines job folders the store does not know, continues ids above them, and keeps the known ones', () => {
@@ -117,7 +122,10 @@ describe('openDataDirStore', () => {
       pidPath: join(dir, 'jobs', '1', 'attempt-1.pid'),
       outcomePath: join(dir, 'jobs', '1', 'attempt-1.outcome.json'),
     });
-    expect(logged.at(-1)).toEqual({ level: 'info', msg: 'process handles now point into their job folders in this data directory' });
+    expect(logged.at(-1)).toEqual({
+      level: 'info',
+      msg: 'process handles now point into their job folders in this data directory',
+    });
     expect(existsSync(join(dir, 'quarantine'))).toBe(false);
     store.close();
   });

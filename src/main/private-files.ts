@@ -38,7 +38,9 @@ function tighten(path: string, mode: number): string | null {
 /** Folders in `path` (none when it does not exist). */
 function subfolders(path: string): string[] {
   if (!existsSync(path)) return [];
-  return readdirSync(path, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  return readdirSync(path, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
 }
 
 /**
@@ -73,13 +75,19 @@ function highestJobIdOnDisk(dataDir: string): number {
  * `quarantine/<time>/` (mode 0700; `time` is `nowMs` as ISO 8601 with `-` for `:`).
  * @returns the quarantine folder and the names moved, or null when every folder is known
  */
-function quarantineUnknownJobFolders(dataDir: string, store: StateStore, nowMs: number): { readonly folder: string; readonly names: string[] } | null {
+function quarantineUnknownJobFolders(
+  dataDir: string,
+  store: StateStore,
+  nowMs: number,
+): { readonly folder: string; readonly names: string[] } | null {
   const jobs = join(dataDir, 'jobs');
   if (!existsSync(jobs)) return null;
-  const unknown = readdirSync(jobs).filter((name) => {
-    const id = jobIdOfFolder(name);
-    return id === null || store.getJob(id)?.folder !== name;
-  }).sort();
+  const unknown = readdirSync(jobs)
+    .filter((name) => {
+      const id = jobIdOfFolder(name);
+      return id === null || store.getJob(id)?.folder !== name;
+    })
+    .sort();
   if (unknown.length === 0) return null;
   const root = join(dataDir, 'quarantine');
   mkdirSync(root, { recursive: true, mode: JOB_FOLDER_MODE });
@@ -104,8 +112,21 @@ function rebaseProcessHandles(store: StateStore, files: JobFiles, nowMs: number)
     if (job.process === null || job.folder === null) continue;
     const { stdoutPath, stderrPath, pidPath, outcomePath } = attemptFiles(files.directory(job.folder), job.attempt);
     const handle = job.process;
-    if (handle.stdoutPath === stdoutPath && handle.stderrPath === stderrPath && handle.pidPath === pidPath && handle.outcomePath === outcomePath) continue;
-    store.applyJobChanges([{ jobId: job.id, atMs: nowMs, expectState: job.state, patch: { process: { ...handle, stdoutPath, stderrPath, pidPath, outcomePath } } }]);
+    if (
+      handle.stdoutPath === stdoutPath &&
+      handle.stderrPath === stderrPath &&
+      handle.pidPath === pidPath &&
+      handle.outcomePath === outcomePath
+    )
+      continue;
+    store.applyJobChanges([
+      {
+        jobId: job.id,
+        atMs: nowMs,
+        expectState: job.state,
+        patch: { process: { ...handle, stdoutPath, stderrPath, pidPath, outcomePath } },
+      },
+    ]);
     rebased.push(job.id);
   }
   return rebased;
@@ -118,19 +139,42 @@ function rebaseProcessHandles(store: StateStore, files: JobFiles, nowMs: number)
  * because the disk is full (sqlite-store.ts).
  * @throws Error naming the file when the store or the job-id mark cannot be opened
  */
-export function openDataDirStore(dataDir: string, logger: Logger, nowMs: number = Date.now(), onDiskFull?: (error: Error) => void): SqliteStateStore {
+export function openDataDirStore(
+  dataDir: string,
+  logger: Logger,
+  nowMs: number = Date.now(),
+  onDiskFull?: (error: Error) => void,
+): SqliteStateStore {
   const tightened = tightenDataDir(dataDir);
-  if (tightened.length > 0) logger.warn({ tightened }, `data directory: made private to this user: ${tightened.join(', ')}`);
-  const store = openSqliteStore(join(dataDir, 'gpushare.db'), { jobIdMarkPath: join(dataDir, JOB_ID_MARK_FILE), jobIdFloor: highestJobIdOnDisk(dataDir), ...(onDiskFull ? { onDiskFull } : {}) });
+  if (tightened.length > 0)
+    logger.warn({ tightened }, `data directory: made private to this user: ${tightened.join(', ')}`);
+  const store = openSqliteStore(join(dataDir, 'gpushare.db'), {
+    jobIdMarkPath: join(dataDir, JOB_ID_MARK_FILE),
+    jobIdFloor: highestJobIdOnDisk(dataDir),
+    ...(onDiskFull ? { onDiskFull } : {}),
+  });
   try {
     const raised = store.jobIdsRaised;
-    if (raised) logger.warn({ from: raised.from, to: raised.to }, `job ids continue above ${raised.to}: ids up to ${raised.to} were given out before, the store only knew up to ${raised.from} (a restored backup); an id is never reused`);
+    if (raised)
+      logger.warn(
+        { from: raised.from, to: raised.to },
+        `job ids continue above ${raised.to}: ids up to ${raised.to} were given out before, the store only knew up to ${raised.from} (a restored backup); an id is never reused`,
+      );
     const capped = store.tenantsGivenHighCap;
-    if (capped.length > 0) logger.warn({ tenants: capped }, `priority caps: existing tenant(s) ${capped.join(', ')} may now submit at most at priority class high (900); new tenants get normal; an admin raises a cap with \`gpushare tenant set-limits NAME --max-priority critical\``);
+    if (capped.length > 0)
+      logger.warn(
+        { tenants: capped },
+        `priority caps: existing tenant(s) ${capped.join(', ')} may now submit at most at priority class high (900); new tenants get normal; an admin raises a cap with \`gpushare tenant set-limits NAME --max-priority critical\``,
+      );
     const quarantined = quarantineUnknownJobFolders(dataDir, store, nowMs);
-    if (quarantined) logger.warn({ quarantine: quarantined.folder, folders: quarantined.names }, `moved ${quarantined.names.length} job folder(s) the store does not know (a restored backup?) to ${quarantined.folder}: ${quarantined.names.join(', ')}`);
+    if (quarantined)
+      logger.warn(
+        { quarantine: quarantined.folder, folders: quarantined.names },
+        `moved ${quarantined.names.length} job folder(s) the store does not know (a restored backup?) to ${quarantined.folder}: ${quarantined.names.join(', ')}`,
+      );
     const rebased = rebaseProcessHandles(store, createJobFiles(dataDir), nowMs);
-    if (rebased.length > 0) logger.info({ jobIds: rebased }, 'process handles now point into their job folders in this data directory');
+    if (rebased.length > 0)
+      logger.info({ jobIds: rebased }, 'process handles now point into their job folders in this data directory');
   } catch (error) {
     store.close();
     throw error;

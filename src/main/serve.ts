@@ -93,7 +93,12 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   }
 }
 
-async function startLocked(config: ServerConfig, options: StartServerOptions, logger: pino.Logger, cleanups: (() => Promise<void> | void)[]): Promise<RunningServer> {
+async function startLocked(
+  config: ServerConfig,
+  options: StartServerOptions,
+  logger: pino.Logger,
+  cleanups: (() => Promise<void> | void)[],
+): Promise<RunningServer> {
   const clock = createSystemClock();
   const tls = await prepareServerTls(config, logger, clock.nowMs());
   const events = new PlaneEvents();
@@ -111,8 +116,22 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   // One cgroup parent per data dir: job ids restart in every store, so two servers on one host
   // (a test run beside a service) must never share cgroup names.
   const cgroupParent = `gpushare-${createHash('sha256').update(config.dataDir).digest('hex').slice(0, 12)}`;
-  const isolation = setUpJobIsolation(config, options.env, initialGpus, rawStore.listTenants().map((t) => t.name), logger);
-  const launcher = createChildProcessLauncher({ freezer: config.freezer, logger, cgroupParent, supervisorDirectory: join(config.dataDir, 'supervisor'), sandbox: isolation.sandbox, unsandboxedDetail: isolation.unsandboxedDetail, logCapBytes: config.jobLogCapBytes });
+  const isolation = setUpJobIsolation(
+    config,
+    options.env,
+    initialGpus,
+    rawStore.listTenants().map((t) => t.name),
+    logger,
+  );
+  const launcher = createChildProcessLauncher({
+    freezer: config.freezer,
+    logger,
+    cgroupParent,
+    supervisorDirectory: join(config.dataDir, 'supervisor'),
+    sandbox: isolation.sandbox,
+    unsandboxedDetail: isolation.unsandboxedDetail,
+    logCapBytes: config.jobLogCapBytes,
+  });
   const files = createJobFiles(config.dataDir);
   const mpsManager = createMpsDaemonManager({ baseDirectory: join(config.dataDir, 'mps') });
   // MPS daemons keep their pipe folders in the data directory (0700), which a sandboxed tenant's
@@ -120,11 +139,26 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   // shares are scheduler accounting only, and say so (docs/security.md).
   const mpsFound = await mpsManager.available();
   const mps = mpsFound && isolation.sandbox === null ? mpsManager : null;
-  logger.info({ mps: mps !== null }, mps
-    ? 'MPS: nvidia-cuda-mps-control found; daemons start on demand'
-    : mpsFound ? 'MPS: daemons are not used with the job sandbox; MPS shares are scheduler accounting only' : 'MPS: nvidia-cuda-mps-control not found; MPS shares are scheduler accounting only');
+  logger.info(
+    { mps: mps !== null },
+    mps
+      ? 'MPS: nvidia-cuda-mps-control found; daemons start on demand'
+      : mpsFound
+        ? 'MPS: daemons are not used with the job sandbox; MPS shares are scheduler accounting only'
+        : 'MPS: nvidia-cuda-mps-control not found; MPS shares are scheduler accounting only',
+  );
   const plane = new ControlPlane({
-    mps, mig: chooseMigManager(config, inventory), store, launcher, disk, gpuSource: inventory.source, files, logger, initialGpus, events, clock,
+    mps,
+    mig: chooseMigManager(config, inventory),
+    store,
+    launcher,
+    disk,
+    gpuSource: inventory.source,
+    files,
+    logger,
+    initialGpus,
+    events,
+    clock,
     rng: new SeededRng(clock.nowMs() >>> 0),
     serverEnvironment: options.env,
     settings: config,
@@ -136,20 +170,40 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     if (rotated.id !== adminTokenId) return;
     try {
       writeAdminTokenFile(adminTokenPath, secret);
-      logger.info({ tokenId: rotated.id, path: adminTokenPath }, `admin token ${rotated.id} rotated: ${adminTokenPath} holds the new one`);
+      logger.info(
+        { tokenId: rotated.id, path: adminTokenPath },
+        `admin token ${rotated.id} rotated: ${adminTokenPath} holds the new one`,
+      );
     } catch (error) {
-      logger.error({ err: error, tokenId: rotated.id, path: adminTokenPath }, `admin token ${rotated.id} rotated but ${adminTokenPath} could not be rewritten; the next start makes a new admin token`);
+      logger.error(
+        { err: error, tokenId: rotated.id, path: adminTokenPath },
+        `admin token ${rotated.id} rotated but ${adminTokenPath} could not be rewritten; the next start makes a new admin token`,
+      );
     }
   };
-  const admin = new AdminService(store, () => clock.nowMs(), () => plane.gpuDevices(), isolation.maxTenants === null ? null : { max: isolation.maxTenants, why: isolation.unsandboxedDetail }, { onRotated });
+  const admin = new AdminService(
+    store,
+    () => clock.nowMs(),
+    () => plane.gpuDevices(),
+    isolation.maxTenants === null ? null : { max: isolation.maxTenants, why: isolation.unsandboxedDetail },
+    { onRotated },
+  );
   const existing = readAdminTokenFile(adminTokenPath);
   const { token, created, id, revokedIds } = admin.ensureAdminToken(existing);
   adminTokenId = id;
-  recordServerAdminToken(audit.services, { id, created, revokedIds, fileState: existing === null ? 'missing' : created ? 'unknown' : 'valid' });
+  recordServerAdminToken(audit.services, {
+    id,
+    created,
+    revokedIds,
+    fileState: existing === null ? 'missing' : created ? 'unknown' : 'valid',
+  });
   if (created) writeAdminTokenFile(adminTokenPath, token);
   chmodSync(adminTokenPath, 0o600);
   if (revokedIds.length > 0) {
-    logger.warn({ tokenId: id, revokedTokenIds: revokedIds }, `${adminTokenPath} was ${existing === null ? 'missing' : 'not an active admin token'}: made admin token ${id} and revoked the earlier server admin token${revokedIds.length === 1 ? '' : 's'} ${revokedIds.join(', ')}`);
+    logger.warn(
+      { tokenId: id, revokedTokenIds: revokedIds },
+      `${adminTokenPath} was ${existing === null ? 'missing' : 'not an active admin token'}: made admin token ${id} and revoked the earlier server admin token${revokedIds.length === 1 ? '' : 's'} ${revokedIds.join(', ')}`,
+    );
   }
   const checkpoint = detectCheckpointSupport();
   logger.info({ checkpoint }, `checkpointing: ${checkpoint.detail}`);
@@ -160,15 +214,31 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   plane.awaitServerUrl();
   await plane.start();
   const usagePoller = new UsagePoller({
-    sampler: inventory.source === 'nvidia-smi' ? createNvidiaSmiUsageSampler() : createSimulatedUsageSampler(() => clock.nowMs()),
-    input: () => usageInputOf(plane, store), sink: plane.usage, intervalMs: config.usagePollIntervalMs, clock, logger,
+    sampler:
+      inventory.source === 'nvidia-smi'
+        ? createNvidiaSmiUsageSampler()
+        : createSimulatedUsageSampler(() => clock.nowMs()),
+    input: () => usageInputOf(plane, store),
+    sink: plane.usage,
+    intervalMs: config.usagePollIntervalMs,
+    clock,
+    logger,
   });
   usagePoller.start();
   cleanups.push(() => usagePoller.stop());
   cleanups.push(() => plane.stop());
-  const poller = createGpuHealthPoller({ inventory, intervalMs: config.healthPollIntervalMs, onChange: (list) => plane.updateGpus(list) });
+  const poller = createGpuHealthPoller({
+    inventory,
+    intervalMs: config.healthPollIntervalMs,
+    onChange: (list) => plane.updateGpus(list),
+  });
   const usageHistory = new UsageHistory(config.usageHistoryIntervalMs);
-  const stopUsageSampling = usageHistory.startSampling(clock, () => usageSample(toGpuViews(plane, (id) => store.getJob(id)), clock.nowMs()));
+  const stopUsageSampling = usageHistory.startSampling(clock, () =>
+    usageSample(
+      toGpuViews(plane, (id) => store.getJob(id)),
+      clock.nowMs(),
+    ),
+  );
   cleanups.push(stopUsageSampling);
 
   let resolveClosed!: () => void;
@@ -193,26 +263,79 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
     return closing;
   };
   cleanups.push(() => poller.stop());
-  const jobs = new JobService({ plane, store, clock, files, launcher, settings: { hostCpuMilli: config.hostCpuMilli, hostMemoryMiB: config.hostMemoryMiB }, serverEnvironment: options.env });
-  const statusSources = { version: options.version, plane, jobs, gpuSource: inventory.source, freezer: launcher.freezerKind, enforcement: launcher.enforcement, isolation: launcher.isolation, checkpoint };
-  const dashboardSources = { plane, jobs, admin, usageHistory, version: options.version, store, clock, gpuSource: inventory.source };
-  const limits = new ApiLimits(config.apiLimits, (name) => store.getTenant(name), () => clock.nowMs());
-  if (config.metricsOpen) logger.warn('GET /metrics is served without a token (metricsOpen): its series name every tenant\'s jobs');
-  const app = await buildServer({
-    plane, jobs, admin, version: options.version, usageHistory, metrics, metricsOpen: config.metricsOpen, limits, tenantUid: (tenant) => launcher.jobUser(tenant)?.uid ?? null, onDrained: () => void close(),
-    status: (principal) => serverStatus(statusSources, principal),
-    unhealthyReason: () => disk.fullReason(),
-    dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
-    dashboardJobs: (principal, filter) => dashboardJobs(dashboardSources, principal, filter),
-    qos: new QosService(plane, store, clock, logger),
-    audit: audit.services,
-  }, { https: tls.https, logger: false, logInternalError: (err, request) => logger.error({ err, method: request.method, url: request.url }, 'request failed') });
+  const jobs = new JobService({
+    plane,
+    store,
+    clock,
+    files,
+    launcher,
+    settings: { hostCpuMilli: config.hostCpuMilli, hostMemoryMiB: config.hostMemoryMiB },
+    serverEnvironment: options.env,
+  });
+  const statusSources = {
+    version: options.version,
+    plane,
+    jobs,
+    gpuSource: inventory.source,
+    freezer: launcher.freezerKind,
+    enforcement: launcher.enforcement,
+    isolation: launcher.isolation,
+    checkpoint,
+  };
+  const dashboardSources = {
+    plane,
+    jobs,
+    admin,
+    usageHistory,
+    version: options.version,
+    store,
+    clock,
+    gpuSource: inventory.source,
+  };
+  const limits = new ApiLimits(
+    config.apiLimits,
+    (name) => store.getTenant(name),
+    () => clock.nowMs(),
+  );
+  if (config.metricsOpen)
+    logger.warn("GET /metrics is served without a token (metricsOpen): its series name every tenant's jobs");
+  const app = await buildServer(
+    {
+      plane,
+      jobs,
+      admin,
+      version: options.version,
+      usageHistory,
+      metrics,
+      metricsOpen: config.metricsOpen,
+      limits,
+      tenantUid: (tenant) => launcher.jobUser(tenant)?.uid ?? null,
+      onDrained: () => void close(),
+      status: (principal) => serverStatus(statusSources, principal),
+      unhealthyReason: () => disk.fullReason(),
+      dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
+      dashboardJobs: (principal, filter) => dashboardJobs(dashboardSources, principal, filter),
+      qos: new QosService(plane, store, clock, logger),
+      audit: audit.services,
+    },
+    {
+      https: tls.https,
+      logger: false,
+      logInternalError: (err, request) =>
+        logger.error({ err, method: request.method, url: request.url }, 'request failed'),
+    },
+  );
   cleanups.push(() => app.close());
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'EADDRINUSE' ? 'the port is already in use' : code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' ? 'no such address on this machine' : (error as Error).message;
+    const why =
+      code === 'EADDRINUSE'
+        ? 'the port is already in use'
+        : code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL'
+          ? 'no such address on this machine'
+          : (error as Error).message;
     throw new Error(`--host ${config.host} --port ${config.port}: cannot listen: ${why}`, { cause: error });
   }
   const address = app.server.address();
@@ -220,7 +343,8 @@ async function startLocked(config: ServerConfig, options: StartServerOptions, lo
   const scheme = tls.https === null ? 'http' : 'https';
   const url = `${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   plane.setServerUrl(jobReachableUrl(config.host, port, scheme), tls.caCertPem);
-  const cliConfigPath = options.writeCliConfig === false ? null : writeCliConfig({ url, token, ca: tls.caCertPem }, options.env);
+  const cliConfigPath =
+    options.writeCliConfig === false ? null : writeCliConfig({ url, token, ca: tls.caCertPem }, options.env);
   if (options.handleSignals !== false) {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void close());
   }
@@ -242,7 +366,10 @@ function chooseMigManager(config: ServerConfig, inventory: GpuInventory): MigMan
   const stateFile = join(config.dataDir, 'simulated-nvidia-smi.json');
   if (!existsSync(stateFile)) {
     const items = parseSimulatedGpuSpec(config.simulateGpus ?? DEFAULT_SIMULATED_GPUS);
-    writeSimulatedNvidiaSmiState(stateFile, createSimulatedNvidiaSmiState(items.map((i) => ({ model: i.model, mig: i.mig, count: i.count }))));
+    writeSimulatedNvidiaSmiState(
+      stateFile,
+      createSimulatedNvidiaSmiState(items.map((i) => ({ model: i.model, mig: i.mig, count: i.count }))),
+    );
   }
   return createSimulatedMigManager(stateFile);
 }

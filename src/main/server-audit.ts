@@ -11,7 +11,11 @@ import { auditPlaneEvents } from '../app/audit/plane-audit.js';
 import type { AuditLog } from '../app/ports/audit-log.js';
 import type { Clock } from '../app/ports/clock.js';
 import type { AuditServices } from '../adapters/http/server-services.js';
-import { openAuditHeadJournal, readAuditHeadJournal, type AuditHeadJournal } from '../adapters/store/audit-head-journal.js';
+import {
+  openAuditHeadJournal,
+  readAuditHeadJournal,
+  type AuditHeadJournal,
+} from '../adapters/store/audit-head-journal.js';
 import { createSqliteAuditLog } from '../adapters/store/sqlite-audit-log.js';
 import type { SqliteStateStore } from '../adapters/store/sqlite-store.js';
 
@@ -30,13 +34,42 @@ export interface ServerAuditLog {
  * an admin token it made (the first start, or the admin-token file missing or not an active admin
  * token) and `token.revoke` for each earlier server admin token that new one replaced.
  */
-export function recordServerAdminToken(audit: AuditServices, made: { readonly id: number; readonly created: boolean; readonly revokedIds: readonly number[]; readonly fileState: 'missing' | 'unknown' | 'valid' }): void {
+export function recordServerAdminToken(
+  audit: AuditServices,
+  made: {
+    readonly id: number;
+    readonly created: boolean;
+    readonly revokedIds: readonly number[];
+    readonly fileState: 'missing' | 'unknown' | 'valid';
+  },
+): void {
   if (!made.created) return;
   const OK = { result: 'ok', httpStatus: null, message: null } as const;
-  const because = made.fileState === 'missing' ? 'the admin-token file was missing' : 'the admin-token file held no active admin token';
-  audit.record({ atMs: audit.nowMs(), actor: 'server', role: 'server', tenant: null, action: 'token.create', target: `token ${made.id}`, summary: { role: 'admin', reason: `server start: ${because}` }, outcome: OK });
+  const because =
+    made.fileState === 'missing'
+      ? 'the admin-token file was missing'
+      : 'the admin-token file held no active admin token';
+  audit.record({
+    atMs: audit.nowMs(),
+    actor: 'server',
+    role: 'server',
+    tenant: null,
+    action: 'token.create',
+    target: `token ${made.id}`,
+    summary: { role: 'admin', reason: `server start: ${because}` },
+    outcome: OK,
+  });
   for (const revokedId of made.revokedIds) {
-    audit.record({ atMs: audit.nowMs(), actor: 'server', role: 'server', tenant: null, action: 'token.revoke', target: `token ${revokedId}`, summary: { reason: `replaced by admin token ${made.id} at server start` }, outcome: OK });
+    audit.record({
+      atMs: audit.nowMs(),
+      actor: 'server',
+      role: 'server',
+      tenant: null,
+      action: 'token.revoke',
+      target: `token ${revokedId}`,
+      summary: { reason: `replaced by admin token ${made.id} at server start` },
+      outcome: OK,
+    });
   }
 }
 
@@ -54,7 +87,10 @@ function catchUpJournal(log: AuditLog, journal: AuditHeadJournal, lastSeq: numbe
     seq = entries.at(-1)!.seq;
   }
   journal.flush();
-  logger.warn({ fromSeq: firstSeq, toSeq: seq }, `audit log: entries ${firstSeq}–${seq} were not yet in the audit-head journal (a crash?); recorded them now`);
+  logger.warn(
+    { fromSeq: firstSeq, toSeq: seq },
+    `audit log: entries ${firstSeq}–${seq} were not yet in the audit-head journal (a crash?); recorded them now`,
+  );
 }
 
 /**
@@ -62,26 +98,41 @@ function catchUpJournal(log: AuditLog, journal: AuditHeadJournal, lastSeq: numbe
  * journal whose last entry the store does not have (or has with another hash) is logged as an
  * error: the store lost or rewrote entries (`gpushare audit verify` names the first).
  */
-export function openServerAuditLog(dataDir: string, store: SqliteStateStore, events: PlaneEvents, clock: Clock, logger: Logger): ServerAuditLog {
+export function openServerAuditLog(
+  dataDir: string,
+  store: SqliteStateStore,
+  events: PlaneEvents,
+  clock: Clock,
+  logger: Logger,
+): ServerAuditLog {
   const journalPath = join(dataDir, AUDIT_HEAD_FILE);
   const witnessed = readAuditHeadJournal(journalPath);
-  const journal = openAuditHeadJournal(journalPath, { onError: (err) => logger.error({ err }, `audit log: cannot write ${journalPath}`) });
+  const journal = openAuditHeadJournal(journalPath, {
+    onError: (err) => logger.error({ err }, `audit log: cannot write ${journalPath}`),
+  });
   const log = createSqliteAuditLog(store.database, { onAppend: (entry) => journal.record(entry.seq, entry.hash) });
   if (witnessed !== null && witnessed.lastSeq > 0) {
     const head = log.head();
     const stored = log.list({ afterSeq: witnessed.lastSeq - 1, limit: 1 })[0];
     if (head.seq < witnessed.lastSeq || stored?.hash !== witnessed.hashes.get(witnessed.lastSeq)) {
-      logger.error({ journalSeq: witnessed.lastSeq, storeSeq: head.seq }, 'audit log: the store does not match the audit-head journal (entries deleted or rewritten, or a backup restored); run `gpushare audit verify`');
+      logger.error(
+        { journalSeq: witnessed.lastSeq, storeSeq: head.seq },
+        'audit log: the store does not match the audit-head journal (entries deleted or rewritten, or a backup restored); run `gpushare audit verify`',
+      );
     } else if (head.seq > witnessed.lastSeq) {
       catchUpJournal(log, journal, witnessed.lastSeq, logger);
     }
   }
   const record = safeAuditRecorder(log, logger);
-  const unsubscribe = events.on(auditPlaneEvents({ record, job: (id) => store.getJob(id), nowMs: () => clock.nowMs() }));
+  const unsubscribe = events.on(
+    auditPlaneEvents({ record, job: (id) => store.getJob(id), nowMs: () => clock.nowMs() }),
+  );
   let closed = false;
   return {
     services: {
-      log, record, nowMs: () => clock.nowMs(),
+      log,
+      record,
+      nowMs: () => clock.nowMs(),
       jobTenant: (id) => store.getJob(id)?.tenant ?? null,
       logError: (err, call) => logger.error({ err, call }, 'audit log: could not build the entry of a call'),
     },

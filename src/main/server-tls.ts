@@ -30,7 +30,9 @@ export interface ServerTls {
 export async function prepareServerTls(config: ServerConfig, logger: pino.Logger, nowMs: number): Promise<ServerTls> {
   const tls = config.tls;
   if (tls.kind === 'off') {
-    logger.warn('TLS is off (--insecure-http): the API, tokens included, travels in clear text; anyone on the network path can read and reuse tokens');
+    logger.warn(
+      'TLS is off (--insecure-http): the API, tokens included, travels in clear text; anyone on the network path can read and reuse tokens',
+    );
     return { https: null, caCertPem: null, caCertPath: null };
   }
   if (tls.kind === 'files') {
@@ -39,24 +41,40 @@ export async function prepareServerTls(config: ServerConfig, logger: pino.Logger
     checkKeyMatches(cert, key, tls);
     const caCertPem = tls.caFile === null ? null : readPem('--tls-ca', tls.caFile);
     if (caCertPem !== null) parseCert('--tls-ca', tls.caFile!, caCertPem);
-    logger.info({ cert: tls.certFile, ca: tls.caFile }, `TLS: certificate ${tls.certFile}${tls.caFile ? `, CA ${tls.caFile} (written into the CLI config)` : ', no --tls-ca (clients use the system\'s CAs)'}`);
+    logger.info(
+      { cert: tls.certFile, ca: tls.caFile },
+      `TLS: certificate ${tls.certFile}${tls.caFile ? `, CA ${tls.caFile} (written into the CLI config)` : ", no --tls-ca (clients use the system's CAs)"}`,
+    );
     return { https: { key, cert }, caCertPem, caCertPath: tls.caFile };
   }
   const names = serverCertNames(config.host, hostname());
-  const material = await ensureTlsMaterial({ dir: join(config.dataDir, 'tls'), names, caCommonName: `gpushare local CA (${hostname()})`, nowMs });
-  const said = (what: string, part: { action: string; reason: string }): string => `${what} ${part.action}${part.action === 'renewed' ? ` (${part.reason})` : ''}`;
+  const material = await ensureTlsMaterial({
+    dir: join(config.dataDir, 'tls'),
+    names,
+    caCommonName: `gpushare local CA (${hostname()})`,
+    nowMs,
+  });
+  const said = (what: string, part: { action: string; reason: string }): string =>
+    `${what} ${part.action}${part.action === 'renewed' ? ` (${part.reason})` : ''}`;
   logger.info(
     { ca: material.caCertPath, caAction: material.ca.action, serverCertAction: material.server.action, names },
     `TLS: ${said('local CA', material.ca)}: ${material.caCertPath}; ${said('server certificate', material.server)} for ${names.join(', ')}`,
   );
-  return { https: { key: material.serverKeyPem, cert: material.serverCertPem }, caCertPem: material.caCertPem, caCertPath: material.caCertPath };
+  return {
+    https: { key: material.serverKeyPem, cert: material.serverCertPem },
+    caCertPem: material.caCertPem,
+    caCertPath: material.caCertPath,
+  };
 }
 
 function readPem(flag: string, path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+    throw new Error(
+      `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 
@@ -74,7 +92,9 @@ function checkKeyMatches(certPem: string, keyPem: string, files: { certFile: str
   try {
     matches = cert.checkPrivateKey(createPrivateKey(keyPem));
   } catch (error) {
-    throw new Error(`--tls-key: ${files.keyFile} is not a PEM private key: ${(error as Error).message}`, { cause: error });
+    throw new Error(`--tls-key: ${files.keyFile} is not a PEM private key: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   if (!matches) throw new Error(`--tls-key: ${files.keyFile} is not the key of --tls-cert ${files.certFile}`);
 }

@@ -46,7 +46,9 @@ export function buildArrivalPlan(
     requested += pod.gpuCount * pod.gpuMilli;
     copies++;
   }
-  const byName = nodeNames.map((name, index) => ({ name, index })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = nodeNames
+    .map((name, index) => ({ name, index }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const perm = randomPermutation(byName.length, rng);
   const nodeRank = new Int32Array(nodeNames.length);
   byName.forEach(({ index }, position) => {

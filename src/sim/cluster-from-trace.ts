@@ -5,7 +5,13 @@
  * framework's cycle directly and takes its node specs and demands from here too.
  */
 import {
-  findGpuModel, type ClusterNode, type GpuDevice, type JobRequest, type NodeSpec, type ResourceDemand, type TaskShape,
+  findGpuModel,
+  type ClusterNode,
+  type GpuDevice,
+  type JobRequest,
+  type NodeSpec,
+  type ResourceDemand,
+  type TaskShape,
 } from '../core/index.js';
 import type { TraceNode, TracePod } from './traces/trace-types.js';
 
@@ -16,9 +22,17 @@ function traceGpuMemoryMiB(model: string | null): number {
 
 /** The node of a trace row (`n`: its position in the node list, for stable GPU UUIDs). */
 export function clusterNodeOf(node: TraceNode, n: number): ClusterNode {
-  const gpus: GpuDevice[] = node.gpuModel === null ? [] : Array.from({ length: node.gpuCount }, (_, index) => ({
-    index, uuid: `GPU-trace-${n}-${index}`, model: node.gpuModel!, gpuMemoryMiB: traceGpuMemoryMiB(node.gpuModel), migEnabled: false, schedulable: true,
-  }));
+  const gpus: GpuDevice[] =
+    node.gpuModel === null
+      ? []
+      : Array.from({ length: node.gpuCount }, (_, index) => ({
+          index,
+          uuid: `GPU-trace-${n}-${index}`,
+          model: node.gpuModel!,
+          gpuMemoryMiB: traceGpuMemoryMiB(node.gpuModel),
+          migEnabled: false,
+          schedulable: true,
+        }));
   return { name: node.name, hostCpuMilli: node.cpuMilli, hostMemoryMiB: node.hostMemoryMiB, gpus };
 }
 
@@ -28,15 +42,33 @@ export function clusterNodeOf(node: TraceNode, n: number): ClusterNode {
  */
 export function jobRequestOf(pod: TracePod, id: number): JobRequest {
   return {
-    id, tenant: 'trace', priority: 0, submittedAtMs: 0, cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB,
-    gpu: { gpuCount: pod.gpuCount, gpuMilli: pod.gpuCount === 0 ? 0 : pod.gpuMilli, gpuMemoryMiB: 0, mode: 'mps', allowedGpuModels: pod.gpuCount === 0 ? [] : pod.allowedGpuModels },
+    id,
+    tenant: 'trace',
+    priority: 0,
+    submittedAtMs: 0,
+    cpuMilli: pod.cpuMilli,
+    hostMemoryMiB: pod.hostMemoryMiB,
+    gpu: {
+      gpuCount: pod.gpuCount,
+      gpuMilli: pod.gpuCount === 0 ? 0 : pod.gpuMilli,
+      gpuMemoryMiB: 0,
+      mode: 'mps',
+      allowedGpuModels: pod.gpuCount === 0 ? [] : pod.allowedGpuModels,
+    },
   };
 }
 
 /** Node spec of a trace node for the framework's cycle (GPU memory null for undisclosed codes). */
 export function nodeSpecOf(node: TraceNode): NodeSpec {
   const memory = traceGpuMemoryMiB(node.gpuModel);
-  return { name: node.name, cpuMilli: node.cpuMilli, hostMemoryMiB: node.hostMemoryMiB, gpuCount: node.gpuCount, gpuModel: node.gpuModel, gpuMemoryMiB: memory > 0 ? memory : null };
+  return {
+    name: node.name,
+    cpuMilli: node.cpuMilli,
+    hostMemoryMiB: node.hostMemoryMiB,
+    gpuCount: node.gpuCount,
+    gpuModel: node.gpuModel,
+    gpuMemoryMiB: memory > 0 ? memory : null,
+  };
 }
 
 /** Resource demand of a trace pod for the framework's cycle (the same numbers `jobRequestOf` places). */

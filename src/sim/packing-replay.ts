@@ -3,8 +3,17 @@
  * for good), recording A(x) and R(x) after every arrival. docs/simulator.md "Protocol" and "Metric".
  */
 import {
-  buildTargetWorkload, findPolicy, nodeFragmentationMilli, nodeWeightedIdleMilli,
-  POLICY_NAMES, SchedulingSession, SeededRng, type JobRequest, type NodeState, type SchedulingProfile, type TargetWorkload,
+  buildTargetWorkload,
+  findPolicy,
+  nodeFragmentationMilli,
+  nodeWeightedIdleMilli,
+  POLICY_NAMES,
+  SchedulingSession,
+  SeededRng,
+  type JobRequest,
+  type NodeState,
+  type SchedulingProfile,
+  type TargetWorkload,
 } from '../core/index.js';
 import { buildArrivalPlan } from './arrival-plan.js';
 import { clusterNodeOf, jobRequestOf, taskShapeOf } from './cluster-from-trace.js';
@@ -45,7 +54,10 @@ class FragmentationTracker {
   totalFragment = 0;
   totalIdle = 0;
 
-  constructor(private readonly nodes: readonly NodeState[], private readonly workload: TargetWorkload) {
+  constructor(
+    private readonly nodes: readonly NodeState[],
+    private readonly workload: TargetWorkload,
+  ) {
     this.fragment = new Float64Array(nodes.length);
     this.idle = new Float64Array(nodes.length);
     for (const node of nodes) this.update(node.index);
@@ -86,22 +98,41 @@ export interface PreparedReplay {
  * @throws UnknownPolicyError for an unregistered policy name
  */
 export function prepareReplay(
-  input: ReplayInput, policyName: string, seed: number, adjustProfile?: (profile: SchedulingProfile) => SchedulingProfile,
+  input: ReplayInput,
+  policyName: string,
+  seed: number,
+  adjustProfile?: (profile: SchedulingProfile) => SchedulingProfile,
 ): PreparedReplay {
   if (!findPolicy(policyName)) throw new UnknownPolicyError(policyName);
   const cluster = input.nodes.map(clusterNodeOf);
   const capacityGpus = cluster.reduce((sum, n) => sum + n.gpus.length, 0);
   const rng = new SeededRng(seed);
-  const plan = buildArrivalPlan(input.pods, input.nodes.map((n) => n.name), capacityGpus * 1000, input.inflation, rng);
+  const plan = buildArrivalPlan(
+    input.pods,
+    input.nodes.map((n) => n.name),
+    capacityGpus * 1000,
+    input.inflation,
+    rng,
+  );
   const workload = buildTargetWorkload(input.pods.map(taskShapeOf));
   const session = new SchedulingSession({ nodes: cluster, active: [] }, rng, {
-    policy: policyName, targetWorkload: workload, learnWorkloadOnline: input.workloadSource === 'online', nodeRank: plan.nodeRank,
+    policy: policyName,
+    targetWorkload: workload,
+    learnWorkloadOnline: input.workloadSource === 'online',
+    nodeRank: plan.nodeRank,
     ...(adjustProfile ? { adjustProfile } : {}),
   });
   const units = session.state.groups.units;
-  if (units.length !== cluster.length) throw new Error(`a trace node has GPUs of several models (${units.length} units for ${cluster.length} nodes)`);
+  if (units.length !== cluster.length)
+    throw new Error(`a trace node has GPUs of several models (${units.length} units for ${cluster.length} nodes)`);
   const requests = new Map<TracePod, JobRequest>(input.pods.map((p, i) => [p, jobRequestOf(p, i + 1)]));
-  return { nodes: units.map((u) => u.state), capacityGpus, arrivals: plan.arrivals.map((pod, i) => ({ ...requests.get(pod)!, id: i + 1 })), workload, session };
+  return {
+    nodes: units.map((u) => u.state),
+    capacityGpus,
+    arrivals: plan.arrivals.map((pod, i) => ({ ...requests.get(pod)!, id: i + 1 })),
+    workload,
+    session,
+  };
 }
 
 /** One decision of a replay: the node index and GPU indices of a placed arrival, or null for a pod that fits nowhere. */
@@ -111,7 +142,11 @@ export type ReplayDecision = { readonly nodeIndex: number; readonly gpuIndices: 
  * Places every arrival of `prepared` in order, each in its own pass of the session (no departures;
  * a pod that fits nowhere fails for good), and reports each decision to `onDecision`.
  */
-export function replayArrivals(prepared: PreparedReplay, onDecision: (request: JobRequest, decision: ReplayDecision) => void, limit = prepared.arrivals.length): void {
+export function replayArrivals(
+  prepared: PreparedReplay,
+  onDecision: (request: JobRequest, decision: ReplayDecision) => void,
+  limit = prepared.arrivals.length,
+): void {
   const { session } = prepared;
   const state = session.state;
   const batch: JobRequest[] = [];
@@ -120,7 +155,12 @@ export function replayArrivals(prepared: PreparedReplay, onDecision: (request: J
     const request = prepared.arrivals[i]!;
     batch[0] = request;
     const placed = session.schedule(batch, pass).placements[0];
-    onDecision(request, placed === undefined ? null : { nodeIndex: state.indexOf(placed.node), gpuIndices: placed.placement.gpus.map((g) => g.index) });
+    onDecision(
+      request,
+      placed === undefined
+        ? null
+        : { nodeIndex: state.indexOf(placed.node), gpuIndices: placed.placement.gpus.map((g) => g.index) },
+    );
   }
 }
 

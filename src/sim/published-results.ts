@@ -17,9 +17,12 @@ export const DEFAULT_PUBLISHED_CSV: string = fileURLToPath(
 );
 
 const REQUIRED_COLUMNS = [
-  'workload', 'sc_policy',
-  'unalloc_pct_at_arrive100_mean', 'alloc_pct_at_arrive100_sd',
-  'unalloc_pct_at_arrive130_mean', 'alloc_pct_at_arrive130_sd',
+  'workload',
+  'sc_policy',
+  'unalloc_pct_at_arrive100_mean',
+  'alloc_pct_at_arrive100_sd',
+  'unalloc_pct_at_arrive130_mean',
+  'alloc_pct_at_arrive130_sd',
 ] as const;
 
 /** Workload key of a pod file: its basename without a trailing `.csv`, e.g. `openb_pod_list_default`. */
@@ -30,7 +33,8 @@ function workloadOf(podsFile: string): string {
 /** Parses a finite number or throws naming the CSV line and column. */
 function numberCell(text: string | undefined, csvPath: string, line: number, column: string): number {
   const value = text === undefined || text.trim() === '' ? Number.NaN : Number(text);
-  if (!Number.isFinite(value)) throw new Error(`${csvPath}:${line} field '${column}': expected a number, found '${text ?? ''}'`);
+  if (!Number.isFinite(value))
+    throw new Error(`${csvPath}:${line} field '${column}': expected a number, found '${text ?? ''}'`);
   return value;
 }
 
@@ -48,7 +52,10 @@ function numberCell(text: string | undefined, csvPath: string, line: number, col
  * @returns Map from our policy name to its figure; empty for a trace the CSV does not cover.
  * @throws Error when the CSV cannot be read, lacks a required column, or has a non-numeric figure.
  */
-export function loadPublishedFigures(podsFile: string, csvPath: string = DEFAULT_PUBLISHED_CSV): Map<string, PublishedFigure> {
+export function loadPublishedFigures(
+  podsFile: string,
+  csvPath: string = DEFAULT_PUBLISHED_CSV,
+): Map<string, PublishedFigure> {
   const text = readFileSync(csvPath, 'utf8');
   const lines = (text.startsWith('\uFEFF') ? text.slice(1) : text).split(/\r?\n/).filter((l) => l.trim() !== '');
   const header = (lines[0] ?? '').split(',').map((c) => c.trim());

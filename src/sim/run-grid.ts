@@ -47,7 +47,11 @@ export class GridWorkerError extends Error {
 const WORKER_URL = new URL('./grid-worker.js', import.meta.url);
 
 /** Runs `tasks` in this thread, yielding to the event loop between runs. */
-async function runInProcess(input: ReplayInput, tasks: readonly GridTask[], onDone: (id: number, r: RunResult) => void): Promise<void> {
+async function runInProcess(
+  input: ReplayInput,
+  tasks: readonly GridTask[],
+  onDone: (id: number, r: RunResult) => void,
+): Promise<void> {
   for (const task of tasks) {
     onDone(task.id, runPackingReplay(input, task.policy, task.seed));
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -55,13 +59,23 @@ async function runInProcess(input: ReplayInput, tasks: readonly GridTask[], onDo
 }
 
 function runInWorkers(
-  data: GridWorkerData, tasks: readonly GridTask[], size: number, onDone: (id: number, r: RunResult) => void,
+  data: GridWorkerData,
+  tasks: readonly GridTask[],
+  size: number,
+  onDone: (id: number, r: RunResult) => void,
 ): Promise<void> {
   return runInWorkerPool<GridTask, RunResult>({
-    workerUrl: WORKER_URL, data, tasks, size, onDone,
-    error: (task, detail) => new GridWorkerError(task === null
-      ? `grid worker ${detail}`
-      : `grid worker failed (${task ? `policy ${task.policy}, seed ${task.seed}` : 'unknown task'}): ${detail}`),
+    workerUrl: WORKER_URL,
+    data,
+    tasks,
+    size,
+    onDone,
+    error: (task, detail) =>
+      new GridWorkerError(
+        task === null
+          ? `grid worker ${detail}`
+          : `grid worker failed (${task ? `policy ${task.policy}, seed ${task.seed}` : 'unknown task'}): ${detail}`,
+      ),
   });
 }
 
@@ -83,18 +97,26 @@ export async function runGrid(options: GridOptions): Promise<SimulationReport> {
   const { nodesFile, podsFile, policies, seeds, inflation, workers } = options;
   const workloadSource = options.workloadSource ?? 'trace';
   for (const policy of policies) if (!findPolicy(policy)) throw new UnknownPolicyError(policy);
-  if (policies.length === 0 || seeds.length === 0) throw new RangeError('runGrid needs at least one policy and one seed');
-  if (!Number.isSafeInteger(workers) || workers < 1) throw new RangeError(`workers must be an integer >= 1, got ${workers}`);
-  if (!Number.isFinite(inflation) || inflation <= 0) throw new RangeError(`inflation must be a number > 0, got ${inflation}`);
+  if (policies.length === 0 || seeds.length === 0)
+    throw new RangeError('runGrid needs at least one policy and one seed');
+  if (!Number.isSafeInteger(workers) || workers < 1)
+    throw new RangeError(`workers must be an integer >= 1, got ${workers}`);
+  if (!Number.isFinite(inflation) || inflation <= 0)
+    throw new RangeError(`inflation must be a number > 0, got ${inflation}`);
 
   const nodes = await readNodeListFile(nodesFile);
   const pods = await readPodListFile(podsFile);
   const gpus = nodes.reduce((sum, n) => sum + n.gpuCount, 0);
   // The authors' figures only compare when the setup is theirs: their cluster and 130% inflation.
-  const comparable = nodes.length === PUBLISHED_CLUSTER.nodes && gpus === PUBLISHED_CLUSTER.gpus && inflation === PUBLISHED_CLUSTER.inflation;
+  const comparable =
+    nodes.length === PUBLISHED_CLUSTER.nodes &&
+    gpus === PUBLISHED_CLUSTER.gpus &&
+    inflation === PUBLISHED_CLUSTER.inflation;
   const published = comparable ? loadPublishedFigures(podsFile) : new Map<string, PublishedFigure>();
 
-  const tasks: GridTask[] = policies.flatMap((policy, p) => seeds.map((seed, s) => ({ id: p * seeds.length + s, policy, seed })));
+  const tasks: GridTask[] = policies.flatMap((policy, p) =>
+    seeds.map((seed, s) => ({ id: p * seeds.length + s, policy, seed })),
+  );
   const results: (RunResult | undefined)[] = new Array<RunResult | undefined>(tasks.length);
   let done = 0;
   const onDone = (id: number, result: RunResult): void => {

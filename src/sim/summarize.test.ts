@@ -7,10 +7,24 @@ function curve(value: (x: number) => number | null): (number | null)[] {
   return Array.from({ length: CURVE_POINTS }, (_, x) => value(x));
 }
 
-function run(policy: string, seed: number, at100: number, at130: number, failedPods: number, alloc: (number | null)[]): RunResult {
+function run(
+  policy: string,
+  seed: number,
+  at100: number,
+  at130: number,
+  failedPods: number,
+  alloc: (number | null)[],
+): RunResult {
   return {
-    policy, seed, unallocatedPctAt100: at100, unallocatedPctAt130: at130, failedPods,
-    arrivals: 100, wallSeconds: 0.5, allocationPct: alloc, fragmentRatioPct: curve(() => seed),
+    policy,
+    seed,
+    unallocatedPctAt100: at100,
+    unallocatedPctAt130: at130,
+    failedPods,
+    arrivals: 100,
+    wallSeconds: 0.5,
+    allocationPct: alloc,
+    fragmentRatioPct: curve(() => seed),
   };
 }
 
@@ -21,10 +35,38 @@ const fgdFigure: PublishedFigure = {
 
 describe('summarizeRuns', () => {
   const runs = [
-    run('fgd', 1, 4, 1, 10, curve((x) => (x === 0 ? null : 10))),
-    run('best-fit', 1, 7.5, 6.25, 40, curve(() => 50)),
-    run('fgd', 2, 5, 2, 20, curve((x) => (x === 0 ? null : x === 1 ? null : 20))),
-    run('fgd', 3, 6, 4, 30, curve((x) => (x === 0 ? null : 30))),
+    run(
+      'fgd',
+      1,
+      4,
+      1,
+      10,
+      curve((x) => (x === 0 ? null : 10)),
+    ),
+    run(
+      'best-fit',
+      1,
+      7.5,
+      6.25,
+      40,
+      curve(() => 50),
+    ),
+    run(
+      'fgd',
+      2,
+      5,
+      2,
+      20,
+      curve((x) => (x === 0 ? null : x === 1 ? null : 20)),
+    ),
+    run(
+      'fgd',
+      3,
+      6,
+      4,
+      30,
+      curve((x) => (x === 0 ? null : 30)),
+    ),
   ];
   const summary = summarizeRuns(runs, new Map([['fgd', fgdFigure]]));
 

@@ -32,7 +32,10 @@ function meanCurve(curves: readonly (readonly (number | null)[])[]): (number | n
  *   points) and `failedPods` (pods) as mean ± sample SD over seeds; mean A(x) and R(x) curves
  *   (in %, x = 0..130); and the published figure, or null.
  */
-export function summarizeRuns(runs: readonly RunResult[], published: ReadonlyMap<string, PublishedFigure>): PolicySummary[] {
+export function summarizeRuns(
+  runs: readonly RunResult[],
+  published: ReadonlyMap<string, PublishedFigure>,
+): PolicySummary[] {
   const byPolicy = new Map<string, RunResult[]>();
   for (const run of runs) {
     const list = byPolicy.get(run.policy);

@@ -11,7 +11,10 @@ import type { WorkerReply } from './worker-pool.js';
  * @param load builds the input from the pool's `workerData` (once)
  * @param run answers one task from the input
  */
-export function serveWorkerTasks<D, I, T extends { readonly id: number }, R>(load: (data: D) => Promise<I>, run: (input: I, task: T) => R): void {
+export function serveWorkerTasks<D, I, T extends { readonly id: number }, R>(
+  load: (data: D) => Promise<I>,
+  run: (input: I, task: T) => R,
+): void {
   const port = parentPort;
   if (!port) return;
   const input = load(workerData as D);
@@ -22,7 +25,8 @@ export function serveWorkerTasks<D, I, T extends { readonly id: number }, R>(loa
       try {
         reply = { id: task.id, ok: true, result: run(await input, task) };
       } catch (err) {
-        const error = err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) };
+        const error =
+          err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) };
         reply = { id: task.id, ok: false, error };
       }
       port.postMessage(reply);

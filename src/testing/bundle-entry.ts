@@ -22,7 +22,16 @@ export function bundleEntry(entry: string): string {
   if (out === undefined) {
     directory ??= mkdtempSync(join(tmpdir(), 'gpushare-bundles-'));
     out = join(directory, `${bundles.size}-${basename(entry).replace(/\.ts$/, '.mjs')}`);
-    buildSync({ entryPoints: [entry], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+    buildSync({
+      entryPoints: [entry],
+      outfile: out,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'error',
+    });
     bundles.set(entry, out);
     writeFileSync(join(directory, 'package.json'), '{ "type": "module" }\n');
   }

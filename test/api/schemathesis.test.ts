@@ -28,7 +28,15 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupServe, pollFor, serverFetch, startServe, waitForJob, type ServeHandle } from '../e2e/support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  pollFor,
+  serverFetch,
+  startServe,
+  waitForJob,
+  type ServeHandle,
+} from '../e2e/support/serve-harness.js';
 import { requireTool } from '../support/required-tool.js';
 import { listOperations, withExamples, type OperationExample } from './support/openapi-examples.js';
 import { runSchemathesis, schemathesisExecutable, type SchemathesisRun } from './support/schemathesis-runner.js';
@@ -51,7 +59,12 @@ const TOKEN_CHANGE_PATHS = [`${PREFIX}/tokens/{id}/revoke`, `${PREFIX}/tokens/{i
  * every other operation, with examples naming jobs made for them. The negative run includes them.
  */
 const BULK_PATHS = [`${PREFIX}/jobs/cancel`];
-const CHECKS = ['not_a_server_error', 'response_schema_conformance', 'status_code_conformance', 'content_type_conformance'];
+const CHECKS = [
+  'not_a_server_error',
+  'response_schema_conformance',
+  'status_code_conformance',
+  'content_type_conformance',
+];
 /** Cases per operation and phase; `GPUSHARE_SCHEMATHESIS_MAX_EXAMPLES` raises it for a longer local run. */
 const MAX_EXAMPLES = Number(process.env.GPUSHARE_SCHEMATHESIS_MAX_EXAMPLES ?? 20);
 /** Seed of every run, so that a failure repeats; `GPUSHARE_SCHEMATHESIS_SEED` picks another. */
@@ -80,12 +93,17 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
     // The server looks programs up in a PATH of two: random commands never find one to run.
     const bin = join(work, 'bin');
     mkdirSync(bin);
-    for (const program of ['sleep', 'true']) symlinkSync(resolveExecutable(program, '/', { PATH: process.env.PATH ?? '/usr/bin:/bin' })!, join(bin, program));
+    for (const program of ['sleep', 'true'])
+      symlinkSync(resolveExecutable(program, '/', { PATH: process.env.PATH ?? '/usr/bin:/bin' })!, join(bin, program));
     server = await startServe({ simulateGpus: '2xA100-80GB', env: { PATH: bin }, config: UNTHROTTLED });
     caFile = server.caCert === null ? null : join(work, 'ca.crt');
     if (caFile !== null) writeFileSync(caFile, server.caCert!);
     expect((await api(server, 'POST', `${PREFIX}/tenants`, { name: TENANT })).status).toBe(201);
-    const token = await api(server, 'POST', `${PREFIX}/tokens`, { tenant: TENANT, role: 'tenant-admin', label: 'schemathesis' });
+    const token = await api(server, 'POST', `${PREFIX}/tokens`, {
+      tenant: TENANT,
+      role: 'tenant-admin',
+      label: 'schemathesis',
+    });
     expect(token.status).toBe(201);
     tenantToken = token.body.token;
     openapi = await (await serverFetch(server, '/openapi.json')).json();
@@ -99,7 +117,10 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
   });
 
   /** Operations the fuzzing covers: all of /openapi.json but the excluded paths. */
-  const fuzzed = (): { key: string; summary: string }[] => listOperations(openapi).filter((op) => ![...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS, ...BULK_PATHS].includes(op.key.split(' ')[1]!));
+  const fuzzed = (): { key: string; summary: string }[] =>
+    listOperations(openapi).filter(
+      (op) => ![...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS, ...BULK_PATHS].includes(op.key.split(' ')[1]!),
+    );
 
   /**
    * Puts the server back in a state where every example can succeed (the last run may have
@@ -107,11 +128,36 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
    * the tenant: one to cancel, and one running with a QoS target (reports need a running job).
    */
   async function prepareJobs(): Promise<{ cancelId: number; runningId: number }> {
-    for (const index of [0, 1]) expect((await api(server, 'POST', `${PREFIX}/gpus/${index}/uncordon`)).status).toBe(200);
-    expect((await api(server, 'PUT', `${PREFIX}/tenants/${TENANT}/quota`, { guaranteedGpuEquivalents: 0, limitGpuEquivalents: null })).status).toBe(200);
-    expect((await api(server, 'PUT', `${PREFIX}/tenants/${TENANT}/limits`, { maxPriorityClass: 'high', requestsPerSecond: null, requestBurst: null, eventStreamsPerToken: null })).status).toBe(200);
+    for (const index of [0, 1])
+      expect((await api(server, 'POST', `${PREFIX}/gpus/${index}/uncordon`)).status).toBe(200);
+    expect(
+      (
+        await api(server, 'PUT', `${PREFIX}/tenants/${TENANT}/quota`, {
+          guaranteedGpuEquivalents: 0,
+          limitGpuEquivalents: null,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api(server, 'PUT', `${PREFIX}/tenants/${TENANT}/limits`, {
+          maxPriorityClass: 'high',
+          requestsPerSecond: null,
+          requestBurst: null,
+          eventStreamsPerToken: null,
+        })
+      ).status,
+    ).toBe(200);
     const submit = async (name: string, extra: Record<string, unknown>): Promise<number> => {
-      const { status, body } = await api(server, 'POST', `${PREFIX}/jobs`, { command: ['sleep', '600'], tenant: TENANT, name, priority: 'high', preemptible: false, gpu: { gpuMilli: 100 }, ...extra });
+      const { status, body } = await api(server, 'POST', `${PREFIX}/jobs`, {
+        command: ['sleep', '600'],
+        tenant: TENANT,
+        name,
+        priority: 'high',
+        preemptible: false,
+        gpu: { gpuMilli: 100 },
+        ...extra,
+      });
       expect(status, JSON.stringify(body)).toBe(201);
       return body.id as number;
     };
@@ -128,26 +174,61 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
       [`GET ${PREFIX}/jobs/{id}`]: { parameters: { id: String(jobs.runningId) } },
       [`GET ${PREFIX}/jobs/{id}/logs`]: { parameters: { id: String(jobs.runningId) } },
       [`POST ${PREFIX}/jobs/{id}/cancel`]: { parameters: { id: String(jobs.cancelId) }, body: {} },
-      [`POST ${PREFIX}/jobs/{id}/qos-reports`]: { parameters: { id: String(jobs.runningId) }, body: { stepSeconds: 0.5 } },
-      [`PUT ${PREFIX}/tenants/{name}/quota`]: { parameters: { name: TENANT }, body: { guaranteedGpuEquivalents: 0, limitGpuEquivalents: null } },
+      [`POST ${PREFIX}/jobs/{id}/qos-reports`]: {
+        parameters: { id: String(jobs.runningId) },
+        body: { stepSeconds: 0.5 },
+      },
+      [`PUT ${PREFIX}/tenants/{name}/quota`]: {
+        parameters: { name: TENANT },
+        body: { guaranteedGpuEquivalents: 0, limitGpuEquivalents: null },
+      },
       [`POST ${PREFIX}/tenants`]: { body: { name: `example-${run}` } },
       [`POST ${PREFIX}/tokens`]: { body: { tenant: TENANT, label: `example-${run}` } },
     };
   }
 
   /** Writes the document with `examples` and runs Schemathesis on it with `token`. */
-  async function fuzz(token: string, mode: 'all' | 'negative', examples: Record<string, OperationExample>, checks = CHECKS, phases?: string[], excludePaths = [...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS, ...BULK_PATHS]): Promise<SchemathesisRun> {
+  async function fuzz(
+    token: string,
+    mode: 'all' | 'negative',
+    examples: Record<string, OperationExample>,
+    checks = CHECKS,
+    phases?: string[],
+    excludePaths = [...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS, ...BULK_PATHS],
+  ): Promise<SchemathesisRun> {
     const spec = join(work, `openapi-${mode}-${Date.now()}.json`);
     writeFileSync(spec, JSON.stringify(withExamples(openapi, examples)));
-    return runSchemathesis({ spec, baseUrl: server.url, token, caFile, mode, checks, maxExamples: MAX_EXAMPLES, excludePaths, seed: SEED, workDir: work, timeoutMs: RUN_TIMEOUT_MS, ...(phases === undefined ? {} : { phases }) });
+    return runSchemathesis({
+      spec,
+      baseUrl: server.url,
+      token,
+      caFile,
+      mode,
+      checks,
+      maxExamples: MAX_EXAMPLES,
+      excludePaths,
+      seed: SEED,
+      workDir: work,
+      timeoutMs: RUN_TIMEOUT_MS,
+      ...(phases === undefined ? {} : { phases }),
+    });
   }
 
   /** `{ operation: { status: count } }` of the operations `keys`, to show what they answered instead. */
   const answers = (run: SchemathesisRun, keys: readonly string[]): Record<string, Record<number, number>> =>
-    Object.fromEntries(keys.map((key) => [key, (run.statuses.get(key) ?? []).reduce<Record<number, number>>((counts, s) => ({ ...counts, [s]: (counts[s] ?? 0) + 1 }), {})]));
+    Object.fromEntries(
+      keys.map((key) => [
+        key,
+        (run.statuses.get(key) ?? []).reduce<Record<number, number>>(
+          (counts, s) => ({ ...counts, [s]: (counts[s] ?? 0) + 1 }),
+          {},
+        ),
+      ]),
+    );
 
   /** Operations of `run` that answered 2xx at least once. */
-  const succeeded = (run: SchemathesisRun): Set<string> => new Set([...run.statuses].filter(([, statuses]) => statuses.some((s) => s >= 200 && s < 300)).map(([key]) => key));
+  const succeeded = (run: SchemathesisRun): Set<string> =>
+    new Set([...run.statuses].filter(([, statuses]) => statuses.some((s) => s >= 200 && s < 300)).map(([key]) => key));
 
   it('lists the excluded operations in /openapi.json, and more than a dozen others', () => {
     const paths = new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]));
@@ -160,7 +241,9 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
     expect(run.failures).toEqual([]);
     expect(run.exitCode, run.output.slice(-6000)).toBe(0);
     const ok = succeeded(run);
-    const missing = fuzzed().map((op) => op.key).filter((key) => !ok.has(key));
+    const missing = fuzzed()
+      .map((op) => op.key)
+      .filter((key) => !ok.has(key));
     expect(missing, JSON.stringify(answers(run, missing))).toEqual([]);
     expect(run.requests).toBeGreaterThan(fuzzed().length * 10);
   });
@@ -171,17 +254,24 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
     expect(run.exitCode, run.output.slice(-6000)).toBe(0);
     const ok = succeeded(run);
     const adminOnly = (summary: string): boolean => summary.includes('(admin)');
-    const missing = fuzzed().filter((op) => !adminOnly(op.summary) && !ok.has(op.key)).map((op) => op.key);
+    const missing = fuzzed()
+      .filter((op) => !adminOnly(op.summary) && !ok.has(op.key))
+      .map((op) => op.key);
     expect(missing, JSON.stringify(answers(run, missing))).toEqual([]);
-    const allowed = fuzzed().filter((op) => adminOnly(op.summary) && ok.has(op.key)).map((op) => op.key);
+    const allowed = fuzzed()
+      .filter((op) => adminOnly(op.summary) && ok.has(op.key))
+      .map((op) => op.key);
     expect(allowed, JSON.stringify(answers(run, allowed))).toEqual([]);
   });
 
   it('invalid requests only (negative mode), admin and tenant token: each refused with a 4xx, and nothing stored', async () => {
     // Quiet first: no job left to start or end, so that the store changes only by requests.
     const active = (await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs as { id: number }[];
-    for (const job of active) expect([200, 409]).toContain((await api(server, 'POST', `${PREFIX}/jobs/${job.id}/cancel`)).status);
-    await pollFor('every job ended', async () => ((await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs.length === 0 ? true : undefined));
+    for (const job of active)
+      expect([200, 409]).toContain((await api(server, 'POST', `${PREFIX}/jobs/${job.id}/cancel`)).status);
+    await pollFor('every job ended', async () =>
+      (await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs.length === 0 ? true : undefined,
+    );
     const dataDir = join(server.dataDir, 'data');
     const before = snapshotStore(dataDir, REQUEST_RECORD_TABLES);
     expect(Object.keys(before.tables)).toEqual(expect.arrayContaining(['jobs', 'job_events', 'tenants', 'tokens']));
@@ -189,11 +279,21 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
     // No examples phase (an example is a valid request) and no stateful phase (its chains send
     // valid requests between the invalid ones): coverage and fuzzing of invalid data only.
     for (const token of [server.adminToken, tenantToken]) {
-      const run = await fuzz(token, 'negative', {}, [...CHECKS, 'negative_data_rejection'], ['coverage', 'fuzzing'], [...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS]);
+      const run = await fuzz(
+        token,
+        'negative',
+        {},
+        [...CHECKS, 'negative_data_rejection'],
+        ['coverage', 'fuzzing'],
+        [...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS],
+      );
       expect(run.failures).toEqual([]);
       expect(run.exitCode, run.output.slice(-6000)).toBe(0);
       expect(run.requests).toBeGreaterThan(fuzzed().length * 5);
-      expect(run.statuses.get(`POST ${BULK_PATHS[0]}`)?.length ?? 0, 'the bulk cancel is in the negative run').toBeGreaterThan(0);
+      expect(
+        run.statuses.get(`POST ${BULK_PATHS[0]}`)?.length ?? 0,
+        'the bulk cancel is in the negative run',
+      ).toBeGreaterThan(0);
       // A read may answer 200 to a request Schemathesis counts as invalid (a GET with a bad
       // Content-Type and no body); a change never may.
       const changes = run.cases.filter((c) => !['GET', 'HEAD'].includes(c.operation.split(' ')[0]!) && c.status < 300);
@@ -203,20 +303,39 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
   });
 
   it('bulk cancel, after the other runs: 2xx with the admin and the tenant token, no server error, every answer as documented', async () => {
-    const onlyBulk = [...new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]!))].filter((path) => !BULK_PATHS.includes(path));
+    const onlyBulk = [...new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]!))].filter(
+      (path) => !BULK_PATHS.includes(path),
+    );
     const keys = BULK_PATHS.map((path) => `POST ${path}`);
-    for (const [token, run] of [[server.adminToken, 'admin'], [tenantToken, 'tenant']] as const) {
+    for (const [token, run] of [
+      [server.adminToken, 'admin'],
+      [tenantToken, 'tenant'],
+    ] as const) {
       const jobs = await prepareJobs();
-      const result = await fuzz(token, 'all', { [keys[0]!]: { body: { ids: [jobs.cancelId], reason: `example ${run}` } } }, CHECKS, undefined, onlyBulk);
+      const result = await fuzz(
+        token,
+        'all',
+        { [keys[0]!]: { body: { ids: [jobs.cancelId], reason: `example ${run}` } } },
+        CHECKS,
+        undefined,
+        onlyBulk,
+      );
       expect(result.failures).toEqual([]);
       expect(result.exitCode, result.output.slice(-6000)).toBe(0);
-      expect(keys.filter((key) => !succeeded(result).has(key)), `${run}: ${JSON.stringify(answers(result, keys))}`).toEqual([]);
+      expect(
+        keys.filter((key) => !succeeded(result).has(key)),
+        `${run}: ${JSON.stringify(answers(result, keys))}`,
+      ).toEqual([]);
       expect((await api(server, 'GET', `${PREFIX}/jobs/${jobs.cancelId}`)).body.state).toBe('cancelled');
     }
     // Quiet again for the runs below (the drain expects no running job).
-    const left = await api(server, 'POST', `${PREFIX}/jobs/cancel`, { state: ['pending', 'preempted', 'scheduled', 'running'] });
+    const left = await api(server, 'POST', `${PREFIX}/jobs/cancel`, {
+      state: ['pending', 'preempted', 'scheduled', 'running'],
+    });
     expect(left.status).toBe(200);
-    await pollFor('every job ended', async () => ((await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs.length === 0 ? true : undefined));
+    await pollFor('every job ended', async () =>
+      (await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs.length === 0 ? true : undefined,
+    );
   });
 
   it('token revoke and rotate, on a server of their own: 2xx on throwaway tokens, no server error, every answer as documented; invalid requests change nothing', async () => {
@@ -232,7 +351,9 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
         expect(status, JSON.stringify(created)).toBe(201);
         return created as { id: number; token: string };
       };
-      const onlyTokenChanges = [...new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]!))].filter((path) => !TOKEN_CHANGE_PATHS.includes(path));
+      const onlyTokenChanges = [...new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]!))].filter(
+        (path) => !TOKEN_CHANGE_PATHS.includes(path),
+      );
       const keys = TOKEN_CHANGE_PATHS.map((path) => `POST ${path}`);
       // Every token first: a tenant-admin cannot revoke an admin's or another tenant-admin's, so it
       // goes first; the admin's run may then revoke anything.
@@ -240,16 +361,41 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
       for (const role of ['tenant-admin', 'admin'] as const) {
         runs.push({
           role,
-          caller: await newToken(role === 'admin' ? { role: 'admin', label: 'fuzz caller' } : { tenant: TENANT, role: 'tenant-admin', label: 'fuzz caller' }),
-          victims: [await newToken({ tenant: TENANT, label: 'to revoke' }), await newToken({ tenant: TENANT, label: 'to rotate' })],
+          caller: await newToken(
+            role === 'admin'
+              ? { role: 'admin', label: 'fuzz caller' }
+              : { tenant: TENANT, role: 'tenant-admin', label: 'fuzz caller' },
+          ),
+          victims: [
+            await newToken({ tenant: TENANT, label: 'to revoke' }),
+            await newToken({ tenant: TENANT, label: 'to rotate' }),
+          ],
         });
       }
       const scratchData = join(scratch.dataDir, 'data');
       for (const { role, caller, victims } of runs) {
-        const run = async (mode: 'all' | 'negative', examples: Record<string, OperationExample>, checks: string[], phases?: string[]): Promise<SchemathesisRun> => {
+        const run = async (
+          mode: 'all' | 'negative',
+          examples: Record<string, OperationExample>,
+          checks: string[],
+          phases?: string[],
+        ): Promise<SchemathesisRun> => {
           const spec = join(work, `openapi-tokens-${role}-${mode}.json`);
           writeFileSync(spec, JSON.stringify(withExamples(openapi, examples)));
-          return runSchemathesis({ spec, baseUrl: scratch.url, token: caller.token, caFile: scratchCa, mode, checks, maxExamples: MAX_EXAMPLES, excludePaths: onlyTokenChanges, seed: SEED, workDir: work, timeoutMs: RUN_TIMEOUT_MS, ...(phases === undefined ? {} : { phases }) });
+          return runSchemathesis({
+            spec,
+            baseUrl: scratch.url,
+            token: caller.token,
+            caFile: scratchCa,
+            mode,
+            checks,
+            maxExamples: MAX_EXAMPLES,
+            excludePaths: onlyTokenChanges,
+            seed: SEED,
+            workDir: work,
+            timeoutMs: RUN_TIMEOUT_MS,
+            ...(phases === undefined ? {} : { phases }),
+          });
         };
         const before = snapshotStore(scratchData, REQUEST_RECORD_TABLES);
         const negative = await run('negative', {}, [...CHECKS, 'negative_data_rejection'], ['coverage', 'fuzzing']);
@@ -257,13 +403,24 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
         expect(negative.exitCode, negative.output.slice(-6000)).toBe(0);
         expect(negative.cases.filter((c) => c.status < 300).map((c) => c.request)).toEqual([]);
         expect(snapshotStore(scratchData, REQUEST_RECORD_TABLES)).toEqual(before);
-        const all = await run('all', { [keys[0]!]: { parameters: { id: String(victims[0]!.id) }, body: {} }, [keys[1]!]: { parameters: { id: String(victims[1]!.id) }, body: {} } }, CHECKS);
+        const all = await run(
+          'all',
+          {
+            [keys[0]!]: { parameters: { id: String(victims[0]!.id) }, body: {} },
+            [keys[1]!]: { parameters: { id: String(victims[1]!.id) }, body: {} },
+          },
+          CHECKS,
+        );
         expect(all.failures).toEqual([]);
         expect(all.exitCode, all.output.slice(-6000)).toBe(0);
         const ok = succeeded(all);
-        expect(keys.filter((key) => !ok.has(key)), `${role}: ${JSON.stringify(answers(all, keys))}`).toEqual([]);
+        expect(
+          keys.filter((key) => !ok.has(key)),
+          `${role}: ${JSON.stringify(answers(all, keys))}`,
+        ).toEqual([]);
         // The throwaway tokens changed as asked: the revoked one, and the rotated one's old secret, get 401.
-        for (const victim of victims) expect((await api(scratch, 'GET', `${PREFIX}/jobs`, undefined, victim.token)).status).toBe(401);
+        for (const victim of victims)
+          expect((await api(scratch, 'GET', `${PREFIX}/jobs`, undefined, victim.token)).status).toBe(401);
       }
     } finally {
       await cleanupServe(scratch);
@@ -279,8 +436,18 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
       { token: tenantToken, body: { path: join(work, 'by-tenant.db') }, status: 403, code: 'GPUSHARE_FORBIDDEN' },
       { token: server.adminToken, body: { path: 'relative.db' }, status: 400, code: 'GPUSHARE_INVALID_FIELD' },
       { token: server.adminToken, body: { path: existing }, status: 400, code: 'GPUSHARE_INVALID_FIELD' },
-      { token: server.adminToken, body: { path: join(work, 'no-such-dir', 'x.db') }, status: 400, code: 'GPUSHARE_INVALID_FIELD' },
-      { token: server.adminToken, body: { path: join(work, 'x.db'), extra: 1 }, status: 400, code: 'GPUSHARE_INVALID_FIELD' },
+      {
+        token: server.adminToken,
+        body: { path: join(work, 'no-such-dir', 'x.db') },
+        status: 400,
+        code: 'GPUSHARE_INVALID_FIELD',
+      },
+      {
+        token: server.adminToken,
+        body: { path: join(work, 'x.db'), extra: 1 },
+        status: 400,
+        code: 'GPUSHARE_INVALID_FIELD',
+      },
     ];
     for (const { token, body, status, code } of refused) {
       const answer = await api(server, 'POST', `${PREFIX}/backup`, body, token);

@@ -21,12 +21,23 @@ const TREE: Record<string, string[]> = {
   'src/core/index.ts': ['src/core/schedule.ts', 'src/core/model/request.ts'],
   'src/contract/api.ts': ['src/core/index.ts'],
   'src/app/ports/clock.ts': [],
-  'src/app/service.ts': ['src/core/index.ts', 'src/contract/api.ts', 'src/app/ports/clock.ts', 'src/lib/table.ts', 'node:crypto'],
+  'src/app/service.ts': [
+    'src/core/index.ts',
+    'src/contract/api.ts',
+    'src/app/ports/clock.ts',
+    'src/lib/table.ts',
+    'node:crypto',
+  ],
   'src/host/proc.ts': ['node:fs'],
   'src/lib/table.ts': [],
   'src/adapters/store/store.ts': ['src/app/ports/clock.ts', 'src/core/index.ts', 'src/host/proc.ts', 'node:fs'],
   'src/adapters/http-client/client.ts': ['src/contract/api.ts'],
-  'src/cli/submit.ts': ['src/adapters/http-client/client.ts', 'src/contract/api.ts', 'src/config/settings.ts', 'src/sim/replay.ts'],
+  'src/cli/submit.ts': [
+    'src/adapters/http-client/client.ts',
+    'src/contract/api.ts',
+    'src/config/settings.ts',
+    'src/sim/replay.ts',
+  ],
   'src/config/settings.ts': ['src/core/index.ts'],
   'src/sim/replay.ts': ['src/core/index.ts', 'src/lib/table.ts', 'node:fs'],
   'src/main/serve.ts': ['src/adapters/store/store.ts', 'src/app/service.ts', 'src/cli/submit.ts'],
@@ -66,15 +77,33 @@ beforeAll(async () => {
       const specifier = relative(dirname(file), target).replace(/\.ts$/, '.js');
       return `import * as m${i} from '${specifier.startsWith('.') ? specifier : `./${specifier}`}';`;
     });
-    writeFileSync(join(root, file), `${lines.join('\n')}\nexport const x = ${imports.map((_, i) => `m${i}`).join(', ') || '0'};\n`);
+    writeFileSync(
+      join(root, file),
+      `${lines.join('\n')}\nexport const x = ${imports.map((_, i) => `m${i}`).join(', ') || '0'};\n`,
+    );
   }
-  writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true }, include: ['src/**/*.ts'] }));
+  writeFileSync(
+    join(root, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true },
+      include: ['src/**/*.ts'],
+    }),
+  );
   cwd = process.cwd();
   process.chdir(root);
   try {
-    const result = await cruise(['src'], { validate: true, ruleSet: { forbidden: config.forbidden }, ...config.options, tsConfig: { fileName: 'tsconfig.json' } });
-    const output = result.output as { modules: unknown[]; summary: { violations: { rule: { name: string }; from: string }[] } };
-    if (output.modules.length < Object.keys(TREE).length) throw new Error(`cruised only ${output.modules.length} modules`);
+    const result = await cruise(['src'], {
+      validate: true,
+      ruleSet: { forbidden: config.forbidden },
+      ...config.options,
+      tsConfig: { fileName: 'tsconfig.json' },
+    });
+    const output = result.output as {
+      modules: unknown[];
+      summary: { violations: { rule: { name: string }; from: string }[] };
+    };
+    if (output.modules.length < Object.keys(TREE).length)
+      throw new Error(`cruised only ${output.modules.length} modules`);
     violations = output.summary.violations.map((v) => [v.rule.name, v.from] as [string, string]).sort();
   } finally {
     process.chdir(cwd);

@@ -13,7 +13,11 @@ import { readPodListFile } from '../../src/sim/traces/alibaba-csv.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'gpushare');
 
-interface Result { status: number | null; stdout: string; stderr: string }
+interface Result {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 function gpushare(...args: string[]): Result {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
@@ -37,8 +41,9 @@ describe('gpushare synth-trace (built CLI)', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(
-      `gpuspec:20 seed 3: wrote 8152 pods (7064 GPU tasks) to ${out}\n`
-      + 'CPU-only 13.35% of tasks; GPU request 6086.8 GPUs, sharing 28.45%, multi-GPU 7.29%; gpu_spec on 20.00% of GPU tasks\n');
+      `gpuspec:20 seed 3: wrote 8152 pods (7064 GPU tasks) to ${out}\n` +
+        'CPU-only 13.35% of tasks; GPU request 6086.8 GPUs, sharing 28.45%, multi-GPU 7.29%; gpu_spec on 20.00% of GPU tasks\n',
+    );
     expect(existsSync(`${out}.tmp`)).toBe(false);
 
     const pods = await readPodListFile(out);
@@ -50,7 +55,19 @@ describe('gpushare synth-trace (built CLI)', () => {
     expect(readFileSync(again, 'utf8')).toBe(readFileSync(out, 'utf8'));
 
     const json = join(dir, 'sim.json');
-    const sim = gpushare('simulate', '--pods', out, '--policy', 'best-fit', '--seeds', '1', '--json', json, '--workers', '1');
+    const sim = gpushare(
+      'simulate',
+      '--pods',
+      out,
+      '--policy',
+      'best-fit',
+      '--seeds',
+      '1',
+      '--json',
+      json,
+      '--workers',
+      '1',
+    );
     expect(sim.stderr).toBe('');
     expect(sim.status).toBe(0);
     const report = JSON.parse(readFileSync(json, 'utf8'));
@@ -64,16 +81,21 @@ describe('gpushare synth-trace (built CLI)', () => {
     expect(report.runs[0].unallocatedPctAt130).toBeLessThan(100);
   });
 
-  it.each([
-    ['gpu:20'], ['cpu:120'], ['cpu'], ['gpushare:-5'], ['multigpu:abc'],
-  ])('rejects --variant %s with exit 2 and lists the allowed kinds and range', (variant) => {
-    const r = gpushare('synth-trace', '--variant', variant, '--out', join(dir, 'x.csv'));
-    expect(r.status).toBe(2);
-    expect(r.stderr).toContain(`error: option '--variant <kind:pct>' argument '${variant}' is invalid. expected KIND:PCT with PCT a number in 0..100 and KIND one of cpu (`);
-    expect(r.stderr).toContain('gpushare (GPU-sharing tasks, % of GPU request), multigpu (multi-GPU tasks, % of GPU request), gpuspec (');
-    expect(r.stdout).toBe('');
-    expect(existsSync(join(dir, 'x.csv'))).toBe(false);
-  });
+  it.each([['gpu:20'], ['cpu:120'], ['cpu'], ['gpushare:-5'], ['multigpu:abc']])(
+    'rejects --variant %s with exit 2 and lists the allowed kinds and range',
+    (variant) => {
+      const r = gpushare('synth-trace', '--variant', variant, '--out', join(dir, 'x.csv'));
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(
+        `error: option '--variant <kind:pct>' argument '${variant}' is invalid. expected KIND:PCT with PCT a number in 0..100 and KIND one of cpu (`,
+      );
+      expect(r.stderr).toContain(
+        'gpushare (GPU-sharing tasks, % of GPU request), multigpu (multi-GPU tasks, % of GPU request), gpuspec (',
+      );
+      expect(r.stdout).toBe('');
+      expect(existsSync(join(dir, 'x.csv'))).toBe(false);
+    },
+  );
 
   it('fails (exit 1) when the --out folder does not exist', () => {
     const out = join(dir, 'missing', 'x.csv');

@@ -27,7 +27,10 @@ const ARTIFACT = join(ROOT, 'test-artifacts', 'dashboard.png');
 const DOC_IMAGE = join(ROOT, 'docs', 'images', 'dashboard.png');
 const LOG_LINE = 'dashboard-log-line-4242';
 /** base64 SHA-256 of a certificate's SubjectPublicKeyInfo, as chromium's --ignore-certificate-errors-spki-list takes it. */
-const spkiHash = (certPem: string): string => createHash('sha256').update(new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
+const spkiHash = (certPem: string): string =>
+  createHash('sha256')
+    .update(new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64');
 
 /** MiB as the dashboard writes it (web/js/dom.js formatMiB). */
 const gib = (mib: number): string => `${Number.isInteger(mib / 1024) ? mib / 1024 : (mib / 1024).toFixed(1)} GiB`;
@@ -39,10 +42,23 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
 
   beforeAll(async () => {
     // One usage sample a second, so the chart has points within the test.
-    server = await startServe({ simulateGpus: '1xA100-80GB,1xA100-80GB:mig', config: { usageHistoryIntervalSeconds: 1, usagePollIntervalSeconds: 1 } });
+    server = await startServe({
+      simulateGpus: '1xA100-80GB,1xA100-80GB:mig',
+      config: { usageHistoryIntervalSeconds: 1, usagePollIntervalSeconds: 1 },
+    });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: [`--ignore-certificate-errors-spki-list=${spkiHash(readFileSync(join(server.dataDir, 'data', 'tls', 'server.crt'), 'utf8'))}`, '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        `--ignore-certificate-errors-spki-list=${spkiHash(readFileSync(join(server.dataDir, 'data', 'tls', 'server.crt'), 'utf8'))}`,
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       timeout: 30_000,
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
@@ -56,7 +72,9 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
 
   it('logs in, draws shared and MIG GPUs with their jobs, shows logs and live updates', async () => {
     const consoleErrors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
     page.on('pageerror', (e) => consoleErrors.push(e.message));
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     await page.goto(`${server.url}/`);
@@ -80,8 +98,26 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     await page.getByRole('button', { name: 'Submit job' }).click();
     await page.getByRole('status').filter({ hasText: 'Submitted job 1 form-job' }).waitFor();
     // Job 2 and job 3 through the API: 0.3 of GPU 0 (same mode, mps) and a MIG instance on GPU 1.
-    expect((await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuMilli: 300 }, { tenant: 'default', name: 'api-job' }))).status).toBe(201);
-    expect((await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuMilli: 300, mode: 'mig' }, { tenant: 'default', name: 'mig-job' }))).status).toBe(201);
+    expect(
+      (
+        await api(
+          server,
+          'POST',
+          '/api/v1/jobs',
+          shellJob('sleep 60', { gpuMilli: 300 }, { tenant: 'default', name: 'api-job' }),
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await api(
+          server,
+          'POST',
+          '/api/v1/jobs',
+          shellJob('sleep 60', { gpuMilli: 300, mode: 'mig' }, { tenant: 'default', name: 'mig-job' }),
+        )
+      ).status,
+    ).toBe(201);
     for (const id of [1, 2, 3]) await waitForJob(server, id, (j) => j.state === 'running');
     const formJob = await waitForJob(server, 1, () => true);
     expect(formJob.placement.gpus).toMatchObject([{ index: 0, gpuMilli: 400, gpuMemoryMiB: 32768 }]);
@@ -92,17 +128,28 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
 
     // GPU 0: both shares, named with their exact milli-GPU and memory; the free rest.
     const gpu0 = page.getByRole('group', { name: 'GPU 0 compute: 700 of 1000 milli-GPU allocated', exact: true });
-    await gpu0.getByRole('button', { name: 'GPU 0 A100-80GB: job 1 form-job (default) 400 milli-GPU, 32 GiB', exact: true }).waitFor();
-    await gpu0.getByRole('button', { name: 'GPU 0 A100-80GB: job 2 api-job (default) 300 milli-GPU, 24 GiB', exact: true }).waitFor();
+    await gpu0
+      .getByRole('button', { name: 'GPU 0 A100-80GB: job 1 form-job (default) 400 milli-GPU, 32 GiB', exact: true })
+      .waitFor();
+    await gpu0
+      .getByRole('button', { name: 'GPU 0 A100-80GB: job 2 api-job (default) 300 milli-GPU, 24 GiB', exact: true })
+      .waitFor();
     await gpu0.getByRole('img', { name: 'GPU 0 A100-80GB: free 300 milli-GPU', exact: true }).waitFor();
     // GPU 1 (MIG): the job's GPU instance in the slice layout, with its profile name.
     const last = migOnGpu.migStart + migOnGpu.migSlices - 1;
     const migLayout = page.getByRole('group', { name: /^GPU 1 MIG layout: 8 memory slices, 1 instance\(s\) in use/ });
-    const gi = migLayout.getByRole('button', { name: `GPU 1 A100-80GB: job 3 mig-job (default) MIG 3g.40gb, slices ${migOnGpu.migStart}–${last}, ${gib(migOnGpu.gpuMemoryMiB)}`, exact: true });
+    const gi = migLayout.getByRole('button', {
+      name: `GPU 1 A100-80GB: job 3 mig-job (default) MIG 3g.40gb, slices ${migOnGpu.migStart}–${last}, ${gib(migOnGpu.gpuMemoryMiB)}`,
+      exact: true,
+    });
     await gi.waitFor();
     expect(await gi.textContent()).toContain('3g.40gb');
     // The jobs list shows all three running.
-    for (const [id, name] of [[1, 'form-job'], [2, 'api-job'], [3, 'mig-job']] as const) {
+    for (const [id, name] of [
+      [1, 'form-job'],
+      [2, 'api-job'],
+      [3, 'mig-job'],
+    ] as const) {
       await page.getByRole('button', { name: `Open job ${id} ${name} (running)`, exact: true }).waitFor();
     }
     // Usage history: GPU 0 holds 700 and GPU 1 3 of 7 slices (429 milli-GPU): (700 + 429) / 2000.
@@ -117,19 +164,35 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     await page.getByText(/^Now: 56\.\d% of schedulable GPU compute allocated/).waitFor();
     // A tile's details (hidden until it is hovered or focused; its accessible description).
     // Simulated measured use follows the allocation: 700 milli-GPU → 70%.
-    const fact = (gpu: number, name: string) => page.locator(`#gpu-${gpu}-details > div`).filter({ has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd');
+    const fact = (gpu: number, name: string) =>
+      page
+        .locator(`#gpu-${gpu}-details > div`)
+        .filter({ has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) })
+        .locator('dd');
     await expect.poll(() => fact(0, 'utilization').textContent(), { timeout: 10_000 }).toBe('70% (simulated)');
-    await expect.poll(() => fact(1, 'memory used').textContent(), { timeout: 10_000 }).toBe(`${gib(migOnGpu.gpuMemoryMiB)} of 80 GiB`);
+    await expect
+      .poll(() => fact(1, 'memory used').textContent(), { timeout: 10_000 })
+      .toBe(`${gib(migOnGpu.gpuMemoryMiB)} of 80 GiB`);
     expect(await fact(1, 'mode').textContent()).toBe('MIG');
     // What enforces the shares: MIG in hardware; GPU 0's MPS shares as the API says (per process with a daemon, else not enforced).
     expect(await fact(1, 'enforced').textContent()).toBe('memory hardware (MIG), compute hardware (MIG)');
     const gpu0Enforcement = (await api(server, 'GET', '/api/v1/gpus')).body.gpus[0].enforcement;
-    const mpsText = gpu0Enforcement.gpuMemory === 'driver-per-process' ? 'memory per process (MPS), compute per process (MPS)' : 'memory not enforced, compute not enforced';
-    expect(gpu0Enforcement).toEqual(mpsText.startsWith('memory per') ? { gpuMemory: 'driver-per-process', compute: 'driver-per-process' } : { gpuMemory: 'not-enforced', compute: 'not-enforced' });
+    const mpsText =
+      gpu0Enforcement.gpuMemory === 'driver-per-process'
+        ? 'memory per process (MPS), compute per process (MPS)'
+        : 'memory not enforced, compute not enforced';
+    expect(gpu0Enforcement).toEqual(
+      mpsText.startsWith('memory per')
+        ? { gpuMemory: 'driver-per-process', compute: 'driver-per-process' }
+        : { gpuMemory: 'not-enforced', compute: 'not-enforced' },
+    );
     expect(await fact(0, 'enforced').textContent()).toBe(mpsText);
     // Hovering a tile shows its details.
     await page.locator('article[data-gpu="1"] .gpu-summary').hover();
-    await page.locator('#gpu-1-details').getByText('memory hardware (MIG), compute hardware (MIG)', { exact: true }).waitFor();
+    await page
+      .locator('#gpu-1-details')
+      .getByText('memory hardware (MIG), compute hardware (MIG)', { exact: true })
+      .waitFor();
     await page.mouse.move(0, 0);
     mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
     mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
@@ -149,7 +212,9 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
         .observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
     })`);
     // The first change seen may be mid-render: wait (bounded) until the page settles with focus kept.
-    await expect.poll(() => segment.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(() => segment.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: 5000 })
+      .toBe(true);
     await page.keyboard.press('Enter');
     const panel = page.getByRole('dialog', { name: 'Job 1 form-job', exact: true });
     await panel.waitFor();
@@ -158,7 +223,9 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     await page.keyboard.press('Escape');
     await panel.waitFor({ state: 'hidden' });
     // Focus returns to the segment (a live update may re-render it in between: it keeps the focus).
-    await expect.poll(() => segment.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => segment.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: 10_000 })
+      .toBe(true);
 
     // Live: cancelling job 2 through the API removes it from GPU 0 without a reload.
     expect((await api(server, 'POST', '/api/v1/jobs/2/cancel')).status).toBe(200);
@@ -167,7 +234,16 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     await page.getByRole('button', { name: 'Open job 2 api-job (cancelled)', exact: true }).waitFor();
 
     // QoS: job 4 declares a step target; its row says so in words, and a report turns it to "QoS ok" live.
-    expect((await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuMilli: 100 }, { tenant: 'default', name: 'qos-job', qos: { stepSeconds: 0.5 } }))).status).toBe(201);
+    expect(
+      (
+        await api(
+          server,
+          'POST',
+          '/api/v1/jobs',
+          shellJob('sleep 60', { gpuMilli: 100 }, { tenant: 'default', name: 'qos-job', qos: { stepSeconds: 0.5 } }),
+        )
+      ).status,
+    ).toBe(201);
     await waitForJob(server, 4, (j) => j.state === 'running');
     const qosRow = page.locator('tr[data-job="4"]');
     await qosRow.getByRole('button', { name: 'Open job 4 qos-job (running)', exact: true }).waitFor();
@@ -175,34 +251,49 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     expect(await page.locator('tr[data-job="1"]').getByRole('cell').nth(4).textContent()).toBe('—');
     const report = await api(server, 'POST', '/api/v1/jobs/4/qos-reports', { stepSeconds: 0.4 });
     expect(report.status).toBe(200);
-    expect(report.body.status).toMatchObject([{ kind: 'step', targetSeconds: 0.5, lastObservedSeconds: 0.4, reports: 1, violating: false }]);
+    expect(report.body.status).toMatchObject([
+      { kind: 'step', targetSeconds: 0.5, lastObservedSeconds: 0.4, reports: 1, violating: false },
+    ]);
     await qosRow.getByText('QoS ok', { exact: true }).waitFor();
     await qosRow.getByText('QoS: no report yet', { exact: true }).waitFor({ state: 'detached' });
     // The job panel lists the target with its latest value, state and violations.
     await qosRow.getByRole('button', { name: 'Open job 4 qos-job (running)', exact: true }).click();
     const qosPanel = page.getByRole('dialog', { name: 'Job 4 qos-job', exact: true });
     const qosSection = qosPanel.getByRole('region', { name: 'QoS', exact: true });
-    const stepRow = qosSection.getByRole('table', { name: 'QoS targets of job 4', exact: true }).getByRole('row', { name: /^step 0\.5 s 0\.4 s/ });
+    const stepRow = qosSection
+      .getByRole('table', { name: 'QoS targets of job 4', exact: true })
+      .getByRole('row', { name: /^step 0\.5 s 0\.4 s/ });
     await stepRow.waitFor();
-    expect(await stepRow.getByRole('cell').allTextContents()).toEqual([expect.stringMatching(/^0\.5 s$/), expect.stringMatching(/^0\.4 s \(.+, 1 report\(s\)\)$/), 'ok', '0']);
+    expect(await stepRow.getByRole('cell').allTextContents()).toEqual([
+      expect.stringMatching(/^0\.5 s$/),
+      expect.stringMatching(/^0\.4 s \(.+, 1 report\(s\)\)$/),
+      'ok',
+      '0',
+    ]);
     await page.keyboard.press('Escape');
     await qosPanel.waitFor({ state: 'hidden' });
 
     // Tenant colours: names that differ in one character get clearly different hues, and the
     // white segment text keeps WCAG AA contrast on every one.
-    const colours = await page.evaluate(`import('/js/dom.js').then((m) => ['team-a', 'team-b', 'team-c', 'default'].map((t) => {
+    const colours =
+      (await page.evaluate(`import('/js/dom.js').then((m) => ['team-a', 'team-b', 'team-c', 'default'].map((t) => {
       const [hue, sat, light] = m.tenantColor(t).match(/[\\d.]+/g).map(Number);
       return { hue, contrast: m.contrastWithWhite(hue, sat / 100, light / 100) };
-    }))`) as { hue: number; contrast: number }[];
+    }))`)) as { hue: number; contrast: number }[];
     const hueGap = (a: number, b: number): number => Math.min(Math.abs(a - b), 360 - Math.abs(a - b));
-    for (const [a, b] of [[0, 1], [1, 2], [0, 2]] as const) expect(hueGap(colours[a]!.hue, colours[b]!.hue)).toBeGreaterThan(60);
+    for (const [a, b] of [
+      [0, 1],
+      [1, 2],
+      [0, 2],
+    ] as const)
+      expect(hueGap(colours[a]!.hue, colours[b]!.hue)).toBeGreaterThan(60);
     for (const c of colours) expect(c.contrast).toBeGreaterThanOrEqual(4.5);
 
     expect(await page.evaluate(() => (globalThis as unknown as { noReload?: number }).noReload)).toBe(1);
     expect(consoleErrors.filter((e) => !e.includes('401'))).toEqual([]);
   });
 
-  it('still refuses a certificate other than the server\'s (the trust is one public key, not a blanket ignore)', async () => {
+  it("still refuses a certificate other than the server's (the trust is one public key, not a blanket ignore)", async () => {
     const ca = await createLocalCa('another CA', Date.now());
     const other = await issueServerCert(ca, ['127.0.0.1'], Date.now());
     const impostor = createHttpsServer({ key: other.keyPem, cert: other.certPem }, (_, res) => res.end('impostor'));

@@ -11,11 +11,24 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'gpushare');
 const dir = mkdtempSync(join(tmpdir(), 'gpushare-demo-'));
-const env = { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), GPUSHARE_URL: '', GPUSHARE_TOKEN: '', PATH: `/nonexistent-no-nvidia:${process.env.PATH}` };
-const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--port', '0', '--log-level', 'warn'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+const env = {
+  ...process.env,
+  XDG_CONFIG_HOME: join(dir, 'config'),
+  GPUSHARE_URL: '',
+  GPUSHARE_TOKEN: '',
+  PATH: `/nonexistent-no-nvidia:${process.env.PATH}`,
+};
+const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--port', '0', '--log-level', 'warn'], {
+  cwd: dir,
+  env,
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
 afterAll(() => {
   child.kill('SIGKILL');
-  spawnSync('sh', ['-c', `for f in ${dir}/.gpushare-demo/jobs/*/attempt-*.pid; do kill -9 -$(sed 's/[^0-9]//g' "$f") 2>/dev/null; done; true`]);
+  spawnSync('sh', [
+    '-c',
+    `for f in ${dir}/.gpushare-demo/jobs/*/attempt-*.pid; do kill -9 -$(sed 's/[^0-9]//g' "$f") 2>/dev/null; done; true`,
+  ]);
   rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
@@ -51,17 +64,46 @@ describe('gpushare serve --demo', () => {
     expect(statSync(join(dir, 'config', 'gpushare', 'config.yaml')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, '.gpushare-demo', 'admin-token')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, '.gpushare-demo', 'tls', 'ca.key')).mode & 0o777).toBe(0o600);
-    const gpus = JSON.parse(run(['gpus', '-o', 'json']).stdout) as { index: number; model: string; migEnabled: boolean; simulated: boolean }[];
+    const gpus = JSON.parse(run(['gpus', '-o', 'json']).stdout) as {
+      index: number;
+      model: string;
+      migEnabled: boolean;
+      simulated: boolean;
+    }[];
     expect(gpus.map((g) => [g.index, g.model, g.migEnabled, g.simulated])).toEqual([
-      [0, 'A100-80GB', false, true], [1, 'A100-80GB', false, true], [2, 'A100-80GB', true, true], [3, 'T4', false, true],
+      [0, 'A100-80GB', false, true],
+      [1, 'A100-80GB', false, true],
+      [2, 'A100-80GB', true, true],
+      [3, 'T4', false, true],
     ]);
   });
 
   it('places a mig job on the MIG GPU as a GPU instance with a MIG device UUID', async () => {
-    const submitted = run(['submit', '--mode', 'mig', '--gpu', '0.3', '--gpu-memory', '15GiB', '--', 'sh', '-c', 'echo $CUDA_VISIBLE_DEVICES']);
+    const submitted = run([
+      'submit',
+      '--mode',
+      'mig',
+      '--gpu',
+      '0.3',
+      '--gpu-memory',
+      '15GiB',
+      '--',
+      'sh',
+      '-c',
+      'echo $CUDA_VISIBLE_DEVICES',
+    ]);
     expect(submitted.status, submitted.stderr).toBe(0);
     const id = submitted.stdout.trim().split('\n').at(-1)!;
-    let job: { state: string; placement: { mode: string; enforcement: { gpuMemory: string; compute: string }; gpus: { index: number; migProfile: string; migDeviceUuid: string; gpuMemoryMiB: number }[] } } | undefined;
+    let job:
+      | {
+          state: string;
+          placement: {
+            mode: string;
+            enforcement: { gpuMemory: string; compute: string };
+            gpus: { index: number; migProfile: string; migDeviceUuid: string; gpuMemoryMiB: number }[];
+          };
+        }
+      | undefined;
     for (let i = 0; i < 100; i++) {
       job = JSON.parse(run(['show', id, '-o', 'json']).stdout);
       if (job!.state === 'succeeded') break;
@@ -73,6 +115,8 @@ describe('gpushare serve --demo', () => {
     expect(job!.placement.mode).toBe('mig');
     expect(job!.placement.enforcement).toEqual({ gpuMemory: 'hardware', compute: 'hardware' });
     expect(run(['logs', id]).stdout.trim()).toBe(job!.placement.gpus[0]!.migDeviceUuid);
-    expect(job!.placement.gpus[0]!.migDeviceUuid).toMatch(/^MIG-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(job!.placement.gpus[0]!.migDeviceUuid).toMatch(
+      /^MIG-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
   });
 });

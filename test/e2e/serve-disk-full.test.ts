@@ -14,7 +14,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REQUIRE_TOOLS_ENV } from '../support/required-tool.js';
 import { processesNaming } from '../support/local-process.js';
-import { api, cleanupServe, pollFor, serverFetch, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  pollFor,
+  serverFetch,
+  shellJob,
+  startServe,
+  waitForJob,
+  type ServeHandle,
+} from './support/serve-harness.js';
 
 /** True when this process may mount a tmpfs; else skipped with a message, or a failure under GPUSHARE_REQUIRE_TOOLS=1. */
 function canMount(): boolean {
@@ -41,14 +50,18 @@ afterEach(async () => {
     }
   }
   if (mounted) {
-    await pollFor('the test tmpfs to unmount', () => {
-      try {
-        execFileSync('umount', [mounted!], { stdio: 'ignore' });
-        return true;
-      } catch {
-        return undefined; // a process dying still holds it
-      }
-    }, 15_000);
+    await pollFor(
+      'the test tmpfs to unmount',
+      () => {
+        try {
+          execFileSync('umount', [mounted!], { stdio: 'ignore' });
+          return true;
+        } catch {
+          return undefined; // a process dying still holds it
+        }
+      },
+      15_000,
+    );
     mounted = null;
   }
   if (server) await cleanupServe(server);
@@ -87,9 +100,22 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
     const trigger = join(dataDir, 'end-now');
     const done = await api(server, 'POST', '/api/v1/jobs', shellJob('exit 0', { gpuMilli: 100, mode: 'timeslice' }));
     expect(done.status).toBe(201);
-    const ender = await api(server, 'POST', '/api/v1/jobs', shellJob(`while [ ! -e ${trigger} ]; do sleep 0.05; done; echo ending; exit 3`, { gpuMilli: 100, mode: 'timeslice' }));
+    const ender = await api(
+      server,
+      'POST',
+      '/api/v1/jobs',
+      shellJob(`while [ ! -e ${trigger} ]; do sleep 0.05; done; echo ending; exit 3`, {
+        gpuMilli: 100,
+        mode: 'timeslice',
+      }),
+    );
     expect(ender.status).toBe(201);
-    const sleeper = await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 600', { gpuMilli: 100, mode: 'timeslice' }));
+    const sleeper = await api(
+      server,
+      'POST',
+      '/api/v1/jobs',
+      shellJob('sleep 600', { gpuMilli: 100, mode: 'timeslice' }),
+    );
     expect(sleeper.status).toBe(201);
     const before = [done.body.id, ender.body.id, sleeper.body.id] as number[];
     await waitForJob(server, done.body.id, (j) => j.state === 'succeeded');
@@ -115,7 +141,10 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
     expect(refused?.body.error.message).toContain(`the disk holding ${data} is full: free space there`);
     const health = await serverFetch(server, '/healthz');
     expect(health.status).toBe(503);
-    expect(await health.json()).toEqual({ status: 'unhealthy', reason: `the disk holding ${data} is full: free space there` });
+    expect(await health.json()).toEqual({
+      status: 'unhealthy',
+      reason: `the disk holding ${data} is full: free space there`,
+    });
 
     // For two seconds (40 monitor ticks, 20 passes of the test config) the ended job stays as the
     // store had it, not lost, and the server stays quiet.
@@ -130,7 +159,11 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
     expect(logLines(server, 'storing the pass failed')).toEqual([]);
 
     unlinkSync(filler);
-    await pollFor('/healthz to answer 200 again', async () => ((await serverFetch(server!, '/healthz')).status === 200 ? true : undefined), 30_000);
+    await pollFor(
+      '/healthz to answer 200 again',
+      async () => ((await serverFetch(server!, '/healthz')).status === 200 ? true : undefined),
+      30_000,
+    );
     expect(await (await serverFetch(server, '/healthz')).json()).toEqual({ status: 'ok' });
     const after = await api(server, 'POST', '/api/v1/jobs', shellJob('exit 0', { gpuMilli: 100, mode: 'timeslice' }));
     expect(after.status).toBe(201);

@@ -27,20 +27,40 @@ describe('gpushare serve: isolation picks the mode', () => {
     expect(job.placement.enforcement).toEqual({ gpuMemory: 'hardware', compute: 'hardware' });
     expect(job.placement.gpus.map((g: { migProfile: string }) => g.migProfile)).toEqual(['3g.20gb']);
     expect(job.gpu.gpuMilli).toBe(375); // compute share from memory: floor(1000 × 15360 / 40960)
-    expect(job.events.find((e: { to: string }) => e.to === 'scheduled').reason).toBe('placed on GPU 0 (3g.20gb) in mode mig: strict isolation: 3g.20gb is the smallest MIG profile of A100-40GB with ≥ 15360 MiB (20090 usable) and ≥ 3 compute slice(s)');
+    expect(job.events.find((e: { to: string }) => e.to === 'scheduled').reason).toBe(
+      'placed on GPU 0 (3g.20gb) in mode mig: strict isolation: 3g.20gb is the smallest MIG profile of A100-40GB with ≥ 15360 MiB (20090 usable) and ≥ 3 compute slice(s)',
+    );
     expect(cli(server, ['logs', String(id)]).stdout.trim()).toBe(job.placement.gpus[0].migDeviceUuid);
   });
 
   it('strict 15 GiB → a whole T4 (no MIG); standard → MPS; none → time-slicing', async () => {
     server = await startServe({ simulateGpus: '3xT4' });
-    const strict = await waitForJob(server, submit(server, ['--isolation', 'strict', '--gpu', '0.2', '--gpu-memory', '15GiB']), (j) => j.state === 'succeeded');
-    expect([strict.placement.mode, strict.placement.gpus[0].accountedGpuMilli, strict.placement.gpus[0].gpuMemoryMiB]).toEqual(['exclusive', 1000, 16384]);
-    expect(strict.events.find((e: { to: string }) => e.to === 'scheduled').reason).toMatch(/: strict isolation: T4 has no MIG, so a whole GPU$/);
+    const strict = await waitForJob(
+      server,
+      submit(server, ['--isolation', 'strict', '--gpu', '0.2', '--gpu-memory', '15GiB']),
+      (j) => j.state === 'succeeded',
+    );
+    expect([
+      strict.placement.mode,
+      strict.placement.gpus[0].accountedGpuMilli,
+      strict.placement.gpus[0].gpuMemoryMiB,
+    ]).toEqual(['exclusive', 1000, 16384]);
+    expect(strict.events.find((e: { to: string }) => e.to === 'scheduled').reason).toMatch(
+      /: strict isolation: T4 has no MIG, so a whole GPU$/,
+    );
     const standard = await waitForJob(server, submit(server, ['--gpu', '0.2']), (j) => j.state === 'succeeded');
     expect([standard.placement.mode, standard.gpu.isolation]).toEqual(['mps', 'standard']);
-    const none = await waitForJob(server, submit(server, ['--gpu', '0.2', '--isolation', 'none']), (j) => j.state === 'succeeded');
+    const none = await waitForJob(
+      server,
+      submit(server, ['--gpu', '0.2', '--isolation', 'none']),
+      (j) => j.state === 'succeeded',
+    );
     expect(none.placement.mode).toBe('timeslice');
-    const bad = await api(server, 'POST', '/api/v1/jobs', { command: ['true'], workingDirectory: '/tmp', gpu: { isolation: 'paranoid' } });
+    const bad = await api(server, 'POST', '/api/v1/jobs', {
+      command: ['true'],
+      workingDirectory: '/tmp',
+      gpu: { isolation: 'paranoid' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/gpu\.isolation.*allowed: strict, standard, none/);
   });

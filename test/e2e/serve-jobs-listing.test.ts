@@ -15,7 +15,12 @@ beforeAll(async () => {
   server = await startServe({ simulateGpus: '1xA100-80GB' });
   expect((await api(server, 'POST', '/api/v1/gpus/0/cordon')).status).toBe(200);
   for (const name of NAMES) {
-    const answer = await api(server, 'POST', '/api/v1/jobs', { command: ['sleep', '30'], workingDirectory: server.dataDir, name, gpu: { gpuMilli: 500 } });
+    const answer = await api(server, 'POST', '/api/v1/jobs', {
+      command: ['sleep', '30'],
+      workingDirectory: server.dataDir,
+      name,
+      gpu: { gpuMilli: 500 },
+    });
     expect(answer.status).toBe(201);
     ids.push(answer.body.id as number);
   }
@@ -48,15 +53,25 @@ describe('gpushare jobs against a real server', () => {
       return JSON.parse(result.stdout) as { id: number; name?: string }[];
     };
     expect(run(['--state', 'cancelled']).map((j) => j.id)).toEqual([ids[1]]);
-    expect(run(['--name', 'eval-*', '--page-size', '2']).map((j) => j.name)).toEqual(['eval-0', 'eval-3', 'eval-6', 'eval-9', 'eval-12']);
+    expect(run(['--name', 'eval-*', '--page-size', '2']).map((j) => j.name)).toEqual([
+      'eval-0',
+      'eval-3',
+      'eval-6',
+      'eval-9',
+      'eval-12',
+    ]);
     expect(run(['--since', '1h', '--state', 'pending,cancelled'])).toHaveLength(13);
     expect(run(['--since', '2100-01-01T00:00:00Z'])).toEqual([]);
-    expect(run(['--all', '--limit', '5', '--page-size', '2', '--fields', 'name'])).toEqual(NAMES.slice(0, 5).map((name, i) => ({ id: ids[i], name })));
+    expect(run(['--all', '--limit', '5', '--page-size', '2', '--fields', 'name'])).toEqual(
+      NAMES.slice(0, 5).map((name, i) => ({ id: ids[i], name })),
+    );
   });
 
   it('refuses an unknown state with exit 2 before asking the server', () => {
     const result = cli(server, ['jobs', '--state', 'done']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--state takes one or more of pending, scheduled, running, preempted, succeeded, failed, cancelled');
+    expect(result.stderr).toContain(
+      '--state takes one or more of pending, scheduled, running, preempted, succeeded, failed, cancelled',
+    );
   });
 });

@@ -5,7 +5,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, cli, shellJob, startServe, waitForJob, type ServeHandle, serverFetch } from './support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  cli,
+  shellJob,
+  startServe,
+  waitForJob,
+  type ServeHandle,
+  serverFetch,
+} from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
 afterEach(async () => {
@@ -21,7 +30,19 @@ describe('gpushare serve: sharing one GPU', () => {
     const marker = join(server.dataDir, 'concurrency.log');
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const { code, stdout, stderr } = cli(server, ['submit', '--gpu', '0.5', '--gpu-memory', '30GiB', '--name', `half-${i}`, '--', 'sh', '-c', `echo "visible=$CUDA_VISIBLE_DEVICES milli=$GPUSHARE_GPU_MILLI mib=$GPUSHARE_GPU_MEMORY_MIB"; echo start >> ${marker}; sleep 2; echo end >> ${marker}`]);
+      const { code, stdout, stderr } = cli(server, [
+        'submit',
+        '--gpu',
+        '0.5',
+        '--gpu-memory',
+        '30GiB',
+        '--name',
+        `half-${i}`,
+        '--',
+        'sh',
+        '-c',
+        `echo "visible=$CUDA_VISIBLE_DEVICES milli=$GPUSHARE_GPU_MILLI mib=$GPUSHARE_GPU_MEMORY_MIB"; echo start >> ${marker}; sleep 2; echo end >> ${marker}`,
+      ]);
       expect(code, stderr).toBe(0);
       ids.push(Number(stdout.trim().split('\n').at(-1)));
     }
@@ -73,7 +94,12 @@ describe('gpushare serve: sharing one GPU', () => {
 
   it('stops a job over its time limit and marks it failed with reason time-limit', async () => {
     server = await startServe({ simulateGpus: '1xT4' });
-    const { status, body } = await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuMilli: 100 }, { timeLimitSeconds: 1 }));
+    const { status, body } = await api(
+      server,
+      'POST',
+      '/api/v1/jobs',
+      shellJob('sleep 60', { gpuMilli: 100 }, { timeLimitSeconds: 1 }),
+    );
     expect(status).toBe(201);
     const job = await waitForJob(server, body.id, terminal, 20_000);
     expect(job.state).toBe('failed');
@@ -87,8 +113,16 @@ describe('gpushare serve: sharing one GPU', () => {
     const cases: [unknown, number, RegExp][] = [
       [shellJob('true', { mode: 'turbo' }), 400, /gpu\.mode.*allowed: auto, exclusive, mig, mps, timeslice/],
       [shellJob('true', { gpuMilli: 1500 }), 400, /gpu\.gpuMilli/],
-      [shellJob('true', { gpuMilli: 500, gpuMemoryMiB: 200_000 }), 422, /gpuMemoryMiB 200000 exceeds the largest GPU of this server \(81920 MiB\)/],
-      [{ command: ['no-such-program-xyz'], workingDirectory: '/tmp' }, 400, /command: program "no-such-program-xyz" was not found/],
+      [
+        shellJob('true', { gpuMilli: 500, gpuMemoryMiB: 200_000 }),
+        422,
+        /gpuMemoryMiB 200000 exceeds the largest GPU of this server \(81920 MiB\)/,
+      ],
+      [
+        { command: ['no-such-program-xyz'], workingDirectory: '/tmp' },
+        400,
+        /command: program "no-such-program-xyz" was not found/,
+      ],
       [shellJob('true', { gpuMilli: 500 }, { tenant: 'nobody' }), 400, /tenant: unknown tenant "nobody"/],
       [shellJob('true', { gpuMilli: 500 }, { priority: 'urgent' }), 400, /priority/],
     ];
@@ -101,9 +135,22 @@ describe('gpushare serve: sharing one GPU', () => {
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/--gpu/);
     expect((await api(server, 'GET', '/api/v1/jobs?all=true')).body.jobs).toEqual([]);
-    const openapi = (await (await serverFetch(server, '/openapi.json')).json()) as { openapi: string; paths: Record<string, unknown> };
+    const openapi = (await (await serverFetch(server, '/openapi.json')).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+    };
     expect(openapi.openapi).toBe('3.0.3');
-    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/api/v1/jobs', '/api/v1/jobs/{id}', '/api/v1/jobs/{id}/cancel', '/api/v1/jobs/{id}/logs', '/api/v1/gpus', '/api/v1/tokens', '/api/v1/status']));
+    expect(Object.keys(openapi.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/jobs',
+        '/api/v1/jobs/{id}',
+        '/api/v1/jobs/{id}/cancel',
+        '/api/v1/jobs/{id}/logs',
+        '/api/v1/gpus',
+        '/api/v1/tokens',
+        '/api/v1/status',
+      ]),
+    );
   });
 });
 
@@ -122,14 +169,32 @@ describe('gpushare serve: tenants', () => {
     expect(bJob.status).toBe(201);
     expect(bJob.body.tenant).toBe('team-b');
     const id = bJob.body.id as number;
-    for (const [method, path] of [['GET', `/api/v1/jobs/${id}`], ['GET', `/api/v1/jobs/${id}/logs`], ['POST', `/api/v1/jobs/${id}/cancel`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/api/v1/jobs/${id}`],
+      ['GET', `/api/v1/jobs/${id}/logs`],
+      ['POST', `/api/v1/jobs/${id}/cancel`],
+    ] as const) {
       const response = await api(server, method, path, undefined, tokens['team-a']);
       expect(response.status, `${method} ${path}`).toBe(404);
       expect(response.body.error.code).toBe('GPUSHARE_JOB_NOT_FOUND');
     }
     expect((await api(server, 'GET', '/api/v1/jobs?all=true', undefined, tokens['team-a'])).body.jobs).toEqual([]);
-    expect((await api(server, 'GET', '/api/v1/jobs?all=true', undefined, tokens['team-b'])).body.jobs.map((j: { id: number }) => j.id)).toEqual([id]);
-    expect((await api(server, 'POST', '/api/v1/jobs', shellJob('true', { gpuMilli: 200 }, { tenant: 'team-b' }), tokens['team-a'])).status).toBe(403);
+    expect(
+      (await api(server, 'GET', '/api/v1/jobs?all=true', undefined, tokens['team-b'])).body.jobs.map(
+        (j: { id: number }) => j.id,
+      ),
+    ).toEqual([id]);
+    expect(
+      (
+        await api(
+          server,
+          'POST',
+          '/api/v1/jobs',
+          shellJob('true', { gpuMilli: 200 }, { tenant: 'team-b' }),
+          tokens['team-a'],
+        )
+      ).status,
+    ).toBe(403);
     expect((await api(server, 'POST', '/api/v1/tenants', { name: 'team-c' }, tokens['team-a'])).status).toBe(403);
     expect((await api(server, 'GET', '/api/v1/jobs', undefined, 'gs_wrong')).status).toBe(401);
     expect((await serverFetch(server, '/healthz')).status).toBe(200);
@@ -163,11 +228,41 @@ describe('gpushare serve: hardening', () => {
     const { spawnSync } = await import('node:child_process');
     const bin = join(import.meta.dirname, '..', '..', 'bin', 'gpushare');
     const env = { ...process.env, XDG_CONFIG_HOME: join(server.dataDir, 'other-config') };
-    const second = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', join(server.dataDir, 'data'), '--simulate-gpus', '1xT4', '--log-level', 'error'], { env, encoding: 'utf8', timeout: 20_000 });
+    const second = spawnSync(
+      process.execPath,
+      [
+        bin,
+        'serve',
+        '--port',
+        '0',
+        '--data-dir',
+        join(server.dataDir, 'data'),
+        '--simulate-gpus',
+        '1xT4',
+        '--log-level',
+        'error',
+      ],
+      { env, encoding: 'utf8', timeout: 20_000 },
+    );
     expect(second.status).toBe(1);
     expect(second.stderr).toMatch(/--data-dir: .* is in use by another gpushare server \(pid \d+\)/);
     const port = new URL(server.url).port;
-    const busy = spawnSync(process.execPath, [bin, 'serve', '--port', port, '--data-dir', join(server.dataDir, 'other-data'), '--simulate-gpus', '1xT4', '--log-level', 'error'], { env, encoding: 'utf8', timeout: 20_000 });
+    const busy = spawnSync(
+      process.execPath,
+      [
+        bin,
+        'serve',
+        '--port',
+        port,
+        '--data-dir',
+        join(server.dataDir, 'other-data'),
+        '--simulate-gpus',
+        '1xT4',
+        '--log-level',
+        'error',
+      ],
+      { env, encoding: 'utf8', timeout: 20_000 },
+    );
     expect(busy.status).toBe(1);
     expect(busy.stderr).toContain(`--host 127.0.0.1 --port ${port}: cannot listen: the port is already in use`);
   });

@@ -6,7 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, jobFolder, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  jobFolder,
+  shellJob,
+  startServe,
+  waitForJob,
+  type ServeHandle,
+} from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
 afterEach(async () => {
@@ -26,14 +34,23 @@ describe('gpushare serve: the job log cap', () => {
     const script = `i=0; while [ $i -lt ${LINES} ]; do echo "line $i"; i=$((i+1)); done; echo small >&2`;
     const submitted = await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 100, mode: 'timeslice' }));
     expect(submitted.status).toBe(201);
-    const job = await waitForJob(server, submitted.body.id, (j) => ['succeeded', 'failed', 'cancelled'].includes(j.state), 60_000);
+    const job = await waitForJob(
+      server,
+      submitted.body.id,
+      (j) => ['succeeded', 'failed', 'cancelled'].includes(j.state),
+      60_000,
+    );
     expect(job.state).toBe('succeeded');
     expect(job.exitCode).toBe(0);
 
     const full = Buffer.from(Array.from({ length: LINES }, (_, i) => `line ${i}\n`).join(''));
     expect(full.length).toBe(318_890);
     const cutBytes = full.length - HEAD_BYTES - TAIL_BYTES;
-    const expected = Buffer.concat([full.subarray(0, HEAD_BYTES), Buffer.from(`\n[gpushare: ${cutBytes} bytes cut here]\n`), full.subarray(full.length - TAIL_BYTES)]);
+    const expected = Buffer.concat([
+      full.subarray(0, HEAD_BYTES),
+      Buffer.from(`\n[gpushare: ${cutBytes} bytes cut here]\n`),
+      full.subarray(full.length - TAIL_BYTES),
+    ]);
     const folder = jobFolder(server, submitted.body.id);
     const stdout = readFileSync(join(folder, 'attempt-1.stdout.log'));
     expect(stdout.length).toBe(expected.length);
@@ -45,7 +62,11 @@ describe('gpushare serve: the job log cap', () => {
     let offset = 0;
     let text = '';
     for (let i = 0; i < 100; i++) {
-      const { status, body } = await api(server, 'GET', `/api/v1/jobs/${submitted.body.id}/logs?stream=stdout&offset=${offset}`);
+      const { status, body } = await api(
+        server,
+        'GET',
+        `/api/v1/jobs/${submitted.body.id}/logs?stream=stdout&offset=${offset}`,
+      );
       expect(status).toBe(200);
       text += body.text as string;
       if (body.nextOffset === offset) break;

@@ -8,8 +8,21 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { findSamples, parseMetricsText, sampleValue, type MetricSample } from '../../src/adapters/metrics/metrics-text.js';
-import { api, cleanupServe, shellJob, startServe, waitForJob, type ServeHandle, serverFetch } from './support/serve-harness.js';
+import {
+  findSamples,
+  parseMetricsText,
+  sampleValue,
+  type MetricSample,
+} from '../../src/adapters/metrics/metrics-text.js';
+import {
+  api,
+  cleanupServe,
+  shellJob,
+  startServe,
+  waitForJob,
+  type ServeHandle,
+  serverFetch,
+} from './support/serve-harness.js';
 
 const GIB = 1024 ** 3;
 let servers: ServeHandle[] = [];
@@ -19,23 +32,43 @@ afterEach(async () => {
 });
 
 /** Starts a server with a config file of `yaml` (jobs unsandboxed, as TEST_SERVER_CONFIG has it). */
-async function serve(yaml: string, options: { simulateGpus?: string; extraArgs?: string[]; env?: Record<string, string> } = {}): Promise<ServeHandle> {
+async function serve(
+  yaml: string,
+  options: { simulateGpus?: string; extraArgs?: string[]; env?: Record<string, string> } = {},
+): Promise<ServeHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
   writeFileSync(join(dir, 'config.yaml'), `singleTenant: true\n${yaml}`);
-  const server = await startServe({ dataDir: dir, simulateGpus: options.simulateGpus, extraArgs: ['--config', join(dir, 'config.yaml'), ...(options.extraArgs ?? [])], env: options.env });
+  const server = await startServe({
+    dataDir: dir,
+    simulateGpus: options.simulateGpus,
+    extraArgs: ['--config', join(dir, 'config.yaml'), ...(options.extraArgs ?? [])],
+    env: options.env,
+  });
   servers.push(server);
   return server;
 }
 
 /** GET /metrics with `token` (default: the admin's; null: none): status, content type and parsed samples. */
-async function scrape(server: ServeHandle, token: string | null = server.adminToken): Promise<{ status: number; contentType: string | null; samples: MetricSample[] }> {
-  const response = await serverFetch(server, '/metrics', { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+async function scrape(
+  server: ServeHandle,
+  token: string | null = server.adminToken,
+): Promise<{ status: number; contentType: string | null; samples: MetricSample[] }> {
+  const response = await serverFetch(server, '/metrics', {
+    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+  });
   const text = await response.text();
-  return { status: response.status, contentType: (response.headers['content-type'] as string | undefined) ?? null, samples: response.status === 200 ? parseMetricsText(text) : [] };
+  return {
+    status: response.status,
+    contentType: (response.headers['content-type'] as string | undefined) ?? null,
+    samples: response.status === 200 ? parseMetricsText(text) : [],
+  };
 }
 
 /** Polls /metrics until `predicate` holds (at most 15 s). */
-async function scrapeUntil(server: ServeHandle, predicate: (samples: MetricSample[]) => boolean): Promise<MetricSample[]> {
+async function scrapeUntil(
+  server: ServeHandle,
+  predicate: (samples: MetricSample[]) => boolean,
+): Promise<MetricSample[]> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const { samples } = await scrape(server);
@@ -69,8 +102,14 @@ describe('GET /metrics', () => {
     expect(base.histogram).toBe(base.status);
 
     const flag = join(server.dataDir, 'finish');
-    const first = await api(server, 'POST', '/api/v1/jobs', { ...shellJob('exec sleep 600', { gpuMilli: 400 }), name: 'first' });
-    const second = await api(server, 'POST', '/api/v1/jobs', { ...shellJob(`while [ ! -e ${flag} ]; do sleep 0.1; done`, { gpuMilli: 400 }), name: 'second' });
+    const first = await api(server, 'POST', '/api/v1/jobs', {
+      ...shellJob('exec sleep 600', { gpuMilli: 400 }),
+      name: 'first',
+    });
+    const second = await api(server, 'POST', '/api/v1/jobs', {
+      ...shellJob(`while [ ! -e ${flag} ]; do sleep 0.1; done`, { gpuMilli: 400 }),
+      name: 'second',
+    });
     expect([first.status, second.status]).toEqual([201, 201]);
     for (const id of [first.body.id, second.body.id]) await waitForJob(server, id, (j) => j.state === 'running');
 
@@ -81,11 +120,32 @@ describe('GET /metrics', () => {
     expect(sampleValue(samples, 'gpushare_cluster_allocated_milli')).toBe(800);
     expect(sampleValue(samples, 'gpushare_cluster_capacity_milli')).toBe(1000);
     expect(sampleValue(samples, 'gpushare_gpu_jobs', gl)).toBe(2);
-    expect(sampleValue(samples, 'gpushare_gpu_info', { ...gl, name: 'Simulated A100-80GB', simulated: 'true', mig_enabled: 'false' })).toBe(1);
+    expect(
+      sampleValue(samples, 'gpushare_gpu_info', {
+        ...gl,
+        name: 'Simulated A100-80GB',
+        simulated: 'true',
+        mig_enabled: 'false',
+      }),
+    ).toBe(1);
     const jobs = findSamples(samples, 'gpushare_job_allocated_milli');
     expect(jobs.map((s) => s.labels)).toEqual([
-      { ...gl, mig_profile: '', job_id: String(first.body.id), job_name: 'first', tenant: 'default', priority_class: 'normal' },
-      { ...gl, mig_profile: '', job_id: String(second.body.id), job_name: 'second', tenant: 'default', priority_class: 'normal' },
+      {
+        ...gl,
+        mig_profile: '',
+        job_id: String(first.body.id),
+        job_name: 'first',
+        tenant: 'default',
+        priority_class: 'normal',
+      },
+      {
+        ...gl,
+        mig_profile: '',
+        job_id: String(second.body.id),
+        job_name: 'second',
+        tenant: 'default',
+        priority_class: 'normal',
+      },
     ]);
     expect(jobs.map((s) => s.value)).toEqual([400, 400]);
     expect(sum(jobs)).toBe(sampleValue(samples, 'gpushare_gpu_allocated_milli', gl));
@@ -97,7 +157,12 @@ describe('GET /metrics', () => {
     // Simulated usage: derived from the allocations and labelled so.
     expect(sampleValue(samples, 'gpushare_gpu_utilization_ratio', { ...gl, source: 'simulated' })).toBe(0.8);
     expect(sampleValue(samples, 'gpushare_gpu_memory_used_bytes', { ...gl, source: 'simulated' })).toBe(64 * GIB);
-    expect(findSamples(samples, 'gpushare_job_memory_used_bytes').map((s) => [s.labels.job_id, s.labels.source, s.value])).toEqual([[String(first.body.id), 'simulated', 32 * GIB], [String(second.body.id), 'simulated', 32 * GIB]]);
+    expect(
+      findSamples(samples, 'gpushare_job_memory_used_bytes').map((s) => [s.labels.job_id, s.labels.source, s.value]),
+    ).toEqual([
+      [String(first.body.id), 'simulated', 32 * GIB],
+      [String(second.body.id), 'simulated', 32 * GIB],
+    ]);
     expect(sampleValue(samples, 'gpushare_jobs', { tenant: 'default', state: 'running' })).toBe(2);
     expect(sampleValue(samples, 'gpushare_jobs_submitted_total', { tenant: 'default' })).toBe(2);
     expect(sampleValue(samples, 'gpushare_placements_total', { tenant: 'default', mode: 'mps' })).toBe(2);
@@ -146,11 +211,16 @@ describe('GET /metrics', () => {
 
 describe('GET /metrics with a stand-in nvidia-smi', () => {
   const UUID = 'GPU-d37e67a5-91dd-3774-a5cb-99096249601a';
-  const T4_XML = readFileSync(new URL('../fixtures/nvidia-smi/xml/q-x__tesla-t4__515.105.01.xml', import.meta.url), 'utf8');
+  const T4_XML = readFileSync(
+    new URL('../fixtures/nvidia-smi/xml/q-x__tesla-t4__515.105.01.xml', import.meta.url),
+    'utf8',
+  );
   const smiDir = mkdtempSync(join(tmpdir(), 'gpushare-smi-'));
   // Inventory queries as in serve-gpus.test.ts; the usage queries print 37 % and 5000 MiB for the
   // GPU, and one process per pid file in `pids/` (1234 MiB each) plus a process of no job (pid 1).
-  writeFileSync(join(smiDir, 'nvidia-smi'), `#!/bin/sh
+  writeFileSync(
+    join(smiDir, 'nvidia-smi'),
+    `#!/bin/sh
 d="$(dirname "$0")"
 case "$*" in
   --query-gpu=index,uuid,name,*) echo "0, ${UUID}, Tesla T4, 15360, 5000, 10360, 37, 0, 40, 26.78, [N/A], Default, 00000000:00:1E.0" ;;
@@ -162,19 +232,41 @@ case "$*" in
   "-q -x") cat "$d/q.xml" ;;
   *) echo "stand-in nvidia-smi: unexpected arguments: $*" >&2; exit 2 ;;
 esac
-`);
+`,
+  );
   chmodSync(join(smiDir, 'nvidia-smi'), 0o755);
   writeFileSync(join(smiDir, 'q.xml'), T4_XML);
   afterAll(() => rmSync(smiDir, { recursive: true, force: true }));
 
-  it('per-job memory comes from the job\'s processes (1234 MiB), not from the GPU (5000 MiB); a process of no job is ignored', async () => {
+  it("per-job memory comes from the job's processes (1234 MiB), not from the GPU (5000 MiB); a process of no job is ignored", async () => {
     const server = await serve('usagePollIntervalSeconds: 0.2\n', { env: { PATH: `${smiDir}:${process.env.PATH}` } });
     const pidFile = join(smiDir, 'pids', 'job');
-    const job = await api(server, 'POST', '/api/v1/jobs', shellJob(`mkdir -p ${join(smiDir, 'pids')}; sh -c 'echo $$ > ${pidFile}; exec sleep 600' & wait`, { gpuMilli: 500 }));
+    const job = await api(
+      server,
+      'POST',
+      '/api/v1/jobs',
+      shellJob(`mkdir -p ${join(smiDir, 'pids')}; sh -c 'echo $$ > ${pidFile}; exec sleep 600' & wait`, {
+        gpuMilli: 500,
+      }),
+    );
     await waitForJob(server, job.body.id, (j) => j.state === 'running');
-    const samples = await scrapeUntil(server, (s) => existsSync(pidFile) && findSamples(s, 'gpushare_job_memory_used_bytes', { source: 'nvidia-smi' }).some((x) => x.value > 0));
+    const samples = await scrapeUntil(
+      server,
+      (s) =>
+        existsSync(pidFile) &&
+        findSamples(s, 'gpushare_job_memory_used_bytes', { source: 'nvidia-smi' }).some((x) => x.value > 0),
+    );
     const MIB = 1024 * 1024;
-    expect(findSamples(samples, 'gpushare_job_memory_used_bytes').map((s) => [s.labels.job_id, s.labels.gpu, s.labels.uuid, s.labels.tenant, s.labels.source, s.value])).toEqual([[String(job.body.id), '0', UUID, 'default', 'nvidia-smi', 1234 * MIB]]);
+    expect(
+      findSamples(samples, 'gpushare_job_memory_used_bytes').map((s) => [
+        s.labels.job_id,
+        s.labels.gpu,
+        s.labels.uuid,
+        s.labels.tenant,
+        s.labels.source,
+        s.value,
+      ]),
+    ).toEqual([[String(job.body.id), '0', UUID, 'default', 'nvidia-smi', 1234 * MIB]]);
     expect(sampleValue(samples, 'gpushare_gpu_memory_used_bytes', { gpu: '0', source: 'nvidia-smi' })).toBe(5000 * MIB);
     expect(sampleValue(samples, 'gpushare_gpu_utilization_ratio', { gpu: '0', source: 'nvidia-smi' })).toBe(0.37);
     expect(sampleValue(samples, 'gpushare_gpu_info', { gpu: '0', simulated: 'false', name: 'Tesla T4' })).toBe(1);

@@ -16,7 +16,11 @@ afterEach(async () => {
   server = null;
 });
 
-const echo = (gpu: Record<string, unknown>, seconds = 0) => ({ command: ['sh', '-c', `echo $CUDA_VISIBLE_DEVICES; sleep ${seconds}`], workingDirectory: '/tmp', gpu });
+const echo = (gpu: Record<string, unknown>, seconds = 0) => ({
+  command: ['sh', '-c', `echo $CUDA_VISIBLE_DEVICES; sleep ${seconds}`],
+  workingDirectory: '/tmp',
+  gpu,
+});
 const ONE_G = { mode: 'mig', gpuMilli: 100, gpuMemoryMiB: 5120 };
 const THREE_G = { mode: 'mig', gpuMilli: 400, gpuMemoryMiB: 30 * 1024 };
 
@@ -24,8 +28,11 @@ describe('gpushare serve: MIG layouts changed on demand', () => {
   it('a mixed queue causes one reconfiguration of an idle MIG GPU, then all jobs run with their MIG UUIDs', async () => {
     server = await startServe({ simulateGpus: '1xA100-80GB:mig,1xT4' });
     const warm = [];
-    for (let i = 0; i < 7; i++) warm.push((await api(server, 'POST', '/api/v1/jobs', echo(ONE_G, 2))).body.id as number);
-    const warmJobs = await Promise.all(warm.map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded', 30_000)));
+    for (let i = 0; i < 7; i++)
+      warm.push((await api(server, 'POST', '/api/v1/jobs', echo(ONE_G, 2))).body.id as number);
+    const warmJobs = await Promise.all(
+      warm.map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded', 30_000)),
+    );
     expect(warmJobs.map((j) => j.placement.gpus[0].migProfile)).toEqual(Array(7).fill('1g.10gb'));
     expect(new Set(warmJobs.map((j) => j.placement.gpus[0].migDeviceUuid)).size).toBe(7);
     const before = (await api(server, 'GET', '/api/v1/status')).body.migReconfigurations as number;
@@ -50,7 +57,9 @@ describe('gpushare serve: MIG layouts changed on demand', () => {
     const warmUuids = new Set(warmJobs.map((j) => j.placement.gpus[0].migDeviceUuid));
     expect(jobs.slice(1, 3).every((j) => warmUuids.has(j.placement.gpus[0].migDeviceUuid))).toBe(true);
     expect(warmUuids.has(jobs[0].placement.gpus[0].migDeviceUuid)).toBe(false);
-    const state = JSON.parse(readFileSync(join(server.dataDir, 'data', 'simulated-nvidia-smi.json'), 'utf8')) as { gpus: { gpuInstances?: { profileId: number }[] }[] };
+    const state = JSON.parse(readFileSync(join(server.dataDir, 'data', 'simulated-nvidia-smi.json'), 'utf8')) as {
+      gpus: { gpuInstances?: { profileId: number }[] }[];
+    };
     expect(state.gpus[0]!.gpuInstances!.map((g) => g.profileId).sort((a, b) => a - b)).toEqual([9, 19, 19, 19, 19]);
   });
 });

@@ -8,11 +8,22 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, jobFolder, pollFor, type ServeHandle, shellJob, startServe, waitForJob } from './support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  jobFolder,
+  pollFor,
+  type ServeHandle,
+  shellJob,
+  startServe,
+  waitForJob,
+} from './support/serve-harness.js';
 
 const bin = mkdtempSync(join(tmpdir(), 'gpushare-mps-bin-'));
 const log = join(bin, 'calls.log');
-writeFileSync(join(bin, 'nvidia-cuda-mps-control'), `#!/bin/sh
+writeFileSync(
+  join(bin, 'nvidia-cuda-mps-control'),
+  `#!/bin/sh
 printf 'run [%s] CUDA_VISIBLE_DEVICES=%s pipe=%s\\n' "$*" "$CUDA_VISIBLE_DEVICES" "$CUDA_MPS_PIPE_DIRECTORY" >> '${log}'
 pidfile="$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid"
 if [ "$1" = "-d" ]; then sleep 300 >/dev/null 2>&1 </dev/null & echo $! > "$pidfile"; exit 0; fi
@@ -23,7 +34,8 @@ while IFS= read -r line; do
     get_default_active_thread_percentage) echo 100.0 ;;
   esac
 done
-`);
+`,
+);
 chmodSync(join(bin, 'nvidia-cuda-mps-control'), 0o755);
 writeFileSync(log, '');
 
@@ -37,15 +49,19 @@ afterAll(() => rmSync(bin, { recursive: true, force: true }));
 describe('gpushare serve with MPS', () => {
   it('starts one daemon per GPU on demand, hands the pipe to the job, and quits it when the GPU has no MPS job', async () => {
     server = await startServe({ simulateGpus: '1xA100-80GB', env: { PATH: `${bin}:${process.env.PATH}` } });
-    const script = 'echo "pipe=$CUDA_MPS_PIPE_DIRECTORY threads=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"; sleep 2';
-    const first = (await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 250, gpuMemoryMiB: 10240 }))).body;
+    const script =
+      'echo "pipe=$CUDA_MPS_PIPE_DIRECTORY threads=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"; sleep 2';
+    const first = (await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 250, gpuMemoryMiB: 10240 })))
+      .body;
     const second = (await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 500 }))).body;
     const running = await waitForJob(server, first.id, (j) => j.state === 'running');
     await waitForJob(server, second.id, (j) => j.state === 'running');
     expect(running.placement.mode).toBe('mps');
     expect(running.placement.enforcement).toEqual({ gpuMemory: 'driver-per-process', compute: 'driver-per-process' });
     const uuid = running.placement.gpus[0].uuid as string;
-    const done = await Promise.all([first.id, second.id].map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded')));
+    const done = await Promise.all(
+      [first.id, second.id].map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded')),
+    );
     expect(done.length).toBe(2);
     // The daemon is told to quit once the GPU has no MPS job left.
     const calls = await pollFor('the MPS daemon to be told to quit', () => {

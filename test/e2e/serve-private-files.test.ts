@@ -9,7 +9,17 @@
 import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, cli, jobFolder, shellJob, startServe, stopServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  cli,
+  jobFolder,
+  shellJob,
+  startServe,
+  stopServe,
+  waitForJob,
+  type ServeHandle,
+} from './support/serve-harness.js';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'data-dir-v3');
 const modeOf = (path: string): number => statSync(path).mode & 0o777;
@@ -24,7 +34,13 @@ afterEach(async () => {
 /** Restarts `server` on its data dir (same config home), keeping the handle. */
 async function restart(handle: ServeHandle, simulateGpus: string): Promise<void> {
   const restarted = await startServe({ simulateGpus, dataDir: handle.dataDir, configHome: handle.configHome });
-  Object.assign(handle, { process: restarted.process, url: restarted.url, adminToken: restarted.adminToken, caCert: restarted.caCert, stderr: restarted.stderr });
+  Object.assign(handle, {
+    process: restarted.process,
+    url: restarted.url,
+    adminToken: restarted.adminToken,
+    caCert: restarted.caCert,
+    stderr: restarted.stderr,
+  });
   restarted.process.stderr!.on('data', (d: Buffer) => (handle.stderr += d.toString()));
 }
 
@@ -62,20 +78,34 @@ describe('gpushare serve: private files', () => {
     expect([submitted.status, submitted.body.id, submitted.body.tenant]).toEqual([201, 4, 'team-a']);
     await waitForJob(server, 4, (j) => j.state === 'succeeded');
     expect(cli(server, ['logs', '4', ...asTenant]).stdout).toBe('four\n');
-    expect(readdirSync(join(data, 'jobs')).sort().map((name) => (NEW_FOLDER.test(name) ? `${name.split('-')[0]}-<random>` : name))).toEqual(['1', '2', '3-<random>', '4-<random>']);
-    expect((await api(server, 'GET', '/api/v1/jobs?all=true', undefined, tenantToken)).body.jobs.map((j: { id: number }) => j.id)).toEqual([1, 2, 3, 4]);
+    expect(
+      readdirSync(join(data, 'jobs'))
+        .sort()
+        .map((name) => (NEW_FOLDER.test(name) ? `${name.split('-')[0]}-<random>` : name)),
+    ).toEqual(['1', '2', '3-<random>', '4-<random>']);
+    expect(
+      (await api(server, 'GET', '/api/v1/jobs?all=true', undefined, tenantToken)).body.jobs.map(
+        (j: { id: number }) => j.id,
+      ),
+    ).toEqual([1, 2, 3, 4]);
     // Private from now on, and said so.
-    expect([modeOf(data), modeOf(join(data, 'jobs', '1')), modeOf(join(data, 'gpushare.db')), modeOf(join(data, 'admin-token')), modeOf(join(data, 'last-job-id'))])
-      .toEqual([0o700, 0o700, 0o600, 0o600, 0o600]);
+    expect([
+      modeOf(data),
+      modeOf(join(data, 'jobs', '1')),
+      modeOf(join(data, 'gpushare.db')),
+      modeOf(join(data, 'admin-token')),
+      modeOf(join(data, 'last-job-id')),
+    ]).toEqual([0o700, 0o700, 0o600, 0o600, 0o600]);
     expect(server.stderr).toContain(`${join(data, 'gpushare.db')} (0644 → 0600)`);
     expect(existsSync(join(data, 'quarantine'))).toBe(false);
   });
 
-  it('after a backup is restored, a new tenant\'s job gets a new id and folder and sees only its own output', async () => {
+  it("after a backup is restored, a new tenant's job gets a new id and folder and sees only its own output", async () => {
     server = await startServe({ simulateGpus: '1xT4' });
     const data = join(server.dataDir, 'data');
     expect((await api(server, 'POST', '/api/v1/tenants', { name: 'alpha' })).status).toBe(201);
-    const alpha = (await api(server, 'POST', '/api/v1/tokens', { tenant: 'alpha', label: 'alpha' })).body.token as string;
+    const alpha = (await api(server, 'POST', '/api/v1/tokens', { tenant: 'alpha', label: 'alpha' })).body
+      .token as string;
     const submitAs = async (token: string, script: string): Promise<number> => {
       const { status, body } = await api(server!, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 500 }), token);
       expect(status).toBe(201);
@@ -87,12 +117,19 @@ describe('gpushare serve: private files', () => {
     expect(cli(server, ['backup', backup]).code).toBe(0);
     expect(modeOf(backup)).toBe(0o600);
     // After the backup: two more jobs of alpha, with output nobody else may read.
-    expect([await submitAs(alpha, 'echo alpha secret two'), await submitAs(alpha, 'echo alpha secret three')]).toEqual([2, 3]);
+    expect([await submitAs(alpha, 'echo alpha secret two'), await submitAs(alpha, 'echo alpha secret three')]).toEqual([
+      2, 3,
+    ]);
     await waitForJob(server, 2, (j) => j.state === 'succeeded');
     await waitForJob(server, 3, (j) => j.state === 'succeeded');
     const oldFolders = [jobFolder(server, 2), jobFolder(server, 3)].map((path) => path.split('/').at(-1)!);
-    expect([modeOf(join(data, 'gpushare.db')), modeOf(join(data, 'gpushare.db-wal')), modeOf(join(data, 'gpushare.db-shm')), modeOf(join(data, 'admin-token')), modeOf(data)])
-      .toEqual([0o600, 0o600, 0o600, 0o600, 0o700]);
+    expect([
+      modeOf(join(data, 'gpushare.db')),
+      modeOf(join(data, 'gpushare.db-wal')),
+      modeOf(join(data, 'gpushare.db-shm')),
+      modeOf(join(data, 'admin-token')),
+      modeOf(data),
+    ]).toEqual([0o600, 0o600, 0o600, 0o600, 0o700]);
 
     // Restore (docs/store.md): stop the server, put the backup in place of the store, start.
     await stopServe(server);
@@ -105,7 +142,9 @@ describe('gpushare serve: private files', () => {
     const [stamp] = readdirSync(quarantine);
     expect(readdirSync(join(quarantine, stamp!)).sort()).toEqual(oldFolders.sort());
     expect(server.stderr).toContain('job ids continue above 3');
-    expect(server.stderr).toContain(`moved 2 job folder(s) the store does not know (a restored backup?) to ${join(quarantine, stamp!)}: ${oldFolders.sort().join(', ')}`);
+    expect(server.stderr).toContain(
+      `moved 2 job folder(s) the store does not know (a restored backup?) to ${join(quarantine, stamp!)}: ${oldFolders.sort().join(', ')}`,
+    );
 
     // A new tenant's job: a new id, a new folder, only its own output.
     expect((await api(server, 'POST', '/api/v1/tenants', { name: 'beta' })).status).toBe(201);
@@ -114,14 +153,23 @@ describe('gpushare serve: private files', () => {
     expect(id).toBe(4);
     await waitForJob(server, id, (j) => j.state === 'succeeded');
     expect(jobFolder(server, id).split('/').at(-1)).toMatch(/^4-[0-9a-f]{16}$/);
-    expect(readdirSync(jobFolder(server, id)).filter((f) => f.endsWith('.log')).sort()).toEqual(['attempt-1.stderr.log', 'attempt-1.stdout.log']);
+    expect(
+      readdirSync(jobFolder(server, id))
+        .filter((f) => f.endsWith('.log'))
+        .sort(),
+    ).toEqual(['attempt-1.stderr.log', 'attempt-1.stdout.log']);
     const logs = cli(server, ['logs', String(id), '--token', beta]);
     expect([logs.code, logs.stdout]).toEqual([0, 'beta only\n']);
-    expect((await api(server, 'GET', '/api/v1/jobs?all=true', undefined, beta)).body.jobs.map((j: { id: number }) => j.id)).toEqual([4]);
-    for (const gone of [2, 3]) expect((await api(server, 'GET', `/api/v1/jobs/${gone}/logs?stream=stdout`, undefined, beta)).status).toBe(404);
+    expect(
+      (await api(server, 'GET', '/api/v1/jobs?all=true', undefined, beta)).body.jobs.map((j: { id: number }) => j.id),
+    ).toEqual([4]);
+    for (const gone of [2, 3])
+      expect((await api(server, 'GET', `/api/v1/jobs/${gone}/logs?stream=stdout`, undefined, beta)).status).toBe(404);
     // The job the backup knows keeps its folder and its logs.
     expect(cli(server, ['logs', '1']).stdout).toBe('alpha one\n');
     expect(readdirSync(join(data, 'jobs')).length).toBe(2);
-    expect([modeOf(join(data, 'gpushare.db')), modeOf(quarantine), modeOf(join(data, 'last-job-id'))]).toEqual([0o600, 0o700, 0o600]);
+    expect([modeOf(join(data, 'gpushare.db')), modeOf(quarantine), modeOf(join(data, 'last-job-id'))]).toEqual([
+      0o600, 0o700, 0o600,
+    ]);
   });
 });

@@ -5,7 +5,18 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, cli, jobFolder, pollFor, type ServeHandle, shellJob, startServe, stopServe, waitForJob } from './support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  cli,
+  jobFolder,
+  pollFor,
+  type ServeHandle,
+  shellJob,
+  startServe,
+  stopServe,
+  waitForJob,
+} from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
 afterEach(async () => {
@@ -37,7 +48,11 @@ describe('gpushare serve: nothing lost', () => {
       { script: `echo 4 >> ${runs}; exit 3`, exit: 3 },
       { script: `echo 5 >> ${runs}; exit 0`, exit: 0 },
     ];
-    for (const spec of specs) expect((await api(server, 'POST', '/api/v1/jobs', shellJob(spec.script, { gpuMilli: 500, gpuMemoryMiB: 40960 }))).status).toBe(201);
+    for (const spec of specs)
+      expect(
+        (await api(server, 'POST', '/api/v1/jobs', shellJob(spec.script, { gpuMilli: 500, gpuMemoryMiB: 40960 })))
+          .status,
+      ).toBe(201);
     await waitForJob(server, 1, (j) => j.state === 'running');
     await waitForJob(server, 2, (j) => j.state === 'running');
     const states = (await api(server, 'GET', '/api/v1/jobs')).body.jobs.map((j: { state: string }) => j.state);
@@ -45,8 +60,12 @@ describe('gpushare serve: nothing lost', () => {
     await stopServe(server, 'SIGKILL');
     // Job 2 (sleep 1, exit 7) ends while the server is down: its supervisor records the outcome.
     const outcome = join(jobFolder(server, 2), 'attempt-1.outcome.json');
-    await pollFor('job 2\'s outcome, recorded while the server is down', () => (existsSync(outcome) ? true : undefined));
-    const restarted = await startServe({ simulateGpus: '1xA100-80GB', dataDir: server.dataDir, configHome: server.configHome });
+    await pollFor("job 2's outcome, recorded while the server is down", () => (existsSync(outcome) ? true : undefined));
+    const restarted = await startServe({
+      simulateGpus: '1xA100-80GB',
+      dataDir: server.dataDir,
+      configHome: server.configHome,
+    });
     server.process = restarted.process;
     server.url = restarted.url;
     const jobs = await Promise.all([1, 2, 3, 4, 5].map((id) => waitForJob(server!, id, terminal, 30_000)));
@@ -72,13 +91,24 @@ describe('gpushare serve: nothing lost', () => {
     const supervisorPid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     process.kill(supervisorPid, 'SIGKILL');
     process.kill(-jobPid, 'SIGKILL');
-    await pollFor('the job\'s process group to be gone', () => (groupAlive(jobPid) ? undefined : true));
+    await pollFor("the job's process group to be gone", () => (groupAlive(jobPid) ? undefined : true));
     expect(existsSync(join(jobFolder(server, body.id), 'attempt-1.outcome.json'))).toBe(false);
-    const restarted = await startServe({ simulateGpus: '1xT4', dataDir: server.dataDir, configHome: server.configHome });
+    const restarted = await startServe({
+      simulateGpus: '1xT4',
+      dataDir: server.dataDir,
+      configHome: server.configHome,
+    });
     Object.assign(server, { process: restarted.process, url: restarted.url });
     const job = await waitForJob(server, body.id, (j) => j.attempt === 2 && j.state === 'running');
     expect(job.attempts[0]).toEqual(expect.objectContaining({ attempt: 1, endReason: 'lost' }));
-    expect(job.events.map((e: { to: string }) => e.to)).toEqual(['pending', 'scheduled', 'running', 'pending', 'scheduled', 'running']);
+    expect(job.events.map((e: { to: string }) => e.to)).toEqual([
+      'pending',
+      'scheduled',
+      'running',
+      'pending',
+      'scheduled',
+      'running',
+    ]);
     expect(job.events[3].reason).toBe('retry 1 of 1 after lost');
   });
 
@@ -86,10 +116,19 @@ describe('gpushare serve: nothing lost', () => {
     server = await startServe({ simulateGpus: '1xT4' });
     // The job runs until the test lets it end (a file appears), however slow the restart is.
     const go = join(server.dataDir, 'let-the-job-end');
-    const { body } = await api(server, 'POST', '/api/v1/jobs', shellJob(`while [ ! -e ${go} ]; do sleep 0.1; done; echo done`, { gpuMilli: 500 }));
+    const { body } = await api(
+      server,
+      'POST',
+      '/api/v1/jobs',
+      shellJob(`while [ ! -e ${go} ]; do sleep 0.1; done; echo done`, { gpuMilli: 500 }),
+    );
     await waitForJob(server, body.id, (j) => j.state === 'running');
     expect(await stopServe(server, 'SIGTERM')).toBe(0);
-    const restarted = await startServe({ simulateGpus: '1xT4', dataDir: server.dataDir, configHome: server.configHome });
+    const restarted = await startServe({
+      simulateGpus: '1xT4',
+      dataDir: server.dataDir,
+      configHome: server.configHome,
+    });
     Object.assign(server, { process: restarted.process, url: restarted.url });
     const adopted = (await api(server, 'GET', `/api/v1/jobs/${body.id}`)).body;
     expect(adopted.state).toBe('running');
@@ -102,7 +141,11 @@ describe('gpushare serve: nothing lost', () => {
     const drain = cli(server, ['drain']);
     expect(drain.code, drain.stderr).toBe(0);
     expect(await exited).toBe(0);
-    const restartedAgain = await startServe({ simulateGpus: '1xT4', dataDir: server.dataDir, configHome: server.configHome });
+    const restartedAgain = await startServe({
+      simulateGpus: '1xT4',
+      dataDir: server.dataDir,
+      configHome: server.configHome,
+    });
     Object.assign(server, { process: restartedAgain.process, url: restartedAgain.url });
     const job = (await api(server, 'GET', `/api/v1/jobs/${body.id}`)).body;
     expect(job.state).toBe('succeeded');

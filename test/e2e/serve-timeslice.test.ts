@@ -6,7 +6,17 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { listProcessGroup } from '../../src/adapters/process/proc-group.js';
-import { api, cleanupServe, cli, pollFor, shellJob, startServe, startTimesliceTrio, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  cli,
+  pollFor,
+  shellJob,
+  startServe,
+  startTimesliceTrio,
+  waitForJob,
+  type ServeHandle,
+} from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
 afterEach(async () => {
@@ -35,19 +45,29 @@ describe('gpushare serve: time-slicing', () => {
     expect(ended.map((j) => j.state)).toEqual(['cancelled', 'cancelled', 'cancelled']);
   });
 
-  it('gpushare show and gpushare gpus say that a time-sliced job\'s memory is not enforced', async () => {
+  it("gpushare show and gpushare gpus say that a time-sliced job's memory is not enforced", async () => {
     server = await startServe({ simulateGpus: '1xA100-80GB' });
-    const submitted = await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuMilli: 500, mode: 'timeslice' }, { name: 'ts-job' }));
+    const submitted = await api(
+      server,
+      'POST',
+      '/api/v1/jobs',
+      shellJob('sleep 60', { gpuMilli: 500, mode: 'timeslice' }, { name: 'ts-job' }),
+    );
     expect(submitted.status).toBe(201);
     const id = submitted.body.id as number;
     const job = await waitForJob(server, id, (j) => j.state === 'running');
     expect(job.placement.enforcement).toEqual({ gpuMemory: 'not-enforced', compute: 'time-slice' });
     const show = cli(server, ['show', String(id)]);
     expect(show.code).toBe(0);
-    expect(show.stdout).toContain('placement:   mode timeslice  [simulated]\nenforced:    memory not enforced, compute time-slice\n');
+    expect(show.stdout).toContain(
+      'placement:   mode timeslice  [simulated]\nenforced:    memory not enforced, compute time-slice\n',
+    );
     const gpus = cli(server, ['gpus']);
     expect(gpus.code).toBe(0);
-    expect(gpus.stdout.split('\n').slice(1, 3)).toEqual(['  mode timeslice, healthy, schedulable', '  enforced: memory not enforced, compute time-slice']);
+    expect(gpus.stdout.split('\n').slice(1, 3)).toEqual([
+      '  mode timeslice, healthy, schedulable',
+      '  enforced: memory not enforced, compute time-slice',
+    ]);
     await api(server, 'POST', `/api/v1/jobs/${id}/cancel`);
     await waitForJob(server, id, (j) => j.state === 'cancelled');
   });

@@ -26,11 +26,26 @@ let child: ChildProcess | undefined;
 function post(url: string, body: unknown): Promise<{ status: number; json: { response: Record<string, unknown> } }> {
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(`${url}/mutate`, { method: 'POST', ca: ca.certPem, agent: false, timeout: 10_000, headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { response: Record<string, unknown> } }));
-    });
+    const req = httpsRequest(
+      `${url}/mutate`,
+      {
+        method: 'POST',
+        ca: ca.certPem,
+        agent: false,
+        timeout: 10_000,
+        headers: { 'content-type': 'application/json' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { response: Record<string, unknown> },
+          }),
+        );
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
     req.end(text);
@@ -51,24 +66,62 @@ afterAll(() => {
 
 describe('gpushare webhook (built CLI)', () => {
   it('refuses a command line without TLS files, without a way to know the GPU memory, or with a bad port', () => {
-    const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'webhook', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: ENV });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [BIN, 'webhook', ...args], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: ENV,
+      });
     const noTls = run('--max-gpu-memory-mib', '81920');
-    expect([noTls.status, noTls.stderr]).toEqual([2, 'error: --tls-cert and --tls-key are required: the API server calls webhooks over HTTPS only\n']);
+    expect([noTls.status, noTls.stderr]).toEqual([
+      2,
+      'error: --tls-cert and --tls-key are required: the API server calls webhooks over HTTPS only\n',
+    ]);
     const noBound = run('--tls-cert', join(dir, 'tls.crt'), '--tls-key', join(dir, 'tls.key'));
-    expect([noBound.status, noBound.stderr]).toEqual([2, 'error: not running in a cluster: give --kubeconfig (to watch the nodes\' GPU memory) or --max-gpu-memory-mib\n']);
+    expect([noBound.status, noBound.stderr]).toEqual([
+      2,
+      "error: not running in a cluster: give --kubeconfig (to watch the nodes' GPU memory) or --max-gpu-memory-mib\n",
+    ]);
     const badPort = run('--port', '70000', '--max-gpu-memory-mib', '81920');
-    expect([badPort.status, badPort.stderr]).toEqual([2, "error: --port: '70000' is not valid; expected an integer 0..65535\n"]);
+    expect([badPort.status, badPort.stderr]).toEqual([
+      2,
+      "error: --port: '70000' is not valid; expected an integer 0..65535\n",
+    ]);
   });
 
   it('serves AdmissionReviews over HTTPS with the configured schedulerName and memory bound, and stops on SIGTERM', async () => {
-    child = spawn(process.execPath, [BIN, 'webhook', '--host', '127.0.0.1', '--port', '0', '--tls-cert', join(dir, 'tls.crt'), '--tls-key', join(dir, 'tls.key'),
-      '--max-gpu-memory-mib', '81920', '--scheduler-name', 'gpushare', '--log-level', 'warn'], { cwd: ROOT, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'webhook',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--tls-cert',
+        join(dir, 'tls.crt'),
+        '--tls-key',
+        join(dir, 'tls.key'),
+        '--max-gpu-memory-mib',
+        '81920',
+        '--scheduler-name',
+        'gpushare',
+        '--log-level',
+        'warn',
+      ],
+      { cwd: ROOT, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line in 60 s; stdout ${stdout}; stderr ${stderr}`)), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`no listening line in 60 s; stdout ${stdout}; stderr ${stderr}`)),
+        60_000,
+      );
       const check = (): void => {
         const match = /listening on (https:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
         if (match) {
@@ -79,24 +132,45 @@ describe('gpushare webhook (built CLI)', () => {
       child!.stdout!.on('data', check);
       child!.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
     });
-    expect(stdout).toBe(`gpushare webhook listening on ${url} (POST /mutate, GET /healthz); GPU memory bound: 81920 MiB (--max-gpu-memory-mib); schedulerName: gpushare\n`);
+    expect(stdout).toBe(
+      `gpushare webhook listening on ${url} (POST /mutate, GET /healthz); GPU memory bound: 81920 MiB (--max-gpu-memory-mib); schedulerName: gpushare\n`,
+    );
 
-    const pod = workloadOf('Pod', 'p', { spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': '0.5' } } }] } });
+    const pod = workloadOf('Pod', 'p', {
+      spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': '0.5' } } }] },
+    });
     const ok = await post(url, reviewOf(pod, { uid: 'u-1' }));
     expect(ok.status).toBe(200);
     expect(ok.json.response.allowed).toBe(true);
-    expect(decodePatch(ok.json.response as { patch?: string; patchType?: string })).toContainEqual({ op: 'add', path: '/spec/schedulerName', value: 'gpushare' });
+    expect(decodePatch(ok.json.response as { patch?: string; patchType?: string })).toContainEqual({
+      op: 'add',
+      path: '/spec/schedulerName',
+      value: 'gpushare',
+    });
 
-    const big = workloadOf('Pod', 'p', { metadata: { annotations: { 'gpushare.io/gpu-memory-mib': '90000' } }, spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': '1' } } }] } });
+    const big = workloadOf('Pod', 'p', {
+      metadata: { annotations: { 'gpushare.io/gpu-memory-mib': '90000' } },
+      spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': '1' } } }] },
+    });
     const denied = await post(url, reviewOf(big, { uid: 'u-2' }));
     expect(denied.json.response).toEqual({
-      uid: 'u-2', allowed: false,
-      status: { status: 'Failure', code: 422, reason: 'Invalid', message: 'container "c": metadata.annotations[gpushare.io/gpu-memory-mib]: 90000 MiB per GPU: more than the largest GPU of any gpushare node (81920 MiB)' },
+      uid: 'u-2',
+      allowed: false,
+      status: {
+        status: 'Failure',
+        code: 422,
+        reason: 'Invalid',
+        message:
+          'container "c": metadata.annotations[gpushare.io/gpu-memory-mib]: 90000 MiB per GPU: more than the largest GPU of any gpushare node (81920 MiB)',
+      },
     });
 
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
-    const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 10 s'), 10_000).unref())]);
+    const code = await Promise.race([
+      exited,
+      new Promise<string>((resolve) => setTimeout(() => resolve('still running after 10 s'), 10_000).unref()),
+    ]);
     expect(code).toBe(0);
     // Denials are logged at warn (stderr, JSON lines).
     expect(stderr).toContain('"allowed":false');

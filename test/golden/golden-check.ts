@@ -6,7 +6,12 @@
 import { fileURLToPath } from 'node:url';
 import { readNodeListFile, readPodListFile } from '../../src/sim/traces/alibaba-csv.js';
 import { readGolden, goldenKey, type Golden } from '../../src/sim/golden/golden-file.js';
-import { decisionAt, firstDivergence, recordPlacementSequence, sequenceDigest } from '../../src/sim/golden/placement-sequence.js';
+import {
+  decisionAt,
+  firstDivergence,
+  recordPlacementSequence,
+  sequenceDigest,
+} from '../../src/sim/golden/placement-sequence.js';
 import { GOLDEN_SETUP } from '../../src/sim/golden/golden-setup.js';
 import type { TraceNode, TracePod } from '../../src/sim/traces/trace-types.js';
 
@@ -21,7 +26,11 @@ export interface GoldenContext {
 
 /** Loads the golden file and its trace. */
 export async function loadGoldenContext(): Promise<GoldenContext> {
-  return { golden: readGolden(BASE), nodes: await readNodeListFile(GOLDEN_SETUP.nodesFile), pods: await readPodListFile(GOLDEN_SETUP.podsFile) };
+  return {
+    golden: readGolden(BASE),
+    nodes: await readNodeListFile(GOLDEN_SETUP.nodesFile),
+    pods: await readPodListFile(GOLDEN_SETUP.podsFile),
+  };
 }
 
 /**
@@ -31,7 +40,11 @@ export async function loadGoldenContext(): Promise<GoldenContext> {
 export function compareWithGolden(ctx: GoldenContext, policy: string, seed: number): string | null {
   const key = goldenKey(policy, seed);
   const expected = ctx.golden.sequence(key);
-  const actual = recordPlacementSequence({ nodes: ctx.nodes, pods: ctx.pods, inflation: ctx.golden.index.inflation }, policy, seed);
+  const actual = recordPlacementSequence(
+    { nodes: ctx.nodes, pods: ctx.pods, inflation: ctx.golden.index.inflation },
+    policy,
+    seed,
+  );
   const recorded = ctx.golden.index.runs.find((r) => r.key === key)!;
   if (sequenceDigest(actual) === recorded.sha256) return null;
   const at = firstDivergence(expected, actual);

@@ -17,7 +17,13 @@ import { loadGoldenContext, type GoldenContext } from './golden-check.js';
 /** Unallocated GPU % at 100 % arrived of one recorded run, from its decisions alone. */
 function unallocatedAt100(ctx: GoldenContext, policy: string, seed: number): number {
   const capacityGpus = ctx.nodes.reduce((sum, n) => sum + n.gpuCount, 0);
-  const plan = buildArrivalPlan(ctx.pods, ctx.nodes.map((n) => n.name), capacityGpus * 1000, GOLDEN_SETUP.inflation, new SeededRng(seed));
+  const plan = buildArrivalPlan(
+    ctx.pods,
+    ctx.nodes.map((n) => n.name),
+    capacityGpus * 1000,
+    GOLDEN_SETUP.inflation,
+    new SeededRng(seed),
+  );
   const sequence = ctx.golden.sequence(goldenKey(policy, seed));
   expect(sequence.length / 3).toBe(plan.arrivals.length);
   const binner = new CurveBinner(capacityGpus);
@@ -40,12 +46,17 @@ describe('the published comparison, from the golden placements of seeds 42-51', 
     ctx = await loadGoldenContext();
   });
 
-  it.each([['fgd', 4.80], ['default', 4.32], ['best-fit', 7.06]] as const)('%s: mean unallocated GPU %% at 100%% arrived is %s', (policy, published) => {
+  it.each([
+    ['fgd', 4.8],
+    ['default', 4.32],
+    ['best-fit', 7.06],
+  ] as const)('%s: mean unallocated GPU %% at 100%% arrived is %s', (policy, published) => {
     const means = mean(GOLDEN_SETUP.seeds.map((seed) => unallocatedAt100(ctx, policy, seed)));
     expect(Math.round(means * 100) / 100).toBe(published);
   });
 
   it('default beats fgd on every seed', () => {
-    for (const seed of GOLDEN_SETUP.seeds) expect(unallocatedAt100(ctx, 'default', seed)).toBeLessThan(unallocatedAt100(ctx, 'fgd', seed));
+    for (const seed of GOLDEN_SETUP.seeds)
+      expect(unallocatedAt100(ctx, 'default', seed)).toBeLessThan(unallocatedAt100(ctx, 'fgd', seed));
   });
 });

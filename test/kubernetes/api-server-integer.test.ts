@@ -24,9 +24,11 @@ const RECORDED_AS_WRITTEN = [
 ].join('\n');
 
 /** The same manifest with a selector and matching labels: the integer error is all that is left (one error: one line). */
-const RECORDED_WITH_SELECTOR = 'The Deployment "gpu-shared-job" is invalid: spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer';
+const RECORDED_WITH_SELECTOR =
+  'The Deployment "gpu-shared-job" is invalid: spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer';
 
-const INTEGER_ERROR = 'spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer';
+const INTEGER_ERROR =
+  'spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer';
 
 describe.skipIf(!kubernetesAvailable())('kube-apiserver without gpushare', () => {
   const plane = useControlPlane({ scheduler: false });
@@ -34,7 +36,10 @@ describe.skipIf(!kubernetesAvailable())('kube-apiserver without gpushare', () =>
   it(`runs kubectl and kube-apiserver ${KUBERNETES_VERSION}`, async () => {
     const result = await plane().kubectl(['version', '--output=json']);
     expect(result.code).toBe(0);
-    const versions = JSON.parse(result.stdout) as { clientVersion: { gitVersion: string }; serverVersion: { gitVersion: string } };
+    const versions = JSON.parse(result.stdout) as {
+      clientVersion: { gitVersion: string };
+      serverVersion: { gitVersion: string };
+    };
     expect(versions.clientVersion.gitVersion).toBe(KUBERNETES_VERSION);
     expect(versions.serverVersion.gitVersion).toBe(KUBERNETES_VERSION);
   });
@@ -46,7 +51,9 @@ describe.skipIf(!kubernetesAvailable())('kube-apiserver without gpushare', () =>
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(INTEGER_ERROR);
     expect(result.stderr.trimEnd()).toBe(RECORDED_AS_WRITTEN);
-    expect((await plane().request('GET', '/apis/apps/v1/namespaces/default/deployments/gpu-shared-job')).status).toBe(404);
+    expect((await plane().request('GET', '/apis/apps/v1/namespaces/default/deployments/gpu-shared-job')).status).toBe(
+      404,
+    );
   });
 
   it('still rejects it with a selector and labels added: the integer is the error that remains', async () => {
@@ -59,12 +66,14 @@ describe.skipIf(!kubernetesAvailable())('kube-apiserver without gpushare', () =>
         template: {
           metadata: { labels: { app: 'gpu-shared-job' } },
           spec: {
-            containers: [{
-              name: 'tensorflow',
-              image: 'tensorflow/tensorflow:latest',
-              resources: { limits: { 'nvidia.com/gpu': 0.5 } },
-              env: [{ name: 'NVIDIA_VISIBLE_DEVICES', value: '0' }],
-            }],
+            containers: [
+              {
+                name: 'tensorflow',
+                image: 'tensorflow/tensorflow:latest',
+                resources: { limits: { 'nvidia.com/gpu': 0.5 } },
+                env: [{ name: 'NVIDIA_VISIBLE_DEVICES', value: '0' }],
+              },
+            ],
           },
         },
       },
@@ -75,17 +84,29 @@ describe.skipIf(!kubernetesAvailable())('kube-apiserver without gpushare', () =>
     expect(result.stderr.trimEnd()).toBe(RECORDED_WITH_SELECTOR);
     // The same rule holds for a bare Pod, read straight from the API (HTTP 422, reason Invalid),
     // where the request, defaulted from the limit, is named too.
-    const pod = await plane().request<{ reason: string; details: { causes: { field: string; message: string }[] } }>('POST', '/api/v1/namespaces/default/pods', {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'half-gpu' },
-      spec: { containers: [{ name: 'main', image: 'busybox', resources: { limits: { 'nvidia.com/gpu': '0.5' } } }] },
-    });
+    const pod = await plane().request<{ reason: string; details: { causes: { field: string; message: string }[] } }>(
+      'POST',
+      '/api/v1/namespaces/default/pods',
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'half-gpu' },
+        spec: { containers: [{ name: 'main', image: 'busybox', resources: { limits: { 'nvidia.com/gpu': '0.5' } } }] },
+      },
+    );
     expect(pod.status).toBe(422);
     expect(pod.body.reason).toBe('Invalid');
     expect(pod.body.details.causes).toEqual([
-      { reason: 'FieldValueInvalid', field: 'spec.containers[0].resources.limits[nvidia.com/gpu]', message: 'Invalid value: "500m": must be an integer' },
-      { reason: 'FieldValueInvalid', field: 'spec.containers[0].resources.requests[nvidia.com/gpu]', message: 'Invalid value: "500m": must be an integer' },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.containers[0].resources.limits[nvidia.com/gpu]',
+        message: 'Invalid value: "500m": must be an integer',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.containers[0].resources.requests[nvidia.com/gpu]',
+        message: 'Invalid value: "500m": must be an integer',
+      },
     ]);
   });
 });

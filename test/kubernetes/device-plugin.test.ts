@@ -10,7 +10,10 @@ import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cdiSpecFileName } from '../../src/adapters/kubernetes/device-plugin/cdi-writer.js';
 import type { CdiSpec } from '../../src/adapters/kubernetes/device-plugin/cdi-spec.js';
-import { startDevicePlugin, type RunningDevicePlugin } from '../../src/adapters/kubernetes/device-plugin/device-plugin.js';
+import {
+  startDevicePlugin,
+  type RunningDevicePlugin,
+} from '../../src/adapters/kubernetes/device-plugin/device-plugin.js';
 import { registerWithKubelet } from '../../src/adapters/kubernetes/device-plugin/kubelet-registration.js';
 import { createGpuHealthState, type GpuHealthState } from '../../src/adapters/kubernetes/device-plugin/gpu-health.js';
 import type { PodInfo, PodSource } from '../../src/adapters/kubernetes/device-plugin/pod-source.js';
@@ -24,15 +27,31 @@ import { startStandInKubelet, type StandInKubelet } from './support/stand-in-kub
 const NODE = 'gpu-node-a';
 const GPU_COUNT = 8;
 const SLOTS_PER_GPU = 16;
-const gpus = Array.from({ length: GPU_COUNT }, (_, index) => ({ index, uuid: `GPU-0000000${index}-aaaa-bbbb-cccc-${String(index).padStart(12, '0')}` }));
+const gpus = Array.from({ length: GPU_COUNT }, (_, index) => ({
+  index,
+  uuid: `GPU-0000000${index}-aaaa-bbbb-cccc-${String(index).padStart(12, '0')}`,
+}));
 const uuidOf = (index: number): string => gpus[index]!.uuid;
 
-function assignmentOn(node: string, mode: PodAssignment['mode'], shares: { index: number; gpuMilli: number; gpuMemoryMiB: number; migUuid?: string }[]): PodAssignment {
+function assignmentOn(
+  node: string,
+  mode: PodAssignment['mode'],
+  shares: { index: number; gpuMilli: number; gpuMemoryMiB: number; migUuid?: string }[],
+): PodAssignment {
   return {
-    schema: 'v1', node, mode,
+    schema: 'v1',
+    node,
+    mode,
     gpus: shares.map((s) => ({
-      index: s.index, uuid: uuidOf(s.index), gpuMilli: s.gpuMilli, accountedGpuMilli: mode === 'mig' ? 0 : s.gpuMilli, gpuMemoryMiB: s.gpuMemoryMiB,
-      mig: s.migUuid === undefined ? null : { uuid: s.migUuid, profileId: 9, profileName: '3g.40gb', start: 0, size: 4, computeSlices: 3 },
+      index: s.index,
+      uuid: uuidOf(s.index),
+      gpuMilli: s.gpuMilli,
+      accountedGpuMilli: mode === 'mig' ? 0 : s.gpuMilli,
+      gpuMemoryMiB: s.gpuMemoryMiB,
+      mig:
+        s.migUuid === undefined
+          ? null
+          : { uuid: s.migUuid, profileId: 9, profileName: '3g.40gb', start: 0, size: 4, computeSlices: 3 },
     })),
   };
 }
@@ -55,10 +74,13 @@ function readSpec(cdiDir: string, slot: string): CdiSpec {
 }
 
 function envOf(spec: CdiSpec): Record<string, string> {
-  return Object.fromEntries(spec.devices[0]!.containerEdits.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    spec.devices[0]!.containerEdits.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
+  );
 }
 
-const allHealthy = (devices: Device[]): boolean => devices.length === GPU_COUNT * SLOTS_PER_GPU && devices.every((d) => d.health === 'Healthy');
+const allHealthy = (devices: Device[]): boolean =>
+  devices.length === GPU_COUNT * SLOTS_PER_GPU && devices.every((d) => d.health === 'Healthy');
 
 describe('device plugin with the stand-in kubelet', () => {
   let tmp: string;
@@ -77,9 +99,21 @@ describe('device plugin with the stand-in kubelet', () => {
     kubelet = await startStandInKubelet({ dir: pluginDir, seed: 7 });
     health = createGpuHealthState(gpus.map((g) => [g.index, true] as const));
     plugin = await startDevicePlugin({
-      nodeName: NODE, gpus, slotsPerGpu: SLOTS_PER_GPU, health, pods, pluginDir, cdiDir,
-      podResourcesSocket: kubelet.podResourcesSocket, pollIntervalMs: 250,
-      mps: { ensureDaemon: ({ key }) => { mpsStarted.push(key); return Promise.resolve({ pipeDirectory: `/run/gpushare/mps/${key}/pipe` }); } },
+      nodeName: NODE,
+      gpus,
+      slotsPerGpu: SLOTS_PER_GPU,
+      health,
+      pods,
+      pluginDir,
+      cdiDir,
+      podResourcesSocket: kubelet.podResourcesSocket,
+      pollIntervalMs: 250,
+      mps: {
+        ensureDaemon: ({ key }) => {
+          mpsStarted.push(key);
+          return Promise.resolve({ pipeDirectory: `/run/gpushare/mps/${key}/pipe` });
+        },
+      },
     });
   });
 
@@ -92,17 +126,24 @@ describe('device plugin with the stand-in kubelet', () => {
   it('registers with version v1beta1, its socket file name, gpushare.io/gpu-slot and its options', async () => {
     await kubelet.onRegistrations(1);
     expect(kubelet.registrations[0]).toEqual({
-      version: 'v1beta1', endpoint: 'gpushare-gpu-slot.sock', resource_name: 'gpushare.io/gpu-slot',
+      version: 'v1beta1',
+      endpoint: 'gpushare-gpu-slot.sock',
+      resource_name: 'gpushare.io/gpu-slot',
       options: { pre_start_required: true, get_preferred_allocation_available: false },
     });
-    expect(kubelet.plugin(RESOURCES.gpuSlot)!.options).toEqual({ pre_start_required: true, get_preferred_allocation_available: false });
+    expect(kubelet.plugin(RESOURCES.gpuSlot)!.options).toEqual({
+      pre_start_required: true,
+      get_preferred_allocation_available: false,
+    });
     expect(await waitUntil(() => plugin.registrations() === 1, 5000)).toBe(true);
   });
 
   it('lists 8 GPUs x 16 slots, all healthy, with ids gpu<i>-slot<k>', async () => {
     const devices = await kubelet.onDevices(RESOURCES.gpuSlot, allHealthy);
     expect(devices).toHaveLength(128);
-    expect(new Set(devices.map((d) => d.ID))).toEqual(new Set(gpus.flatMap((g) => Array.from({ length: SLOTS_PER_GPU }, (_, k) => slotId(g.index, k)))));
+    expect(new Set(devices.map((d) => d.ID))).toEqual(
+      new Set(gpus.flatMap((g) => Array.from({ length: SLOTS_PER_GPU }, (_, k) => slotId(g.index, k)))),
+    );
     expect(devices.find((d) => d.ID === 'gpu7-slot15')!.health).toBe('Healthy');
   });
 
@@ -149,19 +190,41 @@ describe('device plugin with the stand-in kubelet', () => {
     const expected = new Map<string, string>();
     const standInPods = Array.from({ length: 20 }, (_, i) => {
       const name = `job-${i}`;
-      const shares = i % 5 === 4
-        ? [{ index: i % GPU_COUNT, gpuMilli: 500, gpuMemoryMiB: 40960 }, { index: (i + 3) % GPU_COUNT, gpuMilli: 500, gpuMemoryMiB: 40960 }]
-        : [{ index: (i * 3) % GPU_COUNT, gpuMilli: 250, gpuMemoryMiB: 8192 }];
+      const shares =
+        i % 5 === 4
+          ? [
+              { index: i % GPU_COUNT, gpuMilli: 500, gpuMemoryMiB: 40960 },
+              { index: (i + 3) % GPU_COUNT, gpuMilli: 500, gpuMemoryMiB: 40960 },
+            ]
+          : [{ index: (i * 3) % GPU_COUNT, gpuMilli: 250, gpuMemoryMiB: 8192 }];
       const assignment = assignmentOn(NODE, 'timeslice', shares);
       pods.set('team-a', name, { ...assignmentAnnotations(assignment), [POD_ANNOTATIONS.container]: 'main' });
-      expected.set(name, [...shares].sort((a, b) => a.index - b.index).map((s) => uuidOf(s.index)).join(','));
-      return { namespace: 'team-a', name, containers: [{ name: 'sidecar', slotCount: 0 }, { name: 'main', slotCount: 1 }] };
+      expected.set(
+        name,
+        [...shares]
+          .sort((a, b) => a.index - b.index)
+          .map((s) => uuidOf(s.index))
+          .join(','),
+      );
+      return {
+        namespace: 'team-a',
+        name,
+        containers: [
+          { name: 'sidecar', slotCount: 0 },
+          { name: 'main', slotCount: 1 },
+        ],
+      };
     });
     const callsBefore = { ...kubelet.podResourcesCalls };
-    const admitted = await kubelet.admitPods(RESOURCES.gpuSlot, standInPods, { randomOrder: true, randomDevices: true });
+    const admitted = await kubelet.admitPods(RESOURCES.gpuSlot, standInPods, {
+      randomOrder: true,
+      randomDevices: true,
+    });
     expect(admitted).toHaveLength(20);
     const lists = kubelet.podResourcesCalls.served - callsBefore.served;
-    console.log(`20 parallel PreStartContainer calls: ${lists} PodResources List calls served, ${kubelet.podResourcesCalls.rejected - callsBefore.rejected} refused by the kubelet's rate limit`);
+    console.log(
+      `20 parallel PreStartContainer calls: ${lists} PodResources List calls served, ${kubelet.podResourcesCalls.rejected - callsBefore.rejected} refused by the kubelet's rate limit`,
+    );
     expect(lists).toBeLessThanOrEqual(20);
     const slotsUsed = new Set<string>();
     for (const pod of admitted) {
@@ -188,13 +251,29 @@ describe('device plugin with the stand-in kubelet', () => {
     for (const pod of standInPods) kubelet.removePod(pod.namespace, pod.name);
   });
 
-  it('fails PreStartContainer of a pod without an assignment, naming the pod, and removes the slot\'s earlier spec', async () => {
-    pods.set('default', 'earlier', assignmentAnnotations(assignmentOn(NODE, 'exclusive', [{ index: 4, gpuMilli: 1000, gpuMemoryMiB: 81920 }])));
-    const [earlier] = (await kubelet.admitPod(RESOURCES.gpuSlot, { namespace: 'default', name: 'earlier', containers: [{ name: 'main', slotCount: 1 }] })).containers;
+  it("fails PreStartContainer of a pod without an assignment, naming the pod, and removes the slot's earlier spec", async () => {
+    pods.set(
+      'default',
+      'earlier',
+      assignmentAnnotations(assignmentOn(NODE, 'exclusive', [{ index: 4, gpuMilli: 1000, gpuMemoryMiB: 81920 }])),
+    );
+    const [earlier] = (
+      await kubelet.admitPod(RESOURCES.gpuSlot, {
+        namespace: 'default',
+        name: 'earlier',
+        containers: [{ name: 'main', slotCount: 1 }],
+      })
+    ).containers;
     expect(envOf(readSpec(cdiDir, earlier!.deviceIds[0]!)).CUDA_VISIBLE_DEVICES).toBe(uuidOf(4));
     kubelet.removePod('default', 'earlier');
     pods.set('default', 'plain', { [POD_ANNOTATIONS.container]: 'main' });
-    const [main] = (await kubelet.admitPod(RESOURCES.gpuSlot, { namespace: 'default', name: 'plain', containers: [{ name: 'main', slotCount: 1 }] })).containers;
+    const [main] = (
+      await kubelet.admitPod(RESOURCES.gpuSlot, {
+        namespace: 'default',
+        name: 'plain',
+        containers: [{ name: 'main', slotCount: 1 }],
+      })
+    ).containers;
     expect(main!.deviceIds).toEqual(earlier!.deviceIds);
     expect(existsSync(join(cdiDir, cdiSpecFileName(main!.deviceIds[0]!)))).toBe(false);
     expect(main!.allocateError).toBeNull();
@@ -203,24 +282,59 @@ describe('device plugin with the stand-in kubelet', () => {
     expect(main!.preStartError!.details).toContain('no gpushare.io/assignment annotation');
     kubelet.removePod('default', 'plain');
 
-    pods.set('default', 'elsewhere', assignmentAnnotations(assignmentOn('gpu-node-b', 'exclusive', [{ index: 0, gpuMilli: 1000, gpuMemoryMiB: 81920 }])));
-    const [other] = (await kubelet.admitPod(RESOURCES.gpuSlot, { namespace: 'default', name: 'elsewhere', containers: [{ name: 'main', slotCount: 1 }] })).containers;
+    pods.set(
+      'default',
+      'elsewhere',
+      assignmentAnnotations(
+        assignmentOn('gpu-node-b', 'exclusive', [{ index: 0, gpuMilli: 1000, gpuMemoryMiB: 81920 }]),
+      ),
+    );
+    const [other] = (
+      await kubelet.admitPod(RESOURCES.gpuSlot, {
+        namespace: 'default',
+        name: 'elsewhere',
+        containers: [{ name: 'main', slotCount: 1 }],
+      })
+    ).containers;
     expect(other!.preStartError!.code).toBe(status.FAILED_PRECONDITION);
-    expect(other!.preStartError!.details).toContain('pod default/elsewhere was not placed by the gpushare extender (its assignment names node gpu-node-b, this is node gpu-node-a)');
+    expect(other!.preStartError!.details).toContain(
+      'pod default/elsewhere was not placed by the gpushare extender (its assignment names node gpu-node-b, this is node gpu-node-a)',
+    );
     kubelet.removePod('default', 'elsewhere');
 
     const foreign = assignmentOn(NODE, 'exclusive', [{ index: 1, gpuMilli: 1000, gpuMemoryMiB: 81920 }]);
-    pods.set('default', 'foreign', assignmentAnnotations({ ...foreign, gpus: foreign.gpus.map((g) => ({ ...g, uuid: 'GPU-of-another-tenant' })) }));
-    const [stolen] = (await kubelet.admitPod(RESOURCES.gpuSlot, { namespace: 'default', name: 'foreign', containers: [{ name: 'main', slotCount: 1 }] })).containers;
+    pods.set(
+      'default',
+      'foreign',
+      assignmentAnnotations({ ...foreign, gpus: foreign.gpus.map((g) => ({ ...g, uuid: 'GPU-of-another-tenant' })) }),
+    );
+    const [stolen] = (
+      await kubelet.admitPod(RESOURCES.gpuSlot, {
+        namespace: 'default',
+        name: 'foreign',
+        containers: [{ name: 'main', slotCount: 1 }],
+      })
+    ).containers;
     expect(stolen!.preStartError!.code).toBe(status.FAILED_PRECONDITION);
-    expect(stolen!.preStartError!.details).toContain('pod default/foreign was not placed by the gpushare extender (its assignment names GPU 1 GPU-of-another-tenant, which is not a GPU of node gpu-node-a)');
+    expect(stolen!.preStartError!.details).toContain(
+      'pod default/foreign was not placed by the gpushare extender (its assignment names GPU 1 GPU-of-another-tenant, which is not a GPU of node gpu-node-a)',
+    );
     kubelet.removePod('default', 'foreign');
   });
 
   it('gives an mps pod the thread percentage, pinned memory limit and pipe directory of its assignment', async () => {
-    const assignment = assignmentOn(NODE, 'mps', [{ index: 2, gpuMilli: 333, gpuMemoryMiB: 10240 }, { index: 5, gpuMilli: 333, gpuMemoryMiB: 10240 }]);
+    const assignment = assignmentOn(NODE, 'mps', [
+      { index: 2, gpuMilli: 333, gpuMemoryMiB: 10240 },
+      { index: 5, gpuMilli: 333, gpuMemoryMiB: 10240 },
+    ]);
     pods.set('team-b', 'mps-job', assignmentAnnotations(assignment));
-    const [main] = (await kubelet.admitPod(RESOURCES.gpuSlot, { namespace: 'team-b', name: 'mps-job', containers: [{ name: 'main', slotCount: 1 }] })).containers;
+    const [main] = (
+      await kubelet.admitPod(RESOURCES.gpuSlot, {
+        namespace: 'team-b',
+        name: 'mps-job',
+        containers: [{ name: 'main', slotCount: 1 }],
+      })
+    ).containers;
     expect(main!.preStartError).toBeNull();
     const spec = readSpec(cdiDir, main!.deviceIds[0]!);
     const env = envOf(spec);
@@ -229,8 +343,16 @@ describe('device plugin with the stand-in kubelet', () => {
     expect(env.CUDA_MPS_PINNED_DEVICE_MEM_LIMIT).toBe(`${uuidOf(2)}=10240M,${uuidOf(5)}=10240M`);
     expect(env.CUDA_MPS_PIPE_DIRECTORY).toBe(`/run/gpushare/mps/${uuidOf(2)}/pipe`);
     expect(spec.devices[0]!.containerEdits.mounts).toEqual([
-      { hostPath: `/run/gpushare/mps/${uuidOf(2)}/pipe`, containerPath: `/run/gpushare/mps/${uuidOf(2)}/pipe`, options: ['rbind', 'rw'] },
-      { hostPath: `/run/gpushare/mps/${uuidOf(5)}/pipe`, containerPath: `/run/gpushare/mps/${uuidOf(5)}/pipe`, options: ['rbind', 'rw'] },
+      {
+        hostPath: `/run/gpushare/mps/${uuidOf(2)}/pipe`,
+        containerPath: `/run/gpushare/mps/${uuidOf(2)}/pipe`,
+        options: ['rbind', 'rw'],
+      },
+      {
+        hostPath: `/run/gpushare/mps/${uuidOf(5)}/pipe`,
+        containerPath: `/run/gpushare/mps/${uuidOf(5)}/pipe`,
+        options: ['rbind', 'rw'],
+      },
     ]);
     expect(mpsStarted).toEqual([uuidOf(2), uuidOf(5)]);
     kubelet.removePod('team-b', 'mps-job');
@@ -238,8 +360,18 @@ describe('device plugin with the stand-in kubelet', () => {
 
   it('gives a mig pod its MIG device UUID', async () => {
     const migUuid = 'MIG-7089d0f3-293f-58c9-8f8c-5ea666eedbde';
-    pods.set('team-b', 'mig-job', assignmentAnnotations(assignmentOn(NODE, 'mig', [{ index: 6, gpuMilli: 0, gpuMemoryMiB: 40960, migUuid }])));
-    const [main] = (await kubelet.admitPod(RESOURCES.gpuSlot, { namespace: 'team-b', name: 'mig-job', containers: [{ name: 'main', slotCount: 1 }] })).containers;
+    pods.set(
+      'team-b',
+      'mig-job',
+      assignmentAnnotations(assignmentOn(NODE, 'mig', [{ index: 6, gpuMilli: 0, gpuMemoryMiB: 40960, migUuid }])),
+    );
+    const [main] = (
+      await kubelet.admitPod(RESOURCES.gpuSlot, {
+        namespace: 'team-b',
+        name: 'mig-job',
+        containers: [{ name: 'main', slotCount: 1 }],
+      })
+    ).containers;
     expect(main!.preStartError).toBeNull();
     const env = envOf(readSpec(cdiDir, main!.deviceIds[0]!));
     expect(env.CUDA_VISIBLE_DEVICES).toBe(migUuid);
@@ -253,13 +385,29 @@ describe('device plugin without fs.watch', () => {
     const tmp = mkdtempSync(join(tmpdir(), 'gpushare-dp-poll-'));
     const kubelet = await startStandInKubelet({ dir: join(tmp, 'device-plugins') });
     const plugin = await startDevicePlugin({
-      nodeName: NODE, gpus: gpus.slice(0, 2), slotsPerGpu: 3, health: createGpuHealthState([[0, true], [1, false]]), pods: new MapPodSource(),
-      pluginDir: kubelet.dir, cdiDir: join(tmp, 'cdi'), podResourcesSocket: kubelet.podResourcesSocket, pollIntervalMs: 200, watchDirectory: false,
+      nodeName: NODE,
+      gpus: gpus.slice(0, 2),
+      slotsPerGpu: 3,
+      health: createGpuHealthState([
+        [0, true],
+        [1, false],
+      ]),
+      pods: new MapPodSource(),
+      pluginDir: kubelet.dir,
+      cdiDir: join(tmp, 'cdi'),
+      podResourcesSocket: kubelet.podResourcesSocket,
+      pollIntervalMs: 200,
+      watchDirectory: false,
     });
     try {
       const first = await kubelet.onDevices(RESOURCES.gpuSlot, (ds) => ds.length === 6);
       expect(first.map((d) => `${d.ID}:${d.health}`)).toEqual([
-        'gpu0-slot0:Healthy', 'gpu0-slot1:Healthy', 'gpu0-slot2:Healthy', 'gpu1-slot0:Unhealthy', 'gpu1-slot1:Unhealthy', 'gpu1-slot2:Unhealthy',
+        'gpu0-slot0:Healthy',
+        'gpu0-slot1:Healthy',
+        'gpu0-slot2:Healthy',
+        'gpu1-slot0:Unhealthy',
+        'gpu1-slot1:Unhealthy',
+        'gpu1-slot2:Unhealthy',
       ]);
       const started = Date.now();
       await kubelet.restart();
@@ -280,10 +428,22 @@ describe('device plugin without fs.watch', () => {
     const kubelet = await startStandInKubelet({ dir: join(tmp, 'device-plugins') });
     try {
       const options = { pre_start_required: false, get_preferred_allocation_available: false };
-      await expect(registerWithKubelet(kubelet.kubeletSocket, { version: 'v1alpha', endpoint: 'x.sock', resource_name: 'gpushare.io/gpu-slot', options }, 5000))
-        .rejects.toThrow('requested API version "v1alpha" is not supported by kubelet. Supported versions are ["v1beta1"]');
-      await expect(registerWithKubelet(kubelet.kubeletSocket, { version: 'v1beta1', endpoint: 'x.sock', resource_name: 'kubernetes.io/gpu', options }, 5000))
-        .rejects.toThrow('the ResourceName "kubernetes.io/gpu" is invalid');
+      await expect(
+        registerWithKubelet(
+          kubelet.kubeletSocket,
+          { version: 'v1alpha', endpoint: 'x.sock', resource_name: 'gpushare.io/gpu-slot', options },
+          5000,
+        ),
+      ).rejects.toThrow(
+        'requested API version "v1alpha" is not supported by kubelet. Supported versions are ["v1beta1"]',
+      );
+      await expect(
+        registerWithKubelet(
+          kubelet.kubeletSocket,
+          { version: 'v1beta1', endpoint: 'x.sock', resource_name: 'kubernetes.io/gpu', options },
+          5000,
+        ),
+      ).rejects.toThrow('the ResourceName "kubernetes.io/gpu" is invalid');
       expect(kubelet.completedRegistrations).toBe(0);
       expect(kubelet.registrations).toHaveLength(2);
     } finally {
@@ -295,13 +455,27 @@ describe('device plugin without fs.watch', () => {
   it('refuses to start when the discovered GPUs cannot be advertised one to one', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'gpushare-dp-bad-'));
     try {
-      await expect(startDevicePlugin({
-        nodeName: NODE, gpus: [gpus[0]!, { index: 0, uuid: 'GPU-other' }], health: createGpuHealthState([]), pods: new MapPodSource(),
-        pluginDir: tmp, cdiDir: join(tmp, 'cdi'), podResourcesSocket: join(tmp, 'none.sock'),
-      })).rejects.toThrow('discovered GPUs list index 0 twice: cannot number its slots');
-      await expect(startDevicePlugin({
-        nodeName: NODE, gpus, slotsPerGpu: 0, health: createGpuHealthState([]), pods: new MapPodSource(), pluginDir: tmp,
-      })).rejects.toThrow('slotsPerGpu must be an integer from 1 to 1000, got 0');
+      await expect(
+        startDevicePlugin({
+          nodeName: NODE,
+          gpus: [gpus[0]!, { index: 0, uuid: 'GPU-other' }],
+          health: createGpuHealthState([]),
+          pods: new MapPodSource(),
+          pluginDir: tmp,
+          cdiDir: join(tmp, 'cdi'),
+          podResourcesSocket: join(tmp, 'none.sock'),
+        }),
+      ).rejects.toThrow('discovered GPUs list index 0 twice: cannot number its slots');
+      await expect(
+        startDevicePlugin({
+          nodeName: NODE,
+          gpus,
+          slotsPerGpu: 0,
+          health: createGpuHealthState([]),
+          pods: new MapPodSource(),
+          pluginDir: tmp,
+        }),
+      ).rejects.toThrow('slotsPerGpu must be an integer from 1 to 1000, got 0');
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

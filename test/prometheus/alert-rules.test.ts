@@ -31,8 +31,12 @@ interface RuleTest {
   exp_alerts?: unknown[];
 }
 
-const rules = (parse(readFileSync(join(PROMETHEUS_DIR, 'alerts.yml'), 'utf8')) as { groups: { name: string; rules: AlertRule[] }[] }).groups;
-const tests = (parse(readFileSync(join(PROMETHEUS_DIR, 'alerts.test.yml'), 'utf8')) as { tests: { alert_rule_test?: RuleTest[] }[] }).tests;
+const rules = (
+  parse(readFileSync(join(PROMETHEUS_DIR, 'alerts.yml'), 'utf8')) as { groups: { name: string; rules: AlertRule[] }[] }
+).groups;
+const tests = (
+  parse(readFileSync(join(PROMETHEUS_DIR, 'alerts.test.yml'), 'utf8')) as { tests: { alert_rule_test?: RuleTest[] }[] }
+).tests;
 const alerts = rules.flatMap((group) => group.rules);
 
 describe('alert rules file', () => {
@@ -66,8 +70,14 @@ describe('alert rules file', () => {
     const cases = tests.flatMap((group) => group.alert_rule_test ?? []);
     for (const rule of alerts) {
       const own = cases.filter((c) => c.alertname === rule.alert);
-      expect(own.filter((c) => (c.exp_alerts ?? []).length > 0).length, `${rule.alert}: firing cases`).toBeGreaterThanOrEqual(1);
-      expect(own.filter((c) => (c.exp_alerts ?? []).length === 0).length, `${rule.alert}: non-firing cases`).toBeGreaterThanOrEqual(1);
+      expect(
+        own.filter((c) => (c.exp_alerts ?? []).length > 0).length,
+        `${rule.alert}: firing cases`,
+      ).toBeGreaterThanOrEqual(1);
+      expect(
+        own.filter((c) => (c.exp_alerts ?? []).length === 0).length,
+        `${rule.alert}: non-firing cases`,
+      ).toBeGreaterThanOrEqual(1);
     }
     // and no case tests an alert that does not exist
     expect(cases.filter((c) => !alerts.some((rule) => rule.alert === c.alertname))).toEqual([]);
@@ -76,14 +86,22 @@ describe('alert rules file', () => {
 
 describe.skipIf(!requireTool(PROMTOOL_BIN, PROMETHEUS_INSTALL_HINT))('promtool', () => {
   it('check rules accepts alerts.yml with its 7 rules', () => {
-    const result = spawnSync(PROMTOOL_BIN, ['check', 'rules', 'alerts.yml'], { cwd: PROMETHEUS_DIR, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(PROMTOOL_BIN, ['check', 'rules', 'alerts.yml'], {
+      cwd: PROMETHEUS_DIR,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('SUCCESS: 7 rules found');
   });
 
   it('test rules passes every case of alerts.test.yml', () => {
-    const result = spawnSync(PROMTOOL_BIN, ['test', 'rules', 'alerts.test.yml'], { cwd: PROMETHEUS_DIR, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(PROMTOOL_BIN, ['test', 'rules', 'alerts.test.yml'], {
+      cwd: PROMETHEUS_DIR,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(result.status, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('Unit Testing:  alerts.test.yml\n  SUCCESS');
     expect(result.stdout).not.toContain('FAILED');
@@ -93,16 +111,34 @@ describe.skipIf(!requireTool(PROMTOOL_BIN, PROMETHEUS_INSTALL_HINT))('promtool',
     const tokenFile = '/etc/prometheus/gpushare-admin-token';
     // It scrapes over HTTPS, trusts the server's local CA and sends the admin token (/metrics needs it).
     const text = readFileSync(join(PROMETHEUS_DIR, 'prometheus.yml'), 'utf8');
-    const config = parse(text) as { scrape_configs: { job_name: string; scheme: string; tls_config: { ca_file: string }; authorization: { type: string; credentials_file: string } }[] };
-    expect(config.scrape_configs.map((c) => [c.job_name, c.scheme, c.tls_config.ca_file, c.authorization.type, c.authorization.credentials_file]))
-      .toEqual([['gpushare', 'https', '/var/lib/gpushare/tls/ca.crt', 'Bearer', tokenFile]]);
+    const config = parse(text) as {
+      scrape_configs: {
+        job_name: string;
+        scheme: string;
+        tls_config: { ca_file: string };
+        authorization: { type: string; credentials_file: string };
+      }[];
+    };
+    expect(
+      config.scrape_configs.map((c) => [
+        c.job_name,
+        c.scheme,
+        c.tls_config.ca_file,
+        c.authorization.type,
+        c.authorization.credentials_file,
+      ]),
+    ).toEqual([['gpushare', 'https', '/var/lib/gpushare/tls/ca.crt', 'Bearer', tokenFile]]);
     // promtool checks that the credentials file exists: check a copy that names a file that does.
     const dir = mkdtempSync(join(tmpdir(), 'gpushare-promtool-'));
     try {
       writeFileSync(join(dir, 'admin-token'), 'gs_example\n', { mode: 0o600 });
       writeFileSync(join(dir, 'prometheus.yml'), text.replace(tokenFile, join(dir, 'admin-token')));
       copyFileSync(join(PROMETHEUS_DIR, 'alerts.yml'), join(dir, 'alerts.yml'));
-      const result = spawnSync(PROMTOOL_BIN, ['check', 'config', 'prometheus.yml'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      const result = spawnSync(PROMTOOL_BIN, ['check', 'config', 'prometheus.yml'], {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(result.status, result.stdout + result.stderr).toBe(0);
       expect(result.stdout).toContain('SUCCESS: prometheus.yml is valid prometheus config file syntax');
       expect(result.stdout).toContain('SUCCESS: 1 rule files found');

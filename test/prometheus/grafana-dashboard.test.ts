@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { requireTool } from '../support/required-tool.js';
 import { serverMetricFamilies } from './support/exported-metrics.js';
-import { PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT, queryPrometheus, startPrometheus, stopPrometheus, type PrometheusHandle } from './support/prometheus.js';
+import {
+  PROMETHEUS_BIN,
+  PROMETHEUS_INSTALL_HINT,
+  queryPrometheus,
+  startPrometheus,
+  stopPrometheus,
+  type PrometheusHandle,
+} from './support/prometheus.js';
 import { metricFamilyOf, promqlMetricNames } from './support/promql-metric-names.js';
 
 const GRAFANA_DIR = join(import.meta.dirname, '..', '..', 'deploy', 'grafana');
@@ -54,7 +61,9 @@ function allPanels(panels: Panel[]): Panel[] {
 }
 const panels = allPanels(dashboard.panels);
 const queryPanels = panels.filter((panel) => panel.type !== 'row');
-const targets = queryPanels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, ...target })));
+const targets = queryPanels.flatMap((panel) =>
+  (panel.targets ?? []).map((target) => ({ panel: panel.title, ...target })),
+);
 
 /** The dashboard's own variables, by name. */
 const variables = new Map(dashboard.templating.list.map((variable) => [variable.name, variable]));
@@ -75,13 +84,16 @@ const BUILTINS: Record<string, string> = {
  * @throws Error naming a variable that is neither a built-in nor the dashboard's
  */
 function substitute(expr: string): string {
-  return expr.replace(/\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]/g, (_whole, braced?: string, plain?: string, legacy?: string) => {
-    const name = (braced ?? plain ?? legacy)!;
-    if (name in BUILTINS) return BUILTINS[name]!;
-    const variable = variables.get(name);
-    if (variable === undefined) throw new Error(`unknown Grafana variable $${name} in: ${expr}`);
-    return variable.allValue ?? '.*';
-  });
+  return expr.replace(
+    /\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]/g,
+    (_whole, braced?: string, plain?: string, legacy?: string) => {
+      const name = (braced ?? plain ?? legacy)!;
+      if (name in BUILTINS) return BUILTINS[name]!;
+      const variable = variables.get(name);
+      if (variable === undefined) throw new Error(`unknown Grafana variable $${name} in: ${expr}`);
+      return variable.allValue ?? '.*';
+    },
+  );
 }
 
 /** The query text of a query variable (`label_values(metric{…}, label)`). */
@@ -106,7 +118,13 @@ describe('dashboard structure', () => {
   });
 
   it('has the five sections, as rows in this order', () => {
-    expect(panels.filter((panel) => panel.type === 'row').map((panel) => panel.title)).toEqual(['Cluster overview', 'Per-GPU shares', 'Queue', 'Tenants', 'QoS']);
+    expect(panels.filter((panel) => panel.type === 'row').map((panel) => panel.title)).toEqual([
+      'Cluster overview',
+      'Per-GPU shares',
+      'Queue',
+      'Tenants',
+      'QoS',
+    ]);
   });
 
   it('picks its data source with a datasource variable and filters by node, gpu and tenant', () => {
@@ -119,16 +137,27 @@ describe('dashboard structure', () => {
     expect(variables.get('datasource')!.query).toBe('prometheus');
     expect(variableQuery(variables.get('node')!)).toBe('label_values(gpushare_gpu_info, node)');
     expect(variableQuery(variables.get('gpu')!)).toBe('label_values(gpushare_gpu_info{node=~"$node"}, gpu)');
-    expect(variableQuery(variables.get('tenant')!)).toBe('label_values(gpushare_tenant_quota_used_gpu_equivalents, tenant)');
+    expect(variableQuery(variables.get('tenant')!)).toBe(
+      'label_values(gpushare_tenant_quota_used_gpu_equivalents, tenant)',
+    );
     for (const name of ['node', 'gpu', 'tenant']) {
-      expect(variables.get(name), name).toMatchObject({ multi: true, includeAll: true, allValue: '.*', datasource: { type: 'prometheus', uid: '${datasource}' } });
+      expect(variables.get(name), name).toMatchObject({
+        multi: true,
+        includeAll: true,
+        allValue: '.*',
+        datasource: { type: 'prometheus', uid: '${datasource}' },
+      });
     }
   });
 
   it('queries only through the datasource variable, with unique panel ids and refIds', () => {
     for (const panel of queryPanels) {
       expect(panel.datasource, panel.title).toEqual({ type: 'prometheus', uid: '${datasource}' });
-      for (const target of panel.targets ?? []) expect(target.datasource, `${panel.title} ${target.refId}`).toEqual({ type: 'prometheus', uid: '${datasource}' });
+      for (const target of panel.targets ?? [])
+        expect(target.datasource, `${panel.title} ${target.refId}`).toEqual({
+          type: 'prometheus',
+          uid: '${datasource}',
+        });
       const refIds = (panel.targets ?? []).map((target) => target.refId);
       expect(new Set(refIds).size, panel.title).toBe(refIds.length);
     }
@@ -147,29 +176,46 @@ describe('dashboard structure', () => {
 
   it('shows the scheduling pass duration p50 and p99 from the histogram buckets', () => {
     const exprs = targets.filter((target) => target.panel === 'Scheduling pass duration').map((target) => target.expr);
-    expect(exprs).toContain('histogram_quantile(0.5, sum by (le) (rate(gpushare_scheduling_pass_duration_seconds_bucket[$__rate_interval])))');
-    expect(exprs).toContain('histogram_quantile(0.99, sum by (le) (rate(gpushare_scheduling_pass_duration_seconds_bucket[$__rate_interval])))');
+    expect(exprs).toContain(
+      'histogram_quantile(0.5, sum by (le) (rate(gpushare_scheduling_pass_duration_seconds_bucket[$__rate_interval])))',
+    );
+    expect(exprs).toContain(
+      'histogram_quantile(0.99, sum by (le) (rate(gpushare_scheduling_pass_duration_seconds_bucket[$__rate_interval])))',
+    );
   });
 
   it('stacks each job’s allocated milli-GPU, one panel per GPU', () => {
     const shares = queryPanels.find((panel) => panel.repeat === 'gpu')!;
     expect(shares.title).toBe('GPU $gpu: allocated milli-GPU by job');
-    expect(shares.targets![0]!.expr).toContain('gpushare_job_allocated_milli{node=~"$node", gpu=~"$gpu", tenant=~"$tenant"}');
+    expect(shares.targets![0]!.expr).toContain(
+      'gpushare_job_allocated_milli{node=~"$node", gpu=~"$gpu", tenant=~"$tenant"}',
+    );
   });
 });
 
 describe('provisioning files', () => {
   it('loads dashboards from a directory of files', () => {
-    const provider = parse(readFileSync(join(GRAFANA_DIR, 'provisioning', 'dashboards', 'gpushare.yaml'), 'utf8')) as { apiVersion: number; providers: { name: string; type: string; options: { path: string } }[] };
+    const provider = parse(readFileSync(join(GRAFANA_DIR, 'provisioning', 'dashboards', 'gpushare.yaml'), 'utf8')) as {
+      apiVersion: number;
+      providers: { name: string; type: string; options: { path: string } }[];
+    };
     expect(provider.apiVersion).toBe(1);
     expect(provider.providers).toHaveLength(1);
-    expect(provider.providers[0]).toMatchObject({ name: 'gpushare', type: 'file', options: { path: '/var/lib/grafana/dashboards/gpushare' } });
+    expect(provider.providers[0]).toMatchObject({
+      name: 'gpushare',
+      type: 'file',
+      options: { path: '/var/lib/grafana/dashboards/gpushare' },
+    });
   });
 
   it('defines a Prometheus data source on 127.0.0.1:9090', () => {
-    const sources = parse(readFileSync(join(GRAFANA_DIR, 'provisioning', 'datasources', 'prometheus.yaml'), 'utf8')) as { apiVersion: number; datasources: { type: string; url: string; access: string }[] };
+    const sources = parse(
+      readFileSync(join(GRAFANA_DIR, 'provisioning', 'datasources', 'prometheus.yaml'), 'utf8'),
+    ) as { apiVersion: number; datasources: { type: string; url: string; access: string }[] };
     expect(sources.apiVersion).toBe(1);
-    expect(sources.datasources).toEqual([expect.objectContaining({ type: 'prometheus', url: 'http://127.0.0.1:9090', access: 'proxy' })]);
+    expect(sources.datasources).toEqual([
+      expect.objectContaining({ type: 'prometheus', url: 'http://127.0.0.1:9090', access: 'proxy' }),
+    ]);
   });
 });
 
@@ -184,7 +230,9 @@ describe.skipIf(!requireTool(PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT))('dashboar
 
   it('substitutes every variable, leaving no $ in any query', () => {
     for (const { panel, expr } of targets) expect(substitute(expr), panel).not.toContain('$');
-    expect(substitute('rate(x{tenant=~"$tenant", gpu=~"${gpu}"}[$__rate_interval]) / $__range_s')).toBe('rate(x{tenant=~".*", gpu=~".*"}[1m]) / 3600');
+    expect(substitute('rate(x{tenant=~"$tenant", gpu=~"${gpu}"}[$__rate_interval]) / $__range_s')).toBe(
+      'rate(x{tenant=~".*", gpu=~".*"}[1m]) / 3600',
+    );
   });
 
   it('accepts every panel query', async () => {
@@ -198,7 +246,10 @@ describe.skipIf(!requireTool(PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT))('dashboar
 
   it('accepts every variable query (label_values as count by)', async () => {
     for (const name of ['node', 'gpu', 'tenant']) {
-      const body = await queryPrometheus(prometheus!, substitute(labelValuesAsPromql(variableQuery(variables.get(name)!))));
+      const body = await queryPrometheus(
+        prometheus!,
+        substitute(labelValuesAsPromql(variableQuery(variables.get(name)!))),
+      );
       expect(body.status, name).toBe('success');
     }
   });
@@ -219,7 +270,9 @@ describe('metrics named by the dashboard', () => {
   it('are all exported by a running server', () => {
     const named = new Set([
       ...targets.flatMap((target) => promqlMetricNames(substitute(target.expr))),
-      ...['node', 'gpu', 'tenant'].flatMap((name) => promqlMetricNames(substitute(labelValuesAsPromql(variableQuery(variables.get(name)!))))),
+      ...['node', 'gpu', 'tenant'].flatMap((name) =>
+        promqlMetricNames(substitute(labelValuesAsPromql(variableQuery(variables.get(name)!)))),
+      ),
     ]);
     expect(named.size).toBeGreaterThanOrEqual(30);
     expect([...named].filter((name) => metricFamilyOf(name, families) === undefined)).toEqual([]);

@@ -43,12 +43,30 @@ describe.skipIf(!requireTool(PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT))('a real P
   let qosJobId = 0;
 
   beforeAll(async () => {
-    server = await startServe({ simulateGpus: '1xA100-80GB', config: { nodeName: NODE_NAME, qosViolationSeconds: 1, healthPollIntervalSeconds: 1, stopGraceSeconds: 1 } });
+    server = await startServe({
+      simulateGpus: '1xA100-80GB',
+      config: { nodeName: NODE_NAME, qosViolationSeconds: 1, healthPollIntervalSeconds: 1, stopGraceSeconds: 1 },
+    });
 
-    for (let i = 0; i < 2; i++) jobIds.push(submittedId(cli(server, ['submit', '--gpu', '0.4', '--name', `sleeper-${i}`, '--', 'sleep', '300'])));
+    for (let i = 0; i < 2; i++)
+      jobIds.push(submittedId(cli(server, ['submit', '--gpu', '0.4', '--name', `sleeper-${i}`, '--', 'sleep', '300'])));
     // Reports a 0.62 s step every 0.5 s (at most 600 times) through the job's own token and URL.
     const reportLoop = `for i in $(seq 1 600); do "${process.execPath}" "${BIN}" report --step-seconds 0.62 || exit 1; sleep 0.5; done`;
-    qosJobId = submittedId(cli(server, ['submit', '--gpu', '0.1', '--name', 'trainer', '--qos-step-seconds', '0.5', '--', 'sh', '-c', reportLoop]));
+    qosJobId = submittedId(
+      cli(server, [
+        'submit',
+        '--gpu',
+        '0.1',
+        '--name',
+        'trainer',
+        '--qos-step-seconds',
+        '0.5',
+        '--',
+        'sh',
+        '-c',
+        reportLoop,
+      ]),
+    );
     jobIds.push(qosJobId);
 
     const port = new URL(server.url).port;
@@ -111,7 +129,12 @@ describe.skipIf(!requireTool(PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT))('a real P
     });
     // the per-job series of the same scrape: one per job, summing to the GPU's value
     const perJob = await queryPrometheus(prometheus!, `gpushare_job_allocated_milli{node="${NODE_NAME}", gpu="0"}`);
-    const byJob = Object.fromEntries((perJob.data!.result as VectorSample[]).map((s) => [s.metric.job_id, [s.metric.job_name, s.metric.tenant, s.metric.priority_class, s.value[1]]]));
+    const byJob = Object.fromEntries(
+      (perJob.data!.result as VectorSample[]).map((s) => [
+        s.metric.job_id,
+        [s.metric.job_name, s.metric.tenant, s.metric.priority_class, s.value[1]],
+      ]),
+    );
     expect(byJob).toEqual({
       [String(jobIds[0])]: ['sleeper-0', 'default', 'normal', '400'],
       [String(jobIds[1])]: ['sleeper-1', 'default', 'normal', '400'],
@@ -140,10 +163,14 @@ describe.skipIf(!requireTool(PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT))('a real P
     });
     expect(alert.annotations.summary).toBe(`Job ${qosJobId} of tenant default misses its step QoS target`);
     const observed = await queryPrometheus(prometheus!, `gpushare_job_qos_observed_seconds{job_id="${qosJobId}"}`);
-    expect((observed.data!.result as VectorSample[]).map((s) => [s.metric.kind, s.value[1]])).toEqual([['step', '0.62']]);
+    expect((observed.data!.result as VectorSample[]).map((s) => [s.metric.kind, s.value[1]])).toEqual([
+      ['step', '0.62'],
+    ]);
     const target = await queryPrometheus(prometheus!, `gpushare_job_qos_target_seconds{job_id="${qosJobId}"}`);
     expect((target.data!.result as VectorSample[]).map((s) => [s.metric.kind, s.value[1]])).toEqual([['step', '0.5']]);
     // only the QoS job violates
-    expect(last.filter((a) => a.labels.alertname === 'GpushareQosViolation').map((a) => a.labels.job_id)).toEqual([String(qosJobId)]);
+    expect(last.filter((a) => a.labels.alertname === 'GpushareQosViolation').map((a) => a.labels.job_id)).toEqual([
+      String(qosJobId),
+    ]);
   });
 });

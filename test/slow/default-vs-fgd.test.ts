@@ -18,7 +18,8 @@ import type { TraceNode, TracePod } from '../../src/sim/traces/trace-types.js';
 const SEEDS = [42, 43, 44, 45, 46, 47, 48, 49, 50, 51];
 const INFLATION = 1.3;
 const TOLERANCE_POINTS = 0.1;
-const dataFile = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
+const dataFile = (name: string): string =>
+  fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 
 const VARIANTS: readonly (readonly [string, VariantSpec, number])[] = [
@@ -27,28 +28,37 @@ const VARIANTS: readonly (readonly [string, VariantSpec, number])[] = [
   ['gpushare60', { kind: 'gpushare', sharingGpuPct: 60 }, 13],
 ];
 
-describe.each(VARIANTS)('default vs fgd on the synthesized variant %s of the default trace, seeds 42-51', (name, spec, variantSeed) => {
-  let input: ReplayInput;
-  const unallocated = new Map<string, number>();
-  beforeAll(async () => {
-    const nodes: TraceNode[] = await readNodeListFile(dataFile('openb_node_list_gpu_node.csv'));
-    const base: TracePod[] = await readPodListFile(dataFile('openb_pod_list_default.csv'));
-    input = { nodes, pods: synthesizeVariant(base, nodes, spec, variantSeed), inflation: INFLATION };
-  });
+describe.each(VARIANTS)(
+  'default vs fgd on the synthesized variant %s of the default trace, seeds 42-51',
+  (name, spec, variantSeed) => {
+    let input: ReplayInput;
+    const unallocated = new Map<string, number>();
+    beforeAll(async () => {
+      const nodes: TraceNode[] = await readNodeListFile(dataFile('openb_node_list_gpu_node.csv'));
+      const base: TracePod[] = await readPodListFile(dataFile('openb_pod_list_default.csv'));
+      input = { nodes, pods: synthesizeVariant(base, nodes, spec, variantSeed), inflation: INFLATION };
+    });
 
-  // One test per replay, so that no test blocks the worker for long (vitest's worker RPC gives up
-  // after 60 s).
-  it.each(['fgd', 'default'].flatMap((policy) => SEEDS.map((seed): [string, number] => [policy, seed])))('%s, seed %i', (policy, seed) => {
-    const run = runPackingReplay(input, policy, seed);
-    expect(Number.isFinite(run.unallocatedPctAt100)).toBe(true);
-    unallocated.set(`${policy}/${seed}`, run.unallocatedPctAt100);
-  });
+    // One test per replay, so that no test blocks the worker for long (vitest's worker RPC gives up
+    // after 60 s).
+    it.each(['fgd', 'default'].flatMap((policy) => SEEDS.map((seed): [string, number] => [policy, seed])))(
+      '%s, seed %i',
+      (policy, seed) => {
+        const run = runPackingReplay(input, policy, seed);
+        expect(Number.isFinite(run.unallocatedPctAt100)).toBe(true);
+        unallocated.set(`${policy}/${seed}`, run.unallocatedPctAt100);
+      },
+    );
 
-  it('mean unallocated GPU % at 100% arrived of default ≤ fgd + 0.1', () => {
-    const meanOf = (policy: string): number => mean(SEEDS.map((seed) => unallocated.get(`${policy}/${seed}`) ?? Number.NaN));
-    const fgd = meanOf('fgd');
-    const ours = meanOf('default');
-    console.log(`variant ${name} (seed ${variantSeed}, ${input.pods.length} pods): unallocatedPctAt100 mean fgd=${fgd.toFixed(3)} default=${ours.toFixed(3)} (default − fgd = ${(ours - fgd).toFixed(3)})`);
-    expect(ours).toBeLessThanOrEqual(fgd + TOLERANCE_POINTS);
-  });
-});
+    it('mean unallocated GPU % at 100% arrived of default ≤ fgd + 0.1', () => {
+      const meanOf = (policy: string): number =>
+        mean(SEEDS.map((seed) => unallocated.get(`${policy}/${seed}`) ?? Number.NaN));
+      const fgd = meanOf('fgd');
+      const ours = meanOf('default');
+      console.log(
+        `variant ${name} (seed ${variantSeed}, ${input.pods.length} pods): unallocatedPctAt100 mean fgd=${fgd.toFixed(3)} default=${ours.toFixed(3)} (default − fgd = ${(ours - fgd).toFixed(3)})`,
+      );
+      expect(ours).toBeLessThanOrEqual(fgd + TOLERANCE_POINTS);
+    });
+  },
+);

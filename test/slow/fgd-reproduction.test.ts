@@ -12,13 +12,19 @@ import { readNodeListFile, readPodListFile } from '../../src/sim/traces/alibaba-
 import type { RunResult } from '../../src/sim/simulation-types.js';
 
 const SEEDS = [42, 43, 44, 45, 46, 47, 48, 49, 50, 51];
-const dataFile = (name: string): string => fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
+const dataFile = (name: string): string =>
+  fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 /** Mean over the authors' seeds of one (trace, policy) curve in a shipped results CSV, x = 0..130. */
 function authorsMeanCurve(file: string, workload: string, policy: string): number[] {
-  const lines = readFileSync(fileURLToPath(new URL(`../../data/fgd-expected-results/${file}`, import.meta.url)), 'utf8').trim().split('\n');
+  const lines = readFileSync(fileURLToPath(new URL(`../../data/fgd-expected-results/${file}`, import.meta.url)), 'utf8')
+    .trim()
+    .split('\n');
   const header = lines[0]!.split(',');
   const first = header.indexOf('0');
-  const rows = lines.slice(1).map((l) => l.split(',')).filter((c) => c[0] === workload && c[1] === policy);
+  const rows = lines
+    .slice(1)
+    .map((l) => l.split(','))
+    .filter((c) => c[0] === workload && c[1] === policy);
   return Array.from({ length: 131 }, (_, x) => rows.reduce((sum, c) => sum + Number(c[first + x]), 0) / rows.length);
 }
 
@@ -56,8 +62,12 @@ async function runSeeds(trace: string, policy: string): Promise<RunResult[]> {
 
 const BASELINES = ['fgd', 'best-fit', 'random', 'dot-product', 'gpu-clustering', 'gpu-packing'];
 const REPLAYS: [string, string, number][] = [
-  ...[...BASELINES, 'default'].flatMap((policy) => SEEDS.map((seed): [string, string, number] => ['default', policy, seed])),
-  ...['gpushare40', 'multigpu20'].flatMap((trace) => ['fgd', 'default'].flatMap((policy) => SEEDS.map((seed): [string, string, number] => [trace, policy, seed]))),
+  ...[...BASELINES, 'default'].flatMap((policy) =>
+    SEEDS.map((seed): [string, string, number] => ['default', policy, seed]),
+  ),
+  ...['gpushare40', 'multigpu20'].flatMap((trace) =>
+    ['fgd', 'default'].flatMap((policy) => SEEDS.map((seed): [string, string, number] => [trace, policy, seed])),
+  ),
 ];
 
 // One test per replay, so that no test blocks the worker for long (vitest's worker RPC gives up
@@ -73,12 +83,22 @@ describe('reproduction of the FGD paper on the default trace, seeds 42-51', () =
   const published = loadPublishedFigures(dataFile('openb_pod_list_default.csv'));
 
   // Tolerances of the issue: fgd 0.3 points, best-fit 0.5, the other baselines 1.5.
-  const cases: [string, number][] = [['fgd', 0.3], ['best-fit', 0.5], ['random', 1.5], ['dot-product', 1.5], ['gpu-clustering', 1.5], ['gpu-packing', 1.5]];
-  it.each(cases)('%s: unallocated GPU %% at 100%% arrived is within %s points of the published mean', async (policy, tolerance) => {
-    const ours = mean((await runSeeds('default', policy)).map((r) => r.unallocatedPctAt100));
-    const theirs = published.get(policy)!.unallocatedPctAt100.mean;
-    expect(Math.abs(ours - theirs)).toBeLessThanOrEqual(tolerance);
-  });
+  const cases: [string, number][] = [
+    ['fgd', 0.3],
+    ['best-fit', 0.5],
+    ['random', 1.5],
+    ['dot-product', 1.5],
+    ['gpu-clustering', 1.5],
+    ['gpu-packing', 1.5],
+  ];
+  it.each(cases)(
+    '%s: unallocated GPU %% at 100%% arrived is within %s points of the published mean',
+    async (policy, tolerance) => {
+      const ours = mean((await runSeeds('default', policy)).map((r) => r.unallocatedPctAt100));
+      const theirs = published.get(policy)!.unallocatedPctAt100.mean;
+      expect(Math.abs(ours - theirs)).toBeLessThanOrEqual(tolerance);
+    },
+  );
 
   it('fgd: fragment ratio R(x) is within 3 points of the check values', async () => {
     const fgdRuns = await runSeeds('default', 'fgd');
@@ -95,7 +115,8 @@ describe('reproduction of the FGD paper on the default trace, seeds 42-51', () =
 
 describe.each(['default', 'gpushare40', 'multigpu20'])('default policy beats FGD on %s, seeds 42-51', (trace) => {
   it('has a lower mean unallocated GPU % at 100% arrived than published FGD and than our fgd', async () => {
-    const published = loadPublishedFigures(dataFile(`openb_pod_list_${trace}.csv`)).get('fgd')!.unallocatedPctAt100.mean;
+    const published = loadPublishedFigures(dataFile(`openb_pod_list_${trace}.csv`)).get('fgd')!.unallocatedPctAt100
+      .mean;
     const fgd = mean((await runSeeds(trace, 'fgd')).map((r) => r.unallocatedPctAt100));
     const ours = mean((await runSeeds(trace, 'default')).map((r) => r.unallocatedPctAt100));
     expect(ours).toBeLessThan(published);

@@ -8,7 +8,17 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, jobFolder, pollFor, shellJob, startServe, stopServe, waitForJob, type ServeHandle } from '../e2e/support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  jobFolder,
+  pollFor,
+  shellJob,
+  startServe,
+  stopServe,
+  waitForJob,
+  type ServeHandle,
+} from '../e2e/support/serve-harness.js';
 
 const JOBS = 10;
 let server: ServeHandle | null = null;
@@ -19,13 +29,16 @@ afterEach(async () => {
 
 /** The pids of live processes whose command line holds `text`. */
 function processesNaming(text: string): number[] {
-  return readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => {
-    try {
-      return readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(text);
-    } catch {
-      return false;
-    }
-  }).map(Number);
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        return readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 describe('gpushare serve: one supervisor for every job, through a crash of the server', () => {
@@ -35,16 +48,24 @@ describe('gpushare serve: one supervisor for every job, through a crash of the s
     // Each job waits (at most 120 s) for the release file, then prints its name.
     for (let i = 1; i <= JOBS; i++) {
       const script = `i=0; while [ ! -e ${release} ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done; echo released ${i}`;
-      expect((await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 100, gpuMemoryMiB: 1024 }))).status).toBe(201);
+      expect(
+        (await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 100, gpuMemoryMiB: 1024 }))).status,
+      ).toBe(201);
     }
     const ids = Array.from({ length: JOBS }, (_, i) => i + 1);
-    const running = await Promise.all(ids.map((id) => waitForJob(server!, id, (j) => j.state === 'running' && typeof j.pid === 'number', 60_000)));
+    const running = await Promise.all(
+      ids.map((id) => waitForJob(server!, id, (j) => j.state === 'running' && typeof j.pid === 'number', 60_000)),
+    );
     const pids = running.map((j) => j.pid as number);
     const supervisors = processesNaming(join(server.dataDir, 'data', 'supervisor'));
     expect(supervisors).toHaveLength(1);
 
     await stopServe(server, 'SIGKILL');
-    const restarted = await startServe({ simulateGpus: '2xA100-80GB', dataDir: server.dataDir, configHome: server.configHome });
+    const restarted = await startServe({
+      simulateGpus: '2xA100-80GB',
+      dataDir: server.dataDir,
+      configHome: server.configHome,
+    });
     server.process = restarted.process;
     server.url = restarted.url;
     const readopted = await Promise.all(ids.map((id) => waitForJob(server!, id, (j) => j.state === 'running', 30_000)));
@@ -53,10 +74,15 @@ describe('gpushare serve: one supervisor for every job, through a crash of the s
     expect(processesNaming(join(server.dataDir, 'data', 'supervisor'))).toEqual(supervisors);
 
     writeFileSync(release, '');
-    const ended = await Promise.all(ids.map((id) => waitForJob(server!, id, (j) => ['succeeded', 'failed', 'cancelled'].includes(j.state), 60_000)));
+    const ended = await Promise.all(
+      ids.map((id) => waitForJob(server!, id, (j) => ['succeeded', 'failed', 'cancelled'].includes(j.state), 60_000)),
+    );
     expect(ended.map((j) => j.state)).toEqual(ids.map(() => 'succeeded'));
     for (const id of ids) {
-      const log = await pollFor(`job ${id}'s log`, () => readFileSync(join(jobFolder(server!, id), 'attempt-1.stdout.log'), 'utf8') || undefined);
+      const log = await pollFor(
+        `job ${id}'s log`,
+        () => readFileSync(join(jobFolder(server!, id), 'attempt-1.stdout.log'), 'utf8') || undefined,
+      );
       expect(log).toBe(`released ${id}\n`);
     }
   });

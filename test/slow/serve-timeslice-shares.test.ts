@@ -5,7 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { processGroupCpuMs } from '../../src/adapters/process/proc-group.js';
-import { api, cleanupServe, startServe, startTimesliceTrio, waitForJob, type ServeHandle } from '../e2e/support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  startServe,
+  startTimesliceTrio,
+  waitForJob,
+  type ServeHandle,
+} from '../e2e/support/serve-harness.js';
 
 let server: ServeHandle | null = null;
 afterEach(async () => {
@@ -22,7 +29,9 @@ describe('gpushare serve: weighted time-slicing', () => {
     const used = pgids.map((pgid, i) => processGroupCpuMs(pgid) - before[i]!);
     const total = used.reduce((a, b) => a + b, 0);
     const shares = used.map((u) => (100 * u) / total);
-    console.log(`time-slicing 0.6/0.3/0.1 over 10 s: CPU ms ${used.join(' / ')} = ${shares.map((x) => x.toFixed(1)).join(' / ')} %`);
+    console.log(
+      `time-slicing 0.6/0.3/0.1 over 10 s: CPU ms ${used.join(' / ')} = ${shares.map((x) => x.toFixed(1)).join(' / ')} %`,
+    );
     expect(total).toBeGreaterThan(2000); // enough CPU time for the shares to mean something (10,000 ms on an idle core)
     expect(Math.abs(shares[0]! - 60)).toBeLessThanOrEqual(10);
     expect(Math.abs(shares[1]! - 30)).toBeLessThanOrEqual(10);

@@ -9,7 +9,12 @@ import { createSystemClock } from '../../src/adapters/clock/system-clock.js';
 import { createChildProcessLauncher } from '../../src/adapters/process/child-process-launcher.js';
 import { processGroupCpuMs } from '../../src/adapters/process/proc-group.js';
 import {
-  compiledSupervisorPath, makeJobDirectory, removeTemporaryDirectories, removeTestCgroupParent, TEST_ENV, testCgroupParent,
+  compiledSupervisorPath,
+  makeJobDirectory,
+  removeTemporaryDirectories,
+  removeTestCgroupParent,
+  TEST_ENV,
+  testCgroupParent,
 } from '../../src/adapters/process/testing/process-test-kit.js';
 import type { FreezerKind, ProcessHandle, ProcessLauncher } from '../../src/app/ports/process-launcher.js';
 import { TimesliceRotator } from '../../src/app/control-plane/timeslice-rotator.js';
@@ -30,7 +35,13 @@ describe('TimesliceRotator with real processes', () => {
   const launcherFor = (freezer: FreezerKind | 'auto'): ProcessLauncher => {
     let launcher = launchers.get(freezer);
     if (launcher === undefined) {
-      launcher = createChildProcessLauncher({ freezer, cgroupParent, supervisorPath: compiledSupervisorPath(), supervisorDirectory: makeJobDirectory(), supervisorIdleExitMs: 2000 });
+      launcher = createChildProcessLauncher({
+        freezer,
+        cgroupParent,
+        supervisorPath: compiledSupervisorPath(),
+        supervisorDirectory: makeJobDirectory(),
+        supervisorIdleExitMs: 2000,
+      });
       launchers.set(freezer, launcher);
     }
     return launcher;
@@ -40,11 +51,21 @@ describe('TimesliceRotator with real processes', () => {
     it(`three CPU-bound jobs with gpuMilli 600/300/100 get CPU 60/30/10 (±10 points) over 10 s (freezer ${freezer})`, async () => {
       const launcher = launcherFor(freezer);
       const jobs = [];
-      for (const [jobId, gpuMilli] of [[1, 600], [2, 300], [3, 100]] as const) {
+      for (const [jobId, gpuMilli] of [
+        [1, 600],
+        [2, 300],
+        [3, 100],
+      ] as const) {
         const dir = makeJobDirectory();
         const h = await launcher.start({
-          jobId, attempt: freezer === 'auto' ? 1 : 2, argv: ['sh', '-c', 'while :; do :; done'], workingDirectory: dir,
-          environment: TEST_ENV, jobDirectory: dir, cpuMilli: 0, hostMemoryMiB: 0,
+          jobId,
+          attempt: freezer === 'auto' ? 1 : 2,
+          argv: ['sh', '-c', 'while :; do :; done'],
+          workingDirectory: dir,
+          environment: TEST_ENV,
+          jobDirectory: dir,
+          cpuMilli: 0,
+          hostMemoryMiB: 0,
         });
         running.push([launcher, h]);
         jobs.push({ jobId, gpuMilli, handle: h });
@@ -59,7 +80,9 @@ describe('TimesliceRotator with real processes', () => {
       for (const j of jobs) await launcher.stop(j.handle, 'SIGKILL', 500); // free the CPU for the next test
       const total = used.reduce((a, b) => a + b, 0);
       const pct = used.map((u) => Math.round((1000 * u) / total) / 10);
-      console.log(`[${launcher.freezerKind}] CPU ms ${used.join(' / ')} = ${pct.join(' / ')} %; slices ${stats.map((s) => s.slices).join(' / ')}; run ms ${stats.map((s) => s.runMs).join(' / ')}`);
+      console.log(
+        `[${launcher.freezerKind}] CPU ms ${used.join(' / ')} = ${pct.join(' / ')} %; slices ${stats.map((s) => s.slices).join(' / ')}; run ms ${stats.map((s) => s.runMs).join(' / ')}`,
+      );
       expect(total).toBeGreaterThan(1000); // the rotation runs jobs (about 1 core × 10 s when the host is idle)
       expect(Math.abs((pct[0] ?? 0) - 60)).toBeLessThanOrEqual(10);
       expect(Math.abs((pct[1] ?? 0) - 30)).toBeLessThanOrEqual(10);

@@ -13,14 +13,18 @@ describe('requireTool', () => {
     const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       expect(requireTool('/nonexistent/promtool', 'apt-get install prometheus', {})).toBe(false);
-      expect(write).toHaveBeenCalledWith('skipped: /nonexistent/promtool not found; install it with: apt-get install prometheus\n');
+      expect(write).toHaveBeenCalledWith(
+        'skipped: /nonexistent/promtool not found; install it with: apt-get install prometheus\n',
+      );
     } finally {
       write.mockRestore();
     }
   });
 
   it('throws for a missing tool when GPUSHARE_REQUIRE_TOOLS=1', () => {
-    expect(() => requireTool('/nonexistent/chromium', 'apt-get install chromium', { GPUSHARE_REQUIRE_TOOLS: '1' })).toThrow(
+    expect(() =>
+      requireTool('/nonexistent/chromium', 'apt-get install chromium', { GPUSHARE_REQUIRE_TOOLS: '1' }),
+    ).toThrow(
       '/nonexistent/chromium not found; install it with: apt-get install chromium (required because GPUSHARE_REQUIRE_TOOLS=1)',
     );
   });
@@ -30,7 +34,9 @@ describe('requireTool', () => {
     const file = join(dir, 'promtool');
     writeFileSync(file, 'not a program', { mode: 0o644 });
     try {
-      expect(() => requireTool(file, 'apt-get install prometheus', { GPUSHARE_REQUIRE_TOOLS: '1' })).toThrow(`${file} not found`);
+      expect(() => requireTool(file, 'apt-get install prometheus', { GPUSHARE_REQUIRE_TOOLS: '1' })).toThrow(
+        `${file} not found`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

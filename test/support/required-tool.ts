@@ -30,4 +30,3 @@ export function requireTool(path: string, installHint: string, env: NodeJS.Proce
   process.stderr.write(`skipped: ${message}\n`);
   return false;
 }
-

@@ -54,7 +54,11 @@ export async function apiCall(method, path, body, token) {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {
-    throw new ApiError(0, 'NETWORK', `cannot reach the server: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ApiError(
+      0,
+      'NETWORK',
+      `cannot reach the server: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const text = await response.text();
   let parsed = null;
@@ -65,7 +69,11 @@ export async function apiCall(method, path, body, token) {
   }
   if (!response.ok) {
     const error = parsed && parsed.error;
-    throw new ApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? `HTTP ${response.status} ${response.statusText}`);
+    throw new ApiError(
+      response.status,
+      error?.code ?? `HTTP_${response.status}`,
+      error?.message ?? `HTTP ${response.status} ${response.statusText}`,
+    );
   }
   return parsed;
 }

@@ -39,10 +39,15 @@ export class UsageChart {
     if (last !== undefined && t <= last) return;
     this.data[0].push(t);
     this.data[1].push(Math.round(sample.allocationRatio * 1000) / 10);
-    this.data[2].push(sample.meanUtilizationRatio === null ? null : Math.round(sample.meanUtilizationRatio * 1000) / 10);
+    this.data[2].push(
+      sample.meanUtilizationRatio === null ? null : Math.round(sample.meanUtilizationRatio * 1000) / 10,
+    );
     for (const series of this.data) if (series.length > this.capacity) series.splice(0, series.length - this.capacity);
     this.summary.textContent = `Now: ${formatPct(sample.allocationRatio)} of schedulable GPU compute allocated; mean measured utilization ${sample.meanUtilizationRatio === null ? 'not measured' : formatPct(sample.meanUtilizationRatio)}.`;
-    this.container.setAttribute('aria-label', `Chart of cluster allocation and mean measured utilization over the last ${this.data[0].length} samples; newest: allocation ${formatPct(sample.allocationRatio)}, utilization ${formatPct(sample.meanUtilizationRatio)}`);
+    this.container.setAttribute(
+      'aria-label',
+      `Chart of cluster allocation and mean measured utilization over the last ${this.data[0].length} samples; newest: allocation ${formatPct(sample.allocationRatio)}, utilization ${formatPct(sample.meanUtilizationRatio)}`,
+    );
     if (redraw) this.draw();
   }
 
@@ -55,16 +60,33 @@ export class UsageChart {
       this.plot.setData(this.data);
       return;
     }
-    this.plot = new uPlot({
-      ...this.size(),
-      // At least the last five minutes on the time axis, so a short history is not stretched.
-      scales: { x: { time: true, range: (_u, min, max) => [Math.min(min, max - 300), max] }, y: { range: [0, 100] } },
-      axes: [{}, { label: '%', values: (_u, ticks) => ticks.map((v) => `${v}%`) }],
-      series: [
-        {},
-        { label: 'Allocated', stroke: '#1f6feb', width: 2, fill: 'rgba(31,111,235,0.12)', value: (_u, v) => (v === null ? '—' : `${v}%`) },
-        { label: 'Utilization (measured)', stroke: '#b35900', width: 2, dash: [6, 4], spanGaps: false, value: (_u, v) => (v === null ? '—' : `${v}%`) },
-      ],
-    }, this.data, this.container);
+    this.plot = new uPlot(
+      {
+        ...this.size(),
+        // At least the last five minutes on the time axis, so a short history is not stretched.
+        scales: { x: { time: true, range: (_u, min, max) => [Math.min(min, max - 300), max] }, y: { range: [0, 100] } },
+        axes: [{}, { label: '%', values: (_u, ticks) => ticks.map((v) => `${v}%`) }],
+        series: [
+          {},
+          {
+            label: 'Allocated',
+            stroke: '#1f6feb',
+            width: 2,
+            fill: 'rgba(31,111,235,0.12)',
+            value: (_u, v) => (v === null ? '—' : `${v}%`),
+          },
+          {
+            label: 'Utilization (measured)',
+            stroke: '#b35900',
+            width: 2,
+            dash: [6, 4],
+            spanGaps: false,
+            value: (_u, v) => (v === null ? '—' : `${v}%`),
+          },
+        ],
+      },
+      this.data,
+      this.container,
+    );
   }
 }

@@ -18,7 +18,8 @@ export function h(tag, attrs = {}, ...children) {
     if (key === 'class') el.className = String(value);
     else if (key === 'text') el.textContent = String(value);
     else if (key === 'style') Object.assign(el.style, value);
-    else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2).toLowerCase(), value);
+    else if (key.startsWith('on') && typeof value === 'function')
+      el.addEventListener(key.slice(2).toLowerCase(), value);
     else if (value === true) el.setAttribute(key, '');
     else el.setAttribute(key, String(value));
   }
@@ -59,7 +60,8 @@ const ENFORCEMENT_LABELS = {
  */
 export function enforcementText(enforcement) {
   if (!enforcement) return '—';
-  const label = (/** @type {string} */ level) => ENFORCEMENT_LABELS[/** @type {keyof typeof ENFORCEMENT_LABELS} */ (level)] ?? level;
+  const label = (/** @type {string} */ level) =>
+    ENFORCEMENT_LABELS[/** @type {keyof typeof ENFORCEMENT_LABELS} */ (level)] ?? level;
   return `memory ${label(enforcement.gpuMemory)}, compute ${label(enforcement.compute)}`;
 }
 
@@ -142,8 +144,17 @@ export function rememberFocus(containers) {
   if (!(el instanceof HTMLElement)) return null;
   const section = containers.find((c) => c.contains(el) && c !== el);
   if (!section) return null;
-  const key = (/** @type {Element} */ e) => e.closest('[data-job]')?.getAttribute('data-job') ?? (e.hasAttribute('data-gpu') ? `gpu:${e.getAttribute('data-gpu')}` : null);
-  return { section, key: key(el), keyOf: key, tag: el.tagName, cls: el.className, label: el.getAttribute('aria-label') };
+  const key = (/** @type {Element} */ e) =>
+    e.closest('[data-job]')?.getAttribute('data-job') ??
+    (e.hasAttribute('data-gpu') ? `gpu:${e.getAttribute('data-gpu')}` : null);
+  return {
+    section,
+    key: key(el),
+    keyOf: key,
+    tag: el.tagName,
+    cls: el.className,
+    label: el.getAttribute('aria-label'),
+  };
 }
 
 /**
@@ -152,8 +163,10 @@ export function rememberFocus(containers) {
  */
 export function restoreFocus(was) {
   if (!was || (document.activeElement instanceof HTMLElement && document.activeElement !== document.body)) return;
-  const same = [...was.section.getElementsByTagName(was.tag)].find((el) => was.key !== null
-    ? el.className === was.cls && was.keyOf(el) === was.key
-    : was.label !== null && el.getAttribute('aria-label') === was.label);
+  const same = [...was.section.getElementsByTagName(was.tag)].find((el) =>
+    was.key !== null
+      ? el.className === was.cls && was.keyOf(el) === was.key
+      : was.label !== null && el.getAttribute('aria-label') === was.label,
+  );
   if (same instanceof HTMLElement) same.focus({ preventScroll: true });
 }

@@ -14,7 +14,8 @@ import { enforcementText, formatMiB, h, jobLabel, replaceChildren, tenantColor }
  * @param {any} gpu @param {any} job
  */
 export function segmentLabel(gpu, job) {
-  if (job.migProfile) return `GPU ${gpu.index} ${gpu.model}: ${jobLabel(job)} MIG ${job.migProfile}, slices ${job.migStart}–${job.migStart + job.migSlices - 1}, ${formatMiB(job.gpuMemoryMiB)}`;
+  if (job.migProfile)
+    return `GPU ${gpu.index} ${gpu.model}: ${jobLabel(job)} MIG ${job.migProfile}, slices ${job.migStart}–${job.migStart + job.migSlices - 1}, ${formatMiB(job.gpuMemoryMiB)}`;
   return `GPU ${gpu.index} ${gpu.model}: ${jobLabel(job)} ${job.gpuMilli} milli-GPU, ${formatMiB(job.gpuMemoryMiB)}`;
 }
 
@@ -34,7 +35,10 @@ export function renderGpus(container, gpus, onOpenJob) {
   }
   // Up to ROOMY_GPUS GPUs get wide tiles (readable segment labels); more get compact ones.
   container.dataset.density = gpus.length <= ROOMY_GPUS ? 'roomy' : 'compact';
-  replaceChildren(container, gpus.map((gpu) => renderGpu(gpu, onOpenJob)));
+  replaceChildren(
+    container,
+    gpus.map((gpu) => renderGpu(gpu, onOpenJob)),
+  );
 }
 
 /**
@@ -50,7 +54,11 @@ function modeText(gpu) {
 
 /** "healthy", "cordoned" or "unhealthy: reason". @param {any} gpu */
 function healthText(gpu) {
-  return !gpu.healthy ? `unhealthy${gpu.healthReason ? `: ${gpu.healthReason}` : ''}` : gpu.cordoned ? 'cordoned' : 'healthy';
+  return !gpu.healthy
+    ? `unhealthy${gpu.healthReason ? `: ${gpu.healthReason}` : ''}`
+    : gpu.cordoned
+      ? 'cordoned'
+      : 'healthy';
 }
 
 /**
@@ -64,15 +72,45 @@ function renderGpu(gpu, onOpenJob) {
   const detailsId = `gpu-${gpu.index}-details`;
   const health = healthText(gpu);
   const mode = modeText(gpu);
-  const gib = (/** @type {number} */ mib) => { const g = mib / 1024; return String(Number.isInteger(g) ? g : g.toFixed(1)); };
-  return h('article', { class: `gpu gpu-tile${gpu.schedulable ? '' : ' unschedulable'}`, 'aria-labelledby': titleId, 'aria-describedby': detailsId, 'data-gpu': gpu.index, tabindex: '0' },
-    h('div', { class: 'gpu-head' },
-      h('h3', { id: titleId, title: `GPU ${gpu.index} ${gpu.model}` }, `GPU ${gpu.index}`, h('span', { class: 'gpu-model', text: ` ${gpu.model}` })),
-      h('span', { class: `badge mode-${mode.replace(/[^a-zA-Z-]/g, '').toLowerCase()}`, 'data-mode': mode, text: mode }),
-      health === 'healthy' ? null : h('span', { class: 'badge warn', title: health, text: gpu.healthy ? 'cordoned' : 'unhealthy' })),
+  const gib = (/** @type {number} */ mib) => {
+    const g = mib / 1024;
+    return String(Number.isInteger(g) ? g : g.toFixed(1));
+  };
+  return h(
+    'article',
+    {
+      class: `gpu gpu-tile${gpu.schedulable ? '' : ' unschedulable'}`,
+      'aria-labelledby': titleId,
+      'aria-describedby': detailsId,
+      'data-gpu': gpu.index,
+      tabindex: '0',
+    },
+    h(
+      'div',
+      { class: 'gpu-head' },
+      h(
+        'h3',
+        { id: titleId, title: `GPU ${gpu.index} ${gpu.model}` },
+        `GPU ${gpu.index}`,
+        h('span', { class: 'gpu-model', text: ` ${gpu.model}` }),
+      ),
+      h('span', {
+        class: `badge mode-${mode.replace(/[^a-zA-Z-]/g, '').toLowerCase()}`,
+        'data-mode': mode,
+        text: mode,
+      }),
+      health === 'healthy'
+        ? null
+        : h('span', { class: 'badge warn', title: health, text: gpu.healthy ? 'cordoned' : 'unhealthy' }),
+    ),
     gpu.migEnabled && gpu.migMemorySlices ? renderMigLayout(gpu, onOpenJob) : renderComputeBar(gpu, onOpenJob),
     renderMemoryBar(gpu),
-    h('p', { class: 'gpu-summary', title: 'allocated milli-GPU of 1000, allocated GPU memory of the total' }, h('span', { text: `${gpu.allocatedGpuMilli}/1000 m` }), h('span', { text: `${gib(gpu.allocatedGpuMemoryMiB)}/${gib(gpu.gpuMemoryMiB)} GiB` })),
+    h(
+      'p',
+      { class: 'gpu-summary', title: 'allocated milli-GPU of 1000, allocated GPU memory of the total' },
+      h('span', { text: `${gpu.allocatedGpuMilli}/1000 m` }),
+      h('span', { text: `${gib(gpu.allocatedGpuMemoryMiB)}/${gib(gpu.gpuMemoryMiB)} GiB` }),
+    ),
     renderFacts(gpu, detailsId, mode, health),
   );
 }
@@ -88,13 +126,35 @@ function renderFacts(gpu, id, mode, health) {
     ['mode', mode],
     ['enforced', enforcementText(gpu.enforcement)],
     ['state', health],
-    ['allocated', gpu.migEnabled ? `${gpu.allocatedGpuMilli} milli-GPU (MIG slices)` : `${gpu.allocatedGpuMilli} of 1000 milli-GPU`],
+    [
+      'allocated',
+      gpu.migEnabled ? `${gpu.allocatedGpuMilli} milli-GPU (MIG slices)` : `${gpu.allocatedGpuMilli} of 1000 milli-GPU`,
+    ],
     ['memory allocated', `${formatMiB(gpu.allocatedGpuMemoryMiB)} of ${formatMiB(gpu.gpuMemoryMiB)}`],
-    ['utilization', gpu.utilizationGpuPct === null ? 'not measured' : `${gpu.utilizationGpuPct}%${gpu.simulated ? ' (simulated)' : ''}`],
-    ['memory used', gpu.memoryUsedMiB === null ? 'not measured' : `${formatMiB(gpu.memoryUsedMiB)} of ${formatMiB(gpu.gpuMemoryMiB)}`],
+    [
+      'utilization',
+      gpu.utilizationGpuPct === null
+        ? 'not measured'
+        : `${gpu.utilizationGpuPct}%${gpu.simulated ? ' (simulated)' : ''}`,
+    ],
+    [
+      'memory used',
+      gpu.memoryUsedMiB === null ? 'not measured' : `${formatMiB(gpu.memoryUsedMiB)} of ${formatMiB(gpu.gpuMemoryMiB)}`,
+    ],
     ['jobs', gpu.jobs.length === 0 ? 'none' : gpu.jobs.map((j) => `#${j.id} ${j.name} (${j.tenant})`).join(', ')],
   ];
-  return h('dl', { class: 'facts gpu-details', id }, facts.map(([k, v]) => h('div', { class: k === 'state' && health !== 'healthy' ? 'warn' : null }, h('dt', { text: k }), h('dd', { text: v }))));
+  return h(
+    'dl',
+    { class: 'facts gpu-details', id },
+    facts.map(([k, v]) =>
+      h(
+        'div',
+        { class: k === 'state' && health !== 'healthy' ? 'warn' : null },
+        h('dt', { text: k }),
+        h('dd', { text: v }),
+      ),
+    ),
+  );
 }
 
 /** @param {any} gpu @param {(jobId: number, opener: HTMLElement) => void} onOpenJob */
@@ -104,21 +164,59 @@ function renderComputeBar(gpu, onOpenJob) {
   const scale = Math.max(1000, ownMilli + othersMilli);
   const segments = gpu.jobs.map((job) => {
     const label = segmentLabel(gpu, job);
-    const seg = h('button', { type: 'button', class: 'seg', 'aria-label': label, title: label, 'data-job': job.id, style: { width: `${(job.gpuMilli / scale) * 100}%`, backgroundColor: tenantColor(job.tenant) } },
-      h('span', { class: 'seg-text', 'aria-hidden': 'true' }, `#${job.id} ${job.name} (${job.tenant}) ${job.gpuMilli}`));
+    const seg = h(
+      'button',
+      {
+        type: 'button',
+        class: 'seg',
+        'aria-label': label,
+        title: label,
+        'data-job': job.id,
+        style: { width: `${(job.gpuMilli / scale) * 100}%`, backgroundColor: tenantColor(job.tenant) },
+      },
+      h('span', { class: 'seg-text', 'aria-hidden': 'true' }, `#${job.id} ${job.name} (${job.tenant}) ${job.gpuMilli}`),
+    );
     seg.addEventListener('click', () => onOpenJob(job.id, seg));
     return seg;
   });
   if (othersMilli > 0) {
-    segments.push(h('div', { class: 'seg others', role: 'img', 'aria-label': `GPU ${gpu.index} ${gpu.model}: other tenants ${othersMilli} milli-GPU`, style: { width: `${(othersMilli / scale) * 100}%` } },
-      h('span', { class: 'seg-text', 'aria-hidden': 'true', text: `other tenants ${othersMilli}` })));
+    segments.push(
+      h(
+        'div',
+        {
+          class: 'seg others',
+          role: 'img',
+          'aria-label': `GPU ${gpu.index} ${gpu.model}: other tenants ${othersMilli} milli-GPU`,
+          style: { width: `${(othersMilli / scale) * 100}%` },
+        },
+        h('span', { class: 'seg-text', 'aria-hidden': 'true', text: `other tenants ${othersMilli}` }),
+      ),
+    );
   }
   const free = Math.max(0, 1000 - gpu.allocatedGpuMilli);
   if (free > 0) {
-    segments.push(h('div', { class: 'seg free', role: 'img', 'aria-label': `GPU ${gpu.index} ${gpu.model}: free ${free} milli-GPU`, style: { width: `${(free / scale) * 100}%` } },
-      h('span', { class: 'seg-text', 'aria-hidden': 'true', text: `free ${free}` })));
+    segments.push(
+      h(
+        'div',
+        {
+          class: 'seg free',
+          role: 'img',
+          'aria-label': `GPU ${gpu.index} ${gpu.model}: free ${free} milli-GPU`,
+          style: { width: `${(free / scale) * 100}%` },
+        },
+        h('span', { class: 'seg-text', 'aria-hidden': 'true', text: `free ${free}` }),
+      ),
+    );
   }
-  return h('div', { class: 'bar compute', role: 'group', 'aria-label': `GPU ${gpu.index} compute: ${gpu.allocatedGpuMilli} of 1000 milli-GPU allocated` }, segments);
+  return h(
+    'div',
+    {
+      class: 'bar compute',
+      role: 'group',
+      'aria-label': `GPU ${gpu.index} compute: ${gpu.allocatedGpuMilli} of 1000 milli-GPU allocated`,
+    },
+    segments,
+  );
 }
 
 /** @param {any} gpu @param {(jobId: number, opener: HTMLElement) => void} onOpenJob */
@@ -126,18 +224,60 @@ function renderMigLayout(gpu, onOpenJob) {
   const slices = gpu.migMemorySlices;
   const place = (start, size) => ({ gridColumn: `${start + 1} / span ${size}` });
   const cells = [];
-  for (let i = 0; i < slices; i += 1) cells.push(h('div', { class: 'mig-slot', 'aria-hidden': 'true', style: place(i, 1) }, h('span', { text: String(i) })));
-  const instances = gpu.jobs.filter((j) => j.migStart !== null).map((job) => {
-    const label = segmentLabel(gpu, job);
-    const gi = h('button', { type: 'button', class: 'mig-gi', 'aria-label': label, title: label, 'data-job': job.id, style: { ...place(job.migStart, job.migSlices), backgroundColor: tenantColor(job.tenant) } },
-      h('span', { class: 'seg-text', 'aria-hidden': 'true' }, h('strong', { text: job.migProfile }), ` #${job.id} ${job.name} (${job.tenant})`));
-    gi.addEventListener('click', () => onOpenJob(job.id, gi));
-    return gi;
-  });
-  const idle = gpu.migIdleInstances.map((gi) => h('div', { class: 'mig-gi idle', role: 'img', 'aria-label': `GPU ${gpu.index} ${gpu.model}: idle MIG instance ${gi.profileName}, slices ${gi.start}–${gi.start + gi.size - 1}`, style: place(gi.start, gi.size) },
-    h('span', { class: 'seg-text', 'aria-hidden': 'true' }, h('strong', { text: gi.profileName }), ' idle')));
-  const used = gpu.jobs.reduce((n, j) => n + (j.migSlices ?? 0), 0) + gpu.migIdleInstances.reduce((n, gi) => n + gi.size, 0);
-  return h('div', { class: 'mig-layout', role: 'group', 'aria-label': `GPU ${gpu.index} MIG layout: ${slices} memory slices, ${gpu.jobs.length} instance(s) in use, ${gpu.migIdleInstances.length} idle, ${slices - used} slice(s) free`, style: { gridTemplateColumns: `repeat(${slices}, 1fr)` } }, cells, instances, idle);
+  for (let i = 0; i < slices; i += 1)
+    cells.push(
+      h('div', { class: 'mig-slot', 'aria-hidden': 'true', style: place(i, 1) }, h('span', { text: String(i) })),
+    );
+  const instances = gpu.jobs
+    .filter((j) => j.migStart !== null)
+    .map((job) => {
+      const label = segmentLabel(gpu, job);
+      const gi = h(
+        'button',
+        {
+          type: 'button',
+          class: 'mig-gi',
+          'aria-label': label,
+          title: label,
+          'data-job': job.id,
+          style: { ...place(job.migStart, job.migSlices), backgroundColor: tenantColor(job.tenant) },
+        },
+        h(
+          'span',
+          { class: 'seg-text', 'aria-hidden': 'true' },
+          h('strong', { text: job.migProfile }),
+          ` #${job.id} ${job.name} (${job.tenant})`,
+        ),
+      );
+      gi.addEventListener('click', () => onOpenJob(job.id, gi));
+      return gi;
+    });
+  const idle = gpu.migIdleInstances.map((gi) =>
+    h(
+      'div',
+      {
+        class: 'mig-gi idle',
+        role: 'img',
+        'aria-label': `GPU ${gpu.index} ${gpu.model}: idle MIG instance ${gi.profileName}, slices ${gi.start}–${gi.start + gi.size - 1}`,
+        style: place(gi.start, gi.size),
+      },
+      h('span', { class: 'seg-text', 'aria-hidden': 'true' }, h('strong', { text: gi.profileName }), ' idle'),
+    ),
+  );
+  const used =
+    gpu.jobs.reduce((n, j) => n + (j.migSlices ?? 0), 0) + gpu.migIdleInstances.reduce((n, gi) => n + gi.size, 0);
+  return h(
+    'div',
+    {
+      class: 'mig-layout',
+      role: 'group',
+      'aria-label': `GPU ${gpu.index} MIG layout: ${slices} memory slices, ${gpu.jobs.length} instance(s) in use, ${gpu.migIdleInstances.length} idle, ${slices - used} slice(s) free`,
+      style: { gridTemplateColumns: `repeat(${slices}, 1fr)` },
+    },
+    cells,
+    instances,
+    idle,
+  );
 }
 
 /** Memory: allocated per job (thin bar) and the measured use when known. @param {any} gpu */
@@ -145,10 +285,17 @@ function renderMemoryBar(gpu) {
   const total = gpu.gpuMemoryMiB;
   const ownMiB = gpu.jobs.reduce((sum, j) => sum + j.gpuMemoryMiB, 0);
   const othersMiB = Math.max(0, gpu.allocatedGpuMemoryMiB - ownMiB);
-  const parts = gpu.jobs.map((job) => h('div', { class: 'mem-seg', style: { width: `${(job.gpuMemoryMiB / total) * 100}%`, backgroundColor: tenantColor(job.tenant) } }));
-  if (othersMiB > 0) parts.push(h('div', { class: 'mem-seg others', style: { width: `${(othersMiB / total) * 100}%` } }));
+  const parts = gpu.jobs.map((job) =>
+    h('div', {
+      class: 'mem-seg',
+      style: { width: `${(job.gpuMemoryMiB / total) * 100}%`, backgroundColor: tenantColor(job.tenant) },
+    }),
+  );
+  if (othersMiB > 0)
+    parts.push(h('div', { class: 'mem-seg others', style: { width: `${(othersMiB / total) * 100}%` } }));
   const used = gpu.memoryUsedMiB;
-  const marker = used === null ? null : h('div', { class: 'mem-used', style: { left: `${Math.min(100, (used / total) * 100)}%` } });
+  const marker =
+    used === null ? null : h('div', { class: 'mem-used', style: { left: `${Math.min(100, (used / total) * 100)}%` } });
   const label = `GPU ${gpu.index} memory: ${formatMiB(gpu.allocatedGpuMemoryMiB)} of ${formatMiB(total)} allocated, ${formatMiB(gpu.freeGpuMemoryMiB)} free${used === null ? '' : `, ${formatMiB(used)} used (measured)`}`;
   return h('div', { class: 'bar memory', role: 'img', 'aria-label': label, title: label }, parts, marker);
 }
@@ -158,5 +305,15 @@ function renderMemoryBar(gpu) {
  * @param {HTMLElement} container @param {string[]} tenants
  */
 export function renderLegend(container, tenants) {
-  replaceChildren(container, tenants.map((t) => h('span', { class: 'legend-item' }, h('span', { class: 'swatch', 'aria-hidden': 'true', style: { backgroundColor: tenantColor(t) } }), t)));
+  replaceChildren(
+    container,
+    tenants.map((t) =>
+      h(
+        'span',
+        { class: 'legend-item' },
+        h('span', { class: 'swatch', 'aria-hidden': 'true', style: { backgroundColor: tenantColor(t) } }),
+        t,
+      ),
+    ),
+  );
 }

@@ -93,7 +93,8 @@ export class JobList {
 
   /** Selects `value` in `select`, adding it as an option when missing (a shared URL may name one). @param {HTMLSelectElement} select @param {string} value */
   selectValue(select, value) {
-    if (value !== '' && ![...select.options].some((o) => o.value === value)) select.append(h('option', { value, text: value }));
+    if (value !== '' && ![...select.options].some((o) => o.value === value))
+      select.append(h('option', { value, text: value }));
     select.value = value;
   }
 
@@ -140,7 +141,10 @@ export class JobList {
     const have = [...select.options].map((o) => o.value);
     if (wanted.join('\n') === have.join('\n')) return;
     const chosen = select.value;
-    replaceChildren(select, wanted.map((t) => h('option', { value: t, text: t === '' ? 'All tenants' : t })));
+    replaceChildren(
+      select,
+      wanted.map((t) => h('option', { value: t, text: t === '' ? 'All tenants' : t })),
+    );
     select.value = chosen;
   }
 
@@ -152,18 +156,23 @@ export class JobList {
     }
     const query = this.query();
     this.inFlight = query;
-    apiCall('GET', `/dashboard/jobs?${query}`).then((page) => {
-      // A filter changed while this was on its way: only the newer answer is shown.
-      if (query === this.query()) this.render(page);
-    }, (error) => {
-      if (query === this.query()) this.parts.count.textContent = `The jobs could not be listed: ${error.message}`;
-    }).finally(() => {
-      this.inFlight = null;
-      if (this.again || query !== this.query()) {
-        this.again = false;
-        this.refresh();
-      }
-    });
+    apiCall('GET', `/dashboard/jobs?${query}`)
+      .then(
+        (page) => {
+          // A filter changed while this was on its way: only the newer answer is shown.
+          if (query === this.query()) this.render(page);
+        },
+        (error) => {
+          if (query === this.query()) this.parts.count.textContent = `The jobs could not be listed: ${error.message}`;
+        },
+      )
+      .finally(() => {
+        this.inFlight = null;
+        if (this.again || query !== this.query()) {
+          this.again = false;
+          this.refresh();
+        }
+      });
   }
 
   /** @param {{ total: number, unfiltered: number, jobs: any[] }} page */
@@ -176,12 +185,16 @@ export class JobList {
     if (this.parts.count.textContent !== text) this.parts.count.textContent = text;
     const focused = rememberFocus([body]);
     const scrollTop = body.scrollTop;
-    if (page.jobs.length === 0 && filtered) replaceChildren(body, h('p', { class: 'hint', text: 'No job matches the filter.' }));
+    if (page.jobs.length === 0 && filtered)
+      replaceChildren(body, h('p', { class: 'hint', text: 'No job matches the filter.' }));
     else renderJobs(body, page.jobs, this.parts.onOpenJob);
     body.scrollTop = scrollTop;
     restoreFocus(focused);
     more.hidden = page.jobs.length >= page.total;
     more.disabled = this.shown >= MAX_SHOWN;
-    more.textContent = this.shown >= MAX_SHOWN ? `Showing the first ${MAX_SHOWN}: narrow the filter to see the rest` : `Show ${PAGE_SIZE} more`;
+    more.textContent =
+      this.shown >= MAX_SHOWN
+        ? `Showing the first ${MAX_SHOWN}: narrow the filter to see the rest`
+        : `Show ${PAGE_SIZE} more`;
   }
 }

@@ -49,7 +49,8 @@ export class JobPanel {
       if (generation !== this.generation) return;
       this.render(job, generation);
     } catch (error) {
-      if (generation === this.generation) replaceChildren(this.body, h('p', { class: 'error', role: 'alert', text: error.message }));
+      if (generation === this.generation)
+        replaceChildren(this.body, h('p', { class: 'error', role: 'alert', text: error.message }));
     }
   }
 
@@ -60,7 +61,10 @@ export class JobPanel {
     this.panel.hidden = true;
     const id = this.jobId;
     this.jobId = null;
-    const back = this.opener && this.opener.isConnected ? this.opener : document.querySelector(`button[data-job="${id}"]`) ?? document.getElementById('jobs');
+    const back =
+      this.opener && this.opener.isConnected
+        ? this.opener
+        : (document.querySelector(`button[data-job="${id}"]`) ?? document.getElementById('jobs'));
     if (back instanceof HTMLElement) back.focus();
   }
 
@@ -68,7 +72,11 @@ export class JobPanel {
   refreshIfChanged(jobs) {
     if (this.jobId === null || !this.shown) return;
     const now = jobs.find((j) => j.id === this.jobId);
-    if (now && (now.state !== this.shown.state || JSON.stringify(now.qos ?? null) !== JSON.stringify(this.shown.qos ?? null))) void this.reload();
+    if (
+      now &&
+      (now.state !== this.shown.state || JSON.stringify(now.qos ?? null) !== JSON.stringify(this.shown.qos ?? null))
+    )
+      void this.reload();
   }
 
   async reload() {
@@ -88,10 +96,16 @@ export class JobPanel {
     const stdout = h('pre', { class: 'log', tabindex: '0', 'aria-label': `Output (stdout) of job ${job.id}` });
     const stderr = h('pre', { class: 'log', tabindex: '0', 'aria-label': `Errors (stderr) of job ${job.id}` });
     const follow = h('p', { class: 'hint', role: 'status' });
-    replaceChildren(this.body, this.details,
-      h('h3', { text: 'Logs' }), follow,
-      h('h4', { text: 'stdout' }), stdout,
-      h('h4', { text: 'stderr' }), stderr);
+    replaceChildren(
+      this.body,
+      this.details,
+      h('h3', { text: 'Logs' }),
+      follow,
+      h('h4', { text: 'stdout' }),
+      stdout,
+      h('h4', { text: 'stderr' }),
+      stderr,
+    );
     this.renderDetails(job);
     void this.follow(job, generation, { stdout, stderr, follow });
   }
@@ -100,7 +114,12 @@ export class JobPanel {
   renderDetails(job) {
     this.shown = job;
     this.title.textContent = `Job ${job.id} ${job.name}`;
-    const cancel = h('button', { type: 'button', class: 'danger', disabled: TERMINAL.has(job.state), text: `Cancel job ${job.id}` });
+    const cancel = h('button', {
+      type: 'button',
+      class: 'danger',
+      disabled: TERMINAL.has(job.state),
+      text: `Cancel job ${job.id}`,
+    });
     const message = h('p', { role: 'status' });
     cancel.addEventListener('click', async () => {
       cancel.disabled = true;
@@ -120,19 +139,49 @@ export class JobPanel {
       ['Command', job.command.join(' ')],
       ['Working directory', job.workingDirectory],
       ['GPU', shareText(job)],
-      ['Enforced', job.placement ? `${enforcementText(job.placement.enforcement)}${job.placement.simulated ? ' (simulated GPU)' : ''}` : '—'],
+      [
+        'Enforced',
+        job.placement
+          ? `${enforcementText(job.placement.enforcement)}${job.placement.simulated ? ' (simulated GPU)' : ''}`
+          : '—',
+      ],
       ['Host', `${job.cpuMilli} milli-CPU, ${formatMiB(job.hostMemoryMiB)}`],
       ['Attempt', `${job.attempt} (retries ${job.retries})`],
       ['Submitted', formatTime(job.submittedAt)],
       ['Started', formatTime(job.startedAt)],
-      ['Ended', job.endedAt ? `${formatTime(job.endedAt)}${job.exitCode !== null ? `, exit code ${job.exitCode}` : ''}${job.signal ? `, signal ${job.signal}` : ''}` : '—'],
+      [
+        'Ended',
+        job.endedAt
+          ? `${formatTime(job.endedAt)}${job.exitCode !== null ? `, exit code ${job.exitCode}` : ''}${job.signal ? `, signal ${job.signal}` : ''}`
+          : '—',
+      ],
     ];
-    replaceChildren(this.details,
-      h('dl', { class: 'detail-list' }, facts.map(([k, v]) => h('div', {}, h('dt', { text: k }), h('dd', { text: v })))),
+    replaceChildren(
+      this.details,
+      h(
+        'dl',
+        { class: 'detail-list' },
+        facts.map(([k, v]) => h('div', {}, h('dt', { text: k }), h('dd', { text: v }))),
+      ),
       h('div', { class: 'actions' }, cancel, message),
       renderQos(job),
-      job.events ? h('details', {}, h('summary', { text: `Transitions (${job.events.length})` }),
-        h('ol', { class: 'events' }, job.events.map((e) => h('li', { text: `${formatTime(e.at)}: ${e.from ?? 'submitted'} → ${e.to}${e.reason ? ` (${e.reason})` : ''}` })))) : null);
+      job.events
+        ? h(
+            'details',
+            {},
+            h('summary', { text: `Transitions (${job.events.length})` }),
+            h(
+              'ol',
+              { class: 'events' },
+              job.events.map((e) =>
+                h('li', {
+                  text: `${formatTime(e.at)}: ${e.from ?? 'submitted'} → ${e.to}${e.reason ? ` (${e.reason})` : ''}`,
+                }),
+              ),
+            ),
+          )
+        : null,
+    );
   }
 
   /**
@@ -181,27 +230,68 @@ function renderQos(job) {
   if (!summary) return null;
   const headingId = `job-${job.id}-qos`;
   const status = job.qos.status ?? [];
-  const rows = status.length > 0
-    ? status.map((s) => {
-      const state = s.violating ? `violation since ${formatTime(s.missingSince)}` : s.missingSince ? `missed since ${formatTime(s.missingSince)}` : s.reports === 0 ? 'no report yet' : 'ok';
-      return h('tr', {},
-        h('th', { scope: 'row', text: s.kind }),
-        h('td', { text: formatSeconds(s.targetSeconds) }),
-        h('td', { text: s.lastObservedSeconds === null ? '—' : `${formatSeconds(s.lastObservedSeconds)} (${formatTime(s.lastReportAt)}, ${s.reports} report(s))` }),
-        h('td', {}, h('span', { class: `qos-badge qos-${s.violating ? 'violation' : s.missingSince ? 'missing' : s.reports === 0 ? 'no-report' : 'ok'}`, text: state })),
-        h('td', { text: String(s.violations) }));
-    })
-    : Object.entries(job.qos.targets).map(([key, seconds]) => h('tr', {},
-      h('th', { scope: 'row', text: key === 'stepSeconds' ? 'step' : 'latency' }),
-      h('td', { text: formatSeconds(seconds) }),
-      h('td', { text: '—' }),
-      h('td', { text: 'not running' }),
-      h('td', { text: '—' })));
-  return h('section', { class: 'qos', 'aria-labelledby': headingId },
+  const rows =
+    status.length > 0
+      ? status.map((s) => {
+          const state = s.violating
+            ? `violation since ${formatTime(s.missingSince)}`
+            : s.missingSince
+              ? `missed since ${formatTime(s.missingSince)}`
+              : s.reports === 0
+                ? 'no report yet'
+                : 'ok';
+          return h(
+            'tr',
+            {},
+            h('th', { scope: 'row', text: s.kind }),
+            h('td', { text: formatSeconds(s.targetSeconds) }),
+            h('td', {
+              text:
+                s.lastObservedSeconds === null
+                  ? '—'
+                  : `${formatSeconds(s.lastObservedSeconds)} (${formatTime(s.lastReportAt)}, ${s.reports} report(s))`,
+            }),
+            h(
+              'td',
+              {},
+              h('span', {
+                class: `qos-badge qos-${s.violating ? 'violation' : s.missingSince ? 'missing' : s.reports === 0 ? 'no-report' : 'ok'}`,
+                text: state,
+              }),
+            ),
+            h('td', { text: String(s.violations) }),
+          );
+        })
+      : Object.entries(job.qos.targets).map(([key, seconds]) =>
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row', text: key === 'stepSeconds' ? 'step' : 'latency' }),
+            h('td', { text: formatSeconds(seconds) }),
+            h('td', { text: '—' }),
+            h('td', { text: 'not running' }),
+            h('td', { text: '—' }),
+          ),
+        );
+  return h(
+    'section',
+    { class: 'qos', 'aria-labelledby': headingId },
     h('h3', { id: headingId, text: 'QoS' }),
     h('p', {}, h('span', { class: `qos-badge qos-${summary.state}`, text: summary.text })),
-    h('table', { class: 'table' },
+    h(
+      'table',
+      { class: 'table' },
       h('caption', { class: 'visually-hidden', text: `QoS targets of job ${job.id}` }),
-      h('thead', {}, h('tr', {}, ['Target', 'Goal', 'Latest', 'State', 'Violations'].map((c) => h('th', { scope: 'col', text: c })))),
-      h('tbody', {}, rows)));
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Target', 'Goal', 'Latest', 'State', 'Violations'].map((c) => h('th', { scope: 'col', text: c })),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
+  );
 }

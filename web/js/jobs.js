@@ -8,7 +8,14 @@ import { formatMiB, formatTime, h, replaceChildren } from './dom.js';
 /** "GPU 0 400 m · mps" per placed GPU, or the request when not placed. @param {any} job */
 export function shareText(job) {
   if (job.placement) {
-    return job.placement.gpus.map((g) => `GPU ${g.index} ${g.migProfile ? `MIG ${g.migProfile}` : `${g.gpuMilli} milli-GPU`}, ${formatMiB(g.gpuMemoryMiB)}`).join('; ') + ` · ${job.placement.mode}`;
+    return (
+      job.placement.gpus
+        .map(
+          (g) =>
+            `GPU ${g.index} ${g.migProfile ? `MIG ${g.migProfile}` : `${g.gpuMilli} milli-GPU`}, ${formatMiB(g.gpuMemoryMiB)}`,
+        )
+        .join('; ') + ` · ${job.placement.mode}`
+    );
   }
   const memory = job.gpu.gpuMemoryMiB === null ? '' : `, ${formatMiB(job.gpu.gpuMemoryMiB)}`;
   return `${job.gpu.gpuCount} × ${job.gpu.gpuMilli} milli-GPU${memory} · ${job.gpu.mode}`;
@@ -27,7 +34,10 @@ export function mergeJobs(queue, jobs) {
   for (const job of [...queue, ...jobs]) byId.set(job.id, job);
   const all = [...byId.values()];
   const byIdAsc = (a, b) => a.id - b.id;
-  return [...all.filter((j) => !TERMINAL.has(j.state)).sort(byIdAsc), ...all.filter((j) => TERMINAL.has(j.state)).sort(byIdAsc)];
+  return [
+    ...all.filter((j) => !TERMINAL.has(j.state)).sort(byIdAsc),
+    ...all.filter((j) => TERMINAL.has(j.state)).sort(byIdAsc),
+  ];
 }
 
 /** Seconds as QoS text: "0.5 s", "0.623 s". @param {number} seconds */
@@ -46,9 +56,21 @@ export function formatSeconds(seconds) {
 export function qosSummary(job) {
   if (!job.qos) return null;
   const status = job.qos.status ?? [];
-  const detail = status.map((s) => `${s.kind} target ${formatSeconds(s.targetSeconds)}: ${s.lastObservedSeconds === null ? 'no report yet' : `latest ${formatSeconds(s.lastObservedSeconds)}`}${s.violating ? ', violating' : s.missingSince ? ', missing' : ''}, ${s.violations} violation(s)`).join('; ');
-  const targets = Object.entries(job.qos.targets).map(([k, v]) => `${k === 'stepSeconds' ? 'step' : 'latency'} target ${formatSeconds(v)}`).join(', ');
-  if (status.length === 0) return { state: 'not-running', text: 'QoS: not running', detail: `${targets}; no QoS state while the job is not running` };
+  const detail = status
+    .map(
+      (s) =>
+        `${s.kind} target ${formatSeconds(s.targetSeconds)}: ${s.lastObservedSeconds === null ? 'no report yet' : `latest ${formatSeconds(s.lastObservedSeconds)}`}${s.violating ? ', violating' : s.missingSince ? ', missing' : ''}, ${s.violations} violation(s)`,
+    )
+    .join('; ');
+  const targets = Object.entries(job.qos.targets)
+    .map(([k, v]) => `${k === 'stepSeconds' ? 'step' : 'latency'} target ${formatSeconds(v)}`)
+    .join(', ');
+  if (status.length === 0)
+    return {
+      state: 'not-running',
+      text: 'QoS: not running',
+      detail: `${targets}; no QoS state while the job is not running`,
+    };
   if (status.some((s) => s.violating)) return { state: 'violation', text: 'QoS violation', detail };
   if (status.some((s) => s.missingSince)) return { state: 'missing', text: 'QoS: target missed', detail };
   if (status.every((s) => s.reports === 0)) return { state: 'no-report', text: 'QoS: no report yet', detail };
@@ -73,9 +95,16 @@ export function renderJobs(container, jobs, onOpenJob) {
     return;
   }
   const rows = jobs.map((job) => {
-    const open = h('button', { type: 'button', class: 'link', 'aria-label': `Open job ${job.id} ${job.name} (${job.state})`, text: `#${job.id}` });
+    const open = h('button', {
+      type: 'button',
+      class: 'link',
+      'aria-label': `Open job ${job.id} ${job.name} (${job.state})`,
+      text: `#${job.id}`,
+    });
     open.addEventListener('click', () => onOpenJob(job.id, open));
-    const row = h('tr', { 'data-job': job.id },
+    const row = h(
+      'tr',
+      { 'data-job': job.id },
       h('td', {}, open),
       h('td', { text: job.name }),
       h('td', { text: job.tenant }),
@@ -83,15 +112,36 @@ export function renderJobs(container, jobs, onOpenJob) {
       h('td', {}, qosBadge(job)),
       h('td', { text: shareText(job) }),
       h('td', { text: formatTime(job.submittedAt) }),
-      h('td', { text: job.endedAt ? `${formatTime(job.endedAt)}${job.exitCode !== null ? ` (exit ${job.exitCode})` : job.signal ? ` (${job.signal})` : ''}` : '—' }));
+      h('td', {
+        text: job.endedAt
+          ? `${formatTime(job.endedAt)}${job.exitCode !== null ? ` (exit ${job.exitCode})` : job.signal ? ` (${job.signal})` : ''}`
+          : '—',
+      }),
+    );
     row.addEventListener('click', (event) => {
       if (event.target instanceof HTMLElement && event.target.closest('button')) return;
       onOpenJob(job.id, open);
     });
     return row;
   });
-  replaceChildren(container, h('table', { class: 'table jobs-table' },
-    h('caption', { class: 'visually-hidden', text: `${jobs.length} job(s)` }),
-    h('thead', {}, h('tr', {}, ['Job', 'Name', 'Tenant', 'State', 'QoS', 'GPU share', 'Submitted', 'Ended'].map((c) => h('th', { scope: 'col', text: c })))),
-    h('tbody', {}, rows)));
+  replaceChildren(
+    container,
+    h(
+      'table',
+      { class: 'table jobs-table' },
+      h('caption', { class: 'visually-hidden', text: `${jobs.length} job(s)` }),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Job', 'Name', 'Tenant', 'State', 'QoS', 'GPU share', 'Submitted', 'Ended'].map((c) =>
+            h('th', { scope: 'col', text: c }),
+          ),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
+  );
 }

@@ -63,7 +63,11 @@ export class LiveStream {
     this.handlers.onState('connecting', 'Connecting…');
     this.controller = new AbortController();
     try {
-      const response = await fetch('/api/v1/events', { headers: { ...authHeaders(), accept: 'text/event-stream' }, signal: this.controller.signal, cache: 'no-store' });
+      const response = await fetch('/api/v1/events', {
+        headers: { ...authHeaders(), accept: 'text/event-stream' },
+        signal: this.controller.signal,
+        cache: 'no-store',
+      });
       if (response.status === 401) {
         const body = await response.json().catch(() => null);
         this.stopped = true;
@@ -98,7 +102,10 @@ export class LiveStream {
       if (this.stopped) return;
       const wait = this.backoffMs;
       this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
-      this.handlers.onState('waiting', `Disconnected (${error instanceof Error ? error.message : String(error)}); retrying in ${Math.round(wait / 1000)} s`);
+      this.handlers.onState(
+        'waiting',
+        `Disconnected (${error instanceof Error ? error.message : String(error)}); retrying in ${Math.round(wait / 1000)} s`,
+      );
       this.retryTimer = setTimeout(() => void this.connect(), wait);
     }
   }

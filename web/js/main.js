@@ -33,9 +33,15 @@ const panel = new JobPanel({ announce });
 const chart = new UsageChart($('usage-chart'), $('usage-summary'));
 const openJob = (id, opener) => void panel.open(id, opener);
 const jobList = new JobList({
-  form: /** @type {HTMLFormElement} */ ($('job-filter')), search: /** @type {HTMLInputElement} */ ($('job-search')),
-  state: /** @type {HTMLSelectElement} */ ($('job-state')), tenant: /** @type {HTMLSelectElement} */ ($('job-tenant')), tenantField: $('job-tenant-field'),
-  count: $('job-count'), body: $('jobs-body'), more: /** @type {HTMLButtonElement} */ ($('jobs-more')), onOpenJob: openJob,
+  form: /** @type {HTMLFormElement} */ ($('job-filter')),
+  search: /** @type {HTMLInputElement} */ ($('job-search')),
+  state: /** @type {HTMLSelectElement} */ ($('job-state')),
+  tenant: /** @type {HTMLSelectElement} */ ($('job-tenant')),
+  tenantField: $('job-tenant-field'),
+  count: $('job-count'),
+  body: $('jobs-body'),
+  more: /** @type {HTMLButtonElement} */ ($('jobs-more')),
+  onOpenJob: openJob,
 });
 
 /** The sections a snapshot re-renders, where keyboard focus must survive the re-render. */
@@ -46,19 +52,31 @@ function render(snapshot) {
   const focused = rememberFocus(RERENDERED.map($));
   role = snapshot.status.you.role;
   const who = role === 'admin' ? 'admin' : `tenant ${snapshot.status.you.tenant}`;
-  const counts = Object.entries(snapshot.status.jobs).map(([state, n]) => `${n} ${state}`).join(', ') || 'no active jobs';
-  $('server-status').textContent = `Signed in as ${who} · gpushare ${snapshot.status.version} · ${snapshot.status.gpuSource} GPUs · ${counts}${snapshot.status.draining ? ' · draining' : ''}`;
+  const counts =
+    Object.entries(snapshot.status.jobs)
+      .map(([state, n]) => `${n} ${state}`)
+      .join(', ') || 'no active jobs';
+  $('server-status').textContent =
+    `Signed in as ${who} · gpushare ${snapshot.status.version} · ${snapshot.status.gpuSource} GPUs · ${counts}${snapshot.status.draining ? ' · draining' : ''}`;
   renderGpus($('gpu-list'), snapshot.gpus, openJob);
-  const tenants = [...new Set([...snapshot.quotas.map((q) => q.tenant), ...snapshot.gpus.flatMap((g) => g.jobs.map((j) => j.tenant))])].sort();
+  const tenants = [
+    ...new Set([...snapshot.quotas.map((q) => q.tenant), ...snapshot.gpus.flatMap((g) => g.jobs.map((j) => j.tenant))]),
+  ].sort();
   renderLegend($('tenant-legend'), tenants);
   renderQueue($('queue-body'), snapshot.queue, openJob, snapshot.queueLength ?? snapshot.queue.length);
   // Newer servers send waiting jobs only in `queue`, older ones in both: merge, each job once.
   const jobs = mergeJobs(snapshot.queue, snapshot.jobs);
   // The Jobs list is filtered on the server: fetched again (with the user's filter) on every update.
-  jobList.setTenants(role === 'admin', snapshot.quotas.map((q) => q.tenant));
+  jobList.setTenants(
+    role === 'admin',
+    snapshot.quotas.map((q) => q.tenant),
+  );
   jobList.refresh();
   renderTenants($('tenants-body'), snapshot.quotas);
-  updateTenantChoice(role === 'admin', snapshot.quotas.map((q) => q.tenant));
+  updateTenantChoice(
+    role === 'admin',
+    snapshot.quotas.map((q) => q.tenant),
+  );
   if (snapshot.usage) chart.push(snapshot.usage);
   restoreFocus(focused);
   announceChanges(jobs);
@@ -69,7 +87,9 @@ function render(snapshot) {
 function announceChanges(jobs) {
   const next = new Map(jobs.map((j) => [j.id, j.state]));
   if (knownStates) {
-    const changes = jobs.filter((j) => knownStates.get(j.id) !== j.state).map((j) => `Job ${j.id} ${j.name} is ${j.state}.`);
+    const changes = jobs
+      .filter((j) => knownStates.get(j.id) !== j.state)
+      .map((j) => `Job ${j.id} ${j.name} is ${j.state}.`);
     const gone = [...knownStates.keys()].filter((id) => !next.has(id)).length;
     const lines = changes.slice(0, 3);
     if (changes.length > 3) lines.push(`${changes.length - 3} more job(s) changed.`);
@@ -101,9 +121,11 @@ let waitTimer = null;
 function startDashboard() {
   $('dashboard').hidden = false;
   knownStates = null;
-  apiCall('GET', '/usage/history').then((history) => chart.load(history)).catch((error) => {
-    $('usage-summary').textContent = `Usage history unavailable: ${error.message}`;
-  });
+  apiCall('GET', '/usage/history')
+    .then((history) => chart.load(history))
+    .catch((error) => {
+      $('usage-summary').textContent = `Usage history unavailable: ${error.message}`;
+    });
   live.start();
   waitTimer = setInterval(() => tickWaits($('queue-body')), 1000);
 }

@@ -15,13 +15,15 @@ export function submitBody(data, admin) {
   const command = String(data.get('command') ?? '').trim();
   if (!command) throw new Error('Command: enter the command to run');
   const gpu = Number(data.get('gpu'));
-  if (!Number.isFinite(gpu) || gpu <= 0) throw new Error('GPU: enter a fraction of one GPU (e.g. 0.5) or a whole number of GPUs');
+  if (!Number.isFinite(gpu) || gpu <= 0)
+    throw new Error('GPU: enter a fraction of one GPU (e.g. 0.5) or a whole number of GPUs');
   if (gpu > 1 && !Number.isInteger(gpu)) throw new Error('GPU: above 1, give whole GPUs (2, 3, …)');
   const request = gpu > 1 ? { gpuCount: gpu, gpuMilli: 1000 } : { gpuCount: 1, gpuMilli: Math.round(gpu * 1000) };
   if (request.gpuMilli < 1) throw new Error('GPU: the smallest share is 0.001');
   const memoryText = String(data.get('memory') ?? '').trim();
   const memoryGiB = memoryText === '' ? null : Number(memoryText);
-  if (memoryGiB !== null && (!Number.isFinite(memoryGiB) || memoryGiB <= 0)) throw new Error('GPU memory: enter GiB above 0, or leave it empty');
+  if (memoryGiB !== null && (!Number.isFinite(memoryGiB) || memoryGiB <= 0))
+    throw new Error('GPU memory: enter GiB above 0, or leave it empty');
   const name = String(data.get('name') ?? '').trim();
   const tenant = String(data.get('tenant') ?? '');
   return {
@@ -29,7 +31,12 @@ export function submitBody(data, admin) {
     ...(name ? { name } : {}),
     ...(admin && tenant ? { tenant } : {}),
     priority: String(data.get('priority') ?? 'normal'),
-    gpu: { ...request, gpuMemoryMiB: memoryGiB === null ? null : Math.round(memoryGiB * 1024), mode: String(data.get('mode')), isolation: String(data.get('isolation')) },
+    gpu: {
+      ...request,
+      gpuMemoryMiB: memoryGiB === null ? null : Math.round(memoryGiB * 1024),
+      mode: String(data.get('mode')),
+      isolation: String(data.get('isolation')),
+    },
   };
 }
 
@@ -77,5 +84,8 @@ export function updateTenantChoice(admin, tenants) {
   const current = select.value || 'default';
   const names = tenants.includes(current) ? tenants : [...tenants, current];
   if ([...select.options].map((o) => o.value).join() === names.join()) return;
-  replaceChildren(select, names.map((t) => h('option', { value: t, selected: t === current, text: t })));
+  replaceChildren(
+    select,
+    names.map((t) => h('option', { value: t, selected: t === current, text: t })),
+  );
 }

@@ -15,19 +15,51 @@ export function renderTenants(container, quotas) {
   }
   const rows = quotas.map((q) => {
     const cap = q.limitGpuEquivalents ?? (q.guaranteedGpuEquivalents > 0 ? q.guaranteedGpuEquivalents : null);
-    const meter = cap === null ? null : h('meter', { min: '0', max: String(cap), value: String(Math.min(q.usedGpuEquivalents, cap)), 'aria-label': `${q.tenant}: ${ge(q.usedGpuEquivalents)} of ${ge(cap)} GPU-equivalents ${q.limitGpuEquivalents === null ? 'guaranteed' : 'limit'} used` });
-    return h('tr', {},
-      h('th', { scope: 'row' }, h('span', { class: 'swatch', 'aria-hidden': 'true', style: { backgroundColor: tenantColor(q.tenant) } }), q.tenant),
+    const meter =
+      cap === null
+        ? null
+        : h('meter', {
+            min: '0',
+            max: String(cap),
+            value: String(Math.min(q.usedGpuEquivalents, cap)),
+            'aria-label': `${q.tenant}: ${ge(q.usedGpuEquivalents)} of ${ge(cap)} GPU-equivalents ${q.limitGpuEquivalents === null ? 'guaranteed' : 'limit'} used`,
+          });
+    return h(
+      'tr',
+      {},
+      h(
+        'th',
+        { scope: 'row' },
+        h('span', { class: 'swatch', 'aria-hidden': 'true', style: { backgroundColor: tenantColor(q.tenant) } }),
+        q.tenant,
+      ),
       h('td', { text: ge(q.guaranteedGpuEquivalents) }),
       h('td', { text: q.limitGpuEquivalents === null ? 'unlimited' : ge(q.limitGpuEquivalents) }),
       h('td', {}, ge(q.usedGpuEquivalents), meter ? ' ' : null, meter),
       h('td', { text: ge(q.borrowedGpuEquivalents) }),
       h('td', { text: ge(q.queuedGpuEquivalents) }),
       h('td', { text: String(q.runningJobs) }),
-      h('td', { text: String(q.queuedJobs) }));
+      h('td', { text: String(q.queuedJobs) }),
+    );
   });
-  replaceChildren(container, h('table', { class: 'table' },
-    h('caption', { class: 'visually-hidden', text: 'Quota use per tenant, GPU-equivalents' }),
-    h('thead', {}, h('tr', {}, ['Tenant', 'Guaranteed', 'Limit', 'Used', 'Borrowed', 'Queued', 'Running jobs', 'Queued jobs'].map((c) => h('th', { scope: 'col', text: c })))),
-    h('tbody', {}, rows)));
+  replaceChildren(
+    container,
+    h(
+      'table',
+      { class: 'table' },
+      h('caption', { class: 'visually-hidden', text: 'Quota use per tenant, GPU-equivalents' }),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Tenant', 'Guaranteed', 'Limit', 'Used', 'Borrowed', 'Queued', 'Running jobs', 'Queued jobs'].map((c) =>
+            h('th', { scope: 'col', text: c }),
+          ),
+        ),
+      ),
+      h('tbody', {}, rows),
+    ),
+  );
 }

@@ -14,7 +14,11 @@ afterEach(() => {
 /** A logger that keeps its lines. */
 function recordingLogger() {
   const lines: { level: string; msg: string }[] = [];
-  return { lines, warn: (_: object, msg = '') => lines.push({ level: 'warn', msg }), error: (_: object, msg = '') => lines.push({ level: 'error', msg }) };
+  return {
+    lines,
+    warn: (_: object, msg = '') => lines.push({ level: 'warn', msg }),
+    error: (_: object, msg = '') => lines.push({ level: 'error', msg }),
+  };
 }
 
 describe('disk space watch', () => {
@@ -29,9 +33,16 @@ describe('disk space watch', () => {
     expect(watch.fullReason()).toBeNull();
     expect(watch.noteError(diskFull(dir, 'SQLITE_FULL'))).toBe(true);
     expect(watch.noteError(Object.assign(new Error('write'), { code: 'ENOSPC' }))).toBe(true);
-    expect(watch.noteError(new Error('wrapped', { cause: Object.assign(new Error('quota'), { code: 'EDQUOT' }) }))).toBe(true);
+    expect(
+      watch.noteError(new Error('wrapped', { cause: Object.assign(new Error('quota'), { code: 'EDQUOT' }) })),
+    ).toBe(true);
     expect(watch.fullReason()).toBe(`the disk holding ${dir} is full: free space there`);
-    expect(logger.lines).toEqual([{ level: 'error', msg: `disk full: the disk holding ${dir} is full: free space there; submits are refused (507), /healthz answers 503, and ended jobs are recorded once space returns` }]);
+    expect(logger.lines).toEqual([
+      {
+        level: 'error',
+        msg: `disk full: the disk holding ${dir} is full: free space there; submits are refused (507), /healthz answers 503, and ended jobs are recorded once space returns`,
+      },
+    ]);
     // This temporary folder has room: the recheck's probe write succeeds and is removed.
     expect(freeBytes(dir)).toBeGreaterThan(1 << 20);
     expect(watch.recheck()).toBe(true);
@@ -40,7 +51,9 @@ describe('disk space watch', () => {
     expect(existsSync(join(dir, '.disk-probe'))).toBe(false);
     expect(logger.lines).toHaveLength(2);
     expect(logger.lines[1]!.level).toBe('warn');
-    expect(logger.lines[1]!.msg).toMatch(new RegExp(`^disk space is back: \\d+ MiB free in ${dir}; pending writes are retried$`));
+    expect(logger.lines[1]!.msg).toMatch(
+      new RegExp(`^disk space is back: \\d+ MiB free in ${dir}; pending writes are retried$`),
+    );
     expect(watch.recheck()).toBe(true);
     expect(recovered).toBe(1);
     watch.close();

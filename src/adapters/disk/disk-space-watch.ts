@@ -97,7 +97,10 @@ export function createDiskSpaceWatch(options: DiskSpaceWatchOptions): DiskSpaceW
       if (!isDiskFullError(error)) return false;
       if (full === null) {
         full = { sinceMs: Date.now(), failedRechecks: 0 };
-        logger.error({ dataDir, err: { message: (error as Error).message } }, `disk full: ${reason}; submits are refused (507), /healthz answers 503, and ended jobs are recorded once space returns`);
+        logger.error(
+          { dataDir, err: { message: (error as Error).message } },
+          `disk full: ${reason}; submits are refused (507), /healthz answers 503, and ended jobs are recorded once space returns`,
+        );
         schedule();
       }
       return true;
@@ -114,7 +117,10 @@ export function createDiskSpaceWatch(options: DiskSpaceWatchOptions): DiskSpaceW
       }
       const fullForMs = Date.now() - full.sinceMs;
       full = null;
-      logger.warn({ dataDir, freeBytes: found.freeBytes, fullForMs }, `disk space is back: ${Math.floor(found.freeBytes / (1 << 20))} MiB free in ${dataDir}; pending writes are retried`);
+      logger.warn(
+        { dataDir, freeBytes: found.freeBytes, fullForMs },
+        `disk space is back: ${Math.floor(found.freeBytes / (1 << 20))} MiB free in ${dataDir}; pending writes are retried`,
+      );
       for (const listener of listeners) listener();
       return true;
     },

@@ -3,10 +3,15 @@ import type { GpuInventory, InventoryGpu } from '../../app/ports/gpu-inventory.j
 import { createGpuHealthPoller, type GpuChange } from './gpu-health-poller.js';
 import { createSimulatedInventory, parseSimulatedGpuSpec } from './simulated-gpus.js';
 
-interface Report { list: InventoryGpu[]; changes: GpuChange[] }
+interface Report {
+  list: InventoryGpu[];
+  changes: GpuChange[];
+}
 
 function setup(spec = '3xT4'): {
-  sim: ReturnType<typeof createSimulatedInventory>; inventory: GpuInventory & { failWith: Error | null }; reports: Report[];
+  sim: ReturnType<typeof createSimulatedInventory>;
+  inventory: GpuInventory & { failWith: Error | null };
+  reports: Report[];
 } {
   const sim = createSimulatedInventory(parseSimulatedGpuSpec(spec), { seed: 'poller-test' });
   const inventory = {
@@ -22,19 +27,28 @@ function setup(spec = '3xT4'): {
 const summary = (changes: GpuChange[]): [string, number, boolean, string | null][] =>
   changes.map((c) => [c.kind, c.gpu.index, c.gpu.healthy, c.gpu.healthReason]);
 
-afterEach(() => { vi.useRealTimers(); });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('createGpuHealthPoller (fake timers)', () => {
   it('reports appeared, health flips, vanished, list() failure and recovery', async () => {
     vi.useFakeTimers();
     const { sim, inventory, reports } = setup();
     const poller = createGpuHealthPoller({
-      inventory, intervalMs: 1000, onChange: (list, changes) => { reports.push({ list, changes }); },
+      inventory,
+      intervalMs: 1000,
+      onChange: (list, changes) => {
+        reports.push({ list, changes });
+      },
     });
     await vi.advanceTimersByTimeAsync(0);
     expect(reports).toHaveLength(1);
     expect(summary(reports[0]!.changes)).toEqual([
-      ['appeared', 0, true, null], ['appeared', 1, true, null], ['appeared', 2, true, null]]);
+      ['appeared', 0, true, null],
+      ['appeared', 1, true, null],
+      ['appeared', 2, true, null],
+    ]);
     expect(reports[0]!.changes.every((c) => c.previous === null)).toBe(true);
 
     await vi.advanceTimersByTimeAsync(3000);
@@ -49,12 +63,18 @@ describe('createGpuHealthPoller (fake timers)', () => {
     sim.remove(2);
     await vi.advanceTimersByTimeAsync(1000);
     expect(summary(reports[2]!.changes)).toEqual([['vanished', 2, false, 'vanished']]);
-    expect(reports[2]!.list.map((g) => [g.index, g.healthy])).toEqual([[0, true], [1, false], [2, false]]);
+    expect(reports[2]!.list.map((g) => [g.index, g.healthy])).toEqual([
+      [0, true],
+      [1, false],
+      [2, false],
+    ]);
 
     inventory.failWith = new Error('nvidia-smi -L: exited with code 9');
     await vi.advanceTimersByTimeAsync(1000);
     expect(summary(reports[3]!.changes)).toEqual([
-      ['health', 0, false, 'nvidia-smi -L: exited with code 9'], ['health', 1, false, 'nvidia-smi -L: exited with code 9']]);
+      ['health', 0, false, 'nvidia-smi -L: exited with code 9'],
+      ['health', 1, false, 'nvidia-smi -L: exited with code 9'],
+    ]);
     expect(reports[3]!.list.find((g) => g.index === 2)?.healthReason).toBe('vanished');
 
     await vi.advanceTimersByTimeAsync(1000);
@@ -63,8 +83,15 @@ describe('createGpuHealthPoller (fake timers)', () => {
     inventory.failWith = null;
     sim.setHealth(1, true);
     await vi.advanceTimersByTimeAsync(1000);
-    expect(summary(reports[4]!.changes)).toEqual([['health', 0, true, null], ['health', 1, true, null]]);
-    expect(reports[4]!.list.map((g) => [g.index, g.healthy])).toEqual([[0, true], [1, true], [2, false]]);
+    expect(summary(reports[4]!.changes)).toEqual([
+      ['health', 0, true, null],
+      ['health', 1, true, null],
+    ]);
+    expect(reports[4]!.list.map((g) => [g.index, g.healthy])).toEqual([
+      [0, true],
+      [1, true],
+      [2, false],
+    ]);
 
     await poller.stop();
     sim.setHealth(0, false, 'late');
@@ -77,13 +104,24 @@ describe('createGpuHealthPoller (fake timers)', () => {
     vi.useFakeTimers();
     const { inventory, reports } = setup('1xH100-80GB:mig');
     inventory.failWith = new Error('boom');
-    const poller = createGpuHealthPoller({ inventory, intervalMs: 50, onChange: (list, changes) => { reports.push({ list, changes }); } });
+    const poller = createGpuHealthPoller({
+      inventory,
+      intervalMs: 50,
+      onChange: (list, changes) => {
+        reports.push({ list, changes });
+      },
+    });
     await vi.advanceTimersByTimeAsync(0);
     expect(reports).toEqual([{ list: [], changes: [] }]); // first poll always reported
     inventory.failWith = null;
     await vi.advanceTimersByTimeAsync(50);
     expect(summary(reports[1]!.changes)).toEqual([['appeared', 0, true, null]]);
-    expect(reports[1]!.list[0]).toMatchObject({ model: 'H100-80GB', migEnabled: true, migDevices: [], simulated: true });
+    expect(reports[1]!.list[0]).toMatchObject({
+      model: 'H100-80GB',
+      migEnabled: true,
+      migDevices: [],
+      simulated: true,
+    });
     await poller.stop();
   });
 
@@ -93,8 +131,12 @@ describe('createGpuHealthPoller (fake timers)', () => {
     const errors: unknown[] = [];
     let calls = 0;
     const poller = createGpuHealthPoller({
-      inventory, intervalMs: 10,
-      onChange: () => { calls += 1; throw new Error(`listener ${calls}`); },
+      inventory,
+      intervalMs: 10,
+      onChange: () => {
+        calls += 1;
+        throw new Error(`listener ${calls}`);
+      },
       onListenerError: (e) => errors.push(e),
     });
     await vi.advanceTimersByTimeAsync(0);
@@ -108,7 +150,13 @@ describe('createGpuHealthPoller (fake timers)', () => {
   it('pollNow reports at once', async () => {
     vi.useFakeTimers();
     const { sim, inventory, reports } = setup('2xA30-24GB');
-    const poller = createGpuHealthPoller({ inventory, intervalMs: 60_000, onChange: (list, changes) => { reports.push({ list, changes }); } });
+    const poller = createGpuHealthPoller({
+      inventory,
+      intervalMs: 60_000,
+      onChange: (list, changes) => {
+        reports.push({ list, changes });
+      },
+    });
     await vi.advanceTimersByTimeAsync(0);
     sim.remove(0);
     await poller.pollNow();
@@ -119,15 +167,22 @@ describe('createGpuHealthPoller (fake timers)', () => {
 
   it('rejects a non-positive interval', () => {
     const { inventory } = setup();
-    expect(() => createGpuHealthPoller({ inventory, intervalMs: 0, onChange: () => undefined }))
-      .toThrow('intervalMs must be a positive number of milliseconds, got 0');
+    expect(() => createGpuHealthPoller({ inventory, intervalMs: 0, onChange: () => undefined })).toThrow(
+      'intervalMs must be a positive number of milliseconds, got 0',
+    );
   });
 });
 
 describe('createGpuHealthPoller (real timers, short interval)', () => {
   it('polls repeatedly and stops', async () => {
     const { sim, inventory, reports } = setup('1xL4');
-    const poller = createGpuHealthPoller({ inventory, intervalMs: 5, onChange: (list, changes) => { reports.push({ list, changes }); } });
+    const poller = createGpuHealthPoller({
+      inventory,
+      intervalMs: 5,
+      onChange: (list, changes) => {
+        reports.push({ list, changes });
+      },
+    });
     await vi.waitFor(() => expect(reports).toHaveLength(1), { timeout: 2000 });
     sim.setHealth(0, false, 'GPU reset required');
     await vi.waitFor(() => expect(reports).toHaveLength(2), { timeout: 2000 });

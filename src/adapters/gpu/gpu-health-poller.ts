@@ -82,7 +82,11 @@ export function createGpuHealthPoller(options: GpuHealthPollerOptions): GpuHealt
       if (next.has(uuid)) continue;
       if (present.has(uuid)) {
         const gpu: InventoryGpu = {
-          ...previous, healthy: false, healthReason: 'vanished', utilizationGpuPct: null, memoryUsedMiB: null,
+          ...previous,
+          healthy: false,
+          healthReason: 'vanished',
+          utilizationGpuPct: null,
+          memoryUsedMiB: null,
         };
         changes.push({ kind: 'vanished', uuid, gpu, previous });
         next.set(uuid, gpu);
@@ -100,9 +104,10 @@ export function createGpuHealthPoller(options: GpuHealthPollerOptions): GpuHealt
     const changes: GpuChange[] = [];
     const next = new Map<string, InventoryGpu>();
     for (const [uuid, previous] of known) {
-      const gpu: InventoryGpu = previous.healthy || previous.healthReason !== 'vanished'
-        ? { ...previous, healthy: false, healthReason: reason, utilizationGpuPct: null, memoryUsedMiB: null }
-        : previous;
+      const gpu: InventoryGpu =
+        previous.healthy || previous.healthReason !== 'vanished'
+          ? { ...previous, healthy: false, healthReason: reason, utilizationGpuPct: null, memoryUsedMiB: null }
+          : previous;
       if (!sameHealth(previous, gpu)) changes.push({ kind: 'health', uuid, gpu, previous });
       next.set(uuid, gpu);
     }

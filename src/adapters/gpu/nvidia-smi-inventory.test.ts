@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import {
-  NvidiaSmiUnavailableError, catalogModelForGpuName, createNvidiaSmiInventory, detectNvidiaSmi, type ExecFileFn,
+  NvidiaSmiUnavailableError,
+  catalogModelForGpuName,
+  createNvidiaSmiInventory,
+  detectNvidiaSmi,
+  type ExecFileFn,
 } from './nvidia-smi-inventory.js';
 import { INVENTORY_FIELDS } from './nvidia-smi-parse.js';
 
@@ -27,10 +31,16 @@ exit 2
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-afterEach(() => { vi.unstubAllEnvs(); });
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 
 /** A temp dir holding the stand-in `nvidia-smi` and the outputs it prints. */
-function fakeSmi(outputs: { csv: string; list: string; xml: string }): { dir: string; path: string; set: (name: string, text: string) => void } {
+function fakeSmi(outputs: { csv: string; list: string; xml: string }): {
+  dir: string;
+  path: string;
+  set: (name: string, text: string) => void;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-fake-smi-'));
   dirs.push(dir);
   const path = join(dir, 'nvidia-smi');
@@ -52,8 +62,12 @@ const H100_MIG_XML_DERIVED = `<?xml version="1.0" ?>
 <nvidia_smi_log><driver_version>590.48.01</driver_version><attached_gpus>1</attached_gpus>
 <gpu id="00000000:00:09.0"><product_name>NVIDIA H100 80GB HBM3</product_name>
 <mig_mode><current_mig>Enabled</current_mig><pending_mig>Enabled</pending_mig></mig_mode>
-<mig_devices>${[2, 3, 9, 10].map((gi, i) =>
-  `<mig_device><index>${i}</index><gpu_instance_id>${gi}</gpu_instance_id><compute_instance_id>0</compute_instance_id></mig_device>`).join('')}
+<mig_devices>${[2, 3, 9, 10]
+  .map(
+    (gi, i) =>
+      `<mig_device><index>${i}</index><gpu_instance_id>${gi}</gpu_instance_id><compute_instance_id>0</compute_instance_id></mig_device>`,
+  )
+  .join('')}
 </mig_devices><uuid>${MASKED}</uuid><minor_number>0</minor_number>
 <gpu_recovery_action>None</gpu_recovery_action>
 <fb_memory_usage><total>81559 MiB</total><used>59 MiB</used></fb_memory_usage>
@@ -71,38 +85,83 @@ const T4_XML = fixture('xml/q-x__tesla-t4__515.105.01.xml');
 /** The S8/S2 A100 host: `-L` recorded (4 GPUs), `-q -x` recorded but trimmed upstream to GPU 0. */
 const A100_LIST = fixture('list/L__4x-a100-sxm4-80gb__gpu0-mig-4x1g.20gb__535.54.03__telegraf-issue-5812.txt');
 const A100_XML = fixture('xml/q-x__a100-sxm4-80gb__mig-4x1g.20gb-on-gpu0__535.54.03__gpu0-only.xml');
-const A100_UUIDS = ['GPU-513536b6-7d19-9063-b049-1e69664bb298', 'GPU-d8594bd4-0fc3-8595-e355-7c98138f3b95',
-  'GPU-5e375e7e-b41f-155b-dcdc-534524c356fc', 'GPU-69ec2344-ebac-b028-f88f-452abb3d7f11'];
+const A100_UUIDS = [
+  'GPU-513536b6-7d19-9063-b049-1e69664bb298',
+  'GPU-d8594bd4-0fc3-8595-e355-7c98138f3b95',
+  'GPU-5e375e7e-b41f-155b-dcdc-534524c356fc',
+  'GPU-69ec2344-ebac-b028-f88f-452abb3d7f11',
+];
 /** Row 0 from the GPU 0 XML values; rows 1-3 made up (UUIDs from -L, memory of an idle A100-80GB). */
-const a100Csv = (indices: number[]): string => indices.map((i) => (i === 0
-  ? `0, ${A100_UUIDS[0]}, NVIDIA A100-SXM4-80GB, 81920, 50, 80999, [N/A], [N/A], 27, 67.03, Enabled, Default, 00000000:01:00.0`
-  : `${i}, ${A100_UUIDS[i]}, NVIDIA A100-SXM4-80GB, 81920, 4, 81916, 0, 0, 30, 60.00, Disabled, Default, 00000000:0${i + 1}:00.0`)).join('\n') + '\n';
+const a100Csv = (indices: number[]): string =>
+  indices
+    .map((i) =>
+      i === 0
+        ? `0, ${A100_UUIDS[0]}, NVIDIA A100-SXM4-80GB, 81920, 50, 80999, [N/A], [N/A], 27, 67.03, Enabled, Default, 00000000:01:00.0`
+        : `${i}, ${A100_UUIDS[i]}, NVIDIA A100-SXM4-80GB, 81920, 4, 81916, 0, 0, 30, 60.00, Disabled, Default, 00000000:0${i + 1}:00.0`,
+    )
+    .join('\n') + '\n';
 
 describe('createNvidiaSmiInventory against a stand-in nvidia-smi', () => {
   it('H100 MIG host (S1 -L and derived CSV): MIG devices joined with -q -x GI/CI IDs', async () => {
     const smi = fakeSmi({
-      csv: fixture('derived/query-gpu__inventory13__noheader-nounits__h100-80gb-hbm3__mig__590.48.01__idle.derived.csv'),
+      csv: fixture(
+        'derived/query-gpu__inventory13__noheader-nounits__h100-80gb-hbm3__mig__590.48.01__idle.derived.csv',
+      ),
       list: fixture('list/L__h100-80gb-hbm3__mig__590.48.01__masked.txt'),
       xml: H100_MIG_XML_DERIVED,
     });
     const inv = createNvidiaSmiInventory({ nvidiaSmiPath: smi.path });
     expect(inv.source).toBe('nvidia-smi');
-    expect(await inv.list()).toEqual([{
-      index: 0, uuid: MASKED, name: 'NVIDIA H100 80GB HBM3', model: 'H100-80GB', gpuMemoryMiB: 81559,
-      migEnabled: true,
-      migDevices: [['3g.40gb', 2], ['2g.20gb', 3], ['1g.10gb', 9], ['1g.10gb', 10]].map(([profile, gi], n) => ({
-        uuid: maskedMig(n), profile, gpuInstanceId: gi, computeInstanceId: 0, deviceIndex: n })),
-      simulated: false, deviceMinor: 0, healthy: true, healthReason: null, utilizationGpuPct: null, memoryUsedMiB: 59,
-    }]);
+    expect(await inv.list()).toEqual([
+      {
+        index: 0,
+        uuid: MASKED,
+        name: 'NVIDIA H100 80GB HBM3',
+        model: 'H100-80GB',
+        gpuMemoryMiB: 81559,
+        migEnabled: true,
+        migDevices: [
+          ['3g.40gb', 2],
+          ['2g.20gb', 3],
+          ['1g.10gb', 9],
+          ['1g.10gb', 10],
+        ].map(([profile, gi], n) => ({
+          uuid: maskedMig(n),
+          profile,
+          gpuInstanceId: gi,
+          computeInstanceId: 0,
+          deviceIndex: n,
+        })),
+        simulated: false,
+        deviceMinor: 0,
+        healthy: true,
+        healthReason: null,
+        utilizationGpuPct: null,
+        memoryUsedMiB: 59,
+      },
+    ]);
   });
 
   it('Tesla T4 (S2 XML) found through PATH', async () => {
     const smi = fakeSmi({ csv: T4_CSV_DERIVED, list: T4_LIST_DERIVED, xml: T4_XML });
     vi.stubEnv('PATH', `${smi.dir}:${process.env['PATH'] ?? ''}`);
-    expect(await createNvidiaSmiInventory().list()).toEqual([{
-      index: 0, uuid: T4_UUID, name: 'Tesla T4', model: 'T4', gpuMemoryMiB: 15360, migEnabled: false, migDevices: [],
-      simulated: false, deviceMinor: 0, healthy: true, healthReason: null, utilizationGpuPct: 0, memoryUsedMiB: 1032,
-    }]);
+    expect(await createNvidiaSmiInventory().list()).toEqual([
+      {
+        index: 0,
+        uuid: T4_UUID,
+        name: 'Tesla T4',
+        model: 'T4',
+        gpuMemoryMiB: 15360,
+        migEnabled: false,
+        migDevices: [],
+        simulated: false,
+        deviceMinor: 0,
+        healthy: true,
+        healthReason: null,
+        utilizationGpuPct: 0,
+        memoryUsedMiB: 1032,
+      },
+    ]);
     expect(await detectNvidiaSmi()).toBe(true);
   });
 
@@ -113,13 +172,23 @@ describe('createNvidiaSmiInventory against a stand-in nvidia-smi', () => {
     expect(first.map((g) => g.uuid)).toEqual(A100_UUIDS);
     expect(first.map((g) => g.model)).toEqual(Array(4).fill('A100-80GB'));
     expect(first[0]).toMatchObject({ healthy: true, migEnabled: true, gpuMemoryMiB: 81920, memoryUsedMiB: 50 });
-    expect(first[0]?.migDevices.map((d) => [d.deviceIndex, d.profile, d.gpuInstanceId, d.computeInstanceId])).toEqual(
-      [[0, '1g.20gb', 3, 0], [1, '1g.20gb', 4, 0], [2, '1g.20gb', 5, 0], [3, '1g.20gb', 6, 0]]);
+    expect(first[0]?.migDevices.map((d) => [d.deviceIndex, d.profile, d.gpuInstanceId, d.computeInstanceId])).toEqual([
+      [0, '1g.20gb', 3, 0],
+      [1, '1g.20gb', 4, 0],
+      [2, '1g.20gb', 5, 0],
+      [3, '1g.20gb', 6, 0],
+    ]);
     expect(first[0]?.migDevices[3]?.uuid).toBe('MIG-930574a9-d43a-5d2b-95da-3e68384c8d6b');
     expect(first.slice(1).map((g) => [g.healthy, g.healthReason])).toEqual(
-      Array(3).fill([false, 'missing from nvidia-smi -q -x output']));
+      Array(3).fill([false, 'missing from nvidia-smi -q -x output']),
+    );
 
-    smi.set('list.txt', A100_LIST.split('\n').filter((l) => !l.startsWith('GPU 2:')).join('\n'));
+    smi.set(
+      'list.txt',
+      A100_LIST.split('\n')
+        .filter((l) => !l.startsWith('GPU 2:'))
+        .join('\n'),
+    );
     smi.set('query-gpu.csv', a100Csv([0, 1, 3]));
     const second = await inv.list();
     expect(second.map((g) => g.index)).toEqual([0, 1, 3]);
@@ -130,7 +199,11 @@ describe('createNvidiaSmiInventory against a stand-in nvidia-smi', () => {
     const smi = fakeSmi({ csv: a100Csv([0]), list: A100_LIST, xml: A100_XML });
     const gpus = await createNvidiaSmiInventory({ nvidiaSmiPath: smi.path }).list();
     expect(gpus[1]).toMatchObject({
-      index: 1, uuid: A100_UUIDS[1], model: 'A100-80GB', gpuMemoryMiB: 81920, healthy: false,
+      index: 1,
+      uuid: A100_UUIDS[1],
+      model: 'A100-80GB',
+      gpuMemoryMiB: 81920,
+      healthy: false,
       healthReason: 'missing from nvidia-smi --query-gpu output; missing from nvidia-smi -q -x output',
     });
   });
@@ -140,19 +213,34 @@ describe('createNvidiaSmiInventory against a stand-in nvidia-smi', () => {
     const inv = createNvidiaSmiInventory({ nvidiaSmiPath: smi.path });
     expect((await inv.list())[0]?.healthy).toBe(true);
     smi.set('q-x.xml', T4_XML.replace('<pending_retirement>No', '<pending_retirement>Yes'));
-    expect((await inv.list())[0]).toMatchObject({ healthy: false, healthReason: 'retired pages pending (GPU reset needed)' });
+    expect((await inv.list())[0]).toMatchObject({
+      healthy: false,
+      healthReason: 'retired pages pending (GPU reset needed)',
+    });
   });
 
   it('a bracketed error in a --query-gpu row makes that GPU unhealthy, not the call fail', async () => {
-    const smi = fakeSmi({ csv: T4_CSV_DERIVED.replace(', 15360,', ', [GPU requires reset],'), list: T4_LIST_DERIVED, xml: T4_XML });
+    const smi = fakeSmi({
+      csv: T4_CSV_DERIVED.replace(', 15360,', ', [GPU requires reset],'),
+      list: T4_LIST_DERIVED,
+      xml: T4_XML,
+    });
     const inv = createNvidiaSmiInventory({ nvidiaSmiPath: smi.path });
     expect((await inv.list())[0]).toMatchObject({
-      uuid: T4_UUID, name: 'Tesla T4', gpuMemoryMiB: 15360, healthy: false,
-      healthReason: 'nvidia-smi reports [GPU requires reset]', memoryUsedMiB: null,
+      uuid: T4_UUID,
+      name: 'Tesla T4',
+      gpuMemoryMiB: 15360,
+      healthy: false,
+      healthReason: 'nvidia-smi reports [GPU requires reset]',
+      memoryUsedMiB: null,
     });
     const allBad = `0, ${Array(12).fill('[Unknown Error]').join(', ')}\n`;
     smi.set('query-gpu.csv', allBad);
-    expect((await inv.list())[0]).toMatchObject({ uuid: T4_UUID, healthy: false, healthReason: 'nvidia-smi reports [Unknown Error]' });
+    expect((await inv.list())[0]).toMatchObject({
+      uuid: T4_UUID,
+      healthy: false,
+      healthReason: 'nvidia-smi reports [Unknown Error]',
+    });
   });
 
   it('nvidia-smi exiting non-zero rejects with NvidiaSmiUnavailableError', async () => {
@@ -162,7 +250,8 @@ describe('createNvidiaSmiInventory against a stand-in nvidia-smi', () => {
     const inv = createNvidiaSmiInventory({ nvidiaSmiPath: smi.path });
     await expect(inv.list()).rejects.toThrow(NvidiaSmiUnavailableError);
     await expect(inv.list()).rejects.toThrow(
-      /nvidia-smi .*: exited with code 9: NVIDIA-SMI has failed because it couldn't communicate/);
+      /nvidia-smi .*: exited with code 9: NVIDIA-SMI has failed because it couldn't communicate/,
+    );
     expect(await detectNvidiaSmi(smi.path)).toBe(false);
     unlinkSync(join(smi.dir, 'exit-code'));
     expect(await inv.list()).toHaveLength(1);
@@ -175,12 +264,16 @@ describe('createNvidiaSmiInventory against a stand-in nvidia-smi', () => {
 
     const slow = fakeSmi({ csv: '', list: '', xml: '' });
     slow.set('sleep', '');
-    await expect(createNvidiaSmiInventory({ nvidiaSmiPath: slow.path, timeoutMs: 300 }).list())
-      .rejects.toThrow('timed out after 300 ms');
+    await expect(createNvidiaSmiInventory({ nvidiaSmiPath: slow.path, timeoutMs: 300 }).list()).rejects.toThrow(
+      'timed out after 300 ms',
+    );
 
     const odd = fakeSmi({ csv: T4_CSV_DERIVED, list: 'No devices were found\n', xml: T4_XML });
     await expect(createNvidiaSmiInventory({ nvidiaSmiPath: odd.path }).list()).rejects.toThrow(
-      new NvidiaSmiUnavailableError('nvidia-smi -L: unrecognised output: line 1: unrecognised nvidia-smi -L line: "No devices were found"'));
+      new NvidiaSmiUnavailableError(
+        'nvidia-smi -L: unrecognised output: line 1: unrecognised nvidia-smi -L line: "No devices were found"',
+      ),
+    );
     expect(await detectNvidiaSmi(odd.path)).toBe(false);
     odd.set('list.txt', '');
     expect(await detectNvidiaSmi(odd.path)).toBe(false);
@@ -196,24 +289,59 @@ describe('createNvidiaSmiInventory against a stand-in nvidia-smi', () => {
     const gpus = await createNvidiaSmiInventory({ nvidiaSmiPath: 'smi', timeoutMs: 1234, execFile }).list();
     expect(gpus.map((g) => g.model)).toEqual(['T4']);
     expect(calls.sort()).toEqual([
-      `smi --query-gpu=${INVENTORY_FIELDS.join(',')} --format=csv,noheader,nounits 1234`, 'smi -L 1234', 'smi -q -x 1234']);
+      `smi --query-gpu=${INVENTORY_FIELDS.join(',')} --format=csv,noheader,nounits 1234`,
+      'smi -L 1234',
+      'smi -q -x 1234',
+    ]);
   });
 });
 
 describe('catalogModelForGpuName', () => {
   it('maps every name in the recorded fixtures, keeping unknown ones', () => {
-    expect(Object.fromEntries([
-      'NVIDIA H100 80GB HBM3', 'NVIDIA H200', 'NVIDIA H200 NVL', 'NVIDIA A100-SXM4-80GB', 'A100-SXM4-40GB',
-      'NVIDIA A100-PCIE-40GB', 'Tesla T4', 'NVIDIA A30', 'NVIDIA L4', 'NVIDIA A10', 'Tesla V100-SXM2-16GB',
-      'Tesla V100-PCIE-32GB', 'Tesla P100-PCIE-16GB', 'NVIDIA L40S', 'NVIDIA A10G', 'Tesla V100S-PCIE-32GB',
-      'NVIDIA GeForce RTX 3080', 'H100', 'A100-80GB',
-    ].map((n) => [n, catalogModelForGpuName(n)]))).toEqual({
-      'NVIDIA H100 80GB HBM3': 'H100-80GB', 'NVIDIA H200': 'H200-141GB', 'NVIDIA H200 NVL': 'H200-141GB',
-      'NVIDIA A100-SXM4-80GB': 'A100-80GB', 'A100-SXM4-40GB': 'A100-40GB', 'NVIDIA A100-PCIE-40GB': 'A100-40GB',
-      'Tesla T4': 'T4', 'NVIDIA A30': 'A30-24GB', 'NVIDIA L4': 'L4', 'NVIDIA A10': 'A10',
-      'Tesla V100-SXM2-16GB': 'V100M16', 'Tesla V100-PCIE-32GB': 'V100M32', 'Tesla P100-PCIE-16GB': 'P100',
-      'NVIDIA L40S': 'NVIDIA L40S', 'NVIDIA A10G': 'NVIDIA A10G', 'Tesla V100S-PCIE-32GB': 'Tesla V100S-PCIE-32GB',
-      'NVIDIA GeForce RTX 3080': 'NVIDIA GeForce RTX 3080', H100: 'H100-80GB', 'A100-80GB': 'A100-80GB',
+    expect(
+      Object.fromEntries(
+        [
+          'NVIDIA H100 80GB HBM3',
+          'NVIDIA H200',
+          'NVIDIA H200 NVL',
+          'NVIDIA A100-SXM4-80GB',
+          'A100-SXM4-40GB',
+          'NVIDIA A100-PCIE-40GB',
+          'Tesla T4',
+          'NVIDIA A30',
+          'NVIDIA L4',
+          'NVIDIA A10',
+          'Tesla V100-SXM2-16GB',
+          'Tesla V100-PCIE-32GB',
+          'Tesla P100-PCIE-16GB',
+          'NVIDIA L40S',
+          'NVIDIA A10G',
+          'Tesla V100S-PCIE-32GB',
+          'NVIDIA GeForce RTX 3080',
+          'H100',
+          'A100-80GB',
+        ].map((n) => [n, catalogModelForGpuName(n)]),
+      ),
+    ).toEqual({
+      'NVIDIA H100 80GB HBM3': 'H100-80GB',
+      'NVIDIA H200': 'H200-141GB',
+      'NVIDIA H200 NVL': 'H200-141GB',
+      'NVIDIA A100-SXM4-80GB': 'A100-80GB',
+      'A100-SXM4-40GB': 'A100-40GB',
+      'NVIDIA A100-PCIE-40GB': 'A100-40GB',
+      'Tesla T4': 'T4',
+      'NVIDIA A30': 'A30-24GB',
+      'NVIDIA L4': 'L4',
+      'NVIDIA A10': 'A10',
+      'Tesla V100-SXM2-16GB': 'V100M16',
+      'Tesla V100-PCIE-32GB': 'V100M32',
+      'Tesla P100-PCIE-16GB': 'P100',
+      'NVIDIA L40S': 'NVIDIA L40S',
+      'NVIDIA A10G': 'NVIDIA A10G',
+      'Tesla V100S-PCIE-32GB': 'Tesla V100S-PCIE-32GB',
+      'NVIDIA GeForce RTX 3080': 'NVIDIA GeForce RTX 3080',
+      H100: 'H100-80GB',
+      'A100-80GB': 'A100-80GB',
     });
   });
 });

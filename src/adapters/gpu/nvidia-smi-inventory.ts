@@ -3,7 +3,12 @@
 import { findGpuModel } from '../../core/index.js';
 import type { GpuInventory, InventoryGpu, InventoryMigDevice } from '../../app/ports/gpu-inventory.js';
 import {
-  INVENTORY_FIELDS, NvidiaSmiParseError, parseListGpus, parseQueryGpuCsv, type DiscoveredGpu, type ListedGpu,
+  INVENTORY_FIELDS,
+  NvidiaSmiParseError,
+  parseListGpus,
+  parseQueryGpuCsv,
+  type DiscoveredGpu,
+  type ListedGpu,
 } from './nvidia-smi-parse.js';
 import { parseNvidiaSmiXml, xmlHealthProblems, type XmlGpuRecord } from './nvidia-smi-xml.js';
 import { execFileOrThrow, type ExecFileFn } from './run-command.js';
@@ -39,16 +44,28 @@ export const DEFAULT_NVIDIA_SMI_TIMEOUT_MS = 15_000;
  * P100 12 GB, L40S — different products from the catalog entries.
  */
 const NAME_TO_MODEL: Readonly<Record<string, string>> = {
-  'NVIDIA A100-SXM4-80GB': 'A100-80GB', 'A100-SXM4-80GB': 'A100-80GB', 'NVIDIA A100 80GB PCIe': 'A100-80GB',
-  'NVIDIA A100-SXM4-40GB': 'A100-40GB', 'A100-SXM4-40GB': 'A100-40GB',
-  'NVIDIA A100-PCIE-40GB': 'A100-40GB', 'A100-PCIE-40GB': 'A100-40GB',
+  'NVIDIA A100-SXM4-80GB': 'A100-80GB',
+  'A100-SXM4-80GB': 'A100-80GB',
+  'NVIDIA A100 80GB PCIe': 'A100-80GB',
+  'NVIDIA A100-SXM4-40GB': 'A100-40GB',
+  'A100-SXM4-40GB': 'A100-40GB',
+  'NVIDIA A100-PCIE-40GB': 'A100-40GB',
+  'A100-PCIE-40GB': 'A100-40GB',
   'NVIDIA H100 80GB HBM3': 'H100-80GB',
-  'NVIDIA H200': 'H200-141GB', 'NVIDIA H200 NVL': 'H200-141GB',
-  'NVIDIA A30': 'A30-24GB', 'NVIDIA A10': 'A10', 'NVIDIA L4': 'L4',
-  'Tesla T4': 'T4', 'NVIDIA T4': 'T4',
-  'Tesla V100-SXM2-16GB': 'V100M16', 'Tesla V100-PCIE-16GB': 'V100M16',
-  'Tesla V100-SXM2-32GB': 'V100M32', 'Tesla V100-PCIE-32GB': 'V100M32', 'Tesla V100-SXM3-32GB': 'V100M32',
-  'Tesla P100-PCIE-16GB': 'P100', 'Tesla P100-SXM2-16GB': 'P100',
+  'NVIDIA H200': 'H200-141GB',
+  'NVIDIA H200 NVL': 'H200-141GB',
+  'NVIDIA A30': 'A30-24GB',
+  'NVIDIA A10': 'A10',
+  'NVIDIA L4': 'L4',
+  'Tesla T4': 'T4',
+  'NVIDIA T4': 'T4',
+  'Tesla V100-SXM2-16GB': 'V100M16',
+  'Tesla V100-PCIE-16GB': 'V100M16',
+  'Tesla V100-SXM2-32GB': 'V100M32',
+  'Tesla V100-PCIE-32GB': 'V100M32',
+  'Tesla V100-SXM3-32GB': 'V100M32',
+  'Tesla P100-PCIE-16GB': 'P100',
+  'Tesla P100-SXM2-16GB': 'P100',
 };
 
 /**
@@ -88,8 +105,10 @@ function parseQueryRows(stdout: string): { rows: DiscoveredGpu[]; broken: Broken
       const index = /^\d+$/.test(values[0] ?? '') ? Number(values[0]) : null;
       const uuid = values[1]?.startsWith('GPU-') ? values[1] : null;
       const name = values[2] !== undefined && !/^\[.*\]$/.test(values[2]) ? values[2] : null;
-      const reason = errorValue !== undefined
-        ? `nvidia-smi reports ${errorValue}` : `nvidia-smi --query-gpu: ${e.message.replace(/^line \d+, /, '')}`;
+      const reason =
+        errorValue !== undefined
+          ? `nvidia-smi reports ${errorValue}`
+          : `nvidia-smi --query-gpu: ${e.message.replace(/^line \d+, /, '')}`;
       broken.push({ index, uuid, name, reason });
     }
   }
@@ -100,8 +119,11 @@ function joinMigDevices(listed: ListedGpu | undefined, xml: XmlGpuRecord | undef
   return (listed?.migDevices ?? []).map((d) => {
     const x = xml?.migDevices.find((m) => m.index === d.deviceIndex);
     return {
-      uuid: d.uuid, profile: d.profile, deviceIndex: d.deviceIndex,
-      gpuInstanceId: x?.gpuInstanceId ?? null, computeInstanceId: x?.computeInstanceId ?? null,
+      uuid: d.uuid,
+      profile: d.profile,
+      deviceIndex: d.deviceIndex,
+      gpuInstanceId: x?.gpuInstanceId ?? null,
+      computeInstanceId: x?.computeInstanceId ?? null,
     };
   });
 }
@@ -206,7 +228,8 @@ export function createNvidiaSmiInventory(options: NvidiaSmiInventoryOptions = {}
  * when the program is absent, fails, times out or lists nothing recognisable.
  */
 export async function detectNvidiaSmi(
-  nvidiaSmiPath = 'nvidia-smi', options: Omit<NvidiaSmiInventoryOptions, 'nvidiaSmiPath'> = {},
+  nvidiaSmiPath = 'nvidia-smi',
+  options: Omit<NvidiaSmiInventoryOptions, 'nvidiaSmiPath'> = {},
 ): Promise<boolean> {
   try {
     const out = await runner({ ...options, nvidiaSmiPath })(LIST_ARGS);

@@ -4,13 +4,25 @@
 // (simulated-nvidia-smi.ts). See docs/gpus.md, "MIG manager".
 import { findMigProfile, type MigProfile } from '../../core/index.js';
 import type {
-  MigApplyResult, MigComputeInstanceState, MigCreateItem, MigDestroyItem, MigInstanceState, MigManager, MigPlan,
+  MigApplyResult,
+  MigComputeInstanceState,
+  MigCreateItem,
+  MigDestroyItem,
+  MigInstanceState,
+  MigManager,
+  MigPlan,
 } from '../../app/ports/mig-manager.js';
 import { catalogModelForGpuName } from './nvidia-smi-inventory.js';
 import {
-  INSUFFICIENT_RESOURCES, NO_COMPUTE_INSTANCES_PATTERN, NO_GPU_INSTANCES_PATTERN, isInsufficientResources,
-  parseMigCommandOutput, parseMigComputeInstances, parseMigGpuInstances,
-  type ParsedComputeInstance, type ParsedGpuInstance,
+  INSUFFICIENT_RESOURCES,
+  NO_COMPUTE_INSTANCES_PATTERN,
+  NO_GPU_INSTANCES_PATTERN,
+  isInsufficientResources,
+  parseMigCommandOutput,
+  parseMigComputeInstances,
+  parseMigGpuInstances,
+  type ParsedComputeInstance,
+  type ParsedGpuInstance,
 } from './nvidia-smi-mig-parse.js';
 import { NvidiaSmiParseError, parseListGpus, type ListedGpu, type ListedMigDevice } from './nvidia-smi-parse.js';
 import { runCommand, type CommandResult, type RunCommandFn } from './run-command.js';
@@ -82,10 +94,17 @@ const LEGACY_MIG_UUID = /^MIG-GPU-[^/]+\/(\d+)\/(\d+)$/;
  * are matched by them. Limit: if a driver ordered devices differently, a swap between two devices
  * of the same profile name would go unnoticed (different names are caught).
  */
-export function matchMigDevices(devices: readonly ListedMigDevice[], cis: readonly ParsedComputeInstance[]): MatchedDevice[] {
+export function matchMigDevices(
+  devices: readonly ListedMigDevice[],
+  cis: readonly ParsedComputeInstance[],
+): MatchedDevice[] {
   const legacy = devices.map((d) => LEGACY_MIG_UUID.exec(d.uuid));
   if (devices.length > 0 && legacy.every((m) => m !== null)) {
-    return devices.map((d, k) => ({ gpuInstanceId: Number(legacy[k]?.[1]), computeInstanceId: Number(legacy[k]?.[2]), uuid: d.uuid }));
+    return devices.map((d, k) => ({
+      gpuInstanceId: Number(legacy[k]?.[1]),
+      computeInstanceId: Number(legacy[k]?.[2]),
+      uuid: d.uuid,
+    }));
   }
   const pairs = [...cis].sort((a, b) => a.gpuInstanceId - b.gpuInstanceId || a.computeInstanceId - b.computeInstanceId);
   if (pairs.length !== devices.length) return [];
@@ -103,22 +122,33 @@ export function matchMigDevices(devices: readonly ListedMigDevice[], cis: readon
  * filtered to that GPU), by ascending placement start.
  */
 export function buildMigInstanceStates(
-  gis: readonly ParsedGpuInstance[], cis: readonly ParsedComputeInstance[], listed: ListedGpu | undefined,
+  gis: readonly ParsedGpuInstance[],
+  cis: readonly ParsedComputeInstance[],
+  listed: ListedGpu | undefined,
 ): MigInstanceState[] {
   const devices = matchMigDevices(listed?.migDevices ?? [], cis);
-  return [...gis].sort((a, b) => a.start - b.start || a.gpuInstanceId - b.gpuInstanceId).map((g) => {
-    const computeInstances: MigComputeInstanceState[] = cis
-      .filter((c) => c.gpuInstanceId === g.gpuInstanceId)
-      .sort((a, b) => a.computeInstanceId - b.computeInstanceId)
-      .map((c) => ({ computeInstanceId: c.computeInstanceId, profileId: c.profileId }));
-    const first = computeInstances[0];
-    const device = first === undefined ? undefined
-      : devices.find((d) => d.gpuInstanceId === g.gpuInstanceId && d.computeInstanceId === first.computeInstanceId);
-    return {
-      gpuInstanceId: g.gpuInstanceId, profileId: g.profileId, profileName: g.profileName, start: g.start, size: g.size,
-      computeInstances, migDeviceUuid: device?.uuid ?? null,
-    };
-  });
+  return [...gis]
+    .sort((a, b) => a.start - b.start || a.gpuInstanceId - b.gpuInstanceId)
+    .map((g) => {
+      const computeInstances: MigComputeInstanceState[] = cis
+        .filter((c) => c.gpuInstanceId === g.gpuInstanceId)
+        .sort((a, b) => a.computeInstanceId - b.computeInstanceId)
+        .map((c) => ({ computeInstanceId: c.computeInstanceId, profileId: c.profileId }));
+      const first = computeInstances[0];
+      const device =
+        first === undefined
+          ? undefined
+          : devices.find((d) => d.gpuInstanceId === g.gpuInstanceId && d.computeInstanceId === first.computeInstanceId);
+      return {
+        gpuInstanceId: g.gpuInstanceId,
+        profileId: g.profileId,
+        profileName: g.profileName,
+        start: g.start,
+        size: g.size,
+        computeInstances,
+        migDeviceUuid: device?.uuid ?? null,
+      };
+    });
 }
 
 /** One GPU's layout as read back, and the GPU's catalog model (from its `-L` name). */
@@ -165,7 +195,9 @@ export function createNvidiaSmiMigManager(options: NvidiaSmiMigManagerOptions = 
     const output = outputOf(result);
     if (emptyPattern !== null && emptyPattern.test(output)) return null;
     if (result.exitCode !== 0) {
-      throw new MigCommandError(`${commandLine(args)}: exited with code ${result.exitCode}${output === '' ? '' : `: ${output.slice(0, 500)}`}`);
+      throw new MigCommandError(
+        `${commandLine(args)}: exited with code ${result.exitCode}${output === '' ? '' : `: ${output.slice(0, 500)}`}`,
+      );
     }
     return result.stdout;
   }
@@ -183,7 +215,8 @@ export function createNvidiaSmiMigManager(options: NvidiaSmiMigManagerOptions = 
     const i = String(gpuIndex);
     const lgiArgs = ['mig', '-i', i, '-lgi'];
     const lgiText = await list(lgiArgs, NO_GPU_INSTANCES_PATTERN);
-    const gis = lgiText === null ? [] : parsed(lgiArgs, () => parseMigGpuInstances(lgiText)).filter((g) => g.gpu === gpuIndex);
+    const gis =
+      lgiText === null ? [] : parsed(lgiArgs, () => parseMigGpuInstances(lgiText)).filter((g) => g.gpu === gpuIndex);
     const lArgs = ['-L'];
     const lText = await list(lArgs, null);
     const listed = parsed(lArgs, () => parseListGpus(lText ?? '')).find((g) => g.index === gpuIndex);
@@ -192,19 +225,27 @@ export function createNvidiaSmiMigManager(options: NvidiaSmiMigManagerOptions = 
     if (gis.length === 0) return { instances: [], model };
     const lciArgs = ['mig', '-i', i, '-lci'];
     const lciText = await list(lciArgs, NO_COMPUTE_INSTANCES_PATTERN);
-    const cis = lciText === null ? [] : parsed(lciArgs, () => parseMigComputeInstances(lciText)).filter((c) => c.gpu === gpuIndex);
+    const cis =
+      lciText === null
+        ? []
+        : parsed(lciArgs, () => parseMigComputeInstances(lciText)).filter((c) => c.gpu === gpuIndex);
     return { instances: buildMigInstanceStates(gis, cis, listed), model };
   }
 
   /** Runs one changing command; throws StopApply with the categorised error when it failed. */
-  async function change(args: readonly string[], tolerate: RegExp | null = null): Promise<ReturnType<typeof parseMigCommandOutput>> {
+  async function change(
+    args: readonly string[],
+    tolerate: RegExp | null = null,
+  ): Promise<ReturnType<typeof parseMigCommandOutput>> {
     const result = await exec(args);
     const output = outputOf(result);
     const report = parseMigCommandOutput(output);
     if (tolerate !== null && tolerate.test(output)) return report;
     if (result.exitCode !== 0 || report.failures.length > 0) {
       const category = isInsufficientResources(report) ? INSUFFICIENT_RESOURCES : 'Command failed';
-      throw new StopApply(`${category}: ${commandLine(args)} exited with code ${result.exitCode}${output === '' ? '' : `: ${output}`}`);
+      throw new StopApply(
+        `${category}: ${commandLine(args)} exited with code ${result.exitCode}${output === '' ? '' : `: ${output}`}`,
+      );
     }
     return report;
   }
@@ -227,7 +268,8 @@ export function createNvidiaSmiMigManager(options: NvidiaSmiMigManagerOptions = 
       }
       for (const target of targets) {
         const gi = String(target.gpuInstanceId);
-        if (target.computeInstances.length > 0) await change(['mig', '-i', i, '-dci', '-gi', gi], NO_COMPUTE_INSTANCES_PATTERN);
+        if (target.computeInstances.length > 0)
+          await change(['mig', '-i', i, '-dci', '-gi', gi], NO_COMPUTE_INSTANCES_PATTERN);
         const report = await change(['mig', '-i', i, '-dgi', '-gi', gi]);
         if (report.gpuInstancesDestroyed.some((d) => d.gpuInstanceId === target.gpuInstanceId)) destroyed++;
       }
@@ -251,17 +293,23 @@ export function createNvidiaSmiMigManager(options: NvidiaSmiMigManagerOptions = 
   function serialised<T>(gpuIndex: number, task: () => Promise<T>): Promise<T> {
     const previous = queues.get(gpuIndex) ?? Promise.resolve();
     const next = previous.then(task, task);
-    const settled = next.then(() => undefined, () => undefined);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
     queues.set(gpuIndex, settled);
-    void settled.then(() => { if (queues.get(gpuIndex) === settled) queues.delete(gpuIndex); });
+    void settled.then(() => {
+      if (queues.get(gpuIndex) === settled) queues.delete(gpuIndex);
+    });
     return next;
   }
 
   return {
-    listInstances: (gpuIndex) => serialised(gpuIndex, async () => {
-      checkIndex('gpuIndex', gpuIndex);
-      return (await readBack(gpuIndex)).instances;
-    }),
+    listInstances: (gpuIndex) =>
+      serialised(gpuIndex, async () => {
+        checkIndex('gpuIndex', gpuIndex);
+        return (await readBack(gpuIndex)).instances;
+      }),
     apply: (gpuIndex, plan) => serialised(gpuIndex, () => apply(gpuIndex, plan)),
   };
 }
@@ -276,8 +324,10 @@ function resolveDestroy(instances: readonly MigInstanceState[], item: MigDestroy
     const byId = instances.find((g) => g.gpuInstanceId === item.gpuInstanceId);
     if (byId === undefined) return null;
     if (byId.start !== item.start || byId.profileId !== item.profileId) {
-      throw new StopApply(`Mismatch: GPU instance ${item.gpuInstanceId} is profile ${byId.profileId} at ${byId.start}:${byId.size}, `
-        + `not profile ${item.profileId} at ${item.start}; nothing destroyed`);
+      throw new StopApply(
+        `Mismatch: GPU instance ${item.gpuInstanceId} is profile ${byId.profileId} at ${byId.start}:${byId.size}, ` +
+          `not profile ${item.profileId} at ${item.start}; nothing destroyed`,
+      );
     }
     return byId;
   }
@@ -285,25 +335,37 @@ function resolveDestroy(instances: readonly MigInstanceState[], item: MigDestroy
 }
 
 /** Create items ordered largest profile first (memory, then compute slices); unknown sizes keep plan order, last. */
-function largestFirst(items: readonly MigCreateItem[], profileOf: (profileId: number) => MigProfile | undefined): MigCreateItem[] {
+function largestFirst(
+  items: readonly MigCreateItem[],
+  profileOf: (profileId: number) => MigProfile | undefined,
+): MigCreateItem[] {
   const size = (c: MigCreateItem): [number, number] => {
     const p = profileOf(c.profileId);
     return p === undefined ? [-1, -1] : [p.memorySlices, p.computeSlices];
   };
-  return items.map((c, k) => ({ c, k, s: size(c) }))
+  return items
+    .map((c, k) => ({ c, k, s: size(c) }))
     .sort((a, b) => b.s[0] - a.s[0] || b.s[1] - a.s[1] || a.k - b.k)
     .map((x) => x.c);
 }
 
 /** Why the read-back differs from the plan although every command succeeded; null when it matches. */
-function differences(plan: MigPlan, targets: readonly MigInstanceState[], after: readonly MigInstanceState[]): string | null {
+function differences(
+  plan: MigPlan,
+  targets: readonly MigInstanceState[],
+  after: readonly MigInstanceState[],
+): string | null {
   const problems: string[] = [];
   for (const c of plan.create) {
-    if (!after.some((g) => g.profileId === c.profileId && g.start === c.start)) problems.push(`profile ${c.profileId} at ${c.start} is missing`);
+    if (!after.some((g) => g.profileId === c.profileId && g.start === c.start))
+      problems.push(`profile ${c.profileId} at ${c.start} is missing`);
   }
   for (const t of targets) {
     const recreated = plan.create.some((c) => c.profileId === t.profileId && c.start === t.start);
-    if (!recreated && after.some((g) => g.gpuInstanceId === t.gpuInstanceId && g.start === t.start && g.profileId === t.profileId)) {
+    if (
+      !recreated &&
+      after.some((g) => g.gpuInstanceId === t.gpuInstanceId && g.start === t.start && g.profileId === t.profileId)
+    ) {
       problems.push(`GPU instance ${t.gpuInstanceId} (profile ${t.profileId} at ${t.start}) still exists`);
     }
   }

@@ -1,14 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  INSUFFICIENT_RESOURCES, isInsufficientResources, parseMigCommandOutput, parseMigComputeInstances, parseMigGpuInstances,
+  INSUFFICIENT_RESOURCES,
+  isInsufficientResources,
+  parseMigCommandOutput,
+  parseMigComputeInstances,
+  parseMigGpuInstances,
 } from './nvidia-smi-mig-parse.js';
 import { NvidiaSmiParseError } from './nvidia-smi-parse.js';
 
 const mig = (file: string): string =>
   readFileSync(new URL(`../../../test/fixtures/nvidia-smi/mig/${file}`, import.meta.url), 'utf8');
-const gi = (profileName: string, profileId: number, gpuInstanceId: number, start: number, size: number) =>
-  ({ gpu: 0, profileName, profileId, gpuInstanceId, start, size });
+const gi = (profileName: string, profileId: number, gpuInstanceId: number, start: number, size: number) => ({
+  gpu: 0,
+  profileName,
+  profileId,
+  gpuInstanceId,
+  start,
+  size,
+});
 
 describe('parseMigGpuInstances on recorded -lgi tables (S7, A100-40GB)', () => {
   it('2 x 3g.20gb', () => {
@@ -45,7 +55,9 @@ describe('parseMigGpuInstances on recorded -lgi tables (S7, A100-40GB)', () => {
 
   it('CRLF line ends and a +me profile', () => {
     const text = mig('mig-lgi__a100-40gb__2x3g.20gb__mig-user-guide.txt')
-      .replace('MIG 3g.20gb       9        1', 'MIG 1g.5gb+me    20        1').split('\n').join('\r\n');
+      .replace('MIG 3g.20gb       9        1', 'MIG 1g.5gb+me    20        1')
+      .split('\n')
+      .join('\r\n');
     expect(parseMigGpuInstances(text)[0]).toEqual(gi('1g.5gb+me', 20, 1, 4, 4));
   });
 
@@ -61,7 +73,12 @@ describe('parseMigComputeInstances on the recorded -lci table (S7, A100-40GB)', 
   it('GI 1 split into 3 x 1c.3g.20gb', () => {
     expect(parseMigComputeInstances(mig('mig-lci__a100-40gb__gi1-3x1c.3g.20gb__mig-user-guide.txt'))).toEqual(
       [0, 1, 2].map((ci) => ({
-        gpu: 0, gpuInstanceId: 1, profileName: '1c.3g.20gb', profileId: 0, computeInstanceId: ci, placement: null,
+        gpu: 0,
+        gpuInstanceId: 1,
+        profileName: '1c.3g.20gb',
+        profileId: 0,
+        computeInstanceId: ci,
+        placement: null,
       })),
     );
   });
@@ -70,7 +87,14 @@ describe('parseMigComputeInstances on the recorded -lci table (S7, A100-40GB)', 
     const row = '|   0      2       MIG 3g.40gb          2         0          0:3    |';
     const text = `+---+\n| Compute instances: |\n|===|\n${row}\n+---+\n`;
     expect(parseMigComputeInstances(text)).toEqual([
-      { gpu: 0, gpuInstanceId: 2, profileName: '3g.40gb', profileId: 2, computeInstanceId: 0, placement: { start: 0, size: 3 } },
+      {
+        gpu: 0,
+        gpuInstanceId: 2,
+        profileName: '3g.40gb',
+        profileId: 2,
+        computeInstanceId: 0,
+        placement: { start: 0, size: 3 },
+      },
     ]);
     expect(parseMigComputeInstances('No compute instances found: Not Found\n')).toEqual([]);
   });
@@ -95,7 +119,10 @@ describe('parseMigCommandOutput on recorded -cgi/-cci/-dci/-dgi output (S7, A100
   it('-cgi 9,19,14,19: four GIs, no CIs', () => {
     const r = parseMigCommandOutput(mig('mig-cgi__a100-40gb__9+19+14+19__mig-user-guide.txt'));
     expect(r.gpuInstancesCreated.map((g) => [g.gpuInstanceId, g.profileName, g.profileId])).toEqual([
-      [2, '3g.20gb', 9], [7, '1g.5gb', 19], [4, '2g.10gb', 14], [8, '1g.5gb', 19],
+      [2, '3g.20gb', 9],
+      [7, '1g.5gb', 19],
+      [4, '2g.10gb', 14],
+      [8, '1g.5gb', 19],
     ]);
     expect(r.computeInstancesCreated).toEqual([]);
     expect(r.failures).toEqual([]);
@@ -111,9 +138,14 @@ describe('parseMigCommandOutput on recorded -cgi/-cci/-dci/-dgi output (S7, A100
     expect(r.failures).toEqual([
       {
         line: 'Unable to create a GPU instance on GPU  0 using profile 9: Insufficient Resources',
-        action: 'create a GPU instance on GPU  0 using profile 9', reason: INSUFFICIENT_RESOURCES,
+        action: 'create a GPU instance on GPU  0 using profile 9',
+        reason: INSUFFICIENT_RESOURCES,
       },
-      { line: 'Failed to create GPU instances: Insufficient Resources', action: 'create GPU instances', reason: INSUFFICIENT_RESOURCES },
+      {
+        line: 'Failed to create GPU instances: Insufficient Resources',
+        action: 'create GPU instances',
+        reason: INSUFFICIENT_RESOURCES,
+      },
     ]);
     expect(isInsufficientResources(r)).toBe(true);
     expect(r.otherLines).toEqual([]);
@@ -121,26 +153,41 @@ describe('parseMigCommandOutput on recorded -cgi/-cci/-dci/-dgi output (S7, A100
 
   it('-cci 0,0,0 -gi 1: CI lines without a CI ID', () => {
     const r = parseMigCommandOutput(mig('mig-cci__a100-40gb__0+0+0-gi1__mig-user-guide.txt'));
-    expect(r.computeInstancesCreated).toEqual(Array.from({ length: 3 }, () => (
-      { gpu: 0, gpuInstanceId: 1, computeInstanceId: null, profileName: '1c.3g.20gb', profileId: 0 })));
+    expect(r.computeInstancesCreated).toEqual(
+      Array.from({ length: 3 }, () => ({
+        gpu: 0,
+        gpuInstanceId: 1,
+        computeInstanceId: null,
+        profileName: '1c.3g.20gb',
+        profileId: 0,
+      })),
+    );
     expect(r.gpuInstancesCreated).toEqual([]);
   });
 
   it('-dci -ci 0,1,2 -gi 1 and -dgi', () => {
-    expect(parseMigCommandOutput(mig('mig-dci__a100-40gb__ci0+1+2-gi1__mig-user-guide.txt')).computeInstancesDestroyed).toEqual(
-      [0, 1, 2].map((ci) => ({ gpu: 0, gpuInstanceId: 1, computeInstanceId: ci })),
-    );
+    expect(
+      parseMigCommandOutput(mig('mig-dci__a100-40gb__ci0+1+2-gi1__mig-user-guide.txt')).computeInstancesDestroyed,
+    ).toEqual([0, 1, 2].map((ci) => ({ gpu: 0, gpuInstanceId: 1, computeInstanceId: ci })));
     const dgi = parseMigCommandOutput(mig('mig-dgi__a100-40gb__all__mig-user-guide.txt'));
-    expect(dgi.gpuInstancesDestroyed).toEqual([{ gpu: 0, gpuInstanceId: 1 }, { gpu: 0, gpuInstanceId: 2 }]);
+    expect(dgi.gpuInstancesDestroyed).toEqual([
+      { gpu: 0, gpuInstanceId: 1 },
+      { gpu: 0, gpuInstanceId: 2 },
+    ]);
     expect(dgi.failures).toEqual([]);
   });
 
   it('keeps other lines and other failure reasons', () => {
-    const r = parseMigCommandOutput('Unable to destroy GPU instance ID  1 from GPU  0: In use by another client\nsomething else\n');
-    expect(r.failures).toEqual([{
-      line: 'Unable to destroy GPU instance ID  1 from GPU  0: In use by another client',
-      action: 'destroy GPU instance ID  1 from GPU  0', reason: 'In use by another client',
-    }]);
+    const r = parseMigCommandOutput(
+      'Unable to destroy GPU instance ID  1 from GPU  0: In use by another client\nsomething else\n',
+    );
+    expect(r.failures).toEqual([
+      {
+        line: 'Unable to destroy GPU instance ID  1 from GPU  0: In use by another client',
+        action: 'destroy GPU instance ID  1 from GPU  0',
+        reason: 'In use by another client',
+      },
+    ]);
     expect(r.otherLines).toEqual(['something else']);
     expect(isInsufficientResources(r)).toBe(false);
   });

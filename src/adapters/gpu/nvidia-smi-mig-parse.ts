@@ -106,9 +106,12 @@ const LCI_ROW = /^\|\s*(\d+)\s+(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)(?:\s+(\d+):(\
 const BORDER = /^\+-+\+$/;
 const RULE = /^\|=+\|$/;
 
-const CREATED_GI = /^Successfully created GPU instance ID\s+(\d+)\s+on GPU\s+(\d+)\s+using profile MIG\s+(\S+)\s+\(ID\s+(\d+)\)$/;
-const CREATED_CI = /^Successfully created compute instance(?:\s+ID\s+(\d+))?\s+on GPU\s+(\d+)\s+GPU instance ID\s+(\d+)\s+using profile MIG\s+(\S+)\s+\(ID\s+(\d+)\)$/;
-const DESTROYED_CI = /^Successfully destroyed compute instance ID\s+(\d+)\s+from GPU\s+(\d+)\s+GPU instance ID\s+(\d+)$/;
+const CREATED_GI =
+  /^Successfully created GPU instance ID\s+(\d+)\s+on GPU\s+(\d+)\s+using profile MIG\s+(\S+)\s+\(ID\s+(\d+)\)$/;
+const CREATED_CI =
+  /^Successfully created compute instance(?:\s+ID\s+(\d+))?\s+on GPU\s+(\d+)\s+GPU instance ID\s+(\d+)\s+using profile MIG\s+(\S+)\s+\(ID\s+(\d+)\)$/;
+const DESTROYED_CI =
+  /^Successfully destroyed compute instance ID\s+(\d+)\s+from GPU\s+(\d+)\s+GPU instance ID\s+(\d+)$/;
 const DESTROYED_GI = /^Successfully destroyed GPU instance ID\s+(\d+)\s+from GPU\s+(\d+)$/;
 const FAILURE = /^(?:Unable|Failed) to (.+): ([^:]+)$/;
 
@@ -152,8 +155,12 @@ function parseTable<T>(text: string, what: string, row: RegExp, toRow: (m: RegEx
 export function parseMigGpuInstances(text: string): ParsedGpuInstance[] {
   if (NO_GPU_INSTANCES_PATTERN.test(text) || text.trim() === '') return [];
   return parseTable(text, '-lgi', LGI_ROW, (m) => ({
-    gpu: Number(m[1]), profileName: m[2] ?? '', profileId: Number(m[3]), gpuInstanceId: Number(m[4]),
-    start: Number(m[5]), size: Number(m[6]),
+    gpu: Number(m[1]),
+    profileName: m[2] ?? '',
+    profileId: Number(m[3]),
+    gpuInstanceId: Number(m[4]),
+    start: Number(m[5]),
+    size: Number(m[6]),
   }));
 }
 
@@ -166,7 +173,10 @@ export function parseMigGpuInstances(text: string): ParsedGpuInstance[] {
 export function parseMigComputeInstances(text: string): ParsedComputeInstance[] {
   if (NO_COMPUTE_INSTANCES_PATTERN.test(text) || text.trim() === '') return [];
   return parseTable(text, '-lci', LCI_ROW, (m) => ({
-    gpu: Number(m[1]), gpuInstanceId: Number(m[2]), profileName: m[3] ?? '', profileId: Number(m[4]),
+    gpu: Number(m[1]),
+    gpuInstanceId: Number(m[2]),
+    profileName: m[3] ?? '',
+    profileId: Number(m[4]),
     computeInstanceId: Number(m[5]),
     placement: m[6] === undefined ? null : { start: Number(m[6]), size: Number(m[7]) },
   }));
@@ -178,23 +188,37 @@ export function parseMigComputeInstances(text: string): ParsedComputeInstance[] 
  */
 export function parseMigCommandOutput(text: string): MigCommandReport {
   const report: MigCommandReport = {
-    gpuInstancesCreated: [], computeInstancesCreated: [], computeInstancesDestroyed: [], gpuInstancesDestroyed: [],
-    failures: [], otherLines: [],
+    gpuInstancesCreated: [],
+    computeInstancesCreated: [],
+    computeInstancesDestroyed: [],
+    gpuInstancesDestroyed: [],
+    failures: [],
+    otherLines: [],
   };
   for (const line of lines(text)) {
     if (line === '') continue;
     let m: RegExpExecArray | null;
     if ((m = CREATED_GI.exec(line))) {
       report.gpuInstancesCreated.push({
-        gpuInstanceId: Number(m[1]), gpu: Number(m[2]), profileName: m[3] ?? '', profileId: Number(m[4]),
+        gpuInstanceId: Number(m[1]),
+        gpu: Number(m[2]),
+        profileName: m[3] ?? '',
+        profileId: Number(m[4]),
       });
     } else if ((m = CREATED_CI.exec(line))) {
       report.computeInstancesCreated.push({
-        computeInstanceId: m[1] === undefined ? null : Number(m[1]), gpu: Number(m[2]), gpuInstanceId: Number(m[3]),
-        profileName: m[4] ?? '', profileId: Number(m[5]),
+        computeInstanceId: m[1] === undefined ? null : Number(m[1]),
+        gpu: Number(m[2]),
+        gpuInstanceId: Number(m[3]),
+        profileName: m[4] ?? '',
+        profileId: Number(m[5]),
       });
     } else if ((m = DESTROYED_CI.exec(line))) {
-      report.computeInstancesDestroyed.push({ computeInstanceId: Number(m[1]), gpu: Number(m[2]), gpuInstanceId: Number(m[3]) });
+      report.computeInstancesDestroyed.push({
+        computeInstanceId: Number(m[1]),
+        gpu: Number(m[2]),
+        gpuInstanceId: Number(m[3]),
+      });
     } else if ((m = DESTROYED_GI.exec(line))) {
       report.gpuInstancesDestroyed.push({ gpuInstanceId: Number(m[1]), gpu: Number(m[2]) });
     } else if ((m = FAILURE.exec(line))) {

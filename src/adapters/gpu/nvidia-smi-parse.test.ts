@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  INVENTORY_FIELDS, NvidiaSmiParseError, parseListGpus, parseQueryGpuCsv, type ListedGpu,
+  INVENTORY_FIELDS,
+  NvidiaSmiParseError,
+  parseListGpus,
+  parseQueryGpuCsv,
+  type ListedGpu,
 } from './nvidia-smi-parse.js';
 
 const fixture = (rel: string): string =>
@@ -27,16 +31,26 @@ describe('parseListGpus on list/ fixtures', () => {
     expect(gpus).toHaveLength(1);
     expect(gpus[0]?.name).toBe('NVIDIA H100 80GB HBM3');
     expect(gpus[0]?.uuid).toBe(MASKED);
-    expect(gpus[0]?.migDevices).toEqual(['3g.40gb', '2g.20gb', '1g.10gb', '1g.10gb']
-      .map((profile, n) => ({ profile, deviceIndex: n, uuid: maskedMig(n) })));
+    expect(gpus[0]?.migDevices).toEqual(
+      ['3g.40gb', '2g.20gb', '1g.10gb', '1g.10gb'].map((profile, n) => ({
+        profile,
+        deviceIndex: n,
+        uuid: maskedMig(n),
+      })),
+    );
   });
 
   it('H200 MIG with compute-instance profiles (S1, masked)', () => {
     const gpus = list('L__h200__mig__590.48.01__masked.txt');
     expect(gpus).toHaveLength(1);
     expect(gpus[0]?.name).toBe('NVIDIA H200');
-    expect(gpus[0]?.migDevices).toEqual(['1c.3g.71gb', '2c.3g.71gb', '2g.35gb', '1g.18gb', '1g.18gb']
-      .map((profile, n) => ({ profile, deviceIndex: n, uuid: maskedMig(n) })));
+    expect(gpus[0]?.migDevices).toEqual(
+      ['1c.3g.71gb', '2c.3g.71gb', '2g.35gb', '1g.18gb', '1g.18gb'].map((profile, n) => ({
+        profile,
+        deviceIndex: n,
+        uuid: maskedMig(n),
+      })),
+    );
   });
 
   it('H100 7 x 1g.10gb with CRLF line ends (S5)', () => {
@@ -54,8 +68,11 @@ describe('parseListGpus on list/ fixtures', () => {
     expect(gpus).toHaveLength(1);
     expect(gpus[0]?.name).toBe('NVIDIA H100 80GB HBM3');
     expect(profiles(gpus[0])).toEqual(['3g.40gb', '2g.20gb', '1g.10gb', '1g.10gb']);
-    expect(gpus[0]?.migDevices[3]).toEqual(
-      { profile: '1g.10gb', deviceIndex: 3, uuid: 'MIG-0f709664-740c-52b0-ae79-3e4c9ede6d3b' });
+    expect(gpus[0]?.migDevices[3]).toEqual({
+      profile: '1g.10gb',
+      deviceIndex: 3,
+      uuid: 'MIG-0f709664-740c-52b0-ae79-3e4c9ede6d3b',
+    });
   });
 
   it('H100 three CI devices in one GI (S7)', () => {
@@ -67,13 +84,17 @@ describe('parseListGpus on list/ fixtures', () => {
   });
 
   it('A100 2 x 3g.20gb with unpadded "Device 0:" (S7)', () => {
-    expect(list('L__a100-sxm4-40gb__mig-2x3g.20gb__mig-user-guide.txt')).toEqual([{
-      index: 0, name: 'A100-SXM4-40GB', uuid: 'GPU-e86cb44c-6756-fd30-cd4a-1e6da3caf9b0',
-      migDevices: [
-        { profile: '3g.20gb', deviceIndex: 0, uuid: 'MIG-c7384736-a75d-5afc-978f-d2f1294409fd' },
-        { profile: '3g.20gb', deviceIndex: 1, uuid: 'MIG-a28ad590-3fda-56dd-84fc-0a0b96edc58d' },
-      ],
-    }]);
+    expect(list('L__a100-sxm4-40gb__mig-2x3g.20gb__mig-user-guide.txt')).toEqual([
+      {
+        index: 0,
+        name: 'A100-SXM4-40GB',
+        uuid: 'GPU-e86cb44c-6756-fd30-cd4a-1e6da3caf9b0',
+        migDevices: [
+          { profile: '3g.20gb', deviceIndex: 0, uuid: 'MIG-c7384736-a75d-5afc-978f-d2f1294409fd' },
+          { profile: '3g.20gb', deviceIndex: 1, uuid: 'MIG-a28ad590-3fda-56dd-84fc-0a0b96edc58d' },
+        ],
+      },
+    ]);
   });
 
   it('A100 legacy MIG UUIDs MIG-GPU-<uuid>/<gi>/<ci> (S5)', () => {
@@ -83,7 +104,8 @@ describe('parseListGpus on list/ fixtures', () => {
     expect(seven[0]?.uuid).toBe(gpuUuid);
     expect(profiles(seven[0])).toEqual(Array(7).fill('1g.5gb'));
     expect(seven[0]?.migDevices.map((d) => d.uuid)).toEqual(
-      [7, 8, 9, 10, 11, 12, 13].map((gi) => `MIG-${gpuUuid}/${gi}/0`));
+      [7, 8, 9, 10, 11, 12, 13].map((gi) => `MIG-${gpuUuid}/${gi}/0`),
+    );
     const mixed = list('L__a100-sxm4-40gb__mig-3g+2g+1g__450.80.02__legacy-mig-uuid.txt');
     expect(mixed[0]?.migDevices).toEqual([
       { profile: '3g.20gb', deviceIndex: 0, uuid: `MIG-${gpuUuid}/2/0` },
@@ -119,8 +141,9 @@ describe('parseListGpus on list/ fixtures', () => {
 
 describe('parseListGpus errors', () => {
   it('rejects a MIG line before any GPU', () => {
-    expect(() => parseListGpus('  MIG 1g.5gb Device 0: (UUID: MIG-x)\n')).toThrow(new NvidiaSmiParseError(
-      'line 1: MIG device before any GPU line: "MIG 1g.5gb Device 0: (UUID: MIG-x)"'));
+    expect(() => parseListGpus('  MIG 1g.5gb Device 0: (UUID: MIG-x)\n')).toThrow(
+      new NvidiaSmiParseError('line 1: MIG device before any GPU line: "MIG 1g.5gb Device 0: (UUID: MIG-x)"'),
+    );
   });
   it('rejects an unrecognised line, naming it', () => {
     const text = 'GPU 0: NVIDIA H200 (UUID: GPU-1)\nNo devices were found\n';
@@ -134,8 +157,10 @@ const derived = (gpu: string, state: string): string =>
 
 describe('parseQueryGpuCsv on derived inventory13 fixtures', () => {
   it('exports the 13 inventory fields in fixture order', () => {
-    expect(INVENTORY_FIELDS.join(',')).toBe('index,uuid,name,memory.total,memory.used,memory.free,'
-      + 'utilization.gpu,utilization.memory,temperature.gpu,power.draw,mig.mode.current,compute_mode,pci.bus_id');
+    expect(INVENTORY_FIELDS.join(',')).toBe(
+      'index,uuid,name,memory.total,memory.used,memory.free,' +
+        'utilization.gpu,utilization.memory,temperature.gpu,power.draw,mig.mode.current,compute_mode,pci.bus_id',
+    );
   });
 
   const cases = [
@@ -150,7 +175,15 @@ describe('parseQueryGpuCsv on derived inventory13 fixtures', () => {
       it(`${gpu} ${state}`, () => {
         const gpus = parseQueryGpuCsv(derived(gpu, state), INVENTORY_FIELDS);
         expect(gpus).toHaveLength(1);
-        expect(gpus[0]).toMatchObject({ index: 0, uuid: MASKED, name, gpuMemoryMiB: total, migMode, pciBusId, computeMode: 'Default' });
+        expect(gpus[0]).toMatchObject({
+          index: 0,
+          uuid: MASKED,
+          name,
+          gpuMemoryMiB: total,
+          migMode,
+          pciBusId,
+          computeMode: 'Default',
+        });
         const utilNull = migMode === 'enabled';
         expect(gpus[0]?.utilizationGpuPct === null).toBe(utilNull);
         expect(gpus[0]?.utilizationMemoryPct === null).toBe(utilNull);
@@ -159,11 +192,23 @@ describe('parseQueryGpuCsv on derived inventory13 fixtures', () => {
   }
 
   it('parses every value of the H200 load row', () => {
-    expect(parseQueryGpuCsv(derived('h200__590.48.01', 'load'), INVENTORY_FIELDS)).toEqual([{
-      index: 0, uuid: MASKED, name: 'NVIDIA H200', pciBusId: '00000000:83:00.0', gpuMemoryMiB: 143771,
-      memoryUsedMiB: 32362, memoryFreeMiB: 110796, utilizationGpuPct: 100, utilizationMemoryPct: 7,
-      temperatureC: 52, powerDrawW: 627.4, migMode: 'disabled', computeMode: 'Default',
-    }]);
+    expect(parseQueryGpuCsv(derived('h200__590.48.01', 'load'), INVENTORY_FIELDS)).toEqual([
+      {
+        index: 0,
+        uuid: MASKED,
+        name: 'NVIDIA H200',
+        pciBusId: '00000000:83:00.0',
+        gpuMemoryMiB: 143771,
+        memoryUsedMiB: 32362,
+        memoryFreeMiB: 110796,
+        utilizationGpuPct: 100,
+        utilizationMemoryPct: 7,
+        temperatureC: 52,
+        powerDrawW: 627.4,
+        migMode: 'disabled',
+        computeMode: 'Default',
+      },
+    ]);
   });
 
   it('H100 MIG idle: used/free memory and [N/A] utilisation', () => {
@@ -175,35 +220,45 @@ describe('parseQueryGpuCsv on derived inventory13 fixtures', () => {
 describe('parseQueryGpuCsv: other inputs and errors', () => {
   const f = ['index', 'gpu_uuid', 'gpu_name', 'memory.total', 'memory.used', 'mig.mode.current', 'gpu_bus_id'];
   it('accepts aliases, N/A forms, CRLF and blank lines; absent fields are null', () => {
-    const text = '0, GPU-a, Tesla T4, 15360, N/A, [Not Supported], 00000000:00:1E.0\r\n\r\n'
-      + '1, GPU-b, Tesla T4, 15360, 5, Enabled, 00000000:00:1F.0\r\n';
+    const text =
+      '0, GPU-a, Tesla T4, 15360, N/A, [Not Supported], 00000000:00:1E.0\r\n\r\n' +
+      '1, GPU-b, Tesla T4, 15360, 5, Enabled, 00000000:00:1F.0\r\n';
     const gpus = parseQueryGpuCsv(text, f);
     expect(gpus.map((g) => [g.index, g.uuid, g.memoryUsedMiB, g.migMode, g.temperatureC, g.computeMode])).toEqual([
-      [0, 'GPU-a', null, 'unsupported', null, null], [1, 'GPU-b', 5, 'enabled', null, null]]);
+      [0, 'GPU-a', null, 'unsupported', null, null],
+      [1, 'GPU-b', 5, 'enabled', null, null],
+    ]);
   });
   it('rejects a non-numeric value, naming line, field and value', () => {
     const text = '0, GPU-a, T4, 15360, 1, Disabled, 0:1\n1, GPU-b, T4, 15 GiB, 1, Disabled, 0:2\n';
-    expect(() => parseQueryGpuCsv(text, f)).toThrow(new NvidiaSmiParseError(
-      'line 2, field "memory.total": expected a number, got "15 GiB"'));
+    expect(() => parseQueryGpuCsv(text, f)).toThrow(
+      new NvidiaSmiParseError('line 2, field "memory.total": expected a number, got "15 GiB"'),
+    );
   });
   it('rejects N/A in a required number', () => {
     expect(() => parseQueryGpuCsv('0, GPU-a, T4, [N/A], 1, Disabled, 0:1', f)).toThrow(
-      'line 1, field "memory.total": expected a number, got "[N/A]"');
+      'line 1, field "memory.total": expected a number, got "[N/A]"',
+    );
   });
   it('rejects a wrong value count', () => {
     expect(() => parseQueryGpuCsv('0, GPU-a, T4, 15360', f)).toThrow(
-      'line 1: expected 7 values, got 4: "0, GPU-a, T4, 15360"');
+      'line 1: expected 7 values, got 4: "0, GPU-a, T4, 15360"',
+    );
   });
   it('rejects an unknown MIG mode, a bad UUID and a fractional index', () => {
     expect(() => parseQueryGpuCsv('0, GPU-a, T4, 1, 1, Pending, 0:1', f)).toThrow(
-      'line 1, field "mig.mode.current": expected Enabled, Disabled or [N/A], got "Pending"');
+      'line 1, field "mig.mode.current": expected Enabled, Disabled or [N/A], got "Pending"',
+    );
     expect(() => parseQueryGpuCsv('0, 1234, T4, 1, 1, Disabled, 0:1', f)).toThrow(
-      'line 1, field "uuid": expected a GPU- UUID, got "1234"');
+      'line 1, field "uuid": expected a GPU- UUID, got "1234"',
+    );
     expect(() => parseQueryGpuCsv('0.5, GPU-a, T4, 1, 1, Disabled, 0:1', f)).toThrow(
-      'line 1, field "index": expected a non-negative integer, got "0.5"');
+      'line 1, field "index": expected a non-negative integer, got "0.5"',
+    );
   });
   it('rejects a field list without a required field', () => {
     expect(() => parseQueryGpuCsv('', ['index', 'name'])).toThrow(
-      'fields: required field "uuid" is missing from [index,name]');
+      'fields: required field "uuid" is missing from [index,name]',
+    );
   });
 });

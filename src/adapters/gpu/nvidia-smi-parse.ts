@@ -16,8 +16,18 @@ export class NvidiaSmiParseError extends Error {
  * `help/help-query-gpu__590.48.01.txt`). Same set and order as the `inventory13` derived fixtures.
  */
 export const INVENTORY_FIELDS = [
-  'index', 'uuid', 'name', 'memory.total', 'memory.used', 'memory.free', 'utilization.gpu',
-  'utilization.memory', 'temperature.gpu', 'power.draw', 'mig.mode.current', 'compute_mode',
+  'index',
+  'uuid',
+  'name',
+  'memory.total',
+  'memory.used',
+  'memory.free',
+  'utilization.gpu',
+  'utilization.memory',
+  'temperature.gpu',
+  'power.draw',
+  'mig.mode.current',
+  'compute_mode',
   'pci.bus_id',
 ] as const;
 

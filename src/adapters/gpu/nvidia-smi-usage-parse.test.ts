@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { NvidiaSmiParseError } from './nvidia-smi-parse.js';
 import { parseComputeAppsCsv, parseUsageGpuCsv } from './nvidia-smi-usage-parse.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../../../test/fixtures/nvidia-smi/csv/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../../../test/fixtures/nvidia-smi/csv/${name}`, import.meta.url), 'utf8');
 const ZERO_UUID = 'GPU-00000000-0000-0000-0000-000000000000';
 
 describe('parseUsageGpuCsv on recorded --query-gpu (all fields, --format=csv) output', () => {
@@ -14,7 +15,9 @@ describe('parseUsageGpuCsv on recorded --query-gpu (all fields, --format=csv) ou
     ['l40s__595.80__idle', 1, 0],
     ['l40s__595.80__load', 0.09, 1235],
   ])('%s: utilization %f, memory used %i MiB', (name, utilizationRatio, memoryUsedMiB) => {
-    expect(parseUsageGpuCsv(fixture(`query-gpu__all-fields__${name}.csv`))).toEqual([{ index: 0, uuid: ZERO_UUID, utilizationRatio, memoryUsedMiB }]);
+    expect(parseUsageGpuCsv(fixture(`query-gpu__all-fields__${name}.csv`))).toEqual([
+      { index: 0, uuid: ZERO_UUID, utilizationRatio, memoryUsedMiB },
+    ]);
   });
 
   it.each([
@@ -22,7 +25,9 @@ describe('parseUsageGpuCsv on recorded --query-gpu (all fields, --format=csv) ou
     ['h100-80gb-hbm3__mig__590.48.01__load', 11125],
     ['h200__mig__590.48.01__load', 16959],
   ])('%s (MIG enabled): utilization [N/A] → null, memory used %i MiB', (name, memoryUsedMiB) => {
-    expect(parseUsageGpuCsv(fixture(`query-gpu__all-fields__${name}.csv`))).toEqual([{ index: 0, uuid: ZERO_UUID, utilizationRatio: null, memoryUsedMiB }]);
+    expect(parseUsageGpuCsv(fixture(`query-gpu__all-fields__${name}.csv`))).toEqual([
+      { index: 0, uuid: ZERO_UUID, utilizationRatio: null, memoryUsedMiB },
+    ]);
   });
 
   it('reads the noheader,nounits form the sampler asks for, with [N/A] and [Not Supported]', () => {
@@ -34,9 +39,15 @@ describe('parseUsageGpuCsv on recorded --query-gpu (all fields, --format=csv) ou
   });
 
   it('names the line and field of malformed input', () => {
-    expect(() => parseUsageGpuCsv('0, GPU-a, busy, 12\n')).toThrow(new NvidiaSmiParseError('line 1, field "utilization.gpu": expected a number, [N/A] or [Not Supported], got "busy"'));
+    expect(() => parseUsageGpuCsv('0, GPU-a, busy, 12\n')).toThrow(
+      new NvidiaSmiParseError(
+        'line 1, field "utilization.gpu": expected a number, [N/A] or [Not Supported], got "busy"',
+      ),
+    );
     expect(() => parseUsageGpuCsv('0, GPU-a, 1\n')).toThrow(/line 1: expected 4 values, got 3/);
-    expect(() => parseUsageGpuCsv('0, MIG-a, 1, 2\n')).toThrow(/line 1, field "uuid": expected a GPU- UUID, got "MIG-a"/);
+    expect(() => parseUsageGpuCsv('0, MIG-a, 1, 2\n')).toThrow(
+      /line 1, field "uuid": expected a GPU- UUID, got "MIG-a"/,
+    );
     expect(() => parseUsageGpuCsv('x, GPU-a, 1, 2\n')).toThrow(/line 1, field "index": expected a number/);
   });
 });
@@ -58,16 +69,28 @@ describe('parseComputeAppsCsv on recorded --query-compute-apps (--format=csv) ou
     ]);
   });
 
-  it.each(['h100-80gb-hbm3__590.48.01', 'h100-80gb-hbm3__mig__590.48.01', 'h200__590.48.01', 'h200__mig__590.48.01', 'l40s__595.80'])('%s idle: header only → no processes', (name) => {
+  it.each([
+    'h100-80gb-hbm3__590.48.01',
+    'h100-80gb-hbm3__mig__590.48.01',
+    'h200__590.48.01',
+    'h200__mig__590.48.01',
+    'l40s__595.80',
+  ])('%s idle: header only → no processes', (name) => {
     expect(parseComputeAppsCsv(fixture(`query-compute-apps__${name}__idle.csv`))).toEqual([]);
   });
 
   it('reads the noheader,nounits form, [N/A] memory → null; empty output → none', () => {
-    expect(parseComputeAppsCsv('GPU-aaaaaaaa-0000-0000-0000-000000000001, 4242, [N/A]\nGPU-aaaaaaaa-0000-0000-0000-000000000001, 4243, 812\n')).toEqual([
+    expect(
+      parseComputeAppsCsv(
+        'GPU-aaaaaaaa-0000-0000-0000-000000000001, 4242, [N/A]\nGPU-aaaaaaaa-0000-0000-0000-000000000001, 4243, 812\n',
+      ),
+    ).toEqual([
       { gpuUuid: 'GPU-aaaaaaaa-0000-0000-0000-000000000001', pid: 4242, memoryUsedMiB: null },
       { gpuUuid: 'GPU-aaaaaaaa-0000-0000-0000-000000000001', pid: 4243, memoryUsedMiB: 812 },
     ]);
     expect(parseComputeAppsCsv('')).toEqual([]);
-    expect(() => parseComputeAppsCsv('GPU-a, -3, 1\n')).toThrow(/line 1, field "pid": expected a non-negative integer, got "-3"/);
+    expect(() => parseComputeAppsCsv('GPU-a, -3, 1\n')).toThrow(
+      /line 1, field "pid": expected a non-negative integer, got "-3"/,
+    );
   });
 });

@@ -44,22 +44,37 @@ function unavailable(value: string): boolean {
 }
 
 /** Rows of `text` as field → value maps, the columns found by header (when present) or by `fields`' order. */
-function rowsOf(text: string, fields: readonly string[], headerSignature: string): { line: number; values: ReadonlyMap<string, string> }[] {
-  const lines = text.split(/\r?\n/).map((raw, i) => ({ raw, line: i + 1 })).filter((l) => l.raw.trim() !== '');
+function rowsOf(
+  text: string,
+  fields: readonly string[],
+  headerSignature: string,
+): { line: number; values: ReadonlyMap<string, string> }[] {
+  const lines = text
+    .split(/\r?\n/)
+    .map((raw, i) => ({ raw, line: i + 1 }))
+    .filter((l) => l.raw.trim() !== '');
   let columns: readonly string[] = fields;
-  if (lines[0] && lines[0].raw.split(',').map((v) => v.trim()).includes(headerSignature)) {
+  if (
+    lines[0] &&
+    lines[0].raw
+      .split(',')
+      .map((v) => v.trim())
+      .includes(headerSignature)
+  ) {
     const header = lines.shift()!;
     columns = header.raw.split(',').map((v) => {
       const name = v.trim().replace(/\s*\[[^\]]*\]$/, '');
       return ALIASES[name] ?? name;
     });
     for (const f of fields) {
-      if (!columns.includes(f)) throw new NvidiaSmiParseError(`line ${header.line}: header has no column "${f}": "${header.raw}"`);
+      if (!columns.includes(f))
+        throw new NvidiaSmiParseError(`line ${header.line}: header has no column "${f}": "${header.raw}"`);
     }
   }
   return lines.map(({ raw, line }) => {
     const values = raw.split(',').map((v) => v.trim());
-    if (values.length !== columns.length) throw new NvidiaSmiParseError(`line ${line}: expected ${columns.length} values, got ${values.length}: "${raw}"`);
+    if (values.length !== columns.length)
+      throw new NvidiaSmiParseError(`line ${line}: expected ${columns.length} values, got ${values.length}: "${raw}"`);
     return { line, values: new Map(columns.map((c, k) => [c, values[k]!])) };
   });
 }
@@ -69,21 +84,28 @@ function optionalNumber(values: ReadonlyMap<string, string>, field: string, line
   const value = values.get(field) ?? '';
   if (unavailable(value)) return null;
   const match = NUMBER.exec(value);
-  if (!match) throw new NvidiaSmiParseError(`line ${line}, field "${field}": expected a number, [N/A] or [Not Supported], got "${value}"`);
+  if (!match)
+    throw new NvidiaSmiParseError(
+      `line ${line}, field "${field}": expected a number, [N/A] or [Not Supported], got "${value}"`,
+    );
   return Number(match[1]);
 }
 
 /** Reads a required non-negative integer. @throws NvidiaSmiParseError otherwise */
 function requiredInteger(values: ReadonlyMap<string, string>, field: string, line: number): number {
   const n = optionalNumber(values, field, line);
-  if (n === null || !Number.isInteger(n) || n < 0) throw new NvidiaSmiParseError(`line ${line}, field "${field}": expected a non-negative integer, got "${values.get(field) ?? ''}"`);
+  if (n === null || !Number.isInteger(n) || n < 0)
+    throw new NvidiaSmiParseError(
+      `line ${line}, field "${field}": expected a non-negative integer, got "${values.get(field) ?? ''}"`,
+    );
   return n;
 }
 
 /** Reads a required `GPU-…` UUID. @throws NvidiaSmiParseError otherwise */
 function requiredUuid(values: ReadonlyMap<string, string>, field: string, line: number): string {
   const value = values.get(field) ?? '';
-  if (!value.startsWith('GPU-')) throw new NvidiaSmiParseError(`line ${line}, field "${field}": expected a GPU- UUID, got "${value}"`);
+  if (!value.startsWith('GPU-'))
+    throw new NvidiaSmiParseError(`line ${line}, field "${field}": expected a GPU- UUID, got "${value}"`);
   return value;
 }
 

@@ -25,13 +25,18 @@ export interface ProcessIds {
  * @param readIds reads a process's ids, null when it does not exist
  * @returns job id by pid, for the pids that belong to a job
  */
-export function jobsOfPids(pids: readonly number[], jobs: readonly UsageJobInput[], readIds: (pid: number) => ProcessIds | null): Map<number, number> {
+export function jobsOfPids(
+  pids: readonly number[],
+  jobs: readonly UsageJobInput[],
+  readIds: (pid: number) => ProcessIds | null,
+): Map<number, number> {
   const byLeader = new Map<number, number>();
   for (const job of jobs) if (job.jobPid !== null && job.jobPid > 0) byLeader.set(job.jobPid, job.jobId);
   const result = new Map<number, number>();
   for (const pid of new Set(pids)) {
     const ids = readIds(pid);
-    const jobId = byLeader.get(pid) ?? (ids === null ? undefined : byLeader.get(ids.session) ?? byLeader.get(ids.pgrp));
+    const jobId =
+      byLeader.get(pid) ?? (ids === null ? undefined : (byLeader.get(ids.session) ?? byLeader.get(ids.pgrp)));
     if (jobId !== undefined) result.set(pid, jobId);
   }
   return result;

@@ -19,7 +19,10 @@ import { jobsOfPids, type ProcessIds } from './nvidia-smi-usage-pids.js';
 /** Arguments of the GPU query. */
 export const USAGE_GPU_ARGS = [`--query-gpu=${USAGE_GPU_FIELDS.join(',')}`, '--format=csv,noheader,nounits'] as const;
 /** Arguments of the compute-apps query. */
-export const USAGE_APP_ARGS = [`--query-compute-apps=${USAGE_APP_FIELDS.join(',')}`, '--format=csv,noheader,nounits'] as const;
+export const USAGE_APP_ARGS = [
+  `--query-compute-apps=${USAGE_APP_FIELDS.join(',')}`,
+  '--format=csv,noheader,nounits',
+] as const;
 
 /** Options of {@link createNvidiaSmiUsageSampler}. */
 export interface NvidiaSmiUsageOptions {
@@ -41,11 +44,21 @@ export interface NvidiaSmiUsageOptions {
  * job is placed on where none of its processes shows (only for jobs whose pid is known).
  * @throws NvidiaSmiParseError for malformed output
  */
-export function buildNvidiaSmiUsageSample(gpuText: string, appsText: string, input: UsageInput, readIds: (pid: number) => ProcessIds | null, atMs: number): GpuUsageSample {
+export function buildNvidiaSmiUsageSample(
+  gpuText: string,
+  appsText: string,
+  input: UsageInput,
+  readIds: (pid: number) => ProcessIds | null,
+  atMs: number,
+): GpuUsageSample {
   const gpus = parseUsageGpuCsv(gpuText);
   const apps = parseComputeAppsCsv(appsText);
   const byUuid = new Map(gpus.map((g) => [g.uuid, g]));
-  const jobOf = jobsOfPids(apps.map((a) => a.pid), input.jobs, readIds);
+  const jobOf = jobsOfPids(
+    apps.map((a) => a.pid),
+    input.jobs,
+    readIds,
+  );
   // Σ memory per GPU and job, in the order first seen.
   const perGpu = new Map<string, Map<number, number>>();
   const add = (uuid: string, jobId: number, mib: number): void => {
@@ -68,12 +81,25 @@ export function buildNvidiaSmiUsageSample(gpuText: string, appsText: string, inp
   const jobs: JobGpuUsageMeasurement[] = [];
   for (const [uuid, entries] of perGpu) {
     const gpu = byUuid.get(uuid)!;
-    for (const e of clampJobMemory(gpu.memoryUsedMiB, [...entries].map(([jobId, memoryUsedMiB]) => ({ jobId, memoryUsedMiB })))) {
+    for (const e of clampJobMemory(
+      gpu.memoryUsedMiB,
+      [...entries].map(([jobId, memoryUsedMiB]) => ({ jobId, memoryUsedMiB })),
+    )) {
       jobs.push({ jobId: e.jobId, index: gpu.index, uuid, memoryUsedMiB: e.memoryUsedMiB });
     }
   }
   jobs.sort((a, b) => a.index - b.index || a.jobId - b.jobId);
-  return { atMs, source: 'nvidia-smi', gpus: gpus.map((g) => ({ index: g.index, uuid: g.uuid, utilizationRatio: g.utilizationRatio, memoryUsedMiB: g.memoryUsedMiB })), jobs };
+  return {
+    atMs,
+    source: 'nvidia-smi',
+    gpus: gpus.map((g) => ({
+      index: g.index,
+      uuid: g.uuid,
+      utilizationRatio: g.utilizationRatio,
+      memoryUsedMiB: g.memoryUsedMiB,
+    })),
+    jobs,
+  };
 }
 
 /**
@@ -100,7 +126,9 @@ export function createNvidiaSmiUsageSampler(options: NvidiaSmiUsageOptions = {})
       try {
         return buildNvidiaSmiUsageSample(gpuText, appsText, input, readIds, nowMs());
       } catch (error) {
-        throw new NvidiaSmiUnavailableError(`${path}: unrecognised usage output: ${(error as Error).message}`, { cause: error });
+        throw new NvidiaSmiUnavailableError(`${path}: unrecognised usage output: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     },
   };

@@ -97,8 +97,7 @@ const parser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
-  isArray: (_name, jpath) =>
-    jpath === 'nvidia_smi_log.gpu' || jpath === 'nvidia_smi_log.gpu.mig_devices.mig_device',
+  isArray: (_name, jpath) => jpath === 'nvidia_smi_log.gpu' || jpath === 'nvidia_smi_log.gpu.mig_devices.mig_device',
 });
 
 const NA = new Set(['N/A', '[N/A]', 'Not Supported', '[Not Supported]', '']);
@@ -183,8 +182,9 @@ function toHealth(g: Node): XmlGpuHealth {
     remappedRowsPending: yesNo(at(g, 'remapped_rows', 'remapped_row_pending')),
     remappedRowsFailure: yesNo(at(g, 'remapped_rows', 'remapped_row_failure')),
     remappedRowsUncorrectable: num(at(g, 'remapped_rows', 'remapped_row_unc')),
-    eccVolatileDramUncorrectable: num(at(g, 'ecc_errors', 'volatile', 'dram_uncorrectable'))
-      ?? num(at(g, 'ecc_errors', 'volatile', 'double_bit', 'device_memory')),
+    eccVolatileDramUncorrectable:
+      num(at(g, 'ecc_errors', 'volatile', 'dram_uncorrectable')) ??
+      num(at(g, 'ecc_errors', 'volatile', 'double_bit', 'device_memory')),
     fabricState: text(at(g, 'fabric', 'state')),
     fabricStatus: text(at(g, 'fabric', 'status')),
     fabricHealthSummary: text(at(g, 'fabric', 'health', 'summary')),
@@ -228,8 +228,7 @@ function toGpu(g: Node, position: number): XmlGpuRecord {
 export function parseNvidiaSmiXml(xml: string): XmlReport {
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
-    throw new NvidiaSmiParseError(
-      `nvidia-smi -q -x: not well-formed XML at line ${valid.err.line}: ${valid.err.msg}`);
+    throw new NvidiaSmiParseError(`nvidia-smi -q -x: not well-formed XML at line ${valid.err.line}: ${valid.err.msg}`);
   }
   const doc = parser.parse(xml) as Record<string, Node>;
   const root = doc['nvidia_smi_log'];

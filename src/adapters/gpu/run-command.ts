@@ -18,27 +18,45 @@ export interface CommandResult {
  * Rejects only when the program cannot be run: not found, killed after `timeoutMs`, killed by a
  * signal; the message says which.
  */
-export type RunCommandFn = (file: string, args: readonly string[], options: { readonly timeoutMs: number }) => Promise<CommandResult>;
+export type RunCommandFn = (
+  file: string,
+  args: readonly string[],
+  options: { readonly timeoutMs: number },
+) => Promise<CommandResult>;
 
 /** Like {@link RunCommandFn}, but a non-zero exit rejects too: `exited with code N: <output>`. */
-export type ExecFileFn = (file: string, args: readonly string[], options: { readonly timeoutMs: number }) => Promise<{ readonly stdout: string; readonly stderr: string }>;
+export type ExecFileFn = (
+  file: string,
+  args: readonly string[],
+  options: { readonly timeoutMs: number },
+) => Promise<{ readonly stdout: string; readonly stderr: string }>;
 
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 const OUTPUT_QUOTE_CHARS = 500;
 
 /** {@link RunCommandFn} on node:child_process `execFile`; a timed-out child is killed with SIGKILL. */
-export const runCommand: RunCommandFn = (file, args, { timeoutMs }) => new Promise((resolve, reject) => {
-  execFile(file, [...args], {
-    timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8', windowsHide: true,
-  }, (err, stdout, stderr) => {
-    if (!err) resolve({ stdout, stderr, exitCode: 0 });
-    else if (typeof err.code === 'number') resolve({ stdout, stderr, exitCode: err.code });
-    else if (err.code === 'ENOENT') reject(new Error('not found'));
-    else if (err.killed && err.signal === 'SIGKILL') reject(new Error(`timed out after ${timeoutMs} ms`));
-    else if (err.signal) reject(new Error(`killed by ${err.signal}`));
-    else reject(new Error(err.message));
+export const runCommand: RunCommandFn = (file, args, { timeoutMs }) =>
+  new Promise((resolve, reject) => {
+    execFile(
+      file,
+      [...args],
+      {
+        timeout: timeoutMs,
+        killSignal: 'SIGKILL',
+        maxBuffer: MAX_OUTPUT_BYTES,
+        encoding: 'utf8',
+        windowsHide: true,
+      },
+      (err, stdout, stderr) => {
+        if (!err) resolve({ stdout, stderr, exitCode: 0 });
+        else if (typeof err.code === 'number') resolve({ stdout, stderr, exitCode: err.code });
+        else if (err.code === 'ENOENT') reject(new Error('not found'));
+        else if (err.killed && err.signal === 'SIGKILL') reject(new Error(`timed out after ${timeoutMs} ms`));
+        else if (err.signal) reject(new Error(`killed by ${err.signal}`));
+        else reject(new Error(err.message));
+      },
+    );
   });
-});
 
 /** {@link ExecFileFn} on {@link runCommand}: the output when the command exits 0. */
 export const execFileOrThrow: ExecFileFn = async (file, args, options) => {

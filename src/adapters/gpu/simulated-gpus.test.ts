@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_SIMULATION_SEED, SimulatedGpuSpecError, createSimulatedInventory, parseSimulatedGpuSpec, simulatedGpuUuid,
+  DEFAULT_SIMULATION_SEED,
+  SimulatedGpuSpecError,
+  createSimulatedInventory,
+  parseSimulatedGpuSpec,
+  simulatedGpuUuid,
 } from './simulated-gpus.js';
 
 const UUID_FORMAT = /^GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -41,11 +45,14 @@ describe('parseSimulatedGpuSpec', () => {
     });
   }
   it('names the syntax, the allowed models and the MIG-capable ones', () => {
-    expect(() => parseSimulatedGpuSpec('1xB200')).toThrow(new SimulatedGpuSpecError(
-      '--simulate-gpus: unknown model "B200" in "1xB200". Expected COUNTxMODEL[:mig], comma-separated, '
-      + 'e.g. 2xA100-80GB,1xA100-80GB:mig,1xT4 (COUNT 1-64; :mig only on MIG-capable models). '
-      + 'Models: P100, T4, V100M16, V100M32, A10, L4, A30-24GB, A100-40GB, A100-80GB, H100-80GB, H200-141GB. '
-      + 'MIG-capable: A30-24GB, A100-40GB, A100-80GB, H100-80GB, H200-141GB.'));
+    expect(() => parseSimulatedGpuSpec('1xB200')).toThrow(
+      new SimulatedGpuSpecError(
+        '--simulate-gpus: unknown model "B200" in "1xB200". Expected COUNTxMODEL[:mig], comma-separated, ' +
+          'e.g. 2xA100-80GB,1xA100-80GB:mig,1xT4 (COUNT 1-64; :mig only on MIG-capable models). ' +
+          'Models: P100, T4, V100M16, V100M32, A10, L4, A30-24GB, A100-40GB, A100-80GB, H100-80GB, H200-141GB. ' +
+          'MIG-capable: A30-24GB, A100-40GB, A100-80GB, H100-80GB, H200-141GB.',
+      ),
+    );
   });
 });
 
@@ -62,7 +69,12 @@ describe('createSimulatedInventory', () => {
     ]);
     for (const g of gpus) {
       expect(g).toMatchObject({
-        simulated: true, healthy: true, healthReason: null, migDevices: [], utilizationGpuPct: null, memoryUsedMiB: null,
+        simulated: true,
+        healthy: true,
+        healthReason: null,
+        migDevices: [],
+        utilizationGpuPct: null,
+        memoryUsedMiB: null,
       });
       expect(g.uuid).toMatch(UUID_FORMAT);
     }
@@ -90,10 +102,15 @@ describe('createSimulatedInventory', () => {
     expect(before[1]?.healthy).toBe(true);
     const after = await inv.list();
     expect(after.map((g) => [g.index, g.healthy, g.healthReason, g.utilizationGpuPct, g.memoryUsedMiB])).toEqual([
-      [0, true, null, 40, 1024], [1, false, 'XID 48 (double-bit ECC)', null, null]]);
+      [0, true, null, 40, 1024],
+      [1, false, 'XID 48 (double-bit ECC)', null, null],
+    ]);
     inv.setHealth(1, true, 'ignored');
     inv.setHealth(0, false);
-    expect((await inv.list()).map((g) => [g.healthy, g.healthReason])).toEqual([[false, 'marked unhealthy'], [true, null]]);
+    expect((await inv.list()).map((g) => [g.healthy, g.healthReason])).toEqual([
+      [false, 'marked unhealthy'],
+      [true, null],
+    ]);
   });
 
   it('rejects unknown or removed indices and models outside the catalog', () => {

@@ -23,8 +23,9 @@ export interface SimulatedGpuItem {
 /** Most GPUs one spec item may ask for. */
 export const MAX_SIMULATED_GPUS_PER_ITEM = 64;
 
-const SYNTAX = 'COUNTxMODEL[:mig], comma-separated, e.g. 2xA100-80GB,1xA100-80GB:mig,1xT4 '
-  + `(COUNT 1-${MAX_SIMULATED_GPUS_PER_ITEM}; :mig only on MIG-capable models)`;
+const SYNTAX =
+  'COUNTxMODEL[:mig], comma-separated, e.g. 2xA100-80GB,1xA100-80GB:mig,1xT4 ' +
+  `(COUNT 1-${MAX_SIMULATED_GPUS_PER_ITEM}; :mig only on MIG-capable models)`;
 
 /** Catalog models a simulated GPU may be: those whose memory is known. */
 function allowedModels(): string[] {
@@ -32,9 +33,13 @@ function allowedModels(): string[] {
 }
 
 function specError(item: string, problem: string): SimulatedGpuSpecError {
-  return new SimulatedGpuSpecError(`--simulate-gpus: ${problem} in "${item}". Expected ${SYNTAX}. `
-    + `Models: ${allowedModels().join(', ')}. MIG-capable: `
-    + `${GPU_MODELS.filter((m) => m.migCapable && m.gpuMemoryMiB !== null).map((m) => m.name).join(', ')}.`);
+  return new SimulatedGpuSpecError(
+    `--simulate-gpus: ${problem} in "${item}". Expected ${SYNTAX}. ` +
+      `Models: ${allowedModels().join(', ')}. MIG-capable: ` +
+      `${GPU_MODELS.filter((m) => m.migCapable && m.gpuMemoryMiB !== null)
+        .map((m) => m.name)
+        .join(', ')}.`,
+  );
 }
 
 /**
@@ -97,18 +102,31 @@ export const DEFAULT_SIMULATION_SEED = 'gpushare-simulated';
  * not in the catalog or with unknown memory.
  */
 export function createSimulatedInventory(
-  items: readonly SimulatedGpuItem[], options: { seed?: string } = {},
+  items: readonly SimulatedGpuItem[],
+  options: { seed?: string } = {},
 ): SimulatedInventory {
   const seed = options.seed ?? DEFAULT_SIMULATION_SEED;
-  const gpus: InventoryGpu[] = items.flatMap((it) => Array.from({ length: it.count }, () => it)).map((it, index) => {
-    const spec = findGpuModel(it.model);
-    if (!spec || spec.gpuMemoryMiB === null) throw specError(it.model, 'model not in the catalog with known memory');
-    return {
-      index, uuid: simulatedGpuUuid(seed, index, spec.name), name: `Simulated ${spec.name}`, model: spec.name,
-      gpuMemoryMiB: spec.gpuMemoryMiB, migEnabled: it.mig, migDevices: [], simulated: true, deviceMinor: index,
-      healthy: true, healthReason: null, utilizationGpuPct: null, memoryUsedMiB: null,
-    };
-  });
+  const gpus: InventoryGpu[] = items
+    .flatMap((it) => Array.from({ length: it.count }, () => it))
+    .map((it, index) => {
+      const spec = findGpuModel(it.model);
+      if (!spec || spec.gpuMemoryMiB === null) throw specError(it.model, 'model not in the catalog with known memory');
+      return {
+        index,
+        uuid: simulatedGpuUuid(seed, index, spec.name),
+        name: `Simulated ${spec.name}`,
+        model: spec.name,
+        gpuMemoryMiB: spec.gpuMemoryMiB,
+        migEnabled: it.mig,
+        migDevices: [],
+        simulated: true,
+        deviceMinor: index,
+        healthy: true,
+        healthReason: null,
+        utilizationGpuPct: null,
+        memoryUsedMiB: null,
+      };
+    });
   const removed = new Set<number>();
   const gpu = (index: number): InventoryGpu => {
     const g = gpus[index];
@@ -117,7 +135,8 @@ export function createSimulatedInventory(
   };
   return {
     source: 'simulated',
-    list: () => Promise.resolve(gpus.filter((g) => !removed.has(g.index)).map((g) => ({ ...g, migDevices: [...g.migDevices] }))),
+    list: () =>
+      Promise.resolve(gpus.filter((g) => !removed.has(g.index)).map((g) => ({ ...g, migDevices: [...g.migDevices] }))),
     setHealth(index, healthy, reason = null) {
       const g = gpu(index);
       g.healthy = healthy;

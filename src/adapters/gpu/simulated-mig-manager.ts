@@ -36,6 +36,11 @@ export function defaultSimulatedNvidiaSmiCliPath(): string {
 export function createSimulatedMigManager(stateFile: string, options: SimulatedMigManagerOptions = {}): MigManager {
   const cli = options.cliPath ?? defaultSimulatedNvidiaSmiCliPath();
   const node = options.nodePath ?? process.execPath;
-  const execFile: RunCommandFn = (_file, args, opts) => runCommand(node, [cli, '--state', stateFile, '--', ...args], opts);
-  return createNvidiaSmiMigManager({ nvidiaSmiPath: 'nvidia-smi', execFile, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+  const execFile: RunCommandFn = (_file, args, opts) =>
+    runCommand(node, [cli, '--state', stateFile, '--', ...args], opts);
+  return createNvidiaSmiMigManager({
+    nvidiaSmiPath: 'nvidia-smi',
+    execFile,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
 }

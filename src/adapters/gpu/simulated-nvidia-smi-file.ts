@@ -2,7 +2,12 @@
 // command run against the file under a lock, as simulated-nvidia-smi-cli.ts does.
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { runSimulatedNvidiaSmi } from './simulated-nvidia-smi-run.js';
-import { SimulatedSmiStateError, checkSimulatedNvidiaSmiState, type SimulatedSmiResult, type SimulatedSmiState } from './simulated-nvidia-smi-state.js';
+import {
+  SimulatedSmiStateError,
+  checkSimulatedNvidiaSmiState,
+  type SimulatedSmiResult,
+  type SimulatedSmiState,
+} from './simulated-nvidia-smi-state.js';
 
 /** Reads and checks a state file. Throws SimulatedSmiStateError (or the fs error) when it cannot. */
 export function readSimulatedNvidiaSmiState(file: string): SimulatedSmiState {
@@ -10,7 +15,9 @@ export function readSimulatedNvidiaSmiState(file: string): SimulatedSmiState {
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new SimulatedSmiStateError(`simulated nvidia-smi state ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new SimulatedSmiStateError(
+      `simulated nvidia-smi state ${file}: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   return checkSimulatedNvidiaSmiState(value);
 }
@@ -41,9 +48,17 @@ function withStateLock<T>(file: string, fn: () => T): T {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       try {
-        if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) { rmSync(lock, { recursive: true, force: true }); continue; }
-      } catch { /* removed meanwhile: retry */ }
-      if (Date.now() > deadline) throw new SimulatedSmiStateError(`simulated nvidia-smi state ${file}: still locked after ${LOCK_WAIT_MS} ms (${lock})`);
+        if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) {
+          rmSync(lock, { recursive: true, force: true });
+          continue;
+        }
+      } catch {
+        /* removed meanwhile: retry */
+      }
+      if (Date.now() > deadline)
+        throw new SimulatedSmiStateError(
+          `simulated nvidia-smi state ${file}: still locked after ${LOCK_WAIT_MS} ms (${lock})`,
+        );
       sleepSync(10);
     }
   }

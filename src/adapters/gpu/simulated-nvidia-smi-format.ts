@@ -3,8 +3,12 @@
 // plus the output buffer and profile helpers the other commands share.
 import { findMigProfile, migProfilesFor, type MigProfile } from '../../core/index.js';
 import {
-  SIMULATED_SMI_EXIT, SimulatedSmiStateError, simulatedMigDeviceUuid,
-  type SimulatedSmiGpu, type SimulatedSmiGpuInstance, type SimulatedSmiState,
+  SIMULATED_SMI_EXIT,
+  SimulatedSmiStateError,
+  simulatedMigDeviceUuid,
+  type SimulatedSmiGpu,
+  type SimulatedSmiGpuInstance,
+  type SimulatedSmiState,
 } from './simulated-nvidia-smi-state.js';
 
 /** A number right-aligned in two columns, as nvidia-smi prints IDs in its messages. */
@@ -41,14 +45,18 @@ const LCI_HEADER = [
 
 /** A `-lgi` row; column widths reproduce the recorded rows byte for byte. */
 function lgiRow(gpu: number, name: string, profileId: number, id: number, start: number, size: number): string {
-  return `|${String(gpu).padStart(4)}  ${`MIG ${name}`.padEnd(14)}${String(profileId).padStart(5)}${String(id).padStart(9)}`
-    + `${String(start).padStart(11)}:${String(size).padEnd(6)}|`;
+  return (
+    `|${String(gpu).padStart(4)}  ${`MIG ${name}`.padEnd(14)}${String(profileId).padStart(5)}${String(id).padStart(9)}` +
+    `${String(start).padStart(11)}:${String(size).padEnd(6)}|`
+  );
 }
 
 /** A `-lci` row (the recorded format, without the Placement column of newer drivers). */
 function lciRow(gpu: number, gi: number, name: string, profileId: number, ci: number): string {
-  return `|${String(gpu).padStart(4)}${String(gi).padStart(7)}${' '.repeat(7)}${`MIG ${name}`.padEnd(16)}`
-    + `${String(profileId).padStart(6)}${String(ci).padStart(10)}     |`;
+  return (
+    `|${String(gpu).padStart(4)}${String(gi).padStart(7)}${' '.repeat(7)}${`MIG ${name}`.padEnd(16)}` +
+    `${String(profileId).padStart(6)}${String(ci).padStart(10)}     |`
+  );
 }
 
 /** Output being built by one run. */
@@ -56,9 +64,13 @@ export class Out {
   readonly lines: string[] = [];
   exitCode: number = SIMULATED_SMI_EXIT.ok;
   changed = false;
-  print(line: string): void { this.lines.push(line); }
+  print(line: string): void {
+    this.lines.push(line);
+  }
   /** Records a failure; the first failure's code wins. */
-  fail(code: number): void { if (this.exitCode === SIMULATED_SMI_EXIT.ok) this.exitCode = code; }
+  fail(code: number): void {
+    if (this.exitCode === SIMULATED_SMI_EXIT.ok) this.exitCode = code;
+  }
 }
 
 /** The GI's MIG profile on its GPU's model; throws SimulatedSmiStateError for an unknown profile. */
@@ -71,7 +83,9 @@ export function profileOf(gpu: SimulatedSmiGpu, gi: SimulatedSmiGpuInstance): Mi
 /** GI IDs in `-lgip` profile order, then by ID (the order of the recorded `-lgi` tables). */
 function sortedGis(gpu: SimulatedSmiGpu): SimulatedSmiGpuInstance[] {
   const order = migProfilesFor(gpu.model);
-  return [...gpu.gpuInstances].sort((a, b) => order.indexOf(profileOf(gpu, a)) - order.indexOf(profileOf(gpu, b)) || a.id - b.id);
+  return [...gpu.gpuInstances].sort(
+    (a, b) => order.indexOf(profileOf(gpu, a)) - order.indexOf(profileOf(gpu, b)) || a.id - b.id,
+  );
 }
 
 /** `-L`: one line per GPU, followed by one line per MIG device (CI) of a MIG-enabled GPU. */
@@ -107,11 +121,19 @@ export function listGpuInstances(state: SimulatedSmiState, targets: readonly num
     return;
   }
   LGI_HEADER.forEach((l) => out.print(l));
-  for (const row of rows) { out.print(row); out.print(LGI_BORDER); }
+  for (const row of rows) {
+    out.print(row);
+    out.print(LGI_BORDER);
+  }
 }
 
 /** `-lci [-gi G,…]`: the compute instances of the target GPUs (of the listed GIs only), or `No compute instances found` (exit 6). */
-export function listComputeInstances(state: SimulatedSmiState, targets: readonly number[], giFilter: number[] | null, out: Out): void {
+export function listComputeInstances(
+  state: SimulatedSmiState,
+  targets: readonly number[],
+  giFilter: number[] | null,
+  out: Out,
+): void {
   const rows: string[] = [];
   for (const index of targets) {
     const gpu = state.gpus[index]!;
@@ -128,5 +150,8 @@ export function listComputeInstances(state: SimulatedSmiState, targets: readonly
     return;
   }
   LCI_HEADER.forEach((l) => out.print(l));
-  for (const row of rows) { out.print(row); out.print(LCI_BORDER); }
+  for (const row of rows) {
+    out.print(row);
+    out.print(LCI_BORDER);
+  }
 }

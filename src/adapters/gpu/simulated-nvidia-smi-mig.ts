@@ -3,15 +3,28 @@
 // without an explicit placement go) are the core's: validStartsFor, choosePlacement
 // (src/core/mig/mig-allocator.ts).
 import {
-  choosePlacement, findMigProfile, migGeometry, validStartsFor, type MigGpuInstance, type MigProfile,
+  choosePlacement,
+  findMigProfile,
+  migGeometry,
+  validStartsFor,
+  type MigGpuInstance,
+  type MigProfile,
 } from '../../core/index.js';
 import { CI_PROFILE_BY_SLICES, ciName, profileOf, w2, type Out } from './simulated-nvidia-smi-format.js';
 import {
-  SIMULATED_SMI_EXIT, type SimulatedSmiGpu, type SimulatedSmiGpuInstance, type SimulatedSmiState,
+  SIMULATED_SMI_EXIT,
+  type SimulatedSmiGpu,
+  type SimulatedSmiGpuInstance,
+  type SimulatedSmiState,
 } from './simulated-nvidia-smi-state.js';
 
 function layoutOf(gpu: SimulatedSmiGpu): MigGpuInstance[] {
-  return gpu.gpuInstances.map((gi) => ({ profileId: gi.profileId, start: gi.start, size: profileOf(gpu, gi).memorySlices, inUse: true }));
+  return gpu.gpuInstances.map((gi) => ({
+    profileId: gi.profileId,
+    start: gi.start,
+    size: profileOf(gpu, gi).memorySlices,
+    inUse: true,
+  }));
 }
 
 /**
@@ -37,7 +50,13 @@ function newGiId(gpu: SimulatedSmiGpu, profile: MigProfile, start: number): numb
  * Without a start the GI goes where the core's choosePlacement puts it (the driver's own choice is
  * not documented and differs in recordings, e.g. a second 1g at 4 where the core picks 5).
  */
-export function createGpuInstances(state: SimulatedSmiState, targets: readonly number[], items: readonly string[], withCi: boolean, out: Out): void {
+export function createGpuInstances(
+  state: SimulatedSmiState,
+  targets: readonly number[],
+  items: readonly string[],
+  withCi: boolean,
+  out: Out,
+): void {
   for (const index of targets) {
     const gpu = state.gpus[index]!;
     for (const item of items) {
@@ -49,32 +68,56 @@ export function createGpuInstances(state: SimulatedSmiState, targets: readonly n
         out.print(`Failed to create GPU instances: ${reason}`);
         out.fail(code);
       };
-      if (profile === undefined) { refuse('Invalid Argument', SIMULATED_SMI_EXIT.invalidArgument); return; }
+      if (profile === undefined) {
+        refuse('Invalid Argument', SIMULATED_SMI_EXIT.invalidArgument);
+        return;
+      }
       let start: number | null;
       if (m?.[2] !== undefined) {
         start = Number(m[2]);
-        if (!profile.placementStarts.includes(start)) { refuse('Invalid Argument', SIMULATED_SMI_EXIT.invalidArgument); return; }
+        if (!profile.placementStarts.includes(start)) {
+          refuse('Invalid Argument', SIMULATED_SMI_EXIT.invalidArgument);
+          return;
+        }
         if (!validStartsFor(gpu.model, layoutOf(gpu), profile).includes(start)) start = null;
       } else {
         start = choosePlacement(gpu.model, layoutOf(gpu), profile);
       }
-      if (start === null) { refuse('Insufficient Resources', SIMULATED_SMI_EXIT.otherError); return; }
-      const gi: SimulatedSmiGpuInstance = { id: newGiId(gpu, profile, start), profileId: profile.profileId, start, computeInstances: [] };
+      if (start === null) {
+        refuse('Insufficient Resources', SIMULATED_SMI_EXIT.otherError);
+        return;
+      }
+      const gi: SimulatedSmiGpuInstance = {
+        id: newGiId(gpu, profile, start),
+        profileId: profile.profileId,
+        start,
+        computeInstances: [],
+      };
       gpu.gpuInstances.push(gi);
       out.changed = true;
-      out.print(`Successfully created GPU instance ID ${w2(gi.id)} on GPU ${w2(index)} using profile MIG ${profile.name} (ID ${w2(profile.profileId)})`);
+      out.print(
+        `Successfully created GPU instance ID ${w2(gi.id)} on GPU ${w2(index)} using profile MIG ${profile.name} (ID ${w2(profile.profileId)})`,
+      );
       if (withCi) {
         const ciProfileId = CI_PROFILE_BY_SLICES[profile.computeSlices] ?? 0;
         gi.computeInstances.push({ id: 0, profileId: ciProfileId });
-        out.print(`Successfully created compute instance ID ${w2(0)} on GPU ${w2(index)} GPU instance ID ${w2(gi.id)} `
-          + `using profile MIG ${ciName(profile, ciProfileId)} (ID ${w2(ciProfileId)})`);
+        out.print(
+          `Successfully created compute instance ID ${w2(0)} on GPU ${w2(index)} GPU instance ID ${w2(gi.id)} ` +
+            `using profile MIG ${ciName(profile, ciProfileId)} (ID ${w2(ciProfileId)})`,
+        );
       }
     }
   }
 }
 
 /** `-dci [-gi G,…] [-ci C,…]`: destroys the CIs (all, or the listed ones) of the GIs (all, or the listed ones). */
-export function destroyComputeInstances(state: SimulatedSmiState, targets: readonly number[], giList: number[] | null, ciList: number[] | null, out: Out): void {
+export function destroyComputeInstances(
+  state: SimulatedSmiState,
+  targets: readonly number[],
+  giList: number[] | null,
+  ciList: number[] | null,
+  out: Out,
+): void {
   let destroyed = 0;
   let firstReason: string | null = null;
   const failLine = (line: string, reason: string): void => {
@@ -92,13 +135,18 @@ export function destroyComputeInstances(state: SimulatedSmiState, targets: reado
       for (const ciId of ciList ?? gi.computeInstances.map((c) => c.id).sort((a, b) => a - b)) {
         const k = gi.computeInstances.findIndex((c) => c.id === ciId);
         if (k < 0) {
-          failLine(`Unable to destroy compute instance ID ${w2(ciId)} from GPU ${w2(index)} GPU instance ID ${w2(giId)}`, 'Not Found');
+          failLine(
+            `Unable to destroy compute instance ID ${w2(ciId)} from GPU ${w2(index)} GPU instance ID ${w2(giId)}`,
+            'Not Found',
+          );
           continue;
         }
         gi.computeInstances.splice(k, 1);
         destroyed++;
         out.changed = true;
-        out.print(`Successfully destroyed compute instance ID ${w2(ciId)} from GPU ${w2(index)} GPU instance ID ${w2(giId)}`);
+        out.print(
+          `Successfully destroyed compute instance ID ${w2(ciId)} from GPU ${w2(index)} GPU instance ID ${w2(giId)}`,
+        );
       }
     }
   }
@@ -112,7 +160,12 @@ export function destroyComputeInstances(state: SimulatedSmiState, targets: reado
 }
 
 /** `-dgi [-gi G,…]`: destroys the GIs (all, or the listed ones); a GI that still has CIs is refused (in use). */
-export function destroyGpuInstances(state: SimulatedSmiState, targets: readonly number[], giList: number[] | null, out: Out): void {
+export function destroyGpuInstances(
+  state: SimulatedSmiState,
+  targets: readonly number[],
+  giList: number[] | null,
+  out: Out,
+): void {
   let destroyed = 0;
   let first: { reason: string; code: number } | null = null;
   for (const index of targets) {
@@ -122,8 +175,13 @@ export function destroyGpuInstances(state: SimulatedSmiState, targets: readonly 
       const gi = gpu.gpuInstances[k];
       let reason: string | null = null;
       let code: number = SIMULATED_SMI_EXIT.ok;
-      if (gi === undefined) { reason = 'Not Found'; code = SIMULATED_SMI_EXIT.notFound; }
-      else if (gi.computeInstances.length > 0) { reason = 'In use by another client'; code = SIMULATED_SMI_EXIT.otherError; }
+      if (gi === undefined) {
+        reason = 'Not Found';
+        code = SIMULATED_SMI_EXIT.notFound;
+      } else if (gi.computeInstances.length > 0) {
+        reason = 'In use by another client';
+        code = SIMULATED_SMI_EXIT.otherError;
+      }
       if (reason !== null) {
         out.print(`Unable to destroy GPU instance ID ${w2(giId)} from GPU ${w2(index)}: ${reason}`);
         first ??= { reason, code };

@@ -4,7 +4,10 @@
 import { Out, listComputeInstances, listGpuInstances, listGpus } from './simulated-nvidia-smi-format.js';
 import { createGpuInstances, destroyComputeInstances, destroyGpuInstances } from './simulated-nvidia-smi-mig.js';
 import {
-  SIMULATED_SMI_EXIT, checkSimulatedNvidiaSmiState, type SimulatedSmiResult, type SimulatedSmiState,
+  SIMULATED_SMI_EXIT,
+  checkSimulatedNvidiaSmiState,
+  type SimulatedSmiResult,
+  type SimulatedSmiState,
 } from './simulated-nvidia-smi-state.js';
 
 class ArgError extends Error {}
@@ -13,7 +16,8 @@ const INVALID_COMBINATION = "Invalid combination of input arguments. Please run 
 
 /** Parses a comma list of non-negative integers (`-gi 1,2`). */
 function intList(flag: string, value: string | undefined): number[] {
-  if (value === undefined || !/^\d+(,\d+)*$/.test(value)) throw new ArgError(`Invalid value for ${flag}: ${value ?? '(missing)'}`);
+  if (value === undefined || !/^\d+(,\d+)*$/.test(value))
+    throw new ArgError(`Invalid value for ${flag}: ${value ?? '(missing)'}`);
   return value.split(',').map(Number);
 }
 
@@ -31,19 +35,30 @@ function selectGpus(state: SimulatedSmiState, id: string | undefined): number[] 
 
 /** Splits `--flag=value` into flag and value, for the long options. */
 function splitArgs(argv: readonly string[]): string[] {
-  return argv.flatMap((a) => (a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a]));
+  return argv.flatMap((a) =>
+    a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a],
+  );
 }
 
 const MIG_FLAGS: Readonly<Record<string, string>> = {
-  '-i': 'id', '--id': 'id',
-  '-lgi': 'lgi', '--list-gpu-instances': 'lgi',
-  '-lci': 'lci', '--list-compute-instances': 'lci',
-  '-cgi': 'cgi', '--create-gpu-instance': 'cgi',
-  '-C': 'C', '--default-compute-instance': 'C',
-  '-dci': 'dci', '--destroy-compute-instance': 'dci',
-  '-dgi': 'dgi', '--destroy-gpu-instance': 'dgi',
-  '-gi': 'gi', '--gpu-instance-id': 'gi',
-  '-ci': 'ci', '--compute-instance-id': 'ci',
+  '-i': 'id',
+  '--id': 'id',
+  '-lgi': 'lgi',
+  '--list-gpu-instances': 'lgi',
+  '-lci': 'lci',
+  '--list-compute-instances': 'lci',
+  '-cgi': 'cgi',
+  '--create-gpu-instance': 'cgi',
+  '-C': 'C',
+  '--default-compute-instance': 'C',
+  '-dci': 'dci',
+  '--destroy-compute-instance': 'dci',
+  '-dgi': 'dgi',
+  '--destroy-gpu-instance': 'dgi',
+  '-gi': 'gi',
+  '--gpu-instance-id': 'gi',
+  '-ci': 'ci',
+  '--compute-instance-id': 'ci',
 };
 const TAKES_VALUE = new Set(['id', 'cgi', 'gi', 'ci']);
 const ACTIONS = ['lgi', 'lci', 'cgi', 'dci', 'dgi'];
@@ -63,11 +78,19 @@ function runMig(state: SimulatedSmiState, argv: readonly string[], out: Out): vo
   }
   const actions = ACTIONS.filter((a) => opts.has(a));
   const action = actions[0];
-  if (actions.length !== 1 || action === undefined || (opts.has('C') && action !== 'cgi')
-    || (opts.has('ci') && action !== 'dci') || (opts.has('gi') && (action === 'lgi' || action === 'cgi'))) {
+  if (
+    actions.length !== 1 ||
+    action === undefined ||
+    (opts.has('C') && action !== 'cgi') ||
+    (opts.has('ci') && action !== 'dci') ||
+    (opts.has('gi') && (action === 'lgi' || action === 'cgi'))
+  ) {
     throw new ArgError(INVALID_COMBINATION);
   }
-  const str = (key: string): string | undefined => { const v = opts.get(key); return typeof v === 'string' ? v : undefined; };
+  const str = (key: string): string | undefined => {
+    const v = opts.get(key);
+    return typeof v === 'string' ? v : undefined;
+  };
   const selected = selectGpus(state, str('id'));
   if (selected !== null && selected.length === 0) {
     out.print('No devices were found');
@@ -83,11 +106,21 @@ function runMig(state: SimulatedSmiState, argv: readonly string[], out: Out): vo
   const gi = opts.has('gi') ? intList('-gi', str('gi')) : null;
   const ci = opts.has('ci') ? intList('-ci', str('ci')) : null;
   switch (action) {
-    case 'lgi': listGpuInstances(state, targets, out); break;
-    case 'lci': listComputeInstances(state, targets, gi, out); break;
-    case 'cgi': createGpuInstances(state, targets, (str('cgi') ?? '').split(','), opts.has('C'), out); break;
-    case 'dci': destroyComputeInstances(state, targets, gi, ci, out); break;
-    default: destroyGpuInstances(state, targets, gi, out); break;
+    case 'lgi':
+      listGpuInstances(state, targets, out);
+      break;
+    case 'lci':
+      listComputeInstances(state, targets, gi, out);
+      break;
+    case 'cgi':
+      createGpuInstances(state, targets, (str('cgi') ?? '').split(','), opts.has('C'), out);
+      break;
+    case 'dci':
+      destroyComputeInstances(state, targets, gi, ci, out);
+      break;
+    default:
+      destroyGpuInstances(state, targets, gi, out);
+      break;
   }
 }
 
@@ -109,7 +142,10 @@ export function runSimulatedNvidiaSmi(argv: readonly string[], state: SimulatedS
     } else {
       const listFlag = args.filter((a) => a === '-L' || a === '--list-gpus');
       const rest = args.filter((a) => a !== '-L' && a !== '--list-gpus');
-      if (listFlag.length !== 1 || !(rest.length === 0 || (rest.length === 2 && (rest[0] === '-i' || rest[0] === '--id')))) {
+      if (
+        listFlag.length !== 1 ||
+        !(rest.length === 0 || (rest.length === 2 && (rest[0] === '-i' || rest[0] === '--id')))
+      ) {
         throw new ArgError(INVALID_COMBINATION);
       }
       const selected = selectGpus(copy, rest[1]);

@@ -74,9 +74,17 @@ export const SIMULATED_SMI_EXIT = {
 
 /** Product names `-L` prints per catalog model (real names; they map back via catalogModelForGpuName). */
 const PRODUCT_NAMES: Readonly<Record<string, string>> = {
-  'A100-40GB': 'NVIDIA A100-SXM4-40GB', 'A100-80GB': 'NVIDIA A100-SXM4-80GB', 'H100-80GB': 'NVIDIA H100 80GB HBM3',
-  'H200-141GB': 'NVIDIA H200', 'A30-24GB': 'NVIDIA A30', A10: 'NVIDIA A10', L4: 'NVIDIA L4', T4: 'Tesla T4',
-  V100M16: 'Tesla V100-SXM2-16GB', V100M32: 'Tesla V100-SXM2-32GB', P100: 'Tesla P100-PCIE-16GB',
+  'A100-40GB': 'NVIDIA A100-SXM4-40GB',
+  'A100-80GB': 'NVIDIA A100-SXM4-80GB',
+  'H100-80GB': 'NVIDIA H100 80GB HBM3',
+  'H200-141GB': 'NVIDIA H200',
+  'A30-24GB': 'NVIDIA A30',
+  A10: 'NVIDIA A10',
+  L4: 'NVIDIA L4',
+  T4: 'Tesla T4',
+  V100M16: 'Tesla V100-SXM2-16GB',
+  V100M32: 'Tesla V100-SXM2-32GB',
+  P100: 'Tesla P100-PCIE-16GB',
 };
 
 /** One GPU to put in a new state. */
@@ -97,7 +105,10 @@ export interface SimulatedSmiGpuSpec {
  * spec and seed ({@link DEFAULT_SIMULATION_SEED} by default). Throws RangeError for a model not in
  * the catalog, or `mig` on a model without MIG.
  */
-export function createSimulatedNvidiaSmiState(gpus: readonly SimulatedSmiGpuSpec[], options: { seed?: string } = {}): SimulatedSmiState {
+export function createSimulatedNvidiaSmiState(
+  gpus: readonly SimulatedSmiGpuSpec[],
+  options: { seed?: string } = {},
+): SimulatedSmiState {
   const seed = options.seed ?? DEFAULT_SIMULATION_SEED;
   const expanded = gpus.flatMap((g) => Array.from({ length: g.count ?? 1 }, () => g));
   return {
@@ -107,8 +118,11 @@ export function createSimulatedNvidiaSmiState(gpus: readonly SimulatedSmiGpuSpec
       if (spec === undefined) throw new RangeError(`unknown GPU model "${g.model}"`);
       if (g.mig && !spec.migCapable) throw new RangeError(`GPU model "${spec.name}" does not support MIG`);
       return {
-        uuid: simulatedGpuUuid(seed, index, spec.name), model: spec.name, name: g.name ?? PRODUCT_NAMES[spec.name] ?? `NVIDIA ${spec.name}`,
-        migEnabled: g.mig, gpuInstances: [],
+        uuid: simulatedGpuUuid(seed, index, spec.name),
+        model: spec.name,
+        name: g.name ?? PRODUCT_NAMES[spec.name] ?? `NVIDIA ${spec.name}`,
+        migEnabled: g.mig,
+        gpuInstances: [],
       };
     }),
   };
@@ -144,7 +158,9 @@ function isInt(v: unknown): v is number {
  * Throws {@link SimulatedSmiStateError}.
  */
 export function checkSimulatedNvidiaSmiState(value: unknown): SimulatedSmiState {
-  const fail = (what: string): never => { throw new SimulatedSmiStateError(`simulated nvidia-smi state: ${what}`); };
+  const fail = (what: string): never => {
+    throw new SimulatedSmiStateError(`simulated nvidia-smi state: ${what}`);
+  };
   if (typeof value !== 'object' || value === null) return fail('not an object');
   const v = value as { version?: unknown; gpus?: unknown };
   if (v.version !== 1) fail(`version must be 1, got ${JSON.stringify(v.version)}`);
@@ -154,20 +170,24 @@ export function checkSimulatedNvidiaSmiState(value: unknown): SimulatedSmiState 
     if (typeof g !== 'object' || g === null) fail(`${at} is not an object`);
     if (typeof g.uuid !== 'string' || !g.uuid.startsWith('GPU-')) fail(`${at}.uuid must be a GPU- UUID`);
     if (typeof g.name !== 'string' || g.name === '') fail(`${at}.name must be a non-empty string`);
-    if (typeof g.model !== 'string' || findGpuModel(g.model) === undefined) fail(`${at}.model ${JSON.stringify(g.model)} is not a catalog model`);
+    if (typeof g.model !== 'string' || findGpuModel(g.model) === undefined)
+      fail(`${at}.model ${JSON.stringify(g.model)} is not a catalog model`);
     if (typeof g.migEnabled !== 'boolean') fail(`${at}.migEnabled must be a boolean`);
     if (!Array.isArray(g.gpuInstances)) return fail(`${at}.gpuInstances must be an array`);
     const ids = new Set<number>();
     g.gpuInstances.forEach((gi: Partial<SimulatedSmiGpuInstance>, k) => {
       const gat = `${at}.gpuInstances[${k}]`;
-      if (!isInt(gi.id) || !isInt(gi.profileId) || !isInt(gi.start)) fail(`${gat}: id, profileId and start must be non-negative integers`);
+      if (!isInt(gi.id) || !isInt(gi.profileId) || !isInt(gi.start))
+        fail(`${gat}: id, profileId and start must be non-negative integers`);
       if (ids.has(gi.id as number)) fail(`${gat}: duplicate GPU instance ID ${gi.id}`);
       ids.add(gi.id as number);
-      if (findMigProfile(g.model as string, gi.profileId as number) === undefined) fail(`${gat}: no profile ${gi.profileId} on ${g.model}`);
+      if (findMigProfile(g.model as string, gi.profileId as number) === undefined)
+        fail(`${gat}: no profile ${gi.profileId} on ${g.model}`);
       if (!Array.isArray(gi.computeInstances)) return fail(`${gat}.computeInstances must be an array`);
       const ciIds = new Set<number>();
       gi.computeInstances.forEach((ci: Partial<SimulatedSmiComputeInstance>, c) => {
-        if (!isInt(ci.id) || !isInt(ci.profileId)) fail(`${gat}.computeInstances[${c}]: id and profileId must be non-negative integers`);
+        if (!isInt(ci.id) || !isInt(ci.profileId))
+          fail(`${gat}.computeInstances[${c}]: id and profileId must be non-negative integers`);
         if (ciIds.has(ci.id as number)) fail(`${gat}.computeInstances[${c}]: duplicate compute instance ID ${ci.id}`);
         ciIds.add(ci.id as number);
       });

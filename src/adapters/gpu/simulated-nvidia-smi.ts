@@ -17,11 +17,17 @@
 //   simulated-nvidia-smi-run.ts     argument parsing and dispatch (runSimulatedNvidiaSmi)
 //   simulated-nvidia-smi-file.ts    the state file: read, write, locked run (runSimulatedNvidiaSmiOnFile)
 export {
-  SIMULATED_SMI_EXIT, SimulatedSmiStateError, checkSimulatedNvidiaSmiState, createSimulatedNvidiaSmiState,
+  SIMULATED_SMI_EXIT,
+  SimulatedSmiStateError,
+  checkSimulatedNvidiaSmiState,
+  createSimulatedNvidiaSmiState,
   simulatedMigDeviceUuid,
-  type SimulatedSmiGpuInstance, type SimulatedSmiState,
+  type SimulatedSmiGpuInstance,
+  type SimulatedSmiState,
 } from './simulated-nvidia-smi-state.js';
 export { runSimulatedNvidiaSmi } from './simulated-nvidia-smi-run.js';
 export {
-  readSimulatedNvidiaSmiState, runSimulatedNvidiaSmiOnFile, writeSimulatedNvidiaSmiState,
+  readSimulatedNvidiaSmiState,
+  runSimulatedNvidiaSmiOnFile,
+  writeSimulatedNvidiaSmiState,
 } from './simulated-nvidia-smi-file.js';

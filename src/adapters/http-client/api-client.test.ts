@@ -1,8 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, normalizeBaseUrl } from './api-client.js';
 import { ApiError, ApiResponseError, ApiUnreachableError } from './api-errors.js';
-import { sampleGpu, sampleJob, sampleJobDetail, sampleQuotaUse, sampleStatus, sampleTenant, sampleToken } from './testing/api-fixtures.js';
-import { startFakeApiServer, unusedLocalUrl, type FakeApiServer, type FakeResponse, type RecordedRequest } from './testing/fake-api-server.js';
+import {
+  sampleGpu,
+  sampleJob,
+  sampleJobDetail,
+  sampleQuotaUse,
+  sampleStatus,
+  sampleTenant,
+  sampleToken,
+} from './testing/api-fixtures.js';
+import {
+  startFakeApiServer,
+  unusedLocalUrl,
+  type FakeApiServer,
+  type FakeResponse,
+  type RecordedRequest,
+} from './testing/fake-api-server.js';
 
 let server: FakeApiServer | undefined;
 
@@ -55,7 +69,12 @@ describe('createApiClient', () => {
     expect(await client.listJobs({ all: true, state: 'running' })).toHaveLength(1);
     expect(await client.listGpus()).toEqual([sampleGpu()]);
     expect((await client.listTenants())[0]?.name).toBe('team-a');
-    expect(await client.getLogs(12, { stream: 'stderr', attempt: 2, offset: 10 })).toEqual({ attempt: 2, text: 'hello\n', nextOffset: 6, ended: false });
+    expect(await client.getLogs(12, { stream: 'stderr', attempt: 2, offset: 10 })).toEqual({
+      attempt: 2,
+      text: 'hello\n',
+      nextOffset: 6,
+      ended: false,
+    });
     expect(server.requests[0]?.query.toString()).toBe('all=true&state=running');
     expect(server.requests[3]?.path).toBe('/api/v1/jobs/12/logs');
     expect(server.requests[3]?.query.toString()).toBe('stream=stderr&attempt=2&offset=10');
@@ -76,7 +95,9 @@ describe('createApiClient', () => {
         'GET /api/v1/status': sampleStatus(),
       };
       const body = bodies[`${r.method} ${r.path}`];
-      return body === undefined ? { status: 404, body: { error: { code: 'NOPE', message: `no route ${r.path}` } } } : { status: r.method === 'POST' && r.path.endsWith('s') ? 201 : 200, body };
+      return body === undefined
+        ? { status: 404, body: { error: { code: 'NOPE', message: `no route ${r.path}` } } }
+        : { status: r.method === 'POST' && r.path.endsWith('s') ? 201 : 200, body };
     });
     expect(await client.healthz()).toEqual({ status: 'ok' });
     expect(server.requests[0]?.headers.authorization).toBeUndefined();
@@ -92,23 +113,48 @@ describe('createApiClient', () => {
     expect(status.you.role).toBe('admin');
     expect(status.checkpoint.method).toBe('signal');
     expect(server.requests.map((r) => r.body)).toEqual([
-      undefined, undefined, undefined, undefined, undefined, { name: 'team-b' }, { tenant: 'team-b', label: 'ci' }, undefined, { path: '/tmp/b.db' }, undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      { name: 'team-b' },
+      { tenant: 'team-b', label: 'ci' },
+      undefined,
+      { path: '/tmp/b.db' },
+      undefined,
     ]);
   });
 
   it('creates, lists, revokes and rotates tokens, sending only the fields given', async () => {
     const { client, server } = await clientFor((r) => {
       const bodies: Record<string, unknown> = {
-        'POST /api/v1/tokens': { ...sampleToken({ role: 'viewer', expiresAt: '2025-01-31T00:00:00.000Z' }), token: 'gs_new' },
-        'GET /api/v1/tokens': { tokens: [sampleToken({ id: 1, tenant: null, role: 'admin', self: true }), sampleToken()] },
+        'POST /api/v1/tokens': {
+          ...sampleToken({ role: 'viewer', expiresAt: '2025-01-31T00:00:00.000Z' }),
+          token: 'gs_new',
+        },
+        'GET /api/v1/tokens': {
+          tokens: [sampleToken({ id: 1, tenant: null, role: 'admin', self: true }), sampleToken()],
+        },
         'POST /api/v1/tokens/3/revoke': sampleToken({ state: 'revoked', revokedAt: '2025-01-02T00:00:00.000Z' }),
-        'POST /api/v1/tokens/3/rotate': { ...sampleToken({ rotatedAt: '2025-01-02T00:00:00.000Z' }), token: 'gs_rotated' },
+        'POST /api/v1/tokens/3/rotate': {
+          ...sampleToken({ rotatedAt: '2025-01-02T00:00:00.000Z' }),
+          token: 'gs_rotated',
+        },
       };
       const body = bodies[`${r.method} ${r.path}`];
-      return body === undefined ? { status: 404, body: { error: { code: 'NOPE', message: `no route ${r.path}` } } } : { status: 200, body };
+      return body === undefined
+        ? { status: 404, body: { error: { code: 'NOPE', message: `no route ${r.path}` } } }
+        : { status: 200, body };
     });
-    expect(await client.createToken({ tenant: 'team-b', role: 'viewer', expiresInSeconds: 3600 })).toMatchObject({ role: 'viewer', token: 'gs_new' });
-    expect((await client.listTokens()).map((t) => [t.id, t.role, t.self])).toEqual([[1, 'admin', true], [3, 'member', false]]);
+    expect(await client.createToken({ tenant: 'team-b', role: 'viewer', expiresInSeconds: 3600 })).toMatchObject({
+      role: 'viewer',
+      token: 'gs_new',
+    });
+    expect((await client.listTokens()).map((t) => [t.id, t.role, t.self])).toEqual([
+      [1, 'admin', true],
+      [3, 'member', false],
+    ]);
     expect((await client.revokeToken(3)).state).toBe('revoked');
     expect((await client.rotateToken(3)).token).toBe('gs_rotated');
     expect(server.requests.map((r) => [r.method, r.path, r.body])).toEqual([
@@ -125,30 +171,63 @@ describe('createApiClient', () => {
         const body = r.body as { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null };
         return { status: 200, body: sampleTenant(body) };
       }
-      if (r.method === 'GET' && r.path === '/api/v1/quotas') return { status: 200, body: { quotas: [sampleQuotaUse(), sampleQuotaUse({ tenant: 'team-b', limitGpuEquivalents: null })] } };
+      if (r.method === 'GET' && r.path === '/api/v1/quotas')
+        return {
+          status: 200,
+          body: { quotas: [sampleQuotaUse(), sampleQuotaUse({ tenant: 'team-b', limitGpuEquivalents: null })] },
+        };
       return { status: 404, body: { error: { code: 'NOPE', message: `no route ${r.method} ${r.path}` } } };
     });
-    expect(await client.setQuota('team-a', { guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: null }))
-      .toEqual(sampleTenant({ guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: null }));
-    expect((await client.setQuota('team-a', { guaranteedGpuEquivalents: 0, limitGpuEquivalents: 2 })).limitGpuEquivalents).toBe(2);
+    expect(await client.setQuota('team-a', { guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: null })).toEqual(
+      sampleTenant({ guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: null }),
+    );
+    expect(
+      (await client.setQuota('team-a', { guaranteedGpuEquivalents: 0, limitGpuEquivalents: 2 })).limitGpuEquivalents,
+    ).toBe(2);
     const quotas = await client.listQuotas();
-    expect(quotas.map((q) => [q.tenant, q.limitGpuEquivalents])).toEqual([['team-a', 2], ['team-b', null]]);
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/v1/tenants/team-a/quota', 'PUT /api/v1/tenants/team-a/quota', 'GET /api/v1/quotas']);
+    expect(quotas.map((q) => [q.tenant, q.limitGpuEquivalents])).toEqual([
+      ['team-a', 2],
+      ['team-b', null],
+    ]);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'PUT /api/v1/tenants/team-a/quota',
+      'PUT /api/v1/tenants/team-a/quota',
+      'GET /api/v1/quotas',
+    ]);
     expect(server.requests[0]?.headers['content-type']).toBe('application/json');
     expect(server.requests[0]?.headers.authorization).toBe('Bearer gs_tok');
     expect(server.requests.map((r) => r.body)).toEqual([
-      { guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: null }, { guaranteedGpuEquivalents: 0, limitGpuEquivalents: 2 }, undefined,
+      { guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: null },
+      { guaranteedGpuEquivalents: 0, limitGpuEquivalents: 2 },
+      undefined,
     ]);
   });
 
-  it('setQuota rejects with the server\'s 404 for an unknown tenant and 400 for a limit below the guarantee', async () => {
-    const { client } = await clientFor((r) => r.path.includes('/nobody/')
-      ? { status: 404, body: { error: { code: 'GPUSHARE_TENANT_NOT_FOUND', message: 'tenant "nobody" not found' } } }
-      : { status: 400, body: { error: { code: 'GPUSHARE_INVALID_FIELD', message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)' } } });
-    await expect(client.setQuota('nobody', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: null })).rejects.toMatchObject({ status: 404, code: 'GPUSHARE_TENANT_NOT_FOUND' });
-    const err = await client.setQuota('team-a', { guaranteedGpuEquivalents: 2, limitGpuEquivalents: 1 }).catch((e: unknown) => e);
+  it("setQuota rejects with the server's 404 for an unknown tenant and 400 for a limit below the guarantee", async () => {
+    const { client } = await clientFor((r) =>
+      r.path.includes('/nobody/')
+        ? { status: 404, body: { error: { code: 'GPUSHARE_TENANT_NOT_FOUND', message: 'tenant "nobody" not found' } } }
+        : {
+            status: 400,
+            body: {
+              error: {
+                code: 'GPUSHARE_INVALID_FIELD',
+                message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)',
+              },
+            },
+          },
+    );
+    await expect(
+      client.setQuota('nobody', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: null }),
+    ).rejects.toMatchObject({ status: 404, code: 'GPUSHARE_TENANT_NOT_FOUND' });
+    const err = await client
+      .setQuota('team-a', { guaranteedGpuEquivalents: 2, limitGpuEquivalents: 1 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ status: 400, message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)' });
+    expect(err).toMatchObject({
+      status: 400,
+      message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)',
+    });
   });
 
   it('listQuotas throws ApiResponseError when an entry misses a field', async () => {
@@ -157,13 +236,16 @@ describe('createApiClient', () => {
   });
 
   it('throws ApiError with the status, code and message of an error body', async () => {
-    const { client } = await clientFor(() => ({ status: 404, body: { error: { code: 'GPUSHARE_JOB_NOT_FOUND', message: 'job 99 not found', details: {} } } }));
+    const { client } = await clientFor(() => ({
+      status: 404,
+      body: { error: { code: 'GPUSHARE_JOB_NOT_FOUND', message: 'job 99 not found', details: {} } },
+    }));
     const err = await client.getJob(99).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 404, code: 'GPUSHARE_JOB_NOT_FOUND', message: 'job 99 not found' });
   });
 
-  it('throws ApiError naming the route and status when the error body is not gpushare\'s', async () => {
+  it("throws ApiError naming the route and status when the error body is not gpushare's", async () => {
     const { client } = await clientFor(() => ({ status: 502, body: 'Bad Gateway from proxy' }));
     const err = await client.listGpus().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
@@ -171,31 +253,51 @@ describe('createApiClient', () => {
     expect((err as Error).message).toBe('GET /api/v1/gpus failed with HTTP 502 Bad Gateway: Bad Gateway from proxy');
   });
 
-  it('throws ApiError with the server\'s message for a 400 on logs (e.g. an attempt that does not exist)', async () => {
-    const { client, server } = await clientFor(() => ({ status: 400, body: { error: { code: 'GPUSHARE_INVALID_FIELD', message: 'job 12 has 1 attempt(s); attempt 5 does not exist' } } }));
+  it("throws ApiError with the server's message for a 400 on logs (e.g. an attempt that does not exist)", async () => {
+    const { client, server } = await clientFor(() => ({
+      status: 400,
+      body: { error: { code: 'GPUSHARE_INVALID_FIELD', message: 'job 12 has 1 attempt(s); attempt 5 does not exist' } },
+    }));
     const err = await client.getLogs(12, { attempt: 5 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ status: 400, code: 'GPUSHARE_INVALID_FIELD', message: 'job 12 has 1 attempt(s); attempt 5 does not exist' });
+    expect(err).toMatchObject({
+      status: 400,
+      code: 'GPUSHARE_INVALID_FIELD',
+      message: 'job 12 has 1 attempt(s); attempt 5 does not exist',
+    });
     expect(server.requests[0]?.query.toString()).toBe('attempt=5');
   });
 
   it('throws ApiResponseError when a 2xx answer does not match the contract', async () => {
     const { client } = await clientFor(() => ({ status: 200, body: { jobs: [{ id: 'twelve' }] } }));
     await expect(client.listJobs()).rejects.toThrow(ApiResponseError);
-    await expect(client.listJobs()).rejects.toThrow(/unexpected answer from the server to GET \/api\/v1\/jobs: jobs\.0\.id: /);
+    await expect(client.listJobs()).rejects.toThrow(
+      /unexpected answer from the server to GET \/api\/v1\/jobs: jobs\.0\.id: /,
+    );
   });
 
   it('throws ApiUnreachableError naming the URL when the connection is refused', async () => {
     const url = await unusedLocalUrl();
-    const err = await createApiClient({ url, token: 't' }).status().catch((e: unknown) => e);
+    const err = await createApiClient({ url, token: 't' })
+      .status()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiUnreachableError);
-    expect((err as Error).message).toBe(`cannot reach the gpushare server at ${url}: connection refused (is \`gpushare serve\` running?)`);
+    expect((err as Error).message).toBe(
+      `cannot reach the gpushare server at ${url}: connection refused (is \`gpushare serve\` running?)`,
+    );
   });
 
   it('throws ApiUnreachableError when the server does not answer in time', async () => {
-    server = await startFakeApiServer(() => new Promise<FakeResponse>((resolve) => setTimeout(() => resolve({ status: 200, body: { status: 'ok' } }), 2_000)));
+    server = await startFakeApiServer(
+      () =>
+        new Promise<FakeResponse>((resolve) =>
+          setTimeout(() => resolve({ status: 200, body: { status: 'ok' } }), 2_000),
+        ),
+    );
     const client = createApiClient({ url: server.url, token: 't', timeoutMs: 100 });
-    await expect(client.healthz()).rejects.toThrow(`cannot reach the gpushare server at ${server.url}: no answer within 0.1 s`);
+    await expect(client.healthz()).rejects.toThrow(
+      `cannot reach the gpushare server at ${server.url}: no answer within 0.1 s`,
+    );
   });
 
   it('uses an injected fetch', async () => {

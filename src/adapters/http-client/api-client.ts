@@ -4,9 +4,21 @@
  */
 import { z } from 'zod';
 import {
-  ErrorSchema, GpuSchema, JobDetailSchema, JobSchema,
-  LogsSchema, NewTokenSchema, QuotaUseSchema, StatusSchema, TenantSchema, TokenSchema, type SetTenantLimits,
-  type GpuView, type JobDetailView, type JobView, type SubmitJobInput,
+  ErrorSchema,
+  GpuSchema,
+  JobDetailSchema,
+  JobSchema,
+  LogsSchema,
+  NewTokenSchema,
+  QuotaUseSchema,
+  StatusSchema,
+  TenantSchema,
+  TokenSchema,
+  type SetTenantLimits,
+  type GpuView,
+  type JobDetailView,
+  type JobView,
+  type SubmitJobInput,
   QosReportResultSchema,
   type QosReportBody,
 } from '../../contract/api.js';
@@ -15,7 +27,14 @@ import type { JobField, JobPage } from '../../contract/job-list.js';
 import { checkJobPage } from '../../contract/job-page-check.js';
 import { AuditListSchema, type AuditEntryView } from '../../contract/audit.js';
 import { BulkCancelResultSchema, type BulkCancelInput, type BulkCancelResult } from '../../contract/bulk-cancel.js';
-import { ApiError, ApiResponseError, ApiUnreachableError, failureCode, isCertificateError, networkReason } from './api-errors.js';
+import {
+  ApiError,
+  ApiResponseError,
+  ApiUnreachableError,
+  failureCode,
+  isCertificateError,
+  networkReason,
+} from './api-errors.js';
 import { createNodeHttpFetch, type HttpFetch, type HttpResponse } from './node-http-fetch.js';
 
 /** Path prefix of the versioned API. */
@@ -185,7 +204,8 @@ export function normalizeBaseUrl(url: string): string {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new Error(`'${url}' is not an http or https URL; expected e.g. http://127.0.0.1:7070`);
   }
-  if (parsed.search !== '' || parsed.hash !== '') throw new Error(`'${url}' has a query or fragment; give the server's base URL, e.g. http://127.0.0.1:7070`);
+  if (parsed.search !== '' || parsed.hash !== '')
+    throw new Error(`'${url}' has a query or fragment; give the server's base URL, e.g. http://127.0.0.1:7070`);
   let path = parsed.pathname.replace(/\/+$/, '');
   if (path.endsWith(API_PREFIX)) path = path.slice(0, -API_PREFIX.length);
   return `${parsed.origin}${path}`;
@@ -207,17 +227,32 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   /** {@link callChecked} with a zod schema as the check. */
-  function call<S extends z.ZodTypeAny>(method: 'GET' | 'POST' | 'PUT', path: string, schema: S, options: CallOptions = {}): Promise<z.infer<S>> {
-    return callChecked(method, path, (json) => {
-      const parsed = schema.safeParse(json);
-      if (parsed.success) return { value: parsed.data as z.infer<S> };
-      const issue = parsed.error.issues[0];
-      return { problem: issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body' };
-    }, options);
+  function call<S extends z.ZodTypeAny>(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    schema: S,
+    options: CallOptions = {},
+  ): Promise<z.infer<S>> {
+    return callChecked(
+      method,
+      path,
+      (json) => {
+        const parsed = schema.safeParse(json);
+        if (parsed.success) return { value: parsed.data as z.infer<S> };
+        const issue = parsed.error.issues[0];
+        return { problem: issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body' };
+      },
+      options,
+    );
   }
 
   /** One call; a 2xx answer's JSON must pass `check` (else ApiResponseError naming the problem). */
-  async function callChecked<T>(method: 'GET' | 'POST' | 'PUT', path: string, check: (json: unknown) => { value: T } | { problem: string }, call: CallOptions = {}): Promise<T> {
+  async function callChecked<T>(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    check: (json: unknown) => { value: T } | { problem: string },
+    call: CallOptions = {},
+  ): Promise<T> {
     const routePath = call.auth === false ? path : `${API_PREFIX}${path}`;
     const route = `${method} ${routePath}`;
     const target = new URL(`${base}${routePath}`);
@@ -240,9 +275,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     } catch (err) {
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
       // An HTTPS server closes a plain-HTTP connection without an answer.
-      const hint = options.certificateHint !== undefined && isCertificateError(err) ? `; ${options.certificateHint}`
-        : base.startsWith('http:') && failureCode(err) === 'ECONNRESET' ? '; if the server uses TLS (the default), use its https:// URL' : '';
-      throw new ApiUnreachableError(base, timedOut ? `no answer within ${timeoutMs / 1000} s` : `${networkReason(err)}${hint}`, { cause: err });
+      const hint =
+        options.certificateHint !== undefined && isCertificateError(err)
+          ? `; ${options.certificateHint}`
+          : base.startsWith('http:') && failureCode(err) === 'ECONNRESET'
+            ? '; if the server uses TLS (the default), use its https:// URL'
+            : '';
+      throw new ApiUnreachableError(
+        base,
+        timedOut ? `no answer within ${timeoutMs / 1000} s` : `${networkReason(err)}${hint}`,
+        { cause: err },
+      );
     }
     let json: unknown;
     try {
@@ -252,9 +295,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     if (!response.ok) {
       const parsed = ErrorSchema.safeParse(json);
-      if (parsed.success) throw new ApiError(response.status, parsed.data.error.code, parsed.data.error.message, parsed.data.error.details);
+      if (parsed.success)
+        throw new ApiError(
+          response.status,
+          parsed.data.error.code,
+          parsed.data.error.message,
+          parsed.data.error.details,
+        );
       const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-      throw new ApiError(response.status, `HTTP_${response.status}`, `${route} failed with HTTP ${status}${text && json === undefined ? `: ${text.slice(0, 200)}` : ''}`);
+      throw new ApiError(
+        response.status,
+        `HTTP_${response.status}`,
+        `${route} failed with HTTP ${status}${text && json === undefined ? `: ${text.slice(0, 200)}` : ''}`,
+      );
     }
     if (json === undefined) throw new ApiResponseError(route, text === '' ? 'empty body' : 'the body is not JSON');
     const checked = check(json);
@@ -269,24 +322,33 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     url: base,
     healthz: () => call('GET', '/healthz', HealthSchema, { auth: false }),
     submitJob: (body) => call('POST', '/jobs', JobSchema, { body }),
-    listJobs: async (query = {}) => (await call('GET', '/jobs', JobListSchema, {
-      query: { all: query.all === undefined ? undefined : String(query.all), state: query.state },
-    })).jobs,
-    listJobsPage: (query) => callChecked('GET', '/jobs', (json) => {
-      const checked = checkJobPage(json, query.fields);
-      return 'page' in checked ? { value: checked.page } : checked;
-    }, {
-      query: {
-        all: query.all === undefined ? undefined : String(query.all),
-        state: query.states?.join(','),
-        tenant: query.tenant,
-        name: query.name,
-        since: query.since,
-        limit: query.limit,
-        after: query.after,
-        fields: query.fields?.join(','),
-      },
-    }),
+    listJobs: async (query = {}) =>
+      (
+        await call('GET', '/jobs', JobListSchema, {
+          query: { all: query.all === undefined ? undefined : String(query.all), state: query.state },
+        })
+      ).jobs,
+    listJobsPage: (query) =>
+      callChecked(
+        'GET',
+        '/jobs',
+        (json) => {
+          const checked = checkJobPage(json, query.fields);
+          return 'page' in checked ? { value: checked.page } : checked;
+        },
+        {
+          query: {
+            all: query.all === undefined ? undefined : String(query.all),
+            state: query.states?.join(','),
+            tenant: query.tenant,
+            name: query.name,
+            since: query.since,
+            limit: query.limit,
+            after: query.after,
+            fields: query.fields?.join(','),
+          },
+        },
+      ),
     getJob: (id) => call('GET', jobPath(id), JobDetailSchema),
     cancelJob: (id) => call('POST', jobPath(id, '/cancel'), JobSchema),
     cancelJobs: (body) => call('POST', '/jobs/cancel', BulkCancelResultSchema, { body }),
@@ -296,12 +358,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     uncordonGpu: (index) => call('POST', gpuPath(index, 'uncordon'), GpuSchema),
     createTenant: (name) => call('POST', '/tenants', TenantSchema, { body: { name } }),
     listTenants: async () => (await call('GET', '/tenants', TenantListSchema)).tenants,
-    setQuota: (tenant, quota) => call('PUT', `/tenants/${encodeURIComponent(tenant)}/quota`, TenantSchema, {
-      body: { guaranteedGpuEquivalents: quota.guaranteedGpuEquivalents, limitGpuEquivalents: quota.limitGpuEquivalents },
-    }),
-    setTenantLimits: (tenant, limits) => call('PUT', `/tenants/${encodeURIComponent(tenant)}/limits`, TenantSchema, { body: limits }),
+    setQuota: (tenant, quota) =>
+      call('PUT', `/tenants/${encodeURIComponent(tenant)}/quota`, TenantSchema, {
+        body: {
+          guaranteedGpuEquivalents: quota.guaranteedGpuEquivalents,
+          limitGpuEquivalents: quota.limitGpuEquivalents,
+        },
+      }),
+    setTenantLimits: (tenant, limits) =>
+      call('PUT', `/tenants/${encodeURIComponent(tenant)}/limits`, TenantSchema, { body: limits }),
     listQuotas: async () => (await call('GET', '/quotas', QuotaListSchema)).quotas,
-    createToken: (body) => call('POST', '/tokens', NewTokenSchema, { body: Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) }),
+    createToken: (body) =>
+      call('POST', '/tokens', NewTokenSchema, {
+        body: Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)),
+      }),
     listTokens: async () => (await call('GET', '/tokens', TokenListSchema)).tokens,
     revokeToken: (id) => call('POST', `/tokens/${encodeURIComponent(String(id))}/revoke`, TokenSchema),
     rotateToken: (id) => call('POST', `/tokens/${encodeURIComponent(String(id))}/rotate`, NewTokenSchema),
@@ -309,8 +379,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     backup: (path) => call('POST', '/backup', BackupResultSchema, { body: { path } }),
     status: () => call('GET', '/status', StatusSchema),
     reportQos: (id, body) => call('POST', jobPath(id, '/qos-reports'), QosReportResultSchema, { body }),
-    listAudit: async (query) => (await call('GET', '/audit', AuditListSchema, {
-      query: { since: query.since, afterSeq: query.afterSeq, limit: query.limit, newest: query.newest === undefined ? undefined : String(query.newest), tenant: query.tenant },
-    })).entries,
+    listAudit: async (query) =>
+      (
+        await call('GET', '/audit', AuditListSchema, {
+          query: {
+            since: query.since,
+            afterSeq: query.afterSeq,
+            limit: query.limit,
+            newest: query.newest === undefined ? undefined : String(query.newest),
+            tenant: query.tenant,
+          },
+        })
+      ).entries,
   };
 }

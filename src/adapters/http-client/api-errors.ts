@@ -12,7 +12,12 @@ export class ApiError extends Error {
    * @param message - The error body's message, meant for people.
    * @param details - The error body's structured details, if any.
    */
-  constructor(readonly status: number, readonly code: string, message: string, readonly details?: unknown) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
     super(message);
     this.name = 'ApiError';
   }
@@ -24,7 +29,11 @@ export class ApiUnreachableError extends Error {
    * @param url - The server's base URL.
    * @param reason - What went wrong, e.g. `connection refused`.
    */
-  constructor(readonly url: string, readonly reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
     super(`cannot reach the gpushare server at ${url}: ${reason}`, options);
     this.name = 'ApiUnreachableError';
   }
@@ -36,7 +45,10 @@ export class ApiResponseError extends Error {
    * @param route - Method and path of the call, e.g. `GET /api/v1/jobs`.
    * @param reason - What did not match.
    */
-  constructor(readonly route: string, reason: string) {
+  constructor(
+    readonly route: string,
+    reason: string,
+  ) {
     super(`unexpected answer from the server to ${route}: ${reason} (is the server the same gpushare version?)`);
     this.name = 'ApiResponseError';
   }
@@ -57,9 +69,18 @@ const NETWORK_REASONS: Readonly<Record<string, string>> = {
 
 /** OpenSSL and Node codes of a server certificate the client refused to trust. */
 const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_SIGNATURE_FAILURE', 'CERT_UNTRUSTED',
-  'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_REVOKED', 'INVALID_CA', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'INVALID_CA',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
 /** The first error `code` along `err`'s cause chain, or null. */
@@ -92,7 +113,8 @@ export function isCertificateError(err: unknown): boolean {
 export function networkReason(err: unknown): string {
   const found = errorCode(err);
   if (found === null) return err instanceof Error ? err.message : String(err);
-  if (CERTIFICATE_CODES.has(found.code)) return `the server's TLS certificate is not trusted: ${found.message} (${found.code})`;
+  if (CERTIFICATE_CODES.has(found.code))
+    return `the server's TLS certificate is not trusted: ${found.message} (${found.code})`;
   if (found.code === 'EPROTO' && /wrong version number|packet length too long|http request/i.test(found.message)) {
     return 'the server does not answer TLS (a server started with --insecure-http? use its http:// URL)';
   }

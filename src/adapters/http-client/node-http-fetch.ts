@@ -44,21 +44,30 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): HttpFet
   return (url, init) => send(url, init, tls);
 }
 
-const send = (url: URL, init: HttpRequestInit, tls: { ca?: string }): Promise<HttpResponse> => new Promise((resolve, reject) => {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
-  const options = { method: init.method, headers, signal: init.signal };
-  const onResponse = (res: IncomingMessage): void => {
-    const chunks: Buffer[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
-    res.on('error', reject);
-    res.on('end', () => {
-      const status = res.statusCode ?? 0;
-      const text = Buffer.concat(chunks).toString('utf8');
-      resolve({ ok: status >= 200 && status < 300, status, statusText: res.statusMessage ?? '', text: () => Promise.resolve(text) });
-    });
-  };
-  const req = url.protocol === 'https:' ? httpsRequest(url, { ...options, ...tls }, onResponse) : httpRequest(url, options, onResponse);
-  req.on('error', reject);
-  req.end(init.body);
-});
+const send = (url: URL, init: HttpRequestInit, tls: { ca?: string }): Promise<HttpResponse> =>
+  new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+    const options = { method: init.method, headers, signal: init.signal };
+    const onResponse = (res: IncomingMessage): void => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({
+          ok: status >= 200 && status < 300,
+          status,
+          statusText: res.statusMessage ?? '',
+          text: () => Promise.resolve(text),
+        });
+      });
+    };
+    const req =
+      url.protocol === 'https:'
+        ? httpsRequest(url, { ...options, ...tls }, onResponse)
+        : httpRequest(url, options, onResponse);
+    req.on('error', reject);
+    req.end(init.body);
+  });

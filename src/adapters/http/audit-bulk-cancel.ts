@@ -23,16 +23,23 @@ export const SUMMARY_IDS_LENGTH = 200;
 /** Most characters of each list of ranges in the outcome's message. */
 export const OUTCOME_IDS_LENGTH = 1000;
 
-const isIdList = (value: unknown): value is number[] => Array.isArray(value) && value.every((v) => typeof v === 'number' && Number.isSafeInteger(v));
+const isIdList = (value: unknown): value is number[] =>
+  Array.isArray(value) && value.every((v) => typeof v === 'number' && Number.isSafeInteger(v));
 const ids = (value: unknown): number[] => (isIdList(value) ? value : []);
 
 /** The outcome's message of a bulk cancel that answered `answer` (see the module comment). */
 export function bulkCancelDoneMessage(answer: Readonly<Record<string, unknown>>): string {
-  const list = (label: string, values: number[]): string => `${label} ${values.length}${values.length === 0 ? '' : ` (${formatIdRanges(values, OUTCOME_IDS_LENGTH)})`}`;
+  const list = (label: string, values: number[]): string =>
+    `${label} ${values.length}${values.length === 0 ? '' : ` (${formatIdRanges(values, OUTCOME_IDS_LENGTH)})`}`;
   const skipped = Array.isArray(answer.skipped) ? (answer.skipped as { id?: unknown; reason?: unknown }[]) : [];
   const byReason = new Map<string, number[]>();
-  for (const s of skipped) if (typeof s.id === 'number' && typeof s.reason === 'string') byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.id]);
-  const skippedText = byReason.size === 0 ? 'skipped 0' : `skipped ${skipped.length} (${[...byReason].map(([reason, of]) => `${reason}: ${formatIdRanges(of, OUTCOME_IDS_LENGTH)}`).join(', ')})`;
+  for (const s of skipped)
+    if (typeof s.id === 'number' && typeof s.reason === 'string')
+      byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.id]);
+  const skippedText =
+    byReason.size === 0
+      ? 'skipped 0'
+      : `skipped ${skipped.length} (${[...byReason].map(([reason, of]) => `${reason}: ${formatIdRanges(of, OUTCOME_IDS_LENGTH)}`).join(', ')})`;
   return [list('cancelled', ids(answer.cancelled)), list('stopping', ids(answer.stopping)), skippedText].join('; ');
 }
 

@@ -23,7 +23,9 @@ function answerObject(payload: unknown): Record<string, unknown> | null {
   if (text === null || text.length === 0 || text.length > 1 << 20) return null;
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -47,9 +49,15 @@ function recordCall(audit: AuditServices, request: FastifyRequest, reply: Fastif
   const status = reply.statusCode;
   if (status === 429) return; // throttled: recording it would let the throttled token grow the log
   const answer = answerObject(payload);
-  const body = request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
+  const body =
+    request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body)
+      ? (request.body as Record<string, unknown>)
+      : {};
   const context: AuditRouteContext = {
-    params: (request.params ?? {}) as Record<string, unknown>, body, created: status < 400 ? answer : null, jobTenant: audit.jobTenant,
+    params: (request.params ?? {}) as Record<string, unknown>,
+    body,
+    created: status < 400 ? answer : null,
+    jobTenant: audit.jobTenant,
   };
   const row = AUDITED_ROUTES[key];
   if (row?.recorded !== undefined && !row.recorded(context)) return; // changes nothing (a dry run)
@@ -62,8 +70,18 @@ function recordCall(audit: AuditServices, request: FastifyRequest, reply: Fastif
     tenant: principal.tenant ?? row?.tenant?.(context) ?? null,
     action,
     target,
-    summary: requestSummary({ method: request.method, route: pattern, params: request.params, query: request.query, body: row?.summaryBody ? row.summaryBody(context) : request.body }),
-    outcome: { result: auditResultOf(status), httpStatus: status, message: status < 400 ? (row?.doneMessage?.(context) ?? null) : errorMessage(answer) },
+    summary: requestSummary({
+      method: request.method,
+      route: pattern,
+      params: request.params,
+      query: request.query,
+      body: row?.summaryBody ? row.summaryBody(context) : request.body,
+    }),
+    outcome: {
+      result: auditResultOf(status),
+      httpStatus: status,
+      message: status < 400 ? (row?.doneMessage?.(context) ?? null) : errorMessage(answer),
+    },
   });
 }
 

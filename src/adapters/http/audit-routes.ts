@@ -39,33 +39,66 @@ export const STATE_CHANGING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT
 
 /** State-changing routes that are not recorded, and why. */
 export const UNAUDITED_ROUTES: Readonly<Record<string, string>> = {
-  'POST /api/v1/jobs/:id/qos-reports': 'a job\'s own progress reports (docs/qos.md)',
+  'POST /api/v1/jobs/:id/qos-reports': "a job's own progress reports (docs/qos.md)",
 };
 
 const text = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '?');
 const jobId = (c: AuditRouteContext): number => Number(c.params.id);
 const ofJob = (c: AuditRouteContext): string | null => (Number.isSafeInteger(jobId(c)) ? c.jobTenant(jobId(c)) : null);
 /** The tenant of the token or job the call answered with, null when none (or an admin token's). */
-const createdTenant = (c: AuditRouteContext): string | null => (typeof c.created?.tenant === 'string' ? c.created.tenant : null);
+const createdTenant = (c: AuditRouteContext): string | null =>
+  typeof c.created?.tenant === 'string' ? c.created.tenant : null;
 const bodyTenant = (c: AuditRouteContext): string | null => (typeof c.body.tenant === 'string' ? c.body.tenant : null);
 
 /** `METHOD /api/v1/pattern` → its row. */
 export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
-  'POST /api/v1/jobs': { action: 'job.submit', target: (c) => (c.created?.id === undefined ? 'job (none created)' : `job ${text(c.created.id)}`), tenant: (c) => (typeof c.created?.tenant === 'string' ? c.created.tenant : bodyTenant(c)) },
+  'POST /api/v1/jobs': {
+    action: 'job.submit',
+    target: (c) => (c.created?.id === undefined ? 'job (none created)' : `job ${text(c.created.id)}`),
+    tenant: (c) => (typeof c.created?.tenant === 'string' ? c.created.tenant : bodyTenant(c)),
+  },
   'POST /api/v1/jobs/:id/cancel': { action: 'job.cancel', target: (c) => `job ${text(c.params.id)}`, tenant: ofJob },
   // One entry per call, however many jobs (audit-bulk-cancel.ts); a dry run is not recorded.
   'POST /api/v1/jobs/cancel': {
-    action: 'job.cancel-bulk', target: (c) => bulkCancelTarget(c.created), tenant: bodyTenant, recorded: (c) => c.body.dryRun !== true,
-    summaryBody: (c) => bulkCancelSummaryBody(c.body), doneMessage: (c) => (c.created === null ? null : bulkCancelDoneMessage(c.created)),
+    action: 'job.cancel-bulk',
+    target: (c) => bulkCancelTarget(c.created),
+    tenant: bodyTenant,
+    recorded: (c) => c.body.dryRun !== true,
+    summaryBody: (c) => bulkCancelSummaryBody(c.body),
+    doneMessage: (c) => (c.created === null ? null : bulkCancelDoneMessage(c.created)),
   },
   'POST /api/v1/gpus/:index/cordon': { action: 'gpu.cordon', target: (c) => `gpu ${text(c.params.index)}` },
   'POST /api/v1/gpus/:index/uncordon': { action: 'gpu.uncordon', target: (c) => `gpu ${text(c.params.index)}` },
-  'POST /api/v1/tenants': { action: 'tenant.create', target: (c) => `tenant ${text(c.body.name)}`, tenant: (c) => (typeof c.body.name === 'string' ? c.body.name : null) },
-  'PUT /api/v1/tenants/:name/quota': { action: 'quota.set', target: (c) => `tenant ${text(c.params.name)}`, tenant: (c) => text(c.params.name) },
-  'PUT /api/v1/tenants/:name/limits': { action: 'tenant.limits', target: (c) => `tenant ${text(c.params.name)}`, tenant: (c) => text(c.params.name) },
-  'POST /api/v1/tokens': { action: 'token.create', target: (c) => (c.created?.id === undefined ? 'token (none created)' : `token ${text(c.created.id)}`), tenant: (c) => createdTenant(c) ?? bodyTenant(c) },
-  'POST /api/v1/tokens/:id/revoke': { action: 'token.revoke', target: (c) => `token ${text(c.params.id)}`, tenant: createdTenant },
-  'POST /api/v1/tokens/:id/rotate': { action: 'token.rotate', target: (c) => `token ${text(c.params.id)}`, tenant: createdTenant },
+  'POST /api/v1/tenants': {
+    action: 'tenant.create',
+    target: (c) => `tenant ${text(c.body.name)}`,
+    tenant: (c) => (typeof c.body.name === 'string' ? c.body.name : null),
+  },
+  'PUT /api/v1/tenants/:name/quota': {
+    action: 'quota.set',
+    target: (c) => `tenant ${text(c.params.name)}`,
+    tenant: (c) => text(c.params.name),
+  },
+  'PUT /api/v1/tenants/:name/limits': {
+    action: 'tenant.limits',
+    target: (c) => `tenant ${text(c.params.name)}`,
+    tenant: (c) => text(c.params.name),
+  },
+  'POST /api/v1/tokens': {
+    action: 'token.create',
+    target: (c) => (c.created?.id === undefined ? 'token (none created)' : `token ${text(c.created.id)}`),
+    tenant: (c) => createdTenant(c) ?? bodyTenant(c),
+  },
+  'POST /api/v1/tokens/:id/revoke': {
+    action: 'token.revoke',
+    target: (c) => `token ${text(c.params.id)}`,
+    tenant: createdTenant,
+  },
+  'POST /api/v1/tokens/:id/rotate': {
+    action: 'token.rotate',
+    target: (c) => `token ${text(c.params.id)}`,
+    tenant: createdTenant,
+  },
   'POST /api/v1/drain': { action: 'server.drain', target: () => 'server' },
   'POST /api/v1/backup': { action: 'server.backup', target: () => 'server' },
 };

@@ -26,7 +26,8 @@ export function auditValue(value: unknown, key = '', depth = 0): JsonValue {
   if (key === 'environment') {
     if (typeof value === 'string') return `[not an object: ${value.length} characters, values not recorded]`;
     if (Array.isArray(value)) return `[not an object: ${value.length} items, values not recorded]`;
-    if (value === null || typeof value !== 'object') return value === null || value === undefined ? null : `[not an object: ${typeof value}, value not recorded]`;
+    if (value === null || typeof value !== 'object')
+      return value === null || value === undefined ? null : `[not an object: ${typeof value}, value not recorded]`;
   }
   if (typeof value === 'string') return cutString(value);
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
@@ -34,7 +35,11 @@ export function auditValue(value: unknown, key = '', depth = 0): JsonValue {
   if (value === undefined) return null;
   if (typeof value !== 'object') return String(typeof value);
   if (depth >= MAX_DEPTH) return '[nested too deep]';
-  if (key === 'environment') return Object.keys(value).sort().slice(0, MAX_ITEMS).map((name) => cutString(name));
+  if (key === 'environment')
+    return Object.keys(value)
+      .sort()
+      .slice(0, MAX_ITEMS)
+      .map((name) => cutString(name));
   if (Array.isArray(value)) {
     const items: JsonValue[] = value.slice(0, MAX_ITEMS).map((item) => auditValue(item, key, depth + 1));
     if (value.length > MAX_ITEMS) items.push(`…(+${value.length - MAX_ITEMS} items)`);
@@ -52,7 +57,13 @@ export function auditValue(value: unknown, key = '', depth = 0): JsonValue {
 }
 
 /** The summary of one request (see the module comment). */
-export function requestSummary(request: { readonly method: string; readonly route: string; readonly params: unknown; readonly query: unknown; readonly body: unknown }): { [key: string]: JsonValue } {
+export function requestSummary(request: {
+  readonly method: string;
+  readonly route: string;
+  readonly params: unknown;
+  readonly query: unknown;
+  readonly body: unknown;
+}): { [key: string]: JsonValue } {
   const summary: { [key: string]: JsonValue } = { method: request.method, route: cutString(request.route) };
   const isFilled = (v: unknown): boolean => v !== null && typeof v === 'object' && Object.keys(v).length > 0;
   if (isFilled(request.params)) summary.params = auditValue(request.params);

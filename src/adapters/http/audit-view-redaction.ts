@@ -26,7 +26,9 @@ function redactValue(value: unknown, r: AuditViewRedaction, jobKey: boolean): un
   if (typeof value === 'number') return jobKey && !r.ownJob(value) ? null : value;
   if (Array.isArray(value)) return value.map((item) => redactValue(item, r, jobKey));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, redactValue(field, r, jobKey || JOB_ID_KEY.test(key))]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, field]) => [key, redactValue(field, r, jobKey || JOB_ID_KEY.test(key))]),
+    );
   }
   return value;
 }

@@ -7,7 +7,12 @@
  */
 import fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import type { Principal } from '../../app/auth/tokens.js';
 import { registerErrorHandler, type InternalErrorLog } from './error-handler.js';
 import { registerErrorResponses } from './error-responses.js';
@@ -59,9 +64,18 @@ function apiPath(pattern: string | undefined, params: unknown): string {
 }
 
 /** The app with every route registered; call `.listen()` or `.inject()`. */
-export async function buildServer(services: ServerServices, options: BuildServerOptions = {}): Promise<FastifyInstance> {
+export async function buildServer(
+  services: ServerServices,
+  options: BuildServerOptions = {},
+): Promise<FastifyInstance> {
   // Fastify types an HTTPS instance apart; routes and listen() are the same for both.
-  const base = options.https ? (fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT_BYTES, https: { ...options.https } }) as unknown as FastifyInstance) : fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT_BYTES });
+  const base = options.https
+    ? (fastify({
+        logger: options.logger ?? false,
+        bodyLimit: BODY_LIMIT_BYTES,
+        https: { ...options.https },
+      }) as unknown as FastifyInstance)
+    : fastify({ logger: options.logger ?? false, bodyLimit: BODY_LIMIT_BYTES });
   const app = base.withTypeProvider<ZodTypeProvider>();
   const { onRoute } = options;
   if (onRoute) {
@@ -76,7 +90,11 @@ export async function buildServer(services: ServerServices, options: BuildServer
   registerJsonBodyParser(app);
   await app.register(swagger, {
     openapi: {
-      info: { title: 'gpushare API', version: services.version, description: 'Fractional GPU jobs on one server: submit, watch, cancel; GPUs and tenants.' },
+      info: {
+        title: 'gpushare API',
+        version: services.version,
+        description: 'Fractional GPU jobs on one server: submit, watch, cancel; GPUs and tenants.',
+      },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
@@ -89,31 +107,39 @@ export async function buildServer(services: ServerServices, options: BuildServer
     return reason === null ? { status: 'ok' } : reply.status(503).send({ status: 'unhealthy', reason });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  if (services.metrics) registerMetricsRoute(app, { metrics: services.metrics, admin: services.admin, open: services.metricsOpen ?? false });
-  await app.register(async (api) => {
-    // Authentication belongs to the API's own scope: it runs for every route of this plugin,
-    // however the request spells the path (`/%61pi/v1/...` reaches these routes too), and for
-    // unknown paths under the prefix.
-    api.addHook('onRequest', async (request) => {
-      request.principal = services.admin.authenticate(request.headers.authorization);
-      // A job's report token may only report for its own job (403 for anything else).
-      checkJobTokenScope(request.principal, request.method, apiPath(request.routeOptions.url, request.params));
-      // Per-token request rate (429 with Retry-After); admins are never throttled.
-      services.limits?.admitRequest(request.principal);
+  if (services.metrics)
+    registerMetricsRoute(app, {
+      metrics: services.metrics,
+      admin: services.admin,
+      open: services.metricsOpen ?? false,
     });
-    registerJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
-    registerGpuRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
-    registerAdminRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
-    registerTokenRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
-    registerQosRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
-    registerUsageHistoryRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
-    registerEventRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
-    registerDashboardJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
-    if (services.audit) {
-      registerAuditHook(api, services.audit);
-      registerAuditRoutes(api.withTypeProvider<ZodTypeProvider>(), services.audit);
-    }
-  }, { prefix: '/api/v1' });
+  await app.register(
+    async (api) => {
+      // Authentication belongs to the API's own scope: it runs for every route of this plugin,
+      // however the request spells the path (`/%61pi/v1/...` reaches these routes too), and for
+      // unknown paths under the prefix.
+      api.addHook('onRequest', async (request) => {
+        request.principal = services.admin.authenticate(request.headers.authorization);
+        // A job's report token may only report for its own job (403 for anything else).
+        checkJobTokenScope(request.principal, request.method, apiPath(request.routeOptions.url, request.params));
+        // Per-token request rate (429 with Retry-After); admins are never throttled.
+        services.limits?.admitRequest(request.principal);
+      });
+      registerJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+      registerGpuRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+      registerAdminRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+      registerTokenRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+      registerQosRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+      registerUsageHistoryRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+      registerEventRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+      registerDashboardJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+      if (services.audit) {
+        registerAuditHook(api, services.audit);
+        registerAuditRoutes(api.withTypeProvider<ZodTypeProvider>(), services.audit);
+      }
+    },
+    { prefix: '/api/v1' },
+  );
   await registerDashboard(app);
   await app.ready();
   return app;

@@ -20,12 +20,14 @@ export const VENDOR_FILES = ['uPlot.iife.min.js', 'uPlot.min.css'] as const;
  * Content-Security-Policy of the dashboard's files: scripts, styles and API calls from this origin
  * only, no frames.
  */
-export const DASHBOARD_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const DASHBOARD_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** Absolute path of the dashboard's `web/` directory. @throws Error when it is missing (a broken install) */
 export function dashboardWebRoot(): string {
   const root = fileURLToPath(new URL('../../../web/', import.meta.url));
-  if (!existsSync(`${root}index.html`)) throw new Error(`the web dashboard's files are missing: ${root}index.html not found (reinstall gpushare)`);
+  if (!existsSync(`${root}index.html`))
+    throw new Error(`the web dashboard's files are missing: ${root}index.html not found (reinstall gpushare)`);
   return root;
 }
 
@@ -42,7 +44,15 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     res.setHeader('referrer-policy', 'no-referrer');
   };
   // wildcard: false registers one route per file found at start, so unknown paths stay plain 404s.
-  await app.register(fastifyStatic, { root: dashboardWebRoot(), prefix: '/', wildcard: false, index: 'index.html', setHeaders, cacheControl: true, maxAge: 0 });
+  await app.register(fastifyStatic, {
+    root: dashboardWebRoot(),
+    prefix: '/',
+    wildcard: false,
+    index: 'index.html',
+    setHeaders,
+    cacheControl: true,
+    maxAge: 0,
+  });
   // The chart library's two files, each its own route: the package's other files are not served.
   const vendorRoot = uplotDistDir();
   for (const file of VENDOR_FILES) {

@@ -6,7 +6,12 @@
  */
 import swagger from '@fastify/swagger';
 import fastify, { type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { forbidden } from '../../app/errors.js';
@@ -22,9 +27,17 @@ async function appWithRoutes(): Promise<FastifyInstance> {
   registerErrorHandler(app);
   registerErrorResponses(app);
   await app.register(swagger, { openapi: { info: { title: 't', version: '1' } }, transform: jsonSchemaTransform });
-  app.get('/documented', { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async () => { throw forbidden('not you'); });
-  app.get('/own-404', { schema: { response: { 200: z.object({ ok: z.boolean() }), 404: z.object({ missing: z.string() }) } } }, async () => ({ ok: true }));
-  app.get('/hidden', { schema: { hide: true, response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({ ok: true }));
+  app.get('/documented', { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async () => {
+    throw forbidden('not you');
+  });
+  app.get(
+    '/own-404',
+    { schema: { response: { 200: z.object({ ok: z.boolean() }), 404: z.object({ missing: z.string() }) } } },
+    async () => ({ ok: true }),
+  );
+  app.get('/hidden', { schema: { hide: true, response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({
+    ok: true,
+  }));
   app.get('/no-response-schema', { schema: {} }, async () => ({ ok: true }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.ready();
@@ -38,22 +51,31 @@ describe('registerErrorResponses', () => {
     app = null;
   });
 
-  it('declares 4XX and 5XX with the error body on documented routes only, keeping a route\'s own entries', async () => {
+  it("declares 4XX and 5XX with the error body on documented routes only, keeping a route's own entries", async () => {
     app = await appWithRoutes();
     const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as any;
     expect(Object.keys(spec.paths).sort()).toEqual(['/documented', '/no-response-schema', '/own-404']);
     expect(Object.keys(spec.paths['/documented'].get.responses)).toEqual(['200', '4XX', '5XX']);
     const error = spec.paths['/documented'].get.responses['4XX'].content['application/json'].schema;
-    expect([error.required, error.properties.error.required, Object.keys(error.properties.error.properties)]).toEqual([['error'], ['code', 'message'], ['code', 'message', 'details']]);
+    expect([error.required, error.properties.error.required, Object.keys(error.properties.error.properties)]).toEqual([
+      ['error'],
+      ['code', 'message'],
+      ['code', 'message', 'details'],
+    ]);
     expect(spec.paths['/documented'].get.responses['5XX'].description).toMatch(/^the server could not do it/);
     expect(Object.keys(spec.paths['/own-404'].get.responses)).toEqual(['200', '404', '4XX', '5XX']);
-    expect(Object.keys(spec.paths['/own-404'].get.responses['404'].content['application/json'].schema.properties)).toEqual(['missing']);
+    expect(
+      Object.keys(spec.paths['/own-404'].get.responses['404'].content['application/json'].schema.properties),
+    ).toEqual(['missing']);
     expect(Object.keys(spec.paths['/no-response-schema'].get.responses)).toEqual(['200']);
   });
 
   it('sends an error answer through the error schema unchanged', async () => {
     app = await appWithRoutes();
     const answer = await app.inject({ method: 'GET', url: '/documented' });
-    expect([answer.statusCode, answer.json()]).toEqual([403, { error: { code: 'GPUSHARE_FORBIDDEN', message: 'not you' } }]);
+    expect([answer.statusCode, answer.json()]).toEqual([
+      403,
+      { error: { code: 'GPUSHARE_FORBIDDEN', message: 'not you' } },
+    ]);
   });
 });

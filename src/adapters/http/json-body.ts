@@ -46,18 +46,23 @@ export function parseJsonBody(text: string): Record<string, unknown> | undefined
     if (error instanceof GpushareError) throw error;
     throw invalidJson(`not valid JSON: ${(error as Error).message}`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidJson(`must be a JSON object, got ${describeJson(value)}`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw invalidJson(`must be a JSON object, got ${describeJson(value)}`);
   return value as Record<string, unknown>;
 }
 
 /** Makes `application/json` the only body type `app` reads (Fastify's text/plain parser goes too). */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
-    try {
-      done(null, parseJsonBody(body as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES },
+    (_request, body, done) => {
+      try {
+        done(null, parseJsonBody(body as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    },
+  );
 }

@@ -70,4 +70,3 @@ export interface ServerServices {
   /** The audit log (docs/security.md "Audit log"); absent: calls are not recorded and `GET /api/v1/audit` does not exist. */
   readonly audit?: AuditServices;
 }
-

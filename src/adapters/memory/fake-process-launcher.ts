@@ -5,10 +5,20 @@
  * checkpoint, ignore it, ...). Times come from the clock the test drives.
  */
 import type { Clock } from '../../app/ports/clock.js';
-import type { FreezerKind, LaunchSpec, LimitEnforcement, ProcessHandle, ProcessLauncher, ProcessOutcome } from '../../app/ports/process-launcher.js';
+import type {
+  FreezerKind,
+  LaunchSpec,
+  LimitEnforcement,
+  ProcessHandle,
+  ProcessLauncher,
+  ProcessOutcome,
+} from '../../app/ports/process-launcher.js';
 
 /** How a fake job answers a signal: an exit (code or signal), or null to keep running. */
-export type SignalReaction = (signal: NodeJS.Signals, spec: LaunchSpec) => { exitCode: number | null; signal: string | null } | null;
+export type SignalReaction = (
+  signal: NodeJS.Signals,
+  spec: LaunchSpec,
+) => { exitCode: number | null; signal: string | null } | null;
 
 /** One fake attempt. */
 export interface FakeAttempt {
@@ -33,9 +43,9 @@ export class FakeProcessLauncher implements ProcessLauncher {
   /** How jobs react to signals; default: any signal ends the job with that signal. */
   onSignal: SignalReaction = (signal) => ({ exitCode: null, signal });
   /** Programs `resolveExecutable` finds (argv[0] → path); default: every program exists as /usr/bin/<name>. */
-  programs: ((argv0: string) => string | null) = (argv0) => (argv0.includes('/') ? argv0 : `/usr/bin/${argv0}`);
+  programs: (argv0: string) => string | null = (argv0) => (argv0.includes('/') ? argv0 : `/usr/bin/${argv0}`);
   /** Directories `workingDirectoryProblem` accepts; default: every absolute path is one. */
-  directories: ((path: string) => boolean) = (path) => path.startsWith('/');
+  directories: (path: string) => boolean = (path) => path.startsWith('/');
   private nextPid = 1000;
 
   constructor(private readonly clock: Clock) {}
@@ -63,11 +73,25 @@ export class FakeProcessLauncher implements ProcessLauncher {
   async start(spec: LaunchSpec): Promise<ProcessHandle> {
     const pid = this.nextPid++;
     const handle: ProcessHandle = {
-      supervisorPid: pid, supervisorStartTime: String(this.clock.nowMs()), jobPid: pid + 100_000, cgroupKey: null, freezerKind: 'signals',
-      stdoutPath: `${spec.jobDirectory}/attempt-${spec.attempt}.stdout.log`, stderrPath: `${spec.jobDirectory}/attempt-${spec.attempt}.stderr.log`,
-      pidPath: `${spec.jobDirectory}/attempt-${spec.attempt}.pid`, outcomePath: `${spec.jobDirectory}/attempt-${spec.attempt}.outcome.json`,
+      supervisorPid: pid,
+      supervisorStartTime: String(this.clock.nowMs()),
+      jobPid: pid + 100_000,
+      cgroupKey: null,
+      freezerKind: 'signals',
+      stdoutPath: `${spec.jobDirectory}/attempt-${spec.attempt}.stdout.log`,
+      stderrPath: `${spec.jobDirectory}/attempt-${spec.attempt}.stderr.log`,
+      pidPath: `${spec.jobDirectory}/attempt-${spec.attempt}.pid`,
+      outcomePath: `${spec.jobDirectory}/attempt-${spec.attempt}.outcome.json`,
     };
-    this.attempts.push({ spec, handle, outcome: null, alive: true, signals: [], frozen: false, signalDeliveredAtMs: null });
+    this.attempts.push({
+      spec,
+      handle,
+      outcome: null,
+      alive: true,
+      signals: [],
+      frozen: false,
+      signalDeliveredAtMs: null,
+    });
     return handle;
   }
 
@@ -104,7 +128,9 @@ export class FakeProcessLauncher implements ProcessLauncher {
   }
 
   readAttemptOutcome(jobDirectory: string, attempt: number): ProcessOutcome | null {
-    return this.attempts.find((a) => a.spec.jobDirectory === jobDirectory && a.spec.attempt === attempt)?.outcome ?? null;
+    return (
+      this.attempts.find((a) => a.spec.jobDirectory === jobDirectory && a.spec.attempt === attempt)?.outcome ?? null
+    );
   }
 
   async killUnrecordedAttempt(): Promise<void> {
@@ -133,7 +159,14 @@ export class FakeProcessLauncher implements ProcessLauncher {
   }
 
   private end(a: FakeAttempt, exitCode: number | null, signal: string | null, endedAtMs = this.clock.nowMs()): void {
-    a.outcome = { exitCode, signal, startedAtMs: Number(a.handle.supervisorStartTime), endedAtMs, error: null, signalDeliveredAtMs: a.signalDeliveredAtMs };
+    a.outcome = {
+      exitCode,
+      signal,
+      startedAtMs: Number(a.handle.supervisorStartTime),
+      endedAtMs,
+      error: null,
+      signalDeliveredAtMs: a.signalDeliveredAtMs,
+    };
   }
 
   private find(handle: ProcessHandle): FakeAttempt | undefined {

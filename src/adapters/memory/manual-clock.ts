@@ -87,13 +87,22 @@ export class ManualClock implements Clock {
   private add(dueMs: number, intervalMs: number | null, run: () => void): Timer {
     const task: Task = { dueMs, intervalMs, run, order: this.counter++, cancelled: false };
     this.tasks.push(task);
-    return { cancel: () => { task.cancelled = true; } };
+    return {
+      cancel: () => {
+        task.cancelled = true;
+      },
+    };
   }
 
   private nextDue(limit: number): Task | null {
     this.tasks = this.tasks.filter((t) => !t.cancelled);
     let best: Task | null = null;
-    for (const t of this.tasks) if (t.dueMs <= limit && (best === null || t.dueMs < best.dueMs || (t.dueMs === best.dueMs && t.order < best.order))) best = t;
+    for (const t of this.tasks)
+      if (
+        t.dueMs <= limit &&
+        (best === null || t.dueMs < best.dueMs || (t.dueMs === best.dueMs && t.order < best.order))
+      )
+        best = t;
     return best;
   }
 

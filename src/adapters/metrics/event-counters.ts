@@ -14,16 +14,47 @@ import { priorityClassOf } from '../../core/index.js';
 import type { PlaneEvents } from '../../app/control-plane/plane-events.js';
 
 /** Bucket bounds of the pass-duration histogram, seconds (passes take from microseconds to a few hundred ms). */
-export const PASS_DURATION_BUCKETS_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+export const PASS_DURATION_BUCKETS_SECONDS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+];
 
 /** Registers the counters and the histogram; `tenants` are pre-set to 0; returns the function that stops following events. */
 export function registerEventCounters(registry: Registry, events: PlaneEvents, tenants: readonly string[]): () => void {
-  const passes = new Histogram({ name: 'gpushare_scheduling_pass_duration_seconds', help: 'Duration of each scheduling pass, seconds (one observation per pass).', buckets: PASS_DURATION_BUCKETS_SECONDS, registers: [registry] });
-  const submitted = new Counter({ name: 'gpushare_jobs_submitted_total', help: 'Jobs submitted, by tenant.', labelNames: ['tenant'], registers: [registry] });
-  const placements = new Counter({ name: 'gpushare_placements_total', help: 'Jobs placed on GPUs (transitions to scheduled), by tenant and sharing mode.', labelNames: ['tenant', 'mode'], registers: [registry] });
-  const preemptions = new Counter({ name: 'gpushare_preemptions_total', help: 'Jobs preempted (victims), by the victim\'s tenant and priority class.', labelNames: ['tenant', 'priority_class'], registers: [registry] });
-  const reconfigurations = new Counter({ name: 'gpushare_mig_reconfigurations_total', help: 'GPUs whose MIG instances were destroyed or created to launch a job.', registers: [registry] });
-  const outcomes = new Counter({ name: 'gpushare_job_outcomes_total', help: 'Jobs that ended, by tenant and outcome (succeeded, failed, cancelled).', labelNames: ['tenant', 'outcome'], registers: [registry] });
+  const passes = new Histogram({
+    name: 'gpushare_scheduling_pass_duration_seconds',
+    help: 'Duration of each scheduling pass, seconds (one observation per pass).',
+    buckets: PASS_DURATION_BUCKETS_SECONDS,
+    registers: [registry],
+  });
+  const submitted = new Counter({
+    name: 'gpushare_jobs_submitted_total',
+    help: 'Jobs submitted, by tenant.',
+    labelNames: ['tenant'],
+    registers: [registry],
+  });
+  const placements = new Counter({
+    name: 'gpushare_placements_total',
+    help: 'Jobs placed on GPUs (transitions to scheduled), by tenant and sharing mode.',
+    labelNames: ['tenant', 'mode'],
+    registers: [registry],
+  });
+  const preemptions = new Counter({
+    name: 'gpushare_preemptions_total',
+    help: "Jobs preempted (victims), by the victim's tenant and priority class.",
+    labelNames: ['tenant', 'priority_class'],
+    registers: [registry],
+  });
+  const reconfigurations = new Counter({
+    name: 'gpushare_mig_reconfigurations_total',
+    help: 'GPUs whose MIG instances were destroyed or created to launch a job.',
+    registers: [registry],
+  });
+  const outcomes = new Counter({
+    name: 'gpushare_job_outcomes_total',
+    help: 'Jobs that ended, by tenant and outcome (succeeded, failed, cancelled).',
+    labelNames: ['tenant', 'outcome'],
+    registers: [registry],
+  });
   for (const tenant of tenants) {
     submitted.inc({ tenant }, 0);
     for (const outcome of ['succeeded', 'failed', 'cancelled']) outcomes.inc({ tenant, outcome }, 0);
@@ -39,8 +70,10 @@ export function registerEventCounters(registry: Registry, events: PlaneEvents, t
       case 'job':
         if (event.from === null) submitted.inc({ tenant: event.tenant });
         else if (event.to === 'scheduled') placements.inc({ tenant: event.tenant, mode: event.mode ?? 'none' });
-        else if (event.to === 'preempted') preemptions.inc({ tenant: event.tenant, priority_class: priorityClassOf(event.priority) });
-        else if (event.to === 'succeeded' || event.to === 'failed' || event.to === 'cancelled') outcomes.inc({ tenant: event.tenant, outcome: event.to });
+        else if (event.to === 'preempted')
+          preemptions.inc({ tenant: event.tenant, priority_class: priorityClassOf(event.priority) });
+        else if (event.to === 'succeeded' || event.to === 'failed' || event.to === 'cancelled')
+          outcomes.inc({ tenant: event.tenant, outcome: event.to });
         break;
       default:
         break;

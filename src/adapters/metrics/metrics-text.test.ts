@@ -5,14 +5,20 @@ import { findSamples, parseMetricsText, sampleValue } from './metrics-text.js';
 describe('parseMetricsText', () => {
   it('reads prom-client output: labels with escapes, histograms, +Inf', async () => {
     const registry = new Registry();
-    new Gauge({ name: 'g', help: 'h', labelNames: ['a', 'b'], registers: [registry] }).set({ a: 'x "quoted" \\ back', b: 'line\nbreak' }, 2.5);
+    new Gauge({ name: 'g', help: 'h', labelNames: ['a', 'b'], registers: [registry] }).set(
+      { a: 'x "quoted" \\ back', b: 'line\nbreak' },
+      2.5,
+    );
     new Counter({ name: 'c_total', help: 'h', registers: [registry] }).inc(3);
     const samples = parseMetricsText(await registry.metrics());
     expect(samples).toEqual([
       { name: 'g', labels: { a: 'x "quoted" \\ back', b: 'line\nbreak' }, value: 2.5 },
       { name: 'c_total', labels: {}, value: 3 },
     ]);
-    expect(parseMetricsText('h_bucket{le="+Inf"} 4\nh_count 4\n')).toEqual([{ name: 'h_bucket', labels: { le: '+Inf' }, value: 4 }, { name: 'h_count', labels: {}, value: 4 }]);
+    expect(parseMetricsText('h_bucket{le="+Inf"} 4\nh_count 4\n')).toEqual([
+      { name: 'h_bucket', labels: { le: '+Inf' }, value: 4 },
+      { name: 'h_count', labels: {}, value: 4 },
+    ]);
   });
 
   it('finds samples by name and a subset of labels; sampleValue needs exactly one', () => {
@@ -23,7 +29,8 @@ describe('parseMetricsText', () => {
   });
 
   it('names the line of a malformed sample', () => {
-    expect(() => parseMetricsText('# HELP x\nok 1\nnot a sample\n')).toThrow('metrics line 3: not a sample: "not a sample"');
+    expect(() => parseMetricsText('# HELP x\nok 1\nnot a sample\n')).toThrow(
+      'metrics line 3: not a sample: "not a sample"',
+    );
   });
 });
-

@@ -35,19 +35,32 @@ export function parseMetricsText(text: string): MetricSample[] {
       labels[label[1]!] = label[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     }
     const value = match[4]!;
-    samples.push({ name: match[1]!, labels, value: value === '+Inf' ? Infinity : value === '-Inf' ? -Infinity : Number(value) });
+    samples.push({
+      name: match[1]!,
+      labels,
+      value: value === '+Inf' ? Infinity : value === '-Inf' ? -Infinity : Number(value),
+    });
   });
   return samples;
 }
 
 /** The samples named `name` whose labels include every pair of `labels`. */
-export function findSamples(samples: readonly MetricSample[], name: string, labels: Readonly<Record<string, string>> = {}): MetricSample[] {
+export function findSamples(
+  samples: readonly MetricSample[],
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): MetricSample[] {
   return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 }
 
 /** The value of the only sample matching `name` and `labels`. @throws Error when none or several match */
-export function sampleValue(samples: readonly MetricSample[], name: string, labels: Readonly<Record<string, string>> = {}): number {
+export function sampleValue(
+  samples: readonly MetricSample[],
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): number {
   const found = findSamples(samples, name, labels);
-  if (found.length !== 1) throw new Error(`expected one sample ${name}${JSON.stringify(labels)}, found ${found.length}`);
+  if (found.length !== 1)
+    throw new Error(`expected one sample ${name}${JSON.stringify(labels)}, found ${found.length}`);
   return found[0]!.value;
 }

@@ -45,14 +45,22 @@ export interface ScrapeSnapshot {
 /** Reads the snapshot of `plane` now. */
 export function readSnapshot(plane: ControlPlane, store: StateStore, nodeName: string, nowMs: number): ScrapeSnapshot {
   const activeJobs = store.listJobs({ states: ['pending', 'preempted', 'scheduled', 'running'] });
-  const placedJobs = new Map(activeJobs.filter((j) => j.state === 'scheduled' || j.state === 'running').map((j) => [j.id, j]));
+  const placedJobs = new Map(
+    activeJobs.filter((j) => j.state === 'scheduled' || j.state === 'running').map((j) => [j.id, j]),
+  );
   const jobsById = (id: number): JobRecord | null => placedJobs.get(id) ?? store.getJob(id);
   const inventory = new Map(plane.inventoryGpus().map((g) => [g.index, g]));
   const sample = plane.usage.latest();
   const gpus = toGpuViews(plane, jobsById).flatMap((view) => {
     const gpu = inventory.get(view.index);
     if (!gpu) return [];
-    const labels: GpuLabels = { node: nodeName, gpu: String(view.index), uuid: view.uuid, model: view.model, mode: view.mode ?? 'none' };
+    const labels: GpuLabels = {
+      node: nodeName,
+      gpu: String(view.index),
+      uuid: view.uuid,
+      model: view.model,
+      mode: view.mode ?? 'none',
+    };
     return [{ view, inventory: gpu, labels, measured: measuredGpu(gpu, sample, 'sample') }];
   });
   return { nowMs, nodeName, gpus, placedJobs, activeJobs, sample, tenants: store.listTenants().map((t) => t.name) };

@@ -47,7 +47,12 @@ export function createServerMetrics(plane: ControlPlane, options: ServerMetricsO
   const registry = new Registry();
   const nowMs = options.nowMs ?? Date.now;
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
-  new Gauge({ name: 'gpushare_build_info', help: 'gpushare build (always 1).', labelNames: ['version'], registers: [registry] }).set({ version: options.version }, 1);
+  new Gauge({
+    name: 'gpushare_build_info',
+    help: 'gpushare build (always 1).',
+    labelNames: ['version'],
+    registers: [registry],
+  }).set({ version: options.version }, 1);
   const { store } = options;
   const snapshot = perScrape(() => readSnapshot(plane, store, options.nodeName, nowMs()));
   registerGpuMetrics(registry, snapshot);
@@ -57,12 +62,18 @@ export function createServerMetrics(plane: ControlPlane, options: ServerMetricsO
   registerClusterMetrics(registry, plane, snapshot);
   const offs = [
     registerQosMetrics(registry, plane),
-    registerEventCounters(registry, plane.events, store.listTenants().map((t) => t.name)),
+    registerEventCounters(
+      registry,
+      plane.events,
+      store.listTenants().map((t) => t.name),
+    ),
   ];
   return {
     registry,
     contentType: registry.contentType,
     render: () => registry.metrics(),
-    close: () => { for (const off of offs) off(); },
+    close: () => {
+      for (const off of offs) off();
+    },
   };
 }

@@ -11,22 +11,39 @@ import { collectedGauge } from './collected-gauge.js';
 import type { ScrapeSnapshot } from './scrape-snapshot.js';
 
 /** Registers the quota gauges. */
-export function registerTenantMetrics(registry: Registry, plane: ControlPlane, store: StateStore, snapshot: () => ScrapeSnapshot): void {
+export function registerTenantMetrics(
+  registry: Registry,
+  plane: ControlPlane,
+  store: StateStore,
+  snapshot: () => ScrapeSnapshot,
+): void {
   const uses = () => {
     const s = snapshot();
     const queued = s.activeJobs.filter((j) => j.state === 'pending' || j.state === 'preempted');
     return quotaUse(store.listTenants(), [...s.placedJobs.values()], queued, plane.gpuDevices());
   };
   collectedGauge(registry, {
-    name: 'gpushare_tenant_quota_used_gpu_equivalents', help: 'GPU-equivalents held by the tenant\'s scheduled and running jobs.',
-    labelNames: ['tenant'], fill: (set) => { for (const u of uses()) set({ tenant: u.tenant }, u.usedGpuEquivalents); },
+    name: 'gpushare_tenant_quota_used_gpu_equivalents',
+    help: "GPU-equivalents held by the tenant's scheduled and running jobs.",
+    labelNames: ['tenant'],
+    fill: (set) => {
+      for (const u of uses()) set({ tenant: u.tenant }, u.usedGpuEquivalents);
+    },
   });
   collectedGauge(registry, {
-    name: 'gpushare_tenant_quota_guaranteed_gpu_equivalents', help: 'GPU-equivalents guaranteed to the tenant.',
-    labelNames: ['tenant'], fill: (set) => { for (const u of uses()) set({ tenant: u.tenant }, u.guaranteedGpuEquivalents); },
+    name: 'gpushare_tenant_quota_guaranteed_gpu_equivalents',
+    help: 'GPU-equivalents guaranteed to the tenant.',
+    labelNames: ['tenant'],
+    fill: (set) => {
+      for (const u of uses()) set({ tenant: u.tenant }, u.guaranteedGpuEquivalents);
+    },
   });
   collectedGauge(registry, {
-    name: 'gpushare_tenant_quota_limit_gpu_equivalents', help: 'Most GPU-equivalents the tenant may hold; absent when unlimited.',
-    labelNames: ['tenant'], fill: (set) => { for (const u of uses()) if (u.limitGpuEquivalents !== null) set({ tenant: u.tenant }, u.limitGpuEquivalents); },
+    name: 'gpushare_tenant_quota_limit_gpu_equivalents',
+    help: 'Most GPU-equivalents the tenant may hold; absent when unlimited.',
+    labelNames: ['tenant'],
+    fill: (set) => {
+      for (const u of uses()) if (u.limitGpuEquivalents !== null) set({ tenant: u.tenant }, u.limitGpuEquivalents);
+    },
   });
 }

@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  MPS_OWNER_SUFFIX, MPS_PID_FILE, MpsDaemonError, MpsUnavailableError, createMpsDaemonManager, mpsKeyDirectoryName, processAlive, spawnMpsCommand,
+  MPS_OWNER_SUFFIX,
+  MPS_PID_FILE,
+  MpsDaemonError,
+  MpsUnavailableError,
+  createMpsDaemonManager,
+  mpsKeyDirectoryName,
+  processAlive,
+  spawnMpsCommand,
   type MpsCommandRunner,
 } from './mps-daemon-manager.js';
 
@@ -45,14 +52,24 @@ afterAll(() => {
   // Stops stand-in daemons a failed test left running: only our own `sleep 300`, by pid.
   for (const pid of daemonPids) {
     try {
-      if (processAlive(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\u0000300')) process.kill(pid, 'SIGTERM');
-    } catch { /* already gone */ }
+      if (processAlive(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\u0000300'))
+        process.kill(pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
   }
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 /** A temp dir with the stand-in, its log, and a base directory for the daemons. */
-function setUp(): { bin: string; control: string; log: string; base: string; records: () => string[]; clear: () => void } {
+function setUp(): {
+  bin: string;
+  control: string;
+  log: string;
+  base: string;
+  records: () => string[];
+  clear: () => void;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-mps-'));
   dirs.push(dir);
   const bin = join(dir, 'bin');
@@ -64,8 +81,14 @@ function setUp(): { bin: string; control: string; log: string; base: string; rec
   writeFileSync(log, '');
   const base = join(dir, 'mps');
   return {
-    bin, control, log, base,
-    records: () => readFileSync(log, 'utf8').split('\n').filter((l) => l !== ''),
+    bin,
+    control,
+    log,
+    base,
+    records: () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
     clear: () => writeFileSync(log, ''),
   };
 }
@@ -92,7 +115,11 @@ describe('MPS daemon manager with a stand-in nvidia-cuda-mps-control', () => {
   it('starts one daemon per device, never twice, with its own 0700 pipe and log directories; quit stops it', async () => {
     const t = setUp();
     // An inherited CUDA_MPS_* variable must not reach the daemon.
-    const mps = createMpsDaemonManager({ baseDirectory: t.base, mpsControlPath: t.control, environment: { PATH: process.env.PATH, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: '10' } });
+    const mps = createMpsDaemonManager({
+      baseDirectory: t.base,
+      mpsControlPath: t.control,
+      environment: { PATH: process.env.PATH, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: '10' },
+    });
     expect(await mps.available()).toBe(true);
     expect(mps.running()).toEqual([]);
 
@@ -104,7 +131,8 @@ describe('MPS daemon manager with a stand-in nvidia-cuda-mps-control', () => {
       runLine('', GPU, t.base),
       'stdin get_default_active_thread_percentage',
     ]);
-    for (const d of [join(t.base, GPU), gpuDirs.pipeDirectory, gpuDirs.logDirectory]) expect(statSync(d).mode & 0o777).toBe(0o700);
+    for (const d of [join(t.base, GPU), gpuDirs.pipeDirectory, gpuDirs.logDirectory])
+      expect(statSync(d).mode & 0o777).toBe(0o700);
     const gpuPid = pidIn(t.base, GPU);
     expect(alive(gpuPid)).toBe(true);
     expect(mps.running()).toEqual([GPU]);
@@ -118,7 +146,11 @@ describe('MPS daemon manager with a stand-in nvidia-cuda-mps-control', () => {
     const migDirs = await mps.ensureDaemon({ key: MIG });
     expect(migDirs.pipeDirectory).toBe(join(t.base, MIG, 'pipe'));
     expect(migDirs.pipeDirectory).not.toBe(gpuDirs.pipeDirectory);
-    expect(t.records()).toEqual([runLine('-d', MIG, t.base), runLine('', MIG, t.base), 'stdin get_default_active_thread_percentage']);
+    expect(t.records()).toEqual([
+      runLine('-d', MIG, t.base),
+      runLine('', MIG, t.base),
+      'stdin get_default_active_thread_percentage',
+    ]);
     const migPid = pidIn(t.base, MIG);
     expect(migPid).not.toBe(gpuPid);
     expect(mps.running()).toEqual([GPU, MIG]);
@@ -150,8 +182,16 @@ describe('MPS daemon manager with a stand-in nvidia-cuda-mps-control', () => {
 
   it('concurrent ensureDaemon calls for one key start one daemon', async () => {
     const t = setUp();
-    const mps = createMpsDaemonManager({ baseDirectory: t.base, mpsControlPath: t.control, environment: { PATH: process.env.PATH } });
-    const results = await Promise.all([mps.ensureDaemon({ key: GPU }), mps.ensureDaemon({ key: GPU }), mps.ensureDaemon({ key: GPU })]);
+    const mps = createMpsDaemonManager({
+      baseDirectory: t.base,
+      mpsControlPath: t.control,
+      environment: { PATH: process.env.PATH },
+    });
+    const results = await Promise.all([
+      mps.ensureDaemon({ key: GPU }),
+      mps.ensureDaemon({ key: GPU }),
+      mps.ensureDaemon({ key: GPU }),
+    ]);
     expect(new Set(results.map((r) => r.pipeDirectory)).size).toBe(1);
     expect(t.records().filter((l) => l.startsWith('run [-d]'))).toHaveLength(1);
     pidIn(t.base, GPU);
@@ -176,51 +216,76 @@ describe('MPS daemon manager with a stand-in nvidia-cuda-mps-control', () => {
 
   it('finds the binary on PATH by default; reports absence; a failed start is an error', async () => {
     const t = setUp();
-    const onPath = createMpsDaemonManager({ baseDirectory: t.base, environment: { PATH: `${t.bin}${delimiter}${process.env.PATH ?? ''}` } });
+    const onPath = createMpsDaemonManager({
+      baseDirectory: t.base,
+      environment: { PATH: `${t.bin}${delimiter}${process.env.PATH ?? ''}` },
+    });
     expect(await onPath.available()).toBe(true);
     const missing = createMpsDaemonManager({ baseDirectory: t.base, environment: { PATH: join(t.bin, 'nowhere') } });
     expect(await missing.available()).toBe(false);
     await expect(missing.ensureDaemon({ key: GPU })).rejects.toThrow(MpsUnavailableError);
-    await expect(missing.ensureDaemon({ key: GPU })).rejects.toThrow('nvidia-cuda-mps-control not found or not executable: MPS limits are scheduler accounting only');
-    expect(await createMpsDaemonManager({ baseDirectory: t.base, mpsControlPath: join(t.bin, 'absent') }).available()).toBe(false);
+    await expect(missing.ensureDaemon({ key: GPU })).rejects.toThrow(
+      'nvidia-cuda-mps-control not found or not executable: MPS limits are scheduler accounting only',
+    );
+    expect(
+      await createMpsDaemonManager({ baseDirectory: t.base, mpsControlPath: join(t.bin, 'absent') }).available(),
+    ).toBe(false);
     expect(t.records()).toEqual([]);
 
     writeFileSync(join(t.bin, 'fail-start'), '');
     await expect(onPath.ensureDaemon({ key: GPU })).rejects.toThrow(MpsDaemonError);
     await expect(onPath.ensureDaemon({ key: GPU })).rejects.toThrow(
-      `MPS daemon for ${GPU} did not start: nvidia-cuda-mps-control -d exited with code 1: An instance of this daemon is already running`);
+      `MPS daemon for ${GPU} did not start: nvidia-cuda-mps-control -d exited with code 1: An instance of this daemon is already running`,
+    );
     expect(onPath.running()).toEqual([]);
   });
 
   it('directory names of keys; bad keys are refused', async () => {
     expect(mpsKeyDirectoryName(MIG)).toBe(MIG);
-    expect(mpsKeyDirectoryName('MIG-GPU-4200ccc0-2667-d4cb-9137-f932c716232a/2/0')).toBe('MIG-GPU-4200ccc0-2667-d4cb-9137-f932c716232a_2_0');
+    expect(mpsKeyDirectoryName('MIG-GPU-4200ccc0-2667-d4cb-9137-f932c716232a/2/0')).toBe(
+      'MIG-GPU-4200ccc0-2667-d4cb-9137-f932c716232a_2_0',
+    );
     const mps = createMpsDaemonManager({ baseDirectory: '/tmp/gpushare-mps-unused' });
     expect(mps.directoriesFor('MIG-GPU-x/1/0')).toEqual({
-      pipeDirectory: '/tmp/gpushare-mps-unused/MIG-GPU-x_1_0/pipe', logDirectory: '/tmp/gpushare-mps-unused/MIG-GPU-x_1_0/log',
+      pipeDirectory: '/tmp/gpushare-mps-unused/MIG-GPU-x_1_0/pipe',
+      logDirectory: '/tmp/gpushare-mps-unused/MIG-GPU-x_1_0/log',
     });
     for (const key of ['', '..', 'GPU-1\n']) await expect(mps.ensureDaemon({ key })).rejects.toThrow(RangeError);
     expect(() => createMpsDaemonManager({ baseDirectory: 'relative/dir' })).toThrow(RangeError);
   });
 
-  it('runs a device\'s daemon as the user it is given; the same user reuses it, another user restarts it (quit as the old user, start as the new)', async () => {
+  it("runs a device's daemon as the user it is given; the same user reuses it, another user restarts it (quit as the old user, start as the new)", async () => {
     const t = setUp();
     const self = { uid: process.getuid!(), gid: process.getgid!() };
     // Another tenant's uid: the runner records it and runs the stand-in as this user (no privilege to switch here).
     const other = { uid: self.uid + 1, gid: self.gid + 1 };
     const users: string[] = [];
     const run: MpsCommandRunner = (file, args, options) => {
-      users.push(`${args.join(' ') || options.input?.trim()} as ${options.user === null ? 'server' : `${options.user.uid}:${options.user.gid}`}`);
-      return spawnMpsCommand(file, args, { ...options, user: options.user && options.user.uid === self.uid ? options.user : null });
+      users.push(
+        `${args.join(' ') || options.input?.trim()} as ${options.user === null ? 'server' : `${options.user.uid}:${options.user.gid}`}`,
+      );
+      return spawnMpsCommand(file, args, {
+        ...options,
+        user: options.user && options.user.uid === self.uid ? options.user : null,
+      });
     };
-    const mps = createMpsDaemonManager({ baseDirectory: t.base, mpsControlPath: t.control, environment: { PATH: process.env.PATH }, run });
+    const mps = createMpsDaemonManager({
+      baseDirectory: t.base,
+      mpsControlPath: t.control,
+      environment: { PATH: process.env.PATH },
+      run,
+    });
     const ownerFile = join(t.base, `${GPU}${MPS_OWNER_SUFFIX}`);
 
     // Tenant A (this uid, really switched to with spawn's uid/gid): its daemon, its directories.
     const dirs = await mps.ensureDaemon({ key: GPU, user: self });
-    expect(users).toEqual([`-d as ${self.uid}:${self.gid}`, `get_default_active_thread_percentage as ${self.uid}:${self.gid}`]);
+    expect(users).toEqual([
+      `-d as ${self.uid}:${self.gid}`,
+      `get_default_active_thread_percentage as ${self.uid}:${self.gid}`,
+    ]);
     expect(readFileSync(ownerFile, 'utf8')).toBe(`${self.uid}:${self.gid}\n`);
-    for (const d of [dirs.pipeDirectory, dirs.logDirectory]) expect([statSync(d).uid, statSync(d).gid, statSync(d).mode & 0o777]).toEqual([self.uid, self.gid, 0o700]);
+    for (const d of [dirs.pipeDirectory, dirs.logDirectory])
+      expect([statSync(d).uid, statSync(d).gid, statSync(d).mode & 0o777]).toEqual([self.uid, self.gid, 0o700]);
     const first = pidIn(t.base, GPU);
 
     // A's next job: the same daemon, no command.
@@ -233,7 +298,11 @@ describe('MPS daemon manager with a stand-in nvidia-cuda-mps-control', () => {
     const outcome = mps.ensureDaemon({ key: GPU, user: other });
     if (self.uid === 0) {
       await outcome;
-      expect(users).toEqual(['quit as 0:0', `-d as ${other.uid}:${other.gid}`, `get_default_active_thread_percentage as ${other.uid}:${other.gid}`]);
+      expect(users).toEqual([
+        'quit as 0:0',
+        `-d as ${other.uid}:${other.gid}`,
+        `get_default_active_thread_percentage as ${other.uid}:${other.gid}`,
+      ]);
       expect([statSync(dirs.pipeDirectory).uid, statSync(dirs.pipeDirectory).gid]).toEqual([other.uid, other.gid]);
       expect(readFileSync(ownerFile, 'utf8')).toBe(`${other.uid}:${other.gid}\n`);
       expect(await waitGone(first)).toBe(true);
@@ -243,7 +312,9 @@ describe('MPS daemon manager with a stand-in nvidia-cuda-mps-control', () => {
       expect(users).toEqual([`quit as ${other.uid}:${other.gid}`]);
       expect(await waitGone(forB)).toBe(true);
     } else {
-      await expect(outcome).rejects.toThrow(new RegExp(`^MPS daemon for ${GPU}: cannot give .* to uid ${other.uid} gid ${other.gid}: EPERM`));
+      await expect(outcome).rejects.toThrow(
+        new RegExp(`^MPS daemon for ${GPU}: cannot give .* to uid ${other.uid} gid ${other.gid}: EPERM`),
+      );
       expect(users).toEqual([`quit as ${self.uid}:${self.gid}`]);
       expect(await waitGone(first)).toBe(true);
     }
@@ -256,7 +327,11 @@ describe('MPS daemon manager with a stand-in nvidia-cuda-mps-control', () => {
     const second = pidIn(t.base, GPU);
     users.length = 0;
     await mps.ensureDaemon({ key: GPU, user: self });
-    expect(users).toEqual(['quit as server', `-d as ${self.uid}:${self.gid}`, `get_default_active_thread_percentage as ${self.uid}:${self.gid}`]);
+    expect(users).toEqual([
+      'quit as server',
+      `-d as ${self.uid}:${self.gid}`,
+      `get_default_active_thread_percentage as ${self.uid}:${self.gid}`,
+    ]);
     expect(await waitGone(second)).toBe(true);
     pidIn(t.base, GPU);
     await mps.stopDaemon(GPU);

@@ -37,7 +37,9 @@ export interface MpsCommandResult {
  * EPERM for another user without the privilege).
  */
 export type MpsCommandRunner = (
-  file: string, args: readonly string[], options: { env: Readonly<Record<string, string>>; input: string | null; timeoutMs: number; user: MpsUser | null },
+  file: string,
+  args: readonly string[],
+  options: { env: Readonly<Record<string, string>>; input: string | null; timeoutMs: number; user: MpsUser | null },
 ) => Promise<MpsCommandResult>;
 
 /** Options of {@link createMpsDaemonManager}. */
@@ -82,29 +84,50 @@ const PROBE_COMMAND = 'get_default_active_thread_percentage';
 const OUTPUT_GRACE_MS = 200;
 
 /** {@link MpsCommandRunner} on node:child_process `spawn` (no shell). */
-export const spawnMpsCommand: MpsCommandRunner = (file, args, { env, input, timeoutMs, user }) => new Promise((resolve, reject) => {
-  const child = spawn(file, [...args], { env: { ...env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, ...(user ? { uid: user.uid, gid: user.gid } : {}) });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-  child.stdin.on('error', () => { /* the command may exit before reading stdin */ });
-  let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
-  child.once('error', (err) => { clearTimeout(timer); reject(err); });
-  child.once('exit', (code) => {
-    clearTimeout(timer);
-    const finish = (): void => {
-      child.stdout.destroy();
-      child.stderr.destroy();
-      resolve({ exitCode: timedOut ? null : code, stdout, stderr });
-    };
-    // Output may still be in flight; a daemonised grandchild may hold the pipes open for good.
-    const grace = setTimeout(finish, OUTPUT_GRACE_MS);
-    child.once('close', () => { clearTimeout(grace); finish(); });
+export const spawnMpsCommand: MpsCommandRunner = (file, args, { env, input, timeoutMs, user }) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(file, [...args], {
+      env: { ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    child.stdin.on('error', () => {
+      /* the command may exit before reading stdin */
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      const finish = (): void => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        resolve({ exitCode: timedOut ? null : code, stdout, stderr });
+      };
+      // Output may still be in flight; a daemonised grandchild may hold the pipes open for good.
+      const grace = setTimeout(finish, OUTPUT_GRACE_MS);
+      child.once('close', () => {
+        clearTimeout(grace);
+        finish();
+      });
+    });
+    child.stdin.end(input ?? undefined);
   });
-  child.stdin.end(input ?? undefined);
-});
 
 /**
  * The directory name of a key: the key with every character other than letters, digits, `.` and
@@ -118,7 +141,6 @@ export function mpsKeyDirectoryName(key: string): string {
   }
   return key.replace(/[^A-Za-z0-9.-]/g, '_');
 }
-
 
 /**
  * True when `pid` names a live process (EPERM: alive, owned by another user). A zombie (state `Z`
@@ -157,7 +179,8 @@ function sleep(ms: number): Promise<void> {
  * Calls for one key are serialised. ensureDaemon on a key whose daemon is alive runs no command.
  */
 export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDaemonManager {
-  if (!isAbsolute(options.baseDirectory)) throw new RangeError(`baseDirectory must be absolute, got ${options.baseDirectory}`);
+  if (!isAbsolute(options.baseDirectory))
+    throw new RangeError(`baseDirectory must be absolute, got ${options.baseDirectory}`);
   const program = options.mpsControlPath ?? 'nvidia-cuda-mps-control';
   const base = options.environment ?? process.env;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -195,14 +218,21 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
   }
 
   /** Runs a control command for `key` as `user` (default: the user its daemon runs as). */
-  async function control(key: string, args: readonly string[], input: string | null, user: MpsUser | null = ownerOf(key)): Promise<MpsCommandResult> {
+  async function control(
+    key: string,
+    args: readonly string[],
+    input: string | null,
+    user: MpsUser | null = ownerOf(key),
+  ): Promise<MpsCommandResult> {
     const dirs = directoriesFor(key);
     const file = resolveProgram();
-    if (file === null) throw new MpsUnavailableError(`${program} not found or not executable: MPS limits are scheduler accounting only`);
+    if (file === null)
+      throw new MpsUnavailableError(`${program} not found or not executable: MPS limits are scheduler accounting only`);
     return run(file, args, { env: environmentFor(key, dirs), input, timeoutMs, user });
   }
 
-  const ownerPath = (key: string): string => join(options.baseDirectory, `${mpsKeyDirectoryName(key)}${MPS_OWNER_SUFFIX}`);
+  const ownerPath = (key: string): string =>
+    join(options.baseDirectory, `${mpsKeyDirectoryName(key)}${MPS_OWNER_SUFFIX}`);
 
   /** The user the key's daemon was started as (its owner file); null: the server's own user. */
   function ownerOf(key: string): MpsUser | null {
@@ -214,11 +244,15 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
     }
   }
 
-  const sameUser = (a: MpsUser | null, b: MpsUser | null): boolean => (a === null || b === null ? a === b : a.uid === b.uid && a.gid === b.gid);
-  const userText = (u: MpsUser | null): string => (u === null ? 'the server\'s user' : `uid ${u.uid} gid ${u.gid}`);
+  const sameUser = (a: MpsUser | null, b: MpsUser | null): boolean =>
+    a === null || b === null ? a === b : a.uid === b.uid && a.gid === b.gid;
+  const userText = (u: MpsUser | null): string => (u === null ? "the server's user" : `uid ${u.uid} gid ${u.gid}`);
 
   const describe = (args: readonly string[], input: string | null, r: MpsCommandResult): string => {
-    const output = [r.stdout.trim(), r.stderr.trim()].filter((s) => s !== '').join('\n').slice(0, 500);
+    const output = [r.stdout.trim(), r.stderr.trim()]
+      .filter((s) => s !== '')
+      .join('\n')
+      .slice(0, 500);
     const how = r.exitCode === null ? `timed out after ${timeoutMs} ms` : `exited with code ${r.exitCode}`;
     const cmd = input === null ? [program, ...args].join(' ') : `echo ${input.trim()} | ${program}`;
     return `${cmd} ${how}${output === '' ? '' : `: ${output}`}`;
@@ -270,7 +304,9 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
       try {
         chownSync(dir, target.uid, target.gid);
       } catch (e) {
-        throw new MpsDaemonError(`MPS daemon for ${key}: cannot give ${dir} to ${userText(user)}: ${(e as Error).message}`);
+        throw new MpsDaemonError(
+          `MPS daemon for ${key}: cannot give ${dir} to ${userText(user)}: ${(e as Error).message}`,
+        );
       }
     }
   }
@@ -279,7 +315,8 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
     const { key } = device;
     const user = device.user ?? null;
     const dirs = directoriesFor(key);
-    if (resolveProgram() === null) throw new MpsUnavailableError(`${program} not found or not executable: MPS limits are scheduler accounting only`);
+    if (resolveProgram() === null)
+      throw new MpsUnavailableError(`${program} not found or not executable: MPS limits are scheduler accounting only`);
     if (await alive(key)) {
       if (sameUser(ownerOf(key), user)) {
         if (!known.includes(key)) known.push(key);
@@ -289,7 +326,10 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
       await stop(key);
       const quitBy = Date.now() + startProbeMs;
       for (let delay = 25; await alive(key); delay = Math.min(delay * 2, 500)) {
-        if (Date.now() >= quitBy) throw new MpsDaemonError(`MPS daemon for ${key} runs as ${userText(ownerOf(key))} and did not quit within ${startProbeMs} ms; it cannot be started as ${userText(user)}`);
+        if (Date.now() >= quitBy)
+          throw new MpsDaemonError(
+            `MPS daemon for ${key} runs as ${userText(ownerOf(key))} and did not quit within ${startProbeMs} ms; it cannot be started as ${userText(user)}`,
+          );
         await sleep(delay);
       }
     }
@@ -297,12 +337,15 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
     if (user === null) rmSync(ownerPath(key), { force: true });
     else writeFileSync(ownerPath(key), `${user.uid}:${user.gid}\n`, { mode: 0o600 });
     const start = await control(key, ['-d'], null, user);
-    if (start.exitCode !== 0) throw new MpsDaemonError(`MPS daemon for ${key} did not start: ${describe(['-d'], null, start)}`);
+    if (start.exitCode !== 0)
+      throw new MpsDaemonError(`MPS daemon for ${key} did not start: ${describe(['-d'], null, start)}`);
     const deadline = Date.now() + startProbeMs;
     for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
       if (await probe(key)) break;
       if (Date.now() >= deadline) {
-        throw new MpsDaemonError(`MPS daemon for ${key} started but did not answer ${PROBE_COMMAND} within ${startProbeMs} ms (log: ${dirs.logDirectory})`);
+        throw new MpsDaemonError(
+          `MPS daemon for ${key} started but did not answer ${PROBE_COMMAND} within ${startProbeMs} ms (log: ${dirs.logDirectory})`,
+        );
       }
       await sleep(delay);
     }
@@ -317,7 +360,8 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
     const r = await control(key, [], 'quit\n');
     if (r.exitCode !== 0) {
       const pid = pidOf(key);
-      if (pid !== null && processAlive(pid)) throw new MpsDaemonError(`MPS daemon for ${key} did not stop: ${describe([], 'quit\n', r)}`);
+      if (pid !== null && processAlive(pid))
+        throw new MpsDaemonError(`MPS daemon for ${key} did not stop: ${describe([], 'quit\n', r)}`);
     }
     const at = known.indexOf(key);
     if (at >= 0) known.splice(at, 1);
@@ -326,9 +370,14 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
   function serialised<T>(key: string, task: () => Promise<T>): Promise<T> {
     const previous = queues.get(key) ?? Promise.resolve();
     const next = previous.then(task, task);
-    const settled = next.then(() => undefined, () => undefined);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
     queues.set(key, settled);
-    void settled.then(() => { if (queues.get(key) === settled) queues.delete(key); });
+    void settled.then(() => {
+      if (queues.get(key) === settled) queues.delete(key);
+    });
     return next;
   }
 

@@ -61,9 +61,16 @@ export function readOutcomeFile(path: string): ProcessOutcome | null {
   const value = readJsonFile(path);
   if (value === undefined) return null;
   const o = value as Record<string, unknown>;
-  if (typeof o !== 'object' || o === null || !numberOrNull(o.exitCode) || !stringOrNull(o.signal)
-    || typeof o.startedAtMs !== 'number' || typeof o.endedAtMs !== 'number' || !stringOrNull(o.error)
-    || (o.signalDeliveredAtMs !== undefined && !numberOrNull(o.signalDeliveredAtMs))) {
+  if (
+    typeof o !== 'object' ||
+    o === null ||
+    !numberOrNull(o.exitCode) ||
+    !stringOrNull(o.signal) ||
+    typeof o.startedAtMs !== 'number' ||
+    typeof o.endedAtMs !== 'number' ||
+    !stringOrNull(o.error) ||
+    (o.signalDeliveredAtMs !== undefined && !numberOrNull(o.signalDeliveredAtMs))
+  ) {
     throw new Error(`malformed attempt file ${path}: not an outcome`);
   }
   return {

@@ -36,7 +36,11 @@ describe('CappedLog', () => {
 
   it('keeps the head and the tail of a longer stream, whatever the chunking, and marks the bytes cut', () => {
     const data = Buffer.from(Array.from({ length: 2000 }, (_, i) => `${i}\n`).join(''));
-    const expected = Buffer.concat([data.subarray(0, 3072), Buffer.from(cutMarker(data.length - 4096)), data.subarray(data.length - 1024)]);
+    const expected = Buffer.concat([
+      data.subarray(0, 3072),
+      Buffer.from(cutMarker(data.length - 4096)),
+      data.subarray(data.length - 1024),
+    ]);
     expect(written(4096, [data]).equals(expected)).toBe(true);
     const chunks: Buffer[] = [];
     for (let at = 0; at < data.length; at += 333) chunks.push(data.subarray(at, at + 333));

@@ -45,7 +45,10 @@ export class CappedLog {
   /** Bytes the file had no room for, not yet marked. */
   private lostBytes = 0;
 
-  constructor(private readonly fd: number, capBytes: number) {
+  constructor(
+    private readonly fd: number,
+    capBytes: number,
+  ) {
     ({ headBytes: this.headBytes, tailBytes: this.tailBytes } = capParts(capBytes));
   }
 

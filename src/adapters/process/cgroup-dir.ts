@@ -29,7 +29,10 @@ export function readCgroupFile(dir: string, file: string): string {
 /** Pids in cgroup `dir` (`cgroup.procs`); empty when the cgroup does not exist. */
 export function cgroupPids(dir: string): number[] {
   try {
-    return readCgroupFile(dir, 'cgroup.procs').split('\n').filter((s) => s !== '').map(Number);
+    return readCgroupFile(dir, 'cgroup.procs')
+      .split('\n')
+      .filter((s) => s !== '')
+      .map(Number);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return [];
     throw error;
@@ -63,7 +66,10 @@ export function signalCgroup(dir: string, signal: NodeJS.Signals): void {
  */
 export async function removeCgroup(dir: string, timeoutMs = 2000): Promise<void> {
   if (!existsSync(dir)) return;
-  for (const [file, value] of [['freezer.state', 'THAWED'], ['cgroup.freeze', '0']] as const) {
+  for (const [file, value] of [
+    ['freezer.state', 'THAWED'],
+    ['cgroup.freeze', '0'],
+  ] as const) {
     if (existsSync(join(dir, file))) {
       try {
         writeCgroupFile(dir, file, value);
@@ -73,17 +79,21 @@ export async function removeCgroup(dir: string, timeoutMs = 2000): Promise<void>
     }
   }
   let lastError: unknown = null;
-  const removed = await waitUntil(() => {
-    try {
-      signalCgroup(dir, 'SIGKILL');
-      rmdirSync(dir);
-      return true;
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return true;
-      lastError = error;
-      return false;
-    }
-  }, timeoutMs, 10);
+  const removed = await waitUntil(
+    () => {
+      try {
+        signalCgroup(dir, 'SIGKILL');
+        rmdirSync(dir);
+        return true;
+      } catch (error) {
+        if (errnoCode(error) === 'ENOENT') return true;
+        lastError = error;
+        return false;
+      }
+    },
+    timeoutMs,
+    10,
+  );
   if (!removed) {
     throw new Error(`cannot remove cgroup ${dir}: ${String((lastError as Error | null)?.message ?? 'busy')}`);
   }

@@ -47,7 +47,9 @@ export class CgroupV2Freezer implements Freezer {
     let gone = false;
     const frozen = await waitUntil(() => {
       let events = '';
-      gone = !onExistingCgroup(() => { events = readCgroupFile(dir, 'cgroup.events'); });
+      gone = !onExistingCgroup(() => {
+        events = readCgroupFile(dir, 'cgroup.events');
+      });
       return gone || /^frozen 1$/m.test(events);
     }, timeoutMs);
     if (!frozen) throw new Error(`freezer cgroup-v2: ${dir} not frozen after ${timeoutMs} ms`);
@@ -78,7 +80,12 @@ export class CgroupV1Freezer implements Freezer {
     if (!onExistingCgroup(() => writeCgroupFile(dir, 'freezer.state', 'FROZEN'))) return;
     const frozen = await waitUntil(() => {
       let state = '';
-      if (!onExistingCgroup(() => { state = readCgroupFile(dir, 'freezer.state'); })) return true;
+      if (
+        !onExistingCgroup(() => {
+          state = readCgroupFile(dir, 'freezer.state');
+        })
+      )
+        return true;
       // A freeze can stall in FREEZING (a task in an uninterruptible sleep): ask again.
       if (state === 'FREEZING') onExistingCgroup(() => writeCgroupFile(dir, 'freezer.state', 'FROZEN'));
       return state === 'FROZEN';

@@ -13,28 +13,48 @@ cgroup2 /elsewhere cgroup2 rw 0 0
 
 describe('parseCgroupLayout', () => {
   it('finds the v2 mount, its controllers and each v1 controller (a hybrid host)', () => {
-    const layout = parseCgroupLayout(HYBRID, '/sys/fs/cgroup', (m) => (m === '/sys/fs/cgroup/unified' ? 'hugetlb\n' : ''));
+    const layout = parseCgroupLayout(HYBRID, '/sys/fs/cgroup', (m) =>
+      m === '/sys/fs/cgroup/unified' ? 'hugetlb\n' : '',
+    );
     expect(layout).toEqual({
       v2Mount: '/sys/fs/cgroup/unified',
       v2Controllers: ['hugetlb'],
-      v1Mounts: { cpu: '/sys/fs/cgroup/cpu,cpuacct', cpuacct: '/sys/fs/cgroup/cpu,cpuacct', memory: '/sys/fs/cgroup/memory', freezer: '/sys/fs/cgroup/freezer' },
+      v1Mounts: {
+        cpu: '/sys/fs/cgroup/cpu,cpuacct',
+        cpuacct: '/sys/fs/cgroup/cpu,cpuacct',
+        memory: '/sys/fs/cgroup/memory',
+        freezer: '/sys/fs/cgroup/freezer',
+      },
     });
   });
 
   it('reads a pure v2 host and unescapes octal escapes in mount points', () => {
-    const layout = parseCgroupLayout('cgroup2 /sys/fs/cgroup/my\\040root cgroup2 rw 0 0\n', '/sys/fs/cgroup', () => 'cpu memory pids');
-    expect(layout).toEqual({ v2Mount: '/sys/fs/cgroup/my root', v2Controllers: ['cpu', 'memory', 'pids'], v1Mounts: {} });
+    const layout = parseCgroupLayout(
+      'cgroup2 /sys/fs/cgroup/my\\040root cgroup2 rw 0 0\n',
+      '/sys/fs/cgroup',
+      () => 'cpu memory pids',
+    );
+    expect(layout).toEqual({
+      v2Mount: '/sys/fs/cgroup/my root',
+      v2Controllers: ['cpu', 'memory', 'pids'],
+      v1Mounts: {},
+    });
   });
 
   it('ignores mounts outside the cgroup root', () => {
-    expect(parseCgroupLayout(HYBRID, '/nowhere', () => 'cpu')).toEqual({ v2Mount: null, v2Controllers: [], v1Mounts: {} });
+    expect(parseCgroupLayout(HYBRID, '/nowhere', () => 'cpu')).toEqual({
+      v2Mount: null,
+      v2Controllers: [],
+      v1Mounts: {},
+    });
   });
 });
 
 describe('parseProcCgroup', () => {
   it('reads the v2 path and the path of each v1 controller', () => {
     expect(parseProcCgroup('12:cpu,cpuacct:/a\n4:memory:/b/c\n1:name=systemd:/s\n0::/u\n')).toEqual({
-      v2: '/u', v1: { cpu: '/a', cpuacct: '/a', memory: '/b/c', 'name=systemd': '/s' },
+      v2: '/u',
+      v1: { cpu: '/a', cpuacct: '/a', memory: '/b/c', 'name=systemd': '/s' },
     });
   });
 });

@@ -72,7 +72,10 @@ export function parseCgroupLayout(
   let v2Controllers: string[] = [];
   if (v2Mount !== null) {
     try {
-      v2Controllers = readControllers(v2Mount).trim().split(/\s+/).filter((c) => c !== '');
+      v2Controllers = readControllers(v2Mount)
+        .trim()
+        .split(/\s+/)
+        .filter((c) => c !== '');
     } catch {
       v2Controllers = [];
     }

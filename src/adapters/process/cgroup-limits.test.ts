@@ -3,8 +3,14 @@ import { cpuLimitValues, memoryLimitValues } from './cgroup-limits.js';
 
 describe('cgroup limit values', () => {
   it('cpuMilli becomes a CFS quota per 100 000 µs period (v1 and v2)', () => {
-    expect(cpuLimitValues(500, 'v1')).toEqual([['cpu.cfs_period_us', '100000'], ['cpu.cfs_quota_us', '50000']]);
-    expect(cpuLimitValues(2500, 'v1')).toEqual([['cpu.cfs_period_us', '100000'], ['cpu.cfs_quota_us', '250000']]);
+    expect(cpuLimitValues(500, 'v1')).toEqual([
+      ['cpu.cfs_period_us', '100000'],
+      ['cpu.cfs_quota_us', '50000'],
+    ]);
+    expect(cpuLimitValues(2500, 'v1')).toEqual([
+      ['cpu.cfs_period_us', '100000'],
+      ['cpu.cfs_quota_us', '250000'],
+    ]);
     expect(cpuLimitValues(500, 'v2')).toEqual([['cpu.max', '50000 100000']]);
   });
 

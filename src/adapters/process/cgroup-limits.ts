@@ -37,10 +37,14 @@ export interface LimitSupport {
  * that is not a positive integer.
  */
 export function cpuLimitValues(cpuMilli: number, version: 'v1' | 'v2'): Array<[file: string, value: string]> {
-  if (!Number.isSafeInteger(cpuMilli) || cpuMilli <= 0) throw new RangeError(`cpuMilli must be a positive integer, got ${cpuMilli}`);
+  if (!Number.isSafeInteger(cpuMilli) || cpuMilli <= 0)
+    throw new RangeError(`cpuMilli must be a positive integer, got ${cpuMilli}`);
   const quotaUs = Math.max(MIN_CPU_QUOTA_US, Math.round((cpuMilli * CPU_PERIOD_US) / 1000));
   return version === 'v1'
-    ? [['cpu.cfs_period_us', String(CPU_PERIOD_US)], ['cpu.cfs_quota_us', String(quotaUs)]]
+    ? [
+        ['cpu.cfs_period_us', String(CPU_PERIOD_US)],
+        ['cpu.cfs_quota_us', String(quotaUs)],
+      ]
     : [['cpu.max', `${quotaUs} ${CPU_PERIOD_US}`]];
 }
 
@@ -61,7 +65,10 @@ export function memoryLimitValues(hostMemoryMiB: number, version: 'v1' | 'v2'): 
  * `parentDir` (`cgroup.subtree_control`); false when the kernel refuses.
  */
 function enableV2Controller(mount: string, parentDir: string, controller: string): boolean {
-  const levels = parentDir.slice(mount.length).split('/').filter((s) => s !== '');
+  const levels = parentDir
+    .slice(mount.length)
+    .split('/')
+    .filter((s) => s !== '');
   let dir = mount;
   try {
     for (let i = 0; i <= levels.length; i += 1) {
@@ -84,7 +91,10 @@ function enableV2Controller(mount: string, parentDir: string, controller: string
  * made there and has `probeFile`. Null when neither works.
  */
 function detectController(
-  layout: CgroupLayout, cgroupParent: string, controller: 'cpu' | 'memory', probeFile: string,
+  layout: CgroupLayout,
+  cgroupParent: string,
+  controller: 'cpu' | 'memory',
+  probeFile: string,
 ): LimitHierarchy | null {
   if (layout.v2Mount !== null && layout.v2Controllers.includes(controller)) {
     const parentDir = join(layout.v2Mount, cgroupParent);

@@ -6,14 +6,25 @@ import type { LaunchSpec, ProcessHandle } from '../../app/ports/process-launcher
 import { createChildProcessLauncher } from './child-process-launcher.js';
 import { isSameProcess, readProcessStartTime } from '../../host/proc-identity.js';
 import {
-  bundledLauncherPath, compiledSupervisorPath, makeJobDirectory, removeTemporaryDirectories, removeTestCgroupParent, TEST_ENV,
-  testCgroupParent, waitForOutcome,
+  bundledLauncherPath,
+  compiledSupervisorPath,
+  makeJobDirectory,
+  removeTemporaryDirectories,
+  removeTestCgroupParent,
+  TEST_ENV,
+  testCgroupParent,
+  waitForOutcome,
 } from './testing/process-test-kit.js';
 import { waitUntil } from './wait-until.js';
 
 const cgroupParent = testCgroupParent('launcher');
 const supervisorDirectory = makeJobDirectory();
-const launcher = createChildProcessLauncher({ cgroupParent, supervisorPath: compiledSupervisorPath(), supervisorDirectory, supervisorIdleExitMs: 2000 });
+const launcher = createChildProcessLauncher({
+  cgroupParent,
+  supervisorPath: compiledSupervisorPath(),
+  supervisorDirectory,
+  supervisorIdleExitMs: 2000,
+});
 const started: ProcessHandle[] = [];
 let nextJobId = 1;
 
@@ -21,8 +32,15 @@ let nextJobId = 1;
 function specFor(argv: string[], extra: Partial<LaunchSpec> = {}): LaunchSpec {
   const jobDirectory = makeJobDirectory();
   return {
-    jobId: nextJobId++, attempt: 1, argv, workingDirectory: jobDirectory, environment: TEST_ENV,
-    jobDirectory, cpuMilli: 0, hostMemoryMiB: 0, ...extra,
+    jobId: nextJobId++,
+    attempt: 1,
+    argv,
+    workingDirectory: jobDirectory,
+    environment: TEST_ENV,
+    jobDirectory,
+    cpuMilli: 0,
+    hostMemoryMiB: 0,
+    ...extra,
   };
 }
 
@@ -52,7 +70,10 @@ describe('child process launcher: outcomes', () => {
     expect(outcome.endedAtMs).toBeGreaterThanOrEqual(outcome.startedAtMs);
     expect(readFileSync(handle.stdoutPath, 'utf8')).toBe('hi\n');
     expect(readFileSync(handle.stderrPath, 'utf8')).toBe('err\n');
-    expect(JSON.parse(readFileSync(handle.pidPath, 'utf8'))).toEqual({ jobPid: handle.jobPid, commandPid: handle.jobPid });
+    expect(JSON.parse(readFileSync(handle.pidPath, 'utf8'))).toEqual({
+      jobPid: handle.jobPid,
+      commandPid: handle.jobPid,
+    });
     expect(handle.commandPid).toBe(handle.jobPid);
     expect(existsSync(join(spec.jobDirectory, 'attempt-1.launch.json'))).toBe(false); // holds the environment
     await waitUntil(() => !launcher.isAlive(handle), 2000);
@@ -62,7 +83,8 @@ describe('child process launcher: outcomes', () => {
   it('honours the environment (complete, nothing inherited) and the working directory', async () => {
     const cwd = makeJobDirectory();
     const spec = specFor(['sh', '-c', 'echo "$FOO"; echo "${HOME-unset}"; pwd'], {
-      workingDirectory: cwd, environment: { ...TEST_ENV, FOO: 'bar baz' },
+      workingDirectory: cwd,
+      environment: { ...TEST_ENV, FOO: 'bar baz' },
     });
     const outcome = await waitForOutcome(launcher, await startJob(spec));
     expect(outcome.exitCode).toBe(0);
@@ -73,7 +95,11 @@ describe('child process launcher: outcomes', () => {
     const handle = await startJob(specFor(['no-such-command-gpushare']));
     expect(handle.jobPid).toBeNull();
     const outcome = await waitForOutcome(launcher, handle);
-    expect(outcome).toMatchObject({ exitCode: null, signal: null, error: 'could not start no-such-command-gpushare: ENOENT (no such file or directory)' });
+    expect(outcome).toMatchObject({
+      exitCode: null,
+      signal: null,
+      error: 'could not start no-such-command-gpushare: ENOENT (no such file or directory)',
+    });
     expect(outcome.endedAtMs).toBeGreaterThanOrEqual(outcome.startedAtMs);
   });
 
@@ -81,20 +107,35 @@ describe('child process launcher: outcomes', () => {
     const spec = specFor(['./not-executable.sh']);
     writeFileSync(join(spec.workingDirectory, 'not-executable.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o644 });
     const outcome = await waitForOutcome(launcher, await startJob(spec));
-    expect(outcome).toMatchObject({ exitCode: null, signal: null, error: 'could not start ./not-executable.sh: EACCES (permission denied)' });
+    expect(outcome).toMatchObject({
+      exitCode: null,
+      signal: null,
+      error: 'could not start ./not-executable.sh: EACCES (permission denied)',
+    });
   });
 
   it('a command line longer than the kernel takes (3 MiB of arguments) ends without exit code: E2BIG in words', async () => {
     const handle = await startJob(specFor(['true', ...Array.from({ length: 30 }, () => 'x'.repeat(100_000))]));
     expect(handle.jobPid).toBeNull();
     const outcome = await waitForOutcome(launcher, handle);
-    expect(outcome).toMatchObject({ exitCode: null, signal: null, error: 'could not start true: E2BIG (the argument list is too long)' });
+    expect(outcome).toMatchObject({
+      exitCode: null,
+      signal: null,
+      error: 'could not start true: E2BIG (the argument list is too long)',
+    });
     expect(outcome.endedAtMs).toBeGreaterThanOrEqual(outcome.startedAtMs);
   });
 
   it('a missing working directory is an error outcome without exit code', async () => {
-    const outcome = await waitForOutcome(launcher, await startJob(specFor(['true'], { workingDirectory: '/nonexistent/gpushare' })));
-    expect(outcome).toMatchObject({ exitCode: null, signal: null, error: 'working directory not found: /nonexistent/gpushare' });
+    const outcome = await waitForOutcome(
+      launcher,
+      await startJob(specFor(['true'], { workingDirectory: '/nonexistent/gpushare' })),
+    );
+    expect(outcome).toMatchObject({
+      exitCode: null,
+      signal: null,
+      error: 'working directory not found: /nonexistent/gpushare',
+    });
   });
 });
 
@@ -144,7 +185,7 @@ describe('child process launcher: identity and stop', () => {
     expect(await waitUntil(() => !isSameProcess(jobPid, jobStart), 2000)).toBe(true);
   });
 
-  it('one supervisor holds every attempt; isAlive ends with each attempt\'s outcome, not with the supervisor', async () => {
+  it("one supervisor holds every attempt; isAlive ends with each attempt's outcome, not with the supervisor", async () => {
     const first = await startJob(specFor(['sleep', '30']));
     const second = await startJob(specFor(['true']));
     expect(second.supervisorPid).toBe(first.supervisorPid);
@@ -158,7 +199,9 @@ describe('child process launcher: identity and stop', () => {
   });
 
   it('records when a stop signal reached the running command, even when it then exits 0', async () => {
-    const handle = await startJob(specFor(['sh', '-c', 'trap "echo saved; exit 0" USR1; echo ready; while :; do sleep 0.05; done']));
+    const handle = await startJob(
+      specFor(['sh', '-c', 'trap "echo saved; exit 0" USR1; echo ready; while :; do sleep 0.05; done']),
+    );
     expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', 5000)).toBe(true);
     const before = Date.now();
     await launcher.stop(handle, 'SIGUSR1', 5000);
@@ -171,7 +214,11 @@ describe('child process launcher: identity and stop', () => {
 
   it('a command that ends on its own records no delivered signal', async () => {
     const handle = await startJob(specFor(['true']));
-    expect(await waitForOutcome(launcher, handle)).toMatchObject({ exitCode: 0, signal: null, signalDeliveredAtMs: null });
+    expect(await waitForOutcome(launcher, handle)).toMatchObject({
+      exitCode: 0,
+      signal: null,
+      signalDeliveredAtMs: null,
+    });
   });
 });
 
@@ -180,17 +227,22 @@ describe('child process launcher: the job survives the server', () => {
   async function startFromDoomedServer(kill: 'self-SIGKILL' | 'group-SIGTERM'): Promise<ProcessHandle> {
     const spec = specFor(['sh', '-c', 'sleep 1; echo done']);
     const script = join(spec.jobDirectory, 'server.mjs');
-    writeFileSync(script, [
-      `import { createChildProcessLauncher } from ${JSON.stringify(bundledLauncherPath())};`,
-      `const launcher = createChildProcessLauncher({ cgroupParent: ${JSON.stringify(cgroupParent)}, supervisorPath: ${JSON.stringify(compiledSupervisorPath())}, supervisorDirectory: ${JSON.stringify(supervisorDirectory)}, supervisorIdleExitMs: 2000 });`,
-      `const handle = await launcher.start(${JSON.stringify(spec)});`,
-      `process.stdout.write(JSON.stringify(handle) + '\\n', () => {`,
-      kill === 'self-SIGKILL' ? `  process.kill(process.pid, 'SIGKILL');` : `  setInterval(() => undefined, 1000);`,
-      `});`,
-    ].join('\n'));
+    writeFileSync(
+      script,
+      [
+        `import { createChildProcessLauncher } from ${JSON.stringify(bundledLauncherPath())};`,
+        `const launcher = createChildProcessLauncher({ cgroupParent: ${JSON.stringify(cgroupParent)}, supervisorPath: ${JSON.stringify(compiledSupervisorPath())}, supervisorDirectory: ${JSON.stringify(supervisorDirectory)}, supervisorIdleExitMs: 2000 });`,
+        `const handle = await launcher.start(${JSON.stringify(spec)});`,
+        `process.stdout.write(JSON.stringify(handle) + '\\n', () => {`,
+        kill === 'self-SIGKILL' ? `  process.kill(process.pid, 'SIGKILL');` : `  setInterval(() => undefined, 1000);`,
+        `});`,
+      ].join('\n'),
+    );
     const server = spawn(process.execPath, [script], { detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => server.on('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      server.on('exit', (_code, signal) => resolve(signal)),
+    );
     await new Promise<void>((resolve, reject) => {
       server.stdout.on('data', (chunk: Buffer) => {
         text += chunk.toString();
@@ -223,7 +275,10 @@ describe('child process launcher: cgroups and limits', () => {
     expect(typeof launcher.enforcement.cpuMilli).toBe('boolean');
   });
 
-  const v1 = { cpu: existsSync('/sys/fs/cgroup/cpu/cpu.cfs_quota_us'), memory: existsSync('/sys/fs/cgroup/memory/memory.limit_in_bytes') };
+  const v1 = {
+    cpu: existsSync('/sys/fs/cgroup/cpu/cpu.cfs_quota_us'),
+    memory: existsSync('/sys/fs/cgroup/memory/memory.limit_in_bytes'),
+  };
   it.skipIf(!v1.cpu || !v1.memory || !launcher.enforcement.cpuMilli || !launcher.enforcement.hostMemoryMiB)(
     'cpuMilli 500 and hostMemoryMiB 256 become a v1 CFS quota and memory limit; cleanup removes the cgroups (needs v1 cpu + memory)',
     async () => {
@@ -249,13 +304,17 @@ describe('child process launcher: cgroups and limits', () => {
     },
   );
 
-  it.skipIf(launcher.freezerKind === 'signals')('start refuses an attempt whose cgroup is still in use (never kills unknown processes)', async () => {
-    const spec = specFor(['sleep', '30']);
-    const first = await startJob(spec);
-    await expect(launcher.start({ ...spec, jobDirectory: makeJobDirectory() }))
-      .rejects.toThrow(`is in use by pid(s) ${first.jobPid}`);
-    expect(launcher.isAlive(first)).toBe(true);
-  });
+  it.skipIf(launcher.freezerKind === 'signals')(
+    'start refuses an attempt whose cgroup is still in use (never kills unknown processes)',
+    async () => {
+      const spec = specFor(['sleep', '30']);
+      const first = await startJob(spec);
+      await expect(launcher.start({ ...spec, jobDirectory: makeJobDirectory() })).rejects.toThrow(
+        `is in use by pid(s) ${first.jobPid}`,
+      );
+      expect(launcher.isAlive(first)).toBe(true);
+    },
+  );
 
   it('cleanup kills what a finished attempt left in its cgroups (a setsid escapee) and removes them', async () => {
     const spec = specFor(['sh', '-c', 'setsid sleep 1000 & echo $! > bg.pid; sleep 0.2']);
@@ -280,7 +339,9 @@ describe('resolveExecutable', () => {
   it('searches the PATH of the given environment', () => {
     expect(launcher.resolveExecutable('sh', cwd, { PATH: `/nonexistent:${TEST_ENV.PATH}` })).toMatch(/\/sh$/);
     expect(launcher.resolveExecutable('tool', cwd, { PATH: '/nonexistent' })).toBeNull();
-    expect(launcher.resolveExecutable('tool', cwd, { PATH: `/nonexistent:${join(cwd, 'bin')}` })).toBe(join(cwd, 'bin', 'tool'));
+    expect(launcher.resolveExecutable('tool', cwd, { PATH: `/nonexistent:${join(cwd, 'bin')}` })).toBe(
+      join(cwd, 'bin', 'tool'),
+    );
     expect(launcher.resolveExecutable('tool', cwd, { PATH: 'bin' })).toBe(join(cwd, 'bin', 'tool')); // relative entry
   });
 

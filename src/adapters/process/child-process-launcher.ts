@@ -9,12 +9,30 @@ import { existsSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
-  FreezerKind, JobIsolation, LaunchSpec, LimitEnforcement, ProcessHandle, ProcessLauncher, ProcessOutcome,
+  FreezerKind,
+  JobIsolation,
+  LaunchSpec,
+  LimitEnforcement,
+  ProcessHandle,
+  ProcessLauncher,
+  ProcessOutcome,
 } from '../../app/ports/process-launcher.js';
-import { attemptCgroupKey, attemptFiles, readCommandPidFile, readJobPidFile, readOutcomeFile } from './attempt-files.js';
+import {
+  attemptCgroupKey,
+  attemptFiles,
+  readCommandPidFile,
+  readJobPidFile,
+  readOutcomeFile,
+} from './attempt-files.js';
 import { cgroupPids, createCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
 import { detectCgroupLayout, type CgroupLayout } from './cgroup-layout.js';
-import { cpuLimitValues, detectLimitSupport, memoryLimitValues, writeLimits, type LimitSupport } from './cgroup-limits.js';
+import {
+  cpuLimitValues,
+  detectLimitSupport,
+  memoryLimitValues,
+  writeLimits,
+  type LimitSupport,
+} from './cgroup-limits.js';
 import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
 import { isSameProcess } from '../../host/proc-identity.js';
 import { resolveExecutable } from '../../host/resolve-executable.js';
@@ -82,7 +100,8 @@ function isFile(path: string): boolean {
 
 /** Throws RangeError unless `value` is an integer ≥ `min`. */
 function checkInteger(name: string, value: number, min: number): void {
-  if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
 }
 
 /** {@link ProcessLauncher} on child processes, cgroups and /proc. */
@@ -109,14 +128,20 @@ class ChildProcessLauncher implements ProcessLauncher {
     supervisorIdleExitMs: number,
   ) {
     this.supervisor = new SupervisorClient({
-      directory: supervisorDirectory, supervisorPath, idleExitMs: supervisorIdleExitMs, connectTimeoutMs: Math.max(startTimeoutMs, 10_000),
+      directory: supervisorDirectory,
+      supervisorPath,
+      idleExitMs: supervisorIdleExitMs,
+      connectTimeoutMs: Math.max(startTimeoutMs, 10_000),
     });
-    this.isolation = sandbox !== null
-      ? { sandboxed: true, detail: 'each job runs under its tenant\'s own uid in a bubblewrap sandbox' }
-      : { sandboxed: false, detail: unsandboxedDetail };
+    this.isolation =
+      sandbox !== null
+        ? { sandboxed: true, detail: "each job runs under its tenant's own uid in a bubblewrap sandbox" }
+        : { sandboxed: false, detail: unsandboxedDetail };
     const available = detectFreezerKinds(layout, cgroupParent);
     if (requested !== 'auto' && !available.includes(requested)) {
-      throw new Error(`freezer backend ${requested} is not available on this host (available: ${available.join(', ')})`);
+      throw new Error(
+        `freezer backend ${requested} is not available on this host (available: ${available.join(', ')})`,
+      );
     }
     this.freezerKind = requested === 'auto' ? (available[0] ?? 'signals') : requested;
     this.limits = detectLimitSupport(layout, cgroupParent);
@@ -136,7 +161,12 @@ class ChildProcessLauncher implements ProcessLauncher {
   /** The cgroups an attempt of `spec` joins, with the limit values to write into each. */
   private plannedCgroups(spec: LaunchSpec, key: string): AttemptCgroup[] {
     const byDir = new Map<string, AttemptCgroup>();
-    const add = (parentDir: string, version: 'v1' | 'v2', controller: string, limits: Array<[string, string]>): void => {
+    const add = (
+      parentDir: string,
+      version: 'v1' | 'v2',
+      controller: string,
+      limits: Array<[string, string]>,
+    ): void => {
       const dir = join(parentDir, key);
       const mount = version === 'v2' ? (this.layout.v2Mount ?? '') : (this.layout.v1Mounts[controller] ?? '');
       const entry = byDir.get(dir) ?? { dir, mount, controller: version === 'v2' ? null : controller, limits: [] };
@@ -146,12 +176,15 @@ class ChildProcessLauncher implements ProcessLauncher {
     const freezerDir = this.freezer(this.freezerKind).cgroupDirectory(key);
     if (freezerDir !== null) add(join(freezerDir, '..'), this.freezerKind === 'cgroup-v2' ? 'v2' : 'v1', 'freezer', []);
     const { cpu, memory } = this.limits;
-    if (spec.cpuMilli > 0 && cpu !== null) add(cpu.parentDir, cpu.version, 'cpu', cpuLimitValues(spec.cpuMilli, cpu.version));
+    if (spec.cpuMilli > 0 && cpu !== null)
+      add(cpu.parentDir, cpu.version, 'cpu', cpuLimitValues(spec.cpuMilli, cpu.version));
     if (spec.hostMemoryMiB > 0 && memory !== null) {
       add(memory.parentDir, memory.version, 'memory', memoryLimitValues(spec.hostMemoryMiB, memory.version));
     }
-    if (spec.cpuMilli > 0 && cpu === null) this.logger?.warn({ jobId: spec.jobId }, 'cpuMilli not enforced: no CPU controller');
-    if (spec.hostMemoryMiB > 0 && memory === null) this.logger?.warn({ jobId: spec.jobId }, 'hostMemoryMiB not enforced: no memory controller');
+    if (spec.cpuMilli > 0 && cpu === null)
+      this.logger?.warn({ jobId: spec.jobId }, 'cpuMilli not enforced: no CPU controller');
+    if (spec.hostMemoryMiB > 0 && memory === null)
+      this.logger?.warn({ jobId: spec.jobId }, 'hostMemoryMiB not enforced: no memory controller');
     return [...byDir.values()];
   }
 
@@ -169,7 +202,8 @@ class ChildProcessLauncher implements ProcessLauncher {
     checkInteger('hostMemoryMiB', spec.hostMemoryMiB, 0);
     if (spec.argv.length === 0) throw new RangeError('argv must not be empty');
     if (!existsSync(spec.jobDirectory)) throw new Error(`job directory not found: ${spec.jobDirectory}`);
-    if (!existsSync(this.supervisorPath)) throw new Error(`supervisor not found at ${this.supervisorPath} (run npm run build)`);
+    if (!existsSync(this.supervisorPath))
+      throw new Error(`supervisor not found at ${this.supervisorPath} (run npm run build)`);
     const files = attemptFiles(spec.jobDirectory, spec.attempt);
     for (const stale of [files.pidPath, files.outcomePath, files.launchSpecPath]) {
       try {
@@ -184,22 +218,38 @@ class ChildProcessLauncher implements ProcessLauncher {
     for (const cgroup of cgroups) {
       const users = cgroupPids(cgroup.dir);
       if (users.length > 0) {
-        throw new Error(`cgroup ${cgroup.dir} is in use by pid(s) ${users.join(', ')}: another server or a lost attempt (use another cgroupParent or clean it up)`);
+        throw new Error(
+          `cgroup ${cgroup.dir} is in use by pid(s) ${users.join(', ')}: another server or a lost attempt (use another cgroupParent or clean it up)`,
+        );
       }
       await removeCgroup(cgroup.dir); // an empty leftover: may still hold old limits or a frozen state
       createCgroup(cgroup.dir);
       writeLimits(cgroup.dir, cgroup.limits);
-      joined.push({ joinProcsFile: join(cgroup.dir, 'cgroup.procs'), mount: cgroup.mount, controller: cgroup.controller });
+      joined.push({
+        joinProcsFile: join(cgroup.dir, 'cgroup.procs'),
+        mount: cgroup.mount,
+        controller: cgroup.controller,
+      });
     }
     const handleBase = {
-      cgroupKey: cgroups.length > 0 ? key : null, freezerKind: this.freezerKind,
-      stdoutPath: files.stdoutPath, stderrPath: files.stderrPath, pidPath: files.pidPath, outcomePath: files.outcomePath,
+      cgroupKey: cgroups.length > 0 ? key : null,
+      freezerKind: this.freezerKind,
+      stdoutPath: files.stdoutPath,
+      stderrPath: files.stderrPath,
+      pidPath: files.pidPath,
+      outcomePath: files.outcomePath,
     };
     const supervisorSpec: SupervisorSpec = {
-      argv: this.sandbox === null ? [...spec.argv] : this.sandbox.commandLine(spec), exitCodeEncodesSignal: this.sandbox !== null,
-      ...(this.sandbox !== null ? { environmentFd: SANDBOX_ENVIRONMENT_FD } : {}), workingDirectory: spec.workingDirectory, environment: { ...spec.environment },
-      cgroups: joined, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath,
-      pidPath: files.pidPath, outcomePath: files.outcomePath,
+      argv: this.sandbox === null ? [...spec.argv] : this.sandbox.commandLine(spec),
+      exitCodeEncodesSignal: this.sandbox !== null,
+      ...(this.sandbox !== null ? { environmentFd: SANDBOX_ENVIRONMENT_FD } : {}),
+      workingDirectory: spec.workingDirectory,
+      environment: { ...spec.environment },
+      cgroups: joined,
+      stdoutPath: files.stdoutPath,
+      stderrPath: files.stderrPath,
+      pidPath: files.pidPath,
+      outcomePath: files.outcomePath,
       ...(this.logCapBytes === undefined ? {} : { logCapBytes: this.logCapBytes }),
     };
     const fail = async (why: string): Promise<never> => {
@@ -219,7 +269,11 @@ class ChildProcessLauncher implements ProcessLauncher {
     }
     writeFileSync(files.launchSpecPath, JSON.stringify(supervisorSpec), { mode: 0o600 });
     const handle: ProcessHandle = {
-      ...handleBase, supervisorPid: identity.pid, supervisorStartTime: identity.startTime, supervisorShared: true, jobPid: null,
+      ...handleBase,
+      supervisorPid: identity.pid,
+      supervisorStartTime: identity.startTime,
+      supervisorShared: true,
+      jobPid: null,
     };
     const answer = await this.supervisor.request({ op: 'start', specPath: files.launchSpecPath }, this.startTimeoutMs);
     if (answer !== null && !answer.ok) return fail(answer.error);
@@ -234,7 +288,16 @@ class ChildProcessLauncher implements ProcessLauncher {
         return fail(`the supervisor (pid ${identity.pid}) went away before starting the command`);
       }
     }
-    this.logger?.info({ jobId: spec.jobId, attempt: spec.attempt, supervisorPid: identity.pid, jobPid: handle.jobPid, commandPid: handle.commandPid }, 'attempt started');
+    this.logger?.info(
+      {
+        jobId: spec.jobId,
+        attempt: spec.attempt,
+        supervisorPid: identity.pid,
+        jobPid: handle.jobPid,
+        commandPid: handle.commandPid,
+      },
+      'attempt started',
+    );
     return handle;
   }
 
@@ -281,9 +344,13 @@ class ChildProcessLauncher implements ProcessLauncher {
     // whether the command was still running when it arrived. SIGKILL goes to the group itself
     // (the supervisor then records the kill), as does a signal the supervisor did not take.
     if (signal === 'SIGKILL' && jobPid !== null) send(-jobPid, signal);
-    else if (handle.supervisorShared !== true) send(handle.supervisorPid, signal); // a supervisor of an older gpushare forwards what it gets
+    else if (handle.supervisorShared !== true)
+      send(handle.supervisorPid, signal); // a supervisor of an older gpushare forwards what it gets
     else {
-      const answer = await this.supervisor.request({ op: 'signal', outcomePath: handle.outcomePath, signal }, Math.max(1000, graceMs));
+      const answer = await this.supervisor.request(
+        { op: 'signal', outcomePath: handle.outcomePath, signal },
+        Math.max(1000, graceMs),
+      );
       if ((answer === null || !answer.ok) && jobPid !== null) send(-jobPid, signal);
     }
     if (await waitUntil(() => !this.isAlive(handle), graceMs, 10)) return;
@@ -294,7 +361,10 @@ class ChildProcessLauncher implements ProcessLauncher {
   /** {@inheritDoc ProcessLauncher.freeze} */
   async freeze(handle: ProcessHandle): Promise<void> {
     if (!this.isAlive(handle)) return;
-    await this.freezer(handle.freezerKind).freeze({ cgroupKey: handle.cgroupKey, jobPid: this.jobPid(handle) }, this.freezeTimeoutMs);
+    await this.freezer(handle.freezerKind).freeze(
+      { cgroupKey: handle.cgroupKey, jobPid: this.jobPid(handle) },
+      this.freezeTimeoutMs,
+    );
   }
 
   /** {@inheritDoc ProcessLauncher.thaw} */
@@ -335,7 +405,17 @@ class ChildProcessLauncher implements ProcessLauncher {
   /** {@inheritDoc ProcessLauncher.killUnrecordedAttempt} */
   async killUnrecordedAttempt(jobId: number, jobDirectory: string, attempt: number): Promise<void> {
     const files = attemptFiles(jobDirectory, attempt);
-    await this.cleanup({ supervisorPid: 0, supervisorStartTime: '', jobPid: null, cgroupKey: attemptCgroupKey(jobId, attempt), freezerKind: this.freezerKind, stdoutPath: files.stdoutPath, stderrPath: files.stderrPath, pidPath: files.pidPath, outcomePath: files.outcomePath });
+    await this.cleanup({
+      supervisorPid: 0,
+      supervisorStartTime: '',
+      jobPid: null,
+      cgroupKey: attemptCgroupKey(jobId, attempt),
+      freezerKind: this.freezerKind,
+      stdoutPath: files.stdoutPath,
+      stderrPath: files.stderrPath,
+      pidPath: files.pidPath,
+      outcomePath: files.outcomePath,
+    });
   }
 
   /** {@inheritDoc ProcessLauncher.jobUser} */
@@ -356,7 +436,12 @@ class ChildProcessLauncher implements ProcessLauncher {
   }
 
   /** {@inheritDoc ProcessLauncher.resolveExecutable} */
-  resolveExecutable(argv0: string, workingDirectory: string, environment: Readonly<Record<string, string>>, tenant?: string): string | null {
+  resolveExecutable(
+    argv0: string,
+    workingDirectory: string,
+    environment: Readonly<Record<string, string>>,
+    tenant?: string,
+  ): string | null {
     const found = resolveExecutable(argv0, workingDirectory, environment);
     // With the sandbox, a program the tenant's uid cannot run, or one inside a hidden folder or the
     // host's /tmp, is as absent as a missing one (the answer must not tell a tenant what folders it
@@ -383,7 +468,7 @@ export function createChildProcessLauncher(options: ChildProcessLauncherOptions)
     options.startTimeoutMs ?? 5000,
     options.logger,
     options.sandbox ?? null,
-    options.unsandboxedDetail ?? 'jobs run as the server\'s own user, without a sandbox',
+    options.unsandboxedDetail ?? "jobs run as the server's own user, without a sandbox",
     options.logCapBytes,
     options.supervisorDirectory,
     options.supervisorIdleExitMs ?? 30_000,

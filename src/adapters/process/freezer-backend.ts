@@ -28,4 +28,3 @@ export interface Freezer {
   /** Thaws the target. A cgroup or process group that no longer exists is a no-op. */
   thaw(target: FreezeTarget): Promise<void>;
 }
-

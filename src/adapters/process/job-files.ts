@@ -10,7 +10,18 @@
  * job planted in place of a log file or of its folder (see {@link openLogFile}).
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  rmSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { JobFiles, LogStream } from '../../app/ports/job-files.js';
 import { attemptFiles } from './attempt-files.js';

@@ -4,9 +4,14 @@ import { isWithin, sandboxArgv, shellEnvironmentFile } from './sandbox-argv.js';
 
 const programs = { bwrap: '/usr/bin/bwrap', setpriv: '/usr/bin/setpriv', env: '/usr/bin/env', shell: '/bin/sh' };
 const base = {
-  programs, uid: 200001, gid: 200001, argv: ['python3', 'train.py'], hiddenDirectories: ['/srv/gpushare', '/root', '/root/.cache'],
+  programs,
+  uid: 200001,
+  gid: 200001,
+  argv: ['python3', 'train.py'],
+  hiddenDirectories: ['/srv/gpushare', '/root', '/root/.cache'],
   writableDirectories: ['/srv/gpushare/jobs/7-ab/work', '/srv/gpushare/jobs/7-ab/checkpoint'],
-  devices: [{ source: '/dev/nvidia1', target: '/dev/nvidia1' }], workingDirectory: '/srv/gpushare/jobs/7-ab/work',
+  devices: [{ source: '/dev/nvidia1', target: '/dev/nvidia1' }],
+  workingDirectory: '/srv/gpushare/jobs/7-ab/work',
 };
 
 /** The values following each occurrence of `flag` (as many as `arity`). */
@@ -21,13 +26,31 @@ function occurrences(argv: string[], flag: string, arity: number): string[][] {
 describe('sandboxArgv', () => {
   it('ignores the forwarded signals in the wrapper, restores them for the command, and switches uid last', () => {
     const argv = sandboxArgv(base);
-    expect(argv.slice(0, 4)).toEqual(['/bin/sh', '-c', `trap '' TERM INT HUP USR1 USR2; exec "$@"`, 'gpushare-sandbox']);
+    expect(argv.slice(0, 4)).toEqual([
+      '/bin/sh',
+      '-c',
+      `trap '' TERM INT HUP USR1 USR2; exec "$@"`,
+      'gpushare-sandbox',
+    ]);
     expect(argv[4]).toBe('/usr/bin/bwrap');
     const afterBwrap = argv.slice(argv.indexOf('--') + 1);
     expect(afterBwrap).toEqual([
-      '/usr/bin/setpriv', '--reuid', '200001', '--regid', '200001', '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--',
-      '/bin/sh', '-c', `. "$0" && umask 077 && exec '/usr/bin/env' --default-signal=TERM,INT,HUP,USR1,USR2 -- "$@"`, '/tmp/.gpushare-environment',
-      'python3', 'train.py',
+      '/usr/bin/setpriv',
+      '--reuid',
+      '200001',
+      '--regid',
+      '200001',
+      '--clear-groups',
+      '--no-new-privs',
+      '--inh-caps=-all',
+      '--bounding-set=-all',
+      '--',
+      '/bin/sh',
+      '-c',
+      `. "$0" && umask 077 && exec '/usr/bin/env' --default-signal=TERM,INT,HUP,USR1,USR2 -- "$@"`,
+      '/tmp/.gpushare-environment',
+      'python3',
+      'train.py',
     ]);
     // The environment arrives on descriptor 3 as a read-only file in the job's own /tmp.
     expect(occurrences(argv, '--ro-bind-data', 2)).toEqual([['3', '/tmp/.gpushare-environment']]);
@@ -35,9 +58,16 @@ describe('sandboxArgv', () => {
 
   it('hides each hidden directory once (nested ones are covered), gives private /tmp, and binds the writable ones back', () => {
     const argv = sandboxArgv(base);
-    expect(occurrences(argv, '--tmpfs', 1).map(([d]) => d)).toEqual(['/tmp', '/root', '/var/tmp', '/dev/shm', '/srv/gpushare']);
+    expect(occurrences(argv, '--tmpfs', 1).map(([d]) => d)).toEqual([
+      '/tmp',
+      '/root',
+      '/var/tmp',
+      '/dev/shm',
+      '/srv/gpushare',
+    ]);
     expect(occurrences(argv, '--bind', 2)).toEqual([
-      ['/srv/gpushare/jobs/7-ab/work', '/srv/gpushare/jobs/7-ab/work'], ['/srv/gpushare/jobs/7-ab/checkpoint', '/srv/gpushare/jobs/7-ab/checkpoint'],
+      ['/srv/gpushare/jobs/7-ab/work', '/srv/gpushare/jobs/7-ab/work'],
+      ['/srv/gpushare/jobs/7-ab/checkpoint', '/srv/gpushare/jobs/7-ab/checkpoint'],
     ]);
     // The folders between the hidden data directory and the binds are made traversable, once each.
     expect(occurrences(argv, '--dir', 1).map(([d]) => d)).toEqual(['/srv/gpushare/jobs', '/srv/gpushare/jobs/7-ab']);
@@ -49,16 +79,19 @@ describe('sandboxArgv', () => {
   });
 
   it('writes the environment as a shell file that reads back every value exactly', () => {
-    expect(shellEnvironmentFile({ A: 'plain', B: "it's $HOME `x` \\ \"q\"\nline2", 'not-a-name': 'x' }))
-      .toBe("export A='plain'\nexport B='it'\\''s $HOME `x` \\ \"q\"\nline2'\n");
-    const file = shellEnvironmentFile({ B: "it's $HOME `x` \\ \"q\"\nline2" });
+    expect(shellEnvironmentFile({ A: 'plain', B: 'it\'s $HOME `x` \\ "q"\nline2', 'not-a-name': 'x' })).toBe(
+      "export A='plain'\nexport B='it'\\''s $HOME `x` \\ \"q\"\nline2'\n",
+    );
+    const file = shellEnvironmentFile({ B: 'it\'s $HOME `x` \\ "q"\nline2' });
     const read = spawnSync('/bin/sh', ['-c', `${file}printf %s "$B"`], { encoding: 'utf8', env: {} });
-    expect(read.stdout).toBe("it's $HOME `x` \\ \"q\"\nline2");
+    expect(read.stdout).toBe('it\'s $HOME `x` \\ "q"\nline2');
   });
 
   it('refuses root, a relative path and an empty command', () => {
     expect(() => sandboxArgv({ ...base, uid: 0 })).toThrow('uid must be an integer >= 1, got 0');
-    expect(() => sandboxArgv({ ...base, workingDirectory: 'work' })).toThrow('sandbox paths must be absolute, got work');
+    expect(() => sandboxArgv({ ...base, workingDirectory: 'work' })).toThrow(
+      'sandbox paths must be absolute, got work',
+    );
     expect(() => sandboxArgv({ ...base, argv: [] })).toThrow('argv must not be empty');
   });
 

@@ -33,7 +33,8 @@ const ENVIRONMENT_FILE = '/tmp/.gpushare-environment';
 export function shellEnvironmentFile(environment: Readonly<Record<string, string>>): string {
   return Object.entries(environment)
     .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-    .map(([name, value]) => `export ${name}='${value.replaceAll("'", "'\\''")}'\n`).join('');
+    .map(([name, value]) => `export ${name}='${value.replaceAll("'", "'\\''")}'\n`)
+    .join('');
 }
 
 /** The signals the supervisor forwards (supervisor.ts), ignored by the sandbox's own processes. */
@@ -91,7 +92,10 @@ export function isWithin(path: string, dir: string): boolean {
  * `path` there.
  */
 function directoriesBetween(root: string, path: string): string[] {
-  const rest = path.slice(root.length).split('/').filter((p) => p !== '');
+  const rest = path
+    .slice(root.length)
+    .split('/')
+    .filter((p) => p !== '');
   const out: string[] = [];
   let current = root;
   for (const part of rest.slice(0, -1)) {
@@ -107,23 +111,41 @@ function directoriesBetween(root: string, path: string): string[] {
  * relative path, or an empty command.
  */
 export function sandboxArgv(input: SandboxArgvInput): string[] {
-  for (const [name, value] of [['uid', input.uid], ['gid', input.gid]] as const) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be an integer >= 1, got ${value}`);
+  for (const [name, value] of [
+    ['uid', input.uid],
+    ['gid', input.gid],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new RangeError(`${name} must be an integer >= 1, got ${value}`);
   }
   if (input.argv.length === 0) throw new RangeError('argv must not be empty');
-  const paths = [...input.hiddenDirectories, ...input.writableDirectories, input.workingDirectory, ...input.devices.map((d) => d.target)];
+  const paths = [
+    ...input.hiddenDirectories,
+    ...input.writableDirectories,
+    input.workingDirectory,
+    ...input.devices.map((d) => d.target),
+  ];
   const relative = paths.find((p) => !p.startsWith('/'));
   if (relative !== undefined) throw new RangeError(`sandbox paths must be absolute, got ${relative}`);
   const oddProgram = Object.values(input.programs).find((p) => !/^\/[\w./+-]+$/.test(p));
-  if (oddProgram !== undefined) throw new RangeError(`sandbox programs must be plain absolute paths, got ${oddProgram}`);
-  const hidden = [...new Set([...PRIVATE_TMPFS, ...input.hiddenDirectories])].sort((a, b) => a.length - b.length)
+  if (oddProgram !== undefined)
+    throw new RangeError(`sandbox programs must be plain absolute paths, got ${oddProgram}`);
+  const hidden = [...new Set([...PRIVATE_TMPFS, ...input.hiddenDirectories])]
+    .sort((a, b) => a.length - b.length)
     .filter((dir, i, all) => dir !== '/' && !all.slice(0, i).some((outer) => isWithin(dir, outer)));
   const args: string[] = [
     input.programs.bwrap,
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
-    '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
     '--die-with-parent',
   ];
   // The private /tmp and friends are world-writable with the sticky bit, as on the host.
@@ -143,13 +165,26 @@ export function sandboxArgv(input: SandboxArgvInput): string[] {
   args.push('--perms', '0444', '--ro-bind-data', String(SANDBOX_ENVIRONMENT_FD), ENVIRONMENT_FILE);
   args.push('--chdir', input.workingDirectory, '--');
   args.push(
-    input.programs.setpriv, '--reuid', String(input.uid), '--regid', String(input.gid), '--clear-groups',
-    '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--',
+    input.programs.setpriv,
+    '--reuid',
+    String(input.uid),
+    '--regid',
+    String(input.gid),
+    '--clear-groups',
+    '--no-new-privs',
+    '--inh-caps=-all',
+    '--bounding-set=-all',
+    '--',
   );
   // Now the tenant's uid: take the job's environment, give the signals their defaults, run it.
   const defaults = `--default-signal=${SANDBOX_FORWARDED_SIGNALS.join(',')}`;
   // umask 077: what the job writes is its own, even in a working directory others may read.
-  args.push(input.programs.shell, '-c', `. "$0" && umask 077 && exec '${input.programs.env}' ${defaults} -- "$@"`, ENVIRONMENT_FILE);
+  args.push(
+    input.programs.shell,
+    '-c',
+    `. "$0" && umask 077 && exec '${input.programs.env}' ${defaults} -- "$@"`,
+    ENVIRONMENT_FILE,
+  );
   args.push(...input.argv);
   const ignore = SANDBOX_FORWARDED_SIGNALS.join(' ');
   return [input.programs.shell, '-c', `trap '' ${ignore}; exec "$@"`, 'gpushare-sandbox', ...args];

@@ -116,21 +116,32 @@ const PROBE_SCRIPT = [
 function workingDirectoryProblem(path: string, tenant: string, uid: number, hidden: readonly string[]): string | null {
   const unusable = `"${path}" is not a folder that jobs can use`;
   const inside = hidden.find((dir) => isWithin(path, dir) || isWithin(dir, path));
-  if (inside !== undefined) return `${unusable}: it is, holds or lies inside ${inside}, which jobs cannot see or get a private copy of`;
-  const probe = spawnSync('/bin/sh', ['-c', PROBE_SCRIPT, 'probe', path], { uid, gid: uid, encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' } });
+  if (inside !== undefined)
+    return `${unusable}: it is, holds or lies inside ${inside}, which jobs cannot see or get a private copy of`;
+  const probe = spawnSync('/bin/sh', ['-c', PROBE_SCRIPT, 'probe', path], {
+    uid,
+    gid: uid,
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: { PATH: '/usr/bin:/bin' },
+  });
   const verdict = String(probe.stdout ?? '').trim();
-  if (verdict === 'missing') return `directory "${path}" does not exist, or uid ${uid} (tenant ${tenant}) cannot reach it`;
+  if (verdict === 'missing')
+    return `directory "${path}" does not exist, or uid ${uid} (tenant ${tenant}) cannot reach it`;
   if (verdict === 'indirect') return `${unusable}: give it as it resolves, without symbolic links, "." or ".."`;
   if (verdict === 'unwritable') return `"${path}" is not writable by uid ${uid}, which runs tenant ${tenant}'s jobs`;
-  if (verdict !== 'ok') return `${unusable}: it could not be checked (${probe.error?.message ?? `exit ${probe.status}`})`;
+  if (verdict !== 'ok')
+    return `${unusable}: it could not be checked (${probe.error?.message ?? `exit ${probe.status}`})`;
   for (let dir = dirname(path); ; dir = dirname(dir)) {
     const stat = lstatSync(dir);
-    if (stat.uid !== 0 || (stat.mode & 0o022) !== 0) return `${unusable}: ${dir} above it may be changed by uid ${stat.uid} or by others (mode ${(stat.mode & 0o7777).toString(8)}); every folder above a working directory must be root's and writable only by root`;
+    if (stat.uid !== 0 || (stat.mode & 0o022) !== 0)
+      return `${unusable}: ${dir} above it may be changed by uid ${stat.uid} or by others (mode ${(stat.mode & 0o7777).toString(8)}); every folder above a working directory must be root's and writable only by root`;
     if (dir === '/') break;
   }
   const mode = lstatSync(path).mode;
   if ((mode & 0o1000) !== 0) return `${unusable}: it is a shared folder (sticky bit), not one tenant's`;
-  if ((mode & 0o077) !== 0) return `${unusable}: others may read or enter it (mode ${(mode & 0o777).toString(8)}); make it the tenant's own, e.g. chown ${uid} and chmod 700`;
+  if ((mode & 0o077) !== 0)
+    return `${unusable}: others may read or enter it (mode ${(mode & 0o777).toString(8)}); make it the tenant's own, e.g. chown ${uid} and chmod 700`;
   return null;
 }
 
@@ -141,9 +152,13 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
     const source = join(options.deviceRoot, name);
     return existsSync(source) ? { source, target: join('/dev', name) } : null;
   };
-  const isInvisible = (path: string): boolean => [...options.hiddenDirectories, ...PRIVATE_DIRECTORIES].some((dir) => isWithin(path, dir));
+  const isInvisible = (path: string): boolean =>
+    [...options.hiddenDirectories, ...PRIVATE_DIRECTORIES].some((dir) => isWithin(path, dir));
   const checkWorkingDirectory = (path: string, tenant: string): string | null =>
-    workingDirectoryProblem(path, tenant, options.tenantUids.uidOf(tenant), [...options.hiddenDirectories, ...PRIVATE_DIRECTORIES]);
+    workingDirectoryProblem(path, tenant, options.tenantUids.uidOf(tenant), [
+      ...options.hiddenDirectories,
+      ...PRIVATE_DIRECTORIES,
+    ]);
   // A submit's checks run a probe process as the tenant's uid (about 3 ms, blocking the server):
   // a batch of submits of one program in one folder probes once per SUBMIT_CHECK_TTL_MS. Only a
   // "yes" is reused (a fixed folder is accepted at once); the launch checks the folder again.
@@ -163,12 +178,21 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
     hiddenDirectories: options.hiddenDirectories,
     uidOf: (tenant) => options.tenantUids.uidOf(tenant),
     isInvisible,
-    canRun: (path, tenant) => remembered(`run\0${tenant}\0${path}`, () => {
-      const uid = options.tenantUids.uidOf(tenant);
-      const probe = spawnSync('/bin/sh', ['-c', 'test -f "$1" && test -x "$1" && realpath -e -- "$1"', 'probe', path], { uid, gid: uid, encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' } });
-      const real = String(probe.stdout ?? '').trim();
-      return probe.status === 0 && real !== '' && !isInvisible(path) && !isInvisible(real);
-    }, true),
+    canRun: (path, tenant) =>
+      remembered(
+        `run\0${tenant}\0${path}`,
+        () => {
+          const uid = options.tenantUids.uidOf(tenant);
+          const probe = spawnSync(
+            '/bin/sh',
+            ['-c', 'test -f "$1" && test -x "$1" && realpath -e -- "$1"', 'probe', path],
+            { uid, gid: uid, encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' } },
+          );
+          const real = String(probe.stdout ?? '').trim();
+          return probe.status === 0 && real !== '' && !isInvisible(path) && !isInvisible(real);
+        },
+        true,
+      ),
     devicesFor(gpuMinors, migInstances) {
       const names = [...new Set(gpuMinors)].sort((a, b) => a - b).map((m) => `nvidia${m}`);
       names.push(...CONTROL_NODES);
@@ -181,10 +205,12 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
       }
       return [...new Set(names)].map(node).filter((d): d is SandboxDevice => d !== null);
     },
-    workingDirectoryProblem: (path, tenant) => remembered<string | null>(`dir\0${tenant}\0${path}`, () => checkWorkingDirectory(path, tenant), null),
+    workingDirectoryProblem: (path, tenant) =>
+      remembered<string | null>(`dir\0${tenant}\0${path}`, () => checkWorkingDirectory(path, tenant), null),
     commandLine(spec) {
       const part = spec.sandbox;
-      if (part === undefined) throw new Error(`job ${spec.jobId}: a sandboxed launch needs the sandbox part of its spec`);
+      if (part === undefined)
+        throw new Error(`job ${spec.jobId}: a sandboxed launch needs the sandbox part of its spec`);
       const uid = options.tenantUids.uidOf(part.tenant);
       if (!part.ownedDirectories.includes(spec.workingDirectory)) {
         const problem = checkWorkingDirectory(spec.workingDirectory, part.tenant); // never the remembered answer
@@ -195,9 +221,14 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
         chmodSync(dir, 0o700);
       }
       return sandboxArgv({
-        programs: options.programs, uid, gid: uid, argv: spec.argv, hiddenDirectories: options.hiddenDirectories,
+        programs: options.programs,
+        uid,
+        gid: uid,
+        argv: spec.argv,
+        hiddenDirectories: options.hiddenDirectories,
         writableDirectories: [...part.ownedDirectories, ...part.sharedDirectories],
-        devices: this.devicesFor(part.gpuMinors, part.migInstances), workingDirectory: spec.workingDirectory,
+        devices: this.devicesFor(part.gpuMinors, part.migInstances),
+        workingDirectory: spec.workingDirectory,
       });
     },
   };
@@ -214,21 +245,48 @@ function findProgram(name: string, path: string): string | null {
  * `probeUid`) succeeds. Runs a few short processes; call once at start.
  */
 export function detectSandbox(serverPath: string, probeUid: number): SandboxSupport {
-  if (process.getuid?.() !== 0) return { available: false, reason: 'the server does not run as root, so it cannot run jobs under other uids' };
-  const found = { bwrap: findProgram('bwrap', serverPath), setpriv: findProgram('setpriv', serverPath), env: findProgram('env', serverPath), shell: findProgram('sh', serverPath) };
-  const missing = Object.entries(found).filter(([, p]) => p === null).map(([name]) => (name === 'bwrap' ? 'bwrap (Debian package bubblewrap)' : name));
+  if (process.getuid?.() !== 0)
+    return { available: false, reason: 'the server does not run as root, so it cannot run jobs under other uids' };
+  const found = {
+    bwrap: findProgram('bwrap', serverPath),
+    setpriv: findProgram('setpriv', serverPath),
+    env: findProgram('env', serverPath),
+    shell: findProgram('sh', serverPath),
+  };
+  const missing = Object.entries(found)
+    .filter(([, p]) => p === null)
+    .map(([name]) => (name === 'bwrap' ? 'bwrap (Debian package bubblewrap)' : name));
   if (missing.length > 0) return { available: false, reason: `not found: ${missing.join(', ')}` };
   const programs = found as unknown as SandboxPrograms;
-  const argv = sandboxArgv({ programs, uid: probeUid, gid: probeUid, argv: ['/bin/sh', '-c', 'test "$(id -u)" = "$1"', 'probe', String(probeUid)], hiddenDirectories: [], writableDirectories: [], devices: [], workingDirectory: '/' });
+  const argv = sandboxArgv({
+    programs,
+    uid: probeUid,
+    gid: probeUid,
+    argv: ['/bin/sh', '-c', 'test "$(id -u)" = "$1"', 'probe', String(probeUid)],
+    hiddenDirectories: [],
+    writableDirectories: [],
+    devices: [],
+    workingDirectory: '/',
+  });
   const emptyEnvironment = openSync('/dev/null', 'r');
   let probe: ReturnType<typeof spawnSync>;
   try {
-    probe = spawnSync(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe', emptyEnvironment], env: { PATH: '/usr/bin:/bin' }, timeout: 10_000, encoding: 'utf8' });
+    probe = spawnSync(argv[0]!, argv.slice(1), {
+      stdio: ['ignore', 'ignore', 'pipe', emptyEnvironment],
+      env: { PATH: '/usr/bin:/bin' },
+      timeout: 10_000,
+      encoding: 'utf8',
+    });
   } finally {
     closeSync(emptyEnvironment);
   }
   if (probe.status !== 0) {
-    const why = String(probe.stderr ?? '').trim().split('\n')[0] || probe.error?.message || `exit ${probe.status}`;
+    const why =
+      String(probe.stderr ?? '')
+        .trim()
+        .split('\n')[0] ||
+      probe.error?.message ||
+      `exit ${probe.status}`;
     return { available: false, reason: `a sandboxed probe failed: ${why}` };
   }
   return { available: true, programs };

@@ -39,12 +39,16 @@ export class SignalFreezer implements Freezer {
   async freeze(target: FreezeTarget, timeoutMs: number): Promise<void> {
     const pgid = target.jobPid;
     if (pgid === null || !signalGroup(pgid, 'SIGSTOP')) return;
-    const stopped = await waitUntil(() => {
-      // A member forked after the first SIGSTOP is stopped by a repeat.
-      if (groupStopped(pgid)) return true;
-      signalGroup(pgid, 'SIGSTOP');
-      return false;
-    }, timeoutMs, 5);
+    const stopped = await waitUntil(
+      () => {
+        // A member forked after the first SIGSTOP is stopped by a repeat.
+        if (groupStopped(pgid)) return true;
+        signalGroup(pgid, 'SIGSTOP');
+        return false;
+      },
+      timeoutMs,
+      5,
+    );
     if (!stopped) throw new Error(`freezer signals: process group ${pgid} not stopped after ${timeoutMs} ms`);
   }
 

@@ -18,7 +18,12 @@ import { CappedLog, DEFAULT_LOG_CAP_BYTES } from './capped-log.js';
 import { ownCgroupDirectory } from './cgroup-layout.js';
 import { shellEnvironmentFile } from './sandbox-argv.js';
 import {
-  codeOf, couldNotStart, sandboxedCommandPid, signalOfExitCode, tryWriteAtomically, writeAtomicallyUntilDone,
+  codeOf,
+  couldNotStart,
+  sandboxedCommandPid,
+  signalOfExitCode,
+  tryWriteAtomically,
+  writeAtomicallyUntilDone,
 } from './supervisor-helpers.js';
 import type { SupervisorSpec } from './supervisor-spec.js';
 
@@ -65,7 +70,10 @@ export class SupervisedAttempt {
   private readonly homes: (string | null)[] = [];
   private readonly startedAtMs = Date.now();
 
-  constructor(private readonly spec: SupervisorSpec, private readonly hooks: AttemptHooks) {}
+  constructor(
+    private readonly spec: SupervisorSpec,
+    private readonly hooks: AttemptHooks,
+  ) {}
 
   /** The outcome file: the attempt's name on the channel. */
   get outcomePath(): string {
@@ -124,7 +132,10 @@ export class SupervisedAttempt {
     let started: ChildProcess;
     try {
       started = spawn(command, args, {
-        cwd: spec.workingDirectory, env: sandboxed ? { PATH: CLEAN_PATH } : spec.environment, detached: true, stdio,
+        cwd: spec.workingDirectory,
+        env: sandboxed ? { PATH: CLEAN_PATH } : spec.environment,
+        detached: true,
+        stdio,
       });
     } catch (error) {
       // Node throws at once for most exec failures (E2BIG: the argument list is too long, ...).
@@ -221,7 +232,10 @@ export class SupervisedAttempt {
         await writeAtomicallyUntilDone(this.spec.pidPath, text);
       }
     } catch (error) {
-      this.hooks.log('the pid file could not be written', { pidPath: this.spec.pidPath, error: (error as Error).message });
+      this.hooks.log('the pid file could not be written', {
+        pidPath: this.spec.pidPath,
+        error: (error as Error).message,
+      });
       this.reportReady({ jobPid, commandPid: null });
     }
   }
@@ -237,7 +251,8 @@ export class SupervisedAttempt {
     this.exited = true;
     if (started.pid !== undefined) signalGroup(started.pid, 'SIGKILL'); // the attempt ends with its command: no stragglers
     const encoded = this.spec.exitCodeEncodesSignal === true ? signalOfExitCode(exitCode) : null;
-    const ending = encoded === null ? { exitCode, signal, error: null } : { exitCode: null, signal: encoded, error: null };
+    const ending =
+      encoded === null ? { exitCode, signal, error: null } : { exitCode: null, signal: encoded, error: null };
     let settled = false;
     const settle = (): void => {
       if (settled) return;
@@ -275,7 +290,12 @@ export class SupervisedAttempt {
         // already closed
       }
     }
-    const outcome = { ...ending, startedAtMs: this.startedAtMs, endedAtMs: Date.now(), signalDeliveredAtMs: this.signalDeliveredAtMs };
+    const outcome = {
+      ...ending,
+      startedAtMs: this.startedAtMs,
+      endedAtMs: Date.now(),
+      signalDeliveredAtMs: this.signalDeliveredAtMs,
+    };
     const text = `${JSON.stringify({ exitCode: outcome.exitCode, signal: outcome.signal, startedAtMs: outcome.startedAtMs, endedAtMs: outcome.endedAtMs, error: outcome.error, signalDeliveredAtMs: outcome.signalDeliveredAtMs })}\n`;
     void (async () => {
       if (!(await tryWriteAtomically(this.spec.outcomePath, text))) {

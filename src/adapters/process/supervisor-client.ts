@@ -8,7 +8,12 @@ import { spawn } from 'node:child_process';
 import { createConnection, type Socket } from 'node:net';
 import { isSameProcess } from '../../host/proc-identity.js';
 import {
-  ensurePrivateDirectory, openSocketAddress, readMessages, sendMessage, type SocketAddress, type SupervisorAnswer,
+  ensurePrivateDirectory,
+  openSocketAddress,
+  readMessages,
+  sendMessage,
+  type SocketAddress,
+  type SupervisorAnswer,
   type SupervisorRequest,
 } from './supervisor-protocol.js';
 
@@ -76,7 +81,10 @@ export class SupervisorClient {
 
   /** Closes the connection (the supervisor and its attempts go on). */
   close(): void {
-    void this.connection?.then((c) => c.socket.destroy(), () => undefined);
+    void this.connection?.then(
+      (c) => c.socket.destroy(),
+      () => undefined,
+    );
     this.connection = null;
     this.live = null;
     this.address?.close();
@@ -144,7 +152,8 @@ export class SupervisorClient {
         await new Promise((resolve) => setTimeout(resolve, 20));
         socket = await tryConnect(path);
       }
-      if (socket === null) throw new Error(`no supervisor answers in ${this.options.directory} (started ${this.options.supervisorPath})`);
+      if (socket === null)
+        throw new Error(`no supervisor answers in ${this.options.directory} (started ${this.options.supervisorPath})`);
     }
     const connection: Connection = { socket, identity: { pid: 0, startTime: '' }, pending: new Map() };
     socket.unref();
@@ -163,7 +172,9 @@ export class SupervisorClient {
     const hello = await this.send(connection, { op: 'hello' }, this.options.connectTimeoutMs);
     if (hello === null || !hello.ok || hello.op !== 'hello') {
       socket.destroy();
-      throw new Error(`the supervisor in ${this.options.directory} did not answer hello${hello !== null && !hello.ok ? `: ${hello.error}` : ''}`);
+      throw new Error(
+        `the supervisor in ${this.options.directory} did not answer hello${hello !== null && !hello.ok ? `: ${hello.error}` : ''}`,
+      );
     }
     connection.identity = { pid: hello.pid, startTime: hello.startTime };
     if (socket.destroyed) throw new Error(`the supervisor in ${this.options.directory} closed the connection`);
@@ -173,7 +184,14 @@ export class SupervisorClient {
 
   /** Starts a supervisor, detached (its own session: it outlives the server). */
   private startSupervisor(): void {
-    const args = [...SUPERVISOR_NODE_FLAGS, this.options.supervisorPath, '--serve', this.options.directory, '--idle-exit-ms', String(this.options.idleExitMs)];
+    const args = [
+      ...SUPERVISOR_NODE_FLAGS,
+      this.options.supervisorPath,
+      '--serve',
+      this.options.directory,
+      '--idle-exit-ms',
+      String(this.options.idleExitMs),
+    ];
     const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore' });
     child.on('error', () => undefined); // no answer follows: open() says so
     child.unref();

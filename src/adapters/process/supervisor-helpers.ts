@@ -56,7 +56,12 @@ export function signalOfExitCode(exitCode: number | null): string | null {
 function childPids(parentPid: number): number[] {
   try {
     const text = readFileSync(`/proc/${parentPid}/task/${parentPid}/children`, 'utf8').trim();
-    return text === '' ? [] : text.split(' ').map(Number).sort((a, b) => a - b);
+    return text === ''
+      ? []
+      : text
+          .split(' ')
+          .map(Number)
+          .sort((a, b) => a - b);
   } catch {
     if (!existsSync(`/proc/${parentPid}`)) return [];
   }
@@ -148,7 +153,11 @@ export async function tryWriteAtomically(path: string, data: string): Promise<bo
  * up to 5 s, later. Other work of the process goes on meanwhile. Resolves once written.
  */
 export async function writeAtomicallyUntilDone(path: string, data: string): Promise<void> {
-  for (let waitMs = RETRY_FIRST_MS; !(await tryWriteAtomically(path, data)); waitMs = Math.min(RETRY_MAX_MS, waitMs * 2)) {
+  for (
+    let waitMs = RETRY_FIRST_MS;
+    !(await tryWriteAtomically(path, data));
+    waitMs = Math.min(RETRY_MAX_MS, waitMs * 2)
+  ) {
     await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
 }

@@ -44,7 +44,8 @@ export function ensurePrivateDirectory(directory: string): void {
   const stat = statSync(directory);
   if (!stat.isDirectory()) throw new Error(`supervisor directory ${directory} is not a directory`);
   const uid = process.getuid?.();
-  if (uid !== undefined && stat.uid !== uid) throw new Error(`supervisor directory ${directory} belongs to uid ${stat.uid}, not to this user (${uid})`);
+  if (uid !== undefined && stat.uid !== uid)
+    throw new Error(`supervisor directory ${directory} belongs to uid ${stat.uid}, not to this user (${uid})`);
   if ((stat.mode & 0o077) !== 0) chmodSync(directory, 0o700);
 }
 

@@ -7,7 +7,12 @@ import { createChildProcessLauncher } from './child-process-launcher.js';
 import { cutMarker } from './capped-log.js';
 import { isSameProcess, readProcessStartTime } from '../../host/proc-identity.js';
 import {
-  compiledSupervisorPath, makeJobDirectory, removeTemporaryDirectories, removeTestCgroupParent, TEST_ENV, testCgroupParent,
+  compiledSupervisorPath,
+  makeJobDirectory,
+  removeTemporaryDirectories,
+  removeTestCgroupParent,
+  TEST_ENV,
+  testCgroupParent,
   waitForOutcome,
 } from './testing/process-test-kit.js';
 import { waitUntil } from './wait-until.js';
@@ -20,7 +25,10 @@ let nextJobId = 1;
 /** A launcher on `supervisorDirectory` (a fresh one by default). */
 function newLauncher(supervisorDirectory = makeJobDirectory(), logCapBytes?: number): ProcessLauncher {
   const launcher = createChildProcessLauncher({
-    cgroupParent, supervisorPath: compiledSupervisorPath(), supervisorDirectory, supervisorIdleExitMs: 2000,
+    cgroupParent,
+    supervisorPath: compiledSupervisorPath(),
+    supervisorDirectory,
+    supervisorIdleExitMs: 2000,
     ...(logCapBytes === undefined ? {} : { logCapBytes }),
   });
   launchers.push(launcher);
@@ -30,7 +38,16 @@ function newLauncher(supervisorDirectory = makeJobDirectory(), logCapBytes?: num
 /** A spec for `argv` in a fresh job directory, which is also its working directory. */
 function specFor(argv: string[]): LaunchSpec {
   const jobDirectory = makeJobDirectory();
-  return { jobId: nextJobId++, attempt: 1, argv, workingDirectory: jobDirectory, environment: TEST_ENV, jobDirectory, cpuMilli: 0, hostMemoryMiB: 0 };
+  return {
+    jobId: nextJobId++,
+    attempt: 1,
+    argv,
+    workingDirectory: jobDirectory,
+    environment: TEST_ENV,
+    jobDirectory,
+    cpuMilli: 0,
+    hostMemoryMiB: 0,
+  };
 }
 
 async function startJob(launcher: ProcessLauncher, spec: LaunchSpec): Promise<ProcessHandle> {
@@ -40,17 +57,25 @@ async function startJob(launcher: ProcessLauncher, spec: LaunchSpec): Promise<Pr
 }
 
 /** A job that waits (at most 30 s) for the file `release` in its working directory, then prints `released`. */
-const WAIT_FOR_RELEASE = ['sh', '-c', 'i=0; while [ ! -e release ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; echo released'];
+const WAIT_FOR_RELEASE = [
+  'sh',
+  '-c',
+  'i=0; while [ ! -e release ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; echo released',
+];
 
 /** The pids of live processes whose command line names `text`. */
 function processesNaming(text: string): number[] {
-  return readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => {
-    try {
-      return readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(text);
-    } catch {
-      return false;
-    }
-  }).map(Number).filter((pid) => isSameProcess(pid, readProcessStartTime(pid) ?? ''));
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        return readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number)
+    .filter((pid) => isSameProcess(pid, readProcessStartTime(pid) ?? ''));
 }
 
 afterAll(async () => {
@@ -67,22 +92,38 @@ describe('the supervisor of a data directory', () => {
   it('runs several attempts at once, each output in its own logs, in order', async () => {
     const launcher = newLauncher();
     const script = 'for i in 1 2 3 4 5 6 7 8; do echo "$0 line $i"; echo "$0 err $i" >&2; sleep 0.02; done';
-    const handles = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((name) => startJob(launcher, specFor(['sh', '-c', script, name]))));
+    const handles = await Promise.all(
+      ['a', 'b', 'c', 'd', 'e'].map((name) => startJob(launcher, specFor(['sh', '-c', script, name]))),
+    );
     expect(new Set(handles.map((h) => h.supervisorPid)).size).toBe(1);
     for (const [index, handle] of handles.entries()) {
       const name = 'abcde'[index]!;
       expect(await waitForOutcome(launcher, handle)).toMatchObject({ exitCode: 0, signal: null, error: null });
-      expect(readFileSync(handle.stdoutPath, 'utf8')).toBe([1, 2, 3, 4, 5, 6, 7, 8].map((i) => `${name} line ${i}\n`).join(''));
-      expect(readFileSync(handle.stderrPath, 'utf8')).toBe([1, 2, 3, 4, 5, 6, 7, 8].map((i) => `${name} err ${i}\n`).join(''));
+      expect(readFileSync(handle.stdoutPath, 'utf8')).toBe(
+        [1, 2, 3, 4, 5, 6, 7, 8].map((i) => `${name} line ${i}\n`).join(''),
+      );
+      expect(readFileSync(handle.stderrPath, 'utf8')).toBe(
+        [1, 2, 3, 4, 5, 6, 7, 8].map((i) => `${name} err ${i}\n`).join(''),
+      );
     }
   });
 
   it('forwards a signal to its attempt only, recording when it reached the command', async () => {
     const launcher = newLauncher();
-    const trapping = ['sh', '-c', 'trap "echo got; exit 0" USR1; echo ready; i=0; while [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done'];
+    const trapping = [
+      'sh',
+      '-c',
+      'trap "echo got; exit 0" USR1; echo ready; i=0; while [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done',
+    ];
     const target = await startJob(launcher, specFor(trapping));
     const other = await startJob(launcher, specFor(trapping));
-    expect(await waitUntil(() => readFileSync(target.stdoutPath, 'utf8') === 'ready\n' && readFileSync(other.stdoutPath, 'utf8') === 'ready\n', 5000)).toBe(true);
+    expect(
+      await waitUntil(
+        () =>
+          readFileSync(target.stdoutPath, 'utf8') === 'ready\n' && readFileSync(other.stdoutPath, 'utf8') === 'ready\n',
+        5000,
+      ),
+    ).toBe(true);
     const before = Date.now();
     await launcher.stop(target, 'SIGUSR1', 5000);
     const outcome = await waitForOutcome(launcher, target);
@@ -98,10 +139,15 @@ describe('the supervisor of a data directory', () => {
   it('caps each log: the head, the cut marker, the tail', async () => {
     const launcher = newLauncher(makeJobDirectory(), 4096);
     // 100 lines of 100 bytes: 10,000 bytes; head 3072, tail 1024.
-    const handle = await startJob(launcher, specFor(['sh', '-c', 'i=0; while [ $i -lt 100 ]; do printf "%099d\\n" $i; i=$((i+1)); done']));
+    const handle = await startJob(
+      launcher,
+      specFor(['sh', '-c', 'i=0; while [ $i -lt 100 ]; do printf "%099d\\n" $i; i=$((i+1)); done']),
+    );
     expect(await waitForOutcome(launcher, handle)).toMatchObject({ exitCode: 0 });
     const whole = Array.from({ length: 100 }, (_, i) => `${String(i).padStart(99, '0')}\n`).join('');
-    expect(readFileSync(handle.stdoutPath, 'utf8')).toBe(whole.slice(0, 3072) + cutMarker(10_000 - 4096) + whole.slice(10_000 - 1024));
+    expect(readFileSync(handle.stdoutPath, 'utf8')).toBe(
+      whole.slice(0, 3072) + cutMarker(10_000 - 4096) + whole.slice(10_000 - 1024),
+    );
   });
 
   it('an outcome that cannot be written is tried again without holding up another attempt', async () => {
@@ -112,7 +158,12 @@ describe('the supervisor of a data directory', () => {
     mkdirSync(join(blocked.outcomePath, 'in-the-way'), { recursive: true });
     writeFileSync(join(spec.workingDirectory, 'release'), '');
     const supervisorLog = join(launcherDirectoryOf(blocked), 'supervisor.log');
-    expect(await waitUntil(() => existsSync(supervisorLog) && readFileSync(supervisorLog, 'utf8').includes('the outcome does not fit'), 10_000)).toBe(true);
+    expect(
+      await waitUntil(
+        () => existsSync(supervisorLog) && readFileSync(supervisorLog, 'utf8').includes('the outcome does not fit'),
+        10_000,
+      ),
+    ).toBe(true);
     const other = await startJob(launcher, specFor(['sh', '-c', 'echo meanwhile']));
     expect(await waitForOutcome(launcher, other)).toMatchObject({ exitCode: 0, error: null });
     expect(readFileSync(other.stdoutPath, 'utf8')).toBe('meanwhile\n');
@@ -126,7 +177,14 @@ describe('the supervisor of a data directory', () => {
   it('a new launcher on the same directory (a restarted server) reaches the running supervisor and stops its attempts', async () => {
     const directory = makeJobDirectory();
     const first = newLauncher(directory);
-    const handle = await startJob(first, specFor(['sh', '-c', 'trap "exit 0" TERM; echo ready; i=0; while [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done']));
+    const handle = await startJob(
+      first,
+      specFor([
+        'sh',
+        '-c',
+        'trap "exit 0" TERM; echo ready; i=0; while [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done',
+      ]),
+    );
     expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', 5000)).toBe(true);
     first.close();
     const second = newLauncher(directory);
@@ -174,8 +232,15 @@ describe('the supervisor of a data directory', () => {
     const pid = old.pid!;
     const dir = makeJobDirectory();
     const handle: ProcessHandle = {
-      supervisorPid: pid, supervisorStartTime: readProcessStartTime(pid)!, jobPid: null, cgroupKey: null, freezerKind: 'signals',
-      stdoutPath: join(dir, 'attempt-1.stdout.log'), stderrPath: join(dir, 'attempt-1.stderr.log'), pidPath: join(dir, 'attempt-1.pid'), outcomePath: join(dir, 'attempt-1.outcome.json'),
+      supervisorPid: pid,
+      supervisorStartTime: readProcessStartTime(pid)!,
+      jobPid: null,
+      cgroupKey: null,
+      freezerKind: 'signals',
+      stdoutPath: join(dir, 'attempt-1.stdout.log'),
+      stderrPath: join(dir, 'attempt-1.stderr.log'),
+      pidPath: join(dir, 'attempt-1.pid'),
+      outcomePath: join(dir, 'attempt-1.outcome.json'),
     };
     expect(launcher.isAlive(handle)).toBe(true);
     const exited = new Promise<NodeJS.Signals | null>((resolve) => old.on('exit', (_code, signal) => resolve(signal)));

@@ -25,12 +25,27 @@ import { readProcessStartTime } from '../../host/proc-identity.js';
 import { SupervisedAttempt } from './supervised-attempt.js';
 import { closeInheritedDescriptors, codeOf } from './supervisor-helpers.js';
 import {
-  ensurePrivateDirectory, openSocketAddress, readMessages, sendMessage, SUPERVISOR_PROTOCOL_VERSION,
-  type SocketAddress, type SupervisorAnswer,
+  ensurePrivateDirectory,
+  openSocketAddress,
+  readMessages,
+  sendMessage,
+  SUPERVISOR_PROTOCOL_VERSION,
+  type SocketAddress,
+  type SupervisorAnswer,
 } from './supervisor-protocol.js';
 import type { SupervisorSpec } from './supervisor-spec.js';
 
-const FORWARDABLE = new Set(['SIGTERM', 'SIGINT', 'SIGUSR1', 'SIGUSR2', 'SIGHUP', 'SIGKILL', 'SIGQUIT', 'SIGCONT', 'SIGSTOP']);
+const FORWARDABLE = new Set([
+  'SIGTERM',
+  'SIGINT',
+  'SIGUSR1',
+  'SIGUSR2',
+  'SIGHUP',
+  'SIGKILL',
+  'SIGQUIT',
+  'SIGCONT',
+  'SIGSTOP',
+]);
 /** The log moves aside at this size. */
 const LOG_ROTATE_BYTES = 1 << 20;
 /** A start lock older than this is left over by a supervisor killed while starting. */
@@ -100,7 +115,10 @@ async function withStartLock<T>(directory: string, fn: () => Promise<T>): Promis
 }
 
 /** Listens on the socket unless another supervisor answers there; null when one does. */
-async function listenUnlessRunning(address: SocketAddress, onConnection: (socket: Socket) => void): Promise<Server | null> {
+async function listenUnlessRunning(
+  address: SocketAddress,
+  onConnection: (socket: Socket) => void,
+): Promise<Server | null> {
   if (await answers(address.path)) return null;
   try {
     unlinkSync(address.path); // left by a supervisor that was killed
@@ -123,7 +141,10 @@ class Supervisor {
   private readonly startTime = readProcessStartTime(process.pid) ?? '';
   server: Server | null = null;
 
-  constructor(private readonly log: (message: string, fields?: object) => void, private readonly idleExitMs: number) {}
+  constructor(
+    private readonly log: (message: string, fields?: object) => void,
+    private readonly idleExitMs: number,
+  ) {}
 
   /** A launcher connected: answer its requests. */
   readonly connect = (socket: Socket): void => {
@@ -147,20 +168,43 @@ class Supervisor {
     const id = typeof request.id === 'number' ? request.id : 0;
     const fail = (error: string): void => sendMessage(socket, { id, ok: false, error });
     if (request.op === 'hello') {
-      sendMessage(socket, { id, ok: true, op: 'hello', pid: process.pid, startTime: this.startTime, attempts: this.attempts.size, version: SUPERVISOR_PROTOCOL_VERSION });
+      sendMessage(socket, {
+        id,
+        ok: true,
+        op: 'hello',
+        pid: process.pid,
+        startTime: this.startTime,
+        attempts: this.attempts.size,
+        version: SUPERVISOR_PROTOCOL_VERSION,
+      });
     } else if (request.op === 'start' && typeof request.specPath === 'string') {
       this.start(request.specPath, (answer) => sendMessage(socket, { id, ...answer } as SupervisorAnswer), fail);
-    } else if (request.op === 'signal' && typeof request.outcomePath === 'string' && typeof request.signal === 'string' && FORWARDABLE.has(request.signal)) {
+    } else if (
+      request.op === 'signal' &&
+      typeof request.outcomePath === 'string' &&
+      typeof request.signal === 'string' &&
+      FORWARDABLE.has(request.signal)
+    ) {
       const attempt = this.attempts.get(request.outcomePath);
       if (attempt === undefined) fail(`no attempt with outcome file ${request.outcomePath} is supervised here`);
-      else sendMessage(socket, { id, ok: true, op: 'signal', delivered: attempt.signal(request.signal as NodeJS.Signals) });
+      else
+        sendMessage(socket, {
+          id,
+          ok: true,
+          op: 'signal',
+          delivered: attempt.signal(request.signal as NodeJS.Signals),
+        });
     } else {
       fail(`unknown request: ${JSON.stringify(request).slice(0, 200)}`);
     }
   }
 
   /** Reads (and deletes) a launch spec and starts its attempt; answers once its pids are known. */
-  private start(specPath: string, answer: (a: { ok: true; op: 'start'; jobPid: number | null; commandPid: number | null }) => void, fail: (error: string) => void): void {
+  private start(
+    specPath: string,
+    answer: (a: { ok: true; op: 'start'; jobPid: number | null; commandPid: number | null }) => void,
+    fail: (error: string) => void,
+  ): void {
     let spec: SupervisorSpec;
     try {
       spec = JSON.parse(readFileSync(specPath, 'utf8')) as SupervisorSpec;

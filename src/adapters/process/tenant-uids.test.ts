@@ -30,7 +30,11 @@ describe('openTenantUids', () => {
   });
 
   it('refuses a range or a configured uid among the system accounts', () => {
-    expect(() => openTenantUids('/nonexistent/x.json', { configured: {}, range: { first: 999, count: 10 } })).toThrow('sandboxUidRange must be FIRST-LAST with 1000 <= FIRST <= LAST, got 999-1008');
-    expect(() => openTenantUids('/nonexistent/x.json', { configured: { a: 0 }, range: { first: 200000, count: 10 } })).toThrow('tenantUids.a must be an integer >= 1000, got 0');
+    expect(() => openTenantUids('/nonexistent/x.json', { configured: {}, range: { first: 999, count: 10 } })).toThrow(
+      'sandboxUidRange must be FIRST-LAST with 1000 <= FIRST <= LAST, got 999-1008',
+    );
+    expect(() =>
+      openTenantUids('/nonexistent/x.json', { configured: { a: 0 }, range: { first: 200000, count: 10 } }),
+    ).toThrow('tenantUids.a must be an integer >= 1000, got 0');
   });
 });

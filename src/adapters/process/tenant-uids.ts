@@ -37,8 +37,12 @@ function readRecorded(path: string): Record<string, number> {
     throw error;
   }
   const value = JSON.parse(text) as unknown;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)
-    || Object.values(value).some((uid) => !Number.isSafeInteger(uid) || (uid as number) < 1)) {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    Object.values(value).some((uid) => !Number.isSafeInteger(uid) || (uid as number) < 1)
+  ) {
     throw new Error(`${path}: expected a JSON object of tenant name → uid (integer >= 1)`);
   }
   return value as Record<string, number>;
@@ -51,10 +55,13 @@ function readRecorded(path: string): Record<string, number> {
 export function openTenantUids(path: string, settings: TenantUidSettings): TenantUids {
   const { first, count } = settings.range;
   if (!Number.isSafeInteger(first) || first < 1000 || !Number.isSafeInteger(count) || count < 1) {
-    throw new RangeError(`sandboxUidRange must be FIRST-LAST with 1000 <= FIRST <= LAST, got ${first}-${first + count - 1}`);
+    throw new RangeError(
+      `sandboxUidRange must be FIRST-LAST with 1000 <= FIRST <= LAST, got ${first}-${first + count - 1}`,
+    );
   }
   for (const [tenant, uid] of Object.entries(settings.configured)) {
-    if (!Number.isSafeInteger(uid) || uid < 1000) throw new RangeError(`tenantUids.${tenant} must be an integer >= 1000, got ${uid}`);
+    if (!Number.isSafeInteger(uid) || uid < 1000)
+      throw new RangeError(`tenantUids.${tenant} must be an integer >= 1000, got ${uid}`);
   }
   const recorded = readRecorded(path);
   return {

@@ -33,7 +33,10 @@ export function syncFolder(folder: string): void {
  * Runs `write(temporaryPath)`, which must create and flush the complete file, then renames it over
  * `path`. On any failure the temporary file is removed and the error is rethrown; `path` is untouched.
  */
-export async function replaceFileAtomically(path: string, write: (temporaryPath: string) => Promise<void> | void): Promise<void> {
+export async function replaceFileAtomically(
+  path: string,
+  write: (temporaryPath: string) => Promise<void> | void,
+): Promise<void> {
   const temporary = temporaryPathNextTo(path);
   try {
     await write(temporary);

@@ -109,7 +109,8 @@ export function readAuditHeadJournal(path: string): AuditJournal | null {
     const end = text.indexOf('\n', start);
     const line = text.slice(start, end);
     start = end + 1;
-    if (!lineShape.test(line)) throw new Error(`${path} line ${lineNumber} is not "seq hash": ${JSON.stringify(line.slice(0, 100))}`);
+    if (!lineShape.test(line))
+      throw new Error(`${path} line ${lineNumber} is not "seq hash": ${JSON.stringify(line.slice(0, 100))}`);
     const space = line.indexOf(' ');
     const seq = Number(line.slice(0, space));
     if (!hashes.has(seq)) hashes.set(seq, line.slice(space + 1));

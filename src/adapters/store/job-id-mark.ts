@@ -40,10 +40,15 @@ export function openJobIdMark(path: string): JobIdMark {
   return {
     read() {
       const buffer = Buffer.alloc(Math.min(fstatSync(fd).size, 64));
-      const text = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8').trim();
+      const text = buffer
+        .subarray(0, readSync(fd, buffer, 0, buffer.length, 0))
+        .toString('utf8')
+        .trim();
       const id = text === '' ? 0 : Number(text);
       if (!Number.isSafeInteger(id) || id < 0) {
-        throw new Error(`job-id mark ${path} holds ${JSON.stringify(text)}, not a job id: write the highest job id ever given out into it (at least the highest id of the store and of the folders in jobs/), or delete it to start from those`);
+        throw new Error(
+          `job-id mark ${path} holds ${JSON.stringify(text)}, not a job id: write the highest job id ever given out into it (at least the highest id of the store and of the folders in jobs/), or delete it to start from those`,
+        );
       }
       return id;
     },
@@ -58,9 +63,11 @@ export function openJobIdMark(path: string): JobIdMark {
 
 /** The job id the store gave out last: its AUTOINCREMENT sequence (0 before the first job). */
 export function lastJobId(db: Database.Database): number {
-  const row = db.prepare<[], { seq: number | null; maxId: number | null }>(
-    "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'jobs') AS seq, (SELECT MAX(id) FROM jobs) AS maxId",
-  ).get();
+  const row = db
+    .prepare<[], { seq: number | null; maxId: number | null }>(
+      "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'jobs') AS seq, (SELECT MAX(id) FROM jobs) AS maxId",
+    )
+    .get();
   return Math.max(row?.seq ?? 0, row?.maxId ?? 0);
 }
 
@@ -69,12 +76,17 @@ export function lastJobId(db: Database.Database): number {
  * the next job gets an id above `floor`.
  * @returns the sequence before and after, or null when it was already at or above `floor`
  */
-export function raiseJobIdSequence(db: Database.Database, floor: number): { readonly from: number; readonly to: number } | null {
-  return db.transaction(() => {
-    const from = lastJobId(db);
-    if (floor <= from) return null;
-    const updated = db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'jobs'").run(floor).changes;
-    if (updated === 0) db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('jobs', ?)").run(floor);
-    return { from, to: floor };
-  }).immediate();
+export function raiseJobIdSequence(
+  db: Database.Database,
+  floor: number,
+): { readonly from: number; readonly to: number } | null {
+  return db
+    .transaction(() => {
+      const from = lastJobId(db);
+      if (floor <= from) return null;
+      const updated = db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'jobs'").run(floor).changes;
+      if (updated === 0) db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('jobs', ?)").run(floor);
+      return { from, to: floor };
+    })
+    .immediate();
 }

@@ -21,8 +21,13 @@ interface JobSeed {
 
 /** Allowed transitions that take a pending job to each state. */
 const PATH_FROM_PENDING: Readonly<Record<JobState, readonly JobState[]>> = {
-  pending: [], scheduled: ['scheduled'], running: ['scheduled', 'running'], preempted: ['scheduled', 'running', 'preempted'],
-  succeeded: ['scheduled', 'running', 'succeeded'], failed: ['failed'], cancelled: ['cancelled'],
+  pending: [],
+  scheduled: ['scheduled'],
+  running: ['scheduled', 'running'],
+  preempted: ['scheduled', 'running', 'preempted'],
+  succeeded: ['scheduled', 'running', 'succeeded'],
+  failed: ['failed'],
+  cancelled: ['cancelled'],
 };
 
 /** Stores tenants acme and beta and the jobs, each moved to its state. @returns the stored jobs, by id */
@@ -30,7 +35,9 @@ function seedJobs(store: StateStore, jobs: readonly JobSeed[], t0: number): JobR
   store.createTenant('acme', t0);
   store.createTenant('beta', t0);
   const ids = jobs.map((j) => store.insertJob(sampleJob(j.tenant, { name: j.name }), j.submittedAtMs).id);
-  const changes = jobs.flatMap((j, i) => PATH_FROM_PENDING[j.state].map((to) => ({ jobId: ids[i]!, atMs: t0 + 1_000_000, to })));
+  const changes = jobs.flatMap((j, i) =>
+    PATH_FROM_PENDING[j.state].map((to) => ({ jobId: ids[i]!, atMs: t0 + 1_000_000, to })),
+  );
   if (changes.length > 0) store.applyJobChanges(changes);
   return store.listJobs();
 }
@@ -38,11 +45,16 @@ function seedJobs(store: StateStore, jobs: readonly JobSeed[], t0: number): JobR
 /** The jobs of `all` a filter selects, by the filter's documented rules (the reference the stores are held to). */
 function expected(all: readonly JobRecord[], filter: JobFilter): number[] {
   const name = filter.namePattern === undefined ? null : compileNamePattern(filter.namePattern);
-  const selected = all.filter((j) => (filter.tenant === undefined || j.tenant === filter.tenant)
-    && (filter.states === undefined || filter.states.includes(j.state))
-    && (name === null || name.matches(j.name))
-    && (filter.submittedSinceMs === undefined || j.submittedAtMs >= filter.submittedSinceMs)
-    && (filter.afterId === undefined || j.id > filter.afterId)).map((j) => j.id);
+  const selected = all
+    .filter(
+      (j) =>
+        (filter.tenant === undefined || j.tenant === filter.tenant) &&
+        (filter.states === undefined || filter.states.includes(j.state)) &&
+        (name === null || name.matches(j.name)) &&
+        (filter.submittedSinceMs === undefined || j.submittedAtMs >= filter.submittedSinceMs) &&
+        (filter.afterId === undefined || j.id > filter.afterId),
+    )
+    .map((j) => j.id);
   const newest = filter.newest === undefined ? selected : selected.slice(-filter.newest);
   return filter.limit === undefined ? newest : newest.slice(0, filter.limit);
 }
@@ -66,16 +78,28 @@ function paged(store: StateStore, filter: JobFilter, pageSize: number): number[]
  * @param fresh a new empty store and its disposal, for the property (one per generated case)
  * @param t0 a base time, ms since the epoch
  */
-export function describeJobListing(store: () => StateStore, fresh: () => { store: StateStore; cleanup(): void }, t0: number): void {
-  const fixture = (): JobRecord[] => seedJobs(store(), [
-    { tenant: 'acme', name: 'train-1', submittedAtMs: t0, state: 'pending' },
-    { tenant: 'acme', name: 'train-2', submittedAtMs: t0 + 10, state: 'running' },
-    { tenant: 'beta', name: 'train-3', submittedAtMs: t0 + 20, state: 'pending' },
-    { tenant: 'beta', name: 'eval-train', submittedAtMs: t0 + 30, state: 'cancelled' },
-    { tenant: 'acme', name: 'train', submittedAtMs: t0 + 40, state: 'failed' },
-    { tenant: 'acme', name: 'tr?in[1]*', submittedAtMs: t0 + 50, state: 'pending' },
-  ], t0);
-  const ids = (filter: JobFilter): number[] => store().listJobs(filter).map((j) => j.id);
+export function describeJobListing(
+  store: () => StateStore,
+  fresh: () => { store: StateStore; cleanup(): void },
+  t0: number,
+): void {
+  const fixture = (): JobRecord[] =>
+    seedJobs(
+      store(),
+      [
+        { tenant: 'acme', name: 'train-1', submittedAtMs: t0, state: 'pending' },
+        { tenant: 'acme', name: 'train-2', submittedAtMs: t0 + 10, state: 'running' },
+        { tenant: 'beta', name: 'train-3', submittedAtMs: t0 + 20, state: 'pending' },
+        { tenant: 'beta', name: 'eval-train', submittedAtMs: t0 + 30, state: 'cancelled' },
+        { tenant: 'acme', name: 'train', submittedAtMs: t0 + 40, state: 'failed' },
+        { tenant: 'acme', name: 'tr?in[1]*', submittedAtMs: t0 + 50, state: 'pending' },
+      ],
+      t0,
+    );
+  const ids = (filter: JobFilter): number[] =>
+    store()
+      .listJobs(filter)
+      .map((j) => j.id);
 
   it('selects by name pattern: the whole name, * any run, GLOB characters literal', () => {
     const [a, b, c, d, e, f] = fixture().map((j) => j.id);
@@ -97,7 +121,9 @@ export function describeJobListing(store: () => StateStore, fresh: () => { store
     expect(ids({ afterId: b })).toEqual([c, d, e, f]);
     expect(ids({ states: ['pending', 'running'] })).toEqual([a, b, c, f]);
     expect(ids({ states: [] })).toEqual([]);
-    expect(ids({ tenant: 'acme', states: ['pending', 'failed'], namePattern: 'tr*', submittedSinceMs: t0 + 1, afterId: a })).toEqual([e, f]);
+    expect(
+      ids({ tenant: 'acme', states: ['pending', 'failed'], namePattern: 'tr*', submittedSinceMs: t0 + 1, afterId: a }),
+    ).toEqual([e, f]);
     expect(ids({ tenant: 'beta', namePattern: 'train-*' })).toEqual([c]);
     expect(ids({ tenant: 'nobody' })).toEqual([]);
   });
@@ -121,25 +147,38 @@ export function describeJobListing(store: () => StateStore, fresh: () => { store
       submittedAtMs: fc.integer({ min: t0, max: t0 + 100 }),
       state: fc.constantFrom(...JOB_STATES),
     });
-    const filterArb = fc.record({
-      tenant: fc.constantFrom('acme', 'beta', 'nobody'),
-      states: fc.subarray([...JOB_STATES]),
-      namePattern: patternArb,
-      submittedSinceMs: fc.integer({ min: t0, max: t0 + 100 }),
-      afterId: fc.integer({ min: 0, max: 30 }),
-      newest: fc.integer({ min: 1, max: 30 }),
-    }, { requiredKeys: [] });
-    fc.assert(fc.property(fc.array(jobArb, { maxLength: 25 }), filterArb, fc.integer({ min: 1, max: 8 }), (jobs, filter, pageSize) => {
-      const under = fresh();
-      try {
-        const all = seedJobs(under.store, jobs, t0);
-        const unpaged = under.store.listJobs(filter).map((j) => j.id);
-        expect(unpaged).toEqual(expected(all, filter));
-        if (filter.newest === undefined) expect(paged(under.store, filter, pageSize)).toEqual(unpaged);
-        expect(under.store.listJobs({ ...filter, limit: pageSize }).map((j) => j.id)).toEqual(unpaged.slice(0, pageSize));
-      } finally {
-        under.cleanup();
-      }
-    }), { numRuns: 60 });
+    const filterArb = fc.record(
+      {
+        tenant: fc.constantFrom('acme', 'beta', 'nobody'),
+        states: fc.subarray([...JOB_STATES]),
+        namePattern: patternArb,
+        submittedSinceMs: fc.integer({ min: t0, max: t0 + 100 }),
+        afterId: fc.integer({ min: 0, max: 30 }),
+        newest: fc.integer({ min: 1, max: 30 }),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(jobArb, { maxLength: 25 }),
+        filterArb,
+        fc.integer({ min: 1, max: 8 }),
+        (jobs, filter, pageSize) => {
+          const under = fresh();
+          try {
+            const all = seedJobs(under.store, jobs, t0);
+            const unpaged = under.store.listJobs(filter).map((j) => j.id);
+            expect(unpaged).toEqual(expected(all, filter));
+            if (filter.newest === undefined) expect(paged(under.store, filter, pageSize)).toEqual(unpaged);
+            expect(under.store.listJobs({ ...filter, limit: pageSize }).map((j) => j.id)).toEqual(
+              unpaged.slice(0, pageSize),
+            );
+          } finally {
+            under.cleanup();
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 }

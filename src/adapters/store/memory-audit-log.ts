@@ -12,7 +12,9 @@ export interface MemoryAuditLog extends AuditLog {
 }
 
 /** A new, empty in-memory audit log. */
-export function createMemoryAuditLog(options: { readonly onAppend?: (entry: AuditEntry) => void } = {}): MemoryAuditLog {
+export function createMemoryAuditLog(
+  options: { readonly onAppend?: (entry: AuditEntry) => void } = {},
+): MemoryAuditLog {
   const rows: StoredAuditRow[] = [];
   const head = () => {
     const last = rows.at(-1);
@@ -27,8 +29,12 @@ export function createMemoryAuditLog(options: { readonly onAppend?: (entry: Audi
       return stored;
     },
     list: (filter: AuditFilter): AuditEntry[] => {
-      const matching = rows.filter((r) => (filter.tenant === undefined || r.tenant === filter.tenant)
-        && (filter.sinceMs === undefined || r.atMs >= filter.sinceMs) && (filter.afterSeq === undefined || r.seq > filter.afterSeq));
+      const matching = rows.filter(
+        (r) =>
+          (filter.tenant === undefined || r.tenant === filter.tenant) &&
+          (filter.sinceMs === undefined || r.atMs >= filter.sinceMs) &&
+          (filter.afterSeq === undefined || r.seq > filter.afterSeq),
+      );
       const limit = Math.max(1, Math.floor(filter.limit));
       return (filter.newest === true ? matching.slice(-limit) : matching.slice(0, limit)).map(auditEntryOfRow);
     },

@@ -69,7 +69,10 @@ export function createMemoryStore(): StateStore {
   const requireTenant = (name: string): void => {
     if (!tenants.has(name)) throw new StoreConflictError(`tenant ${name} does not exist`);
   };
-  const byKey = <T>(key: (item: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+  const byKey =
+    <T>(key: (item: T) => string) =>
+    (a: T, b: T): number =>
+      key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
   const attemptsOf = (jobId: number): Map<number, AttemptRecord> => {
     let ofJob = attempts.get(jobId);
     if (ofJob === undefined) attempts.set(jobId, (ofJob = new Map()));
@@ -82,35 +85,58 @@ export function createMemoryStore(): StateStore {
     const job = jobs.get(jobId);
     if (job === undefined) throw new Error(`unreachable: job ${jobId} was checked`);
     if (change.startAttempt !== undefined) {
-      attemptsOf(jobId).set(change.startAttempt, deepFreeze({
-        jobId, attempt: change.startAttempt, startedAtMs: atMs, endedAtMs: null, exitCode: null, signal: null, endReason: null,
-      }));
+      attemptsOf(jobId).set(
+        change.startAttempt,
+        deepFreeze({
+          jobId,
+          attempt: change.startAttempt,
+          startedAtMs: atMs,
+          endedAtMs: null,
+          exitCode: null,
+          signal: null,
+          endReason: null,
+        }),
+      );
     }
     if (change.endAttempt !== undefined) {
       const end = change.endAttempt;
       const attempt = attemptsOf(jobId).get(end.attempt);
       if (attempt === undefined) throw new Error(`unreachable: attempt ${end.attempt} of job ${jobId} was checked`);
-      attemptsOf(jobId).set(end.attempt, deepFreeze({ ...attempt, endedAtMs: atMs, exitCode: end.exitCode, signal: end.signal, endReason: end.endReason }));
+      attemptsOf(jobId).set(
+        end.attempt,
+        deepFreeze({
+          ...attempt,
+          endedAtMs: atMs,
+          exitCode: end.exitCode,
+          signal: end.signal,
+          endReason: end.endReason,
+        }),
+      );
     }
     const patch = frozenCopy(change.patch ?? {});
     const reason = reasonUpdate(change);
-    jobs.set(jobId, deepFreeze({
-      ...job,
-      ...(patch.placement !== undefined && { placement: patch.placement }),
-      ...(patch.attempt !== undefined && { attempt: patch.attempt }),
-      ...(patch.process !== undefined && { process: patch.process }),
-      ...(patch.startedAtMs !== undefined && { startedAtMs: patch.startedAtMs }),
-      ...(patch.endedAtMs !== undefined && { endedAtMs: patch.endedAtMs }),
-      ...(patch.exitCode !== undefined && { exitCode: patch.exitCode }),
-      ...(patch.signal !== undefined && { signal: patch.signal }),
-      ...(patch.reportTokenDigest !== undefined && { reportTokenDigest: patch.reportTokenDigest }),
-      ...(patch.folder !== undefined && { folder: patch.folder }),
-      ...(reason.set && { reason: reason.reason }),
-      state: toState,
-      updatedAtMs: atMs,
-    }));
+    jobs.set(
+      jobId,
+      deepFreeze({
+        ...job,
+        ...(patch.placement !== undefined && { placement: patch.placement }),
+        ...(patch.attempt !== undefined && { attempt: patch.attempt }),
+        ...(patch.process !== undefined && { process: patch.process }),
+        ...(patch.startedAtMs !== undefined && { startedAtMs: patch.startedAtMs }),
+        ...(patch.endedAtMs !== undefined && { endedAtMs: patch.endedAtMs }),
+        ...(patch.exitCode !== undefined && { exitCode: patch.exitCode }),
+        ...(patch.signal !== undefined && { signal: patch.signal }),
+        ...(patch.reportTokenDigest !== undefined && { reportTokenDigest: patch.reportTokenDigest }),
+        ...(patch.folder !== undefined && { folder: patch.folder }),
+        ...(reason.set && { reason: reason.reason }),
+        state: toState,
+        updatedAtMs: atMs,
+      }),
+    );
     if (change.to !== undefined) {
-      events.get(jobId)?.push(deepFreeze({ jobId, atMs, fromState, toState: change.to, reason: change.reason ?? null }));
+      events
+        .get(jobId)
+        ?.push(deepFreeze({ jobId, atMs, fromState, toState: change.to, reason: change.reason ?? null }));
     }
   };
 
@@ -118,7 +144,13 @@ export function createMemoryStore(): StateStore {
     createTenant(name, atMs) {
       open();
       if (tenants.has(name)) throw new StoreConflictError(`tenant ${name} already exists`);
-      const tenant = frozenCopy<TenantRecord>({ name, createdAtMs: atMs, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS });
+      const tenant = frozenCopy<TenantRecord>({
+        name,
+        createdAtMs: atMs,
+        guaranteedGpuEquivalents: 0,
+        limitGpuEquivalents: null,
+        ...DEFAULT_TENANT_LIMITS,
+      });
       tenants.set(name, tenant);
       return tenant;
     },
@@ -161,8 +193,16 @@ export function createMemoryStore(): StateStore {
       if (tokenIdByDigest.has(token.digest)) throw new StoreConflictError('a token with this digest already exists');
       if (token.tenant !== null) requireTenant(token.tenant);
       const record = frozenCopy<TokenRecord>({
-        id: lastTokenId + 1, digest: token.digest, role: token.role, tenant: token.tenant, label: token.label, createdAtMs: token.createdAtMs,
-        expiresAtMs: token.expiresAtMs ?? null, revokedAtMs: null, rotatedAtMs: null, createdByServer: token.createdByServer === true,
+        id: lastTokenId + 1,
+        digest: token.digest,
+        role: token.role,
+        tenant: token.tenant,
+        label: token.label,
+        createdAtMs: token.createdAtMs,
+        expiresAtMs: token.expiresAtMs ?? null,
+        revokedAtMs: null,
+        rotatedAtMs: null,
+        createdByServer: token.createdByServer === true,
       });
       lastTokenId = record.id;
       tokens.set(record.id, record);
@@ -172,7 +212,7 @@ export function createMemoryStore(): StateStore {
     findTokenByDigest(digest) {
       open();
       const id = tokenIdByDigest.get(digest);
-      return id === undefined ? null : tokens.get(id) ?? null;
+      return id === undefined ? null : (tokens.get(id) ?? null);
     },
     getToken(id) {
       open();
@@ -239,7 +279,9 @@ export function createMemoryStore(): StateStore {
       });
       lastJobId = record.id;
       jobs.set(record.id, record);
-      events.set(record.id, [deepFreeze({ jobId: record.id, atMs, fromState: null, toState: 'pending', reason: null })]);
+      events.set(record.id, [
+        deepFreeze({ jobId: record.id, atMs, fromState: null, toState: 'pending', reason: null }),
+      ]);
       return record;
     },
     getJob(id) {
@@ -284,7 +326,8 @@ export function createMemoryStore(): StateStore {
       open();
       const job = jobs.get(jobId);
       if (job === undefined) throw new StoreConflictError(`job ${jobId} does not exist`);
-      if (expectState !== undefined && job.state !== expectState) throw new StoreConflictError(`job ${jobId} is ${job.state}, expected ${expectState}`);
+      if (expectState !== undefined && job.state !== expectState)
+        throw new StoreConflictError(`job ${jobId} is ${job.state}, expected ${expectState}`);
       events.get(jobId)?.push(deepFreeze({ jobId, atMs, fromState: job.state, toState: job.state, reason }));
     },
     findJobByReportTokenDigest(digest) {
@@ -311,7 +354,9 @@ export function createMemoryStore(): StateStore {
         jobs: store.listJobs(),
         events: [...events.values()].flat(),
         attempts: [...attempts.keys()].flatMap((jobId) => store.listAttempts(jobId)),
-        cordonedGpus: [...cordons.entries()].sort(byKey(([uuid]) => uuid)).map(([uuid, cordonedAtMs]) => ({ uuid, cordonedAtMs })),
+        cordonedGpus: [...cordons.entries()]
+          .sort(byKey(([uuid]) => uuid))
+          .map(([uuid, cordonedAtMs]) => ({ uuid, cordonedAtMs })),
       };
       const text = `${JSON.stringify(document, null, 2)}\n`;
       await replaceFileAtomically(path, (temporary) => {

@@ -182,7 +182,9 @@ export class StoreSchemaVersionError extends Error {
     readonly supportedVersion: number,
     detail: string,
   ) {
-    super(`state store ${file} has schema version ${fileVersion}, this gpushare supports version ${supportedVersion}: ${detail}`);
+    super(
+      `state store ${file} has schema version ${fileVersion}, this gpushare supports version ${supportedVersion}: ${detail}`,
+    );
   }
 }
 
@@ -202,7 +204,12 @@ export function readSchemaVersion(db: Database.Database): number {
 export function migrate(db: Database.Database, file: string, readonly: boolean): number {
   const checkNotNewer = (version: number): void => {
     if (version > SCHEMA_VERSION) {
-      throw new StoreSchemaVersionError(file, version, SCHEMA_VERSION, 'it was written by a newer gpushare; upgrade gpushare or restore a backup made by this version');
+      throw new StoreSchemaVersionError(
+        file,
+        version,
+        SCHEMA_VERSION,
+        'it was written by a newer gpushare; upgrade gpushare or restore a backup made by this version',
+      );
     }
   };
   const initial = readSchemaVersion(db);

@@ -41,7 +41,9 @@ export function planJobChanges(changes: readonly JobChange[], lookup: StoredJobL
       throw new StoreConflictError(`job ${jobId} is ${fromState}, expected ${change.expectState}`);
     }
     if (change.to !== undefined && !canTransition(fromState, change.to)) {
-      throw new StoreConflictError(`job ${jobId}: ${fromState} → ${change.to} is not a transition of the job lifecycle`);
+      throw new StoreConflictError(
+        `job ${jobId}: ${fromState} → ${change.to} is not a transition of the job lifecycle`,
+      );
     }
     const hasAttempt = (attempt: number): boolean =>
       startedInBatch.has(`${jobId}:${attempt}`) || lookup.hasAttempt(jobId, attempt);
@@ -67,7 +69,9 @@ export function planJobChanges(changes: readonly JobChange[], lookup: StoredJobL
  * job never keeps the reason of a state it left; otherwise nothing.
  * @returns `{ set: false }` to keep the stored reason, or the reason to store
  */
-export function reasonUpdate(change: JobChange): { readonly set: false } | { readonly set: true; readonly reason: string | null } {
+export function reasonUpdate(
+  change: JobChange,
+): { readonly set: false } | { readonly set: true; readonly reason: string | null } {
   if (change.patch?.reason !== undefined) return { set: true, reason: change.patch.reason };
   if (change.to !== undefined) return { set: true, reason: change.reason ?? null };
   return { set: false };

@@ -14,8 +14,18 @@ import { createSqliteAuditLog, readAuditRows } from './sqlite-audit-log.js';
 import { openSqliteStore, type SqliteStateStore } from './sqlite-store.js';
 
 const entry = (i: number): NewAuditEntry => ({
-  atMs: 1000 * i, actor: `tenant-admin token ${i} of t${i % 3}`, role: 'tenant-admin', tenant: `t${i % 3}`, action: i % 2 === 0 ? 'job.cancel' : 'job.submit', target: `job ${i}`,
-  summary: { method: 'POST', route: '/api/v1/jobs', body: { environment: ['A', 'B'], quota: 0.25 } }, outcome: { result: i === 4 ? 'denied' : 'ok', httpStatus: i === 4 ? 403 : 200, message: i === 4 ? 'not yours' : null },
+  atMs: 1000 * i,
+  actor: `tenant-admin token ${i} of t${i % 3}`,
+  role: 'tenant-admin',
+  tenant: `t${i % 3}`,
+  action: i % 2 === 0 ? 'job.cancel' : 'job.submit',
+  target: `job ${i}`,
+  summary: { method: 'POST', route: '/api/v1/jobs', body: { environment: ['A', 'B'], quota: 0.25 } },
+  outcome: {
+    result: i === 4 ? 'denied' : 'ok',
+    httpStatus: i === 4 ? 403 : 200,
+    message: i === 4 ? 'not yours' : null,
+  },
 });
 
 describe('audit log storage', () => {
@@ -43,7 +53,12 @@ describe('audit log storage', () => {
       expect(log.list({ limit: 2, sinceMs: 5000 }).map((e) => e.seq)).toEqual([5, 6]);
       expect(log.list({ limit: 3, newest: true }).map((e) => e.seq)).toEqual([7, 8, 9]);
       expect(log.list({ limit: 2, afterSeq: 6, tenant: 't0' }).map((e) => e.seq)).toEqual([9]);
-      expect(log.list({ limit: 1, afterSeq: 3 })[0]).toMatchObject({ seq: 4, tenant: 't1', outcome: { result: 'denied', httpStatus: 403, message: 'not yours' }, summary: { body: { environment: ['A', 'B'], quota: 0.25 } } });
+      expect(log.list({ limit: 1, afterSeq: 3 })[0]).toMatchObject({
+        seq: 4,
+        tenant: 't1',
+        outcome: { result: 'denied', httpStatus: 403, message: 'not yours' },
+        summary: { body: { environment: ['A', 'B'], quota: 0.25 } },
+      });
     }
     // Same fields, same chain: the two implementations agree on every hash.
     expect(logs[0]!.list({ limit: 100 })).toEqual(logs[1]!.list({ limit: 100 }));
@@ -64,9 +79,16 @@ describe('audit log storage', () => {
 
   it('refuses UPDATE and DELETE of audit rows (append-only triggers)', () => {
     fill(createSqliteAuditLog(store.database));
-    expect(() => store.database.prepare("UPDATE audit_log SET target = 'job 99' WHERE seq = 3").run()).toThrow(/audit_log is append-only/);
-    expect(() => store.database.prepare('DELETE FROM audit_log WHERE seq = 9').run()).toThrow(/audit_log is append-only/);
-    expect(store.database.prepare('SELECT count(*) AS n, max(seq) AS last FROM audit_log').get()).toEqual({ n: 9, last: 9 });
+    expect(() => store.database.prepare("UPDATE audit_log SET target = 'job 99' WHERE seq = 3").run()).toThrow(
+      /audit_log is append-only/,
+    );
+    expect(() => store.database.prepare('DELETE FROM audit_log WHERE seq = 9').run()).toThrow(
+      /audit_log is append-only/,
+    );
+    expect(store.database.prepare('SELECT count(*) AS n, max(seq) AS last FROM audit_log').get()).toEqual({
+      n: 9,
+      last: 9,
+    });
   });
 });
 
@@ -106,7 +128,13 @@ describe('audit head journal', () => {
     const path = join(dir, 'audit-head');
     expect(readAuditHeadJournal(path)).toBeNull();
     writeFileSync(path, `1 ${hash(1)}\n2 ${hash(2)}\n2 ${hash(7)}\n3 ${hash(3).slice(0, 20)}`);
-    expect(readAuditHeadJournal(path)).toEqual({ hashes: new Map([[1, hash(1)], [2, hash(2)]]), lastSeq: 2 });
+    expect(readAuditHeadJournal(path)).toEqual({
+      hashes: new Map([
+        [1, hash(1)],
+        [2, hash(2)],
+      ]),
+      lastSeq: 2,
+    });
     writeFileSync(path, `1 ${hash(1)}\nx y\n`);
     expect(() => readAuditHeadJournal(path)).toThrow(`${path} line 2 is not "seq hash": "x y"`);
   });

@@ -20,7 +20,17 @@ const COLUMNS = 'seq, at_ms, actor, role, tenant, action, target, summary, outco
 type RawRow = [number, number, string, string, string | null, string, string, string, string, string, string];
 
 const rowOf = (raw: RawRow): StoredAuditRow => ({
-  seq: raw[0], atMs: raw[1], actor: raw[2], role: raw[3], tenant: raw[4], action: raw[5], target: raw[6], summaryJson: raw[7], outcomeJson: raw[8], prevHash: raw[9], hash: raw[10],
+  seq: raw[0],
+  atMs: raw[1],
+  actor: raw[2],
+  role: raw[3],
+  tenant: raw[4],
+  action: raw[5],
+  target: raw[6],
+  summaryJson: raw[7],
+  outcomeJson: raw[8],
+  prevHash: raw[9],
+  hash: raw[10],
 });
 
 /**
@@ -37,10 +47,12 @@ export function* readAuditRows(db: Database.Database): Generator<StoredAuditRow>
  * schema has the `audit_log` table.
  */
 export function createSqliteAuditLog(db: Database.Database, options: SqliteAuditLogOptions = {}): AuditLog {
-  const insert = db.prepare<[number, number, string, string, string | null, string, string, string, string, string, string]>(
-    `INSERT INTO audit_log (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const last = db.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get();
+  const insert = db.prepare<
+    [number, number, string, string, string | null, string, string, string, string, string, string]
+  >(`INSERT INTO audit_log (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const last = db
+    .prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1')
+    .get();
   let head: AuditHead = last === undefined ? { seq: 0, hash: GENESIS_HASH } : { seq: last.seq, hash: last.hash };
   const statements = new Map<string, Database.Statement<unknown[], RawRow>>();
   const listStatement = (filter: AuditFilter): Database.Statement<unknown[], RawRow> => {
@@ -52,16 +64,29 @@ export function createSqliteAuditLog(db: Database.Database, options: SqliteAudit
     let statement = statements.get(key);
     if (statement === undefined) {
       const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-      const sql = filter.newest === true
-        ? `SELECT * FROM (SELECT ${COLUMNS} FROM audit_log${whereSql} ORDER BY seq DESC LIMIT ?) ORDER BY seq`
-        : `SELECT ${COLUMNS} FROM audit_log${whereSql} ORDER BY seq LIMIT ?`;
+      const sql =
+        filter.newest === true
+          ? `SELECT * FROM (SELECT ${COLUMNS} FROM audit_log${whereSql} ORDER BY seq DESC LIMIT ?) ORDER BY seq`
+          : `SELECT ${COLUMNS} FROM audit_log${whereSql} ORDER BY seq LIMIT ?`;
       statement = db.prepare<unknown[], RawRow>(sql).raw();
       statements.set(key, statement);
     }
     return statement;
   };
   const appendTransaction = db.transaction((row: StoredAuditRow): void => {
-    insert.run(row.seq, row.atMs, row.actor, row.role, row.tenant, row.action, row.target, row.summaryJson, row.outcomeJson, row.prevHash, row.hash);
+    insert.run(
+      row.seq,
+      row.atMs,
+      row.actor,
+      row.role,
+      row.tenant,
+      row.action,
+      row.target,
+      row.summaryJson,
+      row.outcomeJson,
+      row.prevHash,
+      row.hash,
+    );
   });
   return {
     append: (entry: NewAuditEntry): AuditEntry => {
@@ -78,7 +103,9 @@ export function createSqliteAuditLog(db: Database.Database, options: SqliteAudit
       if (filter.sinceMs !== undefined) args.push(filter.sinceMs);
       if (filter.afterSeq !== undefined) args.push(filter.afterSeq);
       args.push(Math.max(1, Math.floor(filter.limit)));
-      return listStatement(filter).all(...args).map((raw) => auditEntryOfRow(rowOf(raw)));
+      return listStatement(filter)
+        .all(...args)
+        .map((raw) => auditEntryOfRow(rowOf(raw)));
     },
     head: () => head,
   };

@@ -37,7 +37,11 @@ interface FilterShape {
  * @param recordOf the frozen record of a row (from the cache when it has one)
  * @returns the method; it throws RangeError for a malformed name pattern
  */
-export function sqliteJobLister(db: Database.Database, cache: ActiveJobCache, recordOf: (row: JobRow) => JobRecord): (filter: JobFilter) => JobRecord[] {
+export function sqliteJobLister(
+  db: Database.Database,
+  cache: ActiveJobCache,
+  recordOf: (row: JobRow) => JobRecord,
+): (filter: JobFilter) => JobRecord[] {
   const idStatements = new Map<string, Database.Statement<unknown[], [number, string]>>();
   const idStatement = (shape: FilterShape): Database.Statement<unknown[], [number, string]> => {
     const key = JSON.stringify(shape);
@@ -51,12 +55,20 @@ export function sqliteJobLister(db: Database.Database, cache: ActiveJobCache, re
       if (shape.name === 'exact') where.push('name = ?');
       if (shape.name === 'glob') where.push('name GLOB ?');
       const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-      statement = db.prepare<unknown[], [number, string]>(`SELECT id, name FROM jobs${whereSql} ORDER BY id ${shape.descending ? 'DESC' : 'ASC'}${shape.sqlLimit ? ' LIMIT ?' : ''}`).raw();
+      statement = db
+        .prepare<unknown[], [number, string]>(
+          `SELECT id, name FROM jobs${whereSql} ORDER BY id ${shape.descending ? 'DESC' : 'ASC'}${shape.sqlLimit ? ' LIMIT ?' : ''}`,
+        )
+        .raw();
       idStatements.set(key, statement);
     }
     return statement;
   };
-  const rowsById = db.prepare<[string], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`).raw();
+  const rowsById = db
+    .prepare<[string], JobRow>(
+      `SELECT ${JOB_SELECT_LIST} FROM jobs WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+    )
+    .raw();
   const rowById = db.prepare<[number], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs WHERE id = ?`).raw();
 
   /** Ids of the matching jobs, by ascending id, newest and limit applied. */
@@ -66,8 +78,13 @@ export function sqliteJobLister(db: Database.Database, cache: ActiveJobCache, re
     const wanted = filter.newest ?? filter.limit;
     const matcherLeft = pattern !== null && !pattern.exact;
     const shape: FilterShape = {
-      byTenant: filter.tenant !== undefined, stateCount: states.length, since: filter.submittedSinceMs !== undefined,
-      after: filter.afterId !== undefined, name, descending: filter.newest !== undefined, sqlLimit: wanted !== undefined && !matcherLeft,
+      byTenant: filter.tenant !== undefined,
+      stateCount: states.length,
+      since: filter.submittedSinceMs !== undefined,
+      after: filter.afterId !== undefined,
+      name,
+      descending: filter.newest !== undefined,
+      sqlLimit: wanted !== undefined && !matcherLeft,
     };
     const args: unknown[] = [];
     if (filter.tenant !== undefined) args.push(filter.tenant);
@@ -95,7 +112,8 @@ export function sqliteJobLister(db: Database.Database, cache: ActiveJobCache, re
     cache.revalidate(); // after the first read: the cache is checked against this transaction's snapshot
     const missing = ids.filter((id) => cache.get(id) === undefined);
     const read = new Map<number, JobRecord>();
-    if (missing.length > BULK_READ_MISSES) for (const row of rowsById.all(JSON.stringify(missing))) read.set(row[0], recordOf(row));
+    if (missing.length > BULK_READ_MISSES)
+      for (const row of rowsById.all(JSON.stringify(missing))) read.set(row[0], recordOf(row));
     return ids.map((id) => {
       const known = cache.get(id) ?? read.get(id);
       if (known !== undefined) return known;

@@ -61,7 +61,8 @@ describe('SQLite store: private files, folders and job ids', () => {
     const v3 = new Database(file);
     for (const script of MIGRATIONS.slice(0, 3)) v3.exec(script);
     v3.pragma('user_version = 3');
-    const insert = v3.prepare(`INSERT INTO jobs (name, tenant, state, priority, submitted_at_ms, updated_at_ms, command, working_directory,
+    const insert =
+      v3.prepare(`INSERT INTO jobs (name, tenant, state, priority, submitted_at_ms, updated_at_ms, command, working_directory,
       environment, retries, cpu_milli, host_memory_mib, gpu, attempt, process) VALUES (?, 'acme', ?, 500, 1, 1, '["/bin/true"]', '/tmp', '{}', 0, 0, 0, '{}', ?, ?)`);
     v3.exec("INSERT INTO tenants (name, created_at_ms) VALUES ('acme', 1)");
     insert.run('done', 'succeeded', 1, null);
@@ -75,7 +76,11 @@ describe('SQLite store: private files, folders and job ids', () => {
     expect(SCHEMA_VERSION).toBe(10);
     expect(store.schemaVersion()).toBe(10);
     expect(store.listJobs().map((j) => [j.id, j.name, j.folder])).toEqual([
-      [1, 'done', '1'], [2, 'running', '2'], [3, 'launching', '3'], [4, 'waiting', null], [5, 'cancelled before it ran', null],
+      [1, 'done', '1'],
+      [2, 'running', '2'],
+      [3, 'launching', '3'],
+      [4, 'waiting', null],
+      [5, 'cancelled before it ran', null],
       [6, 're-queued after a lost attempt', '6'],
     ]);
     expect(store.getJob(2)?.process).toEqual(HANDLE);
@@ -85,7 +90,7 @@ describe('SQLite store: private files, folders and job ids', () => {
     expect(store.getJob(4)?.folder).toBe('4-0123456789abcdef');
   });
 
-  it('migrates a version 6 file\'s tokens: none expires, is revoked or rotated; the admin tokens the server made are marked as its own', () => {
+  it("migrates a version 6 file's tokens: none expires, is revoked or rotated; the admin tokens the server made are marked as its own", () => {
     const v6 = new Database(file);
     for (const script of MIGRATIONS.slice(0, 6)) v6.exec(script);
     v6.pragma('user_version = 6');
@@ -96,7 +101,9 @@ describe('SQLite store: private files, folders and job ids', () => {
     insert.run('c'.repeat(64), 'tenant-admin', 'acme', 'admin (created by gpushare serve)');
     v6.close();
     const store = open();
-    expect(store.listTokens().map((t) => [t.id, t.label, t.createdByServer, t.expiresAtMs, t.revokedAtMs, t.rotatedAtMs])).toEqual([
+    expect(
+      store.listTokens().map((t) => [t.id, t.label, t.createdByServer, t.expiresAtMs, t.revokedAtMs, t.rotatedAtMs]),
+    ).toEqual([
       [1, 'admin (created by gpushare serve)', true, null, null, null],
       [2, 'ci admin', false, null, null, null],
       [3, 'admin (created by gpushare serve)', false, null, null, null],
@@ -110,12 +117,22 @@ describe('SQLite store: private files, folders and job ids', () => {
     v9.close();
     const store = open();
     expect(store.schemaVersion()).toBe(10);
-    const indexes = store.database.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' ORDER BY name").pluck().all();
+    const indexes = store.database
+      .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' ORDER BY name")
+      .pluck()
+      .all();
     expect(indexes).toEqual(expect.arrayContaining(['jobs_by_name', 'jobs_by_submitted']));
     store.createTenant('acme', 1);
-    for (const [name, at] of [['train-1', 10], ['eval-1', 20], ['train-2', 30]] as const) store.insertJob(sampleJob('acme', { name }), at);
+    for (const [name, at] of [
+      ['train-1', 10],
+      ['eval-1', 20],
+      ['train-2', 30],
+    ] as const)
+      store.insertJob(sampleJob('acme', { name }), at);
     expect(store.listJobs({ namePattern: 'train-*', submittedSinceMs: 20 }).map((j) => j.name)).toEqual(['train-2']);
-    const plan = store.database.prepare("EXPLAIN QUERY PLAN SELECT id, name FROM jobs WHERE name GLOB 'train-*' ORDER BY id").all() as { detail: string }[];
+    const plan = store.database
+      .prepare("EXPLAIN QUERY PLAN SELECT id, name FROM jobs WHERE name GLOB 'train-*' ORDER BY id")
+      .all() as { detail: string }[];
     expect(plan.map((row) => row.detail).join(' ')).toContain('jobs_by_name');
   });
 

@@ -5,14 +5,48 @@
  */
 import type { GpuRequest, JobState, Placement, PriorityClassName } from '../../core/index.js';
 import type { ProcessHandle } from '../../app/ports/process-launcher.js';
-import type { AttemptRecord, JobChange, JobEvent, JobRecord, NewJob, QosTargets, TenantRecord, TokenRecord, TokenRole } from '../../app/ports/state-store.js';
+import type {
+  AttemptRecord,
+  JobChange,
+  JobEvent,
+  JobRecord,
+  NewJob,
+  QosTargets,
+  TenantRecord,
+  TokenRecord,
+  TokenRole,
+} from '../../app/ports/state-store.js';
 import { reasonUpdate } from './plan-job-changes.js';
 
 /** Columns of `jobs`, in the order of `JobRow`. */
 export const JOB_COLUMNS = [
-  'id', 'name', 'tenant', 'state', 'reason', 'priority', 'submitted_at_ms', 'updated_at_ms', 'command', 'working_directory',
-  'environment', 'time_limit_seconds', 'retries', 'cpu_milli', 'host_memory_mib', 'gpu', 'placement', 'attempt', 'process',
-  'started_at_ms', 'ended_at_ms', 'exit_code', 'signal', 'preemptible', 'qos', 'report_token_digest', 'folder',
+  'id',
+  'name',
+  'tenant',
+  'state',
+  'reason',
+  'priority',
+  'submitted_at_ms',
+  'updated_at_ms',
+  'command',
+  'working_directory',
+  'environment',
+  'time_limit_seconds',
+  'retries',
+  'cpu_milli',
+  'host_memory_mib',
+  'gpu',
+  'placement',
+  'attempt',
+  'process',
+  'started_at_ms',
+  'ended_at_ms',
+  'exit_code',
+  'signal',
+  'preemptible',
+  'qos',
+  'report_token_digest',
+  'folder',
   'submitted_by_token_id',
 ] as const;
 
@@ -25,12 +59,34 @@ export const JOB_SELECT_LIST = JOB_COLUMNS.join(', ');
  * is 0 or 1.
  */
 export type JobRow = readonly [
-  id: number, name: string, tenant: string, state: string, reason: string | null, priority: number,
-  submittedAtMs: number, updatedAtMs: number, command: string, workingDirectory: string, environment: string,
-  timeLimitSeconds: number | null, retries: number, cpuMilli: number, hostMemoryMiB: number, gpu: string,
-  placement: string | null, attempt: number, process: string | null, startedAtMs: number | null,
-  endedAtMs: number | null, exitCode: number | null, signal: string | null, preemptible: number,
-  qos: string | null, reportTokenDigest: string | null, folder: string | null, submittedByTokenId: number | null,
+  id: number,
+  name: string,
+  tenant: string,
+  state: string,
+  reason: string | null,
+  priority: number,
+  submittedAtMs: number,
+  updatedAtMs: number,
+  command: string,
+  workingDirectory: string,
+  environment: string,
+  timeLimitSeconds: number | null,
+  retries: number,
+  cpuMilli: number,
+  hostMemoryMiB: number,
+  gpu: string,
+  placement: string | null,
+  attempt: number,
+  process: string | null,
+  startedAtMs: number | null,
+  endedAtMs: number | null,
+  exitCode: number | null,
+  signal: string | null,
+  preemptible: number,
+  qos: string | null,
+  reportTokenDigest: string | null,
+  folder: string | null,
+  submittedByTokenId: number | null,
 ];
 
 /** Named parameters of the job insert: every column but `id`, which SQLite assigns. */
@@ -81,9 +137,34 @@ export function newJobParams(job: NewJob, atMs: number): JobInsertParams {
 /** The job record of a raw row (JSON columns parsed into fresh objects; not frozen). */
 export function jobFromRow(row: JobRow): JobRecord {
   const [
-    id, name, tenant, state, reason, priority, submittedAtMs, updatedAtMs, command, workingDirectory, environment,
-    timeLimitSeconds, retries, cpuMilli, hostMemoryMiB, gpu, placement, attempt, process, startedAtMs, endedAtMs,
-    exitCode, signal, preemptible, qos, reportTokenDigest, folder, submittedByTokenId,
+    id,
+    name,
+    tenant,
+    state,
+    reason,
+    priority,
+    submittedAtMs,
+    updatedAtMs,
+    command,
+    workingDirectory,
+    environment,
+    timeLimitSeconds,
+    retries,
+    cpuMilli,
+    hostMemoryMiB,
+    gpu,
+    placement,
+    attempt,
+    process,
+    startedAtMs,
+    endedAtMs,
+    exitCode,
+    signal,
+    preemptible,
+    qos,
+    reportTokenDigest,
+    folder,
+    submittedByTokenId,
   ] = row;
   return {
     id,
@@ -118,7 +199,8 @@ export function jobFromRow(row: JobRow): JobRecord {
 }
 
 /** Columns of `tenants`, as a select list (in the order of `TenantRow`). */
-export const TENANT_SELECT_LIST = 'name, created_at_ms, guaranteed_gpu_equivalents, limit_gpu_equivalents, max_priority_class, requests_per_second, request_burst, event_streams_per_token';
+export const TENANT_SELECT_LIST =
+  'name, created_at_ms, guaranteed_gpu_equivalents, limit_gpu_equivalents, max_priority_class, requests_per_second, request_burst, event_streams_per_token';
 
 /** A row of `tenants`. */
 export interface TenantRow {
@@ -163,13 +245,22 @@ export interface TokenRow {
 }
 
 /** The columns of a `TokenRow`, for SELECT. */
-export const TOKEN_SELECT_LIST = 'id, digest, role, tenant, label, created_at_ms, expires_at_ms, revoked_at_ms, rotated_at_ms, created_by_server';
+export const TOKEN_SELECT_LIST =
+  'id, digest, role, tenant, label, created_at_ms, expires_at_ms, revoked_at_ms, rotated_at_ms, created_by_server';
 
 /** The token record of a row. */
 export function tokenFromRow(row: TokenRow): TokenRecord {
   return {
-    id: row.id, digest: row.digest, role: row.role as TokenRole, tenant: row.tenant, label: row.label, createdAtMs: row.created_at_ms,
-    expiresAtMs: row.expires_at_ms, revokedAtMs: row.revoked_at_ms, rotatedAtMs: row.rotated_at_ms, createdByServer: row.created_by_server === 1,
+    id: row.id,
+    digest: row.digest,
+    role: row.role as TokenRole,
+    tenant: row.tenant,
+    label: row.label,
+    createdAtMs: row.created_at_ms,
+    expiresAtMs: row.expires_at_ms,
+    revokedAtMs: row.revoked_at_ms,
+    rotatedAtMs: row.rotated_at_ms,
+    createdByServer: row.created_by_server === 1,
   };
 }
 

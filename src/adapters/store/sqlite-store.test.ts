@@ -64,7 +64,9 @@ describe('openSqliteStore', () => {
     store.createTenant('acme', 1);
     store.createToken({ digest: 'f'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: 2 });
     const job = store.insertJob(sampleJob('acme'), 3);
-    store.applyJobChanges([{ jobId: job.id, atMs: 4, to: 'scheduled', startAttempt: 1, reason: 'placed', patch: { attempt: 1 } }]);
+    store.applyJobChanges([
+      { jobId: job.id, atMs: 4, to: 'scheduled', startAttempt: 1, reason: 'placed', patch: { attempt: 1 } },
+    ]);
     store.setGpuCordoned('GPU-1', true, 5);
     const before = {
       tenants: store.listTenants(),
@@ -105,7 +107,11 @@ describe('openSqliteStore', () => {
     const first = ids[0] ?? 0;
     expect(reader.getJob(first)?.state).toBe('pending');
     const b = open();
-    b.applyJobChanges(ids.filter((_, i) => i % 2 === 0).map((jobId) => ({ jobId, atMs: 1000, to: 'cancelled' as const, reason: 'by b' })));
+    b.applyJobChanges(
+      ids
+        .filter((_, i) => i % 2 === 0)
+        .map((jobId) => ({ jobId, atMs: 1000, to: 'cancelled' as const, reason: 'by b' })),
+    );
     b.applyJobChanges([{ jobId: ids[1] ?? 0, atMs: 1001, to: 'scheduled', patch: { attempt: 1 } }]);
     expect(reader.getJob(first)).toMatchObject({ state: 'cancelled', reason: 'by b' });
     expect(reader.listJobs({ states: ['pending'] })).toHaveLength(149);
@@ -117,8 +123,18 @@ describe('openSqliteStore', () => {
     const writer = open();
     writer.createTenant('acme', 1);
     const reader = open(file, { readonly: true });
-    expect(reader.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS }]);
-    expect(() => reader.setTenantQuota('acme', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: null })).toThrow(/readonly/i);
+    expect(reader.listTenants()).toEqual([
+      {
+        name: 'acme',
+        createdAtMs: 1,
+        guaranteedGpuEquivalents: 0,
+        limitGpuEquivalents: null,
+        ...DEFAULT_TENANT_LIMITS,
+      },
+    ]);
+    expect(() => reader.setTenantQuota('acme', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: null })).toThrow(
+      /readonly/i,
+    );
     expect(() => reader.createTenant('beta', 2)).toThrow(/readonly/i);
     expect(() => openSqliteStore(join(folder, 'missing.db'), { readonly: true })).toThrow(/missing\.db/);
   });
@@ -148,17 +164,51 @@ describe('openSqliteStore', () => {
     v1.close();
     const store = open();
     expect(store.schemaVersion()).toBe(SCHEMA_VERSION);
-    expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS, maxPriorityClass: 'high' }]);
+    expect(store.listTenants()).toEqual([
+      {
+        name: 'acme',
+        createdAtMs: 1,
+        guaranteedGpuEquivalents: 0,
+        limitGpuEquivalents: null,
+        ...DEFAULT_TENANT_LIMITS,
+        maxPriorityClass: 'high',
+      },
+    ]);
     // Tenants that existed before priority caps get `high`, reported once (for the server's log).
     expect(store.tenantsGivenHighCap).toEqual(['acme']);
     expect(store.createTenant('newer', 2).maxPriorityClass).toBe('normal');
-    expect(store.listJobs({ states: ['pending', 'preempted'] })).toEqual([{
-      id: 1, name: 'old', tenant: 'acme', command: ['/bin/true'], workingDirectory: '/tmp', environment: { A: 'b' }, priority: 900,
-      timeLimitSeconds: null, retries: 1, preemptible: false, cpuMilli: 500, hostMemoryMiB: 1024,
-      gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' }, state: 'pending', reason: null,
-      submittedAtMs: 2, updatedAtMs: 3, placement: null, attempt: 0, process: null, folder: null, startedAtMs: null, endedAtMs: null,
-      exitCode: null, signal: null, qos: null, reportTokenDigest: null, submittedByTokenId: null,
-    }]);
+    expect(store.listJobs({ states: ['pending', 'preempted'] })).toEqual([
+      {
+        id: 1,
+        name: 'old',
+        tenant: 'acme',
+        command: ['/bin/true'],
+        workingDirectory: '/tmp',
+        environment: { A: 'b' },
+        priority: 900,
+        timeLimitSeconds: null,
+        retries: 1,
+        preemptible: false,
+        cpuMilli: 500,
+        hostMemoryMiB: 1024,
+        gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' },
+        state: 'pending',
+        reason: null,
+        submittedAtMs: 2,
+        updatedAtMs: 3,
+        placement: null,
+        attempt: 0,
+        process: null,
+        folder: null,
+        startedAtMs: null,
+        endedAtMs: null,
+        exitCode: null,
+        signal: null,
+        qos: null,
+        reportTokenDigest: null,
+        submittedByTokenId: null,
+      },
+    ]);
     expect(store.listEvents(1)).toEqual([{ jobId: 1, atMs: 2, fromState: null, toState: 'pending', reason: null }]);
     // The new columns are writable after the migration, and survive a reopen.
     store.setTenantQuota('acme', { guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2 });
@@ -166,9 +216,16 @@ describe('openSqliteStore', () => {
     store.close();
     const again = open();
     expect(again.schemaVersion()).toBe(SCHEMA_VERSION);
-    expect(again.getTenant('acme')).toMatchObject({ guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2, maxPriorityClass: 'high' });
+    expect(again.getTenant('acme')).toMatchObject({
+      guaranteedGpuEquivalents: 1.5,
+      limitGpuEquivalents: 2,
+      maxPriorityClass: 'high',
+    });
     expect(again.tenantsGivenHighCap).toEqual([]);
-    expect(again.listJobs().map((j) => [j.id, j.preemptible])).toEqual([[1, false], [fresh.id, false]]);
+    expect(again.listJobs().map((j) => [j.id, j.preemptible])).toEqual([
+      [1, false],
+      [fresh.id, false],
+    ]);
   });
 
   it('migrates a version 2 file: jobs get no QoS targets and no report token; both are writable after', () => {
@@ -186,13 +243,23 @@ describe('openSqliteStore', () => {
     v2.close();
     const store = open();
     expect(store.schemaVersion()).toBe(SCHEMA_VERSION);
-    expect(store.getJob(1)).toMatchObject({ id: 1, name: 'old', preemptible: true, qos: null, reportTokenDigest: null });
+    expect(store.getJob(1)).toMatchObject({
+      id: 1,
+      name: 'old',
+      preemptible: true,
+      qos: null,
+      reportTokenDigest: null,
+    });
     const fresh = store.insertJob(sampleJob('acme', { qos: { latencySeconds: 0.2 } }), 4);
     store.applyJobChanges([{ jobId: 1, atMs: 5, patch: { reportTokenDigest: 'f'.repeat(64) } }]);
-    expect(store.database.prepare('SELECT id, qos, report_token_digest AS d FROM jobs ORDER BY id').all())
-      .toEqual([{ id: 1, qos: null, d: 'f'.repeat(64) }, { id: fresh.id, qos: '{"latencySeconds":0.2}', d: null }]);
+    expect(store.database.prepare('SELECT id, qos, report_token_digest AS d FROM jobs ORDER BY id').all()).toEqual([
+      { id: 1, qos: null, d: 'f'.repeat(64) },
+      { id: fresh.id, qos: '{"latencySeconds":0.2}', d: null },
+    ]);
     // Two jobs can never hold the same report token digest.
-    expect(() => store.applyJobChanges([{ jobId: fresh.id, atMs: 6, patch: { reportTokenDigest: 'f'.repeat(64) } }])).toThrow(StoreConflictError);
+    expect(() =>
+      store.applyJobChanges([{ jobId: fresh.id, atMs: 6, patch: { reportTokenDigest: 'f'.repeat(64) } }]),
+    ).toThrow(StoreConflictError);
   });
 
   it('stores preemptible as 0/1 and quotas as REAL columns (NULL = no limit)', () => {
@@ -203,8 +270,16 @@ describe('openSqliteStore', () => {
     store.insertJob(sampleJob('acme', { preemptible: true }), 2);
     store.insertJob(sampleJob('acme', { preemptible: false }), 3);
     expect(store.database.prepare('SELECT preemptible FROM jobs ORDER BY id').pluck().all()).toEqual([1, 0]);
-    expect(store.database.prepare('SELECT name, guaranteed_gpu_equivalents AS g, limit_gpu_equivalents AS l, typeof(guaranteed_gpu_equivalents) AS t FROM tenants ORDER BY name').all())
-      .toEqual([{ name: 'acme', g: 2, l: 3.5, t: 'real' }, { name: 'beta', g: 0, l: null, t: 'real' }]);
+    expect(
+      store.database
+        .prepare(
+          'SELECT name, guaranteed_gpu_equivalents AS g, limit_gpu_equivalents AS l, typeof(guaranteed_gpu_equivalents) AS t FROM tenants ORDER BY name',
+        )
+        .all(),
+    ).toEqual([
+      { name: 'acme', g: 2, l: 3.5, t: 'real' },
+      { name: 'beta', g: 0, l: null, t: 'real' },
+    ]);
   });
 
   it('refuses a file written by a newer schema version, naming the file and both versions', () => {
@@ -227,7 +302,9 @@ describe('openSqliteStore', () => {
 
   it('maps a constraint violation that bypassed the explicit checks to StoreConflictError', () => {
     const store = open();
-    store.database.exec("CREATE TRIGGER no_cordons BEFORE INSERT ON gpu_cordons BEGIN SELECT RAISE(ABORT, 'cordons are frozen'); END");
+    store.database.exec(
+      "CREATE TRIGGER no_cordons BEFORE INSERT ON gpu_cordons BEGIN SELECT RAISE(ABORT, 'cordons are frozen'); END",
+    );
     expect(() => store.setGpuCordoned('GPU-1', true, 1)).toThrow(StoreConflictError);
     expect(() => store.setGpuCordoned('GPU-1', true, 1)).toThrow('cordons are frozen');
   });
@@ -271,7 +348,11 @@ describe('openSqliteStore', () => {
     const driverUrl = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
     const child = spawnSync(process.execPath, [script, driverUrl, file], { encoding: 'utf8', timeout: 60_000 });
     expect(child.signal).toBe('SIGKILL');
-    const report = JSON.parse(child.stdout.trim()) as { walBytesBefore: number; walBytesAtKill: number; rowsInTransaction: number };
+    const report = JSON.parse(child.stdout.trim()) as {
+      walBytesBefore: number;
+      walBytesAtKill: number;
+      rowsInTransaction: number;
+    };
     expect(report.rowsInTransaction).toBe(3000);
     // The uncommitted transaction spilled pages into the WAL before the kill: recovery must ignore them.
     expect(report.walBytesAtKill).toBeGreaterThan(report.walBytesBefore);

@@ -25,7 +25,13 @@ import {
 import { replaceFileAtomically } from './atomic-file.js';
 import { createPrivateFile } from './private-file.js';
 import { type JobIdMark, lastJobId, openJobIdMark, raiseJobIdSequence } from './job-id-mark.js';
-import { migrate, MIGRATIONS, readSchemaVersion, StoreSchemaVersionError, TENANT_LIMITS_MIGRATION } from './migrations.js';
+import {
+  migrate,
+  MIGRATIONS,
+  readSchemaVersion,
+  StoreSchemaVersionError,
+  TENANT_LIMITS_MIGRATION,
+} from './migrations.js';
 import { planJobChanges } from './plan-job-changes.js';
 import { deepFreeze } from './deep-freeze.js';
 import { ActiveJobCache } from './sqlite-job-cache.js';
@@ -99,7 +105,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     if (!readonly && path !== ':memory:' && path !== '') createPrivateFile(path);
     db = new Database(path, { readonly, fileMustExist: readonly });
   } catch (err) {
-    throw new Error(`cannot open state store ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`cannot open state store ${path}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
   }
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
@@ -110,19 +118,30 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     migrate(db, path, readonly);
     const capsVersion = MIGRATIONS.indexOf(TENANT_LIMITS_MIGRATION) + 1;
     if (before > 0 && before < capsVersion) {
-      tenantsGivenHighCap = db.prepare<[], { name: string }>("SELECT name FROM tenants WHERE max_priority_class = 'high' ORDER BY name").all().map((r) => r.name);
+      tenantsGivenHighCap = db
+        .prepare<[], { name: string }>("SELECT name FROM tenants WHERE max_priority_class = 'high' ORDER BY name")
+        .all()
+        .map((r) => r.name);
     }
   } catch (err) {
     db.close();
     if (err instanceof StoreSchemaVersionError) throw err;
-    throw new Error(`cannot open state store ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`cannot open state store ${path}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
   }
   let mark: JobIdMark | null = null;
   try {
     mark = !readonly && options.jobIdMarkPath !== undefined ? openJobIdMark(options.jobIdMarkPath) : null;
     const raised = readonly ? null : raiseJobIdSequence(db, Math.max(options.jobIdFloor ?? 0, mark?.read() ?? 0));
     mark?.record(lastJobId(db));
-    return createSqliteStore(db, path, mark, { jobIdsRaised: raised, tenantsGivenHighCap }, options.onDiskFull ?? (() => undefined));
+    return createSqliteStore(
+      db,
+      path,
+      mark,
+      { jobIdsRaised: raised, tenantsGivenHighCap },
+      options.onDiskFull ?? (() => undefined),
+    );
   } catch (err) {
     mark?.close();
     db.close();
@@ -163,7 +182,13 @@ function asDiskFull(err: unknown, path: string): GpushareError | null {
   }
 }
 
-function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark | null, { jobIdsRaised, tenantsGivenHighCap }: Pick<SqliteStateStore, 'jobIdsRaised' | 'tenantsGivenHighCap'>, onDiskFull: (error: GpushareError) => void): SqliteStateStore {
+function createSqliteStore(
+  db: Database.Database,
+  path: string,
+  mark: JobIdMark | null,
+  { jobIdsRaised, tenantsGivenHighCap }: Pick<SqliteStateStore, 'jobIdsRaised' | 'tenantsGivenHighCap'>,
+  onDiskFull: (error: GpushareError) => void,
+): SqliteStateStore {
   const insertColumns = JOB_COLUMNS.filter((column) => column !== 'id');
   const sql = {
     tenantGet: db.prepare<[string], TenantRow>(`SELECT ${TENANT_SELECT_LIST} FROM tenants WHERE name = ?`),
@@ -175,7 +200,9 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
       'UPDATE tenants SET max_priority_class = ?, requests_per_second = ?, request_burst = ?, event_streams_per_token = ? WHERE name = ?',
     ),
     tenantList: db.prepare<[], TenantRow>(`SELECT ${TENANT_SELECT_LIST} FROM tenants ORDER BY name`),
-    jobInsert: db.prepare(`INSERT INTO jobs (${insertColumns.join(', ')}) VALUES (${insertColumns.map((c) => `@${c}`).join(', ')})`),
+    jobInsert: db.prepare(
+      `INSERT INTO jobs (${insertColumns.join(', ')}) VALUES (${insertColumns.map((c) => `@${c}`).join(', ')})`,
+    ),
     jobGet: db.prepare<[number], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs WHERE id = ?`).raw(),
     jobState: db.prepare<[number], string>('SELECT state FROM jobs WHERE id = ?').pluck(),
     jobUpdate: db.prepare(`UPDATE jobs SET
@@ -192,13 +219,21 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
         report_token_digest = CASE WHEN @set_report_token_digest THEN @report_token_digest ELSE report_token_digest END,
         folder = CASE WHEN @set_folder THEN @folder ELSE folder END
       WHERE id = @id`),
-    jobByReportToken: db.prepare<[string], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs WHERE report_token_digest = ?`).raw(),
+    jobByReportToken: db
+      .prepare<[string], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs WHERE report_token_digest = ?`)
+      .raw(),
     eventInsert: db.prepare<[number, number, string | null, string, string | null]>(
       'INSERT INTO job_events (job_id, at_ms, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)',
     ),
-    eventList: db.prepare<[number], EventRow>('SELECT job_id, at_ms, from_state, to_state, reason FROM job_events WHERE job_id = ? ORDER BY seq'),
-    attemptExists: db.prepare<[number, number], number>('SELECT 1 FROM job_attempts WHERE job_id = ? AND attempt = ?').pluck(),
-    attemptStart: db.prepare<[number, number, number]>('INSERT INTO job_attempts (job_id, attempt, started_at_ms) VALUES (?, ?, ?)'),
+    eventList: db.prepare<[number], EventRow>(
+      'SELECT job_id, at_ms, from_state, to_state, reason FROM job_events WHERE job_id = ? ORDER BY seq',
+    ),
+    attemptExists: db
+      .prepare<[number, number], number>('SELECT 1 FROM job_attempts WHERE job_id = ? AND attempt = ?')
+      .pluck(),
+    attemptStart: db.prepare<[number, number, number]>(
+      'INSERT INTO job_attempts (job_id, attempt, started_at_ms) VALUES (?, ?, ?)',
+    ),
     attemptEnd: db.prepare<[number, number | null, string | null, string, number, number]>(
       'UPDATE job_attempts SET ended_at_ms = ?, exit_code = ?, signal = ?, end_reason = ? WHERE job_id = ? AND attempt = ?',
     ),
@@ -206,7 +241,9 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
       'SELECT job_id, attempt, started_at_ms, ended_at_ms, exit_code, signal, end_reason FROM job_attempts WHERE job_id = ? ORDER BY attempt',
     ),
     cordonList: db.prepare<[], string>('SELECT uuid FROM gpu_cordons ORDER BY uuid').pluck(),
-    cordonSet: db.prepare<[string, number]>('INSERT INTO gpu_cordons (uuid, cordoned_at_ms) VALUES (?, ?) ON CONFLICT (uuid) DO NOTHING'),
+    cordonSet: db.prepare<[string, number]>(
+      'INSERT INTO gpu_cordons (uuid, cordoned_at_ms) VALUES (?, ?) ON CONFLICT (uuid) DO NOTHING',
+    ),
     cordonUnset: db.prepare<[string]>('DELETE FROM gpu_cordons WHERE uuid = ?'),
   };
   const cache = new ActiveJobCache(db);
@@ -254,11 +291,25 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
   const createTenant = write((name: string, atMs: number): TenantRecord => {
     if (sql.tenantGet.get(name) !== undefined) throw new StoreConflictError(`tenant ${name} already exists`);
     sql.tenantInsert.run(name, atMs);
-    return deepFreeze({ name, createdAtMs: atMs, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS });
+    return deepFreeze({
+      name,
+      createdAtMs: atMs,
+      guaranteedGpuEquivalents: 0,
+      limitGpuEquivalents: null,
+      ...DEFAULT_TENANT_LIMITS,
+    });
   });
 
   const setTenantLimits = write((name: string, limits: TenantLimits): TenantRecord => {
-    if (sql.tenantSetLimits.run(limits.maxPriorityClass, limits.requestsPerSecond, limits.requestBurst, limits.eventStreamsPerToken, name).changes === 0) {
+    if (
+      sql.tenantSetLimits.run(
+        limits.maxPriorityClass,
+        limits.requestsPerSecond,
+        limits.requestBurst,
+        limits.eventStreamsPerToken,
+        name,
+      ).changes === 0
+    ) {
       throw new StoreConflictError(`tenant ${name} does not exist`);
     }
     const row = sql.tenantGet.get(name);
@@ -267,14 +318,16 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
   });
 
   // Touches no job, so the active-job cache stays valid.
-  const setTenantQuota = write((name: string, quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null }): TenantRecord => {
-    if (sql.tenantSetQuota.run(quota.guaranteedGpuEquivalents, quota.limitGpuEquivalents, name).changes === 0) {
-      throw new StoreConflictError(`tenant ${name} does not exist`);
-    }
-    const row = sql.tenantGet.get(name);
-    if (row === undefined) throw new Error(`tenant ${name} vanished inside its quota transaction`);
-    return deepFreeze(tenantFromRow(row));
-  });
+  const setTenantQuota = write(
+    (name: string, quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null }): TenantRecord => {
+      if (sql.tenantSetQuota.run(quota.guaranteedGpuEquivalents, quota.limitGpuEquivalents, name).changes === 0) {
+        throw new StoreConflictError(`tenant ${name} does not exist`);
+      }
+      const row = sql.tenantGet.get(name);
+      if (row === undefined) throw new Error(`tenant ${name} vanished inside its quota transaction`);
+      return deepFreeze(tenantFromRow(row));
+    },
+  );
 
   const insertJobTransaction = write((job: NewJob, atMs: number): JobRow => {
     requireTenant(job.tenant);
@@ -307,7 +360,8 @@ function createSqliteStore(db: Database.Database, path: string, mark: JobIdMark 
   const addJobEvent = write((jobId: number, atMs: number, reason: string, expectState?: JobState): void => {
     const state = sql.jobState.get(jobId) as JobState | undefined;
     if (state === undefined) throw new StoreConflictError(`job ${jobId} does not exist`);
-    if (expectState !== undefined && state !== expectState) throw new StoreConflictError(`job ${jobId} is ${state}, expected ${expectState}`);
+    if (expectState !== undefined && state !== expectState)
+      throw new StoreConflictError(`job ${jobId} is ${state}, expected ${expectState}`);
     sql.eventInsert.run(jobId, atMs, state, state, reason);
   });
 

@@ -9,7 +9,10 @@ import { deepFreeze } from './deep-freeze.js';
 import { TOKEN_SELECT_LIST, type TokenRow, tokenFromRow } from './sqlite-rows.js';
 
 /** StateStore's token methods. */
-type TokenMethods = Pick<StateStore, 'createToken' | 'findTokenByDigest' | 'getToken' | 'listTokens' | 'revokeToken' | 'rotateToken'>;
+type TokenMethods = Pick<
+  StateStore,
+  'createToken' | 'findTokenByDigest' | 'getToken' | 'listTokens' | 'revokeToken' | 'rotateToken'
+>;
 
 /**
  * The token methods over `db`.
@@ -25,14 +28,17 @@ export function sqliteTokenMethods(
     byDigest: db.prepare<[string], TokenRow>(`SELECT ${TOKEN_SELECT_LIST} FROM tokens WHERE digest = ?`),
     byId: db.prepare<[number], TokenRow>(`SELECT ${TOKEN_SELECT_LIST} FROM tokens WHERE id = ?`),
     list: db.prepare<[], TokenRow>(`SELECT ${TOKEN_SELECT_LIST} FROM tokens ORDER BY id`),
-    listByTenant: db.prepare<[string], TokenRow>(`SELECT ${TOKEN_SELECT_LIST} FROM tokens WHERE tenant = ? ORDER BY id`),
+    listByTenant: db.prepare<[string], TokenRow>(
+      `SELECT ${TOKEN_SELECT_LIST} FROM tokens WHERE tenant = ? ORDER BY id`,
+    ),
     insert: db.prepare<[string, string, string | null, string, number, number | null, number]>(
       'INSERT INTO tokens (digest, role, tenant, label, created_at_ms, expires_at_ms, created_by_server) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     revoke: db.prepare<[number, number]>('UPDATE tokens SET revoked_at_ms = coalesce(revoked_at_ms, ?) WHERE id = ?'),
     rotate: db.prepare<[string, number, number]>('UPDATE tokens SET digest = ?, rotated_at_ms = ? WHERE id = ?'),
   };
-  const recordOf = (row: TokenRow | undefined): TokenRecord | null => (row === undefined ? null : deepFreeze(tokenFromRow(row)));
+  const recordOf = (row: TokenRow | undefined): TokenRecord | null =>
+    row === undefined ? null : deepFreeze(tokenFromRow(row));
   const read = (id: number): TokenRecord => {
     const record = recordOf(sql.byId.get(id));
     if (record === null) throw new StoreConflictError(`token ${id} does not exist`);
@@ -40,21 +46,36 @@ export function sqliteTokenMethods(
   };
   return {
     createToken: write((token: NewToken): TokenRecord => {
-      if (sql.byDigest.get(token.digest) !== undefined) throw new StoreConflictError('a token with this digest already exists');
+      if (sql.byDigest.get(token.digest) !== undefined)
+        throw new StoreConflictError('a token with this digest already exists');
       if (token.tenant !== null) requireTenant(token.tenant);
-      const id = Number(sql.insert.run(token.digest, token.role, token.tenant, token.label, token.createdAtMs, token.expiresAtMs ?? null, token.createdByServer === true ? 1 : 0).lastInsertRowid);
+      const id = Number(
+        sql.insert.run(
+          token.digest,
+          token.role,
+          token.tenant,
+          token.label,
+          token.createdAtMs,
+          token.expiresAtMs ?? null,
+          token.createdByServer === true ? 1 : 0,
+        ).lastInsertRowid,
+      );
       return read(id);
     }),
     findTokenByDigest: (digest) => recordOf(sql.byDigest.get(digest)),
     getToken: (id) => recordOf(sql.byId.get(id)),
-    listTokens: (filter = {}) => (filter.tenant === undefined ? sql.list.all() : sql.listByTenant.all(filter.tenant)).map((row) => deepFreeze(tokenFromRow(row))),
+    listTokens: (filter = {}) =>
+      (filter.tenant === undefined ? sql.list.all() : sql.listByTenant.all(filter.tenant)).map((row) =>
+        deepFreeze(tokenFromRow(row)),
+      ),
     revokeToken: write((id: number, atMs: number): TokenRecord => {
       if (sql.revoke.run(atMs, id).changes === 0) throw new StoreConflictError(`token ${id} does not exist`);
       return read(id);
     }),
     rotateToken: write((id: number, newDigest: string, atMs: number): TokenRecord => {
       const other = sql.byDigest.get(newDigest);
-      if (other !== undefined) throw new StoreConflictError(`a token with this digest already exists (token ${other.id})`);
+      if (other !== undefined)
+        throw new StoreConflictError(`a token with this digest already exists (token ${other.id})`);
       if (sql.rotate.run(newDigest, atMs, id).changes === 0) throw new StoreConflictError(`token ${id} does not exist`);
       return read(id);
     }),

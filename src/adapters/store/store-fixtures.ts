@@ -29,8 +29,22 @@ export function sampleJob(tenant: string, overrides: Partial<NewJob> = {}): NewJ
 export const MIG_PLACEMENT: Placement = {
   mode: 'mig',
   gpus: [
-    { index: 0, uuid: 'GPU-aaaa', gpuMilli: 429, accountedGpuMilli: 0, gpuMemoryMiB: 40192, mig: { profileId: 9, profileName: '3g.40gb', start: 4, size: 4, computeSlices: 3 } },
-    { index: 3, uuid: 'GPU-dddd', gpuMilli: 429, accountedGpuMilli: 0, gpuMemoryMiB: 40192, mig: { profileId: 9, profileName: '3g.40gb', start: 0, size: 4, computeSlices: 3 } },
+    {
+      index: 0,
+      uuid: 'GPU-aaaa',
+      gpuMilli: 429,
+      accountedGpuMilli: 0,
+      gpuMemoryMiB: 40192,
+      mig: { profileId: 9, profileName: '3g.40gb', start: 4, size: 4, computeSlices: 3 },
+    },
+    {
+      index: 3,
+      uuid: 'GPU-dddd',
+      gpuMilli: 429,
+      accountedGpuMilli: 0,
+      gpuMemoryMiB: 40192,
+      mig: { profileId: 9, profileName: '3g.40gb', start: 0, size: 4, computeSlices: 3 },
+    },
   ],
 };
 

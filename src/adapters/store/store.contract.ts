@@ -6,7 +6,12 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_TENANT_LIMITS, type JobChange, type StateStore, StoreConflictError } from '../../app/ports/state-store.js';
+import {
+  DEFAULT_TENANT_LIMITS,
+  type JobChange,
+  type StateStore,
+  StoreConflictError,
+} from '../../app/ports/state-store.js';
 import { HANDLE, MIG_PLACEMENT, sampleJob, SHARED_PLACEMENT } from './store-fixtures.js';
 import { describeTokenLifecycle } from './token-store.contract.js';
 import { describeJobListing } from './job-list.contract.js';
@@ -51,9 +56,21 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
 
     describe('tenants', () => {
       it('creates, gets and lists tenants by name, with guarantee 0 and no limit', () => {
-        expect(store.createTenant('zeta', T0)).toEqual({ name: 'zeta', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS });
+        expect(store.createTenant('zeta', T0)).toEqual({
+          name: 'zeta',
+          createdAtMs: T0,
+          guaranteedGpuEquivalents: 0,
+          limitGpuEquivalents: null,
+          ...DEFAULT_TENANT_LIMITS,
+        });
         store.createTenant('alpha', T0 + 1);
-        expect(store.getTenant('alpha')).toEqual({ name: 'alpha', createdAtMs: T0 + 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS });
+        expect(store.getTenant('alpha')).toEqual({
+          name: 'alpha',
+          createdAtMs: T0 + 1,
+          guaranteedGpuEquivalents: 0,
+          limitGpuEquivalents: null,
+          ...DEFAULT_TENANT_LIMITS,
+        });
         expect(store.getTenant('nobody')).toBeNull();
         expect(store.listTenants().map((t) => t.name)).toEqual(['alpha', 'zeta']);
       });
@@ -61,19 +78,48 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
       it('rejects a duplicate name with StoreConflictError and keeps the first', () => {
         store.createTenant('acme', T0);
         expect(() => store.createTenant('acme', T0 + 5)).toThrow(StoreConflictError);
-        expect(store.listTenants()).toEqual([{ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS }]);
+        expect(store.listTenants()).toEqual([
+          {
+            name: 'acme',
+            createdAtMs: T0,
+            guaranteedGpuEquivalents: 0,
+            limitGpuEquivalents: null,
+            ...DEFAULT_TENANT_LIMITS,
+          },
+        ]);
       });
 
       it('sets quotas: get and list read back exactly what was set (fractions, zero, no limit)', () => {
         store.createTenant('acme', T0);
         store.createTenant('beta', T0 + 1);
         const acme = store.setTenantQuota('acme', { guaranteedGpuEquivalents: 2.5, limitGpuEquivalents: 4 });
-        expect(acme).toEqual({ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 2.5, limitGpuEquivalents: 4, ...DEFAULT_TENANT_LIMITS });
+        expect(acme).toEqual({
+          name: 'acme',
+          createdAtMs: T0,
+          guaranteedGpuEquivalents: 2.5,
+          limitGpuEquivalents: 4,
+          ...DEFAULT_TENANT_LIMITS,
+        });
         expect(Object.isFrozen(acme)).toBe(true);
         expect(store.getTenant('acme')).toEqual(acme);
-        expect(store.listTenants()).toEqual([acme, { name: 'beta', createdAtMs: T0 + 1, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS }]);
+        expect(store.listTenants()).toEqual([
+          acme,
+          {
+            name: 'beta',
+            createdAtMs: T0 + 1,
+            guaranteedGpuEquivalents: 0,
+            limitGpuEquivalents: null,
+            ...DEFAULT_TENANT_LIMITS,
+          },
+        ]);
         const again = store.setTenantQuota('acme', { guaranteedGpuEquivalents: 0, limitGpuEquivalents: null });
-        expect(again).toEqual({ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS });
+        expect(again).toEqual({
+          name: 'acme',
+          createdAtMs: T0,
+          guaranteedGpuEquivalents: 0,
+          limitGpuEquivalents: null,
+          ...DEFAULT_TENANT_LIMITS,
+        });
         expect(store.getTenant('acme')).toEqual(again);
         store.setTenantQuota('beta', { guaranteedGpuEquivalents: 0.125, limitGpuEquivalents: 0 });
         expect(store.getTenant('beta')).toMatchObject({ guaranteedGpuEquivalents: 0.125, limitGpuEquivalents: 0 });
@@ -83,7 +129,9 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
 
       it('rejects a quota of an unknown tenant with StoreConflictError and creates nothing', () => {
         store.createTenant('acme', T0);
-        expect(() => store.setTenantQuota('ghost', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: 2 })).toThrow(StoreConflictError);
+        expect(() => store.setTenantQuota('ghost', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: 2 })).toThrow(
+          StoreConflictError,
+        );
         expect(store.getTenant('ghost')).toBeNull();
         expect(store.listTenants().map((t) => t.name)).toEqual(['acme']);
       });
@@ -91,9 +139,20 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
       it('sets caps and limits: read back exactly, unknown tenant refused, quota untouched', () => {
         store.createTenant('acme', T0);
         store.setTenantQuota('acme', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: 2 });
-        const limits = { maxPriorityClass: 'critical', requestsPerSecond: 2.5, requestBurst: 5, eventStreamsPerToken: 0 } as const;
+        const limits = {
+          maxPriorityClass: 'critical',
+          requestsPerSecond: 2.5,
+          requestBurst: 5,
+          eventStreamsPerToken: 0,
+        } as const;
         const acme = store.setTenantLimits('acme', limits);
-        expect(acme).toEqual({ name: 'acme', createdAtMs: T0, guaranteedGpuEquivalents: 1, limitGpuEquivalents: 2, ...limits });
+        expect(acme).toEqual({
+          name: 'acme',
+          createdAtMs: T0,
+          guaranteedGpuEquivalents: 1,
+          limitGpuEquivalents: 2,
+          ...limits,
+        });
         expect(Object.isFrozen(acme)).toBe(true);
         expect(store.getTenant('acme')).toEqual(acme);
         expect(store.setTenantLimits('acme', DEFAULT_TENANT_LIMITS)).toMatchObject(DEFAULT_TENANT_LIMITS);
@@ -127,12 +186,20 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(store.listJobs({ newest: 3 }).map((j) => j.id)).toEqual([ids[3], ids[4], other]);
         expect(store.listJobs({ tenant: 'acme', newest: 2 }).map((j) => j.id)).toEqual([ids[3], ids[4]]);
         expect(store.listJobs({ states: ['cancelled'], newest: 1 }).map((j) => j.id)).toEqual([ids[3]]);
-        expect(store.listJobs({ tenant: 'acme', states: ['pending'], newest: 10 }).map((j) => j.id)).toEqual([ids[0], ids[2], ids[4]]);
+        expect(store.listJobs({ tenant: 'acme', states: ['pending'], newest: 10 }).map((j) => j.id)).toEqual([
+          ids[0],
+          ids[2],
+          ids[4],
+        ]);
       });
 
       it('inserts pending jobs with increasing ids, a submit event and the values as written', () => {
         store.createTenant('acme', T0);
-        const job = sampleJob('acme', { timeLimitSeconds: null, priority: -7, gpu: { gpuCount: 2, gpuMilli: 1000, gpuMemoryMiB: 81559, mode: 'exclusive' } });
+        const job = sampleJob('acme', {
+          timeLimitSeconds: null,
+          priority: -7,
+          gpu: { gpuCount: 2, gpuMilli: 1000, gpuMemoryMiB: 81559, mode: 'exclusive' },
+        });
         const first = store.insertJob(job, T0);
         const second = store.insertJob(sampleJob('acme', { timeLimitSeconds: 0.5, environment: {} }), T0 + 10);
         expect(second.id).toBeGreaterThan(first.id);
@@ -158,7 +225,9 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(store.getJob(first.id)).toEqual(first);
         expect(store.getJob(second.id)).toMatchObject({ timeLimitSeconds: 0.5, environment: {} });
         expect(store.getJob(second.id + 1000)).toBeNull();
-        expect(store.listEvents(first.id)).toEqual([{ jobId: first.id, atMs: T0, fromState: null, toState: 'pending', reason: null }]);
+        expect(store.listEvents(first.id)).toEqual([
+          { jobId: first.id, atMs: T0, fromState: null, toState: 'pending', reason: null },
+        ]);
         expect(store.listAttempts(first.id)).toEqual([]);
       });
 
@@ -170,8 +239,13 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(no.preemptible).toBe(false);
         expect(store.getJob(yes.id)?.preemptible).toBe(true);
         expect(store.getJob(no.id)?.preemptible).toBe(false);
-        expect(store.listJobs().map((j) => [j.id, j.preemptible])).toEqual([[yes.id, true], [no.id, false]]);
-        store.applyJobChanges([{ jobId: no.id, atMs: T0 + 2, to: 'scheduled', patch: { placement: SHARED_PLACEMENT } }]);
+        expect(store.listJobs().map((j) => [j.id, j.preemptible])).toEqual([
+          [yes.id, true],
+          [no.id, false],
+        ]);
+        store.applyJobChanges([
+          { jobId: no.id, atMs: T0 + 2, to: 'scheduled', patch: { placement: SHARED_PLACEMENT } },
+        ]);
         expect(store.getJob(no.id)).toMatchObject({ state: 'scheduled', preemptible: false });
       });
 
@@ -183,7 +257,12 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
       it('copies what goes in and hands out deep-frozen snapshots', () => {
         store.createTenant('acme', T0);
         const input = sampleJob('acme');
-        const mutableInput = { ...input, command: [...input.command], environment: { ...input.environment }, gpu: { ...input.gpu } };
+        const mutableInput = {
+          ...input,
+          command: [...input.command],
+          environment: { ...input.environment },
+          gpu: { ...input.gpu },
+        };
         const inserted = store.insertJob(mutableInput, T0);
         mutableInput.command.push('--evil');
         mutableInput.environment.EVIL = '1';
@@ -193,8 +272,12 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(read?.environment).toEqual(input.environment);
         expect(read?.gpu).toEqual(input.gpu);
         expect(() => (inserted.command as string[]).push('--evil')).toThrow(TypeError);
-        expect(() => { (read?.environment as Record<string, string>).EVIL = '1'; }).toThrow(TypeError);
-        store.applyJobChanges([{ jobId: inserted.id, atMs: T0 + 1, to: 'scheduled', patch: { placement: MIG_PLACEMENT, process: HANDLE } }]);
+        expect(() => {
+          (read?.environment as Record<string, string>).EVIL = '1';
+        }).toThrow(TypeError);
+        store.applyJobChanges([
+          { jobId: inserted.id, atMs: T0 + 1, to: 'scheduled', patch: { placement: MIG_PLACEMENT, process: HANDLE } },
+        ]);
         const placed = store.listJobs({ states: ['scheduled'] })[0];
         expect(Object.isFrozen(placed)).toBe(true);
         expect(Object.isFrozen(placed?.placement?.gpus[1]?.mig)).toBe(true);
@@ -227,7 +310,8 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
           { jobId: a1, atMs: T0 + 1, to: 'scheduled' },
           { jobId: b2, atMs: T0 + 1, to: 'cancelled' },
         ]);
-        const ids = (filter?: Parameters<StateStore['listJobs']>[0]): number[] => store.listJobs(filter).map((j) => j.id);
+        const ids = (filter?: Parameters<StateStore['listJobs']>[0]): number[] =>
+          store.listJobs(filter).map((j) => j.id);
         expect(ids()).toEqual([a1, b1, a2, b2]);
         expect(ids({})).toEqual([a1, b1, a2, b2]);
         expect(ids({ tenant: 'acme' })).toEqual([a1, a2]);
@@ -246,12 +330,23 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         const preempt = (jobId: number, atMs: number): JobChange[] => [
           { jobId, atMs, to: 'scheduled', startAttempt: 1, patch: { attempt: 1 } },
           { jobId, atMs, to: 'running' },
-          { jobId, atMs: atMs + 1, expectState: 'running', to: 'preempted', reason: 'preempted by job 99', endAttempt: { attempt: 1, exitCode: null, signal: 'SIGTERM', endReason: 'preempted' } },
+          {
+            jobId,
+            atMs: atMs + 1,
+            expectState: 'running',
+            to: 'preempted',
+            reason: 'preempted by job 99',
+            endAttempt: { attempt: 1, exitCode: null, signal: 'SIGTERM', endReason: 'preempted' },
+          },
         ];
-        const ids = (filter?: Parameters<StateStore['listJobs']>[0]): number[] => store.listJobs(filter).map((j) => j.id);
+        const ids = (filter?: Parameters<StateStore['listJobs']>[0]): number[] =>
+          store.listJobs(filter).map((j) => j.id);
         expect(ids({ states: ['pending', 'preempted'] })).toEqual([p1, q1, p2, r1, q2]); // warms any cache
         store.applyJobChanges([...preempt(p1, T0 + 10), ...preempt(p2, T0 + 20)]);
-        store.applyJobChanges([{ jobId: r1, atMs: T0 + 30, to: 'scheduled' }, { jobId: r1, atMs: T0 + 31, to: 'running' }]);
+        store.applyJobChanges([
+          { jobId: r1, atMs: T0 + 30, to: 'scheduled' },
+          { jobId: r1, atMs: T0 + 31, to: 'running' },
+        ]);
         expect(ids({ states: ['pending', 'preempted'] })).toEqual([p1, q1, p2, q2]);
         expect(ids({ states: ['preempted', 'pending'] })).toEqual([p1, q1, p2, q2]);
         expect(ids({ states: ['preempted'] })).toEqual([p1, p2]);
@@ -265,11 +360,23 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
     describe('applyJobChanges', () => {
       it('records transitions as events in order, with reasons and times', () => {
         const [id = 0] = withJobs(1);
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 100, expectState: 'pending', reason: 'no GPU fits', patch: { reason: 'no GPU fits' } }]);
+        store.applyJobChanges([
+          {
+            jobId: id,
+            atMs: T0 + 100,
+            expectState: 'pending',
+            reason: 'no GPU fits',
+            patch: { reason: 'no GPU fits' },
+          },
+        ]);
         expect(store.getJob(id)).toMatchObject({ state: 'pending', reason: 'no GPU fits', updatedAtMs: T0 + 100 });
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 200, expectState: 'pending', to: 'scheduled', reason: 'placed' }]);
+        store.applyJobChanges([
+          { jobId: id, atMs: T0 + 200, expectState: 'pending', to: 'scheduled', reason: 'placed' },
+        ]);
         store.applyJobChanges([{ jobId: id, atMs: T0 + 300, to: 'running' }]);
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 400, expectState: 'running', to: 'failed', reason: 'time-limit' }]);
+        store.applyJobChanges([
+          { jobId: id, atMs: T0 + 400, expectState: 'running', to: 'failed', reason: 'time-limit' },
+        ]);
         expect(store.listEvents(id)).toEqual([
           { jobId: id, atMs: T0, fromState: null, toState: 'pending', reason: null },
           { jobId: id, atMs: T0 + 200, fromState: 'pending', toState: 'scheduled', reason: 'placed' },
@@ -284,7 +391,9 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         store.applyJobChanges([{ jobId: id, atMs: T0 + 1, patch: { reason: 'waiting for 2 GPUs' } }]);
         store.applyJobChanges([{ jobId: id, atMs: T0 + 2, to: 'scheduled' }]);
         expect(store.getJob(id)?.reason).toBeNull();
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 3, to: 'pending', reason: 'launch-failed', patch: { reason: 'retrying' } }]);
+        store.applyJobChanges([
+          { jobId: id, atMs: T0 + 3, to: 'pending', reason: 'launch-failed', patch: { reason: 'retrying' } },
+        ]);
         expect(store.getJob(id)?.reason).toBe('retrying');
         expect(store.listEvents(id).at(-1)?.reason).toBe('launch-failed');
         store.applyJobChanges([{ jobId: id, atMs: T0 + 4, reason: 'ignored without to' }]);
@@ -295,25 +404,54 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         const [id = 0] = withJobs(1);
         store.applyJobChanges([
           { jobId: id, atMs: T0 + 1, to: 'scheduled', patch: { placement: MIG_PLACEMENT } },
-          { jobId: id, atMs: T0 + 2, to: 'running', startAttempt: 1, patch: { attempt: 1, process: HANDLE, startedAtMs: T0 + 2 } },
+          {
+            jobId: id,
+            atMs: T0 + 2,
+            to: 'running',
+            startAttempt: 1,
+            patch: { attempt: 1, process: HANDLE, startedAtMs: T0 + 2 },
+          },
         ]);
-        expect(store.getJob(id)).toMatchObject({ state: 'running', placement: MIG_PLACEMENT, process: HANDLE, attempt: 1, startedAtMs: T0 + 2 });
+        expect(store.getJob(id)).toMatchObject({
+          state: 'running',
+          placement: MIG_PLACEMENT,
+          process: HANDLE,
+          attempt: 1,
+          startedAtMs: T0 + 2,
+        });
         const withPid = { ...HANDLE, jobPid: 4243 };
         store.applyJobChanges([{ jobId: id, atMs: T0 + 3, patch: { process: withPid, placement: SHARED_PLACEMENT } }]);
         expect(store.getJob(id)).toMatchObject({ process: withPid, placement: SHARED_PLACEMENT, attempt: 1 });
-        store.applyJobChanges([{
-          jobId: id, atMs: T0 + 4, to: 'succeeded', endAttempt: { attempt: 1, exitCode: 0, signal: null, endReason: 'exited' },
-          patch: { process: null, endedAtMs: T0 + 4, exitCode: 0, signal: null },
-        }]);
+        store.applyJobChanges([
+          {
+            jobId: id,
+            atMs: T0 + 4,
+            to: 'succeeded',
+            endAttempt: { attempt: 1, exitCode: 0, signal: null, endReason: 'exited' },
+            patch: { process: null, endedAtMs: T0 + 4, exitCode: 0, signal: null },
+          },
+        ]);
         const done = store.getJob(id);
-        expect(done).toMatchObject({ state: 'succeeded', placement: SHARED_PLACEMENT, process: null, endedAtMs: T0 + 4, exitCode: 0, signal: null, startedAtMs: T0 + 2 });
+        expect(done).toMatchObject({
+          state: 'succeeded',
+          placement: SHARED_PLACEMENT,
+          process: null,
+          endedAtMs: T0 + 4,
+          exitCode: 0,
+          signal: null,
+          startedAtMs: T0 + 2,
+        });
         expect(store.listJobs({ states: ['succeeded'] })).toEqual([done]);
       });
 
-      it('records a job\'s folder once set and keeps it across later changes; two jobs never share one', () => {
+      it("records a job's folder once set and keeps it across later changes; two jobs never share one", () => {
         const [id = 0, other = 0] = withJobs(2);
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 1, to: 'scheduled', patch: { folder: `${id}-0123456789abcdef` } }]);
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 2, to: 'running', startAttempt: 1, patch: { attempt: 1, process: HANDLE } }]);
+        store.applyJobChanges([
+          { jobId: id, atMs: T0 + 1, to: 'scheduled', patch: { folder: `${id}-0123456789abcdef` } },
+        ]);
+        store.applyJobChanges([
+          { jobId: id, atMs: T0 + 2, to: 'running', startAttempt: 1, patch: { attempt: 1, process: HANDLE } },
+        ]);
         expect(store.getJob(id)).toMatchObject({ state: 'running', folder: `${id}-0123456789abcdef` });
         expect(store.getJob(other)?.folder).toBeNull();
         expect(store.listJobs({ states: ['running'] }).map((j) => j.folder)).toEqual([`${id}-0123456789abcdef`]);
@@ -322,33 +460,120 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
       it('starts and ends attempts, listed by number', () => {
         const [id = 0] = withJobs(1);
         store.applyJobChanges([{ jobId: id, atMs: T0 + 10, to: 'scheduled', startAttempt: 1 }]);
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 20, to: 'pending', endAttempt: { attempt: 1, exitCode: null, signal: 'SIGKILL', endReason: 'lost' } }]);
+        store.applyJobChanges([
+          {
+            jobId: id,
+            atMs: T0 + 20,
+            to: 'pending',
+            endAttempt: { attempt: 1, exitCode: null, signal: 'SIGKILL', endReason: 'lost' },
+          },
+        ]);
         store.applyJobChanges([{ jobId: id, atMs: T0 + 30, to: 'scheduled', startAttempt: 2 }]);
         expect(store.listAttempts(id)).toEqual([
-          { jobId: id, attempt: 1, startedAtMs: T0 + 10, endedAtMs: T0 + 20, exitCode: null, signal: 'SIGKILL', endReason: 'lost' },
-          { jobId: id, attempt: 2, startedAtMs: T0 + 30, endedAtMs: null, exitCode: null, signal: null, endReason: null },
+          {
+            jobId: id,
+            attempt: 1,
+            startedAtMs: T0 + 10,
+            endedAtMs: T0 + 20,
+            exitCode: null,
+            signal: 'SIGKILL',
+            endReason: 'lost',
+          },
+          {
+            jobId: id,
+            attempt: 2,
+            startedAtMs: T0 + 30,
+            endedAtMs: null,
+            exitCode: null,
+            signal: null,
+            endReason: null,
+          },
         ]);
         const before = snapshot([id]);
-        expect(() => store.applyJobChanges([{ jobId: id, atMs: T0 + 40, startAttempt: 2 }])).toThrow(StoreConflictError);
-        expect(() => store.applyJobChanges([{ jobId: id, atMs: T0 + 40, endAttempt: { attempt: 3, exitCode: 1, signal: null, endReason: 'exited' } }])).toThrow(StoreConflictError);
+        expect(() => store.applyJobChanges([{ jobId: id, atMs: T0 + 40, startAttempt: 2 }])).toThrow(
+          StoreConflictError,
+        );
+        expect(() =>
+          store.applyJobChanges([
+            { jobId: id, atMs: T0 + 40, endAttempt: { attempt: 3, exitCode: 1, signal: null, endReason: 'exited' } },
+          ]),
+        ).toThrow(StoreConflictError);
         expect(snapshot([id])).toEqual(before);
       });
 
       it('moves a job running → preempted → scheduled → running with events and attempts', () => {
         const [id = 0] = withJobs(1);
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 10, expectState: 'pending', to: 'scheduled', reason: 'placed', startAttempt: 1, patch: { attempt: 1, placement: SHARED_PLACEMENT } }]);
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 11, expectState: 'scheduled', to: 'running', patch: { process: HANDLE, startedAtMs: T0 + 11 } }]);
-        store.applyJobChanges([{
-          jobId: id, atMs: T0 + 20, expectState: 'running', to: 'preempted', reason: 'preempted',
-          endAttempt: { attempt: 1, exitCode: null, signal: 'SIGTERM', endReason: 'preempted' },
-          patch: { process: null, signal: 'SIGTERM' },
-        }]);
+        store.applyJobChanges([
+          {
+            jobId: id,
+            atMs: T0 + 10,
+            expectState: 'pending',
+            to: 'scheduled',
+            reason: 'placed',
+            startAttempt: 1,
+            patch: { attempt: 1, placement: SHARED_PLACEMENT },
+          },
+        ]);
+        store.applyJobChanges([
+          {
+            jobId: id,
+            atMs: T0 + 11,
+            expectState: 'scheduled',
+            to: 'running',
+            patch: { process: HANDLE, startedAtMs: T0 + 11 },
+          },
+        ]);
+        store.applyJobChanges([
+          {
+            jobId: id,
+            atMs: T0 + 20,
+            expectState: 'running',
+            to: 'preempted',
+            reason: 'preempted',
+            endAttempt: { attempt: 1, exitCode: null, signal: 'SIGTERM', endReason: 'preempted' },
+            patch: { process: null, signal: 'SIGTERM' },
+          },
+        ]);
         const preempted = store.getJob(id);
-        expect(preempted).toMatchObject({ state: 'preempted', reason: 'preempted', attempt: 1, process: null, placement: SHARED_PLACEMENT, endedAtMs: null, updatedAtMs: T0 + 20 });
+        expect(preempted).toMatchObject({
+          state: 'preempted',
+          reason: 'preempted',
+          attempt: 1,
+          process: null,
+          placement: SHARED_PLACEMENT,
+          endedAtMs: null,
+          updatedAtMs: T0 + 20,
+        });
         expect(store.listJobs({ states: ['preempted'] })).toEqual([preempted]);
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 30, expectState: 'preempted', to: 'scheduled', reason: 'placed', startAttempt: 2, patch: { attempt: 2, placement: MIG_PLACEMENT, signal: null } }]);
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 31, expectState: 'scheduled', to: 'running', patch: { process: HANDLE, startedAtMs: T0 + 31 } }]);
-        expect(store.getJob(id)).toMatchObject({ state: 'running', reason: null, attempt: 2, placement: MIG_PLACEMENT, process: HANDLE, startedAtMs: T0 + 31, signal: null });
+        store.applyJobChanges([
+          {
+            jobId: id,
+            atMs: T0 + 30,
+            expectState: 'preempted',
+            to: 'scheduled',
+            reason: 'placed',
+            startAttempt: 2,
+            patch: { attempt: 2, placement: MIG_PLACEMENT, signal: null },
+          },
+        ]);
+        store.applyJobChanges([
+          {
+            jobId: id,
+            atMs: T0 + 31,
+            expectState: 'scheduled',
+            to: 'running',
+            patch: { process: HANDLE, startedAtMs: T0 + 31 },
+          },
+        ]);
+        expect(store.getJob(id)).toMatchObject({
+          state: 'running',
+          reason: null,
+          attempt: 2,
+          placement: MIG_PLACEMENT,
+          process: HANDLE,
+          startedAtMs: T0 + 31,
+          signal: null,
+        });
         expect(store.listJobs({ states: ['running'] }).map((j) => j.id)).toEqual([id]);
         expect(store.listJobs({ states: ['preempted'] })).toEqual([]);
         expect(store.listEvents(id)).toEqual([
@@ -360,8 +585,24 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
           { jobId: id, atMs: T0 + 31, fromState: 'scheduled', toState: 'running', reason: null },
         ]);
         expect(store.listAttempts(id)).toEqual([
-          { jobId: id, attempt: 1, startedAtMs: T0 + 10, endedAtMs: T0 + 20, exitCode: null, signal: 'SIGTERM', endReason: 'preempted' },
-          { jobId: id, attempt: 2, startedAtMs: T0 + 30, endedAtMs: null, exitCode: null, signal: null, endReason: null },
+          {
+            jobId: id,
+            attempt: 1,
+            startedAtMs: T0 + 10,
+            endedAtMs: T0 + 20,
+            exitCode: null,
+            signal: 'SIGTERM',
+            endReason: 'preempted',
+          },
+          {
+            jobId: id,
+            attempt: 2,
+            startedAtMs: T0 + 30,
+            endedAtMs: null,
+            exitCode: null,
+            signal: null,
+            endReason: null,
+          },
         ]);
       });
 
@@ -369,10 +610,20 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         const [id = 0] = withJobs(1);
         store.applyJobChanges([
           { jobId: id, atMs: T0 + 1, expectState: 'pending', to: 'scheduled', startAttempt: 1 },
-          { jobId: id, atMs: T0 + 2, expectState: 'scheduled', to: 'pending', endAttempt: { attempt: 1, exitCode: null, signal: null, endReason: 'launch-failed' } },
+          {
+            jobId: id,
+            atMs: T0 + 2,
+            expectState: 'scheduled',
+            to: 'pending',
+            endAttempt: { attempt: 1, exitCode: null, signal: null, endReason: 'launch-failed' },
+          },
         ]);
         expect(store.getJob(id)?.state).toBe('pending');
-        expect(store.listEvents(id).map((e) => [e.fromState, e.toState])).toEqual([[null, 'pending'], ['pending', 'scheduled'], ['scheduled', 'pending']]);
+        expect(store.listEvents(id).map((e) => [e.fromState, e.toState])).toEqual([
+          [null, 'pending'],
+          ['pending', 'scheduled'],
+          ['scheduled', 'pending'],
+        ]);
         expect(store.listAttempts(id)[0]?.endReason).toBe('launch-failed');
       });
 
@@ -382,7 +633,14 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         store.applyJobChanges([{ jobId: b, atMs: T0 + 1, to: 'scheduled' }]);
         const before = snapshot(ids);
         const batch: JobChange[] = [
-          { jobId: a, atMs: T0 + 5, expectState: 'pending', to: 'scheduled', startAttempt: 1, patch: { placement: SHARED_PLACEMENT, attempt: 1 } },
+          {
+            jobId: a,
+            atMs: T0 + 5,
+            expectState: 'pending',
+            to: 'scheduled',
+            startAttempt: 1,
+            patch: { placement: SHARED_PLACEMENT, attempt: 1 },
+          },
           { jobId: c, atMs: T0 + 5, expectState: 'pending', to: 'cancelled', reason: 'user' },
           { jobId: b, atMs: T0 + 5, expectState: 'pending', to: 'scheduled' },
         ];
@@ -393,10 +651,12 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
       it('writes nothing when a change names an unknown job', () => {
         const ids = withJobs(2);
         const before = snapshot(ids);
-        expect(() => store.applyJobChanges([
-          { jobId: ids[0] ?? 0, atMs: T0 + 5, to: 'cancelled' },
-          { jobId: 999_999, atMs: T0 + 5, to: 'cancelled' },
-        ])).toThrow(StoreConflictError);
+        expect(() =>
+          store.applyJobChanges([
+            { jobId: ids[0] ?? 0, atMs: T0 + 5, to: 'cancelled' },
+            { jobId: 999_999, atMs: T0 + 5, to: 'cancelled' },
+          ]),
+        ).toThrow(StoreConflictError);
         expect(snapshot(ids)).toEqual(before);
       });
 
@@ -406,15 +666,30 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         store.applyJobChanges([{ jobId: b, atMs: T0 + 1, to: 'cancelled', reason: 'user' }]);
         const before = snapshot(ids);
         // pending → running skips scheduled; cancelled is terminal.
-        expect(() => store.applyJobChanges([{ jobId: a, atMs: T0 + 5, to: 'running' }])).toThrow('is not a transition of the job lifecycle');
-        expect(() => store.applyJobChanges([{ jobId: a, atMs: T0 + 5, to: 'scheduled' }, { jobId: b, atMs: T0 + 5, to: 'pending' }])).toThrow(StoreConflictError);
+        expect(() => store.applyJobChanges([{ jobId: a, atMs: T0 + 5, to: 'running' }])).toThrow(
+          'is not a transition of the job lifecycle',
+        );
+        expect(() =>
+          store.applyJobChanges([
+            { jobId: a, atMs: T0 + 5, to: 'scheduled' },
+            { jobId: b, atMs: T0 + 5, to: 'pending' },
+          ]),
+        ).toThrow(StoreConflictError);
         expect(snapshot(ids)).toEqual(before);
       });
 
       it('accepts an empty batch and hundreds of changes at once', () => {
         const ids = withJobs(300);
         store.applyJobChanges([]);
-        store.applyJobChanges(ids.map((jobId) => ({ jobId, atMs: T0 + 9, expectState: 'pending' as const, to: 'scheduled' as const, patch: { placement: SHARED_PLACEMENT } })));
+        store.applyJobChanges(
+          ids.map((jobId) => ({
+            jobId,
+            atMs: T0 + 9,
+            expectState: 'pending' as const,
+            to: 'scheduled' as const,
+            patch: { placement: SHARED_PLACEMENT },
+          })),
+        );
         expect(store.listJobs({ states: ['scheduled'] }).map((j) => j.id)).toEqual(ids);
         expect(store.listJobs({ states: ['pending'] })).toEqual([]);
       });
@@ -430,34 +705,59 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(store.getJob(step.id)?.qos).toEqual({ stepSeconds: 0.5 });
         expect(store.getJob(both.id)?.qos).toEqual({ stepSeconds: 1.25, latencySeconds: 0.02 });
         expect(store.getJob(none.id)?.qos).toBeNull();
-        expect(store.listJobs().map((j) => j.qos)).toEqual([{ stepSeconds: 0.5 }, { stepSeconds: 1.25, latencySeconds: 0.02 }, null]);
+        expect(store.listJobs().map((j) => j.qos)).toEqual([
+          { stepSeconds: 0.5 },
+          { stepSeconds: 1.25, latencySeconds: 0.02 },
+          null,
+        ]);
       });
 
-      it('sets, finds and clears a job\'s report token digest', () => {
+      it("sets, finds and clears a job's report token digest", () => {
         const [a, b] = withJobs(2);
         const digest = 'e'.repeat(64);
         expect(store.findJobByReportTokenDigest(digest)).toBeNull();
-        store.applyJobChanges([{ jobId: a!, atMs: T0 + 5, to: 'scheduled', patch: { placement: SHARED_PLACEMENT, reportTokenDigest: digest } }]);
+        store.applyJobChanges([
+          {
+            jobId: a!,
+            atMs: T0 + 5,
+            to: 'scheduled',
+            patch: { placement: SHARED_PLACEMENT, reportTokenDigest: digest },
+          },
+        ]);
         expect(store.getJob(a!)?.reportTokenDigest).toBe(digest);
-        expect(store.findJobByReportTokenDigest(digest)).toMatchObject({ id: a, state: 'scheduled', reportTokenDigest: digest });
+        expect(store.findJobByReportTokenDigest(digest)).toMatchObject({
+          id: a,
+          state: 'scheduled',
+          reportTokenDigest: digest,
+        });
         expect(store.getJob(b!)?.reportTokenDigest).toBeNull();
         // A change without reportTokenDigest keeps it.
         store.applyJobChanges([{ jobId: a!, atMs: T0 + 6, to: 'running', patch: { process: HANDLE } }]);
         expect(store.findJobByReportTokenDigest(digest)?.id).toBe(a);
-        store.applyJobChanges([{ jobId: a!, atMs: T0 + 7, to: 'succeeded', patch: { process: null, reportTokenDigest: null } }]);
+        store.applyJobChanges([
+          { jobId: a!, atMs: T0 + 7, to: 'succeeded', patch: { process: null, reportTokenDigest: null } },
+        ]);
         expect(store.findJobByReportTokenDigest(digest)).toBeNull();
         expect(store.getJob(a!)?.reportTokenDigest).toBeNull();
       });
 
       it('adds an event without a state change, leaving the job as it was', () => {
         const [id] = withJobs(1);
-        store.applyJobChanges([{ jobId: id!, atMs: T0 + 5, to: 'scheduled', reason: 'placed', patch: { placement: SHARED_PLACEMENT } }]);
+        store.applyJobChanges([
+          { jobId: id!, atMs: T0 + 5, to: 'scheduled', reason: 'placed', patch: { placement: SHARED_PLACEMENT } },
+        ]);
         const before = store.getJob(id!);
         store.addJobEvent(id!, T0 + 9, 'QoS violation: step 0.62 s > target 0.5 s for 60 s', 'scheduled');
         expect(store.getJob(id!)).toEqual(before);
         expect(store.listEvents(id!).slice(1)).toEqual([
           { jobId: id, atMs: T0 + 5, fromState: 'pending', toState: 'scheduled', reason: 'placed' },
-          { jobId: id, atMs: T0 + 9, fromState: 'scheduled', toState: 'scheduled', reason: 'QoS violation: step 0.62 s > target 0.5 s for 60 s' },
+          {
+            jobId: id,
+            atMs: T0 + 9,
+            fromState: 'scheduled',
+            toState: 'scheduled',
+            reason: 'QoS violation: step 0.62 s > target 0.5 s for 60 s',
+          },
         ]);
       });
 

@@ -13,21 +13,51 @@ import { type StateStore, StoreConflictError } from '../../app/ports/state-store
 export function describeTokenLifecycle(store: () => StateStore, t0: number): void {
   it('creates tokens with increasing ids and finds them by digest', () => {
     store().createTenant('acme', t0);
-    const admin = store().createToken({ digest: 'a'.repeat(64), role: 'admin', tenant: null, label: 'root', createdAtMs: t0 });
-    const tenant = store().createToken({ digest: 'b'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: t0 + 1 });
+    const admin = store().createToken({
+      digest: 'a'.repeat(64),
+      role: 'admin',
+      tenant: null,
+      label: 'root',
+      createdAtMs: t0,
+    });
+    const tenant = store().createToken({
+      digest: 'b'.repeat(64),
+      role: 'tenant-admin',
+      tenant: 'acme',
+      label: 'ci',
+      createdAtMs: t0 + 1,
+    });
     expect(tenant.id).toBeGreaterThan(admin.id);
     expect(store().findTokenByDigest('a'.repeat(64))).toEqual(admin);
     expect(store().findTokenByDigest('b'.repeat(64))).toEqual({
-      id: tenant.id, digest: 'b'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: t0 + 1,
-      expiresAtMs: null, revokedAtMs: null, rotatedAtMs: null, createdByServer: false,
+      id: tenant.id,
+      digest: 'b'.repeat(64),
+      role: 'tenant-admin',
+      tenant: 'acme',
+      label: 'ci',
+      createdAtMs: t0 + 1,
+      expiresAtMs: null,
+      revokedAtMs: null,
+      rotatedAtMs: null,
+      createdByServer: false,
     });
     expect(store().findTokenByDigest('c'.repeat(64))).toBeNull();
   });
 
   it('rejects a duplicate digest and a token of an unknown tenant', () => {
     store().createToken({ digest: 'a'.repeat(64), role: 'admin', tenant: null, label: 'root', createdAtMs: t0 });
-    expect(() => store().createToken({ digest: 'a'.repeat(64), role: 'admin', tenant: null, label: 'again', createdAtMs: t0 })).toThrow(StoreConflictError);
-    expect(() => store().createToken({ digest: 'd'.repeat(64), role: 'tenant-admin', tenant: 'ghost', label: 'x', createdAtMs: t0 })).toThrow(StoreConflictError);
+    expect(() =>
+      store().createToken({ digest: 'a'.repeat(64), role: 'admin', tenant: null, label: 'again', createdAtMs: t0 }),
+    ).toThrow(StoreConflictError);
+    expect(() =>
+      store().createToken({
+        digest: 'd'.repeat(64),
+        role: 'tenant-admin',
+        tenant: 'ghost',
+        label: 'x',
+        createdAtMs: t0,
+      }),
+    ).toThrow(StoreConflictError);
     expect(store().findTokenByDigest('a'.repeat(64))?.label).toBe('root');
     expect(store().findTokenByDigest('d'.repeat(64))).toBeNull();
   });
@@ -37,14 +67,34 @@ export function describeTokenLifecycle(store: () => StateStore, t0: number): voi
     s.createTenant('acme', t0);
     s.createTenant('beta', t0);
     return {
-      admin: s.createToken({ digest: digest('a'), role: 'admin', tenant: null, label: 'root', createdAtMs: t0, createdByServer: true }),
-      acme: s.createToken({ digest: digest('b'), role: 'member', tenant: 'acme', label: 'ci', createdAtMs: t0 + 1, expiresAtMs: t0 + 3_600_000 }),
+      admin: s.createToken({
+        digest: digest('a'),
+        role: 'admin',
+        tenant: null,
+        label: 'root',
+        createdAtMs: t0,
+        createdByServer: true,
+      }),
+      acme: s.createToken({
+        digest: digest('b'),
+        role: 'member',
+        tenant: 'acme',
+        label: 'ci',
+        createdAtMs: t0 + 1,
+        expiresAtMs: t0 + 3_600_000,
+      }),
       beta: s.createToken({ digest: digest('c'), role: 'viewer', tenant: 'beta', label: 'dash', createdAtMs: t0 + 2 }),
-      acme2: s.createToken({ digest: digest('d'), role: 'tenant-admin', tenant: 'acme', label: 'lead', createdAtMs: t0 + 3 }),
+      acme2: s.createToken({
+        digest: digest('d'),
+        role: 'tenant-admin',
+        tenant: 'acme',
+        label: 'lead',
+        createdAtMs: t0 + 3,
+      }),
     };
   };
 
-  it('stores expiry and server origin, gets tokens by id and lists them by id, all or one tenant\'s', () => {
+  it("stores expiry and server origin, gets tokens by id and lists them by id, all or one tenant's", () => {
     const s = store();
     const { admin, acme, beta, acme2 } = seed(s);
     expect(admin).toMatchObject({ createdByServer: true, expiresAtMs: null, revokedAtMs: null, rotatedAtMs: null });
@@ -77,7 +127,9 @@ export function describeTokenLifecycle(store: () => StateStore, t0: number): voi
     expect(s.findTokenByDigest(digest('e'))).toEqual(rotated);
     expect(s.getToken(acme.id)).toEqual(rotated);
     // The old digest is free again; a new token may not take a digest in use.
-    expect(() => s.createToken({ digest: digest('e'), role: 'member', tenant: 'acme', label: 'x', createdAtMs: t0 })).toThrow(StoreConflictError);
+    expect(() =>
+      s.createToken({ digest: digest('e'), role: 'member', tenant: 'acme', label: 'x', createdAtMs: t0 }),
+    ).toThrow(StoreConflictError);
   });
 
   it('refuses a rotation to a digest in use or of an unknown id, changing nothing', () => {

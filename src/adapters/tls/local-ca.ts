@@ -44,7 +44,7 @@ async function exportKeyPem(key: webcrypto.CryptoKey): Promise<string> {
  * pathlen 0, keyUsage keyCertSign and cRLSign.
  */
 export async function createLocalCa(commonName: string, nowMs: number): Promise<PemPair> {
-  const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serialNumber(),
     name: [{ CN: [commonName] }],
@@ -70,8 +70,10 @@ export async function createLocalCa(commonName: string, nowMs: number): Promise<
 export async function issueServerCert(ca: PemPair, names: readonly string[], nowMs: number): Promise<PemPair> {
   if (names.length === 0) throw new Error('a server certificate needs at least one name');
   const caCert = new x509.X509Certificate(ca.certPem);
-  const caKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.keyPem), ALGORITHM, false, ['sign']);
-  const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  const caKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.keyPem), ALGORITHM, false, [
+    'sign',
+  ]);
+  const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serialNumber(),
     subject: [{ CN: [names[0]!] }],
@@ -85,7 +87,9 @@ export async function issueServerCert(ca: PemPair, names: readonly string[], now
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
-      new x509.SubjectAlternativeNameExtension(names.map((n) => (isIP(n) ? { type: 'ip' as const, value: n } : { type: 'dns' as const, value: n }))),
+      new x509.SubjectAlternativeNameExtension(
+        names.map((n) => (isIP(n) ? { type: 'ip' as const, value: n } : { type: 'dns' as const, value: n })),
+      ),
       await x509.AuthorityKeyIdentifierExtension.create(caCert, false),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],

@@ -65,7 +65,12 @@ export async function ensureTlsMaterial(request: TlsMaterialRequest): Promise<Tl
   const { dir, names, nowMs } = request;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
-  const paths = { caCert: join(dir, 'ca.crt'), caKey: join(dir, 'ca.key'), serverCert: join(dir, 'server.crt'), serverKey: join(dir, 'server.key') };
+  const paths = {
+    caCert: join(dir, 'ca.crt'),
+    caKey: join(dir, 'ca.key'),
+    serverCert: join(dir, 'server.crt'),
+    serverKey: join(dir, 'server.key'),
+  };
   const oldCa = readPair(paths.caCert, paths.caKey);
   const caProblem = oldCa === null ? 'missing' : pairProblem(oldCa, nowMs, { ca: true });
   let ca: PemPair;
@@ -76,7 +81,14 @@ export async function ensureTlsMaterial(request: TlsMaterialRequest): Promise<Tl
     writePair(paths.caCert, paths.caKey, ca);
   }
   const oldServer = readPair(paths.serverCert, paths.serverKey);
-  const serverProblem = caProblem !== null ? (oldServer === null ? 'missing' : 'new CA') : oldServer === null ? 'missing' : pairProblem(oldServer, nowMs, { issuer: ca.certPem, names });
+  const serverProblem =
+    caProblem !== null
+      ? oldServer === null
+        ? 'missing'
+        : 'new CA'
+      : oldServer === null
+        ? 'missing'
+        : pairProblem(oldServer, nowMs, { issuer: ca.certPem, names });
   let server: PemPair;
   if (serverProblem === null) {
     server = oldServer!;
@@ -84,10 +96,15 @@ export async function ensureTlsMaterial(request: TlsMaterialRequest): Promise<Tl
     server = await issueServerCert(ca, names, nowMs);
     writePair(paths.serverCert, paths.serverKey, server);
   }
-  const action = (problem: string | null): TlsMaterialAction => (problem === null ? 'reused' : problem === 'missing' ? 'created' : 'renewed');
+  const action = (problem: string | null): TlsMaterialAction =>
+    problem === null ? 'reused' : problem === 'missing' ? 'created' : 'renewed';
   return {
-    caCertPath: paths.caCert, caCertPem: ca.certPem,
-    serverCertPath: paths.serverCert, serverCertPem: server.certPem, serverKeyPath: paths.serverKey, serverKeyPem: server.keyPem,
+    caCertPath: paths.caCert,
+    caCertPem: ca.certPem,
+    serverCertPath: paths.serverCert,
+    serverCertPem: server.certPem,
+    serverKeyPath: paths.serverKey,
+    serverKeyPem: server.keyPem,
     ca: { action: action(caProblem), reason: caProblem ?? 'valid' },
     server: { action: action(serverProblem), reason: serverProblem ?? 'valid' },
   };
@@ -108,7 +125,11 @@ function readPair(certPath: string, keyPath: string): PemPair | null {
  * matching, expiring within {@link RENEW_BEFORE_DAYS} days, not a CA (for the CA), not signed by
  * `issuer` or missing one of `names` (for the server certificate).
  */
-function pairProblem(pair: PemPair, nowMs: number, want: { ca?: boolean; issuer?: string; names?: readonly string[] }): string | null {
+function pairProblem(
+  pair: PemPair,
+  nowMs: number,
+  want: { ca?: boolean; issuer?: string; names?: readonly string[] },
+): string | null {
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(pair.certPem);
@@ -118,11 +139,15 @@ function pairProblem(pair: PemPair, nowMs: number, want: { ca?: boolean; issuer?
   }
   const expiresMs = Date.parse(cert.validTo);
   if (!(expiresMs - nowMs > RENEW_BEFORE_DAYS * 86_400_000)) return `expires ${new Date(expiresMs).toISOString()}`;
-  if (Date.parse(cert.validFrom) > nowMs) return `not valid before ${new Date(Date.parse(cert.validFrom)).toISOString()}`;
+  if (Date.parse(cert.validFrom) > nowMs)
+    return `not valid before ${new Date(Date.parse(cert.validFrom)).toISOString()}`;
   if (want.ca === true && !cert.ca) return 'not a CA certificate';
-  if (want.issuer !== undefined && !cert.verify(new X509Certificate(want.issuer).publicKey)) return 'not signed by the CA';
+  if (want.issuer !== undefined && !cert.verify(new X509Certificate(want.issuer).publicKey))
+    return 'not signed by the CA';
   for (const name of want.names ?? []) {
-    const matches = isIP(name) ? cert.checkIP(name) !== undefined : cert.checkHost(name, { subject: 'never' }) !== undefined;
+    const matches = isIP(name)
+      ? cert.checkIP(name) !== undefined
+      : cert.checkHost(name, { subject: 'never' }) !== undefined;
     if (!matches) return `does not name ${name}`;
   }
   return null;

@@ -6,12 +6,27 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createMemoryAuditLog } from '../../adapters/store/memory-audit-log.js';
 import type { NewAuditEntry } from '../ports/audit-log.js';
-import { auditEntryHash, auditEntryOfRow, canonicalJson, chainAuditEntry, GENESIS_HASH, verifyAuditChain, type AuditJournal, type StoredAuditRow } from './audit-chain.js';
+import {
+  auditEntryHash,
+  auditEntryOfRow,
+  canonicalJson,
+  chainAuditEntry,
+  GENESIS_HASH,
+  verifyAuditChain,
+  type AuditJournal,
+  type StoredAuditRow,
+} from './audit-chain.js';
 
 const entry = (i: number, overrides: Partial<NewAuditEntry> = {}): NewAuditEntry => ({
-  atMs: 1_700_000_000_000 + i, actor: 'admin token 1', role: 'admin', tenant: i % 2 === 0 ? 'team-a' : null, action: 'job.submit', target: `job ${i}`,
+  atMs: 1_700_000_000_000 + i,
+  actor: 'admin token 1',
+  role: 'admin',
+  tenant: i % 2 === 0 ? 'team-a' : null,
+  action: 'job.submit',
+  target: `job ${i}`,
   summary: { method: 'POST', route: '/api/v1/jobs', body: { command: ['train', String(i)], priority: 'normal' } },
-  outcome: { result: 'ok', httpStatus: 201, message: null }, ...overrides,
+  outcome: { result: 'ok', httpStatus: 201, message: null },
+  ...overrides,
 });
 
 /** Ten chained rows and a journal that witnessed all of them. */
@@ -22,7 +37,10 @@ function tenRows(): { rows: StoredAuditRow[]; journal: AuditJournal } {
   return { rows, journal: journalOf(rows) };
 }
 
-const journalOf = (rows: readonly StoredAuditRow[]): AuditJournal => ({ hashes: new Map(rows.map((r) => [r.seq, r.hash])), lastSeq: rows.at(-1)?.seq ?? 0 });
+const journalOf = (rows: readonly StoredAuditRow[]): AuditJournal => ({
+  hashes: new Map(rows.map((r) => [r.seq, r.hash])),
+  lastSeq: rows.at(-1)?.seq ?? 0,
+});
 
 /** Rows re-chained from the first, as an attacker with the documented algorithm would. */
 function rehash(rows: readonly StoredAuditRow[]): StoredAuditRow[] {
@@ -37,7 +55,10 @@ function rehash(rows: readonly StoredAuditRow[]): StoredAuditRow[] {
 
 describe('the audit hash chain', () => {
   it('hashes prev_hash, a newline and the JSON array of the fields, summary and outcome with sorted keys (the documented algorithm)', () => {
-    const row = chainAuditEntry({ seq: 0, hash: GENESIS_HASH }, entry(1, { summary: { z: 1, a: { y: [2, { d: 1, c: 0 }], b: 'x' } } }));
+    const row = chainAuditEntry(
+      { seq: 0, hash: GENESIS_HASH },
+      entry(1, { summary: { z: 1, a: { y: [2, { d: 1, c: 0 }], b: 'x' } } }),
+    );
     expect(row.summaryJson).toBe('{"a":{"b":"x","y":[2,{"c":0,"d":1}]},"z":1}');
     expect(row.outcomeJson).toBe('{"httpStatus":201,"message":null,"result":"ok"}');
     const text = `${'0'.repeat(64)}\n${JSON.stringify([1, 1_700_000_000_001, 'admin token 1', 'admin', null, 'job.submit', 'job 1', JSON.parse(row.summaryJson), JSON.parse(row.outcomeJson)])}`;
@@ -46,18 +67,38 @@ describe('the audit hash chain', () => {
   });
 
   it('replaces lone surrogates in text columns, so that a value reads back from a UTF-8 store as it was hashed (JSON escapes them)', () => {
-    const row = chainAuditEntry({ seq: 4, hash: 'f'.repeat(64) }, entry(5, { target: 'job \uD800x', summary: { name: 'a\uDC00' } }));
-    expect([row.seq, row.prevHash, row.target, row.summaryJson]).toEqual([5, 'f'.repeat(64), 'job \uFFFDx', '{"name":"a\\udc00"}']);
+    const row = chainAuditEntry(
+      { seq: 4, hash: 'f'.repeat(64) },
+      entry(5, { target: 'job \uD800x', summary: { name: 'a\uDC00' } }),
+    );
+    expect([row.seq, row.prevHash, row.target, row.summaryJson]).toEqual([
+      5,
+      'f'.repeat(64),
+      'job \uFFFDx',
+      '{"name":"a\\udc00"}',
+    ]);
     expect(canonicalJson({ b: 1, a: [3, 1] })).toBe('{"a":[3,1],"b":1}');
   });
 
   it('verifies an untouched log, naming its head; an empty log without a journal verifies too', () => {
     const { rows, journal } = tenRows();
-    expect(verifyAuditChain(rows, journal)).toEqual({ ok: true, entries: 10, head: { seq: 10, hash: rows[9]!.hash }, witnessedThroughSeq: 10, firstBad: null });
-    expect(verifyAuditChain([], null)).toEqual({ ok: true, entries: 0, head: { seq: 0, hash: GENESIS_HASH }, witnessedThroughSeq: 0, firstBad: null });
+    expect(verifyAuditChain(rows, journal)).toEqual({
+      ok: true,
+      entries: 10,
+      head: { seq: 10, hash: rows[9]!.hash },
+      witnessedThroughSeq: 10,
+      firstBad: null,
+    });
+    expect(verifyAuditChain([], null)).toEqual({
+      ok: true,
+      entries: 0,
+      head: { seq: 0, hash: GENESIS_HASH },
+      witnessedThroughSeq: 0,
+      firstBad: null,
+    });
   });
 
-  it('treats entries past the journal\'s end as not yet witnessed, not as an error', () => {
+  it("treats entries past the journal's end as not yet witnessed, not as an error", () => {
     const { rows } = tenRows();
     const result = verifyAuditChain(rows, journalOf(rows.slice(0, 7)));
     expect([result.ok, result.entries, result.witnessedThroughSeq, result.firstBad]).toEqual([true, 10, 7, null]);
@@ -67,7 +108,12 @@ describe('the audit hash chain', () => {
     const { rows, journal } = tenRows();
     rows[3] = { ...rows[3]!, target: 'job 99' };
     const result = verifyAuditChain(rows, journal);
-    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([false, 4, 'edited', 3]);
+    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([
+      false,
+      4,
+      'edited',
+      3,
+    ]);
     expect(result.firstBad?.message).toMatch(/^entry 4 was edited/);
   });
 
@@ -90,8 +136,15 @@ describe('the audit hash chain', () => {
   it('names the first of the newest entries deleted, from the journal', () => {
     const { rows, journal } = tenRows();
     const result = verifyAuditChain(rows.slice(0, 7), journal);
-    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([false, 8, 'truncated', 7]);
-    expect(result.firstBad?.message).toMatch(/entries 8–10 are recorded in the audit-head journal but missing from the store/);
+    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([
+      false,
+      8,
+      'truncated',
+      7,
+    ]);
+    expect(result.firstBad?.message).toMatch(
+      /entries 8–10 are recorded in the audit-head journal but missing from the store/,
+    );
   });
 
   it('names the first entry of a chain re-hashed after an edit, from the journal', () => {
@@ -113,10 +166,20 @@ describe('the audit hash chain', () => {
     expect(auditEntryHash(row.prevHash, moved)).toBe(row.hash);
     rows[3] = moved;
     const result = verifyAuditChain(rows, journal);
-    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([false, 4, 'edited', 3]);
-    expect(result.firstBad?.message).toBe('entry 4 was edited: its summary is not a JSON object in canonical form (sorted keys, no whitespace)');
+    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([
+      false,
+      4,
+      'edited',
+      3,
+    ]);
+    expect(result.firstBad?.message).toBe(
+      'entry 4 was edited: its summary is not a JSON object in canonical form (sorted keys, no whitespace)',
+    );
     const shown = auditEntryOfRow(moved);
-    expect([shown.summary, shown.outcome]).toEqual([{ unreadable: summaryJson }, { result: 'unreadable', httpStatus: null, message: outcomeJson }]);
+    expect([shown.summary, shown.outcome]).toEqual([
+      { unreadable: summaryJson },
+      { result: 'unreadable', httpStatus: null, message: outcomeJson },
+    ]);
   });
 
   it('names an entry the journal skips inside its range as unwitnessed (a forged entry appended while the journal went on)', () => {
@@ -124,8 +187,15 @@ describe('the audit hash chain', () => {
     const hashes = new Map(journal.hashes);
     hashes.delete(6);
     const result = verifyAuditChain(rows, { hashes, lastSeq: 10 });
-    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([false, 6, 'unwitnessed', 5]);
-    expect(result.firstBad?.message).toBe('entry 6 is missing from the audit-head journal, which records entries 1–10: it was not written by the server (forged entry)');
+    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([
+      false,
+      6,
+      'unwitnessed',
+      5,
+    ]);
+    expect(result.firstBad?.message).toBe(
+      'entry 6 is missing from the audit-head journal, which records entries 1–10: it was not written by the server (forged entry)',
+    );
     // A journal started after entry 3 (deleted and recreated) witnesses 4–10 only: 1–3 before its first line are not an error.
     const late = new Map([...journal.hashes].filter(([seq]) => seq >= 4));
     expect(verifyAuditChain(rows, { hashes: late, lastSeq: 10 }).ok).toBe(true);

@@ -17,7 +17,10 @@ import type { AuditEntry, AuditOutcome, JsonValue, NewAuditEntry } from '../port
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** An entry as stored: the hashed fields, `summary` and `outcome` as canonical JSON text. */
-export interface StoredAuditRow extends Pick<NewAuditEntry, 'atMs' | 'actor' | 'role' | 'tenant' | 'action' | 'target'> {
+export interface StoredAuditRow extends Pick<
+  NewAuditEntry,
+  'atMs' | 'actor' | 'role' | 'tenant' | 'action' | 'target'
+> {
   readonly seq: number;
   /** Canonical JSON text of the summary object. */
   readonly summaryJson: string;
@@ -53,9 +56,10 @@ export function auditEntryHash(prevHash: string, row: Omit<StoredAuditRow, 'prev
 }
 
 /** Lower-case hex SHA-256 of UTF-8 `text`: the one-shot `crypto.hash` where Node has it (20.12+), which is faster. */
-const sha256Hex: (text: string) => string = typeof crypto.hash === 'function'
-  ? (text) => crypto.hash('sha256', text, 'hex')
-  : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'hex')
+    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** The head journal as read: the first hash it recorded for each seq. */
 export interface AuditJournal {
@@ -99,7 +103,9 @@ export interface AuditVerification {
 function jsonObjectOf(text: string): Record<string, JsonValue> | null {
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, JsonValue>) : null;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, JsonValue>)
+      : null;
   } catch {
     return null;
   }
@@ -107,7 +113,10 @@ function jsonObjectOf(text: string): Record<string, JsonValue> | null {
 
 /** `'summary'` or `'outcome'` when that column is not a JSON object whose canonical form is its text; null when both are. */
 function malformedColumn(row: StoredAuditRow): 'summary' | 'outcome' | null {
-  for (const [name, text] of [['summary', row.summaryJson], ['outcome', row.outcomeJson]] as const) {
+  for (const [name, text] of [
+    ['summary', row.summaryJson],
+    ['outcome', row.outcomeJson],
+  ] as const) {
     const parsed = jsonObjectOf(text);
     if (parsed === null || canonicalJson(parsed) !== text) return name;
   }
@@ -125,29 +134,57 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
   let journalFirstSeq = Infinity;
   for (const seq of journal?.hashes.keys() ?? []) if (seq < journalFirstSeq) journalFirstSeq = seq;
   const fail = (seq: number, problem: AuditProblem, message: string): AuditVerification => ({
-    ok: false, entries, head: { seq: expectedSeq - 1, hash: prev }, witnessedThroughSeq: Math.min(journal?.lastSeq ?? 0, expectedSeq - 1), firstBad: { seq, problem, message },
+    ok: false,
+    entries,
+    head: { seq: expectedSeq - 1, hash: prev },
+    witnessedThroughSeq: Math.min(journal?.lastSeq ?? 0, expectedSeq - 1),
+    firstBad: { seq, problem, message },
   });
   for (const row of rows) {
     if (row.seq !== expectedSeq) {
-      return fail(expectedSeq, 'missing', `entry ${expectedSeq} is missing: the store goes from entry ${expectedSeq - 1} to entry ${row.seq} (deleted)`);
+      return fail(
+        expectedSeq,
+        'missing',
+        `entry ${expectedSeq} is missing: the store goes from entry ${expectedSeq - 1} to entry ${row.seq} (deleted)`,
+      );
     }
     if (row.prevHash !== prev) {
-      return fail(row.seq, 'broken-link', `entry ${row.seq} does not follow entry ${row.seq - 1}: its prev_hash ${row.prevHash.slice(0, 16)}… is not that entry's hash ${prev.slice(0, 16)}… (entries deleted, moved or swapped)`);
+      return fail(
+        row.seq,
+        'broken-link',
+        `entry ${row.seq} does not follow entry ${row.seq - 1}: its prev_hash ${row.prevHash.slice(0, 16)}… is not that entry's hash ${prev.slice(0, 16)}… (entries deleted, moved or swapped)`,
+      );
     }
     const computed = auditEntryHash(prev, row);
     if (computed !== row.hash) {
-      return fail(row.seq, 'edited', `entry ${row.seq} was edited: its fields hash to ${computed.slice(0, 16)}…, the stored hash is ${row.hash.slice(0, 16)}…`);
+      return fail(
+        row.seq,
+        'edited',
+        `entry ${row.seq} was edited: its fields hash to ${computed.slice(0, 16)}…, the stored hash is ${row.hash.slice(0, 16)}…`,
+      );
     }
     const malformed = malformedColumn(row);
     if (malformed !== null) {
-      return fail(row.seq, 'edited', `entry ${row.seq} was edited: its ${malformed} is not a JSON object in canonical form (sorted keys, no whitespace)`);
+      return fail(
+        row.seq,
+        'edited',
+        `entry ${row.seq} was edited: its ${malformed} is not a JSON object in canonical form (sorted keys, no whitespace)`,
+      );
     }
     const witnessed = journal?.hashes.get(row.seq);
     if (witnessed === undefined && row.seq >= journalFirstSeq && row.seq <= (journal?.lastSeq ?? 0)) {
-      return fail(row.seq, 'unwitnessed', `entry ${row.seq} is missing from the audit-head journal, which records entries ${journalFirstSeq}–${journal!.lastSeq}: it was not written by the server (forged entry)`);
+      return fail(
+        row.seq,
+        'unwitnessed',
+        `entry ${row.seq} is missing from the audit-head journal, which records entries ${journalFirstSeq}–${journal!.lastSeq}: it was not written by the server (forged entry)`,
+      );
     }
     if (witnessed !== undefined && witnessed !== row.hash) {
-      return fail(row.seq, 'rewritten', `entry ${row.seq} differs from the audit-head journal (journal ${witnessed.slice(0, 16)}…, store ${row.hash.slice(0, 16)}…): the chain was rewritten from here`);
+      return fail(
+        row.seq,
+        'rewritten',
+        `entry ${row.seq} differs from the audit-head journal (journal ${witnessed.slice(0, 16)}…, store ${row.hash.slice(0, 16)}…): the chain was rewritten from here`,
+      );
     }
     entries += 1;
     prev = row.hash;
@@ -155,11 +192,20 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
   }
   const last = expectedSeq - 1;
   if (journal === null) {
-    if (last > 0) return fail(1, 'journal-missing', `the audit-head journal is missing while the store has ${last} entries: nothing witnesses them (deleted journal?)`);
+    if (last > 0)
+      return fail(
+        1,
+        'journal-missing',
+        `the audit-head journal is missing while the store has ${last} entries: nothing witnesses them (deleted journal?)`,
+      );
     return { ok: true, entries, head: { seq: 0, hash: GENESIS_HASH }, witnessedThroughSeq: 0, firstBad: null };
   }
   if (journal.lastSeq > last) {
-    return fail(last + 1, 'truncated', `entries ${last + 1}–${journal.lastSeq} are recorded in the audit-head journal but missing from the store (the newest entries were deleted)`);
+    return fail(
+      last + 1,
+      'truncated',
+      `entries ${last + 1}–${journal.lastSeq} are recorded in the audit-head journal but missing from the store (the newest entries were deleted)`,
+    );
   }
   return { ok: true, entries, head: { seq: last, hash: prev }, witnessedThroughSeq: journal.lastSeq, firstBad: null };
 }
@@ -173,7 +219,10 @@ export function wellFormed(text: string): string {
  * The stored form of `entry` as the entry after `head`: seq `head.seq + 1`, chained to `head.hash`.
  * Strings are made well-formed (lone surrogates become U+FFFD) before hashing.
  */
-export function chainAuditEntry(head: { readonly seq: number; readonly hash: string }, entry: NewAuditEntry): StoredAuditRow {
+export function chainAuditEntry(
+  head: { readonly seq: number; readonly hash: string },
+  entry: NewAuditEntry,
+): StoredAuditRow {
   const fields = {
     seq: head.seq + 1,
     atMs: Math.trunc(entry.atMs),
@@ -183,7 +232,11 @@ export function chainAuditEntry(head: { readonly seq: number; readonly hash: str
     action: wellFormed(entry.action),
     target: wellFormed(entry.target),
     summaryJson: canonicalJson(entry.summary),
-    outcomeJson: canonicalJson({ result: entry.outcome.result, httpStatus: entry.outcome.httpStatus, message: entry.outcome.message === null ? null : wellFormed(entry.outcome.message) }),
+    outcomeJson: canonicalJson({
+      result: entry.outcome.result,
+      httpStatus: entry.outcome.httpStatus,
+      message: entry.outcome.message === null ? null : wellFormed(entry.outcome.message),
+    }),
   };
   return { ...fields, prevHash: head.hash, hash: auditEntryHash(head.hash, fields) };
 }
@@ -196,9 +249,21 @@ export function chainAuditEntry(head: { readonly seq: number; readonly hash: str
 export function auditEntryOfRow(row: StoredAuditRow): AuditEntry {
   const summary = jsonObjectOf(row.summaryJson) ?? { unreadable: row.summaryJson };
   const parsedOutcome = jsonObjectOf(row.outcomeJson);
-  const outcome: AuditOutcome = parsedOutcome !== null && typeof parsedOutcome.result === 'string' ? (parsedOutcome as unknown as AuditOutcome) : { result: 'unreadable', httpStatus: null, message: row.outcomeJson };
+  const outcome: AuditOutcome =
+    parsedOutcome !== null && typeof parsedOutcome.result === 'string'
+      ? (parsedOutcome as unknown as AuditOutcome)
+      : { result: 'unreadable', httpStatus: null, message: row.outcomeJson };
   return {
-    seq: row.seq, atMs: row.atMs, actor: row.actor, role: row.role, tenant: row.tenant, action: row.action, target: row.target,
-    summary, outcome, prevHash: row.prevHash, hash: row.hash,
+    seq: row.seq,
+    atMs: row.atMs,
+    actor: row.actor,
+    role: row.role,
+    tenant: row.tenant,
+    action: row.action,
+    target: row.target,
+    summary,
+    outcome,
+    prevHash: row.prevHash,
+    hash: row.hash,
   };
 }

@@ -16,7 +16,10 @@ export function safeAuditRecorder(log: AuditLog, logger: Pick<Logger, 'error'>):
     try {
       log.append(entry);
     } catch (error) {
-      logger.error({ err: error, action: entry.action, target: entry.target, actor: entry.actor }, `audit log: could not record ${entry.action} on ${entry.target}`);
+      logger.error(
+        { err: error, action: entry.action, target: entry.target, actor: entry.actor },
+        `audit log: could not record ${entry.action} on ${entry.target}`,
+      );
     }
   };
 }

@@ -24,27 +24,54 @@ export interface PlaneAuditDeps {
 
 /** A listener for `PlaneEvents.on` that records the GPU actions (see the module comment). */
 export function auditPlaneEvents(deps: PlaneAuditDeps): (event: PlaneEvent) => void {
-  const entry = (fields: Omit<NewAuditEntry, 'outcome' | 'role'>): void => deps.record({ ...fields, role: 'server', outcome: OK });
+  const entry = (fields: Omit<NewAuditEntry, 'outcome' | 'role'>): void =>
+    deps.record({ ...fields, role: 'server', outcome: OK });
   return (event) => {
     if (event.type === 'job') {
       const base = { atMs: event.atMs, tenant: event.tenant, target: `job ${event.jobId}` };
       if (event.to === 'scheduled') {
         const placement = deps.job(event.jobId)?.placement ?? null;
         const gpus = placement?.gpus.map((g) => g.index) ?? [];
-        entry({ ...base, actor: 'scheduler', action: 'gpu.allocate', summary: { gpus, mode: placement?.mode ?? event.mode, reason: event.reason } });
+        entry({
+          ...base,
+          actor: 'scheduler',
+          action: 'gpu.allocate',
+          summary: { gpus, mode: placement?.mode ?? event.mode, reason: event.reason },
+        });
       } else if (event.to === 'running') {
-        entry({ ...base, actor: 'server', action: 'job.launch', summary: { attempt: deps.job(event.jobId)?.attempt ?? null, reason: event.reason } });
+        entry({
+          ...base,
+          actor: 'server',
+          action: 'job.launch',
+          summary: { attempt: deps.job(event.jobId)?.attempt ?? null, reason: event.reason },
+        });
       } else if (event.to === 'preempted' && event.from === 'running') {
-        entry({ ...base, actor: 'server', action: 'job.checkpoint', summary: { attempt: deps.job(event.jobId)?.attempt ?? null, reason: event.reason } });
+        entry({
+          ...base,
+          actor: 'server',
+          action: 'job.checkpoint',
+          summary: { attempt: deps.job(event.jobId)?.attempt ?? null, reason: event.reason },
+        });
       }
     } else if (event.type === 'preemption') {
       for (const victimId of event.victimIds) {
-        entry({ atMs: event.atMs, tenant: deps.job(victimId)?.tenant ?? null, target: `job ${victimId}`, actor: 'scheduler', action: 'job.preempt', summary: { preemptorJobId: event.preemptorId, reason: event.reason } });
+        entry({
+          atMs: event.atMs,
+          tenant: deps.job(victimId)?.tenant ?? null,
+          target: `job ${victimId}`,
+          actor: 'scheduler',
+          action: 'job.preempt',
+          summary: { preemptorJobId: event.preemptorId, reason: event.reason },
+        });
       }
     } else if (event.type === 'mig-reconfigured') {
       const job = event.jobId === undefined ? null : deps.job(event.jobId);
       entry({
-        atMs: deps.nowMs(), tenant: job?.tenant ?? null, target: `gpu ${event.gpuIndices.join(',')}`, actor: 'server', action: 'mig.reconfigure',
+        atMs: deps.nowMs(),
+        tenant: job?.tenant ?? null,
+        target: `gpu ${event.gpuIndices.join(',')}`,
+        actor: 'server',
+        action: 'mig.reconfigure',
         summary: { gpus: [...event.gpuIndices], reconfigured: event.count, jobId: event.jobId ?? null },
       });
     }

@@ -46,17 +46,35 @@ describe('TokenBuckets', () => {
 
 describe('ApiLimits', () => {
   const tenants = new Map<string, TenantRecord>();
-  const tenantRecord = (name: string, limits: Partial<TenantRecord> = {}): TenantRecord => ({ name, createdAtMs: 0, guaranteedGpuEquivalents: 0, limitGpuEquivalents: null, ...DEFAULT_TENANT_LIMITS, ...limits });
+  const tenantRecord = (name: string, limits: Partial<TenantRecord> = {}): TenantRecord => ({
+    name,
+    createdAtMs: 0,
+    guaranteedGpuEquivalents: 0,
+    limitGpuEquivalents: null,
+    ...DEFAULT_TENANT_LIMITS,
+    ...limits,
+  });
   const nowMs = { value: 0 };
-  const limits = (settings = DEFAULT_API_LIMITS) => new ApiLimits(settings, (name) => tenants.get(name) ?? null, () => nowMs.value);
+  const limits = (settings = DEFAULT_API_LIMITS) =>
+    new ApiLimits(
+      settings,
+      (name) => tenants.get(name) ?? null,
+      () => nowMs.value,
+    );
 
   it('lets a token make 40 requests at once (burst), refuses the 41st with 429 naming the limit and Retry-After 1, and throttles no admin', () => {
     tenants.set('team-a', tenantRecord('team-a'));
     const api = limits();
     for (let i = 0; i < 40; i++) api.admitRequest(member(7));
     const error = thrown(() => api.admitRequest(member(7)));
-    expect([error.httpStatus, error.code, error.details]).toEqual([429, 'GPUSHARE_TOO_MANY_REQUESTS', { limit: '20 requests/s per token, burst 40', retryAfterSeconds: 1 }]);
-    expect(error.message).toMatch(/^too many requests: this token may make 20 requests\/s per token, burst 40 \(the server's requestsPerSecond and requestBurst\)/);
+    expect([error.httpStatus, error.code, error.details]).toEqual([
+      429,
+      'GPUSHARE_TOO_MANY_REQUESTS',
+      { limit: '20 requests/s per token, burst 40', retryAfterSeconds: 1 },
+    ]);
+    expect(error.message).toMatch(
+      /^too many requests: this token may make 20 requests\/s per token, burst 40 \(the server's requestsPerSecond and requestBurst\)/,
+    );
     // Another token of the same tenant is not affected; 50 ms later one more request is in the bucket.
     api.admitRequest(member(8));
     nowMs.value += 50;
@@ -65,32 +83,45 @@ describe('ApiLimits', () => {
     for (let i = 0; i < 10_000; i++) api.admitRequest(admin);
   });
 
-  it('uses a tenant\'s own rate and burst, and one bucket per job for report tokens', () => {
+  it("uses a tenant's own rate and burst, and one bucket per job for report tokens", () => {
     tenants.set('slow', tenantRecord('slow', { requestsPerSecond: 0.5, requestBurst: 2 }));
     const api = limits();
     api.admitRequest(member(9, 'slow'));
     api.admitRequest(member(9, 'slow'));
     const error = thrown(() => api.admitRequest(member(9, 'slow')));
-    expect([error.httpStatus, error.details]).toEqual([429, { limit: '0.5 requests/s per token, burst 2', retryAfterSeconds: 2 }]);
-    expect(error.message).toContain('(tenant slow\'s limit)');
+    expect([error.httpStatus, error.details]).toEqual([
+      429,
+      { limit: '0.5 requests/s per token, burst 2', retryAfterSeconds: 2 },
+    ]);
+    expect(error.message).toContain("(tenant slow's limit)");
     const job = (jobId: number): Principal => ({ role: 'job', tenant: null, jobId });
     for (let i = 0; i < 40; i++) api.admitRequest(job(3));
     expect(thrown(() => api.admitRequest(job(3))).httpStatus).toBe(429);
     api.admitRequest(job(4));
   });
 
-  it('holds at most N streams per token, half of M per tenant and M in all for tenants\' tokens; admins have their own allowance and are never shut out; a closed stream frees its slot', () => {
+  it("holds at most N streams per token, half of M per tenant and M in all for tenants' tokens; admins have their own allowance and are never shut out; a closed stream frees its slot", () => {
     tenants.set('team-a', tenantRecord('team-a'));
     tenants.set('team-b', tenantRecord('team-b', { eventStreamsPerToken: 1 }));
     tenants.set('team-c', tenantRecord('team-c'));
-    const api = limits({ ...DEFAULT_API_LIMITS, eventStreamsPerToken: 2, adminEventStreamsPerToken: 3, eventStreamsTotal: 5 });
+    const api = limits({
+      ...DEFAULT_API_LIMITS,
+      eventStreamsPerToken: 2,
+      adminEventStreamsPerToken: 3,
+      eventStreamsTotal: 5,
+    });
     const a = [api.openStream(member(1)), api.openStream(member(1))];
     const perToken = thrown(() => api.openStream(member(1)));
     expect([perToken.httpStatus, perToken.details]).toEqual([429, { limit: '2 event streams per token' }]);
-    expect(perToken.message).toBe('too many event streams: this token holds 2 open, the limit is 2 event streams per token; close one (another tab or client) and retry');
+    expect(perToken.message).toBe(
+      'too many event streams: this token holds 2 open, the limit is 2 event streams per token; close one (another tab or client) and retry',
+    );
     // team-a holds 2 of 5: half the total (rounded down), so another of its tokens waits.
     const perTenant = thrown(() => api.openStream(member(4)));
-    expect([perTenant.httpStatus, perTenant.details]).toEqual([429, { limit: '2 event streams per tenant (half of eventStreamsTotal)' }]);
+    expect([perTenant.httpStatus, perTenant.details]).toEqual([
+      429,
+      { limit: '2 event streams per tenant (half of eventStreamsTotal)' },
+    ]);
     // Tenant team-b's own per-token limit is 1.
     api.openStream(member(2, 'team-b'));
     expect(thrown(() => api.openStream(member(2, 'team-b'))).details).toEqual({ limit: '1 event streams per token' });

@@ -30,7 +30,13 @@ export interface ApiLimitSettings {
 }
 
 /** The defaults of `ApiLimitSettings`. */
-export const DEFAULT_API_LIMITS: ApiLimitSettings = { requestsPerSecond: 20, requestBurst: 40, eventStreamsPerToken: 4, adminEventStreamsPerToken: 16, eventStreamsTotal: 64 };
+export const DEFAULT_API_LIMITS: ApiLimitSettings = {
+  requestsPerSecond: 20,
+  requestBurst: 40,
+  eventStreamsPerToken: 4,
+  adminEventStreamsPerToken: 16,
+  eventStreamsTotal: 64,
+};
 
 /** The key of a principal's bucket and stream slots: its stored token, or its job for a report token. */
 function keyOf(principal: Principal): string {
@@ -70,7 +76,11 @@ export class ApiLimits {
     const waitSeconds = this.buckets.take(keyOf(principal), { requestsPerSecond: rate, burst }, this.nowMs());
     if (waitSeconds === 0) return;
     const limit = `${rate} requests/s per token, burst ${burst}`;
-    throw tooManyRequests(`too many requests: this token may make ${limit}${tenant?.requestsPerSecond != null || tenant?.requestBurst != null ? ` (tenant ${tenant.name}'s limit)` : ' (the server\'s requestsPerSecond and requestBurst)'}; retry after the Retry-After header's seconds`, limit, Math.max(1, Math.ceil(waitSeconds)));
+    throw tooManyRequests(
+      `too many requests: this token may make ${limit}${tenant?.requestsPerSecond != null || tenant?.requestBurst != null ? ` (tenant ${tenant.name}'s limit)` : " (the server's requestsPerSecond and requestBurst)"}; retry after the Retry-After header's seconds`,
+      limit,
+      Math.max(1, Math.ceil(waitSeconds)),
+    );
   }
 
   /**
@@ -81,24 +91,36 @@ export class ApiLimits {
   openStream(principal: Principal): () => void {
     const key = keyOf(principal);
     const tenant = principal.tenant === null ? null : this.tenantOf(principal.tenant);
-    const perToken = principal.role === 'admin' ? this.settings.adminEventStreamsPerToken : tenant?.eventStreamsPerToken ?? this.settings.eventStreamsPerToken;
+    const perToken =
+      principal.role === 'admin'
+        ? this.settings.adminEventStreamsPerToken
+        : (tenant?.eventStreamsPerToken ?? this.settings.eventStreamsPerToken);
     const held = this.streams.get(key) ?? 0;
     if (held >= perToken) {
       const limit = `${perToken} event streams per ${principal.role === 'admin' ? 'admin ' : ''}token`;
-      throw tooManyRequests(`too many event streams: this token holds ${held} open, the limit is ${limit}; close one (another tab or client) and retry`, limit);
+      throw tooManyRequests(
+        `too many event streams: this token holds ${held} open, the limit is ${limit}; close one (another tab or client) and retry`,
+        limit,
+      );
     }
     // Admins count against their own per-token allowance only.
     const counted = principal.role !== 'admin';
     if (counted && this.openStreams >= this.settings.eventStreamsTotal) {
       const limit = `${this.settings.eventStreamsTotal} event streams in all`;
-      throw tooManyRequests(`too many event streams: tenants' tokens hold ${this.openStreams} open, the limit is ${limit} (eventStreamsTotal); retry later`, limit);
+      throw tooManyRequests(
+        `too many event streams: tenants' tokens hold ${this.openStreams} open, the limit is ${limit} (eventStreamsTotal); retry later`,
+        limit,
+      );
     }
     const tenantName = principal.tenant ?? '';
     const perTenant = Math.max(1, Math.floor(this.settings.eventStreamsTotal / 2));
     const tenantHeld = this.tenantStreams.get(tenantName) ?? 0;
     if (counted && tenantHeld >= perTenant) {
       const limit = `${perTenant} event streams per tenant (half of eventStreamsTotal)`;
-      throw tooManyRequests(`too many event streams: tenant ${tenantName}'s tokens hold ${tenantHeld} open, the limit is ${limit}; close some and retry`, limit);
+      throw tooManyRequests(
+        `too many event streams: tenant ${tenantName}'s tokens hold ${tenantHeld} open, the limit is ${limit}; close some and retry`,
+        limit,
+      );
     }
     this.streams.set(key, held + 1);
     if (counted) {

@@ -19,12 +19,29 @@ import type { Principal } from './tokens.js';
 
 /** Every action a principal may be allowed, by what it acts on. */
 export const ACTIONS = [
-  'job.submit', 'job.read', 'job.logs', 'job.cancel', 'job.report',
-  'gpu.read', 'gpu.cordon',
-  'tenant.read', 'tenant.create', 'tenant.update', 'quota.read', 'quota.set',
-  'token.read', 'token.create', 'token.revoke', 'token.rotate',
+  'job.submit',
+  'job.read',
+  'job.logs',
+  'job.cancel',
+  'job.report',
+  'gpu.read',
+  'gpu.cordon',
+  'tenant.read',
+  'tenant.create',
+  'tenant.update',
+  'quota.read',
+  'quota.set',
+  'token.read',
+  'token.create',
+  'token.revoke',
+  'token.rotate',
   'audit.read',
-  'server.status', 'server.drain', 'server.backup', 'usage.read', 'events.read', 'metrics.read',
+  'server.status',
+  'server.drain',
+  'server.backup',
+  'usage.read',
+  'events.read',
+  'metrics.read',
 ] as const;
 
 /** An action `authorize` decides. */
@@ -49,19 +66,30 @@ const OWN_JOB: ReadonlySet<Action> = new Set(['job.logs', 'job.cancel', 'job.rep
 const JOB_ACTIONS: ReadonlySet<Action> = new Set(['job.read', 'job.logs', 'job.cancel', 'job.report']);
 
 /** Why a principal may not act, or null when it may. 404 hides another tenant's job. */
-export function denial(principal: Principal, action: Action, target: AuthTarget = {}): { status: 403 | 404; message: string } | null {
+export function denial(
+  principal: Principal,
+  action: Action,
+  target: AuthTarget = {},
+): { status: 403 | 404; message: string } | null {
   const { role } = principal;
   if (role === 'admin') return null;
   if (role === 'job') {
     if (action === 'job.report' && target.jobId !== undefined && target.jobId === principal.jobId) return null;
-    return { status: 403, message: `a job token (GPUSHARE_JOB_TOKEN) may only report for its own job ${principal.jobId}` };
+    return {
+      status: 403,
+      message: `a job token (GPUSHARE_JOB_TOKEN) may only report for its own job ${principal.jobId}`,
+    };
   }
   const ownTenant = target.tenant === undefined || target.tenant === principal.tenant;
   if (JOB_ACTIONS.has(action) && !ownTenant) return { status: 404, message: `job ${target.jobId ?? '?'} not found` };
   if (READ_ANY.has(action)) return null;
   if (!ownTenant) {
-    const other = target.tenant === null ? 'admin tokens, which belong to no tenant (an admin may)' : `tenant "${target.tenant}"`;
-    return { status: 403, message: `this ${role} token belongs to tenant "${principal.tenant}" and cannot act on ${other}` };
+    const other =
+      target.tenant === null ? 'admin tokens, which belong to no tenant (an admin may)' : `tenant "${target.tenant}"`;
+    return {
+      status: 403,
+      message: `this ${role} token belongs to tenant "${principal.tenant}" and cannot act on ${other}`,
+    };
   }
   if (TENANT_READ.has(action)) return null;
   if (role === 'tenant-admin') {
@@ -70,36 +98,65 @@ export function denial(principal: Principal, action: Action, target: AuthTarget 
     if (OWN_TOKEN.has(action) && target.ownerTokenId === principal.tokenId) return null;
     if (['token.create', 'token.revoke', 'token.rotate'].includes(action)) {
       if (target.tokenRole === 'member' || target.tokenRole === 'viewer') return null;
-      return { status: 403, message: `a tenant-admin manages its tenant's member and viewer tokens only; ${target.tokenRole ?? 'this'} tokens need an admin` };
+      return {
+        status: 403,
+        message: `a tenant-admin manages its tenant's member and viewer tokens only; ${target.tokenRole ?? 'this'} tokens need an admin`,
+      };
     }
   }
   if (role === 'member') {
     if (action === 'job.submit') return null;
     if (OWN_JOB.has(action)) {
-      if (target.ownerTokenId !== undefined && target.ownerTokenId !== null && target.ownerTokenId === principal.tokenId) return null;
-      return { status: 403, message: `a member may ${action === 'job.logs' ? 'read the logs of' : action === 'job.cancel' ? 'cancel' : 'report for'} only the jobs it submitted; job ${target.jobId ?? '?'} was submitted by another token (ask your tenant-admin)` };
+      if (
+        target.ownerTokenId !== undefined &&
+        target.ownerTokenId !== null &&
+        target.ownerTokenId === principal.tokenId
+      )
+        return null;
+      return {
+        status: 403,
+        message: `a member may ${action === 'job.logs' ? 'read the logs of' : action === 'job.cancel' ? 'cancel' : 'report for'} only the jobs it submitted; job ${target.jobId ?? '?'} was submitted by another token (ask your tenant-admin)`,
+      };
     }
   }
-  if ((role === 'member' || role === 'viewer') && OWN_TOKEN.has(action) && target.ownerTokenId === principal.tokenId) return null;
+  if ((role === 'member' || role === 'viewer') && OWN_TOKEN.has(action) && target.ownerTokenId === principal.tokenId)
+    return null;
   return { status: 403, message: `a ${role} token may not ${describe(action)}${ROLE_HINT[action] ?? ''}` };
 }
 
 const ROLE_HINT: Partial<Record<Action, string>> = {
   'job.submit': ' (a member or tenant-admin token may)',
-  'job.logs': ' (the job\'s submitter or a tenant-admin may)',
-  'job.cancel': ' (the job\'s submitter or a tenant-admin may)',
-  'token.create': ' (a tenant-admin may create its tenant\'s member and viewer tokens; an admin any)',
-  'audit.read': ' (a tenant-admin reads its tenant\'s entries)',
+  'job.logs': " (the job's submitter or a tenant-admin may)",
+  'job.cancel': " (the job's submitter or a tenant-admin may)",
+  'token.create': " (a tenant-admin may create its tenant's member and viewer tokens; an admin any)",
+  'audit.read': " (a tenant-admin reads its tenant's entries)",
 };
 
 /** What each action does, in words, for refusals ("a viewer token may not read job logs"). */
 const ACTION_WORDS: Record<Action, string> = {
-  'job.submit': 'submit jobs', 'job.read': 'read jobs', 'job.logs': 'read job logs', 'job.cancel': 'cancel jobs', 'job.report': 'report job progress',
-  'gpu.read': 'read GPUs', 'gpu.cordon': 'cordon or uncordon GPUs',
-  'tenant.read': 'read tenants', 'tenant.create': 'create tenants', 'tenant.update': 'change tenants\' limits', 'quota.read': 'read quotas', 'quota.set': 'set quotas',
-  'token.read': 'list tokens', 'token.create': 'create tokens', 'token.revoke': 'revoke tokens', 'token.rotate': 'rotate tokens',
+  'job.submit': 'submit jobs',
+  'job.read': 'read jobs',
+  'job.logs': 'read job logs',
+  'job.cancel': 'cancel jobs',
+  'job.report': 'report job progress',
+  'gpu.read': 'read GPUs',
+  'gpu.cordon': 'cordon or uncordon GPUs',
+  'tenant.read': 'read tenants',
+  'tenant.create': 'create tenants',
+  'tenant.update': "change tenants' limits",
+  'quota.read': 'read quotas',
+  'quota.set': 'set quotas',
+  'token.read': 'list tokens',
+  'token.create': 'create tokens',
+  'token.revoke': 'revoke tokens',
+  'token.rotate': 'rotate tokens',
   'audit.read': 'read the audit log',
-  'server.status': 'read the server status', 'server.drain': 'drain the server', 'server.backup': 'back up the server', 'usage.read': 'read usage history', 'events.read': 'open event streams', 'metrics.read': 'read metrics',
+  'server.status': 'read the server status',
+  'server.drain': 'drain the server',
+  'server.backup': 'back up the server',
+  'usage.read': 'read usage history',
+  'events.read': 'open event streams',
+  'metrics.read': 'read metrics',
 };
 
 function describe(action: Action): string {

@@ -24,6 +24,11 @@ export function checkJobTokenScope(principal: Principal, method: string, url: st
   const path = url.split('?')[0]!.replace(/\/+$/, '');
   if (method.toUpperCase() === 'POST' && path === own) return;
   const other = /^\/api\/v1\/jobs\/([^/]+)\/qos-reports$/.exec(path);
-  if (method.toUpperCase() === 'POST' && other) throw forbidden(`this job token belongs to job ${principal.jobId} and cannot report for job ${decodeURIComponent(other[1]!)}`);
-  throw forbidden(`a job token (GPUSHARE_JOB_TOKEN) may only call POST ${own}; use a tenant or admin token for ${method.toUpperCase()} ${path}`);
+  if (method.toUpperCase() === 'POST' && other)
+    throw forbidden(
+      `this job token belongs to job ${principal.jobId} and cannot report for job ${decodeURIComponent(other[1]!)}`,
+    );
+  throw forbidden(
+    `a job token (GPUSHARE_JOB_TOKEN) may only call POST ${own}; use a tenant or admin token for ${method.toUpperCase()} ${path}`,
+  );
 }

@@ -24,7 +24,8 @@ export function checkPriorityCap(principal: Principal, tenant: TenantRecord, pri
   const highest = highestPriorityOf(tenant.maxPriorityClass);
   if (highest === null || priority <= highest) return;
   throw new GpushareError(
-    'GPUSHARE_PRIORITY_CAP', 403,
+    'GPUSHARE_PRIORITY_CAP',
+    403,
     `priority: ${priority} is above the cap of tenant "${tenant.name}": its highest priority class is ${tenant.maxPriorityClass} (${highest}); an admin can raise it with \`gpushare tenant set-limits ${tenant.name} --max-priority CLASS\``,
     { field: 'priority', maxPriorityClass: tenant.maxPriorityClass, maxPriority: highest },
   );

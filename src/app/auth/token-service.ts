@@ -56,7 +56,11 @@ export function tokenState(token: TokenRecord, nowMs: number): TokenView['state'
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** A token as `authorize` sees it: its tenant, its own id (as owner) and role. */
-const targetOf = (token: TokenRecord): AuthTarget => ({ tenant: token.tenant, ownerTokenId: token.id, tokenRole: token.role });
+const targetOf = (token: TokenRecord): AuthTarget => ({
+  tenant: token.tenant,
+  ownerTokenId: token.id,
+  tokenRole: token.role,
+});
 
 function tokenNotFound(id: number): GpushareError {
   return new GpushareError('GPUSHARE_TOKEN_NOT_FOUND', 404, `token ${id} not found`);
@@ -65,14 +69,25 @@ function tokenNotFound(id: number): GpushareError {
 /** Token operations over a store. */
 export class TokenService {
   /** @param nowMs the clock, ms since the epoch */
-  constructor(private readonly store: StateStore, private readonly nowMs: () => number, private readonly options: TokenServiceOptions = {}) {}
+  constructor(
+    private readonly store: StateStore,
+    private readonly nowMs: () => number,
+    private readonly options: TokenServiceOptions = {},
+  ) {}
 
   /** The API view of a token (no secret, no digest); `self` when it is the caller's own. */
   view(token: TokenRecord, principal?: Principal): TokenView {
     return {
-      id: token.id, tenant: token.tenant, role: token.role, label: token.label,
-      createdAt: new Date(token.createdAtMs).toISOString(), expiresAt: iso(token.expiresAtMs), revokedAt: iso(token.revokedAtMs), rotatedAt: iso(token.rotatedAtMs),
-      state: tokenState(token, this.nowMs()), self: principal?.tokenId === token.id,
+      id: token.id,
+      tenant: token.tenant,
+      role: token.role,
+      label: token.label,
+      createdAt: new Date(token.createdAtMs).toISOString(),
+      expiresAt: iso(token.expiresAtMs),
+      revokedAt: iso(token.revokedAtMs),
+      rotatedAt: iso(token.rotatedAtMs),
+      state: tokenState(token, this.nowMs()),
+      self: principal?.tokenId === token.id,
     };
   }
 
@@ -84,23 +99,47 @@ export class TokenService {
    */
   create(principal: Principal, input: CreateTokenInput): NewTokenView {
     const role = input.role ?? DEFAULT_TOKEN_ROLE;
-    const tenant = role === 'admin' ? null : input.tenant ?? (principal.role === 'tenant-admin' ? principal.tenant : undefined);
-    if (role === 'admin' && input.tenant !== undefined) throw invalidField('tenant', 'an admin token belongs to no tenant: leave tenant out');
+    const tenant =
+      role === 'admin' ? null : (input.tenant ?? (principal.role === 'tenant-admin' ? principal.tenant : undefined));
+    if (role === 'admin' && input.tenant !== undefined)
+      throw invalidField('tenant', 'an admin token belongs to no tenant: leave tenant out');
     authorize(principal, 'token.create', { tenant, tokenRole: role });
-    if (tenant === undefined) throw invalidField('tenant', `a ${role} token needs a tenant`, this.store.listTenants().map((t) => t.name));
-    if (tenant !== null && this.store.getTenant(tenant) === null) throw invalidField('tenant', `unknown tenant "${tenant}"`, this.store.listTenants().map((t) => t.name));
+    if (tenant === undefined)
+      throw invalidField(
+        'tenant',
+        `a ${role} token needs a tenant`,
+        this.store.listTenants().map((t) => t.name),
+      );
+    if (tenant !== null && this.store.getTenant(tenant) === null)
+      throw invalidField(
+        'tenant',
+        `unknown tenant "${tenant}"`,
+        this.store.listTenants().map((t) => t.name),
+      );
     const createdAtMs = this.nowMs();
     const expiresAtMs = this.expiry(input, createdAtMs);
     const secret = generateToken();
-    const record = this.store.createToken({ digest: tokenDigest(secret), role, tenant, label: input.label ?? '', createdAtMs, expiresAtMs });
+    const record = this.store.createToken({
+      digest: tokenDigest(secret),
+      role,
+      tenant,
+      label: input.label ?? '',
+      createdAtMs,
+      expiresAtMs,
+    });
     return { ...this.view(record, principal), token: secret };
   }
 
   /** The tokens the caller may see: all for an admin, its tenant's for a tenant-admin, its own for a member or viewer. @throws GpushareError 403 (a job's report token) */
   list(principal: Principal): TokenView[] {
     authorize(principal, 'token.read', { tenant: principal.tenant, ownerTokenId: principal.tokenId ?? null });
-    const candidates = principal.role === 'admin' || principal.tenant === null ? this.store.listTokens() : this.store.listTokens({ tenant: principal.tenant });
-    return candidates.filter((t) => isAllowed(principal, 'token.read', targetOf(t))).map((t) => this.view(t, principal));
+    const candidates =
+      principal.role === 'admin' || principal.tenant === null
+        ? this.store.listTokens()
+        : this.store.listTokens({ tenant: principal.tenant });
+    return candidates
+      .filter((t) => isAllowed(principal, 'token.read', targetOf(t)))
+      .map((t) => this.view(t, principal));
   }
 
   /**
@@ -122,7 +161,8 @@ export class TokenService {
     const token = this.visible(principal, id);
     authorize(principal, 'token.rotate', targetOf(token));
     const state = tokenState(token, this.nowMs());
-    if (state !== 'active') throw conflict(`token ${id} (${token.label}) is ${state}: create a new token instead of rotating it`);
+    if (state !== 'active')
+      throw conflict(`token ${id} (${token.label}) is ${state}: create a new token instead of rotating it`);
     const secret = generateToken();
     const rotated = this.store.rotateToken(id, tokenDigest(secret), this.nowMs());
     this.options.onRotated?.(rotated, secret);
@@ -138,8 +178,10 @@ export class TokenService {
     const record = this.store.findTokenByDigest(tokenDigest(secret));
     if (record === null) return null;
     const state = tokenState(record, this.nowMs());
-    if (state === 'revoked') throw unauthenticated(`token ${record.id} (${record.label}) was revoked at ${iso(record.revokedAtMs)}`);
-    if (state === 'expired') throw unauthenticated(`token ${record.id} (${record.label}) expired at ${iso(record.expiresAtMs)}`);
+    if (state === 'revoked')
+      throw unauthenticated(`token ${record.id} (${record.label}) was revoked at ${iso(record.revokedAtMs)}`);
+    if (state === 'expired')
+      throw unauthenticated(`token ${record.id} (${record.label}) expired at ${iso(record.expiresAtMs)}`);
     return { role: record.role, tenant: record.tenant, tokenId: record.id };
   }
 
@@ -151,12 +193,22 @@ export class TokenService {
   ensureAdminToken(existing: string | null): EnsuredAdminToken {
     if (existing) {
       const record = this.store.findTokenByDigest(tokenDigest(existing));
-      if (record?.role === 'admin' && tokenState(record, this.nowMs()) === 'active') return { token: existing, id: record.id, created: false, revokedIds: [] };
+      if (record?.role === 'admin' && tokenState(record, this.nowMs()) === 'active')
+        return { token: existing, id: record.id, created: false, revokedIds: [] };
     }
     const token = generateToken();
     const nowMs = this.nowMs();
-    const record = this.store.createToken({ digest: tokenDigest(token), role: 'admin', tenant: null, label: SERVER_ADMIN_TOKEN_LABEL, createdAtMs: nowMs, createdByServer: true });
-    const earlier = this.store.listTokens().filter((t) => t.createdByServer && t.id !== record.id && t.revokedAtMs === null);
+    const record = this.store.createToken({
+      digest: tokenDigest(token),
+      role: 'admin',
+      tenant: null,
+      label: SERVER_ADMIN_TOKEN_LABEL,
+      createdAtMs: nowMs,
+      createdByServer: true,
+    });
+    const earlier = this.store
+      .listTokens()
+      .filter((t) => t.createdByServer && t.id !== record.id && t.revokedAtMs === null);
     for (const t of earlier) this.store.revokeToken(t.id, nowMs);
     return { token, id: record.id, created: true, revokedIds: earlier.map((t) => t.id) };
   }
@@ -171,20 +223,32 @@ export class TokenService {
   /** The expiry of `input`, ms since the epoch, counted from `nowMs` (the token's creation time); null for none. @throws GpushareError 400 naming the field */
   private expiry(input: CreateTokenInput, nowMs: number): number | null {
     const maxMs = nowMs + MAX_TOKEN_LIFETIME_SECONDS * 1000;
-    if (input.expiresInSeconds !== undefined && input.expiresAt !== undefined) throw invalidField('expiresAt', 'give expiresInSeconds or expiresAt, not both');
+    if (input.expiresInSeconds !== undefined && input.expiresAt !== undefined)
+      throw invalidField('expiresAt', 'give expiresInSeconds or expiresAt, not both');
     if (input.expiresInSeconds !== undefined) {
       const seconds = input.expiresInSeconds;
       if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_TOKEN_LIFETIME_SECONDS) {
-        throw invalidField('expiresInSeconds', `must be a whole number of seconds from 1 to ${MAX_TOKEN_LIFETIME_SECONDS} (10 years), got ${seconds}`);
+        throw invalidField(
+          'expiresInSeconds',
+          `must be a whole number of seconds from 1 to ${MAX_TOKEN_LIFETIME_SECONDS} (10 years), got ${seconds}`,
+        );
       }
       return nowMs + seconds * 1000;
     }
     if (input.expiresAt !== undefined) {
       const text = input.expiresAt;
-      const atMs = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(text) ? Date.parse(text) : Number.NaN;
-      if (Number.isNaN(atMs)) throw invalidField('expiresAt', `"${text}" is not an ISO 8601 time with a zone, such as 2030-01-31T12:00:00Z`);
-      if (atMs <= nowMs) throw invalidField('expiresAt', `${text} is not in the future (now ${new Date(nowMs).toISOString()})`);
-      if (atMs > maxMs) throw invalidField('expiresAt', `${text} is more than 10 years ahead (latest ${new Date(maxMs).toISOString()})`);
+      const atMs = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(text)
+        ? Date.parse(text)
+        : Number.NaN;
+      if (Number.isNaN(atMs))
+        throw invalidField('expiresAt', `"${text}" is not an ISO 8601 time with a zone, such as 2030-01-31T12:00:00Z`);
+      if (atMs <= nowMs)
+        throw invalidField('expiresAt', `${text} is not in the future (now ${new Date(nowMs).toISOString()})`);
+      if (atMs > maxMs)
+        throw invalidField(
+          'expiresAt',
+          `${text} is more than 10 years ahead (latest ${new Date(maxMs).toISOString()})`,
+        );
       return atMs;
     }
     return null;

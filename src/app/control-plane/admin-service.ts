@@ -23,7 +23,9 @@ export class AdminService {
    * @param tokenOptions what happens when a token is rotated (see TokenServiceOptions)
    */
   constructor(
-    private readonly store: StateStore, private readonly nowMs: () => number, private readonly gpus: () => readonly GpuDevice[] = () => [],
+    private readonly store: StateStore,
+    private readonly nowMs: () => number,
+    private readonly gpus: () => readonly GpuDevice[] = () => [],
     private readonly tenantLimit: { readonly max: number; readonly why: string } | null = null,
     tokenOptions: TokenServiceOptions = {},
   ) {
@@ -34,7 +36,12 @@ export class AdminService {
   quotas(principal: Principal): QuotaUse[] {
     authorize(principal, 'quota.read');
     const tenants = this.listTenants(principal);
-    return quotaUse(tenants, this.store.listJobs({ states: ['scheduled', 'running'] }), this.store.listJobs({ states: ['pending', 'preempted'] }), this.gpus());
+    return quotaUse(
+      tenants,
+      this.store.listJobs({ states: ['scheduled', 'running'] }),
+      this.store.listJobs({ states: ['pending', 'preempted'] }),
+      this.gpus(),
+    );
   }
 
   /** Writes a consistent copy of the store to `path` (checked by the caller: new file, existing directory). @throws GpushareError 403 */
@@ -50,14 +57,17 @@ export class AdminService {
    *   token is unknown once its attempt ended; so is a rotated token's old secret), revoked or expired
    */
   authenticate(authorization: string | undefined): Principal {
-    if (!authorization) throw unauthenticated('missing Authorization header: send "Authorization: Bearer <token>" (see `gpushare serve` output for the admin token)');
+    if (!authorization)
+      throw unauthenticated(
+        'missing Authorization header: send "Authorization: Bearer <token>" (see `gpushare serve` output for the admin token)',
+      );
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (!match) throw unauthenticated('Authorization header must be "Bearer <token>"');
     const principal = this.tokens.principalOf(match[1]!);
     if (principal !== null) return principal;
     const job = this.store.findJobByReportTokenDigest(tokenDigest(match[1]!));
     if (job) return { role: 'job', tenant: null, jobId: job.id };
-    throw unauthenticated('unknown token (a job\'s GPUSHARE_JOB_TOKEN stops working when its attempt ends)');
+    throw unauthenticated("unknown token (a job's GPUSHARE_JOB_TOKEN stops working when its attempt ends)");
   }
 
   /** Creates a tenant. @throws GpushareError 403 (not admin), 409 (exists, or over the server's tenant limit) */
@@ -76,12 +86,20 @@ export class AdminService {
   }
 
   /** Sets a tenant's quota. @throws GpushareError 403 (not admin), 404 (unknown tenant) */
-  setQuota(principal: Principal, name: string, quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null }): TenantRecord {
+  setQuota(
+    principal: Principal,
+    name: string,
+    quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null },
+  ): TenantRecord {
     authorize(principal, 'quota.set', { tenant: name });
     try {
       return this.store.setTenantQuota(name, quota);
     } catch (error) {
-      if (error instanceof StoreConflictError) throw tenantNotFound(name, this.store.listTenants().map((t) => t.name));
+      if (error instanceof StoreConflictError)
+        throw tenantNotFound(
+          name,
+          this.store.listTenants().map((t) => t.name),
+        );
       throw error;
     }
   }
@@ -93,14 +111,26 @@ export class AdminService {
   setLimits(principal: Principal, name: string, change: Partial<TenantLimits>): TenantRecord {
     authorize(principal, 'tenant.update', { tenant: name });
     const current = this.store.getTenant(name);
-    if (current === null) throw tenantNotFound(name, this.store.listTenants().map((t) => t.name));
-    const pick = <K extends keyof TenantLimits>(key: K): TenantLimits[K] => (change[key] === undefined ? current[key] : change[key]!);
+    if (current === null)
+      throw tenantNotFound(
+        name,
+        this.store.listTenants().map((t) => t.name),
+      );
+    const pick = <K extends keyof TenantLimits>(key: K): TenantLimits[K] =>
+      change[key] === undefined ? current[key] : change[key]!;
     try {
       return this.store.setTenantLimits(name, {
-        maxPriorityClass: pick('maxPriorityClass'), requestsPerSecond: pick('requestsPerSecond'), requestBurst: pick('requestBurst'), eventStreamsPerToken: pick('eventStreamsPerToken'),
+        maxPriorityClass: pick('maxPriorityClass'),
+        requestsPerSecond: pick('requestsPerSecond'),
+        requestBurst: pick('requestBurst'),
+        eventStreamsPerToken: pick('eventStreamsPerToken'),
       });
     } catch (error) {
-      if (error instanceof StoreConflictError) throw tenantNotFound(name, this.store.listTenants().map((t) => t.name));
+      if (error instanceof StoreConflictError)
+        throw tenantNotFound(
+          name,
+          this.store.listTenants().map((t) => t.name),
+        );
       throw error;
     }
   }

@@ -47,19 +47,38 @@ export interface RecordedOutcome {
  * @param failuresBefore earlier attempts that failed (preemptions do not count)
  * @param retries how many failures the job may retry
  */
-export function decideAttemptEnd(outcome: RecordedOutcome | null, intent: StopIntent | undefined, failuresBefore: number, retries: number): AttemptEnd {
-  if (intent?.kind === 'cancelled') return { to: 'cancelled', reason: intent.reason, endReason: intent.reason, terminal: true };
-  if (intent?.kind === 'time-limit') return { to: 'failed', reason: 'time-limit', endReason: 'time-limit', terminal: true };
+export function decideAttemptEnd(
+  outcome: RecordedOutcome | null,
+  intent: StopIntent | undefined,
+  failuresBefore: number,
+  retries: number,
+): AttemptEnd {
+  if (intent?.kind === 'cancelled')
+    return { to: 'cancelled', reason: intent.reason, endReason: intent.reason, terminal: true };
+  if (intent?.kind === 'time-limit')
+    return { to: 'failed', reason: 'time-limit', endReason: 'time-limit', terminal: true };
   // Stopped by the preemption signal (or no outcome to say otherwise; an older supervisor that did
   // not record delivery counts as delivered): requeued to resume, whatever the exit status.
   if (intent?.kind === 'preempted' && (outcome === null || outcome.signalDeliveredAtMs !== null)) {
     return { to: 'preempted', reason: intent.reason, endReason: 'preempted', terminal: false };
   }
-  if (outcome !== null && outcome.exitCode === 0) return { to: 'succeeded', reason: 'exit code 0', endReason: 'exited', terminal: true };
-  const failure = outcome === null ? 'lost'
-    : outcome.signal ? `killed by ${outcome.signal}`
-      : outcome.exitCode === null && outcome.error ? outcome.error : `exit code ${outcome.exitCode}`;
+  if (outcome !== null && outcome.exitCode === 0)
+    return { to: 'succeeded', reason: 'exit code 0', endReason: 'exited', terminal: true };
+  const failure =
+    outcome === null
+      ? 'lost'
+      : outcome.signal
+        ? `killed by ${outcome.signal}`
+        : outcome.exitCode === null && outcome.error
+          ? outcome.error
+          : `exit code ${outcome.exitCode}`;
   const endReason = failure.startsWith('exit code') ? 'exited' : failure;
-  if (failuresBefore < retries) return { to: 'pending', reason: `retry ${failuresBefore + 1} of ${retries} after ${failure}`, endReason, terminal: false };
+  if (failuresBefore < retries)
+    return {
+      to: 'pending',
+      reason: `retry ${failuresBefore + 1} of ${retries} after ${failure}`,
+      endReason,
+      terminal: false,
+    };
   return { to: 'failed', reason: failure, endReason, terminal: true };
 }

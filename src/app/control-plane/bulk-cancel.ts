@@ -55,18 +55,39 @@ export function bulkCancel(deps: BulkCancelDeps, principal: Principal, request: 
   const reason = request.reason === undefined ? `cancelled by ${who}` : `cancelled by ${who}: ${request.reason}`;
   const cancelled = jobs.filter((j) => j.state === 'pending' || j.state === 'preempted');
   const stopping = jobs.filter((j) => j.state === 'scheduled' || j.state === 'running');
-  const result: BulkCancelResult = { dryRun: request.dryRun, cancelled: cancelled.map((j) => j.id), stopping: stopping.map((j) => j.id), skipped, reason };
+  const result: BulkCancelResult = {
+    dryRun: request.dryRun,
+    cancelled: cancelled.map((j) => j.id),
+    stopping: stopping.map((j) => j.id),
+    skipped,
+    reason,
+  };
   if (request.dryRun || jobs.length === 0) return result;
 
   const atMs = clock.nowMs();
   const changes: JobChange[] = [
-    ...cancelled.map((j): JobChange => ({ jobId: j.id, atMs, expectState: j.state, to: 'cancelled', reason, patch: { endedAtMs: atMs } })),
-    ...stopping.map((j): JobChange => ({ jobId: j.id, atMs, expectState: j.state, patch: { reason: `${CANCEL_REQUESTED} by ${who}` } })),
+    ...cancelled.map((j): JobChange => ({
+      jobId: j.id,
+      atMs,
+      expectState: j.state,
+      to: 'cancelled',
+      reason,
+      patch: { endedAtMs: atMs },
+    })),
+    ...stopping.map((j): JobChange => ({
+      jobId: j.id,
+      atMs,
+      expectState: j.state,
+      patch: { reason: `${CANCEL_REQUESTED} by ${who}` },
+    })),
   ];
   try {
     store.applyJobChanges(changes);
   } catch (error) {
-    if (error instanceof StoreConflictError) throw conflict(`a selected job changed state during the cancel, so nothing was cancelled; try again (${error.message})`);
+    if (error instanceof StoreConflictError)
+      throw conflict(
+        `a selected job changed state during the cancel, so nothing was cancelled; try again (${error.message})`,
+      );
     throw error;
   }
   // Out of the queue, and one pass asked for (a cancelled job may have been the one backfill protected).

@@ -15,7 +15,15 @@
  *   {@link shapeOfJob}; the caller keeps the last {@link RECENT_SHAPES_KEPT}), or from the
  *   scheduler's prior shapes while there are none.
  */
-import { DEFAULT_PRIOR_SHAPES, buildTargetWorkload, nodeFragmentationMilli, nodeWeightedIdleMilli, type GpuRequest, type TargetWorkload, type TaskShape } from '../../core/index.js';
+import {
+  DEFAULT_PRIOR_SHAPES,
+  buildTargetWorkload,
+  nodeFragmentationMilli,
+  nodeWeightedIdleMilli,
+  type GpuRequest,
+  type TargetWorkload,
+  type TaskShape,
+} from '../../core/index.js';
 
 /** Jobs whose shapes make the target workload M: the most recent this many submits. */
 export const RECENT_SHAPES_KEPT = 500;

@@ -10,7 +10,10 @@ const GIB = 1024;
 describe('ControlPlane: memory-only shares', () => {
   it('runs 20 jobs of --gpu-memory 8GiB at once on 8 simulated A10s (24 GiB each)', async () => {
     const kit = await planeKit('8xA10');
-    const ids = Array.from({ length: 20 }, () => kit.submit({ command: ['sleep', '600'], gpu: { gpuMemoryMiB: 8 * GIB } }).id);
+    const ids = Array.from(
+      { length: 20 },
+      () => kit.submit({ command: ['sleep', '600'], gpu: { gpuMemoryMiB: 8 * GIB } }).id,
+    );
     await kit.settle();
     expect(ids.map((id) => kit.store.getJob(id)!.state)).toEqual(Array(20).fill('running'));
     const usage = kit.plane.allocations().usage;
@@ -27,7 +30,8 @@ describe('ControlPlane: preemption', () => {
   it('a victim that saves its checkpoint and exits 0 on the signal is requeued as preempted, resumes with GPUSHARE_RESUME=1 and finishes', async () => {
     const kit = await planeKit('1xT4');
     // The job's reaction to the preemption signal: write its checkpoint, exit 0.
-    kit.launcher.onSignal = (signal) => (signal === 'SIGUSR1' ? { exitCode: 0, signal: null } : { exitCode: null, signal });
+    kit.launcher.onSignal = (signal) =>
+      signal === 'SIGUSR1' ? { exitCode: 0, signal: null } : { exitCode: null, signal };
     const low = kit.submit({ command: ['train'], gpu: { gpuMilli: 1000 }, priority: 'low' });
     await kit.settle();
     expect(kit.store.getJob(low.id)!.state).toBe('running');
@@ -35,7 +39,10 @@ describe('ControlPlane: preemption', () => {
     const critical = kit.submit({ command: ['infer'], gpu: { gpuMilli: 1000 }, priority: 'critical' });
     await kit.advance(100); // one monitor tick sees the victim's exit
     expect(kit.launcher.attempt(low.id).signals).toEqual(['SIGUSR1']);
-    expect(kit.launcher.attempt(low.id).outcome).toMatchObject({ exitCode: 0, signalDeliveredAtMs: kit.clock.nowMs() - 100 });
+    expect(kit.launcher.attempt(low.id).outcome).toMatchObject({
+      exitCode: 0,
+      signalDeliveredAtMs: kit.clock.nowMs() - 100,
+    });
     const victim = kit.store.getJob(low.id)!;
     expect(victim.state).toBe('preempted');
     expect(kit.store.listAttempts(low.id).map((a) => [a.endReason, a.exitCode])).toEqual([['preempted', 0]]);
@@ -48,7 +55,15 @@ describe('ControlPlane: preemption', () => {
     kit.launcher.exit(low.id, { exitCode: 0 });
     await kit.advance(100);
     expect(kit.store.getJob(low.id)!.state).toBe('succeeded');
-    expect(kit.store.listEvents(low.id).map((e) => e.toState)).toEqual(['pending', 'scheduled', 'running', 'preempted', 'scheduled', 'running', 'succeeded']);
+    expect(kit.store.listEvents(low.id).map((e) => e.toState)).toEqual([
+      'pending',
+      'scheduled',
+      'running',
+      'preempted',
+      'scheduled',
+      'running',
+      'succeeded',
+    ]);
     expect(kit.store.listAttempts(low.id).map((a) => a.endReason)).toEqual(['preempted', 'exited']);
   });
 
@@ -103,19 +118,34 @@ describe('ControlPlane: allocations follow the store', () => {
   it('what the GPUs hold is what the scheduled and running jobs of the store hold, after submits, exits, failures and cancels', async () => {
     const kit = await planeKit('2xA100-80GB,1xT4');
     const ids: number[] = [];
-    for (let i = 0; i < 12; i++) ids.push(kit.submit({ command: ['job'], gpu: { gpuMilli: [200, 300, 500, 1000][i % 4]!, gpuMemoryMiB: (i % 3 + 1) * 4 * GIB } }).id);
+    for (let i = 0; i < 12; i++)
+      ids.push(
+        kit.submit({
+          command: ['job'],
+          gpu: { gpuMilli: [200, 300, 500, 1000][i % 4]!, gpuMemoryMiB: ((i % 3) + 1) * 4 * GIB },
+        }).id,
+      );
     await kit.settle();
     const check = () => {
       const expected = new Map<number, { milli: number; memory: number; jobs: number[] }>();
       for (const job of kit.store.listJobs({ states: ['scheduled', 'running'] })) {
         for (const gpu of job.placement!.gpus) {
           const e = expected.get(gpu.index) ?? { milli: 0, memory: 0, jobs: [] };
-          expected.set(gpu.index, { milli: e.milli + gpu.accountedGpuMilli, memory: e.memory + gpu.gpuMemoryMiB, jobs: [...e.jobs, job.id] });
+          expected.set(gpu.index, {
+            milli: e.milli + gpu.accountedGpuMilli,
+            memory: e.memory + gpu.gpuMemoryMiB,
+            jobs: [...e.jobs, job.id],
+          });
         }
       }
       for (const u of kit.plane.allocations().usage) {
         const e = expected.get(u.device.index) ?? { milli: 0, memory: 0, jobs: [] };
-        expect([u.device.index, u.allocatedGpuMilli, u.allocatedGpuMemoryMiB, u.jobIds]).toEqual([u.device.index, e.milli, e.memory, e.jobs.sort((a, b) => a - b)]);
+        expect([u.device.index, u.allocatedGpuMilli, u.allocatedGpuMemoryMiB, u.jobIds]).toEqual([
+          u.device.index,
+          e.milli,
+          e.memory,
+          e.jobs.sort((a, b) => a - b),
+        ]);
       }
     };
     check();

@@ -11,7 +11,14 @@
  * - `GpuRoster`: GPUs, cordons, MIG instances;
  * and drives them from the `Clock` port. See docs/server.md for the lifecycle.
  */
-import { ClusterState, findPolicy, type GpuDevice, type GpuUsage, type MigInstance, type WaitReason } from '../../core/index.js';
+import {
+  ClusterState,
+  findPolicy,
+  type GpuDevice,
+  type GpuUsage,
+  type MigInstance,
+  type WaitReason,
+} from '../../core/index.js';
 import type { Timer } from '../ports/clock.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
 import type { ProcessOutcome } from '../ports/process-launcher.js';
@@ -80,10 +87,49 @@ export class ControlPlane {
     this.roster = new GpuRoster(deps.initialGpus, store.listCordonedGpus());
     this.recentShapes = new RecentShapes(store.listJobs({ newest: RECENT_SHAPES_KEPT }).map((j) => j.gpu));
     this.rotator = new TimesliceRotator(launcher, clock, { periodMs: settings.timeslicePeriodMs, logger });
-    this.runningSet = new RunningSet({ launcher, logger, settings, mps: deps.mps, running: this.running, intents: this.intents, qos: this.qos, rotator: this.rotator });
-    this.pass = new SchedulingPass({ store, clock, rng: deps.rng, logger, settings, events: this.events, stats: this.passStats, roster: this.roster, queue: this.queue, intents: this.intents, running: this.running, qos: this.qos, recentShapes: this.recentShapes });
-    this.launch = new JobLaunch({ store, launcher, files: deps.files, clock, logger, events: this.events, roster: this.roster, mps: deps.mps, mig: deps.mig, serverEnvironment: deps.serverEnvironment });
-    this.launches = new LaunchQueue(settings.launchConcurrency ?? DEFAULT_LAUNCH_CONCURRENCY, clock, (jobId) => this.launchJob(jobId), (jobId, error) => logger.error({ jobId, err: error }, 'launching the job failed'));
+    this.runningSet = new RunningSet({
+      launcher,
+      logger,
+      settings,
+      mps: deps.mps,
+      running: this.running,
+      intents: this.intents,
+      qos: this.qos,
+      rotator: this.rotator,
+    });
+    this.pass = new SchedulingPass({
+      store,
+      clock,
+      rng: deps.rng,
+      logger,
+      settings,
+      events: this.events,
+      stats: this.passStats,
+      roster: this.roster,
+      queue: this.queue,
+      intents: this.intents,
+      running: this.running,
+      qos: this.qos,
+      recentShapes: this.recentShapes,
+    });
+    this.launch = new JobLaunch({
+      store,
+      launcher,
+      files: deps.files,
+      clock,
+      logger,
+      events: this.events,
+      roster: this.roster,
+      mps: deps.mps,
+      mig: deps.mig,
+      serverEnvironment: deps.serverEnvironment,
+    });
+    this.launches = new LaunchQueue(
+      settings.launchConcurrency ?? DEFAULT_LAUNCH_CONCURRENCY,
+      clock,
+      (jobId) => this.launchJob(jobId),
+      (jobId, error) => logger.error({ jobId, err: error }, 'launching the job failed'),
+    );
     deps.disk?.onRecovered(() => {
       this.monitor();
       this.reschedule('disk-recovered');
@@ -135,7 +181,11 @@ export class ControlPlane {
    * instances: derived from the store's scheduled and running jobs each time (nothing is cached).
    */
   allocations(): { usage: GpuUsage[]; idleMigInstances: (index: number) => MigInstance[] } {
-    const state = new ClusterState(this.pass.snapshot(), { profile: (n) => findPolicy('best-fit')!.create({ nodeCount: n }), rng: this.deps.rng, timesliceOvercommitRatio: this.deps.settings.timesliceOvercommitRatio });
+    const state = new ClusterState(this.pass.snapshot(), {
+      profile: (n) => findPolicy('best-fit')!.create({ nodeCount: n }),
+      rng: this.deps.rng,
+      timesliceOvercommitRatio: this.deps.settings.timesliceOvercommitRatio,
+    });
     const node = this.deps.settings.nodeName;
     return { usage: state.usage(node), idleMigInstances: (index) => state.idleMigInstances(node, index) };
   }
@@ -162,12 +212,27 @@ export class ControlPlane {
   /** Reads the MIG instances, re-adopts or settles every job the store says is active, then starts the timers. */
   async start(): Promise<void> {
     const { store, mig, settings, clock, logger } = this.deps;
-    if (mig) await adoptExistingInstances(mig, this.roster, this.roster.devices(), (gpu, error) => logger.warn({ gpu, err: error }, 'reading the MIG instances failed'));
-    await reconcileJobs({ store, launcher: this.deps.launcher, logger, clock, files: this.deps.files, intents: this.intents, adopt: (job) => this.adoptRunning(job), finish: (job, outcome) => this.finish(job, outcome), resumeStop: (id) => this.runningSet.stopProcess(id) });
+    if (mig)
+      await adoptExistingInstances(mig, this.roster, this.roster.devices(), (gpu, error) =>
+        logger.warn({ gpu, err: error }, 'reading the MIG instances failed'),
+      );
+    await reconcileJobs({
+      store,
+      launcher: this.deps.launcher,
+      logger,
+      clock,
+      files: this.deps.files,
+      intents: this.intents,
+      adopt: (job) => this.adoptRunning(job),
+      finish: (job, outcome) => this.finish(job, outcome),
+      resumeStop: (id) => this.runningSet.stopProcess(id),
+    });
     for (const job of store.listJobs({ states: ['pending', 'preempted'] })) this.queue.add(job);
     this.timers.push(clock.every(settings.monitorIntervalMs, () => this.monitor()));
     this.timers.push(clock.every(settings.scheduleIntervalMs, () => this.requestPass()));
-    this.timers.push(clock.every(settings.monitorIntervalMs, () => publishQosChanges(this.qosTarget(), this.qos.check())));
+    this.timers.push(
+      clock.every(settings.monitorIntervalMs, () => publishQosChanges(this.qosTarget(), this.qos.check())),
+    );
     this.timers.push(clock.every(Math.min(settings.logRetentionMs, 3_600_000), () => this.sweepRetention()));
     this.requestPass();
   }
@@ -244,7 +309,8 @@ export class ControlPlane {
     const outcome = this.pass.runIfDue(force);
     if (outcome === null) return;
     this.launches.enqueue(outcome.placedJobIds);
-    for (const victimId of outcome.preemption?.victimIds ?? []) if (this.running.has(victimId)) void this.runningSet.stopProcess(victimId);
+    for (const victimId of outcome.preemption?.victimIds ?? [])
+      if (this.running.has(victimId)) void this.runningSet.stopProcess(victimId);
   }
 
   /** True when the host runs MPS control daemons (nvidia-cuda-mps-control found): `mps` shares are then driver limits per process. */
@@ -357,7 +423,12 @@ export class ControlPlane {
       this.finish(job, launcher.readOutcome(handle));
       return;
     }
-    if (job.timeLimitSeconds !== null && job.startedAtMs !== null && now - job.startedAtMs > job.timeLimitSeconds * 1000 && !this.intents.has(job.id)) {
+    if (
+      job.timeLimitSeconds !== null &&
+      job.startedAtMs !== null &&
+      now - job.startedAtMs > job.timeLimitSeconds * 1000 &&
+      !this.intents.has(job.id)
+    ) {
       this.deps.logger.info({ jobId: job.id }, 'time limit reached');
       void this.stopJob(job.id, { kind: 'time-limit' });
     }
@@ -367,27 +438,64 @@ export class ControlPlane {
    * Settles a finished attempt: `outcome` null means the process vanished without a record (`lost`).
    * Failed attempts with retries left and preempted attempts go back to the queue.
    */
-  private finish(job: JobRecord, outcome: Pick<ProcessOutcome, 'exitCode' | 'signal' | 'signalDeliveredAtMs'> & { endedAtMs?: number; error?: string | null } | null): void {
+  private finish(
+    job: JobRecord,
+    outcome:
+      | (Pick<ProcessOutcome, 'exitCode' | 'signal' | 'signalDeliveredAtMs'> & {
+          endedAtMs?: number;
+          error?: string | null;
+        })
+      | null,
+  ): void {
     const { store, clock } = this.deps;
     // The time the process really ended (recorded by its supervisor), not when the server noticed;
     // never before the job's recorded start (a command that exits at once can end before the
     // server has written `running`).
     const now = Math.max(outcome?.endedAtMs ?? clock.nowMs(), job.startedAtMs ?? Number.NEGATIVE_INFINITY);
     // Every earlier attempt that ended, except by preemption, was a failure (a success ends the job).
-    const failuresBefore = store.listAttempts(job.id).filter((a) => a.endReason !== null && a.endReason !== 'preempted').length;
-    const { to, reason, endReason, terminal } = decideAttemptEnd(outcome, this.intents.get(job.id), failuresBefore, job.retries);
-    store.applyJobChanges([{
-      jobId: job.id, atMs: now, expectState: job.state, to, reason,
-      patch: { process: null, exitCode: outcome?.exitCode ?? null, signal: outcome?.signal ?? null, reportTokenDigest: null, ...(terminal ? { endedAtMs: now } : {}) },
-      endAttempt: { attempt: job.attempt, exitCode: outcome?.exitCode ?? null, signal: outcome?.signal ?? null, endReason },
-    }]);
+    const failuresBefore = store
+      .listAttempts(job.id)
+      .filter((a) => a.endReason !== null && a.endReason !== 'preempted').length;
+    const { to, reason, endReason, terminal } = decideAttemptEnd(
+      outcome,
+      this.intents.get(job.id),
+      failuresBefore,
+      job.retries,
+    );
+    store.applyJobChanges([
+      {
+        jobId: job.id,
+        atMs: now,
+        expectState: job.state,
+        to,
+        reason,
+        patch: {
+          process: null,
+          exitCode: outcome?.exitCode ?? null,
+          signal: outcome?.signal ?? null,
+          reportTokenDigest: null,
+          ...(terminal ? { endedAtMs: now } : {}),
+        },
+        endAttempt: {
+          attempt: job.attempt,
+          exitCode: outcome?.exitCode ?? null,
+          signal: outcome?.signal ?? null,
+          endReason,
+        },
+      },
+    ]);
     this.runningSet.drop(job);
     if (!terminal) this.queue.add(store.getJob(job.id)!);
     this.reschedule(terminal ? 'job-ended' : 'requeued');
   }
 
   private qosTarget() {
-    return { store: this.deps.store, logger: this.deps.logger, events: this.events, requestPass: () => this.reschedule('qos-changed') };
+    return {
+      store: this.deps.store,
+      logger: this.deps.logger,
+      events: this.events,
+      requestPass: () => this.reschedule('qos-changed'),
+    };
   }
 
   private sweepRetention(): void {

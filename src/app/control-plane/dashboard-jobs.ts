@@ -70,7 +70,8 @@ export function listMatchingJobs(store: StateStore, query: MatchingJobsQuery): J
   }
   // The store matches the pattern (its literal prefix on the name index).
   return store.listJobs({
-    ...(query.tenant === undefined ? {} : { tenant: query.tenant }), ...(query.states === undefined ? {} : { states: query.states }),
+    ...(query.tenant === undefined ? {} : { tenant: query.tenant }),
+    ...(query.states === undefined ? {} : { states: query.states }),
     ...(query.namePattern === undefined ? {} : { namePattern: query.namePattern }),
   });
 }
@@ -80,17 +81,26 @@ export function listMatchingJobs(store: StateStore, query: MatchingJobsQuery): J
  * @throws GpushareError 403 when a non-admin names another tenant (or a report token asks); 400
  *   naming the field for a bad name pattern, offset or limit
  */
-export function dashboardJobs(sources: DashboardJobSources, principal: Principal, filter: DashboardJobFilter): DashboardJobPage {
+export function dashboardJobs(
+  sources: DashboardJobSources,
+  principal: Principal,
+  filter: DashboardJobFilter,
+): DashboardJobPage {
   authorize(principal, 'job.read');
-  if (!Number.isInteger(filter.offset) || filter.offset < 0) throw invalidField('offset', `must be an integer ≥ 0, got ${filter.offset}`);
-  if (!Number.isInteger(filter.limit) || filter.limit < 1) throw invalidField('limit', `must be an integer ≥ 1, got ${filter.limit}`);
-  if (filter.states !== undefined && filter.states !== null && filter.states.length === 0) throw invalidField('states', 'name at least one state');
+  if (!Number.isInteger(filter.offset) || filter.offset < 0)
+    throw invalidField('offset', `must be an integer ≥ 0, got ${filter.offset}`);
+  if (!Number.isInteger(filter.limit) || filter.limit < 1)
+    throw invalidField('limit', `must be an integer ≥ 1, got ${filter.limit}`);
+  if (filter.states !== undefined && filter.states !== null && filter.states.length === 0)
+    throw invalidField('states', 'name at least one state');
   const empty: DashboardJobPage = { total: 0, unfiltered: 0, offset: filter.offset, limit: filter.limit, jobs: [] };
   // Same visibility as JobService.list: a non-admin without a tenant sees no job.
   if (principal.role !== 'admin' && principal.tenant === null) return empty;
   const own = principal.role === 'admin' ? null : principal.tenant;
   if (own !== null && filter.tenant !== undefined && filter.tenant !== null && filter.tenant !== own) {
-    throw forbidden(`this ${principal.role} token belongs to tenant "${own}" and sees only its jobs; tenant "${filter.tenant}" needs an admin token`);
+    throw forbidden(
+      `this ${principal.role} token belongs to tenant "${own}" and sees only its jobs; tenant "${filter.tenant}" needs an admin token`,
+    );
   }
   const tenant = own ?? filter.tenant ?? undefined;
   const matching = listMatchingJobs(sources.store, {
@@ -106,5 +116,11 @@ export function dashboardJobs(sources: DashboardJobSources, principal: Principal
   const filtered = Boolean(filter.namePattern) || Boolean(filter.states) || (own === null && Boolean(filter.tenant));
   const unfiltered = filtered ? sources.store.listJobs(own === null ? {} : { tenant: own }).length : matching.length;
   const redact = sources.jobs.redactorFor(principal);
-  return { total: matching.length, unfiltered, offset: filter.offset, limit: filter.limit, jobs: page.map((job) => redactJobView(toJobView(job, sources.plane), redact)) };
+  return {
+    total: matching.length,
+    unfiltered,
+    offset: filter.offset,
+    limit: filter.limit,
+    jobs: page.map((job) => redactJobView(toJobView(job, sources.plane), redact)),
+  };
 }

@@ -48,7 +48,12 @@ export interface DashboardSnapshot {
 
 /** A usage sample as the API shows it (time as ISO-8601). */
 export function toUsageSampleView(sample: UsageSample): UsageSampleView {
-  return { at: new Date(sample.atMs).toISOString(), allocationRatio: sample.allocationRatio, meanUtilizationRatio: sample.meanUtilizationRatio, gpus: sample.gpus.map((g) => ({ ...g })) };
+  return {
+    at: new Date(sample.atMs).toISOString(),
+    allocationRatio: sample.allocationRatio,
+    meanUtilizationRatio: sample.meanUtilizationRatio,
+    gpus: sample.gpus.map((g) => ({ ...g })),
+  };
 }
 
 /** What `dashboardSnapshot` reads. */
@@ -67,8 +72,14 @@ export interface DashboardSources {
 export function dashboardSnapshot(sources: DashboardSources, principal: Principal): DashboardSnapshot {
   const { plane, jobs, admin, usageHistory, store } = sources;
   // Same visibility as JobService.list: anyone but an admin sees its own tenant's jobs only.
-  const visible = (states: readonly JobState[], newest?: number) => principal.role !== 'admin' && principal.tenant === null ? []
-    : store.listJobs({ ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}), states, ...(newest === undefined ? {} : { newest }) });
+  const visible = (states: readonly JobState[], newest?: number) =>
+    principal.role !== 'admin' && principal.tenant === null
+      ? []
+      : store.listJobs({
+          ...(principal.role !== 'admin' ? { tenant: principal.tenant! } : {}),
+          states,
+          ...(newest === undefined ? {} : { newest }),
+        });
   const placed = visible(['scheduled', 'running']);
   const waiting = visible(['pending', 'preempted']);
   // Reasons never name another tenant's job for anyone but an admin (reason-redaction.ts).

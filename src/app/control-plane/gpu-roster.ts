@@ -23,7 +23,11 @@ export class GpuRoster {
   /** The GPUs as the scheduler core sees them, by index. */
   devices(): GpuDevice[] {
     return this.inventoryGpus().map((g) => ({
-      index: g.index, uuid: g.uuid, model: g.model, gpuMemoryMiB: g.gpuMemoryMiB, migEnabled: g.migEnabled,
+      index: g.index,
+      uuid: g.uuid,
+      model: g.model,
+      gpuMemoryMiB: g.gpuMemoryMiB,
+      migEnabled: g.migEnabled,
       schedulable: g.healthy && !this.cordoned.has(g.uuid),
       ...(g.migEnabled && this.migInstances.has(g.index) ? { migInstances: this.migInstances.get(g.index)! } : {}),
     }));

@@ -9,7 +9,17 @@
 import type { Placement } from '../../core/index.js';
 
 /** Variables copied from the server's own environment when set. */
-export const BASE_ENVIRONMENT_KEYS = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR'] as const;
+export const BASE_ENVIRONMENT_KEYS = [
+  'PATH',
+  'HOME',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TMPDIR',
+] as const;
 
 /** What the environment is built from. */
 export interface JobEnvironmentInput {
@@ -59,7 +69,9 @@ export function buildJobEnvironment(input: JobEnvironmentInput): Record<string, 
   if (placement.mode === 'mps') {
     if (input.mpsPipeDirectory) env.CUDA_MPS_PIPE_DIRECTORY = input.mpsPipeDirectory;
     env.CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = String(Math.ceil(first.gpuMilli / 10));
-    env.CUDA_MPS_PINNED_DEVICE_MEM_LIMIT = placement.gpus.map((g, i) => `${input.visibleDevices[i]}=${g.gpuMemoryMiB}M`).join(',');
+    env.CUDA_MPS_PINNED_DEVICE_MEM_LIMIT = placement.gpus
+      .map((g, i) => `${input.visibleDevices[i]}=${g.gpuMemoryMiB}M`)
+      .join(',');
   }
   return env;
 }

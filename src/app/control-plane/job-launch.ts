@@ -44,7 +44,13 @@ export type LaunchResult =
   | { readonly kind: 'started'; readonly handle: ProcessHandle }
   | { readonly kind: 'failed'; readonly reason: string }
   /** The disk is full: `write` records the launch (`running` when `started`, else back to `pending`) once it has room; it throws while it has none. */
-  | { readonly kind: 'disk-full'; readonly error: unknown; readonly started: boolean; readonly label: string; readonly write: () => void }
+  | {
+      readonly kind: 'disk-full';
+      readonly error: unknown;
+      readonly started: boolean;
+      readonly label: string;
+      readonly write: () => void;
+    }
   | { readonly kind: 'skipped' };
 
 /** Launches scheduled jobs. */
@@ -64,7 +70,16 @@ export class JobLaunch {
     if (store.getJob(jobId)?.state !== 'scheduled') return false;
     const nowMs = clock.nowMs();
     try {
-      store.applyJobChanges([{ jobId, atMs: nowMs, expectState: 'scheduled', to: 'cancelled', reason, patch: { endedAtMs: nowMs, reportTokenDigest: null } }]);
+      store.applyJobChanges([
+        {
+          jobId,
+          atMs: nowMs,
+          expectState: 'scheduled',
+          to: 'cancelled',
+          reason,
+          patch: { endedAtMs: nowMs, reportTokenDigest: null },
+        },
+      ]);
       return true;
     } catch (error) {
       logger.warn({ jobId, err: error }, 'recording a cancel before the launch failed; launching and stopping instead');
@@ -94,9 +109,20 @@ export class JobLaunch {
       const mpsPipeDirectory = await mpsPipeFor(this.deps.mps, logger, placement);
       if (mpsPipeDirectory) placement = { ...placement, gpus: placement.gpus.map((g) => ({ ...g, mpsClient: true })) };
       if (placement.mode === 'mig' && this.deps.mig) {
-        const prepared = await prepareMigInstances(this.deps.mig, placement, roster, (index) => roster.gpu(index)?.model ?? '');
+        const prepared = await prepareMigInstances(
+          this.deps.mig,
+          placement,
+          roster,
+          (index) => roster.gpu(index)?.model ?? '',
+        );
         this.migReconfigurations += prepared.reconfigured;
-        if (prepared.reconfigured > 0) this.deps.events.emit({ type: 'mig-reconfigured', gpuIndices: placement.gpus.map((g) => g.index), count: prepared.reconfigured, jobId });
+        if (prepared.reconfigured > 0)
+          this.deps.events.emit({
+            type: 'mig-reconfigured',
+            gpuIndices: placement.gpus.map((g) => g.index),
+            count: prepared.reconfigured,
+            jobId,
+          });
         placement = prepared.placement;
       }
       folder ??= this.deps.files.createFolder(jobId);
@@ -106,41 +132,110 @@ export class JobLaunch {
       const visibleDevices = visibleDevicesOf(placement, inventory);
       const sandboxed = launcher.isolation.sandboxed;
       const environment = buildJobEnvironment({
-        reportToken, serverUrl, serverCaCert, resume, mpsPipeDirectory, jobId, attempt, placement, visibleDevices,
+        reportToken,
+        serverUrl,
+        serverCaCert,
+        resume,
+        mpsPipeDirectory,
+        jobId,
+        attempt,
+        placement,
+        visibleDevices,
         jobEnvironment: { GPUSHARE_CHECKPOINT_DIR: checkpointDirectory, ...job.environment },
-        serverEnvironment: sandboxed ? sandboxBaseEnvironment(workingDirectory) : this.deps.serverEnvironment, simulated,
+        serverEnvironment: sandboxed ? sandboxBaseEnvironment(workingDirectory) : this.deps.serverEnvironment,
+        simulated,
       });
       const sandbox = launchSandboxSpec({
-        tenant: job.tenant, placement, visibleDevices, inventory,
-        ownedDirectories: job.workingDirectory === null ? [workingDirectory, checkpointDirectory] : [checkpointDirectory],
-        sharedDirectories: [...(job.workingDirectory === null ? [] : [job.workingDirectory]), ...(mpsPipeDirectory ? [mpsPipeDirectory] : [])],
+        tenant: job.tenant,
+        placement,
+        visibleDevices,
+        inventory,
+        ownedDirectories:
+          job.workingDirectory === null ? [workingDirectory, checkpointDirectory] : [checkpointDirectory],
+        sharedDirectories: [
+          ...(job.workingDirectory === null ? [] : [job.workingDirectory]),
+          ...(mpsPipeDirectory ? [mpsPipeDirectory] : []),
+        ],
       });
       // The attempt's report token: only its digest is stored; it stops working when the attempt ends.
       // The folder is recorded before anything runs in it: a folder the store does not know was
       // never used by a job (a start quarantines it).
-      store.applyJobChanges([{ jobId, atMs: clock.nowMs(), expectState: 'scheduled', patch: { placement, reportTokenDigest: tokenDigest(reportToken), folder } }]);
-      handle = await launcher.start({ jobId, attempt, argv: job.command, workingDirectory, environment, jobDirectory: this.deps.files.directory(folder), cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, sandbox });
+      store.applyJobChanges([
+        {
+          jobId,
+          atMs: clock.nowMs(),
+          expectState: 'scheduled',
+          patch: { placement, reportTokenDigest: tokenDigest(reportToken), folder },
+        },
+      ]);
+      handle = await launcher.start({
+        jobId,
+        attempt,
+        argv: job.command,
+        workingDirectory,
+        environment,
+        jobDirectory: this.deps.files.directory(folder),
+        cpuMilli: job.cpuMilli,
+        hostMemoryMiB: job.hostMemoryMiB,
+        sandbox,
+      });
     } catch (error) {
       if (isDiskFullError(error)) {
-        const requeue = { jobId, atMs: clock.nowMs(), expectState: 'scheduled' as const, to: 'pending' as const, reason: 're-queued: the disk was full at launch', patch: { placement: null, reportTokenDigest: null, folder } };
-        return { kind: 'disk-full', error, started: false, label: `job ${jobId} back to pending`, write: () => store.applyJobChanges([requeue]) };
+        const requeue = {
+          jobId,
+          atMs: clock.nowMs(),
+          expectState: 'scheduled' as const,
+          to: 'pending' as const,
+          reason: 're-queued: the disk was full at launch',
+          patch: { placement: null, reportTokenDigest: null, folder },
+        };
+        return {
+          kind: 'disk-full',
+          error,
+          started: false,
+          label: `job ${jobId} back to pending`,
+          write: () => store.applyJobChanges([requeue]),
+        };
       }
       logger.warn({ jobId, err: error }, 'launch failed');
       const reason = `launch failed: ${(error as Error).message}`;
       try {
-        store.applyJobChanges([{ jobId, atMs: clock.nowMs(), expectState: 'scheduled', to: 'failed', reason, patch: { attempt, endedAtMs: clock.nowMs(), reportTokenDigest: null, folder } }]);
+        store.applyJobChanges([
+          {
+            jobId,
+            atMs: clock.nowMs(),
+            expectState: 'scheduled',
+            to: 'failed',
+            reason,
+            patch: { attempt, endedAtMs: clock.nowMs(), reportTokenDigest: null, folder },
+          },
+        ]);
       } catch (storeError) {
         logger.error({ jobId, err: storeError }, 'recording the failed launch failed');
       }
       return { kind: 'failed', reason };
     }
     const now = clock.nowMs();
-    const running = { jobId, atMs: now, expectState: 'scheduled' as const, to: 'running' as const, reason: `attempt ${attempt} started${handle.commandPid ? ` (pid ${handle.commandPid})` : ''}`, patch: { attempt, process: handle, startedAtMs: now }, startAttempt: attempt };
+    const running = {
+      jobId,
+      atMs: now,
+      expectState: 'scheduled' as const,
+      to: 'running' as const,
+      reason: `attempt ${attempt} started${handle.commandPid ? ` (pid ${handle.commandPid})` : ''}`,
+      patch: { attempt, process: handle, startedAtMs: now },
+      startAttempt: attempt,
+    };
     try {
       store.applyJobChanges([running]);
     } catch (error) {
       if (!isDiskFullError(error)) throw error;
-      return { kind: 'disk-full', error, started: true, label: `job ${jobId} attempt ${attempt} started`, write: () => store.applyJobChanges([running]) };
+      return {
+        kind: 'disk-full',
+        error,
+        started: true,
+        label: `job ${jobId} attempt ${attempt} started`,
+        write: () => store.applyJobChanges([running]),
+      };
     }
     return { kind: 'started', handle };
   }

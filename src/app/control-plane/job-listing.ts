@@ -46,7 +46,12 @@ export interface JobListingDeps {
  * page when more jobs match (the store is asked for one job more than the page), else null.
  * @throws GpushareError 403 when the principal may not read jobs
  */
-export function listJobPage(deps: JobListingDeps, principal: Principal, query: JobListQuery, redact: ReasonRedactor): JobPage {
+export function listJobPage(
+  deps: JobListingDeps,
+  principal: Principal,
+  query: JobListQuery,
+  redact: ReasonRedactor,
+): JobPage {
   authorize(principal, 'job.read');
   let tenant = query.tenant;
   if (principal.role !== 'admin') {

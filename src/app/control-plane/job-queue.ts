@@ -30,7 +30,16 @@ export class JobQueue {
     this.states.set(job.id, job.state);
     this.queuedAtPass.set(job.id, this.passes);
     this.reasons.delete(job.id);
-    this.index.add({ id: job.id, tenant: job.tenant, priority: job.priority, submittedAtMs: job.submittedAtMs, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu, timeLimitSeconds: job.timeLimitSeconds });
+    this.index.add({
+      id: job.id,
+      tenant: job.tenant,
+      priority: job.priority,
+      submittedAtMs: job.submittedAtMs,
+      cpuMilli: job.cpuMilli,
+      hostMemoryMiB: job.hostMemoryMiB,
+      gpu: job.gpu,
+      timeLimitSeconds: job.timeLimitSeconds,
+    });
   }
 
   /** Removes a job (placed or cancelled). */

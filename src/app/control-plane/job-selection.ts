@@ -48,13 +48,21 @@ const ACTIVE_STATES: readonly JobState[] = ['pending', 'preempted', 'scheduled',
  * The jobs `selector` names that `principal` may do `action` to (see the module comment).
  * Reads the store only.
  */
-export function selectJobs(store: Pick<StateStore, 'listJobs' | 'getJob'>, principal: Principal, action: Action, selector: JobSelector): JobSelection {
+export function selectJobs(
+  store: Pick<StateStore, 'listJobs' | 'getJob'>,
+  principal: Principal,
+  action: Action,
+  selector: JobSelector,
+): JobSelection {
   const pattern = selector.name === undefined ? null : compileNamePattern(selector.name);
   const states = new Set(selector.states ?? ACTIVE_STATES);
   const matches = (job: JobRecord): boolean =>
-    states.has(job.state) && (selector.tenant === undefined || job.tenant === selector.tenant)
-    && (pattern === null || pattern.matches(job.name)) && (selector.submittedSinceMs === undefined || job.submittedAtMs >= selector.submittedSinceMs);
-  const allowed = (job: JobRecord): ReturnType<typeof denial> => denial(principal, action, { jobId: job.id, tenant: job.tenant, ownerTokenId: job.submittedByTokenId });
+    states.has(job.state) &&
+    (selector.tenant === undefined || job.tenant === selector.tenant) &&
+    (pattern === null || pattern.matches(job.name)) &&
+    (selector.submittedSinceMs === undefined || job.submittedAtMs >= selector.submittedSinceMs);
+  const allowed = (job: JobRecord): ReturnType<typeof denial> =>
+    denial(principal, action, { jobId: job.id, tenant: job.tenant, ownerTokenId: job.submittedByTokenId });
 
   if (selector.ids !== undefined) {
     const jobs: JobRecord[] = [];
@@ -62,20 +70,25 @@ export function selectJobs(store: Pick<StateStore, 'listJobs' | 'getJob'>, princ
     for (const id of [...selector.ids].sort((a, b) => a - b)) {
       const job = store.getJob(id);
       const refusal = job === null ? null : allowed(job);
-      if (job === null || refusal?.status === 404) skipped.push({ id, reason: 'not-found', message: `job ${id} not found` });
+      if (job === null || refusal?.status === 404)
+        skipped.push({ id, reason: 'not-found', message: `job ${id} not found` });
       else if (refusal !== null) skipped.push({ id, reason: 'not-allowed', message: refusal.message });
-      else if (isTerminal(job.state)) skipped.push({ id, reason: 'already-ended', message: `job ${id} already ended (${job.state})` });
-      else if (!matches(job)) skipped.push({ id, reason: 'not-matched', message: `job ${id} (${job.state}) is outside the other selectors` });
+      else if (isTerminal(job.state))
+        skipped.push({ id, reason: 'already-ended', message: `job ${id} already ended (${job.state})` });
+      else if (!matches(job))
+        skipped.push({ id, reason: 'not-matched', message: `job ${id} (${job.state}) is outside the other selectors` });
       else jobs.push(job);
     }
     return { jobs, skipped };
   }
   // Anyone but an admin selects only among its tenant's jobs.
-  const tenant = principal.role === 'admin' ? selector.tenant : principal.tenant ?? undefined;
-  if (principal.role !== 'admin' && selector.tenant !== undefined && selector.tenant !== tenant) return { jobs: [], skipped: [] };
+  const tenant = principal.role === 'admin' ? selector.tenant : (principal.tenant ?? undefined);
+  if (principal.role !== 'admin' && selector.tenant !== undefined && selector.tenant !== tenant)
+    return { jobs: [], skipped: [] };
   // The store selects (name prefix and submit time on its indexes); `matches` is a no-op check here.
   const candidates = store.listJobs({
-    ...(tenant === undefined ? {} : { tenant }), states: [...states],
+    ...(tenant === undefined ? {} : { tenant }),
+    states: [...states],
     ...(selector.name === undefined ? {} : { namePattern: selector.name }),
     ...(selector.submittedSinceMs === undefined ? {} : { submittedSinceMs: selector.submittedSinceMs }),
   });

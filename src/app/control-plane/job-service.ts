@@ -79,8 +79,12 @@ export class JobService {
   activeCounts(principal: Principal): Partial<Record<JobState, number>> {
     authorize(principal, 'job.read');
     const counts: Partial<Record<JobState, number>> = {};
-    const tenant = principal.role === 'admin' ? undefined : principal.tenant ?? undefined;
-    for (const job of this.deps.store.listJobs({ ...(tenant === undefined ? {} : { tenant }), states: ACTIVE_JOB_STATES })) counts[job.state] = (counts[job.state] ?? 0) + 1;
+    const tenant = principal.role === 'admin' ? undefined : (principal.tenant ?? undefined);
+    for (const job of this.deps.store.listJobs({
+      ...(tenant === undefined ? {} : { tenant }),
+      states: ACTIVE_JOB_STATES,
+    }))
+      counts[job.state] = (counts[job.state] ?? 0) + 1;
     return counts;
   }
 
@@ -100,9 +104,16 @@ export class JobService {
   get(principal: Principal, id: number): JobDetailView {
     const job = this.visibleJob(principal, id, 'job.read');
     const { store } = this.deps;
-    const detail = redactJobDetail(toJobDetail(job, store.listEvents(id), store.listAttempts(id), this.plane), this.redactorFor(principal));
-    if (isAllowed(principal, 'job.logs', { jobId: id, tenant: job.tenant, ownerTokenId: job.submittedByTokenId })) return detail;
-    return { ...detail, environment: Object.fromEntries(Object.keys(detail.environment).map((name) => [name, HIDDEN_VALUE])) };
+    const detail = redactJobDetail(
+      toJobDetail(job, store.listEvents(id), store.listAttempts(id), this.plane),
+      this.redactorFor(principal),
+    );
+    if (isAllowed(principal, 'job.logs', { jobId: id, tenant: job.tenant, ownerTokenId: job.submittedByTokenId }))
+      return detail;
+    return {
+      ...detail,
+      environment: Object.fromEntries(Object.keys(detail.environment).map((name) => [name, HIDDEN_VALUE])),
+    };
   }
 
   /** Cancels a job: pending jobs at once; running ones are stopped and end as `cancelled`. @throws GpushareError 404, 409 */
@@ -113,10 +124,21 @@ export class JobService {
     const nowMs = () => clock.nowMs();
     const who = cancellerWords(principal);
     if (job.state === 'pending' || job.state === 'preempted') {
-      store.applyJobChanges([{ jobId: id, atMs: nowMs(), expectState: job.state, to: 'cancelled', reason: `cancelled by ${who}`, patch: { endedAtMs: nowMs() } }]);
+      store.applyJobChanges([
+        {
+          jobId: id,
+          atMs: nowMs(),
+          expectState: job.state,
+          to: 'cancelled',
+          reason: `cancelled by ${who}`,
+          patch: { endedAtMs: nowMs() },
+        },
+      ]);
       this.plane.dequeue(id);
     } else {
-      store.applyJobChanges([{ jobId: id, atMs: nowMs(), expectState: job.state, patch: { reason: `${CANCEL_REQUESTED} by ${who}` } }]);
+      store.applyJobChanges([
+        { jobId: id, atMs: nowMs(), expectState: job.state, patch: { reason: `${CANCEL_REQUESTED} by ${who}` } },
+      ]);
       // Answer at once: the stop (signal, grace period, kill) goes on in the background.
       void this.plane.stopJob(id, { kind: 'cancelled', reason: `cancelled by ${who}` });
     }
@@ -140,13 +162,23 @@ export class JobService {
   }
 
   /** Reads log text of one attempt from a byte offset. @throws GpushareError 404 */
-  logs(principal: Principal, id: number, query: { stream: 'stdout' | 'stderr'; attempt?: number; offset: number }): { attempt: number; text: string; nextOffset: number; ended: boolean } {
+  logs(
+    principal: Principal,
+    id: number,
+    query: { stream: 'stdout' | 'stderr'; attempt?: number; offset: number },
+  ): { attempt: number; text: string; nextOffset: number; ended: boolean } {
     const job = this.visibleJob(principal, id, 'job.logs');
     if (query.attempt !== undefined && (query.attempt > job.attempt || query.attempt < 1)) {
-      throw invalidField('attempt', `job ${id} has ${job.attempt === 0 ? 'not started yet' : `attempts 1..${job.attempt}`}, got ${query.attempt}`);
+      throw invalidField(
+        'attempt',
+        `job ${id} has ${job.attempt === 0 ? 'not started yet' : `attempts 1..${job.attempt}`}, got ${query.attempt}`,
+      );
     }
     const attempt = query.attempt ?? Math.max(1, job.attempt);
-    const attemptEnded = isTerminal(job.state) || attempt < job.attempt || (attempt === job.attempt && (job.state === 'pending' || job.state === 'preempted'));
+    const attemptEnded =
+      isTerminal(job.state) ||
+      attempt < job.attempt ||
+      (attempt === job.attempt && (job.state === 'pending' || job.state === 'preempted'));
     // Only the folder the store records as this job's own (none before its first launch).
     const folder = job.folder;
     const size = folder === null ? null : this.deps.files.logSize(folder, attempt, query.stream);
@@ -172,7 +204,11 @@ export class JobService {
   setCordon(principal: Principal, index: number, cordoned: boolean): GpuView {
     authorize(principal, 'gpu.cordon');
     const gpu = this.plane.inventoryGpus().find((g) => g.index === index);
-    if (!gpu) throw gpuNotFound(index, this.plane.inventoryGpus().map((g) => g.index));
+    if (!gpu)
+      throw gpuNotFound(
+        index,
+        this.plane.inventoryGpus().map((g) => g.index),
+      );
     const { store, clock } = this.deps;
     store.setGpuCordoned(gpu.uuid, cordoned, clock.nowMs());
     this.plane.updateGpus(null, store.listCordonedGpus());

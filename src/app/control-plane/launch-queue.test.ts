@@ -8,10 +8,16 @@ describe('launch queue', () => {
     const started: number[] = [];
     const finish = new Map<number, () => void>();
     const errors: Array<[number, string]> = [];
-    const queue = new LaunchQueue(2, clock, (id) => new Promise<void>((resolve, reject) => {
-      started.push(id);
-      finish.set(id, id === 3 ? () => reject(new Error('no room')) : resolve);
-    }), (id, error) => errors.push([id, (error as Error).message]));
+    const queue = new LaunchQueue(
+      2,
+      clock,
+      (id) =>
+        new Promise<void>((resolve, reject) => {
+          started.push(id);
+          finish.set(id, id === 3 ? () => reject(new Error('no room')) : resolve);
+        }),
+      (id, error) => errors.push([id, (error as Error).message]),
+    );
     queue.enqueue([1, 2, 3, 4, 5]);
     expect(started).toEqual([]); // nothing runs inside the caller's turn
     expect([queue.active, queue.queued]).toEqual([2, 3]);
@@ -35,7 +41,15 @@ describe('launch queue', () => {
   });
 
   it('refuses a concurrency below 1, naming the setting', () => {
-    expect(() => new LaunchQueue(0, new ManualClock(), async () => undefined, () => undefined)).toThrow('launchConcurrency must be an integer >= 1, got 0');
+    expect(
+      () =>
+        new LaunchQueue(
+          0,
+          new ManualClock(),
+          async () => undefined,
+          () => undefined,
+        ),
+    ).toThrow('launchConcurrency must be an integer >= 1, got 0');
   });
 });
 
@@ -43,8 +57,16 @@ describe('a job cancelled while it waits for its launch', () => {
   it('ends cancelled without starting, and its GPU goes to the next job', async () => {
     const { planeKit } = await import('../testing/plane-kit.js');
     const kit = await planeKit('1xA100-80GB');
-    const first = kit.submit({ command: ['sleep', '9'], workingDirectory: '/tmp', gpu: { gpuCount: 1, gpuMilli: 1000 } });
-    const second = kit.submit({ command: ['sleep', '9'], workingDirectory: '/tmp', gpu: { gpuCount: 1, gpuMilli: 1000 } });
+    const first = kit.submit({
+      command: ['sleep', '9'],
+      workingDirectory: '/tmp',
+      gpu: { gpuCount: 1, gpuMilli: 1000 },
+    });
+    const second = kit.submit({
+      command: ['sleep', '9'],
+      workingDirectory: '/tmp',
+      gpu: { gpuCount: 1, gpuMilli: 1000 },
+    });
     kit.plane.runPass(); // places the first job; its launch waits for its turn
     expect(kit.store.getJob(first.id)!.state).toBe('scheduled');
     const answer = await kit.jobs.cancel(kit.adminPrincipal, first.id);

@@ -30,7 +30,8 @@ export class LaunchQueue {
     private readonly launch: (jobId: number) => Promise<void>,
     private readonly onError: (jobId: number, error: unknown) => void,
   ) {
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`launchConcurrency must be an integer >= 1, got ${concurrency}`);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError(`launchConcurrency must be an integer >= 1, got ${concurrency}`);
   }
 
   /** Queues launches of `jobIds`, in order. */
@@ -67,7 +68,9 @@ export class LaunchQueue {
           done();
           return;
         }
-        this.launch(jobId).catch((error: unknown) => this.onError(jobId, error)).finally(done);
+        this.launch(jobId)
+          .catch((error: unknown) => this.onError(jobId, error))
+          .finally(done);
       });
     }
   }

@@ -34,7 +34,9 @@ describe('JobLaunch: the sandbox part of a launch', () => {
     const spec = kit.launcher.attempt(job.id).spec;
     expect(spec.workingDirectory).toMatch(new RegExp(`^/memory/jobs/${job.id}-m\\d+/work$`));
     expect(spec.sandbox).toEqual({
-      tenant: 'team-a', gpuMinors: [0], migInstances: [],
+      tenant: 'team-a',
+      gpuMinors: [0],
+      migInstances: [],
       ownedDirectories: [spec.workingDirectory, spec.workingDirectory.replace(/work$/, 'checkpoint')],
       sharedDirectories: [`/mps/${uuid}/pipe`],
     });

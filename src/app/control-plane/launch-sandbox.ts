@@ -46,5 +46,11 @@ export function launchSandboxSpec(input: LaunchSandboxInput): LaunchSandboxSpec 
       migInstances.push({ gpuMinor, gpuInstanceId: device.gpuInstanceId, computeInstanceId: device.computeInstanceId });
     }
   });
-  return { tenant: input.tenant, gpuMinors, migInstances, ownedDirectories: [...input.ownedDirectories], sharedDirectories: [...input.sharedDirectories] };
+  return {
+    tenant: input.tenant,
+    gpuMinors,
+    migInstances,
+    ownedDirectories: [...input.ownedDirectories],
+    sharedDirectories: [...input.sharedDirectories],
+  };
 }

@@ -24,10 +24,18 @@ export async function mpsPipeFor(mps: MpsControl | null, logger: Logger, placeme
 }
 
 /** Stops the MPS daemon of every GPU of `placement` on which none of `running` is an MPS job. */
-export function stopIdleMpsDaemons(mps: MpsControl | null, logger: Logger, placement: Placement, running: readonly JobRecord[]): void {
+export function stopIdleMpsDaemons(
+  mps: MpsControl | null,
+  logger: Logger,
+  placement: Placement,
+  running: readonly JobRecord[],
+): void {
   if (!mps || placement.mode !== 'mps') return;
   for (const gpu of placement.gpus) {
     const busy = running.some((j) => j.placement?.mode === 'mps' && j.placement.gpus.some((g) => g.uuid === gpu.uuid));
-    if (!busy && mps.running().includes(gpu.uuid)) void mps.stopDaemon(gpu.uuid).catch((error: unknown) => logger.warn({ err: error }, 'stopping an MPS daemon failed'));
+    if (!busy && mps.running().includes(gpu.uuid))
+      void mps
+        .stopDaemon(gpu.uuid)
+        .catch((error: unknown) => logger.warn({ err: error }, 'stopping an MPS daemon failed'));
   }
 }

@@ -4,7 +4,13 @@
  * directory exists, and that the job could ever fit on this server.
  */
 import { basename } from 'node:path';
-import { effectiveGpuMilli, PRIORITY_CLASSES, whyUnresolvable, type GpuDevice, type HostCapacity } from '../../core/index.js';
+import {
+  effectiveGpuMilli,
+  PRIORITY_CLASSES,
+  whyUnresolvable,
+  type GpuDevice,
+  type HostCapacity,
+} from '../../core/index.js';
 import type { SubmitJob } from '../../contract/api.js';
 import { forbidden, invalidField, unknownTenant, unresolvable } from '../errors.js';
 import type { Principal } from '../auth/tokens.js';
@@ -17,7 +23,12 @@ export interface SubmitContext {
   /** Why a directory cannot be a job's working directory for a tenant; null when it can (ProcessLauncher.workingDirectoryProblem). */
   readonly workingDirectoryProblem: (path: string, tenant: string) => string | null;
   /** Resolves argv[0] like execvp; null when not found. */
-  readonly resolveExecutable: (argv0: string, workingDirectory: string, environment: Readonly<Record<string, string>>, tenant: string) => string | null;
+  readonly resolveExecutable: (
+    argv0: string,
+    workingDirectory: string,
+    environment: Readonly<Record<string, string>>,
+    tenant: string,
+  ) => string | null;
   /** PATH used to look the program up (the job's own PATH wins). */
   readonly serverPath: string;
   readonly gpus: readonly GpuDevice[];
@@ -33,26 +44,42 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
   const tenant = resolveTenant(body.tenant, ctx);
   const reserved = Object.keys(body.environment).filter(isReservedVariable);
   if (reserved.length > 0) {
-    throw invalidField('environment', `${reserved.join(', ')} ${reserved.length === 1 ? 'is' : 'are'} set by gpushare from the job's placement and cannot be given (reserved: CUDA_VISIBLE_DEVICES, CUDA_MPS_*, GPUSHARE_*)`);
+    throw invalidField(
+      'environment',
+      `${reserved.join(', ')} ${reserved.length === 1 ? 'is' : 'are'} set by gpushare from the job's placement and cannot be given (reserved: CUDA_VISIBLE_DEVICES, CUDA_MPS_*, GPUSHARE_*)`,
+    );
   }
   // Without one, the job runs in a private working directory of its own, made at launch.
   const workingDirectory = body.workingDirectory ?? null;
   if (workingDirectory !== null) {
     const problem = ctx.workingDirectoryProblem(workingDirectory, tenant);
-    if (problem !== null) throw invalidField('workingDirectory', `${problem} (give a folder jobs may use, or none for a private one: gpushare submit --private-workdir)`);
+    if (problem !== null)
+      throw invalidField(
+        'workingDirectory',
+        `${problem} (give a folder jobs may use, or none for a private one: gpushare submit --private-workdir)`,
+      );
   }
   const lookupEnv = { PATH: ctx.serverPath, ...body.environment };
   const program = body.command[0]!;
   if (workingDirectory === null && program.includes('/') && !program.startsWith('/')) {
-    throw invalidField('command', `program "${program}" is a relative path, but the job gets a private working directory: give an absolute path or a workingDirectory`);
+    throw invalidField(
+      'command',
+      `program "${program}" is a relative path, but the job gets a private working directory: give an absolute path or a workingDirectory`,
+    );
   }
   if (ctx.resolveExecutable(program, workingDirectory ?? '/', lookupEnv, tenant) === null) {
     const where = program.includes('/') ? `relative to ${workingDirectory ?? '/'}` : 'in the PATH the job gets';
-    throw invalidField('command', `program "${program}" was not found, is not executable, or lies where jobs cannot see it on the server (looked up ${where})`);
+    throw invalidField(
+      'command',
+      `program "${program}" was not found, is not executable, or lies where jobs cannot see it on the server (looked up ${where})`,
+    );
   }
   const gpu = { ...body.gpu, gpuMilli: body.gpu.gpuMilli ?? milliFromMemory(body.gpu.gpuMemoryMiB, ctx.gpus) };
   if (gpu.mode === 'exclusive' && gpu.gpuMilli !== 1000) {
-    throw invalidField('gpu.gpuMilli', `mode exclusive takes whole GPUs, so gpuMilli must be 1000, got ${gpu.gpuMilli}`);
+    throw invalidField(
+      'gpu.gpuMilli',
+      `mode exclusive takes whole GPUs, so gpuMilli must be 1000, got ${gpu.gpuMilli}`,
+    );
   }
   const priority = typeof body.priority === 'number' ? body.priority : PRIORITY_CLASSES[body.priority];
   const job: NewJob = {
@@ -67,12 +94,33 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
     preemptible: body.preemptible ?? priority < PRIORITY_CLASSES.high,
     cpuMilli: body.cpuMilli,
     hostMemoryMiB: body.hostMemoryMiB,
-    gpu: { gpuCount: gpu.gpuCount, gpuMilli: gpu.gpuMilli, gpuMemoryMiB: gpu.gpuMemoryMiB, mode: gpu.mode, isolation: gpu.isolation },
+    gpu: {
+      gpuCount: gpu.gpuCount,
+      gpuMilli: gpu.gpuMilli,
+      gpuMemoryMiB: gpu.gpuMemoryMiB,
+      mode: gpu.mode,
+      isolation: gpu.isolation,
+    },
     // QoS targets (docs/qos.md); `{}` declares none.
-    qos: body.qos !== undefined && (body.qos.stepSeconds !== undefined || body.qos.latencySeconds !== undefined) ? { ...body.qos } : null,
+    qos:
+      body.qos !== undefined && (body.qos.stepSeconds !== undefined || body.qos.latencySeconds !== undefined)
+        ? { ...body.qos }
+        : null,
     submittedByTokenId: ctx.principal.tokenId ?? null,
   };
-  const why = whyUnresolvable({ id: 0, tenant, priority, submittedAtMs: 0, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu }, ctx.gpus, ctx.host);
+  const why = whyUnresolvable(
+    {
+      id: 0,
+      tenant,
+      priority,
+      submittedAtMs: 0,
+      cpuMilli: job.cpuMilli,
+      hostMemoryMiB: job.hostMemoryMiB,
+      gpu: job.gpu,
+    },
+    ctx.gpus,
+    ctx.host,
+  );
   if (why !== null) throw unresolvable(why);
   return job;
 }
@@ -97,7 +145,10 @@ export function isReservedVariable(name: string): boolean {
 function resolveTenant(requested: string | undefined, ctx: SubmitContext): string {
   if (ctx.principal.role === 'job') throw forbidden('a job token (GPUSHARE_JOB_TOKEN) cannot submit jobs');
   if (ctx.principal.role !== 'admin') {
-    if (requested !== undefined && requested !== ctx.principal.tenant) throw forbidden(`tenant: this token belongs to tenant "${ctx.principal.tenant}" and cannot submit for "${requested}"`);
+    if (requested !== undefined && requested !== ctx.principal.tenant)
+      throw forbidden(
+        `tenant: this token belongs to tenant "${ctx.principal.tenant}" and cannot submit for "${requested}"`,
+      );
     return ctx.principal.tenant!;
   }
   const tenant = requested ?? 'default';

@@ -14,11 +14,43 @@ describe('observeStore', () => {
     const job = store.insertJob(sampleJob('acme', { priority: 900 }), 2);
     store.applyJobChanges([{ jobId: job.id, atMs: 3, expectState: 'pending', to: 'scheduled', reason: 'placed' }]);
     store.applyJobChanges([{ jobId: job.id, atMs: 4, expectState: 'scheduled', patch: { reason: 'no transition' } }]);
-    store.applyJobChanges([{ jobId: job.id, atMs: 5, expectState: 'scheduled', to: 'cancelled', reason: 'cancelled by an admin' }]);
+    store.applyJobChanges([
+      { jobId: job.id, atMs: 5, expectState: 'scheduled', to: 'cancelled', reason: 'cancelled by an admin' },
+    ]);
     expect(seen).toEqual([
-      { type: 'job', jobId: job.id, tenant: 'acme', priority: 900, from: null, to: 'pending', mode: null, atMs: 2, reason: null },
-      { type: 'job', jobId: job.id, tenant: 'acme', priority: 900, from: 'pending', to: 'scheduled', mode: null, atMs: 3, reason: 'placed' },
-      { type: 'job', jobId: job.id, tenant: 'acme', priority: 900, from: 'scheduled', to: 'cancelled', mode: null, atMs: 5, reason: 'cancelled by an admin' },
+      {
+        type: 'job',
+        jobId: job.id,
+        tenant: 'acme',
+        priority: 900,
+        from: null,
+        to: 'pending',
+        mode: null,
+        atMs: 2,
+        reason: null,
+      },
+      {
+        type: 'job',
+        jobId: job.id,
+        tenant: 'acme',
+        priority: 900,
+        from: 'pending',
+        to: 'scheduled',
+        mode: null,
+        atMs: 3,
+        reason: 'placed',
+      },
+      {
+        type: 'job',
+        jobId: job.id,
+        tenant: 'acme',
+        priority: 900,
+        from: 'scheduled',
+        to: 'cancelled',
+        mode: null,
+        atMs: 5,
+        reason: 'cancelled by an admin',
+      },
     ]);
     // Reads pass through to the wrapped store.
     expect(store.getJob(job.id)!.state).toBe('cancelled');
@@ -33,7 +65,9 @@ describe('observeStore', () => {
     store.createTenant('acme', 1);
     const job = store.insertJob(sampleJob('acme'), 2);
     seen.length = 0;
-    expect(() => store.applyJobChanges([{ jobId: job.id, atMs: 3, expectState: 'running', to: 'succeeded' }])).toThrow();
+    expect(() =>
+      store.applyJobChanges([{ jobId: job.id, atMs: 3, expectState: 'running', to: 'succeeded' }]),
+    ).toThrow();
     expect(seen).toEqual([]);
   });
 });

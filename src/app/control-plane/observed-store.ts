@@ -10,7 +10,17 @@ import type { PlaneEvents } from './plane-events.js';
 /** Wraps `store` so that committed transitions are emitted on `events`. */
 export function observeStore(store: StateStore, events: PlaneEvents): StateStore {
   const transition = (job: JobRecord, from: JobState | null, atMs: number, reason: string | null): void =>
-    events.emit({ type: 'job', jobId: job.id, tenant: job.tenant, priority: job.priority, from, to: job.state, mode: job.placement?.mode ?? null, atMs, reason });
+    events.emit({
+      type: 'job',
+      jobId: job.id,
+      tenant: job.tenant,
+      priority: job.priority,
+      from,
+      to: job.state,
+      mode: job.placement?.mode ?? null,
+      atMs,
+      reason,
+    });
   const insertJob: StateStore['insertJob'] = (job, atMs) => {
     const record = store.insertJob(job, atMs);
     transition(record, null, atMs, null);
@@ -18,7 +28,11 @@ export function observeStore(store: StateStore, events: PlaneEvents): StateStore
   };
   const applyJobChanges: StateStore['applyJobChanges'] = (changes) => {
     // A change that expects a state names it; only the others need a read.
-    const before = new Map(changes.filter((c) => c.to !== undefined).map((c) => [c.jobId, c.expectState ?? store.getJob(c.jobId)?.state ?? null]));
+    const before = new Map(
+      changes
+        .filter((c) => c.to !== undefined)
+        .map((c) => [c.jobId, c.expectState ?? store.getJob(c.jobId)?.state ?? null]),
+    );
     store.applyJobChanges(changes);
     for (const change of changes) {
       if (change.to === undefined) continue;

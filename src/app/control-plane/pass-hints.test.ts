@@ -24,7 +24,11 @@ describe('pass hints', () => {
   it('skip the timer passes of a plane where nothing changed, and run one when a job ends', async () => {
     const kit = await planeKit('1xA100-80GB', { scheduleIntervalMs: 1000 });
     kit.submit({ command: ['sleep', '9'], workingDirectory: '/tmp', gpu: { gpuCount: 1, gpuMilli: 1000 } });
-    const waiting = kit.submit({ command: ['sleep', '9'], workingDirectory: '/tmp', gpu: { gpuCount: 1, gpuMilli: 1000 } });
+    const waiting = kit.submit({
+      command: ['sleep', '9'],
+      workingDirectory: '/tmp',
+      gpu: { gpuCount: 1, gpuMilli: 1000 },
+    });
     await kit.settle();
     const before = kit.plane.passStats.summary();
     await kit.advance(10_000); // ten timer ticks, nothing happens
@@ -42,7 +46,12 @@ describe('pass hints', () => {
     const kit = await planeKit('1xA100-80GB', { scheduleIntervalMs: 1000 });
     kit.admin.createTenant(kit.adminPrincipal, 'team-a');
     kit.admin.setQuota(kit.adminPrincipal, 'team-a', { guaranteedGpuEquivalents: 0, limitGpuEquivalents: 0 });
-    const job = kit.submit({ command: ['sleep', '9'], workingDirectory: '/tmp', tenant: 'team-a', gpu: { gpuCount: 1, gpuMilli: 500 } });
+    const job = kit.submit({
+      command: ['sleep', '9'],
+      workingDirectory: '/tmp',
+      tenant: 'team-a',
+      gpu: { gpuCount: 1, gpuMilli: 500 },
+    });
     await kit.advance(3000);
     expect(kit.store.getJob(job.id)!.state).toBe('pending');
     kit.admin.setQuota(kit.adminPrincipal, 'team-a', { guaranteedGpuEquivalents: 0, limitGpuEquivalents: 1 });

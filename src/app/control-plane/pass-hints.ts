@@ -19,7 +19,19 @@
  */
 
 /** What made a pass due. */
-export type PassCause = 'start' | 'submitted' | 'requeued' | 'dequeued' | 'job-ended' | 'launch-failed' | 'gpus-changed' | 'qos-changed' | 'quota-changed' | 'disk-recovered' | 'time' | 'flush';
+export type PassCause =
+  | 'start'
+  | 'submitted'
+  | 'requeued'
+  | 'dequeued'
+  | 'job-ended'
+  | 'launch-failed'
+  | 'gpus-changed'
+  | 'qos-changed'
+  | 'quota-changed'
+  | 'disk-recovered'
+  | 'time'
+  | 'flush';
 
 /** Longest time between two passes that run, ms (5 minutes). */
 export const FLUSH_INTERVAL_MS = 5 * 60_000;

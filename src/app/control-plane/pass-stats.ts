@@ -46,7 +46,16 @@ export class PassStats {
   summary(): PassSummary {
     const n = Math.min(this.count, CAPACITY);
     const skipped = { passesSkipped: this.skipped, maxSkippedCheckMs: this.maxSkippedMs };
-    if (n === 0) return { passes: 0, lastPassMs: 0, p50PassMs: 0, p99PassMs: 0, maxPassMs: 0, maxPendingConsidered: 0, ...skipped };
+    if (n === 0)
+      return {
+        passes: 0,
+        lastPassMs: 0,
+        p50PassMs: 0,
+        p99PassMs: 0,
+        maxPassMs: 0,
+        maxPendingConsidered: 0,
+        ...skipped,
+      };
     const sorted = Array.from(this.durations.subarray(0, n)).sort((a, b) => a - b);
     return {
       passes: this.count,

@@ -67,7 +67,8 @@ export interface QosEvent {
 }
 
 /** Every event a control plane emits. */
-export type PlaneEvent = JobTransitionEvent | PassEvent | MigReconfiguredEvent | GpusChangedEvent | QosEvent | PreemptionEvent;
+export type PlaneEvent =
+  JobTransitionEvent | PassEvent | MigReconfiguredEvent | GpusChangedEvent | QosEvent | PreemptionEvent;
 
 /** A synchronous, in-process event bus. */
 export class PlaneEvents {

@@ -20,7 +20,12 @@ export interface QuotaUse {
 }
 
 /** Use of each tenant in `tenants`, by name. */
-export function quotaUse(tenants: readonly TenantRecord[], active: readonly JobRecord[], queued: readonly JobRecord[], devices: readonly GpuDevice[]): QuotaUse[] {
+export function quotaUse(
+  tenants: readonly TenantRecord[],
+  active: readonly JobRecord[],
+  queued: readonly JobRecord[],
+  devices: readonly GpuDevice[],
+): QuotaUse[] {
   const byIndex = new Map(devices.map((d) => [d.index, d]));
   const round = (x: number) => Math.round(x * 1000) / 1000;
   // A deep queue holds few request shapes: each shape's size is worked out once per call.
@@ -37,8 +42,15 @@ export function quotaUse(tenants: readonly TenantRecord[], active: readonly JobR
   return tenants.map((t) => {
     const mine = active.filter((j) => j.tenant === t.name && j.placement);
     const waiting = queued.filter((j) => j.tenant === t.name);
-    const used = mine.reduce((sum, j) => sum + placedGpuEquivalents(j.gpu, j.placement!, byIndex.get(j.placement!.gpus[0]?.index ?? -1)), 0);
-    const quota = { tenant: t.name, guaranteedGpuEquivalents: t.guaranteedGpuEquivalents, limitGpuEquivalents: t.limitGpuEquivalents };
+    const used = mine.reduce(
+      (sum, j) => sum + placedGpuEquivalents(j.gpu, j.placement!, byIndex.get(j.placement!.gpus[0]?.index ?? -1)),
+      0,
+    );
+    const quota = {
+      tenant: t.name,
+      guaranteedGpuEquivalents: t.guaranteedGpuEquivalents,
+      limitGpuEquivalents: t.limitGpuEquivalents,
+    };
     return {
       tenant: t.name,
       guaranteedGpuEquivalents: t.guaranteedGpuEquivalents,

@@ -16,7 +16,7 @@ const JOB_MENTION = /\bjob(\(s\)|s)? #?(\d+(?:, #?\d+)*)\b/g;
 
 /** The words for `count` jobs of other tenants. */
 function others(count: number): string {
-  return count === 1 ? 'another tenant\'s job' : `${count} jobs of other tenants`;
+  return count === 1 ? "another tenant's job" : `${count} jobs of other tenants`;
 }
 
 /**

@@ -52,11 +52,16 @@ export async function reconcileJobs(deps: ReconcileDeps): Promise<void> {
       continue;
     }
     // A stop gpushare had asked for before the restart decides how the attempt ends.
-    if (job.reason?.startsWith(PREEMPTION_REQUESTED)) intents.restore(job.id, { kind: 'preempted', reason: job.reason.slice(PREEMPTION_REQUESTED.length + 2) });
-    if (job.reason?.startsWith(CANCEL_REQUESTED)) intents.restore(job.id, { kind: 'cancelled', reason: job.reason.replace(CANCEL_REQUESTED, 'cancelled') });
+    if (job.reason?.startsWith(PREEMPTION_REQUESTED))
+      intents.restore(job.id, { kind: 'preempted', reason: job.reason.slice(PREEMPTION_REQUESTED.length + 2) });
+    if (job.reason?.startsWith(CANCEL_REQUESTED))
+      intents.restore(job.id, { kind: 'cancelled', reason: job.reason.replace(CANCEL_REQUESTED, 'cancelled') });
     const outcome = launcher.readOutcome(handle);
     if (outcome) {
-      logger.info({ jobId: job.id, exitCode: outcome.exitCode }, 'collected an outcome recorded while the server was down');
+      logger.info(
+        { jobId: job.id, exitCode: outcome.exitCode },
+        'collected an outcome recorded while the server was down',
+      );
       deps.finish(job, outcome);
     } else if (launcher.isAlive(handle)) {
       logger.info({ jobId: job.id, pid: handle.supervisorPid }, 're-adopted a running job');
@@ -76,10 +81,29 @@ async function settleScheduled(deps: ReconcileDeps, job: JobRecord): Promise<voi
   const directory = job.folder === null ? null : files.directory(job.folder);
   const outcome = directory === null ? null : launcher.readAttemptOutcome(directory, attempt);
   if (outcome) {
-    store.applyJobChanges([{ jobId: job.id, atMs: clock.nowMs(), expectState: 'scheduled', to: 'running', reason: `attempt ${attempt} had started before the restart`, patch: { attempt }, startAttempt: attempt }]);
+    store.applyJobChanges([
+      {
+        jobId: job.id,
+        atMs: clock.nowMs(),
+        expectState: 'scheduled',
+        to: 'running',
+        reason: `attempt ${attempt} had started before the restart`,
+        patch: { attempt },
+        startAttempt: attempt,
+      },
+    ]);
     deps.finish(store.getJob(job.id)!, outcome);
     return;
   }
   if (directory !== null) await launcher.killUnrecordedAttempt(job.id, directory, attempt);
-  store.applyJobChanges([{ jobId: job.id, atMs: clock.nowMs(), expectState: 'scheduled', to: 'pending', reason: 're-queued: the server stopped while launching it', patch: { attempt, placement: null } }]);
+  store.applyJobChanges([
+    {
+      jobId: job.id,
+      atMs: clock.nowMs(),
+      expectState: 'scheduled',
+      to: 'pending',
+      reason: 're-queued: the server stopped while launching it',
+      patch: { attempt, placement: null },
+    },
+  ]);
 }

@@ -34,11 +34,20 @@ export class RunningSet {
   adopt(job: JobRecord, preemptionCount: number): void {
     const { running, qos, mps, logger } = this.deps;
     running.add(job, preemptionCount);
-    if (job.qos) qos.track({ jobId: job.id, tenant: job.tenant, priority: job.priority, gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [], targets: job.qos });
+    if (job.qos)
+      qos.track({
+        jobId: job.id,
+        tenant: job.tenant,
+        priority: job.priority,
+        gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [],
+        targets: job.qos,
+      });
     // A re-adopted MPS client: find its GPU's daemon again (a live one is reused, not restarted).
     const first = job.placement?.gpus[0];
     if (job.placement?.mode === 'mps' && first?.mpsClient && mps && !mps.running().includes(first.uuid)) {
-      void mps.ensureDaemon({ key: first.uuid }).catch((error: unknown) => logger.warn({ err: error }, 'MPS daemon not found again'));
+      void mps
+        .ensureDaemon({ key: first.uuid })
+        .catch((error: unknown) => logger.warn({ err: error }, 'MPS daemon not found again'));
     }
     if (job.placement?.mode === 'timeslice') this.refreshRotation(job.placement);
   }
@@ -64,15 +73,34 @@ export class RunningSet {
     void this.deps.rotator.remove(jobId);
     const { settings, launcher, logger } = this.deps;
     const preempting = this.deps.intents.get(jobId)?.kind === 'preempted';
-    await launcher.stop(job.process, preempting ? settings.preemptionSignal : 'SIGTERM', preempting ? settings.preemptionGraceMs : settings.stopGraceMs)
+    await launcher
+      .stop(
+        job.process,
+        preempting ? settings.preemptionSignal : 'SIGTERM',
+        preempting ? settings.preemptionGraceMs : settings.stopGraceMs,
+      )
       .catch((error: unknown) => logger.warn({ jobId, err: error }, 'stop failed'));
   }
 
   private refreshRotation(placement: Placement): void {
     const { running, intents, rotator } = this.deps;
     for (const gpu of placement.gpus) {
-      const jobs = running.all().filter((j) => j.placement?.mode === 'timeslice' && j.placement.gpus.some((g) => g.index === gpu.index) && !intents.has(j.id));
-      void rotator.setRunnable(`gpu-${gpu.index}`, jobs.map((j) => ({ jobId: j.id, gpuMilli: j.placement!.gpus.find((g) => g.index === gpu.index)!.gpuMilli, handle: j.process! })));
+      const jobs = running
+        .all()
+        .filter(
+          (j) =>
+            j.placement?.mode === 'timeslice' &&
+            j.placement.gpus.some((g) => g.index === gpu.index) &&
+            !intents.has(j.id),
+        );
+      void rotator.setRunnable(
+        `gpu-${gpu.index}`,
+        jobs.map((j) => ({
+          jobId: j.id,
+          gpuMilli: j.placement!.gpus.find((g) => g.index === gpu.index)!.gpuMilli,
+          handle: j.process!,
+        })),
+      );
     }
   }
 }

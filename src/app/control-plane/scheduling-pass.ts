@@ -92,7 +92,10 @@ export class SchedulingPass {
 
   /** The tenants' quotas as one string: a change makes a pass due. */
   private quotaKey(): string {
-    return this.deps.store.listTenants().map((t) => `${t.name}:${t.guaranteedGpuEquivalents}:${t.limitGpuEquivalents}`).join(',');
+    return this.deps.store
+      .listTenants()
+      .map((t) => `${t.name}:${t.guaranteedGpuEquivalents}:${t.limitGpuEquivalents}`)
+      .join(',');
   }
 
   /** The cluster as the core sees it now: this node and the jobs that hold resources on it. */
@@ -106,7 +109,17 @@ export class SchedulingPass {
       if (job.placement.gpus.some((g) => !known.has(g.index))) continue;
       active.push(activeJob(job, settings.nodeName, running.preemptionCount(job.id), intents.has(job.id)));
     }
-    return { nodes: [{ name: settings.nodeName, hostCpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB, gpus: roster.devices() }], active };
+    return {
+      nodes: [
+        {
+          name: settings.nodeName,
+          hostCpuMilli: settings.hostCpuMilli,
+          hostMemoryMiB: settings.hostMemoryMiB,
+          gpus: roster.devices(),
+        },
+      ],
+      active,
+    };
   }
 
   /**
@@ -118,7 +131,12 @@ export class SchedulingPass {
     const { store, clock, settings, queue, intents, roster, logger } = this.deps;
     const started = clock.monotonicMs();
     const nowMs = clock.nowMs();
-    const qosViolators = settings.qosProtection === 'none' ? [] : this.deps.qos.violatingJobs().map((v) => ({ jobId: v.jobId, priority: v.priority, node: settings.nodeName, gpuIndices: v.gpuIndices }));
+    const qosViolators =
+      settings.qosProtection === 'none'
+        ? []
+        : this.deps.qos
+            .violatingJobs()
+            .map((v) => ({ jobId: v.jobId, priority: v.priority, node: settings.nodeName, gpuIndices: v.gpuIndices }));
     const snapshot = this.snapshot();
     queue.beginPass();
     const plan = schedule({
@@ -126,24 +144,53 @@ export class SchedulingPass {
       pending: queue.index,
       nowMs,
       rng: this.deps.rng,
-      options: { policy: 'default', targetWorkload: this.deps.recentShapes.targetWorkload(), timesliceOvercommitRatio: settings.timesliceOvercommitRatio },
+      options: {
+        policy: 'default',
+        targetWorkload: this.deps.recentShapes.targetWorkload(),
+        timesliceOvercommitRatio: settings.timesliceOvercommitRatio,
+      },
       rules: {
-        tenants: store.listTenants().map((t) => ({ tenant: t.name, guaranteedGpuEquivalents: t.guaranteedGpuEquivalents, limitGpuEquivalents: t.limitGpuEquivalents })),
+        tenants: store
+          .listTenants()
+          .map((t) => ({
+            tenant: t.name,
+            guaranteedGpuEquivalents: t.guaranteedGpuEquivalents,
+            limitGpuEquivalents: t.limitGpuEquivalents,
+          })),
         qosViolators,
         backfill: true,
         sizeCache: queue.sizes,
         visitEveryJob,
         // One preemption in flight at a time: none starts while victims are still checkpointing.
-        preemption: intents.preempting() ? null : { minRunSeconds: settings.preemptionMinRunMs / 1000, maxPreemptionsPerJob: settings.maxPreemptionsPerJob, maxPreemptorsTried: 1 },
+        preemption: intents.preempting()
+          ? null
+          : {
+              minRunSeconds: settings.preemptionMinRunMs / 1000,
+              maxPreemptionsPerJob: settings.maxPreemptionsPerJob,
+              maxPreemptorsTried: 1,
+            },
       },
     });
     queue.setPassReasons(plan.waiting, plan.unvisitedReason);
     const preemptor = plan.preemption === null ? undefined : queue.get(plan.preemption.preemptorId);
-    const reason = preemptor ? `preempted by job ${preemptor.id} (priority ${preemptor.priority}, tenant ${preemptor.tenant})` : '';
+    const reason = preemptor
+      ? `preempted by job ${preemptor.id} (priority ${preemptor.priority}, tenant ${preemptor.tenant})`
+      : '';
     const changes: JobChange[] = plan.placements.map(({ jobId, placement }) => ({
-      jobId, atMs: nowMs, expectState: queue.stateOf(jobId), to: 'scheduled', reason: describePlacement(placement, queue.get(jobId), roster), patch: { placement, reason: null },
+      jobId,
+      atMs: nowMs,
+      expectState: queue.stateOf(jobId),
+      to: 'scheduled',
+      reason: describePlacement(placement, queue.get(jobId), roster),
+      patch: { placement, reason: null },
     }));
-    for (const victimId of plan.preemption?.victimIds ?? []) changes.push({ jobId: victimId, atMs: nowMs, expectState: 'running', patch: { reason: `${PREEMPTION_REQUESTED}: ${reason}` } });
+    for (const victimId of plan.preemption?.victimIds ?? [])
+      changes.push({
+        jobId: victimId,
+        atMs: nowMs,
+        expectState: 'running',
+        patch: { reason: `${PREEMPTION_REQUESTED}: ${reason}` },
+      });
     const wakeAtMs = plan.waiting.size === 0 ? null : minRunWake(snapshot.active, nowMs, settings.preemptionMinRunMs);
     let outcome: PassOutcome = { placedJobIds: [], preemption: null, wakeAtMs };
     if (changes.length > 0) {
@@ -154,9 +201,19 @@ export class SchedulingPass {
           logger.info({ ...plan.preemption }, 'preempting');
           intents.addPreemptor(plan.preemption.preemptorId, plan.preemption.victimIds);
           for (const victimId of plan.preemption.victimIds) intents.set(victimId, { kind: 'preempted', reason });
-          this.deps.events.emit({ type: 'preemption', preemptorId: plan.preemption.preemptorId, victimIds: plan.preemption.victimIds, reason, atMs: nowMs });
+          this.deps.events.emit({
+            type: 'preemption',
+            preemptorId: plan.preemption.preemptorId,
+            victimIds: plan.preemption.victimIds,
+            reason,
+            atMs: nowMs,
+          });
         }
-        outcome = { placedJobIds: plan.placements.map((p) => p.jobId), preemption: plan.preemption && { ...plan.preemption, reason }, wakeAtMs };
+        outcome = {
+          placedJobIds: plan.placements.map((p) => p.jobId),
+          preemption: plan.preemption && { ...plan.preemption, reason },
+          wakeAtMs,
+        };
       } catch (error) {
         // A full disk is logged once by the disk watch (docs/server.md), not on every pass.
         if (!isDiskFullError(error)) logger.error({ err: error }, 'storing the pass failed; nothing of it was applied');
@@ -166,7 +223,12 @@ export class SchedulingPass {
     for (const [id, why] of intents.preemptorReasons((id) => queue.has(id))) queue.setReason(id, why);
     const durationMs = clock.monotonicMs() - started;
     this.deps.stats.record(durationMs, queue.size + outcome.placedJobIds.length);
-    this.deps.events.emit({ type: 'pass', durationMs, pendingJobs: queue.size, placedJobs: outcome.placedJobIds.length });
+    this.deps.events.emit({
+      type: 'pass',
+      durationMs,
+      pendingJobs: queue.size,
+      placedJobs: outcome.placedJobIds.length,
+    });
     return outcome;
   }
 }
@@ -185,8 +247,23 @@ function minRunWake(active: readonly ActiveJob[], nowMs: number, minRunMs: numbe
 /** A stored job that holds resources, as the core's pass rules see it. */
 function activeJob(job: JobRecord, node: string, preemptionCount: number, stopping: boolean): ActiveJob {
   return {
-    request: { id: job.id, tenant: job.tenant, priority: job.priority, submittedAtMs: job.submittedAtMs, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpu: job.gpu, timeLimitSeconds: job.timeLimitSeconds },
-    assignment: { jobId: job.id, node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement: job.placement! },
+    request: {
+      id: job.id,
+      tenant: job.tenant,
+      priority: job.priority,
+      submittedAtMs: job.submittedAtMs,
+      cpuMilli: job.cpuMilli,
+      hostMemoryMiB: job.hostMemoryMiB,
+      gpu: job.gpu,
+      timeLimitSeconds: job.timeLimitSeconds,
+    },
+    assignment: {
+      jobId: job.id,
+      node,
+      cpuMilli: job.cpuMilli,
+      hostMemoryMiB: job.hostMemoryMiB,
+      placement: job.placement!,
+    },
     preemptible: job.preemptible,
     startedAtMs: job.state === 'running' ? job.startedAtMs : null,
     preemptionCount,

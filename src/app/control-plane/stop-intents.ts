@@ -61,7 +61,15 @@ export class StopIntents {
     for (const [preemptorId, victims] of this.preemptors) {
       const stopping = victims.filter((id) => this.intents.get(id)?.kind === 'preempted');
       if (stopping.length === 0 || !queued(preemptorId)) this.preemptors.delete(preemptorId);
-      else reasons.set(preemptorId, waitReason(WAIT_CODES.preempting, `preempting job(s) ${stopping.join(', ')}: waiting for them to checkpoint and exit`, { victimIds: stopping }));
+      else
+        reasons.set(
+          preemptorId,
+          waitReason(
+            WAIT_CODES.preempting,
+            `preempting job(s) ${stopping.join(', ')}: waiting for them to checkpoint and exit`,
+            { victimIds: stopping },
+          ),
+        );
     }
     return reasons;
   }

@@ -10,7 +10,8 @@ function fakeLauncher(): { launcher: ProcessLauncher; frozen: Set<number>; dead:
   const log: string[] = [];
   const id = (h: ProcessHandle): number => h.supervisorPid;
   const launcher = {
-    freezerKind: 'signals', enforcement: { cpuMilli: false, hostMemoryMiB: false },
+    freezerKind: 'signals',
+    enforcement: { cpuMilli: false, hostMemoryMiB: false },
     isAlive: (h: ProcessHandle) => !dead.has(id(h)),
     freeze: async (h: ProcessHandle) => {
       if (dead.has(id(h))) throw new Error(`job ${id(h)} exited`);
@@ -26,11 +27,21 @@ function fakeLauncher(): { launcher: ProcessLauncher; frozen: Set<number>; dead:
 }
 
 const handle = (jobId: number): ProcessHandle => ({
-  supervisorPid: jobId, supervisorStartTime: '1', jobPid: jobId, cgroupKey: null, freezerKind: 'signals',
-  stdoutPath: '', stderrPath: '', pidPath: '', outcomePath: '',
+  supervisorPid: jobId,
+  supervisorStartTime: '1',
+  jobPid: jobId,
+  cgroupKey: null,
+  freezerKind: 'signals',
+  stdoutPath: '',
+  stderrPath: '',
+  pidPath: '',
+  outcomePath: '',
 });
-const job = (jobId: number, gpuMilli: number): { jobId: number; gpuMilli: number; handle: ProcessHandle } =>
-  ({ jobId, gpuMilli, handle: handle(jobId) });
+const job = (jobId: number, gpuMilli: number): { jobId: number; gpuMilli: number; handle: ProcessHandle } => ({
+  jobId,
+  gpuMilli,
+  handle: handle(jobId),
+});
 
 /** Moves the manual clock forward in 5 ms steps, letting each rotation step (promises) finish. */
 async function tick(clock: ManualClock, ms: number): Promise<void> {
@@ -68,7 +79,10 @@ describe('TimesliceRotator (launcher double, manual clock)', () => {
     const { launcher, frozen, dead } = fakeLauncher();
     const warnings: string[] = [];
     const clock = new ManualClock();
-    const rotator = new TimesliceRotator(launcher, clock, { periodMs: 60, logger: { warn: (_o, msg) => warnings.push(msg ?? '') } });
+    const rotator = new TimesliceRotator(launcher, clock, {
+      periodMs: 60,
+      logger: { warn: (_o, msg) => warnings.push(msg ?? '') },
+    });
     await rotator.setRunnable('gpu-0', [job(1, 1), job(2, 1), job(3, 1)]);
     dead.add(1);
     await tick(clock, 200);

@@ -54,7 +54,11 @@ export class TimesliceRotator {
   private stopped = false;
 
   /** Throws RangeError when `options.periodMs` is not a positive integer. */
-  constructor(private readonly launcher: ProcessLauncher, private readonly clock: Clock, private readonly options: TimesliceRotatorOptions = {}) {
+  constructor(
+    private readonly launcher: ProcessLauncher,
+    private readonly clock: Clock,
+    private readonly options: TimesliceRotatorOptions = {},
+  ) {
     this.periodMs = options.periodMs ?? 1000;
     if (!Number.isSafeInteger(this.periodMs) || this.periodMs <= 0) {
       throw new RangeError(`periodMs must be a positive integer, got ${this.periodMs}`);
@@ -72,7 +76,16 @@ export class TimesliceRotator {
     const plan = planTimeslices(jobs, this.periodMs);
     let ring = this.rings.get(gpuKey);
     if (ring === undefined) {
-      ring = { jobs: new Map(), plan: [], frozen: new Set(), current: null, turnStartedMs: 0, timer: null, chain: Promise.resolve(), stats: new Map() };
+      ring = {
+        jobs: new Map(),
+        plan: [],
+        frozen: new Set(),
+        current: null,
+        turnStartedMs: 0,
+        timer: null,
+        chain: Promise.resolve(),
+        stats: new Map(),
+      };
       this.rings.set(gpuKey, ring);
     }
     const target = ring;
@@ -118,7 +131,9 @@ export class TimesliceRotator {
 
   /** Runs `work` after everything queued on `ring`; errors are reported, never thrown. */
   private enqueue(ring: Ring, work: () => Promise<void>): Promise<void> {
-    ring.chain = ring.chain.then(work).catch((error: unknown) => this.options.logger?.warn({ err: error }, 'time-slice rotation step failed'));
+    ring.chain = ring.chain
+      .then(work)
+      .catch((error: unknown) => this.options.logger?.warn({ err: error }, 'time-slice rotation step failed'));
     return ring.chain;
   }
 
@@ -145,18 +160,26 @@ export class TimesliceRotator {
       await this.startTurn(ring, null);
       return;
     }
-    for (const jobId of jobs.keys()) if (jobId !== ring.current && !ring.frozen.has(jobId)) await this.freezeJob(ring, jobId);
+    for (const jobId of jobs.keys())
+      if (jobId !== ring.current && !ring.frozen.has(jobId)) await this.freezeJob(ring, jobId);
   }
 
   /** Gives the next live job after `afterJobId` (in plan order) its slice, freezing the others first. */
   private async startTurn(ring: Ring, afterJobId: number | null): Promise<void> {
     const plan = ring.plan;
-    const start = afterJobId === null ? 0 : Math.max(0, plan.findIndex((s) => s.jobId > afterJobId));
+    const start =
+      afterJobId === null
+        ? 0
+        : Math.max(
+            0,
+            plan.findIndex((s) => s.jobId > afterJobId),
+          );
     for (let k = 0; k < plan.length; k += 1) {
       const slice = plan[(start + k) % plan.length];
       const job = slice === undefined ? undefined : ring.jobs.get(slice.jobId);
       if (slice === undefined || job === undefined || !this.launcher.isAlive(job.handle)) continue; // exited: skip its turn
-      for (const other of ring.jobs.keys()) if (other !== slice.jobId && !ring.frozen.has(other)) await this.freezeJob(ring, other);
+      for (const other of ring.jobs.keys())
+        if (other !== slice.jobId && !ring.frozen.has(other)) await this.freezeJob(ring, other);
       await this.thawJob(ring, slice.jobId);
       ring.current = slice.jobId;
       ring.turnStartedMs = this.clock.monotonicMs();

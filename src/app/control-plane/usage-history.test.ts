@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { sampleGpu } from '../../adapters/http-client/testing/api-fixtures.js';
 import { UsageHistory, usageSample, type UsageSample } from './usage-history.js';
 
-const at = (atMs: number, allocationRatio = 0): UsageSample => ({ atMs, allocationRatio, meanUtilizationRatio: null, gpus: [] });
+const at = (atMs: number, allocationRatio = 0): UsageSample => ({
+  atMs,
+  allocationRatio,
+  meanUtilizationRatio: null,
+  gpus: [],
+});
 
 describe('usageSample', () => {
   it('divides the allocation of schedulable GPUs by 1000 per schedulable GPU and averages measured utilization', () => {
@@ -16,12 +21,19 @@ describe('usageSample', () => {
       atMs: 1_000,
       allocationRatio: 0.55, // (800 + 300) / 2000; the cordoned GPU is left out
       meanUtilizationRatio: 0.65, // (40 + 90) / 2 / 100: every GPU that reports one
-      gpus: [{ index: 0, allocatedGpuMilli: 800 }, { index: 1, allocatedGpuMilli: 300 }, { index: 2, allocatedGpuMilli: 500 }],
+      gpus: [
+        { index: 0, allocatedGpuMilli: 800 },
+        { index: 1, allocatedGpuMilli: 300 },
+        { index: 2, allocatedGpuMilli: 500 },
+      ],
     });
   });
 
   it('is 0 with no schedulable GPU and null utilization when none is measured', () => {
-    expect(usageSample([sampleGpu({ schedulable: false, utilizationGpuPct: null })], 5)).toMatchObject({ allocationRatio: 0, meanUtilizationRatio: null });
+    expect(usageSample([sampleGpu({ schedulable: false, utilizationGpuPct: null })], 5)).toMatchObject({
+      allocationRatio: 0,
+      meanUtilizationRatio: null,
+    });
     expect(usageSample([], 5)).toEqual({ atMs: 5, allocationRatio: 0, meanUtilizationRatio: null, gpus: [] });
   });
 });

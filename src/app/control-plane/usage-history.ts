@@ -52,9 +52,13 @@ export class UsageHistory {
    * @param capacity samples kept
    * @throws RangeError when `intervalMs` is not positive or `capacity` is not a positive integer
    */
-  constructor(readonly intervalMs: number, readonly capacity: number = DEFAULT_USAGE_HISTORY_CAPACITY) {
+  constructor(
+    readonly intervalMs: number,
+    readonly capacity: number = DEFAULT_USAGE_HISTORY_CAPACITY,
+  ) {
     if (!(intervalMs > 0)) throw new RangeError(`intervalMs must be positive, got ${intervalMs}`);
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
   }
 
   /** Adds a sample, dropping the oldest when the ring is full, and tells the listeners. */

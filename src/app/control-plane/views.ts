@@ -2,7 +2,14 @@
  * Conversions from stored records to the API's shapes (src/contract/api.ts): jobs, their history,
  * and GPUs with the jobs sharing them. Times become ISO-8601 strings.
  */
-import { enforcementOf, migGeometry, priorityClassOf, weakestEnforcement, type Placement, type ShareEnforcement } from '../../core/index.js';
+import {
+  enforcementOf,
+  migGeometry,
+  priorityClassOf,
+  weakestEnforcement,
+  type Placement,
+  type ShareEnforcement,
+} from '../../core/index.js';
 import type { GpuView, JobDetailView, JobView, QosStatusView } from '../../contract/api.js';
 import type { QosJobStatus } from '../qos/qos-tracker.js';
 import type { AttemptRecord, JobEvent, JobRecord } from '../ports/state-store.js';
@@ -49,12 +56,26 @@ function buildJobView(job: JobRecord, plane: ControlPlane, inventory: ReadonlyMa
     cpuMilli: job.cpuMilli,
     hostMemoryMiB: job.hostMemoryMiB,
     // Field by field: the listing serializes views as they are (no zod strip), so nothing beyond JobSchema.
-    gpu: { gpuCount: job.gpu.gpuCount, gpuMilli: job.gpu.gpuMilli, gpuMemoryMiB: job.gpu.gpuMemoryMiB, mode: job.gpu.mode, isolation: job.gpu.isolation ?? 'standard' },
+    gpu: {
+      gpuCount: job.gpu.gpuCount,
+      gpuMilli: job.gpu.gpuMilli,
+      gpuMemoryMiB: job.gpu.gpuMemoryMiB,
+      mode: job.gpu.mode,
+      isolation: job.gpu.isolation ?? 'standard',
+    },
     placement: placement && {
       mode: placement.mode,
       enforcement: placementEnforcement(placement, plane),
       simulated: placement.gpus.some((g) => inventory.get(g.index)?.simulated ?? false),
-      gpus: placement.gpus.map((g) => ({ index: g.index, uuid: g.uuid, gpuMilli: g.gpuMilli, accountedGpuMilli: g.accountedGpuMilli, gpuMemoryMiB: g.gpuMemoryMiB, migProfile: g.mig?.profileName ?? null, migDeviceUuid: g.mig ? migDeviceUuid(g, inventory.get(g.index)) : null })),
+      gpus: placement.gpus.map((g) => ({
+        index: g.index,
+        uuid: g.uuid,
+        gpuMilli: g.gpuMilli,
+        accountedGpuMilli: g.accountedGpuMilli,
+        gpuMemoryMiB: g.gpuMemoryMiB,
+        migProfile: g.mig?.profileName ?? null,
+        migDeviceUuid: g.mig ? migDeviceUuid(g, inventory.get(g.index)) : null,
+      })),
     },
     submittedAt: iso(job.submittedAtMs)!,
     startedAt: iso(job.startedAtMs),
@@ -73,22 +94,44 @@ function buildJobView(job: JobRecord, plane: ControlPlane, inventory: ReadonlyMa
  */
 function placementEnforcement(placement: Placement, plane: ControlPlane): ShareEnforcement {
   const first = placement.gpus[0];
-  const client = placement.mode === 'mps' && first !== undefined && first.mpsClient === true && plane.hasMpsDaemon(first.uuid);
+  const client =
+    placement.mode === 'mps' && first !== undefined && first.mpsClient === true && plane.hasMpsDaemon(first.uuid);
   return enforcementOf(placement.mode, client);
 }
 
 /** One target's QoS state as the API shows it (docs/qos.md). */
 export function toQosStatusView(s: QosJobStatus): QosStatusView {
-  return { kind: s.kind, targetSeconds: s.targetSeconds, lastObservedSeconds: s.lastObservedSeconds, lastReportAt: iso(s.lastReportAtMs), reports: s.reports, violating: s.violating, missingSince: iso(s.missingSinceMs), violations: s.violations };
+  return {
+    kind: s.kind,
+    targetSeconds: s.targetSeconds,
+    lastObservedSeconds: s.lastObservedSeconds,
+    lastReportAt: iso(s.lastReportAtMs),
+    reports: s.reports,
+    violating: s.violating,
+    missingSince: iso(s.missingSinceMs),
+    violations: s.violations,
+  };
 }
 
 /** A job with its transitions and attempts. */
-export function toJobDetail(job: JobRecord, events: readonly JobEvent[], attempts: readonly AttemptRecord[], plane: ControlPlane): JobDetailView {
+export function toJobDetail(
+  job: JobRecord,
+  events: readonly JobEvent[],
+  attempts: readonly AttemptRecord[],
+  plane: ControlPlane,
+): JobDetailView {
   return {
     ...toJobView(job, plane),
     environment: { ...job.environment },
     events: events.map((e) => ({ at: iso(e.atMs)!, from: e.fromState, to: e.toState, reason: e.reason })),
-    attempts: attempts.map((a) => ({ attempt: a.attempt, startedAt: iso(a.startedAtMs)!, endedAt: iso(a.endedAtMs), exitCode: a.exitCode, signal: a.signal, endReason: a.endReason })),
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      startedAt: iso(a.startedAtMs)!,
+      endedAt: iso(a.endedAtMs),
+      exitCode: a.exitCode,
+      signal: a.signal,
+      endReason: a.endReason,
+    })),
   };
 }
 
@@ -98,7 +141,9 @@ export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRec
   const usage = new Map(allocations.usage.map((u) => [u.device.index, u]));
   return plane.inventoryGpus().map((gpu) => {
     const use = usage.get(gpu.index);
-    const allocatedGpuMilli = gpu.migEnabled ? migMilli(use?.jobIds ?? [], gpu.index, migGeometry(gpu.model)?.computeSlices ?? 7, jobsById) : use?.allocatedGpuMilli ?? 0;
+    const allocatedGpuMilli = gpu.migEnabled
+      ? migMilli(use?.jobIds ?? [], gpu.index, migGeometry(gpu.model)?.computeSlices ?? 7, jobsById)
+      : (use?.allocatedGpuMilli ?? 0);
     const allocatedGpuMemoryMiB = use?.allocatedGpuMemoryMiB ?? 0;
     const cordoned = plane.isCordoned(gpu.uuid);
     // nvidia-smi's own figures when the inventory has them, else the usage poller's sample (simulated GPUs).
@@ -115,10 +160,15 @@ export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRec
       cordoned,
       schedulable: gpu.healthy && !cordoned,
       mode: use?.mode ?? (gpu.migEnabled ? 'mig' : null),
-      enforcement: use && use.mode ? weakestEnforcement(use.jobIds.flatMap((id) => {
-        const placement = jobsById(id)?.placement;
-        return placement ? [placementEnforcement(placement, plane)] : [];
-      })) : null,
+      enforcement:
+        use && use.mode
+          ? weakestEnforcement(
+              use.jobIds.flatMap((id) => {
+                const placement = jobsById(id)?.placement;
+                return placement ? [placementEnforcement(placement, plane)] : [];
+              }),
+            )
+          : null,
       gpuMemoryMiB: gpu.gpuMemoryMiB,
       allocatedGpuMilli,
       freeGpuMilli: Math.max(0, 1000 - allocatedGpuMilli),
@@ -131,17 +181,39 @@ export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRec
         const job = jobsById(id);
         const placed = job?.placement?.gpus.find((g) => g.index === gpu.index);
         if (!job || !placed) return [];
-        return [{ id, name: job.name, tenant: job.tenant, state: job.state, gpuMilli: placed.gpuMilli, gpuMemoryMiB: placed.gpuMemoryMiB, migProfile: placed.mig?.profileName ?? null, migStart: placed.mig?.start ?? null, migSlices: placed.mig?.size ?? null }];
+        return [
+          {
+            id,
+            name: job.name,
+            tenant: job.tenant,
+            state: job.state,
+            gpuMilli: placed.gpuMilli,
+            gpuMemoryMiB: placed.gpuMemoryMiB,
+            migProfile: placed.mig?.profileName ?? null,
+            migStart: placed.mig?.start ?? null,
+            migSlices: placed.mig?.size ?? null,
+          },
+        ];
       }),
-      migMemorySlices: gpu.migEnabled ? migGeometry(gpu.model)?.memorySlices ?? null : null,
-      migIdleInstances: gpu.migEnabled ? allocations.idleMigInstances(gpu.index).map((i) => ({ profileName: i.profileName, start: i.start, size: i.size })) : [],
+      migMemorySlices: gpu.migEnabled ? (migGeometry(gpu.model)?.memorySlices ?? null) : null,
+      migIdleInstances: gpu.migEnabled
+        ? allocations
+            .idleMigInstances(gpu.index)
+            .map((i) => ({ profileName: i.profileName, start: i.start, size: i.size }))
+        : [],
     };
   });
 }
 
 /** Compute of a MIG GPU in use, in milli-GPU: Σ compute slices / the GPU's slices (shown only; MIG is accounted in slices). */
-function migMilli(jobIds: readonly number[], index: number, gpuSlices: number, jobsById: (id: number) => JobRecord | null): number {
+function migMilli(
+  jobIds: readonly number[],
+  index: number,
+  gpuSlices: number,
+  jobsById: (id: number) => JobRecord | null,
+): number {
   let slices = 0;
-  for (const id of jobIds) slices += jobsById(id)?.placement?.gpus.find((g) => g.index === index)?.mig?.computeSlices ?? 0;
+  for (const id of jobIds)
+    slices += jobsById(id)?.placement?.gpus.find((g) => g.index === index)?.mig?.computeSlices ?? 0;
   return Math.round((slices * 1000) / gpuSlices);
 }

@@ -18,7 +18,9 @@ export function migDeviceUuid(gpu: PlacedGpu, inventoryGpu: InventoryGpu | undef
   if (gpu.migDeviceUuid) return gpu.migDeviceUuid;
   const mig = gpu.mig!;
   if (inventoryGpu && !inventoryGpu.simulated) {
-    const match = inventoryGpu.migDevices.find((d) => d.profile === mig.profileName || d.profile.endsWith(`.${mig.profileName}`));
+    const match = inventoryGpu.migDevices.find(
+      (d) => d.profile === mig.profileName || d.profile.endsWith(`.${mig.profileName}`),
+    );
     if (match) return match.uuid;
   }
   const hex = createHash('sha256').update(`${gpu.uuid}/${mig.profileId}/${mig.start}`).digest('hex');

@@ -42,7 +42,11 @@ export interface LaunchSandboxSpec {
   /** Minor numbers of the job's GPUs (`/dev/nvidiaN`). */
   readonly gpuMinors: readonly number[];
   /** The MIG instances given to the job (their capability device nodes). */
-  readonly migInstances: readonly { readonly gpuMinor: number; readonly gpuInstanceId: number; readonly computeInstanceId: number }[];
+  readonly migInstances: readonly {
+    readonly gpuMinor: number;
+    readonly gpuInstanceId: number;
+    readonly computeInstanceId: number;
+  }[];
   /** Directories the job owns (its private working directory, its checkpoint directory): given to its uid, writable. */
   readonly ownedDirectories: readonly string[];
   /** Further directories it may write without owning them (an MPS daemon's pipe directory). */

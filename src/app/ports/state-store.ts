@@ -34,10 +34,18 @@ export interface TenantRecord {
  * that class's value is refused; `critical` allows any), and per-token request rate, burst and
  * event-stream limits (null = the server's defaults). New tenants get `normal` and the defaults.
  */
-export type TenantLimits = Pick<TenantRecord, 'maxPriorityClass' | 'requestsPerSecond' | 'requestBurst' | 'eventStreamsPerToken'>;
+export type TenantLimits = Pick<
+  TenantRecord,
+  'maxPriorityClass' | 'requestsPerSecond' | 'requestBurst' | 'eventStreamsPerToken'
+>;
 
 /** The limits of a new tenant. */
-export const DEFAULT_TENANT_LIMITS: TenantLimits = { maxPriorityClass: 'normal', requestsPerSecond: null, requestBurst: null, eventStreamsPerToken: null };
+export const DEFAULT_TENANT_LIMITS: TenantLimits = {
+  maxPriorityClass: 'normal',
+  requestsPerSecond: null,
+  requestBurst: null,
+  eventStreamsPerToken: null,
+};
 
 /**
  * Role of a bearer token (docs/security.md has the table of what each may do): `admin` everything;
@@ -181,7 +189,21 @@ export interface AttemptRecord {
 }
 
 /** Mutable fields of a job a change may set. */
-export type JobPatch = Partial<Pick<JobRecord, 'placement' | 'attempt' | 'process' | 'startedAtMs' | 'endedAtMs' | 'exitCode' | 'signal' | 'reason' | 'reportTokenDigest' | 'folder'>>;
+export type JobPatch = Partial<
+  Pick<
+    JobRecord,
+    | 'placement'
+    | 'attempt'
+    | 'process'
+    | 'startedAtMs'
+    | 'endedAtMs'
+    | 'exitCode'
+    | 'signal'
+    | 'reason'
+    | 'reportTokenDigest'
+    | 'folder'
+  >
+>;
 
 /**
  * One change to one job. When `to` is given the state changes and a `JobEvent` is stored with
@@ -198,7 +220,12 @@ export interface JobChange {
   /** Starts an attempt record (`startedAtMs` = `atMs`). */
   readonly startAttempt?: number;
   /** Ends the attempt of that number. */
-  readonly endAttempt?: { readonly attempt: number; readonly exitCode: number | null; readonly signal: string | null; readonly endReason: string };
+  readonly endAttempt?: {
+    readonly attempt: number;
+    readonly exitCode: number | null;
+    readonly signal: string | null;
+    readonly endReason: string;
+  };
 }
 
 /**
@@ -239,7 +266,10 @@ export interface StateStore {
   /** Sets a tenant's caps and limits (all of them). @throws StoreConflictError for an unknown tenant */
   setTenantLimits(name: string, limits: TenantLimits): TenantRecord;
   /** Sets a tenant's quota. @throws StoreConflictError for an unknown tenant */
-  setTenantQuota(name: string, quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null }): TenantRecord;
+  setTenantQuota(
+    name: string,
+    quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null },
+  ): TenantRecord;
   getTenant(name: string): TenantRecord | null;
   listTenants(): TenantRecord[];
   /** Stores a token (ids increase, never reused). @throws StoreConflictError for a duplicate digest or an unknown tenant */

@@ -30,8 +30,21 @@ export function publishQosChanges(target: QosPublishTarget, changes: readonly Qo
     } catch (error) {
       logger.warn({ jobId: change.jobId, err: error }, 'storing the QoS event failed');
     }
-    target.events.emit({ type: 'qos', jobId: change.jobId, tenant: change.tenant, kind: change.change, qosKind: change.kind, atMs: change.atMs });
-    const fields = { jobId: change.jobId, tenant: change.tenant, kind: change.kind, observedSeconds: change.observedSeconds, targetSeconds: change.targetSeconds };
+    target.events.emit({
+      type: 'qos',
+      jobId: change.jobId,
+      tenant: change.tenant,
+      kind: change.change,
+      qosKind: change.kind,
+      atMs: change.atMs,
+    });
+    const fields = {
+      jobId: change.jobId,
+      tenant: change.tenant,
+      kind: change.kind,
+      observedSeconds: change.observedSeconds,
+      targetSeconds: change.targetSeconds,
+    };
     if (change.change === 'violation') logger.warn(fields, change.reason);
     else logger.info(fields, change.reason);
   }

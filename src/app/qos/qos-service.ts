@@ -18,7 +18,12 @@ import { QOS_KINDS, QOS_REPORT_FIELDS } from './qos-tracker.js';
 
 /** Progress reports of running jobs. */
 export class QosService {
-  constructor(private readonly plane: ControlPlane, private readonly store: StateStore, private readonly clock: Clock, private readonly logger: Logger) {}
+  constructor(
+    private readonly plane: ControlPlane,
+    private readonly store: StateStore,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
 
   /**
    * Records a report for job `jobId` and judges it (a violation or recovery is stored as a job event,
@@ -28,23 +33,51 @@ export class QosService {
    *   (the job is not running), 400 (a value for a kind the job declares no target for)
    */
   report(principal: Principal, jobId: number, body: QosReportBody): { jobId: number; status: QosStatusView[] } {
-    if (principal.role === 'job' && principal.jobId !== jobId) throw forbidden(`this job token belongs to job ${principal.jobId} and cannot report for job ${jobId}`);
+    if (principal.role === 'job' && principal.jobId !== jobId)
+      throw forbidden(`this job token belongs to job ${principal.jobId} and cannot report for job ${jobId}`);
     const job = this.store.getJob(jobId);
     if (!job) throw jobNotFound(jobId);
     authorize(principal, 'job.report', { jobId, tenant: job.tenant, ownerTokenId: job.submittedByTokenId });
-    if (job.state !== 'running') throw conflict(`job ${jobId} is ${job.state}: reports are accepted only while it runs`);
-    if (!job.qos) throw invalidField('qos', `job ${jobId} declares no QoS target (submit it with --qos-step-seconds or --qos-latency-seconds)`);
+    if (job.state !== 'running')
+      throw conflict(`job ${jobId} is ${job.state}: reports are accepted only while it runs`);
+    if (!job.qos)
+      throw invalidField(
+        'qos',
+        `job ${jobId} declares no QoS target (submit it with --qos-step-seconds or --qos-latency-seconds)`,
+      );
     const { qos } = this.plane;
-    if (!qos.isTracked(jobId)) qos.track({ jobId, tenant: job.tenant, priority: job.priority, gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [], targets: job.qos });
+    if (!qos.isTracked(jobId))
+      qos.track({
+        jobId,
+        tenant: job.tenant,
+        priority: job.priority,
+        gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [],
+        targets: job.qos,
+      });
     const declared = qos.kindsOf(jobId);
     for (const kind of QOS_KINDS) {
       const field = QOS_REPORT_FIELDS[kind];
-      if (body[field] !== undefined && !declared.includes(kind)) throw invalidField(field, `job ${jobId} declares no ${kind} target; it may report ${declared.map((k) => QOS_REPORT_FIELDS[k]).join(', ')}`, declared.map((k) => QOS_REPORT_FIELDS[k]));
+      if (body[field] !== undefined && !declared.includes(kind))
+        throw invalidField(
+          field,
+          `job ${jobId} declares no ${kind} target; it may report ${declared.map((k) => QOS_REPORT_FIELDS[k]).join(', ')}`,
+          declared.map((k) => QOS_REPORT_FIELDS[k]),
+        );
     }
     const atMs = this.clock.nowMs();
     const changes = qos.report(jobId, body, atMs);
-    for (const kind of QOS_KINDS) if (body[QOS_REPORT_FIELDS[kind]] !== undefined) this.plane.events.emit({ type: 'qos', jobId, tenant: job.tenant, kind: 'report', qosKind: kind, atMs });
-    publishQosChanges({ store: this.store, logger: this.logger, events: this.plane.events, requestPass: () => this.plane.reschedule('qos-changed') }, changes);
+    for (const kind of QOS_KINDS)
+      if (body[QOS_REPORT_FIELDS[kind]] !== undefined)
+        this.plane.events.emit({ type: 'qos', jobId, tenant: job.tenant, kind: 'report', qosKind: kind, atMs });
+    publishQosChanges(
+      {
+        store: this.store,
+        logger: this.logger,
+        events: this.plane.events,
+        requestPass: () => this.plane.reschedule('qos-changed'),
+      },
+      changes,
+    );
     return { jobId, status: qos.statusesOf(jobId).map(toQosStatusView) };
   }
 }

@@ -81,7 +81,10 @@ export interface QosTrackerOptions {
 }
 
 /** Field of a report that carries each kind. */
-export const QOS_REPORT_FIELDS: Readonly<Record<QosKind, 'stepSeconds' | 'latencySeconds'>> = { step: 'stepSeconds', latency: 'latencySeconds' };
+export const QOS_REPORT_FIELDS: Readonly<Record<QosKind, 'stepSeconds' | 'latencySeconds'>> = {
+  step: 'stepSeconds',
+  latency: 'latencySeconds',
+};
 
 interface KindState {
   targetSeconds: number;
@@ -105,7 +108,8 @@ export class QosTracker {
 
   /** @throws RangeError when `violationSeconds` is not a positive finite number */
   constructor(options: QosTrackerOptions) {
-    if (!(Number.isFinite(options.violationSeconds) && options.violationSeconds > 0)) throw new RangeError(`violationSeconds must be a positive number of seconds, got ${options.violationSeconds}`);
+    if (!(Number.isFinite(options.violationSeconds) && options.violationSeconds > 0))
+      throw new RangeError(`violationSeconds must be a positive number of seconds, got ${options.violationSeconds}`);
     this.options = options;
   }
 
@@ -119,7 +123,16 @@ export class QosTracker {
     const kinds = new Map<QosKind, KindState>();
     for (const kind of QOS_KINDS) {
       const target = job.targets[QOS_REPORT_FIELDS[kind]];
-      if (target !== undefined) kinds.set(kind, { targetSeconds: target, lastObservedSeconds: null, lastReportAtMs: null, reports: 0, violating: false, missingSinceMs: null, violations: 0 });
+      if (target !== undefined)
+        kinds.set(kind, {
+          targetSeconds: target,
+          lastObservedSeconds: null,
+          lastReportAtMs: null,
+          reports: 0,
+          violating: false,
+          missingSinceMs: null,
+          violations: 0,
+        });
     }
     if (kinds.size === 0) this.jobs.delete(job.jobId);
     else this.jobs.set(job.jobId, { job: { ...job, gpuIndices: [...job.gpuIndices] }, kinds });
@@ -149,7 +162,8 @@ export class QosTracker {
     const state = this.jobs.get(jobId);
     if (!state) throw new RangeError(`job ${jobId} has no QoS targets being tracked`);
     for (const kind of QOS_KINDS) {
-      if (report[QOS_REPORT_FIELDS[kind]] !== undefined && !state.kinds.has(kind)) throw new RangeError(`job ${jobId} declares no ${kind} target`);
+      if (report[QOS_REPORT_FIELDS[kind]] !== undefined && !state.kinds.has(kind))
+        throw new RangeError(`job ${jobId} declares no ${kind} target`);
     }
     const changes: QosChange[] = [];
     for (const [kind, k] of state.kinds) {
@@ -200,7 +214,19 @@ export class QosTracker {
         const k = state.kinds.get(kind);
         if (!k) continue;
         const { jobId, tenant, gpuIndices } = state.job;
-        out.push({ jobId, tenant, gpuIndices, kind, targetSeconds: k.targetSeconds, lastObservedSeconds: k.lastObservedSeconds, lastReportAtMs: k.lastReportAtMs, reports: k.reports, violating: k.violating, missingSinceMs: k.missingSinceMs, violations: k.violations });
+        out.push({
+          jobId,
+          tenant,
+          gpuIndices,
+          kind,
+          targetSeconds: k.targetSeconds,
+          lastObservedSeconds: k.lastObservedSeconds,
+          lastReportAtMs: k.lastReportAtMs,
+          reports: k.reports,
+          violating: k.violating,
+          missingSinceMs: k.missingSinceMs,
+          violations: k.violations,
+        });
       }
     }
     return out;
@@ -213,21 +239,41 @@ export class QosTracker {
 
   /** Jobs violating at least one target now, by id. */
   violatingJobs(): QosTrackedJob[] {
-    return [...this.jobs.values()].filter((s) => [...s.kinds.values()].some((k) => k.violating)).map((s) => s.job).sort((a, b) => a.jobId - b.jobId);
+    return [...this.jobs.values()]
+      .filter((s) => [...s.kinds.values()].some((k) => k.violating))
+      .map((s) => s.job)
+      .sort((a, b) => a.jobId - b.jobId);
   }
 
   private judge(job: QosTrackedJob, kind: QosKind, k: KindState, atMs: number): QosChange | null {
-    if (k.violating || k.missingSinceMs === null || atMs - k.missingSinceMs < this.options.violationSeconds * 1000) return null;
+    if (k.violating || k.missingSinceMs === null || atMs - k.missingSinceMs < this.options.violationSeconds * 1000)
+      return null;
     k.violating = true;
     k.violations += 1;
     return this.change(job, kind, k, 'violation', atMs);
   }
 
-  private change(job: QosTrackedJob, kind: QosKind, k: KindState, change: QosChange['change'], atMs: number): QosChange {
+  private change(
+    job: QosTrackedJob,
+    kind: QosKind,
+    k: KindState,
+    change: QosChange['change'],
+    atMs: number,
+  ): QosChange {
     const observed = k.lastObservedSeconds!;
-    const reason = change === 'violation'
-      ? `QoS violation: ${kind} ${observed} s > target ${k.targetSeconds} s for ${this.options.violationSeconds} s`
-      : `QoS recovered: ${kind} ${observed} s ≤ target ${k.targetSeconds} s`;
-    return { jobId: job.jobId, tenant: job.tenant, kind, change, observedSeconds: observed, targetSeconds: k.targetSeconds, atMs, reason };
+    const reason =
+      change === 'violation'
+        ? `QoS violation: ${kind} ${observed} s > target ${k.targetSeconds} s for ${this.options.violationSeconds} s`
+        : `QoS recovered: ${kind} ${observed} s ≤ target ${k.targetSeconds} s`;
+    return {
+      jobId: job.jobId,
+      tenant: job.tenant,
+      kind,
+      change,
+      observedSeconds: observed,
+      targetSeconds: k.targetSeconds,
+      atMs,
+      reason,
+    };
   }
 }

@@ -25,10 +25,22 @@ import type { StateStore } from '../ports/state-store.js';
 
 /** Settings of a test plane: quick timers, no preemption guard. */
 export const TEST_SETTINGS: ControlPlaneSettings = {
-  nodeName: 'test-node', hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024,
-  timesliceOvercommitRatio: 1, timeslicePeriodMs: 1000, monitorIntervalMs: 100, scheduleIntervalMs: 1000, stopGraceMs: 5000,
-  logRetentionMs: 7 * 24 * 3_600_000, healthPollIntervalMs: 5000, preemptionSignal: 'SIGUSR1', preemptionGraceMs: 30_000,
-  preemptionMinRunMs: 0, maxPreemptionsPerJob: 5, qosViolationSeconds: 60, qosProtection: 'isolate',
+  nodeName: 'test-node',
+  hostCpuMilli: 64_000,
+  hostMemoryMiB: 256 * 1024,
+  timesliceOvercommitRatio: 1,
+  timeslicePeriodMs: 1000,
+  monitorIntervalMs: 100,
+  scheduleIntervalMs: 1000,
+  stopGraceMs: 5000,
+  logRetentionMs: 7 * 24 * 3_600_000,
+  healthPollIntervalMs: 5000,
+  preemptionSignal: 'SIGUSR1',
+  preemptionGraceMs: 30_000,
+  preemptionMinRunMs: 0,
+  maxPreemptionsPerJob: 5,
+  qosViolationSeconds: 60,
+  qosProtection: 'isolate',
 };
 
 /** A test plane and its parts. */
@@ -60,7 +72,11 @@ export interface PlaneKit {
  * @param ports optional ports instead of none (an MPS control, the disk's state) or instead of the
  *   memory store (a SQLite store)
  */
-export async function planeKit(gpuSpec: string, settings: Partial<ControlPlaneSettings> = {}, ports: { mps?: MpsControl; disk?: DiskSpace; store?: StateStore } = {}): Promise<PlaneKit> {
+export async function planeKit(
+  gpuSpec: string,
+  settings: Partial<ControlPlaneSettings> = {},
+  ports: { mps?: MpsControl; disk?: DiskSpace; store?: StateStore } = {},
+): Promise<PlaneKit> {
   const clock = new ManualClock();
   const bus = new PlaneEvents();
   const events: PlaneEvent[] = [];
@@ -74,16 +90,46 @@ export async function planeKit(gpuSpec: string, settings: Partial<ControlPlaneSe
   const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const full = { ...TEST_SETTINGS, ...settings };
   const plane = new ControlPlane({
-    store, launcher, gpuSource: 'simulated', files, logger, clock, rng: new SeededRng(7), settings: full, serverEnvironment: { PATH: '/usr/bin:/bin' },
-    mps: ports.mps ?? null, mig: null, events: bus, initialGpus: gpus, ...(ports.disk ? { disk: ports.disk } : {}),
+    store,
+    launcher,
+    gpuSource: 'simulated',
+    files,
+    logger,
+    clock,
+    rng: new SeededRng(7),
+    settings: full,
+    serverEnvironment: { PATH: '/usr/bin:/bin' },
+    mps: ports.mps ?? null,
+    mig: null,
+    events: bus,
+    initialGpus: gpus,
+    ...(ports.disk ? { disk: ports.disk } : {}),
   });
-  const jobs = new JobService({ plane, store, clock, files, launcher, settings: full, serverEnvironment: { PATH: '/usr/bin:/bin' } });
+  const jobs = new JobService({
+    plane,
+    store,
+    clock,
+    files,
+    launcher,
+    settings: full,
+    serverEnvironment: { PATH: '/usr/bin:/bin' },
+  });
   const adminPrincipal: Principal = { role: 'admin', tenant: null };
   await plane.start();
   // Launches are promises: the clock lets them finish between its rounds.
   const settle = (): Promise<void> => clock.settle();
   return {
-    clock, store, launcher, files, plane, jobs, admin, events, gpus, adminPrincipal, adminToken,
+    clock,
+    store,
+    launcher,
+    files,
+    plane,
+    jobs,
+    admin,
+    events,
+    gpus,
+    adminPrincipal,
+    adminToken,
     submit: (body) => jobs.submit(adminPrincipal, SubmitJobSchema.parse(body)),
     settle,
     advance: async (ms) => {

@@ -19,7 +19,10 @@ export interface JobMemoryEntry {
  * @param gpuMiB the GPU's measured `memoryUsedMiB`; null when unknown (then only the ≥ 0 rule applies)
  */
 export function clampJobMemory(gpuMiB: number | null, entries: readonly JobMemoryEntry[]): JobMemoryEntry[] {
-  const clean = entries.map((e) => ({ jobId: e.jobId, memoryUsedMiB: Number.isFinite(e.memoryUsedMiB) && e.memoryUsedMiB > 0 ? e.memoryUsedMiB : 0 }));
+  const clean = entries.map((e) => ({
+    jobId: e.jobId,
+    memoryUsedMiB: Number.isFinite(e.memoryUsedMiB) && e.memoryUsedMiB > 0 ? e.memoryUsedMiB : 0,
+  }));
   if (gpuMiB === null) return clean;
   const cap = Number.isFinite(gpuMiB) && gpuMiB > 0 ? gpuMiB : 0;
   const sum = clean.reduce((s, e) => s + e.memoryUsedMiB, 0);

@@ -22,14 +22,23 @@ export interface MeasuredGpu {
  * own figures; `sample`: `/metrics`, whose per-job memory must come from the same measurement as
  * the GPU's). `source` is that of the memory value, else of the utilization. Pure.
  */
-export function measuredGpu(gpu: InventoryGpu, sample: GpuUsageSample | null, prefer: 'inventory' | 'sample'): MeasuredGpu {
+export function measuredGpu(
+  gpu: InventoryGpu,
+  sample: GpuUsageSample | null,
+  prefer: 'inventory' | 'sample',
+): MeasuredGpu {
   const sampled = sample?.gpus.find((g) => g.index === gpu.index && g.uuid === gpu.uuid) ?? null;
   // A simulated GPU's inventory figures come from the stand-in nvidia-smi (MIG GPUs) and measure
   // nothing: the simulated sample, which follows the allocations, is the only source for them.
-  const fromInventory = gpu.simulated ? { utilization: null, memory: null } : {
-    utilization: gpu.utilizationGpuPct === null ? null : { value: gpu.utilizationGpuPct / 100, source: 'nvidia-smi' as UsageSource },
-    memory: gpu.memoryUsedMiB === null ? null : { value: gpu.memoryUsedMiB, source: 'nvidia-smi' as UsageSource },
-  };
+  const fromInventory = gpu.simulated
+    ? { utilization: null, memory: null }
+    : {
+        utilization:
+          gpu.utilizationGpuPct === null
+            ? null
+            : { value: gpu.utilizationGpuPct / 100, source: 'nvidia-smi' as UsageSource },
+        memory: gpu.memoryUsedMiB === null ? null : { value: gpu.memoryUsedMiB, source: 'nvidia-smi' as UsageSource },
+      };
   const fromSample = {
     utilization: sampled?.utilizationRatio == null ? null : { value: sampled.utilizationRatio, source: sample!.source },
     memory: sampled?.memoryUsedMiB == null ? null : { value: sampled.memoryUsedMiB, source: sample!.source },
@@ -37,5 +46,9 @@ export function measuredGpu(gpu: InventoryGpu, sample: GpuUsageSample | null, pr
   const [first, second] = prefer === 'inventory' ? [fromInventory, fromSample] : [fromSample, fromInventory];
   const utilization = first.utilization ?? second.utilization;
   const memory = first.memory ?? second.memory;
-  return { utilizationRatio: utilization?.value ?? null, memoryUsedMiB: memory?.value ?? null, source: memory?.source ?? utilization?.source ?? null };
+  return {
+    utilizationRatio: utilization?.value ?? null,
+    memoryUsedMiB: memory?.value ?? null,
+    source: memory?.source ?? utilization?.source ?? null,
+  };
 }

@@ -11,16 +11,25 @@ import type { GpuUsageSample, GpuUsageSampler, UsageInput } from '../ports/gpu-u
 /** The sample of simulated GPUs for `input` at `atMs` (pure). */
 export function simulatedUsageSample(input: UsageInput, atMs: number): GpuUsageSample {
   const known = new Map(input.gpus.map((g) => [g.index, g]));
-  const jobs = input.jobs.flatMap((job) => job.gpus.flatMap((g) => {
-    const gpu = known.get(g.index);
-    return gpu ? [{ jobId: job.jobId, index: g.index, uuid: gpu.uuid, memoryUsedMiB: Math.max(0, g.gpuMemoryMiB) }] : [];
-  }));
+  const jobs = input.jobs.flatMap((job) =>
+    job.gpus.flatMap((g) => {
+      const gpu = known.get(g.index);
+      return gpu
+        ? [{ jobId: job.jobId, index: g.index, uuid: gpu.uuid, memoryUsedMiB: Math.max(0, g.gpuMemoryMiB) }]
+        : [];
+    }),
+  );
   const usedByGpu = new Map<number, number>();
   for (const j of jobs) usedByGpu.set(j.index, (usedByGpu.get(j.index) ?? 0) + j.memoryUsedMiB);
   return {
     atMs,
     source: 'simulated',
-    gpus: input.gpus.map((g) => ({ index: g.index, uuid: g.uuid, utilizationRatio: Math.min(1, Math.max(0, g.allocatedGpuMilli) / 1000), memoryUsedMiB: usedByGpu.get(g.index) ?? 0 })),
+    gpus: input.gpus.map((g) => ({
+      index: g.index,
+      uuid: g.uuid,
+      utilizationRatio: Math.min(1, Math.max(0, g.allocatedGpuMilli) / 1000),
+      memoryUsedMiB: usedByGpu.get(g.index) ?? 0,
+    })),
     jobs,
   };
 }

@@ -9,7 +9,11 @@ import type { StateStore } from '../ports/state-store.js';
 
 /** The sampler input of `plane` now. */
 export function usageInputOf(plane: ControlPlane, store: StateStore): UsageInput {
-  const gpus = toGpuViews(plane, (id) => store.getJob(id)).map((g) => ({ index: g.index, uuid: g.uuid, allocatedGpuMilli: g.allocatedGpuMilli }));
+  const gpus = toGpuViews(plane, (id) => store.getJob(id)).map((g) => ({
+    index: g.index,
+    uuid: g.uuid,
+    allocatedGpuMilli: g.allocatedGpuMilli,
+  }));
   const jobs = plane.runningJobs().map((job) => ({
     jobId: job.id,
     jobPid: job.process?.jobPid ?? null,

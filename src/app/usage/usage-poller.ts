@@ -31,7 +31,8 @@ export class UsagePoller {
 
   /** @throws RangeError when `intervalMs` is not a positive finite number */
   constructor(private readonly deps: UsagePollerDeps) {
-    if (!(deps.intervalMs > 0) || !Number.isFinite(deps.intervalMs)) throw new RangeError(`usage poll interval must be a positive number of ms, got ${deps.intervalMs}`);
+    if (!(deps.intervalMs > 0) || !Number.isFinite(deps.intervalMs))
+      throw new RangeError(`usage poll interval must be a positive number of ms, got ${deps.intervalMs}`);
   }
 
   /** Polls once now, then every interval. */
@@ -64,7 +65,11 @@ export class UsagePoller {
       this.failing = false;
     } catch (error) {
       this.deps.sink.set(null);
-      if (!this.failing) this.deps.logger.warn({ err: error }, 'measuring GPU usage failed; usage metrics fall back to the inventory until it works again');
+      if (!this.failing)
+        this.deps.logger.warn(
+          { err: error },
+          'measuring GPU usage failed; usage metrics fall back to the inventory until it works again',
+        );
       this.failing = true;
     }
   }

@@ -37,8 +37,13 @@ export async function runClientCli(args: readonly string[], options: CliRunOptio
   let stdout = '';
   let stderr = '';
   const io = {
-    stdout: (text: string) => { stdout += text; options.onStdout?.(text); },
-    stderr: (text: string) => { stderr += text; },
+    stdout: (text: string) => {
+      stdout += text;
+      options.onStdout?.(text);
+    },
+    stderr: (text: string) => {
+      stderr += text;
+    },
     env: options.env ?? {},
     cwd: () => options.cwd ?? '/work/dir',
     sleep: options.sleep ?? (() => Promise.resolve()),

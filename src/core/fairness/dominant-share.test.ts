@@ -40,8 +40,21 @@ describe('dominantShare', () => {
 
 describe('dominantSharesByTenant', () => {
   it('maps every tenant to its weighted share', () => {
-    const usage = new Map([['a', u(4, 0)], ['b', u(0, 16_000)]]);
-    expect(dominantSharesByTenant(usage, CAPACITY)).toEqual(new Map([['a', 0.5], ['b', 0.25]]));
-    expect(dominantSharesByTenant(usage, CAPACITY, (t) => (t === 'a' ? 4 : 1))).toEqual(new Map([['a', 0.125], ['b', 0.25]]));
+    const usage = new Map([
+      ['a', u(4, 0)],
+      ['b', u(0, 16_000)],
+    ]);
+    expect(dominantSharesByTenant(usage, CAPACITY)).toEqual(
+      new Map([
+        ['a', 0.5],
+        ['b', 0.25],
+      ]),
+    );
+    expect(dominantSharesByTenant(usage, CAPACITY, (t) => (t === 'a' ? 4 : 1))).toEqual(
+      new Map([
+        ['a', 0.125],
+        ['b', 0.25],
+      ]),
+    );
   });
 });

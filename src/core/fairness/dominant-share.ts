@@ -43,5 +43,6 @@ export function dominantSharesByTenant(
 }
 
 function check(field: string, value: number): void {
-  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${field} must be a non-negative number, got ${value}`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new RangeError(`${field} must be a non-negative number, got ${value}`);
 }

@@ -53,7 +53,8 @@ export interface GpuEquivalentRequest {
  */
 export function gpuEquivalents(request: GpuEquivalentRequest, modelMemoryMiB: number): number {
   const { gpuCount, gpuMilli, gpuMemoryMiB } = request;
-  if (!Number.isSafeInteger(gpuCount) || gpuCount < 0) throw new RangeError(`gpuCount must be a non-negative integer, got ${gpuCount}`);
+  if (!Number.isSafeInteger(gpuCount) || gpuCount < 0)
+    throw new RangeError(`gpuCount must be a non-negative integer, got ${gpuCount}`);
   if (!Number.isFinite(gpuMilli) || gpuMilli < 0 || gpuMilli > GPU_MILLI_PER_GPU) {
     throw new RangeError(`gpuMilli must be within 0..${GPU_MILLI_PER_GPU}, got ${gpuMilli}`);
   }
@@ -61,7 +62,8 @@ export function gpuEquivalents(request: GpuEquivalentRequest, modelMemoryMiB: nu
     throw new RangeError(`gpuMemoryMiB must be a non-negative number or null, got ${gpuMemoryMiB}`);
   }
   const migSlices = request.migComputeSlices ?? null;
-  if (migSlices !== null) return gpuCount * migFraction(migSlices, request.gpuComputeSlices ?? DEFAULT_GPU_COMPUTE_SLICES);
+  if (migSlices !== null)
+    return gpuCount * migFraction(migSlices, request.gpuComputeSlices ?? DEFAULT_GPU_COMPUTE_SLICES);
   if (request.mode === 'exclusive') return gpuCount;
   const computeFraction = gpuMilli / GPU_MILLI_PER_GPU;
   if (gpuMemoryMiB === null) return gpuCount * computeFraction;
@@ -73,7 +75,8 @@ export function gpuEquivalents(request: GpuEquivalentRequest, modelMemoryMiB: nu
 
 /** Share of one MIG GPU held by an instance of `slices` compute slices. */
 function migFraction(slices: number, gpuSlices: number): number {
-  if (!Number.isSafeInteger(gpuSlices) || gpuSlices <= 0) throw new RangeError(`gpuComputeSlices must be a positive integer, got ${gpuSlices}`);
+  if (!Number.isSafeInteger(gpuSlices) || gpuSlices <= 0)
+    throw new RangeError(`gpuComputeSlices must be a positive integer, got ${gpuSlices}`);
   if (!Number.isSafeInteger(slices) || slices < 1 || slices > gpuSlices) {
     throw new RangeError(`migComputeSlices must be an integer within 1..${gpuSlices}, got ${slices}`);
   }
@@ -90,7 +93,8 @@ function migFraction(slices: number, gpuSlices: number): number {
 export function smallestModelMemoryMiB(modelMemoriesMiB: readonly number[]): number {
   if (modelMemoriesMiB.length === 0) throw new RangeError('modelMemoriesMiB must list at least one eligible GPU model');
   for (const memory of modelMemoriesMiB) {
-    if (!Number.isFinite(memory) || memory <= 0) throw new RangeError(`modelMemoriesMiB must hold positive numbers, got ${memory}`);
+    if (!Number.isFinite(memory) || memory <= 0)
+      throw new RangeError(`modelMemoriesMiB must hold positive numbers, got ${memory}`);
   }
   return Math.min(...modelMemoriesMiB);
 }

@@ -18,14 +18,17 @@ export function placedGpuEquivalents(gpu: GpuRequest, placement: Placement, devi
   const first = placement.gpus[0];
   if (!first) return 0;
   const modelMemoryMiB = device?.gpuMemoryMiB ?? first.gpuMemoryMiB;
-  return gpuEquivalents({
-    gpuCount: placement.gpus.length,
-    gpuMilli: gpu.gpuMilli,
-    gpuMemoryMiB: placement.mode === 'mig' ? null : first.gpuMemoryMiB,
-    mode: placement.mode,
-    migComputeSlices: first.mig?.computeSlices ?? null,
-    gpuComputeSlices: device ? migGeometry(device.model)?.computeSlices ?? 7 : 7,
-  }, modelMemoryMiB);
+  return gpuEquivalents(
+    {
+      gpuCount: placement.gpus.length,
+      gpuMilli: gpu.gpuMilli,
+      gpuMemoryMiB: placement.mode === 'mig' ? null : first.gpuMemoryMiB,
+      mode: placement.mode,
+      migComputeSlices: first.mig?.computeSlices ?? null,
+      gpuComputeSlices: device ? (migGeometry(device.model)?.computeSlices ?? 7) : 7,
+    },
+    modelMemoryMiB,
+  );
 }
 
 /**
@@ -40,7 +43,14 @@ export function queuedGpuEquivalents(gpu: GpuRequest, devices: readonly GpuDevic
     for (const d of eligible) {
       const profile = smallestProfileFor(d.model, { gpuMilli: gpu.gpuMilli, gpuMemoryMiB: gpu.gpuMemoryMiB ?? 0 });
       const slices = migGeometry(d.model)?.computeSlices ?? 7;
-      if (profile) best = Math.min(best, gpuEquivalents({ ...gpu, gpuMemoryMiB: null, migComputeSlices: profile.computeSlices, gpuComputeSlices: slices }, d.gpuMemoryMiB));
+      if (profile)
+        best = Math.min(
+          best,
+          gpuEquivalents(
+            { ...gpu, gpuMemoryMiB: null, migComputeSlices: profile.computeSlices, gpuComputeSlices: slices },
+            d.gpuMemoryMiB,
+          ),
+        );
     }
     return Number.isFinite(best) ? best : gpuEquivalents({ ...gpu, gpuMemoryMiB: null }, 1);
   }

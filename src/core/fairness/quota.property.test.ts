@@ -7,10 +7,14 @@ type Op = { readonly kind: 'admit'; readonly size: number } | { readonly kind: '
 
 /** Request sizes as the server makes them: fractions of milli, MIG slices, whole GPUs. */
 const sizeArb: fc.Arbitrary<number> = fc.oneof(
-  fc.record({ count: fc.integer({ min: 0, max: 4 }), milli: fc.integer({ min: 1, max: 1000 }) })
+  fc
+    .record({ count: fc.integer({ min: 0, max: 4 }), milli: fc.integer({ min: 1, max: 1000 }) })
     .map(({ count, milli }) => gpuEquivalents({ gpuCount: count, gpuMilli: milli, gpuMemoryMiB: null }, 81920)),
-  fc.record({ count: fc.integer({ min: 1, max: 2 }), slices: fc.integer({ min: 1, max: 7 }) })
-    .map(({ count, slices }) => gpuEquivalents({ gpuCount: count, gpuMilli: 1, gpuMemoryMiB: null, migComputeSlices: slices }, 81920)),
+  fc
+    .record({ count: fc.integer({ min: 1, max: 2 }), slices: fc.integer({ min: 1, max: 7 }) })
+    .map(({ count, slices }) =>
+      gpuEquivalents({ gpuCount: count, gpuMilli: 1, gpuMemoryMiB: null, migComputeSlices: slices }, 81920),
+    ),
   fc.double({ min: 0, max: 3, noNaN: true }),
 );
 
@@ -20,8 +24,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 const quotaArb: fc.Arbitrary<TenantQuota> = fc
-  .record({ guaranteed: fc.double({ min: 0, max: 4, noNaN: true }), extra: fc.option(fc.double({ min: 0, max: 4, noNaN: true })) })
-  .map(({ guaranteed, extra }) => ({ tenant: 't', guaranteedGpuEquivalents: guaranteed, limitGpuEquivalents: extra === null ? null : guaranteed + extra }));
+  .record({
+    guaranteed: fc.double({ min: 0, max: 4, noNaN: true }),
+    extra: fc.option(fc.double({ min: 0, max: 4, noNaN: true })),
+  })
+  .map(({ guaranteed, extra }) => ({
+    tenant: 't',
+    guaranteedGpuEquivalents: guaranteed,
+    limitGpuEquivalents: extra === null ? null : guaranteed + extra,
+  }));
 
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 
@@ -59,11 +70,20 @@ describe('quota admission properties', () => {
 
   it('without a limit every request is admitted', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 10, noNaN: true }), fc.double({ min: 0, max: 1e6, noNaN: true }), sizeArb, (guaranteed, used, size) => {
-        const result = quotaAdmission({ tenant: 't', guaranteedGpuEquivalents: guaranteed, limitGpuEquivalents: null }, { gpuEquivalents: used, cpuMilli: 0 }, size);
-        expect(result.admitted).toBe(true);
-        expect(quotaAdmission(undefined, { gpuEquivalents: used, cpuMilli: 0 }, size).admitted).toBe(true);
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 10, noNaN: true }),
+        fc.double({ min: 0, max: 1e6, noNaN: true }),
+        sizeArb,
+        (guaranteed, used, size) => {
+          const result = quotaAdmission(
+            { tenant: 't', guaranteedGpuEquivalents: guaranteed, limitGpuEquivalents: null },
+            { gpuEquivalents: used, cpuMilli: 0 },
+            size,
+          );
+          expect(result.admitted).toBe(true);
+          expect(quotaAdmission(undefined, { gpuEquivalents: used, cpuMilli: 0 }, size).admitted).toBe(true);
+        },
+      ),
     );
   });
 });

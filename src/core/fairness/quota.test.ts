@@ -1,18 +1,47 @@
 import { describe, expect, it } from 'vitest';
 import {
-  borrowedGpuEquivalents, exceedsQuotaLimit, fitsInGuarantee, isUnderGuarantee, quotaAdmission, validateTenantQuota,
+  borrowedGpuEquivalents,
+  exceedsQuotaLimit,
+  fitsInGuarantee,
+  isUnderGuarantee,
+  quotaAdmission,
+  validateTenantQuota,
   type TenantQuota,
 } from './quota.js';
 import type { TenantUsage } from './tenant-usage.js';
 
-const quota = (guaranteedGpuEquivalents: number, limitGpuEquivalents: number | null): TenantQuota => ({ tenant: 'team-a', guaranteedGpuEquivalents, limitGpuEquivalents });
+const quota = (guaranteedGpuEquivalents: number, limitGpuEquivalents: number | null): TenantQuota => ({
+  tenant: 'team-a',
+  guaranteedGpuEquivalents,
+  limitGpuEquivalents,
+});
 const usage = (gpuEquivalents: number): TenantUsage => ({ gpuEquivalents, cpuMilli: 0 });
 
 describe('quotaAdmission', () => {
-  it.each<[string, TenantQuota | undefined, number, number, { admitted: boolean; borrowing?: boolean; neverFits?: boolean }]>([
-    ['guarantee 1 limit 1, request 1.2 on no usage: never fits', quota(1, 1), 0, 1.2, { admitted: false, neverFits: true }],
-    ['guarantee 1 limit 1, 0.5 + 0.5: admitted, not borrowing', quota(1, 1), 0.5, 0.5, { admitted: true, borrowing: false }],
-    ['guarantee 1 limit 1, 0.5 + 0.6: waits (fits once usage drops)', quota(1, 1), 0.5, 0.6, { admitted: false, neverFits: false }],
+  it.each<
+    [string, TenantQuota | undefined, number, number, { admitted: boolean; borrowing?: boolean; neverFits?: boolean }]
+  >([
+    [
+      'guarantee 1 limit 1, request 1.2 on no usage: never fits',
+      quota(1, 1),
+      0,
+      1.2,
+      { admitted: false, neverFits: true },
+    ],
+    [
+      'guarantee 1 limit 1, 0.5 + 0.5: admitted, not borrowing',
+      quota(1, 1),
+      0.5,
+      0.5,
+      { admitted: true, borrowing: false },
+    ],
+    [
+      'guarantee 1 limit 1, 0.5 + 0.6: waits (fits once usage drops)',
+      quota(1, 1),
+      0.5,
+      0.6,
+      { admitted: false, neverFits: false },
+    ],
     ['guarantee 1 limit 2, 1 + 0.5: borrowing', quota(1, 2), 1, 0.5, { admitted: true, borrowing: true }],
     ['guarantee 1 limit 2, 1.5 + 0.5: up to the limit', quota(1, 2), 1.5, 0.5, { admitted: true, borrowing: true }],
     ['guarantee 1 limit 2, 1.5 + 0.6: over the limit', quota(1, 2), 1.5, 0.6, { admitted: false, neverFits: false }],
@@ -22,7 +51,13 @@ describe('quotaAdmission', () => {
     ['guarantee 0 limit 0, any GPU never fits', quota(0, 0), 0, 0.1, { admitted: false, neverFits: true }],
     ['no quota: no limit, everything with a GPU borrows', undefined, 7, 3, { admitted: true, borrowing: true }],
     ['no quota, CPU-only: not borrowing', undefined, 0, 0, { admitted: true, borrowing: false }],
-    ['float sums within epsilon: 0.1 + 0.2 fits limit 0.3', quota(0.3, 0.3), 0.1, 0.2, { admitted: true, borrowing: false }],
+    [
+      'float sums within epsilon: 0.1 + 0.2 fits limit 0.3',
+      quota(0.3, 0.3),
+      0.1,
+      0.2,
+      { admitted: true, borrowing: false },
+    ],
     ['limit exceeded by just over epsilon', quota(0, 1), 1, 2e-9, { admitted: false, neverFits: false }],
   ])('%s', (_name, q, used, request, expected) => {
     const result = quotaAdmission(q, usage(used), request);
@@ -35,16 +70,25 @@ describe('quotaAdmission', () => {
 
   it('names the tenant, the request, the usage and the limit', () => {
     const waits = quotaAdmission(quota(1, 2), usage(1.5), 0.6);
-    expect(!waits.admitted && waits.message).toBe('tenant team-a: 1.5 GPU-equivalents in use + 0.6 requested exceeds the tenant\'s limit of 2');
+    expect(!waits.admitted && waits.message).toBe(
+      "tenant team-a: 1.5 GPU-equivalents in use + 0.6 requested exceeds the tenant's limit of 2",
+    );
     const never = quotaAdmission(quota(1, 1), usage(0), 1.2);
-    expect(!never.admitted && never.message).toBe('tenant team-a: the request of 1.2 GPU-equivalents exceeds the tenant\'s limit of 1');
+    expect(!never.admitted && never.message).toBe(
+      "tenant team-a: the request of 1.2 GPU-equivalents exceeds the tenant's limit of 1",
+    );
     const rounded = quotaAdmission(quota(0, 0.5), usage(0), 3 / 7);
     expect(rounded.admitted).toBe(true);
     const roundedOut = quotaAdmission(quota(0, 0.5), usage(0.2), 3 / 7);
     expect(!roundedOut.admitted && roundedOut.message).toContain('0.429 requested');
   });
 
-  it.each([[-1, 0], [Number.NaN, 0], [0, -0.5], [0, Number.POSITIVE_INFINITY]])('rejects request %d on usage %d', (request, used) => {
+  it.each([
+    [-1, 0],
+    [Number.NaN, 0],
+    [0, -0.5],
+    [0, Number.POSITIVE_INFINITY],
+  ])('rejects request %d on usage %d', (request, used) => {
     expect(() => quotaAdmission(quota(1, 2), usage(used), request)).toThrow(RangeError);
   });
 });
@@ -96,7 +140,10 @@ describe('validateTenantQuota', () => {
     [quota(2, 1), [/^limitGpuEquivalents must be at least guaranteedGpuEquivalents \(2\), got 1$/]],
     [quota(0, -1), [/^limitGpuEquivalents must be null \(no limit\) or a number ≥ 0, got -1$/]],
     [quota(0, Number.POSITIVE_INFINITY), [/^limitGpuEquivalents/]],
-    [{ tenant: '', guaranteedGpuEquivalents: -1, limitGpuEquivalents: -2 }, [/^tenant/, /^guaranteedGpuEquivalents/, /^limitGpuEquivalents/]],
+    [
+      { tenant: '', guaranteedGpuEquivalents: -1, limitGpuEquivalents: -2 },
+      [/^tenant/, /^guaranteedGpuEquivalents/, /^limitGpuEquivalents/],
+    ],
   ])('%o → problems naming the field', (q, expected) => {
     const problems = validateTenantQuota(q);
     expect(problems).toHaveLength(expected.length);

@@ -23,18 +23,18 @@ export interface TenantQuota {
 /** Outcome of {@link quotaAdmission}. */
 export type QuotaAdmission =
   | {
-    readonly admitted: true;
-    /** True when the tenant's usage with the request exceeds its guarantee (the job is reclaimable). */
-    readonly borrowing: boolean;
-  }
+      readonly admitted: true;
+      /** True when the tenant's usage with the request exceeds its guarantee (the job is reclaimable). */
+      readonly borrowing: boolean;
+    }
   | {
-    readonly admitted: false;
-    readonly reason: 'quota';
-    /** True when the request exceeds the limit even with zero usage: reject it at submit, it can never run. */
-    readonly neverFits: boolean;
-    /** Names the tenant, the request, the usage and the limit. */
-    readonly message: string;
-  };
+      readonly admitted: false;
+      readonly reason: 'quota';
+      /** True when the request exceeds the limit even with zero usage: reject it at submit, it can never run. */
+      readonly neverFits: boolean;
+      /** Names the tenant, the request, the usage and the limit. */
+      readonly message: string;
+    };
 
 /**
  * Whether a tenant holding `usage` may start a job of `requestGpuEquivalents` now: admitted while
@@ -44,7 +44,11 @@ export type QuotaAdmission =
  *
  * @throws RangeError when `requestGpuEquivalents` or `usage.gpuEquivalents` is negative or not finite
  */
-export function quotaAdmission(quota: TenantQuota | undefined, usage: TenantUsage, requestGpuEquivalents: number): QuotaAdmission {
+export function quotaAdmission(
+  quota: TenantQuota | undefined,
+  usage: TenantUsage,
+  requestGpuEquivalents: number,
+): QuotaAdmission {
   checkAmount('requestGpuEquivalents', requestGpuEquivalents);
   checkAmount('usage.gpuEquivalents', usage.gpuEquivalents);
   const after = usage.gpuEquivalents + requestGpuEquivalents;
@@ -53,12 +57,16 @@ export function quotaAdmission(quota: TenantQuota | undefined, usage: TenantUsag
     const { tenant } = quota;
     if (requestGpuEquivalents > limit + GPU_EQUIVALENT_EPSILON) {
       return {
-        admitted: false, reason: 'quota', neverFits: true,
+        admitted: false,
+        reason: 'quota',
+        neverFits: true,
         message: `tenant ${tenant}: the request of ${fmt(requestGpuEquivalents)} GPU-equivalents exceeds the tenant's limit of ${fmt(limit)}`,
       };
     }
     return {
-      admitted: false, reason: 'quota', neverFits: false,
+      admitted: false,
+      reason: 'quota',
+      neverFits: false,
       message: `tenant ${tenant}: ${fmt(usage.gpuEquivalents)} GPU-equivalents in use + ${fmt(requestGpuEquivalents)} requested exceeds the tenant's limit of ${fmt(limit)}`,
     };
   }
@@ -100,8 +108,14 @@ export function isUnderGuarantee(quota: TenantQuota | undefined, usage: TenantUs
  * request is covered by the guarantee, so borrowed capacity may be reclaimed (preempted) for it.
  * Without a quota the guarantee is 0.
  */
-export function fitsInGuarantee(quota: TenantQuota | undefined, usage: TenantUsage, requestGpuEquivalents: number): boolean {
-  return usage.gpuEquivalents + requestGpuEquivalents <= (quota?.guaranteedGpuEquivalents ?? 0) + GPU_EQUIVALENT_EPSILON;
+export function fitsInGuarantee(
+  quota: TenantQuota | undefined,
+  usage: TenantUsage,
+  requestGpuEquivalents: number,
+): boolean {
+  return (
+    usage.gpuEquivalents + requestGpuEquivalents <= (quota?.guaranteedGpuEquivalents ?? 0) + GPU_EQUIVALENT_EPSILON
+  );
 }
 
 /**
@@ -126,7 +140,8 @@ export function validateTenantQuota(quota: TenantQuota): string[] {
 }
 
 function checkAmount(field: string, value: number): void {
-  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${field} must be a non-negative number, got ${value}`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new RangeError(`${field} must be a non-negative number, got ${value}`);
 }
 
 /** Up to 3 decimals, without trailing zeros, for messages. */

@@ -3,8 +3,12 @@ import { nodeCapacityFragmentationMilli } from './capacity-fragmentation.js';
 import { nodeFragmentationMilli } from './node-fragmentation.js';
 import { buildTargetWorkload, type TaskShape } from './target-workload.js';
 
-const shape = (cpuMilli: number, gpuMilli: number, gpuCount = 1, allowedGpuModels: readonly string[] = []): TaskShape =>
-  ({ cpuMilli, gpuMilli, gpuCount, allowedGpuModels });
+const shape = (
+  cpuMilli: number,
+  gpuMilli: number,
+  gpuCount = 1,
+  allowedGpuModels: readonly string[] = [],
+): TaskShape => ({ cpuMilli, gpuMilli, gpuCount, allowedGpuModels });
 /** M with a single type of weight 1. */
 const only = (t: TaskShape) => buildTargetWorkload([t]);
 const V100 = 'V100M32';
@@ -50,7 +54,9 @@ describe('nodeCapacityFragmentationMilli: idle − min(idle, copies·k·d), copi
     expect(nodeCapacityFragmentationMilli(64000, null, [1000, 1000], t4Only)).toBe(2000);
     // Allowed: back to the slot count (4 copies, usable 2000).
     expect(nodeCapacityFragmentationMilli(64000, 'T4', [1000, 1000], t4Only)).toBe(0);
-    expect(nodeCapacityFragmentationMilli(64000, 'T4', [1000, 1000], only(shape(1000, 500, 1, ['V100M32', 'T4'])))).toBe(0);
+    expect(
+      nodeCapacityFragmentationMilli(64000, 'T4', [1000, 1000], only(shape(1000, 500, 1, ['V100M32', 'T4']))),
+    ).toBe(0);
   });
 
   it('no idle GPU: 0, for every kind of type', () => {
@@ -86,7 +92,9 @@ describe('nodeCapacityFragmentationMilli: idle − min(idle, copies·k·d), copi
       [64000, V100, [1000, 1000], shape(1000, 500, 1, ['T4'])],
     ];
     for (const [cpu, model, gpus, t] of cases) {
-      expect(nodeCapacityFragmentationMilli(cpu, model, gpus, only(t))).toBe(nodeFragmentationMilli(cpu, model, gpus, only(t)));
+      expect(nodeCapacityFragmentationMilli(cpu, model, gpus, only(t))).toBe(
+        nodeFragmentationMilli(cpu, model, gpus, only(t)),
+      );
     }
   });
 

@@ -11,8 +11,12 @@ import { createNodeStates } from '../framework/node-state.js';
 const dataFile = (name: string): string =>
   fileURLToPath(new URL(`../../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 
-const shape = (cpuMilli: number, gpuMilli: number, gpuCount: number, allowedGpuModels: readonly string[] = []): TaskShape =>
-  ({ cpuMilli, gpuMilli, gpuCount, allowedGpuModels });
+const shape = (
+  cpuMilli: number,
+  gpuMilli: number,
+  gpuCount: number,
+  allowedGpuModels: readonly string[] = [],
+): TaskShape => ({ cpuMilli, gpuMilli, gpuCount, allowedGpuModels });
 
 const sumBy = <T>(xs: readonly T[], f: (x: T) => number): number => xs.reduce((a, x) => a + f(x), 0);
 
@@ -90,11 +94,20 @@ describe('buildTargetWorkload on small lists', () => {
 
   it('breaks count ties by larger CPU, larger milli, larger count, then larger spec', () => {
     const workload = buildTargetWorkload([
-      shape(1000, 500, 1), shape(2000, 500, 1), shape(2000, 600, 1), shape(2000, 600, 2),
-      shape(2000, 600, 2, ['A']), shape(2000, 600, 2, ['B']),
+      shape(1000, 500, 1),
+      shape(2000, 500, 1),
+      shape(2000, 600, 1),
+      shape(2000, 600, 2),
+      shape(2000, 600, 2, ['A']),
+      shape(2000, 600, 2, ['B']),
     ]);
     expect(workload.types.map((t) => [t.cpuMilli, t.gpuMilli, t.gpuCount, t.allowedGpuModels.join('|')])).toEqual([
-      [2000, 600, 2, 'B'], [2000, 600, 2, 'A'], [2000, 600, 2, ''], [2000, 600, 1, ''], [2000, 500, 1, ''], [1000, 500, 1, ''],
+      [2000, 600, 2, 'B'],
+      [2000, 600, 2, 'A'],
+      [2000, 600, 2, ''],
+      [2000, 600, 1, ''],
+      [2000, 500, 1, ''],
+      [1000, 500, 1, ''],
     ]);
     expect(workload.types[0]!.allowedSet).toEqual(new Set(['B']));
     expect(workload.types[2]!.allowedSet).toBeNull();

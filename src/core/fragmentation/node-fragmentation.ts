@@ -24,7 +24,12 @@ export function nodeFragmentationMilli(
   for (let j = 0; j < gpus; j++) idle += gpuFreeMilli[j]!;
   if (idle === 0) return 0;
   // Buckets in the authors' order: lack-both, lack-GPU, lack-CPU, CPU-only fits, CPU-only lacks CPU, no access.
-  let lackBoth = 0, lackGpu = 0, lackCpu = 0, cpuOnlyFits = 0, cpuOnlyLacks = 0, noAccess = 0;
+  let lackBoth = 0,
+    lackGpu = 0,
+    lackCpu = 0,
+    cpuOnlyFits = 0,
+    cpuOnlyLacks = 0,
+    noAccess = 0;
   const types = workload.types;
   for (let m = 0; m < types.length; m++) {
     const t = types[m]!;

@@ -50,9 +50,14 @@ export function buildTargetWorkload(tasks: readonly TaskShape[], coveragePct = 9
     if (entry) entry.count++;
     else counts.set(key, { shape: t, spec, count: 1 });
   }
-  const sorted = [...counts.values()].sort((a, b) =>
-    b.count - a.count || b.shape.cpuMilli - a.shape.cpuMilli || b.shape.gpuMilli - a.shape.gpuMilli ||
-    b.shape.gpuCount - a.shape.gpuCount || (a.spec < b.spec ? 1 : a.spec > b.spec ? -1 : 0));
+  const sorted = [...counts.values()].sort(
+    (a, b) =>
+      b.count - a.count ||
+      b.shape.cpuMilli - a.shape.cpuMilli ||
+      b.shape.gpuMilli - a.shape.gpuMilli ||
+      b.shape.gpuCount - a.shape.gpuCount ||
+      (a.spec < b.spec ? 1 : a.spec > b.spec ? -1 : 0),
+  );
   const total = tasks.length;
   const kept: typeof sorted = [];
   let cumulative = 0;

@@ -33,7 +33,12 @@ describe('whyNotFit', () => {
     ['model not allowed', spec, aPod({ allowedGpuModels: ['T4'] }), FitReason.gpuModelNotAllowed],
     ['more GPUs than the node has', spec, aPod({ gpuCount: 4 }), FitReason.insufficientGpu],
     ['more GPU memory than one GPU has', spec, aPod({ gpuMilli: 100, gpuMemoryMiB: 32769 }), FitReason.insufficientGpu],
-    ['GPU memory on a model of unknown memory', aNode({ gpuModel: 'G2', gpuMemoryMiB: null }), aPod({ gpuMilli: 100, gpuMemoryMiB: 1 }), FitReason.insufficientGpu],
+    [
+      'GPU memory on a model of unknown memory',
+      aNode({ gpuModel: 'G2', gpuMemoryMiB: null }),
+      aPod({ gpuMilli: 100, gpuMemoryMiB: 1 }),
+      FitReason.insufficientGpu,
+    ],
   ])('%s', (_label, nodeSpec, pod, expected) => {
     expect(whyNotFit(stateOf(nodeSpec), pod)).toBe(expected);
   });

@@ -69,7 +69,8 @@ export function allocate(node: NodeState, request: ResourceDemand, gpuIndices: r
   }
   checkGpuList(node, request, gpuIndices);
   for (const j of gpuIndices) {
-    if (!gpuCanHost(node, j, request)) throw new InvariantViolation(`allocate on ${node.spec.name}: GPU ${j} cannot host the request`);
+    if (!gpuCanHost(node, j, request))
+      throw new InvariantViolation(`allocate on ${node.spec.name}: GPU ${j} cannot host the request`);
   }
   node.freeCpuMilli -= request.cpuMilli;
   node.freeHostMemoryMiB -= request.hostMemoryMiB;
@@ -88,11 +89,16 @@ export function allocate(node: NodeState, request: ResourceDemand, gpuIndices: r
 export function release(node: NodeState, request: ResourceDemand, gpuIndices: readonly number[]): void {
   checkGpuList(node, request, gpuIndices);
   const spec = node.spec;
-  if (node.freeCpuMilli + request.cpuMilli > spec.cpuMilli || node.freeHostMemoryMiB + request.hostMemoryMiB > spec.hostMemoryMiB || node.podCount === 0) {
+  if (
+    node.freeCpuMilli + request.cpuMilli > spec.cpuMilli ||
+    node.freeHostMemoryMiB + request.hostMemoryMiB > spec.hostMemoryMiB ||
+    node.podCount === 0
+  ) {
     throw new InvariantViolation(`release on ${spec.name}: more than was allocated`);
   }
   for (const j of gpuIndices) {
-    if (node.gpuFreeMilli[j]! + request.gpuMilli > GPU_MILLI_PER_GPU) throw new InvariantViolation(`release on ${spec.name}: GPU ${j} over 1000 milli`);
+    if (node.gpuFreeMilli[j]! + request.gpuMilli > GPU_MILLI_PER_GPU)
+      throw new InvariantViolation(`release on ${spec.name}: GPU ${j} over 1000 milli`);
     if (request.gpuMemoryMiB > 0) {
       const freeMemory = node.gpuFreeMemoryMiB[j]!;
       if (freeMemory < 0 || spec.gpuMemoryMiB === null || freeMemory + request.gpuMemoryMiB > spec.gpuMemoryMiB) {
@@ -116,7 +122,8 @@ function checkGpuList(node: NodeState, request: ResourceDemand, gpuIndices: read
   }
   for (let i = 0; i < gpuIndices.length; i++) {
     const j = gpuIndices[i]!;
-    if (!Number.isInteger(j) || j < 0 || j >= node.gpuFreeMilli.length) throw new InvariantViolation(`${node.spec.name}: no GPU ${j}`);
+    if (!Number.isInteger(j) || j < 0 || j >= node.gpuFreeMilli.length)
+      throw new InvariantViolation(`${node.spec.name}: no GPU ${j}`);
     if (gpuIndices.indexOf(j) !== i) throw new InvariantViolation(`${node.spec.name}: GPU ${j} listed twice`);
   }
 }
@@ -129,8 +136,15 @@ function checkGpuList(node: NodeState, request: ResourceDemand, gpuIndices: read
  */
 export function syncFreeHost(node: NodeState, freeCpuMilli: number, freeHostMemoryMiB: number): void {
   if (freeCpuMilli === node.freeCpuMilli && freeHostMemoryMiB === node.freeHostMemoryMiB) return;
-  if (freeCpuMilli < 0 || freeHostMemoryMiB < 0 || freeCpuMilli > node.spec.cpuMilli || freeHostMemoryMiB > node.spec.hostMemoryMiB) {
-    throw new InvariantViolation(`${node.spec.name}: free host ${freeCpuMilli} cpuMilli / ${freeHostMemoryMiB} MiB outside its capacity`);
+  if (
+    freeCpuMilli < 0 ||
+    freeHostMemoryMiB < 0 ||
+    freeCpuMilli > node.spec.cpuMilli ||
+    freeHostMemoryMiB > node.spec.hostMemoryMiB
+  ) {
+    throw new InvariantViolation(
+      `${node.spec.name}: free host ${freeCpuMilli} cpuMilli / ${freeHostMemoryMiB} MiB outside its capacity`,
+    );
   }
   node.freeCpuMilli = freeCpuMilli;
   node.freeHostMemoryMiB = freeHostMemoryMiB;

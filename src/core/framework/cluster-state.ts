@@ -86,8 +86,12 @@ export class ClusterState {
    *   repeats, an assignment names a node or GPU the snapshot lacks, or the held assignments
    *   over-commit something
    */
-  constructor(snapshot: ClusterSnapshot, private readonly options: ClusterStateOptions) {
-    if (!(options.timesliceOvercommitRatio >= 1)) throw new InvariantViolation(`timesliceOvercommitRatio must be ≥ 1, got ${options.timesliceOvercommitRatio}`);
+  constructor(
+    snapshot: ClusterSnapshot,
+    private readonly options: ClusterStateOptions,
+  ) {
+    if (!(options.timesliceOvercommitRatio >= 1))
+      throw new InvariantViolation(`timesliceOvercommitRatio must be ≥ 1, got ${options.timesliceOvercommitRatio}`);
     snapshot.nodes.forEach((node, i) => {
       if (this.nodeIndex.has(node.name)) throw new InvariantViolation(`node ${node.name} listed twice`);
       this.nodeIndex.set(node.name, i);
@@ -95,7 +99,8 @@ export class ClusterState {
     // A GPU whose MIG mode changed while it holds jobs of the old mode keeps the old mode, unschedulable.
     const heldInMig = new Map<string, boolean>();
     for (const { assignment } of snapshot.active) {
-      for (const gpu of assignment.placement.gpus) heldInMig.set(`${assignment.node}/${gpu.index}`, assignment.placement.mode === 'mig');
+      for (const gpu of assignment.placement.gpus)
+        heldInMig.set(`${assignment.node}/${gpu.index}`, assignment.placement.mode === 'mig');
     }
     const nodes = snapshot.nodes.map((node) => ({
       node,
@@ -104,7 +109,13 @@ export class ClusterState {
         return mig !== undefined && mig !== g.migEnabled ? { ...g, migEnabled: mig, schedulable: false } : g;
       }),
     }));
-    this.groups = new UnitGroups(nodes, options.profile, options.rng, options.nodeRank, options.mpsOneTenantPerGpu ?? true);
+    this.groups = new UnitGroups(
+      nodes,
+      options.profile,
+      options.rng,
+      options.nodeRank,
+      options.mpsOneTenantPerGpu ?? true,
+    );
     this.migs = nodes.map(({ gpus }) => {
       const layouts = new MigLayouts();
       for (const g of gpus) if (g.migEnabled && g.migInstances) layouts.adoptIdle(g.index, g.migInstances);
@@ -154,7 +165,9 @@ export class ClusterState {
     const entry = this.groups.nodes[n]!;
     checkHold(assignment, this.held, entry.devices, this.migs[n]!);
     if (entry.freeCpuMilli < assignment.cpuMilli || entry.freeHostMemoryMiB < assignment.hostMemoryMiB) {
-      throw new InvariantViolation(`job ${assignment.jobId}: node ${assignment.node} has ${entry.freeCpuMilli} cpuMilli and ${entry.freeHostMemoryMiB} MiB host memory free, the job holds ${assignment.cpuMilli} and ${assignment.hostMemoryMiB}`);
+      throw new InvariantViolation(
+        `job ${assignment.jobId}: node ${assignment.node} has ${entry.freeCpuMilli} cpuMilli and ${entry.freeHostMemoryMiB} MiB host memory free, the job holds ${assignment.cpuMilli} and ${assignment.hostMemoryMiB}`,
+      );
     }
     this.holdOn(n, assignment, tenant);
   }
@@ -163,7 +176,8 @@ export class ClusterState {
   private holdOn(n: number, assignment: Assignment, tenant: string): void {
     const entry = this.groups.nodes[n]!;
     const mig = assignment.placement.mode === 'mig';
-    const restore = mig && this.recording ? assignment.placement.gpus.map((g) => this.migs[n]!.saveGpu(g.index)) : NOTHING_TO_RESTORE;
+    const restore =
+      mig && this.recording ? assignment.placement.gpus.map((g) => this.migs[n]!.saveGpu(g.index)) : NOTHING_TO_RESTORE;
     if (mig) this.migs[n]!.hold(assignment.jobId, assignment.placement.gpus, (i) => entry.devices.get(i)!.device);
     this.take(n, assignment, tenant);
     if (this.recording) {
@@ -180,7 +194,8 @@ export class ClusterState {
     if (!assignment) return;
     const n = this.indexOf(assignment.node);
     const mig = assignment.placement.mode === 'mig';
-    const restore = mig && this.recording ? assignment.placement.gpus.map((g) => this.migs[n]!.saveGpu(g.index)) : NOTHING_TO_RESTORE;
+    const restore =
+      mig && this.recording ? assignment.placement.gpus.map((g) => this.migs[n]!.saveGpu(g.index)) : NOTHING_TO_RESTORE;
     const tenant = this.tenantOf.get(jobId)!;
     this.give(n, assignment);
     if (mig) this.migs[n]!.release(jobId);
@@ -209,7 +224,12 @@ export class ClusterState {
    * @param excluded GPUs the job must not use
    * @param onlyNode place on this node (snapshot index) only, looking at no other (the Kubernetes extender's bind)
    */
-  tryPlace(job: JobRequest, failed: FailedSearches | null = null, excluded: GpuExclusion | null = null, onlyNode: number | null = null): PlaceOutcome {
+  tryPlace(
+    job: JobRequest,
+    failed: FailedSearches | null = null,
+    excluded: GpuExclusion | null = null,
+    onlyNode: number | null = null,
+  ): PlaceOutcome {
     const first = this.search(job, resolveMode(job.gpu), failed, excluded, onlyNode);
     let found = first;
     if (!('placement' in first)) {
@@ -217,13 +237,24 @@ export class ClusterState {
       if (fallback === null) return { kind: 'waiting', reason: first };
       const whole = this.search(job, fallback, failed, excluded, onlyNode);
       if (!('placement' in whole)) {
-        return { kind: 'waiting', reason: waitReason(WAIT_CODES.strictIsolation, `strict isolation: no MIG instance (${first.message}) and no whole GPU (${whole.message})`, { mig: first.code, whole: whole.code }) };
+        return {
+          kind: 'waiting',
+          reason: waitReason(
+            WAIT_CODES.strictIsolation,
+            `strict isolation: no MIG instance (${first.message}) and no whole GPU (${whole.message})`,
+            { mig: first.code, whole: whole.code },
+          ),
+        };
       }
       found = whole;
     }
     const { nodeIndex, placement } = found as { nodeIndex: number; placement: Placement };
     const node = this.groups.nodes[nodeIndex]!.node.name;
-    this.holdOn(nodeIndex, { jobId: job.id, node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement }, job.tenant);
+    this.holdOn(
+      nodeIndex,
+      { jobId: job.id, node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement },
+      job.tenant,
+    );
     failed?.clear();
     return { kind: 'placed', node, nodeIndex, placement };
   }
@@ -247,7 +278,11 @@ export class ClusterState {
    * @param migReuseOnly only idle MIG instances count (agents that do not reconfigure MIG)
    */
   rankNodes(job: JobRequest, nodeIndices: readonly number[], migReuseOnly = false): NodeRanking {
-    return rankNodes(job, this.groups, nodeIndices, { timesliceOvercommitRatio: this.options.timesliceOvercommitRatio, migs: this.migs, migReuseOnly });
+    return rankNodes(job, this.groups, nodeIndices, {
+      timesliceOvercommitRatio: this.options.timesliceOvercommitRatio,
+      migs: this.migs,
+      migReuseOnly,
+    });
   }
 
   /**
@@ -261,9 +296,10 @@ export class ClusterState {
     for (const entry of this.groups.nodes) {
       for (const { device } of entry.devices.values()) {
         for (const mode of modes) {
-          const ok = mode === 'mig'
-            ? device.migEnabled && smallestProfileFor(device.model, migShareOf(job.gpu)) !== undefined
-            : !device.migEnabled && (job.gpu.gpuMemoryMiB ?? 0) <= device.gpuMemoryMiB;
+          const ok =
+            mode === 'mig'
+              ? device.migEnabled && smallestProfileFor(device.model, migShareOf(job.gpu)) !== undefined
+              : !device.migEnabled && (job.gpu.gpuMemoryMiB ?? 0) <= device.gpuMemoryMiB;
           if (ok) usable.add(gpuKey(entry.index, device.index));
         }
       }
@@ -279,16 +315,27 @@ export class ClusterState {
   /** Per-GPU usage of every node (or only `node`), by node then GPU index. */
   usage(node?: string): GpuUsage[] {
     const entries = node === undefined ? this.groups.nodes : [this.groups.nodes[this.indexOf(node)]!];
-    return entries.flatMap((entry) => [...entry.devices.values()].sort((a, b) => a.device.index - b.device.index).map((state) => {
-      let milli = 0;
-      let memory = 0;
-      for (const jobId of state.jobs) {
-        const gpu = this.held.get(jobId)!.placement.gpus.find((g) => g.index === state.device.index)!;
-        milli += gpu.accountedGpuMilli;
-        memory += gpu.gpuMemoryMiB;
-      }
-      return { node: entry.node.name, device: state.device, mode: state.device.migEnabled ? 'mig' : state.mode, allocatedGpuMilli: milli, allocatedGpuMemoryMiB: memory, jobIds: [...state.jobs].sort((a, b) => a - b) };
-    }));
+    return entries.flatMap((entry) =>
+      [...entry.devices.values()]
+        .sort((a, b) => a.device.index - b.device.index)
+        .map((state) => {
+          let milli = 0;
+          let memory = 0;
+          for (const jobId of state.jobs) {
+            const gpu = this.held.get(jobId)!.placement.gpus.find((g) => g.index === state.device.index)!;
+            milli += gpu.accountedGpuMilli;
+            memory += gpu.gpuMemoryMiB;
+          }
+          return {
+            node: entry.node.name,
+            device: state.device,
+            mode: state.device.migEnabled ? 'mig' : state.mode,
+            allocatedGpuMilli: milli,
+            allocatedGpuMemoryMiB: memory,
+            jobIds: [...state.jobs].sort((a, b) => a - b),
+          };
+        }),
+    );
   }
 
   /** Takes what `assignment` (a job of `tenant`) holds on node `n` (MIG slots are the caller's business). */
@@ -306,7 +353,11 @@ export class ClusterState {
     for (const gpu of placement.gpus) {
       const state = entry.devices.get(gpu.index)!;
       this.groups.setMode(state, placement.mode);
-      if (mps) this.groups.setMpsTenant(state, state.jobs.size === 0 || state.mpsTenant === tenant ? tenant : MIXED_MPS_TENANTS);
+      if (mps)
+        this.groups.setMpsTenant(
+          state,
+          state.jobs.size === 0 || state.mpsTenant === tenant ? tenant : MIXED_MPS_TENANTS,
+        );
       state.jobs.add(assignment.jobId);
     }
     this.held.set(assignment.jobId, assignment);
@@ -330,7 +381,8 @@ export class ClusterState {
       const state = entry.devices.get(gpu.index)!;
       state.jobs.delete(assignment.jobId);
       if (state.jobs.size === 0 && !state.device.migEnabled) this.groups.setMode(state, null);
-      if (state.mpsTenant !== null && (state.jobs.size === 0 || state.mpsTenant === MIXED_MPS_TENANTS)) this.groups.setMpsTenant(state, this.mpsTenantOf(state.jobs));
+      if (state.mpsTenant !== null && (state.jobs.size === 0 || state.mpsTenant === MIXED_MPS_TENANTS))
+        this.groups.setMpsTenant(state, this.mpsTenantOf(state.jobs));
     }
   }
 
@@ -346,14 +398,34 @@ export class ClusterState {
   }
 
   /** Finds a placement in `mode`, using and feeding the pass's memo of failed searches. */
-  private search(job: JobRequest, mode: EffectiveMode, failed: FailedSearches | null, excluded: GpuExclusion | null, onlyNode: number | null = null): { nodeIndex: number; placement: Placement } | WaitReason {
+  private search(
+    job: JobRequest,
+    mode: EffectiveMode,
+    failed: FailedSearches | null,
+    excluded: GpuExclusion | null,
+    onlyNode: number | null = null,
+  ): { nodeIndex: number; placement: Placement } | WaitReason {
     const known = failed?.reasonFor(mode, job);
     if (known !== undefined) return known;
-    const found = mode === 'mig' ? this.placeMig(job, excluded, onlyNode) : placeShared(job, mode, this.groups, this.options.timesliceOvercommitRatio, excluded, onlyNode === null ? null : this.groups.nodes[onlyNode]!.units);
+    const found =
+      mode === 'mig'
+        ? this.placeMig(job, excluded, onlyNode)
+        : placeShared(
+            job,
+            mode,
+            this.groups,
+            this.options.timesliceOvercommitRatio,
+            excluded,
+            onlyNode === null ? null : this.groups.nodes[onlyNode]!.units,
+          );
     if (found !== null && 'placement' in found) return found;
     // Worked out when read: a long queue or a trace replay makes many reasons nobody reads.
     let decided: WaitReason | null = null;
-    const decide = (): WaitReason => (decided ??= this.hostReason(job) ?? found ?? waitReason(WAIT_CODES.noMigGpu, 'waiting for a schedulable MIG GPU whose profiles cover the request'));
+    const decide = (): WaitReason =>
+      (decided ??=
+        this.hostReason(job) ??
+        found ??
+        waitReason(WAIT_CODES.noMigGpu, 'waiting for a schedulable MIG GPU whose profiles cover the request'));
     const reason: WaitReason = {
       get code() {
         return decide().code;
@@ -370,13 +442,19 @@ export class ClusterState {
   }
 
   /** The best MIG placement over all nodes (cheapest, then fullest GPUs, then node order), or why none. */
-  private placeMig(job: JobRequest, excluded: GpuExclusion | null, onlyNode: number | null = null): { nodeIndex: number; placement: Placement } | WaitReason | null {
+  private placeMig(
+    job: JobRequest,
+    excluded: GpuExclusion | null,
+    onlyNode: number | null = null,
+  ): { nodeIndex: number; placement: Placement } | WaitReason | null {
     let best: { nodeIndex: number; placement: Placement; cost: number; usedSlices: number } | null = null;
     let anyProfile = false;
     let withRoom = 0;
     for (const entry of onlyNode === null ? this.groups.nodes : [this.groups.nodes[onlyNode]!]) {
       if (entry.freeCpuMilli < job.cpuMilli || entry.freeHostMemoryMiB < job.hostMemoryMiB) continue;
-      const devices = [...entry.devices.values()].map((s) => (excluded?.(entry.index, s.device.index) === true ? { ...s.device, schedulable: false } : s.device));
+      const devices = [...entry.devices.values()].map((s) =>
+        excluded?.(entry.index, s.device.index) === true ? { ...s.device, schedulable: false } : s.device,
+      );
       const option = this.migs[entry.index]!.place(job, devices);
       if (option.kind === 'waiting') {
         anyProfile ||= option.anyProfile;
@@ -384,11 +462,20 @@ export class ClusterState {
         continue;
       }
       anyProfile = true;
-      if (best === null || option.cost < best.cost || (option.cost === best.cost && option.usedSlices > best.usedSlices)) best = { nodeIndex: entry.index, ...option };
+      if (
+        best === null ||
+        option.cost < best.cost ||
+        (option.cost === best.cost && option.usedSlices > best.usedSlices)
+      )
+        best = { nodeIndex: entry.index, ...option };
     }
     if (best !== null) return { nodeIndex: best.nodeIndex, placement: best.placement };
     if (!anyProfile) return null;
-    return waitReason(WAIT_CODES.migCapacity, `waiting for ${job.gpu.gpuCount} MIG GPU(s) of one model with room for the instance; ${withRoom} have room now`, { gpuCount: job.gpu.gpuCount, withRoom });
+    return waitReason(
+      WAIT_CODES.migCapacity,
+      `waiting for ${job.gpu.gpuCount} MIG GPU(s) of one model with room for the instance; ${withRoom} have room now`,
+      { gpuCount: job.gpu.gpuCount, withRoom },
+    );
   }
 
   /** Why no node can take the job for lack of host CPU or memory; null when some node has both. */
@@ -400,8 +487,17 @@ export class ClusterState {
       cpu = Math.max(cpu, entry.freeCpuMilli);
       memory = Math.max(memory, entry.freeHostMemoryMiB);
     }
-    if (job.cpuMilli > cpu) return waitReason(WAIT_CODES.hostCpu, `waiting for host CPU: needs ${job.cpuMilli} cpuMilli, ${cpu} free`, { neededCpuMilli: job.cpuMilli, freeCpuMilli: cpu });
-    if (job.hostMemoryMiB > memory) return waitReason(WAIT_CODES.hostMemory, `waiting for host memory: needs ${job.hostMemoryMiB} MiB, ${memory} free`, { neededHostMemoryMiB: job.hostMemoryMiB, freeHostMemoryMiB: memory });
+    if (job.cpuMilli > cpu)
+      return waitReason(WAIT_CODES.hostCpu, `waiting for host CPU: needs ${job.cpuMilli} cpuMilli, ${cpu} free`, {
+        neededCpuMilli: job.cpuMilli,
+        freeCpuMilli: cpu,
+      });
+    if (job.hostMemoryMiB > memory)
+      return waitReason(
+        WAIT_CODES.hostMemory,
+        `waiting for host memory: needs ${job.hostMemoryMiB} MiB, ${memory} free`,
+        { neededHostMemoryMiB: job.hostMemoryMiB, freeHostMemoryMiB: memory },
+      );
     return null;
   }
 }

@@ -18,7 +18,12 @@ import type { DeviceState } from './unit-groups.js';
  * @param mig the MIG instances of that node
  * @throws InvariantViolation naming the job and the broken rule
  */
-export function checkHold(allocation: Assignment, held: ReadonlyMap<number, Assignment>, devices: ReadonlyMap<number, DeviceState>, mig: MigLayouts): void {
+export function checkHold(
+  allocation: Assignment,
+  held: ReadonlyMap<number, Assignment>,
+  devices: ReadonlyMap<number, DeviceState>,
+  mig: MigLayouts,
+): void {
   const { jobId, placement } = allocation;
   if (held.has(jobId)) throw new InvariantViolation(`job ${jobId} is already held`);
   const first = placement.gpus[0];
@@ -29,14 +34,27 @@ export function checkHold(allocation: Assignment, held: ReadonlyMap<number, Assi
     seen.add(gpu.index);
     const state = devices.get(gpu.index);
     if (!state) throw new InvariantViolation(`job ${jobId}: no GPU ${gpu.index}`);
-    if (state.mode !== null && state.mode !== placement.mode) throw new InvariantViolation(`job ${jobId}: GPU ${gpu.index} runs ${state.mode}, not ${placement.mode}`);
+    if (state.mode !== null && state.mode !== placement.mode)
+      throw new InvariantViolation(`job ${jobId}: GPU ${gpu.index} runs ${state.mode}, not ${placement.mode}`);
     if (placement.mode === 'mig') continue;
-    if (!state.unit) throw new InvariantViolation(`job ${jobId}: GPU ${gpu.index} is in MIG mode; it cannot hold a ${placement.mode} share`);
-    if (placement.mode === 'exclusive' && state.jobs.size > 0) throw new InvariantViolation(`job ${jobId}: GPU ${gpu.index} is not empty; exclusive needs the whole GPU`);
-    if (gpu.accountedGpuMilli !== first.accountedGpuMilli || gpu.gpuMemoryMiB !== first.gpuMemoryMiB) throw new InvariantViolation(`job ${jobId}: the share on GPU ${gpu.index} differs from that on GPU ${first.index}`);
+    if (!state.unit)
+      throw new InvariantViolation(
+        `job ${jobId}: GPU ${gpu.index} is in MIG mode; it cannot hold a ${placement.mode} share`,
+      );
+    if (placement.mode === 'exclusive' && state.jobs.size > 0)
+      throw new InvariantViolation(`job ${jobId}: GPU ${gpu.index} is not empty; exclusive needs the whole GPU`);
+    if (gpu.accountedGpuMilli !== first.accountedGpuMilli || gpu.gpuMemoryMiB !== first.gpuMemoryMiB)
+      throw new InvariantViolation(
+        `job ${jobId}: the share on GPU ${gpu.index} differs from that on GPU ${first.index}`,
+      );
     const node = state.unit.state;
-    if (node.gpuFreeMilli[state.local]! < gpu.accountedGpuMilli || (gpu.gpuMemoryMiB > 0 && node.gpuFreeMemoryMiB[state.local]! < gpu.gpuMemoryMiB)) {
-      throw new InvariantViolation(`job ${jobId}: GPU ${gpu.index} has ${node.gpuFreeMilli[state.local]} milli-GPU and ${node.gpuFreeMemoryMiB[state.local]} MiB free, the job holds ${gpu.accountedGpuMilli} and ${gpu.gpuMemoryMiB}`);
+    if (
+      node.gpuFreeMilli[state.local]! < gpu.accountedGpuMilli ||
+      (gpu.gpuMemoryMiB > 0 && node.gpuFreeMemoryMiB[state.local]! < gpu.gpuMemoryMiB)
+    ) {
+      throw new InvariantViolation(
+        `job ${jobId}: GPU ${gpu.index} has ${node.gpuFreeMilli[state.local]} milli-GPU and ${node.gpuFreeMemoryMiB[state.local]} MiB free, the job holds ${gpu.accountedGpuMilli} and ${gpu.gpuMemoryMiB}`,
+      );
     }
   }
   if (placement.mode === 'mig') mig.check(jobId, placement.gpus, (i) => devices.get(i)!.device);

@@ -6,15 +6,34 @@ import type { Placement } from '../model/assignment.js';
 import type { JobRequest } from '../model/request.js';
 import { OneNodeCluster } from '../testing/one-node-cluster.js';
 
-const h100: GpuDevice = { index: 0, uuid: 'GPU-h', model: 'H100-80GB', gpuMemoryMiB: 81559, migEnabled: true, schedulable: true };
+const h100: GpuDevice = {
+  index: 0,
+  uuid: 'GPU-h',
+  model: 'H100-80GB',
+  gpuMemoryMiB: 81559,
+  migEnabled: true,
+  schedulable: true,
+};
 const gi = (name: string, start: number): MigInstance => {
   const p = findMigProfile('H100-80GB', name)!;
   return { profileId: p.profileId, profileName: p.name, start, size: p.memorySlices, computeSlices: p.computeSlices };
 };
 const migJob = (id: number, gpuMilli: number, gpuMemoryMiB: number | null): JobRequest => ({
-  id, tenant: 't', priority: 500, submittedAtMs: id, cpuMilli: 0, hostMemoryMiB: 0, gpu: { gpuCount: 1, gpuMilli, gpuMemoryMiB, mode: 'mig' },
+  id,
+  tenant: 't',
+  priority: 500,
+  submittedAtMs: id,
+  cpuMilli: 0,
+  hostMemoryMiB: 0,
+  gpu: { gpuCount: 1, gpuMilli, gpuMemoryMiB, mode: 'mig' },
 });
-const fresh = () => new OneNodeCluster([h100], { hostCpuMilli: 8000, hostMemoryMiB: 65536, timesliceOvercommitRatio: 1, rng: new SeededRng(3) });
+const fresh = () =>
+  new OneNodeCluster([h100], {
+    hostCpuMilli: 8000,
+    hostMemoryMiB: 65536,
+    timesliceOvercommitRatio: 1,
+    rng: new SeededRng(3),
+  });
 function placed(s: OneNodeCluster, job: JobRequest): Placement {
   const outcome = s.tryPlace(job);
   if (outcome.kind !== 'placed') throw new Error(outcome.reason);
@@ -38,7 +57,13 @@ describe('MIG placement with persistent GPU instances', () => {
     expect(placed(s, migJob(1, 100, 5000)).gpus[0]!.mig!.start).toBe(5); // reuses the idle 1g with the highest start
     const p = placed(s, migJob(2, THREE_G.gpuMilli, THREE_G.gpuMemoryMiB)).gpus[0]!;
     expect(p.mig).toEqual(gi('3g.40gb', 0));
-    expect(p.migChanges).toEqual({ destroy: [{ start: 0, profileId: 19 }, { start: 1, profileId: 19 }], create: [{ start: 0, profileId: 9 }] });
+    expect(p.migChanges).toEqual({
+      destroy: [
+        { start: 0, profileId: 19 },
+        { start: 1, profileId: 19 },
+      ],
+      create: [{ start: 0, profileId: 9 }],
+    });
   });
 
   it('waits, saying why, when only GIs in use block the profile', () => {
@@ -47,7 +72,10 @@ describe('MIG placement with persistent GPU instances', () => {
     placed(s, migJob(1, 100, 5000));
     placed(s, migJob(2, 100, 5000));
     const outcome = s.tryPlace(migJob(3, THREE_G.gpuMilli, THREE_G.gpuMemoryMiB));
-    expect(outcome).toEqual({ kind: 'waiting', reason: 'waiting for 1 MIG GPU(s) of one model with room for the instance; 0 have room now' });
+    expect(outcome).toEqual({
+      kind: 'waiting',
+      reason: 'waiting for 1 MIG GPU(s) of one model with room for the instance; 0 have room now',
+    });
   });
 
   it('keeps a released GI idle and reuses it without changes', () => {

@@ -9,7 +9,13 @@
  * A job's GPUs are distinct GPUs of one model. MIG GPUs are accounted in slices, never in milli-GPU.
  */
 import { InvariantViolation } from '../model/errors.js';
-import { choosePlacement, isValidLayout, smallestProfileFor, type MigGpuInstance, type MigShareRequest } from '../mig/mig-allocator.js';
+import {
+  choosePlacement,
+  isValidLayout,
+  smallestProfileFor,
+  type MigGpuInstance,
+  type MigShareRequest,
+} from '../mig/mig-allocator.js';
 import { planMigReconfiguration } from '../mig/plan-reconfiguration.js';
 import type { MigProfile } from '../mig/mig-profiles.js';
 import type { GpuDevice, MigInstance } from '../model/gpu-device.js';
@@ -33,8 +39,15 @@ interface GiSlot {
 }
 
 const NO_CHANGES: MigChanges = { destroy: [], create: [] };
-const sameGi = (a: { start: number; profileId: number }, b: { start: number; profileId: number }) => a.start === b.start && a.profileId === b.profileId;
-const asLayout = (slots: readonly GiSlot[]): MigGpuInstance[] => slots.map((s) => ({ profileId: s.instance.profileId, start: s.instance.start, size: s.instance.size, inUse: s.jobId !== null }));
+const sameGi = (a: { start: number; profileId: number }, b: { start: number; profileId: number }) =>
+  a.start === b.start && a.profileId === b.profileId;
+const asLayout = (slots: readonly GiSlot[]): MigGpuInstance[] =>
+  slots.map((s) => ({
+    profileId: s.instance.profileId,
+    start: s.instance.start,
+    size: s.instance.size,
+    inUse: s.jobId !== null,
+  }));
 
 /** The cheapest MIG placement a node offers a job, or why it offers none. */
 export type MigOption =
@@ -50,7 +63,11 @@ export class MigLayouts {
     const saved = this.byGpu.get(index)?.map((slot) => ({ ...slot }));
     return () => {
       if (saved === undefined) this.byGpu.delete(index);
-      else this.byGpu.set(index, saved.map((slot) => ({ ...slot })));
+      else
+        this.byGpu.set(
+          index,
+          saved.map((slot) => ({ ...slot })),
+        );
     };
   }
 
@@ -60,7 +77,9 @@ export class MigLayouts {
    */
   adoptIdle(index: number, instances: readonly MigInstance[]): void {
     const held = (this.byGpu.get(index) ?? []).filter((s) => s.jobId !== null);
-    const idle = instances.filter((i) => !held.some((s) => sameGi(s.instance, i))).map((instance) => ({ instance, jobId: null }));
+    const idle = instances
+      .filter((i) => !held.some((s) => sameGi(s.instance, i)))
+      .map((instance) => ({ instance, jobId: null }));
     this.byGpu.set(index, [...held, ...idle]);
   }
 
@@ -75,7 +94,9 @@ export class MigLayouts {
       if (!device.migEnabled) throw new InvariantViolation(`job ${jobId}: GPU ${gpu.index} is not in MIG mode`);
       const slots = this.after(gpu, jobId);
       if (!isValidLayout(device.model, asLayout(slots))) {
-        throw new InvariantViolation(`job ${jobId}: MIG instance ${gpu.mig.profileName} at ${gpu.mig.start}:${gpu.mig.size} does not fit the layout of GPU ${gpu.index} (${device.model})`);
+        throw new InvariantViolation(
+          `job ${jobId}: MIG instance ${gpu.mig.profileName} at ${gpu.mig.start}:${gpu.mig.size} does not fit the layout of GPU ${gpu.index} (${device.model})`,
+        );
       }
     }
   }
@@ -93,12 +114,18 @@ export class MigLayouts {
 
   /** Instances on GPU `index` held by jobs, by start. */
   instancesOn(index: number): MigInstance[] {
-    return (this.byGpu.get(index) ?? []).filter((s) => s.jobId !== null).map((s) => s.instance).sort((a, b) => a.start - b.start);
+    return (this.byGpu.get(index) ?? [])
+      .filter((s) => s.jobId !== null)
+      .map((s) => s.instance)
+      .sort((a, b) => a.start - b.start);
   }
 
   /** Idle instances on GPU `index`, by start. */
   idleOn(index: number): MigInstance[] {
-    return (this.byGpu.get(index) ?? []).filter((s) => s.jobId === null).map((s) => s.instance).sort((a, b) => a.start - b.start);
+    return (this.byGpu.get(index) ?? [])
+      .filter((s) => s.jobId === null)
+      .map((s) => s.instance)
+      .sort((a, b) => a.start - b.start);
   }
 
   /**
@@ -108,7 +135,14 @@ export class MigLayouts {
    * cost and used slices of its first GPU (to compare nodes), or why it waits
    */
   place(job: JobRequest, devices: readonly GpuDevice[]): MigOption {
-    const options: { device: GpuDevice; instance: MigInstance; changes: MigChanges; cost: number; usedSlices: number; memoryMiB: number }[] = [];
+    const options: {
+      device: GpuDevice;
+      instance: MigInstance;
+      changes: MigChanges;
+      cost: number;
+      usedSlices: number;
+      memoryMiB: number;
+    }[] = [];
     let anyProfile = false;
     const share = migShareOf(job.gpu);
     for (const device of devices) {
@@ -117,7 +151,13 @@ export class MigLayouts {
       if (!profile) continue;
       anyProfile = true;
       const option = this.optionOn(device, profile, job.id);
-      if (option) options.push({ device, ...option, usedSlices: this.instancesOn(device.index).reduce((sum, i) => sum + i.size, 0), memoryMiB: profile.usableMemoryMiB });
+      if (option)
+        options.push({
+          device,
+          ...option,
+          usedSlices: this.instancesOn(device.index).reduce((sum, i) => sum + i.size, 0),
+          memoryMiB: profile.usableMemoryMiB,
+        });
     }
     options.sort((a, b) => a.cost - b.cost || b.usedSlices - a.usedSlices || a.device.index - b.device.index);
     const perModel = new Map<string, number>();
@@ -135,23 +175,51 @@ export class MigLayouts {
       mig: instance,
       migChanges: changes,
     }));
-    return { kind: 'placed', placement: { mode: 'mig', gpus: gpus.sort((a, b) => a.index - b.index) }, cost: chosen[0]!.cost, usedSlices: chosen[0]!.usedSlices };
+    return {
+      kind: 'placed',
+      placement: { mode: 'mig', gpus: gpus.sort((a, b) => a.index - b.index) },
+      cost: chosen[0]!.cost,
+      usedSlices: chosen[0]!.usedSlices,
+    };
   }
 
   /** The cheapest way to get a GI of `profile` on `device`: cost 0 reuse, 1 create, 2 + n destroy n idle GIs. */
-  private optionOn(device: GpuDevice, profile: MigProfile, jobId: number): { instance: MigInstance; changes: MigChanges; cost: number } | null {
+  private optionOn(
+    device: GpuDevice,
+    profile: MigProfile,
+    jobId: number,
+  ): { instance: MigInstance; changes: MigChanges; cost: number } | null {
     const slots = this.byGpu.get(device.index) ?? [];
-    const toInstance = (start: number): MigInstance => ({ profileId: profile.profileId, profileName: profile.name, start, size: profile.memorySlices, computeSlices: profile.computeSlices });
-    const idle = slots.filter((s) => s.jobId === null && s.instance.profileId === profile.profileId).sort((a, b) => b.instance.start - a.instance.start)[0];
+    const toInstance = (start: number): MigInstance => ({
+      profileId: profile.profileId,
+      profileName: profile.name,
+      start,
+      size: profile.memorySlices,
+      computeSlices: profile.computeSlices,
+    });
+    const idle = slots
+      .filter((s) => s.jobId === null && s.instance.profileId === profile.profileId)
+      .sort((a, b) => b.instance.start - a.instance.start)[0];
     if (idle) return { instance: idle.instance, changes: NO_CHANGES, cost: 0 };
     const start = choosePlacement(device.model, asLayout(slots), profile);
-    if (start !== null) return { instance: toInstance(start), changes: { destroy: [], create: [{ start, profileId: profile.profileId }] }, cost: 1 };
-    const plan = planMigReconfiguration({ gpus: [{ gpuIndex: device.index, model: device.model, gis: asLayout(slots), schedulable: true }], queue: [{ jobId, profile, gpuEquivalents: 1 }] });
+    if (start !== null)
+      return {
+        instance: toInstance(start),
+        changes: { destroy: [], create: [{ start, profileId: profile.profileId }] },
+        cost: 1,
+      };
+    const plan = planMigReconfiguration({
+      gpus: [{ gpuIndex: device.index, model: device.model, gis: asLayout(slots), schedulable: true }],
+      queue: [{ jobId, profile, gpuEquivalents: 1 }],
+    });
     const assignment = plan.assignments[0];
     if (!assignment) return null;
     return {
       instance: toInstance(assignment.start),
-      changes: { destroy: plan.destroy.map(({ start: s, profileId }) => ({ start: s, profileId })), create: plan.create.map(({ start: s, profileId }) => ({ start: s, profileId })) },
+      changes: {
+        destroy: plan.destroy.map(({ start: s, profileId }) => ({ start: s, profileId })),
+        create: plan.create.map(({ start: s, profileId }) => ({ start: s, profileId })),
+      },
       cost: 2 + plan.destroy.length,
     };
   }
@@ -165,11 +233,17 @@ export class MigLayouts {
         slots.push({ ...slot });
         continue;
       }
-      if (slot.jobId !== null) throw new InvariantViolation(`job ${jobId}: would destroy the GI at ${slot.instance.start} on GPU ${gpu.index}, which job ${slot.jobId} uses`);
+      if (slot.jobId !== null)
+        throw new InvariantViolation(
+          `job ${jobId}: would destroy the GI at ${slot.instance.start} on GPU ${gpu.index}, which job ${slot.jobId} uses`,
+        );
     }
     const mine = slots.find((s) => sameGi(s.instance, gpu.mig!));
     if (mine) {
-      if (mine.jobId !== null && mine.jobId !== jobId) throw new InvariantViolation(`job ${jobId}: the GI at ${gpu.mig!.start} on GPU ${gpu.index} is used by job ${mine.jobId}`);
+      if (mine.jobId !== null && mine.jobId !== jobId)
+        throw new InvariantViolation(
+          `job ${jobId}: the GI at ${gpu.mig!.start} on GPU ${gpu.index} is used by job ${mine.jobId}`,
+        );
       mine.jobId = jobId;
     } else {
       slots.push({ instance: gpu.mig!, jobId });

@@ -52,14 +52,22 @@ export interface RankOptions {
  * Changes no holding; leaves the GPUs of those nodes masked (the next search sets every mask). Its
  * cost follows the number of nodes asked about, not the cluster's size.
  */
-export function rankNodes(job: JobRequest, groups: UnitGroups, nodeIndices: readonly number[], options: RankOptions): NodeRanking {
+export function rankNodes(
+  job: JobRequest,
+  groups: UnitGroups,
+  nodeIndices: readonly number[],
+  options: RankOptions,
+): NodeRanking {
   const scores = new Map<number, number>();
   const reasons = new Map<number, NodeRefusal>();
   const modes = [resolveMode(job.gpu), fallbackMode(job.gpu)].filter((m): m is EffectiveMode => m !== null);
   for (const mode of modes) {
     const left = nodeIndices.filter((n) => !scores.has(n));
     if (left.length === 0) break;
-    const ranked = mode === 'mig' ? rankMig(job, groups, left, options) : rankShared(job, mode, groups, left, options.timesliceOvercommitRatio);
+    const ranked =
+      mode === 'mig'
+        ? rankMig(job, groups, left, options)
+        : rankShared(job, mode, groups, left, options.timesliceOvercommitRatio);
     for (const [n, score] of ranked.scores) {
       scores.set(n, score);
       reasons.delete(n);
@@ -69,7 +77,13 @@ export function rankNodes(job: JobRequest, groups: UnitGroups, nodeIndices: read
   return { scores, reasons };
 }
 
-function rankShared(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, nodeIndices: readonly number[], ratio: number): NodeRanking {
+function rankShared(
+  job: JobRequest,
+  mode: EffectiveMode,
+  groups: UnitGroups,
+  nodeIndices: readonly number[],
+  ratio: number,
+): NodeRanking {
   const { gpuCount } = job.gpu;
   const accounted = accountedGpuMilli(mode, job.gpu.gpuMilli, ratio);
   const allowed = job.gpu.allowedGpuModels ?? [];
@@ -95,12 +109,37 @@ function rankShared(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, no
         byMemory.set(memory, set);
       }
     }
-    if (!any) reasons.set(n, lasting(noGpuReason(job, entry.units.flatMap((u) => u.deviceIndices.map((i) => entry.devices.get(i)!.device)))));
-    else if (best < gpuCount) reasons.set(n, shortage(`${best} of the ${gpuCount} GPU(s) needed have ${accounted} milli-GPU and ${job.gpu.gpuMemoryMiB === null ? 'their share of' : `${job.gpu.gpuMemoryMiB} MiB of`} memory free for a ${mode} share${tenant !== null ? ` (one tenant per MPS GPU)` : ''}`));
+    if (!any)
+      reasons.set(
+        n,
+        lasting(
+          noGpuReason(
+            job,
+            entry.units.flatMap((u) => u.deviceIndices.map((i) => entry.devices.get(i)!.device)),
+          ),
+        ),
+      );
+    else if (best < gpuCount)
+      reasons.set(
+        n,
+        shortage(
+          `${best} of the ${gpuCount} GPU(s) needed have ${accounted} milli-GPU and ${job.gpu.gpuMemoryMiB === null ? 'their share of' : `${job.gpu.gpuMemoryMiB} MiB of`} memory free for a ${mode} share${tenant !== null ? ` (one tenant per MPS GPU)` : ''}`,
+        ),
+      );
   }
   for (const [memory, units] of byMemory) {
     groups.maskOnly(units, (unit, local) => qualifies(groups, unit, local, mode, null, tenant));
-    const ranked = groups.scheduler.rankAmong({ cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpuCount, gpuMilli: accounted, gpuMemoryMiB: memory, allowedGpuModels: allowed }, [...units].map((u) => u.state));
+    const ranked = groups.scheduler.rankAmong(
+      {
+        cpuMilli: job.cpuMilli,
+        hostMemoryMiB: job.hostMemoryMiB,
+        gpuCount,
+        gpuMilli: accounted,
+        gpuMemoryMiB: memory,
+        allowedGpuModels: allowed,
+      },
+      [...units].map((u) => u.state),
+    );
     for (const { nodeIndex, total } of ranked) {
       const n = groups.units[nodeIndex]!.nodeIndex;
       const previous = scores.get(n);
@@ -110,7 +149,12 @@ function rankShared(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, no
   return { scores, reasons };
 }
 
-function rankMig(job: JobRequest, groups: UnitGroups, nodeIndices: readonly number[], options: RankOptions): NodeRanking {
+function rankMig(
+  job: JobRequest,
+  groups: UnitGroups,
+  nodeIndices: readonly number[],
+  options: RankOptions,
+): NodeRanking {
   const scores = new Map<number, number>();
   const reasons = new Map<number, NodeRefusal>();
   for (const n of nodeIndices) {
@@ -121,8 +165,20 @@ function rankMig(job: JobRequest, groups: UnitGroups, nodeIndices: readonly numb
       continue;
     }
     const option = options.migs[n]!.place(job, devices);
-    if (option.kind === 'waiting') reasons.set(n, option.anyProfile ? shortage(`no MIG GPU with room for the instance (${option.withRoom} have room)`) : lasting('no MIG profile of its GPUs covers the request'));
-    else if (options.migReuseOnly && option.cost > 0) reasons.set(n, shortage('no idle MIG instance of a profile that covers the request (instances are not created on demand here)'));
+    if (option.kind === 'waiting')
+      reasons.set(
+        n,
+        option.anyProfile
+          ? shortage(`no MIG GPU with room for the instance (${option.withRoom} have room)`)
+          : lasting('no MIG profile of its GPUs covers the request'),
+      );
+    else if (options.migReuseOnly && option.cost > 0)
+      reasons.set(
+        n,
+        shortage(
+          'no idle MIG instance of a profile that covers the request (instances are not created on demand here)',
+        ),
+      );
     // Cheapest first, then the fullest GPU (as mig-layouts.ts orders options).
     else scores.set(n, -option.cost * 1000 + option.usedSlices);
   }

@@ -50,7 +50,10 @@ export class NodeState {
    * @param spec static capacity; validated here
    * @throws InvariantViolation when a capacity is not a non-negative integer
    */
-  constructor(readonly index: number, readonly spec: NodeSpec) {
+  constructor(
+    readonly index: number,
+    readonly spec: NodeSpec,
+  ) {
     for (const field of ['cpuMilli', 'hostMemoryMiB', 'gpuCount'] as const) {
       if (!isNonNegativeInteger(spec[field])) {
         throw new InvariantViolation(`node ${spec.name}: ${field} must be a non-negative integer, got ${spec[field]}`);

@@ -39,7 +39,11 @@ describe('Scheduler', () => {
       const constant: ScorePlugin = { name: 'constant', cacheable: true, score: () => 7 };
       const base = findPolicy('dot-product')!.create({ nodeCount: 4 });
       const profile: SchedulingProfile = { ...base, scores: [{ plugin: constant, weight: 1000 }] };
-      for (const ranks of [[3, 1, 0, 2], [0, 1, 2, 3], [2, 3, 1, 0]]) {
+      for (const ranks of [
+        [3, 1, 0, 2],
+        [0, 1, 2, 3],
+        [2, 3, 1, 0],
+      ]) {
         const cluster = aCluster([aNode(), aNode(), aNode(), aNode()], ranks);
         const d = new Scheduler(cluster, profile, new SeededRng(1)).schedule(aPod());
         expect(d).toMatchObject({ kind: 'placed', nodeIndex: ranks.indexOf(0) });
@@ -48,11 +52,21 @@ describe('Scheduler', () => {
   });
 
   it('a single feasible node is taken without scoring', () => {
-    const throwing: ScorePlugin = { name: 'throwing', cacheable: false, score: () => { throw new Error('scored'); } };
+    const throwing: ScorePlugin = {
+      name: 'throwing',
+      cacheable: false,
+      score: () => {
+        throw new Error('scored');
+      },
+    };
     const base = findPolicy('best-fit')!.create({ nodeCount: 2 });
     const profile: SchedulingProfile = { ...base, scores: [{ plugin: throwing, weight: 1000 }] };
     const cluster = aCluster([aNode({ gpuCount: 0 }), aNode()]);
-    expect(new Scheduler(cluster, profile, new SeededRng(1)).schedule(aPod())).toEqual({ kind: 'placed', nodeIndex: 1, gpuIndices: [0] });
+    expect(new Scheduler(cluster, profile, new SeededRng(1)).schedule(aPod())).toEqual({
+      kind: 'placed',
+      nodeIndex: 1,
+      gpuIndices: [0],
+    });
   });
 
   it('an infeasible pod is unschedulable with per-reason node counts', () => {
@@ -102,7 +116,7 @@ describe('Scheduler', () => {
       expect(place(s, aPod({ gpuMilli: 300 }))).toBe(1);
     });
 
-    it('fgd moves a CPU-only pod away once it would strand the node\'s GPU', () => {
+    it("fgd moves a CPU-only pod away once it would strand the node's GPU", () => {
       // M: one type wanting 1 vCPU and a whole GPU. Both nodes: 3 vCPU, 1 GPU; all scores tie (Δ = 0 → 50)
       // until node 0 has 1 vCPU left: a third pod there would make the type lack CPU (Δ = 1000 → 26).
       // A stale cached 50 for node 0 would keep it tied and winning by rank.
@@ -121,7 +135,7 @@ describe('Scheduler', () => {
       expect(s.schedule(aPod({ gpuMilli: 200 }))).toMatchObject({ nodeIndex: 0 }); // tie again: rank 0 wins
     });
 
-    it('more shapes than the cache\'s initial capacity are scored consistently', () => {
+    it("more shapes than the cache's initial capacity are scored consistently", () => {
       const cluster = aCluster([aNode({ gpuCount: 4 }), aNode({ gpuCount: 4 })]);
       const s = schedulerFor('best-fit', cluster);
       const filler = aPod({ cpuMilli: 8000, gpuMilli: 500 }); // node 1's raw score is 6 points higher

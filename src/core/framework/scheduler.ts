@@ -15,10 +15,10 @@ import { ScoreCache } from './score-cache.js';
 export type Decision =
   | { readonly kind: 'placed'; readonly nodeIndex: number; readonly gpuIndices: readonly number[] }
   | {
-    readonly kind: 'unschedulable';
-    /** Nodes refused, per first failing filter; counted when first read, against the nodes as they are then (read it before the next commit). */
-    readonly reasons: Readonly<Partial<Record<FitReason, number>>>;
-  };
+      readonly kind: 'unschedulable';
+      /** Nodes refused, per first failing filter; counted when first read, against the nodes as they are then (read it before the next commit). */
+      readonly reasons: Readonly<Partial<Record<FitReason, number>>>;
+    };
 
 /** A stateful scheduler for one cluster and profile (holds the score cache and shape ids). */
 export class Scheduler {
@@ -29,7 +29,11 @@ export class Scheduler {
   private scoreBuffer = new Float64Array(0);
   private totalBuffer = new Float64Array(0);
 
-  constructor(readonly cluster: SchedulingCluster, readonly profile: SchedulingProfile, private readonly rng: Rng) {
+  constructor(
+    readonly cluster: SchedulingCluster,
+    readonly profile: SchedulingProfile,
+    private readonly rng: Rng,
+  ) {
     this.caches = profile.scores.map(() => new ScoreCache(cluster.nodes.length));
   }
 
@@ -131,7 +135,10 @@ export class Scheduler {
    * cost follows their number, not the cluster's. Does not feed the profile's `observe`.
    * @returns the feasible ones among `nodes`, in the order given, with their totals
    */
-  rankAmong(pod: ResourceDemand, nodes: readonly NodeState[]): { readonly nodeIndex: number; readonly total: number }[] {
+  rankAmong(
+    pod: ResourceDemand,
+    nodes: readonly NodeState[],
+  ): { readonly nodeIndex: number; readonly total: number }[] {
     const ctx = this.context(pod);
     const filters = this.profile.filters;
     const feasible = nodes.filter((node) => {

@@ -37,7 +37,14 @@ export interface SharedPlacement {
  * @returns the placement (not yet held), or why the job waits
  * @throws InvariantViolation when the cycle rejects a placement its filter allowed
  */
-export function placeShared(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, timesliceOvercommitRatio: number, excluded: GpuExclusion | null, onlyUnits: readonly SchedulingUnit[] | null = null): SharedPlacement | WaitReason {
+export function placeShared(
+  job: JobRequest,
+  mode: EffectiveMode,
+  groups: UnitGroups,
+  timesliceOvercommitRatio: number,
+  excluded: GpuExclusion | null,
+  onlyUnits: readonly SchedulingUnit[] | null = null,
+): SharedPlacement | WaitReason {
   const { gpuCount, gpuMilli } = job.gpu;
   const accounted = accountedGpuMilli(mode, gpuMilli, timesliceOvercommitRatio);
   const allowed = job.gpu.allowedGpuModels ?? [];
@@ -47,11 +54,30 @@ export function placeShared(job: JobRequest, mode: EffectiveMode, groups: UnitGr
   if (onlyUnits === null && !perModel && excluded === null && groups.noneBlocked(mode, tenant)) {
     groups.unmask();
     const memory = job.gpu.gpuMemoryMiB!;
-    const decision = groups.scheduler.schedule({ cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpuCount, gpuMilli: accounted, gpuMemoryMiB: memory, allowedGpuModels: allowed });
-    return decision.kind === 'placed' ? placedOn(groups.units[decision.nodeIndex]!, decision.gpuIndices, groups, gpuMilli, accounted, memory, mode) : capacityReason(job, mode, accounted, groups, excluded, tenant);
+    const decision = groups.scheduler.schedule({
+      cpuMilli: job.cpuMilli,
+      hostMemoryMiB: job.hostMemoryMiB,
+      gpuCount,
+      gpuMilli: accounted,
+      gpuMemoryMiB: memory,
+      allowedGpuModels: allowed,
+    });
+    return decision.kind === 'placed'
+      ? placedOn(groups.units[decision.nodeIndex]!, decision.gpuIndices, groups, gpuMilli, accounted, memory, mode)
+      : capacityReason(job, mode, accounted, groups, excluded, tenant);
   }
-  const demandOf = (memory: number): ResourceDemand => ({ cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, gpuCount, gpuMilli: accounted, gpuMemoryMiB: memory, allowedGpuModels: allowed });
-  const waiting = (): WaitReason => (tenant !== null && groups.mpsGpusOfOthers(tenant) > 0 && sharedFitsFor(job, mode, groups, accounted, excluded, null) ? mpsTenantReason(job, groups) : capacityReason(job, mode, accounted, groups, excluded, tenant));
+  const demandOf = (memory: number): ResourceDemand => ({
+    cpuMilli: job.cpuMilli,
+    hostMemoryMiB: job.hostMemoryMiB,
+    gpuCount,
+    gpuMilli: accounted,
+    gpuMemoryMiB: memory,
+    allowedGpuModels: allowed,
+  });
+  const waiting = (): WaitReason =>
+    tenant !== null && groups.mpsGpusOfOthers(tenant) > 0 && sharedFitsFor(job, mode, groups, accounted, excluded, null)
+      ? mpsTenantReason(job, groups)
+      : capacityReason(job, mode, accounted, groups, excluded, tenant);
 
   // 1. Units with enough GPUs that qualify now (the same test as the cycle's filters, plus modes).
   const candidates: { unit: SchedulingUnit; memory: number }[] = [];
@@ -61,7 +87,8 @@ export function placeShared(job: JobRequest, mode: EffectiveMode, groups: UnitGr
     // An explicit memory request must fit the model also where the whole GPU is reserved (exclusive).
     if (job.gpu.gpuMemoryMiB !== null && job.gpu.gpuMemoryMiB > modelMemoryMiB) continue;
     const memory = reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB);
-    if (qualifyingGpus(unit, groups, job, mode, accounted, memory, excluded, tenant) >= gpuCount) candidates.push({ unit, memory });
+    if (qualifyingGpus(unit, groups, job, mode, accounted, memory, excluded, tenant) >= gpuCount)
+      candidates.push({ unit, memory });
   }
   if (candidates.length === 0) return waiting();
   // 2. A request whose memory follows the GPU takes the smallest model that fits; otherwise the
@@ -76,37 +103,81 @@ export function placeShared(job: JobRequest, mode: EffectiveMode, groups: UnitGr
     decision = groups.scheduler.schedule(demand);
   } else {
     groups.maskOnly(chosenUnits, (unit, local) => qualifies(groups, unit, local, mode, excluded, tenant));
-    decision = groups.scheduler.scheduleAmong(demand, chosen.map((c) => c.unit.state));
+    decision = groups.scheduler.scheduleAmong(
+      demand,
+      chosen.map((c) => c.unit.state),
+    );
   }
-  if (decision.kind !== 'placed') throw new InvariantViolation(`job ${job.id}: the cycle rejected a placement its filter allowed`);
-  return placedOn(groups.units[decision.nodeIndex]!, decision.gpuIndices, groups, gpuMilli, accounted, demand.gpuMemoryMiB, mode);
+  if (decision.kind !== 'placed')
+    throw new InvariantViolation(`job ${job.id}: the cycle rejected a placement its filter allowed`);
+  return placedOn(
+    groups.units[decision.nodeIndex]!,
+    decision.gpuIndices,
+    groups,
+    gpuMilli,
+    accounted,
+    demand.gpuMemoryMiB,
+    mode,
+  );
 }
 
-function placedOn(unit: SchedulingUnit, locals: readonly number[], groups: UnitGroups, gpuMilli: number, accounted: number, memory: number, mode: EffectiveMode): SharedPlacement {
+function placedOn(
+  unit: SchedulingUnit,
+  locals: readonly number[],
+  groups: UnitGroups,
+  gpuMilli: number,
+  accounted: number,
+  memory: number,
+  mode: EffectiveMode,
+): SharedPlacement {
   const devices = groups.nodes[unit.nodeIndex]!.devices;
   const gpus: PlacedGpu[] = locals.map((local) => {
     const device = devices.get(unit.deviceIndices[local]!)!.device;
-    return { index: device.index, uuid: device.uuid, gpuMilli, accountedGpuMilli: accounted, gpuMemoryMiB: memory, mig: null };
+    return {
+      index: device.index,
+      uuid: device.uuid,
+      gpuMilli,
+      accountedGpuMilli: accounted,
+      gpuMemoryMiB: memory,
+      mig: null,
+    };
   });
   if (gpus.length > 1) gpus.sort((a, b) => a.index - b.index);
   return { nodeIndex: unit.nodeIndex, placement: { mode, gpus } };
 }
 
 /** GPUs of `unit` that could take the share now (0 when the node lacks the host resources); `tenant` non-null applies the one-tenant-per-MPS-GPU rule. */
-export function qualifyingGpus(unit: SchedulingUnit, groups: UnitGroups, job: JobRequest, mode: EffectiveMode, accounted: number, memory: number, excluded: GpuExclusion | null, tenant: string | null): number {
+export function qualifyingGpus(
+  unit: SchedulingUnit,
+  groups: UnitGroups,
+  job: JobRequest,
+  mode: EffectiveMode,
+  accounted: number,
+  memory: number,
+  excluded: GpuExclusion | null,
+  tenant: string | null,
+): number {
   const node = unit.state;
   if (node.freeCpuMilli < job.cpuMilli || node.freeHostMemoryMiB < job.hostMemoryMiB) return 0;
   let count = 0;
   for (let local = 0; local < unit.deviceIndices.length; local++) {
     // Capacity first: it is two array reads, and on a busy cluster it rules most GPUs out.
     const memoryFits = memory === 0 || node.gpuFreeMemoryMiB[local]! >= memory;
-    if (node.gpuFreeMilli[local]! >= accounted && memoryFits && qualifies(groups, unit, local, mode, excluded, tenant)) count++;
+    if (node.gpuFreeMilli[local]! >= accounted && memoryFits && qualifies(groups, unit, local, mode, excluded, tenant))
+      count++;
   }
   return count;
 }
 
 /** Mode, health, tenant and exclusion rules of one GPU (capacity is the cycle's business). */
-export function qualifies(groups: UnitGroups, unit: SchedulingUnit, local: number, mode: EffectiveMode, excluded: GpuExclusion | null, tenant: string | null): boolean {
+export function qualifies(
+  groups: UnitGroups,
+  unit: SchedulingUnit,
+  local: number,
+  mode: EffectiveMode,
+  excluded: GpuExclusion | null,
+  tenant: string | null,
+): boolean {
   const index = unit.deviceIndices[local]!;
   if (excluded?.(unit.nodeIndex, index) === true) return false;
   return qualifiesNow(groups.device(unit.nodeIndex, index)!, mode, tenant);
@@ -132,13 +203,17 @@ function mpsTenantReason(job: JobRequest, groups: UnitGroups): WaitReason {
     const held: { node: number; index: number; tenant: string }[] = [];
     for (const entry of groups.nodes) {
       for (const state of entry.devices.values()) {
-        if (state.mpsTenant !== null && state.mpsTenant !== job.tenant) held.push({ node: entry.index, index: state.device.index, tenant: state.mpsTenant });
+        if (state.mpsTenant !== null && state.mpsTenant !== job.tenant)
+          held.push({ node: entry.index, index: state.device.index, tenant: state.mpsTenant });
       }
     }
     held.sort((a, b) => a.node - b.node || a.index - b.index);
     const named = groups.nodes.length > 1;
     const tenantName = (t: string): string => (t === MIXED_MPS_TENANTS ? 'several tenants' : `tenant ${t}`);
-    const clauses = held.map((h) => `GPU ${h.index}${named ? ` of node ${groups.nodes[h.node]!.node.name}` : ''} runs MPS jobs of ${tenantName(h.tenant)}`);
+    const clauses = held.map(
+      (h) =>
+        `GPU ${h.index}${named ? ` of node ${groups.nodes[h.node]!.node.name}` : ''} runs MPS jobs of ${tenantName(h.tenant)}`,
+    );
     const tenants = [...new Set(held.map((h) => h.tenant).filter((t) => t !== MIXED_MPS_TENANTS))].sort();
     return {
       message: `waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): ${clauses.join('; ')}`,
@@ -148,7 +223,14 @@ function mpsTenantReason(job: JobRequest, groups: UnitGroups): WaitReason {
 }
 
 /** Why no unit takes the job: how many GPUs of one unit qualify at most (worked out when read). */
-function capacityReason(job: JobRequest, mode: EffectiveMode, accounted: number, groups: UnitGroups, excluded: GpuExclusion | null, tenant: string | null): WaitReason {
+function capacityReason(
+  job: JobRequest,
+  mode: EffectiveMode,
+  accounted: number,
+  groups: UnitGroups,
+  excluded: GpuExclusion | null,
+  tenant: string | null,
+): WaitReason {
   const memoryText = job.gpu.gpuMemoryMiB === null ? 'proportional' : `${job.gpu.gpuMemoryMiB} MiB`;
   return lazyWaitReason(WAIT_CODES.gpuCapacity, () => {
     let best = 0;
@@ -157,11 +239,29 @@ function capacityReason(job: JobRequest, mode: EffectiveMode, accounted: number,
       if (unit.model === null || (allowed.length > 0 && !allowed.includes(unit.model))) continue;
       const modelMemoryMiB = unit.state.spec.gpuMemoryMiB ?? 0;
       if (job.gpu.gpuMemoryMiB !== null && job.gpu.gpuMemoryMiB > modelMemoryMiB) continue;
-      best = Math.max(best, qualifyingGpus(unit, groups, job, mode, accounted, reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB), excluded, tenant));
+      best = Math.max(
+        best,
+        qualifyingGpus(
+          unit,
+          groups,
+          job,
+          mode,
+          accounted,
+          reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB),
+          excluded,
+          tenant,
+        ),
+      );
     }
     return {
       message: `waiting for ${job.gpu.gpuCount} GPU(s) of one model with ${accounted} free milli-GPU and ${memoryText} free memory in mode ${mode}; at most ${best} qualify now`,
-      details: { gpuCount: job.gpu.gpuCount, gpuMilli: accounted, gpuMemoryMiB: job.gpu.gpuMemoryMiB, mode, qualifyingGpus: best },
+      details: {
+        gpuCount: job.gpu.gpuCount,
+        gpuMilli: accounted,
+        gpuMemoryMiB: job.gpu.gpuMemoryMiB,
+        mode,
+        qualifyingGpus: best,
+      },
     };
   });
 }
@@ -171,18 +271,50 @@ function capacityReason(job: JobRequest, mode: EffectiveMode, accounted: number,
  * host resources), without asking the policy which: the same answer `placeShared` would give,
  * with no rng draw and nothing learned (for what-if questions).
  */
-export function sharedFits(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, timesliceOvercommitRatio: number, excluded: GpuExclusion | null): boolean {
-  return sharedFitsFor(job, mode, groups, accountedGpuMilli(mode, job.gpu.gpuMilli, timesliceOvercommitRatio), excluded, groups.mpsTenantFor(mode, job.tenant));
+export function sharedFits(
+  job: JobRequest,
+  mode: EffectiveMode,
+  groups: UnitGroups,
+  timesliceOvercommitRatio: number,
+  excluded: GpuExclusion | null,
+): boolean {
+  return sharedFitsFor(
+    job,
+    mode,
+    groups,
+    accountedGpuMilli(mode, job.gpu.gpuMilli, timesliceOvercommitRatio),
+    excluded,
+    groups.mpsTenantFor(mode, job.tenant),
+  );
 }
 
 /** `sharedFits` with the accounted share given, and the one-tenant rule applied for `tenant` (null: not applied). */
-function sharedFitsFor(job: JobRequest, mode: EffectiveMode, groups: UnitGroups, accounted: number, excluded: GpuExclusion | null, tenant: string | null): boolean {
+function sharedFitsFor(
+  job: JobRequest,
+  mode: EffectiveMode,
+  groups: UnitGroups,
+  accounted: number,
+  excluded: GpuExclusion | null,
+  tenant: string | null,
+): boolean {
   const allowed = job.gpu.allowedGpuModels ?? [];
   for (const unit of groups.units) {
     if (unit.model === null || (allowed.length > 0 && !allowed.includes(unit.model))) continue;
     const modelMemoryMiB = unit.state.spec.gpuMemoryMiB ?? 0;
     if (job.gpu.gpuMemoryMiB !== null && job.gpu.gpuMemoryMiB > modelMemoryMiB) continue;
-    if (qualifyingGpus(unit, groups, job, mode, accounted, reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB), excluded, tenant) >= job.gpu.gpuCount) return true;
+    if (
+      qualifyingGpus(
+        unit,
+        groups,
+        job,
+        mode,
+        accounted,
+        reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB),
+        excluded,
+        tenant,
+      ) >= job.gpu.gpuCount
+    )
+      return true;
   }
   return false;
 }

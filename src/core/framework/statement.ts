@@ -67,9 +67,13 @@ export class Statement {
 
   /** The MIG layout changes the kept placements need, per GPU. */
   migReconfigurations(): MigReconfiguration[] {
-    return this.made.flatMap(({ jobId, node, placement }) => placement.gpus
-      .filter((g) => g.migChanges !== undefined && (g.migChanges.destroy.length > 0 || g.migChanges.create.length > 0))
-      .map((g) => ({ node, gpuIndex: g.index, jobId, changes: g.migChanges! })));
+    return this.made.flatMap(({ jobId, node, placement }) =>
+      placement.gpus
+        .filter(
+          (g) => g.migChanges !== undefined && (g.migChanges.destroy.length > 0 || g.migChanges.create.length > 0),
+        )
+        .map((g) => ({ node, gpuIndex: g.index, jobId, changes: g.migChanges! })),
+    );
   }
 
   /** Ends the statement: keeps everything not rolled back and stops recording. */

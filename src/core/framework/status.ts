@@ -46,7 +46,11 @@ export interface WaitReason {
 }
 
 /** Builds a reason. */
-export function waitReason(code: WaitCode, message: string, details: Readonly<Record<string, WaitDetail>> = {}): WaitReason {
+export function waitReason(
+  code: WaitCode,
+  message: string,
+  details: Readonly<Record<string, WaitDetail>> = {},
+): WaitReason {
   return { code, message, details };
 }
 
@@ -55,7 +59,10 @@ export function waitReason(code: WaitCode, message: string, details: Readonly<Re
  * trace replay makes many reasons nobody reads, and some (how many GPUs qualify) cost a walk over
  * every GPU.
  */
-export function lazyWaitReason(code: WaitCode, describe: () => { message: string; details: Readonly<Record<string, WaitDetail>> }): WaitReason {
+export function lazyWaitReason(
+  code: WaitCode,
+  describe: () => { message: string; details: Readonly<Record<string, WaitDetail>> },
+): WaitReason {
   let described: { message: string; details: Readonly<Record<string, WaitDetail>> } | null = null;
   const get = () => (described ??= describe());
   return {

@@ -89,27 +89,52 @@ export class UnitGroups {
    * @param mpsOneTenantPerGpu the one-tenant-per-MPS-GPU rule (docs/decisions/0014): a GPU holding `mps` jobs of one tenant takes `mps` jobs of that tenant only
    * @throws InvariantViolation when a GPU index repeats on a node
    */
-  constructor(nodes: readonly { node: ClusterNode; gpus: readonly GpuDevice[] }[], profileOf: (unitCount: number) => SchedulingProfile, rng: Rng, nodeRank?: Int32Array, readonly mpsOneTenantPerGpu = true) {
+  constructor(
+    nodes: readonly { node: ClusterNode; gpus: readonly GpuDevice[] }[],
+    profileOf: (unitCount: number) => SchedulingProfile,
+    rng: Rng,
+    nodeRank?: Int32Array,
+    readonly mpsOneTenantPerGpu = true,
+  ) {
     const units: SchedulingUnit[] = [];
     const ranks: number[] = [];
-    const maxUnits = Math.max(1, ...nodes.map(({ gpus }) => new Set(gpus.filter((g) => !g.migEnabled).map((g) => g.model)).size));
+    const maxUnits = Math.max(
+      1,
+      ...nodes.map(({ gpus }) => new Set(gpus.filter((g) => !g.migEnabled).map((g) => g.model)).size),
+    );
     this.nodes = nodes.map(({ node, gpus }, nodeIndex) => {
       const devices = new Map<number, DeviceState>();
       const byModel = new Map<string, GpuDevice[]>();
       for (const device of [...gpus].sort((a, b) => a.index - b.index)) {
-        if (devices.has(device.index)) throw new InvariantViolation(`node ${node.name}: GPU index ${device.index} listed twice`);
-        devices.set(device.index, { device, nodeIndex, mode: device.migEnabled ? 'mig' : null, jobs: new Set(), mpsTenant: null, unit: null, local: 0 });
+        if (devices.has(device.index))
+          throw new InvariantViolation(`node ${node.name}: GPU index ${device.index} listed twice`);
+        devices.set(device.index, {
+          device,
+          nodeIndex,
+          mode: device.migEnabled ? 'mig' : null,
+          jobs: new Set(),
+          mpsTenant: null,
+          unit: null,
+          local: 0,
+        });
         if (!device.migEnabled) byModel.set(device.model, [...(byModel.get(device.model) ?? []), device]);
       }
       const groups = [...byModel.entries()]
-        .map(([model, list]) => ({ model: model as string | null, list, memory: Math.min(...list.map((d) => d.gpuMemoryMiB)) }))
+        .map(([model, list]) => ({
+          model: model as string | null,
+          list,
+          memory: Math.min(...list.map((d) => d.gpuMemoryMiB)),
+        }))
         .sort((a, b) => a.memory - b.memory || (a.model ?? '').localeCompare(b.model ?? ''));
       if (groups.length === 0) groups.push({ model: null, list: [], memory: 0 });
       const nodeUnits = groups.map(({ model, list, memory }, k): SchedulingUnit => {
         const index = units.length;
         const state = new NodeState(index, {
           name: groups.length === 1 ? node.name : `${node.name}/${model}`,
-          cpuMilli: node.hostCpuMilli, hostMemoryMiB: node.hostMemoryMiB, gpuCount: list.length, gpuModel: model,
+          cpuMilli: node.hostCpuMilli,
+          hostMemoryMiB: node.hostMemoryMiB,
+          gpuCount: list.length,
+          gpuModel: model,
           gpuMemoryMiB: model === null || memory <= 0 ? null : memory,
         });
         const unit = { index, nodeIndex, model, state, deviceIndices: list.map((d) => d.index) };
@@ -118,11 +143,23 @@ export class UnitGroups {
         list.forEach((d, local) => devices.set(d.index, { ...devices.get(d.index)!, unit, local }));
         return unit;
       });
-      for (const state of devices.values()) if (!state.device.migEnabled && !state.device.schedulable) this.countBlocked(state, null, +1);
-      return { index: nodeIndex, node, devices, units: nodeUnits, freeCpuMilli: node.hostCpuMilli, freeHostMemoryMiB: node.hostMemoryMiB };
+      for (const state of devices.values())
+        if (!state.device.migEnabled && !state.device.schedulable) this.countBlocked(state, null, +1);
+      return {
+        index: nodeIndex,
+        node,
+        devices,
+        units: nodeUnits,
+        freeCpuMilli: node.hostCpuMilli,
+        freeHostMemoryMiB: node.hostMemoryMiB,
+      };
     });
     this.units = units;
-    this.scheduler = new Scheduler({ nodes: units.map((u) => u.state), nodeRank: Int32Array.from(ranks) }, profileOf(units.length), rng);
+    this.scheduler = new Scheduler(
+      { nodes: units.map((u) => u.state), nodeRank: Int32Array.from(ranks) },
+      profileOf(units.length),
+      rng,
+    );
   }
 
   /** The state of GPU `index` of node `nodeIndex`; undefined when there is none. */
@@ -181,7 +218,9 @@ export class UnitGroups {
 
   /** Masks GPUs in or out for the next cycle (`eligible(unit, local)`), and remembers that a mask is set. */
   mask(eligible: (unit: SchedulingUnit, local: number) => boolean): void {
-    for (const unit of this.units) for (let local = 0; local < unit.deviceIndices.length; local++) unit.state.setGpuEligible(local, eligible(unit, local));
+    for (const unit of this.units)
+      for (let local = 0; local < unit.deviceIndices.length; local++)
+        unit.state.setGpuEligible(local, eligible(unit, local));
     this.masked = true;
   }
 
@@ -191,14 +230,17 @@ export class UnitGroups {
    * sets or clears the mask of every unit.
    */
   maskOnly(units: Iterable<SchedulingUnit>, eligible: (unit: SchedulingUnit, local: number) => boolean): void {
-    for (const unit of units) for (let local = 0; local < unit.deviceIndices.length; local++) unit.state.setGpuEligible(local, eligible(unit, local));
+    for (const unit of units)
+      for (let local = 0; local < unit.deviceIndices.length; local++)
+        unit.state.setGpuEligible(local, eligible(unit, local));
     this.masked = true;
   }
 
   /** Makes every GPU eligible again after a masked search (a no-op when none is masked). */
   unmask(): void {
     if (!this.masked) return;
-    for (const unit of this.units) for (let local = 0; local < unit.deviceIndices.length; local++) unit.state.setGpuEligible(local, true);
+    for (const unit of this.units)
+      for (let local = 0; local < unit.deviceIndices.length; local++) unit.state.setGpuEligible(local, true);
     this.masked = false;
   }
 
@@ -207,12 +249,20 @@ export class UnitGroups {
    * with them (on the first unit), then tells the node's other units what host is left.
    * @throws InvariantViolation when a GPU of the placement is in MIG mode, or on over-commit
    */
-  commit(nodeIndex: number, placement: Placement, host: { cpuMilli: number; hostMemoryMiB: number }, take: boolean): void {
+  commit(
+    nodeIndex: number,
+    placement: Placement,
+    host: { cpuMilli: number; hostMemoryMiB: number },
+    take: boolean,
+  ): void {
     const entry = this.nodes[nodeIndex]!;
     const { gpus } = placement;
     // A placement without GPUs (the simulator's CPU-only pods) takes host resources on the node's first unit.
     const firstUnit = gpus.length === 0 ? entry.units[0]! : entry.devices.get(gpus[0]!.index)?.unit;
-    if (!firstUnit) throw new InvariantViolation(`GPU ${gpus[0]!.index} of node ${entry.node.name} is in MIG mode; it cannot hold a ${placement.mode} share`);
+    if (!firstUnit)
+      throw new InvariantViolation(
+        `GPU ${gpus[0]!.index} of node ${entry.node.name} is in MIG mode; it cannot hold a ${placement.mode} share`,
+      );
     // Almost always one unit (a job's GPUs are of one model); a re-adopted placement may span more.
     let locals: number[] = [];
     let rest: PlacedGpu[] | null = null;
@@ -226,7 +276,10 @@ export class UnitGroups {
       const byUnit = new Map<SchedulingUnit, number[]>();
       for (const gpu of rest) {
         const state = entry.devices.get(gpu.index)!;
-        if (!state.unit) throw new InvariantViolation(`GPU ${gpu.index} of node ${entry.node.name} is in MIG mode; it cannot hold a ${placement.mode} share`);
+        if (!state.unit)
+          throw new InvariantViolation(
+            `GPU ${gpu.index} of node ${entry.node.name} is in MIG mode; it cannot hold a ${placement.mode} share`,
+          );
         locals = byUnit.get(state.unit) ?? [];
         locals.push(state.local);
         byUnit.set(state.unit, locals);
@@ -239,10 +292,20 @@ export class UnitGroups {
   }
 
   /** Commits (or uncommits) one unit's part of a placement through the cycle (so Reserve plugins see it). */
-  private commitOn(unit: SchedulingUnit, locals: number[], first: PlacedGpu | undefined, host: { cpuMilli: number; hostMemoryMiB: number }, take: boolean): void {
+  private commitOn(
+    unit: SchedulingUnit,
+    locals: number[],
+    first: PlacedGpu | undefined,
+    host: { cpuMilli: number; hostMemoryMiB: number },
+    take: boolean,
+  ): void {
     const demand: ResourceDemand = {
-      cpuMilli: host.cpuMilli, hostMemoryMiB: host.hostMemoryMiB,
-      gpuCount: locals.length, gpuMilli: first?.accountedGpuMilli ?? 0, gpuMemoryMiB: first?.gpuMemoryMiB ?? 0, allowedGpuModels: [],
+      cpuMilli: host.cpuMilli,
+      hostMemoryMiB: host.hostMemoryMiB,
+      gpuCount: locals.length,
+      gpuMilli: first?.accountedGpuMilli ?? 0,
+      gpuMemoryMiB: first?.gpuMemoryMiB ?? 0,
+      allowedGpuModels: [],
     };
     if (this.masked) for (const local of locals) unit.state.setGpuEligible(local, true);
     if (take) this.scheduler.commit(demand, unit.index, locals);

@@ -22,18 +22,22 @@ describe('explainMigFit', () => {
     const fit = explainMigFit(H, layout, profile(H, '3g.40gb'));
     expect(fit).toEqual({
       fits: false,
-      reason: '3g.40gb (profile ID 9, placements {0,4}:4) does not fit on this H100-80GB: '
-        + 'start 0 needs slices 0-3, taken by 1g.10gb at 0:1 (idle) and 1g.10gb at 1:1 (idle); '
-        + 'start 4 needs slices 4-7, taken by 1g.10gb at 5:1 (idle)',
+      reason:
+        '3g.40gb (profile ID 9, placements {0,4}:4) does not fit on this H100-80GB: ' +
+        'start 0 needs slices 0-3, taken by 1g.10gb at 0:1 (idle) and 1g.10gb at 1:1 (idle); ' +
+        'start 4 needs slices 4-7, taken by 1g.10gb at 5:1 (idle)',
       blockingGis: layout,
     });
     if (!fit.fits) for (const [i, g] of fit.blockingGis.entries()) expect(g).toBe(layout[i]);
   });
 
-  it('says where it fits: choosePlacement\'s start', () => {
+  it("says where it fits: choosePlacement's start", () => {
     expect(explainMigFit(H, [], profile(H, '3g.40gb'))).toEqual({ fits: true, start: 4 });
     const layout = [gi(H, '1g.10gb', 6)];
-    expect(explainMigFit(H, layout, profile(H, '3g.40gb'))).toEqual({ fits: true, start: choosePlacement(H, layout, profile(H, '3g.40gb')) });
+    expect(explainMigFit(H, layout, profile(H, '3g.40gb'))).toEqual({
+      fits: true,
+      start: choosePlacement(H, layout, profile(H, '3g.40gb')),
+    });
   });
 
   it('after three 1g.10gb placed by choosePlacement on an empty H100, a 4g.40gb still fits at 0', () => {
@@ -54,9 +58,11 @@ describe('explainMigFit', () => {
     const fit = explainMigFit(H, layout, profile(H, '1g.10gb+me'));
     expect(fit.fits).toBe(false);
     if (fit.fits) return;
-    expect(fit.reason).toBe('1g.10gb+me (profile ID 20, placements {0,1,2,3,4,5,6}:1) does not fit on this H100-80GB: '
-      + 'a GPU holds at most 1 1g.10gb+me GI, and this one has 1g.10gb+me at 0:1 (in use); '
-      + 'a GPU holds only one +me GI, and this one has 1g.10gb+me at 0:1 (in use)');
+    expect(fit.reason).toBe(
+      '1g.10gb+me (profile ID 20, placements {0,1,2,3,4,5,6}:1) does not fit on this H100-80GB: ' +
+        'a GPU holds at most 1 1g.10gb+me GI, and this one has 1g.10gb+me at 0:1 (in use); ' +
+        'a GPU holds only one +me GI, and this one has 1g.10gb+me at 0:1 (in use)',
+    );
     expect(fit.blockingGis).toEqual(layout);
     // Another +me profile on A30: only the one-+me rule blocks it.
     const a30 = [gi('A30-24GB', '1g.6gb+me', 0)];
@@ -92,7 +98,11 @@ describe('explainMigFit', () => {
   it('refuses an invalid layout without blaming a GI', () => {
     const overlapping = [gi(H, '3g.40gb', 0), gi(H, '1g.10gb', 1)];
     const fit = explainMigFit(H, overlapping, profile(H, '1g.10gb'));
-    expect(fit).toEqual({ fits: false, reason: expect.stringContaining('the GPU\'s current layout is not valid for H100-80GB'), blockingGis: [] });
+    expect(fit).toEqual({
+      fits: false,
+      reason: expect.stringContaining("the GPU's current layout is not valid for H100-80GB"),
+      blockingGis: [],
+    });
   });
 
   it('throws a RangeError for a profile of another model', () => {

@@ -15,22 +15,22 @@ import { migGeometry, migProfilesFor, type MigProfile } from './mig-profiles.js'
 /** The answer of {@link explainMigFit}. */
 export type MigFitExplanation =
   | {
-    readonly fits: true;
-    /** Where the GI would go: {@link choosePlacement}'s start. */
-    readonly start: number;
-  }
+      readonly fits: true;
+      /** Where the GI would go: {@link choosePlacement}'s start. */
+      readonly start: number;
+    }
   | {
-    readonly fits: false;
-    /** One sentence naming the profile, its placements and each rule that blocks it. */
-    readonly reason: string;
-    /**
-     * The existing GIs that block it, by ascending start (the same objects as in `gis`): those
-     * holding slices of the valid placements when every placement is taken, those of the profile
-     * when its count limit is reached, the `+me` GI when a second one is asked for, and every GI
-     * when the GPU's GI count or compute slices are exhausted. Empty when the layout is invalid.
-     */
-    readonly blockingGis: MigGpuInstance[];
-  };
+      readonly fits: false;
+      /** One sentence naming the profile, its placements and each rule that blocks it. */
+      readonly reason: string;
+      /**
+       * The existing GIs that block it, by ascending start (the same objects as in `gis`): those
+       * holding slices of the valid placements when every placement is taken, those of the profile
+       * when its count limit is reached, the `+me` GI when a second one is asked for, and every GI
+       * when the GPU's GI count or compute slices are exhausted. Empty when the layout is invalid.
+       */
+      readonly blockingGis: MigGpuInstance[];
+    };
 
 /** The profile of `gi` on `model` (same ID and memory slices); undefined if none. */
 function profileOfGi(model: string, gi: MigGpuInstance): MigProfile | undefined {
@@ -72,7 +72,9 @@ function slicesText(start: number, size: number): string {
  */
 export function explainMigFit(model: string, gis: readonly MigGpuInstance[], profile: MigProfile): MigFitExplanation {
   if (!migProfilesFor(model).includes(profile)) {
-    throw new RangeError(`MIG profile ${profile.name} (ID ${profile.profileId}) of ${profile.gpuModel} is not a profile of ${model}`);
+    throw new RangeError(
+      `MIG profile ${profile.name} (ID ${profile.profileId}) of ${profile.gpuModel} is not a profile of ${model}`,
+    );
   }
   const start = choosePlacement(model, gis, profile);
   if (start !== null) return { fits: true, start };
@@ -86,7 +88,9 @@ export function explainMigFit(model: string, gis: readonly MigGpuInstance[], pro
 
   const parts: string[] = [];
   const blockers = new Set<MigGpuInstance>();
-  const block = (list: readonly MigGpuInstance[]): void => { for (const gi of list) blockers.add(gi); };
+  const block = (list: readonly MigGpuInstance[]): void => {
+    for (const gi of list) blockers.add(gi);
+  };
   const describe = (list: readonly MigGpuInstance[]): string => listText(list.map((gi) => describeMigGi(model, gi)));
   const byStart = [...gis].sort((a, b) => a.start - b.start);
 
@@ -96,13 +100,19 @@ export function explainMigFit(model: string, gis: readonly MigGpuInstance[], pro
     taken: byStart.filter((gi) => gi.start < s + size && s < gi.start + gi.size),
   }));
   if (perStart.every((p) => p.taken.length > 0)) {
-    parts.push(perStart.map((p) => `start ${p.start} needs ${slicesText(p.start, size)}, taken by ${describe(p.taken)}`).join('; '));
+    parts.push(
+      perStart
+        .map((p) => `start ${p.start} needs ${slicesText(p.start, size)}, taken by ${describe(p.taken)}`)
+        .join('; '),
+    );
     for (const p of perStart) block(p.taken);
   }
   // The profile's count limit.
   const same = byStart.filter((gi) => profileOfGi(model, gi) === profile);
   if (same.length >= profile.maxCount) {
-    parts.push(`a GPU holds at most ${profile.maxCount} ${profile.name} GI${profile.maxCount === 1 ? '' : 's'}, and this one has ${describe(same)}`);
+    parts.push(
+      `a GPU holds at most ${profile.maxCount} ${profile.name} GI${profile.maxCount === 1 ? '' : 's'}, and this one has ${describe(same)}`,
+    );
     block(same);
   }
   // The GPU's GI count limit.
@@ -113,7 +123,9 @@ export function explainMigFit(model: string, gis: readonly MigGpuInstance[], pro
   // Compute slices.
   const usedCompute = byStart.reduce((sum, gi) => sum + (profileOfGi(model, gi)?.computeSlices ?? 0), 0);
   if (usedCompute + profile.computeSlices > geometry.computeSlices) {
-    parts.push(`it needs ${profile.computeSlices} compute slice${profile.computeSlices === 1 ? '' : 's'} and ${geometry.computeSlices - usedCompute} of ${geometry.computeSlices} are free`);
+    parts.push(
+      `it needs ${profile.computeSlices} compute slice${profile.computeSlices === 1 ? '' : 's'} and ${geometry.computeSlices - usedCompute} of ${geometry.computeSlices} are free`,
+    );
     block(byStart);
   }
   // One +me GI per GPU.

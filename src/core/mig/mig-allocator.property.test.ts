@@ -34,12 +34,21 @@ describe('MIG allocator properties', () => {
             if (profile === undefined) throw new Error('no profiles');
             const start = choosePlacement(model, layout, profile);
             const validStarts = profile.placementStarts.filter((s) =>
-              isValidLayout(model, [...layout, { profileId: profile.profileId, start: s, size: profile.memorySlices, inUse: true }]));
+              isValidLayout(model, [
+                ...layout,
+                { profileId: profile.profileId, start: s, size: profile.memorySlices, inUse: true },
+              ]),
+            );
             if (start === null) {
               expect(validStarts).toEqual([]);
             } else {
               expect(validStarts).toContain(start);
-              layout.push({ profileId: profile.profileId, start, size: profile.memorySlices, inUse: op.pick % 2 === 0 });
+              layout.push({
+                profileId: profile.profileId,
+                start,
+                size: profile.memorySlices,
+                inUse: op.pick % 2 === 0,
+              });
             }
           }
           expect(isValidLayout(model, layout)).toBe(true);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { choosePlacement, freeCapacity, isValidLayout, smallestProfileFor, validStartsFor, type MigGpuInstance } from './mig-allocator.js';
+import {
+  choosePlacement,
+  freeCapacity,
+  isValidLayout,
+  smallestProfileFor,
+  validStartsFor,
+  type MigGpuInstance,
+} from './mig-allocator.js';
 import { findMigProfile, type MigProfile } from './mig-profiles.js';
 
 /** The profile, failing the test when the table lacks it. */
@@ -122,7 +129,8 @@ describe('choosePlacement', () => {
 
   it('finds no 3g, 4g or 7g with 1g GIs at 0, 1 and 5, though 4 compute slices are free', () => {
     const layout = [gi(A40, 19, 0), gi(A40, 19, 1), gi(A40, 19, 5)];
-    for (const name of ['3g.20gb', '4g.20gb', '7g.40gb']) expect(choosePlacement(A40, layout, profile(A40, name))).toBeNull();
+    for (const name of ['3g.20gb', '4g.20gb', '7g.40gb'])
+      expect(choosePlacement(A40, layout, profile(A40, name))).toBeNull();
     expect(choosePlacement(A40, layout, profile(A40, '2g.10gb'))).toBe(2);
   });
 
@@ -149,14 +157,23 @@ describe('choosePlacement', () => {
 describe('freeCapacity', () => {
   it('lists every profile with its maximum on an empty A100', () => {
     expect(freeCapacity(A40, []).map((c) => [c.profile.name, c.count])).toEqual([
-      ['1g.5gb', 7], ['1g.5gb+me', 1], ['1g.10gb', 4], ['2g.10gb', 3], ['3g.20gb', 2], ['4g.20gb', 1], ['7g.40gb', 1],
+      ['1g.5gb', 7],
+      ['1g.5gb+me', 1],
+      ['1g.10gb', 4],
+      ['2g.10gb', 3],
+      ['3g.20gb', 2],
+      ['4g.20gb', 1],
+      ['7g.40gb', 1],
     ]);
   });
 
   it('shows what is left around 1g GIs at 0, 1 and 5, and nothing on a full GPU', () => {
     const layout = [gi(A40, 19, 0), gi(A40, 19, 1), gi(A40, 19, 5)];
     expect(freeCapacity(A40, layout).map((c) => [c.profile.name, c.count])).toEqual([
-      ['1g.5gb', 4], ['1g.5gb+me', 1], ['1g.10gb', 2], ['2g.10gb', 1],
+      ['1g.5gb', 4],
+      ['1g.5gb+me', 1],
+      ['1g.10gb', 2],
+      ['2g.10gb', 1],
     ]);
     expect(freeCapacity(A40, [gi(A40, 0, 0, false)])).toEqual([]);
     expect(freeCapacity('T4', [])).toEqual([]);

@@ -87,7 +87,9 @@ export function isValidLayout(model: string, gis: readonly MigGpuInstance[]): bo
  */
 export function validStartsFor(model: string, gis: readonly MigGpuInstance[], profile: MigProfile): number[] {
   if (!migProfilesFor(model).includes(profile)) {
-    throw new RangeError(`MIG profile ${profile.name} (ID ${profile.profileId}) of ${profile.gpuModel} is not a profile of ${model}`);
+    throw new RangeError(
+      `MIG profile ${profile.name} (ID ${profile.profileId}) of ${profile.gpuModel} is not a profile of ${model}`,
+    );
   }
   return profile.placementStarts.filter((start) => isValidLayout(model, [...gis, newGi(profile, start)]));
 }
@@ -115,7 +117,9 @@ function compareSize(a: MigProfile, b: MigProfile): number {
 export function smallestProfileFor(model: string, request: MigShareRequest): MigProfile | undefined {
   const { gpuMilli, gpuMemoryMiB } = request;
   if (!isNonNegativeInteger(gpuMilli) || !isNonNegativeInteger(gpuMemoryMiB)) {
-    throw new RangeError(`gpuMilli and gpuMemoryMiB must be non-negative integers, got ${gpuMilli} and ${gpuMemoryMiB}`);
+    throw new RangeError(
+      `gpuMilli and gpuMemoryMiB must be non-negative integers, got ${gpuMilli} and ${gpuMemoryMiB}`,
+    );
   }
   const geometry = migGeometry(model);
   if (geometry === undefined) return undefined;
@@ -188,7 +192,11 @@ export function choosePlacement(model: string, gis: readonly MigGpuInstance[], p
   let best: Candidate | null = null;
   for (const start of validStartsFor(model, gis, profile)) {
     const after = [...gis, newGi(profile, start)];
-    const candidate: Candidate = { start, largest: largestPlaceable(model, after), aligned: freeSlicesInAlignedBlocks(model, after) };
+    const candidate: Candidate = {
+      start,
+      largest: largestPlaceable(model, after),
+      aligned: freeSlicesInAlignedBlocks(model, after),
+    };
     if (best === null || isBetter(candidate, best)) best = candidate;
   }
   return best === null ? null : best.start;
@@ -203,8 +211,9 @@ interface Candidate {
 
 /** True when `a` ranks above `b`: larger profile still placeable, then more aligned free slices, then higher start. */
 function isBetter(a: Candidate, b: Candidate): boolean {
-  const bySize = (a.largest === undefined ? -1 : 0) - (b.largest === undefined ? -1 : 0)
-    || (a.largest !== undefined && b.largest !== undefined ? compareSize(a.largest, b.largest) : 0);
+  const bySize =
+    (a.largest === undefined ? -1 : 0) - (b.largest === undefined ? -1 : 0) ||
+    (a.largest !== undefined && b.largest !== undefined ? compareSize(a.largest, b.largest) : 0);
   if (bySize !== 0) return bySize > 0;
   if (a.aligned !== b.aligned) return a.aligned > b.aligned;
   return a.start > b.start;
@@ -223,7 +232,11 @@ export function freeCapacity(model: string, gis: readonly MigGpuInstance[]): Mig
   const result: MigFreeCapacity[] = [];
   for (const profile of migProfilesFor(model)) {
     const layout = [...gis];
-    for (let start = choosePlacement(model, layout, profile); start !== null; start = choosePlacement(model, layout, profile)) {
+    for (
+      let start = choosePlacement(model, layout, profile);
+      start !== null;
+      start = choosePlacement(model, layout, profile)
+    ) {
       layout.push(newGi(profile, start));
     }
     if (layout.length > gis.length) result.push({ profile, count: layout.length - gis.length });

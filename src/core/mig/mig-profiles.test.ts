@@ -1,20 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { GPU_MODELS } from '../model/gpu-models.js';
 import {
-  findMigProfile, findMigProfileByKey, MIG_INFERRED_FACT, MIG_PROFILES, migGeometry, migProfileKey, migProfilesFor,
+  findMigProfile,
+  findMigProfileByKey,
+  MIG_INFERRED_FACT,
+  MIG_PROFILES,
+  migGeometry,
+  migProfileKey,
+  migProfilesFor,
 } from './mig-profiles.js';
 
 const MIG_MODELS = ['A100-40GB', 'A100-80GB', 'H100-80GB', 'H200-141GB', 'A30-24GB'] as const;
 
 describe('MIG profile table', () => {
   it.each([
-    ['A100-40GB', 7], ['A100-80GB', 7], ['H100-80GB', 7], ['H200-141GB', 7], ['A30-24GB', 5],
+    ['A100-40GB', 7],
+    ['A100-80GB', 7],
+    ['H100-80GB', 7],
+    ['H200-141GB', 7],
+    ['A30-24GB', 5],
   ] as const)('%s has %i GI profiles', (model, count) => {
     expect(migProfilesFor(model)).toHaveLength(count);
   });
 
   it('covers exactly the MIG-capable models of the catalog', () => {
-    const capable = GPU_MODELS.filter((m) => m.migCapable).map((m) => m.name).sort();
+    const capable = GPU_MODELS.filter((m) => m.migCapable)
+      .map((m) => m.name)
+      .sort();
     expect([...new Set(MIG_PROFILES.map((p) => p.gpuModel))].sort()).toEqual(capable);
     expect(migProfilesFor('T4')).toEqual([]);
     expect(migProfilesFor('no-such-gpu')).toEqual([]);
@@ -22,8 +34,17 @@ describe('MIG profile table', () => {
 
   it('holds the A100-80GB 3g.40gb row exactly', () => {
     expect(findMigProfile('A100-80GB', '3g.40gb')).toMatchObject({
-      gpuModel: 'A100-80GB', profileId: 9, computeSlices: 3, memorySlices: 4, reportedMemoryGiB: 39.25,
-      usableMemoryMiB: 40192, maxCount: 2, placementStarts: [0, 4], placementSizeSlices: 4, mediaExtensions: false, inferred: [],
+      gpuModel: 'A100-80GB',
+      profileId: 9,
+      computeSlices: 3,
+      memorySlices: 4,
+      reportedMemoryGiB: 39.25,
+      usableMemoryMiB: 40192,
+      maxCount: 2,
+      placementStarts: [0, 4],
+      placementSizeSlices: 4,
+      mediaExtensions: false,
+      inferred: [],
     });
   });
 
@@ -43,7 +64,12 @@ describe('MIG profile table', () => {
     ['A30-24GB', 0, '4g.24gb', 4, 4, 24064, 1, [0]],
   ] as const)('%s profile %i is %s', (model, id, name, compute, memory, mib, max, starts) => {
     expect(findMigProfile(model, id)).toMatchObject({
-      name, computeSlices: compute, memorySlices: memory, usableMemoryMiB: mib, maxCount: max, placementStarts: starts,
+      name,
+      computeSlices: compute,
+      memorySlices: memory,
+      usableMemoryMiB: mib,
+      maxCount: max,
+      placementStarts: starts,
     });
   });
 
@@ -53,9 +79,10 @@ describe('MIG profile table', () => {
       expect(geometry?.computeSlices).toBe(p.gpuModel === 'A30-24GB' ? 4 : 7);
       expect(p.placementSizeSlices).toBe(p.memorySlices);
       expect(p.computeSlices).toBeLessThanOrEqual(geometry?.computeSlices ?? 0);
-      for (const start of p.placementStarts) expect(start + p.placementSizeSlices).toBeLessThanOrEqual(geometry?.memorySlices ?? 0);
+      for (const start of p.placementStarts)
+        expect(start + p.placementSizeSlices).toBeLessThanOrEqual(geometry?.memorySlices ?? 0);
       expect(Number.isInteger(p.usableMemoryMiB)).toBe(true);
-      expect(p.usableMemoryMiB).toBe(Math.floor(Math.round(p.reportedMemoryGiB * 100) * 1024 / 100));
+      expect(p.usableMemoryMiB).toBe(Math.floor((Math.round(p.reportedMemoryGiB * 100) * 1024) / 100));
       expect(p.name.startsWith(`${p.computeSlices}g.${p.nameMemoryGB}gb`)).toBe(true);
       expect(p.mediaExtensions).toBe(p.name.endsWith('+me'));
     }

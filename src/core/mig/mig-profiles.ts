@@ -96,16 +96,33 @@ const EVEN_2 = [0, 2, 4, 6];
 
 /** Builds one row; `gib` is the two-decimal GiB figure nvidia-smi prints. */
 function row(
-  gpuModel: string, profileId: number, name: string, computeSlices: number, memorySlices: number,
-  gib: number, maxCount: number, placementStarts: readonly number[], inferred: readonly MigInferredFact[] = [],
+  gpuModel: string,
+  profileId: number,
+  name: string,
+  computeSlices: number,
+  memorySlices: number,
+  gib: number,
+  maxCount: number,
+  placementStarts: readonly number[],
+  inferred: readonly MigInferredFact[] = [],
 ): MigProfile {
   const parsed = /^(\d+)g\.(\d+)gb/.exec(name);
   // Hundredths of a GiB as an integer, so the MiB figure is exact integer arithmetic.
   const centiGiB = Math.round(gib * 100);
   return {
-    gpuModel, profileId, name, nameMemoryGB: Number(parsed?.[2] ?? 0), computeSlices, memorySlices,
-    reportedMemoryGiB: gib, usableMemoryMiB: Math.floor((centiGiB * MIB_PER_GIB) / 100), maxCount,
-    placementStarts, placementSizeSlices: memorySlices, mediaExtensions: name.endsWith('+me'), inferred,
+    gpuModel,
+    profileId,
+    name,
+    nameMemoryGB: Number(parsed?.[2] ?? 0),
+    computeSlices,
+    memorySlices,
+    reportedMemoryGiB: gib,
+    usableMemoryMiB: Math.floor((centiGiB * MIB_PER_GIB) / 100),
+    maxCount,
+    placementStarts,
+    placementSizeSlices: memorySlices,
+    mediaExtensions: name.endsWith('+me'),
+    inferred,
   };
 }
 
@@ -197,7 +214,9 @@ export function migProfilesFor(model: string): readonly MigProfile[] {
 }
 
 /** The identity key of a profile: `<model>/<profileId>/<compute>c/<memory>m`, e.g. `A100-80GB/9/3c/4m`. */
-export function migProfileKey(profile: Pick<MigProfile, 'gpuModel' | 'profileId' | 'computeSlices' | 'memorySlices'>): string {
+export function migProfileKey(
+  profile: Pick<MigProfile, 'gpuModel' | 'profileId' | 'computeSlices' | 'memorySlices'>,
+): string {
   return `${profile.gpuModel}/${profile.profileId}/${profile.computeSlices}c/${profile.memorySlices}m`;
 }
 
@@ -205,7 +224,12 @@ export function migProfileKey(profile: Pick<MigProfile, 'gpuModel' | 'profileId'
  * Finds the profile with the given identity key parts on a model (name or alias); undefined when
  * none matches all four, e.g. a profile ID whose slice counts differ from the table's.
  */
-export function findMigProfileByKey(model: string, profileId: number, computeSlices: number, memorySlices: number): MigProfile | undefined {
+export function findMigProfileByKey(
+  model: string,
+  profileId: number,
+  computeSlices: number,
+  memorySlices: number,
+): MigProfile | undefined {
   return migProfilesFor(model).find(
     (p) => p.profileId === profileId && p.computeSlices === computeSlices && p.memorySlices === memorySlices,
   );

@@ -6,10 +6,15 @@ import type { MigGpuInstance } from './mig-allocator.js';
 import type { MigGpuPlanPart, MigGpuPlanPartView, MigReconfigurationPlan } from './plan-types.js';
 
 /** The destroys and creates of `plan` for GPU `gpuIndex`, in plan order (empty lists when none). */
-export function migPlanForGpu(plan: Pick<MigReconfigurationPlan, 'destroy' | 'create'>, gpuIndex: number): MigGpuPlanPart {
+export function migPlanForGpu(
+  plan: Pick<MigReconfigurationPlan, 'destroy' | 'create'>,
+  gpuIndex: number,
+): MigGpuPlanPart {
   return {
     destroy: plan.destroy.filter((d) => d.gpuIndex === gpuIndex).map(({ start, profileId }) => ({ start, profileId })),
-    create: plan.create.filter((c) => c.gpuIndex === gpuIndex).map(({ profileId, start, size }) => ({ profileId, start, size })),
+    create: plan.create
+      .filter((c) => c.gpuIndex === gpuIndex)
+      .map(({ profileId, start, size }) => ({ profileId, start, size })),
   };
 }
 
@@ -28,7 +33,10 @@ export function applyMigPlanSteps(gis: readonly MigGpuInstance[], part: MigGpuPl
     const index = layout.findIndex((gi) => gi.start === d.start && gi.profileId === d.profileId);
     const target = layout[index];
     if (target === undefined) throw new RangeError(`no GI of profile ID ${d.profileId} at start ${d.start} to destroy`);
-    if (target.inUse) throw new RangeError(`the GI of profile ID ${d.profileId} at ${d.start}:${target.size} is in use and cannot be destroyed`);
+    if (target.inUse)
+      throw new RangeError(
+        `the GI of profile ID ${d.profileId} at ${d.start}:${target.size} is in use and cannot be destroyed`,
+      );
     layout = layout.filter((_, i) => i !== index);
     steps.push(layout);
   }

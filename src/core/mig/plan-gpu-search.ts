@@ -8,11 +8,24 @@
 import { isValidLayout, type MigGpuInstance } from './mig-allocator.js';
 import type { MigProfile } from './mig-profiles.js';
 import {
-  compareOnGpu, largestFirst, sliceBits, type GpuState, type Packing, type PlaceFn, type Placed, type Req,
+  compareOnGpu,
+  largestFirst,
+  sliceBits,
+  type GpuState,
+  type Packing,
+  type PlaceFn,
+  type Placed,
+  type Req,
 } from './plan-search-state.js';
 
 /** Packs `remaining` onto `state` after destroying the idle GIs in `mask`; null when the mask breaks a reservation. */
-export function pack(stateIndex: number, state: GpuState, mask: number, remaining: readonly Req[], place: PlaceFn): Packing | null {
+export function pack(
+  stateIndex: number,
+  state: GpuState,
+  mask: number,
+  remaining: readonly Req[],
+  place: PlaceFn,
+): Packing | null {
   const profiles = state.profiles;
   const available = new Array<number>(profiles.length).fill(0);
   const destroy: number[] = [];
@@ -21,7 +34,10 @@ export function pack(stateIndex: number, state: GpuState, mask: number, remainin
   let usedCompute = state.fixedCompute;
   let count = state.fixed.length;
   state.idle.forEach((idle, i) => {
-    if ((mask & (1 << i)) !== 0) { destroy.push(i); return; }
+    if ((mask & (1 << i)) !== 0) {
+      destroy.push(i);
+      return;
+    }
     layoutKey += idle.bit;
     occupied |= idle.slices;
     usedCompute += idle.profile.computeSlices;
@@ -35,7 +51,9 @@ export function pack(stateIndex: number, state: GpuState, mask: number, remainin
   }
   const created: MigGpuInstance[] = [];
   const layout = (): MigGpuInstance[] => [
-    ...state.fixed, ...state.idle.filter((_, i) => (mask & (1 << i)) === 0).map((g) => g.gi), ...created,
+    ...state.fixed,
+    ...state.idle.filter((_, i) => (mask & (1 << i)) === 0).map((g) => g.gi),
+    ...created,
   ];
   let failed = 0;
   const placed: Placed[] = [];
@@ -52,11 +70,16 @@ export function pack(stateIndex: number, state: GpuState, mask: number, remainin
       continue;
     }
     // Necessary conditions first (a GI and compute slices left, a free placement), then choosePlacement.
-    const start = count < state.maxInstances && usedCompute + profile.computeSlices <= state.computeSlices
-      && (state.placementSlices[k] ?? []).some((bits) => (occupied & bits) === 0)
-      ? place(state, layoutKey, layout, k)
-      : null;
-    if (start === null) { failed |= 1 << k; continue; }
+    const start =
+      count < state.maxInstances &&
+      usedCompute + profile.computeSlices <= state.computeSlices &&
+      (state.placementSlices[k] ?? []).some((bits) => (occupied & bits) === 0)
+        ? place(state, layoutKey, layout, k)
+        : null;
+    if (start === null) {
+      failed |= 1 << k;
+      continue;
+    }
     const gi: MigGpuInstance = { profileId: profile.profileId, start, size: profile.memorySlices, inUse: true };
     created.push(gi);
     layoutKey += 2 ** (7 * k + start);
@@ -70,9 +93,14 @@ export function pack(stateIndex: number, state: GpuState, mask: number, remainin
   const kept: MigGpuInstance[] = [];
   const needed = destroy.filter((i) => {
     const idle = state.idle[i];
-    if (idle === undefined || (occupied & idle.slices) !== 0 || count >= state.maxInstances
-      || usedCompute + idle.profile.computeSlices > state.computeSlices
-      || !isValidLayout(state.gpu.model, [...layout(), ...kept, idle.gi])) return true;
+    if (
+      idle === undefined ||
+      (occupied & idle.slices) !== 0 ||
+      count >= state.maxInstances ||
+      usedCompute + idle.profile.computeSlices > state.computeSlices ||
+      !isValidLayout(state.gpu.model, [...layout(), ...kept, idle.gi])
+    )
+      return true;
     occupied |= idle.slices;
     usedCompute += idle.profile.computeSlices;
     count++;
@@ -94,7 +122,13 @@ export interface CacheEntry {
  * profile first (the order in which a batch of GIs fits best); the better packing counts.
  * `cache[mask]` holds packings from earlier rounds that are still exact (see `search` in plan-greedy.ts).
  */
-export function bestOnGpu(stateIndex: number, state: GpuState, remaining: readonly Req[], place: PlaceFn, cache: (CacheEntry | undefined)[]): Packing | null {
+export function bestOnGpu(
+  stateIndex: number,
+  state: GpuState,
+  remaining: readonly Req[],
+  place: PlaceFn,
+  cache: (CacheEntry | undefined)[],
+): Packing | null {
   const eligible = remaining.filter((r) => r.profiles[stateIndex] !== undefined);
   if (eligible.length === 0) return null;
   const profileOf = (r: Req): MigProfile => r.profiles[stateIndex] as MigProfile;

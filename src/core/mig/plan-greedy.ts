@@ -9,8 +9,17 @@ import { isValidLayout, type MigGpuInstance } from './mig-allocator.js';
 import { migGeometry, migProfilesFor, type MigProfile } from './mig-profiles.js';
 import { bestOnGpu, type CacheEntry } from './plan-gpu-search.js';
 import {
-  compareAcrossGpus, earlierFirst, geCompare, giBit, sliceBits,
-  type Candidate, type GpuState, type IdleGi, type PlaceFn, type Placed, type Req,
+  compareAcrossGpus,
+  earlierFirst,
+  geCompare,
+  giBit,
+  sliceBits,
+  type Candidate,
+  type GpuState,
+  type IdleGi,
+  type PlaceFn,
+  type Placed,
+  type Req,
 } from './plan-search-state.js';
 import type { MigPlanGpu } from './plan-types.js';
 
@@ -31,7 +40,12 @@ export function applyCandidate(candidate: Candidate): void {
     if (p.start === null) {
       reserve(state, p.profile, p.pos);
     } else {
-      const gi: MigGpuInstance = { profileId: p.profile.profileId, start: p.start, size: p.profile.memorySlices, inUse: true };
+      const gi: MigGpuInstance = {
+        profileId: p.profile.profileId,
+        start: p.start,
+        size: p.profile.memorySlices,
+        inUse: true,
+      };
       state.fixed.push(gi);
       state.fixedKey += giBit(state.profiles, gi);
       state.fixedSlices |= sliceBits(gi);
@@ -70,15 +84,23 @@ export function freshStates(usable: readonly MigPlanGpu[]): GpuState[] {
       }
     }
     return {
-      gpu, profiles,
-      placementSlices: profiles.map((p) => p.placementStarts.map((start) => sliceBits({ start, size: p.placementSizeSlices }))),
+      gpu,
+      profiles,
+      placementSlices: profiles.map((p) =>
+        p.placementStarts.map((start) => sliceBits({ start, size: p.placementSizeSlices })),
+      ),
       computeSlices: geometry?.computeSlices ?? 0,
       maxInstances: geometry?.maxInstances ?? 0,
       fixedKey: fixed.reduce((sum, gi) => sum + giBit(profiles, gi), 0),
       fixedSlices: fixed.reduce((bits, gi) => bits | sliceBits(gi), 0),
       fixedCompute,
       reservedCount: profiles.map(() => 0),
-      fixed, idle, destroyed: [], created: [], reserved: new Map(), bound: new Map(),
+      fixed,
+      idle,
+      destroyed: [],
+      created: [],
+      reserved: new Map(),
+      bound: new Map(),
     };
   });
 }
@@ -99,7 +121,12 @@ export function signatureOf(state: GpuState): string {
  * GIs and puts back destroys the final layout does not need. With `reuseFirst`, every request that
  * has an idle GI of its profile (lowest GPU index first) reserves one before the rounds.
  */
-export function search(usable: readonly MigPlanGpu[], requests: readonly Req[], reuseFirst: boolean, place: PlaceFn): SearchResult {
+export function search(
+  usable: readonly MigPlanGpu[],
+  requests: readonly Req[],
+  reuseFirst: boolean,
+  place: PlaceFn,
+): SearchResult {
   const states = freshStates(usable);
   const placed = new Map<number, { state: GpuState; placed: Placed }>();
   let remaining = [...requests];
@@ -130,7 +157,10 @@ export function search(usable: readonly MigPlanGpu[], requests: readonly Req[], 
     states.forEach((state, i) => {
       const signature = signatureOf(state);
       let cache = caches.get(signature);
-      if (cache === undefined) { cache = []; caches.set(signature, cache); }
+      if (cache === undefined) {
+        cache = [];
+        caches.set(signature, cache);
+      }
       const packing = bestOnGpu(i, state, remaining, place, cache);
       const candidate: Candidate | null = packing === null ? null : { ...packing, state };
       if (candidate !== null && (best === null || compareAcrossGpus(candidate, best) < 0)) best = candidate;
@@ -141,17 +171,21 @@ export function search(usable: readonly MigPlanGpu[], requests: readonly Req[], 
     for (const p of chosen.placed) placed.set(p.pos, { state: chosen.state, placed: p });
     remaining = remaining.filter((r) => !placed.has(r.pos));
     for (const cache of caches.values()) {
-      cache.forEach((c, mask) => { if (c?.touches.some((pos) => placed.has(pos))) cache[mask] = undefined; });
+      cache.forEach((c, mask) => {
+        if (c?.touches.some((pos) => placed.has(pos))) cache[mask] = undefined;
+      });
     }
   }
   for (const state of states) {
     // Bind reusing requests to idle GIs of their profile: in queue order, lowest start first.
     for (const [profile, positions] of state.reserved) {
       const gis = state.idle.filter((g) => g.profile === profile).map((g) => g.gi);
-      [...positions].sort((a, b) => a - b).forEach((pos, i) => {
-        const gi = gis[i];
-        if (gi !== undefined) state.bound.set(pos, gi); // always defined: a packing keeps enough idle GIs
-      });
+      [...positions]
+        .sort((a, b) => a - b)
+        .forEach((pos, i) => {
+          const gi = gis[i];
+          if (gi !== undefined) state.bound.set(pos, gi); // always defined: a packing keeps enough idle GIs
+        });
     }
     // Put back any destroyed GI that the final layout no longer needs gone (an earlier round's
     // destroy that later rounds made unnecessary). It stays idle and unassigned.
@@ -165,7 +199,9 @@ export function search(usable: readonly MigPlanGpu[], requests: readonly Req[], 
   }
   const ge = requests.filter((r) => placed.has(r.pos)).reduce((sum, r) => sum + r.ge, 0);
   return {
-    states, placed, ge,
+    states,
+    placed,
+    ge,
     destroys: states.reduce((sum, s) => sum + s.destroyed.length, 0),
     creates: states.reduce((sum, s) => sum + s.created.length, 0),
   };
@@ -173,6 +209,13 @@ export function search(usable: readonly MigPlanGpu[], requests: readonly Req[], 
 
 /** Negative when search result `a` is the better plan. */
 export function compareResults(a: SearchResult, b: SearchResult): number {
-  return -geCompare(a.ge, b.ge) || a.destroys - b.destroys || a.creates - b.creates
-    || earlierFirst([...a.placed.keys()].sort((x, y) => x - y), [...b.placed.keys()].sort((x, y) => x - y));
+  return (
+    -geCompare(a.ge, b.ge) ||
+    a.destroys - b.destroys ||
+    a.creates - b.creates ||
+    earlierFirst(
+      [...a.placed.keys()].sort((x, y) => x - y),
+      [...b.placed.keys()].sort((x, y) => x - y),
+    )
+  );
 }

@@ -10,7 +10,12 @@ import { describeMigGi, explainMigFit } from './explain-fit.js';
 import { largestFirst, type GpuState, type Req } from './plan-search-state.js';
 import type { SearchResult } from './plan-greedy.js';
 import type {
-  MigPlanAssignment, MigPlanCreate, MigPlanDestroy, MigPlanUnplaced, MigReconfigurationInput, MigReconfigurationPlan,
+  MigPlanAssignment,
+  MigPlanCreate,
+  MigPlanDestroy,
+  MigPlanUnplaced,
+  MigReconfigurationInput,
+  MigReconfigurationPlan,
 } from './plan-types.js';
 
 /** A GE figure for the explanation, to three decimals. */
@@ -22,7 +27,12 @@ export function formatGe(ge: number): string {
  * Turns a search result into the plan: destroys, creates, assignments in queue order, unplaced
  * requests with their reasons, and the explanation (summary, `notes`, per-GPU actions, unplaced).
  */
-export function toPlan(input: MigReconfigurationInput, requests: readonly Req[], result: SearchResult, notes: readonly string[]): MigReconfigurationPlan {
+export function toPlan(
+  input: MigReconfigurationInput,
+  requests: readonly Req[],
+  result: SearchResult,
+  notes: readonly string[],
+): MigReconfigurationPlan {
   const destroy: MigPlanDestroy[] = [];
   const create: MigPlanCreate[] = [];
   const assignmentByPos = new Map<number, MigPlanAssignment>();
@@ -36,24 +46,40 @@ export function toPlan(input: MigReconfigurationInput, requests: readonly Req[],
     const model = state.gpu.model;
     const destroyed = [...state.destroyed].sort((a, b) => a.gi.start - b.gi.start);
     for (const d of destroyed) destroy.push({ gpuIndex, start: d.gi.start, profileId: d.gi.profileId });
-    const created = [...state.created].sort((a, b) => largestFirst(a.profile, b.profile) || (a.start ?? 0) - (b.start ?? 0));
+    const created = [...state.created].sort(
+      (a, b) => largestFirst(a.profile, b.profile) || (a.start ?? 0) - (b.start ?? 0),
+    );
     for (const c of created) {
       const start = c.start ?? 0;
       create.push({ gpuIndex, profileId: c.profile.profileId, start, size: c.profile.memorySlices });
-      assignmentByPos.set(c.pos, { jobId: jobOf(c.pos), gpuIndex, start, profileId: c.profile.profileId, reused: false });
+      assignmentByPos.set(c.pos, {
+        jobId: jobOf(c.pos),
+        gpuIndex,
+        start,
+        profileId: c.profile.profileId,
+        reused: false,
+      });
     }
     const bound = [...state.bound].sort((a, b) => a[0] - b[0]);
     for (const [pos, gi] of bound) {
       assignmentByPos.set(pos, { jobId: jobOf(pos), gpuIndex, start: gi.start, profileId: gi.profileId, reused: true });
     }
-    taken.set(state, [...state.fixed, ...bound.map(([, gi]) => gi)].map((gi) => ({ ...gi, inUse: true })).sort((a, b) => a.start - b.start));
+    taken.set(
+      state,
+      [...state.fixed, ...bound.map(([, gi]) => gi)]
+        .map((gi) => ({ ...gi, inUse: true }))
+        .sort((a, b) => a.start - b.start),
+    );
 
     const actions = [
       ...destroyed.map((d) => `destroy ${describeMigGi(model, d.gi)}`),
-      ...created.map((c) => `create ${c.profile.name} at ${c.start ?? 0}:${c.profile.memorySlices} for job ${jobOf(c.pos)}`),
+      ...created.map(
+        (c) => `create ${c.profile.name} at ${c.start ?? 0}:${c.profile.memorySlices} for job ${jobOf(c.pos)}`,
+      ),
     ];
     const reuses = bound.map(([pos, gi]) => `job ${jobOf(pos)} reuses ${describeMigGi(model, gi)}`);
-    if (actions.length > 0 || reuses.length > 0) perGpuLines.push(`GPU ${gpuIndex} (${model}): ${[...actions, ...reuses].join('; ')}`);
+    if (actions.length > 0 || reuses.length > 0)
+      perGpuLines.push(`GPU ${gpuIndex} (${model}): ${[...actions, ...reuses].join('; ')}`);
   }
 
   const assignments: MigPlanAssignment[] = [];
@@ -62,7 +88,10 @@ export function toPlan(input: MigReconfigurationInput, requests: readonly Req[],
   const whyNot = new Map<string, string>();
   for (const req of requests) {
     const a = assignmentByPos.get(req.pos);
-    if (a !== undefined) { assignments.push(a); continue; }
+    if (a !== undefined) {
+      assignments.push(a);
+      continue;
+    }
     const reasons: string[] = [];
     result.states.forEach((state, i) => {
       const profile = req.profiles[i];
@@ -78,19 +107,24 @@ export function toPlan(input: MigReconfigurationInput, requests: readonly Req[],
       }
       reasons.push(text);
     });
-    const reason = reasons.length === 0
-      ? 'no schedulable MIG GPU with a valid layout offers a profile for it'
-      : `does not fit even with every idle GI destroyed — ${reasons.join(' | ')}`;
+    const reason =
+      reasons.length === 0
+        ? 'no schedulable MIG GPU with a valid layout offers a profile for it'
+        : `does not fit even with every idle GI destroyed — ${reasons.join(' | ')}`;
     unplaced.push({ jobId: req.jobId, reason });
     unplacedLines.push(`job ${req.jobId} not placed: ${reason}`);
   }
 
   const totalGe = requests.reduce((sum, r) => sum + r.ge, 0);
-  const summary = `places ${assignments.length} of ${input.queue.length} request${input.queue.length === 1 ? '' : 's'} `
-    + `(${formatGe(result.ge)} of ${formatGe(totalGe)} GPU-equivalents), destroying ${destroy.length} idle GI${destroy.length === 1 ? '' : 's'} `
-    + `and creating ${create.length}; ${assignments.filter((a) => a.reused).length} reuse${assignments.filter((a) => a.reused).length === 1 ? 's' : ''} an idle GI`;
+  const summary =
+    `places ${assignments.length} of ${input.queue.length} request${input.queue.length === 1 ? '' : 's'} ` +
+    `(${formatGe(result.ge)} of ${formatGe(totalGe)} GPU-equivalents), destroying ${destroy.length} idle GI${destroy.length === 1 ? '' : 's'} ` +
+    `and creating ${create.length}; ${assignments.filter((a) => a.reused).length} reuse${assignments.filter((a) => a.reused).length === 1 ? 's' : ''} an idle GI`;
   return {
-    destroy, create, assignments, unplaced,
+    destroy,
+    create,
+    assignments,
+    unplaced,
     explanation: [summary, ...notes, ...perGpuLines, ...unplacedLines],
     placedGpuEquivalents: result.ge,
   };

@@ -3,8 +3,13 @@ import fc from 'fast-check';
 import { choosePlacement, isValidLayout, validStartsFor, type MigGpuInstance } from './mig-allocator.js';
 import { migProfilesFor, type MigProfile } from './mig-profiles.js';
 import {
-  applyMigPlan, applyMigPlanSteps, migPlanForGpu, planMigReconfiguration,
-  type MigPlanGpu, type MigPlanRequest, type MigReconfigurationPlan,
+  applyMigPlan,
+  applyMigPlanSteps,
+  migPlanForGpu,
+  planMigReconfiguration,
+  type MigPlanGpu,
+  type MigPlanRequest,
+  type MigReconfigurationPlan,
 } from './plan-reconfiguration.js';
 
 const MODELS = ['A100-40GB', 'A100-80GB', 'H100-80GB', 'H200-141GB', 'A30-24GB'] as const;
@@ -18,23 +23,38 @@ interface GpuSpec {
 
 /** One round: a queue, then which GIs finish (in use → idle) and which idle GIs something else destroys. */
 interface RoundSpec {
-  readonly queue: readonly { readonly model: number; readonly pick: number; readonly perModel: boolean; readonly ge: number }[];
+  readonly queue: readonly {
+    readonly model: number;
+    readonly pick: number;
+    readonly perModel: boolean;
+    readonly ge: number;
+  }[];
   readonly finish: readonly number[];
   readonly destroy: readonly number[];
 }
 
 const gpuArb: fc.Arbitrary<GpuSpec> = fc.record({
   model: fc.constantFrom(...MODELS),
-  ops: fc.array(fc.record({ create: fc.constant(true), pick: fc.nat(), inUse: fc.boolean() }), { maxLength: 9 })
-    .chain((creates) => fc.array(fc.record({ create: fc.constant(false), pick: fc.nat(), inUse: fc.boolean() }), { maxLength: 3 })
-      .map((destroys) => [...creates, ...destroys])),
+  ops: fc
+    .array(fc.record({ create: fc.constant(true), pick: fc.nat(), inUse: fc.boolean() }), { maxLength: 9 })
+    .chain((creates) =>
+      fc
+        .array(fc.record({ create: fc.constant(false), pick: fc.nat(), inUse: fc.boolean() }), { maxLength: 3 })
+        .map((destroys) => [...creates, ...destroys]),
+    ),
   schedulable: fc.oneof({ arbitrary: fc.constant(true), weight: 5 }, { arbitrary: fc.constant(false), weight: 1 }),
 });
 
 const roundArb: fc.Arbitrary<RoundSpec> = fc.record({
-  queue: fc.array(fc.record({
-    model: fc.nat({ max: MODELS.length - 1 }), pick: fc.nat(), perModel: fc.boolean(), ge: fc.integer({ min: 1, max: 7 }),
-  }), { maxLength: 10 }),
+  queue: fc.array(
+    fc.record({
+      model: fc.nat({ max: MODELS.length - 1 }),
+      pick: fc.nat(),
+      perModel: fc.boolean(),
+      ge: fc.integer({ min: 1, max: 7 }),
+    }),
+    { maxLength: 10 },
+  ),
   finish: fc.array(fc.nat(), { maxLength: 4 }),
   destroy: fc.array(fc.nat(), { maxLength: 2 }),
 });
@@ -54,13 +74,16 @@ function buildLayout(spec: GpuSpec): MigGpuInstance[] {
     const profile = profiles[op.pick % profiles.length];
     if (profile === undefined) continue;
     const start = choosePlacement(spec.model, layout, profile);
-    if (start !== null) layout.push({ profileId: profile.profileId, start, size: profile.memorySlices, inUse: op.inUse });
+    if (start !== null)
+      layout.push({ profileId: profile.profileId, start, size: profile.memorySlices, inUse: op.inUse });
   }
   return layout;
 }
 
-const sameGi = (a: Pick<MigGpuInstance, 'start' | 'profileId'>, b: Pick<MigGpuInstance, 'start' | 'profileId'>): boolean =>
-  a.start === b.start && a.profileId === b.profileId;
+const sameGi = (
+  a: Pick<MigGpuInstance, 'start' | 'profileId'>,
+  b: Pick<MigGpuInstance, 'start' | 'profileId'>,
+): boolean => a.start === b.start && a.profileId === b.profileId;
 
 /** The profile request `r` asks for on `model`, as the planner resolves it. */
 function profileOn(r: MigPlanRequest, model: string): MigProfile | undefined {
@@ -69,7 +92,11 @@ function profileOn(r: MigPlanRequest, model: string): MigProfile | undefined {
 }
 
 /** Checks every guarantee of the plan against its input; returns each GPU's layout after it. */
-function checkPlan(gpus: readonly MigPlanGpu[], queue: readonly MigPlanRequest[], plan: MigReconfigurationPlan): Map<number, MigGpuInstance[]> {
+function checkPlan(
+  gpus: readonly MigPlanGpu[],
+  queue: readonly MigPlanRequest[],
+  plan: MigReconfigurationPlan,
+): Map<number, MigGpuInstance[]> {
   const usable = gpus.filter((g) => g.schedulable && isValidLayout(g.model, g.gis));
   const after = new Map<number, MigGpuInstance[]>();
   for (const gpu of gpus) {
@@ -89,11 +116,17 @@ function checkPlan(gpus: readonly MigPlanGpu[], queue: readonly MigPlanRequest[]
     for (const layout of steps) expect(isValidLayout(gpu.model, layout)).toBe(true);
     const final = applyMigPlan(gpu.gis, part);
     // Creates largest first.
-    const sizes = part.create.map((c) => migProfilesFor(gpu.model).find((p) => p.profileId === c.profileId && p.memorySlices === c.size));
+    const sizes = part.create.map((c) =>
+      migProfilesFor(gpu.model).find((p) => p.profileId === c.profileId && p.memorySlices === c.size),
+    );
     for (let i = 1; i < sizes.length; i++) {
       const [a, b] = [sizes[i - 1], sizes[i]];
-      expect(a !== undefined && b !== undefined && (a.memorySlices > b.memorySlices
-        || (a.memorySlices === b.memorySlices && a.computeSlices >= b.computeSlices))).toBe(true);
+      expect(
+        a !== undefined &&
+          b !== undefined &&
+          (a.memorySlices > b.memorySlices ||
+            (a.memorySlices === b.memorySlices && a.computeSlices >= b.computeSlices)),
+      ).toBe(true);
     }
     // Every destroy is needed: putting the GI back breaks the final layout.
     for (const d of part.destroy) {
@@ -151,44 +184,54 @@ function checkPlan(gpus: readonly MigPlanGpu[], queue: readonly MigPlanRequest[]
 describe('planMigReconfiguration properties', () => {
   it('rounds of plan / apply / jobs finishing / outside destroys keep every guarantee on real geometry', () => {
     fc.assert(
-      fc.property(fc.array(gpuArb, { minLength: 1, maxLength: 3 }), fc.array(roundArb, { minLength: 1, maxLength: 4 }), (specs, rounds) => {
-        let gpus: MigPlanGpu[] = specs.map((spec, i) => ({ gpuIndex: i * 2 + 1, model: spec.model, gis: buildLayout(spec), schedulable: spec.schedulable }));
-        let nextJob = 1;
-        for (const round of rounds) {
-          const queue: MigPlanRequest[] = round.queue.map((q) => {
-            const model = MODELS[q.model] ?? 'A100-40GB';
-            const profiles = plainProfiles(model);
-            const fixed = profiles[q.pick % profiles.length];
-            if (fixed === undefined) throw new Error('no profiles');
-            const profile = q.perModel
-              ? (m: string): MigProfile | undefined => {
-                const own = plainProfiles(m);
-                return q.pick % 3 === 0 && m === 'A30-24GB' ? undefined : own[q.pick % own.length];
+      fc.property(
+        fc.array(gpuArb, { minLength: 1, maxLength: 3 }),
+        fc.array(roundArb, { minLength: 1, maxLength: 4 }),
+        (specs, rounds) => {
+          let gpus: MigPlanGpu[] = specs.map((spec, i) => ({
+            gpuIndex: i * 2 + 1,
+            model: spec.model,
+            gis: buildLayout(spec),
+            schedulable: spec.schedulable,
+          }));
+          let nextJob = 1;
+          for (const round of rounds) {
+            const queue: MigPlanRequest[] = round.queue.map((q) => {
+              const model = MODELS[q.model] ?? 'A100-40GB';
+              const profiles = plainProfiles(model);
+              const fixed = profiles[q.pick % profiles.length];
+              if (fixed === undefined) throw new Error('no profiles');
+              const profile = q.perModel
+                ? (m: string): MigProfile | undefined => {
+                    const own = plainProfiles(m);
+                    return q.pick % 3 === 0 && m === 'A30-24GB' ? undefined : own[q.pick % own.length];
+                  }
+                : fixed;
+              return { jobId: nextJob++, profile, gpuEquivalents: q.ge / 7 };
+            });
+            const plan = planMigReconfiguration({ gpus, queue });
+            const after = checkPlan(gpus, queue, plan);
+            // Apply: assigned GIs go in use; then some finish (idle) and something else destroys idle ones.
+            gpus = gpus.map((gpu) => {
+              let gis = (after.get(gpu.gpuIndex) ?? []).map((gi) => ({
+                ...gi,
+                inUse: gi.inUse || plan.assignments.some((a) => a.gpuIndex === gpu.gpuIndex && sameGi(a, gi)),
+              }));
+              for (const f of round.finish) {
+                const busy = gis.filter((gi) => gi.inUse);
+                const done = busy[f % Math.max(1, busy.length)];
+                if (done !== undefined) gis = gis.map((gi) => (gi === done ? { ...gi, inUse: false } : gi));
               }
-              : fixed;
-            return { jobId: nextJob++, profile, gpuEquivalents: q.ge / 7 };
-          });
-          const plan = planMigReconfiguration({ gpus, queue });
-          const after = checkPlan(gpus, queue, plan);
-          // Apply: assigned GIs go in use; then some finish (idle) and something else destroys idle ones.
-          gpus = gpus.map((gpu) => {
-            let gis = (after.get(gpu.gpuIndex) ?? []).map((gi) => ({
-              ...gi, inUse: gi.inUse || plan.assignments.some((a) => a.gpuIndex === gpu.gpuIndex && sameGi(a, gi)),
-            }));
-            for (const f of round.finish) {
-              const busy = gis.filter((gi) => gi.inUse);
-              const done = busy[f % Math.max(1, busy.length)];
-              if (done !== undefined) gis = gis.map((gi) => (gi === done ? { ...gi, inUse: false } : gi));
-            }
-            for (const d of round.destroy) {
-              const idle = gis.filter((gi) => !gi.inUse);
-              const gone = idle[d % Math.max(1, idle.length)];
-              if (gone !== undefined && d % 3 === 0) gis = gis.filter((gi) => gi !== gone);
-            }
-            return { ...gpu, gis };
-          });
-        }
-      }),
+              for (const d of round.destroy) {
+                const idle = gis.filter((gi) => !gi.inUse);
+                const gone = idle[d % Math.max(1, idle.length)];
+                if (gone !== undefined && d % 3 === 0) gis = gis.filter((gi) => gi !== gone);
+              }
+              return { ...gpu, gis };
+            });
+          }
+        },
+      ),
       { numRuns: 250 },
     );
   });
@@ -196,7 +239,12 @@ describe('planMigReconfiguration properties', () => {
   it('a single request destroys the fewest idle GIs any GPU needs (brute force over subsets)', () => {
     fc.assert(
       fc.property(fc.array(gpuArb, { minLength: 1, maxLength: 2 }), fc.nat(), (specs, pick) => {
-        const gpus: MigPlanGpu[] = specs.map((spec, i) => ({ gpuIndex: i, model: spec.model, gis: buildLayout(spec), schedulable: true }));
+        const gpus: MigPlanGpu[] = specs.map((spec, i) => ({
+          gpuIndex: i,
+          model: spec.model,
+          gis: buildLayout(spec),
+          schedulable: true,
+        }));
         const model = gpus[pick % gpus.length]?.model ?? 'A100-40GB';
         const profiles = plainProfiles(model);
         const profile = profiles[pick % profiles.length];
@@ -210,7 +258,9 @@ describe('planMigReconfiguration properties', () => {
         let reusable = false;
         for (const gpu of gpus) {
           if (gpu.model !== model || !isValidLayout(model, gpu.gis)) continue;
-          if (gpu.gis.some((gi) => !gi.inUse && gi.profileId === profile.profileId && gi.size === profile.memorySlices)) {
+          if (
+            gpu.gis.some((gi) => !gi.inUse && gi.profileId === profile.profileId && gi.size === profile.memorySlices)
+          ) {
             fewest = 0;
             reusable = true;
             continue;

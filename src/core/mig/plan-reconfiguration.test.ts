@@ -3,8 +3,13 @@ import { explainMigFit } from './explain-fit.js';
 import { isValidLayout, type MigGpuInstance } from './mig-allocator.js';
 import { findMigProfile, type MigProfile } from './mig-profiles.js';
 import {
-  applyMigPlan, applyMigPlanSteps, migPlanForGpu, planMigReconfiguration,
-  type MigPlanGpu, type MigPlanRequest, type MigReconfigurationPlan,
+  applyMigPlan,
+  applyMigPlanSteps,
+  migPlanForGpu,
+  planMigReconfiguration,
+  type MigPlanGpu,
+  type MigPlanRequest,
+  type MigReconfigurationPlan,
 } from './plan-reconfiguration.js';
 
 const H = 'H100-80GB';
@@ -46,7 +51,7 @@ function applyAll(gpus: readonly MigPlanGpu[], plan: MigReconfigurationPlan): Ma
 const oneGs = (...starts: number[]): MigGpuInstance[] => starts.map((s) => gi(H, '1g.10gb', s));
 const sevenIdle = oneGs(0, 1, 2, 3, 4, 5, 6);
 
-describe('planMigReconfiguration: the issue\'s cases (H100-80GB, 1g.10gb at 0, 1 and 5, one 3g.40gb request)', () => {
+describe("planMigReconfiguration: the issue's cases (H100-80GB, 1g.10gb at 0, 1 and 5, one 3g.40gb request)", () => {
   it('all idle: destroys only the 1g at 5 (start 4 needs 4-7) and creates the 3g at 4', () => {
     const gpus = [gpu(0, H, oneGs(0, 1, 5))];
     const plan = planMigReconfiguration({ gpus, queue: queueOf(H, '3g.40gb') });
@@ -67,7 +72,10 @@ describe('planMigReconfiguration: the issue\'s cases (H100-80GB, 1g.10gb at 0, 1
   it('the 1g at 5 in use, 0 and 1 idle: destroys 0 and 1 and creates the 3g at 0', () => {
     const gpus = [gpu(0, H, [gi(H, '1g.10gb', 0), gi(H, '1g.10gb', 1), gi(H, '1g.10gb', 5, true)])];
     const plan = planMigReconfiguration({ gpus, queue: queueOf(H, '3g.40gb') });
-    expect(plan.destroy).toEqual([{ gpuIndex: 0, start: 0, profileId: 19 }, { gpuIndex: 0, start: 1, profileId: 19 }]);
+    expect(plan.destroy).toEqual([
+      { gpuIndex: 0, start: 0, profileId: 19 },
+      { gpuIndex: 0, start: 1, profileId: 19 },
+    ]);
     expect(plan.create).toEqual([{ gpuIndex: 0, profileId: 9, start: 0, size: 4 }]);
     expect(plan.assignments).toEqual([{ jobId: 1, gpuIndex: 0, start: 0, profileId: 9, reused: false }]);
     expect(isValidLayout(H, applyAll(gpus, plan).get(0) ?? [])).toBe(true);
@@ -79,11 +87,14 @@ describe('planMigReconfiguration: the issue\'s cases (H100-80GB, 1g.10gb at 0, 1
     expect(plan.destroy).toEqual([]);
     expect(plan.create).toEqual([]);
     expect(plan.assignments).toEqual([]);
-    expect(plan.unplaced).toEqual([{
-      jobId: 1,
-      reason: 'does not fit even with every idle GI destroyed — GPU 0: 3g.40gb (profile ID 9, placements {0,4}:4) does not fit on this H100-80GB: '
-        + 'start 0 needs slices 0-3, taken by 1g.10gb at 0:1 (in use) and 1g.10gb at 1:1 (in use); start 4 needs slices 4-7, taken by 1g.10gb at 5:1 (in use)',
-    }]);
+    expect(plan.unplaced).toEqual([
+      {
+        jobId: 1,
+        reason:
+          'does not fit even with every idle GI destroyed — GPU 0: 3g.40gb (profile ID 9, placements {0,4}:4) does not fit on this H100-80GB: ' +
+          'start 0 needs slices 0-3, taken by 1g.10gb at 0:1 (in use) and 1g.10gb at 1:1 (in use); start 4 needs slices 4-7, taken by 1g.10gb at 5:1 (in use)',
+      },
+    ]);
     expect(plan.explanation.at(-1)).toBe(`job 1 not placed: ${plan.unplaced[0]?.reason ?? ''}`);
   });
 });
@@ -106,7 +117,11 @@ describe('planMigReconfiguration: placement into free slices', () => {
       { gpuIndex: 0, profileId: 14, start: 4, size: 2 },
       { gpuIndex: 0, profileId: 19, start: 6, size: 1 },
     ]);
-    expect(plan.assignments.map((a) => [a.jobId, a.start])).toEqual([[1, 6], [2, 4], [3, 0]]);
+    expect(plan.assignments.map((a) => [a.jobId, a.start])).toEqual([
+      [1, 6],
+      [2, 4],
+      [3, 0],
+    ]);
   });
 
   it('fits the MIG User Guide batch 1g, 1g, 2g, 3g on an A100-40GB that one-at-a-time placement cannot', () => {
@@ -139,7 +154,10 @@ describe('planMigReconfiguration: persistent idle GIs', () => {
     const plan = planMigReconfiguration({ gpus, queue: queueOf(H, '3g.40gb', '3g.40gb', '1g.10gb') });
     // Two 3g take all 8 memory slices, so no 1g fits beside them: 4 + 4 + 1 > 8.
     expect(plan.destroy.map((d) => d.start)).toEqual([0, 1, 2, 3, 4, 5, 6]);
-    expect(plan.create).toEqual([{ gpuIndex: 0, profileId: 9, start: 0, size: 4 }, { gpuIndex: 0, profileId: 9, start: 4, size: 4 }]);
+    expect(plan.create).toEqual([
+      { gpuIndex: 0, profileId: 9, start: 0, size: 4 },
+      { gpuIndex: 0, profileId: 9, start: 4, size: 4 },
+    ]);
     expect(plan.assignments).toEqual([
       { jobId: 1, gpuIndex: 0, start: 4, profileId: 9, reused: false },
       { jobId: 2, gpuIndex: 0, start: 0, profileId: 9, reused: false },
@@ -193,7 +211,9 @@ describe('planMigReconfiguration: GPUs it leaves alone, per-model profiles, erro
     expect(plan.destroy).toEqual([]);
     expect(plan.create).toEqual([]);
     expect(plan.assignments).toEqual([]);
-    expect(plan.unplaced).toEqual([{ jobId: 1, reason: 'no schedulable MIG GPU with a valid layout offers a profile for it' }]);
+    expect(plan.unplaced).toEqual([
+      { jobId: 1, reason: 'no schedulable MIG GPU with a valid layout offers a profile for it' },
+    ]);
     expect(plan.explanation.slice(1, 4)).toEqual([
       'GPU 0: not schedulable, left as it is',
       'GPU 1: its GI layout is not valid for H100-80GB, left as it is',
@@ -204,7 +224,8 @@ describe('planMigReconfiguration: GPUs it leaves alone, per-model profiles, erro
   it('a MigProfile serves only its own model; a per-model choice serves each model with its own profile', () => {
     const A40 = 'A100-40GB';
     const gpus = [gpu(0, A40, [gi(A40, '3g.20gb', 0, true), gi(A40, '3g.20gb', 4, true)]), gpu(1, 'H100', [])];
-    const threeSlices = (model: string): MigProfile | undefined => findMigProfile(model, model.startsWith('A100') ? '3g.20gb' : '3g.40gb');
+    const threeSlices = (model: string): MigProfile | undefined =>
+      findMigProfile(model, model.startsWith('A100') ? '3g.20gb' : '3g.40gb');
     const plan = planMigReconfiguration({
       gpus,
       queue: [
@@ -221,7 +242,10 @@ describe('planMigReconfiguration: GPUs it leaves alone, per-model profiles, erro
 
   it('is deterministic and leaves its input alone', () => {
     const gis = Object.freeze(sevenIdle.map((g) => Object.freeze({ ...g })));
-    const input = Object.freeze({ gpus: Object.freeze([gpu(3, H, gis), gpu(1, H, [])]), queue: Object.freeze(queueOf(H, '3g.40gb', '2g.20gb', '1g.10gb', '7g.80gb')) });
+    const input = Object.freeze({
+      gpus: Object.freeze([gpu(3, H, gis), gpu(1, H, [])]),
+      queue: Object.freeze(queueOf(H, '3g.40gb', '2g.20gb', '1g.10gb', '7g.80gb')),
+    });
     const first = planMigReconfiguration(input);
     expect(planMigReconfiguration(input)).toEqual(first);
     expect(input.gpus[0]?.gis).toEqual(sevenIdle);
@@ -234,8 +258,12 @@ describe('planMigReconfiguration: GPUs it leaves alone, per-model profiles, erro
     expect(() => planMigReconfiguration({ gpus: [g, g], queue: [] })).toThrow(RangeError);
     expect(() => planMigReconfiguration({ gpus: [g], queue: [r, r] })).toThrow(RangeError);
     expect(() => planMigReconfiguration({ gpus: [g], queue: [{ ...r, gpuEquivalents: 0 }] })).toThrow(RangeError);
-    expect(() => planMigReconfiguration({ gpus: [g], queue: [{ ...r, gpuEquivalents: Number.NaN }] })).toThrow(RangeError);
-    expect(() => planMigReconfiguration({ gpus: [g], queue: [{ ...r, profile: () => profile('A30-24GB', '1g.6gb') }] })).toThrow(RangeError);
+    expect(() => planMigReconfiguration({ gpus: [g], queue: [{ ...r, gpuEquivalents: Number.NaN }] })).toThrow(
+      RangeError,
+    );
+    expect(() =>
+      planMigReconfiguration({ gpus: [g], queue: [{ ...r, profile: () => profile('A30-24GB', '1g.6gb') }] }),
+    ).toThrow(RangeError);
   });
 
   it('plans an empty queue as no change', () => {
@@ -262,9 +290,15 @@ describe('applyMigPlan', () => {
     expect(() => applyMigPlan(gis, { destroy: [{ start: 4, profileId: 19 }], create: [] })).toThrow(RangeError);
   });
 
-  it('migPlanForGpu picks one GPU\'s part in plan order', () => {
-    const plan = planMigReconfiguration({ gpus: [gpu(0, H, oneGs(0, 1, 5)), gpu(1, H, [gi(H, '7g.80gb', 0, true)])], queue: queueOf(H, '3g.40gb') });
-    expect(migPlanForGpu(plan, 0)).toEqual({ destroy: [{ start: 5, profileId: 19 }], create: [{ profileId: 9, start: 4, size: 4 }] });
+  it("migPlanForGpu picks one GPU's part in plan order", () => {
+    const plan = planMigReconfiguration({
+      gpus: [gpu(0, H, oneGs(0, 1, 5)), gpu(1, H, [gi(H, '7g.80gb', 0, true)])],
+      queue: queueOf(H, '3g.40gb'),
+    });
+    expect(migPlanForGpu(plan, 0)).toEqual({
+      destroy: [{ start: 5, profileId: 19 }],
+      create: [{ profileId: 9, start: 4, size: 4 }],
+    });
     expect(migPlanForGpu(plan, 1)).toEqual({ destroy: [], create: [] });
   });
 });

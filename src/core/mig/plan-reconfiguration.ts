@@ -91,8 +91,10 @@ export function planMigReconfiguration(input: MigReconfigurationInput): MigRecon
   const usable: MigPlanGpu[] = [];
   for (const gpu of [...input.gpus].sort((a, b) => a.gpuIndex - b.gpuIndex)) {
     if (!gpu.schedulable) explanation.push(`GPU ${gpu.gpuIndex}: not schedulable, left as it is`);
-    else if (migGeometry(gpu.model) === undefined) explanation.push(`GPU ${gpu.gpuIndex}: ${gpu.model} has no MIG profiles, left as it is`);
-    else if (!isValidLayout(gpu.model, gpu.gis)) explanation.push(`GPU ${gpu.gpuIndex}: its GI layout is not valid for ${gpu.model}, left as it is`);
+    else if (migGeometry(gpu.model) === undefined)
+      explanation.push(`GPU ${gpu.gpuIndex}: ${gpu.model} has no MIG profiles, left as it is`);
+    else if (!isValidLayout(gpu.model, gpu.gis))
+      explanation.push(`GPU ${gpu.gpuIndex}: its GI layout is not valid for ${gpu.model}, left as it is`);
     else usable.push(gpu);
   }
 
@@ -105,24 +107,36 @@ export function planMigReconfiguration(input: MigReconfigurationInput): MigRecon
       const profile = typeof r.profile === 'function' ? r.profile(canonical) : r.profile;
       const ofModel = profile !== undefined && migProfilesFor(canonical).includes(profile);
       if (typeof r.profile === 'function' && profile !== undefined && !ofModel) {
-        throw new RangeError(`job ${r.jobId}: the profile chosen for ${canonical} (${profile.name} of ${profile.gpuModel}) is not a profile of that model`);
+        throw new RangeError(
+          `job ${r.jobId}: the profile chosen for ${canonical} (${profile.name} of ${profile.gpuModel}) is not a profile of that model`,
+        );
       }
       byModel.set(canonical, ofModel ? profile : undefined);
       return byModel.get(canonical);
     };
     const profiles = usable.map((gpu) => profileOn(gpu.model));
     return {
-      pos, jobId: r.jobId, ge: r.gpuEquivalents, profiles,
-      profileIndexes: profiles.map((p, i) => (p === undefined ? -1 : migProfilesFor(usable[i]?.model ?? '').indexOf(p))),
+      pos,
+      jobId: r.jobId,
+      ge: r.gpuEquivalents,
+      profiles,
+      profileIndexes: profiles.map((p, i) =>
+        p === undefined ? -1 : migProfilesFor(usable[i]?.model ?? '').indexOf(p),
+      ),
     };
   });
 
   const place = memoizedPlace();
   let result = search(usable, requests, false, place);
-  const anyIdleReuse = requests.some((r) => usable.some((gpu, i) => {
-    const profile = r.profiles[i];
-    return profile !== undefined && gpu.gis.some((gi) => !gi.inUse && gi.profileId === profile.profileId && gi.size === profile.memorySlices);
-  }));
+  const anyIdleReuse = requests.some((r) =>
+    usable.some((gpu, i) => {
+      const profile = r.profiles[i];
+      return (
+        profile !== undefined &&
+        gpu.gis.some((gi) => !gi.inUse && gi.profileId === profile.profileId && gi.size === profile.memorySlices)
+      );
+    }),
+  );
   if (anyIdleReuse) {
     const reuseFirst = search(usable, requests, true, place);
     if (compareResults(reuseFirst, result) < 0) result = reuseFirst;

@@ -82,7 +82,12 @@ export interface Candidate extends Packing {
 }
 
 /** choosePlacement for a GPU state's model, memoized on (layout key, profile); `layout` builds the layout on a miss. */
-export type PlaceFn = (state: GpuState, layoutKey: number, layout: () => MigGpuInstance[], profileIndex: number) => number | null;
+export type PlaceFn = (
+  state: GpuState,
+  layoutKey: number,
+  layout: () => MigGpuInstance[],
+  profileIndex: number,
+) => number | null;
 
 /**
  * Layout keys: a GI of the `i`-th profile of its model (in `-lgip` order, ≤ 7 profiles) at start `s`
@@ -105,7 +110,10 @@ export function memoizedPlace(): PlaceFn {
   return (state, layoutKey, layout, profileIndex) => {
     const model = state.gpu.model;
     let byKey = memo.get(model);
-    if (byKey === undefined) { byKey = new Map(); memo.set(model, byKey); }
+    if (byKey === undefined) {
+      byKey = new Map();
+      memo.set(model, byKey);
+    }
     const key = layoutKey * 8 + profileIndex;
     const hit = byKey.get(key);
     if (hit !== undefined) return hit;
@@ -133,8 +141,12 @@ export const positionsOf = (placed: readonly Placed[]): number[] => placed.map((
 
 /** Negative when `a` is the better subset for its GPU: more GE, fewer destroys, fewer creates, earlier requests. */
 export function compareOnGpu(a: Packing, b: Packing): number {
-  return -geCompare(a.ge, b.ge) || a.destroy.length - b.destroy.length || a.creates - b.creates
-    || earlierFirst(positionsOf(a.placed), positionsOf(b.placed));
+  return (
+    -geCompare(a.ge, b.ge) ||
+    a.destroy.length - b.destroy.length ||
+    a.creates - b.creates ||
+    earlierFirst(positionsOf(a.placed), positionsOf(b.placed))
+  );
 }
 
 /** GE per unit (destroyed or created GI); Infinity for none. */
@@ -142,10 +154,12 @@ export const perUnit = (ge: number, units: number): number => (units === 0 ? Inf
 
 /** Negative when `a` is the better GPU to apply next (see the module comment of plan-reconfiguration.ts). */
 export function compareAcrossGpus(a: Candidate, b: Candidate): number {
-  return -geCompare(perUnit(a.ge, a.destroy.length), perUnit(b.ge, b.destroy.length))
-    || -geCompare(perUnit(a.ge, a.creates), perUnit(b.ge, b.creates))
-    || -geCompare(a.ge, b.ge)
-    || a.state.gpu.gpuIndex - b.state.gpu.gpuIndex;
+  return (
+    -geCompare(perUnit(a.ge, a.destroy.length), perUnit(b.ge, b.destroy.length)) ||
+    -geCompare(perUnit(a.ge, a.creates), perUnit(b.ge, b.creates)) ||
+    -geCompare(a.ge, b.ge) ||
+    a.state.gpu.gpuIndex - b.state.gpu.gpuIndex
+  );
 }
 
 /** Orders profiles largest first: memory slices, then compute slices. */

@@ -12,7 +12,13 @@ describe('GPU model catalog', () => {
   });
 
   it('lists the MIG-capable models exactly', () => {
-    expect(GPU_MODELS.filter((m) => m.migCapable).map((m) => m.name)).toEqual(['A30-24GB', 'A100-40GB', 'A100-80GB', 'H100-80GB', 'H200-141GB']);
+    expect(GPU_MODELS.filter((m) => m.migCapable).map((m) => m.name)).toEqual([
+      'A30-24GB',
+      'A100-40GB',
+      'A100-80GB',
+      'H100-80GB',
+      'H200-141GB',
+    ]);
   });
 
   it('resolves aliases to the canonical entry and rejects unknown names', () => {

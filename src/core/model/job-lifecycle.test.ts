@@ -4,8 +4,17 @@ import { priorityClassOf } from './priority.js';
 
 describe('priorityClassOf', () => {
   it.each([
-    [0, 'low'], [99, 'low'], [100, 'low'], [499, 'low'], [500, 'normal'], [899, 'normal'],
-    [900, 'high'], [999, 'high'], [1000, 'critical'], [5000, 'critical'], [-1, 'low'],
+    [0, 'low'],
+    [99, 'low'],
+    [100, 'low'],
+    [499, 'low'],
+    [500, 'normal'],
+    [899, 'normal'],
+    [900, 'high'],
+    [999, 'high'],
+    [1000, 'critical'],
+    [5000, 'critical'],
+    [-1, 'low'],
   ] as const)('%i → %s', (priority, name) => {
     expect(priorityClassOf(priority)).toBe(name);
   });
@@ -19,10 +28,22 @@ describe('job states', () => {
 
   it('allows exactly the documented transitions', () => {
     const allowed: [JobState, JobState][] = [
-      ['pending', 'scheduled'], ['pending', 'cancelled'], ['pending', 'failed'],
-      ['scheduled', 'running'], ['scheduled', 'pending'], ['scheduled', 'preempted'], ['scheduled', 'failed'], ['scheduled', 'cancelled'],
-      ['running', 'succeeded'], ['running', 'failed'], ['running', 'cancelled'], ['running', 'pending'], ['running', 'preempted'],
-      ['preempted', 'scheduled'], ['preempted', 'cancelled'], ['preempted', 'failed'],
+      ['pending', 'scheduled'],
+      ['pending', 'cancelled'],
+      ['pending', 'failed'],
+      ['scheduled', 'running'],
+      ['scheduled', 'pending'],
+      ['scheduled', 'preempted'],
+      ['scheduled', 'failed'],
+      ['scheduled', 'cancelled'],
+      ['running', 'succeeded'],
+      ['running', 'failed'],
+      ['running', 'cancelled'],
+      ['running', 'pending'],
+      ['running', 'preempted'],
+      ['preempted', 'scheduled'],
+      ['preempted', 'cancelled'],
+      ['preempted', 'failed'],
     ];
     const key = ([a, b]: [JobState, JobState]) => `${a}→${b}`;
     const expected = new Set(allowed.map(key));

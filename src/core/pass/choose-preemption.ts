@@ -43,9 +43,15 @@ export interface PreemptionChoiceInput {
  * running preemptible job of lower priority than `topPendingPriority`, or a tenant with a
  * guarantee to reclaim.
  */
-export function preemptionPossible(topPendingPriority: number, active: readonly ActiveJob[], rules: PassRules): boolean {
+export function preemptionPossible(
+  topPendingPriority: number,
+  active: readonly ActiveJob[],
+  rules: PassRules,
+): boolean {
   for (const q of rules.quotas.values()) if (q.guaranteedGpuEquivalents > 0) return true;
-  return active.some((j) => !j.stopping && j.startedAtMs !== null && j.preemptible && j.request.priority < topPendingPriority);
+  return active.some(
+    (j) => !j.stopping && j.startedAtMs !== null && j.preemptible && j.request.priority < topPendingPriority,
+  );
 }
 
 /** The first preemption worth doing now, or null. */
@@ -59,13 +65,22 @@ export function choosePreemption(input: PreemptionChoiceInput): PlannedPreemptio
   const usageOf = (tenant: string) => rules.usage.get(tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 };
   const candidates = running.map(({ request, assignment, preemptible, startedAtMs, preemptionCount }) => {
     const first = assignment.placement.gpus[0];
-    const device = first === undefined ? undefined : statement.state.nodes[statement.state.indexOf(assignment.node)]!.devices.get(first.index)?.device;
+    const device =
+      first === undefined
+        ? undefined
+        : statement.state.nodes[statement.state.indexOf(assignment.node)]!.devices.get(first.index)?.device;
     const size = placedGpuEquivalents(request.gpu, assignment.placement, device);
     return {
-      jobId: assignment.jobId, priority: request.priority, tenant: request.tenant, preemptible, startedAtMs: startedAtMs!, preemptionCount,
+      jobId: assignment.jobId,
+      priority: request.priority,
+      tenant: request.tenant,
+      preemptible,
+      startedAtMs: startedAtMs!,
+      preemptionCount,
       // Work since the attempt started: gpushare cannot see when the job last checkpointed.
       lostWorkGpuSeconds: size * Math.max(0, (input.nowMs - startedAtMs!) / 1000),
-      overQuotaBorrower: borrowedGpuEquivalents(rules.quotas.get(request.tenant), usageOf(request.tenant)) > GPU_EQUIVALENT_EPSILON,
+      overQuotaBorrower:
+        borrowedGpuEquivalents(rules.quotas.get(request.tenant), usageOf(request.tenant)) > GPU_EQUIVALENT_EPSILON,
     };
   });
   if (candidates.length === 0) return null;
@@ -74,15 +89,22 @@ export function choosePreemption(input: PreemptionChoiceInput): PlannedPreemptio
     if (rules.quotaRefused.has(job.id)) continue;
     if (tried++ >= (input.settings.maxPreemptorsTried ?? 1)) break;
     const quota = rules.quotas.get(job.tenant);
-    const reclaiming = quota !== undefined && isUnderGuarantee(quota, usageOf(job.tenant)) && fitsInGuarantee(quota, usageOf(job.tenant), rules.sizeOf(job));
+    const reclaiming =
+      quota !== undefined &&
+      isUnderGuarantee(quota, usageOf(job.tenant)) &&
+      fitsInGuarantee(quota, usageOf(job.tenant), rules.sizeOf(job));
     const plan = planPreemption({
       preemptor: { jobId: job.id, priority: job.priority, tenant: job.tenant, reclaiming },
       candidates,
       fitsWithout: (victimIds) => statement.fitsWithout(job, victimIds),
-      options: { minRunSeconds: input.settings.minRunSeconds, maxPreemptionsPerJob: input.settings.maxPreemptionsPerJob },
+      options: {
+        minRunSeconds: input.settings.minRunSeconds,
+        maxPreemptionsPerJob: input.settings.maxPreemptionsPerJob,
+      },
       nowMs: input.nowMs,
     });
-    if (plan.kind === 'victims') return { preemptorId: job.id, victimIds: plan.victimIds, lostWorkGpuSeconds: plan.lostWorkGpuSeconds };
+    if (plan.kind === 'victims')
+      return { preemptorId: job.id, victimIds: plan.victimIds, lostWorkGpuSeconds: plan.lostWorkGpuSeconds };
   }
   return null;
 }

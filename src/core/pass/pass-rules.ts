@@ -85,7 +85,8 @@ export function buildPassRules(input: PassRulesInput): PassRules {
   };
   const placedSize = (job: JobRequest, node: string, placement: ActiveJob['assignment']['placement']): number =>
     placedGpuEquivalents(job.gpu, placement, deviceOf.get(`${node}/${placement.gpus[0]?.index}`));
-  for (const { request, assignment } of input.active) add(request.tenant, placedSize(request, assignment.node, assignment.placement), request.cpuMilli);
+  for (const { request, assignment } of input.active)
+    add(request.tenant, placedSize(request, assignment.node, assignment.placement), request.cpuMilli);
   const sizes = input.sizeCache ?? new Map<number, number>();
   const sizeOf = (job: JobRequest): number => {
     let size = sizes.get(job.id);
@@ -94,12 +95,23 @@ export function buildPassRules(input: PassRulesInput): PassRules {
   };
   // Weighted DRF: a tenant's weight is its guarantee (1 when it has none), as quota-weighted fair share does.
   const capacity = { gpuEquivalents: Math.max(1, devices.length), cpuMilli: Math.max(1, input.hostCpuMilli) };
-  const shares = dominantSharesByTenant(usage, capacity, (tenant) => Math.max(1, quotas.get(tenant)?.guaranteedGpuEquivalents ?? 0));
+  const shares = dominantSharesByTenant(usage, capacity, (tenant) =>
+    Math.max(1, quotas.get(tenant)?.guaranteedGpuEquivalents ?? 0),
+  );
   const quotaRefused = new Set<number>();
   const orderContext: QueueOrderContext = { nowMs: input.nowMs, dominantShareByTenant: shares };
   const admission = (job: JobRequest, tenantUsage?: TenantUsage): WaitReason | null => {
-    const verdict = quotaAdmission(quotas.get(job.tenant), tenantUsage ?? usage.get(job.tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 }, sizeOf(job));
-    return verdict.admitted ? null : waitReason(WAIT_CODES.quota, `quota: ${verdict.message}`, { tenant: job.tenant, sizeGpuEquivalents: sizeOf(job) });
+    const verdict = quotaAdmission(
+      quotas.get(job.tenant),
+      tenantUsage ?? usage.get(job.tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 },
+      sizeOf(job),
+    );
+    return verdict.admitted
+      ? null
+      : waitReason(WAIT_CODES.quota, `quota: ${verdict.message}`, {
+          tenant: job.tenant,
+          sizeGpuEquivalents: sizeOf(job),
+        });
   };
   return {
     compare: createQueueComparator<JobRequest>(orderContext),
@@ -116,7 +128,10 @@ export function buildPassRules(input: PassRulesInput): PassRules {
       nowMs: input.nowMs,
       running: input.active.map(({ request, assignment, startedAtMs }) => ({
         jobId: assignment.jobId,
-        expectedEndMs: request.timeLimitSeconds != null && startedAtMs !== null ? startedAtMs + request.timeLimitSeconds * 1000 : null,
+        expectedEndMs:
+          request.timeLimitSeconds != null && startedAtMs !== null
+            ? startedAtMs + request.timeLimitSeconds * 1000
+            : null,
       })),
     },
     quotas,
@@ -140,7 +155,8 @@ function protectedGpusOf(violators: readonly QosViolator[]): PassRules['protecte
       guarded ??= new Map();
       const onNode = guarded.get(v.node) ?? new Map<number, string>();
       guarded.set(v.node, onNode);
-      for (const index of v.gpuIndices) if (!onNode.has(index)) onNode.set(index, `job ${v.jobId} misses its QoS target`);
+      for (const index of v.gpuIndices)
+        if (!onNode.has(index)) onNode.set(index, `job ${v.jobId} misses its QoS target`);
     }
     return guarded;
   };

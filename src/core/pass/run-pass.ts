@@ -20,7 +20,13 @@ import { waitReason, WAIT_CODES, type WaitReason } from '../framework/status.js'
 import type { JobRequest } from '../model/request.js';
 import { mayBackfill, NO_BLOCKED_JOB, reservedStartMs, type BackfillReservation } from '../queue/backfill.js';
 import type { QueueIndex } from '../queue/queue-index.js';
-import { compareQueueOrder, compareSortKeys, queueSortKey, type QueueOrderContext, type SortKey } from '../queue/queue-order.js';
+import {
+  compareQueueOrder,
+  compareSortKeys,
+  queueSortKey,
+  type QueueOrderContext,
+  type SortKey,
+} from '../queue/queue-order.js';
 import type { TenantUsage } from '../fairness/tenant-usage.js';
 import type { PassRules } from './pass-rules.js';
 
@@ -42,7 +48,11 @@ export interface PassOutcome {
 }
 
 /** The order of a pass without rules: priority, submit time, id (compareQueueOrder). */
-const PLAIN_ORDER: QueueOrderContext = { nowMs: 0, dominantShareByTenant: new Map(), aging: { agingIntervalMs: 1, agingStep: 0 } };
+const PLAIN_ORDER: QueueOrderContext = {
+  nowMs: 0,
+  dominantShareByTenant: new Map(),
+  aging: { agingIntervalMs: 1, agingStep: 0 },
+};
 
 /** What a pass runs with. */
 export interface PassSettings {
@@ -54,7 +64,11 @@ export interface PassSettings {
 }
 
 /** Runs the pass on `statement` over `pending`: a list (any order), or a QueueIndex taken lazily in queue order. */
-export function runPass(statement: Statement, pending: readonly JobRequest[] | QueueIndex, settings: PassSettings): PassOutcome {
+export function runPass(
+  statement: Statement,
+  pending: readonly JobRequest[] | QueueIndex,
+  settings: PassSettings,
+): PassOutcome {
   const { rules } = settings;
   const state = statement.state;
   const ctx = rules?.orderContext ?? PLAIN_ORDER;
@@ -86,7 +100,8 @@ export function runPass(statement: Statement, pending: readonly JobRequest[] | Q
   const backfillReasons = new Map<number | null, WaitReason>();
   const behindBlocked = (timeLimitSeconds: number | null): WaitReason => {
     let reason = backfillReasons.get(timeLimitSeconds);
-    if (reason === undefined) backfillReasons.set(timeLimitSeconds, (reason = backfillReason(blocked!, reservation, timeLimitSeconds)));
+    if (reason === undefined)
+      backfillReasons.set(timeLimitSeconds, (reason = backfillReason(blocked!, reservation, timeLimitSeconds)));
     return reason;
   };
   let stopped = false;
@@ -97,7 +112,14 @@ export function runPass(statement: Statement, pending: readonly JobRequest[] | Q
   const usageTrail = new Map<string, Array<{ key: SortKey; usage: TenantUsage }>>();
   for (let job = next(); job !== undefined; job = next()) {
     if (lazy !== null) order.push(job);
-    if (!stopped && lazy !== null && settings.stopEarly === true && blocked !== null && backfill !== null && !gpusOutsidePool) {
+    if (
+      !stopped &&
+      lazy !== null &&
+      settings.stopEarly === true &&
+      blocked !== null &&
+      backfill !== null &&
+      !gpusOutsidePool
+    ) {
       // Only jobs with a time limit may still start ahead of the blocked job: visit those alone.
       stopped = true;
       usageAtStop = new Map(rules?.usage ?? []);
@@ -113,7 +135,8 @@ export function runPass(statement: Statement, pending: readonly JobRequest[] | Q
       continue;
     }
     const timeLimitSeconds = job.timeLimitSeconds ?? null;
-    const mustNotDelay = blocked !== null && backfill !== null && !mayBackfill({ timeLimitSeconds }, reservation, backfill.nowMs);
+    const mustNotDelay =
+      blocked !== null && backfill !== null && !mayBackfill({ timeLimitSeconds }, reservation, backfill.nowMs);
     if (mustNotDelay && !gpusOutsidePool) {
       // Every GPU is one the blocked job may use: nothing can start ahead of it (no search needed).
       waiting.set(job.id, behindBlocked(timeLimitSeconds));
@@ -130,7 +153,11 @@ export function runPass(statement: Statement, pending: readonly JobRequest[] | Q
       protectedWaiting.add(job.id);
       continue;
     }
-    if (outcome.kind === 'placed' && mustNotDelay && outcome.placement.gpus.some((g) => blockedPool.has(gpuKey(outcome.nodeIndex, g.index)))) {
+    if (
+      outcome.kind === 'placed' &&
+      mustNotDelay &&
+      outcome.placement.gpus.some((g) => blockedPool.has(gpuKey(outcome.nodeIndex, g.index)))
+    ) {
       // It would take GPUs the blocked job waits for: undo (EASY backfill). A job on GPUs the
       // blocked job can never use cannot delay it and keeps its place.
       statement.rollback(point);
@@ -152,7 +179,15 @@ export function runPass(statement: Statement, pending: readonly JobRequest[] | Q
       if (backfill) {
         blockedPool = state.gpusUsableBy(job);
         gpusOutsidePool = blockedPool.size < state.nodes.reduce((sum, n) => sum + n.devices.size, 0);
-        reservation = { blocked: true, reservedStartMs: reservedStartMs(job, backfill.running, (released) => statement.fitsWithout(job, released), backfill.nowMs) };
+        reservation = {
+          blocked: true,
+          reservedStartMs: reservedStartMs(
+            job,
+            backfill.running,
+            (released) => statement.fitsWithout(job, released),
+            backfill.nowMs,
+          ),
+        };
       }
     }
   }
@@ -166,22 +201,48 @@ export function runPass(statement: Statement, pending: readonly JobRequest[] | Q
     }
     return usage;
   };
-  const unvisitedReason = !stopped ? null : (job: JobRequest): WaitReason => rules?.admission(job, usageAt(job)) ?? behindBlocked(job.timeLimitSeconds ?? null);
+  const unvisitedReason = !stopped
+    ? null
+    : (job: JobRequest): WaitReason =>
+        rules?.admission(job, usageAt(job)) ?? behindBlocked(job.timeLimitSeconds ?? null);
   return { order, waiting, blockedJobId: blockedJob?.id ?? null, protectedWaiting, unvisitedReason };
 }
 
 /** The exclusion of protected GPUs, by node index. */
-function exclusionOf(guarded: ReadonlyMap<string, ReadonlyMap<number, string>>, indexOf: (node: string) => number): GpuExclusion {
+function exclusionOf(
+  guarded: ReadonlyMap<string, ReadonlyMap<number, string>>,
+  indexOf: (node: string) => number,
+): GpuExclusion {
   const keys = new Set<number>();
   for (const [node, gpus] of guarded) for (const index of gpus.keys()) keys.add(gpuKey(indexOf(node), index));
   return (nodeIndex, gpuIndex) => keys.has(gpuKey(nodeIndex, gpuIndex));
 }
 
-function backfillReason(blocked: JobRequest, reservation: BackfillReservation, timeLimitSeconds: number | null): WaitReason {
-  const details = { blockedJobId: blocked.id, timeLimitSeconds, reservedStartMs: reservation.blocked ? reservation.reservedStartMs : null };
-  if (timeLimitSeconds === null) return waitReason(WAIT_CODES.backfill, `waiting behind job ${blocked.id}: only jobs with a time limit may start ahead of a blocked job`, details);
-  const at = reservation.blocked && reservation.reservedStartMs !== null ? `its reserved start at ${new Date(reservation.reservedStartMs).toISOString()}` : 'its reserved start';
-  return waitReason(WAIT_CODES.backfill, `waiting behind job ${blocked.id}: a ${timeLimitSeconds} s time limit would not end before ${at}`, details);
+function backfillReason(
+  blocked: JobRequest,
+  reservation: BackfillReservation,
+  timeLimitSeconds: number | null,
+): WaitReason {
+  const details = {
+    blockedJobId: blocked.id,
+    timeLimitSeconds,
+    reservedStartMs: reservation.blocked ? reservation.reservedStartMs : null,
+  };
+  if (timeLimitSeconds === null)
+    return waitReason(
+      WAIT_CODES.backfill,
+      `waiting behind job ${blocked.id}: only jobs with a time limit may start ahead of a blocked job`,
+      details,
+    );
+  const at =
+    reservation.blocked && reservation.reservedStartMs !== null
+      ? `its reserved start at ${new Date(reservation.reservedStartMs).toISOString()}`
+      : 'its reserved start';
+  return waitReason(
+    WAIT_CODES.backfill,
+    `waiting behind job ${blocked.id}: a ${timeLimitSeconds} s time limit would not end before ${at}`,
+    details,
+  );
 }
 
 /** `GPU 0 is protected: job 7 misses its QoS target` (one clause per GPU, by node then index; the node is named when there are several). */

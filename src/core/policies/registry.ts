@@ -41,32 +41,67 @@ export interface PolicyDefinition {
 
 const filters = () => [createNodeResourcesFit(), createGpuFit()];
 
-function single(name: string, score: SchedulingProfile['scores'][number]['plugin'], gpuSelect = createBestFitGpu()): SchedulingProfile {
+function single(
+  name: string,
+  score: SchedulingProfile['scores'][number]['plugin'],
+  gpuSelect = createBestFitGpu(),
+): SchedulingProfile {
   return { name, filters: filters(), scores: [{ plugin: score, weight: 1000 }], gpuSelect, reserve: [] };
 }
 
 /** Every policy, in the order the paper lists them, then gpushare's own. */
 export const POLICIES: readonly PolicyDefinition[] = [
-  { name: 'random', publishedName: '01-Random', description: 'uniformly random feasible node and GPU', create: () => single('random', createRandomScore(), createRandomGpu()) },
-  { name: 'dot-product', publishedName: '02-DotProd', description: 'smallest dot product of free (CPU, GPU) and request', create: () => single('dot-product', createDotProductScore()) },
   {
-    name: 'gpu-clustering', publishedName: '03-GpuClustering', description: 'group pods of the same GPU kind on a node',
+    name: 'random',
+    publishedName: '01-Random',
+    description: 'uniformly random feasible node and GPU',
+    create: () => single('random', createRandomScore(), createRandomGpu()),
+  },
+  {
+    name: 'dot-product',
+    publishedName: '02-DotProd',
+    description: 'smallest dot product of free (CPU, GPU) and request',
+    create: () => single('dot-product', createDotProductScore()),
+  },
+  {
+    name: 'gpu-clustering',
+    publishedName: '03-GpuClustering',
+    description: 'group pods of the same GPU kind on a node',
     create: ({ nodeCount }) => {
       const plugin = createGpuClusteringScore(nodeCount);
       return { ...single('gpu-clustering', plugin), reserve: [plugin] };
     },
   },
-  { name: 'gpu-packing', publishedName: '04-GpuPacking', description: 'fill partly used GPUs, then used nodes, then idle nodes', create: () => single('gpu-packing', createGpuPackingScore()) },
-  { name: 'best-fit', publishedName: '05-BestFit', description: 'least CPU and GPU left over', create: () => single('best-fit', createBestFitScore()) },
   {
-    name: 'fgd', publishedName: '06-FGD', description: 'fragmentation gradient descent (Weng et al., ATC\'23)',
+    name: 'gpu-packing',
+    publishedName: '04-GpuPacking',
+    description: 'fill partly used GPUs, then used nodes, then idle nodes',
+    create: () => single('gpu-packing', createGpuPackingScore()),
+  },
+  {
+    name: 'best-fit',
+    publishedName: '05-BestFit',
+    description: 'least CPU and GPU left over',
+    create: () => single('best-fit', createBestFitScore()),
+  },
+  {
+    name: 'fgd',
+    publishedName: '06-FGD',
+    description: "fragmentation gradient descent (Weng et al., ATC'23)",
     create: ({ targetWorkload }) => {
       if (!targetWorkload) throw new Error('policy fgd needs options.targetWorkload');
       const { score, gpuSelect } = createFgd(targetWorkload);
       return single('fgd', score, gpuSelect);
     },
   },
-  { name: 'default', publishedName: null, description: 'gpushare: FGD gradient plus tie-breaks that keep whole GPUs and nodes free; learns the workload online when none is given', create: ({ targetWorkload, learnWorkloadOnline }) => createDefaultPolicy(targetWorkload && !learnWorkloadOnline ? { targetWorkload } : {}) },
+  {
+    name: 'default',
+    publishedName: null,
+    description:
+      'gpushare: FGD gradient plus tie-breaks that keep whole GPUs and nodes free; learns the workload online when none is given',
+    create: ({ targetWorkload, learnWorkloadOnline }) =>
+      createDefaultPolicy(targetWorkload && !learnWorkloadOnline ? { targetWorkload } : {}),
+  },
 ];
 
 /** Names accepted by `findPolicy`. */

@@ -65,7 +65,8 @@ export function defaultPreemptible(priority: number): boolean {
  * - `too-young`: has run for less than `minRunSeconds`;
  * - `preempted-too-often`: preempted `maxPreemptionsPerJob` times already.
  */
-export type Eligibility = 'priority' | 'reclaim' | 'self' | 'not-lower-priority' | 'not-preemptible' | 'too-young' | 'preempted-too-often';
+export type Eligibility =
+  'priority' | 'reclaim' | 'self' | 'not-lower-priority' | 'not-preemptible' | 'too-young' | 'preempted-too-often';
 
 /**
  * Classifies one candidate for `preemptor` at `nowMs` (ms since the epoch). A candidate that
@@ -73,11 +74,17 @@ export type Eligibility = 'priority' | 'reclaim' | 'self' | 'not-lower-priority'
  * `preempted-too-often`) apply to both rules. A reclaim ignores `preemptible`: a job that borrows
  * above its tenant's guarantee may always be reclaimed by a tenant under its own.
  */
-export function classifyCandidate(candidate: PreemptionCandidate, preemptor: Preemptor, options: PreemptionOptions, nowMs: number): Eligibility {
+export function classifyCandidate(
+  candidate: PreemptionCandidate,
+  preemptor: Preemptor,
+  options: PreemptionOptions,
+  nowMs: number,
+): Eligibility {
   if (candidate.jobId === preemptor.jobId) return 'self';
   const byPriority = candidate.priority < preemptor.priority && candidate.preemptible;
   const byReclaim = preemptor.reclaiming && candidate.overQuotaBorrower && candidate.tenant !== preemptor.tenant;
-  if (!byPriority && !byReclaim) return candidate.priority < preemptor.priority ? 'not-preemptible' : 'not-lower-priority';
+  if (!byPriority && !byReclaim)
+    return candidate.priority < preemptor.priority ? 'not-preemptible' : 'not-lower-priority';
   if (options.minRunSeconds > 0 && nowMs - candidate.startedAtMs < options.minRunSeconds * 1000) return 'too-young';
   if (candidate.preemptionCount >= options.maxPreemptionsPerJob) return 'preempted-too-often';
   return byPriority ? 'priority' : 'reclaim';

@@ -5,7 +5,15 @@
  * device-level placement (per GPU compute, memory, mode and MIG slices; e.g.
  * `Statement.fitsWithout`), so the planner never trusts summed scalars.
  */
-import { classifyCandidate, DEFAULT_PREEMPTION_OPTIONS, isEligible, type Eligibility, type PreemptionCandidate, type PreemptionOptions, type Preemptor } from './eligibility.js';
+import {
+  classifyCandidate,
+  DEFAULT_PREEMPTION_OPTIONS,
+  isEligible,
+  type Eligibility,
+  type PreemptionCandidate,
+  type PreemptionOptions,
+  type Preemptor,
+} from './eligibility.js';
 import { compareCandidates, compareVictimCost, victimCost } from './victim-cost.js';
 
 /** The exhaustive search looks at this many of the cheapest eligible candidates (sizes 2 and 3). */
@@ -76,7 +84,11 @@ export function planPreemption(input: PreemptionInput): PreemptionPlan {
     if (isEligible(eligibility)) eligible.push(candidate);
     else excluded.set(eligibility, (excluded.get(eligibility) ?? 0) + 1);
   }
-  if (eligible.length === 0) return { kind: 'none', reason: `no running job may be preempted for job ${preemptor.jobId}${describeExcluded(excluded, options)}` };
+  if (eligible.length === 0)
+    return {
+      kind: 'none',
+      reason: `no running job may be preempted for job ${preemptor.jobId}${describeExcluded(excluded, options)}`,
+    };
   eligible.sort(compareCandidates);
 
   const memo = new Map<string, boolean>();
@@ -95,7 +107,11 @@ export function planPreemption(input: PreemptionInput): PreemptionPlan {
     return { kind: 'victims', victimIds: [...cost.jobIdsAsc], lostWorkGpuSeconds: cost.lostWorkGpuSeconds };
   };
 
-  if (!fits(eligible)) return { kind: 'none', reason: `job ${preemptor.jobId} would not fit even with all ${eligible.length} eligible victim(s) removed${describeExcluded(excluded, options)}` };
+  if (!fits(eligible))
+    return {
+      kind: 'none',
+      reason: `job ${preemptor.jobId} would not fit even with all ${eligible.length} eligible victim(s) removed${describeExcluded(excluded, options)}`,
+    };
   if (fits([])) return { kind: 'none', reason: `job ${preemptor.jobId} fits without preemption` };
 
   for (const single of eligible) if (fits([single])) return plan([single]);
@@ -143,13 +159,14 @@ function choose(n: number, k: number): number {
   return c;
 }
 
-const EXCLUDED_TEXT: Readonly<Record<Exclude<Eligibility, 'priority' | 'reclaim'>, (o: PreemptionOptions) => string>> = {
-  'self': () => 'the job itself',
-  'not-lower-priority': () => 'not of lower priority (and not a reclaimable borrower)',
-  'not-preemptible': () => 'not preemptible (and not a reclaimable borrower)',
-  'too-young': (o) => `running for less than ${o.minRunSeconds} s`,
-  'preempted-too-often': (o) => `preempted ${o.maxPreemptionsPerJob} time(s) already`,
-};
+const EXCLUDED_TEXT: Readonly<Record<Exclude<Eligibility, 'priority' | 'reclaim'>, (o: PreemptionOptions) => string>> =
+  {
+    self: () => 'the job itself',
+    'not-lower-priority': () => 'not of lower priority (and not a reclaimable borrower)',
+    'not-preemptible': () => 'not preemptible (and not a reclaimable borrower)',
+    'too-young': (o) => `running for less than ${o.minRunSeconds} s`,
+    'preempted-too-often': (o) => `preempted ${o.maxPreemptionsPerJob} time(s) already`,
+  };
 
 function describeExcluded(excluded: ReadonlyMap<Eligibility, number>, options: PreemptionOptions): string {
   const parts = (Object.keys(EXCLUDED_TEXT) as (keyof typeof EXCLUDED_TEXT)[])
@@ -161,13 +178,17 @@ function describeExcluded(excluded: ReadonlyMap<Eligibility, number>, options: P
 function validate(input: PreemptionInput, options: PreemptionOptions): void {
   if (!Number.isFinite(input.nowMs)) throw new RangeError(`nowMs must be finite, got ${input.nowMs}`);
   if (!(options.minRunSeconds >= 0)) throw new RangeError(`minRunSeconds must be ≥ 0, got ${options.minRunSeconds}`);
-  if (!(options.maxPreemptionsPerJob >= 0)) throw new RangeError(`maxPreemptionsPerJob must be ≥ 0, got ${options.maxPreemptionsPerJob}`);
+  if (!(options.maxPreemptionsPerJob >= 0))
+    throw new RangeError(`maxPreemptionsPerJob must be ≥ 0, got ${options.maxPreemptionsPerJob}`);
   const seen = new Set<number>();
   for (const c of input.candidates) {
     if (seen.has(c.jobId)) throw new RangeError(`candidate job ${c.jobId} listed twice`);
     seen.add(c.jobId);
-    if (!Number.isFinite(c.priority)) throw new RangeError(`candidate job ${c.jobId}: priority must be finite, got ${c.priority}`);
-    if (!(c.lostWorkGpuSeconds >= 0) || !Number.isFinite(c.lostWorkGpuSeconds)) throw new RangeError(`candidate job ${c.jobId}: lostWorkGpuSeconds must be finite and ≥ 0, got ${c.lostWorkGpuSeconds}`);
+    if (!Number.isFinite(c.priority))
+      throw new RangeError(`candidate job ${c.jobId}: priority must be finite, got ${c.priority}`);
+    if (!(c.lostWorkGpuSeconds >= 0) || !Number.isFinite(c.lostWorkGpuSeconds))
+      throw new RangeError(
+        `candidate job ${c.jobId}: lostWorkGpuSeconds must be finite and ≥ 0, got ${c.lostWorkGpuSeconds}`,
+      );
   }
 }
-

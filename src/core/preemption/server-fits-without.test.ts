@@ -37,7 +37,9 @@ function victimSets(): number[][] {
 }
 
 function busyServer(rng?: Rng): OneNodeCluster {
-  const s = rng ? new OneNodeCluster(GPUS, { hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024, timesliceOvercommitRatio: 1, rng }) : server(GPUS);
+  const s = rng
+    ? new OneNodeCluster(GPUS, { hostCpuMilli: 64_000, hostMemoryMiB: 256 * 1024, timesliceOvercommitRatio: 1, rng })
+    : server(GPUS);
   placeAll(s, RUNNING);
   return s;
 }
@@ -69,9 +71,18 @@ describe('OneNodeCluster.fitsWithout', () => {
     let draws = 0;
     const seeded = new SeededRng(7);
     const counting: Rng = {
-      nextUint32: () => { draws++; return seeded.nextUint32(); },
-      intn: (n) => { draws++; return seeded.intn(n); },
-      nextFloat: () => { draws++; return seeded.nextFloat(); },
+      nextUint32: () => {
+        draws++;
+        return seeded.nextUint32();
+      },
+      intn: (n) => {
+        draws++;
+        return seeded.intn(n);
+      },
+      nextFloat: () => {
+        draws++;
+        return seeded.nextFloat();
+      },
     };
     const s = busyServer(counting);
     const twin = busyServer(new SeededRng(7));
@@ -80,7 +91,8 @@ describe('OneNodeCluster.fitsWithout', () => {
     for (const trial of TRIALS) for (const victims of victimSets()) s.fitsWithout(trial, victims);
     expect(snapshot(s)).toEqual(before);
     expect(draws).toBe(drawsBefore);
-    for (const id of [...RUNNING.map((j) => j.id), ...TRIALS.map((j) => j.id)]) expect(s.isHeld(id)).toBe(twin.isHeld(id));
+    for (const id of [...RUNNING.map((j) => j.id), ...TRIALS.map((j) => j.id)])
+      expect(s.isHeld(id)).toBe(twin.isHeld(id));
     // The online workload learner was not fed either: the same arrivals land where they do on the twin.
     for (let i = 0; i < 40; i++) {
       const arrival = job(200 + i, { gpuMilli: [100, 250, 500, 1000][i % 4]!, mode: i % 5 === 0 ? 'mig' : 'auto' });
@@ -95,10 +107,18 @@ describe('OneNodeCluster.fitsWithout', () => {
 
   it('MIG: a 7g job fits only with both instances of a full GPU removed', () => {
     const s = server([migGpu(0)]);
-    placeAll(s, [job(1, { gpuMilli: 500, gpuMemoryMiB: 30_000, mode: 'mig' }), job(2, { gpuMilli: 400, gpuMemoryMiB: 30_000, mode: 'mig' })]);
+    placeAll(s, [
+      job(1, { gpuMilli: 500, gpuMemoryMiB: 30_000, mode: 'mig' }),
+      job(2, { gpuMilli: 400, gpuMemoryMiB: 30_000, mode: 'mig' }),
+    ]);
     const before = snapshot(s);
     const big = job(9, { gpuMilli: 1000, mode: 'mig' });
-    expect([s.fitsWithout(big, []), s.fitsWithout(big, [1]), s.fitsWithout(big, [2]), s.fitsWithout(big, [1, 2])]).toEqual([false, false, false, true]);
+    expect([
+      s.fitsWithout(big, []),
+      s.fitsWithout(big, [1]),
+      s.fitsWithout(big, [2]),
+      s.fitsWithout(big, [1, 2]),
+    ]).toEqual([false, false, false, true]);
     expect(snapshot(s)).toEqual(before);
   });
 
@@ -118,7 +138,10 @@ describe('OneNodeCluster.fitsWithout', () => {
     expect(s.fitsWithout(job(9), [2])).toBe(false);
     expect(s.fitsWithout(job(9), [1])).toBe(true);
     expect(snapshot(s)).toEqual(before);
-    expect(s.gpus().map((g) => [g.index, g.schedulable])).toEqual([[0, true], [1, false]]);
+    expect(s.gpus().map((g) => [g.index, g.schedulable])).toEqual([
+      [0, true],
+      [1, false],
+    ]);
   });
 
   it('throws for a job that holds resources already', () => {

@@ -9,7 +9,12 @@ describe('victim cost order', () => {
   const d = candidate(4, { lostWorkGpuSeconds: 100, priority: 100 });
 
   it('victimCost sums lost work and lists priorities (highest first) and ids (ascending)', () => {
-    expect(victimCost([c, a, b])).toEqual({ victimCount: 3, lostWorkGpuSeconds: 25, prioritiesDesc: [500, 300, 100], jobIdsAsc: [1, 2, 3] });
+    expect(victimCost([c, a, b])).toEqual({
+      victimCount: 3,
+      lostWorkGpuSeconds: 25,
+      prioritiesDesc: [500, 300, 100],
+      jobIdsAsc: [1, 2, 3],
+    });
     expect(victimCost([])).toEqual({ victimCount: 0, lostWorkGpuSeconds: 0, prioritiesDesc: [], jobIdsAsc: [] });
   });
 
@@ -26,6 +31,8 @@ describe('victim cost order', () => {
   });
 
   it('compareCandidates: less lost work, then lower priority, then lower id', () => {
-    expect([d, b, c, a, candidate(0, { lostWorkGpuSeconds: 10, priority: 100 })].sort(compareCandidates).map((x) => x.jobId)).toEqual([3, 0, 1, 2, 4]);
+    expect(
+      [d, b, c, a, candidate(0, { lostWorkGpuSeconds: 10, priority: 100 })].sort(compareCandidates).map((x) => x.jobId),
+    ).toEqual([3, 0, 1, 2, 4]);
   });
 });

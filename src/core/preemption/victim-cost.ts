@@ -44,7 +44,12 @@ export function victimCost(victims: readonly PreemptionCandidate[]): VictimCost 
  * priorities (the highest priority hit first, then the next, ...), then lower job ids.
  */
 export function compareVictimCost(a: VictimCost, b: VictimCost): number {
-  return a.victimCount - b.victimCount || a.lostWorkGpuSeconds - b.lostWorkGpuSeconds || compareLexicographic(a.prioritiesDesc, b.prioritiesDesc) || compareLexicographic(a.jobIdsAsc, b.jobIdsAsc);
+  return (
+    a.victimCount - b.victimCount ||
+    a.lostWorkGpuSeconds - b.lostWorkGpuSeconds ||
+    compareLexicographic(a.prioritiesDesc, b.prioritiesDesc) ||
+    compareLexicographic(a.jobIdsAsc, b.jobIdsAsc)
+  );
 }
 
 function compareLexicographic(a: readonly number[], b: readonly number[]): number {

@@ -38,7 +38,15 @@ describe('reservedStartMs', () => {
       { jobId: 5, expectedEndMs: NOW + 5 * MIN },
       { jobId: 6, expectedEndMs: null },
     ];
-    const result = reservedStartMs('x', ends, (released) => { calls.push([...released]); return false; }, NOW);
+    const result = reservedStartMs(
+      'x',
+      ends,
+      (released) => {
+        calls.push([...released]);
+        return false;
+      },
+      NOW,
+    );
     expect(result).toBeNull();
     expect(calls).toEqual([[], [5], [5, 7, 9]]);
   });
@@ -46,11 +54,16 @@ describe('reservedStartMs', () => {
   it('passes the blocked job to the callback and a fresh array each call', () => {
     const seen: unknown[] = [];
     const arrays: (readonly number[])[] = [];
-    reservedStartMs({ id: 42 }, [{ jobId: 1, expectedEndMs: NOW + MIN }], (released, blocked) => {
-      seen.push(blocked);
-      arrays.push(released);
-      return released.length > 0;
-    }, NOW);
+    reservedStartMs(
+      { id: 42 },
+      [{ jobId: 1, expectedEndMs: NOW + MIN }],
+      (released, blocked) => {
+        seen.push(blocked);
+        arrays.push(released);
+        return released.length > 0;
+      },
+      NOW,
+    );
     expect(seen).toEqual([{ id: 42 }, { id: 42 }]);
     expect(arrays[0]).not.toBe(arrays[1]);
   });
@@ -66,7 +79,9 @@ describe('reservedStartMs', () => {
 
   it('rejects a non-finite time', () => {
     expect(() => reservedStartMs('x', [], () => true, Number.NaN)).toThrow(/nowMs/);
-    expect(() => reservedStartMs('x', [{ jobId: 3, expectedEndMs: Number.POSITIVE_INFINITY }], () => true, NOW)).toThrow(/job 3/);
+    expect(() =>
+      reservedStartMs('x', [{ jobId: 3, expectedEndMs: Number.POSITIVE_INFINITY }], () => true, NOW),
+    ).toThrow(/job 3/);
   });
 });
 

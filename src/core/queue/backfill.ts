@@ -31,10 +31,10 @@ export interface RunningJobEnd {
 export type BackfillReservation =
   | { readonly blocked: false }
   | {
-    readonly blocked: true;
-    /** The head's reserved start, ms since the epoch ({@link reservedStartMs}); null = none possible. */
-    readonly reservedStartMs: number | null;
-  };
+      readonly blocked: true;
+      /** The head's reserved start, ms since the epoch ({@link reservedStartMs}); null = none possible. */
+      readonly reservedStartMs: number | null;
+    };
 
 /** The reservation when no job ahead is blocked. */
 export const NO_BLOCKED_JOB: BackfillReservation = { blocked: false };
@@ -80,7 +80,9 @@ export function reservedStartMs<B>(
   if (!Number.isFinite(nowMs)) throw new RangeError(`nowMs must be a finite number, got ${nowMs}`);
   for (const job of running) {
     if (job.expectedEndMs !== null && !Number.isFinite(job.expectedEndMs)) {
-      throw new RangeError(`expectedEndMs of job ${job.jobId} must be a finite number or null, got ${job.expectedEndMs}`);
+      throw new RangeError(
+        `expectedEndMs of job ${job.jobId} must be a finite number or null, got ${job.expectedEndMs}`,
+      );
     }
   }
   if (fitsAfterReleasing([], blocked)) return nowMs;

@@ -65,7 +65,11 @@ export class QueueMerge {
   private readonly heap: Cursor[] = [];
 
   /** @param after when given, only jobs whose sort key comes after it */
-  constructor(buckets: Iterable<readonly JobRequest[]>, private readonly ctx: QueueOrderContext, after: SortKey | null = null) {
+  constructor(
+    buckets: Iterable<readonly JobRequest[]>,
+    private readonly ctx: QueueOrderContext,
+    after: SortKey | null = null,
+  ) {
     for (const bucket of buckets) {
       let at = 0;
       if (after !== null) {

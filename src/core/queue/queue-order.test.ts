@@ -3,20 +3,43 @@ import { PRIORITY_CLASSES } from '../model/priority.js';
 import type { JobRequest } from '../model/request.js';
 import {
   compareQueueOrder,
-  agingCap, compareQueueEntries, DEFAULT_AGING, effectivePriority, orderQueue, type QueueEntry, type QueueOrderContext,
+  agingCap,
+  compareQueueEntries,
+  DEFAULT_AGING,
+  effectivePriority,
+  orderQueue,
+  type QueueEntry,
+  type QueueOrderContext,
 } from './queue-order.js';
 
 const MIN = 60_000;
 const NOW = 1_000_000_000;
 const { low, normal, high, critical } = PRIORITY_CLASSES;
 
-const entry = (id: number, tenant: string, priority: number, waitedMs: number): QueueEntry => ({ id, tenant, priority, submittedAtMs: NOW - waitedMs });
-const ctx = (shares: Record<string, number> = {}, nowMs = NOW): QueueOrderContext => ({ nowMs, dominantShareByTenant: new Map(Object.entries(shares)) });
+const entry = (id: number, tenant: string, priority: number, waitedMs: number): QueueEntry => ({
+  id,
+  tenant,
+  priority,
+  submittedAtMs: NOW - waitedMs,
+});
+const ctx = (shares: Record<string, number> = {}, nowMs = NOW): QueueOrderContext => ({
+  nowMs,
+  dominantShareByTenant: new Map(Object.entries(shares)),
+});
 const ids = (jobs: readonly QueueEntry[]): number[] => jobs.map((j) => j.id);
 
 describe('agingCap', () => {
   it.each([
-    [low, normal], [50, low], [300, normal], [normal, high], [700, high], [high, critical], [950, critical], [critical, critical], [5000, 5000], [-10, low],
+    [low, normal],
+    [50, low],
+    [300, normal],
+    [normal, high],
+    [700, high],
+    [high, critical],
+    [950, critical],
+    [critical, critical],
+    [5000, 5000],
+    [-10, low],
   ])('priority %i ages up to %i', (priority, cap) => {
     expect(agingCap(priority)).toBe(cap);
   });
@@ -63,7 +86,9 @@ describe('effectivePriority', () => {
   it('rejects a non-finite time or priority', () => {
     expect(() => effectivePriority(entry(1, 't', low, 0), Number.NaN)).toThrow(/nowMs/);
     expect(() => effectivePriority(entry(1, 't', Number.NaN, 0), NOW)).toThrow(/priority/);
-    expect(() => effectivePriority({ id: 1, tenant: 't', priority: low, submittedAtMs: Number.POSITIVE_INFINITY }, NOW)).toThrow(/submittedAtMs/);
+    expect(() =>
+      effectivePriority({ id: 1, tenant: 't', priority: low, submittedAtMs: Number.POSITIVE_INFINITY }, NOW),
+    ).toThrow(/submittedAtMs/);
   });
 });
 
@@ -91,7 +116,12 @@ describe('orderQueue', () => {
   });
 
   it('at equal priority and share, earlier submit time, then lower id', () => {
-    const jobs = [entry(5, 'a', normal, 1000), entry(3, 'b', normal, 2000), entry(4, 'a', normal, 2000), entry(9, 'b', normal, 1000)];
+    const jobs = [
+      entry(5, 'a', normal, 1000),
+      entry(3, 'b', normal, 2000),
+      entry(4, 'a', normal, 2000),
+      entry(9, 'b', normal, 1000),
+    ];
     expect(ids(orderQueue(jobs, ctx({ a: 0.2, b: 0.2 })))).toEqual([3, 4, 5, 9]);
   });
 
@@ -126,7 +156,10 @@ describe('orderQueue', () => {
   });
 
   it('keeps extra fields (JobRequest-shaped entries)', () => {
-    const jobs = [{ ...entry(1, 'a', low, 0), cpuMilli: 5 }, { ...entry(2, 'a', high, 0), cpuMilli: 7 }];
+    const jobs = [
+      { ...entry(1, 'a', low, 0), cpuMilli: 5 },
+      { ...entry(2, 'a', high, 0), cpuMilli: 7 },
+    ];
     expect(orderQueue(jobs, ctx()).map((j) => j.cpuMilli)).toEqual([7, 5]);
   });
 
@@ -155,12 +188,32 @@ describe('compareQueueEntries', () => {
 });
 
 describe('compareQueueOrder', () => {
-  const job = (id: number, priority: number, submittedAtMs: number): JobRequest => ({ id, tenant: 't', priority, submittedAtMs, cpuMilli: 0, hostMemoryMiB: 0, gpu: { gpuCount: 1, gpuMilli: 100, gpuMemoryMiB: null, mode: 'auto' } });
+  const job = (id: number, priority: number, submittedAtMs: number): JobRequest => ({
+    id,
+    tenant: 't',
+    priority,
+    submittedAtMs,
+    cpuMilli: 0,
+    hostMemoryMiB: 0,
+    gpu: { gpuCount: 1, gpuMilli: 100, gpuMemoryMiB: null, mode: 'auto' },
+  });
 
   it('orders by priority (high first), then submit time, then id', () => {
-    const jobs = [job(5, 500, 20), job(4, 100, 0), job(3, 500, 10), job(2, 900, 99), job(1, 500, 20), job(6, 1000, 1_000)];
+    const jobs = [
+      job(5, 500, 20),
+      job(4, 100, 0),
+      job(3, 500, 10),
+      job(2, 900, 99),
+      job(1, 500, 20),
+      job(6, 1000, 1_000),
+    ];
     expect([...jobs].sort(compareQueueOrder).map((j) => j.id)).toEqual([6, 2, 3, 1, 5, 4]);
-    expect([...jobs].reverse().sort(compareQueueOrder).map((j) => j.id)).toEqual([6, 2, 3, 1, 5, 4]);
+    expect(
+      [...jobs]
+        .reverse()
+        .sort(compareQueueOrder)
+        .map((j) => j.id),
+    ).toEqual([6, 2, 3, 1, 5, 4]);
   });
 
   it('is 0 only for the same job', () => {

@@ -156,19 +156,22 @@ export function compareSortKeys(x: SortKey, y: SortKey): number {
 function keyOf(entry: QueueEntry, ctx: QueueOrderContext): SortKey {
   checkFinite('id', entry.id);
   const share = ctx.dominantShareByTenant.get(entry.tenant) ?? 0;
-  if (!Number.isFinite(share) || share < 0) throw new RangeError(`dominant share of tenant ${entry.tenant} must be a non-negative number, got ${share}`);
+  if (!Number.isFinite(share) || share < 0)
+    throw new RangeError(`dominant share of tenant ${entry.tenant} must be a non-negative number, got ${share}`);
   return { entry, effective: effectivePriority(entry, ctx.nowMs, ctx.aging), share };
 }
 
 function compareKeys(x: SortKey, y: SortKey): number {
   const a = x.entry;
   const b = y.entry;
-  return sign(y.effective, x.effective)
-    || sign(x.share, y.share)
-    || sign(a.submittedAtMs, b.submittedAtMs)
-    || sign(a.id, b.id)
-    || sign(b.priority, a.priority)
-    || sign(a.tenant, b.tenant);
+  return (
+    sign(y.effective, x.effective) ||
+    sign(x.share, y.share) ||
+    sign(a.submittedAtMs, b.submittedAtMs) ||
+    sign(a.id, b.id) ||
+    sign(b.priority, a.priority) ||
+    sign(a.tenant, b.tenant)
+  );
 }
 
 /** −1, 0 or 1 as `x` is below, equal to or above `y` (strings by UTF-16 code units). */

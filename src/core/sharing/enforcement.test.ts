@@ -14,7 +14,13 @@ describe('enforcementOf', () => {
 describe('weakestEnforcement', () => {
   it('takes the weakest level per resource, null for no jobs', () => {
     expect(weakestEnforcement([])).toBeNull();
-    expect(weakestEnforcement([enforcementOf('mps', true), enforcementOf('mps', false)])).toEqual({ gpuMemory: 'not-enforced', compute: 'not-enforced' });
-    expect(weakestEnforcement([enforcementOf('mps', true), enforcementOf('mps', true)])).toEqual({ gpuMemory: 'driver-per-process', compute: 'driver-per-process' });
+    expect(weakestEnforcement([enforcementOf('mps', true), enforcementOf('mps', false)])).toEqual({
+      gpuMemory: 'not-enforced',
+      compute: 'not-enforced',
+    });
+    expect(weakestEnforcement([enforcementOf('mps', true), enforcementOf('mps', true)])).toEqual({
+      gpuMemory: 'driver-per-process',
+      compute: 'driver-per-process',
+    });
   });
 });

@@ -12,7 +12,13 @@
 import type { EffectiveMode } from '../model/request.js';
 
 /** How one resource of a GPU share is enforced, strongest first. */
-export const ENFORCEMENT_LEVELS = ['hardware', 'exclusive', 'driver-per-process', 'time-slice', 'not-enforced'] as const;
+export const ENFORCEMENT_LEVELS = [
+  'hardware',
+  'exclusive',
+  'driver-per-process',
+  'time-slice',
+  'not-enforced',
+] as const;
 /** One of `ENFORCEMENT_LEVELS`. */
 export type EnforcementLevel = (typeof ENFORCEMENT_LEVELS)[number];
 
@@ -28,10 +34,16 @@ export interface ShareEnforcement {
  */
 export function enforcementOf(mode: EffectiveMode, mpsClient: boolean): ShareEnforcement {
   switch (mode) {
-    case 'mig': return { gpuMemory: 'hardware', compute: 'hardware' };
-    case 'exclusive': return { gpuMemory: 'exclusive', compute: 'exclusive' };
-    case 'mps': return mpsClient ? { gpuMemory: 'driver-per-process', compute: 'driver-per-process' } : { gpuMemory: 'not-enforced', compute: 'not-enforced' };
-    case 'timeslice': return { gpuMemory: 'not-enforced', compute: 'time-slice' };
+    case 'mig':
+      return { gpuMemory: 'hardware', compute: 'hardware' };
+    case 'exclusive':
+      return { gpuMemory: 'exclusive', compute: 'exclusive' };
+    case 'mps':
+      return mpsClient
+        ? { gpuMemory: 'driver-per-process', compute: 'driver-per-process' }
+        : { gpuMemory: 'not-enforced', compute: 'not-enforced' };
+    case 'timeslice':
+      return { gpuMemory: 'not-enforced', compute: 'time-slice' };
   }
 }
 

@@ -32,7 +32,11 @@ export interface ModeSelection {
  * one GPU's memory within its 1000 milli-GPU (three 8 GiB requests on a 24 GiB GPU get 333 each,
  * not 334), as long as each asks for at least 1/1000 of the memory (below that the share is 1).
  */
-export function effectiveGpuMilli(gpuMilli: number | null, gpuMemoryMiB: number | null, modelMemoryMiB: number): number {
+export function effectiveGpuMilli(
+  gpuMilli: number | null,
+  gpuMemoryMiB: number | null,
+  modelMemoryMiB: number,
+): number {
   if (gpuMilli !== null) return gpuMilli;
   if (gpuMemoryMiB === null || modelMemoryMiB <= 0) return GPU_MILLI_PER_GPU;
   return Math.min(GPU_MILLI_PER_GPU, Math.max(1, Math.floor((GPU_MILLI_PER_GPU * gpuMemoryMiB) / modelMemoryMiB)));
@@ -42,16 +46,35 @@ export function effectiveGpuMilli(gpuMilli: number | null, gpuMemoryMiB: number 
  * Chooses the mode for `mode: auto` on a GPU of `model` (catalog name) with `modelMemoryMiB`.
  * Pure; never throws for a valid request.
  */
-export function selectMode(request: { gpuMilli: number; gpuMemoryMiB: number | null; isolation: IsolationLevel }, model: string, modelMemoryMiB: number): ModeSelection {
+export function selectMode(
+  request: { gpuMilli: number; gpuMemoryMiB: number | null; isolation: IsolationLevel },
+  model: string,
+  modelMemoryMiB: number,
+): ModeSelection {
   const { gpuMilli, isolation } = request;
   if (gpuMilli >= GPU_MILLI_PER_GPU) return { mode: 'exclusive', migProfile: null, reason: 'whole GPUs run exclusive' };
   if (isolation === 'none') return { mode: 'timeslice', migProfile: null, reason: 'isolation none: time-slicing' };
-  if (isolation === 'standard') return { mode: 'mps', migProfile: null, reason: 'isolation standard: MPS (memory limit per process where the GPU\'s MPS daemon runs)' };
+  if (isolation === 'standard')
+    return {
+      mode: 'mps',
+      migProfile: null,
+      reason: "isolation standard: MPS (memory limit per process where the GPU's MPS daemon runs)",
+    };
   const geometry = migGeometry(model);
-  if (!geometry) return { mode: 'exclusive', migProfile: null, reason: `strict isolation: ${model} has no MIG, so a whole GPU` };
+  if (!geometry)
+    return { mode: 'exclusive', migProfile: null, reason: `strict isolation: ${model} has no MIG, so a whole GPU` };
   const memory = request.gpuMemoryMiB ?? Math.floor((gpuMilli * modelMemoryMiB) / GPU_MILLI_PER_GPU);
   const profile = smallestProfileFor(model, { gpuMilli, gpuMemoryMiB: memory });
-  if (!profile) return { mode: 'exclusive', migProfile: null, reason: `strict isolation: no MIG profile of ${model} has ${memory} MiB and enough compute, so a whole GPU` };
+  if (!profile)
+    return {
+      mode: 'exclusive',
+      migProfile: null,
+      reason: `strict isolation: no MIG profile of ${model} has ${memory} MiB and enough compute, so a whole GPU`,
+    };
   const slices = Math.ceil((gpuMilli * geometry.computeSlices) / GPU_MILLI_PER_GPU);
-  return { mode: 'mig', migProfile: profile, reason: `strict isolation: ${profile.name} is the smallest MIG profile of ${model} with ≥ ${memory} MiB (${profile.usableMemoryMiB} usable) and ≥ ${slices} compute slice(s)` };
+  return {
+    mode: 'mig',
+    migProfile: profile,
+    reason: `strict isolation: ${profile.name} is the smallest MIG profile of ${model} with ≥ ${memory} MiB (${profile.usableMemoryMiB} usable) and ≥ ${slices} compute slice(s)`,
+  };
 }

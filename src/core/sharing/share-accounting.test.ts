@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { GpuRequest } from '../model/request.js';
 import { accountedGpuMilli, reservedGpuMemoryMiB, resolveMode } from './share-accounting.js';
 
-const request = (gpuMilli: number, gpuMemoryMiB: number | null, mode: GpuRequest['mode']): GpuRequest => ({ gpuCount: 1, gpuMilli, gpuMemoryMiB, mode });
+const request = (gpuMilli: number, gpuMemoryMiB: number | null, mode: GpuRequest['mode']): GpuRequest => ({
+  gpuCount: 1,
+  gpuMilli,
+  gpuMemoryMiB,
+  mode,
+});
 
 describe('resolveMode', () => {
   it.each([

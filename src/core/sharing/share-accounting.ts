@@ -34,10 +34,14 @@ export function fallbackMode(gpu: GpuRequest): EffectiveMode | null {
  */
 export function accountedGpuMilli(mode: EffectiveMode, gpuMilli: number, timesliceOvercommitRatio: number): number {
   switch (mode) {
-    case 'exclusive': return GPU_MILLI_PER_GPU;
-    case 'timeslice': return Math.ceil(gpuMilli / timesliceOvercommitRatio);
-    case 'mps': return gpuMilli;
-    case 'mig': return 0;
+    case 'exclusive':
+      return GPU_MILLI_PER_GPU;
+    case 'timeslice':
+      return Math.ceil(gpuMilli / timesliceOvercommitRatio);
+    case 'mps':
+      return gpuMilli;
+    case 'mig':
+      return 0;
   }
 }
 

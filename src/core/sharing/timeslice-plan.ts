@@ -30,7 +30,8 @@ export interface Timeslice {
  * integer, or a repeated `jobId`.
  */
 export function planTimeslices(jobs: readonly TimesliceDemand[], periodMs: number): Timeslice[] {
-  if (!Number.isSafeInteger(periodMs) || periodMs <= 0) throw new RangeError(`periodMs must be a positive integer, got ${periodMs}`);
+  if (!Number.isSafeInteger(periodMs) || periodMs <= 0)
+    throw new RangeError(`periodMs must be a positive integer, got ${periodMs}`);
   const sorted = [...jobs].sort((a, b) => a.jobId - b.jobId);
   for (const [i, job] of sorted.entries()) {
     if (!Number.isSafeInteger(job.gpuMilli) || job.gpuMilli <= 0) {
@@ -39,12 +40,16 @@ export function planTimeslices(jobs: readonly TimesliceDemand[], periodMs: numbe
     if (i > 0 && sorted[i - 1]?.jobId === job.jobId) throw new RangeError(`job ${job.jobId} appears twice`);
   }
   if (sorted.length === 0) return [];
-  if (periodMs <= sorted.length * MIN_TIMESLICE_MS) return sorted.map((j) => ({ jobId: j.jobId, sliceMs: MIN_TIMESLICE_MS }));
+  if (periodMs <= sorted.length * MIN_TIMESLICE_MS)
+    return sorted.map((j) => ({ jobId: j.jobId, sliceMs: MIN_TIMESLICE_MS }));
   // Jobs pinned to the minimum; grows until every other job's proportional share is above it.
   const pinned = new Set<number>();
   for (;;) {
     const free = sorted.filter((j) => !pinned.has(j.jobId));
-    const parts = apportion(periodMs - pinned.size * MIN_TIMESLICE_MS, free.map((j) => j.gpuMilli));
+    const parts = apportion(
+      periodMs - pinned.size * MIN_TIMESLICE_MS,
+      free.map((j) => j.gpuMilli),
+    );
     const tooSmall = free.filter((_, i) => (parts[i] ?? 0) < MIN_TIMESLICE_MS);
     if (tooSmall.length === 0) {
       const byJob = new Map(free.map((j, i) => [j.jobId, parts[i] ?? 0]));

@@ -21,7 +21,8 @@ export interface HostCapacity {
  */
 export function whyUnresolvable(job: JobRequest, gpus: readonly GpuDevice[], host: HostCapacity): string | null {
   if (job.cpuMilli > host.cpuMilli) return `cpuMilli ${job.cpuMilli} exceeds the server's ${host.cpuMilli}`;
-  if (job.hostMemoryMiB > host.hostMemoryMiB) return `hostMemoryMiB ${job.hostMemoryMiB} exceeds the server's ${host.hostMemoryMiB}`;
+  if (job.hostMemoryMiB > host.hostMemoryMiB)
+    return `hostMemoryMiB ${job.hostMemoryMiB} exceeds the server's ${host.hostMemoryMiB}`;
   const first = whyNotInMode(job, resolveMode(job.gpu), gpus);
   if (first === null) return null;
   const fallback = fallbackMode(job.gpu);
@@ -36,11 +37,13 @@ function whyNotInMode(job: JobRequest, mode: EffectiveMode, gpus: readonly GpuDe
     const migGpus = gpus.filter((g) => g.migEnabled);
     if (migGpus.length === 0) return 'mode mig needs a GPU in MIG mode; this server has none';
     const fitting = migGpus.filter((g) => smallestProfileFor(g.model, migShareOf(job.gpu)) !== undefined);
-    if (fitting.length === 0) return `gpuMemoryMiB ${job.gpu.gpuMemoryMiB ?? 'requested'} exceeds every MIG profile of this server's MIG GPUs`;
+    if (fitting.length === 0)
+      return `gpuMemoryMiB ${job.gpu.gpuMemoryMiB ?? 'requested'} exceeds every MIG profile of this server's MIG GPUs`;
     const perModel = new Map<string, number>();
     for (const g of fitting) perModel.set(g.model, (perModel.get(g.model) ?? 0) + 1);
     const most = Math.max(...perModel.values());
-    if (most < gpuCount) return `gpuCount ${gpuCount} exceeds the ${most} MIG GPU(s) of one model on this server that can hold the instance (a job's GPUs are distinct GPUs of one model)`;
+    if (most < gpuCount)
+      return `gpuCount ${gpuCount} exceeds the ${most} MIG GPU(s) of one model on this server that can hold the instance (a job's GPUs are distinct GPUs of one model)`;
     return null;
   }
   const shared = gpus.filter((g) => !g.migEnabled);
@@ -48,9 +51,15 @@ function whyNotInMode(job: JobRequest, mode: EffectiveMode, gpus: readonly GpuDe
   const byModel = new Map<string, GpuDevice[]>();
   for (const g of shared) byModel.set(g.model, [...(byModel.get(g.model) ?? []), g]);
   const largest = Math.max(...shared.map((g) => g.gpuMemoryMiB));
-  const memoryFits = [...byModel.values()].filter((group) => Math.max(reservedGpuMemoryMiB(mode, job.gpu, group[0]!.gpuMemoryMiB), job.gpu.gpuMemoryMiB ?? 0) <= Math.min(...group.map((g) => g.gpuMemoryMiB)));
+  const memoryFits = [...byModel.values()].filter(
+    (group) =>
+      Math.max(reservedGpuMemoryMiB(mode, job.gpu, group[0]!.gpuMemoryMiB), job.gpu.gpuMemoryMiB ?? 0) <=
+      Math.min(...group.map((g) => g.gpuMemoryMiB)),
+  );
   if (memoryFits.length === 0) {
-    const which = gpus.some((g) => g.migEnabled) ? 'the largest GPU of this server not in MIG mode' : 'the largest GPU of this server';
+    const which = gpus.some((g) => g.migEnabled)
+      ? 'the largest GPU of this server not in MIG mode'
+      : 'the largest GPU of this server';
     return `gpuMemoryMiB ${job.gpu.gpuMemoryMiB} exceeds ${which} (${largest} MiB)`;
   }
   const most = Math.max(...memoryFits.map((group) => group.length));

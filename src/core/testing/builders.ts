@@ -40,7 +40,8 @@ export function aNode(overrides: NodeOverrides = {}): NodeSpec {
     hostMemoryMiB: overrides.hostMemoryMiB ?? 256 * 1024,
     gpuCount,
     gpuModel: overrides.gpuModel !== undefined ? overrides.gpuModel : hasGpu ? DEFAULT_GPU_MODEL : null,
-    gpuMemoryMiB: overrides.gpuMemoryMiB !== undefined ? overrides.gpuMemoryMiB : hasGpu ? DEFAULT_GPU_MEMORY_MIB : null,
+    gpuMemoryMiB:
+      overrides.gpuMemoryMiB !== undefined ? overrides.gpuMemoryMiB : hasGpu ? DEFAULT_GPU_MEMORY_MIB : null,
   };
 }
 
@@ -98,16 +99,23 @@ export function aCluster(specs: readonly NodeSpec[], ranks?: readonly number[]):
  * @param freeMilli free milli-GPU wanted per device index (1000 leaves the GPU untouched)
  */
 export function occupyGpus(node: NodeState, freeMilli: readonly number[]): void {
-  if (freeMilli.length !== node.gpuFreeMilli.length) throw new Error(`occupyGpus: ${freeMilli.length} values for ${node.gpuFreeMilli.length} GPUs`);
+  if (freeMilli.length !== node.gpuFreeMilli.length)
+    throw new Error(`occupyGpus: ${freeMilli.length} values for ${node.gpuFreeMilli.length} GPUs`);
   freeMilli.forEach((free, j) => {
     const used = node.gpuFreeMilli[j]! - free;
     if (used === 0) return;
-    if (used < 0) throw new Error(`occupyGpus: GPU ${j} has only ${node.gpuFreeMilli[j]} free, cannot raise it to ${free}`);
+    if (used < 0)
+      throw new Error(`occupyGpus: GPU ${j} has only ${node.gpuFreeMilli[j]} free, cannot raise it to ${free}`);
     allocate(node, aPod({ cpuMilli: 0, hostMemoryMiB: 0, gpuMilli: used }), [j]);
   });
 }
 
 /** A cycle context for calling one plugin directly. */
-export function aCycleContext(cluster: SchedulingCluster, pod: ResourceDemand, rng: Rng = new SeededRng(42), shapeId = 0): CycleContext {
+export function aCycleContext(
+  cluster: SchedulingCluster,
+  pod: ResourceDemand,
+  rng: Rng = new SeededRng(42),
+  shapeId = 0,
+): CycleContext {
   return { cluster, pod, shapeId, state: new CycleState(), rng };
 }

@@ -32,14 +32,19 @@ export interface OneNodeOptions {
 export type TestAssignment = Omit<Assignment, 'node'>;
 
 /** Outcome of trying one job, with the reason as text. */
-export type TestOutcome = { readonly kind: 'placed'; readonly placement: Placement } | { readonly kind: 'waiting'; readonly reason: string };
+export type TestOutcome =
+  { readonly kind: 'placed'; readonly placement: Placement } | { readonly kind: 'waiting'; readonly reason: string };
 
 /** Rules of a pass as a test states them (reasons as text; protected GPUs by index). */
 export interface TestPassOptions {
   readonly compare?: (a: JobRequest, b: JobRequest) => number;
   readonly admit?: (job: JobRequest) => string | null;
   readonly onPlaced?: (job: JobRequest, placement: Placement) => void;
-  readonly backfill?: { readonly nowMs: number; readonly running: readonly RunningJobEnd[]; readonly timeLimitSecondsOf: (job: JobRequest) => number | null };
+  readonly backfill?: {
+    readonly nowMs: number;
+    readonly running: readonly RunningJobEnd[];
+    readonly timeLimitSecondsOf: (job: JobRequest) => number | null;
+  };
   readonly protectedGpus?: (job: JobRequest) => ReadonlyMap<number, string> | null;
 }
 
@@ -60,7 +65,10 @@ export class OneNodeCluster {
   private readonly tenants = new Map<number, string>();
   private readonly idle = new Map<number, readonly MigInstance[]>();
 
-  constructor(gpus: readonly GpuDevice[], private readonly options: OneNodeOptions) {
+  constructor(
+    gpus: readonly GpuDevice[],
+    private readonly options: OneNodeOptions,
+  ) {
     this.given = [...gpus];
     this.state = this.build();
   }
@@ -80,7 +88,9 @@ export class OneNodeCluster {
 
   /** The GPUs as scheduled (a GPU that changed MIG mode while in use keeps its old mode, unschedulable). */
   gpus(): GpuDevice[] {
-    return [...this.state.nodes[0]!.devices.values()].map(({ device: { migInstances: _instances, ...device } }) => device).sort((a, b) => a.index - b.index);
+    return [...this.state.nodes[0]!.devices.values()]
+      .map(({ device: { migInstances: _instances, ...device } }) => device)
+      .sort((a, b) => a.index - b.index);
   }
 
   /** Holds an existing assignment of a job of `tenant`. */
@@ -98,7 +108,12 @@ export class OneNodeCluster {
     this.tenants.delete(jobId);
     // A GPU kept only for its jobs (vanished, or its MIG mode changed) takes its given state once they are gone.
     const given = new Map(this.given.map((g) => [g.index, g]));
-    const stale = [...this.state.nodes[0]!.devices.values()].some((d) => d.jobs.size === 0 && (given.get(d.device.index)?.migEnabled ?? !d.device.migEnabled) !== d.device.migEnabled || (d.jobs.size === 0 && !given.has(d.device.index)));
+    const stale = [...this.state.nodes[0]!.devices.values()].some(
+      (d) =>
+        (d.jobs.size === 0 &&
+          (given.get(d.device.index)?.migEnabled ?? !d.device.migEnabled) !== d.device.migEnabled) ||
+        (d.jobs.size === 0 && !given.has(d.device.index)),
+    );
     if (stale) this.state = this.build();
   }
 
@@ -110,16 +125,25 @@ export class OneNodeCluster {
   tryPlace(job: JobRequest): TestOutcome {
     const outcome = this.state.tryPlace(job);
     if (outcome.kind === 'waiting') return { kind: 'waiting', reason: outcome.reason.message };
-    this.held.set(job.id, { jobId: job.id, node: TEST_NODE, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement: outcome.placement });
+    this.held.set(job.id, {
+      jobId: job.id,
+      node: TEST_NODE,
+      cpuMilli: job.cpuMilli,
+      hostMemoryMiB: job.hostMemoryMiB,
+      placement: outcome.placement,
+    });
     this.tenants.set(job.id, job.tenant);
     return { kind: 'placed', placement: outcome.placement };
   }
 
   /** One pass over `pending` with the given rules (none: everything that fits, in priority order). */
   runPass(pending: readonly JobRequest[], options: TestPassOptions = {}): TestPassResult {
-    const jobs = options.backfill ? pending.map((j) => ({ ...j, timeLimitSeconds: options.backfill!.timeLimitSecondsOf(j) })) : pending;
+    const jobs = options.backfill
+      ? pending.map((j) => ({ ...j, timeLimitSeconds: options.backfill!.timeLimitSecondsOf(j) }))
+      : pending;
     const rules: PassRules = {
-      compare: options.compare ?? ((a, b) => b.priority - a.priority || a.submittedAtMs - b.submittedAtMs || a.id - b.id),
+      compare:
+        options.compare ?? ((a, b) => b.priority - a.priority || a.submittedAtMs - b.submittedAtMs || a.id - b.id),
       orderContext: { nowMs: 0, dominantShareByTenant: new Map(), aging: { agingIntervalMs: 1, agingStep: 0 } },
       admit: (job) => {
         const refused = options.admit?.(job) ?? null;
@@ -135,7 +159,10 @@ export class OneNodeCluster {
         return guarded === null || guarded.size === 0 ? null : new Map([[TEST_NODE, guarded]]);
       },
       backfill: { nowMs: options.backfill?.nowMs ?? 0, running: options.backfill?.running ?? [] },
-      quotas: new Map(), usage: new Map(), quotaRefused: new Set(), sizeOf: () => 0,
+      quotas: new Map(),
+      usage: new Map(),
+      quotaRefused: new Set(),
+      sizeOf: () => 0,
     };
     const statement = new Statement(this.state);
     const outcome = runPass(statement, jobs, { rules, backfill: options.backfill !== undefined });
@@ -146,14 +173,23 @@ export class OneNodeCluster {
       this.held.set(jobId, { jobId, node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement });
       this.tenants.set(jobId, job.tenant);
     }
-    return { placed, waiting: new Map([...outcome.waiting].map(([id, r]) => [id, r.message])), blockedJobId: outcome.blockedJobId, protectedWaiting: outcome.protectedWaiting };
+    return {
+      placed,
+      waiting: new Map([...outcome.waiting].map(([id, r]) => [id, r.message])),
+      blockedJobId: outcome.blockedJobId,
+      protectedWaiting: outcome.protectedWaiting,
+    };
   }
 
   /** True when `job` would fit if the jobs `victimIds` held nothing; changes nothing. */
   fitsWithout(job: JobRequest, victimIds: readonly number[]): boolean {
-    if (this.state.isHeld(job.id)) throw new InvariantViolation(`job ${job.id} holds resources; a what-if places a job that holds none`);
+    if (this.state.isHeld(job.id))
+      throw new InvariantViolation(`job ${job.id} holds resources; a what-if places a job that holds none`);
     const statement = new Statement(this.state);
-    const fits = statement.fitsWithout(job, victimIds.filter((id) => this.state.isHeld(id)));
+    const fits = statement.fitsWithout(
+      job,
+      victimIds.filter((id) => this.state.isHeld(id)),
+    );
     statement.commit();
     return fits;
   }
@@ -190,7 +226,10 @@ export class OneNodeCluster {
     const idleOf = (index: number): readonly MigInstance[] => {
       const kept = this.state?.nodes[0]!.devices.has(index) ? this.state.idleMigInstances(TEST_NODE, index) : [];
       const adopted = this.idle.get(index) ?? [];
-      return [...adopted, ...kept.filter((k) => !adopted.some((a) => a.start === k.start && a.profileId === k.profileId))];
+      return [
+        ...adopted,
+        ...kept.filter((k) => !adopted.some((a) => a.start === k.start && a.profileId === k.profileId)),
+      ];
     };
     const gpus = this.given.map((g) => {
       const idle = g.migEnabled ? idleOf(g.index) : [];
@@ -202,12 +241,38 @@ export class OneNodeCluster {
       if (!listed.has(device.device.index) && device.jobs.size > 0) gpus.push({ ...device.device, schedulable: false });
     }
     const active = [...this.held.values()].map((assignment) => ({
-      request: { id: assignment.jobId, tenant: this.tenants.get(assignment.jobId) ?? 'team', priority: 0, submittedAtMs: 0, cpuMilli: assignment.cpuMilli, hostMemoryMiB: assignment.hostMemoryMiB, gpu: { gpuCount: assignment.placement.gpus.length, gpuMilli: assignment.placement.gpus[0]?.gpuMilli ?? 0, gpuMemoryMiB: null, mode: assignment.placement.mode } },
-      assignment, preemptible: false, startedAtMs: 0, preemptionCount: 0, stopping: false,
+      request: {
+        id: assignment.jobId,
+        tenant: this.tenants.get(assignment.jobId) ?? 'team',
+        priority: 0,
+        submittedAtMs: 0,
+        cpuMilli: assignment.cpuMilli,
+        hostMemoryMiB: assignment.hostMemoryMiB,
+        gpu: {
+          gpuCount: assignment.placement.gpus.length,
+          gpuMilli: assignment.placement.gpus[0]?.gpuMilli ?? 0,
+          gpuMemoryMiB: null,
+          mode: assignment.placement.mode,
+        },
+      },
+      assignment,
+      preemptible: false,
+      startedAtMs: 0,
+      preemptionCount: 0,
+      stopping: false,
     }));
     return new ClusterState(
-      { nodes: [{ name: TEST_NODE, hostCpuMilli: this.options.hostCpuMilli, hostMemoryMiB: this.options.hostMemoryMiB, gpus }], active },
-      { profile: (unitCount) => findPolicy('default')!.create({ nodeCount: unitCount }), rng: this.options.rng, timesliceOvercommitRatio: this.options.timesliceOvercommitRatio },
+      {
+        nodes: [
+          { name: TEST_NODE, hostCpuMilli: this.options.hostCpuMilli, hostMemoryMiB: this.options.hostMemoryMiB, gpus },
+        ],
+        active,
+      },
+      {
+        profile: (unitCount) => findPolicy('default')!.create({ nodeCount: unitCount }),
+        rng: this.options.rng,
+        timesliceOvercommitRatio: this.options.timesliceOvercommitRatio,
+      },
     );
   }
 }

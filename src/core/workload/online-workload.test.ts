@@ -2,8 +2,12 @@ import { describe, it, expect } from 'vitest';
 import { DEFAULT_PRIOR_SHAPES, OnlineWorkload } from './online-workload.js';
 import type { TargetWorkload, TaskShape } from '../fragmentation/target-workload.js';
 
-const shape = (cpuMilli: number, gpuMilli: number, gpuCount = 1, allowedGpuModels: readonly string[] = []): TaskShape =>
-  ({ cpuMilli, gpuMilli, gpuCount, allowedGpuModels });
+const shape = (
+  cpuMilli: number,
+  gpuMilli: number,
+  gpuCount = 1,
+  allowedGpuModels: readonly string[] = [],
+): TaskShape => ({ cpuMilli, gpuMilli, gpuCount, allowedGpuModels });
 const keyOf = (t: TaskShape): string => `${t.cpuMilli}/${t.gpuMilli}/${t.gpuCount}/${t.allowedGpuModels.join('|')}`;
 const weightOf = (workload: TargetWorkload, t: TaskShape): number =>
   workload.types.find((m) => keyOf(m) === keyOf(t))?.weight ?? 0;
@@ -44,7 +48,7 @@ describe('OnlineWorkload', () => {
     expect(Math.abs(sumWeights(m) - 1)).toBeLessThan(1e-9);
   });
 
-  it('copies the observed shape (mutating the caller\'s object later does not change M)', () => {
+  it("copies the observed shape (mutating the caller's object later does not change M)", () => {
     const learner = new OnlineWorkload({ refreshEvery: 1, priorShapes: [] });
     const mutable = { cpuMilli: 1000, gpuMilli: 500, gpuCount: 1, allowedGpuModels: [] as string[] };
     learner.observe(mutable);

@@ -67,7 +67,12 @@ export class OnlineWorkload {
 
   /** Records one arriving request; may rebuild M (then `epoch` changes). */
   observe(shape: TaskShape): void {
-    const copy = { cpuMilli: shape.cpuMilli, gpuMilli: shape.gpuMilli, gpuCount: shape.gpuCount, allowedGpuModels: shape.allowedGpuModels };
+    const copy = {
+      cpuMilli: shape.cpuMilli,
+      gpuMilli: shape.gpuMilli,
+      gpuCount: shape.gpuCount,
+      allowedGpuModels: shape.allowedGpuModels,
+    };
     if (this.window.length < this.windowSize) this.window.push(copy);
     else this.window[this.next] = copy;
     this.next = (this.next + 1) % this.windowSize;

@@ -36,7 +36,11 @@ export function goldenKey(policy: string, seed: number): string {
 }
 
 /** Writes the index (`<base>.json`) and the blobs (`<base>.bin`). */
-export function writeGolden(base: string, header: Omit<GoldenIndex, 'format' | 'runs'>, runs: readonly { key: string; sequence: Buffer; sha256: string }[]): void {
+export function writeGolden(
+  base: string,
+  header: Omit<GoldenIndex, 'format' | 'runs'>,
+  runs: readonly { key: string; sequence: Buffer; sha256: string }[],
+): void {
   const blobs: Buffer[] = [];
   const index: GoldenRun[] = [];
   let offset = 0;

@@ -12,7 +12,12 @@ function seq(records: readonly [number, number][]): Buffer {
 }
 
 describe('placement sequences', () => {
-  const golden = seq([[3, 0b1], [700, 0b110], [UNPLACED_NODE, 0], [12, 0b10000000]]);
+  const golden = seq([
+    [3, 0b1],
+    [700, 0b110],
+    [UNPLACED_NODE, 0],
+    [12, 0b10000000],
+  ]);
 
   it('equal sequences do not diverge and share a digest', () => {
     expect(firstDivergence(golden, Buffer.from(golden))).toBeNull();
@@ -20,9 +25,39 @@ describe('placement sequences', () => {
   });
 
   it('names the first arrival whose node or GPUs differ', () => {
-    expect(firstDivergence(golden, seq([[3, 0b1], [700, 0b101], [UNPLACED_NODE, 0], [12, 0b10000000]]))).toBe(1);
-    expect(firstDivergence(golden, seq([[3, 0b1], [700, 0b110], [4, 0b1], [12, 0b10000000]]))).toBe(2);
-    expect(firstDivergence(golden, seq([[3, 0b1], [956, 0b110], [UNPLACED_NODE, 0], [12, 0b10000000]]))).toBe(1);
+    expect(
+      firstDivergence(
+        golden,
+        seq([
+          [3, 0b1],
+          [700, 0b101],
+          [UNPLACED_NODE, 0],
+          [12, 0b10000000],
+        ]),
+      ),
+    ).toBe(1);
+    expect(
+      firstDivergence(
+        golden,
+        seq([
+          [3, 0b1],
+          [700, 0b110],
+          [4, 0b1],
+          [12, 0b10000000],
+        ]),
+      ),
+    ).toBe(2);
+    expect(
+      firstDivergence(
+        golden,
+        seq([
+          [3, 0b1],
+          [956, 0b110],
+          [UNPLACED_NODE, 0],
+          [12, 0b10000000],
+        ]),
+      ),
+    ).toBe(1);
   });
 
   it('a shorter sequence diverges where it ends', () => {

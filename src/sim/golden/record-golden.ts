@@ -10,7 +10,6 @@ import { goldenKey, writeGolden } from './golden-file.js';
 import { GOLDEN_SETUP } from './golden-setup.js';
 import { recordPlacementSequence, sequenceDigest } from './placement-sequence.js';
 
-
 async function main(): Promise<void> {
   const [base, commit] = process.argv.slice(2);
   if (!base || !commit) throw new Error('usage: record-golden.js <base path> <commit>');
@@ -23,7 +22,16 @@ async function main(): Promise<void> {
       runs.push({ key: goldenKey(policy, seed), sequence, sha256: sequenceDigest(sequence) });
     }
   }
-  writeGolden(base, { nodesFile: basename(GOLDEN_SETUP.nodesFile), podsFile: basename(GOLDEN_SETUP.podsFile), inflation: GOLDEN_SETUP.inflation, recordedAt: commit }, runs);
+  writeGolden(
+    base,
+    {
+      nodesFile: basename(GOLDEN_SETUP.nodesFile),
+      podsFile: basename(GOLDEN_SETUP.podsFile),
+      inflation: GOLDEN_SETUP.inflation,
+      recordedAt: commit,
+    },
+    runs,
+  );
 }
 
 await main();

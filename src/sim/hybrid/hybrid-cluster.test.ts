@@ -38,7 +38,14 @@ describe('HybridCluster, --sharing auto', () => {
     expect(o.placement!.gpus[0]!.mig).toMatchObject({ profileName: '1g.10gb', computeSlices: 1 });
     expect(o.migSwitches).toBe(1);
     const gpu = o.placement!.gpus[0]!.index;
-    expect(c.gpuStates().find((g) => g.gpu === gpu)).toEqual({ node: 0, gpu, mode: 'mig', migEnabled: true, jobs: 1, usedMilli: 143 });
+    expect(c.gpuStates().find((g) => g.gpu === gpu)).toEqual({
+      node: 0,
+      gpu,
+      mode: 'mig',
+      migEnabled: true,
+      jobs: 1,
+      usedMilli: 143,
+    });
     expect(c.nodeGpus(0).find((d) => d.index === gpu)!.migEnabled).toBe(true);
     // The other GPU stays out of MIG mode.
     expect(c.gpuStates().filter((g) => g.migEnabled)).toHaveLength(1);
@@ -67,7 +74,12 @@ describe('HybridCluster, --sharing auto', () => {
     expect(mps.mode).toBe('mps');
     expect(mps.gpus[0]!.index).not.toBe(mig);
     expect(mps.gpus[0]!.mig).toBeNull();
-    expect(two.gpuStates().map((g) => g.mode).sort()).toEqual(['mig', 'mps']);
+    expect(
+      two
+        .gpuStates()
+        .map((g) => g.mode)
+        .sort(),
+    ).toEqual(['mig', 'mps']);
   });
 
   it('time-slices pods without isolation, and keeps modes apart on one GPU', () => {
@@ -151,9 +163,13 @@ describe('HybridCluster, one tenant per MPS GPU', () => {
   function tenantCluster(mpsOneTenantPerGpu: boolean): HybridCluster {
     return new HybridCluster({
       nodes: [0, 1].map((i) => ({ name: `node-${i}`, cpuMilli: 64_000, hostMemoryMiB: 262_144, gpuCount: 2 })),
-      gpuModel: A100, sharing: 'mps', nodeRank: Int32Array.from([0, 1]),
+      gpuModel: A100,
+      sharing: 'mps',
+      nodeRank: Int32Array.from([0, 1]),
       workloadShapes: [{ cpuMilli: 1000, gpuMilli: 250, gpuCount: 1, allowedGpuModels: [] }],
-      rng: new SeededRng(7), tenants: ['a', 'b', 'c', 'd', 'e'], mpsOneTenantPerGpu,
+      rng: new SeededRng(7),
+      tenants: ['a', 'b', 'c', 'd', 'e'],
+      mpsOneTenantPerGpu,
     });
   }
   const where = (o: HybridOutcome): string => {
@@ -161,7 +177,7 @@ describe('HybridCluster, one tenant per MPS GPU', () => {
     return `${p.nodeIndex}/${p.placement!.gpus[0]!.index}`;
   };
 
-  it('gives each tenant\'s MPS pods GPUs of their own, packed, and fails a tenant when every GPU runs another tenant\'s pods', () => {
+  it("gives each tenant's MPS pods GPUs of their own, packed, and fails a tenant when every GPU runs another tenant's pods", () => {
     const c = tenantCluster(true);
     const tenants = ['a', 'b', 'a', 'c', 'b', 'a'];
     const spots = tenants.map((tenant) => where(c.place({ ...pod(250, 'standard'), tenant })));
@@ -173,14 +189,17 @@ describe('HybridCluster, one tenant per MPS GPU', () => {
     where(c.place({ ...pod(250, 'standard'), tenant: 'd' }));
     expect(c.place({ ...pod(250, 'standard'), tenant: 'e' }).kind).toBe('failed');
     expect(c.refusals).toBe(0);
-    expect(() => c.place({ ...pod(250, 'standard'), tenant: 'z' })).toThrow('pod of tenant z: not one of the cluster\'s tenants (a, b, c, d, e)');
+    expect(() => c.place({ ...pod(250, 'standard'), tenant: 'z' })).toThrow(
+      "pod of tenant z: not one of the cluster's tenants (a, b, c, d, e)",
+    );
   });
 
   it('without the rule, tenants share MPS GPUs as one tenant would', () => {
     const shared = tenantCluster(false);
     const single = tenantCluster(false);
     const tenants = ['a', 'b', 'a', 'c', 'b', 'a'];
-    expect(tenants.map((tenant) => where(shared.place({ ...pod(250, 'standard'), tenant }))))
-      .toEqual(tenants.map(() => where(single.place(pod(250, 'standard')))));
+    expect(tenants.map((tenant) => where(shared.place({ ...pod(250, 'standard'), tenant })))).toEqual(
+      tenants.map(() => where(single.place(pod(250, 'standard')))),
+    );
   });
 });

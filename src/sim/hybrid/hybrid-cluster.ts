@@ -29,11 +29,29 @@
  * resources of a node are accounted here, and checked through the mirrors before a server is asked.
  */
 import {
-  buildTargetWorkload, ClusterState, findPolicy, GPU_MILLI_PER_GPU, migGeometry,
-  type Assignment, type EffectiveMode, type GpuDevice, type NodeSpec, type JobRequest, type Placement, type ResourceDemand, type Rng, type TaskShape,
+  buildTargetWorkload,
+  ClusterState,
+  findPolicy,
+  GPU_MILLI_PER_GPU,
+  migGeometry,
+  type Assignment,
+  type EffectiveMode,
+  type GpuDevice,
+  type NodeSpec,
+  type JobRequest,
+  type Placement,
+  type ResourceDemand,
+  type Rng,
+  type TaskShape,
 } from '../../core/index.js';
 import { ModeMirror } from './mode-mirror.js';
-import { decideMode, type HybridGpuShape, type ModeDecision, type SharingGpuModel, type SharingSetting } from './pod-mode.js';
+import {
+  decideMode,
+  type HybridGpuShape,
+  type ModeDecision,
+  type SharingGpuModel,
+  type SharingSetting,
+} from './pod-mode.js';
 
 /** A node of the cluster: host resources and GPU count (every GPU is of the cluster's model). */
 export interface HybridNode {
@@ -75,15 +93,15 @@ export interface HybridClusterOptions {
 /** Outcome of placing one pod. */
 export type HybridOutcome =
   | {
-    readonly kind: 'placed';
-    readonly nodeIndex: number;
-    /** The mode decision (null for a CPU-only pod). */
-    readonly decision: ModeDecision | null;
-    /** Null for a CPU-only pod. */
-    readonly placement: Placement | null;
-    /** GPUs switched into MIG mode for this placement. */
-    readonly migSwitches: number;
-  }
+      readonly kind: 'placed';
+      readonly nodeIndex: number;
+      /** The mode decision (null for a CPU-only pod). */
+      readonly decision: ModeDecision | null;
+      /** Null for a CPU-only pod. */
+      readonly placement: Placement | null;
+      /** GPUs switched into MIG mode for this placement. */
+      readonly migSwitches: number;
+    }
   | { readonly kind: 'failed'; readonly decision: ModeDecision | null };
 
 /** Which mirror a mode's node choice uses (`mps:<tenant>`: the MPS view of one tenant, under the one-tenant rule). */
@@ -138,13 +156,21 @@ export class HybridCluster {
   constructor(private readonly options: HybridClusterOptions) {
     const { nodes, gpuModel, sharing } = options;
     const geometry = migGeometry(gpuModel.name);
-    if (sharing === 'mig' && !geometry) throw new RangeError(`--sharing mig needs a MIG-capable GPU model; ${gpuModel.name} has none`);
+    if (sharing === 'mig' && !geometry)
+      throw new RangeError(`--sharing mig needs a MIG-capable GPU model; ${gpuModel.name} has none`);
     this.sliceCount = geometry?.computeSlices ?? 7;
     this.memorySliceCount = geometry?.memorySlices ?? 8;
     const startInMig = sharing === 'mig';
-    this.devices = nodes.map((node, n) => Array.from({ length: node.gpuCount }, (_, j): GpuDevice => ({
-      index: j, uuid: `GPU-sim-${n}-${j}`, model: gpuModel.name, gpuMemoryMiB: gpuModel.gpuMemoryMiB, migEnabled: startInMig, schedulable: true,
-    })));
+    this.devices = nodes.map((node, n) =>
+      Array.from({ length: node.gpuCount }, (_, j): GpuDevice => ({
+        index: j,
+        uuid: `GPU-sim-${n}-${j}`,
+        model: gpuModel.name,
+        gpuMemoryMiB: gpuModel.gpuMemoryMiB,
+        migEnabled: startInMig,
+        schedulable: true,
+      })),
+    );
     this.held = nodes.map(() => []);
     this.servers = nodes.map((_, n) => this.nodeState(n));
     this.ledgers = nodes.map((node) => new NodeLedger(node.gpuCount, startInMig));
@@ -152,16 +178,31 @@ export class HybridCluster {
     const workload = buildTargetWorkload(options.workloadShapes);
     const policy = findPolicy('default')!;
     const tenants = options.tenants ?? [DEFAULT_TENANT];
-    this.mpsPerTenant = (options.mpsOneTenantPerGpu ?? true) && tenants.length > 1 && (sharing === 'auto' || sharing === 'mps');
-    const keys: MirrorKey[] = sharing === 'auto' ? ['exclusive', 'mig', 'mps', 'timeslice'] : sharing === 'mig' ? ['exclusive', 'mig'] : ['exclusive'];
+    this.mpsPerTenant =
+      (options.mpsOneTenantPerGpu ?? true) && tenants.length > 1 && (sharing === 'auto' || sharing === 'mps');
+    const keys: MirrorKey[] =
+      sharing === 'auto'
+        ? ['exclusive', 'mig', 'mps', 'timeslice']
+        : sharing === 'mig'
+          ? ['exclusive', 'mig']
+          : ['exclusive'];
     if (this.mpsPerTenant) keys.push(...tenants.map((t): MirrorKey => `mps:${t}`));
     for (const key of keys) {
       const specs: NodeSpec[] = nodes.map((node) => ({
-        name: node.name, cpuMilli: node.cpuMilli, hostMemoryMiB: node.hostMemoryMiB, gpuCount: node.gpuCount, gpuModel: gpuModel.name,
+        name: node.name,
+        cpuMilli: node.cpuMilli,
+        hostMemoryMiB: node.hostMemoryMiB,
+        gpuCount: node.gpuCount,
+        gpuModel: gpuModel.name,
         // The MIG mirror counts GPU "memory" in memory slices.
         gpuMemoryMiB: key === 'mig' ? this.memorySliceCount : null,
       }));
-      const mirror = new ModeMirror(specs, policy.create({ nodeCount: nodes.length, targetWorkload: workload }), options.nodeRank, options.rng);
+      const mirror = new ModeMirror(
+        specs,
+        policy.create({ nodeCount: nodes.length, targetWorkload: workload }),
+        options.nodeRank,
+        options.rng,
+      );
       this.mirrors.set(key, mirror);
       this.mirrorList.push({ key, mirror });
     }
@@ -199,10 +240,18 @@ export class HybridCluster {
     const decision = this.decide(pod);
     const tenant = pod.tenant ?? DEFAULT_TENANT;
     const mirror = this.mirrors.get(decision.mode === 'mps' && this.mpsPerTenant ? `mps:${tenant}` : decision.mode);
-    if (!mirror) throw new RangeError(`pod of tenant ${tenant}: not one of the cluster's tenants (${(this.options.tenants ?? [DEFAULT_TENANT]).join(', ')})`);
+    if (!mirror)
+      throw new RangeError(
+        `pod of tenant ${tenant}: not one of the cluster's tenants (${(this.options.tenants ?? [DEFAULT_TENANT]).join(', ')})`,
+      );
     const request = this.mirrorRequest(pod, decision);
     const job: JobRequest = {
-      id: ++this.nextJobId, tenant, priority: 0, submittedAtMs: 0, cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB,
+      id: ++this.nextJobId,
+      tenant,
+      priority: 0,
+      submittedAtMs: 0,
+      cpuMilli: pod.cpuMilli,
+      hostMemoryMiB: pod.hostMemoryMiB,
       gpu: { gpuCount: pod.gpuCount, gpuMilli: pod.gpuMilli, gpuMemoryMiB: decision.gpuMemoryMiB, mode: decision.mode },
     };
     const masked: number[] = [];
@@ -229,10 +278,24 @@ export class HybridCluster {
   }
 
   /** Per node and GPU: mode, MIG state, jobs and reserved milli (for tests and metrics). */
-  gpuStates(): { node: number; gpu: number; mode: EffectiveMode | null; migEnabled: boolean; jobs: number; usedMilli: number }[] {
-    return this.ledgers.flatMap((l, node) => Array.from(l.usedMilli, (usedMilli, gpu) => ({
-      node, gpu, mode: l.mode[gpu]!, migEnabled: l.migEnabled[gpu]!, jobs: l.jobs[gpu]!, usedMilli,
-    })));
+  gpuStates(): {
+    node: number;
+    gpu: number;
+    mode: EffectiveMode | null;
+    migEnabled: boolean;
+    jobs: number;
+    usedMilli: number;
+  }[] {
+    return this.ledgers.flatMap((l, node) =>
+      Array.from(l.usedMilli, (usedMilli, gpu) => ({
+        node,
+        gpu,
+        mode: l.mode[gpu]!,
+        migEnabled: l.migEnabled[gpu]!,
+        jobs: l.jobs[gpu]!,
+        usedMilli,
+      })),
+    );
   }
 
   /** The GPUs of node `n` as its placement state sees them (MIG mode included). */
@@ -247,7 +310,14 @@ export class HybridCluster {
 
   private placeCpuOnly(pod: HybridPod): HybridOutcome {
     const mirror = this.mirrors.get('exclusive')!;
-    const choice = mirror.scheduler.schedule({ cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB, gpuCount: 0, gpuMilli: 0, gpuMemoryMiB: 0, allowedGpuModels: [] });
+    const choice = mirror.scheduler.schedule({
+      cpuMilli: pod.cpuMilli,
+      hostMemoryMiB: pod.hostMemoryMiB,
+      gpuCount: 0,
+      gpuMilli: 0,
+      gpuMemoryMiB: 0,
+      allowedGpuModels: [],
+    });
     if (choice.kind !== 'placed') return { kind: 'failed', decision: null };
     const ledger = this.ledgers[choice.nodeIndex]!;
     ledger.cpuMilli += pod.cpuMilli;
@@ -258,11 +328,23 @@ export class HybridCluster {
 
   /** The request a mirror schedules for `pod` in its mode. */
   private mirrorRequest(pod: HybridPod, decision: ModeDecision): ResourceDemand {
-    const base = { cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB, gpuCount: pod.gpuCount, allowedGpuModels: [] };
+    const base = {
+      cpuMilli: pod.cpuMilli,
+      hostMemoryMiB: pod.hostMemoryMiB,
+      gpuCount: pod.gpuCount,
+      allowedGpuModels: [],
+    };
     switch (decision.mode) {
-      case 'exclusive': return { ...base, gpuMilli: GPU_MILLI_PER_GPU, gpuMemoryMiB: 0 };
-      case 'mig': return { ...base, gpuMilli: this.sliceMilli(decision.migProfile!.computeSlices), gpuMemoryMiB: decision.migProfile!.memorySlices };
-      default: return { ...base, gpuMilli: pod.gpuMilli, gpuMemoryMiB: 0 };
+      case 'exclusive':
+        return { ...base, gpuMilli: GPU_MILLI_PER_GPU, gpuMemoryMiB: 0 };
+      case 'mig':
+        return {
+          ...base,
+          gpuMilli: this.sliceMilli(decision.migProfile!.computeSlices),
+          gpuMemoryMiB: decision.migProfile!.memorySlices,
+        };
+      default:
+        return { ...base, gpuMilli: pod.gpuMilli, gpuMemoryMiB: 0 };
     }
   }
 
@@ -270,8 +352,38 @@ export class HybridCluster {
   private nodeState(n: number): ClusterState {
     const node = this.options.nodes[n]!;
     return new ClusterState(
-      { nodes: [{ name: node.name, hostCpuMilli: node.cpuMilli, hostMemoryMiB: node.hostMemoryMiB, gpus: this.devices[n]! }], active: this.held[n]!.map(({ assignment, tenant }) => ({ request: { id: assignment.jobId, tenant, priority: 0, submittedAtMs: 0, cpuMilli: assignment.cpuMilli, hostMemoryMiB: assignment.hostMemoryMiB, gpu: { gpuCount: assignment.placement.gpus.length, gpuMilli: assignment.placement.gpus[0]!.gpuMilli, gpuMemoryMiB: null, mode: assignment.placement.mode } }, assignment, preemptible: false, startedAtMs: 0, preemptionCount: 0, stopping: false })) },
-      { profile: (unitCount) => findPolicy('default')!.create({ nodeCount: unitCount }), rng: this.options.rng, timesliceOvercommitRatio: 1, mpsOneTenantPerGpu: this.options.mpsOneTenantPerGpu ?? true },
+      {
+        nodes: [
+          { name: node.name, hostCpuMilli: node.cpuMilli, hostMemoryMiB: node.hostMemoryMiB, gpus: this.devices[n]! },
+        ],
+        active: this.held[n]!.map(({ assignment, tenant }) => ({
+          request: {
+            id: assignment.jobId,
+            tenant,
+            priority: 0,
+            submittedAtMs: 0,
+            cpuMilli: assignment.cpuMilli,
+            hostMemoryMiB: assignment.hostMemoryMiB,
+            gpu: {
+              gpuCount: assignment.placement.gpus.length,
+              gpuMilli: assignment.placement.gpus[0]!.gpuMilli,
+              gpuMemoryMiB: null,
+              mode: assignment.placement.mode,
+            },
+          },
+          assignment,
+          preemptible: false,
+          startedAtMs: 0,
+          preemptionCount: 0,
+          stopping: false,
+        })),
+      },
+      {
+        profile: (unitCount) => findPolicy('default')!.create({ nodeCount: unitCount }),
+        rng: this.options.rng,
+        timesliceOvercommitRatio: 1,
+        mpsOneTenantPerGpu: this.options.mpsOneTenantPerGpu ?? true,
+      },
     );
   }
 
@@ -279,7 +391,16 @@ export class HybridCluster {
   private placeOn(n: number, job: JobRequest): { placement: Placement; switches: number } | null {
     const outcome = this.servers[n]!.tryPlace(job);
     if (outcome.kind !== 'placed') return null;
-    this.held[n]!.push({ assignment: { jobId: job.id, node: outcome.node, cpuMilli: job.cpuMilli, hostMemoryMiB: job.hostMemoryMiB, placement: outcome.placement }, tenant: job.tenant });
+    this.held[n]!.push({
+      assignment: {
+        jobId: job.id,
+        node: outcome.node,
+        cpuMilli: job.cpuMilli,
+        hostMemoryMiB: job.hostMemoryMiB,
+        placement: outcome.placement,
+      },
+      tenant: job.tenant,
+    });
     return { placement: outcome.placement, switches: 0 };
   }
 
@@ -329,7 +450,8 @@ export class HybridCluster {
       const before = ledger.usedMilli[j]!;
       ledger.mode[j] = placement.mode;
       ledger.jobs[j]!++;
-      if (placement.mode === 'mps') ledger.mpsTenant[j] = ledger.mpsTenant[j] === null || ledger.mpsTenant[j] === tenant ? tenant : '';
+      if (placement.mode === 'mps')
+        ledger.mpsTenant[j] = ledger.mpsTenant[j] === null || ledger.mpsTenant[j] === tenant ? tenant : '';
       if (gpu.mig) {
         ledger.computeSlices[j]! += gpu.mig.computeSlices;
         ledger.memorySlices[j]! += gpu.mig.size;
@@ -359,12 +481,20 @@ export class HybridCluster {
           takenMemory[j] = usable ? ledger.memorySlices[j]! : this.memorySliceCount;
         } else if (key.startsWith('mps:')) {
           const owner = ledger.mpsTenant[j];
-          taken[j] = (mode === null || mode === 'mps') && (owner === null || owner === key.slice(4)) ? ledger.usedMilli[j]! : GPU_MILLI_PER_GPU;
+          taken[j] =
+            (mode === null || mode === 'mps') && (owner === null || owner === key.slice(4))
+              ? ledger.usedMilli[j]!
+              : GPU_MILLI_PER_GPU;
         } else {
           taken[j] = mode === null || mode === key ? ledger.usedMilli[j]! : GPU_MILLI_PER_GPU;
         }
       }
-      mirror.sync(n, { cpuMilli: ledger.cpuMilli, hostMemoryMiB: ledger.hostMemoryMiB, gpuTakenMilli: taken, gpuTakenMemory: takenMemory });
+      mirror.sync(n, {
+        cpuMilli: ledger.cpuMilli,
+        hostMemoryMiB: ledger.hostMemoryMiB,
+        gpuTakenMilli: taken,
+        gpuTakenMemory: takenMemory,
+      });
     }
   }
 }

@@ -16,9 +16,16 @@ const MILLI = [100, 470, 1000, 300, 650, 250, 1000, 810, 460];
 const PODS: TracePod[] = Array.from({ length: 40 }, (_, i) => {
   const [gpuCount, gpuMilli] = i % 9 === 8 ? [0, 0] : i % 10 === 9 ? [2, 1000] : [1, MILLI[i % MILLI.length]!];
   return {
-    name: `pod-${String(i).padStart(2, '0')}`, cpuMilli: 2000 + 500 * (i % 5), hostMemoryMiB: 4096, gpuCount, gpuMilli,
-    allowedGpuModels: i % 11 === 3 ? ['V100M16'] : [], gpuSpec: i % 11 === 3 ? 'V100M16' : '', qos: QOS[i % QOS.length]!,
-    creationTimeSeconds: null, deletionTimeSeconds: null,
+    name: `pod-${String(i).padStart(2, '0')}`,
+    cpuMilli: 2000 + 500 * (i % 5),
+    hostMemoryMiB: 4096,
+    gpuCount,
+    gpuMilli,
+    allowedGpuModels: i % 11 === 3 ? ['V100M16'] : [],
+    gpuSpec: i % 11 === 3 ? 'V100M16' : '',
+    qos: QOS[i % QOS.length]!,
+    creationTimeSeconds: null,
+    deletionTimeSeconds: null,
   };
 });
 
@@ -49,7 +56,8 @@ describe('runHybridReplay', () => {
       expect(r.failedPods).toBeGreaterThanOrEqual(r.failedGpuPods);
       expect(r.arrivals).toBeGreaterThanOrEqual(PODS.length);
       for (const a of r.allocationPct) if (a !== null) expect(a).toBeLessThanOrEqual(100);
-      for (const [x, a] of r.requestedAllocationPct.entries()) if (a !== null) expect(a).toBeLessThanOrEqual(r.allocationPct[x]! + 1e-9);
+      for (const [x, a] of r.requestedAllocationPct.entries())
+        if (a !== null) expect(a).toBeLessThanOrEqual(r.allocationPct[x]! + 1e-9);
       expect(r.hardwareIsolatedPct).toBeCloseTo((100 * r.placedByMode.mig) / r.placedGpuPods, 9);
       expect(r.reconfigurations).toBe(r.giCreations + r.migModeSwitches);
       expect(r.migModeSwitches).toBeGreaterThanOrEqual(r.gpusWithMigJobs);
@@ -70,20 +78,35 @@ describe('runHybridReplay', () => {
   });
 
   it('ignores gpu_spec: every GPU is the --gpu-model', () => {
-    expect(hybridPodOf(PODS[3]!)).toEqual({ cpuMilli: 3500, hostMemoryMiB: 4096, gpuCount: 1, gpuMilli: 300, isolation: 'standard' });
+    expect(hybridPodOf(PODS[3]!)).toEqual({
+      cpuMilli: 3500,
+      hostMemoryMiB: 4096,
+      gpuCount: 1,
+      gpuMilli: 300,
+      isolation: 'standard',
+    });
     const r = runHybridReplay(INPUT, 'mps', 42);
     expect(r.failedGpuPods).toBeLessThan(r.placedGpuPods);
   });
 
   it('summarizes per setting in the order given', () => {
-    const runs = [runHybridReplay(INPUT, 'mig', 1), runHybridReplay(INPUT, 'auto', 1), runHybridReplay(INPUT, 'mig', 2)];
+    const runs = [
+      runHybridReplay(INPUT, 'mig', 1),
+      runHybridReplay(INPUT, 'auto', 1),
+      runHybridReplay(INPUT, 'mig', 2),
+    ];
     const summary = summarizeHybridRuns(runs);
-    expect(summary.map((s) => [s.sharing, s.seeds])).toEqual([['mig', [1, 2]], ['auto', [1]]]);
+    expect(summary.map((s) => [s.sharing, s.seeds])).toEqual([
+      ['mig', [1, 2]],
+      ['auto', [1]],
+    ]);
     expect(summary[0]!.reconfigurations.mean).toBe((runs[0]!.reconfigurations + runs[2]!.reconfigurations) / 2);
   });
 
   it('spreads pods over tenants by name; without the one-tenant rule tenants change nothing, with it MPS GPUs hold one tenant each', () => {
-    expect(PODS.slice(0, 4).map((p) => hybridPodOf(p, 3).tenant)).toEqual(PODS.slice(0, 4).map((p) => hybridPodOf(p, 3).tenant));
+    expect(PODS.slice(0, 4).map((p) => hybridPodOf(p, 3).tenant)).toEqual(
+      PODS.slice(0, 4).map((p) => hybridPodOf(p, 3).tenant),
+    );
     expect(new Set(PODS.map((p) => hybridPodOf(p, 3).tenant))).toEqual(new Set(['t0', 't1', 't2']));
     expect(hybridPodOf(PODS[0]!, 1).tenant).toBeUndefined();
     const one = runHybridReplay(INPUT, 'mps', 42);
@@ -91,7 +114,12 @@ describe('runHybridReplay', () => {
     const { tenants: _t1, mpsOneTenantPerGpu: _r1, ...oneRest } = withoutWall(one);
     const { tenants: _t2, mpsOneTenantPerGpu: _r2, ...anyRest } = withoutWall(anyTenant);
     expect(anyRest).toEqual(oneRest);
-    expect([one.tenants, one.mpsOneTenantPerGpu, anyTenant.tenants, anyTenant.mpsOneTenantPerGpu]).toEqual([1, true, 3, false]);
+    expect([one.tenants, one.mpsOneTenantPerGpu, anyTenant.tenants, anyTenant.mpsOneTenantPerGpu]).toEqual([
+      1,
+      true,
+      3,
+      false,
+    ]);
     const ruled = runHybridReplay({ ...INPUT, tenants: 3 }, 'mps', 42);
     // Packing is not monotone: here spreading tenants over more GPUs happens to place two more pods.
     expect([one.placedGpuPods, one.mpsGpus, ruled.placedGpuPods, ruled.mpsGpus]).toEqual([20, 6, 22, 7]);

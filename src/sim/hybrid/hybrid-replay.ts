@@ -46,13 +46,24 @@ function fnv1a(text: string): number {
  */
 export function hybridPodOf(pod: TracePod, tenants = 1): HybridPod {
   const gpu = pod.gpuCount > 0;
-  const base = { cpuMilli: pod.cpuMilli, hostMemoryMiB: pod.hostMemoryMiB, gpuCount: pod.gpuCount, gpuMilli: gpu ? pod.gpuMilli : 0, isolation: isolationOfQos(pod.qos) };
+  const base = {
+    cpuMilli: pod.cpuMilli,
+    hostMemoryMiB: pod.hostMemoryMiB,
+    gpuCount: pod.gpuCount,
+    gpuMilli: gpu ? pod.gpuMilli : 0,
+    isolation: isolationOfQos(pod.qos),
+  };
   return tenants <= 1 ? base : { ...base, tenant: `t${fnv1a(pod.name) % tenants}` };
 }
 
 /** Task shape of a pod for the `default` policy's target workload (without `gpu_spec`, as above). */
 function workloadShapeOf(pod: TracePod): TaskShape {
-  return { cpuMilli: pod.cpuMilli, gpuMilli: pod.gpuCount > 0 ? pod.gpuMilli : 0, gpuCount: pod.gpuCount, allowedGpuModels: [] };
+  return {
+    cpuMilli: pod.cpuMilli,
+    gpuMilli: pod.gpuCount > 0 ? pod.gpuMilli : 0,
+    gpuCount: pod.gpuCount,
+    allowedGpuModels: [],
+  };
 }
 
 function emptyOutcome(): { -readonly [K in keyof IsolationOutcome]: number } {
@@ -61,7 +72,9 @@ function emptyOutcome(): { -readonly [K in keyof IsolationOutcome]: number } {
 
 /** 100 − A, rounded to 2 decimals; NaN for an empty bin. */
 function unallocated(allocationPct: number | null | undefined): number {
-  return allocationPct === null || allocationPct === undefined ? Number.NaN : Math.round((100 - allocationPct) * 100) / 100;
+  return allocationPct === null || allocationPct === undefined
+    ? Number.NaN
+    : Math.round((100 - allocationPct) * 100) / 100;
 }
 
 /** Replays `input` with one sharing setting and seed. @throws RangeError for `mig` on a model without MIG */
@@ -69,18 +82,34 @@ export function runHybridReplay(input: HybridReplayInput, sharing: SharingSettin
   const started = performance.now();
   const rng = new SeededRng(seed);
   const capacityGpus = input.nodes.reduce((sum, n) => sum + n.gpuCount, 0);
-  const plan = buildArrivalPlan(input.pods, input.nodes.map((n) => n.name), capacityGpus * 1000, input.inflation, rng);
+  const plan = buildArrivalPlan(
+    input.pods,
+    input.nodes.map((n) => n.name),
+    capacityGpus * 1000,
+    input.inflation,
+    rng,
+  );
   const tenants = input.tenants ?? 1;
   const mpsOneTenantPerGpu = input.mpsOneTenantPerGpu ?? true;
   const cluster = new HybridCluster({
-    nodes: input.nodes, gpuModel: input.gpuModel, sharing, nodeRank: plan.nodeRank, workloadShapes: input.pods.map(workloadShapeOf), rng,
-    tenants: tenantNames(tenants), mpsOneTenantPerGpu,
+    nodes: input.nodes,
+    gpuModel: input.gpuModel,
+    sharing,
+    nodeRank: plan.nodeRank,
+    workloadShapes: input.pods.map(workloadShapeOf),
+    rng,
+    tenants: tenantNames(tenants),
+    mpsOneTenantPerGpu,
   });
   const pods = new Map<TracePod, HybridPod>(input.pods.map((p) => [p, hybridPodOf(p, tenants)]));
   const reserved = new CurveBinner(capacityGpus);
   const requested = new CurveBinner(capacityGpus);
   const placedByMode: Record<EffectiveMode, number> = { exclusive: 0, mig: 0, mps: 0, timeslice: 0 };
-  const byIsolation: Record<IsolationLevel, ReturnType<typeof emptyOutcome>> = { strict: emptyOutcome(), standard: emptyOutcome(), none: emptyOutcome() };
+  const byIsolation: Record<IsolationLevel, ReturnType<typeof emptyOutcome>> = {
+    strict: emptyOutcome(),
+    standard: emptyOutcome(),
+    none: emptyOutcome(),
+  };
   let arrived = 0;
   let requestedMilli = 0;
   let failedPods = 0;

@@ -36,7 +36,14 @@ export type HybridReply = WorkerReply<HybridRunResult>;
 async function load(data: HybridWorkerData): Promise<HybridReplayInput> {
   const gpuModel = sharingGpuModel(data.gpuModel);
   if (!gpuModel) throw new RangeError(`unknown GPU model or one without known memory: ${data.gpuModel}`);
-  return { nodes: await readNodeListFile(data.nodesFile), pods: await readPodListFile(data.podsFile), inflation: data.inflation, gpuModel, tenants: data.tenants, mpsOneTenantPerGpu: data.mpsOneTenantPerGpu };
+  return {
+    nodes: await readNodeListFile(data.nodesFile),
+    pods: await readPodListFile(data.podsFile),
+    inflation: data.inflation,
+    gpuModel,
+    tenants: data.tenants,
+    mpsOneTenantPerGpu: data.mpsOneTenantPerGpu,
+  };
 }
 
 serveWorkerTasks(load, (input, task: HybridTask) => runHybridReplay(input, task.sharing, task.seed));

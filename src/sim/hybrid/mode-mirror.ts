@@ -8,7 +8,15 @@
  * Mirror nodes change only through the core's `commit`/`uncommit`: `sync` gives back what it took
  * last time and takes the node's new usage, as one CPU/memory request and one request per used GPU.
  */
-import { Scheduler, type NodeSpec, type NodeState, type ResourceDemand, type Rng, type SchedulingProfile, createNodeStates } from '../../core/index.js';
+import {
+  Scheduler,
+  type NodeSpec,
+  type NodeState,
+  type ResourceDemand,
+  type Rng,
+  type SchedulingProfile,
+  createNodeStates,
+} from '../../core/index.js';
 
 /** What a node's GPUs and host resources look like to one mode. */
 export interface MirrorUsage {
@@ -54,12 +62,26 @@ export class ModeMirror {
       applied.push({ request, gpus });
     };
     if (usage.cpuMilli > 0 || usage.hostMemoryMiB > 0) {
-      take({ cpuMilli: usage.cpuMilli, hostMemoryMiB: usage.hostMemoryMiB, gpuCount: 0, gpuMilli: 0, gpuMemoryMiB: 0, allowedGpuModels: [] }, []);
+      take(
+        {
+          cpuMilli: usage.cpuMilli,
+          hostMemoryMiB: usage.hostMemoryMiB,
+          gpuCount: 0,
+          gpuMilli: 0,
+          gpuMemoryMiB: 0,
+          allowedGpuModels: [],
+        },
+        [],
+      );
     }
     for (let j = 0; j < usage.gpuTakenMilli.length; j++) {
       const milli = usage.gpuTakenMilli[j]!;
       const memory = usage.gpuTakenMemory[j]!;
-      if (milli > 0 || memory > 0) take({ cpuMilli: 0, hostMemoryMiB: 0, gpuCount: 1, gpuMilli: milli, gpuMemoryMiB: memory, allowedGpuModels: [] }, [j]);
+      if (milli > 0 || memory > 0)
+        take(
+          { cpuMilli: 0, hostMemoryMiB: 0, gpuCount: 1, gpuMilli: milli, gpuMemoryMiB: memory, allowedGpuModels: [] },
+          [j],
+        );
     }
   }
 

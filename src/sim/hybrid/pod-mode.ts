@@ -4,8 +4,17 @@
  * its compute, and the mode (and MIG profile) it runs in.
  */
 import {
-  DEFAULT_ISOLATION, findGpuModel, GPU_MODELS, migGeometry, migProfilesFor, selectMode, smallestProfileFor,
-  type EffectiveMode, type GpuModelSpec, type IsolationLevel, type MigProfile,
+  DEFAULT_ISOLATION,
+  findGpuModel,
+  GPU_MODELS,
+  migGeometry,
+  migProfilesFor,
+  selectMode,
+  smallestProfileFor,
+  type EffectiveMode,
+  type GpuModelSpec,
+  type IsolationLevel,
+  type MigProfile,
 } from '../../core/index.js';
 
 /** Values of `--sharing`. */
@@ -89,19 +98,30 @@ export function decideMode(shape: HybridGpuShape, sharing: SharingSetting, model
   const memory = proportionalMemoryMiB(gpuMilli, model.gpuMemoryMiB);
   switch (sharing) {
     case 'auto': {
-      const selection = selectMode({ gpuMilli, gpuMemoryMiB: memory, isolation: shape.isolation }, model.name, model.gpuMemoryMiB);
-      return { mode: selection.mode, migProfile: selection.migProfile, gpuMemoryMiB: selection.mode === 'exclusive' ? null : memory };
+      const selection = selectMode(
+        { gpuMilli, gpuMemoryMiB: memory, isolation: shape.isolation },
+        model.name,
+        model.gpuMemoryMiB,
+      );
+      return {
+        mode: selection.mode,
+        migProfile: selection.migProfile,
+        gpuMemoryMiB: selection.mode === 'exclusive' ? null : memory,
+      };
     }
     case 'mig': {
       const byMemory = smallestProfileFor(model.name, { gpuMilli, gpuMemoryMiB: memory });
       if (byMemory) return { mode: 'mig', migProfile: byMemory, gpuMemoryMiB: memory };
       const byCompute = smallestProfileFor(model.name, { gpuMilli, gpuMemoryMiB: 0 });
-      if (!byCompute) throw new RangeError(`--sharing mig needs a MIG-capable GPU model; ${model.name} has no MIG profiles`);
+      if (!byCompute)
+        throw new RangeError(`--sharing mig needs a MIG-capable GPU model; ${model.name} has no MIG profiles`);
       return { mode: 'mig', migProfile: byCompute, gpuMemoryMiB: null };
     }
     case 'mps':
     case 'timeslice':
-      return gpuMilli >= 1000 ? { mode: 'exclusive', migProfile: null, gpuMemoryMiB: null } : { mode: sharing, migProfile: null, gpuMemoryMiB: memory };
+      return gpuMilli >= 1000
+        ? { mode: 'exclusive', migProfile: null, gpuMemoryMiB: null }
+        : { mode: sharing, migProfile: null, gpuMemoryMiB: memory };
   }
 }
 

@@ -44,16 +44,23 @@ export class HybridWorkerError extends Error {
 /** Plain-text definitions written into every report. */
 export const HYBRID_DEFINITIONS: Readonly<Record<string, string>> = {
   gpuMemory: 'the trace names no GPU memory: a pod asks for floor(gpu_milli / 1000 × model memory) MiB per GPU',
-  isolation: 'qos LS → strict, Guaranteed and Burstable → standard, BE (and anything else) → none; standard for a pod without qos',
-  modes: 'auto: selectMode from the isolation (whole GPUs exclusive; strict → smallest covering MIG profile, else a whole GPU; standard → mps; none → timeslice); '
-    + 'mig: every GPU in MIG mode, every pod the smallest covering profile (the full-GPU profile when its memory exceeds every profile); mps/timeslice: sharing pods in that mode, whole-GPU pods exclusive',
-  allocation: 'A(x) = reserved milli-GPU / capacity: accounted milli of exclusive (1000), MPS and time-sliced (the request, no overcommit) shares; a MIG GPU counts round(1000 × compute slices held / 7 (4 on an A30))',
-  unrequested: 'A′(x) = requested milli-GPU of the placed pods / capacity (the part of a MIG instance beyond its pod\'s request counts as unallocated)',
+  isolation:
+    'qos LS → strict, Guaranteed and Burstable → standard, BE (and anything else) → none; standard for a pod without qos',
+  modes:
+    'auto: selectMode from the isolation (whole GPUs exclusive; strict → smallest covering MIG profile, else a whole GPU; standard → mps; none → timeslice); ' +
+    'mig: every GPU in MIG mode, every pod the smallest covering profile (the full-GPU profile when its memory exceeds every profile); mps/timeslice: sharing pods in that mode, whole-GPU pods exclusive',
+  allocation:
+    'A(x) = reserved milli-GPU / capacity: accounted milli of exclusive (1000), MPS and time-sliced (the request, no overcommit) shares; a MIG GPU counts round(1000 × compute slices held / 7 (4 on an A30))',
+  unrequested:
+    "A′(x) = requested milli-GPU of the placed pods / capacity (the part of a MIG instance beyond its pod's request counts as unallocated)",
   hardwareIsolated: '% of placed GPU pods on MIG instances',
   strictIsolated: '% of placed strict (LS) pods on a MIG instance or on whole GPUs of their own',
-  reconfigurations: 'GPU-instance creations (one per GPU of a MIG placement) + GPUs switched into or out of MIG mode (under mig: every GPU once, before the first arrival)',
-  tenants: 'with --tenants N > 1 a pod belongs to tenant t<FNV-1a(pod name) mod N>; an MPS GPU takes MPS pods of one tenant only (an MPS daemon serves one Unix user) unless --mps-any-tenant',
-  nodeChoice: 'the default policy over a per-mode view of every node (a GPU running another mode shows no free capacity); the node\'s cluster state (the core\'s ClusterState) places the job on its GPUs',
+  reconfigurations:
+    'GPU-instance creations (one per GPU of a MIG placement) + GPUs switched into or out of MIG mode (under mig: every GPU once, before the first arrival)',
+  tenants:
+    'with --tenants N > 1 a pod belongs to tenant t<FNV-1a(pod name) mod N>; an MPS GPU takes MPS pods of one tenant only (an MPS daemon serves one Unix user) unless --mps-any-tenant',
+  nodeChoice:
+    "the default policy over a per-mode view of every node (a GPU running another mode shows no free capacity); the node's cluster state (the core's ClusterState) places the job on its GPUs",
 };
 
 /** Pointwise mean over curves, ignoring nulls. */
@@ -104,12 +111,24 @@ export function summarizeHybridRuns(runs: readonly HybridRunResult[]): HybridSum
 
 const WORKER_URL = new URL('./hybrid-worker.js', import.meta.url);
 
-function runInWorkers(data: HybridWorkerData, tasks: readonly HybridTask[], size: number, onDone: (id: number, r: HybridRunResult) => void): Promise<void> {
+function runInWorkers(
+  data: HybridWorkerData,
+  tasks: readonly HybridTask[],
+  size: number,
+  onDone: (id: number, r: HybridRunResult) => void,
+): Promise<void> {
   return runInWorkerPool<HybridTask, HybridRunResult>({
-    workerUrl: WORKER_URL, data, tasks, size, onDone,
-    error: (task, detail) => new HybridWorkerError(task === null
-      ? `hybrid worker ${detail}`
-      : `hybrid worker failed (sharing ${task?.sharing}, seed ${task?.seed}): ${detail}`),
+    workerUrl: WORKER_URL,
+    data,
+    tasks,
+    size,
+    onDone,
+    error: (task, detail) =>
+      new HybridWorkerError(
+        task === null
+          ? `hybrid worker ${detail}`
+          : `hybrid worker failed (sharing ${task?.sharing}, seed ${task?.seed}): ${detail}`,
+      ),
   });
 }
 
@@ -125,16 +144,23 @@ export async function runHybridGrid(options: HybridGridOptions): Promise<HybridR
   const { nodesFile, podsFile, sharing, seeds, inflation, workers } = options;
   const gpuModel = sharingGpuModel(options.gpuModel);
   if (!gpuModel) throw new RangeError(`unknown GPU model or one without known memory: ${options.gpuModel}`);
-  if (sharing.includes('mig') && !gpuModel.migCapable) throw new RangeError(`--sharing mig needs a MIG-capable GPU model; ${gpuModel.name} has none`);
-  if (sharing.length === 0 || seeds.length === 0) throw new RangeError('runHybridGrid needs at least one sharing setting and one seed');
-  if (!Number.isSafeInteger(workers) || workers < 1) throw new RangeError(`workers must be an integer >= 1, got ${workers}`);
-  if (!Number.isFinite(inflation) || inflation <= 0) throw new RangeError(`inflation must be a number > 0, got ${inflation}`);
+  if (sharing.includes('mig') && !gpuModel.migCapable)
+    throw new RangeError(`--sharing mig needs a MIG-capable GPU model; ${gpuModel.name} has none`);
+  if (sharing.length === 0 || seeds.length === 0)
+    throw new RangeError('runHybridGrid needs at least one sharing setting and one seed');
+  if (!Number.isSafeInteger(workers) || workers < 1)
+    throw new RangeError(`workers must be an integer >= 1, got ${workers}`);
+  if (!Number.isFinite(inflation) || inflation <= 0)
+    throw new RangeError(`inflation must be a number > 0, got ${inflation}`);
   const tenants = options.tenants ?? 1;
   const mpsOneTenantPerGpu = options.mpsOneTenantPerGpu ?? true;
-  if (!Number.isSafeInteger(tenants) || tenants < 1) throw new RangeError(`tenants must be an integer >= 1, got ${tenants}`);
+  if (!Number.isSafeInteger(tenants) || tenants < 1)
+    throw new RangeError(`tenants must be an integer >= 1, got ${tenants}`);
   const nodes = await readNodeListFile(nodesFile);
   const pods = await readPodListFile(podsFile);
-  const tasks: HybridTask[] = sharing.flatMap((s, i) => seeds.map((seed, k) => ({ id: i * seeds.length + k, sharing: s, seed })));
+  const tasks: HybridTask[] = sharing.flatMap((s, i) =>
+    seeds.map((seed, k) => ({ id: i * seeds.length + k, sharing: s, seed })),
+  );
   const results = new Array<HybridRunResult | undefined>(tasks.length);
   let done = 0;
   const onDone = (id: number, result: HybridRunResult): void => {
@@ -143,7 +169,12 @@ export async function runHybridGrid(options: HybridGridOptions): Promise<HybridR
   };
   const size = Math.min(workers, tasks.length);
   if (size > 1 && existsSync(fileURLToPath(WORKER_URL))) {
-    await runInWorkers({ nodesFile, podsFile, inflation, gpuModel: gpuModel.name, tenants, mpsOneTenantPerGpu }, tasks, size, onDone);
+    await runInWorkers(
+      { nodesFile, podsFile, inflation, gpuModel: gpuModel.name, tenants, mpsOneTenantPerGpu },
+      tasks,
+      size,
+      onDone,
+    );
   } else {
     const input: HybridReplayInput = { nodes, pods, inflation, gpuModel, tenants, mpsOneTenantPerGpu };
     for (const task of tasks) {

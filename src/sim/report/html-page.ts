@@ -7,7 +7,14 @@ import { escapeHtml } from './html-escape.js';
 
 /** Fixed palette of distinct series colours (cycled, with a dash pattern after the first round). */
 export const POLICY_PALETTE: readonly string[] = [
-  '#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf',
+  '#1f77b4',
+  '#d62728',
+  '#2ca02c',
+  '#ff7f0e',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#17becf',
 ];
 
 /** The report pages' inline style sheet. */
@@ -49,22 +56,37 @@ export interface ReportPage {
 export function renderReportPage(page: ReportPage): string {
   const title = escapeHtml(page.title);
   return [
-    '<!doctype html>', '<html lang="en">', '<head>', '<meta charset="utf-8">',
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${title}</title>`, `<style>${REPORT_CSS}</style>`, '</head>', '<body>', '<main>',
+    `<title>${title}</title>`,
+    `<style>${REPORT_CSS}</style>`,
+    '</head>',
+    '<body>',
+    '<main>',
     `<h1>${title}</h1>`,
     `<p class="meta">Generated ${escapeHtml(page.generatedAt)}. ${page.method}</p>`,
     htmlSection('h-inputs', page.inputsHeading ?? 'Inputs', [
       `<dl class="inputs">${page.inputs.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`,
     ]),
     ...page.sections,
-    '</main>', '</body>', '</html>', '',
+    '</main>',
+    '</body>',
+    '</html>',
+    '',
   ].join('\n');
 }
 
 /** A section with an `h2` heading of id `id`; `parts` are HTML. */
 export function htmlSection(id: string, heading: string, parts: readonly string[]): string {
-  return [`<section aria-labelledby="${id}">`, `<h2 id="${id}">${escapeHtml(heading)}</h2>`, ...parts, '</section>'].join('\n');
+  return [
+    `<section aria-labelledby="${id}">`,
+    `<h2 id="${id}">${escapeHtml(heading)}</h2>`,
+    ...parts,
+    '</section>',
+  ].join('\n');
 }
 
 /** A chart wrapped in a figure with a visible caption. */

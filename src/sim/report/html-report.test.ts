@@ -38,9 +38,15 @@ const summary: PolicySummary[] = [
 
 const runs: RunResult[] = summary.flatMap((p) =>
   p.seeds.map((seed) => ({
-    policy: p.policy, seed, unallocatedPctAt100: p.unallocatedPctAt100.mean,
-    unallocatedPctAt130: p.unallocatedPctAt130.mean, failedPods: p.failedPods.mean, arrivals: 100,
-    wallSeconds: 1, allocationPct: p.meanAllocationPct, fragmentRatioPct: p.meanFragmentRatioPct,
+    policy: p.policy,
+    seed,
+    unallocatedPctAt100: p.unallocatedPctAt100.mean,
+    unallocatedPctAt130: p.unallocatedPctAt130.mean,
+    failedPods: p.failedPods.mean,
+    arrivals: 100,
+    wallSeconds: 1,
+    allocationPct: p.meanAllocationPct,
+    fragmentRatioPct: p.meanFragmentRatioPct,
   })),
 );
 
@@ -73,7 +79,15 @@ describe('renderHtmlReport', () => {
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).toContain('<title>gpushare simulation report</title>');
     expect(html).toContain('<h1>gpushare simulation report</h1>');
-    for (const s of ['openb_node_list_gpu_node.csv', 'openb_pod_list_default.csv', '1213', '6212', '8152', '1.3', '<dd>online</dd>']) {
+    for (const s of [
+      'openb_node_list_gpu_node.csv',
+      'openb_pod_list_default.csv',
+      '1213',
+      '6212',
+      '8152',
+      '1.3',
+      '<dd>online</dd>',
+    ]) {
       expect(html).toContain(s);
     }
     expect(html).toMatch(/<table>\s*<caption>[^<]+<\/caption>/);
@@ -157,9 +171,22 @@ describe('helpers', () => {
 
   it('renderLineChart draws an isolated point as a circle and survives an empty series', () => {
     const svg = renderLineChart({
-      id: 't', title: 'T', xLabel: 'x', yLabel: 'y', xDomain: [0, 4],
+      id: 't',
+      title: 'T',
+      xLabel: 'x',
+      yLabel: 'y',
+      xDomain: [0, 4],
       series: [
-        { label: 'a', color: '#000', points: [{ x: 0, y: 1 }, { x: 1, y: null }, { x: 2, y: 2 }, { x: 3, y: null }] },
+        {
+          label: 'a',
+          color: '#000',
+          points: [
+            { x: 0, y: 1 },
+            { x: 1, y: null },
+            { x: 2, y: 2 },
+            { x: 3, y: null },
+          ],
+        },
         { label: 'b', color: '#111', points: [] },
       ],
     });

@@ -15,7 +15,10 @@ function curvePoints(values: readonly (number | null)[]): ChartPoint[] {
 }
 
 /** One chart series per policy, coloured from the palette. */
-function policySeries(summary: readonly PolicySummary[], pick: (p: PolicySummary) => readonly (number | null)[]): LineSeries[] {
+function policySeries(
+  summary: readonly PolicySummary[],
+  pick: (p: PolicySummary) => readonly (number | null)[],
+): LineSeries[] {
   return summary.map((p, i) => {
     const color = POLICY_PALETTE[i % POLICY_PALETTE.length] ?? '#000';
     const base = { label: p.policy, color, points: curvePoints(pick(p)) };
@@ -26,9 +29,13 @@ function policySeries(summary: readonly PolicySummary[], pick: (p: PolicySummary
 /** The results table. */
 function resultsTable(summary: readonly PolicySummary[]): string {
   const head = [
-    'Policy', 'Seeds', 'Unallocated GPU % at 100% arrived (mean ± SD)',
-    'Unallocated GPU % at 130% arrived (mean ± SD)', 'Failed pods (mean)',
-    'Published FGD figure at 100% (mean ± SD)', 'Published FGD figure at 130% (mean ± SD)',
+    'Policy',
+    'Seeds',
+    'Unallocated GPU % at 100% arrived (mean ± SD)',
+    'Unallocated GPU % at 130% arrived (mean ± SD)',
+    'Failed pods (mean)',
+    'Published FGD figure at 100% (mean ± SD)',
+    'Published FGD figure at 130% (mean ± SD)',
   ];
   const rows = summary.map((p) => {
     const cells = [
@@ -60,24 +67,37 @@ function charts(summary: readonly PolicySummary[]): string {
   return [
     htmlFigure(
       renderLineChart({
-        id: 'chart-alloc', title: 'GPU allocation ratio A(x) vs arrived workload x',
-        xLabel, yLabel: 'GPU allocation ratio A(x) (%)', series: [...alloc, ideal],
-        xDomain: [0, xMax], yDomain: [0, 100],
+        id: 'chart-alloc',
+        title: 'GPU allocation ratio A(x) vs arrived workload x',
+        xLabel,
+        yLabel: 'GPU allocation ratio A(x) (%)',
+        series: [...alloc, ideal],
+        xDomain: [0, xMax],
+        yDomain: [0, 100],
       }),
       'GPU allocation ratio A(x) (%), mean over seeds, vs arrived workload x (%). Dashed grey: ideal min(x, 100).',
     ),
     htmlFigure(
       renderLineChart({
-        id: 'chart-frag', title: 'Fragment ratio R(x) vs arrived workload x',
-        xLabel, yLabel: 'Fragment ratio R(x) (%)', series: frag,
-        xDomain: [0, xMax], includeZero: true,
+        id: 'chart-frag',
+        title: 'Fragment ratio R(x) vs arrived workload x',
+        xLabel,
+        yLabel: 'Fragment ratio R(x) (%)',
+        series: frag,
+        xDomain: [0, xMax],
+        includeZero: true,
       }),
       'Fragment ratio R(x) (%): fragmented share of idle GPU capacity, mean over seeds, vs arrived workload x (%).',
     ),
     htmlFigure(
       renderLineChart({
-        id: 'chart-alloc-zoom', title: 'GPU allocation ratio A(x), zoomed to x = 80..130',
-        xLabel, yLabel: 'A(x) (%)', series: alloc, xDomain: [80, xMax], height: 300,
+        id: 'chart-alloc-zoom',
+        title: 'GPU allocation ratio A(x), zoomed to x = 80..130',
+        xLabel,
+        yLabel: 'A(x) (%)',
+        series: alloc,
+        xDomain: [80, xMax],
+        height: 300,
       }),
       'A(x) (%) zoomed to x = 80..130 with the y range fitted to the data, so differences between policies are visible.',
     ),
@@ -105,7 +125,13 @@ export function renderHtmlReport(report: SimulationReport): string {
     ['Runs', String(report.runs.length)],
   ];
   return renderReportPage({
-    title, generatedAt: report.generatedAt, method: 'Trace-driven replay after the FGD paper (Weng et al., USENIX ATC\'23).', inputs,
-    sections: [htmlSection('h-results', 'Results', [resultsTable(report.summary)]), htmlSection('h-charts', 'Charts', [charts(report.summary)])],
+    title,
+    generatedAt: report.generatedAt,
+    method: "Trace-driven replay after the FGD paper (Weng et al., USENIX ATC'23).",
+    inputs,
+    sections: [
+      htmlSection('h-results', 'Results', [resultsTable(report.summary)]),
+      htmlSection('h-charts', 'Charts', [charts(report.summary)]),
+    ],
   });
 }

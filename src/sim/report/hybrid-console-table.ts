@@ -8,8 +8,20 @@ import { formatTable } from '../../lib/text-table.js';
 import { formatFixed, formatMeanSd, formatSeeds } from './html-escape.js';
 
 const HEADERS = [
-  'sharing', 'seeds', 'unalloc@100', 'unalloc@130', 'unrequested@100', 'failed pods', 'GPU pods placed %', 'MPS GPUs',
-  'HW-isolated %', 'strict isolated %', 'strict MIG/whole/shared/failed', 'GI creations', 'MIG switches', 'reconfig.',
+  'sharing',
+  'seeds',
+  'unalloc@100',
+  'unalloc@130',
+  'unrequested@100',
+  'failed pods',
+  'GPU pods placed %',
+  'MPS GPUs',
+  'HW-isolated %',
+  'strict isolated %',
+  'strict MIG/whole/shared/failed',
+  'GI creations',
+  'MIG switches',
+  'reconfig.',
 ] as const;
 const RIGHT = [false, false, true, true, true, true, true, true, true, true, true, true, true, true] as const;
 

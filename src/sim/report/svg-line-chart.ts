@@ -179,7 +179,9 @@ export function renderLineChart(options: LineChartOptions): string {
       parts.push(`<polyline data-series="${label}" points="${pts}" stroke="${color}"${dash}/>`);
       const only = seg[0];
       if (seg.length === 1 && only) {
-        parts.push(`<circle cx="${coord(sx(only.x))}" cy="${coord(sy(only.y as number))}" r="2.5" fill="${color}" stroke="none"/>`);
+        parts.push(
+          `<circle cx="${coord(sx(only.x))}" cy="${coord(sy(only.y as number))}" r="2.5" fill="${color}" stroke="none"/>`,
+        );
       }
     }
   }

@@ -7,7 +7,14 @@ import type { TimelineReport } from '../timeline/timeline-types.js';
 import { formatTimelineTables } from './timeline-console-table.js';
 import { renderTimelineHtmlReport } from './timeline-html-report.js';
 
-const request = { cpuMilli: 1000, hostMemoryMiB: 1024, gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: 0, allowedGpuModels: [] };
+const request = {
+  cpuMilli: 1000,
+  hostMemoryMiB: 1024,
+  gpuCount: 1,
+  gpuMilli: 1000,
+  gpuMemoryMiB: 0,
+  allowedGpuModels: [],
+};
 const JOBS: TimelineJob[] = [
   { id: 0, name: 'a', request, priority: PRIORITY_CLASSES.low, arrivalSeconds: 0, durationSeconds: 3600 },
   { id: 1, name: 'b', request, priority: PRIORITY_CLASSES.critical, arrivalSeconds: 1000, durationSeconds: 500 },
@@ -19,14 +26,36 @@ function report(): TimelineReport {
     workload: { jobs: JOBS, skippedMissingTimes: 0, skippedNegativeDuration: 0 },
     targetWorkload: buildTargetWorkload([request]),
   };
-  const runs = [1, 2].map((seed) => runTimelineOnce(input, 'best-fit', seed, { gpus: null, preemption: true, checkpointIntervalSeconds: 1800, workloadSource: 'trace' }));
+  const runs = [1, 2].map((seed) =>
+    runTimelineOnce(input, 'best-fit', seed, {
+      gpus: null,
+      preemption: true,
+      checkpointIntervalSeconds: 1800,
+      workloadSource: 'trace',
+    }),
+  );
   return {
     replay: 'timeline',
     cluster: { source: 'nodes-file', gpus: 1, nodes: 1 },
-    inputs: { nodesFile: 'nodes<1>.csv', podsFile: 'pods.csv', pods: 2, timedPods: 2, skippedMissingTimes: 0, skippedNegativeDuration: 0 },
+    inputs: {
+      nodesFile: 'nodes<1>.csv',
+      podsFile: 'pods.csv',
+      pods: 2,
+      timedPods: 2,
+      skippedMissingTimes: 0,
+      skippedNegativeDuration: 0,
+    },
     settings: {
-      policies: ['best-fit'], seeds: [1, 2], arrivalSpeedup: 1, preemption: true, checkpointIntervalSeconds: 1800, minRunSeconds: 0,
-      maxPreemptionsPerJob: 5, workloadSource: 'trace', qosPriority: {}, queueAging: { agingIntervalMs: 1_800_000, agingStep: 400 },
+      policies: ['best-fit'],
+      seeds: [1, 2],
+      arrivalSpeedup: 1,
+      preemption: true,
+      checkpointIntervalSeconds: 1800,
+      minRunSeconds: 0,
+      maxPreemptionsPerJob: 5,
+      workloadSource: 'trace',
+      qosPriority: {},
+      queueAging: { agingIntervalMs: 1_800_000, agingStep: 400 },
     },
     offeredLoadDefinition: 'load',
     runs,
@@ -48,11 +77,17 @@ describe('timeline reports', () => {
 
   it('formats the console tables', () => {
     const lines = formatTimelineTables(report()).split('\n');
-    expect(lines[0]).toMatch(/^policy +seed +nodes +GPUs +jobs +unplaceable +offered load % +alloc % \(arrivals\) +alloc % \(all\) +makespan h +wall s$/);
+    expect(lines[0]).toMatch(
+      /^policy +seed +nodes +GPUs +jobs +unplaceable +offered load % +alloc % \(arrivals\) +alloc % \(all\) +makespan h +wall s$/,
+    );
     expect(lines[2]).toMatch(/^best-fit +1 +1 +1 +2 +0 +410\.0 +100\.0 +100\.0 +1\.4 +\d+\.\d\d$/);
     expect(lines).toContain('mean over seeds:');
-    expect(lines.some((l) => /^best-fit +1 +low +1 +1 +500 \/ 500 \/ 500 +5100 \/ 5100 \/ 5100 +1 +0\.3$/.test(l))).toBe(true);
-    expect(lines.some((l) => /^best-fit +1-2 +critical +1\.0 +0 \/ 0 \/ 0 +500 \/ 500 \/ 500 +0\.0 +0\.0$/.test(l))).toBe(true);
+    expect(
+      lines.some((l) => /^best-fit +1 +low +1 +1 +500 \/ 500 \/ 500 +5100 \/ 5100 \/ 5100 +1 +0\.3$/.test(l)),
+    ).toBe(true);
+    expect(
+      lines.some((l) => /^best-fit +1-2 +critical +1\.0 +0 \/ 0 \/ 0 +500 \/ 500 \/ 500 +0\.0 +0\.0$/.test(l)),
+    ).toBe(true);
     expect(lines.some((l) => / high /.test(l))).toBe(false);
     for (const l of lines) expect(l).toBe(l.trimEnd());
   });

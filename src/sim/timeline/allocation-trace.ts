@@ -15,7 +15,8 @@ export class AllocationTrace {
    */
   record(timeSeconds: number, allocatedMilli: number): void {
     const last = this.times.length - 1;
-    if (last >= 0 && timeSeconds < this.times[last]!) throw new RangeError(`AllocationTrace: time ${timeSeconds} before ${this.times[last]}`);
+    if (last >= 0 && timeSeconds < this.times[last]!)
+      throw new RangeError(`AllocationTrace: time ${timeSeconds} before ${this.times[last]}`);
     if (last >= 0 && timeSeconds === this.times[last]) {
       this.values[last] = allocatedMilli;
     } else if (last < 0 || this.values[last] !== allocatedMilli) {
@@ -56,7 +57,9 @@ export class AllocationTrace {
   intervalMeansPct(capacityMilli: number, fromSeconds: number, toSeconds: number, count: number): number[] {
     const cumulative = this.cumulative();
     const width = (toSeconds - fromSeconds) / count;
-    return Array.from({ length: count }, (_, i) => this.meanPctOver(capacityMilli, fromSeconds + i * width, fromSeconds + (i + 1) * width, cumulative));
+    return Array.from({ length: count }, (_, i) =>
+      this.meanPctOver(capacityMilli, fromSeconds + i * width, fromSeconds + (i + 1) * width, cumulative),
+    );
   }
 
   /** Time-weighted mean allocation in % of `capacityMilli` over [`fromSeconds`, `toSeconds`]. */

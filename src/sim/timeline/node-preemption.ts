@@ -5,7 +5,12 @@
  * puts them back; the cheapest plan over all nodes wins.
  */
 import {
-  defaultPreemptible, planPreemption, whyNotFit, type PreemptionCandidate, type PreemptionOptions, type Scheduler,
+  defaultPreemptible,
+  planPreemption,
+  whyNotFit,
+  type PreemptionCandidate,
+  type PreemptionOptions,
+  type Scheduler,
 } from '../../core/index.js';
 import { secondsSinceCheckpoint, type JobRun } from './job-run.js';
 
@@ -51,7 +56,11 @@ function candidateOf(run: JobRun, nowSeconds: number, ctx: PreemptionContext): P
  * node (the oracle restores what it takes off).
  * @returns the choice, or null when no node has a plan
  */
-export function choosePreemption(preemptor: JobRun, nowSeconds: number, ctx: PreemptionContext): PreemptionChoice | null {
+export function choosePreemption(
+  preemptor: JobRun,
+  nowSeconds: number,
+  ctx: PreemptionContext,
+): PreemptionChoice | null {
   const { scheduler } = ctx;
   const nodes = scheduler.cluster.nodes;
   const rank = scheduler.cluster.nodeRank;
@@ -64,7 +73,8 @@ export function choosePreemption(preemptor: JobRun, nowSeconds: number, ctx: Pre
     for (const run of running) {
       // A job started at this very instant is spared: it was placed ahead in this pass by the queue
       // order (aging), which evicting it at once for a higher base priority would undo.
-      if (run.priority < preemptor.priority && defaultPreemptible(run.priority) && run.runStartSeconds < nowSeconds) byId.set(run.id, run);
+      if (run.priority < preemptor.priority && defaultPreemptible(run.priority) && run.runStartSeconds < nowSeconds)
+        byId.set(run.id, run);
     }
     if (byId.size === 0) continue;
     const node = nodes[n]!;
@@ -83,13 +93,20 @@ export function choosePreemption(preemptor: JobRun, nowSeconds: number, ctx: Pre
       nowMs: nowSeconds * 1000,
     });
     if (plan.kind !== 'victims') continue;
-    const choice = { nodeIndex: n, victims: plan.victimIds.map((id) => byId.get(id)!), lostWorkGpuSeconds: plan.lostWorkGpuSeconds };
+    const choice = {
+      nodeIndex: n,
+      victims: plan.victimIds.map((id) => byId.get(id)!),
+      lostWorkGpuSeconds: plan.lostWorkGpuSeconds,
+    };
     if (best === null || isCheaper(choice, best, rank)) best = choice;
   }
   return best;
 }
 
 function isCheaper(a: PreemptionChoice, b: PreemptionChoice, rank: Int32Array): boolean {
-  const order = a.victims.length - b.victims.length || a.lostWorkGpuSeconds - b.lostWorkGpuSeconds || rank[a.nodeIndex]! - rank[b.nodeIndex]!;
+  const order =
+    a.victims.length - b.victims.length ||
+    a.lostWorkGpuSeconds - b.lostWorkGpuSeconds ||
+    rank[a.nodeIndex]! - rank[b.nodeIndex]!;
   return order < 0;
 }

@@ -4,8 +4,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import {
-  buildTargetWorkload, createNodeStates, DEFAULT_AGING, DEFAULT_PREEMPTION_OPTIONS, findPolicy, randomPermutation, Scheduler, SeededRng,
-  type PreemptionOptions, type TargetWorkload,
+  buildTargetWorkload,
+  createNodeStates,
+  DEFAULT_AGING,
+  DEFAULT_PREEMPTION_OPTIONS,
+  findPolicy,
+  randomPermutation,
+  Scheduler,
+  SeededRng,
+  type PreemptionOptions,
+  type TargetWorkload,
 } from '../../core/index.js';
 import { nodeSpecOf, taskShapeOf } from '../cluster-from-trace.js';
 import { UnknownPolicyError, type WorkloadSource } from '../packing-replay.js';
@@ -29,7 +37,8 @@ export const TIMELINE_PREEMPTION_OPTIONS: PreemptionOptions = DEFAULT_PREEMPTION
 /** Number of equal intervals of the allocation-over-time output. */
 export const ALLOCATION_INTERVALS = 200;
 /** The offered-load formula, as stated in the outputs. */
-export const OFFERED_LOAD_DEFINITION = 'mean offered load = Σ(GPU-equivalents × duration) / (cluster GPUs × (last arrival − first arrival))';
+export const OFFERED_LOAD_DEFINITION =
+  'mean offered load = Σ(GPU-equivalents × duration) / (cluster GPUs × (last arrival − first arrival))';
 
 /** Settings of one timeline run. */
 export interface TimelineSettings {
@@ -54,7 +63,12 @@ export interface TimelineInput {
  * the node tie-break ranks, then the policy's own draws.
  * @throws UnknownPolicyError for an unregistered policy
  */
-export function runTimelineOnce(input: TimelineInput, policyName: string, seed: number, settings: TimelineSettings): TimelineRunResult {
+export function runTimelineOnce(
+  input: TimelineInput,
+  policyName: string,
+  seed: number,
+  settings: TimelineSettings,
+): TimelineRunResult {
   const started = performance.now();
   const policy = findPolicy(policyName);
   if (!policy) throw new UnknownPolicyError(policyName);
@@ -63,7 +77,9 @@ export function runTimelineOnce(input: TimelineInput, policyName: string, seed: 
   const nodes = createNodeStates(traceNodes.map(nodeSpecOf));
   const nodeRank = randomPermutation(nodes.length, rng);
   const profile = policy.create({
-    nodeCount: nodes.length, targetWorkload: input.targetWorkload, learnWorkloadOnline: settings.workloadSource === 'online',
+    nodeCount: nodes.length,
+    targetWorkload: input.targetWorkload,
+    learnWorkloadOnline: settings.workloadSource === 'online',
   });
   const scheduler = new Scheduler({ nodes, nodeRank }, profile, rng);
   const outcome = runTimeline(input.workload.jobs, scheduler, {
@@ -90,12 +106,21 @@ export function runTimelineOnce(input: TimelineInput, policyName: string, seed: 
     offeredLoadPct: offeredLoadPct(outcome.outcomes, gpus),
     makespanSeconds: end,
     meanAllocationPct: outcome.allocation.meanPct(gpus * 1000, 0, end),
-    meanAllocationPctDuringArrivals: span > 0 ? outcome.allocation.meanPct(gpus * 1000, first, last) : outcome.allocation.meanPct(gpus * 1000, 0, end),
-    allocation: { intervalSeconds: end / ALLOCATION_INTERVALS, pct: outcome.allocation.intervalMeansPct(gpus * 1000, 0, end, ALLOCATION_INTERVALS) },
+    meanAllocationPctDuringArrivals:
+      span > 0 ? outcome.allocation.meanPct(gpus * 1000, first, last) : outcome.allocation.meanPct(gpus * 1000, 0, end),
+    allocation: {
+      intervalSeconds: end / ALLOCATION_INTERVALS,
+      pct: outcome.allocation.intervalMeansPct(gpus * 1000, 0, end, ALLOCATION_INTERVALS),
+    },
     allocationDuringArrivals: {
       startSeconds: span > 0 ? first : 0,
       intervalSeconds: span / ALLOCATION_INTERVALS,
-      pct: outcome.allocation.intervalMeansPct(gpus * 1000, span > 0 ? first : 0, span > 0 ? last : 0, ALLOCATION_INTERVALS),
+      pct: outcome.allocation.intervalMeansPct(
+        gpus * 1000,
+        span > 0 ? first : 0,
+        span > 0 ? last : 0,
+        ALLOCATION_INTERVALS,
+      ),
     },
     ...statsByClass(outcome.outcomes),
     passes: outcome.passes,
@@ -120,7 +145,12 @@ async function readPodsText(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
-    throw new TraceFormatError(path, null, null, `cannot read file: ${err instanceof Error ? err.message : String(err)}`);
+    throw new TraceFormatError(
+      path,
+      null,
+      null,
+      `cannot read file: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -135,19 +165,25 @@ async function readPodsText(path: string): Promise<string> {
 export async function runTimelineGrid(options: TimelineGridOptions): Promise<TimelineReport> {
   const { nodesFile, podsFile, policies, seeds, arrivalSpeedup, gpus } = options;
   for (const policy of policies) if (!findPolicy(policy)) throw new UnknownPolicyError(policy);
-  if (policies.length === 0 || seeds.length === 0) throw new RangeError('runTimelineGrid needs at least one policy and one seed');
+  if (policies.length === 0 || seeds.length === 0)
+    throw new RangeError('runTimelineGrid needs at least one policy and one seed');
   if (!(options.checkpointIntervalSeconds > 0 && Number.isFinite(options.checkpointIntervalSeconds))) {
     throw new RangeError(`checkpointIntervalSeconds must be a number > 0, got ${options.checkpointIntervalSeconds}`);
   }
-  if (gpus !== null && (!Number.isSafeInteger(gpus) || gpus < 1)) throw new RangeError(`gpus must be an integer >= 1, got ${gpus}`);
+  if (gpus !== null && (!Number.isSafeInteger(gpus) || gpus < 1))
+    throw new RangeError(`gpus must be an integer >= 1, got ${gpus}`);
 
   const nodes = await readNodeListFile(nodesFile);
   const podsText = await readPodsText(podsFile);
   const pods = parsePodListCsv(podsText, podsFile);
   const workload = buildTimelineJobs(pods, readScheduledTimes(podsText), arrivalSpeedup);
   if (workload.jobs.length === 0) {
-    throw new TraceFormatError(podsFile, null, null,
-      'no pod has creation_time, scheduled_time and deletion_time (with deletion_time >= scheduled_time); --replay timeline needs them');
+    throw new TraceFormatError(
+      podsFile,
+      null,
+      null,
+      'no pod has creation_time, scheduled_time and deletion_time (with deletion_time >= scheduled_time); --replay timeline needs them',
+    );
   }
   if (gpus !== null && !nodes.some((n) => n.gpuCount > 0)) {
     throw new TraceFormatError(nodesFile, null, 'gpu', 'no node with gpu > 0 to sample --gpus from');
@@ -167,19 +203,28 @@ export async function runTimelineGrid(options: TimelineGridOptions): Promise<Tim
   }
   return {
     replay: 'timeline',
-    cluster: gpus === null
-      ? { source: 'nodes-file', gpus: nodes.reduce((s, n) => s + n.gpuCount, 0), nodes: nodes.length }
-      : { source: 'sampled', gpus, nodes: null },
+    cluster:
+      gpus === null
+        ? { source: 'nodes-file', gpus: nodes.reduce((s, n) => s + n.gpuCount, 0), nodes: nodes.length }
+        : { source: 'sampled', gpus, nodes: null },
     inputs: {
-      nodesFile, podsFile, pods: pods.length, timedPods: workload.jobs.length,
-      skippedMissingTimes: workload.skippedMissingTimes, skippedNegativeDuration: workload.skippedNegativeDuration,
+      nodesFile,
+      podsFile,
+      pods: pods.length,
+      timedPods: workload.jobs.length,
+      skippedMissingTimes: workload.skippedMissingTimes,
+      skippedNegativeDuration: workload.skippedNegativeDuration,
     },
     settings: {
-      policies, seeds, arrivalSpeedup,
+      policies,
+      seeds,
+      arrivalSpeedup,
       preemption: options.preemption,
       checkpointIntervalSeconds: options.checkpointIntervalSeconds,
       minRunSeconds: preemptionOptions.minRunSeconds,
-      maxPreemptionsPerJob: Number.isFinite(preemptionOptions.maxPreemptionsPerJob) ? preemptionOptions.maxPreemptionsPerJob : null,
+      maxPreemptionsPerJob: Number.isFinite(preemptionOptions.maxPreemptionsPerJob)
+        ? preemptionOptions.maxPreemptionsPerJob
+        : null,
       workloadSource: options.workloadSource,
       qosPriority: Object.fromEntries(QOS_PRIORITY),
       queueAging: DEFAULT_AGING,

@@ -37,7 +37,10 @@ describe('sampleCluster', () => {
 
   it('trims the last node and scales its CPU and memory', () => {
     const nodes = sampleCluster([LIST[0]!], 12, new SeededRng(1));
-    expect(nodes.map((n) => [n.gpuCount, n.cpuMilli, n.hostMemoryMiB])).toEqual([[8, 96_000, 393_216], [4, 48_000, 196_608]]);
+    expect(nodes.map((n) => [n.gpuCount, n.cpuMilli, n.hostMemoryMiB])).toEqual([
+      [8, 96_000, 393_216],
+      [4, 48_000, 196_608],
+    ]);
   });
 
   it('rejects a bad count and a list without GPU nodes', () => {

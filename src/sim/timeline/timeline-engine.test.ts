@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createNodeStates, findPolicy, PRIORITY_CLASSES, Scheduler, SeededRng, type NodeSpec } from '../../core/index.js';
+import {
+  createNodeStates,
+  findPolicy,
+  PRIORITY_CLASSES,
+  Scheduler,
+  SeededRng,
+  type NodeSpec,
+} from '../../core/index.js';
 import { runTimeline, type JobOutcome, type TimelineOptions } from './timeline-engine.js';
 import type { TimelineJob } from './timeline-jobs.js';
 
@@ -25,8 +32,12 @@ function jobs(...specs: JobSpec[]): TimelineJob[] {
     id,
     name: `job-${id}`,
     request: {
-      cpuMilli: s.cpu ?? 1000, hostMemoryMiB: 1024, gpuCount: s.gpus ?? 1, gpuMilli: (s.gpus ?? 1) === 0 ? 0 : (s.milli ?? 1000),
-      gpuMemoryMiB: 0, allowedGpuModels: [],
+      cpuMilli: s.cpu ?? 1000,
+      hostMemoryMiB: 1024,
+      gpuCount: s.gpus ?? 1,
+      gpuMilli: (s.gpus ?? 1) === 0 ? 0 : (s.milli ?? 1000),
+      gpuMemoryMiB: 0,
+      allowedGpuModels: [],
     },
     priority: s.priority,
     arrivalSeconds: s.arrival,
@@ -37,22 +48,37 @@ function jobs(...specs: JobSpec[]): TimelineJob[] {
 function replay(nodes: readonly NodeSpec[], list: readonly TimelineJob[], overrides: Partial<TimelineOptions> = {}) {
   const states = createNodeStates(nodes);
   const rank = Int32Array.from(states, (_, i) => i);
-  const scheduler = new Scheduler({ nodes: states, nodeRank: rank }, findPolicy('best-fit')!.create({ nodeCount: states.length }), new SeededRng(1));
+  const scheduler = new Scheduler(
+    { nodes: states, nodeRank: rank },
+    findPolicy('best-fit')!.create({ nodeCount: states.length }),
+    new SeededRng(1),
+  );
   return runTimeline(list, scheduler, {
-    preemption: true, checkpointIntervalSeconds: 1800, preemptionOptions: { minRunSeconds: 0, maxPreemptionsPerJob: 5 }, ...overrides,
+    preemption: true,
+    checkpointIntervalSeconds: 1800,
+    preemptionOptions: { minRunSeconds: 0, maxPreemptionsPerJob: 5 },
+    ...overrides,
   });
 }
 
 /** The fields a test checks, per job id. */
 function summary(o: JobOutcome) {
-  return { start: o.firstStartSeconds, end: o.endSeconds, wait: o.waitSeconds, jct: o.endSeconds - o.job.arrivalSeconds, preemptions: o.preemptions, lost: o.lostWorkGpuSeconds };
+  return {
+    start: o.firstStartSeconds,
+    end: o.endSeconds,
+    wait: o.waitSeconds,
+    jct: o.endSeconds - o.job.arrivalSeconds,
+    preemptions: o.preemptions,
+    lost: o.lostWorkGpuSeconds,
+  };
 }
 
 describe('runTimeline on one node with one GPU', () => {
-  const lowThenCritical = (criticalArrival: number) => jobs(
-    { arrival: 0, duration: 3600, priority: low },
-    { arrival: criticalArrival, duration: 500, priority: critical },
-  );
+  const lowThenCritical = (criticalArrival: number) =>
+    jobs(
+      { arrival: 0, duration: 3600, priority: low },
+      { arrival: criticalArrival, duration: 500, priority: critical },
+    );
 
   it('without preemption the critical job waits until the low job ends', () => {
     const out = replay([node('n0', 1)], lowThenCritical(1000), { preemption: false }).outcomes.map(summary);
@@ -86,7 +112,10 @@ describe('runTimeline on one node with one GPU', () => {
 
   it('never preempts jobs of high priority or above, nor jobs of equal priority', () => {
     for (const victim of [high, critical]) {
-      const list = jobs({ arrival: 0, duration: 100, priority: victim }, { arrival: 10, duration: 10, priority: critical });
+      const list = jobs(
+        { arrival: 0, duration: 100, priority: victim },
+        { arrival: 10, duration: 10, priority: critical },
+      );
       expect(replay([node('n0', 1)], list).outcomes.map(summary)[1]).toMatchObject({ start: 100, wait: 90 });
     }
     const equal = jobs({ arrival: 0, duration: 100, priority: low }, { arrival: 10, duration: 10, priority: low });
@@ -94,12 +123,16 @@ describe('runTimeline on one node with one GPU', () => {
   });
 
   it('respects maxPreemptionsPerJob', () => {
-    const out = replay([node('n0', 1)], lowThenCritical(1000), { preemptionOptions: { minRunSeconds: 0, maxPreemptionsPerJob: 0 } });
+    const out = replay([node('n0', 1)], lowThenCritical(1000), {
+      preemptionOptions: { minRunSeconds: 0, maxPreemptionsPerJob: 0 },
+    });
     expect(out.outcomes.map(summary)[1]).toMatchObject({ start: 3600, wait: 2600 });
   });
 
   it('respects minRunSeconds', () => {
-    const out = replay([node('n0', 1)], lowThenCritical(1000), { preemptionOptions: { minRunSeconds: 1200, maxPreemptionsPerJob: 5 } });
+    const out = replay([node('n0', 1)], lowThenCritical(1000), {
+      preemptionOptions: { minRunSeconds: 1200, maxPreemptionsPerJob: 5 },
+    });
     expect(out.outcomes.map(summary)[1]).toMatchObject({ start: 3600, wait: 2600 });
   });
 });
@@ -208,7 +241,13 @@ describe('runTimeline preemption across nodes', () => {
     const rng = new SeededRng(7);
     const priorities = [critical, high, normal, low];
     for (let i = 0; i < 300; i++) {
-      specs.push({ arrival: i * 20, duration: 100 + rng.intn(3000), priority: priorities[rng.intn(4)]!, gpus: 1 + rng.intn(2), milli: rng.intn(2) === 0 ? 1000 : 250 * (1 + rng.intn(3)) });
+      specs.push({
+        arrival: i * 20,
+        duration: 100 + rng.intn(3000),
+        priority: priorities[rng.intn(4)]!,
+        gpus: 1 + rng.intn(2),
+        milli: rng.intn(2) === 0 ? 1000 : 250 * (1 + rng.intn(3)),
+      });
     }
     const out = replay([node('n0', 2), node('n1', 4)], jobs(...specs), { checkpointIntervalSeconds: 600 });
     expect(out.outcomes).toHaveLength(300);

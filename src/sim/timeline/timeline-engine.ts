@@ -5,7 +5,14 @@
  * which go back to the queue and later resume from their last checkpoint.
  */
 import {
-  createNodeStates, defaultPreemptible, orderQueue, totalGpuMilli, whyNotFit, type PreemptionOptions, type QueueOrderContext, type Scheduler,
+  createNodeStates,
+  defaultPreemptible,
+  orderQueue,
+  totalGpuMilli,
+  whyNotFit,
+  type PreemptionOptions,
+  type QueueOrderContext,
+  type Scheduler,
 } from '../../core/index.js';
 import { AllocationTrace } from './allocation-trace.js';
 import { EventHeap } from './event-heap.js';
@@ -70,9 +77,14 @@ const MAX_PASSES_PER_INSTANT = 100_000;
  * @throws RangeError for a checkpoint interval that is not > 0
  * @throws Error when the cluster is not empty or the replay breaks an invariant (a bug)
  */
-export function runTimeline(jobs: readonly TimelineJob[], scheduler: Scheduler, options: TimelineOptions): TimelineOutcome {
+export function runTimeline(
+  jobs: readonly TimelineJob[],
+  scheduler: Scheduler,
+  options: TimelineOptions,
+): TimelineOutcome {
   const checkpoint = options.checkpointIntervalSeconds;
-  if (!(Number.isFinite(checkpoint) && checkpoint > 0)) throw new RangeError(`checkpointIntervalSeconds must be > 0, got ${checkpoint}`);
+  if (!(Number.isFinite(checkpoint) && checkpoint > 0))
+    throw new RangeError(`checkpointIntervalSeconds must be > 0, got ${checkpoint}`);
   const nodes = scheduler.cluster.nodes;
   if (nodes.some((n) => n.podCount > 0)) throw new Error('runTimeline needs an empty cluster');
   const tenant = options.tenant ?? 'trace';
@@ -101,11 +113,24 @@ export function runTimeline(jobs: readonly TimelineJob[], scheduler: Scheduler, 
       continue;
     }
     runs.push({
-      id: job.id, priority: job.priority, tenant, submittedAtMs: job.arrivalSeconds * 1000,
-      job, gpuEquivalents: traceGpuEquivalents(job.request), shapeId,
-      queuedSinceSeconds: job.arrivalSeconds, waitSeconds: 0, remainingSeconds: job.durationSeconds,
-      runStartSeconds: Number.NaN, nodeIndex: -1, gpuIndices: [], attempt: 0,
-      firstStartSeconds: Number.NaN, endSeconds: Number.NaN, preemptions: 0, lostWorkGpuSeconds: 0,
+      id: job.id,
+      priority: job.priority,
+      tenant,
+      submittedAtMs: job.arrivalSeconds * 1000,
+      job,
+      gpuEquivalents: traceGpuEquivalents(job.request),
+      shapeId,
+      queuedSinceSeconds: job.arrivalSeconds,
+      waitSeconds: 0,
+      remainingSeconds: job.durationSeconds,
+      runStartSeconds: Number.NaN,
+      nodeIndex: -1,
+      gpuIndices: [],
+      attempt: 0,
+      firstStartSeconds: Number.NaN,
+      endSeconds: Number.NaN,
+      preemptions: 0,
+      lostWorkGpuSeconds: 0,
     });
   }
 
@@ -118,7 +143,10 @@ export function runTimeline(jobs: readonly TimelineJob[], scheduler: Scheduler, 
   let makespan = 0;
   const passes = { full: 0, arrivalsOnly: 0 };
   const preemptionCtx: PreemptionContext = {
-    scheduler, runningByNode, checkpointIntervalSeconds: checkpoint, options: options.preemptionOptions,
+    scheduler,
+    runningByNode,
+    checkpointIntervalSeconds: checkpoint,
+    options: options.preemptionOptions,
     fitsEmptyNode: (shapeId, n) => emptyFit[shapeId]![n] === 1,
   };
 
@@ -126,7 +154,8 @@ export function runTimeline(jobs: readonly TimelineJob[], scheduler: Scheduler, 
   const noShares = new Map<string, number>();
   const queueContext = (now: number): QueueOrderContext => ({ nowMs: now * 1000, dominantShareByTenant: noShares });
   const countRunning = (run: JobRun, delta: number): void => {
-    if (defaultPreemptible(run.priority)) runningPreemptibleByPriority.set(run.priority, (runningPreemptibleByPriority.get(run.priority) ?? 0) + delta);
+    if (defaultPreemptible(run.priority))
+      runningPreemptibleByPriority.set(run.priority, (runningPreemptibleByPriority.get(run.priority) ?? 0) + delta);
   };
   const start = (run: JobRun, nodeIndex: number, gpuIndices: readonly number[], now: number): void => {
     scheduler.commit(run.job.request, nodeIndex, gpuIndices);
@@ -197,7 +226,9 @@ export function runTimeline(jobs: readonly TimelineJob[], scheduler: Scheduler, 
       }
       const decision = scheduler.schedule(run.job.request);
       if (decision.kind !== 'placed' || decision.nodeIndex !== choice.nodeIndex) {
-        throw new Error(`timeline replay: job ${run.job.name} did not land on node ${choice.nodeIndex} after preemption`);
+        throw new Error(
+          `timeline replay: job ${run.job.name} did not land on node ${choice.nodeIndex} after preemption`,
+        );
       }
       start(run, decision.nodeIndex, decision.gpuIndices, now);
       stamp++; // something was freed: earlier failures may fit now
@@ -207,7 +238,8 @@ export function runTimeline(jobs: readonly TimelineJob[], scheduler: Scheduler, 
 
   const fullPass = (now: number): void => {
     for (let round = 0; ; round++) {
-      if (round >= MAX_PASSES_PER_INSTANT) throw new Error(`timeline replay: no fixed point after ${round} passes at t=${now}`);
+      if (round >= MAX_PASSES_PER_INSTANT)
+        throw new Error(`timeline replay: no fixed point after ${round} passes at t=${now}`);
       passes.full++;
       const ordered = orderQueue(queue, queueContext(now));
       const evicted = pass(ordered, now);

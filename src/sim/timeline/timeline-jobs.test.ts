@@ -14,7 +14,15 @@ const CSV = [
 
 describe('buildTimelineJobs', () => {
   it('reads scheduled_time per name', () => {
-    expect(readScheduledTimes(CSV)).toEqual(new Map([['p-b', 1100], ['p-a', 1500], ['p-c', null], ['p-d', 150], ['p-e', 1900]]));
+    expect(readScheduledTimes(CSV)).toEqual(
+      new Map([
+        ['p-b', 1100],
+        ['p-a', 1500],
+        ['p-c', null],
+        ['p-d', 150],
+        ['p-e', 1900],
+      ]),
+    );
     expect(readScheduledTimes('name,cpu_milli\nx,1\n')).toEqual(new Map([['x', null]]));
   });
 

@@ -44,9 +44,12 @@ export interface TimelineWorkload {
  * @throws RangeError when `arrivalSpeedup` is not a finite number > 0
  */
 export function buildTimelineJobs(
-  pods: readonly TracePod[], scheduledTimes: ReadonlyMap<string, number | null>, arrivalSpeedup: number,
+  pods: readonly TracePod[],
+  scheduledTimes: ReadonlyMap<string, number | null>,
+  arrivalSpeedup: number,
 ): TimelineWorkload {
-  if (!(Number.isFinite(arrivalSpeedup) && arrivalSpeedup > 0)) throw new RangeError(`arrivalSpeedup must be a number > 0, got ${arrivalSpeedup}`);
+  if (!(Number.isFinite(arrivalSpeedup) && arrivalSpeedup > 0))
+    throw new RangeError(`arrivalSpeedup must be a number > 0, got ${arrivalSpeedup}`);
   let skippedMissingTimes = 0;
   let skippedNegativeDuration = 0;
   const timed: { pod: TracePod; creation: number; duration: number }[] = [];

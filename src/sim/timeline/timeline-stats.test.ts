@@ -3,10 +3,29 @@ import { AllocationTrace } from './allocation-trace.js';
 import type { JobOutcome } from './timeline-engine.js';
 import { classStats, offeredLoadPct, statsByClass } from './timeline-stats.js';
 
-function outcome(id: number, priority: number, arrival: number, wait: number, duration: number, gpuEquivalents = 1): JobOutcome {
+function outcome(
+  id: number,
+  priority: number,
+  arrival: number,
+  wait: number,
+  duration: number,
+  gpuEquivalents = 1,
+): JobOutcome {
   return {
-    job: { id, name: `j${id}`, priority, arrivalSeconds: arrival, durationSeconds: duration, request: { cpuMilli: 0, hostMemoryMiB: 0, gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: 0, allowedGpuModels: [] } },
-    gpuEquivalents, firstStartSeconds: arrival + wait, endSeconds: arrival + wait + duration, waitSeconds: wait, preemptions: 0, lostWorkGpuSeconds: 0,
+    job: {
+      id,
+      name: `j${id}`,
+      priority,
+      arrivalSeconds: arrival,
+      durationSeconds: duration,
+      request: { cpuMilli: 0, hostMemoryMiB: 0, gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: 0, allowedGpuModels: [] },
+    },
+    gpuEquivalents,
+    firstStartSeconds: arrival + wait,
+    endSeconds: arrival + wait + duration,
+    waitSeconds: wait,
+    preemptions: 0,
+    lostWorkGpuSeconds: 0,
   };
 }
 
@@ -18,7 +37,12 @@ describe('timeline statistics', () => {
     expect(byClass.critical.waitSeconds).toEqual({ p50: 0, p95: 20, p99: 20 });
     expect(byClass.critical.jctSeconds).toEqual({ p50: 10, p95: 30, p99: 30 });
     expect(byClass.low.waitSeconds.p50).toBe(4);
-    expect(byClass.high).toMatchObject({ jobs: 0, completed: 0, waitSeconds: { p50: null, p95: null, p99: null }, waitPercentileCurveSeconds: [] });
+    expect(byClass.high).toMatchObject({
+      jobs: 0,
+      completed: 0,
+      waitSeconds: { p50: null, p95: null, p99: null },
+      waitPercentileCurveSeconds: [],
+    });
     expect(classStats(outs).waitPercentileCurveSeconds).toHaveLength(101);
   });
 

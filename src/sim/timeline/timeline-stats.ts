@@ -30,10 +30,16 @@ export function classStats(outcomes: readonly JobOutcome[]): ClassStats {
 }
 
 /** {@link classStats} of all jobs and of each priority class (by `priorityClassOf`). */
-export function statsByClass(outcomes: readonly JobOutcome[]): { all: ClassStats; byClass: Record<PriorityClassName, ClassStats> } {
+export function statsByClass(outcomes: readonly JobOutcome[]): {
+  all: ClassStats;
+  byClass: Record<PriorityClassName, ClassStats>;
+} {
   const groups = new Map<PriorityClassName, JobOutcome[]>(CLASS_ORDER.map((c) => [c, []]));
   for (const o of outcomes) groups.get(priorityClassOf(o.job.priority))!.push(o);
-  const byClass = Object.fromEntries(CLASS_ORDER.map((c) => [c, classStats(groups.get(c)!)])) as Record<PriorityClassName, ClassStats>;
+  const byClass = Object.fromEntries(CLASS_ORDER.map((c) => [c, classStats(groups.get(c)!)])) as Record<
+    PriorityClassName,
+    ClassStats
+  >;
   return { all: classStats(outcomes), byClass };
 }
 

@@ -3,7 +3,13 @@
  */
 import { meanSd } from '../../lib/statistics.js';
 import type { MeanSd } from '../simulation-types.js';
-import { CLASS_ORDER, type ClassStats, type ClassSummary, type TimelinePolicySummary, type TimelineRunResult } from './timeline-types.js';
+import {
+  CLASS_ORDER,
+  type ClassStats,
+  type ClassSummary,
+  type TimelinePolicySummary,
+  type TimelineRunResult,
+} from './timeline-types.js';
 
 /** meanSd over the non-null values; null when there are none. */
 function meanSdOf(values: readonly (number | null)[]): MeanSd | null {
@@ -23,7 +29,8 @@ function summarizeClass(stats: readonly ClassStats[]): ClassSummary {
     completed: meanSd(stats.map((s) => s.completed)),
     preemptions: meanSd(stats.map((s) => s.preemptions)),
     lostWorkGpuHours: meanSd(stats.map((s) => s.lostWorkGpuHours)),
-    meanWaitPercentileCurveSeconds: curves.length === 0 ? [] : curves[0]!.map((_, p) => curves.reduce((s, c) => s + c[p]!, 0) / curves.length),
+    meanWaitPercentileCurveSeconds:
+      curves.length === 0 ? [] : curves[0]!.map((_, p) => curves.reduce((s, c) => s + c[p]!, 0) / curves.length),
   };
 }
 
@@ -45,6 +52,8 @@ export function summarizeTimelineRuns(runs: readonly TimelineRunResult[]): Timel
     meanAllocationPct: meanSd(list.map((r) => r.meanAllocationPct)),
     meanAllocationPctDuringArrivals: meanSd(list.map((r) => r.meanAllocationPctDuringArrivals)),
     all: summarizeClass(list.map((r) => r.all)),
-    byClass: Object.fromEntries(CLASS_ORDER.map((c) => [c, summarizeClass(list.map((r) => r.byClass[c]))])) as TimelinePolicySummary['byClass'],
+    byClass: Object.fromEntries(
+      CLASS_ORDER.map((c) => [c, summarizeClass(list.map((r) => r.byClass[c]))]),
+    ) as TimelinePolicySummary['byClass'],
   }));
 }

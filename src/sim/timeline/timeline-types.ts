@@ -56,7 +56,11 @@ export interface TimelineRunResult {
   /** Allocated GPU % over time: the time-weighted mean over each of `pct.length` equal intervals of [0, makespan]. */
   readonly allocation: { readonly intervalSeconds: number; readonly pct: readonly number[] };
   /** The same over [first arrival, last arrival] (finer while jobs arrive); interval i starts at first arrival + i × `intervalSeconds`. */
-  readonly allocationDuringArrivals: { readonly startSeconds: number; readonly intervalSeconds: number; readonly pct: readonly number[] };
+  readonly allocationDuringArrivals: {
+    readonly startSeconds: number;
+    readonly intervalSeconds: number;
+    readonly pct: readonly number[];
+  };
   /** Every job. */
   readonly all: ClassStats;
   /** Per priority class (jobs: 0 for classes absent from the trace). */

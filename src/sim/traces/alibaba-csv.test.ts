@@ -7,7 +7,8 @@ const dataFile = (name: string): string =>
   fileURLToPath(new URL(`../../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 
 const NODE_HEADER = 'sn,cpu_milli,memory_mib,gpu,model';
-const POD_HEADER = 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
+const POD_HEADER =
+  'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
 const POD_ALLOWED =
   'allowed columns: name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time ' +
   '(required: name,cpu_milli,memory_mib,num_gpu,gpu_milli)';
@@ -35,7 +36,13 @@ describe('shipped cluster-trace-gpu-v2023 files', () => {
     const byModel: Record<string, number> = {};
     for (const n of nodes) byModel[n.gpuModel ?? 'none'] = (byModel[n.gpuModel ?? 'none'] ?? 0) + n.gpuCount;
     expect(byModel).toEqual({ G2: 4392, T4: 842, G3: 312, P100: 265, V100M32: 204, V100M16: 195, A10: 2 });
-    expect(nodes[0]).toEqual({ name: 'openb-node-0000', cpuMilli: 64000, hostMemoryMiB: 262144, gpuCount: 2, gpuModel: 'P100' });
+    expect(nodes[0]).toEqual({
+      name: 'openb-node-0000',
+      cpuMilli: 64000,
+      hostMemoryMiB: 262144,
+      gpuCount: 2,
+      gpuModel: 'P100',
+    });
   });
 
   it('parses openb_pod_list_default.csv', async () => {
@@ -46,8 +53,16 @@ describe('shipped cluster-trace-gpu-v2023 files', () => {
     expect(counts).toEqual({ 0: 1088, 1: 6989, 2: 16, 4: 15, 8: 44 });
     expect(sum(pods.map((p) => p.gpuCount * p.gpuMilli))).toBe(6_086_800);
     expect(pods[0]).toEqual({
-      name: 'openb-pod-0000', cpuMilli: 12000, hostMemoryMiB: 16384, gpuCount: 1, gpuMilli: 1000,
-      allowedGpuModels: [], gpuSpec: '', qos: 'LS', creationTimeSeconds: 0, deletionTimeSeconds: 12537496,
+      name: 'openb-pod-0000',
+      cpuMilli: 12000,
+      hostMemoryMiB: 16384,
+      gpuCount: 1,
+      gpuMilli: 1000,
+      allowedGpuModels: [],
+      gpuSpec: '',
+      qos: 'LS',
+      creationTimeSeconds: 0,
+      deletionTimeSeconds: 12537496,
     });
     const names = pods.map((p) => p.name);
     expect(names).toEqual([...names].sort());
@@ -63,13 +78,16 @@ describe('shipped cluster-trace-gpu-v2023 files', () => {
   it('reports an unreadable file', async () => {
     const path = dataFile('no-such-file.csv');
     await expect(readPodListFile(path)).rejects.toThrow(TraceFormatError);
-    await expect(readNodeListFile(path)).rejects.toThrow(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot read file: ENOENT`));
+    await expect(readNodeListFile(path)).rejects.toThrow(
+      new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot read file: ENOENT`),
+    );
   });
 });
 
 describe('parseNodeListCsv', () => {
   it('takes column order from the header and tolerates BOM, CRLF and a trailing newline', () => {
-    const text = '\uFEFFmodel,gpu,sn,memory_mib,cpu_milli\r\nT4,1,n1,1024,8000\r\n,0,n2,2048,4000\r\nG2,0,n3,512,1000\r\n';
+    const text =
+      '\uFEFFmodel,gpu,sn,memory_mib,cpu_milli\r\nT4,1,n1,1024,8000\r\n,0,n2,2048,4000\r\nG2,0,n3,512,1000\r\n';
     expect(parseNodeListCsv(text, 'n.csv')).toEqual([
       { name: 'n1', cpuMilli: 8000, hostMemoryMiB: 1024, gpuCount: 1, gpuModel: 'T4' },
       { name: 'n2', cpuMilli: 4000, hostMemoryMiB: 2048, gpuCount: 0, gpuModel: null },
@@ -78,29 +96,34 @@ describe('parseNodeListCsv', () => {
   });
 
   it('rejects unknown and missing columns', () => {
-    expect(traceError(() => parseNodeListCsv(`${NODE_HEADER},rack,zone\nn1,1,1,0,,a,b\n`, 'n.csv')).message)
-      .toBe(`n.csv:1: unknown column(s) 'rack', 'zone'; ${NODE_ALLOWED}`);
+    expect(traceError(() => parseNodeListCsv(`${NODE_HEADER},rack,zone\nn1,1,1,0,,a,b\n`, 'n.csv')).message).toBe(
+      `n.csv:1: unknown column(s) 'rack', 'zone'; ${NODE_ALLOWED}`,
+    );
     const e = traceError(() => parseNodeListCsv('sn,cpu_milli,memory_mib,gpu\nn1,1,1,0\n', 'n.csv'));
     expect(e.message).toBe(`n.csv:1 field 'model': missing required column(s) model; ${NODE_ALLOWED}`);
     expect([e.fileName, e.line, e.field]).toEqual(['n.csv', 1, 'model']);
   });
 
   it('requires cpu_milli > 0 and a model when gpu > 0', () => {
-    expect(traceError(() => parseNodeListCsv(`${NODE_HEADER}\nn1,0,1,0,\n`, 'n.csv')).message)
-      .toBe("n.csv:2 field 'cpu_milli': expected an integer >= 1 (digits only), found '0'");
-    expect(traceError(() => parseNodeListCsv(`${NODE_HEADER}\nn1,1,1,0,\nn2,1,1,4,\n`, 'n.csv')).message)
-      .toBe("n.csv:3 field 'model': expected a GPU model code (e.g. G2, T4) when gpu is 4, found empty");
+    expect(traceError(() => parseNodeListCsv(`${NODE_HEADER}\nn1,0,1,0,\n`, 'n.csv')).message).toBe(
+      "n.csv:2 field 'cpu_milli': expected an integer >= 1 (digits only), found '0'",
+    );
+    expect(traceError(() => parseNodeListCsv(`${NODE_HEADER}\nn1,1,1,0,\nn2,1,1,4,\n`, 'n.csv')).message).toBe(
+      "n.csv:3 field 'model': expected a GPU model code (e.g. G2, T4) when gpu is 4, found empty",
+    );
   });
 
   it('rejects duplicate names, naming the first line', () => {
-    expect(traceError(() => parseNodeListCsv(`${NODE_HEADER}\nn1,1,1,0,\nn2,1,1,0,\nn1,1,1,0,\n`, 'n.csv')).message)
-      .toBe("n.csv:4 field 'sn': duplicate name 'n1' (first on line 2); names must be unique");
+    expect(
+      traceError(() => parseNodeListCsv(`${NODE_HEADER}\nn1,1,1,0,\nn2,1,1,0,\nn1,1,1,0,\n`, 'n.csv')).message,
+    ).toBe("n.csv:4 field 'sn': duplicate name 'n1' (first on line 2); names must be unique");
   });
 
   it('rejects an empty file and a header without rows', () => {
     expect(traceError(() => parseNodeListCsv('', 'n.csv')).message).toBe('n.csv: no rows: the file is empty');
-    expect(traceError(() => parseNodeListCsv(`${NODE_HEADER}\r\n`, 'n.csv')).message)
-      .toBe('n.csv:1: no rows: the file has a header but no data rows');
+    expect(traceError(() => parseNodeListCsv(`${NODE_HEADER}\r\n`, 'n.csv')).message).toBe(
+      'n.csv:1: no rows: the file has a header but no data rows',
+    );
   });
 });
 
@@ -110,30 +133,46 @@ describe('parsePodListCsv', () => {
   it('splits gpu_spec on | and drops empty pieces', () => {
     const [p] = parsePodListCsv(pod('p1,1000,512,1,500,V100M16|V100M32|,BE,Pending,10,20,'), 'p.csv');
     expect(p).toEqual({
-      name: 'p1', cpuMilli: 1000, hostMemoryMiB: 512, gpuCount: 1, gpuMilli: 500,
-      allowedGpuModels: ['V100M16', 'V100M32'], gpuSpec: 'V100M16|V100M32|', qos: 'BE',
-      creationTimeSeconds: 10, deletionTimeSeconds: 20,
+      name: 'p1',
+      cpuMilli: 1000,
+      hostMemoryMiB: 512,
+      gpuCount: 1,
+      gpuMilli: 500,
+      allowedGpuModels: ['V100M16', 'V100M32'],
+      gpuSpec: 'V100M16|V100M32|',
+      qos: 'BE',
+      creationTimeSeconds: 10,
+      deletionTimeSeconds: 20,
     });
   });
 
   it('accepts a subset of optional columns and sorts by name (stable, code-unit order)', () => {
-    const text = 'gpu_milli,name,num_gpu,cpu_milli,memory_mib,creation_time\n0,b,0,1,1,\n1000,B,1,1,1,5\n250,a,2,1,1,7\n';
+    const text =
+      'gpu_milli,name,num_gpu,cpu_milli,memory_mib,creation_time\n0,b,0,1,1,\n1000,B,1,1,1,5\n250,a,2,1,1,7\n';
     const pods = parsePodListCsv(text, 'p.csv');
     expect(pods.map((p) => p.name)).toEqual(['B', 'a', 'b']);
     expect(pods.map((p) => p.creationTimeSeconds)).toEqual([5, 7, null]);
-    expect(pods.map((p) => [p.gpuSpec, p.qos, p.deletionTimeSeconds])).toEqual([['', null, null], ['', null, null], ['', null, null]]);
+    expect(pods.map((p) => [p.gpuSpec, p.qos, p.deletionTimeSeconds])).toEqual([
+      ['', null, null],
+      ['', null, null],
+      ['', null, null],
+    ]);
   });
 
   it('rejects unknown and missing columns', () => {
-    expect(traceError(() => parsePodListCsv('name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_type\np,1,1,0,0,x\n', 'p.csv')).message)
-      .toBe(`p.csv:1: unknown column(s) 'gpu_type'; ${POD_ALLOWED}`);
-    expect(traceError(() => parsePodListCsv('name,cpu_milli,memory_mib,gpu_milli\np,1,1,0\n', 'p.csv')).message)
-      .toBe(`p.csv:1 field 'num_gpu': missing required column(s) num_gpu; ${POD_ALLOWED}`);
+    expect(
+      traceError(() => parsePodListCsv('name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_type\np,1,1,0,0,x\n', 'p.csv'))
+        .message,
+    ).toBe(`p.csv:1: unknown column(s) 'gpu_type'; ${POD_ALLOWED}`);
+    expect(traceError(() => parsePodListCsv('name,cpu_milli,memory_mib,gpu_milli\np,1,1,0\n', 'p.csv')).message).toBe(
+      `p.csv:1 field 'num_gpu': missing required column(s) num_gpu; ${POD_ALLOWED}`,
+    );
   });
 
   it('rejects a row with the wrong number of cells', () => {
-    expect(traceError(() => parsePodListCsv(pod('p1,1,1,0,0,,LS,Running,0,1'), 'p.csv')).message)
-      .toBe(`p.csv:2: expected 11 cells (${POD_HEADER}), found 10`);
+    expect(traceError(() => parsePodListCsv(pod('p1,1,1,0,0,,LS,Running,0,1'), 'p.csv')).message).toBe(
+      `p.csv:2: expected 11 cells (${POD_HEADER}), found 10`,
+    );
   });
 
   it.each([
@@ -152,12 +191,24 @@ describe('parsePodListCsv', () => {
 
   it('validates num_gpu, gpu_milli and the time columns', () => {
     const msg = (cells: string): string => traceError(() => parsePodListCsv(pod(cells), 'p.csv')).message;
-    expect(msg('p1,1,1,-1,0,,LS,Running,0,1,0')).toBe("p.csv:2 field 'num_gpu': expected an integer >= 0 (digits only), found '-1'");
-    expect(msg('p1,1,1,1,1001,,LS,Running,0,1,0')).toBe("p.csv:2 field 'gpu_milli': expected an integer in 0..1000 (digits only), found '1001'");
-    expect(msg('p1,1,1,0,500,,LS,Running,0,1,0')).toBe("p.csv:2 field 'gpu_milli': expected 0 when num_gpu is 0, found 500");
-    expect(msg('p1,1,1,2,0,,LS,Running,0,1,0')).toBe("p.csv:2 field 'gpu_milli': expected an integer in 1..1000 when num_gpu is 2, found 0");
-    expect(msg('p1,1,1,0,0,,LS,Running,x,1,0')).toBe("p.csv:2 field 'creation_time': expected an integer >= 0 (digits only), found 'x'");
-    expect(msg('p1,1,1,0,0,,LS,Running,0,1,1.5')).toBe("p.csv:2 field 'scheduled_time': expected an integer >= 0 (digits only), found '1.5'");
+    expect(msg('p1,1,1,-1,0,,LS,Running,0,1,0')).toBe(
+      "p.csv:2 field 'num_gpu': expected an integer >= 0 (digits only), found '-1'",
+    );
+    expect(msg('p1,1,1,1,1001,,LS,Running,0,1,0')).toBe(
+      "p.csv:2 field 'gpu_milli': expected an integer in 0..1000 (digits only), found '1001'",
+    );
+    expect(msg('p1,1,1,0,500,,LS,Running,0,1,0')).toBe(
+      "p.csv:2 field 'gpu_milli': expected 0 when num_gpu is 0, found 500",
+    );
+    expect(msg('p1,1,1,2,0,,LS,Running,0,1,0')).toBe(
+      "p.csv:2 field 'gpu_milli': expected an integer in 1..1000 when num_gpu is 2, found 0",
+    );
+    expect(msg('p1,1,1,0,0,,LS,Running,x,1,0')).toBe(
+      "p.csv:2 field 'creation_time': expected an integer >= 0 (digits only), found 'x'",
+    );
+    expect(msg('p1,1,1,0,0,,LS,Running,0,1,1.5')).toBe(
+      "p.csv:2 field 'scheduled_time': expected an integer >= 0 (digits only), found '1.5'",
+    );
   });
 
   it('accepts empty scheduled/creation/deletion times', () => {
@@ -166,13 +217,17 @@ describe('parsePodListCsv', () => {
   });
 
   it('rejects duplicate names, naming the first line', () => {
-    expect(traceError(() => parsePodListCsv('name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,1,1,0,0\np2,1,1,0,0\np1,1,1,0,0\n', 'p.csv')).message)
-      .toBe("p.csv:4 field 'name': duplicate name 'p1' (first on line 2); names must be unique");
+    expect(
+      traceError(() =>
+        parsePodListCsv('name,cpu_milli,memory_mib,num_gpu,gpu_milli\np1,1,1,0,0\np2,1,1,0,0\np1,1,1,0,0\n', 'p.csv'),
+      ).message,
+    ).toBe("p.csv:4 field 'name': duplicate name 'p1' (first on line 2); names must be unique");
   });
 
   it('rejects an empty file and a header without rows, tolerating a BOM', () => {
     expect(traceError(() => parsePodListCsv('\uFEFF', 'p.csv')).message).toBe('p.csv: no rows: the file is empty');
-    expect(traceError(() => parsePodListCsv(`\uFEFF${POD_HEADER}`, 'p.csv')).message)
-      .toBe('p.csv:1: no rows: the file has a header but no data rows');
+    expect(traceError(() => parsePodListCsv(`\uFEFF${POD_HEADER}`, 'p.csv')).message).toBe(
+      'p.csv:1: no rows: the file has a header but no data rows',
+    );
   });
 });

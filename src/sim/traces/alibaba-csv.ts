@@ -46,20 +46,34 @@ function parseTable(text: string, fileName: string, required: readonly string[],
   });
   const missing = required.filter((c) => !index.has(c));
   if (missing.length > 0) {
-    throw new TraceFormatError(fileName, 1, missing[0]!, `missing required column(s) ${missing.join(',')}; ${allowedText}`);
+    throw new TraceFormatError(
+      fileName,
+      1,
+      missing[0]!,
+      `missing required column(s) ${missing.join(',')}; ${allowedText}`,
+    );
   }
-  if (lines.length === 1) throw new TraceFormatError(fileName, 1, null, 'no rows: the file has a header but no data rows');
+  if (lines.length === 1)
+    throw new TraceFormatError(fileName, 1, null, 'no rows: the file has a header but no data rows');
 
   return lines.slice(1).map((raw, i) => {
     const line = i + 2;
     const cells = raw.split(',').map((c) => c.trim());
     if (cells.length !== header.length) {
       throw new TraceFormatError(
-        fileName, line, null,
+        fileName,
+        line,
+        null,
         `expected ${header.length} cells (${header.join(',')}), found ${cells.length}`,
       );
     }
-    return { line, cell: (column: string) => { const j = index.get(column); return j === undefined ? undefined : cells[j]; } };
+    return {
+      line,
+      cell: (column: string) => {
+        const j = index.get(column);
+        return j === undefined ? undefined : cells[j];
+      },
+    };
   });
 }
 
@@ -86,7 +100,12 @@ function nameCell(row: Row, fileName: string, column: string, seen: Map<string, 
   if (name === '') throw new TraceFormatError(fileName, row.line, column, 'expected a non-empty name, found empty');
   const first = seen.get(name);
   if (first !== undefined) {
-    throw new TraceFormatError(fileName, row.line, column, `duplicate name '${name}' (first on line ${first}); names must be unique`);
+    throw new TraceFormatError(
+      fileName,
+      row.line,
+      column,
+      `duplicate name '${name}' (first on line ${first}); names must be unique`,
+    );
   }
   seen.set(name, row.line);
   return name;
@@ -113,7 +132,12 @@ export function parseNodeListCsv(text: string, fileName: string): TraceNode[] {
     const gpuCount = intCell(row, fileName, 'gpu');
     const model = row.cell('model') ?? '';
     if (gpuCount > 0 && model === '') {
-      throw new TraceFormatError(fileName, row.line, 'model', `expected a GPU model code (e.g. G2, T4) when gpu is ${gpuCount}, found empty`);
+      throw new TraceFormatError(
+        fileName,
+        row.line,
+        'model',
+        `expected a GPU model code (e.g. G2, T4) when gpu is ${gpuCount}, found empty`,
+      );
     }
     return { name, cpuMilli, hostMemoryMiB, gpuCount, gpuModel: model === '' ? null : model };
   });
@@ -153,14 +177,26 @@ export function parsePodListCsv(text: string, fileName: string): TracePod[] {
       throw new TraceFormatError(fileName, row.line, 'gpu_milli', `expected 0 when num_gpu is 0, found ${gpuMilli}`);
     }
     if (gpuCount > 0 && gpuMilli === 0) {
-      throw new TraceFormatError(fileName, row.line, 'gpu_milli', `expected an integer in 1..${MAX_GPU_MILLI} when num_gpu is ${gpuCount}, found 0`);
+      throw new TraceFormatError(
+        fileName,
+        row.line,
+        'gpu_milli',
+        `expected an integer in 1..${MAX_GPU_MILLI} when num_gpu is ${gpuCount}, found 0`,
+      );
     }
     const gpuSpec = row.cell('gpu_spec') ?? '';
     const qos = row.cell('qos');
     optionalIntCell(row, fileName, 'scheduled_time');
     return {
-      name, cpuMilli, hostMemoryMiB, gpuCount, gpuMilli,
-      allowedGpuModels: gpuSpec.split('|').map((s) => s.trim()).filter((s) => s !== ''),
+      name,
+      cpuMilli,
+      hostMemoryMiB,
+      gpuCount,
+      gpuMilli,
+      allowedGpuModels: gpuSpec
+        .split('|')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
       gpuSpec,
       qos: qos === undefined || qos === '' ? null : qos,
       creationTimeSeconds: optionalIntCell(row, fileName, 'creation_time'),

@@ -2,7 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parsePodListCsv, readNodeListFile, readPodListFile } from './alibaba-csv.js';
 import {
-  feasibleGpuModels, formatPodListCsv, synthesizeVariant, traceShares, type VariantSpec,
+  feasibleGpuModels,
+  formatPodListCsv,
+  synthesizeVariant,
+  traceShares,
+  type VariantSpec,
 } from './synthesize-variant.js';
 import type { TraceNode, TracePod } from './trace-types.js';
 
@@ -57,14 +61,17 @@ describe('synthesizeVariant on the default pod list', () => {
     expect(out.every((p) => known.has(shapeKey(p)))).toBe(true);
   });
 
-  it.each([0, 20, 40, 60, 80, 100])('gpushare:%s gives that share of GPU request, total ≈ base, CPU-only kept', (pct) => {
-    const out = synthesizeVariant(base, nodes, { kind: 'gpushare', sharingGpuPct: pct }, 7);
-    const s = shares(out);
-    expect(Math.abs(s.sharing - pct)).toBeLessThanOrEqual(1.5);
-    expect(Math.abs(s.total - 6_086_800)).toBeLessThanOrEqual(8000);
-    const cpuOnly = (pods: readonly TracePod[]): string[] => pods.filter((p) => p.gpuCount === 0).map(shapeKey);
-    expect(cpuOnly(out)).toEqual(cpuOnly(base));
-  });
+  it.each([0, 20, 40, 60, 80, 100])(
+    'gpushare:%s gives that share of GPU request, total ≈ base, CPU-only kept',
+    (pct) => {
+      const out = synthesizeVariant(base, nodes, { kind: 'gpushare', sharingGpuPct: pct }, 7);
+      const s = shares(out);
+      expect(Math.abs(s.sharing - pct)).toBeLessThanOrEqual(1.5);
+      expect(Math.abs(s.total - 6_086_800)).toBeLessThanOrEqual(8000);
+      const cpuOnly = (pods: readonly TracePod[]): string[] => pods.filter((p) => p.gpuCount === 0).map(shapeKey);
+      expect(cpuOnly(out)).toEqual(cpuOnly(base));
+    },
+  );
 
   it.each([0, 20, 30, 40, 50, 100])('multigpu:%s gives that share of GPU request, total ≈ base', (pct) => {
     const out = synthesizeVariant(base, nodes, { kind: 'multigpu', multiGpuPct: pct }, 7);
@@ -78,31 +85,39 @@ describe('synthesizeVariant on the default pod list', () => {
     expect(own.map(shapeKey)).toEqual(base.map(shapeKey));
   });
 
-  it.each([0, 5.2, 20, 33.8, 100])('gpuspec:%s constrains exactly round(pct% of GPU tasks), each with a feasible model', (pct) => {
-    const out = synthesizeVariant(base, nodes, { kind: 'gpuspec', constrainedPct: pct }, 7);
-    expect(out).toHaveLength(base.length);
-    const gpuTasks = base.filter((p) => p.gpuCount > 0).length;
-    const constrained = out.filter((p) => p.gpuSpec !== '');
-    expect(constrained).toHaveLength(Math.round((pct / 100) * gpuTasks));
-    expect(Math.abs((100 * constrained.length) / gpuTasks - pct)).toBeLessThanOrEqual(1.5);
-    const models = new Set(nodes.map((n) => n.gpuModel));
-    for (const p of constrained) {
-      expect(p.gpuCount).toBeGreaterThan(0);
-      expect(p.allowedGpuModels.join('|')).toBe(p.gpuSpec);
-      expect(p.allowedGpuModels.length).toBeGreaterThanOrEqual(1);
-      expect(p.allowedGpuModels.length).toBeLessThanOrEqual(3);
-      expect(new Set(p.allowedGpuModels).size).toBe(p.allowedGpuModels.length);
-      expect(p.allowedGpuModels.every((m) => models.has(m))).toBe(true);
-      // At least one allowed model has a node that could host the task when empty.
-      const hosts = nodes.some((n) => p.allowedGpuModels.includes(n.gpuModel ?? '') && n.gpuCount >= p.gpuCount
-        && n.cpuMilli >= p.cpuMilli && n.hostMemoryMiB >= p.hostMemoryMiB);
-      expect(hosts).toBe(true);
-      expect(feasibleGpuModels(p, nodes).some((m) => p.allowedGpuModels.includes(m))).toBe(true);
-    }
-    // Everything but the spec is the base.
-    const strip = (p: TracePod): TracePod => ({ ...p, gpuSpec: '', allowedGpuModels: [] });
-    expect(out.map(strip)).toEqual(base.map(strip));
-  });
+  it.each([0, 5.2, 20, 33.8, 100])(
+    'gpuspec:%s constrains exactly round(pct% of GPU tasks), each with a feasible model',
+    (pct) => {
+      const out = synthesizeVariant(base, nodes, { kind: 'gpuspec', constrainedPct: pct }, 7);
+      expect(out).toHaveLength(base.length);
+      const gpuTasks = base.filter((p) => p.gpuCount > 0).length;
+      const constrained = out.filter((p) => p.gpuSpec !== '');
+      expect(constrained).toHaveLength(Math.round((pct / 100) * gpuTasks));
+      expect(Math.abs((100 * constrained.length) / gpuTasks - pct)).toBeLessThanOrEqual(1.5);
+      const models = new Set(nodes.map((n) => n.gpuModel));
+      for (const p of constrained) {
+        expect(p.gpuCount).toBeGreaterThan(0);
+        expect(p.allowedGpuModels.join('|')).toBe(p.gpuSpec);
+        expect(p.allowedGpuModels.length).toBeGreaterThanOrEqual(1);
+        expect(p.allowedGpuModels.length).toBeLessThanOrEqual(3);
+        expect(new Set(p.allowedGpuModels).size).toBe(p.allowedGpuModels.length);
+        expect(p.allowedGpuModels.every((m) => models.has(m))).toBe(true);
+        // At least one allowed model has a node that could host the task when empty.
+        const hosts = nodes.some(
+          (n) =>
+            p.allowedGpuModels.includes(n.gpuModel ?? '') &&
+            n.gpuCount >= p.gpuCount &&
+            n.cpuMilli >= p.cpuMilli &&
+            n.hostMemoryMiB >= p.hostMemoryMiB,
+        );
+        expect(hosts).toBe(true);
+        expect(feasibleGpuModels(p, nodes).some((m) => p.allowedGpuModels.includes(m))).toBe(true);
+      }
+      // Everything but the spec is the base.
+      const strip = (p: TracePod): TracePod => ({ ...p, gpuSpec: '', allowedGpuModels: [] });
+      expect(out.map(strip)).toEqual(base.map(strip));
+    },
+  );
 
   it('gpuspec favours models with many GPUs (G2 has 71% of them)', () => {
     const out = synthesizeVariant(base, nodes, { kind: 'gpuspec', constrainedPct: 100 }, 11);
@@ -119,8 +134,16 @@ describe('synthesizeVariant on the default pod list', () => {
       { name: 'n1', cpuMilli: 64000, hostMemoryMiB: 262144, gpuCount: 4, gpuModel: 'T4' },
     ];
     const pod: TracePod = {
-      name: 'p', cpuMilli: 8000, hostMemoryMiB: 65536, gpuCount: 4, gpuMilli: 1000,
-      allowedGpuModels: [], gpuSpec: '', qos: 'LS', creationTimeSeconds: 0, deletionTimeSeconds: 10,
+      name: 'p',
+      cpuMilli: 8000,
+      hostMemoryMiB: 65536,
+      gpuCount: 4,
+      gpuMilli: 1000,
+      allowedGpuModels: [],
+      gpuSpec: '',
+      qos: 'LS',
+      creationTimeSeconds: 0,
+      deletionTimeSeconds: 10,
     };
     expect(feasibleGpuModels(pod, tiny)).toEqual(['T4']);
     for (let seed = 0; seed < 20; seed++) {
@@ -161,7 +184,8 @@ describe('formatPodListCsv', () => {
     const pods = synthesizeVariant(base, nodes, spec, 2);
     const text = formatPodListCsv(pods);
     expect(text.split('\n')[0]).toBe(
-      'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time');
+      'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time',
+    );
     expect(text.endsWith('\n')).toBe(true);
     expect(parsePodListCsv(text, 'synth.csv')).toEqual(pods);
   });
@@ -169,28 +193,61 @@ describe('formatPodListCsv', () => {
   it('round-trips the default pod list, and writes Running, qos, 0 times and scheduled = created', () => {
     expect(parsePodListCsv(formatPodListCsv(base), 'x.csv')).toEqual(base);
     const pod: TracePod = {
-      name: 'p-1', cpuMilli: 4000, hostMemoryMiB: 1024, gpuCount: 1, gpuMilli: 500,
-      allowedGpuModels: ['G2', 'T4'], gpuSpec: '', qos: null, creationTimeSeconds: null, deletionTimeSeconds: null,
+      name: 'p-1',
+      cpuMilli: 4000,
+      hostMemoryMiB: 1024,
+      gpuCount: 1,
+      gpuMilli: 500,
+      allowedGpuModels: ['G2', 'T4'],
+      gpuSpec: '',
+      qos: null,
+      creationTimeSeconds: null,
+      deletionTimeSeconds: null,
     };
-    expect(formatPodListCsv([pod, { ...pod, name: 'p-2', qos: 'BE', creationTimeSeconds: 7, deletionTimeSeconds: 9 }]).split('\n'))
-      .toEqual([expect.any(String), 'p-1,4000,1024,1,500,G2|T4,,Running,0,0,0', 'p-2,4000,1024,1,500,G2|T4,BE,Running,7,9,7', '']);
+    expect(
+      formatPodListCsv([pod, { ...pod, name: 'p-2', qos: 'BE', creationTimeSeconds: 7, deletionTimeSeconds: 9 }]).split(
+        '\n',
+      ),
+    ).toEqual([
+      expect.any(String),
+      'p-1,4000,1024,1,500,G2|T4,,Running,0,0,0',
+      'p-2,4000,1024,1,500,G2|T4,BE,Running,7,9,7',
+      '',
+    ]);
   });
 
   it('rejects values that would break the CSV', () => {
     const pod = base[0]!;
     expect(() => formatPodListCsv([{ ...pod, name: 'a,b' }])).toThrow(RangeError);
-    expect(() => formatPodListCsv([{ ...pod, cpuMilli: 1.5 }])).toThrow("field 'cpu_milli': expected a non-negative integer, got 1.5");
+    expect(() => formatPodListCsv([{ ...pod, cpuMilli: 1.5 }])).toThrow(
+      "field 'cpu_milli': expected a non-negative integer, got 1.5",
+    );
   });
 });
 
 describe('synthesizeVariant validation', () => {
   it.each<[VariantSpec, string]>([
-    [{ kind: 'cpu', cpuOnlyPct: -1 }, 'VariantSpec.cpuOnlyPct (kind \'cpu\') must be a finite number in 0..100, got -1'],
-    [{ kind: 'gpushare', sharingGpuPct: 100.5 }, 'VariantSpec.sharingGpuPct (kind \'gpushare\') must be a finite number in 0..100, got 100.5'],
-    [{ kind: 'multigpu', multiGpuPct: Number.NaN }, 'VariantSpec.multiGpuPct (kind \'multigpu\') must be a finite number in 0..100, got NaN'],
-    [{ kind: 'gpuspec', constrainedPct: Number.POSITIVE_INFINITY }, 'VariantSpec.constrainedPct (kind \'gpuspec\') must be a finite number in 0..100, got Infinity'],
-    [{ kind: 'cpu' } as unknown as VariantSpec, 'VariantSpec.cpuOnlyPct (kind \'cpu\') must be a finite number in 0..100, got undefined'],
-    [{ kind: 'mig', pct: 5 } as unknown as VariantSpec, 'VariantSpec.kind must be one of cpu, gpushare, multigpu, gpuspec, got mig'],
+    [{ kind: 'cpu', cpuOnlyPct: -1 }, "VariantSpec.cpuOnlyPct (kind 'cpu') must be a finite number in 0..100, got -1"],
+    [
+      { kind: 'gpushare', sharingGpuPct: 100.5 },
+      "VariantSpec.sharingGpuPct (kind 'gpushare') must be a finite number in 0..100, got 100.5",
+    ],
+    [
+      { kind: 'multigpu', multiGpuPct: Number.NaN },
+      "VariantSpec.multiGpuPct (kind 'multigpu') must be a finite number in 0..100, got NaN",
+    ],
+    [
+      { kind: 'gpuspec', constrainedPct: Number.POSITIVE_INFINITY },
+      "VariantSpec.constrainedPct (kind 'gpuspec') must be a finite number in 0..100, got Infinity",
+    ],
+    [
+      { kind: 'cpu' } as unknown as VariantSpec,
+      "VariantSpec.cpuOnlyPct (kind 'cpu') must be a finite number in 0..100, got undefined",
+    ],
+    [
+      { kind: 'mig', pct: 5 } as unknown as VariantSpec,
+      'VariantSpec.kind must be one of cpu, gpushare, multigpu, gpuspec, got mig',
+    ],
   ])('%j → RangeError', (spec, message) => {
     expect(() => synthesizeVariant(base, nodes, spec, 1)).toThrow(RangeError);
     expect(() => synthesizeVariant(base, nodes, spec, 1)).toThrow(message);
@@ -202,8 +259,9 @@ describe('synthesizeVariant validation', () => {
 
   it('says which class is missing when the base has none to draw from', () => {
     const gpuOnly = base.filter((p) => p.gpuCount > 0);
-    expect(() => synthesizeVariant(gpuOnly, nodes, { kind: 'cpu', cpuOnlyPct: 10 }, 1))
-      .toThrow('the base pod list has no CPU-only tasks to draw from');
+    expect(() => synthesizeVariant(gpuOnly, nodes, { kind: 'cpu', cpuOnlyPct: 10 }, 1)).toThrow(
+      'the base pod list has no CPU-only tasks to draw from',
+    );
     expect(synthesizeVariant(gpuOnly, nodes, { kind: 'cpu', cpuOnlyPct: 0 }, 1)).toHaveLength(gpuOnly.length);
   });
 });

@@ -102,7 +102,9 @@ function validateSpec(spec: VariantSpec): number {
   const field = VARIANT_FIELDS[kind as VariantKind];
   const value = (spec as unknown as Record<string, unknown>)[field];
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 100) {
-    throw new RangeError(`VariantSpec.${field} (kind '${kind}') must be a finite number in 0..100, got ${String(value)}`);
+    throw new RangeError(
+      `VariantSpec.${field} (kind '${kind}') must be a finite number in 0..100, got ${String(value)}`,
+    );
   }
   return value;
 }
@@ -114,7 +116,13 @@ function validateSpec(spec: VariantSpec): number {
  * total misses `target` by at most half the largest weight.
  * @throws Error when `target` > 0 but the pool is empty (names `what`)
  */
-function fillToTarget(pool: readonly number[], weight: (i: number) => number, target: number, rng: Rng, what: string): number[] {
+function fillToTarget(
+  pool: readonly number[],
+  weight: (i: number) => number,
+  target: number,
+  rng: Rng,
+  what: string,
+): number[] {
   const picked: number[] = [];
   if (!(target > 0)) return picked;
   if (pool.length === 0) throw new Error(`the base pod list has no ${what} to draw from`);
@@ -155,7 +163,14 @@ function materialize(base: readonly TracePod[], picked: number[]): TracePod[] {
  * Resamples so that the tasks in `part` supply `share`% of the base's total GPU request and the
  * other GPU tasks the rest (total ≈ the base's); CPU-only tasks are kept as they are.
  */
-function splitGpuRequest(base: readonly TracePod[], part: (p: TracePod) => boolean, share: number, rng: Rng, partName: string, restName: string): TracePod[] {
+function splitGpuRequest(
+  base: readonly TracePod[],
+  part: (p: TracePod) => boolean,
+  share: number,
+  rng: Rng,
+  partName: string,
+  restName: string,
+): TracePod[] {
   const total = base.reduce((s, p) => s + gpuMilliOf(p), 0);
   const inPart = indicesWhere(base, (p) => p.gpuCount > 0 && part(p));
   const rest = indicesWhere(base, (p) => p.gpuCount > 0 && !part(p));
@@ -209,7 +224,12 @@ function drawWeighted(candidates: readonly string[], weight: (m: string) => numb
 }
 
 /** The gpuspec variant: see {@link synthesizeVariant}. */
-function addGpuSpecs(base: readonly TracePod[], nodes: readonly TraceNode[], constrainedPct: number, rng: Rng): TracePod[] {
+function addGpuSpecs(
+  base: readonly TracePod[],
+  nodes: readonly TraceNode[],
+  constrainedPct: number,
+  rng: Rng,
+): TracePod[] {
   const models = modelsOf(nodes);
   const allModels = [...models.keys()].sort();
   const gpusOf = (m: string): number => models.get(m)!.gpus;
@@ -229,16 +249,25 @@ function addGpuSpecs(base: readonly TracePod[], nodes: readonly TraceNode[], con
   const eligible = gpuTasks.filter((i) => feasible(base[i]!).length > 0);
   if (want > eligible.length) {
     throw new Error(
-      `cannot constrain ${want} GPU tasks (${constrainedPct}% of ${gpuTasks.length}): only ${eligible.length} fit on some node `
-      + `of the node list when it is empty`,
+      `cannot constrain ${want} GPU tasks (${constrainedPct}% of ${gpuTasks.length}): only ${eligible.length} fit on some node ` +
+        `of the node list when it is empty`,
     );
   }
-  const chosen = shuffleInPlace(eligible, rng).slice(0, want).sort((a, b) => a - b);
+  const chosen = shuffleInPlace(eligible, rng)
+    .slice(0, want)
+    .sort((a, b) => a - b);
   const specs = new Map<number, string[]>();
   for (const i of chosen) {
     const size = 1 + rng.intn(Math.min(MAX_SPEC_MODELS, allModels.length));
     const picked = [drawWeighted(feasible(base[i]!), gpusOf, rng)];
-    while (picked.length < size) picked.push(drawWeighted(allModels.filter((m) => !picked.includes(m)), gpusOf, rng));
+    while (picked.length < size)
+      picked.push(
+        drawWeighted(
+          allModels.filter((m) => !picked.includes(m)),
+          gpusOf,
+          rng,
+        ),
+      );
     specs.set(i, picked.sort());
   }
   const name = podNamer(base.length);
@@ -278,7 +307,12 @@ function addGpuSpecs(base: readonly TracePod[], nodes: readonly TraceNode[], con
  *   seed that is not a safe integer; Error when the base has no tasks of a class that must be
  *   drawn, or (gpuspec) too few GPU tasks fit any node.
  */
-export function synthesizeVariant(base: readonly TracePod[], nodes: readonly TraceNode[], spec: VariantSpec, seed: number): TracePod[] {
+export function synthesizeVariant(
+  base: readonly TracePod[],
+  nodes: readonly TraceNode[],
+  spec: VariantSpec,
+  seed: number,
+): TracePod[] {
   const value = validateSpec(spec);
   if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer, got ${String(seed)}`);
   const rng = new SeededRng(seed);
@@ -287,8 +321,20 @@ export function synthesizeVariant(base: readonly TracePod[], nodes: readonly Tra
       const cpuTarget = Math.round((base.length * value) / 100);
       const one = (): number => 1;
       const picked = [
-        ...fillToTarget(indicesWhere(base, (p) => p.gpuCount === 0), one, cpuTarget, rng, 'CPU-only tasks'),
-        ...fillToTarget(indicesWhere(base, (p) => p.gpuCount > 0), one, base.length - cpuTarget, rng, 'GPU tasks'),
+        ...fillToTarget(
+          indicesWhere(base, (p) => p.gpuCount === 0),
+          one,
+          cpuTarget,
+          rng,
+          'CPU-only tasks',
+        ),
+        ...fillToTarget(
+          indicesWhere(base, (p) => p.gpuCount > 0),
+          one,
+          base.length - cpuTarget,
+          rng,
+          'GPU tasks',
+        ),
       ];
       return materialize(base, picked);
     }
@@ -301,7 +347,8 @@ export function synthesizeVariant(base: readonly TracePod[], nodes: readonly Tra
   }
 }
 
-const POD_LIST_HEADER = 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
+const POD_LIST_HEADER =
+  'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
 
 /** Throws a RangeError unless `value` is a non-negative safe integer. */
 function intText(pod: TracePod, field: string, value: number): string {
@@ -314,7 +361,9 @@ function intText(pod: TracePod, field: string, value: number): string {
 /** Throws a RangeError when `value` would break the unquoted CSV (comma, quote or line break). */
 function plainText(pod: TracePod, field: string, value: string): string {
   if (/[,"\r\n]/.test(value)) {
-    throw new RangeError(`pod '${pod.name}' field '${field}': must not contain a comma, quote or line break, got ${JSON.stringify(value)}`);
+    throw new RangeError(
+      `pod '${pod.name}' field '${field}': must not contain a comma, quote or line break, got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -334,19 +383,21 @@ export function formatPodListCsv(pods: readonly TracePod[]): string {
   for (const p of pods) {
     if (p.name === '') throw new RangeError('pod name must not be empty');
     const created = intText(p, 'creation_time', p.creationTimeSeconds ?? 0);
-    lines.push([
-      plainText(p, 'name', p.name),
-      intText(p, 'cpu_milli', p.cpuMilli),
-      intText(p, 'memory_mib', p.hostMemoryMiB),
-      intText(p, 'num_gpu', p.gpuCount),
-      intText(p, 'gpu_milli', p.gpuMilli),
-      plainText(p, 'gpu_spec', p.gpuSpec !== '' ? p.gpuSpec : p.allowedGpuModels.join('|')),
-      plainText(p, 'qos', p.qos ?? ''),
-      'Running',
-      created,
-      intText(p, 'deletion_time', p.deletionTimeSeconds ?? 0),
-      created,
-    ].join(','));
+    lines.push(
+      [
+        plainText(p, 'name', p.name),
+        intText(p, 'cpu_milli', p.cpuMilli),
+        intText(p, 'memory_mib', p.hostMemoryMiB),
+        intText(p, 'num_gpu', p.gpuCount),
+        intText(p, 'gpu_milli', p.gpuMilli),
+        plainText(p, 'gpu_spec', p.gpuSpec !== '' ? p.gpuSpec : p.allowedGpuModels.join('|')),
+        plainText(p, 'qos', p.qos ?? ''),
+        'Running',
+        created,
+        intText(p, 'deletion_time', p.deletionTimeSeconds ?? 0),
+        created,
+      ].join(','),
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -27,7 +27,9 @@ export function pinnedSchemathesisVersion(): string {
  */
 export function schemathesisExecutable(env: NodeJS.ProcessEnv = process.env): string {
   if (env.GPUSHARE_SCHEMATHESIS) return env.GPUSHARE_SCHEMATHESIS;
-  const dir = env.GPUSHARE_SCHEMATHESIS_DIR || join(homedir(), '.cache', 'gpushare', `schemathesis-${pinnedSchemathesisVersion()}`);
+  const dir =
+    env.GPUSHARE_SCHEMATHESIS_DIR ||
+    join(homedir(), '.cache', 'gpushare', `schemathesis-${pinnedSchemathesisVersion()}`);
   return join(dir, 'bin', 'schemathesis');
 }
 
@@ -97,15 +99,31 @@ export function readNdjsonReport(text: string): FuzzReport {
       const operation = `${entry.value.method} ${entry.value.path}`;
       const interaction = recorder.interactions?.[caseId];
       const status: number | undefined = interaction?.response?.status_code;
-      const request = interaction?.request ? `${interaction.request.method} ${interaction.request.uri} ${bodyText(interaction.request.body)} -> ${status ?? 'no answer'}`.replace(/ +/g, ' ') : '(no request recorded)';
+      const request = interaction?.request
+        ? `${interaction.request.method} ${interaction.request.uri} ${bodyText(interaction.request.body)} -> ${status ?? 'no answer'}`.replace(
+            / +/g,
+            ' ',
+          )
+        : '(no request recorded)';
       if (status !== undefined) {
         statuses.set(operation, [...(statuses.get(operation) ?? []), status]);
-        cases.push({ operation, status, generationMode: String(entry.value.meta?.generation?.mode ?? ''), phase: String(entry.value.meta?.phase?.name ?? ''), request });
+        cases.push({
+          operation,
+          status,
+          generationMode: String(entry.value.meta?.generation?.mode ?? ''),
+          phase: String(entry.value.meta?.phase?.name ?? ''),
+          request,
+        });
       }
       for (const check of recorder.checks?.[caseId] ?? []) {
         if (check.status === 'success') continue;
         const failure = check.failure_info?.failure ?? {};
-        failures.push({ operation, check: check.name, message: `${failure.title ?? ''}: ${failure.message ?? ''}`, request });
+        failures.push({
+          operation,
+          check: check.name,
+          message: `${failure.title ?? ''}: ${failure.message ?? ''}`,
+          request,
+        });
       }
     }
   }
@@ -155,23 +173,44 @@ export interface SchemathesisRun extends FuzzReport {
 export async function runSchemathesis(options: SchemathesisRunOptions): Promise<SchemathesisRun> {
   const report = join(options.workDir, `report-${options.mode}-${Date.now()}.ndjson`);
   const args = [
-    '--config-file', CONFIG_FILE,
-    'run', options.spec, '--url', options.baseUrl,
-    '--header', `Authorization: Bearer ${options.token}`,
+    '--config-file',
+    CONFIG_FILE,
+    'run',
+    options.spec,
+    '--url',
+    options.baseUrl,
+    '--header',
+    `Authorization: Bearer ${options.token}`,
     ...(options.caFile === null ? [] : ['--tls-verify', options.caFile]),
-    '--mode', options.mode,
-    '--checks', options.checks.join(','),
-    '--max-examples', String(options.maxExamples),
-    '--seed', String(options.seed),
+    '--mode',
+    options.mode,
+    '--checks',
+    options.checks.join(','),
+    '--max-examples',
+    String(options.maxExamples),
+    '--seed',
+    String(options.seed),
     ...options.excludePaths.flatMap((path) => ['--exclude-path', path]),
     ...(options.phases === undefined ? [] : ['--phases', options.phases.join(',')]),
-    '--workers', '1',
-    '--request-timeout', '20',
-    '--generation-database', 'none',
-    '--report', 'ndjson', '--report-ndjson-path', report,
-    '--no-color', '--output-truncate', 'false',
+    '--workers',
+    '1',
+    '--request-timeout',
+    '20',
+    '--generation-database',
+    'none',
+    '--report',
+    'ndjson',
+    '--report-ndjson-path',
+    report,
+    '--no-color',
+    '--output-truncate',
+    'false',
   ];
-  const child = spawn(schemathesisExecutable(), args, { cwd: options.workDir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(schemathesisExecutable(), args, {
+    cwd: options.workDir,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -26,11 +26,17 @@ export interface StoreSnapshot {
 export function snapshotStore(dataDir: string, skipTables: RegExp | null = null): StoreSnapshot {
   const db = new Database(join(dataDir, 'gpushare.db'), { readonly: true, fileMustExist: true });
   try {
-    const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    const names = (
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .all() as { name: string }[]
+    ).map((r) => r.name);
     const tables: Record<string, unknown[]> = {};
     for (const name of names) {
       if (skipTables?.test(name)) continue;
-      const withoutRowid = (db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(name) as { sql: string }).sql.toUpperCase().includes('WITHOUT ROWID');
+      const withoutRowid = (db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(name) as { sql: string }).sql
+        .toUpperCase()
+        .includes('WITHOUT ROWID');
       const quoted = `"${name.replaceAll('"', '""')}"`;
       tables[name] = db.prepare(`SELECT * FROM ${quoted}${withoutRowid ? '' : ' ORDER BY rowid'}`).all();
     }

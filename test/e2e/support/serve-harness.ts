@@ -36,7 +36,11 @@ export interface ServeHandle {
  * unsandboxed (`singleTenant`), so that they may use the test's own temporary folders; the sandbox
  * has its own tests (serve-sandbox.test.ts), which set `singleTenant: false`.
  */
-export const TEST_SERVER_CONFIG: Readonly<Record<string, string | number | boolean>> = { scheduleIntervalMs: 100, monitorIntervalMs: 50, singleTenant: true };
+export const TEST_SERVER_CONFIG: Readonly<Record<string, string | number | boolean>> = {
+  scheduleIntervalMs: 100,
+  monitorIntervalMs: 50,
+  singleTenant: true,
+};
 
 /**
  * Starts `gpushare serve --port 0` on `dataDir` (made when absent) and waits for its URL line.
@@ -44,20 +48,67 @@ export const TEST_SERVER_CONFIG: Readonly<Record<string, string | number | boole
  * runs the server as that (unprivileged) user, gid the same (the caller makes `dataDir` theirs);
  * `inheritedPipe` gives it an extra inherited descriptor (4).
  */
-export async function startServe(options: { simulateGpus?: string; dataDir?: string; configHome?: string; extraArgs?: string[]; env?: Record<string, string>; config?: Record<string, string | number | boolean>; uid?: number; inheritedPipe?: boolean }): Promise<ServeHandle> {
+export async function startServe(options: {
+  simulateGpus?: string;
+  dataDir?: string;
+  configHome?: string;
+  extraArgs?: string[];
+  env?: Record<string, string>;
+  config?: Record<string, string | number | boolean>;
+  uid?: number;
+  inheritedPipe?: boolean;
+}): Promise<ServeHandle> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
   const configHome = options.configHome ?? join(dataDir, 'config-home');
   const gpuArgs = options.simulateGpus === undefined ? [] : ['--simulate-gpus', options.simulateGpus];
   const configFile = join(dataDir, 'serve-config.yaml');
   const config = { ...TEST_SERVER_CONFIG, ...options.config };
-  writeFileSync(configFile, Object.entries(config).map(([key, value]) => `${key}: ${JSON.stringify(value)}\n`).join(''));
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dataDir, 'data'), '--config', configFile, ...gpuArgs, '--log-level', 'warn', ...(options.extraArgs ?? [])], {
-    env: { ...process.env, XDG_CONFIG_HOME: configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '', GPUSHARE_CA_FILE: '', GPUSHARE_CA_CERT: '', ...options.env },
-    // `inheritedPipe`: one more open descriptor (4) the server inherits, as from a log pipe of whoever starts it.
-    stdio: options.inheritedPipe === true ? ['ignore', 'pipe', 'pipe', 'ignore', 'pipe'] : ['ignore', 'pipe', 'pipe'],
-    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
-  });
-  const handle: ServeHandle = { url: '', adminToken: '', caCert: null, dataDir, configHome, process: child, stderr: '' };
+  writeFileSync(
+    configFile,
+    Object.entries(config)
+      .map(([key, value]) => `${key}: ${JSON.stringify(value)}\n`)
+      .join(''),
+  );
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      join(dataDir, 'data'),
+      '--config',
+      configFile,
+      ...gpuArgs,
+      '--log-level',
+      'warn',
+      ...(options.extraArgs ?? []),
+    ],
+    {
+      env: {
+        ...process.env,
+        XDG_CONFIG_HOME: configHome,
+        GPUSHARE_URL: '',
+        GPUSHARE_TOKEN: '',
+        GPUSHARE_CA_FILE: '',
+        GPUSHARE_CA_CERT: '',
+        ...options.env,
+      },
+      // `inheritedPipe`: one more open descriptor (4) the server inherits, as from a log pipe of whoever starts it.
+      stdio: options.inheritedPipe === true ? ['ignore', 'pipe', 'pipe', 'ignore', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+      ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
+    },
+  );
+  const handle: ServeHandle = {
+    url: '',
+    adminToken: '',
+    caCert: null,
+    dataDir,
+    configHome,
+    process: child,
+    stderr: '',
+  };
   child.stderr!.on('data', (d: Buffer) => (handle.stderr += d.toString()));
   try {
     handle.url = await new Promise<string>((resolve, reject) => {
@@ -110,9 +161,16 @@ export interface ServerResponse {
  * (host name checked), or plain HTTP for an http URL; reads the whole body.
  * @throws the socket or TLS error (with its `code`)
  */
-export function serverFetch(handle: Pick<ServeHandle, 'url' | 'caCert'>, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<ServerResponse> {
+export function serverFetch(
+  handle: Pick<ServeHandle, 'url' | 'caCert'>,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<ServerResponse> {
   const url = new URL(`${handle.url}${path}`);
-  const headers: Record<string, string> = { ...init.headers, ...(init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) }) };
+  const headers: Record<string, string> = {
+    ...init.headers,
+    ...(init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) }),
+  };
   return new Promise((resolve, reject) => {
     const onResponse = (res: IncomingMessage): void => {
       const chunks: Buffer[] = [];
@@ -120,11 +178,19 @@ export function serverFetch(handle: Pick<ServeHandle, 'url' | 'caCert'>, path: s
       res.on('error', reject);
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: () => Promise.resolve(text), json: () => Promise.resolve(JSON.parse(text) as unknown) });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: () => Promise.resolve(text),
+          json: () => Promise.resolve(JSON.parse(text) as unknown),
+        });
       });
     };
     const options = { method: init.method ?? 'GET', headers };
-    const req = url.protocol === 'https:' ? httpsRequest(url, { ...options, ca: handle.caCert ?? undefined }, onResponse) : httpRequest(url, options, onResponse);
+    const req =
+      url.protocol === 'https:'
+        ? httpsRequest(url, { ...options, ca: handle.caCert ?? undefined }, onResponse)
+        : httpRequest(url, options, onResponse);
     req.on('error', reject);
     req.end(init.body);
   });
@@ -139,10 +205,19 @@ export async function stopServe(handle: ServeHandle, signal: NodeJS.Signals = 'S
 }
 
 /** Calls the API; returns status and parsed JSON body. */
-export async function api(handle: ServeHandle, method: string, path: string, body?: unknown, token = handle.adminToken): Promise<{ status: number; body: any }> {
+export async function api(
+  handle: ServeHandle,
+  method: string,
+  path: string,
+  body?: unknown,
+  token = handle.adminToken,
+): Promise<{ status: number; body: any }> {
   const response = await serverFetch(handle, path, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -150,24 +225,50 @@ export async function api(handle: ServeHandle, method: string, path: string, bod
 }
 
 /** Runs the real CLI with the server's config home (so no flags are needed). */
-export function cli(handle: ServeHandle, args: string[], cwd = handle.dataDir): { code: number; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, XDG_CONFIG_HOME: handle.configHome, GPUSHARE_URL: '', GPUSHARE_TOKEN: '', GPUSHARE_CA_FILE: '', GPUSHARE_CA_CERT: '' }, encoding: 'utf8', timeout: 60_000 });
+export function cli(
+  handle: ServeHandle,
+  args: string[],
+  cwd = handle.dataDir,
+): { code: number; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    env: {
+      ...process.env,
+      XDG_CONFIG_HOME: handle.configHome,
+      GPUSHARE_URL: '',
+      GPUSHARE_TOKEN: '',
+      GPUSHARE_CA_FILE: '',
+      GPUSHARE_CA_CERT: '',
+    },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** Polls a job until `predicate` holds (bounded by `timeoutMs`). */
-export async function waitForJob(handle: ServeHandle, id: number, predicate: (job: any) => boolean, timeoutMs = 30_000): Promise<any> {
+export async function waitForJob(
+  handle: ServeHandle,
+  id: number,
+  predicate: (job: any) => boolean,
+  timeoutMs = 30_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await api(handle, 'GET', `/api/v1/jobs/${id}`);
     if (predicate(body)) return body;
-    if (Date.now() > deadline) throw new Error(`job ${id} did not reach the expected state in ${timeoutMs} ms: ${JSON.stringify(body)}`);
+    if (Date.now() > deadline)
+      throw new Error(`job ${id} did not reach the expected state in ${timeoutMs} ms: ${JSON.stringify(body)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 /** Polls until `predicate` returns a value other than undefined (bounded by `timeoutMs`); `describe` explains a timeout. */
-export async function pollFor<T>(what: string, predicate: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+export async function pollFor<T>(
+  what: string,
+  predicate: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await predicate();
@@ -179,7 +280,9 @@ export async function pollFor<T>(what: string, predicate: () => Promise<T | unde
 
 /** Scheduling passes the server has run or skipped (nothing changed since the last) so far (`GET /api/v1/status`). */
 export async function passCount(handle: ServeHandle): Promise<number> {
-  const { scheduler } = (await api(handle, 'GET', '/api/v1/status')).body as { scheduler: { passes: number; passesSkipped: number } };
+  const { scheduler } = (await api(handle, 'GET', '/api/v1/status')).body as {
+    scheduler: { passes: number; passesSkipped: number };
+  };
   return scheduler.passes + scheduler.passesSkipped;
 }
 
@@ -190,7 +293,9 @@ export async function passCount(handle: ServeHandle): Promise<number> {
  */
 export async function waitForPasses(handle: ServeHandle, count: number): Promise<void> {
   const start = await passCount(handle);
-  await pollFor(`${count} more scheduling passes`, async () => ((await passCount(handle)) >= start + count ? true : undefined));
+  await pollFor(`${count} more scheduling passes`, async () =>
+    (await passCount(handle)) >= start + count ? true : undefined,
+  );
 }
 
 /** Kills every job process group recorded under the data dir, then removes the directory. */
@@ -198,7 +303,10 @@ export async function cleanupServe(handle: ServeHandle): Promise<void> {
   await stopServe(handle, 'SIGKILL');
   const data = join(handle.dataDir, 'data');
   const quarantine = join(data, 'quarantine');
-  const folders = [join(data, 'jobs'), ...(existsSync(quarantine) ? readdirSync(quarantine).map((time) => join(quarantine, time)) : [])];
+  const folders = [
+    join(data, 'jobs'),
+    ...(existsSync(quarantine) ? readdirSync(quarantine).map((time) => join(quarantine, time)) : []),
+  ];
   for (const parent of folders.filter((f) => existsSync(f))) {
     for (const folder of readdirSync(parent, { withFileTypes: true }).filter((d) => d.isDirectory())) {
       for (const file of readdirSync(join(parent, folder.name)).filter((f) => f.endsWith('.pid'))) {
@@ -222,11 +330,14 @@ export async function cleanupServe(handle: ServeHandle): Promise<void> {
       // already gone
     }
   }
-  await pollFor('the supervisors of the test server to exit', () => (supervisors.every(hasExited) ? true : undefined), 30_000);
+  await pollFor(
+    'the supervisors of the test server to exit',
+    () => (supervisors.every(hasExited) ? true : undefined),
+    30_000,
+  );
   removeJobCgroups(join(handle.dataDir, 'data'));
   rmSync(handle.dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 }
-
 
 /** True when `pid` has exited, reaped or not. */
 function hasExited(pid: number): boolean {
@@ -261,13 +372,19 @@ function removeJobCgroups(dataDir: string): void {
  */
 export function jobFolder(handle: Pick<ServeHandle, 'dataDir'>, id: number): string {
   const jobs = join(handle.dataDir, 'data', 'jobs');
-  const found = existsSync(jobs) ? readdirSync(jobs).filter((name) => new RegExp(`^${id}(-[0-9a-f]{16})?$`).test(name)) : [];
+  const found = existsSync(jobs)
+    ? readdirSync(jobs).filter((name) => new RegExp(`^${id}(-[0-9a-f]{16})?$`).test(name))
+    : [];
   if (found.length !== 1) throw new Error(`job ${id}: expected one folder in ${jobs}, found ${JSON.stringify(found)}`);
   return join(jobs, found[0]!);
 }
 
 /** Submit body for a shell script job. */
-export function shellJob(script: string, gpu: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function shellJob(
+  script: string,
+  gpu: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { command: ['sh', '-c', script], workingDirectory: '/tmp', gpu, ...extra };
 }
 
@@ -278,14 +395,23 @@ export function shellJob(script: string, gpu: Record<string, unknown>, extra: Re
 export async function startTimesliceTrio(handle: ServeHandle): Promise<{ ids: number[]; pgids: number[] }> {
   const ids: number[] = [];
   for (const gpuMilli of [600, 300, 100]) {
-    const { status, body } = await api(handle, 'POST', '/api/v1/jobs', shellJob('while :; do :; done', { gpuMilli, mode: 'timeslice' }));
-    if (status !== 201) throw new Error(`submit of a ${gpuMilli} milli timeslice job: HTTP ${status} ${JSON.stringify(body)}`);
+    const { status, body } = await api(
+      handle,
+      'POST',
+      '/api/v1/jobs',
+      shellJob('while :; do :; done', { gpuMilli, mode: 'timeslice' }),
+    );
+    if (status !== 201)
+      throw new Error(`submit of a ${gpuMilli} milli timeslice job: HTTP ${status} ${JSON.stringify(body)}`);
     ids.push(body.id);
   }
   const jobs = await Promise.all(ids.map((id) => waitForJob(handle, id, (j) => j.state === 'running')));
   const placed = jobs.map((j) => `${j.placement.mode}@${j.placement.gpus[0].index}`);
-  if (placed.some((p) => p !== 'timeslice@0')) throw new Error(`expected three timeslice jobs on GPU 0, got ${placed.join(', ')}`);
-  const pgids = ids.map((id) => (JSON.parse(readFileSync(join(jobFolder(handle, id), 'attempt-1.pid'), 'utf8')) as { jobPid: number }).jobPid);
+  if (placed.some((p) => p !== 'timeslice@0'))
+    throw new Error(`expected three timeslice jobs on GPU 0, got ${placed.join(', ')}`);
+  const pgids = ids.map(
+    (id) =>
+      (JSON.parse(readFileSync(join(jobFolder(handle, id), 'attempt-1.pid'), 'utf8')) as { jobPid: number }).jobPid,
+  );
   return { ids, pgids };
 }
-

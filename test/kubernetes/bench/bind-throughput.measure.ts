@@ -25,17 +25,34 @@ const PODS = 200;
 const CONCURRENCY = 8;
 
 function wholeGpuPod(name: string): object {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'whole' } }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'main', image: 'registry.invalid/none:1', resources: { limits: { 'nvidia.com/gpu': '1' } } }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels: { app: 'whole' } },
+    spec: {
+      terminationGracePeriodSeconds: 0,
+      containers: [
+        { name: 'main', image: 'registry.invalid/none:1', resources: { limits: { 'nvidia.com/gpu': '1' } } },
+      ],
+    },
+  };
 }
 
 /** Creates `count` pods made by `make` in namespace `ns`, `CONCURRENCY` at a time, and returns the seconds until all are bound. */
 async function timeBinding(plane: ControlPlane, ns: string, make: (i: number) => object): Promise<number> {
   const t0 = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < PODS) await create(plane, ns, make(next++));
-  }));
-  await pollFor(`${PODS} pods of ${ns} bound`, async () => ((await listPods(plane, ns)).filter((p) => p.spec.nodeName !== undefined).length === PODS ? true : undefined), 300_000);
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < PODS) await create(plane, ns, make(next++));
+    }),
+  );
+  await pollFor(
+    `${PODS} pods of ${ns} bound`,
+    async () =>
+      (await listPods(plane, ns)).filter((p) => p.spec.nodeName !== undefined).length === PODS ? true : undefined,
+    300_000,
+  );
   return (performance.now() - t0) / 1000;
 }
 
@@ -44,13 +61,33 @@ let extender: Awaited<ReturnType<typeof startExtenderProcess>> | undefined;
 
 beforeAll(async () => {
   const p = plane();
-  const applied = await p.kubectl(['apply', '--filename', join(DEPLOY, 'namespace.yaml'), '--filename', join(DEPLOY, 'rbac-extender.yaml')]);
+  const applied = await p.kubectl([
+    'apply',
+    '--filename',
+    join(DEPLOY, 'namespace.yaml'),
+    '--filename',
+    join(DEPLOY, 'rbac-extender.yaml'),
+  ]);
   if (applied.code !== 0) throw new Error(applied.stderr);
-  extender = await startExtenderProcess({ dir: p.dir, kubeconfig: await p.serviceAccountKubeconfig('gpushare-system', 'gpushare-extender'), leaseDurationSeconds: 15 });
+  extender = await startExtenderProcess({
+    dir: p.dir,
+    kubeconfig: await p.serviceAccountKubeconfig('gpushare-system', 'gpushare-extender'),
+    leaseDurationSeconds: 15,
+  });
   await p.restartScheduler({ configPath: writeSchedulerConfig(p.dir, extender), identity: 'component' });
   for (let n = 0; n < NODES; n++) {
     const name = `node-${String(n).padStart(2, '0')}`;
-    await p.createNode({ name, gpuInventory: gpusOf(name, 8), allocatable: { 'nvidia.com/gpu': '8', 'gpushare.io/gpu': '8', 'gpushare.io/gpu-milli': '8000', 'gpushare.io/gpu-memory-mib': String(8 * 81_920), 'gpushare.io/gpu-slot': '128' } });
+    await p.createNode({
+      name,
+      gpuInventory: gpusOf(name, 8),
+      allocatable: {
+        'nvidia.com/gpu': '8',
+        'gpushare.io/gpu': '8',
+        'gpushare.io/gpu-milli': '8000',
+        'gpushare.io/gpu-memory-mib': String(8 * 81_920),
+        'gpushare.io/gpu-slot': '128',
+      },
+    });
   }
   await p.createNamespace('fractional');
   await p.createNamespace('whole');
@@ -58,9 +95,21 @@ beforeAll(async () => {
 
 it('measures pods bound per second with and without the extender', async () => {
   const p = plane();
-  const fractionalSeconds = await timeBinding(p, 'fractional', (i) => gpuPod(`half-${i}`, gpuRequest({ gpuMilli: 500, mode: 'mps' })));
+  const fractionalSeconds = await timeBinding(p, 'fractional', (i) =>
+    gpuPod(`half-${i}`, gpuRequest({ gpuMilli: 500, mode: 'mps' })),
+  );
   const wholeSeconds = await timeBinding(p, 'whole', (i) => wholeGpuPod(`whole-${i}`));
-  const result = { nodes: NODES, gpusPerNode: 8, pods: PODS, concurrency: CONCURRENCY, fractionalSeconds, wholeSeconds, fractionalPodsPerSecond: PODS / fractionalSeconds, wholePodsPerSecond: PODS / wholeSeconds, ratio: wholeSeconds / fractionalSeconds };
+  const result = {
+    nodes: NODES,
+    gpusPerNode: 8,
+    pods: PODS,
+    concurrency: CONCURRENCY,
+    fractionalSeconds,
+    wholeSeconds,
+    fractionalPodsPerSecond: PODS / fractionalSeconds,
+    wholePodsPerSecond: PODS / wholeSeconds,
+    ratio: wholeSeconds / fractionalSeconds,
+  };
   const out = process.env.GPUSHARE_BENCH_OUT;
   if (out) writeFileSync(out, JSON.stringify(result));
   process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -12,7 +12,13 @@ import { requireTool } from '../../support/required-tool.js';
 export const KUBERNETES_VERSION = 'v1.37.2';
 
 /** The programs a control plane needs. */
-export const KUBERNETES_BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'] as const;
+export const KUBERNETES_BINARIES = [
+  'etcd',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kubectl',
+] as const;
 
 /** One of {@link KUBERNETES_BINARIES}. */
 export type KubernetesBinary = (typeof KUBERNETES_BINARIES)[number];
@@ -20,7 +26,9 @@ export type KubernetesBinary = (typeof KUBERNETES_BINARIES)[number];
 /** The folder of the built components: `GPUSHARE_KUBERNETES_DIR`, else the build script's default. */
 export function kubernetesDir(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.GPUSHARE_KUBERNETES_DIR;
-  return configured !== undefined && configured !== '' ? configured : join(homedir(), '.cache', 'gpushare', 'kubernetes', KUBERNETES_VERSION);
+  return configured !== undefined && configured !== ''
+    ? configured
+    : join(homedir(), '.cache', 'gpushare', 'kubernetes', KUBERNETES_VERSION);
 }
 
 /** Absolute path of one component in {@link kubernetesDir}. */

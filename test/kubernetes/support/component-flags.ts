@@ -20,11 +20,21 @@ import type { ControlPlanePki } from './pki.js';
  * pods. Starting these takes about 1 s where all controllers (`*`) take about 5 s.
  */
 export const TEST_CONTROLLERS: readonly string[] = [
-  'deployment-controller', 'replicaset-controller', 'statefulset-controller', 'daemonset-controller',
-  'job-controller', 'cronjob-controller', 'ttl-after-finished-controller',
-  'garbage-collector-controller', 'namespace-controller', 'pod-garbage-collector-controller',
-  'serviceaccount-controller', 'serviceaccount-token-controller', 'root-ca-certificate-publisher-controller',
-  'resourcequota-controller', 'taint-eviction-controller',
+  'deployment-controller',
+  'replicaset-controller',
+  'statefulset-controller',
+  'daemonset-controller',
+  'job-controller',
+  'cronjob-controller',
+  'ttl-after-finished-controller',
+  'garbage-collector-controller',
+  'namespace-controller',
+  'pod-garbage-collector-controller',
+  'serviceaccount-controller',
+  'serviceaccount-token-controller',
+  'root-ca-certificate-publisher-controller',
+  'resourcequota-controller',
+  'taint-eviction-controller',
 ];
 
 /** The ClusterRoles the bootstrap RBAC policy binds to each component's user. */
@@ -37,14 +47,23 @@ export const BOOTSTRAP_ROLES = {
 export type ControllerName = keyof typeof BOOTSTRAP_ROLES;
 
 /** Files of the certificates in `<dir>/pki`. */
-export const PKI_FILES = { ca: 'ca.crt', servingCert: 'serving.crt', servingKey: 'serving.key', serviceAccountKey: 'sa.key', serviceAccountPublicKey: 'sa.pub' } as const;
+export const PKI_FILES = {
+  ca: 'ca.crt',
+  servingCert: 'serving.crt',
+  servingKey: 'serving.key',
+  serviceAccountKey: 'sa.key',
+  serviceAccountPublicKey: 'sa.pub',
+} as const;
 
 /** Writes the PEM files of `pki` into `pkiDir` (mode 0600). */
 export function writePki(pkiDir: string, pki: ControlPlanePki): void {
   mkdirSync(pkiDir, { recursive: true, mode: 0o700 });
   const files: Record<string, string> = {
-    [PKI_FILES.ca]: pki.ca.certPem, [PKI_FILES.servingCert]: pki.serving.certPem, [PKI_FILES.servingKey]: pki.serving.keyPem,
-    [PKI_FILES.serviceAccountKey]: pki.serviceAccountKeyPem, [PKI_FILES.serviceAccountPublicKey]: pki.serviceAccountPublicKeyPem,
+    [PKI_FILES.ca]: pki.ca.certPem,
+    [PKI_FILES.servingCert]: pki.serving.certPem,
+    [PKI_FILES.servingKey]: pki.serving.keyPem,
+    [PKI_FILES.serviceAccountKey]: pki.serviceAccountKeyPem,
+    [PKI_FILES.serviceAccountPublicKey]: pki.serviceAccountPublicKeyPem,
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(pkiDir, name), text, { mode: 0o600 });
 }
@@ -52,8 +71,10 @@ export function writePki(pkiDir: string, pki: ControlPlanePki): void {
 /** Serving on 127.0.0.1:`port` with the test's serving certificate. */
 function servingArgs(pkiDir: string, port: number): string[] {
   return [
-    '--bind-address=127.0.0.1', `--secure-port=${port}`,
-    `--tls-cert-file=${join(pkiDir, PKI_FILES.servingCert)}`, `--tls-private-key-file=${join(pkiDir, PKI_FILES.servingKey)}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--tls-cert-file=${join(pkiDir, PKI_FILES.servingCert)}`,
+    `--tls-private-key-file=${join(pkiDir, PKI_FILES.servingKey)}`,
   ];
 }
 
@@ -69,10 +90,15 @@ function componentServingArgs(pkiDir: string, port: number): string[] {
 /** etcd: one member, data in `dataDir`, client and peer URLs `http://127.0.0.1:PORT`, no fsync. */
 export function etcdArgs(dataDir: string, clientUrl: string, peerUrl: string): string[] {
   return [
-    '--name=gpushare-test', `--data-dir=${dataDir}`,
-    `--listen-client-urls=${clientUrl}`, `--advertise-client-urls=${clientUrl}`,
-    `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=gpushare-test=${peerUrl}`,
-    '--unsafe-no-fsync', '--log-level=warn',
+    '--name=gpushare-test',
+    `--data-dir=${dataDir}`,
+    `--listen-client-urls=${clientUrl}`,
+    `--advertise-client-urls=${clientUrl}`,
+    `--listen-peer-urls=${peerUrl}`,
+    `--initial-advertise-peer-urls=${peerUrl}`,
+    `--initial-cluster=gpushare-test=${peerUrl}`,
+    '--unsafe-no-fsync',
+    '--log-level=warn',
   ];
 }
 
@@ -80,7 +106,9 @@ export function etcdArgs(dataDir: string, clientUrl: string, peerUrl: string): s
 export function apiServerArgs(pkiDir: string, port: number, etcdUrl: string, extraArgs: readonly string[]): string[] {
   return [
     `--etcd-servers=${etcdUrl}`,
-    '--advertise-address=127.0.0.1', ...servingArgs(pkiDir, port), `--cert-dir=${pkiDir}`,
+    '--advertise-address=127.0.0.1',
+    ...servingArgs(pkiDir, port),
+    `--cert-dir=${pkiDir}`,
     `--client-ca-file=${join(pkiDir, PKI_FILES.ca)}`,
     '--authorization-mode=Node,RBAC',
     '--enable-admission-plugins=MutatingAdmissionWebhook,ValidatingAdmissionWebhook',
@@ -100,9 +128,17 @@ export function apiServerArgs(pkiDir: string, port: number, etcdUrl: string, ext
  * kube-controller-manager on `port` with `kubeconfig` and `controllers`; with an identity other
  * than the admin, each controller uses its own ServiceAccount (as kubeadm runs it).
  */
-export function controllerManagerArgs(pkiDir: string, port: number, kubeconfig: string, controllers: readonly string[], perControllerAccounts: boolean): string[] {
+export function controllerManagerArgs(
+  pkiDir: string,
+  port: number,
+  kubeconfig: string,
+  controllers: readonly string[],
+  perControllerAccounts: boolean,
+): string[] {
   return [
-    `--kubeconfig=${kubeconfig}`, '--leader-elect=false', ...componentServingArgs(pkiDir, port),
+    `--kubeconfig=${kubeconfig}`,
+    '--leader-elect=false',
+    ...componentServingArgs(pkiDir, port),
     `--controllers=${controllers.join(',')}`,
     `--service-account-private-key-file=${join(pkiDir, PKI_FILES.serviceAccountKey)}`,
     `--root-ca-file=${join(pkiDir, PKI_FILES.ca)}`,
@@ -115,7 +151,11 @@ export function controllerManagerArgs(pkiDir: string, port: number, kubeconfig: 
  * kube-scheduler on `port`: with `configPath` (whose clientConnection.kubeconfig the caller has
  * set) or else with `kubeconfig`; verbosity 2 logs each binding.
  */
-export function schedulerArgs(pkiDir: string, port: number, source: { configPath: string } | { kubeconfig: string }): string[] {
+export function schedulerArgs(
+  pkiDir: string,
+  port: number,
+  source: { configPath: string } | { kubeconfig: string },
+): string[] {
   const config = 'configPath' in source ? `--config=${source.configPath}` : `--kubeconfig=${source.kubeconfig}`;
   return [config, '--leader-elect=false', ...componentServingArgs(pkiDir, port), '--v=2'];
 }

@@ -42,7 +42,13 @@ function killGroup(component: ComponentProcess, signal: NodeJS.Signals): void {
  * appended to `logPath` after a first line with the command.
  * @throws Error when the program cannot be started (the error names it)
  */
-export function spawnComponent(name: string, binary: string, args: readonly string[], logPath: string, env: NodeJS.ProcessEnv = process.env): ComponentProcess {
+export function spawnComponent(
+  name: string,
+  binary: string,
+  args: readonly string[],
+  logPath: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ComponentProcess {
   const fd = openSync(logPath, 'a');
   writeSync(fd, `$ ${binary} ${args.join(' ')}\n`);
   let child: ChildProcess;
@@ -69,22 +75,34 @@ export function spawnComponent(name: string, binary: string, args: readonly stri
 /** The last `lines` lines of a log file ('' when it does not exist). */
 export function logTail(logPath: string, lines = 40): string {
   if (!existsSync(logPath)) return '';
-  return readFileSync(logPath, 'utf8').split('\n').slice(-lines - 1).join('\n');
+  return readFileSync(logPath, 'utf8')
+    .split('\n')
+    .slice(-lines - 1)
+    .join('\n');
 }
 
 /**
  * Polls `ready` (every 100 ms, each check bounded by the caller) until it returns true.
  * @throws Error with the log's tail when the component exits first or `timeoutMs` passes
  */
-export async function waitUntilReady(component: ComponentProcess, what: string, ready: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+export async function waitUntilReady(
+  component: ComponentProcess,
+  what: string,
+  ready: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (component.exitStatus !== null) {
-      throw new Error(`${component.name} exited (${component.exitStatus}) before ${what}; ${component.logPath}:\n${logTail(component.logPath)}`);
+      throw new Error(
+        `${component.name} exited (${component.exitStatus}) before ${what}; ${component.logPath}:\n${logTail(component.logPath)}`,
+      );
     }
     if (await ready().catch(() => false)) return;
     if (Date.now() > deadline) {
-      throw new Error(`${component.name}: not ${what} within ${timeoutMs} ms; ${component.logPath}:\n${logTail(component.logPath)}`);
+      throw new Error(
+        `${component.name}: not ${what} within ${timeoutMs} ms; ${component.logPath}:\n${logTail(component.logPath)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -99,4 +117,3 @@ export async function stopComponent(component: ComponentProcess, graceMs = 5_000
   killGroup(component, 'SIGKILL');
   await Promise.race([component.exited, timeout(5_000)]);
 }
-

@@ -33,7 +33,8 @@ export interface ControlPlaneOptions {
    * false: no kube-controller-manager (no Deployments, no ServiceAccounts). `controllers`: its
    * `--controllers` list (default TEST_CONTROLLERS, component-flags.ts).
    */
-  readonly controllerManager?: { readonly identity?: ComponentIdentity; readonly controllers?: readonly string[] } | false;
+  readonly controllerManager?:
+    { readonly identity?: ComponentIdentity; readonly controllers?: readonly string[] } | false;
   /**
    * Stand in for the kubelets at pod deletion (default true): a pod bound to a node and being
    * deleted is removed (grace period 0) within about 250 ms, as a kubelet does once its

@@ -15,10 +15,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { binaryPath, type KubernetesBinary } from './binaries.js';
-import { apiServerArgs, BOOTSTRAP_ROLES, controllerManagerArgs, etcdArgs, PKI_FILES, schedulerArgs, TEST_CONTROLLERS, writePki, type ControllerName } from './component-flags.js';
+import {
+  apiServerArgs,
+  BOOTSTRAP_ROLES,
+  controllerManagerArgs,
+  etcdArgs,
+  PKI_FILES,
+  schedulerArgs,
+  TEST_CONTROLLERS,
+  writePki,
+  type ControllerName,
+} from './component-flags.js';
 import { freePort } from '../../support/local-process.js';
 import { logTail, spawnComponent, stopComponent, waitUntilReady, type ComponentProcess } from './component-process.js';
-import type { ComponentIdentity, ControlPlane, ControlPlaneOptions, ControlPlaneTimings, SchedulerOptions } from './control-plane-types.js';
+import type {
+  ComponentIdentity,
+  ControlPlane,
+  ControlPlaneOptions,
+  ControlPlaneTimings,
+  SchedulerOptions,
+} from './control-plane-types.js';
 import { kubeRequest, PATCH_TYPES, writeKubeconfig, type KubeCredentials, type KubeResponse } from './kube-client.js';
 import { runKubectl, type KubectlResult } from './kubectl.js';
 import { nodeObject, nodeSpecPatch, nodeStatusPatch, type KubeNode, type NodeInput } from './nodes.js';
@@ -57,7 +73,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await plane.start(options, started);
   } catch (error) {
     await plane.stop({ keepDir: true });
-    throw new Error(`the test control plane did not start (files kept in ${dir}): ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `the test control plane did not start (files kept in ${dir}): ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return plane;
 }
@@ -80,7 +98,10 @@ class TestControlPlane implements ControlPlane {
   private reaper: PodReaper | undefined;
   private controllerManagerRunning = false;
 
-  constructor(readonly dir: string, private readonly timeoutMs: number) {
+  constructor(
+    readonly dir: string,
+    private readonly timeoutMs: number,
+  ) {
     this.pkiDir = join(dir, 'pki');
     this.logDir = join(dir, 'logs');
     this.kubeconfigDir = join(dir, 'kubeconfigs');
@@ -108,13 +129,25 @@ class TestControlPlane implements ControlPlane {
     await this.startApiServer(etcdUrl, options.apiServerArgs ?? []);
     const apiServerMs = lap();
     await Promise.all([
-      options.controllerManager === false ? undefined : this.startControllerManager(options.controllerManager?.identity ?? 'admin', options.controllerManager?.controllers ?? TEST_CONTROLLERS),
+      options.controllerManager === false
+        ? undefined
+        : this.startControllerManager(
+            options.controllerManager?.identity ?? 'admin',
+            options.controllerManager?.controllers ?? TEST_CONTROLLERS,
+          ),
       options.scheduler === false ? undefined : this.restartScheduler(options.scheduler),
     ]);
     const controllersMs = lap();
     if (this.controllerManagerRunning) await this.waitForDefaultServiceAccount('default');
     const serviceAccountMs = lap();
-    this.timings = { certificatesMs, etcdMs, apiServerMs, controllersMs, serviceAccountMs, totalMs: Date.now() - started };
+    this.timings = {
+      certificatesMs,
+      etcdMs,
+      apiServerMs,
+      controllersMs,
+      serviceAccountMs,
+      totalMs: Date.now() - started,
+    };
     if (options.reapTerminatingPods !== false) this.reaper = startPodReaper(this.admin);
   }
 
@@ -130,10 +163,15 @@ class TestControlPlane implements ControlPlane {
       const url = `http://127.0.0.1:${client}`;
       const peerUrl = `http://127.0.0.1:${peer}`;
       const component = this.spawn('etcd', etcdArgs(join(this.dir, 'etcd'), url, peerUrl));
-      await waitUntilReady(component, 'healthy', async () => {
-        const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) });
-        return res.ok && ((await res.json()) as { health?: string }).health === 'true';
-      }, this.timeoutMs);
+      await waitUntilReady(
+        component,
+        'healthy',
+        async () => {
+          const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) });
+          return res.ok && ((await res.json()) as { health?: string }).health === 'true';
+        },
+        this.timeoutMs,
+      );
       return { component, url };
     });
     return url;
@@ -156,14 +194,19 @@ class TestControlPlane implements ControlPlane {
     if (identity === 'admin') return this.kubeconfigPath;
     const path = join(this.kubeconfigDir, `${name}-${identity}.kubeconfig`);
     if (identity === 'component') {
-      writeKubeconfig(path, { ...this.admin, client: name === 'kube-scheduler' ? this.pki.scheduler : this.pki.controllerManager }, `system:${name}`);
+      writeKubeconfig(
+        path,
+        { ...this.admin, client: name === 'kube-scheduler' ? this.pki.scheduler : this.pki.controllerManager },
+        `system:${name}`,
+      );
       return path;
     }
     const account = `gpushare-test-${name}`;
     const credentials = await this.serviceAccountCredentials('kube-system', account);
     for (const role of BOOTSTRAP_ROLES[name]) {
       await this.ensure('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding',
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
         metadata: { name: `gpushare-test:${account}:${role.replace('system:', '')}` },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
         subjects: [{ kind: 'ServiceAccount', name: account, namespace: 'kube-system' }],
@@ -177,7 +220,10 @@ class TestControlPlane implements ControlPlane {
     const kubeconfig = await this.kubeconfigFor('kube-controller-manager', identity);
     await startWithFreshPorts(async () => {
       const port = await freePort();
-      const component = this.spawn('kube-controller-manager', controllerManagerArgs(this.pkiDir, port, kubeconfig, controllers, identity !== 'admin'));
+      const component = this.spawn(
+        'kube-controller-manager',
+        controllerManagerArgs(this.pkiDir, port, kubeconfig, controllers, identity !== 'admin'),
+      );
       const credentials = { ...this.admin, serverUrl: `https://127.0.0.1:${port}` };
       await waitUntilReady(component, 'healthy (/healthz)', () => healthy('/healthz', credentials), this.timeoutMs);
       this.controllerManagerUrl = credentials.serverUrl;
@@ -212,7 +258,10 @@ class TestControlPlane implements ControlPlane {
   private async waitForDefaultServiceAccount(namespace: string): Promise<void> {
     const deadline = Date.now() + this.timeoutMs;
     while ((await this.request('GET', `/api/v1/namespaces/${namespace}/serviceaccounts/default`)).status !== 200) {
-      if (Date.now() > deadline) throw new Error(`no ServiceAccount ${namespace}/default within ${this.timeoutMs} ms (kube-controller-manager):\n${logTail(join(this.logDir, 'kube-controller-manager.log'))}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no ServiceAccount ${namespace}/default within ${this.timeoutMs} ms (kube-controller-manager):\n${logTail(join(this.logDir, 'kube-controller-manager.log'))}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -228,7 +277,12 @@ class TestControlPlane implements ControlPlane {
   }
 
   kubectl(args: readonly string[], options: { input?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
-    return runKubectl(binaryPath('kubectl'), args, { ...process.env, KUBECONFIG: this.kubeconfigPath, HOME: join(this.dir, 'home') }, options);
+    return runKubectl(
+      binaryPath('kubectl'),
+      args,
+      { ...process.env, KUBECONFIG: this.kubeconfigPath, HOME: join(this.dir, 'home') },
+      options,
+    );
   }
 
   async createNode(input: NodeInput): Promise<KubeNode> {
@@ -253,12 +307,23 @@ class TestControlPlane implements ControlPlane {
 
   async serviceAccountCredentials(namespace: string, name: string): Promise<KubeCredentials> {
     await this.ensure('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    await this.ensure(`/api/v1/namespaces/${namespace}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
-    const res = await this.request<{ status?: { token?: string } }>('POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
-      apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 },
+    await this.ensure(`/api/v1/namespaces/${namespace}/serviceaccounts`, {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name },
     });
+    const res = await this.request<{ status?: { token?: string } }>(
+      'POST',
+      `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
+      {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        spec: { expirationSeconds: 3600 },
+      },
+    );
     const token = res.body.status?.token;
-    if (res.status !== 201 || token === undefined) throw new Error(`TokenRequest for ${namespace}/${name}: ${res.status} ${res.text}`);
+    if (res.status !== 201 || token === undefined)
+      throw new Error(`TokenRequest for ${namespace}/${name}: ${res.status} ${res.text}`);
     return { serverUrl: this.serverUrl, caPem: this.caPem, client: { token } };
   }
 
@@ -274,14 +339,17 @@ class TestControlPlane implements ControlPlane {
 
   printLogs(lines = 60): void {
     for (const component of this.components.values()) {
-      process.stderr.write(`----- ${component.logPath} (last ${lines} lines; ${component.exitStatus ?? 'running'}) -----\n${logTail(component.logPath, lines)}\n`);
+      process.stderr.write(
+        `----- ${component.logPath} (last ${lines} lines; ${component.exitStatus ?? 'running'}) -----\n${logTail(component.logPath, lines)}\n`,
+      );
     }
   }
 
   async stop(options: { keepDir?: boolean } = {}): Promise<void> {
     await this.reaper?.stop();
     // Clients first: kube-apiserver ends in about 1 s once no watch is open, 3 s or more otherwise.
-    const stopAll = (names: readonly string[]) => Promise.all(names.map((n) => this.components.get(n)).map((c) => c && stopComponent(c, 3_000)));
+    const stopAll = (names: readonly string[]) =>
+      Promise.all(names.map((n) => this.components.get(n)).map((c) => c && stopComponent(c, 3_000)));
     await stopAll(['kube-scheduler', 'kube-controller-manager']);
     await stopAll(['kube-apiserver']);
     await stopAll(['etcd']);

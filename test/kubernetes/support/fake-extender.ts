@@ -34,7 +34,11 @@ export interface FakeExtender {
  * writes them into the pod with its node), with `credentials` (the extender's ServiceAccount in the
  * RBAC test), as the real extender does.
  */
-export async function startFakeExtender(caFile: string, credentials: KubeCredentials, annotations: Record<string, string>): Promise<FakeExtender> {
+export async function startFakeExtender(
+  caFile: string,
+  credentials: KubeCredentials,
+  annotations: Record<string, string>,
+): Promise<FakeExtender> {
   const now = Date.now();
   const ca = await createLocalCa('gpushare-test-extender-ca', now);
   const serving = await issueServerCert(ca, ['127.0.0.1'], now);
@@ -42,13 +46,18 @@ export async function startFakeExtender(caFile: string, credentials: KubeCredent
   const calls: ExtenderCall[] = [];
   const bindErrors: string[] = [];
   const answer = async (verb: string, args: Record<string, unknown>): Promise<unknown> => {
-    if (verb === 'filter') return { Nodes: null, NodeNames: args.NodeNames, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: '' };
-    if (verb === 'prioritize') return ((args.NodeNames as string[] | null) ?? []).map((name) => ({ Host: name, Score: 5 }));
+    if (verb === 'filter')
+      return { Nodes: null, NodeNames: args.NodeNames, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: '' };
+    if (verb === 'prioritize')
+      return ((args.NodeNames as string[] | null) ?? []).map((name) => ({ Host: name, Score: 5 }));
     if (verb !== 'bind') return { Error: `unknown verb ${verb}` };
     const { PodName: name, PodNamespace: namespace, PodUID: uid, Node: node } = args as Record<string, string>;
     const pod = `/api/v1/namespaces/${namespace}/pods/${name}`;
     const bound = await kubeRequest(credentials, 'POST', `${pod}/binding`, {
-      apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid, annotations }, target: { apiVersion: 'v1', kind: 'Node', name: node },
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name, namespace, uid, annotations },
+      target: { apiVersion: 'v1', kind: 'Node', name: node },
     });
     if (bound.status !== 201) bindErrors.push(`binding ${bound.status} ${bound.text}`);
     return { Error: bound.status === 201 ? '' : `binding failed: ${bound.status}` };
@@ -73,9 +82,10 @@ export async function startFakeExtender(caFile: string, credentials: KubeCredent
     caFile,
     calls,
     bindErrors,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -11,9 +11,19 @@ import type { ControlPlane } from './control-plane.js';
 
 /** A pod as the tests read it. */
 export interface TestPod {
-  readonly metadata: { name: string; namespace: string; uid: string; labels?: Record<string, string>; annotations?: Record<string, string>; deletionTimestamp?: string };
+  readonly metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
+  };
   readonly spec: { nodeName?: string };
-  readonly status?: { phase?: string; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+  readonly status?: {
+    phase?: string;
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
 }
 
 /** A GPU request with defaults (one GPU, 500 milli, memory following the GPU, auto). */
@@ -25,13 +35,23 @@ export function gpuRequest(request: Partial<GpuRequest>): GpuRequest {
 export function gpuPodTemplate(app: string, request: GpuRequest): object {
   return {
     metadata: { labels: { app }, annotations: requestAnnotations({ gpu: request, container: 'main' }) },
-    spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'main', image: 'registry.invalid/none:1', resources: { limits: containerResourcesFor(request) } }] },
+    spec: {
+      terminationGracePeriodSeconds: 0,
+      containers: [
+        { name: 'main', image: 'registry.invalid/none:1', resources: { limits: containerResourcesFor(request) } },
+      ],
+    },
   };
 }
 
 /** A Deployment of `replicas` GPU pods. */
 export function gpuDeployment(name: string, replicas: number, request: GpuRequest): object {
-  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec: { replicas, selector: { matchLabels: { app: name } }, template: gpuPodTemplate(name, request) } };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: { replicas, selector: { matchLabels: { app: name } }, template: gpuPodTemplate(name, request) },
+  };
 }
 
 /** A bare GPU pod. */
@@ -42,14 +62,20 @@ export function gpuPod(name: string, request: GpuRequest): object {
 
 /** Creates `object` in `namespace` (its kind's collection). @throws Error when the API server refuses it */
 export async function create(plane: ControlPlane, namespace: string, object: { kind?: string }): Promise<void> {
-  const path = object.kind === 'Deployment' ? `/apis/apps/v1/namespaces/${namespace}/deployments` : `/api/v1/namespaces/${namespace}/pods`;
+  const path =
+    object.kind === 'Deployment'
+      ? `/apis/apps/v1/namespaces/${namespace}/deployments`
+      : `/api/v1/namespaces/${namespace}/pods`;
   const res = await plane.request('POST', path, object);
   if (res.status !== 201) throw new Error(`create ${object.kind}: ${res.status} ${res.text}`);
 }
 
 /** Pods of namespace `namespace` (with label selector `selector`, if given), not being deleted. */
 export async function listPods(plane: ControlPlane, namespace: string, selector?: string): Promise<TestPod[]> {
-  const res = await plane.request<{ items: TestPod[] }>('GET', `/api/v1/namespaces/${namespace}/pods${selector ? `?labelSelector=${encodeURIComponent(selector)}` : ''}`);
+  const res = await plane.request<{ items: TestPod[] }>(
+    'GET',
+    `/api/v1/namespaces/${namespace}/pods${selector ? `?labelSelector=${encodeURIComponent(selector)}` : ''}`,
+  );
   if (res.status !== 200) throw new Error(`list pods: ${res.status} ${res.text}`);
   return res.body!.items.filter((p) => p.metadata.deletionTimestamp === undefined);
 }
@@ -57,14 +83,27 @@ export async function listPods(plane: ControlPlane, namespace: string, selector?
 /** The assignment of a pod bound where it says; null for an unbound pod or one without a valid assignment. */
 export function boundAssignment(pod: TestPod): PodAssignment | null {
   const assignment = parseAssignment(pod.metadata.annotations);
-  if (assignment === null || 'error' in assignment || pod.spec.nodeName === undefined || assignment.node !== pod.spec.nodeName) return null;
+  if (
+    assignment === null ||
+    'error' in assignment ||
+    pod.spec.nodeName === undefined ||
+    assignment.node !== pod.spec.nodeName
+  )
+    return null;
   return assignment;
 }
 
 /** Messages of the FailedScheduling events of pod `name`. */
-export async function failedSchedulingMessages(plane: ControlPlane, namespace: string, name: string): Promise<string[]> {
+export async function failedSchedulingMessages(
+  plane: ControlPlane,
+  namespace: string,
+  name: string,
+): Promise<string[]> {
   const selector = encodeURIComponent(`involvedObject.name=${name},reason=FailedScheduling`);
-  const res = await plane.request<{ items: { message?: string; note?: string }[] }>('GET', `/api/v1/namespaces/${namespace}/events?fieldSelector=${selector}`);
+  const res = await plane.request<{ items: { message?: string; note?: string }[] }>(
+    'GET',
+    `/api/v1/namespaces/${namespace}/events?fieldSelector=${selector}`,
+  );
   return (res.body?.items ?? []).map((e) => e.message ?? e.note ?? '');
 }
 
@@ -77,18 +116,30 @@ export function gpuTotals(pods: readonly TestPod[]): Map<string, { milli: number
     for (const g of assignment.gpus) {
       const key = `${assignment.node}/${g.uuid}`;
       const t = totals.get(key) ?? { milli: 0, memoryMiB: 0, pods: 0 };
-      totals.set(key, { milli: t.milli + g.accountedGpuMilli, memoryMiB: t.memoryMiB + g.gpuMemoryMiB, pods: t.pods + 1 });
+      totals.set(key, {
+        milli: t.milli + g.accountedGpuMilli,
+        memoryMiB: t.memoryMiB + g.gpuMemoryMiB,
+        pods: t.pods + 1,
+      });
     }
   }
   return totals;
 }
 
 /** Deletes every Deployment and pod of `namespace` and waits until no pod is left. */
-export async function clearNamespace(plane: ControlPlane, namespace: string, poll: (what: string, check: () => Promise<true | undefined>, timeoutMs?: number) => Promise<unknown>): Promise<void> {
+export async function clearNamespace(
+  plane: ControlPlane,
+  namespace: string,
+  poll: (what: string, check: () => Promise<true | undefined>, timeoutMs?: number) => Promise<unknown>,
+): Promise<void> {
   await plane.request('DELETE', `/apis/apps/v1/namespaces/${namespace}/deployments`);
   await plane.request('DELETE', `/api/v1/namespaces/${namespace}/pods?gracePeriodSeconds=0`);
-  await poll(`pods of ${namespace} gone`, async () => {
-    const res = await plane.request<{ items: unknown[] }>('GET', `/api/v1/namespaces/${namespace}/pods`);
-    return res.body?.items.length === 0 ? true : undefined;
-  }, 60_000);
+  await poll(
+    `pods of ${namespace} gone`,
+    async () => {
+      const res = await plane.request<{ items: unknown[] }>('GET', `/api/v1/namespaces/${namespace}/pods`);
+      return res.body?.items.length === 0 ? true : undefined;
+    },
+    60_000,
+  );
 }

@@ -54,7 +54,13 @@ export async function extenderTls(dir: string): Promise<ExtenderTls> {
   const ca = await createLocalCa('gpushare-test-extender-ca', now);
   const serving = await issueServerCert(ca, ['127.0.0.1'], now);
   const client = await issueClientCert(ca, 'kube-scheduler', [], now);
-  const files = { certFile: join(dir, 'extender.crt'), keyFile: join(dir, 'extender.key'), caFile: join(dir, 'extender-ca.crt'), clientCertFile: join(dir, 'scheduler-client.crt'), clientKeyFile: join(dir, 'scheduler-client.key') };
+  const files = {
+    certFile: join(dir, 'extender.crt'),
+    keyFile: join(dir, 'extender.key'),
+    caFile: join(dir, 'extender-ca.crt'),
+    clientCertFile: join(dir, 'scheduler-client.crt'),
+    clientKeyFile: join(dir, 'scheduler-client.key'),
+  };
   writeFileSync(files.certFile, serving.certPem);
   writeFileSync(files.keyFile, serving.keyPem, { mode: 0o600 });
   writeFileSync(files.caFile, ca.certPem);
@@ -64,17 +70,46 @@ export async function extenderTls(dir: string): Promise<ExtenderTls> {
 }
 
 /** Starts `gpushare extender` and waits until it listens (bounded by `timeoutMs`). */
-export async function startExtenderProcess(options: ExtenderProcessOptions, timeoutMs = 60_000): Promise<ExtenderProcess & { tls: ExtenderTls; port: number }> {
+export async function startExtenderProcess(
+  options: ExtenderProcessOptions,
+  timeoutMs = 60_000,
+): Promise<ExtenderProcess & { tls: ExtenderTls; port: number }> {
   const tls = options.tls ?? (await extenderTls(options.dir));
-  const child = spawn(process.execPath, [BIN, 'extender', '--kubeconfig', options.kubeconfig, '--host', '127.0.0.1', '--port', String(options.port ?? 0),
-    '--tls-cert', tls.certFile, '--tls-key', tls.keyFile, '--client-ca', tls.caFile, '--lease-duration-seconds', String(options.leaseDurationSeconds ?? 3),
-    '--identity', options.identity ?? `test-extender-${process.pid}-${Date.now()}`, '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'extender',
+      '--kubeconfig',
+      options.kubeconfig,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(options.port ?? 0),
+      '--tls-cert',
+      tls.certFile,
+      '--tls-key',
+      tls.keyFile,
+      '--client-ca',
+      tls.caFile,
+      '--lease-duration-seconds',
+      String(options.leaseDurationSeconds ?? 3),
+      '--identity',
+      options.identity ?? `test-extender-${process.pid}-${Date.now()}`,
+      '--log-level',
+      'info',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   let stdout = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gpushare extender did not listen within ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`gpushare extender did not listen within ${timeoutMs} ms:\n${stderr}`)),
+      timeoutMs,
+    );
     child.stdout!.on('data', (c: Buffer) => {
       stdout += c.toString('utf8');
       const match = /listening on (https:\/\/\S+)/.exec(stdout);
@@ -106,8 +141,14 @@ export async function startExtenderProcess(options: ExtenderProcessOptions, time
 }
 
 /** Writes deploy/'s scheduler configuration pointed at `extender` to `<dir>/scheduler-config.yaml` and returns the path. */
-export function writeSchedulerConfig(dir: string, extender: { urlPrefix: string; caFile: string; clientCertFile: string; clientKeyFile: string }): string {
+export function writeSchedulerConfig(
+  dir: string,
+  extender: { urlPrefix: string; caFile: string; clientCertFile: string; clientKeyFile: string },
+): string {
   const path = join(dir, 'scheduler-config.yaml');
-  writeTestSchedulerConfig(path, extender.urlPrefix, extender.caFile, { certFile: extender.clientCertFile, keyFile: extender.clientKeyFile });
+  writeTestSchedulerConfig(path, extender.urlPrefix, extender.caFile, {
+    certFile: extender.clientCertFile,
+    keyFile: extender.clientKeyFile,
+  });
   return path;
 }

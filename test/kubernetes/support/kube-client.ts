@@ -54,27 +54,31 @@ export function kubeRequest<T = unknown>(
   const client = credentials.client;
   if ('token' in client) headers.authorization = `Bearer ${client.token}`;
   return new Promise((resolve, reject) => {
-    const req = request(url, {
-      method,
-      headers,
-      ca: credentials.caPem,
-      ...('certPem' in client ? { cert: client.certPem, key: client.keyPem } : {}),
-      timeout: timeoutMs,
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          // not JSON (healthz answers "ok"): keep the text
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed as T, text });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method,
+        headers,
+        ca: credentials.caPem,
+        ...('certPem' in client ? { cert: client.certPem, key: client.keyPem } : {}),
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            // not JSON (healthz answers "ok"): keep the text
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed as T, text });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${method} ${url.href}: no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end(payload);
@@ -88,13 +92,19 @@ export function kubeRequest<T = unknown>(
 export function writeKubeconfig(path: string, credentials: KubeCredentials, userName: string): void {
   const base64 = (pem: string) => Buffer.from(pem).toString('base64');
   const client = credentials.client;
-  const user = 'token' in client
-    ? { token: client.token }
-    : { 'client-certificate-data': base64(client.certPem), 'client-key-data': base64(client.keyPem) };
+  const user =
+    'token' in client
+      ? { token: client.token }
+      : { 'client-certificate-data': base64(client.certPem), 'client-key-data': base64(client.keyPem) };
   const config = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'gpushare-test', cluster: { server: credentials.serverUrl, 'certificate-authority-data': base64(credentials.caPem) } }],
+    clusters: [
+      {
+        name: 'gpushare-test',
+        cluster: { server: credentials.serverUrl, 'certificate-authority-data': base64(credentials.caPem) },
+      },
+    ],
     users: [{ name: userName, user }],
     contexts: [{ name: userName, context: { cluster: 'gpushare-test', user: userName } }],
     'current-context': userName,

@@ -16,7 +16,12 @@ export interface KubectlResult {
  * (default 60 s), which shows as code null.
  * @throws Error when the program cannot be started
  */
-export function runKubectl(binary: string, args: readonly string[], env: NodeJS.ProcessEnv, options: { input?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
+export function runKubectl(
+  binary: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: { input?: string; timeoutMs?: number } = {},
+): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

@@ -37,7 +37,12 @@ export interface NodeInput {
 
 /** The parts of a Node the tests read. */
 export interface KubeNode {
-  readonly metadata: { readonly name: string; readonly resourceVersion?: string; readonly labels?: Record<string, string>; readonly annotations?: Record<string, string> };
+  readonly metadata: {
+    readonly name: string;
+    readonly resourceVersion?: string;
+    readonly labels?: Record<string, string>;
+    readonly annotations?: Record<string, string>;
+  };
   readonly spec?: { readonly taints?: NodeTaint[]; readonly unschedulable?: boolean };
   readonly status?: {
     readonly capacity?: Record<string, string>;
@@ -47,7 +52,12 @@ export interface KubeNode {
 }
 
 /** Host resources of every test node unless a test gives its own: 64 CPUs, 512 GiB, 250 pods. */
-export const DEFAULT_NODE_ALLOCATABLE: Readonly<Record<string, string>> = { cpu: '64', memory: '512Gi', pods: '250', 'ephemeral-storage': '1Ti' };
+export const DEFAULT_NODE_ALLOCATABLE: Readonly<Record<string, string>> = {
+  cpu: '64',
+  memory: '512Gi',
+  pods: '250',
+  'ephemeral-storage': '1Ti',
+};
 
 /** The Node to POST (metadata only; spec and status come after). */
 export function nodeObject(input: NodeInput): object {
@@ -58,7 +68,12 @@ export function nodeObject(input: NodeInput): object {
     kind: 'Node',
     metadata: {
       name: input.name,
-      labels: { 'kubernetes.io/hostname': input.name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', ...input.labels },
+      labels: {
+        'kubernetes.io/hostname': input.name,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+        ...input.labels,
+      },
       annotations,
     },
   };
@@ -73,7 +88,14 @@ export function nodeSpecPatch(input: NodeInput): object {
 export function nodeStatusPatch(input: NodeInput, now: Date): object {
   const resources = { ...DEFAULT_NODE_ALLOCATABLE, ...input.allocatable };
   const time = now.toISOString().replace(/\.\d+Z$/, 'Z');
-  const condition = (type: string, status: string, reason: string) => ({ type, status, reason, message: 'set by the test control plane', lastHeartbeatTime: time, lastTransitionTime: time });
+  const condition = (type: string, status: string, reason: string) => ({
+    type,
+    status,
+    reason,
+    message: 'set by the test control plane',
+    lastHeartbeatTime: time,
+    lastTransitionTime: time,
+  });
   return {
     status: {
       capacity: resources,
@@ -84,10 +106,20 @@ export function nodeStatusPatch(input: NodeInput, now: Date): object {
         condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure'),
         condition('PIDPressure', 'False', 'KubeletHasSufficientPID'),
       ],
-      addresses: [{ type: 'InternalIP', address: '127.0.0.1' }, { type: 'Hostname', address: input.name }],
+      addresses: [
+        { type: 'InternalIP', address: '127.0.0.1' },
+        { type: 'Hostname', address: input.name },
+      ],
       nodeInfo: {
-        kubeletVersion: KUBERNETES_VERSION, operatingSystem: 'linux', architecture: 'amd64',
-        machineID: '', systemUUID: '', bootID: '', kernelVersion: '', osImage: '', containerRuntimeVersion: '',
+        kubeletVersion: KUBERNETES_VERSION,
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+        machineID: '',
+        systemUUID: '',
+        bootID: '',
+        kernelVersion: '',
+        osImage: '',
+        containerRuntimeVersion: '',
       },
     },
   };

@@ -48,10 +48,17 @@ function serialNumber(): string {
  * Issues a client certificate signed by `ca`: `CN=<commonName>` and one `O=` per group,
  * extendedKeyUsage clientAuth, valid from an hour before `nowMs` for 30 days.
  */
-export async function issueClientCert(ca: PemPair, commonName: string, groups: readonly string[], nowMs: number): Promise<PemPair> {
+export async function issueClientCert(
+  ca: PemPair,
+  commonName: string,
+  groups: readonly string[],
+  nowMs: number,
+): Promise<PemPair> {
   const caCert = new x509.X509Certificate(ca.certPem);
-  const caKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.keyPem), ALGORITHM, false, ['sign']);
-  const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  const caKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.keyPem), ALGORITHM, false, [
+    'sign',
+  ]);
+  const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serialNumber(),
     subject: [{ CN: [commonName] }, ...groups.map((group) => ({ O: [group] }))],

@@ -15,7 +15,10 @@ export interface PodReaper {
 }
 
 interface PodList {
-  items?: { metadata: { name: string; namespace: string; uid: string; deletionTimestamp?: string; finalizers?: string[] }; spec: { nodeName?: string } }[];
+  items?: {
+    metadata: { name: string; namespace: string; uid: string; deletionTimestamp?: string; finalizers?: string[] };
+    spec: { nodeName?: string };
+  }[];
 }
 
 const INTERVAL_MS = 250;
@@ -27,19 +30,38 @@ export function startPodReaper(credentials: KubeCredentials): PodReaper {
   let pass: Promise<void> = Promise.resolve();
   const run = async () => {
     // resourceVersion=0: served from the watch cache, not from etcd.
-    const list = await kubeRequest<PodList>(credentials, 'GET', '/api/v1/pods?resourceVersion=0', undefined, undefined, 5_000);
+    const list = await kubeRequest<PodList>(
+      credentials,
+      'GET',
+      '/api/v1/pods?resourceVersion=0',
+      undefined,
+      undefined,
+      5_000,
+    );
     for (const pod of list.body.items ?? []) {
       const { name, namespace, uid, deletionTimestamp, finalizers } = pod.metadata;
       if (deletionTimestamp === undefined || pod.spec.nodeName === undefined || (finalizers?.length ?? 0) > 0) continue;
-      await kubeRequest(credentials, 'DELETE', `/api/v1/namespaces/${namespace}/pods/${name}`, {
-        apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid },
-      }, undefined, 5_000);
+      await kubeRequest(
+        credentials,
+        'DELETE',
+        `/api/v1/namespaces/${namespace}/pods/${name}`,
+        {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          gracePeriodSeconds: 0,
+          preconditions: { uid },
+        },
+        undefined,
+        5_000,
+      );
     }
   };
   const schedule = () => {
     if (stopped) return;
     timer = setTimeout(() => {
-      pass = run().catch(() => undefined).finally(schedule);
+      pass = run()
+        .catch(() => undefined)
+        .finally(schedule);
     }, INTERVAL_MS);
     timer.unref();
   };

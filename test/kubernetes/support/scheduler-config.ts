@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 
 /** The shipped configuration. */
-export const SHIPPED_SCHEDULER_CONFIG = join(import.meta.dirname, '..', '..', '..', 'deploy', 'kubernetes', 'scheduler-config.yaml');
+export const SHIPPED_SCHEDULER_CONFIG = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'deploy',
+  'kubernetes',
+  'scheduler-config.yaml',
+);
 
 interface ExtenderStanza {
   urlPrefix: string;
@@ -23,9 +31,18 @@ interface ExtenderStanza {
  * Returns the configuration written.
  * @throws Error when the shipped file has not exactly one extender
  */
-export function writeTestSchedulerConfig(outputPath: string, urlPrefix: string, caFile: string, client?: { certFile: string; keyFile: string }): Record<string, unknown> {
-  const config = parse(readFileSync(SHIPPED_SCHEDULER_CONFIG, 'utf8')) as { extenders?: ExtenderStanza[] } & Record<string, unknown>;
-  if (config.extenders?.length !== 1) throw new Error(`${SHIPPED_SCHEDULER_CONFIG}: expected one extender, found ${config.extenders?.length ?? 0}`);
+export function writeTestSchedulerConfig(
+  outputPath: string,
+  urlPrefix: string,
+  caFile: string,
+  client?: { certFile: string; keyFile: string },
+): Record<string, unknown> {
+  const config = parse(readFileSync(SHIPPED_SCHEDULER_CONFIG, 'utf8')) as { extenders?: ExtenderStanza[] } & Record<
+    string,
+    unknown
+  >;
+  if (config.extenders?.length !== 1)
+    throw new Error(`${SHIPPED_SCHEDULER_CONFIG}: expected one extender, found ${config.extenders?.length ?? 0}`);
   const extender = config.extenders[0]!;
   // The scheduler's client certificate: the test's, or none for an extender that asks for none.
   const { certFile: _cert, keyFile: _key, ...serverSide } = extender.tlsConfig ?? {};

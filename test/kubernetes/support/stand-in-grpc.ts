@@ -9,14 +9,27 @@ import { unixTarget } from '../../../src/adapters/kubernetes/device-plugin/proto
 type Unary<Req, Res> = (request: Req, options: grpc.CallOptions, callback: grpc.requestCallback<Res>) => void;
 
 /** Calls unary `method` of a loaded client with a deadline `timeoutMs` from now. */
-export function callUnary<Req, Res>(client: grpc.Client, method: string, request: Req, timeoutMs: number): Promise<Res> {
+export function callUnary<Req, Res>(
+  client: grpc.Client,
+  method: string,
+  request: Req,
+  timeoutMs: number,
+): Promise<Res> {
   const fn = (client as unknown as Record<string, Unary<Req, Res>>)[method]!.bind(client);
-  return new Promise((resolve, reject) => fn(request, { deadline: Date.now() + timeoutMs }, (error, response) => (error ? reject(error) : resolve(response as Res))));
+  return new Promise((resolve, reject) =>
+    fn(request, { deadline: Date.now() + timeoutMs }, (error, response) =>
+      error ? reject(error) : resolve(response as Res),
+    ),
+  );
 }
 
 /** Binds `server` to the unix socket `socketPath` (insecure, as the kubelet's sockets are). */
 export function bindUnix(server: grpc.Server, socketPath: string): Promise<void> {
-  return new Promise((resolve, reject) => server.bindAsync(unixTarget(socketPath), grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
+  return new Promise((resolve, reject) =>
+    server.bindAsync(unixTarget(socketPath), grpc.ServerCredentials.createInsecure(), (error) =>
+      error ? reject(error) : resolve(),
+    ),
+  );
 }
 
 /** A gRPC error with `code` and `message`. */

@@ -20,13 +20,32 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { SeededRng, shuffleInPlace, type Rng } from '../../../src/core/index.js';
-import { loadDevicePluginApi, loadPodResourcesApi, unixTarget } from '../../../src/adapters/kubernetes/device-plugin/protos.js';
 import {
-  DEVICE_HEALTH, DEVICE_PLUGIN_API_VERSION, KUBELET_PRE_START_TIMEOUT_MS, KUBELET_SOCKET_NAME,
-  type AllocateResponse, type ContainerAllocateResponse, type Device, type DevicePluginOptions, type ListAndWatchResponse, type RegisterRequest,
+  loadDevicePluginApi,
+  loadPodResourcesApi,
+  unixTarget,
+} from '../../../src/adapters/kubernetes/device-plugin/protos.js';
+import {
+  DEVICE_HEALTH,
+  DEVICE_PLUGIN_API_VERSION,
+  KUBELET_PRE_START_TIMEOUT_MS,
+  KUBELET_SOCKET_NAME,
+  type AllocateResponse,
+  type ContainerAllocateResponse,
+  type Device,
+  type DevicePluginOptions,
+  type ListAndWatchResponse,
+  type RegisterRequest,
 } from '../../../src/adapters/kubernetes/device-plugin/wire-types.js';
 import { bindUnix, callUnary as call, isExtendedResourceName, isSocket, serviceError } from './stand-in-grpc.js';
-import { KUBELET_POD_RESOURCES_LIMIT, PodRecords, podResourcesService, type PodResourcesCalls, type StandInContainer, type StandInPod } from './stand-in-pod-records.js';
+import {
+  KUBELET_POD_RESOURCES_LIMIT,
+  PodRecords,
+  podResourcesService,
+  type PodResourcesCalls,
+  type StandInContainer,
+  type StandInPod,
+} from './stand-in-pod-records.js';
 
 export type { StandInPod } from './stand-in-pod-records.js';
 
@@ -101,7 +120,12 @@ export class StandInKubelet {
   private registrationServer: grpc.Server | null = null;
   private podResourcesServer: grpc.Server | null = null;
 
-  constructor(readonly dir: string, podResourcesSocket: string | undefined, seed: number, private readonly podResourcesLimit: { qps: number; burst: number } | null = KUBELET_POD_RESOURCES_LIMIT) {
+  constructor(
+    readonly dir: string,
+    podResourcesSocket: string | undefined,
+    seed: number,
+    private readonly podResourcesLimit: { qps: number; burst: number } | null = KUBELET_POD_RESOURCES_LIMIT,
+  ) {
     this.kubeletSocket = join(dir, KUBELET_SOCKET_NAME);
     this.podResourcesSocket = podResourcesSocket ?? join(dir, 'pod-resources', KUBELET_SOCKET_NAME);
     this.rng = new SeededRng(seed);
@@ -146,15 +170,25 @@ export class StandInKubelet {
 
   /** Waits until the device list of `resource` satisfies `predicate`; resolves with that list. */
   onDevices(resource: string, predicate: (devices: Device[]) => boolean, timeoutMs = 5000): Promise<Device[]> {
-    return this.waitFor(`device list of ${resource}`, () => {
-      const plugin = this.plugins.get(resource);
-      return plugin && plugin.connected && plugin.updates > 0 && predicate(plugin.devices) ? plugin.devices : undefined;
-    }, timeoutMs);
+    return this.waitFor(
+      `device list of ${resource}`,
+      () => {
+        const plugin = this.plugins.get(resource);
+        return plugin && plugin.connected && plugin.updates > 0 && predicate(plugin.devices)
+          ? plugin.devices
+          : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** Waits until `count` registrations have completed. */
   onRegistrations(count: number, timeoutMs = 5000): Promise<number> {
-    return this.waitFor(`${count} registrations`, () => (this.completedRegistrations >= count ? this.completedRegistrations : undefined), timeoutMs);
+    return this.waitFor(
+      `${count} registrations`,
+      () => (this.completedRegistrations >= count ? this.completedRegistrations : undefined),
+      timeoutMs,
+    );
   }
 
   /** Serves kubelet.sock and the PodResources socket. */
@@ -166,14 +200,25 @@ export class StandInKubelet {
     const registration = new grpc.Server();
     registration.addService(deviceApi.Registration.service, {
       Register: (c: grpc.ServerUnaryCall<RegisterRequest, object>, cb: grpc.sendUnaryData<object>) => {
-        this.register(c.request).then(() => cb(null, {}), (error: grpc.ServiceError) => cb(error));
+        this.register(c.request).then(
+          () => cb(null, {}),
+          (error: grpc.ServiceError) => cb(error),
+        );
       },
     });
     rmSync(this.kubeletSocket, { force: true });
     await bindUnix(registration, this.kubeletSocket);
     this.registrationServer = registration;
     const podResources = new grpc.Server();
-    podResources.addService(podApi.PodResourcesLister.service, podResourcesService(this.pods, () => new Map([...this.plugins].map(([r, p]) => [r, p.devices])), this.podResourcesLimit, this.podResourcesCalls));
+    podResources.addService(
+      podApi.PodResourcesLister.service,
+      podResourcesService(
+        this.pods,
+        () => new Map([...this.plugins].map(([r, p]) => [r, p.devices])),
+        this.podResourcesLimit,
+        this.podResourcesCalls,
+      ),
+    );
     rmSync(this.podResourcesSocket, { force: true });
     await bindUnix(podResources, this.podResourcesSocket);
     this.podResourcesServer = podResources;
@@ -182,21 +227,41 @@ export class StandInKubelet {
   private async register(request: RegisterRequest): Promise<void> {
     this.registrations.push(request);
     if (request.version !== DEVICE_PLUGIN_API_VERSION) {
-      throw serviceError(grpc.status.UNKNOWN, `requested API version "${request.version}" is not supported by kubelet. Supported versions are ["${DEVICE_PLUGIN_API_VERSION}"]`);
+      throw serviceError(
+        grpc.status.UNKNOWN,
+        `requested API version "${request.version}" is not supported by kubelet. Supported versions are ["${DEVICE_PLUGIN_API_VERSION}"]`,
+      );
     }
-    if (!isExtendedResourceName(request.resource_name)) throw serviceError(grpc.status.UNKNOWN, `the ResourceName "${request.resource_name}" is invalid`);
-    const client = new (loadDevicePluginApi().DevicePlugin)(unixTarget(join(this.dir, request.endpoint)), grpc.credentials.createInsecure());
+    if (!isExtendedResourceName(request.resource_name))
+      throw serviceError(grpc.status.UNKNOWN, `the ResourceName "${request.resource_name}" is invalid`);
+    const client = new (loadDevicePluginApi().DevicePlugin)(
+      unixTarget(join(this.dir, request.endpoint)),
+      grpc.credentials.createInsecure(),
+    );
     let options: DevicePluginOptions;
     try {
       options = await call<object, DevicePluginOptions>(client, 'GetDevicePluginOptions', {}, 5000);
     } catch (error) {
       client.close();
-      throw serviceError(grpc.status.UNKNOWN, `failed to dial device plugin at ${request.endpoint}: ${(error as Error).message}`);
+      throw serviceError(
+        grpc.status.UNKNOWN,
+        `failed to dial device plugin at ${request.endpoint}: ${(error as Error).message}`,
+      );
     }
     this.disconnect(request.resource_name);
-    const plugin: RegisteredPlugin = { request, options, devices: [], updates: 0, connected: true, client, stream: null };
+    const plugin: RegisteredPlugin = {
+      request,
+      options,
+      devices: [],
+      updates: 0,
+      connected: true,
+      client,
+      stream: null,
+    };
     this.plugins.set(request.resource_name, plugin);
-    const stream = (client as unknown as { ListAndWatch(req: object): grpc.ClientReadableStream<ListAndWatchResponse> }).ListAndWatch({});
+    const stream = (
+      client as unknown as { ListAndWatch(req: object): grpc.ClientReadableStream<ListAndWatchResponse> }
+    ).ListAndWatch({});
     plugin.stream = stream;
     stream.on('data', (response: ListAndWatchResponse) => {
       plugin.devices = response.devices;
@@ -238,26 +303,52 @@ export class StandInKubelet {
   async admitPods(resource: string, pods: readonly StandInPod[], options: AdmitOptions = {}): Promise<AdmittedPod[]> {
     const plugin = this.plugins.get(resource);
     if (!plugin || !plugin.connected) throw new Error(`no device plugin is connected for ${resource}`);
-    type Work = { pod: StandInPod; container: StandInContainer; ids: string[]; allocate: ContainerAllocateResponse | null; allocateError: grpc.ServiceError | null; preStartError: grpc.ServiceError | null; preStartCalled: boolean };
+    type Work = {
+      pod: StandInPod;
+      container: StandInContainer;
+      ids: string[];
+      allocate: ContainerAllocateResponse | null;
+      allocateError: grpc.ServiceError | null;
+      preStartError: grpc.ServiceError | null;
+      preStartCalled: boolean;
+    };
     const work: Work[] = [];
     const taken = this.pods.heldIds(resource);
     for (const pod of pods) {
       const key = `${pod.namespace}/${pod.name}`;
       this.pods.add(pod);
       for (const container of pod.containers) {
-        let free = plugin.devices.filter((d) => d.health === DEVICE_HEALTH.healthy && !taken.has(d.ID)).map((d) => d.ID);
-        if (free.length < container.slotCount) throw new Error(`pod ${key} container ${container.name}: requested ${container.slotCount} ${resource}, available ${free.length}`);
+        let free = plugin.devices
+          .filter((d) => d.health === DEVICE_HEALTH.healthy && !taken.has(d.ID))
+          .map((d) => d.ID);
+        if (free.length < container.slotCount)
+          throw new Error(
+            `pod ${key} container ${container.name}: requested ${container.slotCount} ${resource}, available ${free.length}`,
+          );
         if (options.randomDevices) free = shuffleInPlace(free, this.rng);
         const ids = free.slice(0, container.slotCount);
         for (const id of ids) taken.add(id);
-        work.push({ pod, container, ids, allocate: null, allocateError: null, preStartError: null, preStartCalled: false });
+        work.push({
+          pod,
+          container,
+          ids,
+          allocate: null,
+          allocateError: null,
+          preStartError: null,
+          preStartCalled: false,
+        });
       }
     }
     const withDevices = work.filter((w) => w.ids.length > 0);
     const order = options.randomOrder ? shuffleInPlace([...withDevices], this.rng) : withDevices;
     for (const w of order) {
       try {
-        const response = await call<object, AllocateResponse>(plugin.client, 'Allocate', { container_requests: [{ devices_ids: w.ids }] }, 10_000);
+        const response = await call<object, AllocateResponse>(
+          plugin.client,
+          'Allocate',
+          { container_requests: [{ devices_ids: w.ids }] },
+          10_000,
+        );
         w.allocate = response.container_responses[0] ?? null;
         this.pods.hold(w.pod, w.container.name, resource, w.ids);
       } catch (error) {
@@ -265,22 +356,38 @@ export class StandInKubelet {
       }
     }
     if (plugin.options.pre_start_required) {
-      const starts = (options.randomOrder ? shuffleInPlace([...order], this.rng) : order).filter((w) => w.allocate !== null);
-      await Promise.all(starts.map(async (w) => {
-        w.preStartCalled = true;
-        try {
-          await call<object, object>(plugin.client, 'PreStartContainer', { devices_ids: w.ids }, KUBELET_PRE_START_TIMEOUT_MS);
-        } catch (error) {
-          w.preStartError = error as grpc.ServiceError;
-        }
-      }));
+      const starts = (options.randomOrder ? shuffleInPlace([...order], this.rng) : order).filter(
+        (w) => w.allocate !== null,
+      );
+      await Promise.all(
+        starts.map(async (w) => {
+          w.preStartCalled = true;
+          try {
+            await call<object, object>(
+              plugin.client,
+              'PreStartContainer',
+              { devices_ids: w.ids },
+              KUBELET_PRE_START_TIMEOUT_MS,
+            );
+          } catch (error) {
+            w.preStartError = error as grpc.ServiceError;
+          }
+        }),
+      );
     }
     return pods.map((pod) => ({
       namespace: pod.namespace,
       name: pod.name,
-      containers: work.filter((w) => w.pod === pod).map((w) => ({
-        name: w.container.name, deviceIds: w.ids, allocate: w.allocate, allocateError: w.allocateError, preStartError: w.preStartError, preStartCalled: w.preStartCalled,
-      })),
+      containers: work
+        .filter((w) => w.pod === pod)
+        .map((w) => ({
+          name: w.container.name,
+          deviceIds: w.ids,
+          allocate: w.allocate,
+          allocateError: w.allocateError,
+          preStartError: w.preStartError,
+          preStartCalled: w.preStartCalled,
+        })),
     }));
   }
 
@@ -322,7 +429,12 @@ export class StandInKubelet {
 
 /** Starts a stand-in kubelet serving in `options.dir`. */
 export async function startStandInKubelet(options: StandInKubeletOptions): Promise<StandInKubelet> {
-  const kubelet = new StandInKubelet(options.dir, options.podResourcesSocket, options.seed ?? 1, options.podResourcesLimit === undefined ? KUBELET_POD_RESOURCES_LIMIT : options.podResourcesLimit);
+  const kubelet = new StandInKubelet(
+    options.dir,
+    options.podResourcesSocket,
+    options.seed ?? 1,
+    options.podResourcesLimit === undefined ? KUBELET_POD_RESOURCES_LIMIT : options.podResourcesLimit,
+  );
   await kubelet.serve();
   return kubelet;
 }

@@ -3,7 +3,12 @@
  * device manager checkpoint), and the `v1.PodResourcesLister` service that reports it.
  */
 import * as grpc from '@grpc/grpc-js';
-import { DEVICE_HEALTH, type AllocatableResourcesResponse, type Device, type PodResources } from '../../../src/adapters/kubernetes/device-plugin/wire-types.js';
+import {
+  DEVICE_HEALTH,
+  type AllocatableResourcesResponse,
+  type Device,
+  type PodResources,
+} from '../../../src/adapters/kubernetes/device-plugin/wire-types.js';
 import { serviceError } from './stand-in-grpc.js';
 
 /** A container of a pod to admit: how many devices of the resource it requests. */
@@ -21,7 +26,10 @@ export interface StandInPod {
 
 /** Admitted pods and the devices their containers hold. */
 export class PodRecords {
-  private readonly pods = new Map<string, { pod: StandInPod; devices: Map<string, { resource: string; ids: string[] }> }>();
+  private readonly pods = new Map<
+    string,
+    { pod: StandInPod; devices: Map<string, { resource: string; ids: string[] }> }
+  >();
 
   /** Records an admitted pod (no devices yet). @throws Error when it is already admitted */
   add(pod: StandInPod): void {
@@ -43,7 +51,8 @@ export class PodRecords {
   /** Ids of `resource` held by any container. */
   heldIds(resource: string): Set<string> {
     const held = new Set<string>();
-    for (const { devices } of this.pods.values()) for (const d of devices.values()) if (d.resource === resource) for (const id of d.ids) held.add(id);
+    for (const { devices } of this.pods.values())
+      for (const d of devices.values()) if (d.resource === resource) for (const id of d.ids) held.add(id);
     return held;
   }
 
@@ -54,7 +63,13 @@ export class PodRecords {
       namespace: pod.namespace,
       containers: pod.containers.map((c) => {
         const held = devices.get(c.name);
-        return { name: c.name, devices: held ? [{ resource_name: held.resource, device_ids: [...held.ids] }] : [], cpu_ids: [], memory: [], dynamic_resources: [] };
+        return {
+          name: c.name,
+          devices: held ? [{ resource_name: held.resource, device_ids: [...held.ids] }] : [],
+          cpu_ids: [],
+          memory: [],
+          dynamic_resources: [],
+        };
       }),
     }));
   }
@@ -88,27 +103,47 @@ function tokenBucket(limit: { qps: number; burst: number }): () => boolean {
  * Handlers of `v1.PodResourcesLister` over `records` and the plugins' device lists, rate-limited as
  * the kubelet's (`limit` null: unlimited); `calls` counts what was served and refused.
  */
-export function podResourcesService(records: PodRecords, devicesByResource: () => ReadonlyMap<string, Device[]>, limit: { qps: number; burst: number } | null, calls: PodResourcesCalls): grpc.UntypedServiceImplementation {
+export function podResourcesService(
+  records: PodRecords,
+  devicesByResource: () => ReadonlyMap<string, Device[]>,
+  limit: { qps: number; burst: number } | null,
+  calls: PodResourcesCalls,
+): grpc.UntypedServiceImplementation {
   const allow = limit === null ? () => true : tokenBucket(limit);
-  const limited = <Req, Res>(handler: (c: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>) => void) => (c: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
-    if (!allow()) {
-      calls.rejected++;
-      cb(serviceError(grpc.status.RESOURCE_EXHAUSTED, 'rejected by rate limit'));
-      return;
-    }
-    calls.served++;
-    handler(c, cb);
-  };
+  const limited =
+    <Req, Res>(handler: (c: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>) => void) =>
+    (c: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>): void => {
+      if (!allow()) {
+        calls.rejected++;
+        cb(serviceError(grpc.status.RESOURCE_EXHAUSTED, 'rejected by rate limit'));
+        return;
+      }
+      calls.served++;
+      handler(c, cb);
+    };
   return {
     List: limited((_c, cb: grpc.sendUnaryData<object>) => cb(null, { pod_resources: records.list() })),
-    GetAllocatableResources: limited((_c, cb: grpc.sendUnaryData<AllocatableResourcesResponse>) => cb(null, {
-      devices: [...devicesByResource().entries()].map(([resource, devices]) => ({ resource_name: resource, device_ids: devices.filter((d) => d.health === DEVICE_HEALTH.healthy).map((d) => d.ID) })),
-      cpu_ids: [], memory: [],
-    })),
-    Get: limited((c: grpc.ServerUnaryCall<{ pod_name: string; pod_namespace: string }, object>, cb: grpc.sendUnaryData<object>) => {
-      const found = records.list().find((p) => p.name === c.request.pod_name && p.namespace === c.request.pod_namespace);
-      if (found) cb(null, { pod_resources: found });
-      else cb(serviceError(grpc.status.NOT_FOUND, `pod ${c.request.pod_namespace}/${c.request.pod_name} not found`));
-    }),
+    GetAllocatableResources: limited((_c, cb: grpc.sendUnaryData<AllocatableResourcesResponse>) =>
+      cb(null, {
+        devices: [...devicesByResource().entries()].map(([resource, devices]) => ({
+          resource_name: resource,
+          device_ids: devices.filter((d) => d.health === DEVICE_HEALTH.healthy).map((d) => d.ID),
+        })),
+        cpu_ids: [],
+        memory: [],
+      }),
+    ),
+    Get: limited(
+      (
+        c: grpc.ServerUnaryCall<{ pod_name: string; pod_namespace: string }, object>,
+        cb: grpc.sendUnaryData<object>,
+      ) => {
+        const found = records
+          .list()
+          .find((p) => p.name === c.request.pod_name && p.namespace === c.request.pod_namespace);
+        if (found) cb(null, { pod_resources: found });
+        else cb(serviceError(grpc.status.NOT_FOUND, `pod ${c.request.pod_namespace}/${c.request.pod_name} not found`));
+      },
+    ),
   };
 }

@@ -15,7 +15,9 @@ import { parseMetricFamilies } from './promql-metric-names.js';
 export async function serverMetricFamilies(): Promise<Map<string, string>> {
   const server = await startServe({ simulateGpus: '1xA100-80GB' });
   try {
-    const response = await serverFetch(server, '/metrics', { headers: { authorization: `Bearer ${server.adminToken}` } });
+    const response = await serverFetch(server, '/metrics', {
+      headers: { authorization: `Bearer ${server.adminToken}` },
+    });
     const text = await response.text();
     if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${text.slice(0, 500)}`);
     return parseMetricFamilies(text);

@@ -26,7 +26,6 @@ export interface PrometheusHandle {
   log: string;
 }
 
-
 /**
  * Starts Prometheus with `configYaml` as its prometheus.yml (written to a new temporary
  * directory, so relative paths in it resolve there; use absolute paths for rule files) and
@@ -43,7 +42,12 @@ export async function startPrometheus(configYaml: string, readyTimeoutMs = 30_00
   const port = await freePort();
   const child = spawn(
     PROMETHEUS_BIN,
-    [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const handle: PrometheusHandle = { url: `http://127.0.0.1:${port}`, process: child, dir, log: '' };
@@ -101,7 +105,10 @@ export interface VectorSample {
  * Runs an instant query (`GET /api/v1/query?query=…`). Prometheus answers 400 with
  * `status: "error"` for an expression it cannot parse; the body is returned either way.
  */
-export async function queryPrometheus(handle: PrometheusHandle, expr: string): Promise<PrometheusApiResponse<{ resultType: string; result: unknown }>> {
+export async function queryPrometheus(
+  handle: PrometheusHandle,
+  expr: string,
+): Promise<PrometheusApiResponse<{ resultType: string; result: unknown }>> {
   const response = await fetch(`${handle.url}/api/v1/query?query=${encodeURIComponent(expr)}`);
   return (await response.json()) as PrometheusApiResponse<{ resultType: string; result: unknown }>;
 }
@@ -127,12 +134,19 @@ export async function prometheusAlerts(handle: PrometheusHandle): Promise<Promet
  *
  * @throws Error naming `what` and the last value `describe` gives, when time runs out
  */
-export async function pollUntil<T>(what: string, probe: () => Promise<T | undefined>, options: { timeoutMs: number; stepMs: number; describe?: () => string }): Promise<T> {
+export async function pollUntil<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  options: { timeoutMs: number; stepMs: number; describe?: () => string },
+): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${options.timeoutMs} ms${options.describe ? `; last: ${options.describe()}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not reached in ${options.timeoutMs} ms${options.describe ? `; last: ${options.describe()}` : ''}`,
+      );
     await sleep(options.stepMs);
   }
 }

@@ -8,7 +8,9 @@ describe('promqlMetricNames', () => {
 
   it('skips functions, aggregations and the label lists of by/on', () => {
     expect(
-      promqlMetricNames('histogram_quantile(0.99, sum by (le, node) (rate(gpushare_scheduling_pass_duration_seconds_bucket{node="a"}[1m])))'),
+      promqlMetricNames(
+        'histogram_quantile(0.99, sum by (le, node) (rate(gpushare_scheduling_pass_duration_seconds_bucket{node="a"}[1m])))',
+      ),
     ).toEqual(['gpushare_scheduling_pass_duration_seconds_bucket']);
   });
 
@@ -21,7 +23,9 @@ describe('promqlMetricNames', () => {
   });
 
   it('ignores numbers, durations, strings with braces and subqueries', () => {
-    expect(promqlMetricNames('label_replace(max_over_time(gpushare_jobs[5m:30s]), "x", "{a}", "y", ".*") > 30 * 60 + 1e3')).toEqual(['gpushare_jobs']);
+    expect(
+      promqlMetricNames('label_replace(max_over_time(gpushare_jobs[5m:30s]), "x", "{a}", "y", ".*") > 30 * 60 + 1e3'),
+    ).toEqual(['gpushare_jobs']);
   });
 
   it('returns each name once, in order of first appearance', () => {
@@ -37,8 +41,12 @@ describe('metricFamilyOf', () => {
   ]);
 
   it('maps histogram series to their family and keeps exact names', () => {
-    expect(metricFamilyOf('gpushare_scheduling_pass_duration_seconds_bucket', families)).toBe('gpushare_scheduling_pass_duration_seconds');
-    expect(metricFamilyOf('gpushare_scheduling_pass_duration_seconds_count', families)).toBe('gpushare_scheduling_pass_duration_seconds');
+    expect(metricFamilyOf('gpushare_scheduling_pass_duration_seconds_bucket', families)).toBe(
+      'gpushare_scheduling_pass_duration_seconds',
+    );
+    expect(metricFamilyOf('gpushare_scheduling_pass_duration_seconds_count', families)).toBe(
+      'gpushare_scheduling_pass_duration_seconds',
+    );
     expect(metricFamilyOf('gpushare_jobs_submitted_total', families)).toBe('gpushare_jobs_submitted_total');
   });
 
@@ -50,7 +58,8 @@ describe('metricFamilyOf', () => {
 
 describe('parseMetricFamilies', () => {
   it('reads name and type from each # TYPE line', () => {
-    const text = '# HELP a_total A.\n# TYPE a_total counter\na_total 3\n# TYPE b_seconds histogram\nb_seconds_bucket{le="1"} 0\n';
+    const text =
+      '# HELP a_total A.\n# TYPE a_total counter\na_total 3\n# TYPE b_seconds histogram\nb_seconds_bucket{le="1"} 0\n';
     expect([...parseMetricFamilies(text)]).toEqual([
       ['a_total', 'counter'],
       ['b_seconds', 'histogram'],

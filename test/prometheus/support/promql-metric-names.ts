@@ -6,7 +6,24 @@
  */
 
 /** Words that are PromQL keywords or operators, never metric names. */
-const KEYWORDS = new Set(['and', 'or', 'unless', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'offset', 'bool', 'inf', 'nan', 'start', 'end', 'atan2']);
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'offset',
+  'bool',
+  'inf',
+  'nan',
+  'start',
+  'end',
+  'atan2',
+]);
 
 /** Clauses whose parenthesised list holds label names. */
 const LABEL_LIST_CLAUSE = /\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g;

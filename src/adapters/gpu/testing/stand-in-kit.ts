@@ -36,7 +36,10 @@ export function writeStateFile(dir: string, state: SimulatedSmiState): string {
 export function writeNvidiaSmiWrapper(dir: string, stateFile: string): string {
   const path = join(dir, 'nvidia-smi');
   const q = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
-  writeFileSync(path, `#!/bin/sh\nexec ${q(process.execPath)} ${q(compiledStandInCli())} --state ${q(stateFile)} -- "$@"\n`);
+  writeFileSync(
+    path,
+    `#!/bin/sh\nexec ${q(process.execPath)} ${q(compiledStandInCli())} --state ${q(stateFile)} -- "$@"\n`,
+  );
   chmodSync(path, 0o755);
   return path;
 }

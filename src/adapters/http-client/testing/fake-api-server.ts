@@ -36,7 +36,9 @@ export interface FakeApiServer {
  * Starts a fake server on 127.0.0.1 with a free port.
  * @param handler - Answers each request; a thrown error becomes a 500.
  */
-export async function startFakeApiServer(handler: (request: RecordedRequest) => FakeResponse | Promise<FakeResponse>): Promise<FakeApiServer> {
+export async function startFakeApiServer(
+  handler: (request: RecordedRequest) => FakeResponse | Promise<FakeResponse>,
+): Promise<FakeApiServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -46,7 +48,10 @@ export async function startFakeApiServer(handler: (request: RecordedRequest) => 
         const url = new URL(req.url ?? '/', 'http://localhost');
         const text = Buffer.concat(chunks).toString('utf8');
         const request: RecordedRequest = {
-          method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers,
+          method: req.method ?? 'GET',
+          path: url.pathname,
+          query: url.searchParams,
+          headers: req.headers,
           body: text === '' ? undefined : JSON.parse(text),
         };
         requests.push(request);
@@ -54,10 +59,20 @@ export async function startFakeApiServer(handler: (request: RecordedRequest) => 
         try {
           response = await handler(request);
         } catch (err) {
-          response = { status: 500, body: { error: { code: 'FAKE', message: err instanceof Error ? err.message : String(err) } } };
+          response = {
+            status: 500,
+            body: { error: { code: 'FAKE', message: err instanceof Error ? err.message : String(err) } },
+          };
         }
-        const body = typeof response.body === 'string' ? response.body : response.body === undefined ? '' : JSON.stringify(response.body);
-        res.writeHead(response.status, { 'content-type': typeof response.body === 'string' ? 'text/plain' : 'application/json' });
+        const body =
+          typeof response.body === 'string'
+            ? response.body
+            : response.body === undefined
+              ? ''
+              : JSON.stringify(response.body);
+        res.writeHead(response.status, {
+          'content-type': typeof response.body === 'string' ? 'text/plain' : 'application/json',
+        });
         res.end(body);
       })();
     });
@@ -67,10 +82,11 @@ export async function startFakeApiServer(handler: (request: RecordedRequest) => 
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

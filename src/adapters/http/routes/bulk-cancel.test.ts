@@ -40,8 +40,18 @@ describe('POST /api/v1/jobs/cancel over HTTP', () => {
     const record = safeAuditRecorder(log, { error: () => undefined });
     app = await buildServer({
       ...kitServices(kit),
-      limits: new ApiLimits({ ...DEFAULT_API_LIMITS, requestsPerSecond: 100_000, requestBurst: 100_000 }, (name) => kit.store.getTenant(name), () => kit.clock.nowMs()),
-      audit: { log, record, jobTenant: (id) => kit.store.getJob(id)?.tenant ?? null, nowMs: () => kit.clock.nowMs(), logError: () => undefined },
+      limits: new ApiLimits(
+        { ...DEFAULT_API_LIMITS, requestsPerSecond: 100_000, requestBurst: 100_000 },
+        (name) => kit.store.getTenant(name),
+        () => kit.clock.nowMs(),
+      ),
+      audit: {
+        log,
+        record,
+        jobTenant: (id) => kit.store.getJob(id)?.tenant ?? null,
+        nowMs: () => kit.clock.nowMs(),
+        logError: () => undefined,
+      },
     });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
   });
@@ -59,11 +69,19 @@ describe('POST /api/v1/jobs/cancel over HTTP', () => {
     return secret;
   };
   const post = async (path: string, body: unknown, token = kit.adminToken): Promise<{ status: number; body: any }> => {
-    const response = await fetch(`${base}/api/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${base}/api/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: await response.json() };
   };
   const submit = async (tenant: string, name: string, token = kit.adminToken): Promise<number> => {
-    const { status, body } = await post('/jobs', { command: ['train'], workingDirectory: '/work', name, tenant, gpu: { gpuMilli: 500 } }, token);
+    const { status, body } = await post(
+      '/jobs',
+      { command: ['train'], workingDirectory: '/work', name, tenant, gpu: { gpuMilli: 500 } },
+      token,
+    );
     expect(status, JSON.stringify(body)).toBe(201);
     return body.id;
   };
@@ -73,22 +91,55 @@ describe('POST /api/v1/jobs/cancel over HTTP', () => {
     const ids: number[] = [];
     for (let i = 0; i < 30; i++) ids.push(await submit('team-a', `train-${i}`));
     const other = await submit('team-b', 'train-b');
-    const answer = await post('/jobs/cancel', { ids: [...ids.slice(0, 20), 9000, 9001], state: ['pending'], reason: 'maintenance' });
+    const answer = await post('/jobs/cancel', {
+      ids: [...ids.slice(0, 20), 9000, 9001],
+      state: ['pending'],
+      reason: 'maintenance',
+    });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
-      dryRun: false, cancelled: ids.slice(0, 20), stopping: [],
-      skipped: [{ id: 9000, reason: 'not-found', message: 'job 9000 not found' }, { id: 9001, reason: 'not-found', message: 'job 9001 not found' }],
+      dryRun: false,
+      cancelled: ids.slice(0, 20),
+      stopping: [],
+      skipped: [
+        { id: 9000, reason: 'not-found', message: 'job 9000 not found' },
+        { id: 9001, reason: 'not-found', message: 'job 9001 not found' },
+      ],
       reason: 'cancelled by an admin: maintenance',
     });
     const byName = await post('/jobs/cancel', { name: 'train-*', tenant: 'team-a' });
     expect([byName.status, byName.body.cancelled, byName.body.skipped]).toEqual([200, ids.slice(20), []]);
-    expect((await (await fetch(`${base}/api/v1/jobs/${other}`, { headers: { authorization: `Bearer ${kit.adminToken}` } })).json() as any).state).toBe('pending');
+    expect(
+      (
+        (await (
+          await fetch(`${base}/api/v1/jobs/${other}`, { headers: { authorization: `Bearer ${kit.adminToken}` } })
+        ).json()) as any
+      ).state,
+    ).toBe('pending');
     const entries = bulkEntries();
     expect(entries.map((e) => [e.actor, e.tenant, e.target, e.outcome])).toEqual([
-      ['admin token 1', null, 'jobs (20 cancelled, 0 stopping)', { result: 'ok', httpStatus: 200, message: `cancelled 20 (${ids[0]}-${ids[19]}); stopping 0; skipped 2 (not-found: 9000-9001)` }],
-      ['admin token 1', 'team-a', 'jobs (10 cancelled, 0 stopping)', { result: 'ok', httpStatus: 200, message: `cancelled 10 (${ids[20]}-${ids[29]}); stopping 0; skipped 0` }],
+      [
+        'admin token 1',
+        null,
+        'jobs (20 cancelled, 0 stopping)',
+        {
+          result: 'ok',
+          httpStatus: 200,
+          message: `cancelled 20 (${ids[0]}-${ids[19]}); stopping 0; skipped 2 (not-found: 9000-9001)`,
+        },
+      ],
+      [
+        'admin token 1',
+        'team-a',
+        'jobs (10 cancelled, 0 stopping)',
+        { result: 'ok', httpStatus: 200, message: `cancelled 10 (${ids[20]}-${ids[29]}); stopping 0; skipped 0` },
+      ],
     ]);
-    expect(entries[0]!.summary).toEqual({ method: 'POST', route: '/api/v1/jobs/cancel', body: { ids: `${ids[0]}-${ids[19]},9000-9001`, state: ['pending'], reason: 'maintenance', dryRun: false } });
+    expect(entries[0]!.summary).toEqual({
+      method: 'POST',
+      route: '/api/v1/jobs/cancel',
+      body: { ids: `${ids[0]}-${ids[19]},9000-9001`, state: ['pending'], reason: 'maintenance', dryRun: false },
+    });
     expect(entries[1]!.summary.body).toEqual({ name: 'train-*', tenant: 'team-a', dryRun: false });
   });
 
@@ -117,14 +168,20 @@ describe('POST /api/v1/jobs/cancel over HTTP', () => {
       [{ name: '' }, 'body.name:'],
       [{ name: 'x\u001b[2J' }, 'body.name: must be 1-256 printable characters'],
       [{ ids: [id], reason: 'a'.repeat(257) }, 'body.reason: must be 1-256 printable characters'],
-      [{ ids: [id], reason: 'line\nbreak' }, 'body.reason: must be 1-256 printable characters, not only spaces, without control characters'],
+      [
+        { ids: [id], reason: 'line\nbreak' },
+        'body.reason: must be 1-256 printable characters, not only spaces, without control characters',
+      ],
       [{ since: 'yesterday' }, 'body.since: must be an ISO 8601 time'],
       [{ ids: [id], extra: 1 }, 'body:'],
       [{ ids: [id], dryRun: 'yes' }, 'body.dryRun:'],
     ];
     for (const [body, message] of refused) {
       const answer = await post('/jobs/cancel', body);
-      expect([answer.status, answer.body.error.code], JSON.stringify(body).slice(0, 80)).toEqual([400, 'GPUSHARE_INVALID_FIELD']);
+      expect([answer.status, answer.body.error.code], JSON.stringify(body).slice(0, 80)).toEqual([
+        400,
+        'GPUSHARE_INVALID_FIELD',
+      ]);
       expect(answer.body.error.message, JSON.stringify(body).slice(0, 80)).toContain(message);
     }
     expect(kit.store.getJob(id)!.state).toBe('pending');
@@ -138,13 +195,30 @@ describe('POST /api/v1/jobs/cancel over HTTP', () => {
     const fellow = await submit('team-a', 'fellow', tokenOf('member', 'team-a'));
     const other = await submit('team-b', 'other');
     const byId = await post('/jobs/cancel', { ids: [own, fellow, other] }, member);
-    expect([byId.status, byId.body.cancelled, byId.body.skipped.map((s: any) => [s.id, s.reason]), byId.body.reason]).toEqual([200, [own], [[fellow, 'not-allowed'], [other, 'not-found']], 'cancelled by tenant team-a']);
+    expect([
+      byId.status,
+      byId.body.cancelled,
+      byId.body.skipped.map((s: any) => [s.id, s.reason]),
+      byId.body.reason,
+    ]).toEqual([
+      200,
+      [own],
+      [
+        [fellow, 'not-allowed'],
+        [other, 'not-found'],
+      ],
+      'cancelled by tenant team-a',
+    ]);
     const byFilter = await post('/jobs/cancel', { state: ['pending'] }, tokenOf('tenant-admin', 'team-a'));
     expect([byFilter.status, byFilter.body.cancelled]).toEqual([200, [fellow]]);
     const viewer = await post('/jobs/cancel', { state: ['pending'] }, tokenOf('viewer', 'team-b'));
     expect([viewer.status, viewer.body.error.code]).toEqual([403, 'GPUSHARE_FORBIDDEN']);
     expect(kit.store.getJob(other)!.state).toBe('pending');
-    expect(bulkEntries().map((e) => [e.role, e.tenant, e.outcome.result])).toEqual([['member', 'team-a', 'ok'], ['tenant-admin', 'team-a', 'ok'], ['viewer', 'team-b', 'denied']]);
+    expect(bulkEntries().map((e) => [e.role, e.tenant, e.outcome.result])).toEqual([
+      ['member', 'team-a', 'ok'],
+      ['tenant-admin', 'team-a', 'ok'],
+      ['viewer', 'team-b', 'denied'],
+    ]);
   });
 
   it('keeps an entry bounded: 2,000 scattered ids are cut in the summary and the outcome, saying how many were left out', async () => {
@@ -157,7 +231,9 @@ describe('POST /api/v1/jobs/cancel over HTTP', () => {
     expect(summaryIds.startsWith('100001,100003,')).toBe(true);
     expect(summaryIds).toMatch(/…\(\+\d+ more\)$/);
     expect(summaryIds.length).toBeLessThanOrEqual(220);
-    expect(entry!.outcome.message).toMatch(/^cancelled 0; stopping 0; skipped 2000 \(not-found: 100001,100003,.*…\(\+\d+ more\)\)$/);
+    expect(entry!.outcome.message).toMatch(
+      /^cancelled 0; stopping 0; skipped 2000 \(not-found: 100001,100003,.*…\(\+\d+ more\)\)$/,
+    );
     expect(entry!.outcome.message!.length).toBeLessThanOrEqual(1100);
   });
 });

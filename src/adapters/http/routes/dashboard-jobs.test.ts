@@ -19,7 +19,9 @@ describe('GET /api/v1/dashboard/jobs', () => {
   let base: string;
   let memberToken: string;
   const get = async (query: string, token = kit.adminToken): Promise<{ status: number; body: any }> => {
-    const response = await fetch(`${base}/api/v1/dashboard/jobs${query}`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${base}/api/v1/dashboard/jobs${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     return { status: response.status, body: await response.json() };
   };
   const ids = (body: any): number[] => body.jobs.map((j: any) => j.id);
@@ -27,7 +29,8 @@ describe('GET /api/v1/dashboard/jobs', () => {
   beforeAll(async () => {
     kit = await planeKit('1xA100-80GB');
     for (const name of ['team-a', 'team-b']) kit.admin.createTenant(kit.adminPrincipal, name);
-    const job = (name: string, tenant: string, gpuMilli: number) => kit.submit({ command: ['/bin/true'], workingDirectory: '/tmp', name, tenant, gpu: { gpuMilli } }).id;
+    const job = (name: string, tenant: string, gpuMilli: number) =>
+      kit.submit({ command: ['/bin/true'], workingDirectory: '/tmp', name, tenant, gpu: { gpuMilli } }).id;
     // 1 runs (the whole GPU), 2 is cancelled, 3-5 wait behind 1, 6 is cancelled after them.
     job('train-1', 'team-a', 1000);
     await kit.settle();
@@ -40,7 +43,13 @@ describe('GET /api/v1/dashboard/jobs', () => {
     await kit.jobs.cancel(kit.adminPrincipal, 6);
     await kit.settle();
     memberToken = generateToken();
-    kit.store.createToken({ digest: tokenDigest(memberToken), role: 'member', tenant: 'team-a', label: 'alice', createdAtMs: kit.clock.nowMs() });
+    kit.store.createToken({
+      digest: tokenDigest(memberToken),
+      role: 'member',
+      tenant: 'team-a',
+      label: 'alice',
+      createdAtMs: kit.clock.nowMs(),
+    });
     app = await buildServer(kitServices(kit), { logInternalError: (error) => console.error('INTERNAL', error) });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
   });
@@ -53,8 +62,21 @@ describe('GET /api/v1/dashboard/jobs', () => {
   it('lists every job the admin may see: active by ascending id, then ended newest first, with the count', async () => {
     const all = await get('');
     expect(all.status).toBe(200);
-    expect([all.body.total, all.body.unfiltered, all.body.offset, all.body.limit, ids(all.body)]).toEqual([6, 6, 0, 50, [1, 3, 4, 5, 6, 2]]);
-    expect(all.body.jobs.map((j: any) => `${j.name} ${j.state}`)).toEqual(['train-1 running', 'train-2 pending', 'eval-3 pending', 'train-eval-4 pending', 'eval-5 cancelled', 'old-train cancelled']);
+    expect([all.body.total, all.body.unfiltered, all.body.offset, all.body.limit, ids(all.body)]).toEqual([
+      6,
+      6,
+      0,
+      50,
+      [1, 3, 4, 5, 6, 2],
+    ]);
+    expect(all.body.jobs.map((j: any) => `${j.name} ${j.state}`)).toEqual([
+      'train-1 running',
+      'train-2 pending',
+      'eval-3 pending',
+      'train-eval-4 pending',
+      'eval-5 cancelled',
+      'old-train cancelled',
+    ]);
   });
 
   it('filters by whole-name pattern, states and tenant, together', async () => {
@@ -83,23 +105,50 @@ describe('GET /api/v1/dashboard/jobs', () => {
     const trains = await get('?tenant=team-a&name=train-*', memberToken);
     expect([trains.body.total, trains.body.unfiltered, ids(trains.body)]).toEqual([2, 3, [1, 3]]);
     const other = await get('?tenant=team-b', memberToken);
-    expect([other.status, other.body.error.code, other.body.error.message]).toEqual([403, 'GPUSHARE_FORBIDDEN', 'this member token belongs to tenant "team-a" and sees only its jobs; tenant "team-b" needs an admin token']);
+    expect([other.status, other.body.error.code, other.body.error.message]).toEqual([
+      403,
+      'GPUSHARE_FORBIDDEN',
+      'this member token belongs to tenant "team-a" and sees only its jobs; tenant "team-b" needs an admin token',
+    ]);
   });
 
   it('answers bad input with a 400 naming the field', async () => {
     const cases: [string, string][] = [
-      ['?states=pending,bogus', 'querystring.states: a comma-separated list of job states (allowed: pending, scheduled, running, preempted, succeeded, failed, cancelled)'],
-      ['?states=', 'querystring.states: a comma-separated list of job states (allowed: pending, scheduled, running, preempted, succeeded, failed, cancelled)'],
+      [
+        '?states=pending,bogus',
+        'querystring.states: a comma-separated list of job states (allowed: pending, scheduled, running, preempted, succeeded, failed, cancelled)',
+      ],
+      [
+        '?states=',
+        'querystring.states: a comma-separated list of job states (allowed: pending, scheduled, running, preempted, succeeded, failed, cancelled)',
+      ],
       ['?name=', 'querystring.name: a name pattern has 1 to 256 characters'],
       [`?name=${'x'.repeat(257)}`, 'querystring.name: a name pattern has 1 to 256 characters'],
-      ['?limit=0', 'querystring.limit: must be a decimal integer 1-500 (digits only, no sign, spaces or leading zeros); the most jobs of the page (default 50)'],
-      ['?limit=501', 'querystring.limit: must be a decimal integer 1-500 (digits only, no sign, spaces or leading zeros); the most jobs of the page (default 50)'],
-      ['?offset=-1', 'querystring.offset: must be a decimal integer 0-10000000 (digits only, no sign, spaces or leading zeros); matching jobs to skip (default 0)'],
-      ['?tenant=Team_B', 'querystring.tenant: tenant names are 1-63 characters: lower-case letters, digits and "-", starting with a letter or digit'],
+      [
+        '?limit=0',
+        'querystring.limit: must be a decimal integer 1-500 (digits only, no sign, spaces or leading zeros); the most jobs of the page (default 50)',
+      ],
+      [
+        '?limit=501',
+        'querystring.limit: must be a decimal integer 1-500 (digits only, no sign, spaces or leading zeros); the most jobs of the page (default 50)',
+      ],
+      [
+        '?offset=-1',
+        'querystring.offset: must be a decimal integer 0-10000000 (digits only, no sign, spaces or leading zeros); matching jobs to skip (default 0)',
+      ],
+      [
+        '?tenant=Team_B',
+        'querystring.tenant: tenant names are 1-63 characters: lower-case letters, digits and "-", starting with a letter or digit',
+      ],
     ];
     for (const [query, message] of cases) {
       const answer = await get(query);
-      expect([query, answer.status, answer.body.error.code, answer.body.error.message]).toEqual([query, 400, 'GPUSHARE_INVALID_FIELD', message]);
+      expect([query, answer.status, answer.body.error.code, answer.body.error.message]).toEqual([
+        query,
+        400,
+        'GPUSHARE_INVALID_FIELD',
+        message,
+      ]);
     }
     const unknown = await get('?page=2');
     expect([unknown.status, unknown.body.error.code]).toEqual([400, 'GPUSHARE_INVALID_FIELD']);

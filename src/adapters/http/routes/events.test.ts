@@ -25,7 +25,10 @@ interface Stream {
 /** Opens the event stream with `token` and collects its snapshots. */
 async function openStream(url: string, token: string): Promise<Stream> {
   const controller = new AbortController();
-  const response = await fetch(`${url}/api/v1/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+  const response = await fetch(`${url}/api/v1/events`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: controller.signal,
+  });
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -76,14 +79,44 @@ describe('GET /api/v1/events', () => {
   let admin: string;
   let tenantToken: string;
   const call = async (method: string, path: string, body: unknown, token: string): Promise<any> => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return { status: response.status, body: await response.json() };
   };
-  const job = (tenant: string, name: string) => ({ command: ['sleep', '30'], workingDirectory: '/tmp', tenant, name, gpu: { gpuMilli: 500 } });
+  const job = (tenant: string, name: string) => ({
+    command: ['sleep', '30'],
+    workingDirectory: '/tmp',
+    tenant,
+    name,
+    gpu: { gpuMilli: 500 },
+  });
 
   beforeAll(async () => {
-    const config = resolveServerConfig({ scheduleIntervalMs: 100 }, { port: 0, dataDir: join(dir, 'data'), simulateGpus: '1xA100-80GB', usageHistoryIntervalSeconds: 60, insecureHttp: true, singleTenant: true }, { cpuMilli: 4000, hostMemoryMiB: 8192, env: {} });
-    server = await startServer(config, { env: { PATH: process.env.PATH }, version: '9.9.9', writeCliConfig: false, handleSignals: false, logLevel: 'silent' });
+    const config = resolveServerConfig(
+      { scheduleIntervalMs: 100 },
+      {
+        port: 0,
+        dataDir: join(dir, 'data'),
+        simulateGpus: '1xA100-80GB',
+        usageHistoryIntervalSeconds: 60,
+        insecureHttp: true,
+        singleTenant: true,
+      },
+      { cpuMilli: 4000, hostMemoryMiB: 8192, env: {} },
+    );
+    server = await startServer(config, {
+      env: { PATH: process.env.PATH },
+      version: '9.9.9',
+      writeCliConfig: false,
+      handleSignals: false,
+      logLevel: 'silent',
+    });
     admin = readFileSync(server.adminTokenPath, 'utf8').trim();
     expect((await call('POST', '/api/v1/gpus/0/cordon', undefined, admin)).status).toBe(200);
     expect((await call('POST', '/api/v1/tenants', { name: 'team-a' }, admin)).status).toBe(201);
@@ -107,19 +140,40 @@ describe('GET /api/v1/events', () => {
     const stream = await openStream(server.url, admin);
     try {
       const snapshot = await stream.nextSnapshot();
-      expect(snapshot.status).toEqual({ version: '9.9.9', draining: false, gpuSource: 'simulated', jobs: { pending: 2 }, you: { role: 'admin', tenant: null } });
-      expect(snapshot.queue.map((j: any) => [j.id, j.name, j.tenant, j.state])).toEqual([[1, 'admin-job', 'default', 'pending'], [2, 'team-job', 'team-a', 'pending']]);
+      expect(snapshot.status).toEqual({
+        version: '9.9.9',
+        draining: false,
+        gpuSource: 'simulated',
+        jobs: { pending: 2 },
+        you: { role: 'admin', tenant: null },
+      });
+      expect(snapshot.queue.map((j: any) => [j.id, j.name, j.tenant, j.state])).toEqual([
+        [1, 'admin-job', 'default', 'pending'],
+        [2, 'team-job', 'team-a', 'pending'],
+      ]);
       expect(snapshot.jobs).toEqual([]); // waiting jobs are listed once, in the queue
       expect(snapshot.gpus).toHaveLength(1);
-      expect(snapshot.gpus[0]).toMatchObject({ index: 0, model: 'A100-80GB', cordoned: true, schedulable: false, allocatedGpuMilli: 0, jobs: [], migMemorySlices: null, migIdleInstances: [] });
-      expect(snapshot.quotas.map((q: any) => [q.tenant, q.queuedJobs])).toEqual([['default', 1], ['team-a', 1]]);
+      expect(snapshot.gpus[0]).toMatchObject({
+        index: 0,
+        model: 'A100-80GB',
+        cordoned: true,
+        schedulable: false,
+        allocatedGpuMilli: 0,
+        jobs: [],
+        migMemorySlices: null,
+        migIdleInstances: [],
+      });
+      expect(snapshot.quotas.map((q: any) => [q.tenant, q.queuedJobs])).toEqual([
+        ['default', 1],
+        ['team-a', 1],
+      ]);
       expect(snapshot.usage).toMatchObject({ allocationRatio: 0, gpus: [{ index: 0, allocatedGpuMilli: 0 }] });
     } finally {
       stream.close();
     }
   });
 
-  it("sends a tenant only its own jobs and quota, and a new snapshot when one of its jobs is submitted", async () => {
+  it('sends a tenant only its own jobs and quota, and a new snapshot when one of its jobs is submitted', async () => {
     const stream = await openStream(server.url, tenantToken);
     try {
       const first = await stream.nextSnapshot();
@@ -131,7 +185,10 @@ describe('GET /api/v1/events', () => {
       const submitted = await call('POST', '/api/v1/jobs', job('team-a', 'later'), tenantToken);
       expect(submitted.status).toBe(201);
       const next = await stream.nextSnapshot();
-      expect(next.queue.map((j: any) => [j.id, j.name])).toEqual([[2, 'team-job'], [submitted.body.id, 'later']]);
+      expect(next.queue.map((j: any) => [j.id, j.name])).toEqual([
+        [2, 'team-job'],
+        [submitted.body.id, 'later'],
+      ]);
     } finally {
       stream.close();
     }
@@ -140,7 +197,9 @@ describe('GET /api/v1/events', () => {
   it('ends an open stream, saying why, once its token is revoked', async () => {
     const created = await call('POST', '/api/v1/tokens', { tenant: 'team-a', role: 'viewer', label: 'watcher' }, admin);
     expect(created.status).toBe(201);
-    const response = await fetch(`${server.url}/api/v1/events`, { headers: { authorization: `Bearer ${created.body.token}` } });
+    const response = await fetch(`${server.url}/api/v1/events`, {
+      headers: { authorization: `Bearer ${created.body.token}` },
+    });
     expect(response.status).toBe(200);
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = '';
@@ -155,16 +214,22 @@ describe('GET /api/v1/events', () => {
     }
     const last = text.trim().split('\n\n').at(-1)!;
     expect(last.split('\n')[0]).toBe('event: unauthorized');
-    expect(JSON.parse(last.split('\n')[1]!.slice('data: '.length))).toEqual({ status: 401, message: `token ${created.body.id} (watcher) was revoked at ${revoked.body.revokedAt}` });
+    expect(JSON.parse(last.split('\n')[1]!.slice('data: '.length))).toEqual({
+      status: 401,
+      message: `token ${created.body.id} (watcher) was revoked at ${revoked.body.revokedAt}`,
+    });
   }, 20_000);
 
   it('lists the first 50 waiting jobs of a deep queue and counts them all', async () => {
-    for (let i = 0; i < 205; i++) expect((await call('POST', '/api/v1/jobs', job('default', `deep-${i}`), admin)).status).toBe(201);
+    for (let i = 0; i < 205; i++)
+      expect((await call('POST', '/api/v1/jobs', job('default', `deep-${i}`), admin)).status).toBe(201);
     const stream = await openStream(server.url, admin);
     try {
       const snapshot = await stream.nextSnapshot();
       // 1 admin-job, 2 team-job, 3 later, then 205 deep ones: 208 waiting, the first 50 listed.
-      expect([snapshot.queueLength, snapshot.queue.length, snapshot.queue[0].id, snapshot.queue.at(-1).id]).toEqual([208, 50, 1, 50]);
+      expect([snapshot.queueLength, snapshot.queue.length, snapshot.queue[0].id, snapshot.queue.at(-1).id]).toEqual([
+        208, 50, 1, 50,
+      ]);
       expect(snapshot.status.jobs).toEqual({ pending: 208 });
       expect(snapshot.jobs).toEqual([]);
       expect(JSON.stringify(snapshot).length).toBeGreaterThan(16_384); // bigger than the socket's write buffer

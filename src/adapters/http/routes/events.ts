@@ -40,100 +40,111 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
   api.addHook('preClose', async () => {
     for (const close of [...open]) close(true);
   });
-  api.get('/events', { schema: { tags: ['dashboard'], summary: 'Live dashboard snapshots (text/event-stream)' } }, async (request, reply) => {
-    const principal = request.principal;
-    const authorization = request.headers.authorization;
-    authorize(principal, 'events.read');
-    // At most so many open streams per token and in all (429 naming the limit); freed on close.
-    const release = services.limits?.openStream(principal) ?? (() => undefined);
-    const raw: ServerResponse = reply.raw;
-    reply.hijack();
-    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    // Backpressure: a client that does not read gets no new snapshot until its socket drains (the
-    // latest state is sent then), and is dropped once MAX_BUFFERED_BYTES are waiting for it.
-    // A snapshot bigger than the socket's buffer also reports congestion, so the drain resends only
-    // when a snapshot was skipped meanwhile (otherwise every big snapshot would cause the next).
-    let congested = false;
-    let skipped = false;
-    const write = (text: string): void => {
-      if (raw.writableEnded || raw.destroyed) return;
-      if (raw.writableLength > MAX_BUFFERED_BYTES) {
-        close(true);
-        return;
-      }
-      if (!raw.write(text) && !congested) {
-        congested = true;
-        raw.once('drain', () => {
-          congested = false;
-          if (skipped) {
-            skipped = false;
-            schedule();
-          }
-        });
-      }
-    };
-    let lastSentMs = 0;
-    let pending: NodeJS.Timeout | null = null;
-    /** Whether the stream's token still authenticates; if not, says why and ends the stream. */
-    const tokenValid = (): boolean => {
-      try {
-        services.admin.authenticate(authorization);
-        return true;
-      } catch (error) {
-        write(`event: unauthorized\ndata: ${JSON.stringify({ status: 401, message: error instanceof Error ? error.message : 'unauthorized' })}\n\n`);
-        close();
-        return false;
-      }
-    };
-    const sendSnapshot = (): void => {
-      pending = null;
-      if (!tokenValid()) return;
-      if (congested) {
-        skipped = true; // sent when the socket drains
-        return;
-      }
-      lastSentMs = Date.now();
-      try {
-        write(`event: snapshot\ndata: ${JSON.stringify(services.dashboard(principal))}\n\n`);
-      } catch (error) {
-        request.log.warn({ err: error }, 'building a dashboard snapshot failed');
-      }
-    };
-    const schedule = (): void => {
-      if (pending !== null) return;
-      pending = setTimeout(sendSnapshot, Math.max(0, lastSentMs + SNAPSHOT_MIN_GAP_MS - Date.now()));
-    };
-    // A pass that placed nothing changes only waiting reasons; they follow with the next usage sample.
-    const offPlane = services.plane.events.on((event) => {
-      if (event.type !== 'pass' || event.placedJobs > 0) schedule();
-    });
-    // A new usage sample also refreshes the snapshot: measured use changes without any plane event.
-    const offUsage = services.usageHistory.onSample((sample) => {
-      write(`event: usage\ndata: ${JSON.stringify(toUsageSampleView(sample))}\n\n`);
-      schedule();
-    });
-    const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
-    const tokenCheck = setInterval(tokenValid, TOKEN_CHECK_MS);
-    let closed = false;
-    /** Stops this stream; `destroy` also drops the connection (the server is closing). */
-    const close = (destroy = false): void => {
-      if (!closed) {
-        closed = true;
-        offPlane();
-        offUsage();
-        clearInterval(heartbeat);
-        clearInterval(tokenCheck);
-        if (pending !== null) clearTimeout(pending);
-        open.delete(close);
-        release();
-        // End the chunked response first, so that the client sees a complete stream.
-        if (!raw.writableEnded) raw.end();
-      }
-      if (destroy) raw.socket?.destroySoon();
-    };
-    open.add(close);
-    raw.on('close', () => close());
-    write('retry: 2000\n\n');
-    sendSnapshot();
-  });
+  api.get(
+    '/events',
+    { schema: { tags: ['dashboard'], summary: 'Live dashboard snapshots (text/event-stream)' } },
+    async (request, reply) => {
+      const principal = request.principal;
+      const authorization = request.headers.authorization;
+      authorize(principal, 'events.read');
+      // At most so many open streams per token and in all (429 naming the limit); freed on close.
+      const release = services.limits?.openStream(principal) ?? (() => undefined);
+      const raw: ServerResponse = reply.raw;
+      reply.hijack();
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      // Backpressure: a client that does not read gets no new snapshot until its socket drains (the
+      // latest state is sent then), and is dropped once MAX_BUFFERED_BYTES are waiting for it.
+      // A snapshot bigger than the socket's buffer also reports congestion, so the drain resends only
+      // when a snapshot was skipped meanwhile (otherwise every big snapshot would cause the next).
+      let congested = false;
+      let skipped = false;
+      const write = (text: string): void => {
+        if (raw.writableEnded || raw.destroyed) return;
+        if (raw.writableLength > MAX_BUFFERED_BYTES) {
+          close(true);
+          return;
+        }
+        if (!raw.write(text) && !congested) {
+          congested = true;
+          raw.once('drain', () => {
+            congested = false;
+            if (skipped) {
+              skipped = false;
+              schedule();
+            }
+          });
+        }
+      };
+      let lastSentMs = 0;
+      let pending: NodeJS.Timeout | null = null;
+      /** Whether the stream's token still authenticates; if not, says why and ends the stream. */
+      const tokenValid = (): boolean => {
+        try {
+          services.admin.authenticate(authorization);
+          return true;
+        } catch (error) {
+          write(
+            `event: unauthorized\ndata: ${JSON.stringify({ status: 401, message: error instanceof Error ? error.message : 'unauthorized' })}\n\n`,
+          );
+          close();
+          return false;
+        }
+      };
+      const sendSnapshot = (): void => {
+        pending = null;
+        if (!tokenValid()) return;
+        if (congested) {
+          skipped = true; // sent when the socket drains
+          return;
+        }
+        lastSentMs = Date.now();
+        try {
+          write(`event: snapshot\ndata: ${JSON.stringify(services.dashboard(principal))}\n\n`);
+        } catch (error) {
+          request.log.warn({ err: error }, 'building a dashboard snapshot failed');
+        }
+      };
+      const schedule = (): void => {
+        if (pending !== null) return;
+        pending = setTimeout(sendSnapshot, Math.max(0, lastSentMs + SNAPSHOT_MIN_GAP_MS - Date.now()));
+      };
+      // A pass that placed nothing changes only waiting reasons; they follow with the next usage sample.
+      const offPlane = services.plane.events.on((event) => {
+        if (event.type !== 'pass' || event.placedJobs > 0) schedule();
+      });
+      // A new usage sample also refreshes the snapshot: measured use changes without any plane event.
+      const offUsage = services.usageHistory.onSample((sample) => {
+        write(`event: usage\ndata: ${JSON.stringify(toUsageSampleView(sample))}\n\n`);
+        schedule();
+      });
+      const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
+      const tokenCheck = setInterval(tokenValid, TOKEN_CHECK_MS);
+      let closed = false;
+      /** Stops this stream; `destroy` also drops the connection (the server is closing). */
+      const close = (destroy = false): void => {
+        if (!closed) {
+          closed = true;
+          offPlane();
+          offUsage();
+          clearInterval(heartbeat);
+          clearInterval(tokenCheck);
+          if (pending !== null) clearTimeout(pending);
+          open.delete(close);
+          release();
+          // End the chunked response first, so that the client sees a complete stream.
+          if (!raw.writableEnded) raw.end();
+        }
+        if (destroy) raw.socket?.destroySoon();
+      };
+      open.add(close);
+      raw.on('close', () => close());
+      write('retry: 2000\n\n');
+      sendSnapshot();
+    },
+  );
 }

@@ -24,8 +24,20 @@ describe('GET /api/v1/jobs: selectors, pages and fields', () => {
   const ids: Record<string, number> = {};
   /** An ISO time after the first three submits and before the last two. */
   let between = '';
-  const call = async (method: string, path: string, body: unknown, token: string): Promise<{ status: number; body: any }> => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const call = async (
+    method: string,
+    path: string,
+    body: unknown,
+    token: string,
+  ): Promise<{ status: number; body: any }> => {
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return { status: response.status, body: await response.json() };
   };
   /** A 200 listing, checked against the schema. */
@@ -43,14 +55,36 @@ describe('GET /api/v1/jobs: selectors, pages and fields', () => {
     return answer.body.error.message as string;
   };
   const submit = async (tenant: string, name: string): Promise<void> => {
-    const answer = await call('POST', '/api/v1/jobs', { command: ['sleep', '30'], workingDirectory: '/tmp', tenant, name, gpu: { gpuMilli: 500 } }, admin);
+    const answer = await call(
+      'POST',
+      '/api/v1/jobs',
+      { command: ['sleep', '30'], workingDirectory: '/tmp', tenant, name, gpu: { gpuMilli: 500 } },
+      admin,
+    );
     expect(answer.status).toBe(201);
     ids[name] = answer.body.id;
   };
 
   beforeAll(async () => {
-    const config = resolveServerConfig({ scheduleIntervalMs: 100 }, { port: 0, dataDir: join(dir, 'data'), simulateGpus: '1xA100-80GB', usageHistoryIntervalSeconds: 60, insecureHttp: true, singleTenant: true }, { cpuMilli: 4000, hostMemoryMiB: 8192, env: {} });
-    server = await startServer(config, { env: { PATH: process.env.PATH }, version: '9.9.9', writeCliConfig: false, handleSignals: false, logLevel: 'silent' });
+    const config = resolveServerConfig(
+      { scheduleIntervalMs: 100 },
+      {
+        port: 0,
+        dataDir: join(dir, 'data'),
+        simulateGpus: '1xA100-80GB',
+        usageHistoryIntervalSeconds: 60,
+        insecureHttp: true,
+        singleTenant: true,
+      },
+      { cpuMilli: 4000, hostMemoryMiB: 8192, env: {} },
+    );
+    server = await startServer(config, {
+      env: { PATH: process.env.PATH },
+      version: '9.9.9',
+      writeCliConfig: false,
+      handleSignals: false,
+      logLevel: 'silent',
+    });
     admin = readFileSync(server.adminTokenPath, 'utf8').trim();
     expect((await call('POST', '/api/v1/gpus/0/cordon', undefined, admin)).status).toBe(200);
     expect((await call('POST', '/api/v1/tenants', { name: 'team-a' }, admin)).status).toBe(201);
@@ -62,7 +96,8 @@ describe('GET /api/v1/jobs: selectors, pages and fields', () => {
     const mark = Date.now();
     for (let i = 0; i < 1_000_000 && Date.now() <= mark; i++) await new Promise((resolve) => setImmediate(resolve));
     between = new Date(Date.now()).toISOString();
-    for (let i = 0; i < 1_000_000 && Date.now() <= Date.parse(between); i++) await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 1_000_000 && Date.now() <= Date.parse(between); i++)
+      await new Promise((resolve) => setImmediate(resolve));
     await submit('team-a', 'train-a2');
     await submit('default', 'train-2');
     expect((await call('POST', `/api/v1/jobs/${ids['eval-1']}/cancel`, undefined, admin)).status).toBe(200);
@@ -83,7 +118,13 @@ describe('GET /api/v1/jobs: selectors, pages and fields', () => {
 
   it('selects by one or several states, and refuses an unknown one naming state and the allowed values', async () => {
     expect(names(await list('?state=cancelled'))).toEqual(['eval-1']);
-    expect(names(await list('?state=cancelled,pending&all=false'))).toEqual(['train-1', 'train-a1', 'eval-1', 'train-a2', 'train-2']);
+    expect(names(await list('?state=cancelled,pending&all=false'))).toEqual([
+      'train-1',
+      'train-a1',
+      'eval-1',
+      'train-a2',
+      'train-2',
+    ]);
     expect(names(await list('?state=running'))).toEqual([]);
     const message = await refusal('?state=pending,bogus');
     expect(message).toContain('state');
@@ -132,7 +173,7 @@ describe('GET /api/v1/jobs: selectors, pages and fields', () => {
     expect(message).toContain(JOB_FIELDS.join(', '));
   });
 
-  it('shows a tenant token only its own tenant\'s jobs; another tenant is an empty page, like a tenant without jobs', async () => {
+  it("shows a tenant token only its own tenant's jobs; another tenant is an empty page, like a tenant without jobs", async () => {
     expect(names(await list('', teamToken))).toEqual(['train-a1', 'train-a2']);
     expect(names(await list('?tenant=team-a&limit=1', teamToken))).toEqual(['train-a1']);
     expect(await list('?tenant=default', teamToken)).toEqual({ jobs: [], nextAfter: null });

@@ -1,54 +1,138 @@
 /**
  * Job routes: submit, list, show, cancel (one, or many by a selector), logs.
  */
-import type { FastifyInstance, RawServerDefault, FastifyBaseLogger, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
+import type {
+  FastifyInstance,
+  RawServerDefault,
+  FastifyBaseLogger,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+} from 'fastify';
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { decimalParameter, JobDetailSchema, NoBodySchema, JobSchema, LogsQuerySchema, LogsSchema, SubmitJobSchema } from '../../../contract/api.js';
+import {
+  decimalParameter,
+  JobDetailSchema,
+  NoBodySchema,
+  JobSchema,
+  LogsQuerySchema,
+  LogsSchema,
+  SubmitJobSchema,
+} from '../../../contract/api.js';
 import { BulkCancelResultSchema, BulkCancelSchema } from '../../../contract/bulk-cancel.js';
 import { JobPageSchema, ListJobsQuerySchema } from '../../../contract/job-list.js';
 import type { ServerServices } from '../server-services.js';
 
 /** The Fastify instance type the routes are registered on. */
-export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
+export type Api = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
 
 /** `:id` path parameter. */
 export const IdParams = z.object({ id: decimalParameter(1, Number.MAX_SAFE_INTEGER, 'the job id') });
 
 /** Registers the job routes. */
 export function registerJobRoutes(api: Api, { jobs }: ServerServices): void {
-  api.post('/jobs', { schema: { tags: ['jobs'], summary: 'Submit a job', body: SubmitJobSchema, response: { 201: JobSchema } } }, async (request, reply) => {
-    return reply.status(201).send(jobs.submit(request.principal, request.body));
-  });
-  api.get('/jobs', {
-    schema: { tags: ['jobs'], summary: 'List jobs by ascending id (active only unless all=true or state=), a page at a time with limit= and after=', querystring: ListJobsQuerySchema, response: { 200: JobPageSchema } },
-    // The page is built from typed views (JobPage): plain JSON.stringify, not a zod parse of every
-    // job first (the route tests check answers against JobPageSchema).
-    serializerCompiler: () => (data) => JSON.stringify(data),
-  }, async (request) => {
-    const { all, state, tenant, name, since, limit, after, fields } = request.query;
-    return jobs.listPage(request.principal, {
-      all: all === 'true',
-      ...(state === undefined ? {} : { states: state }),
-      ...(tenant === undefined ? {} : { tenant }),
-      ...(name === undefined ? {} : { namePattern: name }),
-      ...(since === undefined ? {} : { submittedSinceMs: since }),
-      ...(limit === undefined ? {} : { limit }),
-      ...(after === undefined ? {} : { afterId: after }),
-      ...(fields === undefined ? {} : { fields }),
-    });
-  });
-  api.post('/jobs/cancel', { schema: { tags: ['jobs'], summary: 'Cancel the jobs a selector names (ids, states, tenant, name pattern, submitted since)', body: BulkCancelSchema, response: { 200: BulkCancelResultSchema } } }, async (request) => {
-    return jobs.cancelMany(request.principal, request.body);
-  });
-  api.get('/jobs/:id', { schema: { tags: ['jobs'], summary: 'A job with its transitions and attempts', params: IdParams, response: { 200: JobDetailSchema } } }, async (request) => {
-    return jobs.get(request.principal, request.params.id);
-  });
-  api.post('/jobs/:id/cancel', { schema: { tags: ['jobs'], summary: 'Cancel a job', params: IdParams, body: NoBodySchema, response: { 200: JobSchema } } }, async (request) => {
-    return jobs.cancel(request.principal, request.params.id);
-  });
-  api.get('/jobs/:id/logs', { schema: { tags: ['jobs'], summary: 'Read an attempt\'s output from a byte offset', params: IdParams, querystring: LogsQuerySchema, response: { 200: LogsSchema } } }, async (request) => {
-    const { stream, attempt, offset } = request.query;
-    return jobs.logs(request.principal, request.params.id, { stream, offset, ...(attempt !== undefined ? { attempt } : {}) });
-  });
+  api.post(
+    '/jobs',
+    { schema: { tags: ['jobs'], summary: 'Submit a job', body: SubmitJobSchema, response: { 201: JobSchema } } },
+    async (request, reply) => {
+      return reply.status(201).send(jobs.submit(request.principal, request.body));
+    },
+  );
+  api.get(
+    '/jobs',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary:
+          'List jobs by ascending id (active only unless all=true or state=), a page at a time with limit= and after=',
+        querystring: ListJobsQuerySchema,
+        response: { 200: JobPageSchema },
+      },
+      // The page is built from typed views (JobPage): plain JSON.stringify, not a zod parse of every
+      // job first (the route tests check answers against JobPageSchema).
+      serializerCompiler: () => (data) => JSON.stringify(data),
+    },
+    async (request) => {
+      const { all, state, tenant, name, since, limit, after, fields } = request.query;
+      return jobs.listPage(request.principal, {
+        all: all === 'true',
+        ...(state === undefined ? {} : { states: state }),
+        ...(tenant === undefined ? {} : { tenant }),
+        ...(name === undefined ? {} : { namePattern: name }),
+        ...(since === undefined ? {} : { submittedSinceMs: since }),
+        ...(limit === undefined ? {} : { limit }),
+        ...(after === undefined ? {} : { afterId: after }),
+        ...(fields === undefined ? {} : { fields }),
+      });
+    },
+  );
+  api.post(
+    '/jobs/cancel',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Cancel the jobs a selector names (ids, states, tenant, name pattern, submitted since)',
+        body: BulkCancelSchema,
+        response: { 200: BulkCancelResultSchema },
+      },
+    },
+    async (request) => {
+      return jobs.cancelMany(request.principal, request.body);
+    },
+  );
+  api.get(
+    '/jobs/:id',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'A job with its transitions and attempts',
+        params: IdParams,
+        response: { 200: JobDetailSchema },
+      },
+    },
+    async (request) => {
+      return jobs.get(request.principal, request.params.id);
+    },
+  );
+  api.post(
+    '/jobs/:id/cancel',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Cancel a job',
+        params: IdParams,
+        body: NoBodySchema,
+        response: { 200: JobSchema },
+      },
+    },
+    async (request) => {
+      return jobs.cancel(request.principal, request.params.id);
+    },
+  );
+  api.get(
+    '/jobs/:id/logs',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: "Read an attempt's output from a byte offset",
+        params: IdParams,
+        querystring: LogsQuerySchema,
+        response: { 200: LogsSchema },
+      },
+    },
+    async (request) => {
+      const { stream, attempt, offset } = request.query;
+      return jobs.logs(request.principal, request.params.id, {
+        stream,
+        offset,
+        ...(attempt !== undefined ? { attempt } : {}),
+      });
+    },
+  );
 }

@@ -23,7 +23,9 @@ export interface MetricsRouteOptions {
 export function registerMetricsRoute(app: FastifyInstance, { metrics, admin, open }: MetricsRouteOptions): void {
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (!open && !isAllowed(admin.authenticate(request.headers.authorization), 'metrics.read')) {
-      throw forbidden('/metrics needs an admin token: its series name the jobs of every tenant (or run the server with --metrics-open)');
+      throw forbidden(
+        '/metrics needs an admin token: its series name the jobs of every tenant (or run the server with --metrics-open)',
+      );
     }
     const text = await metrics.render();
     return reply.header('content-type', metrics.contentType).send(text);

@@ -9,14 +9,19 @@ import { IdParams, type Api } from './jobs.js';
 /** Registers the QoS routes. */
 export function registerQosRoutes(api: Api, services: ServerServices): void {
   const { qos } = services;
-  api.post('/jobs/:id/qos-reports', {
-    schema: {
-      tags: ['qos'],
-      summary: 'Report a running job\'s progress against its QoS targets (the job\'s GPUSHARE_JOB_TOKEN, its tenant\'s token, or an admin token)',
-      // The same id check as the job routes: an id above 2^53-1 is a 400, not a rounded "not found".
-      params: IdParams,
-      body: QosReportSchema,
-      response: { 200: QosReportResultSchema },
+  api.post(
+    '/jobs/:id/qos-reports',
+    {
+      schema: {
+        tags: ['qos'],
+        summary:
+          "Report a running job's progress against its QoS targets (the job's GPUSHARE_JOB_TOKEN, its tenant's token, or an admin token)",
+        // The same id check as the job routes: an id above 2^53-1 is a 400, not a rounded "not found".
+        params: IdParams,
+        body: QosReportSchema,
+        response: { 200: QosReportResultSchema },
+      },
     },
-  }, async (request) => qos.report(request.principal, request.params.id, request.body));
+    async (request) => qos.report(request.principal, request.params.id, request.body),
+  );
 }

@@ -11,12 +11,22 @@ import type { Api } from './jobs.js';
 
 /** Registers the usage-history route. */
 export function registerUsageHistoryRoutes(api: Api, { usageHistory }: ServerServices): void {
-  api.get('/usage/history', { schema: { tags: ['dashboard'], summary: 'Cluster allocation and utilization over time', response: { 200: UsageHistorySchema } } }, async (request) => {
-    authorize(request.principal, 'usage.read');
-    return {
-    intervalSeconds: usageHistory.intervalMs / 1000,
-    capacity: usageHistory.capacity,
-    samples: usageHistory.samples().map(toUsageSampleView),
-    };
-  });
+  api.get(
+    '/usage/history',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Cluster allocation and utilization over time',
+        response: { 200: UsageHistorySchema },
+      },
+    },
+    async (request) => {
+      authorize(request.principal, 'usage.read');
+      return {
+        intervalSeconds: usageHistory.intervalMs / 1000,
+        capacity: usageHistory.capacity,
+        samples: usageHistory.samples().map(toUsageSampleView),
+      };
+    },
+  );
 }

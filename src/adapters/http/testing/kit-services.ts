@@ -21,13 +21,42 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 export function kitServices(kit: PlaneKit, extra: Partial<ServerServices> = {}): ServerServices {
   const usageHistory = extra.usageHistory ?? new UsageHistory(60_000);
   return {
-    plane: kit.plane, jobs: kit.jobs, admin: kit.admin, version: '9.9.9', usageHistory, onDrained: () => undefined,
-    status: (principal) => serverStatus({
-      version: '9.9.9', plane: kit.plane, jobs: kit.jobs, gpuSource: 'simulated', freezer: kit.launcher.freezerKind, enforcement: kit.launcher.enforcement, isolation: kit.launcher.isolation,
-      checkpoint: { method: 'signal', transparentAvailable: false, detail: 'test' },
-    }, principal),
-    dashboard: (principal) => dashboardSnapshot({ plane: kit.plane, jobs: kit.jobs, admin: kit.admin, usageHistory, version: '9.9.9', store: kit.store, clock: kit.clock, gpuSource: 'simulated' }, principal),
-    dashboardJobs: (principal, filter) => dashboardJobs({ plane: kit.plane, jobs: kit.jobs, store: kit.store }, principal, filter),
+    plane: kit.plane,
+    jobs: kit.jobs,
+    admin: kit.admin,
+    version: '9.9.9',
+    usageHistory,
+    onDrained: () => undefined,
+    status: (principal) =>
+      serverStatus(
+        {
+          version: '9.9.9',
+          plane: kit.plane,
+          jobs: kit.jobs,
+          gpuSource: 'simulated',
+          freezer: kit.launcher.freezerKind,
+          enforcement: kit.launcher.enforcement,
+          isolation: kit.launcher.isolation,
+          checkpoint: { method: 'signal', transparentAvailable: false, detail: 'test' },
+        },
+        principal,
+      ),
+    dashboard: (principal) =>
+      dashboardSnapshot(
+        {
+          plane: kit.plane,
+          jobs: kit.jobs,
+          admin: kit.admin,
+          usageHistory,
+          version: '9.9.9',
+          store: kit.store,
+          clock: kit.clock,
+          gpuSource: 'simulated',
+        },
+        principal,
+      ),
+    dashboardJobs: (principal, filter) =>
+      dashboardJobs({ plane: kit.plane, jobs: kit.jobs, store: kit.store }, principal, filter),
     qos: new QosService(kit.plane, kit.store, kit.clock, silent),
     ...extra,
   };

@@ -16,12 +16,21 @@ import type { GpuHealthSource } from './gpu-health.js';
 import { DevicePluginCallError, type PreparedContainer } from './prepare-container.js';
 import { slotDevices, type SlotGpu } from './slots.js';
 import type {
-  AllocateRequest, AllocateResponse, Device, DevicePluginOptions, ListAndWatchResponse, PreferredAllocationRequest,
-  PreferredAllocationResponse, PreStartContainerRequest,
+  AllocateRequest,
+  AllocateResponse,
+  Device,
+  DevicePluginOptions,
+  ListAndWatchResponse,
+  PreferredAllocationRequest,
+  PreferredAllocationResponse,
+  PreStartContainerRequest,
 } from './wire-types.js';
 
 /** The options the plugin advertises (also sent in Register). */
-export const GPU_SLOT_PLUGIN_OPTIONS: DevicePluginOptions = { pre_start_required: true, get_preferred_allocation_available: false };
+export const GPU_SLOT_PLUGIN_OPTIONS: DevicePluginOptions = {
+  pre_start_required: true,
+  get_preferred_allocation_available: false,
+};
 
 /** What the service needs. */
 export interface DevicePluginServiceOptions {
@@ -49,7 +58,10 @@ export interface DevicePluginService {
 }
 
 function callError(error: unknown): grpc.ServiceError {
-  const e = error instanceof DevicePluginCallError ? error : new DevicePluginCallError(grpc.status.INTERNAL, error instanceof Error ? error.message : String(error));
+  const e =
+    error instanceof DevicePluginCallError
+      ? error
+      : new DevicePluginCallError(grpc.status.INTERNAL, error instanceof Error ? error.message : String(error));
   return Object.assign(new Error(e.message), { code: e.code, details: e.message, metadata: new grpc.Metadata() });
 }
 
@@ -70,7 +82,10 @@ export function createDevicePluginService(options: DevicePluginServiceOptions): 
   });
 
   const implementation: grpc.UntypedServiceImplementation = {
-    GetDevicePluginOptions(_call: grpc.ServerUnaryCall<unknown, DevicePluginOptions>, callback: grpc.sendUnaryData<DevicePluginOptions>) {
+    GetDevicePluginOptions(
+      _call: grpc.ServerUnaryCall<unknown, DevicePluginOptions>,
+      callback: grpc.sendUnaryData<DevicePluginOptions>,
+    ) {
       callback(null, GPU_SLOT_PLUGIN_OPTIONS);
     },
     ListAndWatch(call: grpc.ServerWritableStream<unknown, ListAndWatchResponse>) {
@@ -81,36 +96,71 @@ export function createDevicePluginService(options: DevicePluginServiceOptions): 
       call.on('error', forget);
       call.write({ devices });
     },
-    Allocate(call: grpc.ServerUnaryCall<AllocateRequest, AllocateResponse>, callback: grpc.sendUnaryData<AllocateResponse>) {
+    Allocate(
+      call: grpc.ServerUnaryCall<AllocateRequest, AllocateResponse>,
+      callback: grpc.sendUnaryData<AllocateResponse>,
+    ) {
       const requests = call.request.container_requests;
       for (const request of requests) {
         const unknown = request.devices_ids.find((id) => !known.has(id));
         if (unknown !== undefined) {
-          callback(callError(new DevicePluginCallError(grpc.status.INVALID_ARGUMENT, `Allocate names device ${unknown}, which this plugin does not advertise`)));
+          callback(
+            callError(
+              new DevicePluginCallError(
+                grpc.status.INVALID_ARGUMENT,
+                `Allocate names device ${unknown}, which this plugin does not advertise`,
+              ),
+            ),
+          );
           return;
         }
       }
       callback(null, {
-        container_responses: requests.map((r) => ({ envs: {}, mounts: [], devices: [], annotations: {}, cdi_devices: r.devices_ids.map((id) => ({ name: cdiDeviceName(id) })) })),
+        container_responses: requests.map((r) => ({
+          envs: {},
+          mounts: [],
+          devices: [],
+          annotations: {},
+          cdi_devices: r.devices_ids.map((id) => ({ name: cdiDeviceName(id) })),
+        })),
       });
     },
-    PreStartContainer(call: grpc.ServerUnaryCall<PreStartContainerRequest, object>, callback: grpc.sendUnaryData<object>) {
+    PreStartContainer(
+      call: grpc.ServerUnaryCall<PreStartContainerRequest, object>,
+      callback: grpc.sendUnaryData<object>,
+    ) {
       const ids = call.request.devices_ids;
       const unknown = ids.find((id) => !known.has(id));
       if (unknown !== undefined) {
-        callback(callError(new DevicePluginCallError(grpc.status.INVALID_ARGUMENT, `PreStartContainer names device ${unknown}, which this plugin does not advertise`)));
+        callback(
+          callError(
+            new DevicePluginCallError(
+              grpc.status.INVALID_ARGUMENT,
+              `PreStartContainer names device ${unknown}, which this plugin does not advertise`,
+            ),
+          ),
+        );
         return;
       }
-      options.prepare(ids).then((prepared) => {
-        options.onPreStart?.(ids, prepared);
-        callback(null, {});
-      }, (error: unknown) => {
-        const failure = error instanceof DevicePluginCallError ? error : new DevicePluginCallError(grpc.status.INTERNAL, error instanceof Error ? error.message : String(error));
-        options.onPreStart?.(ids, failure);
-        callback(callError(failure));
-      });
+      options.prepare(ids).then(
+        (prepared) => {
+          options.onPreStart?.(ids, prepared);
+          callback(null, {});
+        },
+        (error: unknown) => {
+          const failure =
+            error instanceof DevicePluginCallError
+              ? error
+              : new DevicePluginCallError(grpc.status.INTERNAL, error instanceof Error ? error.message : String(error));
+          options.onPreStart?.(ids, failure);
+          callback(callError(failure));
+        },
+      );
     },
-    GetPreferredAllocation(call: grpc.ServerUnaryCall<PreferredAllocationRequest, PreferredAllocationResponse>, callback: grpc.sendUnaryData<PreferredAllocationResponse>) {
+    GetPreferredAllocation(
+      call: grpc.ServerUnaryCall<PreferredAllocationRequest, PreferredAllocationResponse>,
+      callback: grpc.sendUnaryData<PreferredAllocationResponse>,
+    ) {
       callback(null, {
         container_responses: call.request.container_requests.map((r) => {
           const ids = [...new Set([...r.must_include_deviceIDs, ...r.available_deviceIDs])];

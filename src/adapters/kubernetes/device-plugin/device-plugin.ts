@@ -13,15 +13,30 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { RESOURCES } from '../schema/names.js';
 import { DEFAULT_CDI_DIR } from './cdi-writer.js';
-import { createDevicePluginService, GPU_SLOT_PLUGIN_OPTIONS, type DevicePluginService } from './device-plugin-service.js';
+import {
+  createDevicePluginService,
+  GPU_SLOT_PLUGIN_OPTIONS,
+  type DevicePluginService,
+} from './device-plugin-service.js';
 import type { GpuHealthSource } from './gpu-health.js';
 import { registerWithKubelet } from './kubelet-registration.js';
 import { coalescingLister, createPodResourcesLister, type PodResourcesLister } from './pod-resources-client.js';
 import type { PodSource } from './pod-source.js';
-import { DevicePluginCallError, prepareContainer, type MpsDaemons, type PreparedContainer } from './prepare-container.js';
+import {
+  DevicePluginCallError,
+  prepareContainer,
+  type MpsDaemons,
+  type PreparedContainer,
+} from './prepare-container.js';
 import { loadDevicePluginApi, unixTarget } from './protos.js';
 import { checkAdvertisedDevices, checkSlotsPerGpu, DEFAULT_SLOTS_PER_GPU, type SlotGpu } from './slots.js';
-import { DEFAULT_DEVICE_PLUGIN_DIR, DEFAULT_POD_RESOURCES_SOCKET, DEVICE_PLUGIN_API_VERSION, KUBELET_SOCKET_NAME, type Device } from './wire-types.js';
+import {
+  DEFAULT_DEVICE_PLUGIN_DIR,
+  DEFAULT_POD_RESOURCES_SOCKET,
+  DEVICE_PLUGIN_API_VERSION,
+  KUBELET_SOCKET_NAME,
+  type Device,
+} from './wire-types.js';
 
 /** Default file name of the plugin's socket in the kubelet's directory. */
 export const DEFAULT_PLUGIN_SOCKET_NAME = 'gpushare-gpu-slot.sock';
@@ -107,7 +122,8 @@ export async function startDevicePlugin(config: DevicePluginConfig): Promise<Run
   const slotsPerGpu = config.slotsPerGpu ?? DEFAULT_SLOTS_PER_GPU;
   checkSlotsPerGpu(slotsPerGpu);
   const pollIntervalMs = config.pollIntervalMs ?? 1000;
-  if (!Number.isFinite(pollIntervalMs) || pollIntervalMs < 10) throw new RangeError(`pollIntervalMs must be at least 10, got ${pollIntervalMs}`);
+  if (!Number.isFinite(pollIntervalMs) || pollIntervalMs < 10)
+    throw new RangeError(`pollIntervalMs must be at least 10, got ${pollIntervalMs}`);
   const pluginDir = config.pluginDir ?? DEFAULT_DEVICE_PLUGIN_DIR;
   const socketName = config.socketName ?? DEFAULT_PLUGIN_SOCKET_NAME;
   const socketPath = join(pluginDir, socketName);
@@ -115,11 +131,25 @@ export async function startDevicePlugin(config: DevicePluginConfig): Promise<Run
   const registerTimeoutMs = config.registerTimeoutMs ?? 5000;
   const registerRetryMs = config.registerRetryMs ?? 2000;
   const api = loadDevicePluginApi();
-  const podResources = coalescingLister(config.podResources ?? createPodResourcesLister(config.podResourcesSocket ?? DEFAULT_POD_RESOURCES_SOCKET));
-  const deps = { nodeName: config.nodeName, resourceName: RESOURCES.gpuSlot, podResources, pods: config.pods, cdiDir: config.cdiDir ?? DEFAULT_CDI_DIR, mps: config.mps ?? null, gpus: config.gpus };
+  const podResources = coalescingLister(
+    config.podResources ?? createPodResourcesLister(config.podResourcesSocket ?? DEFAULT_POD_RESOURCES_SOCKET),
+  );
+  const deps = {
+    nodeName: config.nodeName,
+    resourceName: RESOURCES.gpuSlot,
+    podResources,
+    pods: config.pods,
+    cdiDir: config.cdiDir ?? DEFAULT_CDI_DIR,
+    mps: config.mps ?? null,
+    gpus: config.gpus,
+  };
 
   const service: DevicePluginService = createDevicePluginService({
-    gpus: config.gpus, slotsPerGpu, health: config.health, prepare: (ids) => prepareContainer(deps, ids), ...(config.onPreStart ? { onPreStart: config.onPreStart } : {}),
+    gpus: config.gpus,
+    slotsPerGpu,
+    health: config.health,
+    prepare: (ids) => prepareContainer(deps, ids),
+    ...(config.onPreStart ? { onPreStart: config.onPreStart } : {}),
   });
   try {
     checkAdvertisedDevices(service.devices(), config.gpus, slotsPerGpu);
@@ -145,7 +175,11 @@ export async function startDevicePlugin(config: DevicePluginConfig): Promise<Run
     await rm(socketPath, { force: true });
     const next = new grpc.Server();
     next.addService(api.DevicePlugin.service, service.implementation);
-    await new Promise<void>((resolve, reject) => next.bindAsync(unixTarget(socketPath), grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      next.bindAsync(unixTarget(socketPath), grpc.ServerCredentials.createInsecure(), (error) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
     server = next;
     servedIdentity = identityOf(socketPath);
     registeredWith = null;
@@ -162,14 +196,25 @@ export async function startDevicePlugin(config: DevicePluginConfig): Promise<Run
     }
     if (kubelet === registeredWith || Date.now() < nextRegisterAtMs || stopped) return;
     try {
-      await registerWithKubelet(kubeletSocket, { version: DEVICE_PLUGIN_API_VERSION, endpoint: socketName, resource_name: RESOURCES.gpuSlot, options: GPU_SLOT_PLUGIN_OPTIONS }, registerTimeoutMs);
+      await registerWithKubelet(
+        kubeletSocket,
+        {
+          version: DEVICE_PLUGIN_API_VERSION,
+          endpoint: socketName,
+          resource_name: RESOURCES.gpuSlot,
+          options: GPU_SLOT_PLUGIN_OPTIONS,
+        },
+        registerTimeoutMs,
+      );
       registeredWith = kubelet;
       registrations++;
       nextRegisterAtMs = 0;
       config.onRegistered?.(registrations);
     } catch (error) {
       nextRegisterAtMs = Date.now() + registerRetryMs;
-      config.onError?.(new Error(`registration with the kubelet at ${kubeletSocket} failed: ${asError(error).message}`));
+      config.onError?.(
+        new Error(`registration with the kubelet at ${kubeletSocket} failed: ${asError(error).message}`),
+      );
     }
   }
 

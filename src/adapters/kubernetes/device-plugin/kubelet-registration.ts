@@ -17,11 +17,14 @@ export function registerWithKubelet(kubeletSocket: string, request: RegisterRequ
   const api = loadDevicePluginApi();
   const client = new api.Registration(unixTarget(kubeletSocket), grpc.credentials.createInsecure());
   return new Promise((resolve, reject) => {
-    (client as unknown as { Register(req: RegisterRequest, options: grpc.CallOptions, cb: grpc.requestCallback<object>): void })
-      .Register(request, { deadline: Date.now() + timeoutMs }, (error) => {
-        client.close();
-        if (error) reject(error);
-        else resolve();
-      });
+    (
+      client as unknown as {
+        Register(req: RegisterRequest, options: grpc.CallOptions, cb: grpc.requestCallback<object>): void;
+      }
+    ).Register(request, { deadline: Date.now() + timeoutMs }, (error) => {
+      client.close();
+      if (error) reject(error);
+      else resolve();
+    });
   });
 }

@@ -29,12 +29,15 @@ export function createPodResourcesLister(socketPath: string, timeoutMs = 10_000)
     list() {
       const client = new api.PodResourcesLister(unixTarget(socketPath), grpc.credentials.createInsecure());
       return new Promise<PodResources[]>((resolve, reject) => {
-        (client as unknown as { List(req: object, options: grpc.CallOptions, cb: grpc.requestCallback<ListPodResourcesResponse>): void })
-          .List({}, { deadline: Date.now() + timeoutMs }, (error, response) => {
-            client.close();
-            if (error) reject(error);
-            else resolve(response?.pod_resources ?? []);
-          });
+        (
+          client as unknown as {
+            List(req: object, options: grpc.CallOptions, cb: grpc.requestCallback<ListPodResourcesResponse>): void;
+          }
+        ).List({}, { deadline: Date.now() + timeoutMs }, (error, response) => {
+          client.close();
+          if (error) reject(error);
+          else resolve(response?.pod_resources ?? []);
+        });
       });
     },
   };
@@ -48,7 +51,10 @@ const RETRY_DELAYS_MS = [50, 100, 200, 400, 800] as const;
  * caller gets a List that started after its call). A List refused with RESOURCE_EXHAUSTED is retried
  * after 50, 100, 200, 400 and 800 ms; other errors reach every waiting caller.
  */
-export function coalescingLister(inner: PodResourcesLister, sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))): PodResourcesLister {
+export function coalescingLister(
+  inner: PodResourcesLister,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): PodResourcesLister {
   let inFlight: Promise<PodResources[]> | null = null;
   let next: Promise<PodResources[]> | null = null;
   async function listWithRetry(): Promise<PodResources[]> {
@@ -75,10 +81,15 @@ export function coalescingLister(inner: PodResourcesLister, sleep: (ms: number) 
     list() {
       if (inFlight === null) return start();
       if (next === null) {
-        next = inFlight.then(() => undefined, () => undefined).then(() => {
-          next = null;
-          return start();
-        });
+        next = inFlight
+          .then(
+            () => undefined,
+            () => undefined,
+          )
+          .then(() => {
+            next = null;
+            return start();
+          });
       }
       return next;
     },
@@ -96,12 +107,19 @@ export interface SlotHolder {
  * The containers whose devices of `resourceName` include every id in `deviceIds`, in list order
  * (one when the kubelet's records are consistent; none when no container holds them yet).
  */
-export function findDeviceHolders(pods: readonly PodResources[], resourceName: string, deviceIds: readonly string[]): SlotHolder[] {
+export function findDeviceHolders(
+  pods: readonly PodResources[],
+  resourceName: string,
+  deviceIds: readonly string[],
+): SlotHolder[] {
   const holders: SlotHolder[] = [];
   for (const pod of pods) {
     for (const container of pod.containers) {
-      const held = new Set(container.devices.filter((d) => d.resource_name === resourceName).flatMap((d) => d.device_ids));
-      if (held.size > 0 && deviceIds.every((id) => held.has(id))) holders.push({ namespace: pod.namespace, pod: pod.name, container: container.name });
+      const held = new Set(
+        container.devices.filter((d) => d.resource_name === resourceName).flatMap((d) => d.device_ids),
+      );
+      if (held.size > 0 && deviceIds.every((id) => held.has(id)))
+        holders.push({ namespace: pod.namespace, pod: pod.name, container: container.name });
     }
   }
   return holders;

@@ -17,7 +17,10 @@ import type { PodSource } from './pod-source.js';
 /** A failed device plugin call: the gRPC status code the kubelet gets and the message it shows. */
 export class DevicePluginCallError extends Error {
   override readonly name = 'DevicePluginCallError';
-  constructor(readonly code: status, message: string) {
+  constructor(
+    readonly code: status,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -65,15 +68,26 @@ export function notPlacedMessage(namespace: string, pod: string, why: string): s
   return `pod ${namespace}/${pod} was not placed by the gpushare extender (${why}); gpushare nodes give GPUs only to pods the gpushare extender binds: schedule it with the gpushare scheduler`;
 }
 
-async function pipeDirectories(deps: PrepareContainerDeps, holder: SlotHolder, assignment: PodAssignment): Promise<MpsPipeDirectories | null> {
+async function pipeDirectories(
+  deps: PrepareContainerDeps,
+  holder: SlotHolder,
+  assignment: PodAssignment,
+): Promise<MpsPipeDirectories | null> {
   if (assignment.mode !== 'mps') return null;
-  if (deps.mps === null) throw new DevicePluginCallError(status.FAILED_PRECONDITION, `pod ${holder.namespace}/${holder.pod} is assigned MPS, but node ${deps.nodeName} runs no MPS daemons`);
+  if (deps.mps === null)
+    throw new DevicePluginCallError(
+      status.FAILED_PRECONDITION,
+      `pod ${holder.namespace}/${holder.pod} is assigned MPS, but node ${deps.nodeName} runs no MPS daemons`,
+    );
   const byDevice = new Map<string, string>();
   for (const id of assignedDeviceIds(assignment)) {
     try {
       byDevice.set(id, (await deps.mps.ensureDaemon({ key: id })).pipeDirectory);
     } catch (error) {
-      throw new DevicePluginCallError(status.UNAVAILABLE, `the MPS daemon of ${id} for pod ${holder.namespace}/${holder.pod} did not start: ${messageOf(error)}`);
+      throw new DevicePluginCallError(
+        status.UNAVAILABLE,
+        `the MPS daemon of ${id} for pod ${holder.namespace}/${holder.pod} did not start: ${messageOf(error)}`,
+      );
     }
   }
   return { byDevice };
@@ -92,11 +106,16 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
  * spec files are removed, so that no spec written for an earlier holder of a slot outlives a
  * refusal.
  */
-export async function prepareContainer(deps: PrepareContainerDeps, slotIds: readonly string[]): Promise<PreparedContainer> {
+export async function prepareContainer(
+  deps: PrepareContainerDeps,
+  slotIds: readonly string[],
+): Promise<PreparedContainer> {
   try {
     return await prepareSlots(deps, slotIds);
   } catch (error) {
-    await Promise.all(slotIds.map((slot) => rm(join(deps.cdiDir, cdiSpecFileName(slot)), { force: true }).catch(() => undefined)));
+    await Promise.all(
+      slotIds.map((slot) => rm(join(deps.cdiDir, cdiSpecFileName(slot)), { force: true }).catch(() => undefined)),
+    );
     throw error;
   }
 }
@@ -112,7 +131,8 @@ export async function prepareContainer(deps: PrepareContainerDeps, slotIds: read
  *   offered), INTERNAL (spec not written)
  */
 async function prepareSlots(deps: PrepareContainerDeps, slotIds: readonly string[]): Promise<PreparedContainer> {
-  if (slotIds.length === 0) throw new DevicePluginCallError(status.INVALID_ARGUMENT, 'PreStartContainer named no devices');
+  if (slotIds.length === 0)
+    throw new DevicePluginCallError(status.INVALID_ARGUMENT, 'PreStartContainer named no devices');
   let pods;
   try {
     pods = await deps.podResources.list();
@@ -120,9 +140,16 @@ async function prepareSlots(deps: PrepareContainerDeps, slotIds: readonly string
     throw new DevicePluginCallError(status.UNAVAILABLE, `cannot list the kubelet's pod resources: ${messageOf(error)}`);
   }
   const holders = findDeviceHolders(pods, deps.resourceName, slotIds);
-  if (holders.length === 0) throw new DevicePluginCallError(status.NOT_FOUND, `no container holds ${deps.resourceName} ${slotIds.join(',')} in the kubelet's pod resources`);
+  if (holders.length === 0)
+    throw new DevicePluginCallError(
+      status.NOT_FOUND,
+      `no container holds ${deps.resourceName} ${slotIds.join(',')} in the kubelet's pod resources`,
+    );
   if (holders.length > 1) {
-    throw new DevicePluginCallError(status.FAILED_PRECONDITION, `${deps.resourceName} ${slotIds.join(',')} are held by several containers: ${holders.map((h) => `${h.namespace}/${h.pod}/${h.container}`).join(', ')}`);
+    throw new DevicePluginCallError(
+      status.FAILED_PRECONDITION,
+      `${deps.resourceName} ${slotIds.join(',')} are held by several containers: ${holders.map((h) => `${h.namespace}/${h.pod}/${h.container}`).join(', ')}`,
+    );
   }
   const holder = holders[0]!;
   const name = `${holder.namespace}/${holder.pod}`;
@@ -132,23 +159,49 @@ async function prepareSlots(deps: PrepareContainerDeps, slotIds: readonly string
   } catch (error) {
     throw new DevicePluginCallError(status.UNAVAILABLE, `cannot read pod ${name}: ${messageOf(error)}`);
   }
-  if (pod === null) throw new DevicePluginCallError(status.NOT_FOUND, `pod ${name} (holder of ${slotIds.join(',')}) does not exist`);
+  if (pod === null)
+    throw new DevicePluginCallError(status.NOT_FOUND, `pod ${name} (holder of ${slotIds.join(',')}) does not exist`);
   const parsed = parseAssignment(pod.annotations);
-  if (parsed === null) throw new DevicePluginCallError(status.FAILED_PRECONDITION, notPlacedMessage(holder.namespace, holder.pod, `it has no ${POD_ANNOTATIONS.assignment} annotation`));
-  if ('error' in parsed) throw new DevicePluginCallError(status.FAILED_PRECONDITION, notPlacedMessage(holder.namespace, holder.pod, parsed.error));
+  if (parsed === null)
+    throw new DevicePluginCallError(
+      status.FAILED_PRECONDITION,
+      notPlacedMessage(holder.namespace, holder.pod, `it has no ${POD_ANNOTATIONS.assignment} annotation`),
+    );
+  if ('error' in parsed)
+    throw new DevicePluginCallError(
+      status.FAILED_PRECONDITION,
+      notPlacedMessage(holder.namespace, holder.pod, parsed.error),
+    );
   if (parsed.node !== deps.nodeName) {
-    throw new DevicePluginCallError(status.FAILED_PRECONDITION, notPlacedMessage(holder.namespace, holder.pod, `its assignment names node ${parsed.node}, this is node ${deps.nodeName}`));
+    throw new DevicePluginCallError(
+      status.FAILED_PRECONDITION,
+      notPlacedMessage(
+        holder.namespace,
+        holder.pod,
+        `its assignment names node ${parsed.node}, this is node ${deps.nodeName}`,
+      ),
+    );
   }
   if (deps.gpus !== undefined) {
     const uuidOf = new Map(deps.gpus.map((g) => [g.index, g.uuid]));
     const foreign = parsed.gpus.find((g) => uuidOf.get(g.index) !== g.uuid);
     if (foreign !== undefined) {
-      throw new DevicePluginCallError(status.FAILED_PRECONDITION, notPlacedMessage(holder.namespace, holder.pod, `its assignment names GPU ${foreign.index} ${foreign.uuid}, which is not a GPU of node ${deps.nodeName}`));
+      throw new DevicePluginCallError(
+        status.FAILED_PRECONDITION,
+        notPlacedMessage(
+          holder.namespace,
+          holder.pod,
+          `its assignment names GPU ${foreign.index} ${foreign.uuid}, which is not a GPU of node ${deps.nodeName}`,
+        ),
+      );
     }
   }
   const gpuContainer = pod.annotations[POD_ANNOTATIONS.container];
   if (gpuContainer !== undefined && gpuContainer !== holder.container) {
-    throw new DevicePluginCallError(status.FAILED_PRECONDITION, `container ${holder.container} of pod ${name} holds ${deps.resourceName}, but ${POD_ANNOTATIONS.container} gives the GPUs to container ${gpuContainer}`);
+    throw new DevicePluginCallError(
+      status.FAILED_PRECONDITION,
+      `container ${holder.container} of pod ${name} holds ${deps.resourceName}, but ${POD_ANNOTATIONS.container} gives the GPUs to container ${gpuContainer}`,
+    );
   }
   const edits = containerEditsFor(parsed, await pipeDirectories(deps, holder, parsed));
   const specFiles: string[] = [];
@@ -156,7 +209,10 @@ async function prepareSlots(deps: PrepareContainerDeps, slotIds: readonly string
     try {
       specFiles.push(await writeCdiSpec(deps.cdiDir, slot, cdiSpecFor(slot, edits)));
     } catch (error) {
-      throw new DevicePluginCallError(status.INTERNAL, `cannot write the CDI spec of ${slot} for pod ${name} in ${deps.cdiDir}: ${messageOf(error)}`);
+      throw new DevicePluginCallError(
+        status.INTERNAL,
+        `cannot write the CDI spec of ${slot} for pod ${name} in ${deps.cdiDir}: ${messageOf(error)}`,
+      );
     }
   }
   return { holder, assignment: parsed, deviceIds: assignedDeviceIds(parsed), specFiles };

@@ -12,7 +12,13 @@ import * as protoLoader from '@grpc/proto-loader';
 /** The proto/ folder of the package. */
 export const PROTO_DIR = fileURLToPath(new URL('../../../../proto/', import.meta.url));
 
-const LOADER_OPTIONS: protoLoader.Options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true };
+const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
 
 /** A service of a loaded package: its client constructor, whose `service` is what a server adds. */
 type ServiceConstructor = grpc.ServiceClientConstructor;
@@ -35,7 +41,8 @@ function loadPackage(relativePath: string, packageName: string): grpc.GrpcObject
   const definition = protoLoader.loadSync(join(PROTO_DIR, relativePath), LOADER_OPTIONS);
   const root = grpc.loadPackageDefinition(definition);
   const pkg = root[packageName];
-  if (pkg === undefined || typeof pkg === 'function') throw new Error(`${relativePath} defines no package ${packageName}`);
+  if (pkg === undefined || typeof pkg === 'function')
+    throw new Error(`${relativePath} defines no package ${packageName}`);
   return pkg as grpc.GrpcObject;
 }
 
@@ -43,7 +50,10 @@ function loadPackage(relativePath: string, packageName: string): grpc.GrpcObject
 export function loadDevicePluginApi(): DevicePluginApi {
   if (devicePluginApi === null) {
     const pkg = loadPackage('deviceplugin/v1beta1/api.proto', 'v1beta1');
-    devicePluginApi = { Registration: pkg.Registration as ServiceConstructor, DevicePlugin: pkg.DevicePlugin as ServiceConstructor };
+    devicePluginApi = {
+      Registration: pkg.Registration as ServiceConstructor,
+      DevicePlugin: pkg.DevicePlugin as ServiceConstructor,
+    };
   }
   return devicePluginApi;
 }

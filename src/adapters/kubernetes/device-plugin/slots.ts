@@ -48,7 +48,11 @@ export function checkSlotsPerGpu(slotsPerGpu: number): void {
  * The full device list: for each GPU by ascending index, its slots 0..slotsPerGpu-1, `Healthy` when
  * `isHealthy(gpuIndex)`, else `Unhealthy`.
  */
-export function slotDevices(gpus: readonly SlotGpu[], slotsPerGpu: number, isHealthy: (gpuIndex: number) => boolean): Device[] {
+export function slotDevices(
+  gpus: readonly SlotGpu[],
+  slotsPerGpu: number,
+  isHealthy: (gpuIndex: number) => boolean,
+): Device[] {
   const devices: Device[] = [];
   for (const gpu of [...gpus].sort((a, b) => a.index - b.index)) {
     const health = isHealthy(gpu.index) ? DEVICE_HEALTH.healthy : DEVICE_HEALTH.unhealthy;
@@ -64,7 +68,11 @@ export function slotDevices(gpus: readonly SlotGpu[], slotsPerGpu: number, isHea
  * @throws Error whose message names the discovered count, the advertised count and the first
  *   offending id or index
  */
-export function checkAdvertisedDevices(devices: readonly Device[], gpus: readonly SlotGpu[], slotsPerGpu: number): void {
+export function checkAdvertisedDevices(
+  devices: readonly Device[],
+  gpus: readonly SlotGpu[],
+  slotsPerGpu: number,
+): void {
   const indices = new Set<number>();
   for (const g of gpus) {
     if (indices.has(g.index)) throw new Error(`discovered GPUs list index ${g.index} twice: cannot number its slots`);
@@ -72,16 +80,21 @@ export function checkAdvertisedDevices(devices: readonly Device[], gpus: readonl
   }
   const expected = gpus.length * slotsPerGpu;
   if (devices.length !== expected) {
-    throw new Error(`the device plugin advertises ${devices.length} ${RESOURCES.gpuSlot} devices, but ${gpus.length} GPUs were discovered × ${slotsPerGpu} slots per GPU = ${expected}`);
+    throw new Error(
+      `the device plugin advertises ${devices.length} ${RESOURCES.gpuSlot} devices, but ${gpus.length} GPUs were discovered × ${slotsPerGpu} slots per GPU = ${expected}`,
+    );
   }
   const seen = new Set<string>();
   for (const d of devices) {
     if (seen.has(d.ID)) throw new Error(`the device plugin advertises device id ${d.ID} twice`);
     seen.add(d.ID);
-    if (d.ID.length > MAX_DEVICE_ID_LENGTH) throw new Error(`device id ${d.ID} is longer than the kubelet's ${MAX_DEVICE_ID_LENGTH} characters`);
+    if (d.ID.length > MAX_DEVICE_ID_LENGTH)
+      throw new Error(`device id ${d.ID} is longer than the kubelet's ${MAX_DEVICE_ID_LENGTH} characters`);
     const slot = parseSlotId(d.ID);
     if (slot === null || !indices.has(slot.gpuIndex) || slot.k >= slotsPerGpu) {
-      throw new Error(`the device plugin advertises ${d.ID}, which is no slot 0..${slotsPerGpu - 1} of a discovered GPU (indices ${[...indices].sort((a, b) => a - b).join(', ')})`);
+      throw new Error(
+        `the device plugin advertises ${d.ID}, which is no slot 0..${slotsPerGpu - 1} of a discovered GPU (indices ${[...indices].sort((a, b) => a - b).join(', ')})`,
+      );
     }
   }
 }

@@ -4,7 +4,8 @@ import { gpuNode, gpuPod, gpusOf } from '../testing/kube-fixtures.js';
 
 function viewWith(nodes: Record<string, number>): ClusterView {
   const view = new ClusterView();
-  for (const [name, count] of Object.entries(nodes)) expect(view.upsertNode(gpuNode(name, gpusOf(name, count)))).toBeNull();
+  for (const [name, count] of Object.entries(nodes))
+    expect(view.upsertNode(gpuNode(name, gpusOf(name, count)))).toBeNull();
   return view;
 }
 
@@ -16,11 +17,17 @@ describe('ClusterView', () => {
       view.upsertPod(pod);
       expect([...view.evaluate(pod, ['n1']).scores.keys()]).toEqual(['n1']);
       const reserved = view.reserve(uid, 'n1');
-      expect('assignment' in reserved && reserved.assignment.gpus.map((g) => [g.uuid, g.gpuMilli])).toEqual([['GPU-n1-0', 500]]);
+      expect('assignment' in reserved && reserved.assignment.gpus.map((g) => [g.uuid, g.gpuMilli])).toEqual([
+        ['GPU-n1-0', 500],
+      ]);
     }
     const third = view.evaluate(gpuPod('c', { gpuMilli: 500, mode: 'mps' }), ['n1']);
     expect(third.scores.size).toBe(0);
-    expect(third.failed.get('n1')).toEqual({ reason: 'gpushare: 0 of the 1 GPU(s) needed have 500 milli-GPU and their share of memory free for a mps share (one tenant per MPS GPU)', resolvable: true });
+    expect(third.failed.get('n1')).toEqual({
+      reason:
+        'gpushare: 0 of the 1 GPU(s) needed have 500 milli-GPU and their share of memory free for a mps share (one tenant per MPS GPU)',
+      resolvable: true,
+    });
   });
 
   it('gives a pod asking 2 × 0.5 GPU two distinct GPUs, and never a node with one GPU', () => {
@@ -50,12 +57,16 @@ describe('ClusterView', () => {
     expect([...fresh.holdings().keys()]).toEqual(['x']);
     expect(fresh.evaluate(gpuPod('y', { gpuMilli: 100, mode: 'mps' }), ['n1']).scores.size).toBe(0);
     // Finished: freed.
-    fresh.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment, nodeName: 'n1', phase: 'Succeeded' }));
+    fresh.upsertPod(
+      gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment, nodeName: 'n1', phase: 'Succeeded' }),
+    );
     expect(fresh.holdings().size).toBe(0);
     expect(fresh.evaluate(gpuPod('y', { gpuMilli: 100, mode: 'mps' }), ['n1']).scores.size).toBe(1);
     // Deleted: freed too (y, only filtered and assumed, goes first).
     fresh.deletePod('y');
-    fresh.upsertPod(gpuPod('z', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: { ...assignment }, nodeName: 'n1' }));
+    fresh.upsertPod(
+      gpuPod('z', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: { ...assignment }, nodeName: 'n1' }),
+    );
     expect(fresh.holdings().has('z')).toBe(true);
     fresh.deletePod('z');
     expect(fresh.holdings().has('z')).toBe(false);
@@ -69,13 +80,18 @@ describe('ClusterView', () => {
     const evaluation = view.evaluate(gpuPod('b', { gpuCount: 2, gpuMilli: 1000, mode: 'exclusive' }), ['n1', 'n2']);
     expect(evaluation.scores.size).toBe(0);
     view.rollback('a');
-    expect([...view.evaluate(gpuPod('b', { gpuCount: 2, gpuMilli: 1000, mode: 'exclusive' }), ['n1', 'n2']).scores.keys()]).toEqual(['n1']);
+    expect([
+      ...view.evaluate(gpuPod('b', { gpuCount: 2, gpuMilli: 1000, mode: 'exclusive' }), ['n1', 'n2']).scores.keys(),
+    ]).toEqual(['n1']);
   });
 
   it('fails nodes without an inventory as unresolvable, and a pod without a valid request on every node', () => {
     const view = viewWith({ n1: 1 });
     const evaluation = view.evaluate(gpuPod('a', {}), ['n1', 'cpu-only']);
-    expect(evaluation.failed.get('cpu-only')).toEqual({ reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)', resolvable: false });
+    expect(evaluation.failed.get('cpu-only')).toEqual({
+      reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)',
+      resolvable: false,
+    });
     const bad = gpuPod('b', {});
     const annotations = { ...bad.metadata!.annotations!, 'gpushare.io/gpu-milli': '1500' };
     const invalid = view.evaluate({ ...bad, metadata: { ...bad.metadata, annotations } }, ['n1']);
@@ -86,7 +102,10 @@ describe('ClusterView', () => {
   it('rejects a memory request larger than any GPU as unresolvable', () => {
     const view = viewWith({ n1: 1 });
     const evaluation = view.evaluate(gpuPod('a', { gpuMilli: 500, gpuMemoryMiB: 100_000, mode: 'mps' }), ['n1']);
-    expect(evaluation.failed.get('n1')).toEqual({ reason: 'gpushare: no GPU with 100000 MiB of memory (largest: 81920 MiB)', resolvable: false });
+    expect(evaluation.failed.get('n1')).toEqual({
+      reason: 'gpushare: no GPU with 100000 MiB of memory (largest: 81920 MiB)',
+      resolvable: false,
+    });
   });
 });
 
@@ -97,7 +116,11 @@ describe('ClusterView against forged and repeated calls', () => {
     const reserved = view.reserve('real', 'n1');
     if (!('assignment' in reserved)) throw new Error(reserved.error);
     view.rollback('real');
-    const ghost = gpuPod('ghost', { gpuMilli: 1000, mode: 'exclusive' }, { nodeName: 'n1', assignment: reserved.assignment });
+    const ghost = gpuPod(
+      'ghost',
+      { gpuMilli: 1000, mode: 'exclusive' },
+      { nodeName: 'n1', assignment: reserved.assignment },
+    );
     expect([...view.evaluate(ghost, ['n1']).scores.keys()]).toEqual(['n1']);
     expect(view.pod('ghost')).toBeUndefined();
     expect(view.holdings().size).toBe(0);
@@ -109,7 +132,13 @@ describe('ClusterView against forged and repeated calls', () => {
     view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }));
     const reserved = view.reserve('x', 'n1');
     if (!('assignment' in reserved)) throw new Error(reserved.error);
-    view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' }));
+    view.upsertPod(
+      gpuPod(
+        'x',
+        { gpuMilli: 1000, mode: 'exclusive' },
+        { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' },
+      ),
+    );
     expect(view.reserve('x', 'n1')).toEqual({ error: 'pod team-a/pod-x is already bound to n1' });
     expect(view.gpuSnapshot().map((g) => g.pods.length)).toEqual([1, 0]);
   });
@@ -122,7 +151,11 @@ describe('ClusterView against forged and repeated calls', () => {
     view.upsertPod(gpuPod('y', { gpuMilli: 1000, mode: 'exclusive' }));
     expect('error' in view.reserve('y', 'n1')).toBe(true);
     expect([...view.holdings().keys()]).toEqual(['x']);
-    const bound = gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' });
+    const bound = gpuPod(
+      'x',
+      { gpuMilli: 1000, mode: 'exclusive' },
+      { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' },
+    );
     view.upsertPod({ ...bound, metadata: { ...bound.metadata, deletionTimestamp: '2026-12-01T00:00:10Z' } });
     expect([...view.holdings().keys()]).toEqual(['x']);
     view.deletePod('x');
@@ -136,16 +169,24 @@ describe('ClusterView deletions', () => {
     view.upsertPod(gpuPod('a', { gpuMilli: 1000, mode: 'exclusive' }));
     const reserved = view.reserve('a', 'n1');
     if (!('assignment' in reserved)) throw new Error(reserved.error);
-    view.upsertPod(gpuPod('a', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' }));
+    view.upsertPod(
+      gpuPod(
+        'a',
+        { gpuMilli: 1000, mode: 'exclusive' },
+        { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' },
+      ),
+    );
     expect(view.gpuSnapshot().map((g) => g.pods.length)).toEqual([1]);
     view.deletePod('a');
     expect(view.gpuSnapshot().map((g) => g.pods.length)).toEqual([0]);
-    expect([...view.evaluate(gpuPod('b', { gpuMilli: 1000, mode: 'exclusive' }), ['n1']).scores.keys()]).toEqual(['n1']);
+    expect([...view.evaluate(gpuPod('b', { gpuMilli: 1000, mode: 'exclusive' }), ['n1']).scores.keys()]).toEqual([
+      'n1',
+    ]);
   });
 });
 
 describe('ClusterView assumed placements', () => {
-  it('holds a filtered pod on its best node until its bind, so the next pod\'s filter sees it; releases it after 30 s without a bind', () => {
+  it("holds a filtered pod on its best node until its bind, so the next pod's filter sees it; releases it after 30 s without a bind", () => {
     let now = 0;
     const view = new ClusterView('default', () => now);
     view.upsertNode(gpuNode('n1', gpusOf('n1', 1)));
@@ -172,15 +213,28 @@ describe('ClusterView when a node shrinks under its pods', () => {
     view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }));
     const reserved = view.reserve('x', 'n1');
     if (!('assignment' in reserved)) throw new Error(reserved.error);
-    view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' }));
+    view.upsertPod(
+      gpuPod(
+        'x',
+        { gpuMilli: 1000, mode: 'exclusive' },
+        { assignment: reserved.assignment, nodeName: 'n1', phase: 'Running' },
+      ),
+    );
     const gpu = reserved.assignment.gpus[0]!.index;
     // The GPU now reports less memory than the running pod reserved.
-    view.upsertNode(gpuNode('n1', gpusOf('n1', 2).map((g) => (g.index === gpu ? { ...g, gpuMemoryMiB: 76_000 } : g))));
+    view.upsertNode(
+      gpuNode(
+        'n1',
+        gpusOf('n1', 2).map((g) => (g.index === gpu ? { ...g, gpuMemoryMiB: 76_000 } : g)),
+      ),
+    );
     view.upsertPod(gpuPod('y', { gpuMilli: 1000, mode: 'exclusive' }));
     const placed = view.reserve('y', 'n1');
     expect('assignment' in placed && placed.assignment.gpus.map((g) => g.index)).toEqual([1 - gpu]);
     view.upsertPod(gpuPod('z', { gpuMilli: 1000, mode: 'exclusive' }));
     expect('error' in view.reserve('z', 'n1')).toBe(true);
-    expect(rejected[0]).toMatch(/^pod team-a\/pod-x holds more than node n1 can hold now \(.*\): its GPUs take no new pod until it ends$/);
+    expect(rejected[0]).toMatch(
+      /^pod team-a\/pod-x holds more than node n1 can hold now \(.*\): its GPUs take no new pod until it ends$/,
+    );
   });
 });

@@ -12,7 +12,14 @@
  * A change of the nodes (added, removed, inventory or cordon changed) rebuilds the state from the
  * nodes and the holding pods; a pod change only holds or releases that pod.
  */
-import { SeededRng, findPolicy, InvariantViolation, type ClusterNode, type ClusterSnapshot, type JobRequest } from '../../../core/index.js';
+import {
+  SeededRng,
+  findPolicy,
+  InvariantViolation,
+  type ClusterNode,
+  type ClusterSnapshot,
+  type JobRequest,
+} from '../../../core/index.js';
 import { ClusterState } from '../../../core/index.js';
 import { clusterNodeOf, parseInventory, type NodeInventory } from '../schema/node-inventory.js';
 import { assignmentOf, placementOf, type PodAssignment } from '../schema/pod-assignment.js';
@@ -72,7 +79,11 @@ export class ClusterView {
    * @param nowMs the clock of memo expiry
    * @param onRejected told when a pod's assignment cannot be held (the log)
    */
-  constructor(private readonly policy = 'default', private readonly nowMs: () => number = Date.now, private readonly onRejected?: (message: string) => void) {
+  constructor(
+    private readonly policy = 'default',
+    private readonly nowMs: () => number = Date.now,
+    private readonly onRejected?: (message: string) => void,
+  ) {
     if (!findPolicy(policy)) throw new InvariantViolation(`unknown policy '${policy}'`);
   }
 
@@ -140,7 +151,8 @@ export class ClusterView {
     // A pod the watch has not shown yet is ranked from the scheduler's copy, but neither kept nor
     // held: only the API server's pods hold shares (a caller cannot plant one).
     const known = this.pods.get(uid);
-    const entry = known ?? (uid === '' ? undefined : podEntryOf({ ...pod, spec: { ...pod.spec, nodeName: '' } }, uid, 0));
+    const entry =
+      known ?? (uid === '' ? undefined : podEntryOf({ ...pod, spec: { ...pod.spec, nodeName: '' } }, uid, 0));
     let failed = new Map<string, Failure>();
     let scores = new Map<string, number>();
     if (!entry?.request) {
@@ -155,7 +167,18 @@ export class ClusterView {
     const held = known ? this.holding.get(uid) : undefined;
     if (held) this.release(uid);
     try {
-      ({ scores, failed } = answerFilter({ memo: this.memo, state, isGpushareNode: (name) => this.nodes.has(name), nodeName: (index) => this.nodeOrder[index]!, nowMs: this.nowMs() }, entry.request, entry.namespace, candidates));
+      ({ scores, failed } = answerFilter(
+        {
+          memo: this.memo,
+          state,
+          isGpushareNode: (name) => this.nodes.has(name),
+          nodeName: (index) => this.nodeOrder[index]!,
+          nowMs: this.nowMs(),
+        },
+        entry.request,
+        entry.namespace,
+        candidates,
+      ));
     } finally {
       if (held) this.hold(uid, held, entry.namespace);
     }
@@ -170,9 +193,11 @@ export class ClusterView {
   reserve(uid: string, node: string): { assignment: PodAssignment } | { error: string } {
     const entry = this.pods.get(uid);
     if (!entry) return { error: `pod ${uid} is not in the extender's view yet` };
-    if (!entry.request) return { error: `pod ${entry.namespace}/${entry.name}: ${entry.requestError ?? 'no gpushare request'}` };
+    if (!entry.request)
+      return { error: `pod ${entry.namespace}/${entry.name}: ${entry.requestError ?? 'no gpushare request'}` };
     if (!this.nodes.has(node)) return { error: `node ${node} is not a gpushare node` };
-    if (entry.nodeName !== null) return { error: `pod ${entry.namespace}/${entry.name} is already bound to ${entry.nodeName}` };
+    if (entry.nodeName !== null)
+      return { error: `pod ${entry.namespace}/${entry.name} is already bound to ${entry.nodeName}` };
     if (entry.finished) return { error: `pod ${entry.namespace}/${entry.name} has finished` };
     if (this.reserved.has(uid)) return { error: `pod ${entry.namespace}/${entry.name} is being bound already` };
     const state = this.current();
@@ -181,7 +206,9 @@ export class ClusterView {
     const placed = this.placeOn(entry, entry.request, node, state);
     if (typeof placed === 'string') {
       this.sync(entry);
-      return { error: `gpushare: pod ${entry.namespace}/${entry.name} no longer fits on node ${node} (a pod bound since its filter took the room): ${placed}` };
+      return {
+        error: `gpushare: pod ${entry.namespace}/${entry.name} no longer fits on node ${node} (a pod bound since its filter took the room): ${placed}`,
+      };
     }
     const assignment = placed;
     this.holding.set(uid, assignment);
@@ -203,25 +230,65 @@ export class ClusterView {
    * (the extender's metrics).
    */
   gpuSnapshot(): {
-    node: string; index: number; uuid: string; model: string; mode: string | null; migEnabled: boolean; healthy: boolean; schedulable: boolean;
-    gpuMemoryMiB: number; allocatedGpuMilli: number; allocatedGpuMemoryMiB: number;
-    pods: { uid: string; name: string; namespace: string; priorityClassName: string; migProfile: string | null; gpuMilli: number; gpuMemoryMiB: number }[];
+    node: string;
+    index: number;
+    uuid: string;
+    model: string;
+    mode: string | null;
+    migEnabled: boolean;
+    healthy: boolean;
+    schedulable: boolean;
+    gpuMemoryMiB: number;
+    allocatedGpuMilli: number;
+    allocatedGpuMemoryMiB: number;
+    pods: {
+      uid: string;
+      name: string;
+      namespace: string;
+      priorityClassName: string;
+      migProfile: string | null;
+      gpuMilli: number;
+      gpuMemoryMiB: number;
+    }[];
   }[] {
     const byJob = new Map<number, PodEntry>();
     for (const p of this.pods.values()) byJob.set(p.jobId, p);
-    return this.current().usage().map((u) => {
-      const healthy = this.nodes.get(u.node)?.inventory.gpus.find((g) => g.index === u.device.index)?.healthy ?? false;
-      const pods = u.jobIds.flatMap((id) => {
-        const pod = byJob.get(id);
-        const placed = pod && this.holding.get(pod.uid)?.gpus.find((g) => g.index === u.device.index);
-        if (!pod || !placed) return [];
-        return [{ uid: pod.uid, name: pod.name, namespace: pod.namespace, priorityClassName: pod.priorityClassName, migProfile: placed.mig?.profileName ?? null, gpuMilli: placed.accountedGpuMilli, gpuMemoryMiB: placed.gpuMemoryMiB }];
+    return this.current()
+      .usage()
+      .map((u) => {
+        const healthy =
+          this.nodes.get(u.node)?.inventory.gpus.find((g) => g.index === u.device.index)?.healthy ?? false;
+        const pods = u.jobIds.flatMap((id) => {
+          const pod = byJob.get(id);
+          const placed = pod && this.holding.get(pod.uid)?.gpus.find((g) => g.index === u.device.index);
+          if (!pod || !placed) return [];
+          return [
+            {
+              uid: pod.uid,
+              name: pod.name,
+              namespace: pod.namespace,
+              priorityClassName: pod.priorityClassName,
+              migProfile: placed.mig?.profileName ?? null,
+              gpuMilli: placed.accountedGpuMilli,
+              gpuMemoryMiB: placed.gpuMemoryMiB,
+            },
+          ];
+        });
+        return {
+          node: u.node,
+          index: u.device.index,
+          uuid: u.device.uuid,
+          model: u.device.model,
+          mode: u.mode,
+          migEnabled: u.device.migEnabled,
+          healthy,
+          schedulable: u.device.schedulable,
+          gpuMemoryMiB: u.device.gpuMemoryMiB,
+          allocatedGpuMilli: u.allocatedGpuMilli,
+          allocatedGpuMemoryMiB: u.allocatedGpuMemoryMiB,
+          pods,
+        };
       });
-      return {
-        node: u.node, index: u.device.index, uuid: u.device.uuid, model: u.device.model, mode: u.mode, migEnabled: u.device.migEnabled, healthy,
-        schedulable: u.device.schedulable, gpuMemoryMiB: u.device.gpuMemoryMiB, allocatedGpuMilli: u.allocatedGpuMilli, allocatedGpuMemoryMiB: u.allocatedGpuMemoryMiB, pods,
-      };
-    });
   }
 
   /** Pods holding shares now, by UID, with their assignments. */
@@ -256,8 +323,14 @@ export class ClusterView {
     const outcome = state.tryPlace(request, null, null, state.indexOf(node));
     if (outcome.kind !== 'placed') return outcome.reason.message;
     const inventory = this.nodes.get(node)!.inventory;
-    const migUuid = (gpuIndex: number, start: number): string | undefined => inventory.gpus.find((g) => g.index === gpuIndex)?.migInstances.find((m) => m.start === start)?.uuid;
-    if (outcome.placement.gpus.some((g) => (g.migChanges?.create.length ?? 0) > 0 || (g.mig !== null && migUuid(g.index, g.mig.start) === undefined))) {
+    const migUuid = (gpuIndex: number, start: number): string | undefined =>
+      inventory.gpus.find((g) => g.index === gpuIndex)?.migInstances.find((m) => m.start === start)?.uuid;
+    if (
+      outcome.placement.gpus.some(
+        (g) =>
+          (g.migChanges?.create.length ?? 0) > 0 || (g.mig !== null && migUuid(g.index, g.mig.start) === undefined),
+      )
+    ) {
       state.release(entry.jobId);
       return `it needs a MIG instance that does not exist on node ${node}`;
     }
@@ -282,7 +355,13 @@ export class ClusterView {
     if (reserved) return reserved;
     const assumed = this.tentative.get(entry.uid);
     if (assumed && entry.nodeName === null && !entry.finished) return assumed.assignment;
-    if (entry.finished || entry.nodeName === null || entry.assignment === null || entry.assignment.node !== entry.nodeName) return null;
+    if (
+      entry.finished ||
+      entry.nodeName === null ||
+      entry.assignment === null ||
+      entry.assignment.node !== entry.nodeName
+    )
+      return null;
     return this.nodes.has(entry.nodeName) ? entry.assignment : null;
   }
 
@@ -302,7 +381,16 @@ export class ClusterView {
     this.touch(assignment.node);
     if (this.state === null) return;
     try {
-      this.state.hold({ jobId: entry.jobId, node: assignment.node, cpuMilli: 0, hostMemoryMiB: 0, placement: placementOf(assignment) }, tenant);
+      this.state.hold(
+        {
+          jobId: entry.jobId,
+          node: assignment.node,
+          cpuMilli: 0,
+          hostMemoryMiB: 0,
+          placement: placementOf(assignment),
+        },
+        tenant,
+      );
     } catch (err) {
       // An assignment the nodes cannot hold (the inventory changed under it): kept, and counted
       // again at the next rebuild; never placed over.
@@ -374,7 +462,10 @@ export class ClusterView {
     const nodes: ClusterNode[] = this.nodeOrder.map((name) => {
       const entry = this.nodes.get(name)!;
       const node = clusterNodeOf(name, entry.inventory, entry.cordoned);
-      return { ...node, gpus: node.gpus.map((g) => (this.blocked.has(`${name}\u0000${g.index}`) ? { ...g, schedulable: false } : g)) };
+      return {
+        ...node,
+        gpus: node.gpus.map((g) => (this.blocked.has(`${name}\u0000${g.index}`) ? { ...g, schedulable: false } : g)),
+      };
     });
     const snapshot: ClusterSnapshot = { nodes, active: [] };
     const policy = findPolicy(this.policy)!;

@@ -27,7 +27,12 @@ export interface WatchLog {
 const RESTART_DELAY_MS = 1000;
 
 /** Starts watching; resolves after the first attempt at both lists (`synced` tells whether they worked; failed ones are retried). */
-export async function watchCluster(kubeconfig: KubeConfig, rest: KubeRest, view: ClusterView, log: WatchLog): Promise<ClusterWatch> {
+export async function watchCluster(
+  kubeconfig: KubeConfig,
+  rest: KubeRest,
+  view: ClusterView,
+  log: WatchLog,
+): Promise<ClusterWatch> {
   const list = (path: string) => async () => {
     const answer = await rest.request('GET', path);
     if (answer.status !== 200) throw new Error(`GET ${path}: ${statusMessage(answer)}`);
@@ -53,15 +58,24 @@ export async function watchCluster(kubeconfig: KubeConfig, rest: KubeRest, view:
     await informer.start();
     if ((errors.get(name) ?? 0) === before) broken.delete(name);
   }
-  for (const [name, informer] of [['nodes', nodes], ['pods', pods]] as const) {
+  for (const [name, informer] of [
+    ['nodes', nodes],
+    ['pods', pods],
+  ] as const) {
     broken.add(name);
     informer.on('error', (err: unknown) => {
       errors.set(name, (errors.get(name) ?? 0) + 1);
       broken.add(name);
       if (stopped) return;
-      log.warn(`watch of ${name} broke (${(err as Error)?.message ?? String(err)}); starting again in ${RESTART_DELAY_MS} ms`);
+      log.warn(
+        `watch of ${name} broke (${(err as Error)?.message ?? String(err)}); starting again in ${RESTART_DELAY_MS} ms`,
+      );
       setTimeout(() => {
-        if (!stopped) void run(name, informer).then(() => !broken.has(name) && log.info(`watch of ${name} resumed`), () => undefined);
+        if (!stopped)
+          void run(name, informer).then(
+            () => !broken.has(name) && log.info(`watch of ${name} resumed`),
+            () => undefined,
+          );
       }, RESTART_DELAY_MS);
     });
   }

@@ -38,9 +38,16 @@ const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 export function buildExtenderServer(options: ExtenderServerOptions): FastifyInstance {
   const app = (options.tls
     ? fastify({
-      logger: false, bodyLimit: BODY_LIMIT_BYTES,
-      https: { cert: options.tls.certPem, key: options.tls.keyPem, ...(options.tls.clientCaPem ? { ca: options.tls.clientCaPem, requestCert: true, rejectUnauthorized: true } : {}) },
-    })
+        logger: false,
+        bodyLimit: BODY_LIMIT_BYTES,
+        https: {
+          cert: options.tls.certPem,
+          key: options.tls.keyPem,
+          ...(options.tls.clientCaPem
+            ? { ca: options.tls.clientCaPem, requestCert: true, rejectUnauthorized: true }
+            : {}),
+        },
+      })
     : fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES })) as unknown as FastifyInstance;
   // The scheduler is a trusted caller with large bodies (thousands of node names): plain JSON.parse,
   // without the prototype-poisoning scan of Fastify's default parser (whose result is not merged anywhere here).
@@ -72,7 +79,14 @@ export function buildExtenderServer(options: ExtenderServerOptions): FastifyInst
     if ('error' in args) return reply.code(400).send({ Error: args.error });
     return timed('filter', () => {
       const blocked = options.notReady();
-      if (blocked !== null) return { Nodes: null, NodeNames: null, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: `gpushare extender: ${blocked}` };
+      if (blocked !== null)
+        return {
+          Nodes: null,
+          NodeNames: null,
+          FailedNodes: {},
+          FailedAndUnresolvableNodes: {},
+          Error: `gpushare extender: ${blocked}`,
+        };
       return filterResult(args, cache.evaluate(args));
     });
   });
@@ -93,7 +107,9 @@ export function buildExtenderServer(options: ExtenderServerOptions): FastifyInst
     options.metrics.observe('bind', 'error' in outcome ? 'error' : 'ok', Number(process.hrtime.bigint() - t0) / 1e9);
     return { Error: 'error' in outcome ? outcome.error : '' };
   });
-  app.get('/metrics', async (_request, reply) => reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()));
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics()),
+  );
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const blocked = options.notReady();

@@ -24,17 +24,21 @@ export interface ExtenderArgs {
  * of node names). @returns the args, or an error naming the field
  */
 export function parseExtenderArgs(body: unknown): ExtenderArgs | { error: string } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { error: 'ExtenderArgs: expected a JSON object' };
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { error: 'ExtenderArgs: expected a JSON object' };
   const { Pod: pod, Nodes: nodes, NodeNames: names } = body as Record<string, unknown>;
   const uid = (pod as { metadata?: { uid?: unknown } } | null)?.metadata?.uid;
-  if (typeof pod !== 'object' || pod === null || typeof uid !== 'string' || uid === '') return { error: 'ExtenderArgs.Pod.metadata.uid: expected a non-empty string' };
+  if (typeof pod !== 'object' || pod === null || typeof uid !== 'string' || uid === '')
+    return { error: 'ExtenderArgs.Pod.metadata.uid: expected a non-empty string' };
   if (names !== undefined && names !== null) {
     if (!Array.isArray(names)) return { error: 'ExtenderArgs.NodeNames: expected an array of node names or null' };
-    for (let i = 0; i < names.length; i++) if (typeof names[i] !== 'string') return { error: `ExtenderArgs.NodeNames.${i}: expected a string` };
+    for (let i = 0; i < names.length; i++)
+      if (typeof names[i] !== 'string') return { error: `ExtenderArgs.NodeNames.${i}: expected a string` };
     return { pod: pod as KubePod, nodeNames: names as string[], nodeItems: null };
   }
   const items = (nodes as { items?: unknown } | null | undefined)?.items;
-  if (items === undefined || items === null) return { pod: pod as KubePod, nodeNames: [], nodeItems: nodes === undefined || nodes === null ? null : [] };
+  if (items === undefined || items === null)
+    return { pod: pod as KubePod, nodeNames: [], nodeItems: nodes === undefined || nodes === null ? null : [] };
   if (!Array.isArray(items)) return { error: 'ExtenderArgs.Nodes.items: expected an array of Nodes' };
   const nodeNames: string[] = [];
   for (let i = 0; i < items.length; i++) {
@@ -53,7 +57,13 @@ export function filterResult(args: ExtenderArgs, evaluation: PodEvaluation): Rec
   const passing = args.nodeNames.filter((n) => evaluation.scores.has(n));
   if (args.nodeItems !== null) {
     const keep = new Set(passing);
-    return { Nodes: { items: args.nodeItems.filter((n) => keep.has(n.metadata.name)) }, NodeNames: null, FailedNodes: failed, FailedAndUnresolvableNodes: unresolvable, Error: '' };
+    return {
+      Nodes: { items: args.nodeItems.filter((n) => keep.has(n.metadata.name)) },
+      NodeNames: null,
+      FailedNodes: failed,
+      FailedAndUnresolvableNodes: unresolvable,
+      Error: '',
+    };
   }
   return { Nodes: null, NodeNames: passing, FailedNodes: failed, FailedAndUnresolvableNodes: unresolvable, Error: '' };
 }
@@ -78,7 +88,15 @@ export function priorityList(args: ExtenderArgs, evaluation: PodEvaluation): { H
   for (const host of args.nodeNames) {
     const total = evaluation.scores.get(host);
     if (total === undefined) continue;
-    const score = total >= best ? MAX_EXTENDER_SCORE : best === worst ? MAX_EXTENDER_SCORE - 1 : Math.min(MAX_EXTENDER_SCORE - 1, Math.max(0, Math.round(((total - worst) / (best - worst)) * (MAX_EXTENDER_SCORE - 1))));
+    const score =
+      total >= best
+        ? MAX_EXTENDER_SCORE
+        : best === worst
+          ? MAX_EXTENDER_SCORE - 1
+          : Math.min(
+              MAX_EXTENDER_SCORE - 1,
+              Math.max(0, Math.round(((total - worst) / (best - worst)) * (MAX_EXTENDER_SCORE - 1))),
+            );
     if (score > 0) list.push({ Host: host, Score: score });
   }
   return list;
@@ -97,7 +115,13 @@ export class EvaluationCache {
   evaluate(args: ExtenderArgs): PodEvaluation {
     const uid = args.pod.metadata?.uid ?? '';
     const last = this.last;
-    if (last !== null && last.uid === uid && last.version === this.view.version && args.nodeNames.every((n) => last.evaluation.scores.has(n) || last.evaluation.failed.has(n))) return last.evaluation;
+    if (
+      last !== null &&
+      last.uid === uid &&
+      last.version === this.view.version &&
+      args.nodeNames.every((n) => last.evaluation.scores.has(n) || last.evaluation.failed.has(n))
+    )
+      return last.evaluation;
     const evaluation = this.view.evaluate(args.pod, args.nodeNames);
     this.last = { uid, version: this.view.version, evaluation };
     return evaluation;

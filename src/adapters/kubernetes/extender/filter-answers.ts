@@ -24,13 +24,21 @@ export interface AnswerContext {
   readonly nowMs: number;
 }
 
-const NOT_GPUSHARE: Failure = { reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)', resolvable: false };
+const NOT_GPUSHARE: Failure = {
+  reason: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)',
+  resolvable: false,
+};
 
 /**
  * Answers the filter for `request` of `tenant` over `candidates`. The maps returned may be kept by
  * the memo and updated in place by the next filter of the same shape: read them before that.
  */
-export function answerFilter(ctx: AnswerContext, request: JobRequest, tenant: string, candidates: readonly string[]): FilterAnswer {
+export function answerFilter(
+  ctx: AnswerContext,
+  request: JobRequest,
+  tenant: string,
+  candidates: readonly string[],
+): FilterAnswer {
   const { memo, state, nowMs } = ctx;
   const key = memo.shapeId(`${tenant}\u0000${JSON.stringify(request.gpu)}`);
   let epoch = 0;
@@ -61,7 +69,14 @@ export function answerFilter(ctx: AnswerContext, request: JobRequest, tenant: st
 }
 
 /** Answers for `names` with the core (gpushare nodes) and memoises them. */
-function answerNodes(ctx: AnswerContext, names: readonly string[], key: number, epoch: number, request: JobRequest, answer: FilterAnswer): void {
+function answerNodes(
+  ctx: AnswerContext,
+  names: readonly string[],
+  key: number,
+  epoch: number,
+  request: JobRequest,
+  answer: FilterAnswer,
+): void {
   const indices: number[] = [];
   for (const name of names) {
     if (ctx.isGpushareNode(name)) indices.push(ctx.state.indexOf(name));
@@ -73,7 +88,8 @@ function answerNodes(ctx: AnswerContext, names: readonly string[], key: number, 
     const name = ctx.nodeName(index);
     const score = ranking.scores.get(index);
     const refusal = ranking.reasons.get(index) ?? { message: 'no room', lasting: false };
-    const failed = score !== undefined ? null : { reason: `gpushare: ${refusal.message}`, resolvable: !refusal.lasting };
+    const failed =
+      score !== undefined ? null : { reason: `gpushare: ${refusal.message}`, resolvable: !refusal.lasting };
     if (score !== undefined) answer.scores.set(name, score);
     else answer.failed.set(name, failed!);
     ctx.memo.set(name, key, epoch, ctx.nowMs, { score: score ?? null, failed });

@@ -40,29 +40,52 @@ export function kubeRestFrom(kubeconfig: KubeConfig, timeoutMs = 10_000): KubeRe
     async request(method, path, body, contentType = 'application/json') {
       const options: https.RequestOptions = { method, headers: {} };
       await kubeconfig.applyToHTTPSOptions(options);
-      const pool = (agent ??= new https.Agent({ keepAlive: true, maxSockets: 16, ca: options.ca, cert: options.cert, key: options.key, ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}) }));
+      const pool = (agent ??= new https.Agent({
+        keepAlive: true,
+        maxSockets: 16,
+        ca: options.ca,
+        cert: options.cert,
+        key: options.key,
+        ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
+      }));
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const headers: Record<string, string | number> = { ...(options.headers as Record<string, string>), accept: 'application/json' };
+      const headers: Record<string, string | number> = {
+        ...(options.headers as Record<string, string>),
+        accept: 'application/json',
+      };
       if (payload) {
         headers['content-type'] = contentType;
         headers['content-length'] = payload.length;
       }
       return await new Promise<KubeResponse>((resolve, reject) => {
-        const req = https.request({ protocol: base.protocol, hostname: base.hostname, port: base.port, path: `${base.pathname.replace(/\/$/, '')}${path}`, method, headers, agent: pool, timeout: timeoutMs, ...(options.auth ? { auth: options.auth } : {}) }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: unknown = null;
-            try {
-              parsed = text ? JSON.parse(text) : null;
-            } catch {
-              parsed = null;
-            }
-            resolve({ status: res.statusCode ?? 0, body: parsed });
-          });
-          res.on('error', reject);
-        });
+        const req = https.request(
+          {
+            protocol: base.protocol,
+            hostname: base.hostname,
+            port: base.port,
+            path: `${base.pathname.replace(/\/$/, '')}${path}`,
+            method,
+            headers,
+            agent: pool,
+            timeout: timeoutMs,
+            ...(options.auth ? { auth: options.auth } : {}),
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              let parsed: unknown = null;
+              try {
+                parsed = text ? JSON.parse(text) : null;
+              } catch {
+                parsed = null;
+              }
+              resolve({ status: res.statusCode ?? 0, body: parsed });
+            });
+            res.on('error', reject);
+          },
+        );
         req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`)));
         req.on('error', reject);
         req.end(payload);

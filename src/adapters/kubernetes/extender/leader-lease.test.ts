@@ -3,21 +3,30 @@ import type { KubeResponse, KubeRest } from './kube-rest.js';
 import { LeaderLease } from './leader-lease.js';
 
 /** A Lease store behind a fake API (GET, POST, PUT of one Lease), and a clock. */
-function fakeApi(): { rest: KubeRest; lease: () => Record<string, unknown> | null; setHolder: (holder: string, renewTime: string) => void; fail: (on: boolean) => void } {
+function fakeApi(): {
+  rest: KubeRest;
+  lease: () => Record<string, unknown> | null;
+  setHolder: (holder: string, renewTime: string) => void;
+  fail: (on: boolean) => void;
+} {
   let lease: { metadata: { resourceVersion: string }; spec: Record<string, unknown> } | null = null;
   let version = 0;
   let failing = false;
   const rest: KubeRest = {
     request(method, _path, body): Promise<KubeResponse> {
       if (failing) return Promise.reject(new Error('connection refused'));
-      if (method === 'GET') return Promise.resolve(lease === null ? { status: 404, body: null } : { status: 200, body: structuredClone(lease) });
+      if (method === 'GET')
+        return Promise.resolve(
+          lease === null ? { status: 404, body: null } : { status: 200, body: structuredClone(lease) },
+        );
       const b = body as { spec: Record<string, unknown>; metadata: { resourceVersion?: string } };
       if (method === 'POST') {
         if (lease !== null) return Promise.resolve({ status: 409, body: null });
         lease = { metadata: { resourceVersion: String(++version) }, spec: b.spec };
         return Promise.resolve({ status: 201, body: lease });
       }
-      if (lease === null || b.metadata.resourceVersion !== lease.metadata.resourceVersion) return Promise.resolve({ status: 409, body: null });
+      if (lease === null || b.metadata.resourceVersion !== lease.metadata.resourceVersion)
+        return Promise.resolve({ status: 409, body: null });
       lease = { metadata: { resourceVersion: String(++version) }, spec: b.spec };
       return Promise.resolve({ status: 200, body: lease });
     },
@@ -27,7 +36,10 @@ function fakeApi(): { rest: KubeRest; lease: () => Record<string, unknown> | nul
     rest,
     lease: () => lease?.spec ?? null,
     setHolder: (holder, renewTime) => {
-      lease = { metadata: { resourceVersion: String(++version) }, spec: { ...(lease?.spec ?? {}), holderIdentity: holder, renewTime, leaseDurationSeconds: 15 } };
+      lease = {
+        metadata: { resourceVersion: String(++version) },
+        spec: { ...(lease?.spec ?? {}), holderIdentity: holder, renewTime, leaseDurationSeconds: 15 },
+      };
     },
     fail: (on) => (failing = on),
   };
@@ -37,8 +49,20 @@ describe('LeaderLease', () => {
   it('creates the Lease and is active; another replica waits', async () => {
     let now = 1_000_000;
     const api = fakeApi();
-    const a = new LeaderLease(api.rest, { namespace: 'gpushare-system', name: 'gpushare-extender', identity: 'a', leaseDurationSeconds: 15, now: () => now });
-    const b = new LeaderLease(api.rest, { namespace: 'gpushare-system', name: 'gpushare-extender', identity: 'b', leaseDurationSeconds: 15, now: () => now });
+    const a = new LeaderLease(api.rest, {
+      namespace: 'gpushare-system',
+      name: 'gpushare-extender',
+      identity: 'a',
+      leaseDurationSeconds: 15,
+      now: () => now,
+    });
+    const b = new LeaderLease(api.rest, {
+      namespace: 'gpushare-system',
+      name: 'gpushare-extender',
+      identity: 'b',
+      leaseDurationSeconds: 15,
+      now: () => now,
+    });
     expect(await a.tryOnce()).toBe(true);
     expect(await b.tryOnce()).toBe(false);
     expect(b.currentHolder).toBe('a');
@@ -53,7 +77,13 @@ describe('LeaderLease', () => {
     const api = fakeApi();
     // The holder's clock is an hour ahead: its renewTime lies in our future.
     api.setHolder('dead', new Date(now + 3_600_000).toISOString());
-    const b = new LeaderLease(api.rest, { namespace: 'gpushare-system', name: 'gpushare-extender', identity: 'b', leaseDurationSeconds: 15, now: () => now });
+    const b = new LeaderLease(api.rest, {
+      namespace: 'gpushare-system',
+      name: 'gpushare-extender',
+      identity: 'b',
+      leaseDurationSeconds: 15,
+      now: () => now,
+    });
     expect(await b.tryOnce()).toBe(false);
     now += 14_000;
     expect(await b.tryOnce()).toBe(false);
@@ -66,7 +96,13 @@ describe('LeaderLease', () => {
   it('steps down when it has not renewed for two thirds of the duration', async () => {
     let now = 1_000_000;
     const api = fakeApi();
-    const a = new LeaderLease(api.rest, { namespace: 'gpushare-system', name: 'gpushare-extender', identity: 'a', leaseDurationSeconds: 15, now: () => now });
+    const a = new LeaderLease(api.rest, {
+      namespace: 'gpushare-system',
+      name: 'gpushare-extender',
+      identity: 'a',
+      leaseDurationSeconds: 15,
+      now: () => now,
+    });
     expect(await a.tryOnce()).toBe(true);
     api.fail(true);
     now += 9_000;

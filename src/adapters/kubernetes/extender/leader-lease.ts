@@ -25,7 +25,13 @@ export interface LeaseOptions {
 
 interface LeaseObject {
   metadata?: { resourceVersion?: string };
-  spec?: { holderIdentity?: string; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
 }
 
 /** MicroTime as the API server writes it (RFC 3339 with microseconds). */
@@ -44,7 +50,10 @@ export class LeaderLease {
   /** The Lease as last read (holder and renewTime) and when, by the local clock, it last changed. */
   private observed: { record: string; sinceMs: number } | null = null;
 
-  constructor(private readonly rest: KubeRest, private readonly options: LeaseOptions) {}
+  constructor(
+    private readonly rest: KubeRest,
+    private readonly options: LeaseOptions,
+  ) {}
 
   /** True while this replica holds the Lease and renewed it within two thirds of its duration. */
   get active(): boolean {
@@ -84,10 +93,22 @@ export class LeaderLease {
     const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases/${encodeURIComponent(name)}`;
     const current = await this.rest.request('GET', path);
     if (current.status === 404) {
-      const created = await this.rest.request('POST', `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`, {
-        apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace },
-        spec: { holderIdentity: identity, leaseDurationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
-      });
+      const created = await this.rest.request(
+        'POST',
+        `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`,
+        {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name, namespace },
+          spec: {
+            holderIdentity: identity,
+            leaseDurationSeconds,
+            acquireTime: microTime(now),
+            renewTime: microTime(now),
+            leaseTransitions: 0,
+          },
+        },
+      );
       if (created.status === 201) this.renewedAtMs = now;
       return this.set(created.status === 201, created.status === 201 ? identity : null);
     }
@@ -101,10 +122,13 @@ export class LeaderLease {
     if (holder !== identity && holder !== null && holder !== '' && !expired) return this.set(false, holder);
     const takingOver = holder !== identity;
     const updated = await this.rest.request('PUT', path, {
-      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { ...lease.metadata, name, namespace },
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { ...lease.metadata, name, namespace },
       spec: {
-        holderIdentity: identity, leaseDurationSeconds,
-        acquireTime: takingOver ? microTime(now) : spec.acquireTime ?? microTime(now),
+        holderIdentity: identity,
+        leaseDurationSeconds,
+        acquireTime: takingOver ? microTime(now) : (spec.acquireTime ?? microTime(now)),
         renewTime: microTime(now),
         leaseTransitions: (spec.leaseTransitions ?? 0) + (takingOver ? 1 : 0),
       },

@@ -54,7 +54,16 @@ export class NodeAnswerMemo {
   private readonly touched: string[] = [];
   private touchBase = 0;
   /** The last whole answer per request shape. */
-  private readonly wholes = new Map<number, { names: readonly string[]; epoch: number; scores: Map<string, number>; failed: Map<string, Failure>; touchedUpTo: number }>();
+  private readonly wholes = new Map<
+    number,
+    {
+      names: readonly string[];
+      epoch: number;
+      scores: Map<string, number>;
+      failed: Map<string, Failure>;
+      touchedUpTo: number;
+    }
+  >();
 
   /** A small integer for a request key (shape and tenant), to look answers up by (once per filter call). */
   shapeId(key: string): number {
@@ -77,16 +86,36 @@ export class NodeAnswerMemo {
    * list and policy epoch, with the names of the nodes touched since (to answer again); undefined
    * otherwise. The caller updates the answer's maps for those nodes and stores it back with `storeWhole`.
    */
-  whole(key: number, candidates: readonly string[], epoch: number): { scores: Map<string, number>; failed: Map<string, Failure>; changed: Set<string> } | undefined {
+  whole(
+    key: number,
+    candidates: readonly string[],
+    epoch: number,
+  ): { scores: Map<string, number>; failed: Map<string, Failure>; changed: Set<string> } | undefined {
     const cached = this.wholes.get(key);
     if (cached === undefined || cached.epoch !== epoch || cached.names.length !== candidates.length) return undefined;
     for (let i = 0; i < candidates.length; i++) if (cached.names[i] !== candidates[i]) return undefined;
-    return { scores: cached.scores, failed: cached.failed, changed: new Set(this.touched.slice(cached.touchedUpTo - this.touchBase)) };
+    return {
+      scores: cached.scores,
+      failed: cached.failed,
+      changed: new Set(this.touched.slice(cached.touchedUpTo - this.touchBase)),
+    };
   }
 
   /** Stores the whole answer of a filter (the maps are kept and updated in place by later filters). */
-  storeWhole(key: number, candidates: readonly string[], epoch: number, scores: Map<string, number>, failed: Map<string, Failure>): void {
-    this.wholes.set(key, { names: candidates, epoch, scores, failed, touchedUpTo: this.touchBase + this.touched.length });
+  storeWhole(
+    key: number,
+    candidates: readonly string[],
+    epoch: number,
+    scores: Map<string, number>,
+    failed: Map<string, Failure>,
+  ): void {
+    this.wholes.set(key, {
+      names: candidates,
+      epoch,
+      scores,
+      failed,
+      touchedUpTo: this.touchBase + this.touched.length,
+    });
   }
 
   private clearWhole(): void {
@@ -123,8 +152,14 @@ export class NodeAnswerMemo {
   set(name: string, key: number, epoch: number, nowMs: number, answer: NodeAnswer): void {
     let slot = this.slots.get(name);
     if (slot === undefined) this.slots.set(name, (slot = { generation: 0, answers: new Map() }));
-    else if (slot.answers.size >= SHAPES_PER_NODE && !slot.answers.has(key)) slot.answers.delete(slot.answers.keys().next().value!);
-    slot.answers.set(key, { ...answer, epoch, generation: slot.generation, staleUntilMs: nowMs + STALE_MS * (1 + Math.random()) });
+    else if (slot.answers.size >= SHAPES_PER_NODE && !slot.answers.has(key))
+      slot.answers.delete(slot.answers.keys().next().value!);
+    slot.answers.set(key, {
+      ...answer,
+      epoch,
+      generation: slot.generation,
+      staleUntilMs: nowMs + STALE_MS * (1 + Math.random()),
+    });
   }
 
   /** Forgets every answer (the nodes changed). */

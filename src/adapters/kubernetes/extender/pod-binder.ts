@@ -30,11 +30,15 @@ export function parseBindingArgs(body: unknown): BindingArgs | { error: string }
   return { error: `ExtenderBindingArgs.${issue.path.join('.')}: ${issue.message}` };
 }
 
-const podPath = (args: BindingArgs): string => `/api/v1/namespaces/${encodeURIComponent(args.PodNamespace)}/pods/${encodeURIComponent(args.PodName)}`;
+const podPath = (args: BindingArgs): string =>
+  `/api/v1/namespaces/${encodeURIComponent(args.PodNamespace)}/pods/${encodeURIComponent(args.PodName)}`;
 
 /** Binds pods for the kube-scheduler. */
 export class PodBinder {
-  constructor(private readonly view: ClusterView, private readonly rest: KubeRest) {}
+  constructor(
+    private readonly view: ClusterView,
+    private readonly rest: KubeRest,
+  ) {}
 
   /** Runs one bind. @returns the assignment, or the error to answer (the pod's share is then released) */
   async bind(args: BindingArgs): Promise<{ assignment: PodAssignment } | { error: string }> {
@@ -42,7 +46,7 @@ export class PodBinder {
       // The scheduler saw the pod before this view's watch did: read it from the API server (never
       // from the caller), then place it.
       const read = await this.rest.request('GET', podPath(args)).catch(() => null);
-      const pod = read?.status === 200 ? read.body as KubePod : null;
+      const pod = read?.status === 200 ? (read.body as KubePod) : null;
       if (pod?.metadata?.uid === args.PodUID) this.view.upsertPod(pod);
     }
     const reserved = this.view.reserve(args.PodUID, args.Node);
@@ -53,16 +57,27 @@ export class PodBinder {
       // One write: the API server sets spec.nodeName and merges the Binding's annotations into the
       // pod together, only if the pod (this UID) is not bound yet (pkg/registry/core/pod/storage
       // setPodHostAndAnnotations). No pod ever carries an assignment without its binding.
-      const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: args.PodName, namespace: args.PodNamespace, uid: args.PodUID, annotations }, target: { apiVersion: 'v1', kind: 'Node', name: args.Node } };
+      const binding = {
+        apiVersion: 'v1',
+        kind: 'Binding',
+        metadata: { name: args.PodName, namespace: args.PodNamespace, uid: args.PodUID, annotations },
+        target: { apiVersion: 'v1', kind: 'Node', name: args.Node },
+      };
       const bound = await this.rest.request('POST', `${podPath(args)}/binding`, binding);
-      if (bound.status !== 201 && bound.status !== 200) throw new Error(`creating the Binding of ${args.PodNamespace}/${args.PodName} to ${args.Node} failed: ${statusMessage(bound)}`);
+      if (bound.status !== 201 && bound.status !== 200)
+        throw new Error(
+          `creating the Binding of ${args.PodNamespace}/${args.PodName} to ${args.Node} failed: ${statusMessage(bound)}`,
+        );
       return { assignment };
     } catch (err) {
       // Refused, or its answer was lost (a timeout after the API server acted): read the pod, and
       // release the share only if it is not bound here with this assignment.
       const now = await this.rest.request('GET', podPath(args)).catch(() => null);
-      const pod = now?.status === 200 ? now.body as KubePod : null;
-      const boundHere = pod?.metadata?.uid === args.PodUID && pod.spec?.nodeName === args.Node && pod.metadata?.annotations?.[POD_ANNOTATIONS.assignment] === annotations[POD_ANNOTATIONS.assignment];
+      const pod = now?.status === 200 ? (now.body as KubePod) : null;
+      const boundHere =
+        pod?.metadata?.uid === args.PodUID &&
+        pod.spec?.nodeName === args.Node &&
+        pod.metadata?.annotations?.[POD_ANNOTATIONS.assignment] === annotations[POD_ANNOTATIONS.assignment];
       if (boundHere) return { assignment };
       this.view.rollback(args.PodUID);
       return { error: (err as Error).message };

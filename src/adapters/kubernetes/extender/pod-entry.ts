@@ -38,10 +38,18 @@ export function podEntryOf(pod: KubePod, uid: string, jobId: number): PodEntry {
   const phase = pod.status?.phase;
   const namespace = pod.metadata?.namespace ?? '';
   const created = pod.metadata?.creationTimestamp;
-  const request: JobRequest | null = parsed.kind !== 'request' ? null : {
-    id: jobId, tenant: namespace, priority: pod.spec?.priority ?? 0,
-    submittedAtMs: created ? new Date(created).getTime() : 0, cpuMilli: 0, hostMemoryMiB: 0, gpu: parsed.request.gpu,
-  };
+  const request: JobRequest | null =
+    parsed.kind !== 'request'
+      ? null
+      : {
+          id: jobId,
+          tenant: namespace,
+          priority: pod.spec?.priority ?? 0,
+          submittedAtMs: created ? new Date(created).getTime() : 0,
+          cpuMilli: 0,
+          hostMemoryMiB: 0,
+          gpu: parsed.request.gpu,
+        };
   return {
     jobId,
     uid,

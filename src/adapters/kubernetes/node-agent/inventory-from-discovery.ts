@@ -23,26 +23,48 @@ export interface DiscoveredInventory {
  * compute slices are needed), by ascending start; the others are reported in `warnings`. A GPU
  * without MIG lists none.
  */
-export function inventoryOfDiscovered(discovered: readonly DiscoveredGpu[], migInstances: ReadonlyMap<number, readonly MigInstanceState[]> = new Map()): DiscoveredInventory {
+export function inventoryOfDiscovered(
+  discovered: readonly DiscoveredGpu[],
+  migInstances: ReadonlyMap<number, readonly MigInstanceState[]> = new Map(),
+): DiscoveredInventory {
   const warnings: string[] = [];
-  const gpus = [...discovered].sort((a, b) => a.index - b.index).map((g): InventoryGpu => {
-    const instances: InventoryMigInstance[] = [];
-    if (g.migEnabled) {
-      for (const state of [...(migInstances.get(g.index) ?? [])].sort((a, b) => a.start - b.start)) {
-        const where = `GPU ${g.index} MIG instance ${state.profileName} at slice ${state.start}`;
-        if (state.migDeviceUuid === null) {
-          warnings.push(`${where} has no MIG device UUID (no compute instance, or nvidia-smi -L did not match it): not published`);
-          continue;
+  const gpus = [...discovered]
+    .sort((a, b) => a.index - b.index)
+    .map((g): InventoryGpu => {
+      const instances: InventoryMigInstance[] = [];
+      if (g.migEnabled) {
+        for (const state of [...(migInstances.get(g.index) ?? [])].sort((a, b) => a.start - b.start)) {
+          const where = `GPU ${g.index} MIG instance ${state.profileName} at slice ${state.start}`;
+          if (state.migDeviceUuid === null) {
+            warnings.push(
+              `${where} has no MIG device UUID (no compute instance, or nvidia-smi -L did not match it): not published`,
+            );
+            continue;
+          }
+          const mig = toMigInstance(g.model, state);
+          if (mig.computeSlices <= 0) {
+            warnings.push(`${where}: profile ${state.profileId} is not in the catalog for ${g.model}: not published`);
+            continue;
+          }
+          instances.push({
+            uuid: state.migDeviceUuid,
+            profileId: mig.profileId,
+            profileName: mig.profileName,
+            start: mig.start,
+            size: mig.size,
+            computeSlices: mig.computeSlices,
+          });
         }
-        const mig = toMigInstance(g.model, state);
-        if (mig.computeSlices <= 0) {
-          warnings.push(`${where}: profile ${state.profileId} is not in the catalog for ${g.model}: not published`);
-          continue;
-        }
-        instances.push({ uuid: state.migDeviceUuid, profileId: mig.profileId, profileName: mig.profileName, start: mig.start, size: mig.size, computeSlices: mig.computeSlices });
       }
-    }
-    return { index: g.index, uuid: g.uuid, model: g.model, gpuMemoryMiB: g.gpuMemoryMiB, healthy: g.healthy, migEnabled: g.migEnabled, migInstances: instances };
-  });
+      return {
+        index: g.index,
+        uuid: g.uuid,
+        model: g.model,
+        gpuMemoryMiB: g.gpuMemoryMiB,
+        healthy: g.healthy,
+        migEnabled: g.migEnabled,
+        migInstances: instances,
+      };
+    });
   return { gpus, warnings };
 }

@@ -36,15 +36,25 @@ export function createClientNodePatcher(kubeConfig: KubeConfig): NodePatcher {
  * extended resources in status (so a node never offers resources whose inventory is unknown).
  * Idempotent. Rejects with the first patch's error, naming the node and the patch.
  */
-export async function publishNodeInventory(patcher: NodePatcher, nodeName: string, gpus: readonly InventoryGpu[]): Promise<void> {
+export async function publishNodeInventory(
+  patcher: NodePatcher,
+  nodeName: string,
+  gpus: readonly InventoryGpu[],
+): Promise<void> {
   try {
     await patcher.patchNode(nodeName, nodeMetadataPatch(gpus));
   } catch (error) {
-    throw new Error(`cannot patch the labels and annotations of node ${nodeName}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `cannot patch the labels and annotations of node ${nodeName}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   try {
     await patcher.patchNodeStatus(nodeName, nodeStatusPatch(gpus));
   } catch (error) {
-    throw new Error(`cannot patch the status of node ${nodeName}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `cannot patch the status of node ${nodeName}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }

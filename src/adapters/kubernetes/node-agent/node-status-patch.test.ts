@@ -3,7 +3,13 @@ import { parseInventory, type InventoryGpu } from '../schema/node-inventory.js';
 import { labelValue, nodeMetadataPatch, nodeStatusPatch } from './node-status-patch.js';
 
 const gpu = (index: number, model: string, gpuMemoryMiB: number, healthy = true): InventoryGpu => ({
-  index, uuid: `GPU-${index}`, model, gpuMemoryMiB, healthy, migEnabled: false, migInstances: [],
+  index,
+  uuid: `GPU-${index}`,
+  model,
+  gpuMemoryMiB,
+  healthy,
+  migEnabled: false,
+  migInstances: [],
 });
 
 describe('node status patch', () => {
@@ -12,7 +18,11 @@ describe('node status patch', () => {
     expect(nodeStatusPatch(gpus)).toEqual({
       status: {
         capacity: { 'gpushare.io/gpu': '3', 'gpushare.io/gpu-milli': '3000', 'gpushare.io/gpu-memory-mib': '204800' },
-        allocatable: { 'gpushare.io/gpu': '2', 'gpushare.io/gpu-milli': '2000', 'gpushare.io/gpu-memory-mib': '122880' },
+        allocatable: {
+          'gpushare.io/gpu': '2',
+          'gpushare.io/gpu-milli': '2000',
+          'gpushare.io/gpu-memory-mib': '122880',
+        },
       },
     });
   });
@@ -21,15 +31,27 @@ describe('node status patch', () => {
     const gpus = [gpu(1, 'A100-40GB', 40960), gpu(0, 'NVIDIA A100-SXM4-80GB', 81920)];
     const patch = nodeMetadataPatch(gpus);
     expect(patch.metadata.labels).toEqual({
-      'gpushare.io/managed': 'true', 'gpushare.io/gpu-model': 'NVIDIA-A100-SXM4-80GB', 'gpushare.io/gpu-memory-mib': '81920', 'gpushare.io/gpu-count': '2',
+      'gpushare.io/managed': 'true',
+      'gpushare.io/gpu-model': 'NVIDIA-A100-SXM4-80GB',
+      'gpushare.io/gpu-memory-mib': '81920',
+      'gpushare.io/gpu-count': '2',
     });
     const inventory = parseInventory(patch.metadata.annotations);
     expect(inventory).toEqual({ schema: 'v1', gpus: [gpus[1], gpus[0]] });
   });
 
   it('publishes a node without GPUs with zero resources and no model', () => {
-    expect(nodeStatusPatch([]).status.capacity).toEqual({ 'gpushare.io/gpu': '0', 'gpushare.io/gpu-milli': '0', 'gpushare.io/gpu-memory-mib': '0' });
-    expect(nodeMetadataPatch([]).metadata.labels).toEqual({ 'gpushare.io/managed': 'true', 'gpushare.io/gpu-model': null, 'gpushare.io/gpu-memory-mib': null, 'gpushare.io/gpu-count': '0' });
+    expect(nodeStatusPatch([]).status.capacity).toEqual({
+      'gpushare.io/gpu': '0',
+      'gpushare.io/gpu-milli': '0',
+      'gpushare.io/gpu-memory-mib': '0',
+    });
+    expect(nodeMetadataPatch([]).metadata.labels).toEqual({
+      'gpushare.io/managed': 'true',
+      'gpushare.io/gpu-model': null,
+      'gpushare.io/gpu-memory-mib': null,
+      'gpushare.io/gpu-count': '0',
+    });
   });
 
   it('makes label values valid', () => {

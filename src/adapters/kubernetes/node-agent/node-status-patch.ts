@@ -24,8 +24,15 @@ export function gpuResourceQuantities(gpus: readonly InventoryGpu[]): GpuResourc
 }
 
 /** The status patch: capacity over all GPUs, allocatable over the healthy ones. */
-export function nodeStatusPatch(gpus: readonly InventoryGpu[]): { status: { capacity: GpuResourceQuantities; allocatable: GpuResourceQuantities } } {
-  return { status: { capacity: gpuResourceQuantities(gpus), allocatable: gpuResourceQuantities(gpus.filter((g) => g.healthy)) } };
+export function nodeStatusPatch(gpus: readonly InventoryGpu[]): {
+  status: { capacity: GpuResourceQuantities; allocatable: GpuResourceQuantities };
+} {
+  return {
+    status: {
+      capacity: gpuResourceQuantities(gpus),
+      allocatable: gpuResourceQuantities(gpus.filter((g) => g.healthy)),
+    },
+  };
 }
 
 const LABEL_VALUE_MAX = 63;
@@ -36,7 +43,11 @@ const LABEL_VALUE_MAX = 63;
  * `NVIDIA A100-SXM4-80GB` → `NVIDIA-A100-SXM4-80GB`.
  */
 export function labelValue(raw: string): string {
-  return raw.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, LABEL_VALUE_MAX).replace(/^[^A-Za-z0-9]+/, '').replace(/[^A-Za-z0-9]+$/, '');
+  return raw
+    .replace(/[^A-Za-z0-9_.-]/g, '-')
+    .slice(0, LABEL_VALUE_MAX)
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .replace(/[^A-Za-z0-9]+$/, '');
 }
 
 /**
@@ -44,7 +55,9 @@ export function labelValue(raw: string): string {
  * `gpu-memory-mib` (the largest GPU's MiB), `gpu-count`; annotation `gpushare.io/gpus` (the
  * inventory JSON). With no GPU, model and memory labels are removed (null).
  */
-export function nodeMetadataPatch(gpus: readonly InventoryGpu[]): { metadata: { labels: Record<string, string | null>; annotations: Record<string, string> } } {
+export function nodeMetadataPatch(gpus: readonly InventoryGpu[]): {
+  metadata: { labels: Record<string, string | null>; annotations: Record<string, string> };
+} {
   const sorted = [...gpus].sort((a, b) => a.index - b.index);
   const first = sorted[0];
   return {

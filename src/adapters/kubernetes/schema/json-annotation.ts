@@ -8,7 +8,11 @@ import type { z } from 'zod';
  * The value of annotation `key` checked against `schema`.
  * @returns the parsed value, null when the annotation is absent, or an error message
  */
-export function parseJsonAnnotation<T>(annotations: Readonly<Record<string, string>> | undefined, key: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): T | null | { error: string } {
+export function parseJsonAnnotation<T>(
+  annotations: Readonly<Record<string, string>> | undefined,
+  key: string,
+  schema: z.ZodType<T, z.ZodTypeDef, unknown>,
+): T | null | { error: string } {
   const raw = annotations?.[key];
   if (raw === undefined) return null;
   let json: unknown;

@@ -53,7 +53,9 @@ export function formatInventory(gpus: readonly InventoryGpu[]): string {
  * @returns the inventory, null when the node has none (not a gpushare node), or an error message
  *   naming the annotation when it is malformed
  */
-export function parseInventory(annotations: Readonly<Record<string, string>> | undefined): NodeInventory | null | { error: string } {
+export function parseInventory(
+  annotations: Readonly<Record<string, string>> | undefined,
+): NodeInventory | null | { error: string } {
   const parsed = parseJsonAnnotation(annotations, NODE_ANNOTATIONS.gpus, inventorySchema);
   if (parsed === null || 'error' in parsed) return parsed;
   const seen = new Set<number>();

@@ -20,14 +20,16 @@ const assignedGpuSchema = z.object({
   /** Memory reserved on the GPU, MiB. */
   gpuMemoryMiB: z.number().int().nonnegative(),
   /** The MIG instance for `mig` (placement in memory slices, device UUID), else null. */
-  mig: z.object({
-    uuid: z.string().min(1),
-    profileId: z.number().int().nonnegative(),
-    profileName: z.string().min(1),
-    start: z.number().int().nonnegative(),
-    size: z.number().int().positive(),
-    computeSlices: z.number().int().positive(),
-  }).nullable(),
+  mig: z
+    .object({
+      uuid: z.string().min(1),
+      profileId: z.number().int().nonnegative(),
+      profileName: z.string().min(1),
+      start: z.number().int().nonnegative(),
+      size: z.number().int().positive(),
+      computeSlices: z.number().int().positive(),
+    })
+    .nullable(),
 });
 
 const assignmentSchema = z.object({
@@ -47,7 +49,11 @@ export type AssignedGpu = z.infer<typeof assignedGpuSchema>;
  * @param migUuidOf the device UUID of a MIG instance (node, GPU index, start), from the inventory
  * @throws Error when a MIG placement names an instance whose UUID is unknown
  */
-export function assignmentOf(node: string, placement: Placement, migUuidOf: (gpuIndex: number, start: number) => string | undefined): PodAssignment {
+export function assignmentOf(
+  node: string,
+  placement: Placement,
+  migUuidOf: (gpuIndex: number, start: number) => string | undefined,
+): PodAssignment {
   return {
     schema: SCHEMA_VERSION,
     node,
@@ -56,10 +62,25 @@ export function assignmentOf(node: string, placement: Placement, migUuidOf: (gpu
       let mig: AssignedGpu['mig'] = null;
       if (g.mig !== null) {
         const uuid = migUuidOf(g.index, g.mig.start);
-        if (uuid === undefined) throw new Error(`no MIG device UUID for GPU ${g.index} instance at slice ${g.mig.start} of node ${node}`);
-        mig = { uuid, profileId: g.mig.profileId, profileName: g.mig.profileName, start: g.mig.start, size: g.mig.size, computeSlices: g.mig.computeSlices };
+        if (uuid === undefined)
+          throw new Error(`no MIG device UUID for GPU ${g.index} instance at slice ${g.mig.start} of node ${node}`);
+        mig = {
+          uuid,
+          profileId: g.mig.profileId,
+          profileName: g.mig.profileName,
+          start: g.mig.start,
+          size: g.mig.size,
+          computeSlices: g.mig.computeSlices,
+        };
       }
-      return { index: g.index, uuid: g.uuid, gpuMilli: g.gpuMilli, accountedGpuMilli: g.accountedGpuMilli, gpuMemoryMiB: g.gpuMemoryMiB, mig };
+      return {
+        index: g.index,
+        uuid: g.uuid,
+        gpuMilli: g.gpuMilli,
+        accountedGpuMilli: g.accountedGpuMilli,
+        gpuMemoryMiB: g.gpuMemoryMiB,
+        mig,
+      };
     }),
   };
 }
@@ -74,7 +95,16 @@ export function placementOf(assignment: PodAssignment): Placement {
       gpuMilli: g.gpuMilli,
       accountedGpuMilli: g.accountedGpuMilli,
       gpuMemoryMiB: g.gpuMemoryMiB,
-      mig: g.mig === null ? null : { profileId: g.mig.profileId, profileName: g.mig.profileName, start: g.mig.start, size: g.mig.size, computeSlices: g.mig.computeSlices },
+      mig:
+        g.mig === null
+          ? null
+          : {
+              profileId: g.mig.profileId,
+              profileName: g.mig.profileName,
+              start: g.mig.start,
+              size: g.mig.size,
+              computeSlices: g.mig.computeSlices,
+            },
     })),
   };
 }
@@ -93,6 +123,8 @@ export function assignedDeviceIds(assignment: PodAssignment): string[] {
 }
 
 /** Reads a pod's assignment: null when it has none, an error message naming the annotation when malformed. */
-export function parseAssignment(annotations: Readonly<Record<string, string>> | undefined): PodAssignment | null | { error: string } {
+export function parseAssignment(
+  annotations: Readonly<Record<string, string>> | undefined,
+): PodAssignment | null | { error: string } {
   return parseJsonAnnotation(annotations, POD_ANNOTATIONS.assignment, assignmentSchema);
 }

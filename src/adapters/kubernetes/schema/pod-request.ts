@@ -4,7 +4,14 @@
  * `nvidia.com/gpu`; a user may write them directly. Errors name the annotation and the allowed
  * values.
  */
-import { GPU_MILLI_PER_GPU, ISOLATION_LEVELS, SHARING_MODES, type GpuRequest, type IsolationLevel, type SharingMode } from '../../../core/index.js';
+import {
+  GPU_MILLI_PER_GPU,
+  ISOLATION_LEVELS,
+  SHARING_MODES,
+  type GpuRequest,
+  type IsolationLevel,
+  type SharingMode,
+} from '../../../core/index.js';
 import { POD_ANNOTATIONS, SCHEMA_VERSION } from './names.js';
 
 /** A pod's GPU request and the container that gets the GPUs. */
@@ -15,13 +22,22 @@ export interface PodGpuRequest {
 }
 
 /** Outcome of reading a pod's request: none (not a GPU pod), the request, or what is wrong. */
-export type PodRequestResult = { readonly kind: 'none' } | { readonly kind: 'request'; readonly request: PodGpuRequest } | { readonly kind: 'invalid'; readonly message: string };
+export type PodRequestResult =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'request'; readonly request: PodGpuRequest }
+  | { readonly kind: 'invalid'; readonly message: string };
 
 const STRICT_INTEGER = /^(0|[1-9]\d{0,9})$/;
 
-function integerAnnotation(annotations: Readonly<Record<string, string>>, key: string, min: number, max: number): number | string {
+function integerAnnotation(
+  annotations: Readonly<Record<string, string>>,
+  key: string,
+  min: number,
+  max: number,
+): number | string {
   const raw = annotations[key];
-  if (raw === undefined || !STRICT_INTEGER.test(raw)) return `annotation ${key} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw ?? null)}`;
+  if (raw === undefined || !STRICT_INTEGER.test(raw))
+    return `annotation ${key} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw ?? null)}`;
   const n = Number(raw);
   return n < min || n > max ? `annotation ${key} must be an integer from ${min} to ${max}, got ${raw}` : n;
 }
@@ -30,14 +46,24 @@ function integerAnnotation(annotations: Readonly<Record<string, string>>, key: s
  * Reads the request from a pod's annotations. A pod without `gpushare.io/gpu-count` is no GPU pod.
  * @param maxGpuCount the most GPUs one pod may ask for (a node's GPU count is a natural bound)
  */
-export function parsePodRequest(annotations: Readonly<Record<string, string>> | undefined, maxGpuCount = 64): PodRequestResult {
+export function parsePodRequest(
+  annotations: Readonly<Record<string, string>> | undefined,
+  maxGpuCount = 64,
+): PodRequestResult {
   const a = annotations ?? {};
   if (a[POD_ANNOTATIONS.gpuCount] === undefined) return { kind: 'none' };
   const version = a[POD_ANNOTATIONS.schema];
-  if (version !== undefined && version !== SCHEMA_VERSION) return { kind: 'invalid', message: `annotation ${POD_ANNOTATIONS.schema} must be ${SCHEMA_VERSION}, got ${JSON.stringify(version)}` };
+  if (version !== undefined && version !== SCHEMA_VERSION)
+    return {
+      kind: 'invalid',
+      message: `annotation ${POD_ANNOTATIONS.schema} must be ${SCHEMA_VERSION}, got ${JSON.stringify(version)}`,
+    };
   const count = integerAnnotation(a, POD_ANNOTATIONS.gpuCount, 1, maxGpuCount);
   if (typeof count === 'string') return { kind: 'invalid', message: count };
-  const milli = a[POD_ANNOTATIONS.gpuMilli] === undefined ? GPU_MILLI_PER_GPU : integerAnnotation(a, POD_ANNOTATIONS.gpuMilli, 1, GPU_MILLI_PER_GPU);
+  const milli =
+    a[POD_ANNOTATIONS.gpuMilli] === undefined
+      ? GPU_MILLI_PER_GPU
+      : integerAnnotation(a, POD_ANNOTATIONS.gpuMilli, 1, GPU_MILLI_PER_GPU);
   if (typeof milli === 'string') return { kind: 'invalid', message: milli };
   let memory: number | null = null;
   if (a[POD_ANNOTATIONS.gpuMemoryMiB] !== undefined) {
@@ -46,15 +72,36 @@ export function parsePodRequest(annotations: Readonly<Record<string, string>> | 
     memory = m;
   }
   const mode = (a[POD_ANNOTATIONS.mode] ?? 'auto') as SharingMode;
-  if (!SHARING_MODES.includes(mode)) return { kind: 'invalid', message: `annotation ${POD_ANNOTATIONS.mode} must be one of ${SHARING_MODES.join(', ')}, got ${JSON.stringify(a[POD_ANNOTATIONS.mode])}` };
+  if (!SHARING_MODES.includes(mode))
+    return {
+      kind: 'invalid',
+      message: `annotation ${POD_ANNOTATIONS.mode} must be one of ${SHARING_MODES.join(', ')}, got ${JSON.stringify(a[POD_ANNOTATIONS.mode])}`,
+    };
   const isolationRaw = a[POD_ANNOTATIONS.isolation];
   if (isolationRaw !== undefined && !ISOLATION_LEVELS.includes(isolationRaw as IsolationLevel)) {
-    return { kind: 'invalid', message: `annotation ${POD_ANNOTATIONS.isolation} must be one of ${ISOLATION_LEVELS.join(', ')}, got ${JSON.stringify(isolationRaw)}` };
+    return {
+      kind: 'invalid',
+      message: `annotation ${POD_ANNOTATIONS.isolation} must be one of ${ISOLATION_LEVELS.join(', ')}, got ${JSON.stringify(isolationRaw)}`,
+    };
   }
-  if (mode === 'exclusive' && milli !== GPU_MILLI_PER_GPU) return { kind: 'invalid', message: `annotation ${POD_ANNOTATIONS.gpuMilli} must be ${GPU_MILLI_PER_GPU} (or absent) for mode exclusive, got ${milli}` };
+  if (mode === 'exclusive' && milli !== GPU_MILLI_PER_GPU)
+    return {
+      kind: 'invalid',
+      message: `annotation ${POD_ANNOTATIONS.gpuMilli} must be ${GPU_MILLI_PER_GPU} (or absent) for mode exclusive, got ${milli}`,
+    };
   const container = a[POD_ANNOTATIONS.container];
-  if (container === undefined || container === '') return { kind: 'invalid', message: `annotation ${POD_ANNOTATIONS.container} must name the container that gets the GPUs` };
-  const gpu: GpuRequest = { gpuCount: count, gpuMilli: milli, gpuMemoryMiB: memory, mode, ...(isolationRaw !== undefined ? { isolation: isolationRaw as IsolationLevel } : {}) };
+  if (container === undefined || container === '')
+    return {
+      kind: 'invalid',
+      message: `annotation ${POD_ANNOTATIONS.container} must name the container that gets the GPUs`,
+    };
+  const gpu: GpuRequest = {
+    gpuCount: count,
+    gpuMilli: milli,
+    gpuMemoryMiB: memory,
+    mode,
+    ...(isolationRaw !== undefined ? { isolation: isolationRaw as IsolationLevel } : {}),
+  };
   return { kind: 'request', request: { gpu, container } };
 }
 

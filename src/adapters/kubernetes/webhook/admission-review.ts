@@ -47,7 +47,8 @@ export interface AdmissionRequest {
 }
 
 /** A well-formed AdmissionReview, or what is wrong with the input (answered with HTTP 400). */
-export type ParsedReview = { readonly ok: true; readonly request: AdmissionRequest } | { readonly ok: false; readonly message: string };
+export type ParsedReview =
+  { readonly ok: true; readonly request: AdmissionRequest } | { readonly ok: false; readonly message: string };
 
 /**
  * Reads an AdmissionReview the API server posted.
@@ -58,7 +59,12 @@ export function parseAdmissionReview(body: unknown): ParsedReview {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.join('.') || '(body)';
-    const wanted = field === 'apiVersion' ? ` (this webhook speaks ${API_VERSION} only)` : field === 'kind' ? ` (must be ${KIND})` : '';
+    const wanted =
+      field === 'apiVersion'
+        ? ` (this webhook speaks ${API_VERSION} only)`
+        : field === 'kind'
+          ? ` (must be ${KIND})`
+          : '';
     return { ok: false, message: `AdmissionReview ${field}: ${issue.message}${wanted}` };
   }
   const r = parsed.data.request;
@@ -67,10 +73,21 @@ export function parseAdmissionReview(body: unknown): ParsedReview {
   if ((r.operation === 'CREATE' || r.operation === 'UPDATE') && object === null) {
     return { ok: false, message: `AdmissionReview request.object: required for operation ${r.operation}` };
   }
-  if (r.operation === 'UPDATE' && oldObject === null) return { ok: false, message: 'AdmissionReview request.oldObject: required for operation UPDATE' };
+  if (r.operation === 'UPDATE' && oldObject === null)
+    return { ok: false, message: 'AdmissionReview request.oldObject: required for operation UPDATE' };
   return {
     ok: true,
-    request: { uid: r.uid, kind: r.kind, subResource: r.subResource ?? '', name: r.name ?? '', namespace: r.namespace ?? '', operation: r.operation, object, oldObject, username: r.userInfo?.username ?? '' },
+    request: {
+      uid: r.uid,
+      kind: r.kind,
+      subResource: r.subResource ?? '',
+      name: r.name ?? '',
+      namespace: r.namespace ?? '',
+      operation: r.operation,
+      object,
+      oldObject,
+      username: r.userInfo?.username ?? '',
+    },
   };
 }
 
@@ -85,19 +102,30 @@ export interface AdmissionReviewResponse {
     /** base64 of the JSON Patch array; absent when nothing changes. */
     readonly patch?: string;
     readonly warnings?: readonly string[];
-    readonly status?: { readonly status: 'Failure'; readonly code: number; readonly reason: string; readonly message: string };
+    readonly status?: {
+      readonly status: 'Failure';
+      readonly code: number;
+      readonly reason: string;
+      readonly message: string;
+    };
   };
 }
 
 /** Allows the request, with the patch when there is one and the warnings when there are some. */
-export function allowResponse(uid: string, patch: readonly JsonPatchOperation[], warnings: readonly string[]): AdmissionReviewResponse {
+export function allowResponse(
+  uid: string,
+  patch: readonly JsonPatchOperation[],
+  warnings: readonly string[],
+): AdmissionReviewResponse {
   return {
     apiVersion: API_VERSION,
     kind: KIND,
     response: {
       uid,
       allowed: true,
-      ...(patch.length > 0 ? { patchType: 'JSONPatch' as const, patch: Buffer.from(JSON.stringify(patch)).toString('base64') } : {}),
+      ...(patch.length > 0
+        ? { patchType: 'JSONPatch' as const, patch: Buffer.from(JSON.stringify(patch)).toString('base64') }
+        : {}),
       ...(warnings.length > 0 ? { warnings } : {}),
     },
   };
@@ -107,7 +135,12 @@ export function allowResponse(uid: string, patch: readonly JsonPatchOperation[],
  * Denies the request: the API server reports `admission webhook "<name>" denied the request: <message>`.
  * @param code 422 (Invalid: the object asks for something impossible) or 400 (BadRequest: malformed)
  */
-export function denyResponse(uid: string, code: 400 | 422, message: string, warnings: readonly string[] = []): AdmissionReviewResponse {
+export function denyResponse(
+  uid: string,
+  code: 400 | 422,
+  message: string,
+  warnings: readonly string[] = [],
+): AdmissionReviewResponse {
   return {
     apiVersion: API_VERSION,
     kind: KIND,

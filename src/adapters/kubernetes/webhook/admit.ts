@@ -8,7 +8,13 @@
  */
 import { GPUSHARE_PREFIX, POD_ANNOTATIONS } from '../schema/names.js';
 import { parsePodRequest, requestAnnotations, type PodGpuRequest } from '../schema/pod-request.js';
-import { allowResponse, denyResponse, parseAdmissionReview, type AdmissionRequest, type AdmissionReviewResponse } from './admission-review.js';
+import {
+  allowResponse,
+  denyResponse,
+  parseAdmissionReview,
+  type AdmissionRequest,
+  type AdmissionReviewResponse,
+} from './admission-review.js';
 import { childObject, objectAtPath, stringEntries, type JsonObject } from './json-object.js';
 import { diffJsonPatch } from './json-patch.js';
 import { mutatePodTemplate, type TemplateOutcome } from './pod-template-mutation.js';
@@ -52,27 +58,43 @@ export function admit(body: unknown, config: WebhookConfig): AdmissionOutcome {
 function decide(request: AdmissionRequest, config: WebhookConfig): AdmissionReviewResponse {
   const { uid, operation } = request;
   const kind = workloadKindOf(request.kind.group, request.kind.kind);
-  if (kind === undefined || request.subResource !== '' || (operation !== 'CREATE' && operation !== 'UPDATE')) return allowResponse(uid, [], []);
+  if (kind === undefined || request.subResource !== '' || (operation !== 'CREATE' && operation !== 'UPDATE'))
+    return allowResponse(uid, [], []);
   const original = request.object!;
   const object = structuredClone(original) as JsonObject;
   const template = objectAtPath(object, kind.templatePath);
-  if (template === undefined) return denyResponse(uid, 400, `${kind.templatePath.join('.')}: required: the ${kind.kind}'s pod template`);
+  if (template === undefined)
+    return denyResponse(uid, 400, `${kind.templatePath.join('.')}: required: the ${kind.kind}'s pod template`);
   const podUpdate = kind.kind === 'Pod' && operation === 'UPDATE';
   // A pod's assignment says which GPUs its containers get and what its share counts for: only the
   // extender writes it (on create the rewrite strips it).
-  if (podUpdate && assignmentOf(request.oldObject!) !== assignmentOf(original) && !(config.assignmentWriters ?? [DEFAULT_ASSIGNMENT_WRITER]).includes(request.username)) {
-    return denyResponse(uid, 422, `metadata.annotations[${POD_ANNOTATIONS.assignment}]: only the gpushare extender (${(config.assignmentWriters ?? [DEFAULT_ASSIGNMENT_WRITER]).join(', ')}) may set, change or remove a pod's assignment; ${request.username || 'this user'} may not`);
+  if (
+    podUpdate &&
+    assignmentOf(request.oldObject!) !== assignmentOf(original) &&
+    !(config.assignmentWriters ?? [DEFAULT_ASSIGNMENT_WRITER]).includes(request.username)
+  ) {
+    return denyResponse(
+      uid,
+      422,
+      `metadata.annotations[${POD_ANNOTATIONS.assignment}]: only the gpushare extender (${(config.assignmentWriters ?? [DEFAULT_ASSIGNMENT_WRITER]).join(', ')}) may set, change or remove a pod's assignment; ${request.username || 'this user'} may not`,
+    );
   }
   const oldRequest = podUpdate ? parsePodRequest(annotationsOf(request.oldObject!)) : null;
   if (oldRequest !== null && oldRequest.kind !== 'request') {
     // A pod admitted before the webhook ran, or without a GPU: its spec cannot change, so it is left
     // as it is, as long as nobody adds gpushare annotations to it.
     if (gpushareAnnotations(request.oldObject!) === gpushareAnnotations(original)) return allowResponse(uid, [], []);
-    return denyResponse(uid, 422, 'metadata.annotations: gpushare annotations cannot be added to an existing pod (its resources are immutable): create a new pod');
+    return denyResponse(
+      uid,
+      422,
+      'metadata.annotations: gpushare annotations cannot be added to an existing pod (its resources are immutable): create a new pod',
+    );
   }
   // The memory bound is checked when the memory asked for is new: an object that keeps what it was
   // admitted with stays admissible even if the largest GPU has left the cluster since.
-  const memoryKept = operation === 'UPDATE' && templateMemory(request.oldObject!, kind.templatePath) === templateMemory(original, kind.templatePath);
+  const memoryKept =
+    operation === 'UPDATE' &&
+    templateMemory(request.oldObject!, kind.templatePath) === templateMemory(original, kind.templatePath);
   const outcome = mutatePodTemplate(template, kind.templatePath, {
     // A pod's schedulerName is immutable: only new pods and templates get the configured one.
     schedulerName: podUpdate ? null : config.schedulerName,
@@ -98,10 +120,18 @@ function decide(request: AdmissionRequest, config: WebhookConfig): AdmissionRevi
  * @returns null when the request is unchanged, else the reason to deny
  */
 function requestChange(old: PodGpuRequest, outcome: TemplateOutcome): string | null {
-  const describe = (request: PodGpuRequest | null): string => (request === null ? 'none' : Object.entries(requestAnnotations(request)).sort().map(([k, v]) => `${k}=${v}`).join(','));
+  const describe = (request: PodGpuRequest | null): string =>
+    request === null
+      ? 'none'
+      : Object.entries(requestAnnotations(request))
+          .sort()
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',');
   const before = describe(old);
   const after = describe(outcome.kind === 'mutated' ? outcome.request : null);
-  return before === after ? null : `metadata.annotations: the gpushare request of a pod cannot change after it is created (was ${before}; now ${after})`;
+  return before === after
+    ? null
+    : `metadata.annotations: the gpushare request of a pod cannot change after it is created (was ${before}; now ${after})`;
 }
 
 function annotationsOf(object: JsonObject): Record<string, string> {
@@ -117,10 +147,17 @@ function templateMemory(object: JsonObject, path: readonly string[]): string | u
 /** The assignment annotations of an object, as comparable text. */
 function assignmentOf(object: JsonObject): string {
   const annotations = annotationsOf(object);
-  return JSON.stringify([annotations[POD_ANNOTATIONS.assignment] ?? null, annotations[POD_ANNOTATIONS.assignedGpus] ?? null]);
+  return JSON.stringify([
+    annotations[POD_ANNOTATIONS.assignment] ?? null,
+    annotations[POD_ANNOTATIONS.assignedGpus] ?? null,
+  ]);
 }
 
 /** The gpushare annotations of an object, as comparable text. */
 function gpushareAnnotations(object: JsonObject): string {
-  return JSON.stringify(Object.entries(annotationsOf(object)).filter(([k]) => k.startsWith(GPUSHARE_PREFIX)).sort());
+  return JSON.stringify(
+    Object.entries(annotationsOf(object))
+      .filter(([k]) => k.startsWith(GPUSHARE_PREFIX))
+      .sort(),
+  );
 }

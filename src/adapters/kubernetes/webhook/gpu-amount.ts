@@ -25,18 +25,27 @@ const EPSILON = 1e-6;
 export function gpuAmountOf(value: unknown, maxGpuCount: number): GpuAmount {
   const units = quantityValue(value);
   const written = typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value);
-  if (units === null) return { kind: 'invalid', problem: `${written}: not a quantity of GPUs (write a share such as 0.5 or 500m, or a whole number such as 1 or 2)` };
+  if (units === null)
+    return {
+      kind: 'invalid',
+      problem: `${written}: not a quantity of GPUs (write a share such as 0.5 or 500m, or a whole number such as 1 or 2)`,
+    };
   if (units === 0) return { kind: 'none' };
   if (units < 1) {
     const milli = units * GPU_MILLI_PER_GPU;
     const rounded = Math.round(milli);
     if (Math.abs(milli - rounded) > EPSILON || rounded < 1) {
-      return { kind: 'invalid', problem: `${written} GPUs: a share of a GPU must be a whole number of milli-GPU (1m to 999m)` };
+      return {
+        kind: 'invalid',
+        problem: `${written} GPUs: a share of a GPU must be a whole number of milli-GPU (1m to 999m)`,
+      };
     }
     return { kind: 'gpus', gpuCount: 1, gpuMilli: rounded };
   }
   const count = Math.round(units);
-  if (Math.abs(units - count) > EPSILON) return { kind: 'invalid', problem: `${written} GPUs: a request above 1 GPU must be a whole number of GPUs` };
-  if (count > maxGpuCount) return { kind: 'invalid', problem: `${written} GPUs: more than ${maxGpuCount}, the most one pod may ask for` };
+  if (Math.abs(units - count) > EPSILON)
+    return { kind: 'invalid', problem: `${written} GPUs: a request above 1 GPU must be a whole number of GPUs` };
+  if (count > maxGpuCount)
+    return { kind: 'invalid', problem: `${written} GPUs: more than ${maxGpuCount}, the most one pod may ask for` };
   return { kind: 'gpus', gpuCount: count, gpuMilli: GPU_MILLI_PER_GPU };
 }

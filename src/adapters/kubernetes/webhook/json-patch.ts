@@ -48,7 +48,11 @@ function sameJson(a: JsonValue, b: JsonValue): boolean {
  * element, and an array whose length changed is replaced whole (the webhook only shortens `env`
  * lists). Equal documents give `[]`.
  */
-export function diffJsonPatch(from: JsonValue, to: JsonValue, path: readonly (string | number)[] = []): JsonPatchOperation[] {
+export function diffJsonPatch(
+  from: JsonValue,
+  to: JsonValue,
+  path: readonly (string | number)[] = [],
+): JsonPatchOperation[] {
   if (sameJson(from, to)) return [];
   if (isObject(from) && isObject(to)) {
     const ops: JsonPatchOperation[] = [];

@@ -59,15 +59,23 @@ class FakeNodeApi {
       this.watches.push(res);
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-      apiVersion: 'v1', kind: 'NodeList', metadata: { resourceVersion: '10' },
-      items: this.nodes.map((n) => nodeOf(n.name, n.mib, '5')),
-    }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'NodeList',
+        metadata: { resourceVersion: '10' },
+        items: this.nodes.map((n) => nodeOf(n.name, n.mib, '5')),
+      }),
+    );
   }
 }
 
 function nodeOf(name: string, mib: string | undefined, resourceVersion: string): object {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion, labels: mib === undefined ? {} : { 'gpushare.io/gpu-memory-mib': mib } } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, resourceVersion, labels: mib === undefined ? {} : { 'gpushare.io/gpu-memory-mib': mib } },
+  };
 }
 
 function kubeConfigFor(server: string): KubeConfig {
@@ -92,19 +100,30 @@ afterEach(async () => {
 
 describe('NodeGpuMemory', () => {
   it('reads a node label as a positive whole number of MiB', () => {
-    expect([nodeLabelGpuMemoryMiB('81920'), nodeLabelGpuMemoryMiB('0'), nodeLabelGpuMemoryMiB('80Gi'), nodeLabelGpuMemoryMiB(undefined)]).toEqual([81920, null, null, null]);
+    expect([
+      nodeLabelGpuMemoryMiB('81920'),
+      nodeLabelGpuMemoryMiB('0'),
+      nodeLabelGpuMemoryMiB('80Gi'),
+      nodeLabelGpuMemoryMiB(undefined),
+    ]).toEqual([81920, null, null, null]);
     expect(fixedNodeGpuMemory(40960).maxGpuMemoryMiB()).toBe(40960);
   });
 
   it('lists and watches labelled nodes: the largest value, updated, deleted, malformed ignored', async () => {
-    api = new FakeNodeApi([{ name: 'a100-1', mib: '81920' }, { name: 'a10-1', mib: '24576' }, { name: 'odd', mib: 'lots' }]);
+    api = new FakeNodeApi([
+      { name: 'a100-1', mib: '81920' },
+      { name: 'a10-1', mib: '24576' },
+      { name: 'odd', mib: 'lots' },
+    ]);
     const server = await api.start();
     watch = watchNodeGpuMemory(kubeConfigFor(server), pino({ level: 'silent' }));
     await watch.synced;
     expect(watch.maxGpuMemoryMiB()).toBe(81920);
     expect(api.requests[0]).toBe('/api/v1/nodes?labelSelector=gpushare.io%2Fgpu-memory-mib');
     expect(await waitUntil(() => api!.openWatches === 1, 10_000)).toBe(true);
-    expect(api.requests[1]).toBe('/api/v1/nodes?watch=true&resourceVersion=10&labelSelector=gpushare.io%2Fgpu-memory-mib');
+    expect(api.requests[1]).toBe(
+      '/api/v1/nodes?watch=true&resourceVersion=10&labelSelector=gpushare.io%2Fgpu-memory-mib',
+    );
 
     api.push('ADDED', 'h200-1', '143771', '11');
     expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === 143771, 10_000)).toBe(true);

@@ -24,7 +24,12 @@ const MAX_RETRY_MS = 30_000;
 export function watchNodeGpuMemory(kubeConfig: KubeConfig, logger: Logger): NodeGpuMemoryWatch {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const selector = NODE_LABELS.gpuMemoryMiB;
-  const informer = makeInformer<V1Node>(kubeConfig, '/api/v1/nodes', () => core.listNode({ labelSelector: selector }), selector);
+  const informer = makeInformer<V1Node>(
+    kubeConfig,
+    '/api/v1/nodes',
+    () => core.listNode({ labelSelector: selector }),
+    selector,
+  );
   const memoryByNode = new Map<string, number>();
   let stopped = false;
   let retryMs = FIRST_RETRY_MS;
@@ -37,7 +42,10 @@ export function watchNodeGpuMemory(kubeConfig: KubeConfig, logger: Logger): Node
     const mib = nodeLabelGpuMemoryMiB(raw);
     if (mib === null) {
       memoryByNode.delete(name);
-      logger.warn({ node: name, value: raw }, `node label ${selector} is not a positive whole number of MiB; the node is not counted`);
+      logger.warn(
+        { node: name, value: raw },
+        `node label ${selector} is not a positive whole number of MiB; the node is not counted`,
+      );
     } else {
       memoryByNode.set(name, mib);
     }
@@ -52,7 +60,10 @@ export function watchNodeGpuMemory(kubeConfig: KubeConfig, logger: Logger): Node
   });
   informer.on('error', (error: unknown) => {
     if (stopped) return;
-    logger.warn({ err: error instanceof Error ? error.message : String(error), retryMs }, 'watching nodes failed; starting again');
+    logger.warn(
+      { err: error instanceof Error ? error.message : String(error), retryMs },
+      'watching nodes failed; starting again',
+    );
     retryTimer = setTimeout(() => {
       retryTimer = null;
       if (!stopped) informer.start().catch(() => undefined);

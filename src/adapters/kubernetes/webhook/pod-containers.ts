@@ -40,7 +40,8 @@ export function containersOf(spec: JsonObject, specPath: string): ContainerRef[]
     if (!Array.isArray(value)) return `${specPath}.${list}: must be a list of containers`;
     for (const [index, container] of value.entries()) {
       const path = `${specPath}.${list}[${index}]`;
-      if (!isJsonObject(container) || typeof container.name !== 'string' || container.name === '') return `${path}.name: required: every container needs a name`;
+      if (!isJsonObject(container) || typeof container.name !== 'string' || container.name === '')
+        return `${path}.name: required: every container needs a name`;
       refs.push({ container, name: container.name, path });
     }
   }
@@ -54,7 +55,10 @@ function resourceMap(ref: ContainerRef, which: 'requests' | 'limits'): JsonObjec
 
 /** Whether the container names `nvidia.com/gpu` in its requests or limits (any value, 0 included). */
 export function namesNvidiaGpu(ref: ContainerRef): boolean {
-  return resourceMap(ref, 'requests')?.[NVIDIA_GPU_RESOURCE] !== undefined || resourceMap(ref, 'limits')?.[NVIDIA_GPU_RESOURCE] !== undefined;
+  return (
+    resourceMap(ref, 'requests')?.[NVIDIA_GPU_RESOURCE] !== undefined ||
+    resourceMap(ref, 'limits')?.[NVIDIA_GPU_RESOURCE] !== undefined
+  );
 }
 
 /**
@@ -66,17 +70,26 @@ export function namesNvidiaGpu(ref: ContainerRef): boolean {
 export function containerGpu(ref: ContainerRef, maxGpuCount: number): ContainerGpu {
   const limit = resourceMap(ref, 'limits')?.[NVIDIA_GPU_RESOURCE];
   const request = resourceMap(ref, 'requests')?.[NVIDIA_GPU_RESOURCE];
-  const field = (which: string): string => `container "${ref.name}": ${ref.path}.resources.${which}[${NVIDIA_GPU_RESOURCE}]`;
+  const field = (which: string): string =>
+    `container "${ref.name}": ${ref.path}.resources.${which}[${NVIDIA_GPU_RESOURCE}]`;
   if (limit === undefined) {
     if (request === undefined) return { kind: 'none' };
-    return { kind: 'invalid', message: `${field('limits')}: required: set the limit equal to the request (${String(request)}); GPUs cannot be overcommitted` };
+    return {
+      kind: 'invalid',
+      message: `${field('limits')}: required: set the limit equal to the request (${String(request)}); GPUs cannot be overcommitted`,
+    };
   }
   const amount = gpuAmountOf(limit, maxGpuCount);
   if (amount.kind === 'invalid') return { kind: 'invalid', message: `${field('limits')}: ${amount.problem}` };
   if (request !== undefined && quantityMilli(request) !== quantityMilli(limit)) {
-    return { kind: 'invalid', message: `${field('requests')}: ${String(request)} must equal the limit ${String(limit)}; GPUs cannot be overcommitted` };
+    return {
+      kind: 'invalid',
+      message: `${field('requests')}: ${String(request)} must equal the limit ${String(limit)}; GPUs cannot be overcommitted`,
+    };
   }
-  return amount.kind === 'none' ? { kind: 'none' } : { kind: 'gpus', gpuCount: amount.gpuCount, gpuMilli: amount.gpuMilli };
+  return amount.kind === 'none'
+    ? { kind: 'none' }
+    : { kind: 'gpus', gpuCount: amount.gpuCount, gpuMilli: amount.gpuMilli };
 }
 
 /** Field paths of the gpushare extended resources the container names in its requests or limits. */
@@ -84,7 +97,8 @@ export function gpushareResourceFields(ref: ContainerRef): string[] {
   const fields: string[] = [];
   for (const which of ['requests', 'limits'] as const) {
     const map = resourceMap(ref, which);
-    for (const name of GPUSHARE_RESOURCE_NAMES) if (map?.[name] !== undefined) fields.push(`${ref.path}.resources.${which}[${name}]`);
+    for (const name of GPUSHARE_RESOURCE_NAMES)
+      if (map?.[name] !== undefined) fields.push(`${ref.path}.resources.${which}[${name}]`);
   }
   return fields;
 }

@@ -10,7 +10,14 @@ import { parsePodRequest, requestAnnotations, type PodGpuRequest } from '../sche
 import { containerResourcesFor } from '../schema/pod-resources.js';
 import { GPUSHARE_PREFIX, NVIDIA_GPU_RESOURCE, POD_ANNOTATIONS } from '../schema/names.js';
 import { childObject, ensureChildObject, isJsonObject, stringEntries, type JsonObject } from './json-object.js';
-import { containerGpu, containersOf, gpushareResourceFields, namesNvidiaGpu, setGpushareResources, type ContainerRef } from './pod-containers.js';
+import {
+  containerGpu,
+  containersOf,
+  gpushareResourceFields,
+  namesNvidiaGpu,
+  setGpushareResources,
+  type ContainerRef,
+} from './pod-containers.js';
 import { removeVisibleDevices } from './visible-devices.js';
 
 /** What the rewrite of a template depends on. */
@@ -35,23 +42,41 @@ export type TemplateOutcome =
   | { readonly kind: 'mutated'; readonly request: PodGpuRequest | null; readonly warnings: readonly string[] };
 
 /** Annotations that state a request (the webhook writes them; a user may). */
-const REQUEST_KEYS: readonly string[] = [POD_ANNOTATIONS.schema, POD_ANNOTATIONS.gpuCount, POD_ANNOTATIONS.gpuMilli, POD_ANNOTATIONS.gpuMemoryMiB, POD_ANNOTATIONS.mode, POD_ANNOTATIONS.isolation, POD_ANNOTATIONS.container];
+const REQUEST_KEYS: readonly string[] = [
+  POD_ANNOTATIONS.schema,
+  POD_ANNOTATIONS.gpuCount,
+  POD_ANNOTATIONS.gpuMilli,
+  POD_ANNOTATIONS.gpuMemoryMiB,
+  POD_ANNOTATIONS.mode,
+  POD_ANNOTATIONS.isolation,
+  POD_ANNOTATIONS.container,
+];
 /** Annotations only the extender writes, on a pod, when it binds it. */
 const ASSIGNMENT_KEYS: readonly string[] = [POD_ANNOTATIONS.assignment, POD_ANNOTATIONS.assignedGpus];
 const KNOWN_KEYS = new Set<string>(Object.values(POD_ANNOTATIONS));
 
-const rejected = (code: 400 | 422, messages: readonly string[]): TemplateOutcome => ({ kind: 'rejected', code, messages });
+const rejected = (code: 400 | 422, messages: readonly string[]): TemplateOutcome => ({
+  kind: 'rejected',
+  code,
+  messages,
+});
 
 /**
  * Rewrites `template` in place (pass a copy) as the module comment says.
  * @param templatePath where the template sits in the object (`['spec', 'template']`; [] for a Pod), for messages
  */
-export function mutatePodTemplate(template: JsonObject, templatePath: readonly string[], rules: TemplateRules): TemplateOutcome {
+export function mutatePodTemplate(
+  template: JsonObject,
+  templatePath: readonly string[],
+  rules: TemplateRules,
+): TemplateOutcome {
   const prefix = templatePath.length > 0 ? `${templatePath.join('.')}.` : '';
   const metadata = template.metadata;
-  if (metadata !== undefined && metadata !== null && !isJsonObject(metadata)) return rejected(400, [`${prefix}metadata: must be an object`]);
+  if (metadata !== undefined && metadata !== null && !isJsonObject(metadata))
+    return rejected(400, [`${prefix}metadata: must be an object`]);
   const annotationsValue = isJsonObject(metadata) ? metadata.annotations : undefined;
-  if (annotationsValue !== undefined && annotationsValue !== null && !isJsonObject(annotationsValue)) return rejected(400, [`${prefix}metadata.annotations: must be a map of strings`]);
+  if (annotationsValue !== undefined && annotationsValue !== null && !isJsonObject(annotationsValue))
+    return rejected(400, [`${prefix}metadata.annotations: must be a map of strings`]);
   const spec = childObject(template, 'spec');
   if (spec === undefined) return rejected(400, [`${prefix}spec: required: the pod spec`]);
   const containers = containersOf(spec, `${prefix}spec`);
@@ -62,37 +87,56 @@ export function mutatePodTemplate(template: JsonObject, templatePath: readonly s
   const asked = containers.filter(namesNvidiaGpu).map((ref) => ({ ref, gpu: containerGpu(ref, rules.maxGpuCount) }));
   const invalid = asked.flatMap(({ gpu }) => (gpu.kind === 'invalid' ? [gpu.message] : []));
   if (invalid.length > 0) return rejected(422, invalid);
-  const gpuContainers = asked.flatMap(({ ref, gpu }) => (gpu.kind === 'gpus' ? [{ ref, gpuCount: gpu.gpuCount, gpuMilli: gpu.gpuMilli }] : []));
+  const gpuContainers = asked.flatMap(({ ref, gpu }) =>
+    gpu.kind === 'gpus' ? [{ ref, gpuCount: gpu.gpuCount, gpuMilli: gpu.gpuMilli }] : [],
+  );
   if (gpuContainers.length > 1) {
     const [a, b] = gpuContainers.map((g) => g.ref) as [ContainerRef, ContainerRef];
-    return rejected(422, [`containers "${a.name}" (${a.path}) and "${b.name}" (${b.path}) both request ${NVIDIA_GPU_RESOURCE}: gpushare gives the GPUs of a pod to one container; request them in one container only`]);
+    return rejected(422, [
+      `containers "${a.name}" (${a.path}) and "${b.name}" (${b.path}) both request ${NVIDIA_GPU_RESOURCE}: gpushare gives the GPUs of a pod to one container; request them in one container only`,
+    ]);
   }
   const problems: string[] = [];
   const warnings: string[] = [];
   const source = gpuContainers[0] ?? null;
   let merged = annotations;
   if (source !== null) {
-    const fromResource: Record<string, string> = { [POD_ANNOTATIONS.gpuCount]: String(source.gpuCount), [POD_ANNOTATIONS.gpuMilli]: String(source.gpuMilli), [POD_ANNOTATIONS.container]: source.ref.name };
+    const fromResource: Record<string, string> = {
+      [POD_ANNOTATIONS.gpuCount]: String(source.gpuCount),
+      [POD_ANNOTATIONS.gpuMilli]: String(source.gpuMilli),
+      [POD_ANNOTATIONS.container]: source.ref.name,
+    };
     for (const [key, value] of Object.entries(fromResource)) {
       const written = annotations[key];
-      if (written !== undefined && written !== value) warnings.push(`annotation ${key}: ${JSON.stringify(written)} replaced by ${JSON.stringify(value)} from ${NVIDIA_GPU_RESOURCE} of container "${source.ref.name}"`);
+      if (written !== undefined && written !== value)
+        warnings.push(
+          `annotation ${key}: ${JSON.stringify(written)} replaced by ${JSON.stringify(value)} from ${NVIDIA_GPU_RESOURCE} of container "${source.ref.name}"`,
+        );
     }
     merged = { ...annotations, ...fromResource };
   }
 
   const parsed = parsePodRequest(merged, rules.maxGpuCount);
   if (parsed.kind === 'invalid') {
-    const origin = source === null ? '' : ` (${POD_ANNOTATIONS.gpuCount} ${source.gpuCount} and ${POD_ANNOTATIONS.gpuMilli} ${source.gpuMilli} come from ${source.ref.path}.resources.limits[${NVIDIA_GPU_RESOURCE}])`;
+    const origin =
+      source === null
+        ? ''
+        : ` (${POD_ANNOTATIONS.gpuCount} ${source.gpuCount} and ${POD_ANNOTATIONS.gpuMilli} ${source.gpuMilli} come from ${source.ref.path}.resources.limits[${NVIDIA_GPU_RESOURCE}])`;
     const who = source === null ? '' : `container "${source.ref.name}": `;
     return rejected(422, [`${who}${prefix}metadata.annotations: ${parsed.message}${origin}`]);
   }
   if (parsed.kind === 'none') {
     const requestKeys = gpushareKeys.filter((k) => REQUEST_KEYS.includes(k));
     if (requestKeys.length > 0) {
-      problems.push(`${prefix}metadata.annotations[${requestKeys[0]}]: gpushare annotations without a GPU request: add ${NVIDIA_GPU_RESOURCE} to one container's limits, or annotation ${POD_ANNOTATIONS.gpuCount}`);
+      problems.push(
+        `${prefix}metadata.annotations[${requestKeys[0]}]: gpushare annotations without a GPU request: add ${NVIDIA_GPU_RESOURCE} to one container's limits, or annotation ${POD_ANNOTATIONS.gpuCount}`,
+      );
     }
     for (const ref of containers) {
-      for (const field of gpushareResourceFields(ref)) problems.push(`container "${ref.name}": ${field}: gpushare resources without a GPU request: request ${NVIDIA_GPU_RESOURCE} instead (the webhook writes these)`);
+      for (const field of gpushareResourceFields(ref))
+        problems.push(
+          `container "${ref.name}": ${field}: gpushare resources without a GPU request: request ${NVIDIA_GPU_RESOURCE} instead (the webhook writes these)`,
+        );
     }
     if (problems.length > 0) return rejected(422, problems);
     const stripped = rules.stripAssignment ? stripAssignment(template, annotations, prefix) : [];
@@ -102,15 +146,22 @@ export function mutatePodTemplate(template: JsonObject, templatePath: readonly s
   const request = parsed.request;
   const target = containers.find((c) => c.name === request.container);
   if (target === undefined) {
-    return rejected(422, [`${prefix}metadata.annotations[${POD_ANNOTATIONS.container}]: names no container of the pod: ${JSON.stringify(request.container)} (containers: ${containers.map((c) => c.name).join(', ')})`]);
+    return rejected(422, [
+      `${prefix}metadata.annotations[${POD_ANNOTATIONS.container}]: names no container of the pod: ${JSON.stringify(request.container)} (containers: ${containers.map((c) => c.name).join(', ')})`,
+    ]);
   }
   const memory = request.gpu.gpuMemoryMiB;
   if (memory !== null && rules.maxGpuMemoryMiB !== null && memory > rules.maxGpuMemoryMiB) {
-    problems.push(`container "${target.name}": ${prefix}metadata.annotations[${POD_ANNOTATIONS.gpuMemoryMiB}]: ${memory} MiB per GPU: more than the largest GPU of any gpushare node (${rules.maxGpuMemoryMiB} MiB)`);
+    problems.push(
+      `container "${target.name}": ${prefix}metadata.annotations[${POD_ANNOTATIONS.gpuMemoryMiB}]: ${memory} MiB per GPU: more than the largest GPU of any gpushare node (${rules.maxGpuMemoryMiB} MiB)`,
+    );
   }
   for (const ref of containers) {
     if (ref === target) continue;
-    for (const field of gpushareResourceFields(ref)) problems.push(`container "${ref.name}": ${field}: only the container that gets the GPUs ("${target.name}") may request gpushare resources`);
+    for (const field of gpushareResourceFields(ref))
+      problems.push(
+        `container "${ref.name}": ${field}: only the container that gets the GPUs ("${target.name}") may request gpushare resources`,
+      );
   }
   if (problems.length > 0) return rejected(422, problems);
 
@@ -119,13 +170,18 @@ export function mutatePodTemplate(template: JsonObject, templatePath: readonly s
   Object.assign(annotationMap, requestAnnotations(request));
   if (rules.stripAssignment) warnings.push(...stripAssignment(template, annotations, prefix));
   for (const key of gpushareKeys) {
-    if (!KNOWN_KEYS.has(key)) warnings.push(`${prefix}metadata.annotations[${key}]: not a gpushare annotation, ignored (docs/kubernetes/annotations.md lists them)`);
+    if (!KNOWN_KEYS.has(key))
+      warnings.push(
+        `${prefix}metadata.annotations[${key}]: not a gpushare annotation, ignored (docs/kubernetes/annotations.md lists them)`,
+      );
   }
   warnings.push(...removeVisibleDevices(containers));
   if (rules.schedulerName !== null && spec.schedulerName !== rules.schedulerName) {
     const before = spec.schedulerName;
     if (typeof before === 'string' && before !== '' && before !== 'default-scheduler') {
-      warnings.push(`${prefix}spec.schedulerName: ${JSON.stringify(before)} replaced by ${JSON.stringify(rules.schedulerName)}: gpushare's scheduler places GPU pods`);
+      warnings.push(
+        `${prefix}spec.schedulerName: ${JSON.stringify(before)} replaced by ${JSON.stringify(rules.schedulerName)}: gpushare's scheduler places GPU pods`,
+      );
     }
     spec.schedulerName = rules.schedulerName;
   }
@@ -133,9 +189,15 @@ export function mutatePodTemplate(template: JsonObject, templatePath: readonly s
 }
 
 /** Removes assignment annotations a user copied into a new pod or a template; one warning per key. */
-function stripAssignment(template: JsonObject, annotations: Readonly<Record<string, string>>, prefix: string): string[] {
+function stripAssignment(
+  template: JsonObject,
+  annotations: Readonly<Record<string, string>>,
+  prefix: string,
+): string[] {
   const present = ASSIGNMENT_KEYS.filter((k) => annotations[k] !== undefined);
   const map = childObject(childObject(template, 'metadata') ?? {}, 'annotations');
   for (const key of present) delete map?.[key];
-  return present.map((k) => `${prefix}metadata.annotations[${k}]: removed: only gpushare's extender assigns GPUs, when it binds the pod`);
+  return present.map(
+    (k) => `${prefix}metadata.annotations[${k}]: removed: only gpushare's extender assigns GPUs, when it binds the pod`,
+  );
 }

@@ -30,9 +30,13 @@ export function fixUpSelector(object: JsonObject, kind: WorkloadKind): string[] 
   if (!isEmptyMap(spec.selector) || !isEmptyMap(templateMetadata?.labels)) return [];
   const name = childObject(object, 'metadata')?.name;
   if (typeof name !== 'string' || !LABEL_VALUE.test(name)) {
-    return [`spec.selector and spec.template.metadata.labels are missing; not added: the ${kind.kind}'s name ${JSON.stringify(name ?? '')} is no label value (at most 63 characters)`];
+    return [
+      `spec.selector and spec.template.metadata.labels are missing; not added: the ${kind.kind}'s name ${JSON.stringify(name ?? '')} is no label value (at most 63 characters)`,
+    ];
   }
   ensureChildObject(ensureChildObject(template, 'metadata'), 'labels')[WORKLOAD_LABELS.workload] = name;
   ensureChildObject(ensureChildObject(spec, 'selector'), 'matchLabels')[WORKLOAD_LABELS.workload] = name;
-  return [`spec.selector and spec.template.metadata.labels were missing: added ${WORKLOAD_LABELS.workload}=${name} to both`];
+  return [
+    `spec.selector and spec.template.metadata.labels were missing: added ${WORKLOAD_LABELS.workload}=${name} to both`,
+  ];
 }

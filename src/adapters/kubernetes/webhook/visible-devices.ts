@@ -33,7 +33,8 @@ export function removeVisibleDevices(containers: readonly ContainerRef[]): strin
     const kept = env.filter((entry) => !(isJsonObject(entry) && entry.name === VISIBLE_DEVICES_ENV));
     if (kept.length === env.length) continue;
     for (const entry of env) {
-      if (isJsonObject(entry) && entry.name === VISIBLE_DEVICES_ENV) warnings.push(`container "${ref.name}": removed ${describe(entry)}: gpushare assigns GPUs`);
+      if (isJsonObject(entry) && entry.name === VISIBLE_DEVICES_ENV)
+        warnings.push(`container "${ref.name}": removed ${describe(entry)}: gpushare assigns GPUs`);
     }
     if (kept.length === 0) delete ref.container.env;
     else ref.container.env = kept;

@@ -59,14 +59,20 @@ function readPair(certFile: string, keyFile: string): PemPair {
     try {
       return readFileSync(file, 'utf8');
     } catch (error) {
-      throw new Error(`${flag}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+      throw new Error(
+        `${flag}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        { cause: error },
+      );
     }
   };
   const pair = { cert: read('--tls-cert', certFile), key: read('--tls-key', keyFile) };
   try {
     createSecureContext(pair);
   } catch (error) {
-    throw new Error(`--tls-cert ${certFile} and --tls-key ${keyFile} do not load as a certificate and its key: ${(error as Error).message}`, { cause: error });
+    throw new Error(
+      `--tls-cert ${certFile} and --tls-key ${keyFile} do not load as a certificate and its key: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   return pair;
 }
@@ -79,7 +85,11 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const { logger, config } = options;
   let pair = readPair(options.tlsCertFile, options.tlsKeyFile);
   // Fastify types an HTTPS instance apart; routes and listen() are the same.
-  const app = fastify({ logger: false, bodyLimit: WEBHOOK_BODY_LIMIT_BYTES, https: { ...pair } }) as unknown as FastifyInstance;
+  const app = fastify({
+    logger: false,
+    bodyLimit: WEBHOOK_BODY_LIMIT_BYTES,
+    https: { ...pair },
+  }) as unknown as FastifyInstance;
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.post('/mutate', async (request, reply) => {
@@ -90,12 +100,24 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       return reply.code(400).send({ error: 'BadRequest', message: outcome.message });
     }
     const { response } = outcome.review;
-    const sent = (request.body as { request?: { kind?: { kind?: string }; namespace?: string; name?: string; operation?: string } }).request;
-    logger[response.allowed ? (response.patch === undefined ? 'debug' : 'info') : 'warn']({
-      uid: response.uid, kind: sent?.kind?.kind, namespace: sent?.namespace, name: sent?.name, operation: sent?.operation,
-      allowed: response.allowed, patched: response.patch !== undefined, warnings: response.warnings?.length ?? 0,
-      message: response.status?.message, durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-    }, 'admission');
+    const sent = (
+      request.body as { request?: { kind?: { kind?: string }; namespace?: string; name?: string; operation?: string } }
+    ).request;
+    logger[response.allowed ? (response.patch === undefined ? 'debug' : 'info') : 'warn'](
+      {
+        uid: response.uid,
+        kind: sent?.kind?.kind,
+        namespace: sent?.namespace,
+        name: sent?.name,
+        operation: sent?.operation,
+        allowed: response.allowed,
+        patched: response.patch !== undefined,
+        warnings: response.warnings?.length ?? 0,
+        message: response.status?.message,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      },
+      'admission',
+    );
     return reply.code(200).send(outcome.review);
   });
 
@@ -108,7 +130,10 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     try {
       next = readPair(options.tlsCertFile, options.tlsKeyFile);
     } catch (error) {
-      logger.error({ err: (error as Error).message }, 'TLS: the certificate files do not load; serving the previous certificate');
+      logger.error(
+        { err: (error as Error).message },
+        'TLS: the certificate files do not load; serving the previous certificate',
+      );
       return false;
     }
     if (next.cert === pair.cert && next.key === pair.key) return false;

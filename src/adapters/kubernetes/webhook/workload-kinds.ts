@@ -26,11 +26,14 @@ const KINDS: Readonly<Record<string, WorkloadKind>> = {
   'apps/DaemonSet': { kind: 'DaemonSet', templatePath: ['spec', 'template'], requiresSelector: true },
   'apps/ReplicaSet': { kind: 'ReplicaSet', templatePath: ['spec', 'template'], requiresSelector: true },
   'batch/Job': { kind: 'Job', templatePath: ['spec', 'template'], requiresSelector: false },
-  'batch/CronJob': { kind: 'CronJob', templatePath: ['spec', 'jobTemplate', 'spec', 'template'], requiresSelector: false },
+  'batch/CronJob': {
+    kind: 'CronJob',
+    templatePath: ['spec', 'jobTemplate', 'spec', 'template'],
+    requiresSelector: false,
+  },
 };
 
 /** The handled kind for an AdmissionRequest's `kind` (API group and kind; the version is not consulted), or undefined. */
 export function workloadKindOf(group: string, kind: string): WorkloadKind | undefined {
   return KINDS[`${group}/${kind}`];
 }
-

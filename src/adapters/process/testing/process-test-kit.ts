@@ -59,7 +59,11 @@ export function removeTestCgroupParent(cgroupParent: string): void {
 }
 
 /** Waits up to `timeoutMs` for the outcome of `handle`; throws when none appears. */
-export async function waitForOutcome(launcher: ProcessLauncher, handle: ProcessHandle, timeoutMs = 10_000): Promise<ProcessOutcome> {
+export async function waitForOutcome(
+  launcher: ProcessLauncher,
+  handle: ProcessHandle,
+  timeoutMs = 10_000,
+): Promise<ProcessOutcome> {
   let outcome: ProcessOutcome | null = null;
   await waitUntil(() => (outcome = launcher.readOutcome(handle)) !== null, timeoutMs, 10);
   if (outcome === null) throw new Error(`no outcome in ${handle.outcomePath} after ${timeoutMs} ms`);

@@ -10,8 +10,18 @@ describe('best-fit-gpu', () => {
     ['a fully free GPU only when no partly used one fits', [600, 300, 1000, 450], { gpuMilli: 700 }, [2]],
     ['a GPU with exactly the request free', [600, 300, 1000, 450], { gpuMilli: 600 }, [0]],
     ['whole GPU: the lowest-index fully free one', [1000, 300, 1000, 1000], { gpuMilli: 1000 }, [0]],
-    ['whole GPUs: the lowest-index fully free ones, ascending', [500, 1000, 0, 1000, 1000], { gpuMilli: 1000, gpuCount: 2 }, [1, 3]],
-    ['multi-GPU partial slices: least free first, index on ties', [400, 1000, 400, 700], { gpuMilli: 400, gpuCount: 3 }, [0, 2, 3]],
+    [
+      'whole GPUs: the lowest-index fully free ones, ascending',
+      [500, 1000, 0, 1000, 1000],
+      { gpuMilli: 1000, gpuCount: 2 },
+      [1, 3],
+    ],
+    [
+      'multi-GPU partial slices: least free first, index on ties',
+      [400, 1000, 400, 700],
+      { gpuMilli: 400, gpuCount: 3 },
+      [0, 2, 3],
+    ],
     ['fewer indices when the node cannot host the pod', [500, 1000], { gpuMilli: 1000, gpuCount: 2 }, [1]],
     ['none when no GPU fits', [500, 200], { gpuMilli: 600 }, []],
   ])('%s', (_label, free, pod, expected) => {

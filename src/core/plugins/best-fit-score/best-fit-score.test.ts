@@ -8,7 +8,12 @@ describe('best-fit-score (docs/simulator.md "Policies")', () => {
     // r = (56000/128000)·0.5 + (3000/8000)·0.5 = 0.21875 + 0.1875 = 0.40625 → 59.375
     ['idle 64-vCPU 4-GPU node, 8 vCPU + 1 GPU', { cpu: 64000, free: [1000, 1000, 1000, 1000] }, { cpuMilli: 8000 }, 59],
     // r = (56000/128000)·0.5 + (1300/8000)·0.5 = 0.21875 + 0.08125 = 0.3 → 70
-    ['partly used GPUs, 8 vCPU + 2 × 500', { cpu: 64000, free: [300, 1000, 1000, 0] }, { cpuMilli: 8000, gpuCount: 2, gpuMilli: 500 }, 70],
+    [
+      'partly used GPUs, 8 vCPU + 2 × 500',
+      { cpu: 64000, free: [300, 1000, 1000, 0] },
+      { cpuMilli: 8000, gpuCount: 2, gpuMilli: 500 },
+      70,
+    ],
     // r = 0 → 100: nothing left over
     ['an exact fit', { cpu: 16000, free: [1000, 1000] }, { cpuMilli: 16000, gpuCount: 2 }, 100],
     // r = (96000/128000)·0.5 + (2000/8000)·0.5 = 0.375 + 0.125 = 0.5 → 50
@@ -20,10 +25,19 @@ describe('best-fit-score (docs/simulator.md "Policies")', () => {
   });
 
   it.each<[number[], number[]]>([
-    [[59, 80, 70], [0, 100, 52]],
-    [[10, 10, 10], [0, 0, 0]],
+    [
+      [59, 80, 70],
+      [0, 100, 52],
+    ],
+    [
+      [10, 10, 10],
+      [0, 0, 0],
+    ],
     [[42], [0]],
-    [[0, 100, 33], [0, 100, 33]],
+    [
+      [0, 100, 33],
+      [0, 100, 33],
+    ],
   ])('normalises %j to %j (integer min–max, all 0 when equal)', (raw, expected) => {
     const scores = Float64Array.from(raw);
     const cluster = aCluster([]);

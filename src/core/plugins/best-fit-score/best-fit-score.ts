@@ -28,7 +28,8 @@ export function createBestFitScore(): ScorePlugin {
         if (s < lo) lo = s;
         if (s > hi) hi = s;
       }
-      for (let i = 0; i < scores.length; i++) scores[i] = hi === lo ? 0 : Math.floor(((scores[i]! - lo) * 100) / (hi - lo));
+      for (let i = 0; i < scores.length; i++)
+        scores[i] = hi === lo ? 0 : Math.floor(((scores[i]! - lo) * 100) / (hi - lo));
     },
   };
 }

@@ -12,8 +12,12 @@ import type { ResourceDemand } from '../../framework/resource-demand.js';
 import { allocate } from '../../framework/allocation.js';
 import { aCluster, aCpuPod, aNode, aPod, occupyGpus } from '../../testing/builders.js';
 
-const shape = (cpuMilli: number, gpuMilli: number, gpuCount = 1, allowedGpuModels: readonly string[] = []): TaskShape =>
-  ({ cpuMilli, gpuMilli, gpuCount, allowedGpuModels });
+const shape = (
+  cpuMilli: number,
+  gpuMilli: number,
+  gpuCount = 1,
+  allowedGpuModels: readonly string[] = [],
+): TaskShape => ({ cpuMilli, gpuMilli, gpuCount, allowedGpuModels });
 const times = (n: number, t: TaskShape): TaskShape[] => Array.from({ length: n }, () => t);
 
 /** FGD alone: no capacity-aware share, no used-node bonus. */
@@ -28,8 +32,17 @@ function nodeWith(free: readonly number[], cpuMilli = 64000): NodeState {
 
 const WORKLOADS = {
   'mixed sharing': buildTargetWorkload([...times(9, shape(1000, 500)), shape(1000, 300)]),
-  'whole + 2-GPU + CPU-only': buildTargetWorkload([...times(5, shape(8000, 1000)), ...times(3, shape(16000, 1000, 2)), ...times(2, shape(4000, 0, 0))]),
-  'openb-like': buildTargetWorkload([...times(6, shape(3152, 810)), ...times(3, shape(6000, 1000)), shape(8000, 250), shape(12000, 460, 1, ['T4'])]),
+  'whole + 2-GPU + CPU-only': buildTargetWorkload([
+    ...times(5, shape(8000, 1000)),
+    ...times(3, shape(16000, 1000, 2)),
+    ...times(2, shape(4000, 0, 0)),
+  ]),
+  'openb-like': buildTargetWorkload([
+    ...times(6, shape(3152, 810)),
+    ...times(3, shape(6000, 1000)),
+    shape(8000, 250),
+    shape(12000, 460, 1, ['T4']),
+  ]),
 };
 
 describe('evaluateDefault', () => {
@@ -58,19 +71,25 @@ describe('evaluateDefault', () => {
 
     it('for random nodes and pods (property)', () => {
       const gpuFree = fc.integer({ min: 0, max: 10 }).map((x) => x * 100);
-      fc.assert(fc.property(
-        fc.array(gpuFree, { minLength: 1, maxLength: 8 }),
-        fc.integer({ min: 0, max: 64 }).map((x) => x * 1000),
-        fc.integer({ min: 0, max: 3 }),
-        fc.integer({ min: 1, max: 1000 }),
-        fc.integer({ min: 0, max: 16000 }),
-        fc.constantFrom(...Object.values(WORKLOADS)),
-        (free, cpu, gpuCount, milli, podCpu, workload) => {
-          const node = nodeWith(free, cpu);
-          const pod = gpuCount === 0 ? aCpuPod(podCpu) : aPod({ cpuMilli: podCpu, gpuCount, gpuMilli: gpuCount === 1 ? milli : 1000 });
-          expect(evaluateDefault(node, pod, workload, PURE_FGD)).toEqual(evaluateFgd(node, pod, workload));
-        },
-      ), { seed: 7, numRuns: 300 });
+      fc.assert(
+        fc.property(
+          fc.array(gpuFree, { minLength: 1, maxLength: 8 }),
+          fc.integer({ min: 0, max: 64 }).map((x) => x * 1000),
+          fc.integer({ min: 0, max: 3 }),
+          fc.integer({ min: 1, max: 1000 }),
+          fc.integer({ min: 0, max: 16000 }),
+          fc.constantFrom(...Object.values(WORKLOADS)),
+          (free, cpu, gpuCount, milli, podCpu, workload) => {
+            const node = nodeWith(free, cpu);
+            const pod =
+              gpuCount === 0
+                ? aCpuPod(podCpu)
+                : aPod({ cpuMilli: podCpu, gpuCount, gpuMilli: gpuCount === 1 ? milli : 1000 });
+            expect(evaluateDefault(node, pod, workload, PURE_FGD)).toEqual(evaluateFgd(node, pod, workload));
+          },
+        ),
+        { seed: 7, numRuns: 300 },
+      );
     });
   });
 
@@ -89,7 +108,10 @@ describe('evaluateDefault', () => {
     //   Used node [0, 1000 ×3] → [0, 0, 1000, 1000]: FGD 0 → 0; capacity 1000 → 0: Δ = −100 → 52, +0.5.
     const workload = buildTargetWorkload([shape(16000, 1000, 2)]);
     const pod = aPod({ cpuMilli: 1000 });
-    expect(evaluateDefault(nodeWith([1000, 1000, 1000, 1000]), pod, workload)).toEqual({ score: fgdScoreOfDelta(100), gpuIndices: [0] });
+    expect(evaluateDefault(nodeWith([1000, 1000, 1000, 1000]), pod, workload)).toEqual({
+      score: fgdScoreOfDelta(100),
+      gpuIndices: [0],
+    });
     expect(fgdScoreOfDelta(100)).toBe(47);
     expect(evaluateDefault(nodeWith([0, 1000, 1000, 1000]), pod, workload)).toEqual({ score: 52.5, gpuIndices: [1] });
     // FGD alone sees no difference: both 50.
@@ -134,9 +156,17 @@ describe('the used-node bonus', () => {
 
   it('without the bonus (or under fgd) the better-ranked idle node wins the same tie', () => {
     const { cluster } = setup();
-    const noBonus = new Scheduler(cluster, createDefaultPolicy({ targetWorkload: workload, weights: { ...DEFAULT_WEIGHTS, usedNodeBonus: 0 } }), new SeededRng(42));
+    const noBonus = new Scheduler(
+      cluster,
+      createDefaultPolicy({ targetWorkload: workload, weights: { ...DEFAULT_WEIGHTS, usedNodeBonus: 0 } }),
+      new SeededRng(42),
+    );
     expect(noBonus.schedule(aPod())).toMatchObject({ kind: 'placed', nodeIndex: 0 });
-    const fgd = new Scheduler(cluster, findPolicy('fgd')!.create({ nodeCount: 2, targetWorkload: workload }), new SeededRng(42));
+    const fgd = new Scheduler(
+      cluster,
+      findPolicy('fgd')!.create({ nodeCount: 2, targetWorkload: workload }),
+      new SeededRng(42),
+    );
     expect(fgd.schedule(aPod())).toMatchObject({ kind: 'placed', nodeIndex: 0 });
   });
 
@@ -186,7 +216,9 @@ describe('createDefaultPolicy without targetWorkload: learns online', () => {
     const s = new Scheduler(cluster, profile, new SeededRng(42));
     const pod = aPod({ cpuMilli: 4000, gpuMilli: 500 });
     const prior = new OnlineWorkload().workload();
-    expect(evaluateDefault(cluster.nodes[1]!, pod, prior).score).toBeGreaterThan(evaluateDefault(cluster.nodes[0]!, pod, prior).score);
+    expect(evaluateDefault(cluster.nodes[1]!, pod, prior).score).toBeGreaterThan(
+      evaluateDefault(cluster.nodes[0]!, pod, prior).score,
+    );
     expect(s.schedule(pod)).toEqual({ kind: 'placed', nodeIndex: 1, gpuIndices: [0] });
   });
 

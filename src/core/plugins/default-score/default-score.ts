@@ -38,7 +38,13 @@ export interface DefaultWeights {
 export const DEFAULT_WEIGHTS: DefaultWeights = { capacityShare: 0.1, usedNodeBonus: 0.5 };
 
 /** Blended fragmentation: (1 − α)·FGD + α·capacity-aware, in milli-GPU. */
-function blendedFragmentation(cpu: number, model: string | null, gpus: ArrayLike<number>, workload: TargetWorkload, alpha: number): number {
+function blendedFragmentation(
+  cpu: number,
+  model: string | null,
+  gpus: ArrayLike<number>,
+  workload: TargetWorkload,
+  alpha: number,
+): number {
   const fgd = nodeFragmentationMilli(cpu, model, gpus, workload);
   return alpha === 0 ? fgd : (1 - alpha) * fgd + alpha * nodeCapacityFragmentationMilli(cpu, model, gpus, workload);
 }
@@ -54,9 +60,16 @@ export interface DefaultEvaluation {
  * Evaluates the default policy on one node without changing it.
  * @param workload the target workload M used for the fragmentation measure
  */
-export function evaluateDefault(node: NodeState, pod: ResourceDemand, workload: TargetWorkload, weights: DefaultWeights = DEFAULT_WEIGHTS): DefaultEvaluation {
+export function evaluateDefault(
+  node: NodeState,
+  pod: ResourceDemand,
+  workload: TargetWorkload,
+  weights: DefaultWeights = DEFAULT_WEIGHTS,
+): DefaultEvaluation {
   const alpha = weights.capacityShare;
-  const { score, gpuIndices } = evaluateGradient(node, pod, (cpu, model, gpus) => blendedFragmentation(cpu, model, gpus, workload, alpha));
+  const { score, gpuIndices } = evaluateGradient(node, pod, (cpu, model, gpus) =>
+    blendedFragmentation(cpu, model, gpus, workload, alpha),
+  );
   const nodeBonus = pod.gpuCount > 0 && !node.isGpuIdle() ? weights.usedNodeBonus : 0;
   return { score: score + nodeBonus, gpuIndices };
 }
@@ -80,16 +93,21 @@ export function createDefaultPolicy(options: DefaultPolicyOptions = {}): Schedul
   return {
     name: 'default',
     filters: [createNodeResourcesFit(), createGpuFit()],
-    scores: [{
-      weight: 1000,
-      plugin: {
-        name: NAME,
-        cacheable: true,
-        cacheEpoch: () => learner?.epoch() ?? 0,
-        score: ({ pod }, node) => evaluateDefault(node, pod, workload(), weights).score,
+    scores: [
+      {
+        weight: 1000,
+        plugin: {
+          name: NAME,
+          cacheable: true,
+          cacheEpoch: () => learner?.epoch() ?? 0,
+          score: ({ pod }, node) => evaluateDefault(node, pod, workload(), weights).score,
+        },
       },
-    }],
-    gpuSelect: { name: NAME, selectGpus: ({ pod }, node) => evaluateDefault(node, pod, workload(), weights).gpuIndices },
+    ],
+    gpuSelect: {
+      name: NAME,
+      selectGpus: ({ pod }, node) => evaluateDefault(node, pod, workload(), weights).gpuIndices,
+    },
     reserve: [],
     ...(learner ? { observe: (pod: ResourceDemand) => learner.observe(pod) } : {}),
   };

@@ -13,11 +13,21 @@ describe('dot-product-score (docs/simulator.md "Policies")', () => {
     // v = 0.5·0.0625 + 0.5·0.125 = 0.09375 → 95.3125
     ['idle 64-vCPU 4-GPU node, 8 vCPU + 1 GPU', { cpu: 64000, free: [1000, 1000, 1000, 1000] }, { cpuMilli: 8000 }, 95],
     // v = 0.5·0.0625 + (2300/8000)·(1000/8000) = 0.03125 + 0.0359375 = 0.0671875 → 96.640625
-    ['partly used GPUs, 8 vCPU + 2 × 500', { cpu: 64000, free: [300, 1000, 1000, 0] }, { cpuMilli: 8000, gpuCount: 2, gpuMilli: 500 }, 96],
+    [
+      'partly used GPUs, 8 vCPU + 2 × 500',
+      { cpu: 64000, free: [300, 1000, 1000, 0] },
+      { cpuMilli: 8000, gpuCount: 2, gpuMilli: 500 },
+      96,
+    ],
     // v = 1·0.25 = 0.25 → 87.5 (CPU term only)
     ['CPU-only pod, 128 vCPU free', { cpu: 128000, free: [1000, 1000] }, { cpuMilli: 32000, gpuCount: 0 }, 87],
     // v = 1·1 + 1·1 = 2 → 0
-    ['the largest pod on the largest node', { cpu: 128000, free: Array(8).fill(1000) }, { cpuMilli: 128000, gpuCount: 8 }, 0],
+    [
+      'the largest pod on the largest node',
+      { cpu: 128000, free: Array(8).fill(1000) },
+      { cpuMilli: 128000, gpuCount: 8 },
+      0,
+    ],
   ])('%s → %i', (_label, { cpu, free }, pod, expected) => {
     const cluster = aCluster([aNode({ cpuMilli: cpu, gpuCount: free.length })]);
     occupyGpus(cluster.nodes[0]!, free);

@@ -3,7 +3,12 @@ import { createFgd, evaluateFgd, fgdScoreOfDelta } from './fgd-score.js';
 import { buildTargetWorkload, type TaskShape } from '../../fragmentation/target-workload.js';
 import { aCluster, aCpuPod, aCycleContext, aNode, aPod, occupyGpus } from '../../testing/builders.js';
 
-const shape = (cpuMilli: number, gpuMilli: number, gpuCount = 1): TaskShape => ({ cpuMilli, gpuMilli, gpuCount, allowedGpuModels: [] });
+const shape = (cpuMilli: number, gpuMilli: number, gpuCount = 1): TaskShape => ({
+  cpuMilli,
+  gpuMilli,
+  gpuCount,
+  allowedGpuModels: [],
+});
 const times = (n: number, t: TaskShape): TaskShape[] => Array.from({ length: n }, () => t);
 
 describe('fgdScoreOfDelta: trunc(100·σ(−Δ/1000))', () => {

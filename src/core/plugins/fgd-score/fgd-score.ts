@@ -31,14 +31,22 @@ export function fgdScoreOfDelta(deltaMilli: number): number {
 }
 
 /** A fragmentation measure of a node state, in milli-GPU (e.g. F_n(M) for a fixed M). */
-export type NodeFragmentation = (freeCpuMilli: number, gpuModel: string | null, gpuFreeMilli: ArrayLike<number>) => number;
+export type NodeFragmentation = (
+  freeCpuMilli: number,
+  gpuModel: string | null,
+  gpuFreeMilli: ArrayLike<number>,
+) => number;
 
 /**
  * Scores one node by the fragmentation gradient of a measure, FGD-style, without changing the node
  * (a scratch copy is used): a sharing pod is tried on every GPU that can host it and gets the
  * lowest-index GPU reaching the best integer score; other pods use the best-fit GPU set.
  */
-export function evaluateGradient(node: NodeState, pod: ResourceDemand, fragmentation: NodeFragmentation): FgdEvaluation {
+export function evaluateGradient(
+  node: NodeState,
+  pod: ResourceDemand,
+  fragmentation: NodeFragmentation,
+): FgdEvaluation {
   const model = node.spec.gpuModel;
   const before = fragmentation(node.freeCpuMilli, model, node.gpuFreeMilli);
   const cpuAfter = node.freeCpuMilli - pod.cpuMilli;

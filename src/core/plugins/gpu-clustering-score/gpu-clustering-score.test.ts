@@ -19,7 +19,12 @@ describe('gpu-clustering-score (docs/simulator.md "Policies")', () => {
     expect(gpuTaskKind(aCpuPod())).toBeNull();
   });
 
-  it.each([[1, 46], [2, 43], [4, 37], [8, 25]])('idle %i-GPU node → %i (25 + b)', (gpus, expected) => {
+  it.each([
+    [1, 46],
+    [2, 43],
+    [4, 37],
+    [8, 25],
+  ])('idle %i-GPU node → %i (25 + b)', (gpus, expected) => {
     const cluster = aCluster([aNode({ gpuCount: gpus })]);
     const plugin = createGpuClusteringScore(1);
     expect(plugin.score(aCycleContext(cluster, oneGpu), cluster.nodes[0]!)).toBe(expected);
@@ -38,7 +43,8 @@ describe('gpu-clustering-score (docs/simulator.md "Policies")', () => {
         release(cluster.nodes[nodeIndex]!, pod, gpus);
         plugin.unreserve(pod, cluster.nodes[nodeIndex]!, gpus);
       };
-      const score = (pod: ResourceDemand, nodeIndex = 0): number => plugin.score(aCycleContext(cluster, pod), cluster.nodes[nodeIndex]!);
+      const score = (pod: ResourceDemand, nodeIndex = 0): number =>
+        plugin.score(aCycleContext(cluster, pod), cluster.nodes[nodeIndex]!);
       return { place, unplace, score };
     };
 
@@ -53,7 +59,7 @@ describe('gpu-clustering-score (docs/simulator.md "Policies")', () => {
       expect(score(share, 1)).toBe(37); // the other node stays idle: 25 + 12
     });
 
-    it('mixed kinds including the pod\'s → 50 + b', () => {
+    it("mixed kinds including the pod's → 50 + b", () => {
       const { place, score } = setup();
       place(share, [0]);
       place(oneGpu, [1]); // G = 2500, b = ⌊25·5500/8000⌋ = 17

@@ -11,7 +11,10 @@ describe('random-gpu', () => {
   const draws = (seed: number, n: number, gpuMilli: number): number[] => {
     const rng = new SeededRng(seed);
     const plugin = createRandomGpu();
-    return Array.from({ length: n }, () => plugin.selectGpus(aCycleContext(cluster, aPod({ gpuMilli }), rng), node)[0]!);
+    return Array.from(
+      { length: n },
+      () => plugin.selectGpus(aCycleContext(cluster, aPod({ gpuMilli }), rng), node)[0]!,
+    );
   };
 
   it('a sharing pod gets a uniformly drawn hosting GPU, fully free ones included; deterministic per seed', () => {

@@ -11,7 +11,10 @@ type Op = { op: string; path: string; value?: JsonValue };
 function tokens(pointer: string): string[] {
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) throw new Error(`JSON pointer ${JSON.stringify(pointer)} must start with /`);
-  return pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function container(doc: JsonValue, path: string[]): JsonValue {
@@ -40,21 +43,24 @@ export function applyJsonPatch(document: JsonValue, patch: readonly Op[]): JsonV
     if (typeof parent !== 'object' || parent === null) throw new Error(`parent of ${op.path} is not a container`);
     if (Array.isArray(parent)) {
       const index = key === '-' ? parent.length : Number(key);
-      if (!Number.isInteger(index) || index < 0 || index > parent.length) throw new Error(`bad array index in ${op.path}`);
+      if (!Number.isInteger(index) || index < 0 || index > parent.length)
+        throw new Error(`bad array index in ${op.path}`);
       if (op.op === 'add') parent.splice(index, 0, structuredClone(op.value!));
       else if (index >= parent.length) throw new Error(`no element at ${op.path}`);
       else if (op.op === 'remove') parent.splice(index, 1);
       else if (op.op === 'replace') parent[index] = structuredClone(op.value!);
-      else if (op.op === 'test') { if (JSON.stringify(parent[index]) !== JSON.stringify(op.value)) throw new Error(`test failed at ${op.path}`); }
-      else throw new Error(`unsupported op ${op.op}`);
+      else if (op.op === 'test') {
+        if (JSON.stringify(parent[index]) !== JSON.stringify(op.value)) throw new Error(`test failed at ${op.path}`);
+      } else throw new Error(`unsupported op ${op.op}`);
       continue;
     }
     if (op.op === 'add') parent[key] = structuredClone(op.value!);
     else if (!(key in parent)) throw new Error(`no member at ${op.path} for ${op.op}`);
     else if (op.op === 'remove') delete parent[key];
     else if (op.op === 'replace') parent[key] = structuredClone(op.value!);
-    else if (op.op === 'test') { if (JSON.stringify(parent[key]) !== JSON.stringify(op.value)) throw new Error(`test failed at ${op.path}`); }
-    else throw new Error(`unsupported op ${op.op}`);
+    else if (op.op === 'test') {
+      if (JSON.stringify(parent[key]) !== JSON.stringify(op.value)) throw new Error(`test failed at ${op.path}`);
+    } else throw new Error(`unsupported op ${op.op}`);
   }
   return doc;
 }

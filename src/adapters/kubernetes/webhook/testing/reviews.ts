@@ -33,18 +33,46 @@ export function templatePathOf(kind: KindName): string[] {
 export function workloadOf(kind: KindName, name: string, template: Json, options: { selector?: boolean } = {}): Json {
   const info = KIND_INFO[kind];
   const meta = { name, namespace: 'ml' };
-  if (kind === 'Pod') return { apiVersion: info.apiVersion, kind, metadata: { ...meta, ...((template.metadata as Json | undefined) ?? {}) }, spec: template.spec! };
-  const withLabels: Json = options.selector === false || info.group !== 'apps'
-    ? template
-    : { ...template, metadata: { ...((template.metadata as Json | undefined) ?? {}), labels: { app: name } } };
-  const selector: Json = options.selector === false || info.group !== 'apps' ? {} : { selector: { matchLabels: { app: name } } };
-  if (kind === 'CronJob') return { apiVersion: info.apiVersion, kind, metadata: meta, spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: withLabels } } } };
+  if (kind === 'Pod')
+    return {
+      apiVersion: info.apiVersion,
+      kind,
+      metadata: { ...meta, ...((template.metadata as Json | undefined) ?? {}) },
+      spec: template.spec!,
+    };
+  const withLabels: Json =
+    options.selector === false || info.group !== 'apps'
+      ? template
+      : { ...template, metadata: { ...((template.metadata as Json | undefined) ?? {}), labels: { app: name } } };
+  const selector: Json =
+    options.selector === false || info.group !== 'apps' ? {} : { selector: { matchLabels: { app: name } } };
+  if (kind === 'CronJob')
+    return {
+      apiVersion: info.apiVersion,
+      kind,
+      metadata: meta,
+      spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: withLabels } } },
+    };
   const replicas: Json = kind === 'Job' ? {} : { replicas: 2 };
-  return { apiVersion: info.apiVersion, kind, metadata: meta, spec: { ...replicas, ...selector, template: withLabels } };
+  return {
+    apiVersion: info.apiVersion,
+    kind,
+    metadata: meta,
+    spec: { ...replicas, ...selector, template: withLabels },
+  };
 }
 
 /** An AdmissionReview v1 request for `object`. */
-export function reviewOf(object: Json, options: { operation?: 'CREATE' | 'UPDATE' | 'DELETE'; oldObject?: Json; uid?: string; subResource?: string; username?: string } = {}): Json {
+export function reviewOf(
+  object: Json,
+  options: {
+    operation?: 'CREATE' | 'UPDATE' | 'DELETE';
+    oldObject?: Json;
+    uid?: string;
+    subResource?: string;
+    username?: string;
+  } = {},
+): Json {
   const kind = object.kind as KindName;
   const info = KIND_INFO[kind] ?? { group: '', apiVersion: 'v1', resource: `${String(object.kind).toLowerCase()}s` };
   const version = info.apiVersion.includes('/') ? info.apiVersion.split('/')[1]! : info.apiVersion;
