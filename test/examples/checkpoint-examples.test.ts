@@ -14,11 +14,17 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
-async function preemptAndResume(command: string, script: string): Promise<{ first: string; second: string; step: number; code: number | null }> {
+async function preemptAndResume(
+  command: string,
+  script: string,
+): Promise<{ first: string; second: string; step: number; code: number | null }> {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-example-'));
   dirs.push(dir);
   const env = { ...process.env, GPUSHARE_CHECKPOINT_DIR: join(dir, 'checkpoint') };
-  const child = spawn(command, [join(EXAMPLES, script), '40', script.endsWith('.py') ? '0.05' : '50'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, [join(EXAMPLES, script), '40', script.endsWith('.py') ? '0.05' : '50'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let first = '';
   child.stdout.on('data', (d: Buffer) => (first += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -29,7 +35,11 @@ async function preemptAndResume(command: string, script: string): Promise<{ firs
   child.kill('SIGUSR1');
   const code = await exited;
   const step = (JSON.parse(readFileSync(join(dir, 'checkpoint', 'state.json'), 'utf8')) as { step: number }).step;
-  const resumed = spawnSync(command, [join(EXAMPLES, script), '40', script.endsWith('.py') ? '0.01' : '10'], { env: { ...env, GPUSHARE_RESUME: '1' }, encoding: 'utf8', timeout: 30_000 });
+  const resumed = spawnSync(command, [join(EXAMPLES, script), '40', script.endsWith('.py') ? '0.01' : '10'], {
+    env: { ...env, GPUSHARE_RESUME: '1' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { first, second: resumed.stdout, step, code };
 }
 

@@ -67,17 +67,15 @@ describe('audit log of API calls and GPU actions', () => {
     return { status: response.statusCode, body: response.json() };
   };
   const entries = () =>
-    log
-      .list({ limit: 1000 })
-      .map((e) => ({
-        actor: e.actor,
-        role: e.role,
-        tenant: e.tenant,
-        action: e.action,
-        target: e.target,
-        result: e.outcome.result,
-        status: e.outcome.httpStatus,
-      }));
+    log.list({ limit: 1000 }).map((e) => ({
+      actor: e.actor,
+      role: e.role,
+      tenant: e.tenant,
+      action: e.action,
+      target: e.target,
+      result: e.outcome.result,
+      status: e.outcome.httpStatus,
+    }));
 
   beforeEach(async () => {
     kit = await planeKit('1xA10');

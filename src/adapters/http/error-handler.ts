@@ -75,15 +75,13 @@ export function registerErrorHandler(app: FastifyInstance, logInternalError: Int
         const allowed = Array.isArray(params.issue?.options) ? ` (allowed: ${params.issue!.options!.join(', ')})` : '';
         return { field, message: `${field}: ${v.message ?? 'invalid'}${allowed}` };
       });
-      return reply
-        .status(400)
-        .send({
-          error: {
-            code: 'GPUSHARE_INVALID_FIELD',
-            message: issues.map((i) => i.message).join('; '),
-            details: { issues },
-          },
-        });
+      return reply.status(400).send({
+        error: {
+          code: 'GPUSHARE_INVALID_FIELD',
+          message: issues.map((i) => i.message).join('; '),
+          details: { issues },
+        },
+      });
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) logInternalError(error, { method: request.method, url: request.url });
@@ -95,10 +93,8 @@ export function registerErrorHandler(app: FastifyInstance, logInternalError: Int
     return reply.status(status).send({ error: { code: 'GPUSHARE_BAD_REQUEST', message: error.message } });
   });
   app.setNotFoundHandler((request, reply) =>
-    reply
-      .status(404)
-      .send({
-        error: { code: 'GPUSHARE_NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` },
-      }),
+    reply.status(404).send({
+      error: { code: 'GPUSHARE_NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` },
+    }),
   );
 }
