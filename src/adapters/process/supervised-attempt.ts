@@ -250,7 +250,8 @@ export class SupervisedAttempt {
   /** The command exited: kill its group's stragglers, read the pipes to their end, record the outcome. */
   private onExit(started: ChildProcess, exitCode: number | null, signal: NodeJS.Signals | null): void {
     this.exited = true;
-    if (started.pid !== undefined) signalGroup(started.pid, 'SIGKILL', true); // the attempt ends with its command: no stragglers
+    // The attempt ends with its command: no stragglers.
+    if (started.pid !== undefined) signalGroup(started.pid, 'SIGKILL', true);
     const encoded = this.spec.exitCodeEncodesSignal === true ? signalOfExitCode(exitCode) : null;
     const ending =
       encoded === null ? { exitCode, signal, error: null } : { exitCode: null, signal: encoded, error: null };

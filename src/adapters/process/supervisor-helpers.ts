@@ -1,7 +1,8 @@
 /**
  * Helpers of the supervisor (supervisor.ts, supervised-attempt.ts): a process group's signal (the
- * signals freezer uses it too), exec errors in words, the signal of a sandbox's exit code, the sandboxed command's host pid, inherited descriptors, and
- * atomic file writes retried (asynchronously) while the disk is full.
+ * signals freezer uses it too), exec errors in words, the signal of a sandbox's exit code, the
+ * sandboxed command's host pid, inherited descriptors, and atomic file writes retried
+ * (asynchronously) while the disk is full.
  *
  * Node built-ins only: the supervisor runs on its own from dist/.
  */
