@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'nod
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readJobPidFile } from '../adapters/process/attempt-files.js';
+import { sleepSync } from '../host/sleep-sync.js';
 
 const REAP_TIMEOUT_MS = 15_000;
 
@@ -71,11 +72,6 @@ function recordedJobPids(dataDir: string): number[] {
     }
   }
   return pids;
-}
-
-/** Blocks the thread for `ms` (only for the synchronous cleanup at exit). */
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** True when `pid` exists and is not a zombie. */

@@ -8,7 +8,7 @@ import { createApiClient, normalizeBaseUrl, type ApiClient } from '../adapters/h
 import { cliConfigPath, readCliConfig } from '../config/cli-config.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './exit-codes.js';
-import { caFromConfig, caFromFlagOrEnv, certificateHint, type ServerCa } from './server-ca.js';
+import { caFromConfig, caFromFlagOrEnv, certificateHint, nonEmpty, type ServerCa } from './server-ca.js';
 
 /** The `--url` / `--token` / `--ca` flags as commander parses them. */
 export interface ConnectionFlags {
@@ -99,8 +99,4 @@ export function resolveConnection(flags: ConnectionFlags, io: Pick<CliIo, 'env'>
 export function connect(flags: ConnectionFlags, io: CliIo): ApiClient {
   const { url, token, ca, certificateHint: hint } = resolveConnection(flags, io);
   return createApiClient({ url, token, fetch: io.fetch, ca: ca?.pem ?? null, certificateHint: hint });
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

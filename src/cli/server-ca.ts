@@ -77,6 +77,7 @@ function readCaFile(path: string, fail: (reason: string) => Error): string {
   return text;
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+/** `value` trimmed, or undefined when it is absent or blank (a flag or environment variable left empty). */
+export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CURVE_POINTS, type PublishedFigure, type RunResult } from './simulation-types.js';
-import { summarizeRuns } from './summarize.js';
+import { meanCurve, summarizeRuns } from './summarize.js';
 
 /** A curve with `value(x)` at every x (null where it returns null). */
 function curve(value: (x: number) => number | null): (number | null)[] {
@@ -104,5 +104,23 @@ describe('summarizeRuns', () => {
 
   it('returns an empty summary for no runs', () => {
     expect(summarizeRuns([], new Map())).toEqual([]);
+  });
+});
+
+describe('meanCurve', () => {
+  it('averages each point over the curves that have a value there, null where none has', () => {
+    const mean = meanCurve([
+      [10, null, 30],
+      [20, null, null],
+    ]);
+    expect(mean).toHaveLength(CURVE_POINTS);
+    expect(mean.slice(0, 4)).toEqual([15, null, 30, null]);
+  });
+
+  it('is as long as the longest curve when one is longer than CURVE_POINTS', () => {
+    const long = Array.from({ length: CURVE_POINTS + 2 }, (_, x) => x);
+    const mean = meanCurve([long, [1]]);
+    expect(mean).toHaveLength(CURVE_POINTS + 2);
+    expect([mean[0], mean[1], mean[CURVE_POINTS + 1]]).toEqual([0.5, 1, CURVE_POINTS + 1]);
   });
 });

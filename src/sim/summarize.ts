@@ -5,8 +5,11 @@ import { CURVE_POINTS } from './simulation-types.js';
 import { meanSd } from '../lib/statistics.js';
 import type { PolicySummary, PublishedFigure, RunResult } from './simulation-types.js';
 
-/** Pointwise mean over curves, ignoring nulls; null where every curve is null at that x. */
-function meanCurve(curves: readonly (readonly (number | null)[])[]): (number | null)[] {
+/**
+ * Pointwise mean over curves, ignoring nulls; null where every curve is null at that x. As long as
+ * the longest curve, at least `CURVE_POINTS`.
+ */
+export function meanCurve(curves: readonly (readonly (number | null)[])[]): (number | null)[] {
   const length = Math.max(CURVE_POINTS, ...curves.map((c) => c.length));
   return Array.from({ length }, (_, x) => {
     let sum = 0;

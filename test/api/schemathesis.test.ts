@@ -1,5 +1,5 @@
 /**
- * The HTTP API fuzzed by Schemathesis (`npm run test:api`; docs/testing.md): a real `gpushare
+ * The HTTP API fuzzed by Schemathesis (`npm run test:api`; docs/api-fuzzing.md): a real `gpushare
  * serve` (HTTPS, two simulated GPUs, a temporary data dir) and every operation its /openapi.json
  * lists, except the three below, fuzzed once with the admin token and once with a tenant-admin
  * token made through the API:

@@ -1,6 +1,7 @@
 // The stand-in nvidia-smi's state file (simulated-nvidia-smi.ts): read, atomic write, and one
 // command run against the file under a lock, as simulated-nvidia-smi-cli.ts does.
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { sleepSync } from '../../host/sleep-sync.js';
 import { runSimulatedNvidiaSmi } from './simulated-nvidia-smi-run.js';
 import {
   SimulatedSmiStateError,
@@ -32,10 +33,6 @@ export function writeSimulatedNvidiaSmiState(file: string, state: SimulatedSmiSt
 /** Longest wait for the state file's lock, and the age after which a lock is taken as stale (ms). */
 const LOCK_WAIT_MS = 10_000;
 const LOCK_STALE_MS = 30_000;
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
 
 /** Runs `fn` holding `<file>.lock` (a directory: mkdir is atomic), so concurrent runs do not lose updates. */
 function withStateLock<T>(file: string, fn: () => T): T {

@@ -4,22 +4,11 @@
  * escapes it), and a program can observe SIGCONT. The supervisor is in another process group,
  * so it keeps running and still records the outcome.
  */
-import { errnoCode } from './cgroup-dir.js';
 import type { Freezer, FreezeTarget } from './freezer-backend.js';
 import { isExitedState } from '../../host/proc-identity.js';
 import { listProcessGroup } from './proc-group.js';
+import { signalGroup } from './supervisor-helpers.js';
 import { waitUntil } from './wait-until.js';
-
-/** Sends `signal` to process group `pgid`; false when the group no longer exists. */
-function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch (error) {
-    if (errnoCode(error) === 'ESRCH') return false;
-    throw error;
-  }
-}
 
 /** True when every process of the group is stopped (T) or already exited. */
 function groupStopped(pgid: number): boolean {

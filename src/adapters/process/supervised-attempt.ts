@@ -21,6 +21,7 @@ import {
   codeOf,
   couldNotStart,
   sandboxedCommandPid,
+  signalGroup,
   signalOfExitCode,
   tryWriteAtomically,
   writeAtomicallyUntilDone,
@@ -86,7 +87,7 @@ export class SupervisedAttempt {
    */
   signal(signal: NodeJS.Signals): boolean {
     const pid = this.child?.pid;
-    if (pid === undefined || this.exited || !signalGroup(pid, signal)) return false;
+    if (pid === undefined || this.exited || !signalGroup(pid, signal, true)) return false;
     this.signalDeliveredAtMs ??= Date.now();
     return true;
   }
@@ -249,7 +250,8 @@ export class SupervisedAttempt {
   /** The command exited: kill its group's stragglers, read the pipes to their end, record the outcome. */
   private onExit(started: ChildProcess, exitCode: number | null, signal: NodeJS.Signals | null): void {
     this.exited = true;
-    if (started.pid !== undefined) signalGroup(started.pid, 'SIGKILL'); // the attempt ends with its command: no stragglers
+    // The attempt ends with its command: no stragglers.
+    if (started.pid !== undefined) signalGroup(started.pid, 'SIGKILL', true);
     const encoded = this.spec.exitCodeEncodesSignal === true ? signalOfExitCode(exitCode) : null;
     const ending =
       encoded === null ? { exitCode, signal, error: null } : { exitCode: null, signal: encoded, error: null };
@@ -306,15 +308,5 @@ export class SupervisedAttempt {
       this.reportReady({ jobPid: this.child?.pid ?? null, commandPid: null });
       this.hooks.onDone();
     })();
-  }
-}
-
-/** Sends `signal` to process group `pgid`; false when the group is gone. */
-function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false; // ESRCH: the group has exited
   }
 }

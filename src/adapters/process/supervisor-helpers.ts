@@ -1,7 +1,8 @@
 /**
- * Helpers of the supervisor (supervisor.ts, supervised-attempt.ts): exec errors in words, the
- * signal of a sandbox's exit code, the sandboxed command's host pid, inherited descriptors, and
- * atomic file writes retried (asynchronously) while the disk is full.
+ * Helpers of the supervisor (supervisor.ts, supervised-attempt.ts): a process group's signal (the
+ * signals freezer uses it too), exec errors in words, the signal of a sandbox's exit code, the
+ * sandboxed command's host pid, inherited descriptors, and atomic file writes retried
+ * (asynchronously) while the disk is full.
  *
  * Node built-ins only: the supervisor runs on its own from dist/.
  */
@@ -12,6 +13,23 @@ import { constants } from 'node:os';
 /** The errno code of an error, or 'unknown'. */
 export function codeOf(error: unknown): string {
   return (error as NodeJS.ErrnoException | null)?.code ?? 'unknown';
+}
+
+/**
+ * Sends `signal` to process group `pgid`.
+ * @param lenient when true, any failure of `kill` answers false (the supervisor's forwarding and
+ *   its last SIGKILL, which must never end an attempt with an error); else only ESRCH does
+ * @returns true when the signal was sent, false when the group no longer exists
+ * @throws the error of `kill` other than ESRCH (EPERM, ...) unless `lenient`
+ */
+export function signalGroup(pgid: number, signal: NodeJS.Signals, lenient = false): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (error) {
+    if (lenient || codeOf(error) === 'ESRCH') return false;
+    throw error;
+  }
 }
 
 /** Why exec fails, in words, for the errno codes a command that cannot start gives. */

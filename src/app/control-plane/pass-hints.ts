@@ -1,5 +1,5 @@
 /**
- * Queueing hints of the server's scheduling passes (docs/scheduling.md "Passes at depth"): a pass
+ * Queueing hints of the server's scheduling passes (docs/server.md "Passes at depth"): a pass
  * runs only when something happened since the last one that can change its outcome, as the
  * kube-scheduler moves an unschedulable pod back to its active queue only on the cluster events
  * its plugins register (`EventsToRegister`, `QueueingHintFn`). The events are:

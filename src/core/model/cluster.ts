@@ -1,7 +1,7 @@
 /**
  * A cluster as the scheduler core sees it at one instant: its nodes with their GPUs, and the jobs
  * that hold resources on them. The standalone server is a cluster of one node; the simulator
- * replays traces of 1,213 nodes; the Kubernetes extender will describe a real cluster's nodes.
+ * replays traces of 1,213 nodes; the Kubernetes extender describes a real cluster's nodes.
  * Everything the core decides is computed from a snapshot (and the pending requests): nothing
  * else is remembered between scheduling passes.
  */

@@ -1,7 +1,7 @@
 /**
  * What a job asks for, as every part of gpushare sees it: the sharing modes, isolation levels, the
  * GPU part of a request, and the request of a job waiting to be placed. The server, the simulator
- * and (next) the Kubernetes extender all describe their work with these types.
+ * and the Kubernetes extender all describe their work with these types.
  */
 
 /** Sharing modes a job may ask for (API, CLI and code use these names). */

@@ -1,6 +1,8 @@
 /**
  * Tiny builders for tests of the scheduler core (excluded from the build). Every builder returns a
- * plain value with sensible defaults; pass only the fields a test cares about.
+ * plain value with sensible defaults; pass only the fields a test cares about. `aNode`, `aPod` and
+ * `aCluster` build the framework's node states and demands (plugins, the cycle); `aGpuDevice`,
+ * `aClusterNode`, `aJob` and `anExclusiveJob` build the values `schedule` takes.
  */
 import { allocate } from '../framework/allocation.js';
 import { createNodeStates, type NodeSpec, type NodeState } from '../framework/node-state.js';
@@ -9,6 +11,9 @@ import type { ResourceDemand } from '../framework/resource-demand.js';
 import { CycleState } from '../framework/cycle-state.js';
 import type { CycleContext, SchedulingCluster } from '../framework/extension-points.js';
 import { SeededRng, type Rng } from '../random/rng.js';
+import type { ActiveJob, ClusterNode } from '../model/cluster.js';
+import type { GpuDevice } from '../model/gpu-device.js';
+import type { GpuRequest, JobRequest } from '../model/request.js';
 
 /** GPU model of `aNode()` when none is given (its memory is known: 32 GiB). */
 export const DEFAULT_GPU_MODEL = 'V100M32';
@@ -118,4 +123,87 @@ export function aCycleContext(
   shapeId = 0,
 ): CycleContext {
   return { cluster, pod, shapeId, state: new CycleState(), rng };
+}
+
+/** Fields of `aGpuDevice`; every one optional. */
+export type GpuDeviceOverrides = Partial<GpuDevice>;
+
+/** A schedulable A100-80GB GPU, not in MIG mode, with UUID `GPU-<index>`, unless overridden. */
+export function aGpuDevice(index: number, overrides: GpuDeviceOverrides = {}): GpuDevice {
+  return {
+    index,
+    uuid: `GPU-${index}`,
+    model: 'A100-80GB',
+    gpuMemoryMiB: 81920,
+    migEnabled: false,
+    schedulable: true,
+    ...overrides,
+  };
+}
+
+/** A snapshot node: 64 vCPU and 256 GiB host memory unless overridden. */
+export function aClusterNode(
+  name: string,
+  gpus: readonly GpuDevice[],
+  overrides: Partial<ClusterNode> = {},
+): ClusterNode {
+  return { name, hostCpuMilli: 64000, hostMemoryMiB: 256 * 1024, gpus, ...overrides };
+}
+
+/** Fields of `aJob`; every one optional (`gpu` is merged into the default request). */
+export type JobOverrides = Partial<Omit<JobRequest, 'gpu'>> & { readonly gpu?: Partial<GpuRequest> };
+
+/**
+ * A pending job of tenant `team`, priority 500, submitted at `1000 + id` ms, 1 vCPU and 1 GiB host
+ * memory, asking for one whole GPU (`exclusive`, memory in proportion), unless overridden.
+ */
+export function aJob(id: number, overrides: JobOverrides = {}): JobRequest {
+  const { gpu, ...rest } = overrides;
+  return {
+    id,
+    tenant: 'team',
+    priority: 500,
+    submittedAtMs: 1000 + id,
+    cpuMilli: 1000,
+    hostMemoryMiB: 1024,
+    ...rest,
+    gpu: { gpuCount: 1, gpuMilli: GPU_MILLI_PER_GPU, gpuMemoryMiB: null, mode: 'exclusive', ...gpu },
+  };
+}
+
+/**
+ * A job that holds whole GPUs `gpuIndices` of `node` exclusively (UUIDs `GPU-<index>`, 81920 MiB
+ * each), started at `startedAtMs`, preemptible unless overridden.
+ */
+export function anExclusiveJob(
+  request: JobRequest,
+  node: string,
+  gpuIndices: readonly number[],
+  overrides: Partial<Omit<ActiveJob, 'request' | 'assignment'>> = {},
+): ActiveJob {
+  return {
+    request,
+    assignment: {
+      jobId: request.id,
+      node,
+      cpuMilli: request.cpuMilli,
+      hostMemoryMiB: request.hostMemoryMiB,
+      placement: {
+        mode: 'exclusive',
+        gpus: gpuIndices.map((index) => ({
+          index,
+          uuid: `GPU-${index}`,
+          gpuMilli: GPU_MILLI_PER_GPU,
+          accountedGpuMilli: GPU_MILLI_PER_GPU,
+          gpuMemoryMiB: 81920,
+          mig: null,
+        })),
+      },
+    },
+    preemptible: true,
+    startedAtMs: 0,
+    preemptionCount: 0,
+    stopping: false,
+    ...overrides,
+  };
 }

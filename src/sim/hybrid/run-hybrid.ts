@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runInWorkerPool } from '../worker-pool.js';
-import { CURVE_POINTS } from '../simulation-types.js';
+import { meanCurve } from '../summarize.js';
 import { meanSd } from '../../lib/statistics.js';
 import { readNodeListFile, readPodListFile } from '../traces/alibaba-csv.js';
 import { runHybridReplay, type HybridReplayInput } from './hybrid-replay.js';
@@ -62,22 +62,6 @@ export const HYBRID_DEFINITIONS: Readonly<Record<string, string>> = {
   nodeChoice:
     "the default policy over a per-mode view of every node (a GPU running another mode shows no free capacity); the node's cluster state (the core's ClusterState) places the job on its GPUs",
 };
-
-/** Pointwise mean over curves, ignoring nulls. */
-function meanCurve(curves: readonly (readonly (number | null)[])[]): (number | null)[] {
-  return Array.from({ length: CURVE_POINTS }, (_, x) => {
-    let sum = 0;
-    let n = 0;
-    for (const c of curves) {
-      const y = c[x];
-      if (y !== null && y !== undefined) {
-        sum += y;
-        n++;
-      }
-    }
-    return n === 0 ? null : sum / n;
-  });
-}
 
 /** One summary per sharing setting, in the order first seen. */
 export function summarizeHybridRuns(runs: readonly HybridRunResult[]): HybridSummary[] {

@@ -8,7 +8,8 @@ import type { ClusterNode, GpuDevice } from '../../../core/index.js';
 import { parseJsonAnnotation } from './json-annotation.js';
 import { NODE_ANNOTATIONS, SCHEMA_VERSION } from './names.js';
 
-const migInstanceSchema = z.object({
+/** A MIG instance that exists on a GPU (the inventory's, and the one a pod's assignment names). */
+export const migInstanceSchema = z.object({
   /** MIG device UUID (`MIG-…`). */
   uuid: z.string().min(1),
   profileId: z.number().int().nonnegative(),

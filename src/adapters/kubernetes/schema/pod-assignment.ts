@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { Placement } from '../../../core/index.js';
 import { parseJsonAnnotation } from './json-annotation.js';
+import { migInstanceSchema } from './node-inventory.js';
 import { POD_ANNOTATIONS, SCHEMA_VERSION } from './names.js';
 
 const assignedGpuSchema = z.object({
@@ -20,16 +21,7 @@ const assignedGpuSchema = z.object({
   /** Memory reserved on the GPU, MiB. */
   gpuMemoryMiB: z.number().int().nonnegative(),
   /** The MIG instance for `mig` (placement in memory slices, device UUID), else null. */
-  mig: z
-    .object({
-      uuid: z.string().min(1),
-      profileId: z.number().int().nonnegative(),
-      profileName: z.string().min(1),
-      start: z.number().int().nonnegative(),
-      size: z.number().int().positive(),
-      computeSlices: z.number().int().positive(),
-    })
-    .nullable(),
+  mig: migInstanceSchema.nullable(),
 });
 
 const assignmentSchema = z.object({
