@@ -5,8 +5,8 @@
  * from the usage poller's latest sample (`plane.usage`).
  */
 import type { GpuView } from '../../contract/api.js';
-import type { ControlPlane } from '../../app/control-plane/control-plane.js';
-import { toGpuViews } from '../../app/control-plane/views.js';
+import type { ControlPlane } from '../../app/scheduling/control-plane.js';
+import { toGpuViews } from '../../app/services/views.js';
 import type { InventoryGpu } from '../../app/ports/gpu-inventory.js';
 import type { GpuUsageSample } from '../../app/ports/gpu-usage.js';
 import type { JobRecord, StateStore } from '../../app/ports/state-store.js';

@@ -14,8 +14,8 @@ import type { GpuView, JobDetailView, JobView, QosStatusView } from '../../contr
 import type { QosJobStatus } from '../qos/qos-tracker.js';
 import type { AttemptRecord, JobEvent, JobRecord } from '../ports/state-store.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
-import type { ControlPlane } from './control-plane.js';
-import { migDeviceUuid } from './visible-devices.js';
+import type { ControlPlane } from '../scheduling/control-plane.js';
+import { migDeviceUuid } from '../scheduling/visible-devices.js';
 import { measuredGpu } from '../usage/measured-gpu.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

@@ -150,13 +150,11 @@ export class SchedulingPass {
         timesliceOvercommitRatio: settings.timesliceOvercommitRatio,
       },
       rules: {
-        tenants: store
-          .listTenants()
-          .map((t) => ({
-            tenant: t.name,
-            guaranteedGpuEquivalents: t.guaranteedGpuEquivalents,
-            limitGpuEquivalents: t.limitGpuEquivalents,
-          })),
+        tenants: store.listTenants().map((t) => ({
+          tenant: t.name,
+          guaranteedGpuEquivalents: t.guaranteedGpuEquivalents,
+          limitGpuEquivalents: t.limitGpuEquivalents,
+        })),
         qosViolators,
         backfill: true,
         sizeCache: queue.sizes,

@@ -8,7 +8,7 @@ import { TERMINAL_STATES, type JobState } from '../../core/index.js';
 import type { GpuView, JobView, UsageSampleView } from '../../contract/api.js';
 import type { Principal } from '../auth/tokens.js';
 import type { AdminService } from './admin-service.js';
-import type { ControlPlane } from './control-plane.js';
+import type { ControlPlane } from '../scheduling/control-plane.js';
 import type { JobService } from './job-service.js';
 import { quotaUse, type QuotaUse } from './quota-use.js';
 import type { UsageHistory, UsageSample } from './usage-history.js';
