@@ -184,7 +184,7 @@ async function startLocked(
   const admin = new AdminService(
     store,
     () => clock.nowMs(),
-    () => plane.gpuDevices(),
+    () => plane.roster.devices(),
     isolation.maxTenants === null ? null : { max: isolation.maxTenants, why: isolation.unsandboxedDetail },
     { onRotated },
   );

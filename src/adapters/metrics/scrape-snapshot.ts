@@ -49,7 +49,7 @@ export function readSnapshot(plane: ControlPlane, store: StateStore, nodeName: s
     activeJobs.filter((j) => j.state === 'scheduled' || j.state === 'running').map((j) => [j.id, j]),
   );
   const jobsById = (id: number): JobRecord | null => placedJobs.get(id) ?? store.getJob(id);
-  const inventory = new Map(plane.inventoryGpus().map((g) => [g.index, g]));
+  const inventory = new Map(plane.roster.inventoryGpus().map((g) => [g.index, g]));
   const sample = plane.usage.latest();
   const gpus = toGpuViews(plane, jobsById).flatMap((view) => {
     const gpu = inventory.get(view.index);

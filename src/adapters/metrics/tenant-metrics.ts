@@ -20,7 +20,7 @@ export function registerTenantMetrics(
   const uses = () => {
     const s = snapshot();
     const queued = s.activeJobs.filter((j) => j.state === 'pending' || j.state === 'preempted');
-    return quotaUse(store.listTenants(), [...s.placedJobs.values()], queued, plane.gpuDevices());
+    return quotaUse(store.listTenants(), [...s.placedJobs.values()], queued, plane.roster.devices());
   };
   collectedGauge(registry, {
     name: 'gpushare_tenant_quota_used_gpu_equivalents',

@@ -105,7 +105,7 @@ export function dashboardSnapshot(sources: DashboardSources, principal: Principa
     queue,
     queueLength: waiting.length,
     // The caller's tenants only, so the jobs it may see are all quotaUse needs.
-    quotas: quotaUse(admin.listTenants(principal), placed, waiting, plane.gpuDevices()),
+    quotas: quotaUse(admin.listTenants(principal), placed, waiting, plane.roster.devices()),
     usage: latest && toUsageSampleView(latest),
   };
 }
