@@ -28,7 +28,8 @@ export class Retention {
 
   /**
    * Removes the folder of every ended job whose `endedAtMs` is before now − logRetentionMs.
-   * @returns the folders removed, in the store's order of jobs
+   * @returns the folders removed, in the store's order of jobs (each sweep removes them again: the
+   *   store keeps a job's folder name, and removing a folder that is gone does nothing)
    */
   sweep(): string[] {
     const { store, files, clock, settings } = this.deps;
