@@ -89,7 +89,7 @@ export interface LoopParts {
   readonly stats: PassStats;
   readonly pass: SchedulingPass;
   readonly launch: JobLaunch;
-  /** Causes noted through `note` and `reschedule`, in order. */
+  /** Causes noted on the pass (by a part, `note` or `reschedule`), in order. */
   readonly noted: PassCause[];
   /** Passes asked for through `requestPass` and `reschedule`. */
   readonly passRequests: { count: number };
@@ -162,10 +162,13 @@ export async function loopParts(
   });
   const noted: PassCause[] = [];
   const passRequests = { count: 0 };
-  const note = (cause: PassCause): void => {
+  // Every cause noted on the pass is recorded, whoever notes it.
+  const noteOnPass = pass.note.bind(pass);
+  pass.note = (cause) => {
     noted.push(cause);
-    pass.note(cause);
+    noteOnPass(cause);
   };
+  const note = (cause: PassCause): void => pass.note(cause);
   const requestPass = (): void => void passRequests.count++;
   const submit = (overrides: Partial<NewJob> = {}): JobRecord => {
     const job = store.insertJob(sampleJob('acme', { workingDirectory: null, ...overrides }), clock.nowMs());
