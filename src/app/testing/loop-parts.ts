@@ -10,7 +10,7 @@ import { MemoryJobFiles } from '../../adapters/memory/memory-job-files.js';
 import { createSimulatedInventory, parseSimulatedGpuSpec } from '../../adapters/gpu/simulated-gpus.js';
 import { createMemoryStore } from '../../adapters/store/memory-store.js';
 import { sampleJob } from '../../adapters/store/store-fixtures.js';
-import { SeededRng } from '../../core/index.js';
+import { SeededRng, type Rng } from '../../core/index.js';
 import { isDiskFullError } from '../errors.js';
 import type { DiskSpace } from '../ports/disk-space.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
@@ -71,6 +71,8 @@ export interface LoopParts {
   readonly files: MemoryJobFiles;
   readonly gpus: readonly InventoryGpu[];
   readonly settings: ControlPlaneSettings;
+  /** The policy's tie-break randomness (seed 7). */
+  readonly rng: Rng;
   readonly logger: Logger;
   readonly logs: LogLine[];
   readonly events: PlaneEvents;
@@ -149,7 +151,8 @@ export async function loopParts(
   });
   const recentShapes = new RecentShapes();
   const stats = new PassStats();
-  const ports = { store, clock, logger, events, settings: full, rng: new SeededRng(7) };
+  const rng = new SeededRng(7);
+  const ports = { store, clock, logger, events, settings: full, rng };
   const pass = new SchedulingPass({ ...ports, stats, roster, queue, intents, running, qos, recentShapes });
   const launch = new JobLaunch({
     ...ports,
@@ -176,7 +179,7 @@ export async function loopParts(
     return job;
   };
   return {
-    ...{ clock, store, launcher, files, gpus, settings: full, logger, logs, events, emitted, testDisk: disk },
+    ...{ clock, store, launcher, files, gpus, settings: full, rng, logger, logs, events, emitted, testDisk: disk },
     ...{ disk: new DiskState(disk), roster, queue, intents, running, qos, rotator, runningSet, recentShapes },
     ...{ stats, pass, launch, noted, passRequests, note, requestPass, submit },
     reschedule: (cause) => {
