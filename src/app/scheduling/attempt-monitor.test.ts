@@ -26,7 +26,7 @@ async function setup() {
 const stateOf = (parts: LoopParts, id: number) => parts.store.getJob(id)!.state;
 
 describe('AttemptMonitor', () => {
-  it('settles an exit with the time the command ended; a failure with retries left goes back to the queue', async () => {
+  it('settles an exit with the time the command ended; a failure with retries left is re-queued queue', async () => {
     const { parts, monitor, run } = await setup();
     const ok = await run({ retries: 0 });
     const flaky = await run({ retries: 1 });
@@ -72,7 +72,7 @@ describe('AttemptMonitor', () => {
     expect(parts.intents.has(id)).toBe(false);
   });
 
-  it('with the disk full, keeps an ended attempt until there is room; a write failing for it is not logged', async () => {
+  it('with the disk full, keeps an ended attempt until there is room; a full-disk write is not logged', async () => {
     const { parts, monitor, run } = await setup();
     const id = await run({ retries: 0 });
     parts.launcher.exit(id, { exitCode: 0, endedAtMs: parts.clock.nowMs() });

@@ -33,7 +33,7 @@ describe('JobQueue', () => {
     ]);
   });
 
-  it('gives a job the reason of the last pass, null before a pass has considered it, and unvisited jobs theirs on read', () => {
+  it('gives a job the reason of the last pass (null before one considered it); unvisited jobs theirs on read', () => {
     const store = createMemoryStore();
     store.createTenant('acme', 0);
     const visited = store.insertJob(sampleJob('acme'), 1_000);

@@ -76,7 +76,7 @@ describe('LaunchCoordinator', () => {
     ]);
   });
 
-  it('holds the running write a full disk refused, and writes it (adopting the attempt) once there is room', async () => {
+  it('holds the running write a full disk refused; writes it (adopting the attempt) once there is room', async () => {
     const { parts, launches } = await setup();
     const job = parts.place({ gpu: HALF });
     const write = parts.store.applyJobChanges.bind(parts.store);

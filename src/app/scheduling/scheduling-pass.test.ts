@@ -12,7 +12,7 @@ const WHOLE = { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusiv
 afterEach(() => vi.restoreAllMocks());
 
 describe('SchedulingPass', () => {
-  it('places what fits in one store write, leaves the rest queued with its reason, and emits one pass event', async () => {
+  it('places what fits in one store write, leaves the rest queued with its reason, emits one pass event', async () => {
     const parts = await loopParts('1xA100-80GB');
     const first = parts.submit({ gpu: WHOLE });
     const second = parts.submit({ gpu: WHOLE });
