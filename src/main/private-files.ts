@@ -13,7 +13,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../app/control-plane/plane-deps.js';
+import type { Logger } from '../app/scheduling/plane-deps.js';
 import type { JobFiles } from '../app/ports/job-files.js';
 import type { StateStore } from '../app/ports/state-store.js';
 import { attemptFiles } from '../adapters/process/attempt-files.js';

@@ -11,14 +11,14 @@ import { openDataDirStore } from './private-files.js';
 import { join } from 'node:path';
 import pino from 'pino';
 import { SeededRng } from '../core/index.js';
-import { AdminService } from '../app/control-plane/admin-service.js';
+import { AdminService } from '../app/services/admin-service.js';
 import { ApiLimits } from '../app/auth/api-limits.js';
-import { ControlPlane } from '../app/control-plane/control-plane.js';
-import { JobService } from '../app/control-plane/job-service.js';
-import { PlaneEvents } from '../app/control-plane/plane-events.js';
-import { observeStore } from '../app/control-plane/observed-store.js';
-import { UsageHistory, usageSample } from '../app/control-plane/usage-history.js';
-import { toGpuViews } from '../app/control-plane/views.js';
+import { ControlPlane } from '../app/scheduling/control-plane.js';
+import { JobService } from '../app/services/job-service.js';
+import { PlaneEvents } from '../app/scheduling/plane-events.js';
+import { observeStore } from '../app/scheduling/observed-store.js';
+import { UsageHistory, usageSample } from '../app/services/usage-history.js';
+import { toGpuViews } from '../app/services/views.js';
 import type { GpuInventory } from '../app/ports/gpu-inventory.js';
 import { createGpuHealthPoller } from '../adapters/gpu/gpu-health-poller.js';
 import { createNvidiaSmiUsageSampler } from '../adapters/gpu/nvidia-smi-usage.js';
@@ -36,9 +36,9 @@ import { buildServer } from '../adapters/http/build-server.js';
 import { createDiskSpaceWatch } from '../adapters/disk/disk-space-watch.js';
 import { createJobFiles } from '../adapters/process/job-files.js';
 import { createSystemClock } from '../adapters/clock/system-clock.js';
-import { serverStatus } from '../app/control-plane/server-status.js';
-import { dashboardSnapshot } from '../app/control-plane/dashboard-snapshot.js';
-import { dashboardJobs } from '../app/control-plane/dashboard-jobs.js';
+import { serverStatus } from '../app/services/server-status.js';
+import { dashboardSnapshot } from '../app/services/dashboard-snapshot.js';
+import { dashboardJobs } from '../app/services/dashboard-jobs.js';
 import { QosService } from '../app/qos/qos-service.js';
 import { createChildProcessLauncher } from '../adapters/process/child-process-launcher.js';
 import { detectCheckpointSupport } from '../adapters/process/transparent-checkpoint.js';
@@ -184,7 +184,7 @@ async function startLocked(
   const admin = new AdminService(
     store,
     () => clock.nowMs(),
-    () => plane.gpuDevices(),
+    () => plane.roster.devices(),
     isolation.maxTenants === null ? null : { max: isolation.maxTenants, why: isolation.unsandboxedDetail },
     { onRotated },
   );

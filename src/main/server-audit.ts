@@ -4,8 +4,8 @@
  * its events, and what the HTTP API needs to record calls and list entries.
  */
 import { join } from 'node:path';
-import type { Logger } from '../app/control-plane/plane-deps.js';
-import type { PlaneEvents } from '../app/control-plane/plane-events.js';
+import type { Logger } from '../app/scheduling/plane-deps.js';
+import type { PlaneEvents } from '../app/scheduling/plane-events.js';
 import { safeAuditRecorder } from '../app/audit/audit-recorder.js';
 import { auditPlaneEvents } from '../app/audit/plane-audit.js';
 import type { AuditLog } from '../app/ports/audit-log.js';

@@ -17,7 +17,7 @@ import {
   testCgroupParent,
 } from '../../src/adapters/process/testing/process-test-kit.js';
 import type { FreezerKind, ProcessHandle, ProcessLauncher } from '../../src/app/ports/process-launcher.js';
-import { TimesliceRotator } from '../../src/app/control-plane/timeslice-rotator.js';
+import { TimesliceRotator } from '../../src/app/scheduling/timeslice-rotator.js';
 
 describe('TimesliceRotator with real processes', () => {
   const cgroupParent = testCgroupParent('rotator');

@@ -2,11 +2,11 @@
  * Audit entries as a non-admin (a tenant-admin) sees them: a GPU action of its own job may name
  * another tenant's job (`job.preempt` carries `preemptorJobId` and a reason like `preempted by job
  * 12 (priority 1000, tenant team-b)`). Every string of the summary and outcome goes through the
- * same redaction as job views (app/control-plane/reason-redaction.ts), and every number of a field
+ * same redaction as job views (app/services/reason-redaction.ts), and every number of a field
  * that names a job (`jobId`, `preemptorJobId`, `victimIds`, …) of another tenant becomes null.
  * Admins see entries unchanged.
  */
-import type { ReasonRedactor } from '../../app/control-plane/reason-redaction.js';
+import type { ReasonRedactor } from '../../app/services/reason-redaction.js';
 import type { AuditEntryView } from '../../contract/audit.js';
 
 /** Field names whose numbers are job ids. */

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageHistory } from '../../app/control-plane/usage-history.js';
+import { UsageHistory } from '../../app/services/usage-history.js';
 import { QosService } from '../../app/qos/qos-service.js';
 import { planeKit, type PlaneKit } from '../../app/testing/plane-kit.js';
 import { buildServer } from './build-server.js';

@@ -4,13 +4,13 @@
  */
 import type { ApiLimits } from '../../app/auth/api-limits.js';
 import type { Principal } from '../../app/auth/tokens.js';
-import type { AdminService } from '../../app/control-plane/admin-service.js';
-import type { ControlPlane } from '../../app/control-plane/control-plane.js';
-import type { DashboardSnapshot } from '../../app/control-plane/dashboard-snapshot.js';
-import type { DashboardJobFilter, DashboardJobPage } from '../../app/control-plane/dashboard-jobs.js';
-import type { JobService } from '../../app/control-plane/job-service.js';
-import type { ServerStatus } from '../../app/control-plane/server-status.js';
-import type { UsageHistory } from '../../app/control-plane/usage-history.js';
+import type { AdminService } from '../../app/services/admin-service.js';
+import type { ControlPlane } from '../../app/scheduling/control-plane.js';
+import type { DashboardSnapshot } from '../../app/services/dashboard-snapshot.js';
+import type { DashboardJobFilter, DashboardJobPage } from '../../app/services/dashboard-jobs.js';
+import type { JobService } from '../../app/services/job-service.js';
+import type { ServerStatus } from '../../app/services/server-status.js';
+import type { UsageHistory } from '../../app/services/usage-history.js';
 import type { QosService } from '../../app/qos/qos-service.js';
 import type { AuditRecord } from '../../app/audit/audit-recorder.js';
 import type { AuditLog } from '../../app/ports/audit-log.js';
@@ -45,11 +45,11 @@ export interface ServerServices {
   readonly jobs: JobService;
   readonly admin: AdminService;
   readonly version: string;
-  /** `GET /api/v1/status` for a caller (app/control-plane/server-status.ts). */
+  /** `GET /api/v1/status` for a caller (app/services/server-status.ts). */
   readonly status: (principal: Principal) => ServerStatus;
-  /** The dashboard's data for a caller (app/control-plane/dashboard-snapshot.ts). */
+  /** The dashboard's data for a caller (app/services/dashboard-snapshot.ts). */
   readonly dashboard: (principal: Principal) => DashboardSnapshot;
-  /** The dashboard's filtered, paged job list for a caller (app/control-plane/dashboard-jobs.ts). */
+  /** The dashboard's filtered, paged job list for a caller (app/services/dashboard-jobs.ts). */
   readonly dashboardJobs: (principal: Principal, filter: DashboardJobFilter) => DashboardJobPage;
   /** Progress reports of running jobs (docs/qos.md). */
   readonly qos: QosService;

@@ -1,11 +1,11 @@
 /**
  * Cluster gauges (docs/metrics.md "Cluster"): schedulable capacity, allocation and its ratio, and
- * the FGD fragmentation measure (src/app/control-plane/cluster-usage.ts). The target workload M is
+ * the FGD fragmentation measure (src/app/scheduling/cluster-usage.ts). The target workload M is
  * the scheduler's own: the shapes of the last RECENT_SHAPES_KEPT submitted jobs (recent-shapes.ts).
  */
 import type { Registry } from 'prom-client';
-import type { ControlPlane } from '../../app/control-plane/control-plane.js';
-import { clusterUsage } from '../../app/control-plane/cluster-usage.js';
+import type { ControlPlane } from '../../app/scheduling/control-plane.js';
+import { clusterUsage } from '../../app/scheduling/cluster-usage.js';
 import { collectedGauge } from './collected-gauge.js';
 import type { ScrapeSnapshot } from './scrape-snapshot.js';
 

@@ -1,6 +1,6 @@
 /**
  * Counters and the pass histogram (docs/metrics.md "Scheduler and job events"), fed from the
- * plane's event bus (src/app/control-plane/plane-events.ts). Job counters follow the committed
+ * plane's event bus (src/app/scheduling/plane-events.ts). Job counters follow the committed
  * transitions the store reports (observed-store.ts), so they count exactly what the store recorded:
  * - submitted: a job inserted (`from` null);
  * - placements: a transition to `scheduled`, labelled with the placement's sharing mode;
@@ -11,7 +11,7 @@
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { priorityClassOf } from '../../core/index.js';
-import type { PlaneEvents } from '../../app/control-plane/plane-events.js';
+import type { PlaneEvents } from '../../app/scheduling/plane-events.js';
 
 /** Bucket bounds of the pass-duration histogram, seconds (passes take from microseconds to a few hundred ms). */
 export const PASS_DURATION_BUCKETS_SECONDS = [

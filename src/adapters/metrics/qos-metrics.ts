@@ -4,7 +4,7 @@
  * (one report event per reported kind, one violation event per violation raised).
  */
 import { Counter, type Registry } from 'prom-client';
-import type { ControlPlane } from '../../app/control-plane/control-plane.js';
+import type { ControlPlane } from '../../app/scheduling/control-plane.js';
 import type { QosJobStatus } from '../../app/qos/qos-tracker.js';
 import { collectedGauge } from './collected-gauge.js';
 

@@ -5,8 +5,8 @@
  * from the usage poller's latest sample (`plane.usage`).
  */
 import type { GpuView } from '../../contract/api.js';
-import type { ControlPlane } from '../../app/control-plane/control-plane.js';
-import { toGpuViews } from '../../app/control-plane/views.js';
+import type { ControlPlane } from '../../app/scheduling/control-plane.js';
+import { toGpuViews } from '../../app/services/views.js';
 import type { InventoryGpu } from '../../app/ports/gpu-inventory.js';
 import type { GpuUsageSample } from '../../app/ports/gpu-usage.js';
 import type { JobRecord, StateStore } from '../../app/ports/state-store.js';
@@ -49,7 +49,7 @@ export function readSnapshot(plane: ControlPlane, store: StateStore, nodeName: s
     activeJobs.filter((j) => j.state === 'scheduled' || j.state === 'running').map((j) => [j.id, j]),
   );
   const jobsById = (id: number): JobRecord | null => placedJobs.get(id) ?? store.getJob(id);
-  const inventory = new Map(plane.inventoryGpus().map((g) => [g.index, g]));
+  const inventory = new Map(plane.roster.inventoryGpus().map((g) => [g.index, g]));
   const sample = plane.usage.latest();
   const gpus = toGpuViews(plane, jobsById).flatMap((view) => {
     const gpu = inventory.get(view.index);

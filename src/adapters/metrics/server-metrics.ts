@@ -6,7 +6,7 @@
  * before `plane.start()` to count every pass.
  */
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ControlPlane } from '../../app/control-plane/control-plane.js';
+import type { ControlPlane } from '../../app/scheduling/control-plane.js';
 import type { StateStore } from '../../app/ports/state-store.js';
 import { registerClusterMetrics } from './cluster-metrics.js';
 import { registerEventCounters } from './event-counters.js';

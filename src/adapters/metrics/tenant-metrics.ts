@@ -1,12 +1,12 @@
 /**
  * Tenant quota gauges (docs/metrics.md "Tenants"): GPU-equivalents each tenant holds, its guarantee
  * and its limit (absent when unlimited), as `GET /api/v1/quotas` reports them
- * (src/app/control-plane/quota-use.ts; GPU-equivalents: src/core/fairness).
+ * (src/app/services/quota-use.ts; GPU-equivalents: src/core/fairness).
  */
 import type { Registry } from 'prom-client';
-import type { ControlPlane } from '../../app/control-plane/control-plane.js';
+import type { ControlPlane } from '../../app/scheduling/control-plane.js';
 import type { StateStore } from '../../app/ports/state-store.js';
-import { quotaUse } from '../../app/control-plane/quota-use.js';
+import { quotaUse } from '../../app/services/quota-use.js';
 import { collectedGauge } from './collected-gauge.js';
 import type { ScrapeSnapshot } from './scrape-snapshot.js';
 
@@ -20,7 +20,7 @@ export function registerTenantMetrics(
   const uses = () => {
     const s = snapshot();
     const queued = s.activeJobs.filter((j) => j.state === 'pending' || j.state === 'preempted');
-    return quotaUse(store.listTenants(), [...s.placedJobs.values()], queued, plane.gpuDevices());
+    return quotaUse(store.listTenants(), [...s.placedJobs.values()], queued, plane.roster.devices());
   };
   collectedGauge(registry, {
     name: 'gpushare_tenant_quota_used_gpu_equivalents',

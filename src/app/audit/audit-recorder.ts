@@ -4,7 +4,7 @@
  * with the entry's action and target, and the action itself goes on.
  */
 import type { Principal } from '../auth/tokens.js';
-import type { Logger } from '../control-plane/plane-deps.js';
+import type { Logger } from '../scheduling/plane-deps.js';
 import type { AuditLog, AuditResult, NewAuditEntry } from '../ports/audit-log.js';
 
 /** Records an entry; never throws. */

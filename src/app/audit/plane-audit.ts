@@ -7,7 +7,7 @@
  * decides and `server` for what a launch does; role `server`.
  */
 import type { JobRecord } from '../ports/state-store.js';
-import type { PlaneEvent } from '../control-plane/plane-events.js';
+import type { PlaneEvent } from '../scheduling/plane-events.js';
 import type { AuditRecord } from './audit-recorder.js';
 import type { NewAuditEntry } from '../ports/audit-log.js';
 

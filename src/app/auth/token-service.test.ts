@@ -2,7 +2,7 @@ import { httpFailure } from '../testing/http-failure.js';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../adapters/store/memory-store.js';
 import { MAX_TOKEN_LIFETIME_SECONDS, TokenRoleSchema } from '../../contract/api.js';
-import { AdminService } from '../control-plane/admin-service.js';
+import { AdminService } from '../services/admin-service.js';
 import { TOKEN_ROLES, type TokenRecord } from '../ports/state-store.js';
 import { SERVER_ADMIN_TOKEN_LABEL } from './token-service.js';
 import { tokenDigest, type Principal } from './tokens.js';

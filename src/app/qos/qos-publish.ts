@@ -5,8 +5,8 @@
  * is asked for (a recovery may let a waiting job onto the job's GPUs).
  */
 import type { StateStore } from '../ports/state-store.js';
-import type { Logger } from '../control-plane/plane-deps.js';
-import type { PlaneEvents } from '../control-plane/plane-events.js';
+import type { Logger } from '../scheduling/plane-deps.js';
+import type { PlaneEvents } from '../scheduling/plane-events.js';
 import type { QosChange } from './qos-tracker.js';
 
 /** Where QoS changes are published. */

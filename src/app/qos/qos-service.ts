@@ -7,11 +7,11 @@
 import { conflict, forbidden, invalidField, jobNotFound } from '../errors.js';
 import { authorize } from '../auth/authorize.js';
 import type { Principal } from '../auth/tokens.js';
-import type { ControlPlane } from '../control-plane/control-plane.js';
-import type { Logger } from '../control-plane/plane-deps.js';
+import type { ControlPlane } from '../scheduling/control-plane.js';
+import type { Logger } from '../scheduling/plane-deps.js';
 import type { Clock } from '../ports/clock.js';
 import type { StateStore } from '../ports/state-store.js';
-import { toQosStatusView } from '../control-plane/views.js';
+import { toQosStatusView } from '../services/views.js';
 import type { QosReportBody, QosStatusView } from '../../contract/api.js';
 import { publishQosChanges } from './qos-publish.js';
 import { QOS_KINDS, QOS_REPORT_FIELDS } from './qos-tracker.js';

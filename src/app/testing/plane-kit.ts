@@ -14,12 +14,12 @@ import { createMemoryStore } from '../../adapters/store/memory-store.js';
 import { SeededRng } from '../../core/index.js';
 import { SubmitJobSchema, type JobView, type SubmitJobInput } from '../../contract/api.js';
 import type { Principal } from '../auth/tokens.js';
-import { AdminService } from '../control-plane/admin-service.js';
-import { ControlPlane } from '../control-plane/control-plane.js';
-import { JobService } from '../control-plane/job-service.js';
-import { observeStore } from '../control-plane/observed-store.js';
-import type { ControlPlaneSettings } from '../control-plane/plane-deps.js';
-import { PlaneEvents, type PlaneEvent } from '../control-plane/plane-events.js';
+import { AdminService } from '../services/admin-service.js';
+import { ControlPlane } from '../scheduling/control-plane.js';
+import { JobService } from '../services/job-service.js';
+import { observeStore } from '../scheduling/observed-store.js';
+import type { ControlPlaneSettings } from '../scheduling/plane-deps.js';
+import { PlaneEvents, type PlaneEvent } from '../scheduling/plane-events.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
 import type { StateStore } from '../ports/state-store.js';
 

@@ -3,8 +3,8 @@
  * milli-GPU (as `GET /api/v1/gpus` shows it) and every running job with its pid and shares.
  */
 import type { UsageInput } from '../ports/gpu-usage.js';
-import type { ControlPlane } from '../control-plane/control-plane.js';
-import { toGpuViews } from '../control-plane/views.js';
+import type { ControlPlane } from '../scheduling/control-plane.js';
+import { toGpuViews } from '../services/views.js';
 import type { StateStore } from '../ports/state-store.js';
 
 /** The sampler input of `plane` now. */

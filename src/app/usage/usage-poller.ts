@@ -6,7 +6,7 @@
  */
 import type { Clock, Timer } from '../ports/clock.js';
 import type { GpuUsageSampler, UsageInput } from '../ports/gpu-usage.js';
-import type { Logger } from '../control-plane/plane-deps.js';
+import type { Logger } from '../scheduling/plane-deps.js';
 import type { LatestUsage } from './latest-usage.js';
 
 /** What a poller needs. */

@@ -3,7 +3,7 @@
  * its own tenant's for a tenant-admin, with other tenants' job ids redacted (audit-view-redaction.ts).
  */
 import { authorize } from '../../../app/auth/authorize.js';
-import { reasonRedactor } from '../../../app/control-plane/reason-redaction.js';
+import { reasonRedactor } from '../../../app/services/reason-redaction.js';
 import type { AuditEntry } from '../../../app/ports/audit-log.js';
 import { AuditListSchema, AuditQuerySchema, type AuditEntryView } from '../../../contract/audit.js';
 import { redactAuditView } from '../audit-view-redaction.js';

@@ -1,7 +1,7 @@
 /**
  * `GET /api/v1/dashboard/jobs`: the dashboard's job list, filtered on the server (name pattern,
  * states, tenant) and paged, with the count of every matching job
- * (app/control-plane/dashboard-jobs.ts). A bad query is a 400 naming the field.
+ * (app/services/dashboard-jobs.ts). A bad query is a 400 naming the field.
  */
 import type { JobState } from '../../../core/index.js';
 import {

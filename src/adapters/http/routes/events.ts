@@ -19,7 +19,7 @@
  * when the client disconnects or the server closes.
  */
 import type { ServerResponse } from 'node:http';
-import { toUsageSampleView } from '../../../app/control-plane/dashboard-snapshot.js';
+import { toUsageSampleView } from '../../../app/services/dashboard-snapshot.js';
 import { authorize } from '../../../app/auth/authorize.js';
 import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isAllowed } from '../../../app/auth/authorize.js';
 import { forbidden } from '../../../app/errors.js';
-import type { AdminService } from '../../../app/control-plane/admin-service.js';
+import type { AdminService } from '../../../app/services/admin-service.js';
 import type { MetricsExposition } from '../server-services.js';
 
 /** What the route needs. */

@@ -4,7 +4,7 @@
  * it: it holds cluster totals only, no job or tenant names.
  */
 import { UsageHistorySchema } from '../../../contract/api.js';
-import { toUsageSampleView } from '../../../app/control-plane/dashboard-snapshot.js';
+import { toUsageSampleView } from '../../../app/services/dashboard-snapshot.js';
 import { authorize } from '../../../app/auth/authorize.js';
 import type { ServerServices } from '../server-services.js';
 import type { Api } from './jobs.js';

@@ -3,10 +3,10 @@
  * the HTTP routes in process: status, dashboard and QoS composed as `gpushare serve` composes them
  * (version `9.9.9`, simulated GPUs, a signal checkpoint), with `extra` added or replacing.
  */
-import { dashboardSnapshot } from '../../../app/control-plane/dashboard-snapshot.js';
-import { dashboardJobs } from '../../../app/control-plane/dashboard-jobs.js';
-import { serverStatus } from '../../../app/control-plane/server-status.js';
-import { UsageHistory } from '../../../app/control-plane/usage-history.js';
+import { dashboardSnapshot } from '../../../app/services/dashboard-snapshot.js';
+import { dashboardJobs } from '../../../app/services/dashboard-jobs.js';
+import { serverStatus } from '../../../app/services/server-status.js';
+import { UsageHistory } from '../../../app/services/usage-history.js';
 import { QosService } from '../../../app/qos/qos-service.js';
 import type { PlaneKit } from '../../../app/testing/plane-kit.js';
 import type { ServerServices } from '../server-services.js';

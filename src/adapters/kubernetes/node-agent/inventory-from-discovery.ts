@@ -5,7 +5,7 @@
  */
 import type { InventoryGpu as DiscoveredGpu } from '../../../app/ports/gpu-inventory.js';
 import type { MigInstanceState } from '../../../app/ports/mig-manager.js';
-import { toMigInstance } from '../../../app/control-plane/mig-agent.js';
+import { toMigInstance } from '../../../app/scheduling/mig-agent.js';
 import type { InventoryGpu, InventoryMigInstance } from '../schema/node-inventory.js';
 
 /** The inventory and what was left out of it. */

@@ -14,8 +14,8 @@ import type { GpuView, JobDetailView, JobView, QosStatusView } from '../../contr
 import type { QosJobStatus } from '../qos/qos-tracker.js';
 import type { AttemptRecord, JobEvent, JobRecord } from '../ports/state-store.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
-import type { ControlPlane } from './control-plane.js';
-import { migDeviceUuid } from './visible-devices.js';
+import type { ControlPlane } from '../scheduling/control-plane.js';
+import { migDeviceUuid } from '../scheduling/visible-devices.js';
 import { measuredGpu } from '../usage/measured-gpu.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -30,7 +30,7 @@ export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
  * builder for the whole page).
  */
 export function jobViewBuilder(plane: ControlPlane): (job: JobRecord) => JobView {
-  const inventory = new Map(plane.inventoryGpus().map((g) => [g.index, g]));
+  const inventory = new Map(plane.roster.inventoryGpus().map((g) => [g.index, g]));
   return (job) => buildJobView(job, plane, inventory);
 }
 
@@ -139,13 +139,13 @@ export function toJobDetail(
 export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRecord | null): GpuView[] {
   const allocations = plane.allocations();
   const usage = new Map(allocations.usage.map((u) => [u.device.index, u]));
-  return plane.inventoryGpus().map((gpu) => {
+  return plane.roster.inventoryGpus().map((gpu) => {
     const use = usage.get(gpu.index);
     const allocatedGpuMilli = gpu.migEnabled
       ? migMilli(use?.jobIds ?? [], gpu.index, migGeometry(gpu.model)?.computeSlices ?? 7, jobsById)
       : (use?.allocatedGpuMilli ?? 0);
     const allocatedGpuMemoryMiB = use?.allocatedGpuMemoryMiB ?? 0;
-    const cordoned = plane.isCordoned(gpu.uuid);
+    const cordoned = plane.roster.isCordoned(gpu.uuid);
     // nvidia-smi's own figures when the inventory has them, else the usage poller's sample (simulated GPUs).
     const measured = measuredGpu(gpu, plane.usage.latest(), 'inventory');
     return {

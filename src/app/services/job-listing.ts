@@ -13,7 +13,7 @@ import type { JobView } from '../../contract/api.js';
 import { authorize } from '../auth/authorize.js';
 import type { Principal } from '../auth/tokens.js';
 import type { JobFilter, StateStore } from '../ports/state-store.js';
-import type { ControlPlane } from './control-plane.js';
+import type { ControlPlane } from '../scheduling/control-plane.js';
 import type { ReasonRedactor } from './reason-redaction.js';
 import { jobViewBuilder } from './views.js';
 

@@ -8,7 +8,7 @@ import { TERMINAL_STATES, type JobState } from '../../core/index.js';
 import type { GpuView, JobView, UsageSampleView } from '../../contract/api.js';
 import type { Principal } from '../auth/tokens.js';
 import type { AdminService } from './admin-service.js';
-import type { ControlPlane } from './control-plane.js';
+import type { ControlPlane } from '../scheduling/control-plane.js';
 import type { JobService } from './job-service.js';
 import { quotaUse, type QuotaUse } from './quota-use.js';
 import type { UsageHistory, UsageSample } from './usage-history.js';
@@ -105,7 +105,7 @@ export function dashboardSnapshot(sources: DashboardSources, principal: Principa
     queue,
     queueLength: waiting.length,
     // The caller's tenants only, so the jobs it may see are all quotaUse needs.
-    quotas: quotaUse(admin.listTenants(principal), placed, waiting, plane.gpuDevices()),
+    quotas: quotaUse(admin.listTenants(principal), placed, waiting, plane.roster.devices()),
     usage: latest && toUsageSampleView(latest),
   };
 }

@@ -6,16 +6,19 @@
 import type { Placement } from '../../core/index.js';
 import type { MpsControl } from '../ports/mps-control.js';
 import type { ProcessLauncher } from '../ports/process-launcher.js';
-import type { JobRecord } from '../ports/state-store.js';
+import type { JobRecord, StateStore } from '../ports/state-store.js';
 import type { QosTracker } from '../qos/qos-tracker.js';
 import { stopIdleMpsDaemons } from './mps-agent.js';
 import type { ControlPlaneSettings, Logger } from './plane-deps.js';
 import type { RunningJobs } from './running-jobs.js';
 import type { StopIntents } from './stop-intents.js';
+import type { StopIntent } from './attempt-end.js';
 import type { TimesliceRotator } from './timeslice-rotator.js';
 
 /** What the running set uses. */
 export interface RunningSetDeps {
+  /** Where a job's earlier attempts are read from (its preemptions so far). */
+  readonly store: StateStore;
   readonly launcher: ProcessLauncher;
   readonly logger: Logger;
   readonly settings: ControlPlaneSettings;
@@ -30,10 +33,13 @@ export interface RunningSetDeps {
 export class RunningSet {
   constructor(private readonly deps: RunningSetDeps) {}
 
-  /** Starts watching a running job (after its launch, or re-adopted after a restart). */
-  adopt(job: JobRecord, preemptionCount: number): void {
-    const { running, qos, mps, logger } = this.deps;
-    running.add(job, preemptionCount);
+  /**
+   * Starts watching a running job (after its launch, or re-adopted after a restart), with the
+   * preemptions of its earlier attempts (read from the store; the preemption guard counts them).
+   */
+  adopt(job: JobRecord): void {
+    const { store, running, qos, mps, logger } = this.deps;
+    running.add(job, store.listAttempts(job.id).filter((a) => a.endReason === 'preempted').length);
     if (job.qos)
       qos.track({
         jobId: job.id,
@@ -64,6 +70,16 @@ export class RunningSet {
     }
     if (job.process) void launcher.cleanup(job.process).catch(() => undefined);
     if (job.placement) stopIdleMpsDaemons(mps, logger, job.placement, running.all());
+  }
+
+  /**
+   * Records a stop intent for job `jobId` and, when it is running, sends it the stop signal
+   * (`stopProcess`); nothing when an intent already stands (StopIntents.set: a cancel still wins
+   * over a preemption).
+   */
+  async stop(jobId: number, intent: StopIntent): Promise<void> {
+    if (!this.deps.intents.set(jobId, intent)) return;
+    if (this.deps.running.has(jobId)) await this.stopProcess(jobId);
   }
 
   /** Sends the stop signal of the job's intent (preemption: its signal and grace period; else SIGTERM). */

@@ -2,7 +2,8 @@
  * The control plane on in-memory adapters with fake time (src/app/testing/plane-kit.ts): passes,
  * launches, exits, preemptions and QoS, driven by a manual clock and a launcher without processes.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { findPolicy } from '../../core/index.js';
 import { planeKit } from '../testing/plane-kit.js';
 
 const GIB = 1024;
@@ -163,5 +164,25 @@ describe('ControlPlane: allocations follow the store', () => {
     expect(kit.store.getJob(running[1]!)!.state).toBe('failed');
     expect(kit.store.getJob(running[2]!)!.reason).toBe('lost');
     expect(kit.store.getJob(running[3]!)!.state).toBe('cancelled');
+  });
+});
+
+describe('ControlPlane: allocations with the configured policy', () => {
+  it('builds the view of what each GPU holds with settings.policy, not best-fit', async () => {
+    const kit = await planeKit('2xA100-80GB', { policy: 'gpu-packing' });
+    const job = kit.submit({ command: ['sleep', '600'], gpu: { gpuMilli: 500, mode: 'mps' } });
+    await kit.settle();
+    const packing = vi.spyOn(findPolicy('gpu-packing')!, 'create');
+    const bestFit = vi.spyOn(findPolicy('best-fit')!, 'create');
+    try {
+      const { usage } = kit.plane.allocations();
+      expect([packing.mock.calls.length, bestFit.mock.calls.length]).toEqual([1, 0]);
+      expect(usage.map((u) => [u.device.index, u.mode, u.allocatedGpuMilli, u.jobIds])).toEqual([
+        [0, 'mps', 500, [job.id]],
+        [1, null, 0, []],
+      ]);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

@@ -55,6 +55,11 @@ export interface ControlPlaneSettings {
   readonly launchConcurrency?: number;
   /** A QoS target missed for this long is a violation, seconds (default 60; docs/qos.md). */
   readonly qosViolationSeconds?: number;
+  /**
+   * Placement policy: a name of the core's policy registry (core/policies/registry.ts, POLICY_NAMES);
+   * default `default`. Passes place with it and `allocations()` builds its view with it.
+   */
+  readonly policy?: string;
   /** `isolate` (default): a violating job's GPUs take no newly placed job of lower priority; `none`: no reaction. */
   readonly qosProtection?: 'isolate' | 'none';
 }

@@ -4,24 +4,9 @@
  * the command really ended, and a job submitted meanwhile is placed then.
  */
 import { describe, expect, it } from 'vitest';
-import { diskFull, isDiskFullError } from '../errors.js';
-import type { DiskSpace } from '../ports/disk-space.js';
+import { diskFull } from '../errors.js';
+import { testDisk } from '../testing/loop-parts.js';
 import { planeKit } from '../testing/plane-kit.js';
-
-/** A disk state the test fills and frees. */
-function testDisk(): DiskSpace & { free(): void } {
-  let full = false;
-  const listeners: (() => void)[] = [];
-  return {
-    fullReason: () => (full ? 'the disk holding /data is full: free space there' : null),
-    noteError: (error) => (isDiskFullError(error) ? (full = true) : false),
-    onRecovered: (listener) => void listeners.push(listener),
-    free() {
-      full = false;
-      for (const listener of listeners) listener();
-    },
-  };
-}
 
 describe('ControlPlane: a full disk', () => {
   it('settles an attempt that ended while the disk was full once there is room, with its real end time and exit code', async () => {

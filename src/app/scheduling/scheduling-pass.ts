@@ -6,7 +6,17 @@
  * (`preemption requested: …`, so a restart during the checkpoint still ends its attempt as
  * preempted). Launching the placed jobs and stopping the victims is the caller's business.
  */
-import { schedule, type ActiveJob, type ClusterSnapshot, type PlannedPreemption } from '../../core/index.js';
+import {
+  POLICY_NAMES,
+  SchedulingSession,
+  findPolicy,
+  schedule,
+  type ActiveJob,
+  type ClusterSnapshot,
+  type ClusterState,
+  type PlannedPreemption,
+  type ScheduleOptions,
+} from '../../core/index.js';
 import { isDiskFullError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobChange, JobRecord, StateStore } from '../ports/state-store.js';
@@ -23,6 +33,9 @@ import { PREEMPTION_REQUESTED } from './reconcile.js';
 import type { RunningJobs } from './running-jobs.js';
 import type { StopIntents } from './stop-intents.js';
 import type { Rng } from '../../core/index.js';
+
+/** The placement policy when the settings name none (docs/default-policy.md). */
+const DEFAULT_POLICY = 'default';
 
 /** What a pass reads and writes. */
 export interface SchedulingPassDeps {
@@ -62,7 +75,11 @@ export class SchedulingPass {
   /** What happened since the last pass (pass-hints.ts): a timer pass with nothing noted is skipped. */
   private readonly hints = new PassHints();
 
-  constructor(private readonly deps: SchedulingPassDeps) {}
+  /** @throws RangeError when `settings.policy` names no policy of the core's registry */
+  constructor(private readonly deps: SchedulingPassDeps) {
+    const policy = deps.settings.policy ?? DEFAULT_POLICY;
+    if (!findPolicy(policy)) throw new RangeError(`unknown policy '${policy}'; allowed: ${POLICY_NAMES.join(', ')}`);
+  }
 
   /** Notes that `cause` happened: the next pass runs (pass-hints.ts). */
   note(cause: PassCause): void {
@@ -123,6 +140,24 @@ export class SchedulingPass {
   }
 
   /**
+   * The cluster as a pass would start from it now (the snapshot's jobs held), built with the pass's
+   * own options: the configured policy, the recent submits' target workload, the overcommit ratio.
+   * What the GPUs hold (`usage`) and their idle MIG instances are read from it.
+   */
+  clusterState(): ClusterState {
+    return new SchedulingSession(this.snapshot(), this.deps.rng, this.options()).state;
+  }
+
+  /** The core's options of a pass: the configured policy and its target workload, the overcommit ratio. */
+  private options(): ScheduleOptions {
+    return {
+      policy: this.deps.settings.policy ?? DEFAULT_POLICY,
+      targetWorkload: this.deps.recentShapes.targetWorkload(),
+      timesliceOvercommitRatio: this.deps.settings.timesliceOvercommitRatio,
+    };
+  }
+
+  /**
    * One pass over the queue; see the module comment. Never throws: a failed store write is logged
    * and undoes the pass.
    * @param visitEveryJob visit every queued job even when the rest can only wait (the benchmark's baseline)
@@ -144,11 +179,7 @@ export class SchedulingPass {
       pending: queue.index,
       nowMs,
       rng: this.deps.rng,
-      options: {
-        policy: 'default',
-        targetWorkload: this.deps.recentShapes.targetWorkload(),
-        timesliceOvercommitRatio: settings.timesliceOvercommitRatio,
-      },
+      options: this.options(),
       rules: {
         tenants: store.listTenants().map((t) => ({
           tenant: t.name,
@@ -231,7 +262,10 @@ export class SchedulingPass {
   }
 }
 
-/** The first time after `nowMs` a running preemptible job has run `minRunMs` (it may be preempted from then on); null for none. */
+/**
+ * The first time after `nowMs` a running preemptible job has run `minRunMs` (it may be preempted from
+ * then on); null for none.
+ */
 function minRunWake(active: readonly ActiveJob[], nowMs: number, minRunMs: number): number | null {
   let wake: number | null = null;
   for (const job of active) {

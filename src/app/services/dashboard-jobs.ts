@@ -12,7 +12,7 @@ import type { Principal } from '../auth/tokens.js';
 import { authorize } from '../auth/authorize.js';
 import { forbidden, invalidField } from '../errors.js';
 import type { JobRecord, StateStore } from '../ports/state-store.js';
-import type { ControlPlane } from './control-plane.js';
+import type { ControlPlane } from '../scheduling/control-plane.js';
 import type { JobService } from './job-service.js';
 import { redactJobView } from './reason-redaction.js';
 import { toJobView } from './views.js';

@@ -9,7 +9,7 @@ import { enforcementOf } from '../../core/index.js';
 import type { StatusSchema } from '../../contract/api.js';
 import type { Principal } from '../auth/tokens.js';
 import type { FreezerKind, JobIsolation, LimitEnforcement } from '../ports/process-launcher.js';
-import type { ControlPlane } from './control-plane.js';
+import type { ControlPlane } from '../scheduling/control-plane.js';
 import type { JobService } from './job-service.js';
 
 /** The status as the API shows it. */

@@ -15,9 +15,9 @@ import type { Clock } from '../ports/clock.js';
 import type { JobFiles } from '../ports/job-files.js';
 import type { ProcessLauncher } from '../ports/process-launcher.js';
 import type { JobRecord, StateStore } from '../ports/state-store.js';
-import type { ControlPlane } from './control-plane.js';
+import type { ControlPlane } from '../scheduling/control-plane.js';
 import { normalizeSubmit } from './normalize-submit.js';
-import { CANCEL_REQUESTED } from './reconcile.js';
+import { CANCEL_REQUESTED } from '../scheduling/reconcile.js';
 import { bulkCancel, cancellerWords } from './bulk-cancel.js';
 import { toGpuViews, toJobDetail, toJobView } from './views.js';
 import { listJobPage, type JobListQuery } from './job-listing.js';
@@ -62,7 +62,7 @@ export class JobService {
       workingDirectoryProblem: (path, tenant) => launcher.workingDirectoryProblem(path, tenant),
       resolveExecutable: (argv0, cwd, env, tenant) => launcher.resolveExecutable(argv0, cwd, env, tenant),
       serverPath: serverEnvironment.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-      gpus: this.plane.gpuDevices(),
+      gpus: this.plane.roster.devices(),
       host: { cpuMilli: settings.hostCpuMilli, hostMemoryMiB: settings.hostMemoryMiB },
     });
     const tenant = store.getTenant(newJob.tenant);
@@ -203,11 +203,11 @@ export class JobService {
   /** Takes a GPU out of service (no new jobs) or back. @throws GpushareError 403, 404 */
   setCordon(principal: Principal, index: number, cordoned: boolean): GpuView {
     authorize(principal, 'gpu.cordon');
-    const gpu = this.plane.inventoryGpus().find((g) => g.index === index);
+    const gpu = this.plane.roster.inventoryGpus().find((g) => g.index === index);
     if (!gpu)
       throw gpuNotFound(
         index,
-        this.plane.inventoryGpus().map((g) => g.index),
+        this.plane.roster.inventoryGpus().map((g) => g.index),
       );
     const { store, clock } = this.deps;
     store.setGpuCordoned(gpu.uuid, cordoned, clock.nowMs());

@@ -18,9 +18,9 @@ import type { Principal } from '../auth/tokens.js';
 import { conflict } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import { StoreConflictError, type JobChange, type StateStore } from '../ports/state-store.js';
-import type { ControlPlane } from './control-plane.js';
+import type { ControlPlane } from '../scheduling/control-plane.js';
 import { selectJobs } from './job-selection.js';
-import { CANCEL_REQUESTED } from './reconcile.js';
+import { CANCEL_REQUESTED } from '../scheduling/reconcile.js';
 
 /** What a bulk cancel uses. */
 export interface BulkCancelDeps {
