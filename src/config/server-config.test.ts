@@ -17,6 +17,7 @@ describe('server config', () => {
       monitorIntervalMs: 200,
       scheduleIntervalMs: 1000,
       launchConcurrency: 16,
+      policy: 'default',
       stopGraceMs: 10_000,
       logRetentionMs: 7 * 86_400_000,
       healthPollIntervalMs: 10_000,
@@ -191,6 +192,15 @@ describe('server config', () => {
     );
     expect(() => parseServerConfigFile('timesliceOvercommitRatio: 17\nstopGraceSeconds: -1\n', 'c.yaml')).toThrow(
       /^c\.yaml: timesliceOvercommitRatio: must be between 1 and 16, got 17; stopGraceSeconds: must be between 0 and 3600, got -1$/,
+    );
+  });
+
+  it('reads the placement policy and names the allowed ones for an unknown name', () => {
+    expect(resolveServerConfig(parseServerConfigFile('policy: best-fit\n', 'c.yaml'), {}, host).policy).toBe(
+      'best-fit',
+    );
+    expect(() => parseServerConfigFile('policy: first-fit\n', 'c.yaml')).toThrow(
+      'c.yaml: policy: must be one of random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd, default',
     );
   });
 

@@ -7,6 +7,7 @@ import { homedir, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parse as parseYaml } from 'yaml';
+import { POLICY_NAMES } from '../core/index.js';
 
 /** The YAML file's schema (camelCase keys). Unknown keys are errors, so typos are caught. */
 /** GPUs simulated when the machine has none and no `--simulate-gpus` is given. */
@@ -37,6 +38,11 @@ export const ServerConfigFileSchema = z
     /** Longest time between scheduling passes, ms (passes also run on every submit and exit). Default 1000. */
     scheduleIntervalMs: z.number().int().min(10).max(60_000).optional(),
     launchConcurrency: z.number().int().min(1).max(256).optional(),
+    /** Placement policy of the passes and of the GPUs' allocation view: a name of POLICY_NAMES. Default `default`. */
+    policy: z
+      .string()
+      .refine((name) => POLICY_NAMES.includes(name), { message: `must be one of ${POLICY_NAMES.join(', ')}` })
+      .optional(),
     /** Grace between SIGTERM and SIGKILL when a job is cancelled or over its time limit, seconds. Default 10. */
     stopGraceSeconds: z.number().min(0).max(3600).optional(),
     /** Job directories (logs) of jobs that ended longer ago than this are deleted, days. Default 7. */
@@ -119,6 +125,8 @@ export interface ServerConfig {
   readonly scheduleIntervalMs: number;
   /** Most job launches in flight at once (1-256; default 16). */
   readonly launchConcurrency: number;
+  /** Placement policy (a name of the core's POLICY_NAMES; default `default`). */
+  readonly policy: string;
   readonly stopGraceMs: number;
   readonly logRetentionMs: number;
   readonly healthPollIntervalMs: number;
@@ -337,6 +345,7 @@ export function resolveServerConfig(
     monitorIntervalMs: merged.monitorIntervalMs ?? 200,
     scheduleIntervalMs: merged.scheduleIntervalMs ?? 1000,
     launchConcurrency: merged.launchConcurrency ?? 16,
+    policy: merged.policy ?? 'default',
     stopGraceMs: Math.round((merged.stopGraceSeconds ?? 10) * 1000),
     logRetentionMs: Math.round((merged.logRetentionDays ?? 7) * 86_400_000),
     healthPollIntervalMs: Math.round((merged.healthPollIntervalSeconds ?? 10) * 1000),
