@@ -280,7 +280,8 @@ describe('child process launcher: cgroups and limits', () => {
     memory: existsSync('/sys/fs/cgroup/memory/memory.limit_in_bytes'),
   };
   it.skipIf(!v1.cpu || !v1.memory || !launcher.enforcement.cpuMilli || !launcher.enforcement.hostMemoryMiB)(
-    'cpuMilli 500 and hostMemoryMiB 256 become a v1 CFS quota and memory limit; cleanup removes the cgroups (needs v1 cpu + memory)',
+    'cpuMilli 500 and hostMemoryMiB 256 become a v1 CFS quota and memory limit; cleanup removes the cgroups ' +
+      '(needs v1 cpu + memory cgroups this user may write: root)',
     async () => {
       const spec = specFor(['sleep', '30'], { cpuMilli: 500, hostMemoryMiB: 256 });
       const handle = await startJob(spec);
@@ -305,7 +306,8 @@ describe('child process launcher: cgroups and limits', () => {
   );
 
   it.skipIf(launcher.freezerKind === 'signals')(
-    'start refuses an attempt whose cgroup is still in use (never kills unknown processes)',
+    'start refuses an attempt whose cgroup is still in use (never kills unknown processes) ' +
+      '(needs a cgroup freezer this user may write: root)',
     async () => {
       const spec = specFor(['sleep', '30']);
       const first = await startJob(spec);
