@@ -279,7 +279,15 @@ describe('child process launcher: cgroups and limits', () => {
     cpu: existsSync('/sys/fs/cgroup/cpu/cpu.cfs_quota_us'),
     memory: existsSync('/sys/fs/cgroup/memory/memory.limit_in_bytes'),
   };
-  it.skipIf(!v1.cpu || !v1.memory || !launcher.enforcement.cpuMilli || !launcher.enforcement.hostMemoryMiB)(
+  const noV1Limits = !v1.cpu || !v1.memory || !launcher.enforcement.cpuMilli || !launcher.enforcement.hostMemoryMiB;
+  const noCgroupFreezer = launcher.freezerKind === 'signals';
+  if (noV1Limits)
+    process.stderr.write(
+      'skipped: the v1 CFS quota and memory limit test needs v1 cpu + memory cgroups this user may write (root, cgroup v1)\n',
+    );
+  if (noCgroupFreezer)
+    process.stderr.write('skipped: the cgroup-in-use test needs a cgroup freezer this user may write (root)\n');
+  it.skipIf(noV1Limits)(
     'cpuMilli 500 and hostMemoryMiB 256 become a v1 CFS quota and memory limit; cleanup removes the cgroups ' +
       '(needs v1 cpu + memory cgroups this user may write: root)',
     async () => {
@@ -305,7 +313,7 @@ describe('child process launcher: cgroups and limits', () => {
     },
   );
 
-  it.skipIf(launcher.freezerKind === 'signals')(
+  it.skipIf(noCgroupFreezer)(
     'start refuses an attempt whose cgroup is still in use (never kills unknown processes) ' +
       '(needs a cgroup freezer this user may write: root)',
     async () => {
