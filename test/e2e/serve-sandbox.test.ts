@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readProcStat } from '../../src/host/proc-identity.js';
+import { readableCheckout, type ReadableCheckout } from '../support/readable-checkout.js';
 import { requireTool } from '../support/required-tool.js';
 import {
   api,
@@ -40,6 +41,13 @@ const BIN = resolve('bin/gpushare');
 const isRoot = process.getuid?.() === 0;
 if (!isRoot && process.env.GPUSHARE_REQUIRE_TOOLS === '1')
   throw new Error('the sandbox tests need root (the server switches uids); required because GPUSHARE_REQUIRE_TOOLS=1');
+if (!isRoot) {
+  process.stderr.write(
+    'skipped: serve-sandbox.test.ts runs jobs and servers under other uids, makes cgroups and ' +
+      "folders in /var/lib: it needs root (run the tests as root); this user's server is one " +
+      "tenant's, without a sandbox, which the other end-to-end tests cover\n",
+  );
+}
 const available = isRoot && requireTool('/usr/bin/bwrap', 'apt-get install bubblewrap');
 
 /** A job's stdout so far (the admin reads it through the API). */
@@ -475,12 +483,21 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
 describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless --single-tenant', () => {
   const UID = 60_123;
   let dir: string;
+  // The server runs as UID: from this checkout, or from a copy UID can read when this one lies in
+  // a folder other users cannot enter (root's home folder, a 0700 temporary folder).
+  let checkout: ReadableCheckout | undefined;
+  let bin: string;
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'gpushare-nosandbox-'));
     chownSync(dir, UID, UID);
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    checkout = readableCheckout(UID);
+    bin = checkout.bin;
+  }, 60_000);
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    checkout?.remove();
+  }, 60_000);
 
   it('a server that cannot switch uids accepts one tenant, says so, and refuses a data directory of two tenants until --single-tenant', async () => {
     // An unprivileged server cannot run jobs under other uids: no sandbox.
@@ -489,6 +506,7 @@ describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless -
       simulateGpus: '1xA100-80GB',
       config: { singleTenant: false },
       uid: UID,
+      bin,
       env: { HOME: dir },
     });
     try {
@@ -515,6 +533,7 @@ describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless -
       dataDir: dir,
       simulateGpus: '1xA100-80GB',
       uid: UID,
+      bin,
       env: { HOME: dir },
       extraArgs: ['--single-tenant'],
     });
@@ -531,6 +550,7 @@ describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless -
         simulateGpus: '1xA100-80GB',
         config: { singleTenant: false },
         uid: UID,
+        bin,
         env: { HOME: dir },
       }),
     ).rejects.toThrow(

@@ -45,7 +45,9 @@ export const TEST_SERVER_CONFIG: Readonly<Record<string, string | number | boole
 /**
  * Starts `gpushare serve --port 0` on `dataDir` (made when absent) and waits for its URL line.
  * `config` (config file keys) is merged over TEST_SERVER_CONFIG and given with `--config`; `uid`
- * runs the server as that (unprivileged) user, gid the same (the caller makes `dataDir` theirs);
+ * runs the server as that (unprivileged) user, gid the same (the caller makes `dataDir` theirs, and
+ * gives `bin` where that user cannot read this checkout: test/support/readable-checkout.ts);
+ * `bin` is the `gpushare` command to run (default: this checkout's bin/gpushare);
  * `inheritedPipe` gives it an extra inherited descriptor (4).
  */
 export async function startServe(options: {
@@ -56,6 +58,7 @@ export async function startServe(options: {
   env?: Record<string, string>;
   config?: Record<string, string | number | boolean>;
   uid?: number;
+  bin?: string;
   inheritedPipe?: boolean;
 }): Promise<ServeHandle> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
@@ -72,7 +75,7 @@ export async function startServe(options: {
   const child = spawn(
     process.execPath,
     [
-      BIN,
+      options.bin ?? BIN,
       'serve',
       '--port',
       '0',

@@ -3,7 +3,7 @@
  * bundled from the current source (src/testing/bundle-entry.ts), job directories, and bounded
  * waits for outcomes.
  */
-import { existsSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,5 +70,24 @@ export async function waitForOutcome(
   return outcome;
 }
 
-/** The environment for test jobs: PATH only. */
-export const TEST_ENV: Readonly<Record<string, string>> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+/**
+ * The folders of `path` (a PATH value) this process may search. A folder it may not enter (root's
+ * `/root/.cargo/bin` in the PATH that `runuser` or `sudo` hands another user) turns a missing
+ * command's ENOENT into EACCES (execvp reports the EACCES it met on the way).
+ */
+function searchableFolders(path: string): string {
+  const searchable = (folder: string): boolean => {
+    try {
+      accessSync(folder, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return path.split(':').filter(searchable).join(':') || '/usr/bin:/bin';
+}
+
+/** The environment for test jobs: PATH only (this process's, less the folders it may not search). */
+export const TEST_ENV: Readonly<Record<string, string>> = {
+  PATH: searchableFolders(process.env.PATH ?? '/usr/bin:/bin'),
+};
