@@ -10,9 +10,13 @@
  */
 
 /** Matches one such character. */
-export const CONTROL_CHARACTER =
+export const CONTROL_CHARACTER = new RegExp(
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e]/.source +
+    /|[\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/.source +
+    // a lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one
+    /|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.source,
+);
 
 const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
 

@@ -32,6 +32,9 @@ const spkiHash = (certPem: string): string =>
     .update(new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' }))
     .digest('base64');
 
+/** The server certificate of a started server (written under its data directory). */
+const serverCertPath = (server: { dataDir: string }): string => join(server.dataDir, 'data', 'tls', 'server.crt');
+
 /** MiB as the dashboard writes it (web/js/dom.js formatMiB). */
 const gib = (mib: number): string => `${Number.isInteger(mib / 1024) ? mib / 1024 : (mib / 1024).toFixed(1)} GiB`;
 
@@ -49,7 +52,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
-        `--ignore-certificate-errors-spki-list=${spkiHash(readFileSync(join(server.dataDir, 'data', 'tls', 'server.crt'), 'utf8'))}`,
+        `--ignore-certificate-errors-spki-list=${spkiHash(readFileSync(serverCertPath(server), 'utf8'))}`,
         '--headless',
         '--no-sandbox',
         '--disable-gpu',

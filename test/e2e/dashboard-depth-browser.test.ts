@@ -29,6 +29,9 @@ const spkiHash = (certPem: string): string =>
   createHash('sha256')
     .update(new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' }))
     .digest('base64');
+
+/** The server certificate of a started server (written under its data directory). */
+const serverCertPath = (server: { dataDir: string }): string => join(server.dataDir, 'data', 'tls', 'server.crt');
 const deepName = (i: number): string => `deep-${String(i).padStart(5, '0')}`;
 
 describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))(
@@ -63,7 +66,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))(
       browser = await chromium.launch({
         executablePath: CHROMIUM,
         args: [
-          `--ignore-certificate-errors-spki-list=${spkiHash(readFileSync(join(server.dataDir, 'data', 'tls', 'server.crt'), 'utf8'))}`,
+          `--ignore-certificate-errors-spki-list=${spkiHash(readFileSync(serverCertPath(server), 'utf8'))}`,
           '--headless',
           '--no-sandbox',
           '--disable-gpu',

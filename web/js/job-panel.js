@@ -221,6 +221,16 @@ export class JobPanel {
 }
 
 /**
+ * The state a QoS badge shows: `violation`, `missing`, `no-report` or `ok`.
+ * @param {any} s one entry of a job's `qos.status`
+ */
+function qosState(s) {
+  if (s.violating) return 'violation';
+  if (s.missingSince) return 'missing';
+  return s.reports === 0 ? 'no-report' : 'ok';
+}
+
+/**
  * The panel's "QoS" section: one row per target with its goal, latest value, state and
  * violations; null for a job without targets.
  * @param {any} job
@@ -255,7 +265,7 @@ function renderQos(job) {
               'td',
               {},
               h('span', {
-                class: `qos-badge qos-${s.violating ? 'violation' : s.missingSince ? 'missing' : s.reports === 0 ? 'no-report' : 'ok'}`,
+                class: `qos-badge qos-${qosState(s)}`,
                 text: state,
               }),
             ),

@@ -298,7 +298,15 @@ export class SupervisedAttempt {
       endedAtMs: Date.now(),
       signalDeliveredAtMs: this.signalDeliveredAtMs,
     };
-    const text = `${JSON.stringify({ exitCode: outcome.exitCode, signal: outcome.signal, startedAtMs: outcome.startedAtMs, endedAtMs: outcome.endedAtMs, error: outcome.error, signalDeliveredAtMs: outcome.signalDeliveredAtMs })}\n`;
+    const fields = {
+      exitCode: outcome.exitCode,
+      signal: outcome.signal,
+      startedAtMs: outcome.startedAtMs,
+      endedAtMs: outcome.endedAtMs,
+      error: outcome.error,
+      signalDeliveredAtMs: outcome.signalDeliveredAtMs,
+    };
+    const text = `${JSON.stringify(fields)}\n`;
     void (async () => {
       if (!(await tryWriteAtomically(this.spec.outcomePath, text))) {
         this.reportReady({ jobPid: this.child?.pid ?? null, commandPid: null });

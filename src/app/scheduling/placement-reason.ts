@@ -23,5 +23,10 @@ export function describePlacement(
     return `${where}: strict isolation: ${why}, so a whole GPU`;
   }
   if (!device) return where;
-  return `${where}: ${selectMode({ gpuMilli: job.gpu.gpuMilli, gpuMemoryMiB: job.gpu.gpuMemoryMiB, isolation: job.gpu.isolation ?? 'standard' }, device.model, device.gpuMemoryMiB).reason}`;
+  const request = {
+    gpuMilli: job.gpu.gpuMilli,
+    gpuMemoryMiB: job.gpu.gpuMemoryMiB,
+    isolation: job.gpu.isolation ?? 'standard',
+  };
+  return `${where}: ${selectMode(request, device.model, device.gpuMemoryMiB).reason}`;
 }
