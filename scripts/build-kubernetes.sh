@@ -45,4 +45,4 @@ build kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler
 build kubectl k8s.io/kubernetes/cmd/kubectl
 echo "${want}" > "${stamp}"
 "${out}/kube-apiserver" --version
-"${out}/etcd" --version | head -1
+"${out}/etcd" --version | sed -n 1p
