@@ -6,7 +6,9 @@ import { build } from 'esbuild';
 
 // Bundled CommonJS dependencies (commander) call require() for Node built-ins.
 const banner = {
-  js: "import { createRequire as __gpushareCreateRequire } from 'node:module'; const require = __gpushareCreateRequire(import.meta.url);",
+  js:
+    "import { createRequire as __gpushareCreateRequire } from 'node:module'; const require = " +
+    '__gpushareCreateRequire(import.meta.url);',
 };
 const common = {
   bundle: true,

@@ -59,7 +59,8 @@ export function unknownTenant(name: string, known: readonly string[]): GpushareE
   return new GpushareError(
     'GPUSHARE_UNKNOWN_TENANT',
     400,
-    `tenant: unknown tenant "${name}" (known: ${known.join(', ') || 'none; an admin creates tenants with `gpushare tenant create NAME`'})`,
+    `tenant: unknown tenant "${name}" (known: ` +
+      `${known.join(', ') || 'none; an admin creates tenants with `gpushare tenant create NAME`'})`,
     { field: 'tenant', allowed: known },
   );
 }

@@ -63,7 +63,10 @@ const entryOf = (i: number): NewAuditEntry => ({
 
 const timed = (fn: () => unknown): number => timedCpu(fn).wallMs;
 
-/** Wall and CPU time (user + system of this process) of `fn`, ms: on a loaded machine the CPU time says what the work costs. */
+/**
+ * Wall and CPU time (user + system of this process) of `fn`, ms: on a loaded machine the CPU time says what the work
+ * costs.
+ */
 function timedCpu(fn: () => unknown): { wallMs: number; cpuMs: number } {
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -106,7 +109,8 @@ export function runAuditBench(progress: (message: string) => void): { lines: str
       verifyMs.push(verifyTime.wallMs);
       verifyCpuMs.push(verifyTime.cpuMs);
       progress(
-        `audit: verify ${num(verifyTime.wallMs, 0)} ms (CPU ${num(verifyTime.cpuMs, 0)} ms), read ${num(readRowsMs.at(-1)!, 0)} ms`,
+        `audit: verify ${num(verifyTime.wallMs, 0)} ms (CPU ${num(verifyTime.cpuMs, 0)} ms), read ` +
+          `${num(readRowsMs.at(-1)!, 0)} ms`,
       );
     }
     const results: AuditBenchResult = {
@@ -132,6 +136,8 @@ function formatAuditBench(r: AuditBenchResult): string[] {
   return [
     'Audit log (SQLite store, 100,000 entries, median of 3)',
     `  append: ${num(r.appendsPerSecond, 0)} entries/s (one transaction each, head journal included)`,
-    `  audit verify: ${num(r.medianVerifyMs, 0)} ms wall, ${num(r.medianVerifyCpuMs, 0)} ms CPU (${times(r.ratioToRead)} reading the rows alone: ${num(r.medianReadRowsMs, 0)} ms); target < ${r.targetMs} ms wall: ${r.medianVerifyMs < r.targetMs ? 'met' : 'MISSED'}`,
+    `  audit verify: ${num(r.medianVerifyMs, 0)} ms wall, ${num(r.medianVerifyCpuMs, 0)} ms CPU (` +
+      `${times(r.ratioToRead)} reading the rows alone: ${num(r.medianReadRowsMs, 0)} ms); target < ` +
+      `${r.targetMs} ms wall: ${r.medianVerifyMs < r.targetMs ? 'met' : 'MISSED'}`,
   ];
 }

@@ -102,7 +102,8 @@ export async function runBeforeAfter(
         const figures = await measure(which === 'before' ? baseline.root : ROOT, server, progress);
         (which === 'before' ? before : after).push(figures);
         progress(
-          `${which}: grid ${num(figures.gridSeconds, 1)} s, ${num(figures.submitsPerSecond, 0)} submits/s, pass p50 ${num(figures.passP50Ms, 2)} ms, p99 ${num(figures.passP99Ms, 2)} ms`,
+          `${which}: grid ${num(figures.gridSeconds, 1)} s, ${num(figures.submitsPerSecond, 0)} ` +
+            `submits/s, pass p50 ${num(figures.passP50Ms, 2)} ms, p99 ${num(figures.passP99Ms, 2)} ms`,
         );
       }
     }
@@ -148,7 +149,8 @@ function report(
   const schemes = (figures: readonly RoundFigures[]): string =>
     [...new Set(figures.map((f) => f.scheme.toUpperCase()))].join('/');
   return [
-    `Before/after: ${ref} (${commit.slice(0, 10)}) against this checkout, ${before.length} round(s) each, alternating; medians; ratio = after ÷ before`,
+    `Before/after: ${ref} (${commit.slice(0, 10)}) against this checkout, ${before.length} round(s) each, ` +
+      `alternating; medians; ratio = after ÷ before`,
     `server transport: before ${schemes(before)}, after ${schemes(after)} (each build's default)`,
     formatTable([['figure', 'before', 'after', 'after ÷ before', 'before, each round', 'after, each round'], ...rows], {
       right: [false, true, true, true, false, false],

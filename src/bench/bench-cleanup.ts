@@ -118,7 +118,10 @@ export class BenchCleanup {
     }
   }
 
-  /** SIGKILL to every process still in the temp dir (supervisors not yet past their launch). @returns how many were found */
+  /**
+   * SIGKILL to every process still in the temp dir (supervisors not yet past their launch). @returns how many were
+   * found
+   */
   killStrays(): number {
     const pids = processesUnder(this.dir).filter((pid) => pid !== this.server?.pid);
     for (const pid of pids) if (killQuietly(pid, 'SIGKILL')) this.strayPids.add(pid);

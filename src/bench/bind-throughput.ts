@@ -42,7 +42,9 @@ export function measureBindThroughput(progress: (m: string) => void): BindThroug
     );
     if (!existsSync(out))
       return {
-        skipped: `the measurement failed (exit ${run.status}): ${(run.stdout + run.stderr).split('\n').slice(-20).join('\n')}`,
+        skipped:
+          `the measurement failed (exit ${run.status}): ` +
+          `${(run.stdout + run.stderr).split('\n').slice(-20).join('\n')}`,
       };
     return JSON.parse(readFileSync(out, 'utf8')) as BindThroughput;
   } finally {
@@ -54,7 +56,8 @@ export function measureBindThroughput(progress: (m: string) => void): BindThroug
 export function formatBindThroughput(result: BindThroughput | { skipped: string }, title: string): string[] {
   if ('skipped' in result) return [`${title}: skipped: ${result.skipped}`];
   return [
-    `${title}: pods bound per second by the real kube-scheduler v1.37.2, ${result.nodes} nodes × 8 GPUs, ${result.pods} pods each, same run`,
+    `${title}: pods bound per second by the real kube-scheduler v1.37.2, ${result.nodes} nodes × 8 GPUs, ` +
+      `${result.pods} pods each, same run`,
     formatTable(
       [
         ['pods', 'placed by', 'seconds', 'pods/s'],
@@ -73,6 +76,7 @@ export function formatBindThroughput(result: BindThroughput | { skipped: string 
       ],
       { right: [false, false, true, true] },
     ),
-    `ratio (with extender ÷ without): ${times(result.ratio, 2)} (target ≥ 0.5×: ${result.ratio >= 0.5 ? 'met' : 'not met'})`,
+    `ratio (with extender ÷ without): ${times(result.ratio, 2)} (target ≥ 0.5×: ` +
+      `${result.ratio >= 0.5 ? 'met' : 'not met'})`,
   ];
 }

@@ -111,7 +111,8 @@ export async function runBulkCancelBench(
     });
     const meanSingleCancelMs = single.ms / SINGLE_CANCELS;
     progress(
-      `bulk: /healthz ${num(median(healthzMs), 1)} ms, list ${JOBS} jobs ${num(median(listMs), 1)} ms, one single cancel ${num(meanSingleCancelMs, 2)} ms`,
+      `bulk: /healthz ${num(median(healthzMs), 1)} ms, list ${JOBS} jobs ${num(median(listMs), 1)} ms, ` +
+        `one single cancel ${num(meanSingleCancelMs, 2)} ms`,
     );
 
     const bulk = await timed(() =>
@@ -179,10 +180,15 @@ export async function runBulkCancelBench(
 function formatBulkCancelBench(r: BulkCancelBenchResult): string[] {
   return [
     `Bulk cancel (gpushare serve, ${r.jobs.toLocaleString('en-US')} pending jobs, one POST /api/v1/jobs/cancel)`,
-    `  bulk cancel: ${num(r.bulkCancelMs, 1)} ms end to end; target < ${r.targetMs} ms: ${r.bulkCancelMs < r.targetMs ? 'met' : 'MISSED'}`,
-    `  baselines (same run): GET /healthz ${num(r.medianHealthzMs, 2)} ms; listing the ${r.jobs} jobs ${num(r.medianListJobsMs, 1)} ms (bulk cancel = ${times(r.bulkToListRatio)} that);` +
-      ` one single cancel ${num(r.meanSingleCancelMs, 2)} ms, so ${r.jobs} single cancels ≈ ${num(r.projectedSingleCancelsMs / 1000, 1)} s (${times(r.projectedSingleCancelsMs / r.bulkCancelMs, 0)} the bulk call)`,
-    `  afterwards: ${r.verified.cancelledWithReason}/${r.jobs} jobs cancelled with the same reason; ${r.verified.auditEntries} job.cancel-bulk audit entry: ${JSON.stringify(r.verified.auditMessage)}`,
+    `  bulk cancel: ${num(r.bulkCancelMs, 1)} ms end to end; target < ${r.targetMs} ms: ` +
+      `${r.bulkCancelMs < r.targetMs ? 'met' : 'MISSED'}`,
+    `  baselines (same run): GET /healthz ${num(r.medianHealthzMs, 2)} ms; listing the ${r.jobs} jobs ` +
+      `${num(r.medianListJobsMs, 1)} ms (bulk cancel = ${times(r.bulkToListRatio)} that);` +
+      (` one single cancel ${num(r.meanSingleCancelMs, 2)} ms, so ${r.jobs} single cancels ≈ ` +
+        `${num(r.projectedSingleCancelsMs / 1000, 1)} s (` +
+        `${times(r.projectedSingleCancelsMs / r.bulkCancelMs, 0)} the bulk call)`),
+    `  afterwards: ${r.verified.cancelledWithReason}/${r.jobs} jobs cancelled with the same reason; ` +
+      `${r.verified.auditEntries} job.cancel-bulk audit entry: ${JSON.stringify(r.verified.auditMessage)}`,
     `  ${r.pass ? 'PASS' : 'FAIL'}`,
   ];
 }

@@ -152,7 +152,9 @@ export async function measureExtenderLatency(
 ): Promise<ExtenderLatencyFigure> {
   const { view, names: allNames } = seedView(nodeCount);
   let start = 0;
-  /** The candidates of the next pod: every node, or a window that moves on each pod as the kube-scheduler's sample does. */
+  /**
+   * The candidates of the next pod: every node, or a window that moves on each pod as the kube-scheduler's sample does.
+   */
   const nextCandidates = (): string[] => {
     if (candidatesPerPod === null || candidatesPerPod >= allNames.length) return allNames;
     const window = Array.from({ length: candidatesPerPod }, (_, k) => allNames[(start + k) % allNames.length]!);
@@ -239,7 +241,9 @@ export async function measureExtenderLatency(
 /** The report lines. */
 export function formatExtenderLatency(figures: readonly ExtenderLatencyFigure[], title: string): string[] {
   return [
-    `${title}: filter + prioritize round trips per pod over HTTP (node-cache-capable, all nodes as candidates; the client's JSON work not counted), half the GPUs already shared; baseline GET /healthz on the same server`,
+    `${title}: filter + prioritize round trips per pod over HTTP (node-cache-capable, all nodes as ` +
+      `candidates; the client's JSON work not counted), half the GPUs already shared; baseline GET /healthz ` +
+      `on the same server`,
     formatTable(
       [
         [
@@ -273,7 +277,10 @@ export function formatExtenderLatency(figures: readonly ExtenderLatencyFigure[],
       ],
       { right: [true, true, true, true, true, true, true, true, true, true, true, false] },
     ),
-    '(first of a shape: the slowest first filter + prioritize of each of the 4 request shapes (and candidate window), every candidate scored; p50/p99 over the later pods, which re-score only nodes that changed.',
-    ' candidates per pod 500 of 5,000: the window of nodes a default kube-scheduler sends, percentageOfNodesToScore adaptive = 10 % at 5,000 nodes, moving on each pod)',
+    '(first of a shape: the slowest first filter + prioritize of each of the 4 request shapes (and ' +
+      'candidate window), every candidate scored; p50/p99 over the later pods, which re-score only nodes ' +
+      'that changed.',
+    ' candidates per pod 500 of 5,000: the window of nodes a default kube-scheduler sends, ' +
+      'percentageOfNodesToScore adaptive = 10 % at 5,000 nodes, moving on each pod)',
   ];
 }

@@ -31,7 +31,9 @@ export interface LoadResponse {
 /** Nearest-rank percentile, 0 for no sample. */
 const percentileOrZero = (sorted: Float64Array, p: number): number => nearestRank(sorted, p) ?? 0;
 
-/** A keep-alive HTTP/1.1 client for one origin on 127.0.0.1, with a bearer token; HTTPS when given a CA (PEM) to trust. */
+/**
+ * A keep-alive HTTP/1.1 client for one origin on 127.0.0.1, with a bearer token; HTTPS when given a CA (PEM) to trust.
+ */
 export class KeepAliveClient {
   private readonly agent: HttpAgent | HttpsAgent;
   private readonly request: typeof httpRequest;

@@ -10,7 +10,8 @@
  *     round launch; a round ends once its jobs all run; then every one of them is cancelled;
  *  3. throughput: `throughputJobs` (2,000) submits from `throughputClients` clients, each job
  *     `true` (a 0.01 GPU share, it ends at once), timed from the first submit until the last job
- *     has started (none pending or scheduled: `GET /api/v1/jobs?state=pending,scheduled&limit=1`); then every job must end
+ *     has started (none pending or scheduled: `GET /api/v1/jobs?state=pending,scheduled&limit=1`); then every job must
+ *     end
  *     `succeeded`.
  * Targets: submit p99 while launching within 3× the idle p99 and under 50 ms; ≥ 150 jobs/s.
  */
@@ -125,7 +126,8 @@ export async function runLaunchBench(
       })) as { id: number };
       return { id: job.id, ms: performance.now() - started };
     };
-    // One job id at most per check (GET /api/v1/jobs?state=…&limit=1&fields=id): the polling costs the server next to nothing.
+    // One job id at most per check (GET /api/v1/jobs?state=…&limit=1&fields=id): the polling costs the server next to
+    // nothing.
     const noneIn = async (states: string): Promise<boolean> =>
       ((await call('GET', `/api/v1/jobs?state=${states}&limit=1&fields=id`)) as { jobs: unknown[] }).jobs.length === 0;
     const waitFor = async (what: string, states: string, timeoutMs: number): Promise<void> => {
@@ -206,15 +208,22 @@ export async function runLaunchBench(
 /** The report lines of the launch benchmark. */
 export function formatLaunchBench(r: LaunchBenchResult): string[] {
   const row = (name: string, l: SubmitLatency): string =>
-    `  ${name.padEnd(34)} ${String(l.submits).padStart(5)} submits  p50 ${num(l.p50Ms, 2)} ms  p99 ${num(l.p99Ms, 2)} ms  max ${num(l.maxMs, 2)} ms`;
+    `  ${name.padEnd(34)} ${String(l.submits).padStart(5)} submits  p50 ${num(l.p50Ms, 2)} ms  p99 ` +
+    `${num(l.p99Ms, 2)} ms  max ${num(l.maxMs, 2)} ms`;
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
   const ratio = r.whileLaunching.p99Ms / r.idle.p99Ms;
   return [
-    `Submitting while jobs launch (${r.sandboxed ? 'sandboxed jobs' : 'no sandbox, --single-tenant'}; 16 simulated A100-80GB)`,
+    `Submitting while jobs launch (${r.sandboxed ? 'sandboxed jobs' : 'no sandbox, --single-tenant'}; 16 ` +
+      `simulated A100-80GB)`,
     row('idle (GPUs cordoned)', r.idle),
     row('while 40 jobs launch', r.whileLaunching),
     `  rounds of 40 until all ran: ${r.roundSeconds.map((s) => `${num(s, 2)} s`).join(', ')}`,
-    `  p99 while launching ≤ ${SUBMIT_P99_RATIO_TARGET}× idle: ${verdict(ratio <= SUBMIT_P99_RATIO_TARGET)} (${num(ratio, 2)}×); < ${SUBMIT_P99_TARGET_MS} ms: ${verdict(r.whileLaunching.p99Ms < SUBMIT_P99_TARGET_MS)}`,
-    `  ${r.throughputJobs} submits that each start a job: ${num(r.jobsStartedPerSecond, 1)} jobs/s (${num(r.throughputSeconds, 2)} s until the last started; ${r.throughputSucceeded} succeeded) ≥ ${JOBS_PER_SECOND_TARGET}: ${verdict(r.jobsStartedPerSecond >= JOBS_PER_SECOND_TARGET && r.throughputSucceeded === r.throughputJobs)}`,
+    `  p99 while launching ≤ ${SUBMIT_P99_RATIO_TARGET}× idle: ` +
+      `${verdict(ratio <= SUBMIT_P99_RATIO_TARGET)} (${num(ratio, 2)}×); < ${SUBMIT_P99_TARGET_MS} ms: ` +
+      `${verdict(r.whileLaunching.p99Ms < SUBMIT_P99_TARGET_MS)}`,
+    `  ${r.throughputJobs} submits that each start a job: ${num(r.jobsStartedPerSecond, 1)} jobs/s (` +
+      `${num(r.throughputSeconds, 2)} s until the last started; ${r.throughputSucceeded} succeeded) ≥ ` +
+      `${JOBS_PER_SECOND_TARGET}: ` +
+      `${verdict(r.jobsStartedPerSecond >= JOBS_PER_SECOND_TARGET && r.throughputSucceeded === r.throughputJobs)}`,
   ];
 }

@@ -49,7 +49,9 @@ export interface ListingBenchResult {
   readonly cli: Spread;
   readonly api: Spread;
   readonly curl: Spread | null;
-  /** The same GET from a fresh `node` process (a dozen lines of node:https): the floor of any client written for Node. */
+  /**
+   * The same GET from a fresh `node` process (a dozen lines of node:https): the floor of any client written for Node.
+   */
   readonly nodeClient: Spread;
   readonly cliFirstPage: Spread;
   readonly nodeStart: Spread;
@@ -68,7 +70,10 @@ const spread = (runs: readonly number[]): Spread => ({
   worstMs: Math.max(...runs),
 });
 
-/** `gpushare jobs` once: wall ms to exit and to the first page on stdout. @throws Error unless it exits 0 having printed every job */
+/**
+ * `gpushare jobs` once: wall ms to exit and to the first page on stdout. @throws Error unless it exits 0 having printed
+ * every job
+ */
 function timeCli(env: NodeJS.ProcessEnv): Promise<{ wallMs: number; firstPageMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -134,10 +139,13 @@ function timeCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.e
   return ms;
 }
 
-/** A one-request Node client: GET argv[2] trusting the CA file argv[3], token from GPUSHARE_BENCH_TOKEN; exits 0 on 200. */
+/**
+ * A one-request Node client: GET argv[2] trusting the CA file argv[3], token from GPUSHARE_BENCH_TOKEN; exits 0 on 200.
+ */
 const NODE_CLIENT = `import { request } from 'node:https';
 import { readFileSync } from 'node:fs';
-const req = request(process.argv[2], { ca: readFileSync(process.argv[3]), headers: { authorization: 'Bearer ' + process.env.GPUSHARE_BENCH_TOKEN } }, (res) => {
+const headers = { authorization: 'Bearer ' + process.env.GPUSHARE_BENCH_TOKEN };
+const req = request(process.argv[2], { ca: readFileSync(process.argv[3]), headers }, (res) => {
   res.resume();
   res.on('end', () => process.exit(res.statusCode === 200 ? 0 : 1));
 });
@@ -229,7 +237,9 @@ export async function runListingBench(
       runs.node.push(nodeMs);
       bytes = api.bytes;
       progress(
-        `listing: round ${round}/${rounds}: gpushare jobs ${num(cli.wallMs, 1)} ms (first page ${num(cli.firstPageMs, 1)} ms), GET ${num(api.ms, 1)} ms${curlMs === null ? '' : `, curl ${num(curlMs, 1)} ms`}`,
+        `listing: round ${round}/${rounds}: gpushare jobs ${num(cli.wallMs, 1)} ms (first page ` +
+          `${num(cli.firstPageMs, 1)} ms), GET ${num(api.ms, 1)} ms` +
+          `${curlMs === null ? '' : `, curl ${num(curlMs, 1)} ms`}`,
       );
     }
     const cli = spread(runs.cli);
@@ -282,8 +292,12 @@ export function formatListingBench(result: ListingBenchResult, title: string): s
       ],
       { right: [false, true, true] },
     ),
-    `a/b ${times(result.ratioCliToApi)}${result.ratioCliToCurl === null ? '' : `, a/c ${times(result.ratioCliToCurl)}`}, a/e ${times(result.ratioCliToNodeClient)}`,
-    `${verdict(result.targets.cliWallMs.pass)} gpushare jobs within ${result.targets.cliWallMs.target} ms (median ${num(result.cli.medianMs, 1)} ms)`,
-    `${verdict(result.targets.cliToApi.pass)} gpushare jobs within ${result.targets.cliToApi.target}× GET /api/v1/jobs (${times(result.ratioCliToApi)})`,
+    `a/b ${times(result.ratioCliToApi)}` +
+      `${result.ratioCliToCurl === null ? '' : `, a/c ${times(result.ratioCliToCurl)}`}, a/e ` +
+      `${times(result.ratioCliToNodeClient)}`,
+    `${verdict(result.targets.cliWallMs.pass)} gpushare jobs within ${result.targets.cliWallMs.target} ms ` +
+      `(median ${num(result.cli.medianMs, 1)} ms)`,
+    `${verdict(result.targets.cliToApi.pass)} gpushare jobs within ${result.targets.cliToApi.target}× GET ` +
+      `/api/v1/jobs (${times(result.ratioCliToApi)})`,
   ];
 }

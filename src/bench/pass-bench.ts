@@ -212,14 +212,22 @@ export async function runPassBench(
 /** The report lines of the pass benchmark. */
 export function formatPassBench(r: PassBenchResult): string[] {
   const row = (name: string, p: PassPhase): string =>
-    `  ${name.padEnd(38)} ${String(p.passes).padStart(4)} passes  wall p50 ${num(p.p50Ms, 3)} ms  p99 ${num(p.p99Ms, 3)} ms  max ${num(p.maxMs, 3)} ms;  CPU p50 ${num(p.cpuP50Ms, 3)} ms  p99 ${num(p.cpuP99Ms, 3)} ms`;
+    `  ${name.padEnd(38)} ${String(p.passes).padStart(4)} passes  wall p50 ${num(p.p50Ms, 3)} ms  p99 ` +
+    `${num(p.p99Ms, 3)} ms  max ${num(p.maxMs, 3)} ms;  CPU p50 ${num(p.cpuP50Ms, 3)} ms  p99 ` +
+    `${num(p.cpuP99Ms, 3)} ms`;
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
   return [
-    `Scheduling pass at depth (${r.pendingJobs} waiting, ${r.runningJobs} running, 16 simulated A100-80GB, SQLite store)`,
+    `Scheduling pass at depth (${r.pendingJobs} waiting, ${r.runningJobs} running, 16 simulated ` +
+      `A100-80GB, SQLite store)`,
     row('nothing changed', r.nothingChanged),
     row('one job ended', r.oneJobEnded),
     row('baseline: every job visited, nothing changed', r.fullPassBaseline),
-    `  nothing changed p99 < ${NOTHING_CHANGED_TARGET_MS} ms: ${verdict(r.nothingChanged.p99Ms < NOTHING_CHANGED_TARGET_MS)} (${num(r.nothingChanged.p99Ms / r.fullPassBaseline.p99Ms, 4)}× the full pass)`,
-    `  one job ended p99 < ${ONE_JOB_ENDED_TARGET_MS} ms: ${verdict(r.oneJobEnded.p99Ms < ONE_JOB_ENDED_TARGET_MS)} (${num(r.oneJobEnded.p99Ms / r.fullPassBaseline.p99Ms, 3)}× the full pass; ${r.placedAfterEnds} jobs placed into the freed room)`,
+    `  nothing changed p99 < ${NOTHING_CHANGED_TARGET_MS} ms: ` +
+      `${verdict(r.nothingChanged.p99Ms < NOTHING_CHANGED_TARGET_MS)} (` +
+      `${num(r.nothingChanged.p99Ms / r.fullPassBaseline.p99Ms, 4)}× the full pass)`,
+    `  one job ended p99 < ${ONE_JOB_ENDED_TARGET_MS} ms: ` +
+      `${verdict(r.oneJobEnded.p99Ms < ONE_JOB_ENDED_TARGET_MS)} (` +
+      `${num(r.oneJobEnded.p99Ms / r.fullPassBaseline.p99Ms, 3)}× the full pass; ${r.placedAfterEnds} jobs ` +
+      `placed into the freed room)`,
   ];
 }

@@ -17,7 +17,8 @@
  *     5,000 nodes, and pods bound per second through a real kube-scheduler with the extender
  *     against the same scheduler without it;
  *  8. the audit log (audit-bench.ts): `audit verify` over 100,000 entries against reading them;
- *  9. the scheduling pass at depth (pass-bench.ts): 10,000 waiting jobs, nothing changed and one job ended, against a full pass;
+ *  9. the scheduling pass at depth (pass-bench.ts): 10,000 waiting jobs, nothing changed and one job ended, against a
+ *  full pass;
  * 10. what the server runs beside its jobs (supervisor-bench.ts): the resident memory per job of
  *     the supervisor and the sandbox helpers with 50 jobs running, against 10 MiB and the
  *     per-attempt supervisors of the earlier design; the jobs through a kill -9 of the server;
@@ -31,7 +32,9 @@
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
  *
  * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
- * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only pass` runs 9 only, `--only supervisor` runs 10 only, `--only launch` runs 11 only, `--only bulk` runs 12 only, `--only listing` runs 13 only. A partial run replaces only its own sections of an existing bench-results.json.
+ * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only pass` runs 9 only, `--only
+ * supervisor` runs 10 only, `--only launch` runs 11 only, `--only bulk` runs 12 only, `--only listing` runs 13 only. A
+ * partial run replaces only its own sections of an existing bench-results.json.
  * `--baseline-ref REF [--rounds N]` instead measures the replay, the grid and the server for the
  * build of git REF and this one, alternately, N rounds each (default 2), and prints after ÷ before
  * (before-after.ts).
@@ -266,14 +269,17 @@ async function replayBench(quick: boolean): Promise<{ out: string[]; results: Re
   const out: string[] = [];
   out.push('gpushare benchmark — packing replay on the shipped Alibaba cluster');
   out.push(
-    `cluster: ${nodes.length} nodes, ${gpus} GPUs; pods: ${pods.length} (openb_pod_list_default.csv); inflation ${INFLATION}; seed ${SEED}`,
+    `cluster: ${nodes.length} nodes, ${gpus} GPUs; pods: ${pods.length} (openb_pod_list_default.csv); ` +
+      `inflation ${INFLATION}; seed ${SEED}`,
   );
   out.push(
-    `machine: node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'}), availableParallelism ${availableParallelism()}`,
+    `machine: node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'}), ` +
+      `availableParallelism ${availableParallelism()}`,
   );
   out.push('');
   out.push(
-    `1. Throughput per policy (one full replay each, seed ${SEED}; placements/s = arrivals ÷ wall s, wall includes replay setup)`,
+    `1. Throughput per policy (one full replay each, seed ${SEED}; placements/s = arrivals ÷ wall s, wall ` +
+      `includes replay setup)`,
   );
   out.push(
     formatTable(
@@ -294,7 +300,8 @@ async function replayBench(quick: boolean): Promise<{ out: string[]; results: Re
   );
   out.push('');
   out.push(
-    `2. Score-cache baseline: fgd (seed ${SEED}) over the first ${BASELINE_ARRIVALS} arrivals, schedule+commit loop time only`,
+    `2. Score-cache baseline: fgd (seed ${SEED}) over the first ${BASELINE_ARRIVALS} arrivals, ` +
+      `schedule+commit loop time only`,
   );
   out.push(
     formatTable(
@@ -324,10 +331,12 @@ async function replayBench(quick: boolean): Promise<{ out: string[]; results: Re
   );
   out.push(
     `full cached fgd replay vs uncached baseline: ${times(speedupFullRun, 1)}` +
-      ` (${num(fgdFull.placementsPerSecond, 0)} ÷ ${num(uncached.placementsPerSecond, 0)} placements/s; different arrival mix, includes setup)`,
+      (` (${num(fgdFull.placementsPerSecond, 0)} ÷ ${num(uncached.placementsPerSecond, 0)} placements/s; ` +
+        `different arrival mix, includes setup)`),
   );
   out.push(
-    `identical decisions (first ${BASELINE_ARRIVALS}, node + GPUs): ${identical ? 'yes' : `no (first difference at arrival #${mismatch + 1})`}`,
+    `identical decisions (first ${BASELINE_ARRIVALS}, node + GPUs): ` +
+      `${identical ? 'yes' : `no (first difference at arrival #${mismatch + 1})`}`,
   );
   out.push('');
   out.push(`3. One fgd replay (seed ${SEED}), median of ${FGD_REPEATS} vs target ${FGD_TARGET_S} s`);
@@ -349,7 +358,9 @@ async function replayBench(quick: boolean): Promise<{ out: string[]; results: Re
   out.push('');
   if (grid) {
     out.push(
-      `4. Grid ${GRID_POLICIES.length} policies × ${GRID_SEEDS.length} seeds (${GRID_SEEDS[0]}-${GRID_SEEDS[GRID_SEEDS.length - 1]}) via runGrid, ${grid.workers} worker thread(s), vs target ${GRID_TARGET_S} s`,
+      `4. Grid ${GRID_POLICIES.length} policies × ${GRID_SEEDS.length} seeds (${GRID_SEEDS[0]}-` +
+        `${GRID_SEEDS[GRID_SEEDS.length - 1]}) via runGrid, ${grid.workers} worker thread(s), vs target ` +
+        `${GRID_TARGET_S} s`,
     );
     out.push(
       formatTable(

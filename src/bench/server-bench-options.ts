@@ -21,7 +21,10 @@ export interface ServerBenchOptions {
   readonly simulateGpus: string;
   /** The `gpushare` executable whose server is measured (default: this checkout's bin/gpushare). */
   readonly bin?: string;
-  /** Extra node flags of the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (the server writes its profile at SIGTERM). */
+  /**
+   * Extra node flags of the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (the server writes its profile
+   * at SIGTERM).
+   */
   readonly serverNodeArgs: readonly string[];
   /** Targets: submits/s at least, scheduling pass p99 at most (ms). */
   readonly targetSubmitsPerSecond: number;

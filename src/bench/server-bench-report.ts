@@ -20,7 +20,9 @@ export interface ServerBenchResult {
   readonly measuredAt: string;
   readonly options: ServerBenchOptions;
   readonly serverStartSeconds: number;
-  /** How the client spoke to the server: `https` (this build's default) or `http` (a baseline build from before TLS). */
+  /**
+   * How the client spoke to the server: `https` (this build's default) or `http` (a baseline build from before TLS).
+   */
   readonly scheme: 'http' | 'https';
   readonly baseline: LoadFigure;
   readonly submit: LoadFigure;
@@ -70,7 +72,9 @@ export function formatServerBench(r: ServerBenchResult, heading: string): string
       .join(', ') || 'none';
   const out: string[] = [];
   out.push(
-    `${heading} (\`gpushare serve\` child process, ${o.simulateGpus} simulated, 127.0.0.1, ${r.scheme === 'https' ? 'HTTPS (local CA), node:https' : 'plain HTTP, node:http'} keep-alive client, ${o.concurrency} requests in flight)`,
+    `${heading} (\`gpushare serve\` child process, ${o.simulateGpus} simulated, 127.0.0.1, ` +
+      `${r.scheme === 'https' ? 'HTTPS (local CA), node:https' : 'plain HTTP, node:http'} keep-alive ` +
+      `client, ${o.concurrency} requests in flight)`,
   );
   out.push(
     formatTable(
@@ -84,15 +88,19 @@ export function formatServerBench(r: ServerBenchResult, heading: string): string
     ),
   );
   out.push(
-    `/metrics scrape p50 ÷ /healthz p50: ${times(r.metrics.latencyP50Ms / r.baseline.latencyP50Ms, 1)} (${num(r.metrics.latencyP50Ms, 2)} ÷ ${num(r.baseline.latencyP50Ms, 2)} ms)`,
+    `/metrics scrape p50 ÷ /healthz p50: ${times(r.metrics.latencyP50Ms / r.baseline.latencyP50Ms, 1)} (` +
+      `${num(r.metrics.latencyP50Ms, 2)} ÷ ${num(r.baseline.latencyP50Ms, 2)} ms)`,
   );
   out.push(
-    `submit throughput ÷ /healthz baseline: ${times(r.submitToBaselineRatio, 3)} (${num(r.submit.requestsPerSecond, 0)} ÷ ${num(r.baseline.requestsPerSecond, 0)} requests/s)`,
+    `submit throughput ÷ /healthz baseline: ${times(r.submitToBaselineRatio, 3)} (` +
+      `${num(r.submit.requestsPerSecond, 0)} ÷ ${num(r.baseline.requestsPerSecond, 0)} requests/s)`,
   );
   if (r.submit.firstFailure) out.push(`first failed submit: ${r.submit.firstFailure}`);
   out.push(
-    `scheduling passes (GET /api/v1/status at the end; ${s.passes} passes in all, percentiles over the last ${Math.min(s.passes, 4096)}):` +
-      ` p50 ${num(s.p50PassMs, 2)} ms, p99 ${num(s.p99PassMs, 2)} ms, max ${num(s.maxPassMs, 2)} ms, last ${num(s.lastPassMs, 2)} ms; at most ${s.maxPendingConsidered} pending jobs in one pass`,
+    `scheduling passes (GET /api/v1/status at the end; ${s.passes} passes in all, percentiles over the ` +
+      `last ${Math.min(s.passes, 4096)}):` +
+      (` p50 ${num(s.p50PassMs, 2)} ms, p99 ${num(s.p99PassMs, 2)} ms, max ${num(s.maxPassMs, 2)} ms, last ` +
+        `${num(s.lastPassMs, 2)} ms; at most ${s.maxPendingConsidered} pending jobs in one pass`),
   );
   out.push(`jobs at the end: ${states}`);
   out.push(
@@ -119,8 +127,11 @@ export function formatServerBench(r: ServerBenchResult, heading: string): string
   );
   const c = r.cleanup;
   out.push(
-    `cleanup: server stopped with SIGTERM; SIGKILL to ${c.jobProcessGroupsKilled} job process group(s) (pid files) and ${c.strayProcessesKilled} other process(es) in the temp dir (supervisors, dying jobs);` +
-      ` ${c.leftoverProcesses} process(es) left in the temp dir, ${c.jobPidsAlive} job pid(s) alive, ${c.sleepProcessesOnMachine} 'sleep 100000' on the machine (any owner);` +
+    `cleanup: server stopped with SIGTERM; SIGKILL to ${c.jobProcessGroupsKilled} job process group(s) ` +
+      `(pid files) and ${c.strayProcessesKilled} other process(es) in the temp dir (supervisors, dying ` +
+      `jobs);` +
+      (` ${c.leftoverProcesses} process(es) left in the temp dir, ${c.jobPidsAlive} job pid(s) alive, ` +
+        `${c.sleepProcessesOnMachine} 'sleep 100000' on the machine (any owner);`) +
       ` temp dir ${c.tempDirRemoved ? 'removed' : 'NOT removed'}`,
   );
   out.push(`server start: ${num(r.serverStartSeconds, 2)} s`);

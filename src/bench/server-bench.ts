@@ -77,7 +77,8 @@ export async function runServerBench(
     const serverStartSeconds = (performance.now() - startedAt) / 1000;
     const token = readFileSync(join(cleanup.dataDir, 'admin-token'), 'utf8').trim();
     progress(
-      `server: listening on ${scheme}://127.0.0.1:${port} after ${num(serverStartSeconds, 2)} s (${options.simulateGpus}, data in ${dir})`,
+      `server: listening on ${scheme}://127.0.0.1:${port} after ${num(serverStartSeconds, 2)} s (` +
+        `${options.simulateGpus}, data in ${dir})`,
     );
     client = new KeepAliveClient(port, token, options.concurrency, caCert);
     const c = client;
@@ -97,19 +98,22 @@ export async function runServerBench(
       () => c.call('GET', '/healthz'),
     );
     progress(
-      `server: /healthz ${baseline.requests} requests in ${num(baseline.wallSeconds, 2)} s = ${num(baseline.requestsPerSecond, 0)}/s`,
+      `server: /healthz ${baseline.requests} requests in ${num(baseline.wallSeconds, 2)} s = ` +
+        `${num(baseline.requestsPerSecond, 0)}/s`,
     );
 
     // Submits.
     const bodies = jobBodies(options.jobs, options.seed, workDir);
     progress(
-      `server: submitting up to ${options.jobs} jobs, ${options.concurrency} in flight, bound ${options.timeBoundSeconds} s…`,
+      `server: submitting up to ${options.jobs} jobs, ${options.concurrency} in flight, bound ` +
+        `${options.timeBoundSeconds} s…`,
     );
     const submit = await closedLoop(options.jobs, options.concurrency, options.timeBoundSeconds, (i) =>
       c.call('POST', '/api/v1/jobs', bodies[i]),
     );
     progress(
-      `server: ${submit.requests} submits (${submit.failed} failed) in ${num(submit.wallSeconds, 2)} s = ${num(submit.requestsPerSecond, 0)}/s`,
+      `server: ${submit.requests} submits (${submit.failed} failed) in ${num(submit.wallSeconds, 2)} s = ` +
+        `${num(submit.requestsPerSecond, 0)}/s`,
     );
     if (submit.firstFailure) progress(`server: first failed submit: ${submit.firstFailure}`);
 
@@ -123,7 +127,8 @@ export async function runServerBench(
       c.call('GET', '/metrics'),
     );
     progress(
-      `server: ${metrics.requests} /metrics scrapes, p50 ${num(metrics.latencyP50Ms, 2)} ms, p99 ${num(metrics.latencyP99Ms, 2)} ms`,
+      `server: ${metrics.requests} /metrics scrapes, p50 ${num(metrics.latencyP50Ms, 2)} ms, p99 ` +
+        `${num(metrics.latencyP99Ms, 2)} ms`,
     );
     c.close();
     client = null;
@@ -137,7 +142,9 @@ export async function runServerBench(
     rmSync(dir, { recursive: true, force: true });
     const tempDirRemoved = !existsSync(dir);
     progress(
-      `server: killed ${cleanup.groupsKilled} job process group(s), ${cleanup.straysKilled} other process(es) in the temp dir; ${leftoverProcesses} left in the temp dir, ${jobPidsAlive} job pid(s) alive; ${sleepProcessesOnMachine} 'sleep 100000' process(es) on the machine (any owner)`,
+      `server: killed ${cleanup.groupsKilled} job process group(s), ${cleanup.straysKilled} other ` +
+        `process(es) in the temp dir; ${leftoverProcesses} left in the temp dir, ${jobPidsAlive} job pid(s) ` +
+        `alive; ${sleepProcessesOnMachine} 'sleep 100000' process(es) on the machine (any owner)`,
     );
 
     const scheduler = endStatus.scheduler;

@@ -18,7 +18,9 @@ const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 const STDERR_TAIL_CHARS = 8_000;
 
-/** Where the started server listens: port, scheme, and for https the PEM of the CA to trust (`<data-dir>/tls/ca.crt`). */
+/**
+ * Where the started server listens: port, scheme, and for https the PEM of the CA to trust (`<data-dir>/tls/ca.crt`).
+ */
 export interface ServerEndpoint {
   readonly port: number;
   readonly scheme: 'http' | 'https';

@@ -160,7 +160,8 @@ export async function runSupervisorBench(
     const samePidsAfterServerKill = readopted.filter((j, i) => j.pid === running[i]!.pid).length;
     const sameSupervisor = processesWithArguments('--serve', supervisorDir).join() === supervisorPids.join();
     progress(
-      `supervisor: ${samePidsAfterServerKill}/${jobs} running with the same pid after the restart; same supervisor: ${sameSupervisor}`,
+      `supervisor: ${samePidsAfterServerKill}/${jobs} running with the same pid after the restart; same ` +
+        `supervisor: ${sameSupervisor}`,
     );
 
     for (const id of ids) writeFileSync(join(folderOf(cleanup.dataDir, id), 'work', 'release'), '');
@@ -217,17 +218,23 @@ export async function runSupervisorBench(
 /** The report lines of a result, under `title`. */
 export function formatSupervisorBench(r: SupervisorBenchResult, title: string): string[] {
   const line = (label: string, m: MemoryKiB | null): string =>
-    `  ${label.padEnd(54)} ${m === null ? 'n/a' : `RSS ${mib(m.rssKiB).padStart(6)} MiB   PSS ${mib(m.pssKiB).padStart(6)} MiB`}`;
+    `  ${label.padEnd(54)} ` +
+    `${m === null ? 'n/a' : `RSS ${mib(m.rssKiB).padStart(6)} MiB   PSS ${mib(m.pssKiB).padStart(6)} MiB`}`;
   return [
     title,
-    `  ${r.jobs} jobs waiting for a file, ${r.sandboxed ? 'sandboxed (bubblewrap)' : 'without a sandbox (--single-tenant)'}; all running after ${num(r.secondsUntilAllRunning, 1)} s`,
+    `  ${r.jobs} jobs waiting for a file, ` +
+      `${r.sandboxed ? 'sandboxed (bubblewrap)' : 'without a sandbox (--single-tenant)'}; all running after ` +
+      `${num(r.secondsUntilAllRunning, 1)} s`,
     line(`supervisor (${r.supervisors} process for all jobs)`, r.supervisor),
     line('sandbox helpers, per job', r.helpersPerJob),
     line('per job: supervisor ÷ jobs + helpers', r.perJob),
     line(`old design per job (supervisor of ${OLD_SUPERVISOR_COMMIT} + helpers)`, r.oldPerJob),
     ...(r.oldBaselineNote === null ? [] : [`  (old baseline: ${r.oldBaselineNote})`]),
     `  ratio new ÷ old (RSS): ${r.rssRatio === null ? 'n/a' : num(r.rssRatio, 3)}`,
-    `  target ≤ ${r.targets.rssMiBPerJob.target} MiB RSS per job: ${num(r.targets.rssMiBPerJob.measured, 2)} MiB — ${r.targets.rssMiBPerJob.pass ? 'PASS' : 'FAIL'}`,
-    `  kill -9 of the server, restart: ${r.samePidsAfterServerKill}/${r.jobs} same pids; released: ${r.succeeded}/${r.jobs} succeeded, ${r.releasedInLog} logs complete — ${r.targets.noneLost.pass ? 'PASS' : 'FAIL'}`,
+    `  target ≤ ${r.targets.rssMiBPerJob.target} MiB RSS per job: ` +
+      `${num(r.targets.rssMiBPerJob.measured, 2)} MiB — ${r.targets.rssMiBPerJob.pass ? 'PASS' : 'FAIL'}`,
+    `  kill -9 of the server, restart: ${r.samePidsAfterServerKill}/${r.jobs} same pids; released: ` +
+      `${r.succeeded}/${r.jobs} succeeded, ${r.releasedInLog} logs complete — ` +
+      `${r.targets.noneLost.pass ? 'PASS' : 'FAIL'}`,
   ];
 }

@@ -55,7 +55,10 @@ function formatAuditTable(entries: readonly AuditEntryView[]): string {
         ? e.outcome.message
           ? `ok: ${e.outcome.message.slice(0, 80)}`
           : 'ok'
-        : `${e.outcome.result} ${e.outcome.httpStatus ?? ''}${e.outcome.message ? `: ${e.outcome.message.slice(0, 80)}` : ''}`.trim(),
+        : (
+            `${e.outcome.result} ${e.outcome.httpStatus ?? ''}` +
+            `${e.outcome.message ? `: ${e.outcome.message.slice(0, 80)}` : ''}`
+          ).trim(),
     ].map(visible),
   );
   return formatTextTable(['SEQ', 'TIME', 'ACTOR', 'TENANT', 'ACTION', 'TARGET', 'OUTCOME'], rows);
@@ -65,12 +68,16 @@ function formatAuditTable(entries: readonly AuditEntryView[]): string {
 function formatVerifyReport(report: AuditVerifyReport): string {
   if (!report.ok) {
     const bad = report.firstBad!;
-    return `audit log FAILED verification: first bad entry ${bad.seq} (${bad.problem}): ${bad.message}\n${report.entries} entries before it verified (store ${report.store}, journal ${report.journal})\n`;
+    return (
+      `audit log FAILED verification: first bad entry ${bad.seq} (${bad.problem}): ${bad.message}\n` +
+      `${report.entries} entries before it verified (store ${report.store}, journal ${report.journal})\n`
+    );
   }
   const lines = [`${report.entries} entries verified, head ${report.head.seq} ${report.head.hash}`];
   if (report.witnessedThroughSeq < report.head.seq) {
     lines.push(
-      `entries ${report.witnessedThroughSeq + 1}-${report.head.seq} not yet witnessed by the journal (it is written in batches; not an error)`,
+      `entries ${report.witnessedThroughSeq + 1}-${report.head.seq} not yet witnessed by the journal (it ` +
+        `is written in batches; not an error)`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -159,7 +166,8 @@ export function createAuditCommand(verify: VerifyAudit, io: CliIo = processIo())
   );
   const verifyCommand = new Command('verify')
     .description(
-      "recompute the audit log's hash chain in the store file on this machine and check it against the head journal; exit 4 naming the first bad entry",
+      "recompute the audit log's hash chain in the store file on this machine and check it against the " +
+        'head journal; exit 4 naming the first bad entry',
     )
     .allowExcessArguments(false)
     .option('--data-dir <dir>', "the server's data directory (default ~/.local/share/gpushare)")

@@ -43,13 +43,16 @@ export function formatCancelResult(job: Pick<JobView, 'id' | 'state'>): string {
     : `job ${job.id}: cancel requested (it is being stopped)`;
 }
 
-/** `--state pending,preempted`: a comma list of cancellable states. @throws InvalidArgumentError naming the allowed ones */
+/**
+ * `--state pending,preempted`: a comma list of cancellable states. @throws InvalidArgumentError naming the allowed ones
+ */
 export function parseCancelStates(text: string): JobState[] {
   const states = text.split(',').map((s) => s.trim());
   const bad = states.filter((s) => !(CANCELLABLE_STATES as readonly string[]).includes(s));
   if (states.length === 0 || bad.length > 0)
     throw new InvalidArgumentError(
-      `'${text}': ${bad.map((b) => `'${b}'`).join(', ') || 'no state'} is not a state a job can be cancelled in (allowed: ${CANCELLABLE_STATES.join(', ')})`,
+      `'${text}': ${bad.map((b) => `'${b}'`).join(', ') || 'no state'} is not a state a job can be ` +
+        `cancelled in (allowed: ${CANCELLABLE_STATES.join(', ')})`,
     );
   return [...new Set(states as JobState[])];
 }
@@ -72,7 +75,8 @@ function sinceOption(text: string, nowMs: number): string {
 export function createCancelCommand(io: CliIo = processIo()): Command {
   const command = new Command('cancel')
     .description(
-      'cancel jobs: by id (one or several), or every job a selector names (a running job is stopped; `gpushare show ID` tells when it has ended)',
+      'cancel jobs: by id (one or several), or every job a selector names (a running job is stopped; ' +
+        '`gpushare show ID` tells when it has ended)',
     )
     .argument('[id...]', 'job ids', (value: string, previous: number[] | undefined) => [
       ...(previous ?? []),

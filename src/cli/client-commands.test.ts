@@ -88,46 +88,55 @@ describe('gpushare jobs', () => {
     );
   });
 
-  it('shows preempted jobs with their reason, and GPUs instead of "attempt N started (pid …)" for running ones', async () => {
-    const twoGpus = {
-      ...sampleJob().placement!,
-      gpus: [0, 1].map((index) => ({ ...sampleJob().placement!.gpus[0]!, index })),
-    };
-    const { env } = await serve(() => ({
-      status: 200,
-      body: {
-        jobs: [
-          sampleJob({
-            id: 1,
-            name: 'low',
-            state: 'preempted',
-            reason: 'preempted by job 2 (priority 1000, tenant team-b)',
-            placement: null,
-            attempt: 1,
-          }),
-          sampleJob({ id: 2, name: 'crit', reason: 'attempt 1 started (pid 4242)' }),
-          sampleJob({ id: 3, name: 'resumed', reason: 'attempt 2 started (pid 4343)', attempt: 2, placement: twoGpus }),
-          sampleJob({ id: 4, name: 'old', reason: 'attempt 1 had started before the restart' }),
-          sampleJob({ id: 5, name: 'stopping', reason: 'cancel requested by admin' }),
-        ],
-        nextAfter: null,
-      },
-    }));
-    const run = await runClientCli(['jobs'], { env });
-    expect(run.code).toBe(0);
-    expect(run.stdout).toBe(
-      [
-        'ID  NAME      TENANT  STATE      GPU      MODE  AGE/REASON',
-        '1   low       team-a  preempted  0.5 × 1  auto  5m  preempted by job 2 (priority 1000, tenant team-b)',
-        '2   crit      team-a  running    0.5 × 1  mps   5m  on GPU 0',
-        '3   resumed   team-a  running    0.5 × 1  mps   5m  on GPU 0, 1, attempt 2',
-        '4   old       team-a  running    0.5 × 1  mps   5m  on GPU 0',
-        '5   stopping  team-a  running    0.5 × 1  mps   5m  on GPU 0; cancel requested by admin',
-        '',
-      ].join('\n'),
-    );
-    expect(run.stdout).not.toContain('pid');
-  });
+  it(
+    'shows preempted jobs with their reason, and GPUs instead of "attempt N started (pid …)" for ' + 'running ones',
+    async () => {
+      const twoGpus = {
+        ...sampleJob().placement!,
+        gpus: [0, 1].map((index) => ({ ...sampleJob().placement!.gpus[0]!, index })),
+      };
+      const { env } = await serve(() => ({
+        status: 200,
+        body: {
+          jobs: [
+            sampleJob({
+              id: 1,
+              name: 'low',
+              state: 'preempted',
+              reason: 'preempted by job 2 (priority 1000, tenant team-b)',
+              placement: null,
+              attempt: 1,
+            }),
+            sampleJob({ id: 2, name: 'crit', reason: 'attempt 1 started (pid 4242)' }),
+            sampleJob({
+              id: 3,
+              name: 'resumed',
+              reason: 'attempt 2 started (pid 4343)',
+              attempt: 2,
+              placement: twoGpus,
+            }),
+            sampleJob({ id: 4, name: 'old', reason: 'attempt 1 had started before the restart' }),
+            sampleJob({ id: 5, name: 'stopping', reason: 'cancel requested by admin' }),
+          ],
+          nextAfter: null,
+        },
+      }));
+      const run = await runClientCli(['jobs'], { env });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe(
+        [
+          'ID  NAME      TENANT  STATE      GPU      MODE  AGE/REASON',
+          '1   low       team-a  preempted  0.5 × 1  auto  5m  preempted by job 2 (priority 1000, tenant team-b)',
+          '2   crit      team-a  running    0.5 × 1  mps   5m  on GPU 0',
+          '3   resumed   team-a  running    0.5 × 1  mps   5m  on GPU 0, 1, attempt 2',
+          '4   old       team-a  running    0.5 × 1  mps   5m  on GPU 0',
+          '5   stopping  team-a  running    0.5 × 1  mps   5m  on GPU 0; cancel requested by admin',
+          '',
+        ].join('\n'),
+      );
+      expect(run.stdout).not.toContain('pid');
+    },
+  );
 
   it('--state preempted asks the server for preempted jobs', async () => {
     const { env, server } = await serve(() => ({ status: 200, body: { jobs: [], nextAfter: null } }));
@@ -198,7 +207,8 @@ describe('gpushare show', () => {
     const run = await runClientCli(['show', '12'], { env });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
-      'request:     gpu 0.5 × 1 (memory in proportion), mode auto, priority 100 (low), not preemptible, cpu none reserved,',
+      'request:     gpu 0.5 × 1 (memory in proportion), mode auto, priority 100 (low), not preemptible, ' +
+        'cpu none reserved,',
     );
     expect(run.stdout).toContain('attempt:     2 (1 preempted, not counted against retries 0)\n');
     expect(run.stdout).toContain(
@@ -227,7 +237,8 @@ describe('gpushare show', () => {
       const run = await runClientCli([command, id], { env });
       expect([run.code, run.stdout]).toEqual([2, '']);
       expect(run.stderr).toContain(
-        `error: command-argument value '${id}' is invalid for argument 'id'. '${id}' is not a job id; expected a whole number >= 1 in decimal digits (see \`gpushare jobs\`)`,
+        `error: command-argument value '${id}' is invalid for argument 'id'. '${id}' is not a job id; ` +
+          `expected a whole number >= 1 in decimal digits (see \`gpushare jobs\`)`,
       );
       expect(server.requests).toHaveLength(0);
     },
@@ -536,7 +547,8 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
         'default',
       ),
     ).toBe(
-      'limits of tenant team-b: max priority critical, requests/s per token 5 (burst default), event streams per token default\n',
+      'limits of tenant team-b: max priority critical, requests/s per token 5 (burst default), event ' +
+        'streams per token default\n',
     );
     const noFlags = await runClientCli(['tenant', 'set-limits', 'team-b'], { env });
     expect([noFlags.code, noFlags.stderr]).toEqual([2, expect.stringContaining('give at least one of --max-priority')]);
@@ -598,7 +610,8 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('you:         tenant team-a\n');
     expect(run.stdout).toContain(
-      'scheduler:   3 passes; last 0.29 ms, p50 0.1 ms, p99 1 ms, max 12.35 ms; at most 2 pending jobs considered; 40 skipped (nothing changed)\n',
+      'scheduler:   3 passes; last 0.29 ms, p50 0.1 ms, p99 1 ms, max 12.35 ms; at most 2 pending jobs ' +
+        'considered; 40 skipped (nothing changed)\n',
     );
     expect(run.stdout).toContain(
       [
@@ -625,43 +638,53 @@ describe('gpushare gpus, gpu, tenant, token, cancel, backup, status, drain', () 
   it.each([
     [
       ['-1'],
-      "error: IDX '-1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n",
+      "error: IDX '-1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 " +
+        '(`gpushare gpus` lists the GPUs)\n',
     ],
     [
       ['-1', '--url', 'http://127.0.0.1:2'],
-      "error: IDX '-1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n",
+      "error: IDX '-1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 " +
+        '(`gpushare gpus` lists the GPUs)\n',
     ],
     [
       ['--', '-1'],
-      "error: IDX '-1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n",
+      "error: IDX '-1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 " +
+        '(`gpushare gpus` lists the GPUs)\n',
     ],
     [
       ['1.5'],
-      "error: IDX '1.5' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n",
+      "error: IDX '1.5' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or " +
+        '1 (`gpushare gpus` lists the GPUs)\n',
     ],
     [
       ['-0.5'],
-      "error: IDX '-0.5' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n",
+      "error: IDX '-0.5' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or " +
+        '1 (`gpushare gpus` lists the GPUs)\n',
     ],
     [
       [''],
-      "error: IDX '' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n",
+      "error: IDX '' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 " +
+        '(`gpushare gpus` lists the GPUs)\n',
     ],
     [
       [' '],
-      "error: IDX ' ' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n",
+      "error: IDX ' ' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 " +
+        '(`gpushare gpus` lists the GPUs)\n',
     ],
     [
       ['01'],
-      "error: IDX '01' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n",
+      "error: IDX '01' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 " +
+        '(`gpushare gpus` lists the GPUs)\n',
     ],
     [
       ['0x1'],
-      "error: IDX '0x1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n",
+      "error: IDX '0x1' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or " +
+        '1 (`gpushare gpus` lists the GPUs)\n',
     ],
     [
       [],
-      'error: missing argument IDX: the GPU index, a whole number >= 0 (see `gpushare gpu cordon --help`; `gpushare gpus` lists the GPUs)\n',
+      'error: missing argument IDX: the GPU index, a whole number >= 0 (see `gpushare gpu cordon ' +
+        '--help`; `gpushare gpus` lists the GPUs)\n',
     ],
     [['1', '2'], 'error: expected one argument IDX, got 2: 1 2 (see `gpushare gpu cordon --help`)\n'],
     [['--force', '1'], "error: unknown option '--force' (see `gpushare gpu cordon --help`)\n"],

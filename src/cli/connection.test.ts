@@ -54,7 +54,9 @@ describe('resolveConnection', () => {
     const env = { XDG_CONFIG_HOME: dir };
     expect(() => resolveConnection({}, { env })).toThrow(UsageError);
     expect(() => resolveConnection({}, { env })).toThrow(
-      `no gpushare server configured: start one with \`gpushare serve\` (it writes ${join(dir, 'gpushare', 'config.yaml')}), or set GPUSHARE_URL and GPUSHARE_TOKEN, or pass --url and --token`,
+      `no gpushare server configured: start one with \`gpushare serve\` (it writes ` +
+        `${join(dir, 'gpushare', 'config.yaml')}), or set GPUSHARE_URL and GPUSHARE_TOKEN, or pass --url ` +
+        `and --token`,
     );
   });
 
@@ -68,51 +70,64 @@ describe('resolveConnection', () => {
     );
   });
 
-  it('takes the CA from --ca, then GPUSHARE_CA_FILE, then GPUSHARE_CA_CERT, then ca or caFile of the config file, for https only', () => {
-    const env = { XDG_CONFIG_HOME: dir };
-    const configPath = join(dir, 'gpushare', 'config.yaml');
-    writeCliConfig({ url: 'https://file:1', token: 'file-token', ca: PEM(1) }, env);
-    writeFileSync(join(dir, 'flag-ca.crt'), PEM(2));
-    writeFileSync(join(dir, 'env-ca.crt'), PEM(3));
-    const fromConfig = resolveConnection({}, { env });
-    expect([fromConfig.ca?.pem, fromConfig.ca?.source]).toEqual([PEM(1), `ca in ${configPath}`]);
-    expect(fromConfig.certificateHint).toBe(
-      `it was checked against the CA from ca in ${configPath}; if that is not this server's CA, point ca: or caFile: in ${configPath}, --ca or GPUSHARE_CA_FILE at the right one`,
-    );
-    expect(resolveConnection({}, { env: { ...env, GPUSHARE_CA_CERT: PEM(4) } }).ca).toEqual({
-      pem: PEM(4),
-      source: 'GPUSHARE_CA_CERT',
-    });
-    const envFile = join(dir, 'env-ca.crt');
-    expect(resolveConnection({}, { env: { ...env, GPUSHARE_CA_CERT: PEM(4), GPUSHARE_CA_FILE: envFile } }).ca).toEqual({
-      pem: PEM(3),
-      source: `GPUSHARE_CA_FILE (${envFile})`,
-    });
-    const flagFile = join(dir, 'flag-ca.crt');
-    expect(resolveConnection({ ca: flagFile }, { env: { ...env, GPUSHARE_CA_FILE: envFile } }).ca).toEqual({
-      pem: PEM(2),
-      source: `--ca ${flagFile}`,
-    });
-    // an http URL uses no CA; a caFile is resolved against the config folder
-    expect(resolveConnection({ url: 'http://plain:2' }, { env }).ca).toBeNull();
-    writeFileSync(configPath, 'url: https://file:1\ntoken: t\ncaFile: ../flag-ca.crt\n');
-    expect(resolveConnection({}, { env }).ca).toEqual({ pem: PEM(2), source: `caFile ${flagFile} in ${configPath}` });
-  });
+  it(
+    'takes the CA from --ca, then GPUSHARE_CA_FILE, then GPUSHARE_CA_CERT, then ca or caFile of the config ' +
+      'file, for https only',
+    () => {
+      const env = { XDG_CONFIG_HOME: dir };
+      const configPath = join(dir, 'gpushare', 'config.yaml');
+      writeCliConfig({ url: 'https://file:1', token: 'file-token', ca: PEM(1) }, env);
+      writeFileSync(join(dir, 'flag-ca.crt'), PEM(2));
+      writeFileSync(join(dir, 'env-ca.crt'), PEM(3));
+      const fromConfig = resolveConnection({}, { env });
+      expect([fromConfig.ca?.pem, fromConfig.ca?.source]).toEqual([PEM(1), `ca in ${configPath}`]);
+      expect(fromConfig.certificateHint).toBe(
+        `it was checked against the CA from ca in ${configPath}; if that is not this server's CA, point ca: ` +
+          `or caFile: in ${configPath}, --ca or GPUSHARE_CA_FILE at the right one`,
+      );
+      expect(resolveConnection({}, { env: { ...env, GPUSHARE_CA_CERT: PEM(4) } }).ca).toEqual({
+        pem: PEM(4),
+        source: 'GPUSHARE_CA_CERT',
+      });
+      const envFile = join(dir, 'env-ca.crt');
+      expect(
+        resolveConnection({}, { env: { ...env, GPUSHARE_CA_CERT: PEM(4), GPUSHARE_CA_FILE: envFile } }).ca,
+      ).toEqual({
+        pem: PEM(3),
+        source: `GPUSHARE_CA_FILE (${envFile})`,
+      });
+      const flagFile = join(dir, 'flag-ca.crt');
+      expect(resolveConnection({ ca: flagFile }, { env: { ...env, GPUSHARE_CA_FILE: envFile } }).ca).toEqual({
+        pem: PEM(2),
+        source: `--ca ${flagFile}`,
+      });
+      // an http URL uses no CA; a caFile is resolved against the config folder
+      expect(resolveConnection({ url: 'http://plain:2' }, { env }).ca).toBeNull();
+      writeFileSync(configPath, 'url: https://file:1\ntoken: t\ncaFile: ../flag-ca.crt\n');
+      expect(resolveConnection({}, { env }).ca).toEqual({ pem: PEM(2), source: `caFile ${flagFile} in ${configPath}` });
+    },
+  );
 
-  it('names the config keys, flag and variable to set for an https URL without a CA, and refuses an unreadable --ca', () => {
-    const env = { XDG_CONFIG_HOME: dir };
-    const configPath = join(dir, 'gpushare', 'config.yaml');
-    writeCliConfig({ url: 'https://file:1', token: 'file-token' }, env);
-    const connection = resolveConnection({}, { env });
-    expect(connection.ca).toBeNull();
-    expect(connection.certificateHint).toBe(
-      `no CA is configured for this https server: set ca: (the CA certificate's PEM text; \`gpushare serve\` writes it) or caFile: (its path) in ${configPath}, or pass --ca FILE or set GPUSHARE_CA_FILE`,
-    );
-    expect(() => resolveConnection({ ca: join(dir, 'missing.crt') }, { env })).toThrow(
-      `--ca: cannot read ${join(dir, 'missing.crt')}: ENOENT`,
-    );
-    expect(() => resolveConnection({}, { env: { ...env, GPUSHARE_CA_CERT: 'not a pem' } })).toThrow(
-      'GPUSHARE_CA_CERT: expected the PEM text of a CA certificate (-----BEGIN CERTIFICATE----- ...)',
-    );
-  });
+  it(
+    'names the config keys, flag and variable to set for an https URL without a CA, and refuses an ' +
+      'unreadable --ca',
+    () => {
+      const env = { XDG_CONFIG_HOME: dir };
+      const configPath = join(dir, 'gpushare', 'config.yaml');
+      writeCliConfig({ url: 'https://file:1', token: 'file-token' }, env);
+      const connection = resolveConnection({}, { env });
+      expect(connection.ca).toBeNull();
+      expect(connection.certificateHint).toBe(
+        `no CA is configured for this https server: set ca: (the CA certificate's PEM text; \`gpushare ` +
+          `serve\` writes it) or caFile: (its path) in ${configPath}, or pass --ca FILE or set ` +
+          `GPUSHARE_CA_FILE`,
+      );
+      expect(() => resolveConnection({ ca: join(dir, 'missing.crt') }, { env })).toThrow(
+        `--ca: cannot read ${join(dir, 'missing.crt')}: ENOENT`,
+      );
+      expect(() => resolveConnection({}, { env: { ...env, GPUSHARE_CA_CERT: 'not a pem' } })).toThrow(
+        'GPUSHARE_CA_CERT: expected the PEM text of a CA certificate (-----BEGIN CERTIFICATE----- ...)',
+      );
+    },
+  );
 });

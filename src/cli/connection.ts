@@ -43,7 +43,8 @@ export function addConnectionOptions(command: Command): Command {
     .addOption(
       new Option(
         '--ca <file>',
-        'CA certificate (PEM) of an https server (default: $GPUSHARE_CA_FILE, $GPUSHARE_CA_CERT, then ca/caFile of the config file)',
+        'CA certificate (PEM) of an https server (default: $GPUSHARE_CA_FILE, $GPUSHARE_CA_CERT, then ' +
+          'ca/caFile of the config file)',
       ),
     );
 }

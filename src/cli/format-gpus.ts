@@ -23,7 +23,9 @@ function gpuFlags(gpu: GpuView): string {
 /** One GPU's block, without a final newline. */
 export function formatGpuBlock(received: GpuView): string {
   const gpu = escapeControlCharactersDeep(received);
-  const title = `GPU ${gpu.index}  ${gpu.name}${gpu.model !== gpu.name ? ` (${gpu.model})` : ''}  ${gpu.uuid}${gpu.simulated ? '  [simulated]' : ''}`;
+  const title =
+    `GPU ${gpu.index}  ${gpu.name}${gpu.model !== gpu.name ? ` (${gpu.model})` : ''}  ${gpu.uuid}` +
+    `${gpu.simulated ? '  [simulated]' : ''}`;
   const lines = [
     title,
     `  mode ${gpu.mode ?? '-'}, ${gpuFlags(gpu)}`,

@@ -62,7 +62,8 @@ function formatPlacement(job: JobDetailView): string[] {
   const rows = placement.gpus.map((gpu) => [
     String(gpu.index),
     gpu.uuid,
-    `${gpu.gpuMilli} milli (${formatGpuMilli(gpu.gpuMilli)})${gpu.accountedGpuMilli !== gpu.gpuMilli ? `, accounted ${gpu.accountedGpuMilli}` : ''}`,
+    `${gpu.gpuMilli} milli (${formatGpuMilli(gpu.gpuMilli)})` +
+      `${gpu.accountedGpuMilli !== gpu.gpuMilli ? `, accounted ${gpu.accountedGpuMilli}` : ''}`,
     `${gpu.gpuMemoryMiB} MiB`,
     gpu.migProfile === null ? '-' : `${gpu.migProfile}${gpu.migDeviceUuid ? ` ${gpu.migDeviceUuid}` : ''}`,
   ]);
@@ -90,7 +91,10 @@ function formatQos(job: JobDetailView): string[] {
       if (s.lastObservedSeconds === null)
         return `${label}${kind} target ${target} s: no report yet, ${s.violations} violation(s) so far`;
       const state = s.violating ? 'VIOLATING' : s.missingSince !== null ? `missing since ${s.missingSince}` : 'met';
-      return `${label}${kind} target ${target} s: latest ${s.lastObservedSeconds} s, ${state}, ${s.violations} violation(s) so far`;
+      return (
+        `${label}${kind} target ${target} s: latest ${s.lastObservedSeconds} s, ${state}, ${s.violations} ` +
+        `violation(s) so far`
+      );
     });
 }
 

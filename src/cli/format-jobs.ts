@@ -41,7 +41,10 @@ export function jobMode(job: Pick<JobView, 'placement' | 'gpu'>): string {
   return job.placement?.mode ?? job.gpu.mode;
 }
 
-/** The reason the server gives a job when an attempt starts (`attempt 2 started (pid 123)`, or after a restart `attempt 2 had started before the restart`). */
+/**
+ * The reason the server gives a job when an attempt starts (`attempt 2 started (pid 123)`, or after a restart `attempt
+ * 2 had started before the restart`).
+ */
 const ATTEMPT_STARTED = /^attempt \d+ (?:started|had started)\b/;
 
 /**

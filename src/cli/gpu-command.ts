@@ -31,7 +31,8 @@ export function parseGpuIndexArgs(args: readonly string[], name: string): number
   const value = /^(?:0|[1-9]\d*)$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value)) {
     throw new UsageError(
-      `IDX '${text}' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (\`gpushare gpus\` lists the GPUs)`,
+      `IDX '${text}' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 ` +
+        `(\`gpushare gpus\` lists the GPUs)`,
     );
   }
   return value;
@@ -50,7 +51,8 @@ function cordonCommand(name: 'cordon' | 'uncordon', io: CliIo): Command {
       const gpu = name === 'cordon' ? await client.cordonGpu(index) : await client.uncordonGpu(index);
       const running = gpu.jobs.length;
       io.stdout(
-        `GPU ${gpu.index} ${gpu.cordoned ? 'cordoned' : 'uncordoned'}${gpu.cordoned && running > 0 ? ` (${running} job(s) on it keep running)` : ''}\n`,
+        `GPU ${gpu.index} ${gpu.cordoned ? 'cordoned' : 'uncordoned'}` +
+          `${gpu.cordoned && running > 0 ? ` (${running} job(s) on it keep running)` : ''}\n`,
       );
     });
   return addConnectionOptions(command);

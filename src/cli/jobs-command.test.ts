@@ -105,35 +105,38 @@ describe('gpushare jobs: pages', () => {
 });
 
 describe('gpushare jobs: selectors and fields', () => {
-  it('passes --state, --tenant, --name, --since (a duration back from now) and --fields as query parameters', async () => {
-    const { env, server } = await pagingServer([]);
-    const run = await runClientCli(
-      [
-        'jobs',
-        '--state',
-        'pending,running',
-        '--tenant',
-        'team-a',
-        '--name',
-        'train-*',
-        '--since',
-        '1h',
-        '--fields',
-        'state,name',
-      ],
-      { env },
-    );
-    expect(run).toEqual({ code: 0, stdout: 'no jobs\n', stderr: '' });
-    expect(Object.fromEntries(server.requests[0]!.query)).toEqual({
-      all: 'true',
-      state: 'pending,running',
-      tenant: 'team-a',
-      name: 'train-*',
-      since: '2024-12-31T23:05:00.000Z',
-      fields: 'id,name,state',
-      limit: '500',
-    });
-  });
+  it(
+    'passes --state, --tenant, --name, --since (a duration back from now) and --fields as query ' + 'parameters',
+    async () => {
+      const { env, server } = await pagingServer([]);
+      const run = await runClientCli(
+        [
+          'jobs',
+          '--state',
+          'pending,running',
+          '--tenant',
+          'team-a',
+          '--name',
+          'train-*',
+          '--since',
+          '1h',
+          '--fields',
+          'state,name',
+        ],
+        { env },
+      );
+      expect(run).toEqual({ code: 0, stdout: 'no jobs\n', stderr: '' });
+      expect(Object.fromEntries(server.requests[0]!.query)).toEqual({
+        all: 'true',
+        state: 'pending,running',
+        tenant: 'team-a',
+        name: 'train-*',
+        since: '2024-12-31T23:05:00.000Z',
+        fields: 'id,name,state',
+        limit: '500',
+      });
+    },
+  );
 
   it('--fields prints a column per field, id first', async () => {
     const { env } = await pagingServer([sampleJob({ id: 3, name: 'x', command: ['a', 'b'], placement: null })]);
@@ -144,7 +147,8 @@ describe('gpushare jobs: selectors and fields', () => {
   it.each([
     [
       ['--state', 'pending,bogus'],
-      "--state takes one or more of pending, scheduled, running, preempted, succeeded, failed, cancelled, comma-separated; got 'bogus'",
+      '--state takes one or more of pending, scheduled, running, preempted, succeeded, failed, ' +
+        "cancelled, comma-separated; got 'bogus'",
     ],
     [['--fields', 'name,secret'], '--fields takes one or more of id, name'],
     [['--page-size', '0'], '--page-size takes a whole number from 1 to 5000'],

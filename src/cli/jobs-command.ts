@@ -36,7 +36,8 @@ function listOf<T extends string>(flag: string, allowed: readonly T[]): (text: s
     const unknown = items.filter((item) => !(allowed as readonly string[]).includes(item));
     if (unknown.length > 0)
       throw new InvalidArgumentError(
-        `${flag} takes one or more of ${allowed.join(', ')}, comma-separated; got ${unknown.map((u) => `'${u}'`).join(', ')}`,
+        `${flag} takes one or more of ${allowed.join(', ')}, comma-separated; got ` +
+          `${unknown.map((u) => `'${u}'`).join(', ')}`,
       );
     return [...new Set(items)] as T[];
   };

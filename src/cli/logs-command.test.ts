@@ -158,48 +158,51 @@ describe('gpushare logs with several attempts', () => {
     expect(run.stdout).toBe('==> attempt 1 of 2 (preempted) <==\none\n==> attempt 2 of 2 (preempted) <==\ntwo\n');
   });
 
-  it('-f prints the earlier attempts, follows the latest, and marks an attempt that starts meanwhile with a header', async () => {
-    // Attempt 2 runs when `logs -f` starts; it writes more, is preempted, and attempt 3 runs to the end.
-    const job: FakeJob = {
-      state: 'running',
-      attempts: [
-        { stdout: 'a1\n', stderr: '', end: { reason: 'time-limit', exitCode: null } },
-        { stdout: 'a2 start\n', stderr: '', end: null },
-      ],
-      onLogsRead: (read) => {
-        const [, second] = job.attempts;
-        if (read === 5) second!.stdout += 'a2 more\n';
-        if (read === 7) {
-          second!.end = { reason: 'preempted', exitCode: 75 };
-          job.state = 'preempted';
-        }
-        if (read === 9) {
-          job.attempts.push({ stdout: 'a3\n', stderr: '', end: null });
-          job.state = 'running';
-        }
-        if (read === 11) {
-          job.attempts[2]!.end = { reason: 'exited', exitCode: 0 };
-          job.state = 'succeeded';
-        }
-      },
-    };
-    const { env } = await serveJob(job);
-    const run = await runClientCli(['logs', '12', '-f'], { env });
-    expect(run).toEqual({
-      code: 0,
-      stdout: [
-        '==> attempt 1 of 2 (time-limit) <==',
-        'a1',
-        '==> attempt 2 of 2 (running) <==',
-        'a2 start',
-        'a2 more',
-        '==> attempt 3 of 3 (running) <==',
-        'a3',
-        '',
-      ].join('\n'),
-      stderr: '',
-    });
-  });
+  it(
+    '-f prints the earlier attempts, follows the latest, and marks an attempt that starts meanwhile ' + 'with a header',
+    async () => {
+      // Attempt 2 runs when `logs -f` starts; it writes more, is preempted, and attempt 3 runs to the end.
+      const job: FakeJob = {
+        state: 'running',
+        attempts: [
+          { stdout: 'a1\n', stderr: '', end: { reason: 'time-limit', exitCode: null } },
+          { stdout: 'a2 start\n', stderr: '', end: null },
+        ],
+        onLogsRead: (read) => {
+          const [, second] = job.attempts;
+          if (read === 5) second!.stdout += 'a2 more\n';
+          if (read === 7) {
+            second!.end = { reason: 'preempted', exitCode: 75 };
+            job.state = 'preempted';
+          }
+          if (read === 9) {
+            job.attempts.push({ stdout: 'a3\n', stderr: '', end: null });
+            job.state = 'running';
+          }
+          if (read === 11) {
+            job.attempts[2]!.end = { reason: 'exited', exitCode: 0 };
+            job.state = 'succeeded';
+          }
+        },
+      };
+      const { env } = await serveJob(job);
+      const run = await runClientCli(['logs', '12', '-f'], { env });
+      expect(run).toEqual({
+        code: 0,
+        stdout: [
+          '==> attempt 1 of 2 (time-limit) <==',
+          'a1',
+          '==> attempt 2 of 2 (running) <==',
+          'a2 start',
+          'a2 more',
+          '==> attempt 3 of 3 (running) <==',
+          'a3',
+          '',
+        ].join('\n'),
+        stderr: '',
+      });
+    },
+  );
 });
 
 describe('gpushare logs -f when attempts come and go between two polls', () => {

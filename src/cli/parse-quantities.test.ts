@@ -36,7 +36,8 @@ describe('parseGpuShare (--gpu)', () => {
     (text) => {
       expect(() => parseGpuShare(text)).toThrow(QuantityError);
       expect(() => parseGpuShare(text)).toThrow(
-        `--gpu: '${text}' is not valid; expected a fraction of one GPU in (0,1] with at most 3 decimals (e.g. 0.5), or a whole number of GPUs 1..64 (e.g. 2)`,
+        `--gpu: '${text}' is not valid; expected a fraction of one GPU in (0,1] with at most 3 decimals ` +
+          `(e.g. 0.5), or a whole number of GPUs 1..64 (e.g. 2)`,
       );
     },
   );
@@ -82,7 +83,8 @@ describe('parseMemoryMiB (--gpu-memory, --host-memory)', () => {
     (text) => {
       expect(() => parseMemoryMiB('--gpu-memory', text)).toThrow(QuantityError);
       expect(() => parseMemoryMiB('--gpu-memory', text)).toThrow(
-        `--gpu-memory: '${text}' is not valid; expected a whole number of MiB, or a size with unit MiB or GiB (e.g. 512MiB, 20GiB, 20480), at least 1 MiB`,
+        `--gpu-memory: '${text}' is not valid; expected a whole number of MiB, or a size with unit MiB or ` +
+          `GiB (e.g. 512MiB, 20GiB, 20480), at least 1 MiB`,
       );
     },
   );
@@ -116,7 +118,8 @@ describe('parseDurationSeconds (--time-limit)', () => {
     (text) => {
       expect(() => parseDurationSeconds(text)).toThrow(QuantityError);
       expect(() => parseDurationSeconds(text)).toThrow(
-        `--time-limit: '${text}' is not valid; expected seconds (90), or whole numbers with units d, h, m, s in that order`,
+        `--time-limit: '${text}' is not valid; expected seconds (90), or whole numbers with units d, h, ` +
+          `m, s in that order`,
       );
     },
   );
@@ -215,7 +218,8 @@ describe('parseGpuEquivalents (quota set --guaranteed, --limit)', () => {
     expect(parseGpuEquivalents('--limit', 'none', true)).toBeNull();
     expect(parseGpuEquivalents('--limit', 'NONE', true)).toBeNull();
     expect(() => parseGpuEquivalents('--guaranteed', 'none')).toThrow(
-      "--guaranteed: 'none' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole GPU; e.g. 1, 0.5, 2.25)",
+      "--guaranteed: 'none' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole " +
+        'GPU; e.g. 1, 0.5, 2.25)',
     );
   });
 
@@ -224,7 +228,8 @@ describe('parseGpuEquivalents (quota set --guaranteed, --limit)', () => {
     (text) => {
       expect(() => parseGpuEquivalents('--limit', text, true)).toThrow(QuantityError);
       expect(() => parseGpuEquivalents('--limit', text, true)).toThrow(
-        `--limit: '${text}' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole GPU; e.g. 1, 0.5, 2.25), or none for no limit`,
+        `--limit: '${text}' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole ` +
+          `GPU; e.g. 1, 0.5, 2.25), or none for no limit`,
       );
     },
   );

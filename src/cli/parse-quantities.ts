@@ -24,7 +24,9 @@ export const MAX_RETRIES = 100;
 /** Highest numeric priority (the contract's maximum). */
 export const MAX_PRIORITY = 1_000_000;
 
-const GPU_ALLOWED = `a fraction of one GPU in (0,1] with at most 3 decimals (e.g. 0.5), or a whole number of GPUs 1..${MAX_GPU_COUNT} (e.g. 2)`;
+const GPU_ALLOWED =
+  `a fraction of one GPU in (0,1] with at most 3 decimals (e.g. 0.5), or a whole number of GPUs ` +
+  `1..${MAX_GPU_COUNT} (e.g. 2)`;
 const MEMORY_ALLOWED = 'a whole number of MiB, or a size with unit MiB or GiB (e.g. 512MiB, 20GiB, 20480)';
 const DURATION_ALLOWED = 'seconds (90), or whole numbers with units d, h, m, s in that order (90s, 15m, 2h, 1h30m, 1d)';
 const CPU_ALLOWED = 'CPU cores with at most 3 decimals (e.g. 2, 0.5) or milli-cores with suffix m (e.g. 500m)';
@@ -51,7 +53,8 @@ function parseThousandths(text: string): number | null {
  * Parses `--gpu`: `0.5` is half of one GPU, `1` one whole GPU, `2` two whole GPUs.
  * Fractions above 1 (`1.5`) are rejected: a job gets either a share of each GPU or whole GPUs.
  * @param text - The flag value.
- * @returns A fraction in milli-GPU (1..1000; `1` is `{ kind: 'fraction', gpuMilli: 1000 }`) or a count of whole GPUs (≥ 2).
+ * @returns A fraction in milli-GPU (1..1000; `1` is `{ kind: 'fraction', gpuMilli: 1000 }`) or a count of whole GPUs (≥
+ * 2).
  * @throws QuantityError naming `--gpu` and the allowed values.
  */
 export function parseGpuShare(text: string): GpuShare {
@@ -85,7 +88,8 @@ export function resolveGpuAmount(share: GpuShare | undefined, gpuCount: number |
     throw new QuantityError(
       '--gpu-count',
       String(gpuCount),
-      `no --gpu-count, or the same number as --gpu ${share.gpuCount} (whole GPUs); for a share of each of several GPUs use --gpu 0.5 --gpu-count ${gpuCount}`,
+      `no --gpu-count, or the same number as --gpu ${share.gpuCount} (whole GPUs); for a share of each of ` +
+        `several GPUs use --gpu 0.5 --gpu-count ${gpuCount}`,
     );
   }
   return { gpuCount: share.gpuCount, gpuMilli: 1000 };
@@ -235,7 +239,8 @@ export function parseGpuEquivalents(flag: string, text: string, allowNone = fals
     throw new QuantityError(
       flag,
       text,
-      `a number of GPU-equivalents 0..${MAX_GPU_EQUIVALENTS} (1 = one whole GPU; e.g. 1, 0.5, 2.25)${allowNone ? ', or none for no limit' : ''}`,
+      `a number of GPU-equivalents 0..${MAX_GPU_EQUIVALENTS} (1 = one whole GPU; e.g. 1, 0.5, 2.25)` +
+        `${allowNone ? ', or none for no limit' : ''}`,
     );
   }
   return value;

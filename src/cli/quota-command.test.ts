@@ -157,13 +157,15 @@ describe('gpushare quota set', () => {
   it.each([
     [
       ['--guaranteed', '-1'],
-      "--guaranteed: '-1' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole GPU; e.g. 1, 0.5, 2.25)",
+      "--guaranteed: '-1' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole " +
+        'GPU; e.g. 1, 0.5, 2.25)',
     ],
     [['--guaranteed', 'one'], "--guaranteed: 'one' is not valid"],
     [['--guaranteed', 'none'], "--guaranteed: 'none' is not valid"],
     [
       ['--guaranteed', '1', '--limit', 'lots'],
-      "--limit: 'lots' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole GPU; e.g. 1, 0.5, 2.25), or none for no limit",
+      "--limit: 'lots' is not valid; expected a number of GPU-equivalents 0..1000000 (1 = one whole GPU; " +
+        'e.g. 1, 0.5, 2.25), or none for no limit',
     ],
     [['--guaranteed', '1', '--limit', '1e3'], "--limit: '1e3' is not valid"],
     [

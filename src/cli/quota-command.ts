@@ -87,7 +87,8 @@ export function createQuotaCommand(io: CliIo = processIo()): Command {
         const limit = opts.limit === undefined || opts.limit === 'none' ? null : opts.limit;
         if (limit !== null && limit < opts.guaranteed) {
           throw new UsageError(
-            `--limit ${formatGpuEquivalents(limit)} is below --guaranteed ${formatGpuEquivalents(opts.guaranteed)}; the limit must be at least the guarantee, or none`,
+            `--limit ${formatGpuEquivalents(limit)} is below --guaranteed ` +
+              `${formatGpuEquivalents(opts.guaranteed)}; the limit must be at least the guarantee, or none`,
           );
         }
         const updated = await connect(opts, io).setQuota(tenant, {
@@ -95,7 +96,8 @@ export function createQuotaCommand(io: CliIo = processIo()): Command {
           limitGpuEquivalents: limit,
         });
         io.stdout(
-          `quota of tenant ${escapeControlCharactersDeep(updated.name)}: guaranteed ${formatGpuEquivalents(updated.guaranteedGpuEquivalents)}, ` +
+          `quota of tenant ${escapeControlCharactersDeep(updated.name)}: guaranteed ` +
+            `${formatGpuEquivalents(updated.guaranteedGpuEquivalents)}, ` +
             `limit ${formatGpuEquivalents(updated.limitGpuEquivalents)} (GPU-equivalents)\n`,
         );
       }),

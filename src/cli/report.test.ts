@@ -27,41 +27,49 @@ describe('gpushare report', () => {
       );
   });
 
-  it('exits 2 naming the range for --step-seconds, --qos-step-seconds and --qos-latency-seconds out of range', async () => {
-    const env = {
-      GPUSHARE_URL: 'http://127.0.0.1:1',
-      GPUSHARE_JOB_ID: '7',
-      GPUSHARE_JOB_TOKEN: 'gs_x',
-      GPUSHARE_TOKEN: 'gs_x',
-      XDG_CONFIG_HOME: '/nonexistent',
-    };
-    const cases: [string[], string][] = [
-      [
-        ['report', '--step-seconds', '0'],
-        "error: option '--step-seconds <s>' argument '0' is invalid. --step-seconds: must be greater than 0 and at most 86400, got '0'\n",
-      ],
-      [
-        ['report', '--step-seconds', '86401'],
-        "error: option '--step-seconds <s>' argument '86401' is invalid. --step-seconds: must be greater than 0 and at most 86400, got '86401'\n",
-      ],
-      [
-        ['report', '--step-seconds', 'abc'],
-        "error: option '--step-seconds <s>' argument 'abc' is invalid. --step-seconds: 'abc' is not a number of seconds; expected a positive number up to 86400 (e.g. 0.5)\n",
-      ],
-      [
-        ['submit', '--qos-step-seconds', '-1', '--', 'true'],
-        "error: option '--qos-step-seconds <s>' argument '-1' is invalid. --qos-step-seconds: must be greater than 0 and at most 86400, got '-1'\n",
-      ],
-      [
-        ['submit', '--qos-latency-seconds', '1e308', '--', 'true'],
-        "error: option '--qos-latency-seconds <s>' argument '1e308' is invalid. --qos-latency-seconds: must be greater than 0 and at most 86400, got '1e308'\n",
-      ],
-    ];
-    for (const [args, stderr] of cases) {
-      const run = await runClientCli(args, { env });
-      expect([run.code, run.stderr]).toEqual([2, stderr]);
-    }
-  });
+  it(
+    'exits 2 naming the range for --step-seconds, --qos-step-seconds and --qos-latency-seconds out ' + 'of range',
+    async () => {
+      const env = {
+        GPUSHARE_URL: 'http://127.0.0.1:1',
+        GPUSHARE_JOB_ID: '7',
+        GPUSHARE_JOB_TOKEN: 'gs_x',
+        GPUSHARE_TOKEN: 'gs_x',
+        XDG_CONFIG_HOME: '/nonexistent',
+      };
+      const cases: [string[], string][] = [
+        [
+          ['report', '--step-seconds', '0'],
+          "error: option '--step-seconds <s>' argument '0' is invalid. --step-seconds: must be greater " +
+            "than 0 and at most 86400, got '0'\n",
+        ],
+        [
+          ['report', '--step-seconds', '86401'],
+          "error: option '--step-seconds <s>' argument '86401' is invalid. --step-seconds: must be greater " +
+            "than 0 and at most 86400, got '86401'\n",
+        ],
+        [
+          ['report', '--step-seconds', 'abc'],
+          "error: option '--step-seconds <s>' argument 'abc' is invalid. --step-seconds: 'abc' is not a " +
+            'number of seconds; expected a positive number up to 86400 (e.g. 0.5)\n',
+        ],
+        [
+          ['submit', '--qos-step-seconds', '-1', '--', 'true'],
+          "error: option '--qos-step-seconds <s>' argument '-1' is invalid. --qos-step-seconds: must be " +
+            "greater than 0 and at most 86400, got '-1'\n",
+        ],
+        [
+          ['submit', '--qos-latency-seconds', '1e308', '--', 'true'],
+          "error: option '--qos-latency-seconds <s>' argument '1e308' is invalid. --qos-latency-seconds: " +
+            "must be greater than 0 and at most 86400, got '1e308'\n",
+        ],
+      ];
+      for (const [args, stderr] of cases) {
+        const run = await runClientCli(args, { env });
+        expect([run.code, run.stderr]).toEqual([2, stderr]);
+      }
+    },
+  );
 
   it('on a refused token (401) points at --token and GPUSHARE_JOB_TOKEN, not the CLI config file', async () => {
     const unknown = "unknown token (a job's GPUSHARE_JOB_TOKEN stops working when its attempt ends)";
@@ -84,7 +92,8 @@ describe('gpushare report', () => {
       const other = await runClientCli(['report', '--step-seconds', '0.5'], { env });
       expect([other.code, other.stderr]).toEqual([
         1,
-        "error: missing bearer token (check --token or GPUSHARE_JOB_TOKEN; a job's token stops working when its attempt ends)\n",
+        "error: missing bearer token (check --token or GPUSHARE_JOB_TOKEN; a job's token stops working " +
+          'when its attempt ends)\n',
       ]);
     } finally {
       await server.close();
@@ -142,7 +151,8 @@ describe('gpushare report', () => {
         },
       ]),
     ).toBe(
-      'job 7 step: latest 0.62 s, target 0.5 s, violating (1 violation so far)\njob 7 latency: latest 0.3 s, target 0.2 s, missing since 2025-01-01T00:00:01.000Z (0 violations so far)\n',
+      'job 7 step: latest 0.62 s, target 0.5 s, violating (1 violation so far)\njob 7 latency: latest ' +
+        '0.3 s, target 0.2 s, missing since 2025-01-01T00:00:01.000Z (0 violations so far)\n',
     );
   });
 

@@ -3,7 +3,8 @@
  * progress against its QoS targets (docs/qos.md). It needs no configuration inside a job: the
  * server, the job id, the job's report token and the CA of the server's certificate come from
  * GPUSHARE_URL, GPUSHARE_JOB_ID, GPUSHARE_JOB_TOKEN and GPUSHARE_CA_CERT, which gpushare sets for
- * every attempt; `--url`, `--job`, `--token` and `--ca FILE` (or GPUSHARE_CA_FILE) override them. Exit 0 on success, 1 with the server's message when it refuses the report (for a
+ * every attempt; `--url`, `--job`, `--token` and `--ca FILE` (or GPUSHARE_CA_FILE) override them. Exit 0 on success, 1
+ * with the server's message when it refuses the report (for a
  * refused token with a hint about --token / GPUSHARE_JOB_TOKEN), 2 for
  * a usage error (a missing variable is named), 3 when the server cannot be reached.
  */
@@ -55,7 +56,10 @@ export function formatQosStatus(jobId: number, status: readonly QosStatusView[])
     .map((s) => {
       const latest = s.lastObservedSeconds === null ? 'no report yet' : `latest ${s.lastObservedSeconds} s`;
       const state = s.violating ? 'violating' : s.missingSince !== null ? `missing since ${s.missingSince}` : 'met';
-      return `job ${jobId} ${s.kind}: ${latest}, target ${s.targetSeconds} s, ${state} (${s.violations} violation${s.violations === 1 ? '' : 's'} so far)\n`;
+      return (
+        `job ${jobId} ${s.kind}: ${latest}, target ${s.targetSeconds} s, ${state} (${s.violations} ` +
+        `violation${s.violations === 1 ? '' : 's'} so far)\n`
+      );
     })
     .join('');
 }
@@ -100,7 +104,8 @@ async function report(opts: ReportOptions, io: CliIo): Promise<void> {
   const { url, jobId, token, ca } = resolveReportTarget(opts, io.env);
   const hint =
     ca === null
-      ? 'no CA is given: gpushare sets GPUSHARE_CA_CERT for every job; outside a job pass --ca FILE or set GPUSHARE_CA_FILE'
+      ? 'no CA is given: gpushare sets GPUSHARE_CA_CERT for every job; outside a job pass --ca FILE or set ' +
+        'GPUSHARE_CA_FILE'
       : `it was checked against the CA from ${ca.source}; pass --ca FILE with this server's CA`;
   const body: QosReportBody = {
     ...(opts.stepSeconds !== undefined && { stepSeconds: opts.stepSeconds }),

@@ -33,41 +33,45 @@ async function configOf(args: string[]): Promise<ServerConfig> {
 }
 
 describe('gpushare serve: limit and /metrics flags', () => {
-  it('takes the per-token limits and --metrics-open; /metrics needs a token by default and with --metrics-require-token', async () => {
-    const defaults = await configOf([]);
-    expect([defaults.metricsOpen, defaults.apiLimits]).toEqual([
-      false,
-      {
-        requestsPerSecond: 20,
-        requestBurst: 40,
-        eventStreamsPerToken: 4,
-        adminEventStreamsPerToken: 16,
-        eventStreamsTotal: 64,
-      },
-    ]);
-    const set = await configOf([
-      '--requests-per-second',
-      '2.5',
-      '--request-burst',
-      '5',
-      '--event-streams-per-token',
-      '1',
-      '--event-streams-total',
-      '8',
-      '--metrics-open',
-    ]);
-    expect([set.metricsOpen, set.apiLimits]).toEqual([
-      true,
-      {
-        requestsPerSecond: 2.5,
-        requestBurst: 5,
-        eventStreamsPerToken: 1,
-        adminEventStreamsPerToken: 16,
-        eventStreamsTotal: 8,
-      },
-    ]);
-    expect((await configOf(['--metrics-require-token'])).metricsOpen).toBe(false);
-  });
+  it(
+    'takes the per-token limits and --metrics-open; /metrics needs a token by default and with ' +
+      '--metrics-require-token',
+    async () => {
+      const defaults = await configOf([]);
+      expect([defaults.metricsOpen, defaults.apiLimits]).toEqual([
+        false,
+        {
+          requestsPerSecond: 20,
+          requestBurst: 40,
+          eventStreamsPerToken: 4,
+          adminEventStreamsPerToken: 16,
+          eventStreamsTotal: 64,
+        },
+      ]);
+      const set = await configOf([
+        '--requests-per-second',
+        '2.5',
+        '--request-burst',
+        '5',
+        '--event-streams-per-token',
+        '1',
+        '--event-streams-total',
+        '8',
+        '--metrics-open',
+      ]);
+      expect([set.metricsOpen, set.apiLimits]).toEqual([
+        true,
+        {
+          requestsPerSecond: 2.5,
+          requestBurst: 5,
+          eventStreamsPerToken: 1,
+          adminEventStreamsPerToken: 16,
+          eventStreamsTotal: 8,
+        },
+      ]);
+      expect((await configOf(['--metrics-require-token'])).metricsOpen).toBe(false);
+    },
+  );
 
   it('refuses a bad value naming the flag and its range, and contradictory /metrics flags', async () => {
     await expect(configOf(['--request-burst', '1.5'])).rejects.toThrow(

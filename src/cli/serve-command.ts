@@ -43,7 +43,10 @@ export interface StartedServer {
   readonly gpuSource: 'simulated' | 'nvidia-smi';
   readonly adminTokenPath: string;
   readonly cliConfigPath: string | null;
-  /** The CA certificate the CLI trusts for this server (PEM file), null without one (own certificate without --tls-ca, or plain HTTP). */
+  /**
+   * The CA certificate the CLI trusts for this server (PEM file), null without one (own certificate without --tls-ca,
+   * or plain HTTP).
+   */
   readonly caCertPath: string | null;
   /** Resolves when the server has stopped. */
   readonly closed: Promise<void>;
@@ -74,7 +77,8 @@ export function createServeCommand(
     .option('--demo', 'demo mode: data dir ./.gpushare-demo and a quickstart on start')
     .option(
       '--metrics-open',
-      "serve GET /metrics without a token (default: it needs an admin token, since its series name every tenant's jobs)",
+      'serve GET /metrics without a token (default: it needs an admin token, since its series name every ' +
+        "tenant's jobs)",
     )
     .option('--metrics-require-token', 'GET /metrics needs an admin token (the default; kept for scripts of before)')
     .option(
@@ -102,7 +106,8 @@ export function createServeCommand(
     .option('--insecure-http', 'serve plain HTTP instead of HTTPS (tokens travel in clear text)')
     .option(
       '--job-log-cap-bytes <bytes>',
-      "most bytes kept of each attempt's stdout and of its stderr: head and tail, the cut marked (default 67108864 = 64 MiB)",
+      "most bytes kept of each attempt's stdout and of its stderr: head and tail, the cut marked " +
+        '(default 67108864 = 64 MiB)',
     )
     .addOption(
       new Option('--log-level <level>', 'server log level (stderr)')
@@ -132,7 +137,8 @@ export function createServeCommand(
           jobLogCapBytes > 2 ** 40)
       ) {
         throw new UsageError(
-          `--job-log-cap-bytes must be a whole number of bytes between 4096 and 1099511627776, got "${flags.jobLogCapBytes}"`,
+          `--job-log-cap-bytes must be a whole number of bytes between 4096 and 1099511627776, got "` +
+            `${flags.jobLogCapBytes}"`,
         );
       }
       let config: ServerConfig;
@@ -167,8 +173,19 @@ export function createServeCommand(
       const server = await start(config, { env: process.env, version, logLevel: flags.logLevel });
       const lines = [
         `gpushare ${version} listening on ${server.url}`,
-        `GPUs: ${server.gpuSource === 'simulated' ? `simulated (${config.simulateGpus ?? DEFAULT_SIMULATED_GPUS})` : 'real (nvidia-smi)'}; data: ${config.dataDir}`,
-        `admin token: ${server.adminTokenPath}${server.cliConfigPath ? ` (also in ${server.cliConfigPath}, so gpushare commands work without flags)` : ''}`,
+        `GPUs: ` +
+          `${
+            server.gpuSource === 'simulated'
+              ? `simulated (` + `${config.simulateGpus ?? DEFAULT_SIMULATED_GPUS})`
+              : 'real (nvidia-smi)'
+          }` +
+          `; data: ${config.dataDir}`,
+        `admin token: ${server.adminTokenPath}` +
+          `${
+            server.cliConfigPath
+              ? ` (also in ${server.cliConfigPath}, so gpushare commands work without ` + `flags)`
+              : ''
+          }`,
         `dashboard: ${server.url}/ (sign in with a token); Prometheus metrics: ${server.url}/metrics`,
         config.tls.kind === 'off'
           ? 'TLS: off (--insecure-http): tokens travel in clear text'
@@ -206,7 +223,9 @@ function numberFlag(
   const aboveMin = integer ? value >= min : value > min;
   if (!aboveMin || !(value <= max) || (integer && !Number.isInteger(value))) {
     throw new UsageError(
-      `${flag} must be ${integer ? `a whole number from ${min} to ${max}` : `a number greater than ${min} and at most ${max}`}, got "${text}"`,
+      `${flag} must be ` +
+        `${integer ? `a whole number from ${min} to ${max}` : `a number greater than ${min} and at most ${max}`}` +
+        `, got "${text}"`,
     );
   }
   return value;

@@ -59,11 +59,15 @@ export function caFromConfig(config: CliConfig, path: string): ServerCa | null {
 export function certificateHint(ca: ServerCa | null, configPath: string): string {
   if (ca === null) {
     return (
-      `no CA is configured for this https server: set ca: (the CA certificate's PEM text; \`gpushare serve\` writes it) or caFile: (its path) in ${configPath}, ` +
+      `no CA is configured for this https server: set ca: (the CA certificate's PEM text; \`gpushare ` +
+      `serve\` writes it) or caFile: (its path) in ${configPath}, ` +
       'or pass --ca FILE or set GPUSHARE_CA_FILE'
     );
   }
-  return `it was checked against the CA from ${ca.source}; if that is not this server's CA, point ca: or caFile: in ${configPath}, --ca or GPUSHARE_CA_FILE at the right one`;
+  return (
+    `it was checked against the CA from ${ca.source}; if that is not this server's CA, point ca: or caFile: ` +
+    `in ${configPath}, --ca or GPUSHARE_CA_FILE at the right one`
+  );
 }
 
 function readCaFile(path: string, fail: (reason: string) => Error): string {

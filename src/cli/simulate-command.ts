@@ -169,13 +169,16 @@ function checkReplayFlags(opts: SimulateOptions, command: Command): void {
   if (foreign.length > 0) {
     const other = opts.replay === 'timeline' ? 'packing' : 'timeline';
     throw new UsageError(
-      `${foreign.join(', ')} ${foreign.length > 1 ? 'apply' : 'applies'} to --replay ${other} only, not --replay ${opts.replay}; ` +
-        `allowed with --replay ${opts.replay}: ${(opts.replay === 'timeline' ? TIMELINE_ONLY : PACKING_ONLY).map((k) => FLAG_NAMES[k]).join(', ')}`,
+      `${foreign.join(', ')} ${foreign.length > 1 ? 'apply' : 'applies'} to --replay ${other} only, not ` +
+        `--replay ${opts.replay}; ` +
+        (`allowed with --replay ${opts.replay}: ` +
+          `${(opts.replay === 'timeline' ? TIMELINE_ONLY : PACKING_ONLY).map((k) => FLAG_NAMES[k]).join(', ')}`),
     );
   }
   if (opts.gpus !== undefined && given('nodes')) {
     throw new UsageError(
-      '--gpus and --nodes are exclusive: --gpus samples a cluster of N GPUs from the shipped node list; --nodes uses a node list as given',
+      '--gpus and --nodes are exclusive: --gpus samples a cluster of N GPUs from the shipped node list; ' +
+        '--nodes uses a node list as given',
     );
   }
 }
@@ -212,12 +215,16 @@ async function simulateTimeline(opts: SimulateOptions, policies: readonly string
       : `${displayPath(opts.nodes)}: ${cluster.nodes} nodes, ${cluster.gpus} GPUs`;
   const loads = report.summary.map(
     (p) =>
-      `${p.offeredLoadPct === null ? 'n/a' : `${p.offeredLoadPct.mean.toFixed(1)}%`}${report.summary.length > 1 ? ` (${p.policy})` : ''}`,
+      `${p.offeredLoadPct === null ? 'n/a' : `${p.offeredLoadPct.mean.toFixed(1)}%`}` +
+      `${report.summary.length > 1 ? ` (${p.policy})` : ''}`,
   );
   const lines = [
-    `${displayPath(opts.pods)} on ${clusterText}; replay timeline, policy ${policies.join(',')}, seeds ${formatSeeds(opts.seeds)}, ` +
-      `arrival speedup ${settings.arrivalSpeedup}, preemption ${opts.preemption}, checkpoint every ${settings.checkpointIntervalSeconds} s, workload of default: ${settings.workloadSource}`,
-    `${inputs.pods} pods: ${inputs.timedPods} replayed, ${inputs.skippedMissingTimes} skipped without creation/scheduled/deletion time, ` +
+    `${displayPath(opts.pods)} on ${clusterText}; replay timeline, policy ${policies.join(',')}, seeds ` +
+      `${formatSeeds(opts.seeds)}, ` +
+      (`arrival speedup ${settings.arrivalSpeedup}, preemption ${opts.preemption}, checkpoint every ` +
+        `${settings.checkpointIntervalSeconds} s, workload of default: ${settings.workloadSource}`),
+    `${inputs.pods} pods: ${inputs.timedPods} replayed, ${inputs.skippedMissingTimes} skipped without ` +
+      `creation/scheduled/deletion time, ` +
       `${inputs.skippedNegativeDuration} skipped with deletion_time < scheduled_time`,
     `${report.offeredLoadDefinition}: ${loads.join(', ')} (mean over seeds)`,
     '',
@@ -277,14 +284,17 @@ async function simulate(opts: SimulateOptions, command: Command): Promise<void> 
   }
   const seconds = (performance.now() - started) / 1000;
   const lines = [
-    `${displayPath(opts.pods)} on ${displayPath(opts.nodes)}: ${report.cluster.nodes} nodes, ${report.cluster.gpus} GPUs, ` +
-      `${report.inputs.pods} pods, inflation ${report.inflation}, seeds ${formatSeeds(opts.seeds)}, workload of default: ${report.workloadSource}`,
+    `${displayPath(opts.pods)} on ${displayPath(opts.nodes)}: ${report.cluster.nodes} nodes, ` +
+      `${report.cluster.gpus} GPUs, ` +
+      (`${report.inputs.pods} pods, inflation ${report.inflation}, seeds ${formatSeeds(opts.seeds)}, ` +
+        `workload of default: ${report.workloadSource}`),
     '',
     formatSummaryTable(report.summary),
     '',
     ...(report.summary.some((p) => Number.isNaN(p.unallocatedPctAt100.mean) || Number.isNaN(p.unallocatedPctAt130.mean))
       ? [
-          "note: n/a = the arrived GPU request never reached that % of the cluster's GPU capacity (too few GPU pods, or --inflation below it)",
+          "note: n/a = the arrived GPU request never reached that % of the cluster's GPU capacity (too " +
+            'few GPU pods, or --inflation below it)',
           '',
         ]
       : []),
@@ -323,7 +333,8 @@ export function createSimulateCommand(): Command {
   return new Command('simulate')
     .allowExcessArguments(false)
     .description(
-      'replay a GPU trace with each policy and seed: packing (FGD paper protocol, unallocated GPU %) or timeline (waits, JCT, preemption)',
+      'replay a GPU trace with each policy and seed: packing (FGD paper protocol, unallocated GPU %) or ' +
+        'timeline (waits, JCT, preemption)',
     )
     .addOption(
       new Option('--nodes <file>', 'node list CSV (openb_node_list_*.csv)').default(
@@ -362,7 +373,8 @@ export function createSimulateCommand(): Command {
     .addOption(
       new Option(
         '--replay <mode>',
-        'replay protocol: packing (FGD paper, no departures) or timeline (arrivals over time, queue, departures, preemption)',
+        'replay protocol: packing (FGD paper, no departures) or timeline (arrivals over time, queue, ' +
+          'departures, preemption)',
       )
         .choices(REPLAY_MODES)
         .default('packing'),

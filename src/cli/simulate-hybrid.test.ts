@@ -72,7 +72,10 @@ describe('flag combinations', () => {
     [['--sharing', 'auto', '--gpu-model', 'A100-80GB', '--workload', 'online'], /--workload online is not allowed/],
     [
       ['--sharing', 'mps,mig', '--gpu-model', 'T4'],
-      /^--sharing mig needs a MIG-capable --gpu-model; T4 has no MIG; allowed: A30-24GB, A100-40GB, A100-80GB, H100-80GB, H200-141GB$/,
+      new RegExp(
+        /^--sharing mig needs a MIG-capable --gpu-model; T4 has no MIG; /.source +
+          /allowed: A30-24GB, A100-40GB, A100-80GB, H100-80GB, H200-141GB$/.source,
+      ),
     ],
     [
       ['--sharing', 'auto', '--gpu-model', 'A100-80GB', '--arrival-speedup', '2'],

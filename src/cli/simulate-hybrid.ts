@@ -77,22 +77,26 @@ export function checkHybridFlags(opts: HybridSimulateOptions, command: Command):
     throw new UsageError(`--gpu-model applies to --sharing only; add --sharing ${SHARING_SETTINGS.join('|')}`);
   if (opts.gpuModel === undefined) {
     throw new UsageError(
-      `--sharing needs --gpu-model MODEL (the trace's GPUs have no memory or MIG): allowed: ${sharingGpuModelNames().join(', ')}`,
+      `--sharing needs --gpu-model MODEL (the trace's GPUs have no memory or MIG): allowed: ` +
+        `${sharingGpuModelNames().join(', ')}`,
     );
   }
   if (opts.replay !== 'packing') throw new UsageError('--sharing applies to --replay packing only');
   if (given(command, 'policy') && (opts.policy.length !== 1 || opts.policy[0] !== 'default')) {
     throw new UsageError(
-      `--sharing chooses nodes with the default policy; --policy ${opts.policy.join(',')} is not allowed with it (allowed: default)`,
+      `--sharing chooses nodes with the default policy; --policy ${opts.policy.join(',')} is not allowed ` +
+        `with it (allowed: default)`,
     );
   }
   if (opts.workload !== 'trace')
     throw new UsageError(
-      "--sharing uses the trace's task types as the default policy's workload; --workload online is not allowed with it (allowed: trace)",
+      "--sharing uses the trace's task types as the default policy's workload; --workload online is not " +
+        'allowed with it (allowed: trace)',
     );
   if (opts.sharing.includes('mig') && !sharingGpuModel(opts.gpuModel)!.migCapable) {
     throw new UsageError(
-      `--sharing mig needs a MIG-capable --gpu-model; ${opts.gpuModel} has no MIG; allowed: ${migCapableModelNames().join(', ')}`,
+      `--sharing mig needs a MIG-capable --gpu-model; ${opts.gpuModel} has no MIG; allowed: ` +
+        `${migCapableModelNames().join(', ')}`,
     );
   }
 }
@@ -126,16 +130,21 @@ export async function simulateHybrid(opts: HybridSimulateOptions, display: (path
   }
   const seconds = (performance.now() - started) / 1000;
   const lines = [
-    `${display(opts.pods)} on ${display(opts.nodes)}: ${report.cluster.nodes} nodes, ${report.cluster.gpus} GPUs, ${report.inputs.pods} pods, inflation ${report.inflation}, ` +
-      `seeds ${formatSeeds(opts.seeds)}, every GPU a ${report.gpuModel} (${report.gpuMemoryMiB} MiB), sharing ${sharing.join(',')}, node choice: default policy` +
+    `${display(opts.pods)} on ${display(opts.nodes)}: ${report.cluster.nodes} nodes, ` +
+      `${report.cluster.gpus} GPUs, ${report.inputs.pods} pods, inflation ${report.inflation}, ` +
+      (`seeds ${formatSeeds(opts.seeds)}, every GPU a ${report.gpuModel} (${report.gpuMemoryMiB} MiB), ` +
+        `sharing ${sharing.join(',')}, node choice: default policy`) +
       (report.tenants > 1
-        ? `, ${report.tenants} tenants, ${report.mpsOneTenantPerGpu ? 'one tenant per MPS GPU' : 'MPS GPUs shared across tenants'}`
+        ? `, ${report.tenants} tenants, ` +
+          `${report.mpsOneTenantPerGpu ? 'one tenant per MPS GPU' : 'MPS GPUs shared across tenants'}`
         : ''),
     '',
     formatHybridTable(report.summary),
     '',
-    "unalloc = 100 − reserved GPU % (a MIG instance reserves its compute slices / 7 of its GPU); unrequested = 100 − the placed pods' requested GPU %;",
-    'HW-isolated = placed GPU pods on MIG; strict = qos LS; reconfig. = GI creations + GPUs switched into/out of MIG mode; MPS GPUs = GPUs running MPS pods at the end',
+    'unalloc = 100 − reserved GPU % (a MIG instance reserves its compute slices / 7 of its GPU); ' +
+      "unrequested = 100 − the placed pods' requested GPU %;",
+    'HW-isolated = placed GPU pods on MIG; strict = qos LS; reconfig. = GI creations + GPUs switched ' +
+      'into/out of MIG mode; MPS GPUs = GPUs running MPS pods at the end',
     `${report.runs.length} runs in ${seconds.toFixed(1)} s (${Math.min(opts.workers, total)} worker(s))`,
   ];
   if (opts.json !== undefined) {

@@ -52,10 +52,13 @@ export function formatStatus(received: StatusView, url: string): string {
     `jobs:        ${[...known, ...other].join(', ') || 'none'}`,
     `isolation:   ${status.isolation.sandboxed ? 'sandboxed' : 'NOT sandboxed'}: ${status.isolation.detail}`,
     `freezer:     ${status.freezer}`,
-    `host limits: cpu ${yesNo(status.enforcement.host.cpuMilli)}, memory ${yesNo(status.enforcement.host.hostMemoryMiB)} (cgroup controllers of this host)`,
+    `host limits: cpu ${yesNo(status.enforcement.host.cpuMilli)}, memory ` +
+      `${yesNo(status.enforcement.host.hostMemoryMiB)} (cgroup controllers of this host)`,
     ...formatGpuLimits(status.enforcement.gpu),
-    `scheduler:   ${sched.passes} passes; last ${formatMs(sched.lastPassMs)} ms, p50 ${formatMs(sched.p50PassMs)} ms, ` +
-      `p99 ${formatMs(sched.p99PassMs)} ms, max ${formatMs(sched.maxPassMs)} ms; at most ${sched.maxPendingConsidered} pending jobs considered; ` +
+    `scheduler:   ${sched.passes} passes; last ${formatMs(sched.lastPassMs)} ms, p50 ` +
+      `${formatMs(sched.p50PassMs)} ms, ` +
+      (`p99 ${formatMs(sched.p99PassMs)} ms, max ${formatMs(sched.maxPassMs)} ms; at most ` +
+        `${sched.maxPendingConsidered} pending jobs considered; `) +
       `${sched.passesSkipped} skipped (nothing changed)`,
     `checkpoint:  ${status.checkpoint.detail}`,
   ].join('\n');

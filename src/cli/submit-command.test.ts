@@ -27,71 +27,74 @@ async function serve(
 }
 
 describe('gpushare submit', () => {
-  it('sends --gpu 0.6 --gpu-count 2 --gpu-memory 20GiB as 600 milli on each of two GPUs, and prints the id last', async () => {
-    const { env, server } = await serve((r) => ({
-      status: 201,
-      body: sampleJob({
-        id: 42,
-        state: 'pending',
-        placement: null,
-        gpu: { isolation: 'standard', ...(r.body as { gpu: Partial<JobView['gpu']> }).gpu } as JobView['gpu'],
-      }),
-    }));
-    const run = await runClientCli(
-      [
-        'submit',
-        '--gpu',
-        '0.6',
-        '--gpu-count',
-        '2',
-        '--gpu-memory',
-        '20GiB',
-        '--env',
-        'SEED=1',
-        '--env',
-        'X=a=b',
-        '--priority',
-        'high',
-        '--time-limit',
-        '1h30m',
-        '--cpu',
-        '500m',
-        '--host-memory',
-        '1GiB',
-        '--retries',
-        '2',
-        '--name',
-        'tr',
-        '--tenant',
-        'team-a',
-        '--',
-        'python',
-        'train.py',
-        '--lr',
-        '3e-4',
-      ],
-      { env, cwd: '/home/u/proj' },
-    );
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]?.path).toBe('/api/v1/jobs');
-    expect(server.requests[0]?.headers.authorization).toBe('Bearer gs_test');
-    expect(server.requests[0]?.body).toEqual({
-      command: ['python', 'train.py', '--lr', '3e-4'],
-      workingDirectory: '/home/u/proj',
-      environment: { SEED: '1', X: 'a=b' },
-      tenant: 'team-a',
-      name: 'tr',
-      priority: 'high',
-      timeLimitSeconds: 5400,
-      retries: 2,
-      cpuMilli: 500,
-      hostMemoryMiB: 1024,
-      gpu: { gpuCount: 2, gpuMilli: 600, gpuMemoryMiB: 20480, mode: 'auto' },
-    });
-    expect(run.stdout).toBe('submitted job 42 (gpu 0.6 × 2, mode auto)\n42\n');
-  });
+  it(
+    'sends --gpu 0.6 --gpu-count 2 --gpu-memory 20GiB as 600 milli on each of two GPUs, and prints ' + 'the id last',
+    async () => {
+      const { env, server } = await serve((r) => ({
+        status: 201,
+        body: sampleJob({
+          id: 42,
+          state: 'pending',
+          placement: null,
+          gpu: { isolation: 'standard', ...(r.body as { gpu: Partial<JobView['gpu']> }).gpu } as JobView['gpu'],
+        }),
+      }));
+      const run = await runClientCli(
+        [
+          'submit',
+          '--gpu',
+          '0.6',
+          '--gpu-count',
+          '2',
+          '--gpu-memory',
+          '20GiB',
+          '--env',
+          'SEED=1',
+          '--env',
+          'X=a=b',
+          '--priority',
+          'high',
+          '--time-limit',
+          '1h30m',
+          '--cpu',
+          '500m',
+          '--host-memory',
+          '1GiB',
+          '--retries',
+          '2',
+          '--name',
+          'tr',
+          '--tenant',
+          'team-a',
+          '--',
+          'python',
+          'train.py',
+          '--lr',
+          '3e-4',
+        ],
+        { env, cwd: '/home/u/proj' },
+      );
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(server.requests).toHaveLength(1);
+      expect(server.requests[0]?.path).toBe('/api/v1/jobs');
+      expect(server.requests[0]?.headers.authorization).toBe('Bearer gs_test');
+      expect(server.requests[0]?.body).toEqual({
+        command: ['python', 'train.py', '--lr', '3e-4'],
+        workingDirectory: '/home/u/proj',
+        environment: { SEED: '1', X: 'a=b' },
+        tenant: 'team-a',
+        name: 'tr',
+        priority: 'high',
+        timeLimitSeconds: 5400,
+        retries: 2,
+        cpuMilli: 500,
+        hostMemoryMiB: 1024,
+        gpu: { gpuCount: 2, gpuMilli: 600, gpuMemoryMiB: 20480, mode: 'auto' },
+      });
+      expect(run.stdout).toBe('submitted job 42 (gpu 0.6 × 2, mode auto)\n42\n');
+    },
+  );
 
   it('sends only the --env pairs, a whole GPU by default and the working folder resolved against cwd', async () => {
     const { env, server } = await serve(() => ({
@@ -115,33 +118,38 @@ describe('gpushare submit', () => {
     expect(run.stdout.split('\n').filter(Boolean).at(-1)).toBe('5');
   });
 
-  it('--private-workdir sends no working folder (the job gets its own on the server) and makes a relative program absolute; with --workdir it is a usage error', async () => {
-    const { env, server } = await serve(() => ({ status: 201, body: sampleJob({ id: 6 }) }));
-    const run = await runClientCli(['submit', '--private-workdir', '--', './train.sh', '--fast'], {
-      env,
-      cwd: '/home/u/proj',
-    });
-    expect(run.code).toBe(0);
-    expect(server.requests[0]?.body).toEqual({
-      command: ['/home/u/proj/train.sh', '--fast'],
-      environment: {},
-      gpu: { gpuCount: 1, gpuMilli: 1000, mode: 'auto' },
-    });
-    const both = await runClientCli(['submit', '--private-workdir', '--workdir', 'x', '--', 'true'], {
-      env,
-      cwd: '/home/u',
-    });
-    expect([both.code, both.stderr.trim()]).toEqual([
-      2,
-      'error: --private-workdir and --workdir exclude each other: choose one working folder',
-    ]);
-    expect(server.requests).toHaveLength(1);
-  });
+  it(
+    '--private-workdir sends no working folder (the job gets its own on the server) and makes a ' +
+      'relative program absolute; with --workdir it is a usage error',
+    async () => {
+      const { env, server } = await serve(() => ({ status: 201, body: sampleJob({ id: 6 }) }));
+      const run = await runClientCli(['submit', '--private-workdir', '--', './train.sh', '--fast'], {
+        env,
+        cwd: '/home/u/proj',
+      });
+      expect(run.code).toBe(0);
+      expect(server.requests[0]?.body).toEqual({
+        command: ['/home/u/proj/train.sh', '--fast'],
+        environment: {},
+        gpu: { gpuCount: 1, gpuMilli: 1000, mode: 'auto' },
+      });
+      const both = await runClientCli(['submit', '--private-workdir', '--workdir', 'x', '--', 'true'], {
+        env,
+        cwd: '/home/u',
+      });
+      expect([both.code, both.stderr.trim()]).toEqual([
+        2,
+        'error: --private-workdir and --workdir exclude each other: choose one working folder',
+      ]);
+      expect(server.requests).toHaveLength(1);
+    },
+  );
 
   it.each([
     [
       ['--gpu', '1.5'],
-      "option '--gpu <share>' argument '1.5' is invalid. --gpu: '1.5' is not valid; expected a fraction of one GPU in (0,1] with at most 3 decimals (e.g. 0.5), or a whole number of GPUs 1..64 (e.g. 2)",
+      "option '--gpu <share>' argument '1.5' is invalid. --gpu: '1.5' is not valid; expected a fraction " +
+        'of one GPU in (0,1] with at most 3 decimals (e.g. 0.5), or a whole number of GPUs 1..64 (e.g. 2)',
     ],
     [
       ['--gpu', '2', '--gpu-count', '3'],
@@ -223,7 +231,8 @@ describe('gpushare submit', () => {
     const typo = await runClientCli(['submit', '--gpuu', '0.5', '--', 'python'], { env });
     expect(typo.code).toBe(2);
     expect(typo.stderr).toBe(
-      "error: unknown option '--gpuu' (see `gpushare submit --help`; put the job's command after --: gpushare submit [options] -- CMD ARGS...)\n",
+      "error: unknown option '--gpuu' (see `gpushare submit --help`; put the job's command after --: " +
+        'gpushare submit [options] -- CMD ARGS...)\n',
     );
     expect(server.requests).toHaveLength(1);
   });
@@ -261,28 +270,31 @@ describe('gpushare submit', () => {
     expect(polls).toBe(3);
   });
 
-  it('--wait prints a line when a retry starts, even when the poll missed the pending state between attempts', async () => {
-    const polls = [
-      { state: 'running', attempt: 1 },
-      { state: 'running', attempt: 1 },
-      { state: 'running', attempt: 2 },
-      { state: 'running', attempt: 2 },
-      { state: 'succeeded', attempt: 2, exitCode: 0 },
-    ] as const;
-    let poll = 0;
-    const { env } = await serve((r) => {
-      if (r.method === 'POST')
-        return { status: 201, body: sampleJob({ id: 9, state: 'pending', placement: null, retries: 1 }) };
-      const at = polls[Math.min(poll, polls.length - 1)]!;
-      poll += 1;
-      return { status: 200, body: sampleJobDetail({ id: 9, ...at }) };
-    });
-    const run = await runClientCli(['submit', '--wait', '--retries', '1', '--', 'train'], { env });
-    expect(run.code).toBe(0);
-    expect(run.stderr).toBe(
-      'job 9: running on GPU 0\njob 9: running (attempt 2) on GPU 0\njob 9 succeeded (exit code 0)\n',
-    );
-  });
+  it(
+    '--wait prints a line when a retry starts, even when the poll missed the pending state between ' + 'attempts',
+    async () => {
+      const polls = [
+        { state: 'running', attempt: 1 },
+        { state: 'running', attempt: 1 },
+        { state: 'running', attempt: 2 },
+        { state: 'running', attempt: 2 },
+        { state: 'succeeded', attempt: 2, exitCode: 0 },
+      ] as const;
+      let poll = 0;
+      const { env } = await serve((r) => {
+        if (r.method === 'POST')
+          return { status: 201, body: sampleJob({ id: 9, state: 'pending', placement: null, retries: 1 }) };
+        const at = polls[Math.min(poll, polls.length - 1)]!;
+        poll += 1;
+        return { status: 200, body: sampleJobDetail({ id: 9, ...at }) };
+      });
+      const run = await runClientCli(['submit', '--wait', '--retries', '1', '--', 'train'], { env });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe(
+        'job 9: running on GPU 0\njob 9: running (attempt 2) on GPU 0\njob 9 succeeded (exit code 0)\n',
+      );
+    },
+  );
 
   it('--help says an admin\'s job goes to tenant "default" without --tenant', async () => {
     const run = await runClientCli(['submit', '--help'], { env: {} });

@@ -151,7 +151,8 @@ async function submit(command: string[], opts: SubmitOptions, io: CliIo): Promis
   const first = command[0] ?? '';
   if (first.startsWith('-')) {
     throw new UsageError(
-      `unknown option '${first}' (see \`gpushare submit --help\`; put the job's command after --: gpushare submit [options] -- CMD ARGS...)`,
+      `unknown option '${first}' (see \`gpushare submit --help\`; put the job's command after --: ` +
+        `gpushare submit [options] -- CMD ARGS...)`,
     );
   }
   const body = buildSubmitBody(command, opts, io.cwd());
@@ -217,7 +218,8 @@ export function createSubmitCommand(io: CliIo = processIo()): Command {
     .addOption(
       new Option(
         '--no-preemptible',
-        'not preempted for a more important job (while its tenant borrows above its guarantee it may still be reclaimed)',
+        'not preempted for a more important job (while its tenant borrows above its guarantee it may ' +
+          'still be reclaimed)',
       ),
     )
     .addOption(
@@ -252,7 +254,8 @@ export function createSubmitCommand(io: CliIo = processIo()): Command {
     .addOption(
       new Option(
         '--private-workdir',
-        "run in a private working folder of the job's own on the server (what a sandboxed server needs when the current folder is not the tenant's)",
+        "run in a private working folder of the job's own on the server (what a sandboxed server needs " +
+          "when the current folder is not the tenant's)",
       ),
     )
     .addOption(new Option('--wait', 'follow the job until it ends and exit with its exit status'))

@@ -84,7 +84,8 @@ async function synthTrace(opts: SynthTraceOptions): Promise<void> {
   process.stdout.write(
     `${variantText(opts.variant)} seed ${opts.seed}: wrote ${s.pods} pods (${s.gpuTasks} GPU tasks) to ${opts.out}\n` +
       `CPU-only ${s.cpuOnlyPct.toFixed(2)}% of tasks; GPU request ${(s.totalGpuMilli / 1000).toFixed(1)} GPUs, ` +
-      `sharing ${s.sharingGpuPct.toFixed(2)}%, multi-GPU ${s.multiGpuPct.toFixed(2)}%; gpu_spec on ${s.constrainedPct.toFixed(2)}% of GPU tasks\n`,
+      (`sharing ${s.sharingGpuPct.toFixed(2)}%, multi-GPU ${s.multiGpuPct.toFixed(2)}%; gpu_spec on ` +
+        `${s.constrainedPct.toFixed(2)}% of GPU tasks\n`),
   );
 }
 

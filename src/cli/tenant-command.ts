@@ -41,17 +41,24 @@ export function limitParser(
     const value = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : Number.NaN;
     if (!(value >= min && value <= max) || (integer && !Number.isInteger(value))) {
       throw new InvalidArgumentError(
-        `${flag} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, or default (the server's), got '${text}'`,
+        `${flag} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, or default ` +
+          `(the server's), got '${text}'`,
       );
     }
     return value;
   };
 }
 
-/** The limits as the CLI prints them: `max priority high, 20 requests/s (burst 40), 4 event streams per token`, `default` for the server's. */
+/**
+ * The limits as the CLI prints them: `max priority high, 20 requests/s (burst 40), 4 event streams per token`,
+ * `default` for the server's.
+ */
 export function describeTenantLimits(t: TenantView): string {
   const or = (v: number | null): string => (v === null ? 'default' : String(v));
-  return `max priority ${t.maxPriorityClass}, requests/s per token ${or(t.requestsPerSecond)} (burst ${or(t.requestBurst)}), event streams per token ${or(t.eventStreamsPerToken)}`;
+  return (
+    `max priority ${t.maxPriorityClass}, requests/s per token ${or(t.requestsPerSecond)} (burst ` +
+    `${or(t.requestBurst)}), event streams per token ${or(t.eventStreamsPerToken)}`
+  );
 }
 
 /**
@@ -104,7 +111,8 @@ export function createTenantCommand(io: CliIo = processIo()): Command {
   const setLimits = addConnectionOptions(
     new Command('set-limits')
       .description(
-        "set a tenant's highest priority class and its tokens' request and event-stream limits (admin); flags not given keep their value",
+        "set a tenant's highest priority class and its tokens' request and event-stream limits (admin); " +
+          'flags not given keep their value',
       )
       .argument('<name>', 'tenant name')
       .allowExcessArguments(false)
@@ -140,7 +148,8 @@ export function createTenantCommand(io: CliIo = processIo()): Command {
         };
         if (Object.keys(change).length === 0)
           throw new UsageError(
-            'tenant set-limits: give at least one of --max-priority, --requests-per-second, --request-burst, --event-streams',
+            'tenant set-limits: give at least one of --max-priority, --requests-per-second, ' +
+              '--request-burst, --event-streams',
           );
         const updated = await connect(opts, io).setTenantLimits(name, change);
         io.stdout(`limits of tenant ${updated.name}: ${describeTenantLimits(updated)}\n`);

@@ -92,7 +92,8 @@ describe('gpushare token', () => {
       code: 0,
       stderr: '',
       stdout:
-        'created viewer token 5 for tenant team-b (dash), expires 2025-01-31T00:00:00Z; it is shown only this once:\ngs_secret\n',
+        'created viewer token 5 for tenant team-b (dash), expires 2025-01-31T00:00:00Z; it is shown only ' +
+        'this once:\ngs_secret\n',
     });
     const plain = await runClientCli(['token', 'create', '--tenant', 'team-b'], { env });
     expect(plain.stdout.trimEnd().split('\n').at(-1)).toBe('gs_secret');
@@ -106,40 +107,51 @@ describe('gpushare token', () => {
     ]);
   });
 
-  it('parses --expires-in as a whole number with a unit, up to 10 years; anything else exits 2 naming the flag', async () => {
-    expect([
-      parseExpiresIn('3600s'),
-      parseExpiresIn('90m'),
-      parseExpiresIn('12h'),
-      parseExpiresIn('30d'),
-      parseExpiresIn('3650d'),
-    ]).toEqual([3600, 5400, 43_200, 2_592_000, 315_360_000]);
-    const env = { GPUSHARE_URL: 'http://127.0.0.1:1', GPUSHARE_TOKEN: 't' };
-    for (const bad of ['3651d', '0s', '1.5h', '10', '-1d', '1w']) {
-      const run = await runClientCli(['token', 'create', '--tenant', 'a', '--expires-in', bad], { env });
-      expect(run.code).toBe(2);
-      expect(run.stderr).toContain(
-        `--expires-in '${bad}': expected a whole number with a unit s, m, h or d (e.g. 30d, 12h, 3600s), at most 10 years (3650d)`,
-      );
-    }
-  });
+  it(
+    'parses --expires-in as a whole number with a unit, up to 10 years; anything else exits 2 naming ' + 'the flag',
+    async () => {
+      expect([
+        parseExpiresIn('3600s'),
+        parseExpiresIn('90m'),
+        parseExpiresIn('12h'),
+        parseExpiresIn('30d'),
+        parseExpiresIn('3650d'),
+      ]).toEqual([3600, 5400, 43_200, 2_592_000, 315_360_000]);
+      const env = { GPUSHARE_URL: 'http://127.0.0.1:1', GPUSHARE_TOKEN: 't' };
+      for (const bad of ['3651d', '0s', '1.5h', '10', '-1d', '1w']) {
+        const run = await runClientCli(['token', 'create', '--tenant', 'a', '--expires-in', bad], { env });
+        expect(run.code).toBe(2);
+        expect(run.stderr).toContain(
+          `--expires-in '${bad}': expected a whole number with a unit s, m, h or d (e.g. 30d, 12h, 3600s), ` +
+            `at most 10 years (3650d)`,
+        );
+      }
+    },
+  );
 
-  it('list prints a table (own token marked *, escape codes in labels shown escaped) or the JSON of the API', async () => {
-    const { env } = await serve(tokenServer);
-    expect(await runClientCli(['token', 'list'], { env })).toEqual({
-      code: 0,
-      stderr: '',
-      stdout: [
-        'ID  TENANT  ROLE    LABEL                              STATE                         CREATED               EXPIRES',
-        '1*  -       admin   admin (created by gpushare serve)  active                        2025-01-01T00:00:00Z  never',
-        '3   team-b  member  ci\\x1b[2J                          active                        2025-01-01T00:00:00Z  2025-02-01T00:00:00Z',
-        '4   team-a  viewer  -                                  revoked 2025-01-05T10:00:00Z  2025-01-01T00:00:00Z  never',
-        '',
-      ].join('\n'),
-    });
-    const json = await runClientCli(['token', 'list', '-o', 'json'], { env });
-    expect(JSON.parse(json.stdout)).toEqual(LIST);
-  });
+  it(
+    'list prints a table (own token marked *, escape codes in labels shown escaped) or the JSON of ' + 'the API',
+    async () => {
+      const { env } = await serve(tokenServer);
+      expect(await runClientCli(['token', 'list'], { env })).toEqual({
+        code: 0,
+        stderr: '',
+        stdout: [
+          'ID  TENANT  ROLE    LABEL                              STATE                         ' +
+            'CREATED               EXPIRES',
+          '1*  -       admin   admin (created by gpushare serve)  active                        ' +
+            '2025-01-01T00:00:00Z  never',
+          '3   team-b  member  ci\\x1b[2J                          active                        ' +
+            '2025-01-01T00:00:00Z  2025-02-01T00:00:00Z',
+          '4   team-a  viewer  -                                  revoked 2025-01-05T10:00:00Z  ' +
+            '2025-01-01T00:00:00Z  never',
+          '',
+        ].join('\n'),
+      });
+      const json = await runClientCli(['token', 'list', '-o', 'json'], { env });
+      expect(JSON.parse(json.stdout)).toEqual(LIST);
+    },
+  );
 
   it('revoke and rotate take a decimal id; rotate prints the new secret alone on the last line', async () => {
     const { env, server } = await serve(tokenServer);
@@ -163,22 +175,28 @@ describe('gpushare token', () => {
     ]);
   });
 
-  it("rotate of the CLI's own token from its config file writes the new one there, keeping url and ca; from GPUSHARE_TOKEN it says to update that", async () => {
-    server = await startFakeApiServer(tokenServer);
-    const home = mkdtempSync(join(tmpdir(), 'gpushare-token-cli-'));
-    folders.push(home);
-    const env = { XDG_CONFIG_HOME: home };
-    writeCliConfig({ url: server.url, token: 'gs_old_admin', ca: null }, env);
-    const run = await runClientCli(['token', 'rotate', '1'], { env });
-    expect(run.code).toBe(0);
-    expect(run.stdout).toBe(
-      `rotated token 1 (admin (created by gpushare serve)); the old secret no longer works. this is the token this CLI uses: ${cliConfigPath(env)} now holds the new one\nThe new one is shown only this once:\ngs_new_admin\n`,
-    );
-    expect(parse(readFileSync(cliConfigPath(env), 'utf8'))).toEqual({ url: server.url, token: 'gs_new_admin' });
-    expect(statSync(cliConfigPath(env)).mode & 0o777).toBe(0o600);
-    expect(server.requests.at(-1)?.headers.authorization).toBe('Bearer gs_old_admin');
-    const fromEnv = await runClientCli(['token', 'rotate', '1'], { env: { ...env, GPUSHARE_TOKEN: 'gs_env' } });
-    expect(fromEnv.stdout).toContain('this is the token this CLI uses: update GPUSHARE_TOKEN with the new one\n');
-    expect(parse(readFileSync(cliConfigPath(env), 'utf8'))).toEqual({ url: server.url, token: 'gs_new_admin' });
-  });
+  it(
+    "rotate of the CLI's own token from its config file writes the new one there, keeping url and " +
+      'ca; from GPUSHARE_TOKEN it says to update that',
+    async () => {
+      server = await startFakeApiServer(tokenServer);
+      const home = mkdtempSync(join(tmpdir(), 'gpushare-token-cli-'));
+      folders.push(home);
+      const env = { XDG_CONFIG_HOME: home };
+      writeCliConfig({ url: server.url, token: 'gs_old_admin', ca: null }, env);
+      const run = await runClientCli(['token', 'rotate', '1'], { env });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe(
+        `rotated token 1 (admin (created by gpushare serve)); the old secret no longer works. this is the ` +
+          `token this CLI uses: ${cliConfigPath(env)} now holds the new one\nThe new one is shown only this ` +
+          `once:\ngs_new_admin\n`,
+      );
+      expect(parse(readFileSync(cliConfigPath(env), 'utf8'))).toEqual({ url: server.url, token: 'gs_new_admin' });
+      expect(statSync(cliConfigPath(env)).mode & 0o777).toBe(0o600);
+      expect(server.requests.at(-1)?.headers.authorization).toBe('Bearer gs_old_admin');
+      const fromEnv = await runClientCli(['token', 'rotate', '1'], { env: { ...env, GPUSHARE_TOKEN: 'gs_env' } });
+      expect(fromEnv.stdout).toContain('this is the token this CLI uses: update GPUSHARE_TOKEN with the new one\n');
+      expect(parse(readFileSync(cliConfigPath(env), 'utf8'))).toEqual({ url: server.url, token: 'gs_new_admin' });
+    },
+  );
 });

@@ -36,7 +36,8 @@ export function parseExpiresIn(text: string): number {
   const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2]!]! : Number.NaN;
   if (!(seconds >= 1 && seconds <= MAX_TOKEN_LIFETIME_SECONDS)) {
     throw new InvalidArgumentError(
-      `--expires-in '${text}': expected a whole number with a unit s, m, h or d (e.g. 30d, 12h, 3600s), at most 10 years (3650d)`,
+      `--expires-in '${text}': expected a whole number with a unit s, m, h or d (e.g. 30d, 12h, 3600s), ` +
+        `at most 10 years (3650d)`,
     );
   }
   return seconds;
@@ -110,7 +111,9 @@ export function createTokenCommand(io: CliIo = processIo()): Command {
         const tenant = token.tenant === null ? '' : ` for tenant ${token.tenant}`;
         const expiry = token.expiresAt === null ? '' : `, expires ${shortTime(token.expiresAt)}`;
         io.stdout(
-          `created ${token.role} token ${token.id}${tenant}${token.label ? ` (${printable(token.label)})` : ''}${expiry}; it is shown only this once:\n${token.token}\n`,
+          `created ${token.role} token ${token.id}${tenant}` +
+            `${token.label ? ` (${printable(token.label)})` : ''}${expiry}; it is shown only this once:\n` +
+            `${token.token}\n`,
         );
       }),
   );
@@ -132,7 +135,8 @@ export function createTokenCommand(io: CliIo = processIo()): Command {
       .action(async (id: number, opts: ConnectionFlags) => {
         const token = await connect(opts, io).revokeToken(id);
         io.stdout(
-          `token ${token.id}${token.label ? ` (${printable(token.label)})` : ''} revoked at ${shortTime(token.revokedAt)}\n`,
+          `token ${token.id}${token.label ? ` (${printable(token.label)})` : ''} revoked at ` +
+            `${shortTime(token.revokedAt)}\n`,
         );
       }),
   );
@@ -149,10 +153,13 @@ export function createTokenCommand(io: CliIo = processIo()): Command {
           note =
             tokenSource === 'config'
               ? `this is the token this CLI uses: ${updateCliConfigToken(token.token, io.env)} now holds the new one\n`
-              : `this is the token this CLI uses: update ${tokenSource === 'env' ? 'GPUSHARE_TOKEN' : '--token'} with the new one\n`;
+              : `this is the token this CLI uses: update ` +
+                `${tokenSource === 'env' ? 'GPUSHARE_TOKEN' : '--token'} with the new one\n`;
         }
         io.stdout(
-          `rotated token ${token.id}${token.label ? ` (${printable(token.label)})` : ''}; the old secret no longer works. ${note === '' ? '' : note}The new one is shown only this once:\n${token.token}\n`,
+          `rotated token ${token.id}${token.label ? ` (${printable(token.label)})` : ''}; the old secret ` +
+            `no longer works. ${note === '' ? '' : note}The new one is shown only this once:\n` +
+            `${token.token}\n`,
         );
       }),
   );

@@ -72,22 +72,27 @@ describe('writeCliConfig', () => {
     expect(readdirSync(join(dir, 'xdg', 'gpushare'))).toEqual(['config.yaml']);
   });
 
-  it('writes the CA as PEM text under ca (a block scalar) and reads it back; resolves caFile against the config folder', () => {
-    const pem = '-----BEGIN CERTIFICATE-----\nMIIBkTCCATeg\n-----END CERTIFICATE-----\n';
-    const path = writeCliConfig({ url: 'https://127.0.0.1:8750', token: 'gs_secret', ca: pem }, env);
-    expect(readFileSync(path, 'utf8')).toBe(
-      `url: https://127.0.0.1:8750\ntoken: gs_secret\nca: |\n  -----BEGIN CERTIFICATE-----\n  MIIBkTCCATeg\n  -----END CERTIFICATE-----\n`,
-    );
-    expect(readCliConfig(env)).toEqual({ url: 'https://127.0.0.1:8750', token: 'gs_secret', ca: pem });
-    writeCliConfig({ url: 'http://127.0.0.1:8750', token: 'gs_secret', ca: null }, env);
-    expect(readCliConfig(env)).toEqual({ url: 'http://127.0.0.1:8750', token: 'gs_secret' });
-    writeFileSync(path, 'url: https://h:1\ntoken: t\ncaFile: certs/ca.crt\n');
-    expect(readCliConfig(env)).toEqual({
-      url: 'https://h:1',
-      token: 't',
-      caFile: join(dir, 'xdg', 'gpushare', 'certs', 'ca.crt'),
-    });
-  });
+  it(
+    'writes the CA as PEM text under ca (a block scalar) and reads it back; resolves caFile against the ' +
+      'config folder',
+    () => {
+      const pem = '-----BEGIN CERTIFICATE-----\nMIIBkTCCATeg\n-----END CERTIFICATE-----\n';
+      const path = writeCliConfig({ url: 'https://127.0.0.1:8750', token: 'gs_secret', ca: pem }, env);
+      expect(readFileSync(path, 'utf8')).toBe(
+        `url: https://127.0.0.1:8750\ntoken: gs_secret\nca: |\n  -----BEGIN CERTIFICATE-----\n  ` +
+          `MIIBkTCCATeg\n  -----END CERTIFICATE-----\n`,
+      );
+      expect(readCliConfig(env)).toEqual({ url: 'https://127.0.0.1:8750', token: 'gs_secret', ca: pem });
+      writeCliConfig({ url: 'http://127.0.0.1:8750', token: 'gs_secret', ca: null }, env);
+      expect(readCliConfig(env)).toEqual({ url: 'http://127.0.0.1:8750', token: 'gs_secret' });
+      writeFileSync(path, 'url: https://h:1\ntoken: t\ncaFile: certs/ca.crt\n');
+      expect(readCliConfig(env)).toEqual({
+        url: 'https://h:1',
+        token: 't',
+        caFile: join(dir, 'xdg', 'gpushare', 'certs', 'ca.crt'),
+      });
+    },
+  );
 
   it('ends with mode 0600 when the file existed with a wider mode, and replaces its content', () => {
     mkdirSync(join(dir, 'xdg', 'gpushare'), { recursive: true });

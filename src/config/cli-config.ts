@@ -152,7 +152,9 @@ export function updateCliConfigToken(token: string, env: ConfigEnv = process.env
   return path;
 }
 
-/** Writes `text` to `path` atomically (temporary file, fsync, rename), folder 0700, file 0600. @throws CliConfigError */
+/**
+ * Writes `text` to `path` atomically (temporary file, fsync, rename), folder 0700, file 0600. @throws CliConfigError
+ */
 function writeConfigText(path: string, text: string): void {
   const tmp = `${path}.${process.pid}.tmp`;
   try {

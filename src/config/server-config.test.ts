@@ -131,36 +131,40 @@ describe('server config', () => {
     );
   });
 
-  it('reads the per-token limits, with defaults 20/s burst 40, 4 streams per token, 16 per admin token, 64 in all', () => {
-    expect(resolveServerConfig({}, {}, host).apiLimits).toEqual({
-      requestsPerSecond: 20,
-      requestBurst: 40,
-      eventStreamsPerToken: 4,
-      adminEventStreamsPerToken: 16,
-      eventStreamsTotal: 64,
-    });
-    const config = resolveServerConfig(
-      parseServerConfigFile(
-        'requestsPerSecond: 2.5\nrequestBurst: 5\neventStreamsPerToken: 1\nadminEventStreamsPerToken: 2\neventStreamsTotal: 3\n',
-        'c.yaml',
-      ),
-      { requestBurst: 7 },
-      host,
-    );
-    expect(config.apiLimits).toEqual({
-      requestsPerSecond: 2.5,
-      requestBurst: 7,
-      eventStreamsPerToken: 1,
-      adminEventStreamsPerToken: 2,
-      eventStreamsTotal: 3,
-    });
-    expect(() => parseServerConfigFile('requestsPerSecond: 0\n', 'r.yaml')).toThrow(
-      /^r\.yaml: requestsPerSecond: must be greater than 0 and at most 100000, got 0$/,
-    );
-    expect(() => parseServerConfigFile('requestBurst: 1.5\n', 'r.yaml')).toThrow(
-      /^r\.yaml: requestBurst: must be a whole number between 1 and 100000, got 1.5$/,
-    );
-  });
+  it(
+    'reads the per-token limits, with defaults 20/s burst 40, 4 streams per token, 16 per admin token, 64 ' + 'in all',
+    () => {
+      expect(resolveServerConfig({}, {}, host).apiLimits).toEqual({
+        requestsPerSecond: 20,
+        requestBurst: 40,
+        eventStreamsPerToken: 4,
+        adminEventStreamsPerToken: 16,
+        eventStreamsTotal: 64,
+      });
+      const config = resolveServerConfig(
+        parseServerConfigFile(
+          'requestsPerSecond: 2.5\nrequestBurst: 5\neventStreamsPerToken: 1\nadminEventStreamsPerToken: ' +
+            '2\neventStreamsTotal: 3\n',
+          'c.yaml',
+        ),
+        { requestBurst: 7 },
+        host,
+      );
+      expect(config.apiLimits).toEqual({
+        requestsPerSecond: 2.5,
+        requestBurst: 7,
+        eventStreamsPerToken: 1,
+        adminEventStreamsPerToken: 2,
+        eventStreamsTotal: 3,
+      });
+      expect(() => parseServerConfigFile('requestsPerSecond: 0\n', 'r.yaml')).toThrow(
+        /^r\.yaml: requestsPerSecond: must be greater than 0 and at most 100000, got 0$/,
+      );
+      expect(() => parseServerConfigFile('requestBurst: 1.5\n', 'r.yaml')).toThrow(
+        /^r\.yaml: requestBurst: must be a whole number between 1 and 100000, got 1.5$/,
+      );
+    },
+  );
 
   it('names the whole allowed range and the value given for a number out of range', () => {
     expect(() => parseServerConfigFile('usagePollIntervalSeconds: 0\n', 'm.yaml')).toThrow(
@@ -191,7 +195,10 @@ describe('server config', () => {
       /^c\.yaml: hostCpuMilli: must be a whole number, at least 0, got -1$/,
     );
     expect(() => parseServerConfigFile('timesliceOvercommitRatio: 17\nstopGraceSeconds: -1\n', 'c.yaml')).toThrow(
-      /^c\.yaml: timesliceOvercommitRatio: must be between 1 and 16, got 17; stopGraceSeconds: must be between 0 and 3600, got -1$/,
+      new RegExp(
+        /^c\.yaml: timesliceOvercommitRatio: must be between 1 and 16, /.source +
+          /got 17; stopGraceSeconds: must be between 0 and 3600, got -1$/.source,
+      ),
     );
   });
 

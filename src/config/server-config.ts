@@ -25,7 +25,10 @@ export const ServerConfigFileSchema = z
     port: z.number().int().min(0).max(65535).optional(),
     /** Listen address. Default 127.0.0.1 (only this machine). */
     host: z.string().min(1).optional(),
-    /** Where the store, job logs and the admin token live. Default `~/.local/share/gpushare` (or `$XDG_DATA_HOME/gpushare`). */
+    /**
+     * Where the store, job logs and the admin token live. Default `~/.local/share/gpushare` (or
+     * `$XDG_DATA_HOME/gpushare`).
+     */
     dataDir: z.string().min(1).optional(),
     /** `COUNTxMODEL[:mig],...`; when set, these simulated GPUs are used even if nvidia-smi finds real ones. */
     simulateGpus: z.string().min(1).optional(),
@@ -63,15 +66,27 @@ export const ServerConfigFileSchema = z
     preemptionMinRunSeconds: z.number().min(0).optional(),
     /** Most times one job is preempted. Default 5. */
     maxPreemptionsPerJob: z.number().int().min(0).max(1000).optional(),
-    /** Value of the `node` label of the Prometheus metrics (docs/metrics.md), surrounding whitespace trimmed; not blank, at most 253 characters. Default: the host name. */
+    /**
+     * Value of the `node` label of the Prometheus metrics (docs/metrics.md), surrounding whitespace trimmed; not blank,
+     * at most 253 characters. Default: the host name.
+     */
     nodeName: z.string().trim().min(1, 'must not be blank').max(253).optional(),
-    /** How often GPU utilization and memory used are measured (nvidia-smi, or derived for simulated GPUs), seconds. Default 5. */
+    /**
+     * How often GPU utilization and memory used are measured (nvidia-smi, or derived for simulated GPUs), seconds.
+     * Default 5.
+     */
     usagePollIntervalSeconds: z.number().min(0.05).max(3600).optional(),
-    /** Serve `GET /metrics` without a token (its series name every tenant's jobs). Default false: it needs an admin token. */
+    /**
+     * Serve `GET /metrics` without a token (its series name every tenant's jobs). Default false: it needs an admin
+     * token.
+     */
     metricsOpen: z.boolean().optional(),
     /** Kept for configs of before: `true` is now the default; `false` is the same as `metricsOpen: true`. */
     metricsRequireToken: z.boolean().optional(),
-    /** Requests per second each non-admin token may make (a tenant's own value wins; admins are never throttled). Default 20. */
+    /**
+     * Requests per second each non-admin token may make (a tenant's own value wins; admins are never throttled).
+     * Default 20.
+     */
     requestsPerSecond: z.number().gt(0).max(100_000).optional(),
     /** Requests a non-admin token may make at once above requestsPerSecond. Default 40. */
     requestBurst: z.number().int().min(1).max(100_000).optional(),
@@ -83,11 +98,20 @@ export const ServerConfigFileSchema = z
     eventStreamsTotal: z.number().int().min(0).max(100_000).optional(),
     /** A job's QoS target missed for this long is a violation, seconds (docs/qos.md). Default 60. */
     qosViolationSeconds: z.number().gt(0).max(86_400).optional(),
-    /** What the scheduler does for a job violating its QoS target: `isolate` (its GPUs take no new job of lower priority) or `none`. Default isolate. */
+    /**
+     * What the scheduler does for a job violating its QoS target: `isolate` (its GPUs take no new job of lower
+     * priority) or `none`. Default isolate.
+     */
     qosProtection: z.enum(['isolate', 'none']).optional(),
-    /** How often the dashboard's usage history (allocation and utilization over time) takes a sample, seconds. Default 5. */
+    /**
+     * How often the dashboard's usage history (allocation and utilization over time) takes a sample, seconds. Default
+     * 5.
+     */
     usageHistoryIntervalSeconds: z.number().min(0.1).max(3600).optional(),
-    /** Run jobs without a sandbox, as the server's own user (docs/security.md); all tenants then trust each other. Default false. */
+    /**
+     * Run jobs without a sandbox, as the server's own user (docs/security.md); all tenants then trust each other.
+     * Default false.
+     */
     singleTenant: z.boolean().optional(),
     /** Uids tenants' jobs run under, `FIRST-LAST`, each tenant its own (docs/security.md). Default 200000-265535. */
     sandboxUidRange: z
@@ -96,17 +120,29 @@ export const ServerConfigFileSchema = z
       .optional(),
     /** Uids chosen per tenant name (each >= 1000); other tenants get one from sandboxUidRange. */
     tenantUids: z.record(z.string(), z.number().int().min(1000)).optional(),
-    /** Where the GPUs' device nodes are (/dev/nvidiaN); default /dev, or for simulated GPUs stand-in files in the data directory. */
+    /**
+     * Where the GPUs' device nodes are (/dev/nvidiaN); default /dev, or for simulated GPUs stand-in files in the data
+     * directory.
+     */
     deviceRoot: z.string().startsWith('/', 'must be an absolute path').optional(),
-    /** The server's own TLS certificate (PEM file, may hold the chain); needs `tlsKey`. Default: a certificate of the local CA in `<dataDir>/tls/` (docs/server.md). */
+    /**
+     * The server's own TLS certificate (PEM file, may hold the chain); needs `tlsKey`. Default: a certificate of the
+     * local CA in `<dataDir>/tls/` (docs/server.md).
+     */
     tlsCert: z.string().min(1).optional(),
     /** The private key of `tlsCert` (PEM file). */
     tlsKey: z.string().min(1).optional(),
-    /** The CA certificate (PEM file) the CLI should trust for `tlsCert`; written into the CLI config. Default: none (the CLI then uses the system's CAs). */
+    /**
+     * The CA certificate (PEM file) the CLI should trust for `tlsCert`; written into the CLI config. Default: none (the
+     * CLI then uses the system's CAs).
+     */
     tlsCa: z.string().min(1).optional(),
     /** Serve plain HTTP instead of HTTPS (tokens travel in clear text). Default false. */
     insecureHttp: z.boolean().optional(),
-    /** Most bytes kept of each attempt's stdout and of its stderr: the first half and the last half, the cut marked (docs/processes.md). Default 64 MiB. */
+    /**
+     * Most bytes kept of each attempt's stdout and of its stderr: the first half and the last half, the cut marked
+     * (docs/processes.md). Default 64 MiB.
+     */
     jobLogCapBytes: z.number().int().min(JOB_LOG_CAP_MIN_BYTES).max(JOB_LOG_CAP_MAX_BYTES).optional(),
   })
   .strict();
@@ -167,7 +203,9 @@ export interface ServerConfig {
   readonly tenantUids: Readonly<Record<string, number>>;
   /** Folder of the GPU device nodes; null: /dev for real GPUs, stand-in files for simulated ones. */
   readonly deviceRoot: string | null;
-  /** TLS: the local CA in `<dataDir>/tls/` (`local`), the given files (`files`, absolute paths), or plain HTTP (`off`). */
+  /**
+   * TLS: the local CA in `<dataDir>/tls/` (`local`), the given files (`files`, absolute paths), or plain HTTP (`off`).
+   */
   readonly tls: ServerTlsConfig;
   /** Most bytes kept of each attempt's stdout and of its stderr (head and tail, the cut marked). */
   readonly jobLogCapBytes: number;
@@ -202,7 +240,8 @@ function resolveTls(merged: ServerConfigFile): ServerTlsConfig {
   if (merged.insecureHttp === true) {
     if (given.length > 0)
       throw new Error(
-        `insecureHttp (--insecure-http) cannot be combined with ${given.join(', ')} (--tls-cert, --tls-key, --tls-ca): choose HTTPS or plain HTTP`,
+        `insecureHttp (--insecure-http) cannot be combined with ${given.join(', ')} (--tls-cert, ` +
+          `--tls-key, --tls-ca): choose HTTPS or plain HTTP`,
       );
     return { kind: 'off' };
   }
@@ -230,7 +269,8 @@ function resolveTls(merged: ServerConfigFile): ServerTlsConfig {
 function resolveMetricsOpen(merged: ServerConfigFile): boolean {
   if (merged.metricsOpen === true && merged.metricsRequireToken === true) {
     throw new Error(
-      'metricsOpen (--metrics-open) and metricsRequireToken (--metrics-require-token) contradict each other: choose one',
+      'metricsOpen (--metrics-open) and metricsRequireToken (--metrics-require-token) contradict each ' +
+        'other: choose one',
     );
   }
   return merged.metricsOpen ?? merged.metricsRequireToken === false;
@@ -286,7 +326,10 @@ function issueMessage(issue: z.ZodIssue, raw: unknown): string {
   return `must be ${numberRange(inner)}, got ${String(given)}`;
 }
 
-/** The allowed values of a number schema in words: `between 1 and 16`, `greater than 0 and at most 86400`, `a whole number between 0 and 65535`, `a whole number, at least 0`. */
+/**
+ * The allowed values of a number schema in words: `between 1 and 16`, `greater than 0 and at most 86400`, `a whole
+ * number between 0 and 65535`, `a whole number, at least 0`.
+ */
 function numberRange(schema: z.ZodNumber): string {
   let min: { value: number; inclusive: boolean } | null = null;
   let max: { value: number; inclusive: boolean } | null = null;
@@ -318,7 +361,8 @@ function numberRange(schema: z.ZodNumber): string {
 }
 
 /**
- * Merges file and flag settings (flags win) over the defaults; `host.hostName` is the default `nodeName` (else os.hostname()).
+ * Merges file and flag settings (flags win) over the defaults; `host.hostName` is the default `nodeName` (else
+ * os.hostname()).
  * @throws Error naming the keys of a contradictory TLS setting (see `tls`) or metrics setting
  */
 export function resolveServerConfig(

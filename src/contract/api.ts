@@ -32,13 +32,16 @@ const NO_NUL = z.string().refine((v) => !v.includes('\0'), 'must not contain NUL
  * only spaces, without control characters (...): got U+001B at character 4`.
  */
 export function printableName(maxLength: number): z.ZodEffects<z.ZodString, string, string> {
-  const allowed = `must be 1-${maxLength} printable characters, not only spaces, without ${CONTROL_CHARACTERS_IN_WORDS}`;
+  const allowed =
+    `must be 1-${maxLength} printable characters, not only spaces, without ` + `${CONTROL_CHARACTERS_IN_WORDS}`;
   return z.string({ invalid_type_error: `${allowed}: got no text` }).superRefine((value, ctx) => {
     const control = CONTROL_CHARACTER.exec(value);
     if (control !== null) {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
-        message: `${allowed}: got ${codePointName(control[0])} at character ${[...value.slice(0, control.index)].length + 1}`,
+        message:
+          `${allowed}: got ${codePointName(control[0])} at character ` +
+          `${[...value.slice(0, control.index)].length + 1}`,
       });
     } else if (value.trim() === '') {
       ctx.addIssue({
@@ -122,7 +125,8 @@ export const GpuRequestSchema = z
       .max(1000)
       .optional()
       .describe(
-        "compute share of each GPU in milli-GPU (1000 = whole GPU); default 1000, or, when only gpuMemoryMiB is given, that memory's share of the smallest GPU that holds it",
+        'compute share of each GPU in milli-GPU (1000 = whole GPU); default 1000, or, when only ' +
+          "gpuMemoryMiB is given, that memory's share of the smallest GPU that holds it",
       ),
     gpuMemoryMiB: z
       .number()
@@ -192,7 +196,9 @@ export const SubmitJobSchema = z
         NO_NUL.refine(
           (arg) => utf8Bytes(arg) < MAX_ARG_BYTES,
           (arg) => ({
-            message: `an argument may have at most ${MAX_ARG_BYTES - 1} bytes (the kernel's limit for one argument, MAX_ARG_STRLEN), got ${utf8Bytes(arg)}`,
+            message:
+              `an argument may have at most ${MAX_ARG_BYTES - 1} bytes (the kernel's limit for one ` +
+              `argument, MAX_ARG_STRLEN), got ${utf8Bytes(arg)}`,
           }),
         ),
       )
@@ -211,13 +217,16 @@ export const SubmitJobSchema = z
             ctx.addIssue({
               code: z.ZodIssueCode.custom,
               path: [name],
-              message: `NAME=value may have at most ${MAX_ARG_BYTES - 1} bytes (the kernel's limit for one environment entry, MAX_ARG_STRLEN), got ${bytes}`,
+              message:
+                `NAME=value may have at most ${MAX_ARG_BYTES - 1} bytes (the kernel's limit for one ` +
+                `environment entry, MAX_ARG_STRLEN), got ${bytes}`,
             });
         }
       })
       .default({})
       .describe(
-        'extra environment variables; names matching [A-Za-z_][A-Za-z0-9_]*; CUDA_VISIBLE_DEVICES, CUDA_MPS_* and GPUSHARE_* are set by gpushare and cannot be given',
+        'extra environment variables; names matching [A-Za-z_][A-Za-z0-9_]*; CUDA_VISIBLE_DEVICES, ' +
+          'CUDA_MPS_* and GPUSHARE_* are set by gpushare and cannot be given',
       ),
     tenant: TENANT_NAME.optional().describe(
       "owner; tenant tokens may omit it (their tenant); an admin's job without it goes to tenant default",
@@ -297,7 +306,10 @@ export const JobSchema = z.object({
   tenant: z.string(),
   state: z.enum(JOB_STATES),
   reason: z.string().nullable(),
-  /** Code of the waiting reason of a queued job (`gpu-capacity`, `quota`, `backfill`, …: core/framework/status.ts); null otherwise. */
+  /**
+   * Code of the waiting reason of a queued job (`gpu-capacity`, `quota`, `backfill`, …: core/framework/status.ts); null
+   * otherwise.
+   */
   reasonCode: z.string().nullable(),
   priority: z.number().int(),
   priorityClass: z.string(),
@@ -335,7 +347,9 @@ export const JobSchema = z.object({
     .nullable()
     .optional()
     .describe(
-      "while the job runs: its command's pid on the host, as ps shows it (in the sandbox the process bubblewrap starts the command in, not bubblewrap or the supervisor); null otherwise or when not known",
+      "while the job runs: its command's pid on the host, as ps shows it (in the sandbox the process " +
+        'bubblewrap starts the command in, not bubblewrap or the supervisor); null otherwise or when not ' +
+        'known',
     ),
   qos: z
     .object({
@@ -402,7 +416,8 @@ export const GpuSchema = z.object({
     .nullable()
     .optional()
     .describe(
-      'where utilizationGpuPct and memoryUsedMiB come from: nvidia-smi, or simulated (derived from the allocations; see docs/metrics.md); null when neither is known',
+      'where utilizationGpuPct and memoryUsedMiB come from: nvidia-smi, or simulated (derived from the ' +
+        'allocations; see docs/metrics.md); null when neither is known',
     ),
   jobs: z.array(
     z.object({
@@ -430,7 +445,8 @@ export const GpuSchema = z.object({
     .int()
     .nullable()
     .describe(
-      'MIG GPUs: memory slices of the whole GPU (8 on A100/H100, 4 on A30), the positions GPU instances start at; null otherwise',
+      'MIG GPUs: memory slices of the whole GPU (8 on A100/H100, 4 on A30), the positions GPU instances ' +
+        'start at; null otherwise',
     ),
   migIdleInstances: z
     .array(z.object({ profileName: z.string(), start: z.number().int(), size: z.number().int() }))
@@ -540,7 +556,8 @@ export const TenantSchema = z.object({
   maxPriorityClass: z
     .enum(PRIORITY_CLASS_NAMES)
     .describe(
-      "highest priority class its tokens may submit at (a number above the class's value is refused; critical allows any); admins' jobs are not capped",
+      "highest priority class its tokens may submit at (a number above the class's value is refused; " +
+        "critical allows any); admins' jobs are not capped",
     ),
   requestsPerSecond: z
     .number()
@@ -634,7 +651,9 @@ export const BackupSchema = z
       .refine(
         (path) => !CONTROL_CHARACTER.test(path),
         (path) => ({
-          message: `must be an absolute path without ${CONTROL_CHARACTERS_IN_WORDS}: got ${codePointName(CONTROL_CHARACTER.exec(path)![0])}`,
+          message:
+            `must be an absolute path without ${CONTROL_CHARACTERS_IN_WORDS}: got ` +
+            `${codePointName(CONTROL_CHARACTER.exec(path)![0])}`,
         }),
       ),
   })
@@ -662,7 +681,8 @@ export const StatusSchema = z.object({
         exclusive: ShareEnforcementSchema,
         mig: ShareEnforcementSchema,
         mps: ShareEnforcementSchema.describe(
-          'driver-per-process when this server runs MPS daemons (nvidia-cuda-mps-control on the host, no job sandbox), else not-enforced',
+          'driver-per-process when this server runs MPS daemons (nvidia-cuda-mps-control on the host, no ' +
+            'job sandbox), else not-enforced',
         ),
         timeslice: ShareEnforcementSchema,
       })

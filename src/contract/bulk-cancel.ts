@@ -56,7 +56,8 @@ export const BulkCancelSchema = z
     reason: printableName(MAX_CANCEL_REASON_LENGTH)
       .optional()
       .describe(
-        `why, 1-${MAX_CANCEL_REASON_LENGTH} printable characters: each job's reason becomes "cancelled by <who>: <reason>"`,
+        `why, 1-${MAX_CANCEL_REASON_LENGTH} printable characters: each job's reason becomes "cancelled by ` +
+          `<who>: <reason>"`,
       ),
     dryRun: z.boolean().default(false).describe('true: answer what would be cancelled, change nothing (not audited)'),
   })

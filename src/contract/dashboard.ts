@@ -25,7 +25,8 @@ export const DashboardJobsQuerySchema = z
       .max(MAX_NAME_PATTERN_LENGTH, `a name pattern has 1 to ${MAX_NAME_PATTERN_LENGTH} characters`)
       .optional()
       .describe(
-        'whole-name pattern: `*` matches any run of characters, every other character itself (case-sensitive), e.g. `train-*` or `*eval*`',
+        'whole-name pattern: `*` matches any run of characters, every other character itself ' +
+          '(case-sensitive), e.g. `train-*` or `*eval*`',
       ),
     states: z
       .string()

@@ -34,7 +34,9 @@ export interface PassRulesOptions {
   readonly preemption?: PreemptionSettings | null;
   /** Sizes of queued jobs kept across passes (a memo; see pass-rules.ts). */
   readonly sizeCache?: Map<number, number>;
-  /** With a QueueIndex: visit every job even when the rest can only wait (a benchmark's baseline). @defaultValue false */
+  /**
+   * With a QueueIndex: visit every job even when the rest can only wait (a benchmark's baseline). @defaultValue false
+   */
   readonly visitEveryJob?: boolean;
 }
 
@@ -69,7 +71,10 @@ export interface PassInput {
   readonly active?: readonly ActiveJob[];
 }
 
-/** Jobs waiting to be placed: a list in any order, or a control plane's QueueIndex (taken lazily in queue order; run-pass.ts). */
+/**
+ * Jobs waiting to be placed: a list in any order, or a control plane's QueueIndex (taken lazily in queue order;
+ * run-pass.ts).
+ */
 export type PendingJobs = readonly JobRequest[] | QueueIndex;
 
 /** Everything `schedule` needs. */
@@ -84,7 +89,8 @@ export interface ScheduleInput extends PassInput {
 /**
  * Plans one scheduling pass. The plan's placements are to be applied in one transaction; its
  * preemption's victims are to be stopped with the preemption signal.
- * @throws InvariantViolation when the snapshot itself breaks a rule (over-commit, unknown GPU) or names an unknown policy
+ * @throws InvariantViolation when the snapshot itself breaks a rule (over-commit, unknown GPU) or names an unknown
+ * policy
  */
 export function schedule(input: ScheduleInput): Plan {
   return new SchedulingSession(input.snapshot, input.rng, input.options).schedule(input.pending, {

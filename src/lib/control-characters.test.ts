@@ -7,18 +7,22 @@ import {
 } from './control-characters.js';
 
 describe('control characters', () => {
-  it('matches C0, DEL, C1, the bidirectional and line-separator controls, invisible format characters and lone surrogates, nothing printable', () => {
-    for (const code of [
-      0x00, 0x09, 0x0a, 0x1b, 0x1f, 0x7f, 0x80, 0x9b, 0x9f, 0x00ad, 0x061c, 0x180e, 0x200b, 0x200d, 0x200e, 0x200f,
-      0x2028, 0x2029, 0x202a, 0x202e, 0x2060, 0x2064, 0x2066, 0x2069, 0xfeff, 0xd800, 0xdc00,
-    ]) {
-      expect([code, CONTROL_CHARACTER.test(String.fromCharCode(code))]).toEqual([code, true]);
-    }
-    // 'al\u200bice' would look like 'alice'; a surrogate pair (🙂) is one character, a lone half is not.
-    expect(CONTROL_CHARACTER.exec('al\u200bice')?.index).toBe(2);
-    for (const text of [' ', 'a', '~', '\u00a0', 'é', '日本', '\u2030', '\u206a', '🙂', '\ud83d\ude42'])
-      expect([text, CONTROL_CHARACTER.test(text)]).toEqual([text, false]);
-  });
+  it(
+    'matches C0, DEL, C1, the bidirectional and line-separator controls, invisible format characters and ' +
+      'lone surrogates, nothing printable',
+    () => {
+      for (const code of [
+        0x00, 0x09, 0x0a, 0x1b, 0x1f, 0x7f, 0x80, 0x9b, 0x9f, 0x00ad, 0x061c, 0x180e, 0x200b, 0x200d, 0x200e, 0x200f,
+        0x2028, 0x2029, 0x202a, 0x202e, 0x2060, 0x2064, 0x2066, 0x2069, 0xfeff, 0xd800, 0xdc00,
+      ]) {
+        expect([code, CONTROL_CHARACTER.test(String.fromCharCode(code))]).toEqual([code, true]);
+      }
+      // 'al\u200bice' would look like 'alice'; a surrogate pair (🙂) is one character, a lone half is not.
+      expect(CONTROL_CHARACTER.exec('al\u200bice')?.index).toBe(2);
+      for (const text of [' ', 'a', '~', '\u00a0', 'é', '日本', '\u2030', '\u206a', '🙂', '\ud83d\ude42'])
+        expect([text, CONTROL_CHARACTER.test(text)]).toEqual([text, false]);
+    },
+  );
 
   it('escapes each as \\xHH below U+0100 and \\uHHHH above, leaving the rest', () => {
     expect(escapeControlCharacters('a\u001b[2Jb\nc\u009bd\u202eé\u2066')).toBe('a\\x1b[2Jb\\x0ac\\x9bd\\u202eé\\u2066');

@@ -25,7 +25,9 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** The same set in words, for error messages. */
 export const CONTROL_CHARACTERS_IN_WORDS =
-  'control characters (U+0000-U+001F, U+007F-U+009F), bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, U+180E, U+200B-U+200D, U+2060-U+2064, U+FEFF) or lone surrogates';
+  'control characters (U+0000-U+001F, U+007F-U+009F), bidirectional and line-separator controls (U+061C, ' +
+  'U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, ' +
+  'U+180E, U+200B-U+200D, U+2060-U+2064, U+FEFF) or lone surrogates';
 
 /** `U+001B`: the code point of a character in the usual notation. */
 export function codePointName(character: string): string {

@@ -9,7 +9,9 @@
 /** The most characters a pattern may have (a job name has at most 253). */
 export const MAX_NAME_PATTERN_LENGTH = 256;
 
-/** A compiled pattern: `matches(name)`, and `prefix`, the literal text before the first `*` (for an index range scan). */
+/**
+ * A compiled pattern: `matches(name)`, and `prefix`, the literal text before the first `*` (for an index range scan).
+ */
 export interface NamePattern {
   readonly pattern: string;
   /** The literal start every match has ('' when the pattern starts with `*`). */

@@ -18,7 +18,10 @@ import { dirname } from 'node:path';
 import { syncFolder, temporaryPathNextTo } from '../adapters/store/atomic-file.js';
 import { PRIVATE_FILE_MODE } from '../adapters/store/private-file.js';
 
-/** The token in the file (trimmed), or null when there is no file or it is empty. @throws Error when it exists but cannot be read */
+/**
+ * The token in the file (trimmed), or null when there is no file or it is empty. @throws Error when it exists but
+ * cannot be read
+ */
 export function readAdminTokenFile(path: string): string | null {
   if (!existsSync(path)) return null;
   const text = readFileSync(path, 'utf8').trim();

@@ -63,7 +63,8 @@ export function lockDataDir(dataDir: string): DataDirLock {
       const owner = readOwner(path);
       if (owner && owner.startTime !== null && isSameProcess(owner.pid, owner.startTime)) {
         throw new Error(
-          `--data-dir: ${dataDir} is in use by another gpushare server (pid ${owner.pid}); stop it first or choose another --data-dir`,
+          `--data-dir: ${dataDir} is in use by another gpushare server (pid ${owner.pid}); stop it first ` +
+            `or choose another --data-dir`,
         );
       }
       rmSync(path, { force: true }); // stale: its owner is gone

@@ -29,7 +29,8 @@ interface ExtenderFlags {
 export function createExtenderCommand(version: string): Command {
   return new Command('extender')
     .description(
-      'Run the kube-scheduler extender: filter, prioritize and bind GPU pods with the gpushare core (docs/kubernetes/extender.md)',
+      'Run the kube-scheduler extender: filter, prioritize and bind GPU pods with the gpushare core ' +
+        '(docs/kubernetes/extender.md)',
     )
     .option('--kubeconfig <file>', 'kubeconfig to reach the API server (default: the in-cluster ServiceAccount)')
     .option('--host <address>', 'address to listen on', '0.0.0.0')
@@ -43,7 +44,8 @@ export function createExtenderCommand(version: string): Command {
     .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
     .option(
       '--client-ca <file>',
-      "serve only callers with a client certificate this CA (PEM) signed: the kube-scheduler's tlsConfig certFile/keyFile",
+      "serve only callers with a client certificate this CA (PEM) signed: the kube-scheduler's tlsConfig " +
+        'certFile/keyFile',
     )
     .option('--insecure-http', 'serve plain HTTP (only for a scheduler on the same host; use --host 127.0.0.1)')
     .option(

@@ -84,7 +84,10 @@ export async function startExtender(settings: ExtenderSettings): Promise<Running
   const notReady = (): string | null => {
     if (!watch.synced()) return 'the cache of nodes and pods has not synced with the API server yet';
     if (!lease.active)
-      return `not the active replica (Lease ${settings.leaseNamespace}/${settings.leaseName} held by ${lease.currentHolder ?? 'nobody yet'})`;
+      return (
+        `not the active replica (Lease ${settings.leaseNamespace}/${settings.leaseName} held by ` +
+        `${lease.currentHolder ?? 'nobody yet'})`
+      );
     return null;
   };
   const metrics = createExtenderMetrics(
@@ -114,7 +117,8 @@ export async function startExtender(settings: ExtenderSettings): Promise<Running
   await app.listen({ host: settings.host, port: settings.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : settings.port;
-  const url = `${tls ? 'https' : 'http'}://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
+  const url =
+    `${tls ? 'https' : 'http'}://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:` + `${port}`;
   log.info({ url, prefix: settings.urlPrefix }, 'extender listening');
   return {
     url,

@@ -63,7 +63,8 @@ export function setUpJobIsolation(
     const detail = "single-tenant: jobs run as the server's own user without a sandbox (--single-tenant)";
     logger.warn(
       {},
-      `--single-tenant: jobs run as this server's user (uid ${process.getuid?.() ?? '?'}) without a sandbox; every tenant's jobs can read every other's files, the store and the admin token`,
+      `--single-tenant: jobs run as this server's user (uid ${process.getuid?.() ?? '?'}) without a ` +
+        `sandbox; every tenant's jobs can read every other's files, the store and the admin token`,
     );
     return { sandbox: null, unsandboxedDetail: detail, maxTenants: null };
   }
@@ -72,12 +73,15 @@ export function setUpJobIsolation(
     const detail = `no sandbox (${support.reason}): one tenant only; --single-tenant allows more without isolation`;
     if (tenantNames.length > 1) {
       throw new Error(
-        `this data directory has ${tenantNames.length} tenants (${tenantNames.join(', ')}), but jobs cannot be sandboxed here: ${support.reason}. Install bubblewrap and run the server as root, or pass --single-tenant if every tenant trusts every other`,
+        `this data directory has ${tenantNames.length} tenants (${tenantNames.join(', ')}), but jobs ` +
+          `cannot be sandboxed here: ${support.reason}. Install bubblewrap and run the server as root, or ` +
+          `pass --single-tenant if every tenant trusts every other`,
       );
     }
     logger.warn(
       {},
-      `jobs cannot be sandboxed (${support.reason}): this server accepts one tenant only; --single-tenant lifts that without isolating tenants`,
+      `jobs cannot be sandboxed (${support.reason}): this server accepts one tenant only; --single-tenant ` +
+        `lifts that without isolating tenants`,
     );
     return { sandbox: null, unsandboxedDetail: detail, maxTenants: 1 };
   }

@@ -68,7 +68,9 @@ describe('openDataDirStore', () => {
     expect(modeOf(join(dir, 'jobs'))).toBe(0o700);
     expect(logged[0]).toEqual({
       level: 'warn',
-      msg: `data directory: made private to this user: ${join(dir, 'gpushare.db')} (0644 → 0600), ${join(dir, 'jobs')} (0755 → 0700), ${join(dir, 'jobs', '1')} (0755 → 0700)`,
+      msg:
+        `data directory: made private to this user: ${join(dir, 'gpushare.db')} (0644 → 0600), ` +
+        `${join(dir, 'jobs')} (0755 → 0700), ${join(dir, 'jobs', '1')} (0755 → 0700)`,
     });
   });
 
@@ -90,8 +92,11 @@ describe('openDataDirStore', () => {
     expect(readdirSync(quarantine).sort()).toEqual([FOLDER_2, '7', 'notes.txt']);
     expect([modeOf(join(dir, 'quarantine')), modeOf(quarantine)]).toEqual([0o700, 0o700]);
     expect(logged.map((l) => l.msg)).toEqual([
-      `data directory: made private to this user: ${join(dir, 'jobs')} (0755 → 0700), ${join(dir, 'jobs', FOLDER_1)} (0755 → 0700), ${join(dir, 'jobs', FOLDER_2)} (0755 → 0700), ${join(dir, 'jobs', '7')} (0755 → 0700)`,
-      'job ids continue above 7: ids up to 7 were given out before, the store only knew up to 1 (a restored backup); an id is never reused',
+      `data directory: made private to this user: ${join(dir, 'jobs')} (0755 → 0700), ` +
+        `${join(dir, 'jobs', FOLDER_1)} (0755 → 0700), ${join(dir, 'jobs', FOLDER_2)} (0755 → 0700), ` +
+        `${join(dir, 'jobs', '7')} (0755 → 0700)`,
+      'job ids continue above 7: ids up to 7 were given out before, the store only knew up to 1 (a ' +
+        'restored backup); an id is never reused',
       `moved 3 job folder(s) the store does not know (a restored backup?) to ${quarantine}: ${FOLDER_2}, 7, notes.txt`,
     ]);
     expect(store.insertJob(sampleJob('acme'), 4).id).toBe(8);

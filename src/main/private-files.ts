@@ -158,19 +158,23 @@ export function openDataDirStore(
     if (raised)
       logger.warn(
         { from: raised.from, to: raised.to },
-        `job ids continue above ${raised.to}: ids up to ${raised.to} were given out before, the store only knew up to ${raised.from} (a restored backup); an id is never reused`,
+        `job ids continue above ${raised.to}: ids up to ${raised.to} were given out before, the store ` +
+          `only knew up to ${raised.from} (a restored backup); an id is never reused`,
       );
     const capped = store.tenantsGivenHighCap;
     if (capped.length > 0)
       logger.warn(
         { tenants: capped },
-        `priority caps: existing tenant(s) ${capped.join(', ')} may now submit at most at priority class high (900); new tenants get normal; an admin raises a cap with \`gpushare tenant set-limits NAME --max-priority critical\``,
+        `priority caps: existing tenant(s) ${capped.join(', ')} may now submit at most at priority class ` +
+          `high (900); new tenants get normal; an admin raises a cap with \`gpushare tenant set-limits NAME ` +
+          `--max-priority critical\``,
       );
     const quarantined = quarantineUnknownJobFolders(dataDir, store, nowMs);
     if (quarantined)
       logger.warn(
         { quarantine: quarantined.folder, folders: quarantined.names },
-        `moved ${quarantined.names.length} job folder(s) the store does not know (a restored backup?) to ${quarantined.folder}: ${quarantined.names.join(', ')}`,
+        `moved ${quarantined.names.length} job folder(s) the store does not know (a restored backup?) to ` +
+          `${quarantined.folder}: ${quarantined.names.join(', ')}`,
       );
     const rebased = rebaseProcessHandles(store, createJobFiles(dataDir), nowMs);
     if (rebased.length > 0)

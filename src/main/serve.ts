@@ -177,7 +177,8 @@ async function startLocked(
     } catch (error) {
       logger.error(
         { err: error, tokenId: rotated.id, path: adminTokenPath },
-        `admin token ${rotated.id} rotated but ${adminTokenPath} could not be rewritten; the next start makes a new admin token`,
+        `admin token ${rotated.id} rotated but ${adminTokenPath} could not be rewritten; the next start ` +
+          `makes a new admin token`,
       );
     }
   };
@@ -202,7 +203,9 @@ async function startLocked(
   if (revokedIds.length > 0) {
     logger.warn(
       { tokenId: id, revokedTokenIds: revokedIds },
-      `${adminTokenPath} was ${existing === null ? 'missing' : 'not an active admin token'}: made admin token ${id} and revoked the earlier server admin token${revokedIds.length === 1 ? '' : 's'} ${revokedIds.join(', ')}`,
+      `${adminTokenPath} was ${existing === null ? 'missing' : 'not an active admin token'}: made admin ` +
+        `token ${id} and revoked the earlier server admin token${revokedIds.length === 1 ? '' : 's'} ` +
+        `${revokedIds.join(', ')}`,
     );
   }
   const checkpoint = detectCheckpointSupport();

@@ -117,7 +117,8 @@ export function openServerAuditLog(
     if (head.seq < witnessed.lastSeq || stored?.hash !== witnessed.hashes.get(witnessed.lastSeq)) {
       logger.error(
         { journalSeq: witnessed.lastSeq, storeSeq: head.seq },
-        'audit log: the store does not match the audit-head journal (entries deleted or rewritten, or a backup restored); run `gpushare audit verify`',
+        'audit log: the store does not match the audit-head journal (entries deleted or rewritten, or a ' +
+          'backup restored); run `gpushare audit verify`',
       );
     } else if (head.seq > witnessed.lastSeq) {
       catchUpJournal(log, journal, witnessed.lastSeq, logger);

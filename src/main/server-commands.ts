@@ -1,7 +1,8 @@
 /**
  * The commands that run gpushare itself on this machine rather than call a server: `simulate`,
  * `synth-trace`, `serve`, and the Kubernetes components `extender`, `webhook` and `node-agent`,
- * wired to their implementations. Loaded only when one of them runs (the client commands never pay for the server, the store or the simulator), and the server
+ * wired to their implementations. Loaded only when one of them runs (the client commands never pay for the server, the
+ * store or the simulator), and the server
  * itself only when `serve` runs.
  */
 import type { Command } from 'commander';

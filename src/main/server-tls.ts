@@ -31,7 +31,8 @@ export async function prepareServerTls(config: ServerConfig, logger: pino.Logger
   const tls = config.tls;
   if (tls.kind === 'off') {
     logger.warn(
-      'TLS is off (--insecure-http): the API, tokens included, travels in clear text; anyone on the network path can read and reuse tokens',
+      'TLS is off (--insecure-http): the API, tokens included, travels in clear text; anyone on the ' +
+        'network path can read and reuse tokens',
     );
     return { https: null, caCertPem: null, caCertPath: null };
   }
@@ -43,7 +44,12 @@ export async function prepareServerTls(config: ServerConfig, logger: pino.Logger
     if (caCertPem !== null) parseCert('--tls-ca', tls.caFile!, caCertPem);
     logger.info(
       { cert: tls.certFile, ca: tls.caFile },
-      `TLS: certificate ${tls.certFile}${tls.caFile ? `, CA ${tls.caFile} (written into the CLI config)` : ", no --tls-ca (clients use the system's CAs)"}`,
+      `TLS: certificate ${tls.certFile}` +
+        `${
+          tls.caFile
+            ? `, CA ${tls.caFile} (written into the CLI ` + `config)`
+            : ', no --tls-ca (clients use the ' + "system's CAs)"
+        }`,
     );
     return { https: { key, cert }, caCertPem, caCertPath: tls.caFile };
   }
@@ -58,7 +64,8 @@ export async function prepareServerTls(config: ServerConfig, logger: pino.Logger
     `${what} ${part.action}${part.action === 'renewed' ? ` (${part.reason})` : ''}`;
   logger.info(
     { ca: material.caCertPath, caAction: material.ca.action, serverCertAction: material.server.action, names },
-    `TLS: ${said('local CA', material.ca)}: ${material.caCertPath}; ${said('server certificate', material.server)} for ${names.join(', ')}`,
+    `TLS: ${said('local CA', material.ca)}: ${material.caCertPath}; ` +
+      `${said('server certificate', material.server)} for ${names.join(', ')}`,
   );
   return {
     https: { key: material.serverKeyPem, cert: material.serverCertPem },

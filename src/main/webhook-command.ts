@@ -39,7 +39,8 @@ function integerFlag(flag: string, raw: string, min: number, max: number): numbe
 export function createWebhookCommand(): Command {
   return new Command('webhook')
     .description(
-      "run the Kubernetes mutating admission webhook: rewrites nvidia.com/gpu requests into gpushare's (HTTPS, AdmissionReview v1)",
+      "run the Kubernetes mutating admission webhook: rewrites nvidia.com/gpu requests into gpushare's " +
+        '(HTTPS, AdmissionReview v1)',
     )
     .option('--port <port>', 'HTTPS port', String(WEBHOOK_DEFAULT_PORT))
     .option('--host <address>', 'listen address', '0.0.0.0')
@@ -65,7 +66,8 @@ export function createWebhookCommand(): Command {
         throw new UsageError('--tls-cert and --tls-key are required: the API server calls webhooks over HTTPS only');
       if (flags.schedulerName !== undefined && !SCHEDULER_NAME.test(flags.schedulerName)) {
         throw new UsageError(
-          `--scheduler-name must be a DNS subdomain (lower-case letters, digits, '-', '.'), got "${flags.schedulerName}"`,
+          `--scheduler-name must be a DNS subdomain (lower-case letters, digits, '-', '.'), got "` +
+            `${flags.schedulerName}"`,
         );
       }
       const fixedMiB =
@@ -93,7 +95,8 @@ export function createWebhookCommand(): Command {
           else kubeConfig.loadFromCluster();
         } catch (error) {
           throw new UsageError(
-            `${flags.kubeconfig !== undefined ? `--kubeconfig ${flags.kubeconfig}` : 'in-cluster configuration'}: ${(error as Error).message}`,
+            `${flags.kubeconfig !== undefined ? `--kubeconfig ${flags.kubeconfig}` : 'in-cluster configuration'}` +
+              `: ${(error as Error).message}`,
           );
         }
         const watch = watchNodeGpuMemory(kubeConfig, logger);
@@ -112,7 +115,13 @@ export function createWebhookCommand(): Command {
       });
       process.stdout.write(
         `gpushare webhook listening on ${server.url} (POST /mutate, GET /healthz); ` +
-          `GPU memory bound: ${fixedMiB !== null ? `${fixedMiB} MiB (--max-gpu-memory-mib)` : "watched from the nodes' gpushare.io/gpu-memory-mib labels"}; ` +
+          (`GPU memory bound: ` +
+            `${
+              fixedMiB !== null
+                ? `${fixedMiB} MiB ` + `(--max-gpu-memory-mib)`
+                : "watched from the nodes' " + 'gpushare.io/gpu-memory-mib labels'
+            }` +
+            `; `) +
           `schedulerName: ${flags.schedulerName ?? 'left as it is'}\n`,
       );
       await new Promise<void>((resolve) => {

@@ -135,7 +135,9 @@ export function prepareReplay(
   };
 }
 
-/** One decision of a replay: the node index and GPU indices of a placed arrival, or null for a pod that fits nowhere. */
+/**
+ * One decision of a replay: the node index and GPU indices of a placed arrival, or null for a pod that fits nowhere.
+ */
 export type ReplayDecision = { readonly nodeIndex: number; readonly gpuIndices: readonly number[] } | null;
 
 /**

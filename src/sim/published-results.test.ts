@@ -34,7 +34,8 @@ describe('loadPublishedFigures', () => {
     const csv = join(dir, 'summary.csv');
     try {
       const header =
-        'workload,sc_policy,alloc_pct_at_arrive100_sd,unalloc_pct_at_arrive100_mean,alloc_pct_at_arrive130_sd,unalloc_pct_at_arrive130_mean';
+        'workload,sc_policy,alloc_pct_at_arrive100_sd,unalloc_pct_at_arrive100_mean,' +
+        'alloc_pct_at_arrive130_sd,unalloc_pct_at_arrive130_mean';
       writeFileSync(csv, `${header}\nmine,06-FGD,0.5,3,0.25,2\nmine,99-Other,1,1,1,1\nmine,05-BestFit,x,1,1,1\n`);
       expect(() => loadPublishedFigures('mine.csv', csv)).toThrow(
         `${csv}:4 field 'alloc_pct_at_arrive100_sd': expected a number, found 'x'`,

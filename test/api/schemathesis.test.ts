@@ -76,7 +76,10 @@ const TENANT = 'team-a';
  * entry for a refused call too, so it is left out of the "nothing stored" comparison.
  */
 const REQUEST_RECORD_TABLES = /^audit/;
-/** Per-token request limits far above what a run sends: the runs check answers, not throttling (its own tests: limits.test.ts). */
+/**
+ * Per-token request limits far above what a run sends: the runs check answers, not throttling (its own tests:
+ * limits.test.ts).
+ */
 const UNTHROTTLED = { requestsPerSecond: 100_000, requestBurst: 100_000 };
 
 const available = requireTool(schemathesisExecutable(), 'scripts/install-schemathesis.sh');
@@ -236,196 +239,216 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
     expect(fuzzed().length).toBeGreaterThanOrEqual(16);
   });
 
-  it('admin token: every operation answers 2xx at least once; no server error; every answer as documented', async () => {
-    const run = await fuzz(server.adminToken, 'all', examplesFor(await prepareJobs(), 'admin'));
-    expect(run.failures).toEqual([]);
-    expect(run.exitCode, run.output.slice(-6000)).toBe(0);
-    const ok = succeeded(run);
-    const missing = fuzzed()
-      .map((op) => op.key)
-      .filter((key) => !ok.has(key));
-    expect(missing, JSON.stringify(answers(run, missing))).toEqual([]);
-    expect(run.requests).toBeGreaterThan(fuzzed().length * 10);
-  });
-
-  it("tenant-admin token: every operation but the admin's answers 2xx at least once, those never; no server error; every answer as documented", async () => {
-    const run = await fuzz(tenantToken, 'all', examplesFor(await prepareJobs(), 'tenant'));
-    expect(run.failures).toEqual([]);
-    expect(run.exitCode, run.output.slice(-6000)).toBe(0);
-    const ok = succeeded(run);
-    const adminOnly = (summary: string): boolean => summary.includes('(admin)');
-    const missing = fuzzed()
-      .filter((op) => !adminOnly(op.summary) && !ok.has(op.key))
-      .map((op) => op.key);
-    expect(missing, JSON.stringify(answers(run, missing))).toEqual([]);
-    const allowed = fuzzed()
-      .filter((op) => adminOnly(op.summary) && ok.has(op.key))
-      .map((op) => op.key);
-    expect(allowed, JSON.stringify(answers(run, allowed))).toEqual([]);
-  });
-
-  it('invalid requests only (negative mode), admin and tenant token: each refused with a 4xx, and nothing stored', async () => {
-    // Quiet first: no job left to start or end, so that the store changes only by requests.
-    const active = (await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs as { id: number }[];
-    for (const job of active)
-      expect([200, 409]).toContain((await api(server, 'POST', `${PREFIX}/jobs/${job.id}/cancel`)).status);
-    await pollFor('every job ended', async () =>
-      (await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs.length === 0 ? true : undefined,
-    );
-    const dataDir = join(server.dataDir, 'data');
-    const before = snapshotStore(dataDir, REQUEST_RECORD_TABLES);
-    expect(Object.keys(before.tables)).toEqual(expect.arrayContaining(['jobs', 'job_events', 'tenants', 'tokens']));
-    expect(before.tables.tenants!.length).toBeGreaterThanOrEqual(2); // default and team-a
-    // No examples phase (an example is a valid request) and no stateful phase (its chains send
-    // valid requests between the invalid ones): coverage and fuzzing of invalid data only.
-    for (const token of [server.adminToken, tenantToken]) {
-      const run = await fuzz(
-        token,
-        'negative',
-        {},
-        [...CHECKS, 'negative_data_rejection'],
-        ['coverage', 'fuzzing'],
-        [...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS],
-      );
+  it(
+    'admin token: every operation answers 2xx at least once; no server error; every answer as ' + 'documented',
+    async () => {
+      const run = await fuzz(server.adminToken, 'all', examplesFor(await prepareJobs(), 'admin'));
       expect(run.failures).toEqual([]);
       expect(run.exitCode, run.output.slice(-6000)).toBe(0);
-      expect(run.requests).toBeGreaterThan(fuzzed().length * 5);
-      expect(
-        run.statuses.get(`POST ${BULK_PATHS[0]}`)?.length ?? 0,
-        'the bulk cancel is in the negative run',
-      ).toBeGreaterThan(0);
-      // A read may answer 200 to a request Schemathesis counts as invalid (a GET with a bad
-      // Content-Type and no body); a change never may.
-      const changes = run.cases.filter((c) => !['GET', 'HEAD'].includes(c.operation.split(' ')[0]!) && c.status < 300);
-      expect(changes.map((c) => `${c.phase} ${c.generationMode}: ${c.request}`)).toEqual([]);
-    }
-    expect(snapshotStore(dataDir, REQUEST_RECORD_TABLES)).toEqual(before);
-  });
+      const ok = succeeded(run);
+      const missing = fuzzed()
+        .map((op) => op.key)
+        .filter((key) => !ok.has(key));
+      expect(missing, JSON.stringify(answers(run, missing))).toEqual([]);
+      expect(run.requests).toBeGreaterThan(fuzzed().length * 10);
+    },
+  );
 
-  it('bulk cancel, after the other runs: 2xx with the admin and the tenant token, no server error, every answer as documented', async () => {
-    const onlyBulk = [...new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]!))].filter(
-      (path) => !BULK_PATHS.includes(path),
-    );
-    const keys = BULK_PATHS.map((path) => `POST ${path}`);
-    for (const [token, run] of [
-      [server.adminToken, 'admin'],
-      [tenantToken, 'tenant'],
-    ] as const) {
-      const jobs = await prepareJobs();
-      const result = await fuzz(
-        token,
-        'all',
-        { [keys[0]!]: { body: { ids: [jobs.cancelId], reason: `example ${run}` } } },
-        CHECKS,
-        undefined,
-        onlyBulk,
-      );
-      expect(result.failures).toEqual([]);
-      expect(result.exitCode, result.output.slice(-6000)).toBe(0);
-      expect(
-        keys.filter((key) => !succeeded(result).has(key)),
-        `${run}: ${JSON.stringify(answers(result, keys))}`,
-      ).toEqual([]);
-      expect((await api(server, 'GET', `${PREFIX}/jobs/${jobs.cancelId}`)).body.state).toBe('cancelled');
-    }
-    // Quiet again for the runs below (the drain expects no running job).
-    const left = await api(server, 'POST', `${PREFIX}/jobs/cancel`, {
-      state: ['pending', 'preempted', 'scheduled', 'running'],
-    });
-    expect(left.status).toBe(200);
-    await pollFor('every job ended', async () =>
-      (await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs.length === 0 ? true : undefined,
-    );
-  });
+  it(
+    "tenant-admin token: every operation but the admin's answers 2xx at least once, those never; no " +
+      'server error; every answer as documented',
+    async () => {
+      const run = await fuzz(tenantToken, 'all', examplesFor(await prepareJobs(), 'tenant'));
+      expect(run.failures).toEqual([]);
+      expect(run.exitCode, run.output.slice(-6000)).toBe(0);
+      const ok = succeeded(run);
+      const adminOnly = (summary: string): boolean => summary.includes('(admin)');
+      const missing = fuzzed()
+        .filter((op) => !adminOnly(op.summary) && !ok.has(op.key))
+        .map((op) => op.key);
+      expect(missing, JSON.stringify(answers(run, missing))).toEqual([]);
+      const allowed = fuzzed()
+        .filter((op) => adminOnly(op.summary) && ok.has(op.key))
+        .map((op) => op.key);
+      expect(allowed, JSON.stringify(answers(run, allowed))).toEqual([]);
+    },
+  );
 
-  it('token revoke and rotate, on a server of their own: 2xx on throwaway tokens, no server error, every answer as documented; invalid requests change nothing', async () => {
-    // Random ids revoke and rotate whatever tokens exist, the caller's included: a second server
-    // takes that, so the runs above and below keep their tokens.
-    const scratch = await startServe({ simulateGpus: '1xA100-80GB', config: UNTHROTTLED });
-    try {
-      const scratchCa = scratch.caCert === null ? null : join(work, 'scratch-ca.crt');
-      if (scratchCa !== null) writeFileSync(scratchCa, scratch.caCert!);
-      expect((await api(scratch, 'POST', `${PREFIX}/tenants`, { name: TENANT })).status).toBe(201);
-      const newToken = async (body: Record<string, unknown>): Promise<{ id: number; token: string }> => {
-        const { status, body: created } = await api(scratch, 'POST', `${PREFIX}/tokens`, body);
-        expect(status, JSON.stringify(created)).toBe(201);
-        return created as { id: number; token: string };
-      };
-      const onlyTokenChanges = [...new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]!))].filter(
-        (path) => !TOKEN_CHANGE_PATHS.includes(path),
+  it(
+    'invalid requests only (negative mode), admin and tenant token: each refused with a 4xx, and ' + 'nothing stored',
+    async () => {
+      // Quiet first: no job left to start or end, so that the store changes only by requests.
+      const active = (await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs as { id: number }[];
+      for (const job of active)
+        expect([200, 409]).toContain((await api(server, 'POST', `${PREFIX}/jobs/${job.id}/cancel`)).status);
+      await pollFor('every job ended', async () =>
+        (await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs.length === 0 ? true : undefined,
       );
-      const keys = TOKEN_CHANGE_PATHS.map((path) => `POST ${path}`);
-      // Every token first: a tenant-admin cannot revoke an admin's or another tenant-admin's, so it
-      // goes first; the admin's run may then revoke anything.
-      const runs = [];
-      for (const role of ['tenant-admin', 'admin'] as const) {
-        runs.push({
-          role,
-          caller: await newToken(
-            role === 'admin'
-              ? { role: 'admin', label: 'fuzz caller' }
-              : { tenant: TENANT, role: 'tenant-admin', label: 'fuzz caller' },
-          ),
-          victims: [
-            await newToken({ tenant: TENANT, label: 'to revoke' }),
-            await newToken({ tenant: TENANT, label: 'to rotate' }),
-          ],
-        });
-      }
-      const scratchData = join(scratch.dataDir, 'data');
-      for (const { role, caller, victims } of runs) {
-        const run = async (
-          mode: 'all' | 'negative',
-          examples: Record<string, OperationExample>,
-          checks: string[],
-          phases?: string[],
-        ): Promise<SchemathesisRun> => {
-          const spec = join(work, `openapi-tokens-${role}-${mode}.json`);
-          writeFileSync(spec, JSON.stringify(withExamples(openapi, examples)));
-          return runSchemathesis({
-            spec,
-            baseUrl: scratch.url,
-            token: caller.token,
-            caFile: scratchCa,
-            mode,
-            checks,
-            maxExamples: MAX_EXAMPLES,
-            excludePaths: onlyTokenChanges,
-            seed: SEED,
-            workDir: work,
-            timeoutMs: RUN_TIMEOUT_MS,
-            ...(phases === undefined ? {} : { phases }),
-          });
-        };
-        const before = snapshotStore(scratchData, REQUEST_RECORD_TABLES);
-        const negative = await run('negative', {}, [...CHECKS, 'negative_data_rejection'], ['coverage', 'fuzzing']);
-        expect(negative.failures).toEqual([]);
-        expect(negative.exitCode, negative.output.slice(-6000)).toBe(0);
-        expect(negative.cases.filter((c) => c.status < 300).map((c) => c.request)).toEqual([]);
-        expect(snapshotStore(scratchData, REQUEST_RECORD_TABLES)).toEqual(before);
-        const all = await run(
-          'all',
-          {
-            [keys[0]!]: { parameters: { id: String(victims[0]!.id) }, body: {} },
-            [keys[1]!]: { parameters: { id: String(victims[1]!.id) }, body: {} },
-          },
-          CHECKS,
+      const dataDir = join(server.dataDir, 'data');
+      const before = snapshotStore(dataDir, REQUEST_RECORD_TABLES);
+      expect(Object.keys(before.tables)).toEqual(expect.arrayContaining(['jobs', 'job_events', 'tenants', 'tokens']));
+      expect(before.tables.tenants!.length).toBeGreaterThanOrEqual(2); // default and team-a
+      // No examples phase (an example is a valid request) and no stateful phase (its chains send
+      // valid requests between the invalid ones): coverage and fuzzing of invalid data only.
+      for (const token of [server.adminToken, tenantToken]) {
+        const run = await fuzz(
+          token,
+          'negative',
+          {},
+          [...CHECKS, 'negative_data_rejection'],
+          ['coverage', 'fuzzing'],
+          [...EXCLUDED_PATHS, ...TOKEN_CHANGE_PATHS],
         );
-        expect(all.failures).toEqual([]);
-        expect(all.exitCode, all.output.slice(-6000)).toBe(0);
-        const ok = succeeded(all);
+        expect(run.failures).toEqual([]);
+        expect(run.exitCode, run.output.slice(-6000)).toBe(0);
+        expect(run.requests).toBeGreaterThan(fuzzed().length * 5);
         expect(
-          keys.filter((key) => !ok.has(key)),
-          `${role}: ${JSON.stringify(answers(all, keys))}`,
-        ).toEqual([]);
-        // The throwaway tokens changed as asked: the revoked one, and the rotated one's old secret, get 401.
-        for (const victim of victims)
-          expect((await api(scratch, 'GET', `${PREFIX}/jobs`, undefined, victim.token)).status).toBe(401);
+          run.statuses.get(`POST ${BULK_PATHS[0]}`)?.length ?? 0,
+          'the bulk cancel is in the negative run',
+        ).toBeGreaterThan(0);
+        // A read may answer 200 to a request Schemathesis counts as invalid (a GET with a bad
+        // Content-Type and no body); a change never may.
+        const changes = run.cases.filter(
+          (c) => !['GET', 'HEAD'].includes(c.operation.split(' ')[0]!) && c.status < 300,
+        );
+        expect(changes.map((c) => `${c.phase} ${c.generationMode}: ${c.request}`)).toEqual([]);
       }
-    } finally {
-      await cleanupServe(scratch);
-    }
-  });
+      expect(snapshotStore(dataDir, REQUEST_RECORD_TABLES)).toEqual(before);
+    },
+  );
+
+  it(
+    'bulk cancel, after the other runs: 2xx with the admin and the tenant token, no server error, ' +
+      'every answer as documented',
+    async () => {
+      const onlyBulk = [...new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]!))].filter(
+        (path) => !BULK_PATHS.includes(path),
+      );
+      const keys = BULK_PATHS.map((path) => `POST ${path}`);
+      for (const [token, run] of [
+        [server.adminToken, 'admin'],
+        [tenantToken, 'tenant'],
+      ] as const) {
+        const jobs = await prepareJobs();
+        const result = await fuzz(
+          token,
+          'all',
+          { [keys[0]!]: { body: { ids: [jobs.cancelId], reason: `example ${run}` } } },
+          CHECKS,
+          undefined,
+          onlyBulk,
+        );
+        expect(result.failures).toEqual([]);
+        expect(result.exitCode, result.output.slice(-6000)).toBe(0);
+        expect(
+          keys.filter((key) => !succeeded(result).has(key)),
+          `${run}: ${JSON.stringify(answers(result, keys))}`,
+        ).toEqual([]);
+        expect((await api(server, 'GET', `${PREFIX}/jobs/${jobs.cancelId}`)).body.state).toBe('cancelled');
+      }
+      // Quiet again for the runs below (the drain expects no running job).
+      const left = await api(server, 'POST', `${PREFIX}/jobs/cancel`, {
+        state: ['pending', 'preempted', 'scheduled', 'running'],
+      });
+      expect(left.status).toBe(200);
+      await pollFor('every job ended', async () =>
+        (await api(server, 'GET', `${PREFIX}/jobs`)).body.jobs.length === 0 ? true : undefined,
+      );
+    },
+  );
+
+  it(
+    'token revoke and rotate, on a server of their own: 2xx on throwaway tokens, no server error, ' +
+      'every answer as documented; invalid requests change nothing',
+    async () => {
+      // Random ids revoke and rotate whatever tokens exist, the caller's included: a second server
+      // takes that, so the runs above and below keep their tokens.
+      const scratch = await startServe({ simulateGpus: '1xA100-80GB', config: UNTHROTTLED });
+      try {
+        const scratchCa = scratch.caCert === null ? null : join(work, 'scratch-ca.crt');
+        if (scratchCa !== null) writeFileSync(scratchCa, scratch.caCert!);
+        expect((await api(scratch, 'POST', `${PREFIX}/tenants`, { name: TENANT })).status).toBe(201);
+        const newToken = async (body: Record<string, unknown>): Promise<{ id: number; token: string }> => {
+          const { status, body: created } = await api(scratch, 'POST', `${PREFIX}/tokens`, body);
+          expect(status, JSON.stringify(created)).toBe(201);
+          return created as { id: number; token: string };
+        };
+        const onlyTokenChanges = [...new Set(listOperations(openapi).map((op) => op.key.split(' ')[1]!))].filter(
+          (path) => !TOKEN_CHANGE_PATHS.includes(path),
+        );
+        const keys = TOKEN_CHANGE_PATHS.map((path) => `POST ${path}`);
+        // Every token first: a tenant-admin cannot revoke an admin's or another tenant-admin's, so it
+        // goes first; the admin's run may then revoke anything.
+        const runs = [];
+        for (const role of ['tenant-admin', 'admin'] as const) {
+          runs.push({
+            role,
+            caller: await newToken(
+              role === 'admin'
+                ? { role: 'admin', label: 'fuzz caller' }
+                : { tenant: TENANT, role: 'tenant-admin', label: 'fuzz caller' },
+            ),
+            victims: [
+              await newToken({ tenant: TENANT, label: 'to revoke' }),
+              await newToken({ tenant: TENANT, label: 'to rotate' }),
+            ],
+          });
+        }
+        const scratchData = join(scratch.dataDir, 'data');
+        for (const { role, caller, victims } of runs) {
+          const run = async (
+            mode: 'all' | 'negative',
+            examples: Record<string, OperationExample>,
+            checks: string[],
+            phases?: string[],
+          ): Promise<SchemathesisRun> => {
+            const spec = join(work, `openapi-tokens-${role}-${mode}.json`);
+            writeFileSync(spec, JSON.stringify(withExamples(openapi, examples)));
+            return runSchemathesis({
+              spec,
+              baseUrl: scratch.url,
+              token: caller.token,
+              caFile: scratchCa,
+              mode,
+              checks,
+              maxExamples: MAX_EXAMPLES,
+              excludePaths: onlyTokenChanges,
+              seed: SEED,
+              workDir: work,
+              timeoutMs: RUN_TIMEOUT_MS,
+              ...(phases === undefined ? {} : { phases }),
+            });
+          };
+          const before = snapshotStore(scratchData, REQUEST_RECORD_TABLES);
+          const negative = await run('negative', {}, [...CHECKS, 'negative_data_rejection'], ['coverage', 'fuzzing']);
+          expect(negative.failures).toEqual([]);
+          expect(negative.exitCode, negative.output.slice(-6000)).toBe(0);
+          expect(negative.cases.filter((c) => c.status < 300).map((c) => c.request)).toEqual([]);
+          expect(snapshotStore(scratchData, REQUEST_RECORD_TABLES)).toEqual(before);
+          const all = await run(
+            'all',
+            {
+              [keys[0]!]: { parameters: { id: String(victims[0]!.id) }, body: {} },
+              [keys[1]!]: { parameters: { id: String(victims[1]!.id) }, body: {} },
+            },
+            CHECKS,
+          );
+          expect(all.failures).toEqual([]);
+          expect(all.exitCode, all.output.slice(-6000)).toBe(0);
+          const ok = succeeded(all);
+          expect(
+            keys.filter((key) => !ok.has(key)),
+            `${role}: ${JSON.stringify(answers(all, keys))}`,
+          ).toEqual([]);
+          // The throwaway tokens changed as asked: the revoked one, and the rotated one's old secret, get 401.
+          for (const victim of victims)
+            expect((await api(scratch, 'GET', `${PREFIX}/jobs`, undefined, victim.token)).status).toBe(401);
+        }
+      } finally {
+        await cleanupServe(scratch);
+      }
+    },
+  );
 
   it('POST /backup by hand: refused paths and tokens store nothing; a new path gets a copy', async () => {
     const dataDir = join(server.dataDir, 'data');
@@ -462,13 +485,16 @@ describe.skipIf(!available)('the API under Schemathesis', () => {
     expect(snapshotStore(dataDir, REQUEST_RECORD_TABLES)).toEqual(before);
   });
 
-  it('POST /drain by hand: a tenant is refused and nothing changes; the admin drains, and the idle server exits', async () => {
-    const refused = await api(server, 'POST', `${PREFIX}/drain`, undefined, tenantToken);
-    expect([refused.status, refused.body.error.code]).toEqual([403, 'GPUSHARE_FORBIDDEN']);
-    expect((await api(server, 'GET', `${PREFIX}/status`)).body.draining).toBe(false);
-    const drained = await api(server, 'POST', `${PREFIX}/drain`);
-    expect([drained.status, drained.body]).toEqual([202, { draining: true, running: 0 }]);
-    const exitCode = await pollFor('the drained server to exit', () => server.process.exitCode ?? undefined, 30_000);
-    expect(exitCode).toBe(0);
-  });
+  it(
+    'POST /drain by hand: a tenant is refused and nothing changes; the admin drains, and the idle ' + 'server exits',
+    async () => {
+      const refused = await api(server, 'POST', `${PREFIX}/drain`, undefined, tenantToken);
+      expect([refused.status, refused.body.error.code]).toEqual([403, 'GPUSHARE_FORBIDDEN']);
+      expect((await api(server, 'GET', `${PREFIX}/status`)).body.draining).toBe(false);
+      const drained = await api(server, 'POST', `${PREFIX}/drain`);
+      expect([drained.status, drained.body]).toEqual([202, { draining: true, running: 0 }]);
+      const exitCode = await pollFor('the drained server to exit', () => server.process.exitCode ?? undefined, 30_000);
+      expect(exitCode).toBe(0);
+    },
+  );
 });

@@ -31,7 +31,10 @@ const copies: string[] = [];
 
 /** The hash of a row by the algorithm docs/security.md documents (written out here, not imported). */
 function documentedHash(prev: string, r: any): string {
-  const fields = `[${r.seq},${r.at_ms},${JSON.stringify(r.actor)},${JSON.stringify(r.role)},${JSON.stringify(r.tenant)},${JSON.stringify(r.action)},${JSON.stringify(r.target)},${r.summary},${r.outcome}]`;
+  const fields =
+    `[${r.seq},${r.at_ms},${JSON.stringify(r.actor)},${JSON.stringify(r.role)},` +
+    `${JSON.stringify(r.tenant)},${JSON.stringify(r.action)},${JSON.stringify(r.target)},${r.summary},` +
+    `${r.outcome}]`;
   return createHash('sha256').update(`${prev}\n${fields}`, 'utf8').digest('hex');
 }
 
@@ -232,7 +235,8 @@ describe('gpushare audit', () => {
     const result = verify(dir);
     expect([result.code, result.stdout.split('\n')[0]]).toEqual([
       4,
-      `audit log FAILED verification: first bad entry 1 (journal-missing): the audit-head journal is missing while the store has ${entries} entries: nothing witnesses them (deleted journal?)`,
+      `audit log FAILED verification: first bad entry 1 (journal-missing): the audit-head journal is ` +
+        `missing while the store has ${entries} entries: nothing witnesses them (deleted journal?)`,
     ]);
   });
 });

@@ -84,10 +84,14 @@ describe('gpushare simulate --sharing (built CLI)', () => {
     expect(r.status).toBe(0);
     const out = r.stdout.split('\n');
     expect(out[0]).toBe(
-      `${podsFile} on ${nodesFile}: 100 nodes, 544 GPUs, 400 pods, inflation 1.3, seeds 1-2, every GPU a A100-80GB (81920 MiB), sharing auto, node choice: default policy`,
+      `${podsFile} on ${nodesFile}: 100 nodes, 544 GPUs, 400 pods, inflation 1.3, seeds 1-2, every GPU a ` +
+        `A100-80GB (81920 MiB), sharing auto, node choice: default policy`,
     );
     expect(out[2]).toMatch(
-      /^sharing\s+seeds\s+unalloc@100\s+unalloc@130\s+unrequested@100\s+failed pods\s+GPU pods placed %\s+MPS GPUs\s+HW-isolated %/,
+      new RegExp(
+        /^sharing\s+seeds\s+unalloc@100\s+unalloc@130\s+unrequested@100\s+failed /.source +
+          /pods\s+GPU pods placed %\s+MPS GPUs\s+HW-isolated %/.source,
+      ),
     );
     expect(out[4]).toMatch(/^auto +1-2 +\d+\.\d\d ± /);
     expect(out.at(-2)).toBe(`JSON results written to ${json}`);
@@ -117,48 +121,56 @@ describe('gpushare simulate --sharing (built CLI)', () => {
     expect(report.summary[0].sharing).toBe('auto');
   });
 
-  it('spreads pods over tenants: one tenant per MPS GPU, or (--mps-any-tenant) exactly the single-tenant packing', () => {
-    const run = (
-      ...extra: string[]
-    ): HybridRunJson & { tenants: number; mpsOneTenantPerGpu: boolean; mpsGpus: number; placedGpuPodsPct: number } => {
-      const json = join(dir, `tenants${extra.join('')}.json`);
-      const r = gpushare(
-        'simulate',
-        '--nodes',
-        nodesFile,
-        '--pods',
-        podsFile,
-        '--gpu-model',
-        'A100-80GB',
-        '--sharing',
-        'mps',
-        '--seeds',
-        '5',
-        '--json',
-        json,
-        ...extra,
-      );
-      expect([r.status, r.stderr]).toEqual([0, '']);
-      return JSON.parse(readFileSync(json, 'utf8')).runs[0];
-    };
-    const single = run();
-    const ruled = run('--tenants', '4');
-    const anyTenant = run('--tenants', '4', '--mps-any-tenant');
-    expect([
-      single.tenants,
-      single.mpsOneTenantPerGpu,
-      ruled.tenants,
-      ruled.mpsOneTenantPerGpu,
-      anyTenant.mpsOneTenantPerGpu,
-    ]).toEqual([1, true, 4, true, false]);
-    expect([anyTenant.placedGpuPods, anyTenant.mpsGpus, anyTenant.unallocatedPctAt100]).toEqual([
-      single.placedGpuPods,
-      single.mpsGpus,
-      single.unallocatedPctAt100,
-    ]);
-    expect(ruled.mpsGpus).toBeGreaterThan(single.mpsGpus);
-    expect(ruled.placedGpuPodsPct).toBeGreaterThan(0);
-  });
+  it(
+    'spreads pods over tenants: one tenant per MPS GPU, or (--mps-any-tenant) exactly the single-tenant ' + 'packing',
+    () => {
+      const run = (
+        ...extra: string[]
+      ): HybridRunJson & {
+        tenants: number;
+        mpsOneTenantPerGpu: boolean;
+        mpsGpus: number;
+        placedGpuPodsPct: number;
+      } => {
+        const json = join(dir, `tenants${extra.join('')}.json`);
+        const r = gpushare(
+          'simulate',
+          '--nodes',
+          nodesFile,
+          '--pods',
+          podsFile,
+          '--gpu-model',
+          'A100-80GB',
+          '--sharing',
+          'mps',
+          '--seeds',
+          '5',
+          '--json',
+          json,
+          ...extra,
+        );
+        expect([r.status, r.stderr]).toEqual([0, '']);
+        return JSON.parse(readFileSync(json, 'utf8')).runs[0];
+      };
+      const single = run();
+      const ruled = run('--tenants', '4');
+      const anyTenant = run('--tenants', '4', '--mps-any-tenant');
+      expect([
+        single.tenants,
+        single.mpsOneTenantPerGpu,
+        ruled.tenants,
+        ruled.mpsOneTenantPerGpu,
+        anyTenant.mpsOneTenantPerGpu,
+      ]).toEqual([1, true, 4, true, false]);
+      expect([anyTenant.placedGpuPods, anyTenant.mpsGpus, anyTenant.unallocatedPctAt100]).toEqual([
+        single.placedGpuPods,
+        single.mpsGpus,
+        single.unallocatedPctAt100,
+      ]);
+      expect(ruled.mpsGpus).toBeGreaterThan(single.mpsGpus);
+      expect(ruled.placedGpuPodsPct).toBeGreaterThan(0);
+    },
+  );
 
   it('compares settings on worker threads and writes an HTML report', () => {
     const json = join(dir, 'all.json');
@@ -202,11 +214,17 @@ describe('gpushare simulate --sharing (built CLI)', () => {
     [['--gpu-model', 'A100-80GB'], /error: --gpu-model applies to --sharing only/],
     [
       ['--sharing', 'auto', '--gpu-model', 'Quadro'],
-      /error: option '--gpu-model <model>' argument 'Quadro' is invalid\. expected a GPU model of the catalog with known memory; allowed: /,
+      new RegExp(
+        /error: option '--gpu-model <model>' argument 'Quadro' is invalid\. /.source +
+          /expected a GPU model of the catalog with known memory; allowed: /.source,
+      ),
     ],
     [
       ['--sharing', 'exclusive', '--gpu-model', 'A100-80GB'],
-      /error: option '--sharing <list>' argument 'exclusive' is invalid\. unknown sharing setting 'exclusive'; allowed: auto, mig, mps, timeslice/,
+      new RegExp(
+        /error: option '--sharing <list>' argument 'exclusive' is invalid\. /.source +
+          /unknown sharing setting 'exclusive'; allowed: auto, mig, mps, timeslice/.source,
+      ),
     ],
     [['--sharing', 'mig', '--gpu-model', 'T4'], /error: --sharing mig needs a MIG-capable --gpu-model; T4 has no MIG/],
     [

@@ -110,13 +110,20 @@ describe('gpushare simulate --replay timeline (built CLI)', () => {
     const out = r.stdout.split('\n');
     expect(out[0]).toBe(
       `${podsFile} on 16 GPUs sampled per seed from data/alibaba-gpu-v2023/openb_node_list_gpu_node.csv; ` +
-        'replay timeline, policy default, seeds 1-2, arrival speedup 8, preemption on, checkpoint every 1800 s, workload of default: trace',
+        ('replay timeline, policy default, seeds 1-2, arrival speedup 8, preemption on, checkpoint every ' +
+          '1800 s, workload of default: trace'),
     );
     expect(out[1]).toMatch(
-      /^300 pods: \d+ replayed, \d+ skipped without creation\/scheduled\/deletion time, 0 skipped with deletion_time < scheduled_time$/,
+      new RegExp(
+        /^300 pods: \d+ replayed, \d+ skipped without creation\/scheduled\/deletion /.source +
+          /time, 0 skipped with deletion_time < scheduled_time$/.source,
+      ),
     );
     expect(out[2]).toMatch(
-      /^mean offered load = Σ\(GPU-equivalents × duration\) \/ \(cluster GPUs × \(last arrival − first arrival\)\): \d+\.\d% \(mean over seeds\)$/,
+      new RegExp(
+        /^mean offered load = Σ\(GPU-equivalents × duration\) \/ \(cluster GPUs /.source +
+          /× \(last arrival − first arrival\)\): \d+\.\d% \(mean over seeds\)$/.source,
+      ),
     );
     expect(r.stdout).toMatch(/^default {2}1 {5}critical /m);
     expect(r.stdout).toMatch(/^2 runs in \d+\.\d s \(sequential\)$/m);
@@ -253,7 +260,8 @@ describe('gpushare simulate --replay timeline (built CLI)', () => {
     const r = gpushare('simulate', '--replay', 'timeline', '--pods', bare, '--gpus', '4', '--seeds', '1');
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(
-      `error: ${bare}: no pod has creation_time, scheduled_time and deletion_time (with deletion_time >= scheduled_time); --replay timeline needs them\n`,
+      `error: ${bare}: no pod has creation_time, scheduled_time and deletion_time (with deletion_time >= ` +
+        `scheduled_time); --replay timeline needs them\n`,
     );
   });
 });

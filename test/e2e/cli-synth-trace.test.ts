@@ -42,7 +42,8 @@ describe('gpushare synth-trace (built CLI)', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(
       `gpuspec:20 seed 3: wrote 8152 pods (7064 GPU tasks) to ${out}\n` +
-        'CPU-only 13.35% of tasks; GPU request 6086.8 GPUs, sharing 28.45%, multi-GPU 7.29%; gpu_spec on 20.00% of GPU tasks\n',
+        ('CPU-only 13.35% of tasks; GPU request 6086.8 GPUs, sharing 28.45%, multi-GPU 7.29%; gpu_spec on ' +
+          '20.00% of GPU tasks\n'),
     );
     expect(existsSync(`${out}.tmp`)).toBe(false);
 
@@ -87,7 +88,8 @@ describe('gpushare synth-trace (built CLI)', () => {
       const r = gpushare('synth-trace', '--variant', variant, '--out', join(dir, 'x.csv'));
       expect(r.status).toBe(2);
       expect(r.stderr).toContain(
-        `error: option '--variant <kind:pct>' argument '${variant}' is invalid. expected KIND:PCT with PCT a number in 0..100 and KIND one of cpu (`,
+        `error: option '--variant <kind:pct>' argument '${variant}' is invalid. expected KIND:PCT with ` +
+          `PCT a number in 0..100 and KIND one of cpu (`,
       );
       expect(r.stderr).toContain(
         'gpushare (GPU-sharing tasks, % of GPU request), multigpu (multi-GPU tasks, % of GPU request), gpuspec (',

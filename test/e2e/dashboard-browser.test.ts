@@ -26,7 +26,9 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const ARTIFACT = join(ROOT, 'test-artifacts', 'dashboard.png');
 const DOC_IMAGE = join(ROOT, 'docs', 'images', 'dashboard.png');
 const LOG_LINE = 'dashboard-log-line-4242';
-/** base64 SHA-256 of a certificate's SubjectPublicKeyInfo, as chromium's --ignore-certificate-errors-spki-list takes it. */
+/**
+ * base64 SHA-256 of a certificate's SubjectPublicKeyInfo, as chromium's --ignore-certificate-errors-spki-list takes it.
+ */
 const spkiHash = (certPem: string): string =>
   createHash('sha256')
     .update(new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' }))
@@ -142,7 +144,9 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     const last = migOnGpu.migStart + migOnGpu.migSlices - 1;
     const migLayout = page.getByRole('group', { name: /^GPU 1 MIG layout: 8 memory slices, 1 instance\(s\) in use/ });
     const gi = migLayout.getByRole('button', {
-      name: `GPU 1 A100-80GB: job 3 mig-job (default) MIG 3g.40gb, slices ${migOnGpu.migStart}–${last}, ${gib(migOnGpu.gpuMemoryMiB)}`,
+      name:
+        `GPU 1 A100-80GB: job 3 mig-job (default) MIG 3g.40gb, slices ${migOnGpu.migStart}–${last}, ` +
+        `${gib(migOnGpu.gpuMemoryMiB)}`,
       exact: true,
     });
     await gi.waitFor();
@@ -177,7 +181,8 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
       .poll(() => fact(1, 'memory used').textContent(), { timeout: 10_000 })
       .toBe(`${gib(migOnGpu.gpuMemoryMiB)} of 80 GiB`);
     expect(await fact(1, 'mode').textContent()).toBe('MIG');
-    // What enforces the shares: MIG in hardware; GPU 0's MPS shares as the API says (per process with a daemon, else not enforced).
+    // What enforces the shares: MIG in hardware; GPU 0's MPS shares as the API says (per process with a daemon, else
+    // not enforced).
     expect(await fact(1, 'enforced').textContent()).toBe('memory hardware (MIG), compute hardware (MIG)');
     const gpu0Enforcement = (await api(server, 'GET', '/api/v1/gpus')).body.gpus[0].enforcement;
     const mpsText =
@@ -296,18 +301,21 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     expect(consoleErrors.filter((e) => !e.includes('401'))).toEqual([]);
   });
 
-  it("still refuses a certificate other than the server's (the trust is one public key, not a blanket ignore)", async () => {
-    const ca = await createLocalCa('another CA', Date.now());
-    const other = await issueServerCert(ca, ['127.0.0.1'], Date.now());
-    const impostor = createHttpsServer({ key: other.keyPem, cert: other.certPem }, (_, res) => res.end('impostor'));
-    await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = impostor.address() as AddressInfo;
-      const probe = await browser.newPage();
-      await expect(probe.goto(`https://127.0.0.1:${port}/`)).rejects.toThrow(/net::ERR_CERT_AUTHORITY_INVALID/);
-      await probe.close();
-    } finally {
-      await new Promise<void>((resolve) => impostor.close(() => resolve()));
-    }
-  });
+  it(
+    "still refuses a certificate other than the server's (the trust is one public key, not a blanket " + 'ignore)',
+    async () => {
+      const ca = await createLocalCa('another CA', Date.now());
+      const other = await issueServerCert(ca, ['127.0.0.1'], Date.now());
+      const impostor = createHttpsServer({ key: other.keyPem, cert: other.certPem }, (_, res) => res.end('impostor'));
+      await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = impostor.address() as AddressInfo;
+        const probe = await browser.newPage();
+        await expect(probe.goto(`https://127.0.0.1:${port}/`)).rejects.toThrow(/net::ERR_CERT_AUTHORITY_INVALID/);
+        await probe.close();
+      } finally {
+        await new Promise<void>((resolve) => impostor.close(() => resolve()));
+      }
+    },
+  );
 });

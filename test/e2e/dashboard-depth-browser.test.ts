@@ -87,166 +87,180 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))(
       if (server) await cleanupServe(server);
     });
 
-    it('filters 10,001 jobs on the server, keeps the filter in the URL and across live updates, and fits 64 GPUs', async () => {
-      const consoleErrors: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error') consoleErrors.push(m.text());
-      });
-      page.on('pageerror', (e) => consoleErrors.push(e.message));
-      // Job 10001 runs on a GPU (the default tenant has no quota limit).
-      expect(
-        (
-          await api(
-            server,
-            'POST',
-            '/api/v1/jobs',
-            shellJob('sleep 120', { gpuMilli: 400 }, { tenant: 'default', name: 'runner' }),
-          )
-        ).status,
-      ).toBe(201);
-      await waitForJob(server, DEEP_JOBS + 1, (j) => j.state === 'running');
+    it(
+      'filters 10,001 jobs on the server, keeps the filter in the URL and across live updates, and ' + 'fits 64 GPUs',
+      async () => {
+        const consoleErrors: string[] = [];
+        page.on('console', (m) => {
+          if (m.type() === 'error') consoleErrors.push(m.text());
+        });
+        page.on('pageerror', (e) => consoleErrors.push(e.message));
+        // Job 10001 runs on a GPU (the default tenant has no quota limit).
+        expect(
+          (
+            await api(
+              server,
+              'POST',
+              '/api/v1/jobs',
+              shellJob('sleep 120', { gpuMilli: 400 }, { tenant: 'default', name: 'runner' }),
+            )
+          ).status,
+        ).toBe(201);
+        await waitForJob(server, DEEP_JOBS + 1, (j) => j.state === 'running');
 
-      await page.goto(`${server.url}/`);
-      const token = page.getByLabel('Token', { exact: true });
-      await token.fill(server.adminToken);
-      await token.press('Enter');
-      const count = page.locator('#job-count');
-      const rows = page.locator('#jobs-body tbody tr');
-      await count.getByText('10,001 jobs · showing the first 50', { exact: true }).waitFor();
-      expect(await rows.count()).toBe(50);
+        await page.goto(`${server.url}/`);
+        const token = page.getByLabel('Token', { exact: true });
+        await token.fill(server.adminToken);
+        await token.press('Enter');
+        const count = page.locator('#job-count');
+        const rows = page.locator('#jobs-body tbody tr');
+        await count.getByText('10,001 jobs · showing the first 50', { exact: true }).waitFor();
+        expect(await rows.count()).toBe(50);
 
-      // A plain word finds the names containing it: exactly job 4217.
-      const search = page.getByLabel('Search names', { exact: true });
-      await search.fill('deep-04217');
-      await count.getByText('1 of 10,001 jobs', { exact: true }).waitFor();
-      await page.getByRole('button', { name: 'Open job 4217 deep-04217 (pending)', exact: true }).waitFor();
-      expect(await rows.count()).toBe(1);
-      expect(await rows.first().getAttribute('data-job')).toBe('4217');
-      expect(await rows.first().getByRole('cell').nth(1).textContent()).toBe('deep-04217');
-      expect(new URL(page.url()).searchParams.get('q')).toBe('deep-04217');
+        // A plain word finds the names containing it: exactly job 4217.
+        const search = page.getByLabel('Search names', { exact: true });
+        await search.fill('deep-04217');
+        await count.getByText('1 of 10,001 jobs', { exact: true }).waitFor();
+        await page.getByRole('button', { name: 'Open job 4217 deep-04217 (pending)', exact: true }).waitFor();
+        expect(await rows.count()).toBe(1);
+        expect(await rows.first().getAttribute('data-job')).toBe('4217');
+        expect(await rows.first().getByRole('cell').nth(1).textContent()).toBe('deep-04217');
+        expect(new URL(page.url()).searchParams.get('q')).toBe('deep-04217');
 
-      // What the box sends: a plain word as "contains", a text with `*` as the whole-name pattern.
-      expect(
-        await page.evaluate(
-          `import('/js/job-list.js').then((m) => [m.namePatternOf('deep-04217'), m.namePatternOf(' train-* '), m.namePatternOf('  ')])`,
-        ),
-      ).toEqual(['*deep-04217*', 'train-*', null]);
+        // What the box sends: a plain word as "contains", a text with `*` as the whole-name pattern.
+        expect(
+          await page.evaluate(
+            `import('/js/job-list.js').then((m) => [m.namePatternOf('deep-04217'), m.namePatternOf(' ` +
+              `train-* '), m.namePatternOf('  ')])`,
+          ),
+        ).toEqual(['*deep-04217*', 'train-*', null]);
 
-      // The state filter: running jobs only (no name), then waiting jobs matching a pattern with `*`.
-      await search.fill('');
-      const state = page.getByLabel('State', { exact: true });
-      await state.selectOption({ label: 'running' });
-      await count.getByText('1 of 10,001 jobs', { exact: true }).waitFor();
-      await page.getByRole('button', { name: `Open job ${DEEP_JOBS + 1} runner (running)`, exact: true }).waitFor();
-      expect(await rows.count()).toBe(1);
-      await state.selectOption({ label: 'Waiting (pending, preempted)' });
-      await search.fill('deep-0999*');
-      await count.getByText('10 of 10,001 jobs', { exact: true }).waitFor();
-      expect(await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-job'))))).toEqual([
-        9990, 9991, 9992, 9993, 9994, 9995, 9996, 9997, 9998, 9999,
-      ]);
-      const params = new URL(page.url()).searchParams;
-      expect([params.get('q'), params.get('state')]).toEqual(['deep-0999*', 'pending,preempted']);
+        // The state filter: running jobs only (no name), then waiting jobs matching a pattern with `*`.
+        await search.fill('');
+        const state = page.getByLabel('State', { exact: true });
+        await state.selectOption({ label: 'running' });
+        await count.getByText('1 of 10,001 jobs', { exact: true }).waitFor();
+        await page.getByRole('button', { name: `Open job ${DEEP_JOBS + 1} runner (running)`, exact: true }).waitFor();
+        expect(await rows.count()).toBe(1);
+        await state.selectOption({ label: 'Waiting (pending, preempted)' });
+        await search.fill('deep-0999*');
+        await count.getByText('10 of 10,001 jobs', { exact: true }).waitFor();
+        expect(await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-job'))))).toEqual([
+          9990, 9991, 9992, 9993, 9994, 9995, 9996, 9997, 9998, 9999,
+        ]);
+        const params = new URL(page.url()).searchParams;
+        expect([params.get('q'), params.get('state')]).toEqual(['deep-0999*', 'pending,preempted']);
 
-      // The URL round-trip: a reload (the tab keeps its token) shows the same filtered view.
-      await page.reload();
-      await count.getByText('10 of 10,001 jobs', { exact: true }).waitFor();
-      expect([await search.inputValue(), await state.inputValue()]).toEqual(['deep-0999*', 'pending,preempted']);
+        // The URL round-trip: a reload (the tab keeps its token) shows the same filtered view.
+        await page.reload();
+        await count.getByText('10 of 10,001 jobs', { exact: true }).waitFor();
+        expect([await search.inputValue(), await state.inputValue()]).toEqual(['deep-0999*', 'pending,preempted']);
 
-      // Live updates keep the filter, the table's scroll position and the focused row: 500 waiting
-      // jobs shown, scrolled down, a row's button focused; a submit through the API changes the count.
-      await search.fill('deep-0*');
-      await count.getByText('9,999 of 10,001 jobs · showing the first 50', { exact: true }).waitFor();
-      for (let shown = 100; shown <= 500; shown += 50) {
-        await page.getByRole('button', { name: 'Show 50 more', exact: true }).click();
-        await count.getByText(`9,999 of 10,001 jobs · showing the first ${shown}`, { exact: true }).waitFor();
-      }
-      expect(await rows.count()).toBe(500);
-      await page.getByRole('button', { name: /^Showing the first 500/ }).waitFor();
-      const scrollArea = page.locator('#jobs-body');
-      await scrollArea.evaluate((el) => {
-        el.scrollTop = 3000;
-      });
-      const focusedButton = page.getByRole('button', { name: 'Open job 120 deep-00120 (pending)', exact: true });
-      await focusedButton.focus();
-      const scrolledTo = await scrollArea.evaluate((el) => el.scrollTop);
-      expect(scrolledTo).toBeGreaterThan(2000);
-      expect(
-        (
-          await api(
-            server,
-            'POST',
-            '/api/v1/jobs',
-            shellJob('sleep 1', { gpuMilli: 100 }, { tenant: 'deep', name: 'deep-0extra' }),
-          )
-        ).status,
-      ).toBe(201);
-      await count.getByText('10,000 of 10,002 jobs · showing the first 500', { exact: true }).waitFor();
-      expect(await search.inputValue()).toBe('deep-0*');
-      expect(await scrollArea.evaluate((el) => el.scrollTop)).toBe(scrolledTo);
-      await expect
-        .poll(() => focusedButton.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: 5000 })
-        .toBe(true);
+        // Live updates keep the filter, the table's scroll position and the focused row: 500 waiting
+        // jobs shown, scrolled down, a row's button focused; a submit through the API changes the count.
+        await search.fill('deep-0*');
+        await count.getByText('9,999 of 10,001 jobs · showing the first 50', { exact: true }).waitFor();
+        for (let shown = 100; shown <= 500; shown += 50) {
+          await page.getByRole('button', { name: 'Show 50 more', exact: true }).click();
+          await count.getByText(`9,999 of 10,001 jobs · showing the first ${shown}`, { exact: true }).waitFor();
+        }
+        expect(await rows.count()).toBe(500);
+        await page.getByRole('button', { name: /^Showing the first 500/ }).waitFor();
+        const scrollArea = page.locator('#jobs-body');
+        await scrollArea.evaluate((el) => {
+          el.scrollTop = 3000;
+        });
+        const focusedButton = page.getByRole('button', { name: 'Open job 120 deep-00120 (pending)', exact: true });
+        await focusedButton.focus();
+        const scrolledTo = await scrollArea.evaluate((el) => el.scrollTop);
+        expect(scrolledTo).toBeGreaterThan(2000);
+        expect(
+          (
+            await api(
+              server,
+              'POST',
+              '/api/v1/jobs',
+              shellJob('sleep 1', { gpuMilli: 100 }, { tenant: 'deep', name: 'deep-0extra' }),
+            )
+          ).status,
+        ).toBe(201);
+        await count.getByText('10,000 of 10,002 jobs · showing the first 500', { exact: true }).waitFor();
+        expect(await search.inputValue()).toBe('deep-0*');
+        expect(await scrollArea.evaluate((el) => el.scrollTop)).toBe(scrolledTo);
+        await expect
+          .poll(() => focusedButton.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: 5000 })
+          .toBe(true);
 
-      // The GPU grid: 64 tiles, no horizontal scrolling at 1280 px, every tile inside the viewport's width.
-      const tiles = page.locator('#gpu-list article[data-gpu]');
-      await tiles.nth(63).waitFor();
-      expect(await tiles.count()).toBe(64);
-      // (A string: the test's TypeScript has no DOM types.)
-      const layout = (await page.evaluate(`(() => {
+        // The GPU grid: 64 tiles, no horizontal scrolling at 1280 px, every tile inside the viewport's width.
+        const tiles = page.locator('#gpu-list article[data-gpu]');
+        await tiles.nth(63).waitFor();
+        expect(await tiles.count()).toBe(64);
+        // (A string: the test's TypeScript has no DOM types.)
+        const layout = (await page.evaluate(`(() => {
       const root = document.documentElement;
       const boxes = [...document.querySelectorAll('#gpu-list article[data-gpu]')].map((t) => t.getBoundingClientRect());
-      return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, height: root.scrollHeight, maxRight: Math.max(...boxes.map((b) => b.right)), minWidth: Math.min(...boxes.map((b) => b.width)), rows: new Set(boxes.map((b) => Math.round(b.top))).size };
-    })()`)) as {
-        scrollWidth: number;
-        clientWidth: number;
-        height: number;
-        maxRight: number;
-        minWidth: number;
-        rows: number;
+      return {
+        scrollWidth: root.scrollWidth,
+        clientWidth: root.clientWidth,
+        height: root.scrollHeight,
+        maxRight: Math.max(...boxes.map((b) => b.right)),
+        minWidth: Math.min(...boxes.map((b) => b.width)),
+        rows: new Set(boxes.map((b) => Math.round(b.top))).size,
       };
-      expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
-      expect(layout.maxRight).toBeLessThanOrEqual(1280);
-      expect(layout.minWidth).toBeGreaterThanOrEqual(130);
-      expect(layout.rows).toBe(8); // 8 tiles to a row
-      expect(layout.height).toBeLessThan(MAX_PAGE_HEIGHT_PX);
-      // A tile says its index, model and mode at a glance; its details show while it holds focus.
-      const tile0 = page.locator('article[data-gpu="0"]');
-      await tile0.getByRole('heading', { name: 'GPU 0 A100-80GB', exact: true }).waitFor();
-      expect(await tile0.locator('.gpu-head .badge').allTextContents()).toEqual(['MPS']);
-      expect(await page.locator('article[data-gpu="63"] .gpu-head .badge').allTextContents()).toEqual(['free']);
-      expect(await tile0.locator('.gpu-summary span').allTextContents()).toEqual(['400/1000 m', '32/80 GiB']);
-      const details = tile0.locator('.gpu-details');
-      expect(await details.isVisible()).toBe(false);
-      await tile0.focus();
-      await details.getByText('#10001 runner (default)', { exact: true }).waitFor();
-      mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
-      await page.screenshot({ path: join(ROOT, 'test-artifacts', 'dashboard-64-gpus.png'), fullPage: true });
-      expect(consoleErrors).toEqual([]);
-    });
+    })()`)) as {
+          scrollWidth: number;
+          clientWidth: number;
+          height: number;
+          maxRight: number;
+          minWidth: number;
+          rows: number;
+        };
+        expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
+        expect(layout.maxRight).toBeLessThanOrEqual(1280);
+        expect(layout.minWidth).toBeGreaterThanOrEqual(130);
+        expect(layout.rows).toBe(8); // 8 tiles to a row
+        expect(layout.height).toBeLessThan(MAX_PAGE_HEIGHT_PX);
+        // A tile says its index, model and mode at a glance; its details show while it holds focus.
+        const tile0 = page.locator('article[data-gpu="0"]');
+        await tile0.getByRole('heading', { name: 'GPU 0 A100-80GB', exact: true }).waitFor();
+        expect(await tile0.locator('.gpu-head .badge').allTextContents()).toEqual(['MPS']);
+        expect(await page.locator('article[data-gpu="63"] .gpu-head .badge').allTextContents()).toEqual(['free']);
+        expect(await tile0.locator('.gpu-summary span').allTextContents()).toEqual(['400/1000 m', '32/80 GiB']);
+        const details = tile0.locator('.gpu-details');
+        expect(await details.isVisible()).toBe(false);
+        await tile0.focus();
+        await details.getByText('#10001 runner (default)', { exact: true }).waitFor();
+        mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
+        await page.screenshot({ path: join(ROOT, 'test-artifacts', 'dashboard-64-gpus.png'), fullPage: true });
+        expect(consoleErrors).toEqual([]);
+      },
+    );
 
-    it("gives a tenant's token no tenant filter: it lists its own tenant's jobs, whatever the address names", async () => {
-      const created = await api(server, 'POST', '/api/v1/tokens', {
-        tenant: 'default',
-        role: 'viewer',
-        label: 'watcher',
-      });
-      expect(created.status).toBe(201);
-      const tab = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-      try {
-        await tab.goto(`${server.url}/?tenant=deep&q=r`);
-        const token = tab.getByLabel('Token', { exact: true });
-        await token.fill(created.body.token);
-        await token.press('Enter');
-        // Only job 10001 "runner" of tenant default holds an "r"; the deep jobs are not the viewer's.
-        await tab.locator('#job-count').getByText('1 of 1 job', { exact: true }).waitFor();
-        expect(
-          await tab.locator('#jobs-body tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job'))),
-        ).toEqual([String(DEEP_JOBS + 1)]);
-        expect(await tab.locator('#job-tenant-field').isHidden()).toBe(true);
-      } finally {
-        await tab.close();
-      }
-    });
+    it(
+      "gives a tenant's token no tenant filter: it lists its own tenant's jobs, whatever the address " + 'names',
+      async () => {
+        const created = await api(server, 'POST', '/api/v1/tokens', {
+          tenant: 'default',
+          role: 'viewer',
+          label: 'watcher',
+        });
+        expect(created.status).toBe(201);
+        const tab = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+        try {
+          await tab.goto(`${server.url}/?tenant=deep&q=r`);
+          const token = tab.getByLabel('Token', { exact: true });
+          await token.fill(created.body.token);
+          await token.press('Enter');
+          // Only job 10001 "runner" of tenant default holds an "r"; the deep jobs are not the viewer's.
+          await tab.locator('#job-count').getByText('1 of 1 job', { exact: true }).waitFor();
+          expect(
+            await tab.locator('#jobs-body tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job'))),
+          ).toEqual([String(DEEP_JOBS + 1)]);
+          expect(await tab.locator('#job-tenant-field').isHidden()).toBe(true);
+        } finally {
+          await tab.close();
+        }
+      },
+    );
   },
 );

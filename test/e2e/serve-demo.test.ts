@@ -27,7 +27,8 @@ afterAll(() => {
   child.kill('SIGKILL');
   spawnSync('sh', [
     '-c',
-    `for f in ${dir}/.gpushare-demo/jobs/*/attempt-*.pid; do kill -9 -$(sed 's/[^0-9]//g' "$f") 2>/dev/null; done; true`,
+    `for f in ${dir}/.gpushare-demo/jobs/*/attempt-*.pid; do kill -9 -$(sed 's/[^0-9]//g' "$f") ` +
+      `2>/dev/null; done; true`,
   ]);
   rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });

@@ -25,7 +25,9 @@ import {
   type ServeHandle,
 } from './support/serve-harness.js';
 
-/** True when this process may mount a tmpfs; else skipped with a message, or a failure under GPUSHARE_REQUIRE_TOOLS=1. */
+/**
+ * True when this process may mount a tmpfs; else skipped with a message, or a failure under GPUSHARE_REQUIRE_TOOLS=1.
+ */
 function canMount(): boolean {
   if (process.getuid?.() === 0) return true;
   const message = 'the disk-full test mounts a tmpfs and needs root; run the tests as root';
@@ -90,100 +92,110 @@ function logLines(handle: ServeHandle, text: string): string[] {
 }
 
 describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
-  it('refuses submits with 507, answers /healthz 503, loses no job, logs the episode once, and recovers when space is freed', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-disk-'));
-    const data = join(dataDir, 'data');
-    mkdirSync(data);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=0700', 'tmpfs', data]);
-    mounted = data;
-    server = await startServe({ simulateGpus: '1xA100-80GB', dataDir });
-    const trigger = join(dataDir, 'end-now');
-    const done = await api(server, 'POST', '/api/v1/jobs', shellJob('exit 0', { gpuMilli: 100, mode: 'timeslice' }));
-    expect(done.status).toBe(201);
-    const ender = await api(
-      server,
-      'POST',
-      '/api/v1/jobs',
-      shellJob(`while [ ! -e ${trigger} ]; do sleep 0.05; done; echo ending; exit 3`, {
-        gpuMilli: 100,
-        mode: 'timeslice',
-      }),
-    );
-    expect(ender.status).toBe(201);
-    const sleeper = await api(
-      server,
-      'POST',
-      '/api/v1/jobs',
-      shellJob('sleep 600', { gpuMilli: 100, mode: 'timeslice' }),
-    );
-    expect(sleeper.status).toBe(201);
-    const before = [done.body.id, ender.body.id, sleeper.body.id] as number[];
-    await waitForJob(server, done.body.id, (j) => j.state === 'succeeded');
-    await waitForJob(server, ender.body.id, (j) => j.state === 'running');
-    await waitForJob(server, sleeper.body.id, (j) => j.state === 'running');
+  it(
+    'refuses submits with 507, answers /healthz 503, loses no job, logs the episode once, and ' +
+      'recovers when space is freed',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-disk-'));
+      const data = join(dataDir, 'data');
+      mkdirSync(data);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=0700', 'tmpfs', data]);
+      mounted = data;
+      server = await startServe({ simulateGpus: '1xA100-80GB', dataDir });
+      const trigger = join(dataDir, 'end-now');
+      const done = await api(server, 'POST', '/api/v1/jobs', shellJob('exit 0', { gpuMilli: 100, mode: 'timeslice' }));
+      expect(done.status).toBe(201);
+      const ender = await api(
+        server,
+        'POST',
+        '/api/v1/jobs',
+        shellJob(`while [ ! -e ${trigger} ]; do sleep 0.05; done; echo ending; exit 3`, {
+          gpuMilli: 100,
+          mode: 'timeslice',
+        }),
+      );
+      expect(ender.status).toBe(201);
+      const sleeper = await api(
+        server,
+        'POST',
+        '/api/v1/jobs',
+        shellJob('sleep 600', { gpuMilli: 100, mode: 'timeslice' }),
+      );
+      expect(sleeper.status).toBe(201);
+      const before = [done.body.id, ender.body.id, sleeper.body.id] as number[];
+      await waitForJob(server, done.body.id, (j) => j.state === 'succeeded');
+      await waitForJob(server, ender.body.id, (j) => j.state === 'running');
+      await waitForJob(server, sleeper.body.id, (j) => j.state === 'running');
 
-    const filler = join(data, 'filler');
-    const filled = fillDisk(filler);
-    expect(filled).toBeGreaterThan(1 << 20); // the server used under 7 MiB of the 8
-    // The job ends while the disk is full: its supervisor cannot write the outcome yet.
-    closeSync(openSync(trigger, 'w'));
-    const endedBeforeMs = Date.now();
+      const filler = join(data, 'filler');
+      const filled = fillDisk(filler);
+      expect(filled).toBeGreaterThan(1 << 20); // the server used under 7 MiB of the 8
+      // The job ends while the disk is full: its supervisor cannot write the outcome yet.
+      closeSync(openSync(trigger, 'w'));
+      const endedBeforeMs = Date.now();
 
-    // A submit finds no room (the first, or a later one when SQLite still had room in its log).
-    let refused: { status: number; body: { error: { code: string; message: string } } } | null = null;
-    for (let i = 0; i < 20 && refused === null; i++) {
-      const answer = await api(server, 'POST', '/api/v1/jobs', shellJob('true', { gpuMilli: 100, mode: 'timeslice' }));
-      if (answer.status === 201) before.push(answer.body.id as number);
-      else refused = answer;
-    }
-    expect(refused?.status).toBe(507);
-    expect(refused?.body.error.code).toBe('GPUSHARE_DISK_FULL');
-    expect(refused?.body.error.message).toContain(`the disk holding ${data} is full: free space there`);
-    const health = await serverFetch(server, '/healthz');
-    expect(health.status).toBe(503);
-    expect(await health.json()).toEqual({
-      status: 'unhealthy',
-      reason: `the disk holding ${data} is full: free space there`,
-    });
+      // A submit finds no room (the first, or a later one when SQLite still had room in its log).
+      let refused: { status: number; body: { error: { code: string; message: string } } } | null = null;
+      for (let i = 0; i < 20 && refused === null; i++) {
+        const answer = await api(
+          server,
+          'POST',
+          '/api/v1/jobs',
+          shellJob('true', { gpuMilli: 100, mode: 'timeslice' }),
+        );
+        if (answer.status === 201) before.push(answer.body.id as number);
+        else refused = answer;
+      }
+      expect(refused?.status).toBe(507);
+      expect(refused?.body.error.code).toBe('GPUSHARE_DISK_FULL');
+      expect(refused?.body.error.message).toContain(`the disk holding ${data} is full: free space there`);
+      const health = await serverFetch(server, '/healthz');
+      expect(health.status).toBe(503);
+      expect(await health.json()).toEqual({
+        status: 'unhealthy',
+        reason: `the disk holding ${data} is full: free space there`,
+      });
 
-    // For two seconds (40 monitor ticks, 20 passes of the test config) the ended job stays as the
-    // store had it, not lost, and the server stays quiet.
-    const quietUntil = Date.now() + 2000;
-    await pollFor('two seconds of the full disk', async () => {
-      const job = (await api(server!, 'GET', `/api/v1/jobs/${ender.body.id}`)).body;
-      expect(job.state).toBe('running');
-      return Date.now() >= quietUntil ? true : undefined;
-    });
-    expect(logLines(server, 'disk full')).toHaveLength(1);
-    expect(logLines(server, 'watching the job failed')).toEqual([]);
-    expect(logLines(server, 'storing the pass failed')).toEqual([]);
+      // For two seconds (40 monitor ticks, 20 passes of the test config) the ended job stays as the
+      // store had it, not lost, and the server stays quiet.
+      const quietUntil = Date.now() + 2000;
+      await pollFor('two seconds of the full disk', async () => {
+        const job = (await api(server!, 'GET', `/api/v1/jobs/${ender.body.id}`)).body;
+        expect(job.state).toBe('running');
+        return Date.now() >= quietUntil ? true : undefined;
+      });
+      expect(logLines(server, 'disk full')).toHaveLength(1);
+      expect(logLines(server, 'watching the job failed')).toEqual([]);
+      expect(logLines(server, 'storing the pass failed')).toEqual([]);
 
-    unlinkSync(filler);
-    await pollFor(
-      '/healthz to answer 200 again',
-      async () => ((await serverFetch(server!, '/healthz')).status === 200 ? true : undefined),
-      30_000,
-    );
-    expect(await (await serverFetch(server, '/healthz')).json()).toEqual({ status: 'ok' });
-    const after = await api(server, 'POST', '/api/v1/jobs', shellJob('exit 0', { gpuMilli: 100, mode: 'timeslice' }));
-    expect(after.status).toBe(201);
-    const ended = await waitForJob(server, ender.body.id, (j) => j.state === 'failed');
-    expect(ended.exitCode).toBe(3);
-    expect(ended.reason).toBe('exit code 3');
-    expect(ended.attempts).toHaveLength(1);
-    expect(ended.attempts[0].exitCode).toBe(3);
-    expect(ended.attempts[0].endReason).toBe('exited');
-    // Its end is when the command ended (during the full disk), not when the store could record it.
-    const endedAtMs = Date.parse(ended.attempts[0].endedAt as string);
-    expect(endedAtMs).toBeGreaterThanOrEqual(Date.parse(ended.attempts[0].startedAt as string));
-    expect(endedAtMs).toBeLessThan(endedBeforeMs + 1500);
-    await waitForJob(server, after.body.id, (j) => j.state === 'succeeded');
-    const listed = (await api(server, 'GET', '/api/v1/jobs?all=true')).body.jobs.map((j: { id: number }) => j.id);
-    for (const id of [...before, after.body.id]) expect(listed).toContain(id);
-    expect((await api(server, 'GET', `/api/v1/jobs/${sleeper.body.id}`)).body.state).toBe('running');
-    expect(logLines(server, 'disk full')).toHaveLength(1);
-    expect(logLines(server, 'disk space is back')).toHaveLength(1);
-    expect(existsSync(join(data, '.disk-probe'))).toBe(false);
-    rmSync(trigger);
-  }, 120_000);
+      unlinkSync(filler);
+      await pollFor(
+        '/healthz to answer 200 again',
+        async () => ((await serverFetch(server!, '/healthz')).status === 200 ? true : undefined),
+        30_000,
+      );
+      expect(await (await serverFetch(server, '/healthz')).json()).toEqual({ status: 'ok' });
+      const after = await api(server, 'POST', '/api/v1/jobs', shellJob('exit 0', { gpuMilli: 100, mode: 'timeslice' }));
+      expect(after.status).toBe(201);
+      const ended = await waitForJob(server, ender.body.id, (j) => j.state === 'failed');
+      expect(ended.exitCode).toBe(3);
+      expect(ended.reason).toBe('exit code 3');
+      expect(ended.attempts).toHaveLength(1);
+      expect(ended.attempts[0].exitCode).toBe(3);
+      expect(ended.attempts[0].endReason).toBe('exited');
+      // Its end is when the command ended (during the full disk), not when the store could record it.
+      const endedAtMs = Date.parse(ended.attempts[0].endedAt as string);
+      expect(endedAtMs).toBeGreaterThanOrEqual(Date.parse(ended.attempts[0].startedAt as string));
+      expect(endedAtMs).toBeLessThan(endedBeforeMs + 1500);
+      await waitForJob(server, after.body.id, (j) => j.state === 'succeeded');
+      const listed = (await api(server, 'GET', '/api/v1/jobs?all=true')).body.jobs.map((j: { id: number }) => j.id);
+      for (const id of [...before, after.body.id]) expect(listed).toContain(id);
+      expect((await api(server, 'GET', `/api/v1/jobs/${sleeper.body.id}`)).body.state).toBe('running');
+      expect(logLines(server, 'disk full')).toHaveLength(1);
+      expect(logLines(server, 'disk space is back')).toHaveLength(1);
+      expect(existsSync(join(data, '.disk-probe'))).toBe(false);
+      rmSync(trigger);
+    },
+    120_000,
+  );
 });

@@ -21,7 +21,8 @@ import {
 import { parseMetricsText, sampleValue } from '../../src/adapters/metrics/metrics-text.js';
 
 const FIELDS =
-  'index,uuid,name,memory.total,memory.used,memory.free,utilization.gpu,utilization.memory,temperature.gpu,power.draw,mig.mode.current,compute_mode,pci.bus_id';
+  'index,uuid,name,memory.total,memory.used,memory.free,utilization.gpu,utilization.memory,temperature.gpu,' +
+  'power.draw,mig.mode.current,compute_mode,pci.bus_id';
 const T4_UUID = 'GPU-d37e67a5-91dd-3774-a5cb-99096249601a';
 const T4_CSV = `0, ${T4_UUID}, Tesla T4, 15360, 1032, 13939, 0, 0, 40, 26.78, [N/A], Default, 00000000:00:1E.0\n`;
 const T4_LIST = `GPU 0: Tesla T4 (UUID: ${T4_UUID})\n`;
@@ -61,55 +62,64 @@ afterEach(async () => {
 afterAll(() => rmSync(smiDir, { recursive: true, force: true }));
 
 describe('gpushare serve on a host with nvidia-smi', () => {
-  it('uses the real GPU nvidia-smi lists, stops placing on it when nvidia-smi loses it, and resumes when it is back', async () => {
-    present(true);
-    const dir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
-    server = await startServe({
-      dataDir: dir,
-      config: { healthPollIntervalSeconds: 1 },
-      env: { PATH: `${smiDir}:${process.env.PATH}` },
-    });
-    const gpus = JSON.parse(cli(server, ['gpus', '-o', 'json']).stdout);
-    expect(
-      gpus.map((g: Record<string, unknown>) => [
-        g.index,
-        g.uuid,
-        g.model,
-        g.name,
-        g.gpuMemoryMiB,
-        g.simulated,
-        g.healthy,
-      ]),
-    ).toEqual([[0, T4_UUID, 'T4', 'Tesla T4', 15360, false, true]]);
-    const first = await api(server, 'POST', '/api/v1/jobs', shellJob('echo $CUDA_VISIBLE_DEVICES', { gpuMilli: 500 }));
-    expect((await waitForJob(server, first.body.id, (j) => j.state === 'succeeded')).placement.simulated).toBe(false);
-    expect(cli(server, ['logs', String(first.body.id)]).stdout).toBe(`${T4_UUID}\n`);
-
-    present(false);
-    const vanished = await waitForGpu(server, (g) => g.healthy === false);
-    expect(vanished.schedulable).toBe(false);
-    expect(vanished.healthReason).toMatch(/No devices were found/);
-    // What the GpushareGpuUnhealthy alert reads: the vanished GPU keeps its series, at 0.
-    const healthy = async () =>
-      sampleValue(
-        parseMetricsText(
-          await (
-            await serverFetch(server!, '/metrics', { headers: { authorization: `Bearer ${server!.adminToken}` } })
-          ).text(),
-        ),
-        'gpushare_gpu_healthy',
-        { gpu: '0', uuid: T4_UUID, model: 'T4' },
+  it(
+    'uses the real GPU nvidia-smi lists, stops placing on it when nvidia-smi loses it, and resumes ' +
+      'when it is back',
+    async () => {
+      present(true);
+      const dir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
+      server = await startServe({
+        dataDir: dir,
+        config: { healthPollIntervalSeconds: 1 },
+        env: { PATH: `${smiDir}:${process.env.PATH}` },
+      });
+      const gpus = JSON.parse(cli(server, ['gpus', '-o', 'json']).stdout);
+      expect(
+        gpus.map((g: Record<string, unknown>) => [
+          g.index,
+          g.uuid,
+          g.model,
+          g.name,
+          g.gpuMemoryMiB,
+          g.simulated,
+          g.healthy,
+        ]),
+      ).toEqual([[0, T4_UUID, 'T4', 'Tesla T4', 15360, false, true]]);
+      const first = await api(
+        server,
+        'POST',
+        '/api/v1/jobs',
+        shellJob('echo $CUDA_VISIBLE_DEVICES', { gpuMilli: 500 }),
       );
-    expect(await healthy()).toBe(0);
-    const second = await api(server, 'POST', '/api/v1/jobs', shellJob('echo again', { gpuMilli: 500 }));
-    await waitForPasses(server, 3);
-    expect((await api(server, 'GET', `/api/v1/jobs/${second.body.id}`)).body.state).toBe('pending');
+      expect((await waitForJob(server, first.body.id, (j) => j.state === 'succeeded')).placement.simulated).toBe(false);
+      expect(cli(server, ['logs', String(first.body.id)]).stdout).toBe(`${T4_UUID}\n`);
 
-    present(true);
-    await waitForGpu(server, (g) => g.healthy === true);
-    expect(await healthy()).toBe(1);
-    expect((await waitForJob(server, second.body.id, (j) => j.state === 'succeeded')).exitCode).toBe(0);
-  });
+      present(false);
+      const vanished = await waitForGpu(server, (g) => g.healthy === false);
+      expect(vanished.schedulable).toBe(false);
+      expect(vanished.healthReason).toMatch(/No devices were found/);
+      // What the GpushareGpuUnhealthy alert reads: the vanished GPU keeps its series, at 0.
+      const healthy = async () =>
+        sampleValue(
+          parseMetricsText(
+            await (
+              await serverFetch(server!, '/metrics', { headers: { authorization: `Bearer ${server!.adminToken}` } })
+            ).text(),
+          ),
+          'gpushare_gpu_healthy',
+          { gpu: '0', uuid: T4_UUID, model: 'T4' },
+        );
+      expect(await healthy()).toBe(0);
+      const second = await api(server, 'POST', '/api/v1/jobs', shellJob('echo again', { gpuMilli: 500 }));
+      await waitForPasses(server, 3);
+      expect((await api(server, 'GET', `/api/v1/jobs/${second.body.id}`)).body.state).toBe('pending');
+
+      present(true);
+      await waitForGpu(server, (g) => g.healthy === true);
+      expect(await healthy()).toBe(1);
+      expect((await waitForJob(server, second.body.id, (j) => j.state === 'succeeded')).exitCode).toBe(0);
+    },
+  );
 
   it('cordon takes a GPU out of service and uncordon puts it back (CLI, admin only)', async () => {
     server = await startServe({ simulateGpus: '1xA100-80GB' });

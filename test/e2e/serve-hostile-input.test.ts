@@ -44,46 +44,49 @@ function scratchDir(): string {
 }
 
 describe('gpushare serve: hostile input', () => {
-  it('escapes control characters of a job row stored before names were checked, in jobs, show and -o json', async () => {
-    server = await startServe({ simulateGpus: '1xT4' });
-    const submitted = await api(
-      server,
-      'POST',
-      '/api/v1/jobs',
-      shellJob('sleep 30', { gpuMilli: 500 }, { name: 'plain' }),
-    );
-    expect(submitted.status).toBe(201);
-    await stopServe(server, 'SIGKILL');
-    // Written straight into the store: a name that clears the screen and forges a second row.
-    const forged = 'x\u001b[2J\n9  evil  team  running\u202e';
-    const db = new Database(join(server.dataDir, 'data', 'gpushare.db'));
-    db.prepare('UPDATE jobs SET name = ? WHERE id = 1').run(forged);
-    db.close();
-    const restarted = await startServe({
-      simulateGpus: '1xT4',
-      dataDir: server.dataDir,
-      configHome: server.configHome,
-    });
-    Object.assign(server, {
-      process: restarted.process,
-      url: restarted.url,
-      adminToken: restarted.adminToken,
-      caCert: restarted.caCert,
-    });
-    expect((await api(server, 'GET', '/api/v1/jobs/1')).body.name).toBe(forged);
-    const jobs = cli(server, ['jobs', '--all']);
-    expect(jobs.code).toBe(0);
-    expect([jobs.stdout.includes('\u001b'), jobs.stdout.includes('\u202e')]).toEqual([false, false]);
-    expect(jobs.stdout.split('\n')[1]).toMatch(
-      /^1 +x\\x1b\[2J\\x0a9 {2}evil {2}team {2}running\\u202e {2}default {2}running /,
-    );
-    expect(jobs.stdout.trimEnd().split('\n')).toHaveLength(2);
-    const show = cli(server, ['show', '1']);
-    expect(show.stdout.split('\n')[0]).toBe('job 1: x\\x1b[2J\\x0a9  evil  team  running\\u202e');
-    const json = cli(server, ['show', '1', '-o', 'json']);
-    expect(json.stdout).toContain('"name": "x\\u001b[2J\\n9  evil  team  running\\u202e"');
-    expect(JSON.parse(json.stdout).name).toBe(forged);
-  });
+  it(
+    'escapes control characters of a job row stored before names were checked, in jobs, show and -o ' + 'json',
+    async () => {
+      server = await startServe({ simulateGpus: '1xT4' });
+      const submitted = await api(
+        server,
+        'POST',
+        '/api/v1/jobs',
+        shellJob('sleep 30', { gpuMilli: 500 }, { name: 'plain' }),
+      );
+      expect(submitted.status).toBe(201);
+      await stopServe(server, 'SIGKILL');
+      // Written straight into the store: a name that clears the screen and forges a second row.
+      const forged = 'x\u001b[2J\n9  evil  team  running\u202e';
+      const db = new Database(join(server.dataDir, 'data', 'gpushare.db'));
+      db.prepare('UPDATE jobs SET name = ? WHERE id = 1').run(forged);
+      db.close();
+      const restarted = await startServe({
+        simulateGpus: '1xT4',
+        dataDir: server.dataDir,
+        configHome: server.configHome,
+      });
+      Object.assign(server, {
+        process: restarted.process,
+        url: restarted.url,
+        adminToken: restarted.adminToken,
+        caCert: restarted.caCert,
+      });
+      expect((await api(server, 'GET', '/api/v1/jobs/1')).body.name).toBe(forged);
+      const jobs = cli(server, ['jobs', '--all']);
+      expect(jobs.code).toBe(0);
+      expect([jobs.stdout.includes('\u001b'), jobs.stdout.includes('\u202e')]).toEqual([false, false]);
+      expect(jobs.stdout.split('\n')[1]).toMatch(
+        /^1 +x\\x1b\[2J\\x0a9 {2}evil {2}team {2}running\\u202e {2}default {2}running /,
+      );
+      expect(jobs.stdout.trimEnd().split('\n')).toHaveLength(2);
+      const show = cli(server, ['show', '1']);
+      expect(show.stdout.split('\n')[0]).toBe('job 1: x\\x1b[2J\\x0a9  evil  team  running\\u202e');
+      const json = cli(server, ['show', '1', '-o', 'json']);
+      expect(json.stdout).toContain('"name": "x\\u001b[2J\\n9  evil  team  running\\u202e"');
+      expect(JSON.parse(json.stdout).name).toBe(forged);
+    },
+  );
 
   it('refuses over real HTTP what would have cordoned GPU 0 or 1, and an empty id in the CLI', async () => {
     server = await startServe({ simulateGpus: '2xT4' });
@@ -104,13 +107,15 @@ describe('gpushare serve: hostile input', () => {
       ]).toEqual([
         path,
         400,
-        'params.index: must be a decimal integer 0-1000000 (digits only, no sign, spaces or leading zeros); the GPU index (see GET /gpus)',
+        'params.index: must be a decimal integer 0-1000000 (digits only, no sign, spaces or leading ' +
+          'zeros); the GPU index (see GET /gpus)',
       ]);
     }
     const empty = cli(server, ['gpu', 'cordon', '']);
     expect([empty.code, empty.stderr]).toEqual([
       2,
-      "error: IDX '' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 (`gpushare gpus` lists the GPUs)\n",
+      "error: IDX '' is not a GPU index: expected a whole number >= 0 in decimal digits such as 0 or 1 " +
+        '(`gpushare gpus` lists the GPUs)\n',
     ]);
     expect((await api(server, 'GET', '/api/v1/gpus')).body.gpus.map((g: { cordoned: boolean }) => g.cordoned)).toEqual([
       false,
@@ -124,7 +129,9 @@ describe('gpushare serve: hostile input', () => {
     writeFileSync(join(outside, 'target.log'), 'SECRET of someone else\n');
     writeFileSync(join(outside, 'attempt-1.stdout.log'), 'SECRET folder of someone else\n');
     // The job's folder is the parent of its checkpoint directory.
-    const plantFile = `echo mine; d=$(dirname "$GPUSHARE_CHECKPOINT_DIR"); rm "$d/attempt-1.stdout.log"; ln -s ${outside}/target.log "$d/attempt-1.stdout.log"`;
+    const plantFile =
+      `echo mine; d=$(dirname "$GPUSHARE_CHECKPOINT_DIR"); rm "$d/attempt-1.stdout.log"; ln -s ` +
+      `${outside}/target.log "$d/attempt-1.stdout.log"`;
     const one = await api(server, 'POST', '/api/v1/jobs', shellJob(plantFile, { gpuMilli: 500 }));
     expect((await waitForJob(server, one.body.id, (j) => j.state === 'succeeded')).exitCode).toBe(0);
     expect((await api(server, 'GET', `/api/v1/jobs/${one.body.id}/logs`)).body).toEqual({
@@ -134,7 +141,8 @@ describe('gpushare serve: hostile input', () => {
       ended: true,
     });
     expect(cli(server, ['logs', String(one.body.id)]).stdout).toBe('');
-    const plantFolder = `echo mine; d=$(dirname "$GPUSHARE_CHECKPOINT_DIR"); mv "$d" "$d.moved" && ln -s ${outside} "$d"`;
+    const plantFolder =
+      `echo mine; d=$(dirname "$GPUSHARE_CHECKPOINT_DIR"); mv "$d" "$d.moved" && ln -s ${outside} ` + `"$d"`;
     const two = await api(server, 'POST', '/api/v1/jobs', shellJob(plantFolder, { gpuMilli: 500 }));
     await waitForJob(
       server,
@@ -171,7 +179,8 @@ describe('gpushare serve: hostile input', () => {
   });
 
   it.skipIf(!existsSync(PRLIMIT))(
-    'fails a command that cannot start with the reason in words: E2BIG (a smaller stack limit) and ENOENT (removed before launch)',
+    'fails a command that cannot start with the reason in words: E2BIG (a smaller stack limit) and ' +
+      'ENOENT (removed before launch)',
     async () => {
       server = await startServe({ simulateGpus: '1xT4' });
       // With a 1 MiB stack the kernel takes 256 KiB of arguments: 4 x 100,000 bytes fit in a body but not in execve.

@@ -28,7 +28,8 @@ describe('gpushare serve: isolation picks the mode', () => {
     expect(job.placement.gpus.map((g: { migProfile: string }) => g.migProfile)).toEqual(['3g.20gb']);
     expect(job.gpu.gpuMilli).toBe(375); // compute share from memory: floor(1000 × 15360 / 40960)
     expect(job.events.find((e: { to: string }) => e.to === 'scheduled').reason).toBe(
-      'placed on GPU 0 (3g.20gb) in mode mig: strict isolation: 3g.20gb is the smallest MIG profile of A100-40GB with ≥ 15360 MiB (20090 usable) and ≥ 3 compute slice(s)',
+      'placed on GPU 0 (3g.20gb) in mode mig: strict isolation: 3g.20gb is the smallest MIG profile of ' +
+        'A100-40GB with ≥ 15360 MiB (20090 usable) and ≥ 3 compute slice(s)',
     );
     expect(cli(server, ['logs', String(id)]).stdout.trim()).toBe(job.placement.gpus[0].migDeviceUuid);
   });

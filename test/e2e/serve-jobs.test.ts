@@ -25,50 +25,54 @@ afterEach(async () => {
 const terminal = (job: { state: string }) => ['succeeded', 'failed', 'cancelled'].includes(job.state);
 
 describe('gpushare serve: sharing one GPU', () => {
-  it('runs two --gpu 0.5 --gpu-memory 30GiB jobs at once on one A100-80GB; the third waits, then all succeed', async () => {
-    server = await startServe({ simulateGpus: '1xA100-80GB' });
-    const marker = join(server.dataDir, 'concurrency.log');
-    const ids: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const { code, stdout, stderr } = cli(server, [
-        'submit',
-        '--gpu',
-        '0.5',
-        '--gpu-memory',
-        '30GiB',
-        '--name',
-        `half-${i}`,
-        '--',
-        'sh',
-        '-c',
-        `echo "visible=$CUDA_VISIBLE_DEVICES milli=$GPUSHARE_GPU_MILLI mib=$GPUSHARE_GPU_MEMORY_MIB"; echo start >> ${marker}; sleep 2; echo end >> ${marker}`,
-      ]);
-      expect(code, stderr).toBe(0);
-      ids.push(Number(stdout.trim().split('\n').at(-1)));
-    }
-    expect(ids).toEqual([1, 2, 3]);
-    const first = await waitForJob(server, 2, (j) => j.state === 'running');
-    const third = (await api(server, 'GET', '/api/v1/jobs/3')).body;
-    expect(third.state).toBe('pending');
-    expect(third.reason).toMatch(/waiting for 1 GPU/);
-    const gpus = (await api(server, 'GET', '/api/v1/gpus')).body.gpus;
-    expect(gpus).toHaveLength(1);
-    expect(gpus[0].jobs.map((j: { id: number }) => j.id)).toEqual([1, 2]);
-    expect(gpus[0].allocatedGpuMilli).toBe(1000);
-    expect(gpus[0].allocatedGpuMemoryMiB).toBe(61440);
-    expect(gpus[0].simulated).toBe(true);
-    const jobs = await Promise.all(ids.map((id) => waitForJob(server!, id, terminal)));
-    expect(jobs.map((j) => j.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-    expect(jobs.map((j) => j.exitCode)).toEqual([0, 0, 0]);
-    // Jobs 1 and 2 overlapped; job 3 started only after one of them ended.
-    expect(readFileSync(marker, 'utf8').trim().split('\n').slice(0, 3)).toEqual(['start', 'start', 'end']);
-    const uuid = first.placement.gpus[0].uuid as string;
-    expect(uuid).toMatch(/^GPU-[0-9a-f]{8}-/);
-    for (const id of ids) {
-      const { stdout } = cli(server, ['logs', String(id)]);
-      expect(stdout.trim()).toBe(`visible=${uuid} milli=500 mib=30720`);
-    }
-  });
+  it(
+    'runs two --gpu 0.5 --gpu-memory 30GiB jobs at once on one A100-80GB; the third waits, then all ' + 'succeed',
+    async () => {
+      server = await startServe({ simulateGpus: '1xA100-80GB' });
+      const marker = join(server.dataDir, 'concurrency.log');
+      const ids: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const { code, stdout, stderr } = cli(server, [
+          'submit',
+          '--gpu',
+          '0.5',
+          '--gpu-memory',
+          '30GiB',
+          '--name',
+          `half-${i}`,
+          '--',
+          'sh',
+          '-c',
+          `echo "visible=$CUDA_VISIBLE_DEVICES milli=$GPUSHARE_GPU_MILLI mib=$GPUSHARE_GPU_MEMORY_MIB"; ` +
+            `echo start >> ${marker}; sleep 2; echo end >> ${marker}`,
+        ]);
+        expect(code, stderr).toBe(0);
+        ids.push(Number(stdout.trim().split('\n').at(-1)));
+      }
+      expect(ids).toEqual([1, 2, 3]);
+      const first = await waitForJob(server, 2, (j) => j.state === 'running');
+      const third = (await api(server, 'GET', '/api/v1/jobs/3')).body;
+      expect(third.state).toBe('pending');
+      expect(third.reason).toMatch(/waiting for 1 GPU/);
+      const gpus = (await api(server, 'GET', '/api/v1/gpus')).body.gpus;
+      expect(gpus).toHaveLength(1);
+      expect(gpus[0].jobs.map((j: { id: number }) => j.id)).toEqual([1, 2]);
+      expect(gpus[0].allocatedGpuMilli).toBe(1000);
+      expect(gpus[0].allocatedGpuMemoryMiB).toBe(61440);
+      expect(gpus[0].simulated).toBe(true);
+      const jobs = await Promise.all(ids.map((id) => waitForJob(server!, id, terminal)));
+      expect(jobs.map((j) => j.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+      expect(jobs.map((j) => j.exitCode)).toEqual([0, 0, 0]);
+      // Jobs 1 and 2 overlapped; job 3 started only after one of them ended.
+      expect(readFileSync(marker, 'utf8').trim().split('\n').slice(0, 3)).toEqual(['start', 'start', 'end']);
+      const uuid = first.placement.gpus[0].uuid as string;
+      expect(uuid).toMatch(/^GPU-[0-9a-f]{8}-/);
+      for (const id of ids) {
+        const { stdout } = cli(server, ['logs', String(id)]);
+        expect(stdout.trim()).toBe(`visible=${uuid} milli=500 mib=30720`);
+      }
+    },
+  );
 
   it('gives --gpu 2 two distinct GPUs, and rejects it as unresolvable on a one-GPU server', async () => {
     server = await startServe({ simulateGpus: '2xA100-80GB' });

@@ -47,32 +47,37 @@ afterEach(async () => {
 afterAll(() => rmSync(bin, { recursive: true, force: true }));
 
 describe('gpushare serve with MPS', () => {
-  it('starts one daemon per GPU on demand, hands the pipe to the job, and quits it when the GPU has no MPS job', async () => {
-    server = await startServe({ simulateGpus: '1xA100-80GB', env: { PATH: `${bin}:${process.env.PATH}` } });
-    const script =
-      'echo "pipe=$CUDA_MPS_PIPE_DIRECTORY threads=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"; sleep 2';
-    const first = (await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 250, gpuMemoryMiB: 10240 })))
-      .body;
-    const second = (await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 500 }))).body;
-    const running = await waitForJob(server, first.id, (j) => j.state === 'running');
-    await waitForJob(server, second.id, (j) => j.state === 'running');
-    expect(running.placement.mode).toBe('mps');
-    expect(running.placement.enforcement).toEqual({ gpuMemory: 'driver-per-process', compute: 'driver-per-process' });
-    const uuid = running.placement.gpus[0].uuid as string;
-    const done = await Promise.all(
-      [first.id, second.id].map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded')),
-    );
-    expect(done.length).toBe(2);
-    // The daemon is told to quit once the GPU has no MPS job left.
-    const calls = await pollFor('the MPS daemon to be told to quit', () => {
-      const lines = readFileSync(log, 'utf8').trim().split('\n');
-      return lines.at(-1) === 'stdin quit' ? lines : undefined;
-    });
-    const pipe = join(server.dataDir, 'data', 'mps', uuid, 'pipe');
-    expect(calls[0]).toBe(`run [-d] CUDA_VISIBLE_DEVICES=${uuid} pipe=${pipe}`);
-    expect(calls.filter((c) => c.startsWith('run [-d]'))).toHaveLength(1); // one daemon for both jobs
-    expect(calls.at(-1)).toBe('stdin quit');
-    const out = readFileSync(join(jobFolder(server, first.id), 'attempt-1.stdout.log'), 'utf8');
-    expect(out).toBe(`pipe=${pipe} threads=25 limit=${uuid}=10240M\n`);
-  });
+  it(
+    'starts one daemon per GPU on demand, hands the pipe to the job, and quits it when the GPU has ' + 'no MPS job',
+    async () => {
+      server = await startServe({ simulateGpus: '1xA100-80GB', env: { PATH: `${bin}:${process.env.PATH}` } });
+      const script =
+        'echo "pipe=$CUDA_MPS_PIPE_DIRECTORY threads=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE ' +
+        'limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"; sleep 2';
+      const first = (
+        await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 250, gpuMemoryMiB: 10240 }))
+      ).body;
+      const second = (await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 500 }))).body;
+      const running = await waitForJob(server, first.id, (j) => j.state === 'running');
+      await waitForJob(server, second.id, (j) => j.state === 'running');
+      expect(running.placement.mode).toBe('mps');
+      expect(running.placement.enforcement).toEqual({ gpuMemory: 'driver-per-process', compute: 'driver-per-process' });
+      const uuid = running.placement.gpus[0].uuid as string;
+      const done = await Promise.all(
+        [first.id, second.id].map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded')),
+      );
+      expect(done.length).toBe(2);
+      // The daemon is told to quit once the GPU has no MPS job left.
+      const calls = await pollFor('the MPS daemon to be told to quit', () => {
+        const lines = readFileSync(log, 'utf8').trim().split('\n');
+        return lines.at(-1) === 'stdin quit' ? lines : undefined;
+      });
+      const pipe = join(server.dataDir, 'data', 'mps', uuid, 'pipe');
+      expect(calls[0]).toBe(`run [-d] CUDA_VISIBLE_DEVICES=${uuid} pipe=${pipe}`);
+      expect(calls.filter((c) => c.startsWith('run [-d]'))).toHaveLength(1); // one daemon for both jobs
+      expect(calls.at(-1)).toBe('stdin quit');
+      const out = readFileSync(join(jobFolder(server, first.id), 'attempt-1.stdout.log'), 'utf8');
+      expect(out).toBe(`pipe=${pipe} threads=25 limit=${uuid}=10240M\n`);
+    },
+  );
 });

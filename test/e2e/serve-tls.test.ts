@@ -102,7 +102,8 @@ describe('gpushare serve: TLS by default', () => {
     const plain = cli(again, ['gpus', '--url', again.url.replace('https:', 'http:')]);
     expect([plain.code, plain.stderr]).toEqual([
       3,
-      `error: cannot reach the gpushare server at ${again.url.replace('https:', 'http:')}: connection reset; if the server uses TLS (the default), use its https:// URL\n`,
+      `error: cannot reach the gpushare server at ${again.url.replace('https:', 'http:')}: connection ` +
+        `reset; if the server uses TLS (the default), use its https:// URL\n`,
     ]);
 
     // An https URL without a CA: the CLI names the config keys, the flag and the variable to set.
@@ -112,8 +113,11 @@ describe('gpushare serve: TLS by default', () => {
     const noCa = cli({ ...again, configHome: bare }, ['gpus']);
     expect(noCa.code).toBe(3);
     expect(noCa.stderr).toBe(
-      `error: cannot reach the gpushare server at ${again.url}: the server's TLS certificate is not trusted: unable to verify the first certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE); ` +
-        `no CA is configured for this https server: set ca: (the CA certificate's PEM text; \`gpushare serve\` writes it) or caFile: (its path) in ${join(bare, 'gpushare', 'config.yaml')}, or pass --ca FILE or set GPUSHARE_CA_FILE\n`,
+      `error: cannot reach the gpushare server at ${again.url}: the server's TLS certificate is not ` +
+        `trusted: unable to verify the first certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE); ` +
+        (`no CA is configured for this https server: set ca: (the CA certificate's PEM text; \`gpushare ` +
+          `serve\` writes it) or caFile: (its path) in ${join(bare, 'gpushare', 'config.yaml')}, or pass ` +
+          `--ca FILE or set GPUSHARE_CA_FILE\n`),
     );
     // caFile (a path) works as well as ca.
     writeFileSync(
@@ -123,68 +127,83 @@ describe('gpushare serve: TLS by default', () => {
     expect(cli({ ...again, configHome: bare }, ['gpus']).code).toBe(0);
   });
 
-  it('refuses a server whose certificate another CA signed (--ca, and a server started with --tls-cert/--tls-key of another CA)', async () => {
-    const first = await start({});
-    const second = await start({});
-    expect(readFileSync(tlsFile(first, 'ca.crt'), 'utf8')).not.toBe(readFileSync(tlsFile(second, 'ca.crt'), 'utf8'));
-    // The first server, checked against the second server's CA.
-    const wrongCa = cli(first, ['gpus', '--ca', tlsFile(second, 'ca.crt')]);
-    expect(wrongCa.code).toBe(3);
-    expect(wrongCa.stderr).toBe(
-      `error: cannot reach the gpushare server at ${first.url}: the server's TLS certificate is not trusted: unable to verify the first certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE); ` +
-        `it was checked against the CA from --ca ${tlsFile(second, 'ca.crt')}; if that is not this server's CA, point ca: or caFile: in ${join(first.configHome, 'gpushare', 'config.yaml')}, --ca or GPUSHARE_CA_FILE at the right one\n`,
-    );
-    // A server with the second server's certificate and key, announcing the first server's CA.
-    const own = await start({
-      extraArgs: [
-        '--tls-cert',
-        tlsFile(second, 'server.crt'),
-        '--tls-key',
-        tlsFile(second, 'server.key'),
-        '--tls-ca',
-        tlsFile(first, 'ca.crt'),
-      ],
-    });
-    expect(own.stderr).toContain(
-      `TLS: certificate ${tlsFile(second, 'server.crt')}, CA ${tlsFile(first, 'ca.crt')} (written into the CLI config)`,
-    );
-    const refused = cli(own, ['gpus']);
-    expect([refused.code, refused.stdout]).toEqual([3, '']);
-    expect(refused.stderr).toContain(
-      `error: cannot reach the gpushare server at ${own.url}: the server's TLS certificate is not trusted: unable to verify the first certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE); it was checked against the CA from ca in `,
-    );
-    // ... and with the CA that did sign it, the same server is trusted.
-    expect(cli(own, ['gpus', '--ca', tlsFile(second, 'ca.crt')]).code).toBe(0);
-    expect(
-      (await serverFetch({ url: own.url, caCert: readFileSync(tlsFile(second, 'ca.crt'), 'utf8') }, '/healthz')).status,
-    ).toBe(200);
-    // A key that is not the certificate's: the server does not start, and says why.
-    await expect(
-      startServe({
-        simulateGpus: '1xT4',
-        extraArgs: ['--tls-cert', tlsFile(second, 'server.crt'), '--tls-key', tlsFile(first, 'server.key')],
-      }),
-    ).rejects.toThrow(
-      `error: --tls-key: ${tlsFile(first, 'server.key')} is not the key of --tls-cert ${tlsFile(second, 'server.crt')}`,
-    );
-  });
+  it(
+    'refuses a server whose certificate another CA signed (--ca, and a server started with ' +
+      '--tls-cert/--tls-key of another CA)',
+    async () => {
+      const first = await start({});
+      const second = await start({});
+      expect(readFileSync(tlsFile(first, 'ca.crt'), 'utf8')).not.toBe(readFileSync(tlsFile(second, 'ca.crt'), 'utf8'));
+      // The first server, checked against the second server's CA.
+      const wrongCa = cli(first, ['gpus', '--ca', tlsFile(second, 'ca.crt')]);
+      expect(wrongCa.code).toBe(3);
+      expect(wrongCa.stderr).toBe(
+        `error: cannot reach the gpushare server at ${first.url}: the server's TLS certificate is not ` +
+          `trusted: unable to verify the first certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE); ` +
+          (`it was checked against the CA from --ca ${tlsFile(second, 'ca.crt')}; if that is not this ` +
+            `server's CA, point ca: or caFile: in ${join(first.configHome, 'gpushare', 'config.yaml')}, --ca ` +
+            `or GPUSHARE_CA_FILE at the right one\n`),
+      );
+      // A server with the second server's certificate and key, announcing the first server's CA.
+      const own = await start({
+        extraArgs: [
+          '--tls-cert',
+          tlsFile(second, 'server.crt'),
+          '--tls-key',
+          tlsFile(second, 'server.key'),
+          '--tls-ca',
+          tlsFile(first, 'ca.crt'),
+        ],
+      });
+      expect(own.stderr).toContain(
+        `TLS: certificate ${tlsFile(second, 'server.crt')}, CA ${tlsFile(first, 'ca.crt')} (written into ` +
+          `the CLI config)`,
+      );
+      const refused = cli(own, ['gpus']);
+      expect([refused.code, refused.stdout]).toEqual([3, '']);
+      expect(refused.stderr).toContain(
+        `error: cannot reach the gpushare server at ${own.url}: the server's TLS certificate is not ` +
+          `trusted: unable to verify the first certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE); it was checked ` +
+          `against the CA from ca in `,
+      );
+      // ... and with the CA that did sign it, the same server is trusted.
+      expect(cli(own, ['gpus', '--ca', tlsFile(second, 'ca.crt')]).code).toBe(0);
+      expect(
+        (await serverFetch({ url: own.url, caCert: readFileSync(tlsFile(second, 'ca.crt'), 'utf8') }, '/healthz'))
+          .status,
+      ).toBe(200);
+      // A key that is not the certificate's: the server does not start, and says why.
+      await expect(
+        startServe({
+          simulateGpus: '1xT4',
+          extraArgs: ['--tls-cert', tlsFile(second, 'server.crt'), '--tls-key', tlsFile(first, 'server.key')],
+        }),
+      ).rejects.toThrow(
+        `error: --tls-key: ${tlsFile(first, 'server.key')} is not the key of --tls-cert ` +
+          `${tlsFile(second, 'server.crt')}`,
+      );
+    },
+  );
 
-  it('serves plain HTTP only with --insecure-http, warns, and keeps an old CLI config (http URL, no CA) working', async () => {
-    const server = await start({ extraArgs: ['--insecure-http'] });
-    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(server.stderr).toContain('"level":40');
-    expect(server.stderr).toContain('TLS is off (--insecure-http): the API, tokens included, travels in clear text');
-    const config = parse(readFileSync(join(server.configHome, 'gpushare', 'config.yaml'), 'utf8')) as Record<
-      string,
-      string
-    >;
-    expect(config).toEqual({ url: server.url, token: server.adminToken });
-    const gpus = cli(server, ['gpus']);
-    expect([gpus.code, gpus.stderr]).toEqual([0, '']);
-    expect(await plainHttpGet(Number(new URL(server.url).port), '/healthz')).toEqual({
-      status: 200,
-      body: '{"status":"ok"}',
-    });
-    expect(() => statSync(join(server.dataDir, 'data', 'tls'))).toThrow(/ENOENT/);
-  });
+  it(
+    'serves plain HTTP only with --insecure-http, warns, and keeps an old CLI config (http URL, no ' + 'CA) working',
+    async () => {
+      const server = await start({ extraArgs: ['--insecure-http'] });
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(server.stderr).toContain('"level":40');
+      expect(server.stderr).toContain('TLS is off (--insecure-http): the API, tokens included, travels in clear text');
+      const config = parse(readFileSync(join(server.configHome, 'gpushare', 'config.yaml'), 'utf8')) as Record<
+        string,
+        string
+      >;
+      expect(config).toEqual({ url: server.url, token: server.adminToken });
+      const gpus = cli(server, ['gpus']);
+      expect([gpus.code, gpus.stderr]).toEqual([0, '']);
+      expect(await plainHttpGet(Number(new URL(server.url).port), '/healthz')).toEqual({
+        status: 200,
+        body: '{"status":"ok"}',
+      });
+      expect(() => statSync(join(server.dataDir, 'data', 'tls'))).toThrow(/ENOENT/);
+    },
+  );
 });

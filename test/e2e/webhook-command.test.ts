@@ -90,91 +90,96 @@ describe('gpushare webhook (built CLI)', () => {
     ]);
   });
 
-  it('serves AdmissionReviews over HTTPS with the configured schedulerName and memory bound, and stops on SIGTERM', async () => {
-    child = spawn(
-      process.execPath,
-      [
-        BIN,
-        'webhook',
-        '--host',
-        '127.0.0.1',
-        '--port',
-        '0',
-        '--tls-cert',
-        join(dir, 'tls.crt'),
-        '--tls-key',
-        join(dir, 'tls.key'),
-        '--max-gpu-memory-mib',
-        '81920',
-        '--scheduler-name',
-        'gpushare',
-        '--log-level',
-        'warn',
-      ],
-      { cwd: ROOT, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`no listening line in 60 s; stdout ${stdout}; stderr ${stderr}`)),
-        60_000,
+  it(
+    'serves AdmissionReviews over HTTPS with the configured schedulerName and memory bound, and ' + 'stops on SIGTERM',
+    async () => {
+      child = spawn(
+        process.execPath,
+        [
+          BIN,
+          'webhook',
+          '--host',
+          '127.0.0.1',
+          '--port',
+          '0',
+          '--tls-cert',
+          join(dir, 'tls.crt'),
+          '--tls-key',
+          join(dir, 'tls.key'),
+          '--max-gpu-memory-mib',
+          '81920',
+          '--scheduler-name',
+          'gpushare',
+          '--log-level',
+          'warn',
+        ],
+        { cwd: ROOT, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] },
       );
-      const check = (): void => {
-        const match = /listening on (https:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      };
-      child!.stdout!.on('data', check);
-      child!.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
-    expect(stdout).toBe(
-      `gpushare webhook listening on ${url} (POST /mutate, GET /healthz); GPU memory bound: 81920 MiB (--max-gpu-memory-mib); schedulerName: gpushare\n`,
-    );
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no listening line in 60 s; stdout ${stdout}; stderr ${stderr}`)),
+          60_000,
+        );
+        const check = (): void => {
+          const match = /listening on (https:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        };
+        child!.stdout!.on('data', check);
+        child!.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+      });
+      expect(stdout).toBe(
+        `gpushare webhook listening on ${url} (POST /mutate, GET /healthz); GPU memory bound: 81920 MiB ` +
+          `(--max-gpu-memory-mib); schedulerName: gpushare\n`,
+      );
 
-    const pod = workloadOf('Pod', 'p', {
-      spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': '0.5' } } }] },
-    });
-    const ok = await post(url, reviewOf(pod, { uid: 'u-1' }));
-    expect(ok.status).toBe(200);
-    expect(ok.json.response.allowed).toBe(true);
-    expect(decodePatch(ok.json.response as { patch?: string; patchType?: string })).toContainEqual({
-      op: 'add',
-      path: '/spec/schedulerName',
-      value: 'gpushare',
-    });
+      const pod = workloadOf('Pod', 'p', {
+        spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': '0.5' } } }] },
+      });
+      const ok = await post(url, reviewOf(pod, { uid: 'u-1' }));
+      expect(ok.status).toBe(200);
+      expect(ok.json.response.allowed).toBe(true);
+      expect(decodePatch(ok.json.response as { patch?: string; patchType?: string })).toContainEqual({
+        op: 'add',
+        path: '/spec/schedulerName',
+        value: 'gpushare',
+      });
 
-    const big = workloadOf('Pod', 'p', {
-      metadata: { annotations: { 'gpushare.io/gpu-memory-mib': '90000' } },
-      spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': '1' } } }] },
-    });
-    const denied = await post(url, reviewOf(big, { uid: 'u-2' }));
-    expect(denied.json.response).toEqual({
-      uid: 'u-2',
-      allowed: false,
-      status: {
-        status: 'Failure',
-        code: 422,
-        reason: 'Invalid',
-        message:
-          'container "c": metadata.annotations[gpushare.io/gpu-memory-mib]: 90000 MiB per GPU: more than the largest GPU of any gpushare node (81920 MiB)',
-      },
-    });
+      const big = workloadOf('Pod', 'p', {
+        metadata: { annotations: { 'gpushare.io/gpu-memory-mib': '90000' } },
+        spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': '1' } } }] },
+      });
+      const denied = await post(url, reviewOf(big, { uid: 'u-2' }));
+      expect(denied.json.response).toEqual({
+        uid: 'u-2',
+        allowed: false,
+        status: {
+          status: 'Failure',
+          code: 422,
+          reason: 'Invalid',
+          message:
+            'container "c": metadata.annotations[gpushare.io/gpu-memory-mib]: 90000 MiB per GPU: more than ' +
+            'the largest GPU of any gpushare node (81920 MiB)',
+        },
+      });
 
-    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    const code = await Promise.race([
-      exited,
-      new Promise<string>((resolve) => setTimeout(() => resolve('still running after 10 s'), 10_000).unref()),
-    ]);
-    expect(code).toBe(0);
-    // Denials are logged at warn (stderr, JSON lines).
-    expect(stderr).toContain('"allowed":false');
-  });
+      const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      const code = await Promise.race([
+        exited,
+        new Promise<string>((resolve) => setTimeout(() => resolve('still running after 10 s'), 10_000).unref()),
+      ]);
+      expect(code).toBe(0);
+      // Denials are logged at warn (stderr, JSON lines).
+      expect(stderr).toContain('"allowed":false');
+    },
+  );
 
   it('keeps the webhook out of the client bundle', () => {
     const bundle = readFileSync(join(ROOT, 'dist', 'main', 'gpushare.js'), 'utf8');

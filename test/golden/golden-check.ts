@@ -54,5 +54,8 @@ export function compareWithGolden(ctx: GoldenContext, policy: string, seed: numb
     const d = decisionAt(seq, at);
     return d.node === null ? 'unplaced' : `node ${d.node} (${ctx.nodes[d.node]?.name}) GPUs [${d.gpus.join(',')}]`;
   };
-  return `${key}: arrival ${at} diverges: golden ${show(expected)}, now ${show(actual)} (golden digest ${recorded.sha256.slice(0, 12)}, now ${sequenceDigest(actual).slice(0, 12)})`;
+  return (
+    `${key}: arrival ${at} diverges: golden ${show(expected)}, now ${show(actual)} (golden digest ` +
+    `${recorded.sha256.slice(0, 12)}, now ${sequenceDigest(actual).slice(0, 12)})`
+  );
 }

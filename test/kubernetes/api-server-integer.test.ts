@@ -23,9 +23,13 @@ const RECORDED_AS_WRITTEN = [
   '* spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer',
 ].join('\n');
 
-/** The same manifest with a selector and matching labels: the integer error is all that is left (one error: one line). */
+/**
+ * The same manifest with a selector and matching labels: the integer error is all that is left (one error: one line).
+ */
 const RECORDED_WITH_SELECTOR =
-  'The Deployment "gpu-shared-job" is invalid: spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer';
+  'The Deployment "gpu-shared-job" is invalid: ' +
+  'spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an ' +
+  'integer';
 
 const INTEGER_ERROR =
   'spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer';

@@ -35,7 +35,8 @@ describe('where the components come from', () => {
     expect(() =>
       kubernetesAvailable({ GPUSHARE_KUBERNETES_DIR: '/nonexistent/k8s', GPUSHARE_REQUIRE_TOOLS: '1' }),
     ).toThrow(
-      '/nonexistent/k8s/etcd not found; install it with: scripts/build-kubernetes.sh (required because GPUSHARE_REQUIRE_TOOLS=1)',
+      '/nonexistent/k8s/etcd not found; install it with: scripts/build-kubernetes.sh (required because ' +
+        'GPUSHARE_REQUIRE_TOOLS=1)',
     );
   });
 });

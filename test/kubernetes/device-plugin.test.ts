@@ -167,24 +167,27 @@ describe('device plugin with the stand-in kubelet', () => {
     console.log(`ListAndWatch: unhealthy seen after ${downMs} ms, healthy again after ${upMs} ms`);
   });
 
-  it('registers again within 5 s after the kubelet restarts (every socket deleted, kubelet.sock recreated)', async () => {
-    const before = kubelet.completedRegistrations;
-    const started = Date.now();
-    await kubelet.restart();
-    await kubelet.onRegistrations(before + 1, 5000);
-    const devices = await kubelet.onDevices(RESOURCES.gpuSlot, allHealthy, 5000);
-    const ms = Date.now() - started;
-    expect(devices).toHaveLength(128);
-    expect(kubelet.registrations.at(-1)!.endpoint).toBe('gpushare-gpu-slot.sock');
-    expect(await waitUntil(() => plugin.registrations() === before + 1, 5000)).toBe(true);
-    expect(ms).toBeLessThan(5000);
-    console.log(`re-registered ${ms} ms after the kubelet restart`);
-    // Its own socket deleted alone: it serves again and registers again.
-    rmSync(plugin.socketPath);
-    await kubelet.onRegistrations(before + 2, 5000);
-    await kubelet.onDevices(RESOURCES.gpuSlot, allHealthy, 5000);
-    expect(await waitUntil(() => plugin.registrations() === before + 2, 5000)).toBe(true);
-  });
+  it(
+    'registers again within 5 s after the kubelet restarts (every socket deleted, kubelet.sock ' + 'recreated)',
+    async () => {
+      const before = kubelet.completedRegistrations;
+      const started = Date.now();
+      await kubelet.restart();
+      await kubelet.onRegistrations(before + 1, 5000);
+      const devices = await kubelet.onDevices(RESOURCES.gpuSlot, allHealthy, 5000);
+      const ms = Date.now() - started;
+      expect(devices).toHaveLength(128);
+      expect(kubelet.registrations.at(-1)!.endpoint).toBe('gpushare-gpu-slot.sock');
+      expect(await waitUntil(() => plugin.registrations() === before + 1, 5000)).toBe(true);
+      expect(ms).toBeLessThan(5000);
+      console.log(`re-registered ${ms} ms after the kubelet restart`);
+      // Its own socket deleted alone: it serves again and registers again.
+      rmSync(plugin.socketPath);
+      await kubelet.onRegistrations(before + 2, 5000);
+      await kubelet.onDevices(RESOURCES.gpuSlot, allHealthy, 5000);
+      expect(await waitUntil(() => plugin.registrations() === before + 2, 5000)).toBe(true);
+    },
+  );
 
   it('gives each of 20 pods, allocated in random order, exactly the GPUs of its own assignment', async () => {
     const expected = new Map<string, string>();
@@ -223,7 +226,8 @@ describe('device plugin with the stand-in kubelet', () => {
     expect(admitted).toHaveLength(20);
     const lists = kubelet.podResourcesCalls.served - callsBefore.served;
     console.log(
-      `20 parallel PreStartContainer calls: ${lists} PodResources List calls served, ${kubelet.podResourcesCalls.rejected - callsBefore.rejected} refused by the kubelet's rate limit`,
+      `20 parallel PreStartContainer calls: ${lists} PodResources List calls served, ` +
+        `${kubelet.podResourcesCalls.rejected - callsBefore.rejected} refused by the kubelet's rate limit`,
     );
     expect(lists).toBeLessThanOrEqual(20);
     const slotsUsed = new Set<string>();
@@ -251,76 +255,81 @@ describe('device plugin with the stand-in kubelet', () => {
     for (const pod of standInPods) kubelet.removePod(pod.namespace, pod.name);
   });
 
-  it("fails PreStartContainer of a pod without an assignment, naming the pod, and removes the slot's earlier spec", async () => {
-    pods.set(
-      'default',
-      'earlier',
-      assignmentAnnotations(assignmentOn(NODE, 'exclusive', [{ index: 4, gpuMilli: 1000, gpuMemoryMiB: 81920 }])),
-    );
-    const [earlier] = (
-      await kubelet.admitPod(RESOURCES.gpuSlot, {
-        namespace: 'default',
-        name: 'earlier',
-        containers: [{ name: 'main', slotCount: 1 }],
-      })
-    ).containers;
-    expect(envOf(readSpec(cdiDir, earlier!.deviceIds[0]!)).CUDA_VISIBLE_DEVICES).toBe(uuidOf(4));
-    kubelet.removePod('default', 'earlier');
-    pods.set('default', 'plain', { [POD_ANNOTATIONS.container]: 'main' });
-    const [main] = (
-      await kubelet.admitPod(RESOURCES.gpuSlot, {
-        namespace: 'default',
-        name: 'plain',
-        containers: [{ name: 'main', slotCount: 1 }],
-      })
-    ).containers;
-    expect(main!.deviceIds).toEqual(earlier!.deviceIds);
-    expect(existsSync(join(cdiDir, cdiSpecFileName(main!.deviceIds[0]!)))).toBe(false);
-    expect(main!.allocateError).toBeNull();
-    expect(main!.preStartError!.code).toBe(status.FAILED_PRECONDITION);
-    expect(main!.preStartError!.details).toContain('pod default/plain was not placed by the gpushare extender');
-    expect(main!.preStartError!.details).toContain('no gpushare.io/assignment annotation');
-    kubelet.removePod('default', 'plain');
+  it(
+    "fails PreStartContainer of a pod without an assignment, naming the pod, and removes the slot's " + 'earlier spec',
+    async () => {
+      pods.set(
+        'default',
+        'earlier',
+        assignmentAnnotations(assignmentOn(NODE, 'exclusive', [{ index: 4, gpuMilli: 1000, gpuMemoryMiB: 81920 }])),
+      );
+      const [earlier] = (
+        await kubelet.admitPod(RESOURCES.gpuSlot, {
+          namespace: 'default',
+          name: 'earlier',
+          containers: [{ name: 'main', slotCount: 1 }],
+        })
+      ).containers;
+      expect(envOf(readSpec(cdiDir, earlier!.deviceIds[0]!)).CUDA_VISIBLE_DEVICES).toBe(uuidOf(4));
+      kubelet.removePod('default', 'earlier');
+      pods.set('default', 'plain', { [POD_ANNOTATIONS.container]: 'main' });
+      const [main] = (
+        await kubelet.admitPod(RESOURCES.gpuSlot, {
+          namespace: 'default',
+          name: 'plain',
+          containers: [{ name: 'main', slotCount: 1 }],
+        })
+      ).containers;
+      expect(main!.deviceIds).toEqual(earlier!.deviceIds);
+      expect(existsSync(join(cdiDir, cdiSpecFileName(main!.deviceIds[0]!)))).toBe(false);
+      expect(main!.allocateError).toBeNull();
+      expect(main!.preStartError!.code).toBe(status.FAILED_PRECONDITION);
+      expect(main!.preStartError!.details).toContain('pod default/plain was not placed by the gpushare extender');
+      expect(main!.preStartError!.details).toContain('no gpushare.io/assignment annotation');
+      kubelet.removePod('default', 'plain');
 
-    pods.set(
-      'default',
-      'elsewhere',
-      assignmentAnnotations(
-        assignmentOn('gpu-node-b', 'exclusive', [{ index: 0, gpuMilli: 1000, gpuMemoryMiB: 81920 }]),
-      ),
-    );
-    const [other] = (
-      await kubelet.admitPod(RESOURCES.gpuSlot, {
-        namespace: 'default',
-        name: 'elsewhere',
-        containers: [{ name: 'main', slotCount: 1 }],
-      })
-    ).containers;
-    expect(other!.preStartError!.code).toBe(status.FAILED_PRECONDITION);
-    expect(other!.preStartError!.details).toContain(
-      'pod default/elsewhere was not placed by the gpushare extender (its assignment names node gpu-node-b, this is node gpu-node-a)',
-    );
-    kubelet.removePod('default', 'elsewhere');
+      pods.set(
+        'default',
+        'elsewhere',
+        assignmentAnnotations(
+          assignmentOn('gpu-node-b', 'exclusive', [{ index: 0, gpuMilli: 1000, gpuMemoryMiB: 81920 }]),
+        ),
+      );
+      const [other] = (
+        await kubelet.admitPod(RESOURCES.gpuSlot, {
+          namespace: 'default',
+          name: 'elsewhere',
+          containers: [{ name: 'main', slotCount: 1 }],
+        })
+      ).containers;
+      expect(other!.preStartError!.code).toBe(status.FAILED_PRECONDITION);
+      expect(other!.preStartError!.details).toContain(
+        'pod default/elsewhere was not placed by the gpushare extender (its assignment names node ' +
+          'gpu-node-b, this is node gpu-node-a)',
+      );
+      kubelet.removePod('default', 'elsewhere');
 
-    const foreign = assignmentOn(NODE, 'exclusive', [{ index: 1, gpuMilli: 1000, gpuMemoryMiB: 81920 }]);
-    pods.set(
-      'default',
-      'foreign',
-      assignmentAnnotations({ ...foreign, gpus: foreign.gpus.map((g) => ({ ...g, uuid: 'GPU-of-another-tenant' })) }),
-    );
-    const [stolen] = (
-      await kubelet.admitPod(RESOURCES.gpuSlot, {
-        namespace: 'default',
-        name: 'foreign',
-        containers: [{ name: 'main', slotCount: 1 }],
-      })
-    ).containers;
-    expect(stolen!.preStartError!.code).toBe(status.FAILED_PRECONDITION);
-    expect(stolen!.preStartError!.details).toContain(
-      'pod default/foreign was not placed by the gpushare extender (its assignment names GPU 1 GPU-of-another-tenant, which is not a GPU of node gpu-node-a)',
-    );
-    kubelet.removePod('default', 'foreign');
-  });
+      const foreign = assignmentOn(NODE, 'exclusive', [{ index: 1, gpuMilli: 1000, gpuMemoryMiB: 81920 }]);
+      pods.set(
+        'default',
+        'foreign',
+        assignmentAnnotations({ ...foreign, gpus: foreign.gpus.map((g) => ({ ...g, uuid: 'GPU-of-another-tenant' })) }),
+      );
+      const [stolen] = (
+        await kubelet.admitPod(RESOURCES.gpuSlot, {
+          namespace: 'default',
+          name: 'foreign',
+          containers: [{ name: 'main', slotCount: 1 }],
+        })
+      ).containers;
+      expect(stolen!.preStartError!.code).toBe(status.FAILED_PRECONDITION);
+      expect(stolen!.preStartError!.details).toContain(
+        'pod default/foreign was not placed by the gpushare extender (its assignment names GPU 1 ' +
+          'GPU-of-another-tenant, which is not a GPU of node gpu-node-a)',
+      );
+      kubelet.removePod('default', 'foreign');
+    },
+  );
 
   it('gives an mps pod the thread percentage, pinned memory limit and pipe directory of its assignment', async () => {
     const assignment = assignmentOn(NODE, 'mps', [
@@ -423,34 +432,38 @@ describe('device plugin without fs.watch', () => {
     }
   });
 
-  it('the stand-in kubelet refuses an unsupported version and a resource name under kubernetes.io, as the kubelet does', async () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'gpushare-dp-refuse-'));
-    const kubelet = await startStandInKubelet({ dir: join(tmp, 'device-plugins') });
-    try {
-      const options = { pre_start_required: false, get_preferred_allocation_available: false };
-      await expect(
-        registerWithKubelet(
-          kubelet.kubeletSocket,
-          { version: 'v1alpha', endpoint: 'x.sock', resource_name: 'gpushare.io/gpu-slot', options },
-          5000,
-        ),
-      ).rejects.toThrow(
-        'requested API version "v1alpha" is not supported by kubelet. Supported versions are ["v1beta1"]',
-      );
-      await expect(
-        registerWithKubelet(
-          kubelet.kubeletSocket,
-          { version: 'v1beta1', endpoint: 'x.sock', resource_name: 'kubernetes.io/gpu', options },
-          5000,
-        ),
-      ).rejects.toThrow('the ResourceName "kubernetes.io/gpu" is invalid');
-      expect(kubelet.completedRegistrations).toBe(0);
-      expect(kubelet.registrations).toHaveLength(2);
-    } finally {
-      await kubelet.stop();
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  });
+  it(
+    'the stand-in kubelet refuses an unsupported version and a resource name under kubernetes.io, as ' +
+      'the kubelet does',
+    async () => {
+      const tmp = mkdtempSync(join(tmpdir(), 'gpushare-dp-refuse-'));
+      const kubelet = await startStandInKubelet({ dir: join(tmp, 'device-plugins') });
+      try {
+        const options = { pre_start_required: false, get_preferred_allocation_available: false };
+        await expect(
+          registerWithKubelet(
+            kubelet.kubeletSocket,
+            { version: 'v1alpha', endpoint: 'x.sock', resource_name: 'gpushare.io/gpu-slot', options },
+            5000,
+          ),
+        ).rejects.toThrow(
+          'requested API version "v1alpha" is not supported by kubelet. Supported versions are ["v1beta1"]',
+        );
+        await expect(
+          registerWithKubelet(
+            kubelet.kubeletSocket,
+            { version: 'v1beta1', endpoint: 'x.sock', resource_name: 'kubernetes.io/gpu', options },
+            5000,
+          ),
+        ).rejects.toThrow('the ResourceName "kubernetes.io/gpu" is invalid');
+        expect(kubelet.completedRegistrations).toBe(0);
+        expect(kubelet.registrations).toHaveLength(2);
+      } finally {
+        await kubelet.stop();
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('refuses to start when the discovered GPUs cannot be advertised one to one', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'gpushare-dp-bad-'));

@@ -123,50 +123,56 @@ describe.skipIf(!kubernetesAvailable())(
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-    it("accepts the manifest as written; 2 replicas share the one GPU, a third waits with the extender's reason and binds on a second node", async () => {
-      const p = plane();
-      const applied = await p.kubectl(['apply', '--filename', FIXTURE]);
-      expect(applied.code).toBe(0);
-      expect(applied.stdout).toBe('deployment.apps/gpu-shared-job created\n');
-      expect((await p.kubectl(['scale', 'deployment/gpu-shared-job', '--replicas=2'])).code).toBe(0);
-      const two = await poll('2 replicas bound', async () => {
-        const pods = await listPods(p, NS, SELECTOR);
-        return pods.length === 2 && pods.every((x) => boundAssignment(x) !== null) ? pods : undefined;
-      });
-      for (const pod of two) {
-        expect(boundAssignment(pod)!.gpus.map((g) => [g.uuid, g.gpuMilli])).toEqual([['GPU-gpu-1-0', 500]]);
-        expect(pod.metadata.annotations?.['gpushare.io/assigned-gpus']).toBe('GPU-gpu-1-0');
-      }
-      const stored = await p.request<{ items: { spec: { containers: { env?: { name: string }[] }[] } }[] }>(
-        'GET',
-        `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent(SELECTOR)}`,
-      );
-      expect(
-        stored.body!.items.flatMap((x) => x.spec.containers.flatMap((c) => c.env ?? [])).map((e) => e.name),
-      ).not.toContain('NVIDIA_VISIBLE_DEVICES');
+    it(
+      'accepts the manifest as written; 2 replicas share the one GPU, a third waits with the ' +
+        "extender's reason and binds on a second node",
+      async () => {
+        const p = plane();
+        const applied = await p.kubectl(['apply', '--filename', FIXTURE]);
+        expect(applied.code).toBe(0);
+        expect(applied.stdout).toBe('deployment.apps/gpu-shared-job created\n');
+        expect((await p.kubectl(['scale', 'deployment/gpu-shared-job', '--replicas=2'])).code).toBe(0);
+        const two = await poll('2 replicas bound', async () => {
+          const pods = await listPods(p, NS, SELECTOR);
+          return pods.length === 2 && pods.every((x) => boundAssignment(x) !== null) ? pods : undefined;
+        });
+        for (const pod of two) {
+          expect(boundAssignment(pod)!.gpus.map((g) => [g.uuid, g.gpuMilli])).toEqual([['GPU-gpu-1-0', 500]]);
+          expect(pod.metadata.annotations?.['gpushare.io/assigned-gpus']).toBe('GPU-gpu-1-0');
+        }
+        const stored = await p.request<{ items: { spec: { containers: { env?: { name: string }[] }[] } }[] }>(
+          'GET',
+          `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent(SELECTOR)}`,
+        );
+        expect(
+          stored.body!.items.flatMap((x) => x.spec.containers.flatMap((c) => c.env ?? [])).map((e) => e.name),
+        ).not.toContain('NVIDIA_VISIBLE_DEVICES');
 
-      expect((await p.kubectl(['scale', 'deployment/gpu-shared-job', '--replicas=3'])).code).toBe(0);
-      const third = await poll('the third replica Pending with a FailedScheduling event', async () => {
-        const pending = (await listPods(p, NS, SELECTOR)).filter((x) => x.spec.nodeName === undefined);
-        if (pending.length !== 1) return undefined;
-        const events = await failedSchedulingMessages(p, NS, pending[0]!.metadata.name);
-        return events.length > 0 ? { pod: pending[0]!, events } : undefined;
-      });
-      process.stdout.write(`third replica: ${third.events[0]}\n`);
-      expect(third.events.some((m) => m.includes('gpushare: 0 of the 1 GPU(s) needed have 500 milli-GPU'))).toBe(true);
+        expect((await p.kubectl(['scale', 'deployment/gpu-shared-job', '--replicas=3'])).code).toBe(0);
+        const third = await poll('the third replica Pending with a FailedScheduling event', async () => {
+          const pending = (await listPods(p, NS, SELECTOR)).filter((x) => x.spec.nodeName === undefined);
+          if (pending.length !== 1) return undefined;
+          const events = await failedSchedulingMessages(p, NS, pending[0]!.metadata.name);
+          return events.length > 0 ? { pod: pending[0]!, events } : undefined;
+        });
+        process.stdout.write(`third replica: ${third.events[0]}\n`);
+        expect(third.events.some((m) => m.includes('gpushare: 0 of the 1 GPU(s) needed have 500 milli-GPU'))).toBe(
+          true,
+        );
 
-      await p.createNode({
-        name: 'gpu-2',
-        gpuInventory: gpusOf('gpu-2', 1),
-        labels: { 'gpushare.io/gpu-memory-mib': '81920' },
-        allocatable: A100,
-      });
-      const bound = await poll('the third replica bound on gpu-2', async () => {
-        const pod = (await listPods(p, NS, SELECTOR)).find((x) => x.metadata.name === third.pod.metadata.name);
-        return pod && boundAssignment(pod) !== null ? pod : undefined;
-      });
-      expect(boundAssignment(bound)!.node).toBe('gpu-2');
-      expect(boundAssignment(bound)!.gpus.map((g) => g.uuid)).toEqual(['GPU-gpu-2-0']);
-    });
+        await p.createNode({
+          name: 'gpu-2',
+          gpuInventory: gpusOf('gpu-2', 1),
+          labels: { 'gpushare.io/gpu-memory-mib': '81920' },
+          allocatable: A100,
+        });
+        const bound = await poll('the third replica bound on gpu-2', async () => {
+          const pod = (await listPods(p, NS, SELECTOR)).find((x) => x.metadata.name === third.pod.metadata.name);
+          return pod && boundAssignment(pod) !== null ? pod : undefined;
+        });
+        expect(boundAssignment(bound)!.node).toBe('gpu-2');
+        expect(boundAssignment(bound)!.gpus.map((g) => g.uuid)).toEqual(['GPU-gpu-2-0']);
+      },
+    );
   },
 );

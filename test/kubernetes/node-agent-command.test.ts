@@ -123,90 +123,97 @@ describe('gpushare node-agent', () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('registers, publishes the node, prepares a pod, re-registers after a kubelet restart and stops on SIGTERM', async () => {
-    await kubelet.onRegistrations(1, 20_000).catch((e: Error) => {
-      throw new Error(`${e.message}; agent stderr: ${stderr}`);
-    });
-    const devices = await kubelet.onDevices(
-      RESOURCES.gpuSlot,
-      (ds) => ds.length === 8 && ds.every((d) => d.health === 'Healthy'),
-    );
-    expect(devices.map((d) => d.ID)).toEqual([
-      'gpu0-slot0',
-      'gpu0-slot1',
-      'gpu0-slot2',
-      'gpu0-slot3',
-      'gpu1-slot0',
-      'gpu1-slot1',
-      'gpu1-slot2',
-      'gpu1-slot3',
-    ]);
+  it(
+    'registers, publishes the node, prepares a pod, re-registers after a kubelet restart and stops ' + 'on SIGTERM',
+    async () => {
+      await kubelet.onRegistrations(1, 20_000).catch((e: Error) => {
+        throw new Error(`${e.message}; agent stderr: ${stderr}`);
+      });
+      const devices = await kubelet.onDevices(
+        RESOURCES.gpuSlot,
+        (ds) => ds.length === 8 && ds.every((d) => d.health === 'Healthy'),
+      );
+      expect(devices.map((d) => d.ID)).toEqual([
+        'gpu0-slot0',
+        'gpu0-slot1',
+        'gpu0-slot2',
+        'gpu0-slot3',
+        'gpu1-slot0',
+        'gpu1-slot1',
+        'gpu1-slot2',
+        'gpu1-slot3',
+      ]);
 
-    expect(
-      await waitUntil(() => patches.some((p) => p.url.startsWith(`/api/v1/nodes/${NODE}/status`)), 10_000, 20),
-      stderr,
-    ).toBe(true);
-    const metadata = patches.find((p) => p.url.startsWith(`/api/v1/nodes/${NODE}?`))!.body.metadata!;
-    expect(metadata.labels).toEqual({
-      'gpushare.io/managed': 'true',
-      'gpushare.io/gpu-model': 'A100-80GB',
-      'gpushare.io/gpu-memory-mib': '81920',
-      'gpushare.io/gpu-count': '2',
-    });
-    const inventory = parseInventory(metadata.annotations) as NodeInventory;
-    expect(inventory.gpus.map((g) => [g.index, g.model, g.healthy])).toEqual([
-      [0, 'A100-80GB', true],
-      [1, 'A100-80GB', true],
-    ]);
-    expect(patches.find((p) => p.url.startsWith(`/api/v1/nodes/${NODE}/status`))!.body.status).toEqual({
-      capacity: { 'gpushare.io/gpu': '2', 'gpushare.io/gpu-milli': '2000', 'gpushare.io/gpu-memory-mib': '163840' },
-      allocatable: { 'gpushare.io/gpu': '2', 'gpushare.io/gpu-milli': '2000', 'gpushare.io/gpu-memory-mib': '163840' },
-    });
+      expect(
+        await waitUntil(() => patches.some((p) => p.url.startsWith(`/api/v1/nodes/${NODE}/status`)), 10_000, 20),
+        stderr,
+      ).toBe(true);
+      const metadata = patches.find((p) => p.url.startsWith(`/api/v1/nodes/${NODE}?`))!.body.metadata!;
+      expect(metadata.labels).toEqual({
+        'gpushare.io/managed': 'true',
+        'gpushare.io/gpu-model': 'A100-80GB',
+        'gpushare.io/gpu-memory-mib': '81920',
+        'gpushare.io/gpu-count': '2',
+      });
+      const inventory = parseInventory(metadata.annotations) as NodeInventory;
+      expect(inventory.gpus.map((g) => [g.index, g.model, g.healthy])).toEqual([
+        [0, 'A100-80GB', true],
+        [1, 'A100-80GB', true],
+      ]);
+      expect(patches.find((p) => p.url.startsWith(`/api/v1/nodes/${NODE}/status`))!.body.status).toEqual({
+        capacity: { 'gpushare.io/gpu': '2', 'gpushare.io/gpu-milli': '2000', 'gpushare.io/gpu-memory-mib': '163840' },
+        allocatable: {
+          'gpushare.io/gpu': '2',
+          'gpushare.io/gpu-milli': '2000',
+          'gpushare.io/gpu-memory-mib': '163840',
+        },
+      });
 
-    const gpu1 = inventory.gpus[1]!;
-    podAnnotations.set(
-      'team-a/half',
-      assignmentAnnotations({
-        schema: 'v1',
-        node: NODE,
-        mode: 'timeslice',
-        gpus: [{ index: 1, uuid: gpu1.uuid, gpuMilli: 500, accountedGpuMilli: 500, gpuMemoryMiB: 40960, mig: null }],
-      }),
-    );
-    const [main] = (
-      await kubelet.admitPod(RESOURCES.gpuSlot, {
-        namespace: 'team-a',
-        name: 'half',
-        containers: [{ name: 'main', slotCount: 1 }],
-      })
-    ).containers;
-    expect(main!.preStartError).toBeNull();
-    const spec = JSON.parse(readFileSync(join(tmp, 'cdi', cdiSpecFileName(main!.deviceIds[0]!)), 'utf8')) as CdiSpec;
-    expect(spec.devices[0]!.containerEdits.env.slice(0, 2)).toEqual([
-      `CUDA_VISIBLE_DEVICES=${gpu1.uuid}`,
-      `NVIDIA_VISIBLE_DEVICES=${gpu1.uuid}`,
-    ]);
-    const [stray] = (
-      await kubelet.admitPod(RESOURCES.gpuSlot, {
-        namespace: 'team-a',
-        name: 'stray',
-        containers: [{ name: 'main', slotCount: 1 }],
-      })
-    ).containers;
-    expect(stray!.preStartError!.details).toBe(`pod team-a/stray (holder of ${stray!.deviceIds[0]}) does not exist`);
+      const gpu1 = inventory.gpus[1]!;
+      podAnnotations.set(
+        'team-a/half',
+        assignmentAnnotations({
+          schema: 'v1',
+          node: NODE,
+          mode: 'timeslice',
+          gpus: [{ index: 1, uuid: gpu1.uuid, gpuMilli: 500, accountedGpuMilli: 500, gpuMemoryMiB: 40960, mig: null }],
+        }),
+      );
+      const [main] = (
+        await kubelet.admitPod(RESOURCES.gpuSlot, {
+          namespace: 'team-a',
+          name: 'half',
+          containers: [{ name: 'main', slotCount: 1 }],
+        })
+      ).containers;
+      expect(main!.preStartError).toBeNull();
+      const spec = JSON.parse(readFileSync(join(tmp, 'cdi', cdiSpecFileName(main!.deviceIds[0]!)), 'utf8')) as CdiSpec;
+      expect(spec.devices[0]!.containerEdits.env.slice(0, 2)).toEqual([
+        `CUDA_VISIBLE_DEVICES=${gpu1.uuid}`,
+        `NVIDIA_VISIBLE_DEVICES=${gpu1.uuid}`,
+      ]);
+      const [stray] = (
+        await kubelet.admitPod(RESOURCES.gpuSlot, {
+          namespace: 'team-a',
+          name: 'stray',
+          containers: [{ name: 'main', slotCount: 1 }],
+        })
+      ).containers;
+      expect(stray!.preStartError!.details).toBe(`pod team-a/stray (holder of ${stray!.deviceIds[0]}) does not exist`);
 
-    const statusPatches = patches.filter((p) => p.url.includes('/status')).length;
-    await kubelet.restart();
-    await kubelet.onRegistrations(2, 5000);
-    expect(
-      await waitUntil(() => patches.filter((p) => p.url.includes('/status')).length > statusPatches, 5000, 20),
-    ).toBe(true);
+      const statusPatches = patches.filter((p) => p.url.includes('/status')).length;
+      await kubelet.restart();
+      await kubelet.onRegistrations(2, 5000);
+      expect(
+        await waitUntil(() => patches.filter((p) => p.url.includes('/status')).length > statusPatches, 5000, 20),
+      ).toBe(true);
 
-    const exited = new Promise<number | null>((resolve) => agent.once('exit', (code) => resolve(code)));
-    agent.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(existsSync(join(kubelet.dir, 'gpushare-gpu-slot.sock'))).toBe(false);
-  });
+      const exited = new Promise<number | null>((resolve) => agent.once('exit', (code) => resolve(code)));
+      agent.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(existsSync(join(kubelet.dir, 'gpushare-gpu-slot.sock'))).toBe(false);
+    },
+  );
 
   it('refuses to start without a node name, naming the flag', () => {
     const r = spawnSync(process.execPath, [BIN, 'node-agent', '--simulate-gpus', '1xT4'], {

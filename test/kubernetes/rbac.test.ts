@@ -176,7 +176,8 @@ describe.skipIf(!kubernetesAvailable())(
       expect(denied.status).toBe(403);
       expect(denied.body.reason).toBe('Forbidden');
       expect(denied.body.message).toBe(
-        `nodes "${GPU_NODE}" is forbidden: User "system:serviceaccount:gpushare-system:gpushare-extender" cannot delete resource "nodes" in API group "" at the cluster scope`,
+        `nodes "${GPU_NODE}" is forbidden: User "system:serviceaccount:gpushare-system:gpushare-extender" ` +
+          `cannot delete resource "nodes" in API group "" at the cluster scope`,
       );
       await expectCalls(account.extender, [
         ['GET', '/api/v1/secrets', 403],
@@ -283,85 +284,89 @@ describe.skipIf(!kubernetesAvailable())(
       }
     });
 
-    it('kube-scheduler runs the shipped configuration as system:kube-scheduler; the extender binds over TLS with its ServiceAccount', async () => {
-      const extender = await startFakeExtender(join(plane().dir, 'extender-ca.crt'), account.extender, {
-        [POD_ANNOTATIONS.assignedGpus]: 'GPU-from-extender',
-      });
-      try {
-        const configPath = join(plane().dir, 'shipped-scheduler-config.yaml');
-        writeTestSchedulerConfig(configPath, extender.urlPrefix, extender.caFile);
-        await plane().restartScheduler({ configPath, identity: 'component' });
-        const configz = await kubeRequest<{
-          componentconfig: { extenders: Record<string, unknown>[]; profiles: { schedulerName: string }[] };
-        }>({ ...plane().admin, serverUrl: plane().schedulerUrl }, 'GET', '/configz');
-        expect(configz.status).toBe(200);
-        expect(configz.body.componentconfig.profiles.map((p) => p.schedulerName)).toEqual(['default-scheduler']);
-        // As loaded (false and empty fields are left out): the shipped stanza with the test's URL and CA.
-        expect(configz.body.componentconfig.extenders).toEqual([
-          {
-            urlPrefix: extender.urlPrefix,
-            filterVerb: 'filter',
-            prioritizeVerb: 'prioritize',
-            weight: 10,
-            bindVerb: 'bind',
-            enableHTTPS: true,
-            tlsConfig: { caFile: extender.caFile },
-            httpTimeout: '30s',
-            nodeCacheCapable: true,
-            managedResources: [
-              { name: 'gpushare.io/gpu-slot' },
-              { name: 'gpushare.io/gpu', ignoredByScheduler: true },
-              { name: 'gpushare.io/gpu-milli', ignoredByScheduler: true },
-              { name: 'gpushare.io/gpu-memory-mib', ignoredByScheduler: true },
-            ],
-          },
-        ]);
-
-        expect(
-          (
-            await plane().request(
-              'POST',
-              `/api/v1/namespaces/${TENANT}/pods`,
-              podManifest('half-gpu', { 'gpushare.io/gpu-milli': '500', 'gpushare.io/gpu-slot': '1' }),
-            )
-          ).status,
-        ).toBe(201);
-        expect(
-          (await plane().request('POST', `/api/v1/namespaces/${TENANT}/pods`, podManifest('plain', { cpu: '1' })))
-            .status,
-        ).toBe(201);
-        const bound = async (name: string) => {
-          const pod = await plane().request<PodStatus>('GET', `/api/v1/namespaces/${TENANT}/pods/${name}`);
-          return pod.body.spec.nodeName === undefined ? undefined : pod.body;
-        };
-        const halfGpu = await pollFor('the extender to bind half-gpu', () => bound('half-gpu'), 60_000);
-        const plain = await pollFor('kube-scheduler to bind plain', () => bound('plain'), 60_000);
-
-        expect(extender.bindErrors).toEqual([]);
-        expect([GPU_NODE, AGENT_NODE]).toContain(halfGpu.spec.nodeName);
-        expect(halfGpu.metadata.annotations?.[POD_ANNOTATIONS.assignedGpus]).toBe('GPU-from-extender');
-        expect([GPU_NODE, AGENT_NODE]).toContain(plain.spec.nodeName);
-        expect(plain.metadata.annotations?.[POD_ANNOTATIONS.assignedGpus]).toBeUndefined();
-        // Only the pod with a managed resource reached the extender, by node names (nodeCacheCapable).
-        const podOf = (body: Record<string, unknown>) =>
-          (body.Pod as { metadata?: { name?: string } } | undefined)?.metadata?.name ?? body.PodName;
-        expect(extender.calls.map((c) => `${c.verb} ${String(podOf(c.body))}`)).toEqual([
-          'filter half-gpu',
-          'prioritize half-gpu',
-          'bind half-gpu',
-        ]);
-        const filter = extender.calls[0]!.body;
-        expect(filter.Nodes).toBeNull();
-        expect([...(filter.NodeNames as string[])].sort()).toEqual([GPU_NODE, AGENT_NODE]);
-        expect(extender.calls[2]!.body).toMatchObject({
-          PodName: 'half-gpu',
-          PodNamespace: TENANT,
-          Node: halfGpu.spec.nodeName,
+    it(
+      'kube-scheduler runs the shipped configuration as system:kube-scheduler; the extender binds ' +
+        'over TLS with its ServiceAccount',
+      async () => {
+        const extender = await startFakeExtender(join(plane().dir, 'extender-ca.crt'), account.extender, {
+          [POD_ANNOTATIONS.assignedGpus]: 'GPU-from-extender',
         });
-      } finally {
-        await extender.close();
-      }
-    });
+        try {
+          const configPath = join(plane().dir, 'shipped-scheduler-config.yaml');
+          writeTestSchedulerConfig(configPath, extender.urlPrefix, extender.caFile);
+          await plane().restartScheduler({ configPath, identity: 'component' });
+          const configz = await kubeRequest<{
+            componentconfig: { extenders: Record<string, unknown>[]; profiles: { schedulerName: string }[] };
+          }>({ ...plane().admin, serverUrl: plane().schedulerUrl }, 'GET', '/configz');
+          expect(configz.status).toBe(200);
+          expect(configz.body.componentconfig.profiles.map((p) => p.schedulerName)).toEqual(['default-scheduler']);
+          // As loaded (false and empty fields are left out): the shipped stanza with the test's URL and CA.
+          expect(configz.body.componentconfig.extenders).toEqual([
+            {
+              urlPrefix: extender.urlPrefix,
+              filterVerb: 'filter',
+              prioritizeVerb: 'prioritize',
+              weight: 10,
+              bindVerb: 'bind',
+              enableHTTPS: true,
+              tlsConfig: { caFile: extender.caFile },
+              httpTimeout: '30s',
+              nodeCacheCapable: true,
+              managedResources: [
+                { name: 'gpushare.io/gpu-slot' },
+                { name: 'gpushare.io/gpu', ignoredByScheduler: true },
+                { name: 'gpushare.io/gpu-milli', ignoredByScheduler: true },
+                { name: 'gpushare.io/gpu-memory-mib', ignoredByScheduler: true },
+              ],
+            },
+          ]);
+
+          expect(
+            (
+              await plane().request(
+                'POST',
+                `/api/v1/namespaces/${TENANT}/pods`,
+                podManifest('half-gpu', { 'gpushare.io/gpu-milli': '500', 'gpushare.io/gpu-slot': '1' }),
+              )
+            ).status,
+          ).toBe(201);
+          expect(
+            (await plane().request('POST', `/api/v1/namespaces/${TENANT}/pods`, podManifest('plain', { cpu: '1' })))
+              .status,
+          ).toBe(201);
+          const bound = async (name: string) => {
+            const pod = await plane().request<PodStatus>('GET', `/api/v1/namespaces/${TENANT}/pods/${name}`);
+            return pod.body.spec.nodeName === undefined ? undefined : pod.body;
+          };
+          const halfGpu = await pollFor('the extender to bind half-gpu', () => bound('half-gpu'), 60_000);
+          const plain = await pollFor('kube-scheduler to bind plain', () => bound('plain'), 60_000);
+
+          expect(extender.bindErrors).toEqual([]);
+          expect([GPU_NODE, AGENT_NODE]).toContain(halfGpu.spec.nodeName);
+          expect(halfGpu.metadata.annotations?.[POD_ANNOTATIONS.assignedGpus]).toBe('GPU-from-extender');
+          expect([GPU_NODE, AGENT_NODE]).toContain(plain.spec.nodeName);
+          expect(plain.metadata.annotations?.[POD_ANNOTATIONS.assignedGpus]).toBeUndefined();
+          // Only the pod with a managed resource reached the extender, by node names (nodeCacheCapable).
+          const podOf = (body: Record<string, unknown>) =>
+            (body.Pod as { metadata?: { name?: string } } | undefined)?.metadata?.name ?? body.PodName;
+          expect(extender.calls.map((c) => `${c.verb} ${String(podOf(c.body))}`)).toEqual([
+            'filter half-gpu',
+            'prioritize half-gpu',
+            'bind half-gpu',
+          ]);
+          const filter = extender.calls[0]!.body;
+          expect(filter.Nodes).toBeNull();
+          expect([...(filter.NodeNames as string[])].sort()).toEqual([GPU_NODE, AGENT_NODE]);
+          expect(extender.calls[2]!.body).toMatchObject({
+            PodName: 'half-gpu',
+            PodNamespace: TENANT,
+            Node: halfGpu.spec.nodeName,
+          });
+        } finally {
+          await extender.close();
+        }
+      },
+    );
 
     it('kube-scheduler also runs with a ServiceAccount token bound to its bootstrap roles', async () => {
       await plane().restartScheduler({ identity: 'serviceAccount' });

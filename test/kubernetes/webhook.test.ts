@@ -28,7 +28,8 @@ const FIXTURE = join(import.meta.dirname, 'fixtures', 'half-gpu-deployment.yaml'
 const SHIPPED = join(ROOT, 'deploy', 'kubernetes', 'webhook.yaml');
 const WARNING_ENV = 'Warning: container "tensorflow": removed NVIDIA_VISIBLE_DEVICES="0": gpushare assigns GPUs';
 const WARNING_SELECTOR =
-  'Warning: spec.selector and spec.template.metadata.labels were missing: added gpushare.io/workload=gpu-shared-job to both';
+  'Warning: spec.selector and spec.template.metadata.labels were missing: added ' +
+  'gpushare.io/workload=gpu-shared-job to both';
 const GPUSHARE_HALF = { 'gpushare.io/gpu-slot': '1', 'gpushare.io/gpu-milli': '500' };
 const REQUEST_ANNOTATIONS = {
   'gpushare.io/schema': 'v1',
@@ -152,18 +153,24 @@ describe.skipIf(!kubernetesAvailable())('gpushare webhook on kube-apiserver', ()
     expect(container.resources).toEqual({ limits: GPUSHARE_HALF, requests: GPUSHARE_HALF });
   });
 
-  it('the Pod the controller manager makes carries the gpushare resources and annotations, and no NVIDIA_VISIBLE_DEVICES', async () => {
-    const pod = await pollFor("the Deployment's pod", async () => {
-      const list = await plane().request<{ items: Pod[] }>(
-        'GET',
-        '/api/v1/namespaces/default/pods?labelSelector=gpushare.io%2Fworkload%3Dgpu-shared-job',
+  it(
+    'the Pod the controller manager makes carries the gpushare resources and annotations, and no ' +
+      'NVIDIA_VISIBLE_DEVICES',
+    async () => {
+      const pod = await pollFor("the Deployment's pod", async () => {
+        const list = await plane().request<{ items: Pod[] }>(
+          'GET',
+          '/api/v1/namespaces/default/pods?labelSelector=gpushare.io%2Fworkload%3Dgpu-shared-job',
+        );
+        return list.body.items.length === 1 ? list.body.items[0] : undefined;
+      });
+      expect(pod.metadata.annotations).toEqual(REQUEST_ANNOTATIONS);
+      expect(pod.spec.containers[0]!.resources).toEqual({ limits: GPUSHARE_HALF, requests: GPUSHARE_HALF });
+      expect(pod.spec.containers.flatMap((c) => c.env ?? []).map((e) => e.name)).not.toContain(
+        'NVIDIA_VISIBLE_DEVICES',
       );
-      return list.body.items.length === 1 ? list.body.items[0] : undefined;
-    });
-    expect(pod.metadata.annotations).toEqual(REQUEST_ANNOTATIONS);
-    expect(pod.spec.containers[0]!.resources).toEqual({ limits: GPUSHARE_HALF, requests: GPUSHARE_HALF });
-    expect(pod.spec.containers.flatMap((c) => c.env ?? []).map((e) => e.name)).not.toContain('NVIDIA_VISIBLE_DEVICES');
-  });
+    },
+  );
 
   it('applying the same manifest again changes nothing: no new generation, one ReplicaSet', async () => {
     const result = await plane().kubectl(['apply', '--filename', FIXTURE]);
@@ -188,14 +195,18 @@ describe.skipIf(!kubernetesAvailable())('gpushare webhook on kube-apiserver', ()
     const tooMany = await plane().kubectl(['apply', '--filename', '-'], { input: pod('one-and-a-half', '1.5') });
     expect(tooMany.code).toBe(1);
     expect(tooMany.stderr).toContain(
-      'admission webhook "pods.webhook.gpushare.io" denied the request: container "main": spec.containers[0].resources.limits[nvidia.com/gpu]: 1500m GPUs: a request above 1 GPU must be a whole number of GPUs',
+      'admission webhook "pods.webhook.gpushare.io" denied the request: container "main": ' +
+        'spec.containers[0].resources.limits[nvidia.com/gpu]: 1500m GPUs: a request above 1 GPU must be a ' +
+        'whole number of GPUs',
     );
     const tooBig = await plane().kubectl(['apply', '--filename', '-'], {
       input: pod('too-big', '1', { 'gpushare.io/gpu-memory-mib': '90000' }),
     });
     expect(tooBig.code).toBe(1);
     expect(tooBig.stderr).toContain(
-      'admission webhook "pods.webhook.gpushare.io" denied the request: container "main": metadata.annotations[gpushare.io/gpu-memory-mib]: 90000 MiB per GPU: more than the largest GPU of any gpushare node (81920 MiB)',
+      'admission webhook "pods.webhook.gpushare.io" denied the request: container "main": ' +
+        'metadata.annotations[gpushare.io/gpu-memory-mib]: 90000 MiB per GPU: more than the largest GPU of ' +
+        'any gpushare node (81920 MiB)',
     );
   });
 
@@ -212,24 +223,28 @@ describe.skipIf(!kubernetesAvailable())('gpushare webhook on kube-apiserver', ()
     );
   });
 
-  it('failurePolicy Fail: with the webhook down, pods in covered namespaces are refused; kube-system is not covered', async () => {
-    await server.close();
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'plain' },
-      spec: { containers: [{ name: 'c', image: 'i' }] },
-    };
-    const refused = await plane().request<{ message: string }>(
-      'POST',
-      '/api/v1/namespaces/default/pods?dryRun=All',
-      pod,
-    );
-    expect(refused.status).toBe(500);
-    expect(refused.body.message).toContain('failed calling webhook "pods.webhook.gpushare.io"');
-    const system = await plane().request('POST', '/api/v1/namespaces/kube-system/pods?dryRun=All', pod);
-    expect(system.status).toBe(201);
-  });
+  it(
+    'failurePolicy Fail: with the webhook down, pods in covered namespaces are refused; kube-system ' +
+      'is not covered',
+    async () => {
+      await server.close();
+      const pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'plain' },
+        spec: { containers: [{ name: 'c', image: 'i' }] },
+      };
+      const refused = await plane().request<{ message: string }>(
+        'POST',
+        '/api/v1/namespaces/default/pods?dryRun=All',
+        pod,
+      );
+      expect(refused.status).toBe(500);
+      expect(refused.body.message).toContain('failed calling webhook "pods.webhook.gpushare.io"');
+      const system = await plane().request('POST', '/api/v1/namespaces/kube-system/pods?dryRun=All', pod);
+      expect(system.status).toBe(201);
+    },
+  );
 
   it("the shipped manifest passes the API server's validation (server-side dry run, CA bundle filled in)", async () => {
     // (The test's own configuration, created in beforeAll, goes first: the dry run creates the shipped one.)
@@ -260,7 +275,9 @@ describe.skipIf(!kubernetesAvailable())('gpushare webhook on kube-apiserver', ()
     });
     expect(unfilled.code).toBe(1);
     expect(unfilled.stderr).toContain(
-      'Error from server (BadRequest): error when creating "STDIN": MutatingWebhookConfiguration in version "v1" cannot be handled as a MutatingWebhookConfiguration: illegal base64 data at input byte 2',
+      'Error from server (BadRequest): error when creating "STDIN": MutatingWebhookConfiguration in ' +
+        'version "v1" cannot be handled as a MutatingWebhookConfiguration: illegal base64 data at input ' +
+        'byte 2',
     );
   });
 });

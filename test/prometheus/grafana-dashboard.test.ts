@@ -177,10 +177,12 @@ describe('dashboard structure', () => {
   it('shows the scheduling pass duration p50 and p99 from the histogram buckets', () => {
     const exprs = targets.filter((target) => target.panel === 'Scheduling pass duration').map((target) => target.expr);
     expect(exprs).toContain(
-      'histogram_quantile(0.5, sum by (le) (rate(gpushare_scheduling_pass_duration_seconds_bucket[$__rate_interval])))',
+      'histogram_quantile(0.5, sum by (le) ' +
+        '(rate(gpushare_scheduling_pass_duration_seconds_bucket[$__rate_interval])))',
     );
     expect(exprs).toContain(
-      'histogram_quantile(0.99, sum by (le) (rate(gpushare_scheduling_pass_duration_seconds_bucket[$__rate_interval])))',
+      'histogram_quantile(0.99, sum by (le) ' +
+        '(rate(gpushare_scheduling_pass_duration_seconds_bucket[$__rate_interval])))',
     );
   });
 

@@ -3,7 +3,8 @@
  * Integration test with a real Prometheus: a real gpushare server (one simulated A100-80GB) runs
  * two 0.4-GPU jobs and a QoS job that reports steps slower than its target; Prometheus scrapes the
  * server every second over HTTPS (trusting the server's local CA, as deploy/prometheus/prometheus.yml
- * does, with the admin token as its bearer credentials) and evaluates deploy/prometheus/alerts.yml every second. Through
+ * does, with the admin token as its bearer credentials) and evaluates deploy/prometheus/alerts.yml every second.
+ * Through
  * Prometheus's HTTP API the test reads the GPU's allocation and waits for GpushareQosViolation to
  * fire for the QoS job.
  */
@@ -51,7 +52,9 @@ describe.skipIf(!requireTool(PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT))('a real P
     for (let i = 0; i < 2; i++)
       jobIds.push(submittedId(cli(server, ['submit', '--gpu', '0.4', '--name', `sleeper-${i}`, '--', 'sleep', '300'])));
     // Reports a 0.62 s step every 0.5 s (at most 600 times) through the job's own token and URL.
-    const reportLoop = `for i in $(seq 1 600); do "${process.execPath}" "${BIN}" report --step-seconds 0.62 || exit 1; sleep 0.5; done`;
+    const reportLoop =
+      `for i in $(seq 1 600); do "${process.execPath}" "${BIN}" report --step-seconds 0.62 || exit ` +
+      `1; sleep 0.5; done`;
     qosJobId = submittedId(
       cli(server, [
         'submit',

@@ -56,7 +56,8 @@ describe.each(VARIANTS)(
       const fgd = meanOf('fgd');
       const ours = meanOf('default');
       console.log(
-        `variant ${name} (seed ${variantSeed}, ${input.pods.length} pods): unallocatedPctAt100 mean fgd=${fgd.toFixed(3)} default=${ours.toFixed(3)} (default − fgd = ${(ours - fgd).toFixed(3)})`,
+        `variant ${name} (seed ${variantSeed}, ${input.pods.length} pods): unallocatedPctAt100 mean fgd=` +
+          `${fgd.toFixed(3)} default=${ours.toFixed(3)} (default − fgd = ${(ours - fgd).toFixed(3)})`,
       );
       expect(ours).toBeLessThanOrEqual(fgd + TOLERANCE_POINTS);
     });

@@ -47,7 +47,8 @@ describe('gpushare serve: one supervisor for every job, through a crash of the s
     const release = join(server.dataDir, 'release');
     // Each job waits (at most 120 s) for the release file, then prints its name.
     for (let i = 1; i <= JOBS; i++) {
-      const script = `i=0; while [ ! -e ${release} ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done; echo released ${i}`;
+      const script =
+        `i=0; while [ ! -e ${release} ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done; echo ` + `released ${i}`;
       expect(
         (await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 100, gpuMemoryMiB: 1024 }))).status,
       ).toBe(201);

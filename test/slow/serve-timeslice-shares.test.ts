@@ -30,7 +30,8 @@ describe('gpushare serve: weighted time-slicing', () => {
     const total = used.reduce((a, b) => a + b, 0);
     const shares = used.map((u) => (100 * u) / total);
     console.log(
-      `time-slicing 0.6/0.3/0.1 over 10 s: CPU ms ${used.join(' / ')} = ${shares.map((x) => x.toFixed(1)).join(' / ')} %`,
+      `time-slicing 0.6/0.3/0.1 over 10 s: CPU ms ${used.join(' / ')} = ` +
+        `${shares.map((x) => x.toFixed(1)).join(' / ')} %`,
     );
     expect(total).toBeGreaterThan(2000); // enough CPU time for the shares to mean something (10,000 ms on an idle core)
     expect(Math.abs(shares[0]! - 60)).toBeLessThanOrEqual(10);

@@ -25,7 +25,8 @@ describe('requireTool', () => {
     expect(() =>
       requireTool('/nonexistent/chromium', 'apt-get install chromium', { GPUSHARE_REQUIRE_TOOLS: '1' }),
     ).toThrow(
-      '/nonexistent/chromium not found; install it with: apt-get install chromium (required because GPUSHARE_REQUIRE_TOOLS=1)',
+      '/nonexistent/chromium not found; install it with: apt-get install chromium (required because ' +
+        'GPUSHARE_REQUIRE_TOOLS=1)',
     );
   });
 

@@ -24,7 +24,9 @@ export class UsageChart {
     return { width: Math.max(280, this.container.clientWidth - 8), height: 220 };
   }
 
-  /** Replaces the data with a history (`GET /api/v1/usage/history`). @param {{capacity:number, samples:any[]}} history */
+  /**
+   * Replaces the data with a history (`GET /api/v1/usage/history`). @param {{capacity:number, samples:any[]}} history
+   */
   load(history) {
     this.capacity = history.capacity;
     this.data = [[], [], []];
@@ -43,10 +45,15 @@ export class UsageChart {
       sample.meanUtilizationRatio === null ? null : Math.round(sample.meanUtilizationRatio * 1000) / 10,
     );
     for (const series of this.data) if (series.length > this.capacity) series.splice(0, series.length - this.capacity);
-    this.summary.textContent = `Now: ${formatPct(sample.allocationRatio)} of schedulable GPU compute allocated; mean measured utilization ${sample.meanUtilizationRatio === null ? 'not measured' : formatPct(sample.meanUtilizationRatio)}.`;
+    this.summary.textContent =
+      `Now: ${formatPct(sample.allocationRatio)} of schedulable GPU compute allocated; mean ` +
+      `measured utilization ` +
+      `${sample.meanUtilizationRatio === null ? 'not measured' : formatPct(sample.meanUtilizationRatio)}.`;
     this.container.setAttribute(
       'aria-label',
-      `Chart of cluster allocation and mean measured utilization over the last ${this.data[0].length} samples; newest: allocation ${formatPct(sample.allocationRatio)}, utilization ${formatPct(sample.meanUtilizationRatio)}`,
+      `Chart of cluster allocation and mean measured utilization over the last ${this.data[0].length} ` +
+        `samples; newest: allocation ${formatPct(sample.allocationRatio)}, utilization ` +
+        `${formatPct(sample.meanUtilizationRatio)}`,
     );
     if (redraw) this.draw();
   }

@@ -91,10 +91,15 @@ export function formatTime(iso) {
 
 /** The golden angle in degrees: consecutive hashes land far apart on the colour wheel. */
 const GOLDEN_ANGLE = 137.508;
-/** Least contrast of segment text (white, `.seg`/`.mig-gi` in style.css) on a tenant colour: WCAG AA (4.5:1) for normal text, with a margin for 8-bit rounding. */
+/**
+ * Least contrast of segment text (white, `.seg`/`.mig-gi` in style.css) on a tenant colour: WCAG AA (4.5:1) for normal
+ * text, with a margin for 8-bit rounding.
+ */
 const MIN_CONTRAST = 4.6;
 
-/** Relative luminance (WCAG 2) of an HSL colour. @param {number} hue @param {number} sat 0..1 @param {number} light 0..1 */
+/**
+ * Relative luminance (WCAG 2) of an HSL colour. @param {number} hue @param {number} sat 0..1 @param {number} light 0..1
+ */
 function hslLuminance(hue, sat, light) {
   const a = sat * Math.min(light, 1 - light);
   const channel = (n) => {

@@ -15,7 +15,10 @@ import { enforcementText, formatMiB, h, jobLabel, replaceChildren, tenantColor }
  */
 export function segmentLabel(gpu, job) {
   if (job.migProfile)
-    return `GPU ${gpu.index} ${gpu.model}: ${jobLabel(job)} MIG ${job.migProfile}, slices ${job.migStart}–${job.migStart + job.migSlices - 1}, ${formatMiB(job.gpuMemoryMiB)}`;
+    return (
+      `GPU ${gpu.index} ${gpu.model}: ${jobLabel(job)} MIG ${job.migProfile}, slices ${job.migStart}–` +
+      `${job.migStart + job.migSlices - 1}, ${formatMiB(job.gpuMemoryMiB)}`
+    );
   return `GPU ${gpu.index} ${gpu.model}: ${jobLabel(job)} ${job.gpuMilli} milli-GPU, ${formatMiB(job.gpuMemoryMiB)}`;
 }
 
@@ -258,7 +261,9 @@ function renderMigLayout(gpu, onOpenJob) {
       {
         class: 'mig-gi idle',
         role: 'img',
-        'aria-label': `GPU ${gpu.index} ${gpu.model}: idle MIG instance ${gi.profileName}, slices ${gi.start}–${gi.start + gi.size - 1}`,
+        'aria-label':
+          `GPU ${gpu.index} ${gpu.model}: idle MIG instance ${gi.profileName}, slices ${gi.start}–` +
+          `${gi.start + gi.size - 1}`,
         style: place(gi.start, gi.size),
       },
       h('span', { class: 'seg-text', 'aria-hidden': 'true' }, h('strong', { text: gi.profileName }), ' idle'),
@@ -271,7 +276,9 @@ function renderMigLayout(gpu, onOpenJob) {
     {
       class: 'mig-layout',
       role: 'group',
-      'aria-label': `GPU ${gpu.index} MIG layout: ${slices} memory slices, ${gpu.jobs.length} instance(s) in use, ${gpu.migIdleInstances.length} idle, ${slices - used} slice(s) free`,
+      'aria-label':
+        `GPU ${gpu.index} MIG layout: ${slices} memory slices, ${gpu.jobs.length} instance(s) in use, ` +
+        `${gpu.migIdleInstances.length} idle, ${slices - used} slice(s) free`,
       style: { gridTemplateColumns: `repeat(${slices}, 1fr)` },
     },
     cells,
@@ -296,7 +303,9 @@ function renderMemoryBar(gpu) {
   const used = gpu.memoryUsedMiB;
   const marker =
     used === null ? null : h('div', { class: 'mem-used', style: { left: `${Math.min(100, (used / total) * 100)}%` } });
-  const label = `GPU ${gpu.index} memory: ${formatMiB(gpu.allocatedGpuMemoryMiB)} of ${formatMiB(total)} allocated, ${formatMiB(gpu.freeGpuMemoryMiB)} free${used === null ? '' : `, ${formatMiB(used)} used (measured)`}`;
+  const label =
+    `GPU ${gpu.index} memory: ${formatMiB(gpu.allocatedGpuMemoryMiB)} of ${formatMiB(total)} allocated, ` +
+    `${formatMiB(gpu.freeGpuMemoryMiB)} free${used === null ? '' : `, ${formatMiB(used)} used (measured)`}`;
   return h('div', { class: 'bar memory', role: 'img', 'aria-label': label, title: label }, parts, marker);
 }
 

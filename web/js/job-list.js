@@ -58,8 +58,10 @@ const count = new Intl.NumberFormat('en-US');
 /** The Jobs section's filter and list. */
 export class JobList {
   /**
-   * @param {{ form: HTMLFormElement, search: HTMLInputElement, state: HTMLSelectElement, tenant: HTMLSelectElement, tenantField: HTMLElement,
-   *   count: HTMLElement, body: HTMLElement, more: HTMLButtonElement, onOpenJob: (jobId: number, opener: HTMLElement) => void }} parts
+   * @param {{ form: HTMLFormElement, search: HTMLInputElement, state: HTMLSelectElement, tenant: HTMLSelectElement,
+   * tenantField: HTMLElement,
+   *   count: HTMLElement, body: HTMLElement, more: HTMLButtonElement, onOpenJob: (jobId: number, opener: HTMLElement)
+   *   => void }} parts
    */
   constructor(parts) {
     this.parts = parts;
@@ -91,7 +93,10 @@ export class JobList {
     });
   }
 
-  /** Selects `value` in `select`, adding it as an option when missing (a shared URL may name one). @param {HTMLSelectElement} select @param {string} value */
+  /**
+   * Selects `value` in `select`, adding it as an option when missing (a shared URL may name one). @param
+   * {HTMLSelectElement} select @param {string} value
+   */
   selectValue(select, value) {
     if (value !== '' && ![...select.options].some((o) => o.value === value))
       select.append(h('option', { value, text: value }));
@@ -180,7 +185,9 @@ export class JobList {
     const { body, more } = this.parts;
     const filtered = this.query() !== new URLSearchParams({ limit: String(this.shown) }).toString();
     const showing = page.jobs.length < page.total ? ` · showing the first ${count.format(page.jobs.length)}` : '';
-    const text = `${filtered ? `${count.format(page.total)} of ${count.format(page.unfiltered)}` : count.format(page.total)} job${page.unfiltered === 1 ? '' : 's'}${showing}`;
+    const text =
+      `${filtered ? `${count.format(page.total)} of ${count.format(page.unfiltered)}` : count.format(page.total)}` +
+      ` job${page.unfiltered === 1 ? '' : 's'}${showing}`;
     // A live region: written only when the count changes, so that updates are not read out again and again.
     if (this.parts.count.textContent !== text) this.parts.count.textContent = text;
     const focused = rememberFocus([body]);

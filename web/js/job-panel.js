@@ -152,7 +152,8 @@ export class JobPanel {
       [
         'Ended',
         job.endedAt
-          ? `${formatTime(job.endedAt)}${job.exitCode !== null ? `, exit code ${job.exitCode}` : ''}${job.signal ? `, signal ${job.signal}` : ''}`
+          ? `${formatTime(job.endedAt)}${job.exitCode !== null ? `, exit code ${job.exitCode}` : ''}` +
+            `${job.signal ? `, signal ${job.signal}` : ''}`
           : '—',
       ],
     ];

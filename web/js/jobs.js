@@ -12,7 +12,8 @@ export function shareText(job) {
       job.placement.gpus
         .map(
           (g) =>
-            `GPU ${g.index} ${g.migProfile ? `MIG ${g.migProfile}` : `${g.gpuMilli} milli-GPU`}, ${formatMiB(g.gpuMemoryMiB)}`,
+            `GPU ${g.index} ${g.migProfile ? `MIG ${g.migProfile}` : `${g.gpuMilli} milli-GPU`}, ` +
+            `${formatMiB(g.gpuMemoryMiB)}`,
         )
         .join('; ') + ` · ${job.placement.mode}`
     );
@@ -59,7 +60,9 @@ export function qosSummary(job) {
   const detail = status
     .map(
       (s) =>
-        `${s.kind} target ${formatSeconds(s.targetSeconds)}: ${s.lastObservedSeconds === null ? 'no report yet' : `latest ${formatSeconds(s.lastObservedSeconds)}`}${s.violating ? ', violating' : s.missingSince ? ', missing' : ''}, ${s.violations} violation(s)`,
+        `${s.kind} target ${formatSeconds(s.targetSeconds)}: ` +
+        `${s.lastObservedSeconds === null ? 'no report yet' : `latest ${formatSeconds(s.lastObservedSeconds)}`}` +
+        `${s.violating ? ', violating' : s.missingSince ? ', missing' : ''}, ${s.violations} violation(s)`,
     )
     .join('; ');
   const targets = Object.entries(job.qos.targets)
@@ -114,7 +117,8 @@ export function renderJobs(container, jobs, onOpenJob) {
       h('td', { text: formatTime(job.submittedAt) }),
       h('td', {
         text: job.endedAt
-          ? `${formatTime(job.endedAt)}${job.exitCode !== null ? ` (exit ${job.exitCode})` : job.signal ? ` (${job.signal})` : ''}`
+          ? `${formatTime(job.endedAt)}` +
+            `${job.exitCode !== null ? ` (exit ${job.exitCode})` : job.signal ? ` (${job.signal})` : ''}`
           : '—',
       }),
     );

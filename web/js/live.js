@@ -37,7 +37,8 @@ export function parseSse(buffer) {
 /** A live connection that keeps itself open until `stop()`. */
 export class LiveStream {
   /**
-   * @param {{ onEvent: (name: string, data: any) => void, onState: (state: 'connecting'|'live'|'waiting', detail: string) => void, onUnauthorized: (message: string) => void }} handlers
+   * @param {{ onEvent: (name: string, data: any) => void, onState: (state: 'connecting'|'live'|'waiting', detail:
+   * string) => void, onUnauthorized: (message: string) => void }} handlers
    */
   constructor(handlers) {
     this.handlers = handlers;
@@ -104,7 +105,8 @@ export class LiveStream {
       this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
       this.handlers.onState(
         'waiting',
-        `Disconnected (${error instanceof Error ? error.message : String(error)}); retrying in ${Math.round(wait / 1000)} s`,
+        `Disconnected (${error instanceof Error ? error.message : String(error)}); retrying in ` +
+          `${Math.round(wait / 1000)} s`,
       );
       this.retryTimer = setTimeout(() => void this.connect(), wait);
     }

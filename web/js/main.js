@@ -57,7 +57,8 @@ function render(snapshot) {
       .map(([state, n]) => `${n} ${state}`)
       .join(', ') || 'no active jobs';
   $('server-status').textContent =
-    `Signed in as ${who} · gpushare ${snapshot.status.version} · ${snapshot.status.gpuSource} GPUs · ${counts}${snapshot.status.draining ? ' · draining' : ''}`;
+    `Signed in as ${who} · gpushare ${snapshot.status.version} · ${snapshot.status.gpuSource} GPUs · ` +
+    `${counts}${snapshot.status.draining ? ' · draining' : ''}`;
   renderGpus($('gpu-list'), snapshot.gpus, openJob);
   const tenants = [
     ...new Set([...snapshot.quotas.map((q) => q.tenant), ...snapshot.gpus.flatMap((g) => g.jobs.map((j) => j.tenant))]),

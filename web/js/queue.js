@@ -43,7 +43,9 @@ export function renderQueue(container, queue, onOpenJob, total = queue.length) {
     total > queue.length
       ? h('p', {
           class: 'hint',
-          text: `Showing the first ${queue.length} of ${total} waiting jobs; the Jobs list (state: Waiting) filters and pages them all.`,
+          text:
+            `Showing the first ${queue.length} of ${total} waiting jobs; the Jobs list (state: Waiting) ` +
+            `filters and pages them all.`,
         })
       : null;
   // The table scrolls inside a box of bounded height; its scroll position survives the re-render.

@@ -22,7 +22,9 @@ export function renderTenants(container, quotas) {
             min: '0',
             max: String(cap),
             value: String(Math.min(q.usedGpuEquivalents, cap)),
-            'aria-label': `${q.tenant}: ${ge(q.usedGpuEquivalents)} of ${ge(cap)} GPU-equivalents ${q.limitGpuEquivalents === null ? 'guaranteed' : 'limit'} used`,
+            'aria-label':
+              `${q.tenant}: ${ge(q.usedGpuEquivalents)} of ${ge(cap)} GPU-equivalents ` +
+              `${q.limitGpuEquivalents === null ? 'guaranteed' : 'limit'} used`,
           });
     return h(
       'tr',

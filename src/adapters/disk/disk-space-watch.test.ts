@@ -22,42 +22,48 @@ function recordingLogger() {
 }
 
 describe('disk space watch', () => {
-  it('goes full on a disk-full error only, logs it once however often it is reported, and recovers once a recheck finds room', () => {
-    dir = mkdtempSync(join(tmpdir(), 'gpushare-disk-watch-'));
-    const logger = recordingLogger();
-    const watch = createDiskSpaceWatch({ dataDir: dir, logger, recheckMs: 60_000 });
-    let recovered = 0;
-    watch.onRecovered(() => (recovered += 1));
-    expect(watch.noteError(new Error('boom'))).toBe(false);
-    expect(watch.noteError(Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' }))).toBe(false);
-    expect(watch.fullReason()).toBeNull();
-    expect(watch.noteError(diskFull(dir, 'SQLITE_FULL'))).toBe(true);
-    expect(watch.noteError(Object.assign(new Error('write'), { code: 'ENOSPC' }))).toBe(true);
-    expect(
-      watch.noteError(new Error('wrapped', { cause: Object.assign(new Error('quota'), { code: 'EDQUOT' }) })),
-    ).toBe(true);
-    expect(watch.fullReason()).toBe(`the disk holding ${dir} is full: free space there`);
-    expect(logger.lines).toEqual([
-      {
-        level: 'error',
-        msg: `disk full: the disk holding ${dir} is full: free space there; submits are refused (507), /healthz answers 503, and ended jobs are recorded once space returns`,
-      },
-    ]);
-    // This temporary folder has room: the recheck's probe write succeeds and is removed.
-    expect(freeBytes(dir)).toBeGreaterThan(1 << 20);
-    expect(watch.recheck()).toBe(true);
-    expect(watch.fullReason()).toBeNull();
-    expect(recovered).toBe(1);
-    expect(existsSync(join(dir, '.disk-probe'))).toBe(false);
-    expect(logger.lines).toHaveLength(2);
-    expect(logger.lines[1]!.level).toBe('warn');
-    expect(logger.lines[1]!.msg).toMatch(
-      new RegExp(`^disk space is back: \\d+ MiB free in ${dir}; pending writes are retried$`),
-    );
-    expect(watch.recheck()).toBe(true);
-    expect(recovered).toBe(1);
-    watch.close();
-  });
+  it(
+    'goes full on a disk-full error only, logs it once however often it is reported, and recovers once a ' +
+      'recheck finds room',
+    () => {
+      dir = mkdtempSync(join(tmpdir(), 'gpushare-disk-watch-'));
+      const logger = recordingLogger();
+      const watch = createDiskSpaceWatch({ dataDir: dir, logger, recheckMs: 60_000 });
+      let recovered = 0;
+      watch.onRecovered(() => (recovered += 1));
+      expect(watch.noteError(new Error('boom'))).toBe(false);
+      expect(watch.noteError(Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' }))).toBe(false);
+      expect(watch.fullReason()).toBeNull();
+      expect(watch.noteError(diskFull(dir, 'SQLITE_FULL'))).toBe(true);
+      expect(watch.noteError(Object.assign(new Error('write'), { code: 'ENOSPC' }))).toBe(true);
+      expect(
+        watch.noteError(new Error('wrapped', { cause: Object.assign(new Error('quota'), { code: 'EDQUOT' }) })),
+      ).toBe(true);
+      expect(watch.fullReason()).toBe(`the disk holding ${dir} is full: free space there`);
+      expect(logger.lines).toEqual([
+        {
+          level: 'error',
+          msg:
+            `disk full: the disk holding ${dir} is full: free space there; submits are refused (507), ` +
+            `/healthz answers 503, and ended jobs are recorded once space returns`,
+        },
+      ]);
+      // This temporary folder has room: the recheck's probe write succeeds and is removed.
+      expect(freeBytes(dir)).toBeGreaterThan(1 << 20);
+      expect(watch.recheck()).toBe(true);
+      expect(watch.fullReason()).toBeNull();
+      expect(recovered).toBe(1);
+      expect(existsSync(join(dir, '.disk-probe'))).toBe(false);
+      expect(logger.lines).toHaveLength(2);
+      expect(logger.lines[1]!.level).toBe('warn');
+      expect(logger.lines[1]!.msg).toMatch(
+        new RegExp(`^disk space is back: \\d+ MiB free in ${dir}; pending writes are retried$`),
+      );
+      expect(watch.recheck()).toBe(true);
+      expect(recovered).toBe(1);
+      watch.close();
+    },
+  );
 
   it('stays full while the probe cannot be written', () => {
     dir = mkdtempSync(join(tmpdir(), 'gpushare-disk-watch-'));

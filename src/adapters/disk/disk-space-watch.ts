@@ -99,7 +99,8 @@ export function createDiskSpaceWatch(options: DiskSpaceWatchOptions): DiskSpaceW
         full = { sinceMs: Date.now(), failedRechecks: 0 };
         logger.error(
           { dataDir, err: { message: (error as Error).message } },
-          `disk full: ${reason}; submits are refused (507), /healthz answers 503, and ended jobs are recorded once space returns`,
+          `disk full: ${reason}; submits are refused (507), /healthz answers 503, and ended jobs are ` +
+            `recorded once space returns`,
         );
         schedule();
       }
@@ -119,7 +120,8 @@ export function createDiskSpaceWatch(options: DiskSpaceWatchOptions): DiskSpaceW
       full = null;
       logger.warn(
         { dataDir, freeBytes: found.freeBytes, fullForMs },
-        `disk space is back: ${Math.floor(found.freeBytes / (1 << 20))} MiB free in ${dataDir}; pending writes are retried`,
+        `disk space is back: ${Math.floor(found.freeBytes / (1 << 20))} MiB free in ${dataDir}; pending ` +
+          `writes are retried`,
       );
       for (const listener of listeners) listener();
       return true;

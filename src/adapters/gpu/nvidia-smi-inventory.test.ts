@@ -22,7 +22,8 @@ const SCRIPT = `#!/bin/sh
 d="$(dirname "$0")"
 if [ -f "$d/sleep" ]; then exec sleep 5; fi
 if [ -f "$d/exit-code" ]; then cat "$d/fail-output"; exit "$(cat "$d/exit-code")"; fi
-if [ "$#" -eq 2 ] && [ "$1" = "--query-gpu=${INVENTORY_FIELDS.join(',')}" ] && [ "$2" = "--format=csv,noheader,nounits" ]; then exec cat "$d/query-gpu.csv"; fi
+if [ "$#" -eq 2 ] && [ "$1" = "--query-gpu=${INVENTORY_FIELDS.join(',')}" ] \\
+  && [ "$2" = "--format=csv,noheader,nounits" ]; then exec cat "$d/query-gpu.csv"; fi
 if [ "$#" -eq 1 ] && [ "$1" = "-L" ]; then exec cat "$d/list.txt"; fi
 if [ "$#" -eq 2 ] && [ "$1" = "-q" ] && [ "$2" = "-x" ]; then exec cat "$d/q-x.xml"; fi
 echo "stand-in nvidia-smi: unexpected arguments: $*" >&2
@@ -65,7 +66,8 @@ const H100_MIG_XML_DERIVED = `<?xml version="1.0" ?>
 <mig_devices>${[2, 3, 9, 10]
   .map(
     (gi, i) =>
-      `<mig_device><index>${i}</index><gpu_instance_id>${gi}</gpu_instance_id><compute_instance_id>0</compute_instance_id></mig_device>`,
+      `<mig_device><index>${i}</index><gpu_instance_id>${gi}` +
+      `</gpu_instance_id><compute_instance_id>0</compute_instance_id></mig_device>`,
   )
   .join('')}
 </mig_devices><uuid>${MASKED}</uuid><minor_number>0</minor_number>
@@ -78,7 +80,8 @@ const H100_MIG_XML_DERIVED = `<?xml version="1.0" ?>
 
 const T4_UUID = 'GPU-d37e67a5-91dd-3774-a5cb-99096249601a';
 /** `--query-gpu` row and `-L` line for the S2 Tesla T4, derived from the values in its XML recording. */
-const T4_CSV_DERIVED = `0, ${T4_UUID}, Tesla T4, 15360, 1032, 13939, 0, 0, 40, 26.78, [N/A], Default, 00000000:00:1E.0\n`;
+const T4_CSV_DERIVED =
+  `0, ${T4_UUID}, Tesla T4, 15360, 1032, 13939, 0, 0, 40, 26.78, [N/A], Default, ` + `00000000:00:1E.0\n`;
 const T4_LIST_DERIVED = `GPU 0: Tesla T4 (UUID: ${T4_UUID})\n`;
 const T4_XML = fixture('xml/q-x__tesla-t4__515.105.01.xml');
 
@@ -96,8 +99,10 @@ const a100Csv = (indices: number[]): string =>
   indices
     .map((i) =>
       i === 0
-        ? `0, ${A100_UUIDS[0]}, NVIDIA A100-SXM4-80GB, 81920, 50, 80999, [N/A], [N/A], 27, 67.03, Enabled, Default, 00000000:01:00.0`
-        : `${i}, ${A100_UUIDS[i]}, NVIDIA A100-SXM4-80GB, 81920, 4, 81916, 0, 0, 30, 60.00, Disabled, Default, 00000000:0${i + 1}:00.0`,
+        ? `0, ${A100_UUIDS[0]}, NVIDIA A100-SXM4-80GB, 81920, 50, 80999, [N/A], [N/A], 27, 67.03, Enabled, ` +
+          `Default, 00000000:01:00.0`
+        : `${i}, ${A100_UUIDS[i]}, NVIDIA A100-SXM4-80GB, 81920, 4, 81916, 0, 0, 30, 60.00, Disabled, ` +
+          `Default, 00000000:0${i + 1}:00.0`,
     )
     .join('\n') + '\n';
 

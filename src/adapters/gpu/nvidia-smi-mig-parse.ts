@@ -108,8 +108,10 @@ const RULE = /^\|=+\|$/;
 
 const CREATED_GI =
   /^Successfully created GPU instance ID\s+(\d+)\s+on GPU\s+(\d+)\s+using profile MIG\s+(\S+)\s+\(ID\s+(\d+)\)$/;
-const CREATED_CI =
-  /^Successfully created compute instance(?:\s+ID\s+(\d+))?\s+on GPU\s+(\d+)\s+GPU instance ID\s+(\d+)\s+using profile MIG\s+(\S+)\s+\(ID\s+(\d+)\)$/;
+const CREATED_CI = new RegExp(
+  /^Successfully created compute instance(?:\s+ID\s+(\d+))?\s+on GPU\s+(\d+)\s+/.source +
+    /GPU instance ID\s+(\d+)\s+using profile MIG\s+(\S+)\s+\(ID\s+(\d+)\)$/.source,
+);
 const DESTROYED_CI =
   /^Successfully destroyed compute instance ID\s+(\d+)\s+from GPU\s+(\d+)\s+GPU instance ID\s+(\d+)$/;
 const DESTROYED_GI = /^Successfully destroyed GPU instance ID\s+(\d+)\s+from GPU\s+(\d+)$/;

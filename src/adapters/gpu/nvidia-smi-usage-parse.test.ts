@@ -31,7 +31,9 @@ describe('parseUsageGpuCsv on recorded --query-gpu (all fields, --format=csv) ou
   });
 
   it('reads the noheader,nounits form the sampler asks for, with [N/A] and [Not Supported]', () => {
-    const text = `0, GPU-aaaaaaaa-0000-0000-0000-000000000001, 37, 4120\n1, GPU-aaaaaaaa-0000-0000-0000-000000000002, [N/A], [Not Supported]\n\n`;
+    const text =
+      `0, GPU-aaaaaaaa-0000-0000-0000-000000000001, 37, 4120\n1, ` +
+      `GPU-aaaaaaaa-0000-0000-0000-000000000002, [N/A], [Not Supported]\n\n`;
     expect(parseUsageGpuCsv(text)).toEqual([
       { index: 0, uuid: 'GPU-aaaaaaaa-0000-0000-0000-000000000001', utilizationRatio: 0.37, memoryUsedMiB: 4120 },
       { index: 1, uuid: 'GPU-aaaaaaaa-0000-0000-0000-000000000002', utilizationRatio: null, memoryUsedMiB: null },

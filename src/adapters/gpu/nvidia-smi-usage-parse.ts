@@ -11,7 +11,9 @@ import { NvidiaSmiParseError } from './nvidia-smi-parse.js';
 
 /** Fields of the GPU query, in the order the sampler requests them. */
 export const USAGE_GPU_FIELDS = ['index', 'uuid', 'utilization.gpu', 'memory.used'] as const;
-/** Fields of the compute-apps query, in the order the sampler requests them (`used_memory` prints as `used_gpu_memory`). */
+/**
+ * Fields of the compute-apps query, in the order the sampler requests them (`used_memory` prints as `used_gpu_memory`).
+ */
 export const USAGE_APP_FIELDS = ['gpu_uuid', 'pid', 'used_memory'] as const;
 
 /** One GPU of the GPU query. */

@@ -48,64 +48,76 @@ describe('buildNvidiaSmiUsageSample', () => {
     jobs,
   });
 
-  it('H100 under load: the two memhogs (one session) are job 7 (2566 + 1542 MiB), gpu_burn (process group of job 8) is job 8 (15690 MiB); sum 19798 ≤ GPU 19818', () => {
-    const read = procs({ 11327: [11327, 11327], 11328: [11328, 11327], 11345: [500, 1] });
-    const sample = buildNvidiaSmiUsageSample(
-      fixture('query-gpu__all-fields__h100-80gb-hbm3__590.48.01__load.csv'),
-      fixture('query-compute-apps__h100-80gb-hbm3__590.48.01__load.csv'),
-      input([
-        { jobId: 7, jobPid: 11327, gpus: [{ index: 0, gpuMemoryMiB: 40960 }] },
-        { jobId: 8, jobPid: 500, gpus: [{ index: 0, gpuMemoryMiB: 40960 }] },
-      ]),
-      read,
-      1234,
-    );
-    expect(sample).toEqual({
-      atMs: 1234,
-      source: 'nvidia-smi',
-      gpus: [{ index: 0, uuid: ZERO_UUID, utilizationRatio: 1, memoryUsedMiB: 19818 }],
-      jobs: [
-        { jobId: 7, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 4108 },
-        { jobId: 8, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 15690 },
-      ],
-    });
-  });
+  it(
+    'H100 under load: the two memhogs (one session) are job 7 (2566 + 1542 MiB), gpu_burn (process group ' +
+      'of job 8) is job 8 (15690 MiB); sum 19798 ≤ GPU 19818',
+    () => {
+      const read = procs({ 11327: [11327, 11327], 11328: [11328, 11327], 11345: [500, 1] });
+      const sample = buildNvidiaSmiUsageSample(
+        fixture('query-gpu__all-fields__h100-80gb-hbm3__590.48.01__load.csv'),
+        fixture('query-compute-apps__h100-80gb-hbm3__590.48.01__load.csv'),
+        input([
+          { jobId: 7, jobPid: 11327, gpus: [{ index: 0, gpuMemoryMiB: 40960 }] },
+          { jobId: 8, jobPid: 500, gpus: [{ index: 0, gpuMemoryMiB: 40960 }] },
+        ]),
+        read,
+        1234,
+      );
+      expect(sample).toEqual({
+        atMs: 1234,
+        source: 'nvidia-smi',
+        gpus: [{ index: 0, uuid: ZERO_UUID, utilizationRatio: 1, memoryUsedMiB: 19818 }],
+        jobs: [
+          { jobId: 7, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 4108 },
+          { jobId: 8, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 15690 },
+        ],
+      });
+    },
+  );
 
-  it('H200 with MIG: a job on a MIG instance is attributed to the parent GPU (compute-apps reports its UUID); utilization null', () => {
-    const read = procs({ 12267: [12267, 12267] });
-    const sample = buildNvidiaSmiUsageSample(
-      fixture('query-gpu__all-fields__h200__mig__590.48.01__load.csv'),
-      fixture('query-compute-apps__h200__mig__590.48.01__load.csv'),
-      input([{ jobId: 3, jobPid: 12267, gpus: [{ index: 0, gpuMemoryMiB: 71 * 1024 }] }]),
-      read,
-      0,
-    );
-    expect(sample.gpus).toEqual([{ index: 0, uuid: ZERO_UUID, utilizationRatio: null, memoryUsedMiB: 16959 }]);
-    expect(sample.jobs).toEqual([{ jobId: 3, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 13526 }]);
-  });
+  it(
+    'H200 with MIG: a job on a MIG instance is attributed to the parent GPU (compute-apps reports its ' +
+      'UUID); utilization null',
+    () => {
+      const read = procs({ 12267: [12267, 12267] });
+      const sample = buildNvidiaSmiUsageSample(
+        fixture('query-gpu__all-fields__h200__mig__590.48.01__load.csv'),
+        fixture('query-compute-apps__h200__mig__590.48.01__load.csv'),
+        input([{ jobId: 3, jobPid: 12267, gpus: [{ index: 0, gpuMemoryMiB: 71 * 1024 }] }]),
+        read,
+        0,
+      );
+      expect(sample.gpus).toEqual([{ index: 0, uuid: ZERO_UUID, utilizationRatio: null, memoryUsedMiB: 16959 }]);
+      expect(sample.jobs).toEqual([{ jobId: 3, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 13526 }]);
+    },
+  );
 
-  it('clamps the jobs of a GPU to its memory used (800 + 800 on a GPU using 1000 → 500 + 500) and reports 0 for a placed job with no process', () => {
-    const gpuText = `0, ${ZERO_UUID}, 50, 1000\n`;
-    const appsText = `${ZERO_UUID}, 10, 800\n${ZERO_UUID}, 20, 800\n${ZERO_UUID}, 30, 999\n`;
-    const sample = buildNvidiaSmiUsageSample(
-      gpuText,
-      appsText,
-      input([
-        { jobId: 1, jobPid: 10, gpus: [{ index: 0, gpuMemoryMiB: 1 }] },
-        { jobId: 2, jobPid: 20, gpus: [{ index: 0, gpuMemoryMiB: 1 }] },
-        { jobId: 4, jobPid: 40, gpus: [{ index: 0, gpuMemoryMiB: 1 }] },
-        { jobId: 5, jobPid: null, gpus: [{ index: 0, gpuMemoryMiB: 1 }] },
-      ]),
-      procs({}),
-      0,
-    );
-    expect(sample.gpus[0]!.utilizationRatio).toBe(0.5);
-    expect(sample.jobs).toEqual([
-      { jobId: 1, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 500 },
-      { jobId: 2, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 500 },
-      { jobId: 4, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 0 },
-    ]);
-  });
+  it(
+    'clamps the jobs of a GPU to its memory used (800 + 800 on a GPU using 1000 → 500 + 500) and reports 0 ' +
+      'for a placed job with no process',
+    () => {
+      const gpuText = `0, ${ZERO_UUID}, 50, 1000\n`;
+      const appsText = `${ZERO_UUID}, 10, 800\n${ZERO_UUID}, 20, 800\n${ZERO_UUID}, 30, 999\n`;
+      const sample = buildNvidiaSmiUsageSample(
+        gpuText,
+        appsText,
+        input([
+          { jobId: 1, jobPid: 10, gpus: [{ index: 0, gpuMemoryMiB: 1 }] },
+          { jobId: 2, jobPid: 20, gpus: [{ index: 0, gpuMemoryMiB: 1 }] },
+          { jobId: 4, jobPid: 40, gpus: [{ index: 0, gpuMemoryMiB: 1 }] },
+          { jobId: 5, jobPid: null, gpus: [{ index: 0, gpuMemoryMiB: 1 }] },
+        ]),
+        procs({}),
+        0,
+      );
+      expect(sample.gpus[0]!.utilizationRatio).toBe(0.5);
+      expect(sample.jobs).toEqual([
+        { jobId: 1, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 500 },
+        { jobId: 2, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 500 },
+        { jobId: 4, index: 0, uuid: ZERO_UUID, memoryUsedMiB: 0 },
+      ]);
+    },
+  );
 });
 
 describe('createNvidiaSmiUsageSampler', () => {

@@ -22,7 +22,9 @@ export interface SimulatedMigManagerOptions {
   timeoutMs?: number;
 }
 
-/** Default path of the stand-in entry beside this module: the one-file bundle (starts faster), else the compiled entry. */
+/**
+ * Default path of the stand-in entry beside this module: the one-file bundle (starts faster), else the compiled entry.
+ */
 export function defaultSimulatedNvidiaSmiCliPath(): string {
   const bundle = fileURLToPath(new URL('./simulated-nvidia-smi.bundle.js', import.meta.url));
   return existsSync(bundle) ? bundle : fileURLToPath(new URL('./simulated-nvidia-smi-cli.js', import.meta.url));

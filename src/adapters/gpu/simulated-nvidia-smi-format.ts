@@ -46,7 +46,8 @@ const LCI_HEADER = [
 /** A `-lgi` row; column widths reproduce the recorded rows byte for byte. */
 function lgiRow(gpu: number, name: string, profileId: number, id: number, start: number, size: number): string {
   return (
-    `|${String(gpu).padStart(4)}  ${`MIG ${name}`.padEnd(14)}${String(profileId).padStart(5)}${String(id).padStart(9)}` +
+    `|${String(gpu).padStart(4)}  ${`MIG ${name}`.padEnd(14)}${String(profileId).padStart(5)}` +
+    `${String(id).padStart(9)}` +
     `${String(start).padStart(11)}:${String(size).padEnd(6)}|`
   );
 }
@@ -127,7 +128,10 @@ export function listGpuInstances(state: SimulatedSmiState, targets: readonly num
   }
 }
 
-/** `-lci [-gi G,…]`: the compute instances of the target GPUs (of the listed GIs only), or `No compute instances found` (exit 6). */
+/**
+ * `-lci [-gi G,…]`: the compute instances of the target GPUs (of the listed GIs only), or `No compute instances found`
+ * (exit 6).
+ */
 export function listComputeInstances(
   state: SimulatedSmiState,
   targets: readonly number[],

@@ -96,7 +96,8 @@ export function createGpuInstances(
       gpu.gpuInstances.push(gi);
       out.changed = true;
       out.print(
-        `Successfully created GPU instance ID ${w2(gi.id)} on GPU ${w2(index)} using profile MIG ${profile.name} (ID ${w2(profile.profileId)})`,
+        `Successfully created GPU instance ID ${w2(gi.id)} on GPU ${w2(index)} using profile MIG ` +
+          `${profile.name} (ID ${w2(profile.profileId)})`,
       );
       if (withCi) {
         const ciProfileId = CI_PROFILE_BY_SLICES[profile.computeSlices] ?? 0;

@@ -9,7 +9,9 @@ import { DEFAULT_SIMULATION_SEED, simulatedGpuUuid } from './simulated-gpus.js';
 export interface SimulatedSmiComputeInstance {
   /** CI ID within its GI. */
   id: number;
-  /** CI profile ID (NVML compute-instance profile: 0 = 1 slice, 1 = 2, 2 = 3, 3 = 4, 4 = 7, 5 = 8, 6 = 6, 7 = 1 rev1). */
+  /**
+   * CI profile ID (NVML compute-instance profile: 0 = 1 slice, 1 = 2, 2 = 3, 3 = 4, 4 = 7, 5 = 8, 6 = 6, 7 = 1 rev1).
+   */
   profileId: number;
 }
 

@@ -221,24 +221,28 @@ describe('stand-in refusals and exit codes', () => {
     expect(r.state).toEqual(state);
   });
 
-  it('a count or compute limit is Insufficient Resources too; a start that is no placement is Invalid Argument (exit 2)', () => {
-    expect(
-      run(
-        a100([
-          [1, 9, 0],
-          [2, 9, 4],
-        ]),
-        'mig -cgi 19:0',
-      ).exitCode,
-    ).toBe(255);
-    const bad = run(a100([]), 'mig -cgi 9:2');
-    expect(bad.stdout).toBe(
-      'Unable to create a GPU instance on GPU  0 using profile 9: Invalid Argument\n' +
-        'Failed to create GPU instances: Invalid Argument\n',
-    );
-    expect(bad.exitCode).toBe(2);
-    expect(run(a100([]), 'mig -cgi 42').exitCode).toBe(2);
-  });
+  it(
+    'a count or compute limit is Insufficient Resources too; a start that is no placement is Invalid ' +
+      'Argument (exit 2)',
+    () => {
+      expect(
+        run(
+          a100([
+            [1, 9, 0],
+            [2, 9, 4],
+          ]),
+          'mig -cgi 19:0',
+        ).exitCode,
+      ).toBe(255);
+      const bad = run(a100([]), 'mig -cgi 9:2');
+      expect(bad.stdout).toBe(
+        'Unable to create a GPU instance on GPU  0 using profile 9: Invalid Argument\n' +
+          'Failed to create GPU instances: Invalid Argument\n',
+      );
+      expect(bad.exitCode).toBe(2);
+      expect(run(a100([]), 'mig -cgi 42').exitCode).toBe(2);
+    },
+  );
 
   it('explicit placements with names and IDs', () => {
     const r = run(a100([]), 'mig -i 0 -cgi 3g.20gb:0,19:6 -C');

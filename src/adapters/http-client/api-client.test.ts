@@ -203,32 +203,38 @@ describe('createApiClient', () => {
     ]);
   });
 
-  it("setQuota rejects with the server's 404 for an unknown tenant and 400 for a limit below the guarantee", async () => {
-    const { client } = await clientFor((r) =>
-      r.path.includes('/nobody/')
-        ? { status: 404, body: { error: { code: 'GPUSHARE_TENANT_NOT_FOUND', message: 'tenant "nobody" not found' } } }
-        : {
-            status: 400,
-            body: {
-              error: {
-                code: 'GPUSHARE_INVALID_FIELD',
-                message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)',
+  it(
+    "setQuota rejects with the server's 404 for an unknown tenant and 400 for a limit below the " + 'guarantee',
+    async () => {
+      const { client } = await clientFor((r) =>
+        r.path.includes('/nobody/')
+          ? {
+              status: 404,
+              body: { error: { code: 'GPUSHARE_TENANT_NOT_FOUND', message: 'tenant "nobody" not found' } },
+            }
+          : {
+              status: 400,
+              body: {
+                error: {
+                  code: 'GPUSHARE_INVALID_FIELD',
+                  message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)',
+                },
               },
             },
-          },
-    );
-    await expect(
-      client.setQuota('nobody', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: null }),
-    ).rejects.toMatchObject({ status: 404, code: 'GPUSHARE_TENANT_NOT_FOUND' });
-    const err = await client
-      .setQuota('team-a', { guaranteedGpuEquivalents: 2, limitGpuEquivalents: 1 })
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({
-      status: 400,
-      message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)',
-    });
-  });
+      );
+      await expect(
+        client.setQuota('nobody', { guaranteedGpuEquivalents: 1, limitGpuEquivalents: null }),
+      ).rejects.toMatchObject({ status: 404, code: 'GPUSHARE_TENANT_NOT_FOUND' });
+      const err = await client
+        .setQuota('team-a', { guaranteedGpuEquivalents: 2, limitGpuEquivalents: 1 })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err).toMatchObject({
+        status: 400,
+        message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)',
+      });
+    },
+  );
 
   it('listQuotas throws ApiResponseError when an entry misses a field', async () => {
     const { client } = await clientFor(() => ({ status: 200, body: { quotas: [{ tenant: 'team-a' }] } }));

@@ -87,9 +87,15 @@ export interface ApiClientOptions {
   readonly url: string;
   /** Bearer token; sent with every call except {@link ApiClient.healthz}. */
   readonly token: string;
-  /** fetch implementation (default: node:http(s) requests trusting `ca`, see node-http-fetch.ts; the global fetch also fits). */
+  /**
+   * fetch implementation (default: node:http(s) requests trusting `ca`, see node-http-fetch.ts; the global fetch also
+   * fits).
+   */
   readonly fetch?: HttpFetch;
-  /** PEM of the CA an https server's certificate must chain to (default fetch only); null or absent: Node's built-in CAs. */
+  /**
+   * PEM of the CA an https server's certificate must chain to (default fetch only); null or absent: Node's built-in
+   * CAs.
+   */
   readonly ca?: string | null;
   /** Appended to the reason when the server's certificate is not trusted: where the CA comes from and how to set it. */
   readonly certificateHint?: string;
@@ -181,7 +187,10 @@ export interface JobPageQuery {
   readonly fields?: readonly JobField[];
 }
 
-/** `GET /audit` query: `since` an ISO 8601 time; `newest` the newest `limit` entries instead of the oldest after `afterSeq`. */
+/**
+ * `GET /audit` query: `since` an ISO 8601 time; `newest` the newest `limit` entries instead of the oldest after
+ * `afterSeq`.
+ */
 export interface AuditQuery {
   readonly since?: string;
   readonly afterSeq?: number;

@@ -99,7 +99,9 @@ export function failureCode(err: unknown): string | null {
   return errorCode(err)?.code ?? null;
 }
 
-/** True when fetch rejected because the server's TLS certificate was not trusted (unknown CA, expired, wrong host name). */
+/**
+ * True when fetch rejected because the server's TLS certificate was not trusted (unknown CA, expired, wrong host name).
+ */
 export function isCertificateError(err: unknown): boolean {
   const code = failureCode(err);
   return code !== null && CERTIFICATE_CODES.has(code);

@@ -39,11 +39,15 @@ export function bulkCancelDoneMessage(answer: Readonly<Record<string, unknown>>)
   const skippedText =
     byReason.size === 0
       ? 'skipped 0'
-      : `skipped ${skipped.length} (${[...byReason].map(([reason, of]) => `${reason}: ${formatIdRanges(of, OUTCOME_IDS_LENGTH)}`).join(', ')})`;
+      : `skipped ${skipped.length} (` +
+        `${[...byReason].map(([reason, of]) => `${reason}: ${formatIdRanges(of, OUTCOME_IDS_LENGTH)}`).join(', ')}` +
+        `)`;
   return [list('cancelled', ids(answer.cancelled)), list('stopping', ids(answer.stopping)), skippedText].join('; ');
 }
 
-/** The target: `jobs (N cancelled, M stopping)` for the answer of a call that succeeded, else `jobs (none cancelled)`. */
+/**
+ * The target: `jobs (N cancelled, M stopping)` for the answer of a call that succeeded, else `jobs (none cancelled)`.
+ */
 export function bulkCancelTarget(answer: Readonly<Record<string, unknown>> | null): string {
   if (answer === null) return 'jobs (none cancelled)';
   return `jobs (${ids(answer.cancelled).length} cancelled, ${ids(answer.stopping).length} stopping)`;

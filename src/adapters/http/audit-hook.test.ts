@@ -100,118 +100,136 @@ describe('audit log of API calls and GPU actions', () => {
     expect(Object.keys(AUDITED_ROUTES).filter((route) => !routes.includes(route))).toEqual([]);
   });
 
-  it('records calls that succeed and calls refused after authentication, with actor, tenant, target and outcome; not 401s', async () => {
-    expect((await call('POST', '/api/v1/tenants', { name: 'team-a' })).status).toBe(201);
-    const token = (await call('POST', '/api/v1/tokens', { tenant: 'team-a', role: 'tenant-admin', label: 'ci' })).body;
-    const submitted = await call('POST', '/api/v1/jobs', {
-      command: ['train', '--lr', '0.1'],
-      workingDirectory: '/work',
-      tenant: 'team-a',
-      environment: { WANDB_API_KEY: 'sk-secret-value' },
-    });
-    expect(submitted.status).toBe(201);
-    expect((await call('POST', '/api/v1/jobs', { command: [], workingDirectory: '/work' }, token.token)).status).toBe(
-      400,
-    );
-    expect((await call('POST', '/api/v1/gpus/0/cordon', undefined, token.token)).status).toBe(403);
-    expect((await call('POST', '/api/v1/jobs/1/cancel', undefined, null)).status).toBe(401);
-    expect((await call('POST', '/api/v1/jobs/1/cancel')).status).toBe(200);
-    expect(
-      (await call('PUT', '/api/v1/tenants/team-a/quota', { guaranteedGpuEquivalents: 0.5, limitGpuEquivalents: null }))
-        .status,
-    ).toBe(200);
-    expect((await call('POST', '/api/v1/nothing-here', {})).status).toBe(404);
-    const audited = entries();
-    expect(audited).toEqual([
-      {
-        actor: `admin token ${audited[0]!.actor.split(' ')[2]}`,
-        role: 'admin',
-        tenant: 'team-a',
-        action: 'tenant.create',
-        target: 'tenant team-a',
-        result: 'ok',
-        status: 201,
-      },
-      expect.objectContaining({ action: 'token.create', target: `token ${token.id}`, tenant: 'team-a', result: 'ok' }),
-      expect.objectContaining({ action: 'job.submit', target: 'job 1', tenant: 'team-a', result: 'ok', status: 201 }),
-      {
-        actor: `tenant-admin token ${token.id} of team-a`,
-        role: 'tenant-admin',
-        tenant: 'team-a',
-        action: 'job.submit',
-        target: 'job (none created)',
-        result: 'rejected',
-        status: 400,
-      },
-      {
-        actor: `tenant-admin token ${token.id} of team-a`,
-        role: 'tenant-admin',
-        tenant: 'team-a',
-        action: 'gpu.cordon',
-        target: 'gpu 0',
-        result: 'denied',
-        status: 403,
-      },
-      expect.objectContaining({ action: 'job.cancel', target: 'job 1', tenant: 'team-a', result: 'ok', status: 200 }),
-      expect.objectContaining({ action: 'quota.set', target: 'tenant team-a', tenant: 'team-a', result: 'ok' }),
-    ]);
-    const all = log.list({ limit: 100 });
-    // The token's secret and the environment's values are nowhere in the log; the variable's name is.
-    expect(JSON.stringify(all)).not.toContain(token.token);
-    expect(JSON.stringify(all)).not.toContain('sk-secret-value');
-    // The body as the route acted on it (defaults applied).
-    expect(all[2]!.summary).toEqual({
-      method: 'POST',
-      route: '/api/v1/jobs',
-      body: {
+  it(
+    'records calls that succeed and calls refused after authentication, with actor, tenant, target ' +
+      'and outcome; not 401s',
+    async () => {
+      expect((await call('POST', '/api/v1/tenants', { name: 'team-a' })).status).toBe(201);
+      const token = (await call('POST', '/api/v1/tokens', { tenant: 'team-a', role: 'tenant-admin', label: 'ci' }))
+        .body;
+      const submitted = await call('POST', '/api/v1/jobs', {
         command: ['train', '--lr', '0.1'],
         workingDirectory: '/work',
         tenant: 'team-a',
-        environment: ['WANDB_API_KEY'],
-        cpuMilli: 0,
-        hostMemoryMiB: 0,
-        priority: 'normal',
-        retries: 0,
-        timeLimitSeconds: null,
-        gpu: { gpuCount: 1, gpuMemoryMiB: null, isolation: 'standard', mode: 'auto' },
-      },
-    });
-    expect(all[3]!.outcome).toEqual({
-      result: 'rejected',
-      httpStatus: 400,
-      message: 'body.command: command needs at least the program to run',
-    });
-    expect(all[4]!.outcome.message).toMatch(/admin/);
-    expect(all[5]!.summary).toEqual({ method: 'POST', route: '/api/v1/jobs/:id/cancel', params: { id: 1 } });
-  });
+        environment: { WANDB_API_KEY: 'sk-secret-value' },
+      });
+      expect(submitted.status).toBe(201);
+      expect((await call('POST', '/api/v1/jobs', { command: [], workingDirectory: '/work' }, token.token)).status).toBe(
+        400,
+      );
+      expect((await call('POST', '/api/v1/gpus/0/cordon', undefined, token.token)).status).toBe(403);
+      expect((await call('POST', '/api/v1/jobs/1/cancel', undefined, null)).status).toBe(401);
+      expect((await call('POST', '/api/v1/jobs/1/cancel')).status).toBe(200);
+      expect(
+        (
+          await call('PUT', '/api/v1/tenants/team-a/quota', {
+            guaranteedGpuEquivalents: 0.5,
+            limitGpuEquivalents: null,
+          })
+        ).status,
+      ).toBe(200);
+      expect((await call('POST', '/api/v1/nothing-here', {})).status).toBe(404);
+      const audited = entries();
+      expect(audited).toEqual([
+        {
+          actor: `admin token ${audited[0]!.actor.split(' ')[2]}`,
+          role: 'admin',
+          tenant: 'team-a',
+          action: 'tenant.create',
+          target: 'tenant team-a',
+          result: 'ok',
+          status: 201,
+        },
+        expect.objectContaining({
+          action: 'token.create',
+          target: `token ${token.id}`,
+          tenant: 'team-a',
+          result: 'ok',
+        }),
+        expect.objectContaining({ action: 'job.submit', target: 'job 1', tenant: 'team-a', result: 'ok', status: 201 }),
+        {
+          actor: `tenant-admin token ${token.id} of team-a`,
+          role: 'tenant-admin',
+          tenant: 'team-a',
+          action: 'job.submit',
+          target: 'job (none created)',
+          result: 'rejected',
+          status: 400,
+        },
+        {
+          actor: `tenant-admin token ${token.id} of team-a`,
+          role: 'tenant-admin',
+          tenant: 'team-a',
+          action: 'gpu.cordon',
+          target: 'gpu 0',
+          result: 'denied',
+          status: 403,
+        },
+        expect.objectContaining({ action: 'job.cancel', target: 'job 1', tenant: 'team-a', result: 'ok', status: 200 }),
+        expect.objectContaining({ action: 'quota.set', target: 'tenant team-a', tenant: 'team-a', result: 'ok' }),
+      ]);
+      const all = log.list({ limit: 100 });
+      // The token's secret and the environment's values are nowhere in the log; the variable's name is.
+      expect(JSON.stringify(all)).not.toContain(token.token);
+      expect(JSON.stringify(all)).not.toContain('sk-secret-value');
+      // The body as the route acted on it (defaults applied).
+      expect(all[2]!.summary).toEqual({
+        method: 'POST',
+        route: '/api/v1/jobs',
+        body: {
+          command: ['train', '--lr', '0.1'],
+          workingDirectory: '/work',
+          tenant: 'team-a',
+          environment: ['WANDB_API_KEY'],
+          cpuMilli: 0,
+          hostMemoryMiB: 0,
+          priority: 'normal',
+          retries: 0,
+          timeLimitSeconds: null,
+          gpu: { gpuCount: 1, gpuMemoryMiB: null, isolation: 'standard', mode: 'auto' },
+        },
+      });
+      expect(all[3]!.outcome).toEqual({
+        result: 'rejected',
+        httpStatus: 400,
+        message: 'body.command: command needs at least the program to run',
+      });
+      expect(all[4]!.outcome.message).toMatch(/admin/);
+      expect(all[5]!.summary).toEqual({ method: 'POST', route: '/api/v1/jobs/:id/cancel', params: { id: 1 } });
+    },
+  );
 
-  it('records no environment values of a refused submit (a list or a string), and no value of a secret-named field anywhere', async () => {
-    const submit = (body: object) =>
-      call('POST', '/api/v1/jobs', { command: ['x'], workingDirectory: '/work', ...body });
-    expect((await submit({ environment: ['PASSWORD=leak1', 'B=leak2'] })).status).toBe(400);
-    expect((await submit({ environment: 'PASSWORD=leak3' })).status).toBe(400);
-    expect((await submit({ environment: 42 })).status).toBe(400);
-    expect(
-      (
-        await submit({
-          apiKey: 'leak4',
-          nested: { Credentials: { user: 'leak5' }, db_password: 1234, sshKeys: ['leak6'] },
-        })
-      ).status,
-    ).toBe(400);
-    const bodies = log.list({ limit: 100 }).map((e) => e.summary.body as Record<string, unknown>);
-    expect(bodies.map((b) => b.environment)).toEqual([
-      '[not an object: 2 items, values not recorded]',
-      '[not an object: 14 characters, values not recorded]',
-      '[not an object: number, value not recorded]',
-      undefined,
-    ]);
-    expect([bodies[3]!.apiKey, bodies[3]!.nested]).toEqual([
-      '[redacted]',
-      { Credentials: '[redacted]', db_password: '[redacted]', sshKeys: '[redacted]' },
-    ]);
-    expect(JSON.stringify(log.rows().map((r) => [r.summaryJson, r.outcomeJson]))).not.toMatch(/leak|1234/);
-  });
+  it(
+    'records no environment values of a refused submit (a list or a string), and no value of a ' +
+      'secret-named field anywhere',
+    async () => {
+      const submit = (body: object) =>
+        call('POST', '/api/v1/jobs', { command: ['x'], workingDirectory: '/work', ...body });
+      expect((await submit({ environment: ['PASSWORD=leak1', 'B=leak2'] })).status).toBe(400);
+      expect((await submit({ environment: 'PASSWORD=leak3' })).status).toBe(400);
+      expect((await submit({ environment: 42 })).status).toBe(400);
+      expect(
+        (
+          await submit({
+            apiKey: 'leak4',
+            nested: { Credentials: { user: 'leak5' }, db_password: 1234, sshKeys: ['leak6'] },
+          })
+        ).status,
+      ).toBe(400);
+      const bodies = log.list({ limit: 100 }).map((e) => e.summary.body as Record<string, unknown>);
+      expect(bodies.map((b) => b.environment)).toEqual([
+        '[not an object: 2 items, values not recorded]',
+        '[not an object: 14 characters, values not recorded]',
+        '[not an object: number, value not recorded]',
+        undefined,
+      ]);
+      expect([bodies[3]!.apiKey, bodies[3]!.nested]).toEqual([
+        '[redacted]',
+        { Credentials: '[redacted]', db_password: '[redacted]', sshKeys: '[redacted]' },
+      ]);
+      expect(JSON.stringify(log.rows().map((r) => [r.summaryJson, r.outcomeJson]))).not.toMatch(/leak|1234/);
+    },
+  );
 
   it('does not record calls refused by the request rate (429), so a throttled token cannot grow the log', async () => {
     await app.close();
@@ -238,131 +256,144 @@ describe('audit log of API calls and GPU actions', () => {
     ]);
   });
 
-  it("records the GPU actions of the control plane: allocate, launch, preempt, checkpoint; not a job's progress reports", async () => {
-    const low = kit.submit({
-      command: ['low'],
-      workingDirectory: '/work',
-      priority: 'low',
-      gpu: { gpuCount: 1 },
-      qos: { stepSeconds: 1 },
-    });
-    await kit.advance(1000);
-    const reportToken = kit.launcher.attempt(low.id).spec.environment.GPUSHARE_JOB_TOKEN!;
-    expect((await call('POST', `/api/v1/jobs/${low.id}/qos-reports`, { stepSeconds: 0.5 }, reportToken)).status).toBe(
-      200,
-    );
-    expect((await call('POST', '/api/v1/jobs', { command: ['x'] }, reportToken)).status).toBe(403);
-    const high = kit.submit({
-      command: ['high'],
-      workingDirectory: '/work',
-      priority: 'critical',
-      gpu: { gpuCount: 1 },
-    });
-    await kit.advance(1000);
-    await kit.advance(1000);
-    expect(kit.store.getJob(high.id)!.state).toBe('running');
-    const gpuActions = entries()
-      .filter((e) => e.role === 'server')
-      .map((e) => `${e.actor} ${e.action} ${e.target} ${e.tenant}`);
-    expect(gpuActions).toEqual([
-      `scheduler gpu.allocate job ${low.id} default`,
-      `server job.launch job ${low.id} default`,
-      `scheduler job.preempt job ${low.id} default`,
-      `server job.checkpoint job ${low.id} default`,
-      `scheduler gpu.allocate job ${high.id} default`,
-      `server job.launch job ${high.id} default`,
-    ]);
-    expect(entries().filter((e) => e.role === 'job')).toEqual([
-      {
-        actor: `job ${low.id}'s report token`,
-        role: 'job',
-        tenant: null,
-        action: 'job.submit',
-        target: 'job (none created)',
-        result: 'denied',
-        status: 403,
-      },
-    ]);
-    expect(log.list({ limit: 100 }).find((e) => e.action === 'gpu.allocate')!.summary).toMatchObject({
-      gpus: [0],
-      mode: 'exclusive',
-    });
-    expect(log.list({ limit: 100 }).find((e) => e.action === 'job.preempt')!.summary).toMatchObject({
-      preemptorJobId: high.id,
-    });
-  });
+  it(
+    'records the GPU actions of the control plane: allocate, launch, preempt, checkpoint; not a ' +
+      "job's progress reports",
+    async () => {
+      const low = kit.submit({
+        command: ['low'],
+        workingDirectory: '/work',
+        priority: 'low',
+        gpu: { gpuCount: 1 },
+        qos: { stepSeconds: 1 },
+      });
+      await kit.advance(1000);
+      const reportToken = kit.launcher.attempt(low.id).spec.environment.GPUSHARE_JOB_TOKEN!;
+      expect((await call('POST', `/api/v1/jobs/${low.id}/qos-reports`, { stepSeconds: 0.5 }, reportToken)).status).toBe(
+        200,
+      );
+      expect((await call('POST', '/api/v1/jobs', { command: ['x'] }, reportToken)).status).toBe(403);
+      const high = kit.submit({
+        command: ['high'],
+        workingDirectory: '/work',
+        priority: 'critical',
+        gpu: { gpuCount: 1 },
+      });
+      await kit.advance(1000);
+      await kit.advance(1000);
+      expect(kit.store.getJob(high.id)!.state).toBe('running');
+      const gpuActions = entries()
+        .filter((e) => e.role === 'server')
+        .map((e) => `${e.actor} ${e.action} ${e.target} ${e.tenant}`);
+      expect(gpuActions).toEqual([
+        `scheduler gpu.allocate job ${low.id} default`,
+        `server job.launch job ${low.id} default`,
+        `scheduler job.preempt job ${low.id} default`,
+        `server job.checkpoint job ${low.id} default`,
+        `scheduler gpu.allocate job ${high.id} default`,
+        `server job.launch job ${high.id} default`,
+      ]);
+      expect(entries().filter((e) => e.role === 'job')).toEqual([
+        {
+          actor: `job ${low.id}'s report token`,
+          role: 'job',
+          tenant: null,
+          action: 'job.submit',
+          target: 'job (none created)',
+          result: 'denied',
+          status: 403,
+        },
+      ]);
+      expect(log.list({ limit: 100 }).find((e) => e.action === 'gpu.allocate')!.summary).toMatchObject({
+        gpus: [0],
+        mode: 'exclusive',
+      });
+      expect(log.list({ limit: 100 }).find((e) => e.action === 'job.preempt')!.summary).toMatchObject({
+        preemptorJobId: high.id,
+      });
+    },
+  );
 
-  it("shows a tenant-admin no other tenant's job id after a cross-tenant preemption; an admin sees the entries unchanged", async () => {
-    for (const name of ['team-a', 'team-b']) expect((await call('POST', '/api/v1/tenants', { name })).status).toBe(201);
-    const low = kit.submit({
-      command: ['low'],
-      workingDirectory: '/work',
-      tenant: 'team-a',
-      priority: 'low',
-      gpu: { gpuCount: 1 },
-    });
-    await kit.advance(1000);
-    const high = kit.submit({
-      command: ['high'],
-      workingDirectory: '/work',
-      tenant: 'team-b',
-      priority: 'critical',
-      gpu: { gpuCount: 1 },
-    });
-    await kit.advance(1000);
-    await kit.advance(1000);
-    expect([kit.store.getJob(low.id)!.tenant, kit.store.getJob(high.id)!.state]).toEqual(['team-a', 'running']);
-    const adminView = (await call('GET', '/api/v1/audit?tenant=team-a')).body.entries as any[];
-    const preempt = adminView.find((e) => e.action === 'job.preempt');
-    expect(preempt.summary.preemptorJobId).toBe(high.id);
-    expect(JSON.stringify(adminView)).toContain(`job ${high.id}`);
-    const tenantAdmin = (await call('POST', '/api/v1/tokens', { tenant: 'team-a', role: 'tenant-admin' })).body.token;
-    const seen = (await call('GET', '/api/v1/audit', undefined, tenantAdmin)).body.entries as any[];
-    // The same entries, and the token.create of the tenant-admin's own token.
-    expect(seen.map((e) => `${e.action} ${e.target}`)).toEqual([
-      ...adminView.map((e) => `${e.action} ${e.target}`),
-      'token.create token 2',
-    ]);
-    const seenPreempt = seen.find((e) => e.action === 'job.preempt');
-    expect(seenPreempt.summary).toEqual({
-      preemptorJobId: null,
-      reason: preempt.summary.reason.replace(`job ${high.id}`, "another tenant's job"),
-    });
-    expect(seenPreempt.summary.reason).toMatch(/another tenant's job/);
-    const texts = JSON.stringify(seen.map((e) => [e.target, e.summary, e.outcome]));
-    expect(texts).not.toMatch(new RegExp(`job #?${high.id}\\b|JobId":${high.id}\\b`));
-    expect(texts).toContain(`job ${low.id}`);
-  });
+  it(
+    "shows a tenant-admin no other tenant's job id after a cross-tenant preemption; an admin sees " +
+      'the entries unchanged',
+    async () => {
+      for (const name of ['team-a', 'team-b'])
+        expect((await call('POST', '/api/v1/tenants', { name })).status).toBe(201);
+      const low = kit.submit({
+        command: ['low'],
+        workingDirectory: '/work',
+        tenant: 'team-a',
+        priority: 'low',
+        gpu: { gpuCount: 1 },
+      });
+      await kit.advance(1000);
+      const high = kit.submit({
+        command: ['high'],
+        workingDirectory: '/work',
+        tenant: 'team-b',
+        priority: 'critical',
+        gpu: { gpuCount: 1 },
+      });
+      await kit.advance(1000);
+      await kit.advance(1000);
+      expect([kit.store.getJob(low.id)!.tenant, kit.store.getJob(high.id)!.state]).toEqual(['team-a', 'running']);
+      const adminView = (await call('GET', '/api/v1/audit?tenant=team-a')).body.entries as any[];
+      const preempt = adminView.find((e) => e.action === 'job.preempt');
+      expect(preempt.summary.preemptorJobId).toBe(high.id);
+      expect(JSON.stringify(adminView)).toContain(`job ${high.id}`);
+      const tenantAdmin = (await call('POST', '/api/v1/tokens', { tenant: 'team-a', role: 'tenant-admin' })).body.token;
+      const seen = (await call('GET', '/api/v1/audit', undefined, tenantAdmin)).body.entries as any[];
+      // The same entries, and the token.create of the tenant-admin's own token.
+      expect(seen.map((e) => `${e.action} ${e.target}`)).toEqual([
+        ...adminView.map((e) => `${e.action} ${e.target}`),
+        'token.create token 2',
+      ]);
+      const seenPreempt = seen.find((e) => e.action === 'job.preempt');
+      expect(seenPreempt.summary).toEqual({
+        preemptorJobId: null,
+        reason: preempt.summary.reason.replace(`job ${high.id}`, "another tenant's job"),
+      });
+      expect(seenPreempt.summary.reason).toMatch(/another tenant's job/);
+      const texts = JSON.stringify(seen.map((e) => [e.target, e.summary, e.outcome]));
+      expect(texts).not.toMatch(new RegExp(`job #?${high.id}\\b|JobId":${high.id}\\b`));
+      expect(texts).toContain(`job ${low.id}`);
+    },
+  );
 
-  it("lists entries to an admin, to a tenant-admin its own tenant's, to no one else (GET /api/v1/audit), newest or paged", async () => {
-    for (const name of ['t1', 't2', 't3']) await call('POST', '/api/v1/tenants', { name });
-    const newest = await call('GET', '/api/v1/audit?newest=true&limit=2');
-    expect([newest.status, newest.body.entries.map((e: any) => e.target)]).toEqual([200, ['tenant t2', 'tenant t3']]);
-    const paged = await call('GET', '/api/v1/audit?afterSeq=1&limit=1');
-    expect(paged.body.entries.map((e: any) => [e.seq, e.target, e.at, e.prevHash === log.rows()[0]!.hash])).toEqual([
-      [2, 'tenant t2', new Date(kit.clock.nowMs()).toISOString(), true],
-    ]);
-    expect((await call('GET', '/api/v1/audit?tenant=t3')).body.entries.map((e: any) => e.seq)).toEqual([3]);
-    const bad = await call('GET', '/api/v1/audit?since=yesterday');
-    expect([bad.status, bad.body.error.message]).toEqual([
-      400,
-      'querystring.since: since must be an ISO 8601 time, e.g. 2025-01-31T12:00:00Z',
-    ]);
-    const member = (await call('POST', '/api/v1/tokens', { tenant: 't1' })).body.token;
-    expect((await call('GET', '/api/v1/audit', undefined, member)).status).toBe(403);
-    // A tenant-admin reads its own tenant's entries only, and is refused another tenant's.
-    const tenantAdmin = (await call('POST', '/api/v1/tokens', { tenant: 't1', role: 'tenant-admin' })).body.token;
-    const own = await call('GET', '/api/v1/audit', undefined, tenantAdmin);
-    expect([own.status, own.body.entries.map((e: any) => [e.tenant, e.action, e.target])]).toEqual([
-      200,
-      [
-        ['t1', 'tenant.create', 'tenant t1'],
-        ['t1', 'token.create', 'token 2'],
-        ['t1', 'token.create', 'token 3'],
-      ],
-    ]);
-    expect((await call('GET', '/api/v1/audit?tenant=t3', undefined, tenantAdmin)).status).toBe(403);
-  });
+  it(
+    "lists entries to an admin, to a tenant-admin its own tenant's, to no one else (GET " +
+      '/api/v1/audit), newest or paged',
+    async () => {
+      for (const name of ['t1', 't2', 't3']) await call('POST', '/api/v1/tenants', { name });
+      const newest = await call('GET', '/api/v1/audit?newest=true&limit=2');
+      expect([newest.status, newest.body.entries.map((e: any) => e.target)]).toEqual([200, ['tenant t2', 'tenant t3']]);
+      const paged = await call('GET', '/api/v1/audit?afterSeq=1&limit=1');
+      expect(paged.body.entries.map((e: any) => [e.seq, e.target, e.at, e.prevHash === log.rows()[0]!.hash])).toEqual([
+        [2, 'tenant t2', new Date(kit.clock.nowMs()).toISOString(), true],
+      ]);
+      expect((await call('GET', '/api/v1/audit?tenant=t3')).body.entries.map((e: any) => e.seq)).toEqual([3]);
+      const bad = await call('GET', '/api/v1/audit?since=yesterday');
+      expect([bad.status, bad.body.error.message]).toEqual([
+        400,
+        'querystring.since: since must be an ISO 8601 time, e.g. 2025-01-31T12:00:00Z',
+      ]);
+      const member = (await call('POST', '/api/v1/tokens', { tenant: 't1' })).body.token;
+      expect((await call('GET', '/api/v1/audit', undefined, member)).status).toBe(403);
+      // A tenant-admin reads its own tenant's entries only, and is refused another tenant's.
+      const tenantAdmin = (await call('POST', '/api/v1/tokens', { tenant: 't1', role: 'tenant-admin' })).body.token;
+      const own = await call('GET', '/api/v1/audit', undefined, tenantAdmin);
+      expect([own.status, own.body.entries.map((e: any) => [e.tenant, e.action, e.target])]).toEqual([
+        200,
+        [
+          ['t1', 'tenant.create', 'tenant t1'],
+          ['t1', 'token.create', 'token 2'],
+          ['t1', 'token.create', 'token 3'],
+        ],
+      ]);
+      expect((await call('GET', '/api/v1/audit?tenant=t3', undefined, tenantAdmin)).status).toBe(403);
+    },
+  );
 
   it('never fails a call because the audit append failed, and logs the failure', async () => {
     await app.close();

@@ -1,7 +1,9 @@
 /**
- * Builds the Fastify HTTP server (no listen): `/healthz`, `/openapi.json`, `/metrics` (when given), the web dashboard at `/`
+ * Builds the Fastify HTTP server (no listen): `/healthz`, `/openapi.json`, `/metrics` (when given), the web dashboard
+ * at `/`
  * (static files, no token; docs/dashboard.md) and the API under
- * `/api/v1` (bearer token on every call, then the token's request rate: app/auth/api-limits.ts). Request bodies and queries are validated with the zod
+ * `/api/v1` (bearer token on every call, then the token's request rate: app/auth/api-limits.ts). Request bodies and
+ * queries are validated with the zod
  * schemas of src/contract; failures become 400 with the field path, catalogue errors their status.
  * Tests use `inject()`; `src/main/serve.ts` listens.
  */

@@ -21,7 +21,8 @@ export const VENDOR_FILES = ['uPlot.iife.min.js', 'uPlot.min.css'] as const;
  * only, no frames.
  */
 export const DASHBOARD_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** Absolute path of the dashboard's `web/` directory. @throws Error when it is missing (a broken install) */
 export function dashboardWebRoot(): string {
@@ -36,7 +37,9 @@ export function uplotDistDir(): string {
   return dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'));
 }
 
-/** Registers the dashboard's static routes on `app` (`GET /`, `/index.html`, `/style.css`, `/js/…`, `/assets/vendor/…`). */
+/**
+ * Registers the dashboard's static routes on `app` (`GET /`, `/index.html`, `/style.css`, `/js/…`, `/assets/vendor/…`).
+ */
 export async function registerDashboard(app: FastifyInstance): Promise<void> {
   const setHeaders = (res: { setHeader(name: string, value: string): unknown }): void => {
     res.setHeader('content-security-policy', DASHBOARD_CSP);

@@ -12,10 +12,13 @@ import { ErrorSchema } from '../../contract/api.js';
 /** The error entries added to each route's responses: every 4xx and 5xx answer is an `ErrorSchema` body. */
 export const ERROR_RESPONSES = {
   '4xx': ErrorSchema.describe(
-    'the request was refused: error.code names the cause (e.g. GPUSHARE_INVALID_FIELD, GPUSHARE_UNAUTHENTICATED, GPUSHARE_FORBIDDEN, GPUSHARE_JOB_NOT_FOUND, GPUSHARE_CONFLICT), error.message the field and the allowed values',
+    'the request was refused: error.code names the cause (e.g. GPUSHARE_INVALID_FIELD, ' +
+      'GPUSHARE_UNAUTHENTICATED, GPUSHARE_FORBIDDEN, GPUSHARE_JOB_NOT_FOUND, GPUSHARE_CONFLICT), ' +
+      'error.message the field and the allowed values',
   ),
   '5xx': ErrorSchema.describe(
-    'the server could not do it: GPUSHARE_DRAINING (503), GPUSHARE_DISK_FULL (507), or an internal error whose details are in the server log',
+    'the server could not do it: GPUSHARE_DRAINING (503), GPUSHARE_DISK_FULL (507), or an internal error ' +
+      'whose details are in the server log',
   ),
 } as const;
 

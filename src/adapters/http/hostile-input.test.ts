@@ -14,9 +14,13 @@ import { buildServer } from './build-server.js';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const NAME_RULE =
-  'must be 1-200 printable characters, not only spaces, without control characters (U+0000-U+001F, U+007F-U+009F), bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, U+180E, U+200B-U+200D, U+2060-U+2064, U+FEFF) or lone surrogates';
+  'must be 1-200 printable characters, not only spaces, without control characters (U+0000-U+001F, ' +
+  'U+007F-U+009F), bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, ' +
+  'U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, U+180E, U+200B-U+200D, ' +
+  'U+2060-U+2064, U+FEFF) or lone surrogates';
 const INDEX_RULE =
-  'params.index: must be a decimal integer 0-1000000 (digits only, no sign, spaces or leading zeros); the GPU index (see GET /gpus)';
+  'params.index: must be a decimal integer 0-1000000 (digits only, no sign, spaces or leading zeros); ' +
+  'the GPU index (see GET /gpus)';
 const ID_RULE =
   'params.id: must be a decimal integer 1-9007199254740991 (digits only, no sign, spaces or leading zeros); the job id';
 
@@ -312,7 +316,8 @@ describe('hostile input at the HTTP API', () => {
     });
     expect([arg.status, arg.body.error.message]).toEqual([
       400,
-      "body.command.1: an argument may have at most 131071 bytes (the kernel's limit for one argument, MAX_ARG_STRLEN), got 131072",
+      "body.command.1: an argument may have at most 131071 bytes (the kernel's limit for one argument, " +
+        'MAX_ARG_STRLEN), got 131072',
     ]);
     const env = await json('POST', '/api/v1/jobs', {
       command: ['echo'],
@@ -321,7 +326,8 @@ describe('hostile input at the HTTP API', () => {
     });
     expect([env.status, env.body.error.message]).toEqual([
       400,
-      "body.environment.BIG: NAME=value may have at most 131071 bytes (the kernel's limit for one environment entry, MAX_ARG_STRLEN), got 131072",
+      "body.environment.BIG: NAME=value may have at most 131071 bytes (the kernel's limit for one " +
+        'environment entry, MAX_ARG_STRLEN), got 131072',
     ]);
     const fits = await json('POST', '/api/v1/jobs', {
       command: ['echo', 'x'.repeat(131_071)],
@@ -338,7 +344,10 @@ describe('hostile input at the HTTP API', () => {
       const response = await json('POST', '/api/v1/backup', { path });
       expect([response.status, response.body.error.message]).toEqual([
         400,
-        `body.path: must be an absolute path without control characters (U+0000-U+001F, U+007F-U+009F), bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, U+180E, U+200B-U+200D, U+2060-U+2064, U+FEFF) or lone surrogates: got ${got}`,
+        `body.path: must be an absolute path without control characters (U+0000-U+001F, U+007F-U+009F), ` +
+          `bidirectional and line-separator controls (U+061C, U+200E, U+200F, U+2028, U+2029, ` +
+          `U+202A-U+202E, U+2066-U+2069), invisible format characters (U+00AD, U+180E, U+200B-U+200D, ` +
+          `U+2060-U+2064, U+FEFF) or lone surrogates: got ${got}`,
       ]);
     }
   });

@@ -145,7 +145,10 @@ function runningJob(kit: PlaneKit, tenant: string, submitter: number | null): { 
   return { id: job.id, reportToken };
 }
 
-/** The job a job route acts on: the caller's own (its tenant's, for a member one it submitted; for a report token its job) or another tenant's. */
+/**
+ * The job a job route acts on: the caller's own (its tenant's, for a member one it submitted; for a report token its
+ * job) or another tenant's.
+ */
 function jobTarget(ctx: CaseContext, which: Which, running: boolean): number {
   const { kit } = ctx;
   if (which === 'other') return running ? runningJob(kit, 'team-b', null).id : pendingJob(kit, 'team-b', null);
@@ -156,7 +159,10 @@ function jobTarget(ctx: CaseContext, which: Which, running: boolean): number {
 
 const tenantOf = (which: Which): string => (which === 'own' ? 'team-a' : 'team-b');
 
-/** The token a token route acts on: for a member or viewer its own, else a member token of its tenant; or one of another tenant. */
+/**
+ * The token a token route acts on: for a member or viewer its own, else a member token of its tenant; or one of another
+ * tenant.
+ */
 function tokenTarget(ctx: CaseContext, which: Which): number {
   if (which === 'own' && (ctx.caller === 'member' || ctx.caller === 'viewer')) return ctx.tokenId!;
   return storedToken(ctx.kit, 'member', tenantOf(which)).id;
@@ -360,28 +366,32 @@ describe('every route × every caller, as docs/security.md says', () => {
     expect(rows.filter((r) => r !== DASHBOARD_ROW && !routes.includes(r.replace(' (event stream)', '')))).toEqual([]);
   });
 
-  it("lets a member read a fellow member's job (its environment's values hidden) but not read its logs or cancel it; a tenant-admin may all three", async () => {
-    const member = contextFor('member');
-    const tenantAdmin = contextFor('tenant-admin');
-    const fellow = pendingJob(kit, 'team-a', storedToken(kit, 'member', 'team-a').id, { API_KEY: 'sk-value' });
-    const statuses = async (token: string) => [
-      await send(base, { method: 'GET', url: `/api/v1/jobs/${fellow}` }, token),
-      await send(base, { method: 'GET', url: `/api/v1/jobs/${fellow}/logs` }, token),
-    ];
-    expect(await statuses(member.token!)).toEqual([200, 403]);
-    // Its environment's values (often secrets) go with its logs: a fellow member sees the names only.
-    const seen = async (token: string) =>
-      (
-        (await (
-          await fetch(`${base}/api/v1/jobs/${fellow}`, { headers: { authorization: `Bearer ${token}` } })
-        ).json()) as { environment: Record<string, string> }
-      ).environment;
-    expect(await seen(member.token!)).toEqual({ API_KEY: '(hidden)' });
-    expect(await seen(tenantAdmin.token!)).toEqual({ API_KEY: 'sk-value' });
-    expect(await send(base, { method: 'POST', url: `/api/v1/jobs/${fellow}/cancel` }, member.token)).toBe(403);
-    expect(await statuses(tenantAdmin.token!)).toEqual([200, 200]);
-    expect(await send(base, { method: 'POST', url: `/api/v1/jobs/${fellow}/cancel` }, tenantAdmin.token)).toBe(200);
-  });
+  it(
+    "lets a member read a fellow member's job (its environment's values hidden) but not read its " +
+      'logs or cancel it; a tenant-admin may all three',
+    async () => {
+      const member = contextFor('member');
+      const tenantAdmin = contextFor('tenant-admin');
+      const fellow = pendingJob(kit, 'team-a', storedToken(kit, 'member', 'team-a').id, { API_KEY: 'sk-value' });
+      const statuses = async (token: string) => [
+        await send(base, { method: 'GET', url: `/api/v1/jobs/${fellow}` }, token),
+        await send(base, { method: 'GET', url: `/api/v1/jobs/${fellow}/logs` }, token),
+      ];
+      expect(await statuses(member.token!)).toEqual([200, 403]);
+      // Its environment's values (often secrets) go with its logs: a fellow member sees the names only.
+      const seen = async (token: string) =>
+        (
+          (await (
+            await fetch(`${base}/api/v1/jobs/${fellow}`, { headers: { authorization: `Bearer ${token}` } })
+          ).json()) as { environment: Record<string, string> }
+        ).environment;
+      expect(await seen(member.token!)).toEqual({ API_KEY: '(hidden)' });
+      expect(await seen(tenantAdmin.token!)).toEqual({ API_KEY: 'sk-value' });
+      expect(await send(base, { method: 'POST', url: `/api/v1/jobs/${fellow}/cancel` }, member.token)).toBe(403);
+      expect(await statuses(tenantAdmin.token!)).toEqual([200, 200]);
+      expect(await send(base, { method: 'POST', url: `/api/v1/jobs/${fellow}/cancel` }, tenantAdmin.token)).toBe(200);
+    },
+  );
 
   it('answers every route for every caller and target with the documented status', async () => {
     const rows = documentedRows();

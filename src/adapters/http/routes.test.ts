@@ -93,17 +93,20 @@ describe('HTTP routes in process (inject, fake time)', () => {
     expect(kit.store.listJobs({}).length).toBe(0);
   });
 
-  it('authenticates every API route however its path is spelled (percent-encoded letters reach the same routes)', async () => {
-    await call('POST', '/api/v1/jobs', { command: ['train'], workingDirectory: '/work', gpu: { gpuMilli: 500 } });
-    for (const url of ['/%61pi/v1/jobs/1', '/%61pi/v1/usage/history', '/api/v1/%6Aobs', '/%61pi/v1/jobs/99999']) {
-      const anonymous = await call('GET', url, undefined, {});
-      expect([url, anonymous.status, anonymous.body.error.code]).toEqual([url, 401, 'GPUSHARE_UNAUTHENTICATED']);
-    }
-    const drained = await call('POST', '/%61pi/v1/drain', undefined, {});
-    expect(drained.status).toBe(401);
-    const spelled = await call('GET', '/%61pi/v1/jobs/1');
-    expect([spelled.status, spelled.body.id]).toEqual([200, 1]);
-  });
+  it(
+    'authenticates every API route however its path is spelled (percent-encoded letters reach the ' + 'same routes)',
+    async () => {
+      await call('POST', '/api/v1/jobs', { command: ['train'], workingDirectory: '/work', gpu: { gpuMilli: 500 } });
+      for (const url of ['/%61pi/v1/jobs/1', '/%61pi/v1/usage/history', '/api/v1/%6Aobs', '/%61pi/v1/jobs/99999']) {
+        const anonymous = await call('GET', url, undefined, {});
+        expect([url, anonymous.status, anonymous.body.error.code]).toEqual([url, 401, 'GPUSHARE_UNAUTHENTICATED']);
+      }
+      const drained = await call('POST', '/%61pi/v1/drain', undefined, {});
+      expect(drained.status).toBe(401);
+      const spelled = await call('GET', '/%61pi/v1/jobs/1');
+      expect([spelled.status, spelled.body.id]).toEqual([200, 1]);
+    },
+  );
 
   it('lists and cordons GPUs, and the next pass avoids the cordoned one', async () => {
     const cordon = await call('POST', '/api/v1/gpus/0/cordon');
@@ -145,76 +148,85 @@ describe('HTTP routes in process (inject, fake time)', () => {
     ]);
   });
 
-  it("says what enforces each share: a time-sliced job's memory is not enforced, MPS without a daemon is accounting only", async () => {
-    await call('POST', '/api/v1/jobs', {
-      command: ['ts'],
-      workingDirectory: '/work',
-      gpu: { gpuMilli: 500, mode: 'timeslice' },
-    });
-    await call('POST', '/api/v1/jobs', {
-      command: ['mps'],
-      workingDirectory: '/work',
-      gpu: { gpuMilli: 500, mode: 'mps' },
-    });
-    await kit.advance(1000);
-    const jobs = (await call('GET', '/api/v1/jobs')).body.jobs;
-    expect(jobs.map((j: any) => [j.id, j.placement.mode, j.placement.enforcement])).toEqual([
-      [1, 'timeslice', { gpuMemory: 'not-enforced', compute: 'time-slice' }],
-      [2, 'mps', { gpuMemory: 'not-enforced', compute: 'not-enforced' }],
-    ]);
-    const gpus = (await call('GET', '/api/v1/gpus')).body.gpus;
-    expect(gpus.map((g: any) => [g.index, g.mode, g.enforcement])).toEqual([
-      [0, 'timeslice', { gpuMemory: 'not-enforced', compute: 'time-slice' }],
-      [1, 'mps', { gpuMemory: 'not-enforced', compute: 'not-enforced' }],
-    ]);
-    const status = (await call('GET', '/api/v1/status')).body;
-    expect(status.enforcement).toEqual({
-      host: { cpuMilli: false, hostMemoryMiB: false },
-      gpu: {
-        exclusive: { gpuMemory: 'exclusive', compute: 'exclusive' },
-        mig: { gpuMemory: 'hardware', compute: 'hardware' },
-        mps: { gpuMemory: 'not-enforced', compute: 'not-enforced' },
-        timeslice: { gpuMemory: 'not-enforced', compute: 'time-slice' },
-      },
-    });
-  });
+  it(
+    "says what enforces each share: a time-sliced job's memory is not enforced, MPS without a daemon " +
+      'is accounting only',
+    async () => {
+      await call('POST', '/api/v1/jobs', {
+        command: ['ts'],
+        workingDirectory: '/work',
+        gpu: { gpuMilli: 500, mode: 'timeslice' },
+      });
+      await call('POST', '/api/v1/jobs', {
+        command: ['mps'],
+        workingDirectory: '/work',
+        gpu: { gpuMilli: 500, mode: 'mps' },
+      });
+      await kit.advance(1000);
+      const jobs = (await call('GET', '/api/v1/jobs')).body.jobs;
+      expect(jobs.map((j: any) => [j.id, j.placement.mode, j.placement.enforcement])).toEqual([
+        [1, 'timeslice', { gpuMemory: 'not-enforced', compute: 'time-slice' }],
+        [2, 'mps', { gpuMemory: 'not-enforced', compute: 'not-enforced' }],
+      ]);
+      const gpus = (await call('GET', '/api/v1/gpus')).body.gpus;
+      expect(gpus.map((g: any) => [g.index, g.mode, g.enforcement])).toEqual([
+        [0, 'timeslice', { gpuMemory: 'not-enforced', compute: 'time-slice' }],
+        [1, 'mps', { gpuMemory: 'not-enforced', compute: 'not-enforced' }],
+      ]);
+      const status = (await call('GET', '/api/v1/status')).body;
+      expect(status.enforcement).toEqual({
+        host: { cpuMilli: false, hostMemoryMiB: false },
+        gpu: {
+          exclusive: { gpuMemory: 'exclusive', compute: 'exclusive' },
+          mig: { gpuMemory: 'hardware', compute: 'hardware' },
+          mps: { gpuMemory: 'not-enforced', compute: 'not-enforced' },
+          timeslice: { gpuMemory: 'not-enforced', compute: 'time-slice' },
+        },
+      });
+    },
+  );
 
-  it("keeps another tenant's MPS job off a GPU running MPS jobs of one tenant (mps-tenant) until that tenant's jobs are gone", async () => {
-    await call('POST', '/api/v1/tenants', { name: 'team-a' });
-    await call('POST', '/api/v1/tenants', { name: 'team-b' });
-    await call('POST', '/api/v1/gpus/1/cordon');
-    const mps = (tenant: string) => ({
-      command: ['m'],
-      workingDirectory: '/work',
-      tenant,
-      gpu: { gpuMilli: 250, mode: 'mps' },
-    });
-    await call('POST', '/api/v1/jobs', mps('team-a'));
-    await kit.advance(1000);
-    await call('POST', '/api/v1/jobs', mps('team-a'));
-    await kit.advance(1000);
-    await call('POST', '/api/v1/jobs', mps('team-b'));
-    await kit.advance(1000);
-    // Job 4 of team-a would fit, but it would delay the blocked job 3 (EASY backfill): no tenant keeps an MPS GPU for good.
-    await call('POST', '/api/v1/jobs', mps('team-a'));
-    await kit.advance(1000);
-    let jobs = (await call('GET', '/api/v1/jobs')).body.jobs;
-    expect(jobs.map((j: any) => [j.id, j.tenant, j.state, j.reasonCode])).toEqual([
-      [1, 'team-a', 'running', null],
-      [2, 'team-a', 'running', null],
-      [3, 'team-b', 'pending', 'mps-tenant'],
-      [4, 'team-a', 'pending', 'backfill'],
-    ]);
-    expect(jobs[2].reason).toBe(
-      'waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): GPU 0 runs MPS jobs of tenant team-a',
-    );
-    for (const id of [1, 2]) await call('POST', `/api/v1/jobs/${id}/cancel`);
-    await kit.advance(1000);
-    await kit.advance(1000);
-    jobs = (await call('GET', '/api/v1/jobs')).body.jobs;
-    expect(jobs.map((j: any) => [j.id, j.state, j.reasonCode])).toEqual([
-      [3, 'running', null],
-      [4, 'pending', 'mps-tenant'],
-    ]);
-  });
+  it(
+    "keeps another tenant's MPS job off a GPU running MPS jobs of one tenant (mps-tenant) until that " +
+      "tenant's jobs are gone",
+    async () => {
+      await call('POST', '/api/v1/tenants', { name: 'team-a' });
+      await call('POST', '/api/v1/tenants', { name: 'team-b' });
+      await call('POST', '/api/v1/gpus/1/cordon');
+      const mps = (tenant: string) => ({
+        command: ['m'],
+        workingDirectory: '/work',
+        tenant,
+        gpu: { gpuMilli: 250, mode: 'mps' },
+      });
+      await call('POST', '/api/v1/jobs', mps('team-a'));
+      await kit.advance(1000);
+      await call('POST', '/api/v1/jobs', mps('team-a'));
+      await kit.advance(1000);
+      await call('POST', '/api/v1/jobs', mps('team-b'));
+      await kit.advance(1000);
+      // Job 4 of team-a would fit, but it would delay the blocked job 3 (EASY backfill): no tenant keeps an MPS GPU for
+      // good.
+      await call('POST', '/api/v1/jobs', mps('team-a'));
+      await kit.advance(1000);
+      let jobs = (await call('GET', '/api/v1/jobs')).body.jobs;
+      expect(jobs.map((j: any) => [j.id, j.tenant, j.state, j.reasonCode])).toEqual([
+        [1, 'team-a', 'running', null],
+        [2, 'team-a', 'running', null],
+        [3, 'team-b', 'pending', 'mps-tenant'],
+        [4, 'team-a', 'pending', 'backfill'],
+      ]);
+      expect(jobs[2].reason).toBe(
+        'waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): GPU 0 runs MPS jobs of tenant team-a',
+      );
+      for (const id of [1, 2]) await call('POST', `/api/v1/jobs/${id}/cancel`);
+      await kit.advance(1000);
+      await kit.advance(1000);
+      jobs = (await call('GET', '/api/v1/jobs')).body.jobs;
+      expect(jobs.map((j: any) => [j.id, j.state, j.reasonCode])).toEqual([
+        [3, 'running', null],
+        [4, 'pending', 'mps-tenant'],
+      ]);
+    },
+  );
 });

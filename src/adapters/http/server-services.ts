@@ -63,10 +63,16 @@ export interface ServerServices {
   readonly limits?: ApiLimits;
   /** The uid a tenant's jobs run under in the sandbox (allocated on first use); absent or null: no sandbox. */
   readonly tenantUid?: (tenant: string) => number | null;
-  /** Why the server cannot do its work now (e.g. its data directory's disk is full), null when healthy: `/healthz` then answers 503. */
+  /**
+   * Why the server cannot do its work now (e.g. its data directory's disk is full), null when healthy: `/healthz` then
+   * answers 503.
+   */
   readonly unhealthyReason?: () => string | null;
   /** Samples of allocation and utilization over time (the dashboard's charts). */
   readonly usageHistory: UsageHistory;
-  /** The audit log (docs/security.md "Audit log"); absent: calls are not recorded and `GET /api/v1/audit` does not exist. */
+  /**
+   * The audit log (docs/security.md "Audit log"); absent: calls are not recorded and `GET /api/v1/audit` does not
+   * exist.
+   */
   readonly audit?: AuditServices;
 }

@@ -41,7 +41,8 @@ export function registerClusterMetrics(registry: Registry, plane: ControlPlane, 
   );
   single(
     'gpushare_cluster_fragmentation_milli',
-    "FGD fragmentation (Weng et al., ATC'23) of the schedulable non-MIG GPUs, milli-GPU: idle compute that the recent job shapes could not use.",
+    "FGD fragmentation (Weng et al., ATC'23) of the schedulable non-MIG GPUs, milli-GPU: idle compute " +
+      'that the recent job shapes could not use.',
     (u) => u.fragmentationMilli,
   );
   single(

@@ -18,7 +18,10 @@ export const PASS_DURATION_BUCKETS_SECONDS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
 ];
 
-/** Registers the counters and the histogram; `tenants` are pre-set to 0; returns the function that stops following events. */
+/**
+ * Registers the counters and the histogram; `tenants` are pre-set to 0; returns the function that stops following
+ * events.
+ */
 export function registerEventCounters(registry: Registry, events: PlaneEvents, tenants: readonly string[]): () => void {
   const passes = new Histogram({
     name: 'gpushare_scheduling_pass_duration_seconds',

@@ -57,7 +57,9 @@ export function registerGpuMetrics(registry: Registry, snapshot: () => ScrapeSna
   perGpu('gpushare_gpu_jobs', 'Jobs holding a share of the GPU (scheduled or running).', (g) => g.view.jobs.length);
   collectedGauge(registry, {
     name: 'gpushare_gpu_utilization_ratio',
-    help: 'Measured GPU utilization, 0..1 (source nvidia-smi: utilization.gpu; source simulated: min(1, allocated milli-GPU / 1000)). Absent when not available (nvidia-smi reports none with MIG enabled).',
+    help:
+      'Measured GPU utilization, 0..1 (source nvidia-smi: utilization.gpu; source simulated: min(1, ' +
+      'allocated milli-GPU / 1000)). Absent when not available (nvidia-smi reports none with MIG enabled).',
     labelNames: [...GPU_LABELS, 'source'],
     fill: (set) => {
       for (const g of snapshot().gpus)
@@ -67,7 +69,9 @@ export function registerGpuMetrics(registry: Registry, snapshot: () => ScrapeSna
   });
   collectedGauge(registry, {
     name: 'gpushare_gpu_memory_used_bytes',
-    help: 'Measured device memory used on the GPU, bytes (source nvidia-smi: memory.used; source simulated: the memory allocated to its jobs). Absent when not available.',
+    help:
+      'Measured device memory used on the GPU, bytes (source nvidia-smi: memory.used; source simulated: ' +
+      'the memory allocated to its jobs). Absent when not available.',
     labelNames: [...GPU_LABELS, 'source'],
     fill: (set) => {
       for (const g of snapshot().gpus)

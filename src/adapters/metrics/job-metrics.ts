@@ -53,7 +53,9 @@ export function registerJobMetrics(registry: Registry, snapshot: () => ScrapeSna
   });
   collectedGauge(registry, {
     name: 'gpushare_job_allocated_memory_bytes',
-    help: 'Device memory allocated to the job on the GPU, bytes; the jobs of a GPU sum to gpushare_gpu_allocated_memory_bytes.',
+    help:
+      'Device memory allocated to the job on the GPU, bytes; the jobs of a GPU sum to ' +
+      'gpushare_gpu_allocated_memory_bytes.',
     labelNames: JOB_LABELS,
     fill: (set) => {
       for (const s of shares(snapshot())) set(s.labels, s.memoryMiB * MIB);
@@ -61,7 +63,9 @@ export function registerJobMetrics(registry: Registry, snapshot: () => ScrapeSna
   });
   collectedGauge(registry, {
     name: 'gpushare_job_memory_used_bytes',
-    help: "Measured device memory used by the job's processes on the GPU, bytes (per-process data; the jobs of a GPU never sum to more than gpushare_gpu_memory_used_bytes).",
+    help:
+      "Measured device memory used by the job's processes on the GPU, bytes (per-process data; the jobs of " +
+      'a GPU never sum to more than gpushare_gpu_memory_used_bytes).',
     labelNames: ['node', 'gpu', 'uuid', 'job_id', 'tenant', 'source'],
     fill: (set) => {
       const s = snapshot();

@@ -44,11 +44,17 @@ export type MpsCommandRunner = (
 
 /** Options of {@link createMpsDaemonManager}. */
 export interface MpsDaemonManagerOptions {
-  /** Directory holding `<key>/pipe` and `<key>/log` of every daemon (created, mode 0700, when missing). Keep it short: the pipe directory holds Unix sockets (108-byte path limit). */
+  /**
+   * Directory holding `<key>/pipe` and `<key>/log` of every daemon (created, mode 0700, when missing). Keep it short:
+   * the pipe directory holds Unix sockets (108-byte path limit).
+   */
   baseDirectory: string;
   /** The control binary; `nvidia-cuda-mps-control` (looked up on PATH) by default. */
   mpsControlPath?: string;
-  /** Environment the daemons and control commands start from (default process.env); CUDA_VISIBLE_DEVICES and CUDA_MPS_* are replaced. */
+  /**
+   * Environment the daemons and control commands start from (default process.env); CUDA_VISIBLE_DEVICES and CUDA_MPS_*
+   * are replaced.
+   */
   environment?: Readonly<Record<string, string | undefined>>;
   /** Limit per command in ms; default 10000. */
   timeoutMs?: number;
@@ -60,7 +66,10 @@ export interface MpsDaemonManagerOptions {
 
 /** The MpsControl port plus what only this adapter knows. */
 export interface MpsDaemonManager extends MpsControl {
-  /** True when the control binary exists and is executable (PATH lookup for a bare name). When false, MPS limits are scheduler accounting only. */
+  /**
+   * True when the control binary exists and is executable (PATH lookup for a bare name). When false, MPS limits are
+   * scheduler accounting only.
+   */
   available(): Promise<boolean>;
   /** Health probe: `get_default_active_thread_percentage` answered with a number. False on any failure. */
   probe(key: string): Promise<boolean>;
@@ -289,7 +298,8 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
 
   /**
    * The key's directories, mode 0700, owned by `user` when given (the daemon and its clients run as
-   * that user; the base directory stays the server's, traversable). @throws MpsDaemonError when they cannot be given to `user`
+   * that user; the base directory stays the server's, traversable). @throws MpsDaemonError when they cannot be given to
+   * `user`
    */
   function makeDirectories(key: string, dirs: MpsDaemonDirectories, user: MpsUser | null): void {
     const keyDir = join(options.baseDirectory, mpsKeyDirectoryName(key));
@@ -328,7 +338,8 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
       for (let delay = 25; await alive(key); delay = Math.min(delay * 2, 500)) {
         if (Date.now() >= quitBy)
           throw new MpsDaemonError(
-            `MPS daemon for ${key} runs as ${userText(ownerOf(key))} and did not quit within ${startProbeMs} ms; it cannot be started as ${userText(user)}`,
+            `MPS daemon for ${key} runs as ${userText(ownerOf(key))} and did not quit within ` +
+              `${startProbeMs} ms; it cannot be started as ${userText(user)}`,
           );
         await sleep(delay);
       }
@@ -344,7 +355,8 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
       if (await probe(key)) break;
       if (Date.now() >= deadline) {
         throw new MpsDaemonError(
-          `MPS daemon for ${key} started but did not answer ${PROBE_COMMAND} within ${startProbeMs} ms (log: ${dirs.logDirectory})`,
+          `MPS daemon for ${key} started but did not answer ${PROBE_COMMAND} within ${startProbeMs} ms ` +
+            `(log: ${dirs.logDirectory})`,
         );
       }
       await sleep(delay);

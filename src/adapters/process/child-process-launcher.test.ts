@@ -114,17 +114,20 @@ describe('child process launcher: outcomes', () => {
     });
   });
 
-  it('a command line longer than the kernel takes (3 MiB of arguments) ends without exit code: E2BIG in words', async () => {
-    const handle = await startJob(specFor(['true', ...Array.from({ length: 30 }, () => 'x'.repeat(100_000))]));
-    expect(handle.jobPid).toBeNull();
-    const outcome = await waitForOutcome(launcher, handle);
-    expect(outcome).toMatchObject({
-      exitCode: null,
-      signal: null,
-      error: 'could not start true: E2BIG (the argument list is too long)',
-    });
-    expect(outcome.endedAtMs).toBeGreaterThanOrEqual(outcome.startedAtMs);
-  });
+  it(
+    'a command line longer than the kernel takes (3 MiB of arguments) ends without exit code: E2BIG ' + 'in words',
+    async () => {
+      const handle = await startJob(specFor(['true', ...Array.from({ length: 30 }, () => 'x'.repeat(100_000))]));
+      expect(handle.jobPid).toBeNull();
+      const outcome = await waitForOutcome(launcher, handle);
+      expect(outcome).toMatchObject({
+        exitCode: null,
+        signal: null,
+        error: 'could not start true: E2BIG (the argument list is too long)',
+      });
+      expect(outcome.endedAtMs).toBeGreaterThanOrEqual(outcome.startedAtMs);
+    },
+  );
 
   it('a missing working directory is an error outcome without exit code', async () => {
     const outcome = await waitForOutcome(
@@ -185,18 +188,21 @@ describe('child process launcher: identity and stop', () => {
     expect(await waitUntil(() => !isSameProcess(jobPid, jobStart), 2000)).toBe(true);
   });
 
-  it("one supervisor holds every attempt; isAlive ends with each attempt's outcome, not with the supervisor", async () => {
-    const first = await startJob(specFor(['sleep', '30']));
-    const second = await startJob(specFor(['true']));
-    expect(second.supervisorPid).toBe(first.supervisorPid);
-    expect(second.supervisorShared).toBe(true);
-    await waitForOutcome(launcher, second);
-    expect(launcher.isAlive(second)).toBe(false);
-    expect(launcher.isAlive(first)).toBe(true);
-    expect(isSameProcess(first.supervisorPid, first.supervisorStartTime)).toBe(true);
-    await launcher.stop(first, 'SIGTERM', 2000);
-    expect((await waitForOutcome(launcher, first)).signal).toBe('SIGTERM');
-  });
+  it(
+    "one supervisor holds every attempt; isAlive ends with each attempt's outcome, not with the " + 'supervisor',
+    async () => {
+      const first = await startJob(specFor(['sleep', '30']));
+      const second = await startJob(specFor(['true']));
+      expect(second.supervisorPid).toBe(first.supervisorPid);
+      expect(second.supervisorShared).toBe(true);
+      await waitForOutcome(launcher, second);
+      expect(launcher.isAlive(second)).toBe(false);
+      expect(launcher.isAlive(first)).toBe(true);
+      expect(isSameProcess(first.supervisorPid, first.supervisorStartTime)).toBe(true);
+      await launcher.stop(first, 'SIGTERM', 2000);
+      expect((await waitForOutcome(launcher, first)).signal).toBe('SIGTERM');
+    },
+  );
 
   it('records when a stop signal reached the running command, even when it then exits 0', async () => {
     const handle = await startJob(
@@ -231,7 +237,9 @@ describe('child process launcher: the job survives the server', () => {
       script,
       [
         `import { createChildProcessLauncher } from ${JSON.stringify(bundledLauncherPath())};`,
-        `const launcher = createChildProcessLauncher({ cgroupParent: ${JSON.stringify(cgroupParent)}, supervisorPath: ${JSON.stringify(compiledSupervisorPath())}, supervisorDirectory: ${JSON.stringify(supervisorDirectory)}, supervisorIdleExitMs: 2000 });`,
+        `const launcher = createChildProcessLauncher({ cgroupParent: ${JSON.stringify(cgroupParent)}, ` +
+          `supervisorPath: ${JSON.stringify(compiledSupervisorPath())}, supervisorDirectory: ` +
+          `${JSON.stringify(supervisorDirectory)}, supervisorIdleExitMs: 2000 });`,
         `const handle = await launcher.start(${JSON.stringify(spec)});`,
         `process.stdout.write(JSON.stringify(handle) + '\\n', () => {`,
         kill === 'self-SIGKILL' ? `  process.kill(process.pid, 'SIGKILL');` : `  setInterval(() => undefined, 1000);`,
@@ -283,7 +291,8 @@ describe('child process launcher: cgroups and limits', () => {
   const noCgroupFreezer = launcher.freezerKind === 'signals';
   if (noV1Limits)
     process.stderr.write(
-      'skipped: the v1 CFS quota and memory limit test needs v1 cpu + memory cgroups this user may write (root, cgroup v1)\n',
+      'skipped: the v1 CFS quota and memory limit test needs v1 cpu + memory cgroups this user may write ' +
+        '(root, cgroup v1)\n',
     );
   if (noCgroupFreezer)
     process.stderr.write('skipped: the cgroup-in-use test needs a cgroup freezer this user may write (root)\n');

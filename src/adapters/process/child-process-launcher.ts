@@ -68,7 +68,10 @@ export interface ChildProcessLauncherOptions {
   supervisorIdleExitMs?: number;
   /** Longest wait for a freeze to take effect, milliseconds; default 2000. */
   freezeTimeoutMs?: number;
-  /** Longest wait in `start` for the supervisor to start the command (and, once, for a new supervisor to answer), milliseconds; default 5000. */
+  /**
+   * Longest wait in `start` for the supervisor to start the command (and, once, for a new supervisor to answer),
+   * milliseconds; default 5000.
+   */
   startTimeoutMs?: number;
   /** Logger for warnings (limits not enforced, failed thaws). */
   logger?: LauncherLogger;
@@ -219,7 +222,8 @@ class ChildProcessLauncher implements ProcessLauncher {
       const users = cgroupPids(cgroup.dir);
       if (users.length > 0) {
         throw new Error(
-          `cgroup ${cgroup.dir} is in use by pid(s) ${users.join(', ')}: another server or a lost attempt (use another cgroupParent or clean it up)`,
+          `cgroup ${cgroup.dir} is in use by pid(s) ${users.join(', ')}: another server or a lost attempt ` +
+            `(use another cgroupParent or clean it up)`,
         );
       }
       await removeCgroup(cgroup.dir); // an empty leftover: may still hold old limits or a frozen state

@@ -71,7 +71,8 @@ describe.each(['cgroup-v2', 'cgroup-v1', 'signals'] as const)('freezer %s', (kin
     }));
 
   it.skipIf(missing)(
-    `a CPU-bound job's CPU time stops while frozen and grows after thaw${missing ? ` (skipped: this host has no ${kind} freezer)` : ''}`,
+    `a CPU-bound job's CPU time stops while frozen and grows after thaw` +
+      `${missing ? ` (skipped: this host has no ${kind} freezer)` : ''}`,
     async () => {
       const l = getLauncher();
       expect(l.freezerKind).toBe(kind);

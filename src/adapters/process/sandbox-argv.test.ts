@@ -56,27 +56,33 @@ describe('sandboxArgv', () => {
     expect(occurrences(argv, '--ro-bind-data', 2)).toEqual([['3', '/tmp/.gpushare-environment']]);
   });
 
-  it('hides each hidden directory once (nested ones are covered), gives private /tmp, and binds the writable ones back', () => {
-    const argv = sandboxArgv(base);
-    expect(occurrences(argv, '--tmpfs', 1).map(([d]) => d)).toEqual([
-      '/tmp',
-      '/root',
-      '/var/tmp',
-      '/dev/shm',
-      '/srv/gpushare',
-    ]);
-    expect(occurrences(argv, '--bind', 2)).toEqual([
-      ['/srv/gpushare/jobs/7-ab/work', '/srv/gpushare/jobs/7-ab/work'],
-      ['/srv/gpushare/jobs/7-ab/checkpoint', '/srv/gpushare/jobs/7-ab/checkpoint'],
-    ]);
-    // The folders between the hidden data directory and the binds are made traversable, once each.
-    expect(occurrences(argv, '--dir', 1).map(([d]) => d)).toEqual(['/srv/gpushare/jobs', '/srv/gpushare/jobs/7-ab']);
-    expect(occurrences(argv, '--dev-bind', 2)).toEqual([['/dev/nvidia1', '/dev/nvidia1']]);
-    expect(occurrences(argv, '--chdir', 1)).toEqual([['/srv/gpushare/jobs/7-ab/work']]);
-    expect(argv).toEqual(expect.arrayContaining(['--unshare-pid', '--unshare-ipc', '--die-with-parent', '--ro-bind']));
-    // The mounts come before the command separator; the hidden tmpfs before the binds inside it.
-    expect(argv.indexOf('--tmpfs')).toBeLessThan(argv.indexOf('--bind'));
-  });
+  it(
+    'hides each hidden directory once (nested ones are covered), gives private /tmp, and binds the ' +
+      'writable ones back',
+    () => {
+      const argv = sandboxArgv(base);
+      expect(occurrences(argv, '--tmpfs', 1).map(([d]) => d)).toEqual([
+        '/tmp',
+        '/root',
+        '/var/tmp',
+        '/dev/shm',
+        '/srv/gpushare',
+      ]);
+      expect(occurrences(argv, '--bind', 2)).toEqual([
+        ['/srv/gpushare/jobs/7-ab/work', '/srv/gpushare/jobs/7-ab/work'],
+        ['/srv/gpushare/jobs/7-ab/checkpoint', '/srv/gpushare/jobs/7-ab/checkpoint'],
+      ]);
+      // The folders between the hidden data directory and the binds are made traversable, once each.
+      expect(occurrences(argv, '--dir', 1).map(([d]) => d)).toEqual(['/srv/gpushare/jobs', '/srv/gpushare/jobs/7-ab']);
+      expect(occurrences(argv, '--dev-bind', 2)).toEqual([['/dev/nvidia1', '/dev/nvidia1']]);
+      expect(occurrences(argv, '--chdir', 1)).toEqual([['/srv/gpushare/jobs/7-ab/work']]);
+      expect(argv).toEqual(
+        expect.arrayContaining(['--unshare-pid', '--unshare-ipc', '--die-with-parent', '--ro-bind']),
+      );
+      // The mounts come before the command separator; the hidden tmpfs before the binds inside it.
+      expect(argv.indexOf('--tmpfs')).toBeLessThan(argv.indexOf('--bind'));
+    },
+  );
 
   it('writes the environment as a shell file that reads back every value exactly', () => {
     expect(shellEnvironmentFile({ A: 'plain', B: 'it\'s $HOME `x` \\ "q"\nline2', 'not-a-name': 'x' })).toBe(

@@ -135,13 +135,20 @@ function workingDirectoryProblem(path: string, tenant: string, uid: number, hidd
   for (let dir = dirname(path); ; dir = dirname(dir)) {
     const stat = lstatSync(dir);
     if (stat.uid !== 0 || (stat.mode & 0o022) !== 0)
-      return `${unusable}: ${dir} above it may be changed by uid ${stat.uid} or by others (mode ${(stat.mode & 0o7777).toString(8)}); every folder above a working directory must be root's and writable only by root`;
+      return (
+        `${unusable}: ${dir} above it may be changed by uid ${stat.uid} or by others (mode ` +
+        `${(stat.mode & 0o7777).toString(8)}); every folder above a working directory must be root's and ` +
+        `writable only by root`
+      );
     if (dir === '/') break;
   }
   const mode = lstatSync(path).mode;
   if ((mode & 0o1000) !== 0) return `${unusable}: it is a shared folder (sticky bit), not one tenant's`;
   if ((mode & 0o077) !== 0)
-    return `${unusable}: others may read or enter it (mode ${(mode & 0o777).toString(8)}); make it the tenant's own, e.g. chown ${uid} and chmod 700`;
+    return (
+      `${unusable}: others may read or enter it (mode ${(mode & 0o777).toString(8)}); make it the tenant's ` +
+      `own, e.g. chown ${uid} and chmod 700`
+    );
   return null;
 }
 

@@ -173,7 +173,8 @@ export class SupervisorClient {
     if (hello === null || !hello.ok || hello.op !== 'hello') {
       socket.destroy();
       throw new Error(
-        `the supervisor in ${this.options.directory} did not answer hello${hello !== null && !hello.ok ? `: ${hello.error}` : ''}`,
+        `the supervisor in ${this.options.directory} did not answer hello` +
+          `${hello !== null && !hello.ok ? `: ${hello.error}` : ''}`,
       );
     }
     connection.identity = { pid: hello.pid, startTime: hello.startTime };

@@ -30,7 +30,10 @@ export type SupervisorAnswer =
   | { id: number; ok: false; error: string }
   /** hello: who answers (pid and start time, field 22 of /proc/<pid>/stat) and how many attempts it holds. */
   | { id: number; ok: true; op: 'hello'; pid: number; startTime: string; attempts: number; version: number }
-  /** start: the job's pids once the pid file is written; both null when the command did not start (its outcome says why). */
+  /**
+   * start: the job's pids once the pid file is written; both null when the command did not start (its outcome says
+   * why).
+   */
   | { id: number; ok: true; op: 'start'; jobPid: number | null; commandPid: number | null }
   /** signal: whether it reached the command while it still ran. */
   | { id: number; ok: true; op: 'signal'; delivered: boolean };

@@ -174,28 +174,32 @@ describe('the supervisor of a data directory', () => {
     expect(readFileSync(blocked.stdoutPath, 'utf8')).toBe('released\n');
   });
 
-  it('a new launcher on the same directory (a restarted server) reaches the running supervisor and stops its attempts', async () => {
-    const directory = makeJobDirectory();
-    const first = newLauncher(directory);
-    const handle = await startJob(
-      first,
-      specFor([
-        'sh',
-        '-c',
-        'trap "exit 0" TERM; echo ready; i=0; while [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done',
-      ]),
-    );
-    expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', 5000)).toBe(true);
-    first.close();
-    const second = newLauncher(directory);
-    expect(second.isAlive(handle)).toBe(true);
-    const next = await startJob(second, specFor(['true']));
-    expect(next.supervisorPid).toBe(handle.supervisorPid);
-    await second.stop(handle, 'SIGTERM', 5000);
-    const outcome = await waitForOutcome(second, handle);
-    expect(outcome).toMatchObject({ exitCode: 0, signal: null });
-    expect(outcome.signalDeliveredAtMs).not.toBeNull();
-  });
+  it(
+    'a new launcher on the same directory (a restarted server) reaches the running supervisor and ' +
+      'stops its attempts',
+    async () => {
+      const directory = makeJobDirectory();
+      const first = newLauncher(directory);
+      const handle = await startJob(
+        first,
+        specFor([
+          'sh',
+          '-c',
+          'trap "exit 0" TERM; echo ready; i=0; while [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done',
+        ]),
+      );
+      expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', 5000)).toBe(true);
+      first.close();
+      const second = newLauncher(directory);
+      expect(second.isAlive(handle)).toBe(true);
+      const next = await startJob(second, specFor(['true']));
+      expect(next.supervisorPid).toBe(handle.supervisorPid);
+      await second.stop(handle, 'SIGTERM', 5000);
+      const outcome = await waitForOutcome(second, handle);
+      expect(outcome).toMatchObject({ exitCode: 0, signal: null });
+      expect(outcome.signalDeliveredAtMs).not.toBeNull();
+    },
+  );
 
   it('launchers racing to start the supervisor of one directory leave one supervisor', async () => {
     const directory = join(makeJobDirectory(), 'race');
@@ -226,28 +230,34 @@ describe('the supervisor of a data directory', () => {
     expect(await waitForOutcome(launcher, next)).toMatchObject({ exitCode: 0 });
   });
 
-  it('a handle of a per-attempt supervisor (an older gpushare) is alive with its process and stopped by signalling it', async () => {
-    const launcher = newLauncher();
-    const old = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
-    const pid = old.pid!;
-    const dir = makeJobDirectory();
-    const handle: ProcessHandle = {
-      supervisorPid: pid,
-      supervisorStartTime: readProcessStartTime(pid)!,
-      jobPid: null,
-      cgroupKey: null,
-      freezerKind: 'signals',
-      stdoutPath: join(dir, 'attempt-1.stdout.log'),
-      stderrPath: join(dir, 'attempt-1.stderr.log'),
-      pidPath: join(dir, 'attempt-1.pid'),
-      outcomePath: join(dir, 'attempt-1.outcome.json'),
-    };
-    expect(launcher.isAlive(handle)).toBe(true);
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => old.on('exit', (_code, signal) => resolve(signal)));
-    await launcher.stop(handle, 'SIGTERM', 5000);
-    expect(await exited).toBe('SIGTERM');
-    expect(launcher.isAlive(handle)).toBe(false);
-  });
+  it(
+    'a handle of a per-attempt supervisor (an older gpushare) is alive with its process and stopped ' +
+      'by signalling it',
+    async () => {
+      const launcher = newLauncher();
+      const old = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+      const pid = old.pid!;
+      const dir = makeJobDirectory();
+      const handle: ProcessHandle = {
+        supervisorPid: pid,
+        supervisorStartTime: readProcessStartTime(pid)!,
+        jobPid: null,
+        cgroupKey: null,
+        freezerKind: 'signals',
+        stdoutPath: join(dir, 'attempt-1.stdout.log'),
+        stderrPath: join(dir, 'attempt-1.stderr.log'),
+        pidPath: join(dir, 'attempt-1.pid'),
+        outcomePath: join(dir, 'attempt-1.outcome.json'),
+      };
+      expect(launcher.isAlive(handle)).toBe(true);
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        old.on('exit', (_code, signal) => resolve(signal)),
+      );
+      await launcher.stop(handle, 'SIGTERM', 5000);
+      expect(await exited).toBe('SIGTERM');
+      expect(launcher.isAlive(handle)).toBe(false);
+    },
+  );
 });
 
 /** The supervisor directory of a handle's supervisor: the `--serve` argument of its command line. */

@@ -25,7 +25,8 @@ describe('detectCheckpointSupport', () => {
     const support = detectCheckpointSupport({ path: dir });
     expect(support.transparentAvailable).toBe(false);
     expect(support.detail).toBe(
-      'criu: `criu check` failed (Error (criu/cr-check.c:1234): Kernel does not support PTRACE_O_SUSPEND_SECCOMP); cuda-checkpoint: not installed; preemption uses the signal protocol',
+      'criu: `criu check` failed (Error (criu/cr-check.c:1234): Kernel does not support ' +
+        'PTRACE_O_SUSPEND_SECCOMP); cuda-checkpoint: not installed; preemption uses the signal protocol',
     );
   });
 });

@@ -34,6 +34,8 @@ export function detectCheckpointSupport(options: { timeoutMs?: number; path?: st
   return {
     method: 'signal',
     transparentAvailable,
-    detail: `${criuLine}; ${cudaLine}; preemption uses the signal protocol${transparentAvailable ? ' (transparent checkpointing is not used by this version)' : ''}`,
+    detail:
+      `${criuLine}; ${cudaLine}; preemption uses the signal protocol` +
+      `${transparentAvailable ? ' (transparent checkpointing is not used by this version)' : ''}`,
   };
 }

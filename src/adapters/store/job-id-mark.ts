@@ -47,7 +47,9 @@ export function openJobIdMark(path: string): JobIdMark {
       const id = text === '' ? 0 : Number(text);
       if (!Number.isSafeInteger(id) || id < 0) {
         throw new Error(
-          `job-id mark ${path} holds ${JSON.stringify(text)}, not a job id: write the highest job id ever given out into it (at least the highest id of the store and of the folders in jobs/), or delete it to start from those`,
+          `job-id mark ${path} holds ${JSON.stringify(text)}, not a job id: write the highest job id ever ` +
+            `given out into it (at least the highest id of the store and of the folders in jobs/), or ` +
+            `delete it to start from those`,
         );
       }
       return id;

@@ -360,7 +360,8 @@ export function createMemoryStore(): StateStore {
       };
       const text = `${JSON.stringify(document, null, 2)}\n`;
       await replaceFileAtomically(path, (temporary) => {
-        writeFileSync(temporary, text, { flush: true, mode: PRIVATE_FILE_MODE }); // it holds token digests and job environments
+        // it holds token digests and job environments
+        writeFileSync(temporary, text, { flush: true, mode: PRIVATE_FILE_MODE });
         chmodSync(temporary, PRIVATE_FILE_MODE);
       });
     },

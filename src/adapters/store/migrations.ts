@@ -140,8 +140,10 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX audit_log_by_tenant ON audit_log(tenant, seq);
   CREATE INDEX audit_log_by_time ON audit_log(at_ms);
-  CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
-  CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+  CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+    BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+  CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+    BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
   `,
   // 8: tenant caps and per-token limits (TENANT_LIMITS_MIGRATION).
   TENANT_LIMITS_MIGRATION,
@@ -183,7 +185,8 @@ export class StoreSchemaVersionError extends Error {
     detail: string,
   ) {
     super(
-      `state store ${file} has schema version ${fileVersion}, this gpushare supports version ${supportedVersion}: ${detail}`,
+      `state store ${file} has schema version ${fileVersion}, this gpushare supports version ` +
+        `${supportedVersion}: ${detail}`,
     );
   }
 }

@@ -57,7 +57,8 @@ export function sqliteJobLister(
       const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
       statement = db
         .prepare<unknown[], [number, string]>(
-          `SELECT id, name FROM jobs${whereSql} ORDER BY id ${shape.descending ? 'DESC' : 'ASC'}${shape.sqlLimit ? ' LIMIT ?' : ''}`,
+          `SELECT id, name FROM jobs${whereSql} ORDER BY id ${shape.descending ? 'DESC' : 'ASC'}` +
+            `${shape.sqlLimit ? ' LIMIT ?' : ''}`,
         )
         .raw();
       idStatements.set(key, statement);

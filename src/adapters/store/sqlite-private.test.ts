@@ -57,58 +57,68 @@ describe('SQLite store: private files, folders and job ids', () => {
     expect(modeOf(join(folder, 'other.db'))).toBe(0o644);
   });
 
-  it('migrates a version 3 file to the current version: jobs launched before keep a folder named by their id; others get none', () => {
-    const v3 = new Database(file);
-    for (const script of MIGRATIONS.slice(0, 3)) v3.exec(script);
-    v3.pragma('user_version = 3');
-    const insert =
-      v3.prepare(`INSERT INTO jobs (name, tenant, state, priority, submitted_at_ms, updated_at_ms, command, working_directory,
-      environment, retries, cpu_milli, host_memory_mib, gpu, attempt, process) VALUES (?, 'acme', ?, 500, 1, 1, '["/bin/true"]', '/tmp', '{}', 0, 0, 0, '{}', ?, ?)`);
-    v3.exec("INSERT INTO tenants (name, created_at_ms) VALUES ('acme', 1)");
-    insert.run('done', 'succeeded', 1, null);
-    insert.run('running', 'running', 1, JSON.stringify(HANDLE));
-    insert.run('launching', 'scheduled', 0, null);
-    insert.run('waiting', 'pending', 0, null);
-    insert.run('cancelled before it ran', 'cancelled', 0, null);
-    insert.run('re-queued after a lost attempt', 'pending', 1, null);
-    v3.close();
-    const store = open();
-    expect(SCHEMA_VERSION).toBe(10);
-    expect(store.schemaVersion()).toBe(10);
-    expect(store.listJobs().map((j) => [j.id, j.name, j.folder])).toEqual([
-      [1, 'done', '1'],
-      [2, 'running', '2'],
-      [3, 'launching', '3'],
-      [4, 'waiting', null],
-      [5, 'cancelled before it ran', null],
-      [6, 're-queued after a lost attempt', '6'],
-    ]);
-    expect(store.getJob(2)?.process).toEqual(HANDLE);
-    // A folder is one job's own.
-    expect(() => store.applyJobChanges([{ jobId: 4, atMs: 2, patch: { folder: '1' } }])).toThrow(StoreConflictError);
-    store.applyJobChanges([{ jobId: 4, atMs: 2, patch: { folder: '4-0123456789abcdef' } }]);
-    expect(store.getJob(4)?.folder).toBe('4-0123456789abcdef');
-  });
+  it(
+    'migrates a version 3 file to the current version: jobs launched before keep a folder named by their ' +
+      'id; others get none',
+    () => {
+      const v3 = new Database(file);
+      for (const script of MIGRATIONS.slice(0, 3)) v3.exec(script);
+      v3.pragma('user_version = 3');
+      const insert = v3.prepare(`INSERT INTO jobs (name, tenant, state, priority, submitted_at_ms, updated_at_ms,
+        command, working_directory, environment, retries, cpu_milli, host_memory_mib, gpu, attempt, process)
+        VALUES (?, 'acme', ?, 500, 1, 1, '["/bin/true"]', '/tmp', '{}', 0, 0, 0, '{}', ?, ?)`);
+      v3.exec("INSERT INTO tenants (name, created_at_ms) VALUES ('acme', 1)");
+      insert.run('done', 'succeeded', 1, null);
+      insert.run('running', 'running', 1, JSON.stringify(HANDLE));
+      insert.run('launching', 'scheduled', 0, null);
+      insert.run('waiting', 'pending', 0, null);
+      insert.run('cancelled before it ran', 'cancelled', 0, null);
+      insert.run('re-queued after a lost attempt', 'pending', 1, null);
+      v3.close();
+      const store = open();
+      expect(SCHEMA_VERSION).toBe(10);
+      expect(store.schemaVersion()).toBe(10);
+      expect(store.listJobs().map((j) => [j.id, j.name, j.folder])).toEqual([
+        [1, 'done', '1'],
+        [2, 'running', '2'],
+        [3, 'launching', '3'],
+        [4, 'waiting', null],
+        [5, 'cancelled before it ran', null],
+        [6, 're-queued after a lost attempt', '6'],
+      ]);
+      expect(store.getJob(2)?.process).toEqual(HANDLE);
+      // A folder is one job's own.
+      expect(() => store.applyJobChanges([{ jobId: 4, atMs: 2, patch: { folder: '1' } }])).toThrow(StoreConflictError);
+      store.applyJobChanges([{ jobId: 4, atMs: 2, patch: { folder: '4-0123456789abcdef' } }]);
+      expect(store.getJob(4)?.folder).toBe('4-0123456789abcdef');
+    },
+  );
 
-  it("migrates a version 6 file's tokens: none expires, is revoked or rotated; the admin tokens the server made are marked as its own", () => {
-    const v6 = new Database(file);
-    for (const script of MIGRATIONS.slice(0, 6)) v6.exec(script);
-    v6.pragma('user_version = 6');
-    v6.exec("INSERT INTO tenants (name, created_at_ms) VALUES ('acme', 1)");
-    const insert = v6.prepare('INSERT INTO tokens (digest, role, tenant, label, created_at_ms) VALUES (?, ?, ?, ?, 5)');
-    insert.run('a'.repeat(64), 'admin', null, 'admin (created by gpushare serve)');
-    insert.run('b'.repeat(64), 'admin', null, 'ci admin');
-    insert.run('c'.repeat(64), 'tenant-admin', 'acme', 'admin (created by gpushare serve)');
-    v6.close();
-    const store = open();
-    expect(
-      store.listTokens().map((t) => [t.id, t.label, t.createdByServer, t.expiresAtMs, t.revokedAtMs, t.rotatedAtMs]),
-    ).toEqual([
-      [1, 'admin (created by gpushare serve)', true, null, null, null],
-      [2, 'ci admin', false, null, null, null],
-      [3, 'admin (created by gpushare serve)', false, null, null, null],
-    ]);
-  });
+  it(
+    "migrates a version 6 file's tokens: none expires, is revoked or rotated; the admin tokens the server " +
+      'made are marked as its own',
+    () => {
+      const v6 = new Database(file);
+      for (const script of MIGRATIONS.slice(0, 6)) v6.exec(script);
+      v6.pragma('user_version = 6');
+      v6.exec("INSERT INTO tenants (name, created_at_ms) VALUES ('acme', 1)");
+      const insert = v6.prepare(
+        'INSERT INTO tokens (digest, role, tenant, label, created_at_ms) VALUES (?, ?, ?, ?, 5)',
+      );
+      insert.run('a'.repeat(64), 'admin', null, 'admin (created by gpushare serve)');
+      insert.run('b'.repeat(64), 'admin', null, 'ci admin');
+      insert.run('c'.repeat(64), 'tenant-admin', 'acme', 'admin (created by gpushare serve)');
+      v6.close();
+      const store = open();
+      expect(
+        store.listTokens().map((t) => [t.id, t.label, t.createdByServer, t.expiresAtMs, t.revokedAtMs, t.rotatedAtMs]),
+      ).toEqual([
+        [1, 'admin (created by gpushare serve)', true, null, null, null],
+        [2, 'ci admin', false, null, null, null],
+        [3, 'admin (created by gpushare serve)', false, null, null, null],
+      ]);
+    },
+  );
 
   it('migrates a version 9 file to the listing indexes; its jobs list by name pattern and submit time', () => {
     const v9 = new Database(file);

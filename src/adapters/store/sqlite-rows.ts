@@ -200,7 +200,8 @@ export function jobFromRow(row: JobRow): JobRecord {
 
 /** Columns of `tenants`, as a select list (in the order of `TenantRow`). */
 export const TENANT_SELECT_LIST =
-  'name, created_at_ms, guaranteed_gpu_equivalents, limit_gpu_equivalents, max_priority_class, requests_per_second, request_burst, event_streams_per_token';
+  'name, created_at_ms, guaranteed_gpu_equivalents, limit_gpu_equivalents, max_priority_class, ' +
+  'requests_per_second, request_burst, event_streams_per_token';
 
 /** A row of `tenants`. */
 export interface TenantRow {

@@ -149,84 +149,88 @@ describe('openSqliteStore', () => {
     expect(() => openSqliteStore(empty, { readonly: true })).toThrow('open it read-write once to migrate it');
   });
 
-  it('migrates a version 1 file: tenants get guarantee 0 and no limit, jobs of priority high or above are not preemptible', () => {
-    const v1 = new Database(file);
-    v1.exec(MIGRATIONS[0] ?? '');
-    v1.pragma('user_version = 1');
-    v1.exec(`
+  it(
+    'migrates a version 1 file: tenants get guarantee 0 and no limit, jobs of priority high or above are ' +
+      'not preemptible',
+    () => {
+      const v1 = new Database(file);
+      v1.exec(MIGRATIONS[0] ?? '');
+      v1.pragma('user_version = 1');
+      v1.exec(`
       INSERT INTO tenants (name, created_at_ms) VALUES ('acme', 1);
-      INSERT INTO jobs (name, tenant, state, reason, priority, submitted_at_ms, updated_at_ms, command, working_directory,
-        environment, time_limit_seconds, retries, cpu_milli, host_memory_mib, gpu, attempt)
+      INSERT INTO jobs (name, tenant, state, reason, priority, submitted_at_ms, updated_at_ms, command,
+        working_directory, environment, time_limit_seconds, retries, cpu_milli, host_memory_mib, gpu, attempt)
         VALUES ('old', 'acme', 'pending', NULL, 900, 2, 3, '["/bin/true"]', '/tmp', '{"A":"b"}', NULL, 1, 500, 1024,
           '{"gpuCount":1,"gpuMilli":1000,"gpuMemoryMiB":null,"mode":"exclusive"}', 0);
       INSERT INTO job_events (job_id, at_ms, from_state, to_state, reason) VALUES (1, 2, NULL, 'pending', NULL);
     `);
-    v1.close();
-    const store = open();
-    expect(store.schemaVersion()).toBe(SCHEMA_VERSION);
-    expect(store.listTenants()).toEqual([
-      {
-        name: 'acme',
-        createdAtMs: 1,
-        guaranteedGpuEquivalents: 0,
-        limitGpuEquivalents: null,
-        ...DEFAULT_TENANT_LIMITS,
+      v1.close();
+      const store = open();
+      expect(store.schemaVersion()).toBe(SCHEMA_VERSION);
+      expect(store.listTenants()).toEqual([
+        {
+          name: 'acme',
+          createdAtMs: 1,
+          guaranteedGpuEquivalents: 0,
+          limitGpuEquivalents: null,
+          ...DEFAULT_TENANT_LIMITS,
+          maxPriorityClass: 'high',
+        },
+      ]);
+      // Tenants that existed before priority caps get `high`, reported once (for the server's log).
+      expect(store.tenantsGivenHighCap).toEqual(['acme']);
+      expect(store.createTenant('newer', 2).maxPriorityClass).toBe('normal');
+      expect(store.listJobs({ states: ['pending', 'preempted'] })).toEqual([
+        {
+          id: 1,
+          name: 'old',
+          tenant: 'acme',
+          command: ['/bin/true'],
+          workingDirectory: '/tmp',
+          environment: { A: 'b' },
+          priority: 900,
+          timeLimitSeconds: null,
+          retries: 1,
+          preemptible: false,
+          cpuMilli: 500,
+          hostMemoryMiB: 1024,
+          gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' },
+          state: 'pending',
+          reason: null,
+          submittedAtMs: 2,
+          updatedAtMs: 3,
+          placement: null,
+          attempt: 0,
+          process: null,
+          folder: null,
+          startedAtMs: null,
+          endedAtMs: null,
+          exitCode: null,
+          signal: null,
+          qos: null,
+          reportTokenDigest: null,
+          submittedByTokenId: null,
+        },
+      ]);
+      expect(store.listEvents(1)).toEqual([{ jobId: 1, atMs: 2, fromState: null, toState: 'pending', reason: null }]);
+      // The new columns are writable after the migration, and survive a reopen.
+      store.setTenantQuota('acme', { guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2 });
+      const fresh = store.insertJob(sampleJob('acme', { preemptible: false }), 4);
+      store.close();
+      const again = open();
+      expect(again.schemaVersion()).toBe(SCHEMA_VERSION);
+      expect(again.getTenant('acme')).toMatchObject({
+        guaranteedGpuEquivalents: 1.5,
+        limitGpuEquivalents: 2,
         maxPriorityClass: 'high',
-      },
-    ]);
-    // Tenants that existed before priority caps get `high`, reported once (for the server's log).
-    expect(store.tenantsGivenHighCap).toEqual(['acme']);
-    expect(store.createTenant('newer', 2).maxPriorityClass).toBe('normal');
-    expect(store.listJobs({ states: ['pending', 'preempted'] })).toEqual([
-      {
-        id: 1,
-        name: 'old',
-        tenant: 'acme',
-        command: ['/bin/true'],
-        workingDirectory: '/tmp',
-        environment: { A: 'b' },
-        priority: 900,
-        timeLimitSeconds: null,
-        retries: 1,
-        preemptible: false,
-        cpuMilli: 500,
-        hostMemoryMiB: 1024,
-        gpu: { gpuCount: 1, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' },
-        state: 'pending',
-        reason: null,
-        submittedAtMs: 2,
-        updatedAtMs: 3,
-        placement: null,
-        attempt: 0,
-        process: null,
-        folder: null,
-        startedAtMs: null,
-        endedAtMs: null,
-        exitCode: null,
-        signal: null,
-        qos: null,
-        reportTokenDigest: null,
-        submittedByTokenId: null,
-      },
-    ]);
-    expect(store.listEvents(1)).toEqual([{ jobId: 1, atMs: 2, fromState: null, toState: 'pending', reason: null }]);
-    // The new columns are writable after the migration, and survive a reopen.
-    store.setTenantQuota('acme', { guaranteedGpuEquivalents: 1.5, limitGpuEquivalents: 2 });
-    const fresh = store.insertJob(sampleJob('acme', { preemptible: false }), 4);
-    store.close();
-    const again = open();
-    expect(again.schemaVersion()).toBe(SCHEMA_VERSION);
-    expect(again.getTenant('acme')).toMatchObject({
-      guaranteedGpuEquivalents: 1.5,
-      limitGpuEquivalents: 2,
-      maxPriorityClass: 'high',
-    });
-    expect(again.tenantsGivenHighCap).toEqual([]);
-    expect(again.listJobs().map((j) => [j.id, j.preemptible])).toEqual([
-      [1, false],
-      [fresh.id, false],
-    ]);
-  });
+      });
+      expect(again.tenantsGivenHighCap).toEqual([]);
+      expect(again.listJobs().map((j) => [j.id, j.preemptible])).toEqual([
+        [1, false],
+        [fresh.id, false],
+      ]);
+    },
+  );
 
   it('migrates a version 2 file: jobs get no QoS targets and no report token; both are writable after', () => {
     const v2 = new Database(file);
@@ -235,8 +239,9 @@ describe('openSqliteStore', () => {
     v2.pragma('user_version = 2');
     v2.exec(`
       INSERT INTO tenants (name, created_at_ms) VALUES ('acme', 1);
-      INSERT INTO jobs (name, tenant, state, reason, priority, submitted_at_ms, updated_at_ms, command, working_directory,
-        environment, time_limit_seconds, retries, cpu_milli, host_memory_mib, gpu, attempt, preemptible)
+      INSERT INTO jobs (name, tenant, state, reason, priority, submitted_at_ms, updated_at_ms, command,
+        working_directory, environment, time_limit_seconds, retries, cpu_milli, host_memory_mib, gpu, attempt,
+        preemptible)
         VALUES ('old', 'acme', 'pending', NULL, 500, 2, 3, '["/bin/true"]', '/tmp', '{}', NULL, 0, 0, 0,
           '{"gpuCount":1,"gpuMilli":500,"gpuMemoryMiB":null,"mode":"mps"}', 0, 1);
     `);
@@ -273,7 +278,8 @@ describe('openSqliteStore', () => {
     expect(
       store.database
         .prepare(
-          'SELECT name, guaranteed_gpu_equivalents AS g, limit_gpu_equivalents AS l, typeof(guaranteed_gpu_equivalents) AS t FROM tenants ORDER BY name',
+          'SELECT name, guaranteed_gpu_equivalents AS g, limit_gpu_equivalents AS l, ' +
+            'typeof(guaranteed_gpu_equivalents) AS t FROM tenants ORDER BY name',
         )
         .all(),
     ).toEqual([

@@ -80,7 +80,10 @@ export interface SqliteStateStore extends StateStore {
   readonly database: Database.Database;
   /** The job-id sequence as raised at open (mark file, `jobIdFloor`); null when it was not lower. */
   readonly jobIdsRaised: { readonly from: number; readonly to: number } | null;
-  /** The tenants this open's migration gave the priority cap `high` (they existed before caps did); empty on every other open. */
+  /**
+   * The tenants this open's migration gave the priority cap `high` (they existed before caps did); empty on every other
+   * open.
+   */
   readonly tenantsGivenHighCap: readonly string[];
 }
 
@@ -197,7 +200,8 @@ function createSqliteStore(
       'UPDATE tenants SET guaranteed_gpu_equivalents = ?, limit_gpu_equivalents = ? WHERE name = ?',
     ),
     tenantSetLimits: db.prepare<[string, number | null, number | null, number | null, string]>(
-      'UPDATE tenants SET max_priority_class = ?, requests_per_second = ?, request_burst = ?, event_streams_per_token = ? WHERE name = ?',
+      'UPDATE tenants SET max_priority_class = ?, requests_per_second = ?, request_burst = ?, ' +
+        'event_streams_per_token = ? WHERE name = ?',
     ),
     tenantList: db.prepare<[], TenantRow>(`SELECT ${TENANT_SELECT_LIST} FROM tenants ORDER BY name`),
     jobInsert: db.prepare(
@@ -235,10 +239,12 @@ function createSqliteStore(
       'INSERT INTO job_attempts (job_id, attempt, started_at_ms) VALUES (?, ?, ?)',
     ),
     attemptEnd: db.prepare<[number, number | null, string | null, string, number, number]>(
-      'UPDATE job_attempts SET ended_at_ms = ?, exit_code = ?, signal = ?, end_reason = ? WHERE job_id = ? AND attempt = ?',
+      'UPDATE job_attempts SET ended_at_ms = ?, exit_code = ?, signal = ?, end_reason = ? WHERE job_id = ' +
+        '? AND attempt = ?',
     ),
     attemptList: db.prepare<[number], AttemptRow>(
-      'SELECT job_id, attempt, started_at_ms, ended_at_ms, exit_code, signal, end_reason FROM job_attempts WHERE job_id = ? ORDER BY attempt',
+      'SELECT job_id, attempt, started_at_ms, ended_at_ms, exit_code, signal, end_reason FROM ' +
+        'job_attempts WHERE job_id = ? ORDER BY attempt',
     ),
     cordonList: db.prepare<[], string>('SELECT uuid FROM gpu_cordons ORDER BY uuid').pluck(),
     cordonSet: db.prepare<[string, number]>(

@@ -32,7 +32,8 @@ export function sqliteTokenMethods(
       `SELECT ${TOKEN_SELECT_LIST} FROM tokens WHERE tenant = ? ORDER BY id`,
     ),
     insert: db.prepare<[string, string, string | null, string, number, number | null, number]>(
-      'INSERT INTO tokens (digest, role, tenant, label, created_at_ms, expires_at_ms, created_by_server) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO tokens (digest, role, tenant, label, created_at_ms, expires_at_ms, created_by_server) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     revoke: db.prepare<[number, number]>('UPDATE tokens SET revoked_at_ms = coalesce(revoked_at_ms, ?) WHERE id = ?'),
     rotate: db.prepare<[string, number, number]>('UPDATE tokens SET digest = ?, rotated_at_ms = ? WHERE id = ?'),

@@ -54,31 +54,42 @@ function rehash(rows: readonly StoredAuditRow[]): StoredAuditRow[] {
 }
 
 describe('the audit hash chain', () => {
-  it('hashes prev_hash, a newline and the JSON array of the fields, summary and outcome with sorted keys (the documented algorithm)', () => {
-    const row = chainAuditEntry(
-      { seq: 0, hash: GENESIS_HASH },
-      entry(1, { summary: { z: 1, a: { y: [2, { d: 1, c: 0 }], b: 'x' } } }),
-    );
-    expect(row.summaryJson).toBe('{"a":{"b":"x","y":[2,{"c":0,"d":1}]},"z":1}');
-    expect(row.outcomeJson).toBe('{"httpStatus":201,"message":null,"result":"ok"}');
-    const text = `${'0'.repeat(64)}\n${JSON.stringify([1, 1_700_000_000_001, 'admin token 1', 'admin', null, 'job.submit', 'job 1', JSON.parse(row.summaryJson), JSON.parse(row.outcomeJson)])}`;
-    expect(row.hash).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
-    expect([row.seq, row.prevHash]).toEqual([1, GENESIS_HASH]);
-  });
+  it(
+    'hashes prev_hash, a newline and the JSON array of the fields, summary and outcome with sorted keys ' +
+      '(the documented algorithm)',
+    () => {
+      const row = chainAuditEntry(
+        { seq: 0, hash: GENESIS_HASH },
+        entry(1, { summary: { z: 1, a: { y: [2, { d: 1, c: 0 }], b: 'x' } } }),
+      );
+      expect(row.summaryJson).toBe('{"a":{"b":"x","y":[2,{"c":0,"d":1}]},"z":1}');
+      expect(row.outcomeJson).toBe('{"httpStatus":201,"message":null,"result":"ok"}');
+      const summary: unknown = JSON.parse(row.summaryJson);
+      const outcome: unknown = JSON.parse(row.outcomeJson);
+      const fields = [1, 1_700_000_000_001, 'admin token 1', 'admin', null, 'job.submit', 'job 1', summary, outcome];
+      const text = `${'0'.repeat(64)}\n${JSON.stringify(fields)}`;
+      expect(row.hash).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+      expect([row.seq, row.prevHash]).toEqual([1, GENESIS_HASH]);
+    },
+  );
 
-  it('replaces lone surrogates in text columns, so that a value reads back from a UTF-8 store as it was hashed (JSON escapes them)', () => {
-    const row = chainAuditEntry(
-      { seq: 4, hash: 'f'.repeat(64) },
-      entry(5, { target: 'job \uD800x', summary: { name: 'a\uDC00' } }),
-    );
-    expect([row.seq, row.prevHash, row.target, row.summaryJson]).toEqual([
-      5,
-      'f'.repeat(64),
-      'job \uFFFDx',
-      '{"name":"a\\udc00"}',
-    ]);
-    expect(canonicalJson({ b: 1, a: [3, 1] })).toBe('{"a":[3,1],"b":1}');
-  });
+  it(
+    'replaces lone surrogates in text columns, so that a value reads back from a UTF-8 store as it was ' +
+      'hashed (JSON escapes them)',
+    () => {
+      const row = chainAuditEntry(
+        { seq: 4, hash: 'f'.repeat(64) },
+        entry(5, { target: 'job \uD800x', summary: { name: 'a\uDC00' } }),
+      );
+      expect([row.seq, row.prevHash, row.target, row.summaryJson]).toEqual([
+        5,
+        'f'.repeat(64),
+        'job \uFFFDx',
+        '{"name":"a\\udc00"}',
+      ]);
+      expect(canonicalJson({ b: 1, a: [3, 1] })).toBe('{"a":[3,1],"b":1}');
+    },
+  );
 
   it('verifies an untouched log, naming its head; an empty log without a journal verifies too', () => {
     const { rows, journal } = tenRows();
@@ -156,50 +167,62 @@ describe('the audit hash chain', () => {
     expect([result.firstBad?.seq, result.firstBad?.problem]).toEqual([5, 'rewritten']);
   });
 
-  it('names an entry whose text was moved between summary and outcome (same hash) as edited, and lists it without throwing', () => {
-    const { rows, journal } = tenRows();
-    const row = rows[3]!;
-    // The hash input joins summary and outcome with a comma: moving the summary's last fields to the outcome's start keeps it.
-    const summaryJson = row.summaryJson.slice(0, row.summaryJson.lastIndexOf(',"route"'));
-    const outcomeJson = `${row.summaryJson.slice(row.summaryJson.lastIndexOf(',"route"') + 1)},${row.outcomeJson}`;
-    const moved = { ...row, summaryJson, outcomeJson };
-    expect(auditEntryHash(row.prevHash, moved)).toBe(row.hash);
-    rows[3] = moved;
-    const result = verifyAuditChain(rows, journal);
-    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([
-      false,
-      4,
-      'edited',
-      3,
-    ]);
-    expect(result.firstBad?.message).toBe(
-      'entry 4 was edited: its summary is not a JSON object in canonical form (sorted keys, no whitespace)',
-    );
-    const shown = auditEntryOfRow(moved);
-    expect([shown.summary, shown.outcome]).toEqual([
-      { unreadable: summaryJson },
-      { result: 'unreadable', httpStatus: null, message: outcomeJson },
-    ]);
-  });
+  it(
+    'names an entry whose text was moved between summary and outcome (same hash) as edited, and lists it ' +
+      'without throwing',
+    () => {
+      const { rows, journal } = tenRows();
+      const row = rows[3]!;
+      // The hash input joins summary and outcome with a comma: moving the summary's last fields to the outcome's start
+      // keeps it.
+      const summaryJson = row.summaryJson.slice(0, row.summaryJson.lastIndexOf(',"route"'));
+      const outcomeJson = `${row.summaryJson.slice(row.summaryJson.lastIndexOf(',"route"') + 1)},${row.outcomeJson}`;
+      const moved = { ...row, summaryJson, outcomeJson };
+      expect(auditEntryHash(row.prevHash, moved)).toBe(row.hash);
+      rows[3] = moved;
+      const result = verifyAuditChain(rows, journal);
+      expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([
+        false,
+        4,
+        'edited',
+        3,
+      ]);
+      expect(result.firstBad?.message).toBe(
+        'entry 4 was edited: its summary is not a JSON object in canonical form (sorted keys, no whitespace)',
+      );
+      const shown = auditEntryOfRow(moved);
+      expect([shown.summary, shown.outcome]).toEqual([
+        { unreadable: summaryJson },
+        { result: 'unreadable', httpStatus: null, message: outcomeJson },
+      ]);
+    },
+  );
 
-  it('names an entry the journal skips inside its range as unwitnessed (a forged entry appended while the journal went on)', () => {
-    const { rows, journal } = tenRows();
-    const hashes = new Map(journal.hashes);
-    hashes.delete(6);
-    const result = verifyAuditChain(rows, { hashes, lastSeq: 10 });
-    expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([
-      false,
-      6,
-      'unwitnessed',
-      5,
-    ]);
-    expect(result.firstBad?.message).toBe(
-      'entry 6 is missing from the audit-head journal, which records entries 1–10: it was not written by the server (forged entry)',
-    );
-    // A journal started after entry 3 (deleted and recreated) witnesses 4–10 only: 1–3 before its first line are not an error.
-    const late = new Map([...journal.hashes].filter(([seq]) => seq >= 4));
-    expect(verifyAuditChain(rows, { hashes: late, lastSeq: 10 }).ok).toBe(true);
-  });
+  it(
+    'names an entry the journal skips inside its range as unwitnessed (a forged entry appended while the ' +
+      'journal went on)',
+    () => {
+      const { rows, journal } = tenRows();
+      const hashes = new Map(journal.hashes);
+      hashes.delete(6);
+      const result = verifyAuditChain(rows, { hashes, lastSeq: 10 });
+      expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([
+        false,
+        6,
+        'unwitnessed',
+        5,
+      ]);
+      expect(result.firstBad?.message).toBe(
+        'entry 6 is missing from the audit-head journal, which records entries 1–10: it was not written by ' +
+          'the server (forged entry)',
+      );
+      // A journal started after entry 3 (deleted and recreated) witnesses 4–10 only: 1–3 before its first line are not
+      // an
+      // error.
+      const late = new Map([...journal.hashes].filter(([seq]) => seq >= 4));
+      expect(verifyAuditChain(rows, { hashes: late, lastSeq: 10 }).ok).toBe(true);
+    },
+  );
 
   it('fails a log with entries whose journal was deleted', () => {
     const { rows } = tenRows();

@@ -51,7 +51,10 @@ export function canonicalJson(value: JsonValue | { readonly [key: string]: JsonV
  * @returns lower-case hex SHA-256
  */
 export function auditEntryHash(prevHash: string, row: Omit<StoredAuditRow, 'prevHash' | 'hash'>): string {
-  const fields = `[${row.seq},${row.atMs},${JSON.stringify(row.actor)},${JSON.stringify(row.role)},${JSON.stringify(row.tenant)},${JSON.stringify(row.action)},${JSON.stringify(row.target)},${row.summaryJson},${row.outcomeJson}]`;
+  const fields =
+    `[${row.seq},${row.atMs},${JSON.stringify(row.actor)},${JSON.stringify(row.role)},` +
+    `${JSON.stringify(row.tenant)},${JSON.stringify(row.action)},${JSON.stringify(row.target)},` +
+    `${row.summaryJson},${row.outcomeJson}]`;
   return sha256Hex(`${prevHash}\n${fields}`);
 }
 
@@ -71,15 +74,23 @@ export interface AuditJournal {
 
 /** What is wrong with the first bad entry. */
 export type AuditProblem =
-  /** The entry's fields do not hash to its stored hash, or its summary or outcome is not a JSON object in canonical form (text moved across their boundary keeps the hash): it was edited. */
+  /**
+   * The entry's fields do not hash to its stored hash, or its summary or outcome is not a JSON object in canonical form
+   * (text moved across their boundary keeps the hash): it was edited.
+   */
   | 'edited'
   /** The seq is not in the store although a later one (or the journal) is: the entry was deleted. */
   | 'missing'
   /** The entry's `prev_hash` is not the previous entry's hash: entries were deleted, moved or swapped. */
   | 'broken-link'
-  /** The entry is consistent in the store but the journal recorded another hash for its seq: the chain was rewritten. */
+  /**
+   * The entry is consistent in the store but the journal recorded another hash for its seq: the chain was rewritten.
+   */
   | 'rewritten'
-  /** The seq lies between the journal's first and last lines but has no line: the server did not write it (forged entry). */
+  /**
+   * The seq lies between the journal's first and last lines but has no line: the server did not write it (forged
+   * entry).
+   */
   | 'unwitnessed'
   /** The journal records entries after the store's last: the newest entries were deleted. */
   | 'truncated'
@@ -111,7 +122,10 @@ function jsonObjectOf(text: string): Record<string, JsonValue> | null {
   }
 }
 
-/** `'summary'` or `'outcome'` when that column is not a JSON object whose canonical form is its text; null when both are. */
+/**
+ * `'summary'` or `'outcome'` when that column is not a JSON object whose canonical form is its text; null when both
+ * are.
+ */
 function malformedColumn(row: StoredAuditRow): 'summary' | 'outcome' | null {
   for (const [name, text] of [
     ['summary', row.summaryJson],
@@ -152,7 +166,9 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
       return fail(
         row.seq,
         'broken-link',
-        `entry ${row.seq} does not follow entry ${row.seq - 1}: its prev_hash ${row.prevHash.slice(0, 16)}… is not that entry's hash ${prev.slice(0, 16)}… (entries deleted, moved or swapped)`,
+        `entry ${row.seq} does not follow entry ${row.seq - 1}: its prev_hash ` +
+          `${row.prevHash.slice(0, 16)}… is not that entry's hash ${prev.slice(0, 16)}… (entries deleted, ` +
+          `moved or swapped)`,
       );
     }
     const computed = auditEntryHash(prev, row);
@@ -160,7 +176,8 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
       return fail(
         row.seq,
         'edited',
-        `entry ${row.seq} was edited: its fields hash to ${computed.slice(0, 16)}…, the stored hash is ${row.hash.slice(0, 16)}…`,
+        `entry ${row.seq} was edited: its fields hash to ${computed.slice(0, 16)}…, the stored hash is ` +
+          `${row.hash.slice(0, 16)}…`,
       );
     }
     const malformed = malformedColumn(row);
@@ -168,7 +185,8 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
       return fail(
         row.seq,
         'edited',
-        `entry ${row.seq} was edited: its ${malformed} is not a JSON object in canonical form (sorted keys, no whitespace)`,
+        `entry ${row.seq} was edited: its ${malformed} is not a JSON object in canonical form (sorted ` +
+          `keys, no whitespace)`,
       );
     }
     const witnessed = journal?.hashes.get(row.seq);
@@ -176,14 +194,16 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
       return fail(
         row.seq,
         'unwitnessed',
-        `entry ${row.seq} is missing from the audit-head journal, which records entries ${journalFirstSeq}–${journal!.lastSeq}: it was not written by the server (forged entry)`,
+        `entry ${row.seq} is missing from the audit-head journal, which records entries ` +
+          `${journalFirstSeq}–${journal!.lastSeq}: it was not written by the server (forged entry)`,
       );
     }
     if (witnessed !== undefined && witnessed !== row.hash) {
       return fail(
         row.seq,
         'rewritten',
-        `entry ${row.seq} differs from the audit-head journal (journal ${witnessed.slice(0, 16)}…, store ${row.hash.slice(0, 16)}…): the chain was rewritten from here`,
+        `entry ${row.seq} differs from the audit-head journal (journal ${witnessed.slice(0, 16)}…, store ` +
+          `${row.hash.slice(0, 16)}…): the chain was rewritten from here`,
       );
     }
     entries += 1;
@@ -196,7 +216,8 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
       return fail(
         1,
         'journal-missing',
-        `the audit-head journal is missing while the store has ${last} entries: nothing witnesses them (deleted journal?)`,
+        `the audit-head journal is missing while the store has ${last} entries: nothing witnesses them ` +
+          `(deleted journal?)`,
       );
     return { ok: true, entries, head: { seq: 0, hash: GENESIS_HASH }, witnessedThroughSeq: 0, firstBad: null };
   }
@@ -204,13 +225,16 @@ export function verifyAuditChain(rows: Iterable<StoredAuditRow>, journal: AuditJ
     return fail(
       last + 1,
       'truncated',
-      `entries ${last + 1}–${journal.lastSeq} are recorded in the audit-head journal but missing from the store (the newest entries were deleted)`,
+      `entries ${last + 1}–${journal.lastSeq} are recorded in the audit-head journal but missing from the ` +
+        `store (the newest entries were deleted)`,
     );
   }
   return { ok: true, entries, head: { seq: last, hash: prev }, witnessedThroughSeq: journal.lastSeq, firstBad: null };
 }
 
-/** `text` with lone UTF-16 surrogates replaced by U+FFFD, so that it reads back from a UTF-8 store exactly as hashed. */
+/**
+ * `text` with lone UTF-16 surrogates replaced by U+FFFD, so that it reads back from a UTF-8 store exactly as hashed.
+ */
 export function wellFormed(text: string): string {
   return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }

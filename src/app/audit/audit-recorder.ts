@@ -32,11 +32,15 @@ export function auditActor(principal: Principal, label: (tokenId: number) => str
   if (principal.role === 'job') return `job ${principal.jobId ?? '?'}'s report token`;
   const id = principal.tokenId;
   const named = id === undefined ? null : label(id);
-  const token = `${principal.role} token${id === undefined ? '' : ` ${id}`}${principal.tenant === null ? '' : ` of ${principal.tenant}`}`;
+  const token =
+    `${principal.role} token${id === undefined ? '' : ` ${id}`}` +
+    `${principal.tenant === null ? '' : ` of ${principal.tenant}`}`;
   return named ? `${token} (${named})` : token;
 }
 
-/** The result an HTTP status stands for: `ok` below 400, `denied` for 403, `rejected` for another 4xx, `failed` for 5xx. */
+/**
+ * The result an HTTP status stands for: `ok` below 400, `denied` for 403, `rejected` for another 4xx, `failed` for 5xx.
+ */
 export function auditResultOf(httpStatus: number): AuditResult {
   if (httpStatus < 400) return 'ok';
   if (httpStatus === 403) return 'denied';

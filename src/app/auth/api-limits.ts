@@ -77,7 +77,13 @@ export class ApiLimits {
     if (waitSeconds === 0) return;
     const limit = `${rate} requests/s per token, burst ${burst}`;
     throw tooManyRequests(
-      `too many requests: this token may make ${limit}${tenant?.requestsPerSecond != null || tenant?.requestBurst != null ? ` (tenant ${tenant.name}'s limit)` : " (the server's requestsPerSecond and requestBurst)"}; retry after the Retry-After header's seconds`,
+      `too many requests: this token may make ${limit}` +
+        `${
+          tenant?.requestsPerSecond != null || tenant?.requestBurst != null
+            ? ` (tenant ` + `${tenant.name}'s limit)`
+            : " (the server's " + 'requestsPerSecond and requestBurst)'
+        }` +
+        `; retry after the Retry-After header's seconds`,
       limit,
       Math.max(1, Math.ceil(waitSeconds)),
     );
@@ -99,7 +105,8 @@ export class ApiLimits {
     if (held >= perToken) {
       const limit = `${perToken} event streams per ${principal.role === 'admin' ? 'admin ' : ''}token`;
       throw tooManyRequests(
-        `too many event streams: this token holds ${held} open, the limit is ${limit}; close one (another tab or client) and retry`,
+        `too many event streams: this token holds ${held} open, the limit is ${limit}; close one (another ` +
+          `tab or client) and retry`,
         limit,
       );
     }
@@ -108,7 +115,8 @@ export class ApiLimits {
     if (counted && this.openStreams >= this.settings.eventStreamsTotal) {
       const limit = `${this.settings.eventStreamsTotal} event streams in all`;
       throw tooManyRequests(
-        `too many event streams: tenants' tokens hold ${this.openStreams} open, the limit is ${limit} (eventStreamsTotal); retry later`,
+        `too many event streams: tenants' tokens hold ${this.openStreams} open, the limit is ${limit} ` +
+          `(eventStreamsTotal); retry later`,
         limit,
       );
     }
@@ -118,7 +126,8 @@ export class ApiLimits {
     if (counted && tenantHeld >= perTenant) {
       const limit = `${perTenant} event streams per tenant (half of eventStreamsTotal)`;
       throw tooManyRequests(
-        `too many event streams: tenant ${tenantName}'s tokens hold ${tenantHeld} open, the limit is ${limit}; close some and retry`,
+        `too many event streams: tenant ${tenantName}'s tokens hold ${tenantHeld} open, the limit is ` +
+          `${limit}; close some and retry`,
         limit,
       );
     }

@@ -100,7 +100,9 @@ export function denial(
       if (target.tokenRole === 'member' || target.tokenRole === 'viewer') return null;
       return {
         status: 403,
-        message: `a tenant-admin manages its tenant's member and viewer tokens only; ${target.tokenRole ?? 'this'} tokens need an admin`,
+        message:
+          `a tenant-admin manages its tenant's member and viewer tokens only; ${target.tokenRole ?? 'this'} ` +
+          `tokens need an admin`,
       };
     }
   }
@@ -115,7 +117,11 @@ export function denial(
         return null;
       return {
         status: 403,
-        message: `a member may ${action === 'job.logs' ? 'read the logs of' : action === 'job.cancel' ? 'cancel' : 'report for'} only the jobs it submitted; job ${target.jobId ?? '?'} was submitted by another token (ask your tenant-admin)`,
+        message:
+          `a member may ` +
+          `${action === 'job.logs' ? 'read the logs of' : action === 'job.cancel' ? 'cancel' : 'report for'}` +
+          ` only the jobs it submitted; job ${target.jobId ?? '?'} was submitted by another token (ask your ` +
+          `tenant-admin)`,
       };
     }
   }

@@ -29,6 +29,7 @@ export function checkJobTokenScope(principal: Principal, method: string, url: st
       `this job token belongs to job ${principal.jobId} and cannot report for job ${decodeURIComponent(other[1]!)}`,
     );
   throw forbidden(
-    `a job token (GPUSHARE_JOB_TOKEN) may only call POST ${own}; use a tenant or admin token for ${method.toUpperCase()} ${path}`,
+    `a job token (GPUSHARE_JOB_TOKEN) may only call POST ${own}; use a tenant or admin token for ` +
+      `${method.toUpperCase()} ${path}`,
   );
 }

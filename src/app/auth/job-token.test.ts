@@ -8,7 +8,10 @@ import { generateToken, tokenDigest } from './tokens.js';
 
 const T0 = Date.UTC(2026, 0, 2);
 
-/** A plane with tenants team-a and team-b, running jobs 1 and 2 (team-a, step target 0.5 s) and 3 (team-b), each with its report token. */
+/**
+ * A plane with tenants team-a and team-b, running jobs 1 and 2 (team-a, step target 0.5 s) and 3 (team-b), each with
+ * its report token.
+ */
 async function setup() {
   const kit = await planeKit('1xA100-80GB', { qosViolationSeconds: 1 });
   const { store, admin, clock, plane } = kit;
@@ -133,7 +136,9 @@ describe('job report tokens', () => {
     ]) {
       expect(httpFailure(() => checkJobTokenScope(principal, method!, url!))).toEqual({
         status: 403,
-        message: `a job token (GPUSHARE_JOB_TOKEN) may only call POST /api/v1/jobs/1/qos-reports; use a tenant or admin token for ${method} ${url!.split('?')[0]}`,
+        message:
+          `a job token (GPUSHARE_JOB_TOKEN) may only call POST /api/v1/jobs/1/qos-reports; use a tenant or ` +
+          `admin token for ${method} ${url!.split('?')[0]}`,
       });
     }
   });

@@ -26,7 +26,9 @@ export function checkPriorityCap(principal: Principal, tenant: TenantRecord, pri
   throw new GpushareError(
     'GPUSHARE_PRIORITY_CAP',
     403,
-    `priority: ${priority} is above the cap of tenant "${tenant.name}": its highest priority class is ${tenant.maxPriorityClass} (${highest}); an admin can raise it with \`gpushare tenant set-limits ${tenant.name} --max-priority CLASS\``,
+    `priority: ${priority} is above the cap of tenant "${tenant.name}": its highest priority class is ` +
+      `${tenant.maxPriorityClass} (${highest}); an admin can raise it with \`gpushare tenant set-limits ` +
+      `${tenant.name} --max-priority CLASS\``,
     { field: 'priority', maxPriorityClass: tenant.maxPriorityClass, maxPriority: highest },
   );
 }

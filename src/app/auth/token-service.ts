@@ -31,7 +31,10 @@ export interface CreateTokenInput {
 
 /** Options of {@link TokenService}. */
 export interface TokenServiceOptions {
-  /** Called after a token's secret was replaced, with the token as stored now and its new secret (e.g. to rewrite the admin token file). */
+  /**
+   * Called after a token's secret was replaced, with the token as stored now and its new secret (e.g. to rewrite the
+   * admin token file).
+   */
   readonly onRotated?: (token: TokenRecord, secret: string) => void;
 }
 
@@ -130,7 +133,10 @@ export class TokenService {
     return { ...this.view(record, principal), token: secret };
   }
 
-  /** The tokens the caller may see: all for an admin, its tenant's for a tenant-admin, its own for a member or viewer. @throws GpushareError 403 (a job's report token) */
+  /**
+   * The tokens the caller may see: all for an admin, its tenant's for a tenant-admin, its own for a member or viewer.
+   * @throws GpushareError 403 (a job's report token)
+   */
   list(principal: Principal): TokenView[] {
     authorize(principal, 'token.read', { tenant: principal.tenant, ownerTokenId: principal.tokenId ?? null });
     const candidates =
@@ -220,7 +226,10 @@ export class TokenService {
     return token;
   }
 
-  /** The expiry of `input`, ms since the epoch, counted from `nowMs` (the token's creation time); null for none. @throws GpushareError 400 naming the field */
+  /**
+   * The expiry of `input`, ms since the epoch, counted from `nowMs` (the token's creation time); null for none. @throws
+   * GpushareError 400 naming the field
+   */
   private expiry(input: CreateTokenInput, nowMs: number): number | null {
     const maxMs = nowMs + MAX_TOKEN_LIFETIME_SECONDS * 1000;
     if (input.expiresInSeconds !== undefined && input.expiresAt !== undefined)

@@ -21,7 +21,10 @@ export interface AuditOutcome {
   readonly result: AuditResult;
   /** The HTTP status answered; null for actions of the control plane itself. */
   readonly httpStatus: number | null;
-  /** The error message answered (cut to a few hundred characters); when `ok`, null, or for a bulk action what it did (docs/security.md "Audit log"). */
+  /**
+   * The error message answered (cut to a few hundred characters); when `ok`, null, or for a bulk action what it did
+   * (docs/security.md "Audit log").
+   */
   readonly message: string | null;
 }
 
@@ -29,7 +32,10 @@ export interface AuditOutcome {
 export interface NewAuditEntry {
   /** When the action happened, ms since the epoch. */
   readonly atMs: number;
-  /** Who acted, in words: `admin token 1`, `tenant-admin token 7 of team-a`, `job 12's report token`, `scheduler`, `server`. */
+  /**
+   * Who acted, in words: `admin token 1`, `tenant-admin token 7 of team-a`, `job 12's report token`, `scheduler`,
+   * `server`.
+   */
   readonly actor: string;
   /** The actor's role: a token role, `job`, or `server` for the control plane. */
   readonly role: string;

@@ -41,7 +41,10 @@ export interface MpsControl {
    * the daemon does not start.
    */
   ensureDaemon(device: MpsDevice): Promise<MpsDaemonDirectories>;
-  /** Stops the device's daemon (`quit`), if one runs; resolves once it is asked to quit. Rejects when it cannot be stopped. */
+  /**
+   * Stops the device's daemon (`quit`), if one runs; resolves once it is asked to quit. Rejects when it cannot be
+   * stopped.
+   */
   stopDaemon(key: string): Promise<void>;
   /** Keys of the daemons this control started or adopted and has not stopped, in start order. */
   running(): string[];

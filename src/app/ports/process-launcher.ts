@@ -3,7 +3,8 @@
  * on this host, and how it finds that tree again after the server restarts.
  *
  * Every attempt runs under a supervisor process (one for all attempts of a server) that outlives
- * the server; the supervisor records the job's pid and, when the job ends, its outcome in files of the job directory. The
+ * the server; the supervisor records the job's pid and, when the job ends, its outcome in files of the job directory.
+ * The
  * server persists the {@link ProcessHandle} and, after a restart, re-adopts the attempt by
  * checking the supervisor's pid together with its start time (safe against PID reuse).
  *
@@ -154,13 +155,17 @@ export interface ProcessLauncher {
    * outcome is not written yet.
    */
   isAlive(handle: ProcessHandle): boolean;
-  /** Reads the outcome the supervisor recorded, or null if none yet. Never throws for a missing file; throws for a malformed one. */
+  /**
+   * Reads the outcome the supervisor recorded, or null if none yet. Never throws for a missing file; throws for a
+   * malformed one.
+   */
   readOutcome(handle: ProcessHandle): ProcessOutcome | null;
   /**
    * Thaws the attempt, sends `signal` to the supervisor, which forwards it to the job's whole
    * process group and records whether it reached the running command
    * (`ProcessOutcome.signalDeliveredAtMs`), and after `graceMs` sends SIGKILL to the group (and to
-   * every process left in the attempt's cgroups) if the supervisor is still alive. Resolves when the signal(s) are sent; waits no longer than
+   * every process left in the attempt's cgroups) if the supervisor is still alive. Resolves when the signal(s) are
+   * sent; waits no longer than
    * `graceMs` (milliseconds) for the exit. When the supervisor is already gone, only SIGKILLs
    * whatever is left in the attempt's cgroups (never a bare pid, which may have been reused).
    */

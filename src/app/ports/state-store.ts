@@ -74,7 +74,9 @@ export interface TokenRecord {
   readonly revokedAtMs: number | null;
   /** When its secret was last replaced (same id and label, new digest), ms since the epoch; null: never. */
   readonly rotatedAtMs: number | null;
-  /** Whether `gpushare serve` made it as the admin token of its admin token file (see `AdminService.ensureAdminToken`). */
+  /**
+   * Whether `gpushare serve` made it as the admin token of its admin token file (see `AdminService.ensureAdminToken`).
+   */
   readonly createdByServer: boolean;
 }
 
@@ -105,7 +107,9 @@ export interface NewJob {
   readonly tenant: string;
   /** argv; `command[0]` was resolved to an executable at submit. */
   readonly command: readonly string[];
-  /** Absolute path; null: a private working directory of the job's own, made at launch (JobFiles.prepareWorkDirectory). */
+  /**
+   * Absolute path; null: a private working directory of the job's own, made at launch (JobFiles.prepareWorkDirectory).
+   */
   readonly workingDirectory: string | null;
   readonly environment: Readonly<Record<string, string>>;
   /** Higher is more important. */
@@ -121,7 +125,10 @@ export interface NewJob {
   readonly gpu: GpuRequest;
   /** QoS targets; absent or null for none. */
   readonly qos?: QosTargets | null;
-  /** The stored token (its id) that submitted the job: its owner for a `member`; absent or null when unknown (an admin's or a job stored before owners were recorded). */
+  /**
+   * The stored token (its id) that submitted the job: its owner for a `member`; absent or null when unknown (an admin's
+   * or a job stored before owners were recorded).
+   */
   readonly submittedByTokenId?: number | null;
 }
 
@@ -261,7 +268,9 @@ export class StoreConflictError extends Error {
 
 /** The state store port. */
 export interface StateStore {
-  /** Creates a tenant with guarantee 0, no limit and `DEFAULT_TENANT_LIMITS`. @throws StoreConflictError when it exists */
+  /**
+   * Creates a tenant with guarantee 0, no limit and `DEFAULT_TENANT_LIMITS`. @throws StoreConflictError when it exists
+   */
   createTenant(name: string, atMs: number): TenantRecord;
   /** Sets a tenant's caps and limits (all of them). @throws StoreConflictError for an unknown tenant */
   setTenantLimits(name: string, limits: TenantLimits): TenantRecord;
@@ -272,7 +281,9 @@ export interface StateStore {
   ): TenantRecord;
   getTenant(name: string): TenantRecord | null;
   listTenants(): TenantRecord[];
-  /** Stores a token (ids increase, never reused). @throws StoreConflictError for a duplicate digest or an unknown tenant */
+  /**
+   * Stores a token (ids increase, never reused). @throws StoreConflictError for a duplicate digest or an unknown tenant
+   */
   createToken(token: NewToken): TokenRecord;
   /** The token whose current digest this is (revoked and expired ones too: the caller decides), or null. */
   findTokenByDigest(digest: string): TokenRecord | null;
@@ -303,7 +314,10 @@ export interface StateStore {
   listEvents(jobId: number): JobEvent[];
   /** Attempts of one job, by number. */
   listAttempts(jobId: number): AttemptRecord[];
-  /** Applies all changes in one transaction. @throws StoreConflictError (nothing written) on a state mismatch or an unknown job */
+  /**
+   * Applies all changes in one transaction. @throws StoreConflictError (nothing written) on a state mismatch or an
+   * unknown job
+   */
   applyJobChanges(changes: readonly JobChange[]): void;
   /**
    * Stores an event that changes nothing (`fromState` = `toState` = the job's state), e.g. a QoS

@@ -60,7 +60,8 @@ export class QosService {
       if (body[field] !== undefined && !declared.includes(kind))
         throw invalidField(
           field,
-          `job ${jobId} declares no ${kind} target; it may report ${declared.map((k) => QOS_REPORT_FIELDS[k]).join(', ')}`,
+          `job ${jobId} declares no ${kind} target; it may report ` +
+            `${declared.map((k) => QOS_REPORT_FIELDS[k]).join(', ')}`,
           declared.map((k) => QOS_REPORT_FIELDS[k]),
         );
     }

@@ -55,36 +55,40 @@ describe('QosTracker', () => {
     expect(qos.violatingJobs().map((j) => j.jobId)).toEqual([7]);
   });
 
-  it('a run of misses spans silences: a job reporting every 2 s with a 1 s violation time is flagged at its second miss', () => {
-    const { qos, clock } = tracker(1);
-    qos.track(job);
-    clock.now = T0;
-    expect(qos.report(7, { stepSeconds: 0.9 })).toEqual([]);
-    clock.now = T0 + 1_000;
-    expect(qos.check()).toEqual([]); // the latest report is already 1 s old: not judged on the timer
-    clock.now = T0 + 2_000;
-    expect(qos.report(7, { stepSeconds: 0.9 })).toEqual([
-      {
-        jobId: 7,
-        tenant: 'team-a',
-        kind: 'step',
-        change: 'violation',
-        observedSeconds: 0.9,
-        targetSeconds: 0.5,
-        atMs: T0 + 2_000,
-        reason: 'QoS violation: step 0.9 s > target 0.5 s for 1 s',
-      },
-    ]);
-    expect(qos.statusesOf(7)[0]).toMatchObject({ violating: true, missingSinceMs: T0, violations: 1 });
-    clock.now = T0 + 4_000;
-    expect(qos.report(7, { stepSeconds: 0.9 })).toEqual([]); // still violating: raised once
-    // It meets the target after the misses: recovered at once.
-    clock.now = T0 + 6_000;
-    expect(qos.report(7, { stepSeconds: 0.4 }).map((c) => [c.change, c.reason])).toEqual([
-      ['recovered', 'QoS recovered: step 0.4 s ≤ target 0.5 s'],
-    ]);
-    expect(qos.violatingJobs()).toEqual([]);
-  });
+  it(
+    'a run of misses spans silences: a job reporting every 2 s with a 1 s violation time is flagged at its ' +
+      'second miss',
+    () => {
+      const { qos, clock } = tracker(1);
+      qos.track(job);
+      clock.now = T0;
+      expect(qos.report(7, { stepSeconds: 0.9 })).toEqual([]);
+      clock.now = T0 + 1_000;
+      expect(qos.check()).toEqual([]); // the latest report is already 1 s old: not judged on the timer
+      clock.now = T0 + 2_000;
+      expect(qos.report(7, { stepSeconds: 0.9 })).toEqual([
+        {
+          jobId: 7,
+          tenant: 'team-a',
+          kind: 'step',
+          change: 'violation',
+          observedSeconds: 0.9,
+          targetSeconds: 0.5,
+          atMs: T0 + 2_000,
+          reason: 'QoS violation: step 0.9 s > target 0.5 s for 1 s',
+        },
+      ]);
+      expect(qos.statusesOf(7)[0]).toMatchObject({ violating: true, missingSinceMs: T0, violations: 1 });
+      clock.now = T0 + 4_000;
+      expect(qos.report(7, { stepSeconds: 0.9 })).toEqual([]); // still violating: raised once
+      // It meets the target after the misses: recovered at once.
+      clock.now = T0 + 6_000;
+      expect(qos.report(7, { stepSeconds: 0.4 }).map((c) => [c.change, c.reason])).toEqual([
+        ['recovered', 'QoS recovered: step 0.4 s ≤ target 0.5 s'],
+      ]);
+      expect(qos.violatingJobs()).toEqual([]);
+    },
+  );
 
   it('a job reporting every 5 minutes is flagged at its second miss with the default 60 s', () => {
     const { qos } = tracker(60);

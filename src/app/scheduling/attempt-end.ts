@@ -32,7 +32,10 @@ export interface AttemptEnd {
 export interface RecordedOutcome {
   readonly exitCode: number | null;
   readonly signal: string | null;
-  /** When a signal sent through the supervisor reached the running command; null: none did; absent: not recorded (older supervisor). */
+  /**
+   * When a signal sent through the supervisor reached the running command; null: none did; absent: not recorded (older
+   * supervisor).
+   */
   readonly signalDeliveredAtMs?: number | null;
   /**
    * Why the command never ran, when it did not (`could not start: E2BIG (the argument list is too

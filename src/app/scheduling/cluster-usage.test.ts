@@ -42,11 +42,15 @@ describe('clusterUsage, hand-computed', () => {
     expect(u.allocationRatio).toBe(1529 / 4000);
   });
 
-  it('fragmentation over the non-MIG schedulable GPUs grouped by model: A100 node free [600, 1000] → 0.25 × 600 = 150; T4 node free [300] → 300; ratio 450 / 1900', () => {
-    const u = clusterUsage(gpus, workload);
-    expect(u.fragmentationMilli).toBe(450);
-    expect(u.fragmentationRatio).toBe(450 / 1900);
-  });
+  it(
+    'fragmentation over the non-MIG schedulable GPUs grouped by model: A100 node free [600, 1000] → 0.25 × ' +
+      '600 = 150; T4 node free [300] → 300; ratio 450 / 1900',
+    () => {
+      const u = clusterUsage(gpus, workload);
+      expect(u.fragmentationMilli).toBe(450);
+      expect(u.fragmentationRatio).toBe(450 / 1900);
+    },
+  );
 
   it('is all zero without schedulable GPUs, and caps an over-allocated (time-sliced) GPU at 1000', () => {
     expect(clusterUsage([gpu('T4', 300, { schedulable: false })], workload)).toEqual({
@@ -74,19 +78,22 @@ describe('shapeOfJob and targetWorkloadOf', () => {
     expect(shapeOfJob(request(300, 'mig'))).toBeNull();
   });
 
-  it('with no shapes, M is the scheduler prior without CPU and without the CPU-only type (8 GPU shapes, 7 types)', () => {
-    const m = targetWorkloadOf([]);
-    expect(m.sourceTaskCount).toBe(8);
-    expect(m.types.every((t) => t.cpuMilli === 0 && t.gpuCount > 0)).toBe(true);
-    expect(m.types[0]!.weight).toBe(0.25);
-    expect(m.types.map((t) => [t.gpuMilli, t.gpuCount])).toEqual([
-      [1000, 1],
-      [1000, 8],
-      [1000, 4],
-      [1000, 2],
-      [750, 1],
-      [500, 1],
-      [250, 1],
-    ]);
-  });
+  it(
+    'with no shapes, M is the scheduler prior without CPU and without the CPU-only type (8 GPU shapes, 7 ' + 'types)',
+    () => {
+      const m = targetWorkloadOf([]);
+      expect(m.sourceTaskCount).toBe(8);
+      expect(m.types.every((t) => t.cpuMilli === 0 && t.gpuCount > 0)).toBe(true);
+      expect(m.types[0]!.weight).toBe(0.25);
+      expect(m.types.map((t) => [t.gpuMilli, t.gpuCount])).toEqual([
+        [1000, 1],
+        [1000, 8],
+        [1000, 4],
+        [1000, 2],
+        [750, 1],
+        [500, 1],
+        [250, 1],
+      ]);
+    },
+  );
 });

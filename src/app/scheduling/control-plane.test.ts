@@ -28,45 +28,49 @@ describe('ControlPlane: memory-only shares', () => {
 });
 
 describe('ControlPlane: preemption', () => {
-  it('a victim that saves its checkpoint and exits 0 on the signal is requeued as preempted, resumes with GPUSHARE_RESUME=1 and finishes', async () => {
-    const kit = await planeKit('1xT4');
-    // The job's reaction to the preemption signal: write its checkpoint, exit 0.
-    kit.launcher.onSignal = (signal) =>
-      signal === 'SIGUSR1' ? { exitCode: 0, signal: null } : { exitCode: null, signal };
-    const low = kit.submit({ command: ['train'], gpu: { gpuMilli: 1000 }, priority: 'low' });
-    await kit.settle();
-    expect(kit.store.getJob(low.id)!.state).toBe('running');
-    await kit.advance(5_000);
-    const critical = kit.submit({ command: ['infer'], gpu: { gpuMilli: 1000 }, priority: 'critical' });
-    await kit.advance(100); // one monitor tick sees the victim's exit
-    expect(kit.launcher.attempt(low.id).signals).toEqual(['SIGUSR1']);
-    expect(kit.launcher.attempt(low.id).outcome).toMatchObject({
-      exitCode: 0,
-      signalDeliveredAtMs: kit.clock.nowMs() - 100,
-    });
-    const victim = kit.store.getJob(low.id)!;
-    expect(victim.state).toBe('preempted');
-    expect(kit.store.listAttempts(low.id).map((a) => [a.endReason, a.exitCode])).toEqual([['preempted', 0]]);
-    expect(kit.store.getJob(critical.id)!.state).toBe('running');
-    // The preemptor finishes; the victim resumes from its checkpoint and finishes.
-    kit.launcher.exit(critical.id, { exitCode: 0 });
-    await kit.advance(100);
-    expect(kit.store.getJob(low.id)!.state).toBe('running');
-    expect(kit.launcher.attempt(low.id).spec.environment.GPUSHARE_RESUME).toBe('1');
-    kit.launcher.exit(low.id, { exitCode: 0 });
-    await kit.advance(100);
-    expect(kit.store.getJob(low.id)!.state).toBe('succeeded');
-    expect(kit.store.listEvents(low.id).map((e) => e.toState)).toEqual([
-      'pending',
-      'scheduled',
-      'running',
-      'preempted',
-      'scheduled',
-      'running',
-      'succeeded',
-    ]);
-    expect(kit.store.listAttempts(low.id).map((a) => a.endReason)).toEqual(['preempted', 'exited']);
-  });
+  it(
+    'a victim that saves its checkpoint and exits 0 on the signal is requeued as preempted, resumes ' +
+      'with GPUSHARE_RESUME=1 and finishes',
+    async () => {
+      const kit = await planeKit('1xT4');
+      // The job's reaction to the preemption signal: write its checkpoint, exit 0.
+      kit.launcher.onSignal = (signal) =>
+        signal === 'SIGUSR1' ? { exitCode: 0, signal: null } : { exitCode: null, signal };
+      const low = kit.submit({ command: ['train'], gpu: { gpuMilli: 1000 }, priority: 'low' });
+      await kit.settle();
+      expect(kit.store.getJob(low.id)!.state).toBe('running');
+      await kit.advance(5_000);
+      const critical = kit.submit({ command: ['infer'], gpu: { gpuMilli: 1000 }, priority: 'critical' });
+      await kit.advance(100); // one monitor tick sees the victim's exit
+      expect(kit.launcher.attempt(low.id).signals).toEqual(['SIGUSR1']);
+      expect(kit.launcher.attempt(low.id).outcome).toMatchObject({
+        exitCode: 0,
+        signalDeliveredAtMs: kit.clock.nowMs() - 100,
+      });
+      const victim = kit.store.getJob(low.id)!;
+      expect(victim.state).toBe('preempted');
+      expect(kit.store.listAttempts(low.id).map((a) => [a.endReason, a.exitCode])).toEqual([['preempted', 0]]);
+      expect(kit.store.getJob(critical.id)!.state).toBe('running');
+      // The preemptor finishes; the victim resumes from its checkpoint and finishes.
+      kit.launcher.exit(critical.id, { exitCode: 0 });
+      await kit.advance(100);
+      expect(kit.store.getJob(low.id)!.state).toBe('running');
+      expect(kit.launcher.attempt(low.id).spec.environment.GPUSHARE_RESUME).toBe('1');
+      kit.launcher.exit(low.id, { exitCode: 0 });
+      await kit.advance(100);
+      expect(kit.store.getJob(low.id)!.state).toBe('succeeded');
+      expect(kit.store.listEvents(low.id).map((e) => e.toState)).toEqual([
+        'pending',
+        'scheduled',
+        'running',
+        'preempted',
+        'scheduled',
+        'running',
+        'succeeded',
+      ]);
+      expect(kit.store.listAttempts(low.id).map((a) => a.endReason)).toEqual(['preempted', 'exited']);
+    },
+  );
 
   it('a job that exited before the preemption signal was sent is succeeded, not preempted', async () => {
     const kit = await planeKit('1xT4');
@@ -100,71 +104,79 @@ describe('ControlPlane: preemption', () => {
 });
 
 describe('ControlPlane: QoS', () => {
-  it('flags a job that misses its target in every report, reporting every 2 s with qosViolationSeconds 1, and recovers it on a met report', async () => {
-    const kit = await planeKit('1xA100-80GB', { qosViolationSeconds: 1 });
-    const job = kit.submit({ command: ['train'], gpu: { gpuMilli: 300 }, qos: { stepSeconds: 0.5 } });
-    await kit.settle();
-    const report = (stepSeconds: number) => kit.plane.qos.report(job.id, { stepSeconds }, kit.clock.nowMs());
-    expect(report(0.9)).toEqual([]);
-    await kit.advance(2_000);
-    expect(report(0.9).map((c) => c.change)).toEqual(['violation']);
-    expect(kit.plane.qos.violatingJobs().map((j) => j.jobId)).toEqual([job.id]);
-    await kit.advance(2_000);
-    expect(report(0.4).map((c) => c.change)).toEqual(['recovered']);
-    expect(kit.plane.qos.violatingJobs()).toEqual([]);
-  });
+  it(
+    'flags a job that misses its target in every report, reporting every 2 s with ' +
+      'qosViolationSeconds 1, and recovers it on a met report',
+    async () => {
+      const kit = await planeKit('1xA100-80GB', { qosViolationSeconds: 1 });
+      const job = kit.submit({ command: ['train'], gpu: { gpuMilli: 300 }, qos: { stepSeconds: 0.5 } });
+      await kit.settle();
+      const report = (stepSeconds: number) => kit.plane.qos.report(job.id, { stepSeconds }, kit.clock.nowMs());
+      expect(report(0.9)).toEqual([]);
+      await kit.advance(2_000);
+      expect(report(0.9).map((c) => c.change)).toEqual(['violation']);
+      expect(kit.plane.qos.violatingJobs().map((j) => j.jobId)).toEqual([job.id]);
+      await kit.advance(2_000);
+      expect(report(0.4).map((c) => c.change)).toEqual(['recovered']);
+      expect(kit.plane.qos.violatingJobs()).toEqual([]);
+    },
+  );
 });
 
 describe('ControlPlane: allocations follow the store', () => {
-  it('what the GPUs hold is what the scheduled and running jobs of the store hold, after submits, exits, failures and cancels', async () => {
-    const kit = await planeKit('2xA100-80GB,1xT4');
-    const ids: number[] = [];
-    for (let i = 0; i < 12; i++)
-      ids.push(
-        kit.submit({
-          command: ['job'],
-          gpu: { gpuMilli: [200, 300, 500, 1000][i % 4]!, gpuMemoryMiB: ((i % 3) + 1) * 4 * GIB },
-        }).id,
-      );
-    await kit.settle();
-    const check = () => {
-      const expected = new Map<number, { milli: number; memory: number; jobs: number[] }>();
-      for (const job of kit.store.listJobs({ states: ['scheduled', 'running'] })) {
-        for (const gpu of job.placement!.gpus) {
-          const e = expected.get(gpu.index) ?? { milli: 0, memory: 0, jobs: [] };
-          expected.set(gpu.index, {
-            milli: e.milli + gpu.accountedGpuMilli,
-            memory: e.memory + gpu.gpuMemoryMiB,
-            jobs: [...e.jobs, job.id],
-          });
+  it(
+    'what the GPUs hold is what the scheduled and running jobs of the store hold, after submits, ' +
+      'exits, failures and cancels',
+    async () => {
+      const kit = await planeKit('2xA100-80GB,1xT4');
+      const ids: number[] = [];
+      for (let i = 0; i < 12; i++)
+        ids.push(
+          kit.submit({
+            command: ['job'],
+            gpu: { gpuMilli: [200, 300, 500, 1000][i % 4]!, gpuMemoryMiB: ((i % 3) + 1) * 4 * GIB },
+          }).id,
+        );
+      await kit.settle();
+      const check = () => {
+        const expected = new Map<number, { milli: number; memory: number; jobs: number[] }>();
+        for (const job of kit.store.listJobs({ states: ['scheduled', 'running'] })) {
+          for (const gpu of job.placement!.gpus) {
+            const e = expected.get(gpu.index) ?? { milli: 0, memory: 0, jobs: [] };
+            expected.set(gpu.index, {
+              milli: e.milli + gpu.accountedGpuMilli,
+              memory: e.memory + gpu.gpuMemoryMiB,
+              jobs: [...e.jobs, job.id],
+            });
+          }
         }
-      }
-      for (const u of kit.plane.allocations().usage) {
-        const e = expected.get(u.device.index) ?? { milli: 0, memory: 0, jobs: [] };
-        expect([u.device.index, u.allocatedGpuMilli, u.allocatedGpuMemoryMiB, u.jobIds]).toEqual([
-          u.device.index,
-          e.milli,
-          e.memory,
-          e.jobs.sort((a, b) => a - b),
-        ]);
-      }
-    };
-    check();
-    const running = kit.plane.runningJobs().map((j) => j.id);
-    expect(running.length).toBeGreaterThan(3);
-    kit.launcher.exit(running[0]!, { exitCode: 0 });
-    kit.launcher.exit(running[1]!, { exitCode: 3 });
-    kit.launcher.vanish(running[2]!);
-    await kit.jobs.cancel(kit.adminPrincipal, running[3]!);
-    await kit.advance(100);
-    check();
-    await kit.advance(10_000);
-    check();
-    expect(kit.store.getJob(running[0]!)!.state).toBe('succeeded');
-    expect(kit.store.getJob(running[1]!)!.state).toBe('failed');
-    expect(kit.store.getJob(running[2]!)!.reason).toBe('lost');
-    expect(kit.store.getJob(running[3]!)!.state).toBe('cancelled');
-  });
+        for (const u of kit.plane.allocations().usage) {
+          const e = expected.get(u.device.index) ?? { milli: 0, memory: 0, jobs: [] };
+          expect([u.device.index, u.allocatedGpuMilli, u.allocatedGpuMemoryMiB, u.jobIds]).toEqual([
+            u.device.index,
+            e.milli,
+            e.memory,
+            e.jobs.sort((a, b) => a - b),
+          ]);
+        }
+      };
+      check();
+      const running = kit.plane.runningJobs().map((j) => j.id);
+      expect(running.length).toBeGreaterThan(3);
+      kit.launcher.exit(running[0]!, { exitCode: 0 });
+      kit.launcher.exit(running[1]!, { exitCode: 3 });
+      kit.launcher.vanish(running[2]!);
+      await kit.jobs.cancel(kit.adminPrincipal, running[3]!);
+      await kit.advance(100);
+      check();
+      await kit.advance(10_000);
+      check();
+      expect(kit.store.getJob(running[0]!)!.state).toBe('succeeded');
+      expect(kit.store.getJob(running[1]!)!.state).toBe('failed');
+      expect(kit.store.getJob(running[2]!)!.reason).toBe('lost');
+      expect(kit.store.getJob(running[3]!)!.state).toBe('cancelled');
+    },
+  );
 });
 
 describe('ControlPlane: allocations with the configured policy', () => {

@@ -61,35 +61,38 @@ describe('buildJobEnvironment', () => {
     expect(timeslice.GPUSHARE_RESUME).toBeUndefined();
   });
 
-  it('passes the report token, the server URL and its CA (not overridable by the job), and omits them when absent', () => {
-    const base = {
-      jobId: 9,
-      attempt: 1,
-      placement: mps,
-      visibleDevices: ['GPU-a', 'GPU-b'],
-      simulated: false,
-      resume: false,
-      serverEnvironment: {},
-    };
-    const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-    const env = buildJobEnvironment({
-      ...base,
-      reportToken: 'gs_abc',
-      serverUrl: 'https://127.0.0.1:7070',
-      serverCaCert: ca,
-      jobEnvironment: { GPUSHARE_JOB_TOKEN: 'forged', GPUSHARE_URL: 'http://evil', GPUSHARE_CA_CERT: 'forged' },
-    });
-    expect([env.GPUSHARE_JOB_TOKEN, env.GPUSHARE_URL, env.GPUSHARE_CA_CERT, env.GPUSHARE_JOB_ID]).toEqual([
-      'gs_abc',
-      'https://127.0.0.1:7070',
-      ca,
-      '9',
-    ]);
-    const without = buildJobEnvironment({ ...base, jobEnvironment: {} });
-    expect([without.GPUSHARE_JOB_TOKEN, without.GPUSHARE_URL, without.GPUSHARE_CA_CERT]).toEqual([
-      undefined,
-      undefined,
-      undefined,
-    ]);
-  });
+  it(
+    'passes the report token, the server URL and its CA (not overridable by the job), and omits them when ' + 'absent',
+    () => {
+      const base = {
+        jobId: 9,
+        attempt: 1,
+        placement: mps,
+        visibleDevices: ['GPU-a', 'GPU-b'],
+        simulated: false,
+        resume: false,
+        serverEnvironment: {},
+      };
+      const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+      const env = buildJobEnvironment({
+        ...base,
+        reportToken: 'gs_abc',
+        serverUrl: 'https://127.0.0.1:7070',
+        serverCaCert: ca,
+        jobEnvironment: { GPUSHARE_JOB_TOKEN: 'forged', GPUSHARE_URL: 'http://evil', GPUSHARE_CA_CERT: 'forged' },
+      });
+      expect([env.GPUSHARE_JOB_TOKEN, env.GPUSHARE_URL, env.GPUSHARE_CA_CERT, env.GPUSHARE_JOB_ID]).toEqual([
+        'gs_abc',
+        'https://127.0.0.1:7070',
+        ca,
+        '9',
+      ]);
+      const without = buildJobEnvironment({ ...base, jobEnvironment: {} });
+      expect([without.GPUSHARE_JOB_TOKEN, without.GPUSHARE_URL, without.GPUSHARE_CA_CERT]).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ]);
+    },
+  );
 });

@@ -23,27 +23,31 @@ describe('job folders', () => {
     expect(kit.store.getJob(job.id)).toMatchObject({ attempt: 2, folder: `${job.id}-m1` });
   });
 
-  it("logs come from the job's recorded folder only: a folder of the same id the store does not record is never read", async () => {
-    const kit = await planeKit('1xT4');
-    const job = kit.submit({ command: ['echo'], gpu: { gpuMilli: 500 } });
-    // What an earlier job of the same id left (e.g. before a backup was restored): not this job's.
-    kit.files.appendLog(`${job.id}`, 1, 'stdout', "an older tenant's secret\n");
-    kit.files.appendLog(`${job.id}-0123456789abcdef`, 1, 'stdout', 'another older secret\n');
-    expect(kit.jobs.logs(kit.adminPrincipal, job.id, { stream: 'stdout', offset: 0 })).toEqual({
-      attempt: 1,
-      text: '',
-      nextOffset: 0,
-      ended: false,
-    });
-    await kit.settle();
-    kit.files.appendLog(kit.store.getJob(job.id)!.folder!, 1, 'stdout', 'my own output\n');
-    kit.launcher.exit(job.id, { exitCode: 0 });
-    await kit.advance(1000);
-    expect(kit.jobs.logs(kit.adminPrincipal, job.id, { stream: 'stdout', offset: 0 })).toEqual({
-      attempt: 1,
-      text: 'my own output\n',
-      nextOffset: 14,
-      ended: true,
-    });
-  });
+  it(
+    "logs come from the job's recorded folder only: a folder of the same id the store does not " +
+      'record is never read',
+    async () => {
+      const kit = await planeKit('1xT4');
+      const job = kit.submit({ command: ['echo'], gpu: { gpuMilli: 500 } });
+      // What an earlier job of the same id left (e.g. before a backup was restored): not this job's.
+      kit.files.appendLog(`${job.id}`, 1, 'stdout', "an older tenant's secret\n");
+      kit.files.appendLog(`${job.id}-0123456789abcdef`, 1, 'stdout', 'another older secret\n');
+      expect(kit.jobs.logs(kit.adminPrincipal, job.id, { stream: 'stdout', offset: 0 })).toEqual({
+        attempt: 1,
+        text: '',
+        nextOffset: 0,
+        ended: false,
+      });
+      await kit.settle();
+      kit.files.appendLog(kit.store.getJob(job.id)!.folder!, 1, 'stdout', 'my own output\n');
+      kit.launcher.exit(job.id, { exitCode: 0 });
+      await kit.advance(1000);
+      expect(kit.jobs.logs(kit.adminPrincipal, job.id, { stream: 'stdout', offset: 0 })).toEqual({
+        attempt: 1,
+        text: 'my own output\n',
+        nextOffset: 14,
+        ended: true,
+      });
+    },
+  );
 });

@@ -43,7 +43,10 @@ export interface JobLaunchDeps {
 export type LaunchResult =
   | { readonly kind: 'started'; readonly handle: ProcessHandle }
   | { readonly kind: 'failed'; readonly reason: string }
-  /** The disk is full: `write` records the launch (`running` when `started`, else back to `pending`) once it has room; it throws while it has none. */
+  /**
+   * The disk is full: `write` records the launch (`running` when `started`, else back to `pending`) once it has room;
+   * it throws while it has none.
+   */
   | {
       readonly kind: 'disk-full';
       readonly error: unknown;

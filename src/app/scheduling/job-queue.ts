@@ -21,7 +21,9 @@ export class JobQueue {
   private reasons = new Map<number, WaitReason>();
   /** Why a job the last pass did not visit waits; null when it visited every job. */
   private unvisited: ((job: JobRequest) => WaitReason) | null = null;
-  /** Passes begun; a job remembers the count when it was queued (a job queued after the last pass has no reason yet). */
+  /**
+   * Passes begun; a job remembers the count when it was queued (a job queued after the last pass has no reason yet).
+   */
   private passes = 0;
   private readonly queuedAtPass = new Map<number, number>();
 

@@ -22,24 +22,32 @@ function recordingMps(): MpsControl & { readonly asked: MpsDevice[] } {
 }
 
 describe('JobLaunch: the sandbox part of a launch', () => {
-  it('gives the job its GPU minors, its private working and checkpoint directories to own, and its MPS pipe directory to write', async () => {
-    const mps = recordingMps();
-    const kit = await planeKit('1xA100-80GB', {}, { mps });
-    kit.launcher.users = (tenant) => (tenant === 'team-a' ? { uid: 200001, gid: 200001 } : null);
-    kit.admin.createTenant(kit.adminPrincipal, 'team-a');
-    const job = kit.submit({ command: ['python3', 'serve.py'], tenant: 'team-a', gpu: { gpuMilli: 300, mode: 'mps' } });
-    await kit.settle();
-    const uuid = kit.gpus[0]!.uuid;
-    expect(mps.asked).toEqual([{ key: uuid }]);
-    const spec = kit.launcher.attempt(job.id).spec;
-    expect(spec.workingDirectory).toMatch(new RegExp(`^/memory/jobs/${job.id}-m\\d+/work$`));
-    expect(spec.sandbox).toEqual({
-      tenant: 'team-a',
-      gpuMinors: [0],
-      migInstances: [],
-      ownedDirectories: [spec.workingDirectory, spec.workingDirectory.replace(/work$/, 'checkpoint')],
-      sharedDirectories: [`/mps/${uuid}/pipe`],
-    });
-    expect(spec.environment.CUDA_MPS_PIPE_DIRECTORY).toBe(`/mps/${uuid}/pipe`);
-  });
+  it(
+    'gives the job its GPU minors, its private working and checkpoint directories to own, and its ' +
+      'MPS pipe directory to write',
+    async () => {
+      const mps = recordingMps();
+      const kit = await planeKit('1xA100-80GB', {}, { mps });
+      kit.launcher.users = (tenant) => (tenant === 'team-a' ? { uid: 200001, gid: 200001 } : null);
+      kit.admin.createTenant(kit.adminPrincipal, 'team-a');
+      const job = kit.submit({
+        command: ['python3', 'serve.py'],
+        tenant: 'team-a',
+        gpu: { gpuMilli: 300, mode: 'mps' },
+      });
+      await kit.settle();
+      const uuid = kit.gpus[0]!.uuid;
+      expect(mps.asked).toEqual([{ key: uuid }]);
+      const spec = kit.launcher.attempt(job.id).spec;
+      expect(spec.workingDirectory).toMatch(new RegExp(`^/memory/jobs/${job.id}-m\\d+/work$`));
+      expect(spec.sandbox).toEqual({
+        tenant: 'team-a',
+        gpuMinors: [0],
+        migInstances: [],
+        ownedDirectories: [spec.workingDirectory, spec.workingDirectory.replace(/work$/, 'checkpoint')],
+        sharedDirectories: [`/mps/${uuid}/pipe`],
+      });
+      expect(spec.environment.CUDA_MPS_PIPE_DIRECTORY).toBe(`/mps/${uuid}/pipe`);
+    },
+  );
 });

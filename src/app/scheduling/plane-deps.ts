@@ -85,7 +85,10 @@ export interface ControlPlaneDeps {
   readonly mps: MpsControl | null;
   /** Creates and destroys MIG GPU instances (nvidia-smi mig, or the stand-in for simulated GPUs); null: none. */
   readonly mig: MigManager | null;
-  /** Where the plane reports passes, MIG reconfigurations and GPU changes; job transitions come from a store wrapped by `observeStore` on the same bus. */
+  /**
+   * Where the plane reports passes, MIG reconfigurations and GPU changes; job transitions come from a store wrapped by
+   * `observeStore` on the same bus.
+   */
   readonly events: PlaneEvents;
   /** The initial GPU list (already discovered). */
   readonly initialGpus: readonly InventoryGpu[];

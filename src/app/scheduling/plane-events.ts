@@ -59,7 +59,9 @@ export interface QosEvent {
   readonly type: 'qos';
   readonly jobId: number;
   readonly tenant: string;
-  /** `report`: a progress report; `violation`: the target was missed for the configured time; `recovered`: met again. */
+  /**
+   * `report`: a progress report; `violation`: the target was missed for the configured time; `recovered`: met again.
+   */
   readonly kind: 'report' | 'violation' | 'recovered';
   /** Which target: seconds per step or per request. */
   readonly qosKind: QosKind;

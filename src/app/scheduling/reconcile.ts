@@ -19,7 +19,10 @@ import type { StopIntents } from './stop-intents.js';
 
 /** Reason recorded on a running job whose cancel was requested (survives restarts). */
 export const CANCEL_REQUESTED = 'cancel requested';
-/** Reason prefix recorded on a running preemption victim (survives restarts): `preemption requested: preempted by job N …`. */
+/**
+ * Reason prefix recorded on a running preemption victim (survives restarts): `preemption requested: preempted by job N
+ * …`.
+ */
 export const PREEMPTION_REQUESTED = 'preemption requested';
 
 /** What reconciling uses: the ports, the stop intents, and the control plane's own steps. */

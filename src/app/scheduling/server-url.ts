@@ -16,7 +16,10 @@ export class ServerUrl {
     if (this.url === null && this.resolve === null) this.known = new Promise((resolve) => (this.resolve = resolve));
   }
 
-  /** Sets the URL (e.g. `https://127.0.0.1:7070`) and the CA's PEM (null: none, e.g. plain HTTP); releases the waiting launches. */
+  /**
+   * Sets the URL (e.g. `https://127.0.0.1:7070`) and the CA's PEM (null: none, e.g. plain HTTP); releases the waiting
+   * launches.
+   */
   set(url: string, caCertPem: string | null): void {
     this.url = url;
     this.caCert = caCertPem;

@@ -177,7 +177,8 @@ export class TimesliceRotator {
     for (let k = 0; k < plan.length; k += 1) {
       const slice = plan[(start + k) % plan.length];
       const job = slice === undefined ? undefined : ring.jobs.get(slice.jobId);
-      if (slice === undefined || job === undefined || !this.launcher.isAlive(job.handle)) continue; // exited: skip its turn
+      // exited: skip its turn
+      if (slice === undefined || job === undefined || !this.launcher.isAlive(job.handle)) continue;
       for (const other of ring.jobs.keys())
         if (other !== slice.jobId && !ring.frozen.has(other)) await this.freezeJob(ring, other);
       await this.thawJob(ring, slice.jobId);

@@ -44,7 +44,10 @@ export class AdminService {
     );
   }
 
-  /** Writes a consistent copy of the store to `path` (checked by the caller: new file, existing directory). @throws GpushareError 403 */
+  /**
+   * Writes a consistent copy of the store to `path` (checked by the caller: new file, existing directory). @throws
+   * GpushareError 403
+   */
   async backup(principal: Principal, path: string): Promise<void> {
     authorize(principal, 'server.backup');
     await this.store.backup(path);
@@ -59,7 +62,8 @@ export class AdminService {
   authenticate(authorization: string | undefined): Principal {
     if (!authorization)
       throw unauthenticated(
-        'missing Authorization header: send "Authorization: Bearer <token>" (see `gpushare serve` output for the admin token)',
+        'missing Authorization header: send "Authorization: Bearer <token>" (see `gpushare serve` output ' +
+          'for the admin token)',
       );
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (!match) throw unauthenticated('Authorization header must be "Bearer <token>"');

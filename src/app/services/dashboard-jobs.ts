@@ -99,7 +99,8 @@ export function dashboardJobs(
   const own = principal.role === 'admin' ? null : principal.tenant;
   if (own !== null && filter.tenant !== undefined && filter.tenant !== null && filter.tenant !== own) {
     throw forbidden(
-      `this ${principal.role} token belongs to tenant "${own}" and sees only its jobs; tenant "${filter.tenant}" needs an admin token`,
+      `this ${principal.role} token belongs to tenant "${own}" and sees only its jobs; tenant "` +
+        `${filter.tenant}" needs an admin token`,
     );
   }
   const tenant = own ?? filter.tenant ?? undefined;

@@ -19,7 +19,10 @@ import { toJobView } from './views.js';
 
 /** Ended jobs a snapshot lists (the newest). */
 export const RECENT_ENDED_JOBS = 20;
-/** Most waiting jobs one snapshot lists (a deep queue is counted, not sent whole every 500 ms; the dashboard's job list, dashboard-jobs.ts, filters and pages them all). */
+/**
+ * Most waiting jobs one snapshot lists (a deep queue is counted, not sent whole every 500 ms; the dashboard's job list,
+ * dashboard-jobs.ts, filters and pages them all).
+ */
 export const MAX_LISTED_WAITING = 50;
 
 /** The dashboard's data at one moment. */
@@ -35,7 +38,10 @@ export interface DashboardSnapshot {
     readonly you: { readonly role: Principal['role']; readonly tenant: string | null };
   };
   readonly gpus: GpuView[];
-  /** Scheduled and running jobs, then the newest `RECENT_ENDED_JOBS` ended ones; by ascending id within each (waiting jobs are in `queue`). */
+  /**
+   * Scheduled and running jobs, then the newest `RECENT_ENDED_JOBS` ended ones; by ascending id within each (waiting
+   * jobs are in `queue`).
+   */
   readonly jobs: JobView[];
   /** The first `MAX_LISTED_WAITING` pending and preempted jobs (with their waiting reason), by ascending id. */
   readonly queue: JobView[];

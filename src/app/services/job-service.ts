@@ -51,7 +51,10 @@ export class JobService {
     this.plane = deps.plane;
   }
 
-  /** Validates, stores (pending) and queues a job; a non-admin's priority is capped by its tenant's `maxPriorityClass`. @throws GpushareError (400/403/422/503) */
+  /**
+   * Validates, stores (pending) and queues a job; a non-admin's priority is capped by its tenant's `maxPriorityClass`.
+   * @throws GpushareError (400/403/422/503)
+   */
   submit(principal: Principal, body: SubmitJob): JobView {
     authorize(principal, 'job.submit', { tenant: body.tenant ?? principal.tenant });
     if (this.plane.draining) throw draining();
@@ -116,7 +119,10 @@ export class JobService {
     };
   }
 
-  /** Cancels a job: pending jobs at once; running ones are stopped and end as `cancelled`. @throws GpushareError 404, 409 */
+  /**
+   * Cancels a job: pending jobs at once; running ones are stopped and end as `cancelled`. @throws GpushareError 404,
+   * 409
+   */
   async cancel(principal: Principal, id: number): Promise<JobView> {
     const job = this.visibleJob(principal, id, 'job.cancel');
     if (isTerminal(job.state)) throw conflict(`job ${id} already ended (${job.state})`);

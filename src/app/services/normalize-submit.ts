@@ -20,7 +20,10 @@ import type { NewJob } from '../ports/state-store.js';
 export interface SubmitContext {
   readonly principal: Principal;
   readonly knownTenants: readonly string[];
-  /** Why a directory cannot be a job's working directory for a tenant; null when it can (ProcessLauncher.workingDirectoryProblem). */
+  /**
+   * Why a directory cannot be a job's working directory for a tenant; null when it can
+   * (ProcessLauncher.workingDirectoryProblem).
+   */
   readonly workingDirectoryProblem: (path: string, tenant: string) => string | null;
   /** Resolves argv[0] like execvp; null when not found. */
   readonly resolveExecutable: (
@@ -46,7 +49,8 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
   if (reserved.length > 0) {
     throw invalidField(
       'environment',
-      `${reserved.join(', ')} ${reserved.length === 1 ? 'is' : 'are'} set by gpushare from the job's placement and cannot be given (reserved: CUDA_VISIBLE_DEVICES, CUDA_MPS_*, GPUSHARE_*)`,
+      `${reserved.join(', ')} ${reserved.length === 1 ? 'is' : 'are'} set by gpushare from the job's ` +
+        `placement and cannot be given (reserved: CUDA_VISIBLE_DEVICES, CUDA_MPS_*, GPUSHARE_*)`,
     );
   }
   // Without one, the job runs in a private working directory of its own, made at launch.
@@ -64,14 +68,16 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
   if (workingDirectory === null && program.includes('/') && !program.startsWith('/')) {
     throw invalidField(
       'command',
-      `program "${program}" is a relative path, but the job gets a private working directory: give an absolute path or a workingDirectory`,
+      `program "${program}" is a relative path, but the job gets a private working directory: give an ` +
+        `absolute path or a workingDirectory`,
     );
   }
   if (ctx.resolveExecutable(program, workingDirectory ?? '/', lookupEnv, tenant) === null) {
     const where = program.includes('/') ? `relative to ${workingDirectory ?? '/'}` : 'in the PATH the job gets';
     throw invalidField(
       'command',
-      `program "${program}" was not found, is not executable, or lies where jobs cannot see it on the server (looked up ${where})`,
+      `program "${program}" was not found, is not executable, or lies where jobs cannot see it on the ` +
+        `server (looked up ${where})`,
     );
   }
   const gpu = { ...body.gpu, gpuMilli: body.gpu.gpuMilli ?? milliFromMemory(body.gpu.gpuMemoryMiB, ctx.gpus) };

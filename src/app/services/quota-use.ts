@@ -31,7 +31,9 @@ export function quotaUse(
   // A deep queue holds few request shapes: each shape's size is worked out once per call.
   const sizes = new Map<string, number>();
   const queuedSize = (gpu: GpuRequest): number => {
-    const key = `${gpu.gpuCount}|${gpu.gpuMilli}|${gpu.gpuMemoryMiB}|${gpu.mode}|${gpu.isolation ?? ''}|${gpu.allowedGpuModels?.join(',') ?? ''}`;
+    const key =
+      `${gpu.gpuCount}|${gpu.gpuMilli}|${gpu.gpuMemoryMiB}|${gpu.mode}|${gpu.isolation ?? ''}|` +
+      `${gpu.allowedGpuModels?.join(',') ?? ''}`;
     let size = sizes.get(key);
     if (size === undefined) {
       size = queuedGpuEquivalents(gpu, devices);

@@ -66,25 +66,29 @@ describe('checkPriorityCap', () => {
   });
   const member = { role: 'member' as const, tenant: 'team-a', tokenId: 3 };
 
-  it("allows up to the class's value, refuses above it with 403 on priority, and bounds critical and admins by nothing", () => {
-    expect([
-      highestPriorityOf('low'),
-      highestPriorityOf('normal'),
-      highestPriorityOf('high'),
-      highestPriorityOf('critical'),
-    ]).toEqual([100, 500, 900, null]);
-    expect(() => checkPriorityCap(member, tenant('high'), 900)).not.toThrow();
-    expect(() => checkPriorityCap(member, tenant('high'), 950)).toThrow(
-      expect.objectContaining({
-        httpStatus: 403,
-        code: 'GPUSHARE_PRIORITY_CAP',
-        details: { field: 'priority', maxPriorityClass: 'high', maxPriority: 900 },
-      }),
-    );
-    expect(() => checkPriorityCap(member, tenant('low'), 101)).toThrow(
-      /^priority: 101 is above the cap of tenant "team-a": its highest priority class is low \(100\)/,
-    );
-    expect(() => checkPriorityCap(member, tenant('critical'), 1_000_000)).not.toThrow();
-    expect(() => checkPriorityCap({ role: 'admin', tenant: null }, tenant('low'), 1000)).not.toThrow();
-  });
+  it(
+    "allows up to the class's value, refuses above it with 403 on priority, and bounds critical and admins " +
+      'by nothing',
+    () => {
+      expect([
+        highestPriorityOf('low'),
+        highestPriorityOf('normal'),
+        highestPriorityOf('high'),
+        highestPriorityOf('critical'),
+      ]).toEqual([100, 500, 900, null]);
+      expect(() => checkPriorityCap(member, tenant('high'), 900)).not.toThrow();
+      expect(() => checkPriorityCap(member, tenant('high'), 950)).toThrow(
+        expect.objectContaining({
+          httpStatus: 403,
+          code: 'GPUSHARE_PRIORITY_CAP',
+          details: { field: 'priority', maxPriorityClass: 'high', maxPriority: 900 },
+        }),
+      );
+      expect(() => checkPriorityCap(member, tenant('low'), 101)).toThrow(
+        /^priority: 101 is above the cap of tenant "team-a": its highest priority class is low \(100\)/,
+      );
+      expect(() => checkPriorityCap(member, tenant('critical'), 1_000_000)).not.toThrow();
+      expect(() => checkPriorityCap({ role: 'admin', tenant: null }, tenant('low'), 1000)).not.toThrow();
+    },
+  );
 });

@@ -205,7 +205,10 @@ export function toGpuViews(plane: ControlPlane, jobsById: (id: number) => JobRec
   });
 }
 
-/** Compute of a MIG GPU in use, in milli-GPU: Σ compute slices / the GPU's slices (shown only; MIG is accounted in slices). */
+/**
+ * Compute of a MIG GPU in use, in milli-GPU: Σ compute slices / the GPU's slices (shown only; MIG is accounted in
+ * slices).
+ */
 function migMilli(
   jobIds: readonly number[],
   index: number,

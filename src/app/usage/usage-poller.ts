@@ -42,7 +42,10 @@ export class UsagePoller {
     this.timer = this.deps.clock.every(this.deps.intervalMs, () => void this.pollOnce());
   }
 
-  /** One measurement into the sink; resolves when it is stored (never rejects). A poll in flight is joined, not repeated. */
+  /**
+   * One measurement into the sink; resolves when it is stored (never rejects). A poll in flight is joined, not
+   * repeated.
+   */
   pollOnce(): Promise<void> {
     this.inFlight ??= this.measure().finally(() => (this.inFlight = null));
     return this.inFlight;

@@ -60,14 +60,18 @@ export function quotaAdmission(
         admitted: false,
         reason: 'quota',
         neverFits: true,
-        message: `tenant ${tenant}: the request of ${fmt(requestGpuEquivalents)} GPU-equivalents exceeds the tenant's limit of ${fmt(limit)}`,
+        message:
+          `tenant ${tenant}: the request of ${fmt(requestGpuEquivalents)} GPU-equivalents exceeds the ` +
+          `tenant's limit of ${fmt(limit)}`,
       };
     }
     return {
       admitted: false,
       reason: 'quota',
       neverFits: false,
-      message: `tenant ${tenant}: ${fmt(usage.gpuEquivalents)} GPU-equivalents in use + ${fmt(requestGpuEquivalents)} requested exceeds the tenant's limit of ${fmt(limit)}`,
+      message:
+        `tenant ${tenant}: ${fmt(usage.gpuEquivalents)} GPU-equivalents in use + ` +
+        `${fmt(requestGpuEquivalents)} requested exceeds the tenant's limit of ${fmt(limit)}`,
     };
   }
   const guaranteed = quota?.guaranteedGpuEquivalents ?? 0;

@@ -30,9 +30,13 @@ describe('nodeCapacityFragmentationMilli: idle − min(idle, copies·k·d), copi
     expect(nodeCapacityFragmentationMilli(64000, V100, [1000, 1000, 1000], only(shape(16000, 1000, 2)))).toBe(1000);
   });
 
-  it('slots are counted per GPU: d=400 on [1000, 700, 300] → 2 + 1 + 0 = 3 copies, usable 1200 of 2000, fragment 800', () => {
-    expect(nodeCapacityFragmentationMilli(64000, V100, [1000, 700, 300], only(shape(1000, 400)))).toBe(800);
-  });
+  it(
+    'slots are counted per GPU: d=400 on [1000, 700, 300] → 2 + 1 + 0 = 3 copies, usable 1200 of 2000, ' +
+      'fragment 800',
+    () => {
+      expect(nodeCapacityFragmentationMilli(64000, V100, [1000, 700, 300], only(shape(1000, 400)))).toBe(800);
+    },
+  );
 
   it('a type asking no CPU is limited by GPU slots only', () => {
     // d=300 on [1000, 1000] with 0 free CPU: 3 + 3 = 6 copies, usable 1800, fragment 200.

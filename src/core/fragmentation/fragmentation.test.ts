@@ -1,4 +1,5 @@
-/* eslint-disable no-restricted-imports -- test only: reads the shipped trace through the sim adapter (core code itself stays pure) */
+// Test only: reads the shipped trace through the sim adapter (the core's code itself stays pure).
+/* eslint-disable no-restricted-imports */
 import { describe, it, expect, beforeAll } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { readNodeListFile, readPodListFile } from '../../sim/traces/alibaba-csv.js';

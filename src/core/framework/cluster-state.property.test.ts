@@ -193,73 +193,77 @@ function checkHeld(s: OneNodeCluster, held: ReadonlyMap<number, { job: JobReques
 }
 
 describe('OneNodeCluster properties', () => {
-  it('random place / pass / release / cordon / vanish / MIG-toggle sequences never over-commit and respect every placement rule', () => {
-    fc.assert(
-      fc.property(
-        serverArb,
-        fc.constantFrom(1, 1.5, 2, 4),
-        fc.integer(),
-        fc.array(opArb, { minLength: 1, maxLength: 60 }),
-        (specs, ratio, seed, ops) => {
-          const given = specs.map((spec, i) => device(i, spec));
-          const present = given.map(() => true);
-          const s = new OneNodeCluster(given, {
-            hostCpuMilli: HOST.cpuMilli,
-            hostMemoryMiB: HOST.hostMemoryMiB,
-            timesliceOvercommitRatio: ratio,
-            rng: new SeededRng(seed),
-          });
-          const held = new Map<number, { job: JobRequest; placement: Placement }>();
-          let nextId = 1;
-          const apply = () => s.setGpus(given.filter((_, i) => present[i]));
-          for (const op of ops) {
-            const before = new Map(s.gpus().map((g) => [g.index, g]));
-            if (op.kind === 'place') {
-              const job = pendingJob(nextId++, op.shape);
-              const outcome = s.tryPlace(job);
-              if (outcome.kind === 'placed') {
-                checkNewPlacement(job, outcome.placement, before, ratio);
-                held.set(job.id, { job, placement: outcome.placement });
+  it(
+    'random place / pass / release / cordon / vanish / MIG-toggle sequences never over-commit and respect ' +
+      'every placement rule',
+    () => {
+      fc.assert(
+        fc.property(
+          serverArb,
+          fc.constantFrom(1, 1.5, 2, 4),
+          fc.integer(),
+          fc.array(opArb, { minLength: 1, maxLength: 60 }),
+          (specs, ratio, seed, ops) => {
+            const given = specs.map((spec, i) => device(i, spec));
+            const present = given.map(() => true);
+            const s = new OneNodeCluster(given, {
+              hostCpuMilli: HOST.cpuMilli,
+              hostMemoryMiB: HOST.hostMemoryMiB,
+              timesliceOvercommitRatio: ratio,
+              rng: new SeededRng(seed),
+            });
+            const held = new Map<number, { job: JobRequest; placement: Placement }>();
+            let nextId = 1;
+            const apply = () => s.setGpus(given.filter((_, i) => present[i]));
+            for (const op of ops) {
+              const before = new Map(s.gpus().map((g) => [g.index, g]));
+              if (op.kind === 'place') {
+                const job = pendingJob(nextId++, op.shape);
+                const outcome = s.tryPlace(job);
+                if (outcome.kind === 'placed') {
+                  checkNewPlacement(job, outcome.placement, before, ratio);
+                  held.set(job.id, { job, placement: outcome.placement });
+                } else {
+                  expect(outcome.reason).toMatch(/^waiting /);
+                }
+              } else if (op.kind === 'pass') {
+                const jobs = op.shapes.map((shape, i) => pendingJob(nextId++, shape, op.priorities[i]));
+                const result = s.runPass(jobs);
+                expect(result.placed.length + result.waiting.size).toBe(jobs.length);
+                // each placement is checked against the state before the pass: GPU flags do not change within a pass
+                for (const { jobId, placement } of result.placed) {
+                  const job = jobs.find((j) => j.id === jobId)!;
+                  checkNewPlacement(job, placement, before, ratio);
+                  held.set(jobId, { job, placement });
+                }
+              } else if (op.kind === 'release') {
+                const ids = [...held.keys()];
+                const id = ids.length === 0 ? 999_999 : ids[op.pick % ids.length]!;
+                s.release(id);
+                held.delete(id);
+                expect(s.isHeld(id)).toBe(false);
               } else {
-                expect(outcome.reason).toMatch(/^waiting /);
+                const i = op.pick % given.length;
+                const g = given[i]!;
+                if (op.kind === 'cordon') given[i] = { ...g, schedulable: !g.schedulable };
+                else if (op.kind === 'vanish') present[i] = !present[i];
+                else if (MIG_MODELS.some((m) => m === g.model)) given[i] = { ...g, migEnabled: !g.migEnabled };
+                apply();
               }
-            } else if (op.kind === 'pass') {
-              const jobs = op.shapes.map((shape, i) => pendingJob(nextId++, shape, op.priorities[i]));
-              const result = s.runPass(jobs);
-              expect(result.placed.length + result.waiting.size).toBe(jobs.length);
-              // each placement is checked against the state before the pass: GPU flags do not change within a pass
-              for (const { jobId, placement } of result.placed) {
-                const job = jobs.find((j) => j.id === jobId)!;
-                checkNewPlacement(job, placement, before, ratio);
-                held.set(jobId, { job, placement });
-              }
-            } else if (op.kind === 'release') {
-              const ids = [...held.keys()];
-              const id = ids.length === 0 ? 999_999 : ids[op.pick % ids.length]!;
-              s.release(id);
-              held.delete(id);
-              expect(s.isHeld(id)).toBe(false);
-            } else {
-              const i = op.pick % given.length;
-              const g = given[i]!;
-              if (op.kind === 'cordon') given[i] = { ...g, schedulable: !g.schedulable };
-              else if (op.kind === 'vanish') present[i] = !present[i];
-              else if (MIG_MODELS.some((m) => m === g.model)) given[i] = { ...g, migEnabled: !g.migEnabled };
-              apply();
+              for (const id of held.keys()) expect(s.isHeld(id)).toBe(true);
+              checkHeld(s, held);
             }
-            for (const id of held.keys()) expect(s.isHeld(id)).toBe(true);
-            checkHeld(s, held);
-          }
-          // releasing everything leaves an empty server that matches the given list
-          for (const id of held.keys()) s.release(id);
-          expect(s.gpus()).toEqual(given.filter((_, i) => present[i]));
-          for (const u of s.usage())
-            expect([u.allocatedGpuMilli, u.allocatedGpuMemoryMiB, u.jobIds.length]).toEqual([0, 0, 0]);
-        },
-      ),
-      { numRuns: 250 },
-    );
-  });
+            // releasing everything leaves an empty server that matches the given list
+            for (const id of held.keys()) s.release(id);
+            expect(s.gpus()).toEqual(given.filter((_, i) => present[i]));
+            for (const u of s.usage())
+              expect([u.allocatedGpuMilli, u.allocatedGpuMemoryMiB, u.jobIds.length]).toEqual([0, 0, 0]);
+          },
+        ),
+        { numRuns: 250 },
+      );
+    },
+  );
 
   it('a job whyUnresolvable accepts is placed on an empty, healthy server, and one it rejects never is', () => {
     fc.assert(
@@ -281,52 +285,56 @@ describe('OneNodeCluster properties', () => {
     );
   });
 
-  it('runPass places the same jobs as tryPlace in queue order, whatever the input order and the previous passes', () => {
-    fc.assert(
-      fc.property(
-        serverArb,
-        fc.array(fc.tuple(shapeArb, fc.constantFrom(100, 500, 900)), { maxLength: 12 }),
-        fc.integer(),
-        fc.integer(),
-        (specs, entries, seed, shuffleSeed) => {
-          const gpus = specs.map((spec, i) => device(i, spec));
-          const jobs = entries.map(([shape, priority], i) => pendingJob(i + 1, shape, priority));
-          const make = () =>
-            new OneNodeCluster(gpus, {
-              hostCpuMilli: HOST.cpuMilli,
-              hostMemoryMiB: HOST.hostMemoryMiB,
-              timesliceOvercommitRatio: 1,
-              rng: new SeededRng(seed),
+  it(
+    'runPass places the same jobs as tryPlace in queue order, whatever the input order and the previous ' + 'passes',
+    () => {
+      fc.assert(
+        fc.property(
+          serverArb,
+          fc.array(fc.tuple(shapeArb, fc.constantFrom(100, 500, 900)), { maxLength: 12 }),
+          fc.integer(),
+          fc.integer(),
+          (specs, entries, seed, shuffleSeed) => {
+            const gpus = specs.map((spec, i) => device(i, spec));
+            const jobs = entries.map(([shape, priority], i) => pendingJob(i + 1, shape, priority));
+            const make = () =>
+              new OneNodeCluster(gpus, {
+                hostCpuMilli: HOST.cpuMilli,
+                hostMemoryMiB: HOST.hostMemoryMiB,
+                timesliceOvercommitRatio: 1,
+                rng: new SeededRng(seed),
+              });
+            const ordered = [...jobs].sort(
+              (a, b) => b.priority - a.priority || a.submittedAtMs - b.submittedAtMs || a.id - b.id,
+            );
+            const sequential = make();
+            const expected = ordered.flatMap((job) => {
+              const outcome = sequential.tryPlace(job);
+              return outcome.kind === 'placed' ? [{ jobId: job.id, placement: outcome.placement }] : [];
             });
-          const ordered = [...jobs].sort(
-            (a, b) => b.priority - a.priority || a.submittedAtMs - b.submittedAtMs || a.id - b.id,
-          );
-          const sequential = make();
-          const expected = ordered.flatMap((job) => {
-            const outcome = sequential.tryPlace(job);
-            return outcome.kind === 'placed' ? [{ jobId: job.id, placement: outcome.placement }] : [];
-          });
-          const shuffled = [...jobs];
-          const rng = new SeededRng(shuffleSeed);
-          for (let i = shuffled.length - 1; i > 0; i--) {
-            const j = rng.intn(i + 1);
-            [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
-          }
-          expect(make().runPass(shuffled).placed).toEqual(expected);
+            const shuffled = [...jobs];
+            const rng = new SeededRng(shuffleSeed);
+            for (let i = shuffled.length - 1; i > 0; i--) {
+              const j = rng.intn(i + 1);
+              [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+            }
+            expect(make().runPass(shuffled).placed).toEqual(expected);
 
-          // after an earlier pass over part of the queue (released again), the order is still the queue order
-          const position = new Map(ordered.map((j, i) => [j.id, i]));
-          const inQueueOrder = (ids: number[]) =>
-            expect(ids).toEqual([...ids].sort((a, b) => position.get(a)! - position.get(b)!));
-          const s = make();
-          for (const { jobId } of s.runPass(shuffled.slice(0, Math.ceil(shuffled.length / 2))).placed) s.release(jobId);
-          const again = s.runPass([...shuffled].reverse());
-          inQueueOrder(again.placed.map((p) => p.jobId));
-          inQueueOrder([...again.waiting.keys()]);
-          expect(again.placed.length + again.waiting.size).toBe(jobs.length);
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
+            // after an earlier pass over part of the queue (released again), the order is still the queue order
+            const position = new Map(ordered.map((j, i) => [j.id, i]));
+            const inQueueOrder = (ids: number[]) =>
+              expect(ids).toEqual([...ids].sort((a, b) => position.get(a)! - position.get(b)!));
+            const s = make();
+            for (const { jobId } of s.runPass(shuffled.slice(0, Math.ceil(shuffled.length / 2))).placed)
+              s.release(jobId);
+            const again = s.runPass([...shuffled].reverse());
+            inQueueOrder(again.placed.map((p) => p.jobId));
+            inQueueOrder([...again.waiting.keys()]);
+            expect(again.placed.length + again.waiting.size).toBe(jobs.length);
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+  );
 });

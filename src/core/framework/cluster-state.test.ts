@@ -78,7 +78,8 @@ describe('OneNodeCluster: fractions (auto → mps)', () => {
     });
     expect(placed(s.tryPlace(job(2, half)))).toEqual(first);
     expect(reasonOf(s.tryPlace(job(3, half)))).toBe(
-      'waiting for 1 GPU(s) of one model with 500 free milli-GPU and 30720 MiB free memory in mode mps; at most 0 qualify now',
+      'waiting for 1 GPU(s) of one model with 500 free milli-GPU and 30720 MiB free memory in mode mps; ' +
+        'at most 0 qualify now',
     );
     expect(usageOf(s, 0)).toEqual({ mode: 'mps', milli: 1000, memory: 61440, jobs: [1, 2] });
 
@@ -127,10 +128,12 @@ describe('OneNodeCluster: whole and multiple GPUs', () => {
     const gpus = [gpu(0)];
     const twoGpus = job(1, { gpuCount: 2, gpuMilli: 1000 });
     expect(reasonOf(scheduler(gpus).tryPlace(twoGpus))).toBe(
-      'waiting for 2 GPU(s) of one model with 1000 free milli-GPU and proportional free memory in mode exclusive; at most 1 qualify now',
+      'waiting for 2 GPU(s) of one model with 1000 free milli-GPU and proportional free memory in mode ' +
+        'exclusive; at most 1 qualify now',
     );
     expect(whyUnresolvable(twoGpus, gpus, { cpuMilli: 64_000, hostMemoryMiB: 1 << 20 })).toBe(
-      "gpuCount 2 exceeds the 1 GPU(s) of one model on this server that can hold it (a job's GPUs are distinct GPUs of one model)",
+      "gpuCount 2 exceeds the 1 GPU(s) of one model on this server that can hold it (a job's GPUs are " +
+        'distinct GPUs of one model)',
     );
   });
 
@@ -150,21 +153,26 @@ describe('OneNodeCluster: proportional memory and the choice of model', () => {
   it('reserves gpuMilli/1000 of the GPU memory when gpuMemoryMiB is null', () => {
     expect(placed(scheduler([gpu(0)]).tryPlace(job(1, { gpuMilli: 500 }))).gpus[0]!.gpuMemoryMiB).toBe(40960);
     expect(placed(scheduler([gpu(0, 'T4')]).tryPlace(job(1, { gpuMilli: 500 }))).gpus[0]!.gpuMemoryMiB).toBe(8192);
-    expect(placed(scheduler([gpu(0, 'T4')]).tryPlace(job(1, { gpuMilli: 333 }))).gpus[0]!.gpuMemoryMiB).toBe(5455); // floor(333 × 16384 / 1000)
+    // floor(333 × 16384 / 1000)
+    expect(placed(scheduler([gpu(0, 'T4')]).tryPlace(job(1, { gpuMilli: 333 }))).gpus[0]!.gpuMemoryMiB).toBe(5455);
   });
 
-  it('sends a null-memory job to the smallest model that fits (T4 before A100), and to the A100 once the T4 is full', () => {
-    const s = scheduler([gpu(0), gpu(1, 'T4')]);
-    expect(placed(s.tryPlace(job(1, { gpuMilli: 500 })))).toEqual({
-      mode: 'mps',
-      gpus: [{ index: 1, uuid: 'GPU-1', gpuMilli: 500, accountedGpuMilli: 500, gpuMemoryMiB: 8192, mig: null }],
-    });
-    expect(indices(placed(s.tryPlace(job(2, { gpuMilli: 500 }))))).toEqual([1]);
-    expect(placed(s.tryPlace(job(3, { gpuMilli: 500 })))).toEqual({
-      mode: 'mps',
-      gpus: [{ index: 0, uuid: 'GPU-0', gpuMilli: 500, accountedGpuMilli: 500, gpuMemoryMiB: 40960, mig: null }],
-    });
-  });
+  it(
+    'sends a null-memory job to the smallest model that fits (T4 before A100), and to the A100 once the T4 ' +
+      'is full',
+    () => {
+      const s = scheduler([gpu(0), gpu(1, 'T4')]);
+      expect(placed(s.tryPlace(job(1, { gpuMilli: 500 })))).toEqual({
+        mode: 'mps',
+        gpus: [{ index: 1, uuid: 'GPU-1', gpuMilli: 500, accountedGpuMilli: 500, gpuMemoryMiB: 8192, mig: null }],
+      });
+      expect(indices(placed(s.tryPlace(job(2, { gpuMilli: 500 }))))).toEqual([1]);
+      expect(placed(s.tryPlace(job(3, { gpuMilli: 500 })))).toEqual({
+        mode: 'mps',
+        gpus: [{ index: 0, uuid: 'GPU-0', gpuMilli: 500, accountedGpuMilli: 500, gpuMemoryMiB: 40960, mig: null }],
+      });
+    },
+  );
 
   it('whole-GPU jobs also take the smallest model, but never one below an explicit memory request', () => {
     expect(placed(scheduler([gpu(0), gpu(1, 'T4')]).tryPlace(job(1, { gpuMilli: 1000 }))).gpus[0]).toMatchObject({
@@ -205,7 +213,8 @@ describe('OneNodeCluster: timeslice', () => {
       });
     }
     expect(reasonOf(s.tryPlace(job(4, { gpuMilli: 100, gpuMemoryMiB: 1024, mode: 'timeslice' })))).toBe(
-      'waiting for 1 GPU(s) of one model with 100 free milli-GPU and 1024 MiB free memory in mode timeslice; at most 0 qualify now',
+      'waiting for 1 GPU(s) of one model with 100 free milli-GPU and 1024 MiB free memory in mode ' +
+        'timeslice; at most 0 qualify now',
     );
     expect(usageOf(s, 0)).toEqual({ mode: 'timeslice', milli: 1000, memory: 3072, jobs: [1, 2, 3] });
   });
@@ -264,7 +273,8 @@ describe('OneNodeCluster: one sharing mode per GPU', () => {
     ]);
     expect(indices(placed(s.tryPlace(job(4, { gpuMilli: 300, gpuMemoryMiB: 1024, mode: 'mps' }))))).toEqual([mps]);
     expect(reasonOf(s.tryPlace(job(5, { gpuMilli: 1000 })))).toBe(
-      'waiting for 1 GPU(s) of one model with 1000 free milli-GPU and proportional free memory in mode exclusive; at most 0 qualify now',
+      'waiting for 1 GPU(s) of one model with 1000 free milli-GPU and proportional free memory in mode ' +
+        'exclusive; at most 0 qualify now',
     );
     expect(usageOf(s, mps).mode).toBe('mps');
     expect(usageOf(s, other).mode).toBe('timeslice');
@@ -282,7 +292,8 @@ describe('OneNodeCluster: one sharing mode per GPU', () => {
     const s = scheduler([gpu(0)]);
     placed(s.tryPlace(job(1, { gpuMilli: 100, gpuMemoryMiB: 1024, mode: 'mps' })));
     expect(reasonOf(s.tryPlace(job(2, { gpuMilli: 100, gpuMemoryMiB: 1024, mode: 'timeslice' })))).toBe(
-      'waiting for 1 GPU(s) of one model with 100 free milli-GPU and 1024 MiB free memory in mode timeslice; at most 0 qualify now',
+      'waiting for 1 GPU(s) of one model with 100 free milli-GPU and 1024 MiB free memory in mode ' +
+        'timeslice; at most 0 qualify now',
     );
     const t = scheduler([gpu(0)]);
     placed(t.tryPlace(job(1, { gpuMilli: 100, gpuMemoryMiB: 1024, mode: 'timeslice' })));
@@ -381,64 +392,72 @@ describe('OneNodeCluster: MIG', () => {
   const migJob = (id: number, gpuMilli: number, gpuMemoryMiB: number | null, gpuCount = 1) =>
     job(id, { gpuMilli, gpuMemoryMiB, gpuCount, mode: 'mig' });
 
-  it("gives the smallest covering profile at the start choosePlacement picks; memory is the profile's usable memory", () => {
-    const s = scheduler([migGpu(0)]);
-    const oneG20 = profile('1g.20gb');
-    expect(choosePlacement('A100-80GB', [], oneG20)).toBe(6);
-    expect(placed(s.tryPlace(migJob(1, 100, 15 * 1024)))).toEqual({
-      mode: 'mig',
-      gpus: [
-        {
-          index: 0,
-          uuid: 'GPU-0',
-          gpuMilli: 100,
-          accountedGpuMilli: 0,
-          gpuMemoryMiB: 19968,
-          mig: { profileId: 15, profileName: '1g.20gb', start: 6, size: 2, computeSlices: 1 },
-          migChanges: { destroy: [], create: [{ start: 6, profileId: 15 }] },
-        },
-      ],
-    });
-    const second = placed(s.tryPlace(migJob(2, 100, 15 * 1024))).gpus[0]!.mig!;
-    expect(second.start).toBe(
-      choosePlacement('A100-80GB', [{ profileId: 15, start: 6, size: 2, inUse: true }], oneG20),
-    );
-    expect(second.start).toBe(4);
-    // 500 milli needs 4 compute slices: 4g.40gb, whose only home is 0
-    expect(placed(s.tryPlace(migJob(3, 500, 30_000))).gpus[0]).toMatchObject({
-      gpuMemoryMiB: 40192,
-      mig: { profileName: '4g.40gb', start: 0, size: 4, computeSlices: 4 },
-    });
-    expect(reasonOf(s.tryPlace(migJob(4, 1, 1)))).toBe(
-      'waiting for 1 MIG GPU(s) of one model with room for the instance; 0 have room now',
-    );
-    expect(usageOf(s, 0)).toEqual({ mode: 'mig', milli: 0, memory: 19968 * 2 + 40192, jobs: [1, 2, 3] });
-    s.release(2);
-    expect(placed(s.tryPlace(migJob(5, 1, 1))).gpus[0]!.mig).toEqual({
-      profileId: 19,
-      profileName: '1g.10gb',
-      start: 5,
-      size: 1,
-      computeSlices: 1,
-    });
-  });
+  it(
+    "gives the smallest covering profile at the start choosePlacement picks; memory is the profile's " +
+      'usable memory',
+    () => {
+      const s = scheduler([migGpu(0)]);
+      const oneG20 = profile('1g.20gb');
+      expect(choosePlacement('A100-80GB', [], oneG20)).toBe(6);
+      expect(placed(s.tryPlace(migJob(1, 100, 15 * 1024)))).toEqual({
+        mode: 'mig',
+        gpus: [
+          {
+            index: 0,
+            uuid: 'GPU-0',
+            gpuMilli: 100,
+            accountedGpuMilli: 0,
+            gpuMemoryMiB: 19968,
+            mig: { profileId: 15, profileName: '1g.20gb', start: 6, size: 2, computeSlices: 1 },
+            migChanges: { destroy: [], create: [{ start: 6, profileId: 15 }] },
+          },
+        ],
+      });
+      const second = placed(s.tryPlace(migJob(2, 100, 15 * 1024))).gpus[0]!.mig!;
+      expect(second.start).toBe(
+        choosePlacement('A100-80GB', [{ profileId: 15, start: 6, size: 2, inUse: true }], oneG20),
+      );
+      expect(second.start).toBe(4);
+      // 500 milli needs 4 compute slices: 4g.40gb, whose only home is 0
+      expect(placed(s.tryPlace(migJob(3, 500, 30_000))).gpus[0]).toMatchObject({
+        gpuMemoryMiB: 40192,
+        mig: { profileName: '4g.40gb', start: 0, size: 4, computeSlices: 4 },
+      });
+      expect(reasonOf(s.tryPlace(migJob(4, 1, 1)))).toBe(
+        'waiting for 1 MIG GPU(s) of one model with room for the instance; 0 have room now',
+      );
+      expect(usageOf(s, 0)).toEqual({ mode: 'mig', milli: 0, memory: 19968 * 2 + 40192, jobs: [1, 2, 3] });
+      s.release(2);
+      expect(placed(s.tryPlace(migJob(5, 1, 1))).gpus[0]!.mig).toEqual({
+        profileId: 19,
+        profileName: '1g.10gb',
+        start: 5,
+        size: 1,
+        computeSlices: 1,
+      });
+    },
+  );
 
-  it('without gpuMemoryMiB, chooses the profile by compute (MIG splits memory with compute); 1000 milli gets the 7g', () => {
-    const fresh = () => scheduler([migGpu(0)]);
-    expect(placed(fresh().tryPlace(migJob(1, 100, null))).gpus[0]).toMatchObject({
-      gpuMemoryMiB: 9728,
-      mig: { profileName: '1g.10gb' },
-    });
-    expect(placed(fresh().tryPlace(migJob(1, 500, null))).gpus[0]).toMatchObject({
-      gpuMemoryMiB: 40192,
-      mig: { profileName: '4g.40gb', start: 0 },
-    });
-    expect(placed(fresh().tryPlace(migJob(1, 1000, null))).gpus[0]).toMatchObject({
-      gpuMemoryMiB: 80896,
-      mig: { profileName: '7g.80gb', start: 0, size: 8, computeSlices: 7 },
-    });
-    expect(whyUnresolvable(migJob(1, 1000, null), [migGpu(0)], { cpuMilli: 1, hostMemoryMiB: 1 })).toBeNull();
-  });
+  it(
+    'without gpuMemoryMiB, chooses the profile by compute (MIG splits memory with compute); 1000 milli ' +
+      'gets the 7g',
+    () => {
+      const fresh = () => scheduler([migGpu(0)]);
+      expect(placed(fresh().tryPlace(migJob(1, 100, null))).gpus[0]).toMatchObject({
+        gpuMemoryMiB: 9728,
+        mig: { profileName: '1g.10gb' },
+      });
+      expect(placed(fresh().tryPlace(migJob(1, 500, null))).gpus[0]).toMatchObject({
+        gpuMemoryMiB: 40192,
+        mig: { profileName: '4g.40gb', start: 0 },
+      });
+      expect(placed(fresh().tryPlace(migJob(1, 1000, null))).gpus[0]).toMatchObject({
+        gpuMemoryMiB: 80896,
+        mig: { profileName: '7g.80gb', start: 0, size: 8, computeSlices: 7 },
+      });
+      expect(whyUnresolvable(migJob(1, 1000, null), [migGpu(0)], { cpuMilli: 1, hostMemoryMiB: 1 })).toBeNull();
+    },
+  );
 
   it('a MIG GPU never takes mps, timeslice or exclusive jobs, and reports mode mig even when empty', () => {
     const s = scheduler([migGpu(0)]);
@@ -475,7 +494,8 @@ describe('OneNodeCluster: MIG', () => {
     expect(indices(placed(s.tryPlace(migJob(2, 100, 1))))).toEqual([0]);
     const pair = placed(s.tryPlace(migJob(3, 400, 1, 2)));
     expect(indices(pair)).toEqual([0, 1]);
-    expect(pair.gpus.map((g) => g.mig!.profileName)).toEqual(['3g.40gb', '3g.40gb']); // 400 milli = 2.8 of 7 compute slices
+    // 400 milli = 2.8 of 7 compute slices
+    expect(pair.gpus.map((g) => g.mig!.profileName)).toEqual(['3g.40gb', '3g.40gb']);
     // GPU 1 and the H100 have room for another 3g, but not two of one model
     expect(reasonOf(s.tryPlace(migJob(4, 400, 1, 2)))).toBe(
       'waiting for 2 MIG GPU(s) of one model with room for the instance; 1 have room now',
@@ -583,7 +603,8 @@ describe('OneNodeCluster: runPass and queue order', () => {
       new Map([
         [
           2,
-          'waiting for 2 GPU(s) of one model with 1000 free milli-GPU and proportional free memory in mode exclusive; at most 1 qualify now',
+          'waiting for 2 GPU(s) of one model with 1000 free milli-GPU and proportional free memory in ' +
+            'mode exclusive; at most 1 qualify now',
         ],
       ]),
     );
@@ -604,28 +625,31 @@ describe('OneNodeCluster: runPass and queue order', () => {
     expect(s.runPass([]).placed).toEqual([]);
   });
 
-  it('gives an equal mig request that failed the same reason later in the pass, and retries it after a placement', () => {
-    const s = scheduler([migGpu(0)]);
-    placed(s.tryPlace(job(1, { gpuMilli: 1000, mode: 'mig' })));
-    const result = s.runPass([
-      job(2, { gpuMilli: 100, gpuMemoryMiB: 1, mode: 'mig' }),
-      job(3, { gpuMilli: 100, gpuMemoryMiB: 1, mode: 'mig' }),
-    ]);
-    expect(result.placed).toEqual([]);
-    expect([...result.waiting.values()]).toEqual([
-      'waiting for 1 MIG GPU(s) of one model with room for the instance; 0 have room now',
-      'waiting for 1 MIG GPU(s) of one model with room for the instance; 0 have room now',
-    ]);
-    s.release(1);
-    expect(
-      s
-        .runPass([
-          job(2, { gpuMilli: 100, gpuMemoryMiB: 1, mode: 'mig' }),
-          job(3, { gpuMilli: 100, gpuMemoryMiB: 1, mode: 'mig' }),
-        ])
-        .placed.map((p) => p.jobId),
-    ).toEqual([2, 3]);
-  });
+  it(
+    'gives an equal mig request that failed the same reason later in the pass, and retries it after a ' + 'placement',
+    () => {
+      const s = scheduler([migGpu(0)]);
+      placed(s.tryPlace(job(1, { gpuMilli: 1000, mode: 'mig' })));
+      const result = s.runPass([
+        job(2, { gpuMilli: 100, gpuMemoryMiB: 1, mode: 'mig' }),
+        job(3, { gpuMilli: 100, gpuMemoryMiB: 1, mode: 'mig' }),
+      ]);
+      expect(result.placed).toEqual([]);
+      expect([...result.waiting.values()]).toEqual([
+        'waiting for 1 MIG GPU(s) of one model with room for the instance; 0 have room now',
+        'waiting for 1 MIG GPU(s) of one model with room for the instance; 0 have room now',
+      ]);
+      s.release(1);
+      expect(
+        s
+          .runPass([
+            job(2, { gpuMilli: 100, gpuMemoryMiB: 1, mode: 'mig' }),
+            job(3, { gpuMilli: 100, gpuMemoryMiB: 1, mode: 'mig' }),
+          ])
+          .placed.map((p) => p.jobId),
+      ).toEqual([2, 3]);
+    },
+  );
 });
 
 describe('OneNodeCluster: hold and release', () => {

@@ -158,7 +158,8 @@ export class ClusterState {
    * Records an assignment that already exists (a running job, or a placement just made) of a job of
    * `tenant`. Jobs of several tenants on one MPS GPU (placed without the one-tenant rule) are held;
    * that GPU then takes no new `mps` job until they are gone.
-   * @throws InvariantViolation when it does not fit (over-commit), names an unknown node or GPU, or the job is already held
+   * @throws InvariantViolation when it does not fit (over-commit), names an unknown node or GPU, or the job is already
+   * held
    */
   hold(assignment: Assignment, tenant: string): void {
     const n = this.indexOf(assignment.node);
@@ -166,7 +167,9 @@ export class ClusterState {
     checkHold(assignment, this.held, entry.devices, this.migs[n]!);
     if (entry.freeCpuMilli < assignment.cpuMilli || entry.freeHostMemoryMiB < assignment.hostMemoryMiB) {
       throw new InvariantViolation(
-        `job ${assignment.jobId}: node ${assignment.node} has ${entry.freeCpuMilli} cpuMilli and ${entry.freeHostMemoryMiB} MiB host memory free, the job holds ${assignment.cpuMilli} and ${assignment.hostMemoryMiB}`,
+        `job ${assignment.jobId}: node ${assignment.node} has ${entry.freeCpuMilli} cpuMilli and ` +
+          `${entry.freeHostMemoryMiB} MiB host memory free, the job holds ${assignment.cpuMilli} and ` +
+          `${assignment.hostMemoryMiB}`,
       );
     }
     this.holdOn(n, assignment, tenant);

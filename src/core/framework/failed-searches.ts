@@ -1,7 +1,8 @@
 /**
  * Memo of the searches that failed during one scheduling pass. A search depends only on the
  * request's shape (mode, GPU count, per-GPU compute and memory, host CPU and memory, allowed GPU
- * models; for `mps` also the tenant, as MPS GPUs take one tenant's jobs) and the cluster's state, and one that fails changes nothing (no policy call, no rng
+ * models; for `mps` also the tenant, as MPS GPUs take one tenant's jobs) and the cluster's state, and one that fails
+ * changes nothing (no policy call, no rng
  * draw), so a request equal to one that failed since the last placement fails again with the same
  * reason; any placement clears the memo. On a busy cluster most of a long queue waits, and its
  * jobs come in few shapes, so this saves most searches (MIG searches check layouts per GPU and
@@ -13,7 +14,9 @@ import type { WaitReason } from './status.js';
 /** The memo key of a search for `job` in `mode`. */
 function shapeKey(mode: EffectiveMode, job: JobRequest): string {
   const { gpu } = job;
-  const shape = `${mode}|${gpu.gpuCount}|${gpu.gpuMilli}|${gpu.gpuMemoryMiB}|${job.cpuMilli}|${job.hostMemoryMiB}|${gpu.allowedGpuModels?.join(',') ?? ''}`;
+  const shape =
+    `${mode}|${gpu.gpuCount}|${gpu.gpuMilli}|${gpu.gpuMemoryMiB}|${job.cpuMilli}|${job.hostMemoryMiB}|` +
+    `${gpu.allowedGpuModels?.join(',') ?? ''}`;
   return mode === 'mps' ? `${shape}|${job.tenant}` : shape;
 }
 

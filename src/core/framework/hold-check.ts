@@ -53,7 +53,9 @@ export function checkHold(
       (gpu.gpuMemoryMiB > 0 && node.gpuFreeMemoryMiB[state.local]! < gpu.gpuMemoryMiB)
     ) {
       throw new InvariantViolation(
-        `job ${jobId}: GPU ${gpu.index} has ${node.gpuFreeMilli[state.local]} milli-GPU and ${node.gpuFreeMemoryMiB[state.local]} MiB free, the job holds ${gpu.accountedGpuMilli} and ${gpu.gpuMemoryMiB}`,
+        `job ${jobId}: GPU ${gpu.index} has ${node.gpuFreeMilli[state.local]} milli-GPU and ` +
+          `${node.gpuFreeMemoryMiB[state.local]} MiB free, the job holds ${gpu.accountedGpuMilli} and ` +
+          `${gpu.gpuMemoryMiB}`,
       );
     }
   }

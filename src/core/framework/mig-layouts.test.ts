@@ -42,14 +42,17 @@ function placed(s: OneNodeCluster, job: JobRequest): Placement {
 const THREE_G = { gpuMilli: 400, gpuMemoryMiB: 30 * 1024 }; // ceil(400 × 7 / 1000) = 3 slices, 30 GiB → 3g.40gb
 
 describe('MIG placement with persistent GPU instances', () => {
-  it('reconfigures idle 1g GIs at 0, 1 and 5 of an H100 for a 3g.40gb: destroys only the one at 5 and creates at 4', () => {
-    const s = fresh();
-    s.adoptMigInstances(0, [gi('1g.10gb', 0), gi('1g.10gb', 1), gi('1g.10gb', 5)]);
-    const p = placed(s, migJob(1, THREE_G.gpuMilli, THREE_G.gpuMemoryMiB)).gpus[0]!;
-    expect(p.mig).toEqual(gi('3g.40gb', 4));
-    expect(p.migChanges).toEqual({ destroy: [{ start: 5, profileId: 19 }], create: [{ start: 4, profileId: 9 }] });
-    expect(s.idleMigInstances(0).map((i) => i.start)).toEqual([0, 1]);
-  });
+  it(
+    'reconfigures idle 1g GIs at 0, 1 and 5 of an H100 for a 3g.40gb: destroys only the one at 5 and ' + 'creates at 4',
+    () => {
+      const s = fresh();
+      s.adoptMigInstances(0, [gi('1g.10gb', 0), gi('1g.10gb', 1), gi('1g.10gb', 5)]);
+      const p = placed(s, migJob(1, THREE_G.gpuMilli, THREE_G.gpuMemoryMiB)).gpus[0]!;
+      expect(p.mig).toEqual(gi('3g.40gb', 4));
+      expect(p.migChanges).toEqual({ destroy: [{ start: 5, profileId: 19 }], create: [{ start: 4, profileId: 9 }] });
+      expect(s.idleMigInstances(0).map((i) => i.start)).toEqual([0, 1]);
+    },
+  );
 
   it('never destroys a GI in use: with the 1g at 5 busy, it destroys the idle ones at 0 and 1 and creates at 0', () => {
     const s = fresh();

@@ -95,13 +95,17 @@ export class MigLayouts {
       const slots = this.after(gpu, jobId);
       if (!isValidLayout(device.model, asLayout(slots))) {
         throw new InvariantViolation(
-          `job ${jobId}: MIG instance ${gpu.mig.profileName} at ${gpu.mig.start}:${gpu.mig.size} does not fit the layout of GPU ${gpu.index} (${device.model})`,
+          `job ${jobId}: MIG instance ${gpu.mig.profileName} at ${gpu.mig.start}:${gpu.mig.size} does not ` +
+            `fit the layout of GPU ${gpu.index} (${device.model})`,
         );
       }
     }
   }
 
-  /** Records instances that exist (a placement or a re-adopted job). @throws InvariantViolation as `check` (nothing is recorded then) */
+  /**
+   * Records instances that exist (a placement or a re-adopted job). @throws InvariantViolation as `check` (nothing is
+   * recorded then)
+   */
   hold(jobId: number, gpus: readonly PlacedGpu[], deviceOf: (index: number) => GpuDevice): void {
     this.check(jobId, gpus, deviceOf);
     for (const gpu of gpus) this.byGpu.set(gpu.index, this.after(gpu, jobId));
@@ -235,7 +239,8 @@ export class MigLayouts {
       }
       if (slot.jobId !== null)
         throw new InvariantViolation(
-          `job ${jobId}: would destroy the GI at ${slot.instance.start} on GPU ${gpu.index}, which job ${slot.jobId} uses`,
+          `job ${jobId}: would destroy the GI at ${slot.instance.start} on GPU ${gpu.index}, which job ` +
+            `${slot.jobId} uses`,
         );
     }
     const mine = slots.find((s) => sameGi(s.instance, gpu.mig!));

@@ -90,27 +90,31 @@ describe('one tenant per MPS GPU', () => {
     expect(gpusOf(s.tryPlace(job(2, 'b', { mode: 'timeslice' })))).toEqual([0]);
   });
 
-  it("keeps another tenant's MPS job waiting with mps-tenant while the GPU has room, and places it once the GPU is empty", () => {
-    const a = job(1, 'a');
-    const b = job(2, 'b');
-    const plan = schedule({
-      snapshot: snapshot([gpu(0)], [active(a, 0)]),
-      pending: [b],
-      nowMs: 0,
-      rng: new SeededRng(1),
-    });
-    expect(plan.placements).toEqual([]);
-    const reason = plan.waiting.get(2)!;
-    expect(reason.code).toBe(WAIT_CODES.mpsTenant);
-    expect(reason.message).toBe(
-      'waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): GPU 0 runs MPS jobs of tenant a',
-    );
-    expect(reason.details).toEqual({ tenant: 'b', gpuIndices: [0], otherTenants: 'a' });
-    expect(plan.blockedJobId).toBe(2);
+  it(
+    "keeps another tenant's MPS job waiting with mps-tenant while the GPU has room, and places it once the " +
+      'GPU is empty',
+    () => {
+      const a = job(1, 'a');
+      const b = job(2, 'b');
+      const plan = schedule({
+        snapshot: snapshot([gpu(0)], [active(a, 0)]),
+        pending: [b],
+        nowMs: 0,
+        rng: new SeededRng(1),
+      });
+      expect(plan.placements).toEqual([]);
+      const reason = plan.waiting.get(2)!;
+      expect(reason.code).toBe(WAIT_CODES.mpsTenant);
+      expect(reason.message).toBe(
+        'waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): GPU 0 runs MPS jobs of tenant a',
+      );
+      expect(reason.details).toEqual({ tenant: 'b', gpuIndices: [0], otherTenants: 'a' });
+      expect(plan.blockedJobId).toBe(2);
 
-    const after = schedule({ snapshot: snapshot([gpu(0)], []), pending: [b], nowMs: 0, rng: new SeededRng(1) });
-    expect(after.placements.map((p) => [p.jobId, p.placement.gpus[0]!.index])).toEqual([[2, 0]]);
-  });
+      const after = schedule({ snapshot: snapshot([gpu(0)], []), pending: [b], nowMs: 0, rng: new SeededRng(1) });
+      expect(after.placements.map((p) => [p.jobId, p.placement.gpus[0]!.index])).toEqual([[2, 0]]);
+    },
+  );
 
   it('gives the capacity reason when the job would not fit even without the rule', () => {
     const a = job(1, 'a', { gpuMilli: 900, gpuMemoryMiB: 70000 });
@@ -135,25 +139,29 @@ describe('one tenant per MPS GPU', () => {
     expect(plan.waiting.size).toBe(0);
   });
 
-  it("a GPU holding MPS jobs of two tenants (placed before the rule) takes neither tenant's job until one tenant's jobs are gone", () => {
-    const a = job(1, 'a');
-    const b = job(2, 'b');
-    const both = snapshot([gpu(0)], [active(a, 0), active(b, 0)]);
-    const plan = schedule({ snapshot: both, pending: [job(3, 'a'), job(4, 'c')], nowMs: 0, rng: new SeededRng(1) });
-    expect(plan.placements).toEqual([]);
-    expect(plan.waiting.get(3)!.message).toBe(
-      'waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): GPU 0 runs MPS jobs of several tenants',
-    );
-    expect(plan.waiting.get(4)!.details).toEqual({ tenant: 'c', gpuIndices: [0], otherTenants: '' });
-    const state = new ClusterState(both, {
-      profile: (n) => findPolicy('default')!.create({ nodeCount: n }),
-      rng: new SeededRng(1),
-      timesliceOvercommitRatio: 1,
-    });
-    state.release(2);
-    expect(state.tryPlace(job(3, 'a')).kind).toBe('placed');
-    expect(state.tryPlace(job(4, 'c')).kind).toBe('waiting');
-  });
+  it(
+    "a GPU holding MPS jobs of two tenants (placed before the rule) takes neither tenant's job until one " +
+      "tenant's jobs are gone",
+    () => {
+      const a = job(1, 'a');
+      const b = job(2, 'b');
+      const both = snapshot([gpu(0)], [active(a, 0), active(b, 0)]);
+      const plan = schedule({ snapshot: both, pending: [job(3, 'a'), job(4, 'c')], nowMs: 0, rng: new SeededRng(1) });
+      expect(plan.placements).toEqual([]);
+      expect(plan.waiting.get(3)!.message).toBe(
+        'waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): GPU 0 runs MPS jobs of several tenants',
+      );
+      expect(plan.waiting.get(4)!.details).toEqual({ tenant: 'c', gpuIndices: [0], otherTenants: '' });
+      const state = new ClusterState(both, {
+        profile: (n) => findPolicy('default')!.create({ nodeCount: n }),
+        rng: new SeededRng(1),
+        timesliceOvercommitRatio: 1,
+      });
+      state.release(2);
+      expect(state.tryPlace(job(3, 'a')).kind).toBe('placed');
+      expect(state.tryPlace(job(4, 'c')).kind).toBe('waiting');
+    },
+  );
 
   it('a rolled-back placement gives the GPU back to every tenant', () => {
     const state = new ClusterState(snapshot([gpu(0)], []), {
@@ -169,77 +177,81 @@ describe('one tenant per MPS GPU', () => {
     expect(state.nodes[0]!.devices.get(0)!.mpsTenant).toBe('b');
   });
 
-  it("property: after any sequence of placements and releases, every MPS GPU holds one tenant's jobs, and a job waits for mps-tenant only when a GPU of another tenant is in its way", () => {
-    const step = fc.oneof(
-      fc.record({
-        kind: fc.constant('place' as const),
-        tenant: fc.constantFrom('a', 'b', 'c'),
-        gpuMilli: fc.constantFrom(100, 250, 400, 700),
-        mode: fc.constantFrom<'mps' | 'timeslice' | 'exclusive'>('mps', 'mps', 'timeslice', 'exclusive'),
-      }),
-      fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }),
-    );
-    fc.assert(
-      fc.property(fc.integer({ min: 1, max: 3 }), fc.array(step, { maxLength: 40 }), (gpuCount, steps) => {
-        const state = new ClusterState(
-          snapshot(
-            Array.from({ length: gpuCount }, (_, i) => gpu(i)),
-            [],
-          ),
-          {
-            profile: (n) => findPolicy('default')!.create({ nodeCount: n }),
-            rng: new SeededRng(3),
-            timesliceOvercommitRatio: 1,
-          },
-        );
-        const tenants = new Map<number, string>();
-        let id = 0;
-        for (const s of steps) {
-          if (s.kind === 'release') {
-            const held = [...tenants.keys()];
-            if (held.length === 0) continue;
-            const victim = held[s.pick % held.length]!;
-            state.release(victim);
-            tenants.delete(victim);
-            continue;
-          }
-          const j = job(++id, s.tenant, { gpuMilli: s.gpuMilli, gpuMemoryMiB: s.gpuMilli * 80, mode: s.mode });
-          const outcome = state.tryPlace(j);
-          if (outcome.kind === 'placed') {
-            tenants.set(j.id, s.tenant);
-          } else if (outcome.reason.code === WAIT_CODES.mpsTenant) {
-            // The rule alone kept it off: on the same GPUs without the rule it fits.
-            const mirror = new ClusterState(
-              snapshot(
-                Array.from({ length: gpuCount }, (_, i) => gpu(i)),
-                [...tenants].map(([jobId, tenant]) => ({
-                  ...active(job(jobId, tenant), 0),
-                  assignment: state.assignmentOf(jobId)!,
-                })),
-              ),
-              {
-                profile: (n) => findPolicy('default')!.create({ nodeCount: n }),
-                rng: new SeededRng(3),
-                timesliceOvercommitRatio: 1,
-                mpsOneTenantPerGpu: false,
-              },
-            );
-            expect(mirror.fits(j)).toBe(true);
-          }
-          for (const entry of state.nodes) {
-            for (const d of entry.devices.values()) {
-              const owners = new Set(
-                [...d.jobs]
-                  .filter((jobId) => state.assignmentOf(jobId)!.placement.mode === 'mps')
-                  .map((jobId) => tenants.get(jobId)),
+  it(
+    "property: after any sequence of placements and releases, every MPS GPU holds one tenant's jobs, and a " +
+      'job waits for mps-tenant only when a GPU of another tenant is in its way',
+    () => {
+      const step = fc.oneof(
+        fc.record({
+          kind: fc.constant('place' as const),
+          tenant: fc.constantFrom('a', 'b', 'c'),
+          gpuMilli: fc.constantFrom(100, 250, 400, 700),
+          mode: fc.constantFrom<'mps' | 'timeslice' | 'exclusive'>('mps', 'mps', 'timeslice', 'exclusive'),
+        }),
+        fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }),
+      );
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 3 }), fc.array(step, { maxLength: 40 }), (gpuCount, steps) => {
+          const state = new ClusterState(
+            snapshot(
+              Array.from({ length: gpuCount }, (_, i) => gpu(i)),
+              [],
+            ),
+            {
+              profile: (n) => findPolicy('default')!.create({ nodeCount: n }),
+              rng: new SeededRng(3),
+              timesliceOvercommitRatio: 1,
+            },
+          );
+          const tenants = new Map<number, string>();
+          let id = 0;
+          for (const s of steps) {
+            if (s.kind === 'release') {
+              const held = [...tenants.keys()];
+              if (held.length === 0) continue;
+              const victim = held[s.pick % held.length]!;
+              state.release(victim);
+              tenants.delete(victim);
+              continue;
+            }
+            const j = job(++id, s.tenant, { gpuMilli: s.gpuMilli, gpuMemoryMiB: s.gpuMilli * 80, mode: s.mode });
+            const outcome = state.tryPlace(j);
+            if (outcome.kind === 'placed') {
+              tenants.set(j.id, s.tenant);
+            } else if (outcome.reason.code === WAIT_CODES.mpsTenant) {
+              // The rule alone kept it off: on the same GPUs without the rule it fits.
+              const mirror = new ClusterState(
+                snapshot(
+                  Array.from({ length: gpuCount }, (_, i) => gpu(i)),
+                  [...tenants].map(([jobId, tenant]) => ({
+                    ...active(job(jobId, tenant), 0),
+                    assignment: state.assignmentOf(jobId)!,
+                  })),
+                ),
+                {
+                  profile: (n) => findPolicy('default')!.create({ nodeCount: n }),
+                  rng: new SeededRng(3),
+                  timesliceOvercommitRatio: 1,
+                  mpsOneTenantPerGpu: false,
+                },
               );
-              expect(owners.size).toBeLessThanOrEqual(1);
-              expect(d.mpsTenant).toBe(owners.size === 0 ? null : [...owners][0]);
+              expect(mirror.fits(j)).toBe(true);
+            }
+            for (const entry of state.nodes) {
+              for (const d of entry.devices.values()) {
+                const owners = new Set(
+                  [...d.jobs]
+                    .filter((jobId) => state.assignmentOf(jobId)!.placement.mode === 'mps')
+                    .map((jobId) => tenants.get(jobId)),
+                );
+                expect(owners.size).toBeLessThanOrEqual(1);
+                expect(d.mpsTenant).toBe(owners.size === 0 ? null : [...owners][0]);
+              }
             }
           }
-        }
-      }),
-      { numRuns: 150, seed: 14 },
-    );
-  });
+        }),
+        { numRuns: 150, seed: 14 },
+      );
+    },
+  );
 });

@@ -43,7 +43,9 @@ export interface RankOptions {
   readonly timesliceOvercommitRatio: number;
   /** MIG layouts per node index. */
   readonly migs: readonly MigLayouts[];
-  /** Only idle MIG instances count (no instance created or destroyed): a cluster whose agents do not reconfigure MIG. */
+  /**
+   * Only idle MIG instances count (no instance created or destroyed): a cluster whose agents do not reconfigure MIG.
+   */
   readonly migReuseOnly: boolean;
 }
 
@@ -123,7 +125,9 @@ function rankShared(
       reasons.set(
         n,
         shortage(
-          `${best} of the ${gpuCount} GPU(s) needed have ${accounted} milli-GPU and ${job.gpu.gpuMemoryMiB === null ? 'their share of' : `${job.gpu.gpuMemoryMiB} MiB of`} memory free for a ${mode} share${tenant !== null ? ` (one tenant per MPS GPU)` : ''}`,
+          `${best} of the ${gpuCount} GPU(s) needed have ${accounted} milli-GPU and ` +
+            `${job.gpu.gpuMemoryMiB === null ? 'their share of' : `${job.gpu.gpuMemoryMiB} MiB of`} memory ` +
+            `free for a ${mode} share${tenant !== null ? ` (one tenant per MPS GPU)` : ''}`,
         ),
       );
   }
@@ -188,7 +192,10 @@ function rankMig(
 function noGpuReason(job: JobRequest, devices: readonly GpuDevice[]): string {
   if (devices.length === 0) return 'no GPU outside MIG mode';
   if (job.gpu.gpuMemoryMiB !== null && devices.every((d) => d.gpuMemoryMiB < job.gpu.gpuMemoryMiB!)) {
-    return `no GPU with ${job.gpu.gpuMemoryMiB} MiB of memory (largest: ${Math.max(...devices.map((d) => d.gpuMemoryMiB))} MiB)`;
+    return (
+      `no GPU with ${job.gpu.gpuMemoryMiB} MiB of memory (largest: ` +
+      `${Math.max(...devices.map((d) => d.gpuMemoryMiB))} MiB)`
+    );
   }
   return `no GPU of an allowed model (${(job.gpu.allowedGpuModels ?? []).join(', ')})`;
 }

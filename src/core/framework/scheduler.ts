@@ -16,7 +16,10 @@ export type Decision =
   | { readonly kind: 'placed'; readonly nodeIndex: number; readonly gpuIndices: readonly number[] }
   | {
       readonly kind: 'unschedulable';
-      /** Nodes refused, per first failing filter; counted when first read, against the nodes as they are then (read it before the next commit). */
+      /**
+       * Nodes refused, per first failing filter; counted when first read, against the nodes as they are then (read it
+       * before the next commit).
+       */
       readonly reasons: Readonly<Partial<Record<FitReason, number>>>;
     };
 
@@ -62,7 +65,10 @@ export class Scheduler {
     return { kind: 'placed', nodeIndex: winner.index, gpuIndices };
   }
 
-  /** Applies a `placed` decision: allocates on the node and runs Reserve plugins. @throws InvariantViolation on over-commit */
+  /**
+   * Applies a `placed` decision: allocates on the node and runs Reserve plugins. @throws InvariantViolation on
+   * over-commit
+   */
   commit(pod: ResourceDemand, nodeIndex: number, gpuIndices: readonly number[]): void {
     const node = this.cluster.nodes[nodeIndex]!;
     allocate(node, pod, gpuIndices);

@@ -146,7 +146,10 @@ function placedOn(
   return { nodeIndex: unit.nodeIndex, placement: { mode, gpus } };
 }
 
-/** GPUs of `unit` that could take the share now (0 when the node lacks the host resources); `tenant` non-null applies the one-tenant-per-MPS-GPU rule. */
+/**
+ * GPUs of `unit` that could take the share now (0 when the node lacks the host resources); `tenant` non-null applies
+ * the one-tenant-per-MPS-GPU rule.
+ */
 export function qualifyingGpus(
   unit: SchedulingUnit,
   groups: UnitGroups,
@@ -212,7 +215,8 @@ function mpsTenantReason(job: JobRequest, groups: UnitGroups): WaitReason {
     const tenantName = (t: string): string => (t === MIXED_MPS_TENANTS ? 'several tenants' : `tenant ${t}`);
     const clauses = held.map(
       (h) =>
-        `GPU ${h.index}${named ? ` of node ${groups.nodes[h.node]!.node.name}` : ''} runs MPS jobs of ${tenantName(h.tenant)}`,
+        `GPU ${h.index}${named ? ` of node ${groups.nodes[h.node]!.node.name}` : ''} runs MPS jobs of ` +
+        `${tenantName(h.tenant)}`,
     );
     const tenants = [...new Set(held.map((h) => h.tenant).filter((t) => t !== MIXED_MPS_TENANTS))].sort();
     return {
@@ -254,7 +258,9 @@ function capacityReason(
       );
     }
     return {
-      message: `waiting for ${job.gpu.gpuCount} GPU(s) of one model with ${accounted} free milli-GPU and ${memoryText} free memory in mode ${mode}; at most ${best} qualify now`,
+      message:
+        `waiting for ${job.gpu.gpuCount} GPU(s) of one model with ${accounted} free milli-GPU and ` +
+        `${memoryText} free memory in mode ${mode}; at most ${best} qualify now`,
       details: {
         gpuCount: job.gpu.gpuCount,
         gpuMilli: accounted,

@@ -74,11 +74,19 @@ export class UnitGroups {
   readonly nodes: readonly NodeEntry[];
   readonly units: readonly SchedulingUnit[];
   readonly scheduler: Scheduler;
-  /** Per mode, GPUs outside MIG mode that cannot take that mode whatever their capacity (unschedulable, or running another mode). */
+  /**
+   * Per mode, GPUs outside MIG mode that cannot take that mode whatever their capacity (unschedulable, or running
+   * another mode).
+   */
   private readonly blocked = { exclusive: 0, mps: 0, timeslice: 0 };
-  /** True after a search masked GPUs out (`NodeState.setGpuEligible`): the next search that needs no mask unmasks them. */
+  /**
+   * True after a search masked GPUs out (`NodeState.setGpuEligible`): the next search that needs no mask unmasks them.
+   */
   private masked = false;
-  /** GPUs outside MIG mode that hold `mps` jobs, in all and by `mpsTenant` (the fast path's test of the one-tenant rule). */
+  /**
+   * GPUs outside MIG mode that hold `mps` jobs, in all and by `mpsTenant` (the fast path's test of the one-tenant
+   * rule).
+   */
   private mpsGpus = 0;
   private readonly mpsGpusByTenant = new Map<string, number>();
 
@@ -86,7 +94,8 @@ export class UnitGroups {
    * @param nodes each node with the GPUs to schedule (already adjusted for held jobs: see cluster-state.ts)
    * @param profileOf the policy for a cluster of that many units
    * @param nodeRank tie-break rank per node (lower wins); default: node order. Units of one node rank in unit order.
-   * @param mpsOneTenantPerGpu the one-tenant-per-MPS-GPU rule (docs/decisions/0014): a GPU holding `mps` jobs of one tenant takes `mps` jobs of that tenant only
+   * @param mpsOneTenantPerGpu the one-tenant-per-MPS-GPU rule (docs/decisions/0014): a GPU holding `mps` jobs of one
+   * tenant takes `mps` jobs of that tenant only
    * @throws InvariantViolation when a GPU index repeats on a node
    */
   constructor(

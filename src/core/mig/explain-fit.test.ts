@@ -17,19 +17,23 @@ function gi(model: string, nameOrId: string | number, start: number, inUse = fal
 }
 
 describe('explainMigFit', () => {
-  it('H100-80GB with 1g.10gb GIs at 0, 1 and 5: 3g.40gb does not fit, and the reason names every blocking GI per start', () => {
-    const layout = [gi(H, '1g.10gb', 0), gi(H, '1g.10gb', 1), gi(H, '1g.10gb', 5)];
-    const fit = explainMigFit(H, layout, profile(H, '3g.40gb'));
-    expect(fit).toEqual({
-      fits: false,
-      reason:
-        '3g.40gb (profile ID 9, placements {0,4}:4) does not fit on this H100-80GB: ' +
-        'start 0 needs slices 0-3, taken by 1g.10gb at 0:1 (idle) and 1g.10gb at 1:1 (idle); ' +
-        'start 4 needs slices 4-7, taken by 1g.10gb at 5:1 (idle)',
-      blockingGis: layout,
-    });
-    if (!fit.fits) for (const [i, g] of fit.blockingGis.entries()) expect(g).toBe(layout[i]);
-  });
+  it(
+    'H100-80GB with 1g.10gb GIs at 0, 1 and 5: 3g.40gb does not fit, and the reason names every blocking ' +
+      'GI per start',
+    () => {
+      const layout = [gi(H, '1g.10gb', 0), gi(H, '1g.10gb', 1), gi(H, '1g.10gb', 5)];
+      const fit = explainMigFit(H, layout, profile(H, '3g.40gb'));
+      expect(fit).toEqual({
+        fits: false,
+        reason:
+          '3g.40gb (profile ID 9, placements {0,4}:4) does not fit on this H100-80GB: ' +
+          'start 0 needs slices 0-3, taken by 1g.10gb at 0:1 (idle) and 1g.10gb at 1:1 (idle); ' +
+          'start 4 needs slices 4-7, taken by 1g.10gb at 5:1 (idle)',
+        blockingGis: layout,
+      });
+      if (!fit.fits) for (const [i, g] of fit.blockingGis.entries()) expect(g).toBe(layout[i]);
+    },
+  );
 
   it("says where it fits: choosePlacement's start", () => {
     expect(explainMigFit(H, [], profile(H, '3g.40gb'))).toEqual({ fits: true, start: 4 });

@@ -81,7 +81,9 @@ export function explainMigFit(model: string, gis: readonly MigGpuInstance[], pro
 
   const geometry = migGeometry(model);
   const size = profile.placementSizeSlices;
-  const head = `${profile.name} (profile ID ${profile.profileId}, placements {${profile.placementStarts.join(',')}}:${size}) does not fit on this ${model}`;
+  const head =
+    `${profile.name} (profile ID ${profile.profileId}, placements {${profile.placementStarts.join(',')}}:` +
+    `${size}) does not fit on this ${model}`;
   if (geometry === undefined || !isValidLayout(model, gis)) {
     return { fits: false, reason: `${head}: the GPU's current layout is not valid for ${model}`, blockingGis: [] };
   }
@@ -111,7 +113,8 @@ export function explainMigFit(model: string, gis: readonly MigGpuInstance[], pro
   const same = byStart.filter((gi) => profileOfGi(model, gi) === profile);
   if (same.length >= profile.maxCount) {
     parts.push(
-      `a GPU holds at most ${profile.maxCount} ${profile.name} GI${profile.maxCount === 1 ? '' : 's'}, and this one has ${describe(same)}`,
+      `a GPU holds at most ${profile.maxCount} ${profile.name} GI${profile.maxCount === 1 ? '' : 's'}, ` +
+        `and this one has ${describe(same)}`,
     );
     block(same);
   }
@@ -124,7 +127,8 @@ export function explainMigFit(model: string, gis: readonly MigGpuInstance[], pro
   const usedCompute = byStart.reduce((sum, gi) => sum + (profileOfGi(model, gi)?.computeSlices ?? 0), 0);
   if (usedCompute + profile.computeSlices > geometry.computeSlices) {
     parts.push(
-      `it needs ${profile.computeSlices} compute slice${profile.computeSlices === 1 ? '' : 's'} and ${geometry.computeSlices - usedCompute} of ${geometry.computeSlices} are free`,
+      `it needs ${profile.computeSlices} compute slice${profile.computeSlices === 1 ? '' : 's'} and ` +
+        `${geometry.computeSlices - usedCompute} of ${geometry.computeSlices} are free`,
     );
     block(byStart);
   }
@@ -136,6 +140,7 @@ export function explainMigFit(model: string, gis: readonly MigGpuInstance[], pro
       block(media);
     }
   }
-  if (parts.length === 0) parts.push('no valid start'); // unreachable: choosePlacement found none, so a rule above is broken
+  // unreachable: choosePlacement found none, so a rule above is broken
+  if (parts.length === 0) parts.push('no valid start');
   return { fits: false, reason: `${head}: ${parts.join('; ')}`, blockingGis: byStart.filter((gi) => blockers.has(gi)) };
 }

@@ -31,7 +31,10 @@ export type MigInferredFact = (typeof MIG_INFERRED_FACT)[keyof typeof MIG_INFERR
 export interface MigProfile {
   /** Canonical catalog name of the GPU model (src/core/model/gpu-models.ts), e.g. `A100-80GB`. */
   readonly gpuModel: string;
-  /** GI profile ID as `nvidia-smi mig -cgi` takes it (NVML `nvmlGpuInstanceProfileInfo_t.id`), not the NVML profile enum. */
+  /**
+   * GI profile ID as `nvidia-smi mig -cgi` takes it (NVML `nvmlGpuInstanceProfileInfo_t.id`), not the NVML profile
+   * enum.
+   */
   readonly profileId: number;
   /** Display name without the `MIG ` prefix, e.g. `3g.40gb` or `1g.10gb+me`. */
   readonly name: string;

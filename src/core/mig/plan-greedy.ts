@@ -112,7 +112,10 @@ export function freshStates(usable: readonly MigPlanGpu[]): GpuState[] {
  */
 export function signatureOf(state: GpuState): string {
   const reserved = state.reservedCount.join(',');
-  return `${state.profiles[0]?.gpuModel ?? state.gpu.model}|${state.fixedKey}|${state.idle.map((g) => g.bit).join(',')}|${reserved}`;
+  return (
+    `${state.profiles[0]?.gpuModel ?? state.gpu.model}|${state.fixedKey}|` +
+    `${state.idle.map((g) => g.bit).join(',')}|${reserved}`
+  );
 }
 
 /**

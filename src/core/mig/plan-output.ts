@@ -118,8 +118,10 @@ export function toPlan(
   const totalGe = requests.reduce((sum, r) => sum + r.ge, 0);
   const summary =
     `places ${assignments.length} of ${input.queue.length} request${input.queue.length === 1 ? '' : 's'} ` +
-    `(${formatGe(result.ge)} of ${formatGe(totalGe)} GPU-equivalents), destroying ${destroy.length} idle GI${destroy.length === 1 ? '' : 's'} ` +
-    `and creating ${create.length}; ${assignments.filter((a) => a.reused).length} reuse${assignments.filter((a) => a.reused).length === 1 ? 's' : ''} an idle GI`;
+    (`(${formatGe(result.ge)} of ${formatGe(totalGe)} GPU-equivalents), destroying ${destroy.length} idle ` +
+      `GI${destroy.length === 1 ? '' : 's'} `) +
+    (`and creating ${create.length}; ${assignments.filter((a) => a.reused).length} reuse` +
+      `${assignments.filter((a) => a.reused).length === 1 ? 's' : ''} an idle GI`);
   return {
     destroy,
     create,

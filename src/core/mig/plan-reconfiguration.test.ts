@@ -91,8 +91,10 @@ describe("planMigReconfiguration: the issue's cases (H100-80GB, 1g.10gb at 0, 1 
       {
         jobId: 1,
         reason:
-          'does not fit even with every idle GI destroyed — GPU 0: 3g.40gb (profile ID 9, placements {0,4}:4) does not fit on this H100-80GB: ' +
-          'start 0 needs slices 0-3, taken by 1g.10gb at 0:1 (in use) and 1g.10gb at 1:1 (in use); start 4 needs slices 4-7, taken by 1g.10gb at 5:1 (in use)',
+          'does not fit even with every idle GI destroyed — GPU 0: 3g.40gb (profile ID 9, placements ' +
+          '{0,4}:4) does not fit on this H100-80GB: ' +
+          ('start 0 needs slices 0-3, taken by 1g.10gb at 0:1 (in use) and 1g.10gb at 1:1 (in use); start ' +
+            '4 needs slices 4-7, taken by 1g.10gb at 5:1 (in use)'),
       },
     ]);
     expect(plan.explanation.at(-1)).toBe(`job 1 not placed: ${plan.unplaced[0]?.reason ?? ''}`);
@@ -149,50 +151,62 @@ describe('planMigReconfiguration: persistent idle GIs', () => {
     expect(plan.explanation[1]).toBe('GPU 0 (H100-80GB): job 1 reuses 3g.40gb at 0:4 (idle)');
   });
 
-  it('maximises GPU-equivalents: [3g, 3g, 1g] on seven idle 1g destroys all seven for both 3g (6/7 GE) rather than keep a 1g (4/7)', () => {
-    const gpus = [gpu(0, H, sevenIdle)];
-    const plan = planMigReconfiguration({ gpus, queue: queueOf(H, '3g.40gb', '3g.40gb', '1g.10gb') });
-    // Two 3g take all 8 memory slices, so no 1g fits beside them: 4 + 4 + 1 > 8.
-    expect(plan.destroy.map((d) => d.start)).toEqual([0, 1, 2, 3, 4, 5, 6]);
-    expect(plan.create).toEqual([
-      { gpuIndex: 0, profileId: 9, start: 0, size: 4 },
-      { gpuIndex: 0, profileId: 9, start: 4, size: 4 },
-    ]);
-    expect(plan.assignments).toEqual([
-      { jobId: 1, gpuIndex: 0, start: 4, profileId: 9, reused: false },
-      { jobId: 2, gpuIndex: 0, start: 0, profileId: 9, reused: false },
-    ]);
-    expect(plan.unplaced.map((u) => u.jobId)).toEqual([3]);
-    expect(plan.unplaced[0]?.reason).toContain('start 4 needs slice 4, taken by 3g.40gb at 4:4 (in use)');
-    expect(plan.placedGpuEquivalents).toBeCloseTo(6 / 7, 12);
-    expect(isValidLayout(H, applyAll(gpus, plan).get(0) ?? [])).toBe(true);
-  });
+  it(
+    'maximises GPU-equivalents: [3g, 3g, 1g] on seven idle 1g destroys all seven for both 3g (6/7 GE) ' +
+      'rather than keep a 1g (4/7)',
+    () => {
+      const gpus = [gpu(0, H, sevenIdle)];
+      const plan = planMigReconfiguration({ gpus, queue: queueOf(H, '3g.40gb', '3g.40gb', '1g.10gb') });
+      // Two 3g take all 8 memory slices, so no 1g fits beside them: 4 + 4 + 1 > 8.
+      expect(plan.destroy.map((d) => d.start)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+      expect(plan.create).toEqual([
+        { gpuIndex: 0, profileId: 9, start: 0, size: 4 },
+        { gpuIndex: 0, profileId: 9, start: 4, size: 4 },
+      ]);
+      expect(plan.assignments).toEqual([
+        { jobId: 1, gpuIndex: 0, start: 4, profileId: 9, reused: false },
+        { jobId: 2, gpuIndex: 0, start: 0, profileId: 9, reused: false },
+      ]);
+      expect(plan.unplaced.map((u) => u.jobId)).toEqual([3]);
+      expect(plan.unplaced[0]?.reason).toContain('start 4 needs slice 4, taken by 3g.40gb at 4:4 (in use)');
+      expect(plan.placedGpuEquivalents).toBeCloseTo(6 / 7, 12);
+      expect(isValidLayout(H, applyAll(gpus, plan).get(0) ?? [])).toBe(true);
+    },
+  );
 
-  it('destroys the fewest: [3g, 1g, 1g] on seven idle 1g destroys 4, 5, 6 (not 0-3), creates the 3g at 4 and reuses the 1g at 0 and 1', () => {
-    const gpus = [gpu(0, H, sevenIdle)];
-    const plan = planMigReconfiguration({ gpus, queue: queueOf(H, '3g.40gb', '1g.10gb', '1g.10gb') });
-    expect(plan.destroy.map((d) => d.start)).toEqual([4, 5, 6]);
-    expect(plan.create).toEqual([{ gpuIndex: 0, profileId: 9, start: 4, size: 4 }]);
-    expect(plan.assignments).toEqual([
-      { jobId: 1, gpuIndex: 0, start: 4, profileId: 9, reused: false },
-      { jobId: 2, gpuIndex: 0, start: 0, profileId: 19, reused: true },
-      { jobId: 3, gpuIndex: 0, start: 1, profileId: 19, reused: true },
-    ]);
-    expect(plan.placedGpuEquivalents).toBeCloseTo(5 / 7, 12);
-    expect(applyAll(gpus, plan).get(0)).toEqual([...oneGs(0, 1, 2, 3), gi(H, '3g.40gb', 4)]);
-  });
+  it(
+    'destroys the fewest: [3g, 1g, 1g] on seven idle 1g destroys 4, 5, 6 (not 0-3), creates the 3g at 4 ' +
+      'and reuses the 1g at 0 and 1',
+    () => {
+      const gpus = [gpu(0, H, sevenIdle)];
+      const plan = planMigReconfiguration({ gpus, queue: queueOf(H, '3g.40gb', '1g.10gb', '1g.10gb') });
+      expect(plan.destroy.map((d) => d.start)).toEqual([4, 5, 6]);
+      expect(plan.create).toEqual([{ gpuIndex: 0, profileId: 9, start: 4, size: 4 }]);
+      expect(plan.assignments).toEqual([
+        { jobId: 1, gpuIndex: 0, start: 4, profileId: 9, reused: false },
+        { jobId: 2, gpuIndex: 0, start: 0, profileId: 19, reused: true },
+        { jobId: 3, gpuIndex: 0, start: 1, profileId: 19, reused: true },
+      ]);
+      expect(plan.placedGpuEquivalents).toBeCloseTo(5 / 7, 12);
+      expect(applyAll(gpus, plan).get(0)).toEqual([...oneGs(0, 1, 2, 3), gi(H, '3g.40gb', 4)]);
+    },
+  );
 
-  it('uses idle GIs before free slices across GPUs: the 1g reuse idle GIs on GPU 0, the 3g goes to the empty GPU 1, nothing is destroyed', () => {
-    const gpus = [gpu(0, H, sevenIdle), gpu(1, H, [])];
-    const plan = planMigReconfiguration({ gpus, queue: queueOf(H, '3g.40gb', '1g.10gb', '1g.10gb') });
-    expect(plan.destroy).toEqual([]);
-    expect(plan.create).toEqual([{ gpuIndex: 1, profileId: 9, start: 4, size: 4 }]);
-    expect(plan.assignments).toEqual([
-      { jobId: 1, gpuIndex: 1, start: 4, profileId: 9, reused: false },
-      { jobId: 2, gpuIndex: 0, start: 0, profileId: 19, reused: true },
-      { jobId: 3, gpuIndex: 0, start: 1, profileId: 19, reused: true },
-    ]);
-  });
+  it(
+    'uses idle GIs before free slices across GPUs: the 1g reuse idle GIs on GPU 0, the 3g goes to the ' +
+      'empty GPU 1, nothing is destroyed',
+    () => {
+      const gpus = [gpu(0, H, sevenIdle), gpu(1, H, [])];
+      const plan = planMigReconfiguration({ gpus, queue: queueOf(H, '3g.40gb', '1g.10gb', '1g.10gb') });
+      expect(plan.destroy).toEqual([]);
+      expect(plan.create).toEqual([{ gpuIndex: 1, profileId: 9, start: 4, size: 4 }]);
+      expect(plan.assignments).toEqual([
+        { jobId: 1, gpuIndex: 1, start: 4, profileId: 9, reused: false },
+        { jobId: 2, gpuIndex: 0, start: 0, profileId: 19, reused: true },
+        { jobId: 3, gpuIndex: 0, start: 1, profileId: 19, reused: true },
+      ]);
+    },
+  );
 
   it('prefers the GPU that needs fewer destroys; ties go to the lower index', () => {
     const gpus = [gpu(0, H, oneGs(0, 1, 5)), gpu(1, H, oneGs(5)), gpu(2, H, oneGs(5))];
@@ -251,20 +265,24 @@ describe('planMigReconfiguration: GPUs it leaves alone, per-model profiles, erro
     expect(input.gpus[0]?.gis).toEqual(sevenIdle);
   });
 
-  it('throws RangeError on duplicate GPU indices or job IDs, a non-positive size, or a per-model choice of a foreign profile', () => {
-    const g = gpu(0, H, []);
-    const [r] = queueOf(H, '1g.10gb');
-    if (r === undefined) throw new Error('no request');
-    expect(() => planMigReconfiguration({ gpus: [g, g], queue: [] })).toThrow(RangeError);
-    expect(() => planMigReconfiguration({ gpus: [g], queue: [r, r] })).toThrow(RangeError);
-    expect(() => planMigReconfiguration({ gpus: [g], queue: [{ ...r, gpuEquivalents: 0 }] })).toThrow(RangeError);
-    expect(() => planMigReconfiguration({ gpus: [g], queue: [{ ...r, gpuEquivalents: Number.NaN }] })).toThrow(
-      RangeError,
-    );
-    expect(() =>
-      planMigReconfiguration({ gpus: [g], queue: [{ ...r, profile: () => profile('A30-24GB', '1g.6gb') }] }),
-    ).toThrow(RangeError);
-  });
+  it(
+    'throws RangeError on duplicate GPU indices or job IDs, a non-positive size, or a per-model choice of ' +
+      'a foreign profile',
+    () => {
+      const g = gpu(0, H, []);
+      const [r] = queueOf(H, '1g.10gb');
+      if (r === undefined) throw new Error('no request');
+      expect(() => planMigReconfiguration({ gpus: [g, g], queue: [] })).toThrow(RangeError);
+      expect(() => planMigReconfiguration({ gpus: [g], queue: [r, r] })).toThrow(RangeError);
+      expect(() => planMigReconfiguration({ gpus: [g], queue: [{ ...r, gpuEquivalents: 0 }] })).toThrow(RangeError);
+      expect(() => planMigReconfiguration({ gpus: [g], queue: [{ ...r, gpuEquivalents: Number.NaN }] })).toThrow(
+        RangeError,
+      );
+      expect(() =>
+        planMigReconfiguration({ gpus: [g], queue: [{ ...r, profile: () => profile('A30-24GB', '1g.6gb') }] }),
+      ).toThrow(RangeError);
+    },
+  );
 
   it('plans an empty queue as no change', () => {
     const plan = planMigReconfiguration({ gpus: [gpu(0, H, sevenIdle)], queue: [] });

@@ -11,7 +11,8 @@
  * - Per GPU (plan-gpu-search.ts), every subset of its idle GIs is tried as the set to destroy (≤ 7
  *   idle GIs on a GPU, so ≤ 128 subsets). For each, the remaining queue is packed onto the GPU: a
  *   request takes an idle GI of its profile if one survives (reuse, no change), else a new GI at
- *   `choosePlacement`'s start (mig-allocator.ts) in free slices, else it is skipped. The packing runs in queue order and, when that leaves
+ *   `choosePlacement`'s start (mig-allocator.ts) in free slices, else it is skipped. The packing runs in queue order
+ *   and, when that leaves
  *   a request out, also largest profile first (the order in which a batch of GIs fits best); the
  *   better one counts. Destroys the packing did not need (the GI can be put back and the layout
  *   stays valid) are dropped. The GPU's best subset places the most GPU-equivalents (GE), then
@@ -108,7 +109,8 @@ export function planMigReconfiguration(input: MigReconfigurationInput): MigRecon
       const ofModel = profile !== undefined && migProfilesFor(canonical).includes(profile);
       if (typeof r.profile === 'function' && profile !== undefined && !ofModel) {
         throw new RangeError(
-          `job ${r.jobId}: the profile chosen for ${canonical} (${profile.name} of ${profile.gpuModel}) is not a profile of that model`,
+          `job ${r.jobId}: the profile chosen for ${canonical} (${profile.name} of ${profile.gpuModel}) ` +
+            `is not a profile of that model`,
         );
       }
       byModel.set(canonical, ofModel ? profile : undefined);

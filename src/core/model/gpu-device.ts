@@ -11,7 +11,9 @@ export interface GpuDevice {
   readonly uuid: string;
   /** Catalog model name, e.g. `A100-80GB`. */
   readonly model: string;
-  /** Total device memory in MiB; 0 when unknown (a trace's undisclosed model: requests naming memory never land on it). */
+  /**
+   * Total device memory in MiB; 0 when unknown (a trace's undisclosed model: requests naming memory never land on it).
+   */
   readonly gpuMemoryMiB: number;
   /** True when the GPU is in MIG mode (it then hosts only `mig` jobs). */
   readonly migEnabled: boolean;

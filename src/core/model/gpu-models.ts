@@ -4,7 +4,8 @@
  *
  * Sources: memory sizes from NVIDIA's product data sheets, except H100-80GB and H200-141GB, whose
  * `memory.total` is what `nvidia-smi --query-gpu` reports (driver 590.48.01: 81559 and 143771 MiB);
- * MIG support from the NVIDIA MIG User Guide "Supported GPUs" page (A100, H100, H200, A30). `G1`, `G2`, `G3` are undisclosed codes in
+ * MIG support from the NVIDIA MIG User Guide "Supported GPUs" page (A100, H100, H200, A30). `G1`, `G2`, `G3` are
+ * undisclosed codes in
  * the Alibaba trace (alibaba/clusterdata cluster-trace-gpu-v2023 README): their memory is unknown.
  */
 

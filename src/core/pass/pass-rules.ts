@@ -51,9 +51,14 @@ export interface PassRules {
   readonly compare: (a: JobRequest, b: JobRequest) => number;
   /** What the queue order of this pass depends on (for a QueueIndex's lazy order). */
   readonly orderContext: QueueOrderContext;
-  /** Checked before a job is tried: a reason keeps it waiting (it reserves nothing), null lets it be placed. Records the refusal in `quotaRefused`. */
+  /**
+   * Checked before a job is tried: a reason keeps it waiting (it reserves nothing), null lets it be placed. Records the
+   * refusal in `quotaRefused`.
+   */
   readonly admit: (job: JobRequest) => WaitReason | null;
-  /** `admit` without recording anything: why `job` would be refused with its tenant's `usage` (default: now), or null. */
+  /**
+   * `admit` without recording anything: why `job` would be refused with its tenant's `usage` (default: now), or null.
+   */
   readonly admission: (job: JobRequest, usage?: TenantUsage) => WaitReason | null;
   /** Told about each placement as it is made (the tenant's usage grows). */
   readonly onPlaced: (job: JobRequest, node: string, placement: ActiveJob['assignment']['placement']) => void;

@@ -83,7 +83,8 @@ describe('OneNodeCluster: protected GPUs (QoS isolation)', () => {
     expect([...pass.waiting]).toEqual([
       [
         2,
-        'waiting for 1 GPU(s) of one model with 600 free milli-GPU and 20480 MiB free memory in mode mps; at most 0 qualify now',
+        'waiting for 1 GPU(s) of one model with 600 free milli-GPU and 20480 MiB free memory in mode ' +
+          'mps; at most 0 qualify now',
       ],
     ]);
     expect(pass.protectedWaiting.size).toBe(0);

@@ -59,7 +59,10 @@ export interface PassSettings {
   readonly rules: PassRules | null;
   /** Turns EASY backfill on (needs `rules`); without it every job that fits is placed, in queue order. */
   readonly backfill: boolean;
-  /** With a QueueIndex as the pending jobs: stop visiting jobs that can only wait (see the file comment). @defaultValue false */
+  /**
+   * With a QueueIndex as the pending jobs: stop visiting jobs that can only wait (see the file comment). @defaultValue
+   * false
+   */
   readonly stopEarly?: boolean;
 }
 
@@ -245,7 +248,10 @@ function backfillReason(
   );
 }
 
-/** `GPU 0 is protected: job 7 misses its QoS target` (one clause per GPU, by node then index; the node is named when there are several). */
+/**
+ * `GPU 0 is protected: job 7 misses its QoS target` (one clause per GPU, by node then index; the node is named when
+ * there are several).
+ */
 function protectionReason(guarded: ReadonlyMap<string, ReadonlyMap<number, string>>): WaitReason {
   const clauses: string[] = [];
   const gpus: number[] = [];

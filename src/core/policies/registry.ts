@@ -98,7 +98,8 @@ export const POLICIES: readonly PolicyDefinition[] = [
     name: 'default',
     publishedName: null,
     description:
-      'gpushare: FGD gradient plus tie-breaks that keep whole GPUs and nodes free; learns the workload online when none is given',
+      'gpushare: FGD gradient plus tie-breaks that keep whole GPUs and nodes free; learns the workload ' +
+      'online when none is given',
     create: ({ targetWorkload, learnWorkloadOnline }) =>
       createDefaultPolicy(targetWorkload && !learnWorkloadOnline ? { targetWorkload } : {}),
   },

@@ -66,7 +66,10 @@ function mayBeVictim(c: PreemptionCandidate, p: Preemptor, o: PreemptionOptions)
   return c.jobId !== p.jobId && rule && guards;
 }
 
-/** A monotone oracle: each candidate frees a vector of units over two resources; the preemptor needs `need` beyond `base`. */
+/**
+ * A monotone oracle: each candidate frees a vector of units over two resources; the preemptor needs `need` beyond
+ * `base`.
+ */
 interface UnitsWorld {
   readonly units: ReadonlyMap<number, readonly [number, number]>;
   readonly need: readonly [number, number];
@@ -91,56 +94,59 @@ const fitsIn =
   };
 
 describe('planPreemption (property, abstract monotone oracle)', () => {
-  it('victims are eligible, fit, are minimal, within the call bound, and optimal when the optimum has ≤ 3 victims', () => {
-    fc.assert(
-      fc.property(
-        candidatesArb.chain((candidates) =>
-          fc.tuple(fc.constant(candidates), worldArb(candidates.map((c) => c.jobId)), preemptorArb, optionsArb),
-        ),
-        ([candidates, world, preemptor, options]) => {
-          const fits = fitsIn(world);
-          const { oracle, calls } = recording(fits);
-          const plan = planPreemption({ preemptor, candidates, fitsWithout: oracle, options, nowMs: NOW_MS });
-          const eligible = candidates.filter((c) => mayBeVictim(c, preemptor, options));
-          expect(candidates.filter((c) => isEligible(classifyCandidate(c, preemptor, options, NOW_MS)))).toEqual(
-            eligible,
-          );
-          expect(calls.length).toBeLessThanOrEqual(maxPreemptionOracleCalls(eligible.length));
-          expect(new Set(calls.map((ids) => ids.join(','))).size).toBe(calls.length);
-          const ids = eligible.map((c) => c.jobId);
-          const possible = eligible.length > 0 && fits(ids) && !fits([]);
-          if (plan.kind === 'none') {
-            expect(possible).toBe(false);
-            return;
-          }
-          expect(possible).toBe(true);
-          const { victimIds } = plan;
-          expect(victimIds.length).toBeGreaterThan(0);
-          expect(victimIds).toEqual([...new Set(victimIds)].sort((a, b) => a - b));
-          for (const id of victimIds) expect(ids).toContain(id);
-          expect(fits(victimIds)).toBe(true);
-          for (const id of victimIds) expect(fits(victimIds.filter((v) => v !== id))).toBe(false);
-          const chosen = eligible.filter((c) => victimIds.includes(c.jobId)).sort(compareCandidates);
-          expect(plan.lostWorkGpuSeconds).toBe(victimCost(chosen).lostWorkGpuSeconds);
-          // Brute force over every subset (n ≤ 12, so the exhaustive pool is every candidate).
-          if (eligible.length <= 12) {
-            const sorted = [...eligible].sort(compareCandidates);
-            let best: ReturnType<typeof victimCost> | null = null;
-            for (let mask = 1; mask < 1 << sorted.length; mask++) {
-              const set = sorted.filter((_, i) => (mask >> i) & 1);
-              if (!fits(set.map((c) => c.jobId))) continue;
-              const cost = victimCost(set);
-              if (best === null || compareVictimCost(cost, best) < 0) best = cost;
+  it(
+    'victims are eligible, fit, are minimal, within the call bound, and optimal when the optimum has ≤ 3 ' + 'victims',
+    () => {
+      fc.assert(
+        fc.property(
+          candidatesArb.chain((candidates) =>
+            fc.tuple(fc.constant(candidates), worldArb(candidates.map((c) => c.jobId)), preemptorArb, optionsArb),
+          ),
+          ([candidates, world, preemptor, options]) => {
+            const fits = fitsIn(world);
+            const { oracle, calls } = recording(fits);
+            const plan = planPreemption({ preemptor, candidates, fitsWithout: oracle, options, nowMs: NOW_MS });
+            const eligible = candidates.filter((c) => mayBeVictim(c, preemptor, options));
+            expect(candidates.filter((c) => isEligible(classifyCandidate(c, preemptor, options, NOW_MS)))).toEqual(
+              eligible,
+            );
+            expect(calls.length).toBeLessThanOrEqual(maxPreemptionOracleCalls(eligible.length));
+            expect(new Set(calls.map((ids) => ids.join(','))).size).toBe(calls.length);
+            const ids = eligible.map((c) => c.jobId);
+            const possible = eligible.length > 0 && fits(ids) && !fits([]);
+            if (plan.kind === 'none') {
+              expect(possible).toBe(false);
+              return;
             }
-            expect(best).not.toBeNull();
-            if (best!.victimCount <= 3) expect(victimIds).toEqual(best!.jobIdsAsc);
-            else expect(victimIds.length).toBeGreaterThanOrEqual(best!.victimCount);
-          }
-        },
-      ),
-      { seed: 11, numRuns: 400 },
-    );
-  });
+            expect(possible).toBe(true);
+            const { victimIds } = plan;
+            expect(victimIds.length).toBeGreaterThan(0);
+            expect(victimIds).toEqual([...new Set(victimIds)].sort((a, b) => a - b));
+            for (const id of victimIds) expect(ids).toContain(id);
+            expect(fits(victimIds)).toBe(true);
+            for (const id of victimIds) expect(fits(victimIds.filter((v) => v !== id))).toBe(false);
+            const chosen = eligible.filter((c) => victimIds.includes(c.jobId)).sort(compareCandidates);
+            expect(plan.lostWorkGpuSeconds).toBe(victimCost(chosen).lostWorkGpuSeconds);
+            // Brute force over every subset (n ≤ 12, so the exhaustive pool is every candidate).
+            if (eligible.length <= 12) {
+              const sorted = [...eligible].sort(compareCandidates);
+              let best: ReturnType<typeof victimCost> | null = null;
+              for (let mask = 1; mask < 1 << sorted.length; mask++) {
+                const set = sorted.filter((_, i) => (mask >> i) & 1);
+                if (!fits(set.map((c) => c.jobId))) continue;
+                const cost = victimCost(set);
+                if (best === null || compareVictimCost(cost, best) < 0) best = cost;
+              }
+              expect(best).not.toBeNull();
+              if (best!.victimCount <= 3) expect(victimIds).toEqual(best!.jobIdsAsc);
+              else expect(victimIds.length).toBeGreaterThanOrEqual(best!.victimCount);
+            }
+          },
+        ),
+        { seed: 11, numRuns: 400 },
+      );
+    },
+  );
 
   it('never picks a victim of equal or higher priority, unless a reclaim takes a borrower of another tenant', () => {
     fc.assert(
@@ -222,69 +228,73 @@ function build(world: World): { s: OneNodeCluster; held: JobRequest[] } {
 }
 
 describe('planPreemption with OneNodeCluster.fitsWithout (property)', () => {
-  it('the plan leaves the server unchanged, its victims are of lower priority or reclaimed borrowers, are minimal, and the job then places', () => {
-    fc.assert(
-      fc.property(
-        worldOnServerArb,
-        fc.array(fc.nat({ max: 1000 }), { minLength: 10, maxLength: 10 }),
-        fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }),
-        fc.boolean(),
-        (world, lost, borrowing, reclaiming) => {
-          const { s, held } = build(world);
-          const preemptor = toJob(99, world.preemptor, world.preemptorPriority, 'a');
-          const candidates = held.map((j, i) => ({
-            jobId: j.id,
-            priority: j.priority,
-            tenant: j.tenant,
-            preemptible: defaultPreemptible(j.priority),
-            startedAtMs: 0,
-            preemptionCount: 0,
-            lostWorkGpuSeconds: lost[i]!,
-            overQuotaBorrower: borrowing[i]!,
-          }));
-          const before = snapshot(s);
-          const plan = planPreemption({
-            preemptor: { jobId: 99, priority: preemptor.priority, tenant: 'a', reclaiming },
-            candidates,
-            fitsWithout: (ids) => s.fitsWithout(preemptor, ids),
-            nowMs: NOW_MS,
-          });
-          expect(snapshot(s)).toEqual(before);
-          const eligible = candidates.filter(
-            (c) => (c.priority < preemptor.priority && c.preemptible) || (reclaiming && c.overQuotaBorrower),
-          );
-          if (plan.kind === 'none') {
-            if (plan.reason.includes('would not fit even')) {
-              for (const c of eligible) s.release(c.jobId);
-              expect(s.tryPlace(preemptor).kind).toBe('waiting');
-            } else if (plan.reason.includes('fits without preemption')) {
-              expect(s.tryPlace(preemptor).kind).toBe('placed');
-            } else {
-              expect(eligible).toEqual([]);
-            }
-            return;
-          }
-          for (const id of plan.victimIds) {
-            const c = candidates.find((x) => x.jobId === id)!;
-            expect((c.priority < preemptor.priority && c.preemptible) || (reclaiming && c.overQuotaBorrower)).toBe(
-              true,
+  it(
+    'the plan leaves the server unchanged, its victims are of lower priority or reclaimed borrowers, are ' +
+      'minimal, and the job then places',
+    () => {
+      fc.assert(
+        fc.property(
+          worldOnServerArb,
+          fc.array(fc.nat({ max: 1000 }), { minLength: 10, maxLength: 10 }),
+          fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }),
+          fc.boolean(),
+          (world, lost, borrowing, reclaiming) => {
+            const { s, held } = build(world);
+            const preemptor = toJob(99, world.preemptor, world.preemptorPriority, 'a');
+            const candidates = held.map((j, i) => ({
+              jobId: j.id,
+              priority: j.priority,
+              tenant: j.tenant,
+              preemptible: defaultPreemptible(j.priority),
+              startedAtMs: 0,
+              preemptionCount: 0,
+              lostWorkGpuSeconds: lost[i]!,
+              overQuotaBorrower: borrowing[i]!,
+            }));
+            const before = snapshot(s);
+            const plan = planPreemption({
+              preemptor: { jobId: 99, priority: preemptor.priority, tenant: 'a', reclaiming },
+              candidates,
+              fitsWithout: (ids) => s.fitsWithout(preemptor, ids),
+              nowMs: NOW_MS,
+            });
+            expect(snapshot(s)).toEqual(before);
+            const eligible = candidates.filter(
+              (c) => (c.priority < preemptor.priority && c.preemptible) || (reclaiming && c.overQuotaBorrower),
             );
-          }
-          for (const id of plan.victimIds)
-            expect(
-              s.fitsWithout(
-                preemptor,
-                plan.victimIds.filter((v) => v !== id),
-              ),
-            ).toBe(false);
-          expect(snapshot(s)).toEqual(before);
-          for (const id of plan.victimIds) s.release(id);
-          expect(s.tryPlace(preemptor).kind).toBe('placed');
-        },
-      ),
-      { seed: 21, numRuns: 250 },
-    );
-  });
+            if (plan.kind === 'none') {
+              if (plan.reason.includes('would not fit even')) {
+                for (const c of eligible) s.release(c.jobId);
+                expect(s.tryPlace(preemptor).kind).toBe('waiting');
+              } else if (plan.reason.includes('fits without preemption')) {
+                expect(s.tryPlace(preemptor).kind).toBe('placed');
+              } else {
+                expect(eligible).toEqual([]);
+              }
+              return;
+            }
+            for (const id of plan.victimIds) {
+              const c = candidates.find((x) => x.jobId === id)!;
+              expect((c.priority < preemptor.priority && c.preemptible) || (reclaiming && c.overQuotaBorrower)).toBe(
+                true,
+              );
+            }
+            for (const id of plan.victimIds)
+              expect(
+                s.fitsWithout(
+                  preemptor,
+                  plan.victimIds.filter((v) => v !== id),
+                ),
+              ).toBe(false);
+            expect(snapshot(s)).toEqual(before);
+            for (const id of plan.victimIds) s.release(id);
+            expect(s.tryPlace(preemptor).kind).toBe('placed');
+          },
+        ),
+        { seed: 21, numRuns: 250 },
+      );
+    },
+  );
 
   it('fitsWithout answers as releasing the victims and placing does, and leaves the server unchanged', () => {
     fc.assert(

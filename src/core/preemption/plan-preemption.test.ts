@@ -237,7 +237,8 @@ describe('planPreemption on a OneNodeCluster (device-level fit)', () => {
         running: [{ id: 1, request: whole, priority: normal }],
         preemptor: { request: whole, priority: normal },
       },
-      'no running job may be preempted for job 99; ineligible: 1 not of lower priority (and not a reclaimable borrower)',
+      'no running job may be preempted for job 99; ineligible: 1 not of lower priority (and not a ' +
+        'reclaimable borrower)',
     ],
     [
       'a higher-priority job is never a victim',
@@ -246,7 +247,8 @@ describe('planPreemption on a OneNodeCluster (device-level fit)', () => {
         running: [{ id: 1, request: whole, priority: critical }],
         preemptor: { request: whole, priority: high },
       },
-      'no running job may be preempted for job 99; ineligible: 1 not of lower priority (and not a reclaimable borrower)',
+      'no running job may be preempted for job 99; ineligible: 1 not of lower priority (and not a ' +
+        'reclaimable borrower)',
     ],
     [
       'a lower-priority job marked not preemptible is no victim',
@@ -285,7 +287,8 @@ describe('planPreemption on a OneNodeCluster (device-level fit)', () => {
         ],
         preemptor: { request: { gpuMilli: 1000, gpuCount: 2 }, priority: critical },
       },
-      'job 99 would not fit even with all 1 eligible victim(s) removed; ineligible: 1 not of lower priority (and not a reclaimable borrower)',
+      'job 99 would not fit even with all 1 eligible victim(s) removed; ineligible: 1 not of lower ' +
+        'priority (and not a reclaimable borrower)',
     ],
     [
       'every cheaper job too young',
@@ -314,7 +317,8 @@ describe('planPreemption on a OneNodeCluster (device-level fit)', () => {
         running: [{ id: 1, request: whole, priority: high, tenant: 'b', extra: { overQuotaBorrower: true } }],
         preemptor: { request: whole, priority: normal, tenant: 'a', reclaiming: false },
       },
-      'no running job may be preempted for job 99; ineligible: 1 not of lower priority (and not a reclaimable borrower)',
+      'no running job may be preempted for job 99; ineligible: 1 not of lower priority (and not a ' +
+        'reclaimable borrower)',
     ],
     [
       'a reclaim never takes a borrower of its own tenant (of equal priority)',
@@ -323,7 +327,8 @@ describe('planPreemption on a OneNodeCluster (device-level fit)', () => {
         running: [{ id: 1, request: whole, priority: normal, tenant: 'a', extra: { overQuotaBorrower: true } }],
         preemptor: { request: whole, priority: normal, tenant: 'a', reclaiming: true },
       },
-      'no running job may be preempted for job 99; ineligible: 1 not of lower priority (and not a reclaimable borrower)',
+      'no running job may be preempted for job 99; ineligible: 1 not of lower priority (and not a ' +
+        'reclaimable borrower)',
     ],
   ];
   it.each(noneCases)('none: %s', (_name, c, reason) => {
@@ -421,17 +426,23 @@ describe('planPreemption search (abstract oracle)', () => {
     expect(calls.length).toBeLessThanOrEqual(maxPreemptionOracleCalls(15));
   });
 
-  it('is deterministic: the same input gives the same plan and the same questions, whatever the candidate order', () => {
-    const candidates = Array.from({ length: 16 }, (_, i) =>
-      candidate(i + 1, { lostWorkGpuSeconds: (i * 7) % 5, priority: 100 + (i % 3) }),
-    );
-    const units = new Map(candidates.map((c) => [c.jobId, c.jobId % 4]));
-    const run = (list: readonly PreemptionCandidate[]) => {
-      const { oracle, calls } = recording(unitsOracle(units, 9));
-      return { plan: planPreemption({ preemptor: PREEMPTOR, candidates: list, fitsWithout: oracle, nowMs: 0 }), calls };
-    };
-    expect(run([...candidates].reverse())).toEqual(run(candidates));
-  });
+  it(
+    'is deterministic: the same input gives the same plan and the same questions, whatever the candidate ' + 'order',
+    () => {
+      const candidates = Array.from({ length: 16 }, (_, i) =>
+        candidate(i + 1, { lostWorkGpuSeconds: (i * 7) % 5, priority: 100 + (i % 3) }),
+      );
+      const units = new Map(candidates.map((c) => [c.jobId, c.jobId % 4]));
+      const run = (list: readonly PreemptionCandidate[]) => {
+        const { oracle, calls } = recording(unitsOracle(units, 9));
+        return {
+          plan: planPreemption({ preemptor: PREEMPTOR, candidates: list, fitsWithout: oracle, nowMs: 0 }),
+          calls,
+        };
+      };
+      expect(run([...candidates].reverse())).toEqual(run(candidates));
+    },
+  );
 
   it('oracle-call bound: 0, 3, 319 and 3n + 283 for n ≥ 12', () => {
     expect(maxPreemptionOracleCalls(0)).toBe(0);

@@ -110,7 +110,9 @@ export function planPreemption(input: PreemptionInput): PreemptionPlan {
   if (!fits(eligible))
     return {
       kind: 'none',
-      reason: `job ${preemptor.jobId} would not fit even with all ${eligible.length} eligible victim(s) removed${describeExcluded(excluded, options)}`,
+      reason:
+        `job ${preemptor.jobId} would not fit even with all ${eligible.length} eligible victim(s) removed` +
+        `${describeExcluded(excluded, options)}`,
     };
   if (fits([])) return { kind: 'none', reason: `job ${preemptor.jobId} fits without preemption` };
 

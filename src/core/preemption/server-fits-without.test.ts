@@ -67,43 +67,46 @@ describe('OneNodeCluster.fitsWithout', () => {
     expect(fits).toBeLessThan(TRIALS.length * victimSets().length - 100);
   });
 
-  it('leaves no trace: usage, GPUs and held jobs identical, the rng untouched, and later placements as on a twin', () => {
-    let draws = 0;
-    const seeded = new SeededRng(7);
-    const counting: Rng = {
-      nextUint32: () => {
-        draws++;
-        return seeded.nextUint32();
-      },
-      intn: (n) => {
-        draws++;
-        return seeded.intn(n);
-      },
-      nextFloat: () => {
-        draws++;
-        return seeded.nextFloat();
-      },
-    };
-    const s = busyServer(counting);
-    const twin = busyServer(new SeededRng(7));
-    const before = snapshot(s);
-    const drawsBefore = draws;
-    for (const trial of TRIALS) for (const victims of victimSets()) s.fitsWithout(trial, victims);
-    expect(snapshot(s)).toEqual(before);
-    expect(draws).toBe(drawsBefore);
-    for (const id of [...RUNNING.map((j) => j.id), ...TRIALS.map((j) => j.id)])
-      expect(s.isHeld(id)).toBe(twin.isHeld(id));
-    // The online workload learner was not fed either: the same arrivals land where they do on the twin.
-    for (let i = 0; i < 40; i++) {
-      const arrival = job(200 + i, { gpuMilli: [100, 250, 500, 1000][i % 4]!, mode: i % 5 === 0 ? 'mig' : 'auto' });
-      expect(s.tryPlace(arrival)).toEqual(twin.tryPlace(arrival));
-      if (i % 3 === 0) {
-        s.release(200 + i - 1);
-        twin.release(200 + i - 1);
+  it(
+    'leaves no trace: usage, GPUs and held jobs identical, the rng untouched, and later placements as on a ' + 'twin',
+    () => {
+      let draws = 0;
+      const seeded = new SeededRng(7);
+      const counting: Rng = {
+        nextUint32: () => {
+          draws++;
+          return seeded.nextUint32();
+        },
+        intn: (n) => {
+          draws++;
+          return seeded.intn(n);
+        },
+        nextFloat: () => {
+          draws++;
+          return seeded.nextFloat();
+        },
+      };
+      const s = busyServer(counting);
+      const twin = busyServer(new SeededRng(7));
+      const before = snapshot(s);
+      const drawsBefore = draws;
+      for (const trial of TRIALS) for (const victims of victimSets()) s.fitsWithout(trial, victims);
+      expect(snapshot(s)).toEqual(before);
+      expect(draws).toBe(drawsBefore);
+      for (const id of [...RUNNING.map((j) => j.id), ...TRIALS.map((j) => j.id)])
+        expect(s.isHeld(id)).toBe(twin.isHeld(id));
+      // The online workload learner was not fed either: the same arrivals land where they do on the twin.
+      for (let i = 0; i < 40; i++) {
+        const arrival = job(200 + i, { gpuMilli: [100, 250, 500, 1000][i % 4]!, mode: i % 5 === 0 ? 'mig' : 'auto' });
+        expect(s.tryPlace(arrival)).toEqual(twin.tryPlace(arrival));
+        if (i % 3 === 0) {
+          s.release(200 + i - 1);
+          twin.release(200 + i - 1);
+        }
       }
-    }
-    expect(snapshot(s)).toEqual(snapshot(twin));
-  });
+      expect(snapshot(s)).toEqual(snapshot(twin));
+    },
+  );
 
   it('MIG: a 7g job fits only with both instances of a full GPU removed', () => {
     const s = server([migGpu(0)]);

@@ -5,9 +5,12 @@
  * |---|---|---|
  * | `mig` | `hardware` (the MIG instance's memory slices) | `hardware` (its compute slices) |
  * | `exclusive` | `exclusive` (the whole GPU is the job's) | `exclusive` |
- * | `mps`, client of the GPU's running MPS daemon | `driver-per-process` (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT caps each CUDA process of the job, not the job as a whole) | `driver-per-process` (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, per process) |
+ * | `mps`, client of the GPU's running MPS daemon | `driver-per-process` (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT caps each
+ * CUDA process of the job, not the job as a whole) | `driver-per-process` (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, per
+ * process) |
  * | `mps` without a daemon | `not-enforced` (scheduler accounting only) | `not-enforced` |
- * | `timeslice` | `not-enforced` (jobs share the GPU's memory) | `time-slice` (the server freezes the other jobs in turn) |
+ * | `timeslice` | `not-enforced` (jobs share the GPU's memory) | `time-slice` (the server freezes the other jobs in
+ * turn) |
  */
 import type { EffectiveMode } from '../model/request.js';
 

@@ -10,7 +10,8 @@ describe('selectMode', () => {
     expect(s.mode).toBe('mig');
     expect(s.migProfile?.name).toBe('3g.20gb');
     expect(s.reason).toBe(
-      'strict isolation: 3g.20gb is the smallest MIG profile of A100-40GB with ≥ 15360 MiB (20090 usable) and ≥ 1 compute slice(s)',
+      'strict isolation: 3g.20gb is the smallest MIG profile of A100-40GB with ≥ 15360 MiB (20090 ' +
+        'usable) and ≥ 1 compute slice(s)',
     );
   });
 

@@ -22,7 +22,10 @@ export interface ModeSelection {
   readonly mode: EffectiveMode;
   /** The MIG profile for `mig`; null otherwise. */
   readonly migProfile: MigProfile | null;
-  /** Why this mode, for `gpushare show` (e.g. `strict isolation: 3g.20gb is the smallest MIG profile with ≥ 15360 MiB and ≥ 2 compute slices`). */
+  /**
+   * Why this mode, for `gpushare show` (e.g. `strict isolation: 3g.20gb is the smallest MIG profile with ≥ 15360 MiB
+   * and ≥ 2 compute slices`).
+   */
   readonly reason: string;
 }
 
@@ -75,6 +78,8 @@ export function selectMode(
   return {
     mode: 'mig',
     migProfile: profile,
-    reason: `strict isolation: ${profile.name} is the smallest MIG profile of ${model} with ≥ ${memory} MiB (${profile.usableMemoryMiB} usable) and ≥ ${slices} compute slice(s)`,
+    reason:
+      `strict isolation: ${profile.name} is the smallest MIG profile of ${model} with ≥ ${memory} MiB (` +
+      `${profile.usableMemoryMiB} usable) and ≥ ${slices} compute slice(s)`,
   };
 }

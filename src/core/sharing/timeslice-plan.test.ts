@@ -19,36 +19,39 @@ describe('planTimeslices', () => {
     ]);
   });
 
-  it('distributes the rounding remainder by largest fraction, ties to the lower jobId; slices sum to the period', () => {
-    // 1000 / 3 = 333.33 each: the one spare ms goes to job 1
-    expect(
-      planTimeslices(
-        [
-          { jobId: 9, gpuMilli: 1 },
-          { jobId: 1, gpuMilli: 1 },
-          { jobId: 5, gpuMilli: 1 },
-        ],
-        1000,
-      ),
-    ).toEqual([
-      { jobId: 1, sliceMs: 334 },
-      { jobId: 5, sliceMs: 333 },
-      { jobId: 9, sliceMs: 333 },
-    ]);
-    // 100 × 2/7 = 28.57, 100 × 5/7 = 71.43: the spare ms goes to the larger fraction (job 1)
-    expect(
-      planTimeslices(
-        [
-          { jobId: 1, gpuMilli: 200 },
-          { jobId: 2, gpuMilli: 500 },
-        ],
-        100,
-      ),
-    ).toEqual([
-      { jobId: 1, sliceMs: 29 },
-      { jobId: 2, sliceMs: 71 },
-    ]);
-  });
+  it(
+    'distributes the rounding remainder by largest fraction, ties to the lower jobId; slices sum to the ' + 'period',
+    () => {
+      // 1000 / 3 = 333.33 each: the one spare ms goes to job 1
+      expect(
+        planTimeslices(
+          [
+            { jobId: 9, gpuMilli: 1 },
+            { jobId: 1, gpuMilli: 1 },
+            { jobId: 5, gpuMilli: 1 },
+          ],
+          1000,
+        ),
+      ).toEqual([
+        { jobId: 1, sliceMs: 334 },
+        { jobId: 5, sliceMs: 333 },
+        { jobId: 9, sliceMs: 333 },
+      ]);
+      // 100 × 2/7 = 28.57, 100 × 5/7 = 71.43: the spare ms goes to the larger fraction (job 1)
+      expect(
+        planTimeslices(
+          [
+            { jobId: 1, gpuMilli: 200 },
+            { jobId: 2, gpuMilli: 500 },
+          ],
+          100,
+        ),
+      ).toEqual([
+        { jobId: 1, sliceMs: 29 },
+        { jobId: 2, sliceMs: 71 },
+      ]);
+    },
+  );
 
   it('gives a tiny share the minimum slice and the others the rest in proportion', () => {
     const plan = planTimeslices(

@@ -81,21 +81,24 @@ describe('whyUnresolvable', () => {
       job: job({ gpuCount: 2 }),
       gpus: a100,
       expected:
-        "gpuCount 2 exceeds the 1 GPU(s) of one model on this server that can hold it (a job's GPUs are distinct GPUs of one model)",
+        "gpuCount 2 exceeds the 1 GPU(s) of one model on this server that can hold it (a job's GPUs are " +
+        'distinct GPUs of one model)',
     },
     {
       name: 'gpuCount only over models',
       job: job({ gpuCount: 2 }),
       gpus: t4AndA100,
       expected:
-        "gpuCount 2 exceeds the 1 GPU(s) of one model on this server that can hold it (a job's GPUs are distinct GPUs of one model)",
+        "gpuCount 2 exceeds the 1 GPU(s) of one model on this server that can hold it (a job's GPUs are " +
+        'distinct GPUs of one model)',
     },
     {
       name: 'gpuCount counts only the models the memory fits',
       job: job({ gpuCount: 2, gpuMilli: 500, gpuMemoryMiB: 20_000 }),
       gpus: twoT4OneA100,
       expected:
-        "gpuCount 2 exceeds the 1 GPU(s) of one model on this server that can hold it (a job's GPUs are distinct GPUs of one model)",
+        "gpuCount 2 exceeds the 1 GPU(s) of one model on this server that can hold it (a job's GPUs are " +
+        'distinct GPUs of one model)',
     },
     {
       name: 'gpuCount on two T4s',
@@ -144,14 +147,16 @@ describe('whyUnresolvable', () => {
       job: job({ gpuCount: 3, gpuMilli: 100, mode: 'mig' }),
       gpus: allMig,
       expected:
-        "gpuCount 3 exceeds the 2 MIG GPU(s) of one model on this server that can hold the instance (a job's GPUs are distinct GPUs of one model)",
+        'gpuCount 3 exceeds the 2 MIG GPU(s) of one model on this server that can hold the instance (a ' +
+        "job's GPUs are distinct GPUs of one model)",
     },
     {
       name: 'mig gpuCount over MIG GPUs of two models',
       job: job({ gpuCount: 2, gpuMilli: 100, mode: 'mig' }),
       gpus: migMixedModels,
       expected:
-        "gpuCount 2 exceeds the 1 MIG GPU(s) of one model on this server that can hold the instance (a job's GPUs are distinct GPUs of one model)",
+        'gpuCount 2 exceeds the 1 MIG GPU(s) of one model on this server that can hold the instance (a ' +
+        "job's GPUs are distinct GPUs of one model)",
     },
     {
       name: 'mig ignores non-MIG GPUs',

@@ -43,7 +43,10 @@ function whyNotInMode(job: JobRequest, mode: EffectiveMode, gpus: readonly GpuDe
     for (const g of fitting) perModel.set(g.model, (perModel.get(g.model) ?? 0) + 1);
     const most = Math.max(...perModel.values());
     if (most < gpuCount)
-      return `gpuCount ${gpuCount} exceeds the ${most} MIG GPU(s) of one model on this server that can hold the instance (a job's GPUs are distinct GPUs of one model)`;
+      return (
+        `gpuCount ${gpuCount} exceeds the ${most} MIG GPU(s) of one model on this server that can hold the ` +
+        `instance (a job's GPUs are distinct GPUs of one model)`
+      );
     return null;
   }
   const shared = gpus.filter((g) => !g.migEnabled);
@@ -64,7 +67,10 @@ function whyNotInMode(job: JobRequest, mode: EffectiveMode, gpus: readonly GpuDe
   }
   const most = Math.max(...memoryFits.map((group) => group.length));
   if (most < gpuCount) {
-    return `gpuCount ${gpuCount} exceeds the ${most} GPU(s) of one model on this server that can hold it (a job's GPUs are distinct GPUs of one model)`;
+    return (
+      `gpuCount ${gpuCount} exceeds the ${most} GPU(s) of one model on this server that can hold it (a ` +
+      `job's GPUs are distinct GPUs of one model)`
+    );
   }
   return null;
 }

@@ -91,55 +91,61 @@ describe('OnlineWorkload', () => {
     });
   });
 
-  describe('refresh cadence: rebuild when (observations since the last rebuild) ≥ min(refreshEvery, max(16, min(windowSize, observations at the last rebuild)))', () => {
-    /** Epoch after each of the first `n` observations (index i = after i + 1 observations). */
-    const epochs = (learner: OnlineWorkload, n: number): number[] => {
-      const out: number[] = [];
-      for (let i = 0; i < n; i++) {
+  describe(
+    'refresh cadence: rebuild when (observations since the last rebuild) ≥ min(refreshEvery, max(16, ' +
+      'min(windowSize, observations at the last rebuild)))',
+    () => {
+      /** Epoch after each of the first `n` observations (index i = after i + 1 observations). */
+      const epochs = (learner: OnlineWorkload, n: number): number[] => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i++) {
+          learner.observe(A);
+          out.push(learner.epoch());
+        }
+        return out;
+      };
+      /** Observation counts (1-based) at which the epoch went up. */
+      const refreshPoints = (trace: readonly number[]): number[] =>
+        trace.flatMap((e, i) => (e > (i === 0 ? 0 : trace[i - 1]!) ? [i + 1] : []));
+
+      it('defaults (window 4096, refreshEvery 256): doubling intervals 16, 32, 64, 128, 256, then every 256', () => {
+        const trace = epochs(new OnlineWorkload(), 1100);
+        expect(refreshPoints(trace)).toEqual([16, 32, 64, 128, 256, 512, 768, 1024]);
+        expect(trace[14]).toBe(0);
+        expect(trace[15]).toBe(1);
+        expect(trace[254]).toBe(4);
+        expect(trace[255]).toBe(5);
+        expect(trace[999]).toBe(7);
+      });
+
+      it('refreshEvery 64: rebuilds at 16, 32, 64, then every 64', () => {
+        expect(refreshPoints(epochs(new OnlineWorkload({ refreshEvery: 64 }), 300))).toEqual([
+          16, 32, 64, 128, 192, 256,
+        ]);
+      });
+
+      it('refreshEvery ≤ 16: rebuilds every refreshEvery requests from the start', () => {
+        expect(refreshPoints(epochs(new OnlineWorkload({ refreshEvery: 8 }), 40))).toEqual([8, 16, 24, 32, 40]);
+        expect(refreshPoints(epochs(new OnlineWorkload({ refreshEvery: 1 }), 5))).toEqual([1, 2, 3, 4, 5]);
+      });
+
+      it('a window shorter than 16 caps the interval at 16: windowSize 10 rebuilds every 16 requests', () => {
+        expect(refreshPoints(epochs(new OnlineWorkload({ windowSize: 10 }), 70))).toEqual([16, 32, 48, 64]);
+      });
+
+      it('M changes only when the epoch does', () => {
+        const learner = new OnlineWorkload();
+        const initial = learner.workload();
+        observeN(learner, 15, A);
+        expect(learner.workload()).toBe(initial);
         learner.observe(A);
-        out.push(learner.epoch());
-      }
-      return out;
-    };
-    /** Observation counts (1-based) at which the epoch went up. */
-    const refreshPoints = (trace: readonly number[]): number[] =>
-      trace.flatMap((e, i) => (e > (i === 0 ? 0 : trace[i - 1]!) ? [i + 1] : []));
-
-    it('defaults (window 4096, refreshEvery 256): doubling intervals 16, 32, 64, 128, 256, then every 256', () => {
-      const trace = epochs(new OnlineWorkload(), 1100);
-      expect(refreshPoints(trace)).toEqual([16, 32, 64, 128, 256, 512, 768, 1024]);
-      expect(trace[14]).toBe(0);
-      expect(trace[15]).toBe(1);
-      expect(trace[254]).toBe(4);
-      expect(trace[255]).toBe(5);
-      expect(trace[999]).toBe(7);
-    });
-
-    it('refreshEvery 64: rebuilds at 16, 32, 64, then every 64', () => {
-      expect(refreshPoints(epochs(new OnlineWorkload({ refreshEvery: 64 }), 300))).toEqual([16, 32, 64, 128, 192, 256]);
-    });
-
-    it('refreshEvery ≤ 16: rebuilds every refreshEvery requests from the start', () => {
-      expect(refreshPoints(epochs(new OnlineWorkload({ refreshEvery: 8 }), 40))).toEqual([8, 16, 24, 32, 40]);
-      expect(refreshPoints(epochs(new OnlineWorkload({ refreshEvery: 1 }), 5))).toEqual([1, 2, 3, 4, 5]);
-    });
-
-    it('a window shorter than 16 caps the interval at 16: windowSize 10 rebuilds every 16 requests', () => {
-      expect(refreshPoints(epochs(new OnlineWorkload({ windowSize: 10 }), 70))).toEqual([16, 32, 48, 64]);
-    });
-
-    it('M changes only when the epoch does', () => {
-      const learner = new OnlineWorkload();
-      const initial = learner.workload();
-      observeN(learner, 15, A);
-      expect(learner.workload()).toBe(initial);
-      learner.observe(A);
-      const first = learner.workload();
-      expect(first).not.toBe(initial);
-      expect(weightOf(first, A)).toBeGreaterThan(0);
-      observeN(learner, 15, A); // 31 observations: still the M built at 16
-      expect(learner.epoch()).toBe(1);
-      expect(learner.workload()).toBe(first);
-    });
-  });
+        const first = learner.workload();
+        expect(first).not.toBe(initial);
+        expect(weightOf(first, A)).toBeGreaterThan(0);
+        observeN(learner, 15, A); // 31 observations: still the M built at 16
+        expect(learner.epoch()).toBe(1);
+        expect(learner.workload()).toBe(first);
+      });
+    },
+  );
 });

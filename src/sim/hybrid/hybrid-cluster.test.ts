@@ -30,27 +30,30 @@ function placed(outcome: HybridOutcome): Extract<HybridOutcome, { kind: 'placed'
 }
 
 describe('HybridCluster, --sharing auto', () => {
-  it('gives a strict pod a MIG instance of the smallest covering profile and switches an empty GPU into MIG mode', () => {
-    const c = cluster([2], 'auto');
-    const o = placed(c.place(pod(100, 'strict')));
-    expect(o.placement!.mode).toBe('mig');
-    expect(o.placement!.gpus).toHaveLength(1);
-    expect(o.placement!.gpus[0]!.mig).toMatchObject({ profileName: '1g.10gb', computeSlices: 1 });
-    expect(o.migSwitches).toBe(1);
-    const gpu = o.placement!.gpus[0]!.index;
-    expect(c.gpuStates().find((g) => g.gpu === gpu)).toEqual({
-      node: 0,
-      gpu,
-      mode: 'mig',
-      migEnabled: true,
-      jobs: 1,
-      usedMilli: 143,
-    });
-    expect(c.nodeGpus(0).find((d) => d.index === gpu)!.migEnabled).toBe(true);
-    // The other GPU stays out of MIG mode.
-    expect(c.gpuStates().filter((g) => g.migEnabled)).toHaveLength(1);
-    expect(c.reservedMilli).toBe(143);
-  });
+  it(
+    'gives a strict pod a MIG instance of the smallest covering profile and switches an empty GPU into MIG ' + 'mode',
+    () => {
+      const c = cluster([2], 'auto');
+      const o = placed(c.place(pod(100, 'strict')));
+      expect(o.placement!.mode).toBe('mig');
+      expect(o.placement!.gpus).toHaveLength(1);
+      expect(o.placement!.gpus[0]!.mig).toMatchObject({ profileName: '1g.10gb', computeSlices: 1 });
+      expect(o.migSwitches).toBe(1);
+      const gpu = o.placement!.gpus[0]!.index;
+      expect(c.gpuStates().find((g) => g.gpu === gpu)).toEqual({
+        node: 0,
+        gpu,
+        mode: 'mig',
+        migEnabled: true,
+        jobs: 1,
+        usedMilli: 143,
+      });
+      expect(c.nodeGpus(0).find((d) => d.index === gpu)!.migEnabled).toBe(true);
+      // The other GPU stays out of MIG mode.
+      expect(c.gpuStates().filter((g) => g.migEnabled)).toHaveLength(1);
+      expect(c.reservedMilli).toBe(143);
+    },
+  );
 
   it('puts a second strict pod on the GPU already in MIG mode, without another switch', () => {
     const c = cluster([2], 'auto');
@@ -114,13 +117,16 @@ describe('HybridCluster, --sharing auto', () => {
     expect(c.gpuStates()).toEqual([{ node: 0, gpu: 0, mode: 'timeslice', migEnabled: false, jobs: 1, usedMilli: 100 }]);
   });
 
-  it('chooses among nodes by the default policy: a strict pod joins the node that already has a MIG GPU with room', () => {
-    const c = cluster([2, 2], 'auto');
-    const first = placed(c.place(pod(100, 'strict')));
-    const second = placed(c.place(pod(100, 'strict')));
-    expect(second.nodeIndex).toBe(first.nodeIndex);
-    expect(second.placement!.gpus[0]!.index).toBe(first.placement!.gpus[0]!.index);
-  });
+  it(
+    'chooses among nodes by the default policy: a strict pod joins the node that already has a MIG GPU ' + 'with room',
+    () => {
+      const c = cluster([2, 2], 'auto');
+      const first = placed(c.place(pod(100, 'strict')));
+      const second = placed(c.place(pod(100, 'strict')));
+      expect(second.nodeIndex).toBe(first.nodeIndex);
+      expect(second.placement!.gpus[0]!.index).toBe(first.placement!.gpus[0]!.index);
+    },
+  );
 
   it('checks host CPU across CPU-only and GPU pods', () => {
     const c = cluster([2], 'auto', 8000);
@@ -177,22 +183,26 @@ describe('HybridCluster, one tenant per MPS GPU', () => {
     return `${p.nodeIndex}/${p.placement!.gpus[0]!.index}`;
   };
 
-  it("gives each tenant's MPS pods GPUs of their own, packed, and fails a tenant when every GPU runs another tenant's pods", () => {
-    const c = tenantCluster(true);
-    const tenants = ['a', 'b', 'a', 'c', 'b', 'a'];
-    const spots = tenants.map((tenant) => where(c.place({ ...pod(250, 'standard'), tenant })));
-    const byGpu = new Map<string, Set<string>>();
-    spots.forEach((spot, i) => byGpu.set(spot, new Set([...(byGpu.get(spot) ?? []), tenants[i]!])));
-    expect([...byGpu.values()].every((owners) => owners.size === 1)).toBe(true);
-    expect(byGpu.size).toBe(3);
-    // The fourth GPU goes to tenant d; tenant e finds no GPU free of other tenants.
-    where(c.place({ ...pod(250, 'standard'), tenant: 'd' }));
-    expect(c.place({ ...pod(250, 'standard'), tenant: 'e' }).kind).toBe('failed');
-    expect(c.refusals).toBe(0);
-    expect(() => c.place({ ...pod(250, 'standard'), tenant: 'z' })).toThrow(
-      "pod of tenant z: not one of the cluster's tenants (a, b, c, d, e)",
-    );
-  });
+  it(
+    "gives each tenant's MPS pods GPUs of their own, packed, and fails a tenant when every GPU runs " +
+      "another tenant's pods",
+    () => {
+      const c = tenantCluster(true);
+      const tenants = ['a', 'b', 'a', 'c', 'b', 'a'];
+      const spots = tenants.map((tenant) => where(c.place({ ...pod(250, 'standard'), tenant })));
+      const byGpu = new Map<string, Set<string>>();
+      spots.forEach((spot, i) => byGpu.set(spot, new Set([...(byGpu.get(spot) ?? []), tenants[i]!])));
+      expect([...byGpu.values()].every((owners) => owners.size === 1)).toBe(true);
+      expect(byGpu.size).toBe(3);
+      // The fourth GPU goes to tenant d; tenant e finds no GPU free of other tenants.
+      where(c.place({ ...pod(250, 'standard'), tenant: 'd' }));
+      expect(c.place({ ...pod(250, 'standard'), tenant: 'e' }).kind).toBe('failed');
+      expect(c.refusals).toBe(0);
+      expect(() => c.place({ ...pod(250, 'standard'), tenant: 'z' })).toThrow(
+        "pod of tenant z: not one of the cluster's tenants (a, b, c, d, e)",
+      );
+    },
+  );
 
   it('without the rule, tenants share MPS GPUs as one tenant would', () => {
     const shared = tenantCluster(false);

@@ -111,7 +111,10 @@ type MirrorKey = 'exclusive' | 'mig' | 'mps' | 'timeslice' | `mps:${string}`;
 class NodeLedger {
   cpuMilli = 0;
   hostMemoryMiB = 0;
-  /** milli-GPU reserved per GPU: accounted milli, or for a MIG GPU round(1000 × compute slices held / slices of the GPU). */
+  /**
+   * milli-GPU reserved per GPU: accounted milli, or for a MIG GPU round(1000 × compute slices held / slices of the
+   * GPU).
+   */
   readonly usedMilli: Int32Array;
   readonly computeSlices: Int32Array;
   readonly memorySlices: Int32Array;
@@ -242,7 +245,8 @@ export class HybridCluster {
     const mirror = this.mirrors.get(decision.mode === 'mps' && this.mpsPerTenant ? `mps:${tenant}` : decision.mode);
     if (!mirror)
       throw new RangeError(
-        `pod of tenant ${tenant}: not one of the cluster's tenants (${(this.options.tenants ?? [DEFAULT_TENANT]).join(', ')})`,
+        `pod of tenant ${tenant}: not one of the cluster's tenants (` +
+          `${(this.options.tenants ?? [DEFAULT_TENANT]).join(', ')})`,
       );
     const request = this.mirrorRequest(pod, decision);
     const job: JobRequest = {
@@ -348,7 +352,10 @@ export class HybridCluster {
     }
   }
 
-  /** The placement state of node `n` alone: its GPUs as they are now and what it holds. The `default` policy learns its workload online, per node. */
+  /**
+   * The placement state of node `n` alone: its GPUs as they are now and what it holds. The `default` policy learns its
+   * workload online, per node.
+   */
   private nodeState(n: number): ClusterState {
     const node = this.options.nodes[n]!;
     return new ClusterState(

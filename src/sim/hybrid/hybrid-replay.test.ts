@@ -103,25 +103,29 @@ describe('runHybridReplay', () => {
     expect(summary[0]!.reconfigurations.mean).toBe((runs[0]!.reconfigurations + runs[2]!.reconfigurations) / 2);
   });
 
-  it('spreads pods over tenants by name; without the one-tenant rule tenants change nothing, with it MPS GPUs hold one tenant each', () => {
-    expect(PODS.slice(0, 4).map((p) => hybridPodOf(p, 3).tenant)).toEqual(
-      PODS.slice(0, 4).map((p) => hybridPodOf(p, 3).tenant),
-    );
-    expect(new Set(PODS.map((p) => hybridPodOf(p, 3).tenant))).toEqual(new Set(['t0', 't1', 't2']));
-    expect(hybridPodOf(PODS[0]!, 1).tenant).toBeUndefined();
-    const one = runHybridReplay(INPUT, 'mps', 42);
-    const anyTenant = runHybridReplay({ ...INPUT, tenants: 3, mpsOneTenantPerGpu: false }, 'mps', 42);
-    const { tenants: _t1, mpsOneTenantPerGpu: _r1, ...oneRest } = withoutWall(one);
-    const { tenants: _t2, mpsOneTenantPerGpu: _r2, ...anyRest } = withoutWall(anyTenant);
-    expect(anyRest).toEqual(oneRest);
-    expect([one.tenants, one.mpsOneTenantPerGpu, anyTenant.tenants, anyTenant.mpsOneTenantPerGpu]).toEqual([
-      1,
-      true,
-      3,
-      false,
-    ]);
-    const ruled = runHybridReplay({ ...INPUT, tenants: 3 }, 'mps', 42);
-    // Packing is not monotone: here spreading tenants over more GPUs happens to place two more pods.
-    expect([one.placedGpuPods, one.mpsGpus, ruled.placedGpuPods, ruled.mpsGpus]).toEqual([20, 6, 22, 7]);
-  });
+  it(
+    'spreads pods over tenants by name; without the one-tenant rule tenants change nothing, with it MPS ' +
+      'GPUs hold one tenant each',
+    () => {
+      expect(PODS.slice(0, 4).map((p) => hybridPodOf(p, 3).tenant)).toEqual(
+        PODS.slice(0, 4).map((p) => hybridPodOf(p, 3).tenant),
+      );
+      expect(new Set(PODS.map((p) => hybridPodOf(p, 3).tenant))).toEqual(new Set(['t0', 't1', 't2']));
+      expect(hybridPodOf(PODS[0]!, 1).tenant).toBeUndefined();
+      const one = runHybridReplay(INPUT, 'mps', 42);
+      const anyTenant = runHybridReplay({ ...INPUT, tenants: 3, mpsOneTenantPerGpu: false }, 'mps', 42);
+      const { tenants: _t1, mpsOneTenantPerGpu: _r1, ...oneRest } = withoutWall(one);
+      const { tenants: _t2, mpsOneTenantPerGpu: _r2, ...anyRest } = withoutWall(anyTenant);
+      expect(anyRest).toEqual(oneRest);
+      expect([one.tenants, one.mpsOneTenantPerGpu, anyTenant.tenants, anyTenant.mpsOneTenantPerGpu]).toEqual([
+        1,
+        true,
+        3,
+        false,
+      ]);
+      const ruled = runHybridReplay({ ...INPUT, tenants: 3 }, 'mps', 42);
+      // Packing is not monotone: here spreading tenants over more GPUs happens to place two more pods.
+      expect([one.placedGpuPods, one.mpsGpus, ruled.placedGpuPods, ruled.mpsGpus]).toEqual([20, 6, 22, 7]);
+    },
+  );
 });

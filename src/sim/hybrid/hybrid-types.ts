@@ -35,7 +35,10 @@ export interface HybridRunResult {
   readonly unallocatedPctAt100: number;
   /** 100 − A(130). */
   readonly unallocatedPctAt130: number;
-  /** 100 − A′(100), A′ = requested milli-GPU of the placed pods / capacity (the share a MIG instance holds beyond its pod's request counts as unallocated). */
+  /**
+   * 100 − A′(100), A′ = requested milli-GPU of the placed pods / capacity (the share a MIG instance holds beyond its
+   * pod's request counts as unallocated).
+   */
   readonly unrequestedPctAt100: number;
   /** Pods that fit on no node (CPU-only ones included). */
   readonly failedPods: number;
@@ -56,7 +59,10 @@ export interface HybridRunResult {
   readonly reconfigurations: number;
   /** GPUs that hold at least one MIG instance at the end. */
   readonly gpusWithMigJobs: number;
-  /** % of the placed strict pods that got a MIG instance or whole GPUs of their own (not a shared GPU); NaN when none was placed. */
+  /**
+   * % of the placed strict pods that got a MIG instance or whole GPUs of their own (not a shared GPU); NaN when none
+   * was placed.
+   */
   readonly strictIsolatedPct: number;
   /** Placement of the GPU pods per isolation level. */
   readonly byIsolation: Readonly<Record<IsolationLevel, IsolationOutcome>>;

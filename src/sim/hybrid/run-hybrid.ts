@@ -45,22 +45,30 @@ export class HybridWorkerError extends Error {
 export const HYBRID_DEFINITIONS: Readonly<Record<string, string>> = {
   gpuMemory: 'the trace names no GPU memory: a pod asks for floor(gpu_milli / 1000 × model memory) MiB per GPU',
   isolation:
-    'qos LS → strict, Guaranteed and Burstable → standard, BE (and anything else) → none; standard for a pod without qos',
+    'qos LS → strict, Guaranteed and Burstable → standard, BE (and anything else) → none; standard for a ' +
+    'pod without qos',
   modes:
-    'auto: selectMode from the isolation (whole GPUs exclusive; strict → smallest covering MIG profile, else a whole GPU; standard → mps; none → timeslice); ' +
-    'mig: every GPU in MIG mode, every pod the smallest covering profile (the full-GPU profile when its memory exceeds every profile); mps/timeslice: sharing pods in that mode, whole-GPU pods exclusive',
+    'auto: selectMode from the isolation (whole GPUs exclusive; strict → smallest covering MIG profile, ' +
+    'else a whole GPU; standard → mps; none → timeslice); ' +
+    ('mig: every GPU in MIG mode, every pod the smallest covering profile (the full-GPU profile when its ' +
+      'memory exceeds every profile); mps/timeslice: sharing pods in that mode, whole-GPU pods exclusive'),
   allocation:
-    'A(x) = reserved milli-GPU / capacity: accounted milli of exclusive (1000), MPS and time-sliced (the request, no overcommit) shares; a MIG GPU counts round(1000 × compute slices held / 7 (4 on an A30))',
+    'A(x) = reserved milli-GPU / capacity: accounted milli of exclusive (1000), MPS and time-sliced (the ' +
+    'request, no overcommit) shares; a MIG GPU counts round(1000 × compute slices held / 7 (4 on an A30))',
   unrequested:
-    "A′(x) = requested milli-GPU of the placed pods / capacity (the part of a MIG instance beyond its pod's request counts as unallocated)",
+    'A′(x) = requested milli-GPU of the placed pods / capacity (the part of a MIG instance beyond its ' +
+    "pod's request counts as unallocated)",
   hardwareIsolated: '% of placed GPU pods on MIG instances',
   strictIsolated: '% of placed strict (LS) pods on a MIG instance or on whole GPUs of their own',
   reconfigurations:
-    'GPU-instance creations (one per GPU of a MIG placement) + GPUs switched into or out of MIG mode (under mig: every GPU once, before the first arrival)',
+    'GPU-instance creations (one per GPU of a MIG placement) + GPUs switched into or out of MIG mode ' +
+    '(under mig: every GPU once, before the first arrival)',
   tenants:
-    'with --tenants N > 1 a pod belongs to tenant t<FNV-1a(pod name) mod N>; an MPS GPU takes MPS pods of one tenant only (an MPS daemon serves one Unix user) unless --mps-any-tenant',
+    'with --tenants N > 1 a pod belongs to tenant t<FNV-1a(pod name) mod N>; an MPS GPU takes MPS pods ' +
+    'of one tenant only (an MPS daemon serves one Unix user) unless --mps-any-tenant',
   nodeChoice:
-    "the default policy over a per-mode view of every node (a GPU running another mode shows no free capacity); the node's cluster state (the core's ClusterState) places the job on its GPUs",
+    'the default policy over a per-mode view of every node (a GPU running another mode shows no free ' +
+    "capacity); the node's cluster state (the core's ClusterState) places the job on its GPUs",
 };
 
 /** One summary per sharing setting, in the order first seen. */

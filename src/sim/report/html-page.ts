@@ -19,7 +19,8 @@ export const POLICY_PALETTE: readonly string[] = [
 
 /** The report pages' inline style sheet. */
 const REPORT_CSS = `
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;color:#222;background:#fafafa}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
+  margin:0;color:#222;background:#fafafa}
 main{max-width:1000px;margin:0 auto;padding:24px}
 h1{font-size:1.6rem;margin:0 0 4px}
 h2{font-size:1.2rem;margin:28px 0 8px}
@@ -69,7 +70,8 @@ export function renderReportPage(page: ReportPage): string {
     `<h1>${title}</h1>`,
     `<p class="meta">Generated ${escapeHtml(page.generatedAt)}. ${page.method}</p>`,
     htmlSection('h-inputs', page.inputsHeading ?? 'Inputs', [
-      `<dl class="inputs">${page.inputs.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`,
+      `<dl class="inputs">` +
+        `${page.inputs.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`,
     ]),
     ...page.sections,
     '</main>',

@@ -99,7 +99,8 @@ function charts(summary: readonly PolicySummary[]): string {
         xDomain: [80, xMax],
         height: 300,
       }),
-      'A(x) (%) zoomed to x = 80..130 with the y range fitted to the data, so differences between policies are visible.',
+      'A(x) (%) zoomed to x = 80..130 with the y range fitted to the data, so differences between ' +
+        'policies are visible.',
     ),
   ].join('\n');
 }

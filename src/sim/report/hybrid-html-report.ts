@@ -68,7 +68,8 @@ export function renderHybridSection(report: HybridReport): string {
   return [
     '<section aria-labelledby="h-hybrid">',
     '<h2 id="h-hybrid">Hybrid sharing</h2>',
-    `<p class="meta">Every GPU is a ${escapeHtml(report.gpuModel)} (${report.gpuMemoryMiB} MiB); node choice by the ${escapeHtml(report.policy)} policy; inflation ${report.inflation}.</p>`,
+    `<p class="meta">Every GPU is a ${escapeHtml(report.gpuModel)} (${report.gpuMemoryMiB} MiB); node ` +
+      `choice by the ${escapeHtml(report.policy)} policy; inflation ${report.inflation}.</p>`,
     resultsTable(report.summary),
     '<dl class="inputs">',
     ...Object.entries(report.definitions).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`),
@@ -95,7 +96,8 @@ export function renderHybridSection(report: HybridReport): string {
         xDomain: [80, CURVE_POINTS - 1],
         height: 300,
       }),
-      "A′(x): the placed pods' own requests in % of capacity (what MIG instances hold beyond the request counts as unused), mean over seeds.",
+      "A′(x): the placed pods' own requests in % of capacity (what MIG instances hold beyond the request " +
+        'counts as unused), mean over seeds.',
     ),
     '</section>',
   ].join('\n');

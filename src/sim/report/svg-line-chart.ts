@@ -142,8 +142,10 @@ export function renderLineChart(options: LineChartOptions): string {
     `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" ` +
       `role="img" aria-label="${title}" aria-labelledby="${id}-title">`,
     `<title id="${id}-title">${title}</title>`,
-    `<defs><clipPath id="${id}-clip"><rect x="${MARGIN.left}" y="${MARGIN.top}" width="${pw}" height="${ph}"/></clipPath></defs>`,
-    `<rect class="plot-bg" x="${MARGIN.left}" y="${MARGIN.top}" width="${pw}" height="${ph}" fill="#fff" stroke="#999"/>`,
+    `<defs><clipPath id="${id}-clip"><rect x="${MARGIN.left}" y="${MARGIN.top}" width="${pw}" height="` +
+      `${ph}"/></clipPath></defs>`,
+    `<rect class="plot-bg" x="${MARGIN.left}" y="${MARGIN.top}" width="${pw}" height="${ph}" fill="#fff" ` +
+      `stroke="#999"/>`,
   );
 
   const xt = ticks(x0, x1, 8);
@@ -161,12 +163,15 @@ export function renderLineChart(options: LineChartOptions): string {
     parts.push(
       `<line x1="${MARGIN.left}" y1="${y}" x2="${MARGIN.left + pw}" y2="${y}" stroke="#eee"/>`,
       `<line x1="${MARGIN.left - 5}" y1="${y}" x2="${MARGIN.left}" y2="${y}" stroke="#333"/>`,
-      `<text x="${MARGIN.left - 8}" y="${y}" text-anchor="end" dominant-baseline="middle" font-size="11">${v.toFixed(yt.decimals)}</text>`,
+      `<text x="${MARGIN.left - 8}" y="${y}" text-anchor="end" dominant-baseline="middle" font-size="11">` +
+        `${v.toFixed(yt.decimals)}</text>`,
     );
   }
   parts.push(
-    `<text x="${coord(MARGIN.left + pw / 2)}" y="${height - 8}" text-anchor="middle" font-size="12">${escapeHtml(options.xLabel)}</text>`,
-    `<text transform="translate(16 ${coord(MARGIN.top + ph / 2)}) rotate(-90)" text-anchor="middle" font-size="12">${escapeHtml(options.yLabel)}</text>`,
+    `<text x="${coord(MARGIN.left + pw / 2)}" y="${height - 8}" text-anchor="middle" font-size="12">` +
+      `${escapeHtml(options.xLabel)}</text>`,
+    `<text transform="translate(16 ${coord(MARGIN.top + ph / 2)}) rotate(-90)" text-anchor="middle" ` +
+      `font-size="12">${escapeHtml(options.yLabel)}</text>`,
   );
 
   parts.push(`<g clip-path="url(#${id}-clip)" fill="none" stroke-width="1.8" stroke-linejoin="round">`);
@@ -180,7 +185,8 @@ export function renderLineChart(options: LineChartOptions): string {
       const only = seg[0];
       if (seg.length === 1 && only) {
         parts.push(
-          `<circle cx="${coord(sx(only.x))}" cy="${coord(sy(only.y as number))}" r="2.5" fill="${color}" stroke="none"/>`,
+          `<circle cx="${coord(sx(only.x))}" cy="${coord(sy(only.y as number))}" r="2.5" fill="${color}" ` +
+            `stroke="none"/>`,
         );
       }
     }
@@ -193,7 +199,8 @@ export function renderLineChart(options: LineChartOptions): string {
     const y = MARGIN.top + 10 + i * 20;
     const dash = s.dash ? ` stroke-dasharray="${escapeHtml(s.dash)}"` : '';
     parts.push(
-      `<line x1="${lx}" y1="${y}" x2="${lx + 24}" y2="${y}" stroke="${escapeHtml(s.color)}" stroke-width="2.5"${dash}/>`,
+      `<line x1="${lx}" y1="${y}" x2="${lx + 24}" y2="${y}" stroke="${escapeHtml(s.color)}" ` +
+        `stroke-width="2.5"${dash}/>`,
       `<text x="${lx + 30}" y="${y}" dominant-baseline="middle">${escapeHtml(s.label)}</text>`,
     );
   });

@@ -26,7 +26,9 @@ function secs(v: MeanSd | null): string {
 function table(caption: string, head: readonly string[], rows: readonly (readonly string[])[]): string {
   const body = rows.map(
     (r) =>
-      `<tr>${r.map((c, i) => (i < 3 ? `<td>${escapeHtml(c)}</td>` : `<td class="num">${escapeHtml(c)}</td>`)).join('')}</tr>`,
+      `<tr>` +
+      `${r.map((c, i) => (i < 3 ? `<td>${escapeHtml(c)}</td>` : `<td class="num">${escapeHtml(c)}</td>`)).join('')}` +
+      `</tr>`,
   );
   return htmlTable(caption, head, body);
 }
@@ -48,7 +50,9 @@ function classRow(policy: string, seeds: string, name: string, s: ClassSummary):
   ];
 }
 
-/** Allocation over time, one line per run, from the whole replay or the arrival window; `untilHours` limits the x range. */
+/**
+ * Allocation over time, one line per run, from the whole replay or the arrival window; `untilHours` limits the x range.
+ */
 function allocationChart(
   report: TimelineReport,
   id: string,
@@ -120,19 +124,25 @@ export function renderTimelineHtmlReport(report: TimelineReport): string {
     ],
     [
       'Pods',
-      `${report.inputs.pods} (${report.inputs.timedPods} with valid times; skipped: ${report.inputs.skippedMissingTimes} missing times, ${report.inputs.skippedNegativeDuration} negative duration)`,
+      `${report.inputs.pods} (${report.inputs.timedPods} with valid times; skipped: ` +
+        `${report.inputs.skippedMissingTimes} missing times, ${report.inputs.skippedNegativeDuration} ` +
+        `negative duration)`,
     ],
     ['Policies', s.policies.join(', ')],
     ['Seeds', formatSeeds(s.seeds)],
     ['Arrival speedup', String(s.arrivalSpeedup)],
     [
       'Preemption',
-      `${s.preemption ? 'on' : 'off'} (checkpoint every ${s.checkpointIntervalSeconds} s; min run ${s.minRunSeconds} s; ${s.maxPreemptionsPerJob === null ? 'no limit per job' : `at most ${s.maxPreemptionsPerJob} per job`})`,
+      `${s.preemption ? 'on' : 'off'} (checkpoint every ${s.checkpointIntervalSeconds} s; min run ` +
+        `${s.minRunSeconds} s; ` +
+        `${s.maxPreemptionsPerJob === null ? 'no limit per job' : `at most ${s.maxPreemptionsPerJob} per job`}` +
+        `)`,
     ],
     ['Offered load (mean over seeds)', `${load} — ${report.offeredLoadDefinition}`],
     [
       'Queue order',
-      `priority, aged +${s.queueAging.agingStep} per ${s.queueAging.agingIntervalMs / 60_000} min waited up to the next class; then arrival`,
+      `priority, aged +${s.queueAging.agingStep} per ${s.queueAging.agingIntervalMs / 60_000} min waited ` +
+        `up to the next class; then arrival`,
     ],
   ];
   const classRows = report.summary.flatMap((p) => [
@@ -203,7 +213,8 @@ export function renderTimelineHtmlReport(report: TimelineReport): string {
       htmlSection('h-charts', 'Charts', [
         htmlFigure(
           allocationChart(report, 'chart-alloc-arrivals', 'Allocated GPU % while jobs arrive', maxArrivalHours, true),
-          'Allocated GPU (% of capacity) over simulated time until the last arrival; each point is the time-weighted mean over one interval.',
+          'Allocated GPU (% of capacity) over simulated time until the last arrival; each point is the ' +
+            'time-weighted mean over one interval.',
         ),
         htmlFigure(
           allocationChart(

@@ -78,7 +78,10 @@ describe('timeline reports', () => {
   it('formats the console tables', () => {
     const lines = formatTimelineTables(report()).split('\n');
     expect(lines[0]).toMatch(
-      /^policy +seed +nodes +GPUs +jobs +unplaceable +offered load % +alloc % \(arrivals\) +alloc % \(all\) +makespan h +wall s$/,
+      new RegExp(
+        /^policy +seed +nodes +GPUs +jobs +unplaceable +offered load /.source +
+          /% +alloc % \(arrivals\) +alloc % \(all\) +makespan h +wall s$/.source,
+      ),
     );
     expect(lines[2]).toMatch(/^best-fit +1 +1 +1 +2 +0 +410\.0 +100\.0 +100\.0 +1\.4 +\d+\.\d\d$/);
     expect(lines).toContain('mean over seeds:');

@@ -158,7 +158,8 @@ async function readPodsText(path: string): Promise<string> {
  * Replays every (policy, seed) pair in turn and summarizes the results. Results are ordered by
  * policy, then seed, as given.
  * @throws UnknownPolicyError for an unregistered policy (checked before any file is read)
- * @throws RangeError for empty `policies`/`seeds`, `arrivalSpeedup` or `checkpointIntervalSeconds` not > 0, or `gpus` not a positive integer
+ * @throws RangeError for empty `policies`/`seeds`, `arrivalSpeedup` or `checkpointIntervalSeconds` not > 0, or `gpus`
+ * not a positive integer
  * @throws TraceFormatError when a trace file cannot be read or is malformed, no pod has valid
  *   times, or (with `gpus`) the node list has no GPU node
  */
@@ -182,7 +183,8 @@ export async function runTimelineGrid(options: TimelineGridOptions): Promise<Tim
       podsFile,
       null,
       null,
-      'no pod has creation_time, scheduled_time and deletion_time (with deletion_time >= scheduled_time); --replay timeline needs them',
+      'no pod has creation_time, scheduled_time and deletion_time (with deletion_time >= ' +
+        'scheduled_time); --replay timeline needs them',
     );
   }
   if (gpus !== null && !nodes.some((n) => n.gpuCount > 0)) {

@@ -69,7 +69,8 @@ const MAX_PASSES_PER_INSTANT = 100_000;
  * scheduling pass. The pass tries queued jobs in the core's queue order (`orderQueue`: priority
  * aged by the wait so far, then arrival, then id; one tenant, so fair share plays no part), every
  * one, not only the head. When nothing was released it tries only the new arrivals, since the
- * others did not fit before and nothing got freer. A job that cannot be placed, with preemption on, asks for victims (see
+ * others did not fit before and nothing got freer. A job that cannot be placed, with preemption on, asks for victims
+ * (see
  * node-preemption.ts); evicted jobs rejoin the queue with their first arrival time, and another
  * full pass follows (they may fit elsewhere). A job placed later in a pass never gives an earlier
  * job that failed to preempt a new chance: evicting it would only restore the state in which that
@@ -95,7 +96,9 @@ export function runTimeline(
   const emptyNodes = createNodeStates(nodes.map((n) => n.spec));
   const shapeOf = (job: TimelineJob): number => {
     const r = job.request;
-    const key = `${r.cpuMilli}/${r.hostMemoryMiB}/${r.gpuCount}/${r.gpuMilli}/${r.gpuMemoryMiB}/${r.allowedGpuModels.join('|')}`;
+    const key =
+      `${r.cpuMilli}/${r.hostMemoryMiB}/${r.gpuCount}/${r.gpuMilli}/${r.gpuMemoryMiB}/` +
+      `${r.allowedGpuModels.join('|')}`;
     let id = shapeIds.get(key);
     if (id === undefined) {
       id = shapeIds.size;

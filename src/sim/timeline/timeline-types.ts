@@ -45,7 +45,10 @@ export interface TimelineRunResult {
   readonly unplaceable: number;
   /** Last arrival − first arrival, simulated seconds. */
   readonly arrivalSpanSeconds: number;
-  /** Mean offered load in % of capacity: Σ(GPU-equivalents × duration) / (GPUs × arrival span) × 100; null for a zero span. */
+  /**
+   * Mean offered load in % of capacity: Σ(GPU-equivalents × duration) / (GPUs × arrival span) × 100; null for a zero
+   * span.
+   */
   readonly offeredLoadPct: number | null;
   /** Time of the last completion, seconds. */
   readonly makespanSeconds: number;
@@ -55,7 +58,10 @@ export interface TimelineRunResult {
   readonly meanAllocationPctDuringArrivals: number;
   /** Allocated GPU % over time: the time-weighted mean over each of `pct.length` equal intervals of [0, makespan]. */
   readonly allocation: { readonly intervalSeconds: number; readonly pct: readonly number[] };
-  /** The same over [first arrival, last arrival] (finer while jobs arrive); interval i starts at first arrival + i × `intervalSeconds`. */
+  /**
+   * The same over [first arrival, last arrival] (finer while jobs arrive); interval i starts at first arrival + i ×
+   * `intervalSeconds`.
+   */
   readonly allocationDuringArrivals: {
     readonly startSeconds: number;
     readonly intervalSeconds: number;

@@ -10,7 +10,8 @@ const NODE_HEADER = 'sn,cpu_milli,memory_mib,gpu,model';
 const POD_HEADER =
   'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
 const POD_ALLOWED =
-  'allowed columns: name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time ' +
+  'allowed columns: name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,' +
+  'creation_time,deletion_time,scheduled_time ' +
   '(required: name,cpu_milli,memory_mib,num_gpu,gpu_milli)';
 const NODE_ALLOWED = 'allowed columns: sn,cpu_milli,memory_mib,gpu,model (required: sn,cpu_milli,memory_mib,gpu,model)';
 

@@ -21,7 +21,9 @@ beforeAll(async () => {
   nodes = await readNodeListFile(dataFile('openb_node_list_gpu_node.csv'));
 });
 
-/** Recomputed here without traceShares: [CPU-only % of tasks, sharing % and multi-GPU % of GPU request, total milli]. */
+/**
+ * Recomputed here without traceShares: [CPU-only % of tasks, sharing % and multi-GPU % of GPU request, total milli].
+ */
 function shares(pods: readonly TracePod[]): { cpu: number; sharing: number; multi: number; total: number } {
   const gpu = (p: TracePod): number => p.gpuCount * p.gpuMilli;
   const total = pods.reduce((s, p) => s + gpu(p), 0);

@@ -249,7 +249,8 @@ function addGpuSpecs(
   const eligible = gpuTasks.filter((i) => feasible(base[i]!).length > 0);
   if (want > eligible.length) {
     throw new Error(
-      `cannot constrain ${want} GPU tasks (${constrainedPct}% of ${gpuTasks.length}): only ${eligible.length} fit on some node ` +
+      `cannot constrain ${want} GPU tasks (${constrainedPct}% of ${gpuTasks.length}): only ` +
+        `${eligible.length} fit on some node ` +
         `of the node list when it is empty`,
     );
   }

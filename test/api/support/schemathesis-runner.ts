@@ -100,10 +100,10 @@ export function readNdjsonReport(text: string): FuzzReport {
       const interaction = recorder.interactions?.[caseId];
       const status: number | undefined = interaction?.response?.status_code;
       const request = interaction?.request
-        ? `${interaction.request.method} ${interaction.request.uri} ${bodyText(interaction.request.body)} -> ${status ?? 'no answer'}`.replace(
-            / +/g,
-            ' ',
-          )
+        ? (
+            `${interaction.request.method} ${interaction.request.uri} ${bodyText(interaction.request.body)} ` +
+            `-> ${status ?? 'no answer'}`
+          ).replace(/ +/g, ' ')
         : '(no request recorded)';
       if (status !== undefined) {
         statuses.set(operation, [...(statuses.get(operation) ?? []), status]);

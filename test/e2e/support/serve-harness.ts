@@ -1,4 +1,5 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- test harness: API bodies are checked field by field by each test */
+// A test harness: API bodies are checked field by field by each test.
+/* eslint-disable @typescript-eslint/no-explicit-any */
 /**
  * Test harness: runs `gpushare serve` as a real child process on 127.0.0.1 (port 0) with its own
  * data dir and CLI config home, talks to it over HTTPS (trusting only the server's local CA, as
@@ -142,7 +143,10 @@ export async function startServe(options: {
   return handle;
 }
 
-/** The CA a started server's clients trust: `--tls-ca`'s file, else the local CA; null for plain HTTP or an own certificate without --tls-ca. */
+/**
+ * The CA a started server's clients trust: `--tls-ca`'s file, else the local CA; null for plain HTTP or an own
+ * certificate without --tls-ca.
+ */
 function caCertOf(handle: ServeHandle, extraArgs: readonly string[]): string | null {
   if (!handle.url.startsWith('https:')) return null;
   const flag = extraArgs.indexOf('--tls-ca');
@@ -266,7 +270,9 @@ export async function waitForJob(
   }
 }
 
-/** Polls until `predicate` returns a value other than undefined (bounded by `timeoutMs`); `describe` explains a timeout. */
+/**
+ * Polls until `predicate` returns a value other than undefined (bounded by `timeoutMs`); `describe` explains a timeout.
+ */
 export async function pollFor<T>(
   what: string,
   predicate: () => Promise<T | undefined> | T | undefined,

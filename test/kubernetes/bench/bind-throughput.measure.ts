@@ -38,7 +38,10 @@ function wholeGpuPod(name: string): object {
   };
 }
 
-/** Creates `count` pods made by `make` in namespace `ns`, `CONCURRENCY` at a time, and returns the seconds until all are bound. */
+/**
+ * Creates `count` pods made by `make` in namespace `ns`, `CONCURRENCY` at a time, and returns the seconds until all are
+ * bound.
+ */
 async function timeBinding(plane: ControlPlane, ns: string, make: (i: number) => object): Promise<number> {
   const t0 = performance.now();
   let next = 0;

@@ -95,7 +95,8 @@ export async function waitUntilReady(
   for (;;) {
     if (component.exitStatus !== null) {
       throw new Error(
-        `${component.name} exited (${component.exitStatus}) before ${what}; ${component.logPath}:\n${logTail(component.logPath)}`,
+        `${component.name} exited (${component.exitStatus}) before ${what}; ${component.logPath}:\n` +
+          `${logTail(component.logPath)}`,
       );
     }
     if (await ready().catch(() => false)) return;
@@ -108,7 +109,9 @@ export async function waitUntilReady(
   }
 }
 
-/** SIGTERM to the component's group, SIGKILL after `graceMs`; resolves once it has exited (at most 5 s after SIGKILL). */
+/**
+ * SIGTERM to the component's group, SIGKILL after `graceMs`; resolves once it has exited (at most 5 s after SIGKILL).
+ */
 export async function stopComponent(component: ComponentProcess, graceMs = 5_000): Promise<void> {
   if (component.exitStatus !== null) return;
   killGroup(component, 'SIGTERM');

@@ -74,7 +74,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   } catch (error) {
     await plane.stop({ keepDir: true });
     throw new Error(
-      `the test control plane did not start (files kept in ${dir}): ${error instanceof Error ? error.message : String(error)}`,
+      `the test control plane did not start (files kept in ${dir}): ` +
+        `${error instanceof Error ? error.message : String(error)}`,
     );
   }
   return plane;
@@ -260,7 +261,8 @@ class TestControlPlane implements ControlPlane {
     while ((await this.request('GET', `/api/v1/namespaces/${namespace}/serviceaccounts/default`)).status !== 200) {
       if (Date.now() > deadline)
         throw new Error(
-          `no ServiceAccount ${namespace}/default within ${this.timeoutMs} ms (kube-controller-manager):\n${logTail(join(this.logDir, 'kube-controller-manager.log'))}`,
+          `no ServiceAccount ${namespace}/default within ${this.timeoutMs} ms ` +
+            `(kube-controller-manager):\n${logTail(join(this.logDir, 'kube-controller-manager.log'))}`,
         );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -340,7 +342,8 @@ class TestControlPlane implements ControlPlane {
   printLogs(lines = 60): void {
     for (const component of this.components.values()) {
       process.stderr.write(
-        `----- ${component.logPath} (last ${lines} lines; ${component.exitStatus ?? 'running'}) -----\n${logTail(component.logPath, lines)}\n`,
+        `----- ${component.logPath} (last ${lines} lines; ${component.exitStatus ?? 'running'}) -----\n` +
+          `${logTail(component.logPath, lines)}\n`,
       );
     }
   }

@@ -140,7 +140,9 @@ export async function startExtenderProcess(
   };
 }
 
-/** Writes deploy/'s scheduler configuration pointed at `extender` to `<dir>/scheduler-config.yaml` and returns the path. */
+/**
+ * Writes deploy/'s scheduler configuration pointed at `extender` to `<dir>/scheduler-config.yaml` and returns the path.
+ */
 export function writeSchedulerConfig(
   dir: string,
   extender: { urlPrefix: string; caFile: string; clientCertFile: string; clientKeyFile: string },

@@ -229,7 +229,8 @@ export class StandInKubelet {
     if (request.version !== DEVICE_PLUGIN_API_VERSION) {
       throw serviceError(
         grpc.status.UNKNOWN,
-        `requested API version "${request.version}" is not supported by kubelet. Supported versions are ["${DEVICE_PLUGIN_API_VERSION}"]`,
+        `requested API version "${request.version}" is not supported by kubelet. Supported versions are ` +
+          `["${DEVICE_PLUGIN_API_VERSION}"]`,
       );
     }
     if (!isExtendedResourceName(request.resource_name))
@@ -323,7 +324,8 @@ export class StandInKubelet {
           .map((d) => d.ID);
         if (free.length < container.slotCount)
           throw new Error(
-            `pod ${key} container ${container.name}: requested ${container.slotCount} ${resource}, available ${free.length}`,
+            `pod ${key} container ${container.name}: requested ${container.slotCount} ${resource}, ` +
+              `available ${free.length}`,
           );
         if (options.randomDevices) free = shuffleInPlace(free, this.rng);
         const ids = free.slice(0, container.slotCount);

@@ -20,7 +20,9 @@ export function useControlPlane(options: ControlPlaneOptions = {}): () => Contro
     plane = await startControlPlane(options);
     const t = plane.timings;
     process.stdout.write(
-      `test control plane at ${plane.serverUrl} up in ${t.totalMs} ms (certificates ${t.certificatesMs}, etcd ${t.etcdMs}, kube-apiserver ${t.apiServerMs}, controller manager and scheduler ${t.controllersMs}, default ServiceAccount ${t.serviceAccountMs})\n`,
+      `test control plane at ${plane.serverUrl} up in ${t.totalMs} ms (certificates ${t.certificatesMs}, ` +
+        `etcd ${t.etcdMs}, kube-apiserver ${t.apiServerMs}, controller manager and scheduler ` +
+        `${t.controllersMs}, default ServiceAccount ${t.serviceAccountMs})\n`,
     );
   }, CONTROL_PLANE_START_TIMEOUT_MS);
   afterEach((context) => {

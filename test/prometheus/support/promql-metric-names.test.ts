@@ -9,7 +9,8 @@ describe('promqlMetricNames', () => {
   it('skips functions, aggregations and the label lists of by/on', () => {
     expect(
       promqlMetricNames(
-        'histogram_quantile(0.99, sum by (le, node) (rate(gpushare_scheduling_pass_duration_seconds_bucket{node="a"}[1m])))',
+        'histogram_quantile(0.99, sum by (le, node) ' +
+          '(rate(gpushare_scheduling_pass_duration_seconds_bucket{node="a"}[1m])))',
       ),
     ).toEqual(['gpushare_scheduling_pass_duration_seconds_bucket']);
   });
@@ -17,7 +18,9 @@ describe('promqlMetricNames', () => {
   it('finds both sides of a binary operation with vector matching and keywords', () => {
     expect(
       promqlMetricNames(
-        'max by (node, gpu, job_id, tenant) (gpushare_job_memory_used_bytes) > max by (node, gpu, job_id, tenant) (gpushare_job_allocated_memory_bytes) and on (instance) group_left (tenant) up offset 5m',
+        'max by (node, gpu, job_id, tenant) (gpushare_job_memory_used_bytes) > max by (node, gpu, ' +
+          'job_id, tenant) (gpushare_job_allocated_memory_bytes) and on (instance) group_left (tenant) up ' +
+          'offset 5m',
       ),
     ).toEqual(['gpushare_job_memory_used_bytes', 'gpushare_job_allocated_memory_bytes', 'up']);
   });

@@ -169,7 +169,9 @@ export function sampleTenant(overrides: Partial<TenantView> = {}): TenantView {
   };
 }
 
-/** Tenant team-a's use against a quota of 1 guaranteed, limit 2: 1.5 used (0.5 borrowed), 1 queued; override any field. */
+/**
+ * Tenant team-a's use against a quota of 1 guaranteed, limit 2: 1.5 used (0.5 borrowed), 1 queued; override any field.
+ */
 export function sampleQuotaUse(overrides: Partial<QuotaUseView> = {}): QuotaUseView {
   return {
     tenant: 'team-a',

@@ -35,7 +35,9 @@ export function registerAuditRoutes(api: Api, audit: AuditServices): void {
       schema: {
         tags: ['admin'],
         summary:
-          "Audit log entries in seq order (admin; a tenant-admin its tenant's): the oldest `limit` matching entries (paging with afterSeq), or the newest `limit` with newest=true; a tenant-admin sees no other tenant's job ids",
+          "Audit log entries in seq order (admin; a tenant-admin its tenant's): the oldest `limit` " +
+          'matching entries (paging with afterSeq), or the newest `limit` with newest=true; a ' +
+          "tenant-admin sees no other tenant's job ids",
         querystring: AuditQuerySchema,
         response: { 200: AuditListSchema },
       },

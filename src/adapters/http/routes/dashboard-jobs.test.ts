@@ -116,29 +116,35 @@ describe('GET /api/v1/dashboard/jobs', () => {
     const cases: [string, string][] = [
       [
         '?states=pending,bogus',
-        'querystring.states: a comma-separated list of job states (allowed: pending, scheduled, running, preempted, succeeded, failed, cancelled)',
+        'querystring.states: a comma-separated list of job states (allowed: pending, scheduled, running, ' +
+          'preempted, succeeded, failed, cancelled)',
       ],
       [
         '?states=',
-        'querystring.states: a comma-separated list of job states (allowed: pending, scheduled, running, preempted, succeeded, failed, cancelled)',
+        'querystring.states: a comma-separated list of job states (allowed: pending, scheduled, running, ' +
+          'preempted, succeeded, failed, cancelled)',
       ],
       ['?name=', 'querystring.name: a name pattern has 1 to 256 characters'],
       [`?name=${'x'.repeat(257)}`, 'querystring.name: a name pattern has 1 to 256 characters'],
       [
         '?limit=0',
-        'querystring.limit: must be a decimal integer 1-500 (digits only, no sign, spaces or leading zeros); the most jobs of the page (default 50)',
+        'querystring.limit: must be a decimal integer 1-500 (digits only, no sign, spaces or leading ' +
+          'zeros); the most jobs of the page (default 50)',
       ],
       [
         '?limit=501',
-        'querystring.limit: must be a decimal integer 1-500 (digits only, no sign, spaces or leading zeros); the most jobs of the page (default 50)',
+        'querystring.limit: must be a decimal integer 1-500 (digits only, no sign, spaces or leading ' +
+          'zeros); the most jobs of the page (default 50)',
       ],
       [
         '?offset=-1',
-        'querystring.offset: must be a decimal integer 0-10000000 (digits only, no sign, spaces or leading zeros); matching jobs to skip (default 0)',
+        'querystring.offset: must be a decimal integer 0-10000000 (digits only, no sign, spaces or ' +
+          'leading zeros); matching jobs to skip (default 0)',
       ],
       [
         '?tenant=Team_B',
-        'querystring.tenant: tenant names are 1-63 characters: lower-case letters, digits and "-", starting with a letter or digit',
+        'querystring.tenant: tenant names are 1-63 characters: lower-case letters, digits and "-", ' +
+          'starting with a letter or digit',
       ],
     ];
     for (const [query, message] of cases) {

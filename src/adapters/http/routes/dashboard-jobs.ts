@@ -20,7 +20,8 @@ export function registerDashboardJobRoutes(api: Api, services: ServerServices): 
       schema: {
         tags: ['dashboard'],
         summary:
-          "The dashboard's job list: jobs matching a name pattern, states and a tenant, one page at a time, with their count",
+          "The dashboard's job list: jobs matching a name pattern, states and a tenant, one page at a " +
+          'time, with their count',
         querystring: DashboardJobsQuerySchema,
         response: { 200: DashboardJobPageSchema },
       },

@@ -89,7 +89,9 @@ export function registerEventRoutes(api: Api, services: ServerServices): void {
           return true;
         } catch (error) {
           write(
-            `event: unauthorized\ndata: ${JSON.stringify({ status: 401, message: error instanceof Error ? error.message : 'unauthorized' })}\n\n`,
+            `event: unauthorized\ndata: ` +
+              `${JSON.stringify({ status: 401, message: error instanceof Error ? error.message : 'unauthorized' })}` +
+              `\n\n`,
           );
           close();
           return false;

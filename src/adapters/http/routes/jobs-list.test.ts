@@ -163,21 +163,28 @@ describe('GET /api/v1/jobs: selectors, pages and fields', () => {
     expect(await refusal('?after=-1')).toContain('after');
   });
 
-  it('returns only the chosen fields (and id), in JobSchema order; refuses an unknown field naming the allowed ones', async () => {
-    const page = await list('?fields=state,name&limit=1');
-    expect(page.jobs).toEqual([{ id: ids['train-1'], name: 'train-1', state: 'pending' }]);
-    expect(Object.keys(page.jobs[0])).toEqual(['id', 'name', 'state']);
-    expect((await list('?fields=id')).jobs.map((j) => Object.keys(j))).toEqual([['id'], ['id'], ['id'], ['id']]);
-    const message = await refusal('?fields=name,secret');
-    expect(message).toContain('fields');
-    expect(message).toContain(JOB_FIELDS.join(', '));
-  });
+  it(
+    'returns only the chosen fields (and id), in JobSchema order; refuses an unknown field naming ' +
+      'the allowed ones',
+    async () => {
+      const page = await list('?fields=state,name&limit=1');
+      expect(page.jobs).toEqual([{ id: ids['train-1'], name: 'train-1', state: 'pending' }]);
+      expect(Object.keys(page.jobs[0])).toEqual(['id', 'name', 'state']);
+      expect((await list('?fields=id')).jobs.map((j) => Object.keys(j))).toEqual([['id'], ['id'], ['id'], ['id']]);
+      const message = await refusal('?fields=name,secret');
+      expect(message).toContain('fields');
+      expect(message).toContain(JOB_FIELDS.join(', '));
+    },
+  );
 
-  it("shows a tenant token only its own tenant's jobs; another tenant is an empty page, like a tenant without jobs", async () => {
-    expect(names(await list('', teamToken))).toEqual(['train-a1', 'train-a2']);
-    expect(names(await list('?tenant=team-a&limit=1', teamToken))).toEqual(['train-a1']);
-    expect(await list('?tenant=default', teamToken)).toEqual({ jobs: [], nextAfter: null });
-    expect(await list('?tenant=no-such-tenant', teamToken)).toEqual({ jobs: [], nextAfter: null });
-    expect(await list('?tenant=no-such-tenant')).toEqual({ jobs: [], nextAfter: null });
-  });
+  it(
+    "shows a tenant token only its own tenant's jobs; another tenant is an empty page, like a tenant " + 'without jobs',
+    async () => {
+      expect(names(await list('', teamToken))).toEqual(['train-a1', 'train-a2']);
+      expect(names(await list('?tenant=team-a&limit=1', teamToken))).toEqual(['train-a1']);
+      expect(await list('?tenant=default', teamToken)).toEqual({ jobs: [], nextAfter: null });
+      expect(await list('?tenant=no-such-tenant', teamToken)).toEqual({ jobs: [], nextAfter: null });
+      expect(await list('?tenant=no-such-tenant')).toEqual({ jobs: [], nextAfter: null });
+    },
+  );
 });

@@ -24,7 +24,8 @@ export function registerMetricsRoute(app: FastifyInstance, { metrics, admin, ope
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (!open && !isAllowed(admin.authenticate(request.headers.authorization), 'metrics.read')) {
       throw forbidden(
-        '/metrics needs an admin token: its series name the jobs of every tenant (or run the server with --metrics-open)',
+        '/metrics needs an admin token: its series name the jobs of every tenant (or run the server with ' +
+          '--metrics-open)',
       );
     }
     const text = await metrics.render();

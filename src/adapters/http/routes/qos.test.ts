@@ -59,7 +59,8 @@ describe('POST /api/v1/jobs/:id/qos-reports validation', () => {
 
   it('answers an id above 2^53-1 with the same 400 as GET /api/v1/jobs/:id', async () => {
     const message =
-      'params.id: must be a decimal integer 1-9007199254740991 (digits only, no sign, spaces or leading zeros); the job id';
+      'params.id: must be a decimal integer 1-9007199254740991 (digits only, no sign, spaces or leading ' +
+      'zeros); the job id';
     const get = await call('GET', '/api/v1/jobs/99999999999999999999');
     expect([get.status, get.body.error.code, get.body.error.message]).toEqual([400, 'GPUSHARE_INVALID_FIELD', message]);
     const report = await call('POST', '/api/v1/jobs/99999999999999999999/qos-reports', '{"stepSeconds":0.5}');

@@ -15,7 +15,8 @@ export function registerQosRoutes(api: Api, services: ServerServices): void {
       schema: {
         tags: ['qos'],
         summary:
-          "Report a running job's progress against its QoS targets (the job's GPUSHARE_JOB_TOKEN, its tenant's token, or an admin token)",
+          "Report a running job's progress against its QoS targets (the job's GPUSHARE_JOB_TOKEN, its " +
+          "tenant's token, or an admin token)",
         // The same id check as the job routes: an id above 2^53-1 is a 400, not a rounded "not found".
         params: IdParams,
         body: QosReportSchema,

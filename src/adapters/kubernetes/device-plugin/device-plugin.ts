@@ -53,7 +53,10 @@ export interface DevicePluginConfig {
   readonly health: GpuHealthSource;
   /** Reads pods' annotations (their assignments). */
   readonly pods: PodSource;
-  /** The kubelet's PodResources API (calls are coalesced and retried, see coalescingLister). @defaultValue a lister on `podResourcesSocket` */
+  /**
+   * The kubelet's PodResources API (calls are coalesced and retried, see coalescingLister). @defaultValue a lister on
+   * `podResourcesSocket`
+   */
   readonly podResources?: PodResourcesLister;
   /** @defaultValue /var/lib/kubelet/pod-resources/kubelet.sock */
   readonly podResourcesSocket?: string;

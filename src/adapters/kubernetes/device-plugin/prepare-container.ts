@@ -65,7 +65,10 @@ function messageOf(error: unknown): string {
 
 /** The message for a pod the extender did not place here. */
 export function notPlacedMessage(namespace: string, pod: string, why: string): string {
-  return `pod ${namespace}/${pod} was not placed by the gpushare extender (${why}); gpushare nodes give GPUs only to pods the gpushare extender binds: schedule it with the gpushare scheduler`;
+  return (
+    `pod ${namespace}/${pod} was not placed by the gpushare extender (${why}); gpushare nodes give GPUs ` +
+    `only to pods the gpushare extender binds: schedule it with the gpushare scheduler`
+  );
 }
 
 async function pipeDirectories(
@@ -148,7 +151,8 @@ async function prepareSlots(deps: PrepareContainerDeps, slotIds: readonly string
   if (holders.length > 1) {
     throw new DevicePluginCallError(
       status.FAILED_PRECONDITION,
-      `${deps.resourceName} ${slotIds.join(',')} are held by several containers: ${holders.map((h) => `${h.namespace}/${h.pod}/${h.container}`).join(', ')}`,
+      `${deps.resourceName} ${slotIds.join(',')} are held by several containers: ` +
+        `${holders.map((h) => `${h.namespace}/${h.pod}/${h.container}`).join(', ')}`,
     );
   }
   const holder = holders[0]!;
@@ -200,7 +204,8 @@ async function prepareSlots(deps: PrepareContainerDeps, slotIds: readonly string
   if (gpuContainer !== undefined && gpuContainer !== holder.container) {
     throw new DevicePluginCallError(
       status.FAILED_PRECONDITION,
-      `container ${holder.container} of pod ${name} holds ${deps.resourceName}, but ${POD_ANNOTATIONS.container} gives the GPUs to container ${gpuContainer}`,
+      `container ${holder.container} of pod ${name} holds ${deps.resourceName}, but ` +
+        `${POD_ANNOTATIONS.container} gives the GPUs to container ${gpuContainer}`,
     );
   }
   const edits = containerEditsFor(parsed, await pipeDirectories(deps, holder, parsed));

@@ -81,7 +81,8 @@ export function checkAdvertisedDevices(
   const expected = gpus.length * slotsPerGpu;
   if (devices.length !== expected) {
     throw new Error(
-      `the device plugin advertises ${devices.length} ${RESOURCES.gpuSlot} devices, but ${gpus.length} GPUs were discovered × ${slotsPerGpu} slots per GPU = ${expected}`,
+      `the device plugin advertises ${devices.length} ${RESOURCES.gpuSlot} devices, but ${gpus.length} ` +
+        `GPUs were discovered × ${slotsPerGpu} slots per GPU = ${expected}`,
     );
   }
   const seen = new Set<string>();
@@ -93,7 +94,8 @@ export function checkAdvertisedDevices(
     const slot = parseSlotId(d.ID);
     if (slot === null || !indices.has(slot.gpuIndex) || slot.k >= slotsPerGpu) {
       throw new Error(
-        `the device plugin advertises ${d.ID}, which is no slot 0..${slotsPerGpu - 1} of a discovered GPU (indices ${[...indices].sort((a, b) => a - b).join(', ')})`,
+        `the device plugin advertises ${d.ID}, which is no slot 0..${slotsPerGpu - 1} of a discovered GPU ` +
+          `(indices ${[...indices].sort((a, b) => a - b).join(', ')})`,
       );
     }
   }

@@ -25,7 +25,8 @@ describe('ClusterView', () => {
     expect(third.scores.size).toBe(0);
     expect(third.failed.get('n1')).toEqual({
       reason:
-        'gpushare: 0 of the 1 GPU(s) needed have 500 milli-GPU and their share of memory free for a mps share (one tenant per MPS GPU)',
+        'gpushare: 0 of the 1 GPU(s) needed have 500 milli-GPU and their share of memory free for a mps ' +
+        'share (one tenant per MPS GPU)',
       resolvable: true,
     });
   });
@@ -42,35 +43,39 @@ describe('ClusterView', () => {
     expect('error' in view.reserve('p', 'one')).toBe(true);
   });
 
-  it('holds bound pods from the watch, ignores an assignment on a pod that never bound, and frees finished and deleted pods', () => {
-    const view = viewWith({ n1: 1 });
-    view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }));
-    const reserved = view.reserve('x', 'n1');
-    if (!('assignment' in reserved)) throw new Error(reserved.error);
-    const assignment = reserved.assignment;
-    // A crash: the reservation is gone, the pod carries the assignment but never bound.
-    const fresh = viewWith({ n1: 1 });
-    fresh.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment }));
-    expect(fresh.holdings().size).toBe(0);
-    // Bound: held.
-    fresh.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment, nodeName: 'n1' }));
-    expect([...fresh.holdings().keys()]).toEqual(['x']);
-    expect(fresh.evaluate(gpuPod('y', { gpuMilli: 100, mode: 'mps' }), ['n1']).scores.size).toBe(0);
-    // Finished: freed.
-    fresh.upsertPod(
-      gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment, nodeName: 'n1', phase: 'Succeeded' }),
-    );
-    expect(fresh.holdings().size).toBe(0);
-    expect(fresh.evaluate(gpuPod('y', { gpuMilli: 100, mode: 'mps' }), ['n1']).scores.size).toBe(1);
-    // Deleted: freed too (y, only filtered and assumed, goes first).
-    fresh.deletePod('y');
-    fresh.upsertPod(
-      gpuPod('z', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: { ...assignment }, nodeName: 'n1' }),
-    );
-    expect(fresh.holdings().has('z')).toBe(true);
-    fresh.deletePod('z');
-    expect(fresh.holdings().has('z')).toBe(false);
-  });
+  it(
+    'holds bound pods from the watch, ignores an assignment on a pod that never bound, and frees finished ' +
+      'and deleted pods',
+    () => {
+      const view = viewWith({ n1: 1 });
+      view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }));
+      const reserved = view.reserve('x', 'n1');
+      if (!('assignment' in reserved)) throw new Error(reserved.error);
+      const assignment = reserved.assignment;
+      // A crash: the reservation is gone, the pod carries the assignment but never bound.
+      const fresh = viewWith({ n1: 1 });
+      fresh.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment }));
+      expect(fresh.holdings().size).toBe(0);
+      // Bound: held.
+      fresh.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment, nodeName: 'n1' }));
+      expect([...fresh.holdings().keys()]).toEqual(['x']);
+      expect(fresh.evaluate(gpuPod('y', { gpuMilli: 100, mode: 'mps' }), ['n1']).scores.size).toBe(0);
+      // Finished: freed.
+      fresh.upsertPod(
+        gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }, { assignment, nodeName: 'n1', phase: 'Succeeded' }),
+      );
+      expect(fresh.holdings().size).toBe(0);
+      expect(fresh.evaluate(gpuPod('y', { gpuMilli: 100, mode: 'mps' }), ['n1']).scores.size).toBe(1);
+      // Deleted: freed too (y, only filtered and assumed, goes first).
+      fresh.deletePod('y');
+      fresh.upsertPod(
+        gpuPod('z', { gpuMilli: 1000, mode: 'exclusive' }, { assignment: { ...assignment }, nodeName: 'n1' }),
+      );
+      expect(fresh.holdings().has('z')).toBe(true);
+      fresh.deletePod('z');
+      expect(fresh.holdings().has('z')).toBe(false);
+    },
+  );
 
   it('keeps holdings across a node change (the state is rebuilt), and rollback frees a reservation', () => {
     const view = viewWith({ n1: 2 });
@@ -186,23 +191,27 @@ describe('ClusterView deletions', () => {
 });
 
 describe('ClusterView assumed placements', () => {
-  it("holds a filtered pod on its best node until its bind, so the next pod's filter sees it; releases it after 30 s without a bind", () => {
-    let now = 0;
-    const view = new ClusterView('default', () => now);
-    view.upsertNode(gpuNode('n1', gpusOf('n1', 1)));
-    view.upsertPod(gpuPod('a', { gpuMilli: 600, mode: 'mps' }));
-    view.upsertPod(gpuPod('b', { gpuMilli: 600, mode: 'mps' }));
-    // A and B (600 milli each) are filtered before either binds: B must not fit.
-    expect([...view.evaluate(gpuPod('a', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.keys()]).toEqual(['n1']);
-    expect(view.evaluate(gpuPod('b', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.size).toBe(0);
-    // A filtered again (the scheduler's retry) is ranked without its own assumed share.
-    expect([...view.evaluate(gpuPod('a', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.keys()]).toEqual(['n1']);
-    now += 30_001;
-    expect([...view.evaluate(gpuPod('b', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.keys()]).toEqual(['n1']);
-    // Now B is assumed; A's bind must fail, B's succeeds.
-    expect('error' in view.reserve('a', 'n1')).toBe(true);
-    expect('assignment' in view.reserve('b', 'n1')).toBe(true);
-  });
+  it(
+    "holds a filtered pod on its best node until its bind, so the next pod's filter sees it; releases it " +
+      'after 30 s without a bind',
+    () => {
+      let now = 0;
+      const view = new ClusterView('default', () => now);
+      view.upsertNode(gpuNode('n1', gpusOf('n1', 1)));
+      view.upsertPod(gpuPod('a', { gpuMilli: 600, mode: 'mps' }));
+      view.upsertPod(gpuPod('b', { gpuMilli: 600, mode: 'mps' }));
+      // A and B (600 milli each) are filtered before either binds: B must not fit.
+      expect([...view.evaluate(gpuPod('a', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.keys()]).toEqual(['n1']);
+      expect(view.evaluate(gpuPod('b', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.size).toBe(0);
+      // A filtered again (the scheduler's retry) is ranked without its own assumed share.
+      expect([...view.evaluate(gpuPod('a', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.keys()]).toEqual(['n1']);
+      now += 30_001;
+      expect([...view.evaluate(gpuPod('b', { gpuMilli: 600, mode: 'mps' }), ['n1']).scores.keys()]).toEqual(['n1']);
+      // Now B is assumed; A's bind must fail, B's succeeds.
+      expect('error' in view.reserve('a', 'n1')).toBe(true);
+      expect('assignment' in view.reserve('b', 'n1')).toBe(true);
+    },
+  );
 });
 
 describe('ClusterView when a node shrinks under its pods', () => {

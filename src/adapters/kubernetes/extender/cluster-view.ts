@@ -87,7 +87,10 @@ export class ClusterView {
     if (!findPolicy(policy)) throw new InvariantViolation(`unknown policy '${policy}'`);
   }
 
-  /** Adds or updates a node; a node without a gpushare inventory is removed from the view. @returns an error message for a malformed inventory, else null */
+  /**
+   * Adds or updates a node; a node without a gpushare inventory is removed from the view. @returns an error message for
+   * a malformed inventory, else null
+   */
   upsertNode(node: KubeNode): string | null {
     const name = node.metadata?.name;
     if (!name) return null;
@@ -207,7 +210,9 @@ export class ClusterView {
     if (typeof placed === 'string') {
       this.sync(entry);
       return {
-        error: `gpushare: pod ${entry.namespace}/${entry.name} no longer fits on node ${node} (a pod bound since its filter took the room): ${placed}`,
+        error:
+          `gpushare: pod ${entry.namespace}/${entry.name} no longer fits on node ${node} (a pod bound since ` +
+          `its filter took the room): ${placed}`,
       };
     }
     const assignment = placed;
@@ -395,7 +400,9 @@ export class ClusterView {
       // An assignment the nodes cannot hold (the inventory changed under it): kept, and counted
       // again at the next rebuild; never placed over.
       this.holding.delete(uid);
-      const message = `pod ${entry.namespace}/${entry.name} holds more than node ${assignment.node} can hold now (${(err as Error).message}): its GPUs take no new pod until it ends`;
+      const message =
+        `pod ${entry.namespace}/${entry.name} holds more than node ${assignment.node} can hold now (` +
+        `${(err as Error).message}): its GPUs take no new pod until it ends`;
       this.onRejected?.(message);
       let added = false;
       for (const g of assignment.gpus) {

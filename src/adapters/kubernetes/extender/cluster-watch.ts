@@ -26,7 +26,10 @@ export interface WatchLog {
 /** Delay before a broken watch lists again, ms. */
 const RESTART_DELAY_MS = 1000;
 
-/** Starts watching; resolves after the first attempt at both lists (`synced` tells whether they worked; failed ones are retried). */
+/**
+ * Starts watching; resolves after the first attempt at both lists (`synced` tells whether they worked; failed ones are
+ * retried).
+ */
 export async function watchCluster(
   kubeconfig: KubeConfig,
   rest: KubeRest,

@@ -111,7 +111,10 @@ export class EvaluationCache {
 
   constructor(private readonly view: ClusterView) {}
 
-  /** The evaluation of `args` now: the last one when it is for the same pod, nothing changed since, and it covers every node asked about. */
+  /**
+   * The evaluation of `args` now: the last one when it is for the same pod, nothing changed since, and it covers every
+   * node asked about.
+   */
   evaluate(args: ExtenderArgs): PodEvaluation {
     const uid = args.pod.metadata?.uid ?? '';
     const last = this.last;

@@ -72,26 +72,29 @@ describe('LeaderLease', () => {
     expect(await b.tryOnce()).toBe(false);
   });
 
-  it('takes over a Lease that has not changed for its duration by the local clock, whatever its renewTime says', async () => {
-    let now = 1_000_000;
-    const api = fakeApi();
-    // The holder's clock is an hour ahead: its renewTime lies in our future.
-    api.setHolder('dead', new Date(now + 3_600_000).toISOString());
-    const b = new LeaderLease(api.rest, {
-      namespace: 'gpushare-system',
-      name: 'gpushare-extender',
-      identity: 'b',
-      leaseDurationSeconds: 15,
-      now: () => now,
-    });
-    expect(await b.tryOnce()).toBe(false);
-    now += 14_000;
-    expect(await b.tryOnce()).toBe(false);
-    now += 2_000;
-    expect(await b.tryOnce()).toBe(true);
-    expect(api.lease()?.holderIdentity).toBe('b');
-    expect(api.lease()?.leaseTransitions).toBe(1);
-  });
+  it(
+    'takes over a Lease that has not changed for its duration by the local clock, whatever its ' + 'renewTime says',
+    async () => {
+      let now = 1_000_000;
+      const api = fakeApi();
+      // The holder's clock is an hour ahead: its renewTime lies in our future.
+      api.setHolder('dead', new Date(now + 3_600_000).toISOString());
+      const b = new LeaderLease(api.rest, {
+        namespace: 'gpushare-system',
+        name: 'gpushare-extender',
+        identity: 'b',
+        leaseDurationSeconds: 15,
+        now: () => now,
+      });
+      expect(await b.tryOnce()).toBe(false);
+      now += 14_000;
+      expect(await b.tryOnce()).toBe(false);
+      now += 2_000;
+      expect(await b.tryOnce()).toBe(true);
+      expect(api.lease()?.holderIdentity).toBe('b');
+      expect(api.lease()?.leaseTransitions).toBe(1);
+    },
+  );
 
   it('steps down when it has not renewed for two thirds of the duration', async () => {
     let now = 1_000_000;

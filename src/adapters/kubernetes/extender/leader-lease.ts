@@ -90,7 +90,9 @@ export class LeaderLease {
   async tryOnce(): Promise<boolean> {
     const { namespace, name, identity, leaseDurationSeconds } = this.options;
     const now = this.now();
-    const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases/${encodeURIComponent(name)}`;
+    const path =
+      `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases/` +
+      `${encodeURIComponent(name)}`;
     const current = await this.rest.request('GET', path);
     if (current.status === 404) {
       const created = await this.rest.request(

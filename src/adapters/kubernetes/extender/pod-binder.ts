@@ -2,7 +2,8 @@
  * The extender's bind verb: commit the allocation in memory first (so every later filter sees it),
  * then create the Binding with the assignment as its annotations, which the API server writes into
  * the pod together with its node in one update, only if that pod (by UID) is still unbound. A
- * failed Binding releases the share; nothing is left on the pod to undo. Wire format: `ExtenderBindingArgs {PodName, PodNamespace, PodUID, Node}` in,
+ * failed Binding releases the share; nothing is left on the pod to undo. Wire format: `ExtenderBindingArgs {PodName,
+ * PodNamespace, PodUID, Node}` in,
  * `ExtenderBindingResult {Error}` out (k8s.io/kube-scheduler extender/v1).
  */
 import { z } from 'zod';
@@ -66,7 +67,8 @@ export class PodBinder {
       const bound = await this.rest.request('POST', `${podPath(args)}/binding`, binding);
       if (bound.status !== 201 && bound.status !== 200)
         throw new Error(
-          `creating the Binding of ${args.PodNamespace}/${args.PodName} to ${args.Node} failed: ${statusMessage(bound)}`,
+          `creating the Binding of ${args.PodNamespace}/${args.PodName} to ${args.Node} failed: ` +
+            `${statusMessage(bound)}`,
         );
       return { assignment };
     } catch (err) {

@@ -49,7 +49,8 @@ describe('inventory from discovered GPUs', () => {
       },
     ]);
     expect(warnings).toEqual([
-      'GPU 1 MIG instance 3g.40gb at slice 0 has no MIG device UUID (no compute instance, or nvidia-smi -L did not match it): not published',
+      'GPU 1 MIG instance 3g.40gb at slice 0 has no MIG device UUID (no compute instance, or nvidia-smi ' +
+        '-L did not match it): not published',
     ]);
   });
 });

@@ -45,7 +45,8 @@ export async function publishNodeInventory(
     await patcher.patchNode(nodeName, nodeMetadataPatch(gpus));
   } catch (error) {
     throw new Error(
-      `cannot patch the labels and annotations of node ${nodeName}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot patch the labels and annotations of node ${nodeName}: ` +
+        `${error instanceof Error ? error.message : String(error)}`,
       { cause: error },
     );
   }

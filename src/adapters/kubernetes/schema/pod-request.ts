@@ -75,19 +75,25 @@ export function parsePodRequest(
   if (!SHARING_MODES.includes(mode))
     return {
       kind: 'invalid',
-      message: `annotation ${POD_ANNOTATIONS.mode} must be one of ${SHARING_MODES.join(', ')}, got ${JSON.stringify(a[POD_ANNOTATIONS.mode])}`,
+      message:
+        `annotation ${POD_ANNOTATIONS.mode} must be one of ${SHARING_MODES.join(', ')}, got ` +
+        `${JSON.stringify(a[POD_ANNOTATIONS.mode])}`,
     };
   const isolationRaw = a[POD_ANNOTATIONS.isolation];
   if (isolationRaw !== undefined && !ISOLATION_LEVELS.includes(isolationRaw as IsolationLevel)) {
     return {
       kind: 'invalid',
-      message: `annotation ${POD_ANNOTATIONS.isolation} must be one of ${ISOLATION_LEVELS.join(', ')}, got ${JSON.stringify(isolationRaw)}`,
+      message:
+        `annotation ${POD_ANNOTATIONS.isolation} must be one of ${ISOLATION_LEVELS.join(', ')}, got ` +
+        `${JSON.stringify(isolationRaw)}`,
     };
   }
   if (mode === 'exclusive' && milli !== GPU_MILLI_PER_GPU)
     return {
       kind: 'invalid',
-      message: `annotation ${POD_ANNOTATIONS.gpuMilli} must be ${GPU_MILLI_PER_GPU} (or absent) for mode exclusive, got ${milli}`,
+      message:
+        `annotation ${POD_ANNOTATIONS.gpuMilli} must be ${GPU_MILLI_PER_GPU} (or absent) for mode ` +
+        `exclusive, got ${milli}`,
     };
   const container = a[POD_ANNOTATIONS.container];
   if (container === undefined || container === '')

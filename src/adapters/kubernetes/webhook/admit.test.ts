@@ -98,38 +98,42 @@ const AMOUNTS: { gpu: JsonValue; annotations: Record<string, string>; gpushare: 
 describe('admit: rewriting nvidia.com/gpu', () => {
   for (const kind of KINDS) {
     for (const amount of AMOUNTS) {
-      it(`${kind} with nvidia.com/gpu ${JSON.stringify(amount.gpu)}: gpushare resources and annotations, no NVIDIA_VISIBLE_DEVICES, idempotent`, () => {
-        const object = workloadOf(kind, 'trainer', tensorflowTemplate(amount.gpu));
-        const { response, result } = admitAndApply(object);
-        expect(response.allowed).toBe(true);
-        expect(response.patchType).toBe('JSONPatch');
-        expect(response.warnings).toEqual([ENV_WARNING_TF, ENV_WARNING_SIDECAR]);
-        const template = at(result, templatePathOf(kind));
-        const [tf, sidecar] = (template.spec as Json).containers as Json[];
-        expect(tf!.resources).toEqual({
-          limits: { cpu: '2', ...amount.gpushare },
-          requests: { cpu: '1', ...amount.gpushare },
-        });
-        expect(tf!.env).toEqual([{ name: 'TF_CPP_MIN_LOG_LEVEL', value: '2' }]);
-        expect(sidecar).toEqual({ name: 'sidecar', image: 'busybox' });
-        expect((template.metadata as Json).annotations).toEqual({
-          'gpushare.io/schema': 'v1',
-          ...amount.annotations,
-          'gpushare.io/mode': 'auto',
-          'gpushare.io/container': 'tensorflow',
-        });
-        // Everything else is as it was.
-        expect({ ...result, spec: null, metadata: null }).toEqual({ ...object, spec: null, metadata: null });
-        if (kind !== 'Pod') expect(result.metadata).toEqual(object.metadata);
-        else
-          expect({ ...(result.metadata as Json), annotations: null }).toEqual({
-            ...(object.metadata as Json),
-            annotations: null,
+      it(
+        `${kind} with nvidia.com/gpu ${JSON.stringify(amount.gpu)}: gpushare resources and annotations, no ` +
+          `NVIDIA_VISIBLE_DEVICES, idempotent`,
+        () => {
+          const object = workloadOf(kind, 'trainer', tensorflowTemplate(amount.gpu));
+          const { response, result } = admitAndApply(object);
+          expect(response.allowed).toBe(true);
+          expect(response.patchType).toBe('JSONPatch');
+          expect(response.warnings).toEqual([ENV_WARNING_TF, ENV_WARNING_SIDECAR]);
+          const template = at(result, templatePathOf(kind));
+          const [tf, sidecar] = (template.spec as Json).containers as Json[];
+          expect(tf!.resources).toEqual({
+            limits: { cpu: '2', ...amount.gpushare },
+            requests: { cpu: '1', ...amount.gpushare },
           });
+          expect(tf!.env).toEqual([{ name: 'TF_CPP_MIN_LOG_LEVEL', value: '2' }]);
+          expect(sidecar).toEqual({ name: 'sidecar', image: 'busybox' });
+          expect((template.metadata as Json).annotations).toEqual({
+            'gpushare.io/schema': 'v1',
+            ...amount.annotations,
+            'gpushare.io/mode': 'auto',
+            'gpushare.io/container': 'tensorflow',
+          });
+          // Everything else is as it was.
+          expect({ ...result, spec: null, metadata: null }).toEqual({ ...object, spec: null, metadata: null });
+          if (kind !== 'Pod') expect(result.metadata).toEqual(object.metadata);
+          else
+            expect({ ...(result.metadata as Json), annotations: null }).toEqual({
+              ...(object.metadata as Json),
+              annotations: null,
+            });
 
-        const again = respond(reviewOf(result));
-        expect(again).toEqual({ uid: '705ab4f5-6393-11e8-b7cc-42010a800002', allowed: true });
-      });
+          const again = respond(reviewOf(result));
+          expect(again).toEqual({ uid: '705ab4f5-6393-11e8-b7cc-42010a800002', allowed: true });
+        },
+      );
     }
   }
 
@@ -261,24 +265,28 @@ describe('admit: rewriting nvidia.com/gpu', () => {
     });
   });
 
-  it('a later nvidia.com/gpu wins over the stored annotations (kubectl apply of a changed manifest), with a warning', () => {
-    const first = admitAndApply(workloadOf('Deployment', 'd', tensorflowTemplate('0.5'))).result;
-    // kubectl apply sends the changed limit again; the webhook's annotations and resources stay in the object.
-    const containers = at(first, ['spec', 'template', 'spec']).containers as Json[];
-    const resources = containers[0]!.resources as { limits: Json; requests: Json };
-    resources.limits['nvidia.com/gpu'] = '250m';
-    resources.requests['nvidia.com/gpu'] = '250m';
-    const { response, result } = admitAndApply(first, config(), { operation: 'UPDATE', oldObject: first });
-    expect(response.warnings).toEqual([
-      'annotation gpushare.io/gpu-milli: "500" replaced by "250" from nvidia.com/gpu of container "tensorflow"',
-    ]);
-    const template = at(result, ['spec', 'template']);
-    expect(((template.spec as Json).containers as Json[])[0]!.resources).toEqual({
-      limits: { cpu: '2', 'gpushare.io/gpu-slot': '1', 'gpushare.io/gpu-milli': '250' },
-      requests: { cpu: '1', 'gpushare.io/gpu-slot': '1', 'gpushare.io/gpu-milli': '250' },
-    });
-    expect(((template.metadata as Json).annotations as Json)['gpushare.io/gpu-milli']).toBe('250');
-  });
+  it(
+    'a later nvidia.com/gpu wins over the stored annotations (kubectl apply of a changed manifest), with a ' +
+      'warning',
+    () => {
+      const first = admitAndApply(workloadOf('Deployment', 'd', tensorflowTemplate('0.5'))).result;
+      // kubectl apply sends the changed limit again; the webhook's annotations and resources stay in the object.
+      const containers = at(first, ['spec', 'template', 'spec']).containers as Json[];
+      const resources = containers[0]!.resources as { limits: Json; requests: Json };
+      resources.limits['nvidia.com/gpu'] = '250m';
+      resources.requests['nvidia.com/gpu'] = '250m';
+      const { response, result } = admitAndApply(first, config(), { operation: 'UPDATE', oldObject: first });
+      expect(response.warnings).toEqual([
+        'annotation gpushare.io/gpu-milli: "500" replaced by "250" from nvidia.com/gpu of container "tensorflow"',
+      ]);
+      const template = at(result, ['spec', 'template']);
+      expect(((template.spec as Json).containers as Json[])[0]!.resources).toEqual({
+        limits: { cpu: '2', 'gpushare.io/gpu-slot': '1', 'gpushare.io/gpu-milli': '250' },
+        requests: { cpu: '1', 'gpushare.io/gpu-slot': '1', 'gpushare.io/gpu-milli': '250' },
+      });
+      expect(((template.metadata as Json).annotations as Json)['gpushare.io/gpu-milli']).toBe('250');
+    },
+  );
 
   it('a whole-GPU request that becomes a share drops gpushare.io/gpu', () => {
     const first = admitAndApply(workloadOf('Deployment', 'd', tensorflowTemplate('2'))).result;
@@ -307,33 +315,38 @@ describe('admit: rewriting nvidia.com/gpu', () => {
     });
   });
 
-  it('an init container may be the one that gets the GPUs; NVIDIA_VISIBLE_DEVICES goes from init containers too', () => {
-    const template = {
-      spec: {
-        initContainers: [
-          {
-            name: 'warmup',
-            image: 'w',
-            resources: { limits: { 'nvidia.com/gpu': '0.5' } },
-            env: [{ name: 'NVIDIA_VISIBLE_DEVICES', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
-          },
-        ],
-        containers: [{ name: 'main', image: 'm', env: [{ name: 'NVIDIA_VISIBLE_DEVICES', value: '1' }] }],
-      },
-    };
-    const { response, result } = admitAndApply(workloadOf('Job', 'j', template));
-    expect(response.warnings).toEqual([
-      'container "main": removed NVIDIA_VISIBLE_DEVICES="1": gpushare assigns GPUs',
-      'container "warmup": removed NVIDIA_VISIBLE_DEVICES (valueFrom): gpushare assigns GPUs',
-    ]);
-    const spec = at(result, ['spec', 'template', 'spec']);
-    const resources = { 'gpushare.io/gpu-slot': '1', 'gpushare.io/gpu-milli': '500' };
-    expect(spec.initContainers).toEqual([
-      { name: 'warmup', image: 'w', resources: { limits: resources, requests: resources } },
-    ]);
-    expect(spec.containers).toEqual([{ name: 'main', image: 'm' }]);
-    expect((at(result, ['spec', 'template', 'metadata']).annotations as Json)['gpushare.io/container']).toBe('warmup');
-  });
+  it(
+    'an init container may be the one that gets the GPUs; NVIDIA_VISIBLE_DEVICES goes from init containers ' + 'too',
+    () => {
+      const template = {
+        spec: {
+          initContainers: [
+            {
+              name: 'warmup',
+              image: 'w',
+              resources: { limits: { 'nvidia.com/gpu': '0.5' } },
+              env: [{ name: 'NVIDIA_VISIBLE_DEVICES', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+            },
+          ],
+          containers: [{ name: 'main', image: 'm', env: [{ name: 'NVIDIA_VISIBLE_DEVICES', value: '1' }] }],
+        },
+      };
+      const { response, result } = admitAndApply(workloadOf('Job', 'j', template));
+      expect(response.warnings).toEqual([
+        'container "main": removed NVIDIA_VISIBLE_DEVICES="1": gpushare assigns GPUs',
+        'container "warmup": removed NVIDIA_VISIBLE_DEVICES (valueFrom): gpushare assigns GPUs',
+      ]);
+      const spec = at(result, ['spec', 'template', 'spec']);
+      const resources = { 'gpushare.io/gpu-slot': '1', 'gpushare.io/gpu-milli': '500' };
+      expect(spec.initContainers).toEqual([
+        { name: 'warmup', image: 'w', resources: { limits: resources, requests: resources } },
+      ]);
+      expect(spec.containers).toEqual([{ name: 'main', image: 'm' }]);
+      expect((at(result, ['spec', 'template', 'metadata']).annotations as Json)['gpushare.io/container']).toBe(
+        'warmup',
+      );
+    },
+  );
 
   it('sets schedulerName when configured; replacing a custom one says so', () => {
     const plain = admitAndApply(
@@ -369,9 +382,12 @@ describe('admit: rewriting nvidia.com/gpu', () => {
     };
     const { response, result } = admitAndApply(workloadOf('Pod', 'p', tensorflowTemplate('0.5', metadata)));
     expect(response.warnings).toEqual([
-      "metadata.annotations[gpushare.io/assignment]: removed: only gpushare's extender assigns GPUs, when it binds the pod",
-      "metadata.annotations[gpushare.io/assigned-gpus]: removed: only gpushare's extender assigns GPUs, when it binds the pod",
-      'metadata.annotations[gpushare.io/gpu-mem]: not a gpushare annotation, ignored (docs/kubernetes/annotations.md lists them)',
+      "metadata.annotations[gpushare.io/assignment]: removed: only gpushare's extender assigns GPUs, " +
+        'when it binds the pod',
+      "metadata.annotations[gpushare.io/assigned-gpus]: removed: only gpushare's extender assigns GPUs, " +
+        'when it binds the pod',
+      'metadata.annotations[gpushare.io/gpu-mem]: not a gpushare annotation, ignored ' +
+        '(docs/kubernetes/annotations.md lists them)',
       ENV_WARNING_TF,
       ENV_WARNING_SIDECAR,
     ]);
@@ -447,7 +463,8 @@ describe('admit: rejections name the container and the field', () => {
         code: 422,
         template: { spec: { containers: [container({ limits: { 'nvidia.com/gpu': '1.5' } })] } },
         message:
-          'container "tensorflow": spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: 1.5 GPUs: a request above 1 GPU must be a whole number of GPUs',
+          'container "tensorflow": spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: ' +
+          '1.5 GPUs: a request above 1 GPU must be a whole number of GPUs',
       },
       {
         name: '1500m GPUs in a CronJob',
@@ -455,7 +472,8 @@ describe('admit: rejections name the container and the field', () => {
         code: 422,
         template: { spec: { containers: [container({ limits: { 'nvidia.com/gpu': '1500m' } })] } },
         message:
-          'container "tensorflow": spec.jobTemplate.spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: 1500m GPUs: a request above 1 GPU must be a whole number of GPUs',
+          'container "tensorflow": spec.jobTemplate.spec.template.spec.containers[0].resources.' +
+          'limits[nvidia.com/gpu]: 1500m GPUs: a request above 1 GPU must be a whole number of GPUs',
       },
       {
         name: 'a share finer than 1m',
@@ -463,7 +481,8 @@ describe('admit: rejections name the container and the field', () => {
         code: 422,
         template: { spec: { containers: [container({ limits: { 'nvidia.com/gpu': '0.0005' } })] } },
         message:
-          'container "tensorflow": spec.containers[0].resources.limits[nvidia.com/gpu]: 0.0005 GPUs: a share of a GPU must be a whole number of milli-GPU (1m to 999m)',
+          'container "tensorflow": spec.containers[0].resources.limits[nvidia.com/gpu]: 0.0005 GPUs: a ' +
+          'share of a GPU must be a whole number of milli-GPU (1m to 999m)',
       },
       {
         name: 'not a quantity',
@@ -471,7 +490,8 @@ describe('admit: rejections name the container and the field', () => {
         code: 422,
         template: { spec: { containers: [container({ limits: { 'nvidia.com/gpu': 'half' } })] } },
         message:
-          'container "tensorflow": spec.containers[0].resources.limits[nvidia.com/gpu]: half: not a quantity of GPUs (write a share such as 0.5 or 500m, or a whole number such as 1 or 2)',
+          'container "tensorflow": spec.containers[0].resources.limits[nvidia.com/gpu]: half: not a ' +
+          'quantity of GPUs (write a share such as 0.5 or 500m, or a whole number such as 1 or 2)',
       },
       {
         name: 'more than 64 GPUs',
@@ -479,7 +499,8 @@ describe('admit: rejections name the container and the field', () => {
         code: 422,
         template: { spec: { containers: [container({ limits: { 'nvidia.com/gpu': '65' } })] } },
         message:
-          'container "tensorflow": spec.containers[0].resources.limits[nvidia.com/gpu]: 65 GPUs: more than 64, the most one pod may ask for',
+          'container "tensorflow": spec.containers[0].resources.limits[nvidia.com/gpu]: 65 GPUs: more ' +
+          'than 64, the most one pod may ask for',
       },
       {
         name: 'requests different from limits',
@@ -491,7 +512,8 @@ describe('admit: rejections name the container and the field', () => {
           },
         },
         message:
-          'container "tensorflow": spec.template.spec.containers[0].resources.requests[nvidia.com/gpu]: 500m must equal the limit 1; GPUs cannot be overcommitted',
+          'container "tensorflow": spec.template.spec.containers[0].resources.requests[nvidia.com/gpu]: ' +
+          '500m must equal the limit 1; GPUs cannot be overcommitted',
       },
       {
         name: 'a request without a limit',
@@ -499,7 +521,8 @@ describe('admit: rejections name the container and the field', () => {
         code: 422,
         template: { spec: { containers: [container({ requests: { 'nvidia.com/gpu': '1' } })] } },
         message:
-          'container "tensorflow": spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: required: set the limit equal to the request (1); GPUs cannot be overcommitted',
+          'container "tensorflow": spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: ' +
+          'required: set the limit equal to the request (1); GPUs cannot be overcommitted',
       },
       {
         name: 'two containers with GPUs',
@@ -512,7 +535,9 @@ describe('admit: rejections name the container and the field', () => {
           },
         },
         message:
-          'containers "tensorflow" (spec.template.spec.containers[0]) and "prep" (spec.template.spec.initContainers[0]) both request nvidia.com/gpu: gpushare gives the GPUs of a pod to one container; request them in one container only',
+          'containers "tensorflow" (spec.template.spec.containers[0]) and "prep" ' +
+          '(spec.template.spec.initContainers[0]) both request nvidia.com/gpu: gpushare gives the GPUs ' +
+          'of a pod to one container; request them in one container only',
       },
       {
         name: 'more memory than the largest GPU',
@@ -523,7 +548,8 @@ describe('admit: rejections name the container and the field', () => {
           spec: { containers: [container({ limits: { 'nvidia.com/gpu': '0.5' } })] },
         },
         message:
-          'container "tensorflow": spec.template.metadata.annotations[gpushare.io/gpu-memory-mib]: 90000 MiB per GPU: more than the largest GPU of any gpushare node (81920 MiB)',
+          'container "tensorflow": spec.template.metadata.annotations[gpushare.io/gpu-memory-mib]: 90000 ' +
+          'MiB per GPU: more than the largest GPU of any gpushare node (81920 MiB)',
       },
       {
         name: 'a malformed mode annotation',
@@ -534,7 +560,9 @@ describe('admit: rejections name the container and the field', () => {
           spec: { containers: [container({ limits: { 'nvidia.com/gpu': '0.5' } })] },
         },
         message:
-          'container "tensorflow": metadata.annotations: annotation gpushare.io/mode must be one of auto, exclusive, mig, mps, timeslice, got "fast" (gpushare.io/gpu-count 1 and gpushare.io/gpu-milli 500 come from spec.containers[0].resources.limits[nvidia.com/gpu])',
+          'container "tensorflow": metadata.annotations: annotation gpushare.io/mode must be one of ' +
+          'auto, exclusive, mig, mps, timeslice, got "fast" (gpushare.io/gpu-count 1 and ' +
+          'gpushare.io/gpu-milli 500 come from spec.containers[0].resources.limits[nvidia.com/gpu])',
       },
       {
         name: 'mode exclusive with half a GPU',
@@ -545,7 +573,9 @@ describe('admit: rejections name the container and the field', () => {
           spec: { containers: [container({ limits: { 'nvidia.com/gpu': '0.5' } })] },
         },
         message:
-          'container "tensorflow": spec.template.metadata.annotations: annotation gpushare.io/gpu-milli must be 1000 (or absent) for mode exclusive, got 500 (gpushare.io/gpu-count 1 and gpushare.io/gpu-milli 500 come from spec.template.spec.containers[0].resources.limits[nvidia.com/gpu])',
+          'container "tensorflow": spec.template.metadata.annotations: annotation gpushare.io/gpu-milli ' +
+          'must be 1000 (or absent) for mode exclusive, got 500 (gpushare.io/gpu-count 1 and ' +
+          'gpushare.io/gpu-milli 500 come from spec.template.spec.containers[0].resources.limits[nvidia.com/gpu])',
       },
       {
         name: 'annotations naming a missing container',
@@ -567,7 +597,8 @@ describe('admit: rejections name the container and the field', () => {
           spec: { containers: [{ name: 'web', image: 'i' }] },
         },
         message:
-          "spec.template.metadata.annotations[gpushare.io/mode]: gpushare annotations without a GPU request: add nvidia.com/gpu to one container's limits, or annotation gpushare.io/gpu-count",
+          'spec.template.metadata.annotations[gpushare.io/mode]: gpushare annotations without a GPU ' +
+          "request: add nvidia.com/gpu to one container's limits, or annotation gpushare.io/gpu-count",
       },
       {
         name: 'gpushare resources without a GPU request',
@@ -575,7 +606,8 @@ describe('admit: rejections name the container and the field', () => {
         code: 422,
         template: { spec: { containers: [container({ limits: { 'gpushare.io/gpu-milli': '500' } }, 'web')] } },
         message:
-          'container "web": spec.containers[0].resources.limits[gpushare.io/gpu-milli]: gpushare resources without a GPU request: request nvidia.com/gpu instead (the webhook writes these)',
+          'container "web": spec.containers[0].resources.limits[gpushare.io/gpu-milli]: gpushare ' +
+          'resources without a GPU request: request nvidia.com/gpu instead (the webhook writes these)',
       },
       {
         name: 'gpushare resources in the container without the GPUs',
@@ -590,7 +622,8 @@ describe('admit: rejections name the container and the field', () => {
           },
         },
         message:
-          'container "side": spec.containers[1].resources.limits[gpushare.io/gpu-slot]: only the container that gets the GPUs ("tensorflow") may request gpushare resources',
+          'container "side": spec.containers[1].resources.limits[gpushare.io/gpu-slot]: only the ' +
+          'container that gets the GPUs ("tensorflow") may request gpushare resources',
       },
       {
         name: 'a container without a name',
@@ -663,7 +696,8 @@ describe('admit: selector fix-up', () => {
       workloadOf('Deployment', name, tensorflowTemplate('0.5'), { selector: false }),
     );
     expect(response.warnings).toContain(
-      `spec.selector and spec.template.metadata.labels are missing; not added: the Deployment's name "${name}" is no label value (at most 63 characters)`,
+      `spec.selector and spec.template.metadata.labels are missing; not added: the Deployment's name "` +
+        `${name}" is no label value (at most 63 characters)`,
     );
     expect((result.spec as Json).selector).toBeUndefined();
   });
@@ -703,7 +737,9 @@ describe('admit: UPDATE of a Pod only re-validates', () => {
       const response = respond(reviewOf(after, { operation: 'UPDATE', oldObject: before, username: 'alice' }));
       expect(response.allowed).toBe(false);
       expect(response.status?.message).toBe(
-        "metadata.annotations[gpushare.io/assignment]: only the gpushare extender (system:serviceaccount:gpushare-system:gpushare-extender) may set, change or remove a pod's assignment; alice may not",
+        'metadata.annotations[gpushare.io/assignment]: only the gpushare extender ' +
+          "(system:serviceaccount:gpushare-system:gpushare-extender) may set, change or remove a pod's " +
+          'assignment; alice may not',
       );
     }
     expect(
@@ -733,7 +769,11 @@ describe('admit: UPDATE of a Pod only re-validates', () => {
     const response = respond(reviewOf(next, { operation: 'UPDATE', oldObject: old }));
     expect(response.allowed).toBe(false);
     expect(response.status?.message).toBe(
-      'metadata.annotations: the gpushare request of a pod cannot change after it is created (was gpushare.io/container=tensorflow,gpushare.io/gpu-count=1,gpushare.io/gpu-milli=500,gpushare.io/mode=auto,gpushare.io/schema=v1; now gpushare.io/container=tensorflow,gpushare.io/gpu-count=1,gpushare.io/gpu-milli=1000,gpushare.io/mode=auto,gpushare.io/schema=v1)',
+      'metadata.annotations: the gpushare request of a pod cannot change after it is created (was ' +
+        'gpushare.io/container=tensorflow,gpushare.io/gpu-count=1,gpushare.io/gpu-milli=500,' +
+        'gpushare.io/mode=auto,gpushare.io/schema=v1; now ' +
+        'gpushare.io/container=tensorflow,gpushare.io/gpu-count=1,gpushare.io/gpu-milli=1000,' +
+        'gpushare.io/mode=auto,gpushare.io/schema=v1)',
     );
   });
   it('a pod admitted before the webhook passes untouched; gpushare annotations cannot be added to it', () => {
@@ -756,7 +796,8 @@ describe('admit: UPDATE of a Pod only re-validates', () => {
     const response = respond(reviewOf(annotated, { operation: 'UPDATE', oldObject: old }));
     expect(response.allowed).toBe(false);
     expect(response.status?.message).toBe(
-      'metadata.annotations: gpushare annotations cannot be added to an existing pod (its resources are immutable): create a new pod',
+      'metadata.annotations: gpushare annotations cannot be added to an existing pod (its resources are ' +
+        'immutable): create a new pod',
     );
   });
 });
@@ -772,17 +813,20 @@ describe('admit: bad AdmissionReview input is HTTP 400 naming the field', () => 
     [
       'v1beta1',
       { ...good, apiVersion: 'admission.k8s.io/v1beta1' },
-      'AdmissionReview apiVersion: Invalid literal value, expected "admission.k8s.io/v1" (this webhook speaks admission.k8s.io/v1 only)',
+      'AdmissionReview apiVersion: Invalid literal value, expected "admission.k8s.io/v1" (this webhook ' +
+        'speaks admission.k8s.io/v1 only)',
     ],
     [
       'not a review',
       { kind: 'Pod' },
-      'AdmissionReview apiVersion: Invalid literal value, expected "admission.k8s.io/v1" (this webhook speaks admission.k8s.io/v1 only)',
+      'AdmissionReview apiVersion: Invalid literal value, expected "admission.k8s.io/v1" (this webhook ' +
+        'speaks admission.k8s.io/v1 only)',
     ],
     [
       'a bad operation',
       { ...good, request: { ...(good.request as Json), operation: 'PATCH' } },
-      "AdmissionReview request.operation: Invalid enum value. Expected 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT', received 'PATCH'",
+      "AdmissionReview request.operation: Invalid enum value. Expected 'CREATE' | 'UPDATE' | 'DELETE' | " +
+        "'CONNECT', received 'PATCH'",
     ],
     [
       'CREATE without object',

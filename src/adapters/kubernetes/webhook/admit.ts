@@ -76,7 +76,9 @@ function decide(request: AdmissionRequest, config: WebhookConfig): AdmissionRevi
     return denyResponse(
       uid,
       422,
-      `metadata.annotations[${POD_ANNOTATIONS.assignment}]: only the gpushare extender (${(config.assignmentWriters ?? [DEFAULT_ASSIGNMENT_WRITER]).join(', ')}) may set, change or remove a pod's assignment; ${request.username || 'this user'} may not`,
+      `metadata.annotations[${POD_ANNOTATIONS.assignment}]: only the gpushare extender (` +
+        `${(config.assignmentWriters ?? [DEFAULT_ASSIGNMENT_WRITER]).join(', ')}) may set, change or remove ` +
+        `a pod's assignment; ${request.username || 'this user'} may not`,
     );
   }
   const oldRequest = podUpdate ? parsePodRequest(annotationsOf(request.oldObject!)) : null;
@@ -87,7 +89,8 @@ function decide(request: AdmissionRequest, config: WebhookConfig): AdmissionRevi
     return denyResponse(
       uid,
       422,
-      'metadata.annotations: gpushare annotations cannot be added to an existing pod (its resources are immutable): create a new pod',
+      'metadata.annotations: gpushare annotations cannot be added to an existing pod (its resources are ' +
+        'immutable): create a new pod',
     );
   }
   // The memory bound is checked when the memory asked for is new: an object that keeps what it was
@@ -131,7 +134,8 @@ function requestChange(old: PodGpuRequest, outcome: TemplateOutcome): string | n
   const after = describe(outcome.kind === 'mutated' ? outcome.request : null);
   return before === after
     ? null
-    : `metadata.annotations: the gpushare request of a pod cannot change after it is created (was ${before}; now ${after})`;
+    : `metadata.annotations: the gpushare request of a pod cannot change after it is created (was ${before}` +
+        `; now ${after})`;
 }
 
 function annotationsOf(object: JsonObject): Record<string, string> {

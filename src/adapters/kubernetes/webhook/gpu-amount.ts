@@ -28,7 +28,8 @@ export function gpuAmountOf(value: unknown, maxGpuCount: number): GpuAmount {
   if (units === null)
     return {
       kind: 'invalid',
-      problem: `${written}: not a quantity of GPUs (write a share such as 0.5 or 500m, or a whole number such as 1 or 2)`,
+      problem:
+        `${written}: not a quantity of GPUs (write a share such as 0.5 or 500m, or a whole number such as 1 ` + `or 2)`,
     };
   if (units === 0) return { kind: 'none' };
   if (units < 1) {

@@ -76,7 +76,9 @@ export function containerGpu(ref: ContainerRef, maxGpuCount: number): ContainerG
     if (request === undefined) return { kind: 'none' };
     return {
       kind: 'invalid',
-      message: `${field('limits')}: required: set the limit equal to the request (${String(request)}); GPUs cannot be overcommitted`,
+      message:
+        `${field('limits')}: required: set the limit equal to the request (${String(request)}); GPUs cannot ` +
+        `be overcommitted`,
     };
   }
   const amount = gpuAmountOf(limit, maxGpuCount);
@@ -84,7 +86,9 @@ export function containerGpu(ref: ContainerRef, maxGpuCount: number): ContainerG
   if (request !== undefined && quantityMilli(request) !== quantityMilli(limit)) {
     return {
       kind: 'invalid',
-      message: `${field('requests')}: ${String(request)} must equal the limit ${String(limit)}; GPUs cannot be overcommitted`,
+      message:
+        `${field('requests')}: ${String(request)} must equal the limit ${String(limit)}; GPUs cannot be ` +
+        `overcommitted`,
     };
   }
   return amount.kind === 'none'

@@ -93,7 +93,8 @@ export function mutatePodTemplate(
   if (gpuContainers.length > 1) {
     const [a, b] = gpuContainers.map((g) => g.ref) as [ContainerRef, ContainerRef];
     return rejected(422, [
-      `containers "${a.name}" (${a.path}) and "${b.name}" (${b.path}) both request ${NVIDIA_GPU_RESOURCE}: gpushare gives the GPUs of a pod to one container; request them in one container only`,
+      `containers "${a.name}" (${a.path}) and "${b.name}" (${b.path}) both request ${NVIDIA_GPU_RESOURCE}` +
+        `: gpushare gives the GPUs of a pod to one container; request them in one container only`,
     ]);
   }
   const problems: string[] = [];
@@ -110,7 +111,8 @@ export function mutatePodTemplate(
       const written = annotations[key];
       if (written !== undefined && written !== value)
         warnings.push(
-          `annotation ${key}: ${JSON.stringify(written)} replaced by ${JSON.stringify(value)} from ${NVIDIA_GPU_RESOURCE} of container "${source.ref.name}"`,
+          `annotation ${key}: ${JSON.stringify(written)} replaced by ${JSON.stringify(value)} from ` +
+            `${NVIDIA_GPU_RESOURCE} of container "${source.ref.name}"`,
         );
     }
     merged = { ...annotations, ...fromResource };
@@ -121,7 +123,8 @@ export function mutatePodTemplate(
     const origin =
       source === null
         ? ''
-        : ` (${POD_ANNOTATIONS.gpuCount} ${source.gpuCount} and ${POD_ANNOTATIONS.gpuMilli} ${source.gpuMilli} come from ${source.ref.path}.resources.limits[${NVIDIA_GPU_RESOURCE}])`;
+        : ` (${POD_ANNOTATIONS.gpuCount} ${source.gpuCount} and ${POD_ANNOTATIONS.gpuMilli} ` +
+          `${source.gpuMilli} come from ${source.ref.path}.resources.limits[${NVIDIA_GPU_RESOURCE}])`;
     const who = source === null ? '' : `container "${source.ref.name}": `;
     return rejected(422, [`${who}${prefix}metadata.annotations: ${parsed.message}${origin}`]);
   }
@@ -129,13 +132,15 @@ export function mutatePodTemplate(
     const requestKeys = gpushareKeys.filter((k) => REQUEST_KEYS.includes(k));
     if (requestKeys.length > 0) {
       problems.push(
-        `${prefix}metadata.annotations[${requestKeys[0]}]: gpushare annotations without a GPU request: add ${NVIDIA_GPU_RESOURCE} to one container's limits, or annotation ${POD_ANNOTATIONS.gpuCount}`,
+        `${prefix}metadata.annotations[${requestKeys[0]}]: gpushare annotations without a GPU request: ` +
+          `add ${NVIDIA_GPU_RESOURCE} to one container's limits, or annotation ${POD_ANNOTATIONS.gpuCount}`,
       );
     }
     for (const ref of containers) {
       for (const field of gpushareResourceFields(ref))
         problems.push(
-          `container "${ref.name}": ${field}: gpushare resources without a GPU request: request ${NVIDIA_GPU_RESOURCE} instead (the webhook writes these)`,
+          `container "${ref.name}": ${field}: gpushare resources without a GPU request: request ` +
+            `${NVIDIA_GPU_RESOURCE} instead (the webhook writes these)`,
         );
     }
     if (problems.length > 0) return rejected(422, problems);
@@ -147,20 +152,24 @@ export function mutatePodTemplate(
   const target = containers.find((c) => c.name === request.container);
   if (target === undefined) {
     return rejected(422, [
-      `${prefix}metadata.annotations[${POD_ANNOTATIONS.container}]: names no container of the pod: ${JSON.stringify(request.container)} (containers: ${containers.map((c) => c.name).join(', ')})`,
+      `${prefix}metadata.annotations[${POD_ANNOTATIONS.container}]: names no container of the pod: ` +
+        `${JSON.stringify(request.container)} (containers: ${containers.map((c) => c.name).join(', ')})`,
     ]);
   }
   const memory = request.gpu.gpuMemoryMiB;
   if (memory !== null && rules.maxGpuMemoryMiB !== null && memory > rules.maxGpuMemoryMiB) {
     problems.push(
-      `container "${target.name}": ${prefix}metadata.annotations[${POD_ANNOTATIONS.gpuMemoryMiB}]: ${memory} MiB per GPU: more than the largest GPU of any gpushare node (${rules.maxGpuMemoryMiB} MiB)`,
+      `container "${target.name}": ${prefix}metadata.annotations[${POD_ANNOTATIONS.gpuMemoryMiB}]: ` +
+        `${memory} MiB per GPU: more than the largest GPU of any gpushare node (${rules.maxGpuMemoryMiB} ` +
+        `MiB)`,
     );
   }
   for (const ref of containers) {
     if (ref === target) continue;
     for (const field of gpushareResourceFields(ref))
       problems.push(
-        `container "${ref.name}": ${field}: only the container that gets the GPUs ("${target.name}") may request gpushare resources`,
+        `container "${ref.name}": ${field}: only the container that gets the GPUs ("${target.name}") may ` +
+          `request gpushare resources`,
       );
   }
   if (problems.length > 0) return rejected(422, problems);
@@ -172,7 +181,8 @@ export function mutatePodTemplate(
   for (const key of gpushareKeys) {
     if (!KNOWN_KEYS.has(key))
       warnings.push(
-        `${prefix}metadata.annotations[${key}]: not a gpushare annotation, ignored (docs/kubernetes/annotations.md lists them)`,
+        `${prefix}metadata.annotations[${key}]: not a gpushare annotation, ignored ` +
+          `(docs/kubernetes/annotations.md lists them)`,
       );
   }
   warnings.push(...removeVisibleDevices(containers));
@@ -180,7 +190,8 @@ export function mutatePodTemplate(
     const before = spec.schedulerName;
     if (typeof before === 'string' && before !== '' && before !== 'default-scheduler') {
       warnings.push(
-        `${prefix}spec.schedulerName: ${JSON.stringify(before)} replaced by ${JSON.stringify(rules.schedulerName)}: gpushare's scheduler places GPU pods`,
+        `${prefix}spec.schedulerName: ${JSON.stringify(before)} replaced by ` +
+          `${JSON.stringify(rules.schedulerName)}: gpushare's scheduler places GPU pods`,
       );
     }
     spec.schedulerName = rules.schedulerName;

@@ -31,7 +31,8 @@ export function fixUpSelector(object: JsonObject, kind: WorkloadKind): string[] 
   const name = childObject(object, 'metadata')?.name;
   if (typeof name !== 'string' || !LABEL_VALUE.test(name)) {
     return [
-      `spec.selector and spec.template.metadata.labels are missing; not added: the ${kind.kind}'s name ${JSON.stringify(name ?? '')} is no label value (at most 63 characters)`,
+      `spec.selector and spec.template.metadata.labels are missing; not added: the ${kind.kind}'s name ` +
+        `${JSON.stringify(name ?? '')} is no label value (at most 63 characters)`,
     ];
   }
   ensureChildObject(ensureChildObject(template, 'metadata'), 'labels')[WORKLOAD_LABELS.workload] = name;

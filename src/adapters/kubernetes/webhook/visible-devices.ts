@@ -23,7 +23,8 @@ function describe(entry: unknown): string {
 /**
  * Drops every `NVIDIA_VISIBLE_DEVICES` entry from each container's `env` (the `env` key goes when
  * nothing is left).
- * @returns one warning per removed entry: `container "tensorflow": removed NVIDIA_VISIBLE_DEVICES="0": gpushare assigns GPUs`
+ * @returns one warning per removed entry: `container "tensorflow": removed NVIDIA_VISIBLE_DEVICES="0": gpushare assigns
+ * GPUs`
  */
 export function removeVisibleDevices(containers: readonly ContainerRef[]): string[] {
   const warnings: string[] = [];

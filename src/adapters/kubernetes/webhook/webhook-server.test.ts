@@ -115,50 +115,61 @@ describe('webhook server over HTTPS on 127.0.0.1', () => {
     expect(server.url).toBe(`https://127.0.0.1:${server.port}`);
   });
 
-  it("POST /mutate rewrites the issue's Deployment: uid echoed, JSONPatch, warnings; the result admits with no patch", async () => {
-    const reply = await call(
-      server,
-      'POST',
-      '/mutate',
-      ca.certPem,
-      JSON.stringify(reviewOf(ISSUE_DEPLOYMENT, { uid: 'a1b2' })),
-    );
-    expect(reply.status).toBe(200);
-    const response = reply.body.response as {
-      uid: string;
-      allowed: boolean;
-      patchType: string;
-      patch: string;
-      warnings: string[];
-    };
-    expect([reply.body.apiVersion, reply.body.kind, response.uid, response.allowed, response.patchType]).toEqual([
-      'admission.k8s.io/v1',
-      'AdmissionReview',
-      'a1b2',
-      true,
-      'JSONPatch',
-    ]);
-    expect(response.warnings).toEqual([
-      'container "tensorflow": removed NVIDIA_VISIBLE_DEVICES="0": gpushare assigns GPUs',
-      'spec.selector and spec.template.metadata.labels were missing: added gpushare.io/workload=gpu-shared-job to both',
-    ]);
-    const result = applyJsonPatch(ISSUE_DEPLOYMENT, decodePatch(response)) as Json;
-    const template = (result.spec as Json).template as Json;
-    const container = ((template.spec as Json).containers as Json[])[0]!;
-    expect(container.env).toBeUndefined();
-    expect(container.resources).toEqual({
-      limits: { 'gpushare.io/gpu-slot': '1', 'gpushare.io/gpu-milli': '500' },
-      requests: { 'gpushare.io/gpu-slot': '1', 'gpushare.io/gpu-milli': '500' },
-    });
-    expect((template.spec as Json).schedulerName).toBe('gpushare');
+  it(
+    "POST /mutate rewrites the issue's Deployment: uid echoed, JSONPatch, warnings; the result " +
+      'admits with no patch',
+    async () => {
+      const reply = await call(
+        server,
+        'POST',
+        '/mutate',
+        ca.certPem,
+        JSON.stringify(reviewOf(ISSUE_DEPLOYMENT, { uid: 'a1b2' })),
+      );
+      expect(reply.status).toBe(200);
+      const response = reply.body.response as {
+        uid: string;
+        allowed: boolean;
+        patchType: string;
+        patch: string;
+        warnings: string[];
+      };
+      expect([reply.body.apiVersion, reply.body.kind, response.uid, response.allowed, response.patchType]).toEqual([
+        'admission.k8s.io/v1',
+        'AdmissionReview',
+        'a1b2',
+        true,
+        'JSONPatch',
+      ]);
+      expect(response.warnings).toEqual([
+        'container "tensorflow": removed NVIDIA_VISIBLE_DEVICES="0": gpushare assigns GPUs',
+        'spec.selector and spec.template.metadata.labels were missing: added ' +
+          'gpushare.io/workload=gpu-shared-job to both',
+      ]);
+      const result = applyJsonPatch(ISSUE_DEPLOYMENT, decodePatch(response)) as Json;
+      const template = (result.spec as Json).template as Json;
+      const container = ((template.spec as Json).containers as Json[])[0]!;
+      expect(container.env).toBeUndefined();
+      expect(container.resources).toEqual({
+        limits: { 'gpushare.io/gpu-slot': '1', 'gpushare.io/gpu-milli': '500' },
+        requests: { 'gpushare.io/gpu-slot': '1', 'gpushare.io/gpu-milli': '500' },
+      });
+      expect((template.spec as Json).schedulerName).toBe('gpushare');
 
-    const again = await call(server, 'POST', '/mutate', ca.certPem, JSON.stringify(reviewOf(result, { uid: 'a1b3' })));
-    expect(again.body).toEqual({
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      response: { uid: 'a1b3', allowed: true },
-    });
-  });
+      const again = await call(
+        server,
+        'POST',
+        '/mutate',
+        ca.certPem,
+        JSON.stringify(reviewOf(result, { uid: 'a1b3' })),
+      );
+      expect(again.body).toEqual({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        response: { uid: 'a1b3', allowed: true },
+      });
+    },
+  );
 
   it('POST /mutate denies 1.5 GPUs with 200 and a status naming the container and field', async () => {
     const pod = workloadOf('Pod', 'p', {
@@ -174,7 +185,8 @@ describe('webhook server over HTTPS on 127.0.0.1', () => {
         code: 422,
         reason: 'Invalid',
         message:
-          'container "trainer": spec.containers[0].resources.limits[nvidia.com/gpu]: 1500m GPUs: a request above 1 GPU must be a whole number of GPUs',
+          'container "trainer": spec.containers[0].resources.limits[nvidia.com/gpu]: 1500m GPUs: a ' +
+          'request above 1 GPU must be a whole number of GPUs',
       },
     });
   });
@@ -201,22 +213,26 @@ describe('webhook server over HTTPS on 127.0.0.1', () => {
     expect((await call(server, 'POST', '/mutate', ca.certPem, huge)).status).toBe(413);
   });
 
-  it('serves a renewed certificate from the same files without a restart; a pair that does not load keeps the old one', async () => {
-    const before = await call(server, 'GET', '/healthz', ca.certPem);
-    expect(server.reloadTls()).toBe(false);
-    const ca2 = await createLocalCa('webhook test CA 2', Date.now());
-    const renewed = await writeServerCert(ca2);
-    expect(server.reloadTls()).toBe(true);
-    const after = await call(server, 'GET', '/healthz', ca2.certPem);
-    expect(after.status).toBe(200);
-    expect(after.fingerprint).not.toBe(before.fingerprint);
-    await expect(call(server, 'GET', '/healthz', ca.certPem)).rejects.toThrow(
-      /self-signed|unable to verify|unable to get/,
-    );
-    // A certificate with another certificate's key does not load: the renewed pair stays.
-    writeFileSync(keyFile(), (await issueServerCert(ca2, ['127.0.0.1'], Date.now())).keyPem);
-    expect(server.reloadTls()).toBe(false);
-    expect((await call(server, 'GET', '/healthz', ca2.certPem)).status).toBe(200);
-    writeFileSync(keyFile(), renewed.keyPem);
-  });
+  it(
+    'serves a renewed certificate from the same files without a restart; a pair that does not load ' +
+      'keeps the old one',
+    async () => {
+      const before = await call(server, 'GET', '/healthz', ca.certPem);
+      expect(server.reloadTls()).toBe(false);
+      const ca2 = await createLocalCa('webhook test CA 2', Date.now());
+      const renewed = await writeServerCert(ca2);
+      expect(server.reloadTls()).toBe(true);
+      const after = await call(server, 'GET', '/healthz', ca2.certPem);
+      expect(after.status).toBe(200);
+      expect(after.fingerprint).not.toBe(before.fingerprint);
+      await expect(call(server, 'GET', '/healthz', ca.certPem)).rejects.toThrow(
+        /self-signed|unable to verify|unable to get/,
+      );
+      // A certificate with another certificate's key does not load: the renewed pair stays.
+      writeFileSync(keyFile(), (await issueServerCert(ca2, ['127.0.0.1'], Date.now())).keyPem);
+      expect(server.reloadTls()).toBe(false);
+      expect((await call(server, 'GET', '/healthz', ca2.certPem)).status).toBe(200);
+      writeFileSync(keyFile(), renewed.keyPem);
+    },
+  );
 });

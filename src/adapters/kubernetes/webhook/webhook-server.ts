@@ -70,7 +70,8 @@ function readPair(certFile: string, keyFile: string): PemPair {
     createSecureContext(pair);
   } catch (error) {
     throw new Error(
-      `--tls-cert ${certFile} and --tls-key ${keyFile} do not load as a certificate and its key: ${(error as Error).message}`,
+      `--tls-cert ${certFile} and --tls-key ${keyFile} do not load as a certificate and its key: ` +
+        `${(error as Error).message}`,
       { cause: error },
     );
   }

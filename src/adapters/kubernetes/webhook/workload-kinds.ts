@@ -33,7 +33,9 @@ const KINDS: Readonly<Record<string, WorkloadKind>> = {
   },
 };
 
-/** The handled kind for an AdmissionRequest's `kind` (API group and kind; the version is not consulted), or undefined. */
+/**
+ * The handled kind for an AdmissionRequest's `kind` (API group and kind; the version is not consulted), or undefined.
+ */
 export function workloadKindOf(group: string, kind: string): WorkloadKind | undefined {
   return KINDS[`${group}/${kind}`];
 }

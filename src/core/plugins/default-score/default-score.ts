@@ -30,7 +30,10 @@ export const NAME = 'default-score';
 export interface DefaultWeights {
   /** Share α of the capacity-aware fragmentation in the blended measure (1 − α is FGD's). @defaultValue 0.1 */
   readonly capacityShare: number;
-  /** Score bonus (< 1, so it only orders nodes within one FGD score class) for a GPU pod on a node that already carries GPU work. @defaultValue 0.5 */
+  /**
+   * Score bonus (< 1, so it only orders nodes within one FGD score class) for a GPU pod on a node that already carries
+   * GPU work. @defaultValue 0.5
+   */
   readonly usedNodeBonus: number;
 }
 

@@ -64,7 +64,10 @@ export function placeAll(s: OneNodeCluster, jobs: readonly JobRequest[]): void {
   }
 }
 
-/** A candidate: priority low, tenant `b`, default preemptible, started at 0, never preempted, no lost work, not borrowing. */
+/**
+ * A candidate: priority low, tenant `b`, default preemptible, started at 0, never preempted, no lost work, not
+ * borrowing.
+ */
 export function candidate(jobId: number, extra: Partial<PreemptionCandidate> = {}): PreemptionCandidate {
   const priority = extra.priority ?? 100;
   return {
