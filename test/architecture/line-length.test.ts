@@ -41,7 +41,7 @@ describe('the 120-character line limit', () => {
     expect(messages.map(([line]) => line)).toEqual([1, 2]);
   });
 
-  it('Prettier formats to 120 columns: a call of 121 characters is not formatted, the same call broken is', async () => {
+  it('Prettier formats to 120 columns: a call longer than that is not formatted, the same call broken is', async () => {
     const options = { ...(await prettier.resolveConfig(`${ROOT}/${PLANTED}`)), filepath: `${ROOT}/${PLANTED}` };
     expect(options.printWidth).toBe(120);
     const args = Array.from({ length: 12 }, (_, i) => `argument${String(i).padStart(2, '0')}`);
