@@ -9,6 +9,7 @@
  */
 import { QueueIndex, type JobRequest, type JobState, type WaitReason } from '../../core/index.js';
 import type { JobRecord } from '../ports/state-store.js';
+import { jobRequestOf } from './job-request.js';
 
 /** Queued jobs by id. */
 export class JobQueue {
@@ -32,16 +33,7 @@ export class JobQueue {
     this.states.set(job.id, job.state);
     this.queuedAtPass.set(job.id, this.passes);
     this.reasons.delete(job.id);
-    this.index.add({
-      id: job.id,
-      tenant: job.tenant,
-      priority: job.priority,
-      submittedAtMs: job.submittedAtMs,
-      cpuMilli: job.cpuMilli,
-      hostMemoryMiB: job.hostMemoryMiB,
-      gpu: job.gpu,
-      timeLimitSeconds: job.timeLimitSeconds,
-    });
+    this.index.add(jobRequestOf(job));
   }
 
   /** Removes a job (placed or cancelled). */

@@ -28,6 +28,7 @@ import type { PlaneEvents } from './plane-events.js';
 import type { PassStats } from './pass-stats.js';
 import { PassHints, type PassCause } from './pass-hints.js';
 import { describePlacement } from './placement-reason.js';
+import { jobRequestOf } from './job-request.js';
 import type { RecentShapes } from './recent-shapes.js';
 import { PREEMPTION_REQUESTED } from './reconcile.js';
 import type { RunningJobs } from './running-jobs.js';
@@ -279,16 +280,7 @@ function minRunWake(active: readonly ActiveJob[], nowMs: number, minRunMs: numbe
 /** A stored job that holds resources, as the core's pass rules see it. */
 function activeJob(job: JobRecord, node: string, preemptionCount: number, stopping: boolean): ActiveJob {
   return {
-    request: {
-      id: job.id,
-      tenant: job.tenant,
-      priority: job.priority,
-      submittedAtMs: job.submittedAtMs,
-      cpuMilli: job.cpuMilli,
-      hostMemoryMiB: job.hostMemoryMiB,
-      gpu: job.gpu,
-      timeLimitSeconds: job.timeLimitSeconds,
-    },
+    request: jobRequestOf(job),
     assignment: {
       jobId: job.id,
       node,
