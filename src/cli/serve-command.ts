@@ -176,15 +176,13 @@ export function createServeCommand(
         `GPUs: ` +
           `${
             server.gpuSource === 'simulated'
-              ? `simulated (` + `${config.simulateGpus ?? DEFAULT_SIMULATED_GPUS})`
+              ? `simulated (${config.simulateGpus ?? DEFAULT_SIMULATED_GPUS})`
               : 'real (nvidia-smi)'
           }` +
           `; data: ${config.dataDir}`,
         `admin token: ${server.adminTokenPath}` +
           `${
-            server.cliConfigPath
-              ? ` (also in ${server.cliConfigPath}, so gpushare commands work without ` + `flags)`
-              : ''
+            server.cliConfigPath ? ` (also in ${server.cliConfigPath}, so gpushare commands work without flags)` : ''
           }`,
         `dashboard: ${server.url}/ (sign in with a token); Prometheus metrics: ${server.url}/metrics`,
         config.tls.kind === 'off'

@@ -47,7 +47,7 @@ export async function prepareServerTls(config: ServerConfig, logger: pino.Logger
       `TLS: certificate ${tls.certFile}` +
         `${
           tls.caFile
-            ? `, CA ${tls.caFile} (written into the CLI ` + `config)`
+            ? `, CA ${tls.caFile} (written into the CLI config)`
             : ', no --tls-ca (clients use the ' + "system's CAs)"
         }`,
     );

@@ -118,7 +118,7 @@ export function createWebhookCommand(): Command {
           (`GPU memory bound: ` +
             `${
               fixedMiB !== null
-                ? `${fixedMiB} MiB ` + `(--max-gpu-memory-mib)`
+                ? `${fixedMiB} MiB (--max-gpu-memory-mib)`
                 : "watched from the nodes' " + 'gpushare.io/gpu-memory-mib labels'
             }` +
             `; `) +

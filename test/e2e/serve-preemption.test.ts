@@ -59,7 +59,7 @@ describe('gpushare serve: preemption with checkpoint and resume', () => {
       ).body;
       await waitForPasses(server, 3);
       // equal priority never preempts
-      expect((await api(server, 'GET', `/api/v1/jobs/` + `${low.id}`)).body.state).toBe('running');
+      expect((await api(server, 'GET', `/api/v1/jobs/${low.id}`)).body.state).toBe('running');
       const critical = (
         await api(
           server,

@@ -295,7 +295,7 @@ describe('stand-in refusals and exit codes', () => {
       expect(r.stdout).toMatch(/^No (GPU|compute) instances found: Not Found\n$/);
     }
     expect(run(a100([[1, 9, 0]]), 'mig -dgi -gi 5').stdout).toBe(
-      'Unable to destroy GPU instance ID  5 from GPU  0: Not Found\n' + 'Failed to destroy GPU instances: Not Found\n',
+      'Unable to destroy GPU instance ID  5 from GPU  0: Not Found\nFailed to destroy GPU instances: Not Found\n',
     );
   });
 

@@ -80,7 +80,7 @@ export class ApiLimits {
       `too many requests: this token may make ${limit}` +
         `${
           tenant?.requestsPerSecond != null || tenant?.requestBurst != null
-            ? ` (tenant ` + `${tenant.name}'s limit)`
+            ? ` (tenant ${tenant.name}'s limit)`
             : " (the server's " + 'requestsPerSecond and requestBurst)'
         }` +
         `; retry after the Retry-After header's seconds`,
