@@ -10,7 +10,8 @@
  * Control characters in values are escaped (src/lib/control-characters.ts).
  */
 import type { JobView } from '../contract/api.js';
-import type { JobField, ListedJob } from '../contract/job-list.js';
+import type { JobField } from '../contract/job-fields.js';
+import type { ListedJob } from '../contract/job-list.js';
 import { escapeControlCharacters, jsonForTerminal } from '../lib/control-characters.js';
 import { formatGpuRequest, jobAge, jobMode, jobNote } from './format-jobs.js';
 

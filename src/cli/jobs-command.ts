@@ -1,21 +1,20 @@
 /**
  * `gpushare jobs [--all] [--state S[,S]] [--tenant T] [--name PATTERN] [--since TIME|DURATION]
  * [--fields f1,f2] [--limit N] [--page-size N] [-o table|json]`: lists the caller's jobs (every
- * tenant's for an admin); without `--all` or `--state` only jobs that have not finished. Fetches
- * the listing a page at a time (`GET /api/v1/jobs?limit=&after=`) and prints each page as it
- * arrives (job-list-output.ts): the first page before anything more is asked for; later pages
- * while the next one is on its way.
+ * tenant's for an admin); without `--all` or `--state` only jobs that have not finished. Asks once
+ * for what it prints (`GET /api/v1/jobs` without `limit`: every matching job; with `--limit N`,
+ * `limit=N`, in pages of 5,000 past that). With `--page-size N` it fetches the listing a page at a time
+ * (`?limit=N&after=`) and prints each page as it arrives (job-list-output.ts): the first page
+ * before anything more is asked for; later pages while the next one is on its way.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { JOB_STATES, type JobState } from '../core/index.js';
-import { JOB_FIELDS, MAX_JOB_PAGE, type JobField, type JobPage } from '../contract/job-list.js';
+import { JOB_FIELDS, MAX_JOB_PAGE, type JobField } from '../contract/job-fields.js';
+import type { JobPage } from '../contract/job-list.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { jsonWriter, TABLE_FIELDS, tableWriter } from './job-list-output.js';
 import { parseSince } from './option-parsers.js';
-
-/** Jobs per request unless `--page-size` says otherwise. */
-export const DEFAULT_PAGE_SIZE = 500;
 
 interface JobsOptions extends ConnectionFlags {
   all?: boolean;
@@ -25,7 +24,7 @@ interface JobsOptions extends ConnectionFlags {
   since?: string;
   fields?: JobField[];
   limit?: number;
-  pageSize: number;
+  pageSize?: number;
   output: 'table' | 'json';
 }
 
@@ -59,7 +58,7 @@ function wholeNumber(flag: string, min: number, max: number): (text: string) => 
  */
 export function createJobsCommand(io: CliIo = processIo()): Command {
   const command = new Command('jobs')
-    .description('list jobs, a page at a time: the table, or -o json for a JSON array')
+    .description('list jobs: the table, or -o json for a JSON array')
     .allowExcessArguments(false)
     .addOption(new Option('--all', 'include finished jobs (succeeded, failed, cancelled)'))
     .addOption(
@@ -85,20 +84,21 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
       new Option('--limit <n>', 'print at most N jobs').argParser(wholeNumber('--limit', 1, Number.MAX_SAFE_INTEGER)),
     )
     .addOption(
-      new Option('--page-size <n>', `jobs per request (1-${MAX_JOB_PAGE})`)
-        .argParser(wholeNumber('--page-size', 1, MAX_JOB_PAGE))
-        .default(DEFAULT_PAGE_SIZE),
+      new Option(
+        '--page-size <n>',
+        `jobs per request (1-${MAX_JOB_PAGE}), printed page by page (default: all in one request)`,
+      ).argParser(wholeNumber('--page-size', 1, MAX_JOB_PAGE)),
     )
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (opts: JobsOptions) => {
       const since = opts.since; // an ISO time already (parseSince)
-      const client = connect(opts, io);
+      const client = await connect(opts, io);
       const fields =
         opts.fields === undefined ? undefined : JOB_FIELDS.filter((f) => f === 'id' || opts.fields!.includes(f));
       const writer = opts.output === 'json' ? jsonWriter(io.stdout) : tableWriter(fields, io.nowMs(), io.stdout);
       // The table needs only its own fields; JSON gets every field unless --fields chooses.
       const asked = fields ?? (opts.output === 'table' ? TABLE_FIELDS : undefined);
-      const ask = (after: number | undefined, limit: number): Promise<JobPage> => {
+      const ask = (after: number | undefined, limit: number | undefined): Promise<JobPage> => {
         const page = client.listJobsPage({
           all: opts.all === true || opts.state !== undefined,
           ...(opts.state === undefined ? {} : { states: opts.state }),
@@ -106,15 +106,23 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
           ...(opts.name === undefined ? {} : { name: opts.name }),
           ...(since === undefined ? {} : { since }),
           ...(asked === undefined ? {} : { fields: asked }),
-          limit,
+          ...(limit === undefined ? {} : { limit }),
           ...(after === undefined ? {} : { after }),
         });
         page.catch(() => undefined); // awaited below; a page left unread when printing fails is no unhandled rejection
         return page;
       };
       let left = opts.limit ?? Number.POSITIVE_INFINITY;
+      // Without --page-size one request asks for every job it prints: all, or --limit's N (in pages
+      // of the most a page may hold past that).
+      const pageLimit = (): number | undefined =>
+        opts.pageSize !== undefined
+          ? Math.min(opts.pageSize, left)
+          : Number.isFinite(left)
+            ? Math.min(MAX_JOB_PAGE, left)
+            : undefined;
       let after: number | undefined;
-      let next: Promise<JobPage> | null = ask(undefined, Math.min(opts.pageSize, left));
+      let next: Promise<JobPage> | null = ask(undefined, pageLimit());
       // The first page is printed before the second is asked for; from then on the next page is
       // asked for while the current one is printed. Ids only grow, so the loop ends.
       for (let pageNumber = 1; next !== null; pageNumber++) {
@@ -123,9 +131,9 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
         left -= page.jobs.length;
         const more = page.nextAfter !== null && left > 0 && page.nextAfter > (after ?? -1);
         after = page.nextAfter ?? after;
-        if (more && pageNumber > 1) next = ask(after, Math.min(opts.pageSize, left));
+        if (more && pageNumber > 1) next = ask(after, pageLimit());
         writer.page(page.jobs, more);
-        if (more && pageNumber === 1) next = ask(after, Math.min(opts.pageSize, left));
+        if (more && pageNumber === 1) next = ask(after, pageLimit());
       }
       writer.end();
     });
