@@ -1,8 +1,8 @@
 /**
  * `gpushare jobs` in process against a fake server that pages like the real one (`limit`, `after`,
- * `nextAfter`): one request for what it prints without `--page-size`; with it every job printed
- * once and in order across pages, the first page printed before the next is asked for, aligned
- * tables across pages, one JSON array; and the flags as query parameters.
+ * `nextAfter`): one request for a listing of up to 5,000 jobs; across pages every job printed once
+ * and in order, the first page printed before the next is asked for, aligned tables across pages,
+ * one JSON array; and the flags as query parameters.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleJob } from '../adapters/http-client/testing/api-fixtures.js';
@@ -42,7 +42,7 @@ const manyJobs = (count: number): JobView[] =>
   );
 
 describe('gpushare jobs: one request', () => {
-  it('asks once, without limit, for every job it prints (1,200 jobs), laid out as one table', async () => {
+  it('asks once for a listing of up to 5,000 jobs (1,200 here), laid out as one table', async () => {
     const jobs = manyJobs(1200);
     const { env, server } = await pagingServer(jobs);
     const run = await runClientCli(['jobs'], { env });
@@ -51,6 +51,7 @@ describe('gpushare jobs: one request', () => {
     expect(Object.fromEntries(server.requests[0]!.query)).toEqual({
       all: 'false',
       fields: 'id,name,tenant,state,gpu,placement,submittedAt,reason,attempt',
+      limit: '5000',
     });
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(1201);
@@ -60,16 +61,18 @@ describe('gpushare jobs: one request', () => {
     expect(lines[1]).toBe('1     job-1     team-a  pending  0.5 × 1  auto  5m');
   });
 
-  it('--limit N asks once for N jobs; past 5,000, in pages of 5,000', async () => {
+  it('asks for no more than --limit, and past 5,000 jobs in pages of 5,000', async () => {
     const { env, server } = await pagingServer(manyJobs(5003));
     const run = await runClientCli(['jobs', '--limit', '700', '-o', 'json', '--fields', 'name'], { env });
     expect((JSON.parse(run.stdout) as unknown[]).length).toBe(700);
     expect(server.requests.map((r) => r.query.get('limit'))).toEqual(['700']);
-    const more = await runClientCli(['jobs', '--limit', '5002', '-o', 'json', '--fields', 'name'], { env });
-    expect((JSON.parse(more.stdout) as { id: number }[]).at(-1)!.id).toBe(5002);
+    const all = await runClientCli(['jobs', '-o', 'json', '--fields', 'name'], { env });
+    expect((JSON.parse(all.stdout) as { id: number }[]).map((j) => j.id)).toEqual(
+      Array.from({ length: 5003 }, (_, i) => i + 1),
+    );
     expect(server.requests.slice(1).map((r) => [r.query.get('limit'), r.query.get('after')])).toEqual([
       ['5000', null],
-      ['2', '5000'],
+      ['5000', '5000'],
     ]);
   });
 });
@@ -165,6 +168,7 @@ describe('gpushare jobs: selectors and fields', () => {
       name: 'train-*',
       since: '2024-12-31T23:05:00.000Z',
       fields: 'id,name,state',
+      limit: '5000',
     });
   });
 

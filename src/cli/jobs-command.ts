@@ -1,11 +1,11 @@
 /**
  * `gpushare jobs [--all] [--state S[,S]] [--tenant T] [--name PATTERN] [--since TIME|DURATION]
  * [--fields f1,f2] [--limit N] [--page-size N] [-o table|json]`: lists the caller's jobs (every
- * tenant's for an admin); without `--all` or `--state` only jobs that have not finished. Asks once
- * for what it prints (`GET /api/v1/jobs` without `limit`: every matching job; with `--limit N`,
- * `limit=N`, in pages of 5,000 past that). With `--page-size N` it fetches the listing a page at a time
- * (`?limit=N&after=`) and prints each page as it arrives (job-list-output.ts): the first page
- * before anything more is asked for; later pages while the next one is on its way.
+ * tenant's for an admin); without `--all` or `--state` only jobs that have not finished. Fetches
+ * the listing in pages of the most a page may hold (`GET /api/v1/jobs?limit=5000&after=`, or
+ * `--page-size`), so a listing of up to 5,000 jobs is one request, asking for no more than it
+ * prints (`--limit`); prints each page as it arrives (job-list-output.ts): the first page before
+ * anything more is asked for; later pages while the next one is on its way.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { JOB_STATES, type JobState } from '../core/index.js';
@@ -16,6 +16,9 @@ import { addConnectionOptions, connect, type ConnectionFlags } from './connectio
 import { jsonWriter, TABLE_FIELDS, tableWriter } from './job-list-output.js';
 import { parseSince } from './option-parsers.js';
 
+/** Jobs per request unless `--page-size` says otherwise: the most one page may hold. */
+export const DEFAULT_PAGE_SIZE = MAX_JOB_PAGE;
+
 interface JobsOptions extends ConnectionFlags {
   all?: boolean;
   state?: JobState[];
@@ -24,7 +27,7 @@ interface JobsOptions extends ConnectionFlags {
   since?: string;
   fields?: JobField[];
   limit?: number;
-  pageSize?: number;
+  pageSize: number;
   output: 'table' | 'json';
 }
 
@@ -58,7 +61,7 @@ function wholeNumber(flag: string, min: number, max: number): (text: string) => 
  */
 export function createJobsCommand(io: CliIo = processIo()): Command {
   const command = new Command('jobs')
-    .description('list jobs: the table, or -o json for a JSON array')
+    .description('list jobs, a page at a time: the table, or -o json for a JSON array')
     .allowExcessArguments(false)
     .addOption(new Option('--all', 'include finished jobs (succeeded, failed, cancelled)'))
     .addOption(
@@ -84,10 +87,9 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
       new Option('--limit <n>', 'print at most N jobs').argParser(wholeNumber('--limit', 1, Number.MAX_SAFE_INTEGER)),
     )
     .addOption(
-      new Option(
-        '--page-size <n>',
-        `jobs per request (1-${MAX_JOB_PAGE}), printed page by page (default: all in one request)`,
-      ).argParser(wholeNumber('--page-size', 1, MAX_JOB_PAGE)),
+      new Option('--page-size <n>', `jobs per request (1-${MAX_JOB_PAGE}), each page printed as it arrives`)
+        .argParser(wholeNumber('--page-size', 1, MAX_JOB_PAGE))
+        .default(DEFAULT_PAGE_SIZE),
     )
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (opts: JobsOptions) => {
@@ -98,7 +100,7 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
       const writer = opts.output === 'json' ? jsonWriter(io.stdout) : tableWriter(fields, io.nowMs(), io.stdout);
       // The table needs only its own fields; JSON gets every field unless --fields chooses.
       const asked = fields ?? (opts.output === 'table' ? TABLE_FIELDS : undefined);
-      const ask = (after: number | undefined, limit: number | undefined): Promise<JobPage> => {
+      const ask = (after: number | undefined, limit: number): Promise<JobPage> => {
         const page = client.listJobsPage({
           all: opts.all === true || opts.state !== undefined,
           ...(opts.state === undefined ? {} : { states: opts.state }),
@@ -106,23 +108,15 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
           ...(opts.name === undefined ? {} : { name: opts.name }),
           ...(since === undefined ? {} : { since }),
           ...(asked === undefined ? {} : { fields: asked }),
-          ...(limit === undefined ? {} : { limit }),
+          limit,
           ...(after === undefined ? {} : { after }),
         });
         page.catch(() => undefined); // awaited below; a page left unread when printing fails is no unhandled rejection
         return page;
       };
       let left = opts.limit ?? Number.POSITIVE_INFINITY;
-      // Without --page-size one request asks for every job it prints: all, or --limit's N (in pages
-      // of the most a page may hold past that).
-      const pageLimit = (): number | undefined =>
-        opts.pageSize !== undefined
-          ? Math.min(opts.pageSize, left)
-          : Number.isFinite(left)
-            ? Math.min(MAX_JOB_PAGE, left)
-            : undefined;
       let after: number | undefined;
-      let next: Promise<JobPage> | null = ask(undefined, pageLimit());
+      let next: Promise<JobPage> | null = ask(undefined, Math.min(opts.pageSize, left));
       // The first page is printed before the second is asked for; from then on the next page is
       // asked for while the current one is printed. Ids only grow, so the loop ends.
       for (let pageNumber = 1; next !== null; pageNumber++) {
@@ -131,9 +125,9 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
         left -= page.jobs.length;
         const more = page.nextAfter !== null && left > 0 && page.nextAfter > (after ?? -1);
         after = page.nextAfter ?? after;
-        if (more && pageNumber > 1) next = ask(after, pageLimit());
+        if (more && pageNumber > 1) next = ask(after, Math.min(opts.pageSize, left));
         writer.page(page.jobs, more);
-        if (more && pageNumber === 1) next = ask(after, pageLimit());
+        if (more && pageNumber === 1) next = ask(after, Math.min(opts.pageSize, left));
       }
       writer.end();
     });

@@ -137,7 +137,7 @@ describe('what a command of the built CLI loads', () => {
     expect(['https', 'tls'].filter((m) => run.builtins.has(m))).toEqual([]);
     const requests = server.requests.slice(before);
     expect(requests.map((r) => `${r.method} ${r.path} limit=${r.query.get('limit')}`)).toEqual([
-      'GET /api/v1/jobs limit=null',
+      'GET /api/v1/jobs limit=5000',
     ]);
   });
 
