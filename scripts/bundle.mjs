@@ -50,6 +50,13 @@ const SHARED_PACKAGES = {
   ],
 };
 
+/**
+ * Built-ins a shared package requires at load but uses only in features gpushare does not use: they
+ * are replaced in its chunk by a stand-in that loads the module on first use (commander spawns a
+ * process only for executable subcommands; node:child_process costs about 2 ms to load).
+ */
+const LAZY_BUILT_INS = { commander: ['node:child_process'] };
+
 /** The files to build in dist/main/gpushare-chunks/, by name: a source file, or a shared package. */
 const chunks = new Map();
 /** The source file or package of each chunk name, so that two sources never share a name. */
@@ -87,6 +94,9 @@ function cliPlugin(outDir, ownPackage = null) {
     name: 'gpushare-cli',
     setup(plugin) {
       plugin.onResolve({ filter: /.*/ }, async (args) => {
+        const lazy = ownPackage !== null && LAZY_BUILT_INS[ownPackage]?.includes(args.path);
+        if (lazy && args.kind === 'require-call' && args.namespace !== 'lazy-built-in')
+          return { path: args.path, namespace: 'lazy-built-in' };
         if (args.pluginData === 'gpushare-cli' || args.path.startsWith('node:') || args.kind === 'entry-point')
           return undefined;
         if (Object.hasOwn(SHARED_PACKAGES, args.path) && args.path !== ownPackage)
@@ -105,6 +115,11 @@ function cliPlugin(outDir, ownPackage = null) {
         }
         return PURE_LAYER.test(resolved.path) ? { path: resolved.path, sideEffects: false } : { path: resolved.path };
       });
+      // The stand-in of a lazily loaded built-in: each property read loads the module (once; Node caches it).
+      plugin.onLoad({ filter: /.*/, namespace: 'lazy-built-in' }, (args) => ({
+        contents: `module.exports = new Proxy({}, { get: (_, name) => require(${JSON.stringify(args.path)})[name] });\n`,
+        loader: 'js',
+      }));
     },
   };
 }
