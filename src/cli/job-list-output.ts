@@ -71,18 +71,18 @@ function fieldCell(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The default table's cells of one job. */
+/** The default table's cells of one job, control characters escaped (the id and the GPU share are numbers). */
 function tableRow(job: TableJob, nowMs: number): string[] {
   const note = jobNote(job);
   const age = jobAge(job, nowMs);
   return [
     String(job.id),
-    job.name,
-    job.tenant,
-    job.state,
+    escapeControlCharacters(job.name),
+    escapeControlCharacters(job.tenant),
+    escapeControlCharacters(job.state),
     formatGpuRequest(job.gpu),
-    jobMode(job),
-    note ? `${age}  ${note}` : age,
+    escapeControlCharacters(jobMode(job)),
+    escapeControlCharacters(note ? `${age}  ${note}` : age),
   ];
 }
 
@@ -99,9 +99,9 @@ export function tableWriter(
   const header =
     fields === undefined ? ['ID', 'NAME', 'TENANT', 'STATE', 'GPU', 'MODE', 'AGE/REASON'] : fields.map((f) => f);
   const cells = (job: ListedJob): string[] =>
-    (fields === undefined ? tableRow(job as TableJob, nowMs) : fields.map((f) => fieldCell(job[f]))).map(
-      escapeControlCharacters,
-    );
+    fields === undefined
+      ? tableRow(job as TableJob, nowMs)
+      : fields.map((f) => escapeControlCharacters(fieldCell(job[f])));
   let widths: number[] | null = null;
   let rows = 0;
   const line = (row: readonly string[]): string =>
