@@ -1,6 +1,9 @@
 /**
  * Typed client of the standalone server's HTTP API (`src/contract/api.ts`): one method per route,
- * every answer validated with the contract's schemas. Uses the global fetch (or one passed in).
+ * every answer validated with the contract's schemas: a job or a page of jobs by the hand checks of
+ * contract/job-check.ts (zod's verdicts, without building zod's schemas), the others with the zod
+ * schemas of answer-schemas.ts, loaded by the first call that needs them. Uses node:http(s)
+ * requests (node-http-fetch.ts), or a fetch passed in.
  */
 import type { z } from 'zod';
 import type {
