@@ -1,8 +1,21 @@
 // Bundles the two entry points that start often and must start fast (`npm run build` runs this
-// after tsc): the gpushare CLI (dist/main/gpushare.js: client commands and their dependencies in
-// one file; the server-side commands stay in dist/main/server-commands.js, loaded only when they
-// run) and the stand-in nvidia-smi (dist/adapters/gpu/simulated-nvidia-smi.bundle.js).
+// after tsc): the gpushare CLI and the stand-in nvidia-smi (dist/adapters/gpu/simulated-nvidia-smi.bundle.js).
+//
+// The CLI is cut where its code imports on demand (docs/cli.md, "What a command loads";
+// docs/decisions/0023-cli-start-cost.md): dist/main/gpushare.js holds what every command runs
+// first (src/main/cli.ts: the command table, errors, exit codes); each module the code loads with
+// `import()` (each client command, the zod schemas of answers, the yaml parser) is one file in
+// dist/main/gpushare-chunks/ holding everything it imports, except commander, which is a file of
+// its own that they all share. So `gpushare jobs` loads three files. The server-side commands stay
+// in dist/main/server-commands.js (tsc's output), loaded only when they run.
+// dist/main/gpushare.meta.json is esbuild's metafile of them all: which sources each file holds
+// (test/e2e/cli-loads.test.ts reads it).
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import { build } from 'esbuild';
+
+const OUT_DIR = 'dist/main';
+const CHUNK_DIR = join(OUT_DIR, 'gpushare-chunks');
 
 // Bundled CommonJS dependencies (commander) call require() for Node built-ins.
 const banner = {
@@ -20,9 +33,147 @@ const common = {
   legalComments: 'none',
 };
 
-// src/main/cli.ts imports ./server-commands.js through a variable, which esbuild leaves as a
-// run-time import: it resolves to the compiled dist/main/server-commands.js beside the bundle.
-await build({ ...common, entryPoints: ['src/main/cli.ts'], outfile: 'dist/main/gpushare.js' });
+/** The layers whose modules only define values (no I/O, nothing registered on import): see {@link cliPlugin}. */
+const PURE_LAYER = /[\\/]src[\\/](core|lib|contract)[\\/]/;
+/** Packages every command uses: each one file of its own (re-exporting `names`), shared, never copied. */
+const SHARED_PACKAGES = {
+  commander: [
+    'Argument',
+    'Command',
+    'CommanderError',
+    'Help',
+    'InvalidArgumentError',
+    'InvalidOptionArgumentError',
+    'Option',
+    'createArgument',
+    'createCommand',
+    'createOption',
+    'program',
+  ],
+};
+
+/**
+ * Built-ins a shared package requires at load but uses only in features gpushare does not use: they
+ * are replaced in its chunk by a stand-in that loads the module on first use (commander spawns a
+ * process only for executable subcommands; node:child_process costs about 2 ms to load).
+ */
+const LAZY_BUILT_INS = { commander: ['node:child_process'] };
+
+/** The files to build in dist/main/gpushare-chunks/, by name: a source file, or a shared package. */
+const chunks = new Map();
+/** The source file or package of each chunk name, so that two sources never share a name. */
+const chunkSources = new Map();
+
+/** The chunk `source` is built into (found now, built in a later round): its name. */
+function chunkFor(source, name) {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? name : `${name}-${n}`;
+    const known = chunkSources.get(candidate);
+    if (known === undefined) {
+      chunkSources.set(candidate, source);
+      chunks.set(candidate, { source, built: false });
+      return candidate;
+    }
+    if (known === source) return candidate;
+  }
+}
+
+/**
+ * The CLI's esbuild plugin, for a build whose files are written to `outDir` (of the shared package
+ * `ownPackage`, which it bundles):
+ * - a module imported with `import()` is left out and imported from its own chunk at run time;
+ * - a shared package (commander) is imported from its chunk;
+ * - the modules of src/core, src/lib and src/contract are marked free of side effects, so that one
+ *   none of whose exports is used is left out (the core's index re-exports the whole scheduler;
+ *   the CLI uses a few of its names). The dependency rules keep those layers pure (.dependency-cruiser.cjs).
+ */
+function cliPlugin(outDir, ownPackage = null) {
+  const pathFromOut = (name) => {
+    const path = relative(outDir, join(CHUNK_DIR, `${name}.js`));
+    return path.startsWith('.') ? path : `./${path}`;
+  };
+  return {
+    name: 'gpushare-cli',
+    setup(plugin) {
+      plugin.onResolve({ filter: /.*/ }, async (args) => {
+        const lazy = ownPackage !== null && LAZY_BUILT_INS[ownPackage]?.includes(args.path);
+        if (lazy && args.kind === 'require-call' && args.namespace !== 'lazy-built-in')
+          return { path: args.path, namespace: 'lazy-built-in' };
+        if (args.pluginData === 'gpushare-cli' || args.path.startsWith('node:') || args.kind === 'entry-point')
+          return undefined;
+        if (Object.hasOwn(SHARED_PACKAGES, args.path) && args.path !== ownPackage)
+          return { path: pathFromOut(chunkFor(`package:${args.path}`, args.path)), external: true };
+        const resolved = await plugin.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: 'gpushare-cli',
+        });
+        if (resolved.errors.length > 0) return { errors: resolved.errors };
+        if (resolved.external) return { path: resolved.path, external: true };
+        if (args.kind === 'dynamic-import') {
+          const name = basename(resolved.path).replace(/\.[cm]?[jt]s$/, '');
+          return { path: pathFromOut(chunkFor(resolved.path, name)), external: true };
+        }
+        return PURE_LAYER.test(resolved.path) ? { path: resolved.path, sideEffects: false } : { path: resolved.path };
+      });
+      // The stand-in of a lazily loaded built-in: each property read loads the module (once; Node caches it).
+      plugin.onLoad({ filter: /.*/, namespace: 'lazy-built-in' }, (args) => ({
+        contents:
+          `module.exports = new Proxy({}, { get: (_, name) => require(${JSON.stringify(args.path)})[name] ` + `});\n`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** A shared package's chunk: its `names`, re-exported. */
+const sharedPackageEntry = (pkg) => ({
+  contents: `export { ${SHARED_PACKAGES[pkg].join(', ')} } from '${pkg}';\n`,
+  resolveDir: process.cwd(),
+  sourcefile: `${pkg}.js`,
+  loader: 'js',
+});
+
+// Chunks are rebuilt from scratch: one no longer imported must not linger.
+rmSync(CHUNK_DIR, { recursive: true, force: true });
+mkdirSync(CHUNK_DIR, { recursive: true });
+const metafile = { inputs: {}, outputs: {} };
+const merge = (result) => {
+  Object.assign(metafile.inputs, result.metafile.inputs);
+  Object.assign(metafile.outputs, result.metafile.outputs);
+};
+// src/main/cli.ts imports ./server-commands.js and ./audit-verify.js through a variable, which
+// esbuild leaves as a run-time import: it resolves to tsc's output beside dist/main/gpushare.js.
+merge(
+  await build({
+    ...common,
+    entryPoints: ['src/main/cli.ts'],
+    outfile: join(OUT_DIR, 'gpushare.js'),
+    metafile: true,
+    plugins: [cliPlugin(OUT_DIR)],
+  }),
+);
+// Each chunk may find more (a command's lazily loaded parts): build until none is left.
+for (let round = 1; [...chunks.values()].some((c) => !c.built); round++) {
+  if (round > 10) throw new Error('bundle: chunks keep importing new chunks');
+  for (const [name, chunk] of chunks) {
+    if (chunk.built) continue;
+    chunk.built = true;
+    const pkg = chunk.source.startsWith('package:') ? chunk.source.slice('package:'.length) : null;
+    merge(
+      await build({
+        ...common,
+        ...(pkg === null ? { entryPoints: [chunk.source] } : { stdin: sharedPackageEntry(pkg) }),
+        outfile: join(CHUNK_DIR, `${name}.js`),
+        metafile: true,
+        plugins: [cliPlugin(CHUNK_DIR, pkg)],
+      }),
+    );
+  }
+}
+writeFileSync(join(OUT_DIR, 'gpushare.meta.json'), `${JSON.stringify(metafile, null, 1)}\n`);
+
 await build({
   ...common,
   entryPoints: ['src/adapters/gpu/simulated-nvidia-smi-cli.ts'],

@@ -3,7 +3,8 @@
  * submit` (against a running server) and the stand-in nvidia-smi (`-L`), each against `node -e 0`
  * measured in the same run. The commands are run in rounds, one of each per round, so that a
  * noisy neighbour slows them alike; each figure is the median wall time over the rounds, measured
- * from spawn to exit.
+ * from spawn to exit. Reports PASS/FAIL of `gpushare submit` minus `node -e 0` against 50 ms (issue
+ * 21: what the CLI adds to a bare Node start for a submit).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +20,9 @@ import { formatTable } from '../lib/text-table.js';
 import { startServerProcess, stopServerProcess } from './server-process.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gpushare', import.meta.url));
+/** `gpushare submit` may take at most this many ms more than `node -e 0`. */
+const SUBMIT_ABOVE_NODE_TARGET_MS = 50;
+const SUBMIT = 'gpushare submit --gpu 0.1 -- true';
 
 /** One command's start figure. */
 export interface StartFigure {
@@ -36,6 +40,8 @@ export interface CliStartResult {
   readonly figures: readonly StartFigure[];
   /** Target: each command within this multiple of `node -e 0`. */
   readonly targetRatio: number;
+  /** Median of `gpushare submit` minus the median of `node -e 0`, against its target (50 ms). */
+  readonly submitAboveNode: { readonly target: number; readonly measuredMs: number; readonly pass: boolean };
 }
 
 /** Runs `argv` once; returns its wall time in ms. @throws Error when it exits non-zero */
@@ -67,7 +73,7 @@ export async function runCliStartBench(rounds: number, progress: (message: strin
     const commands: { name: string; argv: string[] }[] = [
       { name: 'node -e 0', argv: [node, '-e', '0'] },
       { name: 'gpushare --version', argv: [node, BIN, '--version'] },
-      { name: 'gpushare submit --gpu 0.1 -- true', argv: [node, BIN, 'submit', '--gpu', '0.1', '--', 'true'] },
+      { name: SUBMIT, argv: [node, BIN, 'submit', '--gpu', '0.1', '--', 'true'] },
       {
         name: 'stand-in nvidia-smi -L',
         argv: [node, defaultSimulatedNvidiaSmiCliPath(), '--state', stateFile, '--', '-L'],
@@ -90,7 +96,17 @@ export async function runCliStartBench(rounds: number, progress: (message: strin
     }));
     for (const f of figures)
       progress(`cli start: ${f.name}: median ${num(f.medianMs, 1)} ms (${times(f.ratioToNode)} node -e 0)`);
-    return { rounds, figures, targetRatio: 3 };
+    const submitAboveNodeMs = figures.find((f) => f.name === SUBMIT)!.medianMs - nodeMedian;
+    return {
+      rounds,
+      figures,
+      targetRatio: 3,
+      submitAboveNode: {
+        target: SUBMIT_ABOVE_NODE_TARGET_MS,
+        measuredMs: submitAboveNodeMs,
+        pass: submitAboveNodeMs <= SUBMIT_ABOVE_NODE_TARGET_MS,
+      },
+    };
   } finally {
     if (cleanup.server) await stopServerProcess(cleanup.server);
     await reapJobs(cleanup);
@@ -114,5 +130,7 @@ export function formatCliStart(result: CliStartResult, title: string): string[] 
       ],
       { right: [false, true, true, false] },
     ),
+    `${result.submitAboveNode.pass ? 'PASS' : 'FAIL'} gpushare submit above node -e 0 within ` +
+      `${result.submitAboveNode.target} ms: ${num(result.submitAboveNode.measuredMs, 1)} ms`,
   ];
 }

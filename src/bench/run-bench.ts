@@ -92,7 +92,7 @@ const BENCHMARKS = [
 ] as const;
 /** Jobs of the supervisor benchmark. */
 const SUPERVISOR_BENCH_JOBS = 50;
-const LISTING_ROUNDS = 7;
+const LISTING_ROUNDS = 15;
 const CLI_START_ROUNDS = 15;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 

@@ -122,7 +122,9 @@ export function createAuditCommand(verify: VerifyAudit, io: CliIo = processIo())
       .addOption(new Option('--tenant <tenant>', 'only entries of this tenant'))
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
       .action(async (opts: ListOptions) => {
-        const entries = await connect(opts, io).listAudit({
+        const entries = await (
+          await connect(opts, io)
+        ).listAudit({
           newest: true,
           limit: opts.limit,
           ...(opts.since === undefined ? {} : { since: parseSince(opts.since, io.nowMs()) }),
@@ -139,7 +141,7 @@ export function createAuditCommand(verify: VerifyAudit, io: CliIo = processIo())
       .addOption(new Option('--tenant <tenant>', 'only entries of this tenant'))
       .addOption(new Option('--output <file>', 'write to this file (mode 0600) instead of standard output'))
       .action(async (opts: ExportOptions) => {
-        const client = connect(opts, io);
+        const client = await connect(opts, io);
         const sinceIso = opts.since === undefined ? undefined : parseSince(opts.since, io.nowMs());
         const lines: string[] = [];
         let afterSeq = 0;

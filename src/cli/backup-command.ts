@@ -17,7 +17,7 @@ export function createBackupCommand(io: CliIo = processIo()): Command {
     .description("write a backup of the server's state to FILE (admin; FILE is on the server's machine)")
     .argument('<file>', 'backup file; a relative path is taken from the current folder')
     .action(async (file: string, opts: ConnectionFlags) => {
-      const result = await connect(opts, io).backup(resolve(io.cwd(), file));
+      const result = await (await connect(opts, io)).backup(resolve(io.cwd(), file));
       io.stdout(`backup written to ${result.path} (${result.bytes} bytes)\n`);
     });
   return addConnectionOptions(command);

@@ -102,7 +102,7 @@ export function createCancelCommand(io: CliIo = processIo()): Command {
     .addOption(new Option('--dry-run', 'show what would be cancelled; change nothing'))
     .addOption(new Option('-o, --output <format>', 'output format of a bulk cancel').choices(['table', 'json']))
     .action(async (ids: number[] | undefined, opts: CancelOptions) => {
-      const client = connect(opts, io);
+      const client = await connect(opts, io);
       const flags =
         opts.state !== undefined ||
         opts.tenant !== undefined ||

@@ -52,7 +52,7 @@ describe('gpushare jobs', () => {
       [1, 'running'],
       [2, 'succeeded'],
     ]);
-    expect(server.requests[0]?.query.toString()).toBe('all=true&limit=500');
+    expect(server.requests[0]?.query.toString()).toBe('all=true&limit=5000');
   });
 
   it('prints a table with age and reason', async () => {
@@ -84,7 +84,7 @@ describe('gpushare jobs', () => {
       ].join('\n'),
     );
     expect(server.requests[0]?.query.toString()).toBe(
-      'all=false&limit=500&fields=id%2Cname%2Ctenant%2Cstate%2Cgpu%2Cplacement%2CsubmittedAt%2Creason%2Cattempt',
+      'all=false&limit=5000&fields=id%2Cname%2Ctenant%2Cstate%2Cgpu%2Cplacement%2CsubmittedAt%2Creason%2Cattempt',
     );
   });
 

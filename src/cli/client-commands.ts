@@ -1,7 +1,7 @@
 /**
  * All commands that talk to a running gpushare server (the client side of `gpushare serve`), in
  * the order `gpushare --help` lists them. Each is loaded only when it runs, so a client call
- * imports only what it uses.
+ * imports only what it uses (in the bundle, each is a file of its own: scripts/bundle.mjs).
  */
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';

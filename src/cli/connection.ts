@@ -55,7 +55,7 @@ export function addConnectionOptions(command: Command): Command {
  * @throws UsageError when no URL or no token is found, the URL is not http(s), or a `--ca` /
  *   GPUSHARE_CA_FILE file is unreadable; CliConfigError when the config file is needed and malformed.
  */
-export function resolveConnection(flags: ConnectionFlags, io: Pick<CliIo, 'env'>): Connection {
+export async function resolveConnection(flags: ConnectionFlags, io: Pick<CliIo, 'env'>): Promise<Connection> {
   let url = nonEmpty(flags.url) ?? nonEmpty(io.env.GPUSHARE_URL);
   let token = nonEmpty(flags.token) ?? nonEmpty(io.env.GPUSHARE_TOKEN);
   const tokenSource = nonEmpty(flags.token) !== undefined ? 'flag' : token !== undefined ? 'env' : 'config';
@@ -63,7 +63,7 @@ export function resolveConnection(flags: ConnectionFlags, io: Pick<CliIo, 'env'>
   const path = cliConfigPath(io.env);
   const https = (u: string | undefined): boolean => u !== undefined && /^https:/i.test(u);
   if (url === undefined || token === undefined || (ca === null && https(url))) {
-    const config = readCliConfig(io.env);
+    const config = await readCliConfig(io.env);
     url ??= config.url;
     token ??= config.token;
     if (ca === null && https(url)) ca = caFromConfig(config, path);
@@ -97,7 +97,7 @@ export function resolveConnection(flags: ConnectionFlags, io: Pick<CliIo, 'env'>
  * Resolves the connection and creates an API client for it.
  * @throws As {@link resolveConnection}.
  */
-export function connect(flags: ConnectionFlags, io: CliIo): ApiClient {
-  const { url, token, ca, certificateHint: hint } = resolveConnection(flags, io);
+export async function connect(flags: ConnectionFlags, io: CliIo): Promise<ApiClient> {
+  const { url, token, ca, certificateHint: hint } = await resolveConnection(flags, io);
   return createApiClient({ url, token, fetch: io.fetch, ca: ca?.pem ?? null, certificateHint: hint });
 }

@@ -59,7 +59,7 @@ export function createDrainCommand(io: CliIo = processIo()): Command {
     .allowExcessArguments(false)
     .addOption(new Option('--no-wait', 'return at once instead of waiting for the server to exit'))
     .action(async (opts: DrainOptions) => {
-      const client = connect(opts, io);
+      const client = await connect(opts, io);
       const result = await client.drain();
       io.stdout(`draining: the server starts no new jobs and exits once none runs; ${result.running} job(s) running\n`);
       if (opts.wait) await waitForServerExit(client, io, result.running);

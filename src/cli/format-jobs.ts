@@ -61,6 +61,7 @@ export function jobReason(job: Pick<JobView, 'state' | 'reason'>): string | null
  * `attempt N` from the second attempt on), then the reason (e.g. why it is pending or preempted).
  */
 export function jobNote(job: Pick<JobView, 'state' | 'placement' | 'attempt' | 'reason'>): string {
+  if (job.state !== 'running' || job.placement === null) return jobReason(job) ?? '';
   const parts: string[] = [];
   if (job.state === 'running' && job.placement !== null) {
     parts.push(

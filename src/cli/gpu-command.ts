@@ -47,7 +47,7 @@ function cordonCommand(name: 'cordon' | 'uncordon', io: CliIo): Command {
     .allowUnknownOption()
     .action(async (_idx: string | undefined, opts: ConnectionFlags, self: Command) => {
       const index = parseGpuIndexArgs(self.args, name);
-      const client = connect(opts, io);
+      const client = await connect(opts, io);
       const gpu = name === 'cordon' ? await client.cordonGpu(index) : await client.uncordonGpu(index);
       const running = gpu.jobs.length;
       io.stdout(

@@ -21,7 +21,7 @@ export function createGpusCommand(io: CliIo = processIo()): Command {
     .allowExcessArguments(false)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (opts: GpusOptions) => {
-      const gpus = await connect(opts, io).listGpus();
+      const gpus = await (await connect(opts, io)).listGpus();
       io.stdout(opts.output === 'json' ? `${jsonForTerminal(gpus)}\n` : `${formatGpus(gpus)}\n`);
     });
   return addConnectionOptions(command);

@@ -10,7 +10,8 @@
  * Control characters in values are escaped (src/lib/control-characters.ts).
  */
 import type { JobView } from '../contract/api.js';
-import type { JobField, ListedJob } from '../contract/job-list.js';
+import type { JobField } from '../contract/job-fields.js';
+import type { ListedJob } from '../contract/job-list.js';
 import { escapeControlCharacters, jsonForTerminal } from '../lib/control-characters.js';
 import { formatGpuRequest, jobAge, jobMode, jobNote } from './format-jobs.js';
 
@@ -70,18 +71,18 @@ function fieldCell(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The default table's cells of one job. */
+/** The default table's cells of one job, control characters escaped (the id and the GPU share are numbers). */
 function tableRow(job: TableJob, nowMs: number): string[] {
   const note = jobNote(job);
   const age = jobAge(job, nowMs);
   return [
     String(job.id),
-    job.name,
-    job.tenant,
-    job.state,
+    escapeControlCharacters(job.name),
+    escapeControlCharacters(job.tenant),
+    escapeControlCharacters(job.state),
     formatGpuRequest(job.gpu),
-    jobMode(job),
-    note ? `${age}  ${note}` : age,
+    escapeControlCharacters(jobMode(job)),
+    escapeControlCharacters(note ? `${age}  ${note}` : age),
   ];
 }
 
@@ -98,9 +99,9 @@ export function tableWriter(
   const header =
     fields === undefined ? ['ID', 'NAME', 'TENANT', 'STATE', 'GPU', 'MODE', 'AGE/REASON'] : fields.map((f) => f);
   const cells = (job: ListedJob): string[] =>
-    (fields === undefined ? tableRow(job as TableJob, nowMs) : fields.map((f) => fieldCell(job[f]))).map(
-      escapeControlCharacters,
-    );
+    fields === undefined
+      ? tableRow(job as TableJob, nowMs)
+      : fields.map((f) => escapeControlCharacters(fieldCell(job[f])));
   let widths: number[] | null = null;
   let rows = 0;
   const line = (row: readonly string[]): string =>

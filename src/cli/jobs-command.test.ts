@@ -1,7 +1,8 @@
 /**
  * `gpushare jobs` in process against a fake server that pages like the real one (`limit`, `after`,
- * `nextAfter`): every job printed once and in order across pages, the first page printed before the
- * next is asked for, aligned tables across pages, one JSON array, and the flags as query parameters.
+ * `nextAfter`): one request for a listing of up to 5,000 jobs; across pages every job printed once
+ * and in order, the first page printed before the next is asked for, aligned tables across pages,
+ * one JSON array; and the flags as query parameters.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleJob } from '../adapters/http-client/testing/api-fixtures.js';
@@ -40,7 +41,43 @@ const manyJobs = (count: number): JobView[] =>
     sampleJob({ id: i + 1, name: `job-${i + 1}`, state: 'pending', placement: null, reason: null }),
   );
 
-describe('gpushare jobs: pages', () => {
+describe('gpushare jobs: one request', () => {
+  it('asks once for a listing of up to 5,000 jobs (1,200 here), laid out as one table', async () => {
+    const jobs = manyJobs(1200);
+    const { env, server } = await pagingServer(jobs);
+    const run = await runClientCli(['jobs'], { env });
+    expect(run.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(Object.fromEntries(server.requests[0]!.query)).toEqual({
+      all: 'false',
+      fields: 'id,name,tenant,state,gpu,placement,submittedAt,reason,attempt',
+      limit: '5000',
+    });
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1201);
+    expect(lines.slice(1).map((l) => Number(l.split(' ')[0]))).toEqual(jobs.map((j) => j.id));
+    // One page: each column as wide as its widest cell (no minimum widths of a paged listing).
+    expect(lines[0]).toBe('ID    NAME      TENANT  STATE    GPU      MODE  AGE/REASON');
+    expect(lines[1]).toBe('1     job-1     team-a  pending  0.5 × 1  auto  5m');
+  });
+
+  it('asks for no more than --limit, and past 5,000 jobs in pages of 5,000', async () => {
+    const { env, server } = await pagingServer(manyJobs(5003));
+    const run = await runClientCli(['jobs', '--limit', '700', '-o', 'json', '--fields', 'name'], { env });
+    expect((JSON.parse(run.stdout) as unknown[]).length).toBe(700);
+    expect(server.requests.map((r) => r.query.get('limit'))).toEqual(['700']);
+    const all = await runClientCli(['jobs', '-o', 'json', '--fields', 'name'], { env });
+    expect((JSON.parse(all.stdout) as { id: number }[]).map((j) => j.id)).toEqual(
+      Array.from({ length: 5003 }, (_, i) => i + 1),
+    );
+    expect(server.requests.slice(1).map((r) => [r.query.get('limit'), r.query.get('after')])).toEqual([
+      ['5000', null],
+      ['5000', '5000'],
+    ]);
+  });
+});
+
+describe('gpushare jobs: --page-size', () => {
   it('prints every job once, in order, across pages; the header once; columns aligned by the first page', async () => {
     const jobs = manyJobs(11);
     jobs[9] = { ...jobs[9]!, name: 'a-much-longer-name-than-the-first-page-had' };
@@ -133,7 +170,7 @@ describe('gpushare jobs: selectors and fields', () => {
         name: 'train-*',
         since: '2024-12-31T23:05:00.000Z',
         fields: 'id,name,state',
-        limit: '500',
+        limit: '5000',
       });
     },
   );

@@ -2,20 +2,22 @@
  * `gpushare jobs [--all] [--state S[,S]] [--tenant T] [--name PATTERN] [--since TIME|DURATION]
  * [--fields f1,f2] [--limit N] [--page-size N] [-o table|json]`: lists the caller's jobs (every
  * tenant's for an admin); without `--all` or `--state` only jobs that have not finished. Fetches
- * the listing a page at a time (`GET /api/v1/jobs?limit=&after=`) and prints each page as it
- * arrives (job-list-output.ts): the first page before anything more is asked for; later pages
- * while the next one is on its way.
+ * the listing in pages of the most a page may hold (`GET /api/v1/jobs?limit=5000&after=`, or
+ * `--page-size`), so a listing of up to 5,000 jobs is one request, asking for no more than it
+ * prints (`--limit`); prints each page as it arrives (job-list-output.ts): the first page before
+ * anything more is asked for; later pages while the next one is on its way.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { JOB_STATES, type JobState } from '../core/index.js';
-import { JOB_FIELDS, MAX_JOB_PAGE, type JobField, type JobPage } from '../contract/job-list.js';
+import { JOB_FIELDS, MAX_JOB_PAGE, type JobField } from '../contract/job-fields.js';
+import type { JobPage } from '../contract/job-list.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { jsonWriter, TABLE_FIELDS, tableWriter } from './job-list-output.js';
 import { parseSince } from './option-parsers.js';
 
-/** Jobs per request unless `--page-size` says otherwise. */
-export const DEFAULT_PAGE_SIZE = 500;
+/** Jobs per request unless `--page-size` says otherwise: the most one page may hold. */
+export const DEFAULT_PAGE_SIZE = MAX_JOB_PAGE;
 
 interface JobsOptions extends ConnectionFlags {
   all?: boolean;
@@ -86,14 +88,14 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
       new Option('--limit <n>', 'print at most N jobs').argParser(wholeNumber('--limit', 1, Number.MAX_SAFE_INTEGER)),
     )
     .addOption(
-      new Option('--page-size <n>', `jobs per request (1-${MAX_JOB_PAGE})`)
+      new Option('--page-size <n>', `jobs per request (1-${MAX_JOB_PAGE}), each page printed as it arrives`)
         .argParser(wholeNumber('--page-size', 1, MAX_JOB_PAGE))
         .default(DEFAULT_PAGE_SIZE),
     )
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (opts: JobsOptions) => {
       const since = opts.since; // an ISO time already (parseSince)
-      const client = connect(opts, io);
+      const client = await connect(opts, io);
       const fields =
         opts.fields === undefined ? undefined : JOB_FIELDS.filter((f) => f === 'id' || opts.fields!.includes(f));
       const writer = opts.output === 'json' ? jsonWriter(io.stdout) : tableWriter(fields, io.nowMs(), io.stdout);

@@ -176,7 +176,7 @@ export function createLogsCommand(io: CliIo = processIo()): Command {
     )
     .action(async (id: number, opts: LogsOptions) => {
       await copyLogs(
-        connect(opts, io),
+        await connect(opts, io),
         { id, stream: opts.stderr ? 'stderr' : 'stdout', attempt: opts.attempt, follow: opts.follow === true },
         io,
       );

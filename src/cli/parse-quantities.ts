@@ -3,7 +3,7 @@
  * sizes, durations, CPU, priorities and bounded integers. Each throws {@link QuantityError} with a
  * message that names the flag and the allowed values; commands turn it into a usage error.
  */
-import { PRIORITY_CLASS_NAMES } from '../contract/api.js';
+import { PRIORITY_CLASS_NAMES } from '../core/index.js';
 
 /** A flag value that does not parse; the message names the flag and what it accepts. */
 export class QuantityError extends Error {

@@ -58,7 +58,7 @@ export function createQuotaCommand(io: CliIo = processIo()): Command {
       .allowExcessArguments(false)
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
       .action(async (opts: ListOptions) => {
-        const quotas = await connect(opts, io).listQuotas();
+        const quotas = await (await connect(opts, io)).listQuotas();
         io.stdout(opts.output === 'json' ? `${jsonForTerminal(quotas)}\n` : `${formatQuotaTable(quotas)}\n`);
       }),
   );
@@ -91,7 +91,9 @@ export function createQuotaCommand(io: CliIo = processIo()): Command {
               `${formatGpuEquivalents(opts.guaranteed)}; the limit must be at least the guarantee, or none`,
           );
         }
-        const updated = await connect(opts, io).setQuota(tenant, {
+        const updated = await (
+          await connect(opts, io)
+        ).setQuota(tenant, {
           guaranteedGpuEquivalents: opts.guaranteed,
           limitGpuEquivalents: limit,
         });

@@ -23,7 +23,7 @@ export function createShowCommand(io: CliIo = processIo()): Command {
     .argument('<id>', 'job id', parseJobId)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (id: number, opts: ShowOptions) => {
-      const job = await connect(opts, io).getJob(id);
+      const job = await (await connect(opts, io)).getJob(id);
       io.stdout(opts.output === 'json' ? `${jsonForTerminal(job)}\n` : `${formatJobDetail(job, io.nowMs())}\n`);
     });
   return addConnectionOptions(command);

@@ -74,7 +74,7 @@ export function createStatusCommand(io: CliIo = processIo()): Command {
     .allowExcessArguments(false)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (opts: StatusOptions) => {
-      const client = connect(opts, io);
+      const client = await connect(opts, io);
       const status = await client.status();
       io.stdout(opts.output === 'json' ? `${jsonForTerminal(status)}\n` : `${formatStatus(status, client.url)}\n`);
     });

@@ -156,7 +156,7 @@ async function submit(command: string[], opts: SubmitOptions, io: CliIo): Promis
     );
   }
   const body = buildSubmitBody(command, opts, io.cwd());
-  const client = connect(opts, io);
+  const client = await connect(opts, io);
   const job = await client.submitJob(body);
   io.stdout(`submitted job ${job.id} (gpu ${formatGpuRequest(job.gpu)}, mode ${job.gpu.mode})\n${job.id}\n`);
   if (!opts.wait) return;

@@ -92,7 +92,7 @@ export function createTenantCommand(io: CliIo = processIo()): Command {
       .description('create a tenant (admin); then give it a token with `gpushare token create --tenant NAME`')
       .argument('<name>', 'tenant name: lower-case letters, digits and -, 1-63 characters')
       .action(async (name: string, opts: ConnectionFlags) => {
-        const tenant = escapeControlCharactersDeep(await connect(opts, io).createTenant(name));
+        const tenant = escapeControlCharactersDeep(await (await connect(opts, io)).createTenant(name));
         io.stdout(
           `created tenant ${tenant.name}${tenant.unixUid === null ? '' : ` (its jobs run as uid ${tenant.unixUid})`}\n`,
         );
@@ -104,7 +104,7 @@ export function createTenantCommand(io: CliIo = processIo()): Command {
       .allowExcessArguments(false)
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
       .action(async (opts: ListOptions) => {
-        const tenants = await connect(opts, io).listTenants();
+        const tenants = await (await connect(opts, io)).listTenants();
         io.stdout(opts.output === 'json' ? `${jsonForTerminal(tenants)}\n` : `${formatTenantsTable(tenants)}\n`);
       }),
   );
@@ -151,7 +151,7 @@ export function createTenantCommand(io: CliIo = processIo()): Command {
             'tenant set-limits: give at least one of --max-priority, --requests-per-second, ' +
               '--request-burst, --event-streams',
           );
-        const updated = await connect(opts, io).setTenantLimits(name, change);
+        const updated = await (await connect(opts, io)).setTenantLimits(name, change);
         io.stdout(`limits of tenant ${updated.name}: ${describeTenantLimits(updated)}\n`);
       }),
   );

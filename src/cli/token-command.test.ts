@@ -14,7 +14,8 @@ import {
   type FakeResponse,
   type RecordedRequest,
 } from '../adapters/http-client/testing/fake-api-server.js';
-import { cliConfigPath, writeCliConfig } from '../config/cli-config.js';
+import { writeCliConfig } from '../config/cli-config-write.js';
+import { cliConfigPath } from '../config/cli-config.js';
 import { parseExpiresIn } from './token-command.js';
 import { runClientCli } from './testing/run-client-cli.js';
 

@@ -7,7 +7,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { TokenView } from '../adapters/http-client/api-client.js';
 import { MAX_TOKEN_LIFETIME_SECONDS } from '../contract/api.js';
-import { updateCliConfigToken } from '../config/cli-config.js';
+import { updateCliConfigToken } from '../config/cli-config-write.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, resolveConnection, type ConnectionFlags } from './connection.js';
 import { formatTextTable } from './text-table.js';
@@ -102,7 +102,9 @@ export function createTokenCommand(io: CliIo = processIo()): Command {
         ),
       )
       .action(async (opts: CreateOptions) => {
-        const token = await connect(opts, io).createToken({
+        const token = await (
+          await connect(opts, io)
+        ).createToken({
           tenant: opts.tenant,
           role: opts.role,
           label: opts.label,
@@ -123,7 +125,7 @@ export function createTokenCommand(io: CliIo = processIo()): Command {
       .allowExcessArguments(false)
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
       .action(async (opts: ListOptions) => {
-        const tokens = await connect(opts, io).listTokens();
+        const tokens = await (await connect(opts, io)).listTokens();
         io.stdout(opts.output === 'json' ? `${JSON.stringify(tokens, null, 2)}\n` : `${formatTokenTable(tokens)}\n`);
       }),
   );
@@ -133,7 +135,7 @@ export function createTokenCommand(io: CliIo = processIo()): Command {
       .argument('<id>', 'token id (see `gpushare token list`)', parseTokenId)
       .allowExcessArguments(false)
       .action(async (id: number, opts: ConnectionFlags) => {
-        const token = await connect(opts, io).revokeToken(id);
+        const token = await (await connect(opts, io)).revokeToken(id);
         io.stdout(
           `token ${token.id}${token.label ? ` (${printable(token.label)})` : ''} revoked at ` +
             `${shortTime(token.revokedAt)}\n`,
@@ -146,13 +148,14 @@ export function createTokenCommand(io: CliIo = processIo()): Command {
       .argument('<id>', 'token id (see `gpushare token list`)', parseTokenId)
       .allowExcessArguments(false)
       .action(async (id: number, opts: ConnectionFlags) => {
-        const { tokenSource } = resolveConnection(opts, io);
-        const token = await connect(opts, io).rotateToken(id);
+        const { tokenSource } = await resolveConnection(opts, io);
+        const token = await (await connect(opts, io)).rotateToken(id);
         let note = '';
         if (token.self) {
+          const configPath = tokenSource === 'config' ? await updateCliConfigToken(token.token, io.env) : '';
           note =
             tokenSource === 'config'
-              ? `this is the token this CLI uses: ${updateCliConfigToken(token.token, io.env)} now holds the new one\n`
+              ? `this is the token this CLI uses: ${configPath} now holds the new one\n`
               : `this is the token this CLI uses: update ` +
                 `${tokenSource === 'env' ? 'GPUSHARE_TOKEN' : '--token'} with the new one\n`;
         }

@@ -3,22 +3,14 @@
  * certificate is checked against. The file is `$XDG_CONFIG_HOME/gpushare/config.yaml`, else
  * `~/.config/gpushare/config.yaml`, a YAML mapping with `url`, `token`, and `ca` (the CA
  * certificate's PEM text, what `gpushare serve` writes) or `caFile` (a path to it, relative to the
- * config file's folder). It holds a secret, so it is written with mode 0600 in a 0700 folder.
+ * config file's folder). It holds a secret, so it is written with mode 0600 in a 0700 folder
+ * (cli-config-write.ts). A file in the form gpushare writes is read without the yaml package
+ * (simple-yaml.ts); any other is parsed with it, loaded then.
  */
-import {
-  chmodSync,
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { parseSimpleYaml } from './simple-yaml.js';
 
 /** Connection settings as stored in the config file; each may be missing. */
 export interface CliConfig {
@@ -69,7 +61,7 @@ export function cliConfigPath(env: ConfigEnv = process.env): string {
  * @throws CliConfigError naming the file when it cannot be read, is not valid YAML, is not a
  *   mapping, `url`/`token`/`caFile` are not non-empty strings, or `ca` is no PEM certificate.
  */
-export function readCliConfig(env: ConfigEnv = process.env): CliConfig {
+export async function readCliConfig(env: ConfigEnv = process.env): Promise<CliConfig> {
   const path = cliConfigPath(env);
   let text: string;
   try {
@@ -78,15 +70,21 @@ export function readCliConfig(env: ConfigEnv = process.env): CliConfig {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new CliConfigError(path, `cannot read it: ${err instanceof Error ? err.message : String(err)}`);
   }
-  let doc: unknown;
-  try {
-    doc = parse(text);
-  } catch (err) {
-    throw new CliConfigError(
-      path,
-      `not valid YAML: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-    );
-  }
+  return checkCliConfig(path, parseSimpleYaml(text) ?? (await parseConfigYaml(path, text)));
+}
+
+/**
+ * `text` of the config file at `path` parsed with the yaml package (parse-yaml.ts, loaded now).
+ * @throws CliConfigError when it is not valid YAML
+ */
+export async function parseConfigYaml(path: string, text: string): Promise<unknown> {
+  const parsed = (await import('./parse-yaml.js')).parseYaml(text);
+  if ('error' in parsed) throw new CliConfigError(path, `not valid YAML: ${parsed.error}`);
+  return parsed.doc;
+}
+
+/** The settings of a parsed config file `doc`. @throws CliConfigError as {@link readCliConfig} */
+function checkCliConfig(path: string, doc: unknown): CliConfig {
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== 'object' || Array.isArray(doc)) {
     throw new CliConfigError(path, 'expected a YAML mapping with keys url and token');
@@ -107,74 +105,4 @@ export function readCliConfig(env: ConfigEnv = process.env): CliConfig {
   }
   if (config.caFile !== undefined) config.caFile = resolve(dirname(path), config.caFile);
   return config;
-}
-
-/**
- * Writes the CLI config file atomically (a temporary file in the same folder, synced, then renamed
- * over the old one). Creates the folder with mode 0700 when missing; the file ends with mode 0600
- * even when it existed before with a wider mode.
- * @param config - The server's base URL, token, and the PEM of the CA its certificate chains to
- *   (written as `ca`; null or absent: no `ca` key, e.g. a plain-HTTP server).
- * @param env - Environment that locates the file (default: process.env).
- * @returns The path written.
- * @throws CliConfigError naming the file when the folder cannot be created or the file written.
- */
-export function writeCliConfig(
-  config: { readonly url: string; readonly token: string; readonly ca?: string | null },
-  env: ConfigEnv = process.env,
-): string {
-  const path = cliConfigPath(env);
-  writeConfigText(path, stringify({ url: config.url, token: config.token, ...(config.ca ? { ca: config.ca } : {}) }));
-  return path;
-}
-
-/**
- * Replaces the `token` of the CLI config file, keeping its other keys (url, ca, caFile, and any
- * others), atomically and with mode 0600 as {@link writeCliConfig}; e.g. after `gpushare token
- * rotate` of the CLI's own token.
- * @param token - The new token.
- * @param env - Environment that locates the file (default: process.env).
- * @returns The path written.
- * @throws CliConfigError naming the file when it cannot be read, is not a mapping, or cannot be written.
- */
-export function updateCliConfigToken(token: string, env: ConfigEnv = process.env): string {
-  const path = cliConfigPath(env);
-  readCliConfig(env); // the same checks as every read
-  let doc: unknown;
-  try {
-    doc = parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new CliConfigError(path, `cannot read it: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  const mapping =
-    doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : {};
-  writeConfigText(path, stringify({ ...mapping, token }));
-  return path;
-}
-
-/**
- * Writes `text` to `path` atomically (temporary file, fsync, rename), folder 0700, file 0600. @throws CliConfigError
- */
-function writeConfigText(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, path);
-    chmodSync(path, 0o600);
-  } catch (err) {
-    try {
-      rmSync(tmp, { force: true });
-    } catch {
-      // The folder itself is unusable; nothing to clean up.
-    }
-    throw new CliConfigError(path, `cannot write it: ${err instanceof Error ? err.message : String(err)}`);
-  }
 }

@@ -4,14 +4,14 @@
  * Errors are `{ error: { code, message, details } }` with a 4xx/5xx status.
  */
 import { z } from 'zod';
-import { ENFORCEMENT_LEVELS, ISOLATION_LEVELS, JOB_STATES, PRIORITY_CLASSES, SHARING_MODES } from '../core/index.js';
+import {
+  ENFORCEMENT_LEVELS,
+  ISOLATION_LEVELS,
+  JOB_STATES,
+  PRIORITY_CLASS_NAMES,
+  SHARING_MODES,
+} from '../core/index.js';
 import { CONTROL_CHARACTER, CONTROL_CHARACTERS_IN_WORDS, codePointName } from '../lib/control-characters.js';
-
-/** Names of the priority classes, for error messages and schemas. */
-export const PRIORITY_CLASS_NAMES = Object.keys(PRIORITY_CLASSES) as [
-  keyof typeof PRIORITY_CLASSES,
-  ...(keyof typeof PRIORITY_CLASSES)[],
-];
 
 /** Environment variable names the API accepts (POSIX portable names). */
 const ENV_NAME = z

@@ -5,16 +5,8 @@
 import { z } from 'zod';
 import { JOB_STATES, type JobState } from '../core/index.js';
 import { MAX_NAME_PATTERN_LENGTH } from '../lib/name-pattern.js';
-import { decimalParameter, JobSchema, TENANT_NAME, type JobView } from './api.js';
-
-/** The most jobs one page may hold (`limit`). */
-export const MAX_JOB_PAGE = 5000;
-
-/** A job field `fields=` may name: every field of JobSchema. */
-export type JobField = keyof JobView;
-
-/** Every job field, in the order of JobSchema. */
-export const JOB_FIELDS = Object.keys(JobSchema.shape) as [JobField, ...JobField[]];
+import { decimalParameter, JobSchema, TENANT_NAME } from './api.js';
+import { JOB_FIELDS, MAX_JOB_PAGE } from './job-fields.js';
 
 /** The states a listing shows without `state` or `all=true`: those of jobs that have not ended. */
 export const ACTIVE_JOB_STATES: readonly JobState[] = ['pending', 'preempted', 'scheduled', 'running'];

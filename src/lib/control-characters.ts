@@ -39,8 +39,9 @@ export function codePointName(character: string): string {
  * above. Other characters are unchanged.
  */
 export function escapeControlCharacters(text: string): string {
-  // Most text is printable ASCII: one cheap test instead of the full pattern's search.
-  if (PRINTABLE_ASCII.test(text)) return text;
+  // Most text is printable ASCII: one cheap test instead of the full pattern's search; other text
+  // (`0.5 × 1`, names in other scripts) is searched before it is copied.
+  if (PRINTABLE_ASCII.test(text) || !CONTROL_CHARACTER.test(text)) return text;
   return text.replace(CONTROL_CHARACTERS, (c) => {
     const code = c.charCodeAt(0);
     return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;

@@ -1,7 +1,8 @@
 /**
  * Composition root of the `gpushare` command line: builds the commander program and runs it.
- * bin/gpushare runs this module (bundled into dist/main/gpushare.js by `npm run build`, or as
- * compiled) and calls {@link main}.
+ * bin/gpushare runs this module (bundled into dist/main/gpushare.js by `npm run build`, each
+ * command it imports on demand a file of dist/main/gpushare-chunks/; or as compiled) and calls
+ * {@link main}.
  *
  * Start-up cost is paid only for what runs: `--version` reads package.json and nothing else, a
  * client command (submit, jobs, ...) imports only its own module, and the server, store and

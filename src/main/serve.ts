@@ -43,7 +43,7 @@ import { QosService } from '../app/qos/qos-service.js';
 import { createChildProcessLauncher } from '../adapters/process/child-process-launcher.js';
 import { detectCheckpointSupport } from '../adapters/process/transparent-checkpoint.js';
 import { createMpsDaemonManager } from '../adapters/mps/mps-daemon-manager.js';
-import { writeCliConfig } from '../config/cli-config.js';
+import { writeCliConfig } from '../config/cli-config-write.js';
 import { setUpJobIsolation } from './job-sandbox-setup.js';
 import { DEFAULT_SIMULATED_GPUS, type ServerConfig } from '../config/server-config.js';
 import { prepareServerTls } from './server-tls.js';

@@ -73,6 +73,8 @@ describe('gpushare serve: hostile input', () => {
         caCert: restarted.caCert,
       });
       expect((await api(server, 'GET', '/api/v1/jobs/1')).body.name).toBe(forged);
+      // The restarted server starts the job again: list it once it runs.
+      await waitForJob(server, 1, (job) => job.state === 'running');
       const jobs = cli(server, ['jobs', '--all']);
       expect(jobs.code).toBe(0);
       expect([jobs.stdout.includes('\u001b'), jobs.stdout.includes('\u202e')]).toEqual([false, false]);

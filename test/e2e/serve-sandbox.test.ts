@@ -84,12 +84,20 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     chmodSync(scratch, 0o755);
     mkdirSync(join(scratch, 'home'), { mode: 0o755 });
     mkdirSync(join(scratch, 'cli', 'bin'), { recursive: true, mode: 0o755 });
-    mkdirSync(join(scratch, 'cli', 'dist', 'main'), { recursive: true, mode: 0o755 });
+    mkdirSync(join(scratch, 'cli', 'dist', 'main', 'gpushare-chunks'), { recursive: true, mode: 0o755 });
     copyFileSync(BIN, join(scratch, 'cli', 'bin', 'gpushare'));
-    copyFileSync(resolve('dist/main/gpushare.js'), join(scratch, 'cli', 'dist', 'main', 'gpushare.js'));
+    // The CLI bundle: its first file and the chunks it loads on demand (one per command, commander, ...).
+    const chunks = readdirSync(resolve('dist/main/gpushare-chunks')).map((f) => `dist/main/gpushare-chunks/${f}`);
+    for (const file of ['dist/main/gpushare.js', ...chunks]) copyFileSync(resolve(file), join(scratch, 'cli', file));
     copyFileSync(resolve('package.json'), join(scratch, 'cli', 'package.json'));
-    for (const dir of ['cli', 'cli/bin', 'cli/dist', 'cli/dist/main']) chmodSync(join(scratch, dir), 0o755);
-    for (const file of ['cli/bin/gpushare', 'cli/dist/main/gpushare.js', 'cli/package.json'])
+    for (const dir of ['cli', 'cli/bin', 'cli/dist', 'cli/dist/main', 'cli/dist/main/gpushare-chunks'])
+      chmodSync(join(scratch, dir), 0o755);
+    for (const file of [
+      'cli/bin/gpushare',
+      'cli/dist/main/gpushare.js',
+      'cli/package.json',
+      ...chunks.map((f) => `cli/${f}`),
+    ])
       chmodSync(join(scratch, file), 0o755);
     writeFileSync(join(scratch, 'root-only'), 'planted secret\n', { mode: 0o600 });
     writeFileSync(join(scratch, 'home', 'server-secret'), 'server home secret\n', { mode: 0o644 });

@@ -1,32 +1,34 @@
 /**
  * Typed client of the standalone server's HTTP API (`src/contract/api.ts`): one method per route,
- * every answer validated with the contract's schemas. Uses the global fetch (or one passed in).
+ * every answer validated with the contract's schemas: a job or a page of jobs by the hand checks of
+ * contract/job-check.ts (zod's verdicts, without building zod's schemas), the others with the zod
+ * schemas of answer-schemas.ts, loaded by the first call that needs them. Uses node:http(s)
+ * requests (node-http-fetch.ts), or a fetch passed in.
  */
-import { z } from 'zod';
-import {
-  ErrorSchema,
-  GpuSchema,
-  JobDetailSchema,
-  JobSchema,
+import type { z } from 'zod';
+import type {
+  GpuView,
+  JobDetailView,
+  JobView,
   LogsSchema,
   NewTokenSchema,
+  QosReportBody,
+  QosReportResultSchema,
   QuotaUseSchema,
+  SetTenantLimits,
   StatusSchema,
+  SubmitJobInput,
   TenantSchema,
   TokenSchema,
-  type SetTenantLimits,
-  type GpuView,
-  type JobDetailView,
-  type JobView,
-  type SubmitJobInput,
-  QosReportResultSchema,
-  type QosReportBody,
 } from '../../contract/api.js';
 import type { JobState } from '../../core/index.js';
-import type { JobField, JobPage } from '../../contract/job-list.js';
+import type { AuditEntryView } from '../../contract/audit.js';
+import type { BulkCancelInput, BulkCancelResult } from '../../contract/bulk-cancel.js';
+import { checkJob } from '../../contract/job-check.js';
+import type { JobField } from '../../contract/job-fields.js';
+import type { JobPage } from '../../contract/job-list.js';
 import { checkJobPage } from '../../contract/job-page-check.js';
-import { AuditListSchema, type AuditEntryView } from '../../contract/audit.js';
-import { BulkCancelResultSchema, type BulkCancelInput, type BulkCancelResult } from '../../contract/bulk-cancel.js';
+import type { AnswerSchemas } from './answer-schemas.js';
 import {
   ApiError,
   ApiResponseError,
@@ -42,14 +44,10 @@ export const API_PREFIX = '/api/v1';
 /** How long one call may take before the server counts as unreachable, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-const JobListSchema = z.object({ jobs: z.array(JobSchema) });
-const GpuListSchema = z.object({ gpus: z.array(GpuSchema) });
-const TenantListSchema = z.object({ tenants: z.array(TenantSchema) });
-const TokenListSchema = z.object({ tokens: z.array(TokenSchema) });
-const QuotaListSchema = z.object({ quotas: z.array(QuotaUseSchema) });
-const DrainResultSchema = z.object({ draining: z.boolean(), running: z.number().int() });
-const BackupResultSchema = z.object({ path: z.string(), bytes: z.number().int() });
-const HealthSchema = z.object({ status: z.literal('ok') });
+/** The zod schemas of answers, built on first use (answer-schemas.ts). */
+function loadAnswerSchemas(): Promise<AnswerSchemas> {
+  return import('./answer-schemas.js').then((m) => m.ANSWER_SCHEMAS);
+}
 
 /** `GET /jobs/:id/logs` answer. */
 export type LogsView = z.infer<typeof LogsSchema>;
@@ -77,9 +75,9 @@ export interface CreateTokenInput {
 /** `GET /status` answer. */
 export type StatusView = z.infer<typeof StatusSchema>;
 /** `POST /drain` answer: the number of jobs still running. */
-export type DrainResult = z.infer<typeof DrainResultSchema>;
+export type DrainResult = z.infer<AnswerSchemas['drain']>;
 /** `POST /backup` answer: where the backup was written (on the server's machine) and its size in bytes. */
-export type BackupResult = z.infer<typeof BackupResultSchema>;
+export type BackupResult = z.infer<AnswerSchemas['backup']>;
 
 /** Options of {@link createApiClient}. */
 export interface ApiClientOptions {
@@ -235,19 +233,25 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const doFetch = options.fetch ?? createNodeHttpFetch({ ca: options.ca });
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
-  /** {@link callChecked} with a zod schema as the check. */
-  function call<S extends z.ZodTypeAny>(
+  /**
+   * {@link callChecked} with the zod schema `name` of answer-schemas.ts as the check; the schemas
+   * load while the request is on its way.
+   */
+  function call<K extends keyof AnswerSchemas>(
     method: 'GET' | 'POST' | 'PUT',
     path: string,
-    schema: S,
+    name: K,
     options: CallOptions = {},
-  ): Promise<z.infer<S>> {
-    return callChecked(
+  ): Promise<z.infer<AnswerSchemas[K]>> {
+    type Answer = z.infer<AnswerSchemas[K]>;
+    const schemas = loadAnswerSchemas();
+    schemas.catch(() => undefined); // awaited by the check; a call that fails first leaves it unread
+    return callChecked<Answer>(
       method,
       path,
-      (json) => {
-        const parsed = schema.safeParse(json);
-        if (parsed.success) return { value: parsed.data as z.infer<S> };
+      async (json) => {
+        const parsed = (await schemas)[name].safeParse(json);
+        if (parsed.success) return { value: parsed.data as Answer };
         const issue = parsed.error.issues[0];
         return { problem: issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid body' };
       },
@@ -259,7 +263,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   async function callChecked<T>(
     method: 'GET' | 'POST' | 'PUT',
     path: string,
-    check: (json: unknown) => { value: T } | { problem: string },
+    check: (json: unknown) => { value: T } | { problem: string } | Promise<{ value: T } | { problem: string }>,
     call: CallOptions = {},
   ): Promise<T> {
     const routePath = call.auth === false ? path : `${API_PREFIX}${path}`;
@@ -303,7 +307,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       json = undefined;
     }
     if (!response.ok) {
-      const parsed = ErrorSchema.safeParse(json);
+      const parsed = (await loadAnswerSchemas()).error.safeParse(json);
       if (parsed.success)
         throw new ApiError(
           response.status,
@@ -319,7 +323,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       );
     }
     if (json === undefined) throw new ApiResponseError(route, text === '' ? 'empty body' : 'the body is not JSON');
-    const checked = check(json);
+    const checked = await check(json);
     if ('problem' in checked) throw new ApiResponseError(route, checked.problem);
     return checked.value;
   }
@@ -329,11 +333,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   return {
     url: base,
-    healthz: () => call('GET', '/healthz', HealthSchema, { auth: false }),
-    submitJob: (body) => call('POST', '/jobs', JobSchema, { body }),
+    healthz: () => call('GET', '/healthz', 'health', { auth: false }),
+    submitJob: (body) => callChecked('POST', '/jobs', checkJob, { body }),
     listJobs: async (query = {}) =>
       (
-        await call('GET', '/jobs', JobListSchema, {
+        await call('GET', '/jobs', 'jobList', {
           query: { all: query.all === undefined ? undefined : String(query.all), state: query.state },
         })
       ).jobs,
@@ -358,39 +362,39 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           },
         },
       ),
-    getJob: (id) => call('GET', jobPath(id), JobDetailSchema),
-    cancelJob: (id) => call('POST', jobPath(id, '/cancel'), JobSchema),
-    cancelJobs: (body) => call('POST', '/jobs/cancel', BulkCancelResultSchema, { body }),
-    getLogs: (id, query = {}) => call('GET', jobPath(id, '/logs'), LogsSchema, { query }),
-    listGpus: async () => (await call('GET', '/gpus', GpuListSchema)).gpus,
-    cordonGpu: (index) => call('POST', gpuPath(index, 'cordon'), GpuSchema),
-    uncordonGpu: (index) => call('POST', gpuPath(index, 'uncordon'), GpuSchema),
-    createTenant: (name) => call('POST', '/tenants', TenantSchema, { body: { name } }),
-    listTenants: async () => (await call('GET', '/tenants', TenantListSchema)).tenants,
+    getJob: (id) => call('GET', jobPath(id), 'jobDetail'),
+    cancelJob: (id) => callChecked('POST', jobPath(id, '/cancel'), checkJob),
+    cancelJobs: (body) => call('POST', '/jobs/cancel', 'bulkCancel', { body }),
+    getLogs: (id, query = {}) => call('GET', jobPath(id, '/logs'), 'logs', { query }),
+    listGpus: async () => (await call('GET', '/gpus', 'gpuList')).gpus,
+    cordonGpu: (index) => call('POST', gpuPath(index, 'cordon'), 'gpu'),
+    uncordonGpu: (index) => call('POST', gpuPath(index, 'uncordon'), 'gpu'),
+    createTenant: (name) => call('POST', '/tenants', 'tenant', { body: { name } }),
+    listTenants: async () => (await call('GET', '/tenants', 'tenantList')).tenants,
     setQuota: (tenant, quota) =>
-      call('PUT', `/tenants/${encodeURIComponent(tenant)}/quota`, TenantSchema, {
+      call('PUT', `/tenants/${encodeURIComponent(tenant)}/quota`, 'tenant', {
         body: {
           guaranteedGpuEquivalents: quota.guaranteedGpuEquivalents,
           limitGpuEquivalents: quota.limitGpuEquivalents,
         },
       }),
     setTenantLimits: (tenant, limits) =>
-      call('PUT', `/tenants/${encodeURIComponent(tenant)}/limits`, TenantSchema, { body: limits }),
-    listQuotas: async () => (await call('GET', '/quotas', QuotaListSchema)).quotas,
+      call('PUT', `/tenants/${encodeURIComponent(tenant)}/limits`, 'tenant', { body: limits }),
+    listQuotas: async () => (await call('GET', '/quotas', 'quotaList')).quotas,
     createToken: (body) =>
-      call('POST', '/tokens', NewTokenSchema, {
+      call('POST', '/tokens', 'newToken', {
         body: Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)),
       }),
-    listTokens: async () => (await call('GET', '/tokens', TokenListSchema)).tokens,
-    revokeToken: (id) => call('POST', `/tokens/${encodeURIComponent(String(id))}/revoke`, TokenSchema),
-    rotateToken: (id) => call('POST', `/tokens/${encodeURIComponent(String(id))}/rotate`, NewTokenSchema),
-    drain: () => call('POST', '/drain', DrainResultSchema),
-    backup: (path) => call('POST', '/backup', BackupResultSchema, { body: { path } }),
-    status: () => call('GET', '/status', StatusSchema),
-    reportQos: (id, body) => call('POST', jobPath(id, '/qos-reports'), QosReportResultSchema, { body }),
+    listTokens: async () => (await call('GET', '/tokens', 'tokenList')).tokens,
+    revokeToken: (id) => call('POST', `/tokens/${encodeURIComponent(String(id))}/revoke`, 'token'),
+    rotateToken: (id) => call('POST', `/tokens/${encodeURIComponent(String(id))}/rotate`, 'newToken'),
+    drain: () => call('POST', '/drain', 'drain'),
+    backup: (path) => call('POST', '/backup', 'backup', { body: { path } }),
+    status: () => call('GET', '/status', 'status'),
+    reportQos: (id, body) => call('POST', jobPath(id, '/qos-reports'), 'qosReportResult', { body }),
     listAudit: async (query) =>
       (
-        await call('GET', '/audit', AuditListSchema, {
+        await call('GET', '/audit', 'auditList', {
           query: {
             since: query.since,
             afterSeq: query.afterSeq,

@@ -1,10 +1,11 @@
 /**
  * The part of fetch the API client uses, over node:http and node:https. The global fetch (undici)
  * is loaded lazily by Node and costs tens of milliseconds at a command's first call; a CLI call is
- * one or two requests, so plain http requests start it sooner.
+ * one or two requests, so plain http requests start it sooner. node:https (and with it node:tls and
+ * node:crypto) or node:http is loaded at the first request, so a command that asks nothing (a usage
+ * error) does not load it.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 
 /** A request as the API client makes it. */
 export interface HttpRequestInit {
@@ -41,10 +42,23 @@ export interface NodeHttpFetchOptions {
  */
 export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): HttpFetch {
   const tls = options.ca ? { ca: options.ca } : {};
-  return (url, init) => send(url, init, tls);
+  return async (url, init) =>
+    url.protocol === 'https:'
+      ? send((await import('node:https')).request, url, init, tls)
+      : send((await import('node:http')).request, url, init, {});
 }
 
-const send = (url: URL, init: HttpRequestInit, tls: { ca?: string }): Promise<HttpResponse> =>
+/** node:http's or node:https's `request`. */
+type RequestFunction = (
+  url: URL,
+  options: RequestOptions,
+  onResponse: (res: IncomingMessage) => void,
+) => {
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  end(body?: string): unknown;
+};
+
+const send = (request: RequestFunction, url: URL, init: HttpRequestInit, tls: { ca?: string }): Promise<HttpResponse> =>
   new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
@@ -64,10 +78,7 @@ const send = (url: URL, init: HttpRequestInit, tls: { ca?: string }): Promise<Ht
         });
       });
     };
-    const req =
-      url.protocol === 'https:'
-        ? httpsRequest(url, { ...options, ...tls }, onResponse)
-        : httpRequest(url, options, onResponse);
+    const req = request(url, { ...options, ...tls }, onResponse);
     req.on('error', reject);
     req.end(init.body);
   });

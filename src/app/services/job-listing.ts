@@ -7,8 +7,9 @@
  * answers an empty page, the same answer as for a tenant without jobs, so it reveals nothing.
  */
 import type { JobState } from '../../core/index.js';
-import type { JobField, JobPage, ListedJob } from '../../contract/job-list.js';
-import { ACTIVE_JOB_STATES, JOB_FIELDS } from '../../contract/job-list.js';
+import { JOB_FIELDS, type JobField } from '../../contract/job-fields.js';
+import type { JobPage, ListedJob } from '../../contract/job-list.js';
+import { ACTIVE_JOB_STATES } from '../../contract/job-list.js';
 import type { JobView } from '../../contract/api.js';
 import { authorize } from '../auth/authorize.js';
 import type { Principal } from '../auth/tokens.js';

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveServerConfig } from '../../../config/server-config.js';
 import { JOB_STATES } from '../../../core/index.js';
-import { JOB_FIELDS, JobPageSchema } from '../../../contract/job-list.js';
+import { JOB_FIELDS } from '../../../contract/job-fields.js';
+import { JobPageSchema } from '../../../contract/job-list.js';
 import { startServer, type RunningServer } from '../../../main/serve.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are checked field by field */
