@@ -103,12 +103,12 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       expect((await api(handle, 'POST', '/api/v1/tenants', { name: tenant })).status).toBe(201);
       tokens[tenant] = (await api(handle, 'POST', '/api/v1/tokens', { tenant, label: tenant })).body.token as string;
     }
-  }, 90_000);
+  });
 
   afterAll(async () => {
     if (handle) await cleanupServe(handle);
     if (scratch) rmSync(scratch, { recursive: true, force: true });
-  }, 60_000);
+  });
 
   // Each test starts from idle GPUs, whatever the one before left running.
   afterEach(async () => {
@@ -116,7 +116,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     for (const job of active) await api(handle, 'POST', `/api/v1/jobs/${job.id}/cancel`);
     for (const job of active)
       await waitForJob(handle, job.id, (j) => ['cancelled', 'succeeded', 'failed'].includes(j.state));
-  }, 60_000);
+  });
 
   it("gives the command's host pid: the process bubblewrap's init started (pid 2 inside), under the tenant's uid, not bubblewrap", async () => {
     const job = await api(
@@ -224,14 +224,10 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       token('team-a'),
     );
     expect(a.status).toBe(201);
-    const output = await pollFor(
-      "job A's probes",
-      async () => {
-        const text = await stdoutOf(handle, a.body.id);
-        return text.includes('probes-done') ? text : undefined;
-      },
-      60_000,
-    );
+    const output = await pollFor("job A's probes", async () => {
+      const text = await stdoutOf(handle, a.body.id);
+      return text.includes('probes-done') ? text : undefined;
+    });
     const results = Object.fromEntries(
       output
         .split('\n')
@@ -292,7 +288,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     for (const id of [a.body.id, b.body.id])
       expect((await api(handle, 'POST', `/api/v1/jobs/${id}/cancel`)).status).toBe(200);
     await waitForJob(handle, a.body.id, (j) => j.state === 'cancelled');
-  }, 120_000);
+  });
 
   it('a sandboxed victim gets the preemption signal, checkpoints, exits 0, is requeued as preempted and resumes; a cancel ends it by SIGTERM', async () => {
     // Four whole GPUs for the low job of A; B's critical job needs one of them.
@@ -333,7 +329,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     );
     expect(submitted.status).toBe(201);
     const critical = submitted.body;
-    const done = await waitForJob(handle, victim.id, (j) => j.state === 'succeeded', 60_000);
+    const done = await waitForJob(handle, victim.id, (j) => j.state === 'succeeded');
     expect(done.attempts.map((x: { endReason: string; exitCode: number | null }) => [x.endReason, x.exitCode])).toEqual(
       [
         ['preempted', 0],
@@ -368,7 +364,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     expect((await api(handle, 'POST', `/api/v1/jobs/${plain.id}/cancel`)).status).toBe(200);
     const cancelled = await waitForJob(handle, plain.id, (j) => j.state === 'cancelled');
     expect([cancelled.attempts[0].exitCode, cancelled.attempts[0].signal]).toEqual([null, 'SIGTERM']);
-  }, 120_000);
+  });
 
   it("takes only a working directory whose bind cannot be redirected: writable by the tenant's uid, written as it resolves, under folders only root may change; each refusal a 400 naming the field", async () => {
     const submitIn = async (workingDirectory: string): ReturnType<typeof api> =>
@@ -477,7 +473,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     const uids = JSON.parse(readFileSync(join(data, 'tenant-uids.json'), 'utf8')) as Record<string, number>;
     const tenants = (await api(handle, 'GET', '/api/v1/tenants')).body.tenants as { name: string; unixUid: number }[];
     expect(tenants.find((t) => t.name === 'team-a')?.unixUid).toBe(uids['team-a']);
-  }, 60_000);
+  });
 });
 
 describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless --single-tenant', () => {
@@ -493,11 +489,11 @@ describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless -
     chownSync(dir, UID, UID);
     checkout = readableCheckout(UID);
     bin = checkout.bin;
-  }, 60_000);
+  });
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
     checkout?.remove();
-  }, 60_000);
+  });
 
   it('a server that cannot switch uids accepts one tenant, says so, and refuses a data directory of two tenants until --single-tenant', async () => {
     // An unprivileged server cannot run jobs under other uids: no sandbox.
@@ -556,7 +552,7 @@ describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless -
     ).rejects.toThrow(
       'this data directory has 2 tenants (default, team-a), but jobs cannot be sandboxed here: the server does not run as root',
     );
-  }, 120_000);
+  });
 });
 
 describe.skipIf(!isRoot)('gpushare serve: nothing left on the host', () => {
@@ -580,5 +576,5 @@ describe.skipIf(!isRoot)('gpushare serve: nothing left on the host', () => {
     } finally {
       await cleanupServe(handle);
     }
-  }, 60_000);
+  });
 });

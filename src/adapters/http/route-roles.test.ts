@@ -421,5 +421,5 @@ describe('every route × every caller, as docs/security.md says', () => {
     }
     expect(wrong).toEqual([]);
     expect(ordered.length).toBeGreaterThan(rows.length * CALLERS.length * 2 - 1);
-  }, 120_000);
+  });
 });

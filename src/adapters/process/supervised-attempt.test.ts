@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type AttemptPids, SupervisedAttempt } from './supervised-attempt.js';
 import { makeJobDirectory, removeTemporaryDirectories, TEST_ENV } from './testing/process-test-kit.js';
 import { waitUntil } from './wait-until.js';
+import { WAIT_MS } from '../../testing/deadlines.js';
 
 /** The paths tryWriteAtomically was called with, in order, and the pid file's write held back until released. */
 const writes = vi.hoisted(() => {
@@ -55,15 +56,16 @@ describe('a supervised attempt', () => {
     attempt.start();
     // The command ends, its pipes end, the attempt finishes: all while its pid file is held back.
     const finished = (): boolean => (attempt as unknown as { finished: boolean }).finished;
-    expect(await waitUntil(finished, 60_000)).toBe(true);
+    expect(await waitUntil(finished, WAIT_MS)).toBe(true);
     expect([writes.paths, ready, existsSync(outcomePath)]).toEqual([[pidPath], [], false]);
 
     writes.release();
-    expect(await waitUntil(() => done, 60_000)).toBe(true);
+    expect(await waitUntil(() => done, WAIT_MS)).toBe(true);
     expect(writes.paths).toEqual([pidPath, outcomePath]);
-    const { jobPid, commandPid } = JSON.parse(readFileSync(pidPath, 'utf8')) as AttemptPids;
-    expect(jobPid).toBeGreaterThan(0);
-    expect(ready).toEqual([{ jobPid, commandPid: jobPid }]);
+    const written = JSON.parse(readFileSync(pidPath, 'utf8')) as AttemptPids;
+    expect(written.jobPid).toBeGreaterThan(0);
+    expect(written.commandPid).toBe(written.jobPid);
+    expect(ready).toEqual([written]);
     expect(JSON.parse(readFileSync(outcomePath, 'utf8'))).toMatchObject({ exitCode: 0, signal: null, error: null });
   });
 });
