@@ -34,7 +34,7 @@ vi.mock('./supervisor-helpers.js', async (importOriginal) => {
 afterAll(() => removeTemporaryDirectories());
 
 describe('a supervised attempt', () => {
-  it('answers a command that ended before its pid file was written with its pids, and writes the outcome after', async () => {
+  it('answers with the pids of a command that ended before its pid file was written; the outcome follows', async () => {
     const dir = makeJobDirectory();
     const pidPath = join(dir, 'attempt-1.pid');
     const outcomePath = join(dir, 'attempt-1.outcome.json');
