@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { TEST_TIMEOUT_MS } from './src/testing/deadlines.js';
 
 export default defineConfig({
   test: {
@@ -7,8 +8,9 @@ export default defineConfig({
     // Kubernetes control plane with vitest.kubernetes.config.ts (npm run test:kubernetes), the API
     // fuzzing with vitest.api.config.ts (npm run test:api).
     exclude: ['test/slow/**', 'test/kubernetes/**', 'test/api/**', '**/node_modules/**'],
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // Bounds on a hang, above every wait of a test (src/testing/deadlines.ts: sized for a loaded machine).
+    testTimeout: TEST_TIMEOUT_MS,
+    hookTimeout: TEST_TIMEOUT_MS,
     pool: 'forks',
     globalSetup: ['test/support/build-once.ts'],
     setupFiles: ['test/support/yield-between-tests.ts'],

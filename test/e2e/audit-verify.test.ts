@@ -66,7 +66,7 @@ beforeAll(async () => {
           server,
           'POST',
           '/api/v1/jobs',
-          shellJob('sleep 60', { gpuCount: 1 }, { environment: { SECRET_KEY: 'hunter2' } }),
+          shellJob('sleep 600', { gpuCount: 1 }, { environment: { SECRET_KEY: 'hunter2' } }),
           token.token,
         )
       ).status,
@@ -79,7 +79,7 @@ beforeAll(async () => {
   expect((await api(server, 'POST', '/api/v1/gpus/0/cordon', undefined, token.token)).status).toBe(403);
   expect((await api(server, 'POST', '/api/v1/jobs/1/cancel')).status).toBe(200);
   await waitForJob(server, 1, (j) => j.state === 'cancelled');
-}, 120_000);
+});
 
 afterAll(async () => {
   if (server) await cleanupServe(server);

@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPackingReplay } from '../../src/sim/packing-replay.js';
 import { readNodeListFile, readPodListFile } from '../../src/sim/traces/alibaba-csv.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'gpushare');
@@ -40,7 +41,7 @@ interface Result {
 }
 
 function gpushare(...args: string[]): Result {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: WAIT_MS });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

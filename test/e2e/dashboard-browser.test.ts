@@ -20,6 +20,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { createLocalCa, issueServerCert } from '../../src/adapters/tls/local-ca.js';
 import { requireTool } from '../support/required-tool.js';
 import { api, cleanupServe, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -64,10 +65,10 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
         '--disable-component-update',
         '--disable-sync',
       ],
-      timeout: 30_000,
+      timeout: WAIT_MS,
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(WAIT_MS);
   });
 
   afterAll(async () => {
@@ -97,7 +98,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     await page.evaluate(() => ((globalThis as unknown as { noReload: number }).noReload = 1));
 
     // Job 1 through the form: 0.4 of a GPU, echoing a known line.
-    await page.getByLabel('Command').fill(`echo ${LOG_LINE}; sleep 60`);
+    await page.getByLabel('Command').fill(`echo ${LOG_LINE}; sleep 600`);
     await page.getByLabel('Name', { exact: true }).fill('form-job');
     await page.getByLabel('GPU', { exact: true }).fill('0.4');
     await page.getByRole('button', { name: 'Submit job' }).click();
@@ -109,7 +110,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
           server,
           'POST',
           '/api/v1/jobs',
-          shellJob('sleep 60', { gpuMilli: 300 }, { tenant: 'default', name: 'api-job' }),
+          shellJob('sleep 600', { gpuMilli: 300 }, { tenant: 'default', name: 'api-job' }),
         )
       ).status,
     ).toBe(201);
@@ -119,7 +120,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
           server,
           'POST',
           '/api/v1/jobs',
-          shellJob('sleep 60', { gpuMilli: 300, mode: 'mig' }, { tenant: 'default', name: 'mig-job' }),
+          shellJob('sleep 600', { gpuMilli: 300, mode: 'mig' }, { tenant: 'default', name: 'mig-job' }),
         )
       ).status,
     ).toBe(201);
@@ -160,7 +161,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
       await page.getByRole('button', { name: `Open job ${id} ${name} (running)`, exact: true }).waitFor();
     }
     // Usage history: GPU 0 holds 700 and GPU 1 3 of 7 slices (429 milli-GPU): (700 + 429) / 2000.
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + WAIT_MS;
     let latest: { allocationRatio: number } | undefined;
     while (Date.now() < deadline) {
       latest = (await api(server, 'GET', '/api/v1/usage/history')).body.samples.at(-1);
@@ -176,9 +177,9 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
         .locator(`#gpu-${gpu}-details > div`)
         .filter({ has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) })
         .locator('dd');
-    await expect.poll(() => fact(0, 'utilization').textContent(), { timeout: 10_000 }).toBe('70% (simulated)');
+    await expect.poll(() => fact(0, 'utilization').textContent(), { timeout: WAIT_MS }).toBe('70% (simulated)');
     await expect
-      .poll(() => fact(1, 'memory used').textContent(), { timeout: 10_000 })
+      .poll(() => fact(1, 'memory used').textContent(), { timeout: WAIT_MS })
       .toBe(`${gib(migOnGpu.gpuMemoryMiB)} of 80 GiB`);
     expect(await fact(1, 'mode').textContent()).toBe('MIG');
     // What enforces the shares: MIG in hardware; GPU 0's MPS shares as the API says (per process with a daemon, else
@@ -215,13 +216,13 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     // Live updates (a usage sample a second) re-render the GPUs; focus stays on the same segment.
     // Wait for the next live update of the page (any DOM change), not for a fixed time.
     await page.evaluate(`new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no live update within 10 s')), 10000);
+      const timer = setTimeout(() => reject(new Error('no live update within ${WAIT_MS} ms')), ${WAIT_MS});
       new MutationObserver((_, observer) => { observer.disconnect(); clearTimeout(timer); resolve(); })
         .observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
     })`);
     // The first change seen may be mid-render: wait (bounded) until the page settles with focus kept.
     await expect
-      .poll(() => segment.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: 5000 })
+      .poll(() => segment.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: WAIT_MS })
       .toBe(true);
     await page.keyboard.press('Enter');
     const panel = page.getByRole('dialog', { name: 'Job 1 form-job', exact: true });
@@ -232,12 +233,12 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
     await panel.waitFor({ state: 'hidden' });
     // Focus returns to the segment (a live update may re-render it in between: it keeps the focus).
     await expect
-      .poll(() => segment.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: 10_000 })
+      .poll(() => segment.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: WAIT_MS })
       .toBe(true);
 
     // Live: cancelling job 2 through the API removes it from GPU 0 without a reload.
     expect((await api(server, 'POST', '/api/v1/jobs/2/cancel')).status).toBe(200);
-    await gpu0.getByRole('button', { name: /job 2 api-job/ }).waitFor({ state: 'detached', timeout: 30_000 });
+    await gpu0.getByRole('button', { name: /job 2 api-job/ }).waitFor({ state: 'detached', timeout: WAIT_MS });
     await page.getByRole('group', { name: 'GPU 0 compute: 400 of 1000 milli-GPU allocated', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Open job 2 api-job (cancelled)', exact: true }).waitFor();
 
@@ -248,7 +249,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))('web dashboa
           server,
           'POST',
           '/api/v1/jobs',
-          shellJob('sleep 60', { gpuMilli: 100 }, { tenant: 'default', name: 'qos-job', qos: { stepSeconds: 0.5 } }),
+          shellJob('sleep 600', { gpuMilli: 100 }, { tenant: 'default', name: 'qos-job', qos: { stepSeconds: 0.5 } }),
         )
       ).status,
     ).toBe(201);

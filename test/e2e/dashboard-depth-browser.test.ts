@@ -19,6 +19,7 @@ import { openSqliteStore } from '../../src/adapters/store/sqlite-store.js';
 import { sampleJob } from '../../src/adapters/store/store-fixtures.js';
 import { requireTool } from '../support/required-tool.js';
 import { api, cleanupServe, shellJob, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -76,10 +77,10 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))(
           '--disable-component-update',
           '--disable-sync',
         ],
-        timeout: 30_000,
+        timeout: WAIT_MS,
       });
       page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-      page.setDefaultTimeout(20_000);
+      page.setDefaultTimeout(WAIT_MS);
     });
 
     afterAll(async () => {
@@ -102,7 +103,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))(
               server,
               'POST',
               '/api/v1/jobs',
-              shellJob('sleep 120', { gpuMilli: 400 }, { tenant: 'default', name: 'runner' }),
+              shellJob('sleep 600', { gpuMilli: 400 }, { tenant: 'default', name: 'runner' }),
             )
           ).status,
         ).toBe(201);
@@ -188,7 +189,7 @@ describe.skipIf(!requireTool(CHROMIUM, 'apt-get install chromium'))(
         expect(await search.inputValue()).toBe('deep-0*');
         expect(await scrollArea.evaluate((el) => el.scrollTop)).toBe(scrolledTo);
         await expect
-          .poll(() => focusedButton.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: 5000 })
+          .poll(() => focusedButton.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: WAIT_MS })
           .toBe(true);
 
         // The GPU grid: 64 tiles, no horizontal scrolling at 1280 px, every tile inside the viewport's width.

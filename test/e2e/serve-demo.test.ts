@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'gpushare');
 const dir = mkdtempSync(join(tmpdir(), 'gpushare-demo-'));
@@ -34,14 +35,14 @@ afterAll(() => {
 });
 
 function run(args: string[]) {
-  return spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 });
+  return spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env, encoding: 'utf8', timeout: WAIT_MS });
 }
 
 describe('gpushare serve --demo', () => {
   it('prints the URL, the token location and a 3-line quickstart, and serves the demo GPUs', async () => {
     const out = await new Promise<string>((resolve, reject) => {
       let text = '';
-      const timer = setTimeout(() => reject(new Error(`no quickstart in 60 s: ${text}`)), 60_000);
+      const timer = setTimeout(() => reject(new Error(`no quickstart in ${WAIT_MS} ms: ${text}`)), WAIT_MS);
       child.stdout.on('data', (d: Buffer) => {
         text += d.toString();
         if (text.includes('gpushare gpus')) {

@@ -8,7 +8,17 @@
  * GPUSHARE_REQUIRE_TOOLS=1).
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +27,8 @@ import { processesNaming } from '../support/local-process.js';
 import {
   api,
   cleanupServe,
+  hasExited,
+  jobFolder,
   pollFor,
   serverFetch,
   shellJob,
@@ -52,18 +64,14 @@ afterEach(async () => {
     }
   }
   if (mounted) {
-    await pollFor(
-      'the test tmpfs to unmount',
-      () => {
-        try {
-          execFileSync('umount', [mounted!], { stdio: 'ignore' });
-          return true;
-        } catch {
-          return undefined; // a process dying still holds it
-        }
-      },
-      15_000,
-    );
+    await pollFor('the test tmpfs to unmount', () => {
+      try {
+        execFileSync('umount', [mounted!], { stdio: 'ignore' });
+        return true;
+      } catch {
+        return undefined; // a process dying still holds it
+      }
+    });
     mounted = null;
   }
   if (server) await cleanupServe(server);
@@ -132,7 +140,9 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
       expect(filled).toBeGreaterThan(1 << 20); // the server used under 7 MiB of the 8
       // The job ends while the disk is full: its supervisor cannot write the outcome yet.
       closeSync(openSync(trigger, 'w'));
-      const endedBeforeMs = Date.now();
+      const { jobPid } = JSON.parse(readFileSync(join(jobFolder(server, ender.body.id), 'attempt-1.pid'), 'utf8')) as {
+        jobPid: number;
+      };
 
       // A submit finds no room (the first, or a later one when SQLite still had room in its log).
       let refused: { status: number; body: { error: { code: string; message: string } } } | null = null;
@@ -156,8 +166,9 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
         reason: `the disk holding ${data} is full: free space there`,
       });
 
-      // For two seconds (40 monitor ticks, 20 passes of the test config) the ended job stays as the
-      // store had it, not lost, and the server stays quiet.
+      // Once its command has exited, for two seconds (40 monitor ticks, 20 passes of the test
+      // config) the ended job stays as the store had it, not lost, and the server stays quiet.
+      await pollFor('the command of the ending job to exit', () => (hasExited(jobPid) ? true : undefined));
       const quietUntil = Date.now() + 2000;
       await pollFor('two seconds of the full disk', async () => {
         const job = (await api(server!, 'GET', `/api/v1/jobs/${ender.body.id}`)).body;
@@ -168,11 +179,10 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
       expect(logLines(server, 'watching the job failed')).toEqual([]);
       expect(logLines(server, 'storing the pass failed')).toEqual([]);
 
+      const freedAtMs = Date.now();
       unlinkSync(filler);
-      await pollFor(
-        '/healthz to answer 200 again',
-        async () => ((await serverFetch(server!, '/healthz')).status === 200 ? true : undefined),
-        30_000,
+      await pollFor('/healthz to answer 200 again', async () =>
+        (await serverFetch(server!, '/healthz')).status === 200 ? true : undefined,
       );
       expect(await (await serverFetch(server, '/healthz')).json()).toEqual({ status: 'ok' });
       const after = await api(server, 'POST', '/api/v1/jobs', shellJob('exit 0', { gpuMilli: 100, mode: 'timeslice' }));
@@ -186,7 +196,7 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
       // Its end is when the command ended (during the full disk), not when the store could record it.
       const endedAtMs = Date.parse(ended.attempts[0].endedAt as string);
       expect(endedAtMs).toBeGreaterThanOrEqual(Date.parse(ended.attempts[0].startedAt as string));
-      expect(endedAtMs).toBeLessThan(endedBeforeMs + 1500);
+      expect(endedAtMs).toBeLessThan(freedAtMs);
       await waitForJob(server, after.body.id, (j) => j.state === 'succeeded');
       const listed = (await api(server, 'GET', '/api/v1/jobs?all=true')).body.jobs.map((j: { id: number }) => j.id);
       for (const id of [...before, after.body.id]) expect(listed).toContain(id);
@@ -196,6 +206,5 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
       expect(existsSync(join(data, '.disk-probe'))).toBe(false);
       rmSync(trigger);
     },
-    120_000,
   );
 });

@@ -52,9 +52,12 @@ describe('gpushare serve: hostile input', () => {
         server,
         'POST',
         '/api/v1/jobs',
-        shellJob('sleep 30', { gpuMilli: 500 }, { name: 'plain' }),
+        shellJob('sleep 600', { gpuMilli: 500 }, { name: 'plain' }),
       );
       expect(submitted.status).toBe(201);
+      // Running before the server dies, so that the restarted server re-adopts it as running (a job
+      // still being launched would go back to the queue).
+      await waitForJob(server, submitted.body.id, (j) => j.state === 'running');
       await stopServe(server, 'SIGKILL');
       // Written straight into the store: a name that clears the screen and forges a second row.
       const forged = 'x\u001b[2J\n9  evil  team  running\u202e';
@@ -162,7 +165,7 @@ describe('gpushare serve: hostile input', () => {
       server,
       'POST',
       '/api/v1/jobs',
-      shellJob(`echo $$ > ${dir}/pid; exec sleep 30`, { gpuMilli: 500 }),
+      shellJob(`echo $$ > ${dir}/pid; exec sleep 600`, { gpuMilli: 500 }),
     );
     const running = await waitForJob(
       server,
@@ -171,7 +174,7 @@ describe('gpushare serve: hostile input', () => {
     );
     const pid = Number(readFileSync(join(dir, 'pid'), 'utf8'));
     expect(running.pid).toBe(pid);
-    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toBe('sleep\u000030\u0000');
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toBe('sleep\u0000600\u0000');
     expect(cli(server, ['show', String(submitted.body.id)]).stdout).toContain(
       `\npid:         ${pid} (the command, on the host)\n`,
     );

@@ -15,6 +15,7 @@ import {
   type ServeHandle,
   serverFetch,
 } from './support/serve-harness.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 
 let server: ServeHandle | null = null;
 afterEach(async () => {
@@ -102,10 +103,10 @@ describe('gpushare serve: sharing one GPU', () => {
       server,
       'POST',
       '/api/v1/jobs',
-      shellJob('sleep 60', { gpuMilli: 100 }, { timeLimitSeconds: 1 }),
+      shellJob('sleep 600', { gpuMilli: 100 }, { timeLimitSeconds: 1 }),
     );
     expect(status).toBe(201);
-    const job = await waitForJob(server, body.id, terminal, 20_000);
+    const job = await waitForJob(server, body.id, terminal);
     expect(job.state).toBe('failed');
     expect(job.reason).toBe('time-limit');
     expect(job.signal).toBe('SIGTERM');
@@ -246,7 +247,7 @@ describe('gpushare serve: hardening', () => {
         '--log-level',
         'error',
       ],
-      { env, encoding: 'utf8', timeout: 20_000 },
+      { env, encoding: 'utf8', timeout: WAIT_MS },
     );
     expect(second.status).toBe(1);
     expect(second.stderr).toMatch(/--data-dir: .* is in use by another gpushare server \(pid \d+\)/);
@@ -265,7 +266,7 @@ describe('gpushare serve: hardening', () => {
         '--log-level',
         'error',
       ],
-      { env, encoding: 'utf8', timeout: 20_000 },
+      { env, encoding: 'utf8', timeout: WAIT_MS },
     );
     expect(busy.status).toBe(1);
     expect(busy.stderr).toContain(`--host 127.0.0.1 --port ${port}: cannot listen: the port is already in use`);

@@ -24,6 +24,7 @@ import {
   type ServeHandle,
   serverFetch,
 } from './support/serve-harness.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 
 const GIB = 1024 ** 3;
 let servers: ServeHandle[] = [];
@@ -65,16 +66,16 @@ async function scrape(
   };
 }
 
-/** Polls /metrics until `predicate` holds (at most 15 s). */
+/** Polls /metrics until `predicate` holds (at most WAIT_MS). */
 async function scrapeUntil(
   server: ServeHandle,
   predicate: (samples: MetricSample[]) => boolean,
 ): Promise<MetricSample[]> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const { samples } = await scrape(server);
     if (predicate(samples)) return samples;
-    if (Date.now() > deadline) throw new Error(`metrics did not reach the expected state in 15 s`);
+    if (Date.now() > deadline) throw new Error(`metrics did not reach the expected state in ${WAIT_MS} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -32,9 +32,7 @@ describe('gpushare serve: MIG layouts changed on demand', () => {
       const warm = [];
       for (let i = 0; i < 7; i++)
         warm.push((await api(server, 'POST', '/api/v1/jobs', echo(ONE_G, 2))).body.id as number);
-      const warmJobs = await Promise.all(
-        warm.map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded', 30_000)),
-      );
+      const warmJobs = await Promise.all(warm.map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded')));
       expect(warmJobs.map((j) => j.placement.gpus[0].migProfile)).toEqual(Array(7).fill('1g.10gb'));
       expect(new Set(warmJobs.map((j) => j.placement.gpus[0].migDeviceUuid)).size).toBe(7);
       const before = (await api(server, 'GET', '/api/v1/status')).body.migReconfigurations as number;
@@ -43,7 +41,7 @@ describe('gpushare serve: MIG layouts changed on demand', () => {
       const queue = [echo(THREE_G), echo(ONE_G), echo(ONE_G), echo({ gpuMilli: 500 }), echo({ gpuMilli: 300 })];
       const ids = [];
       for (const body of queue) ids.push((await api(server, 'POST', '/api/v1/jobs', body)).body.id as number);
-      const jobs = await Promise.all(ids.map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded', 30_000)));
+      const jobs = await Promise.all(ids.map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded')));
       expect(jobs.map((j) => j.placement.mode)).toEqual(['mig', 'mig', 'mig', 'mps', 'mps']);
       expect(jobs.map((j) => j.placement.gpus[0].migProfile)).toEqual(['3g.40gb', '1g.10gb', '1g.10gb', null, null]);
       const after = (await api(server, 'GET', '/api/v1/status')).body.migReconfigurations as number;

@@ -59,7 +59,7 @@ describe('gpushare serve: preemption with checkpoint and resume', () => {
       ).body;
       await waitForPasses(server, 3);
       // equal priority never preempts
-      expect((await api(server, 'GET', `/api/v1/jobs/${low.id}`)).body.state).toBe('running');
+      expect((await api(server, 'GET', `/api/v1/jobs/` + `${low.id}`)).body.state).toBe('running');
       const critical = (
         await api(
           server,
@@ -69,9 +69,9 @@ describe('gpushare serve: preemption with checkpoint and resume', () => {
         )
       ).body;
       expect(critical.preemptible).toBe(false);
-      const done = await waitForJob(server, critical.id, terminal, 40_000);
+      const done = await waitForJob(server, critical.id, terminal);
       expect(done.state).toBe('succeeded');
-      const victim = await waitForJob(server, low.id, terminal, 60_000);
+      const victim = await waitForJob(server, low.id, terminal);
       expect(victim.state).toBe('succeeded');
       expect(victim.events.map((e: { to: string }) => e.to)).toEqual([
         'pending',
@@ -97,7 +97,7 @@ describe('gpushare serve: preemption with checkpoint and resume', () => {
       );
       // The critical job started only after the victim had exited.
       expect(Date.parse(done.startedAt)).toBeGreaterThanOrEqual(Date.parse(victim.attempts[0].endedAt));
-      expect((await waitForJob(server, equal.id, terminal, 40_000)).state).toBe('succeeded');
+      expect((await waitForJob(server, equal.id, terminal)).state).toBe('succeeded');
     },
   );
 
@@ -107,14 +107,14 @@ describe('gpushare serve: preemption with checkpoint and resume', () => {
     async () => {
       server = await startServe({ simulateGpus: '1xT4' });
       const low = (
-        await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuMilli: 600 }, { priority: 'low' }))
+        await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 600', { gpuMilli: 600 }, { priority: 'low' }))
       ).body;
       await waitForJob(server, low.id, (j) => j.state === 'running');
       const high = (
         await api(server, 'POST', '/api/v1/jobs', shellJob('echo high', { gpuMilli: 800 }, { priority: 'high' }))
       ).body;
-      expect((await waitForJob(server, high.id, terminal, 40_000)).state).toBe('succeeded');
-      const afterFirst = await waitForJob(server, low.id, (j) => j.state === 'running' && j.attempt === 2, 40_000);
+      expect((await waitForJob(server, high.id, terminal)).state).toBe('succeeded');
+      const afterFirst = await waitForJob(server, low.id, (j) => j.state === 'running' && j.attempt === 2);
       expect(afterFirst.attempts[0].endReason).toBe('preempted');
       // 0.6 of a T4 holds 9830 MiB; 0.3 compute fits beside it, 10 GiB of memory does not.
       const memory = (
@@ -125,8 +125,8 @@ describe('gpushare serve: preemption with checkpoint and resume', () => {
           shellJob('echo memory', { gpuMilli: 300, gpuMemoryMiB: 10240 }, { priority: 'high' }),
         )
       ).body;
-      expect((await waitForJob(server, memory.id, terminal, 40_000)).state).toBe('succeeded');
-      const afterSecond = await waitForJob(server, low.id, (j) => j.state === 'running' && j.attempt === 3, 40_000);
+      expect((await waitForJob(server, memory.id, terminal)).state).toBe('succeeded');
+      const afterSecond = await waitForJob(server, low.id, (j) => j.state === 'running' && j.attempt === 3);
       expect(afterSecond.attempts.map((a: { endReason: string }) => a.endReason)).toEqual([
         'preempted',
         'preempted',
@@ -209,7 +209,7 @@ describe('gpushare serve: quotas', () => {
               server,
               'POST',
               '/api/v1/jobs',
-              shellJob('sleep 60', { gpuMilli: 1000 }, { tenant: 'borrower', priority: 'normal' }),
+              shellJob('sleep 600', { gpuMilli: 1000 }, { tenant: 'borrower', priority: 'normal' }),
             )
           ).body.id as number,
         );
@@ -235,14 +235,13 @@ describe('gpushare serve: quotas', () => {
             id,
             (j) =>
               j.state === 'preempted' || j.attempts.some((a: { endReason: string }) => a.endReason === 'preempted'),
-            20_000,
           ),
         ),
       );
       expect(preemptedOne.events.find((e: { to: string }) => e.to === 'preempted').reason).toBe(
         `preempted by job ${owner.id} (priority 500, tenant owner)`,
       );
-      expect((await waitForJob(server, owner.id, terminal, 40_000)).state).toBe('succeeded');
+      expect((await waitForJob(server, owner.id, terminal)).state).toBe('succeeded');
     },
   );
 });
@@ -292,8 +291,8 @@ describe('gpushare serve: preemption in flight', () => {
         configHome: server.configHome,
       });
       Object.assign(server, { process: restarted.process, url: restarted.url });
-      expect((await waitForJob(server, critical.id, terminal, 30_000)).state).toBe('succeeded');
-      const done = await waitForJob(server, victim.id, terminal, 30_000);
+      expect((await waitForJob(server, critical.id, terminal)).state).toBe('succeeded');
+      const done = await waitForJob(server, victim.id, terminal);
       expect(done.state).toBe('succeeded');
       expect(done.attempts.map((a: { endReason: string; exitCode: number }) => [a.endReason, a.exitCode])).toEqual([
         ['preempted', 75],
@@ -309,7 +308,7 @@ describe('gpushare serve: preemption in flight', () => {
     await api(server, 'POST', '/api/v1/jobs', shellJob('echo critical', { gpuMilli: 1000 }, { priority: 'critical' }));
     await waitForJob(server, victim.id, (j) => (j.reason ?? '').startsWith('preemption requested'));
     expect((await api(server, 'POST', `/api/v1/jobs/${victim.id}/cancel`)).status).toBe(200);
-    const done = await waitForJob(server, victim.id, terminal, 30_000);
+    const done = await waitForJob(server, victim.id, terminal);
     expect(done.state).toBe('cancelled');
     expect(done.attempts).toHaveLength(1);
   });

@@ -68,7 +68,7 @@ describe('gpushare serve: nothing lost', () => {
     });
     server.process = restarted.process;
     server.url = restarted.url;
-    const jobs = await Promise.all([1, 2, 3, 4, 5].map((id) => waitForJob(server!, id, terminal, 30_000)));
+    const jobs = await Promise.all([1, 2, 3, 4, 5].map((id) => waitForJob(server!, id, terminal)));
     expect(jobs.map((j) => j.exitCode)).toEqual(specs.map((s) => s.exit));
     expect(jobs.map((j) => j.state)).toEqual(['succeeded', 'failed', 'succeeded', 'failed', 'succeeded']);
     expect(jobs.map((j) => j.attempts.length)).toEqual([1, 1, 1, 1, 1]);
@@ -79,7 +79,12 @@ describe('gpushare serve: nothing lost', () => {
 
   it('marks a job whose process vanished without a record as failed with reason lost, and retries apply', async () => {
     server = await startServe({ simulateGpus: '1xT4' });
-    const { body } = await api(server, 'POST', '/api/v1/jobs', shellJob('sleep 60', { gpuMilli: 300 }, { retries: 1 }));
+    const { body } = await api(
+      server,
+      'POST',
+      '/api/v1/jobs',
+      shellJob('sleep 600', { gpuMilli: 300 }, { retries: 1 }),
+    );
     const running = await waitForJob(server, body.id, (j) => j.state === 'running');
     await stopServe(server, 'SIGKILL');
     // Kill the supervisor and the job without letting anything record an outcome.

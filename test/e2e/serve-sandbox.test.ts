@@ -111,12 +111,12 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       expect((await api(handle, 'POST', '/api/v1/tenants', { name: tenant })).status).toBe(201);
       tokens[tenant] = (await api(handle, 'POST', '/api/v1/tokens', { tenant, label: tenant })).body.token as string;
     }
-  }, 90_000);
+  });
 
   afterAll(async () => {
     if (handle) await cleanupServe(handle);
     if (scratch) rmSync(scratch, { recursive: true, force: true });
-  }, 60_000);
+  });
 
   // Each test starts from idle GPUs, whatever the one before left running.
   afterEach(async () => {
@@ -124,7 +124,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     for (const job of active) await api(handle, 'POST', `/api/v1/jobs/${job.id}/cancel`);
     for (const job of active)
       await waitForJob(handle, job.id, (j) => ['cancelled', 'succeeded', 'failed'].includes(j.state));
-  }, 60_000);
+  });
 
   it(
     "gives the command's host pid: the process bubblewrap's init started (pid 2 inside), under the " +
@@ -238,14 +238,10 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
         token('team-a'),
       );
       expect(a.status).toBe(201);
-      const output = await pollFor(
-        "job A's probes",
-        async () => {
-          const text = await stdoutOf(handle, a.body.id);
-          return text.includes('probes-done') ? text : undefined;
-        },
-        60_000,
-      );
+      const output = await pollFor("job A's probes", async () => {
+        const text = await stdoutOf(handle, a.body.id);
+        return text.includes('probes-done') ? text : undefined;
+      });
       const results = Object.fromEntries(
         output
           .split('\n')
@@ -307,7 +303,6 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
         expect((await api(handle, 'POST', `/api/v1/jobs/${id}/cancel`)).status).toBe(200);
       await waitForJob(handle, a.body.id, (j) => j.state === 'cancelled');
     },
-    120_000,
   );
 
   it(
@@ -353,7 +348,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       );
       expect(submitted.status).toBe(201);
       const critical = submitted.body;
-      const done = await waitForJob(handle, victim.id, (j) => j.state === 'succeeded', 60_000);
+      const done = await waitForJob(handle, victim.id, (j) => j.state === 'succeeded');
       expect(
         done.attempts.map((x: { endReason: string; exitCode: number | null }) => [x.endReason, x.exitCode]),
       ).toEqual([
@@ -390,7 +385,6 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       const cancelled = await waitForJob(handle, plain.id, (j) => j.state === 'cancelled');
       expect([cancelled.attempts[0].exitCode, cancelled.attempts[0].signal]).toEqual([null, 'SIGTERM']);
     },
-    120_000,
   );
 
   it(
@@ -513,7 +507,6 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       const tenants = (await api(handle, 'GET', '/api/v1/tenants')).body.tenants as { name: string; unixUid: number }[];
       expect(tenants.find((t) => t.name === 'team-a')?.unixUid).toBe(uids['team-a']);
     },
-    60_000,
   );
 });
 
@@ -530,11 +523,11 @@ describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless -
     chownSync(dir, UID, UID);
     checkout = readableCheckout(UID);
     bin = checkout.bin;
-  }, 60_000);
+  });
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
     checkout?.remove();
-  }, 60_000);
+  });
 
   it(
     'a server that cannot switch uids accepts one tenant, says so, and refuses a data directory of ' +
@@ -602,7 +595,6 @@ describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless -
           'server does not run as root',
       );
     },
-    120_000,
   );
 });
 
@@ -627,5 +619,5 @@ describe.skipIf(!isRoot)('gpushare serve: nothing left on the host', () => {
     } finally {
       await cleanupServe(handle);
     }
-  }, 60_000);
+  });
 });

@@ -51,7 +51,7 @@ describe('gpushare serve: time-slicing', () => {
       server,
       'POST',
       '/api/v1/jobs',
-      shellJob('sleep 60', { gpuMilli: 500, mode: 'timeslice' }, { name: 'ts-job' }),
+      shellJob('sleep 600', { gpuMilli: 500, mode: 'timeslice' }, { name: 'ts-job' }),
     );
     expect(submitted.status).toBe(201);
     const id = submitted.body.id as number;

@@ -66,14 +66,10 @@ describe('gpushare serve: tokens', () => {
       );
 
       // Expired: answers 401 once its second is over (polled, bounded).
-      const expired = await pollFor(
-        'the 1-second token to expire',
-        async () => {
-          const answer = await jobsWith(s, short.body.token);
-          return answer.status === 200 ? undefined : answer;
-        },
-        10_000,
-      );
+      const expired = await pollFor('the 1-second token to expire', async () => {
+        const answer = await jobsWith(s, short.body.token);
+        return answer.status === 200 ? undefined : answer;
+      });
       expect(expired.status).toBe(401);
       expect(expired.body.error.message).toBe(`token ${short.body.id} (short) expired at ${short.body.expiresAt}`);
 

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalCa, issueServerCert, type PemPair } from '../../src/adapters/tls/local-ca.js';
 import { decodePatch } from '../../src/adapters/kubernetes/webhook/testing/apply-json-patch.js';
 import { reviewOf, workloadOf } from '../../src/adapters/kubernetes/webhook/testing/reviews.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'gpushare');
@@ -32,7 +33,7 @@ function post(url: string, body: unknown): Promise<{ status: number; json: { res
         method: 'POST',
         ca: ca.certPem,
         agent: false,
-        timeout: 10_000,
+        timeout: WAIT_MS,
         headers: { 'content-type': 'application/json' },
       },
       (res) => {
@@ -121,8 +122,8 @@ describe('gpushare webhook (built CLI)', () => {
       child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
       const url = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(
-          () => reject(new Error(`no listening line in 60 s; stdout ${stdout}; stderr ${stderr}`)),
-          60_000,
+          () => reject(new Error(`no listening line in ${WAIT_MS} ms; stdout ${stdout}; stderr ${stderr}`)),
+          WAIT_MS,
         );
         const check = (): void => {
           const match = /listening on (https:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
@@ -173,7 +174,9 @@ describe('gpushare webhook (built CLI)', () => {
       child.kill('SIGTERM');
       const code = await Promise.race([
         exited,
-        new Promise<string>((resolve) => setTimeout(() => resolve('still running after 10 s'), 10_000).unref()),
+        new Promise<string>((resolve) =>
+          setTimeout(() => resolve(`still running after ${WAIT_MS} ms`), WAIT_MS).unref(),
+        ),
       ]);
       expect(code).toBe(0);
       // Denials are logged at warn (stderr, JSON lines).

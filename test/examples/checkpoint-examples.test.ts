@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 const dirs: string[] = [];
@@ -30,7 +31,8 @@ async function preemptAndResume(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   // Wait until it has made progress (its first checkpoint, every 10 steps), then preempt it.
   const state = join(dir, 'checkpoint', 'state.json');
-  for (let i = 0; i < 600 && !existsSync(state); i++) await new Promise((r) => setTimeout(r, 50));
+  for (const deadline = Date.now() + WAIT_MS; !existsSync(state) && Date.now() < deadline;)
+    await new Promise((r) => setTimeout(r, 50));
   expect(existsSync(state)).toBe(true);
   child.kill('SIGUSR1');
   const code = await exited;
@@ -38,7 +40,7 @@ async function preemptAndResume(
   const resumed = spawnSync(command, [join(EXAMPLES, script), '40', script.endsWith('.py') ? '0.01' : '10'], {
     env: { ...env, GPUSHARE_RESUME: '1' },
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: WAIT_MS,
   });
   return { first, second: resumed.stdout, step, code };
 }

@@ -13,6 +13,7 @@ import { requireTool } from '../support/required-tool.js';
 import { serverMetricFamilies } from './support/exported-metrics.js';
 import { PROMETHEUS_INSTALL_HINT, PROMTOOL_BIN } from './support/prometheus.js';
 import { metricFamilyOf, promqlMetricNames } from './support/promql-metric-names.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PROMETHEUS_DIR = join(ROOT, 'deploy', 'prometheus');
@@ -89,7 +90,7 @@ describe.skipIf(!requireTool(PROMTOOL_BIN, PROMETHEUS_INSTALL_HINT))('promtool',
     const result = spawnSync(PROMTOOL_BIN, ['check', 'rules', 'alerts.yml'], {
       cwd: PROMETHEUS_DIR,
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: WAIT_MS,
     });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
@@ -100,7 +101,7 @@ describe.skipIf(!requireTool(PROMTOOL_BIN, PROMETHEUS_INSTALL_HINT))('promtool',
     const result = spawnSync(PROMTOOL_BIN, ['test', 'rules', 'alerts.test.yml'], {
       cwd: PROMETHEUS_DIR,
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: WAIT_MS,
     });
     expect(result.status, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('Unit Testing:  alerts.test.yml\n  SUCCESS');
@@ -137,7 +138,7 @@ describe.skipIf(!requireTool(PROMTOOL_BIN, PROMETHEUS_INSTALL_HINT))('promtool',
       const result = spawnSync(PROMTOOL_BIN, ['check', 'config', 'prometheus.yml'], {
         cwd: dir,
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: WAIT_MS,
       });
       expect(result.status, result.stdout + result.stderr).toBe(0);
       expect(result.stdout).toContain('SUCCESS: prometheus.yml is valid prometheus config file syntax');

@@ -17,6 +17,7 @@ import {
 } from '../e2e/support/serve-harness.js';
 import { requireTool } from '../support/required-tool.js';
 import { PROMETHEUS_INSTALL_HINT, PROMTOOL_BIN } from './support/prometheus.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 
 describe.skipIf(!requireTool(PROMTOOL_BIN, PROMETHEUS_INSTALL_HINT))(
   'promtool check metrics on a live /metrics',
@@ -50,7 +51,7 @@ describe.skipIf(!requireTool(PROMTOOL_BIN, PROMETHEUS_INSTALL_HINT))(
       expect(text).toContain('gpushare_job_allocated_milli{');
       expect(text).toContain('gpushare_gpu_mig_instances{');
       expect(text).toContain('gpushare_job_qos_observed_seconds{');
-      const result = spawnSync(PROMTOOL_BIN, ['check', 'metrics'], { input: text, encoding: 'utf8', timeout: 60_000 });
+      const result = spawnSync(PROMTOOL_BIN, ['check', 'metrics'], { input: text, encoding: 'utf8', timeout: WAIT_MS });
       const remarks = `${result.stdout}${result.stderr}`.split('\n').filter((line) => line.trim() !== '');
       expect(remarks.filter((line) => line.startsWith('gpushare_'))).toEqual([]);
       // Anything else it says is about prom-client's default families.

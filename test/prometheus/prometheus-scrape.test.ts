@@ -24,12 +24,13 @@ import {
   type PrometheusHandle,
   type VectorSample,
 } from './support/prometheus.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const ALERTS_FILE = join(ROOT, 'deploy', 'prometheus', 'alerts.yml');
 const BIN = join(ROOT, 'bin', 'gpushare');
 const NODE_NAME = 'prom-it-node';
-const POLL = { timeoutMs: 60_000, stepMs: 250 };
+const POLL = { timeoutMs: WAIT_MS, stepMs: 250 };
 
 /** The id printed alone on the last line of `gpushare submit`. */
 function submittedId(result: { code: number; stdout: string; stderr: string }): number {

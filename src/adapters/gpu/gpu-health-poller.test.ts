@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { GpuInventory, InventoryGpu } from '../../app/ports/gpu-inventory.js';
 import { createGpuHealthPoller, type GpuChange } from './gpu-health-poller.js';
 import { createSimulatedInventory, parseSimulatedGpuSpec } from './simulated-gpus.js';
+import { WAIT_MS } from '../../testing/deadlines.js';
 
 interface Report {
   list: InventoryGpu[];
@@ -183,9 +184,9 @@ describe('createGpuHealthPoller (real timers, short interval)', () => {
         reports.push({ list, changes });
       },
     });
-    await vi.waitFor(() => expect(reports).toHaveLength(1), { timeout: 2000 });
+    await vi.waitFor(() => expect(reports).toHaveLength(1), { timeout: WAIT_MS });
     sim.setHealth(0, false, 'GPU reset required');
-    await vi.waitFor(() => expect(reports).toHaveLength(2), { timeout: 2000 });
+    await vi.waitFor(() => expect(reports).toHaveLength(2), { timeout: WAIT_MS });
     expect(summary(reports[1]!.changes)).toEqual([['health', 0, false, 'GPU reset required']]);
     await poller.stop();
   });

@@ -13,6 +13,7 @@ import type { TokenRole } from '../../app/ports/state-store.js';
 import { planeKit, type PlaneKit } from '../../app/testing/plane-kit.js';
 import { buildServer } from './build-server.js';
 import { kitServices } from './testing/kit-services.js';
+import { WAIT_MS } from '../../testing/deadlines.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are checked field by field */
 
@@ -53,9 +54,9 @@ async function openStream(
     return { status: response.status, body: await response.text(), snapshot: null, close: async () => undefined };
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + WAIT_MS;
   while (!buffer.includes('event: snapshot\n') || !buffer.slice(buffer.indexOf('event: snapshot\n')).includes('\n\n')) {
-    if (Date.now() > deadline) throw new Error('no snapshot within 10 s');
+    if (Date.now() > deadline) throw new Error(`no snapshot within ${WAIT_MS} ms`);
     const { value, done } = await reader.read();
     if (done) break;
     buffer += value;

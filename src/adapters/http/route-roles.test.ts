@@ -431,5 +431,5 @@ describe('every route × every caller, as docs/security.md says', () => {
     }
     expect(wrong).toEqual([]);
     expect(ordered.length).toBeGreaterThan(rows.length * CALLERS.length * 2 - 1);
-  }, 120_000);
+  });
 });

@@ -16,6 +16,7 @@ import {
   waitForOutcome,
 } from './testing/process-test-kit.js';
 import { waitUntil } from './wait-until.js';
+import { WAIT_MS } from '../../testing/deadlines.js';
 
 const cgroupParent = testCgroupParent('launcher');
 const supervisorDirectory = makeJobDirectory();
@@ -76,7 +77,7 @@ describe('child process launcher: outcomes', () => {
     });
     expect(handle.commandPid).toBe(handle.jobPid);
     expect(existsSync(join(spec.jobDirectory, 'attempt-1.launch.json'))).toBe(false); // holds the environment
-    await waitUntil(() => !launcher.isAlive(handle), 2000);
+    await waitUntil(() => !launcher.isAlive(handle), WAIT_MS);
     expect(launcher.isAlive(handle)).toBe(false);
   });
 
@@ -144,21 +145,21 @@ describe('child process launcher: outcomes', () => {
 
 describe('child process launcher: identity and stop', () => {
   it('isAlive is true while running, false for a wrong start time, false after the exit', async () => {
-    const handle = await startJob(specFor(['sleep', '30']));
+    const handle = await startJob(specFor(['sleep', '600']));
     expect(launcher.isAlive(handle)).toBe(true);
     expect(handle.supervisorStartTime).toBe(readProcessStartTime(handle.supervisorPid));
     expect(launcher.isAlive({ ...handle, supervisorStartTime: '1' })).toBe(false);
-    await launcher.stop(handle, 'SIGTERM', 2000);
+    await launcher.stop(handle, 'SIGTERM', WAIT_MS);
     const outcome = await waitForOutcome(launcher, handle);
     expect(outcome).toMatchObject({ exitCode: null, signal: 'SIGTERM', error: null });
-    await waitUntil(() => !launcher.isAlive(handle), 2000);
+    await waitUntil(() => !launcher.isAlive(handle), WAIT_MS);
     expect(launcher.isAlive(handle)).toBe(false);
   });
 
   it('stop sends SIGKILL after the grace when SIGTERM is ignored', async () => {
-    const handle = await startJob(specFor(['sh', '-c', 'trap "" TERM; echo ready; sleep 30']));
+    const handle = await startJob(specFor(['sh', '-c', 'trap "" TERM; echo ready; sleep 600']));
     // SIGTERM before the trap is set would end the job at once: wait until it is ignored
-    expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', 5000)).toBe(true);
+    expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', WAIT_MS)).toBe(true);
     const t0 = Date.now();
     await launcher.stop(handle, 'SIGTERM', 300);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
@@ -170,28 +171,30 @@ describe('child process launcher: identity and stop', () => {
     const spec = specFor(['sh', '-c', 'sleep 1000 & echo $! > bg.pid; wait']);
     const handle = await startJob(spec);
     const bgFile = join(spec.workingDirectory, 'bg.pid');
-    expect(await waitUntil(() => existsSync(bgFile) && readFileSync(bgFile, 'utf8').endsWith('\n'), 3000)).toBe(true);
+    expect(await waitUntil(() => existsSync(bgFile) && readFileSync(bgFile, 'utf8').endsWith('\n'), WAIT_MS)).toBe(
+      true,
+    );
     const bgPid = Number(readFileSync(bgFile, 'utf8'));
     const bgStart = readProcessStartTime(bgPid);
     expect(bgStart).not.toBeNull();
-    await launcher.stop(handle, 'SIGTERM', 2000);
+    await launcher.stop(handle, 'SIGTERM', WAIT_MS);
     expect((await waitForOutcome(launcher, handle)).signal).toBe('SIGTERM');
-    expect(await waitUntil(() => !isSameProcess(bgPid, bgStart ?? ''), 2000)).toBe(true);
+    expect(await waitUntil(() => !isSameProcess(bgPid, bgStart ?? ''), WAIT_MS)).toBe(true);
   });
 
   it('stop with SIGKILL kills the job itself (the supervisor cannot forward it), leaving no process', async () => {
     const handle = await startJob(specFor(['sh', '-c', 'trap "" TERM USR1; while :; do :; done']));
     const jobPid = handle.jobPid!;
     const jobStart = readProcessStartTime(jobPid)!;
-    await launcher.stop(handle, 'SIGKILL', 2000);
+    await launcher.stop(handle, 'SIGKILL', WAIT_MS);
     expect((await waitForOutcome(launcher, handle)).signal).toBe('SIGKILL');
-    expect(await waitUntil(() => !isSameProcess(jobPid, jobStart), 2000)).toBe(true);
+    expect(await waitUntil(() => !isSameProcess(jobPid, jobStart), WAIT_MS)).toBe(true);
   });
 
   it(
     "one supervisor holds every attempt; isAlive ends with each attempt's outcome, not with the " + 'supervisor',
     async () => {
-      const first = await startJob(specFor(['sleep', '30']));
+      const first = await startJob(specFor(['sleep', '600']));
       const second = await startJob(specFor(['true']));
       expect(second.supervisorPid).toBe(first.supervisorPid);
       expect(second.supervisorShared).toBe(true);
@@ -199,7 +202,7 @@ describe('child process launcher: identity and stop', () => {
       expect(launcher.isAlive(second)).toBe(false);
       expect(launcher.isAlive(first)).toBe(true);
       expect(isSameProcess(first.supervisorPid, first.supervisorStartTime)).toBe(true);
-      await launcher.stop(first, 'SIGTERM', 2000);
+      await launcher.stop(first, 'SIGTERM', WAIT_MS);
       expect((await waitForOutcome(launcher, first)).signal).toBe('SIGTERM');
     },
   );
@@ -208,9 +211,9 @@ describe('child process launcher: identity and stop', () => {
     const handle = await startJob(
       specFor(['sh', '-c', 'trap "echo saved; exit 0" USR1; echo ready; while :; do sleep 0.05; done']),
     );
-    expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', 5000)).toBe(true);
+    expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', WAIT_MS)).toBe(true);
     const before = Date.now();
-    await launcher.stop(handle, 'SIGUSR1', 5000);
+    await launcher.stop(handle, 'SIGUSR1', WAIT_MS);
     const outcome = await waitForOutcome(launcher, handle);
     expect(outcome).toMatchObject({ exitCode: 0, signal: null });
     expect(outcome.signalDeliveredAtMs).toBeGreaterThanOrEqual(before);
@@ -272,7 +275,7 @@ describe('child process launcher: the job survives the server', () => {
       const outcome = await waitForOutcome(launcher, handle);
       expect(outcome).toMatchObject({ exitCode: 0, signal: null, error: null });
       expect(readFileSync(handle.stdoutPath, 'utf8')).toBe('done\n');
-      expect(await waitUntil(() => !launcher.isAlive(handle), 2000)).toBe(true);
+      expect(await waitUntil(() => !launcher.isAlive(handle), WAIT_MS)).toBe(true);
     });
   }
 });
@@ -300,7 +303,7 @@ describe('child process launcher: cgroups and limits', () => {
     'cpuMilli 500 and hostMemoryMiB 256 become a v1 CFS quota and memory limit; cleanup removes the cgroups ' +
       '(needs v1 cpu + memory cgroups this user may write: root)',
     async () => {
-      const spec = specFor(['sleep', '30'], { cpuMilli: 500, hostMemoryMiB: 256 });
+      const spec = specFor(['sleep', '600'], { cpuMilli: 500, hostMemoryMiB: 256 });
       const handle = await startJob(spec);
       const key = `job-${spec.jobId}-a1`;
       expect(handle.cgroupKey).toBe(key);
@@ -313,7 +316,7 @@ describe('child process launcher: cgroups and limits', () => {
         // the job is inside; the supervisor moved back out once the job was started
         expect(readFileSync(join(dir, 'cgroup.procs'), 'utf8').trim().split('\n').map(Number)).toEqual([handle.jobPid]);
       }
-      await launcher.stop(handle, 'SIGTERM', 2000);
+      await launcher.stop(handle, 'SIGTERM', WAIT_MS);
       await waitForOutcome(launcher, handle);
       await launcher.cleanup(handle);
       await launcher.cleanup(handle); // idempotent
@@ -326,7 +329,7 @@ describe('child process launcher: cgroups and limits', () => {
     'start refuses an attempt whose cgroup is still in use (never kills unknown processes) ' +
       '(needs a cgroup freezer this user may write: root)',
     async () => {
-      const spec = specFor(['sleep', '30']);
+      const spec = specFor(['sleep', '600']);
       const first = await startJob(spec);
       await expect(launcher.start({ ...spec, jobDirectory: makeJobDirectory() })).rejects.toThrow(
         `is in use by pid(s) ${first.jobPid}`,
@@ -348,7 +351,7 @@ describe('child process launcher: cgroups and limits', () => {
     }
     expect(bgStart).not.toBeNull(); // escaped the process group: survived the supervisor's sweep
     await launcher.cleanup(handle);
-    expect(await waitUntil(() => !isSameProcess(bgPid, bgStart ?? ''), 2000)).toBe(true);
+    expect(await waitUntil(() => !isSameProcess(bgPid, bgStart ?? ''), WAIT_MS)).toBe(true);
   });
 });
 

@@ -16,6 +16,7 @@ import {
   waitForOutcome,
 } from './testing/process-test-kit.js';
 import { waitUntil } from './wait-until.js';
+import { WAIT_MS } from '../../testing/deadlines.js';
 
 const cgroupParent = testCgroupParent('freezer');
 const layout = detectCgroupLayout();
@@ -111,7 +112,7 @@ describe.each(['cgroup-v2', 'cgroup-v1', 'signals'] as const)('freezer %s', (kin
       const cpuOf = (group: number): number => processGroupCpuMs(group);
       /** Waits until `group` has used `ms` more CPU than `from` (bounded), returning its CPU then. */
       const cpuReaches = async (group: number, from: number, ms: number): Promise<number> => {
-        expect(await waitUntil(() => cpuOf(group) - from >= ms, 20_000, 10)).toBe(true);
+        expect(await waitUntil(() => cpuOf(group) - from >= ms, WAIT_MS, 10)).toBe(true);
         return cpuOf(group);
       };
       await cpuReaches(pgid, 0, 10);
@@ -127,7 +128,7 @@ describe.each(['cgroup-v2', 'cgroup-v1', 'signals'] as const)('freezer %s', (kin
       await cpuReaches(pgid, cpuOf(pgid), 30); // runs again: ≥ 3 ticks
       // stop of a frozen job: thawed first, so SIGTERM works on every backend
       await l.freeze(handle);
-      await l.stop(handle, 'SIGTERM', 2000);
+      await l.stop(handle, 'SIGTERM', WAIT_MS);
       expect((await waitForOutcome(l, handle)).signal).toBe('SIGTERM');
       await l.freeze(handle); // a finished attempt: no-op
       await l.thaw(handle);

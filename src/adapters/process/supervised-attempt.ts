@@ -70,6 +70,12 @@ export class SupervisedAttempt {
   /** `cgroup.procs` of the supervisor's own cgroup in each hierarchy joined (null: not found). */
   private readonly homes: (string | null)[] = [];
   private readonly startedAtMs = Date.now();
+  /**
+   * Settles once the pid file has been tried the first time (at once when the command did not
+   * start): the outcome is written after it, so a command that ends at once is still answered with
+   * its pids, and a reader who finds the outcome finds the pid file.
+   */
+  private pidFileTried: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly spec: SupervisorSpec,
@@ -159,7 +165,7 @@ export class SupervisedAttempt {
     if (started.pid === undefined) return; // the 'error' event follows
     const jobPid = started.pid;
     started.on('exit', (exitCode, signal) => this.onExit(started, exitCode, signal));
-    void this.writePidFile(jobPid, sandboxed);
+    this.pidFileTried = this.writePidFile(jobPid, sandboxed);
   }
 
   /** Opens a log file for appending (closed when the attempt ends). */
@@ -215,7 +221,7 @@ export class SupervisedAttempt {
   /**
    * Writes the pid file once the command's own pid is known (in the sandbox it is not jobPid but
    * the process bubblewrap starts it in, found within COMMAND_PID_WAIT_MS), then reports ready;
-   * a write that finds the disk full goes on in the background.
+   * resolves after this first try. A write that finds the disk full goes on in the background.
    */
   private async writePidFile(jobPid: number, sandboxed: boolean): Promise<void> {
     try {
@@ -230,7 +236,7 @@ export class SupervisedAttempt {
       this.reportReady({ jobPid, commandPid });
       if (!written) {
         this.hooks.log('the pid file does not fit: trying again', { pidPath: this.spec.pidPath });
-        await writeAtomicallyUntilDone(this.spec.pidPath, text);
+        void writeAtomicallyUntilDone(this.spec.pidPath, text);
       }
     } catch (error) {
       this.hooks.log('the pid file could not be written', {
@@ -308,6 +314,9 @@ export class SupervisedAttempt {
     };
     const text = `${JSON.stringify(fields)}\n`;
     void (async () => {
+      // After the pid file's first try: else a command that ends at once would be answered
+      // without its pids (commandPid null) and leave an outcome before its pid file.
+      await this.pidFileTried;
       if (!(await tryWriteAtomically(this.spec.outcomePath, text))) {
         this.reportReady({ jobPid: this.child?.pid ?? null, commandPid: null });
         this.hooks.log('the outcome does not fit: trying again', { outcomePath: this.spec.outcomePath });

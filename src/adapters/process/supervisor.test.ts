@@ -16,6 +16,7 @@ import {
   waitForOutcome,
 } from './testing/process-test-kit.js';
 import { waitUntil } from './wait-until.js';
+import { WAIT_MS } from '../../testing/deadlines.js';
 
 const cgroupParent = testCgroupParent('supervisor');
 const launchers: ProcessLauncher[] = [];
@@ -121,18 +122,18 @@ describe('the supervisor of a data directory', () => {
       await waitUntil(
         () =>
           readFileSync(target.stdoutPath, 'utf8') === 'ready\n' && readFileSync(other.stdoutPath, 'utf8') === 'ready\n',
-        5000,
+        WAIT_MS,
       ),
     ).toBe(true);
     const before = Date.now();
-    await launcher.stop(target, 'SIGUSR1', 5000);
+    await launcher.stop(target, 'SIGUSR1', WAIT_MS);
     const outcome = await waitForOutcome(launcher, target);
     expect(outcome).toMatchObject({ exitCode: 0, signal: null, error: null });
     expect(outcome.signalDeliveredAtMs).toBeGreaterThanOrEqual(before);
     expect(readFileSync(target.stdoutPath, 'utf8')).toBe('ready\ngot\n');
     expect(launcher.isAlive(other)).toBe(true);
     expect(launcher.readOutcome(other)).toBeNull();
-    await launcher.stop(other, 'SIGTERM', 2000);
+    await launcher.stop(other, 'SIGTERM', WAIT_MS);
     expect(await waitForOutcome(launcher, other)).toMatchObject({ exitCode: null, signal: 'SIGTERM' });
   });
 
@@ -161,7 +162,7 @@ describe('the supervisor of a data directory', () => {
     expect(
       await waitUntil(
         () => existsSync(supervisorLog) && readFileSync(supervisorLog, 'utf8').includes('the outcome does not fit'),
-        10_000,
+        WAIT_MS,
       ),
     ).toBe(true);
     const other = await startJob(launcher, specFor(['sh', '-c', 'echo meanwhile']));
@@ -170,7 +171,7 @@ describe('the supervisor of a data directory', () => {
     expect(statSync(blocked.outcomePath).isDirectory()).toBe(true);
     expect(launcher.isAlive(blocked)).toBe(true); // the supervisor still vouches for it
     rmSync(blocked.outcomePath, { recursive: true });
-    expect(await waitForOutcome(launcher, blocked, 20_000)).toMatchObject({ exitCode: 0, signal: null, error: null });
+    expect(await waitForOutcome(launcher, blocked, WAIT_MS)).toMatchObject({ exitCode: 0, signal: null, error: null });
     expect(readFileSync(blocked.stdoutPath, 'utf8')).toBe('released\n');
   });
 
@@ -188,13 +189,13 @@ describe('the supervisor of a data directory', () => {
           'trap "exit 0" TERM; echo ready; i=0; while [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done',
         ]),
       );
-      expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', 5000)).toBe(true);
+      expect(await waitUntil(() => readFileSync(handle.stdoutPath, 'utf8') === 'ready\n', WAIT_MS)).toBe(true);
       first.close();
       const second = newLauncher(directory);
       expect(second.isAlive(handle)).toBe(true);
       const next = await startJob(second, specFor(['true']));
       expect(next.supervisorPid).toBe(handle.supervisorPid);
-      await second.stop(handle, 'SIGTERM', 5000);
+      await second.stop(handle, 'SIGTERM', WAIT_MS);
       const outcome = await waitForOutcome(second, handle);
       expect(outcome).toMatchObject({ exitCode: 0, signal: null });
       expect(outcome.signalDeliveredAtMs).not.toBeNull();
@@ -206,7 +207,7 @@ describe('the supervisor of a data directory', () => {
     const racers = [newLauncher(directory), newLauncher(directory), newLauncher(directory)];
     const handles = await Promise.all(racers.map((launcher) => startJob(launcher, specFor(['true']))));
     expect(new Set(handles.map((h) => h.supervisorPid)).size).toBe(1);
-    expect(await waitUntil(() => processesNaming(directory).length === 1, 10_000)).toBe(true);
+    expect(await waitUntil(() => processesNaming(directory).length === 1, WAIT_MS)).toBe(true);
     expect(processesNaming(directory)).toEqual([handles[0]!.supervisorPid]);
   });
 
@@ -223,7 +224,7 @@ describe('the supervisor of a data directory', () => {
     const launcher = newLauncher();
     const handle = await startJob(launcher, specFor(WAIT_FOR_RELEASE));
     process.kill(handle.supervisorPid, 'SIGKILL');
-    expect(await waitUntil(() => !launcher.isAlive(handle), 5000)).toBe(true);
+    expect(await waitUntil(() => !launcher.isAlive(handle), WAIT_MS)).toBe(true);
     await launcher.stop(handle, 'SIGKILL', 500); // what the server does with a lost attempt
     const next = await startJob(launcher, specFor(['true']));
     expect(next.supervisorPid).not.toBe(handle.supervisorPid);
@@ -235,7 +236,7 @@ describe('the supervisor of a data directory', () => {
       'by signalling it',
     async () => {
       const launcher = newLauncher();
-      const old = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+      const old = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
       const pid = old.pid!;
       const dir = makeJobDirectory();
       const handle: ProcessHandle = {
@@ -253,7 +254,7 @@ describe('the supervisor of a data directory', () => {
       const exited = new Promise<NodeJS.Signals | null>((resolve) =>
         old.on('exit', (_code, signal) => resolve(signal)),
       );
-      await launcher.stop(handle, 'SIGTERM', 5000);
+      await launcher.stop(handle, 'SIGTERM', WAIT_MS);
       expect(await exited).toBe('SIGTERM');
       expect(launcher.isAlive(handle)).toBe(false);
     },

@@ -12,6 +12,7 @@ import { openAuditHeadJournal, readAuditHeadJournal } from './audit-head-journal
 import { createMemoryAuditLog } from './memory-audit-log.js';
 import { createSqliteAuditLog, readAuditRows } from './sqlite-audit-log.js';
 import { openSqliteStore, type SqliteStateStore } from './sqlite-store.js';
+import { WAIT_MS } from '../../testing/deadlines.js';
 
 const entry = (i: number): NewAuditEntry => ({
   atMs: 1000 * i,
@@ -118,7 +119,7 @@ describe('audit head journal', () => {
     const path = join(dir, 'audit-head');
     const journal = openAuditHeadJournal(path, { batchEntries: 100, maxDelayMs: 20 });
     journal.record(1, hash(1));
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + WAIT_MS;
     while (readFileSync(path, 'utf8') === '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(readFileSync(path, 'utf8')).toBe(`1 ${hash(1)}\n`);
     journal.close();

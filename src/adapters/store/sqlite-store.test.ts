@@ -11,6 +11,7 @@ import { MIGRATIONS, SCHEMA_VERSION, StoreSchemaVersionError } from './migration
 import { openSqliteStore, type SqliteStateStore } from './sqlite-store.js';
 import { describeStateStoreContract } from './store.contract.js';
 import { sampleJob } from './store-fixtures.js';
+import { WAIT_MS } from '../../testing/deadlines.js';
 
 describeStateStoreContract('sqlite', () => {
   const folder = mkdtempSync(join(tmpdir(), 'gpushare-sqlite-contract-'));
@@ -352,7 +353,7 @@ describe('openSqliteStore', () => {
     const script = join(folder, 'crash.mjs');
     writeFileSync(script, CRASH_SCRIPT);
     const driverUrl = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
-    const child = spawnSync(process.execPath, [script, driverUrl, file], { encoding: 'utf8', timeout: 60_000 });
+    const child = spawnSync(process.execPath, [script, driverUrl, file], { encoding: 'utf8', timeout: WAIT_MS });
     expect(child.signal).toBe('SIGKILL');
     const report = JSON.parse(child.stdout.trim()) as {
       walBytesBefore: number;

@@ -14,6 +14,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { isExitedState, readProcStat } from '../../../src/host/proc-identity.js';
 import { join } from 'node:path';
+import { WAIT_MS } from '../../../src/testing/deadlines.js';
 import { processesNaming } from '../../support/local-process.js';
 
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'gpushare');
@@ -117,8 +118,11 @@ export async function startServe(options: {
   try {
     handle.url = await new Promise<string>((resolve, reject) => {
       let out = '';
-      // A bound, not a wait: on a loaded machine a start takes seconds, never a minute.
-      const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s: ${out} ${handle.stderr}`)), 60_000);
+      // A bound on a hang (WAIT_MS): on a loaded machine a start takes seconds.
+      const timer = setTimeout(
+        () => reject(new Error(`serve did not start in ${WAIT_MS} ms: ${out} ${handle.stderr}`)),
+        WAIT_MS,
+      );
       child.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
         const match = /listening on (https?:\/\/\S+)/.exec(out);
@@ -231,7 +235,7 @@ export async function api(
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
-/** Runs the real CLI with the server's config home (so no flags are needed). */
+/** Runs the real CLI with the server's config home (so no flags are needed); killed after WAIT_MS. */
 export function cli(
   handle: ServeHandle,
   args: string[],
@@ -248,17 +252,17 @@ export function cli(
       GPUSHARE_CA_CERT: '',
     },
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: WAIT_MS,
   });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Polls a job until `predicate` holds (bounded by `timeoutMs`). */
+/** Polls a job until `predicate` holds (bounded by `timeoutMs`, default WAIT_MS: src/testing/deadlines.ts). */
 export async function waitForJob(
   handle: ServeHandle,
   id: number,
   predicate: (job: any) => boolean,
-  timeoutMs = 30_000,
+  timeoutMs = WAIT_MS,
 ): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -271,12 +275,13 @@ export async function waitForJob(
 }
 
 /**
- * Polls until `predicate` returns a value other than undefined (bounded by `timeoutMs`); `describe` explains a timeout.
+ * Polls until `predicate` returns a value other than undefined (bounded by `timeoutMs`, default
+ * WAIT_MS); `what` explains a timeout.
  */
 export async function pollFor<T>(
   what: string,
   predicate: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
+  timeoutMs = WAIT_MS,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -339,17 +344,13 @@ export async function cleanupServe(handle: ServeHandle): Promise<void> {
       // already gone
     }
   }
-  await pollFor(
-    'the supervisors of the test server to exit',
-    () => (supervisors.every(hasExited) ? true : undefined),
-    30_000,
-  );
+  await pollFor('the supervisors of the test server to exit', () => (supervisors.every(hasExited) ? true : undefined));
   removeJobCgroups(join(handle.dataDir, 'data'));
   rmSync(handle.dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 }
 
 /** True when `pid` has exited, reaped or not. */
-function hasExited(pid: number): boolean {
+export function hasExited(pid: number): boolean {
   const stat = readProcStat(pid);
   return stat === null || isExitedState(stat.state);
 }

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../support/local-process.js';
+import { WAIT_MS } from '../../../src/testing/deadlines.js';
 
 /** Path of the Prometheus server binary. */
 export const PROMETHEUS_BIN = '/usr/bin/prometheus';
@@ -32,10 +33,10 @@ export interface PrometheusHandle {
  * waits until `GET /-/ready` answers 200.
  *
  * @param configYaml the full configuration file text
- * @param readyTimeoutMs how long to wait for readiness (default 30 000 ms)
+ * @param readyTimeoutMs how long to wait for readiness (default WAIT_MS: src/testing/deadlines.ts)
  * @throws Error with Prometheus's log when it exits or is not ready in time
  */
-export async function startPrometheus(configYaml: string, readyTimeoutMs = 30_000): Promise<PrometheusHandle> {
+export async function startPrometheus(configYaml: string, readyTimeoutMs = WAIT_MS): Promise<PrometheusHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-prometheus-'));
   const configFile = join(dir, 'prometheus.yml');
   writeFileSync(configFile, configYaml);

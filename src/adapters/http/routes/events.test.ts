@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveServerConfig } from '../../../config/server-config.js';
 import { startServer, type RunningServer } from '../../../main/serve.js';
 import { readFileSync } from 'node:fs';
+import { WAIT_MS } from '../../../testing/deadlines.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- snapshot bodies are checked field by field */
 
@@ -56,7 +57,7 @@ async function openStream(url: string, token: string): Promise<Stream> {
     }
   })();
   return {
-    nextSnapshot: async (timeoutMs = 5000) => {
+    nextSnapshot: async (timeoutMs = WAIT_MS) => {
       const deadline = Date.now() + timeoutMs;
       while (snapshots.length === 0) {
         if (Date.now() > deadline) throw new Error(`no snapshot within ${timeoutMs} ms`);
@@ -218,7 +219,7 @@ describe('GET /api/v1/events', () => {
       status: 401,
       message: `token ${created.body.id} (watcher) was revoked at ${revoked.body.revokedAt}`,
     });
-  }, 20_000);
+  });
 
   it('lists the first 50 waiting jobs of a deep queue and counts them all', async () => {
     for (let i = 0; i < 205; i++)
@@ -241,7 +242,8 @@ describe('GET /api/v1/events', () => {
         return scheduler.passes + scheduler.passesSkipped;
       };
       const start = await passes();
-      for (let i = 0; i < 600 && (await passes()) < start + 10; i++) await new Promise((r) => setTimeout(r, 20));
+      for (const deadline = Date.now() + WAIT_MS; (await passes()) < start + 10 && Date.now() < deadline;)
+        await new Promise((r) => setTimeout(r, 20));
       expect(await passes()).toBeGreaterThanOrEqual(start + 10);
       expect(stream.waiting()).toBe(0);
     } finally {
@@ -256,7 +258,7 @@ describe('GET /api/v1/events', () => {
     await server.close();
     // Bounded (an open stream alone would hold the close forever); an earlier, client-aborted
     // stream's connection can hold it up to the client's keep-alive time (undici: 4 s).
-    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(Date.now() - started).toBeLessThan(WAIT_MS);
     stream.close();
   });
 });

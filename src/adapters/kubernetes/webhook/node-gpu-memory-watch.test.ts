@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../process/wait-until.js';
 import { fixedNodeGpuMemory, nodeLabelGpuMemoryMiB } from './node-gpu-memory.js';
 import { watchNodeGpuMemory, type NodeGpuMemoryWatch } from './node-gpu-memory-watch.js';
+import { WAIT_MS } from '../../../testing/deadlines.js';
 
 /**
  * A stand-in for the API server's node list and watch on 127.0.0.1 (plain HTTP): lists `nodes`,
@@ -120,19 +121,19 @@ describe('NodeGpuMemory', () => {
     await watch.synced;
     expect(watch.maxGpuMemoryMiB()).toBe(81920);
     expect(api.requests[0]).toBe('/api/v1/nodes?labelSelector=gpushare.io%2Fgpu-memory-mib');
-    expect(await waitUntil(() => api!.openWatches === 1, 10_000)).toBe(true);
+    expect(await waitUntil(() => api!.openWatches === 1, WAIT_MS)).toBe(true);
     expect(api.requests[1]).toBe(
       '/api/v1/nodes?watch=true&resourceVersion=10&labelSelector=gpushare.io%2Fgpu-memory-mib',
     );
 
     api.push('ADDED', 'h200-1', '143771', '11');
-    expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === 143771, 10_000)).toBe(true);
+    expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === 143771, WAIT_MS)).toBe(true);
     api.push('MODIFIED', 'h200-1', 'broken', '12');
-    expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === 81920, 10_000)).toBe(true);
+    expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === 81920, WAIT_MS)).toBe(true);
     api.push('DELETED', 'a100-1', '81920', '13');
-    expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === 24576, 10_000)).toBe(true);
+    expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === 24576, WAIT_MS)).toBe(true);
     api.push('DELETED', 'a10-1', '24576', '14');
-    expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === null, 10_000)).toBe(true);
+    expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === null, WAIT_MS)).toBe(true);
   });
 
   it('starts the watch again after it fails', async () => {
@@ -142,9 +143,9 @@ describe('NodeGpuMemory', () => {
     watch = watchNodeGpuMemory(kubeConfigFor(server), pino({ level: 'silent' }));
     await watch.synced;
     // The first watch fails; the next one, a second later, stays open.
-    expect(await waitUntil(() => api!.openWatches === 1, 10_000)).toBe(true);
+    expect(await waitUntil(() => api!.openWatches === 1, WAIT_MS)).toBe(true);
     expect(api.requests.filter((r) => r.includes('watch=true')).length).toBe(2);
     api.push('ADDED', 'h100-1', '97871', '11');
-    expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === 97871, 10_000)).toBe(true);
+    expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === 97871, WAIT_MS)).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ import type { ProcessHandle, ProcessLauncher, ProcessOutcome } from '../../../ap
 import { detectCgroupLayout } from '../cgroup-layout.js';
 import { waitUntil } from '../wait-until.js';
 import { bundleEntry, removeBundles } from '../../../testing/bundle-entry.js';
+import { WAIT_MS } from '../../../testing/deadlines.js';
 
 const SOURCE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -62,7 +63,7 @@ export function removeTestCgroupParent(cgroupParent: string): void {
 export async function waitForOutcome(
   launcher: ProcessLauncher,
   handle: ProcessHandle,
-  timeoutMs = 10_000,
+  timeoutMs = WAIT_MS,
 ): Promise<ProcessOutcome> {
   let outcome: ProcessOutcome | null = null;
   await waitUntil(() => (outcome = launcher.readOutcome(handle)) !== null, timeoutMs, 10);
