@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  pollFor,
   api,
   cleanupServe,
   cli,
@@ -129,6 +130,12 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
       expect((await waitForJob(server, equal, (j) => j.state === 'running')).placement.gpus[0].index).toBe(0);
       expect((await api(server, 'GET', `/api/v1/jobs/${low}`)).body.state).toBe('pending');
 
+      // The job's five reports are all in before the admin's met one (each is a CLI start, slow on a busy machine).
+      await pollFor('the trainer to finish its five reports', async () =>
+        (await api(server!, 'GET', `/api/v1/jobs/${trainer}/logs?stream=stdout`)).body.text === 'reported\n'
+          ? true
+          : undefined,
+      );
       // Usage errors name what is missing (exit 2); a met report by the admin recovers the job (exit 0).
       const noToken = cli(server, ['report', '--step-seconds', '0.4', '--url', server.url, '--job', String(trainer)]);
       expect([noToken.code, noToken.stderr]).toEqual([2, expect.stringContaining('GPUSHARE_JOB_TOKEN is not set')]);
