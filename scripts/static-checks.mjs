@@ -2,11 +2,14 @@
 // run two at a time (longest first) because each uses one core. Each check's output is printed
 // whole when it ends, with its duration; the exit status is 1 when any check failed, and every
 // check runs to its end either way, so that one run reports every failure.
-// Usage: node scripts/static-checks.mjs [--jobs N]
+// Usage: node scripts/static-checks.mjs [--jobs N] [--with-build]
 import { spawn } from 'node:child_process';
 
 /** npm scripts of package.json, longest first (CPU seconds on 2 idle cores, about 18/16/13/4/3). */
 const CHECKS = ['typecheck', 'format:check', 'lint', 'deps', 'knip'];
+// --with-build also builds dist/ (about 20 s of CPU) beside the checks, for the tests that follow
+// (npm test then tells vitest's global setup, with GPUSHARE_DIST_BUILT=1, that dist/ is built).
+if (process.argv.includes('--with-build')) CHECKS.splice(1, 0, 'build');
 
 const jobsFlag = process.argv.indexOf('--jobs');
 const jobs = jobsFlag === -1 ? 2 : Number(process.argv[jobsFlag + 1]);

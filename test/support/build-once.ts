@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Runs `npm run build` in the repository. */
+/**
+ * Runs `npm run build` in the repository, unless `GPUSHARE_DIST_BUILT=1` says that it has just run
+ * (`npm test` builds beside its static checks: scripts/static-checks.mjs --with-build).
+ */
 export default function setup(): void {
+  if (process.env['GPUSHARE_DIST_BUILT'] === '1') return;
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
 }
