@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { TEST_TIMEOUT_MS } from './src/testing/deadlines.js';
 
 // The tests on a real Kubernetes control plane (`npm run test:kubernetes`, also run by .ci/run
 // after scripts/build-kubernetes.sh): each file starts its own etcd, kube-apiserver,
@@ -7,8 +8,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/kubernetes/**/*.test.ts'],
-    testTimeout: 300_000,
-    hookTimeout: 300_000,
+    testTimeout: TEST_TIMEOUT_MS,
+    hookTimeout: TEST_TIMEOUT_MS,
     pool: 'forks',
     fileParallelism: false,
     globalSetup: ['test/support/build-once.ts'],
