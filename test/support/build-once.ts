@@ -9,7 +9,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * Runs `npm run build` in the repository, unless `GPUSHARE_DIST_BUILT=1` says that it has just run
- * (`npm test` builds beside its static checks: scripts/static-checks.mjs --with-build).
+ * (`npm test` builds beside its static checks, with concurrently).
  */
 export default function setup(): void {
   if (process.env['GPUSHARE_DIST_BUILT'] === '1') return;
