@@ -90,7 +90,8 @@ function timeCli(env: NodeJS.ProcessEnv): Promise<{ wallMs: number; firstPageMs:
     let stderr = '';
     const child = spawn(process.execPath, [BIN, 'jobs'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (chunk: Buffer) => {
-      for (const byte of chunk) if (byte === 10) lines += 1;
+      // indexOf, not a loop over each byte: the child waits while this process drains the pipe.
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines += 1;
       // The header and the first page's rows.
       if (Number.isNaN(firstPageMs) && lines >= FIRST_PAGE_JOBS + 1) firstPageMs = performance.now() - started;
     });
@@ -138,13 +139,23 @@ function timeApi(port: number, token: string, ca: string): Promise<{ ms: number;
   });
 }
 
-/** Wall ms of a command run to its exit. @throws Error when it exits non-zero */
-function timeCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): number {
-  const started = performance.now();
-  const result = spawnSync(argv[0]!, argv.slice(1), { stdio: 'ignore', env });
-  const ms = performance.now() - started;
-  if (result.status !== 0) throw new Error(`${argv.join(' ')} exited ${result.status}`);
-  return ms;
+/**
+ * Wall ms of a command run to its exit, spawned as (a) is (async spawn, stdout and stderr piped and
+ * read), so that every fresh process is timed alike. @throws Error when it exits non-zero
+ */
+function timeCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const ms = performance.now() - started;
+      if (code === 0) resolve(ms);
+      else reject(new Error(`${argv.join(' ')} exited ${code}`));
+    });
+  });
 }
 
 /**
@@ -233,9 +244,9 @@ export async function runListingBench(
     for (let round = 0; round <= rounds; round++) {
       const cli = await timeCli(env);
       const api = await timeApi(port, token, caCert);
-      const curlMs = curl === null ? null : timeCommand(curl);
-      const nodeMs = timeCommand([process.execPath, '-e', '0']);
-      const nodeClientMs = timeCommand(nodeClient, { ...process.env, GPUSHARE_BENCH_TOKEN: token });
+      const curlMs = curl === null ? null : await timeCommand(curl);
+      const nodeMs = await timeCommand([process.execPath, '-e', '0']);
+      const nodeClientMs = await timeCommand(nodeClient, { ...process.env, GPUSHARE_BENCH_TOKEN: token });
       if (round === 0) continue;
       runs.nodeClient.push(nodeClientMs);
       runs.cli.push(cli.wallMs);

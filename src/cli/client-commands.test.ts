@@ -18,6 +18,7 @@ import {
   type FakeResponse,
   type RecordedRequest,
 } from '../adapters/http-client/testing/fake-api-server.js';
+import { jobListingAnswer } from '../adapters/http-client/testing/job-listing-answer.js';
 import { main } from '../main/cli.js';
 import { runClientCli } from './testing/run-client-cli.js';
 
@@ -56,10 +57,9 @@ describe('gpushare jobs', () => {
   });
 
   it('prints a table with age and reason', async () => {
-    const { env, server } = await serve(() => ({
-      status: 200,
-      body: {
-        jobs: [
+    const { env, server } = await serve((request) =>
+      jobListingAnswer(
+        [
           sampleJob({
             id: 3,
             name: 'big',
@@ -70,9 +70,9 @@ describe('gpushare jobs', () => {
           }),
           sampleJob(),
         ],
-        nextAfter: null,
-      },
-    }));
+        request,
+      ),
+    );
     const run = await runClientCli(['jobs'], { env });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(
@@ -83,9 +83,7 @@ describe('gpushare jobs', () => {
         '',
       ].join('\n'),
     );
-    expect(server.requests[0]?.query.toString()).toBe(
-      'all=false&limit=5000&fields=id%2Cname%2Ctenant%2Cstate%2Cgpu%2Cplacement%2CsubmittedAt%2Creason%2Cattempt',
-    );
+    expect(server.requests[0]?.query.toString()).toBe('all=false&limit=5000&view=table');
   });
 
   it(
@@ -95,10 +93,9 @@ describe('gpushare jobs', () => {
         ...sampleJob().placement!,
         gpus: [0, 1].map((index) => ({ ...sampleJob().placement!.gpus[0]!, index })),
       };
-      const { env } = await serve(() => ({
-        status: 200,
-        body: {
-          jobs: [
+      const { env } = await serve((request) =>
+        jobListingAnswer(
+          [
             sampleJob({
               id: 1,
               name: 'low',
@@ -118,9 +115,9 @@ describe('gpushare jobs', () => {
             sampleJob({ id: 4, name: 'old', reason: 'attempt 1 had started before the restart' }),
             sampleJob({ id: 5, name: 'stopping', reason: 'cancel requested by admin' }),
           ],
-          nextAfter: null,
-        },
-      }));
+          request,
+        ),
+      );
       const run = await runClientCli(['jobs'], { env });
       expect(run.code).toBe(0);
       expect(run.stdout).toBe(
@@ -139,7 +136,7 @@ describe('gpushare jobs', () => {
   );
 
   it('--state preempted asks the server for preempted jobs', async () => {
-    const { env, server } = await serve(() => ({ status: 200, body: { jobs: [], nextAfter: null } }));
+    const { env, server } = await serve((request) => jobListingAnswer([], request));
     const run = await runClientCli(['jobs', '--state', 'preempted'], { env });
     expect(run).toEqual({ code: 0, stdout: 'no jobs\n', stderr: '' });
     expect(server.requests[0]?.query.get('all')).toBe('true');

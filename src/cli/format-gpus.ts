@@ -6,7 +6,7 @@
  */
 import type { GpuView } from '../contract/api.js';
 import { formatShareEnforcement } from './format-enforcement.js';
-import { formatGpuMilli } from './parse-quantities.js';
+import { formatGpuMilli } from '../contract/job-table.js';
 import { formatBar, formatTextTable } from './text-table.js';
 import { escapeControlCharactersDeep } from '../lib/control-characters.js';
 

@@ -6,9 +6,8 @@
  * ...; `running` for one still running) and how the job ended.
  */
 import type { JobDetailView } from '../contract/api.js';
-import { formatGpuRequest, jobAge } from './format-jobs.js';
+import { formatGpuMilli, formatGpuRequest, jobAge } from '../contract/job-table.js';
 import { formatShareEnforcement } from './format-enforcement.js';
-import { formatGpuMilli } from './parse-quantities.js';
 import { formatTextTable } from './text-table.js';
 import { escapeControlCharactersDeep } from '../lib/control-characters.js';
 

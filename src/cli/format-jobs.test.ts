@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sampleJob } from '../adapters/http-client/testing/api-fixtures.js';
-import { formatAge, formatJobEnd, jobExitStatus } from './format-jobs.js';
+import { formatJobEnd, jobExitStatus } from './format-jobs.js';
 import { formatBar, formatTextTable } from './text-table.js';
 
 describe('jobExitStatus (submit --wait)', () => {
@@ -17,22 +17,6 @@ describe('jobExitStatus (submit --wait)', () => {
     ['code above 255', { state: 'failed', exitCode: 258, signal: null }, 2],
   ] as const)('%s → %d', (_label, job, status) => {
     expect(jobExitStatus(job)).toBe(status);
-  });
-});
-
-describe('formatAge', () => {
-  it.each([
-    [-5_000, '0s'],
-    [0, '0s'],
-    [59_999, '59s'],
-    [60_000, '1m'],
-    [3_599_000, '59m'],
-    [3_600_000, '1h'],
-    [5_400_000, '1h30m'],
-    [86_400_000, '1d'],
-    [93_600_000, '1d2h'],
-  ])('%d ms → %s', (ms, text) => {
-    expect(formatAge(ms)).toBe(text);
   });
 });
 

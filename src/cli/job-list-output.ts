@@ -1,38 +1,18 @@
 /**
  * Output of `gpushare jobs`, written page by page as the pages arrive:
- * - the table: ID, NAME, TENANT, STATE, GPU, MODE, AGE/REASON (or one column per `--fields` field).
- *   A listing of one page is laid out like every CLI table (each column as wide as its widest
- *   cell). When more pages follow, the column widths are decided by the first page (at least: ID 7,
- *   NAME 16, TENANT 8, STATE and MODE 9) and kept: a later cell that is wider is cut to the width, its last
- *   character replaced by `…` (ID is never cut, and the last column never is);
+ * - a table: the server's job table (ID, NAME, TENANT, STATE, GPU, MODE, AGE/REASON:
+ *   src/contract/job-table.ts), or one column per `--fields` field. A listing of one page is laid
+ *   out like every CLI table (each column as wide as its widest cell). When more pages follow, the
+ *   column widths are decided by the first page (at least: ID 7, NAME 16, TENANT 8, STATE and MODE
+ *   9) and kept: a later cell that is wider is cut to the width, its last character replaced by `…`
+ *   (ID is never cut, and the last column never is);
  * - JSON (`-o json`): exactly one JSON array of jobs, the same text as printing the whole array at
  *   once with two-space indentation.
  * Control characters in values are escaped (src/lib/control-characters.ts).
  */
-import type { JobView } from '../contract/api.js';
 import type { JobField } from '../contract/job-fields.js';
 import type { ListedJob } from '../contract/job-list.js';
 import { escapeControlCharacters, jsonForTerminal } from '../lib/control-characters.js';
-import { formatGpuRequest, jobAge, jobMode, jobNote } from './format-jobs.js';
-
-/** The fields the default table shows. */
-export const TABLE_FIELDS: readonly JobField[] = [
-  'id',
-  'name',
-  'tenant',
-  'state',
-  'gpu',
-  'placement',
-  'submittedAt',
-  'reason',
-  'attempt',
-];
-
-/** A job with the fields of the default table. */
-export type TableJob = Pick<
-  JobView,
-  'id' | 'name' | 'tenant' | 'state' | 'gpu' | 'placement' | 'submittedAt' | 'reason' | 'attempt'
->;
 
 /** Widths columns get at least in a listing of several pages (by header). */
 const MIN_WIDTHS: Readonly<Record<string, number>> = {
@@ -50,10 +30,10 @@ const MIN_WIDTHS: Readonly<Record<string, number>> = {
 /** The mark that ends a cut cell. */
 export const CUT_MARK = '…';
 
-/** Writes pages of jobs as they arrive; `end()` after the last page. */
-export interface JobListWriter {
+/** Writes pages as they arrive; `end()` after the last page. */
+export interface PageWriter<Item> {
   /** Writes one page; `more` says whether pages follow. */
-  page(jobs: readonly ListedJob[], more: boolean): void;
+  page(items: readonly Item[], more: boolean): void;
   end(): void;
 }
 
@@ -71,60 +51,49 @@ function fieldCell(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The default table's cells of one job, control characters escaped (the id and the GPU share are numbers). */
-function tableRow(job: TableJob, nowMs: number): string[] {
-  const note = jobNote(job);
-  const age = jobAge(job, nowMs);
-  return [
-    String(job.id),
-    escapeControlCharacters(job.name),
-    escapeControlCharacters(job.tenant),
-    escapeControlCharacters(job.state),
-    formatGpuRequest(job.gpu),
-    escapeControlCharacters(jobMode(job)),
-    escapeControlCharacters(note ? `${age}  ${note}` : age),
-  ];
+/** The `--fields` table's cells of one job, one per field. */
+export function fieldCells(fields: readonly JobField[]): (job: ListedJob) => string[] {
+  return (job) => fields.map((f) => fieldCell(job[f]));
 }
 
 /**
- * The table writer.
- * @param fields `--fields` (one column each, `id` first), or undefined for the default table
+ * `row` as one line: each cell but the last padded to its column's width (cut to it, but the first),
+ * two spaces apart.
+ */
+function layOut(row: readonly string[], widths: readonly number[]): string {
+  const last = row.length - 1;
+  let line = '';
+  for (let i = 0; i < last; i++) {
+    const width = widths[i]!;
+    const cell = i === 0 ? row[i]! : cut(row[i]!, width);
+    line += cell.length < width ? `${cell}${' '.repeat(width - cell.length)}  ` : `${cell}  `;
+  }
+  return `${line}${row[last] ?? ''}`.trimEnd();
+}
+
+/**
+ * The table writer: rows of cells (text as received; control characters are escaped here).
+ * @param header the column titles, one per cell of each row
  * @param write where the text goes (whole lines)
  */
-export function tableWriter(
-  fields: readonly JobField[] | undefined,
-  nowMs: number,
-  write: (text: string) => void,
-): JobListWriter {
-  const header =
-    fields === undefined ? ['ID', 'NAME', 'TENANT', 'STATE', 'GPU', 'MODE', 'AGE/REASON'] : fields.map((f) => f);
-  const cells = (job: ListedJob): string[] =>
-    fields === undefined
-      ? tableRow(job as TableJob, nowMs)
-      : fields.map((f) => escapeControlCharacters(fieldCell(job[f])));
+export function tableWriter(header: readonly string[], write: (text: string) => void): PageWriter<readonly string[]> {
   let widths: number[] | null = null;
   let rows = 0;
-  const line = (row: readonly string[]): string =>
-    row
-      .map((cell, i) => {
-        if (i === row.length - 1) return cell;
-        const width = widths![i]!;
-        return (i === 0 ? cell : cut(cell, width)).padEnd(width);
-      })
-      .join('  ')
-      .trimEnd();
   return {
-    page(jobs, more) {
-      const body = jobs.map(cells);
+    page(received, more) {
+      const body = received.map((row) => row.map(escapeControlCharacters));
       if (widths === null) {
-        widths = header.map((title, i) =>
-          Math.max(title.length, more ? (MIN_WIDTHS[title] ?? 0) : 0, ...body.map((row) => row[i]!.length)),
-        );
+        const w = header.map((title) => Math.max(title.length, more ? (MIN_WIDTHS[title] ?? 0) : 0));
+        for (const row of body) for (let i = 0; i < w.length; i++) if (row[i]!.length > w[i]!) w[i] = row[i]!.length;
+        widths = w;
         if (body.length === 0) return;
-        write(`${line(header)}\n`);
+        write(`${layOut(header, w)}\n`);
       }
       rows += body.length;
-      if (body.length > 0) write(`${body.map(line).join('\n')}\n`);
+      if (body.length === 0) return;
+      let text = '';
+      for (const row of body) text += `${layOut(row, widths)}\n`;
+      write(text);
     },
     end() {
       if (rows === 0) write('no jobs\n');
@@ -133,7 +102,7 @@ export function tableWriter(
 }
 
 /** The `-o json` writer: `[`, the jobs as they arrive, `]`. */
-export function jsonWriter(write: (text: string) => void): JobListWriter {
+export function jsonWriter(write: (text: string) => void): PageWriter<ListedJob> {
   let count = 0;
   return {
     page(jobs) {

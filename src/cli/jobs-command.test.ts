@@ -11,6 +11,7 @@ import {
   type FakeApiServer,
   type RecordedRequest,
 } from '../adapters/http-client/testing/fake-api-server.js';
+import { jobListingAnswer } from '../adapters/http-client/testing/job-listing-answer.js';
 import type { JobView } from '../contract/api.js';
 import { runClientCli } from './testing/run-client-cli.js';
 
@@ -27,11 +28,7 @@ async function pagingServer(
 ): Promise<{ env: Record<string, string>; server: FakeApiServer }> {
   server = await startFakeApiServer((request) => {
     onPage(request);
-    const after = Number(request.query.get('after') ?? 0);
-    const limit = Number(request.query.get('limit') ?? jobs.length);
-    const left = jobs.filter((j) => j.id > after);
-    const page = left.slice(0, limit);
-    return { status: 200, body: { jobs: page, nextAfter: left.length > limit ? page[page.length - 1]!.id : null } };
+    return jobListingAnswer(jobs, request);
   });
   return { server, env: { GPUSHARE_URL: server.url, GPUSHARE_TOKEN: 'gs_test', XDG_CONFIG_HOME: '/nonexistent' } };
 }
@@ -48,11 +45,8 @@ describe('gpushare jobs: one request', () => {
     const run = await runClientCli(['jobs'], { env });
     expect(run.code).toBe(0);
     expect(server.requests).toHaveLength(1);
-    expect(Object.fromEntries(server.requests[0]!.query)).toEqual({
-      all: 'false',
-      fields: 'id,name,tenant,state,gpu,placement,submittedAt,reason,attempt',
-      limit: '5000',
-    });
+    // The table's rows as the server writes them: no job fields asked for.
+    expect(Object.fromEntries(server.requests[0]!.query)).toEqual({ all: 'false', limit: '5000', view: 'table' });
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(1201);
     expect(lines.slice(1).map((l) => Number(l.split(' ')[0]))).toEqual(jobs.map((j) => j.id));

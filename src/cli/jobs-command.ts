@@ -4,16 +4,17 @@
  * tenant's for an admin); without `--all` or `--state` only jobs that have not finished. Fetches
  * the listing in pages of the most a page may hold (`GET /api/v1/jobs?limit=5000&after=`, or
  * `--page-size`), so a listing of up to 5,000 jobs is one request, asking for no more than it
- * prints (`--limit`); prints each page as it arrives (job-list-output.ts): the first page before
- * anything more is asked for; later pages while the next one is on its way.
+ * prints (`--limit`): the table's rows as the server writes them (`view=table`), the `--fields`
+ * fields, or for `-o json` the jobs. Prints each page as it arrives (job-list-output.ts): the
+ * first page before anything more is asked for; later pages while the next one is on its way.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { JOB_STATES, type JobState } from '../core/index.js';
 import { JOB_FIELDS, MAX_JOB_PAGE, type JobField } from '../contract/job-fields.js';
-import type { JobPage } from '../contract/job-list.js';
+import type { JobPageQuery } from '../adapters/http-client/api-client.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
-import { jsonWriter, TABLE_FIELDS, tableWriter } from './job-list-output.js';
+import { fieldCells, jsonWriter, tableWriter, type PageWriter } from './job-list-output.js';
 import { parseSince } from './option-parsers.js';
 
 /** Jobs per request unless `--page-size` says otherwise: the most one page may hold. */
@@ -53,6 +54,51 @@ function wholeNumber(flag: string, min: number, max: number): (text: string) => 
       throw new InvalidArgumentError(`${flag} takes a whole number from ${min} to ${max}, got '${text}'`);
     return value;
   };
+}
+
+/** What one request of a listing asks for: the page size, and the cursor after the first page. */
+interface PageRequest {
+  readonly limit: number;
+  readonly after?: number;
+}
+
+/**
+ * Asks for pages and prints them until the listing ends or `bounds.limit` items are printed. The
+ * first page is printed before the second is asked for; from then on the next page is asked for
+ * while the current one is printed. Ids only grow, so the loop ends.
+ * @param bounds - `limit`: items to print at most (Infinity: all); `pageSize`: items per request
+ * @param ask - one request
+ * @param items - a page's items to print
+ * @param writerFor - the writer, made from the first page (the table's columns come with it)
+ */
+async function printPages<Page extends { readonly nextAfter: number | null }, Item>(
+  bounds: { readonly limit: number; readonly pageSize: number },
+  ask: (request: PageRequest) => Promise<Page>,
+  items: (page: Page) => readonly Item[],
+  writerFor: (first: Page) => PageWriter<Item>,
+): Promise<void> {
+  const request = (after: number | undefined, limit: number): Promise<Page> => {
+    const page = ask({ limit, ...(after === undefined ? {} : { after }) });
+    page.catch(() => undefined); // awaited below; a page left unread when printing fails is no unhandled rejection
+    return page;
+  };
+  let left = bounds.limit;
+  let after: number | undefined;
+  let writer: PageWriter<Item> | null = null;
+  let next: Promise<Page> | null = request(undefined, Math.min(bounds.pageSize, left));
+  for (let pageNumber = 1; next !== null; pageNumber++) {
+    const page: Page = await next;
+    next = null;
+    const printed = items(page);
+    left -= printed.length;
+    const more = page.nextAfter !== null && left > 0 && page.nextAfter > (after ?? -1);
+    after = page.nextAfter ?? after;
+    if (more && pageNumber > 1) next = request(after, Math.min(bounds.pageSize, left));
+    writer ??= writerFor(page);
+    writer.page(printed, more);
+    if (more && pageNumber === 1) next = request(after, Math.min(bounds.pageSize, left));
+  }
+  writer?.end();
 }
 
 /**
@@ -98,39 +144,43 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
       const client = await connect(opts, io);
       const fields =
         opts.fields === undefined ? undefined : JOB_FIELDS.filter((f) => f === 'id' || opts.fields!.includes(f));
-      const writer = opts.output === 'json' ? jsonWriter(io.stdout) : tableWriter(fields, io.nowMs(), io.stdout);
-      // The table needs only its own fields; JSON gets every field unless --fields chooses.
-      const asked = fields ?? (opts.output === 'table' ? TABLE_FIELDS : undefined);
-      const ask = (after: number | undefined, limit: number): Promise<JobPage> => {
-        const page = client.listJobsPage({
-          all: opts.all === true || opts.state !== undefined,
-          ...(opts.state === undefined ? {} : { states: opts.state }),
-          ...(opts.tenant === undefined ? {} : { tenant: opts.tenant }),
-          ...(opts.name === undefined ? {} : { name: opts.name }),
-          ...(since === undefined ? {} : { since }),
-          ...(asked === undefined ? {} : { fields: asked }),
-          limit,
-          ...(after === undefined ? {} : { after }),
-        });
-        page.catch(() => undefined); // awaited below; a page left unread when printing fails is no unhandled rejection
-        return page;
+      const selectors: JobPageQuery = {
+        all: opts.all === true || opts.state !== undefined,
+        ...(opts.state === undefined ? {} : { states: opts.state }),
+        ...(opts.tenant === undefined ? {} : { tenant: opts.tenant }),
+        ...(opts.name === undefined ? {} : { name: opts.name }),
+        ...(since === undefined ? {} : { since }),
       };
-      let left = opts.limit ?? Number.POSITIVE_INFINITY;
-      let after: number | undefined;
-      let next: Promise<JobPage> | null = ask(undefined, Math.min(opts.pageSize, left));
-      // The first page is printed before the second is asked for; from then on the next page is
-      // asked for while the current one is printed. Ids only grow, so the loop ends.
-      for (let pageNumber = 1; next !== null; pageNumber++) {
-        const page: JobPage = await next;
-        next = null;
-        left -= page.jobs.length;
-        const more = page.nextAfter !== null && left > 0 && page.nextAfter > (after ?? -1);
-        after = page.nextAfter ?? after;
-        if (more && pageNumber > 1) next = ask(after, Math.min(opts.pageSize, left));
-        writer.page(page.jobs, more);
-        if (more && pageNumber === 1) next = ask(after, Math.min(opts.pageSize, left));
+      const bounds = { limit: opts.limit ?? Number.POSITIVE_INFINITY, pageSize: opts.pageSize };
+      if (opts.output === 'json') {
+        // Every field unless --fields chooses.
+        const ask = (page: PageRequest) =>
+          client.listJobsPage({ ...selectors, ...(fields === undefined ? {} : { fields }), ...page });
+        await printPages(
+          bounds,
+          ask,
+          (page) => page.jobs,
+          () => jsonWriter(io.stdout),
+        );
+      } else if (fields !== undefined) {
+        const ask = (page: PageRequest) => client.listJobsPage({ ...selectors, fields, ...page });
+        const cells = fieldCells(fields);
+        await printPages(
+          bounds,
+          ask,
+          (page) => page.jobs.map(cells),
+          () => tableWriter(fields, io.stdout),
+        );
+      } else {
+        // The server writes the table's rows (view=table): the listing carries only the text printed.
+        const ask = (page: PageRequest) => client.listJobTablePage({ ...selectors, ...page });
+        await printPages(
+          bounds,
+          ask,
+          (page) => page.rows,
+          (first) => tableWriter(first.columns, io.stdout),
+        );
       }
-      writer.end();
     });
   return addConnectionOptions(command);
 }

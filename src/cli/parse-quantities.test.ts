@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatGpuEquivalents,
-  formatGpuMilli,
   parseCpuMilli,
   parseDurationSeconds,
   parseEnvPair,
@@ -185,17 +184,6 @@ describe('parseEnvPair (--env)', () => {
 
   it.each(['NOVALUE', '=1', '1A=2', 'A-B=1'])('rejects %j', (text) => {
     expect(() => parseEnvPair(text)).toThrow(`--env: '${text}' is not valid; expected KEY=VALUE`);
-  });
-});
-
-describe('formatGpuMilli', () => {
-  it.each([
-    [500, '0.5'],
-    [1000, '1'],
-    [125, '0.125'],
-    [1, '0.001'],
-  ])('%d → %s', (milli, text) => {
-    expect(formatGpuMilli(milli)).toBe(text);
   });
 });
 

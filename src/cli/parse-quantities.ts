@@ -211,13 +211,6 @@ export function parseEnvPair(text: string): [key: string, value: string] {
   return [key, text.slice(eq + 1)];
 }
 
-/**
- * Formats milli-GPU as a decimal number of GPUs: 500 → `0.5`, 1000 → `1`, 125 → `0.125`.
- */
-export function formatGpuMilli(gpuMilli: number): string {
-  return String(gpuMilli / 1000);
-}
-
 /** Most GPU-equivalents a quota may name (the contract's maximum). */
 export const MAX_GPU_EQUIVALENTS = 1_000_000;
 

@@ -11,7 +11,8 @@ import { isTerminal, ISOLATION_LEVELS, SHARING_MODES, type IsolationLevel, type 
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { ExitWithCode, UsageError } from './exit-codes.js';
-import { formatGpuRequest, formatJobEnd, jobExitStatus, jobReason } from './format-jobs.js';
+import { formatGpuRequest, jobReason } from '../contract/job-table.js';
+import { formatJobEnd, jobExitStatus } from './format-jobs.js';
 import { asArgParser, collect } from './option-parsers.js';
 import { parseQosSeconds } from './report.js';
 import {

@@ -1,6 +1,7 @@
 /**
- * `GET /api/v1/jobs`: the listing's query (selectors, page, fields) and answer (a page of jobs and
- * the cursor of the next). Shared by the server's route, the HTTP client and the CLI.
+ * `GET /api/v1/jobs`: the listing's query (selectors, page, fields or the table view) and answer (a
+ * page of jobs, or with `view=table` a page of the job table's rows, and the cursor of the next).
+ * Shared by the server's route, the HTTP client and the CLI.
  */
 import { z } from 'zod';
 import { JOB_STATES, type JobState } from '../core/index.js';
@@ -37,6 +38,9 @@ function commaList<T extends string>(parameter: string, allowed: readonly T[], w
  */
 const ISO_TIME_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
+/** What a listing answers: jobs (JobPageSchema), or the job table's rows (JobTablePageSchema). */
+export const JOB_LIST_VIEWS = ['jobs', 'table'] as const;
+
 /** `GET /api/v1/jobs` query. */
 export const ListJobsQuerySchema = z
   .object({
@@ -70,6 +74,13 @@ export const ListJobsQuerySchema = z
       'only jobs with an id above this one (nextAfter of the previous page)',
     ).optional(),
     fields: commaList('fields', JOB_FIELDS, 'only these job fields (id is always included)').optional(),
+    view: z
+      .enum(JOB_LIST_VIEWS)
+      .default('jobs')
+      .describe(
+        'jobs: a page of jobs; table: a page of the job table (columns and rows of text, as `gpushare jobs` prints ' +
+          'them; not with fields)',
+      ),
   })
   .strict();
 
@@ -87,3 +98,24 @@ export const JobPageSchema = z.object({
 });
 /** One page of a listing. */
 export type JobPage = z.infer<typeof JobPageSchema>;
+
+/** `GET /api/v1/jobs?view=table` answer: the job table (src/contract/job-table.ts), a page of rows. */
+export const JobTablePageSchema = z
+  .object({
+    columns: z.array(z.string()).min(1).describe('the column titles: ID, NAME, TENANT, STATE, GPU, MODE, AGE/REASON'),
+    rows: z
+      .array(z.array(z.string()))
+      .describe("the page, by ascending id: one row per job, one cell per column (the age from the server's clock)"),
+    nextAfter: z.number().int().nullable().describe('pass as after= for the next page; null when no more jobs match'),
+  })
+  .superRefine((page, ctx) => {
+    const i = page.rows.findIndex((row) => row.length !== page.columns.length);
+    if (i >= 0)
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['rows', i],
+        message: `expected ${page.columns.length} cells`,
+      });
+  });
+/** One page of the job table. */
+export type JobTablePage = z.infer<typeof JobTablePageSchema>;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   CONTROL_CHARACTER,
@@ -27,6 +28,27 @@ describe('control characters', () => {
   it('escapes each as \\xHH below U+0100 and \\uHHHH above, leaving the rest', () => {
     expect(escapeControlCharacters('a\u001b[2Jb\nc\u009bd\u202eé\u2066')).toBe('a\\x1b[2Jb\\x0ac\\x9bd\\u202eé\\u2066');
     expect(escapeControlCharacters('plain text')).toBe('plain text');
+  });
+
+  it('escapes exactly what the full pattern matches, in any text (its cheap first test misses nothing)', () => {
+    const escape = (c: string): string => {
+      const code = c.charCodeAt(0);
+      return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    };
+    const everywhere = new RegExp(CONTROL_CHARACTER.source, 'g');
+    // Code units near the set's edges, pairs and halves of surrogates, and any others.
+    const unit = fc.oneof(
+      fc.constantFrom(0x1f, 0x20, 0x7e, 0x7f, 0x9f, 0xa0, 0xac, 0xad, 0xae, 0x61c, 0x180e, 0x200a, 0x200b, 0x2010),
+      fc.constantFrom(0x2027, 0x202f, 0x205f, 0x2065, 0x206a, 0xfeff, 0xd83d, 0xde42, 0xdbff, 0xdc00, 0xd7ff, 0xe000),
+      fc.integer({ min: 0, max: 0xffff }),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), (units) => {
+        const text = String.fromCharCode(...units);
+        expect(escapeControlCharacters(text)).toBe(text.replace(everywhere, escape));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('escapes every string of a JSON value, keys too, and keeps numbers, booleans and null', () => {

@@ -20,8 +20,14 @@ export const CONTROL_CHARACTER = new RegExp(
 
 const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
 
-/** Text of printable ASCII characters only (U+0020 to U+007E), which holds none of them. */
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+/**
+ * Matches any character of the set and more (every surrogate, U+2060 to U+2069 whole): a plain
+ * character class, so that text without any of them is told apart at a fraction of the full
+ * pattern's cost (its surrogate lookarounds); text it matches is searched with the full pattern.
+ */
+const MAYBE_CONTROL_CHARACTER =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]/;
 
 /** The same set in words, for error messages. */
 export const CONTROL_CHARACTERS_IN_WORDS =
@@ -39,9 +45,9 @@ export function codePointName(character: string): string {
  * above. Other characters are unchanged.
  */
 export function escapeControlCharacters(text: string): string {
-  // Most text is printable ASCII: one cheap test instead of the full pattern's search; other text
-  // (`0.5 × 1`, names in other scripts) is searched before it is copied.
-  if (PRINTABLE_ASCII.test(text) || !CONTROL_CHARACTER.test(text)) return text;
+  // Most text holds none of them (`0.5 × 1` and names in other scripts included): one cheap test
+  // instead of the full pattern's search; other text is searched before it is copied.
+  if (!MAYBE_CONTROL_CHARACTER.test(text) || !CONTROL_CHARACTER.test(text)) return text;
   return text.replace(CONTROL_CHARACTERS, (c) => {
     const code = c.charCodeAt(0);
     return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;

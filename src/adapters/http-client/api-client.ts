@@ -26,8 +26,8 @@ import type { AuditEntryView } from '../../contract/audit.js';
 import type { BulkCancelInput, BulkCancelResult } from '../../contract/bulk-cancel.js';
 import { checkJob } from '../../contract/job-check.js';
 import type { JobField } from '../../contract/job-fields.js';
-import type { JobPage } from '../../contract/job-list.js';
-import { checkJobPage } from '../../contract/job-page-check.js';
+import type { JobPage, JobTablePage } from '../../contract/job-list.js';
+import { checkJobPage, checkJobTablePage } from '../../contract/job-page-check.js';
 import type { AnswerSchemas } from './answer-schemas.js';
 import {
   ApiError,
@@ -122,6 +122,12 @@ export interface ApiClient {
    * (contract/job-page-check.ts, a fast check for thousands of jobs).
    */
   listJobsPage(query: JobPageQuery): Promise<JobPage>;
+  /**
+   * `GET /jobs?view=table` one page at a time: the same selectors, page size and cursor as
+   * {@link listJobsPage} (not `fields`); resolves to the job table's columns and rows, as the server
+   * writes them (contract/job-table.ts), checked by contract/job-page-check.ts.
+   */
+  listJobTablePage(query: Omit<JobPageQuery, 'fields'>): Promise<JobTablePage>;
   /** `GET /jobs/:id`: a job with its events, attempts and environment. */
   getJob(id: number): Promise<JobDetailView>;
   /** `POST /jobs/:id/cancel`. */
@@ -183,6 +189,19 @@ export interface JobPageQuery {
   readonly limit?: number;
   readonly after?: number;
   readonly fields?: readonly JobField[];
+}
+
+/** The query parameters of a {@link JobPageQuery} but `fields` (absent: not sent). */
+function jobPageParameters(query: JobPageQuery): Record<string, string | number | undefined> {
+  return {
+    all: query.all === undefined ? undefined : String(query.all),
+    state: query.states?.join(','),
+    tenant: query.tenant,
+    name: query.name,
+    since: query.since,
+    limit: query.limit,
+    after: query.after,
+  };
 }
 
 /**
@@ -349,18 +368,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           const checked = checkJobPage(json, query.fields);
           return 'page' in checked ? { value: checked.page } : checked;
         },
-        {
-          query: {
-            all: query.all === undefined ? undefined : String(query.all),
-            state: query.states?.join(','),
-            tenant: query.tenant,
-            name: query.name,
-            since: query.since,
-            limit: query.limit,
-            after: query.after,
-            fields: query.fields?.join(','),
-          },
+        { query: { ...jobPageParameters(query), fields: query.fields?.join(',') } },
+      ),
+    listJobTablePage: (query) =>
+      callChecked(
+        'GET',
+        '/jobs',
+        (json) => {
+          const checked = checkJobTablePage(json);
+          return 'page' in checked ? { value: checked.page } : checked;
         },
+        { query: { ...jobPageParameters(query), view: 'table' } },
       ),
     getJob: (id) => call('GET', jobPath(id), 'jobDetail'),
     cancelJob: (id) => callChecked('POST', jobPath(id, '/cancel'), checkJob),

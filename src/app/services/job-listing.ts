@@ -8,7 +8,8 @@
  */
 import type { JobState } from '../../core/index.js';
 import { JOB_FIELDS, type JobField } from '../../contract/job-fields.js';
-import type { JobPage, ListedJob } from '../../contract/job-list.js';
+import type { JobPage, JobTablePage, ListedJob } from '../../contract/job-list.js';
+import { JOB_TABLE_COLUMNS, jobTableRow, TABLE_FIELDS, type TableJob } from '../../contract/job-table.js';
 import { ACTIVE_JOB_STATES } from '../../contract/job-list.js';
 import type { JobView } from '../../contract/api.js';
 import { authorize } from '../auth/authorize.js';
@@ -80,6 +81,26 @@ export function listJobPage(
     return pick === null ? full : pick(full);
   });
   return { jobs, nextAfter: more ? page[page.length - 1]!.id : null };
+}
+
+/**
+ * One page of the job table (`view=table`): the rows of the jobs {@link listJobPage} answers (same
+ * selectors and cursor; `query.fields` is ignored), each written by jobTableRow with ages from `nowMs`
+ * (epoch ms). @throws GpushareError 403 when the principal may not read jobs
+ */
+export function listJobTablePage(
+  deps: JobListingDeps,
+  principal: Principal,
+  query: JobListQuery,
+  redact: ReasonRedactor,
+  nowMs: number,
+): JobTablePage {
+  const page = listJobPage(deps, principal, { ...query, fields: TABLE_FIELDS }, redact);
+  return {
+    columns: [...JOB_TABLE_COLUMNS],
+    rows: page.jobs.map((job) => jobTableRow(job as TableJob, nowMs)),
+    nextAfter: page.nextAfter,
+  };
 }
 
 /** A function that copies `id` and `fields` of a job view, in the order of JobSchema. */

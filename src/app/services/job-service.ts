@@ -20,8 +20,8 @@ import { normalizeSubmit } from './normalize-submit.js';
 import { CANCEL_REQUESTED } from '../scheduling/reconcile.js';
 import { bulkCancel, cancellerWords } from './bulk-cancel.js';
 import { toGpuViews, toJobDetail, toJobView } from './views.js';
-import { listJobPage, type JobListQuery } from './job-listing.js';
-import { ACTIVE_JOB_STATES, type JobPage } from '../../contract/job-list.js';
+import { listJobPage, listJobTablePage, type JobListQuery } from './job-listing.js';
+import { ACTIVE_JOB_STATES, type JobPage, type JobTablePage } from '../../contract/job-list.js';
 import { reasonRedactor, redactJobDetail, redactJobView, type ReasonRedactor } from './reason-redaction.js';
 
 /** What a job's environment values read as for a caller who may not read its logs. */
@@ -97,6 +97,14 @@ export class JobService {
    */
   listPage(principal: Principal, query: JobListQuery): JobPage {
     return listJobPage(this.deps, principal, query, this.redactorFor(principal));
+  }
+
+  /**
+   * A page of the job table (`view=table`): the rows of the same jobs as {@link listPage}, ages
+   * from the server's clock. @throws GpushareError 403
+   */
+  listTablePage(principal: Principal, query: JobListQuery): JobTablePage {
+    return listJobTablePage(this.deps, principal, query, this.redactorFor(principal), this.deps.clock.nowMs());
   }
 
   /**

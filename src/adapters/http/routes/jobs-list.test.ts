@@ -1,7 +1,8 @@
 /**
  * `GET /api/v1/jobs` on a real server (in process, listening on 127.0.0.1, a real SQLite store,
  * one simulated GPU, cordoned so that submitted jobs wait as `pending`): the selectors (state,
- * tenant, name, since), paging (limit, after, nextAfter), fields, their 400s, and the tenant rule.
+ * tenant, name, since), paging (limit, after, nextAfter), fields, the table view, their 400s, and
+ * the tenant rule.
  * Every 200 answer is checked against the route's response schema.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveServerConfig } from '../../../config/server-config.js';
 import { JOB_STATES } from '../../../core/index.js';
 import { JOB_FIELDS } from '../../../contract/job-fields.js';
-import { JobPageSchema } from '../../../contract/job-list.js';
+import { JobPageSchema, JobTablePageSchema } from '../../../contract/job-list.js';
+import { JOB_TABLE_COLUMNS, jobTableRow, type TableJob } from '../../../contract/job-table.js';
 import { startServer, type RunningServer } from '../../../main/serve.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are checked field by field */
@@ -186,6 +188,59 @@ describe('GET /api/v1/jobs: selectors, pages and fields', () => {
       expect(await list('?tenant=default', teamToken)).toEqual({ jobs: [], nextAfter: null });
       expect(await list('?tenant=no-such-tenant', teamToken)).toEqual({ jobs: [], nextAfter: null });
       expect(await list('?tenant=no-such-tenant')).toEqual({ jobs: [], nextAfter: null });
+    },
+  );
+
+  it(
+    'view=table: the rows of the same jobs as the listing, as jobTableRow writes them, with the same ' +
+      'selectors, pages and tenant rule; not with fields',
+    async () => {
+      const table = async (query: string, token = admin): Promise<any> => {
+        const answer = await call('GET', `/api/v1/jobs?view=table${query}`, undefined, token);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        expect(JobTablePageSchema.parse(answer.body)).toStrictEqual(answer.body);
+        return answer.body;
+      };
+      const before = Date.now();
+      const page = await table('&all=true&limit=3');
+      const after = Date.now();
+      const jobs = (await list('?all=true&limit=3')).jobs as TableJob[];
+      expect(page.columns).toEqual([...JOB_TABLE_COLUMNS]);
+      expect(page.nextAfter).toBe(ids['eval-1']);
+      expect(page.rows.map((row: string[]) => row[0])).toEqual(
+        [ids['train-1'], ids['train-a1'], ids['eval-1']].map(String),
+      );
+      // Ages come from the server's clock while it answered: each row is the row at one of the two reads of this one.
+      page.rows.forEach((row: string[], i: number) =>
+        expect([jobTableRow(jobs[i]!, before), jobTableRow(jobs[i]!, after)]).toContainEqual(row),
+      );
+      expect(page.rows[2]).toEqual([
+        String(ids['eval-1']),
+        'eval-1',
+        'default',
+        'cancelled',
+        '0.5 × 1',
+        'auto',
+        expect.stringMatching(/^\d+s {2}cancelled by /),
+      ]);
+      expect((await table(`&all=true&after=${page.nextAfter}`)).rows.map((row: string[]) => row[1])).toEqual([
+        'train-a2',
+        'train-2',
+      ]);
+      expect((await table('', teamToken)).rows.map((row: string[]) => row[1])).toEqual(['train-a1', 'train-a2']);
+      expect(await table('&tenant=default', teamToken)).toEqual({
+        columns: [...JOB_TABLE_COLUMNS],
+        rows: [],
+        nextAfter: null,
+      });
+      const refused = await call('GET', '/api/v1/jobs?view=table&fields=name', undefined, admin);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toEqual({
+        code: 'GPUSHARE_INVALID_FIELD',
+        message: 'fields: not with view=table: the table has its own columns',
+        details: { field: 'fields' },
+      });
+      expect(await refusal('?view=tables')).toContain('view');
     },
   );
 });

@@ -20,7 +20,8 @@ import {
   SubmitJobSchema,
 } from '../../../contract/api.js';
 import { BulkCancelResultSchema, BulkCancelSchema } from '../../../contract/bulk-cancel.js';
-import { JobPageSchema, ListJobsQuerySchema } from '../../../contract/job-list.js';
+import { JobPageSchema, JobTablePageSchema, ListJobsQuerySchema } from '../../../contract/job-list.js';
+import { invalidField } from '../../../app/errors.js';
 import type { ServerServices } from '../server-services.js';
 
 /** The Fastify instance type the routes are registered on. */
@@ -50,17 +51,20 @@ export function registerJobRoutes(api: Api, { jobs }: ServerServices): void {
       schema: {
         tags: ['jobs'],
         summary:
-          'List jobs by ascending id (active only unless all=true or state=), a page at a time with limit= and after=',
+          'List jobs by ascending id (active only unless all=true or state=), a page at a time with limit= and ' +
+          'after=; with view=table the rows of the job table instead',
         querystring: ListJobsQuerySchema,
-        response: { 200: JobPageSchema },
+        response: { 200: z.union([JobPageSchema, JobTablePageSchema]) },
       },
       // The page is built from typed views (JobPage): plain JSON.stringify, not a zod parse of every
       // job first (the route tests check answers against JobPageSchema).
       serializerCompiler: () => (data) => JSON.stringify(data),
     },
     async (request) => {
-      const { all, state, tenant, name, since, limit, after, fields } = request.query;
-      return jobs.listPage(request.principal, {
+      const { all, state, tenant, name, since, limit, after, fields, view } = request.query;
+      if (view === 'table' && fields !== undefined)
+        throw invalidField('fields', 'not with view=table: the table has its own columns');
+      const query = {
         all: all === 'true',
         ...(state === undefined ? {} : { states: state }),
         ...(tenant === undefined ? {} : { tenant }),
@@ -69,7 +73,8 @@ export function registerJobRoutes(api: Api, { jobs }: ServerServices): void {
         ...(limit === undefined ? {} : { limit }),
         ...(after === undefined ? {} : { afterId: after }),
         ...(fields === undefined ? {} : { fields }),
-      });
+      };
+      return view === 'table' ? jobs.listTablePage(request.principal, query) : jobs.listPage(request.principal, query);
     },
   );
   api.post(
