@@ -9,8 +9,10 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // The command is CommonJS (bin/package.json): Node starts it without its ES module loader.
     files: ['bin/gpushare'],
-    languageOptions: { sourceType: 'module', globals: { ...globals.node } },
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     languageOptions: { globals: { ...globals.node } },

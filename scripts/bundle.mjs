@@ -2,33 +2,33 @@
 // after tsc): the gpushare CLI and the stand-in nvidia-smi (dist/adapters/gpu/simulated-nvidia-smi.bundle.js).
 //
 // The CLI is cut where its code imports on demand (docs/cli.md, "What a command loads";
-// docs/decisions/0023-cli-start-cost.md): dist/main/gpushare.js holds what every command runs
-// first (src/main/cli.ts: the command table, errors, exit codes); each module the code loads with
-// `import()` (each client command, the zod schemas of answers, the yaml parser) is one file in
-// dist/main/gpushare-chunks/ holding everything it imports, except commander, which is a file of
-// its own that they all share. So `gpushare jobs` loads three files. The server-side commands stay
-// in dist/main/server-commands.js (tsc's output), loaded only when they run.
+// docs/decisions/0023-cli-start-cost.md, 0024-cli-commonjs-code-cache.md): dist/main/gpushare.cjs
+// holds what every command runs first (src/main/cli.ts: the command table, errors, exit codes);
+// each module the code loads with `import()` (each client command, the zod schemas of answers, the
+// yaml parser) is one file in dist/main/gpushare-chunks/ holding everything it imports (required
+// when the import runs), except commander, which is a file of its own that they all share. So
+// `gpushare jobs` loads three files (and the code cache's hook, dist/main/code-cache.cjs). The
+// files are CommonJS, so that the chunks can go through the V8 code cache (src/main/code-cache.ts).
+// The server-side commands stay in dist/main/server-commands.js (tsc's output, ES modules),
+// imported only when they run.
 // dist/main/gpushare.meta.json is esbuild's metafile of them all: which sources each file holds
 // (test/e2e/cli-loads.test.ts reads it).
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { build } from 'esbuild';
 
 const OUT_DIR = 'dist/main';
 const CHUNK_DIR = join(OUT_DIR, 'gpushare-chunks');
 
-// Bundled CommonJS dependencies (commander) call require() for Node built-ins.
-const banner = {
-  js:
-    "import { createRequire as __gpushareCreateRequire } from 'node:module'; const require = " +
-    '__gpushareCreateRequire(import.meta.url);',
-};
+// The CLI's files are CommonJS (.cjs): Node loads them without its ESM loader, and
+// src/main/code-cache.ts can keep their compiled code. `import.meta.url` is the file's own URL.
 const common = {
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
-  banner,
+  banner: { js: "const __gpushareImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__gpushareImportMetaUrl' },
   logLevel: 'warning',
   legalComments: 'none',
 };
@@ -89,7 +89,7 @@ function chunkFor(source, name) {
  */
 function cliPlugin(outDir, ownPackage = null) {
   const pathFromOut = (name) => {
-    const path = relative(outDir, join(CHUNK_DIR, `${name}.js`));
+    const path = relative(outDir, join(CHUNK_DIR, `${name}.cjs`));
     return path.startsWith('.') ? path : `./${path}`;
   };
   return {
@@ -99,6 +99,11 @@ function cliPlugin(outDir, ownPackage = null) {
         const lazy = ownPackage !== null && LAZY_BUILT_INS[ownPackage]?.includes(args.path);
         if (lazy && args.kind === 'require-call' && args.namespace !== 'lazy-built-in')
           return { path: args.path, namespace: 'lazy-built-in' };
+        // What a dynamic import became (below) requires at run time.
+        if (args.namespace === 'run-time-require') return { path: args.path, external: true };
+        // import('node:https') is require('node:https') when the code runs (vm.Script has no import()).
+        if (args.path.startsWith('node:') && args.kind === 'dynamic-import')
+          return { path: args.path, namespace: 'run-time-require' };
         if (args.pluginData === 'gpushare-cli' || args.path.startsWith('node:') || args.kind === 'entry-point')
           return undefined;
         if (Object.hasOwn(SHARED_PACKAGES, args.path) && args.path !== ownPackage)
@@ -113,10 +118,15 @@ function cliPlugin(outDir, ownPackage = null) {
         if (resolved.external) return { path: resolved.path, external: true };
         if (args.kind === 'dynamic-import') {
           const name = basename(resolved.path).replace(/\.[cm]?[jt]s$/, '');
-          return { path: pathFromOut(chunkFor(resolved.path, name)), external: true };
+          return { path: pathFromOut(chunkFor(resolved.path, name)), namespace: 'run-time-require' };
         }
         return PURE_LAYER.test(resolved.path) ? { path: resolved.path, sideEffects: false } : { path: resolved.path };
       });
+      // A module imported with import(): required when the import runs (the chunk's file, or a built-in).
+      plugin.onLoad({ filter: /.*/, namespace: 'run-time-require' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)});\n`,
+        loader: 'js',
+      }));
       // The stand-in of a lazily loaded built-in: each property read loads the module (once; Node caches it).
       plugin.onLoad({ filter: /.*/, namespace: 'lazy-built-in' }, (args) => ({
         contents:
@@ -135,8 +145,10 @@ const sharedPackageEntry = (pkg) => ({
   loader: 'js',
 });
 
-// Chunks are rebuilt from scratch: one no longer imported must not linger.
+// Chunks are rebuilt from scratch: one no longer imported must not linger (nor the ES module
+// bundle of earlier builds).
 rmSync(CHUNK_DIR, { recursive: true, force: true });
+rmSync(join(OUT_DIR, 'gpushare.js'), { force: true });
 mkdirSync(CHUNK_DIR, { recursive: true });
 const metafile = { inputs: {}, outputs: {} };
 const merge = (result) => {
@@ -144,12 +156,12 @@ const merge = (result) => {
   Object.assign(metafile.outputs, result.metafile.outputs);
 };
 // src/main/cli.ts imports ./server-commands.js and ./audit-verify.js through a variable, which
-// esbuild leaves as a run-time import: it resolves to tsc's output beside dist/main/gpushare.js.
+// esbuild leaves as a run-time import: it resolves to tsc's output beside dist/main/gpushare.cjs.
 merge(
   await build({
     ...common,
     entryPoints: ['src/main/cli.ts'],
-    outfile: join(OUT_DIR, 'gpushare.js'),
+    outfile: join(OUT_DIR, 'gpushare.cjs'),
     metafile: true,
     plugins: [cliPlugin(OUT_DIR)],
   }),
@@ -165,17 +177,39 @@ for (let round = 1; [...chunks.values()].some((c) => !c.built); round++) {
       await build({
         ...common,
         ...(pkg === null ? { entryPoints: [chunk.source] } : { stdin: sharedPackageEntry(pkg) }),
-        outfile: join(CHUNK_DIR, `${name}.js`),
+        outfile: join(CHUNK_DIR, `${name}.cjs`),
         metafile: true,
         plugins: [cliPlugin(CHUNK_DIR, pkg)],
       }),
     );
   }
 }
+// The code cache's hook, loaded by bin/gpushare before the CLI.
+merge(
+  await build({
+    ...common,
+    entryPoints: ['src/main/code-cache.ts'],
+    outfile: join(OUT_DIR, 'code-cache.cjs'),
+    metafile: true,
+  }),
+);
+// The chunks are compiled through the code cache (vm.Script), which cannot run import().
+for (const name of chunks.keys()) {
+  const text = readFileSync(join(CHUNK_DIR, `${name}.cjs`), 'utf8');
+  if (/\bimport\(/.test(text)) throw new Error(`bundle: ${name}.cjs holds an import() (the code cache cannot run it)`);
+}
 writeFileSync(join(OUT_DIR, 'gpushare.meta.json'), `${JSON.stringify(metafile, null, 1)}\n`);
 
+// The stand-in nvidia-smi stays an ES module (.js); bundled CommonJS calls require() for built-ins.
 await build({
   ...common,
+  format: 'esm',
+  banner: {
+    js:
+      "import { createRequire as __gpushareCreateRequire } from 'node:module'; const require = " +
+      '__gpushareCreateRequire(import.meta.url);',
+  },
+  define: {},
   entryPoints: ['src/adapters/gpu/simulated-nvidia-smi-cli.ts'],
   outfile: 'dist/adapters/gpu/simulated-nvidia-smi.bundle.js',
 });

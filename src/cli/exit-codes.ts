@@ -13,7 +13,7 @@
  */
 import { escapeControlCharacters } from '../lib/control-characters.js';
 /**
- * Errors are recognised by name, not by class: the CLI bundle's first file (dist/main/gpushare.js),
+ * Errors are recognised by name, not by class: the CLI bundle's first file (dist/main/gpushare.cjs),
  * each client command's file (dist/main/gpushare-chunks/) and the compiled server-side commands it
  * loads each have their own copy of these classes (and the latter of commander's CommanderError),
  * and a client command must not load the simulator or the server to map their errors

@@ -1,6 +1,6 @@
 /**
  * Composition root of the `gpushare` command line: builds the commander program and runs it.
- * bin/gpushare runs this module (bundled into dist/main/gpushare.js by `npm run build`, each
+ * bin/gpushare runs this module (bundled into dist/main/gpushare.cjs by `npm run build`, each
  * command it imports on demand a file of dist/main/gpushare-chunks/; or as compiled) and calls
  * {@link main}.
  *

@@ -15,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleGpu, sampleJob } from '../../src/adapters/http-client/testing/api-fixtures.js';
 import { startFakeApiServer, type FakeApiServer } from '../../src/adapters/http-client/testing/fake-api-server.js';
+import { jobListingAnswer } from '../../src/adapters/http-client/testing/job-listing-answer.js';
 import { writeCliConfig } from '../../src/config/cli-config-write.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,6 +24,8 @@ const PRELOAD = pathToFileURL(join(ROOT, 'test', 'e2e', 'support', 'module-load-
 const JOBS = Array.from({ length: 1200 }, (_, i) =>
   sampleJob({ id: i + 1, name: `job-${i + 1}`, state: 'pending', placement: null, reason: 'waiting' }),
 );
+/** What every command loads first: the command, the code cache's hook, the CLI's first file. */
+const FIRST_FILES = ['bin/gpushare', 'dist/main/code-cache.cjs', 'dist/main/gpushare.cjs'];
 /** Sources no client command's start may load (server, store, scheduler, zod, yaml, logging). */
 const NOT_AT_START = [
   /^node_modules\/(zod|yaml|pino|fastify|better-sqlite3|@kubernetes)\//,
@@ -40,10 +43,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gpushare-cli-loads-'));
   server = await startFakeApiServer((request) => {
-    if (request.method === 'GET' && request.path === '/api/v1/jobs') {
-      const limit = Number(request.query.get('limit') ?? JOBS.length);
-      return { status: 200, body: { jobs: JOBS.slice(0, limit), nextAfter: limit < JOBS.length ? limit : null } };
-    }
+    if (request.method === 'GET' && request.path === '/api/v1/jobs') return jobListingAnswer(JOBS, request);
     if (request.method === 'POST' && request.path === '/api/v1/jobs')
       return { status: 201, body: sampleJob({ id: 7, state: 'pending', placement: null }) };
     if (request.path === '/api/v1/gpus') return { status: 200, body: { gpus: [sampleGpu()] } };
@@ -88,7 +88,7 @@ function runLogged(args: readonly string[], runEnv: NodeJS.ProcessEnv = env): Pr
       const files = lines
         .filter((l) => l.startsWith(`file ${root}`))
         .map((l) => l.slice(`file ${root}`.length))
-        .filter((f) => !f.startsWith('test/'));
+        .filter((f, i, all) => !f.startsWith('test/') && all.indexOf(f) === i);
       const builtins = new Set(lines.filter((l) => l.startsWith('builtin ')).map((l) => l.slice('builtin '.length)));
       resolve({ code, stdout, stderr, files, builtins });
     });
@@ -101,7 +101,7 @@ function sourcesOf(files: readonly string[]): string[] {
     outputs: Record<string, { inputs: Record<string, unknown> }>;
   };
   return files.flatMap((file) => {
-    if (file === 'bin/gpushare') return [];
+    if (file === 'bin/gpushare' || file === 'dist/main/code-cache.cjs') return [];
     const output = meta.outputs[file];
     if (output === undefined) throw new Error(`${file} is not a file of the CLI bundle`);
     return Object.keys(output.inputs);
@@ -115,7 +115,7 @@ describe('what a command of the built CLI loads', () => {
   it('--version: the first file and commander, no network module', async () => {
     const run = await runLogged(['--version']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.files).toEqual(['bin/gpushare', 'dist/main/gpushare.js', 'dist/main/gpushare-chunks/commander.js']);
+    expect(run.files).toEqual([...FIRST_FILES, 'dist/main/gpushare-chunks/commander.cjs']);
     expect(notAtStart(sourcesOf(run.files))).toEqual([]);
     expect(['http', 'https', 'tls'].filter((m) => run.builtins.has(m))).toEqual([]);
   });
@@ -126,10 +126,9 @@ describe('what a command of the built CLI loads', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trimEnd().split('\n')).toHaveLength(1201);
     expect(run.files).toEqual([
-      'bin/gpushare',
-      'dist/main/gpushare.js',
-      'dist/main/gpushare-chunks/commander.js',
-      'dist/main/gpushare-chunks/jobs-command.js',
+      ...FIRST_FILES,
+      'dist/main/gpushare-chunks/commander.cjs',
+      'dist/main/gpushare-chunks/jobs-command.cjs',
     ]);
     const sources = sourcesOf(run.files);
     expect(sources).toContain('src/cli/jobs-command.ts');
@@ -147,10 +146,9 @@ describe('what a command of the built CLI loads', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('submitted job 7 (gpu 0.5 × 1, mode auto)\n7\n');
     expect(run.files).toEqual([
-      'bin/gpushare',
-      'dist/main/gpushare.js',
-      'dist/main/gpushare-chunks/commander.js',
-      'dist/main/gpushare-chunks/submit-command.js',
+      ...FIRST_FILES,
+      'dist/main/gpushare-chunks/commander.cjs',
+      'dist/main/gpushare-chunks/submit-command.cjs',
     ]);
     expect(notAtStart(sourcesOf(run.files))).toEqual([]);
     expect(server.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/v1/jobs']);
@@ -164,12 +162,11 @@ describe('what a command of the built CLI loads', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('GPU 0');
     expect(run.files).toEqual([
-      'bin/gpushare',
-      'dist/main/gpushare.js',
-      'dist/main/gpushare-chunks/commander.js',
-      'dist/main/gpushare-chunks/gpus-command.js',
-      'dist/main/gpushare-chunks/parse-yaml.js',
-      'dist/main/gpushare-chunks/answer-schemas.js',
+      ...FIRST_FILES,
+      'dist/main/gpushare-chunks/commander.cjs',
+      'dist/main/gpushare-chunks/gpus-command.cjs',
+      'dist/main/gpushare-chunks/parse-yaml.cjs',
+      'dist/main/gpushare-chunks/answer-schemas.cjs',
     ]);
     expect(sourcesOf(run.files.slice(-2)).some((s) => s.startsWith('node_modules/yaml/'))).toBe(true);
     expect(sourcesOf(run.files.slice(-1)).some((s) => s.startsWith('node_modules/zod/'))).toBe(true);

@@ -86,15 +86,19 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     mkdirSync(join(scratch, 'cli', 'bin'), { recursive: true, mode: 0o755 });
     mkdirSync(join(scratch, 'cli', 'dist', 'main', 'gpushare-chunks'), { recursive: true, mode: 0o755 });
     copyFileSync(BIN, join(scratch, 'cli', 'bin', 'gpushare'));
-    // The CLI bundle: its first file and the chunks it loads on demand (one per command, commander, ...).
+    copyFileSync(resolve('bin/package.json'), join(scratch, 'cli', 'bin', 'package.json'));
+    // The CLI bundle: its first file, the code cache's hook, the chunks it loads on demand (one per
+    // command, commander, ...).
     const chunks = readdirSync(resolve('dist/main/gpushare-chunks')).map((f) => `dist/main/gpushare-chunks/${f}`);
-    for (const file of ['dist/main/gpushare.js', ...chunks]) copyFileSync(resolve(file), join(scratch, 'cli', file));
+    const first = ['dist/main/gpushare.cjs', 'dist/main/code-cache.cjs'];
+    for (const file of [...first, ...chunks]) copyFileSync(resolve(file), join(scratch, 'cli', file));
     copyFileSync(resolve('package.json'), join(scratch, 'cli', 'package.json'));
     for (const dir of ['cli', 'cli/bin', 'cli/dist', 'cli/dist/main', 'cli/dist/main/gpushare-chunks'])
       chmodSync(join(scratch, dir), 0o755);
     for (const file of [
       'cli/bin/gpushare',
-      'cli/dist/main/gpushare.js',
+      'cli/bin/package.json',
+      ...first.map((f) => `cli/${f}`),
       'cli/package.json',
       ...chunks.map((f) => `cli/${f}`),
     ])

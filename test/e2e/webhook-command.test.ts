@@ -186,7 +186,7 @@ describe('gpushare webhook (built CLI)', () => {
 
   it('keeps the webhook out of the client bundle (its first file and every chunk)', () => {
     const chunks = join(ROOT, 'dist', 'main', 'gpushare-chunks');
-    const files = [join(ROOT, 'dist', 'main', 'gpushare.js'), ...readdirSync(chunks).map((f) => join(chunks, f))];
+    const files = [join(ROOT, 'dist', 'main', 'gpushare.cjs'), ...readdirSync(chunks).map((f) => join(chunks, f))];
     expect(files.length).toBeGreaterThan(10);
     for (const file of files) {
       const text = readFileSync(file, 'utf8');

@@ -33,7 +33,7 @@ const LAYOUT = ['bin', 'dist', 'web', 'package.json', 'node_modules'] as const;
 /** Files whose reading, as the uid, shows that it can start the server from a checkout. */
 const PROBES = [
   'bin/gpushare',
-  'dist/main/gpushare.js',
+  'dist/main/gpushare.cjs',
   'dist/main/server-commands.js',
   'package.json',
   'node_modules/better-sqlite3/package.json',
