@@ -10,10 +10,11 @@
  *  (d) the time from spawning `gpushare jobs` until its first 500 jobs are printed;
  *  (e) the same GET from a fresh `node` process of a dozen lines (node:https): what any client
  *      written for Node pays before its first byte of work;
- *  and `node -e 0` for scale. Reports median and worst, the ratios a/b, a/c and a/e, and
- * PASS/FAIL of (a) against 0.5 s, of a/b against 3×, and of the CLI's own cost, (a) minus
- * `node -e 0`, against 3 × (b) (issue 21: what the CLI adds to a bare Node start is at most three
- * GETs), all from the medians of the same rounds.
+ *  (f) the CLI's own request, the job table's rows (`?view=table`), as (b);
+ *  and `node -e 0` for scale. Every fresh process is spawned alike (async, output piped and read).
+ * Reports median and worst, the ratios a/b, a/c and a/e, and PASS/FAIL of (a) against 0.5 s, of
+ * a/b against 3×, and of the CLI's own cost, (a) minus `node -e 0`, against 3 × (b) (issue 21: what
+ * the CLI adds to a bare Node start is at most three GETs), all from the medians of the same rounds.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,6 +53,10 @@ export interface ListingBenchResult {
   readonly bytes: number;
   readonly cli: Spread;
   readonly api: Spread;
+  /** The CLI's own request, `GET /api/v1/jobs?view=table` (the table's rows), new connection. */
+  readonly apiTable: Spread;
+  /** Bytes of its body. */
+  readonly tableBytes: number;
   readonly curl: Spread | null;
   /**
    * The same GET from a fresh `node` process (a dozen lines of node:https): the floor of any client written for Node.
@@ -108,15 +113,18 @@ function timeCli(env: NodeJS.ProcessEnv): Promise<{ wallMs: number; firstPageMs:
   });
 }
 
-/** One `GET /api/v1/jobs` on a new connection: ms to the body's end, and the body's bytes. */
-function timeApi(port: number, token: string, ca: string): Promise<{ ms: number; bytes: number }> {
+/**
+ * One `GET /api/v1/jobs` (`query`, e.g. `?view=table`) on a new connection: ms to the body's end,
+ * and the body's bytes.
+ */
+function timeApi(port: number, token: string, ca: string, query = ''): Promise<{ ms: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = request(
       {
         host: '127.0.0.1',
         port,
-        path: '/api/v1/jobs',
+        path: `/api/v1/jobs${query}`,
         ca,
         agent: false,
         headers: { authorization: `Bearer ${token}` },
@@ -236,14 +244,17 @@ export async function runListingBench(
       cli: [] as number[],
       firstPage: [] as number[],
       api: [] as number[],
+      apiTable: [] as number[],
       curl: [] as number[],
       node: [] as number[],
       nodeClient: [] as number[],
     };
     let bytes = 0;
+    let tableBytes = 0;
     for (let round = 0; round <= rounds; round++) {
       const cli = await timeCli(env);
       const api = await timeApi(port, token, caCert);
+      const apiTable = await timeApi(port, token, caCert, '?view=table');
       const curlMs = curl === null ? null : await timeCommand(curl);
       const nodeMs = await timeCommand([process.execPath, '-e', '0']);
       const nodeClientMs = await timeCommand(nodeClient, { ...process.env, GPUSHARE_BENCH_TOKEN: token });
@@ -252,6 +263,8 @@ export async function runListingBench(
       runs.cli.push(cli.wallMs);
       runs.firstPage.push(cli.firstPageMs);
       runs.api.push(api.ms);
+      runs.apiTable.push(apiTable.ms);
+      tableBytes = apiTable.bytes;
       if (curlMs !== null) runs.curl.push(curlMs);
       runs.node.push(nodeMs);
       bytes = api.bytes;
@@ -275,6 +288,8 @@ export async function runListingBench(
       bytes,
       cli,
       api,
+      apiTable: spread(runs.apiTable),
+      tableBytes,
       curl: curlSpread,
       nodeClient: nodeClientSpread,
       ratioCliToNodeClient: cli.medianMs / nodeClientSpread.medianMs,
@@ -314,6 +329,10 @@ export function formatListingBench(result: ListingBenchResult, title: string): s
         ['measurement', 'median (ms)', 'worst (ms)'],
         row('(a) gpushare jobs (fresh process, every job printed)', result.cli),
         row('(b) GET /api/v1/jobs (new connection)', result.api),
+        row(
+          `(f) GET /api/v1/jobs?view=table, the CLI's request (${num(result.tableBytes / 1024, 0)} KiB)`,
+          result.apiTable,
+        ),
         row('(c) curl GET /api/v1/jobs (fresh process)', result.curl),
         row(`(d) gpushare jobs: first ${FIRST_PAGE_JOBS} jobs printed`, result.cliFirstPage),
         row('(e) the same GET from a fresh node process (node:https)', result.nodeClient),
