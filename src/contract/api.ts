@@ -10,6 +10,7 @@ import {
   JOB_STATES,
   PRIORITY_CLASS_NAMES,
   SHARING_MODES,
+  WAIT_CODE_VALUES,
 } from '../core/index.js';
 import { CONTROL_CHARACTER, CONTROL_CHARACTERS_IN_WORDS, codePointName } from '../lib/control-characters.js';
 
@@ -307,10 +308,13 @@ export const JobSchema = z.object({
   state: z.enum(JOB_STATES),
   reason: z.string().nullable(),
   /**
-   * Code of the waiting reason of a queued job (`gpu-capacity`, `quota`, `backfill`, …: core/framework/status.ts); null
-   * otherwise.
+   * Code of the waiting reason of a queued job (`gpu-capacity`, `quota`, `backfill`, …: core/model/status.ts,
+   * docs/reasons.md); null otherwise.
    */
-  reasonCode: z.string().nullable(),
+  reasonCode: z
+    .enum(WAIT_CODE_VALUES)
+    .nullable()
+    .describe('why a queued job waits (docs/reasons.md); null for a job that does not wait'),
   priority: z.number().int(),
   priorityClass: z.string(),
   preemptible: z.boolean(),

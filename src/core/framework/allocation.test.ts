@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { allocate, FitReason, release, whyNotFit } from './allocation.js';
+import { allocate, FIT_REFUSALS, release, whyNotFit } from './allocation.js';
+import type { Status } from '../model/status.js';
 import { InvariantViolation } from '../model/errors.js';
 import { NodeState, type NodeSpec } from './node-state.js';
 import type { ResourceDemand } from './resource-demand.js';
@@ -21,23 +22,33 @@ const stateOf = (spec: NodeSpec): NodeState => new NodeState(0, spec);
 describe('whyNotFit', () => {
   const spec = aNode({ cpuMilli: 8000, hostMemoryMiB: 16384, gpuCount: 2, gpuModel: 'V100M32', gpuMemoryMiB: 32768 });
 
-  it.each<[string, NodeSpec, ResourceDemand, FitReason | null]>([
+  it.each<[string, NodeSpec, ResourceDemand, Status | null]>([
     ['fits', spec, aPod({ cpuMilli: 8000, hostMemoryMiB: 16384, gpuCount: 2 }), null],
     ['CPU-only pod on a GPU-less node', aNode({ gpuCount: 0 }), aCpuPod(), null],
     ['allowed model listed', spec, aPod({ allowedGpuModels: ['T4', 'V100M32'] }), null],
     ['GPU memory that fits', spec, aPod({ gpuMilli: 500, gpuMemoryMiB: 32768 }), null],
-    ['too much CPU', spec, aPod({ cpuMilli: 8001 }), FitReason.insufficientCpu],
-    ['too much host memory', spec, aPod({ hostMemoryMiB: 16385 }), FitReason.insufficientHostMemory],
-    ['CPU checked before host memory', spec, aPod({ cpuMilli: 9000, hostMemoryMiB: 20000 }), FitReason.insufficientCpu],
-    ['GPU pod on a GPU-less node', aNode({ gpuCount: 0 }), aPod(), FitReason.noGpu],
-    ['model not allowed', spec, aPod({ allowedGpuModels: ['T4'] }), FitReason.gpuModelNotAllowed],
-    ['more GPUs than the node has', spec, aPod({ gpuCount: 4 }), FitReason.insufficientGpu],
-    ['more GPU memory than one GPU has', spec, aPod({ gpuMilli: 100, gpuMemoryMiB: 32769 }), FitReason.insufficientGpu],
+    ['too much CPU', spec, aPod({ cpuMilli: 8001 }), FIT_REFUSALS.insufficientCpu],
+    ['too much host memory', spec, aPod({ hostMemoryMiB: 16385 }), FIT_REFUSALS.insufficientHostMemory],
+    [
+      'CPU checked before host memory',
+      spec,
+      aPod({ cpuMilli: 9000, hostMemoryMiB: 20000 }),
+      FIT_REFUSALS.insufficientCpu,
+    ],
+    ['GPU pod on a GPU-less node', aNode({ gpuCount: 0 }), aPod(), FIT_REFUSALS.noGpu],
+    ['model not allowed', spec, aPod({ allowedGpuModels: ['T4'] }), FIT_REFUSALS.gpuModelNotAllowed],
+    ['more GPUs than the node has', spec, aPod({ gpuCount: 4 }), FIT_REFUSALS.insufficientGpu],
+    [
+      'more GPU memory than one GPU has',
+      spec,
+      aPod({ gpuMilli: 100, gpuMemoryMiB: 32769 }),
+      FIT_REFUSALS.insufficientGpu,
+    ],
     [
       'GPU memory on a model of unknown memory',
       aNode({ gpuModel: 'G2', gpuMemoryMiB: null }),
       aPod({ gpuMilli: 100, gpuMemoryMiB: 1 }),
-      FitReason.insufficientGpu,
+      FIT_REFUSALS.insufficientGpu,
     ],
   ])('%s', (_label, nodeSpec, pod, expected) => {
     expect(whyNotFit(stateOf(nodeSpec), pod)).toBe(expected);
@@ -47,10 +58,10 @@ describe('whyNotFit', () => {
     const node = stateOf(spec);
     allocate(node, aPod({ cpuMilli: 0, hostMemoryMiB: 0, gpuMilli: 600 }), [0]);
     expect(whyNotFit(node, aPod({ gpuMilli: 400, gpuCount: 2 }))).toBeNull();
-    expect(whyNotFit(node, aPod({ gpuMilli: 401, gpuCount: 2 }))).toBe(FitReason.insufficientGpu);
+    expect(whyNotFit(node, aPod({ gpuMilli: 401, gpuCount: 2 }))).toBe(FIT_REFUSALS.insufficientGpu);
     // Two slices of 200 would fit on GPU 0 alone, but a multi-GPU request needs distinct GPUs.
     allocate(node, aPod({ cpuMilli: 0, hostMemoryMiB: 0, gpuMilli: 1000 }), [1]);
-    expect(whyNotFit(node, aPod({ gpuMilli: 200, gpuCount: 2 }))).toBe(FitReason.insufficientGpu);
+    expect(whyNotFit(node, aPod({ gpuMilli: 200, gpuCount: 2 }))).toBe(FIT_REFUSALS.insufficientGpu);
   });
 });
 

@@ -7,17 +7,24 @@ import { InvariantViolation } from '../model/errors.js';
 import type { NodeState } from './node-state.js';
 import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
 import type { ResourceDemand } from './resource-demand.js';
+import { NODE_CODES, status, WAIT_CODES, type Status } from '../model/status.js';
 
-/** Why a node cannot take a request (stable reason codes, usable in diagnostics). */
-export const FitReason = {
-  insufficientCpu: 'insufficient cpuMilli',
-  insufficientHostMemory: 'insufficient hostMemoryMiB',
-  noGpu: 'node has no GPU',
-  gpuModelNotAllowed: 'GPU model not in allowedGpuModels',
-  insufficientGpu: 'too few GPUs with enough free gpuMilli and gpuMemoryMiB',
-} as const;
-/** One of the `FitReason` values. */
-export type FitReason = (typeof FitReason)[keyof typeof FitReason];
+/**
+ * Why a node cannot take a request, as the filters answer (status.ts): constant Statuses, so that
+ * filtering every node allocates nothing; the figures are the request's and the node's.
+ */
+export const FIT_REFUSALS = {
+  /** Less free host CPU than `cpuMilli`. */
+  insufficientCpu: status(WAIT_CODES.hostCpu, false),
+  /** Less free host memory than `hostMemoryMiB`. */
+  insufficientHostMemory: status(WAIT_CODES.hostMemory, false),
+  /** A GPU request on a node without GPUs. */
+  noGpu: status(NODE_CODES.noGpu, true),
+  /** The node's GPU model is not in `allowedGpuModels`. */
+  gpuModelNotAllowed: status(NODE_CODES.gpuModelNotAllowed, true),
+  /** Fewer than `gpuCount` GPUs with the free `gpuMilli` and `gpuMemoryMiB`. */
+  insufficientGpu: status(WAIT_CODES.gpuCapacity, false),
+} as const satisfies Readonly<Record<string, Status>>;
 
 /** True when GPU `j` of `node` is not masked out and can take `request`'s per-GPU share (compute and memory). */
 export function gpuCanHost(node: NodeState, j: number, request: ResourceDemand): boolean {
@@ -47,13 +54,13 @@ export function isGpuModelAllowed(node: NodeState, request: ResourceDemand): boo
  * `gpuCount` distinct GPUs each with enough free compute and memory.
  * @returns null when it fits, else the first failing reason
  */
-export function whyNotFit(node: NodeState, request: ResourceDemand): FitReason | null {
-  if (request.cpuMilli > node.freeCpuMilli) return FitReason.insufficientCpu;
-  if (request.hostMemoryMiB > node.freeHostMemoryMiB) return FitReason.insufficientHostMemory;
+export function whyNotFit(node: NodeState, request: ResourceDemand): Status | null {
+  if (request.cpuMilli > node.freeCpuMilli) return FIT_REFUSALS.insufficientCpu;
+  if (request.hostMemoryMiB > node.freeHostMemoryMiB) return FIT_REFUSALS.insufficientHostMemory;
   if (request.gpuCount === 0) return null;
-  if (node.spec.gpuCount === 0) return FitReason.noGpu;
-  if (!isGpuModelAllowed(node, request)) return FitReason.gpuModelNotAllowed;
-  if (!hasHostingGpus(node, request)) return FitReason.insufficientGpu;
+  if (node.spec.gpuCount === 0) return FIT_REFUSALS.noGpu;
+  if (!isGpuModelAllowed(node, request)) return FIT_REFUSALS.gpuModelNotAllowed;
+  if (!hasHostingGpus(node, request)) return FIT_REFUSALS.insufficientGpu;
   return null;
 }
 

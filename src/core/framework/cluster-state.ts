@@ -26,7 +26,7 @@ import { checkHold } from './hold-check.js';
 import { MigLayouts, migShareOf } from './mig-layouts.js';
 import { rankNodes, type NodeRanking } from './node-ranking.js';
 import { placeShared, sharedFits, type GpuExclusion } from './shared-placement.js';
-import { waitReason, WAIT_CODES, type WaitReason } from './status.js';
+import { waitReason, WAIT_CODES, type WaitReason } from '../model/status.js';
 import { MIXED_MPS_TENANTS, UnitGroups, type NodeEntry } from './unit-groups.js';
 
 /** How a cluster state is built. */
@@ -433,6 +433,7 @@ export class ClusterState {
       get code() {
         return decide().code;
       },
+      lasting: false,
       get message() {
         return decide().message;
       },

@@ -6,7 +6,7 @@
  * NormalizeScore → pick the highest total, ties to the lowest node rank → SelectGpus on the
  * winner → (when the caller commits) Reserve.
  */
-import type { FitReason } from './allocation.js';
+import type { Status } from '../model/status.js';
 import type { NodeState } from './node-state.js';
 import type { ResourceDemand } from './resource-demand.js';
 import type { Rng } from '../random/rng.js';
@@ -29,10 +29,10 @@ export interface CycleContext {
   readonly rng: Rng;
 }
 
-/** Filter: may the pod run on this node now? Returns null for yes, else the reason. */
+/** Filter: may the pod run on this node now? Returns null for yes, else why not (a coded Status, status.ts). */
 export interface FilterPlugin {
   readonly name: string;
-  filter(ctx: CycleContext, node: NodeState): FitReason | null;
+  filter(ctx: CycleContext, node: NodeState): Status | null;
 }
 
 /** Score: how good is this feasible node, an integer 0..100 (higher is better). */

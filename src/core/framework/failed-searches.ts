@@ -9,7 +9,7 @@
  * start) and most reasons.
  */
 import type { EffectiveMode, JobRequest } from '../model/request.js';
-import type { WaitReason } from './status.js';
+import type { WaitReason } from '../model/status.js';
 
 /** The memo key of a search for `job` in `mode`. */
 function shapeKey(mode: EffectiveMode, job: JobRequest): string {

@@ -8,7 +8,7 @@ import type { GpuRequest, JobRequest } from '../model/request.js';
 import { OneNodeCluster } from '../testing/one-node-cluster.js';
 import { ClusterState } from './cluster-state.js';
 import { findPolicy } from '../policies/registry.js';
-import { WAIT_CODES } from './status.js';
+import { WAIT_CODES } from '../model/status.js';
 
 const gpu = (index: number): GpuDevice => ({
   index,

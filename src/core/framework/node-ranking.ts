@@ -13,29 +13,20 @@ import type { GpuDevice } from '../model/gpu-device.js';
 import { accountedGpuMilli, fallbackMode, resolveMode, reservedGpuMemoryMiB } from '../sharing/share-accounting.js';
 import type { MigLayouts } from './mig-layouts.js';
 import { qualifies, qualifyingGpus } from './shared-placement.js';
+import { NODE_CODES, status, WAIT_CODES, type Status } from '../model/status.js';
 import type { SchedulingUnit, UnitGroups } from './unit-groups.js';
 
 /** What `rankNodes` found. */
 export interface NodeRanking {
   /** Nodes (snapshot index) that can take the job now, with the policy's total: higher is better. */
   readonly scores: ReadonlyMap<number, number>;
-  /** Nodes that cannot, with why. */
-  readonly reasons: ReadonlyMap<number, NodeRefusal>;
-}
-
-/** Why a node cannot take a job now. */
-export interface NodeRefusal {
-  /** One sentence. */
-  readonly message: string;
   /**
-   * True when nothing but a change of the node itself can make it fit (no GPU of that memory or
-   * model, no MIG mode or profile for it); false for a shortage that ends when jobs leave.
+   * Nodes that cannot, with why: `lasting` when nothing but a change of the node itself can make it
+   * fit (no GPU of that memory or model, no MIG mode or profile for it), else a shortage that ends
+   * when jobs leave. refusal-message.ts writes the sentence.
    */
-  readonly lasting: boolean;
+  readonly reasons: ReadonlyMap<number, Status>;
 }
-
-const lasting = (message: string): NodeRefusal => ({ message, lasting: true });
-const shortage = (message: string): NodeRefusal => ({ message, lasting: false });
 
 /** How `rankNodes` treats MIG. */
 export interface RankOptions {
@@ -61,7 +52,7 @@ export function rankNodes(
   options: RankOptions,
 ): NodeRanking {
   const scores = new Map<number, number>();
-  const reasons = new Map<number, NodeRefusal>();
+  const reasons = new Map<number, Status>();
   const modes = [resolveMode(job.gpu), fallbackMode(job.gpu)].filter((m): m is EffectiveMode => m !== null);
   for (const mode of modes) {
     const left = nodeIndices.filter((n) => !scores.has(n));
@@ -91,7 +82,7 @@ function rankShared(
   const allowed = job.gpu.allowedGpuModels ?? [];
   const tenant = groups.mpsTenantFor(mode, job.tenant);
   const scores = new Map<number, number>();
-  const reasons = new Map<number, NodeRefusal>();
+  const reasons = new Map<number, Status>();
   const byMemory = new Map<number, Set<SchedulingUnit>>();
   for (const n of nodeIndices) {
     const entry = groups.nodes[n]!;
@@ -114,21 +105,22 @@ function rankShared(
     if (!any)
       reasons.set(
         n,
-        lasting(
-          noGpuReason(
-            job,
-            entry.units.flatMap((u) => u.deviceIndices.map((i) => entry.devices.get(i)!.device)),
-          ),
+        noGpuRefusal(
+          job,
+          entry.units.flatMap((u) => u.deviceIndices.map((i) => entry.devices.get(i)!.device)),
         ),
       );
     else if (best < gpuCount)
       reasons.set(
         n,
-        shortage(
-          `${best} of the ${gpuCount} GPU(s) needed have ${accounted} milli-GPU and ` +
-            `${job.gpu.gpuMemoryMiB === null ? 'their share of' : `${job.gpu.gpuMemoryMiB} MiB of`} memory ` +
-            `free for a ${mode} share${tenant !== null ? ` (one tenant per MPS GPU)` : ''}`,
-        ),
+        status(WAIT_CODES.gpuCapacity, false, {
+          qualifyingGpus: best,
+          neededGpus: gpuCount,
+          gpuMilli: accounted,
+          gpuMemoryMiB: job.gpu.gpuMemoryMiB,
+          mode,
+          oneTenantPerMpsGpu: tenant !== null,
+        }),
       );
   }
   for (const [memory, units] of byMemory) {
@@ -160,12 +152,12 @@ function rankMig(
   options: RankOptions,
 ): NodeRanking {
   const scores = new Map<number, number>();
-  const reasons = new Map<number, NodeRefusal>();
+  const reasons = new Map<number, Status>();
   for (const n of nodeIndices) {
     const entry = groups.nodes[n]!;
     const devices = [...entry.devices.values()].map((s) => s.device);
     if (!devices.some((d) => d.migEnabled)) {
-      reasons.set(n, lasting('no GPU in MIG mode'));
+      reasons.set(n, status(NODE_CODES.noMigMode, true));
       continue;
     }
     const option = options.migs[n]!.place(job, devices);
@@ -173,29 +165,24 @@ function rankMig(
       reasons.set(
         n,
         option.anyProfile
-          ? shortage(`no MIG GPU with room for the instance (${option.withRoom} have room)`)
-          : lasting('no MIG profile of its GPUs covers the request'),
+          ? status(WAIT_CODES.migCapacity, false, { gpusWithRoom: option.withRoom })
+          : status(NODE_CODES.noMigProfile, true),
       );
-    else if (options.migReuseOnly && option.cost > 0)
-      reasons.set(
-        n,
-        shortage(
-          'no idle MIG instance of a profile that covers the request (instances are not created on demand here)',
-        ),
-      );
+    else if (options.migReuseOnly && option.cost > 0) reasons.set(n, status(NODE_CODES.migReuseOnly, false));
     // Cheapest first, then the fullest GPU (as mig-layouts.ts orders options).
     else scores.set(n, -option.cost * 1000 + option.usedSlices);
   }
   return { scores, reasons };
 }
 
-function noGpuReason(job: JobRequest, devices: readonly GpuDevice[]): string {
-  if (devices.length === 0) return 'no GPU outside MIG mode';
+/** Why none of a node's GPUs (outside MIG mode: `devices`) may host `job` whatever runs there. */
+function noGpuRefusal(job: JobRequest, devices: readonly GpuDevice[]): Status {
+  if (devices.length === 0) return status(NODE_CODES.noGpuOutsideMig, true);
   if (job.gpu.gpuMemoryMiB !== null && devices.every((d) => d.gpuMemoryMiB < job.gpu.gpuMemoryMiB!)) {
-    return (
-      `no GPU with ${job.gpu.gpuMemoryMiB} MiB of memory (largest: ` +
-      `${Math.max(...devices.map((d) => d.gpuMemoryMiB))} MiB)`
-    );
+    return status(NODE_CODES.gpuMemoryTooSmall, true, {
+      neededGpuMemoryMiB: job.gpu.gpuMemoryMiB,
+      largestGpuMemoryMiB: Math.max(...devices.map((d) => d.gpuMemoryMiB)),
+    });
   }
-  return `no GPU of an allowed model (${(job.gpu.allowedGpuModels ?? []).join(', ')})`;
+  return status(NODE_CODES.gpuModelNotAllowed, true, { allowedGpuModels: [...(job.gpu.allowedGpuModels ?? [])] });
 }

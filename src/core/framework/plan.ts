@@ -3,7 +3,7 @@
  * transaction, and what it shows for the jobs that wait. The core decides; the app acts.
  */
 import type { MigChanges, Placement } from '../model/assignment.js';
-import type { WaitReason } from './status.js';
+import type { WaitReason } from '../model/status.js';
 import type { JobRequest } from '../model/request.js';
 
 /** A job placed by the pass. */

@@ -1,7 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { Scheduler } from './scheduler.js';
 import type { ScorePlugin, SchedulingProfile } from './extension-points.js';
-import { FitReason } from './allocation.js';
 import { buildTargetWorkload } from '../fragmentation/target-workload.js';
 import { findPolicy, POLICIES } from '../policies/registry.js';
 import { SeededRng } from '../random/rng.js';
@@ -85,11 +84,11 @@ describe('Scheduler', () => {
       expect(decision).toEqual({
         kind: 'unschedulable',
         reasons: {
-          [FitReason.insufficientCpu]: 1,
-          [FitReason.insufficientHostMemory]: 1,
-          [FitReason.noGpu]: 2,
-          [FitReason.gpuModelNotAllowed]: 1,
-          [FitReason.insufficientGpu]: 2,
+          'host-cpu': 1,
+          'host-memory': 1,
+          'no-gpu': 2,
+          'gpu-model-not-allowed': 1,
+          'gpu-capacity': 2,
         },
       });
     }

@@ -3,7 +3,8 @@
  * applies the decision to the node states. Deterministic given the cluster, the tie-break ranks,
  * the profile and the rng.
  */
-import { allocate, release, type FitReason } from './allocation.js';
+import { allocate, release } from './allocation.js';
+import type { StatusCode } from '../model/status.js';
 import type { NodeState } from './node-state.js';
 import { requestShapeKey, type ResourceDemand } from './resource-demand.js';
 import type { Rng } from '../random/rng.js';
@@ -17,10 +18,10 @@ export type Decision =
   | {
       readonly kind: 'unschedulable';
       /**
-       * Nodes refused, per first failing filter; counted when first read, against the nodes as they are then (read it
-       * before the next commit).
+       * Nodes refused, by the code of the first failing filter's Status; counted when first read, against the nodes as
+       * they are then (read it before the next commit).
        */
-      readonly reasons: Readonly<Partial<Record<FitReason, number>>>;
+      readonly reasons: Readonly<Partial<Record<StatusCode, number>>>;
     };
 
 /** A stateful scheduler for one cluster and profile (holds the score cache and shape ids). */
@@ -51,8 +52,8 @@ export class Scheduler {
     if (feasible.length === 0) {
       // Counted when read: most callers only need to know that nothing fits, and counting runs
       // every filter on every node again.
-      let reasons: Partial<Record<FitReason, number>> | null = null;
-      const count = (): Partial<Record<FitReason, number>> => (reasons ??= this.countReasons(ctx));
+      let reasons: Partial<Record<StatusCode, number>> | null = null;
+      const count = (): Partial<Record<StatusCode, number>> => (reasons ??= this.countReasons(ctx));
       return {
         kind: 'unschedulable',
         get reasons() {
@@ -104,13 +105,13 @@ export class Scheduler {
     return feasible;
   }
 
-  private countReasons(ctx: CycleContext): Partial<Record<FitReason, number>> {
-    const reasons: Partial<Record<FitReason, number>> = {};
+  private countReasons(ctx: CycleContext): Partial<Record<StatusCode, number>> {
+    const reasons: Partial<Record<StatusCode, number>> = {};
     for (const node of this.cluster.nodes) {
       for (const f of this.profile.filters) {
         const reason = f.filter(ctx, node);
         if (reason !== null) {
-          reasons[reason] = (reasons[reason] ?? 0) + 1;
+          reasons[reason.code] = (reasons[reason.code] ?? 0) + 1;
           break;
         }
       }

@@ -16,7 +16,7 @@ import type { PlacedGpu, Placement } from '../model/assignment.js';
 import type { EffectiveMode, JobRequest } from '../model/request.js';
 import { accountedGpuMilli, reservedGpuMemoryMiB } from '../sharing/share-accounting.js';
 import type { ResourceDemand } from './resource-demand.js';
-import { lazyWaitReason, WAIT_CODES, type WaitReason } from './status.js';
+import { lazyWaitReason, WAIT_CODES, type WaitReason } from '../model/status.js';
 import { MIXED_MPS_TENANTS, type DeviceState, type SchedulingUnit, type UnitGroups } from './unit-groups.js';
 
 /** GPUs a job must not use: true for (node index, GPU index) pairs that are excluded. */

@@ -15,7 +15,7 @@ import { quotaAdmission, type TenantQuota } from '../fairness/quota.js';
 import type { TenantUsage } from '../fairness/tenant-usage.js';
 import type { RunningJobEnd } from '../queue/backfill.js';
 import { createQueueComparator, type QueueOrderContext } from '../queue/queue-order.js';
-import { waitReason, WAIT_CODES, type WaitReason } from '../framework/status.js';
+import { waitReason, WAIT_CODES, type WaitReason } from '../model/status.js';
 
 /** A running job that misses a QoS target (docs/qos.md). */
 export interface QosViolator {

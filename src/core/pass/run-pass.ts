@@ -16,7 +16,7 @@ import { gpuKey } from '../framework/cluster-state.js';
 import { FailedSearches } from '../framework/failed-searches.js';
 import type { GpuExclusion } from '../framework/shared-placement.js';
 import type { Statement } from '../framework/statement.js';
-import { waitReason, WAIT_CODES, type WaitReason } from '../framework/status.js';
+import { waitReason, WAIT_CODES, type WaitReason } from '../model/status.js';
 import type { JobRequest } from '../model/request.js';
 import { mayBackfill, NO_BLOCKED_JOB, reservedStartMs, type BackfillReservation } from '../queue/backfill.js';
 import type { QueueIndex } from '../queue/queue-index.js';

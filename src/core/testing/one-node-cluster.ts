@@ -6,7 +6,7 @@
  */
 import { ClusterState, gpuKey, type GpuUsage } from '../framework/cluster-state.js';
 import { Statement } from '../framework/statement.js';
-import { waitReason, WAIT_CODES } from '../framework/status.js';
+import { waitReason, WAIT_CODES } from '../model/status.js';
 import type { Assignment, Placement } from '../model/assignment.js';
 import { InvariantViolation } from '../model/errors.js';
 import type { GpuDevice, MigInstance } from '../model/gpu-device.js';

@@ -4,8 +4,18 @@
  * the whole answer of the last filter of the same shape, then per-node answers, then the core's
  * `rankNodes` for the rest.
  */
-import type { ClusterState, JobRequest } from '../../../core/index.js';
+import {
+  refusalMessage,
+  status,
+  WAIT_CODES,
+  type ClusterState,
+  type JobRequest,
+  type Status,
+} from '../../../core/index.js';
 import type { Failure, NodeAnswerMemo } from './node-answer-memo.js';
+
+/** A node neither ranked nor refused (no reason given): a shortage of GPUs that ends as jobs leave. */
+const NO_ROOM: Status = status(WAIT_CODES.gpuCapacity, false);
 
 /** A filter's answer: scores of the nodes that can take the pod, failures of the others. */
 export interface FilterAnswer {
@@ -87,9 +97,9 @@ function answerNodes(
   for (const index of indices) {
     const name = ctx.nodeName(index);
     const score = ranking.scores.get(index);
-    const refusal = ranking.reasons.get(index) ?? { message: 'no room', lasting: false };
+    const refusal = ranking.reasons.get(index) ?? NO_ROOM;
     const failed =
-      score !== undefined ? null : { reason: `gpushare: ${refusal.message}`, resolvable: !refusal.lasting };
+      score !== undefined ? null : { reason: `gpushare: ${refusalMessage(refusal)}`, resolvable: !refusal.lasting };
     if (score !== undefined) answer.scores.set(name, score);
     else answer.failed.set(name, failed!);
     ctx.memo.set(name, key, epoch, ctx.nowMs, { score: score ?? null, failed });

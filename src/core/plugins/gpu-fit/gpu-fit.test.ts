@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createGpuFit, NAME } from './gpu-fit.js';
-import { allocate, FitReason } from '../../framework/allocation.js';
+import { allocate, FIT_REFUSALS } from '../../framework/allocation.js';
 import { aCluster, aCpuPod, aCycleContext, aNode, aPod, occupyGpus } from '../../testing/builders.js';
 
 describe('gpu-fit', () => {
@@ -21,13 +21,17 @@ describe('gpu-fit', () => {
 
   it('refuses a GPU pod on a node without GPUs', () => {
     const cluster = aCluster([aNode({ gpuCount: 0 })]);
-    expect(plugin.filter(aCycleContext(cluster, aPod()), cluster.nodes[0]!)).toBe('node has no GPU');
+    expect(plugin.filter(aCycleContext(cluster, aPod()), cluster.nodes[0]!)).toEqual({
+      code: 'no-gpu',
+      lasting: true,
+      details: {},
+    });
   });
 
   it('refuses a node whose GPU model is not allowed, and accepts one that is', () => {
     const cluster = aCluster([aNode({ gpuModel: 'T4' }), aNode({ gpuModel: 'A100' })]);
     const ctx = aCycleContext(cluster, aPod({ allowedGpuModels: ['A100', 'V100M32'] }));
-    expect(plugin.filter(ctx, cluster.nodes[0]!)).toBe(FitReason.gpuModelNotAllowed);
+    expect(plugin.filter(ctx, cluster.nodes[0]!)).toBe(FIT_REFUSALS.gpuModelNotAllowed);
     expect(plugin.filter(ctx, cluster.nodes[1]!)).toBeNull();
   });
 
@@ -36,9 +40,11 @@ describe('gpu-fit', () => {
     occupyGpus(cluster.nodes[0]!, [400, 1000, 399]);
     const node = cluster.nodes[0]!;
     expect(plugin.filter(aCycleContext(cluster, aPod({ gpuMilli: 400, gpuCount: 2 })), node)).toBeNull();
-    expect(plugin.filter(aCycleContext(cluster, aPod({ gpuMilli: 401, gpuCount: 2 })), node)).toBe(
-      'too few GPUs with enough free gpuMilli and gpuMemoryMiB',
-    );
+    expect(plugin.filter(aCycleContext(cluster, aPod({ gpuMilli: 401, gpuCount: 2 })), node)).toEqual({
+      code: 'gpu-capacity',
+      lasting: false,
+      details: {},
+    });
     expect(plugin.filter(aCycleContext(cluster, aPod({ gpuMilli: 399, gpuCount: 3 })), node)).toBeNull();
   });
 
@@ -48,7 +54,7 @@ describe('gpu-fit', () => {
     allocate(node, aPod({ cpuMilli: 0, hostMemoryMiB: 0, gpuMilli: 100, gpuMemoryMiB: 10000 }), [0]);
     expect(plugin.filter(aCycleContext(cluster, aPod({ gpuMilli: 500, gpuMemoryMiB: 6384 })), node)).toBeNull();
     expect(plugin.filter(aCycleContext(cluster, aPod({ gpuMilli: 500, gpuMemoryMiB: 6385 })), node)).toBe(
-      FitReason.insufficientGpu,
+      FIT_REFUSALS.insufficientGpu,
     );
   });
 
@@ -57,7 +63,7 @@ describe('gpu-fit', () => {
     const node = cluster.nodes[0]!;
     node.setGpuEligible(1, false);
     expect(plugin.filter(aCycleContext(cluster, aPod({ gpuCount: 1 })), node)).toBeNull();
-    expect(plugin.filter(aCycleContext(cluster, aPod({ gpuCount: 2 })), node)).toBe(FitReason.insufficientGpu);
+    expect(plugin.filter(aCycleContext(cluster, aPod({ gpuCount: 2 })), node)).toBe(FIT_REFUSALS.insufficientGpu);
   });
 
   it('does not look at CPU or host memory (node-resources-fit does)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createNodeResourcesFit, NAME } from './node-resources-fit.js';
-import { allocate, FitReason } from '../../framework/allocation.js';
+import { allocate, FIT_REFUSALS } from '../../framework/allocation.js';
 import { aCluster, aCpuPod, aCycleContext, aNode, aPod, occupyGpus } from '../../testing/builders.js';
 
 describe('node-resources-fit', () => {
@@ -22,20 +22,26 @@ describe('node-resources-fit', () => {
 
   it('refuses one milli-CPU too many', () => {
     const cluster = aCluster([aNode({ cpuMilli: 8000, hostMemoryMiB: 16384 })]);
-    expect(plugin.filter(aCycleContext(cluster, aCpuPod(8001, 1)), cluster.nodes[0]!)).toBe('insufficient cpuMilli');
+    expect(plugin.filter(aCycleContext(cluster, aCpuPod(8001, 1)), cluster.nodes[0]!)).toEqual({
+      code: 'host-cpu',
+      lasting: false,
+      details: {},
+    });
   });
 
   it('refuses one MiB of host memory too many', () => {
     const cluster = aCluster([aNode({ cpuMilli: 8000, hostMemoryMiB: 16384 })]);
-    expect(plugin.filter(aCycleContext(cluster, aCpuPod(1000, 16385)), cluster.nodes[0]!)).toBe(
-      'insufficient hostMemoryMiB',
-    );
+    expect(plugin.filter(aCycleContext(cluster, aCpuPod(1000, 16385)), cluster.nodes[0]!)).toEqual({
+      code: 'host-memory',
+      lasting: false,
+      details: {},
+    });
   });
 
   it('reports CPU first when both are short', () => {
     const cluster = aCluster([aNode({ cpuMilli: 1000, hostMemoryMiB: 1024 })]);
     expect(plugin.filter(aCycleContext(cluster, aCpuPod(2000, 2048)), cluster.nodes[0]!)).toBe(
-      FitReason.insufficientCpu,
+      FIT_REFUSALS.insufficientCpu,
     );
   });
 

@@ -2,7 +2,7 @@
  * Filter: the node has enough free CPU and host memory for the pod (Kubernetes NodeResourcesFit,
  * which the FGD authors' simulator keeps enabled: it checks CPU and memory requests).
  */
-import { FitReason } from '../../framework/allocation.js';
+import { FIT_REFUSALS } from '../../framework/allocation.js';
 import type { FilterPlugin } from '../../framework/extension-points.js';
 
 /** Plugin name. */
@@ -13,8 +13,8 @@ export function createNodeResourcesFit(): FilterPlugin {
   return {
     name: NAME,
     filter({ pod }, node) {
-      if (pod.cpuMilli > node.freeCpuMilli) return FitReason.insufficientCpu;
-      if (pod.hostMemoryMiB > node.freeHostMemoryMiB) return FitReason.insufficientHostMemory;
+      if (pod.cpuMilli > node.freeCpuMilli) return FIT_REFUSALS.insufficientCpu;
+      if (pod.hostMemoryMiB > node.freeHostMemoryMiB) return FIT_REFUSALS.insufficientHostMemory;
       return null;
     },
   };

@@ -1,0 +1,51 @@
+/**
+ * The line a person reads for a node's refusal (node-ranking.ts; the Kubernetes extender shows it
+ * in `kubectl describe pod`), written from the Status's code and figures only: no prose is kept or
+ * parsed. A refusal names nothing of another tenant (GPUs, amounts, models, modes).
+ */
+import type { Status, StatusDetail } from '../model/status.js';
+
+const count = (value: StatusDetail | undefined): number => (typeof value === 'number' ? value : 0);
+const words = (value: StatusDetail | undefined): string =>
+  Array.isArray(value) ? value.join(', ') : value === undefined || value === null ? '' : String(value);
+
+/**
+ * One sentence for `refusal`. Figures by code: `gpu-memory-too-small` neededGpuMemoryMiB,
+ * largestGpuMemoryMiB; `gpu-model-not-allowed` allowedGpuModels; `gpu-capacity` qualifyingGpus,
+ * neededGpus, gpuMilli, gpuMemoryMiB (null: the share's), mode, oneTenantPerMpsGpu; `mig-capacity`
+ * gpusWithRoom. A code without figures gets its general sentence.
+ */
+export function refusalMessage(refusal: Status): string {
+  const d = refusal.details;
+  switch (refusal.code) {
+    case 'gpu-memory-too-small':
+      return `no GPU with ${count(d.neededGpuMemoryMiB)} MiB of memory (largest: ${count(d.largestGpuMemoryMiB)} MiB)`;
+    case 'gpu-model-not-allowed':
+      return `no GPU of an allowed model (${words(d.allowedGpuModels)})`;
+    case 'no-gpu-outside-mig':
+      return 'no GPU outside MIG mode';
+    case 'no-gpu':
+      return 'no GPU';
+    case 'gpu-capacity':
+      if (d.neededGpus === undefined) return 'too few GPUs with enough free milli-GPU and memory';
+      return (
+        `${count(d.qualifyingGpus)} of the ${count(d.neededGpus)} GPU(s) needed have ${count(d.gpuMilli)} ` +
+        `milli-GPU and ${d.gpuMemoryMiB === null ? 'their share of' : `${count(d.gpuMemoryMiB)} MiB of`} memory ` +
+        `free for a ${words(d.mode)} share${d.oneTenantPerMpsGpu === true ? ' (one tenant per MPS GPU)' : ''}`
+      );
+    case 'no-mig-mode':
+      return 'no GPU in MIG mode';
+    case 'mig-capacity':
+      return `no MIG GPU with room for the instance (${count(d.gpusWithRoom)} have room)`;
+    case 'no-mig-profile':
+      return 'no MIG profile of its GPUs covers the request';
+    case 'mig-reuse-only':
+      return 'no idle MIG instance of a profile that covers the request (instances are not created on demand here)';
+    case 'host-cpu':
+      return 'not enough free host CPU';
+    case 'host-memory':
+      return 'not enough free host memory';
+    default:
+      return refusal.code;
+  }
+}
