@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +47,26 @@ describe('the code cache of the CLI files', () => {
     // The earlier text's code is removed when the new one's is kept.
     expect(readdirSync(dir)).toHaveLength(1);
     expect(load(file, 'module.exports = { answer: () => 40 + 3 };', dir).hit).toEqual([true]);
+  });
+
+  it("runs no code file that others may write to, or that begins with another text's digest", () => {
+    const dir = join(root, 'guarded', 'code-cache');
+    const file = join(root, 'three.cjs');
+    load(file, 'module.exports = 1 + 1;', dir).cache.save();
+    const [name] = readdirSync(dir);
+    const path = join(dir, name!);
+    chmodSync(path, 0o666);
+    expect(load(file, 'module.exports = 1 + 1;', dir).hit).toEqual([false]);
+    chmodSync(path, 0o600);
+    expect(load(file, 'module.exports = 1 + 1;', dir).hit).toEqual([true]);
+    // The same code under the name of another text of the same length: its digest does not match.
+    const other = join(root, 'four.cjs');
+    const run = load(other, 'module.exports = 2 + 2;', dir);
+    run.cache.save();
+    const otherName = readdirSync(dir).find((n) => n.startsWith('four.cjs-'))!;
+    copyFileSync(path, join(dir, otherName));
+    const fooled = load(other, 'module.exports = 2 + 2;', dir);
+    expect([fooled.exports, fooled.hit]).toEqual([4, [false]]);
   });
 
   it('uses no folder that others may write to, and none when turned off; the file still loads', () => {

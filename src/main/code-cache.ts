@@ -9,7 +9,8 @@
  *   used, nor written. `GPUSHARE_CODE_CACHE=off` turns the cache off.
  * - Which: one file per bundled file, named by the SHA-256 of its text and Node's version, so a
  *   rebuilt or edited file never meets the code of another text (V8 itself checks only the
- *   text's length, its own version and flags).
+ *   text's length, its own version and flags); the file begins with that digest too, and is read
+ *   only when it is the user's own (checked on the open file).
  * - When: a file is written once, after the first successful command that compiled it without a
  *   cache (or whose cache V8 rejected); atomically (a temporary file renamed).
  * Every failure to read or write falls back to a plain compile: the cache only ever saves time.
@@ -17,7 +18,18 @@
  * flags): scripts/bundle.mjs turns their dynamic imports into `require` and checks none is left.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -38,6 +50,28 @@ function ownFolder(dir: string): boolean {
     return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
   } catch {
     return false;
+  }
+}
+
+/** Hex characters of the text's SHA-256 in a code file's name, and first in the file itself. */
+const DIGEST_CHARS = 32;
+
+/**
+ * The cached code at `path` when it is this user's own file (owner, no one else may write) and
+ * begins with `digest`, the text's: a file that a swapped folder or a link put there is not run.
+ */
+function readOwnCode(path: string, digest: string): Buffer | undefined {
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, 'r');
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0) return undefined;
+    const data = readFileSync(fd);
+    return data.subarray(0, DIGEST_CHARS).toString('latin1') === digest ? data.subarray(DIGEST_CHARS) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
 }
 
@@ -64,34 +98,30 @@ interface CompilingModule {
 export function installCodeCache(dir: string | null, cached: (filename: string) => boolean): CodeCache {
   const usable = dir !== null && ownFolder(dir);
   const compiled: { file: string; hit: boolean }[] = [];
-  const unsaved: { script: Script; path: string; prefix: string }[] = [];
+  const unsaved: { script: Script; path: string; prefix: string; digest: string }[] = [];
   const proto = Module.prototype as unknown as CompilingModule;
   const compile = proto._compile;
   proto._compile = function (this: CompilingModule, content: string, filename: string): unknown {
     if (!usable || !cached(filename)) return compile.call(this, content, filename);
-    const digest = createHash('sha256').update(content).digest('hex').slice(0, 32);
+    const digest = createHash('sha256').update(content).digest('hex').slice(0, DIGEST_CHARS);
     const prefix = `${basename(filename)}-`;
     const path = join(dir, `${prefix}${process.version}-${digest}.v8`);
-    let data: Buffer | undefined;
-    try {
-      data = readFileSync(path);
-    } catch {
-      data = undefined;
-    }
+    const data = readOwnCode(path, digest);
     const script = new Script(Module.wrap(content), { filename, ...(data === undefined ? {} : { cachedData: data }) });
     const hit = data !== undefined && script.cachedDataRejected !== true;
     compiled.push({ file: filename, hit });
-    if (!hit) unsaved.push({ script, path, prefix });
+    if (!hit) unsaved.push({ script, path, prefix, digest });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return wrapper.call(this.exports, this.exports, createRequire(filename), this, filename, dirname(filename));
   };
   return {
     compiled,
     save() {
-      for (const { script, path, prefix } of unsaved.splice(0)) {
+      for (const { script, path, prefix, digest } of unsaved.splice(0)) {
         const temporary = `${path}.${process.pid}.tmp`;
         try {
-          writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+          const code = Buffer.concat([Buffer.from(digest, 'latin1'), script.createCachedData()]);
+          writeFileSync(temporary, code, { mode: 0o600 });
           renameSync(temporary, path);
           // The code of the same file's earlier texts (an older build) is of no more use.
           for (const other of readdirSync(dir!))
