@@ -135,6 +135,51 @@ describe('gpushare jobs: --page-size', () => {
   });
 });
 
+describe('gpushare jobs: a server older than view=table', () => {
+  it('lists the same table from the jobs fields when the server refuses view=table', async () => {
+    const jobs = manyJobs(3);
+    const { env: newEnv } = await pagingServer(jobs);
+    const expected = await runClientCli(['jobs'], { env: newEnv });
+    await server?.close();
+    // What a server whose strict query does not know `view` answers (its error handler's words).
+    server = await startFakeApiServer((request) =>
+      request.query.has('view')
+        ? {
+            status: 400,
+            body: {
+              error: {
+                code: 'GPUSHARE_INVALID_FIELD',
+                message: "querystring: Unrecognized key(s) in object: 'view'",
+              },
+            },
+          }
+        : jobListingAnswer(jobs, request),
+    );
+    const env = { GPUSHARE_URL: server.url, GPUSHARE_TOKEN: 'gs_test', XDG_CONFIG_HOME: '/nonexistent' };
+    const run = await runClientCli(['jobs'], { env });
+    expect(run).toEqual({ code: 0, stdout: expected.stdout, stderr: '' });
+    expect(run.stdout.split('\n')[1]).toBe('1   job-1  team-a  pending  0.5 × 1  auto  5m');
+    expect(server.requests.map((r) => r.query.get('view') ?? r.query.get('fields'))).toEqual([
+      'table',
+      'id,name,tenant,state,gpu,placement,submittedAt,reason,attempt',
+    ]);
+  });
+
+  it('passes on any other refusal as it is', async () => {
+    server = await startFakeApiServer(() => ({
+      status: 400,
+      body: { error: { code: 'GPUSHARE_INVALID_FIELD', message: 'name: a pattern of 1-200 characters' } },
+    }));
+    const env = { GPUSHARE_URL: server.url, GPUSHARE_TOKEN: 'gs_test', XDG_CONFIG_HOME: '/nonexistent' };
+    const run = await runClientCli(['jobs'], { env });
+    expect([run.code, run.stderr, server.requests.length]).toEqual([
+      1,
+      'error: name: a pattern of 1-200 characters\n',
+      1,
+    ]);
+  });
+});
+
 describe('gpushare jobs: selectors and fields', () => {
   it(
     'passes --state, --tenant, --name, --since (a duration back from now) and --fields as query ' + 'parameters',

@@ -11,6 +11,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { JOB_STATES, type JobState } from '../core/index.js';
 import { JOB_FIELDS, MAX_JOB_PAGE, type JobField } from '../contract/job-fields.js';
+import { JOB_TABLE_COLUMNS, jobTableRow, TABLE_FIELDS, type TableJob } from '../contract/job-table.js';
 import type { JobPageQuery } from '../adapters/http-client/api-client.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
@@ -54,6 +55,16 @@ function wholeNumber(flag: string, min: number, max: number): (text: string) => 
       throw new InvalidArgumentError(`${flag} takes a whole number from ${min} to ${max}, got '${text}'`);
     return value;
   };
+}
+
+/**
+ * True for the answer of a server older than `view=table` to it: 400, GPUSHARE_INVALID_FIELD, about
+ * the query parameter `view` (its query schema is strict). Errors are told by name (exit-codes.ts).
+ */
+function refusesTableView(err: unknown): boolean {
+  if (!(err instanceof Error) || err.name !== 'ApiError') return false;
+  const { status, code } = err as Error & { status?: number; code?: string };
+  return status === 400 && code === 'GPUSHARE_INVALID_FIELD' && /'view'/.test(err.message);
 }
 
 /** What one request of a listing asks for: the page size, and the cursor after the first page. */
@@ -174,12 +185,26 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
       } else {
         // The server writes the table's rows (view=table): the listing carries only the text printed.
         const ask = (page: PageRequest) => client.listJobTablePage({ ...selectors, ...page });
-        await printPages(
-          bounds,
-          ask,
-          (page) => page.rows,
-          (first) => tableWriter(first.columns, io.stdout),
-        );
+        try {
+          await printPages(
+            bounds,
+            ask,
+            (page) => page.rows,
+            (first) => tableWriter(first.columns, io.stdout),
+          );
+        } catch (err) {
+          if (!refusesTableView(err)) throw err;
+          // A server older than view=table refuses it at the first request, before anything is
+          // printed: the table is written here from the jobs' fields, by the same function.
+          const nowMs = io.nowMs();
+          const askJobs = (page: PageRequest) => client.listJobsPage({ ...selectors, fields: TABLE_FIELDS, ...page });
+          await printPages(
+            bounds,
+            askJobs,
+            (page) => page.jobs.map((job) => jobTableRow(job as TableJob, nowMs)),
+            () => tableWriter(JOB_TABLE_COLUMNS, io.stdout),
+          );
+        }
       }
     });
   return addConnectionOptions(command);
