@@ -73,10 +73,11 @@ function layOut(row: readonly string[], widths: readonly number[]): string {
 
 /**
  * The table writer: rows of cells (text as received; control characters are escaped here).
- * @param header the column titles, one per cell of each row
+ * @param columns the column titles, one per cell of each row (escaped here too)
  * @param write where the text goes (whole lines)
  */
-export function tableWriter(header: readonly string[], write: (text: string) => void): PageWriter<readonly string[]> {
+export function tableWriter(columns: readonly string[], write: (text: string) => void): PageWriter<readonly string[]> {
+  const header = columns.map(escapeControlCharacters);
   let widths: number[] | null = null;
   let rows = 0;
   return {

@@ -165,6 +165,36 @@ describe('gpushare jobs: a server older than view=table', () => {
     ]);
   });
 
+  it('falls back only before anything is printed: a refusal of a later page fails the listing', async () => {
+    const jobs = manyJobs(5);
+    let tables = 0;
+    const refusal = {
+      status: 400,
+      body: {
+        error: { code: 'GPUSHARE_INVALID_FIELD', message: "querystring: Unrecognized key(s) in object: 'view'" },
+      },
+    };
+    server = await startFakeApiServer((request) =>
+      request.query.has('view') && ++tables > 1 ? refusal : jobListingAnswer(jobs, request),
+    );
+    const env = { GPUSHARE_URL: server.url, GPUSHARE_TOKEN: 'gs_test', XDG_CONFIG_HOME: '/nonexistent' };
+    const run = await runClientCli(['jobs', '--page-size', '2'], { env });
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('ID '))).toHaveLength(1);
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(3);
+    expect(server.requests.every((r) => r.query.get('view') === 'table')).toBe(true);
+  });
+
+  it("escapes control characters in the server's column titles as in its cells", async () => {
+    server = await startFakeApiServer(() => ({
+      status: 200,
+      body: { columns: ['ID\u001b[31m', 'X'], rows: [['1', 'a\u0007']], nextAfter: null },
+    }));
+    const env = { GPUSHARE_URL: server.url, GPUSHARE_TOKEN: 'gs_test', XDG_CONFIG_HOME: '/nonexistent' };
+    const run = await runClientCli(['jobs'], { env });
+    expect(run).toEqual({ code: 0, stdout: 'ID\\x1b[31m  X\n1           a\\x07\n', stderr: '' });
+  });
+
   it('passes on any other refusal as it is', async () => {
     server = await startFakeApiServer(() => ({
       status: 400,

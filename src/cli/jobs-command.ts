@@ -185,15 +185,20 @@ export function createJobsCommand(io: CliIo = processIo()): Command {
       } else {
         // The server writes the table's rows (view=table): the listing carries only the text printed.
         const ask = (page: PageRequest) => client.listJobTablePage({ ...selectors, ...page });
+        let printing = false;
         try {
           await printPages(
             bounds,
             ask,
             (page) => page.rows,
-            (first) => tableWriter(first.columns, io.stdout),
+            (first) => {
+              printing = true;
+              return tableWriter(first.columns, io.stdout);
+            },
           );
         } catch (err) {
-          if (!refusesTableView(err)) throw err;
+          // Only a refusal of the first request: once a page is printed, a later failure is one.
+          if (printing || !refusesTableView(err)) throw err;
           // A server older than view=table refuses it at the first request, before anything is
           // printed: the table is written here from the jobs' fields, by the same function.
           const nowMs = io.nowMs();

@@ -1,4 +1,15 @@
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +80,28 @@ describe('the code cache of the CLI files', () => {
     expect([fooled.exports, fooled.hit]).toEqual([4, [false]]);
   });
 
+  it('runs no damaged code, waits on no FIFO, writes through no planted link', () => {
+    const dir = join(root, 'hostile', 'code-cache');
+    const file = join(root, 'five.cjs');
+    load(file, 'module.exports = 5;', dir).cache.save();
+    const path = join(dir, readdirSync(dir)[0]!);
+    const bytes = readFileSync(path);
+    bytes[bytes.length - 100] = bytes[bytes.length - 100]! ^ 0xff;
+    writeFileSync(path, bytes);
+    expect(load(file, 'module.exports = 5;', dir)).toMatchObject({ exports: 5, hit: [false] });
+    rmSync(path);
+    execFileSync('mkfifo', ['-m', '600', path]);
+    expect(load(file, 'module.exports = 5;', dir)).toMatchObject({ exports: 5, hit: [false] });
+    rmSync(path);
+    // A link at the name the save writes first: it is not written through.
+    const victim = join(root, 'victim');
+    writeFileSync(victim, 'keep me');
+    const run = load(file, 'module.exports = 5;', dir);
+    symlinkSync(victim, `${path}.${process.pid}.tmp`);
+    run.cache.save();
+    expect(readFileSync(victim, 'utf8')).toBe('keep me');
+  });
+
   it('uses no folder that others may write to, and none when turned off; the file still loads', () => {
     const shared = join(root, 'shared');
     mkdirSync(shared, { mode: 0o777 });
@@ -81,5 +114,6 @@ describe('the code cache of the CLI files', () => {
     expect(load(file, 'module.exports = 8;', null).exports).toBe(8);
     expect(codeCacheDir({ GPUSHARE_CODE_CACHE: 'off', XDG_CACHE_HOME: '/c' })).toBeNull();
     expect(codeCacheDir({ XDG_CACHE_HOME: '/c' })).toBe('/c/gpushare/code-cache');
+    expect(codeCacheDir({ XDG_CACHE_HOME: 'relative' })).not.toContain('relative');
   });
 });

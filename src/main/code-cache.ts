@@ -9,8 +9,10 @@
  *   used, nor written. `GPUSHARE_CODE_CACHE=off` turns the cache off.
  * - Which: one file per bundled file, named by the SHA-256 of its text and Node's version, so a
  *   rebuilt or edited file never meets the code of another text (V8 itself checks only the
- *   text's length, its own version and flags); the file begins with that digest too, and is read
- *   only when it is the user's own (checked on the open file).
+ *   text's length, its own version and flags); the file begins with that digest and the digest of
+ *   the code (V8 does not check its bytes: a damaged file would crash the process), and is read
+ *   only when it is the user's own (checked on the open file, opened without following a link or
+ *   waiting on a FIFO). It is written as a new file (O_EXCL) and renamed into place.
  * - When: a file is written once, after the first successful command that compiled it without a
  *   cache (or whose cache V8 rejected); atomically (a temporary file renamed).
  * Every failure to read or write falls back to a plain compile: the cache only ever saves time.
@@ -20,6 +22,7 @@
 import { createHash } from 'node:crypto';
 import {
   closeSync,
+  constants,
   fstatSync,
   mkdirSync,
   openSync,
@@ -38,8 +41,16 @@ import { Script } from 'node:vm';
 /** The folder the cache lives in for this environment, or null when none may be used. */
 export function codeCacheDir(env: NodeJS.ProcessEnv): string | null {
   if (env.GPUSHARE_CODE_CACHE === 'off') return null;
-  const base = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
-  return join(base, 'gpushare', 'code-cache');
+  let base: string | undefined = env.XDG_CACHE_HOME;
+  if (!base?.startsWith('/')) {
+    try {
+      const home = homedir();
+      base = home.startsWith('/') ? join(home, '.cache') : undefined;
+    } catch {
+      base = undefined; // no home (HOME unset and the uid unknown to the system): no cache
+    }
+  }
+  return base === undefined ? null : join(base, 'gpushare', 'code-cache');
 }
 
 /** True when `dir` exists (or was made, 0700) and is this user's own: owned by it, no one else may write. */
@@ -53,8 +64,16 @@ function ownFolder(dir: string): boolean {
   }
 }
 
-/** Hex characters of the text's SHA-256 in a code file's name, and first in the file itself. */
+/**
+ * Hex characters of a SHA-256 kept: the text's in a code file's name and first in the file, then
+ * the code's own.
+ */
 const DIGEST_CHARS = 32;
+
+/** The first {@link DIGEST_CHARS} hex characters of the SHA-256 of `data`. */
+function sha256(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex').slice(0, DIGEST_CHARS);
+}
 
 /**
  * The cached code at `path` when it is this user's own file (owner, no one else may write) and
@@ -63,11 +82,15 @@ const DIGEST_CHARS = 32;
 function readOwnCode(path: string, digest: string): Buffer | undefined {
   let fd: number | null = null;
   try {
-    fd = openSync(path, 'r');
+    // Without blocking (a FIFO put there would hold the open) or following a link.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0) return undefined;
     const data = readFileSync(fd);
-    return data.subarray(0, DIGEST_CHARS).toString('latin1') === digest ? data.subarray(DIGEST_CHARS) : undefined;
+    if (data.subarray(0, DIGEST_CHARS).toString('latin1') !== digest) return undefined;
+    // V8 does not check its code's bytes in release builds: a damaged file would crash the process.
+    const code = data.subarray(2 * DIGEST_CHARS);
+    return data.subarray(DIGEST_CHARS, 2 * DIGEST_CHARS).toString('latin1') === sha256(code) ? code : undefined;
   } catch {
     return undefined;
   } finally {
@@ -103,9 +126,9 @@ export function installCodeCache(dir: string | null, cached: (filename: string) 
   const compile = proto._compile;
   proto._compile = function (this: CompilingModule, content: string, filename: string): unknown {
     if (!usable || !cached(filename)) return compile.call(this, content, filename);
-    const digest = createHash('sha256').update(content).digest('hex').slice(0, DIGEST_CHARS);
-    const prefix = `${basename(filename)}-`;
-    const path = join(dir, `${prefix}${process.version}-${digest}.v8`);
+    const digest = sha256(content);
+    const prefix = `${basename(filename)}-${process.version}-`;
+    const path = join(dir, `${prefix}${digest}.v8`);
     const data = readOwnCode(path, digest);
     const script = new Script(Module.wrap(content), { filename, ...(data === undefined ? {} : { cachedData: data }) });
     const hit = data !== undefined && script.cachedDataRejected !== true;
@@ -119,15 +142,21 @@ export function installCodeCache(dir: string | null, cached: (filename: string) 
     save() {
       for (const { script, path, prefix, digest } of unsaved.splice(0)) {
         const temporary = `${path}.${process.pid}.tmp`;
+        let written = false;
         try {
-          const code = Buffer.concat([Buffer.from(digest, 'latin1'), script.createCachedData()]);
-          writeFileSync(temporary, code, { mode: 0o600 });
+          const code = script.createCachedData();
+          const file = Buffer.concat([Buffer.from(`${digest}${sha256(code)}`, 'latin1'), code]);
+          // A new file only (O_EXCL): a name planted in the folder, a link above all, is never written through.
+          writeFileSync(temporary, file, { mode: 0o600, flag: 'wx' });
+          written = true;
           renameSync(temporary, path);
-          // The code of the same file's earlier texts (an older build) is of no more use.
+          written = false;
+          // The code of the same file's earlier texts under this Node (an older build) is of no more use.
           for (const other of readdirSync(dir!))
             if (other.startsWith(prefix) && join(dir!, other) !== path) rmSync(join(dir!, other), { force: true });
         } catch {
           // A full disk or a read-only home: the next start compiles again.
+          if (written) rmSync(temporary, { force: true });
         }
       }
     },
