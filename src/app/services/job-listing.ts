@@ -9,7 +9,7 @@
 import type { JobState } from '../../core/index.js';
 import { JOB_FIELDS, type JobField } from '../../contract/job-fields.js';
 import type { JobPage, JobTablePage, ListedJob } from '../../contract/job-list.js';
-import { JOB_TABLE_COLUMNS, jobTableRow, TABLE_FIELDS, type TableJob } from '../../contract/job-table.js';
+import { JOB_TABLE_COLUMNS, jobTableRow, type TableJob } from '../../contract/job-table.js';
 import { ACTIVE_JOB_STATES } from '../../contract/job-list.js';
 import type { JobView } from '../../contract/api.js';
 import { authorize } from '../auth/authorize.js';
@@ -95,7 +95,9 @@ export function listJobTablePage(
   redact: ReasonRedactor,
   nowMs: number,
 ): JobTablePage {
-  const page = listJobPage(deps, principal, { ...query, fields: TABLE_FIELDS }, redact);
+  // Rows straight from the views: picking the table's fields first would only copy them.
+  const { fields: _fields, ...selectors } = query;
+  const page = listJobPage(deps, principal, selectors, redact);
   return {
     columns: [...JOB_TABLE_COLUMNS],
     rows: page.jobs.map((job) => jobTableRow(job as TableJob, nowMs)),
