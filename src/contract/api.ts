@@ -10,7 +10,7 @@ import {
   JOB_STATES,
   PRIORITY_CLASS_NAMES,
   SHARING_MODES,
-  WAIT_CODE_VALUES,
+  JOB_REASON_CODE_VALUES,
 } from '../core/index.js';
 import { CONTROL_CHARACTER, CONTROL_CHARACTERS_IN_WORDS, codePointName } from '../lib/control-characters.js';
 
@@ -308,13 +308,14 @@ export const JobSchema = z.object({
   state: z.enum(JOB_STATES),
   reason: z.string().nullable(),
   /**
-   * Code of the waiting reason of a queued job (`gpu-capacity`, `quota`, `backfill`, …: core/model/status.ts,
-   * docs/reasons.md); null otherwise.
+   * Code of `reason`: why a queued job waits (`gpu-capacity`, `quota`, `backfill`, …), or what
+   * happened to the job (`placed`, `attempt-started`, `exited`, `preempted`, …): core/model/status.ts,
+   * docs/reasons.md; null when it has no reason.
    */
   reasonCode: z
-    .enum(WAIT_CODE_VALUES)
+    .enum(JOB_REASON_CODE_VALUES)
     .nullable()
-    .describe('why a queued job waits (docs/reasons.md); null for a job that does not wait'),
+    .describe('why a queued job waits, or what happened to the job (docs/reasons.md); null when it has no reason'),
   priority: z.number().int(),
   priorityClass: z.string(),
   preemptible: z.boolean(),
@@ -373,6 +374,11 @@ export const JobEventSchema = z.object({
   from: z.enum(JOB_STATES).nullable(),
   to: z.enum(JOB_STATES),
   reason: z.string().nullable(),
+  /** Code of `reason` (docs/reasons.md); null when the transition has none (the submit). */
+  reasonCode: z
+    .enum(JOB_REASON_CODE_VALUES)
+    .nullable()
+    .describe('what happened to the job (docs/reasons.md); null when the transition has no reason'),
 });
 /** One attempt of a job. */
 export const AttemptSchema = z.object({

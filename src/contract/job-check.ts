@@ -5,7 +5,13 @@
  * Every field of JobSchema has its check here (the Record type makes a missing one a compile
  * error), nested objects (placement, QoS) included. job-check.test.ts holds the checks to zod's verdicts.
  */
-import { ENFORCEMENT_LEVELS, ISOLATION_LEVELS, JOB_STATES, SHARING_MODES, WAIT_CODE_VALUES } from '../core/index.js';
+import {
+  ENFORCEMENT_LEVELS,
+  ISOLATION_LEVELS,
+  JOB_STATES,
+  SHARING_MODES,
+  JOB_REASON_CODE_VALUES,
+} from '../core/index.js';
 import type { JobView } from './api.js';
 import { JOB_FIELDS, type JobField } from './job-fields.js';
 
@@ -98,7 +104,7 @@ export const JOB_FIELD_CHECKS: Readonly<Record<JobField, Check>> = {
   tenant: isString,
   state: oneOf(JOB_STATES),
   reason: nullable(isString),
-  reasonCode: nullable(oneOf(WAIT_CODE_VALUES)),
+  reasonCode: nullable(oneOf(JOB_REASON_CODE_VALUES)),
   priority: isInt,
   priorityClass: isString,
   preemptible: isBoolean,

@@ -32,16 +32,26 @@ export { type GpuDevice, type MigInstance } from './model/gpu-device.js';
 export { type Assignment, type PlacedGpu, type Placement } from './model/assignment.js';
 export { type ActiveJob, type ClusterNode, type ClusterSnapshot } from './model/cluster.js';
 export {
+  JOB_EVENT_CODES,
+  JOB_REASON_CODE_VALUES,
+  type JobEventCode,
+  jobEventReason,
+  type JobEventReason,
   status,
   type Status,
   STATUS_CODES,
+  type StatusDetails,
   WAIT_CODE_VALUES,
   WAIT_CODES,
   waitReason,
   type WaitReason,
 } from './model/status.js';
-export { refusalMessage } from './framework/refusal-message.js';
-export { type PlannedPreemption } from './framework/plan.js';
+export { refusalMessage } from './model/refusal-message.js';
+export { statusMessage } from './model/status-message.js';
+export { waitMessage } from './model/wait-message.js';
+export { ADMIN_VIEWER, type StatusViewer, tenantViewer } from './model/status-viewer.js';
+export { type Plan, type PlannedPreemption, type PlannedWait } from './framework/plan.js';
+export { unvisitedWait, type UnvisitedWaits } from './pass/unvisited-waits.js';
 export { ClusterState, type GpuUsage } from './framework/cluster-state.js';
 export { placedGpuEquivalents, queuedGpuEquivalents } from './fairness/job-size.js';
 export { QueueIndex } from './queue/queue-index.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { schedule, type ScheduleInput } from './schedule.js';
+import { schedule, SchedulingSession, type ScheduleInput } from './schedule.js';
+import { waitMessage } from './model/wait-message.js';
+import { waitingIds, waitOf } from './testing/plan-waits.js';
 import { InvariantViolation } from './model/errors.js';
 import { SeededRng } from './random/rng.js';
 import { aClusterNode, aGpuDevice, aJob, anExclusiveJob } from './testing/builders.js';
@@ -44,30 +46,44 @@ describe('schedule', () => {
     expect(result.preemption).toBeNull();
     expect(result.migReconfigurations).toEqual([]);
     expect(result.blockedJobId).toBe(2);
-    expect(result.unvisitedReason).toBeNull();
-    expect([...result.waiting.keys()]).toEqual([2]);
+    expect(result.unvisited).toBeNull();
+    expect(waitingIds(result)).toEqual([2]);
   });
 
-  it('gives a waiting job a reason with its code, message and details', () => {
-    const reason = plan({ pending: [aJob(1), aJob(2, { gpu: { gpuCount: 2 } })] }).waiting.get(2)!;
-    expect(reason.code).toBe('gpu-capacity');
-    expect(reason.message).toBe(
-      'waiting for 2 GPU(s) of one model with 1000 free milli-GPU and proportional free memory in mode exclusive; ' +
-        'at most 1 qualify now',
+  it('gives a waiting job a reason with its code and details; explainWait adds how many GPUs qualify', () => {
+    const input = { pending: [aJob(1), aJob(2, { gpu: { gpuCount: 2 } })] };
+    const reason = waitOf(plan(input), 2)!;
+    expect(reason).toEqual({
+      code: 'gpu-capacity',
+      lasting: false,
+      details: { gpuCount: 2, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' },
+    });
+    expect(waitMessage(reason)).toBe(
+      'waiting for 2 GPU(s) of one model with 1000 free milli-GPU and proportional free memory in mode exclusive',
     );
-    expect(reason.details).toEqual({
+    const session = new SchedulingSession(
+      { nodes: [aClusterNode('n0', [aGpuDevice(0), aGpuDevice(1)])], active: [] },
+      new SeededRng(1),
+    );
+    session.schedule([aJob(1)], { nowMs: 0 });
+    const explained = session.explainWait(aJob(2, { gpu: { gpuCount: 2 } }), reason);
+    expect(explained.details).toEqual({
       gpuCount: 2,
       gpuMilli: 1000,
       gpuMemoryMiB: null,
       mode: 'exclusive',
       qualifyingGpus: 1,
     });
+    expect(waitMessage(explained)).toBe(
+      'waiting for 2 GPU(s) of one model with 1000 free milli-GPU and proportional free memory in mode exclusive; ' +
+        'at most 1 qualify now',
+    );
   });
 
   it('gives a job that asks for more host CPU than any node has a host-cpu reason', () => {
-    const reason = plan({ pending: [aJob(1, { cpuMilli: 65_000 })] }).waiting.get(1)!;
+    const reason = waitOf(plan({ pending: [aJob(1, { cpuMilli: 65_000 })] }), 1)!;
     expect(reason.code).toBe('host-cpu');
-    expect(reason.message).toBe('waiting for host CPU: needs 65000 cpuMilli, 64000 free');
+    expect(waitMessage(reason)).toBe('waiting for host CPU: needs 65000 cpuMilli, 64000 free');
     expect(reason.details).toEqual({ neededCpuMilli: 65_000, freeCpuMilli: 64_000 });
   });
 
@@ -96,7 +112,7 @@ describe('schedule', () => {
     expect(result.placements).toEqual([]);
     // One GPU-equivalent for the 3,600 s since the victim's attempt started.
     expect(result.preemption).toEqual({ preemptorId: 2, victimIds: [1], lostWorkGpuSeconds: 3600 });
-    expect(result.waiting.get(2)!.code).toBe('gpu-capacity');
+    expect(waitOf(result, 2)!.code).toBe('gpu-capacity');
   });
 
   it('preempts nothing when the running job is younger than minRunSeconds or not preemptible', () => {

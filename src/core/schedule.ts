@@ -19,6 +19,8 @@ import { findPolicy, POLICY_NAMES } from './policies/registry.js';
 import { choosePreemption, preemptionPossible, type PreemptionSettings } from './pass/choose-preemption.js';
 import { buildPassRules, type QosViolator } from './pass/pass-rules.js';
 import { runPass } from './pass/run-pass.js';
+import { explainWait } from './framework/explain-wait.js';
+import type { WaitReason } from './model/status.js';
 import type { QueueIndex } from './queue/queue-index.js';
 import type { Rng } from './random/rng.js';
 
@@ -177,10 +179,23 @@ export class SchedulingSession {
       placements: statement.placements(),
       preemption,
       migReconfigurations: statement.migReconfigurations(),
-      waiting: outcome.waiting,
-      unvisitedReason: outcome.unvisitedReason,
+      waiting: outcome.order.flatMap((job) => {
+        const reason = outcome.waiting.get(job.id);
+        return reason === undefined ? [] : [{ jobId: job.id, reason }];
+      }),
+      unvisited: outcome.unvisited,
       blockedJobId: outcome.blockedJobId,
     };
+  }
+
+  /**
+   * `reason` (why `job` waits, from a pass of this session) with the figures that cost a walk over
+   * the GPUs, as the cluster is now: how many GPUs qualify at most (`gpu-capacity`,
+   * `qualifyingGpus`), which GPUs run MPS jobs of other tenants and whose (`mps-tenant`, `gpus`).
+   * Other reasons come back as they are. Reads the state; changes nothing.
+   */
+  explainWait(job: JobRequest, reason: WaitReason): WaitReason {
+    return explainWait(this.state, job, reason);
   }
 
   /** Frees what job `jobId` holds (it ended or was evicted). */

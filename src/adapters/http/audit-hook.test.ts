@@ -350,9 +350,10 @@ describe('audit log of API calls and GPU actions', () => {
         'token.create token 2',
       ]);
       const seenPreempt = seen.find((e) => e.action === 'job.preempt');
+      expect(preempt.summary.reason).toBe(`preempted by job ${high.id} (priority 1000, tenant team-b)`);
       expect(seenPreempt.summary).toEqual({
         preemptorJobId: null,
-        reason: preempt.summary.reason.replace(`job ${high.id}`, "another tenant's job"),
+        reason: "preempted by another tenant's job (priority 1000)",
       });
       expect(seenPreempt.summary.reason).toMatch(/another tenant's job/);
       const texts = JSON.stringify(seen.map((e) => [e.target, e.summary, e.outcome]));

@@ -296,7 +296,7 @@ describe('caps and limits over HTTP', () => {
       expect(bWaiting.reason).toBe('preempting 2 jobs of other tenants: waiting for them to checkpoint and exit');
       // A victim's own reason while it checkpoints names its preemptor as another tenant's job.
       expect((await call('GET', `/api/v1/jobs/${a1}`, a.header)).body.reason).toBe(
-        "preemption requested: preempted by another tenant's job (priority 1000, tenant team-b)",
+        "preemption requested: preempted by another tenant's job (priority 1000)",
       );
       await kit.advance(1000);
       expect(kit.store.getJob(a1)!.state).toBe('preempted');
@@ -307,7 +307,7 @@ describe('caps and limits over HTTP', () => {
         .filter((r: any) => typeof r === 'string' && r.startsWith('preempted by'));
       expect(adminReasons).toEqual([`preempted by job ${b5} (priority 1000, tenant team-b)`]);
       expect(aDetail.body.events.filter((e: any) => e.to === 'preempted').map((e: any) => e.reason)).toEqual([
-        "preempted by another tenant's job (priority 1000, tenant team-b)",
+        "preempted by another tenant's job (priority 1000)",
       ]);
       const aList = await call('GET', '/api/v1/jobs?all=true', a.header);
       for (const text of [aDetail.text, aList.text]) {

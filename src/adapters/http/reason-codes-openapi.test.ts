@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { planeKit } from '../../app/testing/plane-kit.js';
-import { WAIT_CODE_VALUES } from '../../core/index.js';
+import { JOB_REASON_CODE_VALUES } from '../../core/index.js';
 import { buildServer } from './build-server.js';
 import { kitServices } from './testing/kit-services.js';
 
@@ -30,7 +30,7 @@ function enumOf(schema: unknown): unknown[] | null {
 }
 
 describe('reasonCode in /openapi.json', () => {
-  it('is an enum of the wait codes wherever it appears', async () => {
+  it('is an enum of the job reason codes (wait and event codes) wherever it appears', async () => {
     const kit = await planeKit('1xA10');
     const app = await buildServer({ ...kitServices(kit) });
     try {
@@ -38,7 +38,7 @@ describe('reasonCode in /openapi.json', () => {
       const schemas = reasonCodeSchemas(spec, '', []);
       // The job of a listing, of a job's detail, of a submit's answer, of a cancel's answer.
       expect(schemas.length).toBeGreaterThanOrEqual(4);
-      for (const [path, schema] of schemas) expect([path, enumOf(schema)]).toEqual([path, [...WAIT_CODE_VALUES]]);
+      for (const [path, schema] of schemas) expect([path, enumOf(schema)]).toEqual([path, [...JOB_REASON_CODE_VALUES]]);
     } finally {
       await app.close();
       await kit.plane.stop();

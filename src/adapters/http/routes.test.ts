@@ -136,7 +136,7 @@ describe('HTTP routes in process (inject, fake time)', () => {
     await kit.advance(1000);
     const jobs = (await call('GET', '/api/v1/jobs')).body.jobs;
     expect(jobs.map((j: any) => [j.tenant, j.state, j.reasonCode])).toEqual([
-      ['team-a', 'running', null],
+      ['team-a', 'running', 'attempt-started'],
       ['team-a', 'pending', 'quota'],
     ]);
     const status = (await call('GET', '/api/v1/status')).body;
@@ -211,8 +211,8 @@ describe('HTTP routes in process (inject, fake time)', () => {
       await kit.advance(1000);
       let jobs = (await call('GET', '/api/v1/jobs')).body.jobs;
       expect(jobs.map((j: any) => [j.id, j.tenant, j.state, j.reasonCode])).toEqual([
-        [1, 'team-a', 'running', null],
-        [2, 'team-a', 'running', null],
+        [1, 'team-a', 'running', 'attempt-started'],
+        [2, 'team-a', 'running', 'attempt-started'],
         [3, 'team-b', 'pending', 'mps-tenant'],
         [4, 'team-a', 'pending', 'backfill'],
       ]);
@@ -224,7 +224,7 @@ describe('HTTP routes in process (inject, fake time)', () => {
       await kit.advance(1000);
       jobs = (await call('GET', '/api/v1/jobs')).body.jobs;
       expect(jobs.map((j: any) => [j.id, j.state, j.reasonCode])).toEqual([
-        [3, 'running', null],
+        [3, 'running', 'attempt-started'],
         [4, 'pending', 'mps-tenant'],
       ]);
     },

@@ -7,6 +7,7 @@
  * transaction as the migration's SQL, so a database is always at exactly one version.
  */
 import type Database from 'better-sqlite3';
+import { legacyReason } from './legacy-reasons.js';
 
 /**
  * Tenant caps and per-token limits: the highest priority class a tenant may submit at (tenants that
@@ -163,7 +164,51 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX jobs_by_name ON jobs(name);
   CREATE INDEX jobs_by_submitted ON jobs(submitted_at_ms);
   `,
+  // 11: reasons as codes with details (JSON), the only form read from here on (decision 0026); the
+  // text columns keep the admin's line for people reading the file. REASON_CONVERSIONS converts the
+  // rows stored before, in the same transaction.
+  `
+  ALTER TABLE jobs ADD COLUMN reason_code TEXT;
+  ALTER TABLE jobs ADD COLUMN reason_details TEXT;
+  ALTER TABLE job_events ADD COLUMN reason_code TEXT;
+  ALTER TABLE job_events ADD COLUMN reason_details TEXT;
+  ALTER TABLE job_attempts ADD COLUMN end_reason_code TEXT;
+  ALTER TABLE job_attempts ADD COLUMN end_reason_details TEXT;
+  `,
 ];
+
+/**
+ * Row conversions that SQL alone cannot write, by the index of the migration they follow (run in
+ * its transaction, after its SQL). Append only, like `MIGRATIONS`.
+ */
+export const CONVERSIONS: ReadonlyMap<number, (db: Database.Database) => void> = new Map([[10, convertLegacyReasons]]);
+
+/** Migration 11: every reason stored as text gets its code and details (legacy-reasons.ts). */
+function convertLegacyReasons(db: Database.Database): void {
+  const coded = (text: string, exitCode: number | null = null): [string, string] => {
+    const reason = legacyReason(text, exitCode);
+    return [reason.code, JSON.stringify(reason.details)];
+  };
+  const job = db.prepare('UPDATE jobs SET reason_code = ?, reason_details = ? WHERE id = ?');
+  for (const row of db.prepare('SELECT id, reason FROM jobs WHERE reason IS NOT NULL').all() as {
+    id: number;
+    reason: string;
+  }[])
+    job.run(...coded(row.reason), row.id);
+  const event = db.prepare('UPDATE job_events SET reason_code = ?, reason_details = ? WHERE seq = ?');
+  for (const row of db.prepare('SELECT seq, reason FROM job_events WHERE reason IS NOT NULL').all() as {
+    seq: number;
+    reason: string;
+  }[])
+    event.run(...coded(row.reason), row.seq);
+  const attempt = db.prepare(
+    'UPDATE job_attempts SET end_reason_code = ?, end_reason_details = ? WHERE job_id = ? AND attempt = ?',
+  );
+  for (const row of db
+    .prepare('SELECT job_id, attempt, exit_code, end_reason FROM job_attempts WHERE end_reason IS NOT NULL')
+    .all() as { job_id: number; attempt: number; exit_code: number | null; end_reason: string }[])
+    attempt.run(...coded(row.end_reason, row.exit_code), row.job_id, row.attempt);
+}
 
 /** The schema version this build reads and writes (the number of migrations). */
 export const SCHEMA_VERSION: number = MIGRATIONS.length;
@@ -229,6 +274,7 @@ export function migrate(db: Database.Database, file: string, readonly: boolean):
     const sql = MIGRATIONS[version];
     if (sql === undefined) return false;
     db.exec(sql);
+    CONVERSIONS.get(version)?.(db);
     db.pragma(`user_version = ${version + 1}`);
     return true;
   });

@@ -3,7 +3,7 @@
  * what a change does to a job's `reason`. Shared by the SQLite and the in-memory store so both
  * accept and reject exactly the same batches.
  */
-import { canTransition, type JobState } from '../../core/index.js';
+import { canTransition, type JobEventReason, type JobState } from '../../core/index.js';
 import { type JobChange, StoreConflictError } from '../../app/ports/state-store.js';
 
 /** What the checks need to know about stored jobs. */
@@ -71,7 +71,7 @@ export function planJobChanges(changes: readonly JobChange[], lookup: StoredJobL
  */
 export function reasonUpdate(
   change: JobChange,
-): { readonly set: false } | { readonly set: true; readonly reason: string | null } {
+): { readonly set: false } | { readonly set: true; readonly reason: JobEventReason | null } {
   if (change.patch?.reason !== undefined) return { set: true, reason: change.patch.reason };
   if (change.to !== undefined) return { set: true, reason: change.reason ?? null };
   return { set: false };

@@ -3,7 +3,16 @@
  * columns for what is filtered or sorted, JSON text for nested values (command, environment, gpu
  * request, placement, process handle).
  */
-import type { GpuRequest, JobState, Placement, PriorityClassName } from '../../core/index.js';
+import {
+  statusMessage,
+  type GpuRequest,
+  type JobEventCode,
+  type JobEventReason,
+  type JobState,
+  type Placement,
+  type PriorityClassName,
+  type StatusDetails,
+} from '../../core/index.js';
 import type { ProcessHandle } from '../../app/ports/process-launcher.js';
 import type {
   AttemptRecord,
@@ -24,7 +33,8 @@ export const JOB_COLUMNS = [
   'name',
   'tenant',
   'state',
-  'reason',
+  'reason_code',
+  'reason_details',
   'priority',
   'submitted_at_ms',
   'updated_at_ms',
@@ -63,7 +73,8 @@ export type JobRow = readonly [
   name: string,
   tenant: string,
   state: string,
-  reason: string | null,
+  reasonCode: string | null,
+  reasonDetails: string | null,
   priority: number,
   submittedAtMs: number,
   updatedAtMs: number,
@@ -107,7 +118,8 @@ export function newJobParams(job: NewJob, atMs: number): JobInsertParams {
     name: job.name,
     tenant: job.tenant,
     state: 'pending',
-    reason: null,
+    reason_code: null,
+    reason_details: null,
     priority: job.priority,
     submitted_at_ms: atMs,
     updated_at_ms: atMs,
@@ -141,7 +153,8 @@ export function jobFromRow(row: JobRow): JobRecord {
     name,
     tenant,
     state,
-    reason,
+    reasonCode,
+    reasonDetails,
     priority,
     submittedAtMs,
     updatedAtMs,
@@ -181,7 +194,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     hostMemoryMiB,
     gpu: JSON.parse(gpu) as GpuRequest,
     state: state as JobState,
-    reason,
+    reason: codedReason(reasonCode, reasonDetails),
     submittedAtMs,
     updatedAtMs,
     placement: parseOrNull<Placement>(placement),
@@ -265,13 +278,29 @@ export function tokenFromRow(row: TokenRow): TokenRecord {
   };
 }
 
+/** A reason of its code and details columns (null when there is none). */
+export function codedReason(code: string | null, details: string | null): JobEventReason | null {
+  if (code === null) return null;
+  return {
+    code: code as JobEventCode,
+    lasting: false,
+    details: details === null ? {} : (JSON.parse(details) as StatusDetails),
+  };
+}
+
+/** The three columns of a reason: the admin's line (for people reading the file, never read back), code, details. */
+export function reasonColumns(reason: JobEventReason | null): [string | null, string | null, string | null] {
+  return reason === null ? [null, null, null] : [statusMessage(reason), reason.code, JSON.stringify(reason.details)];
+}
+
 /** A row of `job_events` (without its sequence number). */
 export interface EventRow {
   job_id: number;
   at_ms: number;
   from_state: string | null;
   to_state: string;
-  reason: string | null;
+  reason_code: string | null;
+  reason_details: string | null;
 }
 
 /** The event of a row. */
@@ -281,7 +310,7 @@ export function eventFromRow(row: EventRow): JobEvent {
     atMs: row.at_ms,
     fromState: row.from_state as JobState | null,
     toState: row.to_state as JobState,
-    reason: row.reason,
+    reason: codedReason(row.reason_code, row.reason_details),
   };
 }
 
@@ -293,7 +322,8 @@ export interface AttemptRow {
   ended_at_ms: number | null;
   exit_code: number | null;
   signal: string | null;
-  end_reason: string | null;
+  end_reason_code: string | null;
+  end_reason_details: string | null;
 }
 
 /** The attempt record of a row. */
@@ -305,7 +335,7 @@ export function attemptFromRow(row: AttemptRow): AttemptRecord {
     endedAtMs: row.ended_at_ms,
     exitCode: row.exit_code,
     signal: row.signal,
-    endReason: row.end_reason,
+    endReason: codedReason(row.end_reason_code, row.end_reason_details),
   };
 }
 
@@ -319,7 +349,9 @@ export function updateParams(change: JobChange, toState: JobState): Record<strin
     state: toState,
     at_ms: change.atMs,
     set_reason: reason.set ? 1 : 0,
-    reason: reason.set ? reason.reason : null,
+    ...(([text, code, details]) => ({ reason: text, reason_code: code, reason_details: details }))(
+      reasonColumns(reason.set ? reason.reason : null),
+    ),
     set_placement: flag(patch.placement),
     placement: patch.placement === undefined ? null : toJsonOrNull(patch.placement),
     set_attempt: flag(patch.attempt),

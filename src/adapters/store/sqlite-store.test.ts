@@ -10,7 +10,7 @@ import { DEFAULT_TENANT_LIMITS, StoreConflictError } from '../../app/ports/state
 import { MIGRATIONS, SCHEMA_VERSION, StoreSchemaVersionError } from './migrations.js';
 import { openSqliteStore, type SqliteStateStore } from './sqlite-store.js';
 import { describeStateStoreContract } from './store.contract.js';
-import { sampleJob } from './store-fixtures.js';
+import { note, sampleJob } from './store-fixtures.js';
 import { WAIT_MS } from '../../testing/deadlines.js';
 
 describeStateStoreContract('sqlite', () => {
@@ -66,7 +66,7 @@ describe('openSqliteStore', () => {
     store.createToken({ digest: 'f'.repeat(64), role: 'tenant-admin', tenant: 'acme', label: 'ci', createdAtMs: 2 });
     const job = store.insertJob(sampleJob('acme'), 3);
     store.applyJobChanges([
-      { jobId: job.id, atMs: 4, to: 'scheduled', startAttempt: 1, reason: 'placed', patch: { attempt: 1 } },
+      { jobId: job.id, atMs: 4, to: 'scheduled', startAttempt: 1, reason: note('placed'), patch: { attempt: 1 } },
     ]);
     store.setGpuCordoned('GPU-1', true, 5);
     const before = {
@@ -111,10 +111,10 @@ describe('openSqliteStore', () => {
     b.applyJobChanges(
       ids
         .filter((_, i) => i % 2 === 0)
-        .map((jobId) => ({ jobId, atMs: 1000, to: 'cancelled' as const, reason: 'by b' })),
+        .map((jobId) => ({ jobId, atMs: 1000, to: 'cancelled' as const, reason: note('by b') })),
     );
     b.applyJobChanges([{ jobId: ids[1] ?? 0, atMs: 1001, to: 'scheduled', patch: { attempt: 1 } }]);
-    expect(reader.getJob(first)).toMatchObject({ state: 'cancelled', reason: 'by b' });
+    expect(reader.getJob(first)).toMatchObject({ state: 'cancelled', reason: note('by b') });
     expect(reader.listJobs({ states: ['pending'] })).toHaveLength(149);
     expect(a.listJobs({ states: ['scheduled'] })).toEqual([b.getJob(ids[1] ?? 0)]);
     expect(a.listJobs()).toEqual(b.listJobs());

@@ -8,7 +8,7 @@ import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { diskFull, type GpushareError } from '../../app/errors.js';
-import type { JobState } from '../../core/index.js';
+import type { JobEventReason, JobState } from '../../core/index.js';
 import {
   type AttemptRecord,
   type JobChange,
@@ -47,6 +47,7 @@ import {
   jobFromRow,
   type JobRow,
   newJobParams,
+  reasonColumns,
   TENANT_SELECT_LIST,
   type TenantRow,
   tenantFromRow,
@@ -213,6 +214,8 @@ function createSqliteStore(
         state = @state,
         updated_at_ms = @at_ms,
         reason = CASE WHEN @set_reason THEN @reason ELSE reason END,
+        reason_code = CASE WHEN @set_reason THEN @reason_code ELSE reason_code END,
+        reason_details = CASE WHEN @set_reason THEN @reason_details ELSE reason_details END,
         placement = CASE WHEN @set_placement THEN @placement ELSE placement END,
         attempt = CASE WHEN @set_attempt THEN @attempt ELSE attempt END,
         process = CASE WHEN @set_process THEN @process ELSE process END,
@@ -226,11 +229,13 @@ function createSqliteStore(
     jobByReportToken: db
       .prepare<[string], JobRow>(`SELECT ${JOB_SELECT_LIST} FROM jobs WHERE report_token_digest = ?`)
       .raw(),
-    eventInsert: db.prepare<[number, number, string | null, string, string | null]>(
-      'INSERT INTO job_events (job_id, at_ms, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)',
+    eventInsert: db.prepare<[number, number, string | null, string, string | null, string | null, string | null]>(
+      'INSERT INTO job_events (job_id, at_ms, from_state, to_state, reason, reason_code, reason_details) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     eventList: db.prepare<[number], EventRow>(
-      'SELECT job_id, at_ms, from_state, to_state, reason FROM job_events WHERE job_id = ? ORDER BY seq',
+      'SELECT job_id, at_ms, from_state, to_state, reason_code, reason_details FROM job_events WHERE job_id = ? ' +
+        'ORDER BY seq',
     ),
     attemptExists: db
       .prepare<[number, number], number>('SELECT 1 FROM job_attempts WHERE job_id = ? AND attempt = ?')
@@ -238,13 +243,15 @@ function createSqliteStore(
     attemptStart: db.prepare<[number, number, number]>(
       'INSERT INTO job_attempts (job_id, attempt, started_at_ms) VALUES (?, ?, ?)',
     ),
-    attemptEnd: db.prepare<[number, number | null, string | null, string, number, number]>(
-      'UPDATE job_attempts SET ended_at_ms = ?, exit_code = ?, signal = ?, end_reason = ? WHERE job_id = ' +
-        '? AND attempt = ?',
+    attemptEnd: db.prepare<
+      [number, number | null, string | null, string | null, string | null, string | null, number, number]
+    >(
+      'UPDATE job_attempts SET ended_at_ms = ?, exit_code = ?, signal = ?, end_reason = ?, end_reason_code = ?, ' +
+        'end_reason_details = ? WHERE job_id = ? AND attempt = ?',
     ),
     attemptList: db.prepare<[number], AttemptRow>(
-      'SELECT job_id, attempt, started_at_ms, ended_at_ms, exit_code, signal, end_reason FROM ' +
-        'job_attempts WHERE job_id = ? ORDER BY attempt',
+      'SELECT job_id, attempt, started_at_ms, ended_at_ms, exit_code, signal, end_reason_code, end_reason_details ' +
+        'FROM job_attempts WHERE job_id = ? ORDER BY attempt',
     ),
     cordonList: db.prepare<[], string>('SELECT uuid FROM gpu_cordons ORDER BY uuid').pluck(),
     cordonSet: db.prepare<[string, number]>(
@@ -339,7 +346,7 @@ function createSqliteStore(
     requireTenant(job.tenant);
     const id = Number(sql.jobInsert.run(newJobParams(job, atMs)).lastInsertRowid);
     mark?.record(id); // before the COMMIT: the mark is never behind the store
-    sql.eventInsert.run(id, atMs, null, 'pending', null);
+    sql.eventInsert.run(id, atMs, null, 'pending', null, null, null);
     const row = sql.jobGet.get(id);
     if (row === undefined) throw new Error(`job ${id} vanished inside its insert transaction`);
     return row;
@@ -355,20 +362,21 @@ function createSqliteStore(
       if (change.startAttempt !== undefined) sql.attemptStart.run(jobId, change.startAttempt, atMs);
       if (change.endAttempt !== undefined) {
         const end = change.endAttempt;
-        sql.attemptEnd.run(atMs, end.exitCode, end.signal, end.endReason, jobId, end.attempt);
+        sql.attemptEnd.run(atMs, end.exitCode, end.signal, ...reasonColumns(end.endReason), jobId, end.attempt);
       }
       sql.jobUpdate.run(updateParams(change, toState));
-      if (change.to !== undefined) sql.eventInsert.run(jobId, atMs, fromState, change.to, change.reason ?? null);
+      if (change.to !== undefined)
+        sql.eventInsert.run(jobId, atMs, fromState, change.to, ...reasonColumns(change.reason ?? null));
     }
   });
 
   // A note changes no job column, so the active-job cache stays valid.
-  const addJobEvent = write((jobId: number, atMs: number, reason: string, expectState?: JobState): void => {
+  const addJobEvent = write((jobId: number, atMs: number, reason: JobEventReason, expectState?: JobState): void => {
     const state = sql.jobState.get(jobId) as JobState | undefined;
     if (state === undefined) throw new StoreConflictError(`job ${jobId} does not exist`);
     if (expectState !== undefined && state !== expectState)
       throw new StoreConflictError(`job ${jobId} is ${state}, expected ${expectState}`);
-    sql.eventInsert.run(jobId, atMs, state, state, reason);
+    sql.eventInsert.run(jobId, atMs, state, state, ...reasonColumns(reason));
   });
 
   const listJobs = sqliteJobLister(db, cache, recordOf);

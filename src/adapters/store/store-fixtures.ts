@@ -2,7 +2,7 @@
  * Sample values for state store tests and benchmarks: a valid job, placements with nested GPUs,
  * a process handle.
  */
-import type { Placement } from '../../core/index.js';
+import { JOB_EVENT_CODES, jobEventReason, type JobEventReason, type Placement } from '../../core/index.js';
 import type { ProcessHandle } from '../../app/ports/process-launcher.js';
 import type { NewJob } from '../../app/ports/state-store.js';
 
@@ -66,3 +66,8 @@ export const HANDLE: ProcessHandle = {
   pidPath: '/var/lib/gpushare/jobs/1/attempt-1.pid',
   outcomePath: '/var/lib/gpushare/jobs/1/attempt-1.outcome.json',
 };
+
+/** A reason for store tests, whose content the store only keeps: a `recorded` reason with `text`. */
+export function note(text: string): JobEventReason {
+  return jobEventReason(JOB_EVENT_CODES.recorded, { text });
+}

@@ -12,7 +12,7 @@ import {
   type StateStore,
   StoreConflictError,
 } from '../../app/ports/state-store.js';
-import { HANDLE, MIG_PLACEMENT, sampleJob, SHARED_PLACEMENT } from './store-fixtures.js';
+import { HANDLE, MIG_PLACEMENT, note, sampleJob, SHARED_PLACEMENT } from './store-fixtures.js';
 import { describeTokenLifecycle } from './token-store.contract.js';
 import { describeJobListing } from './job-list.contract.js';
 
@@ -335,8 +335,8 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
             atMs: atMs + 1,
             expectState: 'running',
             to: 'preempted',
-            reason: 'preempted by job 99',
-            endAttempt: { attempt: 1, exitCode: null, signal: 'SIGTERM', endReason: 'preempted' },
+            reason: note('preempted by job 99'),
+            endAttempt: { attempt: 1, exitCode: null, signal: 'SIGTERM', endReason: note('preempted') },
           },
         ];
         const ids = (filter?: Parameters<StateStore['listJobs']>[0]): number[] =>
@@ -353,7 +353,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(ids({ tenant: 'acme', states: ['preempted'] })).toEqual([p1, p2]);
         expect(ids({ states: ['pending'] })).toEqual([q1, q2]);
         expect(store.listJobs({ states: ['preempted'] })).toEqual([store.getJob(p1), store.getJob(p2)]);
-        expect(store.getJob(p1)).toMatchObject({ state: 'preempted', reason: 'preempted by job 99', attempt: 1 });
+        expect(store.getJob(p1)).toMatchObject({ state: 'preempted', reason: note('preempted by job 99'), attempt: 1 });
       });
     });
 
@@ -365,39 +365,49 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
             jobId: id,
             atMs: T0 + 100,
             expectState: 'pending',
-            reason: 'no GPU fits',
-            patch: { reason: 'no GPU fits' },
+            reason: note('no GPU fits'),
+            patch: { reason: note('no GPU fits') },
           },
         ]);
-        expect(store.getJob(id)).toMatchObject({ state: 'pending', reason: 'no GPU fits', updatedAtMs: T0 + 100 });
+        expect(store.getJob(id)).toMatchObject({
+          state: 'pending',
+          reason: note('no GPU fits'),
+          updatedAtMs: T0 + 100,
+        });
         store.applyJobChanges([
-          { jobId: id, atMs: T0 + 200, expectState: 'pending', to: 'scheduled', reason: 'placed' },
+          { jobId: id, atMs: T0 + 200, expectState: 'pending', to: 'scheduled', reason: note('placed') },
         ]);
         store.applyJobChanges([{ jobId: id, atMs: T0 + 300, to: 'running' }]);
         store.applyJobChanges([
-          { jobId: id, atMs: T0 + 400, expectState: 'running', to: 'failed', reason: 'time-limit' },
+          { jobId: id, atMs: T0 + 400, expectState: 'running', to: 'failed', reason: note('time-limit') },
         ]);
         expect(store.listEvents(id)).toEqual([
           { jobId: id, atMs: T0, fromState: null, toState: 'pending', reason: null },
-          { jobId: id, atMs: T0 + 200, fromState: 'pending', toState: 'scheduled', reason: 'placed' },
+          { jobId: id, atMs: T0 + 200, fromState: 'pending', toState: 'scheduled', reason: note('placed') },
           { jobId: id, atMs: T0 + 300, fromState: 'scheduled', toState: 'running', reason: null },
-          { jobId: id, atMs: T0 + 400, fromState: 'running', toState: 'failed', reason: 'time-limit' },
+          { jobId: id, atMs: T0 + 400, fromState: 'running', toState: 'failed', reason: note('time-limit') },
         ]);
-        expect(store.getJob(id)).toMatchObject({ state: 'failed', reason: 'time-limit', updatedAtMs: T0 + 400 });
+        expect(store.getJob(id)).toMatchObject({ state: 'failed', reason: note('time-limit'), updatedAtMs: T0 + 400 });
       });
 
       it('sets the job reason from the transition unless the patch sets one', () => {
         const [id = 0] = withJobs(1);
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 1, patch: { reason: 'waiting for 2 GPUs' } }]);
+        store.applyJobChanges([{ jobId: id, atMs: T0 + 1, patch: { reason: note('waiting for 2 GPUs') } }]);
         store.applyJobChanges([{ jobId: id, atMs: T0 + 2, to: 'scheduled' }]);
         expect(store.getJob(id)?.reason).toBeNull();
         store.applyJobChanges([
-          { jobId: id, atMs: T0 + 3, to: 'pending', reason: 'launch-failed', patch: { reason: 'retrying' } },
+          {
+            jobId: id,
+            atMs: T0 + 3,
+            to: 'pending',
+            reason: note('launch-failed'),
+            patch: { reason: note('retrying') },
+          },
         ]);
-        expect(store.getJob(id)?.reason).toBe('retrying');
-        expect(store.listEvents(id).at(-1)?.reason).toBe('launch-failed');
-        store.applyJobChanges([{ jobId: id, atMs: T0 + 4, reason: 'ignored without to' }]);
-        expect(store.getJob(id)?.reason).toBe('retrying');
+        expect(store.getJob(id)?.reason).toEqual(note('retrying'));
+        expect(store.listEvents(id).at(-1)?.reason).toEqual(note('launch-failed'));
+        store.applyJobChanges([{ jobId: id, atMs: T0 + 4, reason: note('ignored without to') }]);
+        expect(store.getJob(id)?.reason).toEqual(note('retrying'));
       });
 
       it('round-trips patched fields: nested placement, process handle, nulls and numbers', () => {
@@ -427,7 +437,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
             jobId: id,
             atMs: T0 + 4,
             to: 'succeeded',
-            endAttempt: { attempt: 1, exitCode: 0, signal: null, endReason: 'exited' },
+            endAttempt: { attempt: 1, exitCode: 0, signal: null, endReason: note('exited') },
             patch: { process: null, endedAtMs: T0 + 4, exitCode: 0, signal: null },
           },
         ]);
@@ -465,7 +475,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
             jobId: id,
             atMs: T0 + 20,
             to: 'pending',
-            endAttempt: { attempt: 1, exitCode: null, signal: 'SIGKILL', endReason: 'lost' },
+            endAttempt: { attempt: 1, exitCode: null, signal: 'SIGKILL', endReason: note('lost') },
           },
         ]);
         store.applyJobChanges([{ jobId: id, atMs: T0 + 30, to: 'scheduled', startAttempt: 2 }]);
@@ -477,7 +487,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
             endedAtMs: T0 + 20,
             exitCode: null,
             signal: 'SIGKILL',
-            endReason: 'lost',
+            endReason: note('lost'),
           },
           {
             jobId: id,
@@ -495,7 +505,11 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         );
         expect(() =>
           store.applyJobChanges([
-            { jobId: id, atMs: T0 + 40, endAttempt: { attempt: 3, exitCode: 1, signal: null, endReason: 'exited' } },
+            {
+              jobId: id,
+              atMs: T0 + 40,
+              endAttempt: { attempt: 3, exitCode: 1, signal: null, endReason: note('exited') },
+            },
           ]),
         ).toThrow(StoreConflictError);
         expect(snapshot([id])).toEqual(before);
@@ -509,7 +523,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
             atMs: T0 + 10,
             expectState: 'pending',
             to: 'scheduled',
-            reason: 'placed',
+            reason: note('placed'),
             startAttempt: 1,
             patch: { attempt: 1, placement: SHARED_PLACEMENT },
           },
@@ -529,15 +543,15 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
             atMs: T0 + 20,
             expectState: 'running',
             to: 'preempted',
-            reason: 'preempted',
-            endAttempt: { attempt: 1, exitCode: null, signal: 'SIGTERM', endReason: 'preempted' },
+            reason: note('preempted'),
+            endAttempt: { attempt: 1, exitCode: null, signal: 'SIGTERM', endReason: note('preempted') },
             patch: { process: null, signal: 'SIGTERM' },
           },
         ]);
         const preempted = store.getJob(id);
         expect(preempted).toMatchObject({
           state: 'preempted',
-          reason: 'preempted',
+          reason: note('preempted'),
           attempt: 1,
           process: null,
           placement: SHARED_PLACEMENT,
@@ -551,7 +565,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
             atMs: T0 + 30,
             expectState: 'preempted',
             to: 'scheduled',
-            reason: 'placed',
+            reason: note('placed'),
             startAttempt: 2,
             patch: { attempt: 2, placement: MIG_PLACEMENT, signal: null },
           },
@@ -578,10 +592,10 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         expect(store.listJobs({ states: ['preempted'] })).toEqual([]);
         expect(store.listEvents(id)).toEqual([
           { jobId: id, atMs: T0, fromState: null, toState: 'pending', reason: null },
-          { jobId: id, atMs: T0 + 10, fromState: 'pending', toState: 'scheduled', reason: 'placed' },
+          { jobId: id, atMs: T0 + 10, fromState: 'pending', toState: 'scheduled', reason: note('placed') },
           { jobId: id, atMs: T0 + 11, fromState: 'scheduled', toState: 'running', reason: null },
-          { jobId: id, atMs: T0 + 20, fromState: 'running', toState: 'preempted', reason: 'preempted' },
-          { jobId: id, atMs: T0 + 30, fromState: 'preempted', toState: 'scheduled', reason: 'placed' },
+          { jobId: id, atMs: T0 + 20, fromState: 'running', toState: 'preempted', reason: note('preempted') },
+          { jobId: id, atMs: T0 + 30, fromState: 'preempted', toState: 'scheduled', reason: note('placed') },
           { jobId: id, atMs: T0 + 31, fromState: 'scheduled', toState: 'running', reason: null },
         ]);
         expect(store.listAttempts(id)).toEqual([
@@ -592,7 +606,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
             endedAtMs: T0 + 20,
             exitCode: null,
             signal: 'SIGTERM',
-            endReason: 'preempted',
+            endReason: note('preempted'),
           },
           {
             jobId: id,
@@ -615,7 +629,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
             atMs: T0 + 2,
             expectState: 'scheduled',
             to: 'pending',
-            endAttempt: { attempt: 1, exitCode: null, signal: null, endReason: 'launch-failed' },
+            endAttempt: { attempt: 1, exitCode: null, signal: null, endReason: note('launch-failed') },
           },
         ]);
         expect(store.getJob(id)?.state).toBe('pending');
@@ -624,7 +638,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
           ['pending', 'scheduled'],
           ['scheduled', 'pending'],
         ]);
-        expect(store.listAttempts(id)[0]?.endReason).toBe('launch-failed');
+        expect(store.listAttempts(id)[0]?.endReason).toEqual(note('launch-failed'));
       });
 
       it('writes nothing when one change of a batch expects another state', () => {
@@ -641,7 +655,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
             startAttempt: 1,
             patch: { placement: SHARED_PLACEMENT, attempt: 1 },
           },
-          { jobId: c, atMs: T0 + 5, expectState: 'pending', to: 'cancelled', reason: 'user' },
+          { jobId: c, atMs: T0 + 5, expectState: 'pending', to: 'cancelled', reason: note('user') },
           { jobId: b, atMs: T0 + 5, expectState: 'pending', to: 'scheduled' },
         ];
         expect(() => store.applyJobChanges(batch)).toThrow(StoreConflictError);
@@ -663,7 +677,7 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
       it('refuses a transition the job lifecycle does not have, writing nothing of the batch', () => {
         const ids = withJobs(2);
         const [a = 0, b = 0] = ids;
-        store.applyJobChanges([{ jobId: b, atMs: T0 + 1, to: 'cancelled', reason: 'user' }]);
+        store.applyJobChanges([{ jobId: b, atMs: T0 + 1, to: 'cancelled', reason: note('user') }]);
         const before = snapshot(ids);
         // pending → running skips scheduled; cancelled is terminal.
         expect(() => store.applyJobChanges([{ jobId: a, atMs: T0 + 5, to: 'running' }])).toThrow(
@@ -744,19 +758,19 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
       it('adds an event without a state change, leaving the job as it was', () => {
         const [id] = withJobs(1);
         store.applyJobChanges([
-          { jobId: id!, atMs: T0 + 5, to: 'scheduled', reason: 'placed', patch: { placement: SHARED_PLACEMENT } },
+          { jobId: id!, atMs: T0 + 5, to: 'scheduled', reason: note('placed'), patch: { placement: SHARED_PLACEMENT } },
         ]);
         const before = store.getJob(id!);
-        store.addJobEvent(id!, T0 + 9, 'QoS violation: step 0.62 s > target 0.5 s for 60 s', 'scheduled');
+        store.addJobEvent(id!, T0 + 9, note('QoS violation: step 0.62 s > target 0.5 s for 60 s'), 'scheduled');
         expect(store.getJob(id!)).toEqual(before);
         expect(store.listEvents(id!).slice(1)).toEqual([
-          { jobId: id, atMs: T0 + 5, fromState: 'pending', toState: 'scheduled', reason: 'placed' },
+          { jobId: id, atMs: T0 + 5, fromState: 'pending', toState: 'scheduled', reason: note('placed') },
           {
             jobId: id,
             atMs: T0 + 9,
             fromState: 'scheduled',
             toState: 'scheduled',
-            reason: 'QoS violation: step 0.62 s > target 0.5 s for 60 s',
+            reason: note('QoS violation: step 0.62 s > target 0.5 s for 60 s'),
           },
         ]);
       });
@@ -764,8 +778,10 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
       it('rejects an event for an unknown job or a job in another state, writing nothing', () => {
         const [id] = withJobs(1);
         const before = snapshot([id!]);
-        expect(() => store.addJobEvent(id! + 99, T0 + 1, 'x')).toThrow(StoreConflictError);
-        expect(() => store.addJobEvent(id!, T0 + 1, 'x', 'running')).toThrow(`job ${id} is pending, expected running`);
+        expect(() => store.addJobEvent(id! + 99, T0 + 1, note('x'))).toThrow(StoreConflictError);
+        expect(() => store.addJobEvent(id!, T0 + 1, note('x'), 'running')).toThrow(
+          `job ${id} is pending, expected running`,
+        );
         expect(snapshot([id!])).toEqual(before);
       });
     });

@@ -9,7 +9,8 @@
 import type { JobRecord } from '../ports/state-store.js';
 import type { PlaneEvent } from '../scheduling/plane-events.js';
 import type { AuditRecord } from './audit-recorder.js';
-import type { NewAuditEntry } from '../ports/audit-log.js';
+import type { JsonValue, NewAuditEntry } from '../ports/audit-log.js';
+import type { JobEventReason } from '../../core/index.js';
 
 const OK = { result: 'ok', httpStatus: null, message: null } as const;
 
@@ -20,6 +21,14 @@ export interface PlaneAuditDeps {
   readonly job: (id: number) => JobRecord | null;
   /** The clock, ms since the epoch (for events that carry no time). */
   readonly nowMs: () => number;
+}
+
+/**
+ * A reason as an audit summary keeps it: its code and details (the audit view writes its line for
+ * each viewer, src/adapters/http/audit-view-redaction.ts); null for none.
+ */
+function codedReason(reason: JobEventReason | null): JsonValue {
+  return reason === null ? null : ({ code: reason.code, details: reason.details } as unknown as JsonValue);
 }
 
 /** A listener for `PlaneEvents.on` that records the GPU actions (see the module comment). */
@@ -36,21 +45,21 @@ export function auditPlaneEvents(deps: PlaneAuditDeps): (event: PlaneEvent) => v
           ...base,
           actor: 'scheduler',
           action: 'gpu.allocate',
-          summary: { gpus, mode: placement?.mode ?? event.mode, reason: event.reason },
+          summary: { gpus, mode: placement?.mode ?? event.mode, reason: codedReason(event.reason) },
         });
       } else if (event.to === 'running') {
         entry({
           ...base,
           actor: 'server',
           action: 'job.launch',
-          summary: { attempt: deps.job(event.jobId)?.attempt ?? null, reason: event.reason },
+          summary: { attempt: deps.job(event.jobId)?.attempt ?? null, reason: codedReason(event.reason) },
         });
       } else if (event.to === 'preempted' && event.from === 'running') {
         entry({
           ...base,
           actor: 'server',
           action: 'job.checkpoint',
-          summary: { attempt: deps.job(event.jobId)?.attempt ?? null, reason: event.reason },
+          summary: { attempt: deps.job(event.jobId)?.attempt ?? null, reason: codedReason(event.reason) },
         });
       }
     } else if (event.type === 'preemption') {
@@ -61,7 +70,7 @@ export function auditPlaneEvents(deps: PlaneAuditDeps): (event: PlaneEvent) => v
           target: `job ${victimId}`,
           actor: 'scheduler',
           action: 'job.preempt',
-          summary: { preemptorJobId: event.preemptorId, reason: event.reason },
+          summary: { preemptorJobId: event.preemptorId, reason: codedReason(event.reason) },
         });
       }
     } else if (event.type === 'mig-reconfigured') {

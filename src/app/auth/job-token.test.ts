@@ -5,6 +5,7 @@ import { QosService } from '../qos/qos-service.js';
 import { planeKit } from '../testing/plane-kit.js';
 import { checkJobTokenScope } from './job-scope.js';
 import { generateToken, tokenDigest } from './tokens.js';
+import { JOB_EVENT_CODES, jobEventReason, statusMessage } from '../../core/index.js';
 
 const T0 = Date.UTC(2026, 0, 2);
 
@@ -103,8 +104,16 @@ describe('job report tokens', () => {
       atMs: T0 + 1_010,
       fromState: 'running',
       toState: 'running',
-      reason: 'QoS violation: step 0.62 s > target 0.5 s for 1 s',
+      reason: jobEventReason(JOB_EVENT_CODES.qosViolation, {
+        kind: 'step',
+        observedSeconds: 0.62,
+        targetSeconds: 0.5,
+        violationSeconds: 1,
+      }),
     });
+    expect(statusMessage(store.listEvents(1).at(-1)!.reason!)).toBe(
+      'QoS violation: step 0.62 s > target 0.5 s for 1 s',
+    );
     expect(store.getJob(1)?.state).toBe('running');
     expect(events.filter((e) => e.type === 'qos').map((e) => e.type === 'qos' && [e.kind, e.atMs])).toEqual([
       ['report', T0 + 10],
@@ -163,7 +172,12 @@ describe('job report tokens', () => {
         atMs: T0 + 20,
         to: 'succeeded',
         patch: { process: null, reportTokenDigest: null },
-        endAttempt: { attempt: 1, exitCode: 0, signal: null, endReason: 'exited' },
+        endAttempt: {
+          attempt: 1,
+          exitCode: 0,
+          signal: null,
+          endReason: jobEventReason(JOB_EVENT_CODES.exited, { exitCode: 0 }),
+        },
       },
     ]);
     expect(httpFailure(() => admin.authenticate(bearer(tokens[0]!)))).toEqual({

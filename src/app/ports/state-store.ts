@@ -8,7 +8,7 @@
  * Implementations: adapters/store/sqlite-store.ts (production) and adapters/store/memory-store.ts
  * (tests, simulator); both pass adapters/store/store.contract.ts.
  */
-import type { GpuRequest, JobState, Placement, PriorityClassName } from '../../core/index.js';
+import type { GpuRequest, JobEventReason, JobState, Placement, PriorityClassName } from '../../core/index.js';
 import type { ProcessHandle } from './process-launcher.js';
 
 /** A tenant: a team or user whose jobs and tokens belong together. */
@@ -145,8 +145,11 @@ export interface JobRecord extends NewJob {
    */
   readonly reportTokenDigest: string | null;
   readonly state: JobState;
-  /** Why the job is in its state (waiting reason, failure reason such as `time-limit` or `lost`); null when none. */
-  readonly reason: string | null;
+  /**
+   * Why the job is in its state (`time-limit`, `lost`, `exited`, …), or the stop gpushare asked
+   * for (`cancel-requested`, `preemption-requested`), as a code with details; null when none.
+   */
+  readonly reason: JobEventReason | null;
   readonly submittedAtMs: number;
   readonly updatedAtMs: number;
   /** Where it runs or ran last; null before its first placement. */
@@ -179,7 +182,7 @@ export interface JobEvent {
   /** null for the submit event. */
   readonly fromState: JobState | null;
   readonly toState: JobState;
-  readonly reason: string | null;
+  readonly reason: JobEventReason | null;
 }
 
 /** One attempt (one run of the command). */
@@ -192,7 +195,7 @@ export interface AttemptRecord {
   readonly exitCode: number | null;
   readonly signal: string | null;
   /** Why it ended: `exited`, `time-limit`, `cancelled`, `lost`, ...; null while it runs. */
-  readonly endReason: string | null;
+  readonly endReason: JobEventReason | null;
 }
 
 /** Mutable fields of a job a change may set. */
@@ -222,7 +225,7 @@ export interface JobChange {
   readonly atMs: number;
   readonly expectState?: JobState;
   readonly to?: JobState;
-  readonly reason?: string | null;
+  readonly reason?: JobEventReason | null;
   readonly patch?: JobPatch;
   /** Starts an attempt record (`startedAtMs` = `atMs`). */
   readonly startAttempt?: number;
@@ -231,7 +234,7 @@ export interface JobChange {
     readonly attempt: number;
     readonly exitCode: number | null;
     readonly signal: string | null;
-    readonly endReason: string;
+    readonly endReason: JobEventReason;
   };
 }
 
@@ -324,7 +327,7 @@ export interface StateStore {
    * violation; the job record is left as it is.
    * @throws StoreConflictError for an unknown job, or when the job is not in `expectState` (when given)
    */
-  addJobEvent(jobId: number, atMs: number, reason: string, expectState?: JobState): void;
+  addJobEvent(jobId: number, atMs: number, reason: JobEventReason, expectState?: JobState): void;
   /** The job whose current report token has this digest (see `JobRecord.reportTokenDigest`), or null. */
   findJobByReportTokenDigest(digest: string): JobRecord | null;
   /** UUIDs of cordoned GPUs. */

@@ -8,6 +8,7 @@ import type { StateStore } from '../ports/state-store.js';
 import type { Logger } from '../scheduling/plane-deps.js';
 import type { PlaneEvents } from '../scheduling/plane-events.js';
 import type { QosChange } from './qos-tracker.js';
+import { statusMessage } from '../../core/index.js';
 
 /** Where QoS changes are published. */
 export interface QosPublishTarget {
@@ -45,8 +46,8 @@ export function publishQosChanges(target: QosPublishTarget, changes: readonly Qo
       observedSeconds: change.observedSeconds,
       targetSeconds: change.targetSeconds,
     };
-    if (change.change === 'violation') logger.warn(fields, change.reason);
-    else logger.info(fields, change.reason);
+    if (change.change === 'violation') logger.warn(fields, statusMessage(change.reason));
+    else logger.info(fields, statusMessage(change.reason));
   }
   target.requestPass();
 }

@@ -1,4 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { statusMessage } from '../../core/index.js';
+import type { QosChange } from './qos-tracker.js';
+
+/** The changes with their reasons' lines. */
+const lines = (changes: readonly QosChange[]) => changes.map((c) => ({ ...c, reason: statusMessage(c.reason) }));
 import { QosTracker, type QosTrackedJob } from './qos-tracker.js';
 
 const T0 = 1_750_000_000_000;
@@ -19,9 +24,9 @@ describe('QosTracker', () => {
   it('raises a violation on the report that makes the run of misses 60 s old, not before', () => {
     const { qos } = tracker();
     qos.track(job);
-    expect(qos.report(7, { stepSeconds: 0.62 }, T0)).toEqual([]);
-    expect(qos.report(7, { stepSeconds: 0.7 }, T0 + 30_000)).toEqual([]);
-    expect(qos.report(7, { stepSeconds: 0.61 }, T0 + 59_999)).toEqual([]);
+    expect(lines(qos.report(7, { stepSeconds: 0.62 }, T0))).toEqual([]);
+    expect(lines(qos.report(7, { stepSeconds: 0.7 }, T0 + 30_000))).toEqual([]);
+    expect(lines(qos.report(7, { stepSeconds: 0.61 }, T0 + 59_999))).toEqual([]);
     expect(qos.statuses()).toEqual([
       {
         jobId: 7,
@@ -37,7 +42,7 @@ describe('QosTracker', () => {
         violations: 0,
       },
     ]);
-    expect(qos.report(7, { stepSeconds: 0.62 }, T0 + 60_000)).toEqual([
+    expect(lines(qos.report(7, { stepSeconds: 0.62 }, T0 + 60_000))).toEqual([
       {
         jobId: 7,
         tenant: 'team-a',
@@ -50,7 +55,7 @@ describe('QosTracker', () => {
       },
     ]);
     // Still missing: no second violation.
-    expect(qos.report(7, { stepSeconds: 0.9 }, T0 + 61_000)).toEqual([]);
+    expect(lines(qos.report(7, { stepSeconds: 0.9 }, T0 + 61_000))).toEqual([]);
     expect(qos.statusesOf(7)[0]).toMatchObject({ violating: true, violations: 1, reports: 5, missingSinceMs: T0 });
     expect(qos.violatingJobs().map((j) => j.jobId)).toEqual([7]);
   });
@@ -62,11 +67,11 @@ describe('QosTracker', () => {
       const { qos, clock } = tracker(1);
       qos.track(job);
       clock.now = T0;
-      expect(qos.report(7, { stepSeconds: 0.9 })).toEqual([]);
+      expect(lines(qos.report(7, { stepSeconds: 0.9 }))).toEqual([]);
       clock.now = T0 + 1_000;
-      expect(qos.check()).toEqual([]); // the latest report is already 1 s old: not judged on the timer
+      expect(lines(qos.check())).toEqual([]); // the latest report is already 1 s old: not judged on the timer
       clock.now = T0 + 2_000;
-      expect(qos.report(7, { stepSeconds: 0.9 })).toEqual([
+      expect(lines(qos.report(7, { stepSeconds: 0.9 }))).toEqual([
         {
           jobId: 7,
           tenant: 'team-a',
@@ -80,10 +85,10 @@ describe('QosTracker', () => {
       ]);
       expect(qos.statusesOf(7)[0]).toMatchObject({ violating: true, missingSinceMs: T0, violations: 1 });
       clock.now = T0 + 4_000;
-      expect(qos.report(7, { stepSeconds: 0.9 })).toEqual([]); // still violating: raised once
+      expect(lines(qos.report(7, { stepSeconds: 0.9 }))).toEqual([]); // still violating: raised once
       // It meets the target after the misses: recovered at once.
       clock.now = T0 + 6_000;
-      expect(qos.report(7, { stepSeconds: 0.4 }).map((c) => [c.change, c.reason])).toEqual([
+      expect(qos.report(7, { stepSeconds: 0.4 }).map((c) => [c.change, statusMessage(c.reason)])).toEqual([
         ['recovered', 'QoS recovered: step 0.4 s ≤ target 0.5 s'],
       ]);
       expect(qos.violatingJobs()).toEqual([]);
@@ -93,7 +98,7 @@ describe('QosTracker', () => {
   it('a job reporting every 5 minutes is flagged at its second miss with the default 60 s', () => {
     const { qos } = tracker(60);
     qos.track(job);
-    expect(qos.report(7, { stepSeconds: 0.9 }, T0)).toEqual([]);
+    expect(lines(qos.report(7, { stepSeconds: 0.9 }, T0))).toEqual([]);
     expect(qos.report(7, { stepSeconds: 0.9 }, T0 + 300_000).map((c) => [c.change, c.atMs])).toEqual([
       ['violation', T0 + 300_000],
     ]);
@@ -104,7 +109,7 @@ describe('QosTracker', () => {
     qos.track(job);
     qos.report(7, { stepSeconds: 0.6 }, T0);
     expect(qos.report(7, { stepSeconds: 0.6 }, T0 + 10_000).map((c) => c.change)).toEqual(['violation']);
-    expect(qos.report(7, { stepSeconds: 0.5 }, T0 + 12_000)).toEqual([
+    expect(lines(qos.report(7, { stepSeconds: 0.5 }, T0 + 12_000))).toEqual([
       {
         jobId: 7,
         tenant: 'team-a',
@@ -119,8 +124,8 @@ describe('QosTracker', () => {
     expect(qos.statusesOf(7)[0]).toMatchObject({ violating: false, missingSinceMs: null, violations: 1 });
     expect(qos.violatingJobs()).toEqual([]);
     // A new run of misses starts at its own first miss.
-    expect(qos.report(7, { stepSeconds: 0.7 }, T0 + 13_000)).toEqual([]);
-    expect(qos.report(7, { stepSeconds: 0.7 }, T0 + 22_999)).toEqual([]);
+    expect(lines(qos.report(7, { stepSeconds: 0.7 }, T0 + 13_000))).toEqual([]);
+    expect(lines(qos.report(7, { stepSeconds: 0.7 }, T0 + 22_999))).toEqual([]);
     expect(qos.report(7, { stepSeconds: 0.7 }, T0 + 23_000).map((c) => [c.change, c.atMs])).toEqual([
       ['violation', T0 + 23_000],
     ]);
@@ -133,7 +138,7 @@ describe('QosTracker', () => {
     qos.report(7, { stepSeconds: 0.8 }, T0);
     qos.report(7, { stepSeconds: 0.4 }, T0 + 20_000);
     qos.report(7, { stepSeconds: 0.8 }, T0 + 40_000);
-    expect(qos.report(7, { stepSeconds: 0.8 }, T0 + 60_000)).toEqual([]);
+    expect(lines(qos.report(7, { stepSeconds: 0.8 }, T0 + 60_000))).toEqual([]);
     expect(qos.report(7, { stepSeconds: 0.8 }, T0 + 100_000).map((c) => c.atMs)).toEqual([T0 + 100_000]);
   });
 
@@ -144,15 +149,15 @@ describe('QosTracker', () => {
     qos.report(7, { stepSeconds: 0.62 }, T0);
     qos.report(8, { stepSeconds: 0.62 }, T0);
     qos.report(7, { stepSeconds: 0.62 }, T0 + 600);
-    expect(qos.check(T0 + 999)).toEqual([]);
+    expect(lines(qos.check(T0 + 999))).toEqual([]);
     clock.now = T0 + 1_000;
     // Job 8's latest report is 1 s old: it is not judged. Job 7 reported 0.4 s ago.
-    expect(qos.check().map((c) => [c.jobId, c.change, c.atMs, c.reason])).toEqual([
+    expect(qos.check().map((c) => [c.jobId, c.change, c.atMs, statusMessage(c.reason)])).toEqual([
       [7, 'violation', T0 + 1_000, 'QoS violation: step 0.62 s > target 0.5 s for 1 s'],
     ]);
-    expect(qos.check(T0 + 1_200)).toEqual([]);
+    expect(lines(qos.check(T0 + 1_200))).toEqual([]);
     // A violation stays while the job is silent; the next met report recovers it.
-    expect(qos.check(T0 + 50_000)).toEqual([]);
+    expect(lines(qos.check(T0 + 50_000))).toEqual([]);
     expect(qos.statusesOf(7)[0]!.violating).toBe(true);
     expect(qos.report(7, { stepSeconds: 0.3 }, T0 + 50_000).map((c) => c.change)).toEqual(['recovered']);
   });

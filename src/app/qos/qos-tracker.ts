@@ -14,6 +14,7 @@
  * drops the job). A met report recovers a violation at once.
  */
 import type { QosTargets } from '../ports/state-store.js';
+import { JOB_EVENT_CODES, jobEventReason, type JobEventReason } from '../../core/index.js';
 
 /** Kinds of QoS target a job may declare. */
 export const QOS_KINDS = ['step', 'latency'] as const;
@@ -68,8 +69,8 @@ export interface QosChange {
   readonly observedSeconds: number;
   readonly targetSeconds: number;
   readonly atMs: number;
-  /** `QoS violation: step 0.62 s > target 0.5 s for 60 s` or `QoS recovered: step 0.4 s ≤ target 0.5 s`. */
-  readonly reason: string;
+  /** `qos-violation` (kind, observedSeconds, targetSeconds, violationSeconds) or `qos-recovered`. */
+  readonly reason: JobEventReason;
 }
 
 /** Settings of a tracker. */
@@ -263,8 +264,17 @@ export class QosTracker {
     const observed = k.lastObservedSeconds!;
     const reason =
       change === 'violation'
-        ? `QoS violation: ${kind} ${observed} s > target ${k.targetSeconds} s for ${this.options.violationSeconds} s`
-        : `QoS recovered: ${kind} ${observed} s ≤ target ${k.targetSeconds} s`;
+        ? jobEventReason(JOB_EVENT_CODES.qosViolation, {
+            kind,
+            observedSeconds: observed,
+            targetSeconds: k.targetSeconds,
+            violationSeconds: this.options.violationSeconds,
+          })
+        : jobEventReason(JOB_EVENT_CODES.qosRecovered, {
+            kind,
+            observedSeconds: observed,
+            targetSeconds: k.targetSeconds,
+          });
     return {
       jobId: job.jobId,
       tenant: job.tenant,

@@ -1,5 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { decideAttemptEnd } from './attempt-end.js';
+import { JOB_EVENT_CODES, jobEventReason, statusMessage, type JobEventReason } from '../../core/index.js';
+import { decideAttemptEnd, type StopIntent } from './attempt-end.js';
+
+/** The intents of the table, as gpushare records them. */
+function intentOf(intent: { kind: string } | undefined): StopIntent | undefined {
+  if (intent?.kind === 'cancelled')
+    return {
+      kind: 'cancelled',
+      reason: jobEventReason(JOB_EVENT_CODES.cancelled, { by: 'admin', tenant: null, note: null }),
+    };
+  if (intent?.kind === 'preempted')
+    return {
+      kind: 'preempted',
+      reason: jobEventReason(JOB_EVENT_CODES.preempted, {
+        preemptorJobId: 9,
+        preemptorPriority: 900,
+        preemptorTenant: 'a',
+      }),
+    };
+  return intent === undefined ? undefined : { kind: 'time-limit' };
+}
+
+/** An attempt's end in the API's words (views.ts). */
+const endLine = (reason: JobEventReason): string =>
+  reason.code === 'exited' ? 'exited' : reason.code === 'preempted' ? 'preempted' : statusMessage(reason);
 
 describe('decideAttemptEnd', () => {
   it.each([
@@ -73,7 +97,12 @@ describe('decideAttemptEnd', () => {
       { kind: 'preempted', reason: 'preempted by job 9' },
       0,
       0,
-      { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false },
+      {
+        to: 'preempted',
+        reason: 'preempted by job 9 (priority 900, tenant a)',
+        endReason: 'preempted',
+        terminal: false,
+      },
     ],
     [
       'preempted: exit 1 after the signal',
@@ -81,7 +110,12 @@ describe('decideAttemptEnd', () => {
       { kind: 'preempted', reason: 'preempted by job 9' },
       0,
       0,
-      { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false },
+      {
+        to: 'preempted',
+        reason: 'preempted by job 9 (priority 900, tenant a)',
+        endReason: 'preempted',
+        terminal: false,
+      },
     ],
     [
       'preempted: killed after grace',
@@ -89,7 +123,12 @@ describe('decideAttemptEnd', () => {
       { kind: 'preempted', reason: 'preempted by job 9' },
       5,
       0,
-      { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false },
+      {
+        to: 'preempted',
+        reason: 'preempted by job 9 (priority 900, tenant a)',
+        endReason: 'preempted',
+        terminal: false,
+      },
     ],
     [
       'preempted: vanished without an outcome',
@@ -97,7 +136,12 @@ describe('decideAttemptEnd', () => {
       { kind: 'preempted', reason: 'preempted by job 9' },
       0,
       0,
-      { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false },
+      {
+        to: 'preempted',
+        reason: 'preempted by job 9 (priority 900, tenant a)',
+        endReason: 'preempted',
+        terminal: false,
+      },
     ],
     [
       'preempted: outcome of an older supervisor (delivery not recorded)',
@@ -105,7 +149,12 @@ describe('decideAttemptEnd', () => {
       { kind: 'preempted', reason: 'preempted by job 9' },
       0,
       0,
-      { to: 'preempted', reason: 'preempted by job 9', endReason: 'preempted', terminal: false },
+      {
+        to: 'preempted',
+        reason: 'preempted by job 9 (priority 900, tenant a)',
+        endReason: 'preempted',
+        terminal: false,
+      },
     ],
     [
       'exited 0 before the preemption signal was sent',
@@ -150,6 +199,7 @@ describe('decideAttemptEnd', () => {
       },
     ],
   ] as const)('%s', (_name, outcome, intent, failuresBefore, retries, expected) => {
-    expect(decideAttemptEnd(outcome, intent, failuresBefore, retries)).toEqual(expected);
+    const end = decideAttemptEnd(outcome, intentOf(intent), failuresBefore, retries);
+    expect({ ...end, reason: statusMessage(end.reason), endReason: endLine(end.endReason) }).toEqual(expected);
   });
 });

@@ -9,21 +9,26 @@
  * outcome. Only a command that ended before any signal reached it is judged by its own exit status
  * (exit 0: `succeeded`).
  */
-import type { JobState } from '../../core/index.js';
+import { JOB_EVENT_CODES as C, jobEventReason, type JobEventReason, type JobState } from '../../core/index.js';
 
-/** Why gpushare stopped a running job, if it did. */
+/**
+ * Why gpushare stopped a running job, if it did: a cancel (`cancelled` reason: who), the time
+ * limit, or a preemption (`preempted` reason: the preemptor).
+ */
 export type StopIntent =
-  | { readonly kind: 'cancelled'; readonly reason: string }
+  | { readonly kind: 'cancelled'; readonly reason: JobEventReason }
   | { readonly kind: 'time-limit' }
-  | { readonly kind: 'preempted'; readonly reason: string };
+  | { readonly kind: 'preempted'; readonly reason: JobEventReason };
+
+const TIME_LIMIT = jobEventReason(C.timeLimit);
 
 /** The decision for one ended attempt. */
 export interface AttemptEnd {
   readonly to: Extract<JobState, 'succeeded' | 'failed' | 'cancelled' | 'pending' | 'preempted'>;
   /** Reason stored with the transition. */
-  readonly reason: string;
-  /** Why the attempt ended (`exited`, `time-limit`, `lost`, `preempted`, `cancelled by …`, `killed by SIGKILL`). */
-  readonly endReason: string;
+  readonly reason: JobEventReason;
+  /** Why the attempt ended (`exited`, `time-limit`, `lost`, `preempted`, `cancelled`, `killed`, `could-not-start`). */
+  readonly endReason: JobEventReason;
   /** True when the job will not run again. */
   readonly terminal: boolean;
 }
@@ -58,30 +63,30 @@ export function decideAttemptEnd(
 ): AttemptEnd {
   if (intent?.kind === 'cancelled')
     return { to: 'cancelled', reason: intent.reason, endReason: intent.reason, terminal: true };
-  if (intent?.kind === 'time-limit')
-    return { to: 'failed', reason: 'time-limit', endReason: 'time-limit', terminal: true };
+  if (intent?.kind === 'time-limit') return { to: 'failed', reason: TIME_LIMIT, endReason: TIME_LIMIT, terminal: true };
   // Stopped by the preemption signal (or no outcome to say otherwise; an older supervisor that did
   // not record delivery counts as delivered): requeued to resume, whatever the exit status.
   if (intent?.kind === 'preempted' && (outcome === null || outcome.signalDeliveredAtMs !== null)) {
-    return { to: 'preempted', reason: intent.reason, endReason: 'preempted', terminal: false };
+    return { to: 'preempted', reason: intent.reason, endReason: intent.reason, terminal: false };
   }
-  if (outcome !== null && outcome.exitCode === 0)
-    return { to: 'succeeded', reason: 'exit code 0', endReason: 'exited', terminal: true };
+  if (outcome !== null && outcome.exitCode === 0) {
+    const exited = jobEventReason(C.exited, { exitCode: 0 });
+    return { to: 'succeeded', reason: exited, endReason: exited, terminal: true };
+  }
   const failure =
     outcome === null
-      ? 'lost'
+      ? jobEventReason(C.lost)
       : outcome.signal
-        ? `killed by ${outcome.signal}`
+        ? jobEventReason(C.killed, { signal: outcome.signal })
         : outcome.exitCode === null && outcome.error
-          ? outcome.error
-          : `exit code ${outcome.exitCode}`;
-  const endReason = failure.startsWith('exit code') ? 'exited' : failure;
+          ? jobEventReason(C.couldNotStart, { error: outcome.error })
+          : jobEventReason(C.exited, { exitCode: outcome.exitCode ?? 0 });
   if (failuresBefore < retries)
     return {
       to: 'pending',
-      reason: `retry ${failuresBefore + 1} of ${retries} after ${failure}`,
-      endReason,
+      reason: jobEventReason(C.retry, { retry: failuresBefore + 1, retries, failure }),
+      endReason: failure,
       terminal: false,
     };
-  return { to: 'failed', reason: failure, endReason, terminal: true };
+  return { to: 'failed', reason: failure, endReason: failure, terminal: true };
 }

@@ -37,7 +37,7 @@ describe('AttemptMonitor', () => {
     monitor.check();
     expect([stateOf(parts, ok), stateOf(parts, flaky)]).toEqual(['succeeded', 'pending']);
     expect(parts.store.getJob(ok)!.endedAtMs).toBe(endedAtMs);
-    expect(parts.store.listAttempts(flaky).map((a) => [a.exitCode, a.endReason, a.endedAtMs])).toEqual([
+    expect(parts.store.listAttempts(flaky).map((a) => [a.exitCode, a.endReason?.code, a.endedAtMs])).toEqual([
       [3, 'exited', endedAtMs],
     ]);
     expect([parts.running.size, parts.queue.has(flaky), parts.queue.has(ok)]).toEqual([0, true, false]);
@@ -51,7 +51,7 @@ describe('AttemptMonitor', () => {
     parts.launcher.vanish(id);
     monitor.check();
     expect(stateOf(parts, id)).toBe('failed');
-    expect(parts.store.listAttempts(id).map((a) => a.endReason)).toEqual(['lost']);
+    expect(parts.store.listAttempts(id).map((a) => a.endReason?.code)).toEqual(['lost']);
   });
 
   it('stops a job past its time limit once, and settles its end as time-limit', async () => {
@@ -68,7 +68,7 @@ describe('AttemptMonitor', () => {
     expect(parts.logs.filter((l) => l.msg === 'time limit reached')).toHaveLength(1);
     monitor.check();
     expect(stateOf(parts, id)).toBe('failed');
-    expect(parts.store.listAttempts(id).map((a) => a.endReason)).toEqual(['time-limit']);
+    expect(parts.store.listAttempts(id).map((a) => a.endReason?.code)).toEqual(['time-limit']);
     expect(parts.intents.has(id)).toBe(false);
   });
 

@@ -21,6 +21,7 @@ import type { Logger } from './plane-deps.js';
 import type { RunningJobs } from './running-jobs.js';
 import type { RunningSet } from './running-set.js';
 import type { StopIntents } from './stop-intents.js';
+import { JOB_EVENT_CODES } from '../../core/index.js';
 
 /**
  * How an attempt ended, as its supervisor recorded it (`endedAtMs`: when the process ended, ms
@@ -85,7 +86,7 @@ export class AttemptMonitor {
     // Every earlier attempt that ended, except by preemption, was a failure (a success ends the job).
     const failuresBefore = store
       .listAttempts(job.id)
-      .filter((a) => a.endReason !== null && a.endReason !== 'preempted').length;
+      .filter((a) => a.endReason !== null && a.endReason.code !== JOB_EVENT_CODES.preempted).length;
     const end = decideAttemptEnd(outcome, this.deps.intents.get(job.id), failuresBefore, job.retries);
     const exitCode = outcome?.exitCode ?? null;
     const signal = outcome?.signal ?? null;

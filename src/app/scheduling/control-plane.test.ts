@@ -49,7 +49,7 @@ describe('ControlPlane: preemption', () => {
       });
       const victim = kit.store.getJob(low.id)!;
       expect(victim.state).toBe('preempted');
-      expect(kit.store.listAttempts(low.id).map((a) => [a.endReason, a.exitCode])).toEqual([['preempted', 0]]);
+      expect(kit.store.listAttempts(low.id).map((a) => [a.endReason?.code, a.exitCode])).toEqual([['preempted', 0]]);
       expect(kit.store.getJob(critical.id)!.state).toBe('running');
       // The preemptor finishes; the victim resumes from its checkpoint and finishes.
       kit.launcher.exit(critical.id, { exitCode: 0 });
@@ -68,7 +68,7 @@ describe('ControlPlane: preemption', () => {
         'running',
         'succeeded',
       ]);
-      expect(kit.store.listAttempts(low.id).map((a) => a.endReason)).toEqual(['preempted', 'exited']);
+      expect(kit.store.listAttempts(low.id).map((a) => a.endReason?.code)).toEqual(['preempted', 'exited']);
     },
   );
 
@@ -84,7 +84,7 @@ describe('ControlPlane: preemption', () => {
     expect(kit.launcher.attempt(low.id).signals).toEqual([]);
     await kit.advance(100);
     expect(kit.store.getJob(low.id)!.state).toBe('succeeded');
-    expect(kit.store.listAttempts(low.id).map((a) => [a.endReason, a.exitCode])).toEqual([['exited', 0]]);
+    expect(kit.store.listAttempts(low.id).map((a) => [a.endReason?.code, a.exitCode])).toEqual([['exited', 0]]);
     expect(kit.store.getJob(critical.id)!.state).toBe('running');
   });
 
@@ -173,7 +173,7 @@ describe('ControlPlane: allocations follow the store', () => {
       check();
       expect(kit.store.getJob(running[0]!)!.state).toBe('succeeded');
       expect(kit.store.getJob(running[1]!)!.state).toBe('failed');
-      expect(kit.store.getJob(running[2]!)!.reason).toBe('lost');
+      expect(kit.store.getJob(running[2]!)!.reason?.code).toBe('lost');
       expect(kit.store.getJob(running[3]!)!.state).toBe('cancelled');
     },
   );

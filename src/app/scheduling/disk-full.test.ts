@@ -33,7 +33,7 @@ describe('ControlPlane: a full disk', () => {
       expect(ended.state).toBe('failed');
       expect(ended.exitCode).toBe(3);
       expect(ended.endedAtMs).toBe(endedAtMs);
-      expect(kit.store.listAttempts(id).map((a) => [a.exitCode, a.endReason, a.endedAtMs])).toEqual([
+      expect(kit.store.listAttempts(id).map((a) => [a.exitCode, a.endReason?.code, a.endedAtMs])).toEqual([
         [3, 'exited', endedAtMs],
       ]);
       expect(kit.store.getJob(waiting)!.state).toBe('running');

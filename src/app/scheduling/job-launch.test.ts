@@ -5,6 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { diskFull } from '../errors.js';
 import { loopParts } from '../testing/loop-parts.js';
+import { JOB_EVENT_CODES, jobEventReason } from '../../core/index.js';
 
 const HALF = { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'timeslice' } as const;
 
@@ -46,11 +47,12 @@ describe('JobLaunch', () => {
   it('ends a job cancelled before its launch `cancelled` instead, once', async () => {
     const parts = await loopParts('1xA100-80GB');
     const job = parts.place({ gpu: HALF });
-    expect(parts.launch.cancelInstead(job.id, 'cancelled by alice')).toBe(true);
+    const byAlice = jobEventReason(JOB_EVENT_CODES.cancelled, { by: 'tenant', tenant: 'alice', note: null });
+    expect(parts.launch.cancelInstead(job.id, byAlice)).toBe(true);
     const stored = parts.store.getJob(job.id)!;
     expect([stored.state, stored.endedAtMs]).toEqual(['cancelled', parts.clock.nowMs()]);
-    expect(parts.store.listEvents(job.id).at(-1)?.reason).toBe('cancelled by alice');
-    expect(parts.launch.cancelInstead(job.id, 'again')).toBe(false);
+    expect(parts.store.listEvents(job.id).at(-1)?.reason).toEqual(byAlice);
+    expect(parts.launch.cancelInstead(job.id, byAlice)).toBe(false);
     expect(parts.launcher.attempts).toEqual([]);
   });
 
@@ -58,7 +60,10 @@ describe('JobLaunch', () => {
     const parts = await loopParts('1xA100-80GB');
     const job = parts.place({ gpu: HALF });
     vi.spyOn(parts.launcher, 'start').mockRejectedValueOnce(new Error('spawn E2BIG'));
-    expect(await parts.launch.launch(job.id, null)).toEqual({ kind: 'failed', reason: 'launch failed: spawn E2BIG' });
+    expect(await parts.launch.launch(job.id, null)).toEqual({
+      kind: 'failed',
+      reason: jobEventReason(JOB_EVENT_CODES.launchFailed, { error: 'spawn E2BIG' }),
+    });
     expect(parts.store.getJob(job.id)!.state).toBe('failed');
     expect(parts.logs.map((l) => [l.level, l.msg])).toEqual([['warn', 'launch failed']]);
   });
@@ -74,6 +79,6 @@ describe('JobLaunch', () => {
     result.write();
     const stored = parts.store.getJob(job.id)!;
     expect([stored.state, stored.placement, stored.folder]).toEqual(['pending', null, `${job.id}-m1`]);
-    expect(parts.store.listEvents(job.id).at(-1)?.reason).toBe('re-queued: the disk was full at launch');
+    expect(parts.store.listEvents(job.id).at(-1)?.reason).toEqual(jobEventReason(JOB_EVENT_CODES.requeuedDiskFull));
   });
 });

@@ -24,6 +24,7 @@ import { mpsPipeFor } from './mps-agent.js';
 import type { Logger } from './plane-deps.js';
 import type { PlaneEvents } from './plane-events.js';
 import { visibleDevicesOf } from './visible-devices.js';
+import { JOB_EVENT_CODES, jobEventReason, type JobEventReason } from '../../core/index.js';
 
 /** What a launch uses. */
 export interface JobLaunchDeps {
@@ -42,7 +43,7 @@ export interface JobLaunchDeps {
 /** How a launch ended. */
 export type LaunchResult =
   | { readonly kind: 'started'; readonly handle: ProcessHandle }
-  | { readonly kind: 'failed'; readonly reason: string }
+  | { readonly kind: 'failed'; readonly reason: JobEventReason }
   /**
    * The disk is full: `write` records the launch (`running` when `started`, else back to `pending`) once it has room;
    * it throws while it has none.
@@ -68,7 +69,7 @@ export class JobLaunch {
    * of starting it; false when it is no longer `scheduled` or the write fails (then it is launched
    * and its stop intent ends it).
    */
-  cancelInstead(jobId: number, reason: string): boolean {
+  cancelInstead(jobId: number, reason: JobEventReason): boolean {
     const { store, clock, logger } = this.deps;
     if (store.getJob(jobId)?.state !== 'scheduled') return false;
     const nowMs = clock.nowMs();
@@ -103,7 +104,7 @@ export class JobLaunch {
     const attempt = job.attempt + 1;
     let placement = job.placement;
     const simulated = placement.gpus.some((g) => roster.gpu(g.index)?.simulated ?? true);
-    const resume = store.listAttempts(jobId).some((a) => a.endReason === 'preempted');
+    const resume = store.listAttempts(jobId).some((a) => a.endReason?.code === JOB_EVENT_CODES.preempted);
     const reportToken = generateToken();
     // The job's private folder: made at its first launch, kept by later attempts (checkpoints).
     let folder = job.folder;
@@ -189,7 +190,7 @@ export class JobLaunch {
           atMs: clock.nowMs(),
           expectState: 'scheduled' as const,
           to: 'pending' as const,
-          reason: 're-queued: the disk was full at launch',
+          reason: jobEventReason(JOB_EVENT_CODES.requeuedDiskFull),
           patch: { placement: null, reportTokenDigest: null, folder },
         };
         return {
@@ -201,7 +202,7 @@ export class JobLaunch {
         };
       }
       logger.warn({ jobId, err: error }, 'launch failed');
-      const reason = `launch failed: ${(error as Error).message}`;
+      const reason = jobEventReason(JOB_EVENT_CODES.launchFailed, { error: (error as Error).message });
       try {
         store.applyJobChanges([
           {
@@ -224,7 +225,7 @@ export class JobLaunch {
       atMs: now,
       expectState: 'scheduled' as const,
       to: 'running' as const,
-      reason: `attempt ${attempt} started${handle.commandPid ? ` (pid ${handle.commandPid})` : ''}`,
+      reason: jobEventReason(JOB_EVENT_CODES.attemptStarted, { attempt, pid: handle.commandPid ?? null }),
       patch: { attempt, process: handle, startedAtMs: now },
       startAttempt: attempt,
     };

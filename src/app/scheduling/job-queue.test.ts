@@ -42,17 +42,30 @@ describe('JobQueue', () => {
     queue.add(visited);
     queue.add(skipped);
     expect(queue.reasonOf(visited.id)).toBeNull();
-    const capacity = waitReason(WAIT_CODES.gpuCapacity, 'no GPU has 500 milli-GPU free');
-    const behind = waitReason(WAIT_CODES.backfill, 'waits behind the blocked job');
+    const capacity = waitReason(WAIT_CODES.hostCpu, { neededCpuMilli: 500, freeCpuMilli: 0 });
+    const unvisited = {
+      blockedJobId: visited.id,
+      reservedStartMs: null,
+      order: { nowMs: 2_000, aging: null, dominantShares: [] },
+      quotas: [],
+      usage: [],
+      gpuKinds: [],
+    };
     queue.beginPass();
-    queue.setPassReasons(new Map([[visited.id, capacity]]), () => behind);
+    queue.setPassReasons({ waiting: [{ jobId: visited.id, reason: capacity }], unvisited }, null);
     expect(queue.reasonOf(visited.id)).toEqual(capacity);
-    expect(queue.reasonOf(skipped.id)).toEqual(behind);
+    expect(queue.reasonOf(skipped.id)).toEqual(
+      waitReason(WAIT_CODES.backfill, {
+        blockedJobId: visited.id,
+        timeLimitSeconds: skipped.timeLimitSeconds ?? null,
+        reservedStartMs: null,
+      }),
+    );
     // A job queued after the pass has no reason until the next one.
     const late = store.insertJob(sampleJob('acme'), 3_000);
     queue.add(late);
     expect(queue.reasonOf(late.id)).toBeNull();
-    const preempting = waitReason(WAIT_CODES.preempting, 'preempting job(s) 9');
+    const preempting = waitReason(WAIT_CODES.preempting, { victimIds: [9] });
     queue.setReason(late.id, preempting);
     expect(queue.reasonOf(late.id)).toEqual(preempting);
     queue.add(visited); // re-queued: the old reason is gone

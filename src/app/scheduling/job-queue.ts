@@ -4,10 +4,21 @@
  * backfill) in the core's QueueIndex (queue order without sorting; a pass may stop early), their
  * sizes in GPU-equivalents (cached until the GPUs change), and why each waits as the last pass
  * found: the jobs it visited get their own reason, the ones it did not visit (it stopped early)
- * get theirs on read, from the pass's `unvisitedReason`. The store stays the truth; this mirror is
- * rebuilt from it at start and kept in step by submit, cancel, placement and requeue.
+ * get theirs on read, from the plan's data about them (`unvisitedWait`); a reason's costly figures
+ * (how many GPUs qualify, which GPUs other tenants' MPS jobs hold) are worked out on read, from the
+ * pass's session (`explainWait`). The store stays the truth; this mirror is rebuilt from it at
+ * start and kept in step by submit, cancel, placement and requeue.
  */
-import { QueueIndex, type JobRequest, type JobState, type WaitReason } from '../../core/index.js';
+import {
+  QueueIndex,
+  unvisitedWait,
+  type JobRequest,
+  type JobState,
+  type Plan,
+  type SchedulingSession,
+  type UnvisitedWaits,
+  type WaitReason,
+} from '../../core/index.js';
 import type { JobRecord } from '../ports/state-store.js';
 import { jobRequestOf } from './job-request.js';
 
@@ -20,8 +31,10 @@ export class JobQueue {
   readonly sizes = new Map<number, number>();
   /** Reasons the last pass gave the jobs it visited (and preemptors' reasons set after it). */
   private reasons = new Map<number, WaitReason>();
-  /** Why a job the last pass did not visit waits; null when it visited every job. */
-  private unvisited: ((job: JobRequest) => WaitReason) | null = null;
+  /** The last plan's data about the jobs it did not visit; null when it visited every job. */
+  private unvisited: UnvisitedWaits | null = null;
+  /** The last pass's session (its state after the pass), for the costly figures of a reason. */
+  private session: Pick<SchedulingSession, 'explainWait'> | null = null;
   /**
    * Passes begun; a job remembers the count when it was queued (a job queued after the last pass has no reason yet).
    */
@@ -62,14 +75,15 @@ export class JobQueue {
     return this.states.get(jobId) ?? 'pending';
   }
 
-  /** Why the job waits, as the last pass found; null before a pass has considered it. */
+  /** Why the job waits, as the last pass found (with its costly figures); null before a pass has considered it. */
   reasonOf(jobId: number): WaitReason | null {
-    const reason = this.reasons.get(jobId);
-    if (reason !== undefined) return reason;
     const job = this.index.get(jobId);
+    const reason = this.reasons.get(jobId);
+    if (reason !== undefined)
+      return job === undefined || this.session === null ? reason : this.session.explainWait(job, reason);
     const queuedAt = this.queuedAtPass.get(jobId);
     if (job === undefined || this.unvisited === null || queuedAt === undefined || queuedAt >= this.passes) return null;
-    return this.unvisited(job);
+    return unvisitedWait(this.unvisited, job);
   }
 
   /** A pass begins: jobs queued from now on are new to it. */
@@ -77,10 +91,17 @@ export class JobQueue {
     this.passes++;
   }
 
-  /** The reasons of a pass: `visited` for the jobs it visited, `unvisited` (null: none) for the others. */
-  setPassReasons(visited: ReadonlyMap<number, WaitReason>, unvisited: ((job: JobRequest) => WaitReason) | null): void {
-    this.reasons = new Map(visited);
-    this.unvisited = unvisited;
+  /**
+   * The reasons of a pass: its plan's waits for the jobs it visited, its data about the others, and
+   * the session that explains them (null: reasons without their costly figures).
+   */
+  setPassReasons(
+    plan: Pick<Plan, 'waiting' | 'unvisited'>,
+    session: Pick<SchedulingSession, 'explainWait'> | null,
+  ): void {
+    this.reasons = new Map(plan.waiting.map((w) => [w.jobId, w.reason]));
+    this.unvisited = plan.unvisited;
+    this.session = session;
   }
 
   setReason(jobId: number, reason: WaitReason): void {

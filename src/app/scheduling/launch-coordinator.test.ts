@@ -8,6 +8,7 @@ import { diskFull } from '../errors.js';
 import type { JobChange } from '../ports/state-store.js';
 import { loopParts } from '../testing/loop-parts.js';
 import { LaunchCoordinator } from './launch-coordinator.js';
+import { JOB_EVENT_CODES, jobEventReason } from '../../core/index.js';
 
 const HALF = { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'timeslice' } as const;
 
@@ -47,7 +48,10 @@ describe('LaunchCoordinator', () => {
   it('ends a job cancelled before its launch without starting it, and asks for a pass', async () => {
     const { parts, launches } = await setup();
     const job = parts.place({ gpu: HALF });
-    parts.intents.set(job.id, { kind: 'cancelled', reason: 'cancelled by alice' });
+    parts.intents.set(job.id, {
+      kind: 'cancelled',
+      reason: jobEventReason(JOB_EVENT_CODES.cancelled, { by: 'admin', tenant: null, note: null }),
+    });
     launches.enqueue([job.id]);
     await parts.clock.settle();
     expect([parts.store.getJob(job.id)!.state, parts.launcher.attempts.length]).toEqual(['cancelled', 0]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/memory/manual-clock.js';
 import { LaunchQueue } from './launch-queue.js';
+import { statusMessage } from '../../core/index.js';
 
 describe('launch queue', () => {
   it('runs at most `concurrency` launches at once, in order, each in its own turn, and reports failures', async () => {
@@ -74,7 +75,11 @@ describe('a job cancelled while it waits for its launch', () => {
     await kit.settle();
     expect(kit.launcher.attempts.map((a) => a.spec.jobId)).toEqual([second.id]);
     const cancelled = kit.store.getJob(first.id)!;
-    expect([cancelled.state, cancelled.reason, cancelled.attempt]).toEqual(['cancelled', 'cancelled by an admin', 0]);
+    expect([cancelled.state, statusMessage(cancelled.reason!), cancelled.attempt]).toEqual([
+      'cancelled',
+      'cancelled by an admin',
+      0,
+    ]);
     expect(kit.store.getJob(second.id)!.state).toBe('running');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../adapters/store/memory-store.js';
-import { sampleJob } from '../../adapters/store/store-fixtures.js';
+import { note, sampleJob } from '../../adapters/store/store-fixtures.js';
 import { observeStore } from './observed-store.js';
 import { PlaneEvents, type PlaneEvent } from './plane-events.js';
 
@@ -12,10 +12,14 @@ describe('observeStore', () => {
     const store = observeStore(createMemoryStore(), events);
     store.createTenant('acme', 1);
     const job = store.insertJob(sampleJob('acme', { priority: 900 }), 2);
-    store.applyJobChanges([{ jobId: job.id, atMs: 3, expectState: 'pending', to: 'scheduled', reason: 'placed' }]);
-    store.applyJobChanges([{ jobId: job.id, atMs: 4, expectState: 'scheduled', patch: { reason: 'no transition' } }]);
     store.applyJobChanges([
-      { jobId: job.id, atMs: 5, expectState: 'scheduled', to: 'cancelled', reason: 'cancelled by an admin' },
+      { jobId: job.id, atMs: 3, expectState: 'pending', to: 'scheduled', reason: note('placed') },
+    ]);
+    store.applyJobChanges([
+      { jobId: job.id, atMs: 4, expectState: 'scheduled', patch: { reason: note('no transition') } },
+    ]);
+    store.applyJobChanges([
+      { jobId: job.id, atMs: 5, expectState: 'scheduled', to: 'cancelled', reason: note('cancelled by an admin') },
     ]);
     expect(seen).toEqual([
       {
@@ -38,7 +42,7 @@ describe('observeStore', () => {
         to: 'scheduled',
         mode: null,
         atMs: 3,
-        reason: 'placed',
+        reason: note('placed'),
       },
       {
         type: 'job',
@@ -49,7 +53,7 @@ describe('observeStore', () => {
         to: 'cancelled',
         mode: null,
         atMs: 5,
-        reason: 'cancelled by an admin',
+        reason: note('cancelled by an admin'),
       },
     ]);
     // Reads pass through to the wrapped store.

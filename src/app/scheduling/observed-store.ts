@@ -3,13 +3,13 @@
  * PlaneEvents bus, after its transaction commits. Everything else passes through unchanged, so
  * counters of placements, preemptions and outcomes see exactly what the store recorded.
  */
-import type { JobState } from '../../core/index.js';
+import type { JobEventReason, JobState } from '../../core/index.js';
 import type { JobRecord, StateStore } from '../ports/state-store.js';
 import type { PlaneEvents } from './plane-events.js';
 
 /** Wraps `store` so that committed transitions are emitted on `events`. */
 export function observeStore(store: StateStore, events: PlaneEvents): StateStore {
-  const transition = (job: JobRecord, from: JobState | null, atMs: number, reason: string | null): void =>
+  const transition = (job: JobRecord, from: JobState | null, atMs: number, reason: JobEventReason | null): void =>
     events.emit({
       type: 'job',
       jobId: job.id,

@@ -3,7 +3,7 @@
  * dashboard's server-sent events). Listeners run synchronously and must not throw; an exception
  * in one is caught and ignored so that it can never break scheduling.
  */
-import type { JobState, SharingMode } from '../../core/index.js';
+import type { JobEventReason, JobState, SharingMode } from '../../core/index.js';
 import type { QosKind } from '../qos/qos-tracker.js';
 
 /** A job moved from one state to another (or was submitted: `from` null, `to` pending). */
@@ -18,7 +18,7 @@ export interface JobTransitionEvent {
   /** Sharing mode of the job's placement when it has one. */
   readonly mode: SharingMode | null;
   readonly atMs: number;
-  readonly reason: string | null;
+  readonly reason: JobEventReason | null;
 }
 
 /** One scheduling pass ran. */
@@ -44,8 +44,8 @@ export interface PreemptionEvent {
   readonly type: 'preemption';
   readonly preemptorId: number;
   readonly victimIds: readonly number[];
-  /** The reason the victims are stopped for. */
-  readonly reason: string;
+  /** The reason the victims are stopped for (`preempted`: the preemptor). */
+  readonly reason: JobEventReason;
   readonly atMs: number;
 }
 

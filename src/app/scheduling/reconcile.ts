@@ -7,8 +7,8 @@
  * 4. `scheduled` (the server stopped while launching): if that attempt left an outcome it is
  *    collected; if it left a running command with no record, the command is killed and the job
  *    re-queued; otherwise the job simply goes back to `pending`.
- * A cancel or preemption requested before the restart (reason `cancel requested …` or
- * `preemption requested: …`) is carried out, and decides how the attempt ends.
+ * A cancel or preemption requested before the restart (reason code `cancel-requested` or
+ * `preemption-requested`) is carried out, and decides how the attempt ends.
  */
 import type { Clock } from '../ports/clock.js';
 import type { JobFiles } from '../ports/job-files.js';
@@ -16,14 +16,7 @@ import type { ProcessLauncher, ProcessOutcome } from '../ports/process-launcher.
 import type { JobRecord, StateStore } from '../ports/state-store.js';
 import type { Logger } from './plane-deps.js';
 import type { StopIntents } from './stop-intents.js';
-
-/** Reason recorded on a running job whose cancel was requested (survives restarts). */
-export const CANCEL_REQUESTED = 'cancel requested';
-/**
- * Reason prefix recorded on a running preemption victim (survives restarts): `preemption requested: preempted by job N
- * …`.
- */
-export const PREEMPTION_REQUESTED = 'preemption requested';
+import { JOB_EVENT_CODES, jobEventReason } from '../../core/index.js';
 
 /** What reconciling uses: the ports, the stop intents, and the control plane's own steps. */
 export interface ReconcileDeps {
@@ -55,10 +48,17 @@ export async function reconcileJobs(deps: ReconcileDeps): Promise<void> {
       continue;
     }
     // A stop gpushare had asked for before the restart decides how the attempt ends.
-    if (job.reason?.startsWith(PREEMPTION_REQUESTED))
-      intents.restore(job.id, { kind: 'preempted', reason: job.reason.slice(PREEMPTION_REQUESTED.length + 2) });
-    if (job.reason?.startsWith(CANCEL_REQUESTED))
-      intents.restore(job.id, { kind: 'cancelled', reason: job.reason.replace(CANCEL_REQUESTED, 'cancelled') });
+    // Read from the stored code and details (decision 0026): no text is read back.
+    if (job.reason?.code === JOB_EVENT_CODES.preemptionRequested)
+      intents.restore(job.id, {
+        kind: 'preempted',
+        reason: jobEventReason(JOB_EVENT_CODES.preempted, job.reason.details),
+      });
+    if (job.reason?.code === JOB_EVENT_CODES.cancelRequested)
+      intents.restore(job.id, {
+        kind: 'cancelled',
+        reason: jobEventReason(JOB_EVENT_CODES.cancelled, job.reason.details),
+      });
     const outcome = launcher.readOutcome(handle);
     if (outcome) {
       logger.info(
@@ -90,7 +90,7 @@ async function settleScheduled(deps: ReconcileDeps, job: JobRecord): Promise<voi
         atMs: clock.nowMs(),
         expectState: 'scheduled',
         to: 'running',
-        reason: `attempt ${attempt} had started before the restart`,
+        reason: jobEventReason(JOB_EVENT_CODES.attemptRecovered, { attempt }),
         patch: { attempt },
         startAttempt: attempt,
       },
@@ -105,7 +105,7 @@ async function settleScheduled(deps: ReconcileDeps, job: JobRecord): Promise<voi
       atMs: clock.nowMs(),
       expectState: 'scheduled',
       to: 'pending',
-      reason: 're-queued: the server stopped while launching it',
+      reason: jobEventReason(JOB_EVENT_CODES.requeuedAfterStop),
       patch: { attempt, placement: null },
     },
   ]);

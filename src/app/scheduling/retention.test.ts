@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../adapters/memory/manual-clock.js';
 import { MemoryJobFiles } from '../../adapters/memory/memory-job-files.js';
 import { createMemoryStore } from '../../adapters/store/memory-store.js';
-import { sampleJob } from '../../adapters/store/store-fixtures.js';
+import { note, sampleJob } from '../../adapters/store/store-fixtures.js';
 import type { JobState } from '../../core/index.js';
 import { Retention } from './retention.js';
 
@@ -23,7 +23,7 @@ describe('Retention', () => {
       files.prepareCheckpointDirectory(folder);
       files.appendLog(folder, 1, 'stdout', 'log');
       const patch = { folder, ...(endedAtMs === null ? {} : { endedAtMs }) };
-      const to = state === 'pending' ? {} : { to: state, reason: 'test' };
+      const to = state === 'pending' ? {} : { to: state, reason: note('test') };
       store.applyJobChanges([{ jobId: id, atMs: endedAtMs ?? t0, expectState: 'pending', ...to, patch }]);
       return folder;
     };

@@ -3,7 +3,7 @@
  * its QoS targets, its GPU's time-slice rotation and MPS daemon, and sending it the stop signal
  * gpushare decided on (cancel, time limit, preemption with its grace period).
  */
-import type { Placement } from '../../core/index.js';
+import { type Placement, JOB_EVENT_CODES } from '../../core/index.js';
 import type { MpsControl } from '../ports/mps-control.js';
 import type { ProcessLauncher } from '../ports/process-launcher.js';
 import type { JobRecord, StateStore } from '../ports/state-store.js';
@@ -39,7 +39,7 @@ export class RunningSet {
    */
   adopt(job: JobRecord): void {
     const { store, running, qos, mps, logger } = this.deps;
-    running.add(job, store.listAttempts(job.id).filter((a) => a.endReason === 'preempted').length);
+    running.add(job, store.listAttempts(job.id).filter((a) => a.endReason?.code === JOB_EVENT_CODES.preempted).length);
     if (job.qos)
       qos.track({
         jobId: job.id,

@@ -3,7 +3,7 @@
  * of the jobs that wait, skipped passes, and the cluster state built with the configured policy.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { findPolicy } from '../../core/index.js';
+import { findPolicy, statusMessage } from '../../core/index.js';
 import { loopParts } from '../testing/loop-parts.js';
 import { SchedulingPass } from './scheduling-pass.js';
 
@@ -21,7 +21,7 @@ describe('SchedulingPass', () => {
     const placed = parts.store.getJob(first.id)!;
     expect(placed.state).toBe('scheduled');
     expect(placed.placement).toMatchObject({ mode: 'exclusive', gpus: [{ index: 0, gpuMilli: 1000 }] });
-    expect(parts.store.listEvents(first.id).at(-1)?.reason).toBe('placed on GPU 0 in mode exclusive');
+    expect(statusMessage(parts.store.listEvents(first.id).at(-1)!.reason!)).toBe('placed on GPU 0 in mode exclusive');
     expect([parts.queue.has(first.id), parts.queue.has(second.id)]).toEqual([false, true]);
     expect(parts.store.getJob(second.id)!.state).toBe('pending');
     expect(parts.queue.reasonOf(second.id)?.code).toBe('gpu-capacity');

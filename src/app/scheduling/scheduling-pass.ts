@@ -10,12 +10,15 @@ import {
   POLICY_NAMES,
   SchedulingSession,
   findPolicy,
-  schedule,
+  JOB_EVENT_CODES,
+  jobEventReason,
   type ActiveJob,
   type ClusterSnapshot,
   type ClusterState,
   type PlannedPreemption,
   type ScheduleOptions,
+  type JobEventReason,
+  type StatusDetails,
 } from '../../core/index.js';
 import { isDiskFullError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
@@ -30,7 +33,6 @@ import { PassHints, type PassCause } from './pass-hints.js';
 import { describePlacement } from './placement-reason.js';
 import { jobRequestOf } from './job-request.js';
 import type { RecentShapes } from './recent-shapes.js';
-import { PREEMPTION_REQUESTED } from './reconcile.js';
 import type { RunningJobs } from './running-jobs.js';
 import type { StopIntents } from './stop-intents.js';
 import type { Rng } from '../../core/index.js';
@@ -60,7 +62,7 @@ export interface PassOutcome {
   /** Jobs now `scheduled`, to launch. */
   readonly placedJobIds: readonly number[];
   /** The preemption started, with the reason its victims are stopped for; null for none. */
-  readonly preemption: (PlannedPreemption & { readonly reason: string }) | null;
+  readonly preemption: (PlannedPreemption & { readonly reason: JobEventReason }) | null;
   /**
    * When a pass is due again with nothing else happening, ms since the epoch: the first time a
    * running preemptible job passes the preemption guard's minimum run time while jobs wait (it may
@@ -175,12 +177,11 @@ export class SchedulingPass {
             .map((v) => ({ jobId: v.jobId, priority: v.priority, node: settings.nodeName, gpuIndices: v.gpuIndices }));
     const snapshot = this.snapshot();
     queue.beginPass();
-    const plan = schedule({
-      snapshot,
-      pending: queue.index,
+    // A session rather than schedule(): its state after the pass explains the waits when they are read.
+    const session = new SchedulingSession(snapshot, this.deps.rng, this.options());
+    const plan = session.schedule(queue.index, {
       nowMs,
-      rng: this.deps.rng,
-      options: this.options(),
+      active: snapshot.active,
       rules: {
         tenants: store.listTenants().map((t) => ({
           tenant: t.name,
@@ -201,11 +202,12 @@ export class SchedulingPass {
             },
       },
     });
-    queue.setPassReasons(plan.waiting, plan.unvisitedReason);
+    queue.setPassReasons(plan, session);
     const preemptor = plan.preemption === null ? undefined : queue.get(plan.preemption.preemptorId);
-    const reason = preemptor
-      ? `preempted by job ${preemptor.id} (priority ${preemptor.priority}, tenant ${preemptor.tenant})`
-      : '';
+    const preemptorDetails: StatusDetails = preemptor
+      ? { preemptorJobId: preemptor.id, preemptorPriority: preemptor.priority, preemptorTenant: preemptor.tenant }
+      : {};
+    const reason = jobEventReason(JOB_EVENT_CODES.preempted, preemptorDetails);
     const changes: JobChange[] = plan.placements.map(({ jobId, placement }) => ({
       jobId,
       atMs: nowMs,
@@ -219,9 +221,9 @@ export class SchedulingPass {
         jobId: victimId,
         atMs: nowMs,
         expectState: 'running',
-        patch: { reason: `${PREEMPTION_REQUESTED}: ${reason}` },
+        patch: { reason: jobEventReason(JOB_EVENT_CODES.preemptionRequested, preemptorDetails) },
       });
-    const wakeAtMs = plan.waiting.size === 0 ? null : minRunWake(snapshot.active, nowMs, settings.preemptionMinRunMs);
+    const wakeAtMs = plan.waiting.length === 0 ? null : minRunWake(snapshot.active, nowMs, settings.preemptionMinRunMs);
     let outcome: PassOutcome = { placedJobIds: [], preemption: null, wakeAtMs };
     if (changes.length > 0) {
       try {

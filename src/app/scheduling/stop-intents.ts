@@ -1,6 +1,6 @@
 /**
  * Why gpushare is stopping running jobs (cancel, time limit, preemption), and the preemptions in
- * flight: a preemptor waits, with the reason `preempting job(s) …`, until its victims have
+ * flight: a preemptor waits, with the reason `preempting` (its victims), until its victims have
  * checkpointed and exited. One preemption is in flight at a time (docs/preemption.md).
  */
 import { WAIT_CODES, waitReason, type WaitReason } from '../../core/index.js';
@@ -61,15 +61,7 @@ export class StopIntents {
     for (const [preemptorId, victims] of this.preemptors) {
       const stopping = victims.filter((id) => this.intents.get(id)?.kind === 'preempted');
       if (stopping.length === 0 || !queued(preemptorId)) this.preemptors.delete(preemptorId);
-      else
-        reasons.set(
-          preemptorId,
-          waitReason(
-            WAIT_CODES.preempting,
-            `preempting job(s) ${stopping.join(', ')}: waiting for them to checkpoint and exit`,
-            { victimIds: stopping },
-          ),
-        );
+      else reasons.set(preemptorId, waitReason(WAIT_CODES.preempting, { victimIds: stopping }));
     }
     return reasons;
   }

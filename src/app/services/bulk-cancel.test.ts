@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSqliteStore } from '../../adapters/store/sqlite-store.js';
+import { note } from '../../adapters/store/store-fixtures.js';
 import { BulkCancelSchema, type BulkCancelInput } from '../../contract/bulk-cancel.js';
 import type { Principal } from '../auth/tokens.js';
 import type { StateStore } from '../ports/state-store.js';
 import { planeKit, type PlaneKit } from '../testing/plane-kit.js';
+import { statusMessage, JOB_EVENT_CODES, jobEventReason } from '../../core/index.js';
 
 const GPU = { gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: null, mode: 'auto', isolation: 'standard' } as const;
 
@@ -42,7 +44,7 @@ describe('bulk cancel (JobService.cancelMany) over a SQLite store', () => {
                   atMs: 1,
                   expectState: job.state,
                   to: 'cancelled',
-                  reason: 'meanwhile',
+                  reason: note('meanwhile'),
                   patch: { endedAtMs: 1 },
                 },
               ]);
@@ -209,13 +211,13 @@ describe('bulk cancel (JobService.cancelMany) over a SQLite store', () => {
         passes.mock.calls.length,
         kit.plane.pendingCount(),
       ]).toEqual([1, 50, 1, 0]);
-      expect(new Set(ids.map((id) => kit.store.getJob(id)!.reason))).toEqual(
+      expect(new Set(ids.map((id) => statusMessage(kit.store.getJob(id)!.reason!)))).toEqual(
         new Set(['cancelled by an admin: maintenance']),
       );
       expect(kit.store.listEvents(ids[7]!).at(-1)).toMatchObject({
         fromState: 'pending',
         toState: 'cancelled',
-        reason: 'cancelled by an admin: maintenance',
+        reason: jobEventReason(JOB_EVENT_CODES.cancelled, { by: 'admin', tenant: null, note: 'maintenance' }),
       });
     },
   );
@@ -250,13 +252,13 @@ describe('bulk cancel (JobService.cancelMany) over a SQLite store', () => {
       await kit.settle();
       const result = cancelMany(kit.adminPrincipal, { tenant: 'team-a', reason: 'drain for upgrade' });
       expect([result.cancelled, result.stopping]).toEqual([[waiting], running]);
-      expect(running.map((id) => kit.store.getJob(id)!.reason)).toEqual([
-        'cancel requested by an admin',
-        'cancel requested by an admin',
+      expect(running.map((id) => statusMessage(kit.store.getJob(id)!.reason!))).toEqual([
+        'cancel requested by an admin: drain for upgrade',
+        'cancel requested by an admin: drain for upgrade',
       ]);
       for (let i = 0; i < 20 && states(running).some((s) => s !== 'cancelled'); i++) await kit.advance(1000);
       expect(states([...running, waiting])).toEqual(['cancelled', 'cancelled', 'cancelled']);
-      expect(new Set([...running, waiting].map((id) => kit.store.getJob(id)!.reason))).toEqual(
+      expect(new Set([...running, waiting].map((id) => statusMessage(kit.store.getJob(id)!.reason!)))).toEqual(
         new Set(['cancelled by an admin: drain for upgrade']),
       );
     },

@@ -20,7 +20,7 @@ import type { Clock } from '../ports/clock.js';
 import { StoreConflictError, type JobChange, type StateStore } from '../ports/state-store.js';
 import type { ControlPlane } from '../scheduling/control-plane.js';
 import { selectJobs } from './job-selection.js';
-import { CANCEL_REQUESTED } from '../scheduling/reconcile.js';
+import { JOB_EVENT_CODES, jobEventReason, statusMessage, type StatusDetails } from '../../core/index.js';
 
 /** What a bulk cancel uses. */
 export interface BulkCancelDeps {
@@ -29,9 +29,14 @@ export interface BulkCancelDeps {
   readonly clock: Clock;
 }
 
-/** Who cancels, in a reason's words: `an admin` or `tenant team-a` (as the single cancel says). */
-export function cancellerWords(principal: Principal): string {
-  return principal.role === 'admin' ? 'an admin' : `tenant ${principal.tenant}`;
+/**
+ * Who cancels, as a reason's details: `{ by: 'admin' }` or `{ by: 'tenant', tenant }`, and the
+ * caller's note (null: none).
+ */
+export function cancellerDetails(principal: Principal, note: string | null = null): StatusDetails {
+  return principal.role === 'admin'
+    ? { by: 'admin', tenant: null, note }
+    : { by: 'tenant', tenant: principal.tenant, note };
 }
 
 /**
@@ -51,8 +56,8 @@ export function bulkCancel(deps: BulkCancelDeps, principal: Principal, request: 
     ...(request.name === undefined ? {} : { name: request.name }),
     ...(request.since === undefined ? {} : { submittedSinceMs: Date.parse(request.since) }),
   });
-  const who = cancellerWords(principal);
-  const reason = request.reason === undefined ? `cancelled by ${who}` : `cancelled by ${who}: ${request.reason}`;
+  const who = cancellerDetails(principal, request.reason ?? null);
+  const reason = jobEventReason(JOB_EVENT_CODES.cancelled, who);
   const cancelled = jobs.filter((j) => j.state === 'pending' || j.state === 'preempted');
   const stopping = jobs.filter((j) => j.state === 'scheduled' || j.state === 'running');
   const result: BulkCancelResult = {
@@ -60,7 +65,7 @@ export function bulkCancel(deps: BulkCancelDeps, principal: Principal, request: 
     cancelled: cancelled.map((j) => j.id),
     stopping: stopping.map((j) => j.id),
     skipped,
-    reason,
+    reason: statusMessage(reason),
   };
   if (request.dryRun || jobs.length === 0) return result;
 
@@ -78,7 +83,7 @@ export function bulkCancel(deps: BulkCancelDeps, principal: Principal, request: 
       jobId: j.id,
       atMs,
       expectState: j.state,
-      patch: { reason: `${CANCEL_REQUESTED} by ${who}` },
+      patch: { reason: jobEventReason(JOB_EVENT_CODES.cancelRequested, who) },
     })),
   ];
   try {

@@ -14,7 +14,6 @@ import { forbidden, invalidField } from '../errors.js';
 import type { JobRecord, StateStore } from '../ports/state-store.js';
 import type { ControlPlane } from '../scheduling/control-plane.js';
 import type { JobService } from './job-service.js';
-import { redactJobView } from './reason-redaction.js';
 import { toJobView } from './views.js';
 
 /** What the dashboard's job list shows: each field narrows it; absent or null fields do not. */
@@ -116,12 +115,12 @@ export function dashboardJobs(
   // Counted without building views; a second read only when the filter narrowed the list.
   const filtered = Boolean(filter.namePattern) || Boolean(filter.states) || (own === null && Boolean(filter.tenant));
   const unfiltered = filtered ? sources.store.listJobs(own === null ? {} : { tenant: own }).length : matching.length;
-  const redact = sources.jobs.redactorFor(principal);
+  const viewer = sources.jobs.viewerFor(principal);
   return {
     total: matching.length,
     unfiltered,
     offset: filter.offset,
     limit: filter.limit,
-    jobs: page.map((job) => redactJobView(toJobView(job, sources.plane), redact)),
+    jobs: page.map((job) => toJobView(job, sources.plane, viewer)),
   };
 }

@@ -14,7 +14,6 @@ import { quotaUse, type QuotaUse } from './quota-use.js';
 import type { UsageHistory, UsageSample } from './usage-history.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobRecord, StateStore } from '../ports/state-store.js';
-import { redactJobView } from './reason-redaction.js';
 import { toJobView } from './views.js';
 
 /** Ended jobs a snapshot lists (the newest). */
@@ -88,9 +87,9 @@ export function dashboardSnapshot(sources: DashboardSources, principal: Principa
         });
   const placed = visible(['scheduled', 'running']);
   const waiting = visible(['pending', 'preempted']);
-  // Reasons never name another tenant's job for anyone but an admin (reason-redaction.ts).
-  const redact = jobs.redactorFor(principal);
-  const view = (j: JobRecord) => redactJobView(toJobView(j, plane), redact);
+  // Reasons never name another tenant's job for anyone but an admin (reason-viewer.ts).
+  const viewer = jobs.viewerFor(principal);
+  const view = (j: JobRecord) => toJobView(j, plane, viewer);
   const queue = waiting.slice(0, MAX_LISTED_WAITING).map(view);
   const running = placed.map(view);
   const ended = visible(TERMINAL_STATES, RECENT_ENDED_JOBS).map(view);

@@ -1,12 +1,13 @@
 /**
  * Job listings (`GET /api/v1/jobs`): a page of the jobs a caller may see, selected in the store
  * (state, tenant, name pattern, submit time, id cursor, page size: JobFilter), shown as job views
- * (reasons redacted for anyone but an admin) with only the chosen fields.
+ * (reasons written for the viewer: another tenant's job is named to admins only) with only the
+ * chosen fields.
  *
  * The tenant rule: anyone but an admin sees only its own tenant's jobs; asking for another tenant
  * answers an empty page, the same answer as for a tenant without jobs, so it reveals nothing.
  */
-import type { JobState } from '../../core/index.js';
+import { type JobState, type StatusViewer } from '../../core/index.js';
 import { JOB_FIELDS, type JobField } from '../../contract/job-fields.js';
 import type { JobPage, JobTablePage, ListedJob } from '../../contract/job-list.js';
 import { JOB_TABLE_COLUMNS, jobTableRow, type TableJob } from '../../contract/job-table.js';
@@ -16,7 +17,6 @@ import { authorize } from '../auth/authorize.js';
 import type { Principal } from '../auth/tokens.js';
 import type { JobFilter, StateStore } from '../ports/state-store.js';
 import type { ControlPlane } from '../scheduling/control-plane.js';
-import type { ReasonRedactor } from './reason-redaction.js';
 import { jobViewBuilder } from './views.js';
 
 /** What a listing asks for (the parsed query of `GET /api/v1/jobs`). */
@@ -52,7 +52,7 @@ export function listJobPage(
   deps: JobListingDeps,
   principal: Principal,
   query: JobListQuery,
-  redact: ReasonRedactor,
+  viewer: StatusViewer,
 ): JobPage {
   authorize(principal, 'job.read');
   let tenant = query.tenant;
@@ -72,12 +72,10 @@ export function listJobPage(
   const records = deps.store.listJobs(filter);
   const more = query.limit !== undefined && records.length > query.limit;
   const page = more ? records.slice(0, query.limit) : records;
-  const view = jobViewBuilder(deps.plane);
+  const view = jobViewBuilder(deps.plane, viewer);
   const pick = query.fields === undefined ? null : fieldPicker(query.fields);
   const jobs = page.map((record): ListedJob => {
     const full = view(record);
-    const reason = redact(full.reason);
-    if (reason !== full.reason) full.reason = reason;
     return pick === null ? full : pick(full);
   });
   return { jobs, nextAfter: more ? page[page.length - 1]!.id : null };
@@ -92,12 +90,12 @@ export function listJobTablePage(
   deps: JobListingDeps,
   principal: Principal,
   query: JobListQuery,
-  redact: ReasonRedactor,
+  viewer: StatusViewer,
   nowMs: number,
 ): JobTablePage {
   // Rows straight from the views: picking the table's fields first would only copy them.
   const { fields: _fields, ...selectors } = query;
-  const page = listJobPage(deps, principal, selectors, redact);
+  const page = listJobPage(deps, principal, selectors, viewer);
   return {
     columns: [...JOB_TABLE_COLUMNS],
     rows: page.jobs.map((job) => jobTableRow(job as TableJob, nowMs)),

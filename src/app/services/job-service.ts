@@ -4,7 +4,7 @@
  * "forbidden", so job ids leak nothing; nor do reasons, which name another tenant's job only as
  * "another tenant's job" for anyone but an admin.
  */
-import { isTerminal, type JobState } from '../../core/index.js';
+import { isTerminal, type JobState, JOB_EVENT_CODES, jobEventReason, type StatusViewer } from '../../core/index.js';
 import type { GpuView, JobDetailView, JobView, SubmitJob } from '../../contract/api.js';
 import type { BulkCancel, BulkCancelResult } from '../../contract/bulk-cancel.js';
 import { conflict, draining, gpuNotFound, invalidField, jobNotFound } from '../errors.js';
@@ -17,12 +17,11 @@ import type { ProcessLauncher } from '../ports/process-launcher.js';
 import type { JobRecord, StateStore } from '../ports/state-store.js';
 import type { ControlPlane } from '../scheduling/control-plane.js';
 import { normalizeSubmit } from './normalize-submit.js';
-import { CANCEL_REQUESTED } from '../scheduling/reconcile.js';
-import { bulkCancel, cancellerWords } from './bulk-cancel.js';
+import { bulkCancel, cancellerDetails } from './bulk-cancel.js';
 import { toGpuViews, toJobDetail, toJobView } from './views.js';
 import { listJobPage, listJobTablePage, type JobListQuery } from './job-listing.js';
 import { ACTIVE_JOB_STATES, type JobPage, type JobTablePage } from '../../contract/job-list.js';
-import { reasonRedactor, redactJobDetail, redactJobView, type ReasonRedactor } from './reason-redaction.js';
+import { viewerFor } from './reason-viewer.js';
 
 /** What a job's environment values read as for a caller who may not read its logs. */
 export const HIDDEN_VALUE = '(hidden)';
@@ -72,7 +71,7 @@ export class JobService {
     if (tenant !== null) checkPriorityCap(principal, tenant, newJob.priority);
     const job = store.insertJob(newJob, clock.nowMs());
     this.plane.submitted(job);
-    return redactJobView(toJobView(job, this.plane), this.redactorFor(principal));
+    return toJobView(job, this.plane, this.viewerFor(principal));
   }
 
   /**
@@ -96,7 +95,7 @@ export class JobService {
    * tenant's jobs are an empty page for anyone but an admin). @throws GpushareError 403
    */
   listPage(principal: Principal, query: JobListQuery): JobPage {
-    return listJobPage(this.deps, principal, query, this.redactorFor(principal));
+    return listJobPage(this.deps, principal, query, this.viewerFor(principal));
   }
 
   /**
@@ -104,7 +103,7 @@ export class JobService {
    * from the server's clock. @throws GpushareError 403
    */
   listTablePage(principal: Principal, query: JobListQuery): JobTablePage {
-    return listJobTablePage(this.deps, principal, query, this.redactorFor(principal), this.deps.clock.nowMs());
+    return listJobTablePage(this.deps, principal, query, this.viewerFor(principal), this.deps.clock.nowMs());
   }
 
   /**
@@ -115,9 +114,12 @@ export class JobService {
   get(principal: Principal, id: number): JobDetailView {
     const job = this.visibleJob(principal, id, 'job.read');
     const { store } = this.deps;
-    const detail = redactJobDetail(
-      toJobDetail(job, store.listEvents(id), store.listAttempts(id), this.plane),
-      this.redactorFor(principal),
+    const detail = toJobDetail(
+      job,
+      store.listEvents(id),
+      store.listAttempts(id),
+      this.plane,
+      this.viewerFor(principal),
     );
     if (isAllowed(principal, 'job.logs', { jobId: id, tenant: job.tenant, ownerTokenId: job.submittedByTokenId }))
       return detail;
@@ -136,7 +138,8 @@ export class JobService {
     if (isTerminal(job.state)) throw conflict(`job ${id} already ended (${job.state})`);
     const { store, clock } = this.deps;
     const nowMs = () => clock.nowMs();
-    const who = cancellerWords(principal);
+    const who = cancellerDetails(principal);
+    const cancelled = jobEventReason(JOB_EVENT_CODES.cancelled, who);
     if (job.state === 'pending' || job.state === 'preempted') {
       store.applyJobChanges([
         {
@@ -144,19 +147,24 @@ export class JobService {
           atMs: nowMs(),
           expectState: job.state,
           to: 'cancelled',
-          reason: `cancelled by ${who}`,
+          reason: cancelled,
           patch: { endedAtMs: nowMs() },
         },
       ]);
       this.plane.dequeue(id);
     } else {
       store.applyJobChanges([
-        { jobId: id, atMs: nowMs(), expectState: job.state, patch: { reason: `${CANCEL_REQUESTED} by ${who}` } },
+        {
+          jobId: id,
+          atMs: nowMs(),
+          expectState: job.state,
+          patch: { reason: jobEventReason(JOB_EVENT_CODES.cancelRequested, who) },
+        },
       ]);
       // Answer at once: the stop (signal, grace period, kill) goes on in the background.
-      void this.plane.stopJob(id, { kind: 'cancelled', reason: `cancelled by ${who}` });
+      void this.plane.stopJob(id, { kind: 'cancelled', reason: cancelled });
     }
-    return redactJobView(toJobView(store.getJob(id)!, this.plane), this.redactorFor(principal));
+    return toJobView(store.getJob(id)!, this.plane, this.viewerFor(principal));
   }
 
   /**
@@ -168,11 +176,11 @@ export class JobService {
   }
 
   /**
-   * How reasons read for `principal`: the stored truth for an admin; for anyone else another
-   * tenant's job is "another tenant's job" (reason-redaction.ts).
+   * Who `principal` is as a reader of reasons: an admin sees every job and tenant; anyone else
+   * another tenant's job as "another tenant's job" (reason-viewer.ts).
    */
-  redactorFor(principal: Principal): ReasonRedactor {
-    return reasonRedactor(principal, (id) => this.deps.store.getJob(id)?.tenant ?? null);
+  viewerFor(principal: Principal): StatusViewer {
+    return viewerFor(principal, (id) => this.deps.store.getJob(id)?.tenant ?? null);
   }
 
   /** Reads log text of one attempt from a byte offset. @throws GpushareError 404 */

@@ -3,6 +3,12 @@
  * and GPUs with the jobs sharing them. Times become ISO-8601 strings.
  */
 import {
+  ADMIN_VIEWER,
+  JOB_EVENT_CODES,
+  statusMessage,
+  waitMessage,
+  type Status,
+  type StatusViewer,
   enforcementOf,
   migGeometry,
   priorityClassOf,
@@ -20,21 +26,41 @@ import { measuredGpu } from '../usage/measured-gpu.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-/** A job as the API shows it. */
-export function toJobView(job: JobRecord, plane: ControlPlane): JobView {
-  return jobViewBuilder(plane)(job);
+/** A job as the API shows it to `viewer` (its reason written for them; default: an admin). */
+export function toJobView(job: JobRecord, plane: ControlPlane, viewer: StatusViewer = ADMIN_VIEWER): JobView {
+  return jobViewBuilder(plane, viewer)(job);
 }
 
 /**
- * A function from job records to job views that reads the GPU inventory once (for listings: one
- * builder for the whole page).
+ * A function from job records to job views for `viewer` that reads the GPU inventory once (for
+ * listings: one builder for the whole page).
  */
-export function jobViewBuilder(plane: ControlPlane): (job: JobRecord) => JobView {
+export function jobViewBuilder(plane: ControlPlane, viewer: StatusViewer = ADMIN_VIEWER): (job: JobRecord) => JobView {
   const inventory = new Map(plane.roster.inventoryGpus().map((g) => [g.index, g]));
-  return (job) => buildJobView(job, plane, inventory);
+  return (job) => buildJobView(job, plane, inventory, viewer);
 }
 
-function buildJobView(job: JobRecord, plane: ControlPlane, inventory: ReadonlyMap<number, InventoryGpu>): JobView {
+/** A stored reason's line for `viewer`; null for none. */
+function line(reason: Status | null, viewer: StatusViewer): string | null {
+  return reason === null ? null : statusMessage(reason, viewer);
+}
+
+/**
+ * Why an attempt ended, in the words the API has always used: `exited` (its exit code is a field of
+ * its own), `preempted`, `time-limit`, `lost`, `cancelled by …`, `killed by SIGKILL`, `could not start …`.
+ */
+function attemptEndLine(reason: Status | null, viewer: StatusViewer): string | null {
+  if (reason?.code === JOB_EVENT_CODES.exited) return 'exited';
+  if (reason?.code === JOB_EVENT_CODES.preempted) return 'preempted';
+  return line(reason, viewer);
+}
+
+function buildJobView(
+  job: JobRecord,
+  plane: ControlPlane,
+  inventory: ReadonlyMap<number, InventoryGpu>,
+  viewer: StatusViewer,
+): JobView {
   // Why a queued job waits, as the last pass found (null before its first pass).
   const waiting = job.state === 'pending' || job.state === 'preempted' ? plane.waitingReason(job.id) : null;
   const placement = job.placement;
@@ -43,8 +69,8 @@ function buildJobView(job: JobRecord, plane: ControlPlane, inventory: ReadonlyMa
     name: job.name,
     tenant: job.tenant,
     state: job.state,
-    reason: waiting !== null ? waiting.message : job.reason,
-    reasonCode: waiting !== null ? waiting.code : null,
+    reason: waiting !== null ? waitMessage(waiting, viewer) : line(job.reason, viewer),
+    reasonCode: waiting !== null ? waiting.code : (job.reason?.code ?? null),
     priority: job.priority,
     priorityClass: priorityClassOf(job.priority),
     preemptible: job.preemptible,
@@ -113,24 +139,31 @@ export function toQosStatusView(s: QosJobStatus): QosStatusView {
   };
 }
 
-/** A job with its transitions and attempts. */
+/** A job with its transitions and attempts, as `viewer` may read them (default: an admin). */
 export function toJobDetail(
   job: JobRecord,
   events: readonly JobEvent[],
   attempts: readonly AttemptRecord[],
   plane: ControlPlane,
+  viewer: StatusViewer = ADMIN_VIEWER,
 ): JobDetailView {
   return {
-    ...toJobView(job, plane),
+    ...toJobView(job, plane, viewer),
     environment: { ...job.environment },
-    events: events.map((e) => ({ at: iso(e.atMs)!, from: e.fromState, to: e.toState, reason: e.reason })),
+    events: events.map((e) => ({
+      at: iso(e.atMs)!,
+      from: e.fromState,
+      to: e.toState,
+      reason: line(e.reason, viewer),
+      reasonCode: e.reason?.code ?? null,
+    })),
     attempts: attempts.map((a) => ({
       attempt: a.attempt,
       startedAt: iso(a.startedAtMs)!,
       endedAt: iso(a.endedAtMs),
       exitCode: a.exitCode,
       signal: a.signal,
-      endReason: a.endReason,
+      endReason: attemptEndLine(a.endReason, viewer),
     })),
   };
 }

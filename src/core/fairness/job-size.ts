@@ -31,11 +31,24 @@ export function placedGpuEquivalents(gpu: GpuRequest, placement: Placement, devi
   );
 }
 
+/** What a queued job's size depends on of a GPU: its model, its memory (MiB) and whether it is in MIG mode. */
+export type GpuKind = Pick<GpuDevice, 'model' | 'gpuMemoryMiB' | 'migEnabled'>;
+
+/** The distinct kinds of `devices`, in the order first seen. */
+export function gpuKindsOf(devices: readonly GpuKind[]): GpuKind[] {
+  const kinds = new Map<string, GpuKind>();
+  for (const d of devices) {
+    const key = `${d.model}/${d.gpuMemoryMiB}/${d.migEnabled}`;
+    if (!kinds.has(key)) kinds.set(key, { model: d.model, gpuMemoryMiB: d.gpuMemoryMiB, migEnabled: d.migEnabled });
+  }
+  return [...kinds.values()];
+}
+
 /**
  * Size of a queued job on the smallest GPU model it could run on (MIG GPUs for `mig`, the others
  * otherwise); with no such GPU, its compute share alone.
  */
-export function queuedGpuEquivalents(gpu: GpuRequest, devices: readonly GpuDevice[]): number {
+export function queuedGpuEquivalents(gpu: GpuRequest, devices: readonly GpuKind[]): number {
   const mode = resolveMode(gpu);
   const eligible = devices.filter((d) => (mode === 'mig') === d.migEnabled);
   if (mode === 'mig') {

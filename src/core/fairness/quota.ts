@@ -34,6 +34,10 @@ export type QuotaAdmission =
       readonly neverFits: boolean;
       /** Names the tenant, the request, the usage and the limit. */
       readonly message: string;
+      /** The tenant's GPU-equivalents in use. */
+      readonly usedGpuEquivalents: number;
+      /** The tenant's limit in GPU-equivalents. */
+      readonly limitGpuEquivalents: number;
     };
 
 /**
@@ -60,6 +64,8 @@ export function quotaAdmission(
         admitted: false,
         reason: 'quota',
         neverFits: true,
+        usedGpuEquivalents: usage.gpuEquivalents,
+        limitGpuEquivalents: limit,
         message:
           `tenant ${tenant}: the request of ${fmt(requestGpuEquivalents)} GPU-equivalents exceeds the ` +
           `tenant's limit of ${fmt(limit)}`,
@@ -69,6 +75,8 @@ export function quotaAdmission(
       admitted: false,
       reason: 'quota',
       neverFits: false,
+      usedGpuEquivalents: usage.gpuEquivalents,
+      limitGpuEquivalents: limit,
       message:
         `tenant ${tenant}: ${fmt(usage.gpuEquivalents)} GPU-equivalents in use + ` +
         `${fmt(requestGpuEquivalents)} requested exceeds the tenant's limit of ${fmt(limit)}`,

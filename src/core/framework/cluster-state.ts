@@ -29,6 +29,8 @@ import { placeShared, sharedFits, type GpuExclusion } from './shared-placement.j
 import { waitReason, WAIT_CODES, type WaitReason } from '../model/status.js';
 import { MIXED_MPS_TENANTS, UnitGroups, type NodeEntry } from './unit-groups.js';
 
+/** No schedulable MIG GPU has a profile that covers the request. */
+const NO_MIG_GPU: WaitReason = waitReason(WAIT_CODES.noMigGpu);
 /** How a cluster state is built. */
 export interface ClusterStateOptions {
   /** The policy that chooses among units, for a cluster of that many units (policies/registry.ts). */
@@ -242,11 +244,7 @@ export class ClusterState {
       if (!('placement' in whole)) {
         return {
           kind: 'waiting',
-          reason: waitReason(
-            WAIT_CODES.strictIsolation,
-            `strict isolation: no MIG instance (${first.message}) and no whole GPU (${whole.message})`,
-            { mig: first.code, whole: whole.code },
-          ),
+          reason: waitReason(WAIT_CODES.strictIsolation, { mig: first, whole }),
         };
       }
       found = whole;
@@ -422,25 +420,7 @@ export class ClusterState {
             onlyNode === null ? null : this.groups.nodes[onlyNode]!.units,
           );
     if (found !== null && 'placement' in found) return found;
-    // Worked out when read: a long queue or a trace replay makes many reasons nobody reads.
-    let decided: WaitReason | null = null;
-    const decide = (): WaitReason =>
-      (decided ??=
-        this.hostReason(job) ??
-        found ??
-        waitReason(WAIT_CODES.noMigGpu, 'waiting for a schedulable MIG GPU whose profiles cover the request'));
-    const reason: WaitReason = {
-      get code() {
-        return decide().code;
-      },
-      lasting: false,
-      get message() {
-        return decide().message;
-      },
-      get details() {
-        return decide().details;
-      },
-    };
+    const reason = this.hostReason(job) ?? found ?? NO_MIG_GPU;
     failed?.record(mode, job, reason);
     return reason;
   }
@@ -475,11 +455,7 @@ export class ClusterState {
     }
     if (best !== null) return { nodeIndex: best.nodeIndex, placement: best.placement };
     if (!anyProfile) return null;
-    return waitReason(
-      WAIT_CODES.migCapacity,
-      `waiting for ${job.gpu.gpuCount} MIG GPU(s) of one model with room for the instance; ${withRoom} have room now`,
-      { gpuCount: job.gpu.gpuCount, withRoom },
-    );
+    return waitReason(WAIT_CODES.migCapacity, { gpuCount: job.gpu.gpuCount, withRoom });
   }
 
   /** Why no node can take the job for lack of host CPU or memory; null when some node has both. */
@@ -491,17 +467,9 @@ export class ClusterState {
       cpu = Math.max(cpu, entry.freeCpuMilli);
       memory = Math.max(memory, entry.freeHostMemoryMiB);
     }
-    if (job.cpuMilli > cpu)
-      return waitReason(WAIT_CODES.hostCpu, `waiting for host CPU: needs ${job.cpuMilli} cpuMilli, ${cpu} free`, {
-        neededCpuMilli: job.cpuMilli,
-        freeCpuMilli: cpu,
-      });
+    if (job.cpuMilli > cpu) return waitReason(WAIT_CODES.hostCpu, { neededCpuMilli: job.cpuMilli, freeCpuMilli: cpu });
     if (job.hostMemoryMiB > memory)
-      return waitReason(
-        WAIT_CODES.hostMemory,
-        `waiting for host memory: needs ${job.hostMemoryMiB} MiB, ${memory} free`,
-        { neededHostMemoryMiB: job.hostMemoryMiB, freeHostMemoryMiB: memory },
-      );
+      return waitReason(WAIT_CODES.hostMemory, { neededHostMemoryMiB: job.hostMemoryMiB, freeHostMemoryMiB: memory });
     return null;
   }
 }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { schedule } from '../schedule.js';
+import { schedule, SchedulingSession } from '../schedule.js';
+import { waitMessage } from '../model/wait-message.js';
+import { tenantViewer } from '../model/status-viewer.js';
+import { waitOf } from '../testing/plan-waits.js';
 import { SeededRng } from '../random/rng.js';
 import type { ActiveJob, ClusterSnapshot } from '../model/cluster.js';
 import type { GpuDevice } from '../model/gpu-device.js';
@@ -103,12 +106,25 @@ describe('one tenant per MPS GPU', () => {
         rng: new SeededRng(1),
       });
       expect(plan.placements).toEqual([]);
-      const reason = plan.waiting.get(2)!;
-      expect(reason.code).toBe(WAIT_CODES.mpsTenant);
-      expect(reason.message).toBe(
+      const reason = waitOf(plan, 2)!;
+      expect(reason).toEqual({ code: WAIT_CODES.mpsTenant, lasting: false, details: { tenant: 'b' } });
+      expect(waitMessage(reason)).toBe('waiting for an MPS GPU free of other tenants (one tenant per MPS GPU)');
+      const explained = new SchedulingSession(snapshot([gpu(0)], [active(a, 0)]), new SeededRng(1)).explainWait(
+        b,
+        reason,
+      );
+      expect(explained.details).toEqual({ tenant: 'b', gpus: [{ node: 'node-0', gpuIndex: 0, tenant: 'a' }] });
+      expect(waitMessage(explained)).toBe(
         'waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): GPU 0 runs MPS jobs of tenant a',
       );
-      expect(reason.details).toEqual({ tenant: 'b', gpuIndices: [0], otherTenants: 'a' });
+      expect(
+        waitMessage(
+          explained,
+          tenantViewer('b', () => 'a'),
+        ),
+      ).toBe(
+        'waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): GPU 0 runs MPS jobs of another tenant',
+      );
       expect(plan.blockedJobId).toBe(2);
 
       const after = schedule({ snapshot: snapshot([gpu(0)], []), pending: [b], nowMs: 0, rng: new SeededRng(1) });
@@ -124,7 +140,7 @@ describe('one tenant per MPS GPU', () => {
       nowMs: 0,
       rng: new SeededRng(1),
     });
-    expect(plan.waiting.get(2)!.code).toBe(WAIT_CODES.gpuCapacity);
+    expect(waitOf(plan, 2)!.code).toBe(WAIT_CODES.gpuCapacity);
   });
 
   it('packs across tenants when the rule is off (mpsOneTenantPerGpu: false)', () => {
@@ -136,7 +152,7 @@ describe('one tenant per MPS GPU', () => {
       options: { mpsOneTenantPerGpu: false },
     });
     expect(plan.placements.map((p) => [p.jobId, p.placement.gpus[0]!.index])).toEqual([[2, 0]]);
-    expect(plan.waiting.size).toBe(0);
+    expect(plan.waiting).toEqual([]);
   });
 
   it(
@@ -148,10 +164,14 @@ describe('one tenant per MPS GPU', () => {
       const both = snapshot([gpu(0)], [active(a, 0), active(b, 0)]);
       const plan = schedule({ snapshot: both, pending: [job(3, 'a'), job(4, 'c')], nowMs: 0, rng: new SeededRng(1) });
       expect(plan.placements).toEqual([]);
-      expect(plan.waiting.get(3)!.message).toBe(
+      const session = new SchedulingSession(both, new SeededRng(1));
+      expect(waitMessage(session.explainWait(job(3, 'a'), waitOf(plan, 3)!))).toBe(
         'waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): GPU 0 runs MPS jobs of several tenants',
       );
-      expect(plan.waiting.get(4)!.details).toEqual({ tenant: 'c', gpuIndices: [0], otherTenants: '' });
+      expect(session.explainWait(job(4, 'c'), waitOf(plan, 4)!).details).toEqual({
+        tenant: 'c',
+        gpus: [{ node: 'node-0', gpuIndex: 0, tenant: null }],
+      });
       const state = new ClusterState(both, {
         profile: (n) => findPolicy('default')!.create({ nodeCount: n }),
         rng: new SeededRng(1),

@@ -16,7 +16,7 @@ import type { PlacedGpu, Placement } from '../model/assignment.js';
 import type { EffectiveMode, JobRequest } from '../model/request.js';
 import { accountedGpuMilli, reservedGpuMemoryMiB } from '../sharing/share-accounting.js';
 import type { ResourceDemand } from './resource-demand.js';
-import { lazyWaitReason, WAIT_CODES, type WaitReason } from '../model/status.js';
+import { waitReason, WAIT_CODES, type WaitReason } from '../model/status.js';
 import { MIXED_MPS_TENANTS, type DeviceState, type SchedulingUnit, type UnitGroups } from './unit-groups.js';
 
 /** GPUs a job must not use: true for (node index, GPU index) pairs that are excluded. */
@@ -64,7 +64,7 @@ export function placeShared(
     });
     return decision.kind === 'placed'
       ? placedOn(groups.units[decision.nodeIndex]!, decision.gpuIndices, groups, gpuMilli, accounted, memory, mode)
-      : capacityReason(job, mode, accounted, groups, excluded, tenant);
+      : capacityReason(job, mode, accounted);
   }
   const demandOf = (memory: number): ResourceDemand => ({
     cpuMilli: job.cpuMilli,
@@ -76,8 +76,8 @@ export function placeShared(
   });
   const waiting = (): WaitReason =>
     tenant !== null && groups.mpsGpusOfOthers(tenant) > 0 && sharedFitsFor(job, mode, groups, accounted, excluded, null)
-      ? mpsTenantReason(job, groups)
-      : capacityReason(job, mode, accounted, groups, excluded, tenant);
+      ? mpsTenantReason(job)
+      : capacityReason(job, mode, accounted);
 
   // 1. Units with enough GPUs that qualify now (the same test as the cycle's filters, plus modes).
   const candidates: { unit: SchedulingUnit; memory: number }[] = [];
@@ -198,78 +198,81 @@ function qualifiesNow(state: DeviceState, mode: EffectiveMode, tenant: string | 
 }
 
 /**
- * `mps-tenant`: the job would fit but for GPUs whose MPS jobs belong to other tenants; names those
- * GPUs (by node, then index) and their tenants (worked out when read).
+ * `mps-tenant`: the job would fit but for GPUs whose MPS jobs belong to other tenants. Which GPUs,
+ * and whose, is an explanation (mpsTenantHolders, read by explain-wait.ts): the pass does not walk
+ * the GPUs for it, and the reason names no other tenant.
  */
-function mpsTenantReason(job: JobRequest, groups: UnitGroups): WaitReason {
-  return lazyWaitReason(WAIT_CODES.mpsTenant, () => {
-    const held: { node: number; index: number; tenant: string }[] = [];
-    for (const entry of groups.nodes) {
-      for (const state of entry.devices.values()) {
-        if (state.mpsTenant !== null && state.mpsTenant !== job.tenant)
-          held.push({ node: entry.index, index: state.device.index, tenant: state.mpsTenant });
-      }
+function mpsTenantReason(job: JobRequest): WaitReason {
+  return waitReason(WAIT_CODES.mpsTenant, { tenant: job.tenant });
+}
+
+/**
+ * The GPUs (by node, then index) whose MPS jobs belong to tenants other than `tenant`, and whose
+ * (MIXED_MPS_TENANTS: several).
+ */
+export function mpsTenantHolders(
+  tenant: string,
+  groups: UnitGroups,
+): { node: string; gpuIndex: number; tenant: string | null }[] {
+  const held: { nodeIndex: number; node: string; gpuIndex: number; tenant: string | null }[] = [];
+  for (const entry of groups.nodes) {
+    for (const state of entry.devices.values()) {
+      if (state.mpsTenant !== null && state.mpsTenant !== tenant)
+        held.push({
+          nodeIndex: entry.index,
+          node: entry.node.name,
+          gpuIndex: state.device.index,
+          tenant: state.mpsTenant === MIXED_MPS_TENANTS ? null : state.mpsTenant,
+        });
     }
-    held.sort((a, b) => a.node - b.node || a.index - b.index);
-    const named = groups.nodes.length > 1;
-    const tenantName = (t: string): string => (t === MIXED_MPS_TENANTS ? 'several tenants' : `tenant ${t}`);
-    const clauses = held.map(
-      (h) =>
-        `GPU ${h.index}${named ? ` of node ${groups.nodes[h.node]!.node.name}` : ''} runs MPS jobs of ` +
-        `${tenantName(h.tenant)}`,
-    );
-    const tenants = [...new Set(held.map((h) => h.tenant).filter((t) => t !== MIXED_MPS_TENANTS))].sort();
-    return {
-      message: `waiting for an MPS GPU free of other tenants (one tenant per MPS GPU): ${clauses.join('; ')}`,
-      details: { tenant: job.tenant, gpuIndices: held.map((h) => h.index), otherTenants: tenants.join(',') },
-    };
+  }
+  held.sort((x, y) => x.nodeIndex - y.nodeIndex || x.gpuIndex - y.gpuIndex);
+  return held.map(({ node, gpuIndex, tenant: t }) => ({ node, gpuIndex, tenant: t }));
+}
+
+/** Why no unit takes the job: the shape it waits for (how many GPUs qualify: qualifyingGpusAtMost). */
+function capacityReason(job: JobRequest, mode: EffectiveMode, accounted: number): WaitReason {
+  return waitReason(WAIT_CODES.gpuCapacity, {
+    gpuCount: job.gpu.gpuCount,
+    gpuMilli: accounted,
+    gpuMemoryMiB: job.gpu.gpuMemoryMiB,
+    mode,
   });
 }
 
-/** Why no unit takes the job: how many GPUs of one unit qualify at most (worked out when read). */
-function capacityReason(
+/**
+ * The most GPUs of one unit that could take `job` in `mode` now (its model allowed, enough memory,
+ * `accounted` milli-GPU free): what a `gpu-capacity` wait is short of.
+ */
+export function qualifyingGpusAtMost(
   job: JobRequest,
   mode: EffectiveMode,
   accounted: number,
   groups: UnitGroups,
   excluded: GpuExclusion | null,
-  tenant: string | null,
-): WaitReason {
-  const memoryText = job.gpu.gpuMemoryMiB === null ? 'proportional' : `${job.gpu.gpuMemoryMiB} MiB`;
-  return lazyWaitReason(WAIT_CODES.gpuCapacity, () => {
-    let best = 0;
-    const allowed = job.gpu.allowedGpuModels ?? [];
-    for (const unit of groups.units) {
-      if (unit.model === null || (allowed.length > 0 && !allowed.includes(unit.model))) continue;
-      const modelMemoryMiB = unit.state.spec.gpuMemoryMiB ?? 0;
-      if (job.gpu.gpuMemoryMiB !== null && job.gpu.gpuMemoryMiB > modelMemoryMiB) continue;
-      best = Math.max(
-        best,
-        qualifyingGpus(
-          unit,
-          groups,
-          job,
-          mode,
-          accounted,
-          reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB),
-          excluded,
-          tenant,
-        ),
-      );
-    }
-    return {
-      message:
-        `waiting for ${job.gpu.gpuCount} GPU(s) of one model with ${accounted} free milli-GPU and ` +
-        `${memoryText} free memory in mode ${mode}; at most ${best} qualify now`,
-      details: {
-        gpuCount: job.gpu.gpuCount,
-        gpuMilli: accounted,
-        gpuMemoryMiB: job.gpu.gpuMemoryMiB,
+): number {
+  const tenant = groups.mpsTenantFor(mode, job.tenant);
+  let best = 0;
+  const allowed = job.gpu.allowedGpuModels ?? [];
+  for (const unit of groups.units) {
+    if (unit.model === null || (allowed.length > 0 && !allowed.includes(unit.model))) continue;
+    const modelMemoryMiB = unit.state.spec.gpuMemoryMiB ?? 0;
+    if (job.gpu.gpuMemoryMiB !== null && job.gpu.gpuMemoryMiB > modelMemoryMiB) continue;
+    best = Math.max(
+      best,
+      qualifyingGpus(
+        unit,
+        groups,
+        job,
         mode,
-        qualifyingGpus: best,
-      },
-    };
-  });
+        accounted,
+        reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB),
+        excluded,
+        tenant,
+      ),
+    );
+  }
+  return best;
 }
 
 /**

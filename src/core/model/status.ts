@@ -64,25 +64,88 @@ export const NODE_CODES = {
 /** One of the `NODE_CODES` values. */
 export type NodeCode = (typeof NODE_CODES)[keyof typeof NODE_CODES];
 
+/**
+ * Codes of what happened to a job, stored with its transitions, its attempts' ends and its stop
+ * intents (the app's job events; src/app/scheduling/job-event-reasons.ts writes their lines).
+ */
+export const JOB_EVENT_CODES = {
+  /** Placed on GPUs (node, gpus, mode; for `auto` jobs why that mode). */
+  placed: 'placed',
+  /** An attempt started (attempt, pid). */
+  attemptStarted: 'attempt-started',
+  /** The command exited by itself (exitCode). */
+  exited: 'exited',
+  /** The command was killed by a signal gpushare did not send (signal). */
+  killed: 'killed',
+  /** The process vanished without an outcome. */
+  lost: 'lost',
+  /** The command never ran (error: the supervisor's words, e.g. E2BIG). */
+  couldNotStart: 'could-not-start',
+  /** gpushare could not launch it (error). */
+  launchFailed: 'launch-failed',
+  /** Re-queued after a failure, retries left (retry, retries, failure: the failure's Status). */
+  retry: 'retry',
+  /** Stopped at its time limit. */
+  timeLimit: 'time-limit',
+  /** A cancel was asked for while it runs (by); a stop intent that survives restarts. */
+  cancelRequested: 'cancel-requested',
+  /** Cancelled (by). */
+  cancelled: 'cancelled',
+  /** Chosen as a preemption victim (preemptorJobId, preemptorPriority); a stop intent that survives restarts. */
+  preemptionRequested: 'preemption-requested',
+  /** Stopped by a preemption, queued to resume from its checkpoint (preemptorJobId, preemptorPriority). */
+  preempted: 'preempted',
+  /** Its attempt had started before a restart of the server (attempt). */
+  attemptRecovered: 'attempt-recovered',
+  /** Re-queued: the server stopped while launching it. */
+  requeuedAfterStop: 'requeued-after-stop',
+  /** Re-queued: the disk was full at launch. */
+  requeuedDiskFull: 'requeued-disk-full',
+  /** A QoS target missed (kind, observedSeconds, targetSeconds, violationSeconds). */
+  qosViolation: 'qos-violation',
+  /** A QoS target met again (kind, observedSeconds, targetSeconds). */
+  qosRecovered: 'qos-recovered',
+  /** A reason stored before reasons were coded that matches no code (text; shown to admins only). */
+  recorded: 'recorded',
+} as const;
+
+/** One of the `JOB_EVENT_CODES` values. */
+export type JobEventCode = (typeof JOB_EVENT_CODES)[keyof typeof JOB_EVENT_CODES];
+
+/** The codes a job's reason may have (the API's `reasonCode` enum): why it waits, or what happened to it. */
+export const JOB_REASON_CODE_VALUES = [...WAIT_CODE_VALUES, ...Object.values(JOB_EVENT_CODES)] as [
+  WaitCode | JobEventCode,
+  ...(WaitCode | JobEventCode)[],
+];
+
 /** Every code a Status may have, in the order docs/reasons.md lists them. */
-export const STATUS_CODES: readonly StatusCode[] = [...WAIT_CODE_VALUES, ...Object.values(NODE_CODES)];
+export const STATUS_CODES: readonly StatusCode[] = [
+  ...WAIT_CODE_VALUES,
+  ...Object.values(NODE_CODES),
+  ...Object.values(JOB_EVENT_CODES),
+];
 
 /** One code of the closed set. */
-export type StatusCode = WaitCode | NodeCode;
+export type StatusCode = WaitCode | NodeCode | JobEventCode;
 
-/** A figure behind a Status (a count, an amount, a name, a job id, a list of GPU indices or names). */
-export type StatusDetail = string | number | boolean | null | readonly number[] | readonly string[];
+/**
+ * A figure behind a Status: a count, an amount, a name, a job id, a list, a record of figures (a
+ * GPU and the job it is protected for), or a nested Status. Plain JSON: a Status survives
+ * `JSON.parse(JSON.stringify(status))` unchanged.
+ */
+export type StatusDetail =
+  string | number | boolean | null | readonly StatusDetail[] | Status | { readonly [name: string]: StatusDetail };
 
 /** The figures behind a Status, by name (e.g. `{ neededCpuMilli: 8000, freeCpuMilli: 4000 }`). */
-export type StatusDetails = Readonly<Record<string, StatusDetail>>;
+export type StatusDetails = { readonly [name: string]: StatusDetail };
 
-/** A decision's no, as data. */
+/** A decision's no, or what happened to a job, as data. */
 export interface Status<C extends StatusCode = StatusCode> {
   readonly code: C;
   /**
    * True when nothing but a change of the cluster itself (its nodes, GPUs, MIG modes) can make it
    * yes (the kube-scheduler's UnschedulableAndUnresolvable); false for a shortage that ends as jobs
-   * leave.
+   * leave, and for a job's events.
    */
   readonly lasting: boolean;
   readonly details: StatusDetails;
@@ -93,39 +156,21 @@ export function status<C extends StatusCode>(code: C, lasting: boolean, details:
   return { code, lasting, details };
 }
 
-/** A figure behind a reason (a count, an amount, a job id, a list of GPU indices). */
-export type WaitDetail = StatusDetail;
-
-/** Why a job waits: a Status that does not last (jobs that could never run are refused at submit), and its line. */
-export interface WaitReason extends Status<WaitCode> {
-  /** One line for people, e.g. `waiting for host CPU: needs 8000 cpuMilli, 4000 free`. */
-  readonly message: string;
-}
+/**
+ * Why a job waits: a Status that does not last (jobs that could never run are refused at submit).
+ * Its line is written for each viewer by waitMessage() (wait-message.ts).
+ */
+export type WaitReason = Status<WaitCode>;
 
 /** Builds a reason. */
-export function waitReason(code: WaitCode, message: string, details: StatusDetails = {}): WaitReason {
-  return { code, lasting: false, message, details };
+export function waitReason(code: WaitCode, details: StatusDetails = {}): WaitReason {
+  return { code, lasting: false, details };
 }
 
-/**
- * A reason whose message and details are worked out only when read: a pass over a deep queue or a
- * trace replay makes many reasons nobody reads, and some (how many GPUs qualify) cost a walk over
- * every GPU.
- */
-export function lazyWaitReason(
-  code: WaitCode,
-  describe: () => { message: string; details: Readonly<Record<string, WaitDetail>> },
-): WaitReason {
-  let described: { message: string; details: Readonly<Record<string, WaitDetail>> } | null = null;
-  const get = () => (described ??= describe());
-  return {
-    code,
-    lasting: false,
-    get message() {
-      return get().message;
-    },
-    get details() {
-      return get().details;
-    },
-  };
+/** What happened to a job (a transition's reason, an attempt's end, a stop intent), as data. */
+export type JobEventReason = Status<JobEventCode>;
+
+/** Builds a job event's reason. */
+export function jobEventReason(code: JobEventCode, details: StatusDetails = {}): JobEventReason {
+  return { code, lasting: false, details };
 }

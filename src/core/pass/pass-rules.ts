@@ -10,7 +10,7 @@ import type { ActiveJob } from '../model/cluster.js';
 import type { GpuDevice } from '../model/gpu-device.js';
 import type { JobRequest } from '../model/request.js';
 import { dominantSharesByTenant } from '../fairness/dominant-share.js';
-import { placedGpuEquivalents, queuedGpuEquivalents } from '../fairness/job-size.js';
+import { gpuKindsOf, placedGpuEquivalents, queuedGpuEquivalents, type GpuKind } from '../fairness/job-size.js';
 import { quotaAdmission, type TenantQuota } from '../fairness/quota.js';
 import type { TenantUsage } from '../fairness/tenant-usage.js';
 import type { RunningJobEnd } from '../queue/backfill.js';
@@ -63,10 +63,11 @@ export interface PassRules {
   /** Told about each placement as it is made (the tenant's usage grows). */
   readonly onPlaced: (job: JobRequest, node: string, placement: ActiveJob['assignment']['placement']) => void;
   /**
-   * GPUs `job` must keep off in this pass (by node name, then GPU index), each with why; null for
-   * none. A job that fits only on protected GPUs waits, reserving nothing.
+   * GPUs `job` must keep off in this pass (by node name, then GPU index), each with the id of the
+   * job that misses its QoS target there; null for none. A job that fits only on protected GPUs
+   * waits, reserving nothing.
    */
-  readonly protectedGpus: (job: JobRequest) => ReadonlyMap<string, ReadonlyMap<number, string>> | null;
+  readonly protectedGpus: (job: JobRequest) => ReadonlyMap<string, ReadonlyMap<number, number>> | null;
   /** Backfill: now, and when each running job ends at the latest. */
   readonly backfill: { readonly nowMs: number; readonly running: readonly RunningJobEnd[] };
   readonly quotas: ReadonlyMap<string, TenantQuota>;
@@ -76,6 +77,8 @@ export interface PassRules {
   readonly quotaRefused: Set<number>;
   /** Size of a queued job in GPU-equivalents. */
   readonly sizeOf: (job: JobRequest) => number;
+  /** The kinds of GPU of the cluster (what a queued job's size depends on). */
+  readonly gpuKinds: readonly GpuKind[];
 }
 
 /** Builds the rules of one pass. */
@@ -113,9 +116,11 @@ export function buildPassRules(input: PassRulesInput): PassRules {
     );
     return verdict.admitted
       ? null
-      : waitReason(WAIT_CODES.quota, `quota: ${verdict.message}`, {
+      : waitReason(WAIT_CODES.quota, {
           tenant: job.tenant,
+          usedGpuEquivalents: verdict.usedGpuEquivalents,
           sizeGpuEquivalents: sizeOf(job),
+          limitGpuEquivalents: verdict.limitGpuEquivalents,
         });
   };
   return {
@@ -143,25 +148,25 @@ export function buildPassRules(input: PassRulesInput): PassRules {
     usage,
     quotaRefused,
     sizeOf,
+    gpuKinds: gpuKindsOf(devices),
   };
 }
 
 /**
  * GPUs a pending job must keep off: each GPU of a violating job of higher priority than the pending
- * one, with `job N misses its QoS target` (the lowest such job id names the GPU).
+ * one, with the job that misses its QoS target there (the lowest such job id names the GPU).
  */
 function protectedGpusOf(violators: readonly QosViolator[]): PassRules['protectedGpus'] {
   if (violators.length === 0) return () => null;
   const sorted = [...violators].sort((a, b) => a.jobId - b.jobId);
   return (job) => {
-    let guarded: Map<string, Map<number, string>> | null = null;
+    let guarded: Map<string, Map<number, number>> | null = null;
     for (const v of sorted) {
       if (v.priority <= job.priority) continue;
       guarded ??= new Map();
-      const onNode = guarded.get(v.node) ?? new Map<number, string>();
+      const onNode = guarded.get(v.node) ?? new Map<number, number>();
       guarded.set(v.node, onNode);
-      for (const index of v.gpuIndices)
-        if (!onNode.has(index)) onNode.set(index, `job ${v.jobId} misses its QoS target`);
+      for (const index of v.gpuIndices) if (!onNode.has(index)) onNode.set(index, v.jobId);
     }
     return guarded;
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRng } from '../random/rng.js';
+import { waitReason, WAIT_CODES } from '../model/status.js';
 import type { GpuDevice } from '../model/gpu-device.js';
 import type { GpuRequest, JobRequest } from '../model/request.js';
 import type { TestPassOptions } from '../testing/one-node-cluster.js';
@@ -86,11 +87,21 @@ describe('OneNodeCluster.runPass with EASY backfill', () => {
   it('admit refusals (quota) keep a job waiting without blocking later jobs', () => {
     const { s, running } = busyServer();
     const options: TestPassOptions = {
-      admit: (j) => (j.id === 10 ? 'quota: over the limit' : null),
+      admit: (j) =>
+        j.id === 10
+          ? waitReason(WAIT_CODES.quota, {
+              tenant: 'a',
+              usedGpuEquivalents: 1,
+              sizeGpuEquivalents: 0.1,
+              limitGpuEquivalents: 1,
+            })
+          : null,
       backfill: { nowMs: NOW, running, timeLimitSecondsOf: () => null },
     };
     const pass = s.runPass([job(10, { gpuMilli: 100 }), job(11, { gpuMilli: 200 })], options);
-    expect(pass.waiting.get(10)).toBe('quota: over the limit');
+    expect(pass.waiting.get(10)).toBe(
+      "quota: tenant a: 1 GPU-equivalents in use + 0.1 requested exceeds the tenant's limit of 1",
+    );
     expect(pass.placed.map((p) => p.jobId)).toEqual([11]);
     expect(pass.blockedJobId).toBeNull();
   });

@@ -7,6 +7,8 @@ import type { GpuDevice } from '../model/gpu-device.js';
 import type { JobRequest, SharingMode } from '../model/request.js';
 import { QueueIndex } from '../queue/queue-index.js';
 import { createQueueComparator, DEFAULT_AGING, type QueueOrderContext } from '../queue/queue-order.js';
+import { waitOf } from '../testing/plan-waits.js';
+import { unvisitedWait } from './unvisited-waits.js';
 
 const MODELS = [
   { model: 'A100-80GB', gpuMemoryMiB: 81920 },
@@ -145,13 +147,13 @@ describe('a pass over the QueueIndex', () => {
           expect(lazy.placements).toEqual(full.placements);
           expect(lazy.blockedJobId).toBe(full.blockedJobId);
           expect(lazy.preemption).toEqual(full.preemption);
-          expect(full.unvisitedReason).toBeNull();
-          if (lazy.unvisitedReason !== null) stoppedEarly++;
+          expect(full.unvisited).toBeNull();
+          if (lazy.unvisited !== null) stoppedEarly++;
           const placed = new Set(full.placements.map((p) => p.jobId));
           for (const job of queued) {
             if (placed.has(job.id)) continue;
-            const reason = lazy.waiting.get(job.id) ?? lazy.unvisitedReason?.(job);
-            expect(reason, `job ${job.id}`).toEqual(full.waiting.get(job.id));
+            const reason = waitOf(lazy, job.id) ?? (lazy.unvisited && unvisitedWait(lazy.unvisited, job));
+            expect(reason, `job ${job.id}`).toEqual(waitOf(full, job.id));
           }
         },
       ),

@@ -20,15 +20,10 @@ import { waitReason, WAIT_CODES, type WaitReason } from '../model/status.js';
 import type { JobRequest } from '../model/request.js';
 import { mayBackfill, NO_BLOCKED_JOB, reservedStartMs, type BackfillReservation } from '../queue/backfill.js';
 import type { QueueIndex } from '../queue/queue-index.js';
-import {
-  compareQueueOrder,
-  compareSortKeys,
-  queueSortKey,
-  type QueueOrderContext,
-  type SortKey,
-} from '../queue/queue-order.js';
+import { compareQueueOrder, type QueueOrderContext, type SortKey } from '../queue/queue-order.js';
 import type { TenantUsage } from '../fairness/tenant-usage.js';
 import type { PassRules } from './pass-rules.js';
+import { entryOf, type UnvisitedWaits, type UsageStep } from './unvisited-waits.js';
 
 /** Outcome of one pass (placements are in the statement). */
 export interface PassOutcome {
@@ -41,10 +36,10 @@ export interface PassOutcome {
   /** Jobs that wait only because the GPUs they fit on are protected (they are no preemptors). */
   readonly protectedWaiting: ReadonlySet<number>;
   /**
-   * Null when every job was visited (`order` and `waiting` hold them all); else why a job the pass
-   * did not visit waits (its quota, checked at the end of the pass, or the blocked job).
+   * Null when every job was visited (`order` and `waiting` hold them all); else the data of why a
+   * job the pass did not visit waits (unvisitedWait: its quota, or the blocked job).
    */
-  readonly unvisitedReason: ((job: JobRequest) => WaitReason) | null;
+  readonly unvisited: UnvisitedWaits | null;
 }
 
 /** The order of a pass without rules: priority, submit time, id (compareQueueOrder). */
@@ -112,7 +107,7 @@ export function runPass(
   // the sort key of the job placed), so an unvisited job's quota is checked with the usage it
   // would have met at its place in the queue.
   let usageAtStop: ReadonlyMap<string, TenantUsage> = new Map();
-  const usageTrail = new Map<string, Array<{ key: SortKey; usage: TenantUsage }>>();
+  const usageTrail: UsageStep[] = [];
   for (let job = next(); job !== undefined; job = next()) {
     if (lazy !== null) order.push(job);
     if (
@@ -170,9 +165,7 @@ export function runPass(
     if (outcome.kind === 'placed') {
       rules?.onPlaced(job, outcome.node, outcome.placement);
       if (stopped && rules !== null) {
-        const trail = usageTrail.get(job.tenant) ?? [];
-        trail.push({ key: lastKey!, usage: rules.usage.get(job.tenant)! });
-        usageTrail.set(job.tenant, trail);
+        usageTrail.push({ tenant: job.tenant, usage: rules.usage.get(job.tenant)!, after: entryOf(job) });
       }
       continue;
     }
@@ -195,25 +188,27 @@ export function runPass(
     }
   }
   const blockedJob = blocked as JobRequest | null;
-  const usageAt = (job: JobRequest): TenantUsage => {
-    const key = queueSortKey(job, ctx);
-    let usage = usageAtStop.get(job.tenant) ?? { gpuEquivalents: 0, cpuMilli: 0 };
-    for (const entry of usageTrail.get(job.tenant) ?? []) {
-      if (compareSortKeys(entry.key, key) >= 0) break;
-      usage = entry.usage;
-    }
-    return usage;
-  };
-  const unvisitedReason = !stopped
-    ? null
-    : (job: JobRequest): WaitReason =>
-        rules?.admission(job, usageAt(job)) ?? behindBlocked(job.timeLimitSeconds ?? null);
-  return { order, waiting, blockedJobId: blockedJob?.id ?? null, protectedWaiting, unvisitedReason };
+  const unvisited: UnvisitedWaits | null =
+    !stopped || blockedJob === null
+      ? null
+      : {
+          blockedJobId: blockedJob.id,
+          reservedStartMs: reservation.blocked ? reservation.reservedStartMs : null,
+          order: {
+            nowMs: ctx.nowMs,
+            aging: ctx.aging ?? null,
+            dominantShares: [...ctx.dominantShareByTenant].map(([tenant, share]) => ({ tenant, share })),
+          },
+          quotas: [...(rules?.quotas.values() ?? [])],
+          usage: [...[...usageAtStop].map(([tenant, usage]) => ({ tenant, usage, after: null })), ...usageTrail],
+          gpuKinds: rules?.gpuKinds ?? [],
+        };
+  return { order, waiting, blockedJobId: blockedJob?.id ?? null, protectedWaiting, unvisited };
 }
 
 /** The exclusion of protected GPUs, by node index. */
 function exclusionOf(
-  guarded: ReadonlyMap<string, ReadonlyMap<number, string>>,
+  guarded: ReadonlyMap<string, ReadonlyMap<number, number>>,
   indexOf: (node: string) => number,
 ): GpuExclusion {
   const keys = new Set<number>();
@@ -226,41 +221,17 @@ function backfillReason(
   reservation: BackfillReservation,
   timeLimitSeconds: number | null,
 ): WaitReason {
-  const details = {
+  return waitReason(WAIT_CODES.backfill, {
     blockedJobId: blocked.id,
     timeLimitSeconds,
     reservedStartMs: reservation.blocked ? reservation.reservedStartMs : null,
-  };
-  if (timeLimitSeconds === null)
-    return waitReason(
-      WAIT_CODES.backfill,
-      `waiting behind job ${blocked.id}: only jobs with a time limit may start ahead of a blocked job`,
-      details,
-    );
-  const at =
-    reservation.blocked && reservation.reservedStartMs !== null
-      ? `its reserved start at ${new Date(reservation.reservedStartMs).toISOString()}`
-      : 'its reserved start';
-  return waitReason(
-    WAIT_CODES.backfill,
-    `waiting behind job ${blocked.id}: a ${timeLimitSeconds} s time limit would not end before ${at}`,
-    details,
-  );
+  });
 }
 
-/**
- * `GPU 0 is protected: job 7 misses its QoS target` (one clause per GPU, by node then index; the node is named when
- * there are several).
- */
-function protectionReason(guarded: ReadonlyMap<string, ReadonlyMap<number, string>>): WaitReason {
-  const clauses: string[] = [];
-  const gpus: number[] = [];
-  const named = guarded.size > 1;
-  for (const [node, onNode] of [...guarded].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    for (const [index, why] of [...onNode].sort(([a], [b]) => a - b)) {
-      clauses.push(`GPU ${index}${named ? ` of node ${node}` : ''} is protected: ${why}`);
-      gpus.push(index);
-    }
-  }
-  return waitReason(WAIT_CODES.qosProtected, clauses.join('; '), { gpuIndices: gpus });
+/** `qos-protected`: each protected GPU (by node, then index) and the job that misses its QoS target there. */
+function protectionReason(guarded: ReadonlyMap<string, ReadonlyMap<number, number>>): WaitReason {
+  const gpus: { node: string; gpuIndex: number; jobId: number }[] = [];
+  for (const [node, onNode] of [...guarded].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    for (const [gpuIndex, jobId] of [...onNode].sort(([a], [b]) => a - b)) gpus.push({ node, gpuIndex, jobId });
+  return waitReason(WAIT_CODES.qosProtected, { gpus });
 }

@@ -6,7 +6,9 @@
  */
 import { ClusterState, gpuKey, type GpuUsage } from '../framework/cluster-state.js';
 import { Statement } from '../framework/statement.js';
-import { waitReason, WAIT_CODES } from '../model/status.js';
+import type { WaitReason } from '../model/status.js';
+import { waitMessage } from '../model/wait-message.js';
+import { explainWait } from '../framework/explain-wait.js';
 import type { Assignment, Placement } from '../model/assignment.js';
 import { InvariantViolation } from '../model/errors.js';
 import type { GpuDevice, MigInstance } from '../model/gpu-device.js';
@@ -35,17 +37,17 @@ export type TestAssignment = Omit<Assignment, 'node'>;
 export type TestOutcome =
   { readonly kind: 'placed'; readonly placement: Placement } | { readonly kind: 'waiting'; readonly reason: string };
 
-/** Rules of a pass as a test states them (reasons as text; protected GPUs by index). */
+/** Rules of a pass as a test states them (protected GPUs by index, each with the job it is protected for). */
 export interface TestPassOptions {
   readonly compare?: (a: JobRequest, b: JobRequest) => number;
-  readonly admit?: (job: JobRequest) => string | null;
+  readonly admit?: (job: JobRequest) => WaitReason | null;
   readonly onPlaced?: (job: JobRequest, placement: Placement) => void;
   readonly backfill?: {
     readonly nowMs: number;
     readonly running: readonly RunningJobEnd[];
     readonly timeLimitSecondsOf: (job: JobRequest) => number | null;
   };
-  readonly protectedGpus?: (job: JobRequest) => ReadonlyMap<number, string> | null;
+  readonly protectedGpus?: (job: JobRequest) => ReadonlyMap<number, number> | null;
 }
 
 /** The outcome of a test pass. */
@@ -124,7 +126,8 @@ export class OneNodeCluster {
   /** Places `job` now (held on success). */
   tryPlace(job: JobRequest): TestOutcome {
     const outcome = this.state.tryPlace(job);
-    if (outcome.kind === 'waiting') return { kind: 'waiting', reason: outcome.reason.message };
+    if (outcome.kind === 'waiting')
+      return { kind: 'waiting', reason: waitMessage(explainWait(this.state, job, outcome.reason)) };
     this.held.set(job.id, {
       jobId: job.id,
       node: TEST_NODE,
@@ -145,14 +148,8 @@ export class OneNodeCluster {
       compare:
         options.compare ?? ((a, b) => b.priority - a.priority || a.submittedAtMs - b.submittedAtMs || a.id - b.id),
       orderContext: { nowMs: 0, dominantShareByTenant: new Map(), aging: { agingIntervalMs: 1, agingStep: 0 } },
-      admit: (job) => {
-        const refused = options.admit?.(job) ?? null;
-        return refused === null ? null : waitReason(WAIT_CODES.quota, refused);
-      },
-      admission: (job) => {
-        const refused = options.admit?.(job) ?? null;
-        return refused === null ? null : waitReason(WAIT_CODES.quota, refused);
-      },
+      admit: (job) => options.admit?.(job) ?? null,
+      admission: (job) => options.admit?.(job) ?? null,
       onPlaced: (job, _node, placement) => options.onPlaced?.(job, placement),
       protectedGpus: (job) => {
         const guarded = options.protectedGpus?.(job) ?? null;
@@ -163,6 +160,7 @@ export class OneNodeCluster {
       usage: new Map(),
       quotaRefused: new Set(),
       sizeOf: () => 0,
+      gpuKinds: [],
     };
     const statement = new Statement(this.state);
     const outcome = runPass(statement, jobs, { rules, backfill: options.backfill !== undefined });
@@ -175,7 +173,18 @@ export class OneNodeCluster {
     }
     return {
       placed,
-      waiting: new Map([...outcome.waiting].map(([id, r]) => [id, r.message])),
+      waiting: new Map(
+        [...outcome.waiting].map(([id, r]) => [
+          id,
+          waitMessage(
+            explainWait(
+              this.state,
+              jobs.find((j) => j.id === id)!,
+              r,
+            ),
+          ),
+        ]),
+      ),
       blockedJobId: outcome.blockedJobId,
       protectedWaiting: outcome.protectedWaiting,
     };

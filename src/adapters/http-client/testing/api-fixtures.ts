@@ -54,9 +54,15 @@ export function sampleJobDetail(overrides: Partial<JobDetailView> = {}): JobDeta
   return {
     ...sampleJob(),
     events: [
-      { at: '2025-01-01T00:00:00.000Z', from: null, to: 'pending', reason: null },
-      { at: '2025-01-01T00:00:00.500Z', from: 'pending', to: 'scheduled', reason: 'placed on GPU 0' },
-      { at: '2025-01-01T00:00:01.000Z', from: 'scheduled', to: 'running', reason: null },
+      { at: '2025-01-01T00:00:00.000Z', from: null, to: 'pending', reason: null, reasonCode: null },
+      {
+        at: '2025-01-01T00:00:00.500Z',
+        from: 'pending',
+        to: 'scheduled',
+        reason: 'placed on GPU 0 in mode exclusive',
+        reasonCode: 'placed',
+      },
+      { at: '2025-01-01T00:00:01.000Z', from: 'scheduled', to: 'running', reason: null, reasonCode: null },
     ],
     attempts: [
       {

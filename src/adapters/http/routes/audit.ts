@@ -3,10 +3,10 @@
  * its own tenant's for a tenant-admin, with other tenants' job ids redacted (audit-view-redaction.ts).
  */
 import { authorize } from '../../../app/auth/authorize.js';
-import { reasonRedactor } from '../../../app/services/reason-redaction.js';
+import { viewerFor } from '../../../app/services/reason-viewer.js';
 import type { AuditEntry } from '../../../app/ports/audit-log.js';
 import { AuditListSchema, AuditQuerySchema, type AuditEntryView } from '../../../contract/audit.js';
-import { redactAuditView } from '../audit-view-redaction.js';
+import { auditEntryForViewer } from '../audit-view-redaction.js';
 import type { AuditServices } from '../server-services.js';
 import type { Api } from './jobs.js';
 
@@ -55,13 +55,13 @@ export function registerAuditRoutes(api: Api, audit: AuditServices): void {
         ...(afterSeq === undefined ? {} : { afterSeq }),
         ...(tenant === undefined ? {} : { tenant }),
       });
-      if (principal.role === 'admin') return { entries: entries.map(entryView) };
-      // Anyone else: no other tenant's job ids, in reasons or in fields (audit-view-redaction.ts).
-      const redaction = {
-        redact: reasonRedactor(principal, audit.jobTenant),
-        ownJob: (id: number) => principal.tenant !== null && audit.jobTenant(id) === principal.tenant,
+      // Reasons written for the reader; for anyone but an admin no other tenant's job ids (audit-view-redaction.ts).
+      const reader = {
+        viewer: viewerFor(principal, audit.jobTenant),
+        ownJob: (id: number) =>
+          principal.role === 'admin' || (principal.tenant !== null && audit.jobTenant(id) === principal.tenant),
       };
-      return { entries: entries.map((e) => redactAuditView(entryView(e), redaction)) };
+      return { entries: entries.map((e) => auditEntryForViewer(entryView(e), reader)) };
     },
   );
 }

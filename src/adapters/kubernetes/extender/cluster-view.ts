@@ -19,6 +19,7 @@ import {
   type ClusterNode,
   type ClusterSnapshot,
   type JobRequest,
+  waitMessage,
 } from '../../../core/index.js';
 import { ClusterState } from '../../../core/index.js';
 import { clusterNodeOf, parseInventory, type NodeInventory } from '../schema/node-inventory.js';
@@ -326,7 +327,7 @@ export class ClusterView {
    */
   private placeOn(entry: PodEntry, request: JobRequest, node: string, state: ClusterState): PodAssignment | string {
     const outcome = state.tryPlace(request, null, null, state.indexOf(node));
-    if (outcome.kind !== 'placed') return outcome.reason.message;
+    if (outcome.kind !== 'placed') return waitMessage(outcome.reason);
     const inventory = this.nodes.get(node)!.inventory;
     const migUuid = (gpuIndex: number, start: number): string | undefined =>
       inventory.gpus.find((g) => g.index === gpuIndex)?.migInstances.find((m) => m.start === start)?.uuid;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { refusalMessage } from './refusal-message.js';
-import { NODE_CODES, status, STATUS_CODES, WAIT_CODES } from '../model/status.js';
+import { NODE_CODES, status, STATUS_CODES, WAIT_CODES } from './status.js';
 
 describe('refusalMessage', () => {
   it('writes each node refusal from its code and figures alone', () => {

@@ -3,7 +3,7 @@
  * in `kubectl describe pod`), written from the Status's code and figures only: no prose is kept or
  * parsed. A refusal names nothing of another tenant (GPUs, amounts, models, modes).
  */
-import type { Status, StatusDetail } from '../model/status.js';
+import type { Status, StatusDetail } from './status.js';
 
 const count = (value: StatusDetail | undefined): number => (typeof value === 'number' ? value : 0);
 const words = (value: StatusDetail | undefined): string =>
