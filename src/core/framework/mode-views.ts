@@ -95,7 +95,7 @@ export class ModeViews {
   }
 
   /** The view a job of `mode` chooses its node on. */
-  keyOf(job: JobRequest, mode: EffectiveMode): string {
+  private keyOf(job: JobRequest, mode: EffectiveMode): string {
     if (job.gpu.gpuCount === 0 || mode === 'exclusive') return 'plain';
     const tenant = this.groups.mpsTenantFor(mode, job.tenant);
     return tenant === null ? mode : `mps:${tenant}`;
