@@ -61,6 +61,18 @@ export interface ScheduleOptions {
   readonly adjustProfile?: (profile: SchedulingProfile) => SchedulingProfile;
   /** One tenant per MPS GPU (cluster-state.ts, docs/decisions/0014). @defaultValue true */
   readonly mpsOneTenantPerGpu?: boolean;
+  /**
+   * Choose each job's node on a view of its sharing mode, where GPUs the mode cannot use show no
+   * room, and a `mig` job's node by the policy too (framework/mode-views.ts); the cluster's GPUs must
+   * be of one model. The simulator's hybrid sharing sets it. @defaultValue false
+   */
+  readonly modeViews?: boolean;
+  /**
+   * With `modeViews`: switch empty GPUs into MIG mode for `mig` jobs that find no room on their
+   * node's MIG GPUs (framework/mig-switching.ts; the placement's `migChanges.enableMig` marks them).
+   * @defaultValue false
+   */
+  readonly migModeOnDemand?: boolean;
 }
 
 /** Per-pass settings. */
@@ -123,6 +135,8 @@ export class SchedulingSession {
       rng,
       timesliceOvercommitRatio: options.timesliceOvercommitRatio ?? 1,
       mpsOneTenantPerGpu: options.mpsOneTenantPerGpu ?? true,
+      modeViews: options.modeViews ?? false,
+      migModeOnDemand: options.migModeOnDemand ?? false,
       ...(options.nodeRank ? { nodeRank: options.nodeRank } : {}),
     });
   }

@@ -11,6 +11,9 @@
  * are placed by slices (mig-layouts.ts). A GPU that holds jobs of another MIG mode than it has now
  * (its mode was changed while in use) keeps the mode of its jobs and takes no new job. A GPU holding
  * `mps` jobs takes `mps` jobs of their tenant only (`mpsOneTenantPerGpu`, docs/decisions/0014).
+ * With `modeViews` each job's node is chosen on a view of its mode (mode-views.ts), and with
+ * `migModeOnDemand` empty GPUs switch into MIG mode for `mig` jobs (mig-switching.ts): the
+ * simulator's hybrid sharing (docs/simulator.md).
  */
 import { InvariantViolation } from '../model/errors.js';
 import type { Assignment, Placement } from '../model/assignment.js';
@@ -24,10 +27,12 @@ import type { SchedulingProfile } from './extension-points.js';
 import type { FailedSearches } from './failed-searches.js';
 import { checkHold } from './hold-check.js';
 import { MigLayouts, migShareOf } from './mig-layouts.js';
+import { placeSwitchingIntoMig } from './mig-switching.js';
+import { ModeViews } from './mode-views.js';
 import { rankNodes, type NodeRanking } from './node-ranking.js';
-import { placeShared, sharedFits, type GpuExclusion } from './shared-placement.js';
+import { placeOnGpus, placeShared, sharedFits, type GpuExclusion, type SharedPlacement } from './shared-placement.js';
 import { waitReason, WAIT_CODES, type WaitReason } from '../model/status.js';
-import { MIXED_MPS_TENANTS, UnitGroups, type NodeEntry } from './unit-groups.js';
+import { MIXED_MPS_TENANTS, UnitGroups, type DeviceState, type NodeEntry } from './unit-groups.js';
 
 /** No schedulable MIG GPU has a profile that covers the request. */
 const NO_MIG_GPU: WaitReason = waitReason(WAIT_CODES.noMigGpu);
@@ -47,6 +52,20 @@ export interface ClusterStateOptions {
    * is empty; a job kept off such GPUs waits with `mps-tenant`. @defaultValue true
    */
   readonly mpsOneTenantPerGpu?: boolean;
+  /**
+   * Choose each job's node on a view of its mode, where GPUs the mode cannot use show no room
+   * (mode-views.ts); a `mig` job then goes to the node the policy chooses (not the cheapest MIG
+   * option over all nodes), on the GPUs the MIG allocator picks there. Applies to `tryPlace` without
+   * `excluded` GPUs or `onlyNode`; `fits`, `rankNodes` and the rest keep the units' rules. Needs the
+   * cluster's GPUs to be of one model. @defaultValue false
+   */
+  readonly modeViews?: boolean;
+  /**
+   * With `modeViews`: a `mig` job that finds no room on its node's MIG GPUs switches empty GPUs of
+   * the node into MIG mode (mig-switching.ts); every GPU then belongs to its unit whatever its mode
+   * (unit-groups.ts). What-if questions (`fits`) do not switch. @defaultValue false
+   */
+  readonly migModeOnDemand?: boolean;
 }
 
 /** Outcome of trying one job now. */
@@ -82,11 +101,14 @@ export class ClusterState {
   private readonly nodeIndex = new Map<string, number>();
   private readonly undo: (() => void)[] = [];
   private recording = false;
+  /** The mode views (`modeViews`); null without. */
+  private readonly views: ModeViews | null;
 
   /**
    * @throws InvariantViolation when the overcommit ratio is below 1, a node name or GPU index
-   *   repeats, an assignment names a node or GPU the snapshot lacks, or the held assignments
-   *   over-commit something
+   *   repeats, an assignment names a node or GPU the snapshot lacks, the held assignments
+   *   over-commit something, `migModeOnDemand` is set without `modeViews`, or `modeViews` meets GPUs
+   *   of several models
    */
   constructor(
     snapshot: ClusterSnapshot,
@@ -94,6 +116,8 @@ export class ClusterState {
   ) {
     if (!(options.timesliceOvercommitRatio >= 1))
       throw new InvariantViolation(`timesliceOvercommitRatio must be ≥ 1, got ${options.timesliceOvercommitRatio}`);
+    if (options.migModeOnDemand === true && options.modeViews !== true)
+      throw new InvariantViolation('migModeOnDemand needs modeViews');
     snapshot.nodes.forEach((node, i) => {
       if (this.nodeIndex.has(node.name)) throw new InvariantViolation(`node ${node.name} listed twice`);
       this.nodeIndex.set(node.name, i);
@@ -117,12 +141,24 @@ export class ClusterState {
       options.rng,
       options.nodeRank,
       options.mpsOneTenantPerGpu ?? true,
+      options.migModeOnDemand ?? false,
     );
     this.migs = nodes.map(({ gpus }) => {
       const layouts = new MigLayouts();
       for (const g of gpus) if (g.migEnabled && g.migInstances) layouts.adoptIdle(g.index, g.migInstances);
       return layouts;
     });
+    this.views =
+      options.modeViews === true
+        ? new ModeViews(this.groups, {
+            profile: options.profile,
+            rng: options.rng,
+            ...(options.nodeRank ? { nodeRank: options.nodeRank } : {}),
+            timesliceOvercommitRatio: options.timesliceOvercommitRatio,
+            migModeOnDemand: options.migModeOnDemand ?? false,
+            migSlicesInUse: (n, index) => this.migs[n]!.slicesInUse(index),
+          })
+        : null;
     for (const { request, assignment } of snapshot.active) this.hold(assignment, request.tenant);
   }
 
@@ -210,6 +246,11 @@ export class ClusterState {
         this.take(n, assignment, tenant);
       });
     }
+  }
+
+  /** Node choices on a mode view that the chosen node refused (`modeViews`; 0 without). */
+  get viewRefusals(): number {
+    return this.views?.refusals ?? 0;
   }
 
   /** True when job `jobId` holds resources here. */
@@ -363,6 +404,7 @@ export class ClusterState {
     }
     this.held.set(assignment.jobId, assignment);
     this.tenantOf.set(assignment.jobId, tenant);
+    this.views?.refresh(n);
   }
 
   /** Gives back what `assignment` holds on node `n` (MIG slots are the caller's business). */
@@ -385,6 +427,7 @@ export class ClusterState {
       if (state.mpsTenant !== null && (state.jobs.size === 0 || state.mpsTenant === MIXED_MPS_TENANTS))
         this.groups.setMpsTenant(state, this.mpsTenantOf(state.jobs));
     }
+    this.views?.refresh(n);
   }
 
   /** The tenant of the jobs `jobs` (of one MPS GPU): null for none, `MIXED_MPS_TENANTS` for several. */
@@ -409,20 +452,76 @@ export class ClusterState {
     const known = failed?.reasonFor(mode, job);
     if (known !== undefined) return known;
     const found =
-      mode === 'mig'
-        ? this.placeMig(job, excluded, onlyNode)
-        : placeShared(
-            job,
-            mode,
-            this.groups,
-            this.options.timesliceOvercommitRatio,
-            excluded,
-            onlyNode === null ? null : this.groups.nodes[onlyNode]!.units,
-          );
+      this.views !== null && excluded === null && onlyNode === null
+        ? this.placeByView(job, mode)
+        : mode === 'mig'
+          ? this.placeMig(job, excluded, onlyNode)
+          : placeShared(
+              job,
+              mode,
+              this.groups,
+              this.options.timesliceOvercommitRatio,
+              excluded,
+              onlyNode === null ? null : this.groups.nodes[onlyNode]!.units,
+            );
     if (found !== null && 'placement' in found) return found;
     const reason = this.hostReason(job) ?? found ?? NO_MIG_GPU;
     failed?.record(mode, job, reason);
     return reason;
+  }
+
+  /**
+   * `modeViews`: the placement on the best node of the job's mode view that takes it (mode-views.ts):
+   * a shared job on the GPUs the view's cycle chose (else on the GPUs the units' cycle chooses on that
+   * node), a `mig` job where the MIG allocator puts it on that node, switching GPUs into MIG mode
+   * when `migModeOnDemand` allows; or why no node does.
+   */
+  private placeByView(job: JobRequest, mode: EffectiveMode): SharedPlacement | WaitReason {
+    const ratio = this.options.timesliceOvercommitRatio;
+    const placed = this.views!.place(job, mode, (n, gpuIndices): SharedPlacement | null => {
+      if (mode === 'mig') return this.placeMigOn(job, n);
+      const chosen = placeOnGpus(job, mode, this.groups, ratio, n, gpuIndices);
+      if (chosen !== null) return chosen;
+      const onNode = placeShared(job, mode, this.groups, ratio, null, this.groups.nodes[n]!.units);
+      return 'placement' in onNode ? onNode : null;
+    });
+    if (placed !== null) return placed;
+    return mode === 'mig'
+      ? waitReason(WAIT_CODES.migCapacity, 'waiting for a node with a MIG GPU that has room for the instance', {
+          gpuCount: job.gpu.gpuCount,
+        })
+      : waitReason(WAIT_CODES.gpuCapacity, `waiting for a node with room for it in mode ${mode}`, {
+          gpuCount: job.gpu.gpuCount,
+          gpuMilli: job.gpu.gpuMilli,
+          mode,
+        });
+  }
+
+  /** A `mig` job on node `n` alone: its MIG GPUs first, then (`migModeOnDemand`) empty GPUs switched into MIG mode. */
+  private placeMigOn(job: JobRequest, n: number): SharedPlacement | null {
+    const onNode = (): Placement | null => {
+      const found = this.placeMig(job, null, n);
+      return found !== null && 'placement' in found ? found.placement : null;
+    };
+    const first = onNode();
+    if (first !== null || this.options.migModeOnDemand !== true)
+      return first === null ? null : { nodeIndex: n, placement: first };
+    const switchable = [...this.groups.nodes[n]!.devices.values()]
+      .filter((s) => !s.device.migEnabled && s.device.schedulable && s.jobs.size === 0)
+      .sort((a, b) => a.device.index - b.device.index);
+    const placement = placeSwitchingIntoMig(switchable, (s, enabled) => this.setMigMode(n, s, enabled), onNode);
+    return placement === null ? null : { nodeIndex: n, placement };
+  }
+
+  /** Switches an empty GPU of node `n` into MIG mode or back (`migModeOnDemand`), undoably. */
+  private setMigMode(n: number, state: DeviceState, enabled: boolean): void {
+    this.groups.setMigEnabled(state, enabled);
+    // No view refresh here: a switch that stays is followed by the job's hold, which refreshes the node.
+    if (this.recording)
+      this.undo.push(() => {
+        this.groups.setMigEnabled(state, !enabled);
+        this.views?.refresh(n);
+      });
   }
 
   /** The best MIG placement over all nodes (cheapest, then fullest GPUs, then node order), or why none. */

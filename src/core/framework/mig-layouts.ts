@@ -124,6 +124,18 @@ export class MigLayouts {
       .sort((a, b) => a.start - b.start);
   }
 
+  /** Σ compute slices and Σ memory slices of the instances in use on GPU `index` (zeros when none). */
+  slicesInUse(index: number): { computeSlices: number; memorySlices: number } {
+    let computeSlices = 0;
+    let memorySlices = 0;
+    for (const slot of this.byGpu.get(index) ?? []) {
+      if (slot.jobId === null) continue;
+      computeSlices += slot.instance.computeSlices;
+      memorySlices += slot.instance.size;
+    }
+    return { computeSlices, memorySlices };
+  }
+
   /** Idle instances on GPU `index`, by start. */
   idleOn(index: number): MigInstance[] {
     return (this.byGpu.get(index) ?? [])

@@ -121,6 +121,46 @@ export function placeShared(
   );
 }
 
+/**
+ * The placement of `job` in `mode` on GPUs `gpuIndices` (device indices) of node `nodeIndex`, chosen
+ * elsewhere (a mode view's cycle, mode-views.ts), when they are of one unit and each can take the
+ * share now (mode, health, tenant and the unit's free compute and memory) and the node has the host
+ * resources; null otherwise. Holds nothing. A job without GPUs goes on the node's first unit.
+ */
+export function placeOnGpus(
+  job: JobRequest,
+  mode: EffectiveMode,
+  groups: UnitGroups,
+  timesliceOvercommitRatio: number,
+  nodeIndex: number,
+  gpuIndices: readonly number[],
+): SharedPlacement | null {
+  const entry = groups.nodes[nodeIndex]!;
+  if (entry.freeCpuMilli < job.cpuMilli || entry.freeHostMemoryMiB < job.hostMemoryMiB) return null;
+  if (gpuIndices.length !== job.gpu.gpuCount) return null;
+  if (gpuIndices.length === 0) return { nodeIndex, placement: { mode, gpus: [] } };
+  const accounted = accountedGpuMilli(mode, job.gpu.gpuMilli, timesliceOvercommitRatio);
+  const tenant = groups.mpsTenantFor(mode, job.tenant);
+  const unit = entry.devices.get(gpuIndices[0]!)?.unit ?? null;
+  if (unit === null || unit.model === null) return null;
+  const allowed = job.gpu.allowedGpuModels ?? [];
+  if (allowed.length > 0 && !allowed.includes(unit.model)) return null;
+  const modelMemoryMiB = unit.state.spec.gpuMemoryMiB ?? 0;
+  if (job.gpu.gpuMemoryMiB !== null && job.gpu.gpuMemoryMiB > modelMemoryMiB) return null;
+  const memory = reservedGpuMemoryMiB(mode, job.gpu, modelMemoryMiB);
+  const locals: number[] = [];
+  for (const index of gpuIndices) {
+    const state = entry.devices.get(index);
+    if (state === undefined || state.unit !== unit || locals.includes(state.local)) return null;
+    const local = state.local;
+    const fits =
+      unit.state.gpuFreeMilli[local]! >= accounted && (memory === 0 || unit.state.gpuFreeMemoryMiB[local]! >= memory);
+    if (!fits || !qualifiesNow(state, mode, tenant)) return null;
+    locals.push(local);
+  }
+  return placedOn(unit, locals, groups, job.gpu.gpuMilli, accounted, memory, mode);
+}
+
 function placedOn(
   unit: SchedulingUnit,
   locals: readonly number[],
@@ -188,10 +228,11 @@ export function qualifies(
 
 /**
  * True when a GPU's health and mode let it take a job of `mode` now; with `tenant` non-null (an
- * `mps` job under the one-tenant rule) a GPU holding `mps` jobs must hold only that tenant's.
+ * `mps` job under the one-tenant rule) a GPU holding `mps` jobs must hold only that tenant's. A GPU in
+ * MIG mode takes no share (it sits in a unit only when it may switch MIG mode: unit-groups.ts).
  */
 function qualifiesNow(state: DeviceState, mode: EffectiveMode, tenant: string | null): boolean {
-  if (!state.device.schedulable) return false;
+  if (!state.device.schedulable || state.device.migEnabled) return false;
   if (mode === 'exclusive') return state.jobs.size === 0;
   if (tenant !== null && state.mpsTenant !== null && state.mpsTenant !== tenant) return false;
   return state.mode === null || state.mode === mode;

@@ -6,7 +6,9 @@
  * runs over all units. A trace node of the simulator is one unit; the standalone server is one
  * node with a unit per model (ordered by GPU memory, then model name). The units of one node share
  * its host CPU and memory: after every change the node's free host amounts are written to each of
- * them (`syncFreeHost`). MIG GPUs belong to no unit (mig-layouts.ts accounts them in slices).
+ * them (`syncFreeHost`). MIG GPUs belong to no unit (mig-layouts.ts accounts them in slices), unless
+ * GPUs may switch MIG mode on demand (`migInUnits`): then every GPU is in its unit whatever its
+ * mode, and one in MIG mode takes no share (it is blocked for every shared mode).
  */
 import { InvariantViolation } from '../model/errors.js';
 import type { PlacedGpu, Placement } from '../model/assignment.js';
@@ -34,7 +36,8 @@ export interface SchedulingUnit {
 
 /** What one GPU holds now. */
 export interface DeviceState {
-  readonly device: GpuDevice;
+  /** The GPU; replaced (never mutated) when it switches MIG mode, with `UnitGroups.setMigEnabled`. */
+  device: GpuDevice;
   readonly nodeIndex: number;
   /** Mode of the jobs on it; null when it holds none (a MIG GPU is always `mig`). Change with `UnitGroups.setMode`. */
   mode: EffectiveMode | null;
@@ -46,7 +49,7 @@ export interface DeviceState {
    * holds no `mps` job. Change with `UnitGroups.setMpsTenant`.
    */
   mpsTenant: string | null;
-  /** Its unit; null for a GPU in MIG mode. */
+  /** Its unit; null for a GPU in MIG mode (unless `migInUnits`). */
   readonly unit: SchedulingUnit | null;
   /** Position of the GPU inside its unit's `NodeState`. */
   readonly local: number;
@@ -96,6 +99,7 @@ export class UnitGroups {
    * @param nodeRank tie-break rank per node (lower wins); default: node order. Units of one node rank in unit order.
    * @param mpsOneTenantPerGpu the one-tenant-per-MPS-GPU rule (docs/decisions/0014): a GPU holding `mps` jobs of one
    * tenant takes `mps` jobs of that tenant only
+   * @param migInUnits GPUs in MIG mode join their units too (GPUs that may switch MIG mode on demand, `setMigEnabled`)
    * @throws InvariantViolation when a GPU index repeats on a node
    */
   constructor(
@@ -104,13 +108,12 @@ export class UnitGroups {
     rng: Rng,
     nodeRank?: Int32Array,
     readonly mpsOneTenantPerGpu = true,
+    readonly migInUnits = false,
   ) {
     const units: SchedulingUnit[] = [];
     const ranks: number[] = [];
-    const maxUnits = Math.max(
-      1,
-      ...nodes.map(({ gpus }) => new Set(gpus.filter((g) => !g.migEnabled).map((g) => g.model)).size),
-    );
+    const inUnit = (g: GpuDevice): boolean => migInUnits || !g.migEnabled;
+    const maxUnits = Math.max(1, ...nodes.map(({ gpus }) => new Set(gpus.filter(inUnit).map((g) => g.model)).size));
     this.nodes = nodes.map(({ node, gpus }, nodeIndex) => {
       const devices = new Map<number, DeviceState>();
       const byModel = new Map<string, GpuDevice[]>();
@@ -126,7 +129,7 @@ export class UnitGroups {
           unit: null,
           local: 0,
         });
-        if (!device.migEnabled) byModel.set(device.model, [...(byModel.get(device.model) ?? []), device]);
+        if (inUnit(device)) byModel.set(device.model, [...(byModel.get(device.model) ?? []), device]);
       }
       const groups = [...byModel.entries()]
         .map(([model, list]) => ({
@@ -152,8 +155,7 @@ export class UnitGroups {
         list.forEach((d, local) => devices.set(d.index, { ...devices.get(d.index)!, unit, local }));
         return unit;
       });
-      for (const state of devices.values())
-        if (!state.device.migEnabled && !state.device.schedulable) this.countBlocked(state, null, +1);
+      for (const state of devices.values()) if (state.unit !== null) this.countBlocked(state, state.mode, +1);
       return {
         index: nodeIndex,
         node,
@@ -184,6 +186,23 @@ export class UnitGroups {
       this.countBlocked(state, mode, +1);
     }
     state.mode = mode;
+  }
+
+  /**
+   * Switches an empty GPU into MIG mode or out of it (`migInUnits` only), keeping the per-mode counts of blocked GPUs.
+   * @throws InvariantViolation for a GPU outside the units or one that holds jobs
+   */
+  setMigEnabled(state: DeviceState, enabled: boolean): void {
+    if (state.device.migEnabled === enabled) return;
+    if (state.unit === null || state.jobs.size > 0)
+      throw new InvariantViolation(
+        `GPU ${state.device.index} of node ${this.nodes[state.nodeIndex]!.node.name} cannot switch MIG mode: ` +
+          (state.unit === null ? 'it belongs to no unit' : 'it holds jobs'),
+      );
+    this.countBlocked(state, state.mode, -1);
+    state.device = { ...state.device, migEnabled: enabled };
+    state.mode = enabled ? 'mig' : null;
+    this.countBlocked(state, state.mode, +1);
   }
 
   /** Sets the tenant of a GPU's `mps` jobs (see `DeviceState.mpsTenant`), keeping the counts of the fast path. */
@@ -328,7 +347,8 @@ export class UnitGroups {
 
   private countBlocked(state: DeviceState, mode: EffectiveMode | null, delta: number): void {
     for (const m of SHARED_MODES) {
-      const blocks = !state.device.schedulable || (m !== 'exclusive' && mode !== null && mode !== m);
+      const blocks =
+        !state.device.schedulable || state.device.migEnabled || (m !== 'exclusive' && mode !== null && mode !== m);
       if (blocks) this.blocked[m] += delta;
     }
   }

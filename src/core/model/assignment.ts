@@ -7,10 +7,16 @@ import type { MigInstance } from './gpu-device.js';
 import type { EffectiveMode } from './request.js';
 
 /**
- * MIG layout changes a placement needs before its job can start: idle GIs to destroy, then GIs to
- * create (the job's own when it is new). Empty lists when the job reuses an idle GI.
+ * MIG layout changes a placement needs before its job can start: the GPU switched into MIG mode
+ * (`enableMig`), idle GIs to destroy, then GIs to create (the job's own when it is new). Empty lists
+ * when the job reuses an idle GI.
  */
 export interface MigChanges {
+  /**
+   * True when the GPU, empty and not in MIG mode, is to be switched into MIG mode first (only under the core's
+   * `migModeOnDemand`, framework/mig-switching.ts); absent otherwise.
+   */
+  readonly enableMig?: boolean;
   readonly destroy: readonly { readonly start: number; readonly profileId: number }[];
   readonly create: readonly { readonly start: number; readonly profileId: number }[];
 }

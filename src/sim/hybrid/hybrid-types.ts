@@ -66,7 +66,10 @@ export interface HybridRunResult {
   readonly strictIsolatedPct: number;
   /** Placement of the GPU pods per isolation level. */
   readonly byIsolation: Readonly<Record<IsolationLevel, IsolationOutcome>>;
-  /** Times a node's server refused a pod its mode's mirror chose (then the next node is tried). */
+  /**
+   * Times the node the view of a pod's mode chose refused it (a MIG layout without a valid start); the next node was
+   * tried then.
+   */
   readonly serverRefusals: number;
   readonly wallSeconds: number;
   /** A(x), x = 0..130, in % (null where the bin is empty). */
