@@ -43,6 +43,12 @@ export {
 export { refusalMessage } from './framework/refusal-message.js';
 export { type PlannedPreemption } from './framework/plan.js';
 export { ClusterState, type GpuUsage } from './framework/cluster-state.js';
+export {
+  type BindOutcome,
+  ClusterQuery,
+  type ClusterQueryOptions,
+  type NodeAnswers,
+} from './framework/cluster-query.js';
 export { placedGpuEquivalents, queuedGpuEquivalents } from './fairness/job-size.js';
 export { QueueIndex } from './queue/queue-index.js';
 export { schedule, type ScheduleOptions, SchedulingSession } from './schedule.js';
