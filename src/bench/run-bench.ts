@@ -35,9 +35,11 @@
  * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only pass` runs 9 only, `--only
  * supervisor` runs 10 only, `--only launch` runs 11 only, `--only bulk` runs 12 only, `--only listing` runs 13 only. A
  * partial run replaces only its own sections of an existing bench-results.json.
- * `--baseline-ref REF [--rounds N]` instead measures the replay, the grid and the server for the
- * build of git REF and this one, alternately, N rounds each (default 2), and prints after ÷ before
- * (before-after.ts).
+ * `--baseline-ref REF [--rounds N] [--only NAME…]` instead measures the replay, the grid, the server,
+ * the pass at 10,000 pending, the extender at 5,000 nodes and the bind throughput for the build of
+ * git REF and this one, alternately, N rounds each (default 5), and prints after ÷ before
+ * (before-after.ts); `--only` there takes replay, server, pass, extender, bind or kubernetes
+ * (extender and bind).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
@@ -55,6 +57,7 @@ import { formatTable } from '../lib/text-table.js';
 import { DEFAULT_SERVER_BENCH_OPTIONS, formatServerBench, runServerBench } from './server-bench.js';
 import { formatCliStart, runCliStartBench } from './cli-start-bench.js';
 import { runBeforeAfter } from './before-after.js';
+import { comparedSections, type ComparedSection } from './before-after-sections.js';
 import { runKubernetesBench } from './kubernetes-bench.js';
 import { runAuditBench } from './audit-bench.js';
 import { DEFAULT_PASS_BENCH_OPTIONS, formatPassBench, runPassBench } from './pass-bench.js';
@@ -152,23 +155,23 @@ interface BenchArgs {
   readonly baselineRef: string | null;
   /** `--rounds N` of the comparison, 1-10. */
   readonly rounds: number;
+  /** What the comparison measures (its `--only` names: before-after-sections.ts). */
+  readonly compared: ReadonlySet<ComparedSection>;
 }
 
 /**
- * `--quick`, `--only NAME` / `--only=NAME` (repeatable), `--baseline-ref REF`, `--rounds N`.
+ * `--quick`, `--only NAME` / `--only=NAME` (repeatable; with `--baseline-ref`, the names of
+ * before-after-sections.ts), `--baseline-ref REF`, `--rounds N` (default 5).
  * @throws Error for an unknown flag or name, or a missing or out-of-range value
  */
 function parseArgs(argv: readonly string[]): BenchArgs {
   let quick = false;
   let baselineRef: string | null = null;
-  let rounds = 2;
-  const only = new Set<BenchmarkName>();
+  let rounds = 5;
+  const names: string[] = [];
   const addOnly = (name: string | undefined): void => {
-    if (!BENCHMARKS.includes(name as BenchmarkName))
-      throw new Error(
-        `--only takes one of ${BENCHMARKS.join(', ')}, got ${name === undefined ? 'nothing' : `"${name}"`}`,
-      );
-    only.add(name as BenchmarkName);
+    if (name === undefined) throw new Error(`--only takes one of ${BENCHMARKS.join(', ')}, got nothing`);
+    names.push(name);
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -188,7 +191,12 @@ function parseArgs(argv: readonly string[]): BenchArgs {
         `unknown argument "${arg}" (flags: --quick, --only ${BENCHMARKS.join('|')}, --baseline-ref REF, --rounds N)`,
       );
   }
-  return { quick, only: only.size === 0 ? new Set(BENCHMARKS) : only, baselineRef, rounds };
+  if (baselineRef !== null) return { quick, only: new Set(), baselineRef, rounds, compared: comparedSections(names) };
+  for (const name of names)
+    if (!BENCHMARKS.includes(name as BenchmarkName))
+      throw new Error(`--only takes one of ${BENCHMARKS.join(', ')}, got "${name}"`);
+  const only = new Set(names as BenchmarkName[]);
+  return { quick, only: only.size === 0 ? new Set(BENCHMARKS) : only, baselineRef, rounds, compared: new Set() };
 }
 
 /** Sections 1-4: the packing replay. Returns the report lines and the results' sections. */
@@ -443,18 +451,18 @@ async function previousResults(): Promise<Record<string, unknown>> {
 }
 
 async function main(): Promise<void> {
-  const { quick, only: requested, baselineRef, rounds } = parseArgs(process.argv.slice(2));
+  const { quick, only, baselineRef, rounds, compared } = parseArgs(process.argv.slice(2));
   const out: string[] = [];
   let results: Record<string, unknown> = {};
-  const only: ReadonlySet<BenchmarkName> = baselineRef === null ? requested : new Set();
   if (baselineRef !== null) {
-    const comparison = await runBeforeAfter(baselineRef, rounds, DEFAULT_SERVER_BENCH_OPTIONS, progress);
+    const comparison = await runBeforeAfter(baselineRef, rounds, compared, DEFAULT_SERVER_BENCH_OPTIONS, progress);
     out.push('gpushare benchmark — before and after', '', ...comparison.lines, '');
     results = {
       beforeAfter: {
         ref: comparison.ref,
         commit: comparison.commit,
         rounds,
+        sections: [...compared],
         before: comparison.before,
         after: comparison.after,
       },

@@ -53,6 +53,12 @@ export { ADMIN_VIEWER, type StatusViewer, tenantViewer } from './model/status-vi
 export { type Plan, type PlannedPreemption, type PlannedWait } from './framework/plan.js';
 export { unvisitedWait, type UnvisitedWaits } from './pass/unvisited-waits.js';
 export { ClusterState, type GpuUsage } from './framework/cluster-state.js';
+export {
+  type BindOutcome,
+  ClusterQuery,
+  type ClusterQueryOptions,
+  type NodeAnswers,
+} from './framework/cluster-query.js';
 export { placedGpuEquivalents, queuedGpuEquivalents } from './fairness/job-size.js';
 export { QueueIndex } from './queue/queue-index.js';
 export { schedule, type ScheduleOptions, SchedulingSession } from './schedule.js';

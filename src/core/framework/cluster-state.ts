@@ -487,12 +487,11 @@ export class ClusterState {
     });
     if (placed !== null) return placed;
     return mode === 'mig'
-      ? waitReason(WAIT_CODES.migCapacity, 'waiting for a node with a MIG GPU that has room for the instance', {
-          gpuCount: job.gpu.gpuCount,
-        })
-      : waitReason(WAIT_CODES.gpuCapacity, `waiting for a node with room for it in mode ${mode}`, {
+      ? waitReason(WAIT_CODES.migCapacity, { gpuCount: job.gpu.gpuCount })
+      : waitReason(WAIT_CODES.gpuCapacity, {
           gpuCount: job.gpu.gpuCount,
           gpuMilli: job.gpu.gpuMilli,
+          gpuMemoryMiB: job.gpu.gpuMemoryMiB,
           mode,
         });
   }

@@ -40,7 +40,7 @@ const severalNodes = (gpus: readonly StatusDetails[]): boolean => new Set(gpus.m
  * One line for `reason`, as `viewer` may read it (default: an admin). Details by code:
  * `host-cpu` neededCpuMilli, freeCpuMilli; `host-memory` neededHostMemoryMiB, freeHostMemoryMiB;
  * `gpu-capacity` gpuCount, gpuMilli, gpuMemoryMiB (null: proportional), mode, and qualifyingGpus
- * once explained (explain-wait.ts); `mig-capacity` gpuCount, withRoom; `strict-isolation` mig and
+ * once explained (explain-wait.ts); `mig-capacity` gpuCount, withRoom (absent: not counted); `strict-isolation` mig and
  * whole (the two searches' Statuses); `quota` tenant, usedGpuEquivalents, sizeGpuEquivalents,
  * limitGpuEquivalents; `backfill` blockedJobId, timeLimitSeconds (null: none), reservedStartMs
  * (null: unknown); `qos-protected` gpus [{ node, gpuIndex, jobId }]; `mps-tenant` tenant, and once
@@ -61,11 +61,10 @@ export function waitMessage(reason: Status, viewer: StatusViewer = ADMIN_VIEWER)
         `${memory} free memory in mode ${text(d.mode)}`;
       return d.qualifyingGpus === undefined ? line : `${line}; at most ${num(d.qualifyingGpus)} qualify now`;
     }
-    case 'mig-capacity':
-      return (
-        `waiting for ${num(d.gpuCount)} MIG GPU(s) of one model with room for the instance; ` +
-        `${num(d.withRoom)} have room now`
-      );
+    case 'mig-capacity': {
+      const line = `waiting for ${num(d.gpuCount)} MIG GPU(s) of one model with room for the instance`;
+      return d.withRoom === undefined ? line : `${line}; ${num(d.withRoom)} have room now`;
+    }
     case 'no-mig-gpu':
       return 'waiting for a schedulable MIG GPU whose profiles cover the request';
     case 'strict-isolation': {

@@ -1,6 +1,6 @@
 /**
  * The extender's view of a Kubernetes cluster, kept in memory: the gpushare nodes (their published
- * GPU inventory) and the pods that hold GPU shares, as the scheduler core's `ClusterState`. Fed by
+ * GPU inventory) and the pods that hold GPU shares, as the scheduler core's `ClusterQuery`. Fed by
  * the API server's watch (`upsertNode`, `upsertPod`, `deletePod`, ...) and by the extender's own
  * binds (`reserve`, `rollback`). No I/O: the extender service does the API calls.
  *
@@ -13,7 +13,7 @@
  * nodes and the holding pods; a pod change only holds or releases that pod.
  */
 import {
-  SeededRng,
+  ClusterQuery,
   findPolicy,
   InvariantViolation,
   type ClusterNode,
@@ -21,7 +21,6 @@ import {
   type JobRequest,
   waitMessage,
 } from '../../../core/index.js';
-import { ClusterState } from '../../../core/index.js';
 import { clusterNodeOf, parseInventory, type NodeInventory } from '../schema/node-inventory.js';
 import { assignmentOf, placementOf, type PodAssignment } from '../schema/pod-assignment.js';
 import type { KubeNode, KubePod } from '../schema/kube-objects.js';
@@ -65,12 +64,11 @@ export class ClusterView {
    * pod to filter before the previous pod's bind arrives).
    */
   private readonly tentative = new Map<string, { assignment: PodAssignment; expiresAtMs: number }>();
-  /** Pods whose share the state holds now, by UID. */
+  /** Pods whose share the query holds now, by UID. */
   private readonly holding = new Map<string, PodAssignment>();
-  private state: ClusterState | null = null;
+  private query: ClusterQuery | null = null;
   /** Filter answers per node, request shape and tenant (node-answer-memo.ts). */
   private readonly memo = new NodeAnswerMemo();
-  private nodeOrder: string[] = [];
   private nextJobId = 1;
   /** Counts every change, so a caller can tell whether an answer it cached is still current. */
   version = 0;
@@ -147,8 +145,8 @@ export class ClusterView {
   }
 
   /**
-   * Which of `candidates` can take the pod now and how well (the core's `rankNodes` with the
-   * policy), and why the others cannot. A pod the view has not seen yet is read from `pod`.
+   * Which of `candidates` can take the pod now and how well (the core's `ClusterQuery.rank` with
+   * the policy), and why the others cannot. A pod the view has not seen yet is read from `pod`.
    */
   evaluate(pod: KubePod, candidates: readonly string[]): PodEvaluation {
     const uid = pod.metadata?.uid ?? '';
@@ -164,7 +162,7 @@ export class ClusterView {
       for (const name of candidates) failed.set(name, { reason: `gpushare: ${error}`, resolvable: false });
       return { request: null, error, scores, failed };
     }
-    const state = this.current();
+    const query = this.current();
     this.sweepTentative();
     if (known && this.tentative.delete(uid)) this.sync(known);
     // A pod that holds a share already (a retried bind) is ranked as if it held none.
@@ -174,9 +172,8 @@ export class ClusterView {
       ({ scores, failed } = answerFilter(
         {
           memo: this.memo,
-          state,
+          query,
           isGpushareNode: (name) => this.nodes.has(name),
-          nodeName: (index) => this.nodeOrder[index]!,
           nowMs: this.nowMs(),
         },
         entry.request,
@@ -204,10 +201,10 @@ export class ClusterView {
       return { error: `pod ${entry.namespace}/${entry.name} is already bound to ${entry.nodeName}` };
     if (entry.finished) return { error: `pod ${entry.namespace}/${entry.name} has finished` };
     if (this.reserved.has(uid)) return { error: `pod ${entry.namespace}/${entry.name} is being bound already` };
-    const state = this.current();
+    const query = this.current();
     this.tentative.delete(uid);
     this.release(uid);
-    const placed = this.placeOn(entry, entry.request, node, state);
+    const placed = this.placeOn(entry, entry.request, node, query);
     if (typeof placed === 'string') {
       this.sync(entry);
       return {
@@ -322,12 +319,12 @@ export class ClusterView {
   }
 
   /**
-   * Places `entry` on `node` with the core (the policy chooses the GPUs) and holds it in `state`.
+   * Places `entry` on `node` with the core (the policy chooses the GPUs) and holds it in `query`.
    * @returns the assignment, or why it cannot go there (also a MIG instance the node does not have)
    */
-  private placeOn(entry: PodEntry, request: JobRequest, node: string, state: ClusterState): PodAssignment | string {
-    const outcome = state.tryPlace(request, null, null, state.indexOf(node));
-    if (outcome.kind !== 'placed') return waitMessage(outcome.reason);
+  private placeOn(entry: PodEntry, request: JobRequest, node: string, query: ClusterQuery): PodAssignment | string {
+    const outcome = query.bind(request, node);
+    if ('refusal' in outcome) return waitMessage(outcome.refusal);
     const inventory = this.nodes.get(node)!.inventory;
     const migUuid = (gpuIndex: number, start: number): string | undefined =>
       inventory.gpus.find((g) => g.index === gpuIndex)?.migInstances.find((m) => m.start === start)?.uuid;
@@ -337,7 +334,7 @@ export class ClusterView {
           (g.migChanges?.create.length ?? 0) > 0 || (g.mig !== null && migUuid(g.index, g.mig.start) === undefined),
       )
     ) {
-      state.release(entry.jobId);
+      query.release(entry.jobId);
       return `it needs a MIG instance that does not exist on node ${node}`;
     }
     return assignmentOf(node, outcome.placement, migUuid);
@@ -385,18 +382,9 @@ export class ClusterView {
     if (!entry) return;
     this.holding.set(uid, assignment);
     this.touch(assignment.node);
-    if (this.state === null) return;
+    if (this.query === null) return;
     try {
-      this.state.hold(
-        {
-          jobId: entry.jobId,
-          node: assignment.node,
-          cpuMilli: 0,
-          hostMemoryMiB: 0,
-          placement: placementOf(assignment),
-        },
-        tenant,
-      );
+      this.query.hold(entry.jobId, assignment.node, placementOf(assignment), tenant);
     } catch (err) {
       // An assignment the nodes cannot hold (the inventory changed under it): kept, and counted
       // again at the next rebuild; never placed over.
@@ -422,15 +410,15 @@ export class ClusterView {
     this.holding.delete(uid);
     this.touch(had.node);
     const entry = this.pods.get(uid);
-    if (this.state !== null && entry && this.state.isHeld(entry.jobId)) this.state.release(entry.jobId);
+    if (this.query !== null && entry) this.query.release(entry.jobId);
   }
 
-  /** GPUs (`node\u0000index`) named by an assignment the state refused: they take no new pod. */
+  /** GPUs (`node\u0000index`) named by an assignment the query refused: they take no new pod. */
   private readonly blocked = new Set<string>();
   private rebuilding = false;
 
   private invalidate(): void {
-    this.state = null;
+    this.query = null;
     this.memo.clear();
     this.version++;
   }
@@ -441,16 +429,15 @@ export class ClusterView {
     this.version++;
   }
 
-  /** The core state, rebuilt from the nodes and the holding pods when the nodes changed. */
-  private current(): ClusterState {
-    if (this.state !== null) return this.state;
-    this.nodeOrder = this.nodeNames();
+  /** The core's query, rebuilt from the nodes and the holding pods when the nodes changed. */
+  private current(): ClusterQuery {
+    if (this.query !== null) return this.query;
     // Rebuilt from scratch; a pod whose assignment the nodes cannot hold (its GPU now reports less
     // memory, say) blocks the GPUs it names: they take no new pod until it is gone.
     this.blocked.clear();
     for (let attempt = 0; ; attempt++) {
       const blockedBefore = this.blocked.size;
-      this.state = this.build();
+      this.query = this.build();
       this.holding.clear();
       this.rebuilding = true;
       try {
@@ -461,13 +448,13 @@ export class ClusterView {
       } finally {
         this.rebuilding = false;
       }
-      if (this.blocked.size === blockedBefore || attempt === 2) return this.state;
+      if (this.blocked.size === blockedBefore || attempt === 2) return this.query;
     }
   }
 
-  /** A core state of the nodes (blocked GPUs unschedulable), holding nothing. */
-  private build(): ClusterState {
-    const nodes: ClusterNode[] = this.nodeOrder.map((name) => {
+  /** The core's query over the nodes (blocked GPUs unschedulable), holding nothing. */
+  private build(): ClusterQuery {
+    const nodes: ClusterNode[] = this.nodeNames().map((name) => {
       const entry = this.nodes.get(name)!;
       const node = clusterNodeOf(name, entry.inventory, entry.cordoned);
       return {
@@ -476,11 +463,6 @@ export class ClusterView {
       };
     });
     const snapshot: ClusterSnapshot = { nodes, active: [] };
-    const policy = findPolicy(this.policy)!;
-    return new ClusterState(snapshot, {
-      profile: (unitCount) => policy.create({ nodeCount: unitCount, learnWorkloadOnline: true }),
-      rng: new SeededRng(1),
-      timesliceOvercommitRatio: 1,
-    });
+    return new ClusterQuery(snapshot, { policy: this.policy, learnWorkloadOnline: true, migReuseOnly: true });
   }
 }

@@ -2,20 +2,10 @@
  * The extender's answer for one pod over its candidate nodes: per node, the core's score or why it
  * cannot take the pod, with the memo (node-answer-memo.ts) doing as little as what changed allows:
  * the whole answer of the last filter of the same shape, then per-node answers, then the core's
- * `rankNodes` for the rest.
+ * `ClusterQuery.rank` for the rest.
  */
-import {
-  refusalMessage,
-  status,
-  WAIT_CODES,
-  type ClusterState,
-  type JobRequest,
-  type Status,
-} from '../../../core/index.js';
+import { refusalMessage, type ClusterQuery, type JobRequest } from '../../../core/index.js';
 import type { Failure, NodeAnswerMemo } from './node-answer-memo.js';
-
-/** A node neither ranked nor refused (no reason given): a shortage of GPUs that ends as jobs leave. */
-const NO_ROOM: Status = status(WAIT_CODES.gpuCapacity, false);
 
 /** A filter's answer: scores of the nodes that can take the pod, failures of the others. */
 export interface FilterAnswer {
@@ -26,11 +16,10 @@ export interface FilterAnswer {
 /** What the answer needs of the cluster view. */
 export interface AnswerContext {
   readonly memo: NodeAnswerMemo;
-  readonly state: ClusterState;
+  /** The core's query over the gpushare nodes. */
+  readonly query: ClusterQuery;
   /** Whether `name` is a gpushare node. */
   isGpushareNode(name: string): boolean;
-  /** The node at snapshot index `index`. */
-  nodeName(index: number): string;
   readonly nowMs: number;
 }
 
@@ -49,10 +38,9 @@ export function answerFilter(
   tenant: string,
   candidates: readonly string[],
 ): FilterAnswer {
-  const { memo, state, nowMs } = ctx;
+  const { memo, query, nowMs } = ctx;
   const key = memo.shapeId(`${tenant}\u0000${JSON.stringify(request.gpu)}`);
-  let epoch = 0;
-  for (const { plugin } of state.groups.scheduler.profile.scores) epoch += plugin.cacheEpoch?.() ?? 0;
+  const epoch = query.scoreEpoch();
   const whole = memo.whole(key, candidates, epoch);
   if (whole !== undefined) {
     // The same shape over the same candidates: answer again for the nodes touched since only.
@@ -87,19 +75,18 @@ function answerNodes(
   request: JobRequest,
   answer: FilterAnswer,
 ): void {
-  const indices: number[] = [];
+  const asked: string[] = [];
   for (const name of names) {
-    if (ctx.isGpushareNode(name)) indices.push(ctx.state.indexOf(name));
+    if (ctx.isGpushareNode(name)) asked.push(name);
     else answer.failed.set(name, NOT_GPUSHARE);
   }
-  if (indices.length === 0) return;
-  const ranking = ctx.state.rankNodes(request, indices, true);
-  for (const index of indices) {
-    const name = ctx.nodeName(index);
-    const score = ranking.scores.get(index);
-    const refusal = ranking.reasons.get(index) ?? NO_ROOM;
+  if (asked.length === 0) return;
+  const { scores, refusals } = ctx.query.rank(request, asked);
+  for (const name of asked) {
+    const score = scores.get(name);
+    const refusal = refusals.get(name);
     const failed =
-      score !== undefined ? null : { reason: `gpushare: ${refusalMessage(refusal)}`, resolvable: !refusal.lasting };
+      refusal === undefined ? null : { reason: `gpushare: ${refusalMessage(refusal)}`, resolvable: !refusal.lasting };
     if (score !== undefined) answer.scores.set(name, score);
     else answer.failed.set(name, failed!);
     ctx.memo.set(name, key, epoch, ctx.nowMs, { score: score ?? null, failed });
