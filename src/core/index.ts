@@ -45,7 +45,8 @@ export { type PlannedPreemption } from './framework/plan.js';
 export { ClusterState, type GpuUsage } from './framework/cluster-state.js';
 export { placedGpuEquivalents, queuedGpuEquivalents } from './fairness/job-size.js';
 export { QueueIndex } from './queue/queue-index.js';
-export { schedule, type ScheduleOptions, SchedulingSession } from './schedule.js';
+export { type PassRulesOptions, schedule, type ScheduleOptions, SchedulingSession } from './schedule.js';
+export { type PreemptionSettings } from './pass/choose-preemption.js';
 export { resolveMode } from './sharing/share-accounting.js';
 export { type HostCapacity, whyUnresolvable } from './sharing/unresolvable.js';
 export { findMigProfile, migGeometry, type MigProfile, migProfilesFor } from './mig/mig-profiles.js';
@@ -53,12 +54,15 @@ export { choosePlacement, type MigGpuInstance, smallestProfileFor, validStartsFo
 export { planTimeslices, type Timeslice } from './sharing/timeslice-plan.js';
 export { apportion } from './sharing/apportion.js';
 export {
+  classifyCandidate,
   DEFAULT_PREEMPTION_OPTIONS,
   defaultPreemptible,
+  isEligible,
   type PreemptionCandidate,
   type PreemptionOptions,
 } from './preemption/eligibility.js';
 export { planPreemption } from './preemption/plan-preemption.js';
+export { secondsSinceCheckpoint } from './preemption/checkpoint-loss.js';
 export { gpuEquivalents } from './fairness/gpu-equivalents.js';
 export { borrowedGpuEquivalents } from './fairness/quota.js';
 export { DEFAULT_AGING, orderQueue, type QueueEntry, type QueueOrderContext } from './queue/queue-order.js';
