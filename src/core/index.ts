@@ -8,7 +8,6 @@ export { GPU_MILLI_PER_GPU } from './model/quantity.js';
 export { findGpuModel, GPU_MODELS, type GpuModelSpec } from './model/gpu-models.js';
 export { createNodeStates, type NodeSpec, NodeState } from './framework/node-state.js';
 export { type ResourceDemand, totalGpuMilli } from './framework/resource-demand.js';
-export { whyNotFit } from './framework/allocation.js';
 export { randomPermutation, type Rng, SeededRng, shuffleInPlace } from './random/rng.js';
 export { buildTargetWorkload, type TargetWorkload, type TaskShape } from './fragmentation/target-workload.js';
 export { nodeFragmentationMilli, nodeWeightedIdleMilli } from './fragmentation/node-fragmentation.js';
