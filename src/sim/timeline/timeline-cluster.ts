@@ -7,9 +7,12 @@
  *
  * Two shortcuts keep a replay of 7,000 jobs fast without changing a decision: a job that fits no
  * node now (`ClusterState.fits`, the core's what-if) is not given a pass, unless the policy learns
- * from the requests it sees; and the preemption pass is asked only about the nodes that may have a
- * plan: where the job fits when the node is empty, which run a job the core would let it preempt
- * (`classifyCandidate`), and which the memo (preemption-memo.ts) does not rule out.
+ * from the requests it sees; and the preemption pass runs only when a node has a plan, and sees
+ * (as `active`) only the jobs of such nodes: nodes the job fits when empty, that the memo
+ * (preemption-memo.ts) does not rule out, that run a job the core would let it preempt
+ * (`classifyCandidate`), and where it fits once all of those are gone (`fitsWithout`: the
+ * planner's own first test, which any plan passes). One tenant and no quota: nothing else of the
+ * pass's rules reads `active`.
  */
 import {
   classifyCandidate,
