@@ -8,7 +8,6 @@ export { GPU_MILLI_PER_GPU } from './model/quantity.js';
 export { findGpuModel, GPU_MODELS, type GpuModelSpec } from './model/gpu-models.js';
 export { createNodeStates, type NodeSpec, NodeState } from './framework/node-state.js';
 export { type ResourceDemand, totalGpuMilli } from './framework/resource-demand.js';
-export { whyNotFit } from './framework/allocation.js';
 export { randomPermutation, type Rng, SeededRng, shuffleInPlace } from './random/rng.js';
 export { buildTargetWorkload, type TargetWorkload, type TaskShape } from './fragmentation/target-workload.js';
 export { nodeFragmentationMilli, nodeWeightedIdleMilli } from './fragmentation/node-fragmentation.js';
@@ -61,7 +60,8 @@ export {
 } from './framework/cluster-query.js';
 export { placedGpuEquivalents, queuedGpuEquivalents } from './fairness/job-size.js';
 export { QueueIndex } from './queue/queue-index.js';
-export { schedule, type ScheduleOptions, SchedulingSession } from './schedule.js';
+export { type PassRulesOptions, schedule, type ScheduleOptions, SchedulingSession } from './schedule.js';
+export { type PreemptionSettings } from './pass/choose-preemption.js';
 export { resolveMode } from './sharing/share-accounting.js';
 export { type HostCapacity, whyUnresolvable } from './sharing/unresolvable.js';
 export { findMigProfile, migGeometry, type MigProfile, migProfilesFor } from './mig/mig-profiles.js';
@@ -69,12 +69,15 @@ export { choosePlacement, type MigGpuInstance, smallestProfileFor, validStartsFo
 export { planTimeslices, type Timeslice } from './sharing/timeslice-plan.js';
 export { apportion } from './sharing/apportion.js';
 export {
+  classifyCandidate,
   DEFAULT_PREEMPTION_OPTIONS,
   defaultPreemptible,
+  isEligible,
   type PreemptionCandidate,
   type PreemptionOptions,
 } from './preemption/eligibility.js';
 export { planPreemption } from './preemption/plan-preemption.js';
+export { secondsSinceCheckpoint } from './preemption/checkpoint-loss.js';
 export { gpuEquivalents } from './fairness/gpu-equivalents.js';
 export { borrowedGpuEquivalents } from './fairness/quota.js';
 export { DEFAULT_AGING, orderQueue, type QueueEntry, type QueueOrderContext } from './queue/queue-order.js';

@@ -13,11 +13,12 @@ import { Statement } from './framework/statement.js';
 import type { TargetWorkload } from './fragmentation/target-workload.js';
 import type { TenantQuota } from './fairness/quota.js';
 import type { ActiveJob, ClusterSnapshot } from './model/cluster.js';
+import type { GpuDevice } from './model/gpu-device.js';
 import { InvariantViolation } from './model/errors.js';
 import type { JobRequest } from './model/request.js';
 import { findPolicy, POLICY_NAMES } from './policies/registry.js';
 import { choosePreemption, preemptionPossible, type PreemptionSettings } from './pass/choose-preemption.js';
-import { buildPassRules, type QosViolator } from './pass/pass-rules.js';
+import { buildPassRules, gpuLookupOf, type GpuLookup, type QosViolator } from './pass/pass-rules.js';
 import { runPass } from './pass/run-pass.js';
 import { explainWait } from './framework/explain-wait.js';
 import type { WaitReason } from './model/status.js';
@@ -116,6 +117,12 @@ export function schedule(input: ScheduleInput): Plan {
 /** A cluster state kept between passes: the passes of `schedule`, over one evolving cluster. */
 export class SchedulingSession {
   readonly state: ClusterState;
+  /** The GPUs and host CPU for the pass rules, worked out at the first pass with rules (they never change). */
+  private cluster?: {
+    readonly gpus: readonly { readonly node: string; readonly device: GpuDevice }[];
+    readonly gpuLookup: GpuLookup;
+    readonly hostCpuMilli: number;
+  };
 
   /** @throws InvariantViolation as `schedule` */
   constructor(snapshot: ClusterSnapshot, rng: Rng, options: ScheduleOptions = {}) {
@@ -155,10 +162,7 @@ export class SchedulingSession {
         : buildPassRules({
             active,
             tenants: rulesOptions.tenants,
-            gpus: this.state.nodes.flatMap((n) =>
-              [...n.devices.values()].map((d) => ({ node: n.node.name, device: d.device })),
-            ),
-            hostCpuMilli: this.state.nodes.reduce((sum, n) => sum + n.node.hostCpuMilli, 0),
+            ...this.clusterFacts(),
             nowMs: pass.nowMs,
             ...(rulesOptions.sizeCache ? { sizeCache: rulesOptions.sizeCache } : {}),
             ...(rulesOptions.qosViolators ? { qosViolators: rulesOptions.qosViolators } : {}),
@@ -215,5 +219,31 @@ export class SchedulingSession {
   /** Frees what job `jobId` holds (it ended or was evicted). */
   release(jobId: number): void {
     this.state.release(jobId);
+  }
+
+  /**
+   * Whether `job` would fit now if the jobs `jobIds` held nothing (ids of jobs that hold nothing
+   * are ignored): the preemption planner's oracle as a what-if. Changes nothing, asks no policy,
+   * draws nothing.
+   */
+  fitsWithout(job: JobRequest, jobIds: readonly number[]): boolean {
+    const statement = new Statement(this.state);
+    const fits = statement.fitsWithout(job, jobIds);
+    statement.commit();
+    return fits;
+  }
+
+  private clusterFacts(): NonNullable<SchedulingSession['cluster']> {
+    if (this.cluster === undefined) {
+      const gpus = this.state.nodes.flatMap((n) =>
+        [...n.devices.values()].map((d) => ({ node: n.node.name, device: d.device })),
+      );
+      this.cluster = {
+        gpus,
+        gpuLookup: gpuLookupOf(gpus),
+        hostCpuMilli: this.state.nodes.reduce((sum, n) => sum + n.node.hostCpuMilli, 0),
+      };
+    }
+    return this.cluster;
   }
 }

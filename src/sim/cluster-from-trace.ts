@@ -1,8 +1,8 @@
 /**
  * Converts trace rows into the core's domain model: a trace node is a `ClusterNode` whose GPUs are
  * all of its model, a trace pod a `JobRequest` (sharing a GPU's compute by accounting, as the FGD
- * paper's simulator does: mode `mps`, no GPU memory named). The timeline replay drives the
- * framework's cycle directly and takes its node specs and demands from here too.
+ * paper's simulator does: mode `mps`, no GPU memory named), or the framework cycle's node spec
+ * and demand (`nodeSpecOf`, `podRequestOf`: the timeline's jobs keep their demand in that form).
  */
 import {
   findGpuModel,

@@ -126,6 +126,11 @@ describe('gpuEquivalents', () => {
     expect(gpuEquivalents({ gpuCount: 1, gpuMilli: 500, gpuMemoryMiB: 5, mode: 'exclusive' }, Number.NaN)).toBe(1);
   });
 
+  it('counts a request of 0 MiB by its compute alone, even on a model of unknown memory (0)', () => {
+    expect(gpuEquivalents({ gpuCount: 2, gpuMilli: 250, gpuMemoryMiB: 0, mode: 'mps' }, 0)).toBe(0.5);
+    expect(gpuEquivalents({ gpuCount: 1, gpuMilli: 600, gpuMemoryMiB: 0 }, T4)).toBe(0.6);
+  });
+
   it.each<[GpuEquivalentRequest, number, RegExp]>([
     [{ gpuCount: -1, gpuMilli: 100, gpuMemoryMiB: null }, A100_80, /gpuCount/],
     [{ gpuCount: 1.5, gpuMilli: 100, gpuMemoryMiB: null }, A100_80, /gpuCount/],

@@ -42,7 +42,8 @@ export interface GpuEquivalentRequest {
  * Size of `request` in GPU-equivalents (1 = one whole GPU), by the rule in the file comment.
  * `modelMemoryMiB` is the device memory of the GPU model the request is measured against: the
  * model it runs on, or for a pending job the smallest eligible model
- * ({@link smallestModelMemoryMiB}); it is read only for a shared request with a `gpuMemoryMiB`.
+ * ({@link smallestModelMemoryMiB}); it is read only for a shared request with a `gpuMemoryMiB` > 0
+ * (a request of 0 MiB, like the trace pods of the simulator, is its compute share alone).
  * Examples: 600 milli × 2 GPUs → 1.2; 100 milli with 40 GiB on an 80 GiB GPU → 0.5; a 3-slice MIG
  * instance on an A100 → 3/7; a 2-slice instance on an A30 → 0.5.
  *
@@ -66,7 +67,8 @@ export function gpuEquivalents(request: GpuEquivalentRequest, modelMemoryMiB: nu
     return gpuCount * migFraction(migSlices, request.gpuComputeSlices ?? DEFAULT_GPU_COMPUTE_SLICES);
   if (request.mode === 'exclusive') return gpuCount;
   const computeFraction = gpuMilli / GPU_MILLI_PER_GPU;
-  if (gpuMemoryMiB === null) return gpuCount * computeFraction;
+  // No memory named (null: in proportion to compute; 0: none reserved): the compute share alone.
+  if (gpuMemoryMiB === null || gpuMemoryMiB === 0) return gpuCount * computeFraction;
   if (!Number.isFinite(modelMemoryMiB) || modelMemoryMiB <= 0) {
     throw new RangeError(`modelMemoryMiB must be a positive number, got ${modelMemoryMiB}`);
   }

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { allocate, FIT_REFUSALS, release, whyNotFit } from './allocation.js';
+import { allocate, FIT_REFUSALS, gpuRefusal, hostRefusal, release } from './allocation.js';
 import type { Status } from '../model/status.js';
 import { InvariantViolation } from '../model/errors.js';
 import { NodeState, type NodeSpec } from './node-state.js';
@@ -19,7 +19,11 @@ function snapshot(node: NodeState) {
 
 const stateOf = (spec: NodeSpec): NodeState => new NodeState(0, spec);
 
-describe('whyNotFit', () => {
+/** The two filters' tests in the cycle's order (node-resources-fit, then gpu-fit): what `allocate` checks. */
+const refusal = (node: NodeState, pod: ResourceDemand): Status | null =>
+  hostRefusal(node, pod) ?? gpuRefusal(node, pod);
+
+describe('hostRefusal, then gpuRefusal', () => {
   const spec = aNode({ cpuMilli: 8000, hostMemoryMiB: 16384, gpuCount: 2, gpuModel: 'V100M32', gpuMemoryMiB: 32768 });
 
   it.each<[string, NodeSpec, ResourceDemand, Status | null]>([
@@ -51,17 +55,17 @@ describe('whyNotFit', () => {
       FIT_REFUSALS.insufficientGpu,
     ],
   ])('%s', (_label, nodeSpec, pod, expected) => {
-    expect(whyNotFit(stateOf(nodeSpec), pod)).toBe(expected);
+    expect(refusal(stateOf(nodeSpec), pod)).toBe(expected);
   });
 
   it('counts only GPUs with enough free milli, each at most once', () => {
     const node = stateOf(spec);
     allocate(node, aPod({ cpuMilli: 0, hostMemoryMiB: 0, gpuMilli: 600 }), [0]);
-    expect(whyNotFit(node, aPod({ gpuMilli: 400, gpuCount: 2 }))).toBeNull();
-    expect(whyNotFit(node, aPod({ gpuMilli: 401, gpuCount: 2 }))).toBe(FIT_REFUSALS.insufficientGpu);
+    expect(refusal(node, aPod({ gpuMilli: 400, gpuCount: 2 }))).toBeNull();
+    expect(refusal(node, aPod({ gpuMilli: 401, gpuCount: 2 }))).toBe(FIT_REFUSALS.insufficientGpu);
     // Two slices of 200 would fit on GPU 0 alone, but a multi-GPU request needs distinct GPUs.
     allocate(node, aPod({ cpuMilli: 0, hostMemoryMiB: 0, gpuMilli: 1000 }), [1]);
-    expect(whyNotFit(node, aPod({ gpuMilli: 200, gpuCount: 2 }))).toBe(FIT_REFUSALS.insufficientGpu);
+    expect(refusal(node, aPod({ gpuMilli: 200, gpuCount: 2 }))).toBe(FIT_REFUSALS.insufficientGpu);
   });
 });
 

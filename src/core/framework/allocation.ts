@@ -50,13 +50,22 @@ export function isGpuModelAllowed(node: NodeState, request: ResourceDemand): boo
 }
 
 /**
- * Whether `request` fits on `node` now: CPU, host memory, and — for GPU requests — the model and
- * `gpuCount` distinct GPUs each with enough free compute and memory.
- * @returns null when it fits, else the first failing reason
+ * The node-resources-fit filter's test: whether the node's free host CPU and memory cover
+ * `request` (`cpuMilli`, `hostMemoryMiB`).
+ * @returns null when they do, else `insufficientCpu` (checked first) or `insufficientHostMemory`
  */
-export function whyNotFit(node: NodeState, request: ResourceDemand): Status | null {
+export function hostRefusal(node: NodeState, request: ResourceDemand): Status | null {
   if (request.cpuMilli > node.freeCpuMilli) return FIT_REFUSALS.insufficientCpu;
   if (request.hostMemoryMiB > node.freeHostMemoryMiB) return FIT_REFUSALS.insufficientHostMemory;
+  return null;
+}
+
+/**
+ * The gpu-fit filter's test: for a GPU request, the node's GPU model is allowed and `gpuCount`
+ * distinct GPUs each have the per-GPU milli and memory free; a CPU-only request passes everywhere.
+ * @returns null when it fits, else `noGpu`, `gpuModelNotAllowed` or `insufficientGpu` (in that order)
+ */
+export function gpuRefusal(node: NodeState, request: ResourceDemand): Status | null {
   if (request.gpuCount === 0) return null;
   if (node.spec.gpuCount === 0) return FIT_REFUSALS.noGpu;
   if (!isGpuModelAllowed(node, request)) return FIT_REFUSALS.gpuModelNotAllowed;
@@ -70,7 +79,7 @@ export function whyNotFit(node: NodeState, request: ResourceDemand): Status | nu
  * @throws InvariantViolation when anything would be over-committed or the GPU list is wrong
  */
 export function allocate(node: NodeState, request: ResourceDemand, gpuIndices: readonly number[]): void {
-  const problem = whyNotFit(node, request);
+  const problem = hostRefusal(node, request) ?? gpuRefusal(node, request);
   if (problem !== null) {
     throw new InvariantViolation(`allocate on ${node.spec.name}: ${problem}`);
   }

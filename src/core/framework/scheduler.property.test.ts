@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { Scheduler } from './scheduler.js';
-import { whyNotFit } from './allocation.js';
+import { gpuRefusal, hostRefusal } from './allocation.js';
 import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
 import type { NodeSpec } from './node-state.js';
 import type { ResourceDemand } from './resource-demand.js';
@@ -112,7 +112,10 @@ describe.each(POLICIES.map((p) => [p.name, p] as const))('scheduler invariants: 
           const decision = scheduler.schedule(pod);
           if (decision.kind === 'unschedulable') {
             for (const node of cluster.nodes) {
-              check(whyNotFit(node, pod) !== null, () => `${at()}: reported unschedulable but fits node ${node.index}`);
+              check(
+                (hostRefusal(node, pod) ?? gpuRefusal(node, pod)) !== null,
+                () => `${at()}: reported unschedulable but fits node ${node.index}`,
+              );
             }
             const counted = Object.values(decision.reasons).reduce((a, b) => a + (b ?? 0), 0);
             check(
@@ -123,7 +126,10 @@ describe.each(POLICIES.map((p) => [p.name, p] as const))('scheduler invariants: 
           }
           const { nodeIndex, gpuIndices } = decision;
           const node = cluster.nodes[nodeIndex]!;
-          check(whyNotFit(node, pod) === null, () => `${at()}: placed on node ${nodeIndex} where it does not fit`);
+          check(
+            (hostRefusal(node, pod) ?? gpuRefusal(node, pod)) === null,
+            () => `${at()}: placed on node ${nodeIndex} where it does not fit`,
+          );
           check(gpuIndices.length === pod.gpuCount, () => `${at()}: got GPUs ${gpuIndices.join(',')}`);
           check(
             new Set(gpuIndices).size === gpuIndices.length,

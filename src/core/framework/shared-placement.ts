@@ -349,6 +349,12 @@ function sharedFitsFor(
 ): boolean {
   const allowed = job.gpu.allowedGpuModels ?? [];
   for (const unit of groups.units) {
+    // A CPU-only job needs host CPU and memory alone, on any unit (gpu-fit passes it everywhere). Not
+    // `qualifyingGpus`: it counts 0 GPUs also where the host is short, and 0 GPUs are all it needs.
+    if (job.gpu.gpuCount === 0) {
+      if (unit.state.freeCpuMilli >= job.cpuMilli && unit.state.freeHostMemoryMiB >= job.hostMemoryMiB) return true;
+      continue;
+    }
     if (unit.model === null || (allowed.length > 0 && !allowed.includes(unit.model))) continue;
     const modelMemoryMiB = unit.state.spec.gpuMemoryMiB ?? 0;
     if (job.gpu.gpuMemoryMiB !== null && job.gpu.gpuMemoryMiB > modelMemoryMiB) continue;

@@ -43,6 +43,22 @@ export interface PassRulesInput {
   readonly sizeCache?: Map<number, number>;
   /** Running jobs violating a QoS target; absent or empty: no GPU is protected. */
   readonly qosViolators?: readonly QosViolator[];
+  /** `gpuLookupOf(gpus)`, when the caller keeps it across passes (the GPUs did not change). */
+  readonly gpuLookup?: GpuLookup;
+}
+
+/** The cluster's GPUs as the rules look them up: by `node/index`, and as one list. */
+export interface GpuLookup {
+  readonly deviceOf: ReadonlyMap<string, GpuDevice>;
+  readonly devices: readonly GpuDevice[];
+}
+
+/** The lookup of `gpus` (every GPU of the cluster, with its node) that `buildPassRules` uses. */
+export function gpuLookupOf(gpus: PassRulesInput['gpus']): GpuLookup {
+  return {
+    deviceOf: new Map(gpus.map(({ node, device }) => [`${node}/${device.index}`, device])),
+    devices: gpus.map((g) => g.device),
+  };
 }
 
 /** The rules of one pass, and the tenant bookkeeping preemption needs afterwards. */
@@ -83,8 +99,7 @@ export interface PassRules {
 
 /** Builds the rules of one pass. */
 export function buildPassRules(input: PassRulesInput): PassRules {
-  const deviceOf = new Map(input.gpus.map(({ node, device }) => [`${node}/${device.index}`, device]));
-  const devices = input.gpus.map((g) => g.device);
+  const { deviceOf, devices } = input.gpuLookup ?? gpuLookupOf(input.gpus);
   const quotas = new Map(input.tenants.map((t) => [t.tenant, t]));
   const usage = new Map<string, TenantUsage>();
   const add = (tenant: string, gpuEquivalents: number, cpuMilli: number): void => {

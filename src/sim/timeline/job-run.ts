@@ -2,7 +2,7 @@
  * The mutable state of one job during a timeline replay: queued or running, its progress, and
  * what it has cost so far. Also the queue entry the queue order reads.
  */
-import type { QueueEntry } from '../../core/index.js';
+import { secondsSinceCheckpoint as lostSeconds, type JobRequest, type QueueEntry } from '../../core/index.js';
 import type { TimelineJob } from './timeline-jobs.js';
 
 /**
@@ -11,6 +11,8 @@ import type { TimelineJob } from './timeline-jobs.js';
  */
 export interface JobRun extends QueueEntry {
   readonly job: TimelineJob;
+  /** The job as the core places it (id, tenant, priority, first arrival, demand). */
+  readonly request: JobRequest;
   /** Size in GPU-equivalents (see trace-gpu-equivalents.ts). */
   readonly gpuEquivalents: number;
   /** Small integer naming the job's full request (equal requests fit equally). */
@@ -25,8 +27,6 @@ export interface JobRun extends QueueEntry {
   runStartSeconds: number;
   /** Node of the current run; -1 while queued. */
   nodeIndex: number;
-  /** GPUs of the current run. */
-  gpuIndices: readonly number[];
   /** Number of runs started (a completion event of an older run is stale). */
   attempt: number;
   /** First start, seconds; NaN until started. */
@@ -41,11 +41,10 @@ export interface JobRun extends QueueEntry {
 
 /**
  * Seconds of the current run lost if the job stops at `nowSeconds`: the run time since its last
- * checkpoint, with a checkpoint every `checkpointIntervalSeconds` of run time (counted from the
- * run's start, which resumes from a checkpoint). 0 while queued.
+ * checkpoint, with a checkpoint every `checkpointIntervalSeconds` of run time counted from the
+ * run's start, which resumes from a checkpoint (the core's `secondsSinceCheckpoint`). 0 while queued.
  */
 export function secondsSinceCheckpoint(run: JobRun, nowSeconds: number, checkpointIntervalSeconds: number): number {
   if (run.nodeIndex < 0) return 0;
-  const ran = Math.max(0, nowSeconds - run.runStartSeconds);
-  return ran - Math.floor(ran / checkpointIntervalSeconds) * checkpointIntervalSeconds;
+  return lostSeconds(nowSeconds - run.runStartSeconds, checkpointIntervalSeconds);
 }

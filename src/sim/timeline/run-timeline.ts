@@ -5,17 +5,15 @@
 import { readFile } from 'node:fs/promises';
 import {
   buildTargetWorkload,
-  createNodeStates,
   DEFAULT_AGING,
   DEFAULT_PREEMPTION_OPTIONS,
   findPolicy,
   randomPermutation,
-  Scheduler,
   SeededRng,
   type PreemptionOptions,
   type TargetWorkload,
 } from '../../core/index.js';
-import { nodeSpecOf, taskShapeOf } from '../cluster-from-trace.js';
+import { clusterNodeOf, taskShapeOf } from '../cluster-from-trace.js';
 import { UnknownPolicyError, type WorkloadSource } from '../packing-replay.js';
 import { parsePodListCsv, readNodeListFile } from '../traces/alibaba-csv.js';
 import { TraceFormatError, type TraceNode } from '../traces/trace-types.js';
@@ -70,24 +68,27 @@ export function runTimelineOnce(
   settings: TimelineSettings,
 ): TimelineRunResult {
   const started = performance.now();
-  const policy = findPolicy(policyName);
-  if (!policy) throw new UnknownPolicyError(policyName);
+  if (!findPolicy(policyName)) throw new UnknownPolicyError(policyName);
   const rng = new SeededRng(seed);
   const traceNodes = settings.gpus === null ? input.nodes : sampleCluster(input.nodes, settings.gpus, rng);
-  const nodes = createNodeStates(traceNodes.map(nodeSpecOf));
+  const nodes = traceNodes.map(clusterNodeOf);
   const nodeRank = randomPermutation(nodes.length, rng);
-  const profile = policy.create({
-    nodeCount: nodes.length,
+  const scheduling = {
+    policy: policyName,
     targetWorkload: input.targetWorkload,
     learnWorkloadOnline: settings.workloadSource === 'online',
-  });
-  const scheduler = new Scheduler({ nodes, nodeRank }, profile, rng);
-  const outcome = runTimeline(input.workload.jobs, scheduler, {
-    preemption: settings.preemption,
-    checkpointIntervalSeconds: settings.checkpointIntervalSeconds,
-    preemptionOptions: settings.preemptionOptions ?? TIMELINE_PREEMPTION_OPTIONS,
-  });
-  const gpus = nodes.reduce((s, n) => s + n.spec.gpuCount, 0);
+    nodeRank,
+  };
+  const outcome = runTimeline(
+    input.workload.jobs,
+    { nodes, rng, scheduling },
+    {
+      preemption: settings.preemption,
+      checkpointIntervalSeconds: settings.checkpointIntervalSeconds,
+      preemptionOptions: settings.preemptionOptions ?? TIMELINE_PREEMPTION_OPTIONS,
+    },
+  );
+  const gpus = nodes.reduce((s, n) => s + n.gpus.length, 0);
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
   for (const o of outcome.outcomes) {

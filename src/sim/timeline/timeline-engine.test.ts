@@ -1,20 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createNodeStates,
-  findPolicy,
-  PRIORITY_CLASSES,
-  Scheduler,
-  SeededRng,
-  type NodeSpec,
-} from '../../core/index.js';
+import { PRIORITY_CLASSES, SeededRng, type ClusterNode } from '../../core/index.js';
 import { runTimeline, type JobOutcome, type TimelineOptions } from './timeline-engine.js';
 import type { TimelineJob } from './timeline-jobs.js';
 
 const { critical, high, normal, low } = PRIORITY_CLASSES;
 
-/** A node with `gpus` GPUs of one model and plenty of CPU and memory. */
-function node(name: string, gpus: number): NodeSpec {
-  return { name, cpuMilli: 64_000, hostMemoryMiB: 262_144, gpuCount: gpus, gpuModel: 'T4', gpuMemoryMiB: 15_360 };
+/** A node with `gpus` T4 GPUs and plenty of CPU and memory. */
+function node(name: string, gpus: number): ClusterNode {
+  return {
+    name,
+    hostCpuMilli: 64_000,
+    hostMemoryMiB: 262_144,
+    gpus: Array.from({ length: gpus }, (_, index) => ({
+      index,
+      uuid: `GPU-${name}-${index}`,
+      model: 'T4',
+      gpuMemoryMiB: 15_360,
+      migEnabled: false,
+      schedulable: true,
+    })),
+  };
 }
 
 interface JobSpec {
@@ -45,20 +50,18 @@ function jobs(...specs: JobSpec[]): TimelineJob[] {
   }));
 }
 
-function replay(nodes: readonly NodeSpec[], list: readonly TimelineJob[], overrides: Partial<TimelineOptions> = {}) {
-  const states = createNodeStates(nodes);
-  const rank = Int32Array.from(states, (_, i) => i);
-  const scheduler = new Scheduler(
-    { nodes: states, nodeRank: rank },
-    findPolicy('best-fit')!.create({ nodeCount: states.length }),
-    new SeededRng(1),
+function replay(nodes: readonly ClusterNode[], list: readonly TimelineJob[], overrides: Partial<TimelineOptions> = {}) {
+  const scheduling = { policy: 'best-fit', nodeRank: Int32Array.from(nodes, (_, i) => i) };
+  return runTimeline(
+    list,
+    { nodes, rng: new SeededRng(1), scheduling },
+    {
+      preemption: true,
+      checkpointIntervalSeconds: 1800,
+      preemptionOptions: { minRunSeconds: 0, maxPreemptionsPerJob: 5 },
+      ...overrides,
+    },
   );
-  return runTimeline(list, scheduler, {
-    preemption: true,
-    checkpointIntervalSeconds: 1800,
-    preemptionOptions: { minRunSeconds: 0, maxPreemptionsPerJob: 5 },
-    ...overrides,
-  });
 }
 
 /** The fields a test checks, per job id. */
@@ -234,6 +237,30 @@ describe('runTimeline preemption across nodes', () => {
     );
     const out = replay([node('n0', 1)], list).outcomes;
     expect(out.map((o) => o.preemptions)).toEqual([0, 1, 0]);
+  });
+
+  it('makes a job placed at the instant of a failed search a victim later, when an equal job asks again', () => {
+    const list = jobs(
+      { arrival: 0, duration: 4000, priority: critical }, // holds the GPU until 4000
+      { arrival: 10, duration: 1000, priority: low }, // aged to normal by 4000: starts then, ahead of job 2
+      { arrival: 3000, duration: 10, priority: normal }, // at 4000 may not evict job 1, placed at that instant
+      { arrival: 4100, duration: 10, priority: normal }, // equal to job 2: by now job 1 is a victim
+    );
+    const out = replay([node('n0', 1)], list).outcomes.map(summary);
+    expect(out[3]).toEqual({ start: 4100, end: 4110, wait: 0, jct: 10, preemptions: 0, lost: 0 });
+    // Job 1 restarts at 4110 (aged, ahead of job 2) with its 1000 s: no checkpoint in its first 100 s.
+    expect(out[1]).toEqual({ start: 4000, end: 5110, wait: 4000, jct: 5100, preemptions: 1, lost: 100 });
+    expect(out[2]).toEqual({ start: 5110, end: 5120, wait: 2110, jct: 2120, preemptions: 0, lost: 0 });
+  });
+
+  it('lets a CPU-only job preempt for host CPU (no GPU-equivalents lost)', () => {
+    const list = jobs(
+      { arrival: 0, duration: 5000, priority: low, gpus: 0, cpu: 60_000 },
+      { arrival: 100, duration: 10, priority: critical, gpus: 0, cpu: 8000 },
+    );
+    const out = replay([node('n0', 1)], list).outcomes.map(summary);
+    expect(out[1]).toEqual({ start: 100, end: 110, wait: 0, jct: 10, preemptions: 0, lost: 0 });
+    expect(out[0]).toEqual({ start: 0, end: 5110, wait: 10, jct: 5110, preemptions: 1, lost: 0 });
   });
 
   it('keeps JCT = wait + duration + lost run time for every job of a busy replay', () => {

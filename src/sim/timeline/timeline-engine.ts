@@ -5,20 +5,17 @@
  * which go back to the queue and later resume from their last checkpoint.
  */
 import {
-  createNodeStates,
   defaultPreemptible,
   orderQueue,
   totalGpuMilli,
-  whyNotFit,
   type PreemptionOptions,
   type QueueOrderContext,
-  type Scheduler,
 } from '../../core/index.js';
 import { AllocationTrace } from './allocation-trace.js';
 import { EventHeap } from './event-heap.js';
 import { secondsSinceCheckpoint, type JobRun } from './job-run.js';
-import { choosePreemption, type PreemptionContext } from './node-preemption.js';
-import type { TimelineJob } from './timeline-jobs.js';
+import { TimelineCluster, type TimelineClusterSpec } from './timeline-cluster.js';
+import { timelineJobRequest, type TimelineJob } from './timeline-jobs.js';
 import { traceGpuEquivalents } from './trace-gpu-equivalents.js';
 
 /** How a replay runs. */
@@ -27,7 +24,7 @@ export interface TimelineOptions {
   readonly preemption: boolean;
   /** Run time between checkpoints, seconds (> 0); preempted work since the last one is lost. */
   readonly checkpointIntervalSeconds: number;
-  /** Limits passed to the preemption planner. */
+  /** Limits of the core's preemption (minimum run time, preemptions per job). */
   readonly preemptionOptions: PreemptionOptions;
   /** Tenant of every job (the trace has none). @defaultValue 'trace' */
   readonly tenant?: string;
@@ -63,64 +60,67 @@ export interface TimelineOutcome {
 const MAX_PASSES_PER_INSTANT = 100_000;
 
 /**
- * Replays `jobs` (in arrival order) on `scheduler`'s cluster, which must start empty.
+ * Replays `jobs` (in arrival order) on `cluster`, empty at the start, through the core's
+ * `SchedulingSession` (timeline-cluster.ts).
  *
  * At each event time: completions first (their resources are released), then arrivals, then one
  * scheduling pass. The pass tries queued jobs in the core's queue order (`orderQueue`: priority
  * aged by the wait so far, then arrival, then id; one tenant, so fair share plays no part), every
  * one, not only the head. When nothing was released it tries only the new arrivals, since the
- * others did not fit before and nothing got freer. A job that cannot be placed, with preemption on, asks for victims
- * (see
- * node-preemption.ts); evicted jobs rejoin the queue with their first arrival time, and another
- * full pass follows (they may fit elsewhere). A job placed later in a pass never gives an earlier
- * job that failed to preempt a new chance: evicting it would only restore the state in which that
- * job found no plan.
+ * others did not fit before and nothing got freer. A job that cannot be placed, with preemption
+ * on, asks the core's preemption for victims, all on one node (`victimsOnOneNode`), costed by the
+ * work lost since their last checkpoint (`checkpointIntervalSeconds`); evicted jobs rejoin the
+ * queue with their first arrival time, and another full pass follows (they may fit elsewhere). A
+ * job placed later in a pass never gives an earlier job that failed to preempt a new chance:
+ * evicting it would only restore the state in which that job found no plan.
  * @throws RangeError for a checkpoint interval that is not > 0
- * @throws Error when the cluster is not empty or the replay breaks an invariant (a bug)
+ * @throws InvariantViolation as `SchedulingSession` (an unknown policy, a repeated node name or GPU index)
+ * @throws Error when the replay breaks an invariant (a bug)
  */
 export function runTimeline(
   jobs: readonly TimelineJob[],
-  scheduler: Scheduler,
+  clusterSpec: TimelineClusterSpec,
   options: TimelineOptions,
 ): TimelineOutcome {
   const checkpoint = options.checkpointIntervalSeconds;
   if (!(Number.isFinite(checkpoint) && checkpoint > 0))
     throw new RangeError(`checkpointIntervalSeconds must be > 0, got ${checkpoint}`);
-  const nodes = scheduler.cluster.nodes;
-  if (nodes.some((n) => n.podCount > 0)) throw new Error('runTimeline needs an empty cluster');
   const tenant = options.tenant ?? 'trace';
+  const cluster = new TimelineCluster(clusterSpec, {
+    ...options.preemptionOptions,
+    checkpointIntervalSeconds: checkpoint,
+    victimsOnOneNode: true,
+  });
 
-  // Full request shapes, and where each fits when its node is empty.
+  // Full request shapes, and whether each fits the empty cluster.
   const shapeIds = new Map<string, number>();
-  const emptyFit: Uint8Array[] = [];
-  const emptyNodes = createNodeStates(nodes.map((n) => n.spec));
-  const shapeOf = (job: TimelineJob): number => {
+  const fitsEmpty: boolean[] = [];
+  const runs: JobRun[] = [];
+  const byId: JobRun[] = [];
+  const unplaceable: TimelineJob[] = [];
+  for (const job of jobs) {
     const r = job.request;
     const key =
       `${r.cpuMilli}/${r.hostMemoryMiB}/${r.gpuCount}/${r.gpuMilli}/${r.gpuMemoryMiB}/` +
       `${r.allowedGpuModels.join('|')}`;
-    let id = shapeIds.get(key);
-    if (id === undefined) {
-      id = shapeIds.size;
-      shapeIds.set(key, id);
-      emptyFit.push(Uint8Array.from(emptyNodes, (node) => (whyNotFit(node, r) === null ? 1 : 0)));
+    const request = timelineJobRequest(job, tenant);
+    let shapeId = shapeIds.get(key);
+    if (shapeId === undefined) {
+      shapeId = shapeIds.size;
+      shapeIds.set(key, shapeId);
+      fitsEmpty.push(cluster.fitsEmpty(request));
     }
-    return id;
-  };
-  const runs: JobRun[] = [];
-  const unplaceable: TimelineJob[] = [];
-  for (const job of jobs) {
-    const shapeId = shapeOf(job);
-    if (!emptyFit[shapeId]!.includes(1)) {
+    if (!fitsEmpty[shapeId]) {
       unplaceable.push(job);
       continue;
     }
-    runs.push({
+    const run: JobRun = {
       id: job.id,
       priority: job.priority,
       tenant,
-      submittedAtMs: job.arrivalSeconds * 1000,
+      submittedAtMs: request.submittedAtMs,
       job,
+      request,
       gpuEquivalents: traceGpuEquivalents(job.request),
       shapeId,
       queuedSinceSeconds: job.arrivalSeconds,
@@ -128,16 +128,16 @@ export function runTimeline(
       remainingSeconds: job.durationSeconds,
       runStartSeconds: Number.NaN,
       nodeIndex: -1,
-      gpuIndices: [],
       attempt: 0,
       firstStartSeconds: Number.NaN,
       endSeconds: Number.NaN,
       preemptions: 0,
       lostWorkGpuSeconds: 0,
-    });
+    };
+    runs.push(run);
+    byId[job.id] = run;
   }
 
-  const runningByNode = nodes.map(() => new Set<JobRun>());
   const runningPreemptibleByPriority = new Map<number, number>();
   const completions = new EventHeap<{ readonly run: JobRun; readonly attempt: number }>();
   const allocation = new AllocationTrace();
@@ -145,13 +145,6 @@ export function runTimeline(
   let queue: JobRun[] = [];
   let makespan = 0;
   const passes = { full: 0, arrivalsOnly: 0 };
-  const preemptionCtx: PreemptionContext = {
-    scheduler,
-    runningByNode,
-    checkpointIntervalSeconds: checkpoint,
-    options: options.preemptionOptions,
-    fitsEmptyNode: (shapeId, n) => emptyFit[shapeId]![n] === 1,
-  };
 
   // One tenant: every dominant share is 0, so the order is aged priority, then arrival, then id.
   const noShares = new Map<string, number>();
@@ -160,26 +153,22 @@ export function runTimeline(
     if (defaultPreemptible(run.priority))
       runningPreemptibleByPriority.set(run.priority, (runningPreemptibleByPriority.get(run.priority) ?? 0) + delta);
   };
-  const start = (run: JobRun, nodeIndex: number, gpuIndices: readonly number[], now: number): void => {
-    scheduler.commit(run.job.request, nodeIndex, gpuIndices);
+  /** `run` started on node `nodeIndex` at `now` (the cluster holds it). */
+  const started = (run: JobRun, nodeIndex: number, now: number): void => {
     run.nodeIndex = nodeIndex;
-    run.gpuIndices = gpuIndices;
     run.runStartSeconds = now;
     run.attempt++;
     run.waitSeconds += now - run.queuedSinceSeconds;
     if (Number.isNaN(run.firstStartSeconds)) run.firstStartSeconds = now;
-    runningByNode[nodeIndex]!.add(run);
     countRunning(run, 1);
     allocatedMilli += totalGpuMilli(run.job.request);
     completions.push(now + run.remainingSeconds, { run, attempt: run.attempt });
   };
   const stop = (run: JobRun): void => {
-    scheduler.uncommit(run.job.request, run.nodeIndex, run.gpuIndices);
-    runningByNode[run.nodeIndex]!.delete(run);
+    cluster.release(run.id);
     countRunning(run, -1);
     allocatedMilli -= totalGpuMilli(run.job.request);
     run.nodeIndex = -1;
-    run.gpuIndices = [];
   };
   const evict = (run: JobRun, now: number): void => {
     const lost = secondsSinceCheckpoint(run, now, checkpoint);
@@ -195,45 +184,38 @@ export function runTimeline(
     return false;
   };
 
-  // Per-pass memo: shapes that failed to place, and (priority, shape) pairs that failed to preempt,
-  // since the last time something was freed in this pass.
+  // Per-pass memo: shapes that failed to place since the last time something was freed in this
+  // pass. (The cluster keeps its own memo of failed preemption searches: preemption-memo.ts.)
   let stamp = 0;
   const placeFailed: number[] = [];
-  const preemptFailed = new Map<number, number[]>();
 
   /** Tries `ordered` (queued jobs, in queue order). @returns the jobs evicted by preemptions */
   const pass = (ordered: readonly JobRun[], now: number): JobRun[] => {
     stamp++;
     const evicted: JobRun[] = [];
     for (const run of ordered) {
-      if (placeFailed[run.shapeId] !== stamp) {
-        const decision = scheduler.schedule(run.job.request);
-        if (decision.kind === 'placed') {
-          start(run, decision.nodeIndex, decision.gpuIndices, now);
-          continue;
-        }
-        placeFailed[run.shapeId] = stamp;
-      }
-      if (!options.preemption || !hasPreemptibleBelow(run.priority)) continue;
-      let failed = preemptFailed.get(run.priority);
-      if (failed === undefined) preemptFailed.set(run.priority, (failed = []));
-      if (failed[run.shapeId] === stamp) continue;
-      const choice = choosePreemption(run, now, preemptionCtx);
-      if (choice === null) {
-        failed[run.shapeId] = stamp;
+      const placementFails = placeFailed[run.shapeId] === stamp;
+      const mayPreempt = options.preemption && hasPreemptibleBelow(run.priority);
+      if (placementFails && !mayPreempt) continue;
+      const attempt = cluster.attempt(run.request, run.shapeId, now, run.preemptions, { placementFails, mayPreempt });
+      if (attempt.kind === 'placed') {
+        started(run, attempt.nodeIndex, now);
         continue;
       }
-      for (const victim of choice.victims) {
+      placeFailed[run.shapeId] = stamp;
+      if (attempt.kind === 'waiting') continue;
+      const victims = attempt.victimIds.map((id) => byId[id]!);
+      const nodeIndex = victims[0]!.nodeIndex;
+      if (victims.some((v) => v.nodeIndex !== nodeIndex))
+        throw new Error(`timeline replay: the victims of job ${run.job.name} run on several nodes`);
+      for (const victim of victims) {
         evict(victim, now);
         evicted.push(victim);
       }
-      const decision = scheduler.schedule(run.job.request);
-      if (decision.kind !== 'placed' || decision.nodeIndex !== choice.nodeIndex) {
-        throw new Error(
-          `timeline replay: job ${run.job.name} did not land on node ${choice.nodeIndex} after preemption`,
-        );
-      }
-      start(run, decision.nodeIndex, decision.gpuIndices, now);
+      // The pod can only land where the victims were: that node is the only one that changed.
+      if (cluster.place(run.request, now, run.preemptions) !== nodeIndex)
+        throw new Error(`timeline replay: job ${run.job.name} did not land on node ${nodeIndex} after preemption`);
+      started(run, nodeIndex, now);
       stamp++; // something was freed: earlier failures may fit now
     }
     return evicted;

@@ -3,7 +3,7 @@
  * at the pod's creation time compressed by the arrival speedup, priority from `qos`, and run time
  * `deletion_time − scheduled_time`.
  */
-import type { ResourceDemand } from '../../core/index.js';
+import type { JobRequest, ResourceDemand } from '../../core/index.js';
 import { podRequestOf } from '../cluster-from-trace.js';
 import type { TracePod } from '../traces/trace-types.js';
 import { priorityOfQos } from './qos-priority.js';
@@ -71,4 +71,22 @@ export function buildTimelineJobs(
     durationSeconds: duration,
   }));
   return { jobs, skippedMissingTimes, skippedNegativeDuration };
+}
+
+/**
+ * The request the core places for `job`: its id, priority and demand, submitted at its arrival
+ * (ms of simulated time), of `tenant`. Like every trace pod (cluster-from-trace.ts), it shares GPUs
+ * by accounting (mode `mps`) and names no GPU memory (0 MiB).
+ */
+export function timelineJobRequest(job: TimelineJob, tenant: string): JobRequest {
+  const { cpuMilli, hostMemoryMiB, gpuCount, gpuMilli, gpuMemoryMiB, allowedGpuModels } = job.request;
+  return {
+    id: job.id,
+    tenant,
+    priority: job.priority,
+    submittedAtMs: job.arrivalSeconds * 1000,
+    cpuMilli,
+    hostMemoryMiB,
+    gpu: { gpuCount, gpuMilli, gpuMemoryMiB, mode: 'mps', allowedGpuModels },
+  };
 }

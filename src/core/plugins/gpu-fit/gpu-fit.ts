@@ -3,7 +3,7 @@
  * each have the per-GPU milli and memory free (the FGD simulator's Open-Gpu-Share filter; CPU-only
  * pods pass everywhere).
  */
-import { FIT_REFUSALS, hasHostingGpus, isGpuModelAllowed } from '../../framework/allocation.js';
+import { gpuRefusal } from '../../framework/allocation.js';
 import type { FilterPlugin } from '../../framework/extension-points.js';
 
 /** Plugin name. */
@@ -14,11 +14,7 @@ export function createGpuFit(): FilterPlugin {
   return {
     name: NAME,
     filter({ pod }, node) {
-      if (pod.gpuCount === 0) return null;
-      if (node.spec.gpuCount === 0) return FIT_REFUSALS.noGpu;
-      if (!isGpuModelAllowed(node, pod)) return FIT_REFUSALS.gpuModelNotAllowed;
-      if (!hasHostingGpus(node, pod)) return FIT_REFUSALS.insufficientGpu;
-      return null;
+      return gpuRefusal(node, pod);
     },
   };
 }

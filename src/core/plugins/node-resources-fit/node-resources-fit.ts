@@ -2,7 +2,7 @@
  * Filter: the node has enough free CPU and host memory for the pod (Kubernetes NodeResourcesFit,
  * which the FGD authors' simulator keeps enabled: it checks CPU and memory requests).
  */
-import { FIT_REFUSALS } from '../../framework/allocation.js';
+import { hostRefusal } from '../../framework/allocation.js';
 import type { FilterPlugin } from '../../framework/extension-points.js';
 
 /** Plugin name. */
@@ -13,9 +13,7 @@ export function createNodeResourcesFit(): FilterPlugin {
   return {
     name: NAME,
     filter({ pod }, node) {
-      if (pod.cpuMilli > node.freeCpuMilli) return FIT_REFUSALS.insufficientCpu;
-      if (pod.hostMemoryMiB > node.freeHostMemoryMiB) return FIT_REFUSALS.insufficientHostMemory;
-      return null;
+      return hostRefusal(node, pod);
     },
   };
 }
