@@ -28,7 +28,7 @@ afterEach(async () => {
 const CONFIG = { singleTenant: false, stopGraceSeconds: 2, preemptionGraceSeconds: 5 };
 const terminal = (job: { state: string }) => ['succeeded', 'failed', 'cancelled'].includes(job.state);
 /** A job's stored history: its transitions and attempts, as the viewer reads them. */
-const history = (job: { events: unknown[]; attempts: unknown[] }) => ({ events: job.events, attempts: job.attempts });
+const history = (job: { events: any[]; attempts: any[] }) => ({ events: job.events, attempts: job.attempts });
 
 describe('gpushare serve: reasons are codes, never read back from text', () => {
   it('after every stored reason text is rewritten, a restart keeps stop intents, views and redaction', async () => {
