@@ -27,8 +27,13 @@ afterEach(async () => {
 
 const CONFIG = { singleTenant: false, stopGraceSeconds: 2, preemptionGraceSeconds: 5 };
 const terminal = (job: { state: string }) => ['succeeded', 'failed', 'cancelled'].includes(job.state);
+/** A transition as the API shows it. */
+interface EventView {
+  readonly to: string;
+  readonly reason: string;
+}
 /** A job's stored history: its transitions and attempts, as the viewer reads them. */
-const history = (job: { events: any[]; attempts: any[] }) => ({ events: job.events, attempts: job.attempts });
+const history = (job: { events: EventView[]; attempts: unknown[] }) => ({ events: job.events, attempts: job.attempts });
 
 describe('gpushare serve: reasons are codes, never read back from text', () => {
   it('after every stored reason text is rewritten, a restart keeps stop intents, views and redaction', async () => {
@@ -80,8 +85,7 @@ describe('gpushare serve: reasons are codes, never read back from text', () => {
     };
     expect(before.criticalB.reason).toBe('cancel requested by an admin');
     expect(before.criticalB.reasonCode).toBe('cancel-requested');
-    const preemptedEvent = (view: { events: { to: string; reason: string }[] }) =>
-      view.events.find((e) => e.to === 'preempted')!.reason;
+    const preemptedEvent = (view: { events: EventView[] }) => view.events.find((e) => e.to === 'preempted')!.reason;
     expect(preemptedEvent(before.lowAdmin)).toBe(`preempted by job ${critical} (priority 1000, tenant team-b)`);
     expect(preemptedEvent(before.lowA)).toBe("preempted by another tenant's job (priority 1000)");
     await stopServe(handle, 'SIGKILL');
