@@ -20,13 +20,14 @@ export const TABLE_FIELDS: readonly JobField[] = [
   'placement',
   'submittedAt',
   'reason',
+  'reasonCode',
   'attempt',
 ];
 
 /** A job with the fields of the table. */
 export type TableJob = Pick<
   JobView,
-  'id' | 'name' | 'tenant' | 'state' | 'gpu' | 'placement' | 'submittedAt' | 'reason' | 'attempt'
+  'id' | 'name' | 'tenant' | 'state' | 'gpu' | 'placement' | 'submittedAt' | 'reason' | 'reasonCode' | 'attempt'
 >;
 
 /** Formats milli-GPU as a decimal number of GPUs: 500 → `0.5`, 1000 → `1`, 125 → `0.125`. */
@@ -65,26 +66,23 @@ export function jobMode(job: Pick<JobView, 'placement' | 'gpu'>): string {
   return job.placement?.mode ?? job.gpu.mode;
 }
 
-/**
- * The reason the server gives a job when an attempt starts (`attempt 2 started (pid 123)`, or after a restart `attempt
- * 2 had started before the restart`).
- */
-const ATTEMPT_STARTED = /^attempt \d+ (?:started|had started)\b/;
+/** The codes of the reason a job gets when an attempt starts (`attempt 2 started (pid 123)`, or after a restart). */
+const ATTEMPT_STARTED: ReadonlySet<string | null> = new Set(['attempt-started', 'attempt-recovered']);
 
 /**
- * A job's reason, or null when it has none or it only says that the running attempt started (the
- * supervisor's pid is of no use in a listing).
+ * A job's reason, or null when it has none or it only says that the running attempt started (its
+ * code `attempt-started` or `attempt-recovered`: the supervisor's pid is of no use in a listing).
  */
-export function jobReason(job: Pick<JobView, 'state' | 'reason'>): string | null {
+export function jobReason(job: Pick<JobView, 'state' | 'reason' | 'reasonCode'>): string | null {
   if (job.reason === null || job.reason === '') return null;
-  return job.state === 'running' && ATTEMPT_STARTED.test(job.reason) ? null : job.reason;
+  return job.state === 'running' && ATTEMPT_STARTED.has(job.reasonCode) ? null : job.reason;
 }
 
 /**
  * What the `jobs` table says after the age: for a running job where it runs (`on GPU 0, 1`, with
  * `attempt N` from the second attempt on), then the reason (e.g. why it is pending or preempted).
  */
-export function jobNote(job: Pick<JobView, 'state' | 'placement' | 'attempt' | 'reason'>): string {
+export function jobNote(job: Pick<JobView, 'state' | 'placement' | 'attempt' | 'reason' | 'reasonCode'>): string {
   if (job.state !== 'running' || job.placement === null) return jobReason(job) ?? '';
   const parts = [
     `on GPU ${job.placement.gpus.map((g) => g.index).join(', ')}${job.attempt > 1 ? `, attempt ${job.attempt}` : ''}`,

@@ -64,6 +64,21 @@ export const NODE_CODES = {
 /** One of the `NODE_CODES` values. */
 export type NodeCode = (typeof NODE_CODES)[keyof typeof NODE_CODES];
 
+/** Codes of why the preemption planner found no victims for a job (plan-preemption.ts, plan-on-one-node.ts). */
+export const PREEMPTION_CODES = {
+  /** No running job may be preempted for it (details: how many are ineligible, by rule). */
+  noEligibleVictim: 'no-eligible-victim',
+  /** It would not fit even with every eligible victim gone. */
+  noRoomWithVictims: 'no-room-with-victims',
+  /** It fits without preemption. */
+  fitsWithoutPreemption: 'fits-without-preemption',
+  /** With victims on one node only: no node can make room (details: each node's refusal). */
+  noNodeWithRoom: 'no-node-with-room',
+} as const;
+
+/** One of the `PREEMPTION_CODES` values. */
+export type PreemptionCode = (typeof PREEMPTION_CODES)[keyof typeof PREEMPTION_CODES];
+
 /**
  * Codes of what happened to a job, stored with its transitions, its attempts' ends and its stop
  * intents (the app's job events; src/app/scheduling/job-event-reasons.ts writes their lines).
@@ -122,11 +137,12 @@ export const JOB_REASON_CODE_VALUES = [...WAIT_CODE_VALUES, ...Object.values(JOB
 export const STATUS_CODES: readonly StatusCode[] = [
   ...WAIT_CODE_VALUES,
   ...Object.values(NODE_CODES),
+  ...Object.values(PREEMPTION_CODES),
   ...Object.values(JOB_EVENT_CODES),
 ];
 
 /** One code of the closed set. */
-export type StatusCode = WaitCode | NodeCode | JobEventCode;
+export type StatusCode = WaitCode | NodeCode | PreemptionCode | JobEventCode;
 
 /**
  * A figure behind a Status: a count, an amount, a name, a job id, a list, a record of figures (a

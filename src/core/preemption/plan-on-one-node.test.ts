@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { statusMessage } from '../model/status-message.js';
 import { planPreemptionOnOneNode, type OneNodePreemptionInput } from './plan-on-one-node.js';
 import { candidate } from './testing/fixtures.js';
 
@@ -42,18 +43,18 @@ describe('planPreemptionOnOneNode', () => {
 
   it('never mixes nodes: a pair that fits only across two nodes is no plan', () => {
     const plan = planPreemptionOnOneNode(input({ 1: 0, 2: 1 }, [[1, 2]], {}));
-    expect(plan).toEqual({
-      kind: 'none',
-      reason:
-        'no node can make room for job 100: node 0: job 100 would not fit even with all 1 eligible victim(s) ' +
+    expect([plan.kind, plan.kind === 'none' ? statusMessage(plan.reason) : null]).toEqual([
+      'none',
+      'no node can make room for job 100: node 0: job 100 would not fit even with all 1 eligible victim(s) ' +
         'removed; node 1: job 100 would not fit even with all 1 eligible victim(s) removed',
-    });
+    ]);
   });
 
   it("gives the planner's own reason when nothing runs", () => {
-    expect(planPreemptionOnOneNode(input({}, [[]], {}))).toEqual({
-      kind: 'none',
-      reason: 'no running job may be preempted for job 100',
-    });
+    const plan = planPreemptionOnOneNode(input({}, [[]], {}));
+    expect([plan.kind, plan.kind === 'none' ? statusMessage(plan.reason) : null]).toEqual([
+      'none',
+      'no running job may be preempted for job 100',
+    ]);
   });
 });

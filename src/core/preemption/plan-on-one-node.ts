@@ -9,6 +9,7 @@
  */
 import { planPreemption, type PreemptionInput, type PreemptionPlan } from './plan-preemption.js';
 import type { PreemptionCandidate } from './eligibility.js';
+import { PREEMPTION_CODES, status, type PreemptionCode, type Status } from '../model/status.js';
 
 /** What the per-node planner needs besides the planner's input. */
 export interface OneNodePreemptionInput extends PreemptionInput {
@@ -27,7 +28,7 @@ export type OneNodePreemptionPlan =
       readonly lostWorkGpuSeconds: number;
       readonly nodeIndex: number;
     }
-  | { readonly kind: 'none'; readonly reason: string };
+  | { readonly kind: 'none'; readonly reason: Status<PreemptionCode> };
 
 /**
  * Plans a preemption for `input.preemptor` with every victim on one node: `planPreemption` over
@@ -48,18 +49,24 @@ export function planPreemptionOnOneNode(input: OneNodePreemptionInput): OneNodeP
   }
   if (byNode.size === 0) return planPreemption(input) as OneNodePreemptionPlan;
   let best: Extract<OneNodePreemptionPlan, { kind: 'victims' }> | null = null;
-  const reasons: string[] = [];
+  const refusals: { nodeIndex: number; refusal: Status }[] = [];
   for (const nodeIndex of [...byNode.keys()].sort((a, b) => a - b)) {
     const plan: PreemptionPlan = planPreemption({ ...input, candidates: byNode.get(nodeIndex)! });
     if (plan.kind === 'none') {
-      reasons.push(`node ${nodeIndex}: ${plan.reason}`);
+      refusals.push({ nodeIndex, refusal: plan.reason });
       continue;
     }
     const found = { ...plan, nodeIndex };
     if (best === null || isCheaper(found, best, input.nodeRank)) best = found;
   }
   return (
-    best ?? { kind: 'none', reason: `no node can make room for job ${input.preemptor.jobId}: ${reasons.join('; ')}` }
+    best ?? {
+      kind: 'none',
+      reason: status(PREEMPTION_CODES.noNodeWithRoom, false, {
+        preemptorJobId: input.preemptor.jobId,
+        nodes: refusals,
+      }),
+    }
   );
 }
 

@@ -263,10 +263,10 @@ describe('planPreemption with OneNodeCluster.fitsWithout (property)', () => {
               (c) => (c.priority < preemptor.priority && c.preemptible) || (reclaiming && c.overQuotaBorrower),
             );
             if (plan.kind === 'none') {
-              if (plan.reason.includes('would not fit even')) {
+              if (plan.reason.code === 'no-room-with-victims') {
                 for (const c of eligible) s.release(c.jobId);
                 expect(s.tryPlace(preemptor).kind).toBe('waiting');
-              } else if (plan.reason.includes('fits without preemption')) {
+              } else if (plan.reason.code === 'fits-without-preemption') {
                 expect(s.tryPlace(preemptor).kind).toBe('placed');
               } else {
                 expect(eligible).toEqual([]);

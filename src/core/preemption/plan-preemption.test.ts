@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { statusMessage } from '../model/status-message.js';
 import type { GpuDevice } from '../model/gpu-device.js';
 import { PRIORITY_CLASSES } from '../model/priority.js';
 import { type GpuRequest, type JobRequest } from '../model/request.js';
@@ -332,7 +333,8 @@ describe('planPreemption on a OneNodeCluster (device-level fit)', () => {
     ],
   ];
   it.each(noneCases)('none: %s', (_name, c, reason) => {
-    expect(planOnServer(c).plan).toEqual({ kind: 'none', reason });
+    const plan = planOnServer(c).plan;
+    expect([plan.kind, plan.kind === 'none' ? statusMessage(plan.reason) : null]).toEqual(['none', reason]);
   });
 });
 
@@ -382,15 +384,17 @@ describe('planPreemption search (abstract oracle)', () => {
       fitsWithout: () => true,
       nowMs: 0,
     });
-    expect(fits).toEqual({ kind: 'none', reason: 'job 0 fits without preemption' });
+    expect(fits).toEqual({
+      kind: 'none',
+      reason: { code: 'fits-without-preemption', lasting: false, details: { preemptorJobId: 0 } },
+    });
+    expect(fits.kind === 'none' && statusMessage(fits.reason)).toBe('job 0 fits without preemption');
   });
 
   it('no candidates: none, and the oracle is never asked', () => {
     const { oracle, calls } = recording(() => true);
-    expect(planPreemption({ preemptor: PREEMPTOR, candidates: [], fitsWithout: oracle, nowMs: 0 })).toEqual({
-      kind: 'none',
-      reason: 'no running job may be preempted for job 0',
-    });
+    const plan = planPreemption({ preemptor: PREEMPTOR, candidates: [], fitsWithout: oracle, nowMs: 0 });
+    expect(plan.kind === 'none' && statusMessage(plan.reason)).toBe('no running job may be preempted for job 0');
     expect(calls).toEqual([]);
   });
 

@@ -15,6 +15,7 @@ import {
   type Preemptor,
 } from './eligibility.js';
 import { compareCandidates, compareVictimCost, victimCost } from './victim-cost.js';
+import { PREEMPTION_CODES, status, type PreemptionCode, type Status, type StatusDetails } from '../model/status.js';
 
 /** The exhaustive search looks at this many of the cheapest eligible candidates (sizes 2 and 3). */
 export const EXHAUSTIVE_POOL_SIZE = 12;
@@ -41,7 +42,7 @@ export interface PreemptionInput {
 /** The planner's answer: the victims (ascending job ids, never empty), or why there are none. */
 export type PreemptionPlan =
   | { readonly kind: 'victims'; readonly victimIds: number[]; readonly lostWorkGpuSeconds: number }
-  | { readonly kind: 'none'; readonly reason: string };
+  | { readonly kind: 'none'; readonly reason: Status<PreemptionCode> };
 
 /**
  * The most oracle calls `planPreemption` makes for `eligibleCount` eligible candidates (n): 0 when
@@ -84,11 +85,15 @@ export function planPreemption(input: PreemptionInput): PreemptionPlan {
     if (isEligible(eligibility)) eligible.push(candidate);
     else excluded.set(eligibility, (excluded.get(eligibility) ?? 0) + 1);
   }
-  if (eligible.length === 0)
-    return {
-      kind: 'none',
-      reason: `no running job may be preempted for job ${preemptor.jobId}${describeExcluded(excluded, options)}`,
-    };
+  const refused = (code: PreemptionCode, details: StatusDetails = {}): PreemptionPlan => ({
+    kind: 'none',
+    reason: status(code, false, {
+      preemptorJobId: preemptor.jobId,
+      ...details,
+      ...(excluded.size === 0 ? {} : excludedDetails(excluded, options)),
+    }),
+  });
+  if (eligible.length === 0) return refused(PREEMPTION_CODES.noEligibleVictim);
   eligible.sort(compareCandidates);
 
   const memo = new Map<string, boolean>();
@@ -107,14 +112,12 @@ export function planPreemption(input: PreemptionInput): PreemptionPlan {
     return { kind: 'victims', victimIds: [...cost.jobIdsAsc], lostWorkGpuSeconds: cost.lostWorkGpuSeconds };
   };
 
-  if (!fits(eligible))
+  if (!fits(eligible)) return refused(PREEMPTION_CODES.noRoomWithVictims, { eligibleVictims: eligible.length });
+  if (fits([]))
     return {
       kind: 'none',
-      reason:
-        `job ${preemptor.jobId} would not fit even with all ${eligible.length} eligible victim(s) removed` +
-        `${describeExcluded(excluded, options)}`,
+      reason: status(PREEMPTION_CODES.fitsWithoutPreemption, false, { preemptorJobId: preemptor.jobId }),
     };
-  if (fits([])) return { kind: 'none', reason: `job ${preemptor.jobId} fits without preemption` };
 
   for (const single of eligible) if (fits([single])) return plan([single]);
   const pool = eligible.slice(0, EXHAUSTIVE_POOL_SIZE);
@@ -161,20 +164,25 @@ function choose(n: number, k: number): number {
   return c;
 }
 
-const EXCLUDED_TEXT: Readonly<Record<Exclude<Eligibility, 'priority' | 'reclaim'>, (o: PreemptionOptions) => string>> =
-  {
-    self: () => 'the job itself',
-    'not-lower-priority': () => 'not of lower priority (and not a reclaimable borrower)',
-    'not-preemptible': () => 'not preemptible (and not a reclaimable borrower)',
-    'too-young': (o) => `running for less than ${o.minRunSeconds} s`,
-    'preempted-too-often': (o) => `preempted ${o.maxPreemptionsPerJob} time(s) already`,
-  };
+/** The details' names of the rules that exclude a candidate. */
+const EXCLUDED_RULE: Readonly<Record<Exclude<Eligibility, 'priority' | 'reclaim'>, string>> = {
+  self: 'self',
+  'not-lower-priority': 'notLowerPriority',
+  'not-preemptible': 'notPreemptible',
+  'too-young': 'tooYoung',
+  'preempted-too-often': 'preemptedTooOften',
+};
 
-function describeExcluded(excluded: ReadonlyMap<Eligibility, number>, options: PreemptionOptions): string {
-  const parts = (Object.keys(EXCLUDED_TEXT) as (keyof typeof EXCLUDED_TEXT)[])
-    .filter((key) => excluded.has(key))
-    .map((key) => `${excluded.get(key)} ${EXCLUDED_TEXT[key](options)}`);
-  return parts.length === 0 ? '' : `; ineligible: ${parts.join(', ')}`;
+/** How many candidates each rule excludes, and the limits behind two of them (preemption-message.ts writes the line). */
+function excludedDetails(excluded: ReadonlyMap<Eligibility, number>, options: PreemptionOptions): StatusDetails {
+  const ineligible: Record<string, number> = {};
+  for (const [eligibility, count] of excluded)
+    if (eligibility !== 'priority' && eligibility !== 'reclaim') ineligible[EXCLUDED_RULE[eligibility]] = count;
+  return {
+    ineligible,
+    minRunSeconds: options.minRunSeconds,
+    maxPreemptionsPerJob: options.maxPreemptionsPerJob,
+  };
 }
 
 function validate(input: PreemptionInput, options: PreemptionOptions): void {
