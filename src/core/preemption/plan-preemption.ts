@@ -173,7 +173,7 @@ const EXCLUDED_RULE: Readonly<Record<Exclude<Eligibility, 'priority' | 'reclaim'
   'preempted-too-often': 'preemptedTooOften',
 };
 
-/** How many candidates each rule excludes, and the limits behind two of them (preemption-message.ts writes the line). */
+/** How many candidates each rule excludes, and the limits behind two rules (preemption-message.ts writes the line). */
 function excludedDetails(excluded: ReadonlyMap<Eligibility, number>, options: PreemptionOptions): StatusDetails {
   const ineligible: Record<string, number> = {};
   for (const [eligibility, count] of excluded)
