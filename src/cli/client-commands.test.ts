@@ -104,15 +104,21 @@ describe('gpushare jobs', () => {
               placement: null,
               attempt: 1,
             }),
-            sampleJob({ id: 2, name: 'crit', reason: 'attempt 1 started (pid 4242)' }),
+            sampleJob({ id: 2, name: 'crit', reason: 'attempt 1 started (pid 4242)', reasonCode: 'attempt-started' }),
             sampleJob({
               id: 3,
               name: 'resumed',
               reason: 'attempt 2 started (pid 4343)',
+              reasonCode: 'attempt-started',
               attempt: 2,
               placement: twoGpus,
             }),
-            sampleJob({ id: 4, name: 'old', reason: 'attempt 1 had started before the restart' }),
+            sampleJob({
+              id: 4,
+              name: 'old',
+              reason: 'attempt 1 had started before the restart',
+              reasonCode: 'attempt-recovered',
+            }),
             sampleJob({ id: 5, name: 'stopping', reason: 'cancel requested by admin' }),
           ],
           request,
@@ -178,6 +184,7 @@ describe('gpushare show', () => {
       priority: 100,
       priorityClass: 'low',
       reason: 'attempt 2 started (pid 4343)',
+      reasonCode: 'attempt-started',
       attempts: [
         {
           attempt: 1,

@@ -161,7 +161,7 @@ describe('gpushare jobs: a server older than view=table', () => {
     expect(run.stdout.split('\n')[1]).toBe('1   job-1  team-a  pending  0.5 × 1  auto  5m');
     expect(server.requests.map((r) => r.query.get('view') ?? r.query.get('fields'))).toEqual([
       'table',
-      'id,name,tenant,state,gpu,placement,submittedAt,reason,attempt',
+      'id,name,tenant,state,gpu,placement,submittedAt,reason,reasonCode,attempt',
     ]);
   });
 

@@ -192,9 +192,9 @@ describe('gpushare submit', () => {
 
   it('--wait does not repeat the server\'s "attempt N started (pid …)" and names a resumed attempt', async () => {
     const polls = [
-      { state: 'running', attempt: 1, reason: 'attempt 1 started (pid 100)' },
+      { state: 'running', attempt: 1, reason: 'attempt 1 started (pid 100)', reasonCode: 'attempt-started' },
       { state: 'preempted', attempt: 1, reason: 'preempted by job 3 (priority 1000, tenant default)', placement: null },
-      { state: 'running', attempt: 2, reason: 'attempt 2 started (pid 200)' },
+      { state: 'running', attempt: 2, reason: 'attempt 2 started (pid 200)', reasonCode: 'attempt-started' },
       { state: 'succeeded', attempt: 2, exitCode: 0, reason: 'exit code 0' },
     ] as const;
     let poll = 0;

@@ -33,7 +33,11 @@ describe('jobTableRow', () => {
   const submittedMs = Date.parse('2025-01-01T00:00:00.000Z');
 
   it('writes one cell per column: a running job where it runs, without the attempt-started reason', () => {
-    const job = sampleJob({ reason: 'attempt 1 started (pid 4242)', submittedAt: '2025-01-01T00:00:00.000Z' });
+    const job = sampleJob({
+      reason: 'attempt 1 started (pid 4242)',
+      reasonCode: 'attempt-started',
+      submittedAt: '2025-01-01T00:00:00.000Z',
+    });
     const row = jobTableRow(job, submittedMs + 90_000);
     expect(row).toHaveLength(JOB_TABLE_COLUMNS.length);
     expect(row).toEqual(['12', 'train', 'team-a', 'running', '0.5 × 1', 'mps', '1m  on GPU 0']);
