@@ -28,7 +28,10 @@ export interface PlannedPreemption {
   readonly preemptorId: number;
   /** Ascending job ids, never empty. */
   readonly victimIds: readonly number[];
-  /** GPU-equivalents × seconds of work the victims lose (counted from their attempts' starts). */
+  /**
+   * GPU-equivalents × seconds of work the victims lose: counted from their attempts' starts, or
+   * from their last checkpoint with the preemption setting `checkpointIntervalSeconds`.
+   */
   readonly lostWorkGpuSeconds: number;
 }
 
