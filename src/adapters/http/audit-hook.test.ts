@@ -11,12 +11,14 @@ import { ApiLimits, DEFAULT_API_LIMITS } from '../../app/auth/api-limits.js';
 import { auditPlaneEvents } from '../../app/audit/plane-audit.js';
 import { safeAuditRecorder } from '../../app/audit/audit-recorder.js';
 import type { AuditLog } from '../../app/ports/audit-log.js';
+import { auditEntryHash, canonicalJson } from '../../app/audit/audit-chain.js';
 import { QosService } from '../../app/qos/qos-service.js';
 import { planeKit, type PlaneKit } from '../../app/testing/plane-kit.js';
 import { createMemoryAuditLog, type MemoryAuditLog } from '../store/memory-audit-log.js';
 import { AUDITED_ROUTES, STATE_CHANGING_METHODS, UNAUDITED_ROUTES } from './audit-routes.js';
 import { buildServer } from './build-server.js';
 import { kitServices } from './testing/kit-services.js';
+import {} from '../../core/index.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are checked field by field */
 
@@ -341,7 +343,26 @@ describe('audit log of API calls and GPU actions', () => {
       const adminView = (await call('GET', '/api/v1/audit?tenant=team-a')).body.entries as any[];
       const preempt = adminView.find((e) => e.action === 'job.preempt');
       expect(preempt.summary.preemptorJobId).toBe(high.id);
-      expect(JSON.stringify(adminView)).toContain(`job ${high.id}`);
+      // An admin reads the entries as stored: the reason as its code and details, every hash checks.
+      expect(preempt.summary.reason).toEqual({
+        code: 'preempted',
+        details: { preemptorJobId: high.id, preemptorPriority: 1000, preemptorTenant: 'team-b' },
+      });
+      for (const e of adminView)
+        expect(
+          auditEntryHash(e.prevHash, {
+            seq: e.seq,
+            atMs: Date.parse(e.at),
+            actor: e.actor,
+            role: e.role,
+            tenant: e.tenant,
+            action: e.action,
+            target: e.target,
+            summaryJson: canonicalJson(e.summary),
+            outcomeJson: canonicalJson(e.outcome),
+          }),
+          `entry ${e.seq}`,
+        ).toBe(e.hash);
       const tenantAdmin = (await call('POST', '/api/v1/tokens', { tenant: 'team-a', role: 'tenant-admin' })).body.token;
       const seen = (await call('GET', '/api/v1/audit', undefined, tenantAdmin)).body.entries as any[];
       // The same entries, and the token.create of the tenant-admin's own token.
@@ -350,7 +371,6 @@ describe('audit log of API calls and GPU actions', () => {
         'token.create token 2',
       ]);
       const seenPreempt = seen.find((e) => e.action === 'job.preempt');
-      expect(preempt.summary.reason).toBe(`preempted by job ${high.id} (priority 1000, tenant team-b)`);
       expect(seenPreempt.summary).toEqual({
         preemptorJobId: null,
         reason: "preempted by another tenant's job (priority 1000)",
@@ -359,6 +379,14 @@ describe('audit log of API calls and GPU actions', () => {
       const texts = JSON.stringify(seen.map((e) => [e.target, e.summary, e.outcome]));
       expect(texts).not.toMatch(new RegExp(`job #?${high.id}\\b|JobId":${high.id}\\b`));
       expect(texts).toContain(`job ${low.id}`);
+      // A reason a caller sends is data, never a line: only the server's own entries have reasons.
+      const forged = { code: 'cancelled', details: { by: 'admin', tenant: null, note: 'FORGED' } };
+      const refused = await call('POST', '/api/v1/jobs', { command: [], reason: forged }, tenantAdmin);
+      expect(refused.status).toBe(400);
+      const later = (await call('GET', '/api/v1/audit', undefined, tenantAdmin)).body.entries as any[];
+      const submit = later.find((e) => e.action === 'job.submit' && e.outcome.result === 'rejected');
+      expect(submit.summary.body.reason).toEqual(forged);
+      expect(JSON.stringify(later)).not.toContain('cancelled by an admin');
     },
   );
 

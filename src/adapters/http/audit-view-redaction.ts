@@ -1,11 +1,13 @@
 /**
- * Audit entries as their reader sees them. The server's GPU actions keep a job's reason as its
- * code and details (`{ code, details }`, app/audit/plane-audit.ts); every reader gets its line,
- * written for them (core status-viewer.ts): an admin sees every job and tenant, anyone else (a
- * tenant-admin) sees another tenant's job as "another tenant's job". For anyone but an admin,
- * every number of a field that names a job (`jobId`, `preemptorJobId`, `victimIds`, …) of
- * another tenant becomes null, and a `reason` stored as text (entries written before reasons were
- * coded) becomes null: it is withheld, not parsed.
+ * Audit entries as a non-admin (a tenant-admin) sees them. The server's GPU actions (entries of
+ * role `server`, app/audit/plane-audit.ts) keep a job's reason as its code and details
+ * (`summary.reason`: `{ code, details }`); a tenant-admin reads its line, written for them (core
+ * status-viewer.ts): another tenant's job is "another tenant's job", another tenant "another
+ * tenant". A `summary.reason` of a server entry stored as text (before reasons were coded) is
+ * withheld (null), not parsed. Every number of a field that names a job (`jobId`,
+ * `preemptorJobId`, `victimIds`, …) of another tenant becomes null. Only a server entry's own
+ * `summary.reason` is read as a reason: an object a caller sent in a request body is data, never a
+ * line. Admins see entries as stored (their hashes check: `gpushare audit verify`).
  */
 import { STATUS_CODES, statusMessage, type Status, type StatusViewer } from '../../core/index.js';
 import type { AuditEntryView } from '../../contract/audit.js';
@@ -19,7 +21,7 @@ const CODES: ReadonlySet<string> = new Set(STATUS_CODES);
 export interface AuditViewer {
   /** How the reader reads reasons. */
   readonly viewer: StatusViewer;
-  /** Whether a job is the reader's tenant's (always true for an admin). */
+  /** Whether a job is the reader's tenant's. */
   readonly ownJob: (jobId: number) => boolean;
 }
 
@@ -31,24 +33,31 @@ function codedReason(value: unknown): Status | null {
   return { code: code as Status['code'], lasting: false, details: details as Status['details'] };
 }
 
-/** `value` for the reader: coded reasons as their line, other tenants' job ids (under a job-id key) null. */
-function forViewer(value: unknown, r: AuditViewer, key: string, jobKey: boolean): unknown {
-  if (key === 'reason') {
-    const reason = codedReason(value);
-    if (reason !== null) return statusMessage(reason, r.viewer);
-    if (typeof value === 'string' && !r.viewer.seesEverything) return null;
-  }
+/** `value` with other tenants' job ids (under a job-id key) null. */
+function withoutOtherJobs(value: unknown, r: AuditViewer, jobKey: boolean): unknown {
   if (typeof value === 'number') return jobKey && !r.ownJob(value) ? null : value;
-  if (Array.isArray(value)) return value.map((item) => forViewer(item, r, '', jobKey));
+  if (Array.isArray(value)) return value.map((item) => withoutOtherJobs(item, r, jobKey));
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([name, field]) => [name, forViewer(field, r, name, jobKey || JOB_ID_KEY.test(name))]),
+      Object.entries(value).map(([name, field]) => [name, withoutOtherJobs(field, r, jobKey || JOB_ID_KEY.test(name))]),
     );
   }
   return value;
 }
 
-/** An entry view as its reader sees it (see the module comment). */
+/** An entry view as a non-admin sees it (see the module comment). */
 export function auditEntryForViewer(view: AuditEntryView, r: AuditViewer): AuditEntryView {
-  return { ...view, summary: forViewer(view.summary, r, '', false) as AuditEntryView['summary'] };
+  const summary = withoutOtherJobs(view.summary, r, false) as AuditEntryView['summary'];
+  if (view.role !== 'server' || summary === null || typeof summary !== 'object' || Array.isArray(summary))
+    return { ...view, summary };
+  const fields = summary as Record<string, unknown>;
+  if (!('reason' in fields)) return { ...view, summary };
+  const reason = codedReason((view.summary as Record<string, unknown>).reason);
+  return {
+    ...view,
+    summary: {
+      ...fields,
+      reason: reason === null ? null : statusMessage(reason, r.viewer),
+    } as AuditEntryView['summary'],
+  };
 }

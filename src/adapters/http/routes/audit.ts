@@ -55,11 +55,12 @@ export function registerAuditRoutes(api: Api, audit: AuditServices): void {
         ...(afterSeq === undefined ? {} : { afterSeq }),
         ...(tenant === undefined ? {} : { tenant }),
       });
-      // Reasons written for the reader; for anyone but an admin no other tenant's job ids (audit-view-redaction.ts).
+      // An admin reads the entries as stored (their hashes check).
+      if (principal.role === 'admin') return { entries: entries.map(entryView) };
+      // Anyone else: reasons written for them, no other tenant's job ids (audit-view-redaction.ts).
       const reader = {
         viewer: viewerFor(principal, audit.jobTenant),
-        ownJob: (id: number) =>
-          principal.role === 'admin' || (principal.tenant !== null && audit.jobTenant(id) === principal.tenant),
+        ownJob: (id: number) => principal.tenant !== null && audit.jobTenant(id) === principal.tenant,
       };
       return { entries: entries.map((e) => auditEntryForViewer(entryView(e), reader)) };
     },
