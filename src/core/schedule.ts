@@ -22,7 +22,7 @@ import { buildPassRules, gpuLookupOf, type GpuLookup, type QosViolator } from '.
 import { runPass } from './pass/run-pass.js';
 import { explainWait } from './framework/explain-wait.js';
 import type { WaitReason } from './model/status.js';
-import type { QueueIndex } from './queue/queue-index.js';
+import { QueueIndex } from './queue/queue-index.js';
 import type { Rng } from './random/rng.js';
 
 /** The rules of a control plane's pass (docs/fair-share.md, docs/preemption.md, docs/qos.md). */
@@ -114,10 +114,20 @@ export function schedule(input: ScheduleInput): Plan {
   });
 }
 
-/** A cluster state kept between passes: the passes of `schedule`, over one evolving cluster. */
+/**
+ * A cluster state kept between passes (the passes of `schedule`, over one evolving cluster), and
+ * the pending jobs a control plane keeps between passes (`queue`). A control plane starts each pass
+ * from a fresh snapshot (`refresh`) and runs it over its queue (`scheduleQueue`).
+ */
 export class SchedulingSession {
-  readonly state: ClusterState;
-  /** The GPUs and host CPU for the pass rules, worked out at the first pass with rules (they never change). */
+  /**
+   * The pending jobs kept between passes, in queue order without sorting (QueueIndex: a pass takes
+   * them lazily and may stop early). Owned by the session; its owner adds and removes jobs.
+   */
+  readonly queue = new QueueIndex();
+  private current: ClusterState;
+  private readonly rng: Rng;
+  /** The GPUs and host CPU for the pass rules, worked out at the first pass with rules (until a refresh). */
   private cluster?: {
     readonly gpus: readonly { readonly node: string; readonly device: GpuDevice }[];
     readonly gpuLookup: GpuLookup;
@@ -126,26 +136,28 @@ export class SchedulingSession {
 
   /** @throws InvariantViolation as `schedule` */
   constructor(snapshot: ClusterSnapshot, rng: Rng, options: ScheduleOptions = {}) {
-    const name = options.policy ?? 'default';
-    const policy = findPolicy(name);
-    if (!policy) throw new InvariantViolation(`unknown policy '${name}'; allowed: ${POLICY_NAMES.join(', ')}`);
-    const profile = (nodeCount: number): SchedulingProfile => {
-      const created = policy.create({
-        nodeCount,
-        ...(options.targetWorkload ? { targetWorkload: options.targetWorkload } : {}),
-        learnWorkloadOnline: options.learnWorkloadOnline ?? false,
-      });
-      return options.adjustProfile ? options.adjustProfile(created) : created;
-    };
-    this.state = new ClusterState(snapshot, {
-      profile,
-      rng,
-      timesliceOvercommitRatio: options.timesliceOvercommitRatio ?? 1,
-      mpsOneTenantPerGpu: options.mpsOneTenantPerGpu ?? true,
-      modeViews: options.modeViews ?? false,
-      migModeOnDemand: options.migModeOnDemand ?? false,
-      ...(options.nodeRank ? { nodeRank: options.nodeRank } : {}),
-    });
+    this.rng = rng;
+    this.current = clusterStateOf(snapshot, rng, options);
+  }
+
+  /** The cluster state the passes place on (replaced by `refresh`). */
+  get state(): ClusterState {
+    return this.current;
+  }
+
+  /**
+   * Starts over from `snapshot` with `options`: the cluster state is built anew (the same
+   * randomness goes on); the queue is kept.
+   * @throws InvariantViolation as `schedule`
+   */
+  refresh(snapshot: ClusterSnapshot, options: ScheduleOptions = {}): void {
+    this.current = clusterStateOf(snapshot, this.rng, options);
+    this.cluster = undefined;
+  }
+
+  /** Runs one pass over the session's own `queue` (see `schedule`). */
+  scheduleQueue(pass: PassInput): Plan {
+    return this.schedule(this.queue, pass);
   }
 
   /**
@@ -178,10 +190,11 @@ export class SchedulingSession {
       stopEarly: !mayPreempt && rulesOptions?.visitEveryJob !== true,
     });
     let preemption: PlannedPreemption | null = null;
-    if (rules !== null && rulesOptions?.preemption && outcome.waiting.size > 0) {
+    if (rules !== null && rulesOptions?.preemption && outcome.waiting.length > 0) {
       if (mayPreempt) {
         // A job kept off protected GPUs waits for the QoS violation to end, not for a preemption.
-        const waiting = outcome.order.filter((j) => outcome.waiting.has(j.id) && !outcome.protectedWaiting.has(j.id));
+        const waitingIds = new Set(outcome.waiting.map((w) => w.jobId));
+        const waiting = outcome.order.filter((j) => waitingIds.has(j.id) && !outcome.protectedWaiting.has(j.id));
         preemption = choosePreemption({
           waiting,
           active,
@@ -197,10 +210,7 @@ export class SchedulingSession {
       placements: statement.placements(),
       preemption,
       migReconfigurations: statement.migReconfigurations(),
-      waiting: outcome.order.flatMap((job) => {
-        const reason = outcome.waiting.get(job.id);
-        return reason === undefined ? [] : [{ jobId: job.id, reason }];
-      }),
+      waiting: outcome.waiting,
       unvisited: outcome.unvisited,
       blockedJobId: outcome.blockedJobId,
     };
@@ -246,4 +256,28 @@ export class SchedulingSession {
     }
     return this.cluster;
   }
+}
+
+/** The cluster state of `snapshot` for the options' policy. @throws InvariantViolation as `schedule` */
+function clusterStateOf(snapshot: ClusterSnapshot, rng: Rng, options: ScheduleOptions): ClusterState {
+  const name = options.policy ?? 'default';
+  const policy = findPolicy(name);
+  if (!policy) throw new InvariantViolation(`unknown policy '${name}'; allowed: ${POLICY_NAMES.join(', ')}`);
+  const profile = (nodeCount: number): SchedulingProfile => {
+    const created = policy.create({
+      nodeCount,
+      ...(options.targetWorkload ? { targetWorkload: options.targetWorkload } : {}),
+      learnWorkloadOnline: options.learnWorkloadOnline ?? false,
+    });
+    return options.adjustProfile ? options.adjustProfile(created) : created;
+  };
+  return new ClusterState(snapshot, {
+    profile,
+    rng,
+    timesliceOvercommitRatio: options.timesliceOvercommitRatio ?? 1,
+    mpsOneTenantPerGpu: options.mpsOneTenantPerGpu ?? true,
+    modeViews: options.modeViews ?? false,
+    migModeOnDemand: options.migModeOnDemand ?? false,
+    ...(options.nodeRank ? { nodeRank: options.nodeRank } : {}),
+  });
 }

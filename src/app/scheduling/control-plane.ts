@@ -6,7 +6,7 @@
  * (attempts to their end), `RunningSet`/`RunningJobs` (live attempts), `StopIntents`, `GpuRoster`, `Retention`,
  * `Drain`.
  */
-import type { GpuUsage, MigInstance, WaitReason } from '../../core/index.js';
+import { type GpuUsage, type MigInstance, type WaitReason, SchedulingSession } from '../../core/index.js';
 import type { Timer } from '../ports/clock.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
 import type { JobRecord } from '../ports/state-store.js';
@@ -50,7 +50,7 @@ export class ControlPlane {
   readonly roster: GpuRoster;
   /** Shapes of the recent submits: the scheduler's target workload. */
   readonly recentShapes: RecentShapes;
-  private readonly queue = new JobQueue();
+  private readonly queue: JobQueue;
   private readonly intents = new StopIntents();
   private readonly running = new RunningJobs();
   private readonly drainState = new Drain();
@@ -68,6 +68,8 @@ export class ControlPlane {
   constructor(private readonly deps: ControlPlaneDeps) {
     const { settings, store, clock, logger, launcher } = deps;
     this.events = deps.events;
+    // The core's session owns the queue; each pass refreshes it from the snapshot of its time.
+    this.queue = new JobQueue(new SchedulingSession({ nodes: [], active: [] }, deps.rng));
     this.disk = new DiskState(deps.disk);
     this.qos = new QosTracker({ nowMs: () => clock.nowMs(), violationSeconds: settings.qosViolationSeconds ?? 60 });
     this.roster = new GpuRoster(deps.initialGpus, store.listCordonedGpus());

@@ -1,6 +1,6 @@
 /** The queue mirror of the waiting jobs: order, stored states, sizes and the reasons of the last pass. */
 import { describe, expect, it } from 'vitest';
-import { WAIT_CODES, waitReason } from '../../core/index.js';
+import { WAIT_CODES, waitReason, SchedulingSession, SeededRng } from '../../core/index.js';
 import { createMemoryStore } from '../../adapters/store/memory-store.js';
 import { sampleJob } from '../../adapters/store/store-fixtures.js';
 import { JobQueue } from './job-queue.js';
@@ -12,7 +12,7 @@ describe('JobQueue', () => {
     const low = store.insertJob(sampleJob('acme', { priority: 100 }), 1_000);
     const high = store.insertJob(sampleJob('acme', { priority: 900 }), 2_000);
     const lowLater = store.insertJob(sampleJob('acme', { priority: 100 }), 3_000);
-    const queue = new JobQueue();
+    const queue = new JobQueue(new SchedulingSession({ nodes: [], active: [] }, new SeededRng(1)));
     for (const job of [lowLater, low, high]) queue.add(job);
     expect(queue.size).toBe(3);
     const order = queue.index.inOrder({ nowMs: 3_000, dominantShareByTenant: new Map() });
@@ -38,7 +38,7 @@ describe('JobQueue', () => {
     store.createTenant('acme', 0);
     const visited = store.insertJob(sampleJob('acme'), 1_000);
     const skipped = store.insertJob(sampleJob('acme'), 2_000);
-    const queue = new JobQueue();
+    const queue = new JobQueue(new SchedulingSession({ nodes: [], active: [] }, new SeededRng(1)));
     queue.add(visited);
     queue.add(skipped);
     expect(queue.reasonOf(visited.id)).toBeNull();

@@ -10,8 +10,8 @@
  * start and kept in step by submit, cancel, placement and requeue.
  */
 import {
-  QueueIndex,
   unvisitedWait,
+  type QueueIndex,
   type JobRequest,
   type JobState,
   type Plan,
@@ -24,28 +24,36 @@ import { jobRequestOf } from './job-request.js';
 
 /** Queued jobs by id. */
 export class JobQueue {
-  /** The queued requests, in queue order on demand (core/queue/queue-index.ts). */
-  readonly index = new QueueIndex();
+  /** The queued requests, in queue order on demand: the core session's own queue (core/schedule.ts). */
+  readonly index: QueueIndex;
   private readonly states = new Map<number, JobState>();
   /** Sizes in GPU-equivalents (see core/pass/pass-rules.ts); clear when the GPUs change. */
   readonly sizes = new Map<number, number>();
-  /** Reasons the last pass gave the jobs it visited (and preemptors' reasons set after it). */
-  private reasons = new Map<number, WaitReason>();
+  /** Reasons set after the last pass (preemptors'); a job's goes when it leaves or is queued again. */
+  private readonly setReasons = new Map<number, WaitReason>();
+  /** The last pass's waits, in the plan's list; indexed by job id on the first read. */
+  private passWaits: Plan['waiting'] = [];
+  private passReasons: Map<number, WaitReason> | null = null;
   /** The last plan's data about the jobs it did not visit; null when it visited every job. */
   private unvisited: UnvisitedWaits | null = null;
-  /** The last pass's session (its state after the pass), for the costly figures of a reason. */
-  private session: Pick<SchedulingSession, 'explainWait'> | null = null;
+  /** What explains the last pass's reasons (its session, as the pass left it); null: reasons as they are. */
+  private explainer: Pick<SchedulingSession, 'explainWait'> | null = null;
   /**
    * Passes begun; a job remembers the count when it was queued (a job queued after the last pass has no reason yet).
    */
   private passes = 0;
   private readonly queuedAtPass = new Map<number, number>();
 
+  /** @param session the core's scheduling session of the passes: it owns the queue */
+  constructor(readonly session: SchedulingSession) {
+    this.index = session.queue;
+  }
+
   /** Adds (or refreshes) a stored queued job. */
   add(job: JobRecord): void {
     this.states.set(job.id, job.state);
     this.queuedAtPass.set(job.id, this.passes);
-    this.reasons.delete(job.id);
+    this.setReasons.delete(job.id);
     this.index.add(jobRequestOf(job));
   }
 
@@ -54,7 +62,7 @@ export class JobQueue {
     this.index.remove(jobId);
     this.sizes.delete(jobId);
     this.states.delete(jobId);
-    this.reasons.delete(jobId);
+    this.setReasons.delete(jobId);
     this.queuedAtPass.delete(jobId);
   }
 
@@ -78,11 +86,13 @@ export class JobQueue {
   /** Why the job waits, as the last pass found (with its costly figures); null before a pass has considered it. */
   reasonOf(jobId: number): WaitReason | null {
     const job = this.index.get(jobId);
-    const reason = this.reasons.get(jobId);
-    if (reason !== undefined)
-      return job === undefined || this.session === null ? reason : this.session.explainWait(job, reason);
     const queuedAt = this.queuedAtPass.get(jobId);
-    if (job === undefined || this.unvisited === null || queuedAt === undefined || queuedAt >= this.passes) return null;
+    if (job === undefined || queuedAt === undefined) return null;
+    const set = this.setReasons.get(jobId);
+    // A job queued (again) after the last pass began has none of its reasons.
+    const reason = set ?? (queuedAt < this.passes ? this.passReasonOf(jobId) : undefined);
+    if (reason !== undefined) return this.explainer === null ? reason : this.explainer.explainWait(job, reason);
+    if (this.unvisited === null || queuedAt >= this.passes) return null;
     return unvisitedWait(this.unvisited, job);
   }
 
@@ -97,14 +107,23 @@ export class JobQueue {
    */
   setPassReasons(
     plan: Pick<Plan, 'waiting' | 'unvisited'>,
-    session: Pick<SchedulingSession, 'explainWait'> | null,
+    explainer: Pick<SchedulingSession, 'explainWait'> | null,
   ): void {
-    this.reasons = new Map(plan.waiting.map((w) => [w.jobId, w.reason]));
+    this.passWaits = plan.waiting;
+    this.passReasons = null;
+    this.setReasons.clear();
     this.unvisited = plan.unvisited;
-    this.session = session;
+    this.explainer = explainer;
   }
 
+  /** The last pass's reason for `jobId` (its waits indexed on the first read: most passes' are never read). */
+  private passReasonOf(jobId: number): WaitReason | undefined {
+    this.passReasons ??= new Map(this.passWaits.map((w) => [w.jobId, w.reason]));
+    return this.passReasons.get(jobId);
+  }
+
+  /** Sets why a queued job waits until the next pass (a preemptor waiting for its victims). */
   setReason(jobId: number, reason: WaitReason): void {
-    this.reasons.set(jobId, reason);
+    this.setReasons.set(jobId, reason);
   }
 }

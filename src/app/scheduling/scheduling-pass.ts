@@ -177,9 +177,10 @@ export class SchedulingPass {
             .map((v) => ({ jobId: v.jobId, priority: v.priority, node: settings.nodeName, gpuIndices: v.gpuIndices }));
     const snapshot = this.snapshot();
     queue.beginPass();
-    // A session rather than schedule(): its state after the pass explains the waits when they are read.
-    const session = new SchedulingSession(snapshot, this.deps.rng, this.options());
-    const plan = session.schedule(queue.index, {
+    // The queue's session, from the snapshot of now: its state after the pass explains the waits when read.
+    const session = queue.session;
+    session.refresh(snapshot, this.options());
+    const plan = session.scheduleQueue({
       nowMs,
       active: snapshot.active,
       rules: {

@@ -10,7 +10,7 @@ import { MemoryJobFiles } from '../../adapters/memory/memory-job-files.js';
 import { createSimulatedInventory, parseSimulatedGpuSpec } from '../../adapters/gpu/simulated-gpus.js';
 import { createMemoryStore } from '../../adapters/store/memory-store.js';
 import { sampleJob } from '../../adapters/store/store-fixtures.js';
-import { SeededRng, type Rng } from '../../core/index.js';
+import { SeededRng, type Rng, SchedulingSession } from '../../core/index.js';
 import { isDiskFullError } from '../errors.js';
 import type { DiskSpace } from '../ports/disk-space.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
@@ -133,7 +133,8 @@ export async function loopParts(
   events.on((e) => emitted.push(e));
   const disk = testDisk();
   const roster = new GpuRoster(gpus, []);
-  const queue = new JobQueue();
+  const rng = new SeededRng(7);
+  const queue = new JobQueue(new SchedulingSession({ nodes: [], active: [] }, rng));
   const intents = new StopIntents();
   const running = new RunningJobs();
   const qos = new QosTracker({ nowMs: () => clock.nowMs(), violationSeconds: 60 });
@@ -151,7 +152,6 @@ export async function loopParts(
   });
   const recentShapes = new RecentShapes();
   const stats = new PassStats();
-  const rng = new SeededRng(7);
   const ports = { store, clock, logger, events, settings: full, rng };
   const pass = new SchedulingPass({ ...ports, stats, roster, queue, intents, running, qos, recentShapes });
   const launch = new JobLaunch({

@@ -23,6 +23,7 @@ import type { QueueIndex } from '../queue/queue-index.js';
 import { compareQueueOrder, type QueueOrderContext, type SortKey } from '../queue/queue-order.js';
 import type { TenantUsage } from '../fairness/tenant-usage.js';
 import type { PassRules } from './pass-rules.js';
+import type { PlannedWait } from '../framework/plan.js';
 import { entryOf, type UnvisitedWaits, type UsageStep } from './unvisited-waits.js';
 
 /** Outcome of one pass (placements are in the statement). */
@@ -30,7 +31,7 @@ export interface PassOutcome {
   /** The pending jobs in queue order. */
   readonly order: readonly JobRequest[];
   /** Why each job that was not placed waits. */
-  readonly waiting: Map<number, WaitReason>;
+  readonly waiting: PlannedWait[];
   /** The first job that could not be placed for lack of capacity (the one backfill protects); null when none. */
   readonly blockedJobId: number | null;
   /** Jobs that wait only because the GPUs they fit on are protected (they are no preemptors). */
@@ -84,7 +85,7 @@ export function runPass(
     return taken.job;
   };
   const order: JobRequest[] = lazy === null ? (sorted as JobRequest[]) : [];
-  const waiting = new Map<number, WaitReason>();
+  const waiting: PlannedWait[] = [];
   // A memo helps only when several jobs are tried (a trace replay places one arrival per pass).
   const failed = (list?.length ?? lazy!.size) > 1 ? new FailedSearches() : null;
   const backfill = settings.backfill && rules !== null ? rules.backfill : null;
@@ -129,7 +130,7 @@ export function runPass(
     }
     const refused = rules?.admit(job) ?? null;
     if (refused !== null) {
-      waiting.set(job.id, refused);
+      waiting.push(wait(job.id, refused));
       continue;
     }
     const timeLimitSeconds = job.timeLimitSeconds ?? null;
@@ -137,7 +138,7 @@ export function runPass(
       blocked !== null && backfill !== null && !mayBackfill({ timeLimitSeconds }, reservation, backfill.nowMs);
     if (mustNotDelay && !gpusOutsidePool) {
       // Every GPU is one the blocked job may use: nothing can start ahead of it (no search needed).
-      waiting.set(job.id, behindBlocked(timeLimitSeconds));
+      waiting.push(wait(job.id, behindBlocked(timeLimitSeconds)));
       continue;
     }
     const guarded = rules?.protectedGpus(job) ?? null;
@@ -147,7 +148,7 @@ export function runPass(
     const outcome = statement.place(job, excluded === null ? failed : null, excluded);
     if (outcome.kind === 'waiting' && excluded !== null && state.fits(job)) {
       // It would fit if the protected GPUs took it: it waits for them, and blocks nobody.
-      waiting.set(job.id, protectionReason(guarded!));
+      waiting.push(wait(job.id, protectionReason(guarded!)));
       protectedWaiting.add(job.id);
       continue;
     }
@@ -159,7 +160,7 @@ export function runPass(
       // It would take GPUs the blocked job waits for: undo (EASY backfill). A job on GPUs the
       // blocked job can never use cannot delay it and keeps its place.
       statement.rollback(point);
-      waiting.set(job.id, behindBlocked(timeLimitSeconds));
+      waiting.push(wait(job.id, behindBlocked(timeLimitSeconds)));
       continue;
     }
     if (outcome.kind === 'placed') {
@@ -169,7 +170,7 @@ export function runPass(
       }
       continue;
     }
-    waiting.set(job.id, outcome.reason);
+    waiting.push(wait(job.id, outcome.reason));
     if (!blocked) {
       blocked = job;
       if (backfill) {
@@ -234,4 +235,9 @@ function protectionReason(guarded: ReadonlyMap<string, ReadonlyMap<number, numbe
   for (const [node, onNode] of [...guarded].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
     for (const [gpuIndex, jobId] of [...onNode].sort(([a], [b]) => a - b)) gpus.push({ node, gpuIndex, jobId });
   return waitReason(WAIT_CODES.qosProtected, { gpus });
+}
+
+/** A job the pass leaves waiting, and why. */
+function wait(jobId: number, reason: WaitReason): PlannedWait {
+  return { jobId, reason };
 }

@@ -174,7 +174,7 @@ export class OneNodeCluster {
     return {
       placed,
       waiting: new Map(
-        [...outcome.waiting].map(([id, r]) => [
+        outcome.waiting.map(({ jobId: id, reason: r }) => [
           id,
           waitMessage(
             explainWait(
