@@ -6,33 +6,26 @@
  */
 import type { Status, StatusDetail, StatusDetails } from './status.js';
 import { ADMIN_VIEWER, type StatusViewer } from './status-viewer.js';
-
-const num = (value: StatusDetail | undefined): number => (typeof value === 'number' ? value : 0);
-const text = (value: StatusDetail | undefined): string =>
-  typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+import { figure, nestedStatus, records, words } from './status-figures.js';
 
 /** `an admin`, or the tenant (as the viewer may read it) that asked for a cancel. */
 function canceller(d: StatusDetails, viewer: StatusViewer): string {
-  const who = d.by === 'admin' ? 'an admin' : viewer.tenant(text(d.tenant));
+  const who = d.by === 'admin' ? 'an admin' : viewer.tenant(words(d.tenant));
   return typeof d.note === 'string' ? `${who}: ${d.note}` : who;
 }
 
 /** `job 7 (priority 900, tenant b)`, or `another tenant's job (priority 900)`. */
 function preemptor(d: StatusDetails, viewer: StatusViewer): string {
-  const jobId = num(d.preemptorJobId);
-  if (!viewer.seesJob(jobId)) return `${viewer.job(jobId)} (priority ${num(d.preemptorPriority)})`;
+  const jobId = figure(d.preemptorJobId);
+  if (!viewer.seesJob(jobId)) return `${viewer.job(jobId)} (priority ${figure(d.preemptorPriority)})`;
   const tenant = typeof d.preemptorTenant === 'string' ? `, ${viewer.tenant(d.preemptorTenant)}` : '';
-  return `${viewer.job(jobId)} (priority ${num(d.preemptorPriority)}${tenant})`;
+  return `${viewer.job(jobId)} (priority ${figure(d.preemptorPriority)}${tenant})`;
 }
 
 /** `GPU 0 (3g.40gb), GPU 1`: the GPUs of a `placed` reason. */
 function gpuList(value: StatusDetail | undefined): string {
-  if (!Array.isArray(value)) return '';
-  return (value as readonly StatusDetail[])
-    .map((g) => {
-      const gpu = (typeof g === 'object' && g !== null && !Array.isArray(g) ? g : {}) as StatusDetails;
-      return `GPU ${num(gpu.gpuIndex)}${typeof gpu.migProfile === 'string' ? ` (${gpu.migProfile})` : ''}`;
-    })
+  return records(value)
+    .map((gpu) => `GPU ${figure(gpu.gpuIndex)}${typeof gpu.migProfile === 'string' ? ` (${gpu.migProfile})` : ''}`)
     .join(', ');
 }
 
@@ -51,25 +44,25 @@ export function eventMessage(reason: Status, viewer: StatusViewer = ADMIN_VIEWER
   const d = reason.details;
   switch (reason.code) {
     case 'placed': {
-      const where = `placed on ${gpuList(d.gpus)} in mode ${text(d.mode)}`;
+      const where = `placed on ${gpuList(d.gpus)} in mode ${words(d.mode)}`;
       return typeof d.modeChoice === 'string' ? `${where}: ${d.modeChoice}` : where;
     }
     case 'attempt-started':
-      return `attempt ${num(d.attempt)} started${typeof d.pid === 'number' ? ` (pid ${d.pid})` : ''}`;
+      return `attempt ${figure(d.attempt)} started${typeof d.pid === 'number' ? ` (pid ${d.pid})` : ''}`;
     case 'exited':
-      return `exit code ${num(d.exitCode)}`;
+      return `exit code ${figure(d.exitCode)}`;
     case 'killed':
-      return `killed by ${text(d.signal)}`;
+      return `killed by ${words(d.signal)}`;
     case 'lost':
       return 'lost';
     case 'could-not-start':
-      return text(d.error);
+      return words(d.error);
     case 'launch-failed':
-      return `launch failed: ${text(d.error)}`;
+      return `launch failed: ${words(d.error)}`;
     case 'retry': {
-      const failure = d.failure as Status | undefined;
-      const after = failure && typeof failure === 'object' && 'code' in failure ? eventMessage(failure, viewer) : '';
-      return `retry ${num(d.retry)} of ${num(d.retries)} after ${after}`;
+      const failure = nestedStatus(d.failure);
+      const after = failure === null ? '' : eventMessage(failure, viewer);
+      return `retry ${figure(d.retry)} of ${figure(d.retries)} after ${after}`;
     }
     case 'time-limit':
       return 'time-limit';
@@ -82,20 +75,20 @@ export function eventMessage(reason: Status, viewer: StatusViewer = ADMIN_VIEWER
     case 'preempted':
       return `preempted by ${preemptor(d, viewer)}`;
     case 'attempt-recovered':
-      return `attempt ${num(d.attempt)} had started before the restart`;
+      return `attempt ${figure(d.attempt)} had started before the restart`;
     case 'requeued-after-stop':
       return 're-queued: the server stopped while launching it';
     case 'requeued-disk-full':
       return 're-queued: the disk was full at launch';
     case 'qos-violation':
       return (
-        `QoS violation: ${text(d.kind)} ${num(d.observedSeconds)} s > target ${num(d.targetSeconds)} s for ` +
-        `${num(d.violationSeconds)} s`
+        `QoS violation: ${words(d.kind)} ${figure(d.observedSeconds)} s > target ${figure(d.targetSeconds)} s for ` +
+        `${figure(d.violationSeconds)} s`
       );
     case 'qos-recovered':
-      return `QoS recovered: ${text(d.kind)} ${num(d.observedSeconds)} s ≤ target ${num(d.targetSeconds)} s`;
+      return `QoS recovered: ${words(d.kind)} ${figure(d.observedSeconds)} s ≤ target ${figure(d.targetSeconds)} s`;
     case 'recorded':
-      return viewer.seesEverything ? text(d.text) : 'recorded before reasons were coded';
+      return viewer.seesEverything ? words(d.text) : 'recorded before reasons were coded';
     default:
       return reason.code;
   }

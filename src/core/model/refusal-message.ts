@@ -3,11 +3,8 @@
  * in `kubectl describe pod`), written from the Status's code and figures only: no prose is kept or
  * parsed. A refusal names nothing of another tenant (GPUs, amounts, models, modes).
  */
-import type { Status, StatusDetail } from './status.js';
-
-const count = (value: StatusDetail | undefined): number => (typeof value === 'number' ? value : 0);
-const words = (value: StatusDetail | undefined): string =>
-  Array.isArray(value) ? value.join(', ') : value === undefined || value === null ? '' : String(value);
+import type { Status } from './status.js';
+import { figure, words } from './status-figures.js';
 
 /**
  * One sentence for `refusal`. Figures by code: `gpu-memory-too-small` neededGpuMemoryMiB,
@@ -19,7 +16,9 @@ export function refusalMessage(refusal: Status): string {
   const d = refusal.details;
   switch (refusal.code) {
     case 'gpu-memory-too-small':
-      return `no GPU with ${count(d.neededGpuMemoryMiB)} MiB of memory (largest: ${count(d.largestGpuMemoryMiB)} MiB)`;
+      return (
+        `no GPU with ${figure(d.neededGpuMemoryMiB)} MiB of memory ` + `(largest: ${figure(d.largestGpuMemoryMiB)} MiB)`
+      );
     case 'gpu-model-not-allowed':
       return `no GPU of an allowed model (${words(d.allowedGpuModels)})`;
     case 'no-gpu-outside-mig':
@@ -29,14 +28,14 @@ export function refusalMessage(refusal: Status): string {
     case 'gpu-capacity':
       if (d.neededGpus === undefined) return 'too few GPUs with enough free milli-GPU and memory';
       return (
-        `${count(d.qualifyingGpus)} of the ${count(d.neededGpus)} GPU(s) needed have ${count(d.gpuMilli)} ` +
-        `milli-GPU and ${d.gpuMemoryMiB === null ? 'their share of' : `${count(d.gpuMemoryMiB)} MiB of`} memory ` +
+        `${figure(d.qualifyingGpus)} of the ${figure(d.neededGpus)} GPU(s) needed have ${figure(d.gpuMilli)} ` +
+        `milli-GPU and ${d.gpuMemoryMiB === null ? 'their share of' : `${figure(d.gpuMemoryMiB)} MiB of`} memory ` +
         `free for a ${words(d.mode)} share${d.oneTenantPerMpsGpu === true ? ' (one tenant per MPS GPU)' : ''}`
       );
     case 'no-mig-mode':
       return 'no GPU in MIG mode';
     case 'mig-capacity':
-      return `no MIG GPU with room for the instance (${count(d.gpusWithRoom)} have room)`;
+      return `no MIG GPU with room for the instance (${figure(d.gpusWithRoom)} have room)`;
     case 'no-mig-profile':
       return 'no MIG profile of its GPUs covers the request';
     case 'mig-reuse-only':

@@ -4,34 +4,15 @@
  * code carries are listed on {@link waitMessage}; docs/reasons.md says what each code means.
  */
 import type { Status, StatusDetail, StatusDetails } from './status.js';
+import { figure, nestedStatus, records, words } from './status-figures.js';
 import { ADMIN_VIEWER, type StatusViewer } from './status-viewer.js';
 
-const num = (value: StatusDetail | undefined): number => (typeof value === 'number' ? value : 0);
-const text = (value: StatusDetail | undefined): string =>
-  typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 /** A GPU-equivalent amount as the quota check writes it (up to 3 decimals). */
-const amount = (value: StatusDetail | undefined): string => String(Math.round(num(value) * 1000) / 1000);
-
-/** The records of a details list (e.g. `gpus`), or none. */
-function records(value: StatusDetail | undefined): StatusDetails[] {
-  if (!Array.isArray(value)) return [];
-  return (value as readonly StatusDetail[]).filter(
-    (v): v is StatusDetails => typeof v === 'object' && v !== null && !Array.isArray(v),
-  );
-}
-
-/** A nested Status held in the details (strict isolation's two searches), or null. */
-function nested(value: StatusDetail | undefined): Status | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const candidate = value as StatusDetails;
-  return typeof candidate.code === 'string' && typeof candidate.details === 'object'
-    ? (candidate as unknown as Status)
-    : null;
-}
+const amount = (value: StatusDetail | undefined): string => String(Math.round(figure(value) * 1000) / 1000);
 
 /** `GPU 0`, or `GPU 0 of node a` when a clause list spans several nodes. */
 function gpuName(gpu: StatusDetails, named: boolean): string {
-  return `GPU ${num(gpu.gpuIndex)}${named ? ` of node ${text(gpu.node)}` : ''}`;
+  return `GPU ${figure(gpu.gpuIndex)}${named ? ` of node ${words(gpu.node)}` : ''}`;
 }
 
 const severalNodes = (gpus: readonly StatusDetails[]): boolean => new Set(gpus.map((g) => g.node)).size > 1;
@@ -50,26 +31,28 @@ export function waitMessage(reason: Status, viewer: StatusViewer = ADMIN_VIEWER)
   const d = reason.details;
   switch (reason.code) {
     case 'host-cpu':
-      return `waiting for host CPU: needs ${num(d.neededCpuMilli)} cpuMilli, ${num(d.freeCpuMilli)} free`;
+      return `waiting for host CPU: needs ${figure(d.neededCpuMilli)} cpuMilli, ${figure(d.freeCpuMilli)} free`;
     case 'host-memory':
-      return `waiting for host memory: needs ${num(d.neededHostMemoryMiB)} MiB, ` + `${num(d.freeHostMemoryMiB)} free`;
+      return (
+        `waiting for host memory: needs ${figure(d.neededHostMemoryMiB)} MiB, ` + `${figure(d.freeHostMemoryMiB)} free`
+      );
     case 'gpu-capacity': {
       const memory =
-        d.gpuMemoryMiB === null || d.gpuMemoryMiB === undefined ? 'proportional' : `${num(d.gpuMemoryMiB)} MiB`;
+        d.gpuMemoryMiB === null || d.gpuMemoryMiB === undefined ? 'proportional' : `${figure(d.gpuMemoryMiB)} MiB`;
       const line =
-        `waiting for ${num(d.gpuCount)} GPU(s) of one model with ${num(d.gpuMilli)} free milli-GPU and ` +
-        `${memory} free memory in mode ${text(d.mode)}`;
-      return d.qualifyingGpus === undefined ? line : `${line}; at most ${num(d.qualifyingGpus)} qualify now`;
+        `waiting for ${figure(d.gpuCount)} GPU(s) of one model with ${figure(d.gpuMilli)} free milli-GPU and ` +
+        `${memory} free memory in mode ${words(d.mode)}`;
+      return d.qualifyingGpus === undefined ? line : `${line}; at most ${figure(d.qualifyingGpus)} qualify now`;
     }
     case 'mig-capacity': {
-      const line = `waiting for ${num(d.gpuCount)} MIG GPU(s) of one model with room for the instance`;
-      return d.withRoom === undefined ? line : `${line}; ${num(d.withRoom)} have room now`;
+      const line = `waiting for ${figure(d.gpuCount)} MIG GPU(s) of one model with room for the instance`;
+      return d.withRoom === undefined ? line : `${line}; ${figure(d.withRoom)} have room now`;
     }
     case 'no-mig-gpu':
       return 'waiting for a schedulable MIG GPU whose profiles cover the request';
     case 'strict-isolation': {
-      const mig = nested(d.mig);
-      const whole = nested(d.whole);
+      const mig = nestedStatus(d.mig);
+      const whole = nestedStatus(d.whole);
       return (
         `strict isolation: no MIG instance (${mig === null ? 'none' : waitMessage(mig, viewer)}) and no whole ` +
         `GPU (${whole === null ? 'none' : waitMessage(whole, viewer)})`
@@ -77,30 +60,30 @@ export function waitMessage(reason: Status, viewer: StatusViewer = ADMIN_VIEWER)
     }
     case 'quota':
       // A request above the limit on its own (a limit lowered after the submit) can never start.
-      if (num(d.sizeGpuEquivalents) > num(d.limitGpuEquivalents) + 1e-9)
+      if (figure(d.sizeGpuEquivalents) > figure(d.limitGpuEquivalents) + 1e-9)
         return (
-          `quota: ${viewer.tenant(text(d.tenant))}: the request of ${amount(d.sizeGpuEquivalents)} ` +
+          `quota: ${viewer.tenant(words(d.tenant))}: the request of ${amount(d.sizeGpuEquivalents)} ` +
           `GPU-equivalents exceeds the tenant's limit of ${amount(d.limitGpuEquivalents)}`
         );
       return (
-        `quota: ${viewer.tenant(text(d.tenant))}: ${amount(d.usedGpuEquivalents)} GPU-equivalents in use + ` +
+        `quota: ${viewer.tenant(words(d.tenant))}: ${amount(d.usedGpuEquivalents)} GPU-equivalents in use + ` +
         `${amount(d.sizeGpuEquivalents)} requested exceeds the tenant's limit of ${amount(d.limitGpuEquivalents)}`
       );
     case 'backfill': {
-      const behind = `waiting behind ${viewer.job(num(d.blockedJobId))}`;
+      const behind = `waiting behind ${viewer.job(figure(d.blockedJobId))}`;
       if (d.timeLimitSeconds === null || d.timeLimitSeconds === undefined)
         return `${behind}: only jobs with a time limit may start ahead of a blocked job`;
       const at =
         typeof d.reservedStartMs === 'number'
           ? `its reserved start at ${new Date(d.reservedStartMs).toISOString()}`
           : 'its reserved start';
-      return `${behind}: a ${num(d.timeLimitSeconds)} s time limit would not end before ${at}`;
+      return `${behind}: a ${figure(d.timeLimitSeconds)} s time limit would not end before ${at}`;
     }
     case 'qos-protected': {
       const gpus = records(d.gpus);
       const named = severalNodes(gpus);
       return gpus
-        .map((g) => `${gpuName(g, named)} is protected: ${viewer.job(num(g.jobId))} misses its QoS target`)
+        .map((g) => `${gpuName(g, named)} is protected: ${viewer.job(figure(g.jobId))} misses its QoS target`)
         .join('; ');
     }
     case 'mps-tenant': {
