@@ -31,6 +31,8 @@ export { type GpuDevice, type MigInstance } from './model/gpu-device.js';
 export { type Assignment, type PlacedGpu, type Placement } from './model/assignment.js';
 export { type ActiveJob, type ClusterNode, type ClusterSnapshot } from './model/cluster.js';
 export {
+  AUTOSCALE_CODES,
+  type AutoscaleCode,
   JOB_EVENT_CODES,
   JOB_REASON_CODE_VALUES,
   type JobEventCode,
@@ -83,3 +85,24 @@ export { borrowedGpuEquivalents } from './fairness/quota.js';
 export { DEFAULT_AGING, orderQueue, type QueueEntry, type QueueOrderContext } from './queue/queue-order.js';
 export { effectiveGpuMilli, selectMode } from './sharing/select-mode.js';
 export { ENFORCEMENT_LEVELS, enforcementOf, type ShareEnforcement, weakestEnforcement } from './sharing/enforcement.js';
+export { autoscale } from './autoscale/autoscale.js';
+export {
+  type AutoscaleDecision,
+  type AutoscaleInput,
+  type AutoscalePolicy,
+  type AutoscaleState,
+  DEFAULT_AUTOSCALE_POLICY,
+  type NodeAction,
+  type PoolNode,
+  type PoolNodePhase,
+  type ProviderFailures,
+  type ScaleUp,
+} from './autoscale/autoscale-types.js';
+export {
+  backoffSecondsLeft,
+  INITIAL_AUTOSCALE_STATE,
+  recordProviderFailure,
+  recordProviderSuccess,
+} from './autoscale/autoscale-state.js';
+export { checkTemplates, newNodeName, type NodeTemplate, templateNode } from './autoscale/node-template.js';
+export { autoscaleMessage } from './model/autoscale-message.js';

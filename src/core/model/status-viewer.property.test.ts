@@ -37,6 +37,8 @@ const detailsArbitrary = (jobIds: readonly number[], tenants: readonly string[])
   return fc
     .record({
       blockedJobId: jobId,
+      jobId,
+      jobIds: fc.array(jobId, { minLength: 1, maxLength: 4 }),
       victimIds: fc.array(jobId, { minLength: 1, maxLength: 4 }),
       gpus: fc.array(gpu, { minLength: 1, maxLength: 3 }),
       preemptorJobId: jobId,

@@ -80,6 +80,47 @@ export const PREEMPTION_CODES = {
 export type PreemptionCode = (typeof PREEMPTION_CODES)[keyof typeof PREEMPTION_CODES];
 
 /**
+ * Codes of the autoscaler's decisions (src/core/autoscale): why it adds nodes, why it adds none (or
+ * fewer than the queue asks for), why it cordons or removes a node, and why it keeps one.
+ */
+export const AUTOSCALE_CODES = {
+  /** Pending jobs fit no node of the pool, booting nodes included (jobCount, nodeCount, template). */
+  unschedulableJobs: 'unschedulable-jobs',
+  /** Fewer jobs need new nodes than the queue-length threshold (jobCount, threshold, waitSeconds). */
+  belowQueueThreshold: 'below-queue-threshold',
+  /** A scale-up happened less than the cool-down ago (secondsLeft). */
+  scaleUpCoolingDown: 'scale-up-cooling-down',
+  /** A job fits no template's empty node (jobId): no node the autoscaler can add would run it. */
+  noTemplateFits: 'no-template-fits',
+  /** The pool has its maximum number of nodes (maxNodes, jobId). */
+  maxNodes: 'max-nodes',
+  /** Another node would pass the cap on cost per hour (maxCostPerHour, costPerHour, jobId). */
+  maxCost: 'max-cost',
+  /** The template has its maximum count (template, maxCount, jobId). */
+  templateMaxCount: 'template-max-count',
+  /** The provider failed for the template lately; it is asked again later (template, failures, secondsLeft). */
+  providerBackoff: 'provider-backoff',
+  /** A booting node did not come up within boot time + time-out (node, template, bootSeconds, timeoutSeconds). */
+  bootTimedOut: 'boot-timed-out',
+  /** A node held no job for the cool-down (node, template, idleSeconds). */
+  nodeIdle: 'node-idle',
+  /**
+   * A node's GPUs were nearly idle for the cool-down, and its jobs fit elsewhere (node, template, utilization,
+   * threshold, idleSeconds, jobIds).
+   */
+  nodeUnderused: 'node-underused',
+  /** A nearly idle node is kept: it runs a job that cannot be checkpointed (node, jobId). */
+  uncheckpointableJob: 'uncheckpointable-job',
+  /** A nearly idle node is kept: its jobs would not fit the other nodes (node, jobIds). */
+  jobsFitNowhereElse: 'jobs-fit-nowhere-else',
+  /** A node is kept: its template is at its minimum count (node, template, minCount). */
+  templateMinCount: 'template-min-count',
+} as const;
+
+/** One of the `AUTOSCALE_CODES` values. */
+export type AutoscaleCode = (typeof AUTOSCALE_CODES)[keyof typeof AUTOSCALE_CODES];
+
+/**
  * Codes of what happened to a job, stored with its transitions, its attempts' ends and its stop
  * intents (the app's job events; src/app/scheduling/job-event-reasons.ts writes their lines).
  */
@@ -139,10 +180,11 @@ export const STATUS_CODES: readonly StatusCode[] = [
   ...Object.values(NODE_CODES),
   ...Object.values(PREEMPTION_CODES),
   ...Object.values(JOB_EVENT_CODES),
+  ...Object.values(AUTOSCALE_CODES),
 ];
 
 /** One code of the closed set. */
-export type StatusCode = WaitCode | NodeCode | PreemptionCode | JobEventCode;
+export type StatusCode = WaitCode | NodeCode | PreemptionCode | JobEventCode | AutoscaleCode;
 
 /**
  * A figure behind a Status: a count, an amount, a name, a job id, a list, a record of figures (a

@@ -1,0 +1,169 @@
+/**
+ * Scale-up: how many nodes of which templates make the pending jobs fit. The jobs that no pass
+ * places on the pool as it will be (booting nodes included) and that have waited the wait-time
+ * target are the demand; when there are at least the queue-length threshold of them, nodes are
+ * added one at a time, each of the template with the lowest price per unit of work it places (the
+ * cheapest template that fits), until every such job is placed or a cap stops it; then nodes no
+ * job needs are taken back, so that with one node fewer of any template a counted job would not
+ * be placed. Every trial is a real pass (pool-placement.ts): sharing modes, MIG, CPU and memory
+ * bind as they do for the scheduler.
+ */
+import type { JobRequest } from '../model/request.js';
+import { AUTOSCALE_CODES, status, type Status } from '../model/status.js';
+import { backoffSecondsLeft } from './autoscale-state.js';
+import type { AutoscaleInput, ScaleUp } from './autoscale-types.js';
+import type { NodeTemplate } from './node-template.js';
+import { jobWork, placedJobIds, TemplateFit, trialSnapshot, type TrialBase } from './pool-placement.js';
+
+/** The pool's size and price before the scale-up (booting nodes included, given-up ones not). */
+export interface PoolTotals {
+  readonly nodes: number;
+  readonly costPerHour: number;
+  /** Nodes by template. */
+  readonly byTemplate: Readonly<Record<string, number>>;
+}
+
+/** The outcome of planScaleUp. */
+export interface ScaleUpPlan {
+  readonly scaleUp: readonly ScaleUp[];
+  readonly jobIds: readonly number[];
+  readonly statuses: readonly Status[];
+}
+
+const NOTHING: ScaleUpPlan = { scaleUp: [], jobIds: [], statuses: [] };
+
+/** Jobs in the order a pass takes them: higher priority first, then earlier submitted, then lower id. */
+function queueOrder(a: JobRequest, b: JobRequest): number {
+  return b.priority - a.priority || a.submittedAtMs - b.submittedAtMs || a.id - b.id;
+}
+
+/** Plans the nodes to add. Pure. */
+export function planScaleUp(input: AutoscaleInput, base: TrialBase, totals: PoolTotals): ScaleUpPlan {
+  const { policy, templates, nowMs } = input;
+  const pending = input.pending;
+  const placedNow = placedJobIds(trialSnapshot(base, templates, {}), pending, base.scheduling, base.seed);
+  const unplaced = pending.filter((j) => !placedNow.has(j.id)).sort(queueOrder);
+  if (unplaced.length === 0) return NOTHING;
+  const waited = unplaced.filter((j) => nowMs - j.submittedAtMs >= policy.scaleUpWaitSeconds * 1000);
+  if (waited.length < policy.scaleUpQueueLength)
+    return {
+      ...NOTHING,
+      statuses: [
+        status(AUTOSCALE_CODES.belowQueueThreshold, false, {
+          jobCount: waited.length,
+          threshold: policy.scaleUpQueueLength,
+          waitSeconds: policy.scaleUpWaitSeconds,
+        }),
+      ],
+    };
+  const last = input.state.lastScaleUpMs;
+  if (last !== null && nowMs - last < policy.scaleUpCooldownSeconds * 1000)
+    return {
+      ...NOTHING,
+      statuses: [
+        status(AUTOSCALE_CODES.scaleUpCoolingDown, false, {
+          secondsLeft: Math.ceil(policy.scaleUpCooldownSeconds - (nowMs - last) / 1000),
+        }),
+      ],
+    };
+
+  const fit = new TemplateFit(base.scheduling, base.seed);
+  const statuses: Status[] = [];
+  const target: JobRequest[] = [];
+  for (const job of waited) {
+    if (templates.some((t) => fit.fits(job, t))) target.push(job);
+    else statuses.push(status(AUTOSCALE_CODES.noTemplateFits, true, { jobId: job.id }));
+  }
+  const counts: Record<string, number> = {};
+  const added = (): number => Object.values(counts).reduce((a, b) => a + b, 0);
+  const addedCost = (): number => templates.reduce((sum, t) => sum + (counts[t.name] ?? 0) * t.pricePerHour, 0);
+  const place = (trial: Readonly<Record<string, number>>): Set<number> =>
+    placedJobIds(trialSnapshot(base, templates, trial), pending, base.scheduling, base.seed);
+  const workOf = (placed: Set<number>): number =>
+    unplaced.reduce((sum, j) => sum + (placed.has(j.id) ? jobWork(j) : 0), 0);
+
+  /** Why `template` cannot grow by one now, or null when it can. */
+  const refusal = (template: NodeTemplate, jobId: number): Status | null => {
+    const secondsLeft = backoffSecondsLeft(input.state, template.name, policy, nowMs);
+    if (secondsLeft > 0)
+      return status(AUTOSCALE_CODES.providerBackoff, false, {
+        template: template.name,
+        failures: input.state.failures[template.name]?.count ?? 0,
+        secondsLeft,
+        jobId,
+      });
+    if ((totals.byTemplate[template.name] ?? 0) + (counts[template.name] ?? 0) >= template.maxCount)
+      return status(AUTOSCALE_CODES.templateMaxCount, false, {
+        template: template.name,
+        maxCount: template.maxCount,
+        jobId,
+      });
+    if (totals.nodes + added() >= policy.maxNodes)
+      return status(AUTOSCALE_CODES.maxNodes, false, { maxNodes: policy.maxNodes, jobId });
+    const costPerHour = totals.costPerHour + addedCost() + template.pricePerHour;
+    if (policy.maxCostPerHour !== null && costPerHour > policy.maxCostPerHour + 1e-9)
+      return status(AUTOSCALE_CODES.maxCost, false, { maxCostPerHour: policy.maxCostPerHour, costPerHour, jobId });
+    return null;
+  };
+
+  let placed = placedNow;
+  let wanted = target;
+  while (true) {
+    const first = wanted.find((j) => !placed.has(j.id));
+    if (first === undefined) break;
+    const fitting = templates.filter((t) => fit.fits(first, t));
+    const refusals = fitting.map((t) => refusal(t, first.id));
+    const open = fitting.filter((_, i) => refusals[i] === null);
+    if (open.length === 0) {
+      statuses.push(refusals.find((r) => r !== null)!);
+      wanted = wanted.filter((j) => j !== first);
+      continue;
+    }
+    const before = workOf(placed);
+    let best: { template: NodeTemplate; placed: Set<number>; perWork: number } | null = null;
+    for (const template of open) {
+      const trial = place({ ...counts, [template.name]: (counts[template.name] ?? 0) + 1 });
+      const gain = workOf(trial) - before;
+      const perWork = gain > 0 ? template.pricePerHour / gain : Number.POSITIVE_INFINITY;
+      if (best === null || perWork < best.perWork) best = { template, placed: trial, perWork };
+    }
+    counts[best!.template.name] = (counts[best!.template.name] ?? 0) + 1;
+    placed = best!.placed;
+    if (best!.perWork === Number.POSITIVE_INFINITY) {
+      // A node that places nothing more cannot help this job (another job's placement changed): give it up.
+      counts[best!.template.name]! -= 1;
+      placed = place(counts);
+      statuses.push(status(AUTOSCALE_CODES.noTemplateFits, true, { jobId: first.id }));
+      wanted = wanted.filter((j) => j !== first);
+    }
+  }
+  const counted = wanted.filter((j) => placed.has(j.id));
+  const all = (trial: Readonly<Record<string, number>>): boolean => {
+    const p = place(trial);
+    return counted.every((j) => p.has(j.id));
+  };
+  // Take back every node the counted jobs do not need, so that each remaining one is needed.
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const t of templates) {
+      if ((counts[t.name] ?? 0) === 0) continue;
+      const fewer = { ...counts, [t.name]: counts[t.name]! - 1 };
+      if (all(fewer)) {
+        counts[t.name] = fewer[t.name]!;
+        changed = true;
+      }
+    }
+  }
+  const scaleUp: ScaleUp[] = templates
+    .filter((t) => (counts[t.name] ?? 0) > 0)
+    .map((t) => ({
+      template: t.name,
+      count: counts[t.name]!,
+      reason: status(AUTOSCALE_CODES.unschedulableJobs, false, {
+        jobCount: counted.length,
+        nodeCount: counts[t.name]!,
+        template: t.name,
+      }),
+    }));
+  return { scaleUp, jobIds: scaleUp.length === 0 ? [] : counted.map((j) => j.id), statuses };
+}
