@@ -199,3 +199,22 @@ describe('schedule', () => {
     expect(() => plan({ pending: [aJob(1)], options: { policy: 'no-such-policy' } })).toThrow(InvariantViolation);
   });
 });
+
+describe('schedule: CPU-only jobs', () => {
+  it('a CPU-only job that names no GPU memory waits for host CPU where the first one took it all', () => {
+    const node = aClusterNode('n0', [aGpuDevice(0)], { hostCpuMilli: 8000 });
+    const cpuOnly = (id: number, cpuMilli: number, mode: 'mps' | 'exclusive') =>
+      aJob(id, { cpuMilli, gpu: { gpuCount: 0, gpuMilli: 0, gpuMemoryMiB: null, mode } });
+    for (const mode of ['mps', 'exclusive'] as const) {
+      const plan = schedule({
+        snapshot: { nodes: [node], active: [] },
+        pending: [cpuOnly(1, 8000, mode), cpuOnly(2, 1000, mode)],
+        nowMs: 0,
+        rng: new SeededRng(1),
+      });
+      expect(plan.placements.map((p) => p.jobId)).toEqual([1]);
+      expect(waitingIds(plan)).toEqual([2]);
+      expect(waitOf(plan, 2)?.code).toBe('host-cpu');
+    }
+  });
+});

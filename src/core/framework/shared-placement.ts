@@ -48,12 +48,12 @@ export function placeShared(
   const { gpuCount, gpuMilli } = job.gpu;
   const accounted = accountedGpuMilli(mode, gpuMilli, timesliceOvercommitRatio);
   const allowed = job.gpu.allowedGpuModels ?? [];
-  // Requests whose memory follows the GPU (proportional, or the whole GPU) differ per model.
-  const perModel = mode === 'exclusive' || job.gpu.gpuMemoryMiB === null;
+  // Requests whose memory follows the GPU (proportional, or the whole GPU) differ per model; a CPU-only one does not.
+  const perModel = gpuCount > 0 && (mode === 'exclusive' || job.gpu.gpuMemoryMiB === null);
   const tenant = groups.mpsTenantFor(mode, job.tenant);
   if (onlyUnits === null && !perModel && excluded === null && groups.noneBlocked(mode, tenant)) {
     groups.unmask();
-    const memory = job.gpu.gpuMemoryMiB!;
+    const memory = job.gpu.gpuMemoryMiB ?? 0;
     const decision = groups.scheduler.schedule({
       cpuMilli: job.cpuMilli,
       hostMemoryMiB: job.hostMemoryMiB,
@@ -83,6 +83,9 @@ export function placeShared(
   const candidates: { unit: SchedulingUnit; memory: number }[] = [];
   for (const unit of onlyUnits ?? groups.units) {
     if (unit.model === null || (allowed.length > 0 && !allowed.includes(unit.model))) continue;
+    // A CPU-only job qualifies on no GPU: the host decides (qualifyingGpus answers 0 ≥ 0 either way).
+    if (gpuCount === 0 && (unit.state.freeCpuMilli < job.cpuMilli || unit.state.freeHostMemoryMiB < job.hostMemoryMiB))
+      continue;
     const modelMemoryMiB = unit.state.spec.gpuMemoryMiB ?? 0;
     // An explicit memory request must fit the model also where the whole GPU is reserved (exclusive).
     if (job.gpu.gpuMemoryMiB !== null && job.gpu.gpuMemoryMiB > modelMemoryMiB) continue;
