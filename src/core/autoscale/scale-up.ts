@@ -3,16 +3,18 @@
  * places on the pool as it will be (booting nodes included) and that have waited the wait-time
  * target are the demand; when there are at least the queue-length threshold of them, nodes are
  * added one at a time, each of the template with the lowest price per unit of work it places (the
- * cheapest template that fits), until every such job is placed or a cap stops it; then nodes no
- * job needs are taken back, so that with one node fewer of any template a counted job would not
- * be placed. Every trial is a real pass (pool-placement.ts): sharing modes, MIG, CPU and memory
- * bind as they do for the scheduler.
+ * cheapest template that fits), until every such job is placed or a cap stops it. A search fills
+ * one new node at a time with a pass over that node alone; full passes over the whole pool and
+ * queue then check the count and add what the search missed; then nodes no job needs are taken
+ * back, so that with one node fewer of any template a counted job would not be placed. Every
+ * trial is a real pass (pool-placement.ts): sharing modes, MIG, CPU and memory bind as they do for
+ * the scheduler.
  */
 import type { JobRequest } from '../model/request.js';
 import { AUTOSCALE_CODES, status, type Status } from '../model/status.js';
 import { backoffSecondsLeft } from './autoscale-state.js';
 import type { AutoscaleInput, ScaleUp } from './autoscale-types.js';
-import type { NodeTemplate } from './node-template.js';
+import { newNodeName, templateNode, type NodeTemplate } from './node-template.js';
 import { jobWork, placedJobIds, TemplateFit, trialSnapshot, type TrialBase } from './pool-placement.js';
 
 /** The pool's size and price before the scale-up (booting nodes included, given-up ones not). */
@@ -106,37 +108,61 @@ export function planScaleUp(input: AutoscaleInput, base: TrialBase, totals: Pool
     return null;
   };
 
-  let placed = placedNow;
   let wanted = target;
-  while (true) {
-    const first = wanted.find((j) => !placed.has(j.id));
-    if (first === undefined) break;
-    const fitting = templates.filter((t) => fit.fits(first, t));
-    const refusals = fitting.map((t) => refusal(t, first.id));
-    const open = fitting.filter((_, i) => refusals[i] === null);
-    if (open.length === 0) {
-      statuses.push(refusals.find((r) => r !== null)!);
-      wanted = wanted.filter((j) => j !== first);
-      continue;
+  /** Adds nodes, one at a time, until a full pass places every wanted job or gives it up; that pass's placed jobs. */
+  const grow = (): Set<number> => {
+    let placed = place(counts);
+    while (true) {
+      const first = wanted.find((j) => !placed.has(j.id));
+      if (first === undefined) return placed;
+      const fitting = templates.filter((t) => fit.fits(first, t));
+      const refusals = fitting.map((t) => refusal(t, first.id));
+      const open = fitting.filter((_, i) => refusals[i] === null);
+      if (open.length === 0) {
+        statuses.push(refusals.find((r) => r !== null)!);
+        wanted = wanted.filter((j) => j !== first);
+        continue;
+      }
+      const before = workOf(placed);
+      let best: { template: NodeTemplate; placed: Set<number>; perWork: number } | null = null;
+      for (const template of open) {
+        const trial = place({ ...counts, [template.name]: (counts[template.name] ?? 0) + 1 });
+        const gain = workOf(trial) - before;
+        const perWork = gain > 0 ? template.pricePerHour / gain : Number.POSITIVE_INFINITY;
+        if (best === null || perWork < best.perWork) best = { template, placed: trial, perWork };
+      }
+      if (best!.perWork === Number.POSITIVE_INFINITY) {
+        // No node places anything more: another job's placement keeps this one out. Give it up.
+        statuses.push(status(AUTOSCALE_CODES.noTemplateFits, true, { jobId: first.id }));
+        wanted = wanted.filter((j) => j !== first);
+        continue;
+      }
+      counts[best!.template.name] = (counts[best!.template.name] ?? 0) + 1;
+      placed = best!.placed;
     }
-    const before = workOf(placed);
+  };
+  // The search fills one new node at a time with the jobs left out (a pass over that node alone:
+  // cheap, and the pool's own nodes are full for them); then full passes over the whole pool and
+  // queue check the count and add what the search missed.
+  let rest = unplaced;
+  for (let left = new Set(rest); ; left = new Set(rest)) {
+    const first = wanted.find((j) => left.has(j));
+    if (first === undefined) break;
+    const open = templates.filter((t) => fit.fits(first, t) && refusal(t, first.id) === null);
     let best: { template: NodeTemplate; placed: Set<number>; perWork: number } | null = null;
     for (const template of open) {
-      const trial = place({ ...counts, [template.name]: (counts[template.name] ?? 0) + 1 });
-      const gain = workOf(trial) - before;
+      const node = { nodes: [templateNode(template, newNodeName(template, 0))], active: [] };
+      const trial = placedJobIds(node, rest, base.scheduling, base.seed);
+      const gain = rest.reduce((sum, j) => sum + (trial.has(j.id) ? jobWork(j) : 0), 0);
       const perWork = gain > 0 ? template.pricePerHour / gain : Number.POSITIVE_INFINITY;
       if (best === null || perWork < best.perWork) best = { template, placed: trial, perWork };
     }
-    counts[best!.template.name] = (counts[best!.template.name] ?? 0) + 1;
-    placed = best!.placed;
-    if (best!.perWork === Number.POSITIVE_INFINITY) {
-      // A node that places nothing more cannot help this job (another job's placement changed): give it up.
-      counts[best!.template.name]! -= 1;
-      placed = place(counts);
-      statuses.push(status(AUTOSCALE_CODES.noTemplateFits, true, { jobId: first.id }));
-      wanted = wanted.filter((j) => j !== first);
-    }
+    // Nothing to add for it here (a cap, or it fits no node alone): the full passes decide and say why.
+    if (best === null || best.perWork === Number.POSITIVE_INFINITY) break;
+    counts[best.template.name] = (counts[best.template.name] ?? 0) + 1;
+    rest = rest.filter((j) => !best.placed.has(j.id));
   }
+  const placed = grow();
   const counted = wanted.filter((j) => placed.has(j.id));
   const all = (trial: Readonly<Record<string, number>>): boolean => {
     const p = place(trial);
