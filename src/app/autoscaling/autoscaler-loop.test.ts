@@ -249,4 +249,34 @@ describe('AutoscalerLoop', () => {
     await restarted.round();
     expect(h.provider.calls).toHaveLength(2);
   });
+
+  it('asks for one more node for a job that comes while unregistered nodes boot (they count)', async () => {
+    const h = harness();
+    // The provider's nodes never show in this cluster: the booting ones are only a count.
+    const cluster: PoolCluster = {
+      read: async () => ({ snapshot: { nodes: [], active: [] }, pending: h.jobs.pending, poolNodes: [] }),
+      cordon: async () => false,
+      jobsOn: async () => [],
+    };
+    const loop = new AutoscalerLoop(
+      {
+        cluster,
+        provider: h.provider,
+        store: h.store,
+        reporter: { report: async () => undefined },
+        log: { info: () => undefined, warn: () => undefined },
+        nowMs: h.now,
+      },
+      { templates: [A100X2], policy: POLICY },
+    );
+    h.jobs.pending = [1, 2, 3, 4].map(job);
+    expect((await loop.round()).record.groups.a100x2!.desiredCount).toBe(2);
+    h.advance(1);
+    h.jobs.pending = [1, 2, 3, 4, 5].map(job);
+    const more = await loop.round();
+    expect(more.decision.scaleUp.map((s) => [s.template, s.count])).toEqual([['a100x2', 1]]);
+    expect(h.provider.calls.map((c) => c.desiredCount)).toEqual([2, 3]);
+    h.advance(1);
+    expect((await loop.round()).carriedOut).toBeNull();
+  });
 });

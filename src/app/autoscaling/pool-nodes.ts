@@ -3,19 +3,22 @@
  * asked of its provider: a node of a template that is Ready with its GPUs published is `ready`
  * (`cordoned` when unschedulable); one that exists but is not yet is `booting`; and a template
  * whose desired count is above the nodes that exist has that many more `booting` nodes, not yet
- * named (`newNodeName`: `<template>+<n>`). Booting nodes count their time-out from when the count
+ * named ({@link bootingName}: `<template>~<n>`). Booting nodes count their time-out from when the count
  * was last raised. Nodes already handed to the provider for removal are left out, so they are never
  * removed twice while their Node object lingers. Pure.
  */
-import {
-  newNodeName,
-  type ClusterSnapshot,
-  type NodeTemplate,
-  type PoolNode,
-  type PoolNodePhase,
-} from '../../core/index.js';
+import { type ClusterSnapshot, type NodeTemplate, type PoolNode, type PoolNodePhase } from '../../core/index.js';
 import type { TemplateGroup } from '../ports/autoscaler-store.js';
 import type { PoolView } from '../ports/pool-cluster.js';
+
+/**
+ * The name of the `index`-th booting node of `template` that has no Node yet: `~` is in no Node
+ * name (a DNS subdomain), nor in the core's names of the nodes a scale-up would add (`newNodeName`,
+ * `<template>+<n>`), so neither can be mistaken for it.
+ */
+export function bootingName(template: string, index: number): string {
+  return `${template}~${index}`;
+}
 
 /** The core's input about the pool, and each template's count now. */
 export interface PoolNow {
@@ -57,7 +60,7 @@ export function poolNow(
     desired[template.name] = count;
     for (let i = 0; i < count - counted.length; i++)
       pool.push({
-        name: newNodeName(template, i),
+        name: bootingName(template.name, i),
         template: template.name,
         phase: 'booting',
         requestedAtMs: group?.raisedAtMs ?? nowMs,
