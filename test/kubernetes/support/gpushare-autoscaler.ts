@@ -1,0 +1,81 @@
+/**
+ * The real `gpushare autoscaler` as a child process for tests on the test control plane: a config
+ * file, the kubeconfig it is given (its ServiceAccount under deploy/kubernetes/rbac-autoscaler.yaml),
+ * a round every second and /metrics on a free port of 127.0.0.1.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'gpushare');
+
+/** A running autoscaler process. */
+export interface AutoscalerProcess {
+  /** `http://127.0.0.1:PORT`. */
+  readonly metricsUrl: string;
+  readonly child: ChildProcess;
+  /** Everything it wrote to stderr (its log). */
+  log(): string;
+  /** Its /metrics text. */
+  metrics(): Promise<string>;
+  /** Ends it with `signal` and waits for the exit. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `gpushare autoscaler` and waits until it serves /metrics (bounded by `timeoutMs`). */
+export async function startAutoscalerProcess(
+  options: { configFile: string; kubeconfig: string; intervalSeconds?: number },
+  timeoutMs = 60_000,
+): Promise<AutoscalerProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'autoscaler',
+      '--config',
+      options.configFile,
+      '--kubeconfig',
+      options.kubeconfig,
+      '--interval-seconds',
+      String(options.intervalSeconds ?? 1),
+      '--metrics-port',
+      '0',
+      '--identity',
+      'test-autoscaler',
+      '--log-level',
+      'info',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  let stdout = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const metricsUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`gpushare autoscaler did not serve /metrics within ${timeoutMs} ms:\n${stderr}`)),
+      timeoutMs,
+    );
+    child.stdout!.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+      const match = /metrics on (http:\/\/127\.0\.0\.1:\d+)\/metrics/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gpushare autoscaler exited (${code}) before serving /metrics:\n${stderr}`));
+    });
+  });
+  return {
+    metricsUrl,
+    child,
+    log: () => stderr,
+    metrics: async () => (await fetch(`${metricsUrl}/metrics`)).text(),
+    async kill(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
