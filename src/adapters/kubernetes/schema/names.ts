@@ -34,7 +34,7 @@ export const RESOURCES = {
   gpuSlot: 'gpushare.io/gpu-slot',
 } as const;
 
-/** Node labels the node agent sets. */
+/** Node labels gpushare reads: the node agent sets all but `nodeTemplate`. */
 export const NODE_LABELS = {
   /** `true` on nodes whose GPUs gpushare manages. */
   managed: 'gpushare.io/managed',
