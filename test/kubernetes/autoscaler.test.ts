@@ -29,7 +29,12 @@ import {
   replicasOf,
   writeAuditPolicy,
 } from './support/cluster-api.js';
-import { startAutoscalerProcess, type AutoscalerProcess } from './support/gpushare-autoscaler.js';
+import {
+  metric,
+  recordingRest,
+  startAutoscalerProcess,
+  type AutoscalerProcess,
+} from './support/gpushare-autoscaler.js';
 import { startExtenderProcess, writeSchedulerConfig } from './support/gpushare-extender.js';
 import { boundAssignment, create, gpuPod, gpuRequest, listPods, type TestPod } from './support/gpu-workloads.js';
 import { useControlPlane } from './support/use-control-plane.js';
@@ -78,17 +83,6 @@ function writes() {
   };
 }
 
-/** The value of one series of a Prometheus text, labels in any order; undefined when absent. */
-function metric(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (m?.[1] !== name) continue;
-    const found = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
-
 /** Node allocatable as the node agent and the kubelet would publish it. */
 function gpuAllocatable(gpus: number): Record<string, string> {
   return {
@@ -97,26 +91,6 @@ function gpuAllocatable(gpus: number): Record<string, string> {
     'gpushare.io/gpu-memory-mib': String(gpus * A100_MIB),
     'gpushare.io/gpu-slot': String(gpus * 16),
   };
-}
-
-/** A KubeRest that records every call and, once `crashAfter` holds for an answered call, fails it and all after it. */
-function recordingRest(inner: KubeRest, crashAfter?: (method: string, path: string, status: number) => boolean) {
-  const calls: { method: string; path: string; status: number }[] = [];
-  let crashed = false;
-  const rest: KubeRest = {
-    async request(method, path, body, contentType) {
-      if (crashed) throw new Error('the autoscaler process is gone');
-      const answer = await inner.request(method, path, body, contentType);
-      calls.push({ method, path, status: answer.status });
-      if (crashAfter?.(method, path, answer.status)) {
-        crashed = true;
-        throw new Error('the autoscaler process died right after this call');
-      }
-      return answer;
-    },
-    close: () => inner.close(),
-  };
-  return { rest, calls, crashed: () => crashed };
 }
 
 describe.skipIf(!kubernetesAvailable())(
