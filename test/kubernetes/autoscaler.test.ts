@@ -56,7 +56,8 @@ templates:
     maxCount: 4
     bootSeconds: 300
 policy:
-  scaleDownDelaySeconds: 2
+  # Short for the test, long enough for the kube-scheduler to bind pods to a node that just came up.
+  scaleDownDelaySeconds: 5
 provider:
   kind: kubernetes
   scaleTarget:
