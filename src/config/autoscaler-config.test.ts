@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_AUTOSCALE_POLICY } from '../core/index.js';
 import { parseAutoscalerConfig } from './autoscaler-config.js';
@@ -82,6 +84,15 @@ provider:
       timeoutSeconds: 300,
       maxOutputBytes: 16_384,
     });
+  });
+
+  it('reads the config of deploy/kubernetes/autoscaler.yaml', () => {
+    const path = new URL('../../deploy/kubernetes/autoscaler.yaml', import.meta.url);
+    const [configMap] = parseAllDocuments(readFileSync(path, 'utf8')).map((d) => d.toJS() as Record<string, unknown>);
+    const text = (configMap!.data as Record<string, string>)['autoscaler.yaml']!;
+    const config = parseAutoscalerConfig(text, 'deploy/kubernetes/autoscaler.yaml');
+    expect(config.templates.map((t) => [t.name, t.gpuCount])).toEqual([['a100x8', 8]]);
+    expect(config.provider.kind).toBe('kubernetes');
   });
 
   it.each([

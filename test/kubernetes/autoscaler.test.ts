@@ -155,6 +155,9 @@ describe.skipIf(!kubernetesAvailable())(
         ]),
       ]);
       if (applied.code !== 0) throw new Error(`kubectl apply: ${applied.stderr}`);
+      // The shipped Deployment and its config, checked by the API server without being run.
+      const dryRun = await p.kubectl(['apply', '--dry-run=server', '--filename', join(DEPLOY, 'autoscaler.yaml')]);
+      if (dryRun.code !== 0) throw new Error(`kubectl apply --dry-run=server autoscaler.yaml: ${dryRun.stderr}`);
       await installClusterApiCrds(p, poll);
       await p.createNamespace(CAPI_NS);
       await createMachineDeployment(p, CAPI_NS, MD, 0);
