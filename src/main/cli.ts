@@ -20,7 +20,15 @@ import { throwOnExit } from '../cli/option-parsers.js';
 
 /** The server-side commands (see the module comment); the path stays relative to this file in the bundle. */
 const SERVER_COMMANDS_MODULE = './server-commands.js';
-const SERVER_COMMAND_NAMES = new Set(['simulate', 'synth-trace', 'serve', 'extender', 'webhook', 'node-agent']);
+const SERVER_COMMAND_NAMES = new Set([
+  'simulate',
+  'synth-trace',
+  'serve',
+  'extender',
+  'webhook',
+  'node-agent',
+  'autoscaler',
+]);
 /** `audit verify` reads the store on this machine: loaded only when it runs, like the server commands. */
 const AUDIT_VERIFY_MODULE = './audit-verify.js';
 const verifyAudit: VerifyAudit = async (dataDir) =>

@@ -1,6 +1,6 @@
 /**
  * The commands that run gpushare itself on this machine rather than call a server: `simulate`,
- * `synth-trace`, `serve`, and the Kubernetes components `extender`, `webhook` and `node-agent`,
+ * `synth-trace`, `serve`, and the Kubernetes components `extender`, `webhook`, `node-agent` and `autoscaler`,
  * wired to their implementations. Loaded only when one of them runs (the client commands never pay for the server, the
  * store or the simulator), and the server
  * itself only when `serve` runs.
@@ -10,6 +10,7 @@ import { parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
 import { createServeCommand } from '../cli/serve-command.js';
 import { createSimulateCommand } from '../cli/simulate-command.js';
 import { createSynthTraceCommand } from '../cli/synth-trace-command.js';
+import { createAutoscalerCommand } from './autoscaler-command.js';
 import { createExtenderCommand } from './extender-command.js';
 import { createNodeAgentCommand } from './node-agent-command.js';
 import type { StartServer } from '../cli/serve-command.js';
@@ -19,7 +20,15 @@ import { createWebhookCommand } from './webhook-command.js';
 const startServer: StartServer = async (config, options) => (await import('./serve.js')).startServer(config, options);
 
 /** Names of the commands built here. */
-export const SERVER_COMMAND_NAMES = ['simulate', 'synth-trace', 'serve', 'extender', 'webhook', 'node-agent'] as const;
+export const SERVER_COMMAND_NAMES = [
+  'simulate',
+  'synth-trace',
+  'serve',
+  'extender',
+  'webhook',
+  'node-agent',
+  'autoscaler',
+] as const;
 
 /** Builds the commands named in `names` (all by default), in help order. */
 export function createServerCommands(version: string, names?: ReadonlySet<string>): Command[] {
@@ -30,6 +39,7 @@ export function createServerCommands(version: string, names?: ReadonlySet<string
     ['extender', () => createExtenderCommand(version)],
     ['webhook', () => createWebhookCommand()],
     ['node-agent', () => createNodeAgentCommand()],
+    ['autoscaler', () => createAutoscalerCommand(version)],
   ];
   return all.filter(([name]) => names === undefined || names.has(name)).map(([, create]) => create());
 }

@@ -246,4 +246,25 @@ describe('ClusterView when a node shrinks under its pods', () => {
       /^pod team-a\/pod-x holds more than node n1 can hold now \(.*\): its GPUs take no new pod until it ends$/,
     );
   });
+
+  it("gives the autoscaler the core's data: nodes, bound pods as jobs holding GPUs, unbound pods as pending", () => {
+    const view = viewWith({ n1: 2 });
+    view.upsertPod(gpuPod('bound', { gpuMilli: 1000, mode: 'exclusive' }));
+    const reserved = view.reserve('bound', 'n1');
+    if (!('assignment' in reserved)) throw new Error(reserved.error);
+    view.upsertPod(gpuPod('bound', { gpuMilli: 1000, mode: 'exclusive' }, { ...reserved, nodeName: 'n1' }));
+    view.upsertPod(gpuPod('waiting', { gpuMilli: 600, mode: 'mps' }));
+    view.upsertPod(gpuPod('done', { gpuMilli: 600, mode: 'mps' }, { phase: 'Succeeded' }));
+    const { snapshot, pending } = view.coreSnapshot();
+    expect(snapshot.nodes.map((n) => [n.name, n.gpus.length])).toEqual([['n1', 2]]);
+    expect(
+      snapshot.active.map((j) => [
+        j.request.tenant,
+        j.assignment.node,
+        j.assignment.placement.gpus[0]!.uuid,
+        j.preemptible,
+      ]),
+    ).toEqual([['team-a', 'n1', reserved.assignment.gpus[0]!.uuid, false]]);
+    expect(pending.map((r) => [r.tenant, r.gpu.gpuMilli, r.gpu.mode])).toEqual([['team-a', 600, 'mps']]);
+  });
 });

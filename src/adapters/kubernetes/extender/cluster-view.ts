@@ -16,6 +16,7 @@ import {
   ClusterQuery,
   findPolicy,
   InvariantViolation,
+  type ActiveJob,
   type ClusterNode,
   type ClusterSnapshot,
   type JobRequest,
@@ -294,6 +295,38 @@ export class ClusterView {
       });
   }
 
+  /**
+   * The view as the scheduler core's data, for the autoscaler: the gpushare nodes, the pods that hold
+   * shares as active jobs (not preemptible: the autoscaler moves no pod), and the requests of the
+   * pods not bound yet that have not finished.
+   */
+  coreSnapshot(): { snapshot: ClusterSnapshot; pending: JobRequest[] } {
+    this.current();
+    const active: ActiveJob[] = [];
+    for (const [uid, assignment] of this.holding) {
+      const entry = this.pods.get(uid);
+      if (!entry?.request) continue;
+      active.push({
+        request: entry.request,
+        assignment: {
+          jobId: entry.jobId,
+          node: assignment.node,
+          cpuMilli: 0,
+          hostMemoryMiB: 0,
+          placement: placementOf(assignment),
+        },
+        preemptible: false,
+        startedAtMs: null,
+        preemptionCount: 0,
+        stopping: false,
+      });
+    }
+    const pending = [...this.pods.values()].flatMap((p) =>
+      p.request !== null && p.nodeName === null && !p.finished && !this.holding.has(p.uid) ? [p.request] : [],
+    );
+    return { snapshot: { nodes: this.coreNodes(), active }, pending };
+  }
+
   /** Pods holding shares now, by UID, with their assignments. */
   holdings(): ReadonlyMap<string, PodAssignment> {
     return this.holding;
@@ -452,9 +485,9 @@ export class ClusterView {
     }
   }
 
-  /** The core's query over the nodes (blocked GPUs unschedulable), holding nothing. */
-  private build(): ClusterQuery {
-    const nodes: ClusterNode[] = this.nodeNames().map((name) => {
+  /** The gpushare nodes as the core's nodes (blocked GPUs unschedulable). */
+  private coreNodes(): ClusterNode[] {
+    return this.nodeNames().map((name) => {
       const entry = this.nodes.get(name)!;
       const node = clusterNodeOf(name, entry.inventory, entry.cordoned);
       return {
@@ -462,7 +495,11 @@ export class ClusterView {
         gpus: node.gpus.map((g) => (this.blocked.has(`${name}\u0000${g.index}`) ? { ...g, schedulable: false } : g)),
       };
     });
-    const snapshot: ClusterSnapshot = { nodes, active: [] };
+  }
+
+  /** The core's query over the nodes (blocked GPUs unschedulable), holding nothing. */
+  private build(): ClusterQuery {
+    const snapshot: ClusterSnapshot = { nodes: this.coreNodes(), active: [] };
     return new ClusterQuery(snapshot, { policy: this.policy, learnWorkloadOnline: true, migReuseOnly: true });
   }
 }

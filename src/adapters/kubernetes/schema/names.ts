@@ -34,7 +34,7 @@ export const RESOURCES = {
   gpuSlot: 'gpushare.io/gpu-slot',
 } as const;
 
-/** Node labels the node agent sets. */
+/** Node labels gpushare reads: the node agent sets all but `nodeTemplate`. */
 export const NODE_LABELS = {
   /** `true` on nodes whose GPUs gpushare manages. */
   managed: 'gpushare.io/managed',
@@ -44,6 +44,12 @@ export const NODE_LABELS = {
   gpuMemoryMiB: 'gpushare.io/gpu-memory-mib',
   /** Number of GPUs. */
   gpuCount: 'gpushare.io/gpu-count',
+  /**
+   * The autoscaler's node template the node belongs to (`gpushare autoscaler`, docs/autoscaler.md):
+   * set by whoever creates the node (a Cluster API MachineDeployment's node labels, a cloud
+   * instance template's kubelet `--node-labels`), never by gpushare.
+   */
+  nodeTemplate: 'gpushare.io/node-template',
 } as const;
 
 /** Labels on workloads and their pod templates. */
