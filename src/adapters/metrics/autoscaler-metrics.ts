@@ -6,7 +6,7 @@
  *
  * - `gpushare_autoscaler_actions_total{action,template,reason}` counter; action `scale-up`,
  *   `scale-down`, `cordon`, `remove`, `keep-busy` (a node chosen for removal that runs pods again);
- *   reason the Status code (`unschedulable-jobs`, `node-idle`, ...; `node-busy` for `keep-busy`)
+ *   reason the Status code (`unschedulable-jobs`, `node-idle`, ...; `node-not-empty` for `keep-busy`)
  * - `gpushare_autoscaler_desired_nodes{template}` gauge: the count last carried out
  * - `gpushare_autoscaler_provider_failures_total{template}` counter
  * - `gpushare_autoscaler_waits{reason}` gauge: Statuses of the last round by code (e.g.
@@ -85,7 +85,7 @@ export function createAutoscalerMetrics(version: string): AutoscalerMetrics {
           actions.inc({ action: report.kind, template: report.template, reason: report.reason.code });
           return;
         case 'kept-busy':
-          actions.inc({ action: 'keep-busy', template: report.template, reason: 'node-busy' });
+          actions.inc({ action: 'keep-busy', template: report.template, reason: report.reason.code });
           return;
         case 'provider-failure':
           failures.inc({ template: report.template });

@@ -213,7 +213,17 @@ describe('AutoscalerLoop', () => {
     expect(h.provider.nodes().map((n) => n.name)).toEqual([n1, n2]);
     expect(h.provider.writes).toBe(1);
     expect(reportsOf(h.reports, 'kept-busy')).toEqual([
-      { kind: 'kept-busy', node: n2, template: 'a100x2', jobs: ['team-a/late-pod'] },
+      {
+        kind: 'kept-busy',
+        node: n2,
+        template: 'a100x2',
+        jobs: ['team-a/late-pod'],
+        reason: {
+          code: 'node-not-empty',
+          lasting: false,
+          details: { node: n2, template: 'a100x2', jobs: ['team-a/late-pod'] },
+        },
+      },
     ]);
     expect(reportsOf(h.reports, 'remove')).toEqual([]);
     expect((await h.cluster.read()).poolNodes.find((n) => n.name === n2)!.cordoned).toBe(true);

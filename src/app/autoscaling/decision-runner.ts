@@ -72,7 +72,8 @@ async function leavingNodes(deps: AutoscalerDeps, step: InFlightStep): Promise<L
       deps.log.warn(
         `node ${r.node} is kept, cordoned: gpushare pods were bound to it since the decision (${jobs.join(', ')})`,
       );
-      await deps.reporter.report({ kind: 'kept-busy', node: r.node, template: step.template, jobs });
+      const reason = status(AUTOSCALE_CODES.nodeNotEmpty, false, { node: r.node, template: step.template, jobs });
+      await deps.reporter.report({ kind: 'kept-busy', node: r.node, template: step.template, jobs, reason });
       continue;
     }
     removeNodes.push(r.node);

@@ -30,8 +30,14 @@ export type AutoscalerReport =
       /** False for a booting node that has no Node object yet. */
       readonly nodeExists: boolean;
     }
-  /** A node chosen for removal that runs gpushare jobs again: kept, cordoned. */
-  | { readonly kind: 'kept-busy'; readonly node: string; readonly template: string; readonly jobs: readonly string[] }
+  /** A node chosen for removal that runs gpushare jobs again: kept, cordoned (reason: `node-not-empty`). */
+  | {
+      readonly kind: 'kept-busy';
+      readonly node: string;
+      readonly template: string;
+      readonly jobs: readonly string[];
+      readonly reason: Status;
+    }
   /** The provider failed (reason: `provider-backoff`, with the failures and the back-off). */
   | { readonly kind: 'provider-failure'; readonly template: string; readonly reason: Status; readonly detail: string }
   /** Why nothing (or less) was done this round (every round; an Event writer reports what is new). */

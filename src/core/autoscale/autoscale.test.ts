@@ -252,3 +252,38 @@ describe('autoscale: scale-down', () => {
     ).toEqual([1]);
   });
 });
+
+describe('autoscale: guards', () => {
+  const pool: PoolNode[] = [
+    { name: 'n0', template: 'a100x2', phase: 'ready', requestedAtMs: 0 },
+    { name: 'n1', template: 'a100x2', phase: 'ready', requestedAtMs: 0 },
+  ];
+  const nodes = [templateNode(aTemplate(), 'n0'), templateNode(aTemplate(), 'n1')];
+  const idleSince = { ...INITIAL_AUTOSCALE_STATE, lowUseSinceMs: { n0: 0, n1: 0 } };
+
+  it('keeps an empty node that pending jobs are about to land on (just booted, its jobs not bound yet)', () => {
+    const decision = autoscale(
+      input({ nowMs: 600_000, pool, snapshot: { nodes, active: [] }, pending: sharedJobs(2, 500), state: idleSince }),
+    );
+    // The two half-GPU jobs go to n0 in a pass: only n1 is idle.
+    expect(decision.remove.map((r) => r.node)).toEqual(['n1']);
+    expect(decision.state.lowUseSinceMs).toEqual({});
+  });
+
+  it('keeps the nodes of a template whose provider backs off', () => {
+    const state = recordProviderFailure(idleSince, 'a100x2', 590_000);
+    const decision = autoscale(input({ nowMs: 600_000, pool, snapshot: { nodes, active: [] }, state }));
+    expect(decision.remove).toEqual([]);
+    expect(decision.statuses.map((s) => [s.code, s.details.node, s.details.secondsLeft])).toEqual([
+      ['provider-backoff', 'n0', 50],
+      ['provider-backoff', 'n1', 50],
+    ]);
+  });
+
+  it('refuses node names of the form a scale-up gives the nodes it would add', () => {
+    const clash: PoolNode[] = [{ name: 'a100x2+0', template: 'a100x2', phase: 'booting', requestedAtMs: 0 }];
+    expect(() => autoscale(input({ pool: clash }))).toThrow(
+      "node 'a100x2+0': names starting with 'a100x2+' are the names of nodes a scale-up would add (newNodeName)",
+    );
+  });
+});

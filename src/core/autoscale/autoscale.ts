@@ -11,8 +11,8 @@ import { InvariantViolation } from '../model/errors.js';
 import { AUTOSCALE_CODES, status } from '../model/status.js';
 import { recordProviderFailure } from './autoscale-state.js';
 import type { AutoscaleDecision, AutoscaleInput, NodeAction } from './autoscale-types.js';
-import { checkTemplates, templateNode, type NodeTemplate } from './node-template.js';
-import type { TrialBase } from './pool-placement.js';
+import { checkTemplates, newNodeName, templateNode, type NodeTemplate } from './node-template.js';
+import { placedNodes, trialSnapshot, type TrialBase } from './pool-placement.js';
 import { planScaleDown } from './scale-down.js';
 import { planScaleUp } from './scale-up.js';
 
@@ -39,6 +39,14 @@ export function autoscale(input: AutoscaleInput): AutoscaleDecision {
   let costPerHour = 0;
   let nodes = 0;
   const cordonedNames = new Set<string>();
+  const reserved = input.templates.map((t) => newNodeName(t, 0).slice(0, -1));
+  for (const name of [...input.pool.map((p) => p.name), ...input.snapshot.nodes.map((n) => n.name)]) {
+    const prefix = reserved.find((r) => name.startsWith(r));
+    if (prefix !== undefined)
+      throw new InvariantViolation(
+        `node '${name}': names starting with '${prefix}' are the names of nodes a scale-up would add (newNodeName)`,
+      );
+  }
   for (const poolNode of input.pool) {
     const template = templates.get(poolNode.template);
     if (template === undefined)
@@ -75,9 +83,12 @@ export function autoscale(input: AutoscaleInput): AutoscaleDecision {
   // A node that never came up is the provider's failure: its template backs off from now.
   let state = input.state;
   for (const r of remove) state = recordProviderFailure(state, r.template, nowMs);
-  const up = planScaleUp({ ...input, state }, trialBase, { nodes, costPerHour, byTemplate });
+  // Where the pending jobs go now: a node they would land on is not idle, whatever it holds yet.
+  const placedNow = placedNodes(trialSnapshot(trialBase, input.templates, {}), input.pending, scheduling, seed);
+  const up = planScaleUp({ ...input, state }, trialBase, { nodes, costPerHour, byTemplate }, placedNow);
   const counts = { ...byTemplate };
-  const down = planScaleDown(input, readyBase, counts, new Set(up.scaleUp.map((s) => s.template)));
+  const growing = new Set(up.scaleUp.map((s) => s.template));
+  const down = planScaleDown({ ...input, state }, readyBase, counts, growing, new Set(placedNow.values()));
   for (const s of up.scaleUp) counts[s.template] = (counts[s.template] ?? 0) + s.count;
 
   const desiredCount: Record<string, number> = {};

@@ -79,7 +79,12 @@ export function templateNode(template: NodeTemplate, name: string): ClusterNode 
   };
 }
 
-/** The name of the `ordinal`-th (0-based) node a scale-up would add of `template`, before the provider names it. */
+/**
+ * The name of the `ordinal`-th (0-based) node a scale-up would add of `template`, before the provider
+ * names it: `<template>+<ordinal>`. No node of the pool or the snapshot may have a name starting with
+ * `<template>+` (autoscale() refuses it); a caller naming booting nodes that have no Node yet uses
+ * another form (`gpushare autoscaler`: `<template>~<n>`).
+ */
 export function newNodeName(template: NodeTemplate, ordinal: number): string {
   return `${template.name}+${ordinal}`;
 }

@@ -31,6 +31,18 @@ export function trialSnapshot(
   return { nodes: [...base.nodes, ...added], active: base.active };
 }
 
+/** The node each of the `pending` jobs one pass places on `snapshot` goes to, by job id. */
+export function placedNodes(
+  snapshot: ClusterSnapshot,
+  pending: readonly JobRequest[],
+  scheduling: ScheduleOptions,
+  seed: number,
+): Map<number, string> {
+  if (pending.length === 0) return new Map();
+  const plan = schedule({ snapshot, pending, nowMs: 0, rng: new SeededRng(seed), options: scheduling });
+  return new Map(plan.placements.map((p) => [p.jobId, p.node]));
+}
+
 /** The ids of the `pending` jobs one pass places on `snapshot`. */
 export function placedJobIds(
   snapshot: ClusterSnapshot,
@@ -38,9 +50,7 @@ export function placedJobIds(
   scheduling: ScheduleOptions,
   seed: number,
 ): Set<number> {
-  if (pending.length === 0) return new Set();
-  const plan = schedule({ snapshot, pending, nowMs: 0, rng: new SeededRng(seed), options: scheduling });
-  return new Set(plan.placements.map((p) => p.jobId));
+  return new Set(placedNodes(snapshot, pending, scheduling, seed).keys());
 }
 
 /** Whether `job` fits an empty node of `template` (memoised by the job's shape and the template). */

@@ -3,12 +3,15 @@
  * policy's share of its GPUs (none at all: idle) for the scale-down delay is cordoned; an idle one
  * is removed at once (cordon, then remove), a nearly idle one has its jobs checkpointed and moved
  * first, and only when every job on it can be checkpointed and all of them fit the other nodes
- * (one such node per decision). A cordoned node is removed once it is empty. A template never goes
- * below its minimum count, and a template that grows in the same decision does not shrink.
+ * (one such node per decision). A cordoned node is removed once it is empty. A node a pass places
+ * pending jobs on now is busy (it may have just come up, its jobs not yet bound). A template never
+ * goes below its minimum count, a template whose provider backs off keeps its nodes, and a template
+ * that grows in the same decision does not shrink.
  */
 import type { ActiveJob } from '../model/cluster.js';
 import { GPU_MILLI_PER_GPU } from '../model/quantity.js';
 import { AUTOSCALE_CODES, status, type Status } from '../model/status.js';
+import { backoffSecondsLeft } from './autoscale-state.js';
 import type { AutoscaleInput, NodeAction } from './autoscale-types.js';
 import type { NodeTemplate } from './node-template.js';
 import { placedJobIds, type TrialBase } from './pool-placement.js';
@@ -38,12 +41,14 @@ function utilization(gpuCount: number, hostCpuMilli: number, jobs: readonly Acti
  * Plans the nodes to cordon and remove.
  * @param counts nodes per template now (given-up booting nodes already taken out)
  * @param growing templates the same decision adds nodes of
+ * @param claimed nodes a pass places pending jobs on now: busy, whatever they hold yet
  */
 export function planScaleDown(
   input: AutoscaleInput,
   base: TrialBase,
   counts: Record<string, number>,
   growing: ReadonlySet<string>,
+  claimed: ReadonlySet<string>,
 ): ScaleDownPlan {
   const { nowMs, policy } = input;
   const templates = new Map<string, NodeTemplate>(input.templates.map((t) => [t.name, t]));
@@ -86,11 +91,23 @@ export function planScaleDown(
       continue;
     }
     const used = utilization(node.gpus.length, node.hostCpuMilli, jobs);
-    if (jobs.length > 0 && used > policy.scaleDownUtilization + 1e-9) continue;
+    if (claimed.has(poolNode.name) || (jobs.length > 0 && used > policy.scaleDownUtilization + 1e-9)) continue;
     const lowSince = since ?? nowMs;
     lowUseSinceMs[poolNode.name] = lowSince;
     const lowSeconds = (nowMs - lowSince) / 1000;
     if (lowSeconds < policy.scaleDownDelaySeconds || growing.has(template.name)) continue;
+    const secondsLeft = backoffSecondsLeft(input.state, template.name, policy, nowMs);
+    if (secondsLeft > 0) {
+      statuses.push(
+        status(AUTOSCALE_CODES.providerBackoff, false, {
+          template: template.name,
+          failures: input.state.failures[template.name]?.count ?? 0,
+          secondsLeft,
+          node: poolNode.name,
+        }),
+      );
+      continue;
+    }
     if ((counts[template.name] ?? 0) <= template.minCount) {
       statuses.push(
         status(AUTOSCALE_CODES.templateMinCount, false, {

@@ -39,11 +39,18 @@ function queueOrder(a: JobRequest, b: JobRequest): number {
   return b.priority - a.priority || a.submittedAtMs - b.submittedAtMs || a.id - b.id;
 }
 
-/** Plans the nodes to add. Pure. */
-export function planScaleUp(input: AutoscaleInput, base: TrialBase, totals: PoolTotals): ScaleUpPlan {
+/**
+ * Plans the nodes to add. Pure.
+ * @param placedNow the pending jobs a pass over `base` places, by id
+ */
+export function planScaleUp(
+  input: AutoscaleInput,
+  base: TrialBase,
+  totals: PoolTotals,
+  placedNow: ReadonlyMap<number, unknown>,
+): ScaleUpPlan {
   const { policy, templates, nowMs } = input;
   const pending = input.pending;
-  const placedNow = placedJobIds(trialSnapshot(base, templates, {}), pending, base.scheduling, base.seed);
   const unplaced = pending.filter((j) => !placedNow.has(j.id)).sort(queueOrder);
   if (unplaced.length === 0) return NOTHING;
   const waited = unplaced.filter((j) => nowMs - j.submittedAtMs >= policy.scaleUpWaitSeconds * 1000);

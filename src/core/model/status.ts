@@ -115,6 +115,8 @@ export const AUTOSCALE_CODES = {
   jobsFitNowhereElse: 'jobs-fit-nowhere-else',
   /** A node is kept: its template is at its minimum count (node, template, minCount). */
   templateMinCount: 'template-min-count',
+  /** A node chosen for removal is kept, cordoned: jobs were placed on it after the decision (node, template, jobs). */
+  nodeNotEmpty: 'node-not-empty',
 } as const;
 
 /** One of the `AUTOSCALE_CODES` values. */

@@ -94,6 +94,7 @@ export function kubeEventsReporter(rest: KubeRest, options: KubeEventsOptions): 
         case 'provider-failure':
           return post(templateRef(report.template), report.reason);
         case 'cordon':
+        case 'kept-busy':
           return post(nodeRef(report.node), report.reason);
         case 'remove':
           return post(report.nodeExists ? nodeRef(report.node) : templateRef(report.template), report.reason);
@@ -104,7 +105,7 @@ export function kubeEventsReporter(rest: KubeRest, options: KubeEventsOptions): 
           return;
         }
         default:
-          // kept-busy, resumed, desired: the log and the metrics only (no Status code).
+          // resumed, desired: the log and the metrics only (no Status code).
           return;
       }
     },
