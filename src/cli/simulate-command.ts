@@ -255,18 +255,18 @@ async function simulateTimeline(opts: SimulateOptions, policies: readonly string
 async function simulate(opts: SimulateOptions, command: Command): Promise<void> {
   checkReplayFlags(opts, command);
   checkPoolFlags(opts, command);
-  if (opts.poolReport === true) {
-    await checkOutputs(opts);
-    await simulatePool(opts, command, displayPath);
-    return;
-  }
   if (opts.sharing === undefined && (opts.tenants !== undefined || opts.mpsAnyTenant !== undefined)) {
     throw new UsageError(`${opts.tenants !== undefined ? '--tenants' : '--mps-any-tenant'} applies to --sharing only`);
   }
   if (opts.sharing !== undefined || opts.gpuModel !== undefined) {
-    checkHybridFlags(opts, command);
+    checkHybridFlags(opts, command); // refuses --replay timeline, so --pool-report too
     await checkOutputs(opts);
     await simulateHybrid(opts, displayPath);
+    return;
+  }
+  if (opts.poolReport === true) {
+    await checkOutputs(opts);
+    await simulatePool(opts, command, displayPath);
     return;
   }
   if (opts.replay === 'timeline') {

@@ -116,6 +116,7 @@ describe('gpushare simulate --pool-report (built CLI)', () => {
       "--pool-report uses the trace's task types as the default policy's workload; --workload online is not allowed",
     ],
     [['--pool-report', '--replay', 'packing'], '--pool-report applies to --replay timeline only'],
+    [['--pool-report', '--sharing', 'auto', '--gpu-model', 'A100-80GB'], '--sharing applies to --replay packing only'],
   ])('rejects %j with exit 2', (args, message) => {
     const r = gpushare('simulate', '--replay', 'timeline', '--pods', podsFile, ...args);
     expect(r.status).toBe(2);
