@@ -20,6 +20,7 @@ import { UsageError } from './exit-codes.js';
 import { checkOutputPath, shippedTraceFile, writeAtomically } from './output-files.js';
 import { parseSeeds } from './parse-seeds.js';
 import { checkHybridFlags, parseGpuModel, parseSharingList, simulateHybrid } from './simulate-hybrid.js';
+import { checkPoolFlags, parsePositiveSeconds, parseSeconds, parseUtilization, simulatePool } from './simulate-pool.js';
 import type { SharingSetting } from '../sim/hybrid/pod-mode.js';
 
 const MAX_INFLATION = 10;
@@ -63,6 +64,14 @@ interface SimulateOptions {
   tenants?: number;
   /** `--mps-any-tenant`: turn the one-tenant-per-MPS-GPU rule off (with `--sharing`). */
   mpsAnyTenant?: boolean;
+  /** `--pool-report` and its flags (src/cli/simulate-pool.ts). */
+  poolReport?: boolean;
+  waitTarget?: number;
+  bootSeconds?: number;
+  autoscaleInterval?: number;
+  scaleUpWait?: number;
+  scaleDownUtilization?: number;
+  hostPrices?: (typeof ON_OFF)[number];
 }
 
 /** `--policy`: a comma list of registered names, or `all`. */
@@ -245,13 +254,19 @@ async function simulateTimeline(opts: SimulateOptions, policies: readonly string
 
 async function simulate(opts: SimulateOptions, command: Command): Promise<void> {
   checkReplayFlags(opts, command);
+  checkPoolFlags(opts, command);
   if (opts.sharing === undefined && (opts.tenants !== undefined || opts.mpsAnyTenant !== undefined)) {
     throw new UsageError(`${opts.tenants !== undefined ? '--tenants' : '--mps-any-tenant'} applies to --sharing only`);
   }
   if (opts.sharing !== undefined || opts.gpuModel !== undefined) {
-    checkHybridFlags(opts, command);
+    checkHybridFlags(opts, command); // refuses --replay timeline, so --pool-report too
     await checkOutputs(opts);
     await simulateHybrid(opts, displayPath);
+    return;
+  }
+  if (opts.poolReport === true) {
+    await checkOutputs(opts);
+    await simulatePool(opts, command, displayPath);
     return;
   }
   if (opts.replay === 'timeline') {
@@ -426,6 +441,48 @@ export function createSimulateCommand(): Command {
         '--mps-any-tenant',
         'with --sharing: let MPS GPUs take pods of several tenants at once (the cost comparison of docs/mps.md)',
       ),
+    )
+    .addOption(
+      new Option(
+        '--pool-report',
+        'timeline: the pool report: a fixed pool of whole GPUs and autoscaled pools (whole GPUs, sharing, hybrid ' +
+          'modes) at one p95-wait target, with GPU-hours and cost',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--wait-target <seconds>',
+        'with --pool-report: the p95 wait every pool is held to (default 1200)',
+      ).argParser(parsePositiveSeconds),
+    )
+    .addOption(
+      new Option('--boot-seconds <seconds>', 'with --pool-report: seconds a new node boots (default 300)').argParser(
+        parseSeconds,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--autoscale-interval <seconds>',
+        "with --pool-report: simulated seconds between the autoscaler's turns (default 60)",
+      ).argParser(parsePositiveSeconds),
+    )
+    .addOption(
+      new Option(
+        '--scale-up-wait <seconds>',
+        "with --pool-report: the autoscaler's wait-time target: only jobs that waited this long count (default 875)",
+      ).argParser(parseSeconds),
+    )
+    .addOption(
+      new Option(
+        '--scale-down-utilization <x>',
+        'with --pool-report: a node whose jobs hold at most this share of its GPUs is drained (0..1, default 0.5)',
+      ).argParser(parseUtilization),
+    )
+    .addOption(
+      new Option(
+        '--host-prices <on|off>',
+        "with --pool-report: price hosts' vCPUs and memory too (default off)",
+      ).choices(ON_OFF),
     )
     .addOption(
       new Option(

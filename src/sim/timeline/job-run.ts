@@ -35,6 +35,8 @@ export interface JobRun extends QueueEntry {
   endSeconds: number;
   /** Times this job was preempted. */
   preemptions: number;
+  /** Times this job was moved off a node the pool drained (checkpointed and re-queued; the pool replay). */
+  drains: number;
   /** Work lost to preemptions, GPU-seconds. */
   lostWorkGpuSeconds: number;
 }

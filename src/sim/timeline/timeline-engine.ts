@@ -8,13 +8,15 @@ import {
   defaultPreemptible,
   orderQueue,
   totalGpuMilli,
+  type JobRequest,
   type PreemptionOptions,
+  type PreemptionSettings,
   type QueueOrderContext,
 } from '../../core/index.js';
 import { AllocationTrace } from './allocation-trace.js';
 import { EventHeap } from './event-heap.js';
 import { secondsSinceCheckpoint, type JobRun } from './job-run.js';
-import { TimelineCluster, type TimelineClusterSpec } from './timeline-cluster.js';
+import { TimelineCluster, type Attempt, type TimelineClusterSpec } from './timeline-cluster.js';
 import { timelineJobRequest, type TimelineJob } from './timeline-jobs.js';
 import { traceGpuEquivalents } from './trace-gpu-equivalents.js';
 
@@ -28,6 +30,53 @@ export interface TimelineOptions {
   readonly preemptionOptions: PreemptionOptions;
   /** Tenant of every job (the trace has none). @defaultValue 'trace' */
   readonly tenant?: string;
+  /**
+   * The request the core places for a job (the pool replay's scenarios round requests up or give
+   * each job its sharing mode). @defaultValue timelineJobRequest
+   */
+  readonly requestOf?: (job: TimelineJob, tenant: string) => JobRequest;
+}
+
+/**
+ * The cluster the engine places on: a fixed `TimelineCluster`, or the pool replay's cluster whose
+ * nodes come and go (src/sim/pool/pool-cluster.ts). Node numbers are stable ids: a node keeps its
+ * number while it exists, and no other node takes it.
+ */
+export interface ReplayCluster {
+  /** Whether `request` fits some node when nothing runs (else the job is left out as unplaceable). */
+  fitsEmpty(request: JobRequest): boolean;
+  /** One try of a queued job: placed, victims to evict (all on one node), or waiting (TimelineCluster.attempt). */
+  attempt(
+    request: JobRequest,
+    shapeId: number,
+    nowSeconds: number,
+    preemptionCount: number,
+    flags: { readonly placementFails: boolean; readonly mayPreempt: boolean },
+  ): Attempt;
+  /** Places `request` now if it fits. @returns its node's number, or -1 */
+  place(request: JobRequest, nowSeconds: number, preemptionCount: number): number;
+  /** Frees what job `jobId` holds. */
+  release(jobId: number): void;
+}
+
+/**
+ * A pool whose nodes change while the replay runs (src/sim/pool/pool-driver.ts): nodes that finish
+ * booting join the cluster before a pass, and after each pass the pool may decide (an autoscaler
+ * call) to add, cordon, drain or remove nodes.
+ */
+export interface ReplayPool {
+  /** Time of the pool's next event (a node up, a decision due), simulated seconds; +∞ for none. */
+  nextEventSeconds(): number;
+  /** Before the pass at `nowSeconds`: nodes due by then join the cluster. @returns whether any did */
+  nodesUp(nowSeconds: number): boolean;
+  /**
+   * After the pass at `nowSeconds`, with the queued jobs (in no order; `ordered` gives them in queue
+   * order): the pool's decision, if one is due, is carried out.
+   * @returns ids of running jobs to drain: checkpointed, stopped and re-queued (as a preemption does)
+   */
+  afterPass(nowSeconds: number, queue: readonly JobRun[], ordered: () => readonly JobRun[]): readonly number[];
+  /** Everything at `nowSeconds` is done (drains, passes); `queued` jobs wait. */
+  instantDone(nowSeconds: number, queued: number): void;
 }
 
 /** What happened to one replayed job. Times in simulated seconds. */
@@ -39,6 +88,8 @@ export interface JobOutcome {
   /** Total time queued: before the first start plus after every preemption. */
   readonly waitSeconds: number;
   readonly preemptions: number;
+  /** Times it was moved off a node the pool drained (pool replay; 0 otherwise). */
+  readonly drains: number;
   readonly lostWorkGpuSeconds: number;
 }
 
@@ -58,6 +109,11 @@ export interface TimelineOutcome {
 
 /** Safety net: more follow-up passes than this at one instant means a bug, not a workload. */
 const MAX_PASSES_PER_INSTANT = 100_000;
+/**
+ * Safety net: this many pool events in a row with jobs waiting, none running and none arriving means
+ * the pool never takes them.
+ */
+const MAX_IDLE_POOL_EVENTS = 100_000;
 
 /**
  * Replays `jobs` (in arrival order) on `cluster`, empty at the start, through the core's
@@ -82,28 +138,53 @@ export function runTimeline(
   clusterSpec: TimelineClusterSpec,
   options: TimelineOptions,
 ): TimelineOutcome {
+  return replayTimeline(jobs, new TimelineCluster(clusterSpec, timelinePreemptionSettings(options)), options);
+}
+
+/**
+ * The core's preemption settings of a replay: its limits, its checkpoint interval, victims on one node.
+ * @throws RangeError for a checkpoint interval that is not > 0
+ */
+export function timelinePreemptionSettings(options: TimelineOptions): PreemptionSettings {
   const checkpoint = options.checkpointIntervalSeconds;
   if (!(Number.isFinite(checkpoint) && checkpoint > 0))
     throw new RangeError(`checkpointIntervalSeconds must be > 0, got ${checkpoint}`);
-  const tenant = options.tenant ?? 'trace';
-  const cluster = new TimelineCluster(clusterSpec, {
-    ...options.preemptionOptions,
-    checkpointIntervalSeconds: checkpoint,
-    victimsOnOneNode: true,
-  });
+  return { ...options.preemptionOptions, checkpointIntervalSeconds: checkpoint, victimsOnOneNode: true };
+}
 
-  // Full request shapes, and whether each fits the empty cluster.
+/**
+ * {@link runTimeline} on a given cluster, and with `pool`, on a pool whose nodes change as the
+ * replay runs: at each event time, completions, arrivals, nodes that finished booting (`nodesUp`:
+ * a node added counts as something freed, so the pass tries every queued job), the pass, then the
+ * pool's decision (`afterPass`), whose drained jobs are checkpointed and re-queued like preempted
+ * ones (counted as drains, not preemptions), followed by another full pass. The replay goes on
+ * while jobs arrive, run, or wait for a pool event.
+ * @throws RangeError for a checkpoint interval that is not > 0
+ * @throws Error when the replay breaks an invariant (a bug), or jobs wait with no event left
+ */
+export function replayTimeline(
+  jobs: readonly TimelineJob[],
+  cluster: ReplayCluster,
+  options: TimelineOptions,
+  pool?: ReplayPool,
+): TimelineOutcome {
+  timelinePreemptionSettings(options); // checks the checkpoint interval
+  const checkpoint = options.checkpointIntervalSeconds;
+  const tenant = options.tenant ?? 'trace';
+  const requestOf = options.requestOf ?? timelineJobRequest;
+
+  // Full request shapes (as placed: with the sharing mode), and whether each fits the empty cluster.
   const shapeIds = new Map<string, number>();
   const fitsEmpty: boolean[] = [];
   const runs: JobRun[] = [];
   const byId: JobRun[] = [];
   const unplaceable: TimelineJob[] = [];
   for (const job of jobs) {
-    const r = job.request;
+    const request = requestOf(job, tenant);
+    const g = request.gpu;
     const key =
-      `${r.cpuMilli}/${r.hostMemoryMiB}/${r.gpuCount}/${r.gpuMilli}/${r.gpuMemoryMiB}/` +
-      `${r.allowedGpuModels.join('|')}`;
-    const request = timelineJobRequest(job, tenant);
+      `${request.cpuMilli}/${request.hostMemoryMiB}/${g.gpuCount}/${g.gpuMilli}/${g.gpuMemoryMiB}/${g.mode}/` +
+      `${(g.allowedGpuModels ?? []).join('|')}`;
     let shapeId = shapeIds.get(key);
     if (shapeId === undefined) {
       shapeId = shapeIds.size;
@@ -132,6 +213,7 @@ export function runTimeline(
       firstStartSeconds: Number.NaN,
       endSeconds: Number.NaN,
       preemptions: 0,
+      drains: 0,
       lostWorkGpuSeconds: 0,
     };
     runs.push(run);
@@ -170,11 +252,13 @@ export function runTimeline(
     allocatedMilli -= totalGpuMilli(run.job.request);
     run.nodeIndex = -1;
   };
-  const evict = (run: JobRun, now: number): void => {
+  /** `run` stops at `now` and loses its work since the last checkpoint (a preemption, or a drain). */
+  const evict = (run: JobRun, now: number, drained = false): void => {
     const lost = secondsSinceCheckpoint(run, now, checkpoint);
     run.remainingSeconds -= now - run.runStartSeconds - lost;
     run.lostWorkGpuSeconds += run.gpuEquivalents * lost;
-    run.preemptions++;
+    if (drained) run.drains++;
+    else run.preemptions++;
     stop(run);
     run.runStartSeconds = Number.NaN;
     run.queuedSinceSeconds = now;
@@ -194,7 +278,8 @@ export function runTimeline(
     stamp++;
     const evicted: JobRun[] = [];
     for (const run of ordered) {
-      const placementFails = placeFailed[run.shapeId] === stamp;
+      // A MIG placement may reconfigure a GPU's instances: an equal job's failure says nothing of the next.
+      const placementFails = placeFailed[run.shapeId] === stamp && run.request.gpu.mode !== 'mig';
       const mayPreempt = options.preemption && hasPreemptibleBelow(run.priority);
       if (placementFails && !mayPreempt) continue;
       const attempt = cluster.attempt(run.request, run.shapeId, now, run.preemptions, { placementFails, mayPreempt });
@@ -235,8 +320,17 @@ export function runTimeline(
   };
 
   let next = 0;
-  while (next < runs.length || completions.size > 0) {
-    const now = Math.min(runs[next]?.job.arrivalSeconds ?? Number.POSITIVE_INFINITY, completions.peekTime());
+  let idlePoolEvents = 0;
+  const poolNext = (): number => pool?.nextEventSeconds() ?? Number.POSITIVE_INFINITY;
+  while (next < runs.length || completions.size > 0 || (queue.length > 0 && poolNext() < Number.POSITIVE_INFINITY)) {
+    const now = Math.min(
+      runs[next]?.job.arrivalSeconds ?? Number.POSITIVE_INFINITY,
+      completions.peekTime(),
+      poolNext(),
+    );
+    idlePoolEvents = next < runs.length || completions.size > 0 ? 0 : idlePoolEvents + 1;
+    if (idlePoolEvents > MAX_IDLE_POOL_EVENTS)
+      throw new Error(`timeline replay: ${queue.length} job(s) wait for a pool that never takes them (t=${now})`);
     let freed = false;
     while (completions.peekTime() <= now) {
       const { run, attempt } = completions.pop();
@@ -249,6 +343,7 @@ export function runTimeline(
     }
     const arrivals: JobRun[] = [];
     while (next < runs.length && runs[next]!.job.arrivalSeconds <= now) arrivals.push(runs[next++]!);
+    if (pool?.nodesUp(now) === true) freed = true;
     if (freed) {
       for (const run of arrivals) queue.push(run);
       fullPass(now);
@@ -259,6 +354,18 @@ export function runTimeline(
       for (const run of ordered) if (run.nodeIndex < 0) queue.push(run);
       for (const v of evicted) queue.push(v);
       if (evicted.length > 0) fullPass(now);
+    }
+    if (pool !== undefined) {
+      const drained = pool.afterPass(now, queue, () => orderQueue(queue, queueContext(now)));
+      for (const id of drained) {
+        const run = byId[id];
+        if (run === undefined || run.nodeIndex < 0)
+          throw new Error(`timeline replay: the pool drained job ${id}, which does not run`);
+        evict(run, now, true);
+        queue.push(run);
+      }
+      if (drained.length > 0) fullPass(now);
+      pool.instantDone(now, queue.length);
     }
     allocation.record(now, allocatedMilli);
   }
@@ -271,6 +378,7 @@ export function runTimeline(
     endSeconds: run.endSeconds,
     waitSeconds: run.waitSeconds,
     preemptions: run.preemptions,
+    drains: run.drains,
     lostWorkGpuSeconds: run.lostWorkGpuSeconds,
   }));
   return { outcomes, unplaceable, allocation, makespanSeconds: makespan, passes };

@@ -25,6 +25,7 @@ function outcome(
     endSeconds: arrival + wait + duration,
     waitSeconds: wait,
     preemptions: 0,
+    drains: 0,
     lostWorkGpuSeconds: 0,
   };
 }
