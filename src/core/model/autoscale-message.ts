@@ -65,11 +65,13 @@ export function autoscaleMessage(reason: Status, viewer: StatusViewer = ADMIN_VI
       return `node ${words(d.node)} is kept: ${viewer.job(figure(d.jobId))} on it cannot be checkpointed`;
     case 'jobs-fit-nowhere-else':
       return `node ${words(d.node)} is kept: ${viewer.jobs(jobIds(d.jobIds))} would fit no other node`;
-    case 'node-not-empty':
-      return (
-        `node ${words(d.node)} (template ${words(d.template)}) is kept, cordoned: ${words(d.jobs)} were placed on ` +
-        `it after the decision`
-      );
+    case 'node-not-empty': {
+      // `jobs` are the cluster's names for them (pods): an admin reads them, anyone else a count.
+      const count = Array.isArray(d.jobs) ? d.jobs.length : 0;
+      const jobs = viewer.seesEverything ? words(d.jobs) : `${count} job(s)`;
+      const node = `node ${words(d.node)} (template ${words(d.template)})`;
+      return `${node} is kept, cordoned: ${jobs} were placed on it after the decision`;
+    }
     case 'template-min-count':
       return `node ${words(d.node)} is kept: template ${words(d.template)} has its minimum of ${figure(d.minCount)}`;
     default:

@@ -39,6 +39,10 @@ const detailsArbitrary = (jobIds: readonly number[], tenants: readonly string[])
       blockedJobId: jobId,
       jobId,
       jobIds: fc.array(jobId, { minLength: 1, maxLength: 4 }),
+      jobs: fc.array(
+        tenant.map((t) => `${t}/pod`),
+        { minLength: 1, maxLength: 3 },
+      ),
       victimIds: fc.array(jobId, { minLength: 1, maxLength: 4 }),
       gpus: fc.array(gpu, { minLength: 1, maxLength: 3 }),
       preemptorJobId: jobId,
