@@ -16,9 +16,7 @@
  *   have a plan.
  */
 import {
-  classifyCandidate,
   defaultPreemptible,
-  isEligible,
   migGeometry,
   SchedulingSession,
   SeededRng,
@@ -37,6 +35,7 @@ import {
 } from '../../core/index.js';
 import type { Attempt } from '../timeline/timeline-cluster.js';
 import type { ReplayCluster } from '../timeline/timeline-engine.js';
+import { addNodeWithPlan } from '../timeline/node-plan.js';
 import { PreemptionMemo } from '../timeline/preemption-memo.js';
 
 /** How the pool's cluster places. */
@@ -328,24 +327,11 @@ export class PoolCluster implements ReplayCluster {
   /** See TimelineCluster.plannable: the running jobs of the nodes where a plan can exist, or null. */
   private plannable(request: JobRequest, shapeId: number, nowSeconds: number): ActiveJob[] | null {
     const { priority } = request;
-    const preemptor = { jobId: request.id, priority, tenant: request.tenant, reclaiming: false };
-    const nowMs = nowSeconds * 1000;
     const active: ActiveJob[] = [];
-    const eligible: number[] = [];
     const fitsTemplate = this.templatesFitting(request, shapeId);
     this.members.forEach((m, n) => {
       if (m.cordoned || !fitsTemplate[m.templateIndex] || this.memo.noPlanOn(priority, shapeId, n, nowSeconds)) return;
-      const jobs = this.onNode.get(m.id)!;
-      eligible.length = 0;
-      for (const job of jobs)
-        if (
-          job.startSeconds < nowSeconds &&
-          isEligible(classifyCandidate(job.candidate, preemptor, this.preemption, nowMs))
-        )
-          eligible.push(job.candidate.jobId);
-      if (eligible.length === 0 || !this.session.fitsWithout(request, eligible)) return;
-      for (const job of jobs)
-        active.push(job.startSeconds < nowSeconds ? job.active : { ...job.active, startedAtMs: null });
+      addNodeWithPlan(active, this.onNode.get(m.id)!, request, this.preemption, this.session, nowSeconds);
     });
     if (active.length > 0) return active;
     this.memo.failed(priority, shapeId, nowSeconds);

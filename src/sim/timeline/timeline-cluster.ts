@@ -15,9 +15,7 @@
  * pass's rules reads `active`.
  */
 import {
-  classifyCandidate,
   defaultPreemptible,
-  isEligible,
   SchedulingSession,
   SeededRng,
   type ActiveJob,
@@ -29,6 +27,7 @@ import {
   type Rng,
   type ScheduleOptions,
 } from '../../core/index.js';
+import { addNodeWithPlan } from './node-plan.js';
 import { PreemptionMemo } from './preemption-memo.js';
 
 /** The cluster and how the core places on it. */
@@ -180,25 +179,10 @@ export class TimelineCluster {
    */
   private plannable(request: JobRequest, shapeId: number, nowSeconds: number): ActiveJob[] | null {
     const { priority } = request;
-    const preemptor = { jobId: request.id, priority, tenant: request.tenant, reclaiming: false };
-    const nowMs = nowSeconds * 1000;
     const active: ActiveJob[] = [];
-    const eligible: number[] = [];
-    for (const n of this.emptyFitNodes(request, shapeId)) {
-      if (this.memo.noPlanOn(priority, shapeId, n, nowSeconds)) continue;
-      eligible.length = 0;
-      for (const job of this.onNode[n]!) {
-        const { candidate } = job;
-        if (
-          job.startSeconds < nowSeconds &&
-          isEligible(classifyCandidate(candidate, preemptor, this.preemption, nowMs))
-        )
-          eligible.push(candidate.jobId);
-      }
-      if (eligible.length === 0 || !this.session.fitsWithout(request, eligible)) continue;
-      for (const job of this.onNode[n]!)
-        active.push(job.startSeconds < nowSeconds ? job.active : { ...job.active, startedAtMs: null });
-    }
+    for (const n of this.emptyFitNodes(request, shapeId))
+      if (!this.memo.noPlanOn(priority, shapeId, n, nowSeconds))
+        addNodeWithPlan(active, this.onNode[n]!, request, this.preemption, this.session, nowSeconds);
     if (active.length > 0) return active;
     this.memo.failed(priority, shapeId, nowSeconds);
     return null;
