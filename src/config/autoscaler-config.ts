@@ -57,6 +57,7 @@ const policySchema = z
   .object({
     scaleUpQueueLength: z.number().int().min(1),
     scaleUpWaitSeconds: z.number().min(0),
+    scaleUpMaxWaitSeconds: z.number().min(0).nullable(),
     scaleUpCooldownSeconds: z.number().min(0),
     scaleDownDelaySeconds: z.number().min(0),
     scaleDownUtilization: z.number().min(0).max(1),

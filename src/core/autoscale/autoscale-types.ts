@@ -29,6 +29,11 @@ export interface AutoscalePolicy {
   readonly scaleUpQueueLength: number;
   /** Wait-time target: only jobs that have waited at least this long count toward a scale-up, seconds ≥ 0. */
   readonly scaleUpWaitSeconds: number;
+  /**
+   * A job that has waited this long gets nodes even below the queue-length threshold (so that a few
+   * jobs never wait forever), seconds; null: the threshold always holds.
+   */
+  readonly scaleUpMaxWaitSeconds: number | null;
   /** Seconds after a scale-up before the next. */
   readonly scaleUpCooldownSeconds: number;
   /** Seconds a node must stay idle (or nearly idle) before it is cordoned and removed. */
@@ -54,6 +59,7 @@ export interface AutoscalePolicy {
 export const DEFAULT_AUTOSCALE_POLICY: AutoscalePolicy = {
   scaleUpQueueLength: 1,
   scaleUpWaitSeconds: 0,
+  scaleUpMaxWaitSeconds: null,
   scaleUpCooldownSeconds: 0,
   scaleDownDelaySeconds: 600,
   scaleDownUtilization: 0,

@@ -287,3 +287,16 @@ describe('autoscale: guards', () => {
     );
   });
 });
+
+describe('autoscale: the queue-length threshold', () => {
+  it('gives a job that waited scaleUpMaxWaitSeconds its node even below the threshold', () => {
+    const policy = { ...DEFAULT_AUTOSCALE_POLICY, scaleUpQueueLength: 3, scaleUpMaxWaitSeconds: 1800 };
+    const two = sharedJobs(2, 500).map((j) => ({ ...j, submittedAtMs: 40 * MINUTE_MS }));
+    // 20 minutes of waiting: below the threshold, nothing.
+    expect(autoscale(input({ policy, pending: two })).statuses.map((s) => s.code)).toEqual(['below-queue-threshold']);
+    // 30 minutes: one node for both.
+    const late = autoscale(input({ nowMs: 70 * MINUTE_MS, policy, pending: two }));
+    expect(late.scaleUp.map((s) => s.count)).toEqual([1]);
+    expect(late.scaleUpJobIds).toEqual([1, 2]);
+  });
+});

@@ -54,7 +54,9 @@ export function planScaleUp(
   const unplaced = pending.filter((j) => !placedNow.has(j.id)).sort(queueOrder);
   if (unplaced.length === 0) return NOTHING;
   const waited = unplaced.filter((j) => nowMs - j.submittedAtMs >= policy.scaleUpWaitSeconds * 1000);
-  if (waited.length < policy.scaleUpQueueLength)
+  const maxWaitMs = policy.scaleUpMaxWaitSeconds === null ? null : policy.scaleUpMaxWaitSeconds * 1000;
+  const overdue = maxWaitMs !== null && waited.some((j) => nowMs - j.submittedAtMs >= maxWaitMs);
+  if (waited.length < policy.scaleUpQueueLength && !overdue)
     return {
       ...NOTHING,
       statuses: [

@@ -250,6 +250,8 @@ export class AutoscaleDriver implements ReplayPool {
       for (const s of submittedSeconds) {
         const t = s + policy.scaleUpWaitSeconds;
         if (t > nowSeconds) at = Math.min(at, t);
+        const overdue = policy.scaleUpMaxWaitSeconds === null ? null : s + policy.scaleUpMaxWaitSeconds;
+        if (overdue !== null && overdue > nowSeconds) at = Math.min(at, overdue);
       }
       const last = this.state.lastScaleUpMs;
       if (last !== null && last / 1000 + policy.scaleUpCooldownSeconds > nowSeconds)
