@@ -34,6 +34,23 @@ export function parseJobId(text: string): number {
   return value;
 }
 
+/** A decimal number ≥ 0 (digits, optional fraction; no sign or exponent), else NaN. */
+export function decimal(text: string): number {
+  return /^(\d+(\.\d*)?|\.\d+)$/.test(text.trim()) ? Number(text) : Number.NaN;
+}
+
+/** A decimal number > 0 (digits, optional fraction; no sign or exponent), else NaN. */
+export function positiveDecimal(text: string): number {
+  const value = decimal(text);
+  return value > 0 && Number.isFinite(value) ? value : Number.NaN;
+}
+
+/** Whether option `key` of `command` was given (on the command line or from the environment), not defaulted. */
+export function optionGiven(command: Command, key: string): boolean {
+  const source = command.getOptionValueSource(key);
+  return source !== undefined && source !== 'default';
+}
+
 /** Appends one repeated option value to the list so far (commander's collector for `--env`). */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];

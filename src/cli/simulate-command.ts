@@ -18,6 +18,7 @@ import { runGrid } from '../sim/run-grid.js';
 import { runTimelineGrid } from '../sim/timeline/run-timeline.js';
 import { UsageError } from './exit-codes.js';
 import { checkOutputPath, shippedTraceFile, writeAtomically } from './output-files.js';
+import { decimal, optionGiven, positiveDecimal } from './option-parsers.js';
 import { parseSeeds } from './parse-seeds.js';
 import { checkHybridFlags, parseGpuModel, parseSharingList, simulateHybrid } from './simulate-hybrid.js';
 import { checkPoolFlags, parsePositiveSeconds, parseSeconds, parseUtilization, simulatePool } from './simulate-pool.js';
@@ -99,7 +100,7 @@ function parseSeedOption(text: string): number[] {
 
 /** `--inflation`: a decimal number in (0, 10]. */
 function parseInflation(text: string): number {
-  const value = /^(\d+(\.\d*)?|\.\d+)$/.test(text.trim()) ? Number(text) : Number.NaN;
+  const value = decimal(text);
   if (!(value > 0 && value <= MAX_INFLATION)) {
     throw new InvalidArgumentError(`expected a decimal number > 0 and <= ${MAX_INFLATION} (e.g. 1.3)`);
   }
@@ -111,12 +112,6 @@ function parseWorkers(text: string): number {
   const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError('expected an integer >= 1');
   return value;
-}
-
-/** A decimal number > 0 (digits, optional fraction; no sign or exponent), else NaN. */
-function positiveDecimal(text: string): number {
-  const value = /^(\d+(\.\d*)?|\.\d+)$/.test(text.trim()) ? Number(text) : Number.NaN;
-  return value > 0 && Number.isFinite(value) ? value : Number.NaN;
 }
 
 /** `--arrival-speedup`: a decimal number > 0. */
@@ -170,10 +165,7 @@ async function checkOutputs(opts: SimulateOptions): Promise<void> {
  * @throws UsageError for flags of the other replay mode, or `--gpus` with `--nodes`
  */
 function checkReplayFlags(opts: SimulateOptions, command: Command): void {
-  const given = (key: string): boolean => {
-    const source = command.getOptionValueSource(key);
-    return source !== undefined && source !== 'default';
-  };
+  const given = (key: string): boolean => optionGiven(command, key);
   const foreign = (opts.replay === 'timeline' ? PACKING_ONLY : TIMELINE_ONLY).filter(given).map((k) => FLAG_NAMES[k]);
   if (foreign.length > 0) {
     const other = opts.replay === 'timeline' ? 'packing' : 'timeline';

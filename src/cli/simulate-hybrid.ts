@@ -17,6 +17,7 @@ import { formatHybridTable } from '../sim/report/hybrid-console-table.js';
 import { renderHybridHtmlReport } from '../sim/report/hybrid-html-report.js';
 import { formatSeeds } from '../sim/report/html-escape.js';
 import { UsageError } from './exit-codes.js';
+import { optionGiven as given } from './option-parsers.js';
 import { writeAtomically } from './output-files.js';
 
 /** The options of `simulate` that the hybrid replay reads. */
@@ -59,12 +60,6 @@ export function parseGpuModel(text: string): string {
       `expected a GPU model of the catalog with known memory; allowed: ${sharingGpuModelNames().join(', ')}`,
     );
   return model.name;
-}
-
-/** True when the user gave `key` on the command line (not a default). */
-function given(command: Command, key: string): boolean {
-  const source = command.getOptionValueSource(key);
-  return source !== undefined && source !== 'default';
 }
 
 /**

@@ -9,6 +9,7 @@ import { runPoolReport } from '../sim/pool/run-pool-report.js';
 import { formatPoolTables } from '../sim/report/pool-console-table.js';
 import { renderPoolHtmlReport } from '../sim/report/pool-html-report.js';
 import { UsageError } from './exit-codes.js';
+import { decimal, optionGiven as given } from './option-parsers.js';
 import { writeAtomically } from './output-files.js';
 
 /** Defaults of the pool report (the settings docs/simulator.md reports with). */
@@ -59,11 +60,6 @@ export const POOL_ONLY_FLAGS: Readonly<Record<string, string>> = {
   hostPrices: '--host-prices',
 };
 
-/** A decimal number (digits, optional fraction; no sign or exponent), else NaN. */
-function decimal(text: string): number {
-  return /^(\d+(\.\d*)?|\.\d+)$/.test(text.trim()) ? Number(text) : Number.NaN;
-}
-
 /** `--wait-target`, `--autoscale-interval`: seconds, a decimal number > 0. */
 export function parsePositiveSeconds(text: string): number {
   const value = decimal(text);
@@ -83,12 +79,6 @@ export function parseUtilization(text: string): number {
   const value = decimal(text);
   if (!(value >= 0 && value <= 1)) throw new InvalidArgumentError('expected a share of a node’s GPUs from 0 to 1');
   return value;
-}
-
-/** True when the user gave `key` on the command line (not a default). */
-function given(command: Command, key: string): boolean {
-  const source = command.getOptionValueSource(key);
-  return source !== undefined && source !== 'default';
 }
 
 /**

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { hostname } from 'node:os';
-import { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig } from './kube-config.js';
 import pino from 'pino';
 import { CommandProvider } from '../adapters/autoscaler/command-provider.js';
 import { SimulatedProvider } from '../adapters/autoscaler/simulated-provider.js';
@@ -89,7 +89,6 @@ export interface AutoscalerWiring {
 /** An autoscaler's parts, before any round. */
 export interface AutoscalerParts {
   readonly loop: AutoscalerLoop;
-  readonly provider: NodeProvider;
   readonly metrics: AutoscalerMetrics;
 }
 
@@ -132,8 +131,7 @@ export function buildAutoscaler(config: AutoscalerConfig, rest: KubeRest, wiring
       if (r.kind === 'scale') log.info(statusMessage(r.reason), { ...r, reason: r.reason.code });
       else if (r.kind === 'cordon' || r.kind === 'remove')
         log.info(statusMessage(r.reason), { node: r.node, action: r.kind });
-      else if (r.kind === 'provider-failure')
-        log.warn(statusMessage(r.reason), { template: r.template, detail: r.detail });
+      // A provider's failure is logged where it is met, with its detail (decision-runner.ts).
     },
   };
   const loop = new AutoscalerLoop(
@@ -151,7 +149,7 @@ export function buildAutoscaler(config: AutoscalerConfig, rest: KubeRest, wiring
       scheduling: { policy: config.placementPolicy, learnWorkloadOnline: true },
     },
   );
-  return { loop, provider, metrics };
+  return { loop, metrics };
 }
 
 /**
@@ -165,11 +163,8 @@ export async function startAutoscaler(settings: AutoscalerSettings): Promise<Run
     info: (message: string, fields: object = {}) => logger.info(fields, message),
     warn: (message: string, fields: object = {}) => logger.warn(fields, message),
   };
-  const kubeconfig = new KubeConfig();
-  if (settings.kubeconfig !== null) kubeconfig.loadFromFile(settings.kubeconfig);
-  else kubeconfig.loadFromCluster();
-  const rest = kubeRestFrom(kubeconfig, 10_000);
-  const { loop, provider, metrics } = buildAutoscaler(config, rest, { ...settings, log });
+  const rest = kubeRestFrom(loadKubeConfig(settings.kubeconfig), 10_000);
+  const { loop, metrics } = buildAutoscaler(config, rest, { ...settings, log });
 
   let lastRoundOk = false;
   const server = createServer((req, res) => {
@@ -210,7 +205,7 @@ export async function startAutoscaler(settings: AutoscalerSettings): Promise<Run
       if (!stopping) timer = setTimeout(tick, settings.intervalSeconds * 1000);
     });
   };
-  log.info('autoscaler started', { provider: provider.kind, templates: config.templates.map((t) => t.name) });
+  log.info('autoscaler started', { provider: config.provider.kind, templates: config.templates.map((t) => t.name) });
   tick();
   return {
     metricsUrl: `http://${host}:${port}`,

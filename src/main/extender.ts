@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig } from './kube-config.js';
 import pino from 'pino';
 import { ClusterView } from '../adapters/kubernetes/extender/cluster-view.js';
 import { watchCluster } from '../adapters/kubernetes/extender/cluster-watch.js';
@@ -62,9 +62,7 @@ export async function startExtender(settings: ExtenderSettings): Promise<Running
     throw new Error(
       'the extender serves HTTPS: give --tls-cert and --tls-key (or --insecure-http for a scheduler on the same host)',
     );
-  const kubeconfig = new KubeConfig();
-  if (settings.kubeconfig !== null) kubeconfig.loadFromFile(settings.kubeconfig);
-  else kubeconfig.loadFromCluster();
+  const kubeconfig = loadKubeConfig(settings.kubeconfig);
   // Each API call of a bind gets 5 s, so a bind ends well within the scheduler's httpTimeout (30 s).
   const rest = kubeRestFrom(kubeconfig, 5_000);
   const view = new ClusterView(settings.policy, Date.now, (message) => log.warn(message));

@@ -7,7 +7,7 @@
  * republishes too (a kubelet that finds its node recreated zeroes every extended resource).
  * Stops on SIGTERM/SIGINT.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig } from './kube-config.js';
 import pino from 'pino';
 import type { GpuInventory, InventoryGpu } from '../app/ports/gpu-inventory.js';
 import type { MigInstanceState } from '../app/ports/mig-manager.js';
@@ -53,9 +53,7 @@ const REPUBLISH_RETRY_MS = 10_000;
 /** Starts the node agent. Rejects when GPUs cannot be discovered or the device plugin cannot serve. */
 export async function startNodeAgent(options: NodeAgentOptions): Promise<RunningNodeAgent> {
   const logger = pino({ level: options.logLevel }, pino.destination(2));
-  const kubeConfig = new KubeConfig();
-  if (options.kubeconfig !== null) kubeConfig.loadFromFile(options.kubeconfig);
-  else kubeConfig.loadFromCluster();
+  const kubeConfig = loadKubeConfig(options.kubeconfig);
 
   const simulated = options.simulateGpus !== null;
   const inventory: GpuInventory = simulated

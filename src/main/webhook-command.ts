@@ -87,12 +87,11 @@ export function createWebhookCommand(): Command {
       let stopWatch = async (): Promise<void> => undefined;
       let memory = fixedMiB === null ? null : fixedNodeGpuMemory(fixedMiB);
       if (memory === null) {
-        const { KubeConfig } = await import('@kubernetes/client-node');
+        const { loadKubeConfig } = await import('./kube-config.js');
         const { watchNodeGpuMemory } = await import('../adapters/kubernetes/webhook/node-gpu-memory-watch.js');
-        const kubeConfig = new KubeConfig();
+        let kubeConfig;
         try {
-          if (flags.kubeconfig !== undefined) kubeConfig.loadFromFile(flags.kubeconfig);
-          else kubeConfig.loadFromCluster();
+          kubeConfig = loadKubeConfig(flags.kubeconfig ?? null);
         } catch (error) {
           throw new UsageError(
             `${flags.kubeconfig !== undefined ? `--kubeconfig ${flags.kubeconfig}` : 'in-cluster configuration'}` +

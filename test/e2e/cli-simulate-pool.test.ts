@@ -61,7 +61,7 @@ describe('gpushare simulate --pool-report (built CLI)', () => {
     ])
       expect(r.stdout).toContain(label);
     expect(r.stdout).toContain('sharing ceiling: 1 − ');
-    expect(r.stdout).toMatch(/(MET|NOT MET) +\(b\) saves at least 90% of the ceiling/);
+    expect(r.stdout).toMatch(/NOT MET +\(b\) saves at least 90% of the ceiling/);
     expect(r.stdout).toContain('preemption off');
     expect(r.stdout).toContain('prices: Google Cloud Compute Engine, on-demand, us-central1, 2025-03-06 (GPUs only)');
     const report = JSON.parse(readFileSync(json, 'utf8'));
@@ -78,10 +78,11 @@ describe('gpushare simulate --pool-report (built CLI)', () => {
       'autoscaled-sharing',
       'autoscaled-hybrid',
     ]);
-    for (const run of report.runs) {
-      expect(run.gpuHours).toBeGreaterThan(0);
+    expect(report.runs.map((run: { gpuHours: number }) => Math.round(run.gpuHours))).toEqual([
+      139_782, 44_300, 38_694, 44_116,
+    ]);
+    for (const run of report.runs)
       expect(run.jobs + run.unplaceable).toBe(report.inputs.timedPods - report.inputs.cpuOnlyLeftOut);
-    }
     const page = readFileSync(html, 'utf8');
     expect(page.startsWith('<!doctype html>')).toBe(true);
     expect(page.match(/<svg /g)).toHaveLength(3);

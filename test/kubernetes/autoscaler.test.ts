@@ -326,6 +326,10 @@ describe.skipIf(!kubernetesAvailable())(
         const before = writes();
         const [nodeY, nodeZ] = [...(await podsByNode()).keys()].sort();
         const machineY = `${MD}-m${nodeY!.slice(-1)}`;
+        const podsOnZ = (await podsByNode())
+          .get(nodeZ!)!
+          .map((pod) => pod.metadata.name)
+          .sort();
 
         // 1. Scale-down: node Y's pods end; the autoscaler dies right after marking its Machine.
         for (const pod of (await podsByNode()).get(nodeY!)!)
@@ -393,7 +397,18 @@ describe.skipIf(!kubernetesAvailable())(
         expect(w2.scales).toHaveLength(before.scales.length + 2);
         expect(w2.machinePatches).toHaveLength(before.machinePatches.length + 1);
         expect(await record()).toMatchObject({ inFlight: null, groups: { [TEMPLATE]: { desiredCount: 2 } } });
-        expect(nodeZ).toBeDefined();
+        // Node Z, busy throughout, keeps its pods and its Machine unmarked.
+        expect(
+          (await podsByNode())
+            .get(nodeZ!)!
+            .map((pod) => pod.metadata.name)
+            .sort(),
+        ).toEqual(podsOnZ);
+        expect(
+          (await machines(p, CAPI_NS)).get(`${MD}-m${nodeZ!.slice(-1)}`)!.metadata.annotations?.[
+            DELETE_MACHINE_ANNOTATION
+          ],
+        ).toBe(undefined);
         for (const r of [a, b, c, d]) r.rest.close();
       },
       240_000,

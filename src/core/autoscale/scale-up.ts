@@ -34,6 +34,32 @@ export interface ScaleUpPlan {
 
 const NOTHING: ScaleUpPlan = { scaleUp: [], jobIds: [], statuses: [] };
 
+/** A template a trial added a node of, what that trial placed, and its price per unit of work placed. */
+interface Choice {
+  readonly template: NodeTemplate;
+  readonly placed: Set<number>;
+  readonly perWork: number;
+}
+
+/**
+ * Of `open`, the template whose one more node costs least per unit of work it places (the cheapest
+ * template that fits); null when none places anything. First wins a tie.
+ * @param trial the jobs placed with one more node of a template, and the work they gained
+ */
+function cheapest(
+  open: readonly NodeTemplate[],
+  trial: (template: NodeTemplate) => { readonly placed: Set<number>; readonly gain: number },
+): Choice | null {
+  let best: Choice | null = null;
+  for (const template of open) {
+    const { placed, gain } = trial(template);
+    if (gain <= 0) continue;
+    const perWork = template.pricePerHour / gain;
+    if (best === null || perWork < best.perWork) best = { template, placed, perWork };
+  }
+  return best;
+}
+
 /** Jobs in the order a pass takes them: higher priority first, then earlier submitted, then lower id. */
 function queueOrder(a: JobRequest, b: JobRequest): number {
   return b.priority - a.priority || a.submittedAtMs - b.submittedAtMs || a.id - b.id;
@@ -133,21 +159,18 @@ export function planScaleUp(
         continue;
       }
       const before = workOf(placed);
-      let best: { template: NodeTemplate; placed: Set<number>; perWork: number } | null = null;
-      for (const template of open) {
+      const best = cheapest(open, (template) => {
         const trial = place({ ...counts, [template.name]: (counts[template.name] ?? 0) + 1 });
-        const gain = workOf(trial) - before;
-        const perWork = gain > 0 ? template.pricePerHour / gain : Number.POSITIVE_INFINITY;
-        if (best === null || perWork < best.perWork) best = { template, placed: trial, perWork };
-      }
-      if (best!.perWork === Number.POSITIVE_INFINITY) {
+        return { placed: trial, gain: workOf(trial) - before };
+      });
+      if (best === null) {
         // No node places anything more: another job's placement keeps this one out. Give it up.
         statuses.push(status(AUTOSCALE_CODES.noTemplateFits, true, { jobId: first.id }));
         wanted = wanted.filter((j) => j !== first);
         continue;
       }
-      counts[best!.template.name] = (counts[best!.template.name] ?? 0) + 1;
-      placed = best!.placed;
+      counts[best.template.name] = (counts[best.template.name] ?? 0) + 1;
+      placed = best.placed;
     }
   };
   // The search fills one new node at a time with the jobs left out (a pass over that node alone:
@@ -158,16 +181,13 @@ export function planScaleUp(
     const first = wanted.find((j) => left.has(j));
     if (first === undefined) break;
     const open = templates.filter((t) => fit.fits(first, t) && refusal(t, first.id) === null);
-    let best: { template: NodeTemplate; placed: Set<number>; perWork: number } | null = null;
-    for (const template of open) {
+    const best = cheapest(open, (template) => {
       const node = { nodes: [templateNode(template, newNodeName(template, 0))], active: [] };
       const trial = placedJobIds(node, rest, base.scheduling, base.seed);
-      const gain = rest.reduce((sum, j) => sum + (trial.has(j.id) ? jobWork(j) : 0), 0);
-      const perWork = gain > 0 ? template.pricePerHour / gain : Number.POSITIVE_INFINITY;
-      if (best === null || perWork < best.perWork) best = { template, placed: trial, perWork };
-    }
+      return { placed: trial, gain: rest.reduce((sum, j) => sum + (trial.has(j.id) ? jobWork(j) : 0), 0) };
+    });
     // Nothing to add for it here (a cap, or it fits no node alone): the full passes decide and say why.
-    if (best === null || best.perWork === Number.POSITIVE_INFINITY) break;
+    if (best === null) break;
     counts[best.template.name] = (counts[best.template.name] ?? 0) + 1;
     rest = rest.filter((j) => !best.placed.has(j.id));
   }

@@ -57,7 +57,7 @@ describe('PoolCluster', () => {
     c.addNodes([{ id: 7, name: 'T4x2-7', template: t }]);
     expect(c.attempt(job(1, 500), 0, 10, 0, FLAGS)).toEqual({ kind: 'placed', nodeIndex: 7 });
     expect(c.jobsOn(7)).toEqual([1]);
-    expect(c.reservedMilliOn(7)).toBe(500);
+    expect(c.reservedTotal).toBe(500);
     expect(c.snapshot().nodes.map((n) => n.name)).toEqual(['T4x2-7']);
     expect(c.snapshot().active.map((a) => a.assignment.node)).toEqual(['T4x2-7']);
   });
@@ -87,7 +87,7 @@ describe('PoolCluster', () => {
     const mig = job(1, 460, 'mig', 37_683);
     expect(c.attempt(mig, 0, 0, 0, FLAGS)).toEqual({ kind: 'placed', nodeIndex: 0 });
     // A 4g.40gb instance: 4 of 7 compute slices.
-    expect(c.reservedMilliOn(0)).toBe(571);
+    expect(c.reservedTotal).toBe(571);
     c.addNodes([{ id: 1, name: 'b', template: a100 }]);
     const gpus = c.snapshot().nodes[0]!.gpus;
     expect(gpus.map((g) => g.migEnabled)).toEqual([true, false]);

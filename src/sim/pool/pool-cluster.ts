@@ -98,7 +98,6 @@ export class PoolCluster implements ReplayCluster {
   private readonly indexOfId = new Map<number, number>();
   private readonly running = new Map<number, Running>();
   private readonly onNode = new Map<number, Set<Running>>();
-  private readonly reservedOn = new Map<number, number>();
   private readonly pending: JobRequest[] = [];
   private readonly preemptionRules: PassRulesOptions;
   private memo: PreemptionMemo;
@@ -189,11 +188,6 @@ export class PoolCluster implements ReplayCluster {
     return [...(this.onNode.get(id) ?? [])].map((r) => r.active.request.id);
   }
 
-  /** Reserved milli-GPU of the jobs on node `id` (MIG instances by their compute slices). */
-  reservedMilliOn(id: number): number {
-    return this.reservedOn.get(id) ?? 0;
-  }
-
   /** Reserved milli-GPU of every running job. */
   get reservedTotal(): number {
     return this.reserved;
@@ -208,12 +202,6 @@ export class PoolCluster implements ReplayCluster {
       nodes: this.members.map((m) => this.nodeAsItIs(m, false)),
       active: [...this.running.values()].map((r) => r.active),
     };
-  }
-
-  /** Node name by id (for the autoscaler's snapshot). */
-  nameOf(id: number): string | undefined {
-    const index = this.indexOfId.get(id);
-    return index === undefined ? undefined : this.members[index]!.name;
   }
 
   /** See TimelineCluster.attempt; node numbers are node ids. */
@@ -275,7 +263,6 @@ export class PoolCluster implements ReplayCluster {
     this.session.release(jobId);
     this.running.delete(jobId);
     this.onNode.get(job.nodeId)!.delete(job);
-    this.reservedOn.set(job.nodeId, (this.reservedOn.get(job.nodeId) ?? 0) - job.reservedMilli);
     this.reserved -= job.reservedMilli;
     this.memo.released(this.indexOfId.get(job.nodeId)!);
     this.changes++;
@@ -343,8 +330,7 @@ export class PoolCluster implements ReplayCluster {
     let fits = this.templateFit[shapeId];
     if (fits === undefined) {
       const all = this.spec.templates.map((_, i) => i);
-      const ranked =
-        request.gpu.gpuCount === 0 ? new Set(all) : new Set(this.empty.state.rankNodes(request, all).scores.keys());
+      const ranked = new Set(this.empty.state.rankNodes(request, all).scores.keys());
       fits = all.map((i) => ranked.has(i));
       this.templateFit[shapeId] = fits;
     }
@@ -374,7 +360,6 @@ export class PoolCluster implements ReplayCluster {
     };
     this.running.set(request.id, job);
     this.onNode.get(member.id)!.add(job);
-    this.reservedOn.set(member.id, (this.reservedOn.get(member.id) ?? 0) + job.reservedMilli);
     this.reserved += job.reservedMilli;
     this.memo.started(index, nowSeconds);
     this.changes++;

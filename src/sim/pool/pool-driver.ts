@@ -97,6 +97,8 @@ export class AutoscaleDriver implements ReplayPool {
     nodesRemoved: 0,
     jobsDrained: 0,
   };
+  /** The templates by name. */
+  private readonly templateByName: ReadonlyMap<string, NodeTemplate>;
 
   /** @throws RangeError for an interval not > 0 or `maxPendingJobs` < 1 */
   constructor(
@@ -107,6 +109,7 @@ export class AutoscaleDriver implements ReplayPool {
       throw new RangeError(`intervalSeconds must be > 0, got ${settings.intervalSeconds}`);
     if (!(settings.maxPendingJobs >= 1))
       throw new RangeError(`maxPendingJobs must be ≥ 1, got ${settings.maxPendingJobs}`);
+    this.templateByName = new Map(settings.templates.map((t) => [t.name, t]));
   }
 
   /** The calls made so far. */
@@ -178,9 +181,8 @@ export class AutoscaleDriver implements ReplayPool {
     this.stats.maxWallSeconds = Math.max(this.stats.maxWallSeconds, wall);
     this.state = decision.state;
 
-    const templates = new Map(settings.templates.map((t) => [t.name, t]));
     for (const s of decision.scaleUp) {
-      const template = templates.get(s.template)!;
+      const template = this.templateByName.get(s.template)!;
       for (let i = 0; i < s.count; i++) this.request(template, nowSeconds);
     }
     const removed = new Set(decision.remove.map((r) => r.node));

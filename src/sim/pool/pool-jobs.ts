@@ -6,7 +6,7 @@
  */
 import { PRIORITY_CLASSES, type IsolationLevel, type JobRequest } from '../../core/index.js';
 import { decideMode, type ModeDecision, type SharingGpuModel } from '../hybrid/pod-mode.js';
-import type { TimelineJob } from '../timeline/timeline-jobs.js';
+import { timelineJobRequest, type TimelineJob } from '../timeline/timeline-jobs.js';
 
 /** `job` with every GPU request rounded up to whole GPUs (a 0.46-GPU share becomes 1 GPU). */
 export function wholeGpuJob(job: TimelineJob): TimelineJob {
@@ -30,21 +30,12 @@ export function isolationOfPriority(priority: number): IsolationLevel {
  * The request of a job in the hybrid scenario (the core's `requestOf` for the engine): its mode from
  * `decideMode(…, 'auto', model)` — a strict share gets the smallest MIG profile that covers it, a
  * standard share MPS, a `none` share time-slicing, whole GPUs `exclusive` — with the GPU memory in
- * proportion to its compute. A CPU-only job takes host CPU and memory only.
+ * proportion to its compute. Jobs are GPU jobs: the pool report leaves CPU-only pods out.
  */
 export function hybridRequestOf(model: SharingGpuModel): (job: TimelineJob, tenant: string) => JobRequest {
   const decisions = new Map<string, ModeDecision>();
   return (job, tenant) => {
-    const { cpuMilli, hostMemoryMiB, gpuCount, gpuMilli } = job.request;
-    const base = {
-      id: job.id,
-      tenant,
-      priority: job.priority,
-      submittedAtMs: job.arrivalSeconds * 1000,
-      cpuMilli,
-      hostMemoryMiB,
-    };
-    if (gpuCount === 0) return { ...base, gpu: { gpuCount: 0, gpuMilli: 0, gpuMemoryMiB: 0, mode: 'exclusive' } };
+    const { gpuCount, gpuMilli } = job.request;
     const isolation = isolationOfPriority(job.priority);
     const key = `${gpuCount}/${gpuMilli}/${isolation}`;
     let decision = decisions.get(key);
@@ -52,7 +43,10 @@ export function hybridRequestOf(model: SharingGpuModel): (job: TimelineJob, tena
       decision = decideMode({ gpuCount, gpuMilli, isolation }, 'auto', model);
       decisions.set(key, decision);
     }
-    return { ...base, gpu: { gpuCount, gpuMilli, gpuMemoryMiB: decision.gpuMemoryMiB, mode: decision.mode } };
+    return {
+      ...timelineJobRequest(job, tenant),
+      gpu: { gpuCount, gpuMilli, gpuMemoryMiB: decision.gpuMemoryMiB, mode: decision.mode },
+    };
   };
 }
 

@@ -55,7 +55,12 @@ describe('the pool report on the first 600 pods, seed 42', () => {
     expect(report.ceiling.fractionalGpuHours).toBeCloseTo(35_751.82, 1);
     expect(report.ceiling.wholeGpuHours).toBeCloseTo(42_457.56, 1);
     expect(report.ceiling.ceiling).toBeCloseTo(0.15794, 4);
-    expect(report.runs.every((r) => r.jobs === 519 && r.unplaceable === 0)).toBe(true);
+    expect(report.runs.map((r) => [r.scenario, r.jobs, r.unplaceable])).toEqual([
+      ['fixed-whole', 519, 0],
+      ['autoscaled-whole', 519, 0],
+      ['autoscaled-sharing', 519, 0],
+      ['autoscaled-hybrid', 519, 0],
+    ]);
   });
 
   it('finds the smallest fixed pool that meets the target', () => {

@@ -5,13 +5,13 @@
  * policy, (c) an autoscaled pool of MIG-capable GPUs with hybrid sharing modes — with what each paid,
  * and the ceiling of what sharing can save on the trace's requests.
  */
-import { readFile } from 'node:fs/promises';
 import { meanSd, type MeanSd } from '../../lib/statistics.js';
 import { taskShapeOf } from '../cluster-from-trace.js';
-import { parsePodListCsv, readNodeListFile } from '../traces/alibaba-csv.js';
+import { parsePodListCsv, readNodeListFile, readText } from '../traces/alibaba-csv.js';
 import { TraceFormatError } from '../traces/trace-types.js';
 import { readScheduledTimes } from '../timeline/scheduled-times.js';
 import { buildTimelineJobs } from '../timeline/timeline-jobs.js';
+import { meanSdOf } from '../timeline/timeline-summary.js';
 import { CLASS_ORDER } from '../timeline/timeline-types.js';
 import { fixedPoolNodes, smallestMeeting } from './fixed-pool.js';
 import { sharingCeiling } from './pool-jobs.js';
@@ -46,19 +46,6 @@ const MAX_FIXED_GPUS = 4096;
 /** Sizes below the bisection's result that are checked too (the p95 need not fall with every GPU). */
 const FIXED_CHECK_BELOW = 3;
 
-async function readText(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    throw new TraceFormatError(
-      path,
-      null,
-      null,
-      `cannot read file: ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
-}
-
 /** Mean of the p95 waits of `runs` (0 for none). */
 function meanP95(runs: readonly PoolRunResult[]): number {
   return runs.reduce((s, r) => s + (r.all.waitSeconds.p95 ?? 0), 0) / Math.max(1, runs.length);
@@ -72,10 +59,7 @@ function summarize(
   const of = (f: (r: PoolRunResult) => number): MeanSd => meanSd(runs.map(f));
   const waitP95 = of((r) => r.all.waitSeconds.p95 ?? 0);
   const byClass = Object.fromEntries(
-    CLASS_ORDER.map((c) => {
-      const values = runs.map((r) => r.byClass[c].waitSeconds.p95).filter((v): v is number => v !== null);
-      return [c, values.length === 0 ? null : meanSd(values)];
-    }),
+    CLASS_ORDER.map((c) => [c, meanSdOf(runs.map((r) => r.byClass[c].waitSeconds.p95))]),
   ) as PoolScenarioSummary['waitP95ByClass'];
   return {
     scenario,

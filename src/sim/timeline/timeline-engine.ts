@@ -322,12 +322,10 @@ export function replayTimeline(
   let next = 0;
   let idlePoolEvents = 0;
   const poolNext = (): number => pool?.nextEventSeconds() ?? Number.POSITIVE_INFINITY;
-  while (next < runs.length || completions.size > 0 || (queue.length > 0 && poolNext() < Number.POSITIVE_INFINITY)) {
-    const now = Math.min(
-      runs[next]?.job.arrivalSeconds ?? Number.POSITIVE_INFINITY,
-      completions.peekTime(),
-      poolNext(),
-    );
+  for (;;) {
+    const poolAt = poolNext();
+    if (!(next < runs.length || completions.size > 0 || (queue.length > 0 && poolAt < Number.POSITIVE_INFINITY))) break;
+    const now = Math.min(runs[next]?.job.arrivalSeconds ?? Number.POSITIVE_INFINITY, completions.peekTime(), poolAt);
     idlePoolEvents = next < runs.length || completions.size > 0 ? 0 : idlePoolEvents + 1;
     if (idlePoolEvents > MAX_IDLE_POOL_EVENTS)
       throw new Error(`timeline replay: ${queue.length} job(s) wait for a pool that never takes them (t=${now})`);

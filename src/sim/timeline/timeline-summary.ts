@@ -12,7 +12,7 @@ import {
 } from './timeline-types.js';
 
 /** meanSd over the non-null values; null when there are none. */
-function meanSdOf(values: readonly (number | null)[]): MeanSd | null {
+export function meanSdOf(values: readonly (number | null)[]): MeanSd | null {
   const present = values.filter((v): v is number => v !== null);
   return present.length === 0 ? null : meanSd(present);
 }

@@ -208,7 +208,7 @@ export function parsePodListCsv(text: string, fileName: string): TracePod[] {
 }
 
 /** Reads `path` as UTF-8, turning an I/O failure into TraceFormatError(path, null, null, 'cannot read file: ...'). */
-async function readText(path: string): Promise<string> {
+export async function readText(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {

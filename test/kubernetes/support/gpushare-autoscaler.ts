@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { KubeRest } from '../../../src/adapters/kubernetes/extender/kube-rest.js';
+import { findSamples, parseMetricsText } from '../../../src/adapters/metrics/metrics-text.js';
 
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'gpushare');
 
@@ -84,13 +85,7 @@ export async function startAutoscalerProcess(
 
 /** The value of one series of a Prometheus text, labels in any order; undefined when absent. */
 export function metric(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (m?.[1] !== name) continue;
-    const found = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(m[3]);
-  }
-  return undefined;
+  return findSamples(parseMetricsText(text), name, labels)[0]?.value;
 }
 
 /** A KubeRest that records every call and, once `crashAfter` holds for an answered call, fails it and all after it. */

@@ -10,7 +10,7 @@
  */
 import type { ObservedPoolNode, PoolCluster, PoolView } from '../../../app/ports/pool-cluster.js';
 import { ClusterView } from '../extender/cluster-view.js';
-import { statusMessage, type KubeRest } from '../extender/kube-rest.js';
+import { listItems, statusMessage, type KubeRest } from '../extender/kube-rest.js';
 import type { KubeNode, KubePod } from '../schema/kube-objects.js';
 import { NODE_LABELS } from '../schema/names.js';
 import { parsePodRequest } from '../schema/pod-request.js';
@@ -20,19 +20,8 @@ type NodeWithStatus = KubeNode & {
   readonly status?: { readonly conditions?: readonly { readonly type?: string; readonly status?: string }[] };
 };
 
-/** A list answer. */
-interface ListOf<T> {
-  readonly items: readonly T[];
-}
-
-/** GET of a list. @throws Error naming the path for anything but 200 */
-async function list<T>(rest: KubeRest, path: string): Promise<readonly T[]> {
-  const answer = await rest.request('GET', path);
-  if (answer.status !== 200) throw new Error(`GET ${path}: ${statusMessage(answer)}`);
-  return (answer.body as ListOf<T>).items ?? [];
-}
-
-const UNFINISHED = encodeURIComponent('status.phase!=Succeeded,status.phase!=Failed');
+/** Pods that still run or may run. */
+const UNFINISHED = 'status.phase!=Succeeded,status.phase!=Failed';
 
 /** ms since the epoch of an API timestamp; 0 when absent. */
 function timeMs(value: string | Date | undefined): number {
@@ -45,16 +34,23 @@ function timeMs(value: string | Date | undefined): number {
  * @param onRejected told about a pod or node the view cannot take (the log)
  */
 export function kubePoolCluster(rest: KubeRest, policy: string, onRejected: (message: string) => void): PoolCluster {
+  // Each round reads the cluster anew: a pod or node the view rejects is told once, not every round.
+  let toldBefore = new Set<string>();
   return {
     async read(): Promise<PoolView> {
       const [nodes, pods] = await Promise.all([
-        list<NodeWithStatus>(rest, '/api/v1/nodes'),
-        list<KubePod>(rest, `/api/v1/pods?fieldSelector=${UNFINISHED}`),
+        listItems<NodeWithStatus>(rest, '/api/v1/nodes'),
+        listItems<KubePod>(rest, `/api/v1/pods?fieldSelector=${encodeURIComponent(UNFINISHED)}`),
       ]);
-      const view = new ClusterView(policy, Date.now, onRejected);
+      const told = new Set<string>();
+      const reject = (message: string): void => {
+        if (!toldBefore.has(message)) onRejected(message);
+        told.add(message);
+      };
+      const view = new ClusterView(policy, Date.now, reject);
       for (const node of nodes) {
         const error = view.upsertNode(node);
-        if (error !== null) onRejected(error);
+        if (error !== null) reject(error);
       }
       // An unbound pod being deleted will never run: it is no demand.
       for (const pod of pods)
@@ -75,6 +71,7 @@ export function kubePoolCluster(rest: KubeRest, policy: string, onRejected: (mes
           },
         ];
       });
+      toldBefore = told;
       return { ...view.coreSnapshot(), poolNodes };
     },
 
@@ -92,8 +89,9 @@ export function kubePoolCluster(rest: KubeRest, policy: string, onRejected: (mes
     },
 
     async jobsOn(node: string): Promise<readonly string[]> {
-      const selector = encodeURIComponent(`spec.nodeName=${node},status.phase!=Succeeded,status.phase!=Failed`);
-      const pods = await list<KubePod>(rest, `/api/v1/pods?fieldSelector=${selector}`);
+      const selector = encodeURIComponent(`spec.nodeName=${node},${UNFINISHED}`);
+      const pods = await listItems<KubePod>(rest, `/api/v1/pods?fieldSelector=${selector}`);
+      // A pod with a gpushare annotation the view would refuse counts too: a node is removed only when none is left.
       return pods
         .filter((p) => parsePodRequest(p.metadata?.annotations).kind !== 'none')
         .map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);

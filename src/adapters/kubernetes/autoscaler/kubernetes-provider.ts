@@ -16,7 +16,7 @@
  * not written, so a call repeated after a restart writes nothing (`changed` false).
  */
 import type { NodeProvider, ProviderOutcome, ScaleRequest } from '../../../app/ports/node-provider.js';
-import { statusMessage, type KubeRest } from '../extender/kube-rest.js';
+import { listItems, statusMessage, type KubeRest } from '../extender/kube-rest.js';
 
 /** Cluster API's annotation: delete this Machine first when its MachineSet shrinks. */
 export const DELETE_MACHINE_ANNOTATION = 'cluster.x-k8s.io/delete-machine';
@@ -72,11 +72,6 @@ export class KubernetesProvider implements NodeProvider {
     private readonly options: KubernetesProviderOptions,
   ) {}
 
-  /** The object `template` scales; undefined for a template without one. */
-  target(template: string): ScaleTarget | undefined {
-    return this.options.targets[template];
-  }
-
   async scale(request: ScaleRequest): Promise<ProviderOutcome> {
     const target = this.options.targets[request.template];
     if (target === undefined)
@@ -101,9 +96,9 @@ export class KubernetesProvider implements NodeProvider {
     const machines = this.options.machines;
     if (machines === null || nodes.length === 0) return [];
     const path = resourcePath(machines);
-    const answer = await this.rest.request('GET', path);
-    if (answer.status !== 200) throw new CallFailed(`GET ${path}: ${statusMessage(answer)}`);
-    const items = (answer.body as { items?: Machine[] }).items ?? [];
+    const items = await listItems<Machine>(this.rest, path).catch((err: Error) => {
+      throw new CallFailed(err.message);
+    });
     const chosen = nodes.map((node) => {
       const machine = items.find((m) => m.status?.nodeRef?.name === node);
       if (machine?.metadata?.name === undefined)

@@ -39,6 +39,7 @@ export async function watchCluster(
   const list = (path: string) => async () => {
     const answer = await rest.request('GET', path);
     if (answer.status !== 200) throw new Error(`GET ${path}: ${statusMessage(answer)}`);
+    // The informer needs the list's resourceVersion too, not only its items.
     return answer.body as { metadata?: { resourceVersion?: string }; items: KubernetesObject[] };
   };
   const nodes = makeInformer(kubeconfig, '/api/v1/nodes', list('/api/v1/nodes'));

@@ -30,6 +30,13 @@ export function statusMessage(response: KubeResponse): string {
   return typeof body?.message === 'string' ? `${response.status}: ${body.message}` : `HTTP ${response.status}`;
 }
 
+/** The `items` of a list GET at `path`. @throws Error naming the path for any status but 200 */
+export async function listItems<T>(rest: KubeRest, path: string): Promise<T[]> {
+  const answer = await rest.request('GET', path);
+  if (answer.status !== 200) throw new Error(`GET ${path}: ${statusMessage(answer)}`);
+  return (answer.body as { items?: T[] } | null)?.items ?? [];
+}
+
 /** A `KubeRest` over `kubeconfig`'s current context. @throws Error when the context names no cluster */
 export function kubeRestFrom(kubeconfig: KubeConfig, timeoutMs = 10_000): KubeRest {
   const cluster = kubeconfig.getCurrentCluster();
