@@ -62,6 +62,8 @@ describe('gpushare simulate --pool-report (built CLI)', () => {
       expect(r.stdout).toContain(label);
     expect(r.stdout).toContain('sharing ceiling: 1 − ');
     expect(r.stdout).toMatch(/NOT MET +\(b\) saves at least 90% of the ceiling/);
+    expect(r.stdout).toMatch(/packing bound: 1 − \d+ GPU-h that the shares of jobs running at once occupy at least/);
+    expect(r.stdout).toContain('where the GPU-hours paid went (means over seeds):');
     expect(r.stdout).toContain('preemption off');
     expect(r.stdout).toContain('prices: Google Cloud Compute Engine, on-demand, us-central1, 2025-03-06 (GPUs only)');
     const report = JSON.parse(readFileSync(json, 'utf8'));
@@ -87,6 +89,8 @@ describe('gpushare simulate --pool-report (built CLI)', () => {
     expect(page.startsWith('<!doctype html>')).toBe(true);
     expect(page.match(/<svg /g)).toHaveLength(3);
     expect(page).not.toMatch(/<script|<link|src=|href=/);
+    expect(page).toContain('Where the GPU-hours paid went (means over seeds)');
+    expect(page).toContain('Packing bound: 1 − ');
   });
 
   it.each([

@@ -46,6 +46,25 @@ function cluster(templates: NodeTemplate[], scheduling = {}): PoolCluster {
 }
 
 describe('PoolCluster', () => {
+  it('says where its GPUs are: held, slivers, idle beside jobs, on empty nodes, cordoned', () => {
+    const t = template();
+    const c = cluster([t]);
+    c.addNodes([
+      { id: 1, name: 'T4x2-1', template: t },
+      { id: 2, name: 'T4x2-2', template: t },
+      { id: 3, name: 'T4x2-3', template: t },
+    ]);
+    // Node 1 (the oldest) takes 0.6 and 0.3 on one GPU; nodes 2 and 3 stay empty.
+    expect(c.place(job(1, 600), 0, 0)).toBe(1);
+    expect(c.place(job(2, 300), 0, 0)).toBe(1);
+    const onOneGpu = c.gpuUse();
+    expect(onOneGpu.held).toBeCloseTo(0.9, 10);
+    expect(onOneGpu.slivers).toBeCloseTo(0.1, 10);
+    expect(onOneGpu).toMatchObject({ idleOnBusyNodes: 1, emptyNodes: 4, cordoned: 0 });
+    c.cordon([3]);
+    expect(c.gpuUse()).toMatchObject({ emptyNodes: 2, cordoned: 2 });
+  });
+
   it('places nothing until a node joins, then places by node id', () => {
     const t = template();
     const c = cluster([t]);

@@ -88,6 +88,20 @@ export function reservedMilli(placement: ActiveJob['assignment']['placement'], m
   return milli;
 }
 
+/** Where the GPUs of a pool's ready and cordoned nodes are at one instant, in GPUs (shares as fractions). */
+export interface GpuUseNow {
+  /** Held by running jobs (`reservedMilli` / 1000, at most one per GPU). */
+  readonly held: number;
+  /** The unheld rest of the GPUs that hold some job: the slivers beside shares. */
+  readonly slivers: number;
+  /** GPUs without a job on schedulable nodes that hold a job. */
+  readonly idleOnBusyNodes: number;
+  /** GPUs of schedulable nodes without a job (waiting out the scale-down delay, or for work). */
+  readonly emptyNodes: number;
+  /** The unheld GPUs (whole or part) of cordoned nodes. */
+  readonly cordoned: number;
+}
+
 /** The autoscaled pool's nodes behind one `SchedulingSession`, rebuilt whenever the nodes change. */
 export class PoolCluster implements ReplayCluster {
   private readonly session: SchedulingSession;
@@ -191,6 +205,37 @@ export class PoolCluster implements ReplayCluster {
   /** Reserved milli-GPU of every running job. */
   get reservedTotal(): number {
     return this.reserved;
+  }
+
+  /** Where the nodes' GPUs are now: held, slivers, idle beside jobs, on empty nodes, cordoned (see GpuUseNow). */
+  gpuUse(): GpuUseNow {
+    let held = 0;
+    let slivers = 0;
+    let idleOnBusyNodes = 0;
+    let emptyNodes = 0;
+    let cordoned = 0;
+    for (const m of this.members) {
+      const milliByGpu = new Map<number, number>();
+      for (const job of this.onNode.get(m.id)!)
+        for (const g of job.active.assignment.placement.gpus) {
+          const milli =
+            g.mig === null
+              ? g.accountedGpuMilli
+              : Math.round((1000 * g.mig.computeSlices) / slicesPerGpu(m.template.gpuModel));
+          milliByGpu.set(g.index, (milliByGpu.get(g.index) ?? 0) + milli);
+        }
+      let nodeHeld = 0;
+      for (const milli of milliByGpu.values()) nodeHeld += Math.min(1000, milli) / 1000;
+      held += nodeHeld;
+      const gpus = m.template.gpuCount;
+      if (m.cordoned) cordoned += gpus - nodeHeld;
+      else if (milliByGpu.size === 0) emptyNodes += gpus;
+      else {
+        slivers += milliByGpu.size - nodeHeld;
+        idleOnBusyNodes += gpus - milliByGpu.size;
+      }
+    }
+    return { held, slivers, idleOnBusyNodes, emptyNodes, cordoned };
   }
 
   /**

@@ -25,7 +25,7 @@ import {
 } from '../../core/index.js';
 import type { JobRun } from '../timeline/job-run.js';
 import type { ReplayPool } from '../timeline/timeline-engine.js';
-import type { PoolCluster } from './pool-cluster.js';
+import type { GpuUseNow, PoolCluster } from './pool-cluster.js';
 import { PoolLedger, StepSeries } from './pool-ledger.js';
 
 /** How the autoscaler runs in the replay. */
@@ -70,6 +70,11 @@ export interface AutoscaleCalls {
   readonly jobsDrained: number;
 }
 
+/** Where the GPU-hours a pool paid went, hours: the GpuUseNow parts over time, and booting nodes' GPUs. */
+export type GpuHoursUse = { readonly [K in keyof GpuUseNow | 'booting']: number };
+
+const USE_PARTS = ['held', 'slivers', 'idleOnBusyNodes', 'emptyNodes', 'cordoned'] as const;
+
 function isEmpty(d: AutoscaleDecision): boolean {
   return d.scaleUp.length === 0 && d.cordon.length === 0 && d.remove.length === 0 && d.drainJobIds.length === 0;
 }
@@ -81,6 +86,12 @@ export class AutoscaleDriver implements ReplayPool {
   readonly queueLength = new StepSeries();
   /** Reserved milli-GPU of the running jobs over time. */
   readonly reservedMilli = new StepSeries();
+  /** GPUs in each part of GpuUseNow, and booting, over time. */
+  private readonly use = {
+    ...(Object.fromEntries(USE_PARTS.map((k) => [k, new StepSeries()])) as Record<keyof GpuUseNow, StepSeries>),
+    booting: new StepSeries(),
+  };
+  private useSeen = { version: -1, booting: -1 };
   private readonly nodes = new Map<number, Node>();
   private readonly byName = new Map<string, Node>();
   private booting: Node[] = [];
@@ -146,6 +157,26 @@ export class AutoscaleDriver implements ReplayPool {
   instantDone(nowSeconds: number, queued: number): void {
     this.queueLength.record(nowSeconds, queued);
     this.reservedMilli.record(nowSeconds, this.cluster.reservedTotal);
+    let bootingGpus = 0;
+    for (const n of this.booting) bootingGpus += n.template.gpuCount;
+    if (this.cluster.version === this.useSeen.version && bootingGpus === this.useSeen.booting) return;
+    this.useSeen = { version: this.cluster.version, booting: bootingGpus };
+    const now = this.cluster.gpuUse();
+    for (const k of USE_PARTS) this.use[k].record(nowSeconds, now[k]);
+    this.use.booting.record(nowSeconds, bootingGpus);
+  }
+
+  /** Where the GPU-hours paid until `endSeconds` went (they sum to the ledger's GPU-hours). */
+  gpuHoursUse(endSeconds: number): GpuHoursUse {
+    const hours = (series: StepSeries): number => series.integralTo(endSeconds) / 3600;
+    return {
+      held: hours(this.use.held),
+      slivers: hours(this.use.slivers),
+      idleOnBusyNodes: hours(this.use.idleOnBusyNodes),
+      emptyNodes: hours(this.use.emptyNodes),
+      cordoned: hours(this.use.cordoned),
+      booting: hours(this.use.booting),
+    };
   }
 
   /** One call of the autoscaler and its decision carried out. @returns the jobs to drain */

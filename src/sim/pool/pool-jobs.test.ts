@@ -56,5 +56,32 @@ describe('sharingCeiling', () => {
     expect(ceiling.wholeGpuHours).toBeCloseTo(2, 10);
     expect(ceiling.ceiling).toBeCloseTo(0.27, 10);
     expect(sharingCeiling([]).ceiling).toBe(0);
+    // Job 1 runs alone and job 2 holds whole GPUs: nothing packs, so the packing bound saves nothing.
+    expect(ceiling.packedGpuHours).toBeCloseTo(2, 10);
+    expect(ceiling.packingBound).toBeCloseTo(0, 10);
+  });
+
+  it('packs only the shares of jobs that run at the same time', () => {
+    const at = (j: TimelineJob, arrivalSeconds: number): TimelineJob => ({ ...j, arrivalSeconds });
+    const ceiling = sharingCeiling([
+      at(job(1, 1, 460, 7200, low), 0),
+      at(job(2, 1, 460, 7200, low), 3600),
+      at(job(3, 1, 810, 3600, low), 0),
+      at(job(4, 1, 300, 3600, low), 0),
+    ]);
+    // [0, 1 h): 0.46 + 0.81 + 0.30 → 2 GPUs; [1 h, 2 h): 0.46 + 0.46 → 1; [2 h, 3 h): 0.46 → 1.
+    expect(ceiling.packedGpuHours).toBeCloseTo(4, 10);
+    expect(ceiling.wholeGpuHours).toBeCloseTo(6, 10);
+    expect(ceiling.packingBound).toBeCloseTo(1 / 3, 10);
+    expect(ceiling.ceiling).toBeCloseTo(1 - 2.95 / 6, 10);
+  });
+
+  it('gives every share above half a GPU a GPU of its own', () => {
+    const three = [1, 2, 3].map((id) => ({ ...job(id, 1, 600, 3600, low), arrivalSeconds: 0 }));
+    const ceiling = sharingCeiling(three);
+    // Σ shares is 1.8 GPUs, but no two of them fit one GPU.
+    expect(ceiling.packedGpuHours).toBeCloseTo(3, 10);
+    expect(ceiling.packingBound).toBeCloseTo(0, 10);
+    expect(ceiling.ceiling).toBeCloseTo(0.4, 10);
   });
 });

@@ -50,7 +50,10 @@ export function hybridRequestOf(model: SharingGpuModel): (job: TimelineJob, tena
   };
 }
 
-/** GPU-hours the jobs ask for, as given and rounded up to whole GPUs, and the ceiling of what sharing saves. */
+/**
+ * GPU-hours the jobs ask for, as given and rounded up to whole GPUs, the ceiling of what sharing
+ * saves, and the bound that packing the shares of jobs running at the same time sets on it.
+ */
 export interface SharingCeiling {
   /** Σ GPUs × milli / 1000 × run time, hours. */
   readonly fractionalGpuHours: number;
@@ -58,19 +61,54 @@ export interface SharingCeiling {
   readonly wholeGpuHours: number;
   /** 1 − fractional / whole: what perfect packing of the shares saves against whole GPUs. */
   readonly ceiling: number;
+  /**
+   * The fewest GPU-hours any placement of the shares can occupy with the jobs running as the trace
+   * ran them (each from its arrival for its run time): at each instant the whole-GPU jobs' GPUs plus
+   * max(⌈Σ shares⌉, the shares above half a GPU, no two of which fit one GPU), integrated over time,
+   * hours. A pool that shares pays at least this (less only where waits shift jobs).
+   */
+  readonly packedGpuHours: number;
+  /** 1 − packed / whole: the most sharing can save on these jobs while they overlap as they do. */
+  readonly packingBound: number;
 }
 
-/** The ceiling of what sharing can save on `jobs`: 1 − (GPU-hours asked ÷ GPU-hours rounded up to whole GPUs). */
+/**
+ * The ceiling of what sharing can save on `jobs`: 1 − (GPU-hours asked ÷ GPU-hours rounded up to
+ * whole GPUs); and the tighter bound of packing the shares of the jobs that run at the same time
+ * into whole GPUs (`packingBound`): a share of 0.46 GPU running alone still occupies a GPU.
+ */
 export function sharingCeiling(jobs: readonly TimelineJob[]): SharingCeiling {
   let fractional = 0;
   let whole = 0;
-  for (const { request: r, durationSeconds } of jobs) {
+  /** [time, +1 start / −1 end, job] */
+  const events: [number, number, TimelineJob][] = [];
+  for (const job of jobs) {
+    const { request: r, durationSeconds } = job;
     fractional += ((r.gpuCount * r.gpuMilli) / 1000) * durationSeconds;
     whole += r.gpuCount * Math.ceil(r.gpuMilli / 1000) * durationSeconds;
+    if (r.gpuCount === 0 || durationSeconds <= 0) continue;
+    events.push([job.arrivalSeconds, 1, job], [job.arrivalSeconds + durationSeconds, -1, job]);
+  }
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let packed = 0;
+  let wholeGpus = 0;
+  let shareMilli = 0;
+  let overHalf = 0;
+  let last = 0;
+  for (const [t, sign, { request: r }] of events) {
+    packed += (wholeGpus + Math.max(overHalf, Math.ceil(shareMilli / 1000))) * (t - last);
+    last = t;
+    if (r.gpuMilli >= 1000) wholeGpus += sign * r.gpuCount * Math.ceil(r.gpuMilli / 1000);
+    else {
+      shareMilli += sign * r.gpuCount * r.gpuMilli;
+      if (r.gpuMilli > 500) overHalf += sign * r.gpuCount;
+    }
   }
   return {
     fractionalGpuHours: fractional / 3600,
     wholeGpuHours: whole / 3600,
     ceiling: whole === 0 ? 0 : 1 - fractional / whole,
+    packedGpuHours: packed / 3600,
+    packingBound: whole === 0 ? 0 : 1 - packed / whole,
   };
 }

@@ -6,7 +6,7 @@
 import type { AutoscalePolicy, NodeTemplate, PriorityClassName } from '../../core/index.js';
 import type { MeanSd } from '../simulation-types.js';
 import type { ClassStats } from '../timeline/timeline-types.js';
-import type { AutoscaleCalls } from './pool-driver.js';
+import type { AutoscaleCalls, GpuHoursUse } from './pool-driver.js';
 import type { SharingCeiling } from './pool-jobs.js';
 
 /** The four scenarios, in report order. */
@@ -69,6 +69,11 @@ export interface PoolRunResult {
   readonly drains: number;
   /** The autoscaler's calls; null for the fixed pool. */
   readonly autoscale: AutoscaleCalls | null;
+  /**
+   * Where the GPU-hours paid went (held by jobs, slivers beside shares, idle GPUs on nodes with
+   * jobs, empty nodes, cordoned, booting; they sum to `gpuHours`); null for the fixed pool.
+   */
+  readonly gpuHoursUse: GpuHoursUse | null;
   readonly series: PoolSeries;
   /** Wall time of this run, seconds. */
   readonly wallSeconds: number;
@@ -103,6 +108,8 @@ export interface PoolGoal {
   /** The saving required (a fraction). */
   readonly required: number;
   readonly met: boolean;
+  /** The most any placement can save here (a fraction; pool-jobs.ts `packingBound`), where one is known. */
+  readonly bound?: number;
 }
 
 /** Everything one pool report produced (the `--json` document). */
@@ -169,4 +176,29 @@ export interface PoolReport {
   };
   /** ISO time the report was made (display only). */
   readonly generatedAt: string;
+}
+
+/** The parts of GpuHoursUse in the order reports print them, with their column names. */
+export const GPU_HOURS_USE_COLUMNS: readonly (readonly [keyof GpuHoursUse, string])[] = [
+  ['held', 'held by jobs'],
+  ['slivers', 'slivers beside shares'],
+  ['idleOnBusyNodes', 'idle GPUs on nodes with jobs'],
+  ['emptyNodes', 'empty nodes'],
+  ['cordoned', 'cordoned'],
+  ['booting', 'booting'],
+];
+
+/** Per autoscaled scenario of `runs`, the mean over its seeds of where the GPU-hours paid went. */
+export function meanGpuHoursUse(runs: readonly PoolRunResult[]): [PoolScenario, GpuHoursUse][] {
+  const out: [PoolScenario, GpuHoursUse][] = [];
+  for (const scenario of POOL_SCENARIOS) {
+    const uses = runs.filter((r) => r.scenario === scenario && r.gpuHoursUse !== null).map((r) => r.gpuHoursUse!);
+    if (uses.length === 0) continue;
+    const mean = (k: keyof GpuHoursUse): number => uses.reduce((sum, u) => sum + u[k], 0) / uses.length;
+    out.push([
+      scenario,
+      Object.fromEntries(GPU_HOURS_USE_COLUMNS.map(([k]) => [k, mean(k)])) as unknown as GpuHoursUse,
+    ]);
+  }
+  return out;
 }

@@ -55,6 +55,10 @@ describe('the pool report on the first 600 pods, seed 42', () => {
     expect(report.ceiling.fractionalGpuHours).toBeCloseTo(35_751.82, 1);
     expect(report.ceiling.wholeGpuHours).toBeCloseTo(42_457.56, 1);
     expect(report.ceiling.ceiling).toBeCloseTo(0.15794, 4);
+    // The shares of jobs running at the same time occupy at least 37,372.04 GPU-h: 1 − that ÷ 42,457.56.
+    expect(report.ceiling.packedGpuHours).toBeCloseTo(37_372.04, 1);
+    expect(report.ceiling.packingBound).toBeCloseTo(0.11978, 4);
+    expect(report.goals.sharingVsWhole.bound).toBe(report.ceiling.packingBound);
     expect(report.runs.map((r) => [r.scenario, r.jobs, r.unplaceable])).toEqual([
       ['fixed-whole', 519, 0],
       ['autoscaled-whole', 519, 0],
@@ -99,6 +103,24 @@ describe('the pool report on the first 600 pods, seed 42', () => {
     expect(report.goals.sharingVsWhole.met).toBe(false);
     expect(report.goals.hybridVsFixed.saving).toBeCloseTo(0.72879, 4);
     expect(report.goals.hybridVsFixed.met).toBe(true);
+  });
+
+  it('says where the GPU-hours of each autoscaled pool went; they add up to what it paid', () => {
+    for (const run of report.runs) {
+      if (run.scenario === 'fixed-whole') {
+        expect(run.gpuHoursUse).toBeNull();
+        continue;
+      }
+      const use = run.gpuHoursUse!;
+      const paid = use.held + use.slivers + use.idleOnBusyNodes + use.emptyNodes + use.cordoned + use.booting;
+      expect(paid).toBeCloseTo(run.gpuHours, 6);
+      // Held GPUs are the reserved milli-GPU: the alloc % of the paid GPU-hours.
+      expect((100 * use.held) / run.gpuHours).toBeCloseTo(run.allocatedPct, 6);
+    }
+    const whole = report.runs.find((r) => r.scenario === 'autoscaled-whole')!.gpuHoursUse!;
+    expect(whole.slivers).toBe(0);
+    const sharing = report.runs.find((r) => r.scenario === 'autoscaled-sharing')!.gpuHoursUse!;
+    expect(Math.round(sharing.slivers)).toBe(1685);
   });
 
   it('keeps the series of every run over its makespan', () => {

@@ -207,6 +207,7 @@ export async function runPoolReport(options: PoolReportOptions): Promise<PoolRep
         saving: sharingSaving,
         required: 0.9 * ceiling.ceiling,
         met: sharingSaving >= 0.9 * ceiling.ceiling,
+        bound: ceiling.packingBound,
       },
       hybridVsFixed: {
         description: '(c) saves at least 40% of the GPU-hours of (0): (GPU-h(0) − GPU-h(c)) / GPU-h(0) ≥ 0.4',

@@ -214,6 +214,7 @@ export function runPoolScenario(
       ...statsByClass(outcome.outcomes),
       drains: 0,
       autoscale: null,
+      gpuHoursUse: null,
       // The allocation trace in % of 100,000 milli-GPU is the reserved milli-GPU / 1000.
       series: seriesOf(
         paid,
@@ -258,6 +259,7 @@ export function runPoolScenario(
     ...statsByClass(outcome.outcomes),
     drains: outcome.outcomes.reduce((s, o) => s + o.drains, 0),
     autoscale: driver.calls,
+    gpuHoursUse: driver.gpuHoursUse(end),
     series: seriesOf(
       driver.ledger.paidGpus,
       (from, to, count) => driver.reservedMilli.intervalMeans(from, to, count),

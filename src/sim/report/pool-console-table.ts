@@ -6,7 +6,13 @@
 import { formatTable } from '../../lib/text-table.js';
 import type { MeanSd } from '../simulation-types.js';
 import { CLASS_ORDER } from '../timeline/timeline-types.js';
-import { SCENARIO_LABELS, type PoolReport, type PoolGoal } from '../pool/pool-types.js';
+import {
+  GPU_HOURS_USE_COLUMNS,
+  meanGpuHoursUse,
+  SCENARIO_LABELS,
+  type PoolGoal,
+  type PoolReport,
+} from '../pool/pool-types.js';
 import { formatFixed, formatSeeds } from './html-escape.js';
 
 function whole(v: MeanSd | null): string {
@@ -20,7 +26,10 @@ function pct(fraction: number): string {
 /** A goal as one line: measured against required, met or not. */
 function goalLine(goal: PoolGoal): string {
   const result = goal.met ? 'MET    ' : 'NOT MET';
-  return `${result}  ${goal.description}: measured ${pct(goal.saving)}, required ${pct(goal.required)}`;
+  return (
+    `${result}  ${goal.description}: measured ${pct(goal.saving)}, required ${pct(goal.required)}` +
+    (goal.bound === undefined ? '' : `, packing bound ${pct(goal.bound)}`)
+  );
 }
 
 const HEADER = [
@@ -78,8 +87,27 @@ export function formatPoolTables(report: PoolReport): string {
     '',
     `sharing ceiling: 1 − ${formatFixed(ceiling.fractionalGpuHours, 0)} GPU-h asked ÷ ` +
       `${formatFixed(ceiling.wholeGpuHours, 0)} GPU-h rounded up to whole GPUs = ${pct(ceiling.ceiling)}`,
+    `packing bound: 1 − ${formatFixed(ceiling.packedGpuHours, 0)} GPU-h that the shares of jobs running at once ` +
+      `occupy at least ÷ ${formatFixed(ceiling.wholeGpuHours, 0)} = ${pct(ceiling.packingBound)}` +
+      ` (${pct(ceiling.ceiling === 0 ? 0 : ceiling.packingBound / ceiling.ceiling)} of the ceiling)`,
     goalLine(report.goals.sharingVsWhole),
     goalLine(report.goals.hybridVsFixed),
+    '',
+    'where the GPU-hours paid went (means over seeds):',
+    formatTable(
+      [
+        ['scenario', ...GPU_HOURS_USE_COLUMNS.map(([, name]) => name), 'paid'],
+        ...meanGpuHoursUse(report.runs).map(([scenario, use]) => [
+          SCENARIO_LABELS[scenario],
+          ...GPU_HOURS_USE_COLUMNS.map(([k]) => formatFixed(use[k], 0)),
+          formatFixed(
+            GPU_HOURS_USE_COLUMNS.reduce((sum, [k]) => sum + use[k], 0),
+            0,
+          ),
+        ]),
+      ],
+      { right: [false, ...GPU_HOURS_USE_COLUMNS.map(() => true), true] },
+    ),
     '',
     formatTable(
       [

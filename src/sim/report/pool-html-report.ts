@@ -5,6 +5,8 @@
  */
 import { CLASS_ORDER } from '../timeline/timeline-types.js';
 import {
+  GPU_HOURS_USE_COLUMNS,
+  meanGpuHoursUse,
   POOL_SCENARIOS,
   SCENARIO_LABELS,
   type PoolReport,
@@ -94,6 +96,7 @@ export function renderPoolHtmlReport(report: PoolReport): string {
     g.description,
     `${formatFixed(100 * g.saving, 1)}%`,
     `${formatFixed(100 * g.required, 1)}%`,
+    g.bound === undefined ? '—' : `${formatFixed(100 * g.bound, 1)}%`,
     g.met ? 'met' : 'not met',
   ]);
   const templates = [...s.templates.trace, ...s.templates.hybrid].map((t) => [
@@ -143,8 +146,26 @@ export function renderPoolHtmlReport(report: PoolReport): string {
       ),
       `<p>Sharing ceiling: 1 − ${escapeHtml(formatFixed(report.ceiling.fractionalGpuHours, 0))} GPU-h asked ÷ ` +
         `${escapeHtml(formatFixed(report.ceiling.wholeGpuHours, 0))} GPU-h rounded up to whole GPUs = ` +
-        `${escapeHtml(formatFixed(100 * report.ceiling.ceiling, 2))}%.</p>`,
-      htmlTable('Goals', ['goal', 'measured', 'required', 'result'], rows(goals)),
+        `${escapeHtml(formatFixed(100 * report.ceiling.ceiling, 2))}%. Packing bound: 1 − ` +
+        `${escapeHtml(formatFixed(report.ceiling.packedGpuHours, 0))} GPU-h that the shares of jobs running at ` +
+        `the same time occupy at least (whole GPUs) ÷ the same ` +
+        `${escapeHtml(formatFixed(report.ceiling.wholeGpuHours, 0))} = ` +
+        `${escapeHtml(formatFixed(100 * report.ceiling.packingBound, 2))}%: no pool that shares saves more.</p>`,
+      htmlTable('Goals', ['goal', 'measured', 'required', 'packing bound', 'result'], rows(goals)),
+      htmlTable(
+        'Where the GPU-hours paid went (means over seeds)',
+        ['scenario', ...GPU_HOURS_USE_COLUMNS.map(([, name]) => name), 'paid'],
+        rows(
+          meanGpuHoursUse(report.runs).map(([scenario, use]) => [
+            SCENARIO_LABELS[scenario],
+            ...GPU_HOURS_USE_COLUMNS.map(([k]) => formatFixed(use[k], 0)),
+            formatFixed(
+              GPU_HOURS_USE_COLUMNS.reduce((sum, [k]) => sum + use[k], 0),
+              0,
+            ),
+          ]),
+        ),
+      ),
     ]),
     htmlSection('h-over-time', 'Over time', [
       htmlFigure(
