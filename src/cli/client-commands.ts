@@ -30,6 +30,7 @@ export const CLIENT_COMMANDS: readonly ClientCommandEntry[] = [
   { name: 'drain', load: async (io) => (await import('./drain-command.js')).createDrainCommand(io) },
   { name: 'backup', load: async (io) => (await import('./backup-command.js')).createBackupCommand(io) },
   { name: 'status', load: async (io) => (await import('./status-command.js')).createStatusCommand(io) },
+  { name: 'what-if', load: async (io) => (await import('./what-if-command.js')).createWhatIfCommand(io) },
 ];
 
 /**

@@ -11,6 +11,7 @@ import {
   templateNode,
   type AutoscalePolicy,
   type ClusterNode,
+  type JobRequest,
   type NodeTemplate,
   type ScheduleOptions,
   type TaskShape,
@@ -45,6 +46,12 @@ export interface PoolInput {
   readonly shapes: readonly ModelShape[];
   /** Task shapes of the pod list (the `default` policy's target workload), as the trace gives them. */
   readonly taskShapes: readonly TaskShape[];
+  /**
+   * The request the core places for a job of the whole-GPU and sharing scenarios (after rounding
+   * up for whole GPUs); absent: `timelineJobRequest`, an MPS share naming no memory, as for trace
+   * pods. The what-if replay gives each job of a server's history its own mode and memory.
+   */
+  readonly requestOf?: (job: TimelineJob, tenant: string) => JobRequest;
 }
 
 /** How runs run. */
@@ -160,7 +167,7 @@ export function runPoolScenario(
   if (hybrid && model === undefined) throw new RangeError(`hybrid GPU model ${settings.hybridGpuModel} is unknown`);
   const options: TimelineOptions = {
     ...timelineOptions(settings),
-    ...(model ? { requestOf: hybridRequestOf(model) } : {}),
+    ...(model ? { requestOf: hybridRequestOf(model) } : input.requestOf ? { requestOf: input.requestOf } : {}),
   };
   const scheduling: ScheduleOptions = {
     policy: 'default',

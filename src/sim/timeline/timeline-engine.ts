@@ -7,7 +7,6 @@
 import {
   defaultPreemptible,
   orderQueue,
-  totalGpuMilli,
   type JobRequest,
   type PreemptionOptions,
   type PreemptionSettings,
@@ -105,6 +104,11 @@ export interface TimelineOutcome {
   readonly makespanSeconds: number;
   /** Scheduling passes run: over the whole queue, and over new arrivals only. */
   readonly passes: { readonly full: number; readonly arrivalsOnly: number };
+}
+
+/** milli-GPU a placed request asks for in all: GPUs × share (the request as placed, which `requestOf` may resize). */
+function placedGpuMilli(request: JobRequest): number {
+  return request.gpu.gpuCount * request.gpu.gpuMilli;
 }
 
 /** Safety net: more follow-up passes than this at one instant means a bug, not a workload. */
@@ -243,13 +247,13 @@ export function replayTimeline(
     run.waitSeconds += now - run.queuedSinceSeconds;
     if (Number.isNaN(run.firstStartSeconds)) run.firstStartSeconds = now;
     countRunning(run, 1);
-    allocatedMilli += totalGpuMilli(run.job.request);
+    allocatedMilli += placedGpuMilli(run.request);
     completions.push(now + run.remainingSeconds, { run, attempt: run.attempt });
   };
   const stop = (run: JobRun): void => {
     cluster.release(run.id);
     countRunning(run, -1);
-    allocatedMilli -= totalGpuMilli(run.job.request);
+    allocatedMilli -= placedGpuMilli(run.request);
     run.nodeIndex = -1;
   };
   /** `run` stops at `now` and loses its work since the last checkpoint (a preemption, or a drain). */

@@ -1,0 +1,135 @@
+/**
+ * Plain-text tables of `gpushare what-if` (docs/what-if.md): the GPUs the history needs with and
+ * without sharing at its p95 wait, per policy, the recommended policy, the autoscaled pools and the
+ * right-sizing advice.
+ */
+import { formatTable } from '../../lib/text-table.js';
+import type { WhatIfReport } from '../whatif/run-what-if.js';
+import { formatFixed } from './html-escape.js';
+
+function gpus(n: number | null): string {
+  return n === null ? 'none ≤ 4096' : String(n);
+}
+
+function seconds(s: number | null): string {
+  return s === null ? '—' : formatFixed(s, 0);
+}
+
+/** Saving of `after` against `before`, in %, or '—'. */
+export function savingPct(before: number | null, after: number | null): string {
+  return before === null || after === null || before === 0
+    ? '—'
+    : `${formatFixed((100 * (before - after)) / before, 1)}%`;
+}
+
+/** The rows of the sizing table: whole GPUs, each policy with sharing, and right-sized requests. */
+export function sizingRows(report: WhatIfReport): string[][] {
+  const whole = report.whole.gpus;
+  const rows = [
+    ['whole GPUs (no sharing)', report.whole.policy, gpus(whole), seconds(report.whole.waitP95Seconds), '—'],
+    ...report.shared.map((s) => [
+      `sharing${s.policy === report.recommendedPolicy ? ' (recommended)' : ''}`,
+      s.policy,
+      gpus(s.gpus),
+      seconds(s.waitP95Seconds),
+      savingPct(whole, s.gpus),
+    ]),
+  ];
+  const sized = report.rightSizing.pool;
+  if (sized !== null)
+    rows.push([
+      'right-sized requests',
+      sized.policy,
+      gpus(sized.gpus),
+      seconds(sized.waitP95Seconds),
+      savingPct(whole, sized.gpus),
+    ]);
+  return rows;
+}
+
+/** The rows of the right-sizing table, one per advised workload. */
+export function adviceRows(report: WhatIfReport): string[][] {
+  const mib = (v: number | null): string => (v === null ? '—' : formatFixed(v, 0));
+  return report.rightSizing.workloads.map((w) => [
+    w.workload,
+    `${w.measuredJobs}/${w.jobs}`,
+    String(w.gpuCount),
+    `${mib(w.gpuMilli.requested)} → ${mib(w.gpuMilli.recommended)}`,
+    w.gpuMilli.peak === null ? 'not measured' : `${formatFixed(w.gpuMilli.peak / 10, 1)}%`,
+    `${mib(w.gpuMemoryMiB.requested)} → ${mib(w.gpuMemoryMiB.recommended)}`,
+    w.gpuMemoryMiB.peak === null ? 'not measured' : mib(w.gpuMemoryMiB.peak),
+    `${formatFixed(w.requestedGpuHours, 1)} → ${formatFixed(w.recommendedGpuHours, 1)}`,
+  ]);
+}
+
+/** Formats the report as text (no trailing newline). */
+export function formatWhatIf(report: WhatIfReport): string {
+  const { inputs, observed, target, settings } = report;
+  const shape = settings.shape;
+  const lines = [
+    `${inputs.jobs} jobs (${inputs.gpuJobs} with GPUs, ${inputs.tenants} tenant${inputs.tenants === 1 ? '' : 's'}) ` +
+      `over ${formatFixed(inputs.spanSeconds / 3600, 1)} h; asked ${formatFixed(observed.requestedGpuHours, 1)} ` +
+      `GPU-h (${formatFixed(observed.wholeGpuHours, 1)} rounded up to whole GPUs); p95 wait on the server ` +
+      `${formatFixed(observed.waitP95Seconds, 0)} s`,
+    `sized on ${shape.gpuModel} nodes of ${shape.gpusPerNode} GPUs at p95 wait ≤ ` +
+      `${formatFixed(target.waitP95Seconds, 0)} s ` +
+      `(${target.source === 'history' ? "the history's own" : '--wait-target'}), ` +
+      `seed ${settings.seed}, preemption ${settings.preemption ? 'on' : 'off'}`,
+    '',
+    formatTable([['requests', 'policy', 'GPUs needed', 'p95 wait s', 'fewer GPUs than whole'], ...sizingRows(report)], {
+      right: [false, false, true, true, true],
+    }),
+    '',
+    report.recommendedPolicy === null
+      ? 'recommended policy: none (no pool up to 4096 GPUs meets the target with sharing)'
+      : `recommended policy: ${report.recommendedPolicy} ` +
+        '(fewest GPUs with sharing; ties: lower p95 wait, then the order given)',
+  ];
+  if (report.autoscaled !== null) {
+    const { whole, shared } = report.autoscaled;
+    const row = (name: string, a: typeof whole): string[] => [
+      name,
+      formatFixed(a.gpuHours, 1),
+      formatFixed(a.cost, 2),
+      String(a.peakGpus),
+      formatFixed(a.waitP95Seconds, 0),
+      a.withinTarget ? 'yes' : 'no',
+    ];
+    lines.push(
+      '',
+      `autoscaled pool of ${shape.gpuModel}x${shape.gpusPerNode} nodes (boot ${settings.autoscale?.bootSeconds} s):`,
+      formatTable(
+        [
+          ['requests', 'GPU-hours paid', 'cost USD', 'peak GPUs', 'p95 wait s', 'within target'],
+          row('whole GPUs', whole),
+          row('sharing', shared),
+        ],
+        { right: [false, true, true, true, true, false] },
+      ),
+    );
+  }
+  lines.push('');
+  if (report.rightSizing.workloads.length === 0)
+    lines.push('right-sizing: no job of the history has a measured peak (nvidia-smi or the job’s reports)');
+  else
+    lines.push(
+      `right-sizing (observed peak + ${formatFixed(100 * report.rightSizing.headroom, 0)}% headroom; advice only):`,
+      formatTable(
+        [
+          [
+            'workload',
+            'measured jobs',
+            'GPUs',
+            'milli-GPU asked → advised',
+            'peak util',
+            'memory MiB asked → advised',
+            'peak memory MiB',
+            'GPU-h asked → advised',
+          ],
+          ...adviceRows(report),
+        ],
+        { right: [false, true, true, true, true, true, true, true] },
+      ),
+    );
+  return lines.join('\n');
+}

@@ -1,0 +1,254 @@
+/**
+ * `gpushare what-if` (docs/what-if.md): a server's history replayed through the core to say how
+ * many GPUs of one model the same work needs with and without sharing, at the p95 wait it had;
+ * which placement policy packs it on the fewest; what an autoscaled pool of such nodes would pay;
+ * and what right-sized requests would need. Deterministic: the same history and options give the
+ * same figures.
+ */
+import { DEFAULT_AUTOSCALE_POLICY, findGpuModel, type AutoscalePolicy } from '../../core/index.js';
+import { nearestRank } from '../../lib/statistics.js';
+import { GPU_PER_HOUR } from '../pool/pool-prices.js';
+import { runPoolScenario, type PoolInput, type PoolRunSettings } from '../pool/run-pool.js';
+import type { History } from './history-jobs.js';
+import { rightSize, type RightSizing } from './right-size.js';
+import {
+  smallestFixed,
+  whatIfRequest,
+  type FixedReplay,
+  type RequestVariant,
+  type WhatIfNodeShape,
+  type WhatIfReplaySettings,
+} from './what-if-replay.js';
+
+/** How the what-if runs. */
+export interface WhatIfOptions {
+  readonly shape: WhatIfNodeShape;
+  readonly seed: number;
+  /** The p95 wait to hold, s; null: the history's own p95 wait. */
+  readonly waitTargetSeconds: number | null;
+  /** Policies to compare with sharing (the recommended one is the one needing the fewest GPUs). */
+  readonly policies: readonly string[];
+  /** Right-sizing headroom above the observed peak, a fraction ≥ 0. */
+  readonly headroom: number;
+  /** The autoscaled pool: seconds a node takes to boot, seconds between the autoscaler's turns; null: not run. */
+  readonly autoscale: { readonly bootSeconds: number; readonly intervalSeconds: number } | null;
+  readonly preemption: boolean;
+  readonly checkpointIntervalSeconds: number;
+}
+
+/** The smallest fixed pool of one variant, or null when none up to the cap meets the target. */
+export interface PoolSize {
+  readonly gpus: number | null;
+  readonly policy: string;
+  readonly waitP95Seconds: number | null;
+  readonly allocatedPct: number | null;
+  /** Sizes tried: GPUs and p95 wait. */
+  readonly tried: readonly { readonly gpus: number; readonly waitP95Seconds: number; readonly unplaceable: number }[];
+}
+
+/** An autoscaled pool's run. */
+export interface AutoscaledFigures {
+  readonly gpuHours: number;
+  readonly cost: number;
+  readonly peakGpus: number;
+  readonly waitP95Seconds: number;
+  readonly withinTarget: boolean;
+}
+
+/** Everything `gpushare what-if` reports (its `-o json` document). */
+export interface WhatIfReport {
+  readonly inputs: {
+    readonly jobs: number;
+    readonly gpuJobs: number;
+    readonly tenants: number;
+    /** First submit to last end, s. */
+    readonly spanSeconds: number;
+    readonly skippedNegativeRunTime: number;
+  };
+  readonly settings: {
+    readonly shape: WhatIfNodeShape;
+    readonly seed: number;
+    readonly headroom: number;
+    readonly preemption: boolean;
+    readonly autoscale: WhatIfOptions['autoscale'];
+  };
+  /** What the server's jobs had: p95 and mean wait, GPU-hours asked (shares) and rounded up. */
+  readonly observed: {
+    readonly waitP95Seconds: number;
+    readonly waitMeanSeconds: number;
+    readonly requestedGpuHours: number;
+    readonly wholeGpuHours: number;
+  };
+  readonly target: { readonly waitP95Seconds: number; readonly source: 'history' | 'option' };
+  /** Without sharing: every GPU request rounded up to whole GPUs, the `default` policy. */
+  readonly whole: PoolSize;
+  /** With sharing, per policy, in the order given. */
+  readonly shared: readonly PoolSize[];
+  /**
+   * The policy that needs the fewest GPUs with sharing (ties: lower p95 wait, then the order given);
+   * null if none fits.
+   */
+  readonly recommendedPolicy: string | null;
+  /** Autoscaled pools of the model's nodes (whole GPUs, sharing); null when not run or the model has no price. */
+  readonly autoscaled: { readonly whole: AutoscaledFigures; readonly shared: AutoscaledFigures } | null;
+  readonly rightSizing: RightSizing & {
+    /** GPUs the history needs with the advised requests (recommended policy). */
+    readonly pool: PoolSize | null;
+  };
+}
+
+function poolSize(policy: string, found: ReturnType<typeof smallestFixed>): PoolSize {
+  return {
+    gpus: found.found?.gpus ?? null,
+    policy,
+    waitP95Seconds: found.found?.waitP95Seconds ?? null,
+    allocatedPct: found.found?.allocatedPct ?? null,
+    tried: found.tried.map((t: FixedReplay) => ({
+      gpus: t.gpus,
+      waitP95Seconds: t.waitP95Seconds,
+      unplaceable: t.unplaceable,
+    })),
+  };
+}
+
+function better(a: PoolSize, b: PoolSize): boolean {
+  if (a.gpus === null) return false;
+  if (b.gpus === null) return true;
+  return a.gpus < b.gpus || (a.gpus === b.gpus && (a.waitP95Seconds ?? 0) < (b.waitP95Seconds ?? 0));
+}
+
+/**
+ * Runs the what-if on `history`.
+ * @throws RangeError for a GPU model not in the catalog (or without a device memory), an empty history, or no policy
+ */
+export function runWhatIf(history: History, options: WhatIfOptions): WhatIfReport {
+  const model = findGpuModel(options.shape.gpuModel);
+  if (model === undefined || model.gpuMemoryMiB === null)
+    throw new RangeError(`GPU model ${options.shape.gpuModel} is not a catalog model with a known device memory`);
+  const deviceMiB = model.gpuMemoryMiB;
+  if (history.jobs.length === 0) throw new RangeError('the history has no job that ran');
+  if (options.policies.length === 0) throw new RangeError('at least one policy is needed');
+  const waits = history.jobs.map((h) => h.observedWaitSeconds);
+  const observedP95 =
+    nearestRank(
+      [...waits].sort((a, b) => a - b),
+      95,
+    ) ?? 0;
+  const target = options.waitTargetSeconds ?? observedP95;
+  const settings: WhatIfReplaySettings = {
+    shape: options.shape,
+    seed: options.seed,
+    preemption: options.preemption,
+    checkpointIntervalSeconds: options.checkpointIntervalSeconds,
+  };
+  const shared = (policy: string, variant: RequestVariant = { kind: 'shared' }): PoolSize =>
+    poolSize(policy, smallestFixed(history, policy, variant, target, settings));
+  const whole = poolSize('default', smallestFixed(history, 'default', { kind: 'whole' }, target, settings));
+  const byPolicy = options.policies.map((p) => shared(p));
+  let best: PoolSize | null = null;
+  for (const s of byPolicy) if (best === null ? s.gpus !== null : better(s, best)) best = s;
+  const recommendedPolicy = best?.policy ?? null;
+
+  const sizing = rightSize(history.jobs, { headroom: options.headroom, gpuMemoryMiB: deviceMiB });
+  const sizedPool =
+    sizing.workloads.length === 0 || recommendedPolicy === null
+      ? null
+      : shared(recommendedPolicy, { kind: 'sized', sizes: sizing.sizes });
+
+  let requested = 0;
+  let rounded = 0;
+  for (const { job } of history.jobs) {
+    requested += ((job.request.gpuCount * job.request.gpuMilli) / 1000) * job.durationSeconds;
+    rounded += job.request.gpuCount * job.durationSeconds;
+  }
+  const first = history.jobs[0]!.job.arrivalSeconds;
+  const last = Math.max(
+    ...history.jobs.map((h) => h.job.arrivalSeconds + h.observedWaitSeconds + h.job.durationSeconds),
+  );
+  return {
+    inputs: {
+      jobs: history.jobs.length,
+      gpuJobs: history.jobs.filter((h) => h.job.request.gpuCount > 0).length,
+      tenants: new Set(history.jobs.map((h) => h.tenant)).size,
+      spanSeconds: last - first,
+      skippedNegativeRunTime: history.skippedNegativeRunTime,
+    },
+    settings: {
+      shape: options.shape,
+      seed: options.seed,
+      headroom: options.headroom,
+      preemption: options.preemption,
+      autoscale: options.autoscale,
+    },
+    observed: {
+      waitP95Seconds: observedP95,
+      waitMeanSeconds: waits.reduce((a, b) => a + b, 0) / waits.length,
+      requestedGpuHours: requested / 3600,
+      wholeGpuHours: rounded / 3600,
+    },
+    target: { waitP95Seconds: target, source: options.waitTargetSeconds === null ? 'history' : 'option' },
+    whole,
+    shared: byPolicy,
+    recommendedPolicy,
+    autoscaled: autoscaled(history, options, target),
+    rightSizing: { ...sizing, pool: sizedPool },
+  };
+}
+
+/** The autoscaled pools (pool replay, src/sim/pool) of the model's nodes; null when not asked or not priced. */
+function autoscaled(
+  history: History,
+  options: WhatIfOptions,
+  target: number,
+): { whole: AutoscaledFigures; shared: AutoscaledFigures } | null {
+  const { autoscale, shape } = options;
+  if (autoscale === null || GPU_PER_HOUR[shape.gpuModel] === undefined) return null;
+  const gpuJobs = history.jobs.filter((h) => h.job.request.gpuCount > 0);
+  if (gpuJobs.length === 0) return null;
+  const byId = new Map(gpuJobs.map((h) => [h.job.id, h]));
+  const input: PoolInput = {
+    jobs: gpuJobs.map((h) => h.job),
+    shapes: [
+      {
+        model: shape.gpuModel,
+        gpuCount: shape.gpusPerNode,
+        cpuMilli: shape.cpuMilli,
+        hostMemoryMiB: shape.hostMemoryMiB,
+        nodesOfShape: 1,
+        nodesOfModel: 1,
+        gpusOfModel: shape.gpusPerNode,
+      },
+    ],
+    taskShapes: history.taskShapes.filter((s) => s.gpuCount > 0),
+    requestOf: (job) => whatIfRequest({ ...byId.get(job.id)!, job }, { kind: 'shared' }),
+  };
+  const policy: AutoscalePolicy = {
+    ...DEFAULT_AUTOSCALE_POLICY,
+    scaleUpWaitSeconds: Math.max(0, target - autoscale.bootSeconds - autoscale.intervalSeconds),
+    scaleDownUtilization: 0.5,
+    maxNodes: 400,
+  };
+  const settings: PoolRunSettings = {
+    checkpointIntervalSeconds: options.checkpointIntervalSeconds,
+    preemption: options.preemption,
+    bootSeconds: autoscale.bootSeconds,
+    autoscaleIntervalSeconds: autoscale.intervalSeconds,
+    maxPendingJobs: 200,
+    policies: { 'autoscaled-whole': policy, 'autoscaled-sharing': policy, 'autoscaled-hybrid': policy },
+    hybridGpuModel: 'A100-80GB',
+    drainable: 'all',
+    hostPrices: false,
+  };
+  const figures = (scenario: 'autoscaled-whole' | 'autoscaled-sharing'): AutoscaledFigures => {
+    const run = runPoolScenario(input, scenario, options.seed, settings);
+    const p95 = run.all.waitSeconds.p95 ?? 0;
+    return {
+      gpuHours: run.gpuHours,
+      cost: run.cost,
+      peakGpus: run.peakGpus,
+      waitP95Seconds: p95,
+      withinTarget: p95 <= target * 1.1 + 1,
+    };
+  };
+  return { whole: figures('autoscaled-whole'), shared: figures('autoscaled-sharing') };
+}
