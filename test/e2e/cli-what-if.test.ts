@@ -60,6 +60,9 @@ describe('gpushare what-if (built CLI)', () => {
     expect(r.stdout).toMatch(/sharing \(recommended\) +gpu-clustering +54 +0 +34\.1%/);
     expect(r.stdout).toMatch(/right-sized requests +gpu-clustering +44 +0 +46\.3%/);
     expect(r.stdout).toMatch(/team-a\/infer +60\/60 +1 +500 → 240 +20\.0% +40960 → 12288 +10240/);
+    expect(r.stdout).toContain(
+      'right-sized requests need 44 GPUs with gpu-clustering, against 54 as asked: 10 GPUs saved (18.5%)',
+    );
     const page = readFileSync(html, 'utf8');
     expect(page.startsWith('<!doctype html>')).toBe(true);
     expect(page.match(/<svg /g)).toHaveLength(1);

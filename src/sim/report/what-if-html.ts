@@ -7,7 +7,7 @@ import type { PoolSize, WhatIfReport } from '../whatif/run-what-if.js';
 import { htmlFigure, htmlSection, htmlTable, renderReportPage } from './html-page.js';
 import { escapeHtml, formatFixed } from './html-escape.js';
 import { renderLineChart, type LineSeries } from './svg-line-chart.js';
-import { adviceRows, sizingRows } from './what-if-table.js';
+import { adviceRows, rightSizedLine, sizingRows } from './what-if-table.js';
 
 function rows(cells: readonly (readonly string[])[], textColumns: number): string[] {
   const cell = (c: string, i: number): string =>
@@ -87,10 +87,11 @@ export function renderWhatIfHtml(report: WhatIfReport, source: string, generated
               'peak util',
               'memory MiB asked → advised',
               'peak memory MiB',
+              'jobs a GPU holds',
               'GPU-h asked → advised',
             ],
             rows(adviceRows(report), 1),
-          ),
+          ) + `<p>${escapeHtml(rightSizedLine(report))}</p>`,
     ]),
   );
   const { inputs, observed, settings } = report;

@@ -58,8 +58,21 @@ export function adviceRows(report: WhatIfReport): string[][] {
     w.gpuMilli.peak === null ? 'not measured' : `${formatFixed(w.gpuMilli.peak / 10, 1)}%`,
     `${mib(w.gpuMemoryMiB.requested)} → ${mib(w.gpuMemoryMiB.recommended)}`,
     w.gpuMemoryMiB.peak === null ? 'not measured' : mib(w.gpuMemoryMiB.peak),
+    `${w.jobsPerGpu.asked} (${w.jobsPerGpu.askedBinding}) → ${w.jobsPerGpu.advised} (${w.jobsPerGpu.advisedBinding})`,
     `${formatFixed(w.requestedGpuHours, 1)} → ${formatFixed(w.recommendedGpuHours, 1)}`,
   ]);
+}
+
+/** What the advised requests save: GPUs with sharing as asked and as advised, with the recommended policy. */
+export function rightSizedLine(report: WhatIfReport): string {
+  const sized = report.rightSizing.pool;
+  const asked = report.shared.find((s) => s.policy === sized?.policy);
+  if (sized === null || asked === undefined) return 'right-sized requests: not replayed (no pool meets the target)';
+  const saved = sized.gpus === null || asked.gpus === null ? null : asked.gpus - sized.gpus;
+  return (
+    `right-sized requests need ${gpus(sized.gpus)} GPUs with ${sized.policy}, against ${gpus(asked.gpus)} as asked: ` +
+    `${saved === null ? '—' : saved} GPUs saved (${savingPct(asked.gpus, sized.gpus)})`
+  );
 }
 
 /** Formats the report as text (no trailing newline). */
@@ -124,12 +137,14 @@ export function formatWhatIf(report: WhatIfReport): string {
             'peak util',
             'memory MiB asked → advised',
             'peak memory MiB',
+            'jobs a GPU holds',
             'GPU-h asked → advised',
           ],
           ...adviceRows(report),
         ],
-        { right: [false, true, true, true, true, true, true, true] },
+        { right: [false, true, true, true, true, true, true, true, true] },
       ),
+      rightSizedLine(report),
     );
   return lines.join('\n');
 }

@@ -27,6 +27,9 @@ export interface RightSizeOptions {
 /** What advice rests on for one quantity: a measured peak, or nothing measured (the request is kept). */
 export type AdviceBasis = 'measured-peak' | 'not-measured';
 
+/** Which quantity of a request limits how many jobs a GPU holds. */
+export type Binding = 'compute' | 'memory' | 'both';
+
 /** The advice for one quantity of a request (per GPU). */
 export interface QuantityAdvice {
   /** As asked (memory: a request that named none gets the server's default, its compute share of the device). */
@@ -48,6 +51,16 @@ export interface WorkloadAdvice {
   readonly gpuMemoryMiB: QuantityAdvice;
   /** Per GPU, milli-GPU. */
   readonly gpuMilli: QuantityAdvice;
+  /**
+   * Jobs of the workload one GPU holds (single-GPU view): as asked and as advised, and which
+   * quantity binds (`compute`: 1000 ÷ milli-GPU; `memory`: the GPU's memory ÷ the request's; `both`).
+   */
+  readonly jobsPerGpu: {
+    readonly asked: number;
+    readonly advised: number;
+    readonly askedBinding: Binding;
+    readonly advisedBinding: Binding;
+  };
   /** GPU-hours its jobs asked for (compute shares × run time) as asked and as advised. */
   readonly requestedGpuHours: number;
   readonly recommendedGpuHours: number;
@@ -131,6 +144,16 @@ export function rightSize(jobs: readonly HistoryJob[], options: RightSizeOptions
       recommendedSeconds += ((gpuCount * compute.recommended) / 1000) * h.job.durationSeconds;
       sizes.set(h.job.id, { gpuMilli: compute.recommended, gpuMemoryMiB: memory.recommended });
     }
+    const perGpu = (milli: number, mib: number): [number, Binding] => {
+      const byCompute = Math.floor(1000 / milli);
+      const byMemory = Math.floor(deviceMiB / Math.max(1, mib));
+      return [
+        Math.min(byCompute, byMemory),
+        byMemory === byCompute ? 'both' : byMemory < byCompute ? 'memory' : 'compute',
+      ];
+    };
+    const [asked, askedBinding] = perGpu(compute.requested, memory.requested);
+    const [advised, advisedBinding] = perGpu(compute.recommended, memory.recommended);
     workloads.push({
       workload,
       jobs: list.length,
@@ -138,6 +161,7 @@ export function rightSize(jobs: readonly HistoryJob[], options: RightSizeOptions
       gpuCount: last.gpuCount,
       gpuMemoryMiB: memory,
       gpuMilli: compute,
+      jobsPerGpu: { asked, advised, askedBinding, advisedBinding },
       requestedGpuHours: requestedSeconds / 3600,
       recommendedGpuHours: recommendedSeconds / 3600,
     });

@@ -122,6 +122,7 @@ describe('rightSize', () => {
     // 10,240 MiB × 1.2 = 12,288 MiB (a multiple of 256); 20% × 1.2 = 240 milli-GPU.
     expect(w.gpuMemoryMiB).toEqual({ requested: 40_960, peak: 10_240, recommended: 12_288, basis: 'measured-peak' });
     expect(w.gpuMilli).toEqual({ requested: 500, peak: 200, recommended: 240, basis: 'measured-peak' });
+    expect(w.jobsPerGpu).toEqual({ asked: 2, advised: 4, askedBinding: 'both', advisedBinding: 'compute' });
     expect(w.requestedGpuHours).toBeCloseTo(1.5, 10);
     expect(w.recommendedGpuHours).toBeCloseTo(0.72, 10);
     expect([...advice.sizes.values()]).toEqual([
@@ -180,6 +181,26 @@ describe('runWhatIf', () => {
     // 240 milli-GPU and 12 GiB: four jobs a GPU.
     expect(report.rightSizing.pool?.gpus).toBe(10);
     expect(report.autoscaled?.shared.peakGpus).toBe(24);
+  });
+
+  it('saves no GPU when only memory was measured and compute, kept, still binds', () => {
+    const memoryOnly = historyJobs(
+      inferenceHistory(40).jobs.map((h) =>
+        row(h.job.name, {
+          creationTimeSeconds: 1_000 + h.job.arrivalSeconds,
+          scheduledTimeSeconds: 1_000 + h.job.arrivalSeconds + h.observedWaitSeconds,
+          deletionTimeSeconds: 1_000 + h.job.arrivalSeconds + h.observedWaitSeconds + 3_600,
+          measuredGpuMemoryMiB: 10_240,
+        }),
+      ),
+      () => 500,
+    );
+    const report = runWhatIf(memoryOnly, { ...options, autoscale: null });
+    const w = report.rightSizing.workloads[0]!;
+    expect(w.gpuMilli.basis).toBe('not-measured');
+    expect(w.gpuMemoryMiB.recommended).toBe(12_288);
+    expect(w.jobsPerGpu).toEqual({ asked: 2, advised: 2, askedBinding: 'both', advisedBinding: 'compute' });
+    expect([report.shared[0]!.gpus, report.rightSizing.pool?.gpus]).toEqual([19, 19]);
   });
 
   it('gives the same figures for the same history', () => {
