@@ -8,8 +8,9 @@
  * Reads `scheduled_time` per pod name from a pod-list CSV that `parsePodListCsv` has already
  * accepted (so the header, cell counts and numbers are known to be well formed).
  * @param text whole file contents
- * @returns seconds from the trace start per pod name; null when the cell is empty or the file has
- *   no `scheduled_time` column
+ * @returns seconds per pod name (from the trace start in the Alibaba files, since the Unix epoch with
+ *   up to 3 decimals in a gpushare history export); null when the cell is empty or the file has no
+ *   `scheduled_time` column
  */
 export function readScheduledTimes(text: string): Map<string, number | null> {
   const lines = (text.startsWith('\uFEFF') ? text.slice(1) : text).split(/\r?\n/);

@@ -26,6 +26,16 @@ describe('buildTimelineJobs', () => {
     expect(readScheduledTimes('name,cpu_milli\nx,1\n')).toEqual(new Map([['x', null]]));
   });
 
+  it('reads decimal epoch times of a history export (ms precision)', () => {
+    const text =
+      'name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,scheduled_time,deletion_time,tenant\n' +
+      'job-1,0,0,1,500,1712345678.125,1712345680.5,1712345740.75,team-a\n';
+    expect(readScheduledTimes(text)).toEqual(new Map([['job-1', 1712345680.5]]));
+    const [pod] = parsePodListCsv(text, 'h.csv');
+    const w = buildTimelineJobs([pod!], readScheduledTimes(text), 1);
+    expect(w.jobs.map((j) => [j.name, j.arrivalSeconds, j.durationSeconds])).toEqual([['job-1', 0, 60.25]]);
+  });
+
   it('orders by arrival then name, compresses gaps, keeps durations and skips bad times', () => {
     const w = buildTimelineJobs(parsePodListCsv(CSV, 'pods.csv'), readScheduledTimes(CSV), 4);
     expect(w.skippedMissingTimes).toBe(1);

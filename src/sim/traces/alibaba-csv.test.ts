@@ -11,7 +11,8 @@ const POD_HEADER =
   'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
 const POD_ALLOWED =
   'allowed columns: name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,' +
-  'creation_time,deletion_time,scheduled_time ' +
+  'creation_time,deletion_time,scheduled_time,tenant,priority,sharing_mode,gpu_memory_mib,' +
+  'measured_gpu_memory_mib,measured_gpu_util_pct ' +
   '(required: name,cpu_milli,memory_mib,num_gpu,gpu_milli)';
 const NODE_ALLOWED = 'allowed columns: sn,cpu_milli,memory_mib,gpu,model (required: sn,cpu_milli,memory_mib,gpu,model)';
 
@@ -204,12 +205,16 @@ describe('parsePodListCsv', () => {
     expect(msg('p1,1,1,2,0,,LS,Running,0,1,0')).toBe(
       "p.csv:2 field 'gpu_milli': expected an integer in 1..1000 when num_gpu is 2, found 0",
     );
-    expect(msg('p1,1,1,0,0,,LS,Running,x,1,0')).toBe(
-      "p.csv:2 field 'creation_time': expected an integer >= 0 (digits only), found 'x'",
-    );
-    expect(msg('p1,1,1,0,0,,LS,Running,0,1,1.5')).toBe(
-      "p.csv:2 field 'scheduled_time': expected an integer >= 0 (digits only), found '1.5'",
-    );
+    const seconds = 'expected a number of seconds >= 0 with at most 3 decimals (e.g. 12 or 1712345678.125)';
+    expect(msg('p1,1,1,0,0,,LS,Running,x,1,0')).toBe(`p.csv:2 field 'creation_time': ${seconds}, found 'x'`);
+    expect(msg('p1,1,1,0,0,,LS,Running,0,1,1.5555')).toBe(`p.csv:2 field 'scheduled_time': ${seconds}, found '1.5555'`);
+    expect(msg('p1,1,1,0,0,,LS,Running,0,-1,0')).toBe(`p.csv:2 field 'deletion_time': ${seconds}, found '-1'`);
+    expect(msg('p1,1,1,0,0,,LS,Running,0,1.,0')).toBe(`p.csv:2 field 'deletion_time': ${seconds}, found '1.'`);
+  });
+
+  it('accepts times with up to 3 decimals', () => {
+    const [p] = parsePodListCsv(pod('p1,1,1,0,0,,LS,Running,1712345678.125,1712345690.5,1712345679.001'), 'p.csv');
+    expect([p?.creationTimeSeconds, p?.deletionTimeSeconds]).toEqual([1712345678.125, 1712345690.5]);
   });
 
   it('accepts empty scheduled/creation/deletion times', () => {
@@ -230,5 +235,119 @@ describe('parsePodListCsv', () => {
     expect(traceError(() => parsePodListCsv(`\uFEFF${POD_HEADER}`, 'p.csv')).message).toBe(
       'p.csv:1: no rows: the file has a header but no data rows',
     );
+  });
+});
+
+describe('parsePodListCsv: a gpushare history export', () => {
+  const HISTORY_HEADER =
+    'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,creation_time,scheduled_time,deletion_time,' +
+    'tenant,priority,sharing_mode,gpu_memory_mib,measured_gpu_memory_mib,measured_gpu_util_pct';
+  const history = (...rows: string[]): string => `${HISTORY_HEADER}\n${rows.join('\n')}\n`;
+
+  it('returns the new columns, with null for empty cells and decimal epoch times', () => {
+    const pods = parsePodListCsv(
+      history(
+        'train-7,2000,8192,1,500,A100-80GB|H100,,1712345678.125,1712345680.5,1712345740.5,' +
+          'team-a,900,mps,20480,10240,72.5',
+        'eval-8,0,0,2,1000,,,1712345600,1712345601.001,1712345602.001,team-b,500,exclusive,0,,',
+      ),
+      'h.csv',
+    );
+    expect(pods).toEqual([
+      {
+        name: 'eval-8',
+        cpuMilli: 0,
+        hostMemoryMiB: 0,
+        gpuCount: 2,
+        gpuMilli: 1000,
+        allowedGpuModels: [],
+        gpuSpec: '',
+        qos: null,
+        creationTimeSeconds: 1712345600,
+        deletionTimeSeconds: 1712345602.001,
+        tenant: 'team-b',
+        priority: 500,
+        sharingMode: 'exclusive',
+        gpuMemoryMiB: 0,
+        measuredGpuMemoryMiB: null,
+        measuredGpuUtilPct: null,
+      },
+      {
+        name: 'train-7',
+        cpuMilli: 2000,
+        hostMemoryMiB: 8192,
+        gpuCount: 1,
+        gpuMilli: 500,
+        allowedGpuModels: ['A100-80GB', 'H100'],
+        gpuSpec: 'A100-80GB|H100',
+        qos: null,
+        creationTimeSeconds: 1712345678.125,
+        deletionTimeSeconds: 1712345740.5,
+        tenant: 'team-a',
+        priority: 900,
+        sharingMode: 'mps',
+        gpuMemoryMiB: 20480,
+        measuredGpuMemoryMiB: 10240,
+        measuredGpuUtilPct: 72.5,
+      },
+    ]);
+  });
+
+  it('returns only the new fields whose columns the file has', () => {
+    const [p] = parsePodListCsv('name,cpu_milli,memory_mib,num_gpu,gpu_milli,tenant\np,1,1,1,250,\n', 'h.csv');
+    expect(p).toEqual({
+      name: 'p',
+      cpuMilli: 1,
+      hostMemoryMiB: 1,
+      gpuCount: 1,
+      gpuMilli: 250,
+      allowedGpuModels: [],
+      gpuSpec: '',
+      qos: null,
+      creationTimeSeconds: null,
+      deletionTimeSeconds: null,
+      tenant: null,
+    });
+    expect('priority' in p! || 'sharingMode' in p! || 'measuredGpuMemoryMiB' in p!).toBe(false);
+  });
+
+  it.each([
+    ['priority', 'x', "p.csv:2 field 'priority': expected an integer in 0..1000000 (digits only), found 'x'"],
+    [
+      'priority',
+      '1000001',
+      "p.csv:2 field 'priority': expected an integer in 0..1000000 (digits only), found '1000001'",
+    ],
+    [
+      'sharing_mode',
+      'auto',
+      "p.csv:2 field 'sharing_mode': expected one of exclusive, mps, timeslice, mig or empty, found 'auto'",
+    ],
+    ['gpu_memory_mib', '1.5', "p.csv:2 field 'gpu_memory_mib': expected an integer >= 0 (digits only), found '1.5'"],
+    [
+      'measured_gpu_memory_mib',
+      '-3',
+      "p.csv:2 field 'measured_gpu_memory_mib': expected an integer >= 0 (digits only), found '-3'",
+    ],
+    [
+      'measured_gpu_util_pct',
+      '100.5',
+      "p.csv:2 field 'measured_gpu_util_pct': expected a percentage in 0..100 (e.g. 72.5), found '100.5'",
+    ],
+    [
+      'measured_gpu_util_pct',
+      'NaN',
+      "p.csv:2 field 'measured_gpu_util_pct': expected a percentage in 0..100 (e.g. 72.5), found 'NaN'",
+    ],
+  ])('rejects %s %j, naming the field', (column, cell, message) => {
+    const text = `name,cpu_milli,memory_mib,num_gpu,gpu_milli,${column}\np,1,1,1,250,${cell}\n`;
+    expect(traceError(() => parsePodListCsv(text, 'p.csv')).message).toBe(message);
+  });
+
+  it('still rejects unknown columns', () => {
+    expect(
+      traceError(() => parsePodListCsv('name,cpu_milli,memory_mib,num_gpu,gpu_milli,user\np,1,1,0,0,x\n', 'p.csv'))
+        .message,
+    ).toBe(`p.csv:1: unknown column(s) 'user'; ${POD_ALLOWED}`);
   });
 });

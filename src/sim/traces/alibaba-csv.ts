@@ -5,14 +5,38 @@
  * (see data/README.md). The files are plain comma-separated text with one header line and no
  * quoting, so no CSV library is used. Units: CPU in milli-cores, host memory in MiB, GPU share in
  * milli-GPU (1000 = one whole GPU), times in seconds from the trace start.
+ *
+ * The same reader takes a gpushare server's history export (docs/server.md, "History as a trace"):
+ * the pod-list columns plus `tenant`, `priority`, `sharing_mode`, `gpu_memory_mib`,
+ * `measured_gpu_memory_mib` and `measured_gpu_util_pct`, with times in seconds since the Unix epoch
+ * carrying up to 3 decimals (milliseconds).
  */
 import { readFile } from 'node:fs/promises';
-import { TraceFormatError, type TraceNode, type TracePod } from './trace-types.js';
+import { SHARING_MODE_VALUES, TraceFormatError, type TraceNode, type TracePod } from './trace-types.js';
 
 const NODE_COLUMNS = ['sn', 'cpu_milli', 'memory_mib', 'gpu', 'model'] as const;
 const POD_REQUIRED = ['name', 'cpu_milli', 'memory_mib', 'num_gpu', 'gpu_milli'] as const;
-const POD_OPTIONAL = ['gpu_spec', 'qos', 'pod_phase', 'creation_time', 'deletion_time', 'scheduled_time'] as const;
+/** The columns of a gpushare history export beyond the Alibaba pod list's. */
+const HISTORY_OPTIONAL = [
+  'tenant',
+  'priority',
+  'sharing_mode',
+  'gpu_memory_mib',
+  'measured_gpu_memory_mib',
+  'measured_gpu_util_pct',
+] as const;
+const POD_OPTIONAL = [
+  'gpu_spec',
+  'qos',
+  'pod_phase',
+  'creation_time',
+  'deletion_time',
+  'scheduled_time',
+  ...HISTORY_OPTIONAL,
+] as const;
 const MAX_GPU_MILLI = 1000;
+/** Highest gpushare priority (the API's range is 0..1000000). */
+const MAX_PRIORITY = 1_000_000;
 
 /** One data row: its 1-based line number and a getter for a cell by column name. */
 interface Row {
@@ -89,9 +113,73 @@ function intCell(row: Row, fileName: string, column: string, min = 0, max = Numb
 }
 
 /** Like intCell, but an absent column or empty cell gives null. */
-function optionalIntCell(row: Row, fileName: string, column: string): number | null {
+function optionalIntCell(row: Row, fileName: string, column: string, max = Number.MAX_SAFE_INTEGER): number | null {
   const text = row.cell(column);
-  return text === undefined || text === '' ? null : intCell(row, fileName, column);
+  return text === undefined || text === '' ? null : intCell(row, fileName, column, 0, max);
+}
+
+/**
+ * A time in seconds: digits with up to 3 decimals (`12`, `1712345678.125`); an absent column or empty
+ * cell gives null.
+ */
+function optionalTimeCell(row: Row, fileName: string, column: string): number | null {
+  const text = row.cell(column);
+  if (text === undefined || text === '') return null;
+  const value = /^\d+(\.\d{1,3})?$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(value) || value > Number.MAX_SAFE_INTEGER) {
+    throw new TraceFormatError(
+      fileName,
+      row.line,
+      column,
+      `expected a number of seconds >= 0 with at most 3 decimals (e.g. 12 or 1712345678.125), found '${text}'`,
+    );
+  }
+  return value;
+}
+
+/** A percentage 0..100, digits with optional decimals; an absent column or empty cell gives null. */
+function optionalPercentCell(row: Row, fileName: string, column: string): number | null {
+  const text = row.cell(column);
+  if (text === undefined || text === '') return null;
+  const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= 0 && value <= 100))
+    throw new TraceFormatError(
+      fileName,
+      row.line,
+      column,
+      `expected a percentage in 0..100 (e.g. 72.5), found '${text}'`,
+    );
+  return value;
+}
+
+/**
+ * The history-export columns of a row (`tenant`, `priority`, ...; see {@link parsePodListCsv}), each
+ * only when the file has that column: null for an empty cell.
+ */
+function historyFields(row: Row, fileName: string): Partial<TracePod> {
+  const has = (column: string): boolean => row.cell(column) !== undefined;
+  const text = (column: string): string | null => (row.cell(column) === '' ? null : row.cell(column)!);
+  const mode = has('sharing_mode') ? text('sharing_mode') : null;
+  if (mode !== null && !(SHARING_MODE_VALUES as readonly string[]).includes(mode)) {
+    throw new TraceFormatError(
+      fileName,
+      row.line,
+      'sharing_mode',
+      `expected one of ${SHARING_MODE_VALUES.join(', ')} or empty, found '${mode}'`,
+    );
+  }
+  return {
+    ...(has('tenant') && { tenant: text('tenant') }),
+    ...(has('priority') && { priority: optionalIntCell(row, fileName, 'priority', MAX_PRIORITY) }),
+    ...(has('sharing_mode') && { sharingMode: mode as TracePod['sharingMode'] }),
+    ...(has('gpu_memory_mib') && { gpuMemoryMiB: optionalIntCell(row, fileName, 'gpu_memory_mib') }),
+    ...(has('measured_gpu_memory_mib') && {
+      measuredGpuMemoryMiB: optionalIntCell(row, fileName, 'measured_gpu_memory_mib'),
+    }),
+    ...(has('measured_gpu_util_pct') && {
+      measuredGpuUtilPct: optionalPercentCell(row, fileName, 'measured_gpu_util_pct'),
+    }),
+  };
 }
 
 /** Parses the non-empty, unique name in `column`; `seen` maps names to the line they first appeared on. */
@@ -152,9 +240,15 @@ export function parseNodeListCsv(text: string, fileName: string): TraceNode[] {
  *
  * `gpu_spec` is split on `|` with empty pieces dropped (`allowedGpuModels`); the raw string is kept
  * in `gpuSpec` ('' when absent). `qos` is null when absent or empty. `creation_time` /
- * `deletion_time` (seconds from trace start) are null when absent or empty. `scheduled_time` is
- * validated when present and non-empty (it is empty for Pending pods); it and `pod_phase` are not
- * returned.
+ * `deletion_time` (seconds: from the trace start in the Alibaba files, since the Unix epoch in a
+ * gpushare history export; digits with up to 3 decimals) are null when absent or empty.
+ * `scheduled_time` is validated the same way when present and non-empty (it is empty for Pending
+ * pods); it and `pod_phase` are not returned.
+ *
+ * The columns of a gpushare history export (`tenant`, `priority` 0..1000000, `sharing_mode` one of
+ * exclusive/mps/timeslice/mig, `gpu_memory_mib`, `measured_gpu_memory_mib`, `measured_gpu_util_pct`
+ * 0..100) come back as the TracePod fields of the same names only when the file has the column
+ * (null for an empty cell), so the Alibaba files parse to exactly the objects they always did.
  *
  * @param text - whole file contents (UTF-8 BOM, CRLF and a trailing newline are tolerated).
  * @param fileName - used in error messages only.
@@ -162,8 +256,9 @@ export function parseNodeListCsv(text: string, fileName: string): TraceNode[] {
  *   shuffles the name-sorted list. `cpuMilli` in milli-cores, `hostMemoryMiB` in MiB, `gpuMilli`
  *   per GPU in milli-GPU.
  * @throws TraceFormatError naming file, line and field: unknown/missing columns, wrong cell
- *   count, a number that is not a non-negative integer, `gpu_milli` outside 0..1000, `gpu_milli`
- *   not 0 when `num_gpu` is 0 or 0 when `num_gpu` > 0, a duplicate `name`, or no data rows.
+ *   count, a number that is not a non-negative integer (a time with more than 3 decimals, a
+ *   percentage outside 0..100), `gpu_milli` outside 0..1000, `gpu_milli` not 0 when `num_gpu` is 0
+ *   or 0 when `num_gpu` > 0, an unknown `sharing_mode`, a duplicate `name`, or no data rows.
  */
 export function parsePodListCsv(text: string, fileName: string): TracePod[] {
   const seen = new Map<string, number>();
@@ -186,7 +281,7 @@ export function parsePodListCsv(text: string, fileName: string): TracePod[] {
     }
     const gpuSpec = row.cell('gpu_spec') ?? '';
     const qos = row.cell('qos');
-    optionalIntCell(row, fileName, 'scheduled_time');
+    optionalTimeCell(row, fileName, 'scheduled_time');
     return {
       name,
       cpuMilli,
@@ -199,8 +294,9 @@ export function parsePodListCsv(text: string, fileName: string): TracePod[] {
         .filter((s) => s !== ''),
       gpuSpec,
       qos: qos === undefined || qos === '' ? null : qos,
-      creationTimeSeconds: optionalIntCell(row, fileName, 'creation_time'),
-      deletionTimeSeconds: optionalIntCell(row, fileName, 'deletion_time'),
+      creationTimeSeconds: optionalTimeCell(row, fileName, 'creation_time'),
+      deletionTimeSeconds: optionalTimeCell(row, fileName, 'deletion_time'),
+      ...historyFields(row, fileName),
     };
   });
   // Array.prototype.sort is stable; compare by UTF-16 code units like the default sort.

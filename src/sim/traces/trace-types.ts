@@ -39,7 +39,27 @@ export interface TracePod {
   readonly creationTimeSeconds: number | null;
   /** `deletion_time` in seconds from trace start, or null when absent. */
   readonly deletionTimeSeconds: number | null;
+  // The columns of a gpushare history export (docs/server.md, "History as a trace"); there its times
+  // above are seconds since the Unix epoch with up to 3 decimals. Each field is absent when the file
+  // has no such column (the Alibaba files) and null when its cell is empty.
+  /** `tenant`: the tenant the job ran for. */
+  readonly tenant?: string | null;
+  /** `priority`: gpushare's integer priority, 0..1000000 (higher is more important; 500 is `normal`). */
+  readonly priority?: number | null;
+  /** `sharing_mode`: the mode the job ran in (its placement's effective mode). */
+  readonly sharingMode?: TraceSharingMode | null;
+  /** `gpu_memory_mib`: device memory requested per GPU, MiB; 0 when the request named none. */
+  readonly gpuMemoryMiB?: number | null;
+  /** `measured_gpu_memory_mib`: peak device memory the job used on any one of its GPUs, MiB; null when unknown. */
+  readonly measuredGpuMemoryMiB?: number | null;
+  /** `measured_gpu_util_pct`: peak GPU utilization measured for the job, percent 0..100; null when unknown. */
+  readonly measuredGpuUtilPct?: number | null;
 }
+
+/** The `sharing_mode` values of a history export (gpushare's effective sharing modes). */
+export const SHARING_MODE_VALUES = ['exclusive', 'mps', 'timeslice', 'mig'] as const;
+/** One of {@link SHARING_MODE_VALUES}. */
+export type TraceSharingMode = (typeof SHARING_MODE_VALUES)[number];
 
 /**
  * A problem in a trace file. The message names the file, the 1-based line and the field;
