@@ -116,8 +116,7 @@ export class JobService {
     const { store } = this.deps;
     const detail = toJobDetail(
       job,
-      store.listEvents(id),
-      store.listAttempts(id),
+      { events: store.listEvents(id), attempts: store.listAttempts(id), usagePeak: store.getUsagePeak(id) },
       this.plane,
       this.viewerFor(principal),
     );
