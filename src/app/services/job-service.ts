@@ -22,6 +22,7 @@ import { toGpuViews, toJobDetail, toJobView } from './views.js';
 import { listJobPage, listJobTablePage, type JobListQuery } from './job-listing.js';
 import { ACTIVE_JOB_STATES, type JobPage, type JobTablePage } from '../../contract/job-list.js';
 import { viewerFor } from './reason-viewer.js';
+import { historyExport, type HistoryQuery } from './history-export.js';
 
 /** What a job's environment values read as for a caller who may not read its logs. */
 export const HIDDEN_VALUE = '(hidden)';
@@ -104,6 +105,14 @@ export class JobService {
    */
   listTablePage(principal: Principal, query: JobListQuery): JobTablePage {
     return listJobTablePage(this.deps, principal, query, this.viewerFor(principal), this.deps.clock.nowMs());
+  }
+
+  /**
+   * The jobs the caller may read that ran and ended, as CSV chunks of the history export
+   * (history-export.ts). @throws GpushareError 403 at once
+   */
+  history(principal: Principal, query: HistoryQuery): Iterable<string> {
+    return historyExport(this.deps.store, principal, query);
   }
 
   /**
