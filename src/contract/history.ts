@@ -122,10 +122,15 @@ export function historyCsvHeader(): string {
   return `${HISTORY_COLUMNS.join(',')}\n`;
 }
 
+/** The `name` cell of a row: `<name>-<id>`, each made a {@link csvWord}. */
+export function historyRowName(row: Pick<HistoryRow, 'name' | 'id'>): string {
+  return `${csvWord(row.name)}-${csvWord(String(row.id))}`;
+}
+
 /** One row of the export, with its newline. */
 export function historyCsvLine(row: HistoryRow): string {
   const cells = [
-    `${csvWord(row.name)}-${csvWord(String(row.id))}`,
+    historyRowName(row),
     String(row.cpuMilli),
     String(row.hostMemoryMiB),
     String(row.gpuCount),
