@@ -173,8 +173,24 @@ describe('gpushare show', () => {
     expect(text.stdout).toMatch(/ {2}0 {4}GPU-sim-0 {2}500 milli \(0\.5\) {2}40960 MiB {2}-/);
     expect(text.stdout).toContain('2025-01-01T00:00:00.500Z  pending    scheduled  placed on GPU 0');
     expect(text.stdout).toContain('environment:\n  SEED=1\n');
+    expect(text.stdout).toContain('\npeak use:    none measured\n');
     const json = await runClientCli(['show', '12', '-o', 'json'], { env });
     expect(JSON.parse(json.stdout)).toEqual(detail);
+  });
+
+  it("shows the job's measured peak GPU use, '-' for a value never measured", async () => {
+    const peaks = [
+      { gpuMemoryMiB: 10240, gpuUtilizationPct: 72.5, updatedAt: '2025-01-01T00:00:09.000Z' },
+      { gpuMemoryMiB: 512, gpuUtilizationPct: null, updatedAt: '2025-01-01T00:00:09.000Z' },
+    ];
+    const { env } = await serve((r) => ({
+      status: 200,
+      body: sampleJobDetail({ usagePeak: peaks[r.path === '/api/v1/jobs/12' ? 0 : 1]! }),
+    }));
+    const full = await runClientCli(['show', '12'], { env });
+    expect(full.stdout).toContain('\npeak use:    10240 MiB GPU memory (on one GPU), 72.5% utilization\n');
+    const partial = await runClientCli(['show', '13'], { env });
+    expect(partial.stdout).toContain('\npeak use:    512 MiB GPU memory (on one GPU), - utilization\n');
   });
 
   it('says whether the job is preemptible, and lists attempts with why each ended (preempted, running)', async () => {

@@ -26,6 +26,7 @@ export const CLIENT_COMMANDS: readonly ClientCommandEntry[] = [
   { name: 'tenant', load: async (io) => (await import('./tenant-command.js')).createTenantCommand(io) },
   { name: 'quota', load: async (io) => (await import('./quota-command.js')).createQuotaCommand(io) },
   { name: 'token', load: async (io) => (await import('./token-command.js')).createTokenCommand(io) },
+  { name: 'history', load: async (io) => (await import('./history-command.js')).createHistoryCommand(io) },
   { name: 'report', load: async (io) => (await import('./report.js')).createReportCommand(io) },
   { name: 'drain', load: async (io) => (await import('./drain-command.js')).createDrainCommand(io) },
   { name: 'backup', load: async (io) => (await import('./backup-command.js')).createBackupCommand(io) },

@@ -3,7 +3,7 @@
  * placement (GPU index, uuid, milli, MiB, MIG profile, mode, simulated), what enforces its memory and
  * compute (`enforced:    memory not enforced, compute time-slice`), the events
  * with times and reasons, the attempts with why each ended (`preempted`, `exited`, `time-limit`,
- * ...; `running` for one still running) and how the job ended.
+ * ...; `running` for one still running), its peak measured GPU use and how the job ended.
  */
 import type { JobDetailView } from '../contract/api.js';
 import { formatGpuMilli, formatGpuRequest, jobAge } from '../contract/job-table.js';
@@ -97,6 +97,18 @@ function formatQos(job: JobDetailView): string[] {
     });
 }
 
+/**
+ * `peak use:    10240 MiB GPU memory (on one GPU), 72.5% utilization`: the job's usage peak over all its
+ * attempts (docs/server.md "Measured peaks"), `-` for a value never measured; `none measured` without one.
+ */
+function formatPeakUse(job: JobDetailView): string {
+  const peak = job.usagePeak;
+  if (!peak) return 'peak use:    none measured';
+  const memory = peak.gpuMemoryMiB === null ? '-' : `${peak.gpuMemoryMiB} MiB`;
+  const utilization = peak.gpuUtilizationPct === null ? '-' : `${peak.gpuUtilizationPct}%`;
+  return `peak use:    ${memory} GPU memory (on one GPU), ${utilization} utilization`;
+}
+
 function indent(text: string, by = '  '): string[] {
   return text.split('\n').map((line) => `${by}${line}`);
 }
@@ -121,6 +133,7 @@ export function formatJobDetail(received: JobDetailView, nowMs: number): string 
     `request:     ${formatRequest(job)}`,
     ...formatQos(job),
     ...formatPlacement(job),
+    formatPeakUse(job),
     `submitted:   ${job.submittedAt} (${jobAge(job, nowMs)} ago)`,
     `started:     ${orDash(job.startedAt)}`,
     `ended:       ${orDash(job.endedAt)}`,

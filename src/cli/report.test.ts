@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { buildSubmitBody } from './submit-command.js';
-import { formatQosStatus, parseQosSeconds, resolveReportTarget } from './report.js';
+import {
+  formatQosStatus,
+  formatUsagePeak,
+  parseGpuMemoryUsed,
+  parseQosSeconds,
+  parseUtilizationPct,
+  resolveReportTarget,
+} from './report.js';
 import { startFakeApiServer } from '../adapters/http-client/testing/fake-api-server.js';
 import { runClientCli } from './testing/run-client-cli.js';
 
@@ -163,5 +170,57 @@ describe('gpushare report', () => {
       latencySeconds: 0.2,
     });
     expect(buildSubmitBody(['sleep', '1'], {}, '/tmp').qos).toBeUndefined();
+  });
+
+  it('parses --gpu-util (0-100) and --gpu-memory-used (MiB or GiB, at most 1 TiB)', () => {
+    expect(['0', '72.5', '100', '35%', ' 7 '].map(parseUtilizationPct)).toEqual([0, 72.5, 100, 35, 7]);
+    for (const bad of ['100.1', '-1', 'abc', '', '1e2'])
+      expect(() => parseUtilizationPct(bad)).toThrow(
+        `--gpu-util: expected a percentage from 0 to 100 (e.g. 72.5), got '${bad}'`,
+      );
+    expect(['0', '10240', '10GiB', '1.5GiB', '1048576'].map(parseGpuMemoryUsed)).toEqual([
+      0, 10240, 10240, 1536, 1048576,
+    ]);
+    expect(() => parseGpuMemoryUsed('1048577')).toThrow(
+      "--gpu-memory-used: at most 1048576 MiB (1 TiB), got '1048577'",
+    );
+    expect(() => parseGpuMemoryUsed('10GB')).toThrow('--gpu-memory-used');
+  });
+
+  it('prints the usage peak after a usage report', () => {
+    const peak = { gpuMemoryMiB: 10240, gpuUtilizationPct: 72.5, updatedAt: '2025-01-01T00:00:01.000Z' };
+    expect(formatUsagePeak({ jobId: 7, status: [], usagePeak: peak, peakRaised: true })).toBe(
+      'job 7 usage peak: 10240 MiB GPU memory, 72.5% utilization (raised by this report)\n',
+    );
+    expect(
+      formatUsagePeak({ jobId: 7, status: [], usagePeak: { ...peak, gpuUtilizationPct: null }, peakRaised: false }),
+    ).toBe('job 7 usage peak: 10240 MiB GPU memory, - utilization (unchanged)\n');
+  });
+
+  it('sends usage values without QoS targets and prints the peak the server answers', async () => {
+    const usagePeak = { gpuMemoryMiB: 20480, gpuUtilizationPct: 64, updatedAt: '2025-01-01T00:00:01.000Z' };
+    const server = await startFakeApiServer(() => ({
+      status: 200,
+      body: { jobId: 7, status: [], usagePeak, peakRaised: true },
+    }));
+    try {
+      const env = { GPUSHARE_URL: server.url, GPUSHARE_JOB_ID: '7', GPUSHARE_JOB_TOKEN: 'gs_job' };
+      const run = await runClientCli(['report', '--gpu-memory-used', '20GiB', '--gpu-util', '64'], { env });
+      expect([run.code, run.stdout, run.stderr]).toEqual([
+        0,
+        'job 7 usage peak: 20480 MiB GPU memory, 64% utilization (raised by this report)\n',
+        '',
+      ]);
+      expect(server.requests.map((r) => [r.method, r.path, r.body])).toEqual([
+        ['POST', '/api/v1/jobs/7/qos-reports', { gpuMemoryUsedMiB: 20480, gpuUtilizationPct: 64 }],
+      ]);
+      const none = await runClientCli(['report'], { env });
+      expect([none.code, none.stderr]).toEqual([
+        2,
+        'error: report needs --step-seconds, --latency-seconds, --gpu-memory-used or --gpu-util\n',
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 });

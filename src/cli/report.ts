@@ -1,6 +1,8 @@
 /**
  * `gpushare report --step-seconds 0.62` (and/or `--latency-seconds 0.2`): a running job reports its
- * progress against its QoS targets (docs/qos.md). It needs no configuration inside a job: the
+ * progress against its QoS targets (docs/qos.md); `--gpu-memory-used 10GiB` and `--gpu-util 70` report
+ * the GPU memory and utilization it uses, which any running job may (they raise its usage peak, docs/server.md
+ * "Measured peaks"). It needs no configuration inside a job: the
  * server, the job id, the job's report token and the CA of the server's certificate come from
  * GPUSHARE_URL, GPUSHARE_JOB_ID, GPUSHARE_JOB_TOKEN and GPUSHARE_CA_CERT, which gpushare sets for
  * every attempt; `--url`, `--job`, `--token` and `--ca FILE` (or GPUSHARE_CA_FILE) override them. Exit 0 on success, 1
@@ -11,10 +13,16 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createApiClient, normalizeBaseUrl } from '../adapters/http-client/api-client.js';
 import { ApiError } from '../adapters/http-client/api-errors.js';
-import type { QosReportBody, QosStatusView } from '../contract/api.js';
+import {
+  MAX_REPORTED_GPU_MEMORY_MIB,
+  type QosReportBody,
+  type QosReportResult,
+  type QosStatusView,
+} from '../contract/api.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { UsageError } from './exit-codes.js';
 import { parseJobId } from './option-parsers.js';
+import { parseMemoryMiB } from './parse-quantities.js';
 import { caFromFlagOrEnv, type ServerCa } from './server-ca.js';
 
 /** Longest QoS target or report value, seconds (one day). */
@@ -40,10 +48,41 @@ export function parseQosSeconds(flag: string, text: string): number {
   return value;
 }
 
+/**
+ * Parses `--gpu-util`: a percentage from 0 to 100 (`70`, `72.5`).
+ * @throws InvalidArgumentError naming the flag and the allowed values
+ */
+export function parseUtilizationPct(text: string): number {
+  const value = /^\s*(\d+(\.\d*)?|\.\d+)\s*%?\s*$/.test(text) ? Number(text.trim().replace(/%$/, '')) : Number.NaN;
+  if (!(value >= 0 && value <= 100))
+    throw new InvalidArgumentError(`--gpu-util: expected a percentage from 0 to 100 (e.g. 72.5), got '${text}'`);
+  return value;
+}
+
+/**
+ * Parses `--gpu-memory-used`: MiB or GiB (`10240`, `10GiB`), 0 to 1 TiB.
+ * @throws InvalidArgumentError naming the flag and the allowed values
+ */
+export function parseGpuMemoryUsed(text: string): number {
+  let mib: number;
+  try {
+    mib = parseMemoryMiB('--gpu-memory-used', text, 0);
+  } catch (err) {
+    throw new InvalidArgumentError(err instanceof Error ? err.message : String(err));
+  }
+  if (mib > MAX_REPORTED_GPU_MEMORY_MIB)
+    throw new InvalidArgumentError(
+      `--gpu-memory-used: at most ${MAX_REPORTED_GPU_MEMORY_MIB} MiB (1 TiB), got '${text}'`,
+    );
+  return mib;
+}
+
 /** Parsed options of `gpushare report`. */
 interface ReportOptions {
   stepSeconds?: number;
   latencySeconds?: number;
+  gpuMemoryUsed?: number;
+  gpuUtil?: number;
   job?: number;
   url?: string;
   token?: string;
@@ -62,6 +101,20 @@ export function formatQosStatus(jobId: number, status: readonly QosStatusView[])
       );
     })
     .join('');
+}
+
+/**
+ * The usage peak line of an answer: `job 7 usage peak: 10240 MiB GPU memory, 72.5% utilization (raised by this
+ * report)`; `-` for a value never measured.
+ */
+export function formatUsagePeak(answer: QosReportResult): string {
+  const peak = answer.usagePeak;
+  const memory = peak?.gpuMemoryMiB == null ? '-' : `${peak.gpuMemoryMiB} MiB`;
+  const utilization = peak?.gpuUtilizationPct == null ? '-' : `${peak.gpuUtilizationPct}%`;
+  return (
+    `job ${answer.jobId} usage peak: ${memory} GPU memory, ${utilization} utilization ` +
+    `(${answer.peakRaised ? 'raised by this report' : 'unchanged'})\n`
+  );
 }
 
 /**
@@ -99,8 +152,9 @@ export function resolveReportTarget(
 }
 
 async function report(opts: ReportOptions, io: CliIo): Promise<void> {
-  if (opts.stepSeconds === undefined && opts.latencySeconds === undefined)
-    throw new UsageError('report needs --step-seconds or --latency-seconds (or both)');
+  const usage = opts.gpuMemoryUsed !== undefined || opts.gpuUtil !== undefined;
+  if (opts.stepSeconds === undefined && opts.latencySeconds === undefined && !usage)
+    throw new UsageError('report needs --step-seconds, --latency-seconds, --gpu-memory-used or --gpu-util');
   const { url, jobId, token, ca } = resolveReportTarget(opts, io.env);
   const hint =
     ca === null
@@ -110,6 +164,8 @@ async function report(opts: ReportOptions, io: CliIo): Promise<void> {
   const body: QosReportBody = {
     ...(opts.stepSeconds !== undefined && { stepSeconds: opts.stepSeconds }),
     ...(opts.latencySeconds !== undefined && { latencySeconds: opts.latencySeconds }),
+    ...(opts.gpuMemoryUsed !== undefined && { gpuMemoryUsedMiB: opts.gpuMemoryUsed }),
+    ...(opts.gpuUtil !== undefined && { gpuUtilizationPct: opts.gpuUtil }),
   };
   let answer;
   try {
@@ -124,7 +180,7 @@ async function report(opts: ReportOptions, io: CliIo): Promise<void> {
     if (err instanceof ApiError && err.status === 401) throw new ReportTokenError(err.message);
     throw err;
   }
-  io.stdout(formatQosStatus(answer.jobId, answer.status));
+  io.stdout(formatQosStatus(answer.jobId, answer.status) + (usage ? formatUsagePeak(answer) : ''));
 }
 
 /**
@@ -148,7 +204,10 @@ export class ReportTokenError extends Error {
  */
 export function createReportCommand(io: CliIo = processIo()): Command {
   return new Command('report')
-    .description("report a running job's progress against its QoS targets (inside a job: no configuration needed)")
+    .description(
+      "report a running job's progress against its QoS targets, or the GPU memory and utilization it uses " +
+        '(inside a job: no configuration needed)',
+    )
     .addOption(
       new Option('--step-seconds <s>', 'seconds the last training step took').argParser((t) =>
         parseQosSeconds('--step-seconds', t),
@@ -158,6 +217,15 @@ export function createReportCommand(io: CliIo = processIo()): Command {
       new Option('--latency-seconds <s>', 'seconds a request took (e.g. a recent p99)').argParser((t) =>
         parseQosSeconds('--latency-seconds', t),
       ),
+    )
+    .addOption(
+      new Option(
+        '--gpu-memory-used <size>',
+        'device memory the job uses now on the GPU where it uses most: MiB or GiB (10240, 10GiB)',
+      ).argParser(parseGpuMemoryUsed),
+    )
+    .addOption(
+      new Option('--gpu-util <percent>', 'GPU utilization the job sees now, 0-100').argParser(parseUtilizationPct),
     )
     .addOption(new Option('--job <id>', 'job id (default: $GPUSHARE_JOB_ID)').argParser(parseJobId))
     .addOption(new Option('--url <url>', 'server base URL (default: $GPUSHARE_URL)'))

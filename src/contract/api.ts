@@ -159,16 +159,43 @@ export const QosTargetsSchema = z
   })
   .strict();
 
-/** `POST /api/v1/jobs/:id/qos-reports` body: at least one observed value. */
+/** Most device memory a job may report using on one GPU, MiB (1 TiB). */
+export const MAX_REPORTED_GPU_MEMORY_MIB = 1_048_576;
+
+/**
+ * `POST /api/v1/jobs/:id/qos-reports` body: at least one observed value. Progress values
+ * (`stepSeconds`, `latencySeconds`) need the matching QoS target; usage values (`gpuMemoryUsedMiB`,
+ * `gpuUtilizationPct`) any running job may report (docs/server.md, "Measured peaks").
+ */
 export const QosReportSchema = z
   .object({
     stepSeconds: QOS_SECONDS.optional().describe('observed seconds per training step'),
     latencySeconds: QOS_SECONDS.optional().describe('observed seconds per request'),
+    gpuMemoryUsedMiB: z
+      .number({ invalid_type_error: 'must be a whole number of MiB' })
+      .int('must be a whole number of MiB')
+      .min(0, 'must be at least 0 MiB')
+      .max(MAX_REPORTED_GPU_MEMORY_MIB, `must be at most ${MAX_REPORTED_GPU_MEMORY_MIB} MiB`)
+      .optional()
+      .describe(
+        'device memory the job uses now on the one of its GPUs where it uses most, MiB (kept as its peak when higher)',
+      ),
+    gpuUtilizationPct: z
+      .number({ invalid_type_error: 'must be a percentage' })
+      .min(0, 'must be a percentage from 0 to 100')
+      .max(100, 'must be a percentage from 0 to 100')
+      .optional()
+      .describe('GPU utilization the job sees now, percent 0-100 (kept as its peak when higher)'),
   })
   .strict()
-  .refine((r) => r.stepSeconds !== undefined || r.latencySeconds !== undefined, {
-    message: 'a report needs stepSeconds or latencySeconds (or both)',
-  });
+  .refine(
+    (r) =>
+      r.stepSeconds !== undefined ||
+      r.latencySeconds !== undefined ||
+      r.gpuMemoryUsedMiB !== undefined ||
+      r.gpuUtilizationPct !== undefined,
+    { message: 'a report needs stepSeconds, latencySeconds, gpuMemoryUsedMiB or gpuUtilizationPct' },
+  );
 /** A progress report. */
 export type QosReportBody = z.infer<typeof QosReportSchema>;
 
@@ -186,8 +213,31 @@ export const QosStatusSchema = z.object({
 /** The QoS state of one target. */
 export type QosStatusView = z.infer<typeof QosStatusSchema>;
 
-/** `POST /api/v1/jobs/:id/qos-reports` response: the job's QoS state after the report. */
-export const QosReportResultSchema = z.object({ jobId: z.number().int(), status: z.array(QosStatusSchema) });
+/** A job's peak GPU usage over all its attempts (docs/server.md, "Measured peaks"). */
+export const UsagePeakSchema = z.object({
+  gpuMemoryMiB: z
+    .number()
+    .int()
+    .nullable()
+    .describe('most device memory the job used on any one of its GPUs, MiB; null: never measured'),
+  gpuUtilizationPct: z
+    .number()
+    .nullable()
+    .describe('highest GPU utilization attributable to the job, percent; null: never measured'),
+  updatedAt: z.string().describe('when a value last rose'),
+});
+/** A job's peak GPU usage. */
+export type UsagePeakView = z.infer<typeof UsagePeakSchema>;
+
+/** `POST /api/v1/jobs/:id/qos-reports` response: the job's QoS state and usage peak after the report. */
+export const QosReportResultSchema = z.object({
+  jobId: z.number().int(),
+  status: z.array(QosStatusSchema),
+  usagePeak: UsagePeakSchema.nullable().describe("the job's usage peak after the report; null: none measured yet"),
+  peakRaised: z.boolean().describe('whether this report raised the usage peak'),
+});
+/** `POST /api/v1/jobs/:id/qos-reports` response. */
+export type QosReportResult = z.infer<typeof QosReportResultSchema>;
 
 /** `POST /api/v1/jobs` body. */
 export const SubmitJobSchema = z
@@ -394,6 +444,9 @@ export const JobDetailSchema = JobSchema.extend({
   events: z.array(JobEventSchema),
   attempts: z.array(AttemptSchema),
   environment: z.record(z.string()),
+  usagePeak: UsagePeakSchema.nullable().describe(
+    "peak measured GPU memory and utilization over all the job's attempts; null: none measured",
+  ),
 });
 /** A job with its history. */
 export type JobDetailView = z.infer<typeof JobDetailSchema>;

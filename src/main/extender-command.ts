@@ -22,6 +22,7 @@ interface ExtenderFlags {
   leaseName: string;
   leaseDurationSeconds: number;
   identity?: string;
+  historyFile?: string;
   logLevel: string;
 }
 
@@ -75,6 +76,11 @@ export function createExtenderCommand(version: string): Command {
       '--identity <id>',
       "this replica's name in the Lease (default: $POD_NAME or the host name, and the process id)",
     )
+    .option(
+      '--history-file <file>',
+      "append a row of the history export (the simulator's trace format) for each pod it placed when the pod ends " +
+        '(docs/kubernetes/extender.md)',
+    )
     .option('--log-level <level>', 'log level (stderr)', 'info')
     .action(async (flags: ExtenderFlags) => {
       const settings: ExtenderSettings = {
@@ -91,6 +97,7 @@ export function createExtenderCommand(version: string): Command {
         leaseName: flags.leaseName,
         leaseDurationSeconds: flags.leaseDurationSeconds,
         identity: flags.identity ?? defaultIdentity(),
+        historyFile: flags.historyFile ?? null,
         version,
         logLevel: flags.logLevel,
       };

@@ -15,6 +15,8 @@ import { buildExtenderServer } from '../adapters/kubernetes/extender/extender-se
 import { kubeRestFrom } from '../adapters/kubernetes/extender/kube-rest.js';
 import { LeaderLease } from '../adapters/kubernetes/extender/leader-lease.js';
 import { PodBinder } from '../adapters/kubernetes/extender/pod-binder.js';
+import { openHistoryFile } from '../adapters/kubernetes/extender/history-file.js';
+import { PodHistory } from '../adapters/kubernetes/extender/pod-history.js';
 
 /** Settings of `gpushare extender` (flags of the command). */
 export interface ExtenderSettings {
@@ -34,6 +36,8 @@ export interface ExtenderSettings {
   readonly leaseName: string;
   readonly leaseDurationSeconds: number;
   readonly identity: string;
+  /** The history export file a row is appended to when a placed pod ends; null: none. */
+  readonly historyFile?: string | null;
   readonly version: string;
   readonly logLevel?: string;
 }
@@ -77,7 +81,21 @@ export async function startExtender(settings: ExtenderSettings): Promise<Running
         active ? 'this replica is the active extender' : 'this replica is not the active extender',
       ),
   });
-  const watch = await watchCluster(kubeconfig, rest, view, { info: (m) => log.info(m), warn: (m) => log.warn(m) });
+  const history =
+    settings.historyFile === null || settings.historyFile === undefined
+      ? null
+      : new PodHistory(openHistoryFile(settings.historyFile), Date.now);
+  const watch = await watchCluster(
+    kubeconfig,
+    rest,
+    view,
+    { info: (m) => log.info(m), warn: (m) => log.warn(m) },
+    history &&
+      ((pod, deleted) =>
+        history.observe(pod, deleted, (err) =>
+          log.warn({ err }, `cannot append to --history-file ${settings.historyFile}`),
+        )),
+  );
   lease.start();
   const notReady = (): string | null => {
     if (!watch.synced()) return 'the cache of nodes and pods has not synced with the API server yet';

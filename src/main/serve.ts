@@ -223,6 +223,7 @@ async function startLocked(
         : createSimulatedUsageSampler(() => clock.nowMs()),
     input: () => usageInputOf(plane, store),
     sink: plane.usage,
+    onSample: (input, sample) => plane.peaks.observe(input, sample),
     intervalMs: config.usagePollIntervalMs,
     clock,
     logger,

@@ -274,6 +274,24 @@ describe('createApiClient', () => {
     expect(server.requests[0]?.query.toString()).toBe('attempt=5');
   });
 
+  it('exports the history as the CSV text the server answers, sending since and until', async () => {
+    const csv = 'name,cpu_milli,memory_mib,num_gpu,gpu_milli\njob-1,0,0,1,500\n';
+    const { client, server } = await clientFor((r) =>
+      r.query.get('since') === '5'
+        ? { status: 200, body: 'not csv', contentType: 'text/plain' }
+        : { status: 200, body: csv, contentType: 'text/csv; charset=utf-8' },
+    );
+    expect(await client.exportHistory({ since: 1000, until: 2000 })).toBe(csv);
+    expect(await client.exportHistory()).toBe(csv);
+    expect(server.requests.map((r) => [r.path, r.query.toString(), r.headers.accept])).toEqual([
+      ['/api/v1/history', 'since=1000&until=2000', 'text/csv'],
+      ['/api/v1/history', '', 'text/csv'],
+    ]);
+    await expect(client.exportHistory({ since: 5 })).rejects.toThrow(
+      new ApiResponseError('GET /api/v1/history', 'the body is text/plain, not text/csv'),
+    );
+  });
+
   it('throws ApiResponseError when a 2xx answer does not match the contract', async () => {
     const { client } = await clientFor(() => ({ status: 200, body: { jobs: [{ id: 'twelve' }] } }));
     await expect(client.listJobs()).rejects.toThrow(ApiResponseError);

@@ -177,6 +177,11 @@ export interface ApiClient {
   reportQos(id: number, body: QosReportBody): Promise<z.infer<typeof QosReportResultSchema>>;
   /** `GET /audit` (admin): audit log entries in seq order (docs/security.md "Audit log"). */
   listAudit(query: AuditQuery): Promise<AuditEntryView[]>;
+  /**
+   * `GET /history`: the CSV of the jobs the caller may read that ran and ended (contract/history.ts), submitted in
+   * [since, until) (ms since the epoch).
+   */
+  exportHistory(query?: { since?: number; until?: number }): Promise<string>;
 }
 
 /** `GET /jobs` query of one page (absent: not sent); `since` an ISO 8601 time with a zone. */
@@ -237,6 +242,15 @@ export function normalizeBaseUrl(url: string): string {
   return `${parsed.origin}${path}`;
 }
 
+/** The JSON value of `text`; undefined when it is empty or not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
 interface CallOptions {
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   readonly body?: unknown;
@@ -285,13 +299,40 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     check: (json: unknown) => { value: T } | { problem: string } | Promise<{ value: T } | { problem: string }>,
     call: CallOptions = {},
   ): Promise<T> {
+    const { route, text } = await send(method, path, 'application/json', call);
+    const json = parseJson(text);
+    if (json === undefined) throw new ApiResponseError(route, text === '' ? 'empty body' : 'the body is not JSON');
+    const checked = await check(json);
+    if ('problem' in checked) throw new ApiResponseError(route, checked.problem);
+    return checked.value;
+  }
+
+  /** A GET whose 2xx answer is text of `mediaType` (else ApiResponseError): the text. */
+  async function callText(path: string, mediaType: string, call: CallOptions = {}): Promise<string> {
+    const { route, response, text } = await send('GET', path, mediaType, call);
+    const type = response.headers?.get('content-type') ?? mediaType;
+    if (!type.toLowerCase().startsWith(mediaType))
+      throw new ApiResponseError(route, `the body is ${type}, not ${mediaType}`);
+    return text;
+  }
+
+  /**
+   * Sends one request and reads the whole answer.
+   * @throws ApiUnreachableError when the server cannot be reached or does not answer in time; ApiError on a non-2xx
+   */
+  async function send(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    accept: string,
+    call: CallOptions,
+  ): Promise<{ route: string; response: HttpResponse; text: string }> {
     const routePath = call.auth === false ? path : `${API_PREFIX}${path}`;
     const route = `${method} ${routePath}`;
     const target = new URL(`${base}${routePath}`);
     for (const [key, value] of Object.entries(call.query ?? {})) {
       if (value !== undefined) target.searchParams.set(key, String(value));
     }
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept };
     if (call.auth !== false) headers.authorization = `Bearer ${options.token}`;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     let response: HttpResponse;
@@ -319,32 +360,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         { cause: err },
       );
     }
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    if (!response.ok) {
-      const parsed = (await loadAnswerSchemas()).error.safeParse(json);
-      if (parsed.success)
-        throw new ApiError(
-          response.status,
-          parsed.data.error.code,
-          parsed.data.error.message,
-          parsed.data.error.details,
-        );
-      const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-      throw new ApiError(
-        response.status,
-        `HTTP_${response.status}`,
-        `${route} failed with HTTP ${status}${text && json === undefined ? `: ${text.slice(0, 200)}` : ''}`,
-      );
-    }
-    if (json === undefined) throw new ApiResponseError(route, text === '' ? 'empty body' : 'the body is not JSON');
-    const checked = await check(json);
-    if ('problem' in checked) throw new ApiResponseError(route, checked.problem);
-    return checked.value;
+    if (response.ok) return { route, response, text };
+    const json = parseJson(text);
+    const parsed = (await loadAnswerSchemas()).error.safeParse(json);
+    if (parsed.success)
+      throw new ApiError(response.status, parsed.data.error.code, parsed.data.error.message, parsed.data.error.details);
+    const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    throw new ApiError(
+      response.status,
+      `HTTP_${response.status}`,
+      `${route} failed with HTTP ${status}${text && json === undefined ? `: ${text.slice(0, 200)}` : ''}`,
+    );
   }
 
   const jobPath = (id: number, rest = ''): string => `/jobs/${encodeURIComponent(String(id))}${rest}`;
@@ -409,6 +435,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     drain: () => call('POST', '/drain', 'drain'),
     backup: (path) => call('POST', '/backup', 'backup', { body: { path } }),
     status: () => call('GET', '/status', 'status'),
+    exportHistory: (query = {}) => callText('/history', 'text/csv', { query }),
     reportQos: (id, body) => call('POST', jobPath(id, '/qos-reports'), 'qosReportResult', { body }),
     listAudit: async (query) =>
       (

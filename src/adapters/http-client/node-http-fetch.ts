@@ -20,6 +20,8 @@ export interface HttpResponse {
   readonly ok: boolean;
   readonly status: number;
   readonly statusText: string;
+  /** The answer's headers (absent in a fake that has none). */
+  readonly headers?: { get(name: string): string | null };
   text(): Promise<string>;
 }
 
@@ -74,6 +76,7 @@ const send = (request: RequestFunction, url: URL, init: HttpRequestInit, tls: { 
           ok: status >= 200 && status < 300,
           status,
           statusText: res.statusMessage ?? '',
+          headers: { get: (name) => [res.headers[name.toLowerCase()] ?? null].flat()[0] ?? null },
           text: () => Promise.resolve(text),
         });
       });

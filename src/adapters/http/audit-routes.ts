@@ -2,8 +2,10 @@
  * The one table of audited API routes: for every state-changing route under `/api/v1`, the audit
  * action it records and how its target and tenant are named (docs/security.md "Audit log"). A
  * state-changing route without a row is recorded as `api.<method>` with its pattern as the target,
- * and fails `audit-routes.test.ts`. Not recorded: `POST /jobs/:id/qos-reports` (a job's own
- * progress reports, docs/qos.md).
+ * and fails `audit-routes.test.ts`. `POST /jobs/:id/qos-reports` is recorded only for usage
+ * values (`gpuMemoryUsedMiB`, `gpuUtilizationPct`) that raised the job's stored usage peak, or were
+ * refused: a job's own progress reports, every few seconds, change no state anyone acts on
+ * (docs/qos.md).
  */
 
 import { bulkCancelDoneMessage, bulkCancelSummaryBody, bulkCancelTarget } from './audit-bulk-cancel.js';
@@ -37,10 +39,8 @@ export interface AuditedRoute {
 /** HTTP methods whose calls change state. */
 export const STATE_CHANGING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** State-changing routes that are not recorded, and why. */
-export const UNAUDITED_ROUTES: Readonly<Record<string, string>> = {
-  'POST /api/v1/jobs/:id/qos-reports': "a job's own progress reports (docs/qos.md)",
-};
+/** State-changing routes that are not recorded, and why (none today). */
+export const UNAUDITED_ROUTES: Readonly<Record<string, string>> = {};
 
 const text = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '?');
 const jobId = (c: AuditRouteContext): number => Number(c.params.id);
@@ -66,6 +66,16 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
     recorded: (c) => c.body.dryRun !== true,
     summaryBody: (c) => bulkCancelSummaryBody(c.body),
     doneMessage: (c) => (c.created === null ? null : bulkCancelDoneMessage(c.created)),
+  },
+  // Only usage values that raised the job's stored peak (or were refused): see the module comment.
+  'POST /api/v1/jobs/:id/qos-reports': {
+    action: 'job.report-usage',
+    target: (c) => `job ${text(c.params.id)}`,
+    tenant: ofJob,
+    recorded: (c) =>
+      c.created === null
+        ? c.body.gpuMemoryUsedMiB !== undefined || c.body.gpuUtilizationPct !== undefined
+        : c.created.peakRaised === true,
   },
   'POST /api/v1/gpus/:index/cordon': { action: 'gpu.cordon', target: (c) => `gpu ${text(c.params.index)}` },
   'POST /api/v1/gpus/:index/uncordon': { action: 'gpu.uncordon', target: (c) => `gpu ${text(c.params.index)}` },

@@ -9,12 +9,7 @@
  */
 import fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Principal } from '../../app/auth/tokens.js';
 import { registerErrorHandler, type InternalErrorLog } from './error-handler.js';
 import { registerErrorResponses } from './error-responses.js';
@@ -33,6 +28,8 @@ import { registerDashboardJobRoutes } from './routes/dashboard-jobs.js';
 import { registerUsageHistoryRoutes } from './routes/usage-history.js';
 import { registerAuditHook } from './audit-hook.js';
 import { registerAuditRoutes } from './routes/audit.js';
+import { registerHistoryRoutes } from './routes/history.js';
+import { openApiTransform } from './text-responses.js';
 
 export type { ServerServices } from './server-services.js';
 
@@ -100,7 +97,7 @@ export async function buildServer(
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: openApiTransform,
   });
   app.decorateRequest('principal', null as unknown as Principal);
   // 200 `{ status: 'ok' }`; 503 `{ status: 'unhealthy', reason }` while the server cannot work (a full disk).
@@ -133,6 +130,7 @@ export async function buildServer(
       registerTokenRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
       registerQosRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
       registerUsageHistoryRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
+      registerHistoryRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
       registerEventRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
       registerDashboardJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
       if (services.audit) {

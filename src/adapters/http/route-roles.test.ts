@@ -237,6 +237,8 @@ const CALLS: Record<string, (ctx: CaseContext, which: Which) => Call> = {
   }),
   'GET /api/v1/status': () => ({ method: 'GET', url: '/api/v1/status' }),
   'GET /api/v1/usage/history': () => ({ method: 'GET', url: '/api/v1/usage/history' }),
+  // Every caller who may read jobs gets its own (an admin every tenant's): never another tenant's, never a 404.
+  'GET /api/v1/history': () => ({ method: 'GET', url: '/api/v1/history' }),
   'GET /api/v1/events (event stream)': () => ({ method: 'GET', url: '/api/v1/events' }),
   'GET /api/v1/dashboard/jobs': (_, which) => ({
     method: 'GET',

@@ -14,6 +14,7 @@ import {
   type JobEvent,
   type JobFilter,
   type JobRecord,
+  type JobUsagePeak,
   type NewJob,
   type StateStore,
   StoreConflictError,
@@ -26,6 +27,7 @@ import { PRIVATE_FILE_MODE } from './private-file.js';
 import { deepFreeze } from './deep-freeze.js';
 import { planJobChanges, reasonUpdate } from './plan-job-changes.js';
 import { compileNamePattern } from '../../lib/name-pattern.js';
+import { raisedPeak } from '../../app/usage/raised-peak.js';
 
 /** `format` field of a memory-store backup file. */
 export const MEMORY_STORE_BACKUP_FORMAT = 'gpushare-memory-store';
@@ -59,6 +61,7 @@ export function createMemoryStore(): StateStore {
   const events = new Map<number, JobEvent[]>();
   const attempts = new Map<number, Map<number, AttemptRecord>>();
   const cordons = new Map<string, number>();
+  const peaks = new Map<number, JobUsagePeak>();
   let lastJobId = 0;
   let lastTokenId = 0;
   let closed = false;
@@ -334,6 +337,19 @@ export function createMemoryStore(): StateStore {
       open();
       for (const job of jobs.values()) if (job.reportTokenDigest === digest) return job;
       return null;
+    },
+    raiseUsagePeaks(updates, atMs) {
+      open();
+      for (const { jobId } of updates)
+        if (!jobs.has(jobId)) throw new StoreConflictError(`job ${jobId} does not exist`);
+      for (const update of updates) {
+        const next = raisedPeak(peaks.get(update.jobId) ?? null, update, atMs);
+        if (next !== null) peaks.set(update.jobId, deepFreeze(next));
+      }
+    },
+    getUsagePeak(jobId) {
+      open();
+      return peaks.get(jobId) ?? null;
     },
     listCordonedGpus() {
       open();

@@ -175,6 +175,17 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE job_attempts ADD COLUMN end_reason_code TEXT;
   ALTER TABLE job_attempts ADD COLUMN end_reason_details TEXT;
   `,
+  // 12: each job's peak measured GPU usage (docs/server.md "Measured peaks"): device memory on any one
+  // of its GPUs, MiB, and attributable utilization, percent; NULL = never measured. Written only
+  // when a value rises.
+  `
+  CREATE TABLE job_usage_peaks (
+    job_id         INTEGER PRIMARY KEY NOT NULL REFERENCES jobs(id),
+    gpu_memory_mib INTEGER,
+    gpu_util_pct   REAL,
+    updated_at_ms  INTEGER NOT NULL
+  );
+  `,
 ];
 
 /**

@@ -76,8 +76,8 @@ describe('SQLite store: private files, folders and job ids', () => {
       insert.run('re-queued after a lost attempt', 'pending', 1, null);
       v3.close();
       const store = open();
-      expect(SCHEMA_VERSION).toBe(11);
-      expect(store.schemaVersion()).toBe(11);
+      expect(SCHEMA_VERSION).toBe(12);
+      expect(store.schemaVersion()).toBe(12);
       expect(store.listJobs().map((j) => [j.id, j.name, j.folder])).toEqual([
         [1, 'done', '1'],
         [2, 'running', '2'],
@@ -126,7 +126,7 @@ describe('SQLite store: private files, folders and job ids', () => {
     v9.pragma('user_version = 9');
     v9.close();
     const store = open();
-    expect(store.schemaVersion()).toBe(11);
+    expect(store.schemaVersion()).toBe(12);
     const indexes = store.database
       .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' ORDER BY name")
       .pluck()

@@ -37,6 +37,7 @@ import { deepFreeze } from './deep-freeze.js';
 import { ActiveJobCache } from './sqlite-job-cache.js';
 import { sqliteJobLister } from './sqlite-job-list.js';
 import { sqliteTokenMethods } from './sqlite-tokens.js';
+import { sqliteUsagePeakMethods } from './sqlite-usage-peaks.js';
 import {
   type AttemptRow,
   attemptFromRow,
@@ -425,6 +426,7 @@ function createSqliteStore(
       const row = sql.jobByReportToken.get(digest);
       return row === undefined ? null : recordOf(row);
     },
+    ...sqliteUsagePeakMethods(db, write),
     listCordonedGpus: () => sql.cordonList.all(),
     setGpuCordoned,
     backup: async (target) => {

@@ -15,6 +15,7 @@ import {
 import { HANDLE, MIG_PLACEMENT, note, sampleJob, SHARED_PLACEMENT } from './store-fixtures.js';
 import { describeTokenLifecycle } from './token-store.contract.js';
 import { describeJobListing } from './job-list.contract.js';
+import { describeUsagePeaks } from './usage-peak.contract.js';
 
 /** A fresh store and how to dispose of it (close it, remove its files). */
 export interface StoreUnderTest {
@@ -784,6 +785,10 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
         );
         expect(snapshot([id!])).toEqual(before);
       });
+    });
+
+    describe('usage peaks', () => {
+      describeUsagePeaks(() => store, T0);
     });
 
     describe('GPU cordons', () => {

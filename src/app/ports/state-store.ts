@@ -264,6 +264,32 @@ export interface JobFilter {
   readonly limit?: number;
 }
 
+/**
+ * The peak GPU usage measured for one job over all its attempts (docs/server.md, "Measured peaks"):
+ * from the usage poller's nvidia-smi samples and the job's own reports, never from simulated GPUs.
+ */
+export interface JobUsagePeak {
+  readonly jobId: number;
+  /** Most device memory the job used on any one of its GPUs, MiB (a whole number); null: never measured. */
+  readonly gpuMemoryMiB: number | null;
+  /**
+   * Highest GPU utilization attributable to the job (its GPU's while it was the only job there, or
+   * its own report), percent 0..100; null: never measured.
+   */
+  readonly gpuUtilizationPct: number | null;
+  /** When a value last rose, ms since the epoch. */
+  readonly updatedAtMs: number;
+}
+
+/** Values one sample or report saw for a job; a null value leaves the stored one as it is. */
+export interface UsagePeakUpdate {
+  readonly jobId: number;
+  /** Device memory used on one GPU, MiB, a whole number ≥ 0; null: not seen. */
+  readonly gpuMemoryMiB: number | null;
+  /** Utilization, percent 0..100; null: not seen. */
+  readonly gpuUtilizationPct: number | null;
+}
+
 /** Thrown when a write conflicts with what is stored (duplicate name, unexpected state). */
 export class StoreConflictError extends Error {
   override readonly name = 'StoreConflictError';
@@ -330,6 +356,15 @@ export interface StateStore {
   addJobEvent(jobId: number, atMs: number, reason: JobEventReason, expectState?: JobState): void;
   /** The job whose current report token has this digest (see `JobRecord.reportTokenDigest`), or null. */
   findJobByReportTokenDigest(digest: string): JobRecord | null;
+  /**
+   * Raises the stored usage peaks of jobs to the values given, where those are higher (or none was
+   * stored), in one transaction; `updatedAtMs` becomes `atMs` for a peak that rose. A peak that
+   * does not rise is not written.
+   * @throws StoreConflictError (nothing written) for an unknown job
+   */
+  raiseUsagePeaks(updates: readonly UsagePeakUpdate[], atMs: number): void;
+  /** A job's usage peak, or null when nothing was ever measured for it. */
+  getUsagePeak(jobId: number): JobUsagePeak | null;
   /** UUIDs of cordoned GPUs. */
   listCordonedGpus(): string[];
   setGpuCordoned(uuid: string, cordoned: boolean, atMs: number): void;

@@ -1,8 +1,9 @@
 /**
- * `POST /api/v1/jobs/:id/qos-reports`: a running job's progress report, with authorization. A
- * job's report token may report only for its own job (403 otherwise, also checked route-wide by
- * src/app/auth/job-scope.ts); a tenant token for its tenant's jobs (another tenant's job is 404,
- * as everywhere); an admin token for any job. See docs/qos.md.
+ * `POST /api/v1/jobs/:id/qos-reports`: a running job's report, with authorization: its progress
+ * against its QoS targets (docs/qos.md) and the GPU memory and utilization it uses (its usage peak,
+ * docs/server.md "Measured peaks"). A job's report token may report only for its own job (403
+ * otherwise, also checked route-wide by src/app/auth/job-scope.ts); a tenant token for its tenant's
+ * jobs (another tenant's job is 404, as everywhere); an admin token for any job.
  */
 import { conflict, forbidden, invalidField, jobNotFound } from '../errors.js';
 import { authorize } from '../auth/authorize.js';
@@ -10,13 +11,13 @@ import type { Principal } from '../auth/tokens.js';
 import type { ControlPlane } from '../scheduling/control-plane.js';
 import type { Logger } from '../scheduling/plane-deps.js';
 import type { Clock } from '../ports/clock.js';
-import type { StateStore } from '../ports/state-store.js';
-import { toQosStatusView } from '../services/views.js';
-import type { QosReportBody, QosStatusView } from '../../contract/api.js';
+import type { JobRecord, StateStore } from '../ports/state-store.js';
+import { toQosStatusView, toUsagePeakView } from '../services/views.js';
+import type { QosReportBody, QosReportResult } from '../../contract/api.js';
 import { publishQosChanges } from './qos-publish.js';
 import { QOS_KINDS, QOS_REPORT_FIELDS } from './qos-tracker.js';
 
-/** Progress reports of running jobs. */
+/** Reports of running jobs. */
 export class QosService {
   constructor(
     private readonly plane: ControlPlane,
@@ -26,13 +27,14 @@ export class QosService {
   ) {}
 
   /**
-   * Records a report for job `jobId` and judges it (a violation or recovery is stored as a job event,
-   * emitted and logged).
-   * @returns the job's QoS state after the report
+   * Records a report for job `jobId`: progress values are judged against the job's targets (a
+   * violation or recovery is stored as a job event, emitted and logged); usage values raise the
+   * job's stored usage peak where they are higher.
+   * @returns the job's QoS state and usage peak after the report
    * @throws GpushareError 403 (another job's token), 404 (no such job visible to the caller), 409
-   *   (the job is not running), 400 (a value for a kind the job declares no target for)
+   *   (the job is not running), 400 (a progress value for a kind the job declares no target for)
    */
-  report(principal: Principal, jobId: number, body: QosReportBody): { jobId: number; status: QosStatusView[] } {
+  report(principal: Principal, jobId: number, body: QosReportBody): QosReportResult {
     if (principal.role === 'job' && principal.jobId !== jobId)
       throw forbidden(`this job token belongs to job ${principal.jobId} and cannot report for job ${jobId}`);
     const job = this.store.getJob(jobId);
@@ -40,36 +42,65 @@ export class QosService {
     authorize(principal, 'job.report', { jobId, tenant: job.tenant, ownerTokenId: job.submittedByTokenId });
     if (job.state !== 'running')
       throw conflict(`job ${jobId} is ${job.state}: reports are accepted only while it runs`);
-    if (!job.qos)
+    const progress = QOS_KINDS.some((kind) => body[QOS_REPORT_FIELDS[kind]] !== undefined);
+    if (progress && !job.qos)
       throw invalidField(
         'qos',
-        `job ${jobId} declares no QoS target (submit it with --qos-step-seconds or --qos-latency-seconds)`,
+        `job ${jobId} declares no QoS target (submit it with --qos-step-seconds or --qos-latency-seconds); ` +
+          'it may report gpuMemoryUsedMiB and gpuUtilizationPct',
       );
+    if (job.qos) this.trackQos(job);
+    const atMs = this.clock.nowMs();
+    if (progress) this.reportProgress(job, body, atMs);
+    const usage = body.gpuMemoryUsedMiB !== undefined || body.gpuUtilizationPct !== undefined;
+    const { peak, raised } = usage
+      ? this.plane.peaks.report(
+          { jobId, gpuMemoryMiB: body.gpuMemoryUsedMiB ?? null, gpuUtilizationPct: body.gpuUtilizationPct ?? null },
+          atMs,
+        )
+      : { peak: this.store.getUsagePeak(jobId), raised: false };
+    return {
+      jobId,
+      status: this.plane.qos.statusesOf(jobId).map(toQosStatusView),
+      usagePeak: toUsagePeakView(peak),
+      peakRaised: raised,
+    };
+  }
+
+  /** Starts tracking a running job's QoS targets, unless it is tracked already. */
+  private trackQos(job: JobRecord): void {
     const { qos } = this.plane;
-    if (!qos.isTracked(jobId))
-      qos.track({
-        jobId,
-        tenant: job.tenant,
-        priority: job.priority,
-        gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [],
-        targets: job.qos,
-      });
-    const declared = qos.kindsOf(jobId);
+    if (qos.isTracked(job.id) || !job.qos) return;
+    qos.track({
+      jobId: job.id,
+      tenant: job.tenant,
+      priority: job.priority,
+      gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [],
+      targets: job.qos,
+    });
+  }
+
+  /**
+   * Judges progress values against the job's targets.
+   * @throws GpushareError 400 for a kind it declares no target for
+   */
+  private reportProgress(job: JobRecord, body: QosReportBody, atMs: number): void {
+    const { qos } = this.plane;
+    const declared = qos.kindsOf(job.id);
     for (const kind of QOS_KINDS) {
       const field = QOS_REPORT_FIELDS[kind];
       if (body[field] !== undefined && !declared.includes(kind))
         throw invalidField(
           field,
-          `job ${jobId} declares no ${kind} target; it may report ` +
+          `job ${job.id} declares no ${kind} target; it may report ` +
             `${declared.map((k) => QOS_REPORT_FIELDS[k]).join(', ')}`,
           declared.map((k) => QOS_REPORT_FIELDS[k]),
         );
     }
-    const atMs = this.clock.nowMs();
-    const changes = qos.report(jobId, body, atMs);
+    const changes = qos.report(job.id, body, atMs);
     for (const kind of QOS_KINDS)
       if (body[QOS_REPORT_FIELDS[kind]] !== undefined)
-        this.plane.events.emit({ type: 'qos', jobId, tenant: job.tenant, kind: 'report', qosKind: kind, atMs });
+        this.plane.events.emit({ type: 'qos', jobId: job.id, tenant: job.tenant, kind: 'report', qosKind: kind, atMs });
     publishQosChanges(
       {
         store: this.store,
@@ -79,6 +110,5 @@ export class QosService {
       },
       changes,
     );
-    return { jobId, status: qos.statusesOf(jobId).map(toQosStatusView) };
   }
 }

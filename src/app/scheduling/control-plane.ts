@@ -13,6 +13,7 @@ import type { JobRecord } from '../ports/state-store.js';
 import { publishQosChanges } from '../qos/qos-publish.js';
 import { QosTracker } from '../qos/qos-tracker.js';
 import { LatestUsage } from '../usage/latest-usage.js';
+import { UsagePeaks } from '../usage/usage-peaks.js';
 import { AttemptMonitor } from './attempt-monitor.js';
 import type { StopIntent } from './attempt-end.js';
 import { RECENT_SHAPES_KEPT } from './cluster-usage.js';
@@ -46,6 +47,8 @@ export class ControlPlane {
   readonly qos: QosTracker;
   /** The latest measured GPU usage (kept by the usage poller, src/app/usage/usage-poller.ts). */
   readonly usage = new LatestUsage();
+  /** Each running job's peak measured GPU memory and utilization, raised from samples and reports (stored). */
+  readonly peaks: UsagePeaks;
   /** GPUs (as the scheduler sees them, and their inventory records), cordons and MIG instances. */
   readonly roster: GpuRoster;
   /** Shapes of the recent submits: the scheduler's target workload. */
@@ -71,6 +74,7 @@ export class ControlPlane {
     // The core's session owns the queue; each pass refreshes it from the snapshot of its time.
     this.queue = new JobQueue(new SchedulingSession({ nodes: [], active: [] }, deps.rng));
     this.disk = new DiskState(deps.disk);
+    this.peaks = new UsagePeaks(store, logger);
     this.qos = new QosTracker({ nowMs: () => clock.nowMs(), violationSeconds: settings.qosViolationSeconds ?? 60 });
     this.roster = new GpuRoster(deps.initialGpus, store.listCordonedGpus());
     this.recentShapes = new RecentShapes(store.listJobs({ newest: RECENT_SHAPES_KEPT }).map((j) => j.gpu));

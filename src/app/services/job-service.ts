@@ -22,6 +22,7 @@ import { toGpuViews, toJobDetail, toJobView } from './views.js';
 import { listJobPage, listJobTablePage, type JobListQuery } from './job-listing.js';
 import { ACTIVE_JOB_STATES, type JobPage, type JobTablePage } from '../../contract/job-list.js';
 import { viewerFor } from './reason-viewer.js';
+import { historyExport, type HistoryQuery } from './history-export.js';
 
 /** What a job's environment values read as for a caller who may not read its logs. */
 export const HIDDEN_VALUE = '(hidden)';
@@ -107,6 +108,14 @@ export class JobService {
   }
 
   /**
+   * The jobs the caller may read that ran and ended, as CSV chunks of the history export
+   * (history-export.ts). @throws GpushareError 403 at once
+   */
+  history(principal: Principal, query: HistoryQuery): Iterable<string> {
+    return historyExport(this.deps.store, principal, query);
+  }
+
+  /**
    * One job with its history. Its environment's values (often secrets) only to those who may read
    * its logs (an admin, its tenant's tenant-admin, the member who submitted it); others see the
    * names, each value `(hidden)`. @throws GpushareError 404
@@ -116,8 +125,7 @@ export class JobService {
     const { store } = this.deps;
     const detail = toJobDetail(
       job,
-      store.listEvents(id),
-      store.listAttempts(id),
+      { events: store.listEvents(id), attempts: store.listAttempts(id), usagePeak: store.getUsagePeak(id) },
       this.plane,
       this.viewerFor(principal),
     );

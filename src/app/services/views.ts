@@ -16,9 +16,9 @@ import {
   type Placement,
   type ShareEnforcement,
 } from '../../core/index.js';
-import type { GpuView, JobDetailView, JobView, QosStatusView } from '../../contract/api.js';
+import type { GpuView, JobDetailView, JobView, QosStatusView, UsagePeakView } from '../../contract/api.js';
 import type { QosJobStatus } from '../qos/qos-tracker.js';
-import type { AttemptRecord, JobEvent, JobRecord } from '../ports/state-store.js';
+import type { AttemptRecord, JobEvent, JobRecord, JobUsagePeak } from '../ports/state-store.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
 import type { ControlPlane } from '../scheduling/control-plane.js';
 import { migDeviceUuid } from '../scheduling/visible-devices.js';
@@ -139,14 +139,32 @@ export function toQosStatusView(s: QosJobStatus): QosStatusView {
   };
 }
 
-/** A job with its transitions and attempts, as `viewer` may read them (default: an admin). */
+/** A job's usage peak as the API shows it; null for none. */
+export function toUsagePeakView(peak: JobUsagePeak | null): UsagePeakView | null {
+  return (
+    peak && {
+      gpuMemoryMiB: peak.gpuMemoryMiB,
+      gpuUtilizationPct: peak.gpuUtilizationPct,
+      updatedAt: iso(peak.updatedAtMs)!,
+    }
+  );
+}
+
+/**
+ * A job with its transitions, attempts and usage peak (null: none measured), as `viewer` may read
+ * them (default: an admin).
+ */
 export function toJobDetail(
   job: JobRecord,
-  events: readonly JobEvent[],
-  attempts: readonly AttemptRecord[],
+  history: {
+    readonly events: readonly JobEvent[];
+    readonly attempts: readonly AttemptRecord[];
+    readonly usagePeak: JobUsagePeak | null;
+  },
   plane: ControlPlane,
   viewer: StatusViewer = ADMIN_VIEWER,
 ): JobDetailView {
+  const { events, attempts } = history;
   return {
     ...toJobView(job, plane, viewer),
     environment: { ...job.environment },
@@ -165,6 +183,7 @@ export function toJobDetail(
       signal: a.signal,
       endReason: attemptEndLine(a.endReason, viewer),
     })),
+    usagePeak: toUsagePeakView(history.usagePeak),
   };
 }
 

@@ -3,9 +3,10 @@
  * the latest sample in a {@link LatestUsage}. Polls never overlap: a poll that is still running
  * when the next is due makes that one skip. A failed measurement clears the sample (readers then
  * fall back to the inventory's values) and is logged once until a measurement succeeds again.
+ * Each sample also goes to `onSample` (the per-job peaks: usage-peaks.ts) with the input it measured.
  */
 import type { Clock, Timer } from '../ports/clock.js';
-import type { GpuUsageSampler, UsageInput } from '../ports/gpu-usage.js';
+import type { GpuUsageSample, GpuUsageSampler, UsageInput } from '../ports/gpu-usage.js';
 import type { Logger } from '../scheduling/plane-deps.js';
 import type { LatestUsage } from './latest-usage.js';
 
@@ -16,6 +17,8 @@ export interface UsagePollerDeps {
   readonly input: () => UsageInput;
   /** Where the latest sample goes. */
   readonly sink: LatestUsage;
+  /** Called with each sample and the input it measured, after the sink has it (must not throw). */
+  readonly onSample?: (input: UsageInput, sample: GpuUsageSample) => void;
   /** Time between polls, ms (> 0). */
   readonly intervalMs: number;
   readonly clock: Clock;
@@ -61,9 +64,11 @@ export class UsagePoller {
 
   private async measure(): Promise<void> {
     try {
-      const sample = await this.deps.sampler.sample(this.deps.input());
+      const input = this.deps.input();
+      const sample = await this.deps.sampler.sample(input);
       if (this.stopped) return;
       this.deps.sink.set(sample);
+      this.deps.onSample?.(input, sample);
       if (this.failing) this.deps.logger.info({ source: sample.source }, 'GPU usage measurement works again');
       this.failing = false;
     } catch (error) {

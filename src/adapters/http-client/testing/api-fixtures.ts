@@ -75,6 +75,7 @@ export function sampleJobDetail(overrides: Partial<JobDetailView> = {}): JobDeta
       },
     ],
     environment: { SEED: '1' },
+    usagePeak: null,
     ...overrides,
   };
 }

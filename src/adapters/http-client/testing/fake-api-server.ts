@@ -16,10 +16,12 @@ export interface RecordedRequest {
   readonly body: unknown;
 }
 
-/** The fake server's answer: a status and a JSON body (a string body is sent as is). */
+/** The fake server's answer: a status and a JSON body (a string body is sent as is, as text/plain by default). */
 export interface FakeResponse {
   readonly status: number;
   readonly body?: unknown;
+  /** The content type of a string body (default `text/plain`). */
+  readonly contentType?: string;
 }
 
 /** A running fake server. */
@@ -71,7 +73,8 @@ export async function startFakeApiServer(
               ? ''
               : JSON.stringify(response.body);
         res.writeHead(response.status, {
-          'content-type': typeof response.body === 'string' ? 'text/plain' : 'application/json',
+          'content-type':
+            typeof response.body === 'string' ? (response.contentType ?? 'text/plain') : 'application/json',
         });
         res.end(body);
       })();

@@ -29,12 +29,14 @@ const RESTART_DELAY_MS = 1000;
 /**
  * Starts watching; resolves after the first attempt at both lists (`synced` tells whether they worked; failed ones are
  * retried).
+ * @param onPod told of every pod the watch shows after the view has it (`deleted` for a delete event); none when null
  */
 export async function watchCluster(
   kubeconfig: KubeConfig,
   rest: KubeRest,
   view: ClusterView,
   log: WatchLog,
+  onPod: ((pod: KubePod, deleted: boolean) => void) | null = null,
 ): Promise<ClusterWatch> {
   const list = (path: string) => async () => {
     const answer = await rest.request('GET', path);
@@ -50,9 +52,19 @@ export async function watchCluster(
   nodes.on('add', (n) => report(view.upsertNode(n as KubeNode)));
   nodes.on('update', (n) => report(view.upsertNode(n as KubeNode)));
   nodes.on('delete', (n) => view.deleteNode(n.metadata?.name ?? ''));
-  pods.on('add', (p) => view.upsertPod(p as KubePod));
-  pods.on('update', (p) => view.upsertPod(p as KubePod));
-  pods.on('delete', (p) => view.deletePod(p.metadata?.uid ?? ''));
+  const seen = (pod: KubePod, deleted: boolean): void => onPod?.(pod, deleted);
+  pods.on('add', (p) => {
+    view.upsertPod(p as KubePod);
+    seen(p as KubePod, false);
+  });
+  pods.on('update', (p) => {
+    view.upsertPod(p as KubePod);
+    seen(p as KubePod, false);
+  });
+  pods.on('delete', (p) => {
+    view.deletePod(p.metadata?.uid ?? '');
+    seen(p as KubePod, true);
+  });
   function report(error: string | null): void {
     if (error !== null) log.warn(error);
   }

@@ -24,9 +24,26 @@ export interface KubePod {
     readonly schedulerName?: string;
     readonly priority?: number;
     readonly priorityClassName?: string;
-    readonly containers?: readonly { readonly name?: string }[];
+    readonly containers?: readonly {
+      readonly name?: string;
+      /** Quantities by resource name (`cpu: 500m`, `memory: 1Gi`). */
+      readonly resources?: { readonly requests?: Readonly<Record<string, string | number>> };
+    }[];
   };
-  readonly status?: { readonly phase?: string };
+  readonly status?: {
+    readonly phase?: string;
+    /** When the kubelet took the pod. */
+    readonly startTime?: string | Date;
+    readonly containerStatuses?: readonly KubeContainerStatus[];
+  };
+}
+
+/** The state of one container of a pod (`status.containerStatuses[]`), as far as gpushare reads it. */
+export interface KubeContainerStatus {
+  readonly state?: {
+    readonly running?: { readonly startedAt?: string | Date };
+    readonly terminated?: { readonly startedAt?: string | Date; readonly finishedAt?: string | Date };
+  };
 }
 
 /** A Node, as far as gpushare reads it. */
