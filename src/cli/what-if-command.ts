@@ -95,12 +95,6 @@ function parseSeed(text: string): number {
   return value;
 }
 
-/** The server's history as a trace (`GET /api/v1/history`). */
-async function fetchHistory(client: Awaited<ReturnType<typeof connect>>): Promise<string> {
-  void client;
-  throw new InvalidArgumentError('--trace is required until the server exports its history');
-}
-
 async function whatIf(flags: WhatIfFlags, io: CliIo): Promise<void> {
   if (flags.report !== undefined) await checkOutputPath('--report', flags.report);
   let text: string;
@@ -111,7 +105,7 @@ async function whatIf(flags: WhatIfFlags, io: CliIo): Promise<void> {
   } else {
     const client = await connect(flags, io);
     source = 'the server';
-    text = await fetchHistory(client);
+    text = await client.exportHistory({});
   }
   const history = parseHistory(text, source);
   const report = runWhatIf(history, {

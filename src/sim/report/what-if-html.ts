@@ -7,7 +7,7 @@ import type { PoolSize, WhatIfReport } from '../whatif/run-what-if.js';
 import { htmlFigure, htmlSection, htmlTable, renderReportPage } from './html-page.js';
 import { escapeHtml, formatFixed } from './html-escape.js';
 import { renderLineChart, type LineSeries } from './svg-line-chart.js';
-import { adviceRows, rightSizedLine, sizingRows } from './what-if-table.js';
+import { adviceRows, formatGpuHours, rightSizedLine, sizingRows } from './what-if-table.js';
 
 function rows(cells: readonly (readonly string[])[], textColumns: number): string[] {
   const cell = (c: string, i: number): string =>
@@ -57,7 +57,7 @@ export function renderWhatIfHtml(report: WhatIfReport, source: string, generated
     const { whole, shared } = report.autoscaled;
     const row = (name: string, a: typeof whole): string[] => [
       name,
-      formatFixed(a.gpuHours, 1),
+      formatGpuHours(a.gpuHours),
       formatFixed(a.cost, 2),
       String(a.peakGpus),
       formatFixed(a.waitP95Seconds, 0),

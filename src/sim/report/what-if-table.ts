@@ -59,7 +59,7 @@ export function adviceRows(report: WhatIfReport): string[][] {
     `${mib(w.gpuMemoryMiB.requested)} → ${mib(w.gpuMemoryMiB.recommended)}`,
     w.gpuMemoryMiB.peak === null ? 'not measured' : mib(w.gpuMemoryMiB.peak),
     `${w.jobsPerGpu.asked} (${w.jobsPerGpu.askedBinding}) → ${w.jobsPerGpu.advised} (${w.jobsPerGpu.advisedBinding})`,
-    `${formatFixed(w.requestedGpuHours, 1)} → ${formatFixed(w.recommendedGpuHours, 1)}`,
+    `${formatGpuHours(w.requestedGpuHours)} → ${formatGpuHours(w.recommendedGpuHours)}`,
   ]);
 }
 
@@ -75,14 +75,26 @@ export function rightSizedLine(report: WhatIfReport): string {
   );
 }
 
+/** A duration for people: seconds below two minutes, minutes below two hours, else hours. */
+export function formatSpan(seconds: number): string {
+  if (seconds < 120) return `${formatFixed(seconds, 1)} s`;
+  if (seconds < 7200) return `${formatFixed(seconds / 60, 1)} min`;
+  return `${formatFixed(seconds / 3600, 1)} h`;
+}
+
+/** GPU-hours with 3 decimals below 10, else 1. */
+export function formatGpuHours(hours: number): string {
+  return formatFixed(hours, hours < 10 ? 3 : 1);
+}
+
 /** Formats the report as text (no trailing newline). */
 export function formatWhatIf(report: WhatIfReport): string {
   const { inputs, observed, target, settings } = report;
   const shape = settings.shape;
   const lines = [
     `${inputs.jobs} jobs (${inputs.gpuJobs} with GPUs, ${inputs.tenants} tenant${inputs.tenants === 1 ? '' : 's'}) ` +
-      `over ${formatFixed(inputs.spanSeconds / 3600, 1)} h; asked ${formatFixed(observed.requestedGpuHours, 1)} ` +
-      `GPU-h (${formatFixed(observed.wholeGpuHours, 1)} rounded up to whole GPUs); p95 wait on the server ` +
+      `over ${formatSpan(inputs.spanSeconds)}; asked ${formatGpuHours(observed.requestedGpuHours)} ` +
+      `GPU-h (${formatGpuHours(observed.wholeGpuHours)} rounded up to whole GPUs); p95 wait on the server ` +
       `${formatFixed(observed.waitP95Seconds, 0)} s`,
     `sized on ${shape.gpuModel} nodes of ${shape.gpusPerNode} GPUs at p95 wait ≤ ` +
       `${formatFixed(target.waitP95Seconds, 0)} s ` +
@@ -96,13 +108,13 @@ export function formatWhatIf(report: WhatIfReport): string {
     report.recommendedPolicy === null
       ? 'recommended policy: none (no pool up to 4096 GPUs meets the target with sharing)'
       : `recommended policy: ${report.recommendedPolicy} ` +
-        '(fewest GPUs with sharing; ties: lower p95 wait, then the order given)',
+        '(fewest GPUs with sharing; ties: lower p95 wait in whole seconds, then the order given)',
   ];
   if (report.autoscaled !== null) {
     const { whole, shared } = report.autoscaled;
     const row = (name: string, a: typeof whole): string[] => [
       name,
-      formatFixed(a.gpuHours, 1),
+      formatGpuHours(a.gpuHours),
       formatFixed(a.cost, 2),
       String(a.peakGpus),
       formatFixed(a.waitP95Seconds, 0),

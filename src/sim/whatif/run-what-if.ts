@@ -85,7 +85,8 @@ export interface WhatIfReport {
   /** With sharing, per policy, in the order given. */
   readonly shared: readonly PoolSize[];
   /**
-   * The policy that needs the fewest GPUs with sharing (ties: lower p95 wait, then the order given);
+   * The policy that needs the fewest GPUs with sharing (ties: lower p95 wait in whole seconds, then the
+   * order given);
    * null if none fits.
    */
   readonly recommendedPolicy: string | null;
@@ -114,7 +115,10 @@ function poolSize(policy: string, found: ReturnType<typeof smallestFixed>): Pool
 function better(a: PoolSize, b: PoolSize): boolean {
   if (a.gpus === null) return false;
   if (b.gpus === null) return true;
-  return a.gpus < b.gpus || (a.gpus === b.gpus && (a.waitP95Seconds ?? 0) < (b.waitP95Seconds ?? 0));
+  // p95 waits are compared in whole seconds: a fraction of a second is no reason to leave the order given.
+  return (
+    a.gpus < b.gpus || (a.gpus === b.gpus && Math.round(a.waitP95Seconds ?? 0) < Math.round(b.waitP95Seconds ?? 0))
+  );
 }
 
 /**
