@@ -233,8 +233,11 @@ export type UsagePeakView = z.infer<typeof UsagePeakSchema>;
 export const QosReportResultSchema = z.object({
   jobId: z.number().int(),
   status: z.array(QosStatusSchema),
-  usagePeak: UsagePeakSchema.nullable().describe("the job's usage peak after the report; null: none measured yet"),
-  peakRaised: z.boolean().describe('whether this report raised the usage peak'),
+  // Optional, like every field added after the first release of an answer: a newer client reads an older server.
+  usagePeak: UsagePeakSchema.nullable()
+    .optional()
+    .describe("the job's usage peak after the report; null: none measured yet"),
+  peakRaised: z.boolean().optional().describe('whether this report raised the usage peak'),
 });
 /** `POST /api/v1/jobs/:id/qos-reports` response. */
 export type QosReportResult = z.infer<typeof QosReportResultSchema>;
@@ -444,9 +447,9 @@ export const JobDetailSchema = JobSchema.extend({
   events: z.array(JobEventSchema),
   attempts: z.array(AttemptSchema),
   environment: z.record(z.string()),
-  usagePeak: UsagePeakSchema.nullable().describe(
-    "peak measured GPU memory and utilization over all the job's attempts; null: none measured",
-  ),
+  usagePeak: UsagePeakSchema.nullable()
+    .optional()
+    .describe("peak measured GPU memory and utilization over all the job's attempts; null: none measured"),
 });
 /** A job with its history. */
 export type JobDetailView = z.infer<typeof JobDetailSchema>;

@@ -12,19 +12,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePodListCsv } from '../../src/sim/traces/alibaba-csv.js';
-import { api, cleanupServe, cli, pollFor, startServe, waitForJob, type ServeHandle } from './support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  cli,
+  GPUSHARE_BIN,
+  pollFor,
+  startServe,
+  submittedId,
+  waitForJob,
+  type ServeHandle,
+} from './support/serve-harness.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'gpushare');
 let server: ServeHandle | null = null;
 afterEach(async () => {
   if (server) await cleanupServe(server);
   server = null;
 });
-
-const submitId = (result: { code: number; stdout: string; stderr: string }): number => {
-  expect([result.code, result.stderr]).toEqual([0, '']);
-  return Number(result.stdout.trim().split('\n').at(-1));
-};
 
 describe('gpushare serve: history as a trace', () => {
   it('exports the jobs that ran: requests, times, modes and reported peaks; the simulator reads it', async () => {
@@ -34,14 +38,14 @@ describe('gpushare serve: history as a trace', () => {
     const report = (args: string) => `"$GS_NODE" "$GS_BIN" report ${args} || exit 9`;
     const waitForStop = `while [ ! -e "${stop}" ]; do sleep 0.05; done`;
     const submit = (flags: string[], script: string) =>
-      submitId(
+      submittedId(
         cli(server!, [
           'submit',
           ...flags,
           '--env',
           `GS_NODE=${process.execPath}`,
           '--env',
-          `GS_BIN=${BIN}`,
+          `GS_BIN=${GPUSHARE_BIN}`,
           '--',
           'sh',
           '-c',

@@ -14,26 +14,21 @@ import {
   api,
   cleanupServe,
   cli,
+  GPUSHARE_BIN,
   jobFolder,
   serverFetch,
   startServe,
+  submittedId,
   waitForJob,
   type ServeHandle,
 } from './support/serve-harness.js';
 import { parseMetricsText, sampleValue } from '../../src/adapters/metrics/metrics-text.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'gpushare');
 let server: ServeHandle | null = null;
 afterEach(async () => {
   if (server) await cleanupServe(server);
   server = null;
 });
-
-const submitId = (result: { code: number; stdout: string; stderr: string }): number => {
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  return Number(result.stdout.trim().split('\n').at(-1));
-};
 
 describe('gpushare serve: QoS targets, reports and protection', () => {
   it(
@@ -54,7 +49,7 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
         'for i in 1 2 3 4 5; do "$GS_NODE" "$GS_BIN" report --step-seconds 0.62 || exit 9; sleep 0.3; done',
         'echo reported; sleep 600',
       ].join('; ');
-      const trainer = submitId(
+      const trainer = submittedId(
         cli(server, [
           'submit',
           '--gpu',
@@ -68,7 +63,7 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
           '--env',
           `GS_NODE=${process.execPath}`,
           '--env',
-          `GS_BIN=${BIN}`,
+          `GS_BIN=${GPUSHARE_BIN}`,
           '--',
           'sh',
           '-c',
@@ -120,13 +115,13 @@ describe('gpushare serve: QoS targets, reports and protection', () => {
       ]);
 
       // A lower-priority job waits with the protection reason; an equal-priority one is placed.
-      const low = submitId(cli(server, ['submit', '--gpu', '0.3', '--priority', 'low', '--', 'sleep', '600']));
+      const low = submittedId(cli(server, ['submit', '--gpu', '0.3', '--priority', 'low', '--', 'sleep', '600']));
       const waiting = await waitForJob(server, low, (j) => j.reason?.includes('protected'));
       expect([waiting.state, waiting.reason]).toEqual([
         'pending',
         `GPU 0 is protected: job ${trainer} misses its QoS target`,
       ]);
-      const equal = submitId(cli(server, ['submit', '--gpu', '0.2', '--priority', 'high', '--', 'sleep', '600']));
+      const equal = submittedId(cli(server, ['submit', '--gpu', '0.2', '--priority', 'high', '--', 'sleep', '600']));
       expect((await waitForJob(server, equal, (j) => j.state === 'running')).placement.gpus[0].index).toBe(0);
       expect((await api(server, 'GET', `/api/v1/jobs/${low}`)).body.state).toBe('pending');
 

@@ -15,7 +15,7 @@ import type { JobRecord, StateStore } from '../ports/state-store.js';
 import { toQosStatusView, toUsagePeakView } from '../services/views.js';
 import type { QosReportBody, QosReportResult } from '../../contract/api.js';
 import { publishQosChanges } from './qos-publish.js';
-import { QOS_KINDS, QOS_REPORT_FIELDS } from './qos-tracker.js';
+import { QOS_KINDS, QOS_REPORT_FIELDS, qosTrackedJobOf } from './qos-tracker.js';
 
 /** Reports of running jobs. */
 export class QosService {
@@ -69,15 +69,8 @@ export class QosService {
 
   /** Starts tracking a running job's QoS targets, unless it is tracked already. */
   private trackQos(job: JobRecord): void {
-    const { qos } = this.plane;
-    if (qos.isTracked(job.id) || !job.qos) return;
-    qos.track({
-      jobId: job.id,
-      tenant: job.tenant,
-      priority: job.priority,
-      gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [],
-      targets: job.qos,
-    });
+    const tracked = qosTrackedJobOf(job);
+    if (tracked && !this.plane.qos.isTracked(job.id)) this.plane.qos.track(tracked);
   }
 
   /**

@@ -13,7 +13,7 @@
  * violation already raised stays until a met report (or the end of the attempt, when `forget`
  * drops the job). A met report recovers a violation at once.
  */
-import type { QosTargets } from '../ports/state-store.js';
+import type { JobRecord, QosTargets } from '../ports/state-store.js';
 import { JOB_EVENT_CODES, jobEventReason, type JobEventReason } from '../../core/index.js';
 
 /** Kinds of QoS target a job may declare. */
@@ -51,6 +51,18 @@ export interface QosTrackedJob {
   readonly priority: number;
   readonly gpuIndices: readonly number[];
   readonly targets: QosTargets;
+}
+
+/** What the tracker judges of a stored job: its tenant, priority, GPUs and targets; null for a job without targets. */
+export function qosTrackedJobOf(job: JobRecord): QosTrackedJob | null {
+  if (!job.qos) return null;
+  return {
+    jobId: job.id,
+    tenant: job.tenant,
+    priority: job.priority,
+    gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [],
+    targets: job.qos,
+  };
 }
 
 /** One progress report: seconds per step and/or per request; at least one. */

@@ -7,7 +7,7 @@ import { type Placement, JOB_EVENT_CODES } from '../../core/index.js';
 import type { MpsControl } from '../ports/mps-control.js';
 import type { ProcessLauncher } from '../ports/process-launcher.js';
 import type { JobRecord, StateStore } from '../ports/state-store.js';
-import type { QosTracker } from '../qos/qos-tracker.js';
+import { qosTrackedJobOf, type QosTracker } from '../qos/qos-tracker.js';
 import { stopIdleMpsDaemons } from './mps-agent.js';
 import type { ControlPlaneSettings, Logger } from './plane-deps.js';
 import type { RunningJobs } from './running-jobs.js';
@@ -40,14 +40,8 @@ export class RunningSet {
   adopt(job: JobRecord): void {
     const { store, running, qos, mps, logger } = this.deps;
     running.add(job, store.listAttempts(job.id).filter((a) => a.endReason?.code === JOB_EVENT_CODES.preempted).length);
-    if (job.qos)
-      qos.track({
-        jobId: job.id,
-        tenant: job.tenant,
-        priority: job.priority,
-        gpuIndices: job.placement?.gpus.map((g) => g.index) ?? [],
-        targets: job.qos,
-      });
+    const tracked = qosTrackedJobOf(job);
+    if (tracked) qos.track(tracked);
     // A re-adopted MPS client: find its GPU's daemon again (a live one is reused, not restarted).
     const first = job.placement?.gpus[0];
     if (job.placement?.mode === 'mps' && first?.mpsClient && mps && !mps.running().includes(first.uuid)) {

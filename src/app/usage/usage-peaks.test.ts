@@ -7,6 +7,7 @@ import type { StateStore, UsagePeakUpdate } from '../ports/state-store.js';
 import { LatestUsage } from './latest-usage.js';
 import { measuredPeaks, UsagePeaks } from './usage-peaks.js';
 import { UsagePoller } from './usage-poller.js';
+import { recordingLogger } from '../testing/recording-logger.js';
 
 const uuid = (i: number): string => `GPU-0000000${i}`;
 
@@ -65,16 +66,6 @@ function countingStore(): { store: StateStore; writes: UsagePeakUpdate[][] } {
   return { store, writes };
 }
 
-const logger = () => {
-  const lines: string[] = [];
-  return {
-    lines,
-    info: (_: object, m?: string) => lines.push(`info ${m}`),
-    warn: (_: object, m?: string) => lines.push(`warn ${m}`),
-    error: (_: object, m?: string) => lines.push(`error ${m}`),
-  };
-};
-
 describe('measuredPeaks', () => {
   it("takes each job's largest memory on one GPU, and a GPU's utilization only for a job alone on it", () => {
     expect(measuredPeaks(INPUT, sample(7))).toEqual([
@@ -101,7 +92,7 @@ describe('measuredPeaks', () => {
 describe('UsagePeaks', () => {
   it('writes the store only when a peak rises, one transaction per sample', () => {
     const { store, writes } = countingStore();
-    const peaks = new UsagePeaks(store, logger());
+    const peaks = new UsagePeaks(store, recordingLogger());
     peaks.observe(INPUT, sample(1_000));
     expect(writes).toHaveLength(1);
     expect(writes[0]!.map((u) => u.jobId)).toEqual([1, 2, 3, 5]);
@@ -125,7 +116,7 @@ describe('UsagePeaks', () => {
 
   it('keeps the larger of reported and measured values', () => {
     const { store, writes } = countingStore();
-    const peaks = new UsagePeaks(store, logger());
+    const peaks = new UsagePeaks(store, recordingLogger());
     peaks.observe(INPUT, sample(1_000));
     expect(peaks.report({ jobId: 3, gpuMemoryMiB: 40_000, gpuUtilizationPct: 20 }, 1_500)).toEqual({
       peak: { jobId: 3, gpuMemoryMiB: 40_000, gpuUtilizationPct: 45.5, updatedAtMs: 1_500 },
@@ -148,7 +139,7 @@ describe('UsagePeaks', () => {
     const { store, writes } = countingStore();
     store.raiseUsagePeaks([{ jobId: 3, gpuMemoryMiB: 50_000, gpuUtilizationPct: 90 }], 500);
     writes.length = 0;
-    const peaks = new UsagePeaks(store, logger());
+    const peaks = new UsagePeaks(store, recordingLogger());
     peaks.observe(INPUT, sample(1_000));
     expect(writes[0]!.map((u) => u.jobId)).toEqual([1, 2, 5]);
     // Job 3 ends (its entry in a sample is ignored); a peak written behind the tracker's back is read
@@ -162,7 +153,7 @@ describe('UsagePeaks', () => {
 
   it('logs a store failure once, never throws, and tries the same values again', () => {
     const { store, writes } = countingStore();
-    const log = logger();
+    const log = recordingLogger();
     const peaks = new UsagePeaks(store, log);
     const raise = store.raiseUsagePeaks;
     store.raiseUsagePeaks = () => {
@@ -182,7 +173,7 @@ describe('UsagePeaks', () => {
 
   it('gets each poll from the usage poller, with the input it measured', async () => {
     const { store } = countingStore();
-    const peaks = new UsagePeaks(store, logger());
+    const peaks = new UsagePeaks(store, recordingLogger());
     const poller = new UsagePoller({
       sampler: {
         source: 'nvidia-smi',
@@ -193,7 +184,7 @@ describe('UsagePeaks', () => {
       onSample: (input, s) => peaks.observe(input, s),
       intervalMs: 60_000,
       clock: new ManualClock(),
-      logger: logger(),
+      logger: recordingLogger(),
     });
     await poller.pollOnce();
     await poller.stop();

@@ -6,6 +6,7 @@ import { LatestUsage } from './latest-usage.js';
 import { measuredGpu } from './measured-gpu.js';
 import { simulatedUsageSample } from './simulated-usage.js';
 import { UsagePoller } from './usage-poller.js';
+import { recordingLogger } from '../testing/recording-logger.js';
 
 const UUID0 = 'GPU-00000000-0000-0000-0000-000000000000';
 const UUID1 = 'GPU-00000000-0000-0000-0000-000000000001';
@@ -117,16 +118,6 @@ describe('measuredGpu', () => {
 });
 
 describe('UsagePoller', () => {
-  const logger = () => {
-    const lines: string[] = [];
-    return {
-      lines,
-      info: (_: object, m?: string) => lines.push(`info ${m}`),
-      warn: (_: object, m?: string) => lines.push(`warn ${m}`),
-      error: (_: object, m?: string) => lines.push(`error ${m}`),
-    };
-  };
-
   it('stores each sample; a failure clears it and is logged once until a success', async () => {
     const results: (GpuUsageSample | Error)[] = [
       { atMs: 1, source: 'simulated', gpus: [], jobs: [] },
@@ -143,7 +134,7 @@ describe('UsagePoller', () => {
       },
     };
     const sink = new LatestUsage();
-    const log = logger();
+    const log = recordingLogger();
     const poller = new UsagePoller({
       sampler,
       input: () => ({ gpus: [], jobs: [] }),
@@ -183,7 +174,7 @@ describe('UsagePoller', () => {
       sink,
       intervalMs: 60_000,
       clock: new ManualClock(),
-      logger: logger(),
+      logger: recordingLogger(),
     });
     const a = poller.pollOnce();
     const b = poller.pollOnce();
@@ -199,7 +190,7 @@ describe('UsagePoller', () => {
           sink,
           intervalMs: 0,
           clock: new ManualClock(),
-          logger: logger(),
+          logger: recordingLogger(),
         }),
     ).toThrow(new RangeError('usage poll interval must be a positive number of ms, got 0'));
   });

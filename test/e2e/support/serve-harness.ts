@@ -18,6 +18,8 @@ import { WAIT_MS } from '../../../src/testing/deadlines.js';
 import { processesNaming } from '../../support/local-process.js';
 
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'gpushare');
+/** This checkout's `bin/gpushare` (absolute): what a job runs for `gpushare report`. */
+export const GPUSHARE_BIN = BIN;
 
 /** A running server under test. */
 export interface ServeHandle {
@@ -255,6 +257,16 @@ export function cli(
     timeout: WAIT_MS,
   });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The job id `gpushare submit` printed (its last line).
+ * @throws Error with the run's exit code and output when it did not exit 0 without a message
+ */
+export function submittedId(result: { code: number; stdout: string; stderr: string }): number {
+  if (result.code !== 0 || result.stderr !== '')
+    throw new Error(`submit exited ${result.code}: ${result.stderr}${result.stdout}`);
+  return Number(result.stdout.trim().split('\n').at(-1));
 }
 
 /** Polls a job until `predicate` holds (bounded by `timeoutMs`, default WAIT_MS: src/testing/deadlines.ts). */
