@@ -7,9 +7,14 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OutputFileError } from './exit-codes.js';
 
-/** Absolute path of a file in the shipped data/alibaba-gpu-v2023/ (src/cli and dist/cli are both two levels down). */
+/** Absolute path of `path` (a file or folder) under the shipped data/ (src/cli and dist/cli are two levels down). */
+export function shippedDataPath(path: string): string {
+  return fileURLToPath(new URL(`../../data/${path}`, import.meta.url));
+}
+
+/** Absolute path of a file in the shipped data/alibaba-gpu-v2023/. */
 export function shippedTraceFile(name: string): string {
-  return fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
+  return shippedDataPath(`alibaba-gpu-v2023/${name}`);
 }
 
 /**

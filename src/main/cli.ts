@@ -6,8 +6,8 @@
  *
  * Start-up cost is paid only for what runs: `--version` reads package.json and nothing else, a
  * client command (submit, jobs, ...) imports only its own module, and the server, store and
- * simulator (`serve`, `simulate`, `synth-trace`) and the Kubernetes webhook (`webhook`) are imported
- * only by those commands
+ * simulator (`serve`, `simulate`, `synth-trace`, `pack-by-use`) and the Kubernetes webhook
+ * (`webhook`) are imported only by those commands
  * (server-commands.ts, kept out of the bundle). Help and unknown commands load everything.
  */
 import { readFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ const SERVER_COMMANDS_MODULE = './server-commands.js';
 const SERVER_COMMAND_NAMES = new Set([
   'simulate',
   'synth-trace',
+  'pack-by-use',
   'serve',
   'extender',
   'webhook',

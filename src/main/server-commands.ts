@@ -1,12 +1,13 @@
 /**
  * The commands that run gpushare itself on this machine rather than call a server: `simulate`,
- * `synth-trace`, `serve`, and the Kubernetes components `extender`, `webhook`, `node-agent` and `autoscaler`,
- * wired to their implementations. Loaded only when one of them runs (the client commands never pay for the server, the
- * store or the simulator), and the server
+ * `synth-trace`, `pack-by-use`, `serve`, and the Kubernetes components `extender`, `webhook`,
+ * `node-agent` and `autoscaler`, wired to their implementations. Loaded only when one of them runs
+ * (the client commands never pay for the server, the store or the simulator), and the server
  * itself only when `serve` runs.
  */
 import type { Command } from 'commander';
 import { parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
+import { createPackByUseCommand } from '../cli/pack-by-use-command.js';
 import { createServeCommand } from '../cli/serve-command.js';
 import { createSimulateCommand } from '../cli/simulate-command.js';
 import { createSynthTraceCommand } from '../cli/synth-trace-command.js';
@@ -23,6 +24,7 @@ const startServer: StartServer = async (config, options) => (await import('./ser
 export const SERVER_COMMAND_NAMES = [
   'simulate',
   'synth-trace',
+  'pack-by-use',
   'serve',
   'extender',
   'webhook',
@@ -35,6 +37,7 @@ export function createServerCommands(version: string, names?: ReadonlySet<string
   const all: [string, () => Command][] = [
     ['simulate', () => createSimulateCommand()],
     ['synth-trace', () => createSynthTraceCommand()],
+    ['pack-by-use', () => createPackByUseCommand()],
     ['serve', () => createServeCommand(version, startServer, (spec) => void parseSimulatedGpuSpec(spec))],
     ['extender', () => createExtenderCommand(version)],
     ['webhook', () => createWebhookCommand()],

@@ -39,18 +39,24 @@ const MAX_GPU_MILLI = 1000;
 const MAX_PRIORITY = 1_000_000;
 
 /** One data row: its 1-based line number and a getter for a cell by column name. */
-interface Row {
+export interface Row {
   readonly line: number;
   /** Trimmed cell of `column`, or undefined when the header has no such column. */
   cell(column: string): string | undefined;
 }
 
 /**
- * Splits `text` into a validated header and data rows. Strips a UTF-8 BOM, accepts LF or CRLF,
- * ignores trailing empty lines. Throws TraceFormatError on an empty file, a header without rows,
- * unknown / missing / repeated columns, or a row with the wrong number of cells.
+ * Splits `text` into a validated header and data rows (columns in any order; no quoting). Strips a
+ * UTF-8 BOM, accepts LF or CRLF, ignores trailing empty lines. Throws TraceFormatError on an empty
+ * file, a header without rows, unknown / missing / repeated columns, or a row with the wrong number
+ * of cells. Shared by the readers of the openb trace and of the GenAI samples (sim/genai).
  */
-function parseTable(text: string, fileName: string, required: readonly string[], optional: readonly string[]): Row[] {
+export function parseTable(
+  text: string,
+  fileName: string,
+  required: readonly string[],
+  optional: readonly string[],
+): Row[] {
   const lines = (text.startsWith('\uFEFF') ? text.slice(1) : text).split(/\r?\n/);
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
   if (lines.length === 0) throw new TraceFormatError(fileName, null, null, 'no rows: the file is empty');
@@ -303,14 +309,19 @@ export function parsePodListCsv(text: string, fileName: string): TracePod[] {
   return pods.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** Reads `path` as UTF-8, turning an I/O failure into TraceFormatError(path, null, null, 'cannot read file: ...'). */
-export async function readText(path: string): Promise<string> {
+/** Reads `path`, turning an I/O failure into TraceFormatError(path, null, null, 'cannot read file: ...'). */
+export async function readBytes(path: string): Promise<Buffer> {
   try {
-    return await readFile(path, 'utf8');
+    return await readFile(path);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new TraceFormatError(path, null, null, `cannot read file: ${reason}`);
   }
+}
+
+/** Reads `path` as UTF-8 (see {@link readBytes}). */
+export async function readText(path: string): Promise<string> {
+  return (await readBytes(path)).toString('utf8');
 }
 
 /**
