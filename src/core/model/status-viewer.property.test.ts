@@ -25,7 +25,9 @@ const tenantName = fc.stringMatching(/^[a-z]{6,10}$/).map((word) => `t-${word}`)
 function leaks(line: string, foreignJobIds: readonly number[], foreignTenants: readonly string[]): string[] {
   const found: string[] = [];
   for (const id of foreignJobIds) if (new RegExp(`(^|[^0-9])${id}([^0-9]|$)`).test(line)) found.push(`job ${id}`);
-  for (const tenant of foreignTenants) if (line.includes(tenant)) found.push(`tenant ${tenant}`);
+  // A whole name: another tenant's name may begin with this one's (t-abcdef and t-abcdefg).
+  for (const tenant of foreignTenants)
+    if (new RegExp(`(^|[^a-z-])${tenant}([^a-z]|$)`).test(line)) found.push(`tenant ${tenant}`);
   return found;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The scheduling profile pack-by-use places with: the core's `best-fit` profile (its filters:
  * host resources, GPU model, milli-GPU and GPU memory free) with two changes made through the
- * core's `adjustProfile` (docs/decisions/0030-pack-by-use-through-the-core.md):
+ * core's `adjustProfile` (docs/decisions/0029-pack-by-use-through-the-core.md):
  *
  * - the score is memory best fit: the GPU left with the least free memory wins (the core's scores
  *   rank by milli-GPU, and here memory decides how many pods fit);

@@ -7,7 +7,7 @@ import type { PoolSize, WhatIfReport } from '../whatif/run-what-if.js';
 import { htmlFigure, htmlSection, htmlTable, renderReportPage } from './html-page.js';
 import { escapeHtml, formatFixed } from './html-escape.js';
 import { renderLineChart, type LineSeries } from './svg-line-chart.js';
-import { adviceRows, formatGpuHours, rightSizedLine, sizingRows } from './what-if-table.js';
+import { adviceRows, AUTOSCALED_HEAD, autoscaledRows, rightSizedLine, sizingRows } from './what-if-table.js';
 
 function rows(cells: readonly (readonly string[])[], textColumns: number): string[] {
   const cell = (c: string, i: number): string =>
@@ -53,26 +53,12 @@ export function renderWhatIfHtml(report: WhatIfReport, source: string, generated
       htmlFigure(chart, 'p95 wait of each pool size tried, whole GPUs and the recommended policy with sharing'),
     ]),
   ];
-  if (report.autoscaled !== null) {
-    const { whole, shared } = report.autoscaled;
-    const row = (name: string, a: typeof whole): string[] => [
-      name,
-      formatGpuHours(a.gpuHours),
-      formatFixed(a.cost, 2),
-      String(a.peakGpus),
-      formatFixed(a.waitP95Seconds, 0),
-      a.withinTarget ? 'yes' : 'no',
-    ];
+  if (report.autoscaled !== null)
     sections.push(
       htmlSection('h-autoscaled', 'Autoscaled pool', [
-        htmlTable(
-          'GPU-hours and cost paid',
-          ['requests', 'GPU-hours paid', 'cost USD', 'peak GPUs', 'p95 wait s', 'within target'],
-          rows([row('whole GPUs', whole), row('sharing', shared)], 1),
-        ),
+        htmlTable('GPU-hours and cost paid', AUTOSCALED_HEAD, rows(autoscaledRows(report.autoscaled), 1)),
       ]),
     );
-  }
   sections.push(
     htmlSection('h-right-sizing', 'Right-sizing advice', [
       report.rightSizing.workloads.length === 0

@@ -4,7 +4,7 @@
  * right-sizing advice.
  */
 import { formatTable } from '../../lib/text-table.js';
-import type { WhatIfReport } from '../whatif/run-what-if.js';
+import type { AutoscaledFigures, WhatIfReport } from '../whatif/run-what-if.js';
 import { formatFixed } from './html-escape.js';
 
 function gpus(n: number | null): string {
@@ -75,6 +75,22 @@ export function rightSizedLine(report: WhatIfReport): string {
   );
 }
 
+/** Columns of the autoscaled pools' table. */
+export const AUTOSCALED_HEAD = ['requests', 'GPU-hours paid', 'cost USD', 'peak GPUs', 'p95 wait s', 'within target'];
+
+/** The rows of the autoscaled pools' table: whole GPUs, sharing. */
+export function autoscaledRows(autoscaled: NonNullable<WhatIfReport['autoscaled']>): string[][] {
+  const row = (name: string, a: AutoscaledFigures): string[] => [
+    name,
+    formatGpuHours(a.gpuHours),
+    formatFixed(a.cost, 2),
+    String(a.peakGpus),
+    formatFixed(a.waitP95Seconds, 0),
+    a.withinTarget ? 'yes' : 'no',
+  ];
+  return [row('whole GPUs', autoscaled.whole), row('sharing', autoscaled.shared)];
+}
+
 /** A duration for people: seconds below two minutes, minutes below two hours, else hours. */
 export function formatSpan(seconds: number): string {
   if (seconds < 120) return `${formatFixed(seconds, 1)} s`;
@@ -111,26 +127,12 @@ export function formatWhatIf(report: WhatIfReport): string {
         '(fewest GPUs with sharing; ties: lower p95 wait in whole seconds, then the order given)',
   ];
   if (report.autoscaled !== null) {
-    const { whole, shared } = report.autoscaled;
-    const row = (name: string, a: typeof whole): string[] => [
-      name,
-      formatGpuHours(a.gpuHours),
-      formatFixed(a.cost, 2),
-      String(a.peakGpus),
-      formatFixed(a.waitP95Seconds, 0),
-      a.withinTarget ? 'yes' : 'no',
-    ];
     lines.push(
       '',
       `autoscaled pool of ${shape.gpuModel}x${shape.gpusPerNode} nodes (boot ${settings.autoscale?.bootSeconds} s):`,
-      formatTable(
-        [
-          ['requests', 'GPU-hours paid', 'cost USD', 'peak GPUs', 'p95 wait s', 'within target'],
-          row('whole GPUs', whole),
-          row('sharing', shared),
-        ],
-        { right: [false, true, true, true, true, false] },
-      ),
+      formatTable([[...AUTOSCALED_HEAD], ...autoscaledRows(report.autoscaled)], {
+        right: [false, true, true, true, true, false],
+      }),
     );
   }
   lines.push('');
