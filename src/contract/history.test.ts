@@ -41,6 +41,8 @@ describe('history export format', () => {
   it('never writes a comma, quote, newline or | of a name or model: each becomes _', () => {
     expect(csvWord('a,"b"\nc|d e')).toBe('a__b__c_d_e');
     expect(csvWord('ünï-1.2_x')).toBe('_n_-1.2_x');
+    // A leading minus would make a spreadsheet read `-1-42` as a formula.
+    expect(csvWord('-2+3')).toBe('_2_3');
     const line = historyCsvLine({
       ...ROW,
       name: 'sweep, "lr=0.1"',

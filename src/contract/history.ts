@@ -95,9 +95,13 @@ export interface HistoryRow {
   readonly measuredGpuUtilPct: number | null;
 }
 
-/** `text` as one cell of the format: every character outside `[A-Za-z0-9._-]` becomes `_` ('' stays ''). */
+/**
+ * `text` as one cell of the format: every character outside `[A-Za-z0-9._-]` becomes `_`, and so does a
+ * leading `-` ('' stays '').
+ */
 export function csvWord(text: string): string {
-  return text.replace(/[^A-Za-z0-9._-]/g, '_');
+  // A leading `-` too: a spreadsheet reads `-1-42` as a formula.
+  return text.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^-/, '_');
 }
 
 /**

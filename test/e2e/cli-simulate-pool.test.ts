@@ -62,7 +62,9 @@ describe('gpushare simulate --pool-report (built CLI)', () => {
       expect(r.stdout).toContain(label);
     expect(r.stdout).toContain('sharing ceiling: 1 − ');
     expect(r.stdout).toMatch(/NOT MET +\(b\) saves at least 90% of the ceiling/);
-    expect(r.stdout).toMatch(/packing bound: 1 − \d+ GPU-h that the shares of jobs running at once occupy at least/);
+    expect(r.stdout).toMatch(
+      /packing bound: 1 − \d+ GPU-h that the jobs running at once occupy at least \(shares packed/,
+    );
     expect(r.stdout).toContain('where the GPU-hours paid went (means over seeds):');
     expect(r.stdout).toContain('preemption off');
     expect(r.stdout).toContain('prices: Google Cloud Compute Engine, on-demand, us-central1, 2025-03-06 (GPUs only)');

@@ -106,6 +106,29 @@ describe('gpushare what-if (built CLI)', () => {
     expect(r.stderr).toContain(message);
   });
 
+  it('names the jobs that fit no node and the rows that end before they start, and replays the rest', () => {
+    const mixed = join(dir, 'mixed.csv');
+    writeFileSync(
+      mixed,
+      readFileSync(history, 'utf8') +
+        'big-1,2000,8192,9,1000,,,1764950000,1764950000,1764953600,team-c,500,exclusive,0,,\n' +
+        'late-1,2000,8192,1,500,,,1764950000,1764950100,1764950050,team-c,500,mps,0,,\n',
+    );
+    const r = gpushare('what-if', '--trace', mixed, '--autoscale', 'off');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('81 jobs (81 with GPUs, 3 tenants)');
+    expect(r.stdout).toContain('1 row(s) left out: their end is before their start');
+    expect(r.stdout).toContain(
+      '1 job(s) fit no node of 8 A100-80GB GPUs (128 cores, 1024 GiB) and are left out of the replays, ' +
+        'e.g. big-1 (9 × 1000 milli-GPU, 2000 milli-CPU, 8192 MiB host)',
+    );
+    expect(r.stdout).toMatch(/whole GPUs \(no sharing\) +default +82 +0/);
+    const empty = join(dir, 'empty.csv');
+    writeFileSync(empty, `${HEADER}\n`);
+    const none = gpushare('what-if', '--trace', empty);
+    expect([none.status, none.stderr]).toEqual([1, `error: ${empty}: the history has no job that ran and ended\n`]);
+  });
+
   it('names the file, line and field of a malformed history (exit 1)', () => {
     const bad = join(dir, 'bad.csv');
     writeFileSync(bad, `${HEADER}\nx-1,1000,1024,1,500,,,10,10,20,t,500,warp,0,,\n`);

@@ -87,8 +87,9 @@ export function formatPoolTables(report: PoolReport): string {
     '',
     `sharing ceiling: 1 − ${formatFixed(ceiling.fractionalGpuHours, 0)} GPU-h asked ÷ ` +
       `${formatFixed(ceiling.wholeGpuHours, 0)} GPU-h rounded up to whole GPUs = ${pct(ceiling.ceiling)}`,
-    `packing bound: 1 − ${formatFixed(ceiling.packedGpuHours, 0)} GPU-h that the shares of jobs running at once ` +
-      `occupy at least ÷ ${formatFixed(ceiling.wholeGpuHours, 0)} = ${pct(ceiling.packingBound)}` +
+    `packing bound: 1 − ${formatFixed(ceiling.packedGpuHours, 0)} GPU-h that the jobs running at once occupy at ` +
+      `least (shares packed, whole GPUs as asked) ÷ ${formatFixed(ceiling.wholeGpuHours, 0)} = ` +
+      pct(ceiling.packingBound) +
       ` (${pct(ceiling.ceiling === 0 ? 0 : ceiling.packingBound / ceiling.ceiling)} of the ceiling)`,
     goalLine(report.goals.sharingVsWhole),
     goalLine(report.goals.hybridVsFixed),

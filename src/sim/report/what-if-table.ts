@@ -4,7 +4,9 @@
  * right-sizing advice.
  */
 import { formatTable } from '../../lib/text-table.js';
-import type { AutoscaledFigures, WhatIfReport } from '../whatif/run-what-if.js';
+import { escapeControlCharacters } from '../../lib/control-characters.js';
+import { describeJob, type AutoscaledFigures, type WhatIfReport } from '../whatif/run-what-if.js';
+import { GPU_PER_HOUR } from '../pool/pool-prices.js';
 import { formatFixed } from './html-escape.js';
 
 function gpus(n: number | null): string {
@@ -51,7 +53,7 @@ export function sizingRows(report: WhatIfReport): string[][] {
 export function adviceRows(report: WhatIfReport): string[][] {
   const mib = (v: number | null): string => (v === null ? '—' : formatFixed(v, 0));
   return report.rightSizing.workloads.map((w) => [
-    w.workload,
+    escapeControlCharacters(w.workload),
     `${w.measuredJobs}/${w.jobs}`,
     String(w.gpuCount),
     `${mib(w.gpuMilli.requested)} → ${mib(w.gpuMilli.recommended)}`,
@@ -69,9 +71,16 @@ export function rightSizedLine(report: WhatIfReport): string {
   const asked = report.shared.find((s) => s.policy === sized?.policy);
   if (sized === null || asked === undefined) return 'right-sized requests: not replayed (no pool meets the target)';
   const saved = sized.gpus === null || asked.gpus === null ? null : asked.gpus - sized.gpus;
+  const plural = (n: number): string => `${n} GPU${n === 1 ? '' : 's'}`;
+  const outcome =
+    saved === null
+      ? '—'
+      : saved >= 0
+        ? `${plural(saved)} saved (${savingPct(asked.gpus, sized.gpus)})`
+        : `${plural(-saved)} more (the advice raises requests that peaked above them)`;
   return (
     `right-sized requests need ${gpus(sized.gpus)} GPUs with ${sized.policy}, against ${gpus(asked.gpus)} as asked: ` +
-    `${saved === null ? '—' : saved} GPUs saved (${savingPct(asked.gpus, sized.gpus)})`
+    outcome
   );
 }
 
@@ -89,6 +98,21 @@ export function autoscaledRows(autoscaled: NonNullable<WhatIfReport['autoscaled'
     a.withinTarget ? 'yes' : 'no',
   ];
   return [row('whole GPUs', autoscaled.whole), row('sharing', autoscaled.shared)];
+}
+
+/** Lines on the rows left out: ends before starts, jobs that fit no node of the shape. */
+export function inputLines(report: WhatIfReport): string[] {
+  const { inputs, settings } = report;
+  const lines: string[] = [];
+  if (inputs.skippedNegativeRunTime > 0)
+    lines.push(`${inputs.skippedNegativeRunTime} row(s) left out: their end is before their start`);
+  if (inputs.unplaceable > 0)
+    lines.push(
+      `${inputs.unplaceable} job(s) fit no node of ${settings.shape.gpusPerNode} ${settings.shape.gpuModel} GPUs ` +
+        `(${settings.shape.cpuMilli / 1000} cores, ${settings.shape.hostMemoryMiB / 1024} GiB) and are left out of ` +
+        `the replays, e.g. ${escapeControlCharacters(inputs.unplaceableExamples.map(describeJob).join('; '))}`,
+    );
+  return lines;
 }
 
 /** A duration for people: seconds below two minutes, minutes below two hours, else hours. */
@@ -116,6 +140,7 @@ export function formatWhatIf(report: WhatIfReport): string {
       `${formatFixed(target.waitP95Seconds, 0)} s ` +
       `(${target.source === 'history' ? "the history's own" : '--wait-target'}), ` +
       `seed ${settings.seed}, preemption ${settings.preemption ? 'on' : 'off'}`,
+    ...inputLines(report),
     '',
     formatTable([['requests', 'policy', 'GPUs needed', 'p95 wait s', 'fewer GPUs than whole'], ...sizingRows(report)], {
       right: [false, false, true, true, true],
@@ -126,6 +151,8 @@ export function formatWhatIf(report: WhatIfReport): string {
       : `recommended policy: ${report.recommendedPolicy} ` +
         '(fewest GPUs with sharing; ties: lower p95 wait in whole seconds, then the order given)',
   ];
+  if (report.autoscaled === null && GPU_PER_HOUR[shape.gpuModel] === undefined)
+    lines.push('', `autoscaled pool: not replayed (${shape.gpuModel} has no price on the pool report's price list)`);
   if (report.autoscaled !== null) {
     lines.push(
       '',
@@ -137,7 +164,7 @@ export function formatWhatIf(report: WhatIfReport): string {
   }
   lines.push('');
   if (report.rightSizing.workloads.length === 0)
-    lines.push('right-sizing: no job of the history has a measured peak (nvidia-smi or the job’s reports)');
+    lines.push('right-sizing: no replayed job has a measured peak (nvidia-smi or the job’s reports)');
   else
     lines.push(
       `right-sizing (observed peak + ${formatFixed(100 * report.rightSizing.headroom, 0)}% headroom; advice only):`,

@@ -19,6 +19,8 @@ export async function readHistoryText(path: string): Promise<string> {
  * @throws TraceFormatError for a malformed file, or one in which no job has submit, start and end times
  */
 export function parseHistory(text: string, source: string): History {
+  if (text.split(/\r?\n/).filter((line) => line.trim() !== '').length <= 1)
+    throw new TraceFormatError(source, null, null, 'the history has no job that ran and ended');
   const pods = parsePodListCsv(text, source);
   const scheduled = readScheduledTimes(text);
   const records: (HistoryRecord & { qos: string | null })[] = [];

@@ -14,11 +14,23 @@ import { rightSize, type RightSizing } from './right-size.js';
 import {
   smallestFixed,
   whatIfRequest,
+  placeableHistory,
   type FixedReplay,
+  type UnplaceableJob,
   type RequestVariant,
   type WhatIfNodeShape,
   type WhatIfReplaySettings,
 } from './what-if-replay.js';
+
+/** A job's request in words: `name (2 × 500 milli-GPU, 40960 MiB, 2000 milli-CPU, 8192 MiB host)`. */
+export function describeJob(job: UnplaceableJob): string {
+  const models = job.allowedGpuModels.length > 0 ? `, only ${job.allowedGpuModels.join('|')}` : '';
+  const memory = job.gpuMemoryMiB > 0 ? `, ${job.gpuMemoryMiB} MiB a GPU` : '';
+  return (
+    `${job.name} (${job.gpuCount} × ${job.gpuMilli} milli-GPU${memory}, ${job.cpuMilli} milli-CPU, ` +
+    `${job.hostMemoryMiB} MiB host${models})`
+  );
+}
 
 /** How the what-if runs. */
 export interface WhatIfOptions {
@@ -64,6 +76,10 @@ export interface WhatIfReport {
     /** First submit to last end, s. */
     readonly spanSeconds: number;
     readonly skippedNegativeRunTime: number;
+    /** Jobs that fit no node of the shape even when it is empty: left out of every replay. */
+    readonly unplaceable: number;
+    /** The first few of them. */
+    readonly unplaceableExamples: readonly UnplaceableJob[];
   };
   readonly settings: {
     readonly shape: WhatIfNodeShape;
@@ -125,14 +141,28 @@ function better(a: PoolSize, b: PoolSize): boolean {
  * Runs the what-if on `history`.
  * @throws RangeError for a GPU model not in the catalog (or without a device memory), an empty history, or no policy
  */
-export function runWhatIf(history: History, options: WhatIfOptions): WhatIfReport {
+export function runWhatIf(asRecorded: History, options: WhatIfOptions): WhatIfReport {
   const model = findGpuModel(options.shape.gpuModel);
   if (model === undefined || model.gpuMemoryMiB === null)
     throw new RangeError(`GPU model ${options.shape.gpuModel} is not a catalog model with a known device memory`);
   const deviceMiB = model.gpuMemoryMiB;
-  if (history.jobs.length === 0) throw new RangeError('the history has no job that ran');
+  if (asRecorded.jobs.length === 0)
+    throw new RangeError(
+      'the history has no job that ran' +
+        (asRecorded.skippedNegativeRunTime > 0
+          ? ` (${asRecorded.skippedNegativeRunTime} row(s) end before they start and are left out)`
+          : ''),
+    );
+  const { history, unplaceable } = placeableHistory(asRecorded, options.shape);
+  if (history.jobs.length === 0)
+    throw new RangeError(
+      `no job of the history fits a node of ${options.shape.gpusPerNode} ${options.shape.gpuModel} GPUs ` +
+        `(${options.shape.cpuMilli / 1000} cores, ${options.shape.hostMemoryMiB / 1024} GiB), ` +
+        `e.g. ${describeJob(unplaceable[0]!)}`,
+    );
   if (options.policies.length === 0) throw new RangeError('at least one policy is needed');
-  const waits = history.jobs.map((h) => h.observedWaitSeconds);
+  // What the server saw: every job of the history, also those that fit no node of the shape.
+  const waits = asRecorded.jobs.map((h) => h.observedWaitSeconds);
   const observedP95 =
     nearestRank(
       [...waits].sort((a, b) => a - b),
@@ -161,21 +191,23 @@ export function runWhatIf(history: History, options: WhatIfOptions): WhatIfRepor
 
   let requested = 0;
   let rounded = 0;
-  for (const { job } of history.jobs) {
+  for (const { job } of asRecorded.jobs) {
     requested += ((job.request.gpuCount * job.request.gpuMilli) / 1000) * job.durationSeconds;
     rounded += job.request.gpuCount * job.durationSeconds;
   }
-  const first = history.jobs[0]!.job.arrivalSeconds;
+  const first = asRecorded.jobs[0]!.job.arrivalSeconds;
   const last = Math.max(
-    ...history.jobs.map((h) => h.job.arrivalSeconds + h.observedWaitSeconds + h.job.durationSeconds),
+    ...asRecorded.jobs.map((h) => h.job.arrivalSeconds + h.observedWaitSeconds + h.job.durationSeconds),
   );
   return {
     inputs: {
-      jobs: history.jobs.length,
-      gpuJobs: history.jobs.filter((h) => h.job.request.gpuCount > 0).length,
-      tenants: new Set(history.jobs.map((h) => h.tenant)).size,
+      jobs: asRecorded.jobs.length,
+      gpuJobs: asRecorded.jobs.filter((h) => h.job.request.gpuCount > 0).length,
+      tenants: new Set(asRecorded.jobs.map((h) => h.tenant)).size,
       spanSeconds: last - first,
       skippedNegativeRunTime: history.skippedNegativeRunTime,
+      unplaceable: unplaceable.length,
+      unplaceableExamples: unplaceable.slice(0, 3),
     },
     settings: {
       shape: options.shape,

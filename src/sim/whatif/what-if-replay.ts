@@ -213,3 +213,43 @@ export function smallestFixed(
     tried: [...tried.values()].sort((a, b) => a.gpus - b.gpus),
   };
 }
+
+/** A job that fits no node of the shape even when it is empty, as the report names it. */
+export interface UnplaceableJob {
+  readonly name: string;
+  readonly gpuCount: number;
+  readonly gpuMilli: number;
+  /** Per GPU, MiB; 0: none named. */
+  readonly gpuMemoryMiB: number;
+  readonly cpuMilli: number;
+  readonly hostMemoryMiB: number;
+  readonly allowedGpuModels: readonly string[];
+}
+
+/**
+ * Splits `history` into the jobs that fit an empty full node of `shape` (as asked and as whole
+ * GPUs; renumbered 0.. in the same order) and those that fit none: more GPUs than a node has, more
+ * memory than its GPUs, more CPU or host memory than it has, or GPU models it is not.
+ */
+export function placeableHistory(
+  history: History,
+  shape: WhatIfNodeShape,
+): { readonly history: History; readonly unplaceable: readonly UnplaceableJob[] } {
+  const cluster = new TimelineCluster(
+    { nodes: fixedNodes(shape, shape.gpusPerNode), rng: new SeededRng(0), scheduling: { policy: 'default' } },
+    timelinePreemptionSettings({
+      preemption: false,
+      checkpointIntervalSeconds: 1800,
+      preemptionOptions: DEFAULT_PREEMPTION_OPTIONS,
+    }),
+  );
+  const kept: HistoryJob[] = [];
+  const unplaceable: UnplaceableJob[] = [];
+  for (const h of history.jobs) {
+    const fits =
+      cluster.fitsEmpty(whatIfRequest(h, { kind: 'shared' })) && cluster.fitsEmpty(whatIfRequest(h, { kind: 'whole' }));
+    if (fits) kept.push({ ...h, job: { ...h.job, id: kept.length } });
+    else unplaceable.push({ name: h.job.name, ...h.job.request });
+  }
+  return { history: { ...history, jobs: kept, taskShapes: kept.map((h) => h.job.request) }, unplaceable };
+}
