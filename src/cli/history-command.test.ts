@@ -43,6 +43,18 @@ describe('gpushare history export', () => {
       "error: option '--since <time>' argument 'yesterday' is invalid. 'yesterday' is neither an ISO 8601 time " +
         '(e.g. 2025-01-31T12:00:00Z) nor a duration (e.g. 90s, 30m, 1h, 7d)\n',
     ]);
+    for (const [flag, value] of [
+      ['--since', '1969-12-31T00:00:00Z'],
+      ['--until', '99999999d'],
+      ['--since', '999999999d'],
+    ]) {
+      const before = await runClientCli(['history', 'export', flag!, value!], { env });
+      expect([before.code, before.stderr]).toEqual([
+        2,
+        `error: option '${flag} <time>' argument '${value}' is invalid. '${value}' is before ` +
+          '1970-01-01T00:00:00Z; expected a later time or a shorter duration\n',
+      ]);
+    }
     const missing = join(folder, 'no-such-folder', 'history.csv');
     const unwritable = await runClientCli(['history', 'export', '-o', missing], { env });
     expect(unwritable.code).toBe(1);

@@ -6,7 +6,7 @@
  * or a duration back from now (90s, 30m, 1h, 7d) and select by submit time.
  */
 import { resolve } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { parseSince } from './option-parsers.js';
@@ -31,7 +31,21 @@ function rowCount(csv: string): number {
  * @param io - Output, environment and clock (default: the real process).
  */
 export function createHistoryCommand(io: CliIo = processIo()): Command {
-  const epochMs = (text: string): number => Date.parse(parseSince(text, io.nowMs()));
+  const epochMs = (text: string): number => {
+    let ms = Number.NaN;
+    try {
+      ms = Date.parse(parseSince(text, io.nowMs()));
+    } catch (err) {
+      // A duration back past the range of dates (`999999999d`) is no time at all.
+      if (!(err instanceof RangeError)) throw err;
+    }
+    // The server takes ms since the epoch from 0: a time before 1970 (or a duration reaching past it) is refused here.
+    if (!(ms >= 0))
+      throw new InvalidArgumentError(
+        `'${text}' is before 1970-01-01T00:00:00Z; expected a later time or a shorter duration`,
+      );
+    return ms;
+  };
   const exportCommand = addConnectionOptions(
     new Command('export')
       .description(
