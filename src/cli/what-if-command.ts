@@ -125,7 +125,11 @@ async function whatIf(flags: WhatIfFlags, io: CliIo): Promise<void> {
         : null,
     preemption: flags.preemption === 'on',
     checkpointIntervalSeconds: flags.checkpointInterval,
+    ...(process.stderr.isTTY === true
+      ? { onProgress: (message: string) => process.stderr.write(`\r${message}\x1b[K`) }
+      : {}),
   });
+  if (process.stderr.isTTY === true) process.stderr.write('\r\x1b[K');
   if (flags.report !== undefined)
     await writeAtomically('--report', flags.report, renderWhatIfHtml(report, source, new Date().toISOString()));
   const { sizes: _sizes, ...advice } = report.rightSizing;

@@ -46,6 +46,8 @@ export interface WhatIfOptions {
   readonly autoscale: { readonly bootSeconds: number; readonly intervalSeconds: number } | null;
   readonly preemption: boolean;
   readonly checkpointIntervalSeconds: number;
+  /** Told what is done as each search ends (a progress line); absent: nothing is told. */
+  readonly onProgress?: (message: string) => void;
 }
 
 /** The smallest fixed pool of one variant, or null when none up to the cap meets the target. */
@@ -177,8 +179,18 @@ export function runWhatIf(asRecorded: History, options: WhatIfOptions): WhatIfRe
   };
   const shared = (policy: string, variant: RequestVariant = { kind: 'shared' }): PoolSize =>
     poolSize(policy, smallestFixed(history, policy, variant, target, settings));
-  const whole = poolSize('default', smallestFixed(history, 'default', { kind: 'whole' }, target, settings));
-  const byPolicy = options.policies.map((p) => shared(p));
+  const progress = options.onProgress ?? (() => undefined);
+  const steps = options.policies.length + 2;
+  let step = 0;
+  const done = (what: string, pool: PoolSize): PoolSize => {
+    progress(`${++step}/${steps} ${what}: ${pool.gpus ?? 'none ≤ 4096'} GPUs`);
+    return pool;
+  };
+  const whole = done(
+    'whole GPUs',
+    poolSize('default', smallestFixed(history, 'default', { kind: 'whole' }, target, settings)),
+  );
+  const byPolicy = options.policies.map((p) => done(`sharing, ${p}`, shared(p)));
   let best: PoolSize | null = null;
   for (const s of byPolicy) if (best === null ? s.gpus !== null : better(s, best)) best = s;
   const recommendedPolicy = best?.policy ?? null;
@@ -187,7 +199,7 @@ export function runWhatIf(asRecorded: History, options: WhatIfOptions): WhatIfRe
   const sizedPool =
     sizing.workloads.length === 0 || recommendedPolicy === null
       ? null
-      : shared(recommendedPolicy, { kind: 'sized', sizes: sizing.sizes });
+      : done('right-sized', shared(recommendedPolicy, { kind: 'sized', sizes: sizing.sizes }));
 
   let requested = 0;
   let rounded = 0;

@@ -203,6 +203,17 @@ describe('runWhatIf', () => {
     expect([report.shared[0]!.gpus, report.rightSizing.pool?.gpus]).toEqual([19, 19]);
   });
 
+  it('tells its progress as each search ends', () => {
+    const told: string[] = [];
+    runWhatIf(inferenceHistory(8), { ...options, autoscale: null, onProgress: (m) => told.push(m) });
+    expect(told).toEqual([
+      '1/4 whole GPUs: 8 GPUs',
+      '2/4 sharing, default: 4 GPUs',
+      '3/4 sharing, gpu-packing: 4 GPUs',
+      '4/4 right-sized: 2 GPUs',
+    ]);
+  });
+
   it('gives the same figures for the same history', () => {
     const a = runWhatIf(inferenceHistory(25), options);
     const b = runWhatIf(inferenceHistory(25), options);
