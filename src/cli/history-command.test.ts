@@ -43,16 +43,15 @@ describe('gpushare history export', () => {
       "error: option '--since <time>' argument 'yesterday' is invalid. 'yesterday' is neither an ISO 8601 time " +
         '(e.g. 2025-01-31T12:00:00Z) nor a duration (e.g. 90s, 30m, 1h, 7d)\n',
     ]);
-    for (const [flag, value] of [
-      ['--since', '1969-12-31T00:00:00Z'],
-      ['--until', '99999999d'],
-      ['--since', '999999999d'],
+    for (const [flag, value, why] of [
+      ['--since', '1969-12-31T00:00:00Z', 'is before 1970-01-01T00:00:00Z; expected a later time'],
+      ['--until', '99999999d', 'is before 1970-01-01T00:00:00Z; expected a later time'],
+      ['--since', '999999999d', 'reaches back past the earliest time there is; expected a shorter duration'],
     ]) {
-      const before = await runClientCli(['history', 'export', flag!, value!], { env });
-      expect([before.code, before.stderr]).toEqual([
+      const refused = await runClientCli(['history', 'export', flag!, value!], { env });
+      expect([refused.code, refused.stderr]).toEqual([
         2,
-        `error: option '${flag} <time>' argument '${value}' is invalid. '${value}' is before ` +
-          '1970-01-01T00:00:00Z; expected a later time or a shorter duration\n',
+        `error: option '${flag} <time>' argument '${value}' is invalid. '${value}' ${why}\n`,
       ]);
     }
     const missing = join(folder, 'no-such-folder', 'history.csv');

@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { QuantityError } from './parse-quantities.js';
+import { MAX_SEED } from './parse-seeds.js';
 
 /**
  * Turns `parse` into a commander argParser: a {@link QuantityError} becomes an InvalidArgumentError
@@ -72,14 +73,47 @@ const UNITS_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_60
 /**
  * `--since`: an ISO 8601 time (`2025-01-31T12:00:00Z`) or a duration back from now (`90s`, `30m`, `1h`, `7d`).
  * @returns the ISO 8601 time
- * @throws InvalidArgumentError naming the accepted forms
+ * @throws InvalidArgumentError naming the accepted forms, or for a duration past the earliest date
  */
 export function parseSince(text: string, nowMs: number): string {
   const duration = /^(\d{1,9})([smhd])$/.exec(text.trim());
-  if (duration) return new Date(nowMs - Number(duration[1]) * UNITS_MS[duration[2]!]!).toISOString();
+  if (duration) {
+    const at = new Date(nowMs - Number(duration[1]) * UNITS_MS[duration[2]!]!);
+    // A duration back past the earliest date JavaScript has (`999999999d`) is no time at all.
+    if (Number.isNaN(at.getTime()))
+      throw new InvalidArgumentError(
+        `'${text}' reaches back past the earliest time there is; expected a shorter duration`,
+      );
+    return at.toISOString();
+  }
   if (/^\d{4}-\d\d-\d\dT/.test(text) && !Number.isNaN(Date.parse(text)))
     return new Date(Date.parse(text)).toISOString();
   throw new InvalidArgumentError(
     `'${text}' is neither an ISO 8601 time (e.g. 2025-01-31T12:00:00Z) nor a duration (e.g. 90s, 30m, 1h, 7d)`,
   );
+}
+
+/**
+ * `--seed`: one seed, an integer in 0..MAX_SEED.
+ * @throws InvalidArgumentError naming the range
+ */
+export function parseSeed(text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!(Number.isSafeInteger(value) && value <= MAX_SEED))
+    throw new InvalidArgumentError(`expected an integer in 0..${MAX_SEED}`);
+  return value;
+}
+
+/** Seconds, a decimal number > 0 (`--wait-target`, `--autoscale-interval`, …). */
+export function parsePositiveSeconds(text: string): number {
+  const value = decimal(text);
+  if (!(value > 0 && Number.isFinite(value))) throw new InvalidArgumentError('expected a number of seconds > 0');
+  return value;
+}
+
+/** Seconds, a decimal number ≥ 0 (`--boot-seconds`, `--scale-up-wait`, …). */
+export function parseSeconds(text: string): number {
+  const value = decimal(text);
+  if (!(value >= 0 && Number.isFinite(value))) throw new InvalidArgumentError('expected a number of seconds ≥ 0');
+  return value;
 }

@@ -18,10 +18,10 @@ import { runGrid } from '../sim/run-grid.js';
 import { runTimelineGrid } from '../sim/timeline/run-timeline.js';
 import { UsageError } from './exit-codes.js';
 import { checkOutputPath, shippedTraceFile, writeAtomically } from './output-files.js';
-import { decimal, optionGiven, positiveDecimal } from './option-parsers.js';
+import { decimal, optionGiven, parsePositiveSeconds, parseSeconds, positiveDecimal } from './option-parsers.js';
 import { parseSeeds } from './parse-seeds.js';
 import { checkHybridFlags, parseGpuModel, parseSharingList, simulateHybrid } from './simulate-hybrid.js';
-import { checkPoolFlags, parsePositiveSeconds, parseSeconds, parseUtilization, simulatePool } from './simulate-pool.js';
+import { checkPoolFlags, parseUtilization, simulatePool } from './simulate-pool.js';
 import type { SharingSetting } from '../sim/hybrid/pod-mode.js';
 
 const MAX_INFLATION = 10;

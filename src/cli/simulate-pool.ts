@@ -60,20 +60,6 @@ export const POOL_ONLY_FLAGS: Readonly<Record<string, string>> = {
   hostPrices: '--host-prices',
 };
 
-/** `--wait-target`, `--autoscale-interval`: seconds, a decimal number > 0. */
-export function parsePositiveSeconds(text: string): number {
-  const value = decimal(text);
-  if (!(value > 0 && Number.isFinite(value))) throw new InvalidArgumentError('expected a number of seconds > 0');
-  return value;
-}
-
-/** `--boot-seconds`, `--scale-up-wait`: seconds, a decimal number ≥ 0. */
-export function parseSeconds(text: string): number {
-  const value = decimal(text);
-  if (!(value >= 0 && Number.isFinite(value))) throw new InvalidArgumentError('expected a number of seconds ≥ 0');
-  return value;
-}
-
 /** `--scale-down-utilization`: a decimal number in [0, 1]. */
 export function parseUtilization(text: string): number {
   const value = decimal(text);

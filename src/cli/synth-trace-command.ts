@@ -15,6 +15,7 @@ import {
   type VariantSpec,
 } from '../sim/traces/synthesize-variant.js';
 import { checkOutputPath, shippedTraceFile, writeAtomically } from './output-files.js';
+import { parseSeed } from './option-parsers.js';
 import { MAX_SEED } from './parse-seeds.js';
 
 /** What each kind's percentage means, for the `--variant` error message and help. */
@@ -58,14 +59,6 @@ export function parseVariant(text: string): VariantSpec {
     case 'gpuspec':
       return { kind: 'gpuspec', constrainedPct: value };
   }
-}
-
-/** `--seed`: an integer in 0..MAX_SEED. */
-function parseSeed(text: string): number {
-  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!(Number.isSafeInteger(value) && value <= MAX_SEED))
-    throw new InvalidArgumentError(`expected an integer in 0..${MAX_SEED}`);
-  return value;
 }
 
 /** `kind:pct` as written on the command line. */

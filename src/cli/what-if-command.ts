@@ -10,13 +10,13 @@ import { findGpuModel, POLICY_NAMES } from '../core/index.js';
 import { GPU_PER_HOUR } from '../sim/pool/pool-prices.js';
 import { renderWhatIfHtml } from '../sim/report/what-if-html.js';
 import { formatWhatIf } from '../sim/report/what-if-table.js';
-import { parseHistory, readHistoryText } from '../sim/whatif/history-file.js';
+import { readText } from '../sim/traces/alibaba-csv.js';
+import { parseHistory } from '../sim/whatif/history-file.js';
 import { runWhatIf } from '../sim/whatif/run-what-if.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import type { CliIo } from './cli-io.js';
-import { decimal, positiveDecimal } from './option-parsers.js';
+import { decimal, parsePositiveSeconds, parseSeconds, parseSeed } from './option-parsers.js';
 import { checkOutputPath, writeAtomically } from './output-files.js';
-import { MAX_SEED } from './parse-seeds.js';
 
 /** Policies in the order `--policy` defaults to: the project's own first (it wins ties). */
 export const WHAT_IF_POLICIES: readonly string[] = ['default', ...POLICY_NAMES.filter((p) => p !== 'default')];
@@ -61,15 +61,6 @@ function positiveInteger(max: number): (text: string) => number {
   };
 }
 
-function seconds(allowZero: boolean): (text: string) => number {
-  return (text) => {
-    const value = allowZero ? decimal(text) : positiveDecimal(text);
-    if (!Number.isFinite(value))
-      throw new InvalidArgumentError(`expected a number of seconds ${allowZero ? '≥ 0' : '> 0'}`);
-    return value;
-  };
-}
-
 /** `--policy a,b`: known policies, no repeats. */
 export function parsePolicies(text: string): string[] {
   const names = text.split(',').map((s) => s.trim());
@@ -88,20 +79,13 @@ function parseHeadroom(text: string): number {
   return value;
 }
 
-function parseSeed(text: string): number {
-  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!(Number.isSafeInteger(value) && value <= MAX_SEED))
-    throw new InvalidArgumentError(`expected an integer in 0..${MAX_SEED}`);
-  return value;
-}
-
 async function whatIf(flags: WhatIfFlags, io: CliIo): Promise<void> {
   if (flags.report !== undefined) await checkOutputPath('--report', flags.report);
   let text: string;
   let source: string;
   if (flags.trace !== undefined) {
     source = flags.trace;
-    text = await readHistoryText(flags.trace);
+    text = await readText(flags.trace);
   } else {
     const client = await connect(flags, io);
     source = 'the server';
@@ -160,7 +144,7 @@ export function createWhatIfCommand(io: CliIo): Command {
     )
     .addOption(
       new Option('--wait-target <s>', "p95 wait to hold, seconds ≥ 0 (default: the history's own)").argParser(
-        seconds(true),
+        parseSeconds,
       ),
     )
     .addOption(
@@ -181,12 +165,12 @@ export function createWhatIfCommand(io: CliIo): Command {
     )
     .addOption(
       new Option('--boot-seconds <s>', 'autoscaled nodes boot in this many seconds')
-        .argParser(seconds(true))
+        .argParser(parseSeconds)
         .default(300),
     )
     .addOption(
       new Option('--autoscale-interval <s>', 'seconds between the autoscaler’s turns')
-        .argParser(seconds(false))
+        .argParser(parsePositiveSeconds)
         .default(60),
     )
     .addOption(
@@ -196,7 +180,7 @@ export function createWhatIfCommand(io: CliIo): Command {
     )
     .addOption(
       new Option('--checkpoint-interval <s>', 'seconds between checkpoints of preempted jobs')
-        .argParser(seconds(false))
+        .argParser(parsePositiveSeconds)
         .default(1800),
     )
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))

@@ -36,6 +36,7 @@ import {
 import type { Attempt } from '../timeline/timeline-cluster.js';
 import type { ReplayCluster } from '../timeline/timeline-engine.js';
 import { addNodeWithPlan } from '../timeline/node-plan.js';
+import { gpuUseOf, heldGpuMilli, type GpuUseNow } from './pool-gpu-use.js';
 import { PreemptionMemo } from '../timeline/preemption-memo.js';
 
 /** How the pool's cluster places. */
@@ -83,23 +84,8 @@ function slicesPerGpu(model: string): number {
  */
 export function reservedMilli(placement: ActiveJob['assignment']['placement'], model: string): number {
   let milli = 0;
-  for (const g of placement.gpus)
-    milli += g.mig === null ? g.accountedGpuMilli : Math.round((1000 * g.mig.computeSlices) / slicesPerGpu(model));
+  for (const g of placement.gpus) milli += heldGpuMilli(g, slicesPerGpu(model));
   return milli;
-}
-
-/** Where the GPUs of a pool's ready and cordoned nodes are at one instant, in GPUs (shares as fractions). */
-export interface GpuUseNow {
-  /** Held by running jobs (`reservedMilli` / 1000, at most one per GPU). */
-  readonly held: number;
-  /** The unheld rest of the GPUs that hold some job: the slivers beside shares. */
-  readonly slivers: number;
-  /** GPUs without a job on schedulable nodes that hold a job. */
-  readonly idleOnBusyNodes: number;
-  /** GPUs of schedulable nodes without a job (waiting out the scale-down delay, or for work). */
-  readonly emptyNodes: number;
-  /** The unheld GPUs (whole or part) of cordoned nodes. */
-  readonly cordoned: number;
 }
 
 /** The autoscaled pool's nodes behind one `SchedulingSession`, rebuilt whenever the nodes change. */
@@ -207,35 +193,16 @@ export class PoolCluster implements ReplayCluster {
     return this.reserved;
   }
 
-  /** Where the nodes' GPUs are now: held, slivers, idle beside jobs, on empty nodes, cordoned (see GpuUseNow). */
+  /** Where the nodes' GPUs are now: held, slivers, idle beside jobs, on empty nodes, cordoned (pool-gpu-use.ts). */
   gpuUse(): GpuUseNow {
-    let held = 0;
-    let slivers = 0;
-    let idleOnBusyNodes = 0;
-    let emptyNodes = 0;
-    let cordoned = 0;
-    for (const m of this.members) {
-      const milliByGpu = new Map<number, number>();
-      for (const job of this.onNode.get(m.id)!)
-        for (const g of job.active.assignment.placement.gpus) {
-          const milli =
-            g.mig === null
-              ? g.accountedGpuMilli
-              : Math.round((1000 * g.mig.computeSlices) / slicesPerGpu(m.template.gpuModel));
-          milliByGpu.set(g.index, (milliByGpu.get(g.index) ?? 0) + milli);
-        }
-      let nodeHeld = 0;
-      for (const milli of milliByGpu.values()) nodeHeld += Math.min(1000, milli) / 1000;
-      held += nodeHeld;
-      const gpus = m.template.gpuCount;
-      if (m.cordoned) cordoned += gpus - nodeHeld;
-      else if (milliByGpu.size === 0) emptyNodes += gpus;
-      else {
-        slivers += milliByGpu.size - nodeHeld;
-        idleOnBusyNodes += gpus - milliByGpu.size;
-      }
-    }
-    return { held, slivers, idleOnBusyNodes, emptyNodes, cordoned };
+    return gpuUseOf(
+      this.members.map((m) => ({
+        gpuCount: m.template.gpuCount,
+        cordoned: m.cordoned,
+        gpus: [...this.onNode.get(m.id)!].flatMap((job) => job.active.assignment.placement.gpus),
+        slicesPerGpu: slicesPerGpu(m.template.gpuModel),
+      })),
+    );
   }
 
   /**

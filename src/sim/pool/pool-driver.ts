@@ -25,7 +25,8 @@ import {
 } from '../../core/index.js';
 import type { JobRun } from '../timeline/job-run.js';
 import type { ReplayPool } from '../timeline/timeline-engine.js';
-import type { GpuUseNow, PoolCluster } from './pool-cluster.js';
+import type { PoolCluster } from './pool-cluster.js';
+import type { GpuUseNow } from './pool-gpu-use.js';
 import { PoolLedger, StepSeries } from './pool-ledger.js';
 
 /** How the autoscaler runs in the replay. */

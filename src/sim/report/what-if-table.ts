@@ -5,7 +5,8 @@
  */
 import { formatTable } from '../../lib/text-table.js';
 import { escapeControlCharacters } from '../../lib/control-characters.js';
-import { describeJob, type AutoscaledFigures, type WhatIfReport } from '../whatif/run-what-if.js';
+import { describeJob, type WhatIfReport } from '../whatif/run-what-if.js';
+import type { AutoscaledFigures } from '../whatif/what-if-autoscaled.js';
 import { GPU_PER_HOUR } from '../pool/pool-prices.js';
 import { formatFixed } from './html-escape.js';
 

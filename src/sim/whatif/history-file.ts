@@ -2,16 +2,11 @@
  * Reads a history trace (the file `gpushare history export` writes, or any pod list of the
  * simulator's format with times) into the jobs the what-if replays run.
  */
-import { parsePodListCsv, readText } from '../traces/alibaba-csv.js';
+import { parsePodListCsv } from '../traces/alibaba-csv.js';
 import { TraceFormatError } from '../traces/trace-types.js';
 import { readScheduledTimes } from '../timeline/scheduled-times.js';
 import { priorityOfQos } from '../timeline/qos-priority.js';
 import { historyJobs, type History, type HistoryRecord } from './history-jobs.js';
-
-/** Reads `path` (a TraceFormatError naming it when it cannot be read). */
-export async function readHistoryText(path: string): Promise<string> {
-  return readText(path);
-}
 
 /**
  * Parses a history trace. Rows without a start or an end (jobs that never ran) are left out.
@@ -23,28 +18,12 @@ export function parseHistory(text: string, source: string): History {
     throw new TraceFormatError(source, null, null, 'the history has no job that ran and ended');
   const pods = parsePodListCsv(text, source);
   const scheduled = readScheduledTimes(text);
-  const records: (HistoryRecord & { qos: string | null })[] = [];
+  const records: HistoryRecord[] = [];
   for (const pod of pods) {
-    const start = scheduled.get(pod.name) ?? null;
-    if (pod.creationTimeSeconds === null || pod.deletionTimeSeconds === null || start === null) continue;
-    records.push({
-      name: pod.name,
-      cpuMilli: pod.cpuMilli,
-      hostMemoryMiB: pod.hostMemoryMiB,
-      gpuCount: pod.gpuCount,
-      gpuMilli: pod.gpuMilli,
-      allowedGpuModels: pod.allowedGpuModels,
-      qos: pod.qos,
-      creationTimeSeconds: pod.creationTimeSeconds,
-      scheduledTimeSeconds: start,
-      deletionTimeSeconds: pod.deletionTimeSeconds,
-      tenant: pod.tenant ?? null,
-      priority: pod.priority ?? null,
-      sharingMode: pod.sharingMode ?? null,
-      gpuMemoryMiB: pod.gpuMemoryMiB ?? null,
-      measuredGpuMemoryMiB: pod.measuredGpuMemoryMiB ?? null,
-      measuredGpuUtilPct: pod.measuredGpuUtilPct ?? null,
-    });
+    const scheduledTimeSeconds = scheduled.get(pod.name) ?? null;
+    const { creationTimeSeconds, deletionTimeSeconds } = pod;
+    if (creationTimeSeconds === null || deletionTimeSeconds === null || scheduledTimeSeconds === null) continue;
+    records.push({ ...pod, creationTimeSeconds, scheduledTimeSeconds, deletionTimeSeconds });
   }
   if (records.length === 0)
     throw new TraceFormatError(source, null, null, 'no job has creation_time, scheduled_time and deletion_time');

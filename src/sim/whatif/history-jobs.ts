@@ -5,35 +5,18 @@
  */
 import type { EffectiveMode, TaskShape } from '../../core/index.js';
 import type { TimelineJob } from '../timeline/timeline-jobs.js';
+import type { TracePod } from '../traces/trace-types.js';
 
-/** One row of a history trace, typed (times in seconds since the epoch, decimals allowed). */
-export interface HistoryRecord {
-  readonly name: string;
-  readonly cpuMilli: number;
-  readonly hostMemoryMiB: number;
-  readonly gpuCount: number;
-  /** Per GPU, 1..1000 (0 for a CPU-only job). */
-  readonly gpuMilli: number;
-  readonly allowedGpuModels: readonly string[];
-  /** Submit time, s. */
+/**
+ * One row of a history trace (the pod-list reader's TracePod, with the history's columns where the
+ * file has them) that has all three times: submit, first start, and first start plus the run time
+ * of all attempts (`deletion_time`), seconds since the epoch.
+ */
+export type HistoryRecord = TracePod & {
   readonly creationTimeSeconds: number;
-  /** First start, s. */
   readonly scheduledTimeSeconds: number;
-  /** First start plus the run time of all attempts, s. */
   readonly deletionTimeSeconds: number;
-  /** null: the trace names none (an Alibaba trace). */
-  readonly tenant: string | null;
-  /** null: from `qos` as for the Alibaba traces. */
-  readonly priority: number | null;
-  /** The mode the job ran in; null: none named (placed as an MPS share, like trace pods). */
-  readonly sharingMode: EffectiveMode | null;
-  /** Device memory asked per GPU, MiB; null or 0: none named. */
-  readonly gpuMemoryMiB: number | null;
-  /** Peak device memory the job used on one GPU, MiB; null: not measured. */
-  readonly measuredGpuMemoryMiB: number | null;
-  /** Peak utilization measured for the job, %; null: not measured. */
-  readonly measuredGpuUtilPct: number | null;
-}
+};
 
 /** A job of the history as the what-if replays it. */
 export interface HistoryJob {
@@ -71,10 +54,7 @@ export type PriorityOfQos = (qos: string | null) => number;
  * deletion − scheduled, the wait each had. CPU-only rows are kept (the fixed pools place them on
  * their nodes' CPUs).
  */
-export function historyJobs(
-  records: readonly (HistoryRecord & { readonly qos: string | null })[],
-  priorityOfQos: PriorityOfQos,
-): History {
+export function historyJobs(records: readonly HistoryRecord[], priorityOfQos: PriorityOfQos): History {
   let skippedNegativeRunTime = 0;
   const kept = records.filter((r) => {
     const ok = r.deletionTimeSeconds >= r.scheduledTimeSeconds;
@@ -105,10 +85,11 @@ export function historyJobs(
         durationSeconds: r.deletionTimeSeconds - r.scheduledTimeSeconds,
       },
       tenant,
-      mode: r.sharingMode === null || r.sharingMode === 'mig' ? 'mps' : r.sharingMode,
+      // None named (an Alibaba trace) or MIG (layouts are not replayed): an MPS share, as trace pods are placed.
+      mode: r.sharingMode == null || r.sharingMode === 'mig' ? 'mps' : r.sharingMode,
       observedWaitSeconds: Math.max(0, r.scheduledTimeSeconds - r.creationTimeSeconds),
-      measuredGpuMemoryMiB: r.measuredGpuMemoryMiB,
-      measuredGpuUtilPct: r.measuredGpuUtilPct,
+      measuredGpuMemoryMiB: r.measuredGpuMemoryMiB ?? null,
+      measuredGpuUtilPct: r.measuredGpuUtilPct ?? null,
       workload: `${tenant}/${r.name.replace(/-\d+$/, '')}`,
     };
   });

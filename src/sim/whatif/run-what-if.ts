@@ -5,15 +5,13 @@
  * and what right-sized requests would need. Deterministic: the same history and options give the
  * same figures.
  */
-import { DEFAULT_AUTOSCALE_POLICY, findGpuModel, type AutoscalePolicy } from '../../core/index.js';
+import { findGpuModel } from '../../core/index.js';
 import { nearestRank } from '../../lib/statistics.js';
-import { GPU_PER_HOUR } from '../pool/pool-prices.js';
-import { runPoolScenario, type PoolInput, type PoolRunSettings } from '../pool/run-pool.js';
 import type { History } from './history-jobs.js';
+import { autoscaledPools, type AutoscaledFigures } from './what-if-autoscaled.js';
 import { rightSize, type RightSizing } from './right-size.js';
 import {
   smallestFixed,
-  whatIfRequest,
   placeableHistory,
   type FixedReplay,
   type UnplaceableJob,
@@ -58,15 +56,6 @@ export interface PoolSize {
   readonly allocatedPct: number | null;
   /** Sizes tried: GPUs and p95 wait. */
   readonly tried: readonly { readonly gpus: number; readonly waitP95Seconds: number; readonly unplaceable: number }[];
-}
-
-/** An autoscaled pool's run. */
-export interface AutoscaledFigures {
-  readonly gpuHours: number;
-  readonly cost: number;
-  readonly peakGpus: number;
-  readonly waitP95Seconds: number;
-  readonly withinTarget: boolean;
 }
 
 /** Everything `gpushare what-if` reports (its `-o json` document). */
@@ -238,65 +227,7 @@ export function runWhatIf(asRecorded: History, options: WhatIfOptions): WhatIfRe
     whole,
     shared: byPolicy,
     recommendedPolicy,
-    autoscaled: autoscaled(history, options, target),
+    autoscaled: autoscaledPools(history, options, target),
     rightSizing: { ...sizing, pool: sizedPool },
   };
-}
-
-/** The autoscaled pools (pool replay, src/sim/pool) of the model's nodes; null when not asked or not priced. */
-function autoscaled(
-  history: History,
-  options: WhatIfOptions,
-  target: number,
-): { whole: AutoscaledFigures; shared: AutoscaledFigures } | null {
-  const { autoscale, shape } = options;
-  if (autoscale === null || GPU_PER_HOUR[shape.gpuModel] === undefined) return null;
-  const gpuJobs = history.jobs.filter((h) => h.job.request.gpuCount > 0);
-  if (gpuJobs.length === 0) return null;
-  const byId = new Map(gpuJobs.map((h) => [h.job.id, h]));
-  const input: PoolInput = {
-    jobs: gpuJobs.map((h) => h.job),
-    shapes: [
-      {
-        model: shape.gpuModel,
-        gpuCount: shape.gpusPerNode,
-        cpuMilli: shape.cpuMilli,
-        hostMemoryMiB: shape.hostMemoryMiB,
-        nodesOfShape: 1,
-        nodesOfModel: 1,
-        gpusOfModel: shape.gpusPerNode,
-      },
-    ],
-    taskShapes: history.taskShapes.filter((s) => s.gpuCount > 0),
-    requestOf: (job) => whatIfRequest({ ...byId.get(job.id)!, job }, { kind: 'shared' }),
-  };
-  const policy: AutoscalePolicy = {
-    ...DEFAULT_AUTOSCALE_POLICY,
-    scaleUpWaitSeconds: Math.max(0, target - autoscale.bootSeconds - autoscale.intervalSeconds),
-    scaleDownUtilization: 0.5,
-    maxNodes: 400,
-  };
-  const settings: PoolRunSettings = {
-    checkpointIntervalSeconds: options.checkpointIntervalSeconds,
-    preemption: options.preemption,
-    bootSeconds: autoscale.bootSeconds,
-    autoscaleIntervalSeconds: autoscale.intervalSeconds,
-    maxPendingJobs: 200,
-    policies: { 'autoscaled-whole': policy, 'autoscaled-sharing': policy, 'autoscaled-hybrid': policy },
-    hybridGpuModel: 'A100-80GB',
-    drainable: 'all',
-    hostPrices: false,
-  };
-  const figures = (scenario: 'autoscaled-whole' | 'autoscaled-sharing'): AutoscaledFigures => {
-    const run = runPoolScenario(input, scenario, options.seed, settings);
-    const p95 = run.all.waitSeconds.p95 ?? 0;
-    return {
-      gpuHours: run.gpuHours,
-      cost: run.cost,
-      peakGpus: run.peakGpus,
-      waitP95Seconds: p95,
-      withinTarget: p95 <= target * 1.1 + 1,
-    };
-  };
-  return { whole: figures('autoscaled-whole'), shared: figures('autoscaled-sharing') };
 }

@@ -133,12 +133,12 @@ export function replayFixed(
   const nodes = fixedNodes(settings.shape, gpus);
   const rng = new SeededRng(settings.seed);
   const nodeRank = randomPermutation(nodes.length, rng);
-  const byId = new Map(history.jobs.map((h) => [h.job.id, h]));
   const options: TimelineOptions = {
     preemption: settings.preemption,
     checkpointIntervalSeconds: settings.checkpointIntervalSeconds,
     preemptionOptions: DEFAULT_PREEMPTION_OPTIONS,
-    requestOf: (job: TimelineJob) => whatIfRequest(byId.get(job.id)!, variant),
+    // Job ids are the history's positions (history-jobs.ts).
+    requestOf: (job: TimelineJob) => whatIfRequest(history.jobs[job.id]!, variant),
   };
   const shapes = variant.kind === 'whole' ? history.taskShapes.map(wholeShape) : history.taskShapes;
   const cluster = new TimelineCluster(

@@ -4,7 +4,7 @@ import { rightSize } from './right-size.js';
 import { runWhatIf, type WhatIfOptions } from './run-what-if.js';
 import { fixedNodes, replayFixed, smallestFixed, whatIfRequest } from './what-if-replay.js';
 
-type Row = HistoryRecord & { qos: string | null };
+type Row = HistoryRecord;
 
 function row(name: string, overrides: Partial<Row> = {}): Row {
   return {
@@ -14,6 +14,7 @@ function row(name: string, overrides: Partial<Row> = {}): Row {
     gpuCount: 1,
     gpuMilli: 500,
     allowedGpuModels: [],
+    gpuSpec: '',
     qos: null,
     creationTimeSeconds: 1_000,
     scheduledTimeSeconds: 1_000,
