@@ -7,7 +7,15 @@ import type { PoolSize, WhatIfReport } from '../whatif/run-what-if.js';
 import { htmlFigure, htmlSection, htmlTable, renderReportPage } from './html-page.js';
 import { escapeHtml, formatFixed } from './html-escape.js';
 import { renderLineChart, type LineSeries } from './svg-line-chart.js';
-import { adviceRows, AUTOSCALED_HEAD, autoscaledRows, rightSizedLine, sizingRows } from './what-if-table.js';
+import {
+  ADVICE_HEAD,
+  adviceRows,
+  AUTOSCALED_HEAD,
+  NO_PEAKS,
+  autoscaledRows,
+  rightSizedLine,
+  sizingRows,
+} from './what-if-table.js';
 
 function rows(cells: readonly (readonly string[])[], textColumns: number): string[] {
   const cell = (c: string, i: number): string =>
@@ -62,20 +70,10 @@ export function renderWhatIfHtml(report: WhatIfReport, source: string, generated
   sections.push(
     htmlSection('h-right-sizing', 'Right-sizing advice', [
       report.rightSizing.workloads.length === 0
-        ? '<p>No job of the history has a measured peak.</p>'
+        ? `<p>${escapeHtml(NO_PEAKS)}</p>`
         : htmlTable(
             `Observed peak + ${formatFixed(100 * report.rightSizing.headroom, 0)}% headroom (advice only)`,
-            [
-              'workload',
-              'measured jobs',
-              'GPUs',
-              'milli-GPU asked → advised',
-              'peak util',
-              'memory MiB asked → advised',
-              'peak memory MiB',
-              'jobs a GPU holds',
-              'GPU-h asked → advised',
-            ],
+            ADVICE_HEAD,
             rows(adviceRows(report), 1),
           ) + `<p>${escapeHtml(rightSizedLine(report))}</p>`,
     ]),

@@ -50,6 +50,22 @@ export function sizingRows(report: WhatIfReport): string[][] {
   return rows;
 }
 
+/** What the reports say when no replayed job has a measured peak. */
+export const NO_PEAKS = 'no replayed job has a measured peak (nvidia-smi or the job’s reports)';
+
+/** Columns of the right-sizing table. */
+export const ADVICE_HEAD = [
+  'workload',
+  'measured jobs',
+  'GPUs',
+  'milli-GPU asked → advised',
+  'peak util',
+  'memory MiB asked → advised',
+  'peak memory MiB',
+  'jobs a GPU holds',
+  'GPU-h asked → advised',
+];
+
 /** The rows of the right-sizing table, one per advised workload. */
 export function adviceRows(report: WhatIfReport): string[][] {
   const mib = (v: number | null): string => (v === null ? '—' : formatFixed(v, 0));
@@ -164,28 +180,13 @@ export function formatWhatIf(report: WhatIfReport): string {
     );
   }
   lines.push('');
-  if (report.rightSizing.workloads.length === 0)
-    lines.push('right-sizing: no replayed job has a measured peak (nvidia-smi or the job’s reports)');
+  if (report.rightSizing.workloads.length === 0) lines.push(`right-sizing: ${NO_PEAKS}`);
   else
     lines.push(
       `right-sizing (observed peak + ${formatFixed(100 * report.rightSizing.headroom, 0)}% headroom; advice only):`,
-      formatTable(
-        [
-          [
-            'workload',
-            'measured jobs',
-            'GPUs',
-            'milli-GPU asked → advised',
-            'peak util',
-            'memory MiB asked → advised',
-            'peak memory MiB',
-            'jobs a GPU holds',
-            'GPU-h asked → advised',
-          ],
-          ...adviceRows(report),
-        ],
-        { right: [false, true, true, true, true, true, true, true, true] },
-      ),
+      formatTable([[...ADVICE_HEAD], ...adviceRows(report)], {
+        right: [false, true, true, true, true, true, true, true, true],
+      }),
       rightSizedLine(report),
     );
   return lines.join('\n');
