@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
-import { lockDataDir, makeDataDir } from './data-dir.js';
+import { lockDataDir, makeDataDir, refuseForeignDataDir } from './data-dir.js';
 import { openDataDirStore } from './private-files.js';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -81,6 +81,7 @@ export interface StartServerOptions {
 /** Starts a server; resolves once it listens. @throws Error for a bad GPU spec, an unusable data dir or port */
 export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
   const logger = pino({ level: options.logLevel ?? 'info' }, pino.destination(2));
+  refuseForeignDataDir(config.dataDir);
   makeDataDir(join(config.dataDir, 'jobs'));
   const lock = lockDataDir(config.dataDir);
   process.once('exit', () => lock.release());
