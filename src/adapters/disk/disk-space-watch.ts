@@ -37,6 +37,8 @@ export interface DiskSpaceWatchOptions {
   readonly minFreeDiskBytes?: number;
   /** How often free space is read against `minFreeDiskBytes`, ms (default 1000). */
   readonly pollMs?: number;
+  /** Reads the free bytes of the file system holding a path (default {@link freeBytes}; tests give their own). */
+  readonly readFreeBytes?: (path: string) => number;
 }
 
 /** The watch, with its recheck exposed for tests and a close for shutdown. */
@@ -65,6 +67,7 @@ export function createDiskSpaceWatch(options: DiskSpaceWatchOptions): DiskSpaceW
   const probeBytes = options.probeBytes ?? 64 << 10;
   const reason = `the disk holding ${dataDir} is full: free space there`;
   const minFreeDiskBytes = options.minFreeDiskBytes ?? 0;
+  const readFree = options.readFreeBytes ?? freeBytes;
   const listeners: (() => void)[] = [];
   const healthyListeners: (() => void)[] = [];
   let full: { sinceMs: number; failedRechecks: number } | null = null;
@@ -80,7 +83,7 @@ export function createDiskSpaceWatch(options: DiskSpaceWatchOptions): DiskSpaceW
   const readLow = (): void => {
     if (minFreeDiskBytes <= 0) return;
     try {
-      lastFreeBytes = freeBytes(dataDir);
+      lastFreeBytes = readFree(dataDir);
     } catch {
       return; // keeps the last answer
     }
@@ -109,7 +112,7 @@ export function createDiskSpaceWatch(options: DiskSpaceWatchOptions): DiskSpaceW
   const room = (): { ok: boolean; freeBytes: number } => {
     let free: number;
     try {
-      free = freeBytes(dataDir);
+      free = readFree(dataDir);
     } catch {
       return { ok: false, freeBytes: 0 };
     }
@@ -181,7 +184,7 @@ export function createDiskSpaceWatch(options: DiskSpaceWatchOptions): DiskSpaceW
       if (full === null && !low) return null;
       if (minFreeDiskBytes <= 0) {
         try {
-          lastFreeBytes = freeBytes(dataDir);
+          lastFreeBytes = readFree(dataDir);
         } catch {
           lastFreeBytes = 0;
         }
