@@ -1,8 +1,9 @@
 /**
  * The server's data directory: refused when the server runs as root and root does not own it,
  * created component by component (so a path that cannot exist fails at once with the system's
- * reason instead of retrying), and locked so that two servers never share one store: the lock file holds the owner's PID and process start time, and a lock whose owner is
- * gone (crash, SIGKILL) is taken over.
+ * reason instead of retrying), and locked so that two servers never share one store: the lock file
+ * holds the owner's PID and process start time, and a lock whose owner is gone (crash, SIGKILL) is
+ * taken over.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -82,7 +82,7 @@ afterEach(async () => {
 });
 
 describe.skipIf(!canMount())('gpushare serve: free space below --min-free-disk-mib', () => {
-  it('answers /healthz 503 before the disk is full, refuses submits, and summarizes them in one audit entry', async () => {
+  it('answers /healthz 503 before the disk is full, refuses submits, summarizes them in one audit entry', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-disk-low-'));
     const data = join(dataDir, 'data');
     mkdirSync(data);

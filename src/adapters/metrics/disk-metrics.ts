@@ -22,7 +22,9 @@ const REFUSAL_REASONS = ['disk-full', 'disk-low'] as const;
 export function registerDiskMetrics(registry: Registry, source: DiskMetricsSource): void {
   collectedGauge(registry, {
     name: 'gpushare_disk_unhealthy',
-    help: "1 while the data directory's disk is full or below --min-free-disk-mib (reason disk-full or disk-low), else 0.",
+    help:
+      "1 while the data directory's disk is full (reason disk-full) or below --min-free-disk-mib (disk-low), " +
+      'else 0.',
     labelNames: ['reason'],
     fill: (set) => {
       const reason = source.problem()?.reason ?? null;
@@ -31,7 +33,9 @@ export function registerDiskMetrics(registry: Registry, source: DiskMetricsSourc
   });
   new Counter({
     name: 'gpushare_disk_refused_calls_total',
-    help: 'API calls refused for want of space (507), by reason: disk-full (a write failed) or disk-low (below the threshold).',
+    help:
+      'API calls refused for want of space (507), by reason: disk-full (a write failed) or disk-low (below ' +
+      'the threshold).',
     labelNames: ['reason'],
     registers: [registry],
     collect(this: Counter<'reason'>) {

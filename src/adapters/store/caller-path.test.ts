@@ -97,7 +97,7 @@ describe('writeCallerFile', () => {
   });
 
   describe.skipIf(!asRoot)('symbolic links (as root)', () => {
-    it("refuses a folder link a tenant owns, and writes neither where it points nor beside it", async () => {
+    it('refuses a folder link a tenant owns, and writes neither where it points nor beside it', async () => {
       const secret = join(root, 'secret');
       mkdirSync(secret, { mode: 0o700 });
       const home = join(root, 'home');
@@ -123,7 +123,9 @@ describe('writeCallerFile', () => {
       chownSync(shared, TENANT_UID, TENANT_UID);
       symlinkSync(target, join(shared, 'link'));
       const answer = await refusal(write(join(shared, 'link', 'backup.db')));
-      expect(answer.message).toContain(`${shared}/link is a symbolic link that a user other than root could have placed`);
+      expect(answer.message).toContain(
+        `${shared}/link is a symbolic link that a user other than root could have placed`,
+      );
       expect(readdirSync(target)).toEqual([]);
     });
 

@@ -377,7 +377,7 @@ export function createMemoryStore(): StateStore {
       // it holds token digests and job environments: a private file (caller-path.ts)
       const bytes = Buffer.from(text, 'utf8');
       return writeCallerFile(path, 'path', (fd) => {
-        for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
       });
     },
     close() {

@@ -456,7 +456,7 @@ function copyIntoFd(source: string, fd: number): void {
   try {
     const chunk = Buffer.allocUnsafe(1 << 20);
     for (let read = readSync(input, chunk); read > 0; read = readSync(input, chunk)) {
-      for (let done = 0; done < read; ) done += writeSync(fd, chunk, done, read - done);
+      for (let done = 0; done < read;) done += writeSync(fd, chunk, done, read - done);
     }
   } finally {
     closeSync(input);
