@@ -4,6 +4,7 @@
  * path is sent as written, `..` included, so that the server's refusal of `..` (400 naming `path`)
  * reaches the user instead of a path the CLI made up.
  */
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { processIo, type CliIo } from './cli-io.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
@@ -22,7 +23,10 @@ export function createBackupCommand(io: CliIo = processIo()): Command {
         'other than root could have placed',
     )
     .action(async (file: string, opts: ConnectionFlags) => {
-      const path = file.startsWith('/') ? file : `${io.cwd().replace(/\/$/, '')}/${file}`;
+      // `..` goes to the server as written (it refuses it); any other path is made absolute and tidy.
+      const path = file.split('/').includes('..')
+        ? `${file.startsWith('/') ? '' : `${io.cwd().replace(/\/$/, '')}/`}${file}`
+        : resolve(io.cwd(), file);
       const result = await (await connect(opts, io)).backup(path);
       io.stdout(`backup written to ${result.path} (${result.bytes} bytes)\n`);
     });

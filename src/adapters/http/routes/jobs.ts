@@ -22,6 +22,7 @@ import {
 import { BulkCancelResultSchema, BulkCancelSchema } from '../../../contract/bulk-cancel.js';
 import { JobPageSchema, JobTablePageSchema, ListJobsQuerySchema } from '../../../contract/job-list.js';
 import { diskLow, invalidField } from '../../../app/errors.js';
+import { authorize } from '../../../app/auth/authorize.js';
 import type { ServerServices } from '../server-services.js';
 
 /** The Fastify instance type the routes are registered on. */
@@ -42,9 +43,13 @@ export function registerJobRoutes(api: Api, { jobs, diskProblem }: ServerService
     '/jobs',
     { schema: { tags: ['jobs'], summary: 'Submit a job', body: SubmitJobSchema, response: { 201: JobSchema } } },
     async (request, reply) => {
-      // Below the free-space threshold a new job is refused before any write could fail (docs/server.md).
+      // Below the free-space threshold a new job is refused before any write could fail (docs/server.md), after
+      // the caller's right to submit (403 first).
       const problem = diskProblem?.() ?? null;
-      if (problem?.reason === 'disk-low') throw diskLow(problem.dataDir, problem.freeBytes, problem.minFreeBytes);
+      if (problem?.reason === 'disk-low') {
+        authorize(request.principal, 'job.submit', { tenant: request.body.tenant ?? request.principal.tenant });
+        throw diskLow(problem.dataDir, problem.freeBytes, problem.minFreeBytes);
+      }
       return reply.status(201).send(jobs.submit(request.principal, request.body));
     },
   );
