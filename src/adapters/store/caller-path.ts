@@ -9,6 +9,7 @@
  * - A symbolic link among the components is followed only when no user other than root could have
  *   placed it: the link is owned by root and lies in a folder owned by root that nobody else may
  *   write, or may write only with the sticky bit (as `/tmp`), which keeps others from replacing it.
+ *   A server not running as root trusts its own user as it trusts root.
  *   System links (`/var/run → /run`) pass; a link a tenant made, or one in a folder a tenant can
  *   write, is refused. The link's own text is walked the same way.
  * - The file is made in the checked folder with `O_CREAT | O_EXCL | O_NOFOLLOW` (mode 0600) under a
@@ -50,12 +51,14 @@ function inFolder(fd: number, name: string): string {
 }
 
 /**
- * True when only root could have placed a symbolic link with `link`'s status in a folder with
- * `folder`'s status: the link is root's, and the folder is root's and writable by nobody else, or
- * only with the sticky bit (others may add entries there but never replace root's).
+ * True when only root (or the server's own user, who holds the server's rights already: the same as
+ * root for a root server) could have placed a symbolic link with `link`'s status in a folder with
+ * `folder`'s status: the link is theirs, and the folder is theirs and writable by nobody else, or
+ * only with the sticky bit (others may add entries there but never replace theirs).
  */
 function placedByRoot(link: Stats, folder: Stats): boolean {
-  if (link.uid !== 0 || folder.uid !== 0) return false;
+  const trusted = (uid: number): boolean => uid === 0 || uid === process.geteuid?.();
+  if (!trusted(link.uid) || !trusted(folder.uid)) return false;
   const othersMayWrite = (folder.mode & 0o022) !== 0;
   return !othersMayWrite || (folder.mode & STICKY_BIT) !== 0;
 }
