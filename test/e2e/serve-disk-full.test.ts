@@ -206,6 +206,16 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
       expect((await api(server, 'GET', `/api/v1/jobs/${sleeper.body.id}`)).body.state).toBe('running');
       expect(logLines(server, 'disk full')).toHaveLength(1);
       expect(logLines(server, 'disk space is back')).toHaveLength(1);
+      // The refused submit was not lost from the audit log: one entry summarizes what the full disk held back.
+      expect(logLines(server, 'could not record')).toEqual([]);
+      const backlog = await pollFor('the audit.backlog entry', async () =>
+        ((await api(server!, 'GET', '/api/v1/audit?limit=500')).body.entries as { action: string }[]).find(
+          (e) => e.action === 'audit.backlog',
+        ),
+      );
+      expect((backlog as unknown as { summary: { groups: unknown[] } }).summary.groups).toContainEqual(
+        expect.objectContaining({ action: 'job.submit', result: 'failed', httpStatus: 507, count: 1 }),
+      );
       expect(existsSync(join(data, '.disk-probe'))).toBe(false);
       rmSync(trigger);
     },
