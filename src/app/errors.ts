@@ -120,6 +120,22 @@ export function diskFull(dataDir: string, detail: string, cause?: unknown): Gpus
   );
 }
 
+/**
+ * Free space on the data directory's disk is below the server's threshold (507, reason
+ * `disk-low`): the call is refused before a write could fail, so that what runs can still record its
+ * end. Details: `dataDir`, `freeBytes`, `minFreeBytes`.
+ */
+export function diskLow(dataDir: string, freeBytes: number, minFreeBytes: number): GpushareError {
+  return new GpushareError(
+    'GPUSHARE_DISK_FULL',
+    507,
+    `the disk holding ${dataDir} has ${Math.floor(freeBytes / (1 << 20))} MiB free, below the server's ` +
+      `threshold of ${Math.floor(minFreeBytes / (1 << 20))} MiB (--min-free-disk-mib): new jobs are refused ` +
+      `until there is more; nothing of this request was stored`,
+    { dataDir, reason: 'disk-low', freeBytes, minFreeBytes },
+  );
+}
+
 /** Error codes that mean "no space left": errno of a file write, SQLite's result code. */
 const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
 

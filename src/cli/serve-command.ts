@@ -34,6 +34,7 @@ interface ServeFlags {
   tlsCa?: string;
   insecureHttp?: boolean;
   jobLogCapBytes?: string;
+  minFreeDiskMib?: string;
   logLevel: string;
 }
 
@@ -109,6 +110,11 @@ export function createServeCommand(
       "most bytes kept of each attempt's stdout and of its stderr: head and tail, the cut marked " +
         '(default 67108864 = 64 MiB)',
     )
+    .option(
+      '--min-free-disk-mib <mib>',
+      "free space on the data directory's disk below which /healthz answers 503 and submits are refused (507), " +
+        'MiB; 0 = off (default 256)',
+    )
     .addOption(
       new Option('--log-level <level>', 'server log level (stderr)')
         .choices(['fatal', 'error', 'warn', 'info', 'debug'])
@@ -164,6 +170,7 @@ export function createServeCommand(
             tlsCa: flags.tlsCa,
             insecureHttp: flags.insecureHttp,
             jobLogCapBytes,
+            minFreeDiskMiB: numberFlag('--min-free-disk-mib', flags.minFreeDiskMib, 0, 1_048_576, true),
           },
           { cpuMilli: cpus().length * 1000, hostMemoryMiB: Math.floor(totalmem() / 1048576), env: process.env },
         );

@@ -15,6 +15,9 @@ export const DEFAULT_SIMULATED_GPUS = '2xA100-80GB,1xA100-80GB:mig,1xT4';
 
 /** Default of `jobLogCapBytes`: 64 MiB per stream. */
 export const DEFAULT_JOB_LOG_CAP_BYTES = 64 << 20;
+/** Default of `minFreeDiskMiB`: below 256 MiB free on the data directory's disk the server is unhealthy. */
+export const DEFAULT_MIN_FREE_DISK_MIB = 256;
+
 /** Smallest `jobLogCapBytes` (4 KiB) and largest (1 TiB). */
 const JOB_LOG_CAP_MIN_BYTES = 4096;
 const JOB_LOG_CAP_MAX_BYTES = 2 ** 40;
@@ -144,6 +147,11 @@ export const ServerConfigFileSchema = z
      * (docs/processes.md). Default 64 MiB.
      */
     jobLogCapBytes: z.number().int().min(JOB_LOG_CAP_MIN_BYTES).max(JOB_LOG_CAP_MAX_BYTES).optional(),
+    /**
+     * Free space on the data directory's disk below which `/healthz` answers 503 and submits are refused (507
+     * `disk-low`), MiB; 0 turns the check off. Default 256.
+     */
+    minFreeDiskMiB: z.number().int().min(0).max(1_048_576).optional(),
   })
   .strict();
 /** Contents of the YAML file. */
@@ -209,6 +217,8 @@ export interface ServerConfig {
   readonly tls: ServerTlsConfig;
   /** Most bytes kept of each attempt's stdout and of its stderr (head and tail, the cut marked). */
   readonly jobLogCapBytes: number;
+  /** Free space on the data directory's disk below which the server is unhealthy and refuses submits, MiB (0: off). */
+  readonly minFreeDiskMiB: number;
 }
 
 /**
@@ -419,5 +429,6 @@ export function resolveServerConfig(
     deviceRoot: merged.deviceRoot ?? null,
     tls: resolveTls(merged),
     jobLogCapBytes: merged.jobLogCapBytes ?? DEFAULT_JOB_LOG_CAP_BYTES,
+    minFreeDiskMiB: merged.minFreeDiskMiB ?? DEFAULT_MIN_FREE_DISK_MIB,
   };
 }

@@ -1,8 +1,9 @@
 /**
- * The server's data directory: created component by component (so a path that cannot exist fails
- * at once with the system's reason instead of retrying), and locked so that two servers never share
- * one store: the lock file holds the owner's PID and process start time, and a lock whose owner is
- * gone (crash, SIGKILL) is taken over.
+ * The server's data directory: refused when the server runs as root and root does not own it,
+ * created component by component (so a path that cannot exist fails at once with the system's
+ * reason instead of retrying), and locked so that two servers never share one store: the lock file
+ * holds the owner's PID and process start time, and a lock whose owner is gone (crash, SIGKILL) is
+ * taken over.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -28,6 +29,24 @@ export function makeDataDir(path: string): void {
     }
   }
   if (!statSync(path).isDirectory()) throw new Error(`--data-dir: ${path} exists and is not a directory`);
+}
+
+/**
+ * A server running as root (`euid` 0) refuses a data directory that root does not own: its owner
+ * could replace the store, the admin token or the audit journal, or plant links in it, and root
+ * would act on them (docs/security.md, decision 0032). A missing directory passes (root makes it).
+ * @param euid the server's effective uid (default the process's)
+ * @throws Error naming the flag, the directory and its owner's uid
+ */
+export function refuseForeignDataDir(path: string, euid: number | undefined = process.geteuid?.()): void {
+  if (euid !== 0 || !existsSync(path)) return;
+  const owner = statSync(path).uid;
+  if (owner === 0) return;
+  throw new Error(
+    `--data-dir: ${path} is owned by uid ${owner}, not root; a server running as root uses only a data ` +
+      `directory root owns (its owner could replace the store or plant links in it): \`chown -R root: ` +
+      `${path}\` or choose another --data-dir`,
+  );
 }
 
 /** A held data-dir lock. */

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
-import { lockDataDir, makeDataDir } from './data-dir.js';
+import { lockDataDir, makeDataDir, refuseForeignDataDir } from './data-dir.js';
 import { openDataDirStore } from './private-files.js';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -34,6 +34,7 @@ import { createSimulatedNvidiaSmiState, writeSimulatedNvidiaSmiState } from '../
 import type { MigManager } from '../app/ports/mig-manager.js';
 import { buildServer } from '../adapters/http/build-server.js';
 import { createDiskSpaceWatch } from '../adapters/disk/disk-space-watch.js';
+import { DiskRefusalBacklog, flushDiskRefusals } from '../app/audit/disk-refusals.js';
 import { createJobFiles } from '../adapters/process/job-files.js';
 import { createSystemClock } from '../adapters/clock/system-clock.js';
 import { serverStatus } from '../app/services/server-status.js';
@@ -81,6 +82,7 @@ export interface StartServerOptions {
 /** Starts a server; resolves once it listens. @throws Error for a bad GPU spec, an unusable data dir or port */
 export async function startServer(config: ServerConfig, options: StartServerOptions): Promise<RunningServer> {
   const logger = pino({ level: options.logLevel ?? 'info' }, pino.destination(2));
+  refuseForeignDataDir(config.dataDir);
   makeDataDir(join(config.dataDir, 'jobs'));
   const lock = lockDataDir(config.dataDir);
   process.once('exit', () => lock.release());
@@ -103,14 +105,25 @@ async function startLocked(
   const tls = await prepareServerTls(config, logger, clock.nowMs());
   const events = new PlaneEvents();
   // A write that fails because the disk is full makes the server unhealthy until a recheck finds room (docs/server.md).
-  const disk = createDiskSpaceWatch({ dataDir: config.dataDir, logger });
+  const disk = createDiskSpaceWatch({
+    dataDir: config.dataDir,
+    logger,
+    minFreeDiskBytes: config.minFreeDiskMiB * 1048576,
+  });
   cleanups.push(() => disk.close());
   const rawStore = openDataDirStore(config.dataDir, logger, clock.nowMs(), (error) => disk.noteError(error));
   cleanups.push(() => rawStore.close());
   const store = observeStore(rawStore, events);
   // Before the control plane starts, so that its first GPU actions are recorded.
-  const audit = openServerAuditLog(config.dataDir, rawStore, events, clock, logger);
+  // Calls refused for want of space are counted and summarized in one audit entry once there is room.
+  const diskRefusals = new DiskRefusalBacklog();
+  const noteDiskError = (error: unknown): boolean => disk.noteError(error);
+  const audit = openServerAuditLog(config.dataDir, rawStore, events, clock, logger, {
+    backlog: diskRefusals,
+    noteError: noteDiskError,
+  });
   cleanups.push(() => audit.close());
+  disk.onHealthy(() => flushDiskRefusals(audit.services.log, diskRefusals, clock.nowMs(), noteDiskError));
   const inventory = await chooseInventory(config);
   const initialGpus = await inventory.list();
   // One cgroup parent per data dir: job ids restart in every store, so two servers on one host
@@ -211,7 +224,12 @@ async function startLocked(
   const checkpoint = detectCheckpointSupport();
   logger.info({ checkpoint }, `checkpointing: ${checkpoint.detail}`);
   // Before plane.start(), so that the pass histogram sees every pass `GET /api/v1/status` counts.
-  const metrics = createServerMetrics(plane, { store, nodeName: config.nodeName, version: options.version });
+  const metrics = createServerMetrics(plane, {
+    store,
+    nodeName: config.nodeName,
+    version: options.version,
+    disk: { problem: () => disk.problem(), refusals: diskRefusals },
+  });
   cleanups.push(() => metrics.close());
   // Jobs get GPUSHARE_URL (docs/qos.md): launches wait until the server listens.
   plane.awaitServerUrl();
@@ -316,7 +334,8 @@ async function startLocked(
       tenantUid: (tenant) => launcher.jobUser(tenant)?.uid ?? null,
       onDrained: () => void close(),
       status: (principal) => serverStatus(statusSources, principal),
-      unhealthyReason: () => disk.fullReason(),
+      diskProblem: () => disk.problem(),
+      onDiskRefusal: (reason) => diskRefusals.noteRefused(reason),
       dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
       dashboardJobs: (principal, filter) => dashboardJobs(dashboardSources, principal, filter),
       qos: new QosService(plane, store, clock, logger),

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Logger } from '../app/scheduling/plane-deps.js';
 import type { PlaneEvents } from '../app/scheduling/plane-events.js';
 import { safeAuditRecorder } from '../app/audit/audit-recorder.js';
+import { diskAwareAuditRecorder, type DiskRefusalBacklog } from '../app/audit/disk-refusals.js';
 import { auditPlaneEvents } from '../app/audit/plane-audit.js';
 import type { AuditLog } from '../app/ports/audit-log.js';
 import type { Clock } from '../app/ports/clock.js';
@@ -96,7 +97,8 @@ function catchUpJournal(log: AuditLog, journal: AuditHeadJournal, lastSeq: numbe
 /**
  * Opens the audit log on the store's connection and its journal, and subscribes to `events`. A
  * journal whose last entry the store does not have (or has with another hash) is logged as an
- * error: the store lost or rewrote entries (`gpushare audit verify` names the first).
+ * error: the store lost or rewrote entries (`gpushare audit verify` names the first). With `disk`,
+ * refused calls (507) and entries a full disk keeps out are held in its backlog (disk-refusals.ts).
  */
 export function openServerAuditLog(
   dataDir: string,
@@ -104,6 +106,7 @@ export function openServerAuditLog(
   events: PlaneEvents,
   clock: Clock,
   logger: Logger,
+  disk?: { readonly backlog: DiskRefusalBacklog; readonly noteError: (error: unknown) => boolean },
 ): ServerAuditLog {
   const journalPath = join(dataDir, AUDIT_HEAD_FILE);
   const witnessed = readAuditHeadJournal(journalPath);
@@ -124,7 +127,9 @@ export function openServerAuditLog(
       catchUpJournal(log, journal, witnessed.lastSeq, logger);
     }
   }
-  const record = safeAuditRecorder(log, logger);
+  const record = disk
+    ? diskAwareAuditRecorder({ log, logger, backlog: disk.backlog, noteError: disk.noteError })
+    : safeAuditRecorder(log, logger);
   const unsubscribe = events.on(
     auditPlaneEvents({ record, job: (id) => store.getJob(id), nowMs: () => clock.nowMs() }),
   );

@@ -109,7 +109,8 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
       mkdirSync(data);
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=0700', 'tmpfs', data]);
       mounted = data;
-      server = await startServe({ simulateGpus: '1xA100-80GB', dataDir });
+      // No free-space threshold here: this test is about the writes that fail (serve-disk-low.test.ts: the threshold).
+      server = await startServe({ simulateGpus: '1xA100-80GB', dataDir, config: { minFreeDiskMiB: 0 } });
       const trigger = join(dataDir, 'end-now');
       const done = await api(server, 'POST', '/api/v1/jobs', shellJob('exit 0', { gpuMilli: 100, mode: 'timeslice' }));
       expect(done.status).toBe(201);
@@ -161,9 +162,11 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
       expect(refused?.body.error.message).toContain(`the disk holding ${data} is full: free space there`);
       const health = await serverFetch(server, '/healthz');
       expect(health.status).toBe(503);
-      expect(await health.json()).toEqual({
+      expect(await health.json()).toMatchObject({
         status: 'unhealthy',
-        reason: `the disk holding ${data} is full: free space there`,
+        reason: 'disk-full',
+        message: `the disk holding ${data} is full: free space there`,
+        minFreeBytes: 0,
       });
 
       // Once its command has exited, for two seconds (40 monitor ticks, 20 passes of the test
@@ -203,6 +206,16 @@ describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
       expect((await api(server, 'GET', `/api/v1/jobs/${sleeper.body.id}`)).body.state).toBe('running');
       expect(logLines(server, 'disk full')).toHaveLength(1);
       expect(logLines(server, 'disk space is back')).toHaveLength(1);
+      // The refused submit was not lost from the audit log: one entry summarizes what the full disk held back.
+      expect(logLines(server, 'could not record')).toEqual([]);
+      const backlog = await pollFor('the audit.backlog entry', async () =>
+        ((await api(server!, 'GET', '/api/v1/audit?limit=500')).body.entries as { action: string }[]).find(
+          (e) => e.action === 'audit.backlog',
+        ),
+      );
+      expect((backlog as unknown as { summary: { groups: unknown[] } }).summary.groups).toContainEqual(
+        expect.objectContaining({ action: 'job.submit', result: 'failed', httpStatus: 507, count: 1 }),
+      );
       expect(existsSync(join(data, '.disk-probe'))).toBe(false);
       rmSync(trigger);
     },

@@ -77,3 +77,72 @@ describe('disk space watch', () => {
     watch.close();
   });
 });
+
+describe('disk space watch with a free-space threshold', () => {
+  const MIB = 1 << 20;
+
+  it('is low below the threshold before any write fails, logs each change once, and tells when it is healthy', () => {
+    dir = mkdtempSync(join(tmpdir(), 'gpushare-disk-watch-'));
+    const logger = recordingLogger();
+    let free = 100 * MIB;
+    const watch = createDiskSpaceWatch({
+      dataDir: dir,
+      logger,
+      recheckMs: 60_000,
+      pollMs: 60_000,
+      minFreeDiskBytes: 64 * MIB,
+      readFreeBytes: () => free,
+    });
+    let healthy = 0;
+    watch.onHealthy(() => (healthy += 1));
+    expect(watch.problem()).toBeNull();
+    free = 10 * MIB;
+    expect(watch.problem()).toEqual({
+      reason: 'disk-low',
+      message: `the disk holding ${dir} has 10 MiB free, below the threshold of 64 MiB (--min-free-disk-mib)`,
+      dataDir: dir,
+      freeBytes: 10 * MIB,
+      minFreeBytes: 64 * MIB,
+    });
+    expect(watch.problem()?.reason).toBe('disk-low');
+    expect(watch.fullReason()).toBeNull(); // the loop's writes go on
+    expect(logger.lines).toEqual([
+      {
+        level: 'warn',
+        msg:
+          `disk space low: 10 MiB free in ${dir}, below the threshold of 64 MiB (--min-free-disk-mib); /healthz ` +
+          `answers 503 and submits are refused (507) until there is more`,
+      },
+    ]);
+    // Full while low: a recheck finding room for writes does not make it healthy yet.
+    watch.noteError(Object.assign(new Error('write'), { code: 'ENOSPC' }));
+    expect(watch.problem()?.reason).toBe('disk-full');
+    expect(watch.recheck()).toBe(true);
+    expect(watch.problem()?.reason).toBe('disk-low');
+    expect(healthy).toBe(0);
+    free = 65 * MIB;
+    expect(watch.problem()).toBeNull();
+    expect(healthy).toBe(1);
+    expect(watch.problem()).toBeNull();
+    expect(healthy).toBe(1);
+    expect(logger.lines.at(-1)).toEqual({
+      level: 'warn',
+      msg: `disk space is above the threshold again: 65 MiB free in ${dir}`,
+    });
+    watch.close();
+  });
+
+  it('with threshold 0 is never low, and a recovery from full makes it healthy at once', () => {
+    dir = mkdtempSync(join(tmpdir(), 'gpushare-disk-watch-'));
+    const watch = createDiskSpaceWatch({ dataDir: dir, logger: recordingLogger(), recheckMs: 60_000 });
+    let healthy = 0;
+    watch.onHealthy(() => (healthy += 1));
+    expect(watch.problem()).toBeNull();
+    watch.noteError(Object.assign(new Error('write'), { code: 'ENOSPC' }));
+    expect(watch.problem()).toMatchObject({ reason: 'disk-full', minFreeBytes: 0 });
+    expect(watch.recheck()).toBe(true);
+    expect(watch.problem()).toBeNull();
+    expect(healthy).toBe(1);
+    watch.close();
+  });
+});

@@ -4,11 +4,15 @@
  * room again: `statfs` must show at least `minFreeBytes` free and a probe file of `probeBytes` must
  * be written (and is deleted). Each change of state is logged once: `disk full: …` (error) when it
  * fills, `disk space is back: …` (warn) when a recheck finds room; nothing in between.
+ * Before writes fail: with a threshold (`minFreeDiskBytes`, `--min-free-disk-mib`), free space is
+ * read (statfs) every `pollMs` and whenever `problem()` is asked; below the threshold the disk is
+ * `low` (logged once, `disk space low: …`), back at or above it `disk space is above …` is logged.
+ * Each time the disk has no problem any more (neither full nor low) the `onHealthy` listeners run.
  */
 import { statfsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDiskFullError } from '../../app/errors.js';
-import type { DiskSpace } from '../../app/ports/disk-space.js';
+import type { DiskProblem, DiskSpace } from '../../app/ports/disk-space.js';
 
 /** The subset of a pino logger the watch uses. */
 export interface DiskWatchLogger {
@@ -29,10 +33,18 @@ export interface DiskSpaceWatchOptions {
   readonly minFreeBytes?: number;
   /** Size of the probe write, bytes (default 64 KiB). */
   readonly probeBytes?: number;
+  /** Below this many free bytes the disk is `low` (default 0: never). */
+  readonly minFreeDiskBytes?: number;
+  /** How often free space is read against `minFreeDiskBytes`, ms (default 1000). */
+  readonly pollMs?: number;
+  /** Reads the free bytes of the file system holding a path (default {@link freeBytes}; tests give their own). */
+  readonly readFreeBytes?: (path: string) => number;
 }
 
 /** The watch, with its recheck exposed for tests and a close for shutdown. */
 export interface DiskSpaceWatch extends DiskSpace {
+  problem(): DiskProblem | null;
+  onHealthy(listener: () => void): void;
   /** Rechecks now (see the module comment); true when there is room (the state is then not full). */
   recheck(): boolean;
   /** Stops the recheck timer. */
@@ -54,14 +66,53 @@ export function createDiskSpaceWatch(options: DiskSpaceWatchOptions): DiskSpaceW
   const minFreeBytes = options.minFreeBytes ?? 1 << 20;
   const probeBytes = options.probeBytes ?? 64 << 10;
   const reason = `the disk holding ${dataDir} is full: free space there`;
+  const minFreeDiskBytes = options.minFreeDiskBytes ?? 0;
+  const readFree = options.readFreeBytes ?? freeBytes;
   const listeners: (() => void)[] = [];
+  const healthyListeners: (() => void)[] = [];
   let full: { sinceMs: number; failedRechecks: number } | null = null;
   let timer: NodeJS.Timeout | null = null;
+  /** Free bytes when last read, and whether that was below the threshold. */
+  let lastFreeBytes = 0;
+  let low = false;
+  const mib = (bytes: number): number => Math.floor(bytes / (1 << 20));
+  const becameHealthy = (): void => {
+    for (const listener of healthyListeners) listener();
+  };
+  /** Reads free space against the threshold, logging a change and telling listeners when the disk is healthy again. */
+  const readLow = (): void => {
+    if (minFreeDiskBytes <= 0) return;
+    try {
+      lastFreeBytes = readFree(dataDir);
+    } catch {
+      return; // keeps the last answer
+    }
+    const nowLow = lastFreeBytes < minFreeDiskBytes;
+    if (nowLow === low) return;
+    low = nowLow;
+    if (low) {
+      logger.warn(
+        { dataDir, freeBytes: lastFreeBytes, minFreeBytes: minFreeDiskBytes },
+        `disk space low: ${mib(lastFreeBytes)} MiB free in ${dataDir}, below the threshold of ` +
+          `${mib(minFreeDiskBytes)} MiB (--min-free-disk-mib); /healthz answers 503 and submits are refused ` +
+          `(507) until there is more`,
+      );
+      return;
+    }
+    logger.warn(
+      { dataDir, freeBytes: lastFreeBytes, minFreeBytes: minFreeDiskBytes },
+      `disk space is above the threshold again: ${mib(lastFreeBytes)} MiB free in ${dataDir}`,
+    );
+    if (full === null) becameHealthy();
+  };
+  const poller = minFreeDiskBytes > 0 ? setInterval(readLow, options.pollMs ?? 1000) : null;
+  poller?.unref();
+  readLow();
 
   const room = (): { ok: boolean; freeBytes: number } => {
     let free: number;
     try {
-      free = freeBytes(dataDir);
+      free = readFree(dataDir);
     } catch {
       return { ok: false, freeBytes: 0 };
     }
@@ -124,11 +175,39 @@ export function createDiskSpaceWatch(options: DiskSpaceWatchOptions): DiskSpaceW
           `writes are retried`,
       );
       for (const listener of listeners) listener();
+      readLow();
+      if (!low) becameHealthy();
       return true;
+    },
+    problem() {
+      readLow();
+      if (full === null && !low) return null;
+      if (minFreeDiskBytes <= 0) {
+        try {
+          lastFreeBytes = readFree(dataDir);
+        } catch {
+          lastFreeBytes = 0;
+        }
+      }
+      return {
+        reason: full === null ? 'disk-low' : 'disk-full',
+        message:
+          full === null
+            ? `the disk holding ${dataDir} has ${mib(lastFreeBytes)} MiB free, below the threshold of ` +
+              `${mib(minFreeDiskBytes)} MiB (--min-free-disk-mib)`
+            : reason,
+        dataDir,
+        freeBytes: lastFreeBytes,
+        minFreeBytes: minFreeDiskBytes,
+      };
+    },
+    onHealthy(listener) {
+      healthyListeners.push(listener);
     },
     close() {
       if (timer !== null) clearTimeout(timer);
       timer = null;
+      if (poller !== null) clearInterval(poller);
     },
   };
   return watch;

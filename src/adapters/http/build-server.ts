@@ -11,6 +11,7 @@ import fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Principal } from '../../app/auth/tokens.js';
+import { GpushareError } from '../../app/errors.js';
 import { registerErrorHandler, type InternalErrorLog } from './error-handler.js';
 import { registerErrorResponses } from './error-responses.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './json-body.js';
@@ -100,8 +101,14 @@ export async function buildServer(
     transform: openApiTransform,
   });
   app.decorateRequest('principal', null as unknown as Principal);
-  // 200 `{ status: 'ok' }`; 503 `{ status: 'unhealthy', reason }` while the server cannot work (a full disk).
+  // 200 `{ status: 'ok' }`; 503 `{ status: 'unhealthy', reason }` while the server cannot work: with a disk problem,
+  // `reason` is its code (`disk-full`, `disk-low`) beside `message`, `freeBytes` and `minFreeBytes`.
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    const disk = services.diskProblem?.() ?? null;
+    if (disk !== null) {
+      const { reason, message, freeBytes, minFreeBytes } = disk;
+      return reply.status(503).send({ status: 'unhealthy', reason, message, freeBytes, minFreeBytes });
+    }
     const reason = services.unhealthyReason?.() ?? null;
     return reason === null ? { status: 'ok' } : reply.status(503).send({ status: 'unhealthy', reason });
   });
@@ -124,6 +131,13 @@ export async function buildServer(
         // Per-token request rate (429 with Retry-After); admins are never throttled.
         services.limits?.admitRequest(request.principal);
       });
+      const { onDiskRefusal } = services;
+      if (onDiskRefusal)
+        api.addHook('onError', async (_request, _reply, error) => {
+          const reason = error instanceof GpushareError ? error.details?.reason : undefined;
+          if (error instanceof GpushareError && error.httpStatus === 507 && typeof reason === 'string')
+            onDiskRefusal(reason);
+        });
       registerJobRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
       registerGpuRoutes(api.withTypeProvider<ZodTypeProvider>(), services);
       registerAdminRoutes(api.withTypeProvider<ZodTypeProvider>(), services);

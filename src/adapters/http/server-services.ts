@@ -14,6 +14,7 @@ import type { UsageHistory } from '../../app/services/usage-history.js';
 import type { QosService } from '../../app/qos/qos-service.js';
 import type { AuditRecord } from '../../app/audit/audit-recorder.js';
 import type { AuditLog } from '../../app/ports/audit-log.js';
+import type { DiskProblem } from '../../app/ports/disk-space.js';
 
 /** The audit log as the API uses it: records calls (audit-hook.ts) and lists entries (`GET /api/v1/audit`). */
 export interface AuditServices {
@@ -68,6 +69,13 @@ export interface ServerServices {
    * answers 503.
    */
   readonly unhealthyReason?: () => string | null;
+  /**
+   * The data directory's disk problem now (full, or below `--min-free-disk-mib`), null when none: `/healthz` then
+   * answers 503 with its reason code and numbers, and below the threshold submits are refused (507 `disk-low`).
+   */
+  readonly diskProblem?: () => DiskProblem | null;
+  /** Told the reason code (`disk-full`, `disk-low`) of every API call refused for want of space (507). */
+  readonly onDiskRefusal?: (reason: string) => void;
   /** Samples of allocation and utilization over time (the dashboard's charts). */
   readonly usageHistory: UsageHistory;
   /**

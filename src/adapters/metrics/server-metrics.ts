@@ -9,6 +9,7 @@ import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ControlPlane } from '../../app/scheduling/control-plane.js';
 import type { StateStore } from '../../app/ports/state-store.js';
 import { registerClusterMetrics } from './cluster-metrics.js';
+import { registerDiskMetrics, type DiskMetricsSource } from './disk-metrics.js';
 import { registerEventCounters } from './event-counters.js';
 import { registerGpuMetrics } from './gpu-metrics.js';
 import { registerJobMetrics } from './job-metrics.js';
@@ -29,6 +30,8 @@ export interface ServerMetricsOptions {
   readonly nowMs?: () => number;
   /** Register prom-client's default process and Node.js metrics. Default true. */
   readonly defaultMetrics?: boolean;
+  /** The data directory's disk (disk-metrics.ts); no disk metrics when absent. */
+  readonly disk?: DiskMetricsSource;
 }
 
 /** A server's metrics. */
@@ -60,6 +63,7 @@ export function createServerMetrics(plane: ControlPlane, options: ServerMetricsO
   registerQueueMetrics(registry, snapshot);
   registerTenantMetrics(registry, plane, store, snapshot);
   registerClusterMetrics(registry, plane, snapshot);
+  if (options.disk) registerDiskMetrics(registry, options.disk);
   const offs = [
     registerQosMetrics(registry, plane),
     registerEventCounters(

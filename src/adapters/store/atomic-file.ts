@@ -1,9 +1,10 @@
 /**
- * Writing a store backup so that `path` holds either the previous file or the complete new one,
- * never a partial one: write to a unique temporary name in the same folder, flush it, rename it
- * over `path`, flush the folder.
+ * Replacing a file of the server's own so that its path holds either the previous file or the
+ * complete new one, never a partial one: write to a unique temporary name in the same folder (the
+ * name below), flush it, rename it over the path, flush the folder (`syncFolder`). Files a caller
+ * names are written by caller-path.ts instead.
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 
@@ -27,23 +28,4 @@ export function syncFolder(folder: string): void {
   } finally {
     closeSync(fd);
   }
-}
-
-/**
- * Runs `write(temporaryPath)`, which must create and flush the complete file, then renames it over
- * `path`. On any failure the temporary file is removed and the error is rethrown; `path` is untouched.
- */
-export async function replaceFileAtomically(
-  path: string,
-  write: (temporaryPath: string) => Promise<void> | void,
-): Promise<void> {
-  const temporary = temporaryPathNextTo(path);
-  try {
-    await write(temporary);
-    renameSync(temporary, path);
-  } catch (err) {
-    rmSync(temporary, { force: true });
-    throw err;
-  }
-  syncFolder(dirname(path));
 }

@@ -6,7 +6,7 @@
  * (as the SQLite store's records are), and a write replaces records instead of changing them.
  * A write either fully happens or throws before changing anything.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import type { JobState } from '../../core/index.js';
 import {
   type AttemptRecord,
@@ -22,8 +22,7 @@ import {
   type TenantRecord,
   type TokenRecord,
 } from '../../app/ports/state-store.js';
-import { replaceFileAtomically } from './atomic-file.js';
-import { PRIVATE_FILE_MODE } from './private-file.js';
+import { writeCallerFile } from './caller-path.js';
 import { deepFreeze } from './deep-freeze.js';
 import { planJobChanges, reasonUpdate } from './plan-job-changes.js';
 import { compileNamePattern } from '../../lib/name-pattern.js';
@@ -375,10 +374,10 @@ export function createMemoryStore(): StateStore {
           .map(([uuid, cordonedAtMs]) => ({ uuid, cordonedAtMs })),
       };
       const text = `${JSON.stringify(document, null, 2)}\n`;
-      await replaceFileAtomically(path, (temporary) => {
-        // it holds token digests and job environments
-        writeFileSync(temporary, text, { flush: true, mode: PRIVATE_FILE_MODE });
-        chmodSync(temporary, PRIVATE_FILE_MODE);
+      // it holds token digests and job environments: a private file (caller-path.ts)
+      const bytes = Buffer.from(text, 'utf8');
+      return writeCallerFile(path, 'path', (fd) => {
+        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
       });
     },
     close() {

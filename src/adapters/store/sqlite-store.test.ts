@@ -332,11 +332,12 @@ describe('openSqliteStore', () => {
     };
     setImmediate(writeOne);
     const copyFile = join(folder, 'copy.db');
-    writeFileSync(copyFile, 'an older backup');
     await store.backup(copyFile);
     backupDone = true;
     expect(writtenDuringBackup).toBeGreaterThan(0);
-    expect(readdirSync(folder).filter((name) => name.includes('.tmp-'))).toEqual([]);
+    expect(readdirSync(folder).filter((name) => name.includes('.tmp-') || name.includes('.backup-staging-'))).toEqual(
+      [],
+    );
     const copy = open(copyFile, { readonly: true });
     expect(copy.database.pragma('integrity_check', { simple: true })).toBe('ok');
     const jobs = copy.listJobs();

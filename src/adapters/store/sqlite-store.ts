@@ -4,8 +4,9 @@
  * Records it returns are deep-frozen snapshots; active jobs are cached in-process
  * (sqlite-job-cache.ts) so listing the queue does not re-parse it. See docs/store.md.
  */
-import { statfsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { diskFull, type GpushareError } from '../../app/errors.js';
 import type { JobEventReason, JobState } from '../../core/index.js';
@@ -22,7 +23,7 @@ import {
   type TenantLimits,
   type TenantRecord,
 } from '../../app/ports/state-store.js';
-import { replaceFileAtomically } from './atomic-file.js';
+import { writeCallerFile } from './caller-path.js';
 import { createPrivateFile } from './private-file.js';
 import { type JobIdMark, lastJobId, openJobIdMark, raiseJobIdSequence } from './job-id-mark.js';
 import {
@@ -429,15 +430,35 @@ function createSqliteStore(
     ...sqliteUsagePeakMethods(db, write),
     listCordonedGpus: () => sql.cordonList.all(),
     setGpuCordoned,
-    backup: async (target) => {
-      await replaceFileAtomically(target, async (temporary) => {
-        createPrivateFile(temporary); // private before SQLite writes a byte to it
-        await db.backup(temporary);
-      });
-    },
+    backup: (target) =>
+      // SQLite opens a file by its path (and resolves links in it again), so it writes the copy into
+      // the store's own folder; the bytes then go through the checked folder of the caller's path.
+      writeCallerFile(target, 'path', async (fd) => {
+        const staging = join(dirname(path), `.backup-staging-${process.pid}-${randomBytes(4).toString('hex')}`);
+        try {
+          createPrivateFile(staging); // private before SQLite writes a byte to it
+          await db.backup(staging);
+          copyIntoFd(staging, fd);
+        } finally {
+          rmSync(staging, { force: true });
+        }
+      }),
     close: () => {
       db.close();
       mark?.close();
     },
   };
+}
+
+/** Copies the file at `source` into the open file `fd` (1 MiB at a time). */
+function copyIntoFd(source: string, fd: number): void {
+  const input = openSync(source, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (let read = readSync(input, chunk); read > 0; read = readSync(input, chunk)) {
+      for (let done = 0; done < read;) done += writeSync(fd, chunk, done, read - done);
+    }
+  } finally {
+    closeSync(input);
+  }
 }

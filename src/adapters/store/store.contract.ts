@@ -2,7 +2,7 @@
  * The behaviour every StateStore implementation must have, as one vitest suite. Each
  * implementation's test file calls `describeStateStoreContract` with a factory of fresh stores.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -805,15 +805,16 @@ export function describeStateStoreContract(name: string, factory: () => StoreUnd
     });
 
     describe('backup and close', () => {
-      it('writes a backup file atomically, leaving no temporary file', async () => {
+      it('writes a new private backup file, leaving no temporary file, and never overwrites one', async () => {
         withJobs(3);
         const folder = mkdtempSync(join(tmpdir(), 'gpushare-contract-backup-'));
         try {
           const target = join(folder, 'backup.db');
-          await store.backup(target);
-          await store.backup(target);
-          expect(existsSync(target)).toBe(true);
-          expect(statSync(target).size).toBeGreaterThan(0);
+          const bytes = await store.backup(target);
+          expect(statSync(target).size).toBe(bytes);
+          expect(statSync(target).mode & 0o777).toBe(0o600);
+          await expect(store.backup(target)).rejects.toThrow(`path: ${target} exists`);
+          expect(statSync(target).size).toBe(bytes);
           expect(readdirSync(folder)).toEqual(['backup.db']);
         } finally {
           rmSync(folder, { recursive: true, force: true });

@@ -368,7 +368,14 @@ export interface StateStore {
   /** UUIDs of cordoned GPUs. */
   listCordonedGpus(): string[];
   setGpuCordoned(uuid: string, cordoned: boolean, atMs: number): void;
-  /** Writes a consistent copy of the whole store to `path` while it is in use. */
-  backup(path: string): Promise<void>;
+  /**
+   * Writes a consistent copy of the whole store, while it is in use, to `path`: a new file (mode
+   * 0600) in a folder reached without `..` and without symbolic links another user could have placed
+   * (adapters/store/caller-path.ts; docs/security.md "Paths a caller names").
+   * @returns the backup's size in bytes
+   * @throws GpushareError 400 naming `path` for a refused path or an existing file (nothing is
+   *   written); the system's error when the folder cannot be written
+   */
+  backup(path: string): Promise<number>;
   close(): void;
 }

@@ -45,12 +45,12 @@ export class AdminService {
   }
 
   /**
-   * Writes a consistent copy of the store to `path` (checked by the caller: new file, existing directory). @throws
-   * GpushareError 403
+   * Writes a consistent copy of the store to `path` (StateStore.backup checks it). @returns its size in bytes
+   * @throws GpushareError 403, or 400 naming `path` for a refused path or an existing file
    */
-  async backup(principal: Principal, path: string): Promise<void> {
+  async backup(principal: Principal, path: string): Promise<number> {
     authorize(principal, 'server.backup');
-    await this.store.backup(path);
+    return this.store.backup(path);
   }
 
   /**

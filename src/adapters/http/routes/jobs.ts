@@ -21,7 +21,8 @@ import {
 } from '../../../contract/api.js';
 import { BulkCancelResultSchema, BulkCancelSchema } from '../../../contract/bulk-cancel.js';
 import { JobPageSchema, JobTablePageSchema, ListJobsQuerySchema } from '../../../contract/job-list.js';
-import { invalidField } from '../../../app/errors.js';
+import { diskLow, invalidField } from '../../../app/errors.js';
+import { authorize } from '../../../app/auth/authorize.js';
 import type { ServerServices } from '../server-services.js';
 
 /** The Fastify instance type the routes are registered on. */
@@ -37,11 +38,18 @@ export type Api = FastifyInstance<
 export const IdParams = z.object({ id: decimalParameter(1, Number.MAX_SAFE_INTEGER, 'the job id') });
 
 /** Registers the job routes. */
-export function registerJobRoutes(api: Api, { jobs }: ServerServices): void {
+export function registerJobRoutes(api: Api, { jobs, diskProblem }: ServerServices): void {
   api.post(
     '/jobs',
     { schema: { tags: ['jobs'], summary: 'Submit a job', body: SubmitJobSchema, response: { 201: JobSchema } } },
     async (request, reply) => {
+      // Below the free-space threshold a new job is refused before any write could fail (docs/server.md), after
+      // the caller's right to submit (403 first).
+      const problem = diskProblem?.() ?? null;
+      if (problem?.reason === 'disk-low') {
+        authorize(request.principal, 'job.submit', { tenant: request.body.tenant ?? request.principal.tenant });
+        throw diskLow(problem.dataDir, problem.freeBytes, problem.minFreeBytes);
+      }
       return reply.status(201).send(jobs.submit(request.principal, request.body));
     },
   );
