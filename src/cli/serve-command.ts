@@ -34,6 +34,8 @@ interface ServeFlags {
   tlsCa?: string;
   insecureHttp?: boolean;
   jobLogCapBytes?: string;
+  auditAnchorCommand?: string;
+  acceptAuditProblems?: boolean;
   logLevel: string;
 }
 
@@ -55,7 +57,7 @@ export interface StartedServer {
 /** Starts the server for a resolved configuration (wired by the composition root). */
 export type StartServer = (
   config: ServerConfig,
-  options: { env: NodeJS.ProcessEnv; version: string; logLevel: string },
+  options: { env: NodeJS.ProcessEnv; version: string; logLevel: string; acceptAuditProblems: boolean },
 ) => Promise<StartedServer>;
 
 /**
@@ -109,6 +111,16 @@ export function createServeCommand(
       "most bytes kept of each attempt's stdout and of its stderr: head and tail, the cut marked " +
         '(default 67108864 = 64 MiB)',
     )
+    .option(
+      '--audit-anchor-command <command>',
+      'shell command (/bin/sh -c) that receives each new audit head as a line "seq hash" on its standard input, ' +
+        'e.g. "logger -t gpushare-audit" (docs/security.md)',
+    )
+    .option(
+      '--accept-audit-problems',
+      'start even though the audit log fails its start check (gpushare audit verify names the problems): the ' +
+        'start is recorded in the audit log, the journal is kept aside and written anew, the triggers made again',
+    )
     .addOption(
       new Option('--log-level <level>', 'server log level (stderr)')
         .choices(['fatal', 'error', 'warn', 'info', 'debug'])
@@ -141,6 +153,10 @@ export function createServeCommand(
             `${flags.jobLogCapBytes}"`,
         );
       }
+      if (flags.auditAnchorCommand !== undefined && flags.auditAnchorCommand.trim() === '')
+        throw new UsageError(
+          '--audit-anchor-command must not be blank: give a shell command, e.g. "logger -t gpushare"',
+        );
       let config: ServerConfig;
       try {
         config = resolveServerConfig(
@@ -164,13 +180,19 @@ export function createServeCommand(
             tlsCa: flags.tlsCa,
             insecureHttp: flags.insecureHttp,
             jobLogCapBytes,
+            auditAnchorCommand: flags.auditAnchorCommand,
           },
           { cpuMilli: cpus().length * 1000, hostMemoryMiB: Math.floor(totalmem() / 1048576), env: process.env },
         );
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
-      const server = await start(config, { env: process.env, version, logLevel: flags.logLevel });
+      const server = await start(config, {
+        env: process.env,
+        version,
+        logLevel: flags.logLevel,
+        acceptAuditProblems: flags.acceptAuditProblems === true,
+      });
       const lines = [
         `gpushare ${version} listening on ${server.url}`,
         `GPUs: ` +

@@ -47,6 +47,7 @@ describe('server config', () => {
       tenantUids: {},
       deviceRoot: null,
       jobLogCapBytes: 67_108_864,
+      auditAnchorCommand: null,
     });
   });
 

@@ -144,6 +144,11 @@ export const ServerConfigFileSchema = z
      * (docs/processes.md). Default 64 MiB.
      */
     jobLogCapBytes: z.number().int().min(JOB_LOG_CAP_MIN_BYTES).max(JOB_LOG_CAP_MAX_BYTES).optional(),
+    /**
+     * A shell command (run with `/bin/sh -c`) that receives each new audit head as a line `seq hash` on its standard
+     * input, to keep it where the server's users cannot rewrite it (docs/security.md). Default: none.
+     */
+    auditAnchorCommand: z.string().trim().min(1, 'must not be blank').max(4096).optional(),
   })
   .strict();
 /** Contents of the YAML file. */
@@ -209,6 +214,8 @@ export interface ServerConfig {
   readonly tls: ServerTlsConfig;
   /** Most bytes kept of each attempt's stdout and of its stderr (head and tail, the cut marked). */
   readonly jobLogCapBytes: number;
+  /** The shell command that receives each new audit head (`--audit-anchor-command`); null: none. */
+  readonly auditAnchorCommand: string | null;
 }
 
 /**
@@ -419,5 +426,6 @@ export function resolveServerConfig(
     deviceRoot: merged.deviceRoot ?? null,
     tls: resolveTls(merged),
     jobLogCapBytes: merged.jobLogCapBytes ?? DEFAULT_JOB_LOG_CAP_BYTES,
+    auditAnchorCommand: merged.auditAnchorCommand ?? null,
   };
 }

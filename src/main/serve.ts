@@ -23,6 +23,7 @@ import type { GpuInventory } from '../app/ports/gpu-inventory.js';
 import { createGpuHealthPoller } from '../adapters/gpu/gpu-health-poller.js';
 import { createNvidiaSmiUsageSampler } from '../adapters/gpu/nvidia-smi-usage.js';
 import { createServerMetrics } from '../adapters/metrics/server-metrics.js';
+import { registerAuditAnchorMetrics } from '../adapters/metrics/audit-anchor-metrics.js';
 import { createSimulatedUsageSampler } from '../app/usage/simulated-usage.js';
 import { usageInputOf } from '../app/usage/usage-input.js';
 import { UsagePoller } from '../app/usage/usage-poller.js';
@@ -76,6 +77,8 @@ export interface StartServerOptions {
   readonly handleSignals?: boolean;
   /** Log level for pino (stderr). Default `info`. */
   readonly logLevel?: string;
+  /** `--accept-audit-problems`: start on an audit log that fails the start check (recorded). Default false. */
+  readonly acceptAuditProblems?: boolean;
 }
 
 /** Starts a server; resolves once it listens. @throws Error for a bad GPU spec, an unusable data dir or port */
@@ -109,7 +112,10 @@ async function startLocked(
   cleanups.push(() => rawStore.close());
   const store = observeStore(rawStore, events);
   // Before the control plane starts, so that its first GPU actions are recorded.
-  const audit = openServerAuditLog(config.dataDir, rawStore, events, clock, logger);
+  const audit = openServerAuditLog(config.dataDir, rawStore, events, clock, logger, {
+    acceptProblems: options.acceptAuditProblems === true,
+    anchorCommand: config.auditAnchorCommand,
+  });
   cleanups.push(() => audit.close());
   const inventory = await chooseInventory(config);
   const initialGpus = await inventory.list();
@@ -213,6 +219,8 @@ async function startLocked(
   // Before plane.start(), so that the pass histogram sees every pass `GET /api/v1/status` counts.
   const metrics = createServerMetrics(plane, { store, nodeName: config.nodeName, version: options.version });
   cleanups.push(() => metrics.close());
+  const anchorStatus = audit.anchorStatus;
+  if (anchorStatus !== null) registerAuditAnchorMetrics(metrics.registry, anchorStatus);
   // Jobs get GPUSHARE_URL (docs/qos.md): launches wait until the server listens.
   plane.awaitServerUrl();
   await plane.start();
@@ -317,6 +325,14 @@ async function startLocked(
       onDrained: () => void close(),
       status: (principal) => serverStatus(statusSources, principal),
       unhealthyReason: () => disk.fullReason(),
+      ...(anchorStatus === null
+        ? {}
+        : {
+            auditAnchor: () => {
+              const now = anchorStatus();
+              return { up: now.up, anchoredSeq: now.anchoredSeq, unanchoredEntries: now.headSeq - now.anchoredSeq };
+            },
+          }),
       dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
       dashboardJobs: (principal, filter) => dashboardJobs(dashboardSources, principal, filter),
       qos: new QosService(plane, store, clock, logger),

@@ -100,10 +100,14 @@ export async function buildServer(
     transform: openApiTransform,
   });
   app.decorateRequest('principal', null as unknown as Principal);
-  // 200 `{ status: 'ok' }`; 503 `{ status: 'unhealthy', reason }` while the server cannot work (a full disk).
+  // 200 `{ status: 'ok' }`; 503 `{ status: 'unhealthy', reason }` while the server cannot work (a full disk); with an
+  // audit anchor command, `auditAnchor: { up, anchoredSeq, unanchoredEntries }` either way.
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
     const reason = services.unhealthyReason?.() ?? null;
-    return reason === null ? { status: 'ok' } : reply.status(503).send({ status: 'unhealthy', reason });
+    const anchor = services.auditAnchor === undefined ? {} : { auditAnchor: services.auditAnchor() };
+    return reason === null
+      ? { status: 'ok', ...anchor }
+      : reply.status(503).send({ status: 'unhealthy', reason, ...anchor });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   if (services.metrics)

@@ -68,6 +68,15 @@ export interface ServerServices {
    * answers 503.
    */
   readonly unhealthyReason?: () => string | null;
+  /**
+   * The audit anchor command's state (`--audit-anchor-command`), shown by `/healthz` as `auditAnchor`; absent: no
+   * anchor command. Its being down does not make `/healthz` 503 (docs/security.md).
+   */
+  readonly auditAnchor?: () => {
+    readonly up: boolean;
+    readonly anchoredSeq: number;
+    readonly unanchoredEntries: number;
+  };
   /** Samples of allocation and utilization over time (the dashboard's charts). */
   readonly usageHistory: UsageHistory;
   /**
