@@ -8,7 +8,9 @@
  *   the last head queued, at most `maxDelayMs` after an entry not yet queued, at start and on close.
  * - The queue holds at most `queueHeads` heads; on overflow the oldest are dropped (counted): a head
  *   witnesses every entry before it, so the newest is the one that matters.
- * - A head counts as anchored once its line is written to the process's pipe; the last one is kept in
+ * - A head counts as anchored once its line is written to the process's pipe and the process still
+ *   runs 250 ms later (a command that exits at once, before reading, does not count), or the process
+ *   exits with status 0 after the server closed its input at stop; the last one is kept in
  *   `<data-dir>/audit-anchored` (anchored-head-file.ts), which `gpushare audit verify` reads.
  * - When the process exits or its pipe breaks, the heads not yet written stay queued and it is
  *   started again after a backoff (1 s, doubling to 60 s; back to 1 s once a head is written). The
@@ -22,6 +24,8 @@ export const DEFAULT_ANCHOR_QUEUE_HEADS = 1000;
 /** First and longest wait before the anchor command is started again, ms. */
 const FIRST_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
+/** How long the process must still run after a head is written to it for the head to count as anchored, ms. */
+const CONFIRM_AFTER_MS = 250;
 /** How long the process may take to exit after its input is closed at stop, ms, before SIGTERM. */
 const STOP_GRACE_MS = 5000;
 /** Most characters of the process's standard error logged per chunk. */
@@ -122,8 +126,12 @@ export function startAuditAnchor(options: AuditAnchorOptions): AuditAnchor {
     while (queue.length > 0) {
       const head = queue.shift()!;
       inFlight.push(head);
+      const writtenTo = child;
       stdin.write(`${head.seq} ${head.hash}\n`, (error) => {
-        if (error === null || error === undefined) confirmed(head);
+        if (error !== null && error !== undefined) return;
+        setTimeout(() => {
+          if (child === writtenTo && up) confirmed(head);
+        }, CONFIRM_AFTER_MS).unref();
       });
     }
   };
@@ -215,8 +223,11 @@ export function startAuditAnchor(options: AuditAnchorOptions): AuditAnchor {
       if (running === null) return;
       running.stdin!.end();
       const kill = setTimeout(() => running.kill('SIGTERM'), STOP_GRACE_MS);
-      running.once('exit', () => {
+      const written = [...inFlight];
+      running.once('exit', (code) => {
         clearTimeout(kill);
+        // It read its input to the end and exited cleanly: it has every head written to it.
+        if (code === 0) for (const head of written) confirmed(head);
         if (persistScheduled) persist();
       });
     },
