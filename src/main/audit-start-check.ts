@@ -22,9 +22,11 @@ export class AuditStartRefusedError extends Error {
     readonly problems: readonly AuditFinding[],
     dataDir: string,
   ) {
+    const named = problems.map(
+      (p) => `${p.problem}${p.lineNumber === null ? '' : ` (line ${p.lineNumber})`}: ${p.message}`,
+    );
     super(
-      `the audit log fails its check at start: ` +
-        `${problems.map((p) => `${p.problem}${p.lineNumber === null ? '' : ` (line ${p.lineNumber})`}: ${p.message}`).join('; ')}. ` +
+      `the audit log fails its check at start: ${named.join('; ')}. ` +
         `Run \`gpushare audit verify --data-dir ${dataDir}\` for the whole report; to start anyway (recorded in the ` +
         `audit log; the journal is kept aside and written anew from the store, the triggers made again), start ` +
         `with --accept-audit-problems`,

@@ -100,7 +100,7 @@ describe('--audit-anchor-command', () => {
     expect(await metric('gpushare_audit_anchor_unanchored_entries')).toBe(0);
   });
 
-  it('keeps running while the command is down, says so, reports the unanchored range, and starts it again', async () => {
+  it('keeps running while the command is down, says so, reports the unanchored range, starts it again', async () => {
     const firstPid = Number(readFileSync(pidFile, 'utf8'));
     const anchoredBefore = (await healthz()).body.auditAnchor.anchoredSeq as number;
     writeFileSync(blockFile, '');

@@ -78,7 +78,8 @@ function jsonObjectOf(text: string): Record<string, JsonValue> | null {
 }
 
 /**
- * `'summary'` or `'outcome'` when that column of a stored row is not a JSON object whose canonical form is its text; null when both
+ * `'summary'` or `'outcome'` when that column of a stored row is not a JSON object whose canonical form is its
+ * text; null when both
  * are.
  */
 export function malformedAuditColumn(row: StoredAuditRow): 'summary' | 'outcome' | null {

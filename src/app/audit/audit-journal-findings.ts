@@ -57,7 +57,7 @@ export function journalFindings(
   return findings;
 }
 
-/** The first seq the journal should have a line for and has not (it starts at 0 or 1 and skips none); null when none. */
+/** The first seq the journal lacks a line for (it starts at 0 or 1 and skips none); null when none. */
 function firstJournalGap(journal: AuditHeadLines): number | null {
   if (journal.firstSeq === null) return null;
   if (journal.firstSeq > 1) return 1;

@@ -11,7 +11,7 @@ export type AuditProblem =
   | 'missing'
   /** The entry's `prev_hash` is not the previous entry's hash: entries were deleted, moved or swapped. */
   | 'broken-link'
-  /** The entry is consistent in the store but the journal recorded another hash for its seq: the chain was rewritten. */
+  /** The entry is consistent in the store but the journal recorded another hash for its seq: the chain was rewritten */
   | 'rewritten'
   /** The seq lies between the journal's first and last lines but has no line: the server did not write it (forged). */
   | 'unwitnessed'

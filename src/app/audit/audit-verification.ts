@@ -24,7 +24,7 @@ export interface AuditVerification {
   readonly witnessedThroughSeq: number;
   /** The first bad entry, null when there is none (other problems may still be listed in `problems`). */
   readonly firstBad: { readonly seq: number; readonly problem: AuditProblem; readonly message: string } | null;
-  /** Every problem found: the first bad entry first (when any), then those of the journal, the triggers and the anchor. */
+  /** Every problem: the first bad entry first (when any), then those of the journal, the triggers and the anchor. */
   readonly problems: readonly AuditFinding[];
 }
 
@@ -161,7 +161,9 @@ function entryProblem(
     return {
       seq: expectedSeq,
       problem: 'missing',
-      message: `entry ${expectedSeq} is missing: the store goes from entry ${expectedSeq - 1} to entry ${row.seq} (deleted)`,
+      message:
+        `entry ${expectedSeq} is missing: the store goes from entry ${expectedSeq - 1} to entry ${row.seq} ` +
+        `(deleted)`,
     };
   if (row.prevHash !== prev)
     return {
