@@ -152,11 +152,12 @@ export function startAuditAnchor(options: AuditAnchorOptions): AuditAnchor {
     const was = child;
     child = null;
     up = false;
+    // At stop no process follows: the heads written stay in flight for the exit's verdict (close()).
+    if (closed) return;
     // Heads whose write did not complete go to the next process.
     queue = [...inFlight, ...queue].slice(-queueMax);
     inFlight = [];
     if (was.exitCode === null && was.signalCode === null) was.kill('SIGTERM');
-    if (closed) return;
     logger.warn(
       { command, retryInMs: backoffMs, anchoredSeq: anchored.seq, headSeq: latest.seq },
       `audit anchor: ${why}; starting it again in ${backoffMs} ms (the server keeps running; entries after ` +
@@ -179,6 +180,8 @@ export function startAuditAnchor(options: AuditAnchorOptions): AuditAnchor {
       up = true;
       logger.info({ command, pid: started.pid }, 'audit anchor: started');
       pump();
+      // Stopped before the process had started: it gets the heads, then the end of its input.
+      if (closed) started.stdin!.end();
     });
     started.once('error', (error) => {
       if (child === started) down(`cannot start: ${error.message}`);
@@ -221,13 +224,12 @@ export function startAuditAnchor(options: AuditAnchorOptions): AuditAnchor {
       if (restartTimer !== null) clearTimeout(restartTimer);
       const running = child;
       if (running === null) return;
-      running.stdin!.end();
+      if (up) running.stdin!.end();
       const kill = setTimeout(() => running.kill('SIGTERM'), STOP_GRACE_MS);
-      const written = [...inFlight];
       running.once('exit', (code) => {
         clearTimeout(kill);
         // It read its input to the end and exited cleanly: it has every head written to it.
-        if (code === 0) for (const head of written) confirmed(head);
+        if (code === 0) for (const head of [...inFlight]) confirmed(head);
         if (persistScheduled) persist();
       });
     },
