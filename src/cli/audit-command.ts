@@ -2,8 +2,9 @@
  * `gpushare audit`: the audit log (docs/security.md "Audit log", docs/cli.md).
  * - `list [--since T] [--limit N] [--tenant T] [-o table|json]`: the newest entries (admin; through the API);
  * - `export [--since T] [--tenant T] [--output FILE]`: every entry as JSON lines (admin; through the API);
- * - `verify [--data-dir D] [-o text|json]`: recomputes the hash chain of the store file on this
- *   machine and checks it against the head journal; exit 4 naming the first bad entry.
+ * - `verify [--data-dir D] [--anchor-file F] [-o text|json]`: recomputes the hash chain of the store
+ *   file on this machine and checks it against the head journal, the append-only triggers and an
+ *   outside copy of the anchor's heads; exit 4 naming every problem (the first bad entry first).
  */
 import { writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -20,20 +21,39 @@ export const EXIT_AUDIT_TAMPERED = 4;
 /** Entries per request of `audit export`. */
 const EXPORT_PAGE = 1000;
 
-/** What `audit verify` reports (src/main/audit-verify.ts computes it). */
+/** What `audit verify` reports (src/main/audit-verify.ts computes it; docs/security.md "Verifying"). */
 export interface AuditVerifyReport {
   readonly ok: boolean;
   readonly entries: number;
   readonly head: { readonly seq: number; readonly hash: string };
   readonly witnessedThroughSeq: number;
   readonly firstBad: { readonly seq: number; readonly problem: string; readonly message: string } | null;
+  /** Every problem: a code, the entry (`seq`) or line (`lineNumber`) it concerns, a message. */
+  readonly problems: readonly {
+    readonly problem: string;
+    readonly seq: number | null;
+    readonly lineNumber: number | null;
+    readonly message: string;
+  }[];
   /** The store file and the journal file read. */
   readonly store: string;
   readonly journal: string;
+  /** The anchor's copy checked against (`--anchor-file`, absolute); null when none. */
+  readonly anchorFile: string | null;
+  /** The last head the server handed to its anchor command; null when it never ran one. */
+  readonly anchoredSeq: number | null;
+  /** Entries after it, not yet handed to the anchor command; null when none (or no anchor command ran). */
+  readonly unanchored: { readonly fromSeq: number; readonly toSeq: number } | null;
+}
+
+/** Options of `audit verify`. */
+export interface AuditVerifyOptions {
+  /** `--anchor-file`: a copy of the heads the anchor command received; null: none. */
+  readonly anchorFile: string | null;
 }
 
 /** Verifies the audit log of a data directory (null: the default one). */
-export type VerifyAudit = (dataDir: string | null) => Promise<AuditVerifyReport>;
+export type VerifyAudit = (dataDir: string | null, options: AuditVerifyOptions) => Promise<AuditVerifyReport>;
 
 /** `text` with control characters shown as `\xNN`, so that a stored value cannot forge terminal output. */
 function visible(text: string): string {
@@ -64,20 +84,37 @@ function formatAuditTable(entries: readonly AuditEntryView[]): string {
   return formatTextTable(['SEQ', 'TIME', 'ACTOR', 'TENANT', 'ACTION', 'TARGET', 'OUTCOME'], rows);
 }
 
-/** The text `audit verify` prints. */
+/** The text `audit verify` prints: one line per problem (the first bad entry first), or the head verified. */
 function formatVerifyReport(report: AuditVerifyReport): string {
+  const lines: string[] = [];
   if (!report.ok) {
-    const bad = report.firstBad!;
-    return (
-      `audit log FAILED verification: first bad entry ${bad.seq} (${bad.problem}): ${bad.message}\n` +
-      `${report.entries} entries before it verified (store ${report.store}, journal ${report.journal})\n`
+    for (const p of report.problems) {
+      const where =
+        p.seq !== null && p === report.problems[0] && report.firstBad !== null
+          ? `first bad entry ${p.seq} (${p.problem})`
+          : p.lineNumber !== null
+            ? `${p.problem} at line ${p.lineNumber}`
+            : p.problem;
+      lines.push(`audit log FAILED verification: ${where}: ${p.message}`);
+    }
+    lines.push(
+      `${report.entries} entries ${report.firstBad === null ? '' : 'before it '}verified (store ${report.store}, ` +
+        `journal ${report.journal}${report.anchorFile === null ? '' : `, anchor copy ${report.anchorFile}`})`,
     );
+    return `${lines.join('\n')}\n`;
   }
-  const lines = [`${report.entries} entries verified, head ${report.head.seq} ${report.head.hash}`];
+  lines.push(`${report.entries} entries verified, head ${report.head.seq} ${report.head.hash}`);
   if (report.witnessedThroughSeq < report.head.seq) {
     lines.push(
       `entries ${report.witnessedThroughSeq + 1}-${report.head.seq} not yet witnessed by the journal (it ` +
         `is written in batches; not an error)`,
+    );
+  }
+  if (report.anchorFile !== null) lines.push(`every head of the anchor copy ${report.anchorFile} matches the store`);
+  if (report.unanchored !== null) {
+    lines.push(
+      `entries ${report.unanchored.fromSeq}-${report.unanchored.toSeq} not yet handed to the anchor command ` +
+        `(the last anchored head is ${report.anchoredSeq})`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -169,13 +206,17 @@ export function createAuditCommand(verify: VerifyAudit, io: CliIo = processIo())
   const verifyCommand = new Command('verify')
     .description(
       "recompute the audit log's hash chain in the store file on this machine and check it against the " +
-        'head journal; exit 4 naming the first bad entry',
+        "head journal, the append-only triggers and (--anchor-file) the anchor's copy; exit 4 naming every problem",
     )
     .allowExcessArguments(false)
     .option('--data-dir <dir>', "the server's data directory (default ~/.local/share/gpushare)")
+    .option(
+      '--anchor-file <file>',
+      'also check the store against a copy of the heads the anchor command received (lines ending in "seq hash")',
+    )
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
-    .action(async (opts: { dataDir?: string; output: 'text' | 'json' }) => {
-      const report = await verify(opts.dataDir ?? null);
+    .action(async (opts: { dataDir?: string; anchorFile?: string; output: 'text' | 'json' }) => {
+      const report = await verify(opts.dataDir ?? null, { anchorFile: opts.anchorFile ?? null });
       io.stdout(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatVerifyReport(report));
       if (!report.ok) throw new ExitWithCode(EXIT_AUDIT_TAMPERED);
     });

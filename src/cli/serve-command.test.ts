@@ -83,3 +83,39 @@ describe('gpushare serve: limit and /metrics flags', () => {
     await expect(configOf(['--metrics-open', '--metrics-require-token'])).rejects.toThrow(/contradict each other/);
   });
 });
+
+describe('gpushare serve: audit flags', () => {
+  it('takes --audit-anchor-command, refuses a blank one naming the flag, passes --accept-audit-problems', async () => {
+    expect((await configOf([])).auditAnchorCommand).toBeNull();
+    expect((await configOf(['--audit-anchor-command', 'logger -t gpushare-audit'])).auditAnchorCommand).toBe(
+      'logger -t gpushare-audit',
+    );
+    await expect(configOf(['--audit-anchor-command', '  '])).rejects.toThrow(
+      '--audit-anchor-command must not be blank: give a shell command, e.g. "logger -t gpushare"',
+    );
+    const accepted: boolean[] = [];
+    const start: StartServer = async (_config, options) => {
+      accepted.push(options.acceptAuditProblems);
+      return {
+        url: 'https://127.0.0.1:1',
+        gpuSource: 'simulated',
+        adminTokenPath: '/x',
+        cliConfigPath: null,
+        caCertPath: null,
+        closed: Promise.resolve(),
+      };
+    };
+    const write = process.stdout.write;
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    try {
+      for (const args of [[], ['--accept-audit-problems']])
+        await throwOnExit(createServeCommand('0.0.0', start, () => undefined)).parseAsync(
+          ['--data-dir', '/tmp/gpushare-serve-flags', ...args],
+          { from: 'user' },
+        );
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(accepted).toEqual([false, true]);
+  });
+});

@@ -35,6 +35,8 @@ interface ServeFlags {
   insecureHttp?: boolean;
   jobLogCapBytes?: string;
   minFreeDiskMib?: string;
+  auditAnchorCommand?: string;
+  acceptAuditProblems?: boolean;
   logLevel: string;
 }
 
@@ -56,7 +58,7 @@ export interface StartedServer {
 /** Starts the server for a resolved configuration (wired by the composition root). */
 export type StartServer = (
   config: ServerConfig,
-  options: { env: NodeJS.ProcessEnv; version: string; logLevel: string },
+  options: { env: NodeJS.ProcessEnv; version: string; logLevel: string; acceptAuditProblems: boolean },
 ) => Promise<StartedServer>;
 
 /**
@@ -115,6 +117,16 @@ export function createServeCommand(
       "free space on the data directory's disk below which /healthz answers 503 and submits are refused (507), " +
         'MiB; 0 = off (default 256)',
     )
+    .option(
+      '--audit-anchor-command <command>',
+      'shell command (/bin/sh -c) that receives each new audit head as a line "seq hash" on its standard input, ' +
+        'e.g. "logger -t gpushare-audit" (docs/security.md)',
+    )
+    .option(
+      '--accept-audit-problems',
+      'start even though the audit log fails its start check (gpushare audit verify names the problems): the ' +
+        'start is recorded in the audit log, the journal is kept aside and written anew, the triggers made again',
+    )
     .addOption(
       new Option('--log-level <level>', 'server log level (stderr)')
         .choices(['fatal', 'error', 'warn', 'info', 'debug'])
@@ -147,6 +159,10 @@ export function createServeCommand(
             `${flags.jobLogCapBytes}"`,
         );
       }
+      if (flags.auditAnchorCommand !== undefined && flags.auditAnchorCommand.trim() === '')
+        throw new UsageError(
+          '--audit-anchor-command must not be blank: give a shell command, e.g. "logger -t gpushare"',
+        );
       let config: ServerConfig;
       try {
         config = resolveServerConfig(
@@ -171,13 +187,19 @@ export function createServeCommand(
             insecureHttp: flags.insecureHttp,
             jobLogCapBytes,
             minFreeDiskMiB: numberFlag('--min-free-disk-mib', flags.minFreeDiskMib, 0, 1_048_576, true),
+            auditAnchorCommand: flags.auditAnchorCommand,
           },
           { cpuMilli: cpus().length * 1000, hostMemoryMiB: Math.floor(totalmem() / 1048576), env: process.env },
         );
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
-      const server = await start(config, { env: process.env, version, logLevel: flags.logLevel });
+      const server = await start(config, {
+        env: process.env,
+        version,
+        logLevel: flags.logLevel,
+        acceptAuditProblems: flags.acceptAuditProblems === true,
+      });
       const lines = [
         `gpushare ${version} listening on ${server.url}`,
         `GPUs: ` +

@@ -48,6 +48,7 @@ describe('server config', () => {
       deviceRoot: null,
       jobLogCapBytes: 67_108_864,
       minFreeDiskMiB: 256,
+      auditAnchorCommand: null,
     });
   });
 

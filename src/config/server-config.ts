@@ -152,6 +152,11 @@ export const ServerConfigFileSchema = z
      * `disk-low`), MiB; 0 turns the check off. Default 256.
      */
     minFreeDiskMiB: z.number().int().min(0).max(1_048_576).optional(),
+    /**
+     * A shell command (run with `/bin/sh -c`) that receives each new audit head as a line `seq hash` on its standard
+     * input, to keep it where the server's users cannot rewrite it (docs/security.md). Default: none.
+     */
+    auditAnchorCommand: z.string().trim().min(1, 'must not be blank').max(4096).optional(),
   })
   .strict();
 /** Contents of the YAML file. */
@@ -219,6 +224,8 @@ export interface ServerConfig {
   readonly jobLogCapBytes: number;
   /** Free space on the data directory's disk below which the server is unhealthy and refuses submits, MiB (0: off). */
   readonly minFreeDiskMiB: number;
+  /** The shell command that receives each new audit head (`--audit-anchor-command`); null: none. */
+  readonly auditAnchorCommand: string | null;
 }
 
 /**
@@ -430,5 +437,6 @@ export function resolveServerConfig(
     tls: resolveTls(merged),
     jobLogCapBytes: merged.jobLogCapBytes ?? DEFAULT_JOB_LOG_CAP_BYTES,
     minFreeDiskMiB: merged.minFreeDiskMiB ?? DEFAULT_MIN_FREE_DISK_MIB,
+    auditAnchorCommand: merged.auditAnchorCommand ?? null,
   };
 }

@@ -32,8 +32,8 @@ const SERVER_COMMAND_NAMES = new Set([
 ]);
 /** `audit verify` reads the store on this machine: loaded only when it runs, like the server commands. */
 const AUDIT_VERIFY_MODULE = './audit-verify.js';
-const verifyAudit: VerifyAudit = async (dataDir) =>
-  ((await import(AUDIT_VERIFY_MODULE)) as typeof import('./audit-verify.js')).verifyDataDirAudit(dataDir);
+const verifyAudit: VerifyAudit = async (dataDir, options) =>
+  ((await import(AUDIT_VERIFY_MODULE)) as typeof import('./audit-verify.js')).verifyDataDirAudit(dataDir, options);
 
 /** The package version, read from package.json (two levels above src/main and dist/main). */
 function packageVersion(): string {

@@ -23,6 +23,7 @@ import type { GpuInventory } from '../app/ports/gpu-inventory.js';
 import { createGpuHealthPoller } from '../adapters/gpu/gpu-health-poller.js';
 import { createNvidiaSmiUsageSampler } from '../adapters/gpu/nvidia-smi-usage.js';
 import { createServerMetrics } from '../adapters/metrics/server-metrics.js';
+import { registerAuditAnchorMetrics } from '../adapters/metrics/audit-anchor-metrics.js';
 import { createSimulatedUsageSampler } from '../app/usage/simulated-usage.js';
 import { usageInputOf } from '../app/usage/usage-input.js';
 import { UsagePoller } from '../app/usage/usage-poller.js';
@@ -77,6 +78,8 @@ export interface StartServerOptions {
   readonly handleSignals?: boolean;
   /** Log level for pino (stderr). Default `info`. */
   readonly logLevel?: string;
+  /** `--accept-audit-problems`: start on an audit log that fails the start check (recorded). Default false. */
+  readonly acceptAuditProblems?: boolean;
 }
 
 /** Starts a server; resolves once it listens. @throws Error for a bad GPU spec, an unusable data dir or port */
@@ -119,8 +122,9 @@ async function startLocked(
   const diskRefusals = new DiskRefusalBacklog();
   const noteDiskError = (error: unknown): boolean => disk.noteError(error);
   const audit = openServerAuditLog(config.dataDir, rawStore, events, clock, logger, {
-    backlog: diskRefusals,
-    noteError: noteDiskError,
+    acceptProblems: options.acceptAuditProblems === true,
+    anchorCommand: config.auditAnchorCommand,
+    disk: { backlog: diskRefusals, noteError: noteDiskError },
   });
   cleanups.push(() => audit.close());
   disk.onHealthy(() => flushDiskRefusals(audit.services.log, diskRefusals, clock.nowMs(), noteDiskError));
@@ -231,6 +235,8 @@ async function startLocked(
     disk: { problem: () => disk.problem(), refusals: diskRefusals },
   });
   cleanups.push(() => metrics.close());
+  const anchorStatus = audit.anchorStatus;
+  if (anchorStatus !== null) registerAuditAnchorMetrics(metrics.registry, anchorStatus);
   // Jobs get GPUSHARE_URL (docs/qos.md): launches wait until the server listens.
   plane.awaitServerUrl();
   await plane.start();
@@ -336,6 +342,14 @@ async function startLocked(
       status: (principal) => serverStatus(statusSources, principal),
       diskProblem: () => disk.problem(),
       onDiskRefusal: (reason) => diskRefusals.noteRefused(reason),
+      ...(anchorStatus === null
+        ? {}
+        : {
+            auditAnchor: () => {
+              const now = anchorStatus();
+              return { up: now.up, anchoredSeq: now.anchoredSeq, unanchoredEntries: now.headSeq - now.anchoredSeq };
+            },
+          }),
       dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
       dashboardJobs: (principal, filter) => dashboardJobs(dashboardSources, principal, filter),
       qos: new QosService(plane, store, clock, logger),

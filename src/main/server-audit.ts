@@ -1,7 +1,8 @@
 /**
  * The server's audit log (docs/security.md "Audit log"): the `audit_log` table of the store
- * database, the head journal `<data-dir>/audit-head`, the control plane's GPU actions recorded from
- * its events, and what the HTTP API needs to record calls and list entries.
+ * database, the head journal `<data-dir>/audit-head` (checked at start: audit-start-check.ts), the
+ * anchor command, the control plane's GPU actions recorded from its events, and what the HTTP API
+ * needs to record calls and list entries.
  */
 import { join } from 'node:path';
 import type { Logger } from '../app/scheduling/plane-deps.js';
@@ -12,13 +13,12 @@ import { auditPlaneEvents } from '../app/audit/plane-audit.js';
 import type { AuditLog } from '../app/ports/audit-log.js';
 import type { Clock } from '../app/ports/clock.js';
 import type { AuditServices } from '../adapters/http/server-services.js';
-import {
-  openAuditHeadJournal,
-  readAuditHeadJournal,
-  type AuditHeadJournal,
-} from '../adapters/store/audit-head-journal.js';
+import { AUDIT_ANCHORED_FILE } from '../adapters/audit-anchor/anchored-head-file.js';
+import { startAuditAnchor, type AuditAnchor, type AuditAnchorStatus } from '../adapters/audit-anchor/audit-anchor.js';
+import { openAuditHeadJournal, type AuditHeadJournal } from '../adapters/store/audit-head-journal.js';
 import { createSqliteAuditLog } from '../adapters/store/sqlite-audit-log.js';
 import type { SqliteStateStore } from '../adapters/store/sqlite-store.js';
+import { checkAuditAtStart, recordAcceptedAuditProblems } from './audit-start-check.js';
 
 /** The head journal's file name in the data directory. */
 export const AUDIT_HEAD_FILE = 'audit-head';
@@ -26,6 +26,8 @@ export const AUDIT_HEAD_FILE = 'audit-head';
 /** The open audit log of a server. */
 export interface ServerAuditLog {
   readonly services: AuditServices;
+  /** What the anchor command is doing (/healthz, metrics); null without `--audit-anchor-command`. */
+  readonly anchorStatus: (() => AuditAnchorStatus) | null;
   /** Stops recording plane events, writes the journal's last lines (fsync) and closes it. Idempotent. */
   close(): void;
 }
@@ -94,11 +96,22 @@ function catchUpJournal(log: AuditLog, journal: AuditHeadJournal, lastSeq: numbe
   );
 }
 
+/** Options of {@link openServerAuditLog}. */
+export interface ServerAuditOptions {
+  /** `--accept-audit-problems`: start on a log that fails the start check (recorded; see audit-start-check.ts). */
+  readonly acceptProblems: boolean;
+  /** `--audit-anchor-command`: the shell command that receives each new head; null: none. */
+  readonly anchorCommand: string | null;
+  /** The disk's refusal backlog (disk-refusals.ts) and how a write error is told to the disk watch; absent: none. */
+  readonly disk?: { readonly backlog: DiskRefusalBacklog; readonly noteError: (error: unknown) => boolean };
+}
+
 /**
- * Opens the audit log on the store's connection and its journal, and subscribes to `events`. A
- * journal whose last entry the store does not have (or has with another hash) is logged as an
- * error: the store lost or rewrote entries (`gpushare audit verify` names the first). With `disk`,
- * refused calls (507) and entries a full disk keeps out are held in its backlog (disk-refusals.ts).
+ * Checks the audit log (audit-start-check.ts: the server refuses to start on a problem unless
+ * `acceptProblems`), opens it on the store's connection with its journal, starts the anchor command
+ * when one is given, and subscribes to `events`. With `disk`, refused calls (507) and entries a full
+ * disk keeps out are held in its backlog (disk-refusals.ts).
+ * @throws AuditStartRefusedError naming the problems; Error of the system when the journal cannot be written
  */
 export function openServerAuditLog(
   dataDir: string,
@@ -106,27 +119,38 @@ export function openServerAuditLog(
   events: PlaneEvents,
   clock: Clock,
   logger: Logger,
-  disk?: { readonly backlog: DiskRefusalBacklog; readonly noteError: (error: unknown) => boolean },
+  options: ServerAuditOptions,
 ): ServerAuditLog {
   const journalPath = join(dataDir, AUDIT_HEAD_FILE);
-  const witnessed = readAuditHeadJournal(journalPath);
+  const start = checkAuditAtStart(store.database, journalPath, dataDir, options.acceptProblems, clock.nowMs());
+  if (start.accepted.length > 0)
+    logger.warn(
+      { problems: start.accepted.map((p) => p.problem), journalKeptAs: start.journalKeptAs },
+      `audit log: started with --accept-audit-problems on ${start.accepted.length} problem(s); the journal was ` +
+        `written anew from the store (recorded as audit.accept-problems)`,
+    );
+  const witnessed = start.journal;
   const journal = openAuditHeadJournal(journalPath, {
     onError: (err) => logger.error({ err }, `audit log: cannot write ${journalPath}`),
+    ...(witnessed === null ? {} : { truncateToBytes: witnessed.completeLength }),
   });
-  const log = createSqliteAuditLog(store.database, { onAppend: (entry) => journal.record(entry.seq, entry.hash) });
-  if (witnessed !== null && witnessed.lastSeq > 0) {
-    const head = log.head();
-    const stored = log.list({ afterSeq: witnessed.lastSeq - 1, limit: 1 })[0];
-    if (head.seq < witnessed.lastSeq || stored?.hash !== witnessed.hashes.get(witnessed.lastSeq)) {
-      logger.error(
-        { journalSeq: witnessed.lastSeq, storeSeq: head.seq },
-        'audit log: the store does not match the audit-head journal (entries deleted or rewritten, or a ' +
-          'backup restored); run `gpushare audit verify`',
-      );
-    } else if (head.seq > witnessed.lastSeq) {
-      catchUpJournal(log, journal, witnessed.lastSeq, logger);
-    }
-  }
+  let anchor: AuditAnchor | null = null;
+  const log = createSqliteAuditLog(store.database, {
+    onAppend: (entry) => {
+      journal.record(entry.seq, entry.hash);
+      anchor?.offer(entry.seq, entry.hash);
+    },
+  });
+  // The start check passed: the store leads the journal by at most one batch (a crash lost it).
+  if (witnessed !== null && log.head().seq > witnessed.lastSeq) catchUpJournal(log, journal, witnessed.lastSeq, logger);
+  if (options.anchorCommand !== null)
+    anchor = startAuditAnchor({
+      command: options.anchorCommand,
+      statePath: join(dataDir, AUDIT_ANCHORED_FILE),
+      logger,
+      head: log.head(),
+    });
+  const disk = options.disk;
   const record = disk
     ? diskAwareAuditRecorder({ log, logger, backlog: disk.backlog, noteError: disk.noteError })
     : safeAuditRecorder(log, logger);
@@ -134,19 +158,23 @@ export function openServerAuditLog(
     auditPlaneEvents({ record, job: (id) => store.getJob(id), nowMs: () => clock.nowMs() }),
   );
   let closed = false;
+  const services: AuditServices = {
+    log,
+    record,
+    nowMs: () => clock.nowMs(),
+    jobTenant: (id) => store.getJob(id)?.tenant ?? null,
+    logError: (err, call) => logger.error({ err, call }, 'audit log: could not build the entry of a call'),
+  };
+  recordAcceptedAuditProblems(services, start);
   return {
-    services: {
-      log,
-      record,
-      nowMs: () => clock.nowMs(),
-      jobTenant: (id) => store.getJob(id)?.tenant ?? null,
-      logError: (err, call) => logger.error({ err, call }, 'audit log: could not build the entry of a call'),
-    },
+    services,
+    anchorStatus: anchor === null ? null : () => anchor.status(),
     close: () => {
       if (closed) return;
       closed = true;
       unsubscribe();
       journal.close();
+      anchor?.close();
     },
   };
 }

@@ -6,7 +6,7 @@
  * - After a backup is restored, nothing of the jobs the backup does not know reaches a new job:
  *   its id is new, its folder is new, its logs are its own; the old folders are quarantined.
  */
-import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -32,8 +32,13 @@ afterEach(async () => {
 });
 
 /** Restarts `server` on its data dir (same config home), keeping the handle. */
-async function restart(handle: ServeHandle, simulateGpus: string): Promise<void> {
-  const restarted = await startServe({ simulateGpus, dataDir: handle.dataDir, configHome: handle.configHome });
+async function restart(handle: ServeHandle, simulateGpus: string, extraArgs: string[] = []): Promise<void> {
+  const restarted = await startServe({
+    simulateGpus,
+    dataDir: handle.dataDir,
+    configHome: handle.configHome,
+    extraArgs,
+  });
   Object.assign(handle, {
     process: restarted.process,
     url: restarted.url,
@@ -144,12 +149,14 @@ describe('gpushare serve: private files', () => {
         modeOf(data),
       ]).toEqual([0o600, 0o600, 0o600, 0o600, 0o700]);
 
-      // Restore (docs/store.md): stop the server, put the backup in place of the store, start.
+      // Restore (docs/store.md): stop the server, put the backup in place of the store, move the audit journal
+      // aside, start accepting the audit log's journal-missing (recorded).
       await stopServe(server);
       cpSync(backup, join(data, 'gpushare.db'));
       rmSync(join(data, 'gpushare.db-wal'), { force: true });
       rmSync(join(data, 'gpushare.db-shm'), { force: true });
-      await restart(server, '1xT4');
+      renameSync(join(data, 'audit-head'), join(data, 'audit-head.before-restore'));
+      await restart(server, '1xT4', ['--accept-audit-problems']);
       expect((await api(server, 'GET', '/api/v1/jobs?all=true')).body.jobs.map((j: { id: number }) => j.id)).toEqual([
         1,
       ]);

@@ -102,15 +102,19 @@ export async function buildServer(
   });
   app.decorateRequest('principal', null as unknown as Principal);
   // 200 `{ status: 'ok' }`; 503 `{ status: 'unhealthy', reason }` while the server cannot work: with a disk problem,
-  // `reason` is its code (`disk-full`, `disk-low`) beside `message`, `freeBytes` and `minFreeBytes`.
+  // `reason` is its code (`disk-full`, `disk-low`) beside `message`, `freeBytes` and `minFreeBytes`. With an audit
+  // anchor command, `auditAnchor: { up, anchoredSeq, unanchoredEntries }` either way.
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    const anchor = services.auditAnchor === undefined ? {} : { auditAnchor: services.auditAnchor() };
     const disk = services.diskProblem?.() ?? null;
     if (disk !== null) {
       const { reason, message, freeBytes, minFreeBytes } = disk;
-      return reply.status(503).send({ status: 'unhealthy', reason, message, freeBytes, minFreeBytes });
+      return reply.status(503).send({ status: 'unhealthy', reason, message, freeBytes, minFreeBytes, ...anchor });
     }
     const reason = services.unhealthyReason?.() ?? null;
-    return reason === null ? { status: 'ok' } : reply.status(503).send({ status: 'unhealthy', reason });
+    return reason === null
+      ? { status: 'ok', ...anchor }
+      : reply.status(503).send({ status: 'unhealthy', reason, ...anchor });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   if (services.metrics)

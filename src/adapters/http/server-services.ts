@@ -76,6 +76,15 @@ export interface ServerServices {
   readonly diskProblem?: () => DiskProblem | null;
   /** Told the reason code (`disk-full`, `disk-low`) of every API call refused for want of space (507). */
   readonly onDiskRefusal?: (reason: string) => void;
+  /**
+   * The audit anchor command's state (`--audit-anchor-command`), shown by `/healthz` as `auditAnchor`; absent: no
+   * anchor command. Its being down does not make `/healthz` 503 (docs/security.md).
+   */
+  readonly auditAnchor?: () => {
+    readonly up: boolean;
+    readonly anchoredSeq: number;
+    readonly unanchoredEntries: number;
+  };
   /** Samples of allocation and utilization over time (the dashboard's charts). */
   readonly usageHistory: UsageHistory;
   /**

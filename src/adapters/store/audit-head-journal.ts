@@ -4,10 +4,22 @@
  * the database is detected (docs/security.md "Audit log", decision 0016). Lines are written in
  * batches: once `batchEntries` entries wait, at most `maxDelayMs` after the first unrecorded one,
  * and on close (with an fsync). A crash can leave the journal behind the store by at most one batch;
- * the entries past its end are "not yet witnessed".
+ * the entries past its end are "not yet witnessed". A journal is made with a genesis line `0 <64
+ * zeros>` (fsynced before any entry), so that an emptied journal is never a legitimate one.
  */
-import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
-import type { AuditJournal } from '../../app/audit/audit-chain.js';
+import {
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
+import { GENESIS_HASH } from '../../app/audit/audit-chain.js';
+import { parseAuditHeadLines, type AuditHeadLines } from '../../app/audit/audit-head-lines.js';
 import { PRIVATE_FILE_MODE } from './private-file.js';
 
 /** Options of {@link openAuditHeadJournal}. */
@@ -18,6 +30,11 @@ export interface AuditHeadJournalOptions {
   readonly maxDelayMs?: number;
   /** Where a failed write is reported (the server's log); the lines stay queued and are written with the next batch. */
   readonly onError?: (error: Error) => void;
+  /**
+   * Cut the file to this many bytes before appending: the end of its last complete line, so that a line a crash tore
+   * does not run into the next one. Default: not cut.
+   */
+  readonly truncateToBytes?: number;
 }
 
 /** An open journal. */
@@ -30,7 +47,7 @@ export interface AuditHeadJournal {
   close(): void;
 }
 
-/** Default `batchEntries`. */
+/** Default `batchEntries`: also the most entries the store may lead the journal by (audit-verification.ts). */
 export const DEFAULT_AUDIT_BATCH_ENTRIES = 100;
 /** Default `maxDelayMs`. */
 export const DEFAULT_AUDIT_MAX_DELAY_MS = 1000;
@@ -45,6 +62,8 @@ export function openAuditHeadJournal(path: string, options: AuditHeadJournalOpti
   const delayMs = Math.max(0, options.maxDelayMs ?? DEFAULT_AUDIT_MAX_DELAY_MS);
   const fd = openSync(path, 'a', PRIVATE_FILE_MODE);
   fchmodSync(fd, PRIVATE_FILE_MODE);
+  const cut = options.truncateToBytes;
+  if (cut !== undefined && fstatSync(fd).size > cut) ftruncateSync(fd, cut);
   let pending: string[] = [];
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
@@ -86,12 +105,13 @@ export function openAuditHeadJournal(path: string, options: AuditHeadJournalOpti
 }
 
 /**
- * Reads a journal: the first hash recorded for each seq, and the largest seq. A last line without
- * its newline (a write cut short by a crash) is ignored.
+ * Reads a journal (audit-head-lines.ts): the first hash recorded for each seq, its first and last
+ * seq, the lines that are not `seq hash` (reported, not thrown: `gpushare audit verify` names them).
+ * A last line without its newline (a write cut short by a crash) is not read.
  * @returns null when the file does not exist
- * @throws Error naming the file and line for a line that is not `seq hash`
+ * @throws Error of the system when it exists but cannot be read
  */
-export function readAuditHeadJournal(path: string): AuditJournal | null {
+export function readAuditHeadJournal(path: string): AuditHeadLines | null {
   let text: string;
   try {
     // latin1: a journal is ASCII, and a byte that is not stays one character (and fails the line check).
@@ -100,21 +120,36 @@ export function readAuditHeadJournal(path: string): AuditJournal | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  const hashes = new Map<number, string>();
-  let lastSeq = 0;
-  const complete = text.endsWith('\n') ? text.length : text.lastIndexOf('\n') + 1;
-  const lineShape = /^\d{1,15} [0-9a-f]{64}$/;
-  let start = 0;
-  for (let lineNumber = 1; start < complete; lineNumber++) {
-    const end = text.indexOf('\n', start);
-    const line = text.slice(start, end);
-    start = end + 1;
-    if (!lineShape.test(line))
-      throw new Error(`${path} line ${lineNumber} is not "seq hash": ${JSON.stringify(line.slice(0, 100))}`);
-    const space = line.indexOf(' ');
-    const seq = Number(line.slice(0, space));
-    if (!hashes.has(seq)) hashes.set(seq, line.slice(space + 1));
-    if (seq > lastSeq) lastSeq = seq;
+  return parseAuditHeadLines(text, 'journal');
+}
+
+/**
+ * Writes a new journal at `path` holding the genesis line and `heads` (in seq order), through a
+ * temporary file in the same folder that is fsynced and renamed over `path` (mode 0600): the journal
+ * of a new store, or the one the server writes from the store when started with
+ * `--accept-audit-problems`.
+ * @throws Error of the system when it cannot be written
+ */
+export function writeAuditHeadJournal(
+  path: string,
+  heads: Iterable<{ readonly seq: number; readonly hash: string }>,
+): void {
+  const temporary = `${path}.new`;
+  const fd = openSync(temporary, 'w', PRIVATE_FILE_MODE);
+  try {
+    fchmodSync(fd, PRIVATE_FILE_MODE);
+    let chunk: string[] = [`0 ${GENESIS_HASH}\n`];
+    for (const head of heads) {
+      chunk.push(`${head.seq} ${head.hash}\n`);
+      if (chunk.length >= 10_000) {
+        writeSync(fd, chunk.join(''));
+        chunk = [];
+      }
+    }
+    writeSync(fd, chunk.join(''));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
-  return { hashes, lastSeq };
+  renameSync(temporary, path);
 }

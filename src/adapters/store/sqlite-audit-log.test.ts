@@ -6,9 +6,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GENESIS_HASH, verifyAuditChain } from '../../app/audit/audit-chain.js';
+import { GENESIS_HASH } from '../../app/audit/audit-chain.js';
+import { verifyAuditChain } from '../../app/audit/audit-verification.js';
 import type { AuditLog, NewAuditEntry } from '../../app/ports/audit-log.js';
-import { openAuditHeadJournal, readAuditHeadJournal } from './audit-head-journal.js';
+import { parseAuditHeadLines } from '../../app/audit/audit-head-lines.js';
+import { openAuditHeadJournal, readAuditHeadJournal, writeAuditHeadJournal } from './audit-head-journal.js';
+import { missingAuditTriggers, restoreAuditTriggers } from './audit-triggers.js';
 import { createMemoryAuditLog } from './memory-audit-log.js';
 import { createSqliteAuditLog, readAuditRows } from './sqlite-audit-log.js';
 import { openSqliteStore, type SqliteStateStore } from './sqlite-store.js';
@@ -73,7 +76,8 @@ describe('audit log storage', () => {
     const tenth = log.append(entry(10));
     expect([tenth.seq, tenth.prevHash]).toEqual([10, log.list({ limit: 1, afterSeq: 8 })[0]!.hash]);
     expect(log.head()).toEqual({ seq: 10, hash: tenth.hash });
-    const result = verifyAuditChain(readAuditRows(store.database), { hashes: new Map(), lastSeq: 0 });
+    const genesisOnly = parseAuditHeadLines(`0 ${GENESIS_HASH}\n`, 'journal');
+    const result = verifyAuditChain(readAuditRows(store.database), genesisOnly);
     expect([result.ok, result.entries, result.head.seq]).toEqual([true, 10, 10]);
     expect(createSqliteAuditLog(openSqliteStore(':memory:').database).head()).toEqual({ seq: 0, hash: GENESIS_HASH });
   });
@@ -90,6 +94,21 @@ describe('audit log storage', () => {
       n: 9,
       last: 9,
     });
+  });
+
+  it('names the triggers dropped or made harmless, and makes them again', () => {
+    expect(missingAuditTriggers(store.database)).toEqual([]);
+    store.database.exec(
+      'DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete; ' +
+        'CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT 1; END;',
+    );
+    expect(missingAuditTriggers(store.database)).toEqual(['audit_log_no_update', 'audit_log_no_delete']);
+    expect(restoreAuditTriggers(store.database)).toEqual(['audit_log_no_update', 'audit_log_no_delete']);
+    expect(missingAuditTriggers(store.database)).toEqual([]);
+    fill(createSqliteAuditLog(store.database));
+    expect(() => store.database.prepare('DELETE FROM audit_log WHERE seq = 2').run()).toThrow(
+      /audit_log is append-only/,
+    );
   });
 });
 
@@ -112,7 +131,8 @@ describe('audit head journal', () => {
     journal.record(4, hash(4));
     journal.close();
     journal.record(5, hash(5));
-    expect(readAuditHeadJournal(path)).toEqual({ hashes: new Map([1, 2, 3, 4].map((s) => [s, hash(s)])), lastSeq: 4 });
+    const read = readAuditHeadJournal(path)!;
+    expect([read.hashes, read.firstSeq, read.lastSeq]).toEqual([new Map([1, 2, 3, 4].map((s) => [s, hash(s)])), 1, 4]);
   });
 
   it('writes a lone entry within maxDelayMs', async () => {
@@ -128,15 +148,37 @@ describe('audit head journal', () => {
   it('reads the first hash of a seq, ignores a torn last line, and names a malformed line', () => {
     const path = join(dir, 'audit-head');
     expect(readAuditHeadJournal(path)).toBeNull();
-    writeFileSync(path, `1 ${hash(1)}\n2 ${hash(2)}\n2 ${hash(7)}\n3 ${hash(3).slice(0, 20)}`);
+    const text = `1 ${hash(1)}\n2 ${hash(2)}\n2 ${hash(7)}\n`;
+    writeFileSync(path, `${text}3 ${hash(3).slice(0, 20)}`);
     expect(readAuditHeadJournal(path)).toEqual({
       hashes: new Map([
         [1, hash(1)],
         [2, hash(2)],
       ]),
+      firstSeq: 1,
       lastSeq: 2,
+      lines: 3,
+      unparsable: [],
+      completeLength: text.length,
     });
-    writeFileSync(path, `1 ${hash(1)}\nx y\n`);
-    expect(() => readAuditHeadJournal(path)).toThrow(`${path} line 2 is not "seq hash": "x y"`);
+    writeFileSync(path, `1 ${hash(1)}\nx y\n2 ${hash(2)}\n`);
+    const read = readAuditHeadJournal(path)!;
+    expect([read.unparsable, read.lastSeq, read.lines]).toEqual([[{ lineNumber: 2, text: 'x y' }], 2, 3]);
+  });
+
+  it('writes a journal anew with its genesis line, and cuts a torn last line before appending', () => {
+    const path = join(dir, 'audit-head');
+    writeAuditHeadJournal(
+      path,
+      [1, 2].map((seq) => ({ seq, hash: hash(seq) })),
+    );
+    expect(readFileSync(path, 'utf8')).toBe(`0 ${GENESIS_HASH}\n1 ${hash(1)}\n2 ${hash(2)}\n`);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    writeFileSync(path, `0 ${GENESIS_HASH}\n1 ${hash(1)}\n2 ${hash(2).slice(0, 9)}`);
+    const torn = readAuditHeadJournal(path)!;
+    const journal = openAuditHeadJournal(path, { truncateToBytes: torn.completeLength });
+    journal.record(2, hash(2));
+    journal.close();
+    expect(readFileSync(path, 'utf8')).toBe(`0 ${GENESIS_HASH}\n1 ${hash(1)}\n2 ${hash(2)}\n`);
   });
 });

@@ -43,6 +43,18 @@ export function* readAuditRows(db: Database.Database): Generator<StoredAuditRow>
 }
 
 /**
+ * The seq, `prev_hash` and hash of every row of `audit_log` in seq order, read lazily: what the
+ * server's start checks (audit-verification.ts `checkAuditLinks`) and the journal it writes from the
+ * store when started with `--accept-audit-problems`.
+ */
+export function* readAuditLinks(db: Database.Database): Generator<{ seq: number; prevHash: string; hash: string }> {
+  const statement = db
+    .prepare<[], [number, string, string]>('SELECT seq, prev_hash, hash FROM audit_log ORDER BY seq')
+    .raw();
+  for (const [seq, prevHash, hash] of statement.iterate()) yield { seq, prevHash, hash };
+}
+
+/**
  * The audit log over an open store connection (the store's own: `SqliteStateStore.database`), whose
  * schema has the `audit_log` table.
  */

@@ -12,10 +12,10 @@ import {
   canonicalJson,
   chainAuditEntry,
   GENESIS_HASH,
-  verifyAuditChain,
-  type AuditJournal,
   type StoredAuditRow,
 } from './audit-chain.js';
+import { parseAuditHeadLines, type AuditHeadLines } from './audit-head-lines.js';
+import { verifyAuditChain } from './audit-verification.js';
 
 const entry = (i: number, overrides: Partial<NewAuditEntry> = {}): NewAuditEntry => ({
   atMs: 1_700_000_000_000 + i,
@@ -30,17 +30,21 @@ const entry = (i: number, overrides: Partial<NewAuditEntry> = {}): NewAuditEntry
 });
 
 /** Ten chained rows and a journal that witnessed all of them. */
-function tenRows(): { rows: StoredAuditRow[]; journal: AuditJournal } {
+function tenRows(): { rows: StoredAuditRow[]; journal: AuditHeadLines } {
   const log = createMemoryAuditLog();
   for (let i = 1; i <= 10; i++) log.append(entry(i));
   const rows = log.rows();
   return { rows, journal: journalOf(rows) };
 }
 
-const journalOf = (rows: readonly StoredAuditRow[]): AuditJournal => ({
-  hashes: new Map(rows.map((r) => [r.seq, r.hash])),
-  lastSeq: rows.at(-1)?.seq ?? 0,
-});
+/** A journal of these heads, after its genesis line, as the server writes it. */
+const linesOf = (heads: Iterable<[number, string]>): AuditHeadLines =>
+  parseAuditHeadLines(
+    [`0 ${GENESIS_HASH}\n`, ...[...heads].map(([seq, hash]) => `${seq} ${hash}\n`)].join(''),
+    'journal',
+  );
+
+const journalOf = (rows: readonly StoredAuditRow[]): AuditHeadLines => linesOf(rows.map((r) => [r.seq, r.hash]));
 
 /** Rows re-chained from the first, as an attacker with the documented algorithm would. */
 function rehash(rows: readonly StoredAuditRow[]): StoredAuditRow[] {
@@ -99,6 +103,7 @@ describe('the audit hash chain', () => {
       head: { seq: 10, hash: rows[9]!.hash },
       witnessedThroughSeq: 10,
       firstBad: null,
+      problems: [],
     });
     expect(verifyAuditChain([], null)).toEqual({
       ok: true,
@@ -106,6 +111,7 @@ describe('the audit hash chain', () => {
       head: { seq: 0, hash: GENESIS_HASH },
       witnessedThroughSeq: 0,
       firstBad: null,
+      problems: [],
     });
   });
 
@@ -204,8 +210,9 @@ describe('the audit hash chain', () => {
     () => {
       const { rows, journal } = tenRows();
       const hashes = new Map(journal.hashes);
+      hashes.delete(0);
       hashes.delete(6);
-      const result = verifyAuditChain(rows, { hashes, lastSeq: 10 });
+      const result = verifyAuditChain(rows, linesOf(hashes));
       expect([result.ok, result.firstBad?.seq, result.firstBad?.problem, result.entries]).toEqual([
         false,
         6,
@@ -216,11 +223,10 @@ describe('the audit hash chain', () => {
         'entry 6 is missing from the audit-head journal, which records entries 1–10: it was not written by ' +
           'the server (forged entry)',
       );
-      // A journal started after entry 3 (deleted and recreated) witnesses 4–10 only: 1–3 before its first line are not
-      // an
-      // error.
-      const late = new Map([...journal.hashes].filter(([seq]) => seq >= 4));
-      expect(verifyAuditChain(rows, { hashes: late, lastSeq: 10 }).ok).toBe(true);
+      expect(result.problems.map((p) => [p.problem, p.seq])).toEqual([
+        ['unwitnessed', 6],
+        ['journal-gap', 6],
+      ]);
     },
   );
 
