@@ -14,28 +14,28 @@ const MEMORY_SOURCES = {
 } as const;
 
 /**
- * `host limits: cpu --cpu as a CFS quota enforced, memory --host-memory enforced (cgroup controllers of this host)`
- * and, from a server that reports them, the limits of every job:
- * `job limits:  processes 4096 (pids.max), memory --host-memory else 1024 MiB, cpu weight 100`.
+ * What every job gets on this host, one line: `host limits: per job processes 4096 (pids.max), memory --host-memory,
+ * else 1024 MiB, cpu weight 100, --cpu a CFS quota`; a limit this host does not enforce reads `not enforced`. From a
+ * server of before these defaults: `host limits: cpu enforced, memory not enforced (cgroup controllers of this host)`.
  */
-export function formatHostLimitLines(host: StatusView['enforcement']['host']): string[] {
-  const yesNo = (b: boolean): string => (b ? 'enforced' : 'not enforced');
-  const lines = [
-    `host limits: cpu ${yesNo(host.cpuMilli)}, memory ${yesNo(host.hostMemoryMiB)} (cgroup controllers of this host)`,
-  ];
+export function formatHostLimitLine(host: StatusView['enforcement']['host']): string {
   const d = host.jobDefaults;
-  if (d === undefined) return lines;
+  if (d === undefined) {
+    const yesNo = (b: boolean): string => (b ? 'enforced' : 'not enforced');
+    return `host limits: cpu ${yesNo(host.cpuMilli)}, memory ${yesNo(host.hostMemoryMiB)} (cgroup controllers of this host)`;
+  }
   const tenants = Object.entries(d.tenantDefaultHostMemoryMiB).map(([t, mib]) => `${t} ${mib} MiB`);
   const memory = !host.hostMemoryMiB
     ? 'memory not enforced'
-    : `memory --host-memory, else ${d.defaultHostMemoryMiB === null ? 'no limit' : `${d.defaultHostMemoryMiB} MiB`}` +
-      `${tenants.length > 0 ? ` (tenants' own: ${tenants.join(', ')})` : ''}`;
-  lines.push(
-    `job limits:  ${d.pidsMax === null ? 'processes not enforced' : `processes ${d.pidsMax} (pids.max)`}, ${memory}, ` +
-      `${d.cpuWeight === null ? 'cpu weight not enforced' : `cpu weight ${d.cpuWeight}`}` +
-      `${host.cpuMilli ? ', --cpu a CFS quota' : ''}`,
+    : d.defaultHostMemoryMiB === null
+      ? 'memory only with --host-memory'
+      : `memory --host-memory, else ${d.defaultHostMemoryMiB} MiB` +
+        `${tenants.length > 0 ? ` (tenants' own: ${tenants.join(', ')})` : ''}`;
+  return (
+    `host limits: per job ${d.pidsMax === null ? 'processes not enforced' : `processes ${d.pidsMax} (pids.max)`}, ` +
+    `${memory}, ${d.cpuWeight === null ? 'cpu weight not enforced' : `cpu weight ${d.cpuWeight}`}, ` +
+    `${host.cpuMilli ? '--cpu a CFS quota' : '--cpu not enforced'}`
   );
-  return lines;
 }
 
 /**

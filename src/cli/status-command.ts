@@ -8,7 +8,7 @@ import type { StatusView } from '../adapters/http-client/api-client.js';
 import { JOB_STATES } from '../core/index.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { formatShareEnforcement } from './format-enforcement.js';
-import { formatHostLimitLines } from './format-host-limits.js';
+import { formatHostLimitLine } from './format-host-limits.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { escapeControlCharactersDeep, jsonForTerminal } from '../lib/control-characters.js';
 
@@ -52,7 +52,7 @@ export function formatStatus(received: StatusView, url: string): string {
     `jobs:        ${[...known, ...other].join(', ') || 'none'}`,
     `isolation:   ${status.isolation.sandboxed ? 'sandboxed' : 'NOT sandboxed'}: ${status.isolation.detail}`,
     `freezer:     ${status.freezer}`,
-    ...formatHostLimitLines(status.enforcement.host),
+    formatHostLimitLine(status.enforcement.host),
     ...formatGpuLimits(status.enforcement.gpu),
     `scheduler:   ${sched.passes} passes; last ${formatMs(sched.lastPassMs)} ms, p50 ` +
       `${formatMs(sched.p50PassMs)} ms, ` +

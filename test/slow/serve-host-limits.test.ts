@@ -172,8 +172,8 @@ describe.skipIf(!existsSync('/sys/fs/cgroup/pids') && !existsSync('/sys/fs/cgrou
       expect(shown.stdout).toMatch(/state: {7}failed \(process limit: more than 64 processes/);
       const status = cli(server, ['status']);
       expect(status.stdout).toContain(
-        `job limits:  processes ${PIDS_MAX} (pids.max), memory --host-memory, else ${DEFAULT_HOST_MEMORY_MIB} MiB, ` +
-          'cpu weight 100, --cpu a CFS quota',
+        `host limits: per job processes ${PIDS_MAX} (pids.max), memory --host-memory, else ` +
+          `${DEFAULT_HOST_MEMORY_MIB} MiB, cpu weight 100, --cpu a CFS quota\n`,
       );
 
       expect((await api(server, 'POST', `/api/v1/jobs/${spinner}/cancel`)).status).toBe(200);
