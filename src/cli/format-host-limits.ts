@@ -22,7 +22,8 @@ export function formatHostLimitLine(host: StatusView['enforcement']['host']): st
   const d = host.jobDefaults;
   if (d === undefined) {
     const yesNo = (b: boolean): string => (b ? 'enforced' : 'not enforced');
-    return `host limits: cpu ${yesNo(host.cpuMilli)}, memory ${yesNo(host.hostMemoryMiB)} (cgroup controllers of this host)`;
+    const memory = yesNo(host.hostMemoryMiB);
+    return `host limits: cpu ${yesNo(host.cpuMilli)}, memory ${memory} (cgroup controllers of this host)`;
   }
   const tenants = Object.entries(d.tenantDefaultHostMemoryMiB).map(([t, mib]) => `${t} ${mib} MiB`);
   const memory = !host.hostMemoryMiB

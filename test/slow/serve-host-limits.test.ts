@@ -35,7 +35,7 @@ function cgroupParentsOf(dataDir: string): string[] {
   return readdirSync('/sys/fs/cgroup').map((h) => join('/sys/fs/cgroup', h, parent));
 }
 
-/** Removes whatever of `dirs` (and their job cgroups) is left, retrying while the kernel still counts a dying process. */
+/** Removes what is left of `dirs` and their job cgroups, retrying while the kernel still counts a dying process. */
 async function removeCgroups(dirs: readonly string[]): Promise<void> {
   await pollFor(
     'the cgroups of the test server to be removed',
