@@ -5,10 +5,12 @@
  * limit's reason, while another tenant's job runs to its end and the API answers a listing with a
  * p99 under 100 ms. Every cgroup the server made is gone afterwards.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { cgroupPids } from '../../src/adapters/process/cgroup-dir.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   api,
@@ -37,15 +39,27 @@ function cgroupParentsOf(dataDir: string): string[] {
   return readdirSync('/sys/fs/cgroup').map((h) => join('/sys/fs/cgroup', h, parent));
 }
 
-/** Removes what is left of `dirs` and their job cgroups, retrying while the kernel still counts a dying process. */
+/**
+ * Kills every process left in the job cgroups under `dirs` (a job's processes in sessions of their own escape the
+ * harness's kill of its process group), then removes the cgroups, retrying while the kernel still counts a dying
+ * process.
+ */
 async function removeCgroups(dirs: readonly string[]): Promise<void> {
   await pollFor(
     'the cgroups of the test server to be removed',
     () => {
       for (const dir of dirs.filter((d) => existsSync(d))) {
         try {
-          for (const child of readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()))
+          for (const child of readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+            for (const pid of cgroupPids(join(dir, child.name))) {
+              try {
+                process.kill(pid, 'SIGKILL');
+              } catch {
+                // already gone
+              }
+            }
             rmdirSync(join(dir, child.name));
+          }
           rmdirSync(dir);
         } catch {
           // busy a moment longer
@@ -105,10 +119,12 @@ describe.skipIf(!existsSync('/sys/fs/cgroup/pids') && !existsSync('/sys/fs/cgrou
           return body.id as number;
         };
 
-        // 50 busy loops (51 processes: under the process limit), without --cpu: held to the job's CPU weight.
+        // 50 busy loops (51 processes: under the process limit), without --cpu: held to the job's CPU weight. Each in a
+        // session of its own (setsid), which the kernel's autogroup scheduling would weigh as one more process group
+        // of the host's: only the job's cgroup keeps the 50 at one weight.
         const spinner = await submit(
           'attacker',
-          ['sh', '-c', 'for i in $(seq 50); do (while :; do :; done) & done; wait'],
+          ['sh', '-c', "for i in $(seq 50); do setsid sh -c 'while :; do :; done' & done; wait"],
           'spin',
         );
         await waitForJob(server, spinner, (j) => j.state === 'running');
@@ -147,7 +163,8 @@ describe.skipIf(!existsSync('/sys/fs/cgroup/pids') && !existsSync('/sys/fs/cgrou
         const p50 = percentile(latenciesMs, 50);
         const p99 = percentile(latenciesMs, 99);
         console.log(
-          `${singleTenant ? 'unsandboxed' : 'sandboxed'}: GET /api/v1/jobs during the attack: ${latenciesMs.length} requests, p50 ${p50.toFixed(1)} ms, ` +
+          `${singleTenant ? 'unsandboxed' : 'sandboxed'}: GET /api/v1/jobs during the attack: ` +
+            `${latenciesMs.length} requests, p50 ${p50.toFixed(1)} ms, ` +
             `p99 ${p99.toFixed(1)} ms, max ${Math.max(...latenciesMs).toFixed(1)} ms`,
         );
         expect(latenciesMs.length).toBeGreaterThanOrEqual(LISTING_REQUESTS);
@@ -165,6 +182,22 @@ describe.skipIf(!existsSync('/sys/fs/cgroup/pids') && !existsSync('/sys/fs/cgrou
         });
         const survived = await waitForJob(server, victim, (j) => j.state === 'succeeded');
         expect(survived.exitCode).toBe(0);
+
+        // The server's share of the CPU while the 50 loops spin: a busy process in the test's own cgroup (the server's
+        // kind, outside the jobs' parent) runs 2 s of wall time and gets at least a quarter of a core. Without the
+        // job's CPU weight it would weigh as one of 51 busy processes (about 4% of the 2 cores).
+        const busy = spawnSync(
+          process.execPath,
+          [
+            '-e',
+            'const end = Date.now() + 2000; while (Date.now() < end); const u = process.cpuUsage(); ' +
+              'console.log((u.user + u.system) / 1000)',
+          ],
+          { encoding: 'utf8', timeout: 60_000 },
+        );
+        const busyCpuMs = Number(busy.stdout.trim());
+        console.log(`a busy process beside the 50 loops: ${busyCpuMs.toFixed(0)} ms of CPU in 2000 ms`);
+        expect(busyCpuMs).toBeGreaterThan(500);
 
         // Held, not ended: still running, its 50 loops within its weight; no fork refused, no OOM kill.
         const spinning = (await api(server, 'GET', `/api/v1/jobs/${spinner}`)).body;
