@@ -99,13 +99,18 @@ describe.skipIf(!existsSync('/sys/fs/cgroup/pids') && !existsSync('/sys/fs/cgrou
       async (_, singleTenant) => {
         if (!singleTenant && !canSandbox) return;
         server = await startServe({
-          simulateGpus: '4xA100-80GB',
+          simulateGpus: '5xA100-80GB',
           config: { jobPidsMax: PIDS_MAX, defaultHostMemoryMiB: DEFAULT_HOST_MEMORY_MIB, singleTenant },
         });
         cgroupParents = cgroupParentsOf(join(server.dataDir, 'data'));
         for (const name of ['attacker', 'victim'])
           expect((await api(server, 'POST', '/api/v1/tenants', { name })).status).toBe(201);
-        const submit = async (tenant: string, command: string[], name: string): Promise<number> => {
+        const submit = async (
+          tenant: string,
+          command: string[],
+          name: string,
+          extra: Record<string, unknown> = {},
+        ): Promise<number> => {
           const { status, body } = await api(server!, 'POST', '/api/v1/jobs', {
             command,
             // In the sandbox each job gets a private working directory (no workingDirectory); without one, /tmp.
@@ -114,6 +119,7 @@ describe.skipIf(!existsSync('/sys/fs/cgroup/pids') && !existsSync('/sys/fs/cgrou
             tenant,
             name,
             timeLimitSeconds: 300,
+            ...extra,
           });
           expect(status, JSON.stringify(body)).toBe(201);
           return body.id as number;
@@ -210,6 +216,15 @@ describe.skipIf(!existsSync('/sys/fs/cgroup/pids') && !existsSync('/sys/fs/cgrou
           cpuQuotaMilli: null,
           events: { pidsMaxHits: 0, oomKills: 0, cpuThrottledPeriods: 0 },
         });
+
+        // With --cpu 0.2 a busy loop is held at its CFS quota, and the job's view counts the periods it was held.
+        const quota = await submit('attacker', ['sh', '-c', 'while :; do :; done'], 'quota', { cpuMilli: 200 });
+        const held = await waitForJob(server, quota, (j) => (j.hostLimits?.events?.cpuThrottledPeriods ?? 0) >= 5);
+        expect([held.state, held.hostLimits.cpuQuotaMilli]).toEqual(['running', 200]);
+        expect(cli(server, ['show', String(quota)]).stdout).toMatch(
+          /limit hits: {2}0 fork\(s\) refused, 0 OOM kill\(s\), \d+ period\(s\) held at the CPU quota/,
+        );
+        expect((await api(server, 'POST', `/api/v1/jobs/${quota}/cancel`)).status).toBe(200);
 
         const shown = cli(server, ['show', String(forkBomb)]);
         expect(shown.stdout).toContain(
