@@ -4,7 +4,9 @@
  * (`lost`), is settled in one store write — the end decided by `decideAttemptEnd` from the outcome,
  * the stop intent gpushare had and the retries left — and the job leaves the running set; a job
  * that is re-queued (retry, preemption) goes back to the queue. A running job past its time limit
- * gets the `time-limit` stop.
+ * gets the `time-limit` stop; one the kernel counted against its process or memory limit
+ * (job-host-limits.ts) gets a `host-limit` stop (SIGKILL) and ends `process-limit` or
+ * `host-memory-limit`.
  *
  * A full disk: the ended attempt waits (its outcome file keeps its end, exit code and times) and
  * is settled on the first tick after space returns, with the time the command really ended; the
