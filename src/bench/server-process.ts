@@ -71,6 +71,9 @@ function startAndReadUrl(
       options.simulateGpus,
       // The server bench's jobs (`sleep` in a folder under the temp dir) are the machine owner's own: no sandbox.
       ...(singleTenant ? ['--single-tenant'] : []),
+      // The benches' jobs are `sleep`: 64 MiB of host memory each, not the default 1024 MiB that would hold a 24 GiB
+      // machine to 23 running jobs (a baseline build of before the default knows no such flag).
+      ...(options.bin === undefined ? ['--default-host-memory-mib', '64'] : []),
     ],
     {
       env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'xdg-data') },

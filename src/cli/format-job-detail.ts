@@ -8,6 +8,7 @@
 import type { JobDetailView } from '../contract/api.js';
 import { formatGpuMilli, formatGpuRequest, jobAge } from '../contract/job-table.js';
 import { formatShareEnforcement } from './format-enforcement.js';
+import { formatJobHostLimits } from './format-host-limits.js';
 import { formatTextTable } from './text-table.js';
 import { escapeControlCharactersDeep } from '../lib/control-characters.js';
 
@@ -133,6 +134,7 @@ export function formatJobDetail(received: JobDetailView, nowMs: number): string 
     `request:     ${formatRequest(job)}`,
     ...formatQos(job),
     ...formatPlacement(job),
+    ...formatJobHostLimits(job.hostLimits),
     formatPeakUse(job),
     `submitted:   ${job.submittedAt} (${jobAge(job, nowMs)} ago)`,
     `started:     ${orDash(job.startedAt)}`,

@@ -82,6 +82,23 @@ describe('gpushare serve: limit and /metrics flags', () => {
     );
     await expect(configOf(['--metrics-open', '--metrics-require-token'])).rejects.toThrow(/contradict each other/);
   });
+
+  it('takes the host limits of jobs from --job-pids-max, --default-host-memory-mib, --job-cpu-weight', async () => {
+    expect((await configOf([])).jobHostLimits).toMatchObject({ pidsMax: 4096, cpuWeight: 100 });
+    expect(
+      (await configOf(['--job-pids-max', '256', '--default-host-memory-mib', '0', '--job-cpu-weight', '50']))
+        .jobHostLimits,
+    ).toEqual({ pidsMax: 256, defaultHostMemoryMiB: 0, tenantDefaultHostMemoryMiB: {}, cpuWeight: 50 });
+    await expect(configOf(['--job-pids-max', '-1'])).rejects.toThrow(
+      '--job-pids-max must be a whole number from 0 to 4194304, got "-1"',
+    );
+    await expect(configOf(['--job-cpu-weight', '10001'])).rejects.toThrow(
+      '--job-cpu-weight must be a whole number from 0 to 10000, got "10001"',
+    );
+    await expect(configOf(['--default-host-memory-mib', '1.5'])).rejects.toThrow(
+      '--default-host-memory-mib must be a whole number from 0 to 16777216, got "1.5"',
+    );
+  });
 });
 
 describe('gpushare serve: audit flags', () => {

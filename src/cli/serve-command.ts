@@ -37,6 +37,9 @@ interface ServeFlags {
   minFreeDiskMib?: string;
   auditAnchorCommand?: string;
   acceptAuditProblems?: boolean;
+  jobPidsMax?: string;
+  defaultHostMemoryMib?: string;
+  jobCpuWeight?: string;
   logLevel: string;
 }
 
@@ -127,6 +130,21 @@ export function createServeCommand(
       'start even though the audit log fails its start check (gpushare audit verify names the problems): the ' +
         'start is recorded in the audit log, the journal is kept aside and written anew, the triggers made again',
     )
+    .option(
+      '--job-pids-max <count>',
+      'most processes and threads one job may have at once (pids cgroup; past it the job ends process-limit); ' +
+        '0 = no limit (default 4096)',
+    )
+    .option(
+      '--default-host-memory-mib <MiB>',
+      'host memory of a job without --host-memory: its memory cgroup limit, reserved like a request (past it the ' +
+        'job ends host-memory-limit); 0 = none (default 1024; per tenant: tenantDefaultHostMemoryMiB in --config)',
+    )
+    .option(
+      '--job-cpu-weight <weight>',
+      "CPU weight of each job's cgroup against the server and the other jobs, 1-10000 (cpu.weight; v1 cpu.shares = " +
+        'weight x 1024 / 100); 0 = none (default 100)',
+    )
     .addOption(
       new Option('--log-level <level>', 'server log level (stderr)')
         .choices(['fatal', 'error', 'warn', 'info', 'debug'])
@@ -188,6 +206,15 @@ export function createServeCommand(
             jobLogCapBytes,
             minFreeDiskMiB: numberFlag('--min-free-disk-mib', flags.minFreeDiskMib, 0, 1_048_576, true),
             auditAnchorCommand: flags.auditAnchorCommand,
+            jobPidsMax: numberFlag('--job-pids-max', flags.jobPidsMax, 0, 4_194_304, true),
+            defaultHostMemoryMiB: numberFlag(
+              '--default-host-memory-mib',
+              flags.defaultHostMemoryMib,
+              0,
+              16_777_216,
+              true,
+            ),
+            jobCpuWeight: numberFlag('--job-cpu-weight', flags.jobCpuWeight, 0, 10_000, true),
           },
           { cpuMilli: cpus().length * 1000, hostMemoryMiB: Math.floor(totalmem() / 1048576), env: process.env },
         );

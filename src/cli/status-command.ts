@@ -8,6 +8,7 @@ import type { StatusView } from '../adapters/http-client/api-client.js';
 import { JOB_STATES } from '../core/index.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { formatShareEnforcement } from './format-enforcement.js';
+import { formatHostLimitLine } from './format-host-limits.js';
 import { addConnectionOptions, connect, type ConnectionFlags } from './connection.js';
 import { escapeControlCharactersDeep, jsonForTerminal } from '../lib/control-characters.js';
 
@@ -42,7 +43,6 @@ export function formatStatus(received: StatusView, url: string): string {
   const other = Object.entries(status.jobs)
     .filter(([s]) => !(JOB_STATES as readonly string[]).includes(s))
     .map(([s, n]) => `${s} ${n}`);
-  const yesNo = (b: boolean): string => (b ? 'enforced' : 'not enforced');
   const sched = status.scheduler;
   return [
     `server:      ${url} (gpushare ${status.version})`,
@@ -52,8 +52,7 @@ export function formatStatus(received: StatusView, url: string): string {
     `jobs:        ${[...known, ...other].join(', ') || 'none'}`,
     `isolation:   ${status.isolation.sandboxed ? 'sandboxed' : 'NOT sandboxed'}: ${status.isolation.detail}`,
     `freezer:     ${status.freezer}`,
-    `host limits: cpu ${yesNo(status.enforcement.host.cpuMilli)}, memory ` +
-      `${yesNo(status.enforcement.host.hostMemoryMiB)} (cgroup controllers of this host)`,
+    formatHostLimitLine(status.enforcement.host),
     ...formatGpuLimits(status.enforcement.gpu),
     `scheduler:   ${sched.passes} passes; last ${formatMs(sched.lastPassMs)} ms, p50 ` +
       `${formatMs(sched.p50PassMs)} ms, ` +

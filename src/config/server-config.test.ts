@@ -49,7 +49,32 @@ describe('server config', () => {
       jobLogCapBytes: 67_108_864,
       minFreeDiskMiB: 256,
       auditAnchorCommand: null,
+      jobHostLimits: { pidsMax: 4096, defaultHostMemoryMiB: 1024, tenantDefaultHostMemoryMiB: {}, cpuWeight: 100 },
     });
+  });
+
+  it('takes the host limits of jobs from the file and flags; a default above the memory offered is refused', () => {
+    const file = parseServerConfigFile(
+      'jobPidsMax: 256\ndefaultHostMemoryMiB: 2048\ntenantDefaultHostMemoryMiB:\n  team-a: 8192\njobCpuWeight: 0\n',
+      'c.yaml',
+    );
+    expect(resolveServerConfig(file, { jobPidsMax: 0 }, host).jobHostLimits).toEqual({
+      pidsMax: 0,
+      defaultHostMemoryMiB: 2048,
+      tenantDefaultHostMemoryMiB: { 'team-a': 8192 },
+      cpuWeight: 0,
+    });
+    // A machine with less memory than the default: every job could still run.
+    expect(resolveServerConfig({}, {}, { ...host, hostMemoryMiB: 512 }).jobHostLimits.defaultHostMemoryMiB).toBe(512);
+    expect(() => resolveServerConfig({ defaultHostMemoryMiB: 40_000 }, {}, host)).toThrow(
+      'defaultHostMemoryMiB (--default-host-memory-mib) must be between 0 and hostMemoryMiB (32768), got 40000',
+    );
+    expect(() => resolveServerConfig({ tenantDefaultHostMemoryMiB: { b: 40_000 } }, {}, host)).toThrow(
+      'tenantDefaultHostMemoryMiB.b must be between 1 and hostMemoryMiB (32768), got 40000',
+    );
+    expect(() => parseServerConfigFile('jobCpuWeight: 20000\n', 'c.yaml')).toThrow(
+      'c.yaml: jobCpuWeight: must be a whole number between 0 and 10000, got 20000',
+    );
   });
 
   it('serves HTTPS with the local CA by default, the given files, or plain HTTP only when asked', () => {

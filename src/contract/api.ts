@@ -442,6 +442,25 @@ export const AttemptSchema = z.object({
   signal: z.string().nullable(),
   endReason: z.string().nullable(),
 });
+/** The host limits one job runs under on this host (docs/processes.md "Host limits"); null: not enforced. */
+export const JobHostLimitsSchema = z.object({
+  pidsMax: z.number().int().nullable().describe('process limit (pids.max); null: none on this host'),
+  hostMemoryMiB: z.number().int().nullable().describe('memory cgroup limit, MiB; null: none'),
+  hostMemorySource: z
+    .enum(['request', 'tenant-default', 'server-default', 'none'])
+    .describe("where hostMemoryMiB comes from: the job's request, its tenant's default, the server's default"),
+  cpuWeight: z.number().int().nullable().describe("the job cgroup's CPU weight (cpu.weight; v1 cpu.shares = ×10.24)"),
+  cpuQuotaMilli: z.number().int().nullable().describe('CPU quota (cpuMilli as a CFS quota), milli-cores; null: none'),
+  events: z
+    .object({
+      pidsMaxHits: z.number().int().describe('forks refused at the process limit'),
+      oomKills: z.number().int().describe('processes the OOM killer ended at the memory limit'),
+      cpuThrottledPeriods: z.number().int().describe('CFS periods the job was held at its CPU quota'),
+    })
+    .nullable()
+    .describe('what the kernel counted against the limits so far, while the job runs; null otherwise'),
+});
+
 /** `GET /api/v1/jobs/:id`: the job with its history. */
 export const JobDetailSchema = JobSchema.extend({
   events: z.array(JobEventSchema),
@@ -450,6 +469,7 @@ export const JobDetailSchema = JobSchema.extend({
   usagePeak: UsagePeakSchema.nullable()
     .optional()
     .describe("peak measured GPU memory and utilization over all the job's attempts; null: none measured"),
+  hostLimits: JobHostLimitsSchema.optional().describe('the host limits the job runs under on this host'),
 });
 /** A job with its history. */
 export type JobDetailView = z.infer<typeof JobDetailSchema>;
@@ -740,6 +760,21 @@ export const StatusSchema = z.object({
         hostMemoryMiB: z
           .boolean()
           .describe("true: a job's hostMemoryMiB is a cgroup memory limit; false: accounted by the scheduler only"),
+        jobDefaults: z
+          .object({
+            pidsMax: z.number().int().nullable().describe('process limit of every job; null: none'),
+            defaultHostMemoryMiB: z
+              .number()
+              .int()
+              .nullable()
+              .describe('memory limit of a job that asks for none, MiB (reserved like a request); null: none'),
+            tenantDefaultHostMemoryMiB: z
+              .record(z.number().int())
+              .describe("tenants with their own default, MiB (only the caller's own for a tenant)"),
+            cpuWeight: z.number().int().nullable().describe("CPU weight of every job's cgroup; null: none"),
+          })
+          .optional()
+          .describe('the host limits every job gets on this host, each null when not enforced here'),
       })
       .describe('host limits: enforced when the host has the cgroup controllers'),
     gpu: z

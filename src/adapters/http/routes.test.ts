@@ -175,7 +175,12 @@ describe('HTTP routes in process (inject, fake time)', () => {
       ]);
       const status = (await call('GET', '/api/v1/status')).body;
       expect(status.enforcement).toEqual({
-        host: { cpuMilli: false, hostMemoryMiB: false },
+        host: {
+          cpuMilli: false,
+          hostMemoryMiB: false,
+          // The fake launcher enforces no host limit: each default reads null, never a promise.
+          jobDefaults: { pidsMax: null, defaultHostMemoryMiB: null, tenantDefaultHostMemoryMiB: {}, cpuWeight: null },
+        },
         gpu: {
           exclusive: { gpuMemory: 'exclusive', compute: 'exclusive' },
           mig: { gpuMemory: 'hardware', compute: 'hardware' },

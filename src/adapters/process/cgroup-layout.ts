@@ -43,7 +43,7 @@ function parseMounts(text: string): MountEntry[] {
 }
 
 /** v1 controllers the launcher knows (the names that appear as mount options). */
-const V1_CONTROLLERS = ['freezer', 'cpu', 'cpuacct', 'memory'] as const;
+const V1_CONTROLLERS = ['freezer', 'cpu', 'cpuacct', 'memory', 'pids'] as const;
 
 /**
  * Finds the cgroup hierarchies mounted under `cgroupRoot` (default `/sys/fs/cgroup`) in

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cpuLimitValues, memoryLimitValues } from './cgroup-limits.js';
+import { cpuLimitValues, cpuWeightValues, memoryLimitValues, pidsLimitValues } from './cgroup-limits.js';
+import { keyedCount } from './cgroup-limit-events.js';
 
 describe('cgroup limit values', () => {
   it('cpuMilli becomes a CFS quota per 100 000 µs period (v1 and v2)', () => {
@@ -21,6 +22,23 @@ describe('cgroup limit values', () => {
   it('hostMemoryMiB becomes a byte limit (v1 and v2)', () => {
     expect(memoryLimitValues(256, 'v1')).toEqual([['memory.limit_in_bytes', '268435456']]);
     expect(memoryLimitValues(256, 'v2')).toEqual([['memory.max', '268435456']]);
+  });
+
+  it('cpuWeight becomes cpu.weight (v2) or cpu.shares = weight × 1024 / 100 (v1); pidsMax becomes pids.max', () => {
+    expect(cpuWeightValues(100, 'v2')).toEqual([['cpu.weight', '100']]);
+    expect(cpuWeightValues(100, 'v1')).toEqual([['cpu.shares', '1024']]);
+    expect(cpuWeightValues(1, 'v1')).toEqual([['cpu.shares', '10']]);
+    expect(cpuWeightValues(10_000, 'v1')).toEqual([['cpu.shares', '102400']]);
+    expect(() => cpuWeightValues(0, 'v2')).toThrow('cpuWeight must be an integer between 1 and 10000, got 0');
+    expect(pidsLimitValues(4096)).toEqual([['pids.max', '4096']]);
+    expect(() => pidsLimitValues(0)).toThrow('pidsMax must be a positive integer, got 0');
+  });
+
+  it('reads the counters of flat-keyed control files (pids.events, memory.oom_control, cpu.stat)', () => {
+    expect(keyedCount('max 17\n', 'max')).toBe(17);
+    expect(keyedCount('oom_kill_disable 0\nunder_oom 0\noom_kill 2\n', 'oom_kill')).toBe(2);
+    expect(keyedCount('nr_periods 40\nnr_throttled 12\nthrottled_time 5\n', 'nr_throttled')).toBe(12);
+    expect(keyedCount('oom_kill_disable 0\nunder_oom 0\n', 'oom_kill')).toBe(0);
   });
 
   it('rejects values that are not positive integers', () => {

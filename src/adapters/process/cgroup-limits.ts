@@ -1,7 +1,9 @@
 /**
  * Host limits of an attempt as cgroup settings: `cpuMilli` becomes a CFS quota (v1
- * `cpu.cfs_quota_us` / `cpu.cfs_period_us`, v2 `cpu.max`) and `hostMemoryMiB` a memory limit
- * (v1 `memory.limit_in_bytes`, v2 `memory.max`). Detects which controllers this host offers.
+ * `cpu.cfs_quota_us` / `cpu.cfs_period_us`, v2 `cpu.max`), `cpuWeight` a CPU weight (v1
+ * `cpu.shares`, v2 `cpu.weight`), `hostMemoryMiB` a memory limit (v1 `memory.limit_in_bytes`, v2
+ * `memory.max`) and `pidsMax` a process limit (`pids.max`, v1 and v2). Detects which controllers
+ * this host offers.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +31,34 @@ export interface LimitSupport {
   cpu: LimitHierarchy | null;
   /** Hierarchy for `hostMemoryMiB`, null when no memory controller is usable. */
   memory: LimitHierarchy | null;
+  /** Hierarchy for `pidsMax`, null when no pids controller is usable. */
+  pids: LimitHierarchy | null;
+}
+
+/** Largest CPU weight (v2 `cpu.weight` range 1-10000; 100 is the kernel's default). */
+export const MAX_CPU_WEIGHT = 10_000;
+
+/**
+ * The control-file values that give a cgroup CPU weight `cpuWeight` (1-10000, v2 `cpu.weight`; on
+ * v1 `cpu.shares` = weight × 1024 / 100, so the default weight 100 is the default 1024 shares).
+ * Throws RangeError for a value outside 1-10000.
+ */
+export function cpuWeightValues(cpuWeight: number, version: 'v1' | 'v2'): Array<[file: string, value: string]> {
+  if (!Number.isSafeInteger(cpuWeight) || cpuWeight < 1 || cpuWeight > MAX_CPU_WEIGHT)
+    throw new RangeError(`cpuWeight must be an integer between 1 and ${MAX_CPU_WEIGHT}, got ${cpuWeight}`);
+  return version === 'v1'
+    ? [['cpu.shares', String(Math.max(2, Math.round((cpuWeight * 1024) / 100)))]]
+    : [['cpu.weight', String(cpuWeight)]];
+}
+
+/**
+ * The control-file value that limits a cgroup to `pidsMax` processes and threads (`pids.max`, the
+ * same file in v1 and v2). Throws RangeError for a value that is not a positive integer.
+ */
+export function pidsLimitValues(pidsMax: number): Array<[file: string, value: string]> {
+  if (!Number.isSafeInteger(pidsMax) || pidsMax <= 0)
+    throw new RangeError(`pidsMax must be a positive integer, got ${pidsMax}`);
+  return [['pids.max', String(pidsMax)]];
 }
 
 /**
@@ -86,14 +116,14 @@ function enableV2Controller(mount: string, parentDir: string, controller: string
 }
 
 /**
- * Finds where `controller` ('cpu' or 'memory') can be limited: the v2 hierarchy when it offers
+ * Finds where `controller` ('cpu', 'memory' or 'pids') can be limited: the v2 hierarchy when it offers
  * the controller (enabling it down to the parent), else its v1 hierarchy when the parent can be
  * made there and has `probeFile`. Null when neither works.
  */
 function detectController(
   layout: CgroupLayout,
   cgroupParent: string,
-  controller: 'cpu' | 'memory',
+  controller: 'cpu' | 'memory' | 'pids',
   probeFile: string,
 ): LimitHierarchy | null {
   if (layout.v2Mount !== null && layout.v2Controllers.includes(controller)) {
@@ -120,6 +150,7 @@ export function detectLimitSupport(layout: CgroupLayout, cgroupParent: string): 
   return {
     cpu: detectController(layout, cgroupParent, 'cpu', 'cpu.cfs_quota_us'),
     memory: detectController(layout, cgroupParent, 'memory', 'memory.limit_in_bytes'),
+    pids: detectController(layout, cgroupParent, 'pids', 'pids.max'),
   };
 }
 

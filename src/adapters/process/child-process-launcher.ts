@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
   FreezerKind,
+  HostLimitEvents,
   JobIsolation,
   LaunchSpec,
   LimitEnforcement,
@@ -28,11 +29,14 @@ import { cgroupPids, createCgroup, errnoCode, removeCgroup, signalCgroup } from 
 import { detectCgroupLayout, type CgroupLayout } from './cgroup-layout.js';
 import {
   cpuLimitValues,
+  cpuWeightValues,
   detectLimitSupport,
   memoryLimitValues,
+  pidsLimitValues,
   writeLimits,
   type LimitSupport,
 } from './cgroup-limits.js';
+import { readLimitEvents } from './cgroup-limit-events.js';
 import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
 import { isSameProcess } from '../../host/proc-identity.js';
 import { resolveExecutable } from '../../host/resolve-executable.js';
@@ -148,7 +152,12 @@ class ChildProcessLauncher implements ProcessLauncher {
     }
     this.freezerKind = requested === 'auto' ? (available[0] ?? 'signals') : requested;
     this.limits = detectLimitSupport(layout, cgroupParent);
-    this.enforcement = { cpuMilli: this.limits.cpu !== null, hostMemoryMiB: this.limits.memory !== null };
+    this.enforcement = {
+      cpuMilli: this.limits.cpu !== null,
+      hostMemoryMiB: this.limits.memory !== null,
+      pidsMax: this.limits.pids !== null,
+      cpuWeight: this.limits.cpu !== null,
+    };
   }
 
   /** The freezer of `kind` (cached). Throws when this host lacks its hierarchy. */
@@ -178,9 +187,13 @@ class ChildProcessLauncher implements ProcessLauncher {
     };
     const freezerDir = this.freezer(this.freezerKind).cgroupDirectory(key);
     if (freezerDir !== null) add(join(freezerDir, '..'), this.freezerKind === 'cgroup-v2' ? 'v2' : 'v1', 'freezer', []);
-    const { cpu, memory } = this.limits;
+    const { cpu, memory, pids } = this.limits;
+    if (spec.cpuWeight !== undefined && cpu !== null)
+      add(cpu.parentDir, cpu.version, 'cpu', cpuWeightValues(spec.cpuWeight, cpu.version));
     if (spec.cpuMilli > 0 && cpu !== null)
       add(cpu.parentDir, cpu.version, 'cpu', cpuLimitValues(spec.cpuMilli, cpu.version));
+    if ((spec.pidsMax ?? 0) > 0 && pids !== null)
+      add(pids.parentDir, pids.version, 'pids', pidsLimitValues(spec.pidsMax ?? 0));
     if (spec.hostMemoryMiB > 0 && memory !== null) {
       add(memory.parentDir, memory.version, 'memory', memoryLimitValues(spec.hostMemoryMiB, memory.version));
     }
@@ -188,6 +201,8 @@ class ChildProcessLauncher implements ProcessLauncher {
       this.logger?.warn({ jobId: spec.jobId }, 'cpuMilli not enforced: no CPU controller');
     if (spec.hostMemoryMiB > 0 && memory === null)
       this.logger?.warn({ jobId: spec.jobId }, 'hostMemoryMiB not enforced: no memory controller');
+    if ((spec.pidsMax ?? 0) > 0 && pids === null)
+      this.logger?.warn({ jobId: spec.jobId }, 'pidsMax not enforced: no pids controller');
     return [...byDir.values()];
   }
 
@@ -203,6 +218,8 @@ class ChildProcessLauncher implements ProcessLauncher {
     checkInteger('attempt', spec.attempt, 1);
     checkInteger('cpuMilli', spec.cpuMilli, 0);
     checkInteger('hostMemoryMiB', spec.hostMemoryMiB, 0);
+    checkInteger('pidsMax', spec.pidsMax ?? 0, 0);
+    if (spec.cpuWeight !== undefined) checkInteger('cpuWeight', spec.cpuWeight, 1);
     if (spec.argv.length === 0) throw new RangeError('argv must not be empty');
     if (!existsSync(spec.jobDirectory)) throw new Error(`job directory not found: ${spec.jobDirectory}`);
     if (!existsSync(this.supervisorPath))
@@ -389,6 +406,11 @@ class ChildProcessLauncher implements ProcessLauncher {
         // busy, or never made
       }
     }
+  }
+
+  /** {@inheritDoc ProcessLauncher.limitEvents} */
+  limitEvents(handle: ProcessHandle): HostLimitEvents | null {
+    return handle.cgroupKey === null ? null : readLimitEvents(this.limits, handle.cgroupKey);
   }
 
   /** {@inheritDoc ProcessLauncher.cleanup} */

@@ -32,6 +32,10 @@ export interface LaunchSpec {
   cpuMilli: number;
   /** Host memory limit in MiB; 0 = no limit. */
   hostMemoryMiB: number;
+  /** Most processes and threads the attempt may have at once (`pids.max`); 0 or absent = no limit. */
+  pidsMax?: number;
+  /** CPU weight of the attempt's cgroup against the server and other jobs (1-10000, v2 `cpu.weight`); absent = none. */
+  cpuWeight?: number;
   /** What a sandboxing launcher needs (docs/security.md); ignored by a launcher without a sandbox. */
   sandbox?: LaunchSandboxSpec;
 }
@@ -133,6 +137,20 @@ export interface LimitEnforcement {
   readonly cpuMilli: boolean;
   /** `LaunchSpec.hostMemoryMiB` is enforced (memory cgroup limit). */
   readonly hostMemoryMiB: boolean;
+  /** `LaunchSpec.pidsMax` is enforced (pids cgroup `pids.max`); absent: not. */
+  readonly pidsMax?: boolean;
+  /** `LaunchSpec.cpuWeight` is enforced (cgroup `cpu.shares` / `cpu.weight`); absent: not. */
+  readonly cpuWeight?: boolean;
+}
+
+/** What the kernel counted against an attempt's host limits so far (all 0 where a limit is not enforced). */
+export interface HostLimitEvents {
+  /** Forks refused at the process limit (`pids.events` `max`). */
+  readonly pidsMaxHits: number;
+  /** Processes the OOM killer ended at the memory limit (`oom_kill`). */
+  readonly oomKills: number;
+  /** CFS periods in which the attempt was held at its CPU quota (`cpu.stat` `nr_throttled`). */
+  readonly cpuThrottledPeriods: number;
 }
 
 /** Starts, observes, signals, freezes and cleans up job attempts as host process trees. */
@@ -183,6 +201,11 @@ export interface ProcessLauncher {
    * cgroup parent folders), when the server stops. Running attempts are untouched. Never throws.
    */
   close(): void;
+  /**
+   * What the kernel counted against the host limits of the attempt (from its cgroups, which exist
+   * until `cleanup`); null when the attempt has no cgroups. Absent on a launcher without cgroups.
+   */
+  limitEvents?(handle: ProcessHandle): HostLimitEvents | null;
   /** Removes the cgroups of a finished attempt, killing any process still left in them. Idempotent. */
   cleanup(handle: ProcessHandle): Promise<void>;
   /**

@@ -18,6 +18,11 @@ function intentOf(intent: { kind: string } | undefined): StopIntent | undefined 
         preemptorTenant: 'a',
       }),
     };
+  if (intent?.kind === 'host-limit')
+    return {
+      kind: 'host-limit',
+      reason: jobEventReason(JOB_EVENT_CODES.processLimit, { pidsMax: 64, forksRefused: 5 }),
+    };
   return intent === undefined ? undefined : { kind: 'time-limit' };
 }
 
@@ -82,6 +87,32 @@ describe('decideAttemptEnd', () => {
       0,
       3,
       { to: 'failed', reason: 'time-limit', endReason: 'time-limit', terminal: true },
+    ],
+    [
+      'process limit, no retries: killed by the server, whatever the exit status',
+      { exitCode: null, signal: 'SIGKILL' },
+      { kind: 'host-limit' },
+      0,
+      0,
+      {
+        to: 'failed',
+        reason: 'process limit: more than 64 processes (5 fork(s) refused)',
+        endReason: 'process limit: more than 64 processes (5 fork(s) refused)',
+        terminal: true,
+      },
+    ],
+    [
+      'process limit, 1 retry left',
+      { exitCode: 0, signal: null },
+      { kind: 'host-limit' },
+      0,
+      1,
+      {
+        to: 'pending',
+        reason: 'retry 1 of 1 after process limit: more than 64 processes (5 fork(s) refused)',
+        endReason: 'process limit: more than 64 processes (5 fork(s) refused)',
+        terminal: false,
+      },
     ],
     [
       'cancel',

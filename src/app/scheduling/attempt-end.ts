@@ -13,12 +13,15 @@ import { JOB_EVENT_CODES as C, jobEventReason, type JobEventReason, type JobStat
 
 /**
  * Why gpushare stopped a running job, if it did: a cancel (`cancelled` reason: who), the time
- * limit, or a preemption (`preempted` reason: the preemptor).
+ * limit, a preemption (`preempted` reason: the preemptor), or a host limit it met (the limit's
+ * reason; a failure, so retries apply).
  */
 export type StopIntent =
   | { readonly kind: 'cancelled'; readonly reason: JobEventReason }
   | { readonly kind: 'time-limit' }
-  | { readonly kind: 'preempted'; readonly reason: JobEventReason };
+  | { readonly kind: 'preempted'; readonly reason: JobEventReason }
+  /** It met a host limit that ends a job (`process-limit`, `host-memory-limit`; job-host-limits.ts). */
+  | { readonly kind: 'host-limit'; readonly reason: JobEventReason };
 
 const TIME_LIMIT = jobEventReason(C.timeLimit);
 
@@ -69,18 +72,20 @@ export function decideAttemptEnd(
   if (intent?.kind === 'preempted' && (outcome === null || outcome.signalDeliveredAtMs !== null)) {
     return { to: 'preempted', reason: intent.reason, endReason: intent.reason, terminal: false };
   }
-  if (outcome !== null && outcome.exitCode === 0) {
+  if (outcome !== null && outcome.exitCode === 0 && intent?.kind !== 'host-limit') {
     const exited = jobEventReason(C.exited, { exitCode: 0 });
     return { to: 'succeeded', reason: exited, endReason: exited, terminal: true };
   }
   const failure =
-    outcome === null
-      ? jobEventReason(C.lost)
-      : outcome.signal
-        ? jobEventReason(C.killed, { signal: outcome.signal })
-        : outcome.exitCode === null && outcome.error
-          ? jobEventReason(C.couldNotStart, { error: outcome.error })
-          : jobEventReason(C.exited, { exitCode: outcome.exitCode ?? 0 });
+    intent?.kind === 'host-limit'
+      ? intent.reason
+      : outcome === null
+        ? jobEventReason(C.lost)
+        : outcome.signal
+          ? jobEventReason(C.killed, { signal: outcome.signal })
+          : outcome.exitCode === null && outcome.error
+            ? jobEventReason(C.couldNotStart, { error: outcome.error })
+            : jobEventReason(C.exited, { exitCode: outcome.exitCode ?? 0 });
   if (failuresBefore < retries)
     return {
       to: 'pending',

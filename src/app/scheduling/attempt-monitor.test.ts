@@ -72,6 +72,37 @@ describe('AttemptMonitor', () => {
     expect(parts.intents.has(id)).toBe(false);
   });
 
+  it('kills a job counted at its process limit, ending it process-limit; an OOM kill ends one at exit', async () => {
+    const { parts, run } = await setup();
+    const hostLimits = { pidsMax: 64, defaultHostMemoryMiB: 256, tenantDefaultHostMemoryMiB: {}, cpuWeight: 100 };
+    const events = new Map<string, { pidsMaxHits: number; oomKills: number; cpuThrottledPeriods: number }>();
+    // The fake launcher as one on a host with every controller, whose kernel counted `events` per attempt.
+    Object.assign(parts.launcher, {
+      enforcement: { cpuMilli: true, hostMemoryMiB: true, pidsMax: true, cpuWeight: true },
+      limitEvents: (handle: { outcomePath: string }) => events.get(handle.outcomePath) ?? null,
+    });
+    const monitor = new AttemptMonitor({ ...parts, settings: { jobHostLimits: hostLimits } });
+    const bomb = await run({ retries: 0 });
+    const hog = await run({ retries: 0, hostMemoryMiB: 0 }); // held to the default, 256 MiB
+    events.set(parts.store.getJob(bomb)!.process!.outcomePath, { pidsMaxHits: 7, oomKills: 0, cpuThrottledPeriods: 3 });
+    monitor.check();
+    await parts.clock.settle();
+    expect(parts.launcher.attempt(bomb).signals).toEqual(['SIGKILL']);
+    monitor.check();
+    expect(stateOf(parts, bomb)).toBe('failed');
+    expect(parts.store.listAttempts(bomb).map((a) => a.endReason)).toEqual([
+      { code: 'process-limit', lasting: false, details: { pidsMax: 64, forksRefused: 7 } },
+    ]);
+    // The OOM killer ended the job's only process before a tick saw the count: it ends for the limit too.
+    events.set(parts.store.getJob(hog)!.process!.outcomePath, { pidsMaxHits: 0, oomKills: 1, cpuThrottledPeriods: 0 });
+    parts.launcher.exit(hog, { exitCode: null, signal: 'SIGKILL' });
+    monitor.check();
+    expect(parts.store.listAttempts(hog).map((a) => a.endReason)).toEqual([
+      { code: 'host-memory-limit', lasting: false, details: { hostMemoryMiB: 256, oomKills: 1 } },
+    ]);
+    expect(parts.launcher.attempt(hog).signals).toEqual([]);
+  });
+
   it('with the disk full, keeps an ended attempt until there is room; a full-disk write is not logged', async () => {
     const { parts, monitor, run } = await setup();
     const id = await run({ retries: 0 });

@@ -4,7 +4,9 @@
  * (`lost`), is settled in one store write — the end decided by `decideAttemptEnd` from the outcome,
  * the stop intent gpushare had and the retries left — and the job leaves the running set; a job
  * that is re-queued (retry, preemption) goes back to the queue. A running job past its time limit
- * gets the `time-limit` stop.
+ * gets the `time-limit` stop; one the kernel counted against its process or memory limit
+ * (job-host-limits.ts) gets a `host-limit` stop (SIGKILL) and ends `process-limit` or
+ * `host-memory-limit`.
  *
  * A full disk: the ended attempt waits (its outcome file keeps its end, exit code and times) and
  * is settled on the first tick after space returns, with the time the command really ended; the
@@ -21,7 +23,9 @@ import type { Logger } from './plane-deps.js';
 import type { RunningJobs } from './running-jobs.js';
 import type { RunningSet } from './running-set.js';
 import type { StopIntents } from './stop-intents.js';
-import { JOB_EVENT_CODES } from '../../core/index.js';
+import { JOB_EVENT_CODES, type JobEventReason } from '../../core/index.js';
+import { enforcedHostLimits, hostLimitReason, NO_JOB_HOST_LIMITS } from './job-host-limits.js';
+import type { ControlPlaneSettings } from './plane-deps.js';
 
 /**
  * How an attempt ended, as its supervisor recorded it (`endedAtMs`: when the process ended, ms
@@ -45,6 +49,8 @@ export interface AttemptMonitorDeps {
   readonly queue: JobQueue;
   /** Notes what happened (`job-ended`, `requeued`) and asks for a pass (pass-hints.ts). */
   readonly reschedule: (cause: PassCause) => void;
+  /** The default host limits of jobs (absent: none). */
+  readonly settings?: Pick<ControlPlaneSettings, 'jobHostLimits'>;
 }
 
 /** Watches running attempts and settles their ends. */
@@ -87,7 +93,10 @@ export class AttemptMonitor {
     const failuresBefore = store
       .listAttempts(job.id)
       .filter((a) => a.endReason !== null && a.endReason.code !== JOB_EVENT_CODES.preempted).length;
-    const end = decideAttemptEnd(outcome, this.deps.intents.get(job.id), failuresBefore, job.retries);
+    // A failure at a host limit the monitor did not see yet (a process the OOM killer ended just before the job did)
+    // ends for that limit.
+    const intent = this.deps.intents.get(job.id) ?? (outcome?.exitCode === 0 ? undefined : this.hostLimitIntent(job));
+    const end = decideAttemptEnd(outcome, intent, failuresBefore, job.retries);
     const exitCode = outcome?.exitCode ?? null;
     const signal = outcome?.signal ?? null;
     store.applyJobChanges([
@@ -112,6 +121,15 @@ export class AttemptMonitor {
     this.deps.reschedule(end.terminal ? 'job-ended' : 'requeued');
   }
 
+  /** The `host-limit` stop intent of a job the kernel counted against a limit that ends jobs; undefined when none. */
+  private hostLimitIntent(job: JobRecord): { kind: 'host-limit'; reason: JobEventReason } | undefined {
+    const { launcher, settings } = this.deps;
+    if (job.process === null || launcher.limitEvents === undefined) return undefined;
+    const limits = enforcedHostLimits(job, settings?.jobHostLimits ?? NO_JOB_HOST_LIMITS, launcher.enforcement);
+    const reason = hostLimitReason(launcher.limitEvents(job.process), limits);
+    return reason === null ? undefined : { kind: 'host-limit', reason };
+  }
+
   private checkJob(job: JobRecord, nowMs: number): void {
     const { launcher, disk } = this.deps;
     const handle = job.process!;
@@ -133,6 +151,12 @@ export class AttemptMonitor {
     if (pastLimit && !this.deps.intents.has(job.id)) {
       this.deps.logger.info({ jobId: job.id }, 'time limit reached');
       void this.deps.runningSet.stop(job.id, { kind: 'time-limit' });
+      return;
+    }
+    const hostLimit = this.deps.intents.has(job.id) ? undefined : this.hostLimitIntent(job);
+    if (hostLimit !== undefined) {
+      this.deps.logger.info({ jobId: job.id, reason: hostLimit.reason }, 'host limit reached');
+      void this.deps.runningSet.stop(job.id, hostLimit);
     }
   }
 }

@@ -198,3 +198,27 @@ describe('ControlPlane: allocations with the configured policy', () => {
     }
   });
 });
+
+describe('ControlPlane: default host limits', () => {
+  it("reserves a job's default host memory like a request, and launches it with its limits", async () => {
+    const kit = await planeKit('4xA100-80GB', {
+      hostMemoryMiB: 4 * GIB,
+      jobHostLimits: { pidsMax: 512, defaultHostMemoryMiB: 1536, tenantDefaultHostMemoryMiB: {}, cpuWeight: 50 },
+    });
+    // A job that asks for 1 GiB, then three without host memory that hold 1.5 GiB each: 1 + 1.5 + 1.5 fill the 4 GiB
+    // offered, the third default waits for memory.
+    const small = kit.submit({ command: ['sleep', '600'], gpu: { gpuMilli: 1000 }, hostMemoryMiB: GIB }).id;
+    const ids = [1, 2, 3].map(() => kit.submit({ command: ['sleep', '600'], gpu: { gpuMilli: 1000 } }).id);
+    await kit.settle();
+    expect([small, ...ids].map((id) => kit.store.getJob(id)!.state)).toEqual([
+      'running',
+      'running',
+      'running',
+      'pending',
+    ]);
+    expect(kit.plane.waitingReason(ids[2]!)?.code).toBe('host-memory');
+    const spec = kit.launcher.attempt(ids[0]!).spec;
+    expect([spec.hostMemoryMiB, spec.pidsMax, spec.cpuWeight]).toEqual([1536, 512, 50]);
+    expect(kit.launcher.attempt(small).spec.hostMemoryMiB).toBe(GIB);
+  });
+});

@@ -8,6 +8,7 @@
  */
 import { type GpuUsage, type MigInstance, type WaitReason, SchedulingSession } from '../../core/index.js';
 import type { Timer } from '../ports/clock.js';
+import type { HostLimitEvents } from '../ports/process-launcher.js';
 import type { InventoryGpu } from '../ports/gpu-inventory.js';
 import type { JobRecord } from '../ports/state-store.js';
 import { publishQosChanges } from '../qos/qos-publish.js';
@@ -21,6 +22,12 @@ import { DiskState } from './disk-state.js';
 import { Drain } from './drain.js';
 import { GpuRoster } from './gpu-roster.js';
 import { JobLaunch } from './job-launch.js';
+import {
+  enforcedHostLimits,
+  NO_JOB_HOST_LIMITS,
+  type EnforcedHostLimits,
+  type JobHostLimitSettings,
+} from './job-host-limits.js';
 import { JobQueue } from './job-queue.js';
 import { LaunchCoordinator } from './launch-coordinator.js';
 import { adoptExistingInstances } from './mig-agent.js';
@@ -72,7 +79,7 @@ export class ControlPlane {
     const { settings, store, clock, logger, launcher } = deps;
     this.events = deps.events;
     // The core's session owns the queue; each pass refreshes it from the snapshot of its time.
-    this.queue = new JobQueue(new SchedulingSession({ nodes: [], active: [] }, deps.rng));
+    this.queue = new JobQueue(new SchedulingSession({ nodes: [], active: [] }, deps.rng), settings.jobHostLimits);
     this.disk = new DiskState(deps.disk);
     this.peaks = new UsagePeaks(store, logger);
     this.qos = new QosTracker({ nowMs: () => clock.nowMs(), violationSeconds: settings.qosViolationSeconds ?? 60 });
@@ -216,6 +223,24 @@ export class ControlPlane {
   /** True when the host runs MPS control daemons: `mps` shares are then driver limits per process. */
   get mpsAvailable(): boolean {
     return this.deps.mps != null;
+  }
+
+  /** The default host limits of jobs (job-host-limits.ts). */
+  get jobHostLimits(): JobHostLimitSettings {
+    return this.deps.settings.jobHostLimits ?? NO_JOB_HOST_LIMITS;
+  }
+
+  /**
+   * The host limits `job` runs (or would run) under on this host, and for a running job what the kernel counted
+   * against them so far (null when not running or not known).
+   */
+  hostLimitsOf(job: JobRecord): EnforcedHostLimits & { readonly events: HostLimitEvents | null } {
+    const { launcher } = this.deps;
+    const events =
+      job.state === 'running' && job.process !== null && launcher.limitEvents !== undefined
+        ? launcher.limitEvents(job.process)
+        : null;
+    return { ...enforcedHostLimits(job, this.jobHostLimits, launcher.enforcement), events };
   }
 
   /** True when GPU `uuid` has a running MPS daemon (its MPS limits are enforced by the driver). */

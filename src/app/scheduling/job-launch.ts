@@ -15,13 +15,14 @@ import type { JobFiles } from '../ports/job-files.js';
 import type { MigManager } from '../ports/mig-manager.js';
 import type { MpsControl } from '../ports/mps-control.js';
 import type { ProcessHandle, ProcessLauncher } from '../ports/process-launcher.js';
-import type { StateStore } from '../ports/state-store.js';
+import type { JobRecord, StateStore } from '../ports/state-store.js';
 import type { GpuRoster } from './gpu-roster.js';
 import { buildJobEnvironment } from './job-environment.js';
 import { launchSandboxSpec, sandboxBaseEnvironment } from './launch-sandbox.js';
 import { prepareMigInstances } from './mig-agent.js';
 import { mpsPipeFor } from './mps-agent.js';
-import type { Logger } from './plane-deps.js';
+import type { ControlPlaneSettings, Logger } from './plane-deps.js';
+import { hostMemoryOf, NO_JOB_HOST_LIMITS } from './job-host-limits.js';
 import type { PlaneEvents } from './plane-events.js';
 import { visibleDevicesOf } from './visible-devices.js';
 import { JOB_EVENT_CODES, jobEventReason, type JobEventReason } from '../../core/index.js';
@@ -38,6 +39,8 @@ export interface JobLaunchDeps {
   readonly mps: MpsControl | null;
   readonly mig: MigManager | null;
   readonly serverEnvironment: Readonly<Record<string, string | undefined>>;
+  /** The default host limits every job gets (absent: none). */
+  readonly settings?: Pick<ControlPlaneSettings, 'jobHostLimits'>;
 }
 
 /** How a launch ended. */
@@ -89,6 +92,16 @@ export class JobLaunch {
       logger.warn({ jobId, err: error }, 'recording a cancel before the launch failed; launching and stopping instead');
       return false;
     }
+  }
+
+  /** The host limits of a launch of `job`: its memory (request or default), the process limit, the CPU weight. */
+  private hostLimitsOf(job: JobRecord): { hostMemoryMiB: number; pidsMax?: number; cpuWeight?: number } {
+    const limits = this.deps.settings?.jobHostLimits ?? NO_JOB_HOST_LIMITS;
+    return {
+      hostMemoryMiB: hostMemoryOf(job, limits).hostMemoryMiB,
+      ...(limits.pidsMax > 0 ? { pidsMax: limits.pidsMax } : {}),
+      ...(limits.cpuWeight > 0 ? { cpuWeight: limits.cpuWeight } : {}),
+    };
   }
 
   /**
@@ -180,7 +193,7 @@ export class JobLaunch {
         environment,
         jobDirectory: this.deps.files.directory(folder),
         cpuMilli: job.cpuMilli,
-        hostMemoryMiB: job.hostMemoryMiB,
+        ...this.hostLimitsOf(job),
         sandbox,
       });
     } catch (error) {

@@ -21,6 +21,7 @@ import {
 } from '../../core/index.js';
 import type { JobRecord } from '../ports/state-store.js';
 import { jobRequestOf } from './job-request.js';
+import { NO_JOB_HOST_LIMITS, type JobHostLimitSettings } from './job-host-limits.js';
 
 /** Queued jobs by id. */
 export class JobQueue {
@@ -44,8 +45,14 @@ export class JobQueue {
   private passes = 0;
   private readonly queuedAtPass = new Map<number, number>();
 
-  /** @param session the core's scheduling session of the passes: it owns the queue */
-  constructor(readonly session: SchedulingSession) {
+  /**
+   * @param session the core's scheduling session of the passes: it owns the queue
+   * @param hostLimits the default host limits (a job's default host memory is queued as its request)
+   */
+  constructor(
+    readonly session: SchedulingSession,
+    private readonly hostLimits: JobHostLimitSettings = NO_JOB_HOST_LIMITS,
+  ) {
     this.index = session.queue;
   }
 
@@ -54,7 +61,7 @@ export class JobQueue {
     this.states.set(job.id, job.state);
     this.queuedAtPass.set(job.id, this.passes);
     this.setReasons.delete(job.id);
-    this.index.add(jobRequestOf(job));
+    this.index.add(jobRequestOf(job, this.hostLimits));
   }
 
   /** Removes a job (placed or cancelled). */

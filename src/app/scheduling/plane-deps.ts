@@ -13,6 +13,7 @@ import type { MpsControl } from '../ports/mps-control.js';
 import type { MigManager } from '../ports/mig-manager.js';
 import type { PlaneEvents } from './plane-events.js';
 import type { DiskSpace } from '../ports/disk-space.js';
+import type { JobHostLimitSettings } from './job-host-limits.js';
 
 /** A minimal structured logger (pino satisfies it). */
 export interface Logger {
@@ -62,6 +63,11 @@ export interface ControlPlaneSettings {
   readonly policy?: string;
   /** `isolate` (default): a violating job's GPUs take no newly placed job of lower priority; `none`: no reaction. */
   readonly qosProtection?: 'isolate' | 'none';
+  /**
+   * The host limits every job gets by default (job-host-limits.ts): process limit, default host memory (reserved by
+   * the scheduler), CPU weight; absent: none.
+   */
+  readonly jobHostLimits?: JobHostLimitSettings;
 }
 
 /** What a control plane needs. */

@@ -15,6 +15,9 @@ import type { StopIntents } from './stop-intents.js';
 import type { StopIntent } from './attempt-end.js';
 import type { TimesliceRotator } from './timeslice-rotator.js';
 
+/** How long a job stopped at a host limit is waited for after its SIGKILL before its cgroups are killed too, ms. */
+const HOST_LIMIT_KILL_WAIT_MS = 1000;
+
 /** What the running set uses. */
 export interface RunningSetDeps {
   /** Where a job's earlier attempts are read from (its preemptions so far). */
@@ -76,18 +79,28 @@ export class RunningSet {
     if (this.deps.running.has(jobId)) await this.stopProcess(jobId);
   }
 
-  /** Sends the stop signal of the job's intent (preemption: its signal and grace period; else SIGTERM). */
+  /**
+   * Sends the stop signal of the job's intent (preemption: its signal and grace period; a host limit: SIGKILL; else
+   * SIGTERM).
+   */
   async stopProcess(jobId: number): Promise<void> {
     const job = this.deps.running.get(jobId);
     if (!job?.process) return;
     void this.deps.rotator.remove(jobId);
     const { settings, launcher, logger } = this.deps;
-    const preempting = this.deps.intents.get(jobId)?.kind === 'preempted';
+    const kind = this.deps.intents.get(jobId)?.kind;
+    const preempting = kind === 'preempted';
+    // A job at a host limit (a fork bomb at its process limit) gets no grace: SIGKILL to its group and cgroups.
+    const signal = kind === 'host-limit' ? 'SIGKILL' : preempting ? settings.preemptionSignal : 'SIGTERM';
     await launcher
       .stop(
         job.process,
-        preempting ? settings.preemptionSignal : 'SIGTERM',
-        preempting ? settings.preemptionGraceMs : settings.stopGraceMs,
+        signal,
+        kind === 'host-limit'
+          ? HOST_LIMIT_KILL_WAIT_MS
+          : preempting
+            ? settings.preemptionGraceMs
+            : settings.stopGraceMs,
       )
       .catch((error: unknown) => logger.warn({ jobId, err: error }, 'stop failed'));
   }

@@ -32,6 +32,7 @@ import type { PassStats } from './pass-stats.js';
 import { PassHints, type PassCause } from './pass-hints.js';
 import { describePlacement } from './placement-reason.js';
 import { jobRequestOf } from './job-request.js';
+import { NO_JOB_HOST_LIMITS, type JobHostLimitSettings } from './job-host-limits.js';
 import type { RecentShapes } from './recent-shapes.js';
 import type { RunningJobs } from './running-jobs.js';
 import type { StopIntents } from './stop-intents.js';
@@ -127,7 +128,15 @@ export class SchedulingPass {
       if (!job.placement) continue;
       // A job on a GPU this server never saw (the GPUs changed across a restart) cannot be placed in the snapshot.
       if (job.placement.gpus.some((g) => !known.has(g.index))) continue;
-      active.push(activeJob(job, settings.nodeName, running.preemptionCount(job.id), intents.has(job.id)));
+      active.push(
+        activeJob(
+          job,
+          settings.nodeName,
+          running.preemptionCount(job.id),
+          intents.has(job.id),
+          settings.jobHostLimits ?? NO_JOB_HOST_LIMITS,
+        ),
+      );
     }
     return {
       nodes: [
@@ -280,15 +289,22 @@ function minRunWake(active: readonly ActiveJob[], nowMs: number, minRunMs: numbe
   return wake;
 }
 
-/** A stored job that holds resources, as the core's pass rules see it. */
-function activeJob(job: JobRecord, node: string, preemptionCount: number, stopping: boolean): ActiveJob {
+/** A stored job that holds resources, as the core's pass rules see it (its default host memory as its request). */
+function activeJob(
+  job: JobRecord,
+  node: string,
+  preemptionCount: number,
+  stopping: boolean,
+  hostLimits: JobHostLimitSettings,
+): ActiveJob {
+  const request = jobRequestOf(job, hostLimits);
   return {
-    request: jobRequestOf(job),
+    request,
     assignment: {
       jobId: job.id,
       node,
       cpuMilli: job.cpuMilli,
-      hostMemoryMiB: job.hostMemoryMiB,
+      hostMemoryMiB: request.hostMemoryMiB,
       placement: job.placement!,
     },
     preemptible: job.preemptible,

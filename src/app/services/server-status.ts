@@ -11,6 +11,7 @@ import type { Principal } from '../auth/tokens.js';
 import type { FreezerKind, JobIsolation, LimitEnforcement } from '../ports/process-launcher.js';
 import type { ControlPlane } from '../scheduling/control-plane.js';
 import type { JobService } from './job-service.js';
+import type { JobHostLimitSettings } from '../scheduling/job-host-limits.js';
 
 /** The status as the API shows it. */
 export type ServerStatus = z.infer<typeof StatusSchema>;
@@ -28,6 +29,27 @@ export interface StatusSources {
   readonly checkpoint: { readonly method: 'signal'; readonly transparentAvailable: boolean; readonly detail: string };
 }
 
+/**
+ * The host limits every job gets here, each null when off or not enforced on this host; the tenants' own defaults
+ * only the caller's for a non-admin.
+ */
+function jobDefaultsOf(
+  limits: JobHostLimitSettings,
+  enforcement: LimitEnforcement,
+  principal: Principal,
+): NonNullable<ServerStatus['enforcement']['host']['jobDefaults']> {
+  const tenants = Object.entries(limits.tenantDefaultHostMemoryMiB).filter(
+    ([tenant]) => principal.role === 'admin' || tenant === principal.tenant,
+  );
+  return {
+    pidsMax: enforcement.pidsMax === true && limits.pidsMax > 0 ? limits.pidsMax : null,
+    defaultHostMemoryMiB:
+      enforcement.hostMemoryMiB && limits.defaultHostMemoryMiB > 0 ? limits.defaultHostMemoryMiB : null,
+    tenantDefaultHostMemoryMiB: enforcement.hostMemoryMiB ? Object.fromEntries(tenants) : {},
+    cpuWeight: enforcement.cpuWeight === true && limits.cpuWeight > 0 ? limits.cpuWeight : null,
+  };
+}
+
 /** The status `principal` may see (job counts of its own jobs only, for a tenant). */
 export function serverStatus(sources: StatusSources, principal: Principal): ServerStatus {
   const counts = sources.jobs.activeCounts(principal);
@@ -38,7 +60,11 @@ export function serverStatus(sources: StatusSources, principal: Principal): Serv
     jobs: counts,
     freezer: sources.freezer,
     enforcement: {
-      host: { cpuMilli: sources.enforcement.cpuMilli, hostMemoryMiB: sources.enforcement.hostMemoryMiB },
+      host: {
+        cpuMilli: sources.enforcement.cpuMilli,
+        hostMemoryMiB: sources.enforcement.hostMemoryMiB,
+        jobDefaults: jobDefaultsOf(sources.plane.jobHostLimits, sources.enforcement, principal),
+      },
       gpu: {
         exclusive: enforcementOf('exclusive', false),
         mig: enforcementOf('mig', false),

@@ -184,6 +184,7 @@ export function toJobDetail(
       endReason: attemptEndLine(a.endReason, viewer),
     })),
     usagePeak: toUsagePeakView(history.usagePeak),
+    hostLimits: plane.hostLimitsOf(job),
   };
 }
 

@@ -34,7 +34,8 @@ function gpuList(value: StatusDetail | undefined): string {
  * gpus [{ gpuIndex, migProfile (null: none) }], mode, modeChoice (null, or why an `auto` job got
  * its mode); `attempt-started` attempt, pid (null: unknown); `exited` exitCode; `killed` signal;
  * `could-not-start` and `launch-failed` error; `retry` retry, retries, failure (the failure's
- * Status); `cancel-requested` and `cancelled` by (`admin` or `tenant`), tenant, note (null: none);
+ * Status); `process-limit` pidsMax, forksRefused; `host-memory-limit` hostMemoryMiB, oomKills;
+ * `cancel-requested` and `cancelled` by (`admin` or `tenant`), tenant, note (null: none);
  * `preemption-requested` and `preempted` preemptorJobId, preemptorPriority, preemptorTenant;
  * `attempt-recovered` attempt; `qos-violation` kind, observedSeconds, targetSeconds,
  * violationSeconds; `qos-recovered` kind, observedSeconds, targetSeconds; `recorded` text (a
@@ -66,6 +67,10 @@ export function eventMessage(reason: Status, viewer: StatusViewer = ADMIN_VIEWER
     }
     case 'time-limit':
       return 'time-limit';
+    case 'process-limit':
+      return `process limit: more than ${figure(d.pidsMax)} processes (${figure(d.forksRefused)} fork(s) refused)`;
+    case 'host-memory-limit':
+      return `host memory limit: over ${figure(d.hostMemoryMiB)} MiB (${figure(d.oomKills)} process(es) OOM-killed)`;
     case 'cancel-requested':
       return `cancel requested by ${canceller(d, viewer)}`;
     case 'cancelled':

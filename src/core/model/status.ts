@@ -145,6 +145,10 @@ export const JOB_EVENT_CODES = {
   retry: 'retry',
   /** Stopped at its time limit. */
   timeLimit: 'time-limit',
+  /** Ended at its process limit: a fork was refused at `pids.max` (pidsMax, forksRefused). */
+  processLimit: 'process-limit',
+  /** Ended at its host-memory limit: the OOM killer ended a process (hostMemoryMiB, oomKills). */
+  hostMemoryLimit: 'host-memory-limit',
   /** A cancel was asked for while it runs (by); a stop intent that survives restarts. */
   cancelRequested: 'cancel-requested',
   /** Cancelled (by). */
