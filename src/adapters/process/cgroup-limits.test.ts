@@ -1,5 +1,14 @@
+import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cpuLimitValues, cpuWeightValues, memoryLimitValues, pidsLimitValues } from './cgroup-limits.js';
+import {
+  allJobsPidsLimitValues,
+  capAllJobsPids,
+  cpuLimitValues,
+  cpuWeightValues,
+  memoryLimitValues,
+  pidsLimitValues,
+} from './cgroup-limits.js';
 import { keyedCount } from './cgroup-limit-events.js';
 
 describe('cgroup limit values', () => {
@@ -44,5 +53,36 @@ describe('cgroup limit values', () => {
   it('rejects values that are not positive integers', () => {
     expect(() => cpuLimitValues(0, 'v1')).toThrow(RangeError);
     expect(() => memoryLimitValues(1.5, 'v2')).toThrow('hostMemoryMiB must be a positive integer, got 1.5');
+  });
+
+  it("all of a server's jobs together may hold three quarters of pid_max", () => {
+    expect(allJobsPidsLimitValues(32_768)).toEqual([['pids.max', '24576']]);
+    expect(allJobsPidsLimitValues(4_194_304)).toEqual([['pids.max', '3145728']]);
+    expect(() => allJobsPidsLimitValues(0)).toThrow('pidMax must be a positive integer, got 0');
+  });
+
+  const pidsMount = '/sys/fs/cgroup/pids';
+  const canWritePids = process.getuid?.() === 0 && existsSync(join(pidsMount, 'cgroup.procs'));
+  it.skipIf(!canWritePids)('caps a real parent cgroup at three quarters of the kernel pid_max', () => {
+    const dir = join(pidsMount, `gpushare-cap-test-${process.pid}`);
+    mkdirSync(dir);
+    try {
+      const refusals: string[] = [];
+      capAllJobsPids(dir, (message) => refusals.push(message));
+      const pidMax = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8').trim());
+      expect(refusals).toEqual([]);
+      expect(readFileSync(join(dir, 'pids.max'), 'utf8').trim()).toBe(String(Math.floor(pidMax * 0.75)));
+    } finally {
+      rmdirSync(dir);
+    }
+  });
+
+  it('a parent cgroup that cannot take the cap is reported, not thrown', () => {
+    const refusals: string[] = [];
+    capAllJobsPids('/nonexistent/gpushare-cap', (message) => refusals.push(message));
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toMatch(
+      /^all jobs together are not capped below pid_max: cannot set \/nonexistent\/gpushare-cap\/pids.max/,
+    );
   });
 });

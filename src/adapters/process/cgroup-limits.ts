@@ -5,7 +5,7 @@
  * `memory.max`) and `pidsMax` a process limit (`pids.max`, v1 and v2). Detects which controllers
  * this host offers.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCgroup, readCgroupFile, writeCgroupFile } from './cgroup-dir.js';
 import type { CgroupLayout } from './cgroup-layout.js';
@@ -115,6 +115,21 @@ function enableV2Controller(mount: string, parentDir: string, controller: string
   }
 }
 
+/** Share of the kernel's `pid_max` that all of a server's jobs together may hold (the rest stays the host's). */
+export const JOBS_PIDS_SHARE = 0.75;
+
+/**
+ * The `pids.max` of the parent cgroup of all of a server's jobs: {@link JOBS_PIDS_SHARE} of the
+ * kernel's `pid_max` (`/proc/sys/kernel/pid_max`), so that many jobs each under their own limit can
+ * still not take the processes the host and the server need. Throws RangeError for a `pidMax` that
+ * is not a positive integer.
+ */
+export function allJobsPidsLimitValues(pidMax: number): Array<[file: string, value: string]> {
+  if (!Number.isSafeInteger(pidMax) || pidMax <= 0)
+    throw new RangeError(`pidMax must be a positive integer, got ${pidMax}`);
+  return [['pids.max', String(Math.max(1, Math.floor(pidMax * JOBS_PIDS_SHARE)))]];
+}
+
 /**
  * Finds where `controller` ('cpu', 'memory' or 'pids') can be limited: the v2 hierarchy when it offers
  * the controller (enabling it down to the parent), else its v1 hierarchy when the parent can be
@@ -165,5 +180,19 @@ export function writeLimits(dir: string, values: ReadonlyArray<readonly [string,
     } catch (error) {
       throw new Error(`cannot set ${join(dir, file)} to ${value}: ${(error as Error).message}`);
     }
+  }
+}
+
+/**
+ * Caps all of a server's jobs together (the parent cgroup `parentDir` of the pids hierarchy) at
+ * {@link allJobsPidsLimitValues} of the kernel's `pid_max`. A host whose `pid_max` cannot be read,
+ * or a kernel that refuses the value, leaves the parent uncapped: `onRefused` is told why.
+ */
+export function capAllJobsPids(parentDir: string, onRefused: (message: string) => void): void {
+  try {
+    const pidMax = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8').trim());
+    writeLimits(parentDir, allJobsPidsLimitValues(pidMax));
+  } catch (error) {
+    onRefused(`all jobs together are not capped below pid_max: ${(error as Error).message}`);
   }
 }

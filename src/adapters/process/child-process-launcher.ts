@@ -30,6 +30,7 @@ import { detectCgroupLayout, type CgroupLayout } from './cgroup-layout.js';
 import {
   cpuLimitValues,
   cpuWeightValues,
+  capAllJobsPids,
   detectLimitSupport,
   memoryLimitValues,
   pidsLimitValues,
@@ -152,6 +153,8 @@ class ChildProcessLauncher implements ProcessLauncher {
     }
     this.freezerKind = requested === 'auto' ? (available[0] ?? 'signals') : requested;
     this.limits = detectLimitSupport(layout, cgroupParent);
+    if (this.limits.pids !== null)
+      capAllJobsPids(this.limits.pids.parentDir, (message) => this.logger?.warn({}, message));
     this.enforcement = {
       cpuMilli: this.limits.cpu !== null,
       hostMemoryMiB: this.limits.memory !== null,
