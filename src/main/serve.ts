@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
 import { lockDataDir, makeDataDir, refuseForeignDataDir } from './data-dir.js';
 import { openDataDirStore } from './private-files.js';
+import { removeBackupLeftovers } from '../adapters/store/sqlite-store.js';
 import { join } from 'node:path';
 import pino from 'pino';
 import { SeededRng } from '../core/index.js';
@@ -90,6 +91,8 @@ export async function startServer(config: ServerConfig, options: StartServerOpti
   const lock = lockDataDir(config.dataDir);
   process.once('exit', () => lock.release());
   const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
+  const leftovers = removeBackupLeftovers(config.dataDir);
+  if (leftovers.length > 0) logger.warn({ removed: leftovers }, 'removed the staging copies of interrupted backups');
   try {
     return await startLocked(config, options, logger, cleanups);
   } catch (error) {

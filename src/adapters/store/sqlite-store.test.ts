@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT_LIMITS, StoreConflictError } from '../../app/ports/state-store.js';
 import { MIGRATIONS, SCHEMA_VERSION, StoreSchemaVersionError } from './migrations.js';
-import { openSqliteStore, type SqliteStateStore } from './sqlite-store.js';
+import { openSqliteStore, removeBackupLeftovers, type SqliteStateStore } from './sqlite-store.js';
 import { describeStateStoreContract } from './store.contract.js';
 import { note, sampleJob } from './store-fixtures.js';
 import { WAIT_MS } from '../../testing/deadlines.js';
@@ -344,6 +344,13 @@ describe('openSqliteStore', () => {
     expect(jobs.length).toBeGreaterThanOrEqual(2000);
     expect(jobs.slice(0, 2000).every((j) => j.environment.PAD === padding.PAD)).toBe(true);
     for (const job of jobs) expect(copy.listEvents(job.id)).toHaveLength(1);
+  });
+
+  it('removes the staging copies a crash left in the middle of a backup, and nothing else', () => {
+    writeFileSync(join(folder, '.backup-staging-4242-0a1b2c3d'), 'half a copy');
+    writeFileSync(join(folder, 'notes.backup-staging-'), 'kept');
+    expect(removeBackupLeftovers(folder)).toEqual(['.backup-staging-4242-0a1b2c3d']);
+    expect(readdirSync(folder).sort()).toEqual(['notes.backup-staging-']);
   });
 
   it('leaves nothing of a transaction whose process was killed before COMMIT', () => {

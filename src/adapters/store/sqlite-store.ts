@@ -5,7 +5,7 @@
  * (sqlite-job-cache.ts) so listing the queue does not re-parse it. See docs/store.md.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { diskFull, type GpushareError } from '../../app/errors.js';
@@ -434,7 +434,7 @@ function createSqliteStore(
       // SQLite opens a file by its path (and resolves links in it again), so it writes the copy into
       // the store's own folder; the bytes then go through the checked folder of the caller's path.
       writeCallerFile(target, 'path', async (fd) => {
-        const staging = join(dirname(path), `.backup-staging-${process.pid}-${randomBytes(4).toString('hex')}`);
+        const staging = join(dirname(path), `${BACKUP_STAGING_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
         try {
           createPrivateFile(staging); // private before SQLite writes a byte to it
           await db.backup(staging);
@@ -448,6 +448,20 @@ function createSqliteStore(
       mark?.close();
     },
   };
+}
+
+/** Name prefix of the copy a backup stages beside the store before its bytes go to the caller's path. */
+const BACKUP_STAGING_PREFIX = '.backup-staging-';
+
+/**
+ * Removes the staging copies that backups interrupted by a crash left in the store's folder `dir`;
+ * call it while holding the data directory's lock (no backup of this store runs). Returns the names
+ * removed.
+ */
+export function removeBackupLeftovers(dir: string): string[] {
+  const names = readdirSync(dir).filter((name) => name.startsWith(BACKUP_STAGING_PREFIX));
+  for (const name of names) rmSync(join(dir, name), { force: true });
+  return names;
 }
 
 /** Copies the file at `source` into the open file `fd` (1 MiB at a time). */
