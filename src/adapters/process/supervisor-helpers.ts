@@ -120,6 +120,28 @@ export function sandboxedCommandPid(bwrapPid: number): number | null {
 }
 
 /**
+ * The process group of a sandboxed command: bubblewrap's init (pid 1 of the job's PID namespace)
+ * makes a session of its own (`--new-session`) before it starts the command, so the group is the
+ * init's and holds the command and its descendants, not bubblewrap's outer process. The init
+ * ignores every signal but SIGKILL and SIGSTOP sent from outside its namespace (the kernel's rule
+ * for a namespace's init without handlers), so a signal to the group reaches the command only.
+ * Null until the command exists in that session.
+ */
+export function sandboxedCommandGroup(commandPid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${commandPid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses: state, ppid, pgrp, session, ...
+    const [, ppid, pgrp, session] = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    return pgrp !== undefined && pgrp === ppid && pgrp === session ? pgrp : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Closes the descriptors this process inherited from whoever started it (a log pipe, a socket of
  * the server): they are not close-on-exec, so every job would get them. Node's own descriptors are
  * close-on-exec (O_CLOEXEC, 02000000 in the octal `flags:` of /proc/self/fdinfo) and stay open.

@@ -24,7 +24,10 @@ const ctx: SubmitContext = {
 
 describe('normalizeSubmit: memory-only requests', () => {
   it('gives an 8 GiB request on 24 GiB GPUs 333 milli-GPU, so three share one GPU', () => {
-    const job = normalizeSubmit(SubmitJobSchema.parse({ command: ['sleep', '60'], gpu: { gpuMemoryMiB: 8192 } }), ctx);
+    const { job } = normalizeSubmit(
+      SubmitJobSchema.parse({ command: ['sleep', '60'], gpu: { gpuMemoryMiB: 8192 } }),
+      ctx,
+    );
     expect(job.gpu).toMatchObject({ gpuCount: 1, gpuMilli: 333, gpuMemoryMiB: 8192 });
   });
 });
