@@ -171,7 +171,9 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       const uid = (await api(handle, 'GET', '/api/v1/tenants')).body.tenants.find(
         (t: { name: string }) => t.name === 'team-a',
       ).unixUid as number;
-      const why = `runs in a private working directory (in its job folder): ${repo} cannot be its own ("${repo}" is not writable by uid ${uid}, which runs tenant team-a's jobs)`;
+      const why =
+        `runs in a private working directory (in its job folder): ${repo} cannot be its own ("${repo}" is ` +
+        `not writable by uid ${uid}, which runs tenant team-a's jobs)`;
       const submitted = cli(
         handle,
         ['submit', '--tenant', 'team-a', '--gpu', '0.5', '--', 'sh', '-c', 'pwd; sleep 1'],

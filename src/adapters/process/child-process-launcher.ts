@@ -330,7 +330,8 @@ class ChildProcessLauncher implements ProcessLauncher {
   private commandGroup(handle: ProcessHandle): number | null {
     if (handle.supervisorShared !== true || this.sandbox === null) return null;
     const commandPid = handle.commandPid ?? readCommandPidFile(handle.pidPath);
-    return commandPid !== null && commandPid !== this.jobPid(handle) ? sandboxedCommandGroup(commandPid) : null;
+    const jobPid = this.jobPid(handle);
+    return commandPid !== null && commandPid !== jobPid ? sandboxedCommandGroup(commandPid, jobPid) : null;
   }
 
   /** {@inheritDoc ProcessLauncher.stop} */

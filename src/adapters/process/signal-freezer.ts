@@ -1,8 +1,8 @@
 /**
  * The signals freezer backend, for hosts without a usable cgroup freezer: SIGSTOP / SIGCONT to
- * the job's process group, and to a sandboxed command's own group. It reaches only those groups (a descendant that called setsid
- * escapes it), and a program can observe SIGCONT. The supervisor is in another process group,
- * so it keeps running and still records the outcome.
+ * the job's process group, and to a sandboxed command's own group. It reaches only those groups (a
+ * descendant that called setsid escapes them), and a program can observe SIGCONT. The supervisor
+ * is in another process group, so it keeps running and still records the outcome.
  */
 import type { Freezer, FreezeTarget } from './freezer-backend.js';
 import { isExitedState } from '../../host/proc-identity.js';
@@ -33,8 +33,7 @@ export class SignalFreezer implements Freezer {
 
   /** {@inheritDoc Freezer.freeze} */
   async freeze(target: FreezeTarget, timeoutMs: number): Promise<void> {
-    // The command's group first: bubblewrap's processes stopped first would not matter, but the
-    // command must not run on while they are stopped.
+    // The command's group first, then bubblewrap's outer process.
     const pgids = groupsOf(target)
       .reverse()
       .filter((pgid) => signalGroup(pgid, 'SIGSTOP'));

@@ -103,7 +103,7 @@ export class SupervisedAttempt {
     let group: number | null = pid;
     if (this.spec.environmentFd !== undefined) {
       this.commandPid ??= sandboxedCommandPid(pid);
-      group = this.commandPid === null ? null : sandboxedCommandGroup(this.commandPid);
+      group = this.commandPid === null ? null : sandboxedCommandGroup(this.commandPid, pid);
     }
     if (group === null || !signalGroup(group, signal, true)) return false;
     this.signalDeliveredAtMs ??= Date.now();

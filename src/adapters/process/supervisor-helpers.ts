@@ -120,22 +120,20 @@ export function sandboxedCommandPid(bwrapPid: number): number | null {
 }
 
 /**
- * The process group of a sandboxed command: bubblewrap's init (pid 1 of the job's PID namespace)
- * makes a session of its own (`--new-session`) before it starts the command, so the group is the
- * init's and holds the command and its descendants, not bubblewrap's outer process. The init
- * ignores every signal but SIGKILL and SIGSTOP sent from outside its namespace (the kernel's rule
- * for a namespace's init without handlers), so a signal to the group reaches the command only.
- * Null until the command exists in that session.
+ * The process group of a sandboxed command (`commandPid`), read from /proc: bubblewrap's init (pid 1
+ * of the job's PID namespace) makes a session of its own (`--new-session`) before it starts the
+ * command, so the group is the init's (or the command's own, if it called setsid) and holds the
+ * command and its descendants, never bubblewrap's outer process (`bwrapPid`). The init ignores
+ * every signal but SIGKILL and SIGSTOP sent from outside its namespace (the kernel's rule for a
+ * namespace's init without handlers), so a signal to the group reaches the command's processes
+ * only. Null when the command has ended or its group would be bubblewrap's.
  */
-export function sandboxedCommandGroup(commandPid: number): number | null {
+export function sandboxedCommandGroup(commandPid: number, bwrapPid: number | null): number | null {
   try {
     const stat = readFileSync(`/proc/${commandPid}/stat`, 'utf8');
-    // Fields after the command name, which is in parentheses: state, ppid, pgrp, session, ...
-    const [, ppid, pgrp, session] = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    return pgrp !== undefined && pgrp === ppid && pgrp === session ? pgrp : null;
+    // Fields after the command name, which is in parentheses: state, ppid, pgrp, ...
+    const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+    return Number.isSafeInteger(pgrp) && pgrp > 1 && pgrp !== bwrapPid ? pgrp : null;
   } catch {
     return null;
   }

@@ -89,7 +89,10 @@ export function eventMessage(reason: Status, viewer: StatusViewer = ADMIN_VIEWER
     case 'qos-recovered':
       return `QoS recovered: ${words(d.kind)} ${figure(d.observedSeconds)} s ≤ target ${figure(d.targetSeconds)} s`;
     case 'workdir-not-writable':
-      return `runs in a private working directory (in its job folder): ${words(d.requestedDirectory)} cannot be its own (${words(d.problem)})`;
+      return (
+        `runs in a private working directory (in its job folder): ${words(d.requestedDirectory)} cannot be ` +
+        `its own (${words(d.problem)})`
+      );
     case 'recorded':
       return viewer.seesEverything ? words(d.text) : 'recorded before reasons were coded';
     default:
