@@ -110,9 +110,9 @@ function scanChildPids(parentPid: number): number[] {
 }
 
 /**
- * The host pid of a sandboxed command: bubblewrap (`bwrapPid`, which the wrapper shell became)
- * starts its init process (pid 1 of the job's PID namespace), which starts the command (pid 2 there,
- * after setpriv, the environment shell and env have exec'd into it); null until that process exists.
+ * The host pid of a sandboxed command: bubblewrap (`bwrapPid`, the supervisor's child) starts its
+ * init process (pid 1 of the job's PID namespace), which starts the command (pid 2 there, after
+ * setpriv and the environment shell have exec'd into it); null until that process exists.
  */
 export function sandboxedCommandPid(bwrapPid: number): number | null {
   const init = childPids(bwrapPid)[0];
