@@ -275,8 +275,8 @@ export function createSubmitCommand(io: CliIo = processIo()): Command {
     .addOption(
       new Option(
         '--private-workdir',
-        "run in a private working folder of the job's own on the server (what a sandboxed server needs " +
-          "when the current folder is not the tenant's)",
+        "run in a private working folder of the job's own on the server (without --workdir a sandboxed " +
+          "server picks one itself when the current folder is not the tenant's to write)",
       ),
     )
     .addOption(new Option('--wait', 'follow the job until it ends and exit with its exit status'))
