@@ -62,7 +62,12 @@ import { runKubernetesBench } from './kubernetes-bench.js';
 import { runAuditBench } from './audit-bench.js';
 import { DEFAULT_PASS_BENCH_OPTIONS, formatPassBench, runPassBench } from './pass-bench.js';
 import { formatSupervisorBench, runSupervisorBench } from './supervisor-bench.js';
-import { DEFAULT_LAUNCH_BENCH_OPTIONS, formatLaunchBench, runLaunchBench } from './launch-bench.js';
+import {
+  DEFAULT_LAUNCH_BENCH_OPTIONS,
+  formatLaunchBench,
+  formatSandboxedRate,
+  runLaunchBench,
+} from './launch-bench.js';
 import { runBulkCancelBench } from './bulk-cancel-bench.js';
 import { formatListingBench, runListingBench } from './listing-bench.js';
 
@@ -509,7 +514,7 @@ async function main(): Promise<void> {
     const launch = await runLaunchBench({ ...DEFAULT_LAUNCH_BENCH_OPTIONS, sandbox: false }, progress);
     out.push(...formatLaunchBench(launch), '');
     const sandboxed = await runLaunchBench({ ...DEFAULT_LAUNCH_BENCH_OPTIONS, sandbox: 'auto' }, progress);
-    if (sandboxed.sandboxed) out.push(...formatLaunchBench(sandboxed), '');
+    if (sandboxed.sandboxed) out.push(...formatLaunchBench(sandboxed), formatSandboxedRate(launch, sandboxed), '');
     results = { ...results, launch, ...(sandboxed.sandboxed ? { launchSandboxed: sandboxed } : {}) };
   }
   if (only.has('bulk')) {

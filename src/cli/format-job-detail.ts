@@ -131,6 +131,9 @@ export function formatJobDetail(received: JobDetailView, nowMs: number): string 
     `state:       ${job.state}${job.reason ? ` (${job.reason})` : ''}`,
     `command:     ${job.command.map(shellWord).join(' ')}`,
     `workdir:     ${job.workingDirectory ?? '(private to the job)'}`,
+    ...(job.workingDirectoryReason
+      ? [`             ${job.workingDirectoryReason.reason} [${job.workingDirectoryReason.code}]`]
+      : []),
     `request:     ${formatRequest(job)}`,
     ...formatQos(job),
     ...formatPlacement(job),

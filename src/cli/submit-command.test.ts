@@ -82,6 +82,8 @@ describe('gpushare submit', () => {
       expect(server.requests[0]?.body).toEqual({
         command: ['python', 'train.py', '--lr', '3e-4'],
         workingDirectory: '/home/u/proj',
+        // The current folder, not one named: a sandboxed server may run the job in a private one.
+        workingDirectoryFallback: 'private',
         environment: { SEED: '1', X: 'a=b' },
         tenant: 'team-a',
         name: 'tr',

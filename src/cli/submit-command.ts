@@ -1,7 +1,9 @@
 /**
  * `gpushare submit [options] -- CMD ARGS...`: submits a job to the gpushare server, prints
  * `submitted job N (...)` and then the id alone on the last line; with `--wait` it follows the job
- * and exits with the job's exit status.
+ * and exits with the job's exit status. Without `--workdir` the job runs in the current folder, or,
+ * where the tenant's uid cannot write it (a sandboxed server), in a private one: a line between the
+ * two says so and why (`workdir-not-writable`).
  */
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -85,6 +87,10 @@ export function buildSubmitBody(command: readonly string[], opts: SubmitOptions,
         ? [resolve(cwd, program), ...command.slice(1)]
         : [...command],
     ...(opts.privateWorkdir === true ? {} : { workingDirectory: resolve(cwd, opts.workdir ?? '.') }),
+    // The current folder, not one the user named: where the tenant cannot write it, a private one.
+    ...(opts.privateWorkdir !== true && opts.workdir === undefined
+      ? { workingDirectoryFallback: 'private' as const }
+      : {}),
     environment,
     gpu: {
       gpuCount: amount.gpuCount,
@@ -159,7 +165,15 @@ async function submit(command: string[], opts: SubmitOptions, io: CliIo): Promis
   const body = buildSubmitBody(command, opts, io.cwd());
   const client = await connect(opts, io);
   const job = await client.submitJob(body);
-  io.stdout(`submitted job ${job.id} (gpu ${formatGpuRequest(job.gpu)}, mode ${job.gpu.mode})\n${job.id}\n`);
+  io.stdout(`submitted job ${job.id} (gpu ${formatGpuRequest(job.gpu)}, mode ${job.gpu.mode})\n`);
+  if (body.workingDirectory !== undefined && job.workingDirectory === null) {
+    // It fell back to a private working directory (in the job's folder on the server): say so and why.
+    const why = (await client.getJob(job.id)).workingDirectoryReason;
+    io.stdout(
+      `note: ${why ? `${escapeControlCharacters(why.reason)} [${why.code}]` : 'runs in a private working directory'}\n`,
+    );
+  }
+  io.stdout(`${job.id}\n`);
   if (!opts.wait) return;
   const done = await waitForJob(client, job.id, io);
   io.stderr(`${formatJobEnd(done)}\n`);
@@ -251,12 +265,18 @@ export function createSubmitCommand(io: CliIo = processIo()): Command {
       ),
     )
     .addOption(new Option('--env <key=value>', 'environment variable for the job (repeatable)').argParser(collect))
-    .addOption(new Option('--workdir <dir>', 'working folder of the job (default: the current folder)'))
+    .addOption(
+      new Option(
+        '--workdir <dir>',
+        'working folder of the job; it must be one the job may use (default: the current folder, or a private ' +
+          "one when the tenant's uid cannot write it)",
+      ),
+    )
     .addOption(
       new Option(
         '--private-workdir',
-        "run in a private working folder of the job's own on the server (what a sandboxed server needs " +
-          "when the current folder is not the tenant's)",
+        "run in a private working folder of the job's own on the server (without --workdir a sandboxed " +
+          "server picks one itself when the current folder is not the tenant's to write)",
       ),
     )
     .addOption(new Option('--wait', 'follow the job until it ends and exit with its exit status'))

@@ -262,6 +262,14 @@ export const SubmitJobSchema = z
     workingDirectory: NO_NUL.pipe(z.string().startsWith('/', 'workingDirectory must be an absolute path'))
       .optional()
       .describe("absolute directory the job runs in; default: a private directory of the job's own"),
+    workingDirectoryFallback: z
+      .enum(['none', 'private'])
+      .optional()
+      .describe(
+        "when workingDirectory cannot be the job's (on a sandboxed server: not the tenant uid's to write): " +
+          'none (default) refuses the submit; private runs the job in a private directory of its own and ' +
+          'records why (reason code workdir-not-writable)',
+      ),
     environment: z
       .record(ENV_NAME, NO_NUL)
       .superRefine((env, ctx) => {
@@ -470,6 +478,18 @@ export const JobDetailSchema = JobSchema.extend({
     .optional()
     .describe("peak measured GPU memory and utilization over all the job's attempts; null: none measured"),
   hostLimits: JobHostLimitsSchema.optional().describe('the host limits the job runs under on this host'),
+  workingDirectoryReason: z
+    .object({
+      code: z.literal('workdir-not-writable'),
+      requestedDirectory: z.string(),
+      reason: z.string(),
+    })
+    .nullable()
+    .optional()
+    .describe(
+      'why the job runs in a private working directory although it was submitted from a folder ' +
+        '(workingDirectoryFallback private); null: it runs where it was asked to, or was asked for a private one',
+    ),
 });
 /** A job with its history. */
 export type JobDetailView = z.infer<typeof JobDetailSchema>;

@@ -29,6 +29,7 @@ import { requireTool } from '../support/required-tool.js';
 import {
   api,
   cleanupServe,
+  cli,
   jobFolder,
   pollFor,
   startServe,
@@ -159,6 +160,47 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     },
   );
 
+  it(
+    'a submit without --workdir from a folder the tenant cannot write runs in a private working ' +
+      'directory and says why; a named --workdir there stays an error',
+    async () => {
+      // A folder of root's, mode 0755, as a repository checked out by root is.
+      const repo = join(scratch, 'repo');
+      mkdirSync(repo, { mode: 0o755 });
+      chmodSync(repo, 0o755);
+      const uid = (await api(handle, 'GET', '/api/v1/tenants')).body.tenants.find(
+        (t: { name: string }) => t.name === 'team-a',
+      ).unixUid as number;
+      const why =
+        `runs in a private working directory (in its job folder): ${repo} cannot be its own ("${repo}" is ` +
+        `not writable by uid ${uid}, which runs tenant team-a's jobs)`;
+      const submitted = cli(
+        handle,
+        ['submit', '--tenant', 'team-a', '--gpu', '0.5', '--', 'sh', '-c', 'pwd; sleep 1'],
+        repo,
+      );
+      expect(submitted.stderr).toBe('');
+      expect(submitted.code).toBe(0);
+      const lines = submitted.stdout.trim().split('\n');
+      const id = Number(lines.at(-1));
+      expect(lines.slice(1, -1)).toEqual([`note: ${why} [workdir-not-writable]`]);
+      const done = await waitForJob(handle, id, (j) => j.state === 'succeeded');
+      expect(done.workingDirectory).toBeNull();
+      expect(done.workingDirectoryReason).toEqual({
+        code: 'workdir-not-writable',
+        requestedDirectory: repo,
+        reason: why,
+      });
+      expect(done.events[1]).toMatchObject({ from: 'pending', to: 'pending', reasonCode: 'workdir-not-writable' });
+      expect(await stdoutOf(handle, id)).toBe(`${join(jobFolder(handle, id), 'work')}\n`);
+      expect(cli(handle, ['show', String(id)]).stdout).toContain(`${why} [workdir-not-writable]`);
+
+      const named = cli(handle, ['submit', '--tenant', 'team-a', '--workdir', repo, '--', 'sleep', '1'], repo);
+      expect(named.code).not.toBe(0);
+      expect(named.stderr).toContain(`workingDirectory: "${repo}" is not writable by uid ${uid}`);
+    },
+  );
+
   it('a status that says jobs are sandboxed', async () => {
     const { body } = await api(handle, 'GET', '/api/v1/status');
     expect(body.isolation).toEqual({
@@ -196,16 +238,22 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       const bPid = (JSON.parse(readFileSync(join(bFolder, 'attempt-1.pid'), 'utf8')) as { jobPid: number }).jobPid;
       const data = join(handle.dataDir, 'data');
       // The job's variables never reach the root processes that set the sandbox up, and no secret is in any argv.
-      // (bubblewrap's own: the supervisor's PATH, and PWD that the wrapper shell sets.)
+      // (bubblewrap's own: the supervisor's PATH, nothing else.)
       expect(
         readFileSync(`/proc/${bPid}/environ`, 'utf8')
           .split('\0')
           .filter(Boolean)
           .map((v) => v.split('=')[0]),
-      ).toEqual(['PATH', 'PWD']);
+      ).toEqual(['PATH']);
       expect(readFileSync(`/proc/${bPid}/environ`, 'utf8')).toContain('PATH=/usr/sbin:/usr/bin:/sbin:/bin\0');
-      const bGroup = readdirSync('/proc').filter((e) => /^\d+$/.test(e) && readProcStat(Number(e))?.pgrp === bPid);
-      expect(bGroup.length).toBeGreaterThanOrEqual(2);
+      // bubblewrap's outer process (the supervisor's group) and the command's session: its init, the command.
+      const bCommandPid = (JSON.parse(readFileSync(join(bFolder, 'attempt-1.pid'), 'utf8')) as { commandPid: number })
+        .commandPid;
+      const bGroups = [bPid, readProcStat(bCommandPid)!.pgrp];
+      const bGroup = readdirSync('/proc').filter(
+        (e) => /^\d+$/.test(e) && bGroups.includes(readProcStat(Number(e))?.pgrp ?? -1),
+      );
+      expect(bGroup.length).toBeGreaterThanOrEqual(3);
       for (const pid of bGroup) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain('hunter2');
 
       // Tenant A: one probe per line, "<name> ok" or "<name> denied", then it waits to be inspected.
@@ -279,13 +327,17 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       expect(uids['team-a']).toBeGreaterThanOrEqual(200000);
       expect(uids['team-b']).not.toBe(uids['team-a']);
       expect(output).toContain(`uid ${uids['team-a']}\n`);
-      // The group holds bubblewrap (root: it sets the sandbox up, then only waits) and the command.
-      const aPid = (
-        JSON.parse(readFileSync(join(jobFolder(handle, a.body.id), 'attempt-1.pid'), 'utf8')) as { jobPid: number }
-      ).jobPid;
-      const group = processGroupUids(aPid);
+      // The supervisor's group holds bubblewrap alone (root: it sets the sandbox up, then only
+      // waits); the command runs in a session of its own with bubblewrap's init (pid 1 inside, which
+      // ignores the signals sent to the group from outside), where the forwarded signals go.
+      const aPids = JSON.parse(readFileSync(join(jobFolder(handle, a.body.id), 'attempt-1.pid'), 'utf8')) as {
+        jobPid: number;
+        commandPid: number;
+      };
+      expect(processGroupUids(aPids.jobPid)).toEqual([{ comm: 'bwrap', uid: 0 }]);
+      const group = processGroupUids(readProcStat(aPids.commandPid)!.pgrp);
       expect(group.filter((p) => p.comm !== 'bwrap')).toEqual([{ comm: 'sleep', uid: uids['team-a'] }]);
-      expect(group.filter((p) => p.comm === 'bwrap').length).toBeGreaterThanOrEqual(1);
+      expect(group.filter((p) => p.comm === 'bwrap')).toEqual([{ comm: 'bwrap', uid: 0 }]);
 
       // Only its own GPU's node (plus the control nodes) of the four simulated ones.
       const view = (await api(handle, 'GET', `/api/v1/jobs/${a.body.id}`)).body;

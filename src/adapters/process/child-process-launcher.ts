@@ -44,6 +44,7 @@ import { resolveExecutable } from '../../host/resolve-executable.js';
 import type { JobSandbox } from './sandbox.js';
 import { SANDBOX_ENVIRONMENT_FD } from './sandbox-argv.js';
 import { SupervisorClient } from './supervisor-client.js';
+import { sandboxedCommandGroup } from './supervisor-helpers.js';
 import type { SupervisorCgroup, SupervisorSpec } from './supervisor-spec.js';
 import { waitUntil } from './wait-until.js';
 
@@ -342,6 +343,17 @@ class ChildProcessLauncher implements ProcessLauncher {
     return handle.jobPid ?? readJobPidFile(handle.pidPath);
   }
 
+  /**
+   * The process group of a sandboxed command, which runs in a session of its own (bwrap
+   * --new-session; supervisor-helpers.ts sandboxedCommandGroup); null when not known or not sandboxed.
+   */
+  private commandGroup(handle: ProcessHandle): number | null {
+    if (handle.supervisorShared !== true || this.sandbox === null) return null;
+    const commandPid = handle.commandPid ?? readCommandPidFile(handle.pidPath);
+    const jobPid = this.jobPid(handle);
+    return commandPid !== null && commandPid !== jobPid ? sandboxedCommandGroup(commandPid, jobPid) : null;
+  }
+
   /** {@inheritDoc ProcessLauncher.stop} */
   async stop(handle: ProcessHandle, signal: NodeJS.Signals, graceMs: number): Promise<void> {
     const killCgroups = (sig: NodeJS.Signals): void => {
@@ -375,7 +387,11 @@ class ChildProcessLauncher implements ProcessLauncher {
         { op: 'signal', outcomePath: handle.outcomePath, signal },
         Math.max(1000, graceMs),
       );
-      if ((answer === null || !answer.ok) && jobPid !== null) send(-jobPid, signal);
+      if (answer === null || !answer.ok) {
+        // A sandboxed command has a process group of its own; bubblewrap's must not get the signal.
+        const group = this.commandGroup(handle) ?? jobPid;
+        if (group !== null) send(-group, signal);
+      }
     }
     if (await waitUntil(() => !this.isAlive(handle), graceMs, 10)) return;
     if (jobPid !== null) send(-jobPid, 'SIGKILL');
@@ -386,7 +402,7 @@ class ChildProcessLauncher implements ProcessLauncher {
   async freeze(handle: ProcessHandle): Promise<void> {
     if (!this.isAlive(handle)) return;
     await this.freezer(handle.freezerKind).freeze(
-      { cgroupKey: handle.cgroupKey, jobPid: this.jobPid(handle) },
+      { cgroupKey: handle.cgroupKey, jobPid: this.jobPid(handle), commandPid: this.commandGroup(handle) },
       this.freezeTimeoutMs,
     );
   }
@@ -395,7 +411,11 @@ class ChildProcessLauncher implements ProcessLauncher {
   async thaw(handle: ProcessHandle): Promise<void> {
     // Signals go to a pid: only while the supervisor vouches that it is still the job's.
     if (handle.freezerKind === 'signals' && !this.isAlive(handle)) return;
-    await this.freezer(handle.freezerKind).thaw({ cgroupKey: handle.cgroupKey, jobPid: this.jobPid(handle) });
+    await this.freezer(handle.freezerKind).thaw({
+      cgroupKey: handle.cgroupKey,
+      jobPid: this.jobPid(handle),
+      commandPid: this.commandGroup(handle),
+    });
   }
 
   /** {@inheritDoc ProcessLauncher.close} */

@@ -11,6 +11,11 @@ export interface FreezeTarget {
   cgroupKey: string | null;
   /** Pid and process group id of the job's command, null when not known (not running). */
   jobPid: number | null;
+  /**
+   * Process group of a sandboxed command, which runs in a session of its own (bwrap
+   * --new-session): null when not known or not sandboxed.
+   */
+  commandPid?: number | null;
 }
 
 /** One freezer backend. */

@@ -1,20 +1,20 @@
 /**
  * The command line that runs one job attempt in its sandbox (docs/security.md): bubblewrap for the
- * namespaces and mounts, then setpriv to switch to the tenant's unprivileged uid, then `env
- * --default-signal` to give the command the default signal dispositions back. Pure: no I/O.
+ * namespaces and mounts, then setpriv to switch to the tenant's unprivileged uid, then a shell that
+ * takes the job's environment and execs the command. Pure: no I/O.
  *
- * Why this chain:
+ * Why this chain (three programs before the command: decision 0033):
  * - bubblewrap runs as root (the supervisor's uid) so that it can bind the job's own folders out of
  *   the 0700 data directory; the job's processes then run under the tenant's uid on the host, with
  *   no capabilities and `no_new_privs` (setuid programs cannot raise them).
- * - With a PID namespace, bubblewrap's outer process would die of the SIGTERM the supervisor sends
- *   to the job's process group and take the job with it before it could checkpoint. The wrapper
- *   shell sets SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGUSR2 to "ignore", which bubblewrap (and its
- *   PID 1 inside) inherit, and `env --default-signal` restores them for the command alone.
+ * - The command runs in a session and process group of its own (`--new-session`): the supervisor
+ *   sends the signals it forwards to that group, so they never reach bubblewrap's own two processes
+ *   (whose default action would end the sandbox before the job could checkpoint), and the command
+ *   gets them with their default dispositions. No wrapper has to ignore them first.
  * - bubblewrap exits with the command's exit code, or 128 + N when a signal N ended it.
- * - Everything that runs as root (the wrapper shell, bubblewrap, setpriv) gets a clean environment
- *   from the supervisor: a job's variables (LD_PRELOAD, BASH_ENV, ...) must never reach a root
- *   process. They reach the command through a file bubblewrap copies into the private /tmp from
+ * - Everything that runs as root (bubblewrap, setpriv) gets a clean environment from the
+ *   supervisor: a job's variables (LD_PRELOAD, BASH_ENV, ...) must never reach a root process.
+ *   They reach the command through a file bubblewrap copies into the private /tmp from
  *   {@link SANDBOX_ENVIRONMENT_FD}, which a shell sources after the switch to the tenant's uid
  *   (the supervisor writes it with {@link shellEnvironmentFile}). Nothing secret is in any argv.
  */
@@ -37,9 +37,6 @@ export function shellEnvironmentFile(environment: Readonly<Record<string, string
     .join('');
 }
 
-/** The signals the supervisor forwards (supervisor.ts), ignored by the sandbox's own processes. */
-export const SANDBOX_FORWARDED_SIGNALS = ['TERM', 'INT', 'HUP', 'USR1', 'USR2'] as const;
-
 /** Directories every job gets empty and private (its own tmpfs). */
 const PRIVATE_TMPFS = ['/tmp', '/var/tmp', '/dev/shm'];
 
@@ -49,8 +46,6 @@ export interface SandboxPrograms {
   readonly bwrap: string;
   /** util-linux setpriv, e.g. `/usr/bin/setpriv`. */
   readonly setpriv: string;
-  /** coreutils env with `--default-signal` (coreutils 8.31+), e.g. `/usr/bin/env`. */
-  readonly env: string;
   /** A POSIX shell, e.g. `/bin/sh`. */
   readonly shell: string;
 }
@@ -147,6 +142,8 @@ export function sandboxArgv(input: SandboxArgvInput): string[] {
     '--unshare-uts',
     '--unshare-cgroup-try',
     '--die-with-parent',
+    // The command's own session and process group: the forwarded signals reach it, not bubblewrap.
+    '--new-session',
   ];
   // The private /tmp and friends are world-writable with the sticky bit, as on the host.
   for (const dir of hidden) args.push(...(PRIVATE_TMPFS.includes(dir) ? ['--perms', '1777'] : []), '--tmpfs', dir);
@@ -176,16 +173,9 @@ export function sandboxArgv(input: SandboxArgvInput): string[] {
     '--bounding-set=-all',
     '--',
   );
-  // Now the tenant's uid: take the job's environment, give the signals their defaults, run it.
-  const defaults = `--default-signal=${SANDBOX_FORWARDED_SIGNALS.join(',')}`;
+  // Now the tenant's uid: take the job's environment and run the command.
   // umask 077: what the job writes is its own, even in a working directory others may read.
-  args.push(
-    input.programs.shell,
-    '-c',
-    `. "$0" && umask 077 && exec '${input.programs.env}' ${defaults} -- "$@"`,
-    ENVIRONMENT_FILE,
-  );
+  args.push(input.programs.shell, '-c', '. "$0" && umask 077 && exec "$@"', ENVIRONMENT_FILE);
   args.push(...input.argv);
-  const ignore = SANDBOX_FORWARDED_SIGNALS.join(' ');
-  return [input.programs.shell, '-c', `trap '' ${ignore}; exec "$@"`, 'gpushare-sandbox', ...args];
+  return args;
 }

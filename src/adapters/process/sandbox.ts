@@ -248,7 +248,7 @@ function findProgram(name: string, path: string): string | null {
 
 /**
  * Whether this host can sandbox jobs: the server runs as root (it switches uids), bubblewrap,
- * setpriv and an `env` with `--default-signal` exist, and a probe (`true` run sandboxed as
+ * setpriv and a shell exist, and a probe (`true` run sandboxed as
  * `probeUid`) succeeds. Runs a few short processes; call once at start.
  */
 export function detectSandbox(serverPath: string, probeUid: number): SandboxSupport {
@@ -257,7 +257,6 @@ export function detectSandbox(serverPath: string, probeUid: number): SandboxSupp
   const found = {
     bwrap: findProgram('bwrap', serverPath),
     setpriv: findProgram('setpriv', serverPath),
-    env: findProgram('env', serverPath),
     shell: findProgram('sh', serverPath),
   };
   const missing = Object.entries(found)

@@ -20,6 +20,7 @@ import { shellEnvironmentFile } from './sandbox-argv.js';
 import {
   codeOf,
   couldNotStart,
+  sandboxedCommandGroup,
   sandboxedCommandPid,
   signalGroup,
   signalOfExitCode,
@@ -61,6 +62,8 @@ interface Ending {
 /** One supervised attempt; {@link start} runs it. */
 export class SupervisedAttempt {
   private child: ChildProcess | null = null;
+  /** The sandboxed command's host pid and process group once found (null: not yet, or not sandboxed). */
+  private commandPid: number | null = null;
   private exited = false;
   private finished = false;
   private ready = false;
@@ -93,7 +96,16 @@ export class SupervisedAttempt {
    */
   signal(signal: NodeJS.Signals): boolean {
     const pid = this.child?.pid;
-    if (pid === undefined || this.exited || !signalGroup(pid, signal, true)) return false;
+    if (pid === undefined || this.exited) return false;
+    // A sandboxed command has a process group of its own (bwrap --new-session), without bubblewrap's
+    // outer process, whose default disposition would end the sandbox. Until the command exists
+    // there is nothing to deliver to.
+    let group: number | null = pid;
+    if (this.spec.environmentFd !== undefined) {
+      this.commandPid ??= sandboxedCommandPid(pid);
+      group = this.commandPid === null ? null : sandboxedCommandGroup(this.commandPid, pid);
+    }
+    if (group === null || !signalGroup(group, signal, true)) return false;
     this.signalDeliveredAtMs ??= Date.now();
     return true;
   }
@@ -231,6 +243,7 @@ export class SupervisedAttempt {
         await new Promise((resolve) => setTimeout(resolve, 5));
         commandPid = sandboxedCommandPid(jobPid);
       }
+      if (sandboxed) this.commandPid ??= commandPid;
       const text = `${JSON.stringify({ jobPid, commandPid })}\n`;
       const written = await tryWriteAtomically(this.spec.pidPath, text);
       this.reportReady({ jobPid, commandPid });

@@ -110,13 +110,33 @@ function scanChildPids(parentPid: number): number[] {
 }
 
 /**
- * The host pid of a sandboxed command: bubblewrap (`bwrapPid`, which the wrapper shell became)
- * starts its init process (pid 1 of the job's PID namespace), which starts the command (pid 2 there,
- * after setpriv, the environment shell and env have exec'd into it); null until that process exists.
+ * The host pid of a sandboxed command: bubblewrap (`bwrapPid`, the supervisor's child) starts its
+ * init process (pid 1 of the job's PID namespace), which starts the command (pid 2 there, after
+ * setpriv and the environment shell have exec'd into it); null until that process exists.
  */
 export function sandboxedCommandPid(bwrapPid: number): number | null {
   const init = childPids(bwrapPid)[0];
   return init === undefined ? null : (childPids(init)[0] ?? null);
+}
+
+/**
+ * The process group of a sandboxed command (`commandPid`), read from /proc: bubblewrap's init (pid 1
+ * of the job's PID namespace) makes a session of its own (`--new-session`) before it starts the
+ * command, so the group is the init's (or the command's own, if it called setsid) and holds the
+ * command and its descendants, never bubblewrap's outer process (`bwrapPid`). The init ignores
+ * every signal but SIGKILL and SIGSTOP sent from outside its namespace (the kernel's rule for a
+ * namespace's init without handlers), so a signal to the group reaches the command's processes
+ * only. Null when the command has ended or its group would be bubblewrap's.
+ */
+export function sandboxedCommandGroup(commandPid: number, bwrapPid: number | null): number | null {
+  try {
+    const stat = readFileSync(`/proc/${commandPid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses: state, ppid, pgrp, ...
+    const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+    return Number.isSafeInteger(pgrp) && pgrp > 1 && pgrp !== bwrapPid ? pgrp : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

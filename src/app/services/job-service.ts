@@ -59,7 +59,7 @@ export class JobService {
     authorize(principal, 'job.submit', { tenant: body.tenant ?? principal.tenant });
     if (this.plane.draining) throw draining();
     const { store, settings, serverEnvironment, launcher, clock } = this.deps;
-    const newJob = normalizeSubmit(body, {
+    const { job: newJob, workingDirectoryReason } = normalizeSubmit(body, {
       principal,
       knownTenants: store.listTenants().map((t) => t.name),
       workingDirectoryProblem: (path, tenant) => launcher.workingDirectoryProblem(path, tenant),
@@ -71,6 +71,8 @@ export class JobService {
     const tenant = store.getTenant(newJob.tenant);
     if (tenant !== null) checkPriorityCap(principal, tenant, newJob.priority);
     const job = store.insertJob(newJob, clock.nowMs());
+    // A note the job's history keeps (gpushare show): it runs in a private working directory, and why.
+    if (workingDirectoryReason !== null) store.addJobEvent(job.id, clock.nowMs(), workingDirectoryReason, 'pending');
     this.plane.submitted(job);
     return toJobView(job, this.plane, this.viewerFor(principal));
   }

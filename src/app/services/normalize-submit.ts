@@ -3,9 +3,12 @@
  * the server's context: who may submit for which tenant, that the program exists, that the working
  * directory exists, and that the job could ever fit on this server.
  */
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import {
   effectiveGpuMilli,
+  JOB_EVENT_CODES,
+  jobEventReason,
+  type JobEventReason,
   PRIORITY_CLASSES,
   whyUnresolvable,
   type GpuDevice,
@@ -38,12 +41,23 @@ export interface SubmitContext {
   readonly host: HostCapacity;
 }
 
+/** A submit made ready to store. */
+export interface NormalizedSubmit {
+  readonly job: NewJob;
+  /**
+   * Set when the job runs in a private working directory because the one asked for cannot be its
+   * own and the body allowed that (`workingDirectoryFallback: private`): code `workdir-not-writable`
+   * with `requestedDirectory` and `problem`, to record as a note of the job. Null otherwise.
+   */
+  readonly workingDirectoryReason: JobEventReason | null;
+}
+
 /**
- * @returns the job to store
+ * @returns the job to store, and why it runs in a private working directory when it fell back to one
  * @throws GpushareError: 400 naming the field (tenant, command, workingDirectory, gpu.gpuMilli),
  *   403 for a tenant token submitting for another tenant, 422 `unresolvable` when it can never fit
  */
-export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
+export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NormalizedSubmit {
   const tenant = resolveTenant(body.tenant, ctx);
   const reserved = Object.keys(body.environment).filter(isReservedVariable);
   if (reserved.length > 0) {
@@ -54,17 +68,30 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
     );
   }
   // Without one, the job runs in a private working directory of its own, made at launch.
-  const workingDirectory = body.workingDirectory ?? null;
+  let workingDirectory = body.workingDirectory ?? null;
+  let workingDirectoryReason: JobEventReason | null = null;
+  let command = body.command;
   if (workingDirectory !== null) {
     const problem = ctx.workingDirectoryProblem(workingDirectory, tenant);
-    if (problem !== null)
+    if (problem !== null && body.workingDirectoryFallback === 'private') {
+      // The folder a user submitted from, not one they named: run in a private one and say why. A
+      // relative program path still means that folder (as with gpushare submit --private-workdir).
+      workingDirectoryReason = jobEventReason(JOB_EVENT_CODES.workdirNotWritable, {
+        requestedDirectory: workingDirectory,
+        problem,
+      });
+      const first = command[0]!;
+      if (first.includes('/') && !first.startsWith('/'))
+        command = [resolve(workingDirectory, first), ...command.slice(1)];
+      workingDirectory = null;
+    } else if (problem !== null)
       throw invalidField(
         'workingDirectory',
         `${problem} (give a folder jobs may use, or none for a private one: gpushare submit --private-workdir)`,
       );
   }
   const lookupEnv = { PATH: ctx.serverPath, ...body.environment };
-  const program = body.command[0]!;
+  const program = command[0]!;
   if (workingDirectory === null && program.includes('/') && !program.startsWith('/')) {
     throw invalidField(
       'command',
@@ -91,7 +118,7 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
   const job: NewJob = {
     name: body.name ?? basename(program),
     tenant,
-    command: body.command,
+    command,
     workingDirectory,
     environment: body.environment,
     priority,
@@ -128,7 +155,7 @@ export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NewJob {
     ctx.host,
   );
   if (why !== null) throw unresolvable(why);
-  return job;
+  return { job, workingDirectoryReason };
 }
 
 /**

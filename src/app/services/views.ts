@@ -185,6 +185,22 @@ export function toJobDetail(
     })),
     usagePeak: toUsagePeakView(history.usagePeak),
     hostLimits: plane.hostLimitsOf(job),
+    workingDirectoryReason: workingDirectoryReasonOf(events, viewer),
+  };
+}
+
+/** The `workdir-not-writable` note among a job's events, as the detail view shows it; null when none. */
+function workingDirectoryReasonOf(
+  events: readonly JobEvent[],
+  viewer: StatusViewer,
+): JobDetailView['workingDirectoryReason'] {
+  const note = events.find((e) => e.reason?.code === JOB_EVENT_CODES.workdirNotWritable)?.reason;
+  if (note === undefined || note === null) return null;
+  const requested = note.details.requestedDirectory;
+  return {
+    code: JOB_EVENT_CODES.workdirNotWritable,
+    requestedDirectory: typeof requested === 'string' ? requested : '',
+    reason: line(note, viewer) ?? '',
   };
 }
 

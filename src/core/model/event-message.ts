@@ -38,7 +38,8 @@ function gpuList(value: StatusDetail | undefined): string {
  * `cancel-requested` and `cancelled` by (`admin` or `tenant`), tenant, note (null: none);
  * `preemption-requested` and `preempted` preemptorJobId, preemptorPriority, preemptorTenant;
  * `attempt-recovered` attempt; `qos-violation` kind, observedSeconds, targetSeconds,
- * violationSeconds; `qos-recovered` kind, observedSeconds, targetSeconds; `recorded` text (a
+ * violationSeconds; `qos-recovered` kind, observedSeconds, targetSeconds; `workdir-not-writable`
+ * requestedDirectory, problem; `recorded` text (a
  * reason stored before reasons were coded: shown to admins only).
  */
 export function eventMessage(reason: Status, viewer: StatusViewer = ADMIN_VIEWER): string {
@@ -92,6 +93,11 @@ export function eventMessage(reason: Status, viewer: StatusViewer = ADMIN_VIEWER
       );
     case 'qos-recovered':
       return `QoS recovered: ${words(d.kind)} ${figure(d.observedSeconds)} s ≤ target ${figure(d.targetSeconds)} s`;
+    case 'workdir-not-writable':
+      return (
+        `runs in a private working directory (in its job folder): ${words(d.requestedDirectory)} cannot be ` +
+        `its own (${words(d.problem)})`
+      );
     case 'recorded':
       return viewer.seesEverything ? words(d.text) : 'recorded before reasons were coded';
     default:

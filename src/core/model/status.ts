@@ -167,6 +167,11 @@ export const JOB_EVENT_CODES = {
   qosViolation: 'qos-violation',
   /** A QoS target met again (kind, observedSeconds, targetSeconds). */
   qosRecovered: 'qos-recovered',
+  /**
+   * Runs in a private working directory of its own: the folder it was submitted from cannot be its
+   * working directory (requestedDirectory, problem: the check's words); a note at submit.
+   */
+  workdirNotWritable: 'workdir-not-writable',
   /** A reason stored before reasons were coded that matches no code (text; shown to admins only). */
   recorded: 'recorded',
 } as const;
