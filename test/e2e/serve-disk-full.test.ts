@@ -22,11 +22,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REQUIRE_TOOLS_ENV } from '../support/required-tool.js';
-import { processesNaming } from '../support/local-process.js';
+import { canMountTmpfs, stopServerOnTmpfs } from './support/tmpfs-server.js';
 import {
   api,
-  cleanupServe,
   hasExited,
   jobFolder,
   pollFor,
@@ -37,44 +35,11 @@ import {
   type ServeHandle,
 } from './support/serve-harness.js';
 
-/**
- * True when this process may mount a tmpfs; else skipped with a message, or a failure under GPUSHARE_REQUIRE_TOOLS=1.
- */
-function canMount(): boolean {
-  if (process.getuid?.() === 0) return true;
-  const message = 'the disk-full test mounts a tmpfs and needs root; run the tests as root';
-  if (process.env[REQUIRE_TOOLS_ENV] === '1') throw new Error(`${message} (required because ${REQUIRE_TOOLS_ENV}=1)`);
-  process.stderr.write(`skipped: ${message}\n`);
-  return false;
-}
-
 let server: ServeHandle | null = null;
 let mounted: string | null = null;
 afterEach(async () => {
-  if (server) {
-    // Kill the server, its supervisors and their jobs while the data directory is still mounted,
-    // then unmount it, so that the harness removes an ordinary folder.
-    server.process.kill('SIGKILL');
-    for (const pid of processesNaming(server.dataDir)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-  if (mounted) {
-    await pollFor('the test tmpfs to unmount', () => {
-      try {
-        execFileSync('umount', [mounted!], { stdio: 'ignore' });
-        return true;
-      } catch {
-        return undefined; // a process dying still holds it
-      }
-    });
-    mounted = null;
-  }
-  if (server) await cleanupServe(server);
+  await stopServerOnTmpfs(server, mounted);
+  mounted = null;
   server = null;
 });
 
@@ -99,7 +64,7 @@ function logLines(handle: ServeHandle, text: string): string[] {
   return handle.stderr.split('\n').filter((line) => line.includes(text));
 }
 
-describe.skipIf(!canMount())('gpushare serve: a full disk', () => {
+describe.skipIf(!canMountTmpfs('the disk-full test'))('gpushare serve: a full disk', () => {
   it(
     'refuses submits with 507, answers /healthz 503, loses no job, logs the episode once, and ' +
       'recovers when space is freed',

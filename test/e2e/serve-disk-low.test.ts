@@ -12,29 +12,11 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, statfsSync, unlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REQUIRE_TOOLS_ENV } from '../support/required-tool.js';
-import { processesNaming } from '../support/local-process.js';
-import {
-  api,
-  cleanupServe,
-  pollFor,
-  serverFetch,
-  shellJob,
-  startServe,
-  type ServeHandle,
-} from './support/serve-harness.js';
+import { canMountTmpfs, stopServerOnTmpfs } from './support/tmpfs-server.js';
+import { api, pollFor, serverFetch, shellJob, startServe, type ServeHandle } from './support/serve-harness.js';
 
 const MIB = 1 << 20;
 const THRESHOLD_MIB = 8;
-
-/** True when this process may mount a tmpfs; else skipped with a message (a failure under GPUSHARE_REQUIRE_TOOLS=1). */
-function canMount(): boolean {
-  if (process.getuid?.() === 0) return true;
-  const message = 'the disk-low test mounts a tmpfs and needs root; run the tests as root';
-  if (process.env[REQUIRE_TOOLS_ENV] === '1') throw new Error(`${message} (required because ${REQUIRE_TOOLS_ENV}=1)`);
-  process.stderr.write(`skipped: ${message}\n`);
-  return false;
-}
 
 /** Free bytes of the file system holding `path`, as root sees them (the server runs as root here). */
 const freeBytes = (path: string): number => {
@@ -56,32 +38,12 @@ function writeFiller(path: string, bytes: number): void {
 let server: ServeHandle | null = null;
 let mounted: string | null = null;
 afterEach(async () => {
-  if (server) {
-    server.process.kill('SIGKILL');
-    for (const pid of processesNaming(server.dataDir)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-  if (mounted) {
-    await pollFor('the test tmpfs to unmount', () => {
-      try {
-        execFileSync('umount', [mounted!], { stdio: 'ignore' });
-        return true;
-      } catch {
-        return undefined; // a process dying still holds it
-      }
-    });
-    mounted = null;
-  }
-  if (server) await cleanupServe(server);
+  await stopServerOnTmpfs(server, mounted);
+  mounted = null;
   server = null;
 });
 
-describe.skipIf(!canMount())('gpushare serve: free space below --min-free-disk-mib', () => {
+describe.skipIf(!canMountTmpfs('the disk-low test'))('gpushare serve: free space below --min-free-disk-mib', () => {
   it('answers /healthz 503 before the disk is full, refuses submits, summarizes them in one audit entry', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-disk-low-'));
     const data = join(dataDir, 'data');
