@@ -115,6 +115,27 @@ describe('writeCallerFile', () => {
       expect(readdirSync(home)).toEqual(['planted']);
     });
 
+    it('refuses a folder a tenant owns, or one others may write without the sticky bit, and writes nothing', async () => {
+      const theirs = join(root, 'theirs');
+      mkdirSync(theirs);
+      chownSync(theirs, TENANT_UID, TENANT_UID);
+      const owned = await refusal(write(join(theirs, 'backup.db')));
+      expect(owned.field).toBe('path');
+      expect(owned.message).toBe(
+        `path: ${theirs}/backup.db: folder ${theirs} is of uid ${TENANT_UID} with mode 0755: a user other than ` +
+          `root could remove or replace what is written there; give a folder root owns that nobody else may ` +
+          `write (or only with the sticky bit, as /tmp)`,
+      );
+      const open = join(root, 'open');
+      mkdirSync(open);
+      chmodSync(open, 0o777);
+      expect((await refusal(write(join(open, 'backup.db')))).message).toContain(
+        `folder ${open} is of uid 0 with mode 0777`,
+      );
+      expect(readdirSync(theirs)).toEqual([]);
+      expect(readdirSync(open)).toEqual([]);
+    });
+
     it("refuses root's own link in a folder a tenant may write (it could have been swapped)", async () => {
       const target = join(root, 'target');
       mkdirSync(target);

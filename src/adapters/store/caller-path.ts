@@ -12,6 +12,8 @@
  *   A server not running as root trusts its own user as it trusts root.
  *   System links (`/var/run → /run`) pass; a link a tenant made, or one in a folder a tenant can
  *   write, is refused. The link's own text is walked the same way.
+ * - The folder written into must be one only root could remove or replace the file in (the same
+ *   rule as for a link's folder): a folder a tenant owns or may write is refused.
  * - The file is made in the checked folder with `O_CREAT | O_EXCL | O_NOFOLLOW` (mode 0600) under a
  *   temporary name, written and flushed, then linked to its name (refused when that name exists:
  *   nothing is ever overwritten) and the temporary name removed, all through the folder's
@@ -57,10 +59,28 @@ function inFolder(fd: number, name: string): string {
  * only with the sticky bit (others may add entries there but never replace theirs).
  */
 function placedByRoot(link: Stats, folder: Stats): boolean {
-  const trusted = (uid: number): boolean => uid === 0 || uid === process.geteuid?.();
-  if (!trusted(link.uid) || !trusted(folder.uid)) return false;
+  return trustedUid(link.uid) && onlyRootReplaces(folder);
+}
+
+/** Root, or the server's own user. */
+function trustedUid(uid: number): boolean {
+  return uid === 0 || uid === process.geteuid?.();
+}
+
+/**
+ * True when no user other than root (or the server's own) can remove or replace an entry root made
+ * in a folder with `folder`'s status: the folder is theirs and writable by nobody else, or only with
+ * the sticky bit.
+ */
+function onlyRootReplaces(folder: Stats): boolean {
+  if (!trustedUid(folder.uid)) return false;
   const othersMayWrite = (folder.mode & 0o022) !== 0;
   return !othersMayWrite || (folder.mode & STICKY_BIT) !== 0;
+}
+
+/** `uid 200000 with mode 0755`: who holds a folder, for a refusal. */
+function folderOwnership(folder: Stats): string {
+  return `uid ${folder.uid} with mode ${(folder.mode & 0o7777).toString(8).padStart(4, '0')}`;
 }
 
 /** The components of a path or of a link's text, without empty ones and `.`. */
@@ -131,8 +151,7 @@ function openCheckedFolder(path: string, components: readonly string[], field: s
         if (!placedByRoot(entry, folder)) {
           return refuse(
             `${shown} is a symbolic link that a user other than root could have placed (the link is ` +
-              `uid ${entry.uid}'s, in a folder of uid ${folder.uid} with mode ` +
-              `${(folder.mode & 0o7777).toString(8).padStart(4, '0')}); give a path without it`,
+              `uid ${entry.uid}'s, in a folder of ${folderOwnership(folder)}); give a path without it`,
           );
         }
         if (++links > MAX_SYMLINKS) return refuse(`more than ${MAX_SYMLINKS} symbolic links`);
@@ -161,6 +180,14 @@ function openCheckedFolder(path: string, components: readonly string[], field: s
   } catch (error) {
     closeAll();
     throw error;
+  }
+  const folder = fstatSync(stack.at(-1)!);
+  if (!onlyRootReplaces(folder)) {
+    return refuse(
+      `folder /${walked.join('/')} is of ${folderOwnership(folder)}: a user other than root could remove or ` +
+        `replace what is written there; give a folder root owns that nobody else may write (or only with the ` +
+        `sticky bit, as /tmp)`,
+    );
   }
   const fd = stack.pop()!;
   closeAll();
