@@ -115,7 +115,7 @@ describe('writeCallerFile', () => {
       expect(readdirSync(home)).toEqual(['planted']);
     });
 
-    it('refuses a folder a tenant owns, or one others may write without the sticky bit, and writes nothing', async () => {
+    it('refuses a folder a tenant owns, or one others may write without the sticky bit; writes nothing', async () => {
       const theirs = join(root, 'theirs');
       mkdirSync(theirs);
       chownSync(theirs, TENANT_UID, TENANT_UID);
