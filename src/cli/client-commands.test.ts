@@ -20,6 +20,7 @@ import {
 } from '../adapters/http-client/testing/fake-api-server.js';
 import { jobListingAnswer } from '../adapters/http-client/testing/job-listing-answer.js';
 import { main } from '../main/cli.js';
+import type { JobDetailView } from '../contract/api.js';
 import { runClientCli } from './testing/run-client-cli.js';
 
 let server: FakeApiServer | undefined;
@@ -193,6 +194,27 @@ describe('gpushare show', () => {
     expect(partial.stdout).toContain('\npeak use:    512 MiB GPU memory (on one GPU), - utilization\n');
   });
 
+  it("says which default host memory is reserved for a job that asked for none (server's, tenant's)", async () => {
+    const limits = (source: 'server-default' | 'tenant-default', mib: number): JobDetailView['hostLimits'] => ({
+      pidsMax: 4096,
+      hostMemoryMiB: mib,
+      hostMemorySource: source,
+      cpuWeight: 100,
+      cpuQuotaMilli: null,
+      events: null,
+    });
+    const { env } = await serve((r) => ({
+      status: 200,
+      body: sampleJobDetail({
+        hostLimits: r.path === '/api/v1/jobs/12' ? limits('server-default', 1024) : limits('tenant-default', 256),
+      }),
+    }));
+    const server = await runClientCli(['show', '12'], { env });
+    expect(server.stdout).toContain("host memory none asked: the server's default 1024 MiB reserved,");
+    const tenant = await runClientCli(['show', '13'], { env });
+    expect(tenant.stdout).toContain("host memory none asked: the tenant's default 256 MiB reserved,");
+  });
+
   it('says whether the job is preemptible, and lists attempts with why each ended (preempted, running)', async () => {
     const detail = sampleJobDetail({
       attempt: 2,
@@ -230,6 +252,7 @@ describe('gpushare show', () => {
       'request:     gpu 0.5 × 1 (memory in proportion), mode auto, priority 100 (low), not preemptible, ' +
         'cpu none reserved,',
     );
+    expect(run.stdout).toContain('cpu none reserved, host memory none reserved,');
     expect(run.stdout).toContain('attempt:     2 (1 preempted, not counted against retries 0)\n');
     expect(run.stdout).toContain(
       [
