@@ -212,7 +212,7 @@ describe('gpushare show', () => {
     const server = await runClientCli(['show', '12'], { env });
     expect(server.stdout).toContain("host memory none asked: the server's default 1024 MiB reserved,");
     const tenant = await runClientCli(['show', '13'], { env });
-    expect(tenant.stdout).toContain("host memory none asked: the tenant's default 256 MiB reserved,");
+    expect(tenant.stdout).toContain("host memory none asked: its tenant's default 256 MiB reserved,");
   });
 
   it('says whether the job is preemptible, and lists attempts with why each ended (preempted, running)', async () => {

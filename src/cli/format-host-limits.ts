@@ -40,6 +40,19 @@ export function formatHostLimitLine(host: StatusView['enforcement']['host']): st
 }
 
 /**
+ * The host memory a job asked for (`hostMemoryMiB`, 0: none), for `show`'s request line: `4096 MiB`,
+ * or for a job that asked for none the default reserved for it (`none asked: the server's default
+ * 1024 MiB reserved`), or `none reserved`.
+ */
+export function formatHostMemoryRequest(hostMemoryMiB: number, limits: JobDetailView['hostLimits']): string {
+  if (hostMemoryMiB > 0) return `${hostMemoryMiB} MiB`;
+  if (limits === undefined || limits.hostMemoryMiB === null) return 'none reserved';
+  const source = limits.hostMemorySource;
+  if (source !== 'tenant-default' && source !== 'server-default') return 'none reserved';
+  return `none asked: ${MEMORY_SOURCES[source]} ${limits.hostMemoryMiB} MiB reserved`;
+}
+
+/**
  * `host limits: processes 4096, memory 1024 MiB (the server's default), cpu weight 100, cpu quota none` and, while
  * the job runs, `limit hits:  0 forks refused, 0 OOM kills, 12 periods held at the CPU quota`; nothing from a server
  * that does not report them.

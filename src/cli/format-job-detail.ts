@@ -8,7 +8,7 @@
 import type { JobDetailView } from '../contract/api.js';
 import { formatGpuMilli, formatGpuRequest, jobAge } from '../contract/job-table.js';
 import { formatShareEnforcement } from './format-enforcement.js';
-import { formatJobHostLimits } from './format-host-limits.js';
+import { formatHostMemoryRequest, formatJobHostLimits } from './format-host-limits.js';
 import { formatTextTable } from './text-table.js';
 import { escapeControlCharactersDeep } from '../lib/control-characters.js';
 
@@ -21,19 +21,6 @@ function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/**
- * The host memory the job asked for: `4096 MiB`, or for a job that asked for none the default
- * reserved for it (`none asked: the server's default 1024 MiB reserved`), or `none reserved`.
- */
-function hostMemoryRequest(job: JobDetailView): string {
-  if (job.hostMemoryMiB > 0) return `${job.hostMemoryMiB} MiB`;
-  const limits = job.hostLimits;
-  if (limits === undefined || limits.hostMemoryMiB === null || limits.hostMemorySource === 'request')
-    return 'none reserved';
-  const whose = limits.hostMemorySource === 'tenant-default' ? "the tenant's default" : "the server's default";
-  return `none asked: ${whose} ${limits.hostMemoryMiB} MiB reserved`;
-}
-
 function formatRequest(job: JobDetailView): string {
   const memory = job.gpu.gpuMemoryMiB === null ? 'memory in proportion' : `${job.gpu.gpuMemoryMiB} MiB each`;
   const parts = [
@@ -41,7 +28,7 @@ function formatRequest(job: JobDetailView): string {
     `priority ${job.priority} (${job.priorityClass})`,
     job.preemptible ? 'preemptible' : 'not preemptible',
     `cpu ${job.cpuMilli === 0 ? 'none reserved' : `${job.cpuMilli} milli`}`,
-    `host memory ${hostMemoryRequest(job)}`,
+    `host memory ${formatHostMemoryRequest(job.hostMemoryMiB, job.hostLimits)}`,
     `time limit ${job.timeLimitSeconds === null ? 'none' : `${job.timeLimitSeconds} s`}`,
     `retries ${job.retries}`,
   ];

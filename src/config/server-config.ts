@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parse as parseYaml } from 'yaml';
 import { POLICY_NAMES } from '../core/index.js';
+import { JOB_HOST_LIMIT_KEYS, resolveJobHostLimits, type JobHostLimitsConfig } from './job-host-limits-config.js';
 
 /** The YAML file's schema (camelCase keys). Unknown keys are errors, so typos are caught. */
 /** GPUs simulated when the machine has none and no `--simulate-gpus` is given. */
@@ -18,14 +19,6 @@ export const DEFAULT_JOB_LOG_CAP_BYTES = 64 << 20;
 /** Default of `minFreeDiskMiB`: below 256 MiB free on the data directory's disk the server is unhealthy. */
 export const DEFAULT_MIN_FREE_DISK_MIB = 256;
 
-/** Default of `jobPidsMax`: processes and threads one job may have at once. */
-export const DEFAULT_JOB_PIDS_MAX = 4096;
-/** Default of `defaultHostMemoryMiB`: host memory of a job that asks for none, MiB. */
-export const DEFAULT_JOB_HOST_MEMORY_MIB = 1024;
-/** Default of `jobCpuWeight` (the kernel's default weight: a job weighs as much as the server's own cgroup). */
-export const DEFAULT_JOB_CPU_WEIGHT = 100;
-/** Largest `jobPidsMax` (the kernel's largest pid_max). */
-const JOB_PIDS_MAX_LIMIT = 4_194_304;
 /** Smallest `jobLogCapBytes` (4 KiB) and largest (1 TiB). */
 const JOB_LOG_CAP_MIN_BYTES = 4096;
 const JOB_LOG_CAP_MAX_BYTES = 2 ** 40;
@@ -165,23 +158,7 @@ export const ServerConfigFileSchema = z
      * input, to keep it where the server's users cannot rewrite it (docs/security.md). Default: none.
      */
     auditAnchorCommand: z.string().trim().min(1, 'must not be blank').max(4096).optional(),
-    /**
-     * Most processes and threads one job may have at once (pids cgroup `pids.max`; a fork past it fails and the job
-     * ends `process-limit`); 0 = no limit. Default 4096.
-     */
-    jobPidsMax: z.number().int().min(0).max(JOB_PIDS_MAX_LIMIT).optional(),
-    /**
-     * Host memory of a job that asks for none (`--host-memory`), MiB: its memory cgroup limit, reserved by the
-     * scheduler like a request (over it the job ends `host-memory-limit`); 0 = such jobs get no limit. Default 1024.
-     */
-    defaultHostMemoryMiB: z.number().int().min(0).optional(),
-    /** Per tenant name: its own `defaultHostMemoryMiB`, MiB (> 0). */
-    tenantDefaultHostMemoryMiB: z.record(z.string(), z.number().int().min(1)).optional(),
-    /**
-     * CPU weight of each job's cgroup (v2 `cpu.weight`, v1 `cpu.shares` = weight × 1024 / 100) against the server and
-     * the other jobs, whatever its number of processes; 0 = none. Default 100.
-     */
-    jobCpuWeight: z.number().int().min(0).max(10_000).optional(),
+    ...JOB_HOST_LIMIT_KEYS,
   })
   .strict();
 /** Contents of the YAML file. */
@@ -252,43 +229,7 @@ export interface ServerConfig {
   /** The shell command that receives each new audit head (`--audit-anchor-command`); null: none. */
   readonly auditAnchorCommand: string | null;
   /** The host limits every job gets by default (docs/processes.md "Host limits"); 0 = that limit off. */
-  readonly jobHostLimits: {
-    /** Process limit of each job (`pids.max`). */
-    readonly pidsMax: number;
-    /** Host memory of a job that asks for none, MiB. */
-    readonly defaultHostMemoryMiB: number;
-    /** Per tenant: its own default host memory, MiB. */
-    readonly tenantDefaultHostMemoryMiB: Readonly<Record<string, number>>;
-    /** CPU weight of each job's cgroup (1-10000). */
-    readonly cpuWeight: number;
-  };
-}
-
-/**
- * The default host limits of merged settings over `hostMemoryMiB` (the memory offered to jobs, MiB).
- * @throws Error naming defaultHostMemoryMiB or tenantDefaultHostMemoryMiB when a default exceeds the memory offered
- *   (no job with it could ever run)
- */
-function resolveJobHostLimits(merged: ServerConfigFile, hostMemoryMiB: number): ServerConfig['jobHostLimits'] {
-  const defaultHostMemoryMiB = merged.defaultHostMemoryMiB ?? Math.min(DEFAULT_JOB_HOST_MEMORY_MIB, hostMemoryMiB);
-  if (defaultHostMemoryMiB > hostMemoryMiB)
-    throw new Error(
-      `defaultHostMemoryMiB (--default-host-memory-mib) must be between 0 and hostMemoryMiB (${hostMemoryMiB}), ` +
-        `got ${defaultHostMemoryMiB}`,
-    );
-  const tenants = merged.tenantDefaultHostMemoryMiB ?? {};
-  for (const [tenant, mib] of Object.entries(tenants)) {
-    if (mib > hostMemoryMiB)
-      throw new Error(
-        `tenantDefaultHostMemoryMiB.${tenant} must be between 1 and hostMemoryMiB (${hostMemoryMiB}), got ${mib}`,
-      );
-  }
-  return {
-    pidsMax: merged.jobPidsMax ?? DEFAULT_JOB_PIDS_MAX,
-    defaultHostMemoryMiB,
-    tenantDefaultHostMemoryMiB: tenants,
-    cpuWeight: merged.jobCpuWeight ?? DEFAULT_JOB_CPU_WEIGHT,
-  };
+  readonly jobHostLimits: JobHostLimitsConfig;
 }
 
 /**

@@ -50,7 +50,7 @@ import { writeCliConfig } from '../config/cli-config-write.js';
 import { setUpJobIsolation } from './job-sandbox-setup.js';
 import { DEFAULT_SIMULATED_GPUS, type ServerConfig } from '../config/server-config.js';
 import { prepareServerTls } from './server-tls.js';
-import { openServerAuditLog, recordServerAdminToken } from './server-audit.js';
+import { auditAnchorHealth, openServerAuditLog, recordServerAdminToken } from './server-audit.js';
 import { readAdminTokenFile, writeAdminTokenFile } from './admin-token-file.js';
 import type { TokenRecord } from '../app/ports/state-store.js';
 
@@ -345,14 +345,7 @@ async function startLocked(
       status: (principal) => serverStatus(statusSources, principal),
       diskProblem: () => disk.problem(),
       onDiskRefusal: (reason) => diskRefusals.noteRefused(reason),
-      ...(anchorStatus === null
-        ? {}
-        : {
-            auditAnchor: () => {
-              const now = anchorStatus();
-              return { up: now.up, anchoredSeq: now.anchoredSeq, unanchoredEntries: now.headSeq - now.anchoredSeq };
-            },
-          }),
+      ...(anchorStatus === null ? {} : { auditAnchor: () => auditAnchorHealth(anchorStatus()) }),
       dashboard: (principal) => dashboardSnapshot(dashboardSources, principal),
       dashboardJobs: (principal, filter) => dashboardJobs(dashboardSources, principal, filter),
       qos: new QosService(plane, store, clock, logger),

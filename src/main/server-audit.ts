@@ -32,6 +32,15 @@ export interface ServerAuditLog {
   close(): void;
 }
 
+/** The anchor's state as `/healthz` shows it: whether it runs, the last head it took, the entries after that. */
+export function auditAnchorHealth(status: AuditAnchorStatus): {
+  up: boolean;
+  anchoredSeq: number;
+  unanchoredEntries: number;
+} {
+  return { up: status.up, anchoredSeq: status.anchoredSeq, unanchoredEntries: status.headSeq - status.anchoredSeq };
+}
+
 /**
  * Records the server's own token actions at start (actor and role `server`): `token.create` for
  * an admin token it made (the first start, or the admin-token file missing or not an active admin

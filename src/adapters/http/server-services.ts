@@ -65,11 +65,6 @@ export interface ServerServices {
   /** The uid a tenant's jobs run under in the sandbox (allocated on first use); absent or null: no sandbox. */
   readonly tenantUid?: (tenant: string) => number | null;
   /**
-   * Why the server cannot do its work now (e.g. its data directory's disk is full), null when healthy: `/healthz` then
-   * answers 503.
-   */
-  readonly unhealthyReason?: () => string | null;
-  /**
    * The data directory's disk problem now (full, or below `--min-free-disk-mib`), null when none: `/healthz` then
    * answers 503 with its reason code and numbers, and below the threshold submits are refused (507 `disk-low`).
    */

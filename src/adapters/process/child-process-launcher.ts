@@ -27,16 +27,8 @@ import {
 } from './attempt-files.js';
 import { cgroupPids, createCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
 import { detectCgroupLayout, type CgroupLayout } from './cgroup-layout.js';
-import {
-  cpuLimitValues,
-  cpuWeightValues,
-  capAllJobsPids,
-  detectLimitSupport,
-  memoryLimitValues,
-  pidsLimitValues,
-  writeLimits,
-  type LimitSupport,
-} from './cgroup-limits.js';
+import { capAllJobsPids, detectLimitSupport, writeLimits, type LimitSupport } from './cgroup-limits.js';
+import { planAttemptCgroups, type AttemptCgroup } from './attempt-cgroups.js';
 import { readLimitEvents } from './cgroup-limit-events.js';
 import { createFreezer, detectFreezerKinds, type Freezer } from './freezer.js';
 import { isSameProcess } from '../../host/proc-identity.js';
@@ -87,15 +79,6 @@ export interface ChildProcessLauncherOptions {
   unsandboxedDetail?: string;
   /** Most bytes kept of each attempt's stdout and of its stderr (capped-log.ts); default 64 MiB. */
   logCapBytes?: number;
-}
-
-/** One cgroup an attempt joins: its directory and the hierarchy it belongs to. */
-interface AttemptCgroup {
-  dir: string;
-  /** Mount point of its hierarchy, and the v1 controller naming it (null for v2). */
-  mount: string;
-  controller: string | null;
-  limits: Array<[string, string]>;
 }
 
 /** True when `path` is a regular file (an outcome written). */
@@ -174,40 +157,20 @@ class ChildProcessLauncher implements ProcessLauncher {
     return freezer;
   }
 
-  /** The cgroups an attempt of `spec` joins, with the limit values to write into each. */
+  /** The cgroups an attempt of `spec` joins, with the limit values to write into each (attempt-cgroups.ts). */
   private plannedCgroups(spec: LaunchSpec, key: string): AttemptCgroup[] {
-    const byDir = new Map<string, AttemptCgroup>();
-    const add = (
-      parentDir: string,
-      version: 'v1' | 'v2',
-      controller: string,
-      limits: Array<[string, string]>,
-    ): void => {
-      const dir = join(parentDir, key);
-      const mount = version === 'v2' ? (this.layout.v2Mount ?? '') : (this.layout.v1Mounts[controller] ?? '');
-      const entry = byDir.get(dir) ?? { dir, mount, controller: version === 'v2' ? null : controller, limits: [] };
-      entry.limits.push(...limits);
-      byDir.set(dir, entry);
-    };
     const freezerDir = this.freezer(this.freezerKind).cgroupDirectory(key);
-    if (freezerDir !== null) add(join(freezerDir, '..'), this.freezerKind === 'cgroup-v2' ? 'v2' : 'v1', 'freezer', []);
-    const { cpu, memory, pids } = this.limits;
-    if (spec.cpuWeight !== undefined && cpu !== null)
-      add(cpu.parentDir, cpu.version, 'cpu', cpuWeightValues(spec.cpuWeight, cpu.version));
-    if (spec.cpuMilli > 0 && cpu !== null)
-      add(cpu.parentDir, cpu.version, 'cpu', cpuLimitValues(spec.cpuMilli, cpu.version));
-    if ((spec.pidsMax ?? 0) > 0 && pids !== null)
-      add(pids.parentDir, pids.version, 'pids', pidsLimitValues(spec.pidsMax ?? 0));
-    if (spec.hostMemoryMiB > 0 && memory !== null) {
-      add(memory.parentDir, memory.version, 'memory', memoryLimitValues(spec.hostMemoryMiB, memory.version));
-    }
-    if (spec.cpuMilli > 0 && cpu === null)
-      this.logger?.warn({ jobId: spec.jobId }, 'cpuMilli not enforced: no CPU controller');
-    if (spec.hostMemoryMiB > 0 && memory === null)
-      this.logger?.warn({ jobId: spec.jobId }, 'hostMemoryMiB not enforced: no memory controller');
-    if ((spec.pidsMax ?? 0) > 0 && pids === null)
-      this.logger?.warn({ jobId: spec.jobId }, 'pidsMax not enforced: no pids controller');
-    return [...byDir.values()];
+    const freezer =
+      freezerDir === null
+        ? null
+        : {
+            parentDir: join(freezerDir, '..'),
+            version: this.freezerKind === 'cgroup-v2' ? ('v2' as const) : ('v1' as const),
+          };
+    const plan = planAttemptCgroups(this.layout, this.limits, freezer, spec, key);
+    for (const limit of plan.notEnforced)
+      this.logger?.warn({ jobId: spec.jobId, limit }, `${limit} not enforced: this host has no such cgroup controller`);
+    return plan.cgroups;
   }
 
   /** Every directory cgroup `key` may have on this host (all hierarchies). */
