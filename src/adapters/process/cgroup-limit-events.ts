@@ -32,9 +32,9 @@ function countIn(dir: string, file: string, key: string): number {
 
 /**
  * The limit events of the attempt whose cgroups are named `key`, in the hierarchies of `limits`
- * (a hierarchy this host lacks counts 0). Never throws.
+ * (a hierarchy this host lacks counts 0); without `withCpu` `cpu.stat` is not read (0). Never throws.
  */
-export function readLimitEvents(limits: LimitSupport, key: string): HostLimitEvents {
+export function readLimitEvents(limits: LimitSupport, key: string, withCpu: boolean): HostLimitEvents {
   const { cpu, memory, pids } = limits;
   return {
     pidsMaxHits: pids === null ? 0 : countIn(join(pids.parentDir, key), 'pids.events', 'max'),
@@ -46,6 +46,6 @@ export function readLimitEvents(limits: LimitSupport, key: string): HostLimitEve
             memory.version === 'v1' ? 'memory.oom_control' : 'memory.events',
             'oom_kill',
           ),
-    cpuThrottledPeriods: cpu === null ? 0 : countIn(join(cpu.parentDir, key), 'cpu.stat', 'nr_throttled'),
+    cpuThrottledPeriods: cpu === null || !withCpu ? 0 : countIn(join(cpu.parentDir, key), 'cpu.stat', 'nr_throttled'),
   };
 }

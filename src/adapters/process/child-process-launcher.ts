@@ -395,8 +395,8 @@ class ChildProcessLauncher implements ProcessLauncher {
   }
 
   /** {@inheritDoc ProcessLauncher.limitEvents} */
-  limitEvents(handle: ProcessHandle): HostLimitEvents | null {
-    return handle.cgroupKey === null ? null : readLimitEvents(this.limits, handle.cgroupKey);
+  limitEvents(handle: ProcessHandle, options?: { readonly cpu: boolean }): HostLimitEvents | null {
+    return handle.cgroupKey === null ? null : readLimitEvents(this.limits, handle.cgroupKey, options?.cpu ?? true);
   }
 
   /** {@inheritDoc ProcessLauncher.cleanup} */

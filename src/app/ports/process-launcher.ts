@@ -204,8 +204,10 @@ export interface ProcessLauncher {
   /**
    * What the kernel counted against the host limits of the attempt (from its cgroups, which exist
    * until `cleanup`); null when the attempt has no cgroups. Absent on a launcher without cgroups.
+   * `cpu: false` (the attempt monitor, every tick) skips the CPU quota's count, which ends no job:
+   * `cpuThrottledPeriods` is then 0.
    */
-  limitEvents?(handle: ProcessHandle): HostLimitEvents | null;
+  limitEvents?(handle: ProcessHandle, options?: { readonly cpu: boolean }): HostLimitEvents | null;
   /** Removes the cgroups of a finished attempt, killing any process still left in them. Idempotent. */
   cleanup(handle: ProcessHandle): Promise<void>;
   /**

@@ -126,7 +126,7 @@ export class AttemptMonitor {
     const { launcher, settings } = this.deps;
     if (job.process === null || launcher.limitEvents === undefined) return undefined;
     const limits = enforcedHostLimits(job, settings?.jobHostLimits ?? NO_JOB_HOST_LIMITS, launcher.enforcement);
-    const reason = hostLimitReason(launcher.limitEvents(job.process), limits);
+    const reason = hostLimitReason(launcher.limitEvents(job.process, { cpu: false }), limits);
     return reason === null ? undefined : { kind: 'host-limit', reason };
   }
 
