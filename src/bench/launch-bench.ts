@@ -15,7 +15,7 @@
  *     `succeeded`.
  * Targets: submit p99 while launching within 3× the idle p99 and under 50 ms; ≥ 150 jobs/s.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nearestRank } from '../lib/statistics.js';
@@ -90,6 +90,8 @@ export async function runLaunchBench(
   progress: (message: string) => void,
 ): Promise<LaunchBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'gpushare-launch-bench-'));
+  // Passable by others, as /var/lib is: sandboxes then start under the tenant's uid (decision 0036).
+  chmodSync(dir, 0o711);
   const cleanup = new BenchCleanup(dir);
   const stderrTail = { text: '' };
   const sandboxed =

@@ -4,12 +4,14 @@
  * a second tenant (at start and when one is created), because tenants' jobs would run as one user
  * and could read each other's files and the admin token.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { InventoryGpu } from '../app/ports/gpu-inventory.js';
 import { createJobSandbox, detectSandbox, type JobSandbox } from '../adapters/process/sandbox.js';
 import { openTenantUids } from '../adapters/process/tenant-uids.js';
+import { JOB_FOLDER_MODE, TRAVERSABLE_FOLDER_MODE } from '../adapters/process/job-files.js';
+import { openJobFoldersToTenants } from './private-files.js';
 import type { ServerConfig } from '../config/server-config.js';
 
 /** The subset of a pino logger used here. */
@@ -26,6 +28,8 @@ export interface JobIsolationSetup {
   readonly unsandboxedDetail: string;
   /** Most tenants the server may have (the `default` tenant counts), null for no limit. */
   readonly maxTenants: number | null;
+  /** Mode of `jobs/` and of new job folders: 0711 for a user-namespace sandbox, else 0700. */
+  readonly jobFolderMode: number;
 }
 
 /**
@@ -44,6 +48,18 @@ export function writeSimulatedDeviceFiles(dataDir: string, gpus: readonly Invent
   ];
   for (const name of names) writeFileSync(join(root, name), '', { mode: 0o666 });
   return root;
+}
+
+/** The nearest existing folder above `path` that others may not pass through (no `x` for others), or null. */
+function folderClosedToOthersAbove(path: string): string | null {
+  for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
+    try {
+      if ((statSync(dir).mode & 0o001) === 0) return dir;
+    } catch {
+      // not there yet: the data directory is made below it
+    }
+    if (dir === '/') return null;
+  }
 }
 
 /**
@@ -66,9 +82,12 @@ export function setUpJobIsolation(
       `--single-tenant: jobs run as this server's user (uid ${process.getuid?.() ?? '?'}) without a ` +
         `sandbox; every tenant's jobs can read every other's files, the store and the admin token`,
     );
-    return { sandbox: null, unsandboxedDetail: detail, maxTenants: null };
+    return { sandbox: null, unsandboxedDetail: detail, maxTenants: null, jobFolderMode: JOB_FOLDER_MODE };
   }
-  const support = detectSandbox(env.PATH ?? '/usr/bin:/bin', config.sandboxUidRange.first);
+  // A sandbox under the tenant's uid binds job folders from the data directory: every folder above
+  // it must let others pass (not so under /root, whose mode stays the owner's business).
+  const closedAbove = folderClosedToOthersAbove(config.dataDir);
+  const support = detectSandbox(env.PATH ?? '/usr/bin:/bin', config.sandboxUidRange.first, closedAbove === null);
   if (!support.available) {
     const detail = `no sandbox (${support.reason}): one tenant only; --single-tenant allows more without isolation`;
     if (tenantNames.length > 1) {
@@ -83,7 +102,7 @@ export function setUpJobIsolation(
       `jobs cannot be sandboxed (${support.reason}): this server accepts one tenant only; --single-tenant ` +
         `lifts that without isolating tenants`,
     );
-    return { sandbox: null, unsandboxedDetail: detail, maxTenants: 1 };
+    return { sandbox: null, unsandboxedDetail: detail, maxTenants: 1, jobFolderMode: JOB_FOLDER_MODE };
   }
   const home = resolve(env.HOME || homedir());
   const hidden = [...new Set([config.dataDir, home, '/root'])].filter((dir) => dir !== '/');
@@ -93,13 +112,38 @@ export function setUpJobIsolation(
     configured: config.tenantUids,
     range: config.sandboxUidRange,
   });
+  const userNamespace = support.chain === 'user-namespace';
+  if (userNamespace) {
+    const opened = openJobFoldersToTenants(config.dataDir);
+    if (opened.length > 0)
+      logger.info(
+        { changed: opened },
+        'data directory: job folders made passable (0711) for sandboxes that run under the tenant uids; ' +
+          'its files stay private',
+      );
+  }
+  if (closedAbove !== null)
+    logger.warn(
+      { closedAbove },
+      `jobs' sandboxes start as root (bubblewrap, then setpriv): others cannot pass ${closedAbove} above the ` +
+        `data directory, so a sandbox under a tenant's uid could not reach the job folders; a data directory ` +
+        `elsewhere (e.g. /var/lib/gpushare) starts sandboxes under the tenant's uid, with fewer programs`,
+    );
   logger.info(
-    { hidden, deviceRoot },
-    `jobs run sandboxed (bubblewrap), each tenant under its own uid from ${config.sandboxUidRange.first}`,
+    { hidden, deviceRoot, chain: support.chain },
+    `jobs run sandboxed (bubblewrap${userNamespace ? ' in a user namespace' : ', then setpriv'}), each tenant ` +
+      `under its own uid from ${config.sandboxUidRange.first}`,
   );
   return {
-    sandbox: createJobSandbox({ programs: support.programs, tenantUids, hiddenDirectories: hidden, deviceRoot }),
+    sandbox: createJobSandbox({
+      programs: support.programs,
+      chain: support.chain,
+      tenantUids,
+      hiddenDirectories: hidden,
+      deviceRoot,
+    }),
     unsandboxedDetail: '',
     maxTenants: null,
+    jobFolderMode: userNamespace ? TRAVERSABLE_FOLDER_MODE : JOB_FOLDER_MODE,
   };
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HANDLE, sampleJob } from '../adapters/store/store-fixtures.js';
-import { openDataDirStore } from './private-files.js';
+import { openDataDirStore, openJobFoldersToTenants } from './private-files.js';
 
 const modeOf = (path: string): number => statSync(path).mode & 0o777;
 const FOLDER_1 = '1-00112233445566aa';
@@ -72,6 +72,39 @@ describe('openDataDirStore', () => {
         `data directory: made private to this user: ${join(dir, 'gpushare.db')} (0644 → 0600), ` +
         `${join(dir, 'jobs')} (0755 → 0700), ${join(dir, 'jobs', '1')} (0755 → 0700)`,
     });
+  });
+
+  it('opens the data directory and job folders to passing (0711) for user namespaces; files stay private', () => {
+    chmodSync(dir, 0o700);
+    folder('jobs', '3-00000000000000aa', 'work');
+    chmodSync(join(dir, 'jobs'), 0o700);
+    chmodSync(join(dir, 'jobs', '3-00000000000000aa'), 0o700);
+    chmodSync(join(dir, 'jobs', '3-00000000000000aa', 'work'), 0o700);
+    folder('tls');
+    chmodSync(join(dir, 'tls'), 0o700);
+    writeFileSync(join(dir, 'admin-token'), 'gs_secret\n', { mode: 0o600 });
+    writeFileSync(join(dir, 'tenant-uids.json'), '{}', { mode: 0o644 });
+    writeFileSync(join(dir, 'jobs', '3-00000000000000aa', 'attempt-1.stdout.log'), 'out\n', { mode: 0o644 });
+    writeFileSync(join(dir, 'jobs', '3-00000000000000aa', 'attempt-1.pid'), '{}', { mode: 0o640 });
+    const changed = openJobFoldersToTenants(dir);
+    expect(changed.map((c) => c.slice(dir.length))).toEqual(
+      [
+        ' (0700 → 0711)',
+        '/tenant-uids.json (0644 → 0600)',
+        '/jobs (0700 → 0711)',
+        '/jobs/3-00000000000000aa (0700 → 0711)',
+        '/jobs/3-00000000000000aa/attempt-1.pid (0640 → 0600)',
+        '/jobs/3-00000000000000aa/attempt-1.stdout.log (0644 → 0600)',
+      ].sort((a, b) => (a.startsWith(' ') ? -1 : b.startsWith(' ') ? 1 : 0)),
+    );
+    // The folders a job owns and the other private folders keep their modes; a second call changes nothing.
+    expect([modeOf(join(dir, 'tls')), modeOf(join(dir, 'jobs', '3-00000000000000aa', 'work'))]).toEqual([0o700, 0o700]);
+    expect(openJobFoldersToTenants(dir)).toEqual([]);
+    // A later start keeps 0711 where a sandbox set it (nothing tightened, nothing logged; the folder the
+    // store does not know goes to quarantine, 0700).
+    openDataDirStore(dir, logger, 0).close();
+    expect([modeOf(dir), modeOf(join(dir, 'jobs'))]).toEqual([0o711, 0o711]);
+    expect(logged.filter((l) => l.msg.includes('made private'))).toEqual([]);
   });
 
   it('quarantines job folders the store does not know, continues ids above them, and keeps the known ones', () => {

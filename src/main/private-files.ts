@@ -3,7 +3,9 @@
  * 0012), so that one tenant's files and secrets never reach anyone else:
  * 1. Privacy: the data directory, `jobs/`, `quarantine/` and every job folder get mode 0700; the
  *    store (`gpushare.db`, `-wal`, `-shm`), the admin token and the job-id mark mode 0600. Wider
- *    modes left by an older release or a copied backup are tightened, and logged.
+ *    modes left by an older release or a copied backup are tightened, and logged. The data
+ *    directory, `jobs/` and the job folders may keep mode 0711 (passable, not listable), which a
+ *    user-namespace sandbox sets ({@link openJobFoldersToTenants}).
  * 2. Job ids never come back: the store's job-id sequence is raised to the highest id the mark file
  *    (`last-job-id`) or any job folder on disk names (a restored backup forgot the jobs after it).
  * 3. Quarantine: a folder of `jobs/` that the store does not record as a job's own is moved to
@@ -11,13 +13,18 @@
  * 4. Process handles: the file paths of a running attempt are derived from its job folder, so a
  *    data directory copied or restored elsewhere keeps finding its jobs' outcome files.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../app/scheduling/plane-deps.js';
 import type { JobFiles } from '../app/ports/job-files.js';
 import type { StateStore } from '../app/ports/state-store.js';
 import { attemptFiles } from '../adapters/process/attempt-files.js';
-import { createJobFiles, JOB_FOLDER_MODE, jobIdOfFolder } from '../adapters/process/job-files.js';
+import {
+  createJobFiles,
+  JOB_FOLDER_MODE,
+  jobIdOfFolder,
+  TRAVERSABLE_FOLDER_MODE,
+} from '../adapters/process/job-files.js';
 import { openSqliteStore, type SqliteStateStore } from '../adapters/store/sqlite-store.js';
 import { PRIVATE_FILE_MODE } from '../adapters/store/private-file.js';
 
@@ -35,6 +42,11 @@ function tighten(path: string, mode: number): string | null {
   return `${path} (${was.toString(8).padStart(4, '0')} → ${mode.toString(8).padStart(4, '0')})`;
 }
 
+/** Like {@link tighten} to 0700, but a folder at 0711 (passable by others, a sandbox's) is left so. */
+function tightenFolder(path: string): string | null {
+  return (statSync(path).mode & 0o777) === TRAVERSABLE_FOLDER_MODE ? null : tighten(path, JOB_FOLDER_MODE);
+}
+
 /** Folders in `path` (none when it does not exist). */
 function subfolders(path: string): string[] {
   if (!existsSync(path)) return [];
@@ -48,15 +60,49 @@ function subfolders(path: string): string[] {
  * @returns the paths whose mode changed, each as `path (old → new)`
  */
 function tightenDataDir(dataDir: string): string[] {
-  const changed: (string | null)[] = [tighten(dataDir, JOB_FOLDER_MODE)];
+  const changed: (string | null)[] = [tightenFolder(dataDir)];
   for (const name of PRIVATE_FILES) {
     if (existsSync(join(dataDir, name))) changed.push(tighten(join(dataDir, name), PRIVATE_FILE_MODE));
   }
   for (const top of ['jobs', 'quarantine']) {
     const folder = join(dataDir, top);
     if (!existsSync(folder)) continue;
-    changed.push(tighten(folder, JOB_FOLDER_MODE));
-    for (const name of subfolders(folder)) changed.push(tighten(join(folder, name), JOB_FOLDER_MODE));
+    const fix = top === 'jobs' ? tightenFolder : (path: string) => tighten(path, JOB_FOLDER_MODE);
+    changed.push(fix(folder));
+    for (const name of subfolders(folder)) changed.push(fix(join(folder, name)));
+  }
+  return changed.filter((c): c is string => c !== null);
+}
+
+/**
+ * Lets a user-namespace sandbox, which runs under the tenant's uid, reach the job folders it binds
+ * in (decision 0036): the data directory, `jobs/` and every job folder get mode 0711 (others may
+ * pass through, never list or read), and every plain file directly in them loses any access by
+ * group or others (mode & 0700): the store, the tokens, the keys and the attempts' logs and specs
+ * stay private to root. Folders in them other than `jobs/` and the job folders (`tls/`,
+ * `quarantine/`, the supervisor's) keep their own private modes. The folders a job owns (`work/`,
+ * `checkpoint/`) are its uid's, mode 0700.
+ * @returns the paths whose mode changed, each as `path (old → new)`
+ */
+export function openJobFoldersToTenants(dataDir: string): string[] {
+  const changed: (string | null)[] = [];
+  const privateFilesIn = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const path = join(folder, entry.name);
+      const mode = lstatSync(path).mode & 0o777;
+      if ((mode & 0o077) !== 0) changed.push(tighten(path, mode & 0o700));
+    }
+  };
+  changed.push(tighten(dataDir, TRAVERSABLE_FOLDER_MODE));
+  privateFilesIn(dataDir);
+  const jobs = join(dataDir, 'jobs');
+  mkdirSync(jobs, { recursive: true, mode: TRAVERSABLE_FOLDER_MODE });
+  changed.push(tighten(jobs, TRAVERSABLE_FOLDER_MODE));
+  for (const name of subfolders(jobs)) {
+    const folder = join(jobs, name);
+    changed.push(tighten(folder, TRAVERSABLE_FOLDER_MODE));
+    privateFilesIn(folder);
   }
   return changed.filter((c): c is string => c !== null);
 }

@@ -152,7 +152,7 @@ async function startLocked(
     unsandboxedDetail: isolation.unsandboxedDetail,
     logCapBytes: config.jobLogCapBytes,
   });
-  const files = createJobFiles(config.dataDir);
+  const files = createJobFiles(config.dataDir, isolation.jobFolderMode);
   const mpsManager = createMpsDaemonManager({ baseDirectory: join(config.dataDir, 'mps') });
   // MPS daemons keep their pipe folders in the data directory (0700), which a sandboxed tenant's
   // daemon cannot reach, and would read files a tenant's job may write: with the sandbox, MPS

@@ -106,7 +106,12 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       chmodSync(join(scratch, file), 0o755);
     writeFileSync(join(scratch, 'root-only'), 'planted secret\n', { mode: 0o600 });
     writeFileSync(join(scratch, 'home', 'server-secret'), 'server home secret\n', { mode: 0o644 });
+    // The data directory where others may pass (as /var/lib): sandboxes start under the tenants'
+    // uids, in a user namespace of their own.
+    const serverDir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-sandbox-server-'));
+    chmodSync(serverDir, 0o711);
     handle = await startServe({
+      dataDir: serverDir,
       simulateGpus: '4xA100-80GB',
       config: { singleTenant: false },
       env: { HOME: join(scratch, 'home') },
@@ -205,7 +210,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
     const { body } = await api(handle, 'GET', '/api/v1/status');
     expect(body.isolation).toEqual({
       sandboxed: true,
-      detail: "each job runs under its tenant's own uid in a bubblewrap sandbox",
+      detail: "each job runs under its tenant's own uid in a bubblewrap sandbox, in a user namespace of its own",
     });
   });
 
@@ -327,17 +332,37 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       expect(uids['team-a']).toBeGreaterThanOrEqual(200000);
       expect(uids['team-b']).not.toBe(uids['team-a']);
       expect(output).toContain(`uid ${uids['team-a']}\n`);
-      // The supervisor's group holds bubblewrap alone (root: it sets the sandbox up, then only
-      // waits); the command runs in a session of its own with bubblewrap's init (pid 1 inside, which
-      // ignores the signals sent to the group from outside), where the forwarded signals go.
+      // The supervisor's group holds bubblewrap alone (already A's uid: nothing of the sandbox runs as
+      // root; it sets the sandbox up in a user namespace, then only waits); the command runs in a
+      // session of its own with bubblewrap's init (pid 1 inside, which ignores the signals sent to the
+      // group from outside), where the forwarded signals go.
       const aPids = JSON.parse(readFileSync(join(jobFolder(handle, a.body.id), 'attempt-1.pid'), 'utf8')) as {
         jobPid: number;
         commandPid: number;
       };
-      expect(processGroupUids(aPids.jobPid)).toEqual([{ comm: 'bwrap', uid: 0 }]);
+      expect(processGroupUids(aPids.jobPid)).toEqual([{ comm: 'bwrap', uid: uids['team-a'] }]);
       const group = processGroupUids(readProcStat(aPids.commandPid)!.pgrp);
       expect(group.filter((p) => p.comm !== 'bwrap')).toEqual([{ comm: 'sleep', uid: uids['team-a'] }]);
-      expect(group.filter((p) => p.comm === 'bwrap')).toEqual([{ comm: 'bwrap', uid: 0 }]);
+      expect(group.filter((p) => p.comm === 'bwrap')).toEqual([{ comm: 'bwrap', uid: uids['team-a'] }]);
+      // Job folders are passable (0711), never listable, and every file the server keeps in them is root's alone.
+      const aFiles = readdirSync(aFolder).map((name) => {
+        const stat = statSync(join(aFolder, name));
+        return `${name} ${stat.uid === 0 ? 'root' : stat.uid} ${(stat.mode & 0o777).toString(8)}`;
+      });
+      expect(aFiles.sort()).toEqual(
+        [
+          `checkpoint ${uids['team-a']} 700`,
+          'attempt-1.pid root 600',
+          'attempt-1.stderr.log root 600',
+          'attempt-1.stdout.log root 600',
+          `work ${uids['team-a']} 700`,
+        ].sort(),
+      );
+      expect([data, join(data, 'jobs'), aFolder].map((d) => (statSync(d).mode & 0o777).toString(8))).toEqual([
+        '711',
+        '711',
+        '711',
+      ]);
 
       // Only its own GPU's node (plus the control nodes) of the four simulated ones.
       const view = (await api(handle, 'GET', `/api/v1/jobs/${a.body.id}`)).body;
@@ -500,9 +525,10 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       expect(await refusal(`${shared}/sub/..`)).toBe(
         `${unusable(`${shared}/sub/..`)}: give it as it resolves, without symbolic links, "." or ".."`,
       );
+      // A link into the data directory (which the tenant's uid may pass, never list) is a link.
       symlinkSync(join(data, 'jobs'), join(scratch, 'into-data'));
-      expect(await refusal(join(scratch, 'into-data'))).toMatch(
-        /^workingDirectory: directory ".*into-data" does not exist, or uid \d+ \(tenant team-a\) cannot reach it$/,
+      expect(await refusal(join(scratch, 'into-data'))).toBe(
+        `${unusable(join(scratch, 'into-data'))}: give it as it resolves, without symbolic links, "." or ".."`,
       );
       // A folder under one the tenant may change: it could swap it for a link after the check.
       expect(await refusal(join(shared, 'sub'))).toBe(
@@ -564,6 +590,49 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
       expect(tenants.find((t) => t.name === 'team-a')?.unixUid).toBe(uids['team-a']);
     },
   );
+
+  it('under a folder others cannot pass, sandboxes start as root, then setpriv and a shell switch uids', async () => {
+    // mkdtemp makes a 0700 folder: a sandbox under the tenant's uid could not reach the job folders in it.
+    const closed = mkdtempSync(join(tmpdir(), 'gpushare-e2e-sandbox-closed-'));
+    const server = await startServe({
+      dataDir: closed,
+      simulateGpus: '1xA100-80GB',
+      config: { singleTenant: false },
+      env: { HOME: closed },
+    });
+    try {
+      expect((await api(server, 'GET', '/api/v1/status')).body.isolation.detail).toBe(
+        "each job runs under its tenant's own uid in a bubblewrap sandbox set up as root, then setpriv",
+      );
+      expect(server.stderr).toContain(`others cannot pass ${closed} above the data directory`);
+      expect((await api(server, 'POST', '/api/v1/tenants', { name: 'team-c' })).status).toBe(201);
+      const tokenC = (await api(server, 'POST', '/api/v1/tokens', { tenant: 'team-c', label: 'c' })).body.token;
+      const job = await api(
+        server,
+        'POST',
+        '/api/v1/jobs',
+        {
+          command: ['/bin/sh', '-c', 'echo "uid $(id -u) umask $(umask) v $C_VALUE"; echo x > out; stat -c %a out'],
+          environment: { C_VALUE: "it's $HOME" },
+          gpu: { gpuCount: 1, gpuMilli: 500 },
+        },
+        tokenC as string,
+      );
+      expect(job.status).toBe(201);
+      await waitForJob(server, job.body.id, (j) => j.state === 'succeeded');
+      const uidC = (
+        JSON.parse(readFileSync(join(closed, 'data', 'tenant-uids.json'), 'utf8')) as Record<string, number>
+      )['team-c'];
+      expect(await stdoutOf(server, job.body.id)).toBe(`uid ${uidC} umask 0077 v it's $HOME\n600\n`);
+      // The data directory and its job folders stay private to root.
+      const data = join(closed, 'data');
+      expect([data, join(data, 'jobs'), jobFolder(server, job.body.id)].map((d) => statSync(d).mode & 0o777)).toEqual([
+        0o700, 0o700, 0o700,
+      ]);
+    } finally {
+      await cleanupServe(server);
+    }
+  });
 });
 
 describe.skipIf(!isRoot)('gpushare serve: without a sandbox, one tenant unless --single-tenant', () => {

@@ -35,7 +35,8 @@ import { isSameProcess } from '../../host/proc-identity.js';
 import { resolveExecutable } from '../../host/resolve-executable.js';
 import type { JobSandbox } from './sandbox.js';
 import { SANDBOX_ENVIRONMENT_FD } from './sandbox-argv.js';
-import { SupervisorClient } from './supervisor-client.js';
+import { SupervisorClient, type SupervisorIdentity } from './supervisor-client.js';
+import { SUPERVISOR_PROTOCOL_VERSION } from './supervisor-protocol.js';
 import { sandboxedCommandGroup } from './supervisor-helpers.js';
 import type { SupervisorCgroup, SupervisorSpec } from './supervisor-spec.js';
 import { waitUntil } from './wait-until.js';
@@ -127,7 +128,14 @@ class ChildProcessLauncher implements ProcessLauncher {
     });
     this.isolation =
       sandbox !== null
-        ? { sandboxed: true, detail: "each job runs under its tenant's own uid in a bubblewrap sandbox" }
+        ? {
+            sandboxed: true,
+            detail:
+              "each job runs under its tenant's own uid in a bubblewrap sandbox" +
+              (sandbox.chain === 'user-namespace'
+                ? ', in a user namespace of its own'
+                : ' set up as root, then setpriv'),
+          }
         : { sandboxed: false, detail: unsandboxedDetail };
     const available = detectFreezerKinds(layout, cgroupParent);
     if (requested !== 'auto' && !available.includes(requested)) {
@@ -158,6 +166,18 @@ class ChildProcessLauncher implements ProcessLauncher {
   }
 
   /** The cgroups an attempt of `spec` joins, with the limit values to write into each (attempt-cgroups.ts). */
+  /**
+   * The supervisor spec's sandbox fields: the environment's descriptor and encoding, and for the
+   * user-namespace chain the tenant's uid and gid to start bubblewrap under.
+   */
+  private sandboxStart(spec: LaunchSpec): Pick<SupervisorSpec, 'environmentFd' | 'environmentEncoding' | 'runAs'> {
+    const sandbox = this.sandbox!;
+    if (sandbox.chain === 'setpriv')
+      return { environmentFd: SANDBOX_ENVIRONMENT_FD, environmentEncoding: 'shell-file' };
+    const uid = sandbox.uidOf(spec.sandbox?.tenant ?? '');
+    return { environmentFd: SANDBOX_ENVIRONMENT_FD, environmentEncoding: 'bwrap-args', runAs: { uid, gid: uid } };
+  }
+
   private plannedCgroups(spec: LaunchSpec, key: string): AttemptCgroup[] {
     const freezerDir = this.freezer(this.freezerKind).cgroupDirectory(key);
     const freezer =
@@ -230,7 +250,7 @@ class ChildProcessLauncher implements ProcessLauncher {
     const supervisorSpec: SupervisorSpec = {
       argv: this.sandbox === null ? [...spec.argv] : this.sandbox.commandLine(spec),
       exitCodeEncodesSignal: this.sandbox !== null,
-      ...(this.sandbox !== null ? { environmentFd: SANDBOX_ENVIRONMENT_FD } : {}),
+      ...(this.sandbox !== null ? this.sandboxStart(spec) : {}),
       workingDirectory: spec.workingDirectory,
       environment: { ...spec.environment },
       cgroups: joined,
@@ -249,12 +269,19 @@ class ChildProcessLauncher implements ProcessLauncher {
       }
       throw new Error(`cannot start job ${spec.jobId} attempt ${spec.attempt}: ${why}`);
     };
-    let identity: { pid: number; startTime: string };
+    let identity: SupervisorIdentity;
     try {
       identity = await this.supervisor.identity();
     } catch (error) {
       return fail((error as Error).message);
     }
+    // An older supervisor (still running the jobs of an earlier release) would ignore `runAs` and
+    // start the user-namespace chain as root: it gets no such launch.
+    if (supervisorSpec.runAs !== undefined && identity.version < SUPERVISOR_PROTOCOL_VERSION)
+      return fail(
+        `the supervisor (pid ${identity.pid}) is from an earlier release (protocol ${identity.version}) and cannot ` +
+          `start sandboxed jobs under their tenant's uid; it exits once its jobs have ended, or stop it`,
+      );
     writeFileSync(files.launchSpecPath, JSON.stringify(supervisorSpec), { mode: 0o600 });
     const handle: ProcessHandle = {
       ...handleBase,

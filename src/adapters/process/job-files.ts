@@ -44,10 +44,17 @@ export function jobIdOfFolder(name: string): number | null {
   return Number.isSafeInteger(id) ? id : null;
 }
 
-/** Makes `path` (one level) with mode 0700 whatever the umask; an existing one is left as it is. */
-function makePrivateFolder(path: string): void {
-  mkdirSync(path, { mode: JOB_FOLDER_MODE });
-  chmodSync(path, JOB_FOLDER_MODE);
+/**
+ * Mode of `<dataDir>/jobs` and of job folders when a user-namespace sandbox binds job folders in
+ * under the tenant's own uid: others may pass through (never list or read); every file in them is
+ * private to its owner (decision 0036).
+ */
+export const TRAVERSABLE_FOLDER_MODE = 0o711;
+
+/** Makes `path` (one level) with `mode` whatever the umask; an existing one is left as it is. */
+function makeFolder(path: string, mode: number): void {
+  mkdirSync(path, { mode });
+  chmodSync(path, mode);
 }
 
 /**
@@ -76,8 +83,12 @@ export function openLogFile(path: string): number | null {
   return null;
 }
 
-/** Job files under `<dataDir>/jobs`. */
-export function createJobFiles(dataDir: string): JobFiles {
+/**
+ * Job files under `<dataDir>/jobs`.
+ * @param folderMode mode of `jobs/` and of the job folders made: {@link JOB_FOLDER_MODE} (default) or
+ *   {@link TRAVERSABLE_FOLDER_MODE} for a user-namespace sandbox
+ */
+export function createJobFiles(dataDir: string, folderMode: number = JOB_FOLDER_MODE): JobFiles {
   const root = join(dataDir, 'jobs');
   // Log paths are compared with what the kernel reports: the data directory as it resolves, once.
   let resolvedRoot: string | null = null;
@@ -92,9 +103,9 @@ export function createJobFiles(dataDir: string): JobFiles {
   };
   return {
     createFolder(jobId) {
-      mkdirSync(root, { recursive: true, mode: JOB_FOLDER_MODE });
+      mkdirSync(root, { recursive: true, mode: folderMode });
       const folder = `${jobId}-${randomBytes(FOLDER_RANDOM_BYTES).toString('hex')}`;
-      makePrivateFolder(directory(folder)); // EEXIST (a 2^-64 chance) fails the launch rather than share a folder
+      makeFolder(directory(folder), folderMode); // EEXIST (a 2^-64 chance) fails the launch rather than share a folder
       return folder;
     },
     directory,

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { isWithin, sandboxArgv, shellEnvironmentFile } from './sandbox-argv.js';
+import { bubblewrapEnvironmentArgs, isWithin, sandboxArgv, shellEnvironmentFile } from './sandbox-argv.js';
 
 const programs = { bwrap: '/usr/bin/bwrap', setpriv: '/usr/bin/setpriv', shell: '/bin/sh' };
 const base = {
   programs,
+  chain: 'setpriv' as const,
   uid: 200001,
   gid: 200001,
   argv: ['python3', 'train.py'],
@@ -50,6 +51,38 @@ describe('sandboxArgv', () => {
     ]);
     // The environment arrives on descriptor 3 as a read-only file in the job's own /tmp.
     expect(occurrences(argv, '--ro-bind-data', 2)).toEqual([['3', '/tmp/.gpushare-environment']]);
+  });
+
+  it('in a user namespace: bubblewrap alone, the tenant uid mapped to itself, the environment as arguments', () => {
+    const argv = sandboxArgv({ ...base, chain: 'user-namespace' });
+    const own = argv.slice(0, argv.indexOf('--'));
+    // One program before the command: bubblewrap, already started under the tenant's uid.
+    expect(argv.slice(argv.indexOf('--') + 1)).toEqual(['python3', 'train.py']);
+    expect(own.slice(0, 7)).toEqual([
+      '/usr/bin/bwrap',
+      '--unshare-user',
+      '--disable-userns',
+      '--uid',
+      '200001',
+      '--gid',
+      '200001',
+    ]);
+    // The environment replaces bubblewrap's own, read from descriptor 3 (never in an argv), then the working directory.
+    expect(own.slice(-5)).toEqual(['--clearenv', '--args', '3', '--chdir', '/srv/gpushare/jobs/7-ab/work']);
+    expect(own).not.toContain('--ro-bind-data');
+    expect(own).not.toContain('/usr/bin/setpriv');
+    // The same namespaces, hidden folders and binds as the setpriv chain.
+    const setpriv = sandboxArgv(base);
+    expect(occurrences(own, '--tmpfs', 1)).toEqual(occurrences(setpriv, '--tmpfs', 1));
+    expect(occurrences(own, '--bind', 2)).toEqual(occurrences(setpriv, '--bind', 2));
+    for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session', '--die-with-parent'])
+      expect(own).toContain(flag);
+  });
+
+  it('encodes the environment as NUL-ended --setenv arguments that bubblewrap reads back exactly', () => {
+    const environment = { A: 'plain', B: 'it\'s $HOME `x` \\ "q"\nline2', 'not-a-name': 'x' };
+    expect(bubblewrapEnvironmentArgs(environment)).toBe(`--setenv\0A\0plain\0--setenv\0B\0${environment.B}\0`);
+    expect(bubblewrapEnvironmentArgs({})).toBe('');
   });
 
   it(

@@ -1,9 +1,20 @@
 /**
- * The command line that runs one job attempt in its sandbox (docs/security.md): bubblewrap for the
- * namespaces and mounts, then setpriv to switch to the tenant's unprivileged uid, then a shell that
- * takes the job's environment and execs the command. Pure: no I/O.
+ * The command line that runs one job attempt in its sandbox (docs/security.md), by one of two
+ * chains ({@link SandboxChain}; decisions 0033 and 0036). Pure: no I/O.
  *
- * Why this chain (three programs before the command: decision 0033):
+ * `user-namespace` (one program before the command): the supervisor starts bubblewrap under the
+ * tenant's uid and gid; bubblewrap makes a user namespace that maps that uid to itself and nothing
+ * else (`--unshare-user --uid U --gid U`), forbids further ones (`--disable-userns`), sets the
+ * namespaces and mounts up, takes the job's environment as `--setenv` arguments read from
+ * {@link SANDBOX_ENVIRONMENT_FD} (`--clearenv --args FD`, written by the supervisor with
+ * {@link bubblewrapEnvironmentArgs}), and execs the command. Nothing in it ever runs as root, so a
+ * job's variables (LD_PRELOAD, ...) can reach only the tenant's own processes. The folders bound in
+ * must be reachable by the tenant's uid: the data directory and the job folders are then
+ * traversable by others (mode 0711; every file in them stays private to its owner).
+ *
+ * `setpriv` (three programs before the command), where the host forbids unprivileged user
+ * namespaces: bubblewrap for the namespaces and mounts, then setpriv to switch to the tenant's
+ * unprivileged uid, then a shell that takes the job's environment and execs the command.
  * - bubblewrap runs as root (the supervisor's uid) so that it can bind the job's own folders out of
  *   the 0700 data directory; the job's processes then run under the tenant's uid on the host, with
  *   no capabilities and `no_new_privs` (setuid programs cannot raise them).
@@ -19,7 +30,17 @@
  *   (the supervisor writes it with {@link shellEnvironmentFile}). Nothing secret is in any argv.
  */
 
-/** The file descriptor the supervisor passes the job's environment on (a shell file). */
+/**
+ * How a sandbox reaches the tenant's uid: `user-namespace` (bubblewrap started under that uid, in a
+ * user namespace of its own) or `setpriv` (bubblewrap as root, then setpriv and a shell).
+ */
+export type SandboxChain = 'user-namespace' | 'setpriv';
+
+/**
+ * The file descriptor the supervisor passes the job's environment on: a shell file for the
+ * `setpriv` chain ({@link shellEnvironmentFile}), bubblewrap arguments for the `user-namespace`
+ * one ({@link bubblewrapEnvironmentArgs}).
+ */
 export const SANDBOX_ENVIRONMENT_FD = 3;
 
 /** Where the environment file appears inside the sandbox (read-only, the job's own /tmp). */
@@ -34,6 +55,18 @@ export function shellEnvironmentFile(environment: Readonly<Record<string, string
   return Object.entries(environment)
     .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
     .map(([name, value]) => `export ${name}='${value.replaceAll("'", "'\\''")}'\n`)
+    .join('');
+}
+
+/**
+ * The job's environment as bubblewrap arguments for `--args FD`: `--setenv NAME VALUE` with every
+ * argument ended by a NUL byte. Names that are not shell identifiers are left out (the API allows
+ * only identifiers); a value holds no NUL (an environment cannot).
+ */
+export function bubblewrapEnvironmentArgs(environment: Readonly<Record<string, string>>): string {
+  return Object.entries(environment)
+    .filter(([name, value]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !value.includes('\0'))
+    .map(([name, value]) => `--setenv\0${name}\0${value}\0`)
     .join('');
 }
 
@@ -61,6 +94,8 @@ export interface SandboxDevice {
 /** Everything one sandboxed attempt needs. */
 export interface SandboxArgvInput {
   readonly programs: SandboxPrograms;
+  /** How the sandbox reaches the tenant's uid; `user-namespace` needs bubblewrap started under it. */
+  readonly chain: SandboxChain;
   /** The tenant's unprivileged uid and gid on the host (≥ 1). */
   readonly uid: number;
   readonly gid: number;
@@ -128,8 +163,10 @@ export function sandboxArgv(input: SandboxArgvInput): string[] {
   const hidden = [...new Set([...PRIVATE_TMPFS, ...input.hiddenDirectories])]
     .sort((a, b) => a.length - b.length)
     .filter((dir, i, all) => dir !== '/' && !all.slice(0, i).some((outer) => isWithin(dir, outer)));
-  const args: string[] = [
-    input.programs.bwrap,
+  const args: string[] = [input.programs.bwrap];
+  if (input.chain === 'user-namespace')
+    args.push('--unshare-user', '--disable-userns', '--uid', String(input.uid), '--gid', String(input.gid));
+  args.push(
     '--ro-bind',
     '/',
     '/',
@@ -144,7 +181,7 @@ export function sandboxArgv(input: SandboxArgvInput): string[] {
     '--die-with-parent',
     // The command's own session and process group: the forwarded signals reach it, not bubblewrap.
     '--new-session',
-  ];
+  );
   // The private /tmp and friends are world-writable with the sticky bit, as on the host.
   for (const dir of hidden) args.push(...(PRIVATE_TMPFS.includes(dir) ? ['--perms', '1777'] : []), '--tmpfs', dir);
   const made = new Set<string>();
@@ -159,6 +196,12 @@ export function sandboxArgv(input: SandboxArgvInput): string[] {
     args.push('--bind', dir, dir);
   }
   for (const device of input.devices) args.push('--dev-bind', device.source, device.target);
+  if (input.chain === 'user-namespace') {
+    // Already the tenant's uid: the job's environment and nothing else, then the command itself.
+    args.push('--clearenv', '--args', String(SANDBOX_ENVIRONMENT_FD), '--chdir', input.workingDirectory, '--');
+    args.push(...input.argv);
+    return args;
+  }
   args.push('--perms', '0444', '--ro-bind-data', String(SANDBOX_ENVIRONMENT_FD), ENVIRONMENT_FILE);
   args.push('--chdir', input.workingDirectory, '--');
   args.push(

@@ -15,7 +15,7 @@ import { chmodSync, chownSync, closeSync, existsSync, lstatSync, openSync, readF
 import { dirname, join } from 'node:path';
 import type { LaunchSpec } from '../../app/ports/process-launcher.js';
 import { resolveExecutable } from '../../host/resolve-executable.js';
-import { isWithin, sandboxArgv, type SandboxDevice, type SandboxPrograms } from './sandbox-argv.js';
+import { isWithin, sandboxArgv, type SandboxChain, type SandboxDevice, type SandboxPrograms } from './sandbox-argv.js';
 import type { TenantUids } from './tenant-uids.js';
 
 /** The NVIDIA control nodes every CUDA process opens, bound when present. */
@@ -30,12 +30,14 @@ export interface SandboxMigInstance {
 
 /** Whether this host can sandbox jobs, and why not. */
 export type SandboxSupport =
-  | { readonly available: true; readonly programs: SandboxPrograms }
+  | { readonly available: true; readonly programs: SandboxPrograms; readonly chain: SandboxChain }
   | { readonly available: false; readonly reason: string };
 
 /** Options of {@link createJobSandbox}. */
 export interface JobSandboxOptions {
   readonly programs: SandboxPrograms;
+  /** How the sandbox reaches the tenant's uid (detectSandbox's answer). */
+  readonly chain: SandboxChain;
   readonly tenantUids: TenantUids;
   /** Host directories no job may see: the data directory, the server's HOME, /root. */
   readonly hiddenDirectories: readonly string[];
@@ -48,6 +50,12 @@ export interface JobSandboxOptions {
 /** What the launcher asks of the sandbox. */
 export interface JobSandbox {
   readonly programs: SandboxPrograms;
+  /**
+   * `user-namespace`: the supervisor starts the command line under the tenant's uid and gid
+   * ({@link uidOf}) with umask 077 and the environment as bubblewrap arguments; `setpriv`: as root,
+   * with the environment as a shell file.
+   */
+  readonly chain: SandboxChain;
   readonly hiddenDirectories: readonly string[];
   /** True when jobs cannot see `path` on the host: inside a hidden folder or a private one (/tmp). */
   isInvisible(path: string): boolean;
@@ -182,6 +190,7 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
   };
   return {
     programs: options.programs,
+    chain: options.chain,
     hiddenDirectories: options.hiddenDirectories,
     uidOf: (tenant) => options.tenantUids.uidOf(tenant),
     isInvisible,
@@ -229,6 +238,7 @@ export function createJobSandbox(options: JobSandboxOptions): JobSandbox {
       }
       return sandboxArgv({
         programs: options.programs,
+        chain: options.chain,
         uid,
         gid: uid,
         argv: spec.argv,
@@ -246,12 +256,40 @@ function findProgram(name: string, path: string): string | null {
   return resolveExecutable(name, '/', { PATH: `${path}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin` });
 }
 
+/** Runs `true`-like probe `argv` (the sandbox of uid `uid`): null when it succeeded, else why not. */
+function probeSandbox(argv: readonly string[], runAs: number | null): string | null {
+  const emptyEnvironment = openSync('/dev/null', 'r');
+  let probe: ReturnType<typeof spawnSync>;
+  try {
+    probe = spawnSync(argv[0]!, argv.slice(1), {
+      stdio: ['ignore', 'ignore', 'pipe', emptyEnvironment],
+      env: { PATH: '/usr/bin:/bin' },
+      timeout: 10_000,
+      encoding: 'utf8',
+      cwd: '/',
+      ...(runAs === null ? {} : { uid: runAs, gid: runAs }),
+    });
+  } finally {
+    closeSync(emptyEnvironment);
+  }
+  if (probe.status === 0) return null;
+  return (
+    String(probe.stderr ?? '')
+      .trim()
+      .split('\n')[0] ||
+    probe.error?.message ||
+    `exit ${probe.status}`
+  );
+}
+
 /**
- * Whether this host can sandbox jobs: the server runs as root (it switches uids), bubblewrap,
- * setpriv and a shell exist, and a probe (`true` run sandboxed as
- * `probeUid`) succeeds. Runs a few short processes; call once at start.
+ * Whether this host can sandbox jobs, and how: the server runs as root (it switches uids),
+ * bubblewrap, setpriv and a shell exist, and a probe (a check of its uid, run sandboxed as
+ * `probeUid`) succeeds. The `user-namespace` chain is tried first (bubblewrap started under
+ * `probeUid`: the host allows unprivileged user namespaces) unless `allowUserNamespace` is false,
+ * then the `setpriv` chain. Runs a few short processes; call once at start.
  */
-export function detectSandbox(serverPath: string, probeUid: number): SandboxSupport {
+export function detectSandbox(serverPath: string, probeUid: number, allowUserNamespace = true): SandboxSupport {
   if (process.getuid?.() !== 0)
     return { available: false, reason: 'the server does not run as root, so it cannot run jobs under other uids' };
   const found = {
@@ -264,36 +302,21 @@ export function detectSandbox(serverPath: string, probeUid: number): SandboxSupp
     .map(([name]) => (name === 'bwrap' ? 'bwrap (Debian package bubblewrap)' : name));
   if (missing.length > 0) return { available: false, reason: `not found: ${missing.join(', ')}` };
   const programs = found as unknown as SandboxPrograms;
-  const argv = sandboxArgv({
-    programs,
-    uid: probeUid,
-    gid: probeUid,
-    argv: ['/bin/sh', '-c', 'test "$(id -u)" = "$1"', 'probe', String(probeUid)],
-    hiddenDirectories: [],
-    writableDirectories: [],
-    devices: [],
-    workingDirectory: '/',
-  });
-  const emptyEnvironment = openSync('/dev/null', 'r');
-  let probe: ReturnType<typeof spawnSync>;
-  try {
-    probe = spawnSync(argv[0]!, argv.slice(1), {
-      stdio: ['ignore', 'ignore', 'pipe', emptyEnvironment],
-      env: { PATH: '/usr/bin:/bin' },
-      timeout: 10_000,
-      encoding: 'utf8',
+  const probeArgv = (chain: SandboxChain): string[] =>
+    sandboxArgv({
+      programs,
+      chain,
+      uid: probeUid,
+      gid: probeUid,
+      argv: ['/bin/sh', '-c', 'test "$(id -u)" = "$1"', 'probe', String(probeUid)],
+      hiddenDirectories: [],
+      writableDirectories: [],
+      devices: [],
+      workingDirectory: '/',
     });
-  } finally {
-    closeSync(emptyEnvironment);
-  }
-  if (probe.status !== 0) {
-    const why =
-      String(probe.stderr ?? '')
-        .trim()
-        .split('\n')[0] ||
-      probe.error?.message ||
-      `exit ${probe.status}`;
-    return { available: false, reason: `a sandboxed probe failed: ${why}` };
-  }
-  return { available: true, programs };
+  if (allowUserNamespace && probeSandbox(probeArgv('user-namespace'), probeUid) === null)
+    return { available: true, programs, chain: 'user-namespace' };
+  const why = probeSandbox(probeArgv('setpriv'), null);
+  if (why !== null) return { available: false, reason: `a sandboxed probe failed: ${why}` };
+  return { available: true, programs, chain: 'setpriv' };
 }

@@ -12,11 +12,12 @@
  * Node built-ins only (and files that import only them): the supervisor runs on its own from dist/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { CappedLog, DEFAULT_LOG_CAP_BYTES } from './capped-log.js';
 import { ownCgroupDirectory } from './cgroup-layout.js';
-import { shellEnvironmentFile } from './sandbox-argv.js';
+import { bubblewrapEnvironmentArgs, shellEnvironmentFile } from './sandbox-argv.js';
 import {
   codeOf,
   couldNotStart,
@@ -135,36 +136,39 @@ export class SupervisedAttempt {
     const out = this.open(spec.stdoutPath);
     const err = this.open(spec.stderrPath);
     const sandboxed = spec.environmentFd !== undefined;
-    const environmentFile = sandboxed ? this.openEnvironmentFile() : null;
-    const stdio: (number | 'ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe'];
-    if (environmentFile !== null) {
+    const stdio: ('ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe'];
+    if (sandboxed) {
+      // The job's environment goes through a pipe (never a file): the sandbox reads it to its end.
       while (stdio.length < spec.environmentFd!) stdio.push('ignore');
-      stdio[spec.environmentFd!] = environmentFile;
+      stdio[spec.environmentFd!] = 'pipe';
     }
     const joinError = this.joinCgroups();
     if (joinError !== null) {
       this.leaveCgroups();
-      if (environmentFile !== null) closeSync(environmentFile);
       this.finish({ exitCode: null, signal: null, error: joinError });
       return;
     }
     let started: ChildProcess;
+    // The user-namespace chain starts under the tenant's uid with umask 077 (inherited at the fork).
+    const umask = spec.runAs !== undefined ? process.umask(0o077) : null;
     try {
       started = spawn(command, args, {
         cwd: spec.workingDirectory,
         env: sandboxed ? { PATH: CLEAN_PATH } : spec.environment,
         detached: true,
         stdio,
+        ...(spec.runAs !== undefined ? { uid: spec.runAs.uid, gid: spec.runAs.gid } : {}),
       });
     } catch (error) {
       // Node throws at once for most exec failures (E2BIG: the argument list is too long, ...).
       this.finish({ exitCode: null, signal: null, error: couldNotStart(command, error) });
       return;
     } finally {
+      if (umask !== null) process.umask(umask);
       // In the same tick as the join: the next attempt's join finds the supervisor back home.
       this.leaveCgroups();
-      if (environmentFile !== null) closeSync(environmentFile);
     }
+    if (sandboxed) this.sendEnvironment(started.stdio[spec.environmentFd!]);
     this.child = started;
     const capBytes = spec.logCapBytes ?? DEFAULT_LOG_CAP_BYTES;
     const outLog = new CappedLog(out, capBytes);
@@ -180,23 +184,27 @@ export class SupervisedAttempt {
     this.pidFileTried = this.writePidFile(jobPid, sandboxed);
   }
 
-  /** Opens a log file for appending (closed when the attempt ends). */
+  /** Opens a log file for appending, private to root (mode 0600; closed when the attempt ends). */
   private open(path: string): number {
-    const fd = openSync(path, 'a');
+    const fd = openSync(path, 'a', 0o600);
     this.fds.push(fd);
     return fd;
   }
 
   /**
-   * The job's environment as a shell file (`export NAME='value'` lines), opened for reading and
-   * already unlinked (it holds the job's secrets): a descriptor for the sandbox to copy in.
+   * Writes the job's environment, encoded as the spec says, on the sandbox's pipe and closes it.
+   * A sandbox that ends before reading it all breaks the pipe: that error is the sandbox's to report.
    */
-  private openEnvironmentFile(): number {
-    const path = `${this.spec.outcomePath}.env-${process.pid}`;
-    writeFileSync(path, shellEnvironmentFile(this.spec.environment), { mode: 0o600 });
-    const fd = openSync(path, 'r');
-    unlinkSync(path);
-    return fd;
+  private sendEnvironment(pipe: Readable | Writable | null | undefined): void {
+    if (pipe === null || pipe === undefined || !('end' in pipe)) return;
+    const stream = pipe as Writable;
+    stream.on('error', () => undefined);
+    const encoded =
+      this.spec.environmentEncoding === 'bwrap-args'
+        ? bubblewrapEnvironmentArgs(this.spec.environment)
+        : shellEnvironmentFile(this.spec.environment);
+    // Written to the socket's far end (it stays readable after this end closes): nothing lingers.
+    stream.end(encoded, () => stream.destroy());
   }
 
   /**

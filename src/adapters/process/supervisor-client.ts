@@ -28,6 +28,8 @@ export const SUPERVISOR_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=
 export interface SupervisorIdentity {
   pid: number;
   startTime: string;
+  /** The protocol version its hello answered (supervisor-protocol.ts); 0 until it answered. */
+  version: number;
 }
 
 /** Options of {@link SupervisorClient}. */
@@ -155,7 +157,7 @@ export class SupervisorClient {
       if (socket === null)
         throw new Error(`no supervisor answers in ${this.options.directory} (started ${this.options.supervisorPath})`);
     }
-    const connection: Connection = { socket, identity: { pid: 0, startTime: '' }, pending: new Map() };
+    const connection: Connection = { socket, identity: { pid: 0, startTime: '', version: 0 }, pending: new Map() };
     socket.unref();
     socket.on('error', () => undefined);
     socket.on('close', () => {
@@ -177,7 +179,7 @@ export class SupervisorClient {
           `${hello !== null && !hello.ok ? `: ${hello.error}` : ''}`,
       );
     }
-    connection.identity = { pid: hello.pid, startTime: hello.startTime };
+    connection.identity = { pid: hello.pid, startTime: hello.startTime, version: hello.version };
     if (socket.destroyed) throw new Error(`the supervisor in ${this.options.directory} closed the connection`);
     this.live = connection;
     return connection;

@@ -171,13 +171,14 @@ const RETRY_MAX_MS = 5000;
 let tmpCounter = 0;
 
 /**
- * Writes `data` to `path` atomically: a temporary file in the same directory, then rename. One
- * try, asynchronous; resolves false (the temporary file removed) when it failed, e.g. on a full disk.
+ * Writes `data` to `path` atomically: a temporary file (mode 0600: job folders may be passable by
+ * others) in the same directory, then rename. One try, asynchronous; resolves false (the temporary
+ * file removed) when it failed, e.g. on a full disk.
  */
 export async function tryWriteAtomically(path: string, data: string): Promise<boolean> {
   const tmp = `${path}.tmp-${process.pid}-${tmpCounter++}`;
   try {
-    await writeFile(tmp, data);
+    await writeFile(tmp, data, { mode: 0o600 });
     await rename(tmp, path);
     return true;
   } catch {

@@ -11,8 +11,11 @@ import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 
-/** Version of the messages below; `hello` answers it. */
-export const SUPERVISOR_PROTOCOL_VERSION = 1;
+/**
+ * Version of the messages below and of the launch spec (supervisor-spec.ts); `hello` answers it.
+ * 2: `runAs` and `environmentEncoding` (the user-namespace sandbox chain), the environment on a pipe.
+ */
+export const SUPERVISOR_PROTOCOL_VERSION = 2;
 
 /** File name of the socket in the supervisor directory. */
 export const SOCKET_NAME = 'supervisor.sock';
