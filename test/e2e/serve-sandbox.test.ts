@@ -272,6 +272,9 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
         `p b-environ-any sh -c 'grep -qs hunter2 /proc/[0-9]*/environ'`,
         `p root-only-file cat "${join(scratch, 'root-only')}"`,
         `p b-checkpoint-write sh -c 'echo evil > "${bCheckpoint}/evil"'`,
+        // No user namespace of its own (capabilities in it), no capability at all.
+        'p new-user-namespace unshare -U -r true',
+        'p capabilities sh -c \'! grep -q "^CapEff:.*[1-9a-f]" /proc/self/status\'',
         'p own-workdir sh -c \'echo mine > ./mine && test "$(cat ./mine)" = mine\'',
         'p own-checkpoint sh -c \'echo mine > "$GPUSHARE_CHECKPOINT_DIR/mine"\'',
         "p own-tmp sh -c 'echo mine > /tmp/mine'",
@@ -314,6 +317,8 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
         'b-environ-any': 'denied',
         'root-only-file': 'denied',
         'b-checkpoint-write': 'denied',
+        'new-user-namespace': 'denied',
+        capabilities: 'ok',
         'own-workdir': 'ok',
         'own-checkpoint': 'ok',
         'own-tmp': 'ok',
