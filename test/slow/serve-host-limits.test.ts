@@ -6,9 +6,10 @@
  * p99 under 100 ms. Every cgroup the server made is gone afterwards.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { cgroupPids } from '../../src/adapters/process/cgroup-dir.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -98,10 +99,18 @@ describe.skipIf(!existsSync('/sys/fs/cgroup/pids') && !existsSync('/sys/fs/cgrou
       'a fork bomb, a memory hog and 50 busy loops of one tenant end or are held with their reasons (%s)',
       async (_, singleTenant) => {
         if (!singleTenant && !canSandbox) return;
+        // Sandboxed: a data directory others may pass, so that sandboxes start in a user namespace.
+        const serverDir = mkdtempSync(join(tmpdir(), 'gpushare-host-limits-'));
+        if (!singleTenant) chmodSync(serverDir, 0o711);
         server = await startServe({
+          dataDir: serverDir,
           simulateGpus: '5xA100-80GB',
           config: { jobPidsMax: PIDS_MAX, defaultHostMemoryMiB: DEFAULT_HOST_MEMORY_MIB, singleTenant },
         });
+        if (!singleTenant)
+          expect((await api(server, 'GET', '/api/v1/status')).body.isolation.detail).toContain(
+            'in a user namespace of its own',
+          );
         cgroupParents = cgroupParentsOf(join(server.dataDir, 'data'));
         for (const name of ['attacker', 'victim'])
           expect((await api(server, 'POST', '/api/v1/tenants', { name })).status).toBe(201);
