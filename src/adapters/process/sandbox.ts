@@ -256,7 +256,7 @@ function findProgram(name: string, path: string): string | null {
   return resolveExecutable(name, '/', { PATH: `${path}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin` });
 }
 
-/** Runs `true`-like probe `argv` (the sandbox of uid `uid`): null when it succeeded, else why not. */
+/** Runs the sandbox probe `argv` (as uid and gid `runAs`, or as this process): null when it succeeded, else why not. */
 function probeSandbox(argv: readonly string[], runAs: number | null): string | null {
   const emptyEnvironment = openSync('/dev/null', 'r');
   let probe: ReturnType<typeof spawnSync>;
