@@ -83,7 +83,7 @@ interface Acks {
 class ServerDown extends Error {}
 
 /** Calls the API; throws ServerDown when the server does not answer. */
-async function call(server: ServeHandle, method: string, path: string, body?: unknown): Promise<any> {
+async function call(server: ServeHandle, method: string, path: string, body?: unknown): ReturnType<typeof api> {
   try {
     return await api(server, method, path, body);
   } catch (error) {
@@ -98,7 +98,15 @@ async function submit(server: ServeHandle, acks: Acks, body: Record<string, unkn
   return job.id;
 }
 
-async function waitFor(server: ServeHandle, id: number, states: string[]): Promise<any> {
+/** What the test reads of a job. */
+interface JobBody {
+  readonly id: number;
+  readonly state: string;
+  readonly exitCode: number | null;
+  readonly attempts: readonly { readonly endedAt: string | null }[];
+}
+
+async function waitFor(server: ServeHandle, id: number, states: string[]): Promise<JobBody> {
   try {
     return await waitForJob(server, id, (j) => states.includes(j.state), 60_000);
   } catch (error) {
@@ -195,21 +203,24 @@ describe('gpushare serve: kill -9 at a crash point, then a restart, loses nothin
     if (acks.revoked !== null)
       expect((await api(server, 'GET', '/api/v1/jobs', undefined, acks.revoked.secret)).status).toBe(401);
     if (acks.tenant)
-      expect((await api(server, 'GET', '/api/v1/tenants')).body.tenants.map((t: any) => t.name)).toContain('team');
+      expect((await api(server, 'GET', '/api/v1/tenants')).body.tenants.map((t: { name: string }) => t.name)).toContain(
+        'team',
+      );
     // No GPU holds more than it has.
     for (const gpu of (await api(server, 'GET', '/api/v1/gpus')).body.gpus) {
       expect(gpu.allocatedGpuMilli).toBeLessThanOrEqual(1000);
       expect(gpu.allocatedGpuMemoryMiB).toBeLessThanOrEqual(gpu.gpuMemoryMiB);
     }
     // Acknowledged cancels are carried out; then everything still active is cancelled and ends.
-    for (const id of acks.cancelled) expect((await waitForJob(server, id, (j) => TERMINAL.includes(j.state))).state).toBe('cancelled');
+    for (const id of acks.cancelled)
+      expect((await waitForJob(server, id, (j) => TERMINAL.includes(j.state))).state).toBe('cancelled');
     const active = ['pending', 'scheduled', 'running', 'preempted'];
-    const all = (await api(server, 'GET', '/api/v1/jobs?limit=100')).body.jobs as any[];
+    const all = (await api(server, 'GET', '/api/v1/jobs?limit=100')).body.jobs as JobBody[];
     if (all.some((j) => active.includes(j.state)))
       expect((await api(server, 'POST', '/api/v1/jobs/cancel', { state: active })).status).toBe(200);
     for (const job of all) {
       const ended = await waitForJob(server, job.id, (j) => TERMINAL.includes(j.state), 60_000);
-      expect(ended.attempts.filter((a: any) => a.endedAt === null)).toEqual([]);
+      expect((ended as JobBody).attempts.filter((a) => a.endedAt === null)).toEqual([]);
     }
     await pollFor('no job process left running', () => (liveJobProcesses(dataDir).length === 0 ? true : undefined));
     // Ids only grow, and the server runs jobs.
