@@ -16,6 +16,7 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../app/scheduling/plane-deps.js';
+import type { CrashPoints } from '../app/ports/crash-points.js';
 import type { JobFiles } from '../app/ports/job-files.js';
 import type { StateStore } from '../app/ports/state-store.js';
 import { attemptFiles } from '../adapters/process/attempt-files.js';
@@ -182,7 +183,8 @@ function rebaseProcessHandles(store: StateStore, files: JobFiles, nowMs: number)
  * Opens the store of a locked data directory after making the directory private, raises its job
  * ids above every id given out before, quarantines unknown job folders and rebases process handles
  * (the module comment, 1-4), logging each change. `onDiskFull` hears of every write that fails
- * because the disk is full (sqlite-store.ts).
+ * because the disk is full (sqlite-store.ts); `crashPoints` (tests of crashes only) is told of every
+ * commit.
  * @throws Error naming the file when the store or the job-id mark cannot be opened
  */
 export function openDataDirStore(
@@ -190,6 +192,7 @@ export function openDataDirStore(
   logger: Logger,
   nowMs: number = Date.now(),
   onDiskFull?: (error: Error) => void,
+  crashPoints?: CrashPoints,
 ): SqliteStateStore {
   const tightened = tightenDataDir(dataDir);
   if (tightened.length > 0)
@@ -198,6 +201,7 @@ export function openDataDirStore(
     jobIdMarkPath: join(dataDir, JOB_ID_MARK_FILE),
     jobIdFloor: highestJobIdOnDisk(dataDir),
     ...(onDiskFull ? { onDiskFull } : {}),
+    ...(crashPoints ? { crashPoints } : {}),
   });
   try {
     const raised = store.jobIdsRaised;

@@ -53,6 +53,8 @@ import { prepareServerTls } from './server-tls.js';
 import { auditAnchorHealth, openServerAuditLog, recordServerAdminToken } from './server-audit.js';
 import { readAdminTokenFile, writeAdminTokenFile } from './admin-token-file.js';
 import type { TokenRecord } from '../app/ports/state-store.js';
+import { withLaunchCrashPoints, withMigCrashPoints } from '../app/crash/crash-point-ports.js';
+import { crashPointsFromEnv } from './crash-at.js';
 
 /** A running server. */
 export interface RunningServer {
@@ -108,6 +110,8 @@ async function startLocked(
   cleanups: (() => Promise<void> | void)[],
 ): Promise<RunningServer> {
   const clock = createSystemClock();
+  // A test hook (docs/crash-testing.md): unset, no crash point is wired.
+  const crashPoints = crashPointsFromEnv(options.env);
   const tls = await prepareServerTls(config, logger, clock.nowMs());
   const events = new PlaneEvents();
   // A write that fails because the disk is full makes the server unhealthy until a recheck finds room (docs/server.md).
@@ -117,7 +121,13 @@ async function startLocked(
     minFreeDiskBytes: config.minFreeDiskMiB * 1048576,
   });
   cleanups.push(() => disk.close());
-  const rawStore = openDataDirStore(config.dataDir, logger, clock.nowMs(), (error) => disk.noteError(error));
+  const rawStore = openDataDirStore(
+    config.dataDir,
+    logger,
+    clock.nowMs(),
+    (error) => disk.noteError(error),
+    crashPoints ?? undefined,
+  );
   cleanups.push(() => rawStore.close());
   const store = observeStore(rawStore, events);
   // Before the control plane starts, so that its first GPU actions are recorded.
@@ -128,6 +138,7 @@ async function startLocked(
     acceptProblems: options.acceptAuditProblems === true,
     anchorCommand: config.auditAnchorCommand,
     disk: { backlog: diskRefusals, noteError: noteDiskError },
+    ...(crashPoints === null ? {} : { crashPoints }),
   });
   cleanups.push(() => audit.close());
   disk.onHealthy(() => flushDiskRefusals(audit.services.log, diskRefusals, clock.nowMs(), noteDiskError));
@@ -143,7 +154,7 @@ async function startLocked(
     rawStore.listTenants().map((t) => t.name),
     logger,
   );
-  const launcher = createChildProcessLauncher({
+  const childLauncher = createChildProcessLauncher({
     freezer: config.freezer,
     logger,
     cgroupParent,
@@ -152,6 +163,8 @@ async function startLocked(
     unsandboxedDetail: isolation.unsandboxedDetail,
     logCapBytes: config.jobLogCapBytes,
   });
+  const launcher =
+    crashPoints === null ? childLauncher : withLaunchCrashPoints(childLauncher, crashPoints, config.preemptionSignal);
   const files = createJobFiles(config.dataDir, isolation.jobFolderMode);
   const mpsManager = createMpsDaemonManager({ baseDirectory: join(config.dataDir, 'mps') });
   // MPS daemons keep their pipe folders in the data directory (0700), which a sandboxed tenant's
@@ -167,9 +180,10 @@ async function startLocked(
         ? 'MPS: daemons are not used with the job sandbox; MPS shares are scheduler accounting only'
         : 'MPS: nvidia-cuda-mps-control not found; MPS shares are scheduler accounting only',
   );
+  const migManager = chooseMigManager(config, inventory);
   const plane = new ControlPlane({
     mps,
-    mig: chooseMigManager(config, inventory),
+    mig: crashPoints === null ? migManager : withMigCrashPoints(migManager, crashPoints),
     store,
     launcher,
     disk,

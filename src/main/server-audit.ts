@@ -12,6 +12,7 @@ import { diskAwareAuditRecorder, type DiskRefusalBacklog } from '../app/audit/di
 import { auditPlaneEvents } from '../app/audit/plane-audit.js';
 import type { AuditLog } from '../app/ports/audit-log.js';
 import type { Clock } from '../app/ports/clock.js';
+import type { CrashPoints } from '../app/ports/crash-points.js';
 import type { AuditServices } from '../adapters/http/server-services.js';
 import { AUDIT_ANCHORED_FILE } from '../adapters/audit-anchor/anchored-head-file.js';
 import { startAuditAnchor, type AuditAnchor, type AuditAnchorStatus } from '../adapters/audit-anchor/audit-anchor.js';
@@ -113,6 +114,8 @@ export interface ServerAuditOptions {
   readonly anchorCommand: string | null;
   /** The disk's refusal backlog (disk-refusals.ts) and how a write error is told to the disk watch; absent: none. */
   readonly disk?: { readonly backlog: DiskRefusalBacklog; readonly noteError: (error: unknown) => boolean };
+  /** Told of every append's commit and journal write (tests of crashes only, docs/crash-testing.md); absent: none. */
+  readonly crashPoints?: CrashPoints;
 }
 
 /**
@@ -142,9 +145,11 @@ export function openServerAuditLog(
   const journal = openAuditHeadJournal(journalPath, {
     onError: (err) => logger.error({ err }, `audit log: cannot write ${journalPath}`),
     ...(witnessed === null ? {} : { truncateToBytes: witnessed.completeLength }),
+    ...(options.crashPoints ? { crashPoints: options.crashPoints } : {}),
   });
   let anchor: AuditAnchor | null = null;
   const log = createSqliteAuditLog(store.database, {
+    ...(options.crashPoints ? { crashPoints: options.crashPoints } : {}),
     onAppend: (entry) => {
       journal.record(entry.seq, entry.hash);
       anchor?.offer(entry.seq, entry.hash);

@@ -133,8 +133,11 @@ export class FakeProcessLauncher implements ProcessLauncher {
     );
   }
 
-  async killUnrecordedAttempt(): Promise<void> {
-    // nothing runs
+  /** Ends the attempt `attempt` of the job whose folder is `jobDirectory` with SIGKILL, when it still runs. */
+  async killUnrecordedAttempt(_jobId: number, jobDirectory: string, attempt: number): Promise<void> {
+    for (const a of this.attempts)
+      if (a.spec.jobDirectory === jobDirectory && a.spec.attempt === attempt && a.alive && a.outcome === null)
+        this.end(a, null, 'SIGKILL');
   }
 
   readonly isolation = { sandboxed: false, detail: 'fake processes' };

@@ -20,6 +20,7 @@ import {
 } from 'node:fs';
 import { GENESIS_HASH } from '../../app/audit/audit-chain.js';
 import { parseAuditHeadLines, type AuditHeadLines } from '../../app/audit/audit-head-lines.js';
+import type { CrashPoints } from '../../app/ports/crash-points.js';
 import { PRIVATE_FILE_MODE } from './private-file.js';
 
 /** Options of {@link openAuditHeadJournal}. */
@@ -35,6 +36,8 @@ export interface AuditHeadJournalOptions {
    * does not run into the next one. Default: not cut.
    */
   readonly truncateToBytes?: number;
+  /** Told of `audit-journal.write` before and after each batch's write (app/ports/crash-points.ts); absent: none. */
+  readonly crashPoints?: CrashPoints;
 }
 
 /** An open journal. */
@@ -72,9 +75,12 @@ export function openAuditHeadJournal(path: string, options: AuditHeadJournalOpti
     timer = null;
     if (pending.length === 0 || closed) return;
     const text = pending.join('');
+    const points = options.crashPoints;
     try {
+      points?.reach({ site: 'audit-journal.write', phase: 'before', detail: `${pending.length} lines` });
       writeSync(fd, text);
       pending = [];
+      points?.reach({ site: 'audit-journal.write', phase: 'after', detail: `${text.length} bytes` });
     } catch (error) {
       options.onError?.(error as Error);
     }

@@ -11,6 +11,7 @@
  */
 import { closeSync, constants, fchmodSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import type { CrashPoints } from '../../app/ports/crash-points.js';
 import { PRIVATE_FILE_MODE } from './private-file.js';
 
 /** Width of the number in the file: every write replaces the same bytes, in one `pwrite`. */
@@ -26,10 +27,11 @@ export interface JobIdMark {
 }
 
 /**
- * Opens (creating with mode 0600) the mark file at `path`.
+ * Opens (creating with mode 0600) the mark file at `path`; with `points`, each `record` reaches
+ * `job-id-mark.write` before and after its write.
  * @throws Error naming the file when it cannot be opened or holds something other than an id
  */
-export function openJobIdMark(path: string): JobIdMark {
+export function openJobIdMark(path: string, points: CrashPoints | null = null): JobIdMark {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDWR | constants.O_CREAT, PRIVATE_FILE_MODE);
@@ -55,7 +57,9 @@ export function openJobIdMark(path: string): JobIdMark {
       return id;
     },
     record(id) {
+      points?.reach({ site: 'job-id-mark.write', phase: 'before', detail: `job ${id}` });
       writeSync(fd, `${String(id).padEnd(WIDTH)}\n`, 0);
+      points?.reach({ site: 'job-id-mark.write', phase: 'after', detail: `job ${id}` });
     },
     close() {
       closeSync(fd);
@@ -75,20 +79,26 @@ export function lastJobId(db: Database.Database): number {
 
 /**
  * Raises the store's job-id sequence to `floor` when it is lower (in one IMMEDIATE transaction), so
- * the next job gets an id above `floor`.
+ * the next job gets an id above `floor`; with `points`, a raise reaches `job-id-sequence.raise`
+ * before and after its COMMIT.
  * @returns the sequence before and after, or null when it was already at or above `floor`
  */
 export function raiseJobIdSequence(
   db: Database.Database,
   floor: number,
+  points: CrashPoints | null = null,
 ): { readonly from: number; readonly to: number } | null {
-  return db
+  const detail = `to ${floor}`;
+  const raised = db
     .transaction(() => {
       const from = lastJobId(db);
       if (floor <= from) return null;
       const updated = db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'jobs'").run(floor).changes;
       if (updated === 0) db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('jobs', ?)").run(floor);
+      points?.reach({ site: 'job-id-sequence.raise', phase: 'before', detail });
       return { from, to: floor };
     })
     .immediate();
+  if (raised !== null) points?.reach({ site: 'job-id-sequence.raise', phase: 'after', detail });
+  return raised;
 }

@@ -7,11 +7,14 @@
 import type Database from 'better-sqlite3';
 import { auditEntryOfRow, chainAuditEntry, GENESIS_HASH, type StoredAuditRow } from '../../app/audit/audit-chain.js';
 import type { AuditEntry, AuditFilter, AuditHead, AuditLog, NewAuditEntry } from '../../app/ports/audit-log.js';
+import type { CrashPoints } from '../../app/ports/crash-points.js';
 
 /** Options of {@link createSqliteAuditLog}. */
 export interface SqliteAuditLogOptions {
   /** Called with every entry once its transaction committed (the head journal records it). */
   readonly onAppend?: (entry: AuditEntry) => void;
+  /** Told of `audit.commit` before and after each append's COMMIT (app/ports/crash-points.ts); absent: none. */
+  readonly crashPoints?: CrashPoints;
 }
 
 /** The columns of a row, in {@link StoredAuditRow} order. */
@@ -85,6 +88,7 @@ export function createSqliteAuditLog(db: Database.Database, options: SqliteAudit
     }
     return statement;
   };
+  const points = options.crashPoints ?? null;
   const appendTransaction = db.transaction((row: StoredAuditRow): void => {
     insert.run(
       row.seq,
@@ -99,12 +103,14 @@ export function createSqliteAuditLog(db: Database.Database, options: SqliteAudit
       row.prevHash,
       row.hash,
     );
+    points?.reach({ site: 'audit.commit', phase: 'before', detail: row.action });
   });
   return {
     append: (entry: NewAuditEntry): AuditEntry => {
       const row = chainAuditEntry(head, entry);
       appendTransaction(row);
       head = { seq: row.seq, hash: row.hash };
+      points?.reach({ site: 'audit.commit', phase: 'after', detail: row.action });
       const stored = auditEntryOfRow(row);
       options.onAppend?.(stored);
       return stored;

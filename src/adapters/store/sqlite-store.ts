@@ -9,6 +9,7 @@ import { closeSync, openSync, readdirSync, readSync, rmSync, statfsSync, writeSy
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { diskFull, type GpushareError } from '../../app/errors.js';
+import type { CrashPoints } from '../../app/ports/crash-points.js';
 import type { JobEventReason, JobState } from '../../core/index.js';
 import {
   type AttemptRecord,
@@ -71,6 +72,11 @@ export interface SqliteStoreOptions {
   jobIdFloor?: number;
   /** Called with the 507 error each time a write fails because the disk is full (see `asDiskFull`). */
   onDiskFull?: (error: GpushareError) => void;
+  /**
+   * Told of a crash point before and after every write's COMMIT, the job-id mark's write and the
+   * sequence raised at open (app/ports/crash-points.ts); absent: none (tests of crashes only).
+   */
+  crashPoints?: CrashPoints;
 }
 
 /** The SQLite state store, with a few extras beyond the port. */
@@ -138,8 +144,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   }
   let mark: JobIdMark | null = null;
   try {
-    mark = !readonly && options.jobIdMarkPath !== undefined ? openJobIdMark(options.jobIdMarkPath) : null;
-    const raised = readonly ? null : raiseJobIdSequence(db, Math.max(options.jobIdFloor ?? 0, mark?.read() ?? 0));
+    const points = options.crashPoints ?? null;
+    mark = !readonly && options.jobIdMarkPath !== undefined ? openJobIdMark(options.jobIdMarkPath, points) : null;
+    const raised = readonly
+      ? null
+      : raiseJobIdSequence(db, Math.max(options.jobIdFloor ?? 0, mark?.read() ?? 0), points);
     mark?.record(lastJobId(db));
     return createSqliteStore(
       db,
@@ -147,6 +156,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       mark,
       { jobIdsRaised: raised, tenantsGivenHighCap },
       options.onDiskFull ?? (() => undefined),
+      points,
     );
   } catch (err) {
     mark?.close();
@@ -194,6 +204,7 @@ function createSqliteStore(
   mark: JobIdMark | null,
   { jobIdsRaised, tenantsGivenHighCap }: Pick<SqliteStateStore, 'jobIdsRaised' | 'tenantsGivenHighCap'>,
   onDiskFull: (error: GpushareError) => void,
+  points: CrashPoints | null,
 ): SqliteStateStore {
   const insertColumns = JOB_COLUMNS.filter((column) => column !== 'id');
   const sql = {
@@ -279,15 +290,26 @@ function createSqliteStore(
   };
 
   /**
-   * Wraps `fn` in one (deferred) transaction; constraint violations become StoreConflictError, a
-   * full disk the 507 `diskFull` error (reported to `onDiskFull`). A failed transaction is rolled
-   * back whole: nothing of it is stored.
+   * Wraps `fn` in one (deferred) transaction, named `name` (the method); constraint violations
+   * become StoreConflictError, a full disk the 507 `diskFull` error (reported to `onDiskFull`). A
+   * failed transaction is rolled back whole: nothing of it is stored. The one write primitive of
+   * the store: with crash points, reaches `store.commit` before (inside the transaction) and after
+   * its COMMIT.
    */
-  function write<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
-    const transaction = db.transaction(fn);
+  function write<A extends unknown[], R>(name: string, fn: (...args: A) => R): (...args: A) => R {
+    const body =
+      points === null
+        ? fn
+        : (...args: A): R => {
+            const result = fn(...args);
+            points.reach({ site: 'store.commit', phase: 'before', detail: name });
+            return result;
+          };
+    const transaction = db.transaction(body);
     return (...args: A): R => {
+      let result: R;
       try {
-        return transaction(...args);
+        result = transaction(...args);
       } catch (err) {
         const full = asDiskFull(err, path);
         if (full !== null) {
@@ -296,6 +318,8 @@ function createSqliteStore(
         }
         throw asConflict(err);
       }
+      points?.reach({ site: 'store.commit', phase: 'after', detail: name });
+      return result;
     };
   }
 
@@ -303,7 +327,7 @@ function createSqliteStore(
     if (sql.tenantGet.get(name) === undefined) throw new StoreConflictError(`tenant ${name} does not exist`);
   };
 
-  const createTenant = write((name: string, atMs: number): TenantRecord => {
+  const createTenant = write('createTenant', (name: string, atMs: number): TenantRecord => {
     if (sql.tenantGet.get(name) !== undefined) throw new StoreConflictError(`tenant ${name} already exists`);
     sql.tenantInsert.run(name, atMs);
     return deepFreeze({
@@ -315,7 +339,7 @@ function createSqliteStore(
     });
   });
 
-  const setTenantLimits = write((name: string, limits: TenantLimits): TenantRecord => {
+  const setTenantLimits = write('setTenantLimits', (name: string, limits: TenantLimits): TenantRecord => {
     if (
       sql.tenantSetLimits.run(
         limits.maxPriorityClass,
@@ -334,6 +358,7 @@ function createSqliteStore(
 
   // Touches no job, so the active-job cache stays valid.
   const setTenantQuota = write(
+    'setTenantQuota',
     (name: string, quota: { guaranteedGpuEquivalents: number; limitGpuEquivalents: number | null }): TenantRecord => {
       if (sql.tenantSetQuota.run(quota.guaranteedGpuEquivalents, quota.limitGpuEquivalents, name).changes === 0) {
         throw new StoreConflictError(`tenant ${name} does not exist`);
@@ -344,7 +369,7 @@ function createSqliteStore(
     },
   );
 
-  const insertJobTransaction = write((job: NewJob, atMs: number): JobRow => {
+  const insertJobTransaction = write('insertJob', (job: NewJob, atMs: number): JobRow => {
     requireTenant(job.tenant);
     const id = Number(sql.jobInsert.run(newJobParams(job, atMs)).lastInsertRowid);
     mark?.record(id); // before the COMMIT: the mark is never behind the store
@@ -354,7 +379,7 @@ function createSqliteStore(
     return row;
   });
 
-  const applyJobChangesTransaction = write((changes: readonly JobChange[]): void => {
+  const applyJobChangesTransaction = write('applyJobChanges', (changes: readonly JobChange[]): void => {
     const planned = planJobChanges(changes, {
       jobState: (jobId) => (sql.jobState.get(jobId) as JobState | undefined) ?? null,
       hasAttempt: (jobId, attempt) => sql.attemptExists.get(jobId, attempt) !== undefined,
@@ -373,17 +398,20 @@ function createSqliteStore(
   });
 
   // A note changes no job column, so the active-job cache stays valid.
-  const addJobEvent = write((jobId: number, atMs: number, reason: JobEventReason, expectState?: JobState): void => {
-    const state = sql.jobState.get(jobId) as JobState | undefined;
-    if (state === undefined) throw new StoreConflictError(`job ${jobId} does not exist`);
-    if (expectState !== undefined && state !== expectState)
-      throw new StoreConflictError(`job ${jobId} is ${state}, expected ${expectState}`);
-    sql.eventInsert.run(jobId, atMs, state, state, ...reasonColumns(reason));
-  });
+  const addJobEvent = write(
+    'addJobEvent',
+    (jobId: number, atMs: number, reason: JobEventReason, expectState?: JobState): void => {
+      const state = sql.jobState.get(jobId) as JobState | undefined;
+      if (state === undefined) throw new StoreConflictError(`job ${jobId} does not exist`);
+      if (expectState !== undefined && state !== expectState)
+        throw new StoreConflictError(`job ${jobId} is ${state}, expected ${expectState}`);
+      sql.eventInsert.run(jobId, atMs, state, state, ...reasonColumns(reason));
+    },
+  );
 
   const listJobs = sqliteJobLister(db, cache, recordOf);
 
-  const setGpuCordoned = write((uuid: string, cordoned: boolean, atMs: number): void => {
+  const setGpuCordoned = write('setGpuCordoned', (uuid: string, cordoned: boolean, atMs: number): void => {
     if (cordoned) sql.cordonSet.run(uuid, atMs);
     else sql.cordonUnset.run(uuid);
   });

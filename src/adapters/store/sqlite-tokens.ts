@@ -16,12 +16,12 @@ type TokenMethods = Pick<
 
 /**
  * The token methods over `db`.
- * @param write the store's transaction wrapper (one transaction per call, errors mapped)
+ * @param write the store's transaction wrapper (one transaction per call, named by the method; errors mapped)
  * @param requireTenant throws StoreConflictError for an unknown tenant
  */
 export function sqliteTokenMethods(
   db: Database.Database,
-  write: <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A) => R,
+  write: <A extends unknown[], R>(name: string, fn: (...args: A) => R) => (...args: A) => R,
   requireTenant: (name: string) => void,
 ): TokenMethods {
   const sql = {
@@ -46,7 +46,7 @@ export function sqliteTokenMethods(
     return record;
   };
   return {
-    createToken: write((token: NewToken): TokenRecord => {
+    createToken: write('createToken', (token: NewToken): TokenRecord => {
       if (sql.byDigest.get(token.digest) !== undefined)
         throw new StoreConflictError('a token with this digest already exists');
       if (token.tenant !== null) requireTenant(token.tenant);
@@ -69,11 +69,11 @@ export function sqliteTokenMethods(
       (filter.tenant === undefined ? sql.list.all() : sql.listByTenant.all(filter.tenant)).map((row) =>
         deepFreeze(tokenFromRow(row)),
       ),
-    revokeToken: write((id: number, atMs: number): TokenRecord => {
+    revokeToken: write('revokeToken', (id: number, atMs: number): TokenRecord => {
       if (sql.revoke.run(atMs, id).changes === 0) throw new StoreConflictError(`token ${id} does not exist`);
       return read(id);
     }),
-    rotateToken: write((id: number, newDigest: string, atMs: number): TokenRecord => {
+    rotateToken: write('rotateToken', (id: number, newDigest: string, atMs: number): TokenRecord => {
       const other = sql.byDigest.get(newDigest);
       if (other !== undefined)
         throw new StoreConflictError(`a token with this digest already exists (token ${other.id})`);

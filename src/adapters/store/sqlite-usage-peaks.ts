@@ -26,11 +26,11 @@ const peakFromRow = (row: PeakRow): JobUsagePeak => ({
 
 /**
  * The usage-peak methods over `db`.
- * @param write the store's transaction wrapper (one transaction per call, errors mapped)
+ * @param write the store's transaction wrapper (one transaction per call, named by the method; errors mapped)
  */
 export function sqliteUsagePeakMethods(
   db: Database.Database,
-  write: <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A) => R,
+  write: <A extends unknown[], R>(name: string, fn: (...args: A) => R) => (...args: A) => R,
 ): Pick<StateStore, 'raiseUsagePeaks' | 'getUsagePeak'> {
   const sql = {
     get: db.prepare<[number], PeakRow>(
@@ -48,7 +48,7 @@ export function sqliteUsagePeakMethods(
     return row === undefined ? null : peakFromRow(row);
   };
   return {
-    raiseUsagePeaks: write((updates, atMs) => {
+    raiseUsagePeaks: write('raiseUsagePeaks', (updates, atMs) => {
       for (const update of updates) {
         if (sql.jobExists.get(update.jobId) === undefined)
           throw new StoreConflictError(`job ${update.jobId} does not exist`);
