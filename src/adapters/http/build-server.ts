@@ -30,7 +30,7 @@ import { registerUsageHistoryRoutes } from './routes/usage-history.js';
 import { registerAuditHook } from './audit-hook.js';
 import { registerAuditRoutes } from './routes/audit.js';
 import { registerHistoryRoutes } from './routes/history.js';
-import { trackMethods } from './method-not-allowed.js';
+import { isMethodNotAllowedRoute, trackMethods } from './method-not-allowed.js';
 import { openApiTransform, optionalEmptyBodies } from './text-responses.js';
 
 export type { ServerServices } from './server-services.js';
@@ -49,7 +49,10 @@ export interface BuildServerOptions {
   readonly logInternalError?: InternalErrorLog;
   /** Serve HTTPS with this PEM key and certificate (chain); absent or null: plain HTTP. */
   readonly https?: { readonly key: string; readonly cert: string } | null;
-  /** Told every route as it is registered (method and URL pattern), e.g. to check each has a documented rule. */
+  /**
+   * Told every route as it is registered (method and URL pattern), e.g. to check each has a documented rule; not the
+   * 405 answers of the methods a path does not serve (method-not-allowed.ts).
+   */
   readonly onRoute?: (route: { readonly method: string; readonly url: string }) => void;
 }
 
@@ -81,6 +84,7 @@ export async function buildServer(
   const { onRoute } = options;
   if (onRoute) {
     app.addHook('onRoute', (route) => {
+      if (isMethodNotAllowedRoute(route)) return;
       for (const method of [route.method].flat()) onRoute({ method: String(method), url: route.url });
     });
   }

@@ -8,7 +8,19 @@
  * first. Paths no route serves stay 404. Hidden from /openapi.json: the document lists what each
  * path serves, and a method it does not list is this 405.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on the routes {@link trackMethods} adds: they answer 405 and serve nothing. */
+    methodNotAllowed?: boolean;
+  }
+}
+
+/** Whether `route` is one of the 405 routes (not a route the server serves). */
+export function isMethodNotAllowedRoute(route: Pick<RouteOptions, 'config'>): boolean {
+  return (route.config as { methodNotAllowed?: boolean } | undefined)?.methodNotAllowed === true;
+}
 
 /** What {@link trackMethods} returns: call `answerOtherMethods` after the scope's last route. */
 export interface MethodTracker {
@@ -22,18 +34,15 @@ export interface MethodTracker {
  */
 export function trackMethods(scope: FastifyInstance): MethodTracker {
   const served = new Map<string, Set<string>>();
-  // The 405 routes themselves are registered while this is true (onRoute runs synchronously).
-  let answering = false;
   scope.addHook('onRoute', (route) => {
     const path = route.routePath ?? route.url;
-    if (answering || path.includes('*')) return;
+    if (isMethodNotAllowedRoute(route) || path.includes('*')) return;
     const methods = served.get(path) ?? new Set<string>();
     for (const method of [route.method].flat()) methods.add(String(method).toUpperCase());
     served.set(path, methods);
   });
   return {
     answerOtherMethods(): void {
-      answering = true;
       for (const [path, methods] of served) {
         if (methods.has('GET')) methods.add('HEAD');
         const allow = [...methods].sort().join(', ');
@@ -54,12 +63,12 @@ export function trackMethods(scope: FastifyInstance): MethodTracker {
         scope.route({
           method: others,
           url: path,
+          config: { methodNotAllowed: true },
           schema: { hide: true },
           onRequest: refuse,
           handler: async () => undefined,
         });
       }
-      answering = false;
     },
   };
 }
