@@ -13,7 +13,7 @@ import {
   JOB_REASON_CODE_VALUES,
 } from '../core/index.js';
 import { decimalRangePattern } from '../lib/decimal-range-pattern.js';
-import { documented, printableNameKeywords } from './openapi-notes.js';
+import { documented, printableNameKeywords, withoutControlCharactersPattern } from './openapi-notes.js';
 import { isoTimeWithZone } from './iso-time.js';
 import { CONTROL_CHARACTER, CONTROL_CHARACTERS_IN_WORDS, codePointName } from '../lib/control-characters.js';
 
@@ -786,17 +786,17 @@ export const QuotaUseSchema = z.object({
 /** `POST /api/v1/backup` body: absolute path on the server's machine. */
 export const BackupSchema = z
   .object({
-    path: z
-      .string()
-      .startsWith('/', 'path must be absolute')
-      .refine(
-        (path) => !CONTROL_CHARACTER.test(path),
-        (path) => ({
-          message:
-            `must be an absolute path without ${CONTROL_CHARACTERS_IN_WORDS}: got ` +
-            `${codePointName(CONTROL_CHARACTER.exec(path)![0])}`,
-        }),
-      ),
+    // The note goes on the last ZodString: each string check (startsWith) makes a new one.
+    path: documented(z.string().startsWith('/', 'path must be absolute'), {
+      pattern: `^/${withoutControlCharactersPattern}$`,
+    }).refine(
+      (path) => !CONTROL_CHARACTER.test(path),
+      (path) => ({
+        message:
+          `must be an absolute path without ${CONTROL_CHARACTERS_IN_WORDS}: got ` +
+          `${codePointName(CONTROL_CHARACTER.exec(path)![0])}`,
+      }),
+    ),
   })
   .strict();
 /** Server status (`GET /api/v1/status`). */

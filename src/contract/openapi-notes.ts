@@ -30,6 +30,9 @@ const CONTROL_CLASS =
 /** Pattern source of the white space `String.prototype.trim` removes beyond the control characters. */
 const SPACE_CLASS = ' \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000';
 
+/** Pattern source of a run of characters none of which is a control character (no anchors). */
+export const withoutControlCharactersPattern = `[^${CONTROL_CLASS}]*`;
+
 /**
  * JSON Schema of a printable name of 1 to `maxLength` characters: no control character, at least
  * one that is not white space (what `printableName` of api.ts checks).

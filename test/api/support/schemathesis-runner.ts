@@ -33,6 +33,14 @@ export function schemathesisExecutable(env: NodeJS.ProcessEnv = process.env): st
   return join(dir, 'bin', 'schemathesis');
 }
 
+/**
+ * The seeds every fuzzing test runs with, one after the other, so that a failure repeats:
+ * `GPUSHARE_SCHEMATHESIS_SEED` alone when set, else three fixed ones (CI runs all three).
+ */
+export function fuzzSeeds(env: NodeJS.ProcessEnv = process.env): number[] {
+  return env.GPUSHARE_SCHEMATHESIS_SEED ? [Number(env.GPUSHARE_SCHEMATHESIS_SEED)] : [14, 1, 2];
+}
+
 /** One check Schemathesis saw fail, with the request that showed it. */
 export interface CheckFailure {
   /** `METHOD /path/{template}` of the operation. */
