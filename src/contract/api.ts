@@ -204,7 +204,8 @@ export const QosReportSchema = documented(
         .max(MAX_REPORTED_GPU_MEMORY_MIB, `must be at most ${MAX_REPORTED_GPU_MEMORY_MIB} MiB`)
         .optional()
         .describe(
-          'device memory the job uses now on the one of its GPUs where it uses most, MiB (kept as its peak when higher)',
+          'device memory the job uses now on the one of its GPUs where it uses most, MiB (kept as its peak when ' +
+            'higher)',
         ),
       gpuUtilizationPct: z
         .number({ invalid_type_error: 'must be a percentage' })

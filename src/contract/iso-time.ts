@@ -8,8 +8,11 @@
 import { z } from 'zod';
 
 /** Anchored pattern of an ISO 8601 time with a zone; seconds and up to 9 decimals are optional. */
-export const ISO_TIME_WITH_ZONE =
-  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+export const ISO_TIME_WITH_ZONE = new RegExp(
+  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])/.source +
+    /T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?/.source +
+    /(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/.source,
+);
 
 /**
  * A string that is an ISO 8601 time with a zone ({@link ISO_TIME_WITH_ZONE}); `message` is the

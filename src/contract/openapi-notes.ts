@@ -26,7 +26,8 @@ export function documentedKeywords(schema: ZodTypeAny): JsonSchemaKeywords | und
 
 /** Pattern source of the characters no printable name may hold (src/lib/control-characters.ts, surrogates aside). */
 const CONTROL_CLASS =
-  '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff';
+  '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e' +
+  '\\u2060-\\u2064\\u2066-\\u2069\\ufeff';
 /** Pattern source of the white space `String.prototype.trim` removes beyond the control characters. */
 const SPACE_CLASS = ' \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000';
 
