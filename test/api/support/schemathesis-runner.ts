@@ -241,8 +241,8 @@ export async function runSchemathesis(options: SchemathesisRunOptions): Promise<
   const read = readNdjsonReport(readFileSync(report, 'utf8'));
   // One line per run in the test output: what was sent and what failed, for the record.
   process.stderr.write(
-    `schemathesis seed ${options.seed} --mode ${options.mode}: ${read.statuses.size} operation keys (undocumented methods included), ` +
-      `${read.requests} requests, ${read.failures.length} failed checks\n`,
+    `schemathesis seed ${options.seed} --mode ${options.mode}: ${read.statuses.size} operation keys ` +
+      `(undocumented methods included), ${read.requests} requests, ${read.failures.length} failed checks\n`,
   );
   return { exitCode, output, ...read };
 }
