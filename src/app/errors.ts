@@ -24,11 +24,17 @@ export class GpushareError extends Error {
   }
 }
 
-/** A field of a request is invalid (400). */
+/**
+ * A field of a request breaks a rule checked after the request's schema (422): a rule between
+ * fields, something that must exist on the server (a program, a tenant), a time that must lie ahead.
+ * A request that breaks its schema (a wrong type, a value out of range, a missing field) is 400,
+ * answered by the HTTP layer before any service runs; /openapi.json states those schemas, so a
+ * request it allows is never 400 (docs/decisions/0035-the-api-as-described.md).
+ */
 export function invalidField(field: string, message: string, allowed?: readonly (string | number)[]): GpushareError {
   return new GpushareError(
     'GPUSHARE_INVALID_FIELD',
-    400,
+    422,
     `${field}: ${message}${allowed ? ` (allowed: ${allowed.join(', ')})` : ''}`,
     { field, ...(allowed ? { allowed } : {}) },
   );
@@ -54,11 +60,11 @@ export function gpuNotFound(index: number | string, known: readonly number[]): G
   );
 }
 
-/** The tenant does not exist (400 on submit, naming the field). */
+/** The tenant a body names does not exist (422 on submit, naming the field: see invalidField). */
 export function unknownTenant(name: string, known: readonly string[]): GpushareError {
   return new GpushareError(
     'GPUSHARE_UNKNOWN_TENANT',
-    400,
+    422,
     `tenant: unknown tenant "${name}" (known: ` +
       `${known.join(', ') || 'none; an admin creates tenants with `gpushare tenant create NAME`'})`,
     { field: 'tenant', allowed: known },

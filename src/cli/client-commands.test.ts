@@ -441,9 +441,9 @@ describe('gpushare logs', () => {
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
-  it("a 400 (an attempt the job does not have) exits 1 with the server's message", async () => {
+  it("a 422 (an attempt the job does not have) exits 1 with the server's message", async () => {
     const { env } = await serve(() => ({
-      status: 400,
+      status: 422,
       body: { error: { code: 'GPUSHARE_INVALID_FIELD', message: 'attempt: job 12 has 1 attempt(s), not 5' } },
     }));
     const run = await runClientCli(['logs', '12', '--attempt', '5'], { env });

@@ -59,7 +59,7 @@ async function serveJob(job: FakeJob): Promise<{ env: Record<string, string>; se
     const record = job.attempts[attempt - 1];
     if (record === undefined)
       return {
-        status: 400,
+        status: 422,
         body: {
           error: {
             code: 'GPUSHARE_INVALID_FIELD',

@@ -158,7 +158,7 @@ async function noteNotStarted(client: ApiClient, request: LogsRequest, io: CliIo
 }
 
 /**
- * Builds the `logs` subcommand. The action rejects with ApiError (e.g. 404 for an unknown job, 400
+ * Builds the `logs` subcommand. The action rejects with ApiError (e.g. 404 for an unknown job, 422
  * for an attempt the job does not have) or ApiUnreachableError. For a job that has not started,
  * it prints nothing on stdout and a note on stderr, and succeeds.
  * @param io - Output, environment and clock (default: the real process).

@@ -12,17 +12,28 @@ import {
   SHARING_MODES,
   JOB_REASON_CODE_VALUES,
 } from '../core/index.js';
+import { decimalRangePattern } from '../lib/decimal-range-pattern.js';
+import { documented, printableNameKeywords, withoutControlCharactersPattern } from './openapi-notes.js';
+import { isoTimeWithZone } from './iso-time.js';
 import { CONTROL_CHARACTER, CONTROL_CHARACTERS_IN_WORDS, codePointName } from '../lib/control-characters.js';
 
+/**
+ * `params` of a zod refinement between fields, which no JSON Schema of /openapi.json can state: the
+ * HTTP layer answers its issue with 422 rather than 400, as it does the services' rules (invalidField).
+ */
+export const UNPROCESSABLE = { httpStatus: 422 } as const;
+
+/** Pattern of the environment variable names the API accepts (POSIX portable names). */
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Environment variable names the API accepts (POSIX portable names). */
 const ENV_NAME = z
   .string()
-  .regex(
-    /^[A-Za-z_][A-Za-z0-9_]*$/,
-    'environment variable names are letters, digits and "_", not starting with a digit',
-  );
+  .regex(ENV_NAME_PATTERN, 'environment variable names are letters, digits and "_", not starting with a digit');
 /** A string without NUL bytes (which no argv, path or environment value can hold). */
-const NO_NUL = z.string().refine((v) => !v.includes('\0'), 'must not contain NUL bytes');
+const NO_NUL = documented(z.string(), { pattern: '^[^\\u0000]*$' }).refine(
+  (v) => !v.includes('\0'),
+  'must not contain NUL bytes',
+);
 
 /**
  * A name or label people read in listings (a job's name, a token's label): 1 to `maxLength`
@@ -35,7 +46,10 @@ const NO_NUL = z.string().refine((v) => !v.includes('\0'), 'must not contain NUL
 export function printableName(maxLength: number): z.ZodEffects<z.ZodString, string, string> {
   const allowed =
     `must be 1-${maxLength} printable characters, not only spaces, without ` + `${CONTROL_CHARACTERS_IN_WORDS}`;
-  return z.string({ invalid_type_error: `${allowed}: got no text` }).superRefine((value, ctx) => {
+  return documented(
+    z.string({ invalid_type_error: `${allowed}: got no text` }),
+    printableNameKeywords(maxLength),
+  ).superRefine((value, ctx) => {
     const control = CONTROL_CHARACTER.exec(value);
     if (control !== null) {
       ctx.addIssue({
@@ -53,6 +67,18 @@ export function printableName(maxLength: number): z.ZodEffects<z.ZodString, stri
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${allowed}: got ${[...value].length} characters` });
     }
   });
+}
+
+/**
+ * A text of `min` to `max` characters counted as code points, as JSON Schema's minLength and
+ * maxLength count them (zod's `.min`/`.max` count UTF-16 units, so that 100 emoji would be 200);
+ * `message` is the error otherwise.
+ */
+export function textOfLength(min: number, max: number, message: string) {
+  return documented(z.string(), { minLength: min, maxLength: max }).refine((text) => {
+    const length = [...text].length;
+    return length >= min && length <= max;
+  }, message);
 }
 
 /**
@@ -74,11 +100,11 @@ function utf8Bytes(text: string): number {
  */
 export function decimalParameter(min: number, max: number, what: string) {
   const allowed = `must be a decimal integer ${min}-${max} (digits only, no sign, spaces or leading zeros)`;
-  // A string check, then the number: the OpenAPI document shows a string of digits (a pipe would
-  // show a string and a number at once, which no value is).
+  // A string check, then the number: the OpenAPI document shows a string of digits whose pattern
+  // holds exactly min..max (a pipe would show a string and a number at once, which no value is).
   return z
     .string()
-    .regex(/^(?:0|[1-9][0-9]*)$/, `${allowed}; ${what}`)
+    .regex(new RegExp(decimalRangePattern(min, max)), `${allowed}; ${what}`)
     .refine((digits) => Number(digits) >= min && Number(digits) <= max, `${allowed}; ${what}`)
     .transform(Number)
     .describe(what);
@@ -88,8 +114,7 @@ export function decimalParameter(min: number, max: number, what: string) {
  * Body of the POST routes that take none (drain, cordon, uncordon, cancel): no body, or the empty
  * JSON object `{}`. An object with fields is a 400 that says so, rather than being ignored.
  */
-export const NoBodySchema = z
-  .unknown()
+export const NoBodySchema = documented(z.unknown(), { type: 'object', maxProperties: 0 })
   .superRefine((body, ctx) => {
     // No body reaches a schema as null (Fastify); a JSON null never gets this far (json-body.ts).
     if (body === undefined || body === null) return;
@@ -167,35 +192,38 @@ export const MAX_REPORTED_GPU_MEMORY_MIB = 1_048_576;
  * (`stepSeconds`, `latencySeconds`) need the matching QoS target; usage values (`gpuMemoryUsedMiB`,
  * `gpuUtilizationPct`) any running job may report (docs/server.md, "Measured peaks").
  */
-export const QosReportSchema = z
-  .object({
-    stepSeconds: QOS_SECONDS.optional().describe('observed seconds per training step'),
-    latencySeconds: QOS_SECONDS.optional().describe('observed seconds per request'),
-    gpuMemoryUsedMiB: z
-      .number({ invalid_type_error: 'must be a whole number of MiB' })
-      .int('must be a whole number of MiB')
-      .min(0, 'must be at least 0 MiB')
-      .max(MAX_REPORTED_GPU_MEMORY_MIB, `must be at most ${MAX_REPORTED_GPU_MEMORY_MIB} MiB`)
-      .optional()
-      .describe(
-        'device memory the job uses now on the one of its GPUs where it uses most, MiB (kept as its peak when higher)',
-      ),
-    gpuUtilizationPct: z
-      .number({ invalid_type_error: 'must be a percentage' })
-      .min(0, 'must be a percentage from 0 to 100')
-      .max(100, 'must be a percentage from 0 to 100')
-      .optional()
-      .describe('GPU utilization the job sees now, percent 0-100 (kept as its peak when higher)'),
-  })
-  .strict()
-  .refine(
-    (r) =>
-      r.stepSeconds !== undefined ||
-      r.latencySeconds !== undefined ||
-      r.gpuMemoryUsedMiB !== undefined ||
-      r.gpuUtilizationPct !== undefined,
-    { message: 'a report needs stepSeconds, latencySeconds, gpuMemoryUsedMiB or gpuUtilizationPct' },
-  );
+export const QosReportSchema = documented(
+  z
+    .object({
+      stepSeconds: QOS_SECONDS.optional().describe('observed seconds per training step'),
+      latencySeconds: QOS_SECONDS.optional().describe('observed seconds per request'),
+      gpuMemoryUsedMiB: z
+        .number({ invalid_type_error: 'must be a whole number of MiB' })
+        .int('must be a whole number of MiB')
+        .min(0, 'must be at least 0 MiB')
+        .max(MAX_REPORTED_GPU_MEMORY_MIB, `must be at most ${MAX_REPORTED_GPU_MEMORY_MIB} MiB`)
+        .optional()
+        .describe(
+          'device memory the job uses now on the one of its GPUs where it uses most, MiB (kept as its peak when ' +
+            'higher)',
+        ),
+      gpuUtilizationPct: z
+        .number({ invalid_type_error: 'must be a percentage' })
+        .min(0, 'must be a percentage from 0 to 100')
+        .max(100, 'must be a percentage from 0 to 100')
+        .optional()
+        .describe('GPU utilization the job sees now, percent 0-100 (kept as its peak when higher)'),
+    })
+    .strict(),
+  { minProperties: 1 },
+).refine(
+  (r) =>
+    r.stepSeconds !== undefined ||
+    r.latencySeconds !== undefined ||
+    r.gpuMemoryUsedMiB !== undefined ||
+    r.gpuUtilizationPct !== undefined,
+  { message: 'a report needs stepSeconds, latencySeconds, gpuMemoryUsedMiB or gpuUtilizationPct' },
+);
 /** A progress report. */
 export type QosReportBody = z.infer<typeof QosReportSchema>;
 
@@ -270,8 +298,11 @@ export const SubmitJobSchema = z
           'none (default) refuses the submit; private runs the job in a private directory of its own and ' +
           'records why (reason code workdir-not-writable)',
       ),
-    environment: z
-      .record(ENV_NAME, NO_NUL)
+    environment: documented(z.record(ENV_NAME, NO_NUL), {
+      // JSON Schema's propertyNames: OpenAPI 3.0 lists no keyword for the names of a map's keys, and
+      // @fastify/swagger turns patternProperties into additionalProperties, dropping the names' pattern.
+      propertyNames: { pattern: ENV_NAME_PATTERN.source },
+    })
       .superRefine((env, ctx) => {
         for (const [name, value] of Object.entries(env)) {
           const bytes = utf8Bytes(`${name}=${value}`);
@@ -605,30 +636,32 @@ export const MAX_TOKEN_LIFETIME_SECONDS = 10 * 365 * 86_400;
 /** A token's role (docs/security.md, "Roles"). */
 export const TokenRoleSchema = z.enum(['admin', 'tenant-admin', 'member', 'viewer']);
 /** `POST /api/v1/tokens` body: role `member` unless given; no expiry unless `expiresInSeconds` or `expiresAt`. */
-export const CreateTokenSchema = z
-  .object({
-    tenant: TENANT_NAME.optional().describe(
-      'the tenant the token acts for; leave out for an admin token (and with a tenant-admin token: its own tenant)',
-    ),
-    role: TokenRoleSchema.default('member').describe('default member (least privilege)'),
-    label: printableName(200)
-      .optional()
-      .transform((label) => label ?? '')
-      .describe('a note to tell tokens apart; absent: none'),
-    expiresInSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_TOKEN_LIFETIME_SECONDS)
-      .optional()
-      .describe('lifetime from now, seconds (1 s to 10 years)'),
-    expiresAt: z
-      .string()
-      .max(64)
-      .optional()
-      .describe('ISO 8601 time in the future (up to 10 years ahead), e.g. 2030-01-31T12:00:00Z'),
-  })
-  .strict();
+export const CreateTokenSchema = documented(
+  z
+    .object({
+      tenant: TENANT_NAME.optional().describe(
+        'the tenant the token acts for; leave out for an admin token (and with a tenant-admin token: its own tenant)',
+      ),
+      role: TokenRoleSchema.default('member').describe('default member (least privilege)'),
+      label: printableName(200)
+        .optional()
+        .transform((label) => label ?? '')
+        .describe('a note to tell tokens apart; absent: none'),
+      expiresInSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_TOKEN_LIFETIME_SECONDS)
+        .optional()
+        .describe('lifetime from now, seconds (1 s to 10 years)'),
+      expiresAt: isoTimeWithZone('expiresAt: must be an ISO 8601 time with a zone, e.g. 2030-01-31T12:00:00Z')
+        .optional()
+        .describe('ISO 8601 time in the future (up to 10 years ahead), e.g. 2030-01-31T12:00:00Z'),
+    })
+    .strict(),
+  // expiresInSeconds or expiresAt, not both (the token service refuses both with 422 too)
+  { not: { required: ['expiresInSeconds', 'expiresAt'] } },
+);
 /** A token as the API shows it: never its secret or digest. Times are ISO 8601. */
 export const TokenSchema = z.object({
   id: z.number().int(),
@@ -681,40 +714,42 @@ export const TenantSchema = z.object({
     .describe("event streams each of its tokens may hold open; null = the server's default"),
 });
 /** `PUT /api/v1/tenants/:name/limits` body: the fields to change (null = back to the server's default). */
-export const SetTenantLimitsSchema = z
-  .object({
-    maxPriorityClass: z
-      .enum(PRIORITY_CLASS_NAMES)
-      .optional()
-      .describe("highest priority class the tenant's tokens may submit at: low, normal, high, critical"),
-    requestsPerSecond: z
-      .number()
-      .gt(0)
-      .max(100_000)
-      .nullable()
-      .optional()
-      .describe("requests per second per token; null = the server's default"),
-    requestBurst: z
-      .number()
-      .int()
-      .min(1)
-      .max(100_000)
-      .nullable()
-      .optional()
-      .describe("requests per token at once above the rate; null = the server's default"),
-    eventStreamsPerToken: z
-      .number()
-      .int()
-      .min(0)
-      .max(1000)
-      .nullable()
-      .optional()
-      .describe("open event streams per token; null = the server's default"),
-  })
-  .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), {
-    message: 'give at least one of maxPriorityClass, requestsPerSecond, requestBurst, eventStreamsPerToken',
-  });
+export const SetTenantLimitsSchema = documented(
+  z
+    .object({
+      maxPriorityClass: z
+        .enum(PRIORITY_CLASS_NAMES)
+        .optional()
+        .describe("highest priority class the tenant's tokens may submit at: low, normal, high, critical"),
+      requestsPerSecond: z
+        .number()
+        .gt(0)
+        .max(100_000)
+        .nullable()
+        .optional()
+        .describe("requests per second per token; null = the server's default"),
+      requestBurst: z
+        .number()
+        .int()
+        .min(1)
+        .max(100_000)
+        .nullable()
+        .optional()
+        .describe("requests per token at once above the rate; null = the server's default"),
+      eventStreamsPerToken: z
+        .number()
+        .int()
+        .min(0)
+        .max(1000)
+        .nullable()
+        .optional()
+        .describe("open event streams per token; null = the server's default"),
+    })
+    .strict(),
+  { minProperties: 1 },
+).refine((b) => Object.values(b).some((v) => v !== undefined), {
+  message: 'give at least one of maxPriorityClass, requestsPerSecond, requestBurst, eventStreamsPerToken',
+});
 /** A limits change. */
 export type SetTenantLimits = z.infer<typeof SetTenantLimitsSchema>;
 /** `PUT /api/v1/tenants/:name/quota` body. */
@@ -736,6 +771,7 @@ export const SetQuotaSchema = z
   .refine((q) => q.limitGpuEquivalents === null || q.limitGpuEquivalents >= q.guaranteedGpuEquivalents, {
     message: 'limitGpuEquivalents must be at least guaranteedGpuEquivalents (or null for no limit)',
     path: ['limitGpuEquivalents'],
+    params: UNPROCESSABLE,
   });
 /** One tenant's use against its quota (`GET /api/v1/quotas`). */
 export const QuotaUseSchema = z.object({
@@ -751,17 +787,17 @@ export const QuotaUseSchema = z.object({
 /** `POST /api/v1/backup` body: absolute path on the server's machine. */
 export const BackupSchema = z
   .object({
-    path: z
-      .string()
-      .startsWith('/', 'path must be absolute')
-      .refine(
-        (path) => !CONTROL_CHARACTER.test(path),
-        (path) => ({
-          message:
-            `must be an absolute path without ${CONTROL_CHARACTERS_IN_WORDS}: got ` +
-            `${codePointName(CONTROL_CHARACTER.exec(path)![0])}`,
-        }),
-      ),
+    // The note goes on the last ZodString: each string check (startsWith) makes a new one.
+    path: documented(z.string().startsWith('/', 'path must be absolute'), {
+      pattern: `^/${withoutControlCharactersPattern}$`,
+    }).refine(
+      (path) => !CONTROL_CHARACTER.test(path),
+      (path) => ({
+        message:
+          `must be an absolute path without ${CONTROL_CHARACTERS_IN_WORDS}: got ` +
+          `${codePointName(CONTROL_CHARACTER.exec(path)![0])}`,
+      }),
+    ),
   })
   .strict();
 /** Server status (`GET /api/v1/status`). */

@@ -2,6 +2,8 @@
  * The audit log's API shapes (zod): `GET /api/v1/audit` (docs/security.md "Audit log").
  */
 import { z } from 'zod';
+import { isoTimeWithZone } from './iso-time.js';
+import { textOfLength } from './api.js';
 
 /** Most entries one `GET /api/v1/audit` returns. */
 export const AUDIT_PAGE_MAX = 10_000;
@@ -9,12 +11,7 @@ export const AUDIT_PAGE_MAX = 10_000;
 /** `GET /api/v1/audit` query. */
 export const AuditQuerySchema = z
   .object({
-    since: z
-      .string()
-      .refine(
-        (v) => /^\d{4}-\d\d-\d\dT/.test(v) && !Number.isNaN(Date.parse(v)),
-        'since must be an ISO 8601 time, e.g. 2025-01-31T12:00:00Z',
-      )
+    since: isoTimeWithZone('since must be an ISO 8601 time with a zone, e.g. 2025-01-31T12:00:00Z')
       .optional()
       .describe('only entries at or after this time'),
     afterSeq: z.coerce
@@ -35,7 +32,7 @@ export const AuditQuerySchema = z
       .enum(['true', 'false'])
       .default('false')
       .describe('true: the newest `limit` matching entries; false: the oldest (paging with afterSeq)'),
-    tenant: z.string().max(63).optional().describe('only entries of this tenant'),
+    tenant: textOfLength(0, 63, 'tenant: at most 63 characters').optional().describe('only entries of this tenant'),
   })
   .strict();
 

@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { JOB_STATES, isTerminal, type JobState } from '../core/index.js';
 import { MAX_NAME_PATTERN_LENGTH } from '../lib/name-pattern.js';
 import { printableName, TENANT_NAME } from './api.js';
+import { isoTimeWithZone } from './iso-time.js';
+import { documented } from './openapi-notes.js';
 
 /** Most ids one call may name. */
 export const MAX_BULK_CANCEL_IDS = 10_000;
@@ -21,47 +23,44 @@ export const CANCELLABLE_STATES = JOB_STATES.filter((s) => !isTerminal(s)) as [J
 /** The body fields that select jobs; a call needs at least one. */
 export const BULK_CANCEL_SELECTORS = ['ids', 'state', 'tenant', 'name', 'since'] as const;
 
-/** An ISO 8601 time with a date and a time, e.g. `2025-01-31T12:00:00Z`. */
-const ISO_TIME = z
-  .string()
-  .refine(
-    (v) => /^\d{4}-\d\d-\d\dT/.test(v) && !Number.isNaN(Date.parse(v)),
-    'must be an ISO 8601 time, e.g. 2025-01-31T12:00:00Z',
-  );
+/** An ISO 8601 time with a date, a time and a zone, e.g. `2025-01-31T12:00:00Z`. */
+const ISO_TIME = isoTimeWithZone('must be an ISO 8601 time with a zone, e.g. 2025-01-31T12:00:00Z');
 
 /** `POST /api/v1/jobs/cancel` body. */
-export const BulkCancelSchema = z
-  .object({
-    ids: z
-      .array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER))
-      .min(1)
-      .max(MAX_BULK_CANCEL_IDS)
-      .refine(
-        (ids) => new Set(ids).size === ids.length,
-        (ids) => ({ message: `ids must be distinct; ${ids.find((id, i) => ids.indexOf(id) !== i)} is named twice` }),
-      )
-      .optional()
-      .describe(`only these job ids (1 to ${MAX_BULK_CANCEL_IDS} distinct ids)`),
-    state: z
-      .array(z.enum(CANCELLABLE_STATES))
-      .min(1)
-      .max(CANCELLABLE_STATES.length)
-      .optional()
-      .describe(`only jobs in these states (${CANCELLABLE_STATES.join(', ')}); default: all of them`),
-    tenant: TENANT_NAME.optional().describe("only this tenant's jobs"),
-    name: printableName(MAX_NAME_PATTERN_LENGTH)
-      .optional()
-      .describe('only jobs whose whole name matches this pattern; * matches any run of characters'),
-    since: ISO_TIME.optional().describe('only jobs submitted at or after this ISO 8601 time'),
-    reason: printableName(MAX_CANCEL_REASON_LENGTH)
-      .optional()
-      .describe(
-        `why, 1-${MAX_CANCEL_REASON_LENGTH} printable characters: each job's reason becomes "cancelled by ` +
-          `<who>: <reason>"`,
-      ),
-    dryRun: z.boolean().default(false).describe('true: answer what would be cancelled, change nothing (not audited)'),
-  })
-  .strict()
+export const BulkCancelSchema = documented(
+  z
+    .object({
+      ids: documented(z.array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)).min(1).max(MAX_BULK_CANCEL_IDS), {
+        uniqueItems: true,
+      })
+        .refine(
+          (ids) => new Set(ids).size === ids.length,
+          (ids) => ({ message: `ids must be distinct; ${ids.find((id, i) => ids.indexOf(id) !== i)} is named twice` }),
+        )
+        .optional()
+        .describe(`only these job ids (1 to ${MAX_BULK_CANCEL_IDS} distinct ids)`),
+      state: z
+        .array(z.enum(CANCELLABLE_STATES))
+        .min(1)
+        .max(CANCELLABLE_STATES.length)
+        .optional()
+        .describe(`only jobs in these states (${CANCELLABLE_STATES.join(', ')}); default: all of them`),
+      tenant: TENANT_NAME.optional().describe("only this tenant's jobs"),
+      name: printableName(MAX_NAME_PATTERN_LENGTH)
+        .optional()
+        .describe('only jobs whose whole name matches this pattern; * matches any run of characters'),
+      since: ISO_TIME.optional().describe('only jobs submitted at or after this ISO 8601 time'),
+      reason: printableName(MAX_CANCEL_REASON_LENGTH)
+        .optional()
+        .describe(
+          `why, 1-${MAX_CANCEL_REASON_LENGTH} printable characters: each job's reason becomes "cancelled by ` +
+            `<who>: <reason>"`,
+        ),
+      dryRun: z.boolean().default(false).describe('true: answer what would be cancelled, change nothing (not audited)'),
+    })
+    .strict(),
+  { anyOf: BULK_CANCEL_SELECTORS.map((field) => ({ required: [field] })) },
+)
   .superRefine((body, ctx) => {
     if (BULK_CANCEL_SELECTORS.every((field) => body[field] === undefined)) {
       ctx.addIssue({

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { JOB_STATES } from '../core/index.js';
 import { MAX_NAME_PATTERN_LENGTH } from '../lib/name-pattern.js';
-import { decimalParameter, JobSchema, TENANT_NAME } from './api.js';
+import { decimalParameter, JobSchema, TENANT_NAME, textOfLength } from './api.js';
 
 /** Jobs one page holds at most (`limit`). */
 export const DASHBOARD_JOB_PAGE_MAX = 500;
@@ -19,10 +19,7 @@ const STATE = `(?:${JOB_STATES.join('|')})`;
 /** `GET /api/v1/dashboard/jobs` query. */
 export const DashboardJobsQuerySchema = z
   .object({
-    name: z
-      .string()
-      .min(1, `a name pattern has 1 to ${MAX_NAME_PATTERN_LENGTH} characters`)
-      .max(MAX_NAME_PATTERN_LENGTH, `a name pattern has 1 to ${MAX_NAME_PATTERN_LENGTH} characters`)
+    name: textOfLength(1, MAX_NAME_PATTERN_LENGTH, `a name pattern has 1 to ${MAX_NAME_PATTERN_LENGTH} characters`)
       .optional()
       .describe(
         'whole-name pattern: `*` matches any run of characters, every other character itself ' +

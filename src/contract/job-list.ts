@@ -6,7 +6,9 @@
 import { z } from 'zod';
 import { JOB_STATES, type JobState } from '../core/index.js';
 import { MAX_NAME_PATTERN_LENGTH } from '../lib/name-pattern.js';
-import { decimalParameter, JobSchema, TENANT_NAME } from './api.js';
+import { decimalParameter, JobSchema, TENANT_NAME, textOfLength } from './api.js';
+import { isoTimeWithZone } from './iso-time.js';
+import { documented } from './openapi-notes.js';
 import { JOB_FIELDS, MAX_JOB_PAGE } from './job-fields.js';
 
 /** The states a listing shows without `state` or `all=true`: those of jobs that have not ended. */
@@ -18,8 +20,8 @@ export const ACTIVE_JOB_STATES: readonly JobState[] = ['pending', 'preempted', '
  */
 function commaList<T extends string>(parameter: string, allowed: readonly T[], what: string) {
   const words = `${parameter}: must be one or more of ${allowed.join(', ')}, comma-separated`;
-  return z
-    .string()
+  const item = `(?:${allowed.join('|')})`;
+  return documented(z.string(), { pattern: `^${item}(?:,${item})*$` })
     .superRefine((text, ctx) => {
       const unknown = text.split(',').filter((item) => !(allowed as readonly string[]).includes(item));
       if (unknown.length > 0)
@@ -32,12 +34,6 @@ function commaList<T extends string>(parameter: string, allowed: readonly T[], w
     .describe(`${what}: ${allowed.join(', ')}, comma-separated`);
 }
 
-/**
- * An ISO 8601 time with a zone (`2025-01-31T12:00:00Z`, `2025-01-31T13:00:00.5+01:00`); parses to
- * ms since the epoch.
- */
-const ISO_TIME_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
-
 /** What a listing answers: jobs (JobPageSchema), or the job table's rows (JobTablePageSchema). */
 export const JOB_LIST_VIEWS = ['jobs', 'table'] as const;
 
@@ -47,19 +43,10 @@ export const ListJobsQuerySchema = z
     all: z.enum(['true', 'false']).default('false').describe('include finished jobs (ignored when state is given)'),
     state: commaList('state', JOB_STATES, 'only jobs in these states').optional(),
     tenant: TENANT_NAME.optional().describe("only this tenant's jobs; a token of another tenant gets an empty list"),
-    name: z
-      .string()
-      .min(1, `name: a pattern of 1-${MAX_NAME_PATTERN_LENGTH} characters`)
-      .max(MAX_NAME_PATTERN_LENGTH, `name: a pattern of 1-${MAX_NAME_PATTERN_LENGTH} characters`)
+    name: textOfLength(1, MAX_NAME_PATTERN_LENGTH, `name: a pattern of 1-${MAX_NAME_PATTERN_LENGTH} characters`)
       .optional()
       .describe('job name pattern: the whole name, * matches any run of characters, case-sensitive'),
-    since: z
-      .string()
-      .regex(ISO_TIME_WITH_ZONE, 'since: must be an ISO 8601 time with a zone, e.g. 2025-01-31T12:00:00Z')
-      .refine(
-        (text) => !Number.isNaN(Date.parse(text)),
-        'since: must be an ISO 8601 time with a zone, e.g. 2025-01-31T12:00:00Z',
-      )
+    since: isoTimeWithZone('since: must be an ISO 8601 time with a zone, e.g. 2025-01-31T12:00:00Z')
       .transform((text) => Date.parse(text))
       .optional()
       .describe('only jobs submitted at or after this ISO 8601 time (with a zone)'),

@@ -125,10 +125,10 @@ describe('gpushare serve: sharing one GPU', () => {
       ],
       [
         { command: ['no-such-program-xyz'], workingDirectory: '/tmp' },
-        400,
+        422,
         /command: program "no-such-program-xyz" was not found/,
       ],
-      [shellJob('true', { gpuMilli: 500 }, { tenant: 'nobody' }), 400, /tenant: unknown tenant "nobody"/],
+      [shellJob('true', { gpuMilli: 500 }, { tenant: 'nobody' }), 422, /tenant: unknown tenant "nobody"/],
       [shellJob('true', { gpuMilli: 500 }, { priority: 'urgent' }), 400, /priority/],
     ];
     for (const [body, status, message] of cases) {
@@ -144,7 +144,7 @@ describe('gpushare serve: sharing one GPU', () => {
       openapi: string;
       paths: Record<string, unknown>;
     };
-    expect(openapi.openapi).toBe('3.0.3');
+    expect(openapi.openapi).toBe('3.1.0');
     expect(Object.keys(openapi.paths)).toEqual(
       expect.arrayContaining([
         '/api/v1/jobs',
@@ -214,15 +214,20 @@ describe('gpushare serve: tenants', () => {
 describe('gpushare serve: hardening', () => {
   it('refuses environment variables gpushare sets and malformed names, and stores nothing', async () => {
     server = await startServe({ simulateGpus: '1xT4' });
-    const cases: [Record<string, string>, RegExp][] = [
-      [{ CUDA_VISIBLE_DEVICES: 'GPU-other' }, /environment: CUDA_VISIBLE_DEVICES is set by gpushare/],
-      [{ 'CUDA_VISIBLE_DEVICES=GPU-x,': '' }, /environment.*environment variable names are letters, digits and "_"/],
-      [{ GPUSHARE_JOB_ID: '1' }, /environment: GPUSHARE_JOB_ID is set by gpushare/],
-      [{ OK: 'a\u0000b' }, /must not contain NUL bytes/],
+    // A malformed name or value breaks the request's schema (400); a name gpushare sets is refused after it (422).
+    const cases: [Record<string, string>, number, RegExp][] = [
+      [{ CUDA_VISIBLE_DEVICES: 'GPU-other' }, 422, /environment: CUDA_VISIBLE_DEVICES is set by gpushare/],
+      [
+        { 'CUDA_VISIBLE_DEVICES=GPU-x,': '' },
+        400,
+        /environment.*environment variable names are letters, digits and "_"/,
+      ],
+      [{ GPUSHARE_JOB_ID: '1' }, 422, /environment: GPUSHARE_JOB_ID is set by gpushare/],
+      [{ OK: 'a\u0000b' }, 400, /must not contain NUL bytes/],
     ];
-    for (const [environment, message] of cases) {
+    for (const [environment, status, message] of cases) {
       const response = await api(server, 'POST', '/api/v1/jobs', shellJob('true', { gpuMilli: 100 }, { environment }));
-      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.status, JSON.stringify(response.body)).toBe(status);
       expect(response.body.error.message).toMatch(message);
     }
     expect((await api(server, 'GET', '/api/v1/jobs?all=true')).body.jobs).toEqual([]);

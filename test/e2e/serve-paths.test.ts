@@ -1,7 +1,7 @@
 /**
  * End-to-end: paths a caller names, on a real `gpushare serve` running as root (docs/security.md
  * "Paths a caller names"). A backup through a folder link that a tenant's uid owns, and one with a
- * `..` component, each get 400 naming `path` and nothing is written anywhere; the CLI passes `..`
+ * `..` component, each get 422 naming `path` and nothing is written anywhere; the CLI passes `..`
  * on and exits non-zero with the server's message; a plain path gets a private backup. A root server
  * refuses a data directory that another uid owns, naming it and its owner. Without root (lchown,
  * chown) the suite is skipped with a message (a failure under GPUSHARE_REQUIRE_TOOLS=1).
@@ -46,7 +46,7 @@ describe.skipIf(!asRoot())('gpushare serve as root: paths a caller names', () =>
     symlinkSync(secret, join(home, 'planted'));
     lchownSync(join(home, 'planted'), TENANT_UID, TENANT_UID);
     const answer = await api(server, 'POST', '/api/v1/backup', { path: join(home, 'planted', 'backup.db') });
-    expect(answer.status).toBe(400);
+    expect(answer.status).toBe(422);
     expect(answer.body.error.code).toBe('GPUSHARE_INVALID_FIELD');
     expect(answer.body.error.details).toEqual({ field: 'path' });
     expect(answer.body.error.message).toBe(
@@ -63,7 +63,7 @@ describe.skipIf(!asRoot())('gpushare serve as root: paths a caller names', () =>
     mkdirSync(a);
     mkdirSync(b);
     const answer = await api(server, 'POST', '/api/v1/backup', { path: `${a}/../b/backup.db` });
-    expect(answer.status).toBe(400);
+    expect(answer.status).toBe(422);
     expect(answer.body.error.details).toEqual({ field: 'path' });
     expect(answer.body.error.message).toBe(`path: ${a}/../b/backup.db has a ".." component; give the path without it`);
     const run = cli(server, ['backup', '../b/cli.db'], a);
@@ -83,7 +83,7 @@ describe.skipIf(!asRoot())('gpushare serve as root: paths a caller names', () =>
     expect(statSync(target).mode & 0o777).toBe(0o600);
     expect(readdirSync(folder)).toEqual(['backup.db']);
     const again = await api(server, 'POST', '/api/v1/backup', { path: target });
-    expect(again.status).toBe(400);
+    expect(again.status).toBe(422);
     expect(again.body.error.message).toBe(
       `path: ${target} exists; the server never overwrites a file (choose a new name)`,
     );

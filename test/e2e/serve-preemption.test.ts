@@ -185,7 +185,7 @@ describe('gpushare serve: quotas', () => {
             limitGpuEquivalents: 1,
           })
         ).status,
-      ).toBe(400);
+      ).toBe(422);
       const capped = (
         await api(
           server,

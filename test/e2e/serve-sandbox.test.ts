@@ -475,7 +475,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
 
   it(
     "takes only a working directory whose bind cannot be redirected: writable by the tenant's uid, " +
-      'written as it resolves, under folders only root may change; each refusal a 400 naming the field',
+      'written as it resolves, under folders only root may change; each refusal a 422 naming the field',
     async () => {
       const submitIn = async (workingDirectory: string): ReturnType<typeof api> =>
         api(
@@ -487,7 +487,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
         );
       const refusal = async (workingDirectory: string): Promise<string> => {
         const { status, body } = await submitIn(workingDirectory);
-        expect([status, body.error.details.field]).toEqual([400, 'workingDirectory']);
+        expect([status, body.error.details.field]).toEqual([422, 'workingDirectory']);
         const hint = ' (give a folder jobs may use, or none for a private one: gpushare submit --private-workdir)';
         expect((body.error.message as string).endsWith(hint)).toBe(true);
         return (body.error.message as string).slice(0, -hint.length);
@@ -583,7 +583,7 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
           token('team-a'),
         );
         expect([refused.status, refused.body.error.message]).toEqual([
-          400,
+          422,
           `command: program "${program}" was not found, is not executable, or lies where jobs cannot see it ` +
             `on the server (looked up relative to /)`,
         ]);

@@ -405,7 +405,7 @@ describe('audit log of API calls and GPU actions', () => {
       const bad = await call('GET', '/api/v1/audit?since=yesterday');
       expect([bad.status, bad.body.error.message]).toEqual([
         400,
-        'querystring.since: since must be an ISO 8601 time, e.g. 2025-01-31T12:00:00Z',
+        'querystring.since: since must be an ISO 8601 time with a zone, e.g. 2025-01-31T12:00:00Z',
       ]);
       const member = (await call('POST', '/api/v1/tokens', { tenant: 't1' })).body.token;
       expect((await call('GET', '/api/v1/audit', undefined, member)).status).toBe(403);

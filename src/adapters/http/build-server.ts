@@ -30,7 +30,8 @@ import { registerUsageHistoryRoutes } from './routes/usage-history.js';
 import { registerAuditHook } from './audit-hook.js';
 import { registerAuditRoutes } from './routes/audit.js';
 import { registerHistoryRoutes } from './routes/history.js';
-import { openApiTransform } from './text-responses.js';
+import { isMethodNotAllowedRoute, trackMethods } from './method-not-allowed.js';
+import { openApiTransform, optionalEmptyBodies } from './text-responses.js';
 
 export type { ServerServices } from './server-services.js';
 
@@ -48,7 +49,10 @@ export interface BuildServerOptions {
   readonly logInternalError?: InternalErrorLog;
   /** Serve HTTPS with this PEM key and certificate (chain); absent or null: plain HTTP. */
   readonly https?: { readonly key: string; readonly cert: string } | null;
-  /** Told every route as it is registered (method and URL pattern), e.g. to check each has a documented rule. */
+  /**
+   * Told every route as it is registered (method and URL pattern), e.g. to check each has a documented rule; not the
+   * 405 answers of the methods a path does not serve (method-not-allowed.ts).
+   */
   readonly onRoute?: (route: { readonly method: string; readonly url: string }) => void;
 }
 
@@ -80,6 +84,7 @@ export async function buildServer(
   const { onRoute } = options;
   if (onRoute) {
     app.addHook('onRoute', (route) => {
+      if (isMethodNotAllowedRoute(route)) return;
       for (const method of [route.method].flat()) onRoute({ method: String(method), url: route.url });
     });
   }
@@ -90,6 +95,9 @@ export async function buildServer(
   registerJsonBodyParser(app);
   await app.register(swagger, {
     openapi: {
+      // 3.1: its schemas are JSON Schema 2020-12, which can say what 3.0 cannot (the names of a map's
+      // keys: propertyNames).
+      openapi: '3.1.0',
       info: {
         title: 'gpushare API',
         version: services.version,
@@ -99,6 +107,7 @@ export async function buildServer(
       security: [{ bearer: [] }],
     },
     transform: openApiTransform,
+    transformObject: optionalEmptyBodies,
   });
   app.decorateRequest('principal', null as unknown as Principal);
   // 200 `{ status: 'ok' }`; 503 `{ status: 'unhealthy', reason }` while the server cannot work: with a disk problem,
@@ -125,6 +134,7 @@ export async function buildServer(
       // Authentication belongs to the API's own scope: it runs for every route of this plugin,
       // however the request spells the path (`/%61pi/v1/...` reaches these routes too), and for
       // unknown paths under the prefix.
+      const methods = trackMethods(api);
       api.addHook('onRequest', async (request) => {
         request.principal = services.admin.authenticate(request.headers.authorization);
         // A job's report token may only report for its own job (403 for anything else).
@@ -152,6 +162,7 @@ export async function buildServer(
         registerAuditHook(api, services.audit);
         registerAuditRoutes(api.withTypeProvider<ZodTypeProvider>(), services.audit);
       }
+      methods.answerOtherMethods();
     },
     { prefix: '/api/v1' },
   );

@@ -75,7 +75,12 @@ export function registerErrorHandler(app: FastifyInstance, logInternalError: Int
         const allowed = Array.isArray(params.issue?.options) ? ` (allowed: ${params.issue!.options!.join(', ')})` : '';
         return { field, message: `${field}: ${v.message ?? 'invalid'}${allowed}` };
       });
-      return reply.status(400).send({
+      // A refinement between fields (UNPROCESSABLE of src/contract) is a rule the document cannot
+      // state: 422 when it is the only complaint, 400 for anything the schema itself refuses.
+      const unprocessable = firstPerField.every(
+        (v) => (v.params as { issue?: { params?: { httpStatus?: number } } }).issue?.params?.httpStatus === 422,
+      );
+      return reply.status(unprocessable ? 422 : 400).send({
         error: {
           code: 'GPUSHARE_INVALID_FIELD',
           message: issues.map((i) => i.message).join('; '),

@@ -1,8 +1,8 @@
 /**
  * `registerErrorResponses` on a bare Fastify app with the zod type provider and the OpenAPI
- * plugin, as build-server.ts sets them up: documented routes get `4XX` and `5XX` with the error
- * body, a route's own error entry wins, hidden routes and routes without a response schema stay
- * as they are, and an error answer passes through the error schema unchanged.
+ * plugin, as build-server.ts sets them up: documented routes get `4XX`, `5XX` and the named
+ * statuses with the error body, a route's own error entry wins, hidden routes and routes without a
+ * response schema stay as they are, and an error answer passes through the error schema unchanged.
  */
 import swagger from '@fastify/swagger';
 import fastify, { type FastifyInstance } from 'fastify';
@@ -30,6 +30,11 @@ async function appWithRoutes(): Promise<FastifyInstance> {
   app.get('/documented', { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async () => {
     throw forbidden('not you');
   });
+  app.post(
+    '/things/:id',
+    { schema: { body: z.object({ n: z.number() }), response: { 200: z.object({ ok: z.boolean() }) } } },
+    async () => ({ ok: true }),
+  );
   app.get(
     '/own-404',
     { schema: { response: { 200: z.object({ ok: z.boolean() }), 404: z.object({ missing: z.string() }) } } },
@@ -51,11 +56,33 @@ describe('registerErrorResponses', () => {
     app = null;
   });
 
-  it("declares 4XX and 5XX with the error body on documented routes only, keeping a route's own entries", async () => {
+  it("declares 4XX, 5XX and the named statuses on documented routes only, keeping a route's own entries", async () => {
     app = await appWithRoutes();
     const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as any;
-    expect(Object.keys(spec.paths).sort()).toEqual(['/documented', '/no-response-schema', '/own-404']);
-    expect(Object.keys(spec.paths['/documented'].get.responses)).toEqual(['200', '4XX', '5XX']);
+    expect(Object.keys(spec.paths).sort()).toEqual(['/documented', '/no-response-schema', '/own-404', '/things/{id}']);
+    expect(Object.keys(spec.paths['/documented'].get.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '429',
+      '4XX',
+      '5XX',
+    ]);
+    // A path parameter adds 404, a body 413 and 415.
+    expect(Object.keys(spec.paths['/things/{id}'].post.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '413',
+      '415',
+      '429',
+      '4XX',
+      '5XX',
+    ]);
+    expect(spec.paths['/documented'].get.responses['401'].description).toMatch(/GPUSHARE_UNAUTHENTICATED$/);
     const error = spec.paths['/documented'].get.responses['4XX'].content['application/json'].schema;
     expect([error.required, error.properties.error.required, Object.keys(error.properties.error.properties)]).toEqual([
       ['error'],
@@ -63,7 +90,16 @@ describe('registerErrorResponses', () => {
       ['code', 'message', 'details'],
     ]);
     expect(spec.paths['/documented'].get.responses['5XX'].description).toMatch(/^the server could not do it/);
-    expect(Object.keys(spec.paths['/own-404'].get.responses)).toEqual(['200', '404', '4XX', '5XX']);
+    expect(Object.keys(spec.paths['/own-404'].get.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '429',
+      '4XX',
+      '5XX',
+    ]);
     expect(
       Object.keys(spec.paths['/own-404'].get.responses['404'].content['application/json'].schema.properties),
     ).toEqual(['missing']);

@@ -2,7 +2,8 @@
  * The one request body format of the API: JSON, `Content-Type: application/json`, at most
  * {@link BODY_LIMIT_BYTES}. Replaces Fastify's own parsers so that every refusal is the API's own
  * error (error-handler.ts) and says what was wrong:
- * - an empty body is no body (`undefined`): a route that needs one answers 400 "must be a JSON object";
+ * - an empty body (no bytes) is no body (`undefined`): a route that needs one answers 400 "must be a JSON
+ *   object"; white space alone is not JSON (400);
  * - text that is not JSON: 400 with the parser's words and position;
  * - JSON that is not an object (an array, a string, a number, null): 400, on every route (none
  *   takes anything else);
@@ -28,11 +29,11 @@ function describeJson(value: unknown): string {
 }
 
 /**
- * Parses `text` as a JSON object, refusing prototype-polluting keys; blank text is no body
+ * Parses `text` as a JSON object, refusing prototype-polluting keys; empty text (no bytes) is no body
  * (`undefined`). @throws GpushareError 400
  */
 export function parseJsonBody(text: string): Record<string, unknown> | undefined {
-  if (text.trim() === '') return undefined;
+  if (text === '') return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text, (key, value: unknown) => {

@@ -33,7 +33,7 @@ const write = (path: string, text = 'backup bytes') =>
     writeSync(fd, text);
   });
 
-/** The 400 a refused path gets: code, the field and the message. */
+/** The 422 a refused path gets: code, the field and the message. */
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; field: unknown; message: string }> {
   const error = await promise.then(
     () => null,
@@ -41,7 +41,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; field
   );
   expect(error).toBeInstanceOf(GpushareError);
   const { code, details, message, httpStatus } = error as GpushareError;
-  expect(httpStatus).toBe(400);
+  expect(httpStatus).toBe(422);
   return { code, field: details?.field, message };
 }
 

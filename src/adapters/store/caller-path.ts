@@ -18,7 +18,7 @@
  *   temporary name, written and flushed, then linked to its name (refused when that name exists:
  *   nothing is ever overwritten) and the temporary name removed, all through the folder's
  *   descriptor; on any failure the temporary file is removed.
- * Refusals are 400 errors naming the field (`invalidField`); errors of the system (EACCES, EROFS,
+ * Refusals are 422 errors naming the field (`invalidField`); errors of the system (EACCES, EROFS,
  * ENOSPC) are thrown as they are.
  */
 import {
@@ -89,7 +89,7 @@ function componentsOf(text: string): string[] {
 }
 
 /**
- * Refuses a path with a `..` component, or not absolute, or naming no file (400 naming `field`).
+ * Refuses a path with a `..` component, or not absolute, or naming no file (422 naming `field`).
  * @returns the folder's components and the file's name
  */
 export function splitCallerPath(path: string, field: string): { folder: string[]; name: string } {
@@ -111,7 +111,7 @@ interface CheckedFolder {
 
 /**
  * Opens the folder `/` + `components` as described in the module comment.
- * @throws GpushareError 400 naming `field` for a symbolic link another user could have placed, a
+ * @throws GpushareError 422 naming `field` for a symbolic link another user could have placed, a
  * component that is missing or not a folder, or too many links; the system's error otherwise
  */
 function openCheckedFolder(path: string, components: readonly string[], field: string): CheckedFolder {
@@ -217,7 +217,7 @@ function syncFolderFd(fd: number): void {
  * `field`, as the module comment says: `write(fd)` writes the whole content to the open file
  * (descriptor of a new file in the checked folder); it is flushed and then given its name.
  * @returns the file's size in bytes
- * @throws GpushareError 400 naming `field` for a refused path or an existing file; the system's
+ * @throws GpushareError 422 naming `field` for a refused path or an existing file; the system's
  * error when the folder cannot be written (EACCES, EROFS, ENOSPC); whatever `write` throws. Nothing
  * is left behind on any failure.
  */

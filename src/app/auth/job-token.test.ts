@@ -206,7 +206,7 @@ describe('job report tokens', () => {
       reports: 1,
     });
     expect(httpFailure(() => qos.report(tenant, 2, { latencySeconds: 0.3 }))).toEqual({
-      status: 400,
+      status: 422,
       message: expect.stringContaining('job 2 declares no latency target') as string,
     });
   });

@@ -68,15 +68,15 @@ describe('TokenService', () => {
         role: 'admin',
       });
       expect(httpFailure(() => admin.tokens.create(rootPrincipal, { role: 'admin', tenant: 'acme' }))).toEqual({
-        status: 400,
+        status: 422,
         message: 'tenant: an admin token belongs to no tenant: leave tenant out',
       });
       expect(httpFailure(() => admin.tokens.create(rootPrincipal, { role: 'viewer' }))).toEqual({
-        status: 400,
+        status: 422,
         message: 'tenant: a viewer token needs a tenant (allowed: acme, beta, default)',
       });
       expect(httpFailure(() => admin.tokens.create(rootPrincipal, { tenant: 'ghost' }))).toEqual({
-        status: 400,
+        status: 422,
         message: 'tenant: unknown tenant "ghost" (allowed: acme, beta, default)',
       });
     },

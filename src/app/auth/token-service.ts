@@ -97,7 +97,7 @@ export class TokenService {
   /**
    * Creates a token; its secret is returned once. An admin may create any role (an admin token has
    * no tenant); a tenant-admin its own tenant's member and viewer tokens.
-   * @throws GpushareError 400 naming the field (unknown tenant, a tenant with an admin token or none
+   * @throws GpushareError 422 naming the field (unknown tenant, a tenant with an admin token or none
    *   with another role, a bad expiry), 403 (the role may not create it)
    */
   create(principal: Principal, input: CreateTokenInput): NewTokenView {
@@ -228,7 +228,7 @@ export class TokenService {
 
   /**
    * The expiry of `input`, ms since the epoch, counted from `nowMs` (the token's creation time); null for none. @throws
-   * GpushareError 400 naming the field
+   * GpushareError 422 naming the field
    */
   private expiry(input: CreateTokenInput, nowMs: number): number | null {
     const maxMs = nowMs + MAX_TOKEN_LIFETIME_SECONDS * 1000;

@@ -32,7 +32,7 @@ export class QosService {
    * job's stored usage peak where they are higher.
    * @returns the job's QoS state and usage peak after the report
    * @throws GpushareError 403 (another job's token), 404 (no such job visible to the caller), 409
-   *   (the job is not running), 400 (a progress value for a kind the job declares no target for)
+   *   (the job is not running), 422 (a progress value for a kind the job declares no target for)
    */
   report(principal: Principal, jobId: number, body: QosReportBody): QosReportResult {
     if (principal.role === 'job' && principal.jobId !== jobId)
@@ -75,7 +75,7 @@ export class QosService {
 
   /**
    * Judges progress values against the job's targets.
-   * @throws GpushareError 400 for a kind it declares no target for
+   * @throws GpushareError 422 for a kind it declares no target for
    */
   private reportProgress(job: JobRecord, body: QosReportBody, atMs: number): void {
     const { qos } = this.plane;

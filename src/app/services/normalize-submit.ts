@@ -54,7 +54,7 @@ export interface NormalizedSubmit {
 
 /**
  * @returns the job to store, and why it runs in a private working directory when it fell back to one
- * @throws GpushareError: 400 naming the field (tenant, command, workingDirectory, gpu.gpuMilli),
+ * @throws GpushareError: 422 naming the field (tenant, command, workingDirectory, gpu.gpuMilli),
  *   403 for a tenant token submitting for another tenant, 422 `unresolvable` when it can never fit
  */
 export function normalizeSubmit(body: SubmitJob, ctx: SubmitContext): NormalizedSubmit {

@@ -33,6 +33,14 @@ export function schemathesisExecutable(env: NodeJS.ProcessEnv = process.env): st
   return join(dir, 'bin', 'schemathesis');
 }
 
+/**
+ * The seeds every fuzzing test runs with, one after the other, so that a failure repeats:
+ * `GPUSHARE_SCHEMATHESIS_SEED` alone when set, else three fixed ones (CI runs all three).
+ */
+export function fuzzSeeds(env: NodeJS.ProcessEnv = process.env): number[] {
+  return env.GPUSHARE_SCHEMATHESIS_SEED ? [Number(env.GPUSHARE_SCHEMATHESIS_SEED)] : [14, 1, 2];
+}
+
 /** One check Schemathesis saw fail, with the request that showed it. */
 export interface CheckFailure {
   /** `METHOD /path/{template}` of the operation. */
@@ -167,7 +175,8 @@ export interface SchemathesisRun extends FuzzReport {
 }
 
 /**
- * Runs `schemathesis run` once with one worker and reads its NDJSON report.
+ * Runs `schemathesis run` once with one worker and reads its NDJSON report; prints one line to
+ * stderr with the operations answered, the requests sent and the failed checks.
  * @throws Error when the process cannot start, runs past `timeoutMs` or writes no report
  */
 export async function runSchemathesis(options: SchemathesisRunOptions): Promise<SchemathesisRun> {
@@ -229,5 +238,11 @@ export async function runSchemathesis(options: SchemathesisRunOptions): Promise<
     });
   });
   if (!existsSync(report)) throw new Error(`schemathesis (exit ${exitCode}) wrote no report:\n${output.slice(-4000)}`);
-  return { exitCode, output, ...readNdjsonReport(readFileSync(report, 'utf8')) };
+  const read = readNdjsonReport(readFileSync(report, 'utf8'));
+  // One line per run in the test output: what was sent and what failed, for the record.
+  process.stderr.write(
+    `schemathesis seed ${options.seed} --mode ${options.mode}: ${read.statuses.size} operation keys ` +
+      `(undocumented methods included), ${read.requests} requests, ${read.failures.length} failed checks\n`,
+  );
+  return { exitCode, output, ...read };
 }

@@ -52,7 +52,8 @@ export const TEST_SERVER_CONFIG: Readonly<Record<string, string | number | boole
  * runs the server as that (unprivileged) user, gid the same (the caller makes `dataDir` theirs, and
  * gives `bin` where that user cannot read this checkout: test/support/readable-checkout.ts);
  * `bin` is the `gpushare` command to run (default: this checkout's bin/gpushare);
- * `inheritedPipe` gives it an extra inherited descriptor (4).
+ * `inheritedPipe` gives it an extra inherited descriptor (4); `wrap` is a command the server runs
+ * under (e.g. bwrap and its arguments, ending before the program), the handle's process being that command.
  */
 export async function startServe(options: {
   simulateGpus?: string;
@@ -64,6 +65,7 @@ export async function startServe(options: {
   uid?: number;
   bin?: string;
   inheritedPipe?: boolean;
+  wrap?: readonly string[];
 }): Promise<ServeHandle> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gpushare-e2e-'));
   const configHome = options.configHome ?? join(dataDir, 'config-home');
@@ -76,9 +78,11 @@ export async function startServe(options: {
       .map(([key, value]) => `${key}: ${JSON.stringify(value)}\n`)
       .join(''),
   );
+  const wrap = options.wrap ?? [];
   const child = spawn(
-    process.execPath,
+    wrap[0] ?? process.execPath,
     [
+      ...(wrap.length === 0 ? [] : [...wrap.slice(1), process.execPath]),
       options.bin ?? BIN,
       'serve',
       '--port',

@@ -130,7 +130,7 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
         tags: ['admin'],
         summary:
           'Write a consistent copy of the store to a new file (admin); a path with `..` or through a symbolic link ' +
-          'a user other than root could have placed is refused (400 naming path)',
+          'a user other than root could have placed is refused (422 naming path)',
         body: BackupSchema,
         response: { 200: z.object({ path: z.string(), bytes: z.number().int() }) },
       },
@@ -139,7 +139,7 @@ export function registerAdminRoutes(api: Api, services: ServerServices): void {
       authorize(request.principal, 'server.backup');
       const { path } = request.body;
       // The store refuses `..`, symbolic links another user could have placed, a missing folder and
-      // an existing file, all as 400 naming `path` (adapters/store/caller-path.ts).
+      // an existing file, all as 422 naming `path` (adapters/store/caller-path.ts).
       let bytes: number;
       try {
         bytes = await admin.backup(request.principal, path);

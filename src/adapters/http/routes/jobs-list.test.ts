@@ -234,7 +234,7 @@ describe('GET /api/v1/jobs: selectors, pages and fields', () => {
         nextAfter: null,
       });
       const refused = await call('GET', '/api/v1/jobs?view=table&fields=name', undefined, admin);
-      expect(refused.status).toBe(400);
+      expect(refused.status).toBe(422);
       expect(refused.body.error).toEqual({
         code: 'GPUSHARE_INVALID_FIELD',
         message: 'fields: not with view=table: the table has its own columns',
