@@ -167,15 +167,15 @@ class ChildProcessLauncher implements ProcessLauncher {
 
   /** The cgroups an attempt of `spec` joins, with the limit values to write into each (attempt-cgroups.ts). */
   /**
-   * The supervisor spec's sandbox fields: the environment's descriptor and encoding, and for the
-   * user-namespace chain the tenant's uid and gid to start bubblewrap under.
+   * The supervisor spec's sandbox fields: the environment's descriptor, and for the user-namespace
+   * chain the tenant's uid and gid to start bubblewrap under (which also says how the environment
+   * is encoded).
    */
-  private sandboxStart(spec: LaunchSpec): Pick<SupervisorSpec, 'environmentFd' | 'environmentEncoding' | 'runAs'> {
+  private sandboxStart(spec: LaunchSpec): Pick<SupervisorSpec, 'environmentFd' | 'runAs'> {
     const sandbox = this.sandbox!;
-    if (sandbox.chain === 'setpriv')
-      return { environmentFd: SANDBOX_ENVIRONMENT_FD, environmentEncoding: 'shell-file' };
-    const uid = sandbox.uidOf(spec.sandbox?.tenant ?? '');
-    return { environmentFd: SANDBOX_ENVIRONMENT_FD, environmentEncoding: 'bwrap-args', runAs: { uid, gid: uid } };
+    if (sandbox.chain === 'setpriv') return { environmentFd: SANDBOX_ENVIRONMENT_FD };
+    const uid = sandbox.uidOf(spec.sandbox!.tenant); // commandLine refused a spec without it
+    return { environmentFd: SANDBOX_ENVIRONMENT_FD, runAs: { uid, gid: uid } };
   }
 
   private plannedCgroups(spec: LaunchSpec, key: string): AttemptCgroup[] {

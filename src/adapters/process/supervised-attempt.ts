@@ -200,7 +200,7 @@ export class SupervisedAttempt {
     const stream = pipe as Writable;
     stream.on('error', () => undefined);
     const encoded =
-      this.spec.environmentEncoding === 'bwrap-args'
+      this.spec.runAs !== undefined
         ? bubblewrapEnvironmentArgs(this.spec.environment)
         : shellEnvironmentFile(this.spec.environment);
     // Written to the socket's far end (it stays readable after this end closes): nothing lingers.

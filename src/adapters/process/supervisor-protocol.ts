@@ -13,7 +13,8 @@ import { join } from 'node:path';
 
 /**
  * Version of the messages below and of the launch spec (supervisor-spec.ts); `hello` answers it.
- * 2: `runAs` and `environmentEncoding` (the user-namespace sandbox chain), the environment on a pipe.
+ * 2: `runAs` (the user-namespace sandbox chain, its environment as bubblewrap arguments), the
+ * environment on a pipe.
  */
 export const SUPERVISOR_PROTOCOL_VERSION = 2;
 

@@ -30,16 +30,12 @@ export interface SupervisorSpec {
   /**
    * Set for a sandboxed command: argv then runs with a clean environment (nothing of the job's
    * reaches the sandbox's own processes), and `environment` is written on a pipe at this file
-   * descriptor, encoded as `environmentEncoding` says, for the sandbox to hand to the command under
-   * the tenant's uid.
+   * descriptor for the sandbox to hand to the command under the tenant's uid: as NUL-ended
+   * `--setenv NAME VALUE` arguments for bubblewrap's `--args` when `runAs` is set (the
+   * user-namespace chain), else as a shell file (`export NAME='value'` lines, the setpriv chain).
+   * sandbox-argv.ts.
    */
   environmentFd?: number;
-  /**
-   * How `environment` is written on `environmentFd`: `shell-file` (`export NAME='value'` lines, for
-   * the `setpriv` chain; the default) or `bwrap-args` (NUL-ended `--setenv NAME VALUE` arguments for
-   * bubblewrap's `--args`, for the `user-namespace` chain). sandbox-argv.ts.
-   */
-  environmentEncoding?: 'shell-file' | 'bwrap-args';
   /**
    * Set for the `user-namespace` sandbox chain: argv starts under this uid and gid, with no
    * supplementary groups and umask 077 (what the job writes is its own).
