@@ -16,7 +16,7 @@ describe('server config', () => {
       timeslicePeriodMs: 1000,
       monitorIntervalMs: 200,
       scheduleIntervalMs: 1000,
-      launchConcurrency: 16,
+      launchConcurrency: 32,
       policy: 'default',
       stopGraceMs: 10_000,
       logRetentionMs: 7 * 86_400_000,

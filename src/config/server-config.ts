@@ -411,7 +411,7 @@ export function resolveServerConfig(
     timeslicePeriodMs: merged.timeslicePeriodMs ?? 1000,
     monitorIntervalMs: merged.monitorIntervalMs ?? 200,
     scheduleIntervalMs: merged.scheduleIntervalMs ?? 1000,
-    launchConcurrency: merged.launchConcurrency ?? 16,
+    launchConcurrency: merged.launchConcurrency ?? 32,
     policy: merged.policy ?? 'default',
     stopGraceMs: Math.round((merged.stopGraceSeconds ?? 10) * 1000),
     logRetentionMs: Math.round((merged.logRetentionDays ?? 7) * 86_400_000),

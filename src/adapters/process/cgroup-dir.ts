@@ -3,7 +3,7 @@
  * kill its processes, remove it.
  */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { waitUntil } from './wait-until.js';
 
 /** The errno code of a Node.js system error, or undefined. */
@@ -14,6 +14,30 @@ export function errnoCode(error: unknown): string | undefined {
 /** Creates the cgroup directory `dir` (and missing parents). Throws on failure (EACCES, ...). */
 export function createCgroup(dir: string): void {
   mkdirSync(dir, { recursive: true });
+}
+
+/**
+ * Creates the cgroup directory `dir` when it does not exist yet (making missing parents): true when
+ * this call made it, false when it was already there (a leftover the caller must look at). One
+ * mkdir in the common case. Throws on any other failure (EACCES, ...).
+ */
+export function createNewCgroup(dir: string): boolean {
+  try {
+    mkdirSync(dir);
+    return true;
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'EEXIST') return false;
+    if (code !== 'ENOENT') throw error;
+  }
+  mkdirSync(dirname(dir), { recursive: true });
+  try {
+    mkdirSync(dir);
+    return true;
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') return false;
+    throw error;
+  }
 }
 
 /** Writes `value` to control file `file` of cgroup `dir`. Throws the kernel's error (EINVAL, ENOENT, ...). */
@@ -59,13 +83,19 @@ export function signalCgroup(dir: string, signal: NodeJS.Signals): void {
 }
 
 /**
- * Removes cgroup `dir`: a frozen v1/v2 cgroup is thawed, every process still in it is killed,
- * then the directory is removed, retrying while the kernel reports it busy, for at most
- * `timeoutMs` milliseconds. A missing directory is fine (idempotent). Throws when it is still
- * there at the deadline.
+ * Removes cgroup `dir`: an empty one at once (one rmdir, frozen or not); otherwise a frozen v1/v2
+ * cgroup is thawed, every process still in it is killed, then the directory is removed, retrying
+ * while the kernel reports it busy, for at most `timeoutMs` milliseconds. A missing directory is
+ * fine (idempotent). Throws when it is still there at the deadline.
  */
 export async function removeCgroup(dir: string, timeoutMs = 2000): Promise<void> {
-  if (!existsSync(dir)) return;
+  // The common case, an attempt's cgroup whose processes have all ended: one rmdir.
+  try {
+    rmdirSync(dir);
+    return;
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return;
+  }
   for (const [file, value] of [
     ['freezer.state', 'THAWED'],
     ['cgroup.freeze', '0'],

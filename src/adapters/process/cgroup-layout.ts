@@ -114,11 +114,13 @@ export function parseProcCgroup(text: string): { v2: string | null; v1: Record<s
 /**
  * The directory of this process's own cgroup in the hierarchy mounted at `mount` (v2 when
  * `controller` is null, else the v1 hierarchy of `controller`), or null when it cannot be found
- * (e.g. in a container without a cgroup namespace).
+ * (e.g. in a container without a cgroup namespace). `procSelfCgroup`: the text of
+ * /proc/self/cgroup when the caller has just read it (several hierarchies, one read); read here
+ * otherwise.
  */
-export function ownCgroupDirectory(mount: string, controller: string | null): string | null {
+export function ownCgroupDirectory(mount: string, controller: string | null, procSelfCgroup?: string): string | null {
   try {
-    const own = parseProcCgroup(readFileSync('/proc/self/cgroup', 'utf8'));
+    const own = parseProcCgroup(procSelfCgroup ?? readFileSync('/proc/self/cgroup', 'utf8'));
     const path = controller === null ? own.v2 : own.v1[controller];
     if (path === undefined || path === null) return null;
     const dir = join(mount, path);

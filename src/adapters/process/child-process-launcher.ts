@@ -25,7 +25,7 @@ import {
   readJobPidFile,
   readOutcomeFile,
 } from './attempt-files.js';
-import { cgroupPids, createCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
+import { cgroupPids, createCgroup, createNewCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
 import { detectCgroupLayout, type CgroupLayout } from './cgroup-layout.js';
 import { capAllJobsPids, detectLimitSupport, writeLimits, type LimitSupport } from './cgroup-limits.js';
 import { planAttemptCgroups, type AttemptCgroup } from './attempt-cgroups.js';
@@ -223,15 +223,17 @@ class ChildProcessLauncher implements ProcessLauncher {
     const cgroups = this.plannedCgroups(spec, key);
     const joined: SupervisorCgroup[] = [];
     for (const cgroup of cgroups) {
-      const users = cgroupPids(cgroup.dir);
-      if (users.length > 0) {
-        throw new Error(
-          `cgroup ${cgroup.dir} is in use by pid(s) ${users.join(', ')}: another server or a lost attempt ` +
-            `(use another cgroupParent or clean it up)`,
-        );
+      if (!createNewCgroup(cgroup.dir)) {
+        const users = cgroupPids(cgroup.dir);
+        if (users.length > 0) {
+          throw new Error(
+            `cgroup ${cgroup.dir} is in use by pid(s) ${users.join(', ')}: another server or a lost attempt ` +
+              `(use another cgroupParent or clean it up)`,
+          );
+        }
+        await removeCgroup(cgroup.dir); // an empty leftover: may still hold old limits or a frozen state
+        createCgroup(cgroup.dir);
       }
-      await removeCgroup(cgroup.dir); // an empty leftover: may still hold old limits or a frozen state
-      createCgroup(cgroup.dir);
       writeLimits(cgroup.dir, cgroup.limits);
       joined.push({
         joinProcsFile: join(cgroup.dir, 'cgroup.procs'),

@@ -12,7 +12,7 @@
  * Node built-ins only (and files that import only them): the supervisor runs on its own from dist/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CappedLog, DEFAULT_LOG_CAP_BYTES } from './capped-log.js';
@@ -212,8 +212,14 @@ export class SupervisedAttempt {
    * each hierarchy; an error message or null.
    */
   private joinCgroups(): string | null {
+    let procSelfCgroup: string | undefined;
+    try {
+      procSelfCgroup = this.spec.cgroups.length > 0 ? readFileSync('/proc/self/cgroup', 'utf8') : undefined;
+    } catch {
+      procSelfCgroup = undefined; // each hierarchy tries again on its own
+    }
     for (const cgroup of this.spec.cgroups) {
-      const home = ownCgroupDirectory(cgroup.mount, cgroup.controller);
+      const home = ownCgroupDirectory(cgroup.mount, cgroup.controller, procSelfCgroup);
       this.homes.push(home === null ? null : join(home, 'cgroup.procs'));
     }
     for (const cgroup of this.spec.cgroups) {

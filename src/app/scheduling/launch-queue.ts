@@ -11,7 +11,7 @@
 import type { Clock } from '../ports/clock.js';
 
 /** Default most launches in flight at once. */
-export const DEFAULT_LAUNCH_CONCURRENCY = 16;
+export const DEFAULT_LAUNCH_CONCURRENCY = 32;
 
 /** The queue of launches. */
 export class LaunchQueue {
