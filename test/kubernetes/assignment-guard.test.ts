@@ -273,7 +273,8 @@ describe.skipIf(!kubernetesAvailable())('who may write an assignment, on the rea
           'copycat',
           'assignment-bad-signature',
           'gpushare: the assignment on this pod is not accounted (assignment-bad-signature: field=signature, ' +
-            `found=not the extender’s); blocked on node ${NODE} until the pod is deleted or its assignment fixed: GPU 0`,
+            `found=not the extender’s); blocked on node ${NODE} until the pod is deleted or its assignment ` +
+            'fixed: GPU 0',
         ],
         [
           'victim',
