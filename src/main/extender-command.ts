@@ -23,6 +23,7 @@ interface ExtenderFlags {
   leaseDurationSeconds: number;
   identity?: string;
   historyFile?: string;
+  assignmentKeyFile?: string;
   logLevel: string;
 }
 
@@ -81,6 +82,12 @@ export function createExtenderCommand(version: string): Command {
       "append a row of the history export (the simulator's trace format) for each pod it placed when the pod ends " +
         '(docs/kubernetes/extender.md)',
     )
+    .option(
+      '--assignment-key-file <file>',
+      'key (at least 16 bytes, e.g. a Secret) the extender signs the assignments it writes with; assignments ' +
+        'read from pods without its signature for that pod are not accounted and block their GPUs ' +
+        '(docs/kubernetes/extender.md). Every replica needs the same key',
+    )
     .option('--log-level <level>', 'log level (stderr)', 'info')
     .action(async (flags: ExtenderFlags) => {
       const settings: ExtenderSettings = {
@@ -98,6 +105,7 @@ export function createExtenderCommand(version: string): Command {
         leaseDurationSeconds: flags.leaseDurationSeconds,
         identity: flags.identity ?? defaultIdentity(),
         historyFile: flags.historyFile ?? null,
+        assignmentKeyFile: flags.assignmentKeyFile ?? null,
         version,
         logLevel: flags.logLevel,
       };

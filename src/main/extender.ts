@@ -17,6 +17,8 @@ import { LeaderLease } from '../adapters/kubernetes/extender/leader-lease.js';
 import { PodBinder } from '../adapters/kubernetes/extender/pod-binder.js';
 import { openHistoryFile } from '../adapters/kubernetes/extender/history-file.js';
 import { PodHistory } from '../adapters/kubernetes/extender/pod-history.js';
+import { postRefusalEvent, refusalEventMessage } from '../adapters/kubernetes/extender/assignment-events.js';
+import { assignmentSigner, type AssignmentSigner } from '../adapters/kubernetes/schema/assignment-signature.js';
 
 /** Settings of `gpushare extender` (flags of the command). */
 export interface ExtenderSettings {
@@ -38,6 +40,11 @@ export interface ExtenderSettings {
   readonly identity: string;
   /** The history export file a row is appended to when a placed pod ends; null: none. */
   readonly historyFile?: string | null;
+  /**
+   * The key file assignments are signed and verified with (assignment-signature.ts); null or absent:
+   * assignments are neither signed nor checked for a signature (still against requests and nodes).
+   */
+  readonly assignmentKeyFile?: string | null;
   readonly version: string;
   readonly logLevel?: string;
 }
@@ -69,7 +76,39 @@ export async function startExtender(settings: ExtenderSettings): Promise<Running
   const kubeconfig = loadKubeConfig(settings.kubeconfig);
   // Each API call of a bind gets 5 s, so a bind ends well within the scheduler's httpTimeout (30 s).
   const rest = kubeRestFrom(kubeconfig, 5_000);
-  const view = new ClusterView(settings.policy, Date.now, (message) => log.warn(message));
+  let signer: AssignmentSigner | null = null;
+  if (settings.assignmentKeyFile !== null && settings.assignmentKeyFile !== undefined) {
+    try {
+      signer = assignmentSigner(readFileSync(settings.assignmentKeyFile));
+    } catch (err) {
+      throw new Error(`--assignment-key-file ${settings.assignmentKeyFile}: ${(err as Error).message}`);
+    }
+  } else
+    log.warn(
+      'no --assignment-key-file: assignments are checked against requests and nodes, but a copy of a valid one ' +
+        'is not told from the extender’s own',
+    );
+  // Counted once the metrics exist (below); refusals of the first sync wait for them.
+  const refusedEarly: string[] = [];
+  let countRefusal = (code: string): void => void refusedEarly.push(code);
+  const view = new ClusterView(settings.policy, Date.now, (message) => log.warn(message), {
+    signer,
+    onRefused: (refused) => {
+      log.warn(
+        {
+          code: refused.code,
+          details: refused.details,
+          pod: `${refused.namespace}/${refused.name}`,
+          uid: refused.uid,
+          node: refused.node,
+          blockedGpus: refused.gpuIndexes,
+        },
+        refusalEventMessage(refused),
+      );
+      countRefusal(refused.code);
+      void postRefusalEvent(rest, refused, settings.identity, Date.now(), (m) => log.warn(m));
+    },
+  });
   const lease = new LeaderLease(rest, {
     namespace: settings.leaseNamespace,
     name: settings.leaseName,
@@ -110,6 +149,8 @@ export async function startExtender(settings: ExtenderSettings): Promise<Running
     () => ({ gpus: view.gpuSnapshot(), active: lease.active, synced: watch.synced() }),
     settings.version,
   );
+  countRefusal = (code) => metrics.refusedAssignment(code);
+  for (const code of refusedEarly.splice(0)) countRefusal(code);
   if (settings.clientCaFile !== null && settings.tlsCertFile === null)
     throw new Error('--client-ca needs HTTPS: give --tls-cert and --tls-key');
   const tls =

@@ -134,11 +134,11 @@ describe.skipIf(!kubernetesAvailable())(
           binding('bind-me', GPU_NODE, { [POD_ANNOTATIONS.assignedGpus]: 'GPU-0' }),
         ],
         ['POST', leases, 201, lease],
-        // It writes no Events (the kube-scheduler reports its reasons), so it may not.
+        // It writes Events: a Warning on a pod whose assignment it refuses to account.
         [
           'POST',
           `/api/v1/namespaces/${TENANT}/events`,
-          403,
+          201,
           {
             apiVersion: 'v1',
             kind: 'Event',
@@ -270,7 +270,8 @@ describe.skipIf(!kubernetesAvailable())(
         ['gpushare-node-agent', ['list', 'nodes'], 'no'],
         ['gpushare-node-agent', ['get', 'pods', '--namespace', TENANT], 'yes'],
         ['gpushare-node-agent', ['list', 'pods', '--namespace', TENANT], 'no'],
-        ['gpushare-extender', ['create', 'events', '--namespace', TENANT], 'no'],
+        ['gpushare-extender', ['create', 'events', '--namespace', TENANT], 'yes'],
+        ['gpushare-extender', ['delete', 'events', '--namespace', TENANT], 'no'],
       ];
       for (const [name, args, answer] of checks) {
         const result = await plane().kubectl([

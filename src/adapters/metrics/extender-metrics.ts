@@ -55,6 +55,8 @@ export interface ExtenderMetrics {
   readonly registry: Registry;
   /** Records one verb call: its outcome (`ok`, `error`) and duration in seconds. */
   observe(verb: string, outcome: string, durationSeconds: number): void;
+  /** Counts one assignment the extender refused to account, by the refusal's code (assignment-check.ts). */
+  refusedAssignment(code: string): void;
 }
 
 /** Builds the registry. @param read the scrape's data, read once per scrape */
@@ -167,11 +169,23 @@ export function createExtenderMetrics(read: () => ExtenderScrape, version: strin
     buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  const refused = new Counter({
+    name: 'gpushare_extender_assignments_refused_total',
+    help:
+      'Assignments read from pods that the extender refused to account (their GPUs blocked), by code: ' +
+      'assignment-unknown-gpu, assignment-over-capacity, assignment-request-mismatch, assignment-unsigned, ' +
+      'assignment-bad-signature.',
+    labelNames: ['code'],
+    registers: [registry],
+  });
   return {
     registry,
     observe(verb, outcome, durationSeconds) {
       requests.inc({ verb, outcome });
       durations.observe({ verb }, durationSeconds);
+    },
+    refusedAssignment(code) {
+      refused.inc({ code });
     },
   };
 }

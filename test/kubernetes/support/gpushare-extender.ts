@@ -37,6 +37,8 @@ export interface ExtenderProcessOptions {
   readonly tls?: ExtenderTls;
   readonly leaseDurationSeconds?: number;
   readonly identity?: string;
+  /** `--assignment-key-file`: the key the extender signs assignments with (none: unsigned). */
+  readonly assignmentKeyFile?: string;
 }
 
 /** The extender's TLS files: serving certificate and key, the CA, and the scheduler's client certificate. */
@@ -98,6 +100,7 @@ export async function startExtenderProcess(
       options.identity ?? `test-extender-${process.pid}-${Date.now()}`,
       '--log-level',
       'info',
+      ...(options.assignmentKeyFile !== undefined ? ['--assignment-key-file', options.assignmentKeyFile] : []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

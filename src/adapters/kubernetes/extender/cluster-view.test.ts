@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { assignmentSigner } from '../schema/assignment-signature.js';
 import { ClusterView } from './cluster-view.js';
 import { gpuNode, gpuPod, gpusOf } from '../testing/kube-fixtures.js';
 
@@ -217,7 +218,11 @@ describe('ClusterView assumed placements', () => {
 describe('ClusterView when a node shrinks under its pods', () => {
   it('blocks the GPU of a running pod the node can no longer hold, and says so', () => {
     const rejected: string[] = [];
-    const view = new ClusterView('default', Date.now, (m) => rejected.push(m));
+    // Its assignment is the extender's own (signed): the node changed under it, nothing was forged.
+    const view = new ClusterView('default', Date.now, (m) => rejected.push(m), {
+      signer: assignmentSigner(Buffer.from('0123456789abcdef0123456789abcdef')),
+      onRefused: (r) => rejected.push(`refused: ${r.code}`),
+    });
     view.upsertNode(gpuNode('n1', gpusOf('n1', 2)));
     view.upsertPod(gpuPod('x', { gpuMilli: 1000, mode: 'exclusive' }));
     const reserved = view.reserve('x', 'n1');
@@ -242,6 +247,7 @@ describe('ClusterView when a node shrinks under its pods', () => {
     expect('assignment' in placed && placed.assignment.gpus.map((g) => g.index)).toEqual([1 - gpu]);
     view.upsertPod(gpuPod('z', { gpuMilli: 1000, mode: 'exclusive' }));
     expect('error' in view.reserve('z', 'n1')).toBe(true);
+    expect(rejected.filter((m) => m.startsWith('refused'))).toEqual([]);
     expect(rejected[0]).toMatch(
       /^pod team-a\/pod-x holds more than node n1 can hold now \(.*\): its GPUs take no new pod until it ends$/,
     );

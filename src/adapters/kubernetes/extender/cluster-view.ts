@@ -9,6 +9,9 @@
  * or 30 s), or while it is bound to the node its assignment names, until it has finished (Succeeded,
  * Failed) or is deleted (a terminating pod keeps its share through its grace period).
  * An assignment on a pod that never bound (a bind that failed half-way, or a crash) holds nothing.
+ * An assignment read from a pod is accounted only when it matches the pod's request and the node's
+ * GPUs and carries this extender's signature (assignment-check.ts); a refused one holds nothing and
+ * blocks the GPUs it names (no new pod there) until the pod is gone or its assignment is fixed.
  * A change of the nodes (added, removed, inventory or cordon changed) rebuilds the state from the
  * nodes and the holding pods; a pod change only holds or releases that pod.
  */
@@ -25,6 +28,8 @@ import {
 import { clusterNodeOf, parseInventory, type NodeInventory } from '../schema/node-inventory.js';
 import { assignmentOf, placementOf, type PodAssignment } from '../schema/pod-assignment.js';
 import type { KubeNode, KubePod } from '../schema/kube-objects.js';
+import type { AssignmentSigner } from '../schema/assignment-signature.js';
+import { checkAssignment, type AssignmentRefusal } from './assignment-check.js';
 import { answerFilter } from './filter-answers.js';
 import { NodeAnswerMemo, type Failure } from './node-answer-memo.js';
 import { podEntryOf, type PodEntry } from './pod-entry.js';
@@ -53,6 +58,24 @@ export interface PodEvaluation {
   readonly failed: ReadonlyMap<string, { readonly reason: string; readonly resolvable: boolean }>;
 }
 
+/** A pod whose assignment the view refused to account, and the GPUs it blocks. */
+export interface RefusedAssignment extends AssignmentRefusal {
+  readonly uid: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly node: string;
+  /** Indices of the node's GPUs the assignment names: they take no new pod while it stands. */
+  readonly gpuIndexes: readonly number[];
+}
+
+/** How the view treats assignments it reads from pods. */
+export interface AssignmentChecks {
+  /** Signs the assignments of this view's binds and verifies those read; null: no signatures. */
+  readonly signer: AssignmentSigner | null;
+  /** Told once per pod and assignment when one is refused (the log, an Event, the metric). */
+  readonly onRefused?: (refused: RefusedAssignment) => void;
+}
+
 /** The in-memory cluster of the extender. */
 export class ClusterView {
   private readonly nodes = new Map<string, NodeEntry>();
@@ -78,13 +101,28 @@ export class ClusterView {
    * @param policy placement policy of the core (policies/registry.ts)
    * @param nowMs the clock of memo expiry
    * @param onRejected told when a pod's assignment cannot be held (the log)
+   * @param checks the signer and who is told of refused assignments
    */
   constructor(
     private readonly policy = 'default',
     private readonly nowMs: () => number = Date.now,
     private readonly onRejected?: (message: string) => void,
+    private readonly checks: AssignmentChecks = { signer: null },
   ) {
     if (!findPolicy(policy)) throw new InvariantViolation(`unknown policy '${policy}'`);
+    const signer = checks.signer;
+    this.verifier =
+      signer === null
+        ? null
+        : {
+            sign: (uid, assignment) => signer.sign(uid, assignment),
+            verify: (uid, assignment) => {
+              if (this.verified.has(assignment)) return true;
+              if (!signer.verify(uid, assignment)) return false;
+              this.verified.add(assignment);
+              return true;
+            },
+          };
   }
 
   /**
@@ -133,6 +171,14 @@ export class ClusterView {
     this.tentative.delete(uid);
     this.release(uid);
     this.pods.delete(uid);
+    this.notified.delete(uid);
+    // Its refused assignment no longer blocks anything.
+    if (this.refused.delete(uid)) this.invalidate();
+  }
+
+  /** Pods whose assignment is refused now, by UID. */
+  refusedAssignments(): ReadonlyMap<string, RefusedAssignment> {
+    return this.refused;
   }
 
   /** The pod with `uid`, as last seen. */
@@ -185,7 +231,7 @@ export class ClusterView {
       if (held) this.hold(uid, held, entry.namespace);
     }
     if (known && !held) this.assume(known, candidates, scores);
-    return { request: entry.request, error: null, scores, failed };
+    return { request: entry.request, error: null, scores, failed: this.withBlockedGpus(failed) };
   }
 
   /**
@@ -214,7 +260,7 @@ export class ClusterView {
           `its filter took the room): ${placed}`,
       };
     }
-    const assignment = placed;
+    const assignment = this.checks.signer ? this.checks.signer.sign(uid, placed) : placed;
     this.holding.set(uid, assignment);
     this.reserved.set(uid, assignment);
     this.touch(node);
@@ -398,12 +444,82 @@ export class ClusterView {
       entry.assignment.node !== entry.nodeName
     )
       return null;
-    return this.nodes.has(entry.nodeName) ? entry.assignment : null;
+    return this.nodes.has(entry.nodeName) ? this.accepted(entry, entry.assignment) : null;
+  }
+
+  /**
+   * `assignment` (read from `entry`, bound to the node it names) when it passes the checks; else
+   * null, with the refusal recorded, its GPUs blocked and `onRefused` told (once per assignment).
+   */
+  private accepted(entry: PodEntry, assignment: PodAssignment): PodAssignment | null {
+    const inventory = this.nodes.get(assignment.node)!.inventory;
+    const refusal: AssignmentRefusal | null =
+      entry.request === null
+        ? { code: 'assignment-request-mismatch', details: { field: 'gpus', expected: 'no gpushare request', found: 1 } }
+        : checkAssignment(assignment, {
+            podUid: entry.uid,
+            request: entry.request.gpu,
+            inventory,
+            signer: this.verifier,
+          });
+    if (refusal === null) {
+      this.refused.delete(entry.uid);
+      this.notified.delete(entry.uid);
+      return assignment;
+    }
+    const gpuIndexes = inventory.gpus
+      .filter((g) => assignment.gpus.some((a) => a.index === g.index || a.uuid === g.uuid))
+      .map((g) => g.index);
+    for (const index of gpuIndexes) this.blocked.add(`${assignment.node}\u0000${index}`);
+    const refused: RefusedAssignment = {
+      ...refusal,
+      uid: entry.uid,
+      namespace: entry.namespace,
+      name: entry.name,
+      node: assignment.node,
+      gpuIndexes,
+    };
+    this.refused.set(entry.uid, refused);
+    const key = `${refusal.code}\u0000${JSON.stringify(assignment)}`;
+    if (this.notified.get(entry.uid) !== key) {
+      this.notified.set(entry.uid, key);
+      this.checks.onRefused?.(refused);
+    }
+    return null;
+  }
+
+  /**
+   * `failed` with the blocked GPUs of each node named in its reason (code `assignment-refused`, the
+   * pod and the refusal's code), when a refused assignment blocks GPUs there; `failed` itself
+   * otherwise (it may be the memo's: never changed in place).
+   */
+  private withBlockedGpus(failed: ReadonlyMap<string, Failure>): ReadonlyMap<string, Failure> {
+    if (this.refused.size === 0) return failed;
+    const byNode = new Map<string, string[]>();
+    for (const r of this.refused.values())
+      for (const index of r.gpuIndexes)
+        byNode.set(r.node, [...(byNode.get(r.node) ?? []), `GPU ${index} by pod ${r.namespace}/${r.name} (${r.code})`]);
+    let out: Map<string, Failure> | null = null;
+    for (const [name, failure] of failed) {
+      const blocked = byNode.get(name)?.sort();
+      if (blocked === undefined) continue;
+      out ??= new Map(failed);
+      out.set(name, {
+        ...failure,
+        reason: `${failure.reason}; blocked GPUs (assignment-refused): ${blocked.join(', ')}`,
+      });
+    }
+    return out ?? failed;
   }
 
   /** Holds or releases `entry`'s share to match `wanted`. */
   private sync(entry: PodEntry): void {
+    const blockedBefore = this.blocked.size;
+    const wasRefused = this.refused.delete(entry.uid);
     const want = this.wanted(entry);
+    // A refusal that appeared or ended changes which GPUs are blocked: rebuild at the next call.
+    if (!this.rebuilding && (this.blocked.size !== blockedBefore || wasRefused !== this.refused.has(entry.uid)))
+      this.invalidate();
     const have = this.holding.get(entry.uid);
     if (want === have || (want !== null && have !== undefined && JSON.stringify(want) === JSON.stringify(have))) return;
     this.release(entry.uid);
@@ -446,8 +562,20 @@ export class ClusterView {
     if (this.query !== null && entry) this.query.release(entry.jobId);
   }
 
-  /** GPUs (`node\u0000index`) named by an assignment the query refused: they take no new pod. */
+  /** GPUs (`node\u0000index`) named by an assignment the query or the checks refused: they take no new pod. */
   private readonly blocked = new Set<string>();
+  /**
+   * Assignments read from pods whose signature verified (each parsed object belongs to one pod):
+   * a rebuild checks every bound pod again, and an HMAC costs about 7 µs where the rest of the check
+   * costs 0.2.
+   */
+  private readonly verified = new WeakSet<PodAssignment>();
+  /** The signer, remembering what verified. */
+  private readonly verifier: AssignmentSigner | null;
+  /** Pods whose assignment the checks refused, by UID. */
+  private readonly refused = new Map<string, RefusedAssignment>();
+  /** The refusal (code and assignment) `onRefused` was last told of, by pod UID. */
+  private readonly notified = new Map<string, string>();
   private rebuilding = false;
 
   private invalidate(): void {
@@ -468,6 +596,7 @@ export class ClusterView {
     // Rebuilt from scratch; a pod whose assignment the nodes cannot hold (its GPU now reports less
     // memory, say) blocks the GPUs it names: they take no new pod until it is gone.
     this.blocked.clear();
+    this.refused.clear();
     for (let attempt = 0; ; attempt++) {
       const blockedBefore = this.blocked.size;
       this.query = this.build();

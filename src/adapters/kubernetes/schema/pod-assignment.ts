@@ -29,6 +29,11 @@ const assignmentSchema = z.object({
   node: z.string().min(1),
   mode: z.enum(['exclusive', 'mig', 'mps', 'timeslice']),
   gpus: z.array(assignedGpuSchema).min(1),
+  /**
+   * The extender's signature over the pod's UID and the rest of the assignment
+   * (assignment-signature.ts); absent when the extender runs without an assignment key.
+   */
+  signature: z.string().min(1).optional(),
 });
 
 /** A pod's assignment. */
