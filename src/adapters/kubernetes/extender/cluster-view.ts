@@ -13,6 +13,7 @@
  * nodes and the holding pods; a pod change only holds or releases that pod.
  */
 import {
+  CapacityCheck,
   ClusterQuery,
   findPolicy,
   InvariantViolation,
@@ -68,6 +69,8 @@ export class ClusterView {
   /** Pods whose share the query holds now, by UID. */
   private readonly holding = new Map<string, PodAssignment>();
   private query: ClusterQuery | null = null;
+  /** The nodes' capacity (every node empty), built when first asked after a change of the nodes. */
+  private capacity: CapacityCheck | null = null;
   /** Filter answers per node, request shape and tenant (node-answer-memo.ts). */
   private readonly memo = new NodeAnswerMemo();
   private nextJobId = 1;
@@ -175,6 +178,7 @@ export class ClusterView {
           memo: this.memo,
           query,
           isGpushareNode: (name) => this.nodes.has(name),
+          capacity: () => this.capacityCheck(),
           nowMs: this.nowMs(),
         },
         entry.request,
@@ -452,6 +456,7 @@ export class ClusterView {
 
   private invalidate(): void {
     this.query = null;
+    this.capacity = null;
     this.memo.clear();
     this.version++;
   }
@@ -483,6 +488,12 @@ export class ClusterView {
       }
       if (this.blocked.size === blockedBefore || attempt === 2) return this.query;
     }
+  }
+
+  /** The capacity check over the gpushare nodes (its rules ignore cordons, health and blocked GPUs). */
+  private capacityCheck(): CapacityCheck {
+    this.capacity ??= new CapacityCheck(this.coreNodes(), { policy: this.policy, migReuseOnly: true });
+    return this.capacity;
   }
 
   /** The gpushare nodes as the core's nodes (blocked GPUs unschedulable). */
