@@ -102,7 +102,7 @@ describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on t
       for (const [name, node] of [
         ['low-a', 'gpu-a'],
         ['low-b', 'gpu-b'],
-      ])
+      ] as const)
         await create(p, NS, prioritizedPod(name, whole, 'gpushare-low', node));
       const low = await poll('both low-priority pods bound', async () => {
         const pods = (await listPods(p, NS)).filter((x) => boundAssignment(x) !== null);
