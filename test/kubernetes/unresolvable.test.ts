@@ -1,10 +1,20 @@
 /**
- * A request no node could ever hold, on the real control plane: the extender's filter answers it as
- * unresolvable on every node (`fits-no-node`, naming the largest node), so the real kube-scheduler
- * tries no preemption for it, even with lower-priority pods on every node it could evict.
+ * A request no node could ever hold, on the real control plane: the webhook admits it with a
+ * warning that kubectl prints, and the extender's filter answers it as unresolvable on every node
+ * (`fits-no-node`, naming the largest node), so the real kube-scheduler tries no preemption for it,
+ * even with lower-priority pods on every node it could evict.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  watchNodeGpuMemory,
+  type NodeGpuMemoryWatch,
+} from '../../src/adapters/kubernetes/webhook/node-gpu-memory-watch.js';
+import { startWebhookServer, type WebhookServer } from '../../src/adapters/kubernetes/webhook/webhook-server.js';
+import { createLocalCa, issueServerCert } from '../../src/adapters/tls/local-ca.js';
 import { gpusOf } from '../../src/adapters/kubernetes/testing/kube-fixtures.js';
 import { pollFor } from '../e2e/support/serve-harness.js';
 import { kubernetesAvailable } from './support/binaries.js';
@@ -49,6 +59,8 @@ function prioritizedPod(
 describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on the real control plane', () => {
   const plane = useControlPlane({ scheduler: false });
   let extender: Awaited<ReturnType<typeof startExtenderProcess>>;
+  let webhook: WebhookServer | undefined;
+  let nodes: NodeGpuMemoryWatch | undefined;
   const poll = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000) =>
     pollFor(what, check, timeoutMs);
 
@@ -63,6 +75,7 @@ describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on t
     extender = await startExtenderProcess({ dir: p.dir, kubeconfig });
     await p.restartScheduler({ configPath: writeSchedulerConfig(p.dir, extender), identity: 'component' });
     await p.createNamespace(NS);
+    await startWebhook();
     for (const [name, value] of [
       ['gpushare-low', 100],
       ['gpushare-high', 100_000],
@@ -79,7 +92,55 @@ describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on t
 
   afterAll(async () => {
     await extender?.kill();
+    await webhook?.close();
+    await nodes?.stop();
   });
+
+  /** The webhook in this process, on pods of the test's namespace, with the nodes watched through the API server. */
+  async function startWebhook(): Promise<void> {
+    const p = plane();
+    const ca = await createLocalCa('gpushare webhook test CA', Date.now());
+    const cert = await issueServerCert(ca, ['127.0.0.1'], Date.now());
+    writeFileSync(join(p.dir, 'webhook.crt'), cert.certPem);
+    writeFileSync(join(p.dir, 'webhook.key'), cert.keyPem);
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(p.kubeconfigPath);
+    const watch = watchNodeGpuMemory(kubeConfig, pino({ level: 'silent' }));
+    nodes = watch;
+    await watch.synced;
+    webhook = await startWebhookServer({
+      host: '127.0.0.1',
+      port: 0,
+      tlsCertFile: join(p.dir, 'webhook.crt'),
+      tlsKeyFile: join(p.dir, 'webhook.key'),
+      config: {
+        schedulerName: null,
+        maxGpuMemoryMiB: () => watch.maxGpuMemoryMiB(),
+        capacity: () => watch.capacity?.() ?? null,
+      },
+      logger: pino({ level: 'silent' }),
+    });
+    const created = await p.request('POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: 'gpushare-webhook-test' },
+      webhooks: [
+        {
+          name: 'pods.webhook.gpushare.io',
+          admissionReviewVersions: ['v1'],
+          clientConfig: { url: `${webhook.url}/mutate`, caBundle: Buffer.from(ca.certPem).toString('base64') },
+          rules: [
+            { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' },
+          ],
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } },
+          sideEffects: 'None',
+          failurePolicy: 'Fail',
+        },
+      ],
+    });
+    if (created.status !== 201)
+      throw new Error(`create MutatingWebhookConfiguration: ${created.status} ${created.text}`);
+  }
 
   it(
     'refuses 3 GPUs on 2-GPU nodes as unresolvable, naming the largest node, and the scheduler evicts ' +
@@ -90,6 +151,7 @@ describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on t
         await p.createNode({
           name,
           gpuInventory: gpusOf(name, 2, 'A10', A10_MIB),
+          labels: { 'gpushare.io/gpu-memory-mib': String(A10_MIB) },
           allocatable: {
             'gpushare.io/gpu': '2',
             'gpushare.io/gpu-milli': '2000',
@@ -110,10 +172,40 @@ describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on t
       });
       expect(low.map((x) => x.spec.nodeName).sort()).toEqual(['gpu-a', 'gpu-b']);
 
-      await create(
-        p,
-        NS,
-        prioritizedPod('three', gpuRequest({ gpuCount: 3, gpuMilli: 1000, mode: 'exclusive' }), 'gpushare-high'),
+      // The pod as a user writes it: the webhook rewrites nvidia.com/gpu and warns once it has seen both nodes.
+      const threeGpus = gpuRequest({ gpuCount: 3, gpuMilli: 1000, mode: 'auto' });
+      await poll("both nodes in the webhook's watch", async () => {
+        const verdict = nodes!.capacity?.()?.verdict({
+          id: 0,
+          tenant: NS,
+          priority: 0,
+          submittedAtMs: 0,
+          cpuMilli: 0,
+          hostMemoryMiB: 0,
+          gpu: threeGpus,
+        });
+        return verdict?.details.nodeCount === 2 ? true : undefined;
+      });
+      const created = await p.kubectl(['create', '--namespace', NS, '--filename', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'three' },
+          spec: {
+            priorityClassName: 'gpushare-high',
+            terminationGracePeriodSeconds: 0,
+            containers: [
+              { name: 'main', image: 'registry.invalid/none:1', resources: { limits: { 'nvidia.com/gpu': '3' } } },
+            ],
+          },
+        }),
+      });
+      process.stdout.write(`kubectl create of the 3-GPU pod: exit ${created.code}\n${created.stderr}${created.stdout}`);
+      expect(created.code).toBe(0);
+      expect(created.stderr).toBe(
+        'Warning: gpushare: its pods stay Pending: no node could ever hold it, even empty (2 node(s)); the ' +
+          'largest for it, gpu-a (2 GPU(s) A10 of up to 24576 MiB): only 2 of the 3 GPU(s) needed could hold its ' +
+          'share (1000 milli-GPU in exclusive mode)\n',
       );
       const events = await poll('a FailedScheduling event for the 3-GPU pod', async () => {
         const messages = await failedSchedulingMessages(p, NS, 'three');
