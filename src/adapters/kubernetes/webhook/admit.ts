@@ -120,9 +120,11 @@ function decide(request: AdmissionRequest, config: WebhookConfig): AdmissionRevi
   if (outcome.kind === 'untouched') return allowResponse(uid, [], []);
   const warnings = [...outcome.warnings];
   if (outcome.request !== null) warnings.push(...fixUpSelector(object, kind));
-  // A request the object already had was warned about when it was new.
+  // A request the object already had was warned about when it was new; an object a controller
+  // makes (a Deployment's ReplicaSet, its Pods) was warned about in its owner.
   if (
     outcome.request !== null &&
+    !hasOwner(original) &&
     (operation === 'CREATE' ||
       templateRequest(request.oldObject!, kind.templatePath) !== JSON.stringify(outcome.request.gpu))
   ) {
@@ -169,6 +171,12 @@ function templateRequest(object: JsonObject, path: readonly string[]): string | 
   const template = objectAtPath(object, path);
   const parsed = template === undefined ? null : parsePodRequest(annotationsOf(template));
   return parsed?.kind === 'request' ? JSON.stringify(parsed.request.gpu) : null;
+}
+
+/** Whether `object` names an owner (`metadata.ownerReferences`): a controller made it. */
+function hasOwner(object: JsonObject): boolean {
+  const owners = childObject(object, 'metadata')?.ownerReferences;
+  return Array.isArray(owners) && owners.length > 0;
 }
 
 /** The assignment annotations of an object, as comparable text. */

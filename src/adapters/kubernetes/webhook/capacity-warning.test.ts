@@ -49,6 +49,20 @@ describe('admit: a request no node could ever hold', () => {
     ]);
   });
 
+  it("no warning for an object a controller made (its owner's creator was warned)", () => {
+    const pod = workloadOf('Pod', 'three-x7k2p', template('3'));
+    const owned = {
+      ...pod,
+      metadata: {
+        ...(pod.metadata as Json),
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'three-5d8f', uid: 'u1', controller: true },
+        ],
+      },
+    };
+    expect(warningsOf(reviewOf(owned), config(twoGpuNodes))).toBeUndefined();
+  });
+
   it('no warning for a request some node could hold, nor when the nodes are unknown', () => {
     expect(warningsOf(reviewOf(workloadOf('Pod', 'two', template('2'))), config(twoGpuNodes))).toBeUndefined();
     expect(warningsOf(reviewOf(workloadOf('Pod', 'three', template('3'))), config(null))).toBeUndefined();
