@@ -82,22 +82,30 @@ const jobArb: fc.Arbitrary<JobRequest> = fc
     gpu,
   }));
 
-/** Whether `node`, empty and healthy, takes `job` by a bind (with reuse only: existing MIG instances only). */
+/**
+ * Whether `node`, empty and healthy, takes `job` by a bind. With reuse only, a bind that would
+ * create a MIG instance means no existing one covers the job (an empty node reuses first): the job
+ * may then only go to the node's GPUs outside MIG mode (strict isolation's fallback).
+ */
 function emptyNodeTakes(node: ClusterNode, job: JobRequest, migReuseOnly: boolean): boolean {
   const healthy = { ...node, gpus: node.gpus.map((g) => ({ ...g, schedulable: true })) };
-  const query = new ClusterQuery(
-    { nodes: [healthy], active: [] },
-    { policy: 'default', learnWorkloadOnline: false, migReuseOnly },
-  );
-  const outcome = query.bind(job, node.name);
+  const bind = (n: ClusterNode) =>
+    new ClusterQuery({ nodes: [n], active: [] }, { policy: 'default', learnWorkloadOnline: false, migReuseOnly }).bind(
+      job,
+      n.name,
+    );
+  const outcome = bind(healthy);
   if ('refusal' in outcome) return false;
   if (!migReuseOnly) return true;
-  return outcome.placement.gpus.every(
+  const reuses = outcome.placement.gpus.every(
     (g) =>
       (g.migChanges?.create.length ?? 0) === 0 &&
       (g.mig === null ||
         (healthy.gpus.find((d) => d.index === g.index)?.migInstances ?? []).some((m) => m.start === g.mig!.start)),
   );
+  if (reuses) return true;
+  const withoutMig = { ...healthy, gpus: healthy.gpus.filter((g) => !g.migEnabled) };
+  return withoutMig.gpus.length > 0 && !('refusal' in bind(withoutMig));
 }
 
 describe('CapacityCheck against placement on empty nodes', () => {

@@ -116,3 +116,21 @@ describe('CapacityCheck', () => {
     );
   });
 });
+
+describe('a MIG request over two GPUs when instances are not created on demand', () => {
+  const oneG = (start: number) => ({ profileId: 19, profileName: '1g.10gb', start, size: 1, computeSlices: 1 });
+  // GPU 1 has seven 1g.10gb instances, GPU 0 none: a 2-GPU request would need one created.
+  const nodes = [aClusterNode('mig', [migA100(0, []), migA100(1, [0, 1, 2, 3, 4, 5, 6].map(oneG))])];
+  const twoGpus = aJob(1, { gpu: { gpuCount: 2, gpuMilli: 100, gpuMemoryMiB: 1, mode: 'mig' } });
+
+  it('is refused on the node (the placement costs what its dearest GPU costs) and fits no node', () => {
+    const check = new CapacityCheck(nodes, options);
+    expect(check.emptyRefusals(twoGpus, ['mig']).get('mig')).toEqual({
+      code: 'mig-reuse-only',
+      lasting: false,
+      details: {},
+    });
+    expect(check.verdict(twoGpus)?.code).toBe('fits-no-node');
+    expect(check.verdict(aJob(2, { gpu: { gpuCount: 1, gpuMilli: 100, gpuMemoryMiB: 1, mode: 'mig' } }))).toBeNull();
+  });
+});

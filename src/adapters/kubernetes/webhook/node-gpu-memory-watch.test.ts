@@ -153,7 +153,7 @@ describe('NodeGpuMemory', () => {
     expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === null, WAIT_MS)).toBe(true);
   });
 
-  it("keeps the nodes' capacity from their inventories: a 3-GPU request fits no 2-GPU node until a 4-GPU one joins", async () => {
+  it("keeps the nodes' capacity from their inventories: 3 GPUs fit no 2-GPU node until a 4-GPU one joins", async () => {
     api = new FakeNodeApi([
       { name: 'a10-1', mib: '24576', gpus: 2 },
       { name: 'a10-2', mib: '24576', gpus: 2 },
