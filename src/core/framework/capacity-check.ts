@@ -43,6 +43,8 @@ export class CapacityCheck {
   private query: ClusterQuery | null = null;
   /** Verdicts by request shape (the GPU part of a request: nothing else counts here). */
   private readonly verdicts = new Map<string, Status | null>();
+  /** Each empty node's answer by request shape, then node name. */
+  private readonly answers = new Map<string, Map<string, Status | null>>();
 
   /**
    * @param nodes the cluster's nodes (their GPUs' schedulable flags are ignored: every GPU counts)
@@ -57,12 +59,19 @@ export class CapacityCheck {
    * What each of `names` would answer for `job` if it were empty: null for a node that could hold
    * it, else that node's refusal (a Status of node-ranking.ts: `gpu-capacity` with the GPUs that
    * could hold a share, `gpu-memory-too-small`, `no-mig-profile`, `mig-reuse-only` for a MIG
-   * instance no GPU of the node has, ...).
+   * instance no GPU of the node has, ...). Memoised per request shape and node.
    * @throws InvariantViolation for a name that is not one of the nodes
    */
   emptyRefusals(job: JobRequest, names: readonly string[]): Map<string, Status | null> {
-    const { refusals } = this.emptyQuery().rank(job, names);
-    return new Map(names.map((name) => [name, refusals.get(name) ?? null]));
+    const key = JSON.stringify(job.gpu);
+    let known = this.answers.get(key);
+    if (known === undefined) this.answers.set(key, (known = new Map()));
+    const missing = names.filter((name) => !known.has(name));
+    if (missing.length > 0) {
+      const { refusals } = this.emptyQuery().rank(job, missing);
+      for (const name of missing) known.set(name, refusals.get(name) ?? null);
+    }
+    return new Map(names.map((name) => [name, known.get(name)!]));
   }
 
   /**
