@@ -12,6 +12,7 @@
  */
 import type { ClusterNode } from '../model/cluster.js';
 import type { JobRequest } from '../model/request.js';
+import { InvariantViolation } from '../model/errors.js';
 import { NODE_CODES, status, type Status } from '../model/status.js';
 import { ClusterQuery } from './cluster-query.js';
 
@@ -36,42 +37,63 @@ export interface LargestNode {
   readonly largestGpuMemoryMiB: number;
 }
 
-/** The nodes' capacity, for one set of nodes (build a new one when the nodes change). */
+/**
+ * The nodes' capacity, for one set of nodes (build a new one when the nodes change). Nodes of one
+ * kind (the same GPUs: models, memory, MIG mode and instances, host capacity) answer alike, so one
+ * node of each kind is ranked: the cost follows the kinds of nodes, not their number.
+ */
 export class CapacityCheck {
-  private readonly nodes: readonly ClusterNode[];
+  /** One node of each kind (the first by name), as if empty and healthy. */
+  private readonly kinds: readonly ClusterNode[];
+  /** The kind (its node's name) of every node, by name. */
+  private readonly kindOf = new Map<string, string>();
+  /** How many nodes there are. */
+  private readonly nodeCount: number;
   private readonly options: CapacityCheckOptions;
   private query: ClusterQuery | null = null;
   /** Verdicts by request shape (the GPU part of a request: nothing else counts here). */
   private readonly verdicts = new Map<string, Status | null>();
-  /** Each empty node's answer by request shape, then node name. */
+  /** Each kind's answer by request shape, then kind. */
   private readonly answers = new Map<string, Map<string, Status | null>>();
 
   /**
    * @param nodes the cluster's nodes (their GPUs' schedulable flags are ignored: every GPU counts)
-   * @throws InvariantViolation (on first use) for an unknown policy or a node listed twice
+   * @throws InvariantViolation (on first use) for an unknown policy
    */
   constructor(nodes: readonly ClusterNode[], options: CapacityCheckOptions) {
-    this.nodes = nodes.map((n) => ({ ...n, gpus: n.gpus.map((g) => ({ ...g, schedulable: true })) }));
     this.options = options;
+    this.nodeCount = nodes.length;
+    const byKind = new Map<string, ClusterNode>();
+    for (const node of [...nodes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const gpus = node.gpus.map((g) => ({ ...g, schedulable: true }));
+      const kind = JSON.stringify([
+        node.hostCpuMilli,
+        node.hostMemoryMiB,
+        gpus.map(({ uuid: _uuid, ...rest }) => rest),
+      ]);
+      const first = byKind.get(kind);
+      if (first === undefined) byKind.set(kind, { ...node, gpus });
+      this.kindOf.set(node.name, first?.name ?? node.name);
+    }
+    this.kinds = [...byKind.values()];
   }
 
   /**
    * What each of `names` would answer for `job` if it were empty: null for a node that could hold
    * it, else that node's refusal (a Status of node-ranking.ts: `gpu-capacity` with the GPUs that
    * could hold a share, `gpu-memory-too-small`, `no-mig-profile`, `mig-reuse-only` for a MIG
-   * instance no GPU of the node has, ...). Memoised per request shape and node.
+   * instance no GPU of the node has, ...). Memoised per request shape and kind of node.
    * @throws InvariantViolation for a name that is not one of the nodes
    */
   emptyRefusals(job: JobRequest, names: readonly string[]): Map<string, Status | null> {
-    const key = JSON.stringify(job.gpu);
-    let known = this.answers.get(key);
-    if (known === undefined) this.answers.set(key, (known = new Map()));
-    const missing = names.filter((name) => !known.has(name));
-    if (missing.length > 0) {
-      const { refusals } = this.emptyQuery().rank(job, missing);
-      for (const name of missing) known.set(name, refusals.get(name) ?? null);
-    }
-    return new Map(names.map((name) => [name, known.get(name)!]));
+    const known = this.kindAnswers(job);
+    return new Map(
+      names.map((name) => {
+        const kind = this.kindOf.get(name);
+        if (kind === undefined) throw new InvariantViolation(`unknown node '${name}'`);
+        return [name, known.get(kind)!];
+      }),
+    );
   }
 
   /**
@@ -82,22 +104,20 @@ export class CapacityCheck {
    * join). Memoised per request shape.
    */
   verdict(job: JobRequest): Status | null {
-    if (this.nodes.length === 0) return null;
+    if (this.nodeCount === 0) return null;
     const key = JSON.stringify(job.gpu);
-    const known = this.verdicts.get(key);
-    if (known !== undefined) return known;
-    const answers = this.emptyRefusals(
-      job,
-      this.nodes.map((n) => n.name),
-    );
+    const memo = this.verdicts.get(key);
+    if (memo !== undefined) return memo;
+    const answers = this.kindAnswers(job);
     let verdict: Status | null = null;
     if ([...answers.values()].every((r) => r !== null)) {
       let best: { node: ClusterNode; key: readonly [number, number, number] } | null = null;
-      for (const node of this.nodes) {
+      // Kinds are in name order, each named by its first node: ties go to the first name.
+      for (const node of this.kinds) {
         const refusal = answers.get(node.name)!;
         const qualifying = typeof refusal.details.qualifyingGpus === 'number' ? refusal.details.qualifyingGpus : 0;
-        const key = [qualifying, largestMemory(node), node.gpus.length] as const;
-        if (best === null || isLarger(key, best.key, node.name, best.node.name)) best = { node, key };
+        const order = [qualifying, largestMemory(node), node.gpus.length] as const;
+        if (best === null || isLarger(order, best.key)) best = { node, key: order };
       }
       const largest = best!.node;
       const largestNode: LargestNode = {
@@ -108,7 +128,7 @@ export class CapacityCheck {
         largestGpuMemoryMiB: largestMemory(largest),
       };
       verdict = status(NODE_CODES.fitsNoNode, true, {
-        nodeCount: this.nodes.length,
+        nodeCount: this.nodeCount,
         largestNode: { ...largestNode },
         refusal: answers.get(largest.name)!,
       });
@@ -117,9 +137,22 @@ export class CapacityCheck {
     return verdict;
   }
 
+  /** Every kind's empty answer for `job`'s shape, ranked once. */
+  private kindAnswers(job: JobRequest): Map<string, Status | null> {
+    const key = JSON.stringify(job.gpu);
+    let known = this.answers.get(key);
+    if (known === undefined) {
+      const names = this.kinds.map((n) => n.name);
+      const { refusals } = this.emptyQuery().rank(job, names);
+      known = new Map(names.map((name) => [name, refusals.get(name) ?? null]));
+      this.answers.set(key, known);
+    }
+    return known;
+  }
+
   private emptyQuery(): ClusterQuery {
     this.query ??= new ClusterQuery(
-      { nodes: this.nodes, active: [] },
+      { nodes: this.kinds, active: [] },
       { policy: this.options.policy, learnWorkloadOnline: false, migReuseOnly: this.options.migReuseOnly },
     );
     return this.query;
@@ -135,12 +168,8 @@ function largestMemory(node: ClusterNode): number {
   return node.gpus.reduce((most, g) => Math.max(most, g.gpuMemoryMiB), 0);
 }
 
-function isLarger(
-  a: readonly [number, number, number],
-  b: readonly [number, number, number],
-  nameA: string,
-  nameB: string,
-): boolean {
+/** Whether `a` comes before `b`: larger at the first figure where they differ (equal: no). */
+function isLarger(a: readonly [number, number, number], b: readonly [number, number, number]): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! > b[i]!;
-  return nameA < nameB;
+  return false;
 }
