@@ -1,19 +1,14 @@
 /**
- * A request no node could ever hold, on the real control plane: the webhook admits it with a
- * warning that kubectl prints, and the extender's filter answers it as unresolvable on every node
+ * A request no node could ever hold, on the real control plane: `gpushare webhook` (with its
+ * ServiceAccount under deploy/kubernetes/rbac-webhook.yaml, unchanged) admits it with a warning that
+ * kubectl prints, and the extender's filter answers it as unresolvable on every node
  * (`fits-no-node`, naming the largest node), so the real kube-scheduler tries no preemption for it,
  * even with lower-priority pods on every node it could evict.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  watchNodeGpuMemory,
-  type NodeGpuMemoryWatch,
-} from '../../src/adapters/kubernetes/webhook/node-gpu-memory-watch.js';
-import { startWebhookServer, type WebhookServer } from '../../src/adapters/kubernetes/webhook/webhook-server.js';
 import { createLocalCa, issueServerCert } from '../../src/adapters/tls/local-ca.js';
 import { gpusOf } from '../../src/adapters/kubernetes/testing/kube-fixtures.js';
 import { pollFor } from '../e2e/support/serve-harness.js';
@@ -30,6 +25,7 @@ import {
 import { useControlPlane } from './support/use-control-plane.js';
 
 const DEPLOY = join(import.meta.dirname, '..', '..', 'deploy', 'kubernetes');
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'gpushare');
 const NS = 'team-a';
 const A10_MIB = 24_576;
 
@@ -59,8 +55,8 @@ function prioritizedPod(
 describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on the real control plane', () => {
   const plane = useControlPlane({ scheduler: false });
   let extender: Awaited<ReturnType<typeof startExtenderProcess>>;
-  let webhook: WebhookServer | undefined;
-  let nodes: NodeGpuMemoryWatch | undefined;
+  let webhook: ChildProcess | undefined;
+  let webhookLog = '';
   const poll = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000) =>
     pollFor(what, check, timeoutMs);
 
@@ -68,7 +64,7 @@ describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on t
     const p = plane();
     const applied = await p.kubectl([
       'apply',
-      ...['namespace.yaml', 'rbac-extender.yaml'].flatMap((f) => ['--filename', join(DEPLOY, f)]),
+      ...['namespace.yaml', 'rbac-extender.yaml', 'rbac-webhook.yaml'].flatMap((f) => ['--filename', join(DEPLOY, f)]),
     ]);
     if (applied.code !== 0) throw new Error(`kubectl apply: ${applied.stderr}`);
     const kubeconfig = await p.serviceAccountKubeconfig('gpushare-system', 'gpushare-extender');
@@ -92,33 +88,61 @@ describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on t
 
   afterAll(async () => {
     await extender?.kill();
-    await webhook?.close();
-    await nodes?.stop();
+    if (webhook !== undefined && webhook.exitCode === null) {
+      const exited = new Promise((resolve) => webhook!.once('exit', resolve));
+      webhook.kill('SIGTERM');
+      await exited;
+    }
   });
 
-  /** The webhook in this process, on pods of the test's namespace, with the nodes watched through the API server. */
+  /**
+   * `gpushare webhook` with its ServiceAccount's kubeconfig (it watches the Nodes), on pods of the
+   * test's namespace: the API server calls it on 127.0.0.1 with the test CA.
+   */
   async function startWebhook(): Promise<void> {
     const p = plane();
     const ca = await createLocalCa('gpushare webhook test CA', Date.now());
     const cert = await issueServerCert(ca, ['127.0.0.1'], Date.now());
     writeFileSync(join(p.dir, 'webhook.crt'), cert.certPem);
-    writeFileSync(join(p.dir, 'webhook.key'), cert.keyPem);
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(p.kubeconfigPath);
-    const watch = watchNodeGpuMemory(kubeConfig, pino({ level: 'silent' }));
-    nodes = watch;
-    await watch.synced;
-    webhook = await startWebhookServer({
-      host: '127.0.0.1',
-      port: 0,
-      tlsCertFile: join(p.dir, 'webhook.crt'),
-      tlsKeyFile: join(p.dir, 'webhook.key'),
-      config: {
-        schedulerName: null,
-        maxGpuMemoryMiB: () => watch.maxGpuMemoryMiB(),
-        capacity: () => watch.capacity?.() ?? null,
-      },
-      logger: pino({ level: 'silent' }),
+    writeFileSync(join(p.dir, 'webhook.key'), cert.keyPem, { mode: 0o600 });
+    const kubeconfig = await p.serviceAccountKubeconfig('gpushare-system', 'gpushare-webhook');
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'webhook',
+        '--kubeconfig',
+        kubeconfig,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--tls-cert',
+        join(p.dir, 'webhook.crt'),
+        '--tls-key',
+        join(p.dir, 'webhook.key'),
+        '--log-level',
+        'warn',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    webhook = child;
+    child.stderr!.on('data', (c: Buffer) => (webhookLog += c.toString('utf8')));
+    let stdout = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`gpushare webhook did not listen:\n${webhookLog}`)), 60_000);
+      child.stdout!.on('data', (c: Buffer) => {
+        stdout += c.toString('utf8');
+        const match = /listening on (https:\/\/[^\s)]+)/.exec(stdout);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`gpushare webhook exited (${code}) before listening:\n${webhookLog}`));
+      });
     });
     const created = await p.request('POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {
       apiVersion: 'admissionregistration.k8s.io/v1',
@@ -128,7 +152,7 @@ describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on t
         {
           name: 'pods.webhook.gpushare.io',
           admissionReviewVersions: ['v1'],
-          clientConfig: { url: `${webhook.url}/mutate`, caBundle: Buffer.from(ca.certPem).toString('base64') },
+          clientConfig: { url: `${url}/mutate`, caBundle: Buffer.from(ca.certPem).toString('base64') },
           rules: [
             { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' },
           ],
@@ -143,8 +167,8 @@ describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on t
   }
 
   it(
-    'refuses 3 GPUs on 2-GPU nodes as unresolvable, naming the largest node, and the scheduler evicts ' +
-      'and nominates nothing',
+    'warns at admission of 3 GPUs on 2-GPU nodes, refuses them as unresolvable naming the largest node, and ' +
+      'the scheduler evicts and nominates nothing',
     async () => {
       const p = plane();
       for (const name of ['gpu-b', 'gpu-a'])
@@ -172,41 +196,40 @@ describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on t
       });
       expect(low.map((x) => x.spec.nodeName).sort()).toEqual(['gpu-a', 'gpu-b']);
 
-      // The pod as a user writes it: the webhook rewrites nvidia.com/gpu and warns once it has seen both nodes.
-      const threeGpus = gpuRequest({ gpuCount: 3, gpuMilli: 1000, mode: 'auto' });
-      await poll("both nodes in the webhook's watch", async () => {
-        const verdict = nodes!.capacity?.()?.verdict({
-          id: 0,
-          tenant: NS,
-          priority: 0,
-          submittedAtMs: 0,
-          cpuMilli: 0,
-          hostMemoryMiB: 0,
-          gpu: threeGpus,
-        });
-        return verdict?.details.nodeCount === 2 ? true : undefined;
+      // The pod as a user writes it: the webhook rewrites nvidia.com/gpu and warns, once its watch
+      // has seen both nodes (a server-side dry run shows when).
+      const threeGpus = JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'three' },
+        spec: {
+          priorityClassName: 'gpushare-high',
+          terminationGracePeriodSeconds: 0,
+          containers: [
+            { name: 'main', image: 'registry.invalid/none:1', resources: { limits: { 'nvidia.com/gpu': '3' } } },
+          ],
+        },
       });
-      const created = await p.kubectl(['create', '--namespace', NS, '--filename', '-'], {
-        input: JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name: 'three' },
-          spec: {
-            priorityClassName: 'gpushare-high',
-            terminationGracePeriodSeconds: 0,
-            containers: [
-              { name: 'main', image: 'registry.invalid/none:1', resources: { limits: { 'nvidia.com/gpu': '3' } } },
-            ],
-          },
-        }),
+      const warning =
+        'Warning: gpushare: its pods stay Pending: no node could ever hold it, even empty (2 node(s)); the ' +
+        'largest for it, gpu-a (2 GPU(s) A10 of up to 24576 MiB): only 2 of the 3 GPU(s) needed could hold its ' +
+        'share (1000 milli-GPU in exclusive mode)\n';
+      await poll(
+        "both nodes in the webhook's watch",
+        async () => {
+          const dry = await p.kubectl(['create', '--dry-run=server', '--namespace', NS, '--filename', '-'], {
+            input: threeGpus,
+          });
+          return dry.stderr === warning ? true : undefined;
+        },
+        30_000,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; webhook log:\n${webhookLog}`);
       });
+      const created = await p.kubectl(['create', '--namespace', NS, '--filename', '-'], { input: threeGpus });
       process.stdout.write(`kubectl create of the 3-GPU pod: exit ${created.code}\n${created.stderr}${created.stdout}`);
       expect(created.code).toBe(0);
-      expect(created.stderr).toBe(
-        'Warning: gpushare: its pods stay Pending: no node could ever hold it, even empty (2 node(s)); the ' +
-          'largest for it, gpu-a (2 GPU(s) A10 of up to 24576 MiB): only 2 of the 3 GPU(s) needed could hold its ' +
-          'share (1000 milli-GPU in exclusive mode)\n',
-      );
+      expect(created.stderr).toBe(warning);
       const events = await poll('a FailedScheduling event for the 3-GPU pod', async () => {
         const messages = await failedSchedulingMessages(p, NS, 'three');
         return messages.length > 0 ? messages : undefined;
