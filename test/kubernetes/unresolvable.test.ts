@@ -241,7 +241,14 @@ describe.skipIf(!kubernetesAvailable())('a request no node could ever hold, on t
         'for scheduling.';
       process.stdout.write(`FailedScheduling event of the 3-GPU pod: ${events[0]}\n`);
       expect(events[0]).toBe(expected);
-      const pods = await listPods(p, NS);
+      // The scheduler records the event and patches the pod's condition one after the other.
+      const pods = await poll("the 3-GPU pod's PodScheduled condition", async () => {
+        const list = await listPods(p, NS);
+        const condition = list
+          .find((x) => x.metadata.name === 'three')
+          ?.status?.conditions?.find((c) => c.type === 'PodScheduled');
+        return condition?.message === undefined ? undefined : list;
+      });
       const three = pods.find((x) => x.metadata.name === 'three')!;
       expect(three.spec.nodeName).toBeUndefined();
       expect(three.status?.conditions?.find((c) => c.type === 'PodScheduled')).toMatchObject({
