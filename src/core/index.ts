@@ -60,6 +60,7 @@ export {
   type ClusterQueryOptions,
   type NodeAnswers,
 } from './framework/cluster-query.js';
+export { CapacityCheck, type CapacityCheckOptions, nodeTooSmall } from './framework/capacity-check.js';
 export { placedGpuEquivalents, queuedGpuEquivalents } from './fairness/job-size.js';
 export { QueueIndex } from './queue/queue-index.js';
 export { type PassRulesOptions, schedule, type ScheduleOptions, SchedulingSession } from './schedule.js';

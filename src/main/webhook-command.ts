@@ -110,7 +110,11 @@ export function createWebhookCommand(): Command {
         tlsCertFile: flags.tlsCert,
         tlsKeyFile: flags.tlsKey,
         logger,
-        config: { schedulerName: flags.schedulerName ?? null, maxGpuMemoryMiB: () => source.maxGpuMemoryMiB() },
+        config: {
+          schedulerName: flags.schedulerName ?? null,
+          maxGpuMemoryMiB: () => source.maxGpuMemoryMiB(),
+          capacity: () => source.capacity?.() ?? null,
+        },
       });
       process.stdout.write(
         `gpushare webhook listening on ${server.url} (POST /mutate, GET /healthz); ` +

@@ -147,8 +147,8 @@ export class MigLayouts {
   /**
    * Finds `gpuCount` schedulable MIG GPUs of one model that can each give `job` a GI, cheapest
    * first (reuse, then create, then fewest idle GIs destroyed), then the fullest GPUs so whole GPUs
-   * stay free. @returns the placement (not yet held; `migChanges` says what to change) with the
-   * cost and used slices of its first GPU (to compare nodes), or why it waits
+   * stay free. @returns the placement (not yet held; `migChanges` says what to change) with its
+   * cost (its dearest GPU's) and the used slices of its first GPU (to compare nodes), or why it waits
    */
   place(job: JobRequest, devices: readonly GpuDevice[]): MigOption {
     const options: {
@@ -194,7 +194,8 @@ export class MigLayouts {
     return {
       kind: 'placed',
       placement: { mode: 'mig', gpus: gpus.sort((a, b) => a.index - b.index) },
-      cost: chosen[0]!.cost,
+      // One instance to create makes the placement a creation (`mig-reuse-only` refuses it).
+      cost: Math.max(...chosen.map((c) => c.cost)),
       usedSlices: chosen[0]!.usedSlices,
     };
   }

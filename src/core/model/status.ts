@@ -59,6 +59,13 @@ export const NODE_CODES = {
   noMigProfile: 'no-mig-profile',
   /** No idle MIG instance covers the job, and this cluster does not create instances on demand. */
   migReuseOnly: 'mig-reuse-only',
+  /** Even empty, the node could not hold the job (node, refusal: what the empty node answers). */
+  nodeTooSmall: 'node-too-small',
+  /**
+   * No node of the cluster, even empty, could hold the job (nodeCount, largestNode: the node that comes
+   * closest, refusal: what it answers empty).
+   */
+  fitsNoNode: 'fits-no-node',
 } as const;
 
 /** One of the `NODE_CODES` values. */

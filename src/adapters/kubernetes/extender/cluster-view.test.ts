@@ -38,7 +38,13 @@ describe('ClusterView', () => {
     view.upsertPod(pod);
     const evaluation = view.evaluate(pod, ['one', 'two']);
     expect([...evaluation.scores.keys()]).toEqual(['two']);
-    expect(evaluation.failed.get('one')?.resolvable).toBe(true);
+    // Even empty, a one-GPU node never holds two GPUs: unresolvable there.
+    expect(evaluation.failed.get('one')).toEqual({
+      reason:
+        'gpushare: even empty, this node could not hold it: only 1 of the 2 GPU(s) needed could hold its share ' +
+        '(500 milli-GPU in mps mode)',
+      resolvable: false,
+    });
     const reserved = view.reserve('p', 'two');
     expect('assignment' in reserved && reserved.assignment.gpus.map((g) => g.uuid)).toEqual(['GPU-two-0', 'GPU-two-1']);
     expect('error' in view.reserve('p', 'one')).toBe(true);
@@ -105,11 +111,41 @@ describe('ClusterView', () => {
     expect(invalid.failed.get('n1')?.resolvable).toBe(false);
   });
 
-  it('rejects a memory request larger than any GPU as unresolvable', () => {
+  it('rejects a memory request larger than any GPU as unresolvable, naming the largest node', () => {
     const view = viewWith({ n1: 1 });
     const evaluation = view.evaluate(gpuPod('a', { gpuMilli: 500, gpuMemoryMiB: 100_000, mode: 'mps' }), ['n1']);
     expect(evaluation.failed.get('n1')).toEqual({
-      reason: 'gpushare: no GPU with 100000 MiB of memory (largest: 81920 MiB)',
+      reason:
+        'gpushare: no node could ever hold it, even empty (1 node(s)); the largest for it, n1 (1 GPU(s) ' +
+        'A100-80GB of up to 81920 MiB): no GPU with 100000 MiB of memory (largest: 81920 MiB)',
+      resolvable: false,
+    });
+  });
+
+  it('refuses 3 GPUs on 2-GPU nodes as unresolvable on every node, with one line naming the largest node', () => {
+    const view = viewWith({ small: 1, b: 2, a: 2 });
+    const pod = gpuPod('p', { gpuCount: 3, gpuMilli: 1000, mode: 'exclusive' });
+    view.upsertPod(pod);
+    const evaluation = view.evaluate(pod, ['a', 'b', 'small']);
+    const reason =
+      'gpushare: no node could ever hold it, even empty (3 node(s)); the largest for it, a (2 GPU(s) A100-80GB ' +
+      'of up to 81920 MiB): only 2 of the 3 GPU(s) needed could hold its share (1000 milli-GPU in exclusive mode)';
+    expect([...evaluation.failed]).toEqual([
+      ['a', { reason, resolvable: false }],
+      ['b', { reason, resolvable: false }],
+      ['small', { reason, resolvable: false }],
+    ]);
+    // A 4-GPU node joins, busy: a shortage there (resolvable), the 2-GPU nodes too small.
+    expect(view.upsertNode(gpuNode('big', gpusOf('big', 4)))).toBeNull();
+    const holder = gpuPod('h', { gpuCount: 2, gpuMilli: 1000, mode: 'exclusive' });
+    view.upsertPod(holder);
+    expect('assignment' in view.reserve('h', 'big')).toBe(true);
+    const again = view.evaluate(pod, ['a', 'big']);
+    expect(again.failed.get('big')?.resolvable).toBe(true);
+    expect(again.failed.get('a')).toEqual({
+      reason:
+        'gpushare: even empty, this node could not hold it: only 2 of the 3 GPU(s) needed could hold its share ' +
+        '(1000 milli-GPU in exclusive mode)',
       resolvable: false,
     });
   });

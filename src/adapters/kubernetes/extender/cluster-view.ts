@@ -16,6 +16,7 @@
  * nodes and the holding pods; a pod change only holds or releases that pod.
  */
 import {
+  CapacityCheck,
   ClusterQuery,
   findPolicy,
   InvariantViolation,
@@ -91,6 +92,8 @@ export class ClusterView {
   /** Pods whose share the query holds now, by UID. */
   private readonly holding = new Map<string, PodAssignment>();
   private query: ClusterQuery | null = null;
+  /** The nodes' capacity (every node empty), built when first asked after a change of the nodes. */
+  private capacity: CapacityCheck | null = null;
   /** Filter answers per node, request shape and tenant (node-answer-memo.ts). */
   private readonly memo = new NodeAnswerMemo();
   private nextJobId = 1;
@@ -221,6 +224,7 @@ export class ClusterView {
           memo: this.memo,
           query,
           isGpushareNode: (name) => this.nodes.has(name),
+          capacity: () => this.capacityCheck(),
           nowMs: this.nowMs(),
         },
         entry.request,
@@ -580,6 +584,7 @@ export class ClusterView {
 
   private invalidate(): void {
     this.query = null;
+    this.capacity = null;
     this.memo.clear();
     this.version++;
   }
@@ -612,6 +617,12 @@ export class ClusterView {
       }
       if (this.blocked.size === blockedBefore || attempt === 2) return this.query;
     }
+  }
+
+  /** The capacity check over the gpushare nodes (its rules ignore cordons, health and blocked GPUs). */
+  private capacityCheck(): CapacityCheck {
+    this.capacity ??= new CapacityCheck(this.coreNodes(), { policy: this.policy, migReuseOnly: true });
+    return this.capacity;
   }
 
   /** The gpushare nodes as the core's nodes (blocked GPUs unschedulable). */

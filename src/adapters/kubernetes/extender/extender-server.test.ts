@@ -42,12 +42,12 @@ describe('the extender server', () => {
     expect(filtered.json()).toEqual({
       Nodes: null,
       NodeNames: ['n2'],
-      FailedNodes: {
-        n1:
-          'gpushare: 1 of the 2 GPU(s) needed have 1000 milli-GPU and their share of memory free ' +
-          'for a exclusive share',
-      },
+      FailedNodes: {},
       FailedAndUnresolvableNodes: {
+        // One GPU: even empty, n1 never holds two.
+        n1:
+          'gpushare: even empty, this node could not hold it: only 1 of the 2 GPU(s) needed could hold its ' +
+          'share (1000 milli-GPU in exclusive mode)',
         cpu: 'gpushare: not a gpushare node (no gpushare.io/gpus annotation from the node agent)',
       },
       Error: '',

@@ -4,7 +4,14 @@
  * the whole answer of the last filter of the same shape, then per-node answers, then the core's
  * `ClusterQuery.rank` for the rest.
  */
-import { refusalMessage, type ClusterQuery, type JobRequest } from '../../../core/index.js';
+import {
+  nodeTooSmall,
+  refusalMessage,
+  type CapacityCheck,
+  type ClusterQuery,
+  type JobRequest,
+  type Status,
+} from '../../../core/index.js';
 import type { Failure, NodeAnswerMemo } from './node-answer-memo.js';
 
 /** A filter's answer: scores of the nodes that can take the pod, failures of the others. */
@@ -20,6 +27,8 @@ export interface AnswerContext {
   readonly query: ClusterQuery;
   /** Whether `name` is a gpushare node. */
   isGpushareNode(name: string): boolean;
+  /** The gpushare nodes' capacity (every node empty): what could never hold a request. */
+  capacity(): CapacityCheck;
   readonly nowMs: number;
 }
 
@@ -82,13 +91,41 @@ function answerNodes(
   }
   if (asked.length === 0) return;
   const { scores, refusals } = ctx.query.rank(request, asked);
+  const lasting = refusals.size === 0 ? refusals : lastingRefusals(ctx, request, refusals);
   for (const name of asked) {
     const score = scores.get(name);
-    const refusal = refusals.get(name);
+    const refusal = lasting.get(name);
     const failed =
       refusal === undefined ? null : { reason: `gpushare: ${refusalMessage(refusal)}`, resolvable: !refusal.lasting };
     if (score !== undefined) answer.scores.set(name, score);
     else answer.failed.set(name, failed!);
     ctx.memo.set(name, key, epoch, ctx.nowMs, { score: score ?? null, failed });
   }
+}
+
+/**
+ * The refusals as the scheduler should read them: every node's is `fits-no-node` (the same line, so
+ * the kube-scheduler counts them as one reason) when no gpushare node could ever hold the request; a
+ * shortage on a node that could not hold it even empty is `node-too-small`; the rest as they are.
+ * Only lasting refusals are unresolvable, so the kube-scheduler tries no preemption for them.
+ */
+function lastingRefusals(
+  ctx: AnswerContext,
+  request: JobRequest,
+  refusals: ReadonlyMap<string, Status>,
+): ReadonlyMap<string, Status> {
+  const capacity = ctx.capacity();
+  const verdict = capacity.verdict(request);
+  const out = new Map<string, Status>();
+  if (verdict !== null) {
+    for (const name of refusals.keys()) out.set(name, verdict);
+    return out;
+  }
+  const shortages = [...refusals].filter(([, r]) => !r.lasting).map(([name]) => name);
+  const empty = shortages.length === 0 ? new Map<string, Status | null>() : capacity.emptyRefusals(request, shortages);
+  for (const [name, refusal] of refusals) {
+    const emptyRefusal = empty.get(name);
+    out.set(name, emptyRefusal ? nodeTooSmall(name, emptyRefusal) : refusal);
+  }
+  return out;
 }

@@ -6,6 +6,7 @@
  * is denied with a message naming the container and field; every other object passes unchanged.
  * Pure: no I/O, the GPU-memory bound comes from {@link WebhookConfig}.
  */
+import type { CapacityCheck } from '../../../core/index.js';
 import { GPUSHARE_PREFIX, POD_ANNOTATIONS } from '../schema/names.js';
 import { parsePodRequest, requestAnnotations, type PodGpuRequest } from '../schema/pod-request.js';
 import {
@@ -15,6 +16,7 @@ import {
   type AdmissionRequest,
   type AdmissionReviewResponse,
 } from './admission-review.js';
+import { capacityWarning } from './capacity-warning.js';
 import { childObject, objectAtPath, stringEntries, type JsonObject } from './json-object.js';
 import { diffJsonPatch } from './json-patch.js';
 import { mutatePodTemplate, type TemplateOutcome } from './pod-template-mutation.js';
@@ -30,6 +32,11 @@ export interface WebhookConfig {
   readonly schedulerName: string | null;
   /** Largest GPU memory of any gpushare node, MiB (the NodeGpuMemory port); null: unknown, no check. */
   maxGpuMemoryMiB(): number | null;
+  /**
+   * The gpushare nodes' capacity (the NodeGpuMemory port's watch): a new request no node could ever
+   * hold is admitted with a warning. Absent or null: unknown, no warning.
+   */
+  capacity?(): CapacityCheck | null;
   /**
    * Users who may change a pod's assignment annotations (`userInfo.username`): the extender's
    * ServiceAccount. @defaultValue [DEFAULT_ASSIGNMENT_WRITER]
@@ -113,6 +120,17 @@ function decide(request: AdmissionRequest, config: WebhookConfig): AdmissionRevi
   if (outcome.kind === 'untouched') return allowResponse(uid, [], []);
   const warnings = [...outcome.warnings];
   if (outcome.request !== null) warnings.push(...fixUpSelector(object, kind));
+  // A request the object already had was warned about when it was new; an object a controller
+  // makes (a Deployment's ReplicaSet, its Pods) was warned about in its owner.
+  if (
+    outcome.request !== null &&
+    !hasOwner(original) &&
+    (operation === 'CREATE' ||
+      templateRequest(request.oldObject!, kind.templatePath) !== JSON.stringify(outcome.request.gpu))
+  ) {
+    const warning = capacityWarning(outcome.request, config.capacity?.() ?? null, kind.templatePath);
+    if (warning !== null) warnings.push(warning);
+  }
   return allowResponse(uid, diffJsonPatch(original, object), warnings);
 }
 
@@ -146,6 +164,19 @@ function annotationsOf(object: JsonObject): Record<string, string> {
 function templateMemory(object: JsonObject, path: readonly string[]): string | undefined {
   const template = objectAtPath(object, path);
   return template === undefined ? undefined : annotationsOf(template)[POD_ANNOTATIONS.gpuMemoryMiB];
+}
+
+/** The gpushare request of the pod template at `path` of `object`, as comparable text; null for none. */
+function templateRequest(object: JsonObject, path: readonly string[]): string | null {
+  const template = objectAtPath(object, path);
+  const parsed = template === undefined ? null : parsePodRequest(annotationsOf(template));
+  return parsed?.kind === 'request' ? JSON.stringify(parsed.request.gpu) : null;
+}
+
+/** Whether `object` names an owner (`metadata.ownerReferences`): a controller made it. */
+function hasOwner(object: JsonObject): boolean {
+  const owners = childObject(object, 'metadata')?.ownerReferences;
+  return Array.isArray(owners) && owners.length > 0;
 }
 
 /** The assignment annotations of an object, as comparable text. */

@@ -7,6 +7,9 @@ import { waitUntil } from '../../process/wait-until.js';
 import { fixedNodeGpuMemory, nodeLabelGpuMemoryMiB } from './node-gpu-memory.js';
 import { watchNodeGpuMemory, type NodeGpuMemoryWatch } from './node-gpu-memory-watch.js';
 import { WAIT_MS } from '../../../testing/deadlines.js';
+import type { JobRequest } from '../../../core/index.js';
+import { formatInventory } from '../schema/node-inventory.js';
+import { gpusOf } from '../testing/kube-fixtures.js';
 
 /**
  * A stand-in for the API server's node list and watch on 127.0.0.1 (plain HTTP): lists `nodes`,
@@ -18,7 +21,7 @@ class FakeNodeApi {
   private server: Server;
   failWatches = 0;
 
-  constructor(private readonly nodes: { name: string; mib?: string }[]) {
+  constructor(private readonly nodes: { name: string; mib?: string; gpus?: number }[]) {
     this.server = createServer((req, res) => this.handle(req, res));
   }
 
@@ -31,8 +34,14 @@ class FakeNodeApi {
     return this.watches.filter((w) => !w.writableEnded && !w.destroyed).length;
   }
 
-  push(type: 'ADDED' | 'MODIFIED' | 'DELETED', name: string, mib: string | undefined, resourceVersion: string): void {
-    const line = `${JSON.stringify({ type, object: nodeOf(name, mib, resourceVersion) })}\n`;
+  push(
+    type: 'ADDED' | 'MODIFIED' | 'DELETED',
+    name: string,
+    mib: string | undefined,
+    resourceVersion: string,
+    gpus?: number,
+  ): void {
+    const line = `${JSON.stringify({ type, object: nodeOf(name, mib, resourceVersion, gpus) })}\n`;
     for (const w of this.watches) if (!w.writableEnded && !w.destroyed) w.write(line);
   }
 
@@ -65,17 +74,25 @@ class FakeNodeApi {
         apiVersion: 'v1',
         kind: 'NodeList',
         metadata: { resourceVersion: '10' },
-        items: this.nodes.map((n) => nodeOf(n.name, n.mib, '5')),
+        items: this.nodes.map((n) => nodeOf(n.name, n.mib, '5', n.gpus)),
       }),
     );
   }
 }
 
-function nodeOf(name: string, mib: string | undefined, resourceVersion: string): object {
+/** A Node with the label `mib` and, when `gpus` is given, an inventory of that many A10 GPUs. */
+function nodeOf(name: string, mib: string | undefined, resourceVersion: string, gpus?: number): object {
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, resourceVersion, labels: mib === undefined ? {} : { 'gpushare.io/gpu-memory-mib': mib } },
+    metadata: {
+      name,
+      resourceVersion,
+      labels: mib === undefined ? {} : { 'gpushare.io/gpu-memory-mib': mib },
+      ...(gpus === undefined
+        ? {}
+        : { annotations: { 'gpushare.io/gpus': formatInventory(gpusOf(name, gpus, 'A10', 24_576)) } }),
+    },
   };
 }
 
@@ -134,6 +151,36 @@ describe('NodeGpuMemory', () => {
     expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === 24576, WAIT_MS)).toBe(true);
     api.push('DELETED', 'a10-1', '24576', '14');
     expect(await waitUntil(() => watch!.maxGpuMemoryMiB() === null, WAIT_MS)).toBe(true);
+  });
+
+  it("keeps the nodes' capacity from their inventories: 3 GPUs fit no 2-GPU node until a 4-GPU one joins", async () => {
+    api = new FakeNodeApi([
+      { name: 'a10-1', mib: '24576', gpus: 2 },
+      { name: 'a10-2', mib: '24576', gpus: 2 },
+      { name: 'no-inventory', mib: '24576' },
+    ]);
+    const server = await api.start();
+    watch = watchNodeGpuMemory(kubeConfigFor(server), pino({ level: 'silent' }));
+    await watch.synced;
+    const three: JobRequest = {
+      id: 0,
+      tenant: '',
+      priority: 0,
+      submittedAtMs: 0,
+      cpuMilli: 0,
+      hostMemoryMiB: 0,
+      gpu: { gpuCount: 3, gpuMilli: 1000, gpuMemoryMiB: null, mode: 'exclusive' },
+    };
+    const largest = (): string | null => {
+      const verdict = watch!.capacity!()?.verdict(three) ?? null;
+      return verdict === null ? null : (verdict.details.largestNode as { node: string }).node;
+    };
+    expect(largest()).toBe('a10-1');
+    expect(await waitUntil(() => api!.openWatches === 1, WAIT_MS)).toBe(true);
+    api.push('ADDED', 'a10-4', '24576', '11', 4);
+    expect(await waitUntil(() => largest() === null, WAIT_MS)).toBe(true);
+    api.push('DELETED', 'a10-4', '24576', '12', 4);
+    expect(await waitUntil(() => largest() === 'a10-1', WAIT_MS)).toBe(true);
   });
 
   it('starts the watch again after it fails', async () => {

@@ -3,11 +3,15 @@
  * `gpushare.io/gpu-memory-mib` (a label selector, so other nodes never reach the webhook) with
  * @kubernetes/client-node's informer, and answers the largest value among them. The informer stops
  * on an error; it is started again after a delay that doubles from 1 s up to 30 s. Needs RBAC
- * `list` and `watch` on `nodes`.
+ * `list` and `watch` on `nodes`. The same nodes' GPU inventories (annotation `gpushare.io/gpus`) give
+ * the core's `CapacityCheck`, built again at its first use after an inventory changed (GPU health
+ * aside: the check counts every GPU).
  */
 import { CoreV1Api, makeInformer, type KubeConfig, type V1Node } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { CapacityCheck, type ClusterNode } from '../../../core/index.js';
 import { NODE_LABELS } from '../schema/names.js';
+import { clusterNodeOf, parseInventory } from '../schema/node-inventory.js';
 import { nodeLabelGpuMemoryMiB, type NodeGpuMemory } from './node-gpu-memory.js';
 
 /** A running watch; {@link NodeGpuMemoryWatch.stop} ends it. */
@@ -31,6 +35,20 @@ export function watchNodeGpuMemory(kubeConfig: KubeConfig, logger: Logger): Node
     selector,
   );
   const memoryByNode = new Map<string, number>();
+  const inventoryByNode = new Map<string, { node: ClusterNode; fingerprint: string }>();
+  let capacity: CapacityCheck | null = null;
+  const recordInventory = (name: string, annotations: Record<string, string> | undefined): void => {
+    const parsed = parseInventory(annotations);
+    if (parsed === null || 'error' in parsed) {
+      if (inventoryByNode.delete(name)) capacity = null;
+      return;
+    }
+    const node = clusterNodeOf(name, { ...parsed, gpus: parsed.gpus.map((g) => ({ ...g, healthy: true })) });
+    const fingerprint = JSON.stringify(node);
+    if (inventoryByNode.get(name)?.fingerprint === fingerprint) return;
+    inventoryByNode.set(name, { node, fingerprint });
+    capacity = null;
+  };
   let stopped = false;
   let retryMs = FIRST_RETRY_MS;
   let retryTimer: NodeJS.Timeout | null = null;
@@ -49,11 +67,14 @@ export function watchNodeGpuMemory(kubeConfig: KubeConfig, logger: Logger): Node
     } else {
       memoryByNode.set(name, mib);
     }
+    recordInventory(name, node.metadata?.annotations);
   };
   informer.on('add', record);
   informer.on('update', record);
   informer.on('delete', (node) => {
-    if (node.metadata?.name !== undefined) memoryByNode.delete(node.metadata.name);
+    if (node.metadata?.name === undefined) return;
+    memoryByNode.delete(node.metadata.name);
+    if (inventoryByNode.delete(node.metadata.name)) capacity = null;
   });
   informer.on('connect', () => {
     retryMs = FIRST_RETRY_MS;
@@ -75,6 +96,15 @@ export function watchNodeGpuMemory(kubeConfig: KubeConfig, logger: Logger): Node
   return {
     synced: informer.start(),
     maxGpuMemoryMiB: () => (memoryByNode.size === 0 ? null : Math.max(...memoryByNode.values())),
+    capacity: () => {
+      if (inventoryByNode.size === 0) return null;
+      capacity ??= new CapacityCheck(
+        [...inventoryByNode.values()].map((e) => e.node),
+        // As the extender's filter: MIG instances are not created on demand.
+        { policy: 'default', migReuseOnly: true },
+      );
+      return capacity;
+    },
     stop: async () => {
       stopped = true;
       if (retryTimer !== null) clearTimeout(retryTimer);

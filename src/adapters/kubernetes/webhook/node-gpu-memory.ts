@@ -5,10 +5,17 @@
  * node-gpu-memory-watch.ts keeps it from the API server, {@link fixedNodeGpuMemory} states it.
  */
 
+import type { CapacityCheck } from '../../../core/index.js';
+
 /** Where the webhook reads the bound from. */
 export interface NodeGpuMemory {
   /** The largest GPU memory of any gpushare node, MiB; null when unknown (no such node seen yet): no check. */
   maxGpuMemoryMiB(): number | null;
+  /**
+   * The capacity of the gpushare nodes with an inventory (the core's `CapacityCheck`); null when none
+   * is known. Absent for a fixed bound.
+   */
+  capacity?(): CapacityCheck | null;
 }
 
 /** A bound given by the operator (`--max-gpu-memory-mib`), without the API server. */
