@@ -11,14 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CHART_DIR,
-  helmAvailable,
-  objectKeys,
-  parseObjects,
-  runHelm,
-  type RenderedObject,
-} from './support/helm.js';
+import { CHART_DIR, helmAvailable, objectKeys, parseObjects, runHelm, type RenderedObject } from './support/helm.js';
 
 const DEPLOY = join(import.meta.dirname, '..', '..', 'deploy', 'kubernetes');
 const NAMESPACE = 'gpushare-system';
@@ -29,7 +22,10 @@ const HELM_LABELS = [
   'app.kubernetes.io/version',
   'helm.sh/chart',
 ];
-/** deploy/kubernetes files that are not objects of the chart: the namespace (helm install --create-namespace) and the scheduler's own configuration (NOTES.txt prints its stanza). */
+/**
+ * deploy/kubernetes files that are not objects of the chart: the namespace (helm install
+ * --create-namespace) and the scheduler's own configuration (NOTES.txt prints its stanza).
+ */
 const NOT_IN_CHART = ['namespace.yaml', 'scheduler-config.yaml'];
 
 interface PodSpecHolder {
@@ -124,28 +120,32 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
     expect(replicas.stderr).toContain('/webhook/replicas');
   });
 
-  it('with the default values (and the autoscaler on) it renders the objects of deploy/kubernetes, and the TLS Secrets', async () => {
-    const rendered = await render('autoscaler.enabled=true');
-    const shippedFiles = readdirSync(DEPLOY)
-      .filter((f) => f.endsWith('.yaml') && !NOT_IN_CHART.includes(f))
-      .sort();
-    const shipped = shippedFiles.flatMap((f) => parseObjects(readFileSync(join(DEPLOY, f), 'utf8')));
-    const secrets = rendered.filter((o) => o.kind === 'Secret');
-    expect(objectKeys(secrets)).toEqual([
-      `Secret ${NAMESPACE}/gpushare-extender-tls`,
-      `Secret ${NAMESPACE}/gpushare-scheduler-client-tls`,
-      `Secret ${NAMESPACE}/gpushare-webhook-tls`,
-    ]);
-    const objects = rendered.filter((o) => o.kind !== 'Secret');
-    expect(objectKeys(objects)).toEqual(objectKeys(shipped));
-    expect(byKey(objects).map(asShipped)).toEqual(byKey(shipped));
-    for (const object of rendered) {
-      expect(object.metadata.labels?.['app.kubernetes.io/managed-by'], object.metadata.name).toBe('Helm');
-      expect(object.metadata.labels?.['app.kubernetes.io/part-of'], object.metadata.name).toBe('gpushare');
-    }
-    // Without autoscaler.enabled (the default), no autoscaler object.
-    expect(objectKeys(await render()).filter((k) => k.includes('autoscaler'))).toEqual([]);
-  });
+  it(
+    'with the default values (and the autoscaler on) it renders the objects of deploy/kubernetes, ' +
+      'and the TLS Secrets',
+    async () => {
+      const rendered = await render('autoscaler.enabled=true');
+      const shippedFiles = readdirSync(DEPLOY)
+        .filter((f) => f.endsWith('.yaml') && !NOT_IN_CHART.includes(f))
+        .sort();
+      const shipped = shippedFiles.flatMap((f) => parseObjects(readFileSync(join(DEPLOY, f), 'utf8')));
+      const secrets = rendered.filter((o) => o.kind === 'Secret');
+      expect(objectKeys(secrets)).toEqual([
+        `Secret ${NAMESPACE}/gpushare-extender-tls`,
+        `Secret ${NAMESPACE}/gpushare-scheduler-client-tls`,
+        `Secret ${NAMESPACE}/gpushare-webhook-tls`,
+      ]);
+      const objects = rendered.filter((o) => o.kind !== 'Secret');
+      expect(objectKeys(objects)).toEqual(objectKeys(shipped));
+      expect(byKey(objects).map(asShipped)).toEqual(byKey(shipped));
+      for (const object of rendered) {
+        expect(object.metadata.labels?.['app.kubernetes.io/managed-by'], object.metadata.name).toBe('Helm');
+        expect(object.metadata.labels?.['app.kubernetes.io/part-of'], object.metadata.name).toBe('gpushare');
+      }
+      // Without autoscaler.enabled (the default), no autoscaler object.
+      expect(objectKeys(await render()).filter((k) => k.includes('autoscaler'))).toEqual([]);
+    },
+  );
 
   it('the generated certificates chain to their CA, name the Services, and the caBundle is that CA', async () => {
     const rendered = await render();
@@ -236,15 +236,7 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
   });
 
   it('in another namespace and with a name prefix, every name and reference follows', async () => {
-    const result = await helm([
-      'template',
-      'gs',
-      CHART_DIR,
-      '--namespace',
-      'gpu-infra',
-      '--set',
-      'nameOverride=gs',
-    ]);
+    const result = await helm(['template', 'gs', CHART_DIR, '--namespace', 'gpu-infra', '--set', 'nameOverride=gs']);
     expect(result.code).toBe(0);
     const rendered = parseObjects(result.stdout);
     for (const object of rendered) {
@@ -253,7 +245,10 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
         expect(object.metadata.namespace, object.metadata.name).toBe('gpu-infra');
     }
     const configuration = find<WebhookConfiguration>(rendered, 'MutatingWebhookConfiguration', 'gs-webhook');
-    expect(configuration.webhooks[0]!.clientConfig.service).toMatchObject({ name: 'gs-webhook', namespace: 'gpu-infra' });
+    expect(configuration.webhooks[0]!.clientConfig.service).toMatchObject({
+      name: 'gs-webhook',
+      namespace: 'gpu-infra',
+    });
     const cert = new X509Certificate(secretData(rendered, 'gs-webhook-tls')['tls.crt']!);
     expect(cert.checkHost('gs-webhook.gpu-infra.svc')).toBe('gs-webhook.gpu-infra.svc');
     const binding = find<{ subjects: { name: string; namespace: string }[] }>(
@@ -262,13 +257,11 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
       'gs-extender',
     );
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'gs-extender', namespace: 'gpu-infra' }]);
-    const args = (
-      find<{ spec: { template: { spec: { containers: { args: string[] }[] } } } }>(
-        rendered,
-        'Deployment',
-        'gs-extender',
-      ).spec.template.spec.containers[0]!.args
-    ).filter((a) => a.startsWith('--lease'));
+    const args = find<{ spec: { template: { spec: { containers: { args: string[] }[] } } } }>(
+      rendered,
+      'Deployment',
+      'gs-extender',
+    ).spec.template.spec.containers[0]!.args.filter((a) => a.startsWith('--lease'));
     expect(args).toEqual(['--lease-namespace=gpu-infra', '--lease-name=gs-extender']);
   });
 
