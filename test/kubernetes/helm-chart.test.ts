@@ -1,0 +1,312 @@
+/**
+ * The Helm chart deploy/helm/gpushare without a cluster: `helm lint` passes; values.schema.json
+ * refuses a wrong value naming the field and the allowed values; `helm template` with the default
+ * values renders exactly the objects of deploy/kubernetes/*.yaml (the hand-written reference, one
+ * source of truth checked here: decision 0039), plus the Secrets it generates, whose certificates
+ * chain to the CA in the webhook configuration's caBundle and name the Services; the values for
+ * placement, replicas, skipped namespaces, log level and cert-manager land where they should.
+ */
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHART_DIR, helmAvailable, objectKeys, parseObjects, runHelm, type RenderedObject } from './support/helm.js';
+
+const DEPLOY = join(import.meta.dirname, '..', '..', 'deploy', 'kubernetes');
+const NAMESPACE = 'gpushare-system';
+/** Labels Helm's bookkeeping adds to every object; deploy/kubernetes has none of them. */
+const HELM_LABELS = [
+  'app.kubernetes.io/instance',
+  'app.kubernetes.io/managed-by',
+  'app.kubernetes.io/version',
+  'helm.sh/chart',
+];
+/**
+ * deploy/kubernetes files that are not objects of the chart: the namespace (helm install
+ * --create-namespace) and the scheduler's own configuration (NOTES.txt prints its stanza).
+ */
+const NOT_IN_CHART = ['namespace.yaml', 'scheduler-config.yaml'];
+
+interface PodSpecHolder {
+  spec?: { template?: { metadata?: { labels?: Record<string, string> }; spec?: Record<string, unknown> } };
+}
+interface WebhookConfiguration {
+  metadata: { annotations?: Record<string, string> };
+  webhooks: {
+    clientConfig: { caBundle?: string; service: { name: string; namespace: string } };
+    namespaceSelector: { matchExpressions: { key: string; values: string[] }[] };
+    failurePolicy: string;
+  }[];
+}
+
+function withoutHelmLabels(labels: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (labels === undefined) return undefined;
+  return Object.fromEntries(Object.entries(labels).filter(([key]) => !HELM_LABELS.includes(key)));
+}
+
+/** The object as deploy/kubernetes writes it: no Helm labels, the caBundle placeholder. */
+function asShipped(object: RenderedObject): RenderedObject {
+  const copy = structuredClone(object) as RenderedObject & PodSpecHolder;
+  copy.metadata.labels = withoutHelmLabels(copy.metadata.labels);
+  const template = copy.spec?.template?.metadata;
+  if (template !== undefined) template.labels = withoutHelmLabels(template.labels);
+  if (copy.kind === 'MutatingWebhookConfiguration') {
+    for (const webhook of (copy as unknown as WebhookConfiguration).webhooks)
+      webhook.clientConfig.caBundle = 'CA_BUNDLE_BASE64';
+  }
+  return copy;
+}
+
+function byKey(objects: readonly RenderedObject[]): RenderedObject[] {
+  const key = (o: RenderedObject) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+  return [...objects].sort((a, b) => key(a).localeCompare(key(b)));
+}
+
+function secretData(objects: readonly RenderedObject[], name: string): Record<string, string> {
+  const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === name);
+  if (secret === undefined) throw new Error(`no Secret ${name} in the rendered chart`);
+  return Object.fromEntries(
+    Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
+  );
+}
+
+function find<T>(objects: readonly RenderedObject[], kind: string, name: string): T {
+  const object = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (object === undefined) throw new Error(`no ${kind} ${name} in the rendered chart`);
+  return object as unknown as T;
+}
+
+describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
+  let stateDir: string;
+  const helm = (args: readonly string[]) => runHelm(args, { stateDir });
+  const render = async (...sets: string[]): Promise<RenderedObject[]> => {
+    const result = await helm([
+      'template',
+      'gpushare',
+      CHART_DIR,
+      '--namespace',
+      NAMESPACE,
+      ...sets.flatMap((s) => ['--set', s]),
+    ]);
+    if (result.code !== 0) throw new Error(`helm template failed: ${result.stderr}`);
+    return parseObjects(result.stdout);
+  };
+
+  beforeAll(() => {
+    stateDir = mkdtempSync(join(tmpdir(), 'gpushare-helm-chart-'));
+  });
+  afterAll(() => {
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('helm lint --strict passes', async () => {
+    const result = await helm(['lint', '--strict', CHART_DIR, '--namespace', NAMESPACE]);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+    expect(result.code).toBe(0);
+  });
+
+  it('a wrong value is refused with the field and the allowed values', async () => {
+    const logLevel = await helm(['template', 'gpushare', CHART_DIR, '--set', 'logLevel=loud']);
+    expect(logLevel.code).toBe(1);
+    expect(logLevel.stderr).toContain('/logLevel');
+    expect(logLevel.stderr).toContain("'fatal', 'error', 'warn', 'info', 'debug'");
+    const typo = await helm(['template', 'gpushare', CHART_DIR, '--set', 'webhook.replica=3']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain("additional properties 'replica' not allowed");
+    const replicas = await helm(['template', 'gpushare', CHART_DIR, '--set', 'webhook.replicas=0']);
+    expect(replicas.code).toBe(1);
+    expect(replicas.stderr).toContain('/webhook/replicas');
+  });
+
+  it(
+    'with the default values (and the autoscaler on) it renders the objects of deploy/kubernetes, ' +
+      'and the TLS Secrets',
+    async () => {
+      const rendered = await render('autoscaler.enabled=true');
+      const shippedFiles = readdirSync(DEPLOY)
+        .filter((f) => f.endsWith('.yaml') && !NOT_IN_CHART.includes(f))
+        .sort();
+      const shipped = shippedFiles.flatMap((f) => parseObjects(readFileSync(join(DEPLOY, f), 'utf8')));
+      const secrets = rendered.filter((o) => o.kind === 'Secret');
+      expect(objectKeys(secrets)).toEqual([
+        `Secret ${NAMESPACE}/gpushare-extender-tls`,
+        `Secret ${NAMESPACE}/gpushare-scheduler-client-tls`,
+        `Secret ${NAMESPACE}/gpushare-webhook-tls`,
+      ]);
+      const objects = rendered.filter((o) => o.kind !== 'Secret');
+      expect(objectKeys(objects)).toEqual(objectKeys(shipped));
+      expect(byKey(objects).map(asShipped)).toEqual(byKey(shipped));
+      for (const object of rendered) {
+        expect(object.metadata.labels?.['app.kubernetes.io/managed-by'], object.metadata.name).toBe('Helm');
+        expect(object.metadata.labels?.['app.kubernetes.io/part-of'], object.metadata.name).toBe('gpushare');
+      }
+      // Without autoscaler.enabled (the default), no autoscaler object.
+      expect(objectKeys(await render()).filter((k) => k.includes('autoscaler'))).toEqual([]);
+    },
+  );
+
+  it('the generated certificates chain to their CA, name the Services, and the caBundle is that CA', async () => {
+    const rendered = await render();
+    const webhookTls = secretData(rendered, 'gpushare-webhook-tls');
+    const extenderTls = secretData(rendered, 'gpushare-extender-tls');
+    const clientTls = secretData(rendered, 'gpushare-scheduler-client-tls');
+    const configuration = find<WebhookConfiguration>(rendered, 'MutatingWebhookConfiguration', 'gpushare-webhook');
+    const caBundle = Buffer.from(configuration.webhooks[0]!.clientConfig.caBundle!, 'base64').toString();
+    expect(caBundle).toBe(webhookTls['ca.crt']);
+
+    const webhookCa = new X509Certificate(webhookTls['ca.crt']!);
+    const webhookCert = new X509Certificate(webhookTls['tls.crt']!);
+    expect(webhookCa.ca).toBe(true);
+    expect(webhookCert.verify(webhookCa.publicKey)).toBe(true);
+    expect(webhookCert.checkHost(`gpushare-webhook.${NAMESPACE}.svc`)).toBe(`gpushare-webhook.${NAMESPACE}.svc`);
+    expect(webhookCert.subjectAltName).toBe(
+      `DNS:gpushare-webhook, DNS:gpushare-webhook.${NAMESPACE}, DNS:gpushare-webhook.${NAMESPACE}.svc, ` +
+        `DNS:gpushare-webhook.${NAMESPACE}.svc.cluster.local`,
+    );
+    const validDays = (Date.parse(webhookCert.validTo) - Date.parse(webhookCert.validFrom)) / 86_400_000;
+    expect(Math.round(validDays)).toBe(3650);
+
+    const extenderCa = new X509Certificate(extenderTls['ca.crt']!);
+    expect(clientTls['ca.crt']).toBe(extenderTls['ca.crt']);
+    expect(new X509Certificate(extenderTls['tls.crt']!).verify(extenderCa.publicKey)).toBe(true);
+    expect(new X509Certificate(extenderTls['tls.crt']!).checkHost(`gpushare-extender.${NAMESPACE}.svc`)).toBe(
+      `gpushare-extender.${NAMESPACE}.svc`,
+    );
+    const client = new X509Certificate(clientTls['tls.crt']!);
+    expect(client.verify(extenderCa.publicKey)).toBe(true);
+    expect(client.subject).toBe('CN=kube-scheduler');
+    expect(client.keyUsage).toContain('1.3.6.1.5.5.7.3.2'); // clientAuth
+    // Two CAs: the webhook's is not the extender's.
+    expect(webhookCa.fingerprint256).not.toBe(extenderCa.fingerprint256);
+  });
+
+  it('values place, scale and configure the components', async () => {
+    const rendered = await render(
+      'webhook.replicas=1',
+      'webhook.skipNamespaces={kube-system,monitoring}',
+      'webhook.schedulerName=gpu-scheduler',
+      'webhook.nodeSelector.role=infra',
+      'extender.replicas=2',
+      'extender.tolerations[0].key=dedicated',
+      'extender.tolerations[0].operator=Exists',
+      'nodeAgent.nodeSelector.pool=gpu',
+      'logLevel=debug',
+      'image.repository=registry.example/gpushare',
+      'image.tag=9.9.9',
+      'image.pullPolicy=Always',
+      'imagePullSecrets[0].name=pull',
+    );
+    type Workload = { spec: { replicas?: number; template: { spec: Record<string, unknown> } } };
+    const podSpec = (kind: string, name: string) => find<Workload>(rendered, kind, name).spec.template.spec;
+    const container = (kind: string, name: string) =>
+      (podSpec(kind, name).containers as { image: string; imagePullPolicy?: string; args: string[] }[])[0]!;
+    expect(find<Workload>(rendered, 'Deployment', 'gpushare-webhook').spec.replicas).toBe(1);
+    // One webhook replica: no PodDisruptionBudget (it would block every drain).
+    expect(rendered.filter((o) => o.kind === 'PodDisruptionBudget')).toEqual([]);
+    expect(podSpec('Deployment', 'gpushare-webhook').nodeSelector).toEqual({ role: 'infra' });
+    expect(podSpec('Deployment', 'gpushare-webhook').imagePullSecrets).toEqual([{ name: 'pull' }]);
+    expect(container('Deployment', 'gpushare-webhook').args).toEqual([
+      'webhook',
+      '--port=8443',
+      '--tls-cert=/etc/gpushare/webhook-tls/tls.crt',
+      '--tls-key=/etc/gpushare/webhook-tls/tls.key',
+      '--log-level=debug',
+      '--scheduler-name=gpu-scheduler',
+    ]);
+    expect(container('Deployment', 'gpushare-webhook').image).toBe('registry.example/gpushare:9.9.9');
+    expect(container('Deployment', 'gpushare-webhook').imagePullPolicy).toBe('Always');
+    expect(find<Workload>(rendered, 'Deployment', 'gpushare-extender').spec.replicas).toBe(2);
+    expect(podSpec('Deployment', 'gpushare-extender').tolerations).toEqual([{ key: 'dedicated', operator: 'Exists' }]);
+    expect(podSpec('Deployment', 'gpushare-extender').nodeSelector).toBeUndefined();
+    expect(container('Deployment', 'gpushare-extender').args).toContain('--log-level=debug');
+    // Maps merge with the defaults (set a key to null to drop it).
+    expect(podSpec('DaemonSet', 'gpushare-node-agent').nodeSelector).toEqual({
+      'gpushare.io/managed': 'true',
+      pool: 'gpu',
+    });
+    expect(container('DaemonSet', 'gpushare-node-agent').args).toContain('--log-level=debug');
+    const configuration = find<WebhookConfiguration>(rendered, 'MutatingWebhookConfiguration', 'gpushare-webhook');
+    expect(configuration.webhooks[0]!.namespaceSelector.matchExpressions[0]).toEqual({
+      key: 'kubernetes.io/metadata.name',
+      operator: 'NotIn',
+      values: ['kube-system', 'monitoring', NAMESPACE],
+    });
+  });
+
+  it('in another namespace and with a name prefix, every name and reference follows', async () => {
+    const result = await helm(['template', 'gs', CHART_DIR, '--namespace', 'gpu-infra', '--set', 'nameOverride=gs']);
+    expect(result.code).toBe(0);
+    const rendered = parseObjects(result.stdout);
+    for (const object of rendered) {
+      expect(object.metadata.name.startsWith('gs-'), object.metadata.name).toBe(true);
+      if (!object.kind.startsWith('Cluster') && object.kind !== 'MutatingWebhookConfiguration')
+        expect(object.metadata.namespace, object.metadata.name).toBe('gpu-infra');
+    }
+    const configuration = find<WebhookConfiguration>(rendered, 'MutatingWebhookConfiguration', 'gs-webhook');
+    expect(configuration.webhooks[0]!.clientConfig.service).toMatchObject({
+      name: 'gs-webhook',
+      namespace: 'gpu-infra',
+    });
+    const cert = new X509Certificate(secretData(rendered, 'gs-webhook-tls')['tls.crt']!);
+    expect(cert.checkHost('gs-webhook.gpu-infra.svc')).toBe('gs-webhook.gpu-infra.svc');
+    const binding = find<{ subjects: { name: string; namespace: string }[] }>(
+      rendered,
+      'ClusterRoleBinding',
+      'gs-extender',
+    );
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'gs-extender', namespace: 'gpu-infra' }]);
+    const args = find<{ spec: { template: { spec: { containers: { args: string[] }[] } } } }>(
+      rendered,
+      'Deployment',
+      'gs-extender',
+    ).spec.template.spec.containers[0]!.args.filter((a) => a.startsWith('--lease'));
+    expect(args).toEqual(['--lease-namespace=gpu-infra', '--lease-name=gs-extender']);
+  });
+
+  it('with tls.certManager.enabled, cert-manager issues the same Secrets and injects the caBundle', async () => {
+    const rendered = await render('tls.certManager.enabled=true');
+    expect(rendered.filter((o) => o.kind === 'Secret')).toEqual([]);
+    expect(objectKeys(rendered.filter((o) => o.apiVersion === 'cert-manager.io/v1'))).toEqual([
+      `Certificate ${NAMESPACE}/gpushare-extender`,
+      `Certificate ${NAMESPACE}/gpushare-extender-ca`,
+      `Certificate ${NAMESPACE}/gpushare-scheduler-client`,
+      `Certificate ${NAMESPACE}/gpushare-webhook`,
+      `Certificate ${NAMESPACE}/gpushare-webhook-ca`,
+      `Issuer ${NAMESPACE}/gpushare-extender-ca`,
+      `Issuer ${NAMESPACE}/gpushare-selfsigned`,
+      `Issuer ${NAMESPACE}/gpushare-webhook-ca`,
+    ]);
+    type Certificate = { spec: { secretName: string; dnsNames?: string[]; issuerRef: { name: string } } };
+    const webhookCert = find<Certificate>(rendered, 'Certificate', 'gpushare-webhook');
+    expect(webhookCert.spec.secretName).toBe('gpushare-webhook-tls');
+    expect(webhookCert.spec.dnsNames).toContain(`gpushare-webhook.${NAMESPACE}.svc`);
+    expect(webhookCert.spec.issuerRef.name).toBe('gpushare-webhook-ca');
+    expect(find<Certificate>(rendered, 'Certificate', 'gpushare-scheduler-client').spec).toMatchObject({
+      secretName: 'gpushare-scheduler-client-tls',
+      issuerRef: { name: 'gpushare-extender-ca' },
+    });
+    const configuration = find<WebhookConfiguration>(rendered, 'MutatingWebhookConfiguration', 'gpushare-webhook');
+    expect(configuration.metadata.annotations).toEqual({
+      'cert-manager.io/inject-ca-from': `${NAMESPACE}/gpushare-webhook`,
+    });
+    expect(configuration.webhooks[0]!.clientConfig.caBundle).toBeUndefined();
+
+    const issued = await render(
+      'tls.certManager.enabled=true',
+      'tls.certManager.issuerRef.name=corp-ca',
+      'tls.certManager.issuerRef.kind=ClusterIssuer',
+    );
+    expect(objectKeys(issued.filter((o) => o.apiVersion === 'cert-manager.io/v1'))).toEqual([
+      `Certificate ${NAMESPACE}/gpushare-extender`,
+      `Certificate ${NAMESPACE}/gpushare-scheduler-client`,
+      `Certificate ${NAMESPACE}/gpushare-webhook`,
+    ]);
+    expect(find<Certificate>(issued, 'Certificate', 'gpushare-webhook').spec.issuerRef).toEqual({
+      name: 'corp-ca',
+      kind: 'ClusterIssuer',
+      group: 'cert-manager.io',
+    });
+  });
+});
