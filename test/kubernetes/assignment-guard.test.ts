@@ -316,6 +316,26 @@ describe.skipIf(!kubernetesAvailable())('who may write an assignment, on the rea
         expect((await p.request('DELETE', `/api/v1/namespaces/${NS}/pods/${name}?gracePeriodSeconds=0`)).status).toBe(
           200,
         );
+      // The extender's view holds both deletions once GPU 0 is schedulable again in its metrics.
+      await pollFor(
+        'GPU 0 schedulable again in the extender',
+        async () => {
+          const text = await fetchText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/metrics`, extender);
+          const gauges = text.split('\n').filter((l) => l.startsWith('gpushare_gpu_schedulable{'));
+          return gauges.length === 1 && gauges[0]!.endsWith(' 1') ? true : undefined;
+        },
+        30_000,
+      );
+      // The kube-scheduler retries a pod the extender refused at its next cluster event; one filtered
+      // between the scheduler's seeing a deletion and the extender's waits for the next such event
+      // (docs/kubernetes/extender.md, "Retry on freed room"). A label on the node is one.
+      const touched = await p.request(
+        'PATCH',
+        `/api/v1/nodes/${NODE}`,
+        { metadata: { labels: { 'gpushare.io/test-touched': 'yes' } } },
+        PATCH_TYPES.merge,
+      );
+      expect(touched.status).toBe(200);
       const placed = await pollFor(
         'the newcomer bound',
         async () => {
