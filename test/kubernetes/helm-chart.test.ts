@@ -3,8 +3,9 @@
  * refuses a wrong value naming the field and the allowed values; `helm template` with the default
  * values renders exactly the objects of deploy/kubernetes/*.yaml (the hand-written reference, one
  * source of truth checked here: decision 0039), plus the Secrets it generates, whose certificates
- * chain to the CA in the webhook configuration's caBundle and name the Services; the values for
- * placement, replicas, skipped namespaces, log level and cert-manager land where they should.
+ * chain to the CA in the webhook configuration's caBundle and name the Services, and whose
+ * assignment key holds 32 random bytes; the values for placement, replicas, skipped namespaces,
+ * log level, cert-manager and an existing assignment key Secret land where they should.
  */
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +28,14 @@ const HELM_LABELS = [
  * --create-namespace) and the scheduler's own configuration (NOTES.txt prints its stanza).
  */
 const NOT_IN_CHART = ['namespace.yaml', 'scheduler-config.yaml'];
+/** Kinds of cluster-scoped objects the chart renders (no namespace). */
+const CLUSTER_KINDS = [
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'MutatingWebhookConfiguration',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+];
 
 interface PodSpecHolder {
   spec?: { template?: { metadata?: { labels?: Record<string, string> }; spec?: Record<string, unknown> } };
@@ -122,7 +131,7 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
 
   it(
     'with the default values (and the autoscaler on) it renders the objects of deploy/kubernetes, ' +
-      'and the TLS Secrets',
+      'and the generated Secrets',
     async () => {
       const rendered = await render('autoscaler.enabled=true');
       const shippedFiles = readdirSync(DEPLOY)
@@ -131,6 +140,7 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
       const shipped = shippedFiles.flatMap((f) => parseObjects(readFileSync(join(DEPLOY, f), 'utf8')));
       const secrets = rendered.filter((o) => o.kind === 'Secret');
       expect(objectKeys(secrets)).toEqual([
+        `Secret ${NAMESPACE}/gpushare-extender-assignment-key`,
         `Secret ${NAMESPACE}/gpushare-extender-tls`,
         `Secret ${NAMESPACE}/gpushare-scheduler-client-tls`,
         `Secret ${NAMESPACE}/gpushare-webhook-tls`,
@@ -180,6 +190,47 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
     expect(client.keyUsage).toContain('1.3.6.1.5.5.7.3.2'); // clientAuth
     // Two CAs: the webhook's is not the extender's.
     expect(webhookCa.fingerprint256).not.toBe(extenderCa.fingerprint256);
+  });
+
+  it('the generated assignment key is 32 random bytes as base64 text, new on each render', async () => {
+    const key = secretData(await render(), 'gpushare-extender-assignment-key');
+    expect(Object.keys(key)).toEqual(['key']);
+    expect(key.key).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(key.key!, 'base64').length).toBe(32);
+    // Without a cluster to read it back from, each rendering draws a new one.
+    expect(secretData(await render(), 'gpushare-extender-assignment-key').key).not.toBe(key.key);
+  });
+
+  it('extender.assignmentKey.existingSecret: the extender mounts that Secret and the chart makes none', async () => {
+    const rendered = await render('extender.assignmentKey.existingSecret=ops-signing-key');
+    expect(objectKeys(rendered.filter((o) => o.kind === 'Secret'))).toEqual([
+      `Secret ${NAMESPACE}/gpushare-extender-tls`,
+      `Secret ${NAMESPACE}/gpushare-scheduler-client-tls`,
+      `Secret ${NAMESPACE}/gpushare-webhook-tls`,
+    ]);
+    type PodSpec = {
+      volumes: { name: string; secret: { secretName: string } }[];
+      containers: { args: string[]; volumeMounts: { name: string; mountPath: string }[] }[];
+    };
+    const pod = find<{ spec: { template: { spec: PodSpec } } }>(rendered, 'Deployment', 'gpushare-extender').spec
+      .template.spec;
+    expect(pod.volumes.find((v) => v.name === 'assignment-key')).toEqual({
+      name: 'assignment-key',
+      secret: { secretName: 'ops-signing-key' },
+    });
+    expect(pod.containers[0]!.args).toContain('--assignment-key-file=/etc/gpushare/assignment-key/key');
+    expect(pod.containers[0]!.volumeMounts.find((m) => m.name === 'assignment-key')?.mountPath).toBe(
+      '/etc/gpushare/assignment-key',
+    );
+    const wrong = await helm([
+      'template',
+      'gpushare',
+      CHART_DIR,
+      '--set',
+      'extender.assignmentKey.existingSecret=Not_A_Name',
+    ]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('/extender/assignmentKey/existingSecret');
   });
 
   it('values place, scale and configure the components', async () => {
@@ -241,7 +292,7 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
     const rendered = parseObjects(result.stdout);
     for (const object of rendered) {
       expect(object.metadata.name.startsWith('gs-'), object.metadata.name).toBe(true);
-      if (!object.kind.startsWith('Cluster') && object.kind !== 'MutatingWebhookConfiguration')
+      if (!CLUSTER_KINDS.includes(object.kind))
         expect(object.metadata.namespace, object.metadata.name).toBe('gpu-infra');
     }
     const configuration = find<WebhookConfiguration>(rendered, 'MutatingWebhookConfiguration', 'gs-webhook');
@@ -263,11 +314,29 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
       'gs-extender',
     ).spec.template.spec.containers[0]!.args.filter((a) => a.startsWith('--lease'));
     expect(args).toEqual(['--lease-namespace=gpu-infra', '--lease-name=gs-extender']);
+    // The assignment policy allows the extender's ServiceAccount of this release, read from its ConfigMap.
+    expect(find<{ data: Record<string, string> }>(rendered, 'ConfigMap', 'gs-assignment-writer').data).toEqual({
+      writer: 'system:serviceaccount:gpu-infra:gs-extender',
+    });
+    expect(
+      find<{ spec: { policyName: string; paramRef: Record<string, string> } }>(
+        rendered,
+        'ValidatingAdmissionPolicyBinding',
+        'gs-assignment-writer',
+      ).spec,
+    ).toMatchObject({
+      policyName: 'gs-assignment-writer',
+      paramRef: { name: 'gs-assignment-writer', namespace: 'gpu-infra', parameterNotFoundAction: 'Deny' },
+    });
+    expect(secretData(rendered, 'gs-extender-assignment-key').key).toMatch(/^[A-Za-z0-9+/]{43}=$/);
   });
 
-  it('with tls.certManager.enabled, cert-manager issues the same Secrets and injects the caBundle', async () => {
+  it('with tls.certManager.enabled, cert-manager issues the same TLS Secrets and injects the caBundle', async () => {
     const rendered = await render('tls.certManager.enabled=true');
-    expect(rendered.filter((o) => o.kind === 'Secret')).toEqual([]);
+    // Only the assignment key, which is no certificate, is still the chart's.
+    expect(objectKeys(rendered.filter((o) => o.kind === 'Secret'))).toEqual([
+      `Secret ${NAMESPACE}/gpushare-extender-assignment-key`,
+    ]);
     expect(objectKeys(rendered.filter((o) => o.apiVersion === 'cert-manager.io/v1'))).toEqual([
       `Certificate ${NAMESPACE}/gpushare-extender`,
       `Certificate ${NAMESPACE}/gpushare-extender-ca`,

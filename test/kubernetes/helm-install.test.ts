@@ -5,8 +5,10 @@
  * kube-apiserver calls through the chart's Service and MutatingWebhookConfiguration (an HTTP
  * CONNECT egress proxy stands in for the cluster network, support/egress-proxy.ts), trusting the
  * chart's caBundle; the real `gpushare extender`, which kube-scheduler, configured with the stanza
- * NOTES.txt prints, calls with the chart's client certificate and which binds a GPU pod. `helm
- * upgrade` keeps every certificate, and the API server still calls the webhook.
+ * NOTES.txt prints, calls with the chart's client certificate and which binds a GPU pod with an
+ * assignment signed by the chart's key. The chart's assignment policy refuses anyone else writing
+ * an assignment. `helm upgrade` keeps every certificate and the key, and the API server still
+ * calls the webhook.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
@@ -15,6 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POD_ANNOTATIONS } from '../../src/adapters/kubernetes/schema/names.js';
+import { assignmentSigner } from '../../src/adapters/kubernetes/schema/assignment-signature.js';
 import { gpusOf } from '../../src/adapters/kubernetes/testing/kube-fixtures.js';
 import { pollFor } from '../e2e/support/serve-harness.js';
 import { kubernetesAvailable } from './support/binaries.js';
@@ -31,6 +35,7 @@ const NAMESPACE = 'gpushare-system';
 const RELEASE = 'gpushare';
 const TENANT = 'team-a';
 const GPU_NODE = 'gpu-node-1';
+const EXTENDER_USER = `system:serviceaccount:${NAMESPACE}:gpushare-extender`;
 
 interface Secret {
   data: Record<string, string>;
@@ -124,6 +129,7 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable())('the Helm chart on t
   let webhook: Awaited<ReturnType<typeof startWebhookProcess>> | undefined;
   let extender: Awaited<ReturnType<typeof startExtenderProcess>> | undefined;
   let notes = '';
+  let assignmentKeyFile = '';
 
   afterAll(async () => {
     await extender?.kill();
@@ -172,6 +178,7 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable())('the Helm chart on t
       'ClusterRoleBinding /gpushare-extender',
       'ClusterRoleBinding /gpushare-node-agent',
       'ClusterRoleBinding /gpushare-webhook',
+      `ConfigMap ${NAMESPACE}/gpushare-assignment-writer`,
       `DaemonSet ${NAMESPACE}/gpushare-node-agent`,
       `Deployment ${NAMESPACE}/gpushare-extender`,
       `Deployment ${NAMESPACE}/gpushare-webhook`,
@@ -179,6 +186,7 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable())('the Helm chart on t
       `PodDisruptionBudget ${NAMESPACE}/gpushare-webhook`,
       `Role ${NAMESPACE}/gpushare-extender-leader-election`,
       `RoleBinding ${NAMESPACE}/gpushare-extender-leader-election`,
+      `Secret ${NAMESPACE}/gpushare-extender-assignment-key`,
       `Secret ${NAMESPACE}/gpushare-extender-tls`,
       `Secret ${NAMESPACE}/gpushare-scheduler-client-tls`,
       `Secret ${NAMESPACE}/gpushare-webhook-tls`,
@@ -187,6 +195,8 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable())('the Helm chart on t
       `ServiceAccount ${NAMESPACE}/gpushare-extender`,
       `ServiceAccount ${NAMESPACE}/gpushare-node-agent`,
       `ServiceAccount ${NAMESPACE}/gpushare-webhook`,
+      'ValidatingAdmissionPolicy /gpushare-assignment-writer',
+      'ValidatingAdmissionPolicyBinding /gpushare-assignment-writer',
     ]);
     // Every object exists in the API server, with Helm's ownership annotations.
     const stored = await plane().kubectl(['get', '--filename', '-', '--output', 'json'], { input: manifest.stdout });
@@ -248,16 +258,22 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable())('the Helm chart on t
   );
 
   it(
-    "the real extender runs under the chart's ServiceAccount and certificates " +
+    "the real extender runs under the chart's ServiceAccount, certificates and assignment key " +
       'and binds for kube-scheduler configured from the notes',
     async () => {
       const p = plane();
       const serving = await writeSecretFiles('gpushare-extender-tls');
       const client = await writeSecretFiles('gpushare-scheduler-client-tls');
+      // The key file as the Deployment mounts it (/etc/gpushare/assignment-key/key).
+      assignmentKeyFile = join(dir, 'assignment-key');
+      writeFileSync(assignmentKeyFile, Buffer.from((await secret('gpushare-extender-assignment-key')).key!, 'base64'), {
+        mode: 0o600,
+      });
       const kubeconfig = await p.serviceAccountKubeconfig(NAMESPACE, 'gpushare-extender');
       extender = await startExtenderProcess({
         dir,
         kubeconfig,
+        assignmentKeyFile,
         tls: {
           certFile: serving.cert,
           keyFile: serving.key,
@@ -315,6 +331,9 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable())('the Helm chart on t
       });
       expect(pod.spec.nodeName).toBe('a100-node');
       expect(boundAssignment(pod)!.gpus.map((g) => g.uuid)).toEqual(['GPU-a100-node-0']);
+      // Signed with the chart's key, for this pod; the Binding that carried it passed the chart's policy.
+      const signer = assignmentSigner(readFileSync(assignmentKeyFile));
+      expect(signer.verify(pod.metadata.uid, boundAssignment(pod)!)).toBe(true);
       // It holds its Lease, in the release's namespace, under the chart's Role.
       const lease = await p.request<{ spec: { holderIdentity: string } }>(
         'GET',
@@ -323,6 +342,76 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable())('the Helm chart on t
       expect(lease.status).toBe(200);
     },
   );
+
+  it("the chart's policy refuses anyone but the extender writing an assignment through pods/status", async () => {
+    const p = plane();
+    const name = 'status-writer';
+    const user = await p.serviceAccountCredentials(TENANT, name);
+    const rbac = [
+      [
+        'roles',
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name },
+          rules: [{ apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] }],
+        },
+      ],
+      [
+        'rolebindings',
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+          subjects: [{ kind: 'ServiceAccount', name, namespace: TENANT }],
+        },
+      ],
+    ] as const;
+    for (const [resource, body] of rbac)
+      expect(
+        (await p.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${TENANT}/${resource}`, body)).status,
+      ).toBe(201);
+    const path = `/api/v1/namespaces/${TENANT}/pods/bind-me/status`;
+    const before = (await listPods(p, TENANT)).find((x) => x.metadata.name === 'bind-me')!;
+    const patch = { metadata: { annotations: { [POD_ANNOTATIONS.assignment]: null } } };
+    // RBAC allows the write (a label goes through); the policy alone refuses the annotation.
+    const refused = await pollFor(
+      'the role and the policy to apply',
+      async () => {
+        const res = await kubeRequest<{ message: string; reason: string }>(
+          user,
+          'PATCH',
+          path,
+          patch,
+          PATCH_TYPES.merge,
+        );
+        return res.status === 403 && res.body?.message.includes('ValidatingAdmissionPolicy') ? res : undefined;
+      },
+      30_000,
+    );
+    expect([refused.status, refused.body?.reason, refused.body?.message]).toEqual([
+      403,
+      'Forbidden',
+      `pods "bind-me" is forbidden: ValidatingAdmissionPolicy 'gpushare-assignment-writer' with binding ` +
+        `'gpushare-assignment-writer' denied request: metadata.annotations[gpushare.io/assignment]: only the ` +
+        `gpushare extender (${EXTENDER_USER}) may set, change or remove a pod's assignment ` +
+        '(gpushare.io/assignment, gpushare.io/assigned-gpus), through pods, pods/status or pods/binding; ' +
+        `system:serviceaccount:${TENANT}:${name} may not (pods/status UPDATE)`,
+    ]);
+    const label = await kubeRequest(
+      user,
+      'PATCH',
+      path,
+      { metadata: { labels: { checked: 'yes' } } },
+      PATCH_TYPES.merge,
+    );
+    expect(label.status).toBe(200);
+    const after = (await listPods(p, TENANT)).find((x) => x.metadata.name === 'bind-me')!;
+    expect(after.metadata.annotations?.[POD_ANNOTATIONS.assignment]).toBe(
+      before.metadata.annotations?.[POD_ANNOTATIONS.assignment],
+    );
+  });
 
   it("the node agent's ServiceAccount publishes its node and is refused the rest", async () => {
     const agent = await plane().serviceAccountCredentials(NAMESPACE, 'gpushare-node-agent');
@@ -339,16 +428,23 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable())('the Helm chart on t
   });
 
   it(
-    'helm upgrade keeps every certificate; ' +
+    'helm upgrade keeps every certificate and the assignment key; ' +
       "the caBundle still verifies the webhook's and the API server still calls it",
     async () => {
-      const names = ['gpushare-webhook-tls', 'gpushare-extender-tls', 'gpushare-scheduler-client-tls'];
+      const names = [
+        'gpushare-webhook-tls',
+        'gpushare-extender-tls',
+        'gpushare-scheduler-client-tls',
+        'gpushare-extender-assignment-key',
+      ];
       const before = await Promise.all(names.map(secret));
       const upgraded = await helm(['upgrade', RELEASE, CHART_DIR, '--namespace', NAMESPACE, '--set', 'logLevel=debug']);
       expect(upgraded.stderr).toBe('');
       expect(upgraded.code).toBe(0);
       expect(upgraded.stdout).toContain('REVISION: 2');
       expect(await Promise.all(names.map(secret))).toEqual(before);
+      // The key the running extender signs with is still the Secret's, byte for byte.
+      expect(Buffer.from(before[3]!.key!, 'base64').equals(readFileSync(assignmentKeyFile))).toBe(true);
       const deployment = await plane().request<{ spec: { template: { spec: { containers: { args: string[] }[] } } } }>(
         'GET',
         `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/gpushare-webhook`,
