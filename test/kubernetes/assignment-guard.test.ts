@@ -9,7 +9,7 @@
  * are deleted; then the new pod binds there.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POD_ANNOTATIONS } from '../../src/adapters/kubernetes/schema/names.js';
@@ -17,7 +17,7 @@ import { assignmentAnnotations, type PodAssignment } from '../../src/adapters/ku
 import { gpusOf } from '../../src/adapters/kubernetes/testing/kube-fixtures.js';
 import { pollFor } from '../e2e/support/serve-harness.js';
 import { kubernetesAvailable } from './support/binaries.js';
-import { startExtenderProcess, writeSchedulerConfig } from './support/gpushare-extender.js';
+import { fetchExtenderText, startExtenderProcess, writeSchedulerConfig } from './support/gpushare-extender.js';
 import {
   boundAssignment,
   create,
@@ -284,7 +284,7 @@ describe.skipIf(!kubernetesAvailable())('who may write an assignment, on the rea
             'fixed: GPU 0',
         ],
       ]);
-      const metrics = await fetchText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/metrics`, extender);
+      const metrics = await fetchExtenderText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/metrics`, extender);
       expect(
         metrics
           .split('\n')
@@ -320,7 +320,7 @@ describe.skipIf(!kubernetesAvailable())('who may write an assignment, on the rea
       await pollFor(
         'GPU 0 schedulable again in the extender',
         async () => {
-          const text = await fetchText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/metrics`, extender);
+          const text = await fetchExtenderText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/metrics`, extender);
           const gauges = text.split('\n').filter((l) => l.startsWith('gpushare_gpu_schedulable{'));
           return gauges.length === 1 && gauges[0]!.endsWith(' 1') ? true : undefined;
         },
@@ -349,23 +349,3 @@ describe.skipIf(!kubernetesAvailable())('who may write an assignment, on the rea
     240_000,
   );
 });
-
-async function fetchText(
-  url: string,
-  tls: { caFile: string; clientCertFile: string; clientKeyFile: string },
-): Promise<string> {
-  const https = await import('node:https');
-  return await new Promise((resolve, reject) => {
-    https
-      .get(
-        url,
-        { ca: readFileSync(tls.caFile), cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile) },
-        (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString('utf8')));
-          res.on('end', () => resolve(text));
-        },
-      )
-      .on('error', reject);
-  });
-}

@@ -19,7 +19,7 @@ import { startStandInKubelet } from './support/stand-in-kubelet.js';
 import { gpusOf } from '../../src/adapters/kubernetes/testing/kube-fixtures.js';
 import { pollFor } from '../e2e/support/serve-harness.js';
 import { kubernetesAvailable } from './support/binaries.js';
-import { startExtenderProcess, writeSchedulerConfig } from './support/gpushare-extender.js';
+import { fetchExtenderText, startExtenderProcess, writeSchedulerConfig } from './support/gpushare-extender.js';
 import {
   boundAssignment,
   clearNamespace,
@@ -119,7 +119,7 @@ describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control p
           const events = await failedSchedulingMessages(p, NS, pending[0]!.metadata.name);
           return events.length > 0 ? { bound, pending: pending[0]!, events } : undefined;
         }).catch(async (err: Error) => {
-          const held = (await fetchText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/metrics`, extender))
+          const held = (await fetchExtenderText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/metrics`, extender))
             .split('\n')
             .filter((l) => l.startsWith('gpushare_job_allocated_memory_bytes'))
             .join('\n');
@@ -152,11 +152,11 @@ describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control p
         // The next round starts once the extender's view has freed the GPU too: a pod it refuses
         // while its watch still shows the old pods waits for the scheduler's next cluster event.
         await poll("GPU 7 free in the extender's view", async () =>
-          /gpushare_gpu_jobs\{node="a10-node",gpu="7",[^}]*\} 0$/m.test(await fetchText(metricsUrl, extender))
+          /gpushare_gpu_jobs\{node="a10-node",gpu="7",[^}]*\} 0$/m.test(await fetchExtenderText(metricsUrl, extender))
             ? true
             : undefined,
         ).catch(async (err: Error) => {
-          const lines = (await fetchText(metricsUrl, extender))
+          const lines = (await fetchExtenderText(metricsUrl, extender))
             .split('\n')
             .filter(
               (l) =>
@@ -193,8 +193,8 @@ describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control p
       });
       const metricsUrl = `${extender.urlPrefix.replace(/\/scheduler$/, '')}/metrics`;
       const bindsBefore = {
-        ok: counter(await fetchText(metricsUrl, extender), 'bind', 'ok'),
-        error: counter(await fetchText(metricsUrl, extender), 'bind', 'error'),
+        ok: counter(await fetchExtenderText(metricsUrl, extender), 'bind', 'ok'),
+        error: counter(await fetchExtenderText(metricsUrl, extender), 'bind', 'error'),
       };
       await create(p, NS, gpuDeployment('mem8', 20, gpuRequest({ gpuMilli: 100, gpuMemoryMiB: 8192, mode: 'mps' })));
       const pods = await poll('20 pods bound', async () => {
@@ -255,7 +255,7 @@ describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control p
         await plugin.stop();
         await kubelet.stop();
       }
-      const metrics = await fetchText(metricsUrl, extender);
+      const metrics = await fetchExtenderText(metricsUrl, extender);
       // 20 binds, none failed.
       expect(counter(metrics, 'bind', 'ok') - bindsBefore.ok).toBe(20);
       expect(counter(metrics, 'bind', 'error') - bindsBefore.error).toBe(0);
@@ -282,7 +282,7 @@ describe.skipIf(!kubernetesAvailable())('gpushare extender on the real control p
       req.end('{}');
     });
     expect(refused).not.toMatch(/^answered/);
-    expect(await fetchText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/healthz`, extender)).toBe(
+    expect(await fetchExtenderText(`${extender.urlPrefix.replace(/\/scheduler$/, '')}/healthz`, extender)).toBe(
       '{"status":"ok"}',
     );
   });
@@ -386,25 +386,4 @@ function counter(metrics: string, verb: string, outcome: string): number {
     'm',
   ).exec(metrics);
   return match ? Number(match[1]) : 0;
-}
-
-/** GET over HTTPS trusting the extender's CA, with the scheduler's client certificate (the extender asks for one). */
-async function fetchText(
-  url: string,
-  tls: { caFile: string; clientCertFile: string; clientKeyFile: string },
-): Promise<string> {
-  const https = await import('node:https');
-  return await new Promise((resolve, reject) => {
-    https
-      .get(
-        url,
-        { ca: readFileSync(tls.caFile), cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile) },
-        (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString('utf8')));
-          res.on('end', () => resolve(text));
-        },
-      )
-      .on('error', reject);
-  });
 }

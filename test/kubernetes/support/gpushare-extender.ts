@@ -5,7 +5,7 @@
  * quickly. `writeSchedulerConfig` points deploy/'s KubeSchedulerConfiguration at it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLocalCa, issueServerCert } from '../../../src/adapters/tls/local-ca.js';
 import { issueClientCert } from './pki.js';
@@ -156,4 +156,25 @@ export function writeSchedulerConfig(
     keyFile: extender.clientKeyFile,
   });
   return path;
+}
+
+/** GET over HTTPS trusting the extender's CA, with the scheduler's client certificate (the extender asks for one). */
+export async function fetchExtenderText(
+  url: string,
+  tls: { caFile: string; clientCertFile: string; clientKeyFile: string },
+): Promise<string> {
+  const https = await import('node:https');
+  return await new Promise((resolve, reject) => {
+    https
+      .get(
+        url,
+        { ca: readFileSync(tls.caFile), cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile) },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+          res.on('end', () => resolve(text));
+        },
+      )
+      .on('error', reject);
+  });
 }
