@@ -44,7 +44,7 @@ function refusal(pod: string, user: string, through: string): string {
     " 'gpushare-assignment-writer' with binding 'gpushare-assignment-writer' denied " +
     `request: metadata.annotations[gpushare.io/assignment]: only the gpushare extender (${EXTENDER}) may set, ` +
     "change or remove a pod's assignment (gpushare.io/assignment, gpushare.io/assigned-gpus), through pods, " +
-    `pods/status or pods/binding; ${user} may not (${through})`
+    `pods/status, pods/binding or bindings; ${user} may not (${through})`
   );
 }
 
@@ -101,7 +101,8 @@ describe.skipIf(!kubernetesAvailable())('who may write an assignment, on the rea
         kind: 'Role',
         metadata: { name },
         rules: [
-          { apiGroups: [''], resources: [resource], verbs: [verb] },
+          // The binder also has the older bindings resource (the same Binding, another route).
+          { apiGroups: [''], resources: user === 'binder' ? [resource, 'bindings'] : [resource], verbs: [verb] },
           { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
         ],
       };
@@ -213,6 +214,29 @@ describe.skipIf(!kubernetesAvailable())('who may write an assignment, on the rea
     expect([refused.status, refused.body?.message]).toEqual([
       403,
       refusal('plain', `system:serviceaccount:${NS}:binder`, 'pods/binding CREATE'),
+    ]);
+    // The older route to the same Binding, POST /api/v1/namespaces/<ns>/bindings, is refused the same way.
+    const legacy = await kubeRequest<{ message: string }>(
+      users.binder,
+      'POST',
+      `/api/v1/namespaces/${NS}/bindings`,
+      binding('plain', assignmentAnnotations(signed)),
+    );
+    expect([
+      legacy.status,
+      legacy.body?.message.endsWith(`system:serviceaccount:${NS}:binder may not (bindings CREATE)`),
+    ]).toEqual([403, true]);
+    // An empty assignment is an assignment too: setting one where there was none is refused.
+    const empty = await kubeRequest<{ message: string }>(
+      users.statusWriter,
+      'PATCH',
+      `/api/v1/namespaces/${NS}/pods/plain/status`,
+      { metadata: { annotations: { [POD_ANNOTATIONS.assignment]: '' } } },
+      PATCH_TYPES.merge,
+    );
+    expect([empty.status, empty.body?.message]).toEqual([
+      403,
+      refusal('plain', `system:serviceaccount:${NS}:status-writer`, 'pods/status UPDATE'),
     ]);
     expect((await listPods(p, NS)).find((x) => x.metadata.name === 'plain')?.spec.nodeName).toBeUndefined();
     // The same Binding without the assignment is allowed: the user has the right, not the annotation.

@@ -314,20 +314,20 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
       'gs-extender',
     ).spec.template.spec.containers[0]!.args.filter((a) => a.startsWith('--lease'));
     expect(args).toEqual(['--lease-namespace=gpu-infra', '--lease-name=gs-extender']);
-    // The assignment policy allows the extender's ServiceAccount of this release, read from its ConfigMap.
-    expect(find<{ data: Record<string, string> }>(rendered, 'ConfigMap', 'gs-assignment-writer').data).toEqual({
-      writer: 'system:serviceaccount:gpu-infra:gs-extender',
-    });
+    // The assignment policy allows the extender's ServiceAccount of this release, written into it (no parameter).
+    const policy = find<{ spec: { paramKind?: unknown; variables: { name: string; expression: string }[] } }>(
+      rendered,
+      'ValidatingAdmissionPolicy',
+      'gs-assignment-writer',
+    ).spec;
+    expect(policy.paramKind).toBeUndefined();
+    expect(policy.variables.find((v) => v.name === 'writer')?.expression).toBe(
+      "'system:serviceaccount:gpu-infra:gs-extender'",
+    );
     expect(
-      find<{ spec: { policyName: string; paramRef: Record<string, string> } }>(
-        rendered,
-        'ValidatingAdmissionPolicyBinding',
-        'gs-assignment-writer',
-      ).spec,
-    ).toMatchObject({
-      policyName: 'gs-assignment-writer',
-      paramRef: { name: 'gs-assignment-writer', namespace: 'gpu-infra', parameterNotFoundAction: 'Deny' },
-    });
+      find<{ spec: Record<string, unknown> }>(rendered, 'ValidatingAdmissionPolicyBinding', 'gs-assignment-writer')
+        .spec,
+    ).toEqual({ policyName: 'gs-assignment-writer', validationActions: ['Deny'] });
     expect(secretData(rendered, 'gs-extender-assignment-key').key).toMatch(/^[A-Za-z0-9+/]{43}=$/);
   });
 

@@ -178,7 +178,6 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable())('the Helm chart on t
       'ClusterRoleBinding /gpushare-extender',
       'ClusterRoleBinding /gpushare-node-agent',
       'ClusterRoleBinding /gpushare-webhook',
-      `ConfigMap ${NAMESPACE}/gpushare-assignment-writer`,
       `DaemonSet ${NAMESPACE}/gpushare-node-agent`,
       `Deployment ${NAMESPACE}/gpushare-extender`,
       `Deployment ${NAMESPACE}/gpushare-webhook`,
@@ -396,7 +395,7 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable())('the Helm chart on t
       `pods "bind-me" is forbidden: ValidatingAdmissionPolicy 'gpushare-assignment-writer' with binding ` +
         `'gpushare-assignment-writer' denied request: metadata.annotations[gpushare.io/assignment]: only the ` +
         `gpushare extender (${EXTENDER_USER}) may set, change or remove a pod's assignment ` +
-        '(gpushare.io/assignment, gpushare.io/assigned-gpus), through pods, pods/status or pods/binding; ' +
+        '(gpushare.io/assignment, gpushare.io/assigned-gpus), through pods, pods/status, pods/binding or bindings; ' +
         `system:serviceaccount:${TENANT}:${name} may not (pods/status UPDATE)`,
     ]);
     const label = await kubeRequest(
