@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { refusalMessage } from '../model/refusal-message.js';
 import { aClusterNode, aGpuDevice, aJob } from '../testing/builders.js';
-import { CapacityCheck, nodeTooSmall } from './capacity-check.js';
+import { CapacityCheck, MAX_CAPACITY_SHAPES, nodeTooSmall } from './capacity-check.js';
 
 const a10 = (index: number, schedulable = true) =>
   aGpuDevice(index, { model: 'A10', gpuMemoryMiB: 24_576, uuid: `GPU-a10-${index}`, schedulable });
@@ -132,5 +132,36 @@ describe('a MIG request over two GPUs when instances are not created on demand',
     });
     expect(check.verdict(twoGpus)?.code).toBe('fits-no-node');
     expect(check.verdict(aJob(2, { gpu: { gpuCount: 1, gpuMilli: 100, gpuMemoryMiB: 1, mode: 'mig' } }))).toBeNull();
+  });
+});
+
+describe('the memo of request shapes', () => {
+  const withMemory = (id: number, gpuMemoryMiB: number) => aJob(id, { gpu: { gpuCount: 1, gpuMemoryMiB } });
+
+  it(`holds at most ${MAX_CAPACITY_SHAPES} shapes after 10,000 distinct ones, answering a forgotten one alike`, () => {
+    const check = new CapacityCheck(twoA10Nodes, options);
+    const first = check.verdict(withMemory(0, 30_000));
+    const kept = check.verdict(withMemory(0, 24_576));
+    for (let i = 1; i <= 10_000; i++) {
+      // Memory of 20,001 to 30,000 MiB: up to 24,576 MiB fits an A10, above fits no node.
+      check.verdict(withMemory(i, 20_000 + i));
+      // A shape asked now and then stays remembered (the least recently used is forgotten).
+      if (i % 1000 === 0) expect(check.verdict(withMemory(0, 24_576))).toBe(kept);
+    }
+    expect(check.memoSizes()).toEqual({ verdicts: MAX_CAPACITY_SHAPES, answers: MAX_CAPACITY_SHAPES });
+    expect(kept).toBeNull();
+    // The first shape was forgotten: answered again, equal to what a fresh check answers.
+    const again = check.verdict(withMemory(0, 30_000));
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    expect(again).toEqual(new CapacityCheck(twoA10Nodes, options).verdict(withMemory(0, 30_000)));
+    expect(again?.code).toBe('fits-no-node');
+    expect(check.emptyRefusals(withMemory(0, 20_001), ['gpu-a', 'gpu-b'])).toEqual(
+      new Map([
+        ['gpu-a', null],
+        ['gpu-b', null],
+      ]),
+    );
+    expect(check.memoSizes()).toEqual({ verdicts: MAX_CAPACITY_SHAPES, answers: MAX_CAPACITY_SHAPES });
   });
 });

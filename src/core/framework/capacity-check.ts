@@ -16,6 +16,16 @@ import { InvariantViolation } from '../model/errors.js';
 import { NODE_CODES, status, type Status } from '../model/status.js';
 import { ClusterQuery } from './cluster-query.js';
 
+/**
+ * Request shapes a `CapacityCheck` remembers answers for; past it, the least recently used shape
+ * is forgotten (and ranked again when it comes back). A `CapacityCheck` lives until a node changes
+ * and every distinct GPU part of a request is a shape (about 0.8 KB each with one kind of node,
+ * more with more kinds): without a bound, a user sending pods with ever different GPU memory values
+ * would grow the webhook and the extender until they run out of memory. 4,096 shapes hold about
+ * 3.7 MB (one kind of node), far more shapes than a cluster runs at once.
+ */
+export const MAX_CAPACITY_SHAPES = 4_096;
+
 /** How a `CapacityCheck` ranks the empty nodes. */
 export interface CapacityCheckOptions {
   /** Placement policy by name (policies/registry.ts); its scores are not used, only its refusals. */
@@ -51,9 +61,12 @@ export class CapacityCheck {
   private readonly nodeCount: number;
   private readonly options: CapacityCheckOptions;
   private query: ClusterQuery | null = null;
-  /** Verdicts by request shape (the GPU part of a request: nothing else counts here). */
+  /**
+   * Verdicts by request shape (the GPU part of a request: nothing else counts here), least recently
+   * used first; at most `MAX_CAPACITY_SHAPES`.
+   */
   private readonly verdicts = new Map<string, Status | null>();
-  /** Each kind's answer by request shape, then kind. */
+  /** Each kind's answer by request shape, then kind; least recently used first, at most `MAX_CAPACITY_SHAPES`. */
   private readonly answers = new Map<string, Map<string, Status | null>>();
 
   /**
@@ -106,7 +119,7 @@ export class CapacityCheck {
   verdict(job: JobRequest): Status | null {
     if (this.nodeCount === 0) return null;
     const key = JSON.stringify(job.gpu);
-    const memo = this.verdicts.get(key);
+    const memo = recall(this.verdicts, key);
     if (memo !== undefined) return memo;
     const answers = this.kindAnswers(job);
     let verdict: Status | null = null;
@@ -133,19 +146,24 @@ export class CapacityCheck {
         refusal: answers.get(largest.name)!,
       });
     }
-    this.verdicts.set(key, verdict);
+    remember(this.verdicts, key, verdict);
     return verdict;
+  }
+
+  /** How many request shapes the memo holds now (each at most `MAX_CAPACITY_SHAPES`). */
+  memoSizes(): { verdicts: number; answers: number } {
+    return { verdicts: this.verdicts.size, answers: this.answers.size };
   }
 
   /** Every kind's empty answer for `job`'s shape, ranked once. */
   private kindAnswers(job: JobRequest): Map<string, Status | null> {
     const key = JSON.stringify(job.gpu);
-    let known = this.answers.get(key);
+    let known = recall(this.answers, key);
     if (known === undefined) {
       const names = this.kinds.map((n) => n.name);
       const { refusals } = this.emptyQuery().rank(job, names);
       known = new Map(names.map((name) => [name, refusals.get(name) ?? null]));
-      this.answers.set(key, known);
+      remember(this.answers, key, known);
     }
     return known;
   }
@@ -162,6 +180,22 @@ export class CapacityCheck {
 /** A lasting `node-too-small` Status: `node`, empty, would still refuse the job with `refusal`. */
 export function nodeTooSmall(node: string, refusal: Status): Status {
   return status(NODE_CODES.nodeTooSmall, true, { node, refusal });
+}
+
+/** The value of `key` in `memo`, moved to the most recently used end; undefined when absent. */
+function recall<V>(memo: Map<string, V>, key: string): V | undefined {
+  const value = memo.get(key);
+  if (value !== undefined) {
+    memo.delete(key);
+    memo.set(key, value);
+  }
+  return value;
+}
+
+/** Sets `key` in `memo` (absent), first forgetting the least recently used shape when it is full. */
+function remember<V>(memo: Map<string, V>, key: string, value: V): void {
+  if (memo.size >= MAX_CAPACITY_SHAPES) memo.delete(memo.keys().next().value!);
+  memo.set(key, value);
 }
 
 function largestMemory(node: ClusterNode): number {

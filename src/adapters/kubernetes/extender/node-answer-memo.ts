@@ -41,19 +41,36 @@ interface NodeSlot {
 const STALE_MS = 30_000;
 /** Request shapes (with tenant) remembered per node; the oldest is forgotten first. */
 const SHAPES_PER_NODE = 16;
+/**
+ * Request keys (shape and tenant) given an id; past it, the least recently used key is forgotten
+ * with its whole answer. Every distinct GPU part of a pod is a key: without a bound, a user creating
+ * pods with ever different GPU memory values would grow the extender until it runs out of memory.
+ * Ids are never reused, so an answer stored under a forgotten id is never read for another key.
+ */
+export const MAX_SHAPE_IDS = 4_096;
+/**
+ * Whole answers kept (one per request key, the least recently stored forgotten first). Each holds
+ * an answer per candidate node (at 5,000 nodes, about 0.36 MB; 64 of them, about 23 MB), hence far
+ * fewer than `MAX_SHAPE_IDS`: the kube-scheduler sends few shapes at a time, pod after pod, and a
+ * shape whose whole answer was forgotten is still answered from the per-node memo.
+ */
+export const MAX_WHOLE_ANSWERS = 64;
 /** Touches remembered for whole answers; beyond, they are dropped. */
 const MAX_TOUCH_LOG = 65_536;
 
 /** The memo of one cluster view. */
 export class NodeAnswerMemo {
   private readonly slots = new Map<string, NodeSlot>();
+  /** Ids by request key, least recently used first (at most `MAX_SHAPE_IDS`). */
   private readonly shapeIds = new Map<string, number>();
+  /** The next id to hand out (ids are never reused). */
+  private nextShapeId = 0;
   private lastNames: readonly string[] = [];
   private lastSlots: (NodeSlot | undefined)[] = [];
   /** Nodes touched, in order (since `touchBase` touches). */
   private readonly touched: string[] = [];
   private touchBase = 0;
-  /** The last whole answer per request shape. */
+  /** The last whole answer per request shape, least recently stored first (at most `MAX_WHOLE_ANSWERS`). */
   private readonly wholes = new Map<
     number,
     {
@@ -68,8 +85,23 @@ export class NodeAnswerMemo {
   /** A small integer for a request key (shape and tenant), to look answers up by (once per filter call). */
   shapeId(key: string): number {
     let id = this.shapeIds.get(key);
-    if (id === undefined) this.shapeIds.set(key, (id = this.shapeIds.size));
+    if (id !== undefined) {
+      this.shapeIds.delete(key);
+    } else {
+      id = this.nextShapeId++;
+      if (this.shapeIds.size >= MAX_SHAPE_IDS) {
+        const [oldestKey, oldestId] = this.shapeIds.entries().next().value!;
+        this.shapeIds.delete(oldestKey);
+        this.wholes.delete(oldestId);
+      }
+    }
+    this.shapeIds.set(key, id);
     return id;
+  }
+
+  /** How many request keys have an id and how many whole answers are kept (each bounded). */
+  sizes(): { shapeIds: number; wholes: number } {
+    return { shapeIds: this.shapeIds.size, wholes: this.wholes.size };
   }
 
   /** Records that what node `name` holds changed: its answers are stale. */
@@ -109,6 +141,8 @@ export class NodeAnswerMemo {
     scores: Map<string, number>,
     failed: Map<string, Failure>,
   ): void {
+    this.wholes.delete(key);
+    if (this.wholes.size >= MAX_WHOLE_ANSWERS) this.wholes.delete(this.wholes.keys().next().value!);
     this.wholes.set(key, {
       names: candidates,
       epoch,
