@@ -233,6 +233,34 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
     expect(wrong.stderr).toContain('/extender/assignmentKey/existingSecret');
   });
 
+  it('extender.service.clusterIP: a fixed Service address the certificate names (host-network scheduler)', async () => {
+    const ip = '10.96.0.50';
+    const rendered = await render(`extender.service.clusterIP=${ip}`);
+    expect(find<{ spec: { clusterIP?: string } }>(rendered, 'Service', 'gpushare-extender').spec.clusterIP).toBe(ip);
+    const serving = new X509Certificate(secretData(rendered, 'gpushare-extender-tls')['tls.crt']!);
+    expect(serving.checkIP(ip)).toBe(ip);
+    expect(serving.checkHost(`gpushare-extender.${NAMESPACE}.svc`)).toBe(`gpushare-extender.${NAMESPACE}.svc`);
+    // The address is recorded with the kept certificate: another one on an upgrade issues it anew.
+    expect(
+      find<{ metadata: { annotations?: Record<string, string> } }>(rendered, 'Secret', 'gpushare-extender-tls').metadata
+        .annotations,
+    ).toEqual({ 'gpushare.io/certificate-ip': ip });
+    // Without it, the certificate has no IP address and the Service no fixed one.
+    const plain = await render();
+    expect(
+      find<{ spec: { clusterIP?: string } }>(plain, 'Service', 'gpushare-extender').spec.clusterIP,
+    ).toBeUndefined();
+    expect(new X509Certificate(secretData(plain, 'gpushare-extender-tls')['tls.crt']!).checkIP(ip)).toBeUndefined();
+    // cert-manager puts the address into the Certificate it issues.
+    const managed = await render(`extender.service.clusterIP=${ip}`, 'tls.certManager.enabled=true');
+    expect(
+      find<{ spec: { ipAddresses?: string[] } }>(managed, 'Certificate', 'gpushare-extender').spec.ipAddresses,
+    ).toEqual([ip]);
+    const wrong = await helm(['template', 'gpushare', CHART_DIR, '--set', 'extender.service.clusterIP=not-an-ip']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('/extender/service/clusterIP');
+  });
+
   it('values place, scale and configure the components', async () => {
     const rendered = await render(
       'webhook.replicas=1',
