@@ -45,6 +45,12 @@ import { SchedulingPass } from './scheduling-pass.js';
 import { StopIntents } from './stop-intents.js';
 import { TimesliceRotator } from './timeslice-rotator.js';
 
+/**
+ * Longest wait at stop for the launches in flight, ms: longer than a launch's own wait for the
+ * supervisor's answer (10 s), so a launch that ends ends recorded.
+ */
+const STOP_LAUNCH_WAIT_MS = 15_000;
+
 /** The control plane of one server. */
 export class ControlPlane {
   readonly passStats = new PassStats();
@@ -166,12 +172,21 @@ export class ControlPlane {
     this.requestPass();
   }
 
-  /** Stops timers and thaws time-sliced jobs; running jobs keep running (re-adopted on the next start). */
+  /**
+   * Stops timers and thaws time-sliced jobs; running jobs keep running (re-adopted on the next
+   * start). Launches already in flight finish and are recorded first, for at most
+   * {@link STOP_LAUNCH_WAIT_MS}: the caller closes the store and the launcher after this.
+   */
   async stop(): Promise<void> {
     this.trigger.stop();
     this.launches.stop();
     for (const t of this.timers) t.cancel();
     this.timers = [];
+    if (!(await this.launches.settled(STOP_LAUNCH_WAIT_MS)))
+      this.deps.logger.warn(
+        { waitedMs: STOP_LAUNCH_WAIT_MS },
+        'stopping with launches still in flight: the next start settles them',
+      );
     await this.rotator.stop();
   }
 

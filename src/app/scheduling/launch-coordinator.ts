@@ -67,6 +67,20 @@ export class LaunchCoordinator {
     this.queue.stop();
   }
 
+  /**
+   * Resolves once the launches in flight have ended (each recorded: running, failed or back to
+   * pending), or after `timeoutMs`, whichever comes first; true when they all ended.
+   */
+  settled(timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = this.deps.clock.after(timeoutMs, () => resolve(false));
+      void this.queue.whenIdle().then(() => {
+        timer.cancel();
+        resolve(true);
+      });
+    });
+  }
+
   /** Launch writes waiting for room on the disk. */
   get heldWrites(): number {
     return this.held.size;

@@ -41,6 +41,29 @@ describe('launch queue', () => {
     expect(queue.queued).toBe(1);
   });
 
+  it('whenIdle resolves once the launches in flight have ended, and at once when none is', async () => {
+    const clock = new ManualClock();
+    const finish = new Map<number, () => void>();
+    const queue = new LaunchQueue(
+      4,
+      clock,
+      (id) => new Promise<void>((resolve) => finish.set(id, resolve)),
+      () => undefined,
+    );
+    await expect(queue.whenIdle()).resolves.toBeUndefined();
+    queue.enqueue([1, 2]);
+    clock.runPending();
+    queue.stop();
+    let idle = false;
+    void queue.whenIdle().then(() => (idle = true));
+    finish.get(1)!();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect([idle, queue.active]).toEqual([false, 1]);
+    finish.get(2)!();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect([idle, queue.active]).toEqual([true, 0]);
+  });
+
   it('refuses a concurrency below 1, naming the setting', () => {
     expect(
       () =>
@@ -81,5 +104,30 @@ describe('a job cancelled while it waits for its launch', () => {
       0,
     ]);
     expect(kit.store.getJob(second.id)!.state).toBe('running');
+  });
+});
+
+describe('a server that stops while a launch is in flight', () => {
+  it('waits for the launch to end and records it running before it returns', async () => {
+    const { planeKit } = await import('../testing/plane-kit.js');
+    const kit = await planeKit('1xA100-80GB');
+    const job = kit.submit({ command: ['sleep', '9'], workingDirectory: '/tmp', gpu: { gpuCount: 1, gpuMilli: 1000 } });
+    // The launcher answers only when let go, like a supervisor still starting the sandbox.
+    let letGo: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    const start = kit.launcher.start.bind(kit.launcher);
+    kit.launcher.start = async (spec) => {
+      await gate;
+      return start(spec);
+    };
+    kit.plane.runPass();
+    kit.clock.runPending(); // the launch starts and waits at the gate
+    let stopped = false;
+    const stopping = kit.plane.stop().then(() => (stopped = true));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect([stopped, kit.store.getJob(job.id)!.state]).toEqual([false, 'scheduled']);
+    letGo();
+    await stopping;
+    expect([stopped, kit.store.getJob(job.id)!.state]).toEqual([true, 'running']);
   });
 });

@@ -18,6 +18,8 @@ export class LaunchQueue {
   private readonly waiting: number[] = [];
   private inFlight = 0;
   private stopped = false;
+  /** Told once no launch is in flight ({@link whenIdle}). */
+  private idleWaiters: Array<() => void> = [];
 
   /**
    * @param concurrency most launches in flight at once (≥ 1)
@@ -55,6 +57,15 @@ export class LaunchQueue {
     this.stopped = true;
   }
 
+  /**
+   * Resolves once no launch is in flight (at once when none is): a server that stops waits for
+   * them before it closes the store and the supervisor's channel, so each ends recorded.
+   */
+  whenIdle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
   private pump(): void {
     while (!this.stopped && this.inFlight < this.concurrency && this.waiting.length > 0) {
       const jobId = this.waiting.shift()!;
@@ -63,6 +74,7 @@ export class LaunchQueue {
         const done = (): void => {
           this.inFlight--;
           this.pump();
+          if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
         };
         if (this.stopped) {
           done();
