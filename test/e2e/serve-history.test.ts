@@ -7,7 +7,7 @@
  * file that the simulator's reader (parsePodListCsv) reads back with each job's request, times,
  * tenant, priority, mode and peaks.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,15 +25,19 @@ import {
 } from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
+/** Folders this file made, removed after each test. */
+const folders: string[] = [];
 afterEach(async () => {
   if (server) await cleanupServe(server);
   server = null;
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
 describe('gpushare serve: history as a trace', () => {
   it('exports the jobs that ran: requests, times, modes and reported peaks; the simulator reads it', async () => {
     server = await startServe({ simulateGpus: '2xA100-80GB', config: { usagePollIntervalSeconds: 0.1 } });
     const dir = mkdtempSync(join(tmpdir(), 'gpushare-e2e-history-'));
+    folders.push(dir);
     const stop = join(dir, 'stop');
     const report = (args: string) => `"$GS_NODE" "$GS_BIN" report ${args} || exit 9`;
     const waitForStop = `while [ ! -e "${stop}" ]; do sleep 0.05; done`;

@@ -14,6 +14,7 @@ import { ensurePrivateDirectory, readMessages, SOCKET_NAME, sendMessage } from '
 import {
   compiledSupervisorPath,
   makeJobDirectory,
+  removeTemporaryDirectories,
   removeTestCgroupParent,
   TEST_ENV,
   testCgroupParent,
@@ -65,6 +66,7 @@ describe('a supervisor of an earlier protocol', () => {
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     removeTestCgroupParent(cgroupParent);
+    removeTemporaryDirectories();
   });
 
   it('gets no launch that starts bubblewrap under a tenant uid, and the attempt fails naming it', async () => {
