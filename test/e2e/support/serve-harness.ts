@@ -328,9 +328,11 @@ export async function waitForPasses(handle: ServeHandle, count: number): Promise
   );
 }
 
-/** Kills every job process group recorded under the data dir, then removes the directory. */
-export async function cleanupServe(handle: ServeHandle): Promise<void> {
-  await stopServe(handle, 'SIGKILL');
+/**
+ * Kills the process group of every job attempt whose pid file is in the server's data directory
+ * (its job folders and the quarantined ones); a job already gone is fine.
+ */
+export function killRecordedJobs(handle: ServeHandle): void {
   const data = join(handle.dataDir, 'data');
   const quarantine = join(data, 'quarantine');
   const folders = [
@@ -349,6 +351,12 @@ export async function cleanupServe(handle: ServeHandle): Promise<void> {
       }
     }
   }
+}
+
+/** Kills every job process group recorded under the data dir, then removes the directory. */
+export async function cleanupServe(handle: ServeHandle): Promise<void> {
+  await stopServe(handle, 'SIGKILL');
+  killRecordedJobs(handle);
   // The supervisor outlives the server (its own session) and writes an outcome file when a job
   // dies: kill it too (its command line names its folder in the data dir), and wait until it is
   // gone, so nothing writes into the directory while it is removed.

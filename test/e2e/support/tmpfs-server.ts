@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { REQUIRE_TOOLS_ENV } from '../../support/required-tool.js';
 import { processesNaming } from '../../support/local-process.js';
-import { cleanupServe, pollFor, type ServeHandle } from './serve-harness.js';
+import { cleanupServe, killRecordedJobs, pollFor, type ServeHandle } from './serve-harness.js';
 
 /**
  * True when this process may mount a tmpfs (root); else writes `skipped: <what> mounts a tmpfs …`
@@ -27,6 +27,8 @@ export function canMountTmpfs(what: string): boolean {
 export async function stopServerOnTmpfs(server: ServeHandle | null, mounted: string | null): Promise<void> {
   if (server) {
     server.process.kill('SIGKILL');
+    // The jobs' pid files are on the tmpfs: read them before it goes.
+    killRecordedJobs(server);
     for (const pid of processesNaming(server.dataDir)) {
       try {
         process.kill(pid, 'SIGKILL');
