@@ -3,7 +3,7 @@
  * the refusal's code, the message naming the field, what was expected and found, and the GPUs
  * blocked. `kubectl describe pod` shows it. A write that fails is told to `warn`, never thrown.
  */
-import type { RefusedAssignment } from './cluster-view.js';
+import type { RefusedAssignment } from './assignment-refusals.js';
 import { statusMessage, type KubeRest } from './kube-rest.js';
 
 /** The Event's message of a refusal. */

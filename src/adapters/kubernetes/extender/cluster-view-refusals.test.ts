@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { assignmentSigner } from '../schema/assignment-signature.js';
 import type { PodAssignment } from '../schema/pod-assignment.js';
 import { gpuNode, gpuPod, gpusOf } from '../testing/kube-fixtures.js';
-import { ClusterView, type RefusedAssignment } from './cluster-view.js';
+import type { RefusedAssignment } from './assignment-refusals.js';
+import { ClusterView } from './cluster-view.js';
 
 const signer = assignmentSigner(Buffer.from('0123456789abcdef0123456789abcdef'));
 const WHOLE = { gpuMilli: 1000, mode: 'exclusive' } as const;

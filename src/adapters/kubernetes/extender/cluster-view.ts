@@ -31,6 +31,12 @@ import { assignmentOf, placementOf, type PodAssignment } from '../schema/pod-ass
 import type { KubeNode, KubePod } from '../schema/kube-objects.js';
 import type { AssignmentSigner } from '../schema/assignment-signature.js';
 import { checkAssignment, type AssignmentRefusal } from './assignment-check.js';
+import {
+  AssignmentRefusals,
+  rememberingVerifier,
+  type AssignmentChecks,
+  type RefusedAssignment,
+} from './assignment-refusals.js';
 import { answerFilter } from './filter-answers.js';
 import { NodeAnswerMemo, type Failure } from './node-answer-memo.js';
 import { podEntryOf, type PodEntry } from './pod-entry.js';
@@ -57,24 +63,6 @@ export interface PodEvaluation {
   readonly scores: ReadonlyMap<string, number>;
   /** Candidate nodes that cannot: a shortage that could end (resolvable) or not. */
   readonly failed: ReadonlyMap<string, { readonly reason: string; readonly resolvable: boolean }>;
-}
-
-/** A pod whose assignment the view refused to account, and the GPUs it blocks. */
-export interface RefusedAssignment extends AssignmentRefusal {
-  readonly uid: string;
-  readonly namespace: string;
-  readonly name: string;
-  readonly node: string;
-  /** Indices of the node's GPUs the assignment names: they take no new pod while it stands. */
-  readonly gpuIndexes: readonly number[];
-}
-
-/** How the view treats assignments it reads from pods. */
-export interface AssignmentChecks {
-  /** Signs the assignments of this view's binds and verifies those read; null: no signatures. */
-  readonly signer: AssignmentSigner | null;
-  /** Told once per pod and assignment when one is refused (the log, an Event, the metric). */
-  readonly onRefused?: (refused: RefusedAssignment) => void;
 }
 
 /** The in-memory cluster of the extender. */
@@ -110,22 +98,11 @@ export class ClusterView {
     private readonly policy = 'default',
     private readonly nowMs: () => number = Date.now,
     private readonly onRejected?: (message: string) => void,
-    private readonly checks: AssignmentChecks = { signer: null },
+    checks: AssignmentChecks = { signer: null },
   ) {
     if (!findPolicy(policy)) throw new InvariantViolation(`unknown policy '${policy}'`);
-    const signer = checks.signer;
-    this.verifier =
-      signer === null
-        ? null
-        : {
-            sign: (uid, assignment) => signer.sign(uid, assignment),
-            verify: (uid, assignment) => {
-              if (this.verified.has(assignment)) return true;
-              if (!signer.verify(uid, assignment)) return false;
-              this.verified.add(assignment);
-              return true;
-            },
-          };
+    this.verifier = rememberingVerifier(checks.signer);
+    this.refused = new AssignmentRefusals(checks.onRefused);
   }
 
   /**
@@ -174,14 +151,13 @@ export class ClusterView {
     this.tentative.delete(uid);
     this.release(uid);
     this.pods.delete(uid);
-    this.notified.delete(uid);
     // Its refused assignment no longer blocks anything.
-    if (this.refused.delete(uid)) this.invalidate();
+    if (this.refused.forget(uid)) this.invalidate();
   }
 
   /** Pods whose assignment is refused now, by UID. */
   refusedAssignments(): ReadonlyMap<string, RefusedAssignment> {
-    return this.refused;
+    return this.refused.all();
   }
 
   /** The pod with `uid`, as last seen. */
@@ -235,7 +211,7 @@ export class ClusterView {
       if (held) this.hold(uid, held, entry.namespace);
     }
     if (known && !held) this.assume(known, candidates, scores);
-    return { request: entry.request, error: null, scores, failed: this.withBlockedGpus(failed) };
+    return { request: entry.request, error: null, scores, failed: this.refused.annotate(failed) };
   }
 
   /**
@@ -264,7 +240,7 @@ export class ClusterView {
           `its filter took the room): ${placed}`,
       };
     }
-    const assignment = this.checks.signer ? this.checks.signer.sign(uid, placed) : placed;
+    const assignment = this.verifier ? this.verifier.sign(uid, placed) : placed;
     this.holding.set(uid, assignment);
     this.reserved.set(uid, assignment);
     this.touch(node);
@@ -467,59 +443,24 @@ export class ClusterView {
             signer: this.verifier,
           });
     if (refusal === null) {
-      this.refused.delete(entry.uid);
-      this.notified.delete(entry.uid);
+      this.refused.accept(entry.uid);
       return assignment;
     }
     const gpuIndexes = inventory.gpus
       .filter((g) => assignment.gpus.some((a) => a.index === g.index || a.uuid === g.uuid))
       .map((g) => g.index);
     for (const index of gpuIndexes) this.blocked.add(`${assignment.node}\u0000${index}`);
-    const refused: RefusedAssignment = {
-      ...refusal,
-      uid: entry.uid,
-      namespace: entry.namespace,
-      name: entry.name,
-      node: assignment.node,
-      gpuIndexes,
-    };
-    this.refused.set(entry.uid, refused);
-    const key = `${refusal.code}\u0000${JSON.stringify(assignment)}`;
-    if (this.notified.get(entry.uid) !== key) {
-      this.notified.set(entry.uid, key);
-      this.checks.onRefused?.(refused);
-    }
+    this.refused.refuse(
+      { ...refusal, uid: entry.uid, namespace: entry.namespace, name: entry.name, node: assignment.node, gpuIndexes },
+      assignment,
+    );
     return null;
-  }
-
-  /**
-   * `failed` with the blocked GPUs of each node named in its reason (code `assignment-refused`, the
-   * pod and the refusal's code), when a refused assignment blocks GPUs there; `failed` itself
-   * otherwise (it may be the memo's: never changed in place).
-   */
-  private withBlockedGpus(failed: ReadonlyMap<string, Failure>): ReadonlyMap<string, Failure> {
-    if (this.refused.size === 0) return failed;
-    const byNode = new Map<string, string[]>();
-    for (const r of this.refused.values())
-      for (const index of r.gpuIndexes)
-        byNode.set(r.node, [...(byNode.get(r.node) ?? []), `GPU ${index} by pod ${r.namespace}/${r.name} (${r.code})`]);
-    let out: Map<string, Failure> | null = null;
-    for (const [name, failure] of failed) {
-      const blocked = byNode.get(name)?.sort();
-      if (blocked === undefined) continue;
-      out ??= new Map(failed);
-      out.set(name, {
-        ...failure,
-        reason: `${failure.reason}; blocked GPUs (assignment-refused): ${blocked.join(', ')}`,
-      });
-    }
-    return out ?? failed;
   }
 
   /** Holds or releases `entry`'s share to match `wanted`. */
   private sync(entry: PodEntry): void {
     const blockedBefore = this.blocked.size;
-    const wasRefused = this.refused.delete(entry.uid);
+    const wasRefused = this.refused.drop(entry.uid);
     const want = this.wanted(entry);
     // A refusal that appeared or ended changes which GPUs are blocked: rebuild at the next call.
     if (!this.rebuilding && (this.blocked.size !== blockedBefore || wasRefused !== this.refused.has(entry.uid)))
@@ -568,18 +509,10 @@ export class ClusterView {
 
   /** GPUs (`node\u0000index`) named by an assignment the query or the checks refused: they take no new pod. */
   private readonly blocked = new Set<string>();
-  /**
-   * Assignments read from pods whose signature verified (each parsed object belongs to one pod):
-   * a rebuild checks every bound pod again, and an HMAC costs about 7 µs where the rest of the check
-   * costs 0.2.
-   */
-  private readonly verified = new WeakSet<PodAssignment>();
-  /** The signer, remembering what verified. */
+  /** The signer, remembering what verified (rememberingVerifier). */
   private readonly verifier: AssignmentSigner | null;
-  /** Pods whose assignment the checks refused, by UID. */
-  private readonly refused = new Map<string, RefusedAssignment>();
-  /** The refusal (code and assignment) `onRefused` was last told of, by pod UID. */
-  private readonly notified = new Map<string, string>();
+  /** Pods whose assignment the checks refused. */
+  private readonly refused: AssignmentRefusals;
   private rebuilding = false;
 
   private invalidate(): void {
