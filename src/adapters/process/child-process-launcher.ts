@@ -25,7 +25,7 @@ import {
   readJobPidFile,
   readOutcomeFile,
 } from './attempt-files.js';
-import { cgroupPids, createCgroup, createNewCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
+import { cgroupPids, createNewCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
 import { detectCgroupLayout, type CgroupLayout } from './cgroup-layout.js';
 import { capAllJobsPids, detectLimitSupport, writeLimits, type LimitSupport } from './cgroup-limits.js';
 import { planAttemptCgroups, type AttemptCgroup } from './attempt-cgroups.js';
@@ -232,7 +232,7 @@ class ChildProcessLauncher implements ProcessLauncher {
           );
         }
         await removeCgroup(cgroup.dir); // an empty leftover: may still hold old limits or a frozen state
-        createCgroup(cgroup.dir);
+        createNewCgroup(cgroup.dir);
       }
       writeLimits(cgroup.dir, cgroup.limits);
       joined.push({
