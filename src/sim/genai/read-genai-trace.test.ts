@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -24,6 +24,16 @@ describe('readGenaiTrace', () => {
     writeFileSync(join(dir, 'pod_gpu_memory_used_bytes_anon.csv.gz'), 'timestamp_anon,value,container_ip\n');
     await expect(readGenaiTrace(dir)).rejects.toThrow(
       `${join(dir, 'pod_gpu_memory_used_bytes_anon.csv.gz')}: not a gzip file: incorrect header check`,
+    );
+  });
+
+  it('names the duty-cycle file when both files fail, even when the memory file fails first', async () => {
+    const both = join(dir, 'both');
+    mkdirSync(both);
+    // A large non-gzip duty file fails after a long read; the missing memory file fails at once.
+    writeFileSync(join(both, 'pod_gpu_duty_cycle_anon.csv.gz'), Buffer.alloc(32 * 1024 * 1024, 0x41));
+    await expect(readGenaiTrace(both)).rejects.toThrow(
+      `${join(both, 'pod_gpu_duty_cycle_anon.csv.gz')}: not a gzip file: incorrect header check`,
     );
   });
 });

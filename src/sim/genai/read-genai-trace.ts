@@ -25,10 +25,14 @@ async function gunzipText(path: string): Promise<string> {
 
 /**
  * Reads `pod_gpu_duty_cycle_anon.csv.gz` and `pod_gpu_memory_used_bytes_anon.csv.gz` from `dir`.
+ * Both are read at once; when both fail, the duty-cycle file's error is the one thrown, so the
+ * message does not depend on which read finished first.
  * @throws TraceFormatError when a file is missing, unreadable, not gzip or malformed (parseGenaiTrace)
  */
 export async function readGenaiTrace(dir: string): Promise<GenaiTrace> {
   const files = { duty: join(dir, GENAI_FILES.duty), memory: join(dir, GENAI_FILES.memory) };
-  const [duty, memory] = await Promise.all([gunzipText(files.duty), gunzipText(files.memory)]);
-  return parseGenaiTrace(duty, memory, files);
+  const [duty, memory] = await Promise.allSettled([gunzipText(files.duty), gunzipText(files.memory)]);
+  if (duty.status === 'rejected') throw duty.reason;
+  if (memory.status === 'rejected') throw memory.reason;
+  return parseGenaiTrace(duty.value, memory.value, files);
 }
