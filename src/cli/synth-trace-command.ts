@@ -69,7 +69,11 @@ function variantText(spec: VariantSpec): string {
 async function synthTrace(opts: SynthTraceOptions): Promise<void> {
   await checkOutputPath('--out', opts.out);
 
-  const [base, nodes] = await Promise.all([readPodListFile(opts.from), readNodeListFile(opts.nodes)]);
+  // Read both at once; a failure names --from before --nodes, whichever read finished first.
+  const [baseRead, nodesRead] = await Promise.allSettled([readPodListFile(opts.from), readNodeListFile(opts.nodes)]);
+  if (baseRead.status === 'rejected') throw baseRead.reason;
+  if (nodesRead.status === 'rejected') throw nodesRead.reason;
+  const [base, nodes] = [baseRead.value, nodesRead.value];
   const pods = synthesizeVariant(base, nodes, opts.variant, opts.seed);
   await writeAtomically('--out', opts.out, formatPodListCsv(pods));
 
