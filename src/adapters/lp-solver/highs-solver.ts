@@ -1,9 +1,9 @@
 /**
- * The simulator's linear-program port (src/sim/bound/linear-program.ts) over HiGHS compiled to
+ * The simulator's linear-program port (src/lib/linear-program.ts) over HiGHS compiled to
  * WebAssembly (the `highs` package): each program is written in CPLEX LP format and solved by a
  * fresh solver instance.
  */
-import type { LinearProgram, LinearProgramSolution, LinearProgramSolver } from '../../sim/bound/linear-program.js';
+import type { LinearProgram, LinearProgramSolution, LinearProgramSolver } from '../../lib/linear-program.js';
 
 interface HighsColumnOrRow {
   readonly Primal: number;

@@ -7,7 +7,7 @@
  * of rounds.
  */
 import { shapeFitsNodeType, shapeGpuMilli, type BoundNodeType, type BoundShape } from './bound-types.js';
-import type { LinearProgramSolver, LinearRow } from './linear-program.js';
+import type { LinearProgramSolver, LinearRow } from '../../lib/linear-program.js';
 import { bestNodeFilling, DEFAULT_CPU_STEPS, type NodeFilling } from './node-filling.js';
 
 /** A column: one filling of a node of type `type`. */

@@ -10,7 +10,7 @@ import { roundHalfEven, round2 } from '../curve-binning.js';
 import type { TraceNode, TracePod } from '../traces/trace-types.js';
 import type { BoundNodeType, BoundShape } from './bound-types.js';
 import { maxAllocatableGpuMilli, type ConfigurationLpOptions, type FillingColumn } from './configuration-lp.js';
-import type { LinearProgramSolver } from './linear-program.js';
+import type { LinearProgramSolver } from '../../lib/linear-program.js';
 
 /** The bound at one arrival level. */
 export interface LevelBound {

@@ -1,7 +1,7 @@
 /**
- * The port through which the simulator's bound solves linear programs: a maximization over
- * non-negative columns with `≤` rows, optionally integer. The bound's code builds programs in
- * this form and never names a solver; src/adapters/lp-solver implements it (HiGHS).
+ * The port through which the simulator's packing bound solves linear programs: a maximization over
+ * non-negative columns with `≤` rows, optionally integer. Its callers build programs in
+ * this form and never name a solver; src/adapters/lp-solver implements it (HiGHS).
  */
 
 /** One `≤` row: Σ coefficient · column ≤ upper. */
