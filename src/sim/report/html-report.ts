@@ -69,10 +69,10 @@ function boundSection(report: SimulationReport): string[] {
   const rows = boundTableRows(report);
   if (rows.length === 0) return [];
   const [head, ...body] = rows;
-  const html = body.map(
-    ([name, ...cells]) =>
-      `<tr><th scope="row">${escapeHtml(name!)}</th>${cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('')}</tr>`,
-  );
+  const html = body.map(([name, ...cells]) => {
+    const numbers = cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('');
+    return `<tr><th scope="row">${escapeHtml(name!)}</th>${numbers}</tr>`;
+  });
   const caption =
     'Unallocated GPU % at each arrival level x (mean over seeds) and, in parentheses, the gap to the lower ' +
     'bound that no placement of the same arrivals can beat (percentage points, paired by seed)';
