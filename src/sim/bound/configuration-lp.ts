@@ -64,6 +64,7 @@ export function maxAllocatableGpuMilli(
   let nodePrices = types.map(() => 0);
   let lpValue = 0;
   let rounds = 0;
+  if (columns.length === 0) columns.push(...singleShapeColumns(types, shapes, gpuOf));
   const seen = new Set(columns.map(columnKey));
   while (rounds < maxRounds) {
     rounds++;
@@ -95,6 +96,34 @@ export function maxAllocatableGpuMilli(
     if (best - lpValue <= gap) break;
   }
   return { maxAllocatedGpuMilli: best, lpValueGpuMilli: lpValue, rounds };
+}
+
+/**
+ * Starting columns: for each node type and each shape that fits it, a node filled with as many pods
+ * of that shape alone as its GPUs and CPU take (so every shape has a column from the first round).
+ */
+function singleShapeColumns(
+  types: readonly BoundNodeType[],
+  shapes: readonly BoundShape[],
+  gpuOf: readonly number[],
+): FillingColumn[] {
+  const columns: FillingColumn[] = [];
+  types.forEach((type, t) => {
+    shapes.forEach((shape, s) => {
+      if (shape.pods <= 0 || !shapeFitsNodeType(shape, type)) return;
+      // k GPUs each with gpuMilli: floor(1000 / gpuMilli) such slices per GPU, any k distinct GPUs.
+      const byGpu = Math.floor((type.gpuCount * Math.floor(1000 / shape.gpuMilli)) / shape.gpuCount);
+      const byCpu = shape.cpuMilli === 0 ? byGpu : Math.floor(type.cpuMilli / shape.cpuMilli);
+      const pods = Math.min(byGpu, byCpu);
+      if (pods <= 0) return;
+      columns.push({
+        type: t,
+        filling: { value: pods * gpuOf[s]!, pods: new Map([[s, pods]]) },
+        gpuMilli: pods * gpuOf[s]!,
+      });
+    });
+  });
+  return columns;
 }
 
 function columnKey(column: FillingColumn): string {

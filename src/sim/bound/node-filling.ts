@@ -17,7 +17,7 @@ export interface NodeFilling {
 }
 
 /** CPU steps a node's CPU is cut into by default (pod CPU is rounded down to a step). */
-export const DEFAULT_CPU_STEPS = 256;
+export const DEFAULT_CPU_STEPS = 128;
 
 interface SharedItem {
   readonly shape: number;
