@@ -54,26 +54,34 @@ export function bestNodeFilling(
   const cpuUnit = Math.max(1, Math.ceil(type.cpuMilli / cpuSteps));
   const cpuMax = Math.floor(type.cpuMilli / cpuUnit);
   const width = cpuMax + 1;
+  const usable = shapes
+    .map((shape, index) => ({ shape, index, value: valuePerPod[index]! }))
+    .filter(
+      ({ shape: s, value }) =>
+        value > 0 &&
+        s.pods > 0 &&
+        s.gpuCount <= type.gpuCount &&
+        s.cpuMilli <= type.cpuMilli &&
+        shapeAllowsModel(s, type.gpuModel),
+    );
+  // Milli-GPU in units of the gcd of the shared pods' slices and 1000 (10 on the shipped traces).
+  const milliUnit = usable.reduce((g, { shape: s }) => (s.gpuMilli < 1000 ? gcd(g, s.gpuMilli) : g), 1000);
   const shared: SharedItem[] = [];
   const whole: WholeItem[] = [];
-  shapes.forEach((s, index) => {
-    const value = valuePerPod[index]!;
-    if (!(value > 0) || s.pods <= 0 || s.gpuCount > type.gpuCount || s.cpuMilli > type.cpuMilli) return;
-    if (!shapeAllowsModel(s, type.gpuModel)) return;
-    const cpuUnits = Math.floor(s.cpuMilli / cpuUnit);
-    if (s.gpuMilli >= 1000) whole.push({ shape: index, gpus: s.gpuCount, cpuUnits, value });
-    else
+  for (const { shape: s, index, value } of usable) {
+    if (s.gpuMilli >= 1000) {
+      whole.push({ shape: index, gpus: s.gpuCount, cpuUnits: Math.floor(s.cpuMilli / cpuUnit), value });
+    } else {
       shared.push({
         shape: index,
-        milliUnits: s.gpuMilli,
+        milliUnits: s.gpuMilli / milliUnit,
         cpuUnits: Math.floor(s.cpuMilli / (s.gpuCount * cpuUnit)),
         value: value / s.gpuCount,
         pods: 1 / s.gpuCount,
       });
-  });
+    }
+  }
   // One GPU: unbounded knapsack over (milli-GPU ≤ m, CPU ≤ c) of the shared items.
-  const milliUnit = shared.reduce((g, item) => gcd(g, item.milliUnits), 1000);
-  for (const item of shared) (item as { milliUnits: number }).milliUnits /= milliUnit;
   const milliMax = 1000 / milliUnit;
   const gpuValue = new Float64Array((milliMax + 1) * width);
   const gpuChoice = new Int32Array((milliMax + 1) * width).fill(-1);
