@@ -22,6 +22,13 @@ import { decimal, optionGiven, parsePositiveSeconds, parseSeconds, positiveDecim
 import { parseSeeds } from './parse-seeds.js';
 import { checkHybridFlags, parseGpuModel, parseSharingList, simulateHybrid } from './simulate-hybrid.js';
 import { checkPoolFlags, parseUtilization, simulatePool } from './simulate-pool.js';
+import {
+  DEFAULT_BOUND_LEVELS,
+  parseBoundLevels,
+  withPackingBound,
+  type LoadLinearProgramSolver,
+} from './simulate-bound.js';
+import { formatBoundTable } from '../sim/report/bound-table.js';
 import type { SharingSetting } from '../sim/hybrid/pod-mode.js';
 
 const MAX_INFLATION = 10;
@@ -31,7 +38,7 @@ const WORKLOAD_SOURCES = ['trace', 'online'] as const;
 const ON_OFF = ['on', 'off'] as const;
 /** Flags that only `--replay timeline` reads, and those only `--replay packing` reads. */
 const TIMELINE_ONLY = ['arrivalSpeedup', 'gpus', 'preemption', 'checkpointInterval'] as const;
-const PACKING_ONLY = ['inflation', 'workers'] as const;
+const PACKING_ONLY = ['inflation', 'workers', 'bound', 'boundLevels'] as const;
 const FLAG_NAMES: Readonly<Record<string, string>> = {
   arrivalSpeedup: '--arrival-speedup',
   gpus: '--gpus',
@@ -39,6 +46,8 @@ const FLAG_NAMES: Readonly<Record<string, string>> = {
   checkpointInterval: '--checkpoint-interval',
   inflation: '--inflation',
   workers: '--workers',
+  bound: '--bound',
+  boundLevels: '--bound-levels',
 };
 
 /** Parsed options of `gpushare simulate`. */
@@ -73,6 +82,10 @@ interface SimulateOptions {
   scaleUpWait?: number;
   scaleDownUtilization?: number;
   hostPrices?: (typeof ON_OFF)[number];
+  /** `--bound`: compute the packing bound beside the policies (packing only). */
+  bound?: boolean;
+  /** `--bound-levels`: arrival levels of the bound, % of capacity. */
+  boundLevels: number[];
 }
 
 /** `--policy`: a comma list of registered names, or `all`. */
@@ -244,8 +257,14 @@ async function simulateTimeline(opts: SimulateOptions, policies: readonly string
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-async function simulate(opts: SimulateOptions, command: Command): Promise<void> {
+async function simulate(opts: SimulateOptions, command: Command, loadSolver?: LoadLinearProgramSolver): Promise<void> {
   checkReplayFlags(opts, command);
+  if ((opts.bound === true || optionGiven(command, 'boundLevels')) && (opts.sharing !== undefined || opts.poolReport)) {
+    throw new UsageError(
+      '--bound and --bound-levels apply to the plain packing replay, not --sharing or --pool-report',
+    );
+  }
+  if (optionGiven(command, 'boundLevels') && opts.bound !== true) throw new UsageError('--bound-levels needs --bound');
   checkPoolFlags(opts, command);
   if (opts.sharing === undefined && (opts.tenants !== undefined || opts.mpsAnyTenant !== undefined)) {
     throw new UsageError(`${opts.tenants !== undefined ? '--tenants' : '--mps-any-tenant'} applies to --sharing only`);
@@ -290,6 +309,21 @@ async function simulate(opts: SimulateOptions, command: Command): Promise<void> 
     if (tty) process.stderr.write('\n');
   }
   const seconds = (performance.now() - started) / 1000;
+  if (opts.bound === true) {
+    if (!loadSolver) throw new UsageError('--bound: this build has no LP solver');
+    report = await withPackingBound(
+      report,
+      { nodesFile: opts.nodes, podsFile: opts.pods },
+      opts.boundLevels,
+      loadSolver,
+      (done, all) => {
+        if (tty)
+          process.stderr.write(
+            `\r${formatProgressBar(done, all, 30, `bound seed ${done}/${all}`)}\x1b[K${done === all ? '\n' : ''}`,
+          );
+      },
+    );
+  }
   const lines = [
     `${displayPath(opts.pods)} on ${displayPath(opts.nodes)}: ${report.cluster.nodes} nodes, ` +
       `${report.cluster.gpus} GPUs, ` +
@@ -306,6 +340,16 @@ async function simulate(opts: SimulateOptions, command: Command): Promise<void> 
         ]
       : []),
     `${report.runs.length} runs in ${seconds.toFixed(1)} s (${Math.min(opts.workers, total)} worker(s))`,
+    ...(report.bound
+      ? [
+          '',
+          'Unallocated GPU % at each arrival level (mean over seeds) and its gap to the bound no placement can beat:',
+          formatBoundTable(report),
+          '',
+          `bound: ${report.bound.seeds.length} seed(s) × ${report.bound.levelsPct.length} level(s) in ` +
+            `${report.bound.seconds.toFixed(1)} s (docs/packing-bound.md)`,
+        ]
+      : []),
   ];
   if (opts.json !== undefined) {
     await writeAtomically('--json', opts.json, `${JSON.stringify(report, null, 2)}\n`);
@@ -336,7 +380,7 @@ async function simulate(opts: SimulateOptions, command: Command): Promise<void> 
  * OutputFileError for an unwritable output. Map both with handleCliError.
  * @returns A fresh Command; run it with `parseAsync`.
  */
-export function createSimulateCommand(): Command {
+export function createSimulateCommand(loadSolver?: LoadLinearProgramSolver): Command {
   return new Command('simulate')
     .allowExcessArguments(false)
     .description(
@@ -484,5 +528,17 @@ export function createSimulateCommand(): Command {
         .choices(WORKLOAD_SOURCES)
         .default('trace'),
     )
-    .action((opts: SimulateOptions, command: Command) => simulate(opts, command));
+    .addOption(
+      new Option(
+        '--bound',
+        'packing: also compute, per seed, the lower bound on unallocated GPU % that no placement can beat ' +
+          '(docs/packing-bound.md)',
+      ),
+    )
+    .addOption(
+      new Option('--bound-levels <list>', 'with --bound: arrival levels in % of capacity, e.g. 90-130/10 or 100,130')
+        .argParser(parseBoundLevels)
+        .default([...DEFAULT_BOUND_LEVELS], '90-130/10'),
+    )
+    .action((opts: SimulateOptions, command: Command) => simulate(opts, command, loadSolver));
 }

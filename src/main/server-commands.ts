@@ -6,6 +6,7 @@
  * itself only when `serve` runs.
  */
 import type { Command } from 'commander';
+import type { LinearProgramSolver } from '../lib/linear-program.js';
 import { parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
 import { createPackByUseCommand } from '../cli/pack-by-use-command.js';
 import { createServeCommand } from '../cli/serve-command.js';
@@ -16,6 +17,10 @@ import { createExtenderCommand } from './extender-command.js';
 import { createNodeAgentCommand } from './node-agent-command.js';
 import type { StartServer } from '../cli/serve-command.js';
 import { createWebhookCommand } from './webhook-command.js';
+
+/** Loads HiGHS for `simulate --bound`, only when the bound is computed. */
+const loadLinearProgramSolver = async (): Promise<LinearProgramSolver> =>
+  (await import('../adapters/lp-solver/highs-solver.js')).loadHighsSolver();
 
 /** Starts the server, loading it (Fastify, SQLite, the control plane) only when `serve` runs. */
 const startServer: StartServer = async (config, options) => (await import('./serve.js')).startServer(config, options);
@@ -35,7 +40,7 @@ export const SERVER_COMMAND_NAMES = [
 /** Builds the commands named in `names` (all by default), in help order. */
 export function createServerCommands(version: string, names?: ReadonlySet<string>): Command[] {
   const all: [string, () => Command][] = [
-    ['simulate', () => createSimulateCommand()],
+    ['simulate', () => createSimulateCommand(loadLinearProgramSolver)],
     ['synth-trace', () => createSynthTraceCommand()],
     ['pack-by-use', () => createPackByUseCommand()],
     ['serve', () => createServeCommand(version, startServer, (spec) => void parseSimulatedGpuSpec(spec))],

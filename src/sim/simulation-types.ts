@@ -52,6 +52,22 @@ export interface PolicySummary {
   readonly published: PublishedFigure | null;
 }
 
+/**
+ * The lower bound on unallocated GPU % that no placement can beat, by seed and arrival level
+ * (src/sim/bound, docs/packing-bound.md).
+ */
+export interface PackingBoundReport {
+  /** Arrival levels x, % of GPU capacity, increasing. */
+  readonly levelsPct: readonly number[];
+  readonly seeds: readonly number[];
+  /** Lower bound on U(x) = 100 − A(x), %, per seed (outer) and level (inner); null where A(x) has no sample. */
+  readonly unallocatedPctBoundBySeed: readonly (readonly (number | null)[])[];
+  /** Mean over seeds per level, %; null where no seed has a bound. */
+  readonly meanUnallocatedPctBound: readonly (number | null)[];
+  /** Wall time of the computation, seconds (display only). */
+  readonly seconds: number;
+}
+
 /** Everything one `gpushare simulate` invocation produced. */
 export interface SimulationReport {
   readonly cluster: { readonly nodes: number; readonly gpus: number };
@@ -64,4 +80,6 @@ export interface SimulationReport {
   readonly summary: readonly PolicySummary[];
   /** ISO time the report was made (display only). */
   readonly generatedAt: string;
+  /** The lower bound on unallocated GPU % of any placement (`simulate --bound`), when computed. */
+  readonly bound?: PackingBoundReport;
 }

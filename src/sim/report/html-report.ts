@@ -6,6 +6,7 @@ import { CURVE_POINTS } from '../simulation-types.js';
 import type { PolicySummary, SimulationReport } from '../simulation-types.js';
 import { escapeHtml, formatFixed, formatMeanSd, formatSeeds } from './html-escape.js';
 import { POLICY_PALETTE, htmlFigure, htmlSection, htmlTable, renderReportPage } from './html-page.js';
+import { boundTableRows } from './bound-table.js';
 import { renderLineChart } from './svg-line-chart.js';
 import type { ChartPoint, LineSeries } from './svg-line-chart.js';
 
@@ -52,8 +53,40 @@ function resultsTable(summary: readonly PolicySummary[]): string {
   return htmlTable('Unallocated GPU capacity per policy (lower is better), over all seeds', head, rows);
 }
 
+/** The bound as an A(x) series: 100 − mean bound at each of its levels (no placement lies above). */
+function boundSeries(report: SimulationReport): LineSeries[] {
+  const bound = report.bound;
+  if (!bound) return [];
+  const points = bound.levelsPct.map((x, l) => {
+    const u = bound.meanUnallocatedPctBound[l];
+    return { x, y: u === null || u === undefined ? null : 100 - u };
+  });
+  return [{ label: 'bound (no placement above)', color: '#000', dash: '2 3', points }];
+}
+
+/** The bound section: the bound beside each policy and its gap, per level. */
+function boundSection(report: SimulationReport): string[] {
+  const rows = boundTableRows(report);
+  if (rows.length === 0) return [];
+  const [head, ...body] = rows;
+  const html = body.map(([name, ...cells]) => {
+    const numbers = cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('');
+    return `<tr><th scope="row">${escapeHtml(name!)}</th>${numbers}</tr>`;
+  });
+  const caption =
+    'Unallocated GPU % at each arrival level x (mean over seeds) and, in parentheses, the gap to the lower ' +
+    'bound that no placement of the same arrivals can beat (percentage points, paired by seed)';
+  return [
+    htmlSection('h-bound', 'Bound', [
+      htmlTable(caption, head!, html),
+      `<p class="meta">Bound: configuration LP over request shapes and node types (docs/packing-bound.md), ` +
+        `${report.bound!.seeds.length} seed(s), computed in ${report.bound!.seconds.toFixed(1)} s.</p>`,
+    ]),
+  ];
+}
+
 /** The three charts: A(x), R(x) and A(x) zoomed to x = 80..130. */
-function charts(summary: readonly PolicySummary[]): string {
+function charts(summary: readonly PolicySummary[], bound: readonly LineSeries[]): string {
   const xMax = CURVE_POINTS - 1;
   const xLabel = 'Arrived workload x (% of cluster GPU capacity)';
   const ideal: LineSeries = {
@@ -71,11 +104,12 @@ function charts(summary: readonly PolicySummary[]): string {
         title: 'GPU allocation ratio A(x) vs arrived workload x',
         xLabel,
         yLabel: 'GPU allocation ratio A(x) (%)',
-        series: [...alloc, ideal],
+        series: [...alloc, ideal, ...bound],
         xDomain: [0, xMax],
         yDomain: [0, 100],
       }),
-      'GPU allocation ratio A(x) (%), mean over seeds, vs arrived workload x (%). Dashed grey: ideal min(x, 100).',
+      'GPU allocation ratio A(x) (%), mean over seeds, vs arrived workload x (%). Dashed grey: ideal min(x, 100).' +
+        (bound.length > 0 ? ' Dotted black: the bound, 100 − the lower bound on unallocated GPU %.' : ''),
     ),
     htmlFigure(
       renderLineChart({
@@ -95,7 +129,7 @@ function charts(summary: readonly PolicySummary[]): string {
         title: 'GPU allocation ratio A(x), zoomed to x = 80..130',
         xLabel,
         yLabel: 'A(x) (%)',
-        series: alloc,
+        series: [...alloc, ...bound],
         xDomain: [80, xMax],
         height: 300,
       }),
@@ -132,7 +166,8 @@ export function renderHtmlReport(report: SimulationReport): string {
     inputs,
     sections: [
       htmlSection('h-results', 'Results', [resultsTable(report.summary)]),
-      htmlSection('h-charts', 'Charts', [charts(report.summary)]),
+      ...boundSection(report),
+      htmlSection('h-charts', 'Charts', [charts(report.summary, boundSeries(report))]),
     ],
   });
 }
