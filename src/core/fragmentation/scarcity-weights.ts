@@ -35,15 +35,22 @@ export function gpuCountByModel(nodes: readonly NodeState[]): Map<string, number
 export function weightByScarcity(workload: TargetWorkload, gpusByModel: ReadonlyMap<string, number>): TargetWorkload {
   let total = 0;
   for (const c of gpusByModel.values()) total += c;
-  let changed = false;
-  const types = workload.types.map((t) => {
-    if (t.allowedSet === null) return t;
+  const factors = workload.types.map((t) => {
+    if (t.allowedSet === null) return 1;
     let allowed = 0;
     for (const m of t.allowedSet) allowed += gpusByModel.get(m) ?? 0;
-    if (allowed === 0 || allowed === total) return t;
-    changed = true;
-    return { ...t, weight: (t.weight * total) / allowed };
+    return allowed === 0 || allowed === total ? 1 : total / allowed;
   });
-  if (!changed) return workload;
+  if (factors.every((f) => f === 1)) return workload;
+  // Every type from this one literal, so the scoring loop sees objects of one shape.
+  const types = workload.types.map((t, i) => ({
+    cpuMilli: t.cpuMilli,
+    gpuMilli: t.gpuMilli,
+    gpuCount: t.gpuCount,
+    allowedGpuModels: t.allowedGpuModels,
+    count: t.count,
+    weight: t.weight * factors[i]!,
+    allowedSet: t.allowedSet,
+  }));
   return { ...workload, types, weightSum: types.reduce((s, t) => s + t.weight, 0) };
 }
