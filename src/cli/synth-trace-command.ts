@@ -1,12 +1,13 @@
 /**
  * `gpushare synth-trace`: writes a synthesized variant of the openb pod list (cpuNNN, gpushareNN,
- * multigpuNN or gpuspecNN family of cluster-trace-gpu-v2023) made from a shipped one; see
+ * multigpuNN or gpuspecNN family of cluster-trace-gpu-v2023; `prodspec` is a gpuspecNN with the
+ * production mix of model sets) made from a shipped one; see
  * src/sim/traces/synthesize-variant.ts for what each variant means.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readNodeListFile, readPodListFile } from '../sim/traces/alibaba-csv.js';
+import { formatPodListCsv } from '../sim/traces/pod-list-csv-writer.js';
 import {
-  formatPodListCsv,
   synthesizeVariant,
   traceShares,
   VARIANT_FIELDS,
@@ -24,10 +25,11 @@ const VARIANT_MEANING: { readonly [K in VariantKind]: string } = {
   gpushare: 'GPU-sharing tasks, % of GPU request',
   multigpu: 'multi-GPU tasks, % of GPU request',
   gpuspec: 'GPU tasks with a gpu_spec, % of GPU tasks',
+  prodspec: 'GPU tasks with a gpu_spec in the production mix of model sets, % of GPU tasks',
 };
 const VARIANT_ALLOWED = `expected KIND:PCT with PCT a number in 0..100 and KIND one of ${VARIANT_KINDS.map(
   (k) => `${k} (${VARIANT_MEANING[k]})`,
-).join(', ')}; e.g. cpu:25, gpushare:60, multigpu:40, gpuspec:20`;
+).join(', ')}; e.g. cpu:25, gpushare:60, multigpu:40, gpuspec:20, prodspec:25`;
 
 /** Parsed options of `gpushare synth-trace`. */
 interface SynthTraceOptions {
@@ -58,6 +60,8 @@ export function parseVariant(text: string): VariantSpec {
       return { kind: 'multigpu', multiGpuPct: value };
     case 'gpuspec':
       return { kind: 'gpuspec', constrainedPct: value };
+    case 'prodspec':
+      return { kind: 'prodspec', constrainedPct: value };
   }
 }
 
@@ -89,7 +93,7 @@ async function synthTrace(opts: SynthTraceOptions): Promise<void> {
 /**
  * Builds the `synth-trace` subcommand. Flags: `--from FILE` (default: shipped default pod list),
  * `--nodes FILE` (default: shipped GPU node list), `--variant KIND:PCT` (required; KIND cpu,
- * gpushare, multigpu or gpuspec, PCT in 0..100), `--seed N` (default 1), `--out FILE` (required,
+ * gpushare, multigpu, gpuspec or prodspec, PCT in 0..100), `--seed N` (default 1), `--out FILE` (required,
  * written atomically).
  *
  * A bad flag makes commander throw a CommanderError (exit 2 through handleCliError); the action
@@ -100,7 +104,9 @@ async function synthTrace(opts: SynthTraceOptions): Promise<void> {
 export function createSynthTraceCommand(): Command {
   return new Command('synth-trace')
     .allowExcessArguments(false)
-    .description('synthesize a cpuNNN / gpushareNN / multigpuNN / gpuspecNN variant of the openb pod list')
+    .description(
+      'synthesize a cpuNNN / gpushareNN / multigpuNN / gpuspecNN (gpuspec, prodspec) variant of the openb pod list',
+    )
     .addOption(
       new Option('--from <file>', 'base pod list CSV (openb_pod_list_*.csv)').default(
         shippedTraceFile('openb_pod_list_default.csv'),
@@ -108,7 +114,7 @@ export function createSynthTraceCommand(): Command {
       ),
     )
     .addOption(
-      new Option('--nodes <file>', 'node list CSV, for gpuspec models (openb_node_list_*.csv)').default(
+      new Option('--nodes <file>', 'node list CSV, for gpuspec/prodspec models (openb_node_list_*.csv)').default(
         shippedTraceFile('openb_node_list_gpu_node.csv'),
         'shipped openb_node_list_gpu_node.csv',
       ),
@@ -116,7 +122,8 @@ export function createSynthTraceCommand(): Command {
     .addOption(
       new Option(
         '--variant <kind:pct>',
-        `variant, e.g. cpu:25, gpushare:60, multigpu:40, gpuspec:20 (${VARIANT_KINDS.join(', ')}; pct 0..100)`,
+        `variant, e.g. cpu:25, gpushare:60, multigpu:40, gpuspec:20, prodspec:25 ` +
+          `(${VARIANT_KINDS.join(', ')}; pct 0..100)`,
       )
         .argParser(parseVariant)
         .makeOptionMandatory(),

@@ -1,13 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parsePodListCsv, readNodeListFile, readPodListFile } from './alibaba-csv.js';
-import {
-  feasibleGpuModels,
-  formatPodListCsv,
-  synthesizeVariant,
-  traceShares,
-  type VariantSpec,
-} from './synthesize-variant.js';
+import { feasibleGpuModels, PRODUCTION_SPEC_MIX } from './gpu-spec-variant.js';
+import { formatPodListCsv } from './pod-list-csv-writer.js';
+import { synthesizeVariant, traceShares, type VariantSpec } from './synthesize-variant.js';
 import type { TraceNode, TracePod } from './trace-types.js';
 
 const dataFile = (name: string): string =>
@@ -121,6 +117,37 @@ describe('synthesizeVariant on the default pod list', () => {
     },
   );
 
+  it.each([5, 10, 20, 25, 33])(
+    'prodspec:%s constrains round(pct%% of GPU tasks) with the production model sets in their shares',
+    (pct) => {
+      const out = synthesizeVariant(base, nodes, { kind: 'prodspec', constrainedPct: pct }, 7);
+      const gpuTasks = base.filter((p) => p.gpuCount > 0).length;
+      const constrained = out.filter((p) => p.gpuSpec !== '');
+      expect(constrained).toHaveLength(Math.round((pct / 100) * gpuTasks));
+      const sets = new Map(PRODUCTION_SPEC_MIX.map((s) => [s.models.join('|'), s.pct]));
+      const counts = new Map<string, number>();
+      for (const p of constrained) {
+        expect(sets.has(p.gpuSpec)).toBe(true);
+        expect(feasibleGpuModels(p, nodes).some((m) => p.allowedGpuModels.includes(m))).toBe(true);
+        counts.set(p.gpuSpec, (counts.get(p.gpuSpec) ?? 0) + 1);
+      }
+      // Each set's share is within 4 points of the mix (binomial SD at 5% of 7064 tasks ≈ 2.6 points for T4).
+      for (const [set, want] of sets) {
+        expect(Math.abs((100 * (counts.get(set) ?? 0)) / constrained.length - want)).toBeLessThanOrEqual(4);
+      }
+      const strip = (p: TracePod): TracePod => ({ ...p, gpuSpec: '', allowedGpuModels: [] });
+      expect(out.map(strip)).toEqual(base.map(strip));
+    },
+  );
+
+  it('prodspec gives an 8-GPU task only a set with an 8-GPU model (never T4 or P100 alone)', () => {
+    const out = synthesizeVariant(base, nodes, { kind: 'prodspec', constrainedPct: 100 }, 3);
+    const eight = out.filter((p) => p.gpuCount === 8);
+    expect(eight).toHaveLength(44);
+    for (const p of eight) expect(['T4', 'P100']).not.toContain(p.gpuSpec);
+    expect(new Set(eight.map((p) => p.gpuSpec)).size).toBeGreaterThan(1);
+  });
+
   it('gpuspec favours models with many GPUs (G2 has 71% of them)', () => {
     const out = synthesizeVariant(base, nodes, { kind: 'gpuspec', constrainedPct: 100 }, 11);
     const withG2 = out.filter((p) => p.allowedGpuModels.includes('G2')).length;
@@ -159,6 +186,7 @@ describe('synthesizeVariant on the default pod list', () => {
     { kind: 'gpushare', sharingGpuPct: 60 },
     { kind: 'multigpu', multiGpuPct: 40 },
     { kind: 'gpuspec', constrainedPct: 20 },
+    { kind: 'prodspec', constrainedPct: 20 },
   ])('$kind: same seed gives identical output, another seed a different one', (spec) => {
     const a = synthesizeVariant(base, nodes, spec, 5);
     const b = synthesizeVariant(base, nodes, spec, 5);
@@ -248,7 +276,7 @@ describe('synthesizeVariant validation', () => {
     ],
     [
       { kind: 'mig', pct: 5 } as unknown as VariantSpec,
-      'VariantSpec.kind must be one of cpu, gpushare, multigpu, gpuspec, got mig',
+      'VariantSpec.kind must be one of cpu, gpushare, multigpu, gpuspec, prodspec, got mig',
     ],
   ])('%j → RangeError', (spec, message) => {
     expect(() => synthesizeVariant(base, nodes, spec, 1)).toThrow(RangeError);

@@ -8,13 +8,15 @@
  * - `gpushareNN`: share of the GPU request (GPU units) coming from GPU-sharing tasks
  *   (`num_gpu` 1, `gpu_milli` < 1000).
  * - `multigpuNN`: share of the GPU request from multi-GPU tasks (`num_gpu` > 1).
- * - `gpuspecNN`: the base with `gpu_spec` GPU-model constraints on NN% of the GPU tasks.
+ * - `gpuspecNN`: the base with `gpu_spec` GPU-model constraints on NN% of the GPU tasks
+ *   (gpu-spec-variant.ts; kinds `gpuspec` and `prodspec`).
  *
  * All randomness comes from one {@link SeededRng} per call, so equal inputs and seeds give equal
  * output. Tasks are resampled whole (their CPU, memory, GPU shape, QoS and times are kept), so the
  * shape distribution within each class is the base's.
  */
 import { SeededRng, shuffleInPlace, type Rng } from '../../core/index.js';
+import { addGpuSpecs } from './gpu-spec-variant.js';
 import type { TraceNode, TracePod } from './trace-types.js';
 
 /** Which variant to synthesize; every number is a percentage in 0..100. */
@@ -22,10 +24,11 @@ export type VariantSpec =
   | { readonly kind: 'cpu'; readonly cpuOnlyPct: number }
   | { readonly kind: 'gpushare'; readonly sharingGpuPct: number }
   | { readonly kind: 'multigpu'; readonly multiGpuPct: number }
-  | { readonly kind: 'gpuspec'; readonly constrainedPct: number };
+  | { readonly kind: 'gpuspec'; readonly constrainedPct: number }
+  | { readonly kind: 'prodspec'; readonly constrainedPct: number };
 
 /** The variant kinds, in the order the CLI lists them. */
-export const VARIANT_KINDS = ['cpu', 'gpushare', 'multigpu', 'gpuspec'] as const;
+export const VARIANT_KINDS = ['cpu', 'gpushare', 'multigpu', 'gpuspec', 'prodspec'] as const;
 /** One of {@link VARIANT_KINDS}. */
 export type VariantKind = (typeof VARIANT_KINDS)[number];
 
@@ -35,10 +38,9 @@ export const VARIANT_FIELDS: { readonly [K in VariantKind]: string } = {
   gpushare: 'sharingGpuPct',
   multigpu: 'multiGpuPct',
   gpuspec: 'constrainedPct',
+  prodspec: 'constrainedPct',
 };
 
-/** Most models in one synthesized `gpu_spec`. */
-const MAX_SPEC_MODELS = 3;
 const MIN_NAME_DIGITS = 4;
 
 /** Facts about a pod list that the variants are defined by (see {@link traceShares}). */
@@ -184,100 +186,6 @@ function splitGpuRequest(
   return materialize(base, picked);
 }
 
-/** Per model: its total GPU count and its nodes (models without GPUs are left out). */
-function modelsOf(nodes: readonly TraceNode[]): Map<string, { gpus: number; nodes: TraceNode[] }> {
-  const models = new Map<string, { gpus: number; nodes: TraceNode[] }>();
-  for (const n of nodes) {
-    if (n.gpuModel === null || n.gpuCount === 0) continue;
-    const entry = models.get(n.gpuModel) ?? { gpus: 0, nodes: [] };
-    entry.gpus += n.gpuCount;
-    entry.nodes.push(n);
-    models.set(n.gpuModel, entry);
-  }
-  return models;
-}
-
-/**
- * The models whose nodes could host `pod` when empty: a node of that model with at least
- * `num_gpu` GPUs, `cpu_milli` and `memory_mib`.
- */
-export function feasibleGpuModels(pod: TracePod, nodes: readonly TraceNode[]): string[] {
-  return [...modelsOf(nodes)]
-    .filter(([, m]) => m.nodes.some((n) => canHostWhenEmpty(n, pod)))
-    .map(([model]) => model)
-    .sort();
-}
-
-function canHostWhenEmpty(n: TraceNode, p: TracePod): boolean {
-  return n.gpuCount >= p.gpuCount && n.cpuMilli >= p.cpuMilli && n.hostMemoryMiB >= p.hostMemoryMiB;
-}
-
-/** Draws one of `candidates` with probability proportional to `weight`. */
-function drawWeighted(candidates: readonly string[], weight: (m: string) => number, rng: Rng): string {
-  const total = candidates.reduce((s, m) => s + weight(m), 0);
-  let x = rng.nextFloat() * total;
-  for (const m of candidates) {
-    x -= weight(m);
-    if (x < 0) return m;
-  }
-  return candidates[candidates.length - 1]!;
-}
-
-/** The gpuspec variant: see {@link synthesizeVariant}. */
-function addGpuSpecs(
-  base: readonly TracePod[],
-  nodes: readonly TraceNode[],
-  constrainedPct: number,
-  rng: Rng,
-): TracePod[] {
-  const models = modelsOf(nodes);
-  const allModels = [...models.keys()].sort();
-  const gpusOf = (m: string): number => models.get(m)!.gpus;
-  const feasibleCache = new Map<string, string[]>();
-  const feasible = (p: TracePod): string[] => {
-    const key = `${p.gpuCount}/${p.cpuMilli}/${p.hostMemoryMiB}`;
-    let found = feasibleCache.get(key);
-    if (found === undefined) {
-      found = allModels.filter((m) => models.get(m)!.nodes.some((n) => canHostWhenEmpty(n, p)));
-      feasibleCache.set(key, found);
-    }
-    return found;
-  };
-
-  const gpuTasks = indicesWhere(base, (p) => p.gpuCount > 0);
-  const want = Math.round((constrainedPct / 100) * gpuTasks.length);
-  const eligible = gpuTasks.filter((i) => feasible(base[i]!).length > 0);
-  if (want > eligible.length) {
-    throw new Error(
-      `cannot constrain ${want} GPU tasks (${constrainedPct}% of ${gpuTasks.length}): only ` +
-        `${eligible.length} fit on some node ` +
-        `of the node list when it is empty`,
-    );
-  }
-  const chosen = shuffleInPlace(eligible, rng)
-    .slice(0, want)
-    .sort((a, b) => a - b);
-  const specs = new Map<number, string[]>();
-  for (const i of chosen) {
-    const size = 1 + rng.intn(Math.min(MAX_SPEC_MODELS, allModels.length));
-    const picked = [drawWeighted(feasible(base[i]!), gpusOf, rng)];
-    while (picked.length < size)
-      picked.push(
-        drawWeighted(
-          allModels.filter((m) => !picked.includes(m)),
-          gpusOf,
-          rng,
-        ),
-      );
-    specs.set(i, picked.sort());
-  }
-  const name = podNamer(base.length);
-  return base.map((p, i) => {
-    const allowed = specs.get(i) ?? [];
-    return { ...p, name: name(i), allowedGpuModels: allowed, gpuSpec: allowed.join('|') };
-  });
-}
-
 /**
  * Synthesizes a variant of the openb pod list, mirroring the source README's definitions.
  *
@@ -295,18 +203,21 @@ function addGpuSpecs(
  *   node that could host the task when empty, so every constraint is satisfiable. Only tasks that
  *   fit some node are chosen. All other tasks get no constraint (the base's are dropped). Models
  *   are written in name order, e.g. `G2|T4`.
+ * - `prodspec`: like `gpuspec`, but each constrained task gets one of the model sets of the
+ *   published `gpuspecNN` files, in their proportions (`PRODUCTION_SPEC_MIX`: `T4` alone 53%, `G2`
+ *   14%, `P100` 12%, …), among the sets with a model that could host the task when empty.
  *
  * Pods keep every field of the task they copy except the name: the result is in base order
  * (resampled copies next to their original) and named `openb-pod-0000`, `openb-pod-0001`, … (more
  * digits when needed).
  *
  * @param base - the pod list to start from (e.g. `openb_pod_list_default.csv`, read sorted by name)
- * @param nodes - the node list; used by `gpuspec` only
+ * @param nodes - the node list; used by `gpuspec` and `prodspec` only
  * @param spec - the variant and its percentage
  * @param seed - any safe integer; equal seeds give equal output
  * @throws RangeError for an unknown kind, a percentage that is not a finite number in 0..100, or a
  *   seed that is not a safe integer; Error when the base has no tasks of a class that must be
- *   drawn, or (gpuspec) too few GPU tasks fit any node.
+ *   drawn, or (gpuspec, prodspec) too few GPU tasks fit any node.
  */
 export function synthesizeVariant(
   base: readonly TracePod[],
@@ -344,61 +255,7 @@ export function synthesizeVariant(
     case 'multigpu':
       return splitGpuRequest(base, (p) => p.gpuCount > 1, value, rng, 'multi-GPU tasks', 'single-GPU tasks');
     case 'gpuspec':
-      return addGpuSpecs(base, nodes, value, rng);
+    case 'prodspec':
+      return addGpuSpecs(base, nodes, value, spec.kind, rng, podNamer(base.length));
   }
-}
-
-const POD_LIST_HEADER =
-  'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
-
-/** Throws a RangeError unless `value` is a non-negative safe integer. */
-function intText(pod: TracePod, field: string, value: number): string {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(`pod '${pod.name}' field '${field}': expected a non-negative integer, got ${value}`);
-  }
-  return String(value);
-}
-
-/** Throws a RangeError when `value` would break the unquoted CSV (comma, quote or line break). */
-function plainText(pod: TracePod, field: string, value: string): string {
-  if (/[,"\r\n]/.test(value)) {
-    throw new RangeError(
-      `pod '${pod.name}' field '${field}': must not contain a comma, quote or line break, got ${JSON.stringify(value)}`,
-    );
-  }
-  return value;
-}
-
-/**
- * Writes pods as an 11-column openb pod list
- * (`name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time`),
- * one line per pod in the order given, with a trailing newline. `gpu_spec` is the pod's `gpuSpec`
- * (or its `allowedGpuModels` joined with `|` when `gpuSpec` is empty), `qos` is '' when null,
- * `pod_phase` is `Running`, missing times are written as 0 and `scheduled_time` is the creation
- * time. {@link parsePodListCsv} reads it back to the same pods (given name-sorted pods with times).
- * @throws RangeError for a number that is not a non-negative integer, or a text field with a
- *   comma, quote or line break
- */
-export function formatPodListCsv(pods: readonly TracePod[]): string {
-  const lines = [POD_LIST_HEADER];
-  for (const p of pods) {
-    if (p.name === '') throw new RangeError('pod name must not be empty');
-    const created = intText(p, 'creation_time', p.creationTimeSeconds ?? 0);
-    lines.push(
-      [
-        plainText(p, 'name', p.name),
-        intText(p, 'cpu_milli', p.cpuMilli),
-        intText(p, 'memory_mib', p.hostMemoryMiB),
-        intText(p, 'num_gpu', p.gpuCount),
-        intText(p, 'gpu_milli', p.gpuMilli),
-        plainText(p, 'gpu_spec', p.gpuSpec !== '' ? p.gpuSpec : p.allowedGpuModels.join('|')),
-        plainText(p, 'qos', p.qos ?? ''),
-        'Running',
-        created,
-        intText(p, 'deletion_time', p.deletionTimeSeconds ?? 0),
-        created,
-      ].join(','),
-    );
-  }
-  return `${lines.join('\n')}\n`;
 }

@@ -7,6 +7,9 @@
  *    al., ATC'23) plus the capacity-aware one, which also counts idle GPU that CPU or slot sizes
  *    will strand after the next few placements (capacity-fragmentation.ts).
  * 2. Node score = the FGD score class trunc(100·σ(−Δ/1000)) of the best GPU choice, Δ = F(n′) − F(n).
+ *    M is weighted by scarcity: a type allowed only on some GPU models counts C / C_A times its
+ *    popularity (all GPUs over the GPUs it may use), so unconstrained pods leave scarce models to
+ *    the pods that need them (scarcity-weights.ts).
  * 3. +0.5 when a GPU pod would land on a node that already runs GPU work: among nodes of the same
  *    class, consolidate, so empty nodes stay whole for multi-GPU pods (CPU-only pods are steered by
  *    the gradient alone).
@@ -17,7 +20,8 @@ import type { ResourceDemand } from '../../framework/resource-demand.js';
 import { nodeCapacityFragmentationMilli } from '../../fragmentation/capacity-fragmentation.js';
 import { nodeFragmentationMilli } from '../../fragmentation/node-fragmentation.js';
 import type { TargetWorkload } from '../../fragmentation/target-workload.js';
-import type { SchedulingProfile } from '../../framework/extension-points.js';
+import type { CycleContext, SchedulingProfile } from '../../framework/extension-points.js';
+import { gpuCountByModel, weightByScarcity } from '../../fragmentation/scarcity-weights.js';
 import { OnlineWorkload, type OnlineWorkloadOptions } from '../../workload/online-workload.js';
 import { evaluateGradient } from '../fgd-score/fgd-score.js';
 import { createGpuFit } from '../gpu-fit/gpu-fit.js';
@@ -87,12 +91,50 @@ export interface DefaultPolicyOptions {
   readonly weights?: DefaultWeights;
 }
 
+/**
+ * The workload the policy scores with: `base()` weighted by scarcity over the cluster's GPU models
+ * (scarcity-weights.ts), rebuilt only when the base workload or the node list changes. `epoch()`
+ * grows when the node list changes (a change of the base workload moves the learner's epoch), so
+ * cached scores of an older weighting are not reused.
+ */
+function scarcityWeighted(base: () => TargetWorkload): {
+  workload(nodes: readonly NodeState[]): TargetWorkload;
+  epoch(): number;
+} {
+  let nodesSeen: readonly NodeState[] | null = null;
+  let nodeCount = -1;
+  let gpusByModel = new Map<string, number>();
+  let baseSeen: TargetWorkload | null = null;
+  let weighted: TargetWorkload | null = null;
+  let epoch = 0;
+  return {
+    workload(nodes) {
+      const current = base();
+      const nodesChanged = nodes !== nodesSeen || nodes.length !== nodeCount;
+      if (nodesChanged) {
+        // The first node list is no change: nothing was scored before it.
+        if (nodesSeen !== null) epoch++;
+        nodesSeen = nodes;
+        nodeCount = nodes.length;
+        gpusByModel = gpuCountByModel(nodes);
+      }
+      if (nodesChanged || current !== baseSeen || weighted === null) {
+        baseSeen = current;
+        weighted = weightByScarcity(current, gpusByModel);
+      }
+      return weighted;
+    },
+    epoch: () => epoch,
+  };
+}
+
 /** Builds the `default` profile. */
 export function createDefaultPolicy(options: DefaultPolicyOptions = {}): SchedulingProfile {
   const learner = options.targetWorkload ? null : new OnlineWorkload(options.online);
   const fixed = options.targetWorkload;
-  const workload = (): TargetWorkload => (learner ? learner.workload() : fixed!);
   const weights = options.weights ?? DEFAULT_WEIGHTS;
+  const scarce = scarcityWeighted(() => (learner ? learner.workload() : fixed!));
+  const workload = (ctx: CycleContext): TargetWorkload => scarce.workload(ctx.cluster.nodes);
   return {
     name: 'default',
     filters: [createNodeResourcesFit(), createGpuFit()],
@@ -102,14 +144,15 @@ export function createDefaultPolicy(options: DefaultPolicyOptions = {}): Schedul
         plugin: {
           name: NAME,
           cacheable: true,
-          cacheEpoch: () => learner?.epoch() ?? 0,
-          score: ({ pod }, node) => evaluateDefault(node, pod, workload(), weights).score,
+          cacheEpoch: () => (learner?.epoch() ?? 0) + scarce.epoch(),
+          preScore: (ctx) => void scarce.workload(ctx.cluster.nodes),
+          score: (ctx, node) => evaluateDefault(node, ctx.pod, workload(ctx), weights).score,
         },
       },
     ],
     gpuSelect: {
       name: NAME,
-      selectGpus: ({ pod }, node) => evaluateDefault(node, pod, workload(), weights).gpuIndices,
+      selectGpus: (ctx, node) => evaluateDefault(node, ctx.pod, workload(ctx), weights).gpuIndices,
     },
     reserve: [],
     ...(learner ? { observe: (pod: ResourceDemand) => learner.observe(pod) } : {}),
