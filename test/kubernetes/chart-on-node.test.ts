@@ -96,9 +96,11 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
         );
         return pods.length === 3 && ready.length === 3 ? pods : undefined;
       });
-      expect(
-        running.map((x) => x.metadata.name.replace(/-[a-z0-9]{5}$|-[a-z0-9]{8,10}-[a-z0-9]{5}$/, '')).sort(),
-      ).toEqual(['gpushare-extender', 'gpushare-node-agent', 'gpushare-webhook']);
+      expect(running.map((x) => x.metadata.labels?.['app.kubernetes.io/name']).sort()).toEqual([
+        'gpushare-extender',
+        'gpushare-node-agent',
+        'gpushare-webhook',
+      ]);
       expect(running.every((x) => x.spec.nodeName === NODE)).toBe(true);
       // The node agent registered its device plugin with the kubelet: 2 GPUs of 16 slots.
       const allocatable = await poll('gpushare resources on the node', async () => {
@@ -160,7 +162,11 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
       deployment.spec.replicas = 2;
       // The API server calls the chart's webhook through its Service: the Deployment is accepted as written.
       const applied = await p.kubectl(['apply', '--filename', '-'], { input: stringify(deployment) });
-      expect(applied.stderr).toBe('');
+      expect(applied.stderr).toBe(
+        'Warning: container "tensorflow": removed NVIDIA_VISIBLE_DEVICES="0": gpushare assigns GPUs\n' +
+          'Warning: spec.selector and spec.template.metadata.labels were missing: ' +
+          'added gpushare.io/workload=gpu-shared-job to both\n',
+      );
       expect(applied.stdout).toBe('deployment.apps/gpu-shared-job created\n');
       const names = await poll('2 replicas bound', async () => {
         const pods = await listPods(p, NS, SELECTOR);
@@ -182,8 +188,12 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
         expect(env.GPUSHARE_MODE).toBe(assignment.mode);
         expect(env.GPUSHARE_GPU_MILLI).toBe('500');
         expect(env.GPUSHARE_GPU_MEMORY_MIB).toBe(String(assignment.gpus[0]!.gpuMemoryMiB));
-        if (assignment.mode === 'mps') expect(env.CUDA_MPS_ACTIVE_THREAD_PERCENTAGE).toBe('50');
-        else expect(Object.keys(env).filter((k) => k.startsWith('CUDA_MPS_'))).toEqual([]);
+        // Half an A100 by MPS: half its threads, half its memory pinned, the daemon's pipe mounted.
+        expect(assignment.mode).toBe('mps');
+        expect(env.CUDA_MPS_ACTIVE_THREAD_PERCENTAGE).toBe('50');
+        expect(env.CUDA_MPS_PINNED_DEVICE_MEM_LIMIT).toBe(`${uuid}=${assignment.gpus[0]!.gpuMemoryMiB}M`);
+        expect(env.CUDA_MPS_PIPE_DIRECTORY).toBe(`/run/gpushare/mps/${uuid}/pipe`);
+        expect(env.PIPE_DIRECTORY_MOUNTED).toBe('yes');
       }
       expect(uuids.size).toBe(1);
     });
@@ -199,6 +209,7 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
       expect(env.CUDA_VISIBLE_DEVICES).toBe(assignment.gpus[0]!.uuid);
       expect(env.CUDA_VISIBLE_DEVICES).not.toBe(shared);
       expect(env.GPUSHARE_GPU_MILLI).toBe('1000');
+      expect(Object.keys(env).filter((k) => k.startsWith('CUDA_MPS_'))).toEqual([]);
 
       expect((await p.kubectl(['scale', 'deployment/gpu-shared-job', '--replicas=3'])).code).toBe(0);
       const third = await poll('the third replica Pending with a FailedScheduling event', async () => {

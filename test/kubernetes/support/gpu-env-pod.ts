@@ -1,7 +1,8 @@
 /**
  * Workloads whose containers print the GPU environment their CDI device gave them, for the real
  * node's tests: the command prints every `CUDA_*`, `NVIDIA_VISIBLE_DEVICES` and `GPUSHARE_*`
- * variable, sorted, then `END`, then waits to be stopped (busybox's sh ignores SIGTERM as PID 1, so
+ * variable, sorted, `PIPE_DIRECTORY_MOUNTED=yes` when the MPS pipe directory it names is
+ * there (the CDI device's bind mount), then `END`, then waits to be stopped (busybox's sh ignores SIGTERM as PID 1, so
  * it traps it). The log parses back into a map.
  */
 import { TEST_IMAGES } from './node-images.js';
@@ -10,7 +11,9 @@ import { TEST_IMAGES } from './node-images.js';
 export const PRINT_GPU_ENV = [
   'sh',
   '-c',
-  "env | grep -E '^(CUDA_|NVIDIA_VISIBLE_DEVICES|GPUSHARE_)' | sort; echo END; trap 'exit 0' TERM; sleep 3600 & wait",
+  "env | grep -E '^(CUDA_|NVIDIA_VISIBLE_DEVICES|GPUSHARE_)' | sort; " +
+    'if [ -n "$CUDA_MPS_PIPE_DIRECTORY" ] && [ -d "$CUDA_MPS_PIPE_DIRECTORY" ]; then echo PIPE_DIRECTORY_MOUNTED=yes; fi; ' +
+    "echo END; trap 'exit 0' TERM; sleep 3600 & wait",
 ];
 
 /** The marker after the variables. */

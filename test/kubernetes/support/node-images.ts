@@ -1,7 +1,7 @@
 /**
  * The images a real test node runs, built locally (no registry is reachable): the pods' sandbox
  * (`pause`, built by scripts/build-node.sh), busybox (Debian's static busybox, with the applets the
- * tests' pods use) and gpushare itself (this checkout's built `dist/`, its production
+ * tests' pods use) and gpushare itself (this checkout's built `dist/`, `bin/`, `proto/`, its production
  * dependencies, and the Node.js binary running the tests with the shared libraries it links).
  * Each is written as an OCI image tarball (oci-image.ts) for `ctr images import`.
  */
@@ -19,7 +19,7 @@ export const TEST_IMAGES = {
 } as const;
 
 /** Busybox applets linked in the busybox image. */
-const BUSYBOX_APPLETS = ['sh', 'env', 'echo', 'cat', 'grep', 'sort', 'sleep', 'ls', 'true', 'printenv'];
+const BUSYBOX_APPLETS = ['sh', '[', 'test', 'env', 'echo', 'cat', 'grep', 'sort', 'sleep', 'ls', 'true', 'printenv'];
 
 const PROJECT_DIR = join(import.meta.dirname, '..', '..', '..');
 
@@ -70,7 +70,7 @@ function gpushareRootfs(root: string): void {
   copyTree(node, join(root, 'usr', 'local', 'bin', 'node'));
   const app = join(root, 'app');
   mkdirSync(join(app, 'node_modules'), { recursive: true });
-  for (const name of ['package.json', 'bin', 'dist']) copyTree(join(PROJECT_DIR, name), join(app, name));
+  for (const name of ['package.json', 'bin', 'dist', 'proto']) copyTree(join(PROJECT_DIR, name), join(app, name));
   const packages = productionPackages();
   for (const name of packages) copyTree(join(PROJECT_DIR, 'node_modules', name), join(app, 'node_modules', name));
   const natives = packages.includes('better-sqlite3')

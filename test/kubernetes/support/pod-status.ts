@@ -7,7 +7,13 @@ import type { ControlPlane } from './control-plane.js';
 
 /** A running pod as the tests read it. */
 export interface RunningPod {
-  readonly metadata: { name: string; namespace: string; uid: string; annotations?: Record<string, string> };
+  readonly metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   readonly spec: { nodeName?: string; containers: { name: string }[] };
   readonly status: {
     phase: string;

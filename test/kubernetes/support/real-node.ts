@@ -205,6 +205,7 @@ class TestNode implements RealNode {
     return execFileSync(nodeBinaryPath('ctr'), ['--address', this.socket, '--namespace', 'k8s.io', ...args], {
       encoding: 'utf8',
       timeout: this.timeoutMs,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
   }
 
