@@ -12,7 +12,8 @@ export const PRINT_GPU_ENV = [
   'sh',
   '-c',
   "env | grep -E '^(CUDA_|NVIDIA_VISIBLE_DEVICES|GPUSHARE_)' | sort; " +
-    'if [ -n "$CUDA_MPS_PIPE_DIRECTORY" ] && [ -d "$CUDA_MPS_PIPE_DIRECTORY" ]; then echo PIPE_DIRECTORY_MOUNTED=yes; fi; ' +
+    'if [ -n "$CUDA_MPS_PIPE_DIRECTORY" ] && [ -d "$CUDA_MPS_PIPE_DIRECTORY" ]; then ' +
+    'echo PIPE_DIRECTORY_MOUNTED=yes; fi; ' +
     "echo END; trap 'exit 0' TERM; sleep 3600 & wait",
 ];
 
