@@ -20,7 +20,7 @@ debs=(runc containernetworking-plugins busybox-static)
 out="${GPUSHARE_NODE_DIR:-${HOME}/.cache/gpushare/node/${version}}"
 stamp="${out}/.built-from"
 want="$(cat "${here}/kubernetes/go.sum" "${here}/kubernetes/go.mod" "${here}/node/go.sum" "${here}/node/go.mod" \
-  "${here}/node/pause/main.go" "$0" | sha256sum | cut -d' ' -f1)"
+  "${here}/node/pause/main.go" "${BASH_SOURCE[0]}" | sha256sum | cut -d' ' -f1)"
 
 if [ -f "${stamp}" ] && [ "$(cat "${stamp}")" = "${want}" ]; then
   echo "node components are up to date in ${out}"
@@ -75,7 +75,7 @@ for plugin in bridge host-local loopback; do
 done
 echo "extracted runc, the CNI plugins and busybox from Debian in $((SECONDS - t0)) s"
 
-echo "${want}" > "${stamp}"
 "${out}/bin/kubelet" --version
 "${out}/bin/containerd" --version
 "${out}/bin/runc" --version | sed -n 1p
+echo "${want}" > "${stamp}"

@@ -20,7 +20,14 @@ import { CHART_DIR, helmAvailable, runHelm } from './support/helm.js';
 import { realNodeAvailable } from './support/node-binaries.js';
 import { buildTestImage, TEST_IMAGES } from './support/node-images.js';
 import { nodeHeartbeatAfter, podLog, podRunning, type RunningPod } from './support/pod-status.js';
-import { REAL_NODE_API_SERVER_ARGS, REAL_NODE_CONTROLLERS, startRealNode, type RealNode } from './support/real-node.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
+import {
+  REAL_NODE_API_SERVER_ARGS,
+  REAL_NODE_CONTROLLERS,
+  startRealNode,
+  stopRealNodes,
+  type RealNode,
+} from './support/real-node.js';
 import { freePort } from '../support/local-process.js';
 import { useControlPlane } from './support/use-control-plane.js';
 
@@ -29,7 +36,6 @@ const SYSTEM = 'gpushare-system';
 const NS = 'default';
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'half-gpu-deployment.yaml');
 const SELECTOR = 'gpushare.io/workload=gpu-shared-job';
-const WAIT_MS = 180_000;
 
 interface Secret {
   data: Record<string, string>;
@@ -60,9 +66,10 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
       for (const image of ['pause', 'busybox', 'gpushare'] as const) images.push(await buildTestImage(image, dir));
       node = await startRealNode(plane(), { name: NODE, images, labels: { 'gpushare.io/managed': 'true' } });
       process.stdout.write(`real node ${NODE} at ${node.ip} Ready in ${node.readyMs} ms\n`);
-    }, WAIT_MS);
+      // Three image builds and imports, then the node: more than one wait.
+    }, 4 * WAIT_MS);
     afterAll(async () => {
-      await node?.stop();
+      await stopRealNodes();
       if (dir !== '') rmSync(dir, { recursive: true, force: true });
     });
 

@@ -362,9 +362,26 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
     const badSpec = await helm(['template', 'gpushare', CHART_DIR, '--set', 'nodeAgent.simulateGpus=lots']);
     expect(badSpec.code).toBe(1);
     expect(badSpec.stderr).toContain('/nodeAgent/simulateGpus');
-    const badPort = await helm(['template', 'gpushare', CHART_DIR, '--set', 'extender.port=70000']);
+    const badPort = await helm(['template', 'gpushare', CHART_DIR, '--set', 'extender.port=443']);
     expect(badPort.code).toBe(1);
     expect(badPort.stderr).toContain('/extender/port');
+    const plainHttp = await helm(['template', 'gpushare', CHART_DIR, '--set', 'kubernetesApi.port=8080']);
+    expect(plainHttp.code).toBe(1);
+    expect(plainHttp.stderr).toContain('/kubernetesApi/port');
+    const samePort = await helm([
+      'template',
+      'gpushare',
+      CHART_DIR,
+      ...['webhook.hostNetwork=true', 'extender.hostNetwork=true'].flatMap((v) => ['--set', v]),
+    ]);
+    expect(samePort.code).toBe(1);
+    expect(samePort.stderr).toContain(
+      'webhook.port and extender.port must differ when webhook.hostNetwork and extender.hostNetwork ' +
+        'are both true (both are 8443)',
+    );
+    const webhookStrategy = find<{ spec: { strategy: unknown } }>(rendered, 'Deployment', 'gpushare-webhook').spec
+      .strategy;
+    expect(webhookStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
   });
 
   it('in another namespace and with a name prefix, every name and reference follows', async () => {

@@ -7,11 +7,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 import { kubernetesAvailable } from './support/binaries.js';
 import { realNodeAvailable } from './support/node-binaries.js';
 import { buildTestImage, TEST_IMAGES } from './support/node-images.js';
 import { useControlPlane } from './support/use-control-plane.js';
-import { REAL_NODE_API_SERVER_ARGS, REAL_NODE_CONTROLLERS, startRealNode, type RealNode } from './support/real-node.js';
+import {
+  REAL_NODE_API_SERVER_ARGS,
+  REAL_NODE_CONTROLLERS,
+  startRealNode,
+  stopRealNodes,
+  type RealNode,
+} from './support/real-node.js';
 import { nodeHeartbeatAfter, podLog, podRunning, type RunningPod } from './support/pod-status.js';
 
 const NODE = 'real-node-1';
@@ -51,9 +58,9 @@ describe.skipIf(!kubernetesAvailable() || !realNodeAvailable())('pods on a real 
     const images = [await buildTestImage('pause', dir), await buildTestImage('busybox', dir)];
     node = await startRealNode(plane(), { name: NODE, images });
     process.stdout.write(`real node ${NODE} at ${node.ip} Ready in ${node.readyMs} ms\n`);
-  });
+  }, 4 * WAIT_MS);
   afterAll(async () => {
-    await node?.stop();
+    await stopRealNodes();
     rmSync(dir, { recursive: true, force: true });
   });
 

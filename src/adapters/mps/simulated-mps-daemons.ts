@@ -28,7 +28,9 @@ export function createSimulatedMpsDaemons(options: { baseDirectory: string }): S
     ensureDaemon: async ({ key }) => {
       const dir = join(options.baseDirectory, mpsKeyDirectoryName(key));
       const pipeDirectory = join(dir, 'pipe');
-      for (const path of [options.baseDirectory, dir, pipeDirectory, join(dir, 'log')]) {
+      // The base directory is made when missing (0700) but never changed: it may be shared.
+      mkdirSync(options.baseDirectory, { recursive: true, mode: 0o700 });
+      for (const path of [dir, pipeDirectory, join(dir, 'log')]) {
         mkdirSync(path, { recursive: true, mode: 0o700 });
         chmodSync(path, 0o700);
       }

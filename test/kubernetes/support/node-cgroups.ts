@@ -19,12 +19,13 @@ export function cgroupMountPoints(): string[] {
 /**
  * Makes `/<name>` in every hierarchy (cpuset's with the root's `cpuset.cpus` and `cpuset.mems`)
  * and returns the folders made.
+ * @throws Error (EEXIST) when one exists already
  */
 export function makeCgroupRoot(name: string): string[] {
   const made: string[] = [];
   for (const mount of cgroupMountPoints()) {
     const dir = join(mount, name);
-    if (!existsSync(dir)) mkdirSync(dir);
+    mkdirSync(dir); // a cgroup of that name already there is an error: stop() would kill its processes
     made.push(dir);
     for (const file of ['cpuset.cpus', 'cpuset.mems']) {
       if (existsSync(join(mount, file)) && !existsSync(join(mount, 'cgroup.subtree_control')))

@@ -100,8 +100,8 @@ export interface KubeletConfigInput {
 
 /**
  * The KubeletConfiguration: cgroupfs under `cgroupRoot`; serving on `nodeIp:port` with the test
- * CA's certificate; the API server may read logs without credentials (anonymous, AlwaysAllow: a
- * test node only); no eviction or image garbage collection on a busy disk; no swap check.
+ * CA's certificate, to clients with a certificate of that CA only (kube-apiserver's), each allowed
+ * everything; no eviction or image garbage collection on a busy disk; no swap check.
  */
 export function kubeletConfig(input: KubeletConfigInput): object {
   return {
@@ -118,7 +118,12 @@ export function kubeletConfig(input: KubeletConfigInput): object {
     healthzPort: input.healthzPort,
     tlsCertFile: input.tlsCertFile,
     tlsPrivateKeyFile: input.tlsPrivateKeyFile,
-    authentication: { anonymous: { enabled: true }, webhook: { enabled: false }, x509: { clientCAFile: input.caFile } },
+    // Only clients with a certificate of the test CA (kube-apiserver's kubelet client certificate).
+    authentication: {
+      anonymous: { enabled: false },
+      webhook: { enabled: false },
+      x509: { clientCAFile: input.caFile },
+    },
     authorization: { mode: 'AlwaysAllow' },
     failSwapOn: false,
     evictionHard: { 'memory.available': '1Mi', 'nodefs.available': '1%', 'imagefs.available': '1%' },

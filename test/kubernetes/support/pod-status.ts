@@ -3,6 +3,7 @@
  * running, and until its log (read through the API server from the kubelet) says what a test waits
  * for. Each wait polls and is bounded; a timeout names the pod and what was last seen.
  */
+import { WAIT_MS } from '../../../src/testing/deadlines.js';
 import type { ControlPlane } from './control-plane.js';
 
 /** A running pod as the tests read it. */
@@ -39,7 +40,8 @@ async function pollUntil<T>(
   const deadline = Date.now() + timeoutMs;
   let seen = '';
   for (;;) {
-    const result = await read();
+    // A failed request (the API server busy for a moment) is one more poll, not a failure.
+    const result = await read().catch((error: unknown) => ({ done: null, seen: String(error) }));
     if (result.done !== null) return result.done;
     seen = result.seen;
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; last seen: ${seen}`);
@@ -49,14 +51,14 @@ async function pollUntil<T>(
 
 /**
  * Resolves with the pod once its phase is Running and every container is running and ready
- * (default bound 120 s).
+ * (default bound WAIT_MS).
  * @throws Error with the pod's last status when the time runs out
  */
 export function podRunning(
   plane: ControlPlane,
   namespace: string,
   name: string,
-  timeoutMs = 120_000,
+  timeoutMs = WAIT_MS,
 ): Promise<RunningPod> {
   return pollUntil(
     `pod ${namespace}/${name} Running and ready`,
@@ -76,7 +78,7 @@ export function podRunning(
 }
 
 /**
- * The pod's log (its one container's), once `complete(log)` is true (default bound 60 s).
+ * The pod's log (its one container's), once `complete(log)` is true (default bound WAIT_MS).
  * @throws Error with the last log read when the time runs out
  */
 export function podLog(
@@ -84,7 +86,7 @@ export function podLog(
   namespace: string,
   name: string,
   complete: (log: string) => boolean,
-  timeoutMs = 60_000,
+  timeoutMs = WAIT_MS,
 ): Promise<string> {
   return pollUntil(
     `the log of pod ${namespace}/${name}`,
@@ -98,13 +100,13 @@ export function podLog(
 
 /**
  * Resolves once the Node's Ready condition has a heartbeat after `sinceMs` (a restarted kubelet
- * has synced), within `timeoutMs` (default 60 s).
+ * has synced), within `timeoutMs` (default WAIT_MS).
  */
 export async function nodeHeartbeatAfter(
   plane: ControlPlane,
   node: string,
   sinceMs: number,
-  timeoutMs = 60_000,
+  timeoutMs = WAIT_MS,
 ): Promise<void> {
   await pollUntil(
     `a heartbeat of node ${node}`,

@@ -13,14 +13,18 @@
  * under `/<cgroupRoot>` of every hierarchy (node-cgroups.ts).
  *
  * `stop()` stops the kubelet, kills every container (through their cgroups), containerd, its shims
- * and the holder, removes the cgroups and the bridge, and removes the folder.
+ * and the holder, removes the cgroups and the bridge, sets `net.ipv4.ip_forward` back (the CNI
+ * bridge turns it on), and removes the folder; each step runs whatever the ones before did. A
+ * fixed path missing on the host is made there as an empty folder (the bind mount's target) and
+ * left: removing it could unmount it in another test run's namespace.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
+import { WAIT_MS } from '../../../src/testing/deadlines.js';
 import { freePort, processesNaming } from '../../support/local-process.js';
 import { logTail, spawnComponent, stopComponent, waitUntilReady, type ComponentProcess } from './component-process.js';
 import type { ControlPlane } from './control-plane.js';
@@ -29,6 +33,14 @@ import { cniBinDir, nodeBinaryPath } from './node-binaries.js';
 import { makeCgroupRoot, removeCgroupTrees } from './node-cgroups.js';
 import { cniNetworkConfig, containerdConfig, kubeletConfig } from './node-config.js';
 import { TEST_IMAGES } from './node-images.js';
+
+const IP_FORWARD = '/proc/sys/net/ipv4/ip_forward';
+
+/** Holder processes still running: killed when the test process exits, whatever happened. */
+const holders = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const holder of holders) holder.kill('SIGKILL');
+});
 
 /** The host paths the kubelet and containerd use whatever their configuration says. */
 const FIXED_PATHS = [
@@ -68,7 +80,7 @@ export interface RealNodeOptions {
   readonly labels?: Readonly<Record<string, string>>;
   /** Image tarballs to import before the kubelet starts (node-images.ts); the pause image among them. */
   readonly images: readonly string[];
-  /** Bound of each wait (default 120 s). */
+  /** Bound of each wait (default WAIT_MS of src/testing/deadlines.ts). */
   readonly timeoutMs?: number;
 }
 
@@ -84,6 +96,11 @@ export interface RealNode {
   restartKubelet(): Promise<void>;
   /** Writes the tail of the kubelet's and containerd's logs to stderr. */
   printLogs(lines?: number): void;
+  /**
+   * Stops everything and removes it (see the file's comment); `keepDir` (or
+   * GPUSHARE_KEEP_KUBERNETES_DIR=1) keeps the folder. Stopping twice is harmless.
+   * @throws AggregateError of the steps that failed, after every step ran
+   */
   stop(options?: { keepDir?: boolean }): Promise<void>;
 }
 
@@ -97,12 +114,24 @@ export function hostIpv4(): string {
   throw new Error('a real test node needs a non-loopback IPv4 address on this host; none found');
 }
 
+/** Nodes started and not stopped yet, including one whose start has not finished. */
+const liveNodes = new Set<TestNode>();
+
+/**
+ * Stops every node this process started and has not stopped, also one still starting (a test
+ * hook that timed out leaves its node to this): for an afterAll.
+ */
+export async function stopRealNodes(): Promise<void> {
+  for (const node of [...liveNodes]) await node.stop();
+}
+
 /**
  * Starts a node named `options.name` registered with `plane`; resolves once the Node is Ready.
  * @throws Error with the failing component's log tail; what was started is stopped, the folder kept
  */
 export async function startRealNode(plane: ControlPlane, options: RealNodeOptions): Promise<RealNode> {
   const node = new TestNode(plane, options);
+  liveNodes.add(node);
   try {
     await node.start();
   } catch (error) {
@@ -131,14 +160,15 @@ class TestNode implements RealNode {
   private kubeletArgs: string[] = [];
   private kubeletHealthz = '';
   private cgroups: string[] = [];
-  private readonly madeHostPaths: string[] = [];
+  private ipForward: string | null = null;
+  private stopped = false;
 
   constructor(
     private readonly plane: ControlPlane,
     private readonly options: RealNodeOptions,
   ) {
     this.name = options.name;
-    this.timeoutMs = options.timeoutMs ?? 120_000;
+    this.timeoutMs = options.timeoutMs ?? WAIT_MS;
     mkdirSync(join(this.dir, 'logs'));
   }
 
@@ -152,23 +182,36 @@ class TestNode implements RealNode {
     this.readyMs = Date.now() - started;
   }
 
-  /** The private mount namespace: each fixed path a bind mount of `<dir>/mounts/<path>`. */
+  /**
+   * The private mount namespace: each fixed path a bind mount of `<dir>/mounts/<path>` (the paths
+   * are the script's arguments, never part of its text).
+   */
   private async startHolder(): Promise<void> {
-    const lines = ['set -e'];
+    const pairs: string[] = [];
     for (const path of FIXED_PATHS) {
       const source = join(this.dir, 'mounts', path.replaceAll('/', '_'));
       mkdirSync(source, { recursive: true });
-      this.makeHostPath(path);
-      lines.push(`mount --bind '${source}' '${path}'`);
+      mkdirSync(path, { recursive: true });
+      pairs.push(source, path);
     }
-    lines.push('echo ready', 'exec sleep 2147483647');
-    const holder = spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', lines.join('\n')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const script =
+      'set -e; while [ $# -gt 0 ]; do mount --bind "$1" "$2"; shift 2; done; echo ready; exec sleep 2147483647';
+    const holder = spawn(
+      'unshare',
+      ['--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'holder', ...pairs],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.holder = holder;
+    holders.add(holder);
+    holder.once('exit', () => holders.delete(holder));
     let output = '';
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the mount namespace was not ready in 10 s: ${output}`)), 10_000);
+      const timer = setTimeout(
+        () => reject(new Error(`the mount namespace was not ready in ${this.timeoutMs} ms: ${output}`)),
+        this.timeoutMs,
+      );
       const onData = (chunk: Buffer) => {
         output += chunk.toString('utf8');
         if (output.includes('ready\n')) {
@@ -178,21 +221,15 @@ class TestNode implements RealNode {
       };
       holder.stdout.on('data', onData);
       holder.stderr.on('data', onData);
+      holder.once('error', (error) => {
+        clearTimeout(timer);
+        reject(new Error(`unshare could not start: ${error.message}`));
+      });
       holder.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`unshare exited (${code}): ${output}`));
       });
     });
-  }
-
-  /** Makes a missing fixed path on the host (the bind mount's target), remembering it for stop(). */
-  private makeHostPath(path: string): void {
-    const missing: string[] = [];
-    for (let p = path; !existsSync(p); p = dirname(p)) missing.unshift(p);
-    for (const p of missing) {
-      mkdirSync(p);
-      this.madeHostPaths.unshift(p);
-    }
   }
 
   /** Runs `binary args…` inside the node's mount namespace as a component. */
@@ -210,6 +247,8 @@ class TestNode implements RealNode {
   }
 
   private async startContainerd(): Promise<void> {
+    // The CNI bridge (isGateway) turns IPv4 forwarding on; stop() sets it back.
+    this.ipForward = readFileSync(IP_FORWARD, 'utf8').trim();
     const cniConfDir = join(this.dir, 'cni-conf');
     mkdirSync(cniConfDir);
     const subnet = `10.${200 + (randomBytes(1)[0]! % 50)}.${randomBytes(1)[0]!}.0/24`;
@@ -321,38 +360,46 @@ class TestNode implements RealNode {
   }
 
   async stop(options: { keepDir?: boolean } = {}): Promise<void> {
-    if (this.kubelet !== undefined) await stopComponent(this.kubelet, 5_000);
-    await removeCgroupTrees(this.cgroups);
-    if (this.containerd !== undefined) await stopComponent(this.containerd, 5_000);
+    if (this.stopped) return;
+    this.stopped = true;
+    liveNodes.delete(this);
+    const errors: unknown[] = [];
+    const step = async (run: () => unknown): Promise<void> => {
+      try {
+        await run();
+      } catch (error) {
+        errors.push(error);
+      }
+    };
+    await step(() => this.kubelet && stopComponent(this.kubelet, 5_000));
+    await step(() => removeCgroupTrees(this.cgroups));
+    await step(() => this.containerd && stopComponent(this.containerd, 5_000));
     // The shims and anything else started with the folder in its command line.
-    for (const pid of processesNaming(this.dir)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone already
+    await step(() => {
+      for (const pid of processesNaming(this.dir)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
       }
-    }
-    if (this.holder !== undefined && this.holder.exitCode === null) {
-      const exited = new Promise((resolve) => this.holder!.once('exit', resolve));
-      this.holder.kill('SIGKILL');
+    });
+    await step(async () => {
+      const holder = this.holder;
+      if (holder === undefined || holder.exitCode !== null || holder.signalCode !== null) return;
+      const exited = new Promise((resolve) => holder.once('exit', resolve));
+      holder.kill('SIGKILL');
       await exited;
-    }
-    try {
-      execFileSync('ip', ['link', 'delete', this.bridge], { stdio: 'ignore' });
-    } catch {
-      // no bridge (no pod left the host network)
-    }
-    for (const path of this.madeHostPaths) {
-      try {
-        rmdirSync(path);
-      } catch {
-        // not empty or in use: left
-      }
-    }
+    });
+    await step(() => {
+      if (existsSync(`/sys/class/net/${this.bridge}`)) execFileSync('ip', ['link', 'delete', this.bridge]);
+    });
+    await step(() => this.ipForward !== null && writeFileSync(IP_FORWARD, `${this.ipForward}\n`));
     if (options.keepDir === true || process.env.GPUSHARE_KEEP_KUBERNETES_DIR === '1') {
       process.stderr.write(`real node files kept in ${this.dir}\n`);
-      return;
+    } else {
+      await step(() => rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }));
     }
-    rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    if (errors.length > 0) throw new AggregateError(errors, `stopping the real node ${this.name} failed`);
   }
 }
