@@ -21,6 +21,7 @@ import { createApiPodSource } from '../adapters/kubernetes/node-agent/api-pod-so
 import { inventoryOfDiscovered } from '../adapters/kubernetes/node-agent/inventory-from-discovery.js';
 import { createClientNodePatcher, publishNodeInventory } from '../adapters/kubernetes/node-agent/node-publisher.js';
 import { createMpsDaemonManager } from '../adapters/mps/mps-daemon-manager.js';
+import { createSimulatedMpsDaemons } from '../adapters/mps/simulated-mps-daemons.js';
 
 /** Resolved options of the node agent (the command's flags). */
 export interface NodeAgentOptions {
@@ -91,7 +92,10 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Running
   };
 
   const health = createGpuHealthState(discovered.map((g) => [g.index, g.healthy] as const));
-  const mps = simulated ? null : createMpsDaemonManager({ baseDirectory: options.mpsDir });
+  // Simulated GPUs get simulated MPS daemons: their directories, no process (simulated-mps-daemons.ts).
+  const mps = simulated
+    ? createSimulatedMpsDaemons({ baseDirectory: options.mpsDir })
+    : createMpsDaemonManager({ baseDirectory: options.mpsDir });
   const plugin = await startDevicePlugin({
     nodeName: options.nodeName,
     gpus: discovered,

@@ -314,6 +314,76 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
     });
   });
 
+  it('host network, ports, the API server address and simulated GPUs (clusters without kube-proxy)', async () => {
+    const rendered = await render(
+      'webhook.hostNetwork=true',
+      'webhook.port=9443',
+      'extender.hostNetwork=true',
+      'extender.port=9444',
+      'nodeAgent.hostNetwork=true',
+      'nodeAgent.simulateGpus=2xA100-80GB',
+      'autoscaler.enabled=true',
+      'kubernetesApi.host=10.0.0.5',
+      'kubernetesApi.port=6443',
+    );
+    type PodSpec = {
+      hostNetwork?: boolean;
+      dnsPolicy?: string;
+      containers: { args: string[]; env?: { name: string; value?: string }[]; ports?: { containerPort: number }[] }[];
+    };
+    const podSpec = (kind: string, name: string) =>
+      find<{ spec: { template: { spec: PodSpec } } }>(rendered, kind, name).spec.template.spec;
+    const apiEnv = [
+      { name: 'KUBERNETES_SERVICE_HOST', value: '10.0.0.5' },
+      { name: 'KUBERNETES_SERVICE_PORT', value: '6443' },
+    ];
+    for (const [kind, name] of [
+      ['Deployment', 'gpushare-webhook'],
+      ['Deployment', 'gpushare-extender'],
+      ['DaemonSet', 'gpushare-node-agent'],
+      ['Deployment', 'gpushare-autoscaler'],
+    ] as const) {
+      const spec = podSpec(kind, name);
+      expect([name, spec.hostNetwork, spec.dnsPolicy]).toEqual([
+        name,
+        name === 'gpushare-autoscaler' ? undefined : true,
+        name === 'gpushare-autoscaler' ? undefined : 'ClusterFirstWithHostNet',
+      ]);
+      expect(spec.containers[0]!.env!.filter((e) => e.name.startsWith('KUBERNETES_SERVICE_'))).toEqual(apiEnv);
+    }
+    expect(podSpec('Deployment', 'gpushare-webhook').containers[0]!.args).toContain('--port=9443');
+    expect(podSpec('Deployment', 'gpushare-webhook').containers[0]!.ports).toEqual([
+      { name: 'https', containerPort: 9443, protocol: 'TCP' },
+    ]);
+    expect(podSpec('Deployment', 'gpushare-extender').containers[0]!.args).toContain('--port=9444');
+    const extenderService = find<{ spec: { ports: { port: number }[] } }>(rendered, 'Service', 'gpushare-extender');
+    expect(extenderService.spec.ports.map((p) => p.port)).toEqual([9444]);
+    expect(podSpec('DaemonSet', 'gpushare-node-agent').containers[0]!.args).toContain('--simulate-gpus=2xA100-80GB');
+    const badSpec = await helm(['template', 'gpushare', CHART_DIR, '--set', 'nodeAgent.simulateGpus=lots']);
+    expect(badSpec.code).toBe(1);
+    expect(badSpec.stderr).toContain('/nodeAgent/simulateGpus');
+    const badPort = await helm(['template', 'gpushare', CHART_DIR, '--set', 'extender.port=443']);
+    expect(badPort.code).toBe(1);
+    expect(badPort.stderr).toContain('/extender/port');
+    const plainHttp = await helm(['template', 'gpushare', CHART_DIR, '--set', 'kubernetesApi.port=8080']);
+    expect(plainHttp.code).toBe(1);
+    expect(plainHttp.stderr).toContain('/kubernetesApi/port');
+    const samePort = await helm([
+      'template',
+      'gpushare',
+      CHART_DIR,
+      ...['webhook.hostNetwork=true', 'extender.hostNetwork=true'].flatMap((v) => ['--set', v]),
+    ]);
+    expect(samePort.code).toBe(1);
+    expect(samePort.stderr).toContain(
+      'webhook.port and extender.port must differ when webhook.hostNetwork and extender.hostNetwork ' +
+        'are both true (both are 8443)',
+    );
+    const webhookStrategy = find<{ spec: { strategy: unknown } }>(rendered, 'Deployment', 'gpushare-webhook').spec
+      .strategy;
+    expect(webhookStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+  });
+
   it('in another namespace and with a name prefix, every name and reference follows', async () => {
     const result = await helm(['template', 'gs', CHART_DIR, '--namespace', 'gpu-infra', '--set', 'nameOverride=gs']);
     expect(result.code).toBe(0);

@@ -53,6 +53,8 @@ export const PKI_FILES = {
   servingKey: 'serving.key',
   serviceAccountKey: 'sa.key',
   serviceAccountPublicKey: 'sa.pub',
+  kubeletClientCert: 'kubelet-client.crt',
+  kubeletClientKey: 'kubelet-client.key',
 } as const;
 
 /** Writes the PEM files of `pki` into `pkiDir` (mode 0600). */
@@ -64,6 +66,8 @@ export function writePki(pkiDir: string, pki: ControlPlanePki): void {
     [PKI_FILES.servingKey]: pki.serving.keyPem,
     [PKI_FILES.serviceAccountKey]: pki.serviceAccountKeyPem,
     [PKI_FILES.serviceAccountPublicKey]: pki.serviceAccountPublicKeyPem,
+    [PKI_FILES.kubeletClientCert]: pki.kubeletClient.certPem,
+    [PKI_FILES.kubeletClientKey]: pki.kubeletClient.keyPem,
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(pkiDir, name), text, { mode: 0o600 });
 }
@@ -110,6 +114,9 @@ export function apiServerArgs(pkiDir: string, port: number, etcdUrl: string, ext
     ...servingArgs(pkiDir, port),
     `--cert-dir=${pkiDir}`,
     `--client-ca-file=${join(pkiDir, PKI_FILES.ca)}`,
+    // Real test nodes (real-node.ts) accept only client certificates of the test CA.
+    `--kubelet-client-certificate=${join(pkiDir, PKI_FILES.kubeletClientCert)}`,
+    `--kubelet-client-key=${join(pkiDir, PKI_FILES.kubeletClientKey)}`,
     '--authorization-mode=Node,RBAC',
     '--enable-admission-plugins=MutatingAdmissionWebhook,ValidatingAdmissionWebhook',
     '--service-account-issuer=https://kubernetes.default.svc.cluster.local',

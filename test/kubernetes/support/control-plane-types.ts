@@ -92,6 +92,13 @@ export interface ControlPlane {
   serviceAccountCredentials(namespace: string, name: string): Promise<KubeCredentials>;
   /** The same as a kubeconfig file (path returned), for kubectl and the gpushare components. */
   serviceAccountKubeconfig(namespace: string, name: string): Promise<string>;
+  /**
+   * A kubeconfig (path returned) of a client certificate `CN=<user>`, one `O=` per group, signed
+   * by the control plane's CA, e.g. a kubelet's (`system:node:<name>`, group `system:nodes`).
+   */
+  clientCertificateKubeconfig(user: string, groups: readonly string[]): Promise<string>;
+  /** A serving certificate for `names` (IP addresses or DNS names) signed by the control plane's CA. */
+  servingCertificate(names: readonly string[]): Promise<{ readonly certPem: string; readonly keyPem: string }>;
   /** Stops kube-scheduler and starts it again with `options` (e.g. another configuration). */
   restartScheduler(options?: SchedulerOptions): Promise<void>;
   /** Log files by component name. */

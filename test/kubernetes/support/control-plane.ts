@@ -38,7 +38,8 @@ import type {
 import { kubeRequest, PATCH_TYPES, writeKubeconfig, type KubeCredentials, type KubeResponse } from './kube-client.js';
 import { runKubectl, type KubectlResult } from './kubectl.js';
 import { nodeObject, nodeSpecPatch, nodeStatusPatch, type KubeNode, type NodeInput } from './nodes.js';
-import { createControlPlanePki, type ControlPlanePki } from './pki.js';
+import { issueServerCert, type PemPair } from '../../../src/adapters/tls/local-ca.js';
+import { createControlPlanePki, issueClientCert, type ControlPlanePki } from './pki.js';
 import { startPodReaper, type PodReaper } from './pod-reaper.js';
 
 // The shapes are in control-plane-types.ts; the two every test file needs are here too.
@@ -333,6 +334,17 @@ class TestControlPlane implements ControlPlane {
     const path = join(this.kubeconfigDir, `sa-${namespace}-${name}.kubeconfig`);
     writeKubeconfig(path, await this.serviceAccountCredentials(namespace, name), `${namespace}-${name}`);
     return path;
+  }
+
+  async clientCertificateKubeconfig(user: string, groups: readonly string[]): Promise<string> {
+    const client = await issueClientCert(this.pki.ca, user, groups, Date.now());
+    const path = join(this.kubeconfigDir, `cert-${user.replace(/[^a-zA-Z0-9-]/g, '-')}.kubeconfig`);
+    writeKubeconfig(path, { ...this.admin, client }, user);
+    return path;
+  }
+
+  servingCertificate(names: readonly string[]): Promise<PemPair> {
+    return issueServerCert(this.pki.ca, names, Date.now());
   }
 
   logPaths(): Record<string, string> {

@@ -33,6 +33,8 @@ export interface ControlPlanePki {
   readonly scheduler: PemPair;
   /** Client certificate `CN=system:kube-controller-manager`. */
   readonly controllerManager: PemPair;
+  /** kube-apiserver's client certificate for kubelets (logs, exec): `CN=kube-apiserver-kubelet-client`. */
+  readonly kubeletClient: PemPair;
   /** Service-account token signing key (PKCS #8) and its public key (SPKI). */
   readonly serviceAccountKeyPem: string;
   readonly serviceAccountPublicKeyPem: string;
@@ -82,11 +84,12 @@ export async function issueClientCert(
 /** Makes a new {@link ControlPlanePki} (about 20 ms). */
 export async function createControlPlanePki(nowMs: number): Promise<ControlPlanePki> {
   const ca = await createLocalCa('gpushare-test-kubernetes-ca', nowMs);
-  const [serving, admin, scheduler, controllerManager, saKeys] = await Promise.all([
+  const [serving, admin, scheduler, controllerManager, kubeletClient, saKeys] = await Promise.all([
     issueServerCert(ca, ['127.0.0.1', 'localhost'], nowMs),
     issueClientCert(ca, 'gpushare-test-admin', ['system:masters'], nowMs),
     issueClientCert(ca, 'system:kube-scheduler', [], nowMs),
     issueClientCert(ca, 'system:kube-controller-manager', [], nowMs),
+    issueClientCert(ca, 'kube-apiserver-kubelet-client', [], nowMs),
     webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']) as Promise<webcrypto.CryptoKeyPair>,
   ]);
   const privateDer = await webcrypto.subtle.exportKey('pkcs8', saKeys.privateKey);
@@ -97,6 +100,7 @@ export async function createControlPlanePki(nowMs: number): Promise<ControlPlane
     admin,
     scheduler,
     controllerManager,
+    kubeletClient,
     serviceAccountKeyPem: x509.PemConverter.encode(privateDer, 'PRIVATE KEY'),
     serviceAccountPublicKeyPem: x509.PemConverter.encode(publicDer, 'PUBLIC KEY'),
   };

@@ -65,3 +65,27 @@ tolerations:
 {{- $ns := (index . 0).Release.Namespace -}}
 {{- list $name (printf "%s.%s" $name $ns) (printf "%s.%s.svc" $name $ns) (printf "%s.%s.svc.cluster.local" $name $ns) | toJson -}}
 {{- end -}}
+
+{{/*
+hostNetwork of a pod spec, when the component asks for it: include "gpushare.hostNetwork" .Values.webhook.
+Such a pod still resolves cluster names (dnsPolicy ClusterFirstWithHostNet).
+*/}}
+{{- define "gpushare.hostNetwork" -}}
+{{- if .hostNetwork }}
+hostNetwork: true
+dnsPolicy: ClusterFirstWithHostNet
+{{- end -}}
+{{- end -}}
+
+{{/*
+The API server's address for the in-cluster client, when kubernetesApi.host is set (clusters
+without kube-proxy): environment entries of a container's env list.
+*/}}
+{{- define "gpushare.apiServerEnv" -}}
+{{- with .Values.kubernetesApi.host }}
+- name: KUBERNETES_SERVICE_HOST
+  value: {{ . | quote }}
+- name: KUBERNETES_SERVICE_PORT
+  value: {{ $.Values.kubernetesApi.port | toString | quote }}
+{{- end -}}
+{{- end -}}
