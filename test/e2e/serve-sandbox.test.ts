@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readProcStat } from '../../src/host/proc-identity.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 import { readableCheckout, type ReadableCheckout } from '../support/readable-checkout.js';
 import { requireTool } from '../support/required-tool.js';
 import {
@@ -154,7 +155,17 @@ describe.skipIf(!available)('gpushare serve: the job sandbox', () => {
         JSON.parse(readFileSync(join(jobFolder(handle, job.body.id), 'attempt-1.pid'), 'utf8')) as { jobPid: number }
       ).jobPid;
       expect(pid).not.toBe(jobPid);
-      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toBe('/bin/sleep\u0000600.5\u0000');
+      // The pid is known from the fork on; on a loaded machine the exec of the command may come a
+      // moment after the job reads running. The same pid then runs the command.
+      const cmdline = await pollFor(
+        `pid ${pid} running /bin/sleep`,
+        () => {
+          const text = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+          return text.startsWith('/usr/bin/bwrap\u0000') ? undefined : text;
+        },
+        WAIT_MS,
+      );
+      expect(cmdline).toBe('/bin/sleep\u0000600.5\u0000');
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       expect(/^NSpid:\s+(\d+)\s+(\d+)$/m.exec(status)?.slice(1)).toEqual([String(pid), '2']);
       const uid = (await api(handle, 'GET', '/api/v1/tenants')).body.tenants.find(

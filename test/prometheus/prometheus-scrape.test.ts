@@ -52,10 +52,12 @@ describe.skipIf(!requireTool(PROMETHEUS_BIN, PROMETHEUS_INSTALL_HINT))('a real P
 
     for (let i = 0; i < 2; i++)
       jobIds.push(submittedId(cli(server, ['submit', '--gpu', '0.4', '--name', `sleeper-${i}`, '--', 'sleep', '300'])));
-    // Reports a 0.62 s step every 0.5 s (at most 600 times) through the job's own token and URL.
+    // Reports a 0.62 s step every 0.5 s (at most 600 times) through the job's own token and URL. A
+    // report that fails on a loaded machine is skipped, not the end of the job (its 100 milli-GPU
+    // are checked below).
     const reportLoop =
-      `for i in $(seq 1 600); do "${process.execPath}" "${BIN}" report --step-seconds 0.62 || exit ` +
-      `1; sleep 0.5; done`;
+      `for i in $(seq 1 600); do "${process.execPath}" "${BIN}" report --step-seconds 0.62 || ` +
+      `true; sleep 0.5; done`;
     qosJobId = submittedId(
       cli(server, [
         'submit',
