@@ -7,6 +7,8 @@
 import { InvalidArgumentError } from 'commander';
 import type { LinearProgramSolver } from '../lib/linear-program.js';
 import { computePackingBound } from '../sim/bound/bound-report.js';
+import { formatBoundTable } from '../sim/report/bound-table.js';
+import { UsageError } from './exit-codes.js';
 import type { SimulationReport } from '../sim/simulation-types.js';
 import { readNodeListFile, readPodListFile } from '../sim/traces/alibaba-csv.js';
 
@@ -57,4 +59,33 @@ export async function withPackingBound(
   const seeds = [...new Set(report.runs.map((r) => r.seed))];
   const bound = computePackingBound({ nodes, pods, inflation: report.inflation, seeds, levelsPct }, solver, onSeed);
   return { ...report, bound };
+}
+
+/**
+ * Checks `--bound` and `--bound-levels` against the other flags: both apply to the plain packing
+ * replay only, and `--bound-levels` needs `--bound`.
+ * @throws UsageError naming the flags
+ */
+export function checkBoundFlags(
+  opts: { readonly bound?: boolean; readonly sharing?: unknown; readonly poolReport?: boolean },
+  levelsGiven: boolean,
+): void {
+  if ((opts.bound === true || levelsGiven) && (opts.sharing !== undefined || opts.poolReport === true))
+    throw new UsageError(
+      '--bound and --bound-levels apply to the plain packing replay, not --sharing or --pool-report',
+    );
+  if (levelsGiven && opts.bound !== true) throw new UsageError('--bound-levels needs --bound');
+}
+
+/** The console lines of the bound (none without one): the gap table and how long it took. */
+export function boundLines(report: SimulationReport): string[] {
+  if (!report.bound) return [];
+  return [
+    '',
+    'Unallocated GPU % at each arrival level (mean over seeds) and its gap to the bound no placement can beat:',
+    formatBoundTable(report),
+    '',
+    `bound: ${report.bound.seeds.length} seed(s) × ${report.bound.levelsPct.length} level(s) in ` +
+      `${report.bound.seconds.toFixed(1)} s (docs/packing-bound.md)`,
+  ];
 }

@@ -23,12 +23,13 @@ import { parseSeeds } from './parse-seeds.js';
 import { checkHybridFlags, parseGpuModel, parseSharingList, simulateHybrid } from './simulate-hybrid.js';
 import { checkPoolFlags, parseUtilization, simulatePool } from './simulate-pool.js';
 import {
+  boundLines,
+  checkBoundFlags,
   DEFAULT_BOUND_LEVELS,
   parseBoundLevels,
   withPackingBound,
   type LoadLinearProgramSolver,
 } from './simulate-bound.js';
-import { formatBoundTable } from '../sim/report/bound-table.js';
 import type { SharingSetting } from '../sim/hybrid/pod-mode.js';
 
 const MAX_INFLATION = 10;
@@ -259,12 +260,7 @@ async function simulateTimeline(opts: SimulateOptions, policies: readonly string
 
 async function simulate(opts: SimulateOptions, command: Command, loadSolver?: LoadLinearProgramSolver): Promise<void> {
   checkReplayFlags(opts, command);
-  if ((opts.bound === true || optionGiven(command, 'boundLevels')) && (opts.sharing !== undefined || opts.poolReport)) {
-    throw new UsageError(
-      '--bound and --bound-levels apply to the plain packing replay, not --sharing or --pool-report',
-    );
-  }
-  if (optionGiven(command, 'boundLevels') && opts.bound !== true) throw new UsageError('--bound-levels needs --bound');
+  checkBoundFlags(opts, optionGiven(command, 'boundLevels'));
   checkPoolFlags(opts, command);
   if (opts.sharing === undefined && (opts.tenants !== undefined || opts.mpsAnyTenant !== undefined)) {
     throw new UsageError(`${opts.tenants !== undefined ? '--tenants' : '--mps-any-tenant'} applies to --sharing only`);
@@ -340,16 +336,7 @@ async function simulate(opts: SimulateOptions, command: Command, loadSolver?: Lo
         ]
       : []),
     `${report.runs.length} runs in ${seconds.toFixed(1)} s (${Math.min(opts.workers, total)} worker(s))`,
-    ...(report.bound
-      ? [
-          '',
-          'Unallocated GPU % at each arrival level (mean over seeds) and its gap to the bound no placement can beat:',
-          formatBoundTable(report),
-          '',
-          `bound: ${report.bound.seeds.length} seed(s) × ${report.bound.levelsPct.length} level(s) in ` +
-            `${report.bound.seconds.toFixed(1)} s (docs/packing-bound.md)`,
-        ]
-      : []),
+    ...boundLines(report),
   ];
   if (opts.json !== undefined) {
     await writeAtomically('--json', opts.json, `${JSON.stringify(report, null, 2)}\n`);

@@ -152,6 +152,16 @@ export function mpsKeyDirectoryName(key: string): string {
 }
 
 /**
+ * Where the daemon of `key` keeps its pipe and log directories under `baseDirectory`:
+ * `<base>/<key directory>/pipe` and `/log` (the layout simulated daemons share).
+ * @throws RangeError for an unusable key (mpsKeyDirectoryName)
+ */
+export function mpsDaemonDirectories(baseDirectory: string, key: string): MpsDaemonDirectories {
+  const dir = join(baseDirectory, mpsKeyDirectoryName(key));
+  return { pipeDirectory: join(dir, 'pipe'), logDirectory: join(dir, 'log') };
+}
+
+/**
  * True when `pid` names a live process (EPERM: alive, owned by another user). A zombie (state `Z`
  * in /proc/<pid>/stat, e.g. under a PID 1 that does not reap) counts as dead.
  */
@@ -198,10 +208,7 @@ export function createMpsDaemonManager(options: MpsDaemonManagerOptions): MpsDae
   const known: string[] = [];
   const queues = new Map<string, Promise<unknown>>();
 
-  function directoriesFor(key: string): MpsDaemonDirectories {
-    const dir = join(options.baseDirectory, mpsKeyDirectoryName(key));
-    return { pipeDirectory: join(dir, 'pipe'), logDirectory: join(dir, 'log') };
-  }
+  const directoriesFor = (key: string): MpsDaemonDirectories => mpsDaemonDirectories(options.baseDirectory, key);
 
   function environmentFor(key: string, dirs: MpsDaemonDirectories): Record<string, string> {
     const env: Record<string, string> = {};

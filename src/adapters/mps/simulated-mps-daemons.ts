@@ -7,8 +7,8 @@
  * check.
  */
 import { chmodSync, mkdirSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { mpsKeyDirectoryName } from './mps-daemon-manager.js';
+import { dirname, isAbsolute } from 'node:path';
+import { mpsDaemonDirectories } from './mps-daemon-manager.js';
 
 /** What the device plugin asks of MPS daemons (prepare-container.ts MpsDaemons). */
 export interface SimulatedMpsDaemons {
@@ -26,11 +26,10 @@ export function createSimulatedMpsDaemons(options: { baseDirectory: string }): S
     throw new RangeError(`baseDirectory must be absolute, got ${options.baseDirectory}`);
   return {
     ensureDaemon: async ({ key }) => {
-      const dir = join(options.baseDirectory, mpsKeyDirectoryName(key));
-      const pipeDirectory = join(dir, 'pipe');
+      const { pipeDirectory, logDirectory } = mpsDaemonDirectories(options.baseDirectory, key);
       // The base directory is made when missing (0700) but never changed: it may be shared.
       mkdirSync(options.baseDirectory, { recursive: true, mode: 0o700 });
-      for (const path of [dir, pipeDirectory, join(dir, 'log')]) {
+      for (const path of [dirname(pipeDirectory), pipeDirectory, logDirectory]) {
         mkdirSync(path, { recursive: true, mode: 0o700 });
         chmodSync(path, 0o700);
       }

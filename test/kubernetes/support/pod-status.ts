@@ -4,6 +4,7 @@
  * for. Each wait polls and is bounded; a timeout names the pod and what was last seen.
  */
 import { WAIT_MS } from '../../../src/testing/deadlines.js';
+import { pollFor } from '../../e2e/support/serve-harness.js';
 import type { ControlPlane } from './control-plane.js';
 
 /** A running pod as the tests read it. */
@@ -30,22 +31,28 @@ export interface RunningPod {
   };
 }
 
-const POLL_MS = 200;
-
+/**
+ * pollFor (serve-harness.ts) of a read that also says what it saw: a failed request (the API
+ * server busy for a moment) is one more poll, and a timeout's message ends with the last thing seen.
+ */
 async function pollUntil<T>(
   what: string,
   read: () => Promise<{ done: T | null; seen: string }>,
   timeoutMs: number,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let seen = '';
-  for (;;) {
-    // A failed request (the API server busy for a moment) is one more poll, not a failure.
-    const result = await read().catch((error: unknown) => ({ done: null, seen: String(error) }));
-    if (result.done !== null) return result.done;
-    seen = result.seen;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; last seen: ${seen}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  try {
+    return await pollFor(
+      what,
+      async () => {
+        const result = await read().catch((error: unknown) => ({ done: null, seen: String(error) }));
+        seen = result.seen;
+        return result.done ?? undefined;
+      },
+      timeoutMs,
+    );
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; last seen: ${seen}`);
   }
 }
 
