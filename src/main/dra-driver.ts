@@ -22,6 +22,7 @@ import { createSimulatedNvidiaSmiState, writeSimulatedNvidiaSmiState } from '../
 import { createApiClaimReader } from '../adapters/kubernetes/dra/api-claim-reader.js';
 import { openClaimCheckpoint } from '../adapters/kubernetes/dra/claim-checkpoint.js';
 import { createClaimPreparer } from '../adapters/kubernetes/dra/claim-preparer.js';
+import { GPU_API_LABEL, GPU_APIS } from '../adapters/kubernetes/dra/dra-names.js';
 import { startKubeletPlugin } from '../adapters/kubernetes/dra/kubelet-plugin.js';
 import { kubeJsonFrom } from '../adapters/kubernetes/dra/kube-json.js';
 import type { SliceGpu } from '../adapters/kubernetes/dra/resource-slices.js';
@@ -98,12 +99,27 @@ export async function startDraDriver(options: DraDriverOptions): Promise<Running
     ? createSimulatedMpsDaemons({ baseDirectory: options.mpsDir })
     : createMpsDaemonManager({ baseDirectory: options.mpsDir });
 
+  let warnedLabel = false;
   const publisher = createSlicePublisher({
     api,
     nodeName: options.nodeName,
     onPublished: (generation, slices, why) =>
       logger.info({ node: options.nodeName, generation, slices, why }, 'published the ResourceSlices'),
     onError: (error) => logger.error({ err: error }, 'publishing the ResourceSlices failed; retrying'),
+    onNodeLabels: (labels) => {
+      if (labels[GPU_API_LABEL] !== GPU_APIS.dra && !warnedLabel) {
+        warnedLabel = true;
+        logger.warn(
+          {
+            node: options.nodeName,
+            label: GPU_API_LABEL,
+            value: labels[GPU_API_LABEL] ?? null,
+            expected: GPU_APIS.dra,
+          },
+          'the node is not labelled for DRA: if the device plugin serves it too, its GPUs are given twice',
+        );
+      }
+    },
   });
   const preparer = createClaimPreparer({
     nodeName: options.nodeName,

@@ -257,7 +257,8 @@ describe('gpushare dra-driver', () => {
       error: '',
     });
     expect(first['uid-bad-mode']!.error).toBe(
-      'InvalidDriverConfig: claim default/bad-mode: config[0].opaque.parameters.mode must be "timeslice" or "mps", got "fast"',
+      'InvalidDriverConfig: claim default/bad-mode: config[0].opaque.parameters.mode must be "timeslice" or ' +
+        '"mps", got "fast"',
     );
     expect(first['uid-missing']!.error).toBe('ClaimNotFound: claim default/missing does not exist');
     const pipe = mpsDaemonDirectories(join(tmp, 'mps'), g0!.uuid).pipeDirectory;

@@ -116,7 +116,7 @@ function capacity(
       { device, capacity: name, value: raw },
       `consumedCapacity.${name} of device ${device} is not a quantity: ${raw}`,
     );
-  return Math.ceil(value / scale - 1e-9);
+  return Math.max(0, Math.ceil(value / scale - 1e-9));
 }
 
 /**

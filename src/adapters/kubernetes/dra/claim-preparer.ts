@@ -288,7 +288,8 @@ export function createClaimPreparer(deps: ClaimPreparerDeps): ClaimPreparer {
         throw new PrepareFailure(
           PREPARE_ERROR_CODES.migDestroyFailed,
           { claimUid: uid, gpu: created.gpuIndex, gpuInstanceId: created.gpuInstanceId },
-          `GPU instance ${created.gpuInstanceId} of GPU ${created.gpuIndex} could not be destroyed: ${messageOf(error)}`,
+          `GPU instance ${created.gpuInstanceId} of GPU ${created.gpuIndex} could not be destroyed: ` +
+            messageOf(error),
         );
       }
     }

@@ -37,6 +37,8 @@ export interface SlicePublisherOptions {
   readonly resyncMs?: number;
   /** Told of each publish that succeeded. */
   readonly onPublished?: (generation: number, slices: readonly string[], why: string) => void;
+  /** Told of the Node's labels each time it is read (before each publish). */
+  readonly onNodeLabels?: (labels: Readonly<Record<string, string>>) => void;
   /** Told of each failed publish (it is retried). */
   readonly onError?: (error: Error) => void;
 }
@@ -79,7 +81,9 @@ export function createSlicePublisher(options: SlicePublisherOptions): SlicePubli
     const answer = await api.request('GET', `/api/v1/nodes/${encodeURIComponent(nodeName)}`);
     if (answer.status === 404) return undefined;
     if (answer.status !== 200) throw new Error(`reading node ${nodeName}: ${answerMessage(answer)}`);
-    const uid = (answer.body as { metadata?: { uid?: string } }).metadata?.uid;
+    const metadata = (answer.body as { metadata?: { uid?: string; labels?: Record<string, string> } }).metadata;
+    options.onNodeLabels?.(metadata?.labels ?? {});
+    const uid = metadata?.uid;
     return uid === undefined ? undefined : [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid, controller: true }];
   }
 
@@ -103,7 +107,8 @@ export function createSlicePublisher(options: SlicePublisherOptions): SlicePubli
           : await api.request('PUT', `${SLICES}/${encodeURIComponent(slice.metadata.name)}`, body);
       if (answer.status !== 200 && answer.status !== 201)
         throw new Error(
-          `${before === undefined ? 'creating' : 'replacing'} ResourceSlice ${slice.metadata.name}: ${answerMessage(answer)}`,
+          `${before === undefined ? 'creating' : 'replacing'} ResourceSlice ${slice.metadata.name}: ` +
+            answerMessage(answer),
         );
     }
     const wanted = new Set(desired.map((s) => s.metadata.name));
