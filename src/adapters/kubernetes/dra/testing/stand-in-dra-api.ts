@@ -23,6 +23,8 @@ export interface StandInDraApi {
   readonly claims: Map<string, KubeObject>;
   /** `METHOD path` of every request, in order. */
   readonly requests: string[];
+  /** Answers the next `count` requests with 500 InternalError. */
+  failNext(count: number): void;
   /** A kubeconfig (JSON) pointing at the stand-in. */
   kubeconfig(): string;
   close(): Promise<void>;
@@ -34,6 +36,7 @@ export async function startStandInDraApi(nodeName: string): Promise<StandInDraAp
   const claims = new Map<string, KubeObject>();
   const requests: string[] = [];
   let version = 1;
+  let failures = 0;
   const server: Server = createServer((req, res) => {
     let text = '';
     req.on('data', (c: Buffer) => (text += c.toString()));
@@ -48,6 +51,10 @@ export async function startStandInDraApi(nodeName: string): Promise<StandInDraAp
       const status = (code: number, reason: string): void =>
         send(code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code, message: reason });
       const path = url.pathname;
+      if (failures > 0) {
+        failures--;
+        return status(500, 'InternalError');
+      }
       if (req.method === 'GET' && path === `/api/v1/nodes/${nodeName}`)
         return send(200, { kind: 'Node', apiVersion: 'v1', metadata: { name: nodeName, uid: 'node-uid-1' } });
       const claim = /^\/apis\/resource\.k8s\.io\/v1\/namespaces\/([^/]+)\/resourceclaims\/([^/]+)$/.exec(path);
@@ -104,6 +111,7 @@ export async function startStandInDraApi(nodeName: string): Promise<StandInDraAp
     slices,
     claims,
     requests,
+    failNext: (count) => void (failures = count),
     kubeconfig: () =>
       JSON.stringify({
         apiVersion: 'v1',
