@@ -200,7 +200,7 @@ describe.skipIf(!kubernetesAvailable())('gpushare dra-driver on a real control p
     expect(generation).toBe(1);
   });
 
-  it('shares one device between two half-GPU pods, keeps a third waiting, and prepares a claim as allocated', async () => {
+  it('shares one device between two half-GPU pods, keeps a third waiting, prepares a claim as allocated', async () => {
     await template('half', { gpuMilli: '500', memory: '35Gi' });
     await pod('half-a', 'half');
     await pod('half-b', 'half');
