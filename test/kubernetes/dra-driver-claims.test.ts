@@ -20,6 +20,7 @@ import { draSocketPath } from '../../src/adapters/kubernetes/dra/kubelet-plugin.
 import { resourceSlicesFor } from '../../src/adapters/kubernetes/dra/resource-slices.js';
 import { draKubeletClient } from '../../src/adapters/kubernetes/dra/testing/dra-kubelet-client.js';
 import { quantityValue } from '../../src/adapters/kubernetes/schema/quantity.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 import { pollFor } from '../e2e/support/serve-harness.js';
 import { kubernetesAvailable } from './support/binaries.js';
 import { TEST_CONTROLLERS } from './support/component-flags.js';
@@ -28,7 +29,6 @@ import { useControlPlane } from './support/use-control-plane.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NODE = 'dra-node-1';
 const SPEC = '1xA100-80GB';
-const WAIT_MS = 90_000;
 
 interface Result {
   request: string;

@@ -7,7 +7,7 @@
  * registration socket served again after it is deleted.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,7 @@ import {
 import type { WireClaim, WireDevice } from '../../src/adapters/kubernetes/dra/dra-wire-types.js';
 import { mpsDaemonDirectories } from '../../src/adapters/mps/mps-daemon-manager.js';
 import { migProfilesFor } from '../../src/core/index.js';
+import { WAIT_MS } from '../../src/testing/deadlines.js';
 import { pollFor } from '../e2e/support/serve-harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -110,7 +111,7 @@ describe('gpushare dra-driver', () => {
         if (d.process.exitCode !== null) throw new Error(`the driver exited with ${d.process.exitCode}`);
         return d.stderr().includes('DRA driver running') ? true : undefined;
       },
-      60_000,
+      WAIT_MS,
     ).catch((e: Error) => {
       throw new Error(`${e.message}; driver stderr: ${d.stderr()}`);
     });
@@ -353,6 +354,7 @@ describe('gpushare dra-driver', () => {
 
   it('keeps prepared claims across a restart: same answer, nothing created twice, a new pool generation', async () => {
     const migSpec = specOf('uid-mig');
+    const written = statSync(join(tmp, 'cdi', claimCdiSpecFileName('uid-mig'))).mtimeMs;
     expect(await stopDriver()).toBe(0);
     expect(existsSync(registrationSocketPath(kubeletDir()))).toBe(false);
     driver = start();
@@ -367,6 +369,7 @@ describe('gpushare dra-driver', () => {
     }
     expect(migInstances()).toHaveLength(1);
     expect(specOf('uid-mig')).toEqual(migSpec);
+    expect(statSync(join(tmp, 'cdi', claimCdiSpecFileName('uid-mig'))).mtimeMs).toBe(written);
     await pollFor('generation 2', () =>
       [...api.slices.values()].every((s) => (s.spec as { pool: { generation: number } }).pool.generation === 2)
         ? true
