@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MigInstanceState, MigManager, MigPlan } from '../../../app/ports/mig-manager.js';
 import type { ResourceClaimObject } from './claim-allocation.js';
 import { openClaimCheckpoint } from './claim-checkpoint.js';
-import { ClaimNotFoundError, createClaimPreparer, PrepareFailure, type ClaimPreparer } from './claim-preparer.js';
+import { ClaimNotFoundError, createClaimPreparer, type ClaimPreparer } from './claim-preparer.js';
+import { PrepareFailure } from './prepare-failure.js';
 
 const GPUS = [
   { index: 0, uuid: 'GPU-0', model: 'A100-80GB', gpuMemoryMiB: 81920 },

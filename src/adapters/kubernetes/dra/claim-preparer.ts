@@ -17,7 +17,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MigInstanceState, MigManager } from '../../../app/ports/mig-manager.js';
+import type { MigManager } from '../../../app/ports/mig-manager.js';
 import type { MpsDaemons } from '../device-plugin/prepare-container.js';
 import { writeFileAtomic } from './atomic-file.js';
 import {
@@ -37,6 +37,8 @@ import {
   type ReadyDevice,
 } from './claim-cdi.js';
 import type { ClaimCheckpoint, CreatedMigInstance, PreparedClaim, PreparedDevice } from './claim-checkpoint.js';
+import { destroyMigInstance, ensureMigInstance } from './claim-mig.js';
+import { PREPARE_ERROR_CODES, PrepareFailure } from './prepare-failure.js';
 
 /** Reads a ResourceClaim from the API server. */
 export interface ClaimReader {
@@ -47,33 +49,6 @@ export interface ClaimReader {
 /** The claim does not exist (HTTP 404). */
 export class ClaimNotFoundError extends Error {
   override readonly name = 'ClaimNotFoundError';
-}
-
-/** Codes of {@link PrepareFailure} besides the allocation's (claim-allocation.ts CLAIM_ERROR_CODES). */
-export const PREPARE_ERROR_CODES = {
-  notFound: 'ClaimNotFound',
-  readFailed: 'ClaimReadFailed',
-  migCreateFailed: 'MigCreateFailed',
-  migDestroyFailed: 'MigDestroyFailed',
-  mpsFailed: 'MpsDaemonFailed',
-  cdiFailed: 'CdiWriteFailed',
-  checkpointFailed: 'CheckpointWriteFailed',
-} as const;
-
-/** A claim that could not be prepared or unprepared. */
-export class PrepareFailure extends Error {
-  override readonly name = 'PrepareFailure';
-  constructor(
-    readonly code: string,
-    readonly details: Readonly<Record<string, string | number>>,
-    message: string,
-  ) {
-    super(message);
-  }
-  /** The text of the claim's `error` field: `<code>: <message>`. */
-  wireError(): string {
-    return `${this.code}: ${this.message}`;
-  }
 }
 
 /** What the preparer needs. */
@@ -117,63 +92,6 @@ export function createClaimPreparer(deps: ClaimPreparerDeps): ClaimPreparer {
     queue = next.catch(() => undefined);
     return next;
   };
-
-  async function destroy(created: CreatedMigInstance): Promise<void> {
-    const result = await deps.mig.apply(created.gpuIndex, {
-      destroy: [{ start: created.start, profileId: created.profileId, gpuInstanceId: created.gpuInstanceId }],
-      create: [],
-    });
-    if (!result.ok && result.destroyed === 0) {
-      const still = (await deps.mig.listInstances(created.gpuIndex)).some(
-        (i) => i.gpuInstanceId === created.gpuInstanceId && i.start === created.start,
-      );
-      if (still) throw new Error(result.error ?? 'the GPU instance is still there');
-    }
-  }
-
-  async function ensureMig(device: AllocatedDevice, created: CreatedMigInstance[]): Promise<string> {
-    const placement = device.mig!;
-    const index = device.gpu.index;
-    const fail = (why: string): PrepareFailure =>
-      new PrepareFailure(
-        PREPARE_ERROR_CODES.migCreateFailed,
-        { device: device.device, gpu: index, profileId: placement.profileId, start: placement.start },
-        `the MIG instance ${placement.profileName} at slice ${placement.start} of GPU ${index} (device ` +
-          `${device.device}) could not be made ready: ${why}`,
-      );
-    let existing: MigInstanceState | undefined;
-    try {
-      existing = (await deps.mig.listInstances(index)).find(
-        (i) => i.profileId === placement.profileId && i.start === placement.start,
-      );
-    } catch (error) {
-      throw fail(messageOf(error));
-    }
-    if (existing !== undefined) {
-      if (existing.migDeviceUuid === null) throw fail('it exists without a MIG device (no compute instance)');
-      return existing.migDeviceUuid;
-    }
-    let made: MigInstanceState | undefined;
-    try {
-      const result = await deps.mig.apply(index, {
-        destroy: [],
-        create: [{ profileId: placement.profileId, start: placement.start }],
-      });
-      made = result.created[0];
-      if (made !== undefined)
-        created.push({
-          gpuIndex: index,
-          profileId: made.profileId,
-          start: made.start,
-          gpuInstanceId: made.gpuInstanceId,
-        });
-      if (!result.ok || made === undefined) throw new Error(result.error ?? 'not created');
-    } catch (error) {
-      throw fail(messageOf(error));
-    }
-    if (made.migDeviceUuid === null) throw fail('it was created without a MIG device UUID');
-    return made.migDeviceUuid;
-  }
 
   async function pipeDirectories(ready: readonly ReadyDevice[]): Promise<Map<string, string> | null> {
     if (claimMode(ready) !== 'mps') return null;
@@ -226,7 +144,7 @@ export function createClaimPreparer(deps: ClaimPreparerDeps): ClaimPreparer {
       for (const device of allocated)
         ready.push({
           allocated: device,
-          migDeviceUuid: device.kind === 'mig' ? await ensureMig(device, created) : null,
+          migDeviceUuid: device.kind === 'mig' ? await ensureMigInstance(deps.mig, device, created) : null,
         });
       if (ready.length > 0) {
         const pipes = await pipeDirectories(ready);
@@ -272,7 +190,7 @@ export function createClaimPreparer(deps: ClaimPreparerDeps): ClaimPreparer {
       return { devices, created: true };
     } catch (error) {
       if (specFile !== null) await rm(specFile, { force: true });
-      for (const c of created.reverse()) await destroy(c).catch(() => undefined);
+      for (const c of created.reverse()) await destroyMigInstance(deps.mig, c).catch(() => undefined);
       throw error;
     }
   }
@@ -283,7 +201,7 @@ export function createClaimPreparer(deps: ClaimPreparerDeps): ClaimPreparer {
     if (entry.specFile !== null) await rm(entry.specFile, { force: true });
     for (const created of entry.migCreated) {
       try {
-        await destroy(created);
+        await destroyMigInstance(deps.mig, created);
       } catch (error) {
         throw new PrepareFailure(
           PREPARE_ERROR_CODES.migDestroyFailed,

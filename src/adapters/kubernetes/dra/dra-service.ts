@@ -11,7 +11,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { ClaimPreparer } from './claim-preparer.js';
-import { PrepareFailure } from './claim-preparer.js';
+import { PrepareFailure } from './prepare-failure.js';
 import type { DraApiVersion } from './dra-protos.js';
 import type {
   ClaimsRequest,

@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PrepareFailure, type ClaimPreparer } from './claim-preparer.js';
+import type { ClaimPreparer } from './claim-preparer.js';
+import { PrepareFailure } from './prepare-failure.js';
 import {
   draSocketPath,
   registrationSocketPath,
