@@ -19,7 +19,7 @@
  * of `step`; a multi-allocatable device's counters are charged once, when its first share lands.
  * A slice names exactly one of nodeName, nodeSelector, allNodes, perDeviceNodeSelection.
  */
-import { migGeometry, migProfilesFor } from '../../../core/mig/mig-profiles.js';
+import { migGeometry, migProfilesFor } from '../../../core/index.js';
 import {
   DRA_ATTRIBUTES,
   DRA_CAPACITY,
