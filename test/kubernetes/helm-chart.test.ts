@@ -159,9 +159,7 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
       }
       // Without autoscaler.enabled and draDriver.enabled (the defaults), no autoscaler, DRA driver
       // or DeviceClass object.
-      expect(
-        objectKeys(await render()).filter((k) => /autoscaler|dra-driver|DeviceClass/.test(k)),
-      ).toEqual([]);
+      expect(objectKeys(await render()).filter((k) => /autoscaler|dra-driver|DeviceClass/.test(k))).toEqual([]);
     },
   );
 
@@ -597,7 +595,11 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
     expect(container.securityContext.privileged).toBe(true);
     expect(pod.hostNetwork).toBe(true);
     expect(pod.nodeSelector).toEqual({ 'gpushare.io/managed': 'true', pool: 'dra-a100' });
-    expect(container.env.map((e) => e.name)).toEqual(['NODE_NAME', 'KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT']);
+    expect(container.env.map((e) => e.name)).toEqual([
+      'NODE_NAME',
+      'KUBERNETES_SERVICE_HOST',
+      'KUBERNETES_SERVICE_PORT',
+    ]);
     type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
     expect(find<{ rules: Rule[] }>(rendered, 'ClusterRole', 'gpushare-dra-driver').rules).toEqual([
       {
