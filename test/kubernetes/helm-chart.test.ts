@@ -546,7 +546,7 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
     expect(runsOn(alone.spec.template.spec, { ...managed, [GPU_API_LABEL]: GPU_APIS.dra })).toBe(false);
   });
 
-  it("draDriver's values: the kubelet, CDI and state directories, simulated GPUs, host network, placement", async () => {
+  it("draDriver's values: kubelet, CDI and state directories, simulated GPUs, host network, placement", async () => {
     const rendered = await render(
       'draDriver.enabled=true',
       'draDriver.kubeletDir=/var/lib/k0s/kubelet',
