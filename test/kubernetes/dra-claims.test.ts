@@ -11,6 +11,9 @@
  *   10 GiB left, and lands where a deleted pod freed its memory.
  * - The extender never places a pod on a DRA node: those nodes have no gpushare inventory, and the
  *   extender's own filter refuses them as unresolvable.
+ * - The shipped DaemonSets (deploy/kubernetes) give each node the node agent or the DRA driver by
+ *   its gpushare.io/gpu-api label, never both, also when the label changes (the DaemonSet controller
+ *   and the scheduler place the daemon pods; no kubelet runs them).
  */
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
@@ -386,4 +389,59 @@ describe.skipIf(!kubernetesAvailable())('the DRA claims users write, on the real
       await p.request('DELETE', '/api/v1/nodes/dp-a100');
     }
   });
+
+  it(
+    'the shipped DaemonSets put the DRA driver on the DRA nodes and the node agent on the others, ' +
+      'and follow a relabelled node',
+    async () => {
+      const p = plane();
+      await p.createNode({ name: 'dp-a10', labels: { 'gpushare.io/managed': 'true' } });
+      const applied = await p.kubectl([
+        'apply',
+        ...['rbac-node-agent.yaml', 'node-agent.yaml', 'dra-driver.yaml'].flatMap((f) => [
+          '--filename',
+          join(DEPLOY, f),
+        ]),
+      ]);
+      expect(applied.stderr).toBe('');
+      /** [DaemonSet, node] of every daemon pod bound to a node, sorted. */
+      const daemons = async (): Promise<string[][]> =>
+        (await listPods(p, 'gpushare-system'))
+          .filter((x) => x.spec.nodeName !== undefined)
+          .map((x) => [x.metadata.labels?.['app.kubernetes.io/name'] ?? '', x.spec.nodeName!])
+          .sort((a, b) => a.join('/').localeCompare(b.join('/')));
+      const expectDaemons = async (what: string, wanted: string[][]) => {
+        let seen: string[][] = [];
+        try {
+          await poll(what, async () => {
+            seen = await daemons();
+            return JSON.stringify(seen) === JSON.stringify(wanted) ? true : undefined;
+          });
+        } finally {
+          expect(seen).toEqual(wanted);
+        }
+      };
+      try {
+        await expectDaemons('one daemon per node', [
+          ['gpushare-dra-driver', 'dra-a10'],
+          ['gpushare-dra-driver', 'dra-a100'],
+          ['gpushare-node-agent', 'dp-a10'],
+        ]);
+        // The admin moves the node to the DRA pool: the node agent leaves it, the DRA driver comes.
+        const relabel = await p.kubectl(['label', 'node', 'dp-a10', `${GPU_API_LABEL}=${GPU_APIS.dra}`]);
+        expect(relabel.code).toBe(0);
+        await expectDaemons('the DRA driver alone on the relabelled node', [
+          ['gpushare-dra-driver', 'dp-a10'],
+          ['gpushare-dra-driver', 'dra-a10'],
+          ['gpushare-dra-driver', 'dra-a100'],
+        ]);
+      } finally {
+        await p.request('DELETE', '/apis/apps/v1/namespaces/gpushare-system/daemonsets');
+        await poll('the daemon pods gone', async () =>
+          (await listPods(p, 'gpushare-system')).length === 0 ? true : undefined,
+        );
+        await p.request('DELETE', '/api/v1/nodes/dp-a10');
+      }
+    },
+  );
 });
