@@ -1,0 +1,105 @@
+/**
+ * The figures of one placement of the comparison (docs/kubernetes/dra-placement.md), from the
+ * shares it gave: GPUs used, milli-GPU left unallocated on them and on all GPUs, pods that never
+ * fit, pods bound per second, and the GPUs it over-committed (which must be none). Pure.
+ *
+ * Where the shares come from: for the extender, each bound pod's `gpushare.io/assignment`
+ * (`accountedGpuMilli` per GPU: 1000 for a whole GPU); for DRA, each allocated claim's
+ * `status.allocation.devices.results[]` (a `gpu-<i>-shared` device's `consumedCapacity.gpuMilli`,
+ * 1000 for a whole `gpu-<i>` device).
+ */
+
+/** One GPU share a pod was given. */
+export interface GpuShare {
+  readonly pod: string;
+  readonly node: string;
+  /** nvidia-smi index of the GPU on `node`. */
+  readonly gpuIndex: number;
+  /** milli-GPU counted against the GPU's 1000. */
+  readonly gpuMilli: number;
+}
+
+/** What one placement did with the stream. */
+export interface PlacementOutcome {
+  /** Pods created. */
+  readonly pods: number;
+  /** Pods bound to a node at the end. */
+  readonly boundPods: number;
+  /** Seconds from the first create to the last bind seen. */
+  readonly seconds: number;
+  readonly shares: readonly GpuShare[];
+}
+
+/** A GPU given more than 1000 milli-GPU. */
+export interface OvercommittedGpu {
+  readonly node: string;
+  readonly gpuIndex: number;
+  readonly gpuMilli: number;
+  readonly pods: readonly string[];
+}
+
+/** The figures of one placement. */
+export interface PlacementFigures {
+  readonly pods: number;
+  readonly boundPods: number;
+  /** Pods never bound (the scheduler reported them unschedulable). */
+  readonly podsNeverFit: number;
+  /** GPUs with at least one pod. */
+  readonly gpusUsed: number;
+  readonly totalGpus: number;
+  /** milli-GPU given to pods, all GPUs together. */
+  readonly allocatedGpuMilli: number;
+  /** Unallocated milli-GPU of the used GPUs ÷ their 1000 each, percent. */
+  readonly unallocatedOfUsedPct: number;
+  /** Unallocated milli-GPU of all GPUs ÷ their 1000 each, percent. */
+  readonly unallocatedOfAllPct: number;
+  readonly seconds: number;
+  /** Bound pods ÷ seconds from the first create to the last bind. */
+  readonly bindsPerSecond: number;
+  readonly overcommitted: readonly OvercommittedGpu[];
+}
+
+/** milli-GPU of one whole GPU. */
+const GPU_MILLI = 1000;
+
+/**
+ * The GPUs over 1000 milli-GPU, in node and index order.
+ */
+export function overcommittedGpus(shares: readonly GpuShare[]): OvercommittedGpu[] {
+  const perGpu = new Map<string, { node: string; gpuIndex: number; gpuMilli: number; pods: string[] }>();
+  for (const s of shares) {
+    const key = `${s.node}/${s.gpuIndex}`;
+    const g = perGpu.get(key) ?? { node: s.node, gpuIndex: s.gpuIndex, gpuMilli: 0, pods: [] };
+    g.gpuMilli += s.gpuMilli;
+    g.pods.push(s.pod);
+    perGpu.set(key, g);
+  }
+  return [...perGpu.values()]
+    .filter((g) => g.gpuMilli > GPU_MILLI)
+    .sort((a, b) => a.node.localeCompare(b.node) || a.gpuIndex - b.gpuIndex);
+}
+
+/**
+ * The figures of `outcome` on a cluster of `totalGpus` GPUs.
+ * @throws RangeError when `totalGpus` is not a positive integer
+ */
+export function placementFigures(outcome: PlacementOutcome, totalGpus: number): PlacementFigures {
+  if (!Number.isInteger(totalGpus) || totalGpus < 1)
+    throw new RangeError(`totalGpus must be a positive integer, got ${totalGpus}`);
+  const used = new Set(outcome.shares.map((s) => `${s.node}/${s.gpuIndex}`));
+  const allocated = outcome.shares.reduce((sum, s) => sum + s.gpuMilli, 0);
+  const percentFree = (gpus: number): number => (gpus === 0 ? 0 : (100 * (gpus * GPU_MILLI - allocated)) / (gpus * GPU_MILLI));
+  return {
+    pods: outcome.pods,
+    boundPods: outcome.boundPods,
+    podsNeverFit: outcome.pods - outcome.boundPods,
+    gpusUsed: used.size,
+    totalGpus,
+    allocatedGpuMilli: allocated,
+    unallocatedOfUsedPct: percentFree(used.size),
+    unallocatedOfAllPct: percentFree(totalGpus),
+    seconds: outcome.seconds,
+    bindsPerSecond: outcome.seconds > 0 ? outcome.boundPods / outcome.seconds : 0,
+    overcommitted: overcommittedGpus(outcome.shares),
+  };
+}
