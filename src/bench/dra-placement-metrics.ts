@@ -28,6 +28,8 @@ export interface PlacementOutcome {
   /** Seconds from the first create to the last bind seen. */
   readonly seconds: number;
   readonly shares: readonly GpuShare[];
+  /** The pods never bound, with the scheduler's message (PodScheduled condition). */
+  readonly unbound: readonly { readonly pod: string; readonly message: string }[];
 }
 
 /** A GPU given more than 1000 milli-GPU. */
@@ -88,7 +90,8 @@ export function placementFigures(outcome: PlacementOutcome, totalGpus: number): 
     throw new RangeError(`totalGpus must be a positive integer, got ${totalGpus}`);
   const used = new Set(outcome.shares.map((s) => `${s.node}/${s.gpuIndex}`));
   const allocated = outcome.shares.reduce((sum, s) => sum + s.gpuMilli, 0);
-  const percentFree = (gpus: number): number => (gpus === 0 ? 0 : (100 * (gpus * GPU_MILLI - allocated)) / (gpus * GPU_MILLI));
+  const percentFree = (gpus: number): number =>
+    gpus === 0 ? 0 : (100 * (gpus * GPU_MILLI - allocated)) / (gpus * GPU_MILLI);
   return {
     pods: outcome.pods,
     boundPods: outcome.boundPods,

@@ -5,10 +5,11 @@
  * CSV files.
  *
  * Sampling: every `nodeStride`-th row of the node list (the list is grouped by model, so a stride
- * keeps the mix of models and GPU counts) and every `podStride`-th GPU pod of the pod list in
+ * keeps the mix of models and GPU counts) and every `podStride`-th GPU pod of a pod list in
  * creation order (CPU-only pods are left out: neither placement decides anything for them). With
- * the defaults (24, 20) that is 51 nodes with 250 GPUs and 354 pods asking for 301.68 GPUs, 121 %
- * of the GPUs, so the end state shows which placement leaves fewer pods out.
+ * strides 24 and 20 that is 51 nodes with 250 GPUs and 354 pods: from `default` asking for 301.68
+ * GPUs (121 % of the GPUs; 145 pods share a GPU), from `gpushare40` for 267.02 (107 %; 201 share),
+ * so the end state shows which placement leaves fewer pods out.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,11 +19,20 @@ import { parseNodeListCsv, parsePodListCsv } from '../sim/traces/alibaba-csv.js'
 const shipped = (name: string): string =>
   fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
 
-/** The trace's node list and default pod list as shipped. */
-export const PLACEMENT_TRACE_FILES = {
-  nodes: shipped('openb_node_list_gpu_node.csv'),
-  pods: shipped('openb_pod_list_default.csv'),
+/** The trace's node list as shipped. */
+export const PLACEMENT_NODE_FILE = shipped('openb_node_list_gpu_node.csv');
+
+/**
+ * The pod lists a comparison can take: the production sample (`default`) and its variant in which
+ * GPU-sharing pods ask for 40 % of the GPUs (`gpushare40`).
+ */
+export const PLACEMENT_POD_FILES = {
+  default: shipped('openb_pod_list_default.csv'),
+  gpushare40: shipped('openb_pod_list_gpushare40.csv'),
 } as const;
+
+/** A pod list's name. */
+export type PlacementPodList = keyof typeof PLACEMENT_POD_FILES;
 
 /**
  * GPU memory given to the trace's undisclosed model codes (G1, G2, G3), MiB. Neither placement is
@@ -63,8 +73,9 @@ export interface PlacementPod {
   readonly allowedGpuModels: readonly string[];
 }
 
-/** How much of the trace to take. */
+/** Which pod list and how much of the trace to take. */
 export interface PlacementSampling {
+  readonly podList: PlacementPodList;
   /** Take every n-th node row (>= 1). */
   readonly nodeStride: number;
   /** Take every n-th GPU pod (>= 1). */
@@ -72,7 +83,7 @@ export interface PlacementSampling {
 }
 
 /** The sampling of the published comparison. */
-export const DEFAULT_PLACEMENT_SAMPLING: PlacementSampling = { nodeStride: 24, podStride: 20 };
+export const DEFAULT_PLACEMENT_SAMPLING: PlacementSampling = { podList: 'default', nodeStride: 24, podStride: 20 };
 
 /** The nodes and the pod stream. */
 export interface PlacementWorkload {
@@ -82,8 +93,7 @@ export interface PlacementWorkload {
 }
 
 function checkStride(field: string, value: number): void {
-  if (!Number.isInteger(value) || value < 1)
-    throw new RangeError(`${field} must be an integer >= 1, got ${value}`);
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${field} must be an integer >= 1, got ${value}`);
 }
 
 /**
@@ -93,7 +103,10 @@ function checkStride(field: string, value: number): void {
  */
 export function placementWorkload(
   sampling: PlacementSampling = DEFAULT_PLACEMENT_SAMPLING,
-  files: { readonly nodes: string; readonly pods: string } = PLACEMENT_TRACE_FILES,
+  files: { readonly nodes: string; readonly pods: string } = {
+    nodes: PLACEMENT_NODE_FILE,
+    pods: PLACEMENT_POD_FILES[sampling.podList],
+  },
 ): PlacementWorkload {
   checkStride('nodeStride', sampling.nodeStride);
   checkStride('podStride', sampling.podStride);
@@ -117,17 +130,15 @@ export function placementWorkload(
     .map(({ p }) => p);
   const pods = gpuPods
     .filter((_, i) => i % sampling.podStride === 0)
-    .map(
-      (p, i): PlacementPod => ({
-        name: `p-${String(i).padStart(3, '0')}`,
-        traceName: p.name,
-        cpuMilli: p.cpuMilli,
-        hostMemoryMiB: p.hostMemoryMiB,
-        gpuCount: p.gpuCount,
-        gpuMilli: p.gpuMilli,
-        allowedGpuModels: p.allowedGpuModels,
-      }),
-    );
+    .map((p, i): PlacementPod => ({
+      name: `p-${String(i).padStart(3, '0')}`,
+      traceName: p.name,
+      cpuMilli: p.cpuMilli,
+      hostMemoryMiB: p.hostMemoryMiB,
+      gpuCount: p.gpuCount,
+      gpuMilli: p.gpuMilli,
+      allowedGpuModels: p.allowedGpuModels,
+    }));
   return { nodes, pods, sampling };
 }
 

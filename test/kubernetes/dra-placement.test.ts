@@ -44,7 +44,7 @@ describe.skipIf(!kubernetesAvailable())('placement: gpushare extender and DRA st
     const workload: PlacementWorkload = {
       nodes: [node('small-a'), node('small-b')],
       pods: [pod('p-000', 500), pod('p-001', 500), pod('p-002', 1000)],
-      sampling: { nodeStride: 1, podStride: 1 },
+      sampling: { podList: 'default', nodeStride: 1, podStride: 1 },
     };
     const runs = await runBothPlacements(plane(), workload, {
       bounds: { ...DEFAULT_SETTLE, quietMs: 5000, timeoutMs: 120_000 },
@@ -65,7 +65,7 @@ describe.skipIf(!kubernetesAvailable())('placement: gpushare extender and DRA st
   }, 300_000);
 
   it('gives no GPU more than 1000 milli-GPU in either path on a sample of the trace', async () => {
-    const workload = placementWorkload({ nodeStride: 120, podStride: 100 });
+    const workload = placementWorkload({ podList: 'gpushare40', nodeStride: 120, podStride: 100 });
     const runs = await runBothPlacements(plane(), workload, {
       bounds: DEFAULT_SETTLE,
       namespaces: { extender: 'trace-extender', dra: 'trace-dra' },

@@ -68,7 +68,11 @@ export async function createExtenderNode(plane: ControlPlane, node: PlacementNod
 
 /** Creates `node` with its ResourceSlices, as the DRA driver publishes them. */
 export async function createDraNode(plane: ControlPlane, node: PlacementNode): Promise<void> {
-  await plane.createNode({ name: node.name, labels: nodeLabels(node, GPU_APIS.dra), allocatable: hostAllocatable(node) });
+  await plane.createNode({
+    name: node.name,
+    labels: nodeLabels(node, GPU_APIS.dra),
+    allocatable: hostAllocatable(node),
+  });
   const gpus = gpusOf(node.name, node.gpuCount, node.gpuModel, node.gpuMemoryMiB).map((g) => ({
     index: g.index,
     uuid: g.uuid,
@@ -88,7 +92,10 @@ export async function deleteNode(plane: ControlPlane, node: PlacementNode): Prom
   const gone = (status: number) => status === 200 || status === 404;
   const res = await plane.request('DELETE', `/api/v1/nodes/${node.name}`);
   if (!gone(res.status)) throw new Error(`delete node ${node.name}: ${res.status} ${res.text}`);
-  const slices = await plane.request('DELETE', `/apis/resource.k8s.io/v1/resourceslices?fieldSelector=${encodeURIComponent(`spec.nodeName=${node.name}`)}`);
+  const slices = await plane.request(
+    'DELETE',
+    `/apis/resource.k8s.io/v1/resourceslices?fieldSelector=${encodeURIComponent(`spec.nodeName=${node.name}`)}`,
+  );
   if (!gone(slices.status)) throw new Error(`delete slices of ${node.name}: ${slices.status} ${slices.text}`);
 }
 
@@ -166,7 +173,9 @@ export function claimTemplate(pod: PlacementPod): object {
     kind: 'ResourceClaimTemplate',
     metadata: { name: claimTemplateName(pod) },
     spec: {
-      spec: { devices: { requests: [{ name: 'gpu', exactly: { ...exactly, ...(selectors.length ? { selectors } : {}) } }] } },
+      spec: {
+        devices: { requests: [{ name: 'gpu', exactly: { ...exactly, ...(selectors.length ? { selectors } : {}) } }] },
+      },
     },
   };
 }
@@ -242,7 +251,8 @@ async function waitDecided(plane: ControlPlane, namespace: string, name: string,
   for (;;) {
     const res = await plane.request<TestPod>('GET', `/api/v1/namespaces/${namespace}/pods/${name}`);
     if (res.status === 200 && (res.body!.spec.nodeName !== undefined || unschedulable(res.body!))) return;
-    if (performance.now() > deadline) throw new Error(`pod ${name} neither bound nor unschedulable within ${bounds.timeoutMs} ms`);
+    if (performance.now() > deadline)
+      throw new Error(`pod ${name} neither bound nor unschedulable within ${bounds.timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, bounds.pollMs));
   }
 }
@@ -323,7 +333,9 @@ interface AllocatedClaim {
   metadata: { name: string; ownerReferences?: { kind: string; name: string }[] };
   status?: {
     allocation?: {
-      devices: { results: { driver: string; pool: string; device: string; consumedCapacity?: Record<string, string> }[] };
+      devices: {
+        results: { driver: string; pool: string; device: string; consumedCapacity?: Record<string, string> }[];
+      };
     };
   };
 }
@@ -370,5 +382,11 @@ export function outcomeOf(
     boundPods: pods.filter((p) => p.spec.nodeName !== undefined).length,
     seconds: (lastBindMs - firstCreateMs) / 1000,
     shares,
+    unbound: pods
+      .filter((p) => p.spec.nodeName === undefined)
+      .map((p) => ({
+        pod: p.metadata.name,
+        message: p.status?.conditions?.find((c) => c.type === 'PodScheduled')?.message ?? '',
+      })),
   };
 }
