@@ -8,6 +8,7 @@
  * `status.allocation.devices.results[]` (a `gpu-<i>-shared` device's `consumedCapacity.gpuMilli`,
  * 1000 for a whole `gpu-<i>` device).
  */
+import type { PlacementNode, PlacementPod } from './dra-placement-workload.js';
 
 /** One GPU share a pod was given. */
 export interface GpuShare {
@@ -59,6 +60,19 @@ export interface PlacementFigures {
   /** Bound pods ÷ seconds from the first create to the last bind. */
   readonly bindsPerSecond: number;
   readonly overcommitted: readonly OvercommittedGpu[];
+  /** Where the unallocated milli-GPU was left (see {@link freeGpuMilliByHost}). */
+  readonly freeGpuMilli: FreeGpuMilli;
+}
+
+/**
+ * The unallocated milli-GPU at the end, split by the node's host room: on nodes whose free CPU and
+ * memory would still take some pod that never fit (so its GPU pieces were too small: GPU
+ * fragmentation), and on nodes whose free CPU or memory takes none of them (the GPUs are stranded
+ * behind the host resources).
+ */
+export interface FreeGpuMilli {
+  readonly whereHostFits: number;
+  readonly whereHostFull: number;
 }
 
 /** milli-GPU of one whole GPU. */
@@ -81,13 +95,53 @@ export function overcommittedGpus(shares: readonly GpuShare[]): OvercommittedGpu
     .sort((a, b) => a.node.localeCompare(b.node) || a.gpuIndex - b.gpuIndex);
 }
 
+/** The unallocated milli-GPU of `outcome` on `nodes`, split by host room ({@link FreeGpuMilli}). */
+export function freeGpuMilliByHost(
+  nodes: readonly PlacementNode[],
+  pods: readonly PlacementPod[],
+  outcome: PlacementOutcome,
+): FreeGpuMilli {
+  const byName = new Map(pods.map((p) => [p.name, p]));
+  const nodeOf = new Map(outcome.shares.map((s) => [s.pod, s.node]));
+  const used = new Map<string, { cpuMilli: number; hostMemoryMiB: number; gpuMilli: number }>();
+  for (const n of nodes) used.set(n.name, { cpuMilli: 0, hostMemoryMiB: 0, gpuMilli: 0 });
+  for (const s of outcome.shares) {
+    const u = used.get(s.node);
+    if (u !== undefined) u.gpuMilli += s.gpuMilli;
+  }
+  for (const [pod, node] of nodeOf) {
+    const u = used.get(node);
+    const p = byName.get(pod);
+    if (u === undefined || p === undefined) continue;
+    u.cpuMilli += p.cpuMilli;
+    u.hostMemoryMiB += p.hostMemoryMiB;
+  }
+  const waiting = outcome.unbound.flatMap((u) => byName.get(u.pod) ?? []);
+  let whereHostFits = 0;
+  let whereHostFull = 0;
+  for (const n of nodes) {
+    const u = used.get(n.name)!;
+    const free = n.gpuCount * GPU_MILLI - u.gpuMilli;
+    const fits = waiting.some(
+      (p) => p.cpuMilli <= n.cpuMilli - u.cpuMilli && p.hostMemoryMiB <= n.hostMemoryMiB - u.hostMemoryMiB,
+    );
+    if (fits) whereHostFits += free;
+    else whereHostFull += free;
+  }
+  return { whereHostFits, whereHostFull };
+}
+
 /**
- * The figures of `outcome` on a cluster of `totalGpus` GPUs.
- * @throws RangeError when `totalGpus` is not a positive integer
+ * The figures of `outcome` on `nodes` for the stream `pods`.
+ * @throws RangeError when the nodes have no GPU
  */
-export function placementFigures(outcome: PlacementOutcome, totalGpus: number): PlacementFigures {
-  if (!Number.isInteger(totalGpus) || totalGpus < 1)
-    throw new RangeError(`totalGpus must be a positive integer, got ${totalGpus}`);
+export function placementFigures(
+  outcome: PlacementOutcome,
+  nodes: readonly PlacementNode[],
+  pods: readonly PlacementPod[],
+): PlacementFigures {
+  const totalGpus = nodes.reduce((sum, n) => sum + n.gpuCount, 0);
+  if (totalGpus < 1) throw new RangeError(`nodes must have GPUs, got ${totalGpus}`);
   const used = new Set(outcome.shares.map((s) => `${s.node}/${s.gpuIndex}`));
   const allocated = outcome.shares.reduce((sum, s) => sum + s.gpuMilli, 0);
   const percentFree = (gpus: number): number =>
@@ -104,5 +158,6 @@ export function placementFigures(outcome: PlacementOutcome, totalGpus: number): 
     seconds: outcome.seconds,
     bindsPerSecond: outcome.seconds > 0 ? outcome.boundPods / outcome.seconds : 0,
     overcommitted: overcommittedGpus(outcome.shares),
+    freeGpuMilli: freeGpuMilliByHost(nodes, pods, outcome),
   };
 }

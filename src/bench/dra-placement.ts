@@ -83,6 +83,8 @@ function rows(stream: PlacementStream): string[][] {
     num(f.unallocatedOfAllPct, 1),
     num(f.allocatedGpuMilli / 1000, 2),
     `${f.podsNeverFit} / ${f.pods}`,
+    num(f.freeGpuMilli.whereHostFull / 1000, 2),
+    num(f.freeGpuMilli.whereHostFits / 1000, 2),
     num(f.bindsPerSecond, 1),
     String(f.overcommitted.length),
   ];
@@ -113,12 +115,16 @@ export function formatPlacementComparison(result: PlacementComparison | { skippe
           'unalloc. % of all',
           'GPUs allocated',
           'never fit',
+          'free, host full',
+          'free, host fits',
           'binds/s',
           'over 1000',
         ],
         ...result.streams.flatMap(rows),
       ],
-      { right: [false, false, true, true, true, true, true, true, true] },
+      { right: [false, false, true, true, true, true, true, true, true, true, true] },
     ),
+    'free, host full / host fits: unallocated GPUs on nodes whose free CPU and memory take none / some of the pods ' +
+      'that never fit',
   ];
 }

@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { overcommittedGpus, placementFigures } from '../../src/bench/dra-placement-metrics.js';
 import {
   placementWorkload,
-  totalGpus,
   type PlacementNode,
   type PlacementPod,
   type PlacementWorkload,
@@ -71,8 +70,10 @@ describe.skipIf(!kubernetesAvailable())('placement: gpushare extender and DRA st
       namespaces: { extender: 'trace-extender', dra: 'trace-dra' },
       oneByOne: false,
     });
-    const gpus = totalGpus(workload.nodes);
-    const figures = { extender: placementFigures(runs.extender, gpus), dra: placementFigures(runs.dra, gpus) };
+    const figures = {
+      extender: placementFigures(runs.extender, workload.nodes, workload.pods),
+      dra: placementFigures(runs.dra, workload.nodes, workload.pods),
+    };
     process.stdout.write(`${JSON.stringify(figures)}\n`);
     for (const run of [runs.extender, runs.dra]) {
       expect(run.pods).toBe(workload.pods.length);

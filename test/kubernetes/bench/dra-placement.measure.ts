@@ -3,7 +3,7 @@
  * vitest.kubernetes-bench.config.ts; not a test): the same nodes and the same streams of GPU pods
  * sampled from the Alibaba trace (src/bench/dra-placement-workload.ts: 51 nodes, 250 GPUs; 354
  * pods of the `default` list asking for 121 % of the GPUs, then 354 of `gpushare40` asking for
- * 107 %) placed on the real control plane by
+ * 111 %) placed on the real control plane by
  *  1. kube-scheduler with the gpushare extender, then
  *  2. DRA: the stock kube-scheduler allocating ResourceClaims from templates (resourceclaim
  *     controller) on the nodes' ResourceSlices,
@@ -50,8 +50,8 @@ it('places the same trace streams through the gpushare extender and through DRA'
       multiGpuPods: workload.pods.filter((p) => p.gpuCount > 1).length,
       demandGpuMilli: demandGpuMilli(workload.pods),
       claimTemplates: runs.claimTemplates,
-      extender: placementFigures(runs.extender, gpus),
-      dra: placementFigures(runs.dra, gpus),
+      extender: placementFigures(runs.extender, workload.nodes, workload.pods),
+      dra: placementFigures(runs.dra, workload.nodes, workload.pods),
     });
     details.push({ workload, runs });
   }
