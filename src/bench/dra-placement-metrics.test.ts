@@ -28,7 +28,7 @@ const share = (pod: string, node: string, gpuIndex: number, gpuMilli: number): G
 });
 
 describe('placementFigures', () => {
-  it('counts used GPUs, unallocated milli-GPU of used and of all GPUs, pods that never fit and binds per second', () => {
+  it('counts used GPUs, unallocated milli-GPU of used and all GPUs, pods never fit and binds per second', () => {
     const f = placementFigures(
       {
         pods: 5,

@@ -101,7 +101,8 @@ export function formatPlacementComparison(result: PlacementComparison | { skippe
       `pods created ${result.concurrency} at a time, same run`,
     ...result.streams.map(
       (s) =>
-        `  ${s.sampling.podList}: ${s.pods} pods (every ${s.sampling.podStride}th GPU pod; ${s.wholeGpuPods} whole-GPU, ` +
+        `  ${s.sampling.podList}: ${s.pods} pods (every ${s.sampling.podStride}th GPU pod; ` +
+        `${s.wholeGpuPods} whole-GPU, ` +
         `${s.multiGpuPods} multi-GPU) asking for ${num(s.demandGpuMilli / 1000, 2)} GPUs, ` +
         `${num((100 * s.demandGpuMilli) / (1000 * s.gpus), 0)} % of the GPUs`,
     ),

@@ -35,7 +35,8 @@
  *
  * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
  * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only pass` runs 9 only, `--only
- * supervisor` runs 10 only, `--only launch` runs 11 only, `--only bulk` runs 12 only, `--only listing` runs 13 only, `--only dra` runs 14 only. A
+ * supervisor` runs 10 only, `--only launch` runs 11 only, `--only bulk` runs 12 only, `--only listing` runs 13 only,
+ * `--only dra` runs 14 only. A
  * partial run replaces only its own sections of an existing bench-results.json.
  * `--baseline-ref REF [--rounds N] [--only NAME…]` instead measures the replay, the grid, the server,
  * the pass at 10,000 pending, the extender at 5,000 nodes and the bind throughput for the build of

@@ -7,10 +7,11 @@
  *  1. kube-scheduler with the gpushare extender, then
  *  2. DRA: the stock kube-scheduler allocating ResourceClaims from templates (resourceclaim
  *     controller) on the nodes' ResourceSlices,
- * in one run, one stream after the other. Pods are created 8 at a time in arrival order; each path ends when all are bound or
- * none was bound for 15 s and the scheduler has marked the rest Unschedulable. Writes the figures
- * (src/bench/dra-placement-metrics.ts) as JSON to GPUSHARE_BENCH_OUT, and, when
- * GPUSHARE_BENCH_DETAIL_OUT names a file, the workload and every share and unbound pod there.
+ * in one run, one stream after the other. Pods are created 8 at a time in arrival order; each path
+ * ends when all are bound or none was bound for 15 s and the scheduler has marked the rest
+ * Unschedulable. Writes the figures (src/bench/dra-placement-metrics.ts) as JSON to
+ * GPUSHARE_BENCH_OUT, and, when GPUSHARE_BENCH_DETAIL_OUT names a file, the workload and every
+ * share and unbound pod there.
  */
 import { writeFileSync } from 'node:fs';
 import { it } from 'vitest';

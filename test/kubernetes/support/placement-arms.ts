@@ -155,7 +155,8 @@ export function claimTemplate(pod: PlacementPod): object {
       : [
           {
             cel: {
-              expression: `device.attributes["${DRA_DRIVER}"].${DRA_ATTRIBUTES.model} in ${JSON.stringify(pod.allowedGpuModels)}`,
+              expression:
+                `device.attributes["${DRA_DRIVER}"].${DRA_ATTRIBUTES.model} in ` + JSON.stringify(pod.allowedGpuModels),
             },
           },
         ];
