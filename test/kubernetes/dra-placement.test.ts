@@ -14,7 +14,7 @@ import {
   type PlacementWorkload,
 } from '../../src/bench/dra-placement-workload.js';
 import { kubernetesAvailable } from './support/binaries.js';
-import { DEFAULT_SETTLE } from './support/placement-arms.js';
+import { DEFAULT_SETTLE } from './support/placement-watch.js';
 import { PLACEMENT_CONTROLLERS, runBothPlacements } from './support/placement-runs.js';
 import { useControlPlane } from './support/use-control-plane.js';
 

@@ -23,7 +23,7 @@ import {
   totalGpus,
   type PlacementPodList,
 } from '../../../src/bench/dra-placement-workload.js';
-import { CREATE_CONCURRENCY, DEFAULT_SETTLE } from '../support/placement-arms.js';
+import { CREATE_CONCURRENCY, DEFAULT_SETTLE } from '../support/placement-watch.js';
 import { DEFAULT_RUN_OPTIONS, PLACEMENT_CONTROLLERS, runBothPlacements } from '../support/placement-runs.js';
 import { useControlPlane } from '../support/use-control-plane.js';
 

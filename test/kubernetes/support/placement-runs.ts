@@ -16,17 +16,19 @@ import {
   createDeviceClasses,
   createDraNode,
   createExtenderNode,
-  createPods,
-  DEFAULT_SETTLE,
   deleteNode,
   draPod,
-  draShares,
   extenderPod,
+} from './placement-arms.js';
+import {
+  createPods,
+  DEFAULT_SETTLE,
+  draShares,
   extenderShares,
   outcomeOf,
   waitSettled,
   type SettleBounds,
-} from './placement-arms.js';
+} from './placement-watch.js';
 
 const DEPLOY = join(import.meta.dirname, '..', '..', '..', 'deploy', 'kubernetes');
 
@@ -98,8 +100,11 @@ export async function runExtenderPlacement(
     const settled = await waitSettled(plane, ns, workload.pods.length, options.bounds);
     return outcomeOf(settled.pods, extenderShares(settled.pods), t0, settled.lastBindMs);
   } finally {
-    await deletePods(plane, ns, options.bounds);
-    await extender.kill();
+    try {
+      await deletePods(plane, ns, options.bounds);
+    } finally {
+      await extender.kill();
+    }
     for (const node of workload.nodes) await deleteNode(plane, node);
   }
 }
