@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// The Kubernetes measurement of `npm run bench -- --only kubernetes` (src/bench/bind-throughput.ts):
-// not a test suite; it runs the measurement file on the real control plane and writes JSON.
+// The Kubernetes measurements of `npm run bench -- --only kubernetes` (src/bench/bind-throughput.ts) and
+// `--only dra` (src/bench/dra-placement.ts), each naming its file:
+// not test suites; each runs its measurement file on the real control plane and writes JSON.
 export default defineConfig({
   test: {
     include: ['test/kubernetes/bench/**/*.measure.ts'],

@@ -37,7 +37,13 @@ export function measureBindThroughput(progress: (m: string) => void): BindThroug
     progress('kubernetes: 200 fractional pods through kube-scheduler with the extender, 200 whole-GPU pods without it');
     const run = spawnSync(
       process.execPath,
-      [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.kubernetes-bench.config.ts'],
+      [
+        join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'),
+        'run',
+        '--config',
+        'vitest.kubernetes-bench.config.ts',
+        'test/kubernetes/bench/bind-throughput.measure.ts',
+      ],
       { cwd: ROOT, env: { ...process.env, GPUSHARE_BENCH_OUT: out }, encoding: 'utf8', timeout: 900_000 },
     );
     if (!existsSync(out))

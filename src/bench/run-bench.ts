@@ -28,12 +28,15 @@
  * 12. bulk cancel (bulk-cancel-bench.ts): one `POST /api/v1/jobs/cancel` of 2,000 pending jobs
  *     against listing them and single cancels, then checks the jobs and the one audit entry;
  * 13. job listing (listing-bench.ts): `gpushare jobs` with 2,000 jobs against one `GET /api/v1/jobs`
- *     and curl, and the time to its first page.
+ *     and curl, and the time to its first page;
+ * 14. placement compared (dra-placement.ts): the same Alibaba trace pods placed on the real
+ *     control plane by kube-scheduler with the gpushare extender and by DRA's stock allocator.
  * Prints tables to stdout (progress to stderr) and writes bench-results.json in the cwd.
  *
  * Flags: `--quick` skips the grid; `--only replay` runs 1-4, `--only server` runs 5 only, `--only
  * cli` runs 6 only, `--only kubernetes` runs 7 only, `--only audit` runs 8 only, `--only pass` runs 9 only, `--only
- * supervisor` runs 10 only, `--only launch` runs 11 only, `--only bulk` runs 12 only, `--only listing` runs 13 only. A
+ * supervisor` runs 10 only, `--only launch` runs 11 only, `--only bulk` runs 12 only, `--only listing` runs 13 only,
+ * `--only dra` runs 14 only. A
  * partial run replaces only its own sections of an existing bench-results.json.
  * `--baseline-ref REF [--rounds N] [--only NAME…]` instead measures the replay, the grid, the server,
  * the pass at 10,000 pending, the extender at 5,000 nodes and the bind throughput for the build of
@@ -70,6 +73,7 @@ import {
 } from './launch-bench.js';
 import { runBulkCancelBench } from './bulk-cancel-bench.js';
 import { formatListingBench, runListingBench } from './listing-bench.js';
+import { formatPlacementComparison, measurePlacementComparison } from './dra-placement.js';
 
 const shipped = (name: string): string =>
   fileURLToPath(new URL(`../../data/alibaba-gpu-v2023/${name}`, import.meta.url));
@@ -97,6 +101,7 @@ const BENCHMARKS = [
   'launch',
   'bulk',
   'listing',
+  'dra',
 ] as const;
 /** Jobs of the supervisor benchmark. */
 const SUPERVISOR_BENCH_JOBS = 50;
@@ -526,6 +531,11 @@ async function main(): Promise<void> {
     const listing = await runListingBench(LISTING_ROUNDS, progress);
     out.push(...formatListingBench(listing, `${out.length === 0 ? '1' : '13'}. Job listing`), '');
     results = { ...results, listing };
+  }
+  if (only.has('dra')) {
+    const placement = measurePlacementComparison(progress);
+    out.push(...formatPlacementComparison(placement, `${out.length === 0 ? '1' : '14'}. Placement compared`), '');
+    results = { ...results, draPlacement: placement };
   }
   out.push(`results written to ${resolve(RESULTS_FILE)}`);
   const partial = only.size < BENCHMARKS.length;

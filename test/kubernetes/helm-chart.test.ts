@@ -5,13 +5,17 @@
  * source of truth checked here: decision 0039), plus the Secrets it generates, whose certificates
  * chain to the CA in the webhook configuration's caBundle and name the Services, and whose
  * assignment key holds 32 random bytes; the values for placement, replicas, skipped namespaces,
- * log level, cert-manager and an existing assignment key Secret land where they should.
+ * log level, cert-manager and an existing assignment key Secret land where they should. With
+ * draDriver.enabled it renders the DRA driver's DaemonSet, RBAC and DeviceClasses (equal to
+ * deviceClasses()), and the two DaemonSets' node affinity gives every node one of them at most.
  */
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deviceClasses } from '../../src/adapters/kubernetes/dra/device-classes.js';
+import { GPU_API_LABEL, GPU_APIS } from '../../src/adapters/kubernetes/dra/dra-names.js';
 import { CHART_DIR, helmAvailable, objectKeys, parseObjects, runHelm, type RenderedObject } from './support/helm.js';
 
 const DEPLOY = join(import.meta.dirname, '..', '..', 'deploy', 'kubernetes');
@@ -32,6 +36,7 @@ const NOT_IN_CHART = ['namespace.yaml', 'scheduler-config.yaml'];
 const CLUSTER_KINDS = [
   'ClusterRole',
   'ClusterRoleBinding',
+  'DeviceClass',
   'MutatingWebhookConfiguration',
   'ValidatingAdmissionPolicy',
   'ValidatingAdmissionPolicyBinding',
@@ -130,10 +135,10 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
   });
 
   it(
-    'with the default values (and the autoscaler on) it renders the objects of deploy/kubernetes, ' +
-      'and the generated Secrets',
+    'with the default values (and the autoscaler and the DRA driver on) it renders the objects of ' +
+      'deploy/kubernetes, and the generated Secrets',
     async () => {
-      const rendered = await render('autoscaler.enabled=true');
+      const rendered = await render('autoscaler.enabled=true', 'draDriver.enabled=true');
       const shippedFiles = readdirSync(DEPLOY)
         .filter((f) => f.endsWith('.yaml') && !NOT_IN_CHART.includes(f))
         .sort();
@@ -152,8 +157,9 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
         expect(object.metadata.labels?.['app.kubernetes.io/managed-by'], object.metadata.name).toBe('Helm');
         expect(object.metadata.labels?.['app.kubernetes.io/part-of'], object.metadata.name).toBe('gpushare');
       }
-      // Without autoscaler.enabled (the default), no autoscaler object.
-      expect(objectKeys(await render()).filter((k) => k.includes('autoscaler'))).toEqual([]);
+      // Without autoscaler.enabled and draDriver.enabled (the defaults), no autoscaler, DRA driver
+      // or DeviceClass object.
+      expect(objectKeys(await render()).filter((k) => /autoscaler|dra-driver|DeviceClass/.test(k))).toEqual([]);
     },
   );
 
@@ -475,5 +481,147 @@ describe.skipIf(!helmAvailable())('the Helm chart deploy/helm/gpushare', () => {
       kind: 'ClusterIssuer',
       group: 'cert-manager.io',
     });
+  });
+
+  it('with draDriver.enabled, its DeviceClasses are deviceClasses() of the driver, object for object', async () => {
+    const rendered = (await render('draDriver.enabled=true')).filter((o) => o.kind === 'DeviceClass');
+    const asDriverWrites = rendered.map((o) => ({
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      metadata: { name: o.metadata.name },
+      spec: (o as unknown as { spec: unknown }).spec,
+    }));
+    expect(byKey(asDriverWrites as RenderedObject[])).toEqual(byKey(deviceClasses() as unknown as RenderedObject[]));
+    expect(asDriverWrites.map((o) => o.metadata.name).sort()).toEqual([
+      'gpu.gpushare.io',
+      'mig.gpushare.io',
+      'shared-gpu.gpushare.io',
+    ]);
+  });
+
+  it('gives every node the node agent or the DRA driver, never both, by the gpushare.io/gpu-api label', async () => {
+    const rendered = await render('draDriver.enabled=true');
+    type Term = { matchExpressions: { key: string; operator: string; values: string[] }[] };
+    type Placed = {
+      nodeSelector?: Record<string, string>;
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: Term[] } } };
+    };
+    const placement = (name: string) =>
+      find<{ spec: { template: { spec: Placed } } }>(rendered, 'DaemonSet', name).spec.template.spec;
+    /** Whether a node with `labels` matches the pod's nodeSelector and required node affinity (In, NotIn). */
+    const runsOn = (spec: Placed, labels: Record<string, string>): boolean =>
+      Object.entries(spec.nodeSelector ?? {}).every(([k, v]) => labels[k] === v) &&
+      spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.some((term) =>
+        term.matchExpressions.every((e) => {
+          const value = labels[e.key];
+          if (e.operator === 'In') return value !== undefined && e.values.includes(value);
+          if (e.operator === 'NotIn') return value === undefined || !e.values.includes(value);
+          throw new Error(`operator ${e.operator} not evaluated here`);
+        }),
+      );
+    const agent = placement('gpushare-node-agent');
+    const driver = placement('gpushare-dra-driver');
+    const managed = { 'gpushare.io/managed': 'true' };
+    const nodes: [string, Record<string, string>][] = [
+      ['managed', managed],
+      ['managed, device-plugin', { ...managed, [GPU_API_LABEL]: GPU_APIS.devicePlugin }],
+      ['managed, dra', { ...managed, [GPU_API_LABEL]: GPU_APIS.dra }],
+      ['unmanaged, dra', { [GPU_API_LABEL]: GPU_APIS.dra }],
+      ['unmanaged', {}],
+    ];
+    expect(
+      nodes.map(([name, labels]) => [
+        name,
+        [runsOn(agent, labels) ? 'node-agent' : null, runsOn(driver, labels) ? 'dra-driver' : null].filter(Boolean),
+      ]),
+    ).toEqual([
+      ['managed', ['node-agent']],
+      ['managed, device-plugin', ['node-agent']],
+      ['managed, dra', ['dra-driver']],
+      ['unmanaged, dra', []],
+      ['unmanaged', []],
+    ]);
+    // The node agent keeps off DRA nodes with the DRA driver off too.
+    const alone = find<{ spec: { template: { spec: Placed } } }>(await render(), 'DaemonSet', 'gpushare-node-agent');
+    expect(runsOn(alone.spec.template.spec, { ...managed, [GPU_API_LABEL]: GPU_APIS.dra })).toBe(false);
+  });
+
+  it("draDriver's values: kubelet, CDI and state directories, simulated GPUs, host network, placement", async () => {
+    const rendered = await render(
+      'draDriver.enabled=true',
+      'draDriver.kubeletDir=/var/lib/k0s/kubelet',
+      'draDriver.cdiDir=/etc/cdi',
+      'draDriver.stateDir=/data/gpushare/dra',
+      'draDriver.simulateGpus=2xA100-80GB:mig',
+      'draDriver.hostNetwork=true',
+      'draDriver.nodeSelector.pool=dra-a100',
+      'kubernetesApi.host=10.0.0.5',
+      'logLevel=debug',
+    );
+    type PodSpec = {
+      hostNetwork?: boolean;
+      nodeSelector?: Record<string, string>;
+      volumes: { name: string; hostPath: { path: string; type: string } }[];
+      containers: {
+        args: string[];
+        env: { name: string; value?: string }[];
+        volumeMounts: { name: string; mountPath: string }[];
+        securityContext: { privileged: boolean };
+      }[];
+    };
+    const pod = find<{ spec: { template: { spec: PodSpec } } }>(rendered, 'DaemonSet', 'gpushare-dra-driver').spec
+      .template.spec;
+    const container = pod.containers[0]!;
+    expect(container.args).toEqual([
+      'dra-driver',
+      '--kubelet-dir=/var/lib/k0s/kubelet',
+      '--cdi-dir=/etc/cdi',
+      '--state-dir=/data/gpushare/dra',
+      '--mps-dir=/run/gpushare/mps',
+      '--log-level=debug',
+      '--simulate-gpus=2xA100-80GB:mig',
+    ]);
+    // Every host directory is mounted at its host path (the kubelet dials the socket path the driver reports).
+    expect(pod.volumes.map((v) => [v.name, v.hostPath.path, v.hostPath.type])).toEqual([
+      ['plugins-registry', '/var/lib/k0s/kubelet/plugins_registry', 'Directory'],
+      ['plugins', '/var/lib/k0s/kubelet/plugins', 'DirectoryOrCreate'],
+      ['cdi', '/etc/cdi', 'DirectoryOrCreate'],
+      ['state', '/data/gpushare/dra', 'DirectoryOrCreate'],
+      ['mps', '/run/gpushare/mps', 'DirectoryOrCreate'],
+    ]);
+    expect(container.volumeMounts.map((m) => [m.name, m.mountPath])).toEqual(
+      pod.volumes.map((v) => [v.name, v.hostPath.path]),
+    );
+    expect(container.securityContext.privileged).toBe(true);
+    expect(pod.hostNetwork).toBe(true);
+    expect(pod.nodeSelector).toEqual({ 'gpushare.io/managed': 'true', pool: 'dra-a100' });
+    expect(container.env.map((e) => e.name)).toEqual([
+      'NODE_NAME',
+      'KUBERNETES_SERVICE_HOST',
+      'KUBERNETES_SERVICE_PORT',
+    ]);
+    type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+    expect(find<{ rules: Rule[] }>(rendered, 'ClusterRole', 'gpushare-dra-driver').rules).toEqual([
+      {
+        apiGroups: ['resource.k8s.io'],
+        resources: ['resourceslices'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+    ]);
+    for (const [value, field] of [
+      ['draDriver.kubeletDir=var/lib/kubelet', '/draDriver/kubeletDir'],
+      ['draDriver.cdiDir=/var/run/cdi/', '/draDriver/cdiDir'],
+      ['draDriver.simulateGpus=lots', '/draDriver/simulateGpus'],
+      ['draDriver.enabled=yes', '/draDriver/enabled'],
+    ] as const) {
+      const wrong = await helm(['template', 'gpushare', CHART_DIR, '--set-string', value]);
+      expect([value, wrong.code]).toEqual([value, 1]);
+      expect(wrong.stderr).toContain(field);
+    }
+    const typo = await helm(['template', 'gpushare', CHART_DIR, '--set', 'draDriver.enable=true']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain("additional properties 'enable' not allowed");
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The Helm chart on the real control plane. The rendered chart passes a server-side dry run;
+ * The Helm chart on the real control plane. The rendered chart (the autoscaler and the DRA driver
+ * with its DeviceClasses on) passes a server-side dry run;
  * `helm install` creates every object; the components then run as local processes under the
  * ServiceAccounts, roles and certificates the chart created: the real `gpushare webhook`, which
  * kube-apiserver calls through the chart's Service and MutatingWebhookConfiguration (an HTTP
@@ -152,6 +153,8 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable())('the Helm chart on t
       NAMESPACE,
       '--set',
       'autoscaler.enabled=true',
+      '--set',
+      'draDriver.enabled=true',
     ]);
     expect(rendered.code).toBe(0);
     const objects = parseObjects(rendered.stdout);

@@ -89,3 +89,20 @@ without kube-proxy): environment entries of a container's env list.
   value: {{ $.Values.kubernetesApi.port | toString | quote }}
 {{- end -}}
 {{- end -}}
+
+{{/*
+The node affinity that keeps the node agent and the DRA driver apart: a node labelled
+gpushare.io/gpu-api=dra runs the DRA driver only, every other node the node agent only (decision
+0044). include "gpushare.gpuApiAffinity" "In" (the DRA driver) or "NotIn" (the node agent).
+*/}}
+{{- define "gpushare.gpuApiAffinity" -}}
+affinity:
+  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - key: gpushare.io/gpu-api
+          operator: {{ . }}
+          values:
+          - dra
+{{- end -}}
