@@ -72,6 +72,38 @@ function manifest<T>(file: string): T {
   return parse(readFileSync(join(DRA_DIR, file), 'utf8')) as T;
 }
 
+/** The driver's log lines about registration and claims, shortened, for the test's output. */
+function driverEvents(log: string): string[] {
+  return log
+    .split('\n')
+    .filter((line) =>
+      /"msg":"(registered with the kubelet|claim prepared|claim unprepared|published the ResourceSlices)/.test(line),
+    )
+    .map((line) => {
+      const entry = JSON.parse(line) as Record<string, unknown> & { time: number; msg: string };
+      const details = ['uid', 'created', 'generation', 'why']
+        .filter((key) => entry[key] !== undefined)
+        .map((key) => ` ${key}=${JSON.stringify(entry[key])}`);
+      return `${new Date(entry.time).toISOString()} ${entry.msg}${details.join('')}`;
+    });
+}
+
+/** A pod with one claim from the ResourceClaimTemplate `template`, printing its GPU environment. */
+function claimPod(name: string, template: string): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: template }],
+      containers: [
+        { name: 'main', image: TEST_IMAGES.busybox, command: PRINT_GPU_ENV, resources: { claims: [{ name: 'gpu' }] } },
+      ],
+    },
+  };
+}
+
 /** How many times `text` occurs in `log`. */
 function count(log: string, text: string): number {
   return log.split(text).length - 1;
@@ -125,9 +157,16 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
         const claim = await claimOf(podName);
         return claim?.status?.allocation !== undefined ? claim : undefined;
       });
+    const driverSlices = async (): Promise<Slice[]> =>
+      (await plane().request<{ items: Slice[] }>('GET', '/apis/resource.k8s.io/v1/resourceslices')).body.items.filter(
+        (s) => s.spec.driver === DRA_DRIVER && s.spec.nodeName === NODE,
+      );
     const checkpoint = (): Checkpoint =>
       JSON.parse(readFileSync(join(stateDir, CHECKPOINT_FILE), 'utf8')) as Checkpoint;
     const specPath = (claim: Claim) => join(cdiDir, claimCdiSpecFileName(claim.metadata.uid));
+    /** The claim's spec file is gone and the checkpoint no longer holds it. */
+    const unprepared = (claim: Claim): boolean =>
+      !existsSync(specPath(claim)) && checkpoint().claims[claim.metadata.uid] === undefined;
     /** A running pod's GPU environment equals the uuid attribute of its claim's device. */
     const expectClaimGpu = async (podName: string): Promise<{ claim: Claim; result: Result; uuid: string }> => {
       const claim = await allocatedClaim(podName);
@@ -200,8 +239,7 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
       await driverLog(driver.metadata.name, (log) => count(log, REGISTERED) === 1);
 
       const published = await poll('the driver slices of the node', async () => {
-        const res = await p.request<{ items: Slice[] }>('GET', '/apis/resource.k8s.io/v1/resourceslices');
-        const mine = res.body.items.filter((s) => s.spec.driver === DRA_DRIVER);
+        const mine = await driverSlices();
         return mine.length === 2 ? mine : undefined;
       });
       const gpus = await createSimulatedInventory(parseSimulatedGpuSpec(SPEC)).list();
@@ -272,24 +310,9 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
       const shared = [...devices][0]!;
 
       // A whole-GPU claim takes the other GPU; then no GPU has half left.
-      const whole = {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'whole-gpu' },
-        spec: {
-          terminationGracePeriodSeconds: 1,
-          resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'whole-gpu' }],
-          containers: [
-            {
-              name: 'main',
-              image: TEST_IMAGES.busybox,
-              command: PRINT_GPU_ENV,
-              resources: { claims: [{ name: 'gpu' }] },
-            },
-          ],
-        },
-      };
-      expect((await p.request('POST', `/api/v1/namespaces/${NS}/pods`, whole)).status).toBe(201);
+      expect(
+        (await p.request('POST', `/api/v1/namespaces/${NS}/pods`, claimPod('whole-gpu', 'whole-gpu'))).status,
+      ).toBe(201);
       await podRunning(p, NS, 'whole-gpu', WAIT_MS);
       const wholeGpu = await expectClaimGpu('whole-gpu');
       wholeDevice = wholeGpu.result.device;
@@ -305,6 +328,8 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
       });
       process.stdout.write(`third replica: ${third[0]}\n`);
       expect(third[0]).toMatch(/^0\/1 nodes are available: 1 cannot allocate all claims\./);
+      expect((await p.kubectl(['scale', 'deployment/gpu-shared-job', '--replicas=2'])).code).toBe(0);
+      await poll('2 replicas again', async () => ((await listPods(p, NS, SELECTOR)).length === 2 ? true : undefined));
     });
 
     it('registers the kubelet plugin again after a kubelet restart and prepares through it', async () => {
@@ -312,24 +337,55 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
       const driver = await driverPod();
       const restarted = Date.now();
       await node.restartKubelet();
+      const healthyMs = Date.now() - restarted;
       await nodeHeartbeatAfter(p, NODE, restarted);
       const log = await driverLog(driver.metadata.name, (l) => count(l, REGISTERED) === 2);
       expect(count(log, REGISTERED)).toBe(2);
-      // The whole GPU goes back (unprepared through the new registration): the waiting replica
-      // is allocated there and prepared.
+      process.stdout.write(
+        `kubelet restart: healthy in ${healthyMs} ms, ` +
+          `registered again ${Date.now() - restarted} ms after the restart\n`,
+      );
+      // The starting kubelet deleted the node's slices; the driver published them again.
+      const slicesBack = await poll('the driver slices published again', async () => {
+        const mine = await driverSlices();
+        return mine.length === 2 ? mine : undefined;
+      });
+      process.stdout.write(
+        `slices after the kubelet restart: generation ${slicesBack[0]!.spec.pool.generation}, ` +
+          `${Date.now() - restarted} ms after the restart\n`,
+      );
+      // The whole GPU goes back (unprepared through the new registration); a new pod's claim is
+      // allocated there and prepared through it.
       const wholeClaim = (await claimOf('whole-gpu'))!;
       expect(existsSync(specPath(wholeClaim))).toBe(true);
+      const deleted = Date.now();
       expect((await p.request('DELETE', `/api/v1/namespaces/${NS}/pods/whole-gpu`)).status).toBe(200);
-      const third = await poll('the third replica bound', async () => {
-        const pods = await listPods(p, NS, SELECTOR);
-        return pods.find((x) => !halfPods.has(x.metadata.name) && x.spec.nodeName === NODE)?.metadata.name;
-      });
-      const running = await podRunning(p, NS, third, WAIT_MS);
-      const { result } = await expectClaimGpu(third);
-      expect(result.device).toBe(`${wholeDevice}-shared`);
-      halfPods.set(third, running);
-      await poll('the whole GPU claim unprepared', async () => (existsSync(specPath(wholeClaim)) ? undefined : true));
+      await poll('the whole GPU claim unprepared', async () => (unprepared(wholeClaim) ? true : undefined));
+      expect(existsSync(specPath(wholeClaim))).toBe(false);
       expect(Object.keys(checkpoint().claims)).not.toContain(wholeClaim.metadata.uid);
+      const unpreparedMs = Date.now() - deleted;
+      await poll('the whole GPU claim deleted', async () => {
+        const res = await p.request(
+          'GET',
+          `/apis/resource.k8s.io/v1/namespaces/${NS}/resourceclaims/${wholeClaim.metadata.name}`,
+        );
+        return res.status === 404 ? true : undefined;
+      });
+      const created = Date.now();
+      expect(
+        (await p.request('POST', `/api/v1/namespaces/${NS}/pods`, claimPod('after-restart', 'half-gpu'))).status,
+      ).toBe(201);
+      const running = await podRunning(p, NS, 'after-restart', WAIT_MS);
+      const { result } = await expectClaimGpu('after-restart');
+      expect(result.device).toBe(`${wholeDevice}-shared`);
+      expect(existsSync(specPath((await claimOf('after-restart'))!))).toBe(true);
+      halfPods.set('after-restart', running);
+      process.stdout.write(
+        `whole-GPU claim unprepared ${unpreparedMs} ms after its pod's deletion; ` +
+          `a new half-GPU pod Running ${Date.now() - created} ms after its creation\n`,
+      );
+      const events = driverEvents(await driverLog(driver.metadata.name, () => true));
+      process.stdout.write(`driver log:\n  ${events.join('\n  ')}\n`);
       for (const [name, pod] of [...halfPods].slice(0, 2)) {
         const now = await podRunning(p, NS, name);
         expect(now.status.containerStatuses[0]!.containerID).toBe(pod.status.containerStatuses[0]!.containerID);
@@ -374,9 +430,8 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
       // Deleting a pod: the new driver unprepares its claim.
       const [gone, goneClaim] = [...claims][0]!;
       expect((await p.request('DELETE', `/api/v1/namespaces/${NS}/pods/${gone}`)).status).toBe(200);
-      await poll('the claim unprepared by the new driver', async () =>
-        existsSync(specPath(goneClaim)) ? undefined : true,
-      );
+      await poll('the claim unprepared by the new driver', async () => (unprepared(goneClaim) ? true : undefined));
+      expect(existsSync(specPath(goneClaim))).toBe(false);
       expect(Object.keys(checkpoint().claims)).not.toContain(goneClaim.metadata.uid);
       const after = await driverLog(next.metadata.name, (l) => l.includes(`"uid":"${goneClaim.metadata.uid}"`));
       expect(after).toContain('"msg":"claim unprepared"');
@@ -385,6 +440,7 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
         .split('\n')
         .filter((line) => line.includes('"msg":"claim prepared"') && uids.some((uid) => line.includes(uid)));
       expect(preparedAgain).toEqual([]);
+      process.stdout.write(`new driver log:\n  ${driverEvents(after).join('\n  ')}\n`);
     });
   },
 );
