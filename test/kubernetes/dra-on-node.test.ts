@@ -17,6 +17,7 @@ import { claimCdiSpecFileName } from '../../src/adapters/kubernetes/dra/claim-cd
 import { CHECKPOINT_FILE } from '../../src/adapters/kubernetes/dra/claim-checkpoint.js';
 import { DRA_DEVICE_CLASSES, DRA_DRIVER, GPU_API_LABEL } from '../../src/adapters/kubernetes/dra/dra-names.js';
 import { resourceSlicesFor } from '../../src/adapters/kubernetes/dra/resource-slices.js';
+import { quantityValue } from '../../src/adapters/kubernetes/schema/quantity.js';
 import { WAIT_MS } from '../../src/testing/deadlines.js';
 import { pollFor } from '../e2e/support/serve-harness.js';
 import { kubernetesAvailable } from './support/binaries.js';
@@ -104,6 +105,15 @@ function claimPod(name: string, template: string): object {
   };
 }
 
+/** Quantities as numbers, so that `81920Mi` and the API server's `80Gi` compare equal. */
+function canonical(value: unknown): unknown {
+  if (typeof value === 'string') return quantityValue(value) ?? value;
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, canonical(v)]));
+  return value;
+}
+
 /** How many times `text` occurs in `log`. */
 function count(log: string, text: string): number {
   return log.split(text).length - 1;
@@ -124,6 +134,7 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
     const uuidOf = new Map<string, string>();
     const halfPods = new Map<string, RunningPod>();
     let wholeDevice = '';
+    let firstGeneration = 0;
 
     const systemPods = async () => (await listPods(plane(), SYSTEM)) as unknown as RunningPod[];
     const driverPod = () =>
@@ -243,8 +254,12 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
         return mine.length === 2 ? mine : undefined;
       });
       const gpus = await createSimulatedInventory(parseSimulatedGpuSpec(SPEC)).list();
-      const expected = resourceSlicesFor(NODE, gpus, published[0]!.spec.pool.generation);
+      firstGeneration = published[0]!.spec.pool.generation;
+      const expected = resourceSlicesFor(NODE, gpus, firstGeneration);
       expect(published.map((s) => s.metadata.name).sort()).toEqual(expected.map((s) => s.metadata.name).sort());
+      const byName = new Map(published.map((s) => [s.metadata.name, s]));
+      for (const slice of expected)
+        expect(canonical(byName.get(slice.metadata.name)!.spec)).toEqual(canonical(slice.spec));
       const devices = published.flatMap((s) => s.spec.devices ?? []);
       expect(devices.map((d) => d.name).sort()).toEqual(['gpu-0', 'gpu-0-shared', 'gpu-1', 'gpu-1-shared']);
       for (const d of devices) uuidOf.set(d.name, d.attributes!.uuid!.string!);
@@ -348,8 +363,11 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
       // The starting kubelet deleted the node's slices; the driver published them again.
       const slicesBack = await poll('the driver slices published again', async () => {
         const mine = await driverSlices();
-        return mine.length === 2 ? mine : undefined;
+        return mine.length === 2 && mine.every((x) => x.spec.pool.generation > firstGeneration) ? mine : undefined;
       });
+      const names = resourceSlicesFor(NODE, await createSimulatedInventory(parseSimulatedGpuSpec(SPEC)).list(), 1);
+      expect(slicesBack.map((x) => x.metadata.name).sort()).toEqual(names.map((x) => x.metadata.name).sort());
+      expect(new Set(slicesBack.map((x) => x.spec.pool.generation)).size).toBe(1);
       process.stdout.write(
         `slices after the kubelet restart: generation ${slicesBack[0]!.spec.pool.generation}, ` +
           `${Date.now() - restarted} ms after the restart\n`,
