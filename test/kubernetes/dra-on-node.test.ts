@@ -10,14 +10,13 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulatedInventory, parseSimulatedGpuSpec } from '../../src/adapters/gpu/simulated-gpus.js';
 import { claimCdiSpecFileName } from '../../src/adapters/kubernetes/dra/claim-cdi.js';
 import { CHECKPOINT_FILE } from '../../src/adapters/kubernetes/dra/claim-checkpoint.js';
-import { DRA_DEVICE_CLASSES, DRA_DRIVER, GPU_API_LABEL } from '../../src/adapters/kubernetes/dra/dra-names.js';
+import { DRA_DRIVER, GPU_API_LABEL } from '../../src/adapters/kubernetes/dra/dra-names.js';
 import { resourceSlicesFor } from '../../src/adapters/kubernetes/dra/resource-slices.js';
-import { quantityValue } from '../../src/adapters/kubernetes/schema/quantity.js';
 import { WAIT_MS } from '../../src/testing/deadlines.js';
 import { pollFor } from '../e2e/support/serve-harness.js';
 import { kubernetesAvailable } from './support/binaries.js';
@@ -36,88 +35,25 @@ import {
 } from './support/real-node.js';
 import { freePort } from '../support/local-process.js';
 import { useControlPlane } from './support/use-control-plane.js';
+import {
+  canonical,
+  claimPod,
+  count,
+  driverEvents,
+  manifest,
+  type Checkpoint,
+  type Claim,
+  type Result,
+  type Slice,
+  wholeGpuClaimTemplate,
+} from './support/dra-node.js';
 
 const NODE = 'dra-gpu-node-1';
 const SYSTEM = 'gpushare-system';
 const NS = 'default';
 const SPEC = '2xA100-80GB';
-const DRA_DIR = join(CHART_DIR, '..', '..', 'kubernetes', 'dra');
 const SELECTOR = 'app=gpu-shared-job';
 const REGISTERED = '"msg":"registered with the kubelet"';
-
-interface SliceDevice {
-  name: string;
-  attributes?: Record<string, { string?: string }>;
-}
-interface Slice {
-  metadata: { name: string };
-  spec: { driver: string; nodeName?: string; pool: { generation: number }; devices?: SliceDevice[] };
-}
-interface Result {
-  request: string;
-  driver: string;
-  pool: string;
-  device: string;
-  shareID?: string;
-}
-interface Claim {
-  metadata: { name: string; uid: string };
-  status?: { allocation?: { devices: { results: Result[] } } };
-}
-interface Checkpoint {
-  claims: Record<string, { name: string; specFile: string | null }>;
-}
-
-/** A template's or Deployment's YAML from deploy/kubernetes/dra. */
-function manifest<T>(file: string): T {
-  return parse(readFileSync(join(DRA_DIR, file), 'utf8')) as T;
-}
-
-/** The driver's log lines about registration and claims, shortened, for the test's output. */
-function driverEvents(log: string): string[] {
-  return log
-    .split('\n')
-    .filter((line) =>
-      /"msg":"(registered with the kubelet|claim prepared|claim unprepared|published the ResourceSlices)/.test(line),
-    )
-    .map((line) => {
-      const entry = JSON.parse(line) as Record<string, unknown> & { time: number; msg: string };
-      const details = ['uid', 'created', 'generation', 'why']
-        .filter((key) => entry[key] !== undefined)
-        .map((key) => ` ${key}=${JSON.stringify(entry[key])}`);
-      return `${new Date(entry.time).toISOString()} ${entry.msg}${details.join('')}`;
-    });
-}
-
-/** A pod with one claim from the ResourceClaimTemplate `template`, printing its GPU environment. */
-function claimPod(name: string, template: string): object {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name },
-    spec: {
-      terminationGracePeriodSeconds: 1,
-      resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: template }],
-      containers: [
-        { name: 'main', image: TEST_IMAGES.busybox, command: PRINT_GPU_ENV, resources: { claims: [{ name: 'gpu' }] } },
-      ],
-    },
-  };
-}
-
-/** Quantities as numbers, so that `81920Mi` and the API server's `80Gi` compare equal. */
-function canonical(value: unknown): unknown {
-  if (typeof value === 'string') return quantityValue(value) ?? value;
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, canonical(v)]));
-  return value;
-}
-
-/** How many times `text` occurs in `log`. */
-function count(log: string, text: string): number {
-  return log.split(text).length - 1;
-}
 
 describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable())(
   "gpushare's DRA driver from its chart on a real kubelet and containerd",
@@ -275,20 +211,7 @@ describe.skipIf(!kubernetesAvailable() || !helmAvailable() || !realNodeAvailable
 
     it('runs the DRA half-GPU Deployment: two replicas on one shared device; a third waits', async () => {
       const p = plane();
-      for (const file of ['half-gpu-claim-template.yaml', 'whole-gpu-claim-template.yaml']) {
-        const body =
-          file === 'half-gpu-claim-template.yaml'
-            ? manifest<object>(file)
-            : {
-                apiVersion: 'resource.k8s.io/v1',
-                kind: 'ResourceClaimTemplate',
-                metadata: { name: 'whole-gpu' },
-                spec: {
-                  spec: {
-                    devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: DRA_DEVICE_CLASSES.gpu } }] },
-                  },
-                },
-              };
+      for (const body of [manifest<object>('half-gpu-claim-template.yaml'), wholeGpuClaimTemplate('whole-gpu')]) {
         const res = await p.request('POST', `/apis/resource.k8s.io/v1/namespaces/${NS}/resourceclaimtemplates`, body);
         expect(res.status, JSON.stringify(res.body)).toBe(201);
       }
