@@ -28,6 +28,7 @@ const SERVER_COMMAND_NAMES = new Set([
   'extender',
   'webhook',
   'node-agent',
+  'dra-driver',
   'autoscaler',
 ]);
 /** `audit verify` reads the store on this machine: loaded only when it runs, like the server commands. */

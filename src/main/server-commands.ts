@@ -1,7 +1,7 @@
 /**
  * The commands that run gpushare itself on this machine rather than call a server: `simulate`,
  * `synth-trace`, `pack-by-use`, `serve`, and the Kubernetes components `extender`, `webhook`,
- * `node-agent` and `autoscaler`, wired to their implementations. Loaded only when one of them runs
+ * `node-agent`, `dra-driver` and `autoscaler`, wired to their implementations. Loaded only when one of them runs
  * (the client commands never pay for the server, the store or the simulator), and the server
  * itself only when `serve` runs.
  */
@@ -14,6 +14,7 @@ import { createSimulateCommand } from '../cli/simulate-command.js';
 import { createSynthTraceCommand } from '../cli/synth-trace-command.js';
 import { createAutoscalerCommand } from './autoscaler-command.js';
 import { createExtenderCommand } from './extender-command.js';
+import { createDraDriverCommand } from './dra-driver-command.js';
 import { createNodeAgentCommand } from './node-agent-command.js';
 import type { StartServer } from '../cli/serve-command.js';
 import { createWebhookCommand } from './webhook-command.js';
@@ -34,6 +35,7 @@ export const SERVER_COMMAND_NAMES = [
   'extender',
   'webhook',
   'node-agent',
+  'dra-driver',
   'autoscaler',
 ] as const;
 
@@ -47,6 +49,7 @@ export function createServerCommands(version: string, names?: ReadonlySet<string
     ['extender', () => createExtenderCommand(version)],
     ['webhook', () => createWebhookCommand()],
     ['node-agent', () => createNodeAgentCommand()],
+    ['dra-driver', () => createDraDriverCommand()],
     ['autoscaler', () => createAutoscalerCommand(version)],
   ];
   return all.filter(([name]) => names === undefined || names.has(name)).map(([, create]) => create());
