@@ -65,9 +65,12 @@ export function blendedFragmentationMilli(
     else if (!cpuFits && !gpuFits) lackBoth += t.weight * idle;
     else if (!gpuFits) lackGpu += t.weight * idle;
     else lackCpu += t.weight * idle;
-    const byGpu = Math.floor(slots / t.gpuCount);
-    const copies = t.cpuMilli > 0 ? Math.min(byGpu, Math.floor(freeCpuMilli / t.cpuMilli)) : byGpu;
-    capacity += t.weight * (idle - Math.min(idle, copies * t.gpuCount * d));
+    if (t.gpuCount > 1) {
+      capacity += t.weight * (gpuFits ? partial : idle);
+      continue;
+    }
+    const copies = t.cpuMilli > 0 ? Math.min(slots, Math.floor(freeCpuMilli / t.cpuMilli)) : slots;
+    capacity += t.weight * (idle - Math.min(idle, copies * d));
   }
   const fgd = lackBoth + lackGpu + lackCpu + cpuOnlyFits + cpuOnlyLacks + noAccess;
   return alpha === 0 ? fgd : (1 - alpha) * fgd + alpha * capacity;
