@@ -13,7 +13,7 @@ const shape = (
 const only = (t: TaskShape) => buildTargetWorkload([t]);
 const V100 = 'V100M32';
 
-describe('nodeCapacityFragmentationMilli: idle − min(idle, copies·k·d), copies = min(⌊Σ⌊g/d⌋/k⌋, ⌊cpu/c⌋)', () => {
+describe('nodeCapacityFragmentationMilli: one-GPU types idle − min(idle, n·d), n = min(Σ⌊g/d⌋, ⌊cpu/c⌋)', () => {
   it('d=500, c=4000 on [1000, 1000] with 16 vCPU: copies = min(4, 4) = 4, usable 2000, fragment 0', () => {
     expect(nodeCapacityFragmentationMilli(16000, V100, [1000, 1000], only(shape(4000, 500)))).toBe(0);
   });
@@ -26,8 +26,13 @@ describe('nodeCapacityFragmentationMilli: idle − min(idle, copies·k·d), copi
     expect(nodeCapacityFragmentationMilli(64000, V100, [1000, 1000], only(shape(4000, 810)))).toBe(380);
   });
 
-  it('a whole 2-GPU type on [1000, 1000, 1000]: copies ⌊3/2⌋ = 1, usable 2000, fragment 1000', () => {
-    expect(nodeCapacityFragmentationMilli(64000, V100, [1000, 1000, 1000], only(shape(16000, 1000, 2)))).toBe(1000);
+  it('a whole 2-GPU type counts by GPUs alone: partly used GPUs when 2 GPUs fit, else all idle GPU', () => {
+    // Three whole GPUs host one copy; the third whole GPU is not fragment (smaller types use it).
+    expect(nodeCapacityFragmentationMilli(64000, V100, [1000, 1000, 1000], only(shape(16000, 1000, 2)))).toBe(0);
+    expect(nodeCapacityFragmentationMilli(64000, V100, [1000, 1000, 600], only(shape(16000, 1000, 2)))).toBe(600);
+    expect(nodeCapacityFragmentationMilli(64000, V100, [1000, 600, 0], only(shape(16000, 1000, 2)))).toBe(1600);
+    // CPU is FGD's term's business here: not enough CPU still counts the GPUs as usable.
+    expect(nodeCapacityFragmentationMilli(8000, V100, [1000, 1000], only(shape(16000, 1000, 2)))).toBe(0);
   });
 
   it(

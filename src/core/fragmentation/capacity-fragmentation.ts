@@ -5,9 +5,13 @@
  * task of type m fits; this asks how many do, so idle GPU that will be stranded by a lack of CPU
  * after the next few placements, or by slot sizes, counts as fragment already.
  *
- * For a GPU type (per-GPU milli d, count k, CPU c): copies = min(⌊Σ_j ⌊g_j/d⌋ / k⌋, ⌊cpu/c⌋),
- * usable = min(idle, copies·k·d), fragment = idle − usable. CPU-only types and types not allowed
- * on the node's model: fragment = idle (as in FGD).
+ * For a single-GPU type (per-GPU milli d, CPU c): copies = min(Σ_j ⌊g_j/d⌋, ⌊cpu/c⌋),
+ * usable = min(idle, copies·d), fragment = idle − usable. A multi-GPU type (k > 1 whole GPUs)
+ * counts by GPUs alone: when k GPUs can host it, the GPUs that cannot (partly used ones) are
+ * fragment, otherwise all idle GPU is. Counting copies of k-GPU types charged a node for idle
+ * whole GPUs that are not a multiple of k — GPUs that smaller types use — and made `default` break
+ * more empty 8-GPU nodes on multi-GPU-heavy mixes (docs/default-policy.md, "Multi-GPU types").
+ * CPU-only types and types not allowed on the node's model: fragment = idle (as in FGD).
  */
 import type { TargetWorkload } from './target-workload.js';
 
@@ -32,11 +36,21 @@ export function nodeCapacityFragmentationMilli(
       fragment += t.weight * idle;
       continue;
     }
+    if (t.gpuCount > 1) {
+      let hosting = 0;
+      let partial = 0;
+      for (let j = 0; j < gpuFreeMilli.length; j++) {
+        const g = gpuFreeMilli[j]!;
+        if (g >= t.gpuMilli) hosting++;
+        else partial += g;
+      }
+      fragment += t.weight * (hosting >= t.gpuCount ? partial : idle);
+      continue;
+    }
     let slots = 0;
     for (let j = 0; j < gpuFreeMilli.length; j++) slots += Math.floor(gpuFreeMilli[j]! / t.gpuMilli);
-    const byGpu = Math.floor(slots / t.gpuCount);
-    const copies = t.cpuMilli > 0 ? Math.min(byGpu, Math.floor(freeCpuMilli / t.cpuMilli)) : byGpu;
-    fragment += t.weight * (idle - Math.min(idle, copies * t.gpuCount * t.gpuMilli));
+    const copies = t.cpuMilli > 0 ? Math.min(slots, Math.floor(freeCpuMilli / t.cpuMilli)) : slots;
+    fragment += t.weight * (idle - Math.min(idle, copies * t.gpuMilli));
   }
   return fragment;
 }

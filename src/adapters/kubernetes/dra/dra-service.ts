@@ -93,7 +93,7 @@ export function draPluginHandlers(
           events.onPrepared?.(claim, result, created);
         }
         callback(null, { claims });
-      })();
+      })().catch((error: unknown) => callback(error as Error));
     },
     NodeUnprepareResources: (
       call: grpc.ServerUnaryCall<ClaimsRequest, UnprepareResponse>,
@@ -112,7 +112,7 @@ export function draPluginHandlers(
           events.onUnprepared?.(claim.uid, error);
         }
         callback(null, { claims });
-      })();
+      })().catch((error: unknown) => callback(error as Error));
     },
   };
 }

@@ -102,21 +102,32 @@ describe('evaluateDefault', () => {
   });
 
   it('blends (1 − α)·FGD + α·capacity-aware fragmentation (hand-computed)', () => {
-    // M: one 2-GPU whole type (c = 16000). 4-GPU nodes, whole 1-GPU pod with 1000 CPU.
-    //   Idle node [1000 ×4] → [0, 1000, 1000, 1000]: FGD 0 → 0; capacity 0 → 1000 (3 slots: one copy,
-    //   usable 2000 of 3000): Δ = 0.1·1000 = 100 → class 47.
-    //   Used node [0, 1000 ×3] → [0, 0, 1000, 1000]: FGD 0 → 0; capacity 1000 → 0: Δ = −100 → 52, +0.5.
-    const workload = buildTargetWorkload([shape(16000, 1000, 2)]);
-    const pod = aPod({ cpuMilli: 1000 });
-    expect(evaluateDefault(nodeWith([1000, 1000, 1000, 1000]), pod, workload)).toEqual({
-      score: fgdScoreOfDelta(100),
+    // M: one whole 1-GPU type (c = 16000). Idle 4-GPU nodes, whole 1-GPU pod with 8000 CPU.
+    //   64 vCPU node: capacity copies min(4, 4) = 4 → min(3, ⌊56000/16000⌋ = 3) = 3, fragment 0 → 0:
+    //   Δ = 0 → class 50.
+    //   40 vCPU node: copies min(4, 2) = 2, fragment 2000 → min(3, ⌊32000/16000⌋ = 2) = 2, usable
+    //   2000 of 3000, fragment 1000: Δ = 0.1·(−1000) = −100 → class 52 (the pod uses a GPU the
+    //   node's CPU would have stranded).
+    const workload = buildTargetWorkload([shape(16000, 1000)]);
+    const pod = aPod({ cpuMilli: 8000 });
+    expect(evaluateDefault(nodeWith([1000, 1000, 1000, 1000]), pod, workload)).toEqual({ score: 50, gpuIndices: [0] });
+    expect(evaluateDefault(nodeWith([1000, 1000, 1000, 1000], 40000), pod, workload)).toEqual({
+      score: fgdScoreOfDelta(-100),
       gpuIndices: [0],
     });
-    expect(fgdScoreOfDelta(100)).toBe(47);
-    expect(evaluateDefault(nodeWith([0, 1000, 1000, 1000]), pod, workload)).toEqual({ score: 52.5, gpuIndices: [1] });
+    expect(fgdScoreOfDelta(-100)).toBe(52);
     // FGD alone sees no difference: both 50.
     expect(evaluateFgd(nodeWith([1000, 1000, 1000, 1000]), pod, workload).score).toBe(50);
-    expect(evaluateFgd(nodeWith([0, 1000, 1000, 1000]), pod, workload).score).toBe(50);
+    expect(evaluateFgd(nodeWith([1000, 1000, 1000, 1000], 40000), pod, workload).score).toBe(50);
+  });
+
+  it('a multi-GPU type counts by GPUs alone in the capacity term: an idle GPU left over is not fragment', () => {
+    // M: one 2-GPU whole type. A whole 1-GPU pod on [1000 ×4] leaves 3 whole GPUs: one copy fits,
+    // so nothing is fragment under either term (Δ = 0, class 50), as FGD.
+    const workload = buildTargetWorkload([shape(16000, 1000, 2)]);
+    const pod = aPod({ cpuMilli: 1000 });
+    expect(evaluateDefault(nodeWith([1000, 1000, 1000, 1000]), pod, workload)).toEqual({ score: 50, gpuIndices: [0] });
+    expect(evaluateFgd(nodeWith([1000, 1000, 1000, 1000]), pod, workload).score).toBe(50);
   });
 });
 

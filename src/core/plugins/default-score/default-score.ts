@@ -17,8 +17,7 @@
  */
 import type { NodeState } from '../../framework/node-state.js';
 import type { ResourceDemand } from '../../framework/resource-demand.js';
-import { nodeCapacityFragmentationMilli } from '../../fragmentation/capacity-fragmentation.js';
-import { nodeFragmentationMilli } from '../../fragmentation/node-fragmentation.js';
+import { blendedFragmentationMilli } from '../../fragmentation/blended-fragmentation.js';
 import type { TargetWorkload } from '../../fragmentation/target-workload.js';
 import type { CycleContext, SchedulingProfile } from '../../framework/extension-points.js';
 import { gpuCountByModel, weightByScarcity } from '../../fragmentation/scarcity-weights.js';
@@ -44,18 +43,6 @@ export interface DefaultWeights {
 /** The shipped weights. */
 export const DEFAULT_WEIGHTS: DefaultWeights = { capacityShare: 0.1, usedNodeBonus: 0.5 };
 
-/** Blended fragmentation: (1 − α)·FGD + α·capacity-aware, in milli-GPU. */
-function blendedFragmentation(
-  cpu: number,
-  model: string | null,
-  gpus: ArrayLike<number>,
-  workload: TargetWorkload,
-  alpha: number,
-): number {
-  const fgd = nodeFragmentationMilli(cpu, model, gpus, workload);
-  return alpha === 0 ? fgd : (1 - alpha) * fgd + alpha * nodeCapacityFragmentationMilli(cpu, model, gpus, workload);
-}
-
 /** The default policy's score and GPU choice for one node. */
 export interface DefaultEvaluation {
   /** FGD class (integer 0..100) plus tie-break bonuses (< 1 in total). */
@@ -75,7 +62,7 @@ export function evaluateDefault(
 ): DefaultEvaluation {
   const alpha = weights.capacityShare;
   const { score, gpuIndices } = evaluateGradient(node, pod, (cpu, model, gpus) =>
-    blendedFragmentation(cpu, model, gpus, workload, alpha),
+    blendedFragmentationMilli(cpu, model, gpus, workload, alpha),
   );
   const nodeBonus = pod.gpuCount > 0 && !node.isGpuIdle() ? weights.usedNodeBonus : 0;
   return { score: score + nodeBonus, gpuIndices };

@@ -30,7 +30,11 @@ export function fgdScoreOfDelta(deltaMilli: number): number {
   return Math.trunc(100 * (1 / (1 + Math.exp(deltaMilli / 1000))));
 }
 
-/** A fragmentation measure of a node state, in milli-GPU (e.g. F_n(M) for a fixed M). */
+/**
+ * A fragmentation measure of a node state, in milli-GPU (e.g. F_n(M) for a fixed M). It must not
+ * depend on the order of the GPUs (only on the multiset of their free amounts): evaluateGradient
+ * tries a sharing pod once per distinct free amount.
+ */
 export type NodeFragmentation = (
   freeCpuMilli: number,
   gpuModel: string | null,
@@ -54,8 +58,13 @@ export function evaluateGradient(
   if (isSharingRequest(pod)) {
     let bestScore = -1;
     let bestGpu = -1;
+    // A GPU with the same free milli as one tried before gives the same multiset of free amounts,
+    // so the same fragmentation and score, which cannot beat the earlier (lower-index) GPU.
+    const tried: number[] = [];
     for (let j = 0; j < scratch.length; j++) {
       if (!gpuCanHost(node, j, pod)) continue;
+      if (tried.includes(scratch[j]!)) continue;
+      tried.push(scratch[j]!);
       scratch[j]! -= pod.gpuMilli;
       const after = fragmentation(cpuAfter, model, scratch);
       scratch[j]! += pod.gpuMilli;
