@@ -134,10 +134,15 @@ export async function startDraDriver(options: DraDriverOptions): Promise<Running
     kubeletDir: options.kubeletDir,
     preparer,
     events: {
-      onRegistrationStatus: (status) =>
-        status.plugin_registered
-          ? logger.info('registered with the kubelet')
-          : logger.error({ error: status.error }, 'the kubelet refused the registration'),
+      onRegistrationStatus: (status) => {
+        if (!status.plugin_registered) {
+          logger.error({ error: status.error }, 'the kubelet refused the registration');
+          return;
+        }
+        logger.info('registered with the kubelet');
+        // A starting kubelet deletes the node's slices: publish them again if it did.
+        publisher.recheck();
+      },
       onPrepared: (claim, result, created) =>
         result.error === ''
           ? logger.info(

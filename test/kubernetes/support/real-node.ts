@@ -92,6 +92,12 @@ export interface RealNode {
   readonly dir: string;
   /** Milliseconds from the call to the Node's Ready condition. */
   readonly readyMs: number;
+  /**
+   * Where one of the node's fixed paths (e.g. `/var/run/cdi`) is on this host: the folder bind
+   * mounted there in the node's mount namespace.
+   * @throws Error for a path that is not one of them
+   */
+  hostPath(path: string): string;
   /** Stops the kubelet and starts it again (same mount namespace, same state); resolves when it is healthy. */
   restartKubelet(): Promise<void>;
   /** Writes the tail of the kubelet's and containerd's logs to stderr. */
@@ -345,6 +351,12 @@ class TestNode implements RealNode {
       },
       this.timeoutMs,
     );
+  }
+
+  hostPath(path: string): string {
+    if (!(FIXED_PATHS as readonly string[]).includes(path))
+      throw new Error(`${path} is not a fixed path of the node; one of ${FIXED_PATHS.join(', ')}`);
+    return join(this.dir, 'mounts', path.replaceAll('/', '_'));
   }
 
   async restartKubelet(): Promise<void> {

@@ -41,12 +41,13 @@ describe('the slice publisher', () => {
     await api.close();
   });
 
-  const make = (resyncMs = 60_000): SlicePublisher =>
+  const make = (resyncMs = 60_000, recheckMs = 1000): SlicePublisher =>
     (publisher = createSlicePublisher({
       api: client,
       nodeName: 'n1',
       retryMs: 20,
       resyncMs,
+      recheckMs,
       onError: (e) => errors.push(e.message),
     }));
 
@@ -96,5 +97,17 @@ describe('the slice publisher', () => {
     api.slices.delete('n1-gpushare-1');
     await until(() => api.slices.size === 2 && publisher.generation() === 2, 'republished');
     expect(stored()).toEqual(expected([gpu(0)], 2));
+  });
+
+  it('rechecks after a registration: slices deleted by a starting kubelet are published again', async () => {
+    make(60_000, 20);
+    await publisher.publish([gpu(0)], 'start');
+    publisher.recheck();
+    // The kubelet wipes the node's slices about when it registers the plugin: the check now may
+    // see them still there, a later one sees them gone.
+    api.slices.clear();
+    await until(() => api.slices.size === 2 && publisher.generation() === 2, 'republished by a later check');
+    expect(stored()).toEqual(expected([gpu(0)], 2));
+    expect(errors).toEqual([]);
   });
 });

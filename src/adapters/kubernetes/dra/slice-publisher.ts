@@ -35,6 +35,8 @@ export interface SlicePublisherOptions {
   readonly retryMs?: number;
   /** Interval of the check that the published pool is still there, ms. @defaultValue 60000 */
   readonly resyncMs?: number;
+  /** Unit of the delays of {@link SlicePublisher.recheck}, ms. @defaultValue 1000 */
+  readonly recheckMs?: number;
   /** Told of each publish that succeeded. */
   readonly onPublished?: (generation: number, slices: readonly string[], why: string) => void;
   /** Told of the Node's labels each time it is read (before each publish). */
@@ -49,7 +51,15 @@ export interface SlicePublisher {
   publish(gpus: readonly SliceGpu[], why: string): Promise<void>;
   /** The generation last published (0 before the first). */
   generation(): number;
-  /** Stops the retries and the resync. */
+  /**
+   * Checks the pool in the API server now and again after 1, 2, 4, 8 and 16 s (the delays are
+   * `recheckMs` times 1, 2, 4, 8, 16), republishing when it is not what was published. For the
+   * kubelet's (re-)registration of the plugin: a starting kubelet deletes every ResourceSlice of
+   * its node (kubelet `DRAPluginManager.wipeResourceSlices`, in the background, about when the
+   * plugin registers), and without this the pool stays missing until the next resync.
+   */
+  recheck(): void;
+  /** Stops the retries, the rechecks and the resync. */
   stop(): void;
 }
 
@@ -69,6 +79,8 @@ export function createSlicePublisher(options: SlicePublisherOptions): SlicePubli
   let retry: NodeJS.Timeout | null = null;
   let stopped = false;
   let queue: Promise<void> = Promise.resolve();
+  const recheckMs = options.recheckMs ?? 1000;
+  const rechecks = new Set<NodeJS.Timeout>();
 
   async function list(): Promise<ListedSlice[]> {
     const answer = await api.request('GET', `${SLICES}?fieldSelector=${sliceSelector(nodeName)}`);
@@ -138,7 +150,7 @@ export function createSlicePublisher(options: SlicePublisherOptions): SlicePubli
     return queue;
   }
 
-  async function resync(): Promise<void> {
+  async function resync(why = 'the published slices changed in the API server'): Promise<void> {
     if (stopped || latest === null || generation === 0) return;
     try {
       const existing = await list();
@@ -146,7 +158,7 @@ export function createSlicePublisher(options: SlicePublisherOptions): SlicePubli
         existing.length === published.length &&
         existing.every((s) => published.includes(s.metadata.name) && s.spec.pool.generation === generation);
       if (!same) {
-        latest = { gpus: latest.gpus, why: 'the published slices changed in the API server' };
+        latest = { gpus: latest.gpus, why };
         await run();
       }
     } catch (error) {
@@ -162,8 +174,22 @@ export function createSlicePublisher(options: SlicePublisherOptions): SlicePubli
       return run();
     },
     generation: () => generation,
+    recheck() {
+      const why = 'the published slices changed in the API server (checked after a registration)';
+      void resync(why);
+      for (const factor of [1, 2, 4, 8, 16]) {
+        const timer = setTimeout(() => {
+          rechecks.delete(timer);
+          void resync(why);
+        }, factor * recheckMs);
+        timer.unref();
+        rechecks.add(timer);
+      }
+    },
     stop() {
       stopped = true;
+      for (const timer of rechecks) clearTimeout(timer);
+      rechecks.clear();
       clearInterval(resyncTimer);
       if (retry !== null) clearTimeout(retry);
       retry = null;
