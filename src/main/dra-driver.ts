@@ -24,7 +24,7 @@ import { openClaimCheckpoint } from '../adapters/kubernetes/dra/claim-checkpoint
 import { createClaimPreparer } from '../adapters/kubernetes/dra/claim-preparer.js';
 import { GPU_API_LABEL, GPU_APIS } from '../adapters/kubernetes/dra/dra-names.js';
 import { startKubeletPlugin } from '../adapters/kubernetes/dra/kubelet-plugin.js';
-import { kubeJsonFrom } from '../adapters/kubernetes/dra/kube-json.js';
+import { kubeRestFrom } from '../adapters/kubernetes/extender/kube-rest.js';
 import type { SliceGpu } from '../adapters/kubernetes/dra/resource-slices.js';
 import { createSlicePublisher } from '../adapters/kubernetes/dra/slice-publisher.js';
 import { createMpsDaemonManager } from '../adapters/mps/mps-daemon-manager.js';
@@ -87,7 +87,7 @@ function simulatedMigManager(stateDir: string, spec: string): MigManager {
  */
 export async function startDraDriver(options: DraDriverOptions): Promise<RunningDraDriver> {
   const logger = pino({ level: options.logLevel }, pino.destination(2));
-  const api = kubeJsonFrom(loadKubeConfig(options.kubeconfig));
+  const api = kubeRestFrom(loadKubeConfig(options.kubeconfig));
   const simulated = options.simulateGpus !== null;
   const inventory: GpuInventory = simulated
     ? createSimulatedInventory(parseSimulatedGpuSpec(options.simulateGpus!))

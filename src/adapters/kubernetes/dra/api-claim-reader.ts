@@ -5,10 +5,10 @@
  */
 import type { ResourceClaimObject } from './claim-allocation.js';
 import { ClaimNotFoundError, type ClaimReader } from './claim-preparer.js';
-import { answerMessage, type KubeJson } from './kube-json.js';
+import { statusMessage, type KubeRest } from '../extender/kube-rest.js';
 
 /** A ClaimReader over `api`. */
-export function createApiClaimReader(api: KubeJson): ClaimReader {
+export function createApiClaimReader(api: KubeRest): ClaimReader {
   return {
     async read(namespace, name) {
       const path =
@@ -16,7 +16,7 @@ export function createApiClaimReader(api: KubeJson): ClaimReader {
         `/resourceclaims/${encodeURIComponent(name)}`;
       const answer = await api.request('GET', path);
       if (answer.status === 404) throw new ClaimNotFoundError(`claim ${namespace}/${name} does not exist`);
-      if (answer.status !== 200) throw new Error(`GET ${path}: ${answerMessage(answer)}`);
+      if (answer.status !== 200) throw new Error(`GET ${path}: ${statusMessage(answer)}`);
       return answer.body as ResourceClaimObject;
     },
   };

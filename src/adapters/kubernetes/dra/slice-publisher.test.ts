@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { kubeJsonFrom, type KubeJson } from './kube-json.js';
+import { kubeRestFrom, type KubeRest } from '../extender/kube-rest.js';
 import { resourceSlicesFor, type SliceGpu } from './resource-slices.js';
 import { createSlicePublisher, type SlicePublisher } from './slice-publisher.js';
 import { startStandInDraApi, type StandInDraApi } from './testing/stand-in-dra-api.js';
@@ -24,7 +24,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 describe('the slice publisher', () => {
   let api: StandInDraApi;
-  let client: KubeJson;
+  let client: KubeRest;
   let publisher: SlicePublisher;
   const errors: string[] = [];
 
@@ -32,7 +32,7 @@ describe('the slice publisher', () => {
     api = await startStandInDraApi('n1');
     const config = new KubeConfig();
     config.loadFromString(api.kubeconfig());
-    client = kubeJsonFrom(config);
+    client = kubeRestFrom(config);
     errors.length = 0;
   });
   afterEach(async () => {

@@ -16,7 +16,7 @@
  * K8S-DRA-CONTRACTS.md §1.1.
  */
 import { DRA_DRIVER } from './dra-names.js';
-import { answerMessage, type KubeJson } from './kube-json.js';
+import { statusMessage, type KubeRest } from '../extender/kube-rest.js';
 import { resourceSlicesFor, type ResourceSlice, type SliceGpu } from './resource-slices.js';
 
 const SLICES = '/apis/resource.k8s.io/v1/resourceslices';
@@ -29,7 +29,7 @@ interface ListedSlice {
 
 /** Options of {@link createSlicePublisher}. */
 export interface SlicePublisherOptions {
-  readonly api: KubeJson;
+  readonly api: KubeRest;
   readonly nodeName: string;
   /** Wait before retrying a failed publish, ms. @defaultValue 5000 */
   readonly retryMs?: number;
@@ -85,14 +85,14 @@ export function createSlicePublisher(options: SlicePublisherOptions): SlicePubli
   async function list(): Promise<ListedSlice[]> {
     const answer = await api.request('GET', `${SLICES}?fieldSelector=${sliceSelector(nodeName)}`);
     if (answer.status !== 200)
-      throw new Error(`listing the ResourceSlices of node ${nodeName}: ${answerMessage(answer)}`);
+      throw new Error(`listing the ResourceSlices of node ${nodeName}: ${statusMessage(answer)}`);
     return (answer.body as { items?: ListedSlice[] }).items ?? [];
   }
 
   async function ownerOf(): Promise<object[] | undefined> {
     const answer = await api.request('GET', `/api/v1/nodes/${encodeURIComponent(nodeName)}`);
     if (answer.status === 404) return undefined;
-    if (answer.status !== 200) throw new Error(`reading node ${nodeName}: ${answerMessage(answer)}`);
+    if (answer.status !== 200) throw new Error(`reading node ${nodeName}: ${statusMessage(answer)}`);
     const metadata = (answer.body as { metadata?: { uid?: string; labels?: Record<string, string> } }).metadata;
     options.onNodeLabels?.(metadata?.labels ?? {});
     const uid = metadata?.uid;
@@ -120,14 +120,14 @@ export function createSlicePublisher(options: SlicePublisherOptions): SlicePubli
       if (answer.status !== 200 && answer.status !== 201)
         throw new Error(
           `${before === undefined ? 'creating' : 'replacing'} ResourceSlice ${slice.metadata.name}: ` +
-            answerMessage(answer),
+            statusMessage(answer),
         );
     }
     const wanted = new Set(desired.map((s) => s.metadata.name));
     for (const stale of existing.filter((s) => !wanted.has(s.metadata.name))) {
       const answer = await api.request('DELETE', `${SLICES}/${encodeURIComponent(stale.metadata.name)}`);
       if (answer.status !== 200 && answer.status !== 202 && answer.status !== 404)
-        throw new Error(`deleting ResourceSlice ${stale.metadata.name}: ${answerMessage(answer)}`);
+        throw new Error(`deleting ResourceSlice ${stale.metadata.name}: ${statusMessage(answer)}`);
     }
     generation = next;
     published = desired.map((s) => s.metadata.name);

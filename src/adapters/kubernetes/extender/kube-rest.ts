@@ -1,9 +1,13 @@
 /**
  * A small client for the Kubernetes REST calls the extender makes on its hot path (patch a pod,
- * create a Binding, read and write a Lease, post an Event): JSON over HTTPS with one keep-alive
- * connection pool, credentials from a kubeconfig (or the in-cluster ServiceAccount) through
- * @kubernetes/client-node's `KubeConfig`, re-applied on every call so rotated tokens are used.
+ * create a Binding, read and write a Lease, post an Event), the autoscaler's and the DRA driver's
+ * (ResourceSlices, ResourceClaims): JSON over HTTPS (or `http:` when the kubeconfig's server says
+ * so) with one keep-alive connection pool, credentials from a kubeconfig (or the in-cluster
+ * ServiceAccount) through @kubernetes/client-node's `KubeConfig`, re-applied on every call so
+ * rotated tokens are used. Plain REST keeps every field of the objects as the API server sends
+ * them (a claim's consumedCapacity and shareID), whatever the client library's models know.
  */
+import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 
@@ -42,19 +46,22 @@ export function kubeRestFrom(kubeconfig: KubeConfig, timeoutMs = 10_000): KubeRe
   const cluster = kubeconfig.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
   const base = new URL(cluster.server);
-  let agent: https.Agent | null = null;
+  const secure = base.protocol === 'https:';
+  let agent: http.Agent | null = null;
   return {
     async request(method, path, body, contentType = 'application/json') {
       const options: https.RequestOptions = { method, headers: {} };
       await kubeconfig.applyToHTTPSOptions(options);
-      const pool = (agent ??= new https.Agent({
-        keepAlive: true,
-        maxSockets: 16,
-        ca: options.ca,
-        cert: options.cert,
-        key: options.key,
-        ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
-      }));
+      const pool = (agent ??= secure
+        ? new https.Agent({
+            keepAlive: true,
+            maxSockets: 16,
+            ca: options.ca,
+            cert: options.cert,
+            key: options.key,
+            ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
+          })
+        : new http.Agent({ keepAlive: true, maxSockets: 16 }));
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const headers: Record<string, string | number> = {
         ...(options.headers as Record<string, string>),
@@ -65,7 +72,7 @@ export function kubeRestFrom(kubeconfig: KubeConfig, timeoutMs = 10_000): KubeRe
         headers['content-length'] = payload.length;
       }
       return await new Promise<KubeResponse>((resolve, reject) => {
-        const req = https.request(
+        const req = (secure ? https.request : http.request)(
           {
             protocol: base.protocol,
             hostname: base.hostname,
