@@ -57,11 +57,11 @@ describe('gpushare what-if (built CLI)', () => {
     expect(r.stdout).toContain('80 jobs (80 with GPUs, 2 tenants)');
     expect(r.stdout).toContain('p95 wait on the server 40 s');
     expect(r.stdout).toMatch(/whole GPUs \(no sharing\) +default +82 +0/);
-    expect(r.stdout).toMatch(/sharing \(recommended\) +gpu-clustering +54 +0 +34\.1%/);
-    expect(r.stdout).toMatch(/right-sized requests +gpu-clustering +44 +0 +46\.3%/);
+    expect(r.stdout).toMatch(/sharing \(recommended\) +default +54 +0 +34\.1%/);
+    expect(r.stdout).toMatch(/right-sized requests +default +43 +0 +47\.6%/);
     expect(r.stdout).toMatch(/team-a\/infer +60\/60 +1 +500 → 240 +20\.0% +40960 → 12288 +10240/);
     expect(r.stdout).toContain(
-      'right-sized requests need 44 GPUs with gpu-clustering, against 54 as asked: 10 GPUs saved (18.5%)',
+      'right-sized requests need 43 GPUs with default, against 54 as asked: 11 GPUs saved (20.4%)',
     );
     const page = readFileSync(html, 'utf8');
     expect(page.startsWith('<!doctype html>')).toBe(true);
@@ -77,7 +77,7 @@ describe('gpushare what-if (built CLI)', () => {
     expect(b.stdout).toBe(a.stdout);
     const report = JSON.parse(a.stdout);
     expect(report.shared.map((s: { policy: string; gpus: number }) => [s.policy, s.gpus])).toEqual([
-      ['default', 56],
+      ['default', 54],
       ['random', 66],
       ['dot-product', 56],
       ['gpu-clustering', 54],
