@@ -66,7 +66,7 @@ export async function createProgram(names?: ReadonlySet<string>): Promise<Comman
     .version(version, '-V, --version');
   if (names === undefined || [...names].some((n) => SERVER_COMMAND_NAMES.has(n))) {
     const { createServerCommands } = (await import(SERVER_COMMANDS_MODULE)) as typeof import('./server-commands.js');
-    for (const command of createServerCommands(version, names)) program.addCommand(command);
+    for (const command of await createServerCommands(version, names)) program.addCommand(command);
   }
   for (const command of await createClientCommands(processIo(), names)) program.addCommand(command);
   if (names === undefined || names.has('audit'))

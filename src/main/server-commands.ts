@@ -7,17 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { LinearProgramSolver } from '../lib/linear-program.js';
-import { parseSimulatedGpuSpec } from '../adapters/gpu/simulated-gpus.js';
-import { createPackByUseCommand } from '../cli/pack-by-use-command.js';
-import { createServeCommand } from '../cli/serve-command.js';
-import { createSimulateCommand } from '../cli/simulate-command.js';
-import { createSynthTraceCommand } from '../cli/synth-trace-command.js';
-import { createAutoscalerCommand } from './autoscaler-command.js';
-import { createExtenderCommand } from './extender-command.js';
-import { createDraDriverCommand } from './dra-driver-command.js';
-import { createNodeAgentCommand } from './node-agent-command.js';
 import type { StartServer } from '../cli/serve-command.js';
-import { createWebhookCommand } from './webhook-command.js';
 
 /** Loads HiGHS for `simulate --bound`, only when the bound is computed. */
 const loadLinearProgramSolver = async (): Promise<LinearProgramSolver> =>
@@ -39,18 +29,35 @@ export const SERVER_COMMAND_NAMES = [
   'autoscaler',
 ] as const;
 
-/** Builds the commands named in `names` (all by default), in help order. */
-export function createServerCommands(version: string, names?: ReadonlySet<string>): Command[] {
-  const all: [string, () => Command][] = [
-    ['simulate', () => createSimulateCommand(loadLinearProgramSolver)],
-    ['synth-trace', () => createSynthTraceCommand()],
-    ['pack-by-use', () => createPackByUseCommand()],
-    ['serve', () => createServeCommand(version, startServer, (spec) => void parseSimulatedGpuSpec(spec))],
-    ['extender', () => createExtenderCommand(version)],
-    ['webhook', () => createWebhookCommand()],
-    ['node-agent', () => createNodeAgentCommand()],
-    ['dra-driver', () => createDraDriverCommand()],
-    ['autoscaler', () => createAutoscalerCommand(version)],
+/**
+ * Builds the commands named in `names` (all by default), in help order. Each command's module is
+ * imported only when that command is built: `simulate` does not load the Kubernetes client that
+ * `extender` needs, nor `serve` the simulator.
+ */
+export async function createServerCommands(version: string, names?: ReadonlySet<string>): Promise<Command[]> {
+  const all: [string, () => Promise<Command>][] = [
+    [
+      'simulate',
+      async () => (await import('../cli/simulate-command.js')).createSimulateCommand(loadLinearProgramSolver),
+    ],
+    ['synth-trace', async () => (await import('../cli/synth-trace-command.js')).createSynthTraceCommand()],
+    ['pack-by-use', async () => (await import('../cli/pack-by-use-command.js')).createPackByUseCommand()],
+    [
+      'serve',
+      async () => {
+        const [{ createServeCommand }, { parseSimulatedGpuSpec }] = await Promise.all([
+          import('../cli/serve-command.js'),
+          import('../adapters/gpu/simulated-gpus.js'),
+        ]);
+        return createServeCommand(version, startServer, (spec) => void parseSimulatedGpuSpec(spec));
+      },
+    ],
+    ['extender', async () => (await import('./extender-command.js')).createExtenderCommand(version)],
+    ['webhook', async () => (await import('./webhook-command.js')).createWebhookCommand()],
+    ['node-agent', async () => (await import('./node-agent-command.js')).createNodeAgentCommand()],
+    ['dra-driver', async () => (await import('./dra-driver-command.js')).createDraDriverCommand()],
+    ['autoscaler', async () => (await import('./autoscaler-command.js')).createAutoscalerCommand(version)],
   ];
-  return all.filter(([name]) => names === undefined || names.has(name)).map(([, create]) => create());
+  const wanted = all.filter(([name]) => names === undefined || names.has(name));
+  return Promise.all(wanted.map(([, create]) => create()));
 }
