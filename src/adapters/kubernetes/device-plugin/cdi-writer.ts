@@ -1,11 +1,11 @@
 /**
- * Writes CDI spec files atomically: the JSON goes to a hidden temporary file in the same directory
- * (a name the runtime's CDI cache ignores: it reads only `*.json` and `*.yaml`), is flushed, then
- * renamed over the spec file, so a runtime never reads a half-written spec.
+ * Writes CDI spec files atomically (../atomic-file.ts): the JSON goes to a hidden
+ * temporary file in the same directory (a name the runtime's CDI cache ignores: it reads only
+ * `*.json` and `*.yaml`), is flushed, then renamed over the spec file, so a runtime never reads a
+ * half-written spec.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../atomic-file.js';
 import type { CdiSpec } from './cdi-spec.js';
 
 /** The CDI spec directory runtimes read by default. */
@@ -23,21 +23,7 @@ export function cdiSpecFileName(slot: string): string {
  * @throws the file system's error (the temporary file is removed)
  */
 export async function writeCdiSpec(dir: string, slot: string, spec: CdiSpec): Promise<string> {
-  await mkdir(dir, { recursive: true, mode: 0o755 });
   const target = join(dir, cdiSpecFileName(slot));
-  const temporary = join(dir, `.${cdiSpecFileName(slot)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    const file = await open(temporary, 'wx', 0o644);
-    try {
-      await file.writeFile(`${JSON.stringify(spec, null, 2)}\n`);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, target);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(target, `${JSON.stringify(spec, null, 2)}\n`, { fileMode: 0o644, directoryMode: 0o755 });
   return target;
 }

@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { removeLeftoverTemporaries, writeFileAtomic } from './atomic-file.js';
+import { removeLeftoverTemporaries, writeFileAtomic } from '../atomic-file.js';
 
 /** File name of the checkpoint in the state directory. */
 export const CHECKPOINT_FILE = 'checkpoint.json';

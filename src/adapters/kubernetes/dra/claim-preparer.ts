@@ -19,7 +19,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MigManager } from '../../../app/ports/mig-manager.js';
 import type { MpsDaemons } from '../device-plugin/prepare-container.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic } from '../atomic-file.js';
 import {
   allocatedDevices,
   ClaimAllocationError,

@@ -1,8 +1,10 @@
 /**
- * Writes a file so that a reader sees the old content or the new, never a part: the text goes to
- * a hidden temporary file in the same directory (`.<name>.<pid>.<random>.tmp`, a name CDI runtimes
- * and the checkpoint reader ignore), is flushed to disk (fsync), renamed over the target, and the
- * directory is flushed so the rename survives a crash.
+ * Writes a file of the Kubernetes components (the device plugin's and the DRA driver's CDI specs,
+ * the DRA driver's checkpoint) so that a reader sees the old content or the new, never a part:
+ * the text goes to a hidden temporary file in the same directory (`.<name>.<pid>.<random>.tmp`, a
+ * name CDI runtimes and the checkpoint reader ignore), is flushed to disk (fsync), renamed over
+ * the target, and the directory is flushed so the rename survives a crash. The server's own files
+ * take the same steps through src/adapters/store/atomic-file.ts (adapters do not import each other).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
