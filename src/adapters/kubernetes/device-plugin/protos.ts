@@ -37,13 +37,25 @@ export interface PodResourcesApi {
 let devicePluginApi: DevicePluginApi | null = null;
 let podResourcesApi: PodResourcesApi | null = null;
 
-function loadPackage(relativePath: string, packageName: string): grpc.GrpcObject {
-  const definition = protoLoader.loadSync(join(PROTO_DIR, relativePath), LOADER_OPTIONS);
-  const root = grpc.loadPackageDefinition(definition);
-  const pkg = root[packageName];
-  if (pkg === undefined || typeof pkg === 'function')
-    throw new Error(`${relativePath} defines no package ${packageName}`);
-  return pkg as grpc.GrpcObject;
+/**
+ * Loads `proto/<relativePath>` and returns its package `packageName` (dotted names such as
+ * `k8s.io.kubelet.pkg.apis.dra.v1` are walked), with the loader options above and `overrides`.
+ * @throws Error when the file is missing or defines no such package
+ */
+export function loadPackage(
+  relativePath: string,
+  packageName: string,
+  overrides: protoLoader.Options = {},
+): grpc.GrpcObject {
+  const definition = protoLoader.loadSync(join(PROTO_DIR, relativePath), { ...LOADER_OPTIONS, ...overrides });
+  let node: grpc.GrpcObject = grpc.loadPackageDefinition(definition);
+  for (const part of packageName.split('.')) {
+    const next = node[part];
+    if (next === undefined || typeof next === 'function')
+      throw new Error(`${relativePath} defines no package ${packageName}`);
+    node = next as grpc.GrpcObject;
+  }
+  return node;
 }
 
 /** The device plugin API (loaded once). Throws when proto/ is missing from the package. */

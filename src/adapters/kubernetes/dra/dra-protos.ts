@@ -8,18 +8,12 @@
  * Facts: ../shared docs K8S-DRA-CONTRACTS.md §3.1 (registration: package `pluginregistration`),
  * §3.2 (DRA: package `k8s.io.kubelet.pkg.apis.dra.v1`; v1beta1 the same without `share_id`).
  */
-import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import { PROTO_DIR } from '../device-plugin/protos.js';
+import { loadPackage } from '../device-plugin/protos.js';
 
-const LOADER_OPTIONS: protoLoader.Options = {
-  keepCase: true,
-  longs: Number,
-  enums: String,
-  defaults: true,
-  oneofs: false,
-};
+/** No virtual oneof fields: `optional share_id` reads as itself. */
+const load = (relativePath: string, packageName: string): grpc.GrpcObject =>
+  loadPackage(relativePath, packageName, { oneofs: false });
 
 /** A service's client constructor; its `service` is what a server adds. */
 type ServiceConstructor = grpc.ServiceClientConstructor;
@@ -38,21 +32,6 @@ export interface DraApis {
 }
 
 let apis: DraApis | null = null;
-
-function walk(root: grpc.GrpcObject, path: string): grpc.GrpcObject {
-  let node: grpc.GrpcObject | undefined = root;
-  for (const part of path.split('.')) {
-    const next: unknown = node?.[part];
-    if (next === undefined || typeof next === 'function') throw new Error(`proto package ${path} is missing`);
-    node = next as grpc.GrpcObject;
-  }
-  return node;
-}
-
-function load(relativePath: string, packageName: string): grpc.GrpcObject {
-  const definition = protoLoader.loadSync(join(PROTO_DIR, relativePath), LOADER_OPTIONS);
-  return walk(grpc.loadPackageDefinition(definition), packageName);
-}
 
 /** The registration and DRA APIs (loaded once). Throws when proto/ is missing from the package. */
 export function loadDraApis(): DraApis {
