@@ -1,5 +1,6 @@
 // Bundles the two entry points that start often and must start fast (`npm run build` runs this
-// after tsc): the gpushare CLI and the stand-in nvidia-smi (dist/adapters/gpu/simulated-nvidia-smi.bundle.js).
+// after scripts/transpile.mjs): the gpushare CLI and the stand-in nvidia-smi
+// (dist/adapters/gpu/simulated-nvidia-smi.bundle.js).
 //
 // The CLI is cut where its code imports on demand (docs/cli.md, "What a command loads";
 // docs/decisions/0023-cli-start-cost.md, 0024-cli-commonjs-code-cache.md): dist/main/gpushare.cjs
@@ -9,7 +10,7 @@
 // when the import runs), except commander, which is a file of its own that they all share. So
 // `gpushare jobs` loads three files (and the code cache's hook, dist/main/code-cache.cjs). The
 // files are CommonJS, so that the chunks can go through the V8 code cache (src/main/code-cache.ts).
-// The server-side commands stay in dist/main/server-commands.js (tsc's output, ES modules),
+// The server-side commands stay in dist/main/server-commands.js (scripts/transpile.mjs's output, ES modules),
 // imported only when they run.
 // dist/main/gpushare.meta.json is esbuild's metafile of them all: which sources each file holds
 // (test/e2e/cli-loads.test.ts reads it).
@@ -156,7 +157,7 @@ const merge = (result) => {
   Object.assign(metafile.outputs, result.metafile.outputs);
 };
 // src/main/cli.ts imports ./server-commands.js and ./audit-verify.js through a variable, which
-// esbuild leaves as a run-time import: it resolves to tsc's output beside dist/main/gpushare.cjs.
+// esbuild leaves as a run-time import: it resolves to the compiled module beside dist/main/gpushare.cjs.
 merge(
   await build({
     ...common,
