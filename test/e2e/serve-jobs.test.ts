@@ -2,7 +2,7 @@
  * End-to-end: a real `gpushare serve` child process with simulated GPUs, real job processes, a real
  * SQLite file, and the real CLI.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -31,6 +31,8 @@ describe('gpushare serve: sharing one GPU', () => {
     async () => {
       server = await startServe({ simulateGpus: '1xA100-80GB' });
       const marker = join(server.dataDir, 'concurrency.log');
+      // Each job runs until the gate file appears, so that the third waits for as long as the test looks.
+      const gate = join(server.dataDir, 'release');
       const ids: number[] = [];
       for (let i = 0; i < 3; i++) {
         const { code, stdout, stderr } = cli(server, [
@@ -45,7 +47,7 @@ describe('gpushare serve: sharing one GPU', () => {
           'sh',
           '-c',
           `echo "visible=$CUDA_VISIBLE_DEVICES milli=$GPUSHARE_GPU_MILLI mib=$GPUSHARE_GPU_MEMORY_MIB"; ` +
-            `echo start >> ${marker}; sleep 2; echo end >> ${marker}`,
+            `echo start >> ${marker}; while [ ! -e ${gate} ]; do sleep 0.05; done; echo end >> ${marker}`,
         ]);
         expect(code, stderr).toBe(0);
         ids.push(Number(stdout.trim().split('\n').at(-1)));
@@ -61,6 +63,7 @@ describe('gpushare serve: sharing one GPU', () => {
       expect(gpus[0].allocatedGpuMilli).toBe(1000);
       expect(gpus[0].allocatedGpuMemoryMiB).toBe(61440);
       expect(gpus[0].simulated).toBe(true);
+      writeFileSync(gate, '');
       const jobs = await Promise.all(ids.map((id) => waitForJob(server!, id, terminal)));
       expect(jobs.map((j) => j.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
       expect(jobs.map((j) => j.exitCode)).toEqual([0, 0, 0]);

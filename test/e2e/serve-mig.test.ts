@@ -5,7 +5,7 @@
  * causes exactly one reconfiguration (idle 1g instances destroyed, a 3g.40gb created), the 1g jobs
  * reuse idle instances, and every job runs with its MIG device UUID in CUDA_VISIBLE_DEVICES.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, cleanupServe, jobFolder, type ServeHandle, startServe, waitForJob } from './support/serve-harness.js';
@@ -16,8 +16,13 @@ afterEach(async () => {
   server = null;
 });
 
-const echo = (gpu: Record<string, unknown>, seconds = 0) => ({
-  command: ['sh', '-c', `echo $CUDA_VISIBLE_DEVICES; sleep ${seconds}`],
+/** A job that prints its CUDA_VISIBLE_DEVICES, then waits for the file `gate` to appear (when given). */
+const echo = (gpu: Record<string, unknown>, gate?: string) => ({
+  command: [
+    'sh',
+    '-c',
+    `echo $CUDA_VISIBLE_DEVICES${gate === undefined ? '' : `; until [ -e ${gate} ]; do sleep 0.05; done`}`,
+  ],
   workingDirectory: '/tmp',
   gpu,
 });
@@ -29,9 +34,13 @@ describe('gpushare serve: MIG layouts changed on demand', () => {
     'a mixed queue causes one reconfiguration of an idle MIG GPU, then all jobs run with their MIG ' + 'UUIDs',
     async () => {
       server = await startServe({ simulateGpus: '1xA100-80GB:mig,1xT4' });
+      // Seven 1g jobs run at once (each until the gate file appears): seven instances, all idle afterwards.
+      const gate = join(server.dataDir, 'release');
       const warm = [];
       for (let i = 0; i < 7; i++)
-        warm.push((await api(server, 'POST', '/api/v1/jobs', echo(ONE_G, 2))).body.id as number);
+        warm.push((await api(server, 'POST', '/api/v1/jobs', echo(ONE_G, gate))).body.id as number);
+      await Promise.all(warm.map((id) => waitForJob(server!, id, (j) => j.state === 'running')));
+      writeFileSync(gate, '');
       const warmJobs = await Promise.all(warm.map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded')));
       expect(warmJobs.map((j) => j.placement.gpus[0].migProfile)).toEqual(Array(7).fill('1g.10gb'));
       expect(new Set(warmJobs.map((j) => j.placement.gpus[0].migDeviceUuid)).size).toBe(7);

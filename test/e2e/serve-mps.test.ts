@@ -51,9 +51,11 @@ describe('gpushare serve with MPS', () => {
     'starts one daemon per GPU on demand, hands the pipe to the job, and quits it when the GPU has ' + 'no MPS job',
     async () => {
       server = await startServe({ simulateGpus: '1xA100-80GB', env: { PATH: `${bin}:${process.env.PATH}` } });
+      // Both jobs run until the gate file appears: they share the GPU's one daemon.
+      const gate = join(server.dataDir, 'release');
       const script =
         'echo "pipe=$CUDA_MPS_PIPE_DIRECTORY threads=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE ' +
-        'limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"; sleep 2';
+        `limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"; until [ -e ${gate} ]; do sleep 0.05; done`;
       const first = (
         await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 250, gpuMemoryMiB: 10240 }))
       ).body;
@@ -63,6 +65,7 @@ describe('gpushare serve with MPS', () => {
       expect(running.placement.mode).toBe('mps');
       expect(running.placement.enforcement).toEqual({ gpuMemory: 'driver-per-process', compute: 'driver-per-process' });
       const uuid = running.placement.gpus[0].uuid as string;
+      writeFileSync(gate, '');
       const done = await Promise.all(
         [first.id, second.id].map((id) => waitForJob(server!, id, (j) => j.state === 'succeeded')),
       );

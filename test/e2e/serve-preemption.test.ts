@@ -2,7 +2,7 @@
  * End-to-end: priorities, preemption with the checkpoint protocol, and quotas on a real server
  * with real job processes (examples/checkpoint-job.mjs honours the protocol).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -247,25 +247,26 @@ describe('gpushare serve: quotas', () => {
 });
 
 describe('gpushare serve: preemption in flight', () => {
-  // A victim that needs 2 s to checkpoint, and finishes at once when resumed.
-  const slowVictim = {
+  // A victim whose checkpoint lasts until the file `gate` appears, and that finishes at once when resumed.
+  const slowVictim = (gate: string) => ({
     command: [
       'sh',
       '-c',
-      'if [ "$GPUSHARE_RESUME" = 1 ]; then echo resumed; exit 0; fi; trap "sleep 2; exit 75" USR1; while ' +
-        ':; do sleep 0.1; done',
+      'if [ "$GPUSHARE_RESUME" = 1 ]; then echo resumed; exit 0; fi; ' +
+        `trap "until [ -e ${gate} ]; do sleep 0.05; done; exit 75" USR1; while :; do sleep 0.1; done`,
     ],
     workingDirectory: '/tmp',
     gpu: { gpuMilli: 1000 },
     priority: 'low',
-  };
+  });
 
   it(
     'shows the preemptor waiting for its victim, and a restart during the checkpoint still ends the ' +
       'attempt as preempted',
     async () => {
       server = await startServe({ simulateGpus: '1xT4' });
-      const victim = (await api(server, 'POST', '/api/v1/jobs', slowVictim)).body;
+      const gate = join(server.dataDir, 'checkpoint-done');
+      const victim = (await api(server, 'POST', '/api/v1/jobs', slowVictim(gate))).body;
       await waitForJob(server, victim.id, (j) => j.state === 'running');
       const critical = (
         await api(
@@ -282,7 +283,8 @@ describe('gpushare serve: preemption in flight', () => {
         'preempting',
       ]);
       await stopServe(server, 'SIGKILL');
-      // The victim checkpoints and exits while the server is down.
+      // The victim ends its checkpoint and exits while the server is down.
+      writeFileSync(gate, '');
       const outcome = join(jobFolder(server, victim.id), 'attempt-1.outcome.json');
       await pollFor("the victim's outcome", () => (existsSync(outcome) ? true : undefined));
       const restarted = await startServe({
@@ -303,11 +305,13 @@ describe('gpushare serve: preemption in flight', () => {
 
   it('a cancel during the checkpoint wins: the victim ends cancelled and does not resume', async () => {
     server = await startServe({ simulateGpus: '1xT4' });
-    const victim = (await api(server, 'POST', '/api/v1/jobs', slowVictim)).body;
+    const gate = join(server.dataDir, 'checkpoint-done');
+    const victim = (await api(server, 'POST', '/api/v1/jobs', slowVictim(gate))).body;
     await waitForJob(server, victim.id, (j) => j.state === 'running');
     await api(server, 'POST', '/api/v1/jobs', shellJob('echo critical', { gpuMilli: 1000 }, { priority: 'critical' }));
     await waitForJob(server, victim.id, (j) => (j.reason ?? '').startsWith('preemption requested'));
     expect((await api(server, 'POST', `/api/v1/jobs/${victim.id}/cancel`)).status).toBe(200);
+    writeFileSync(gate, '');
     const done = await waitForJob(server, victim.id, terminal);
     expect(done.state).toBe('cancelled');
     expect(done.attempts).toHaveLength(1);

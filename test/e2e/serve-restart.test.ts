@@ -39,11 +39,14 @@ describe('gpushare serve: nothing lost', () => {
   it('after kill -9 with 2 running and 3 pending jobs, a restart loses and duplicates nothing', async () => {
     server = await startServe({ simulateGpus: '1xA100-80GB' });
     const runs = join(server.dataDir, 'runs.log');
-    // Jobs 1 and 2 fill the GPU. Job 1 outlives the restart (re-adopted); job 2 ends while the
-    // server is down with exit code 7 (collected). Jobs 3-5 wait, then run after the restart.
+    // Jobs 1 and 2 fill the GPU, each until its gate file appears. Job 1 outlives the restart
+    // (re-adopted, released once the new server runs); job 2 is released while the server is down
+    // and ends with exit code 7 (collected). Jobs 3-5 wait, then run after the restart.
+    const gate = (n: number) => join(server!.dataDir, `release-${n}`);
+    const untilGate = (n: number) => `while [ ! -e ${gate(n)} ]; do sleep 0.05; done`;
     const specs = [
-      { script: `echo 1 >> ${runs}; sleep 6; exit 0`, exit: 0 },
-      { script: `echo 2 >> ${runs}; sleep 1; exit 7`, exit: 7 },
+      { script: `echo 1 >> ${runs}; ${untilGate(1)}; exit 0`, exit: 0 },
+      { script: `echo 2 >> ${runs}; ${untilGate(2)}; exit 7`, exit: 7 },
       { script: `echo 3 >> ${runs}; exit 0`, exit: 0 },
       { script: `echo 4 >> ${runs}; exit 3`, exit: 3 },
       { script: `echo 5 >> ${runs}; exit 0`, exit: 0 },
@@ -58,7 +61,8 @@ describe('gpushare serve: nothing lost', () => {
     const states = (await api(server, 'GET', '/api/v1/jobs')).body.jobs.map((j: { state: string }) => j.state);
     expect(states).toEqual(['running', 'running', 'pending', 'pending', 'pending']);
     await stopServe(server, 'SIGKILL');
-    // Job 2 (sleep 1, exit 7) ends while the server is down: its supervisor records the outcome.
+    // Job 2 (exit 7) ends while the server is down: its supervisor records the outcome.
+    writeFileSync(gate(2), '');
     const outcome = join(jobFolder(server, 2), 'attempt-1.outcome.json');
     await pollFor("job 2's outcome, recorded while the server is down", () => (existsSync(outcome) ? true : undefined));
     const restarted = await startServe({
@@ -68,6 +72,9 @@ describe('gpushare serve: nothing lost', () => {
     });
     server.process = restarted.process;
     server.url = restarted.url;
+    // Job 1 still runs, re-adopted by the new server: released now, it ends with its real outcome.
+    expect((await api(server, 'GET', '/api/v1/jobs/1')).body.state).toBe('running');
+    writeFileSync(gate(1), '');
     const jobs = await Promise.all([1, 2, 3, 4, 5].map((id) => waitForJob(server!, id, terminal)));
     expect(jobs.map((j) => j.exitCode)).toEqual(specs.map((s) => s.exit));
     expect(jobs.map((j) => j.state)).toEqual(['succeeded', 'failed', 'succeeded', 'failed', 'succeeded']);
