@@ -5,6 +5,8 @@
  * (the client commands never pay for the server, the store or the simulator), and the server
  * itself only when `serve` runs.
  */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import type { LinearProgramSolver } from '../lib/linear-program.js';
 import type { StartServer } from '../cli/serve-command.js';
@@ -13,8 +15,19 @@ import type { StartServer } from '../cli/serve-command.js';
 const loadLinearProgramSolver = async (): Promise<LinearProgramSolver> =>
   (await import('../adapters/lp-solver/highs-solver.js')).loadHighsSolver();
 
+/**
+ * The server's module, loaded only when `serve` runs: the bundle `serve.cjs` beside this file
+ * (dist/main/, made by `npm run build`: scripts/bundle.mjs), else `serve.js` (the compiled module,
+ * or the source under vitest).
+ */
+async function loadServer(): Promise<typeof import('./serve.js')> {
+  if (existsSync(new URL('./serve.cjs', import.meta.url)))
+    return createRequire(import.meta.url)('./serve.cjs') as typeof import('./serve.js');
+  return import('./serve.js');
+}
+
 /** Starts the server, loading it (Fastify, SQLite, the control plane) only when `serve` runs. */
-const startServer: StartServer = async (config, options) => (await import('./serve.js')).startServer(config, options);
+const startServer: StartServer = async (config, options) => (await loadServer()).startServer(config, options);
 
 /** Names of the commands built here. */
 export const SERVER_COMMAND_NAMES = [
