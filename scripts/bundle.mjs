@@ -1,6 +1,6 @@
-// Bundles the two entry points that start often and must start fast (`npm run build` runs this
-// after scripts/transpile.mjs): the gpushare CLI and the stand-in nvidia-smi
-// (dist/adapters/gpu/simulated-nvidia-smi.bundle.js).
+// Bundles the entry points that start often and must start fast (`npm run build` runs this after
+// scripts/transpile.mjs): the gpushare CLI, the stand-in nvidia-smi
+// (dist/adapters/gpu/simulated-nvidia-smi.bundle.js) and the server (dist/main/serve.cjs).
 //
 // The CLI is cut where its code imports on demand (docs/cli.md, "What a command loads";
 // docs/decisions/0023-cli-start-cost.md, 0024-cli-commonjs-code-cache.md): dist/main/gpushare.cjs
@@ -11,7 +11,7 @@
 // `gpushare jobs` loads three files (and the code cache's hook, dist/main/code-cache.cjs). The
 // files are CommonJS, so that the chunks can go through the V8 code cache (src/main/code-cache.ts).
 // The server-side commands stay in dist/main/server-commands.js (scripts/transpile.mjs's output, ES modules),
-// imported only when they run.
+// imported only when they run; `serve` then requires the server's own bundle, dist/main/serve.cjs.
 // dist/main/gpushare.meta.json is esbuild's metafile of them all: which sources each file holds
 // (test/e2e/cli-loads.test.ts reads it).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -239,7 +239,7 @@ function compiledModuleUrl(outDir) {
 
 // The server (`gpushare serve`, src/main/serve.ts) with the packages it imports, in one CommonJS
 // file that src/main/server-commands.ts requires: Node reads one file instead of resolving and
-// loading about 1,300 modules (a start to "listening" took 0.68 s, 0.45 s bundled; docs/cli.md).
+// loading about 1,300 modules (a start to "listening" took 0.68 s, 0.46-0.49 s bundled; docs/cli.md).
 // better-sqlite3 stays outside (its native addon is found beside its own files).
 await build({
   ...common,
