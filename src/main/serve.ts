@@ -163,6 +163,8 @@ async function startLocked(
     unsandboxedDetail: isolation.unsandboxedDetail,
     logCapBytes: config.jobLogCapBytes,
   });
+  // A start that fails from here on removes the cgroup folder the launcher made.
+  cleanups.push(() => childLauncher.close());
   const launcher =
     crashPoints === null ? childLauncher : withLaunchCrashPoints(childLauncher, crashPoints, config.preemptionSignal);
   const files = createJobFiles(config.dataDir, isolation.jobFolderMode);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WAIT_MS } from '../../src/testing/deadlines.js';
+import { endJobCgroups } from './support/serve-harness.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'gpushare');
 const dir = mkdtempSync(join(tmpdir(), 'gpushare-demo-'));
@@ -24,13 +25,14 @@ const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--port', '0', '-
   env,
   stdio: ['ignore', 'pipe', 'pipe'],
 });
-afterAll(() => {
+afterAll(async () => {
   child.kill('SIGKILL');
   spawnSync('sh', [
     '-c',
     `for f in ${dir}/.gpushare-demo/jobs/*/attempt-*.pid; do kill -9 -$(sed 's/[^0-9]//g' "$f") ` +
       `2>/dev/null; done; true`,
   ]);
+  await endJobCgroups(join(dir, '.gpushare-demo'));
   rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 

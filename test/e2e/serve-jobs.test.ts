@@ -9,6 +9,7 @@ import {
   api,
   cleanupServe,
   cli,
+  jobCgroupDirs,
   shellJob,
   startServe,
   waitForJob,
@@ -278,5 +279,7 @@ describe('gpushare serve: hardening', () => {
     );
     expect(busy.status).toBe(1);
     expect(busy.stderr).toContain(`--host 127.0.0.1 --port ${port}: cannot listen: the port is already in use`);
+    // The failed start removed the cgroup folder its launcher had made for jobs.
+    expect(jobCgroupDirs(join(server.dataDir, 'other-data'))).toEqual([]);
   });
 });

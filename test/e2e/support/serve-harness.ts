@@ -369,8 +369,29 @@ export async function cleanupServe(handle: ServeHandle): Promise<void> {
     }
   }
   await pollFor('the supervisors of the test server to exit', () => (supervisors.every(hasExited) ? true : undefined));
-  removeJobCgroups(join(handle.dataDir, 'data'));
+  await endJobCgroups(join(handle.dataDir, 'data'));
   rmSync(handle.dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+}
+
+/**
+ * Kills what is left in the cgroups a server on `dataDir` (its `--data-dir`) made for its jobs, waits
+ * for it to exit, then removes those cgroups: a job a supervisor started as it was killed has no
+ * pid file yet, and a killed server does not remove its cgroup folder.
+ */
+export async function endJobCgroups(dataDir: string): Promise<void> {
+  const dirs = jobCgroupDirs(dataDir);
+  const leftover = [...new Set(dirs.flatMap(cgroupPids))];
+  for (const pid of leftover) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await pollFor("the processes left in a test server's job cgroups to exit", () =>
+    leftover.every(hasExited) ? true : undefined,
+  );
+  removeJobCgroups(dirs);
 }
 
 /** True when `pid` has exited, reaped or not. */
@@ -379,23 +400,40 @@ export function hasExited(pid: number): boolean {
   return stat === null || isExitedState(stat.state);
 }
 
-/** Removes the (empty) cgroups the server made for its jobs: `gpushare-<hash of data dir>` in each hierarchy. */
-function removeJobCgroups(dataDir: string): void {
+/**
+ * The cgroup folders the server made for its jobs, in each hierarchy: `gpushare-<hash of data dir>`
+ * and the job cgroups in it (children first).
+ */
+export function jobCgroupDirs(dataDir: string): string[] {
   const parent = `gpushare-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`;
   const roots = existsSync('/sys/fs/cgroup') ? readdirSync('/sys/fs/cgroup').map((h) => join('/sys/fs/cgroup', h)) : [];
-  for (const dir of [join('/sys/fs/cgroup'), ...roots].map((root) => join(root, parent))) {
-    if (!existsSync(dir)) continue;
-    for (const child of readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory())) {
-      try {
-        rmdirSync(join(dir, child.name));
-      } catch {
-        // still busy or already gone
-      }
-    }
+  return [join('/sys/fs/cgroup'), ...roots]
+    .map((root) => join(root, parent))
+    .filter((dir) => existsSync(dir))
+    .flatMap((dir) => [
+      ...readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => join(dir, d.name)),
+      dir,
+    ]);
+}
+
+/** The pids in cgroup `dir` (none when it is gone or unreadable). */
+function cgroupPids(dir: string): number[] {
+  try {
+    return readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Removes the (empty) cgroup folders `dirs` (children before parents); one still busy is left. */
+function removeJobCgroups(dirs: readonly string[]): void {
+  for (const dir of dirs) {
     try {
       rmdirSync(dir);
     } catch {
-      // still busy
+      // still busy or already gone
     }
   }
 }
