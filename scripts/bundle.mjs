@@ -227,7 +227,6 @@ function compiledModuleUrl(outDir) {
     setup(plugin) {
       plugin.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8');
-        if (!text.includes('import.meta.url')) return undefined;
         const compiled = join('dist', relative('src', relative(process.cwd(), args.path))).replace(/\.ts$/, '.js');
         const fromOut = JSON.stringify(relative(outDir, compiled));
         const url = `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${fromOut})).href`;

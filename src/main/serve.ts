@@ -4,7 +4,6 @@
  * the user's CLI config, and shuts down cleanly on SIGTERM/SIGINT (running jobs keep running and
  * are re-adopted at the next start).
  */
-import { createHash } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
 import { lockDataDir, makeDataDir, refuseForeignDataDir } from './data-dir.js';
 import { openDataDirStore } from './private-files.js';
@@ -44,6 +43,7 @@ import { dashboardSnapshot } from '../app/services/dashboard-snapshot.js';
 import { dashboardJobs } from '../app/services/dashboard-jobs.js';
 import { QosService } from '../app/qos/qos-service.js';
 import { createChildProcessLauncher } from '../adapters/process/child-process-launcher.js';
+import { jobCgroupParent } from '../adapters/process/cgroup-layout.js';
 import { detectCheckpointSupport } from '../adapters/process/transparent-checkpoint.js';
 import { createMpsDaemonManager } from '../adapters/mps/mps-daemon-manager.js';
 import { writeCliConfig } from '../config/cli-config-write.js';
@@ -144,9 +144,7 @@ async function startLocked(
   disk.onHealthy(() => flushDiskRefusals(audit.services.log, diskRefusals, clock.nowMs(), noteDiskError));
   const inventory = await chooseInventory(config);
   const initialGpus = await inventory.list();
-  // One cgroup parent per data dir: job ids restart in every store, so two servers on one host
-  // (a test run beside a service) must never share cgroup names.
-  const cgroupParent = `gpushare-${createHash('sha256').update(config.dataDir).digest('hex').slice(0, 12)}`;
+  const cgroupParent = jobCgroupParent(config.dataDir);
   const isolation = setUpJobIsolation(
     config,
     options.env,

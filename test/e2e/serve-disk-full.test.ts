@@ -33,6 +33,7 @@ import {
   startServe,
   waitForJob,
   type ServeHandle,
+  untilFileExists,
 } from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
@@ -83,7 +84,7 @@ describe.skipIf(!canMountTmpfs('the disk-full test'))('gpushare serve: a full di
         server,
         'POST',
         '/api/v1/jobs',
-        shellJob(`while [ ! -e ${trigger} ]; do sleep 0.05; done; echo ending; exit 3`, {
+        shellJob(`${untilFileExists(trigger)}; echo ending; exit 3`, {
           gpuMilli: 100,
           mode: 'timeslice',
         }),

@@ -22,6 +22,7 @@ import {
   submittedId,
   waitForJob,
   type ServeHandle,
+  untilFileExists,
 } from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
@@ -40,7 +41,7 @@ describe('gpushare serve: history as a trace', () => {
     folders.push(dir);
     const stop = join(dir, 'stop');
     const report = (args: string) => `"$GS_NODE" "$GS_BIN" report ${args} || exit 9`;
-    const waitForStop = `while [ ! -e "${stop}" ]; do sleep 0.05; done`;
+    const waitForStop = untilFileExists(stop);
     const submit = (flags: string[], script: string) =>
       submittedId(
         cli(server!, [

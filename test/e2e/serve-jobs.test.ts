@@ -15,6 +15,7 @@ import {
   waitForJob,
   type ServeHandle,
   serverFetch,
+  untilFileExists,
 } from './support/serve-harness.js';
 import { WAIT_MS } from '../../src/testing/deadlines.js';
 
@@ -48,7 +49,7 @@ describe('gpushare serve: sharing one GPU', () => {
           'sh',
           '-c',
           `echo "visible=$CUDA_VISIBLE_DEVICES milli=$GPUSHARE_GPU_MILLI mib=$GPUSHARE_GPU_MEMORY_MIB"; ` +
-            `echo start >> ${marker}; while [ ! -e ${gate} ]; do sleep 0.05; done; echo end >> ${marker}`,
+            `echo start >> ${marker}; ${untilFileExists(gate)}; echo end >> ${marker}`,
         ]);
         expect(code, stderr).toBe(0);
         ids.push(Number(stdout.trim().split('\n').at(-1)));

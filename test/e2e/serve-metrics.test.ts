@@ -23,6 +23,7 @@ import {
   waitForJob,
   type ServeHandle,
   serverFetch,
+  untilFileExists,
 } from './support/serve-harness.js';
 import { WAIT_MS } from '../../src/testing/deadlines.js';
 
@@ -114,7 +115,7 @@ describe('GET /metrics', () => {
         name: 'first',
       });
       const second = await api(server, 'POST', '/api/v1/jobs', {
-        ...shellJob(`while [ ! -e ${flag} ]; do sleep 0.1; done`, { gpuMilli: 400 }),
+        ...shellJob(untilFileExists(flag), { gpuMilli: 400 }),
         name: 'second',
       });
       expect([first.status, second.status]).toEqual([201, 201]);

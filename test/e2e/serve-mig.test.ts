@@ -8,7 +8,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupServe, jobFolder, type ServeHandle, startServe, waitForJob } from './support/serve-harness.js';
+import {
+  api,
+  cleanupServe,
+  jobFolder,
+  type ServeHandle,
+  startServe,
+  waitForJob,
+  untilFileExists,
+} from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
 afterEach(async () => {
@@ -18,11 +26,7 @@ afterEach(async () => {
 
 /** A job that prints its CUDA_VISIBLE_DEVICES, then waits for the file `gate` to appear (when given). */
 const echo = (gpu: Record<string, unknown>, gate?: string) => ({
-  command: [
-    'sh',
-    '-c',
-    `echo $CUDA_VISIBLE_DEVICES${gate === undefined ? '' : `; until [ -e ${gate} ]; do sleep 0.05; done`}`,
-  ],
+  command: ['sh', '-c', `echo $CUDA_VISIBLE_DEVICES${gate === undefined ? '' : `; ${untilFileExists(gate)}`}`],
   workingDirectory: '/tmp',
   gpu,
 });

@@ -17,6 +17,7 @@ import {
   shellJob,
   startServe,
   waitForJob,
+  untilFileExists,
 } from './support/serve-harness.js';
 
 const bin = mkdtempSync(join(tmpdir(), 'gpushare-mps-bin-'));
@@ -55,7 +56,7 @@ describe('gpushare serve with MPS', () => {
       const gate = join(server.dataDir, 'release');
       const script =
         'echo "pipe=$CUDA_MPS_PIPE_DIRECTORY threads=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE ' +
-        `limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"; until [ -e ${gate} ]; do sleep 0.05; done`;
+        `limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"; ${untilFileExists(gate)}`;
       const first = (
         await api(server, 'POST', '/api/v1/jobs', shellJob(script, { gpuMilli: 250, gpuMemoryMiB: 10240 }))
       ).body;

@@ -16,6 +16,7 @@ import {
   stopServe,
   waitForJob,
   waitForPasses,
+  untilFileExists,
 } from './support/serve-harness.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', 'examples', 'checkpoint-job.mjs');
@@ -253,7 +254,7 @@ describe('gpushare serve: preemption in flight', () => {
       'sh',
       '-c',
       'if [ "$GPUSHARE_RESUME" = 1 ]; then echo resumed; exit 0; fi; ' +
-        `trap "until [ -e ${gate} ]; do sleep 0.05; done; exit 75" USR1; while :; do sleep 0.1; done`,
+        `trap "${untilFileExists(gate)}; exit 75" USR1; while :; do sleep 0.1; done`,
     ],
     workingDirectory: '/tmp',
     gpu: { gpuMilli: 1000 },

@@ -16,6 +16,7 @@ import {
   startServe,
   stopServe,
   waitForJob,
+  untilFileExists,
 } from './support/serve-harness.js';
 
 let server: ServeHandle | null = null;
@@ -43,10 +44,9 @@ describe('gpushare serve: nothing lost', () => {
     // (re-adopted, released once the new server runs); job 2 is released while the server is down
     // and ends with exit code 7 (collected). Jobs 3-5 wait, then run after the restart.
     const gate = (n: number) => join(server!.dataDir, `release-${n}`);
-    const untilGate = (n: number) => `while [ ! -e ${gate(n)} ]; do sleep 0.05; done`;
     const specs = [
-      { script: `echo 1 >> ${runs}; ${untilGate(1)}; exit 0`, exit: 0 },
-      { script: `echo 2 >> ${runs}; ${untilGate(2)}; exit 7`, exit: 7 },
+      { script: `echo 1 >> ${runs}; ${untilFileExists(gate(1))}; exit 0`, exit: 0 },
+      { script: `echo 2 >> ${runs}; ${untilFileExists(gate(2))}; exit 7`, exit: 7 },
       { script: `echo 3 >> ${runs}; exit 0`, exit: 0 },
       { script: `echo 4 >> ${runs}; exit 3`, exit: 3 },
       { script: `echo 5 >> ${runs}; exit 0`, exit: 0 },
@@ -132,7 +132,7 @@ describe('gpushare serve: nothing lost', () => {
       server,
       'POST',
       '/api/v1/jobs',
-      shellJob(`while [ ! -e ${go} ]; do sleep 0.1; done; echo done`, { gpuMilli: 500 }),
+      shellJob(`${untilFileExists(go)}; echo done`, { gpuMilli: 500 }),
     );
     await waitForJob(server, body.id, (j) => j.state === 'running');
     expect(await stopServe(server, 'SIGTERM')).toBe(0);

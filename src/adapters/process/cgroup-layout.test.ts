@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCgroupLayout, parseProcCgroup } from './cgroup-layout.js';
+import { cgroupMounts, jobCgroupParent, parseCgroupLayout, parseProcCgroup } from './cgroup-layout.js';
 
 const HYBRID = `proc /proc proc rw 0 0
 tmpfs /sys/fs/cgroup tmpfs rw,relatime,mode=755 0 0
@@ -56,5 +56,32 @@ describe('parseProcCgroup', () => {
       v2: '/u',
       v1: { cpu: '/a', cpuacct: '/a', memory: '/b/c', 'name=systemd': '/s' },
     });
+  });
+});
+
+describe('cgroupMounts', () => {
+  it('lists the v2 mount and each v1 mount once (cpu and cpuacct share one)', () => {
+    const layout = {
+      v2Mount: '/sys/fs/cgroup/unified',
+      v2Controllers: [],
+      v1Mounts: {
+        cpu: '/sys/fs/cgroup/cpu,cpuacct',
+        cpuacct: '/sys/fs/cgroup/cpu,cpuacct',
+        pids: '/sys/fs/cgroup/pids',
+      },
+    };
+    expect(cgroupMounts(layout)).toEqual([
+      '/sys/fs/cgroup/unified',
+      '/sys/fs/cgroup/cpu,cpuacct',
+      '/sys/fs/cgroup/pids',
+    ]);
+    expect(cgroupMounts({ v2Mount: null, v2Controllers: [], v1Mounts: {} })).toEqual([]);
+  });
+});
+
+describe('jobCgroupParent', () => {
+  it('names a data dir by the first 12 hex digits of its SHA-256', () => {
+    expect(jobCgroupParent('/var/lib/gpushare')).toBe('gpushare-550aa5b7e8e2');
+    expect(jobCgroupParent('/var/lib/gpushare2')).not.toBe(jobCgroupParent('/var/lib/gpushare'));
   });
 });

@@ -1,7 +1,9 @@
 /**
  * Where this host mounts its cgroup hierarchies (cgroup v2 and/or v1, the "hybrid" layout
- * included), read from `/proc/self/mounts`, and which cgroup this process is in.
+ * included), read from `/proc/self/mounts`, which cgroup this process is in, and the folder a
+ * server's jobs get in each hierarchy.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -81,6 +83,20 @@ export function parseCgroupLayout(
     }
   }
   return { v2Mount, v2Controllers, v1Mounts };
+}
+
+/** The mount point of each hierarchy in `layout` (the v2 one and each v1 controller's), each once. */
+export function cgroupMounts(layout: CgroupLayout): string[] {
+  return [...new Set([layout.v2Mount, ...Object.values(layout.v1Mounts)].filter((m): m is string => m !== null))];
+}
+
+/**
+ * The cgroup folder, in each hierarchy, of the jobs of a server on data dir `dataDir` (its resolved
+ * `--data-dir`): `gpushare-` and the first 12 hex digits of the path's SHA-256. Job ids restart in
+ * every store, so two servers on one host (a test run beside a service) must never share one.
+ */
+export function jobCgroupParent(dataDir: string): string {
+  return `gpushare-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`;
 }
 
 /** Detects this host's cgroup layout under `cgroupRoot` (default `/sys/fs/cgroup`). */

@@ -26,7 +26,7 @@ import {
   readOutcomeFile,
 } from './attempt-files.js';
 import { cgroupPids, createNewCgroup, errnoCode, removeCgroup, signalCgroup } from './cgroup-dir.js';
-import { detectCgroupLayout, type CgroupLayout } from './cgroup-layout.js';
+import { cgroupMounts, detectCgroupLayout, type CgroupLayout } from './cgroup-layout.js';
 import { capAllJobsPids, detectLimitSupport, writeLimits, type LimitSupport } from './cgroup-limits.js';
 import { planAttemptCgroups, type AttemptCgroup } from './attempt-cgroups.js';
 import { readLimitEvents } from './cgroup-limit-events.js';
@@ -195,8 +195,7 @@ class ChildProcessLauncher implements ProcessLauncher {
 
   /** Every directory cgroup `key` may have on this host (all hierarchies). */
   private cgroupDirectories(key: string): string[] {
-    const mounts = [this.layout.v2Mount, ...Object.values(this.layout.v1Mounts)];
-    return [...new Set(mounts.filter((m): m is string => m !== null).map((m) => join(m, this.cgroupParent, key)))];
+    return cgroupMounts(this.layout).map((m) => join(m, this.cgroupParent, key));
   }
 
   /** {@inheritDoc ProcessLauncher.start} */
@@ -413,8 +412,7 @@ class ChildProcessLauncher implements ProcessLauncher {
   /** {@inheritDoc ProcessLauncher.close} */
   close(): void {
     this.supervisor.close();
-    const mounts = [this.layout.v2Mount, ...Object.values(this.layout.v1Mounts)].filter((m): m is string => m !== null);
-    for (const dir of new Set(mounts.map((m) => join(m, this.cgroupParent)))) {
+    for (const dir of cgroupMounts(this.layout).map((m) => join(m, this.cgroupParent))) {
       try {
         rmdirSync(dir); // fails while any attempt's cgroup is still in it: those stay
       } catch {

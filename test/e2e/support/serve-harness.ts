@@ -7,11 +7,11 @@
  * and cleans up every job process it started (jobs outlive the server by design).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
+import { cgroupMounts, detectCgroupLayout, jobCgroupParent } from '../../../src/adapters/process/cgroup-layout.js';
 import { isExitedState, readProcStat } from '../../../src/host/proc-identity.js';
 import { join } from 'node:path';
 import { WAIT_MS } from '../../../src/testing/deadlines.js';
@@ -401,14 +401,12 @@ export function hasExited(pid: number): boolean {
 }
 
 /**
- * The cgroup folders the server made for its jobs, in each hierarchy: `gpushare-<hash of data dir>`
- * and the job cgroups in it (children first).
+ * The cgroup folders a server on `dataDir` (its `--data-dir`) made for its jobs, in each hierarchy:
+ * the job cgroups, then their parent (src/adapters/process/cgroup-layout.ts names it).
  */
 export function jobCgroupDirs(dataDir: string): string[] {
-  const parent = `gpushare-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`;
-  const roots = existsSync('/sys/fs/cgroup') ? readdirSync('/sys/fs/cgroup').map((h) => join('/sys/fs/cgroup', h)) : [];
-  return [join('/sys/fs/cgroup'), ...roots]
-    .map((root) => join(root, parent))
+  return cgroupMounts(detectCgroupLayout())
+    .map((mount) => join(mount, jobCgroupParent(dataDir)))
     .filter((dir) => existsSync(dir))
     .flatMap((dir) => [
       ...readdirSync(dir, { withFileTypes: true })
@@ -449,6 +447,14 @@ export function jobFolder(handle: Pick<ServeHandle, 'dataDir'>, id: number): str
     : [];
   if (found.length !== 1) throw new Error(`job ${id}: expected one folder in ${jobs}, found ${JSON.stringify(found)}`);
   return join(jobs, found[0]!);
+}
+
+/**
+ * A shell command that waits until the file `path` exists: a job runs it to keep running until the
+ * test has seen what it checks, then creates the file (a gate, never a fixed sleep).
+ */
+export function untilFileExists(path: string): string {
+  return `until [ -e '${path}' ]; do sleep 0.05; done`;
 }
 
 /** Submit body for a shell script job. */
